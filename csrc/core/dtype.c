@@ -1,0 +1,82 @@
+#include "dtype.h"
+
+#include <stddef.h>
+
+const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
+    [MT_BOOL] = {"bool", NULL, "Bool", 1, MT_CAT_BOOL, false},
+    [MT_UINT8] = {"uint8", NULL, "Byte", 1, MT_CAT_INT, false},
+    [MT_INT8] = {"int8", NULL, "Char", 1, MT_CAT_INT, true},
+    [MT_INT16] = {"int16", "short", "Short", 2, MT_CAT_INT, true},
+    [MT_INT32] = {"int32", "int", "Int", 4, MT_CAT_INT, true},
+    [MT_INT64] = {"int64", "long", "Long", 8, MT_CAT_INT, true},
+    [MT_FLOAT16] = {"float16", "half", "Half", 2, MT_CAT_FLOAT, true},
+    [MT_BFLOAT16] = {"bfloat16", NULL, "BFloat16", 2, MT_CAT_FLOAT, true},
+    [MT_FLOAT32] = {"float32", "float", "Float", 4, MT_CAT_FLOAT, true},
+    [MT_FLOAT64] = {"float64", "double", "Double", 8, MT_CAT_FLOAT, true},
+};
+
+/* torch's promotion table restricted to our dtypes (c10/core/ScalarType.cpp). */
+#define b1 MT_BOOL
+#define u1 MT_UINT8
+#define i1 MT_INT8
+#define i2 MT_INT16
+#define i4 MT_INT32
+#define i8 MT_INT64
+#define f2 MT_FLOAT16
+#define bf MT_BFLOAT16
+#define f4 MT_FLOAT32
+#define f8 MT_FLOAT64
+static const mt_dtype promote_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
+    /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
+    /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
+    /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
+    /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
+    /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
+    /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
+    /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
+    /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
+    /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
+    /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+};
+
+mt_dtype mt_promote_types(mt_dtype a, mt_dtype b)
+{
+    return promote_table[a][b];
+}
+
+/* torch.can_cast: casting may not lower the category (float->int, int->bool). */
+bool mt_can_cast(mt_dtype from, mt_dtype to)
+{
+    return mt_category_of(from) <= mt_category_of(to);
+}
+
+static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dtype lo)
+{
+    if (!have_hi)
+        return lo;
+    if (!have_lo)
+        return hi;
+    if (mt_is_floating(hi))
+        return hi;
+    if (hi == MT_BOOL || mt_is_floating(lo))
+        return mt_promote_types(hi, lo);
+    return hi;
+}
+
+mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                        mt_dtype default_float)
+{
+    mt_dtype acc[3] = {MT_BOOL, MT_BOOL, MT_BOOL};
+    int have[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        mt_dtype d = dtypes[i];
+        /* a Python float counts as the default dtype, a Python int as int64 */
+        if (kinds[i] == MT_OPERAND_WRAPPED && mt_is_floating(d))
+            d = default_float;
+        acc[kinds[i]] = have[kinds[i]] ? mt_promote_types(acc[kinds[i]], d) : d;
+        have[kinds[i]] = 1;
+    }
+    mt_dtype lo = combine_categories(have[1], acc[1], have[2], acc[2]);
+    return combine_categories(have[0], acc[0], have[1] || have[2], lo);
+}

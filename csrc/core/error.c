@@ -1,0 +1,30 @@
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local mt_error_kind err_kind = MT_OK;
+static _Thread_local char err_msg[1024];
+
+int mt_error(mt_error_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+    va_end(ap);
+    err_kind = kind;
+    return -1;
+}
+
+mt_error_kind mt_error_take(const char **message)
+{
+    mt_error_kind k = err_kind;
+    *message = err_msg;
+    err_kind = MT_OK;
+    return k;
+}
+
+void mt_error_clear(void)
+{
+    err_kind = MT_OK;
+}

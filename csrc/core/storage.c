@@ -1,0 +1,81 @@
+#include "storage.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Big buffers get cache-line alignment for the vector loops; small ones share
+ * one malloc with the header so a 1-element tensor costs a single allocation. */
+#define MT_BIG_ALIGN 64
+#define MT_SMALL_LIMIT 256
+
+mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
+{
+    if (nbytes > ((size_t)1 << 62))
+        goto oom;
+    if (nbytes <= MT_SMALL_LIMIT) {
+        size_t head = (sizeof(mt_storage) + 15) & ~(size_t)15;
+        mt_storage *s = malloc(head + (nbytes ? nbytes : 1));
+        if (!s)
+            goto oom;
+        s->data = (char *)s + head;
+        if (zeroed)
+            memset(s->data, 0, nbytes);
+        s->refcount = 1;
+        s->nbytes = nbytes;
+        s->release = NULL;
+        s->release_ctx = NULL;
+        s->version = 0;
+        return s;
+    }
+    mt_storage *s = malloc(sizeof(mt_storage));
+    if (!s)
+        goto oom;
+    size_t rounded = (nbytes + MT_BIG_ALIGN - 1) & ~(size_t)(MT_BIG_ALIGN - 1);
+    void *data = zeroed ? calloc(1, rounded + MT_BIG_ALIGN) : malloc(rounded + MT_BIG_ALIGN);
+    if (!data) {
+        free(s);
+        goto oom;
+    }
+    /* Keep the raw pointer for free() in release_ctx, hand out the aligned one. */
+    uintptr_t aligned = ((uintptr_t)data + MT_BIG_ALIGN - 1) & ~(uintptr_t)(MT_BIG_ALIGN - 1);
+    s->data = (void *)aligned;
+    s->release = NULL;
+    s->release_ctx = data;
+    s->refcount = 1;
+    s->nbytes = nbytes;
+    s->version = 0;
+    return s;
+oom:
+    mt_error(MT_ERR_MEMORY,
+             "DefaultCPUAllocator: can't allocate memory: you tried to allocate %zu bytes.",
+             nbytes);
+    return NULL;
+}
+
+mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, void *ctx)
+{
+    mt_storage *s = malloc(sizeof(mt_storage));
+    if (!s) {
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    s->refcount = 1;
+    s->data = data;
+    s->nbytes = nbytes;
+    s->release = release;
+    s->release_ctx = ctx;
+    s->version = 0;
+    return s;
+}
+
+void mt_storage_decref(mt_storage *s)
+{
+    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (s->release)
+        s->release(s->release_ctx, s->data);
+    else
+        free(s->release_ctx); /* NULL for the one-block small case */
+    free(s);
+}

@@ -1,0 +1,33 @@
+/* Refcounted memory shared by a tensor and all of its views. */
+#ifndef MT_CORE_STORAGE_H
+#define MT_CORE_STORAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef void (*mt_release_fn)(void *ctx, void *data);
+
+typedef struct mt_storage {
+    int64_t refcount;
+    void *data;
+    size_t nbytes;
+    /* Foreign memory (a NumPy array, a DLPack capsule) is handed back through
+     * release; NULL means data lives in the same block as this header. */
+    mt_release_fn release;
+    void *release_ctx;
+    /* Bumped by every in-place write; shared by all views of the storage so
+     * autograd can detect a saved tensor that was modified. */
+    int64_t version;
+} mt_storage;
+
+mt_storage *mt_storage_new(size_t nbytes, bool zeroed);
+mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, void *ctx);
+
+static inline void mt_storage_incref(mt_storage *s)
+{
+    __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
+}
+void mt_storage_decref(mt_storage *s);
+
+#endif

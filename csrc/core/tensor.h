@@ -1,0 +1,44 @@
+/* Tensor metadata: a strided view of a storage. The Python object embeds this
+ * struct, so creating a tensor costs one object allocation plus its storage. */
+#ifndef MT_CORE_TENSOR_H
+#define MT_CORE_TENSOR_H
+
+#include "dtype.h"
+#include "storage.h"
+
+#define MT_MAX_DIMS 16
+
+enum {
+    MT_FLAG_REQUIRES_GRAD = 1u << 0,
+};
+
+typedef struct mt_tensor {
+    mt_storage *storage;
+    int64_t offset; /* in elements */
+    int64_t numel;
+    int32_t ndim;
+    mt_dtype dtype;
+    uint32_t flags;
+    int64_t sizes[MT_MAX_DIMS];
+    int64_t strides[MT_MAX_DIMS]; /* in elements */
+} mt_tensor;
+
+static inline char *mt_data(const mt_tensor *t)
+{
+    return (char *)t->storage->data + t->offset * mt_itemsize(t->dtype);
+}
+
+/* Fills sizes/strides/numel and allocates a fresh contiguous storage. */
+int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int64_t *sizes,
+                              bool zeroed);
+/* Makes t a view of src's storage with the given geometry (takes a storage reference). */
+int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset);
+/* Drops the storage reference; t can be re-initialised afterwards. */
+void mt_tensor_release(mt_tensor *t);
+
+bool mt_tensor_is_contiguous(const mt_tensor *t);
+/* True when the elements cover a dense block without overlap in some order. */
+bool mt_tensor_is_non_overlapping_and_dense(const mt_tensor *t);
+
+#endif

@@ -1,0 +1,16 @@
+/* Copy with dtype conversion between any two dtypes, broadcasting src. */
+#ifndef MT_KERNELS_COPY_H
+#define MT_KERNELS_COPY_H
+
+#include "../core/tensor.h"
+#include "iter.h"
+
+/* dst <- src (src broadcast to dst's shape, converted to dst's dtype). The
+ * caller guarantees the shapes broadcast. */
+void mt_copy(mt_tensor *dst, const mt_tensor *src);
+/* The inner cast loop from one dtype to another (data[0]=dst, data[1]=src). */
+mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src);
+/* Sets every element of dst to a value held as double (is_int=0) or int64. */
+void mt_fill(mt_tensor *dst, double d, int64_t i, int is_int);
+
+#endif

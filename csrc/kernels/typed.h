@@ -1,0 +1,45 @@
+/* Per-dtype C types and value conversions, as X-macros, so each kernel is
+ * written once and stamped out for every dtype. */
+#ifndef MT_KERNELS_TYPED_H
+#define MT_KERNELS_TYPED_H
+
+#include "../core/dtype.h"
+#include "../core/half.h"
+
+/* X(ENUM, suffix, ctype) */
+#define MT_FOR_ALL_DTYPES(X)           \
+    X(MT_BOOL, b1, uint8_t)            \
+    X(MT_UINT8, u1, uint8_t)           \
+    X(MT_INT8, i1, int8_t)             \
+    X(MT_INT16, i2, int16_t)           \
+    X(MT_INT32, i4, int32_t)           \
+    X(MT_INT64, i8, int64_t)           \
+    X(MT_FLOAT16, f2, mt_f16)          \
+    X(MT_BFLOAT16, bf, mt_bf16)        \
+    X(MT_FLOAT32, f4, float)           \
+    X(MT_FLOAT64, f8, double)
+
+/* Loading a stored value as an arithmetic value, and storing one back. */
+#define MT_LOAD_b1(v) (v)
+#define MT_LOAD_u1(v) (v)
+#define MT_LOAD_i1(v) (v)
+#define MT_LOAD_i2(v) (v)
+#define MT_LOAD_i4(v) (v)
+#define MT_LOAD_i8(v) (v)
+#define MT_LOAD_f2(v) (v)
+#define MT_LOAD_bf(v) mt_bf16_to_float(v)
+#define MT_LOAD_f4(v) (v)
+#define MT_LOAD_f8(v) (v)
+
+#define MT_STORE_b1(x) ((uint8_t)((x) != 0))
+#define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
+#define MT_STORE_i1(x) ((int8_t)(int64_t)(x))
+#define MT_STORE_i2(x) ((int16_t)(int64_t)(x))
+#define MT_STORE_i4(x) ((int32_t)(int64_t)(x))
+#define MT_STORE_i8(x) ((int64_t)(x))
+#define MT_STORE_f2(x) ((mt_f16)(x))
+#define MT_STORE_bf(x) mt_float_to_bf16((float)(x))
+#define MT_STORE_f4(x) ((float)(x))
+#define MT_STORE_f8(x) ((double)(x))
+
+#endif

@@ -1,0 +1,59 @@
+/* Shared declarations of the Python layer: the tensor object, dtype objects,
+ * Size, and the helpers every binding uses to make results. */
+#ifndef MT_PYTHON_COMMON_H
+#define MT_PYTHON_COMMON_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "../core/tensor.h"
+#include "../core/error.h"
+
+typedef struct {
+    PyObject_HEAD
+    mt_tensor t;
+} MTTensorObject;
+
+extern PyTypeObject MTTensorBase_Type;
+/* minitorch.Tensor, the Python class over TensorBase; results are made of it. */
+extern PyTypeObject *mtpy_tensor_class;
+
+#define MTPy_Check(o) PyObject_TypeCheck((o), &MTTensorBase_Type)
+#define MTPy_T(o) (&((MTTensorObject *)(o))->t)
+
+/* Turns the pending core error into the matching Python exception; NULL. */
+PyObject *mtpy_raise(void);
+/* Same, for int-returning paths; -1. */
+int mtpy_raise_int(void);
+
+/* New tensors of the minitorch.Tensor class. */
+PyObject *mtpy_new_contiguous(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed);
+PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
+                           const int64_t *strides);
+/* A view of base's storage (same dtype) with the given geometry. */
+PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
+                        int64_t offset);
+/* An object of type cls sharing self's storage and geometry. */
+PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls);
+
+/* dtype objects */
+extern PyTypeObject MTDtype_Type;
+typedef struct {
+    PyObject_HEAD
+    mt_dtype dtype;
+} MTDtypeObject;
+PyObject *mtpy_dtype_obj(mt_dtype d); /* borrowed */
+/* Accepts minitorch dtypes and the Python types float/int/bool. */
+int mtpy_dtype_from(PyObject *o, mt_dtype *out);
+mt_dtype mtpy_default_dtype(void);
+void mtpy_set_default_dtype(mt_dtype d);
+int mtpy_dtype_init(PyObject *module);
+
+/* minitorch.Size */
+extern PyTypeObject MTSize_Type;
+PyObject *mtpy_size(int ndim, const int64_t *sizes);
+
+/* Reads one element of t (at element offset off from its data) as a Python number. */
+PyObject *mtpy_scalar_at(const mt_tensor *t, const char *ptr);
+
+#endif

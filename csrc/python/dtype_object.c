@@ -1,0 +1,171 @@
+/* minitorch.dtype objects and the default dtype. */
+#include "common.h"
+
+#include <structmember.h>
+
+static MTDtypeObject dtype_objs[MT_NUM_DTYPES];
+static mt_dtype default_dtype = MT_FLOAT32;
+
+PyObject *mtpy_dtype_obj(mt_dtype d)
+{
+    return (PyObject *)&dtype_objs[d];
+}
+
+int mtpy_dtype_from(PyObject *o, mt_dtype *out)
+{
+    if (Py_TYPE(o) == &MTDtype_Type) {
+        *out = ((MTDtypeObject *)o)->dtype;
+        return 0;
+    }
+    if (o == (PyObject *)&PyFloat_Type) {
+        *out = MT_FLOAT64;
+        return 0;
+    }
+    if (o == (PyObject *)&PyLong_Type) {
+        *out = MT_INT64;
+        return 0;
+    }
+    if (o == (PyObject *)&PyBool_Type) {
+        *out = MT_BOOL;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "expected a minitorch.dtype, got %s", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+mt_dtype mtpy_default_dtype(void)
+{
+    return default_dtype;
+}
+
+void mtpy_set_default_dtype(mt_dtype d)
+{
+    default_dtype = d;
+}
+
+static PyObject *dtype_repr(MTDtypeObject *self)
+{
+    return PyUnicode_FromFormat("minitorch.%s", mt_dtype_infos[self->dtype].name);
+}
+
+static PyObject *dtype_is_floating(MTDtypeObject *self, void *c)
+{
+    return PyBool_FromLong(mt_is_floating(self->dtype));
+}
+
+static PyObject *dtype_is_signed(MTDtypeObject *self, void *c)
+{
+    return PyBool_FromLong(mt_dtype_infos[self->dtype].is_signed);
+}
+
+static PyObject *dtype_is_complex(MTDtypeObject *self, void *c)
+{
+    Py_RETURN_FALSE;
+}
+
+static PyObject *dtype_itemsize(MTDtypeObject *self, void *c)
+{
+    return PyLong_FromLong(mt_itemsize(self->dtype));
+}
+
+static PyObject *dtype_reduce(MTDtypeObject *self, PyObject *unused)
+{
+    /* pickled by name: minitorch.<name> */
+    return PyUnicode_FromString(mt_dtype_infos[self->dtype].name);
+}
+
+static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused)
+{
+    return Py_NewRef(self);
+}
+
+static PyGetSetDef dtype_getset[] = {
+    {"is_floating_point", (getter)dtype_is_floating, NULL, NULL, NULL},
+    {"is_signed", (getter)dtype_is_signed, NULL, NULL, NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL, NULL, NULL},
+    {"itemsize", (getter)dtype_itemsize, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMethodDef dtype_methods[] = {
+    {"__reduce__", (PyCFunction)dtype_reduce, METH_NOARGS, NULL},
+    {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS, NULL},
+    {NULL},
+};
+
+PyTypeObject MTDtype_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.dtype",
+    .tp_basicsize = sizeof(MTDtypeObject),
+    .tp_repr = (reprfunc)dtype_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = dtype_getset,
+    .tp_methods = dtype_methods,
+};
+
+/* ------------------------------------------------------- module functions */
+
+static PyObject *get_default_dtype(PyObject *m, PyObject *unused)
+{
+    return Py_NewRef(mtpy_dtype_obj(default_dtype));
+}
+
+static PyObject *set_default_dtype(PyObject *m, PyObject *d)
+{
+    mt_dtype dt;
+    if (Py_TYPE(d) != &MTDtype_Type)
+        return PyErr_Format(PyExc_TypeError, "dtype must be a minitorch.dtype, not %s",
+                            Py_TYPE(d)->tp_name);
+    dt = ((MTDtypeObject *)d)->dtype;
+    if (dt != MT_FLOAT32 && dt != MT_FLOAT64 && dt != MT_FLOAT16 && dt != MT_BFLOAT16)
+        return PyErr_Format(PyExc_TypeError,
+                            "only floating-point types are supported as the default type");
+    default_dtype = dt;
+    Py_RETURN_NONE;
+}
+
+static int dtype_arg(PyObject *o, void *out)
+{
+    return mtpy_dtype_from(o, out) == 0;
+}
+
+static PyObject *promote_types(PyObject *m, PyObject *args)
+{
+    mt_dtype a, b;
+    if (!PyArg_ParseTuple(args, "O&O&:promote_types", dtype_arg, &a, dtype_arg, &b))
+        return NULL;
+    return Py_NewRef(mtpy_dtype_obj(mt_promote_types(a, b)));
+}
+
+static PyObject *can_cast(PyObject *m, PyObject *args)
+{
+    mt_dtype a, b;
+    if (!PyArg_ParseTuple(args, "O&O&:can_cast", dtype_arg, &a, dtype_arg, &b))
+        return NULL;
+    return PyBool_FromLong(mt_can_cast(a, b));
+}
+
+PyMethodDef mt_dtype_module_methods[] = {
+    {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
+    {"set_default_dtype", set_default_dtype, METH_O, NULL},
+    {"promote_types", promote_types, METH_VARARGS, NULL},
+    {"can_cast", can_cast, METH_VARARGS, NULL},
+    {NULL},
+};
+
+int mtpy_dtype_init(PyObject *module)
+{
+    if (PyType_Ready(&MTDtype_Type) < 0)
+        return -1;
+    for (int d = 0; d < MT_NUM_DTYPES; d++) {
+        PyObject *o = (PyObject *)&dtype_objs[d];
+        Py_SET_TYPE(o, &MTDtype_Type);
+        Py_SET_REFCNT(o, 1); /* static objects: never freed */
+        dtype_objs[d].dtype = (mt_dtype)d;
+        if (PyModule_AddObjectRef(module, mt_dtype_infos[d].name, o) < 0)
+            return -1;
+        if (mt_dtype_infos[d].alias &&
+            PyModule_AddObjectRef(module, mt_dtype_infos[d].alias, o) < 0)
+            return -1;
+    }
+    return PyModule_AddObjectRef(module, "dtype", (PyObject *)&MTDtype_Type);
+}

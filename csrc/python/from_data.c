@@ -1,0 +1,264 @@
+#include "from_data.h"
+#include "numpy_bridge.h"
+
+#include "../kernels/copy.h"
+#include "../core/shape.h"
+
+static int ndarray_ndim(PyObject *o)
+{
+    PyObject *n = PyObject_GetAttrString(o, "ndim");
+    if (!n)
+        return -1;
+    int v = (int)PyLong_AsLong(n);
+    Py_DECREF(n);
+    return v;
+}
+
+static bool is_sequence(PyObject *o)
+{
+    if (PyList_Check(o) || PyTuple_Check(o))
+        return true;
+    if (MTPy_Check(o))
+        return MTPy_T(o)->ndim > 0;
+    if (mtpy_is_ndarray(o))
+        return ndarray_ndim(o) > 0;
+    return false;
+}
+
+typedef struct {
+    int ndim;
+    int64_t sizes[MT_MAX_DIMS];
+    int has_dtype;  /* inferred dtype so far */
+    mt_dtype dtype;
+} shape_info;
+
+static void join_dtype(shape_info *s, mt_dtype d)
+{
+    s->dtype = s->has_dtype ? mt_promote_types(s->dtype, d) : d;
+    s->has_dtype = 1;
+}
+
+static int scalar_dtype(PyObject *o, mt_dtype *d)
+{
+    if (PyBool_Check(o))
+        *d = MT_BOOL;
+    else if (PyLong_Check(o))
+        *d = MT_INT64;
+    else if (PyFloat_Check(o))
+        *d = mtpy_default_dtype();
+    else if (MTPy_Check(o))
+        *d = MTPy_T(o)->dtype;
+    else {
+        int nd = mtpy_numpy_dtype_of(o);
+        if (nd >= 0) {
+            *d = (mt_dtype)nd;
+            return 0;
+        }
+        if (PyComplex_Check(o)) {
+            PyErr_SetString(PyExc_TypeError, "minitorch does not support complex numbers");
+            return -1;
+        }
+        PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+/* First pass: shape from the first elements, dtype from every leaf, and a
+ * check that every sequence at a depth has the same length. */
+static int infer(PyObject *o, int depth, shape_info *s)
+{
+    if (!is_sequence(o)) {
+        if (depth != s->ndim) {
+            PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %s)",
+                         (long long)s->sizes[depth], depth, Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        mt_dtype d;
+        if (scalar_dtype(o, &d) < 0)
+            return -1;
+        join_dtype(s, d);
+        return 0;
+    }
+    if (MTPy_Check(o) || mtpy_is_ndarray(o)) {
+        /* a tensor or array inside a list contributes its shape and dtype */
+        PyObject *shape = PyObject_GetAttrString(o, "shape");
+        if (!shape)
+            return -1;
+        Py_ssize_t n = PyTuple_GET_SIZE(shape);
+        if (depth + n > MT_MAX_DIMS) {
+            Py_DECREF(shape);
+            PyErr_Format(PyExc_ValueError, "too many dimensions");
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int64_t v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+            if (depth + k < s->ndim) {
+                if (s->sizes[depth + k] != v) {
+                    Py_DECREF(shape);
+                    PyErr_Format(PyExc_ValueError,
+                                 "expected sequence of length %lld at dim %d (got %lld)",
+                                 (long long)s->sizes[depth + k], (int)(depth + k), (long long)v);
+                    return -1;
+                }
+            } else {
+                s->sizes[s->ndim++] = v;
+            }
+        }
+        Py_DECREF(shape);
+        int nd = MTPy_Check(o) ? (int)MTPy_T(o)->dtype : mtpy_numpy_dtype_of(o);
+        if (nd < 0) {
+            PyErr_Format(PyExc_TypeError, "can't convert np.ndarray of this dtype");
+            return -1;
+        }
+        join_dtype(s, (mt_dtype)nd);
+        return 0;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (depth == s->ndim) {
+        if (s->ndim == MT_MAX_DIMS) {
+            PyErr_Format(PyExc_ValueError, "too many dimensions");
+            return -1;
+        }
+        s->sizes[s->ndim++] = n;
+    } else if (depth > s->ndim || s->sizes[depth] != n) {
+        if (depth > s->ndim)
+            PyErr_Format(PyExc_ValueError, "too many dimensions '%s'", Py_TYPE(o)->tp_name);
+        else
+            PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %zd)",
+                         (long long)s->sizes[depth], depth, n);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_EnterRecursiveCall(" while building a tensor"))
+            return -1;
+        int r = infer(items[i], depth + 1, s);
+        Py_LeaveRecursiveCall();
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Stores one Python scalar at p as dtype d. */
+static int store_scalar(PyObject *o, mt_dtype d, char *p)
+{
+    double f = 0;
+    int64_t i = 0;
+    bool is_int;
+    if (PyBool_Check(o)) {
+        i = o == Py_True;
+        is_int = true;
+    } else if (PyLong_Check(o)) {
+        int overflow;
+        i = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        is_int = true;
+    } else if (PyFloat_Check(o)) {
+        f = PyFloat_AS_DOUBLE(o);
+        is_int = false;
+    } else {
+        /* NumPy scalars and 0-dim tensors */
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (!item)
+            return -1;
+        int r = store_scalar(item, d, p);
+        Py_DECREF(item);
+        return r;
+    }
+    mt_storage st = {.refcount = 1, .data = p};
+    mt_tensor dst = {.storage = &st, .numel = 1, .dtype = d};
+    mt_fill(&dst, f, i, is_int);
+    return 0;
+}
+
+/* Second pass: writes leaves in C order. */
+static int fill(PyObject *o, int depth, const shape_info *s, mt_tensor *out, char **cursor)
+{
+    int isz = mt_itemsize(out->dtype);
+    if (depth == s->ndim || !is_sequence(o)) {
+        if (store_scalar(o, out->dtype, *cursor) < 0)
+            return -1;
+        *cursor += isz;
+        return 0;
+    }
+    if (MTPy_Check(o) || mtpy_is_ndarray(o)) {
+        PyObject *t = MTPy_Check(o) ? Py_NewRef(o) : mtpy_from_numpy(o);
+        if (!t)
+            return -1;
+        mt_tensor *src = MTPy_T(t);
+        mt_storage st = {.refcount = 1, .data = *cursor};
+        mt_tensor dst = {.storage = &st, .numel = src->numel, .ndim = src->ndim,
+                         .dtype = out->dtype};
+        memcpy(dst.sizes, src->sizes, sizeof(int64_t) * src->ndim);
+        mt_contiguous_strides(dst.ndim, dst.sizes, dst.strides);
+        mt_copy(&dst, src);
+        *cursor += src->numel * isz;
+        Py_DECREF(t);
+        return 0;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (fill(items[i], depth + 1, s, out, cursor) < 0)
+            return -1;
+    return 0;
+}
+
+PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
+{
+    if (MTPy_Check(data)) {
+        mt_tensor *src = MTPy_T(data);
+        if (share && (!dtype || *dtype == src->dtype))
+            return Py_NewRef(data);
+        mt_dtype d = dtype ? *dtype : src->dtype;
+        PyObject *out = mtpy_new_contiguous(d, src->ndim, src->sizes, false);
+        if (out)
+            mt_copy(MTPy_T(out), src);
+        return out;
+    }
+    if (mtpy_is_ndarray(data)) {
+        PyObject *shared = mtpy_from_numpy(data);
+        if (!shared || (share && (!dtype || *dtype == MTPy_T(shared)->dtype)))
+            return shared;
+        PyObject *out = mtpy_from_data(shared, dtype, false);
+        Py_DECREF(shared);
+        return out;
+    }
+    shape_info s = {0};
+    if (!PyList_Check(data) && !PyTuple_Check(data) && !is_sequence(data)) {
+        mt_dtype d;
+        if (PySequence_Check(data) && !PyUnicode_Check(data) && !PyBytes_Check(data)) {
+            PyObject *lst = PySequence_List(data);
+            if (!lst)
+                return NULL;
+            PyObject *r = mtpy_from_data(lst, dtype, false);
+            Py_DECREF(lst);
+            return r;
+        }
+        if (scalar_dtype(data, &d) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyUnicode_Check(data)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_RuntimeError, "Could not infer dtype of %s",
+                             Py_TYPE(data)->tp_name);
+            }
+            return NULL;
+        }
+    }
+    if (infer(data, 0, &s) < 0)
+        return NULL;
+    mt_dtype d = dtype ? *dtype : (s.has_dtype ? s.dtype : mtpy_default_dtype());
+    PyObject *out = mtpy_new_contiguous(d, s.ndim, s.sizes, false);
+    if (!out)
+        return NULL;
+    char *cursor = mt_data(MTPy_T(out));
+    if (MTPy_T(out)->numel && fill(data, 0, &s, MTPy_T(out), &cursor) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}

@@ -1,0 +1,402 @@
+#include "function.h"
+
+#include <structmember.h>
+
+static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames)
+{
+    MTFunctionObject *f = (MTFunctionObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    mt_args a;
+    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &a) < 0)
+        return NULL;
+    if (a.noverloaded)
+        return mt_dispatch(self, f->impls[a.overload], &a);
+    return f->impls[a.overload](&a);
+}
+
+PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
+                          const char *module, const char *qualname_prefix, int nsigs,
+                          mt_signature **sigs, mt_impl_fn *impls)
+{
+    MTFunctionObject *f = PyObject_New(MTFunctionObject, type);
+    if (!f)
+        return NULL;
+    f->vectorcall = function_vectorcall;
+    f->name = name;
+    f->nsigs = nsigs;
+    f->sigs = sigs;
+    f->impls = impls;
+    f->is_method = type == &MTMethod_Type;
+    f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
+    f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
+    f->module = PyUnicode_FromString(module);
+    if (!f->public_name || !f->qualname || !f->module) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    return (PyObject *)f;
+}
+
+static void function_dealloc(MTFunctionObject *f)
+{
+    Py_XDECREF(f->public_name);
+    Py_XDECREF(f->qualname);
+    Py_XDECREF(f->module);
+    PyObject_Free(f);
+}
+
+static PyObject *function_repr(MTFunctionObject *f)
+{
+    if (f->is_method)
+        return PyUnicode_FromFormat("<method '%s' of 'minitorch.Tensor' objects>", f->name);
+    return PyUnicode_FromFormat("<built-in method %s of type object>", f->name);
+}
+
+static PyObject *function_get_name(MTFunctionObject *f, void *c)
+{
+    return PyUnicode_FromString(f->name);
+}
+
+static PyObject *function_get_qualname(MTFunctionObject *f, void *c)
+{
+    return Py_NewRef(f->qualname);
+}
+
+static PyObject *function_get_module(MTFunctionObject *f, void *c)
+{
+    return Py_NewRef(f->module);
+}
+
+static PyObject *function_get_doc(MTFunctionObject *f, void *c)
+{
+    PyObject *doc = PyUnicode_FromString("");
+    for (int k = 0; doc && k < f->nsigs; k++)
+        PyUnicode_AppendAndDel(&doc, PyUnicode_FromFormat("%s%s", k ? "\n" : "",
+                                                          mt_signature_text(f->sigs[k])));
+    return doc;
+}
+
+/* (signature params, ...) for overrides.get_testing_overrides() */
+static PyObject *function_get_signatures(MTFunctionObject *f, void *c)
+{
+    PyObject *out = PyTuple_New(f->nsigs);
+    for (int k = 0; out && k < f->nsigs; k++) {
+        PyObject *p = mt_signature_params(f->sigs[k]);
+        if (!p) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, p);
+    }
+    return out;
+}
+
+static PyGetSetDef function_getset[] = {
+    {"__name__", (getter)function_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)function_get_qualname, NULL, NULL, NULL},
+    {"__module__", (getter)function_get_module, NULL, NULL, NULL},
+    {"__doc__", (getter)function_get_doc, NULL, NULL, NULL},
+    {"_signatures", (getter)function_get_signatures, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef function_members[] = {
+    {"_public_name", T_OBJECT, offsetof(MTFunctionObject, public_name), READONLY, NULL},
+    {NULL},
+};
+
+static PyObject *method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+PyTypeObject MTFunction_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.builtin_function",
+    .tp_basicsize = sizeof(MTFunctionObject),
+    .tp_dealloc = (destructor)function_dealloc,
+    .tp_repr = (reprfunc)function_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(MTFunctionObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_getset = function_getset,
+    .tp_members = function_members,
+};
+
+PyTypeObject MTMethod_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.method_descriptor",
+    .tp_basicsize = sizeof(MTFunctionObject),
+    .tp_dealloc = (destructor)function_dealloc,
+    .tp_repr = (reprfunc)function_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(MTFunctionObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_getset = function_getset,
+    .tp_members = function_members,
+    .tp_descr_get = method_descr_get,
+};
+
+/* ----------------------------------------------------------------- dispatch */
+
+static PyObject *str_torch_function;
+static PyObject *warned_types; /* plain-method handlers already warned about */
+
+PyObject *mt_convert_results(PyObject *ret, PyTypeObject *cls)
+{
+    if (!ret || cls == mtpy_tensor_class)
+        return ret;
+    if (MTPy_Check(ret)) {
+        if (PyObject_TypeCheck(ret, cls))
+            return ret;
+        PyObject *sub = mtpy_as_subclass(ret, cls);
+        Py_DECREF(ret);
+        return sub;
+    }
+    if (PyTuple_Check(ret) || PyList_Check(ret)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(ret);
+        bool any = false;
+        for (Py_ssize_t i = 0; i < n && !any; i++)
+            any = MTPy_Check(PySequence_Fast_GET_ITEM(ret, i)) ||
+                  PyTuple_Check(PySequence_Fast_GET_ITEM(ret, i)) ||
+                  PyList_Check(PySequence_Fast_GET_ITEM(ret, i));
+        if (!any)
+            return ret;
+        PyObject *items = PyTuple_New(n);
+        if (!items)
+            goto fail;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *r = mt_convert_results(Py_NewRef(PySequence_Fast_GET_ITEM(ret, i)), cls);
+            if (!r) {
+                Py_DECREF(items);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(items, i, r);
+        }
+        PyObject *out;
+        if (PyTuple_CheckExact(ret))
+            out = items;
+        else if (PyList_CheckExact(ret)) {
+            out = PySequence_List(items);
+            Py_DECREF(items);
+        } else if (PyObject_HasAttrString((PyObject *)Py_TYPE(ret), "_make")) {
+            out = PyObject_CallMethod((PyObject *)Py_TYPE(ret), "_make", "O", items);
+            Py_DECREF(items);
+        } else {
+            out = PyObject_CallOneArg((PyObject *)Py_TYPE(ret), items);
+            Py_DECREF(items);
+        }
+        Py_DECREF(ret);
+        return out;
+    }
+    return ret;
+fail:
+    Py_DECREF(ret);
+    return NULL;
+}
+
+static bool is_subclass_of_all(PyTypeObject *cls, PyObject *types)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++)
+        if (!PyType_IsSubtype(cls, (PyTypeObject *)PyTuple_GET_ITEM(types, i)))
+            return false;
+    return true;
+}
+
+static PyObject *no_implementation(PyObject *func, PyObject *types)
+{
+    PyObject *public_name = PyObject_GetAttrString(func, "_public_name");
+    if (!public_name) {
+        PyErr_Clear();
+        public_name = PyObject_GetAttrString(func, "__name__");
+        if (!public_name)
+            return NULL;
+    }
+    PyObject *names = PyList_New(0);
+    for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(types); i++) {
+        PyObject *n = PyUnicode_FromString(((PyTypeObject *)PyTuple_GET_ITEM(types, i))->tp_name);
+        const char *dot = n ? strrchr(PyUnicode_AsUTF8(n), '.') : NULL;
+        if (dot) {
+            PyObject *bare = PyUnicode_FromString(dot + 1);
+            Py_SETREF(n, bare);
+        }
+        if (!n || PyList_Append(names, n) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(n);
+    }
+    if (names) {
+        PyObject *joined = PyUnicode_Join(PyUnicode_FromString(", "), names);
+        PyErr_Format(PyExc_TypeError,
+                     "no implementation found for '%U' on types that implement "
+                     "__torch_function__: [%U]",
+                     public_name, joined);
+        Py_XDECREF(joined);
+        Py_DECREF(names);
+    }
+    Py_DECREF(public_name);
+    return NULL;
+}
+
+static int warn_plain_method(PyTypeObject *tp)
+{
+    PyObject *attr = _PyType_Lookup(tp, str_torch_function);
+    if (!attr || !PyFunction_Check(attr))
+        return 0;
+    int seen = PySet_Contains(warned_types, (PyObject *)tp);
+    if (seen)
+        return seen < 0 ? -1 : 0;
+    if (PySet_Add(warned_types, (PyObject *)tp) < 0)
+        return -1;
+    return PyErr_WarnEx(PyExc_DeprecationWarning,
+                        "Defining your `__torch_function__` as a plain method is deprecated and "
+                        "will be an error in future, please define it as a classmethod.",
+                        1);
+}
+
+/* Calls each operand's handler in order until one does not return NotImplemented. */
+static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
+                               PyObject *types, PyObject *args, PyObject *kwargs)
+{
+    for (int i = 0; i < n; i++) {
+        PyObject *obj = overloaded[i];
+        if (warn_plain_method(Py_TYPE(obj)) < 0)
+            return NULL;
+        PyObject *handler = PyObject_GetAttr(obj, str_torch_function);
+        if (!handler)
+            return NULL;
+        if (Py_EnterRecursiveCall(" in __torch_function__")) {
+            Py_DECREF(handler);
+            return NULL;
+        }
+        PyObject *ret = kwargs ? PyObject_CallFunctionObjArgs(handler, func, types, args, kwargs, NULL)
+                               : PyObject_CallFunctionObjArgs(handler, func, types, args, NULL);
+        Py_LeaveRecursiveCall();
+        Py_DECREF(handler);
+        if (ret != Py_NotImplemented)
+            return ret;
+        Py_DECREF(ret);
+    }
+    return no_implementation(func, types);
+}
+
+static PyObject *types_tuple(PyObject *const *overloaded, int n)
+{
+    PyObject *types = PyTuple_New(n);
+    for (int i = 0; types && i < n; i++)
+        PyTuple_SET_ITEM(types, i, Py_NewRef((PyObject *)Py_TYPE(overloaded[i])));
+    return types;
+}
+
+PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
+{
+    PyObject *types = types_tuple(a->overloaded, a->noverloaded);
+    if (!types)
+        return NULL;
+    /* Every operand a Tensor subclass with Tensor's own handler: do what that
+     * handler does, in C, without calling into Python. */
+    bool all_default = true;
+    for (int i = 0; i < a->noverloaded && all_default; i++)
+        all_default = MTPy_Check(a->overloaded[i]) &&
+                      _PyType_Lookup(Py_TYPE(a->overloaded[i]), str_torch_function) == mt_default_tf;
+    if (all_default) {
+        for (int i = 0; i < a->noverloaded; i++) {
+            PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
+            if (is_subclass_of_all(cls, types)) {
+                Py_DECREF(types);
+                return mt_convert_results(impl(a), cls);
+            }
+        }
+        PyObject *r = no_implementation(func, types);
+        Py_DECREF(types);
+        return r;
+    }
+    PyObject *args = PyTuple_New(a->nargs);
+    PyObject *kwargs = NULL;
+    PyObject *ret = NULL;
+    if (!args)
+        goto done;
+    for (Py_ssize_t i = 0; i < a->nargs; i++)
+        PyTuple_SET_ITEM(args, i, Py_NewRef(a->args[i]));
+    if (a->kwnames && PyTuple_GET_SIZE(a->kwnames)) {
+        kwargs = PyDict_New();
+        for (Py_ssize_t k = 0; kwargs && k < PyTuple_GET_SIZE(a->kwnames); k++)
+            if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(a->kwnames, k), a->args[a->nargs + k]) < 0)
+                Py_CLEAR(kwargs);
+        if (!kwargs)
+            goto done;
+    }
+    ret = call_handlers(func, a->overloaded, a->noverloaded, types, args, kwargs);
+done:
+    Py_DECREF(types);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    return ret;
+}
+
+PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
+                                   PyObject *kwargs)
+{
+    mt_args a;
+    a.noverloaded = 0;
+    PyObject *seq = PySequence_Fast(relevant, "relevant_args must be a sequence");
+    if (!seq)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
+        mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
+    PyObject *types = types_tuple(a.overloaded, a.noverloaded);
+    PyObject *ret = NULL;
+    if (types) {
+        if (kwargs && PyDict_GET_SIZE(kwargs) == 0)
+            kwargs = NULL;
+        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kwargs);
+        Py_DECREF(types);
+    }
+    Py_DECREF(seq);
+    return ret;
+}
+
+PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"func", "types", "args", "kwargs", NULL};
+    PyObject *func, *types, *fargs = NULL, *fkwargs = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:__torch_function__", kwlist, &func,
+                                     &types, &fargs, &fkwargs))
+        return NULL;
+    PyObject *tseq = PySequence_Tuple(types);
+    if (!tseq)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tseq); i++) {
+        PyObject *t = PyTuple_GET_ITEM(tseq, i);
+        if (!PyType_Check(t) || !PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)t)) {
+            Py_DECREF(tseq);
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    Py_DECREF(tseq);
+    PyObject *empty = NULL;
+    if (!fargs || fargs == Py_None)
+        fargs = empty = PyTuple_New(0);
+    else if (!PyTuple_Check(fargs))
+        fargs = empty = PySequence_Tuple(fargs);
+    if (!fargs)
+        return NULL;
+    if (fkwargs == Py_None)
+        fkwargs = NULL;
+    mt_tf_subclass_disabled++;
+    PyObject *ret = PyObject_Call(func, fargs, fkwargs);
+    mt_tf_subclass_disabled--;
+    Py_XDECREF(empty);
+    return mt_convert_results(ret, (PyTypeObject *)cls);
+}
+
+int mt_function_init(PyObject *module)
+{
+    str_torch_function = PyUnicode_InternFromString("__torch_function__");
+    warned_types = PySet_New(NULL);
+    if (!str_torch_function || !warned_types)
+        return -1;
+    if (PyType_Ready(&MTFunction_Type) < 0 || PyType_Ready(&MTMethod_Type) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* The callable objects behind every op-table name: minitorch.<name> functions
+ * and minitorch.Tensor.<name> method descriptors. Both parse with the same
+ * parser and dispatch __torch_function__ the same way. */
+#ifndef MT_PYTHON_FUNCTION_H
+#define MT_PYTHON_FUNCTION_H
+
+#include "parser.h"
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    const char *name;
+    PyObject *public_name; /* "torch.add": how messages name it, as the note does */
+    PyObject *qualname;
+    PyObject *module;
+    int nsigs;
+    mt_signature **sigs;
+    mt_impl_fn *impls;
+    bool is_method;
+} MTFunctionObject;
+
+extern PyTypeObject MTFunction_Type;
+extern PyTypeObject MTMethod_Type;
+
+PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
+                          const char *module, const char *qualname_prefix, int nsigs,
+                          mt_signature **sigs, mt_impl_fn *impls);
+
+/* Runs the __torch_function__ protocol for a parsed call with overloaded
+ * operands; impl runs in C when every operand uses Tensor's default. */
+PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a);
+/* Dispatch for Python-level callers: overloaded is a sequence of operands. */
+PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
+                                   PyObject *kwargs);
+/* Tensor.__torch_function__ */
+PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs);
+/* Converts Tensor results (also inside tuples and lists) to cls. */
+PyObject *mt_convert_results(PyObject *ret, PyTypeObject *cls);
+int mt_function_init(PyObject *module);
+
+#endif

@@ -1,0 +1,94 @@
+/* minitorch._C: module init wires the types and the op table together. */
+#include "common.h"
+#include "function.h"
+#include "numpy_bridge.h"
+#include "op_table.h"
+#include "operators.h"
+
+#include "../kernels/parallel.h"
+
+extern PyMethodDef mt_tensor_module_methods[];
+extern PyMethodDef mt_dtype_module_methods[];
+int mt_tensor_type_init(PyObject *module);
+int mtpy_size_init(PyObject *module);
+
+static PyObject *set_num_threads(PyObject *m, PyObject *arg)
+{
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (mt_set_num_threads((int)n) < 0)
+        return mtpy_raise();
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_num_threads(PyObject *m, PyObject *unused)
+{
+    return PyLong_FromLong(mt_get_num_threads());
+}
+
+static PyObject *handle_torch_function(PyObject *m, PyObject *args)
+{
+    PyObject *func, *relevant, *fargs, *fkwargs = NULL;
+    if (!PyArg_ParseTuple(args, "OOO!|O:_handle_torch_function", &func, &relevant,
+                          &PyTuple_Type, &fargs, &fkwargs))
+        return NULL;
+    return mt_handle_torch_function(func, relevant, fargs, fkwargs == Py_None ? NULL : fkwargs);
+}
+
+static PyObject *has_torch_function(PyObject *m, PyObject *relevant)
+{
+    PyObject *seq = PySequence_Fast(relevant, "expected a sequence");
+    if (!seq)
+        return NULL;
+    bool any = false;
+    if (!mt_tf_disabled && !mt_tf_subclass_disabled)
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && !any; i++)
+            any = mt_has_torch_function(PySequence_Fast_GET_ITEM(seq, i));
+    Py_DECREF(seq);
+    return PyBool_FromLong(any);
+}
+
+static PyObject *set_disabled_torch_function(PyObject *m, PyObject *marker)
+{
+    Py_XSETREF(mt_disabled_tf, Py_NewRef(marker));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"set_num_threads", set_num_threads, METH_O, NULL},
+    {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
+    {"_handle_torch_function", handle_torch_function, METH_VARARGS, NULL},
+    {"_has_torch_function", has_torch_function, METH_O, NULL},
+    {"_set_disabled_torch_function_impl", set_disabled_torch_function, METH_O, NULL},
+    {NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "minitorch._C", "The C engine of minitorch.", -1, module_methods,
+};
+
+static int add_methods(PyObject *m, PyMethodDef *defs)
+{
+    return PyModule_AddFunctions(m, defs);
+}
+
+PyMODINIT_FUNC PyInit__C(void)
+{
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    PyObject *functions = PyDict_New();
+    PyObject *nn_functions = PyDict_New();
+    if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||
+        mtpy_size_init(m) < 0 || mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 ||
+        add_methods(m, mt_tensor_module_methods) < 0 ||
+        add_methods(m, mt_dtype_module_methods) < 0 ||
+        mt_op_table_install(functions, nn_functions) < 0 || mt_operators_init() < 0 ||
+        PyModule_AddObject(m, "_functions", functions) < 0 ||
+        PyModule_AddObject(m, "_nn_functions", nn_functions) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

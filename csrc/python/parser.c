@@ -1,0 +1,864 @@
+#include "parser.h"
+
+#include <ctype.h>
+#include <string.h>
+
+_Thread_local int mt_tf_disabled = 0;
+_Thread_local int mt_tf_subclass_disabled = 0;
+PyObject *mt_default_tf = NULL;
+PyObject *mt_disabled_tf = NULL;
+static PyObject *str_torch_function;
+
+typedef struct {
+    mt_argtype type;
+    bool optional;  /* '?' or default None */
+    bool kwonly;
+    bool has_default;
+    bool default_none;
+    int list_len;   /* int[2]: a bare int is repeated; 0 for any length */
+    PyObject *name; /* interned */
+    PyObject *alias; /* NumPy spelling (dim -> axis, keepdim -> keepdims) or NULL */
+    char type_text[24];
+    char default_text[32];
+    mt_value def;
+    int64_t def_list[MT_MAX_LIST];
+} mt_param;
+
+struct mt_signature {
+    char name[64];
+    const char *text;
+    unsigned flags;
+    int nparams;
+    int npositional;     /* params that may be given positionally */
+    int nrequired;
+    int varargs_param;   /* a lone positional int[] taking varargs, or -1 */
+    mt_param params[MT_MAX_PARAMS];
+};
+
+const char *mt_signature_name(const mt_signature *s) { return s->name; }
+const char *mt_signature_text(const mt_signature *s) { return s->text; }
+
+/* ---------------------------------------------------------------- signatures */
+
+static const struct {
+    const char *text;
+    mt_argtype type;
+} type_names[] = {
+    {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},   {"int[]", MT_ARG_INT_LIST},
+    {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
+    {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
+    {"Generator", MT_ARG_GENERATOR},  {"Device", MT_ARG_DEVICE},   {"Layout", MT_ARG_LAYOUT},
+    {"MemoryFormat", MT_ARG_MEMORY_FORMAT}, {"PyObject", MT_ARG_OBJECT},
+};
+
+static int parse_default(mt_param *p, const char *d)
+{
+    snprintf(p->default_text, sizeof p->default_text, "%s", d);
+    p->has_default = true;
+    if (strcmp(d, "None") == 0) {
+        p->default_none = true;
+        p->optional = true;
+        return 0;
+    }
+    switch (p->type) {
+    case MT_ARG_INT:
+        p->def.i = strtoll(d, NULL, 10);
+        return 0;
+    case MT_ARG_FLOAT:
+        p->def.f = strtod(d, NULL);
+        return 0;
+    case MT_ARG_BOOL:
+        p->def.b = strcmp(d, "True") == 0;
+        return 0;
+    case MT_ARG_SCALAR:
+        if (strchr(d, '.') || strchr(d, 'e')) {
+            p->def.s.kind = MT_SCALAR_FLOAT;
+            p->def.s.f = strtod(d, NULL);
+            p->def.s.i = 0;
+        } else {
+            p->def.s.kind = MT_SCALAR_INT;
+            p->def.s.i = strtoll(d, NULL, 10);
+            p->def.s.f = (double)p->def.s.i;
+        }
+        return 0;
+    case MT_ARG_INT_LIST: {
+        /* "[]", "[0, 1]" or a bare int repeated list_len times */
+        const char *c = d;
+        int n = 0;
+        if (*c == '[')
+            c++;
+        while (*c && *c != ']') {
+            char *end;
+            long long v = strtoll(c, &end, 10);
+            if (end == c)
+                break;
+            p->def_list[n++] = v;
+            c = end;
+            while (*c == ',' || *c == ' ')
+                c++;
+        }
+        if (d[0] != '[')
+            for (; n < p->list_len; n++)
+                p->def_list[n] = p->def_list[0];
+        p->def.i = n;
+        return 0;
+    }
+    case MT_ARG_STR: {
+        /* 'floor' or "floor": keep the unquoted text in default_text */
+        size_t len = strlen(d);
+        if (len >= 2 && (d[0] == '\'' || d[0] == '"')) {
+            memmove(p->default_text, d + 1, len - 2);
+            p->default_text[len - 2] = 0;
+        }
+        p->def.str = p->default_text;
+        return 0;
+    }
+    case MT_ARG_DEVICE:
+    case MT_ARG_LAYOUT:
+    case MT_ARG_MEMORY_FORMAT:
+    case MT_ARG_OBJECT:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static const char *numpy_alias(const char *name)
+{
+    if (strcmp(name, "dim") == 0)
+        return "axis";
+    if (strcmp(name, "keepdim") == 0)
+        return "keepdims";
+    return NULL;
+}
+
+mt_signature *mt_signature_parse(const char *text, unsigned flags)
+{
+    if (!str_torch_function && !(str_torch_function = PyUnicode_InternFromString("__torch_function__")))
+        return NULL;
+    mt_signature *s = PyMem_Calloc(1, sizeof(mt_signature));
+    if (!s)
+        return (mt_signature *)PyErr_NoMemory();
+    s->text = text;
+    s->flags = flags;
+    s->varargs_param = -1;
+    const char *c = strchr(text, '(');
+    if (!c || (size_t)(c - text) >= sizeof s->name)
+        goto bad;
+    memcpy(s->name, text, c - text);
+    c++;
+    bool kwonly = false;
+    while (*c && *c != ')') {
+        while (*c == ' ' || *c == ',')
+            c++;
+        if (*c == ')')
+            break;
+        if (*c == '*') {
+            kwonly = true;
+            c++;
+            continue;
+        }
+        if (s->nparams == MT_MAX_PARAMS)
+            goto bad;
+        mt_param *p = &s->params[s->nparams];
+        size_t k;
+        for (k = 0; k < sizeof type_names / sizeof type_names[0]; k++) {
+            size_t len = strlen(type_names[k].text);
+            if (strncmp(c, type_names[k].text, len) == 0 &&
+                (c[len] == ' ' || c[len] == '?' || (type_names[k].type == MT_ARG_INT_LIST) ||
+                 c[len] == '[')) {
+                p->type = type_names[k].type;
+                c += len;
+                break;
+            }
+        }
+        if (k == sizeof type_names / sizeof type_names[0])
+            goto bad;
+        if (p->type == MT_ARG_INT && *c == '[') { /* int[2] */
+            p->type = MT_ARG_INT_LIST;
+            p->list_len = (int)strtol(c + 1, (char **)&c, 10);
+            c++;
+        }
+        if (*c == '?') {
+            p->optional = true;
+            c++;
+        }
+        while (*c == ' ')
+            c++;
+        const char *nstart = c;
+        while (isalnum((unsigned char)*c) || *c == '_')
+            c++;
+        char name[64];
+        if (c == nstart || (size_t)(c - nstart) >= sizeof name)
+            goto bad;
+        memcpy(name, nstart, c - nstart);
+        name[c - nstart] = 0;
+        p->name = PyUnicode_InternFromString(name);
+        if (!p->name)
+            return NULL;
+        const char *alias = numpy_alias(name);
+        if (alias)
+            p->alias = PyUnicode_InternFromString(alias);
+        p->kwonly = kwonly;
+        /* type text for messages and testing overrides */
+        {
+            const char *tn = NULL;
+            for (k = 0; k < sizeof type_names / sizeof type_names[0]; k++)
+                if (type_names[k].type == p->type)
+                    tn = type_names[k].text;
+            if (p->type == MT_ARG_INT_LIST && p->list_len)
+                snprintf(p->type_text, sizeof p->type_text, "int[%d]%s", p->list_len,
+                         p->optional ? "?" : "");
+            else
+                snprintf(p->type_text, sizeof p->type_text, "%s%s", tn, p->optional ? "?" : "");
+        }
+        if (*c == '=') {
+            c++;
+            const char *dstart = c;
+            int depth = 0;
+            while (*c && (depth > 0 || (*c != ',' && *c != ')'))) {
+                if (*c == '[')
+                    depth++;
+                if (*c == ']')
+                    depth--;
+                c++;
+            }
+            char d[32];
+            if ((size_t)(c - dstart) >= sizeof d)
+                goto bad;
+            memcpy(d, dstart, c - dstart);
+            d[c - dstart] = 0;
+            if (parse_default(p, d) < 0)
+                goto bad;
+        } else if (!kwonly) {
+            s->nrequired = s->nparams + 1;
+        }
+        if (!kwonly)
+            s->npositional = s->nparams + 1;
+        s->nparams++;
+    }
+    /* A lone positional int[] (after an optional self) also takes varargs. */
+    int nlist = 0, last_list = -1;
+    for (int i = 0; i < s->npositional; i++)
+        if (s->params[i].type == MT_ARG_INT_LIST) {
+            nlist++;
+            last_list = i;
+        }
+    if (nlist == 1 && last_list == s->npositional - 1)
+        s->varargs_param = last_list;
+    return s;
+bad:
+    PyErr_Format(PyExc_RuntimeError, "minitorch: malformed signature '%s'", text);
+    return NULL;
+}
+
+PyObject *mt_signature_params(const mt_signature *s)
+{
+    PyObject *out = PyTuple_New(s->nparams);
+    if (!out)
+        return NULL;
+    for (int i = 0; i < s->nparams; i++) {
+        const mt_param *p = &s->params[i];
+        PyObject *item = Py_BuildValue("(OsOz)", p->name, p->type_text,
+                                       p->kwonly ? Py_True : Py_False,
+                                       p->has_default ? p->default_text : NULL);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------- torch_function */
+
+/* The operand's type overrides __torch_function__ (other than the disabled
+ * marker). Exact tensors never do; that compare is the whole fast path. */
+bool mt_has_torch_function(PyObject *obj)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp == mtpy_tensor_class || tp == &MTTensorBase_Type)
+        return false;
+    PyObject *attr = _PyType_Lookup(tp, str_torch_function);
+    return attr != NULL && attr != mt_disabled_tf;
+}
+
+/* One operand per type; a subclass goes before the first of its superclasses. */
+void mt_collect_overloaded(mt_args *out, PyObject *obj)
+{
+    if (mt_tf_disabled || mt_tf_subclass_disabled || !mt_has_torch_function(obj))
+        return;
+    PyTypeObject *tp = Py_TYPE(obj);
+    int pos = out->noverloaded;
+    for (int i = 0; i < out->noverloaded; i++) {
+        PyTypeObject *other = Py_TYPE(out->overloaded[i]);
+        if (other == tp)
+            return;
+        if (pos == out->noverloaded && PyType_IsSubtype(tp, other))
+            pos = i;
+    }
+    if (out->noverloaded == MT_MAX_OVERLOADED)
+        return;
+    memmove(&out->overloaded[pos + 1], &out->overloaded[pos],
+            sizeof(PyObject *) * (out->noverloaded - pos));
+    out->overloaded[pos] = obj;
+    out->noverloaded++;
+}
+
+/* ------------------------------------------------------------- conversions */
+
+static bool is_int_like(PyObject *o)
+{
+    if (PyLong_CheckExact(o))
+        return true;
+    if (PyBool_Check(o) || PyFloat_Check(o))
+        return false;
+    if (PyLong_Check(o))
+        return true;
+    if (MTPy_Check(o))
+        return MTPy_T(o)->ndim == 0 && mt_is_integral(MTPy_T(o)->dtype, false);
+    return Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index;
+}
+
+static int as_int(PyObject *o, int64_t *out)
+{
+    if (PyLong_CheckExact(o)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        *out = v;
+        return 0;
+    }
+    PyObject *idx = PyNumber_Index(o);
+    if (!idx)
+        return -1;
+    long long v = PyLong_AsLongLong(idx);
+    Py_DECREF(idx);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static bool is_number(PyObject *o)
+{
+    if (PyFloat_Check(o) || PyLong_Check(o))
+        return true;
+    if (MTPy_Check(o))
+        return false;
+    PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
+    /* NumPy scalars and other numbers; exclude sequences like lists/arrays */
+    return nb && (nb->nb_float || nb->nb_index) && !PySequence_Check(o) &&
+           !PyObject_CheckBuffer(o);
+}
+
+static int as_scalar(PyObject *o, mt_scalar *s)
+{
+    if (PyBool_Check(o)) {
+        s->kind = MT_SCALAR_BOOL;
+        s->i = o == Py_True;
+        s->f = (double)s->i;
+        return 0;
+    }
+    if (PyFloat_Check(o)) {
+        s->kind = MT_SCALAR_FLOAT;
+        s->f = PyFloat_AS_DOUBLE(o);
+        s->i = 0;
+        return 0;
+    }
+    if (PyLong_Check(o)) {
+        int overflow;
+        s->i = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        s->kind = MT_SCALAR_INT;
+        s->f = (double)s->i;
+        return 0;
+    }
+    if (MTPy_Check(o)) {
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (!item)
+            return -1;
+        int r = as_scalar(item, s);
+        Py_DECREF(item);
+        return r;
+    }
+    if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index && !PyFloat_Check(o)) {
+        PyObject *i = PyNumber_Index(o);
+        if (i) {
+            int r = as_scalar(i, s);
+            Py_DECREF(i);
+            /* numpy.bool_ has __index__; keep it a bool */
+            if (r == 0 && strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0)
+                s->kind = MT_SCALAR_BOOL;
+            return r;
+        }
+        PyErr_Clear();
+    }
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred())
+        return -1;
+    s->kind = MT_SCALAR_FLOAT;
+    s->f = d;
+    s->i = 0;
+    return 0;
+}
+
+typedef enum { CONV_OK = 0, CONV_BAD_TYPE = 1, CONV_ERROR = -1 } conv_result;
+
+/* For int[] errors: which element was wrong. */
+typedef struct {
+    int bad_pos;
+    PyObject *bad_elem;
+} conv_detail;
+
+static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v, int64_t *buf,
+                                    conv_detail *det)
+{
+    if (is_int_like(o) && p->list_len) {
+        int64_t x;
+        if (as_int(o, &x) < 0)
+            return CONV_ERROR;
+        for (int k = 0; k < p->list_len; k++)
+            buf[k] = x;
+        v->ints = buf;
+        v->nints = p->list_len;
+        return CONV_OK;
+    }
+    if (!PyTuple_Check(o) && !PyList_Check(o))
+        return CONV_BAD_TYPE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (n > MT_MAX_LIST) {
+        PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements (%zd) in argument '%U'", n,
+                     p->name);
+        return CONV_ERROR;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!is_int_like(items[k])) {
+            det->bad_pos = (int)k;
+            det->bad_elem = items[k];
+            return CONV_BAD_TYPE;
+        }
+        if (as_int(items[k], &buf[k]) < 0)
+            return CONV_ERROR;
+    }
+    v->ints = buf;
+    v->nints = (int)n;
+    return CONV_OK;
+}
+
+static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject *o, mt_value *v,
+                           int64_t *buf, mt_args *out, conv_detail *det)
+{
+    v->obj = o;
+    v->t = NULL;
+    v->is_scalar = false;
+    if (o == Py_None) {
+        if (!p->optional)
+            return CONV_BAD_TYPE;
+        v->obj = NULL;
+        return CONV_OK;
+    }
+    switch (p->type) {
+    case MT_ARG_TENSOR:
+        if (Py_TYPE(o) == mtpy_tensor_class) {
+            v->t = MTPy_T(o);
+            return CONV_OK;
+        }
+        if (MTPy_Check(o)) {
+            v->t = MTPy_T(o);
+            mt_collect_overloaded(out, o);
+            return CONV_OK;
+        }
+        if ((sig->flags & MT_NUMBERS) && is_number(o)) {
+            v->is_scalar = true;
+            return as_scalar(o, &v->s) < 0 ? CONV_ERROR : CONV_OK;
+        }
+        if (mt_has_torch_function(o)) {
+            mt_collect_overloaded(out, o);
+            return CONV_OK;
+        }
+        return CONV_BAD_TYPE;
+    case MT_ARG_TENSOR_LIST: {
+        if (!PyTuple_Check(o) && !PyList_Check(o))
+            return CONV_BAD_TYPE;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        PyObject **items = PySequence_Fast_ITEMS(o);
+        for (Py_ssize_t k = 0; k < n; k++) {
+            if (MTPy_Check(items[k]) || mt_has_torch_function(items[k])) {
+                mt_collect_overloaded(out, items[k]);
+                continue;
+            }
+            det->bad_pos = (int)k;
+            det->bad_elem = items[k];
+            return CONV_BAD_TYPE;
+        }
+        v->nints = (int)n;
+        return CONV_OK;
+    }
+    case MT_ARG_INT:
+        if (!is_int_like(o))
+            return CONV_BAD_TYPE;
+        return as_int(o, &v->i) < 0 ? CONV_ERROR : CONV_OK;
+    case MT_ARG_INT_LIST:
+        return convert_int_list(p, o, v, buf, det);
+    case MT_ARG_FLOAT:
+        if (PyFloat_CheckExact(o)) {
+            v->f = PyFloat_AS_DOUBLE(o);
+            return CONV_OK;
+        }
+        if (PyBool_Check(o) || !is_number(o)) {
+            if (MTPy_Check(o) && MTPy_T(o)->ndim == 0)
+                goto scalar_float;
+            return CONV_BAD_TYPE;
+        }
+    scalar_float:
+        if (as_scalar(o, &v->s) < 0)
+            return CONV_ERROR;
+        v->f = v->s.f;
+        return CONV_OK;
+    case MT_ARG_SCALAR:
+        if (is_number(o) || PyBool_Check(o) || (MTPy_Check(o) && MTPy_T(o)->numel == 1))
+            return as_scalar(o, &v->s) < 0 ? CONV_ERROR : CONV_OK;
+        return CONV_BAD_TYPE;
+    case MT_ARG_BOOL:
+        if (PyBool_Check(o)) {
+            v->b = o == Py_True;
+            return CONV_OK;
+        }
+        if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0) {
+            v->b = PyObject_IsTrue(o);
+            return CONV_OK;
+        }
+        return CONV_BAD_TYPE;
+    case MT_ARG_DTYPE:
+        if (Py_TYPE(o) == &MTDtype_Type) {
+            v->dtype = ((MTDtypeObject *)o)->dtype;
+            return CONV_OK;
+        }
+        if (o == (PyObject *)&PyFloat_Type || o == (PyObject *)&PyLong_Type ||
+            o == (PyObject *)&PyBool_Type)
+            return mtpy_dtype_from(o, &v->dtype) < 0 ? CONV_ERROR : CONV_OK;
+        return CONV_BAD_TYPE;
+    case MT_ARG_STR:
+        if (!PyUnicode_Check(o))
+            return CONV_BAD_TYPE;
+        v->str = PyUnicode_AsUTF8(o);
+        return v->str ? CONV_OK : CONV_ERROR;
+    case MT_ARG_GENERATOR:
+        return strcmp(Py_TYPE(o)->tp_name, "minitorch._C.Generator") == 0 ? CONV_OK
+                                                                           : CONV_BAD_TYPE;
+    case MT_ARG_DEVICE: {
+        PyObject *s = PyObject_Str(o);
+        if (!s)
+            return CONV_ERROR;
+        const char *c = PyUnicode_AsUTF8(s);
+        bool ok = c && (strcmp(c, "cpu") == 0 || strncmp(c, "cpu:", 4) == 0);
+        Py_DECREF(s);
+        if (!ok) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "minitorch only has the cpu device, got device '%S'", o);
+            return CONV_ERROR;
+        }
+        return CONV_OK;
+    }
+    case MT_ARG_LAYOUT:
+    case MT_ARG_MEMORY_FORMAT:
+    case MT_ARG_OBJECT:
+        return CONV_OK;
+    }
+    return CONV_BAD_TYPE;
+}
+
+static void set_default(const mt_param *p, mt_value *v, int64_t *buf)
+{
+    *v = p->def;
+    v->obj = NULL;
+    v->t = NULL;
+    v->is_scalar = false;
+    if (p->type == MT_ARG_INT_LIST && !p->default_none) {
+        int n = (int)p->def.i;
+        memcpy(buf, p->def_list, sizeof(int64_t) * n);
+        v->ints = buf;
+        v->nints = n;
+    }
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static const char *type_display(const mt_param *p)
+{
+    switch (p->type) {
+    case MT_ARG_TENSOR:
+        return "Tensor";
+    case MT_ARG_TENSOR_LIST:
+        return "tuple of Tensors";
+    case MT_ARG_INT:
+        return "int";
+    case MT_ARG_INT_LIST:
+        return "tuple of ints";
+    case MT_ARG_FLOAT:
+        return "float";
+    case MT_ARG_SCALAR:
+        return "Number";
+    case MT_ARG_BOOL:
+        return "bool";
+    case MT_ARG_DTYPE:
+        return "minitorch.dtype";
+    case MT_ARG_STR:
+        return "str";
+    case MT_ARG_GENERATOR:
+        return "minitorch.Generator";
+    case MT_ARG_DEVICE:
+        return "minitorch.device";
+    default:
+        return "object";
+    }
+}
+
+static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bool positional,
+                           bool is_method, PyObject *o, const conv_detail *det)
+{
+    char where[64] = "";
+    if (positional)
+        snprintf(where, sizeof where, " (position %d)", idx + 1 - (is_method ? 1 : 0));
+    if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument '%U'%s must be %s, but found element of type %s at pos %d",
+                     s->name, p->name, where, type_display(p), Py_TYPE(det->bad_elem)->tp_name,
+                     det->bad_pos);
+    else
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%U'%s must be %s, not %s", s->name,
+                     p->name, where, type_display(p), Py_TYPE(o)->tp_name);
+}
+
+/* Parses one signature. raise: produce the specific TypeError on mismatch;
+ * otherwise a mismatch returns 1 with no exception set. */
+static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames, bool is_method, bool raise, mt_args *out)
+{
+    PyObject *slots[MT_MAX_PARAMS];
+    bool positional[MT_MAX_PARAMS];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int self_shift = is_method ? 1 : 0;
+    memset(slots, 0, sizeof(PyObject *) * s->nparams);
+    out->noverloaded = 0;
+
+    /* positional: varargs int list swallows the tail when it starts with an int */
+    Py_ssize_t npos = nargs;
+    if (s->varargs_param >= 0 && nargs > s->varargs_param &&
+        is_int_like(args[s->varargs_param])) {
+        npos = s->varargs_param; /* handled below */
+    } else if (nargs > s->npositional) {
+        if (!raise)
+            return 1;
+        int lo = s->nrequired - self_shift, hi = s->npositional - self_shift;
+        if (lo == hi)
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes %d positional argument%s but %zd %s given", s->name, hi,
+                         hi == 1 ? "" : "s", nargs - self_shift,
+                         nargs - self_shift == 1 ? "was" : "were");
+        else
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes from %d to %d positional arguments but %zd were given",
+                         s->name, lo, hi, nargs - self_shift);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < npos; i++) {
+        slots[i] = args[i];
+        positional[i] = true;
+    }
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int found = -1;
+        for (int i = 0; i < s->nparams && found < 0; i++)
+            if (s->params[i].name == key || s->params[i].alias == key)
+                found = i;
+        for (int i = 0; i < s->nparams && found < 0; i++)
+            if (PyUnicode_Compare(s->params[i].name, key) == 0 ||
+                (s->params[i].alias && PyUnicode_Compare(s->params[i].alias, key) == 0))
+                found = i;
+        if (found < 0) {
+            if (!raise)
+                return 1;
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                         s->name, key);
+            return -1;
+        }
+        if (slots[found] || (npos != nargs && found == s->varargs_param)) {
+            if (!raise)
+                return 1;
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", s->name,
+                         s->params[found].name);
+            return -1;
+        }
+        slots[found] = args[nargs + k];
+        positional[found] = false;
+    }
+    /* missing required */
+    int nmissing = 0;
+    const char *missing_name = NULL;
+    for (int i = 0; i < s->nparams; i++) {
+        if (i == s->varargs_param && npos != nargs)
+            continue;
+        if (!slots[i] && !s->params[i].has_default) {
+            if (!missing_name)
+                missing_name = PyUnicode_AsUTF8(s->params[i].name);
+            nmissing++;
+        }
+    }
+    if (nmissing) {
+        if (!raise)
+            return 1;
+        PyErr_Format(PyExc_TypeError, "%s() missing %d required positional argument%s: \"%s\"",
+                     s->name, nmissing, nmissing == 1 ? "" : "s", missing_name);
+        return -1;
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        const mt_param *p = &s->params[i];
+        mt_value *v = &out->v[i];
+        conv_detail det = {0, NULL};
+        if (i == s->varargs_param && npos != nargs) {
+            /* x.view(2, 3): the remaining positionals are the list */
+            Py_ssize_t n = nargs - npos;
+            if (n > MT_MAX_LIST) {
+                PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements in '%U'", p->name);
+                return -1;
+            }
+            for (Py_ssize_t k = 0; k < n; k++) {
+                if (!is_int_like(args[npos + k])) {
+                    if (!raise)
+                        return 1;
+                    det.bad_pos = (int)k;
+                    det.bad_elem = args[npos + k];
+                    raise_bad_type(s, p, i, true, is_method, args[npos + k], &det);
+                    return -1;
+                }
+                if (as_int(args[npos + k], &out->listbuf[i][k]) < 0)
+                    return -1;
+            }
+            v->obj = args[npos];
+            v->t = NULL;
+            v->ints = out->listbuf[i];
+            v->nints = (int)n;
+            continue;
+        }
+        if (!slots[i]) {
+            set_default(p, v, out->listbuf[i]);
+            continue;
+        }
+        conv_result r = convert(s, p, slots[i], v, out->listbuf[i], out, &det);
+        if (r == CONV_ERROR)
+            return -1;
+        if (r == CONV_BAD_TYPE) {
+            if (!raise)
+                return 1;
+            raise_bad_type(s, p, i, positional[i], is_method, slots[i], &det);
+            return -1;
+        }
+    }
+    out->sig = s;
+    return 0;
+}
+
+/* Could this signature take this many positionals and these keywords? */
+static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs > s->npositional && s->varargs_param < 0)
+        return false;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        bool found = false;
+        for (int i = 0; i < s->nparams && !found; i++)
+            found = PyUnicode_Compare(s->params[i].name, key) == 0 ||
+                    (s->params[i].alias && PyUnicode_Compare(s->params[i].alias, key) == 0);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static void raise_invalid_combination(mt_signature *const *sigs, int nsigs,
+                                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                      bool is_method)
+{
+    PyObject *msg = PyUnicode_FromFormat(
+        "%s() received an invalid combination of arguments - got (", sigs[0]->name);
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = is_method ? 1 : 0; msg && i < nargs + nkw; i++) {
+        PyObject *part;
+        const char *sep = i > (is_method ? 1 : 0) ? ", " : "";
+        const char *tn = MTPy_Check(args[i]) ? "Tensor" : Py_TYPE(args[i])->tp_name;
+        if (i < nargs)
+            part = PyUnicode_FromFormat("%s%s", sep, tn);
+        else
+            part = PyUnicode_FromFormat("%s%U=%s", sep, PyTuple_GET_ITEM(kwnames, i - nargs), tn);
+        PyUnicode_AppendAndDel(&msg, part);
+    }
+    PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("), but expected one of:"));
+    for (int k = 0; msg && k < nsigs; k++) {
+        const mt_signature *s = sigs[k];
+        PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("\n * ("));
+        bool star = false;
+        for (int i = is_method ? 1 : 0; msg && i < s->nparams; i++) {
+            const mt_param *p = &s->params[i];
+            const char *sep = i > (is_method ? 1 : 0) ? ", " : "";
+            if (p->kwonly && !star) {
+                PyUnicode_AppendAndDel(&msg, PyUnicode_FromFormat("%s*", sep));
+                sep = ", ";
+                star = true;
+            }
+            PyUnicode_AppendAndDel(
+                &msg, PyUnicode_FromFormat("%s%s %U%s%s", sep, p->type_text, p->name,
+                                           p->has_default ? " = " : "",
+                                           p->has_default ? p->default_text : ""));
+        }
+        PyUnicode_AppendAndDel(&msg, PyUnicode_FromString(")"));
+    }
+    if (msg) {
+        PyErr_SetObject(PyExc_TypeError, msg);
+        Py_DECREF(msg);
+    }
+}
+
+int mt_parse(mt_signature *const *sigs, int nsigs, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames, bool is_method, mt_args *out)
+{
+    out->args = args;
+    out->nargs = nargs;
+    out->kwnames = kwnames;
+    for (int k = 0; k < nsigs; k++) {
+        int r = parse_one(sigs[k], args, nargs, kwnames, is_method, nsigs == 1, out);
+        if (r == 0) {
+            out->overload = k;
+            return 0;
+        }
+        if (r < 0)
+            return -1;
+    }
+    /* No overload matched: be specific when only one could have. */
+    int only = -1, count = 0;
+    for (int k = 0; k < nsigs; k++)
+        if (plausible(sigs[k], nargs, kwnames)) {
+            only = k;
+            count++;
+        }
+    if (count == 1) {
+        parse_one(sigs[only], args, nargs, kwnames, is_method, true, out);
+        if (PyErr_Occurred())
+            return -1;
+    }
+    raise_invalid_combination(sigs, nsigs, args, nargs, kwnames, is_method);
+    return -1;
+}

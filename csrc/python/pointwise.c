@@ -1,0 +1,147 @@
+#include "pointwise.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+
+void mt_operand_from(mt_operand *op, const mt_value *v)
+{
+    if (!v->is_scalar) {
+        op->t = *v->t;
+        op->kind = v->t->ndim == 0 ? MT_OPERAND_ZERO_DIM : MT_OPERAND_DIM;
+        return;
+    }
+    op->kind = MT_OPERAND_WRAPPED;
+    op->st = (mt_storage){.refcount = 1, .data = &op->num};
+    op->t = (mt_tensor){.storage = &op->st, .numel = 1, .ndim = 0};
+    switch (v->s.kind) {
+    case MT_SCALAR_BOOL:
+        op->num.b = (uint8_t)v->s.i;
+        op->t.dtype = MT_BOOL;
+        break;
+    case MT_SCALAR_INT:
+        op->num.i = v->s.i;
+        op->t.dtype = MT_INT64;
+        break;
+    case MT_SCALAR_FLOAT:
+        op->num.f = v->s.f;
+        op->t.dtype = MT_FLOAT64;
+        break;
+    }
+}
+
+mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
+{
+    mt_dtype d[MT_ITER_MAX_OPS];
+    mt_operand_kind k[MT_ITER_MAX_OPS];
+    for (int i = 0; i < n; i++) {
+        d[i] = ops[i].t.dtype;
+        k[i] = ops[i].kind;
+    }
+    return mt_result_type(n, d, k, mtpy_default_dtype());
+}
+
+static PyObject *shape_mismatch(const char *what, const mt_tensor *o, int ndim,
+                                const int64_t *shape)
+{
+    char a[256], b[256];
+    mt_format_shape(a, sizeof a, o->ndim, o->sizes);
+    mt_format_shape(b, sizeof b, ndim, shape);
+    return PyErr_Format(PyExc_RuntimeError, "%s with shape %s doesn't match the broadcast shape %s",
+                        what, a, b);
+}
+
+static bool same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
+{
+    if (t->ndim != ndim)
+        return false;
+    for (int d = 0; d < ndim; d++)
+        if (t->sizes[d] != shape[d])
+            return false;
+    return true;
+}
+
+PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
+                       mt_dtype result, PyObject *out, PyObject *inplace_self)
+{
+    int ndim = 0;
+    int64_t shape[MT_MAX_DIMS];
+    PyObject *tmp[MT_ITER_MAX_OPS] = {NULL};
+    PyObject *ret = NULL, *dest = NULL, *scratch = NULL;
+    mt_loop_fn loop = k->loop_for(k->op, compute);
+    if (!loop)
+        return PyErr_Format(PyExc_RuntimeError, "\"%s\" not implemented for '%s'", k->name,
+                            mt_dtype_infos[compute].scalar_name);
+    for (int i = 0; i < nin; i++)
+        if (mt_broadcast_into(&ndim, shape, in[i].t.ndim, in[i].t.sizes) < 0)
+            return mtpy_raise();
+    PyObject *target = inplace_self ? inplace_self : out;
+    if (target) {
+        mt_tensor *o = MTPy_T(target);
+        if (!mt_can_cast(compute, o->dtype) && inplace_self)
+            return PyErr_Format(PyExc_RuntimeError,
+                                "result type %s can't be cast to the desired output type %s",
+                                mt_dtype_infos[compute].scalar_name,
+                                mt_dtype_infos[o->dtype].scalar_name);
+        if (!mt_can_cast(result, o->dtype))
+            return PyErr_Format(PyExc_RuntimeError,
+                                "result type %s can't be cast to the desired output type %s",
+                                mt_dtype_infos[result].scalar_name,
+                                mt_dtype_infos[o->dtype].scalar_name);
+        if (!same_shape(o, ndim, shape)) {
+            if (inplace_self)
+                return shape_mismatch("output", o, ndim, shape);
+            /* torch resizes an out= tensor of the wrong shape */
+            return shape_mismatch("output", o, ndim, shape);
+        }
+        dest = Py_NewRef(target);
+    } else {
+        int64_t strides[MT_MAX_DIMS];
+        const mt_tensor *ins[MT_ITER_MAX_OPS];
+        int nt = 0;
+        for (int i = 0; i < nin; i++)
+            if (in[i].kind != MT_OPERAND_WRAPPED)
+                ins[nt++] = &in[i].t;
+        mt_output_strides_like(nt, ins, ndim, shape, strides);
+        dest = mtpy_new_strided(result, ndim, shape, strides);
+        if (!dest)
+            return NULL;
+    }
+    /* Inputs not of the compute dtype are converted first. */
+    const mt_tensor *ops[MT_ITER_MAX_OPS];
+    for (int i = 0; i < nin; i++) {
+        if (in[i].t.dtype == compute) {
+            ops[i + 1] = &in[i].t;
+            continue;
+        }
+        tmp[i] = mtpy_new_contiguous(compute, in[i].t.ndim, in[i].t.sizes, false);
+        if (!tmp[i])
+            goto done;
+        mt_copy(MTPy_T(tmp[i]), &in[i].t);
+        ops[i + 1] = MTPy_T(tmp[i]);
+    }
+    mt_tensor *o = MTPy_T(dest);
+    if (o->dtype != compute) {
+        scratch = mtpy_new_contiguous(compute, ndim, shape, false);
+        if (!scratch)
+            goto done;
+        o = MTPy_T(scratch);
+    }
+    ops[0] = o;
+    if (o->numel) {
+        mt_iter it;
+        mt_iter_init(&it, nin + 1, ops, ndim, shape);
+        mt_iter_run(&it, loop, k->ctx, 32768);
+    }
+    if (scratch)
+        mt_copy(MTPy_T(dest), o);
+    if (target)
+        MTPy_T(dest)->storage->version++;
+    ret = dest;
+    dest = NULL;
+done:
+    for (int i = 0; i < nin; i++)
+        Py_XDECREF(tmp[i]);
+    Py_XDECREF(scratch);
+    Py_XDECREF(dest);
+    return ret;
+}
