@@ -1,4 +1,5 @@
 #include "function.h"
+#include "torch_function_state.h"
 
 #include <structmember.h>
 
@@ -8,11 +9,45 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     MTFunctionObject *f = (MTFunctionObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     mt_args a;
+    PyObject *r;
     if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &a) < 0)
-        return NULL;
-    if (a.noverloaded)
-        return mt_dispatch(self, f->impls[a.overload], &a);
-    return f->impls[a.overload](&a);
+        r = NULL;
+    else if (a.noverloaded || mt_mode_active())
+        r = mt_dispatch(self, f->impls[a.overload], &a);
+    else
+        r = f->impls[a.overload](&a);
+    if (!r && f->type_error_to_not_implemented && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return r;
+}
+
+/* Python's operator protocol calls these dunders for `a + b`, `a < b`, ... */
+static bool is_binary_dunder(const char *name)
+{
+    static const char *const ops[] = {
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+        "xor", "lshift", "rshift", "div", NULL};
+    static const char *const cmps[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__",
+                                       "__ge__", NULL};
+    size_t n = strlen(name);
+    if (n < 5 || strncmp(name, "__", 2) != 0 || strcmp(name + n - 2, "__") != 0)
+        return false;
+    for (int i = 0; cmps[i]; i++)
+        if (strcmp(name, cmps[i]) == 0)
+            return true;
+    const char *core = name + 2;
+    size_t len = n - 4;
+    if (*core == 'r' || *core == 'i') { /* reflected or in-place forms */
+        for (int i = 0; ops[i]; i++)
+            if (strlen(ops[i]) == len - 1 && strncmp(core + 1, ops[i], len - 1) == 0)
+                return true;
+    }
+    for (int i = 0; ops[i]; i++)
+        if (strlen(ops[i]) == len && strncmp(core, ops[i], len) == 0)
+            return true;
+    return false;
 }
 
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
@@ -28,6 +63,7 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     f->sigs = sigs;
     f->impls = impls;
     f->is_method = type == &MTMethod_Type;
+    f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
     f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
     f->module = PyUnicode_FromString(module);
@@ -254,10 +290,40 @@ static int warn_plain_method(PyTypeObject *tp)
                         1);
 }
 
-/* Calls each operand's handler in order until one does not return NotImplemented. */
+static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types,
+                              PyObject *args, PyObject *kwargs)
+{
+    if (Py_EnterRecursiveCall(" in __torch_function__"))
+        return NULL;
+    PyObject *ret = kwargs ? PyObject_CallFunctionObjArgs(handler, func, types, args, kwargs, NULL)
+                           : PyObject_CallFunctionObjArgs(handler, func, types, args, NULL);
+    Py_LeaveRecursiveCall();
+    return ret;
+}
+
+/* The active mode first (popped while it runs, so calls it makes go past it),
+ * then each operand's handler in order, until one does not return
+ * NotImplemented. */
 static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
                                PyObject *types, PyObject *args, PyObject *kwargs)
 {
+    if (mt_mode_active()) {
+        PyObject *mode = mt_mode_pop();
+        if (!mode)
+            return NULL;
+        PyObject *handler = PyObject_GetAttr(mode, str_torch_function);
+        PyObject *ret = handler ? call_handler(handler, func, types, args, kwargs) : NULL;
+        Py_XDECREF(handler);
+        int pushed = mt_mode_push(mode);
+        Py_DECREF(mode);
+        if (pushed < 0) {
+            Py_XDECREF(ret);
+            return NULL;
+        }
+        if (ret != Py_NotImplemented)
+            return ret;
+        Py_DECREF(ret);
+    }
     for (int i = 0; i < n; i++) {
         PyObject *obj = overloaded[i];
         if (warn_plain_method(Py_TYPE(obj)) < 0)
@@ -265,13 +331,7 @@ static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int 
         PyObject *handler = PyObject_GetAttr(obj, str_torch_function);
         if (!handler)
             return NULL;
-        if (Py_EnterRecursiveCall(" in __torch_function__")) {
-            Py_DECREF(handler);
-            return NULL;
-        }
-        PyObject *ret = kwargs ? PyObject_CallFunctionObjArgs(handler, func, types, args, kwargs, NULL)
-                               : PyObject_CallFunctionObjArgs(handler, func, types, args, NULL);
-        Py_LeaveRecursiveCall();
+        PyObject *ret = call_handler(handler, func, types, args, kwargs);
         Py_DECREF(handler);
         if (ret != Py_NotImplemented)
             return ret;
@@ -295,7 +355,7 @@ PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
         return NULL;
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
-    bool all_default = true;
+    bool all_default = !mt_mode_active();
     for (int i = 0; i < a->noverloaded && all_default; i++)
         all_default = MTPy_Check(a->overloaded[i]) &&
                       _PyType_Lookup(Py_TYPE(a->overloaded[i]), str_torch_function) == mt_default_tf;

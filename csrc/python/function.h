@@ -17,6 +17,9 @@ typedef struct {
     mt_signature **sigs;
     mt_impl_fn *impls;
     bool is_method;
+    /* binary dunders: a TypeError becomes NotImplemented so Python tries the
+     * reflected operator */
+    bool type_error_to_not_implemented;
 } MTFunctionObject;
 
 extern PyTypeObject MTFunction_Type;

@@ -3,7 +3,7 @@
 #include "function.h"
 #include "numpy_bridge.h"
 #include "op_table.h"
-#include "operators.h"
+#include "torch_function_state.h"
 
 #include "../kernels/parallel.h"
 
@@ -38,6 +38,8 @@ static PyObject *handle_torch_function(PyObject *m, PyObject *args)
 
 static PyObject *has_torch_function(PyObject *m, PyObject *relevant)
 {
+    if (mt_mode_active())
+        Py_RETURN_TRUE;
     PyObject *seq = PySequence_Fast(relevant, "expected a sequence");
     if (!seq)
         return NULL;
@@ -49,18 +51,34 @@ static PyObject *has_torch_function(PyObject *m, PyObject *relevant)
     return PyBool_FromLong(any);
 }
 
-static PyObject *set_disabled_torch_function(PyObject *m, PyObject *marker)
+/* What Parameter and other opting-out types assign to __torch_function__:
+ * runs func with subclass dispatch off and leaves results as they are. */
+static PyObject *disabled_torch_function_impl(PyObject *m, PyObject *args, PyObject *kwargs)
 {
-    Py_XSETREF(mt_disabled_tf, Py_NewRef(marker));
-    Py_RETURN_NONE;
+    static char *kwlist[] = {"func", "types", "args", "kwargs", NULL};
+    PyObject *func, *types, *fargs = NULL, *fkwargs = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:_disabled_torch_function_impl", kwlist,
+                                     &func, &types, &fargs, &fkwargs))
+        return NULL;
+    PyObject *tup = fargs && fargs != Py_None ? PySequence_Tuple(fargs) : PyTuple_New(0);
+    if (!tup)
+        return NULL;
+    mt_tf_subclass_disabled++;
+    PyObject *r = PyObject_Call(func, tup, fkwargs == Py_None ? NULL : fkwargs);
+    mt_tf_subclass_disabled--;
+    Py_DECREF(tup);
+    return r;
 }
+
+static PyMethodDef disabled_def = {"_disabled_torch_function_impl",
+                                   (PyCFunction)(void (*)(void))disabled_torch_function_impl,
+                                   METH_VARARGS | METH_KEYWORDS, NULL};
 
 static PyMethodDef module_methods[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
     {"_handle_torch_function", handle_torch_function, METH_VARARGS, NULL},
     {"_has_torch_function", has_torch_function, METH_O, NULL},
-    {"_set_disabled_torch_function_impl", set_disabled_torch_function, METH_O, NULL},
     {NULL},
 };
 
@@ -81,12 +99,14 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||
-        mtpy_size_init(m) < 0 || mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 ||
+        mtpy_size_init(m) < 0 || mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||
         add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
-        mt_op_table_install(functions, nn_functions) < 0 || mt_operators_init() < 0 ||
+        mt_op_table_install(functions, nn_functions) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
-        PyModule_AddObject(m, "_nn_functions", nn_functions) < 0) {
+        PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||
+        !(mt_disabled_tf = PyCFunction_New(&disabled_def, NULL)) ||
+        PyModule_AddObjectRef(m, "_disabled_torch_function_impl", mt_disabled_tf) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,7 +1,6 @@
 /* minitorch._C.TensorBase: the C type under minitorch.Tensor. */
 #include "common.h"
 #include "function.h"
-#include "operators.h"
 #include "from_data.h"
 
 #include "../core/shape.h"
@@ -271,9 +270,6 @@ PyTypeObject MTTensorBase_Type = {
     .tp_new = tensor_new,
     .tp_getset = tensor_getset,
     .tp_methods = tensor_methods,
-    .tp_as_number = &mt_tensor_as_number,
-    .tp_as_mapping = &mt_tensor_as_mapping,
-    .tp_richcompare = mt_tensor_richcompare,
     .tp_hash = tensor_hash,
 };
 

@@ -1,0 +1,195 @@
+"""The __torch_function__ protocol from Python: which functions dispatch, dummy
+signatures for testing overrides, helpers for Python-level public functions,
+and TorchFunctionMode.
+
+Dispatch itself happens in C (csrc/python/function.c); this module only reads
+the op table back and exposes the helpers torch.overrides has.
+"""
+import functools
+import inspect
+from typing import Any, Callable, Dict, Iterable, List
+
+import minitorch
+from . import _C
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
+
+__all__ = [
+    "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
+    "handle_torch_function", "has_torch_function", "has_torch_function_unary",
+    "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
+    "resolve_name", "wrap_torch_function", "TorchFunctionMode",
+]
+
+_OP_TYPES = (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"]))
+
+
+def _op_table_callables(namespace_dict) -> List[Callable]:
+    return sorted((f for f in namespace_dict.values() if isinstance(f, _OP_TYPES)),
+                  key=lambda f: f.__name__)
+
+
+def _python_overridable(module) -> List[Callable]:
+    """Python-level public functions that dispatch (marked by wrap or by hand)."""
+    return [f for f in vars(module).values() if getattr(f, "_dispatches", False)]
+
+
+@functools.lru_cache(None)
+def _overridable() -> Dict[Any, List[Callable]]:
+    import minitorch.nn.functional as F
+    out = {
+        minitorch: _op_table_callables(_C._functions) + _python_overridable(minitorch),
+        minitorch.Tensor: _op_table_callables(_C.TensorBase.__dict__),
+        F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
+                  key=lambda f: f.__name__),
+    }
+    for mod_name in ("linalg",):
+        mod = getattr(minitorch, mod_name, None)
+        if mod is not None:
+            out[mod] = _op_table_callables(vars(mod)) + _python_overridable(mod)
+    return out
+
+
+def get_overridable_functions() -> Dict[Any, List[Callable]]:
+    """List functions that are overridable via __torch_function__, keyed by namespace."""
+    return {k: list(v) for k, v in _overridable().items()}
+
+
+def get_ignored_functions():
+    """Public functions that cannot be overridden by __torch_function__."""
+    names = ("get_default_dtype", "set_default_dtype", "promote_types", "can_cast",
+             "set_num_threads", "get_num_threads", "set_printoptions", "get_printoptions",
+             "is_tensor", "manual_seed", "seed", "initial_seed")
+    return tuple(getattr(minitorch, n) for n in names if hasattr(minitorch, n))
+
+
+def _dummy_for(func, is_method: bool):
+    """A function with func's first signature whose body returns -1."""
+    params = []
+    for k, (name, type_text, kwonly, default) in enumerate(func._signatures[0]):
+        if is_method and k == 0:
+            name = "self"
+        kind = (inspect.Parameter.KEYWORD_ONLY if kwonly
+                else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if default is None:
+            dflt = inspect.Parameter.empty
+        else:
+            try:
+                dflt = eval(default, {"__builtins__": {}}, {"None": None, "True": True,
+                                                             "False": False})
+            except Exception:  # a default spelled like a C value: keep its text
+                dflt = default
+        params.append(inspect.Parameter(name, kind, default=dflt, annotation=type_text))
+
+    def dummy(*args, **kwargs):
+        return -1
+
+    dummy.__name__ = func.__name__
+    dummy.__signature__ = inspect.Signature(params)
+    return dummy
+
+
+def get_testing_overrides() -> Dict[Callable, Callable]:
+    """A dummy with the same signature (annotated with the op table's types) for
+    every overridable function; each returns -1."""
+    out = {}
+    for namespace, funcs in _overridable().items():
+        for f in funcs:
+            if hasattr(f, "_signatures"):
+                out[f] = _dummy_for(f, namespace is minitorch.Tensor)
+            else:
+                sig = inspect.signature(getattr(f, "__wrapped__", f))
+
+                def dummy(*args, **kwargs):
+                    return -1
+                dummy.__signature__ = sig
+                dummy.__name__ = f.__name__
+                out[f] = dummy
+    return out
+
+
+def has_torch_function(relevant_args: Iterable[Any]) -> bool:
+    """True if an argument overrides __torch_function__ or a mode is active."""
+    return _C._has_torch_function(tuple(relevant_args))
+
+
+def has_torch_function_unary(arg) -> bool:
+    return _C._has_torch_function((arg,))
+
+
+def has_torch_function_variadic(*args) -> bool:
+    return _C._has_torch_function(args)
+
+
+def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args, **kwargs):
+    """Runs the __torch_function__ protocol for a Python-level public function."""
+    return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+
+
+def is_tensor_like(inp) -> bool:
+    """True for Tensors and for any object whose type defines __torch_function__."""
+    return type(inp) is minitorch.Tensor or hasattr(type(inp), "__torch_function__")
+
+
+def is_tensor_method_or_property(func: Callable) -> bool:
+    return func in _overridable()[minitorch.Tensor] or func.__name__ == "__get__"
+
+
+def resolve_name(f) -> str:
+    """The public name of f as dispatch messages print it, e.g. 'torch.add'."""
+    name = getattr(f, "_public_name", None)
+    if name is not None:
+        return name
+    module = getattr(f, "__module__", None) or ""
+    return "%s.%s" % (module.replace("minitorch", "torch", 1), f.__qualname__)
+
+
+def _mark_dispatching(func):
+    func._dispatches = True
+    func._public_name = resolve_name(func)
+    return func
+
+
+def wrap_torch_function(dispatcher: Callable):
+    """Makes a Python function dispatch __torch_function__ on the arguments
+    that dispatcher(*args, **kwargs) returns."""
+    def inner(func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            relevant = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+        return _mark_dispatching(wrapped)
+    return inner
+
+
+class TorchFunctionMode:
+    """Intercepts every minitorch function while active (``with Mode():``).
+
+    The mode's ``__torch_function__(func, types, args=(), kwargs=None)`` runs
+    before any subclass handler, with the mode popped so calls it makes reach
+    the next mode or the real implementation; returning NotImplemented lets
+    subclass handlers try."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError()
+
+    def __enter__(self):
+        _C._push_on_torch_function_stack(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _C._pop_torch_function_stack()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+
+def _get_current_function_mode():
+    n = _C._len_torch_function_stack()
+    return _C._get_function_stack_at(n - 1) if n else None
+
+
+def _get_current_function_mode_stack():
+    return [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
