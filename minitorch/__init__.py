@@ -9,7 +9,7 @@ from ._C import (  # noqa: F401  dtypes and their torch aliases
     get_default_dtype, set_default_dtype, promote_types, can_cast,
     set_num_threads, get_num_threads,
 )
-from ._tensor import Tensor
+from ._tensor import Tensor, device  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)

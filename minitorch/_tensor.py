@@ -3,9 +3,66 @@
 Everything hot lives in C (csrc/); this class adds the few pieces that are
 naturally Python: printing, iteration and the NumPy protocol hooks.
 """
+import warnings
+
+import numpy as np
+
 from . import _C, _tensor_str
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "device"]
+
+
+class device:
+    """The device a tensor lives on; minitorch only has the CPU."""
+
+    __module__ = "minitorch"
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: "str | device" = "cpu", index: "int | None" = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        name, _, idx = str(type).partition(":")
+        if name != "cpu":
+            raise RuntimeError(f"minitorch only has the cpu device, got device '{type}'")
+        object.__setattr__(self, "type", name)
+        object.__setattr__(self, "index", int(idx) if idx else index)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"attribute '{name}' of 'minitorch.device' objects is not writable")
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+_CPU = device("cpu")
+
+
+def _rebuild_tensor(cls, data: bytes, dtype_name: str, shape: tuple, requires_grad: bool,
+                    state: dict) -> "Tensor":
+    """Unpickles what Tensor.__reduce_ex__ saved: a fresh storage holding data."""
+    raw = _C._functions["from_numpy"](np.frombuffer(bytearray(data), dtype=np.uint8))
+    t = raw.view(getattr(_C, dtype_name)).reshape(shape)
+    if cls is not Tensor:
+        t = t.as_subclass(cls)
+    if requires_grad:
+        t.requires_grad = True
+    if state:
+        t.__dict__.update(state)
+    return t
 
 
 class Tensor(_C.TensorBase):
@@ -24,6 +81,58 @@ class Tensor(_C.TensorBase):
         return _tensor_str.format_tensor(
             values, name, default_dtype_name=repr(_C.get_default_dtype())[len("minitorch."):],
             suffixes=suffixes)
+
+    def __reduce_ex__(self, protocol):
+        data = self.detach().reshape(-1).clone().view(_C.uint8).numpy().tobytes()
+        dtype_name = repr(self.dtype)[len("minitorch."):]
+        state = dict(self.__dict__) if hasattr(self, "__dict__") else {}
+        return (_rebuild_tensor,
+                (type(self), data, dtype_name, tuple(self.shape), self.requires_grad, state))
+
+    @property
+    def device(self) -> device:
+        return _CPU
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
+    def T(self) -> "Tensor":
+        if self.dim() != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+                "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(*range(self.dim() - 1, -1, -1))
+
+    @property
+    def mT(self) -> "Tensor":
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        if self.dim() == 0:
+            return self.view_as(self)
+        if self.dim() != 2:
+            hint = (" For batches of matrices, consider using tensor.mH" if self.dim() > 2
+                    else "")
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). "
+                               f"Got {self.dim()}-D tensor.{hint}")
+        return self.transpose(0, 1)
+
+    @property
+    def mH(self) -> "Tensor":
+        if self.dim() == 0:
+            return self.view_as(self)
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                               f"Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
 
     def __format__(self, spec):
         if self.dim() == 0:
