@@ -356,6 +356,13 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
         goto fail;
     }
     mt_tensor v = *MTPy_T(value);
+    if (advanced && v.dtype != dtype) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "Index put requires the source and destination dtypes match, got %s for "
+                     "the destination and %s for the source.", mt_dtype_infos[dtype].scalar_name,
+                     mt_dtype_infos[v.dtype].scalar_name);
+        goto fail;
+    }
     while (v.ndim > nd && v.sizes[0] == 1) {
         memmove(v.sizes, v.sizes + 1, sizeof(int64_t) * (v.ndim - 1));
         memmove(v.strides, v.strides + 1, sizeof(int64_t) * (v.ndim - 1));
