@@ -1,0 +1,430 @@
+/* x[key] and x[key] = value: basic indexing makes a view, advanced indexing
+ * (integer and bool tensors, lists) gathers or puts through the index kernel. */
+#include "indexing.h"
+#include "parser.h"
+#include "from_data.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+#include "../kernels/index.h"
+
+#include <string.h>
+
+#define MAX_ITEMS 64
+
+const char *mtpy_tensor_type_name(mt_dtype d)
+{
+    static const char *const names[MT_NUM_DTYPES] = {
+        "torch.BoolTensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
+        "torch.IntTensor", "torch.LongTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
+        "torch.FloatTensor", "torch.DoubleTensor"};
+    return names[d];
+}
+
+PyObject *mtpy_nonzero(const mt_tensor *t)
+{
+    PyObject *b = mtpy_new_contiguous(MT_BOOL, t->ndim, t->sizes, false);
+    if (!b)
+        return NULL;
+    mt_copy(MTPy_T(b), t);
+    int64_t n = mt_count_set(MTPy_T(b));
+    int64_t sizes[2] = {n, t->ndim};
+    PyObject *out = mtpy_new_contiguous(MT_INT64, 2, sizes, false);
+    if (out)
+        mt_nonzero_positions(MTPy_T(b), (int64_t *)mt_data(MTPy_T(out)));
+    Py_DECREF(b);
+    return out;
+}
+
+/* The key after parsing: a view for the basic part and, per advanced
+ * index, the view dim it indexes and its int64 tensor. */
+typedef struct {
+    PyObject *view;
+    int nadv;
+    int adv_dim[MT_MAX_DIMS];
+    PyObject *adv[MT_MAX_DIMS];
+    PyObject *owned[MAX_ITEMS]; /* tensors made from lists, masks' positions */
+    int nowned;
+} parsed_key;
+
+static void key_clear(parsed_key *k)
+{
+    Py_CLEAR(k->view);
+    for (int i = 0; i < k->nowned; i++)
+        Py_CLEAR(k->owned[i]);
+    k->nowned = 0;
+}
+
+static PyObject *own(parsed_key *k, PyObject *o)
+{
+    if (o && k->nowned < MAX_ITEMS)
+        k->owned[k->nowned++] = o;
+    else if (o) {
+        Py_DECREF(o);
+        PyErr_SetString(PyExc_IndexError, "too many indices");
+        return NULL;
+    }
+    return o;
+}
+
+static bool is_bool_tensor(PyObject *o)
+{
+    return MTPy_Check(o) && (MTPy_T(o)->dtype == MT_BOOL || MTPy_T(o)->dtype == MT_UINT8);
+}
+
+/* An item that is neither int, slice, None, Ellipsis nor bool becomes a tensor. */
+static PyObject *as_index_tensor(parsed_key *k, PyObject *item)
+{
+    if (MTPy_Check(item))
+        return item;
+    if (PyList_Check(item) || PyTuple_Check(item) || PyObject_CheckBuffer(item) ||
+        PyObject_HasAttrString(item, "__array_interface__")) {
+        PyObject *t = own(k, mtpy_from_data(item, NULL, false));
+        if (t && !is_bool_tensor(t) && !mt_is_integral(MTPy_T(t)->dtype, false) &&
+            MTPy_T(t)->numel == 0) {
+            /* [] indexes nothing, as an empty long tensor */
+            mt_dtype d = MT_INT64;
+            t = own(k, mtpy_from_data(item, &d, false));
+        }
+        return t;
+    }
+    return PyErr_Format(PyExc_IndexError,
+                        "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                        "Variables are valid indices (got %s)", Py_TYPE(item)->tp_name);
+}
+
+static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
+{
+    mt_tensor *t = MTPy_T(self);
+    PyObject *items[MAX_ITEMS];
+    Py_ssize_t n = 1;
+    memset(k, 0, sizeof *k);
+    if (PyTuple_Check(key)) {
+        n = PyTuple_GET_SIZE(key);
+        if (n > MAX_ITEMS) {
+            PyErr_SetString(PyExc_IndexError, "too many indices");
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            items[i] = PyTuple_GET_ITEM(key, i);
+    } else {
+        items[0] = key;
+    }
+    /* first pass: resolve item kinds and count the dims they consume */
+    int consumed = 0, ellipsis = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = items[i];
+        if (it == Py_None || PyBool_Check(it))
+            continue;
+        if (it == Py_Ellipsis) {
+            if (ellipsis >= 0) {
+                PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
+                return -1;
+            }
+            ellipsis = (int)i;
+            continue;
+        }
+        if (PySlice_Check(it) || (!MTPy_Check(it) && PyIndex_Check(it))) {
+            consumed++;
+            continue;
+        }
+        PyObject *tt = as_index_tensor(k, it);
+        if (!tt)
+            return -1;
+        items[i] = tt;
+        if (is_bool_tensor(tt))
+            consumed += MTPy_T(tt)->ndim;
+        else if (!mt_is_integral(MTPy_T(tt)->dtype, false)) {
+            PyErr_SetString(PyExc_IndexError,
+                            "tensors used as indices must be long, int, byte or bool tensors");
+            return -1;
+        } else
+            consumed++;
+    }
+    if (consumed > t->ndim) {
+        PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %d", t->ndim);
+        return -1;
+    }
+    /* second pass: the view geometry and the advanced indices */
+    int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS], offset = t->offset;
+    int sd = 0, od = 0;
+#define NEW_DIM(sz, st)                                                                       \
+    do {                                                                                      \
+        if (od >= MT_MAX_DIMS) {                                                              \
+            PyErr_Format(PyExc_IndexError, "minitorch supports at most %d dimensions", MT_MAX_DIMS); \
+            return -1;                                                                        \
+        }                                                                                     \
+        sizes[od] = (sz);                                                                     \
+        strides[od++] = (st);                                                                 \
+    } while (0)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = items[i];
+        if (it == Py_None || it == Py_True) {
+            NEW_DIM(1, 1);
+        } else if (it == Py_False) {
+            NEW_DIM(0, 1);
+        } else if (it == Py_Ellipsis) {
+            for (int r = t->ndim - consumed; r > 0; r--, sd++)
+                NEW_DIM(t->sizes[sd], t->strides[sd]);
+        } else if (PySlice_Check(it)) {
+            Py_ssize_t start, stop, step;
+            if (PySlice_Unpack(it, &start, &stop, &step) < 0)
+                return -1;
+            if (step <= 0) {
+                PyErr_SetString(PyExc_ValueError, "step must be greater than zero");
+                return -1;
+            }
+            Py_ssize_t len = PySlice_AdjustIndices(t->sizes[sd], &start, &stop, step);
+            offset += len ? start * t->strides[sd] : 0;
+            NEW_DIM(len, t->strides[sd] * step);
+            sd++;
+        } else if (!MTPy_Check(it) || (MTPy_T(it)->ndim == 0 && !is_bool_tensor(it))) {
+            PyObject *num = PyNumber_Index(it);
+            if (!num)
+                return -1;
+            long long v = PyLong_AsLongLong(num);
+            Py_DECREF(num);
+            if (v == -1 && PyErr_Occurred())
+                return -1;
+            if (v < -t->sizes[sd] || v >= t->sizes[sd]) {
+                PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension %d with size %lld",
+                             v, sd, (long long)t->sizes[sd]);
+                return -1;
+            }
+            offset += (v < 0 ? v + t->sizes[sd] : v) * t->strides[sd];
+            sd++;
+        } else if (is_bool_tensor(it)) {
+            mt_tensor *m = MTPy_T(it);
+            for (int j = 0; j < m->ndim; j++)
+                if (m->sizes[j] != t->sizes[sd + j]) {
+                    char ms[256], ts[256];
+                    mt_format_shape(ms, sizeof ms, m->ndim, m->sizes);
+                    mt_format_shape(ts, sizeof ts, t->ndim, t->sizes);
+                    PyErr_Format(PyExc_IndexError,
+                                 "The shape of the mask %s at index %d does not match the shape "
+                                 "of the indexed tensor %s at index %d", ms, j, ts, sd + j);
+                    return -1;
+                }
+            if (m->ndim == 0) {
+                NEW_DIM(*(uint8_t *)mt_data(m) ? 1 : 0, 1);
+                continue;
+            }
+            PyObject *pos = own(k, mtpy_nonzero(m));
+            if (!pos)
+                return -1;
+            for (int j = 0; j < m->ndim; j++, sd++) {
+                int64_t cs = MTPy_T(pos)->sizes[0], cst = m->ndim;
+                PyObject *col = own(k, mtpy_new_view(pos, 1, &cs, &cst, j));
+                if (!col)
+                    return -1;
+                k->adv_dim[k->nadv] = od;
+                k->adv[k->nadv++] = col;
+                NEW_DIM(t->sizes[sd], t->strides[sd]);
+            }
+        } else {
+            k->adv_dim[k->nadv] = od;
+            k->adv[k->nadv++] = it;
+            NEW_DIM(t->sizes[sd], t->strides[sd]);
+            sd++;
+        }
+    }
+#undef NEW_DIM
+    for (; sd < t->ndim; sd++) {
+        if (od >= MT_MAX_DIMS) {
+            PyErr_Format(PyExc_IndexError, "minitorch supports at most %d dimensions", MT_MAX_DIMS);
+            return -1;
+        }
+        sizes[od] = t->sizes[sd];
+        strides[od++] = t->strides[sd];
+    }
+    k->view = mtpy_new_view(self, od, sizes, strides, offset);
+    return k->view ? 0 : -1;
+}
+
+/* Turns the advanced indices into a plan over view (permuted so that
+ * separated advanced dims come first, as NumPy and torch place them). The
+ * broadcast index arrays are owned by k. */
+static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p)
+{
+    int nd = 0;
+    int64_t shape[MT_MAX_DIMS];
+    for (int i = 0; i < k->nadv; i++) {
+        mt_tensor *ix = MTPy_T(k->adv[i]);
+        if (mt_broadcast_into(&nd, shape, ix->ndim, ix->sizes) < 0) {
+            mt_error_clear();
+            PyObject *list = PyUnicode_FromString("");
+            for (int j = 0; list && j < k->nadv; j++) {
+                char s[256];
+                mt_format_shape(s, sizeof s, MTPy_T(k->adv[j])->ndim, MTPy_T(k->adv[j])->sizes);
+                PyObject *next = PyUnicode_FromFormat(j ? "%U, %s" : "%U%s", list, s);
+                Py_SETREF(list, next);
+            }
+            if (list)
+                PyErr_Format(PyExc_IndexError,
+                             "shape mismatch: indexing tensors could not be broadcast together "
+                             "with shapes %U", list);
+            Py_XDECREF(list);
+            return -1;
+        }
+    }
+    bool adjacent = true;
+    for (int i = 1; i < k->nadv; i++)
+        adjacent &= k->adv_dim[i] == k->adv_dim[i - 1] + 1;
+    if (!adjacent) {
+        mt_tensor src = *view;
+        int perm[MT_MAX_DIMS], np = 0;
+        bool is_adv[MT_MAX_DIMS] = {false};
+        for (int i = 0; i < k->nadv; i++) {
+            perm[np++] = k->adv_dim[i];
+            is_adv[k->adv_dim[i]] = true;
+        }
+        for (int d = 0; d < src.ndim; d++)
+            if (!is_adv[d])
+                perm[np++] = d;
+        for (int d = 0; d < src.ndim; d++) {
+            view->sizes[d] = src.sizes[perm[d]];
+            view->strides[d] = src.strides[perm[d]];
+        }
+    }
+    p->pre = adjacent ? k->adv_dim[0] : 0;
+    p->k = k->nadv;
+    p->index_ndim = nd;
+    memcpy(p->index_sizes, shape, sizeof(int64_t) * nd);
+    if (mt_checked_numel(nd, shape, &p->index_numel) < 0)
+        return mtpy_raise_int();
+    for (int i = 0; i < k->nadv; i++) {
+        PyObject *dense = own(k, mtpy_new_contiguous(MT_INT64, nd, shape, false));
+        if (!dense)
+            return -1;
+        mt_copy(MTPy_T(dense), MTPy_T(k->adv[i]));
+        p->index[i] = (int64_t *)mt_data(MTPy_T(dense));
+    }
+    if (mt_index_wrap(view, p) < 0)
+        return mtpy_raise_int();
+    return 0;
+}
+
+PyObject *impl_getitem(mt_args *a)
+{
+    parsed_key k;
+    PyObject *self = a->v[0].obj, *out = NULL;
+    if (parse_key(self, a->v[1].obj ? a->v[1].obj : Py_None, &k) < 0)
+        goto done;
+    if (!k.nadv) {
+        out = Py_NewRef(k.view);
+        goto done;
+    }
+    mt_tensor view = *MTPy_T(k.view);
+    mt_index_plan p;
+    int nd;
+    int64_t shape[MT_MAX_DIMS];
+    if (make_plan(&k, &view, &p) < 0)
+        goto done;
+    if (mt_index_result_shape(&view, &p, &nd, shape) < 0) {
+        mtpy_raise();
+        goto done;
+    }
+    out = mtpy_new_contiguous(view.dtype, nd, shape, false);
+    if (out)
+        mt_index_gather(&view, &p, MTPy_T(out));
+done:
+    key_clear(&k);
+    return out;
+}
+
+/* The value as a tensor of the target's dtype broadcast to (nd, shape). */
+static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t *shape,
+                          bool advanced)
+{
+    PyObject *out = mtpy_new_contiguous(dtype, nd, shape, false);
+    if (!out)
+        return NULL;
+    if (PyBool_Check(value) || PyLong_Check(value)) {
+        long long v = PyLong_AsLongLong(value);
+        if (v == -1 && PyErr_Occurred())
+            goto fail;
+        mt_fill(MTPy_T(out), 0, v, 1);
+        return out;
+    }
+    if (PyFloat_Check(value)) {
+        mt_fill(MTPy_T(out), PyFloat_AS_DOUBLE(value), 0, 0);
+        return out;
+    }
+    if (!MTPy_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "can't assign a %s to a %s", Py_TYPE(value)->tp_name,
+                     mtpy_tensor_type_name(dtype));
+        goto fail;
+    }
+    mt_tensor v = *MTPy_T(value);
+    if (advanced && v.dtype != dtype) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "Index put requires the source and destination dtypes match, got %s for "
+                     "the destination and %s for the source.", mt_dtype_infos[dtype].scalar_name,
+                     mt_dtype_infos[v.dtype].scalar_name);
+        goto fail;
+    }
+    while (v.ndim > nd && v.sizes[0] == 1) {
+        memmove(v.sizes, v.sizes + 1, sizeof(int64_t) * (v.ndim - 1));
+        memmove(v.strides, v.strides + 1, sizeof(int64_t) * (v.ndim - 1));
+        v.ndim--;
+    }
+    for (int i = 0; i <= nd; i++) {
+        int j = i - (nd - v.ndim);
+        bool bad = i == nd ? v.ndim > nd : j >= 0 && v.sizes[j] != 1 && v.sizes[j] != shape[i];
+        if (!bad)
+            continue;
+        char ts[256], vs[256];
+        mt_format_shape(ts, sizeof ts, nd, shape);
+        mt_format_shape(vs, sizeof vs, MTPy_T(value)->ndim, MTPy_T(value)->sizes);
+        if (advanced || i == nd)
+            PyErr_Format(PyExc_RuntimeError,
+                         "shape mismatch: value tensor of shape %s cannot be broadcast to "
+                         "indexing result of shape %s", vs, ts);
+        else
+            PyErr_Format(PyExc_RuntimeError,
+                         "The expanded size of the tensor (%lld) must match the existing size "
+                         "(%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor "
+                         "sizes: %s", (long long)shape[i], (long long)v.sizes[j], i, ts, vs);
+        goto fail;
+    }
+    mt_copy(MTPy_T(out), &v);
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+PyObject *impl_setitem(mt_args *a)
+{
+    parsed_key k;
+    PyObject *self = a->v[0].obj, *value = a->v[2].obj ? a->v[2].obj : Py_None, *vals = NULL;
+    PyObject *ret = NULL;
+    if (parse_key(self, a->v[1].obj ? a->v[1].obj : Py_None, &k) < 0)
+        goto done;
+    mt_tensor view = *MTPy_T(k.view);
+    if (!k.nadv) {
+        /* copying through a temporary keeps overlapping source and target right */
+        if (!(vals = value_as(value, view.dtype, view.ndim, view.sizes, false)))
+            goto done;
+        mt_copy(&view, MTPy_T(vals));
+    } else {
+        mt_index_plan p;
+        int nd;
+        int64_t shape[MT_MAX_DIMS];
+        if (make_plan(&k, &view, &p) < 0)
+            goto done;
+        if (mt_index_result_shape(&view, &p, &nd, shape) < 0) {
+            mtpy_raise();
+            goto done;
+        }
+        if (!(vals = value_as(value, view.dtype, nd, shape, true)))
+            goto done;
+        mt_index_put(&view, &p, MTPy_T(vals), MT_PUT_SET, 0, 0);
+    }
+    MTPy_T(self)->storage->version++;
+    ret = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(vals);
+    key_clear(&k);
+    return ret;
+}
