@@ -4,6 +4,7 @@
 #include "numpy_bridge.h"
 #include "op_table.h"
 #include "operators.h"
+#include "return_types.h"
 
 #include "../kernels/parallel.h"
 
@@ -85,6 +86,7 @@ PyMODINIT_FUNC PyInit__C(void)
         add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mt_operators_init() < 0 ||
+        mtpy_return_types_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0) {
         Py_DECREF(m);
