@@ -3,6 +3,7 @@
     import minitorch as torch
 """
 from . import _C
+from ._C import return_types  # noqa: F401
 from ._C import (  # noqa: F401  dtypes and their torch aliases
     Size, dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
     half, float, double, short, int, long,

@@ -3,6 +3,7 @@
 #include "function.h"
 #include "numpy_bridge.h"
 #include "op_table.h"
+#include "return_types.h"
 #include "torch_function_state.h"
 
 #include "../kernels/parallel.h"
@@ -99,10 +100,11 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||
-        mtpy_size_init(m) < 0 || mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||
+        mtpy_size_init(m) < 0 || mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 ||
+        mt_torch_function_state_init(m) < 0 ||
         add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
-        mt_op_table_install(functions, nn_functions) < 0 ||
+        mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||
         !(mt_disabled_tf = PyCFunction_New(&disabled_def, NULL)) ||

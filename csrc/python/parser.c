@@ -463,7 +463,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
     v->obj = o;
     v->t = NULL;
     v->is_scalar = false;
-    if (p->type == MT_ARG_OBJECT)
+    if (p->type == MT_ARG_OBJECT && !p->optional)
         return CONV_OK; /* anything, None included, is passed through */
     if (o == Py_None) {
         if (!p->optional)

@@ -1,0 +1,676 @@
+#include "reduce.h"
+#include "iter.h"
+#include "parallel.h"
+#include "typed.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Elements below which one thread does the whole job. */
+#define GRAIN 32768
+/* A float32 sum adds blocks this long in float lanes, then the block sums in
+ * double: as fast as a plain float loop and far more accurate. */
+#define SUM_BLOCK 2048
+#define MAX_PARTIALS 256
+
+/* The running state of one reduction; which fields mean what depends on the op. */
+typedef struct {
+    double f; /* float value, mean (var), max (logsumexp) */
+    double g; /* m2 (var), scaled sum (logsumexp) */
+    int64_t i; /* integer value */
+    int64_t n; /* elements seen (var) */
+    int64_t idx; /* position of the extremum, -1 before any */
+} acc_t;
+
+/* n elements from p (byte stride st); pos is the flat position of the first. */
+typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,
+                       double param);
+
+/* Values are computed as int64 for integral dtypes and double for floats. */
+#define VAL_b1 int64_t
+#define VAL_u1 int64_t
+#define VAL_i1 int64_t
+#define VAL_i2 int64_t
+#define VAL_i4 int64_t
+#define VAL_i8 int64_t
+#define VAL_f2 double
+#define VAL_bf double
+#define VAL_f4 double
+#define VAL_f8 double
+#define FIELD_b1 i
+#define FIELD_u1 i
+#define FIELD_i1 i
+#define FIELD_i2 i
+#define FIELD_i4 i
+#define FIELD_i8 i
+#define FIELD_f2 f
+#define FIELD_bf f
+#define FIELD_f4 f
+#define FIELD_f8 f
+
+/* The state lives in a local so stores to it do not alias the input. */
+#define RED_KERNEL(NAME, SFX, T, BODY)                                                    \
+    __attribute__((target_clones("avx2", "default"))) static void                         \
+        NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
+                     double param)                                                        \
+    {                                                                                     \
+        acc_t s = *a;                                                                     \
+        (void)pos;                                                                        \
+        (void)param;                                                                      \
+        if (st == sizeof(T)) {                                                            \
+            const T *q = (const T *)p;                                                    \
+            for (int64_t k = 0; k < n; k++) {                                             \
+                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(q[k]);                             \
+                BODY(SFX)                                                                 \
+            }                                                                             \
+        } else {                                                                          \
+            for (int64_t k = 0; k < n; k++, p += st) {                                    \
+                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(*(const T *)p);                    \
+                BODY(SFX)                                                                 \
+            }                                                                             \
+        }                                                                                 \
+        *a = s;                                                                           \
+    }
+
+/* NaN wins and the first extremum wins, as in torch. */
+#define MAX_BODY(SFX)                                                                     \
+    if (s.idx < 0 || (s.FIELD_##SFX == s.FIELD_##SFX && (x > s.FIELD_##SFX || x != x))) { \
+        s.FIELD_##SFX = x;                                                                \
+        s.idx = pos + k;                                                                  \
+    }
+#define MIN_BODY(SFX)                                                                     \
+    if (s.idx < 0 || (s.FIELD_##SFX == s.FIELD_##SFX && (x < s.FIELD_##SFX || x != x))) { \
+        s.FIELD_##SFX = x;                                                                \
+        s.idx = pos + k;                                                                  \
+    }
+#define SUM_BODY(SFX) s.FIELD_##SFX += x;
+#define PROD_BODY(SFX) s.FIELD_##SFX *= x;
+#define ALL_BODY(SFX) s.i &= x != 0;
+#define ANY_BODY(SFX) s.i |= x != 0;
+#define COUNT_BODY(SFX) s.i += x != 0;
+#define VAR_BODY(SFX)                         \
+    {                                         \
+        double xd = (double)x, d = xd - s.f;  \
+        s.n++;                                \
+        s.f += d / (double)s.n;               \
+        s.g += d * (xd - s.f);                \
+    }
+#define NORM_BODY(SFX)                                        \
+    {                                                         \
+        double ax = fabs((double)x);                          \
+        if (param == 2.0)                                     \
+            s.f += ax * ax;                                   \
+        else if (param == 1.0)                                \
+            s.f += ax;                                        \
+        else if (param == INFINITY)                           \
+            s.f = ax > s.f || ax != ax ? ax : s.f;            \
+        else if (param == -INFINITY)                          \
+            s.f = ax < s.f || ax != ax ? ax : s.f;            \
+        else if (param == 0.0)                                \
+            s.f += ax != 0;                                   \
+        else                                                  \
+            s.f += pow(ax, param);                            \
+    }
+#define LSE_BODY(SFX) lse_merge(&s.f, &s.g, (double)x, 1.0);
+
+/* Merges the log-sum-exp state (m2, s2) into (m, s): sum = s * exp(m). */
+static inline void lse_merge(double *m, double *s, double m2, double s2)
+{
+    if (m2 != m2 || *m != *m) {
+        *m = NAN;
+        *s = 1;
+    } else if (m2 == -INFINITY || s2 == 0) {
+        return;
+    } else if (*m == -INFINITY || *s == 0) {
+        *m = m2;
+        *s = s2;
+    } else if (m2 == INFINITY || *m == INFINITY) {
+        *m = INFINITY;
+        *s = 1;
+    } else if (m2 > *m) {
+        *s = *s * exp(*m - m2) + s2;
+        *m = m2;
+    } else {
+        *s += s2 * exp(m2 - *m);
+    }
+}
+
+#define DEFINE_KERNELS(E, SFX, T)                  \
+    RED_KERNEL(red_sum, SFX, T, SUM_BODY)          \
+    RED_KERNEL(red_prod, SFX, T, PROD_BODY)        \
+    RED_KERNEL(red_max, SFX, T, MAX_BODY)          \
+    RED_KERNEL(red_min, SFX, T, MIN_BODY)          \
+    RED_KERNEL(red_all, SFX, T, ALL_BODY)          \
+    RED_KERNEL(red_any, SFX, T, ANY_BODY)          \
+    RED_KERNEL(red_count, SFX, T, COUNT_BODY)      \
+    RED_KERNEL(red_var, SFX, T, VAR_BODY)          \
+    RED_KERNEL(red_norm, SFX, T, NORM_BODY)        \
+    RED_KERNEL(red_lse, SFX, T, LSE_BODY)
+MT_FOR_ALL_DTYPES(DEFINE_KERNELS)
+
+/* Blocked sum of up to SUM_BLOCK floats in 32 lanes, then pairwise over lanes. */
+__attribute__((target_clones("avx2", "default"))) static float block_sum_f4(const float *x,
+                                                                          int64_t n)
+{
+    float lane[32] = {0};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 32; k++)
+            lane[k] += x[i + k];
+    float tail = 0;
+    for (; i < n; i++)
+        tail += x[i];
+    for (int w = 16; w > 0; w >>= 1)
+        for (int k = 0; k < w; k++)
+            lane[k] += lane[k + w];
+    return lane[0] + tail;
+}
+
+static void red_sum_fast_f4(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,
+                            double param)
+{
+    if (st != sizeof(float)) {
+        red_sum_f4(a, p, n, st, pos, param);
+        return;
+    }
+    const float *x = (const float *)p;
+    double total = 0;
+    for (int64_t i = 0; i < n; i += SUM_BLOCK)
+        total += block_sum_f4(x + i, n - i < SUM_BLOCK ? n - i : SUM_BLOCK);
+    a->f += total;
+}
+
+#define ROW(NAME) {NAME##_b1, NAME##_u1, NAME##_i1, NAME##_i2, NAME##_i4, NAME##_i8, \
+                   NAME##_f2, NAME##_bf, NAME##_f4, NAME##_f8}
+static const red_fn sum_fns[MT_NUM_DTYPES] = {red_sum_b1, red_sum_u1, red_sum_i1, red_sum_i2,
+                                               red_sum_i4, red_sum_i8, red_sum_f2, red_sum_bf,
+                                               red_sum_fast_f4, red_sum_f8};
+static const red_fn prod_fns[MT_NUM_DTYPES] = ROW(red_prod);
+static const red_fn max_fns[MT_NUM_DTYPES] = ROW(red_max);
+static const red_fn min_fns[MT_NUM_DTYPES] = ROW(red_min);
+static const red_fn all_fns[MT_NUM_DTYPES] = ROW(red_all);
+static const red_fn any_fns[MT_NUM_DTYPES] = ROW(red_any);
+static const red_fn count_fns[MT_NUM_DTYPES] = ROW(red_count);
+static const red_fn var_fns[MT_NUM_DTYPES] = ROW(red_var);
+static const red_fn norm_fns[MT_NUM_DTYPES] = ROW(red_norm);
+static const red_fn lse_fns[MT_NUM_DTYPES] = ROW(red_lse);
+
+static const red_fn *const op_fns[MT_NUM_RED] = {
+    [MT_RED_SUM] = sum_fns,     [MT_RED_MEAN] = sum_fns,     [MT_RED_PROD] = prod_fns,
+    [MT_RED_MAX] = max_fns,     [MT_RED_MIN] = min_fns,      [MT_RED_ARGMAX] = max_fns,
+    [MT_RED_ARGMIN] = min_fns,  [MT_RED_ALL] = all_fns,      [MT_RED_ANY] = any_fns,
+    [MT_RED_COUNT_NZ] = count_fns, [MT_RED_VAR] = var_fns,   [MT_RED_STD] = var_fns,
+    [MT_RED_NORM] = norm_fns,   [MT_RED_LOGSUMEXP] = lse_fns,
+};
+
+typedef struct {
+    mt_reduce_op op;
+    double param;
+    bool is_float; /* input dtype */
+    red_fn fn;
+    int rnd; /* reduced geometry, dim 0 innermost */
+    int64_t rsizes[MT_MAX_DIMS];
+    int64_t rstrides[MT_MAX_DIMS]; /* bytes */
+    int64_t rnumel;
+    mt_dtype out_dtype;
+    bool has_idx, has_mean;
+    bool split; /* each reduction runs on several threads */
+} plan_t;
+
+static bool is_extremum(mt_reduce_op op)
+{
+    return op == MT_RED_MAX || op == MT_RED_MIN || op == MT_RED_ARGMAX || op == MT_RED_ARGMIN;
+}
+
+static void acc_init(const plan_t *p, acc_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->idx = -1;
+    switch (p->op) {
+    case MT_RED_PROD:
+        s->f = 1;
+        s->i = 1;
+        break;
+    case MT_RED_ALL:
+        s->i = 1;
+        break;
+    case MT_RED_NORM:
+        s->f = p->param == -INFINITY ? INFINITY : 0;
+        break;
+    case MT_RED_LOGSUMEXP:
+        s->f = -INFINITY;
+        break;
+    default:
+        break;
+    }
+}
+
+static bool better(const plan_t *p, const acc_t *b, const acc_t *a)
+{
+    bool mx = p->op == MT_RED_MAX || p->op == MT_RED_ARGMAX;
+    if (!p->is_float)
+        return mx ? b->i > a->i : b->i < a->i;
+    if (a->f != a->f)
+        return false;
+    return b->f != b->f || (mx ? b->f > a->f : b->f < a->f);
+}
+
+/* a <- a then b (b covers later positions). */
+static void acc_combine(const plan_t *p, acc_t *a, const acc_t *b)
+{
+    switch (p->op) {
+    case MT_RED_SUM:
+    case MT_RED_MEAN:
+    case MT_RED_COUNT_NZ:
+        a->f += b->f;
+        a->i += b->i;
+        break;
+    case MT_RED_PROD:
+        a->f *= b->f;
+        a->i *= b->i;
+        break;
+    case MT_RED_ALL:
+        a->i &= b->i;
+        break;
+    case MT_RED_ANY:
+        a->i |= b->i;
+        break;
+    case MT_RED_MAX:
+    case MT_RED_MIN:
+    case MT_RED_ARGMAX:
+    case MT_RED_ARGMIN:
+        if (b->idx >= 0 && (a->idx < 0 || better(p, b, a)))
+            *a = *b;
+        break;
+    case MT_RED_VAR:
+    case MT_RED_STD: {
+        if (b->n == 0)
+            break;
+        if (a->n == 0) {
+            *a = *b;
+            break;
+        }
+        double n = (double)(a->n + b->n), d = b->f - a->f;
+        a->g += b->g + d * d * (double)a->n * (double)b->n / n;
+        a->f += d * (double)b->n / n;
+        a->n += b->n;
+        break;
+    }
+    case MT_RED_NORM:
+        if (p->param == INFINITY)
+            a->f = b->f > a->f || b->f != b->f ? b->f : a->f;
+        else if (p->param == -INFINITY)
+            a->f = b->f < a->f || b->f != b->f ? b->f : a->f;
+        else
+            a->f += b->f;
+        break;
+    case MT_RED_LOGSUMEXP:
+        lse_merge(&a->f, &a->g, b->f, b->g);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Reduces flat positions [begin, end) of the reduced geometry starting at base. */
+static void reduce_range(const plan_t *p, const char *base, int64_t begin, int64_t end,
+                         acc_t *s)
+{
+    int64_t idx[MT_MAX_DIMS];
+    if (begin >= end)
+        return;
+    int64_t rem = begin;
+    const char *ptr = base;
+    for (int d = 0; d < p->rnd; d++) {
+        idx[d] = rem % p->rsizes[d];
+        rem /= p->rsizes[d];
+        ptr += idx[d] * p->rstrides[d];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+        int64_t n = p->rsizes[0] - idx[0];
+        if (n > end - pos)
+            n = end - pos;
+        p->fn(s, ptr, n, p->rstrides[0], pos, p->param);
+        pos += n;
+        if (pos >= end)
+            break;
+        ptr -= idx[0] * p->rstrides[0];
+        idx[0] = 0;
+        for (int d = 1; d < p->rnd; d++) {
+            idx[d]++;
+            ptr += p->rstrides[d];
+            if (idx[d] < p->rsizes[d])
+                break;
+            ptr -= idx[d] * p->rstrides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+typedef struct {
+    const plan_t *p;
+    const char *base;
+    int64_t chunk;
+    acc_t *partials;
+} split_job;
+
+static void split_chunk(void *arg, int64_t begin, int64_t end)
+{
+    split_job *j = arg;
+    for (int64_t b = begin; b < end; b++) {
+        int64_t lo = b * j->chunk, hi = lo + j->chunk;
+        acc_init(j->p, &j->partials[b]);
+        reduce_range(j->p, j->base, lo, hi < j->p->rnumel ? hi : j->p->rnumel,
+                     &j->partials[b]);
+    }
+}
+
+static void reduce_one(const plan_t *p, const char *base, acc_t *s)
+{
+    acc_init(p, s);
+    if (!p->split) {
+        reduce_range(p, base, 0, p->rnumel, s);
+        return;
+    }
+    acc_t partials[MAX_PARTIALS];
+    int64_t nb = 4 * (int64_t)mt_get_num_threads();
+    if (nb > MAX_PARTIALS)
+        nb = MAX_PARTIALS;
+    if (nb > p->rnumel / (GRAIN / 4))
+        nb = p->rnumel / (GRAIN / 4);
+    if (nb < 1)
+        nb = 1;
+    split_job j = {p, base, (p->rnumel + nb - 1) / nb, partials};
+    mt_parallel_for(0, nb, 1, split_chunk, &j);
+    for (int64_t b = 0; b < nb; b++)
+        acc_combine(p, s, &partials[b]);
+}
+
+static void store(mt_dtype d, char *ptr, double f, int64_t i, bool is_int)
+{
+    switch (d) {
+#define STORE_CASE(E, SFX, T)                                    \
+    case E:                                                      \
+        *(T *)ptr = is_int ? MT_STORE_##SFX(i) : MT_STORE_##SFX(f); \
+        break;
+        MT_FOR_ALL_DTYPES(STORE_CASE)
+#undef STORE_CASE
+    default:
+        break;
+    }
+}
+
+static void finish(const plan_t *p, const acc_t *s, char **data)
+{
+    double f = s->f;
+    bool is_int = !p->is_float;
+    switch (p->op) {
+    case MT_RED_MEAN:
+        f = s->f / (double)p->rnumel;
+        break;
+    case MT_RED_ALL:
+    case MT_RED_ANY:
+    case MT_RED_COUNT_NZ:
+        is_int = true;
+        break;
+    case MT_RED_ARGMAX:
+    case MT_RED_ARGMIN:
+        store(MT_INT64, data[0], 0, s->idx < 0 ? 0 : s->idx, true);
+        return;
+    case MT_RED_VAR:
+    case MT_RED_STD: {
+        double dof = (double)s->n - p->param;
+        f = s->g / (dof > 0 ? dof : 0);
+        if (p->op == MT_RED_STD)
+            f = sqrt(f);
+        is_int = false;
+        if (p->has_mean)
+            store(p->out_dtype, data[3], s->n ? s->f : NAN, 0, false);
+        break;
+    }
+    case MT_RED_NORM:
+        is_int = false;
+        if (p->param == 2.0)
+            f = sqrt(f);
+        else if (p->param != 1.0 && p->param != 0.0 && isfinite(p->param))
+            f = pow(f, 1.0 / p->param);
+        break;
+    case MT_RED_LOGSUMEXP:
+        is_int = false;
+        f = s->f == -INFINITY || s->g == 0 ? -INFINITY : s->f + log(s->g);
+        break;
+    default:
+        break;
+    }
+    store(p->out_dtype, data[0], f, s->i, is_int);
+    if (p->has_idx)
+        store(MT_INT64, data[2], 0, s->idx < 0 ? 0 : s->idx, true);
+}
+
+static void out_loop(char **data, const int64_t *st, int64_t n, void *ctx)
+{
+    const plan_t *p = ctx;
+    char *ptr[4] = {data[0], data[1], data[2], data[3]};
+    for (int64_t k = 0; k < n; k++) {
+        acc_t s;
+        reduce_one(p, ptr[1], &s);
+        finish(p, &s, ptr);
+        for (int j = 0; j < 4; j++)
+            ptr[j] += st[j];
+    }
+}
+
+/* out's geometry seen with in's ndim: reduced dims have size 1 and stride 0. */
+static void keepdim_view(mt_tensor *view, const mt_tensor *out, const mt_tensor *in,
+                         const bool *mask)
+{
+    *view = *out;
+    view->ndim = in->ndim;
+    bool kept = out->ndim == in->ndim;
+    for (int d = 0, j = 0; d < in->ndim; d++) {
+        if (mask[d]) {
+            view->sizes[d] = 1;
+            view->strides[d] = 0;
+            j += kept;
+        } else {
+            view->sizes[d] = out->sizes[j];
+            view->strides[d] = out->strides[j];
+            j++;
+        }
+    }
+}
+
+/* The reduced dims as (size, byte stride), innermost first, size-1 dims
+ * dropped and mergeable neighbours merged. Order-free ops also sort by stride
+ * so they read memory in order; ops that report positions keep C order. */
+static void reduced_geometry(plan_t *p, const mt_tensor *in, const bool *mask)
+{
+    int n = 0;
+    int64_t sz[MT_MAX_DIMS], stb[MT_MAX_DIMS];
+    int isz = mt_itemsize(in->dtype);
+    p->rnumel = 1;
+    for (int d = in->ndim - 1; d >= 0; d--) {
+        if (!mask[d])
+            continue;
+        p->rnumel *= in->sizes[d];
+        if (in->sizes[d] == 1)
+            continue;
+        sz[n] = in->sizes[d];
+        stb[n] = in->strides[d] * isz;
+        n++;
+    }
+    if (!is_extremum(p->op)) {
+        for (int i = 1; i < n; i++) {
+            int64_t s = sz[i], t = stb[i];
+            int j = i - 1;
+            while (j >= 0 && llabs(stb[j]) > llabs(t)) {
+                sz[j + 1] = sz[j];
+                stb[j + 1] = stb[j];
+                j--;
+            }
+            sz[j + 1] = s;
+            stb[j + 1] = t;
+        }
+    }
+    p->rnd = 0;
+    for (int i = 0; i < n; i++) {
+        if (p->rnd > 0 && stb[i] == p->rstrides[p->rnd - 1] * p->rsizes[p->rnd - 1]) {
+            p->rsizes[p->rnd - 1] *= sz[i];
+            continue;
+        }
+        p->rsizes[p->rnd] = sz[i];
+        p->rstrides[p->rnd] = stb[i];
+        p->rnd++;
+    }
+    if (p->rnd == 0) {
+        p->rsizes[0] = 1;
+        p->rstrides[0] = 0;
+        p->rnd = 1;
+    }
+}
+
+void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bool *mask,
+               mt_reduce_op op, double param, mt_tensor *mean2)
+{
+    plan_t p;
+    memset(&p, 0, sizeof p);
+    p.op = op;
+    p.param = param;
+    p.is_float = mt_is_floating(in->dtype);
+    p.fn = op_fns[op][in->dtype];
+    p.out_dtype = out->dtype;
+    p.has_idx = indices != NULL;
+    p.has_mean = mean2 != NULL;
+    reduced_geometry(&p, in, mask);
+
+    mt_tensor ov, iv, xv, mv;
+    keepdim_view(&ov, out, in, mask);
+    keepdim_view(&xv, indices ? indices : out, in, mask);
+    keepdim_view(&mv, mean2 ? mean2 : out, in, mask);
+    iv = *in;
+    for (int d = 0; d < in->ndim; d++)
+        if (mask[d])
+            iv.sizes[d] = 1;
+    const mt_tensor *ops[4] = {&ov, &iv, &xv, &mv};
+    mt_iter it;
+    mt_iter_init(&it, 4, ops, in->ndim, ov.sizes);
+    p.split = it.numel < mt_get_num_threads() && p.rnumel >= 2 * GRAIN;
+    if (p.split)
+        mt_iter_run_range(&it, out_loop, &p, 0, it.numel);
+    else
+        mt_iter_run(&it, out_loop, &p, p.rnumel >= GRAIN ? 1 : GRAIN / (p.rnumel + 1));
+}
+
+/* ------------------------------------------------------------ along a dim */
+
+typedef struct {
+    mt_line_fn fn;
+    void *ctx;
+    int64_t len, os, is;
+} line_job;
+
+static void line_loop(char **data, const int64_t *st, int64_t n, void *ctx)
+{
+    const line_job *j = ctx;
+    for (int64_t k = 0; k < n; k++)
+        j->fn(data[0] + k * st[0], j->os, data[1] + k * st[1], j->is, j->len, j->ctx);
+}
+
+void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, void *ctx)
+{
+    mt_tensor ov = *out, iv = *in;
+    int64_t len = in->ndim ? in->sizes[dim] : 1;
+    line_job j = {fn, ctx, len, 0, 0};
+    if (in->ndim) {
+        j.os = out->strides[dim] * mt_itemsize(out->dtype);
+        j.is = in->strides[dim] * mt_itemsize(in->dtype);
+        ov.sizes[dim] = 1;
+        iv.sizes[dim] = 1;
+    }
+    if (len == 0)
+        return;
+    const mt_tensor *ops[2] = {&ov, &iv};
+    mt_iter it;
+    mt_iter_init(&it, 2, ops, ov.ndim, ov.sizes);
+    mt_iter_run(&it, line_loop, &j, len >= GRAIN ? 1 : GRAIN / len);
+}
+
+#define AT(T, p, st, k) (*(T *)((p) + (k) * (st)))
+
+#define SOFTMAX_LINES(E, SFX, T)                                                          \
+    static void softmax_line_##SFX(char *o, int64_t os, const char *x, int64_t is,       \
+                                   int64_t n, bool logsm)                                 \
+    {                                                                                     \
+        double m = -INFINITY, s = 0;                                                      \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                              \
+            m = v > m || v != v ? v : m;                                                  \
+        }                                                                                 \
+        for (int64_t k = 0; k < n; k++)                                                   \
+            s += exp(MT_LOAD_##SFX(AT(const T, x, is, k)) - m);                           \
+        double ls = log(s);                                                               \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k)) - m;                          \
+            AT(T, o, os, k) = MT_STORE_##SFX(logsm ? v - ls : exp(v) / s);                \
+        }                                                                                 \
+    }                                                                                     \
+    static void softmax_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                              void *ctx)                                                  \
+    {                                                                                     \
+        softmax_line_##SFX(o, os, x, is, n, false);                                       \
+    }                                                                                     \
+    static void log_softmax_##SFX(char *o, int64_t os, const char *x, int64_t is,        \
+                                  int64_t n, void *ctx)                                   \
+    {                                                                                     \
+        softmax_line_##SFX(o, os, x, is, n, true);                                        \
+    }
+
+#define CUM_LINES(E, SFX, T)                                                              \
+    static void cumsum_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n,  \
+                             void *ctx)                                                   \
+    {                                                                                     \
+        VAL_##SFX acc = 0;                                                                \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            acc += (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                       \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
+        }                                                                                 \
+    }                                                                                     \
+    static void cumprod_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                              void *ctx)                                                  \
+    {                                                                                     \
+        VAL_##SFX acc = 1;                                                                \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            acc *= (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                       \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
+        }                                                                                 \
+    }
+MT_FOR_ALL_DTYPES(CUM_LINES)
+SOFTMAX_LINES(MT_FLOAT16, f2, mt_f16)
+SOFTMAX_LINES(MT_BFLOAT16, bf, mt_bf16)
+SOFTMAX_LINES(MT_FLOAT32, f4, float)
+SOFTMAX_LINES(MT_FLOAT64, f8, double)
+
+mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
+{
+    static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = ROW(cumsum);
+    static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = ROW(cumprod);
+    static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = {
+        [MT_FLOAT16] = softmax_f2, [MT_BFLOAT16] = softmax_bf, [MT_FLOAT32] = softmax_f4,
+        [MT_FLOAT64] = softmax_f8};
+    static const mt_line_fn log_softmax_fns[MT_NUM_DTYPES] = {
+        [MT_FLOAT16] = log_softmax_f2, [MT_BFLOAT16] = log_softmax_bf,
+        [MT_FLOAT32] = log_softmax_f4, [MT_FLOAT64] = log_softmax_f8};
+    switch (op) {
+    case MT_LINE_SOFTMAX:
+        return softmax_fns[dtype];
+    case MT_LINE_LOG_SOFTMAX:
+        return log_softmax_fns[dtype];
+    case MT_LINE_CUMSUM:
+        return cumsum_fns[dtype];
+    case MT_LINE_CUMPROD:
+        return cumprod_fns[dtype];
+    }
+    return NULL;
+}

@@ -1,0 +1,45 @@
+/* Reductions: one driver reduces any set of dims of a strided tensor with one
+ * of a few accumulators, and one driver runs a function along a single dim
+ * (softmax, cumulative ops, sort). */
+#ifndef MT_KERNELS_REDUCE_H
+#define MT_KERNELS_REDUCE_H
+
+#include "../core/tensor.h"
+
+typedef enum {
+    MT_RED_SUM,
+    MT_RED_MEAN,
+    MT_RED_PROD,
+    MT_RED_MAX,
+    MT_RED_MIN,
+    MT_RED_ARGMAX,
+    MT_RED_ARGMIN,
+    MT_RED_ALL,
+    MT_RED_ANY,
+    MT_RED_COUNT_NZ,
+    MT_RED_VAR,  /* Welford moments; param = correction */
+    MT_RED_STD,
+    MT_RED_NORM, /* param = p */
+    MT_RED_LOGSUMEXP,
+    MT_NUM_RED
+} mt_reduce_op;
+
+/* Reduces the dims of in flagged in mask into out, whose shape is in's with
+ * those dims removed (or kept as 1: out->ndim == in->ndim). indices (int64,
+ * out's shape) receives positions for MT_RED_MAX/MIN/ARGMAX/ARGMIN when not
+ * NULL. mean2 (out's shape, optional) receives the mean beside var/std. */
+void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bool *mask,
+               mt_reduce_op op, double param, mt_tensor *mean2);
+
+/* A function over one line along a dim: n elements of in (byte stride is)
+ * into out (byte stride os); out and in have the same dtype. */
+typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, int64_t n,
+                           void *ctx);
+/* Calls fn on every line of in along dim, with the matching line of out
+ * (same shape as in), on several threads for large inputs. */
+void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, void *ctx);
+
+typedef enum { MT_LINE_SOFTMAX, MT_LINE_LOG_SOFTMAX, MT_LINE_CUMSUM, MT_LINE_CUMPROD } mt_line_op;
+mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype);
+
+#endif
