@@ -35,5 +35,11 @@ static PyObject *factory(mt_args *a, bool zeroed, bool fill, double value)
 }
 
 PyObject *impl_empty(mt_args *a) { return factory(a, false, false, 0); }
-PyObject *impl_zeros(mt_args *a) { return factory(a, true, false, 0); }
+PyObject *impl_zeros(mt_args *a)
+{
+    for (int i = 0; i < a->v[0].nints; i++)
+        if (a->v[0].ints[i] < 0)
+            return PyErr_Format(PyExc_RuntimeError, "zeros: Dimension size must be non-negative.");
+    return factory(a, true, false, 0);
+}
 PyObject *impl_ones(mt_args *a) { return factory(a, false, true, 1); }

@@ -130,9 +130,6 @@ PyObject *impl_randint_like_low(mt_args *a) { return randint_like(a, a->v[1].i, 
 PyObject *impl_randperm(mt_args *a)
 {
     int64_t n = a->v[0].i;
-    if (n < 0)
-        return PyErr_Format(PyExc_RuntimeError, "n must be greater or equal to 0, got %lld",
-                            (long long)n);
     mt_dtype d = mtpy_dtype_arg(a, 2, MT_INT64);
     PyObject *perm = mtpy_new_contiguous(MT_INT64, 1, &n, false);
     if (!perm)
