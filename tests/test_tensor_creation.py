@@ -356,3 +356,53 @@ def test_requires_grad_integer_errors():
                 lambda: torch.full((2,), 1, requires_grad=True))
     raises_like(lambda: mt.randint(3, (2,), requires_grad=True),
                 lambda: torch.randint(3, (2,), requires_grad=True))
+
+
+# ------------------------------------------------------------ tensor(data)
+
+hyp = pytest.importorskip("hypothesis")
+st = hyp.strategies
+
+leaves = st.one_of(st.booleans(), st.integers(-2**62, 2**62),
+                   st.floats(-1e6, 1e6, allow_nan=False, width=32))
+
+
+def _error_or_value(fn):
+    try:
+        t = fn()
+    except Exception as e:  # noqa: BLE001  compared below
+        return type(e).__name__, str(e)
+    return str(t.dtype).split(".")[1], tuple(t.shape), t.tolist()
+
+
+@hyp.settings(max_examples=150, deadline=None)
+@hyp.given(st.recursive(leaves, lambda kids: st.lists(kids, max_size=3), max_leaves=12))
+def test_tensor_from_nested_lists_matches_torch(data):
+    assert _error_or_value(lambda: mt.tensor(data)) == _error_or_value(lambda: torch.tensor(data))
+
+
+@hyp.settings(max_examples=80, deadline=None)
+@hyp.given(st.integers(0, 3).flatmap(
+    lambda nd: st.lists(st.integers(0, 3), min_size=nd, max_size=nd)).flatmap(
+    lambda shape: st.tuples(st.just(shape), st.sampled_from(["bool", "int64", "float64"]))))
+def test_tensor_regular_lists_match_numpy(case):
+    shape, kind = case
+    arr = np.asarray(np.arange(int(np.prod(shape))).reshape(shape) % 3).astype(kind)
+    if kind == "float64":
+        arr = arr + 0.5
+    data = arr.tolist()
+    t = mt.tensor(data)
+    assert t.shape == np.array(data).shape
+    expected = {"bool": mt.bool, "int64": mt.int64, "float64": mt.float32}[kind]
+    if arr.size:
+        assert t.dtype == expected
+        np.testing.assert_array_equal(t.numpy(), arr.astype(t.numpy().dtype))
+    assert mt.tensor(data, dtype=mt.float64).shape == t.shape
+
+
+def test_tensor_small_data():
+    assert mt.tensor(1.0).shape == () and mt.tensor(1.0).dtype == mt.float32
+    assert mt.tensor([1.0]).tolist() == [1.0]
+    assert mt.tensor(True).dtype == mt.bool
+    assert mt.tensor([1, 2.5]).dtype == mt.float32
+    raises_like(lambda: mt.tensor([[1, 2], [1, 2, 3]]), lambda: torch.tensor([[1, 2], [1, 2, 3]]))
