@@ -22,4 +22,24 @@ def is_tensor(obj) -> bool:
     """Returns True if obj is a minitorch tensor."""
     return isinstance(obj, Tensor)
 
+
+# Random number generation: one default Philox generator behind every sampler.
+import builtins as _builtins  # noqa: E402
+from ._C import Generator, default_generator  # noqa: E402
+
+
+def manual_seed(seed) -> Generator:
+    """Sets the seed for generating random numbers. Returns a `minitorch.Generator` object."""
+    return default_generator.manual_seed(_builtins.int(seed))
+
+
+def seed() -> int:
+    """Sets the seed for generating random numbers to a non-deterministic random number."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """Returns the initial seed for generating random numbers as a Python `long`."""
+    return default_generator.initial_seed()
+
 from . import nn, overrides  # noqa: E402,F401

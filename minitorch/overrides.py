@@ -7,6 +7,7 @@ the op table back and exposes the helpers torch.overrides has.
 """
 import functools
 import inspect
+import keyword
 from typing import Any, Callable, Dict, Iterable, List
 
 import minitorch
@@ -68,6 +69,8 @@ def _dummy_for(func, is_method: bool):
     for k, (name, type_text, kwonly, default) in enumerate(func._signatures[0]):
         if is_method and k == 0:
             name = "self"
+        elif keyword.iskeyword(name):  # random_(from, to): spelled from_ in Python
+            name += "_"
         kind = (inspect.Parameter.KEYWORD_ONLY if kwonly
                 else inspect.Parameter.POSITIONAL_OR_KEYWORD)
         if default is None:

@@ -20,10 +20,13 @@ int mt_checked_numel(int ndim, const int64_t *sizes, int64_t *numel)
 {
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) {
-        if (sizes[d] < 0)
+        if (sizes[d] < 0) {
+            char buf[512];
+            mt_format_shape(buf, sizeof buf, ndim, sizes);
             return mt_error(MT_ERR_RUNTIME,
-                            "Trying to create tensor with negative dimension %lld: ",
-                            (long long)sizes[d]);
+                            "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sizes[d], buf);
+        }
     }
     for (int d = 0; d < ndim; d++) {
         if (sizes[d] == 0) {

@@ -25,11 +25,21 @@ static bool is_sequence(PyObject *o)
     return false;
 }
 
+/* torch checks the nesting while it stores, so a bad nesting only raises
+ * when there is something to store; the dtype comes from every leaf, an
+ * empty sequence counting as the default dtype. */
+typedef enum { NEST_OK, NEST_LENGTH, NEST_NOT_SEQUENCE, NEST_MISPLACED } nest_error;
+
 typedef struct {
     int ndim;
     int64_t sizes[MT_MAX_DIMS];
     int has_dtype;  /* inferred dtype so far */
     mt_dtype dtype;
+    bool leaf_seen; /* a scalar fixed the number of dims */
+    nest_error error; /* the first bad nesting, raised by raise_nesting() */
+    int64_t expected, got;
+    int error_dim;
+    const char *misplaced; /* type of a sequence found where a scalar belongs */
 } shape_info;
 
 static void join_dtype(shape_info *s, mt_dtype d)
@@ -64,20 +74,76 @@ static int scalar_dtype(PyObject *o, mt_dtype *d)
     return 0;
 }
 
-/* First pass: shape from the first elements, dtype from every leaf, and a
- * check that every sequence at a depth has the same length. */
-static int infer(PyObject *o, int depth, shape_info *s)
+static int raise_nesting(const shape_info *s)
 {
-    if (!is_sequence(o)) {
-        if (depth != s->ndim) {
-            PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %s)",
-                         (long long)s->sizes[depth], depth, Py_TYPE(o)->tp_name);
-            return -1;
-        }
+    switch (s->error) {
+    case NEST_LENGTH:
+        PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %lld)",
+                     (long long)s->expected, s->error_dim, (long long)s->got);
+        break;
+    case NEST_NOT_SEQUENCE:
+        PyErr_SetString(PyExc_TypeError, "not a sequence");
+        break;
+    case NEST_MISPLACED:
+        if (s->has_dtype && mt_is_floating(s->dtype))
+            PyErr_Format(PyExc_TypeError, "must be real number, not %s", s->misplaced);
+        else
+            PyErr_Format(PyExc_TypeError, "'%s' object cannot be interpreted as an integer",
+                         s->misplaced);
+        break;
+    default:
+        return 0;
+    }
+    return -1;
+}
+
+static void nesting_error(shape_info *s, nest_error e, int64_t expected, int dim, int64_t got)
+{
+    if (s->error != NEST_OK)
+        return;
+    s->error = e;
+    s->expected = expected;
+    s->error_dim = dim;
+    s->got = got;
+}
+
+/* Joins the dtypes of everything in a badly nested subtree. */
+static int infer_dtype_only(PyObject *o, shape_info *s)
+{
+    if (!PyList_Check(o) && !PyTuple_Check(o)) {
         mt_dtype d;
         if (scalar_dtype(o, &d) < 0)
             return -1;
         join_dtype(s, d);
+        return 0;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    if (n == 0)
+        join_dtype(s, mtpy_default_dtype());
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_EnterRecursiveCall(" while building a tensor"))
+            return -1;
+        int r = infer_dtype_only(items[i], s);
+        Py_LeaveRecursiveCall();
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* First pass: shape from the first elements, dtype from every leaf, and the
+ * first bad nesting (every sequence at a depth must have the same length). */
+static int infer(PyObject *o, int depth, shape_info *s)
+{
+    if (!is_sequence(o)) {
+        if (depth < s->ndim)
+            nesting_error(s, NEST_NOT_SEQUENCE, 0, 0, 0);
+        mt_dtype d;
+        if (scalar_dtype(o, &d) < 0)
+            return -1;
+        join_dtype(s, d);
+        s->leaf_seen = true;
         return 0;
     }
     if (MTPy_Check(o) || mtpy_is_ndarray(o)) {
@@ -94,14 +160,9 @@ static int infer(PyObject *o, int depth, shape_info *s)
         for (Py_ssize_t k = 0; k < n; k++) {
             int64_t v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
             if (depth + k < s->ndim) {
-                if (s->sizes[depth + k] != v) {
-                    Py_DECREF(shape);
-                    PyErr_Format(PyExc_ValueError,
-                                 "expected sequence of length %lld at dim %d (got %lld)",
-                                 (long long)s->sizes[depth + k], (int)(depth + k), (long long)v);
-                    return -1;
-                }
-            } else {
+                if (s->sizes[depth + k] != v)
+                    nesting_error(s, NEST_LENGTH, s->sizes[depth + k], (int)(depth + k), v);
+            } else if (!s->leaf_seen) {
                 s->sizes[s->ndim++] = v;
             }
         }
@@ -112,22 +173,30 @@ static int infer(PyObject *o, int depth, shape_info *s)
             return -1;
         }
         join_dtype(s, (mt_dtype)nd);
+        s->leaf_seen = true;
         return 0;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (depth >= s->ndim && s->leaf_seen) {
+        if (s->error == NEST_OK) {
+            s->error = NEST_MISPLACED;
+            s->misplaced = Py_TYPE(o)->tp_name;
+        }
+        return infer_dtype_only(o, s);
+    }
     if (depth == s->ndim) {
         if (s->ndim == MT_MAX_DIMS) {
             PyErr_Format(PyExc_ValueError, "too many dimensions");
             return -1;
         }
         s->sizes[s->ndim++] = n;
-    } else if (depth > s->ndim || s->sizes[depth] != n) {
-        if (depth > s->ndim)
-            PyErr_Format(PyExc_ValueError, "too many dimensions '%s'", Py_TYPE(o)->tp_name);
-        else
-            PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %zd)",
-                         (long long)s->sizes[depth], depth, n);
-        return -1;
+    } else if (s->sizes[depth] != n) {
+        nesting_error(s, NEST_LENGTH, s->sizes[depth], depth, n);
+        return infer_dtype_only(o, s);
+    }
+    if (n == 0) {
+        join_dtype(s, mtpy_default_dtype());
+        s->leaf_seen = true;
     }
     PyObject **items = PySequence_Fast_ITEMS(o);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -255,6 +324,10 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
     PyObject *out = mtpy_new_contiguous(d, s.ndim, s.sizes, false);
     if (!out)
         return NULL;
+    if (MTPy_T(out)->numel && raise_nesting(&s) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
     char *cursor = mt_data(MTPy_T(out));
     if (MTPy_T(out)->numel && fill(data, 0, &s, MTPy_T(out), &cursor) < 0) {
         Py_DECREF(out);
