@@ -82,6 +82,8 @@ static bool same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
     return true;
 }
 
+static int resize_out(PyObject *out, int ndim, const int64_t *shape);
+
 /* The destination: a fresh tensor, or out= checked and resized as torch does. */
 static PyObject *destination(PyObject *out, mt_dtype d, int ndim, const int64_t *shape)
 {
@@ -92,6 +94,13 @@ static PyObject *destination(PyObject *out, mt_dtype d, int ndim, const int64_t 
         return PyErr_Format(PyExc_RuntimeError,
                             "Expected out tensor to have dtype %s, but got %s instead",
                             cpp_name(d), cpp_name(o->dtype));
+    return resize_out(out, ndim, shape) < 0 ? NULL : Py_NewRef(out);
+}
+
+/* torch resizes an out= tensor of the wrong shape, warning unless it was empty. */
+static int resize_out(PyObject *out, int ndim, const int64_t *shape)
+{
+    mt_tensor *o = MTPy_T(out);
     if (!same_shape(o, ndim, shape)) {
         if (o->numel) {
             char a[256], b[256];
@@ -105,16 +114,16 @@ static PyObject *destination(PyObject *out, mt_dtype d, int ndim, const int64_t 
                                  "have zero elements. You can explicitly reuse an out tensor "
                                  "t by resizing it, inplace, to zero elements with "
                                  "t.resize_(0).", a, b) < 0)
-                return NULL;
+                return -1;
         }
         mt_tensor fresh;
-        if (mt_tensor_init_contiguous(&fresh, d, ndim, shape, false) < 0)
-            return mtpy_raise();
+        if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
+            return mtpy_raise_int();
         fresh.flags = o->flags;
         mt_tensor_release(o);
         *o = fresh;
     }
-    return Py_NewRef(out);
+    return 0;
 }
 
 /* "The expanded size of the tensor ..." when c does not broadcast to shape. */
@@ -259,6 +268,10 @@ static PyObject *mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_ten
                             "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                             (long long)a->sizes[0], (long long)a->sizes[1],
                             (long long)b->sizes[0], (long long)b->sizes[1]);
+    if (c && a->dtype != b->dtype)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "mat1 and mat2 must have the same dtype, but got %s and %s",
+                            sname(a->dtype), sname(b->dtype));
     if (a->dtype != b->dtype)
         return PyErr_Format(PyExc_RuntimeError,
                             "expected m1 and m2 to have the same dtype, but got: %s != %s",
@@ -308,14 +321,14 @@ static PyObject *bmm_checked(const mt_tensor *a, const mt_tensor *b, const mt_te
                             "[%lld, %lld] but got: [%lld, %lld].",
                             (long long)a->sizes[0], (long long)a->sizes[2],
                             (long long)b->sizes[0], (long long)b->sizes[1]);
+    if (a->dtype != b->dtype)
+        return PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s",
+                            sname(a->dtype), sname(b->dtype));
     if (c && (c->dtype != a->dtype || c->dtype != b->dtype))
         return PyErr_Format(PyExc_RuntimeError,
                             "Input dtypes must be the same, got: input %s, batch1: %s, "
                             "batch2: %s", cpp_name(c->dtype), cpp_name(a->dtype),
                             cpp_name(b->dtype));
-    if (a->dtype != b->dtype)
-        return PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s",
-                            sname(a->dtype), sname(b->dtype));
     if (a->dtype == MT_BOOL)
         return not_implemented(c ? "baddbmm" : "bmm", MT_BOOL);
     problem p = {1, {a->sizes[0]}, a->sizes[1], b->sizes[2], a->sizes[2], true, true, a, b, c,
@@ -347,12 +360,12 @@ static PyObject *mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_ten
                             mt_dtype first, mt_gemm_scale alpha, mt_gemm_scale beta,
                             PyObject *out)
 {
-    const mt_tensor *in = c ? c : v;
-    if (m->ndim != 2 || v->ndim != 1 || in->ndim > 1)
+    int in_ndim = c ? c->ndim : 1;
+    if (m->ndim != 2 || v->ndim != 1 || in_ndim > 1)
         return PyErr_Format(PyExc_RuntimeError,
-                            "vector + matrix @ vector expected, got %d, %d, %d", in->ndim,
+                            "vector + matrix @ vector expected, got %d, %d, %d", in_ndim,
                             m->ndim, v->ndim);
-    int64_t isize = in->ndim ? in->sizes[0] : 1;
+    int64_t isize = c && c->ndim ? c->sizes[0] : 1;
     if (m->sizes[1] != v->sizes[0] || (c && isize != m->sizes[0] && isize != 1))
         return PyErr_Format(PyExc_RuntimeError,
                             "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
@@ -439,9 +452,13 @@ PyObject *impl_outer(mt_args *a)
     in[0].t.sizes[1] = 1;
     in[0].t.strides[1] = 0;
     mt_dtype result = mt_operands_result_type(2, in);
+    int64_t shape[2] = {x->sizes[0], y->sizes[0]};
+    PyObject *out = out_arg(a, 2);
+    if (out && resize_out(out, 2, shape) < 0)
+        return NULL;
     mt_binary_ctx ctx = {1.0, 1};
     mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
-    return mt_pointwise(&k, 2, in, result, result, out_arg(a, 2), NULL);
+    return mt_pointwise(&k, 2, in, result, result, out, NULL);
 }
 
 /* ----------------------------------------------------------------- matmul */
