@@ -246,3 +246,41 @@ def test_blas_located():
 
     path = _blas.library_path()
     assert path is None or "openblas" in path
+
+
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i->", [(5,), (5,)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),
+    ("ij,kj->ik", [(3, 4), (5, 4)]), ("i,j->ij", [(3,), (4,)]), ("ij,jk", [(3, 4), (4, 5)]),
+    ("ijk,ikl,lm->jm", [(2, 3, 4), (2, 4, 5), (5, 2)]), ("bij,j->bi", [(2, 3, 4), (4,)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]), ("aij,ajk->ik", [(2, 3, 4), (1, 4, 5)]),
+    ("ij,jk->ik", [(0, 4), (4, 5)]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes", EINSUM)
+def test_einsum(eq, shapes):
+    arrs = [rand(s, np.float64) for s in shapes]
+    got = mt.einsum(eq, *[mt.from_numpy(a) for a in arrs])
+    check(got, torch.einsum(eq, *[torch.from_numpy(a) for a in arrs]).numpy(), np.float64)
+
+
+@pytest.mark.parametrize("sa,sb,dims", [
+    ((3, 4), (4, 5), 1), ((2, 3, 4), (3, 4, 5), 2), ((3, 4, 5), (5, 4, 2), ([1, 2], [1, 0])),
+    ((3,), (4,), 0), ((2, 3), (2, 3), 2),
+])
+def test_tensordot(sa, sb, dims):
+    a, b = rand(sa, np.float64), rand(sb, np.float64)
+    got = mt.tensordot(mt.from_numpy(a), mt.from_numpy(b), dims=dims)
+    expected = torch.tensordot(torch.from_numpy(a), torch.from_numpy(b), dims=dims)
+    check(got, expected.numpy(), np.float64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda l: l.tensordot(f32(l, 3, 4), f32(l, 5, 5), dims=1),
+    lambda l: l.einsum("ij,jk->ik", f32(l, 3, 4), f32(l, 5, 5)),
+])
+def test_contraction_errors(fn):
+    ours, theirs = both(fn)
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs).split("\n")[0]
