@@ -14,6 +14,8 @@ from ._tensor import Tensor, device  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
+from . import linalg  # noqa: E402,F401
+from .functional import einsum, tensordot  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,59 @@
+#include "blas.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+
+/* OpenBLAS's ILP64 cblas interface: the enums are ints, the sizes 64-bit. */
+typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                         int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                         int64_t, const double *, int64_t, double, double *, int64_t);
+
+static sgemm_fn sgemm;
+static dgemm_fn dgemm;
+
+/* NumPy's wheels prefix and suffix the symbols; plain builds do not. */
+static void *find(void *h, const char *const *names)
+{
+    for (; *names; names++) {
+        void *p = dlsym(h, *names);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+bool mt_blas_load(const char *path)
+{
+    if (sgemm && dgemm)
+        return true;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return false;
+    static const char *const snames[] = {"scipy_cblas_sgemm64_", "cblas_sgemm64_", NULL};
+    static const char *const dnames[] = {"scipy_cblas_dgemm64_", "cblas_dgemm64_", NULL};
+    sgemm_fn s = (sgemm_fn)find(h, snames);
+    dgemm_fn d = (dgemm_fn)find(h, dnames);
+    if (!s || !d) {
+        dlclose(h);
+        return false;
+    }
+    sgemm = s;
+    dgemm = d;
+    return true;
+}
+
+bool mt_blas_available(void) { return sgemm && dgemm; }
+
+void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                  double beta, void *c, int64_t ldc)
+{
+    int ta = trans_a ? TRANS : NO_TRANS, tb = trans_b ? TRANS : NO_TRANS;
+    if (d == MT_FLOAT32)
+        sgemm(ROW_MAJOR, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
+    else
+        dgemm(ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}

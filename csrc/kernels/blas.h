@@ -1,0 +1,20 @@
+/* An optional BLAS found at run time (NumPy's bundled OpenBLAS): loaded with
+ * dlopen so minitorch gains no link-time or install-time dependency. */
+#ifndef MT_KERNELS_BLAS_H
+#define MT_KERNELS_BLAS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/dtype.h"
+
+/* Loads the library at path; returns false (and keeps the fallback) when the
+ * file or its gemm symbols are missing. Safe to call more than once. */
+bool mt_blas_load(const char *path);
+bool mt_blas_available(void);
+/* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_FLOAT32/MT_FLOAT64. */
+void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                  double beta, void *c, int64_t ldc);
+
+#endif

@@ -1,0 +1,382 @@
+#include "matmul.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "blas.h"
+#include "parallel.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define MT_HAVE_FMA_KERNEL 1
+#endif
+
+/* Below this many multiply-adds a BLAS call costs more than it saves. */
+#define BLAS_MIN_WORK (160.0 * 160.0 * 160.0)
+/* Rows of the own kernel per parallel chunk decision. */
+#define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
+#define MR 4
+
+typedef struct {
+    const char *a;
+    int64_t ars, acs;
+    const char *b; /* rows contiguous, ldb */
+    int64_t ldb;
+    char *t; /* m x n contiguous result of A @ B */
+    int64_t n, k;
+} tile_job;
+
+/* The own kernel: T = A @ B, MR rows by NR columns kept in registers while k
+ * runs; B's rows must be contiguous. Portable version first. */
+#define FLOAT_KERNEL(sfx, T, NR)                                                              \
+    static void rows_##sfx##_generic(const tile_job *j, int64_t i, int64_t jc)                \
+    {                                                                                         \
+        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        T acc[MR][NR] = {{0}};                                                                \
+        for (int64_t p = 0; p < j->k; p++) {                                                  \
+            const T *bp = b + p * j->ldb + jc;                                                \
+            for (int r = 0; r < MR; r++) {                                                    \
+                T av = a[(i + r) * j->ars + p * j->acs];                                      \
+                for (int c = 0; c < NR; c++)                                                  \
+                    acc[r][c] += av * bp[c];                                                  \
+            }                                                                                 \
+        }                                                                                     \
+        for (int r = 0; r < MR; r++)                                                          \
+            memcpy((T *)j->t + (i + r) * j->n + jc, acc[r], sizeof acc[r]);                   \
+    }
+FLOAT_KERNEL(f4, float, 16)
+FLOAT_KERNEL(f8, double, 8)
+
+typedef void (*tile_fn)(const tile_job *j, int64_t i, int64_t jc);
+
+#ifdef MT_HAVE_FMA_KERNEL
+/* The same tile with AVX2 + FMA: two vectors of B per row of A. */
+#define FMA_KERNEL(sfx, T, V, NR, LOAD, STORE, SET1, FMADD)                                   \
+    __attribute__((target("avx2,fma"))) static void rows_##sfx##_fma(const tile_job *j,       \
+                                                                      int64_t i, int64_t jc)  \
+    {                                                                                         \
+        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        const T *a0 = a + i * j->ars, *a1 = a0 + j->ars, *a2 = a1 + j->ars,                   \
+                *a3 = a2 + j->ars;                                                            \
+        V c00 = SET1(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,    \
+          c31 = c00;                                                                          \
+        for (int64_t p = 0; p < j->k; p++) {                                                  \
+            const T *bp = b + p * j->ldb + jc;                                                \
+            V b0 = LOAD(bp), b1 = LOAD(bp + NR / 2);                                          \
+            int64_t o = p * j->acs;                                                           \
+            V x = SET1(a0[o]);                                                                \
+            c00 = FMADD(x, b0, c00);                                                          \
+            c01 = FMADD(x, b1, c01);                                                          \
+            x = SET1(a1[o]);                                                                  \
+            c10 = FMADD(x, b0, c10);                                                          \
+            c11 = FMADD(x, b1, c11);                                                          \
+            x = SET1(a2[o]);                                                                  \
+            c20 = FMADD(x, b0, c20);                                                          \
+            c21 = FMADD(x, b1, c21);                                                          \
+            x = SET1(a3[o]);                                                                  \
+            c30 = FMADD(x, b0, c30);                                                          \
+            c31 = FMADD(x, b1, c31);                                                          \
+        }                                                                                     \
+        T *t = (T *)j->t + i * j->n + jc;                                                     \
+        STORE(t, c00);                                                                        \
+        STORE(t + NR / 2, c01);                                                               \
+        t += j->n;                                                                            \
+        STORE(t, c10);                                                                        \
+        STORE(t + NR / 2, c11);                                                               \
+        t += j->n;                                                                            \
+        STORE(t, c20);                                                                        \
+        STORE(t + NR / 2, c21);                                                               \
+        t += j->n;                                                                            \
+        STORE(t, c30);                                                                        \
+        STORE(t + NR / 2, c31);                                                               \
+    }
+FMA_KERNEL(f4, float, __m256, 16, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
+           _mm256_fmadd_ps)
+FMA_KERNEL(f8, double, __m256d, 8, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd,
+           _mm256_fmadd_pd)
+
+static bool has_fma(void)
+{
+    static int cached = -1;
+    if (cached < 0)
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cached;
+}
+#define PICK(sfx) (has_fma() ? rows_##sfx##_fma : rows_##sfx##_generic)
+#else
+#define PICK(sfx) rows_##sfx##_generic
+#endif
+
+/* Full MR x NR tiles of rows [i0, i1) blocks, then the columns past the last
+ * full tile of those rows. */
+#define ROWS(sfx, T, NR)                                                                      \
+    static void rows_##sfx(void *arg, int64_t i0, int64_t i1)                                 \
+    {                                                                                         \
+        const tile_job *j = arg;                                                              \
+        tile_fn tile = PICK(sfx);                   \
+        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        T *t = (T *)j->t;                                                                     \
+        int64_t full = j->n - j->n % NR;                                                      \
+        for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {                                     \
+            for (int64_t jc = 0; jc < full; jc += NR)                                         \
+                tile(j, i, jc);                                                               \
+            for (int r = 0; r < MR; r++)                                                      \
+                for (int64_t c = full; c < j->n; c++) {                                       \
+                    T s = 0;                                                                  \
+                    for (int64_t p = 0; p < j->k; p++)                                        \
+                        s += a[(i + r) * j->ars + p * j->acs] * b[p * j->ldb + c];            \
+                    t[(i + r) * j->n + c] = s;                                                \
+                }                                                                             \
+        }                                                                                     \
+    }
+ROWS(f4, float, 16)
+ROWS(f8, double, 8)
+
+/* Rows past the last full MR block, and integer dtypes: plain dot products,
+ * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
+#define TAIL_KERNEL(sfx, T, ACC)                                                              \
+    static void tail_##sfx(const tile_job *j, int64_t i0, int64_t m)                          \
+    {                                                                                         \
+        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        T *t = (T *)j->t;                                                                     \
+        for (int64_t i = i0; i < m; i++) {                                                    \
+            for (int64_t c = 0; c < j->n; c++)                                                \
+                t[i * j->n + c] = 0;                                                          \
+            for (int64_t p = 0; p < j->k; p++) {                                              \
+                ACC av = (ACC)a[i * j->ars + p * j->acs];                                     \
+                const T *bp = b + p * j->ldb;                                                 \
+                T *tp = t + i * j->n;                                                         \
+                for (int64_t c = 0; c < j->n; c++)                                            \
+                    tp[c] = (T)((ACC)tp[c] + av * (ACC)bp[c]);                                \
+            }                                                                                 \
+        }                                                                                     \
+    }
+TAIL_KERNEL(f4, float, float)
+TAIL_KERNEL(f8, double, double)
+TAIL_KERNEL(u1, uint8_t, uint64_t)
+TAIL_KERNEL(i1, int8_t, uint64_t)
+TAIL_KERNEL(i2, int16_t, uint64_t)
+TAIL_KERNEL(i4, int32_t, uint64_t)
+TAIL_KERNEL(i8, int64_t, uint64_t)
+
+static void product(mt_dtype d, tile_job *j, int64_t m)
+{
+    int64_t blocks = (d == MT_FLOAT32 || d == MT_FLOAT64) ? m / MR : 0;
+    double work = (double)m * (double)j->n * (double)j->k;
+    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
+    switch (d) {
+    case MT_FLOAT32: mt_parallel_for(0, blocks, grain, rows_f4, j); tail_f4(j, blocks * MR, m); break;
+    case MT_FLOAT64: mt_parallel_for(0, blocks, grain, rows_f8, j); tail_f8(j, blocks * MR, m); break;
+    case MT_UINT8: tail_u1(j, 0, m); break;
+    case MT_INT8: tail_i1(j, 0, m); break;
+    case MT_INT16: tail_i2(j, 0, m); break;
+    case MT_INT32: tail_i4(j, 0, m); break;
+    default: tail_i8(j, 0, m); break;
+    }
+}
+
+/* C = beta * C + alpha * T (T contiguous m x n, or absent: alpha * 0). */
+#define COMBINE(sfx, T, FIELD)                                                                \
+    static void combine_##sfx(char *cp, int64_t rs, int64_t cs, const char *tp, int64_t m,    \
+                              int64_t n, mt_gemm_scale al, mt_gemm_scale be)                  \
+    {                                                                                         \
+        T *c = (T *)cp;                                                                       \
+        const T *t = (const T *)tp;                                                           \
+        T alpha = (T)al.FIELD, beta = (T)be.FIELD;                                            \
+        for (int64_t i = 0; i < m; i++)                                                       \
+            for (int64_t j = 0; j < n; j++) {                                                 \
+                T v = t ? (T)(alpha * t[i * n + j]) : (T)0;                                   \
+                T *o = c + i * rs + j * cs;                                                   \
+                *o = be.FIELD == 0 ? v : (T)(v + beta * *o);                                  \
+            }                                                                                 \
+    }
+COMBINE(f4, float, f)
+COMBINE(f8, double, f)
+COMBINE(u1, uint8_t, i)
+COMBINE(i1, int8_t, i)
+COMBINE(i2, int16_t, i)
+COMBINE(i4, int32_t, i)
+COMBINE(i8, int64_t, i)
+
+static void combine(mt_dtype d, char *c, int64_t rs, int64_t cs, const char *t, int64_t m,
+                    int64_t n, mt_gemm_scale al, mt_gemm_scale be)
+{
+    switch (d) {
+    case MT_FLOAT32: combine_f4(c, rs, cs, t, m, n, al, be); break;
+    case MT_FLOAT64: combine_f8(c, rs, cs, t, m, n, al, be); break;
+    case MT_UINT8: combine_u1(c, rs, cs, t, m, n, al, be); break;
+    case MT_INT8: combine_i1(c, rs, cs, t, m, n, al, be); break;
+    case MT_INT16: combine_i2(c, rs, cs, t, m, n, al, be); break;
+    case MT_INT32: combine_i4(c, rs, cs, t, m, n, al, be); break;
+    default: combine_i8(c, rs, cs, t, m, n, al, be); break;
+    }
+}
+
+/* Copies a strided rows x cols matrix into dense row-major memory. */
+static void pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
+                 int64_t cs, int isz)
+{
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            memcpy(dst + (i * cols + j) * isz, src + (i * rs + j * cs) * isz, isz);
+}
+
+/* How BLAS can read a rows x cols operand in place: row-major (lead = rs) or
+ * transposed (lead = cs); false when neither stride is 1. */
+static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
+                      int64_t *ld)
+{
+    if (cols == 1)
+        cs = 1;
+    if (rows == 1)
+        rs = cols;
+    if (cs == 1 && rs >= (cols > 1 ? cols : 1)) {
+        *trans = false;
+        *ld = rs;
+        return true;
+    }
+    if (rows == 1 || (rs == 1 && cs >= (rows > 1 ? rows : 1))) {
+        *trans = true;
+        *ld = rows == 1 ? (cols > 1 ? cols : 1) : cs;
+        return true;
+    }
+    return false;
+}
+
+typedef struct {
+    const char *p;
+    int64_t rows, cols, rs, cs;
+} mat;
+
+/* A BLAS-readable form of x, packing into *buf when the strides forbid. */
+static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool *trans,
+                        int64_t *ld)
+{
+    if (blas_view(x->rows, x->cols, x->rs, x->cs, trans, ld)) {
+        *p = x->p;
+        return 0;
+    }
+    *buf = malloc((size_t)(x->rows * x->cols) * isz);
+    if (!*buf)
+        return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+    pack(*buf, x->p, x->rows, x->cols, x->rs, x->cs, isz);
+    *p = *buf;
+    *trans = false;
+    *ld = x->cols;
+    return 0;
+}
+
+/* C (row-major in place) = alpha A B + beta C with BLAS; C^T = B^T A^T when C
+ * is column-major; a dense scratch C otherwise. */
+static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
+                     int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
+{
+    int isz = mt_itemsize(d), rc = -1;
+    char *abuf = NULL, *bbuf = NULL, *cbuf = NULL;
+    bool cta;
+    int64_t ldc;
+    if (blas_view(m, n, crs, ccs, &cta, &ldc) && cta && m > 1) {
+        mat t = {A.p, k, m, A.cs, A.rs};
+        A = (mat){B.p, n, k, B.cs, B.rs};
+        B = t;
+        int64_t s = m;
+        m = n;
+        n = s;
+        s = crs;
+        crs = ccs;
+        ccs = s;
+        cta = false;
+    }
+    bool dense_c = blas_view(m, n, crs, ccs, &cta, &ldc) && !cta;
+    char *cp = c;
+    if (!dense_c) {
+        cbuf = malloc((size_t)(m * n) * isz);
+        if (!cbuf)
+            return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+        cp = cbuf;
+        ldc = n;
+    }
+    const char *ap, *bp;
+    bool ta, tb;
+    int64_t lda, ldb;
+    if (blas_operand(&A, isz, &abuf, &ap, &ta, &lda) < 0 ||
+        blas_operand(&B, isz, &bbuf, &bp, &tb, &ldb) < 0)
+        goto done;
+    mt_blas_gemm(d, ta, tb, m, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc);
+    if (!dense_c)
+        combine(d, c, crs, ccs, cbuf, m, n, (mt_gemm_scale){1.0, 1}, be);
+    rc = 0;
+done:
+    free(abuf);
+    free(bbuf);
+    free(cbuf);
+    return rc;
+}
+
+static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
+                    int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
+{
+    int isz = mt_itemsize(d);
+    char *bbuf = NULL, *t = malloc((size_t)(m * n) * isz + 1);
+    if (!t)
+        return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, n, k};
+    if (B.cs != 1 && n > 1) {
+        bbuf = malloc((size_t)(k * n) * isz + 1);
+        if (!bbuf) {
+            free(t);
+            return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+        }
+        pack(bbuf, B.p, k, n, B.rs, B.cs, isz);
+        j.b = bbuf;
+        j.ldb = n;
+    }
+    product(d, &j, m);
+    combine(d, c, crs, ccs, t, m, n, al, be);
+    free(bbuf);
+    free(t);
+    return 0;
+}
+
+int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+            const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
+            mt_gemm_scale beta)
+{
+    if (!mt_is_integral(d, false) && d != MT_FLOAT32 && d != MT_FLOAT64)
+        return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
+                        mt_dtype_infos[d].scalar_name);
+    int isz = mt_itemsize(d);
+    int64_t m = s->m, n = s->n, k = s->k, nb = 1;
+    for (int i = 0; i < s->nbatch; i++)
+        nb *= s->batch[i];
+    if (nb == 0 || m == 0 || n == 0)
+        return 0;
+    bool zero_product = k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
+    bool blas = !zero_product && mt_blas_available() && mt_is_floating(d) &&
+                (double)m * n * k > BLAS_MIN_WORK;
+    int64_t idx[MT_MAX_DIMS] = {0};
+    for (int64_t it = 0; it < nb; it++) {
+        int64_t oa = 0, ob = 0, oc = 0;
+        for (int i = 0; i < s->nbatch; i++) {
+            oa += idx[i] * a->bs[i];
+            ob += idx[i] * b->bs[i];
+            oc += idx[i] * c->bs[i];
+        }
+        mat A = {a->data + oa * isz, m, k, a->rs, a->cs};
+        mat B = {b->data + ob * isz, k, n, b->rs, b->cs};
+        char *cp = c->data + oc * isz;
+        int rc = 0;
+        if (zero_product)
+            combine(d, cp, c->rs, c->cs, NULL, m, n, alpha, beta);
+        else if (blas)
+            rc = gemm_blas(d, m, n, k, A, B, cp, c->rs, c->cs, alpha, beta);
+        else
+            rc = gemm_own(d, m, n, k, A, B, cp, c->rs, c->cs, alpha, beta);
+        if (rc < 0)
+            return -1;
+        for (int i = s->nbatch - 1; i >= 0 && ++idx[i] == s->batch[i]; i--)
+            idx[i] = 0;
+    }
+    return 0;
+}

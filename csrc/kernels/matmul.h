@@ -1,0 +1,46 @@
+/* Batched matrix multiply over strided operands: the one kernel behind mm,
+ * bmm, matmul, mv, dot, outer, addmm, addmv and baddbmm. */
+#ifndef MT_KERNELS_MATMUL_H
+#define MT_KERNELS_MATMUL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/tensor.h"
+
+/* One operand: the first matrix's data, its row/column strides, and a stride
+ * per batch dim (0 where it broadcasts). Strides are in elements. */
+typedef struct {
+    char *data;
+    int64_t rs, cs;
+    int64_t bs[MT_MAX_DIMS];
+} mt_gemm_operand;
+
+typedef struct {
+    int nbatch;
+    int64_t batch[MT_MAX_DIMS];
+    int64_t m, n, k;
+} mt_gemm_shape;
+
+/* alpha/beta as the dtype's category reads them. */
+typedef struct {
+    double f;
+    int64_t i;
+} mt_gemm_scale;
+
+/* C = beta * C + alpha * A @ B per batch (beta == 0 ignores C's contents, as
+ * torch does). Refuses bool and the half types (the caller computes those in
+ * float32); returns -1 with the error set. C must not overlap A or B. */
+int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+            const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
+            mt_gemm_scale beta);
+/* Work in multiply-adds, to decide on releasing the GIL. */
+static inline double mt_gemm_work(const mt_gemm_shape *s)
+{
+    double w = (double)s->m * (double)s->n * (double)s->k;
+    for (int i = 0; i < s->nbatch; i++)
+        w *= (double)s->batch[i];
+    return w;
+}
+
+#endif

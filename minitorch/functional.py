@@ -1,0 +1,149 @@
+"""Tensor contractions written over the C matrix products: einsum and tensordot
+lower to permute + reshape + bmm/mm, so they share one kernel (and its BLAS)."""
+from typing import List, Sequence, Tuple, Union
+
+from . import _C
+
+__all__ = ["einsum", "tensordot"]
+
+_mt = _C._functions
+
+
+def _sum_last(t, n: int):
+    """Sums the last n dims of t, as a product with a vector of ones."""
+    if n == 0:
+        return t
+    keep = list(t.shape[: t.dim() - n])
+    k = 1
+    for s in t.shape[t.dim() - n:]:
+        k *= s
+    ones = _mt["ones"]([k], dtype=t.dtype)
+    flat = t.reshape(keep + [k]) if keep else t.reshape([k])
+    return _mt["matmul"](flat, ones)
+
+
+def _parse(equation: str, n: int) -> Tuple[List[str], str]:
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise NotImplementedError("einsum(): ellipsis is not supported by minitorch yet")
+    lhs, arrow, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != n:
+        raise ValueError("einsum(): more operands were provided than specified in the equation"
+                         if n > len(terms) else
+                         "einsum(): fewer operands were provided than specified in the equation")
+    if not arrow:
+        counts = {}
+        for c in lhs.replace(",", ""):
+            counts[c] = counts.get(c, 0) + 1
+        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+    return terms, out
+
+
+def _reduce_single(t, term: str, keep: str):
+    """Sums the letters of term that keep does not hold; returns (tensor, letters)."""
+    if len(set(term)) != len(term):
+        raise NotImplementedError("einsum(): repeated subscripts (diagonals) are not supported "
+                                  "by minitorch yet")
+    summed = [c for c in term if c not in keep]
+    if not summed:
+        return t, term
+    kept = [c for c in term if c in keep]
+    order = [term.index(c) for c in kept + summed]
+    return _sum_last(t.permute(order), len(summed)), "".join(kept)
+
+
+def _contract(a, ta: str, b, tb: str, keep: str):
+    """a (letters ta) times b (letters tb), keeping the letters in keep."""
+    batch = [c for c in ta if c in tb and c in keep]
+    contracted = [c for c in ta if c in tb and c not in keep]
+    left = [c for c in ta if c not in tb]
+    right = [c for c in tb if c not in ta]
+    sa = dict(zip(ta, a.shape))
+    sb = dict(zip(tb, b.shape))
+
+    def size(letters, sizes):
+        n = 1
+        for c in letters:
+            n *= sizes[c]
+        return n
+
+    a3 = a.permute([ta.index(c) for c in batch + left + contracted]).reshape(
+        [size(batch, sa), size(left, sa), size(contracted, sa)])
+    b3 = b.permute([tb.index(c) for c in batch + contracted + right]).reshape(
+        [size(batch, sb), size(contracted, sb), size(right, sb)])
+    r = _mt["bmm"](a3, b3)
+    shape = [sa[c] for c in batch] + [sa[c] for c in left] + [sb[c] for c in right]
+    return r.reshape(shape), "".join(batch + left + right)
+
+
+def einsum(equation: str, *operands):
+    """Sums the product of the elements of the operands along dimensions specified
+    using a notation based on the Einstein summation convention."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    terms, out = _parse(equation, len(operands))
+    seen = {}
+    expanded = []
+    for i, (t, term) in enumerate(zip(operands, terms)):
+        if t.dim() != len(term):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(term)}) does not match the number of dimensions "
+                               f"({t.dim()}) for operand {i} and no ellipsis was given")
+        for c, s in zip(term, t.shape):
+            if c in seen and seen[c] != s and s != 1 and seen[c] != 1:
+                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} "
+                                   f"which does not broadcast with previously seen size "
+                                   f"{seen[c]}")
+            seen[c] = max(seen.get(c, s), s)
+        expanded.append(t)
+    expanded = [t.expand([seen[c] for c in term]) if any(
+        s != seen[c] for c, s in zip(term, t.shape)) else t for t, term in zip(expanded, terms)]
+    for c in out:
+        if c not in seen:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                               f"equation for any input operand")
+    acc, letters = None, ""
+    for i, (t, term) in enumerate(zip(expanded, terms)):
+        later = out + "".join(terms[i + 1:])
+        if acc is None:
+            acc, letters = _reduce_single(t, term, later)
+            continue
+        t, term = _reduce_single(t, term, later + letters)
+        acc, letters = _contract(acc, letters, t, term, later)
+    acc, letters = _reduce_single(acc, letters, out)
+    return acc.permute([letters.index(c) for c in out]) if letters != out else acc
+
+
+def tensordot(a, b, dims: Union[int, Sequence[Sequence[int]]] = 2):
+    """Returns a contraction of a and b over multiple dimensions."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    ca = [d % a.dim() for d in dims_a] if a.dim() else []
+    cb = [d % b.dim() for d in dims_b] if b.dim() else []
+    for da, db, ia, ib in zip(dims_a, dims_b, ca, cb):
+        if a.shape[ia] != b.shape[ib]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[ia]} in dim {da} and second has size "
+                               f"{b.shape[ib]} in dim {db}")
+    free_a = [i for i in range(a.dim()) if i not in ca]
+    free_b = [i for i in range(b.dim()) if i not in cb]
+    k = 1
+    for i in ca:
+        k *= a.shape[i]
+    ma = 1
+    for i in free_a:
+        ma *= a.shape[i]
+    nb = 1
+    for i in free_b:
+        nb *= b.shape[i]
+    a2 = a.permute(free_a + ca).reshape([ma, k])
+    b2 = b.permute(cb + free_b).reshape([k, nb])
+    shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
+    return _mt["mm"](a2, b2).reshape(shape)
