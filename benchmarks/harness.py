@@ -89,6 +89,8 @@ def _time(bench, n):
 def _calibrate(bench, round_ns):
     """(inner iterations so one round takes about round_ns, estimated time per iteration)."""
     n, elapsed = 1, _time(bench, 1)
+    if elapsed >= round_ns:
+        return 1, elapsed
     while elapsed < round_ns / 10 and n < 1 << 30:
         n *= 4 if elapsed < round_ns / 100 else 2
         elapsed = _time(bench, n)
@@ -192,8 +194,10 @@ def format_case(case, results, ratios):
     for v in case.variants:
         res = results[v.label]
         if res.status == "ok":
-            lines.append("  %-*s %10s   (%d rounds x %d iters)"
-                         % (width, v.label, fmt_ns(res.median_ns), len(res.samples_ns), res.inner))
+            spread = (max(res.samples_ns) - min(res.samples_ns)) / res.median_ns
+            lines.append("  %-*s %10s   (%d rounds x %d iters, spread %d%%)"
+                         % (width, v.label, fmt_ns(res.median_ns), len(res.samples_ns), res.inner,
+                            round(100 * spread)))
         else:
             detail = res.detail if len(res.detail) < 90 else res.detail[:87] + "..."
             lines.append("  %-*s %10s   %s" % (width, v.label, res.status, detail))

@@ -72,7 +72,9 @@ def main(argv=None):
     print("numpy %s | torch %s | python %s | %s | %d threads | %s"
           % (np.__version__, torch.__version__ if torch else "n/a", platform.python_version(),
              platform.machine(), THREADS, "quick" if args.quick else "full"))
-    print("median time per call over interleaved rounds; ratio < 1 means minitorch is faster\n")
+    print("load average %.2f on %d CPUs" % (os.getloadavg()[0], os.cpu_count() or 0))
+    print("median time per call over interleaved rounds (spread = (max - min) / median);"
+          " ratio < 1 means minitorch is faster\n")
 
     needle = args.filter.lower()
     report, counts, t_start = [], {}, time.perf_counter()
@@ -101,7 +103,8 @@ def main(argv=None):
         with open(args.json, "w") as f:
             json.dump({"minitorch": getattr(mt, "__version__", None), "numpy": np.__version__,
                        "torch": torch.__version__ if torch else None, "threads": THREADS,
-                       "quick": args.quick, "seconds": elapsed, "cases": report}, f, indent=1)
+                       "quick": args.quick, "seconds": elapsed,
+                       "loadavg": os.getloadavg()[0], "cases": report}, f, indent=1)
     return 0
 
 
