@@ -86,11 +86,16 @@ def _time(bench, n):
             gc.enable()
 
 
-def _calibrate(bench, round_ns):
-    """(inner iterations so one round takes about round_ns, estimated time per iteration)."""
-    n, elapsed = 1, _time(bench, 1)
+def _calibrate(bench, round_ns, first_ns):
+    """(inner iterations so one round takes about round_ns, estimated time per iteration).
+
+    first_ns is the time of the warm-up call."""
+    n, elapsed = 1, first_ns
     if elapsed >= round_ns:
-        return 1, elapsed
+        # One call fills a round; a second look tells a slow op from a one-off stall.
+        elapsed = min(elapsed, _time(bench, 1))
+        if elapsed >= round_ns:
+            return 1, elapsed
     while elapsed < round_ns / 10 and n < 1 << 30:
         n *= 4 if elapsed < round_ns / 100 else 2
         elapsed = _time(bench, n)
@@ -114,7 +119,7 @@ class Result:
         return median(self.samples_ns) if self.samples_ns else None
 
 
-def run_case(case, libs, rounds, round_ns, case_budget_ns):
+def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
     results, benches, round_cost = {}, {}, 0.0
     for v in case.variants:
         lib = libs.get(v.lib)
@@ -123,22 +128,22 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns):
             continue
         try:
             bench = _compile(v.setup(lib))
-            bench(1)  # warm-up; a missing feature usually shows here
+            first_ns = _time(bench, 1)  # warm-up; a missing feature usually shows here
         except MISSING_ERRORS as e:
             results[v.label] = Result(v.label, v.lib, "missing", "%s: %s" % (type(e).__name__, e))
             continue
         except Exception as e:  # noqa: BLE001  a broken feature is reported, not fatal
             results[v.label] = Result(v.label, v.lib, "error", "%s: %s" % (type(e).__name__, e))
             continue
-        inner, per_iter = _calibrate(bench, round_ns)
+        inner, per_iter = _calibrate(bench, round_ns, first_ns)
         results[v.label] = Result(v.label, v.lib, "ok", inner=inner)
         benches[v.label] = bench
         round_cost += inner * per_iter
 
     labels = list(benches)
     if labels:
-        # Slow variants (one call longer than a round) get fewer rounds, never fewer than 3.
-        n_rounds = max(3, min(rounds, int(case_budget_ns // max(round_cost, 1))))
+        # Slow variants (one call longer than a round) get fewer rounds, never below min_rounds.
+        n_rounds = max(min_rounds, min(rounds, int(case_budget_ns // max(round_cost, 1))))
         for r in range(n_rounds):
             start = r % len(labels)
             for label in labels[start:] + labels[:start]:

@@ -64,9 +64,9 @@ def main(argv=None):
     torch = import_torch()
     libs = {"minitorch": mt, "numpy": np, "torch": torch}
     if args.quick:
-        rounds, round_ns, budget_ns = 5, 4e6, 0.4e9
+        rounds, round_ns, budget_ns, min_rounds = 5, 4e6, 0.4e9, 2
     else:
-        rounds, round_ns, budget_ns = 15, 10e6, 2.5e9
+        rounds, round_ns, budget_ns, min_rounds = 15, 10e6, 2.5e9, 3
 
     print("minitorch %s (%s)" % (getattr(mt, "__version__", "?"), os.path.dirname(mt.__file__)))
     print("numpy %s | torch %s | python %s | %s | %d threads | %s"
@@ -82,7 +82,7 @@ def main(argv=None):
         for case in __import__(mod_name).cases():
             if needle not in ("%s %s" % (case.group, case.name)).lower():
                 continue
-            results = harness.run_case(case, libs, rounds, round_ns, budget_ns)
+            results = harness.run_case(case, libs, rounds, round_ns, budget_ns, min_rounds)
             ratios = harness.evaluate(case, results)
             print(harness.format_case(case, results, ratios), end="\n\n", flush=True)
             for r in ratios:
