@@ -1,0 +1,218 @@
+"""Timing and reporting for benchmarks/run.py.
+
+A case is a list of variants (one per implementation: minitorch, NumPy, PyTorch,
+sometimes extra baselines) and a list of ratios between their medians. Variants
+are timed in interleaved rounds: every round runs each variant once, in an order
+that rotates from round to round, so clock and thermal drift land on all of them.
+"""
+import gc
+import time
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Callable, Optional, Union
+
+# Errors that mean "minitorch does not have this yet" rather than "minitorch is broken".
+MISSING_ERRORS = (AttributeError, TypeError, NotImplementedError, ImportError)
+
+
+@dataclass
+class Variant:
+    label: str
+    lib: str  # key into the libraries dict: "minitorch", "numpy", "torch"
+    # setup(lib) returns the thing to time: a callable, or (statement, namespace).
+    setup: Callable
+
+
+# A ratio term is a variant label, or (a, b) meaning median(a) - median(b).
+Term = Union[str, tuple]
+
+
+@dataclass
+class Ratio:
+    label: str
+    num: Term
+    den: Term
+    target: Optional[float] = None
+
+
+@dataclass
+class Case:
+    group: str
+    name: str
+    variants: list
+    ratios: list
+    notes: list = field(default_factory=list)
+    # extra(medians_ns) -> list of text lines, e.g. GFLOPS for matmul.
+    extra: Optional[Callable] = None
+
+
+def trio(group, name, tt, np_setup=None, target=None, target_np=None, notes=(), extra=None,
+         torch_setup=None):
+    """The common case: the same torch-style code for minitorch and PyTorch, and a NumPy twin."""
+    variants = [Variant("minitorch", "minitorch", tt)]
+    ratios = [Ratio("minitorch/torch", "minitorch", "torch", target)]
+    if np_setup is not None:
+        variants.append(Variant("numpy", "numpy", np_setup))
+        ratios.append(Ratio("minitorch/numpy", "minitorch", "numpy", target_np))
+    variants.append(Variant("torch", "torch", torch_setup or tt))
+    return Case(group, name, variants, ratios, list(notes), extra)
+
+
+def _compile(thing):
+    """Turns a setup result into bench(n) running the statement n times in a tight loop."""
+    if callable(thing):
+        stmt, ns = "_f()", {"_f": thing}
+    else:
+        stmt, ns = thing
+    names = sorted(ns)
+    body = "\n".join("        " + line for line in stmt.strip().splitlines())
+    # Namespace entries become default arguments, so the loop reads them as fast locals.
+    src = ("def _bench(_n, %s):\n    for _ in range(_n):\n%s\n"
+           % (", ".join("%s=_ns[%r]" % (k, k) for k in names), body))
+    scope = {"_ns": ns}
+    exec(compile(src, "<bench>", "exec"), scope)
+    return scope["_bench"]
+
+
+def _time(bench, n):
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        t0 = time.perf_counter_ns()
+        bench(n)
+        return time.perf_counter_ns() - t0
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _calibrate(bench, round_ns, first_ns):
+    """(inner iterations so one round takes about round_ns, estimated time per iteration).
+
+    first_ns is the time of the warm-up call."""
+    n, elapsed = 1, first_ns
+    if elapsed >= round_ns:
+        # One call fills a round; a second look tells a slow op from a one-off stall.
+        elapsed = min(elapsed, _time(bench, 1))
+        if elapsed >= round_ns:
+            return 1, elapsed
+    while elapsed < round_ns / 10 and n < 1 << 30:
+        n *= 4 if elapsed < round_ns / 100 else 2
+        elapsed = _time(bench, n)
+    # The first calls can be cold (lazy init, page faults): measure once more at the chosen size.
+    n = max(1, int(round_ns * n / max(elapsed, 1)))
+    per_iter = max(_time(bench, n), 1) / n
+    return max(1, int(round_ns / per_iter)), per_iter
+
+
+@dataclass
+class Result:
+    label: str
+    lib: str
+    status: str  # "ok", "missing", "n/a", "error"
+    detail: str = ""
+    inner: int = 0
+    samples_ns: list = field(default_factory=list)  # per-iteration time of each round
+
+    @property
+    def median_ns(self):
+        return median(self.samples_ns) if self.samples_ns else None
+
+
+def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
+    results, benches, round_cost = {}, {}, 0.0
+    for v in case.variants:
+        lib = libs.get(v.lib)
+        if lib is None:
+            results[v.label] = Result(v.label, v.lib, "n/a", "%s not installed" % v.lib)
+            continue
+        try:
+            bench = _compile(v.setup(lib))
+            first_ns = _time(bench, 1)  # warm-up; a missing feature usually shows here
+        except MISSING_ERRORS as e:
+            results[v.label] = Result(v.label, v.lib, "missing", "%s: %s" % (type(e).__name__, e))
+            continue
+        except Exception as e:  # noqa: BLE001  a broken feature is reported, not fatal
+            results[v.label] = Result(v.label, v.lib, "error", "%s: %s" % (type(e).__name__, e))
+            continue
+        inner, per_iter = _calibrate(bench, round_ns, first_ns)
+        results[v.label] = Result(v.label, v.lib, "ok", inner=inner)
+        benches[v.label] = bench
+        round_cost += inner * per_iter
+
+    labels = list(benches)
+    if labels:
+        # Slow variants (one call longer than a round) get fewer rounds, never below min_rounds.
+        n_rounds = max(min_rounds, min(rounds, int(case_budget_ns // max(round_cost, 1))))
+        for r in range(n_rounds):
+            start = r % len(labels)
+            for label in labels[start:] + labels[:start]:
+                res = results[label]
+                res.samples_ns.append(_time(benches[label], res.inner) / res.inner)
+    return results
+
+
+def _term_value(term, results):
+    """Median of a variant, or a difference of two; (None, why) when unavailable."""
+    parts = [term] if isinstance(term, str) else list(term)
+    for p in parts:
+        if results[p].status != "ok":
+            return None, results[p].status
+    if isinstance(term, str):
+        return results[term].median_ns, ""
+    return results[term[0]].median_ns - results[term[1]].median_ns, ""
+
+
+def evaluate(case, results):
+    out = []
+    for r in case.ratios:
+        num, why_n = _term_value(r.num, results)
+        den, why_d = _term_value(r.den, results)
+        entry = {"label": r.label, "target": r.target, "value": None}
+        if num is None or den is None:
+            # minitorch lacking the feature is the interesting reason; report it first.
+            entry["result"] = "missing" if "missing" in (why_n, why_d) else (why_n or why_d)
+        elif den <= 0:
+            entry["result"] = "n/a (baseline within noise)"
+        else:
+            entry["value"] = num / den
+            if r.target is not None:
+                entry["result"] = "PASS" if entry["value"] <= r.target else "FAIL"
+            else:
+                entry["result"] = ""
+        out.append(entry)
+    return out
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%.3g ns" % ns
+
+
+def format_case(case, results, ratios):
+    lines = ["[%s] %s" % (case.group, case.name)]
+    width = max(len(v.label) for v in case.variants) + 2
+    for v in case.variants:
+        res = results[v.label]
+        if res.status == "ok":
+            spread = (max(res.samples_ns) - min(res.samples_ns)) / res.median_ns
+            lines.append("  %-*s %10s   (%d rounds x %d iters, spread %d%%)"
+                         % (width, v.label, fmt_ns(res.median_ns), len(res.samples_ns), res.inner,
+                            round(100 * spread)))
+        else:
+            detail = res.detail if len(res.detail) < 90 else res.detail[:87] + "..."
+            lines.append("  %-*s %10s   %s" % (width, v.label, res.status, detail))
+    rwidth = max([len(r["label"]) for r in ratios] + [5]) + 2
+    for r in ratios:
+        value = "%.3f" % r["value"] if r["value"] is not None else "-"
+        target = "target <= %.2f" % r["target"] if r["target"] is not None else ""
+        lines.append("  %-*s %10s   %-16s %s" % (rwidth, r["label"], value, target, r["result"]))
+    if case.extra is not None:
+        medians = {k: v.median_ns for k, v in results.items() if v.status == "ok"}
+        lines.extend("  " + line for line in case.extra(medians))
+    lines.extend("  note: " + n for n in case.notes)
+    return "\n".join(lines)
