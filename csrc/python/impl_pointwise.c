@@ -55,7 +55,7 @@ static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, unsigned 
     mt_operand_from(&in[first], &a->v[0]);
     mt_operand_from(&in[1 - first], &a->v[1]);
     mt_dtype result = mt_operands_result_type(2, in);
-    if ((flags & F_SUB) && result == MT_BOOL)
+    if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
         return not_bool_sub(in);
     if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
         result = mtpy_default_dtype();
@@ -141,11 +141,17 @@ DEF(impl_rshift_, MT_BIN_RSHIFT, "rshift_cpu", F_INPLACE, -1, -1)
 DEF(impl_rshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", 0, -1, -1)
 DEF(impl_rrshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", F_REVERSED, -1, -1)
 DEF(impl_eq, MT_BIN_EQ, "eq_cpu", 0, -1, 2)
+DEF(impl_eq_dunder, MT_BIN_EQ, "eq_cpu", 0, -1, -1)
 DEF(impl_ne, MT_BIN_NE, "ne_cpu", 0, -1, 2)
+DEF(impl_ne_dunder, MT_BIN_NE, "ne_cpu", 0, -1, -1)
 DEF(impl_lt, MT_BIN_LT, "lt_cpu", 0, -1, 2)
+DEF(impl_lt_dunder, MT_BIN_LT, "lt_cpu", 0, -1, -1)
 DEF(impl_le, MT_BIN_LE, "le_cpu", 0, -1, 2)
+DEF(impl_le_dunder, MT_BIN_LE, "le_cpu", 0, -1, -1)
 DEF(impl_gt, MT_BIN_GT, "gt_cpu", 0, -1, 2)
+DEF(impl_gt_dunder, MT_BIN_GT, "gt_cpu", 0, -1, -1)
 DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0, -1, 2)
+DEF(impl_ge_dunder, MT_BIN_GE, "ge_cpu", 0, -1, -1)
 DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0, -1, 2)
 DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0, -1, 2)
 DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0, -1, 2)
@@ -162,7 +168,7 @@ static PyObject *divide(mt_args *a, bool inplace)
         return binary(a, MT_BIN_DIV_TRUNC, "div_trunc_cpu", f, -1, out);
     if (strcmp(mode, "floor") == 0)
         return binary(a, MT_BIN_DIV_FLOOR, "div_floor_cpu", f, -1, out);
-    return PyErr_Format(PyExc_ValueError,
+    return PyErr_Format(PyExc_RuntimeError,
                         "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                         "but found '%s'",
                         mode);
