@@ -325,3 +325,73 @@ def test_zero_size():
     assert tuple((a + 1).shape) == (0, 3)
     assert tuple((a * mt.ones(3)).shape) == (0, 3)
     assert tuple(mt.where(a > 0, a, 1.0).shape) == (0, 3)
+
+
+UNARY = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+         "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+         "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "round", "trunc", "frac",
+         "reciprocal", "square", "nan_to_num", "isnan", "isinf", "isfinite", "logical_not",
+         "bitwise_not"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_matches_torch(name, dtype):
+    for shape in [(3, 4), (0, 2), (), (7,)]:
+        ma, ta = pair(shape, dtype)
+        if ta.is_floating_point():
+            ta.view(-1)[:1] = float("nan") if ta.numel() > 2 else ta.view(-1)[:1]
+            ma = to_mt(ta.float().numpy(), dtype)
+        try:
+            expect = getattr(torch, name)(ta)
+        except Exception:
+            same_error(lambda: getattr(mt, name)(ma), lambda: getattr(torch, name)(ta))
+            continue
+        check(getattr(mt, name)(ma), expect, exact=False)
+        if dtype == "float32" and shape == (3, 4):
+            check(getattr(mt, name)(ma.t()), getattr(torch, name)(ta.t()), exact=False)
+            if not expect.dtype == torch.bool:
+                r = getattr(ma, name + "_")()
+                getattr(ta, name + "_")()
+                assert r is ma
+                check(ma, ta, exact=False)
+                out = mt.empty(3, 4)
+                assert getattr(mt, name)(ma, out=out) is out
+
+
+def test_unary_int_promotion_and_errors():
+    i, ti = mt.tensor([3, -7]), torch.tensor([3, -7])
+    same_error(lambda: i.exp_(), lambda: ti.exp_())
+    same_error(lambda: -mt.tensor([True]), lambda: -torch.tensor([True]))
+    same_error(lambda: +mt.tensor([True]), lambda: +torch.tensor([True]))
+    same_error(lambda: abs(mt.tensor([True])), lambda: abs(torch.tensor([True])))
+    same_error(lambda: mt.relu(mt.tensor([True])), lambda: torch.relu(torch.tensor([True])))
+    same_error(lambda: ~mt.ones(2), lambda: ~torch.ones(2))
+    check(~mt.tensor([True, False]), ~torch.tensor([True, False]))
+    check(-i, -ti)
+    check(abs(i), abs(ti))
+    check(+i, +ti)
+
+
+def test_round_decimals_gelu_softplus():
+    a = rand_np((50,), "float32")
+    ma, ta = mt.from_numpy(a), torch.from_numpy(a)
+    for d in (0, 1, 2, -1):
+        check(mt.round(ma, decimals=d), torch.round(ta, decimals=d), exact=False)
+    check(mt.round(mt.tensor([0.5, 1.5, 2.5, -0.5])), torch.round(torch.tensor([0.5, 1.5, 2.5, -0.5])))
+    F = mt._C._nn_functions
+    for ap in ("none", "tanh"):
+        check(F["gelu"](ma, approximate=ap), torch.nn.functional.gelu(ta, approximate=ap), exact=False)
+    same_error(lambda: F["gelu"](ma, approximate="x"),
+               lambda: torch.nn.functional.gelu(ta, approximate="x"))
+    check(F["softplus"](ma * 10, beta=2, threshold=5),
+          torch.nn.functional.softplus(ta * 10, beta=2, threshold=5), exact=False)
+    for n in ("relu", "silu", "sigmoid", "tanh"):
+        check(F[n](ma), getattr(torch.nn.functional, n)(ta), exact=False)
+    mc = mt.from_numpy(a.copy())
+    assert F["relu"](mc, inplace=True) is mc
+    assert min(mc.tolist()) >= 0
+    check(mt.nan_to_num(mt.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), nan=2.0),
+          torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), nan=2.0))
+    check(mt.nan_to_num(mt.tensor([float("inf")], dtype=mt.float64), posinf=7.0),
+          torch.nan_to_num(torch.tensor([float("inf")], dtype=torch.float64), posinf=7.0))

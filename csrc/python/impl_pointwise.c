@@ -217,10 +217,16 @@ static PyObject *clamp(mt_args *a, int out_idx, bool inplace)
 PyObject *impl_clamp(mt_args *a) { return clamp(a, 3, false); }
 PyObject *impl_clamp_(mt_args *a) { return clamp(a, -1, true); }
 
+/* torch prints these dtypes by their C++ type names. */
+static const char *const cpp_names[MT_NUM_DTYPES] = {
+    "bool", "unsigned char", "signed char", "short int", "int", "long int",
+    "c10::Half", "c10::BFloat16", "float", "double",
+};
+
 static PyObject *dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 {
     return PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `%s` but got dtype %s",
-                        mt_dtype_infos[want].name, what, mt_dtype_infos[got].name);
+                        cpp_names[want], what, cpp_names[got]);
 }
 
 /* lerp(input, end, weight): no promotion, as torch. */
