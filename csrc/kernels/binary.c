@@ -1,6 +1,8 @@
 #include "binary.h"
 #include "typed.h"
 
+#include <math.h>
+
 /* Compute types: narrow floats widen to float, bool computes as uint8. */
 #define ACC_b1 uint8_t
 #define ACC_u1 uint8_t
@@ -24,31 +26,169 @@
 #define ALPHA_f4(c) ((float)(c)->alpha_f)
 #define ALPHA_f8(c) ((c)->alpha_f)
 
+/* Integer division never traps: x86 faults on /0 and on INT64_MIN / -1. */
+static inline void zero_div(mt_binary_ctx *c) { __atomic_store_n(&c->zero_div, 1, __ATOMIC_RELAXED); }
+
+static inline int64_t i_div_trunc(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    if (b == 0) {
+        zero_div(c);
+        return 0;
+    }
+    if (b == -1)
+        return (int64_t)(0 - (uint64_t)a);
+    return a / b;
+}
+
+static inline int64_t i_div_floor(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    if (b == 0) {
+        zero_div(c);
+        return 0;
+    }
+    if (b == -1)
+        return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static inline int64_t i_fmod(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    if (b == 0) {
+        zero_div(c);
+        return 0;
+    }
+    return b == -1 ? 0 : a % b;
+}
+
+static inline int64_t i_remainder(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    int64_t r = i_fmod(a, b, c);
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static inline int64_t i_pow(int64_t b, int64_t e, mt_binary_ctx *c)
+{
+    (void)c;
+    if (e < 0)
+        return b == 1 ? 1 : b == -1 ? (e & 1 ? -1 : 1) : 0;
+    uint64_t r = 1, base = (uint64_t)b;
+    while (e) {
+        if (e & 1)
+            r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* Python's floor division for floats (exact near integer boundaries). */
+#define FLOAT_HELPERS(T, SUF)                                                         \
+    static inline T f_div_trunc_##T(T a, T b, mt_binary_ctx *c)                       \
+    {                                                                                 \
+        (void)c;                                                                      \
+        return trunc##SUF(a / b);                                                     \
+    }                                                                                 \
+    static inline T f_div_floor_##T(T a, T b, mt_binary_ctx *c)                       \
+    {                                                                                 \
+        (void)c;                                                                      \
+        if (b == 0)                                                                   \
+            return a / b;                                                             \
+        T mod = fmod##SUF(a, b);                                                      \
+        T div = (a - mod) / b;                                                        \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                       \
+            div -= 1;                                                                 \
+        if (div == 0)                                                                 \
+            return copysign##SUF(0, a / b);                                           \
+        T fl = floor##SUF(div);                                                       \
+        return div - fl > (T)0.5 ? fl + 1 : fl;                                       \
+    }                                                                                 \
+    static inline T f_fmod_##T(T a, T b, mt_binary_ctx *c)                            \
+    {                                                                                 \
+        (void)c;                                                                      \
+        return fmod##SUF(a, b);                                                       \
+    }                                                                                 \
+    static inline T f_remainder_##T(T a, T b, mt_binary_ctx *c)                       \
+    {                                                                                 \
+        (void)c;                                                                      \
+        T mod = fmod##SUF(a, b);                                                      \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                       \
+            mod += b;                                                                 \
+        return mod;                                                                   \
+    }                                                                                 \
+    static inline T f_pow_##T(T a, T b, mt_binary_ctx *c)                             \
+    {                                                                                 \
+        (void)c;                                                                      \
+        return pow##SUF(a, b);                                                        \
+    }
+FLOAT_HELPERS(float, f)
+FLOAT_HELPERS(double, )
+
+#define GEN(NAME, x, y, c) \
+    _Generic((x), float: f_##NAME##_float, double: f_##NAME##_double, default: i_##NAME)(x, y, c)
+
+static inline int64_t shl(int64_t x, int64_t y, int bits)
+{
+    return (y < 0 || y >= bits) ? 0 : (int64_t)((uint64_t)x << y);
+}
+
+static inline int64_t shr(int64_t x, int64_t y, int bits)
+{
+    return (y < 0 || y >= bits) ? (x < 0 ? -1 : 0) : x >> y;
+}
+
+static inline bool close_d(double a, double b, const mt_binary_ctx *c)
+{
+    if (a == b || (c->equal_nan && a != a && b != b))
+        return true;
+    double err = fabs(a - b);
+    return isfinite(err) && err <= c->atol + fabs(c->alpha_f * b);
+}
+
+static inline bool close_f(float a, float b, const mt_binary_ctx *c)
+{
+    if (a == b || (c->equal_nan && a != a && b != b))
+        return true;
+    float err = fabsf(a - b);
+    return isfinite(err) && err <= (float)c->atol + fabsf((float)c->alpha_f * b);
+}
+
+#define CLOSE(x, y, c) _Generic((x), float: close_f, default: close_d)(x, y, c)
+
+/* NaN-propagating max/min, as torch.maximum/minimum. */
+#define MAXN(a, b) ((a) != (a) || (a) > (b) ? (a) : (b))
+#define MINN(a, b) ((a) != (a) || (a) < (b) ? (a) : (b))
+
 /* One loop per (op, dtype): a contiguous path the compiler vectorises, a
- * scalar-operand path, and the general strided path. */
-#define BINARY_LOOP(NAME, SFX, T, EXPR)                                                    \
+ * scalar-operand path, and the general strided path. OT is the stored output
+ * type and STORE converts the computed value to it. */
+#define BINARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                         \
     __attribute__((target_clones("avx2", "default"))) static void                          \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
-        const mt_binary_ctx *ctx = vctx;                                                   \
+        mt_binary_ctx *ctx = vctx;                                                         \
         (void)ctx;                                                                         \
         typedef ACC_##SFX acc;                                                             \
-        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T)) {              \
-            T *restrict o = (T *)data[0];                                                  \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {             \
+            OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];  \
             for (int64_t i = 0; i < n; i++) {                                              \
                 acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]);                    \
-                o[i] = MT_STORE_##SFX(EXPR);                                               \
+                o[i] = STORE(EXPR);                                                        \
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
-        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == 0) {                      \
-            T *restrict o = (T *)data[0];                                                  \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == 0) {                     \
+            OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1];                                     \
             const acc y = MT_LOAD_##SFX(*(const T *)data[2]);                              \
             for (int64_t i = 0; i < n; i++) {                                              \
                 acc x = MT_LOAD_##SFX(pa[i]);                                              \
-                o[i] = MT_STORE_##SFX(EXPR);                                               \
+                o[i] = STORE(EXPR);                                                        \
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
@@ -56,23 +196,166 @@
         const char *pa = data[1], *pb = data[2];                                           \
         for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2]) {            \
             acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb);      \
+            *(OT *)o = STORE(EXPR);                                                        \
+        }                                                                                  \
+    }
+
+#define TERNARY_LOOP(NAME, SFX, T, EXPR)                                                   \
+    __attribute__((target_clones("avx2", "default"))) static void                          \
+        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
+    {                                                                                      \
+        mt_binary_ctx *ctx = vctx;                                                         \
+        (void)ctx;                                                                         \
+        typedef ACC_##SFX acc;                                                             \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T) &&              \
+            st[3] == sizeof(T)) {                                                          \
+            T *restrict o = (T *)data[0];                                                  \
+            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2],  \
+                              *restrict pc = (const T *)data[3];                           \
+            for (int64_t i = 0; i < n; i++) {                                              \
+                acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]),                    \
+                    z = MT_LOAD_##SFX(pc[i]);                                              \
+                o[i] = MT_STORE_##SFX(EXPR);                                               \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        char *o = data[0];                                                                 \
+        const char *pa = data[1], *pb = data[2], *pc = data[3];                            \
+        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2], pc += st[3]) { \
+            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb),      \
+                z = MT_LOAD_##SFX(*(const T *)pc);                                         \
             *(T *)o = MT_STORE_##SFX(EXPR);                                                \
         }                                                                                  \
     }
 
-#define ADD_EXPR(SFX) (acc)(x + ALPHA_##SFX(ctx) * y)
-#define MUL_EXPR(SFX) (acc)(x * y)
+#define TO_BOOL(e) ((uint8_t)((e) != 0))
+#define SAME(SFX, T, NAME, EXPR) BINARY_LOOP(NAME, SFX, T, T, MT_STORE_##SFX, EXPR)
+#define PRED(SFX, T, NAME, EXPR) BINARY_LOOP(NAME, SFX, T, uint8_t, TO_BOOL, EXPR)
 
-#define DEFINE_ALL(DE, SFX, T)                              \
-    BINARY_LOOP(add, SFX, T, ADD_EXPR(SFX))                 \
-    BINARY_LOOP(mul, SFX, T, MUL_EXPR(SFX))
-MT_FOR_ALL_DTYPES(DEFINE_ALL)
+/* Every dtype. */
+#define DEF_ALL(DE, SFX, T)                                                         \
+    SAME(SFX, T, add, (acc)(x + ALPHA_##SFX(ctx) * y))                              \
+    SAME(SFX, T, mul, (acc)(x * y))                                                 \
+    SAME(SFX, T, maximum, MAXN(x, y))                                               \
+    SAME(SFX, T, minimum, MINN(x, y))                                               \
+    PRED(SFX, T, eq, x == y)                                                        \
+    PRED(SFX, T, ne, x != y)                                                        \
+    PRED(SFX, T, lt, x < y)                                                         \
+    PRED(SFX, T, le, x <= y)                                                        \
+    PRED(SFX, T, gt, x > y)                                                         \
+    PRED(SFX, T, ge, x >= y)                                                        \
+    PRED(SFX, T, logical_and, x != 0 && y != 0)                                     \
+    PRED(SFX, T, logical_or, x != 0 || y != 0)                                      \
+    PRED(SFX, T, logical_xor, (x != 0) != (y != 0))                                 \
+    PRED(SFX, T, isclose, CLOSE(x, y, ctx))                                         \
+    TERNARY_LOOP(where, SFX, T, x != 0 ? y : z)                                     \
+    TERNARY_LOOP(clamp, SFX, T, clamp_v(x, y, z, ctx))                              \
+    TERNARY_LOOP(addcmul, SFX, T, (acc)(x + ALPHA_##SFX(ctx) * y * z))
 
-#define ROW(NAME) {NAME##_b1, NAME##_u1, NAME##_i1, NAME##_i2, NAME##_i4, NAME##_i8, \
-                   NAME##_f2, NAME##_bf, NAME##_f4, NAME##_f8}
+/* Numbers: integers and floats, not bool. */
+#define DEF_NUM(DE, SFX, T)                                                         \
+    SAME(SFX, T, div_trunc, GEN(div_trunc, x, y, ctx))                              \
+    SAME(SFX, T, div_floor, GEN(div_floor, x, y, ctx))                              \
+    SAME(SFX, T, remainder, GEN(remainder, x, y, ctx))                              \
+    SAME(SFX, T, fmod, GEN(fmod, x, y, ctx))                                        \
+    SAME(SFX, T, pow, GEN(pow, x, y, ctx))
+
+#define DEF_FLOAT(DE, SFX, T)                                                       \
+    SAME(SFX, T, div, x / y)                                                        \
+    SAME(SFX, T, atan2, _Generic(x, float: atan2f, default: atan2)(x, y))           \
+    SAME(SFX, T, hypot, _Generic(x, float: hypotf, default: hypot)(x, y))           \
+    TERNARY_LOOP(lerp, SFX, T, lerp_v(x, y, z))                                     \
+    TERNARY_LOOP(addcdiv, SFX, T, x + ALPHA_##SFX(ctx) * y / z)
+
+/* Bits: bool and integers; shifts exclude bool. */
+#define DEF_BITS(DE, SFX, T)                                                        \
+    SAME(SFX, T, bitand, x & y)                                                     \
+    SAME(SFX, T, bitor, x | y)                                                      \
+    SAME(SFX, T, bitxor, x ^ y)
+#define DEF_SHIFT(DE, SFX, T)                                                       \
+    SAME(SFX, T, lshift, shl(x, y, 8 * (int)sizeof(T)))                             \
+    SAME(SFX, T, rshift, shr(x, y, 8 * (int)sizeof(T)))
+
+#define clamp_v(x, lo, hi, c)                                                       \
+    ({                                                                              \
+        __typeof__(x) r_ = (x);                                                     \
+        if ((c)->has_lo)                                                            \
+            r_ = MAXN(r_, (lo));                                                    \
+        if ((c)->has_hi)                                                            \
+            r_ = MINN(r_, (hi));                                                    \
+        r_;                                                                         \
+    })
+#define lerp_v(s, e, w)                                                             \
+    ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
+
+MT_FOR_ALL_DTYPES(DEF_ALL)
+#define FOR_NUM(X)                       \
+    X(MT_UINT8, u1, uint8_t)             \
+    X(MT_INT8, i1, int8_t)               \
+    X(MT_INT16, i2, int16_t)             \
+    X(MT_INT32, i4, int32_t)             \
+    X(MT_INT64, i8, int64_t)             \
+    X(MT_FLOAT16, f2, mt_f16)            \
+    X(MT_BFLOAT16, bf, mt_bf16)          \
+    X(MT_FLOAT32, f4, float)             \
+    X(MT_FLOAT64, f8, double)
+FOR_NUM(DEF_NUM)
+DEF_FLOAT(, f2, mt_f16)
+DEF_FLOAT(, bf, mt_bf16)
+DEF_FLOAT(, f4, float)
+DEF_FLOAT(, f8, double)
+DEF_BITS(, b1, uint8_t)
+DEF_BITS(, u1, uint8_t)
+DEF_BITS(, i1, int8_t)
+DEF_BITS(, i2, int16_t)
+DEF_BITS(, i4, int32_t)
+DEF_BITS(, i8, int64_t)
+DEF_SHIFT(, u1, uint8_t)
+DEF_SHIFT(, i1, int8_t)
+DEF_SHIFT(, i2, int16_t)
+DEF_SHIFT(, i4, int32_t)
+DEF_SHIFT(, i8, int64_t)
+
+#define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+#define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+#define ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
+                      [MT_FLOAT64] = N##_f8}
+#define ROW_BITS(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
+#define ROW_SHIFT(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
+
 static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
     [MT_BIN_ADD] = ROW(add),
     [MT_BIN_MUL] = ROW(mul),
+    [MT_BIN_DIV] = ROW_FLOAT(div),
+    [MT_BIN_DIV_TRUNC] = ROW_NUM(div_trunc),
+    [MT_BIN_DIV_FLOOR] = ROW_NUM(div_floor),
+    [MT_BIN_REMAINDER] = ROW_NUM(remainder),
+    [MT_BIN_FMOD] = ROW_NUM(fmod),
+    [MT_BIN_POW] = ROW_NUM(pow),
+    [MT_BIN_MAXIMUM] = ROW(maximum),
+    [MT_BIN_MINIMUM] = ROW(minimum),
+    [MT_BIN_ATAN2] = ROW_FLOAT(atan2),
+    [MT_BIN_HYPOT] = ROW_FLOAT(hypot),
+    [MT_BIN_BITAND] = ROW_BITS(bitand),
+    [MT_BIN_BITOR] = ROW_BITS(bitor),
+    [MT_BIN_BITXOR] = ROW_BITS(bitxor),
+    [MT_BIN_LSHIFT] = ROW_SHIFT(lshift),
+    [MT_BIN_RSHIFT] = ROW_SHIFT(rshift),
+    [MT_BIN_EQ] = ROW(eq),
+    [MT_BIN_NE] = ROW(ne),
+    [MT_BIN_LT] = ROW(lt),
+    [MT_BIN_LE] = ROW(le),
+    [MT_BIN_GT] = ROW(gt),
+    [MT_BIN_GE] = ROW(ge),
+    [MT_BIN_LOGICAL_AND] = ROW(logical_and),
+    [MT_BIN_LOGICAL_OR] = ROW(logical_or),
+    [MT_BIN_LOGICAL_XOR] = ROW(logical_xor),
+    [MT_BIN_ISCLOSE] = ROW(isclose),
+    [MT_TER_WHERE] = ROW(where),
+    [MT_TER_CLAMP] = ROW(clamp),
+    [MT_TER_LERP] = ROW_FLOAT(lerp),
+    [MT_TER_ADDCMUL] = ROW(addcmul),
+    [MT_TER_ADDCDIV] = ROW_FLOAT(addcdiv),
 };
 
 mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)

@@ -1,5 +1,7 @@
-/* Elementwise ops of the op table. */
+/* Binary and ternary elementwise ops of the op table. */
 #include "pointwise.h"
+
+#include <string.h>
 
 #include "../kernels/binary.h"
 
@@ -8,37 +10,318 @@ static mt_loop_fn binary_loop_for(int op, mt_dtype d)
     return mt_binary_loop((mt_binary_op)op, d);
 }
 
-/* input (op) other [* alpha], optionally in place or into out=. */
-static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, int alpha_idx,
-                        int out_idx, bool inplace)
+enum {
+    F_INPLACE = 1 << 0,  /* write into input */
+    F_REVERSED = 1 << 1, /* reflected dunder: other (op) input */
+    F_TO_FLOAT = 1 << 2, /* integral results compute in the default float dtype */
+    F_SUB = 1 << 3,      /* sub: add with -alpha, refused for bool */
+};
+
+static PyObject *not_bool_sub(const mt_operand *in)
+{
+    if (in[0].t.dtype == MT_BOOL && in[1].t.dtype == MT_BOOL)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.");
+    return PyErr_Format(PyExc_RuntimeError,
+                        "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.");
+}
+
+static PyObject *run(mt_binary_op op, const char *name, int nin, mt_operand *in,
+                     mt_dtype compute, mt_binary_ctx *ctx, PyObject *out, PyObject *self)
+{
+    bool pred = mt_binary_is_predicate(op);
+    mt_kernel_ref k = {binary_loop_for, op, ctx, name, pred};
+    PyObject *r = mt_pointwise(&k, nin, in, compute, pred ? MT_BOOL : compute, out, self);
+    if (r && ctx->zero_div) {
+        Py_DECREF(r);
+        return PyErr_Format(PyExc_RuntimeError, "ZeroDivisionError");
+    }
+    return r;
+}
+
+static PyObject *out_arg(mt_args *a, int idx)
+{
+    return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].obj : NULL;
+}
+
+static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, unsigned flags,
+                        int alpha_idx, int out_idx)
 {
     mt_operand in[2];
-    mt_operand_from(&in[0], &a->v[0]);
-    mt_operand_from(&in[1], &a->v[1]);
+    int first = flags & F_REVERSED ? 1 : 0;
+    mt_operand_from(&in[first], &a->v[0]);
+    mt_operand_from(&in[1 - first], &a->v[1]);
     mt_dtype result = mt_operands_result_type(2, in);
-    mt_binary_ctx ctx = {1.0, 1};
+    if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
+        return not_bool_sub(in);
+    if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
+        result = mtpy_default_dtype();
+    mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     if (alpha_idx >= 0) {
         const mt_scalar *al = &a->v[alpha_idx].s;
         if (al->kind == MT_SCALAR_FLOAT && !mt_is_floating(result))
             return PyErr_Format(PyExc_RuntimeError,
                                 "For integral input tensors, argument alpha must not be a "
                                 "floating point number.");
-        if (result == MT_BOOL && al->kind != MT_SCALAR_BOOL)
+        if (al->kind == MT_SCALAR_BOOL && result != MT_BOOL)
             return PyErr_Format(PyExc_RuntimeError,
                                 "Boolean alpha only supported for Boolean results.");
         ctx.alpha_f = al->f;
         ctx.alpha_i = al->i;
     }
-    mt_kernel_ref k = {binary_loop_for, op, &ctx, name};
-    PyObject *out = out_idx >= 0 && !mt_is_none(a, out_idx) ? a->v[out_idx].obj : NULL;
-    PyObject *self = inplace ? a->v[0].obj : NULL;
-    return mt_pointwise(&k, 2, in, result, result, out, self);
+    if (flags & F_SUB) {
+        ctx.alpha_f = -ctx.alpha_f;
+        ctx.alpha_i = (int64_t)(0 - (uint64_t)ctx.alpha_i);
+    }
+    if (op == MT_BIN_POW && !mt_is_floating(result) && in[1].kind == MT_OPERAND_WRAPPED &&
+        in[1].t.dtype == MT_INT64 && in[1].num.i < 0)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Integers to negative integer powers are not allowed.");
+    return run(op, name, 2, in, result, &ctx, out_arg(a, out_idx),
+               flags & F_INPLACE ? a->v[0].obj : NULL);
 }
 
-PyObject *impl_add(mt_args *a) { return binary(a, MT_BIN_ADD, "add", 2, 3, false); }
-PyObject *impl_add_(mt_args *a) { return binary(a, MT_BIN_ADD, "add", 2, -1, true); }
-PyObject *impl_add_dunder(mt_args *a) { return binary(a, MT_BIN_ADD, "add", -1, -1, false); }
-PyObject *impl_iadd(mt_args *a) { return binary(a, MT_BIN_ADD, "add", -1, -1, true); }
-PyObject *impl_mul(mt_args *a) { return binary(a, MT_BIN_MUL, "mul", -1, 2, false); }
-PyObject *impl_mul_(mt_args *a) { return binary(a, MT_BIN_MUL, "mul", -1, -1, true); }
-PyObject *impl_mul_dunder(mt_args *a) { return binary(a, MT_BIN_MUL, "mul", -1, -1, false); }
+#define DEF(IMPL, OP, NAME, FLAGS, ALPHA, OUT) \
+    PyObject *IMPL(mt_args *a) { return binary(a, OP, NAME, FLAGS, ALPHA, OUT); }
+
+DEF(impl_add, MT_BIN_ADD, "add", 0, 2, 3)
+DEF(impl_add_, MT_BIN_ADD, "add", F_INPLACE, 2, -1)
+DEF(impl_add_dunder, MT_BIN_ADD, "add", 0, -1, -1)
+DEF(impl_iadd, MT_BIN_ADD, "add", F_INPLACE, -1, -1)
+DEF(impl_sub, MT_BIN_ADD, "sub", F_SUB, 2, 3)
+DEF(impl_sub_, MT_BIN_ADD, "sub", F_SUB | F_INPLACE, 2, -1)
+DEF(impl_sub_dunder, MT_BIN_ADD, "sub", F_SUB, -1, -1)
+DEF(impl_rsub_dunder, MT_BIN_ADD, "sub", F_SUB | F_REVERSED, -1, -1)
+DEF(impl_isub, MT_BIN_ADD, "sub", F_SUB | F_INPLACE, -1, -1)
+DEF(impl_mul, MT_BIN_MUL, "mul", 0, -1, 2)
+DEF(impl_mul_, MT_BIN_MUL, "mul", F_INPLACE, -1, -1)
+DEF(impl_mul_dunder, MT_BIN_MUL, "mul", 0, -1, -1)
+DEF(impl_true_divide, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT, -1, 2)
+DEF(impl_true_divide_, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT | F_INPLACE, -1, -1)
+DEF(impl_truediv_dunder, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT, -1, -1)
+DEF(impl_rtruediv_dunder, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT | F_REVERSED, -1, -1)
+DEF(impl_floor_divide, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0, -1, 2)
+DEF(impl_floor_divide_, MT_BIN_DIV_FLOOR, "div_floor_cpu", F_INPLACE, -1, -1)
+DEF(impl_floordiv_dunder, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0, -1, -1)
+DEF(impl_rfloordiv_dunder, MT_BIN_DIV_FLOOR, "div_floor_cpu", F_REVERSED, -1, -1)
+DEF(impl_remainder, MT_BIN_REMAINDER, "remainder_cpu", 0, -1, 2)
+DEF(impl_remainder_, MT_BIN_REMAINDER, "remainder_cpu", F_INPLACE, -1, -1)
+DEF(impl_mod_dunder, MT_BIN_REMAINDER, "remainder_cpu", 0, -1, -1)
+DEF(impl_rmod_dunder, MT_BIN_REMAINDER, "remainder_cpu", F_REVERSED, -1, -1)
+DEF(impl_fmod, MT_BIN_FMOD, "fmod_cpu", 0, -1, 2)
+DEF(impl_fmod_, MT_BIN_FMOD, "fmod_cpu", F_INPLACE, -1, -1)
+DEF(impl_pow, MT_BIN_POW, "pow", 0, -1, 2)
+DEF(impl_pow_, MT_BIN_POW, "pow", F_INPLACE, -1, -1)
+DEF(impl_pow_dunder, MT_BIN_POW, "pow", 0, -1, -1)
+DEF(impl_rpow_dunder, MT_BIN_POW, "pow", F_REVERSED, -1, -1)
+DEF(impl_maximum, MT_BIN_MAXIMUM, "maximum_cpu", 0, -1, 2)
+DEF(impl_minimum, MT_BIN_MINIMUM, "minimum_cpu", 0, -1, 2)
+DEF(impl_atan2, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT, -1, 2)
+DEF(impl_atan2_, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT | F_INPLACE, -1, -1)
+DEF(impl_hypot, MT_BIN_HYPOT, "hypot_cpu", 0, -1, 2)
+DEF(impl_hypot_, MT_BIN_HYPOT, "hypot_cpu", F_INPLACE, -1, -1)
+DEF(impl_bitwise_and, MT_BIN_BITAND, "bitwise_and_cpu", 0, -1, 2)
+DEF(impl_bitwise_and_, MT_BIN_BITAND, "bitwise_and_cpu", F_INPLACE, -1, -1)
+DEF(impl_and_dunder, MT_BIN_BITAND, "bitwise_and_cpu", 0, -1, -1)
+DEF(impl_bitwise_or, MT_BIN_BITOR, "bitwise_or_cpu", 0, -1, 2)
+DEF(impl_bitwise_or_, MT_BIN_BITOR, "bitwise_or_cpu", F_INPLACE, -1, -1)
+DEF(impl_or_dunder, MT_BIN_BITOR, "bitwise_or_cpu", 0, -1, -1)
+DEF(impl_bitwise_xor, MT_BIN_BITXOR, "bitwise_xor_cpu", 0, -1, 2)
+DEF(impl_bitwise_xor_, MT_BIN_BITXOR, "bitwise_xor_cpu", F_INPLACE, -1, -1)
+DEF(impl_xor_dunder, MT_BIN_BITXOR, "bitwise_xor_cpu", 0, -1, -1)
+DEF(impl_lshift, MT_BIN_LSHIFT, "lshift_cpu", 0, -1, 2)
+DEF(impl_lshift_, MT_BIN_LSHIFT, "lshift_cpu", F_INPLACE, -1, -1)
+DEF(impl_lshift_dunder, MT_BIN_LSHIFT, "lshift_cpu", 0, -1, -1)
+DEF(impl_rlshift_dunder, MT_BIN_LSHIFT, "lshift_cpu", F_REVERSED, -1, -1)
+DEF(impl_rshift, MT_BIN_RSHIFT, "rshift_cpu", 0, -1, 2)
+DEF(impl_rshift_, MT_BIN_RSHIFT, "rshift_cpu", F_INPLACE, -1, -1)
+DEF(impl_rshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", 0, -1, -1)
+DEF(impl_rrshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", F_REVERSED, -1, -1)
+DEF(impl_eq, MT_BIN_EQ, "eq_cpu", 0, -1, 2)
+DEF(impl_eq_dunder, MT_BIN_EQ, "eq_cpu", 0, -1, -1)
+DEF(impl_ne, MT_BIN_NE, "ne_cpu", 0, -1, 2)
+DEF(impl_ne_dunder, MT_BIN_NE, "ne_cpu", 0, -1, -1)
+DEF(impl_lt, MT_BIN_LT, "lt_cpu", 0, -1, 2)
+DEF(impl_lt_dunder, MT_BIN_LT, "lt_cpu", 0, -1, -1)
+DEF(impl_le, MT_BIN_LE, "le_cpu", 0, -1, 2)
+DEF(impl_le_dunder, MT_BIN_LE, "le_cpu", 0, -1, -1)
+DEF(impl_gt, MT_BIN_GT, "gt_cpu", 0, -1, 2)
+DEF(impl_gt_dunder, MT_BIN_GT, "gt_cpu", 0, -1, -1)
+DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0, -1, 2)
+DEF(impl_ge_dunder, MT_BIN_GE, "ge_cpu", 0, -1, -1)
+DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0, -1, 2)
+DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0, -1, 2)
+DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0, -1, 2)
+
+/* div(input, other, *, rounding_mode=None, out=None) */
+static PyObject *divide(mt_args *a, bool inplace)
+{
+    const char *mode = mt_is_none(a, 2) ? NULL : a->v[2].str;
+    int out = inplace ? -1 : 3;
+    unsigned f = inplace ? F_INPLACE : 0;
+    if (!mode)
+        return binary(a, MT_BIN_DIV, "div_true_cpu", f | F_TO_FLOAT, -1, out);
+    if (strcmp(mode, "trunc") == 0)
+        return binary(a, MT_BIN_DIV_TRUNC, "div_trunc_cpu", f, -1, out);
+    if (strcmp(mode, "floor") == 0)
+        return binary(a, MT_BIN_DIV_FLOOR, "div_floor_cpu", f, -1, out);
+    return PyErr_Format(PyExc_RuntimeError,
+                        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                        "but found '%s'",
+                        mode);
+}
+
+PyObject *impl_div(mt_args *a) { return divide(a, false); }
+PyObject *impl_div_(mt_args *a) { return divide(a, true); }
+
+/* where(condition, input, other): the condition is read as the compute dtype. */
+PyObject *impl_where(mt_args *a)
+{
+    mt_operand in[3];
+    for (int i = 0; i < 3; i++)
+        mt_operand_from(&in[i], &a->v[i]);
+    if (in[0].t.dtype != MT_BOOL && in[0].kind != MT_OPERAND_WRAPPED)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "where expected condition to be a boolean tensor, but got a "
+                            "tensor with dtype %s",
+                            mt_dtype_infos[in[0].t.dtype].scalar_name);
+    mt_dtype result = mt_operands_result_type(2, in + 1);
+    mt_binary_ctx ctx = {0};
+    return run(MT_TER_WHERE, "where_cpu", 3, in, result, &ctx, NULL, NULL);
+}
+
+/* clamp(input, min=None, max=None): an absent bound is replaced by input
+ * itself and ignored by the kernel. */
+static PyObject *clamp(mt_args *a, int out_idx, bool inplace)
+{
+    mt_operand in[3];
+    mt_binary_ctx ctx = {.has_lo = !mt_is_none(a, 1), .has_hi = !mt_is_none(a, 2)};
+    if (!ctx.has_lo && !ctx.has_hi)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "torch.clamp: At least one of 'min' or 'max' must not be None");
+    mt_operand_from(&in[0], &a->v[0]);
+    for (int i = 1; i < 3; i++) {
+        if (mt_is_none(a, i))
+            in[i] = in[0];
+        else
+            mt_operand_from(&in[i], &a->v[i]);
+    }
+    mt_dtype result = mt_operands_result_type(3, in);
+    return run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out_arg(a, out_idx),
+               inplace ? a->v[0].obj : NULL);
+}
+
+PyObject *impl_clamp(mt_args *a) { return clamp(a, 3, false); }
+PyObject *impl_clamp_(mt_args *a) { return clamp(a, -1, true); }
+
+/* torch prints these dtypes by their C++ type names. */
+static const char *const cpp_names[MT_NUM_DTYPES] = {
+    "bool", "unsigned char", "signed char", "short int", "int", "long int",
+    "c10::Half", "c10::BFloat16", "float", "double",
+};
+
+static PyObject *dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
+{
+    return PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `%s` but got dtype %s",
+                        cpp_names[want], what, cpp_names[got]);
+}
+
+/* lerp(input, end, weight): no promotion, as torch. */
+static PyObject *lerp(mt_args *a, int out_idx, bool inplace)
+{
+    mt_operand in[3];
+    for (int i = 0; i < 3; i++)
+        mt_operand_from(&in[i], &a->v[i]);
+    mt_dtype d = in[0].t.dtype;
+    if (in[1].t.dtype != d)
+        return dtype_mismatch("end", d, in[1].t.dtype);
+    if (in[2].kind != MT_OPERAND_WRAPPED && in[2].t.dtype != d)
+        return dtype_mismatch("weight", d, in[2].t.dtype);
+    mt_binary_ctx ctx = {0};
+    return run(MT_TER_LERP, in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar"
+                                                            : "lerp_kernel_tensor",
+               3, in, d, &ctx, out_arg(a, out_idx), inplace ? a->v[0].obj : NULL);
+}
+
+PyObject *impl_lerp(mt_args *a) { return lerp(a, 3, false); }
+PyObject *impl_lerp_(mt_args *a) { return lerp(a, -1, true); }
+
+/* addcmul/addcdiv(input, tensor1, tensor2, *, value=1) */
+static PyObject *addc(mt_args *a, mt_binary_op op, int out_idx, bool inplace)
+{
+    mt_operand in[3];
+    for (int i = 0; i < 3; i++)
+        mt_operand_from(&in[i], &a->v[i]);
+    if (op == MT_TER_ADDCDIV && mt_is_integral(in[1].t.dtype, true) &&
+        mt_is_integral(in[2].t.dtype, true))
+        return PyErr_Format(
+            PyExc_RuntimeError,
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    mt_dtype result = mt_operands_result_type(3, in);
+    const mt_scalar *v = &a->v[3].s;
+    mt_binary_ctx ctx = {.alpha_f = v->f, .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
+    return run(op, op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out", 3, in, result,
+               &ctx, out_arg(a, out_idx), inplace ? a->v[0].obj : NULL);
+}
+
+PyObject *impl_addcmul(mt_args *a) { return addc(a, MT_TER_ADDCMUL, 4, false); }
+PyObject *impl_addcmul_(mt_args *a) { return addc(a, MT_TER_ADDCMUL, -1, true); }
+PyObject *impl_addcdiv(mt_args *a) { return addc(a, MT_TER_ADDCDIV, 4, false); }
+PyObject *impl_addcdiv_(mt_args *a) { return addc(a, MT_TER_ADDCDIV, -1, true); }
+
+/* isclose(input, other, rtol, atol, equal_nan): integers compare as double. */
+static PyObject *isclose(mt_args *a)
+{
+    mt_operand in[2];
+    mt_operand_from(&in[0], &a->v[0]);
+    mt_operand_from(&in[1], &a->v[1]);
+    mt_dtype d = in[0].t.dtype;
+    if (in[1].t.dtype != d)
+        return PyErr_Format(PyExc_RuntimeError, "%s did not match %s",
+                            mt_dtype_infos[d].scalar_name,
+                            mt_dtype_infos[in[1].t.dtype].scalar_name);
+    mt_binary_ctx ctx = {.alpha_f = a->v[2].f, .atol = a->v[3].f, .equal_nan = a->v[4].b};
+    return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx,
+               NULL, NULL);
+}
+
+static PyObject *all_true(PyObject *r)
+{
+    if (!r)
+        return NULL;
+    const mt_tensor *t = MTPy_T(r);
+    const uint8_t *p = (const uint8_t *)mt_data(t);
+    bool all = true;
+    for (int64_t i = 0; i < t->numel && all; i++)
+        all = p[i] != 0;
+    Py_DECREF(r);
+    return PyBool_FromLong(all);
+}
+
+PyObject *impl_isclose(mt_args *a) { return isclose(a); }
+PyObject *impl_allclose(mt_args *a) { return all_true(isclose(a)); }
+
+/* equal(input, other): same shape and equal values. */
+PyObject *impl_equal(mt_args *a)
+{
+    const mt_tensor *x = a->v[0].t, *y = a->v[1].t;
+    if (x->ndim != y->ndim)
+        Py_RETURN_FALSE;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->sizes[d] != y->sizes[d])
+            Py_RETURN_FALSE;
+    mt_operand in[2];
+    mt_operand_from(&in[0], &a->v[0]);
+    mt_operand_from(&in[1], &a->v[1]);
+    mt_binary_ctx ctx = {0};
+    return all_true(run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx,
+                        NULL, NULL));
+}

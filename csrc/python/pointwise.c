@@ -68,8 +68,9 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
     PyObject *tmp[MT_ITER_MAX_OPS] = {NULL};
     PyObject *ret = NULL, *dest = NULL, *scratch = NULL;
     mt_loop_fn loop = k->loop_for(k->op, compute);
+    mt_dtype kout = k->out_bool ? MT_BOOL : compute;
     if (!loop)
-        return PyErr_Format(PyExc_RuntimeError, "\"%s\" not implemented for '%s'", k->name,
+        return PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", k->name,
                             mt_dtype_infos[compute].scalar_name);
     for (int i = 0; i < nin; i++)
         if (mt_broadcast_into(&ndim, shape, in[i].t.ndim, in[i].t.sizes) < 0)
@@ -77,22 +78,13 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
     PyObject *target = inplace_self ? inplace_self : out;
     if (target) {
         mt_tensor *o = MTPy_T(target);
-        if (!mt_can_cast(compute, o->dtype) && inplace_self)
-            return PyErr_Format(PyExc_RuntimeError,
-                                "result type %s can't be cast to the desired output type %s",
-                                mt_dtype_infos[compute].scalar_name,
-                                mt_dtype_infos[o->dtype].scalar_name);
         if (!mt_can_cast(result, o->dtype))
             return PyErr_Format(PyExc_RuntimeError,
                                 "result type %s can't be cast to the desired output type %s",
                                 mt_dtype_infos[result].scalar_name,
                                 mt_dtype_infos[o->dtype].scalar_name);
-        if (!same_shape(o, ndim, shape)) {
-            if (inplace_self)
-                return shape_mismatch("output", o, ndim, shape);
-            /* torch resizes an out= tensor of the wrong shape */
+        if (!same_shape(o, ndim, shape))
             return shape_mismatch("output", o, ndim, shape);
-        }
         dest = Py_NewRef(target);
     } else {
         int64_t strides[MT_MAX_DIMS];
@@ -106,11 +98,24 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
         if (!dest)
             return NULL;
     }
-    /* Inputs not of the compute dtype are converted first. */
+    /* Inputs not of the compute dtype are converted first; numbers in place,
+     * so a tensor-and-number op allocates nothing but its result. */
     const mt_tensor *ops[MT_ITER_MAX_OPS];
+    mt_tensor num_t[MT_ITER_MAX_OPS];
+    mt_storage num_st[MT_ITER_MAX_OPS];
+    uint64_t num[MT_ITER_MAX_OPS];
     for (int i = 0; i < nin; i++) {
         if (in[i].t.dtype == compute) {
             ops[i + 1] = &in[i].t;
+            continue;
+        }
+        if (in[i].kind == MT_OPERAND_WRAPPED) {
+            num_st[i] = (mt_storage){.refcount = 1, .data = &num[i]};
+            num_t[i] = (mt_tensor){.storage = &num_st[i], .numel = 1, .dtype = compute};
+            char *d[2] = {(char *)&num[i], mt_data(&in[i].t)};
+            int64_t s[2] = {0, 0};
+            mt_cast_loop(compute, in[i].t.dtype)(d, s, 1, NULL);
+            ops[i + 1] = &num_t[i];
             continue;
         }
         tmp[i] = mtpy_new_contiguous(compute, in[i].t.ndim, in[i].t.sizes, false);
@@ -120,8 +125,8 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
         ops[i + 1] = MTPy_T(tmp[i]);
     }
     mt_tensor *o = MTPy_T(dest);
-    if (o->dtype != compute) {
-        scratch = mtpy_new_contiguous(compute, ndim, shape, false);
+    if (o->dtype != kout) {
+        scratch = mtpy_new_contiguous(kout, ndim, shape, false);
         if (!scratch)
             goto done;
         o = MTPy_T(scratch);

@@ -26,12 +26,14 @@ typedef struct {
     int op;
     void *ctx;
     const char *name; /* for messages */
+    bool out_bool;    /* the kernel writes bool whatever the compute dtype */
 } mt_kernel_ref;
 
 /* Runs an elementwise op over nin operands.
  * out: an out= tensor or NULL; inplace: write into operand 0.
  * compute: the dtype kernels run in (already decided by the caller).
- * result: dtype of a fresh output. Returns a new reference. */
+ * result: dtype of a fresh output; out= and in-place targets must be able to
+ * hold it. Returns a new reference. */
 PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
                        mt_dtype result, PyObject *out, PyObject *inplace_self);
 

@@ -1,0 +1,211 @@
+#include "unary.h"
+#include "typed.h"
+
+#include <math.h>
+
+#define ACC_b1 uint8_t
+#define ACC_u1 uint8_t
+#define ACC_i1 int8_t
+#define ACC_i2 int16_t
+#define ACC_i4 int32_t
+#define ACC_i8 int64_t
+#define ACC_f2 float
+#define ACC_bf float
+#define ACC_f4 float
+#define ACC_f8 double
+
+#define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
+    __attribute__((target_clones("avx2", "default"))) static void                          \
+        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
+    {                                                                                      \
+        const mt_unary_ctx *ctx = vctx;                                                    \
+        (void)ctx;                                                                         \
+        typedef ACC_##SFX acc;                                                             \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T)) {                                   \
+            OT *restrict o = (OT *)data[0];                                                \
+            const T *restrict pa = (const T *)data[1];                                     \
+            for (int64_t i = 0; i < n; i++) {                                              \
+                acc x = MT_LOAD_##SFX(pa[i]);                                              \
+                o[i] = STORE(EXPR);                                                        \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        char *o = data[0];                                                                 \
+        const char *pa = data[1];                                                          \
+        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1]) {                         \
+            acc x = MT_LOAD_##SFX(*(const T *)pa);                                         \
+            *(OT *)o = STORE(EXPR);                                                        \
+        }                                                                                  \
+    }
+
+#define TO_BOOL(e) ((uint8_t)((e) != 0))
+#define SAME(SFX, T, NAME, EXPR) UNARY_LOOP(NAME, SFX, T, T, MT_STORE_##SFX, EXPR)
+#define PRED(SFX, T, NAME, EXPR) UNARY_LOOP(NAME, SFX, T, uint8_t, TO_BOOL, EXPR)
+
+/* libm by precision: float for float16/bfloat16/float32, double for float64 */
+#define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
+#define SQRT1_2 0.70710678118654752440
+#define SQRT_2_PI 0.79788456080286535588
+
+static inline double round_dec(double x, int64_t d)
+{
+    if (d >= 0) {
+        double p = pow(10.0, (double)d);
+        return nearbyint(x * p) / p;
+    }
+    double p = pow(10.0, (double)-d);
+    return nearbyint(x / p) * p;
+}
+
+static inline float round_decf(float x, int64_t d)
+{
+    if (d >= 0) {
+        float p = powf(10.0f, (float)d);
+        return nearbyintf(x * p) / p;
+    }
+    float p = powf(10.0f, (float)-d);
+    return nearbyintf(x / p) * p;
+}
+
+#define DEF_FLOAT(DE, SFX, T)                                                           \
+    SAME(SFX, T, exp, M(exp, x))                                                        \
+    SAME(SFX, T, exp2, M(exp2, x))                                                      \
+    SAME(SFX, T, expm1, M(expm1, x))                                                    \
+    SAME(SFX, T, log, M(log, x))                                                        \
+    SAME(SFX, T, log2, M(log2, x))                                                      \
+    SAME(SFX, T, log10, M(log10, x))                                                    \
+    SAME(SFX, T, log1p, M(log1p, x))                                                    \
+    SAME(SFX, T, sqrt, M(sqrt, x))                                                      \
+    SAME(SFX, T, rsqrt, 1 / M(sqrt, x))                                                 \
+    SAME(SFX, T, sin, M(sin, x))                                                        \
+    SAME(SFX, T, cos, M(cos, x))                                                        \
+    SAME(SFX, T, tan, M(tan, x))                                                        \
+    SAME(SFX, T, asin, M(asin, x))                                                      \
+    SAME(SFX, T, acos, M(acos, x))                                                      \
+    SAME(SFX, T, atan, M(atan, x))                                                      \
+    SAME(SFX, T, sinh, M(sinh, x))                                                      \
+    SAME(SFX, T, cosh, M(cosh, x))                                                      \
+    SAME(SFX, T, tanh, M(tanh, x))                                                      \
+    SAME(SFX, T, sigmoid, 1 / (1 + M(exp, -x)))                                         \
+    SAME(SFX, T, gelu, (acc)0.5 * x * (1 + M(erf, x * (acc)SQRT1_2)))                   \
+    SAME(SFX, T, gelu_tanh,                                                             \
+         (acc)0.5 * x * (1 + M(tanh, (acc)SQRT_2_PI * (x + (acc)0.044715 * x * x * x)))) \
+    SAME(SFX, T, silu, x / (1 + M(exp, -x)))                                            \
+    SAME(SFX, T, softplus,                                                              \
+         x * (acc)ctx->a > (acc)ctx->b ? x : M(log1p, M(exp, x * (acc)ctx->a)) / (acc)ctx->a) \
+    SAME(SFX, T, erf, M(erf, x))                                                        \
+    SAME(SFX, T, erfc, M(erfc, x))                                                      \
+    SAME(SFX, T, reciprocal, 1 / x)                                                     \
+    SAME(SFX, T, frac, x - M(trunc, x))                                                 \
+    SAME(SFX, T, round_dec, _Generic(x, float: round_decf, default: round_dec)(x, ctx->decimals)) \
+    SAME(SFX, T, floor, M(floor, x))                                                    \
+    SAME(SFX, T, ceil, M(ceil, x))                                                      \
+    SAME(SFX, T, round, M(nearbyint, x))                                                \
+    SAME(SFX, T, trunc, M(trunc, x))                                                    \
+    SAME(SFX, T, nan_to_num,                                                            \
+         x != x ? (acc)ctx->a : x == (acc)INFINITY ? (acc)ctx->b                        \
+                          : x == -(acc)INFINITY ? (acc)ctx->c : x)                      \
+    SAME(SFX, T, sign, x != x ? 0 : (acc)((x > 0) - (x < 0)))                           \
+    PRED(SFX, T, isnan, x != x)                                                         \
+    PRED(SFX, T, isinf, M(fabs, x) == (acc)INFINITY)                                    \
+    PRED(SFX, T, isfinite, x - x == 0)
+
+#define DEF_NUM(DE, SFX, T)                                                             \
+    SAME(SFX, T, neg, (acc)(0 - x))                                                     \
+    SAME(SFX, T, abs, x < 0 ? (acc)(0 - x) : x)                                         \
+    SAME(SFX, T, relu, x > 0 || x != x ? x : 0)                                                   \
+    SAME(SFX, T, square, (acc)(x * x))
+
+#define DEF_INT(DE, SFX, T)                                                             \
+    SAME(SFX, T, ident, x)                                                              \
+    SAME(SFX, T, sign, (acc)((x > 0) - (x < 0)))                                        \
+    SAME(SFX, T, bitnot, (acc)~x)                                                       \
+    PRED(SFX, T, isnan, 0 * x)                                                          \
+    PRED(SFX, T, isinf, 0 * x)                                                          \
+    PRED(SFX, T, isfinite, 1 + 0 * x)
+
+#define DEF_ALL(DE, SFX, T) PRED(SFX, T, logical_not, x == 0)
+
+#define FOR_FLOAT(X)                \
+    X(MT_FLOAT16, f2, mt_f16)       \
+    X(MT_BFLOAT16, bf, mt_bf16)     \
+    X(MT_FLOAT32, f4, float)        \
+    X(MT_FLOAT64, f8, double)
+#define FOR_INT(X)                  \
+    X(MT_UINT8, u1, uint8_t)        \
+    X(MT_INT8, i1, int8_t)          \
+    X(MT_INT16, i2, int16_t)        \
+    X(MT_INT32, i4, int32_t)        \
+    X(MT_INT64, i8, int64_t)
+
+FOR_FLOAT(DEF_FLOAT)
+FOR_FLOAT(DEF_NUM)
+FOR_INT(DEF_NUM)
+FOR_INT(DEF_INT)
+MT_FOR_ALL_DTYPES(DEF_ALL)
+SAME(b1, uint8_t, ident, x)
+SAME(b1, uint8_t, bitnot, !x)
+PRED(b1, uint8_t, isnan, 0 * x)
+PRED(b1, uint8_t, isinf, 0 * x)
+PRED(b1, uint8_t, isfinite, 1 + 0 * x)
+
+#define ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
+                      [MT_FLOAT64] = N##_f8}
+#define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+/* integer rows fall back to the identity */
+#define ROW_ROUNDING(N) {NULL, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8, N##_f2, \
+                         N##_bf, N##_f4, N##_f8}
+#define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+
+static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
+    [MT_UN_EXP] = ROW_FLOAT(exp),
+    [MT_UN_EXP2] = ROW_FLOAT(exp2),
+    [MT_UN_EXPM1] = ROW_FLOAT(expm1),
+    [MT_UN_LOG] = ROW_FLOAT(log),
+    [MT_UN_LOG2] = ROW_FLOAT(log2),
+    [MT_UN_LOG10] = ROW_FLOAT(log10),
+    [MT_UN_LOG1P] = ROW_FLOAT(log1p),
+    [MT_UN_SQRT] = ROW_FLOAT(sqrt),
+    [MT_UN_RSQRT] = ROW_FLOAT(rsqrt),
+    [MT_UN_SIN] = ROW_FLOAT(sin),
+    [MT_UN_COS] = ROW_FLOAT(cos),
+    [MT_UN_TAN] = ROW_FLOAT(tan),
+    [MT_UN_ASIN] = ROW_FLOAT(asin),
+    [MT_UN_ACOS] = ROW_FLOAT(acos),
+    [MT_UN_ATAN] = ROW_FLOAT(atan),
+    [MT_UN_SINH] = ROW_FLOAT(sinh),
+    [MT_UN_COSH] = ROW_FLOAT(cosh),
+    [MT_UN_TANH] = ROW_FLOAT(tanh),
+    [MT_UN_SIGMOID] = ROW_FLOAT(sigmoid),
+    [MT_UN_GELU] = ROW_FLOAT(gelu),
+    [MT_UN_GELU_TANH] = ROW_FLOAT(gelu_tanh),
+    [MT_UN_SILU] = ROW_FLOAT(silu),
+    [MT_UN_SOFTPLUS] = ROW_FLOAT(softplus),
+    [MT_UN_ERF] = ROW_FLOAT(erf),
+    [MT_UN_ERFC] = ROW_FLOAT(erfc),
+    [MT_UN_RECIPROCAL] = ROW_FLOAT(reciprocal),
+    [MT_UN_FRAC] = ROW_FLOAT(frac),
+    [MT_UN_ROUND_DECIMALS] = ROW_FLOAT(round_dec),
+    [MT_UN_NEG] = ROW_NUM(neg),
+    [MT_UN_ABS] = ROW_NUM(abs),
+    [MT_UN_RELU] = ROW_NUM(relu),
+    [MT_UN_SQUARE] = ROW_NUM(square),
+    [MT_UN_FLOOR] = ROW_ROUNDING(floor),
+    [MT_UN_CEIL] = ROW_ROUNDING(ceil),
+    [MT_UN_ROUND] = ROW_ROUNDING(round),
+    [MT_UN_TRUNC] = ROW_ROUNDING(trunc),
+    [MT_UN_NAN_TO_NUM] = {ident_b1, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8,
+                          nan_to_num_f2, nan_to_num_bf, nan_to_num_f4, nan_to_num_f8},
+    [MT_UN_SIGN] = {ident_b1, sign_u1, sign_i1, sign_i2, sign_i4, sign_i8, sign_f2, sign_bf,
+                    sign_f4, sign_f8},
+    [MT_UN_BITWISE_NOT] = {bitnot_b1, bitnot_u1, bitnot_i1, bitnot_i2, bitnot_i4, bitnot_i8},
+    [MT_UN_ISNAN] = ROW(isnan),
+    [MT_UN_ISINF] = ROW(isinf),
+    [MT_UN_ISFINITE] = ROW(isfinite),
+    [MT_UN_LOGICAL_NOT] = ROW(logical_not),
+};
+
+mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype)
+{
+    return table[op][dtype];
+}
