@@ -410,3 +410,16 @@ def test_ndarray_operands():
     with pytest.raises(TypeError, match="unsupported operand type"):
         mt.ones(2) + "a"
     assert (mt.ones(2) == "a") is False
+
+
+def test_out_resized_like_torch():
+    o, to = mt.empty(0), torch.empty(0)
+    mt.add(mt.ones(2, 3), 1, out=o)
+    torch.add(torch.ones(2, 3), 1, out=to)
+    check(o, to)
+    o = mt.empty(5)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        mt.mul(mt.ones(2), 3, out=o)
+    assert o.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        mt.ones(3).add_(mt.ones(2, 3))
