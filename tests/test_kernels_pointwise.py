@@ -385,3 +385,31 @@ def test_round_decimals_gelu_softplus():
           torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), nan=2.0))
     check(mt.nan_to_num(mt.tensor([float("inf")], dtype=mt.float64), posinf=7.0),
           torch.nan_to_num(torch.tensor([float("inf")], dtype=torch.float64), posinf=7.0))
+
+
+def test_ndarray_operands():
+    r = mt.ones(2) + np.ones(2)
+    assert r.dtype == mt.float64 and r.tolist() == [2.0, 2.0]
+    r = np.ones(2) + mt.ones(2)
+    assert isinstance(r, mt.Tensor) and r.dtype == mt.float64
+    assert (np.ones(2) == mt.ones(2)).tolist() == [True, True]
+    assert (mt.ones(3) * np.arange(3)).tolist() == [0.0, 1.0, 2.0]
+    a = mt.ones(2)
+    a += np.ones(2, dtype=np.float32)
+    assert a.tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        mt.ones(2) + "a"
+    assert (mt.ones(2) == "a") is False
+
+
+def test_out_resized_like_torch():
+    o, to = mt.empty(0), torch.empty(0)
+    mt.add(mt.ones(2, 3), 1, out=o)
+    torch.add(torch.ones(2, 3), 1, out=to)
+    check(o, to)
+    o = mt.empty(5)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        mt.mul(mt.ones(2), 3, out=o)
+    assert o.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        mt.ones(3).add_(mt.ones(2, 3))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../kernels/binary.h"
+#include "numpy_bridge.h"
 
 static mt_loop_fn binary_loop_for(int op, mt_dtype d)
 {
@@ -325,3 +326,34 @@ PyObject *impl_equal(mt_args *a)
     return all_true(run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx,
                         NULL, NULL));
 }
+
+/* Operators with an ndarray operand: torch treats the array as the tensor it
+ * converts to. Any other operand type gives NotImplemented, so Python tries the
+ * reflected operator and finally raises its own TypeError, as with torch. */
+static PyObject *with_ndarray(mt_args *a, PyObject *(*impl)(mt_args *))
+{
+    PyObject *arr = a->v[1].obj;
+    if (!arr || !mtpy_is_ndarray(arr))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *t = mtpy_from_numpy(arr);
+    if (!t)
+        return NULL;
+    a->v[1].obj = t;
+    a->v[1].t = MTPy_T(t);
+    a->v[1].is_scalar = false;
+    PyObject *r = impl(a);
+    Py_DECREF(t);
+    return r;
+}
+
+#define NP(IMPL) \
+    PyObject *IMPL##_np(mt_args *a) { return with_ndarray(a, IMPL); }
+NP(impl_add_dunder) NP(impl_iadd) NP(impl_sub_dunder) NP(impl_rsub_dunder) NP(impl_isub)
+NP(impl_mul_dunder) NP(impl_mul_) NP(impl_truediv_dunder) NP(impl_rtruediv_dunder)
+NP(impl_true_divide_) NP(impl_floordiv_dunder) NP(impl_rfloordiv_dunder) NP(impl_floor_divide_)
+NP(impl_mod_dunder) NP(impl_rmod_dunder) NP(impl_remainder_) NP(impl_pow_dunder)
+NP(impl_rpow_dunder) NP(impl_pow_) NP(impl_and_dunder) NP(impl_bitwise_and_) NP(impl_or_dunder)
+NP(impl_bitwise_or_) NP(impl_xor_dunder) NP(impl_bitwise_xor_) NP(impl_lshift_dunder)
+NP(impl_rlshift_dunder) NP(impl_lshift_) NP(impl_rshift_dunder) NP(impl_rrshift_dunder)
+NP(impl_rshift_) NP(impl_eq_dunder) NP(impl_ne_dunder) NP(impl_lt_dunder) NP(impl_le_dunder)
+NP(impl_gt_dunder) NP(impl_ge_dunder)

@@ -60,6 +60,36 @@ static bool same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
     return true;
 }
 
+/* torch resizes an out= tensor of the wrong shape (warning unless it was
+ * empty). The old storage is handed back to be released after the kernel,
+ * since an input may still be reading it. */
+static int resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old)
+{
+    if (o->numel) {
+        char a[256], b[256];
+        mt_format_shape(a, sizeof a, o->ndim, o->sizes);
+        mt_format_shape(b, sizeof b, ndim, shape);
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                             "An output with one or more elements was resized since it had "
+                             "shape %s, which does not match the required output shape %s. "
+                             "This behavior is deprecated, and in a future PyTorch release "
+                             "outputs will not be resized unless they have zero elements. You "
+                             "can explicitly reuse an out tensor t by resizing it, inplace, to "
+                             "zero elements with t.resize_(0).",
+                             a, b) < 0)
+            return -1;
+    }
+    mt_tensor fresh;
+    if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0) {
+        mtpy_raise();
+        return -1;
+    }
+    fresh.flags = o->flags;
+    *old = o->storage;
+    *o = fresh;
+    return 0;
+}
+
 PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
                        mt_dtype result, PyObject *out, PyObject *inplace_self)
 {
@@ -67,6 +97,7 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
     int64_t shape[MT_MAX_DIMS];
     PyObject *tmp[MT_ITER_MAX_OPS] = {NULL};
     PyObject *ret = NULL, *dest = NULL, *scratch = NULL;
+    mt_storage *old_storage = NULL;
     mt_loop_fn loop = k->loop_for(k->op, compute);
     mt_dtype kout = k->out_bool ? MT_BOOL : compute;
     if (!loop)
@@ -83,8 +114,12 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
                                 "result type %s can't be cast to the desired output type %s",
                                 mt_dtype_infos[result].scalar_name,
                                 mt_dtype_infos[o->dtype].scalar_name);
-        if (!same_shape(o, ndim, shape))
-            return shape_mismatch("output", o, ndim, shape);
+        if (!same_shape(o, ndim, shape)) {
+            if (inplace_self)
+                return shape_mismatch("output", o, ndim, shape);
+            if (resize_out(o, ndim, shape, &old_storage) < 0)
+                return NULL;
+        }
         dest = Py_NewRef(target);
     } else {
         int64_t strides[MT_MAX_DIMS];
@@ -148,5 +183,7 @@ done:
         Py_XDECREF(tmp[i]);
     Py_XDECREF(scratch);
     Py_XDECREF(dest);
+    if (old_storage)
+        mt_storage_decref(old_storage);
     return ret;
 }
