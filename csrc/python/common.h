@@ -9,9 +9,12 @@
 #include "../core/tensor.h"
 #include "../core/error.h"
 
+struct mt_autograd_meta;
+
 typedef struct {
     PyObject_HEAD
     mt_tensor t;
+    struct mt_autograd_meta *ag; /* NULL until the tensor joins autograd */
 } MTTensorObject;
 
 extern PyTypeObject MTTensorBase_Type;

@@ -1,5 +1,6 @@
 #include "function.h"
 #include "torch_function_state.h"
+#include "autograd_bind.h"
 
 #include <structmember.h>
 
@@ -15,12 +16,38 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     else if (a.noverloaded || mt_mode_active())
         r = mt_dispatch(self, f->impls[a.overload], &a);
     else
-        r = f->impls[a.overload](&a);
+        r = mt_function_run(f, &a);
     if (!r && f->type_error_to_not_implemented && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }
     return r;
+}
+
+PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)
+{
+    const mt_node_kind *kind = f->kinds[a->overload];
+    mt_record_state st;
+    if (mt_record_prepare(f->name, kind, f->inplace, a, &st) < 0)
+        return NULL;
+    PyObject *r = f->impls[a->overload](a);
+    if (!r) {
+        Py_CLEAR(st.old_self);
+        return NULL;
+    }
+    return mt_record(f->name, kind, f->inplace, a, &st, r);
+}
+
+/* In-place ops: `add_`, the `__iadd__` family and `__setitem__`. */
+static bool is_inplace_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (strcmp(name, "__setitem__") == 0)
+        return true;
+    if (n > 4 && name[0] == '_' && name[1] == '_')
+        return name[2] == 'i' && strcmp(name, "__index__") != 0 && strcmp(name, "__int__") != 0 &&
+               strcmp(name, "__invert__") != 0 && strcmp(name, "__init__") != 0;
+    return n > 1 && name[n - 1] == '_' && name[0] != '_';
 }
 
 /* Python's operator protocol calls these dunders for `a + b`, `a < b`, ... */
@@ -52,7 +79,7 @@ static bool is_binary_dunder(const char *name)
 
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
                           const char *module, const char *qualname_prefix, int nsigs,
-                          mt_signature **sigs, mt_impl_fn *impls)
+                          mt_signature **sigs, mt_impl_fn *impls, const mt_node_kind **kinds)
 {
     MTFunctionObject *f = PyObject_New(MTFunctionObject, type);
     if (!f)
@@ -62,6 +89,8 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     f->nsigs = nsigs;
     f->sigs = sigs;
     f->impls = impls;
+    f->kinds = kinds;
+    f->inplace = is_inplace_name(name);
     f->is_method = type == &MTMethod_Type;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
@@ -364,7 +393,10 @@ PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
             PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
             if (is_subclass_of_all(cls, types)) {
                 Py_DECREF(types);
-                return mt_convert_results(impl(a), cls);
+                PyObject *r = Py_TYPE(func) == &MTFunction_Type || Py_TYPE(func) == &MTMethod_Type
+                                  ? mt_function_run((MTFunctionObject *)func, a)
+                                  : impl(a);
+                return mt_convert_results(r, cls);
             }
         }
         PyObject *r = no_implementation(func, types);

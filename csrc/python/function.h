@@ -6,6 +6,8 @@
 
 #include "parser.h"
 
+#include "../autograd/node.h"
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -16,7 +18,9 @@ typedef struct {
     int nsigs;
     mt_signature **sigs;
     mt_impl_fn *impls;
+    const mt_node_kind **kinds; /* per overload: its derivative, or NULL */
     bool is_method;
+    bool inplace;               /* writes into its first argument */
     /* binary dunders: a TypeError becomes NotImplemented so Python tries the
      * reflected operator */
     bool type_error_to_not_implemented;
@@ -27,7 +31,9 @@ extern PyTypeObject MTMethod_Type;
 
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
                           const char *module, const char *qualname_prefix, int nsigs,
-                          mt_signature **sigs, mt_impl_fn *impls);
+                          mt_signature **sigs, mt_impl_fn *impls, const mt_node_kind **kinds);
+/* Runs the matched overload's impl and records it into the autograd graph. */
+PyObject *mt_function_run(MTFunctionObject *f, mt_args *a);
 
 /* Runs the __torch_function__ protocol for a parsed call with overloaded
  * operands; impl runs in C when every operand uses Tensor's default. */

@@ -1,6 +1,7 @@
 /* minitorch._C: module init wires the types and the op table together. */
 #include "common.h"
 #include "function.h"
+#include "autograd_bind.h"
 #include "generator.h"
 #include "numpy_bridge.h"
 #include "op_table.h"
@@ -11,6 +12,7 @@
 
 extern PyMethodDef mt_tensor_module_methods[];
 extern PyMethodDef mt_dtype_module_methods[];
+extern PyMethodDef mt_autograd_module_methods[];
 int mt_tensor_type_init(PyObject *module);
 int mtpy_size_init(PyObject *module);
 
@@ -105,6 +107,8 @@ PyMODINIT_FUNC PyInit__C(void)
         mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||
         add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
+        add_methods(m, mt_autograd_module_methods) < 0 ||
+        mt_autograd_bind_init(m, functions) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||

@@ -2,9 +2,11 @@
 #include "function.h"
 #include "op_table.h"
 
+#include "../autograd/derivatives.h"
+
 #include <string.h>
 
-#define MT_OP(kinds, impl, sig) PyObject *impl(mt_args *a);
+#define MT_OP(kinds, impl, sig, ...) PyObject *impl(mt_args *a);
 #include "../ops.def"
 #undef MT_OP
 
@@ -12,10 +14,11 @@ typedef struct {
     unsigned kinds;
     mt_impl_fn impl;
     const char *sig;
+    const char *derivative; /* "" when the op has none */
 } op_row;
 
 static const op_row rows[] = {
-#define MT_OP(kinds, impl, sig) {kinds, impl, sig},
+#define MT_OP(kinds, impl, sig, ...) {kinds, impl, sig, #__VA_ARGS__},
 #include "../ops.def"
 #undef MT_OP
 };
@@ -44,17 +47,24 @@ static PyObject *build(int first, unsigned kind, PyTypeObject *type, const char 
             n++;
     mt_signature **sigs = PyMem_Calloc(n, sizeof *sigs);
     mt_impl_fn *impls = PyMem_Calloc(n, sizeof *impls);
-    if (!sigs || !impls)
+    const mt_node_kind **kinds = PyMem_Calloc(n, sizeof *kinds);
+    if (!sigs || !impls || !kinds)
         return PyErr_NoMemory();
     int k = 0;
     for (int r = first; r < NROWS; r++)
         if (same_name(rows[r].sig, rows[first].sig) && (rows[r].kinds & kind)) {
             sigs[k] = parsed[r];
             impls[k] = rows[r].impl;
+            if (rows[r].derivative[0] &&
+                !(kinds[k] = mt_derivative_kind(rows[r].derivative))) {
+                PyErr_Format(PyExc_RuntimeError, "minitorch: unknown derivative '%s' for '%s'",
+                             rows[r].derivative, rows[r].sig);
+                return NULL;
+            }
             k++;
         }
     return mt_function_new(type, mt_signature_name(parsed[first]), public_prefix, module,
-                           qualprefix, n, sigs, impls);
+                           qualprefix, n, sigs, impls, kinds);
 }
 
 static bool seen_before(int r, unsigned kind)

@@ -37,6 +37,8 @@ struct mt_signature {
 
 const char *mt_signature_name(const mt_signature *s) { return s->name; }
 const char *mt_signature_text(const mt_signature *s) { return s->text; }
+int mt_signature_nparams(const mt_signature *s) { return s->nparams; }
+mt_argtype mt_signature_param_type(const mt_signature *s, int i) { return s->params[i].type; }
 
 /* ---------------------------------------------------------------- signatures */
 

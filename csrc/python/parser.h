@@ -84,6 +84,8 @@ typedef PyObject *(*mt_impl_fn)(mt_args *a);
 mt_signature *mt_signature_parse(const char *text, unsigned flags);
 const char *mt_signature_name(const mt_signature *s);
 const char *mt_signature_text(const mt_signature *s);
+int mt_signature_nparams(const mt_signature *s);
+mt_argtype mt_signature_param_type(const mt_signature *s, int i);
 /* Python-visible description for overrides.get_testing_overrides():
  * a tuple of (name, type string, kind, default-or-missing). */
 PyObject *mt_signature_params(const mt_signature *s);

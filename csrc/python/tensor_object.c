@@ -2,6 +2,7 @@
 #include "common.h"
 #include "function.h"
 #include "from_data.h"
+#include "autograd_bind.h"
 
 #include "../core/shape.h"
 
@@ -93,6 +94,7 @@ PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls)
         return NULL;
     o->t = *MTPy_T(self);
     mt_storage_incref(o->t.storage);
+    mtpy_meta_share(o, (MTTensorObject *)self);
     return (PyObject *)o;
 }
 
@@ -104,6 +106,7 @@ static Py_hash_t tensor_hash(PyObject *self)
 
 static void tensor_dealloc(PyObject *self)
 {
+    mtpy_meta_release((MTTensorObject *)self);
     mt_tensor_release(MTPy_T(self));
     Py_TYPE(self)->tp_free(self);
 }
@@ -187,37 +190,7 @@ static PyObject *get_version(PyObject *self, void *c)
     return PyLong_FromLongLong(MTPy_T(self)->storage->version);
 }
 
-static PyObject *get_requires_grad(PyObject *self, void *c)
-{
-    return PyBool_FromLong((MTPy_T(self)->flags & MT_FLAG_REQUIRES_GRAD) != 0);
-}
-
-static int set_requires_grad(PyObject *self, PyObject *v, void *c)
-{
-    if (!v || !PyBool_Check(v)) {
-        PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool");
-        return -1;
-    }
-    if (v == Py_True && !mt_is_floating(MTPy_T(self)->dtype)) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "only Tensors of floating point and complex dtype can require gradients");
-        return -1;
-    }
-    if (v == Py_True)
-        MTPy_T(self)->flags |= MT_FLAG_REQUIRES_GRAD;
-    else
-        MTPy_T(self)->flags &= ~MT_FLAG_REQUIRES_GRAD;
-    return 0;
-}
-
-static PyObject *get_grad_fn(PyObject *self, void *c)
-{
-    Py_RETURN_NONE;
-}
-
 static PyGetSetDef tensor_getset[] = {
-    {"requires_grad", get_requires_grad, set_requires_grad, NULL, NULL},
-    {"grad_fn", get_grad_fn, NULL, NULL, NULL},
     {"shape", get_shape, NULL, NULL, NULL},
     {"dtype", get_dtype, NULL, NULL, NULL},
     {"ndim", get_ndim, NULL, NULL, NULL},
@@ -289,8 +262,23 @@ PyMethodDef mt_tensor_module_methods[] = {
 
 int mt_tensor_type_init(PyObject *module)
 {
+    extern PyGetSetDef mt_autograd_getset[];
+    extern PyMethodDef mt_autograd_methods[];
     if (PyType_Ready(&MTTensorBase_Type) < 0)
         return -1;
+    /* autograd's attributes are defined beside the engine binding */
+    for (PyGetSetDef *g = mt_autograd_getset; g->name; g++) {
+        PyObject *d = PyDescr_NewGetSet(&MTTensorBase_Type, g);
+        if (!d || PyDict_SetItemString(MTTensorBase_Type.tp_dict, g->name, d) < 0)
+            return -1;
+        Py_DECREF(d);
+    }
+    for (PyMethodDef *md = mt_autograd_methods; md->ml_name; md++) {
+        PyObject *d = PyDescr_NewMethod(&MTTensorBase_Type, md);
+        if (!d || PyDict_SetItemString(MTTensorBase_Type.tp_dict, md->ml_name, d) < 0)
+            return -1;
+        Py_DECREF(d);
+    }
     /* Tensor.__torch_function__ as looked up on the type: the default marker. */
     mt_default_tf = PyDict_GetItemString(MTTensorBase_Type.tp_dict, "__torch_function__");
     Py_XINCREF(mt_default_tf);

@@ -1,0 +1,395 @@
+#include "engine.h"
+#include "backend.h"
+#include "grad_mode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-run state of a node, found through an open-addressing map. */
+typedef struct {
+    mt_node *node;
+    int deps;
+    bool needed;
+    bool visited;
+    mt_tensor **buf; /* nout input gradients */
+} node_state;
+
+typedef struct {
+    node_state *slots;
+    size_t cap, count;
+} node_map;
+
+static size_t hash_ptr(const void *p, size_t cap)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 7) & (cap - 1);
+}
+
+static node_state *map_get(node_map *m, mt_node *n, bool create)
+{
+    if (create && (m->count + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 64;
+        node_state *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].node) {
+                size_t j = hash_ptr(m->slots[i].node, ncap);
+                while (ns[j].node)
+                    j = (j + 1) & (ncap - 1);
+                ns[j] = m->slots[i];
+            }
+        free(m->slots);
+        m->slots = ns;
+        m->cap = ncap;
+    }
+    if (!m->cap)
+        return NULL;
+    size_t j = hash_ptr(n, m->cap);
+    while (m->slots[j].node) {
+        if (m->slots[j].node == n)
+            return &m->slots[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    if (!create)
+        return NULL;
+    m->slots[j].node = n;
+    m->count++;
+    return &m->slots[j];
+}
+
+/* Max-heap of ready nodes by sequence number: the latest-created runs first. */
+typedef struct {
+    mt_node **items;
+    size_t n, cap;
+} ready_heap;
+
+static int heap_push(ready_heap *h, mt_node *x)
+{
+    if (h->n == h->cap) {
+        size_t ncap = h->cap ? h->cap * 2 : 32;
+        mt_node **p = realloc(h->items, ncap * sizeof *p);
+        if (!p)
+            return -1;
+        h->items = p;
+        h->cap = ncap;
+    }
+    size_t i = h->n++;
+    while (i > 0 && h->items[(i - 1) / 2]->seq < x->seq) {
+        h->items[i] = h->items[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->items[i] = x;
+    return 0;
+}
+
+static mt_node *heap_pop(ready_heap *h)
+{
+    mt_node *top = h->items[0], *last = h->items[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->items[c + 1]->seq > h->items[c]->seq)
+            c++;
+        if (h->items[c]->seq <= last->seq)
+            break;
+        h->items[i] = h->items[c];
+        i = c;
+    }
+    if (h->n)
+        h->items[i] = last;
+    return top;
+}
+
+static int fail_oom(void)
+{
+    mt_ad.set_error("out of memory in the autograd engine");
+    return -1;
+}
+
+/* Adds g (consumed) into slot. */
+static int accumulate_into(mt_tensor **slot, mt_tensor *g)
+{
+    static void *add_c;
+    if (!*slot) {
+        *slot = g;
+        return 0;
+    }
+    mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", *slot, g);
+    mt_ad.release(g);
+    if (!sum)
+        return -1;
+    mt_ad.release(*slot);
+    *slot = sum;
+    return 0;
+}
+
+typedef struct {
+    mt_node *node;
+    uint32_t input_nr;
+    int index;
+} capture_target;
+
+/* Discovers the graph reachable from the roots (iteratively) and marks which
+ * nodes lead to a capture target. */
+static int discover(node_map *map, mt_edge *root_edges, int nroots, const capture_target *targets,
+                    int ntargets)
+{
+    size_t cap = 64, top = 0;
+    mt_node **stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        return fail_oom();
+    for (int r = 0; r < nroots; r++) {
+        mt_node *n = root_edges[r].fn;
+        node_state *s = map_get(map, n, true);
+        if (!s)
+            goto oom;
+        if (!s->visited) {
+            s->visited = true;
+            stack[top++] = n;
+        }
+        while (top) {
+            mt_node *cur = stack[--top];
+            for (int e = 0; e < cur->nedges; e++) {
+                mt_node *next = cur->edges[e].fn;
+                if (!next)
+                    continue;
+                node_state *ns = map_get(map, next, true);
+                if (!ns)
+                    goto oom;
+                if (!ns->visited) {
+                    ns->visited = true;
+                    if (top == cap) {
+                        mt_node **p = realloc(stack, (cap *= 2) * sizeof *p);
+                        if (!p)
+                            goto oom;
+                        stack = p;
+                    }
+                    stack[top++] = next;
+                }
+            }
+        }
+    }
+    free(stack);
+    if (ntargets == 0) {
+        for (size_t i = 0; i < map->cap; i++)
+            if (map->slots[i].node)
+                map->slots[i].needed = true;
+    } else {
+        for (int t = 0; t < ntargets; t++) {
+            node_state *s = map_get(map, targets[t].node, false);
+            if (s)
+                s->needed = true;
+        }
+        /* Propagate "leads to a target" backwards until nothing changes;
+         * processing in sequence order makes one pass enough for most graphs. */
+        bool changed = true;
+        while (changed) {
+            changed = false;
+            for (size_t i = 0; i < map->cap; i++) {
+                node_state *s = &map->slots[i];
+                if (!s->node || s->needed)
+                    continue;
+                for (int e = 0; e < s->node->nedges; e++) {
+                    mt_node *next = s->node->edges[e].fn;
+                    node_state *ns = next ? map_get(map, next, false) : NULL;
+                    if (ns && ns->needed) {
+                        s->needed = true;
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    /* Dependencies count edges between needed nodes. */
+    for (size_t i = 0; i < map->cap; i++) {
+        node_state *s = &map->slots[i];
+        if (!s->node || !s->needed)
+            continue;
+        for (int e = 0; e < s->node->nedges; e++) {
+            mt_node *next = s->node->edges[e].fn;
+            node_state *ns = next ? map_get(map, next, false) : NULL;
+            if (ns && ns->needed)
+                ns->deps++;
+        }
+    }
+    return 0;
+oom:
+    free(stack);
+    return fail_oom();
+}
+
+static int materialize(mt_node *n, mt_tensor **buf)
+{
+    for (int k = 0; k < n->nout; k++)
+        if (!buf[k]) {
+            mt_tensor_meta *m = &n->out_meta[k];
+            if (!(buf[k] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+                return -1;
+        }
+    return 0;
+}
+
+int mt_run_backward(mt_backward_task *task)
+{
+    node_map map = {0};
+    ready_heap heap = {0};
+    mt_edge *root_edges = calloc(task->nroots, sizeof *root_edges);
+    capture_target *targets = calloc(task->ninputs ? task->ninputs : 1, sizeof *targets);
+    mt_tensor **gout = NULL;
+    int gout_n = 0;
+    int status = -1;
+    bool saved_mode = mt_grad_enabled;
+    if (!root_edges || !targets) {
+        fail_oom();
+        goto done;
+    }
+    for (int r = 0; r < task->nroots; r++) {
+        if (mt_gradient_edge(task->roots[r], &root_edges[r]) < 0)
+            goto done;
+        if (!root_edges[r].fn) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "element %d of tensors does not require grad and does not have a grad_fn", r);
+            mt_ad.set_error(msg);
+            goto done;
+        }
+    }
+    for (int i = 0; i < task->ninputs; i++) {
+        mt_edge e;
+        if (mt_gradient_edge(task->inputs[i], &e) < 0)
+            goto done;
+        targets[i].node = e.fn;
+        targets[i].input_nr = e.input_nr;
+        targets[i].index = i; /* holds the edge's reference until the run ends */
+        task->captured[i] = NULL;
+    }
+    if (discover(&map, root_edges, task->nroots, targets, task->ninputs) < 0)
+        goto done;
+    for (size_t i = 0; i < map.cap; i++)
+        if (map.slots[i].node && map.slots[i].needed &&
+            !(map.slots[i].buf = calloc(map.slots[i].node->nout, sizeof(mt_tensor *)))) {
+            fail_oom();
+            goto done;
+        }
+    /* Seed the roots' gradients. */
+    for (int r = 0; r < task->nroots; r++) {
+        node_state *s = map_get(&map, root_edges[r].fn, false);
+        if (!s->needed)
+            continue;
+        mt_ad.retain(task->root_grads[r]);
+        if (accumulate_into(&s->buf[root_edges[r].input_nr], task->root_grads[r]) < 0)
+            goto done;
+    }
+    for (size_t i = 0; i < map.cap; i++)
+        if (map.slots[i].node && map.slots[i].needed && map.slots[i].deps == 0 &&
+            heap_push(&heap, map.slots[i].node) < 0) {
+            fail_oom();
+            goto done;
+        }
+    mt_grad_enabled = task->create_graph;
+    while (heap.n) {
+        mt_node *n = heap_pop(&heap);
+        node_state *s = map_get(&map, n, false);
+        if ((n->pre_hooks || n->variable) && mt_ad.run_pre_hooks(n, s->buf) < 0)
+            goto done;
+        bool captured_here = false;
+        for (int t = 0; t < task->ninputs; t++)
+            if (targets[t].node == n) {
+                mt_tensor *g = s->buf[targets[t].input_nr];
+                if (g)
+                    mt_ad.retain(g);
+                task->captured[t] = g;
+                captured_here = true;
+            }
+        /* A captured leaf is not accumulated into; other nodes still run if
+         * they lead to further targets. */
+        if (captured_here && n->kind == &mt_accumulate_grad_kind)
+            continue;
+        if (n->kind->materialize && materialize(n, s->buf) < 0)
+            goto done;
+        if (!n->variable && n->kind == &mt_accumulate_grad_kind)
+            continue;
+        gout_n = n->nedges;
+        gout = calloc(gout_n ? gout_n : 1, sizeof *gout);
+        if (!gout) {
+            fail_oom();
+            goto done;
+        }
+        if (n->kind->backward(n, s->buf, gout) < 0)
+            goto done;
+        if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)
+            goto done;
+        if (!task->keep_graph)
+            mt_node_release_saved(n);
+        for (int e = 0; e < n->nedges; e++) {
+            mt_node *next = n->edges[e].fn;
+            node_state *ns = next ? map_get(&map, next, false) : NULL;
+            if (!ns || !ns->needed) {
+                if (gout[e])
+                    mt_ad.release(gout[e]);
+                gout[e] = NULL;
+                continue;
+            }
+            if (gout[e]) {
+                mt_tensor *g = gout[e];
+                gout[e] = NULL;
+                if (accumulate_into(&ns->buf[n->edges[e].input_nr], g) < 0)
+                    goto done;
+            }
+            if (--ns->deps == 0 && heap_push(&heap, next) < 0) {
+                fail_oom();
+                goto done;
+            }
+        }
+        free(gout);
+        gout = NULL;
+        for (int k = 0; k < n->nout; k++)
+            if (s->buf[k]) {
+                mt_ad.release(s->buf[k]);
+                s->buf[k] = NULL;
+            }
+    }
+    status = 0;
+done:
+    mt_grad_enabled = saved_mode;
+    if (gout) {
+        for (int e = 0; e < gout_n; e++)
+            if (gout[e])
+                mt_ad.release(gout[e]);
+        free(gout);
+    }
+    for (size_t i = 0; i < map.cap; i++) {
+        node_state *s = &map.slots[i];
+        if (!s->buf)
+            continue;
+        for (int k = 0; k < s->node->nout; k++)
+            if (s->buf[k])
+                mt_ad.release(s->buf[k]);
+        free(s->buf);
+    }
+    free(map.slots);
+    free(heap.items);
+    if (root_edges)
+        for (int r = 0; r < task->nroots; r++)
+            if (root_edges[r].fn)
+                mt_node_decref(root_edges[r].fn);
+    free(root_edges);
+    for (int t = 0; t < task->ninputs; t++)
+        if (targets && targets[t].node)
+            mt_node_decref(targets[t].node);
+    free(targets);
+    if (status < 0)
+        for (int t = 0; t < task->ninputs; t++)
+            if (task->captured[t]) {
+                mt_ad.release(task->captured[t]);
+                task->captured[t] = NULL;
+            }
+    return status;
+}

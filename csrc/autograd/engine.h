@@ -1,0 +1,25 @@
+/* The backward engine: runs the graph from the given roots in reverse
+ * creation order, with no Python in the loop for built-in nodes. */
+#ifndef MT_AUTOGRAD_ENGINE_H
+#define MT_AUTOGRAD_ENGINE_H
+
+#include "meta.h"
+
+typedef struct {
+    int nroots;
+    mt_tensor **roots;
+    mt_tensor **root_grads;  /* one per root, already shaped */
+    bool keep_graph;
+    bool create_graph;
+    /* Capture mode (autograd.grad, backward(inputs=...)): the gradients
+     * reaching these tensors are returned in captured[] instead of being
+     * accumulated, and only the part of the graph leading to them runs. */
+    int ninputs;
+    mt_tensor **inputs;
+    mt_tensor **captured;    /* out: new references or NULL */
+} mt_backward_task;
+
+/* 0 on success, -1 with an error pending in the binding layer. */
+int mt_run_backward(mt_backward_task *task);
+
+#endif

@@ -1,0 +1,57 @@
+#include "formula.h"
+
+#include <string.h>
+
+mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
+{
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    if (!g)
+        return NULL;
+    int lead = g->ndim - m->ndim;
+    int64_t dims[MT_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < g->ndim; d++)
+        if (d < lead || (m->sizes[d - lead] == 1 && g->sizes[d] != 1))
+            dims[nd++] = d;
+    mt_tensor *r = g;
+    if (nd) {
+        r = MT_OP("sum", "TLb", g, nd, dims, 1);
+        mt_ad.release(g);
+        if (!r)
+            return NULL;
+        if (lead) {
+            mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+            mt_ad.release(r);
+            if (!(r = v))
+                return NULL;
+        }
+    }
+    if (r->dtype != m->dtype) {
+        mt_tensor *c = MT_OP("to", "TD", r, (int)m->dtype);
+        mt_ad.release(r);
+        r = c;
+    }
+    return r;
+}
+
+mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
+{
+    const mt_ad_value *v = &n->args[p];
+    if (v->is_number)
+        return v->is_float ? MT_OP("mul", "Tf", g, v->f) : MT_OP("mul", "Ti", g, v->i);
+    mt_tensor *t = mt_node_saved(n, p);
+    if (!t)
+        return NULL;
+    mt_tensor *r = MT_OP("mul", "TT", g, t);
+    mt_ad.release(t);
+    return r;
+}
+
+void mt_release_all(int count, mt_tensor **ts)
+{
+    for (int i = 0; i < count; i++)
+        if (ts[i]) {
+            mt_ad.release(ts[i]);
+            ts[i] = NULL;
+        }
+}

@@ -1,0 +1,4 @@
+#include "grad_mode.h"
+
+_Thread_local bool mt_grad_enabled = true;
+_Thread_local bool mt_inference_mode = false;

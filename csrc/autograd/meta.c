@@ -1,0 +1,109 @@
+#include "meta.h"
+#include "backend.h"
+#include "grad_mode.h"
+
+#include <string.h>
+
+mt_meta_access mt_meta;
+
+static void fill_meta(mt_tensor_meta *m, const mt_tensor *t)
+{
+    m->dtype = t->dtype;
+    m->ndim = t->ndim;
+    memcpy(m->sizes, t->sizes, sizeof(int64_t) * t->ndim);
+}
+
+/* AccumulateGrad: adds the incoming gradient into the leaf's .grad. */
+static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
+{
+    static void *clone_c, *add_c, *add__c;
+    mt_tensor *g = gin[0];
+    mt_autograd_meta *m = mt_meta.get_or_create(n->variable);
+    if (!g)
+        return 0;
+    if (!m)
+        return -1;
+    if (!m->grad) {
+        /* The incoming tensor may be a view or shared with the caller: keep a
+         * copy of our own, unless the grad must keep its graph. */
+        mt_tensor *own = mt_grad_enabled ? (mt_ad.retain(g), g)
+                                         : mt_ad.call(&clone_c, "clone", "T", g);
+        if (!own)
+            return -1;
+        m->grad = own;
+    } else if (mt_grad_enabled) {
+        mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", m->grad, g);
+        if (!sum)
+            return -1;
+        mt_ad.release(m->grad);
+        m->grad = sum;
+    } else {
+        mt_tensor *r = mt_ad.call(&add__c, "add_", "TT", m->grad, g);
+        if (!r)
+            return -1;
+        mt_ad.release(r);
+    }
+    return mt_ad.run_tensor_post_acc_hooks(n->variable);
+}
+
+const mt_node_kind mt_accumulate_grad_kind = {"AccumulateGrad", accumulate_backward, 0, false,
+                                              false};
+
+int mt_gradient_edge(mt_tensor *t, mt_edge *out)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (m && m->grad_fn) {
+        out->fn = m->grad_fn;
+        out->input_nr = m->output_nr;
+        mt_node_incref(out->fn);
+        return 0;
+    }
+    if (!(t->flags & MT_FLAG_REQUIRES_GRAD)) {
+        out->fn = NULL;
+        out->input_nr = 0;
+        return 0;
+    }
+    if (!m && !(m = mt_meta.get_or_create(t)))
+        return -1;
+    if (!m->grad_accumulator) {
+        mt_node *acc = mt_node_new(&mt_accumulate_grad_kind, 0, 1, 0);
+        if (!acc)
+            return -1;
+        mt_ad.retain(t);
+        acc->variable = t;
+        fill_meta(&acc->out_meta[0], t);
+        m->grad_accumulator = acc; /* weak: the node clears it when freed */
+        out->fn = acc;             /* the caller's edge takes the creation reference */
+    } else {
+        out->fn = m->grad_accumulator;
+        mt_node_incref(out->fn);
+    }
+    out->input_nr = 0;
+    return 0;
+}
+
+int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr)
+{
+    mt_autograd_meta *m = mt_meta.get_or_create(t);
+    if (!m)
+        return -1;
+    mt_node_incref(n);
+    if (m->grad_fn)
+        mt_node_decref(m->grad_fn);
+    m->grad_fn = n;
+    m->output_nr = output_nr;
+    fill_meta(&n->out_meta[output_nr], t);
+    return 0;
+}
+
+void mt_meta_clear(mt_autograd_meta *m)
+{
+    if (m->grad_fn) {
+        mt_node_decref(m->grad_fn);
+        m->grad_fn = NULL;
+    }
+    if (m->grad) {
+        mt_ad.release(m->grad);
+        m->grad = NULL;
+    }
+}

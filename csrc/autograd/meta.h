@@ -1,0 +1,43 @@
+/* The autograd side of a tensor: its grad_fn, grad, and leaf accumulator. */
+#ifndef MT_AUTOGRAD_META_H
+#define MT_AUTOGRAD_META_H
+
+#include "node.h"
+
+typedef struct mt_autograd_meta {
+    int64_t refcount;          /* shared by aliases made with as_subclass */
+    mt_node *grad_fn;          /* strong; NULL for leaves */
+    uint32_t output_nr;
+    mt_node *grad_accumulator; /* weak: cleared when the AccumulateGrad node dies */
+    mt_tensor *grad;           /* strong */
+    bool retains_grad;
+    void *hooks;               /* owned by the binding layer */
+} mt_autograd_meta;
+
+/* Every mt_tensor lives inside a binding-layer object that also holds its
+ * meta; these accessors are installed with the backend. */
+typedef struct {
+    mt_autograd_meta *(*get)(mt_tensor *t);              /* may be NULL */
+    mt_autograd_meta *(*get_or_create)(mt_tensor *t);    /* NULL on OOM */
+} mt_meta_access;
+
+extern mt_meta_access mt_meta;
+
+static inline bool mt_requires_grad(mt_tensor *t)
+{
+    if (t->flags & MT_FLAG_REQUIRES_GRAD)
+        return true;
+    mt_autograd_meta *m = mt_meta.get(t);
+    return m && m->grad_fn;
+}
+
+/* The node a gradient for t flows into: its grad_fn, or (for a leaf that
+ * requires grad) its AccumulateGrad node, created on first use. */
+int mt_gradient_edge(mt_tensor *t, mt_edge *out);
+/* Makes node output output_nr the history of t. */
+int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr);
+void mt_meta_clear(mt_autograd_meta *m);
+
+extern const mt_node_kind mt_accumulate_grad_kind;
+
+#endif

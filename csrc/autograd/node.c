@@ -1,0 +1,149 @@
+#include "node.h"
+#include "backend.h"
+#include "meta.h"
+
+#include <stdio.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+mt_ad_backend mt_ad;
+
+static uint64_t seq_counter;
+
+uint64_t mt_next_seq(void)
+{
+    return ++seq_counter;
+}
+
+mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams)
+{
+    /* One block: the node, its edges, edge metadata, output metadata, args. */
+    size_t size = sizeof(mt_node) + sizeof(mt_edge) * nedges + sizeof(mt_tensor_meta) * nedges +
+                  sizeof(mt_tensor_meta) * nout + sizeof(mt_ad_value) * nparams;
+    mt_node *n = calloc(1, size);
+    if (!n)
+        return NULL;
+    n->refcount = 1;
+    n->kind = kind;
+    n->seq = mt_next_seq();
+    n->nedges = nedges;
+    n->nout = nout;
+    n->nparams = nparams;
+    n->edges = (mt_edge *)(n + 1);
+    n->edge_meta = (mt_tensor_meta *)(n->edges + nedges);
+    n->out_meta = n->edge_meta + nedges;
+    n->args = (mt_ad_value *)(n->out_meta + nout);
+    return n;
+}
+
+void mt_node_release_saved(mt_node *n)
+{
+    for (int s = 0; s <= MT_NODE_MAX_PARAMS; s++)
+        if (n->saved[s].t) {
+            mt_ad.release(n->saved[s].t);
+            n->saved[s].t = NULL;
+        }
+    n->saved_released = true;
+}
+
+void mt_node_decref(mt_node *n)
+{
+    if (--n->refcount > 0)
+        return;
+    /* A long chain freed recursively would overflow the C stack: nodes whose
+     * last reference goes away are queued through free_next instead. */
+    static mt_node *queue = NULL;
+    static bool draining = false;
+    n->free_next = queue;
+    queue = n;
+    if (draining)
+        return;
+    draining = true;
+    while (queue) {
+        mt_node *m = queue;
+        queue = m->free_next;
+        if (mt_ad.node_freed)
+            mt_ad.node_freed(m);
+        mt_node_release_saved(m);
+        if (m->variable) {
+            mt_autograd_meta *vm = mt_meta.get(m->variable);
+            if (vm && vm->grad_accumulator == m)
+                vm->grad_accumulator = NULL;
+            mt_ad.release(m->variable);
+        }
+        for (int e = 0; e < m->nedges; e++)
+            if (m->edges[e].fn)
+                mt_node_decref(m->edges[e].fn);
+        free(m);
+    }
+    draining = false;
+}
+
+void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t output_nr)
+{
+    mt_saved *s = &n->saved[slot];
+    s->t = is_output ? mt_ad.alias(t) : (mt_ad.retain(t), t);
+    s->version = t->storage->version;
+    s->is_output = is_output;
+    s->output_nr = output_nr;
+    s->producer = NULL;
+    if (is_output) {
+        s->producer = n->kind->name;
+        s->producer_nr = output_nr;
+    } else {
+        mt_autograd_meta *m = mt_meta.get(t);
+        if (m && m->grad_fn) {
+            s->producer = m->grad_fn->kind->name;
+            s->producer_nr = m->output_nr;
+        }
+    }
+}
+
+mt_tensor *mt_node_saved(mt_node *n, int slot)
+{
+    mt_saved *s = &n->saved[slot];
+    if (n->saved_released) {
+        mt_ad.set_error(
+            "Trying to backward through the graph a second time (or directly access saved "
+            "tensors after they have already been freed). Saved intermediate values of the graph "
+            "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+            "you need to backward through the graph a second time or if you need to access saved "
+            "tensors after calling backward.");
+        return NULL;
+    }
+    if (!s->t)
+        return NULL;
+    if (s->t->storage->version != s->version) {
+        char msg[768], shape[256], origin[160] = "";
+        int len = 0;
+        shape[0] = 0;
+        for (int d = 0; d < s->t->ndim; d++)
+            len += snprintf(shape + len, sizeof shape - len, d ? ", %lld" : "%lld",
+                            (long long)s->t->sizes[d]);
+        if (s->producer)
+            snprintf(origin, sizeof origin, ", which is output %u of %s", s->producer_nr,
+                     s->producer);
+        snprintf(msg, sizeof msg,
+                 "one of the variables needed for gradient computation has been modified by an "
+                 "inplace operation: [minitorch.%sTensor [%s]]%s, is at version %lld; expected "
+                 "version %lld instead. Hint: the backtrace further above shows the operation "
+                 "that failed to compute its gradient. The variable in question was changed in "
+                 "there or anywhere later. Good luck!",
+                 mt_dtype_infos[s->t->dtype].scalar_name, shape, origin,
+                 (long long)s->t->storage->version, (long long)s->version);
+        mt_ad.set_error(msg);
+        return NULL;
+    }
+    if (!s->is_output) {
+        mt_ad.retain(s->t);
+        return s->t;
+    }
+    /* An output saved without history gets it back, pointing at n. */
+    mt_tensor *out = mt_ad.alias(s->t);
+    if (out && mt_set_history(out, n, s->output_nr) < 0) {
+        mt_ad.release(out);
+        return NULL;
+    }
+    return out;
+}

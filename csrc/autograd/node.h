@@ -1,0 +1,102 @@
+/* Graph nodes: one per recorded op, holding edges to the nodes of its inputs,
+ * what its derivative formula saved, and the metadata of inputs and outputs. */
+#ifndef MT_AUTOGRAD_NODE_H
+#define MT_AUTOGRAD_NODE_H
+
+#include "../core/tensor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct mt_node mt_node;
+
+typedef struct {
+    mt_node *fn;      /* NULL: that input needs no gradient */
+    uint32_t input_nr;
+} mt_edge;
+
+/* Shape and dtype of a tensor an edge or output stands for. */
+typedef struct {
+    mt_dtype dtype;
+    int ndim;
+    int64_t sizes[MT_MAX_DIMS];
+} mt_tensor_meta;
+
+/* A non-tensor argument of the recorded call (or a number given for a Tensor). */
+typedef struct {
+    bool none;
+    bool is_number;   /* a Python number passed where a Tensor was expected */
+    bool is_float;
+    int64_t i;
+    double f;
+    int nints;
+    int64_t ints[2 * MT_MAX_DIMS];
+} mt_ad_value;
+
+typedef struct {
+    mt_tensor *t;     /* for an output: an alias with no history (no cycle) */
+    int64_t version;
+    bool is_output;
+    uint32_t output_nr;
+    const char *producer; /* kind name of the tensor's grad_fn when saved, or NULL */
+    uint32_t producer_nr;
+} mt_saved;
+
+/* Gradient formula: grads_in[k] is the gradient of output k (NULL when the
+ * output got none and the kind does not materialise); fills grads_out[e] for
+ * each edge e that needs one (new references, or NULL for zero). */
+typedef int (*mt_backward_fn)(mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);
+
+typedef struct {
+    const char *name;     /* "MulBackward0" */
+    mt_backward_fn backward;
+    uint32_t save_inputs; /* bit p: save tensor param p */
+    bool save_output;     /* save output 0 */
+    bool materialize;     /* missing output grads become zeros */
+} mt_node_kind;
+
+#define MT_NODE_MAX_PARAMS 14
+
+struct mt_node {
+    int64_t refcount;
+    const mt_node_kind *kind;
+    uint64_t seq;
+    int nedges;
+    int nout;
+    int nparams;
+    mt_edge *edges;
+    mt_tensor_meta *edge_meta;   /* per edge: the input's shape */
+    mt_tensor_meta *out_meta;    /* per output */
+    /* edges of tensor param p are edges[edge_start[p] .. edge_start[p] + edge_count[p]) */
+    int16_t edge_start[MT_NODE_MAX_PARAMS];
+    int16_t edge_count[MT_NODE_MAX_PARAMS];
+    mt_ad_value *args;           /* per param: non-tensor values */
+    mt_saved saved[MT_NODE_MAX_PARAMS + 1]; /* per param, and [nparams] for output 0 */
+    bool saved_released;
+    bool once_differentiable;
+    /* A custom node (AccumulateGrad, Python Function) keeps its state here. */
+    mt_tensor *variable;         /* AccumulateGrad: the leaf (strong) */
+    void *py_ctx;                /* owned by the binding layer */
+    void *py_object;             /* the Python grad_fn object, borrowed */
+    void *pre_hooks;             /* owned by the binding layer */
+    void *post_hooks;
+    mt_node *free_next;          /* intrusive queue used while freeing a chain */
+    const char *op_name;         /* the public op that recorded this node */
+};
+
+mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams);
+static inline void mt_node_incref(mt_node *n) { n->refcount++; }
+void mt_node_decref(mt_node *n);
+
+/* Saves t for the backward of n in slot (a param index, or nparams for output 0). */
+void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t output_nr);
+/* The saved tensor (new reference) after the version check; NULL with an error
+ * when it was freed or modified in place. When it was an output of n, it comes
+ * back attached to n so double backward can flow through it. */
+mt_tensor *mt_node_saved(mt_node *n, int slot);
+void mt_node_release_saved(mt_node *n);
+
+/* Sequence numbers: later nodes run first. */
+uint64_t mt_next_seq(void);
+
+#endif

@@ -1,0 +1,364 @@
+/* The mt_ad_backend the engine uses, implemented with our Python objects. */
+#include "autograd_bind.h"
+
+#include "../autograd/backend.h"
+#include "../autograd/grad_mode.h"
+
+#include <stdarg.h>
+
+static PyObject *functions_dict;
+
+static void be_retain(mt_tensor *t)
+{
+    Py_INCREF((PyObject *)mtpy_container(t));
+}
+
+static void be_release(mt_tensor *t)
+{
+    Py_DECREF((PyObject *)mtpy_container(t));
+}
+
+static mt_tensor *be_alias(mt_tensor *t)
+{
+    PyObject *o = mtpy_new_view((PyObject *)mtpy_container(t), t->ndim, t->sizes, t->strides,
+                                t->offset);
+    return o ? MTPy_T(o) : NULL;
+}
+
+static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
+{
+    PyObject *fn = *cache;
+    if (!fn) {
+        fn = PyDict_GetItemString(functions_dict, name);
+        if (!fn)
+            fn = PyDict_GetItemString(MTTensorBase_Type.tp_dict, name);
+        if (!fn) {
+            PyErr_Format(PyExc_RuntimeError, "minitorch autograd: no op named '%s'", name);
+            return NULL;
+        }
+        *cache = fn; /* both dicts live as long as the module */
+    }
+    PyObject *args[10];
+    int n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *c = fmt; *c; c++, n++) {
+        switch (*c) {
+        case 'T':
+            args[n] = Py_NewRef((PyObject *)mtpy_container(va_arg(ap, mt_tensor *)));
+            break;
+        case 'N':
+            args[n] = Py_NewRef(Py_None);
+            break;
+        case 'i':
+            args[n] = PyLong_FromLongLong(va_arg(ap, int64_t));
+            break;
+        case 'f':
+            args[n] = PyFloat_FromDouble(va_arg(ap, double));
+            break;
+        case 'b':
+            args[n] = PyBool_FromLong(va_arg(ap, int));
+            break;
+        case 'D':
+            args[n] = Py_NewRef(mtpy_dtype_obj((mt_dtype)va_arg(ap, int)));
+            break;
+        case 's':
+            args[n] = PyUnicode_FromString(va_arg(ap, const char *));
+            break;
+        case 'L': {
+            int len = va_arg(ap, int);
+            const int64_t *v = va_arg(ap, const int64_t *);
+            PyObject *tup = PyTuple_New(len);
+            for (int k = 0; tup && k < len; k++)
+                PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(v[k]));
+            args[n] = tup;
+            break;
+        }
+        default:
+            args[n] = NULL;
+        }
+        if (!args[n]) {
+            va_end(ap);
+            for (int k = 0; k < n; k++)
+                Py_DECREF(args[k]);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_RuntimeError, "minitorch autograd: bad format '%s'", fmt);
+            return NULL;
+        }
+    }
+    va_end(ap);
+    PyObject *r = PyObject_Vectorcall(fn, args, n, NULL);
+    for (int k = 0; k < n; k++)
+        Py_DECREF(args[k]);
+    if (!r)
+        return NULL;
+    if (!MTPy_Check(r)) {
+        Py_DECREF(r);
+        PyErr_Format(PyExc_RuntimeError, "minitorch autograd: '%s' did not return a tensor", name);
+        return NULL;
+    }
+    return MTPy_T(r);
+}
+
+static mt_tensor *be_zeros(mt_dtype dtype, int ndim, const int64_t *sizes)
+{
+    PyObject *o = mtpy_new_contiguous(dtype, ndim, sizes, true);
+    return o ? MTPy_T(o) : NULL;
+}
+
+static void be_set_error(const char *msg)
+{
+    PyErr_SetString(PyExc_RuntimeError, msg);
+}
+
+/* ------------------------------------------------------------------- hooks
+ * Tensor hooks live in a dict on the tensor's meta. A leaf's hooks run when
+ * its AccumulateGrad node receives the gradient; a non-leaf's when its
+ * grad_fn receives the gradient for its output. Node pre_hooks hold entries
+ * (output_nr, hooks dict, retains-grad meta or NULL) as a Python list. */
+
+static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
+{
+    if (!hooks || !*slot)
+        return 0;
+    PyObject *fn;
+    PyObject *items = PyDict_Values(hooks);
+    if (!items)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        fn = PyList_GET_ITEM(items, i);
+        PyObject *r = PyObject_CallOneArg(fn, (PyObject *)mtpy_container(*slot));
+        if (!r) {
+            Py_DECREF(items);
+            return -1;
+        }
+        if (r == Py_None) {
+            Py_DECREF(r);
+            continue;
+        }
+        if (!MTPy_Check(r)) {
+            Py_DECREF(r);
+            Py_DECREF(items);
+            PyErr_Format(PyExc_TypeError, "hook returned a non-Tensor value");
+            return -1;
+        }
+        be_release(*slot);
+        *slot = MTPy_T(r);
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+static int retain_into(mt_autograd_meta *m, mt_tensor *g)
+{
+    static void *clone_c, *add_c;
+    if (!m || !m->retains_grad || !g)
+        return 0;
+    mt_tensor *v = m->grad ? mt_ad.call(&add_c, "add", "TT", m->grad, g)
+                           : mt_ad.call(&clone_c, "clone", "T", g);
+    if (!v)
+        return -1;
+    if (m->grad)
+        be_release(m->grad);
+    m->grad = v;
+    return 0;
+}
+
+static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
+{
+    PyObject *list = n->pre_hooks;
+    if (n->variable) { /* AccumulateGrad: the leaf's own hooks */
+        mt_autograd_meta *m = mt_meta.get(n->variable);
+        if (m && call_hook_dict(m->hooks, &grads[0]) < 0)
+            return -1;
+    }
+    if (!list)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+        PyObject *hooks = PyTuple_GET_ITEM(e, 1);
+        if (nr < 0) { /* grad_fn.register_prehook(fn): fn(grad_outputs) */
+            PyObject *tup = PyTuple_New(n->nout);
+            for (int k = 0; tup && k < n->nout; k++)
+                PyTuple_SET_ITEM(tup, k, grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
+                                                  : Py_NewRef(Py_None));
+            PyObject *r = tup ? PyObject_CallOneArg(hooks, tup) : NULL;
+            Py_XDECREF(tup);
+            if (!r)
+                return -1;
+            if (r != Py_None) {
+                if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n->nout) {
+                    Py_DECREF(r);
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "hook returned an incorrect number of gradients");
+                    return -1;
+                }
+                for (int k = 0; k < n->nout; k++) {
+                    PyObject *v = PyTuple_GET_ITEM(r, k);
+                    if (grads[k])
+                        be_release(grads[k]);
+                    grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
+                }
+            }
+            Py_DECREF(r);
+            continue;
+        }
+        if (nr >= n->nout)
+            continue;
+        if (hooks != Py_None && call_hook_dict(hooks, &grads[nr]) < 0)
+            return -1;
+        PyObject *metaaddr = PyTuple_GET_ITEM(e, 2);
+        if (metaaddr != Py_None && retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
+{
+    PyObject *hooks = n->post_hooks;
+    PyObject *ins = PyTuple_New(n->nedges), *outs = PyTuple_New(n->nout);
+    int status = -1;
+    if (!ins || !outs)
+        goto done;
+    for (int e = 0; e < n->nedges; e++)
+        PyTuple_SET_ITEM(ins, e, gout[e] ? Py_NewRef((PyObject *)mtpy_container(gout[e]))
+                                         : Py_NewRef(Py_None));
+    for (int k = 0; k < n->nout; k++)
+        PyTuple_SET_ITEM(outs, k, gin[k] ? Py_NewRef((PyObject *)mtpy_container(gin[k]))
+                                         : Py_NewRef(Py_None));
+    PyObject *fns = PyDict_Values(hooks);
+    if (!fns)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(fns); i++) {
+        PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(fns, i), ins, outs, NULL);
+        if (!r) {
+            Py_DECREF(fns);
+            goto done;
+        }
+        if (r != Py_None && PyTuple_Check(r) && PyTuple_GET_SIZE(r) == n->nedges) {
+            for (int e = 0; e < n->nedges; e++) {
+                PyObject *v = PyTuple_GET_ITEM(r, e);
+                if (gout[e])
+                    be_release(gout[e]);
+                gout[e] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
+            }
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(fns);
+    status = 0;
+done:
+    Py_XDECREF(ins);
+    Py_XDECREF(outs);
+    return status;
+}
+
+static int be_post_acc_hooks(mt_tensor *leaf)
+{
+    mt_autograd_meta *m = mt_meta.get(leaf);
+    PyObject *self = (PyObject *)mtpy_container(leaf);
+    if (!m || !m->hooks)
+        return 0;
+    /* post-accumulate hooks sit in the same dict under tuple keys ("post", id) */
+    PyObject *items = PyDict_Items(m->hooks);
+    if (!items)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *kv = PyList_GET_ITEM(items, i);
+        PyObject *key = PyTuple_GET_ITEM(kv, 0);
+        if (!PyTuple_Check(key))
+            continue;
+        PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(kv, 1), self);
+        if (!r) {
+            Py_DECREF(items);
+            return -1;
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+static void be_node_freed(mt_node *n)
+{
+    Py_CLEAR(*(PyObject **)&n->pre_hooks);
+    Py_CLEAR(*(PyObject **)&n->post_hooks);
+    Py_CLEAR(*(PyObject **)&n->py_ctx);
+}
+
+/* ------------------------------------------------------------------- meta */
+
+static mt_autograd_meta *meta_get(mt_tensor *t)
+{
+    return mtpy_container(t)->ag;
+}
+
+static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
+{
+    MTTensorObject *o = mtpy_container(t);
+    if (!o->ag) {
+        o->ag = PyMem_Calloc(1, sizeof(mt_autograd_meta));
+        if (!o->ag) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        o->ag->refcount = 1;
+    }
+    return o->ag;
+}
+
+/* Removes this meta's retains-grad entries from its grad_fn's pre-hooks. */
+static void unregister_from_node(mt_autograd_meta *m)
+{
+    if (!m->grad_fn || !m->grad_fn->pre_hooks)
+        return;
+    PyObject *list = m->grad_fn->pre_hooks;
+    for (Py_ssize_t i = PyList_GET_SIZE(list) - 1; i >= 0; i--) {
+        PyObject *addr = PyTuple_GET_ITEM(PyList_GET_ITEM(list, i), 2);
+        if (addr != Py_None && PyLong_AsVoidPtr(addr) == m)
+            PySequence_DelItem(list, i);
+    }
+}
+
+void mtpy_meta_release(MTTensorObject *o)
+{
+    mt_autograd_meta *m = o->ag;
+    if (!m)
+        return;
+    o->ag = NULL;
+    if (--m->refcount > 0)
+        return;
+    unregister_from_node(m);
+    Py_CLEAR(*(PyObject **)&m->hooks);
+    mt_meta_clear(m);
+    PyMem_Free(m);
+}
+
+void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src)
+{
+    if (!src->ag)
+        return;
+    src->ag->refcount++;
+    dst->ag = src->ag;
+}
+
+int mt_autograd_bind_init(PyObject *module, PyObject *functions)
+{
+    functions_dict = functions;
+    mt_ad = (mt_ad_backend){
+        .retain = be_retain,
+        .release = be_release,
+        .alias = be_alias,
+        .call = be_call,
+        .zeros = be_zeros,
+        .run_pre_hooks = be_run_pre_hooks,
+        .run_post_hooks = be_run_post_hooks,
+        .run_tensor_post_acc_hooks = be_post_acc_hooks,
+        .node_freed = be_node_freed,
+        .set_error = be_set_error,
+    };
+    mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
+    return mt_node_object_init(module);
+}

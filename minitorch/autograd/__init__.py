@@ -1,0 +1,112 @@
+"""minitorch.autograd: reverse-mode automatic differentiation.
+
+The graph and the engine are C (csrc/autograd); this module is the public
+entry: backward(), grad() and the grad-mode context managers.
+"""
+from typing import Optional, Sequence, Union
+
+from .. import _C
+from .grad_mode import (  # noqa: F401
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    from .._tensor import Tensor
+    out = []
+    for out_t, g in zip(outputs, grads):
+        if g is None:
+            if out_t.requires_grad and out_t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out_t.dtype.is_floating_point:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   "but got %s" % out_t.dtype)
+            g = _C._functions["ones_like"](out_t)
+        elif not isinstance(g, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got %s"
+                            % type(g).__name__)
+        elif tuple(g.shape) != tuple(out_t.shape):
+            raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
+                               "output[%d] has a shape of %s." % (len(out), g.shape, len(out),
+                                                                  out_t.shape))
+        out.append(g)
+    return tuple(out)
+
+
+def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, grad_variables=None, inputs=None) -> None:
+    """Computes the sum of gradients of tensors w.r.t. graph leaves, accumulating
+    them into the leaves' .grad."""
+    tensors = _as_tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError("got %d tensors and %d gradients" % (len(tensors), len(grads)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise RuntimeError("element %d of tensors does not require grad and does not have "
+                               "a grad_fn" % i)
+    grads = _make_grads(tensors, grads)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        _C._run_backward(tensors, grads, retain_graph, create_graph, None)
+        return
+    captured = _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+    for inp, g in zip(inputs, captured):
+        if g is None:
+            continue
+        inp.grad = g if inp.grad is None else inp.grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False):
+    """Computes and returns the gradients of outputs w.r.t. inputs."""
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError("grad requires one grad_output per output: got %d and %d"
+                           % (len(grads), len(outputs)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(outputs):
+        if not t.requires_grad:
+            raise RuntimeError("element %d of tensors does not require grad and does not have "
+                               "a grad_fn" % i)
+    for t in inputs_t:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, grads)
+    captured = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs_t)
+    result = []
+    for inp, g in zip(inputs_t, captured):
+        if g is None:
+            if materialize_grads:
+                g = _C._functions["zeros_like"](inp)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        result.append(g)
+    return tuple(result)
