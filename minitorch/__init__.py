@@ -45,3 +45,6 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 from . import nn, overrides  # noqa: E402,F401
+
+from . import optim, utils  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
