@@ -9,6 +9,7 @@ from ... import _C
 from ..._tensor import Tensor
 
 _stack = _C._functions["stack"]
+_cat = _C._functions["cat"]
 _tensor = _C._functions["tensor"]
 _as_tensor = _C._functions["as_tensor"]
 
@@ -18,6 +19,18 @@ default_collate_err_msg_format = (
     "default_collate: batch must contain tensors, numpy arrays, numbers, "
     "dicts or lists; found {}"
 )
+
+
+# minitorch's stack and cat take at most this many tensors per call (see
+# csrc/python/parser.h MT_MAX_LIST), so larger batches are joined in rounds.
+_MAX_LIST = 32
+
+
+def _stack_batch(batch):
+    parts = [_stack(batch[i:i + _MAX_LIST], 0) for i in range(0, len(batch), _MAX_LIST)]
+    while len(parts) > 1:
+        parts = [_cat(parts[i:i + _MAX_LIST], 0) for i in range(0, len(parts), _MAX_LIST)]
+    return parts[0]
 
 
 def _rebuild_like(elem, values):
@@ -66,7 +79,7 @@ def default_collate(batch):
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return _stack(batch, 0)
+        return _stack_batch(batch)
     if type(elem).__module__ == "numpy" and not isinstance(elem, (np.str_, np.bytes_)):
         if isinstance(elem, np.ndarray):
             if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
