@@ -39,6 +39,7 @@ _PREFIX = struct.Struct("<16sIQQ32s")
 _MAX_HEADER = 1 << 30
 _CHUNK = 1 << 24
 _ALIGN = 64
+_MAX_DEPTH = 100
 
 # dtype name -> (dtype, NumPy storage dtype with the same bytes)
 _DTYPES: Dict[str, Tuple[Any, str]] = {
@@ -108,6 +109,9 @@ class _Writer:
             )
         if id(obj) in self.active:
             raise ValueError("minitorch.save: cannot save a container that contains itself")
+        if len(self.active) >= _MAX_DEPTH:
+            raise ValueError(f"minitorch.save: the object nests containers more than "
+                             f"{_MAX_DEPTH} deep")
         self.active.add(id(obj))
         if kind in ("dict", "odict"):
             items = [[self.encode(k), self.encode(v)] for k, v in obj.items()]
@@ -261,7 +265,7 @@ class _Reader:
         items = node.get("items")
         if kind in ("list", "tuple", "dict", "odict") and isinstance(items, list):
             self.depth += 1
-            if self.depth > 512:
+            if self.depth > _MAX_DEPTH:
                 raise _fail("header nests containers too deeply")
             if kind in ("list", "tuple"):
                 out = [self.decode(v) for v in items]
