@@ -51,3 +51,5 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from . import optim, utils  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401

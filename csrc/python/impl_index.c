@@ -41,22 +41,16 @@ PyObject *impl_cat(mt_args *a)
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq), *out = NULL;
     const mt_tensor *ref = NULL;
-    mt_dtype dtypes[MT_MAX_LIST];
-    mt_operand_kind kinds[MT_MAX_LIST];
+    mt_dtype out_dtype = MT_BOOL; /* all operands rank alike: promotion is a fold */
     int dim, ref_i = 0;
     if (n == 0) {
         PyErr_SetString(PyExc_ValueError, "torch.cat(): expected a non-empty list of Tensors");
         goto done;
     }
-    if (n > MT_MAX_LIST) {
-        PyErr_Format(PyExc_RuntimeError, "minitorch concatenates at most %d tensors", MT_MAX_LIST);
-        goto done;
-    }
     /* legacy: 1-d empty tensors are skipped whatever their neighbours' shapes */
     for (Py_ssize_t i = 0; i < n; i++) {
         const mt_tensor *t = MTPy_T(items[i]);
-        dtypes[i] = t->dtype;
-        kinds[i] = MT_OPERAND_DIM;
+        out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
         if (!ref && !(t->ndim == 1 && t->numel == 0)) {
             ref = t;
             ref_i = (int)i;
@@ -95,8 +89,7 @@ PyObject *impl_cat(mt_args *a)
             }
         sizes[dim] += t->sizes[dim];
     }
-    mt_dtype d = mt_result_type((int)n, dtypes, kinds, mtpy_default_dtype());
-    if (!(out = mtpy_new_contiguous(d, ref->ndim, sizes, false)))
+    if (!(out = mtpy_new_contiguous(out_dtype, ref->ndim, sizes, false)))
         goto done;
     int64_t at = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -119,15 +112,10 @@ PyObject *impl_stack(mt_args *a)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq), *out = NULL;
-    mt_dtype dtypes[MT_MAX_LIST];
-    mt_operand_kind kinds[MT_MAX_LIST];
+    mt_dtype out_dtype = MT_BOOL; /* all operands rank alike: promotion is a fold */
     int dim;
     if (n == 0) {
         PyErr_SetString(PyExc_RuntimeError, "stack expects a non-empty TensorList");
-        goto done;
-    }
-    if (n > MT_MAX_LIST) {
-        PyErr_Format(PyExc_RuntimeError, "minitorch stacks at most %d tensors", MT_MAX_LIST);
         goto done;
     }
     const mt_tensor *ref = MTPy_T(items[0]);
@@ -135,8 +123,7 @@ PyObject *impl_stack(mt_args *a)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         const mt_tensor *t = MTPy_T(items[i]);
-        dtypes[i] = t->dtype;
-        kinds[i] = MT_OPERAND_DIM;
+        out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
         bool same = t->ndim == ref->ndim;
         for (int d = 0; same && d < t->ndim; d++)
             same = t->sizes[d] == ref->sizes[d];
@@ -153,8 +140,7 @@ PyObject *impl_stack(mt_args *a)
     int64_t sizes[MT_MAX_DIMS];
     for (int d = 0, j = 0; d <= ref->ndim; d++)
         sizes[d] = d == dim ? n : ref->sizes[j++];
-    mt_dtype d = mt_result_type((int)n, dtypes, kinds, mtpy_default_dtype());
-    if (!(out = mtpy_new_contiguous(d, ref->ndim + 1, sizes, false)))
+    if (!(out = mtpy_new_contiguous(out_dtype, ref->ndim + 1, sizes, false)))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         mt_tensor part = narrowed(MTPy_T(out), dim, i, 1);

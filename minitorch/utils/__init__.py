@@ -1,0 +1,2 @@
+"""minitorch.utils: helpers beside the tensor library (data loading)."""
+from . import data  # noqa: F401
