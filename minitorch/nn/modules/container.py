@@ -459,7 +459,7 @@ class ParameterDict(Module):
             if isinstance(p, minitorch.Tensor):
                 size_str = "x".join(str(size) for size in p.size())
                 parastr = "{} containing: [{} of size {}]".format(
-                    "Parameter" if isinstance(p, Parameter) else "Tensor", p.dtype, size_str)
+                    "Parameter" if isinstance(p, Parameter) else "Tensor", p.type(), size_str)
                 child_lines.append("  (" + str(k) + "): " + parastr)
             else:
                 child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)
