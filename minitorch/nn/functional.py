@@ -400,11 +400,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     logp = input.log_softmax(class_dim)
     wshape = [1] * input.dim()
     wshape[class_dim] = n_classes
-    if target.is_floating_point():
+    if target.is_floating_point() and target.shape == input.shape:
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if target.shape != input.shape:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if label_smoothing > 0.0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target
