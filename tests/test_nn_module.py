@@ -1,7 +1,6 @@
 """nn.Module behaviour against torch: registration, traversal, state_dict,
 hooks, reprs, containers and init."""
 import math
-import pickle  # noqa: F401
 
 import numpy as np
 import pytest
@@ -73,7 +72,7 @@ def test_state_dict_round_trip_and_messages():
     assert not sd["fc.weight"].requires_grad
     assert sd["fc.weight"] is not a.fc.weight
     assert a.state_dict(keep_vars=True)["fc.weight"] is a.fc.weight
-    assert list(a.state_dict(prefix="p.")) [0] == "p.steps"
+    assert list(a.state_dict(prefix="p."))[0] == "p.steps"
     result = b.load_state_dict(sd)
     assert repr(result) == "<All keys matched successfully>"
     for k, v in b.state_dict().items():

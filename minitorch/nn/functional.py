@@ -4,9 +4,10 @@ Functions declared in the op table with MT_KIND_NN come from C and dispatch
 __torch_function__ there; the Python-level ones below are written with
 differentiable minitorch ops and dispatch through wrap_torch_function.
 """
-import math
+from __future__ import annotations
+
 import warnings
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence
 
 import minitorch
 from .. import _C

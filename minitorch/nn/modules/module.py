@@ -2,7 +2,7 @@
 traversal, state_dict, hooks and repr."""
 import itertools
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Dict, Iterator, Optional, Set, Tuple
+from typing import Any, Callable, Iterator, Optional, Set, Tuple
 
 import minitorch
 from ..parameter import Parameter
