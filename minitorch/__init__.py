@@ -44,12 +44,13 @@ def initial_seed() -> int:
     """Returns the initial seed for generating random numbers as a Python `long`."""
     return default_generator.initial_seed()
 
-from . import nn, overrides  # noqa: E402,F401
 
+# Subpackages last: they build on everything above.
 from . import autograd  # noqa: E402,F401
 from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from . import nn, overrides  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

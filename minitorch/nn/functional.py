@@ -1,8 +1,501 @@
 """minitorch.nn.functional: the functional forms of layers and losses.
 
 Functions declared in the op table with MT_KIND_NN come from C and dispatch
-__torch_function__ there; Python-level ones use minitorch.overrides helpers.
+__torch_function__ there; the Python-level ones below are written with
+differentiable minitorch ops and dispatch through wrap_torch_function.
 """
+from __future__ import annotations
+
+import warnings
+from typing import List, Optional, Sequence
+
+import minitorch
 from .. import _C
+from ..overrides import wrap_torch_function
 
 globals().update(_C._nn_functions)
+
+Tensor = minitorch.Tensor
+
+
+def _args(*names):
+    """A dispatcher returning the named tensor-like arguments of a call."""
+    def dispatcher(*args, **kwargs):
+        out = list(args[:len(names)])
+        out.extend(kwargs[n] for n in names[len(args):] if n in kwargs)
+        return tuple(a for a in out if a is not None)
+    return dispatcher
+
+
+# ---- linear -----------------------------------------------------------------------
+
+@wrap_torch_function(_args("input", "weight", "bias"))
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """Applies a linear transformation to the incoming data: y = xA^T + b."""
+    if input.dim() == 2 and bias is not None:
+        return minitorch.addmm(bias, input, weight.t())
+    if input.dim() <= 2:
+        out = input.matmul(weight.t())
+    else:
+        lead = input.shape[:-1]
+        out = input.reshape(-1, input.shape[-1]).matmul(weight.t())
+        out = out.reshape(*lead, out.shape[-1])
+    return out if bias is None else out + bias
+
+
+@wrap_torch_function(_args("input1", "input2", "weight", "bias"))
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Optional[Tensor] = None) -> Tensor:
+    """Applies a bilinear transformation: y = x1^T A x2 + b."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = minitorch.einsum("bi,oij,bj->bo", x1, weight, x2)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, weight.shape[0])
+
+
+# ---- activations ------------------------------------------------------------------
+
+@wrap_torch_function(_args("input"))
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """Applies LeakyReLU(x) = max(0, x) + negative_slope * min(0, x) element-wise."""
+    out = minitorch.where(input > 0, input, input * negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+# ---- dropout ----------------------------------------------------------------------
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+@wrap_torch_function(_args("input"))
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Randomly zeroes elements of the input with probability p (from the global
+    Generator) and scales the rest by 1/(1-p) during training."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        keep = minitorch.full_like(input, 1.0 - p).bernoulli()
+        out = input * keep * (1.0 / (1.0 - p))
+    return input.copy_(out) if inplace else out
+
+
+# ---- embedding ----------------------------------------------------------------------
+
+@wrap_torch_function(_args("input", "weight"))
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
+              max_norm: Optional[float] = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Looks up rows of weight at the indices in input."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+    if input.dtype not in (minitorch.int64, minitorch.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for embedding)")
+    flat = input.reshape(-1)
+    if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= weight.size(0)):
+        raise IndexError("index out of range in self")
+    return weight.index_select(0, flat).reshape(*input.shape, weight.size(1))
+
+
+@wrap_torch_function(_args("tensor"))
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Returns a LongTensor with a 1 at the index of the last dimension given by tensor."""
+    if tensor.dtype != minitorch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max()) + 1 if tensor.numel() else 0
+    classes = minitorch.arange(num_classes)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+# ---- normalization ------------------------------------------------------------------
+
+def _reduce_dims_except(input: Tensor, dim: int) -> List[int]:
+    return [d for d in range(input.dim()) if d != dim]
+
+
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    """A per-channel vector shaped to broadcast along dim 1 of an ndim tensor."""
+    return t.reshape(*([1, t.numel()] + [1] * (ndim - 2)))
+
+
+@wrap_torch_function(_args("input", "running_mean", "running_var", "weight", "bias"))
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Applies Batch Normalization for each channel across a batch of data."""
+    if training:
+        size = input.shape
+        n = 1
+        for i, s in enumerate(size):
+            if i != 1:
+                n *= s
+        if n == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got "
+                             f"input size {size}")
+    channels = input.shape[1] if input.dim() > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    dims = _reduce_dims_except(input, 1)
+    if training or running_mean is None or running_var is None:
+        mean = input.mean(dims)
+        var = input.var(dims, unbiased=False)
+        if training and running_mean is not None:
+            n = input.numel() // channels
+            unbiased = var.detach() * (n / max(n - 1, 1))
+            running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+            running_var.mul_(1 - momentum).add_(unbiased * momentum)
+    else:
+        mean, var = running_mean, running_var
+    out = (input - _channel_view(mean, input.dim())) * _channel_view(
+        (var + eps).rsqrt(), input.dim())
+    if weight is not None:
+        out = out * _channel_view(weight, input.dim())
+    if bias is not None:
+        out = out + _channel_view(bias, input.dim())
+    return out
+
+
+@wrap_torch_function(_args("input", "weight", "bias"))
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Applies Layer Normalization over the last len(normalized_shape) dimensions."""
+    normalized_shape = ([normalized_shape] if isinstance(normalized_shape, int)
+                        else list(normalized_shape))
+    k = len(normalized_shape)
+    if list(input.shape[input.dim() - k:]) != normalized_shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
+                           f"shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+    dims = list(range(input.dim() - k, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, unbiased=False, keepdim=True)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@wrap_torch_function(_args("input", "weight", "bias"))
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Applies Group Normalization over groups of channels."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups != 0:
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(2, keepdim=True)
+    var = grouped.var(2, unbiased=False, keepdim=True)
+    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    if weight is not None:
+        out = out * _channel_view(weight, input.dim())
+    if bias is not None:
+        out = out + _channel_view(bias, input.dim())
+    return out
+
+
+# ---- losses -------------------------------------------------------------------------
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{'mean' if size_average and reduce else ('sum' if reduce else 'none')}' instead.",
+                  stacklevel=3)
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({_torch_size(target)}) that is different to the input size "
+            f"({_torch_size(input)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _torch_size(t: Tensor) -> str:
+    return "torch.Size(%s)" % list(t.shape)
+
+
+@wrap_torch_function(_args("input", "target"))
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    """Measures the element-wise mean squared error."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    loss = (input - target).square()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    """Measures the element-wise mean absolute error."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Squared term below beta, L1 term above it."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = (input - target).abs()
+    if beta == 0.0:
+        loss = diff
+    else:
+        loss = minitorch.where(diff < beta, 0.5 * diff.square() / beta, diff - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+               delta: float = 1.0, weight: Optional[Tensor] = None) -> Tensor:
+    """Squared term below delta, delta-scaled L1 term above it."""
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    diff = (input - target).abs()
+    loss = minitorch.where(diff < delta, 0.5 * diff.square(), delta * (diff - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int,
+         reduction: str) -> Tensor:
+    """nll_loss over (N, C, d...) input and (N, d...) long target, or (C,) and ()."""
+    _check_reduction(reduction)
+    if target.is_floating_point() or target.dtype == minitorch.bool:
+        name = {minitorch.float32: "Float", minitorch.float64: "Double",
+                minitorch.float16: "Half", minitorch.bfloat16: "BFloat16",
+                minitorch.bool: "Bool"}[target.dtype]
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() > 1 or (target.dim() == 1 and target.shape[0] != 1):
+            raise ValueError("For 1D input, 1D target must have size 1, but got target "
+                             f"size: {target.shape[0] if target.dim() == 1 else target.numel()}")
+        out = _nll(input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction)
+        return out.reshape(target.shape) if reduction == "none" else out
+    if input.shape[0] != target.shape[0] if target.dim() else True:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.dim() else 0}).")
+    if input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
+                           f"got {list(target.shape)}")
+    n_classes = input.shape[1]
+    target = target.long()
+    ignored = target == ignore_index
+    flat = target.reshape(-1)
+    bad = (~ignored.reshape(-1)) & ((flat < 0) | (flat >= n_classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(flat[bad][0])} is out of bounds.")
+    safe = minitorch.where(ignored, 0, target)
+    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
+    if weight is not None:
+        if weight.dim() != 1 or weight.numel() != n_classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+        w = weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+        w = minitorch.where(ignored, 0.0, w).to(input.dtype)
+    else:
+        w = (~ignored).to(input.dtype)
+    loss = -picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+@wrap_torch_function(_args("input", "target", "weight"))
+def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+             size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean") -> Tensor:
+    """The negative log likelihood loss."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _nll(input, target, weight, ignore_index, reduction)
+
+
+@wrap_torch_function(_args("input", "target", "weight"))
+def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                  size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between input logits and target class indices or probabilities."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = input.log_softmax(class_dim)
+    wshape = [1] * input.dim()
+    wshape[class_dim] = n_classes
+    if target.is_floating_point() and target.shape == input.shape:
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if label_smoothing > 0.0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(class_dim)
+        if reduction == "none":
+            return loss
+        if reduction == "sum":
+            return loss.sum()
+        if input.numel() == 0:
+            return loss.sum() * float("nan")
+        return loss.sum() / (input.numel() // n_classes)
+    nll = _nll(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    ignored = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target.masked_select(~ignored).reshape(-1)
+            smooth = smooth.sum() / weight.gather(0, kept).sum()
+        else:
+            smooth = smooth.sum() / (~ignored).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+@wrap_torch_function(_args("input", "target", "weight"))
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy between probabilities and targets (log clamped at -100)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to the "
+                         f"input size ({_torch_size(input)}) is deprecated. Please ensure they "
+                         "have the same size.")
+    _check_reduction(reduction)
+    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(target * input.log().clamp(min=-100)
+             + (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target", "weight", "pos_weight"))
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Optional[Tensor] = None, size_average=None,
+                                     reduce=None, reduction: str = "mean",
+                                     pos_weight: Optional[Tensor] = None) -> Tensor:
+    """Sigmoid followed by binary cross entropy, in the numerically stable form."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
+                         f"({_torch_size(input)})")
+    _check_reduction(reduction)
+    # log(1 + exp(-x)) computed without overflow: max(-x, 0) + log(exp(-max) + exp(-x - max))
+    log_sig_neg = (-input).clamp(min=0) + (-(-input).clamp(min=0)).exp().add(
+        (-input - (-input).clamp(min=0)).exp()).log()
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * log_sig_neg
+    else:
+        loss = (1 - target) * input + log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence loss; input holds log-probabilities."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        xlogy = minitorch.where(target == 0, 0.0, target * target.log())
+        loss = minitorch.where(target.isnan(), target, xlogy) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
+    return _reduce(loss, reduction)

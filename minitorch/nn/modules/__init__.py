@@ -1,0 +1,17 @@
+"""The nn layers, one file per family, as torch.nn.modules."""
+from .module import Module  # noqa: F401
+from .container import (  # noqa: F401
+    Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .flatten import Flatten, Unflatten  # noqa: F401
+from .activation import (  # noqa: F401
+    ReLU, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax, MultiheadAttention)
+from .conv import Conv1d, Conv2d  # noqa: F401
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm  # noqa: F401
+from .dropout import Dropout  # noqa: F401
+from .sparse import Embedding  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
+from .loss import (  # noqa: F401
+    L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
+    KLDivLoss)
