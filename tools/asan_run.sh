@@ -44,7 +44,8 @@ status=0
     PYTHONMALLOC=malloc \
     "$PYTHON" -m pytest -q -p no:cacheprovider "${ARGS[@]}") || status=$?
 
-if compgen -G "$LOGS/*" > /dev/null; then
+# Huge allocations that return NULL (tests of MemoryError) only log a warning.
+if grep -lE "ERROR: AddressSanitizer|runtime error:|CHECK failed" "$LOGS"/* 2>/dev/null; then
     echo "=== sanitizer reports ($LOGS) ==="
     cat "$LOGS"/*
     status=1

@@ -150,6 +150,12 @@ static int infer_dtype_only(PyObject *o, shape_info *s)
 static int infer(PyObject *o, int depth, shape_info *s)
 {
     if (!is_sequence(o)) {
+        /* torch measures the shape along first elements, where a str counts as
+         * a sequence that never ends */
+        if (PyUnicode_Check(o) && !s->leaf_seen && depth > 0) {
+            PyErr_Format(PyExc_ValueError, "too many dimensions '%s'", Py_TYPE(o)->tp_name);
+            return -1;
+        }
         if (depth < s->ndim)
             nesting_error(s, NEST_NOT_SEQUENCE, 0, 0, 0);
         mt_dtype d;
@@ -264,11 +270,15 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
     } else if (PyLong_Check(o)) {
         int overflow;
         i = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow) {
+        if (overflow && mt_is_floating(d)) {
+            f = PyLong_AsDouble(o);
+            if (f == -1.0 && PyErr_Occurred())
+                return -1;
+        } else if (overflow) {
             PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
             return -1;
         }
-        is_int = true;
+        is_int = !overflow;
     } else if (PyFloat_Check(o)) {
         f = PyFloat_AS_DOUBLE(o);
         is_int = false;

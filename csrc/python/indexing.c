@@ -181,6 +181,10 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
         if (!MTPy_Check(it) && !(tt = as_index_tensor(k, it)))
             return -1;
         items[i] = tt;
+        if (MTPy_T(tt)->dtype == MT_UINT8 &&
+            PyErr_WarnEx(PyExc_UserWarning, "indexing with dtype torch.uint8 is now deprecated, "
+                         "please use a dtype torch.bool instead.", 1) < 0)
+            return -1;
         if (is_bool_tensor(tt))
             consumed += MTPy_T(tt)->ndim;
         else if (!mt_is_integral(MTPy_T(tt)->dtype, false)) {
