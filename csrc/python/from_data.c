@@ -152,7 +152,7 @@ static int infer(PyObject *o, int depth, shape_info *s)
     if (!is_sequence(o)) {
         /* torch measures the shape along first elements, where a str counts as
          * a sequence that never ends */
-        if (PyUnicode_Check(o) && !s->leaf_seen && depth > 0) {
+        if (PyUnicode_Check(o) && PyUnicode_GET_LENGTH(o) && !s->leaf_seen && depth > 0) {
             PyErr_Format(PyExc_ValueError, "too many dimensions '%s'", Py_TYPE(o)->tp_name);
             return -1;
         }
