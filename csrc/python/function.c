@@ -291,7 +291,9 @@ static PyObject *no_implementation(PyObject *func, PyObject *types)
         Py_XDECREF(n);
     }
     if (names) {
-        PyObject *joined = PyUnicode_Join(PyUnicode_FromString(", "), names);
+        PyObject *sep = PyUnicode_FromString(", ");
+        PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+        Py_XDECREF(sep);
         PyErr_Format(PyExc_TypeError,
                      "no implementation found for '%U' on types that implement "
                      "__torch_function__: [%U]",
