@@ -4,14 +4,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MT_DERIV(Name, fn, saves, save_out, mat) int fn(mt_node *, mt_tensor **, mt_tensor **);
+/* MT_DERIV_AS(Key, Name, ...): a kind that op rows name Key and that shows as
+ * Name, for torch's grad_fn classes shared by ops with different formulas. */
+#define MT_DERIV(Name, fn, saves, save_out, mat) MT_DERIV_AS(Name, Name, fn, saves, save_out, mat)
+
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) int fn(mt_node *, mt_tensor **, mt_tensor **);
 #include "derivatives.def"
-#undef MT_DERIV
+#undef MT_DERIV_AS
 
 static const mt_node_kind kinds[] = {
-#define MT_DERIV(Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
 #include "derivatives.def"
-#undef MT_DERIV
+#undef MT_DERIV_AS
+};
+
+static const char *const keys[] = {
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) #Key,
+#include "derivatives.def"
+#undef MT_DERIV_AS
 };
 
 const mt_node_kind mt_nondifferentiable_kind = {"NonDifferentiable", NULL, 0, false, false};
@@ -21,7 +31,7 @@ const mt_node_kind *mt_derivative_kind(const char *name)
     if (strcmp(name, "NonDifferentiable") == 0)
         return &mt_nondifferentiable_kind;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(kinds[i].name, name) == 0)
+        if (strcmp(keys[i], name) == 0)
             return &kinds[i];
     return NULL;
 }

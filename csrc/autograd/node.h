@@ -29,6 +29,7 @@ typedef struct {
     bool is_float;
     int64_t i;
     double f;
+    void *obj;        /* an object argument (indexing key), owned by the binding layer */
     int nints;
     int64_t ints[2 * MT_MAX_DIMS];
 } mt_ad_value;
