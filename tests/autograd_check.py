@@ -24,10 +24,10 @@ def check(torch, f, *arrays, name=None, double=False, transpose=()):
     gs = [rng.standard_normal(tuple(t.shape)) for t in tos]
     for m, t in zip(mos, tos):
         np.testing.assert_allclose(m.detach().numpy(), t.detach().numpy(), rtol=1e-12)
-    mg = mt.autograd.grad([m for m in mos], mins, [mt.tensor(g) for g in gs],
-                          create_graph=double, allow_unused=True)
-    tg = torch.autograd.grad(tos, tins, [torch.tensor(g) for g in gs], create_graph=double,
-                             allow_unused=True)
+    mu = [mt.tensor(g).requires_grad_(double) for g in gs]
+    tu = [torch.tensor(g).requires_grad_(double) for g in gs]
+    mg = mt.autograd.grad(list(mos), mins, mu, create_graph=double, allow_unused=True)
+    tg = torch.autograd.grad(tos, tins, tu, create_graph=double, allow_unused=True)
     for a, b in zip(mg, tg):
         if b is None:
             assert a is None or not a.numpy().any()
@@ -38,8 +38,8 @@ def check(torch, f, *arrays, name=None, double=False, transpose=()):
         ws = [rng.standard_normal(tuple(t.shape)) for t in tg if t is not None]
         msum = sum((a * mt.tensor(w)).sum() for a, w in zip([a for a in mg if a is not None], ws))
         tsum = sum((a * torch.tensor(w)).sum() for a, w in zip([a for a in tg if a is not None], ws))
-        m2 = mt.autograd.grad(msum, mins, allow_unused=True)
-        t2 = torch.autograd.grad(tsum, tins, allow_unused=True)
+        m2 = mt.autograd.grad(msum, mins + mu, allow_unused=True)
+        t2 = torch.autograd.grad(tsum, tins + tu, allow_unused=True)
         for a, b in zip(m2, t2):
             if b is None:
                 assert a is None or not a.numpy().any()

@@ -295,6 +295,10 @@ int triu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* copy_(self, src): self's old value is overwritten, src gets g. */
 int copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
+    /* zeros, not NULL: the formulas upstream expect a gradient tensor */
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (mt_param_needs(n, 0) && !(out[0] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+        return -1;
     if (!mt_param_needs(n, 1))
         return 0;
     mt_ad.retain(g[0]);
