@@ -29,6 +29,7 @@ typedef struct {
     bool is_float;
     int64_t i;
     double f;
+    char str[16];     /* a str argument (truncated), "" otherwise */
     int nints;
     int64_t ints[2 * MT_MAX_DIMS];
 } mt_ad_value;

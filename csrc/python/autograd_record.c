@@ -6,6 +6,7 @@
 #include "../autograd/grad_mode.h"
 #include "../kernels/copy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Calls fn(t) for every tensor argument; stops when it returns true. */
@@ -116,6 +117,10 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
         break;
     case MT_ARG_DTYPE:
         d->i = v->dtype;
+        break;
+    case MT_ARG_STR:
+        if (v->obj)
+            snprintf(d->str, sizeof d->str, "%s", v->str);
         break;
     case MT_ARG_INT_LIST:
         d->none = v->ints == NULL;

@@ -109,9 +109,8 @@ static void node_dealloc(MTNodeObject *o)
         mt_node_decref(o->node);
     }
     Py_XDECREF(o->metadata);
+    /* the classes are heap subtypes: subtype_dealloc drops their reference */
     tp->tp_free(o);
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE)
-        Py_DECREF(tp);
 }
 
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
