@@ -197,21 +197,31 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     scratch sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *r;
-    if (m->ndim == 0) {
+    mt_tensor *x, *r;
+    int64_t numel = 1, one = 1;
+    for (int d = 0; d < m->ndim; d++)
+        numel *= m->sizes[d];
+    bool by_dim = !n->args[1].none && m->ndim > 0;
+    if (by_dim ? m->sizes[wrap(n->args[1].i, m->ndim)] == 1 : numel == 1) {
+        /* a product of one factor: the gradient passes through, as in torch */
         r = g[0];
-    } else if (!n->args[1].none) {
+        if (by_dim && !n->args[2].i)
+            r = S(MT_OP("unsqueeze", "Ti", g[0], (int64_t)wrap(n->args[1].i, m->ndim)));
+        else if (!by_dim)
+            r = S(MT_OP("reshape", "TL", g[0], m->ndim, m->sizes));
+        return set_input_grad(n, out, finish(&sc, r));
+    }
+    if (by_dim) {
         bool red[MT_MAX_DIMS];
         one_dim(m, n->args[1].i, red);
         bool keepdim = n->args[2].i;
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
         mt_tensor *ru = saved_result(&sc, n, red, keepdim);
+        x = saved(&sc, n, 0);
         r = prod_grad(&sc, x, gu, ru, wrap(n->args[1].i, m->ndim));
     } else {
         /* over all elements: as a line of numel elements */
-        int64_t numel = 1, one = 1;
-        for (int d = 0; d < m->ndim; d++)
-            numel *= m->sizes[d];
+        x = saved(&sc, n, 0);
         mt_tensor *xf = S(MT_OP("reshape", "TL", x, 1, &numel));
         mt_tensor *gu = S(MT_OP("reshape", "TL", g[0], 1, &one));
         mt_tensor *ru = saved(&sc, n, n->nparams);
@@ -433,13 +443,13 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     reduced_dims(m, &n->args[2], red);
     int nd = dim_list(m, red, dims);
     bool keepdim = n->args[3].i;
+    if (p == 0) /* a count: no gradient flows, as in torch */
+        return 0;
     scratch sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *r;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
-    if (p == 0) {
-        r = S(MT_OP("zeros_like", "T", x));
-    } else if (p == 1) {
+    if (p == 1) {
         r = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), gu));
     } else if (p == 2) {
         r = S(MT_OP("mul", "TT", x, scale_by_norm(&sc, gu, ru, p)));
