@@ -109,9 +109,7 @@ static void node_dealloc(MTNodeObject *o)
         mt_node_decref(o->node);
     }
     Py_XDECREF(o->metadata);
-    tp->tp_free(o);
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE)
-        Py_DECREF(tp);
+    tp->tp_free(o); /* subtype_dealloc of the per-kind classes drops the type reference */
 }
 
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
