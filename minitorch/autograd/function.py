@@ -187,6 +187,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         result = _C._function_record(
             ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
             tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors), bool(ctx.materialize_grads))
+        # The node keeps what it needs; references from ctx to outputs would be cycles.
+        for attr in ("to_save", "non_differentiable", "dirty_tensors"):
+            ctx.__dict__.pop(attr, None)
         return result if is_tuple else result[0]
 
 
