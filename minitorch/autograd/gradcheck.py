@@ -102,7 +102,7 @@ def _numerical_jacobian(func, inputs, out_idx, out_numels, eps):
 
 def _vjp_rows(output, diff, grad_output_flat_index):
     from . import grad as autograd_grad
-    g = _fn("zeros_like")(output)
+    g = _fn("zeros")(tuple(output.shape), dtype=output.dtype)
     g.view(-1)[grad_output_flat_index] = 1
     return autograd_grad(output, diff, g, retain_graph=True, allow_unused=True)
 
