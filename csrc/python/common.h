@@ -20,6 +20,9 @@ typedef struct {
 extern PyTypeObject MTTensorBase_Type;
 /* minitorch.Tensor, the Python class over TensorBase; results are made of it. */
 extern PyTypeObject *mtpy_tensor_class;
+/* While a Tensor subclass's default __torch_function__ runs an op in C, new
+ * tensors are made of that class directly instead of converted afterwards. */
+extern _Thread_local PyTypeObject *mtpy_result_class;
 
 #define MTPy_Check(o) PyObject_TypeCheck((o), &MTTensorBase_Type)
 #define MTPy_T(o) (&((MTTensorObject *)(o))->t)

@@ -270,14 +270,6 @@ fail:
     return NULL;
 }
 
-static bool is_subclass_of_all(PyTypeObject *cls, PyObject *types)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++)
-        if (!PyType_IsSubtype(cls, (PyTypeObject *)PyTuple_GET_ITEM(types, i)))
-            return false;
-    return true;
-}
-
 static PyObject *no_implementation(PyObject *func, PyObject *types)
 {
     PyObject *public_name = PyObject_GetAttrString(func, "_public_name");
@@ -388,11 +380,16 @@ static PyObject *types_tuple(PyObject *const *overloaded, int n)
     return types;
 }
 
+static bool subclass_of_all_overloaded(PyTypeObject *cls, const mt_args *a)
+{
+    for (int i = 0; i < a->noverloaded; i++)
+        if (!PyType_IsSubtype(cls, Py_TYPE(a->overloaded[i])))
+            return false;
+    return true;
+}
+
 PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
 {
-    PyObject *types = types_tuple(a->overloaded, a->noverloaded);
-    if (!types)
-        return NULL;
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
     bool all_default = !mt_mode_active();
@@ -402,14 +399,21 @@ PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
     if (all_default) {
         for (int i = 0; i < a->noverloaded; i++) {
             PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
-            if (is_subclass_of_all(cls, types)) {
-                Py_DECREF(types);
-                PyObject *r = Py_TYPE(func) == &MTFunction_Type || Py_TYPE(func) == &MTMethod_Type
-                                  ? mt_function_run((MTFunctionObject *)func, a)
-                                  : impl(a);
-                return mt_convert_results(r, cls);
-            }
+            if (!subclass_of_all_overloaded(cls, a))
+                continue;
+            PyTypeObject *outer = mtpy_result_class;
+            mtpy_result_class = cls;
+            PyObject *r = Py_TYPE(func) == &MTFunction_Type || Py_TYPE(func) == &MTMethod_Type
+                              ? mt_function_run((MTFunctionObject *)func, a)
+                              : impl(a);
+            mtpy_result_class = outer;
+            return mt_convert_results(r, cls);
         }
+    }
+    PyObject *types = types_tuple(a->overloaded, a->noverloaded);
+    if (!types)
+        return NULL;
+    if (all_default) {
         PyObject *r = no_implementation(func, types);
         Py_DECREF(types);
         return r;

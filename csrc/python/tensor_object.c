@@ -7,6 +7,7 @@
 #include "../core/shape.h"
 
 PyTypeObject *mtpy_tensor_class = &MTTensorBase_Type;
+_Thread_local PyTypeObject *mtpy_result_class = NULL;
 
 PyObject *mtpy_raise(void)
 {
@@ -52,7 +53,7 @@ static MTTensorObject *alloc_object(PyTypeObject *cls)
 
 PyObject *mtpy_new_contiguous(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed)
 {
-    MTTensorObject *o = alloc_object(mtpy_tensor_class);
+    MTTensorObject *o = alloc_object(mtpy_result_class ? mtpy_result_class : mtpy_tensor_class);
     if (!o)
         return NULL;
     if (mt_tensor_init_contiguous(&o->t, dtype, ndim, sizes, zeroed) < 0) {
@@ -74,7 +75,7 @@ PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
 PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
                         int64_t offset)
 {
-    MTTensorObject *o = alloc_object(mtpy_tensor_class);
+    MTTensorObject *o = alloc_object(mtpy_result_class ? mtpy_result_class : mtpy_tensor_class);
     if (!o)
         return NULL;
     if (mt_tensor_init_view(&o->t, MTPy_T(base), ndim, sizes, strides, offset) < 0) {
