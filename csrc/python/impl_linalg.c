@@ -4,6 +4,7 @@
 
 #include <string.h>
 #include "parser.h"
+#include "out_param.h"
 #include "pointwise.h"
 
 #include "../core/shape.h"
@@ -72,18 +73,6 @@ static mt_gemm_operand operand(const mt_tensor *v)
     return o;
 }
 
-static bool same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
-{
-    if (t->ndim != ndim)
-        return false;
-    for (int i = 0; i < ndim; i++)
-        if (t->sizes[i] != shape[i])
-            return false;
-    return true;
-}
-
-static int resize_out(PyObject *out, int ndim, const int64_t *shape);
-
 /* The destination: a fresh tensor, or out= checked and resized as torch does. */
 static PyObject *destination(PyObject *out, mt_dtype d, int ndim, const int64_t *shape)
 {
@@ -94,36 +83,7 @@ static PyObject *destination(PyObject *out, mt_dtype d, int ndim, const int64_t 
         return PyErr_Format(PyExc_RuntimeError,
                             "Expected out tensor to have dtype %s, but got %s instead",
                             cpp_name(d), cpp_name(o->dtype));
-    return resize_out(out, ndim, shape) < 0 ? NULL : Py_NewRef(out);
-}
-
-/* torch resizes an out= tensor of the wrong shape, warning unless it was empty. */
-static int resize_out(PyObject *out, int ndim, const int64_t *shape)
-{
-    mt_tensor *o = MTPy_T(out);
-    if (!same_shape(o, ndim, shape)) {
-        if (o->numel) {
-            char a[256], b[256];
-            mt_format_shape(a, sizeof a, o->ndim, o->sizes);
-            mt_format_shape(b, sizeof b, ndim, shape);
-            if (PyErr_WarnFormat(PyExc_UserWarning, 1,
-                                 "An output with one or more elements was resized since it "
-                                 "had shape %s, which does not match the required output "
-                                 "shape %s. This behavior is deprecated, and in a future "
-                                 "PyTorch release outputs will not be resized unless they "
-                                 "have zero elements. You can explicitly reuse an out tensor "
-                                 "t by resizing it, inplace, to zero elements with "
-                                 "t.resize_(0).", a, b) < 0)
-                return -1;
-        }
-        mt_tensor fresh;
-        if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
-            return mtpy_raise_int();
-        fresh.flags = o->flags;
-        mt_tensor_release(o);
-        *o = fresh;
-    }
-    return 0;
+    return mt_resize_out(MTPy_T(out), ndim, shape, NULL) < 0 ? NULL : Py_NewRef(out);
 }
 
 /* "The expanded size of the tensor ..." when c does not broadcast to shape. */
@@ -454,7 +414,7 @@ PyObject *impl_outer(mt_args *a)
     mt_dtype result = mt_operands_result_type(2, in);
     int64_t shape[2] = {x->sizes[0], y->sizes[0]};
     PyObject *out = out_arg(a, 2);
-    if (out && resize_out(out, 2, shape) < 0)
+    if (out && mt_resize_out(MTPy_T(out), 2, shape, NULL) < 0)
         return NULL;
     mt_binary_ctx ctx = {1.0, 1};
     mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};

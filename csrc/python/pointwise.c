@@ -1,4 +1,5 @@
 #include "pointwise.h"
+#include "out_param.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -50,46 +51,6 @@ static PyObject *shape_mismatch(const char *what, const mt_tensor *o, int ndim,
                         what, a, b);
 }
 
-static bool same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
-{
-    if (t->ndim != ndim)
-        return false;
-    for (int d = 0; d < ndim; d++)
-        if (t->sizes[d] != shape[d])
-            return false;
-    return true;
-}
-
-/* torch resizes an out= tensor of the wrong shape (warning unless it was
- * empty). The old storage is handed back to be released after the kernel,
- * since an input may still be reading it. */
-static int resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old)
-{
-    if (o->numel) {
-        char a[256], b[256];
-        mt_format_shape(a, sizeof a, o->ndim, o->sizes);
-        mt_format_shape(b, sizeof b, ndim, shape);
-        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
-                             "An output with one or more elements was resized since it had "
-                             "shape %s, which does not match the required output shape %s. "
-                             "This behavior is deprecated, and in a future PyTorch release "
-                             "outputs will not be resized unless they have zero elements. You "
-                             "can explicitly reuse an out tensor t by resizing it, inplace, to "
-                             "zero elements with t.resize_(0).",
-                             a, b) < 0)
-            return -1;
-    }
-    mt_tensor fresh;
-    if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0) {
-        mtpy_raise();
-        return -1;
-    }
-    fresh.flags = o->flags;
-    *old = o->storage;
-    *o = fresh;
-    return 0;
-}
-
 PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
                        mt_dtype result, PyObject *out, PyObject *inplace_self)
 {
@@ -114,10 +75,10 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
                                 "result type %s can't be cast to the desired output type %s",
                                 mt_dtype_infos[result].scalar_name,
                                 mt_dtype_infos[o->dtype].scalar_name);
-        if (!same_shape(o, ndim, shape)) {
+        if (!mt_same_shape(o, ndim, shape)) {
             if (inplace_self)
                 return shape_mismatch("output", o, ndim, shape);
-            if (resize_out(o, ndim, shape, &old_storage) < 0)
+            if (mt_resize_out(o, ndim, shape, &old_storage) < 0)
                 return NULL;
         }
         dest = Py_NewRef(target);

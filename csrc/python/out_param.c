@@ -1,0 +1,45 @@
+#include "out_param.h"
+
+#include "../core/shape.h"
+
+bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
+{
+    if (t->ndim != ndim)
+        return false;
+    for (int d = 0; d < ndim; d++)
+        if (t->sizes[d] != shape[d])
+            return false;
+    return true;
+}
+
+int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old)
+{
+    if (old)
+        *old = NULL;
+    if (mt_same_shape(o, ndim, shape))
+        return 0;
+    if (o->numel) {
+        char a[256], b[256];
+        mt_format_shape(a, sizeof a, o->ndim, o->sizes);
+        mt_format_shape(b, sizeof b, ndim, shape);
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                             "An output with one or more elements was resized since it had "
+                             "shape %s, which does not match the required output shape %s. "
+                             "This behavior is deprecated, and in a future PyTorch release "
+                             "outputs will not be resized unless they have zero elements. You "
+                             "can explicitly reuse an out tensor t by resizing it, inplace, to "
+                             "zero elements with t.resize_(0).",
+                             a, b) < 0)
+            return -1;
+    }
+    mt_tensor fresh;
+    if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
+        return mtpy_raise_int();
+    fresh.flags = o->flags;
+    if (old)
+        *old = o->storage;
+    else
+        mt_storage_decref(o->storage);
+    *o = fresh;
+    return 0;
+}

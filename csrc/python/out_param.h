@@ -1,0 +1,13 @@
+/* out= arguments: torch resizes an out tensor of the wrong shape in place. */
+#ifndef MT_PYTHON_OUT_PARAM_H
+#define MT_PYTHON_OUT_PARAM_H
+
+#include "common.h"
+
+bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape);
+/* Unless it already has that shape, gives o fresh memory of the given shape (warning as torch does unless it
+ * was empty). When old is not NULL, the previous storage is handed back for
+ * the caller to release after the kernel, since an input may still read it. */
+int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old);
+
+#endif
