@@ -15,7 +15,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
 from . import linalg  # noqa: E402,F401
-from .functional import einsum, tensordot  # noqa: E402,F401
+from .functional import *  # noqa: E402,F401,F403  (its __all__)
 
 __version__ = "0.1.0"
 
@@ -44,4 +44,4 @@ def initial_seed() -> int:
     """Returns the initial seed for generating random numbers as a Python `long`."""
     return default_generator.initial_seed()
 
-from . import nn, overrides  # noqa: E402,F401
+from . import nn, overrides, testing  # noqa: E402,F401
