@@ -138,9 +138,14 @@ MT_VINLINE mt_v8f mt_vlog8(mt_v8f x)
     return mt_vsel8(x != x, x, r);
 }
 
+/* From e = exp(-|x|), which never overflows: 1/(1+e) for x >= 0, e/(1+e) below,
+ * so tiny results keep their precision down to the denormals. */
 MT_VINLINE mt_v8f mt_vsigmoid8(mt_v8f x)
 {
-    return 1.0f / (1.0f + mt_vexp8(-x));
+    mt_v8i neg = x < 0.0f;
+    mt_v8f e = mt_vexp8(mt_vsel8(neg, x, -x));
+    mt_v8f r = 1.0f / (1.0f + e);
+    return mt_vsel8(neg, e * r, r);
 }
 
 MT_VINLINE mt_v8f mt_vtanh8(mt_v8f x)

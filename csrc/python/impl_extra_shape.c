@@ -310,7 +310,8 @@ PyObject *impl_pad(mt_args *a)
         int d = t->ndim - 1 - k;
         int64_t l = pad[2 * k], r = pad[2 * k + 1];
         sizes[d] = t->sizes[d] + l + r;
-        if (sizes[d] < 0)
+        /* torch narrows the input by the negative pads first */
+        if (sizes[d] < 0 || t->sizes[d] - (l < 0 ? -l : 0) - (r < 0 ? -r : 0) < 0)
             return PyErr_Format(PyExc_RuntimeError, "narrow(): length must be non-negative.");
     }
     PyObject *out = mtpy_new_contiguous(t->dtype, t->ndim, sizes, false);
@@ -324,7 +325,7 @@ PyObject *impl_pad(mt_args *a)
         int64_t l = pad[2 * k], r = pad[2 * k + 1];
         int64_t skip_l = l < 0 ? -l : 0, skip_r = r < 0 ? -r : 0;
         int64_t len = t->sizes[d] - skip_l - skip_r;
-        if (len <= 0)
+        if (len == 0)
             return out;
         src = narrowed(&src, d, skip_l, len);
         dst = narrowed(&dst, d, l > 0 ? l : 0, len);
