@@ -42,7 +42,7 @@ def _scalar_name(d):
 
 
 @wrap_torch_function(lambda x, *a, **k: (x,))
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
     """Computes a vector norm over dim (all elements when None): sum(|x|^ord)^(1/ord),
     max |x| for inf, min |x| for -inf, the count of non-zeros for 0."""
     if not isinstance(ord, numbers.Number) or isinstance(ord, bool):
@@ -67,7 +67,7 @@ def _squeeze_dims(t, dims):
 
 
 @wrap_torch_function(lambda A, *a, **k: (A,))
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Computes a matrix norm over the two dims in dim: 'fro', or the max/min absolute
     column (ord=1/-1) or row (ord=inf/-inf) sum. 'nuc' and 2/-2 need an SVD, which
     minitorch does not have yet."""
@@ -100,7 +100,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 
 @wrap_torch_function(lambda A, *a, **k: (A,))
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
     dims = _dims(dim)
