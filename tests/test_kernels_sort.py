@@ -132,3 +132,22 @@ def test_unique_nan_each_distinct():
     got = mt.unique(mt.tensor([1.0, float("nan"), float("nan"), 1.0]), return_counts=True)
     np.testing.assert_array_equal(got[0].numpy(), [1.0, np.nan, np.nan])
     np.testing.assert_array_equal(got[1].numpy(), [2, 1, 1])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "uint8"])
+def test_unique_dim(dtype):
+    rng = np.random.default_rng(7)
+    for shape, dim in [((6, 3), 0), ((6, 3), 1), ((4, 5, 2), 1), ((4, 5, 2), -1), ((8, 2), 0)]:
+        x = rng.integers(0, 2, shape).astype(dtype)
+        m, t = pair(x)
+        got = mt.unique(m.transpose(0, -1).transpose(0, -1), dim=dim, return_inverse=True,
+                        return_counts=True)
+        ref = torch.unique(t, dim=dim, return_inverse=True, return_counts=True)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g.numpy(), r.numpy())
+            assert tuple(g.shape) == tuple(r.shape)
+        np.testing.assert_array_equal(mt.unique(m, dim=dim).numpy(),
+                                      torch.unique(t, dim=dim).numpy())
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't "
+                                           "selected, so unique cannot be applied"):
+        mt.unique(mt.zeros(5, 0), dim=0)

@@ -163,3 +163,73 @@ int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)
     free(it);
     return g + 1;
 }
+
+/* -1, 0, 1 as row a sorts before, with, after row b */
+static int row_cmp(const sort_plan *p, const item *it, int64_t m, int64_t a, int64_t b)
+{
+    for (int64_t k = 0; k < m; k++) {
+        const item *x = &it[a * m + k], *y = &it[b * m + k];
+        if (lt(p, x, y))
+            return -1;
+        if (lt(p, y, x))
+            return 1;
+    }
+    return 0;
+}
+
+static bool rows_equal(const sort_plan *p, const item *it, int64_t m, int64_t a, int64_t b)
+{
+    for (int64_t k = 0; k < m; k++) {
+        const item *x = &it[a * m + k], *y = &it[b * m + k];
+        if (p->is_float ? x->f != y->f : x->i != y->i)
+            return false;
+    }
+    return true;
+}
+
+int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm,
+                       int64_t *groups)
+{
+    sort_plan p = {.len = n * m, .xs = mt_itemsize(rows->dtype),
+                   .is_float = mt_is_floating(rows->dtype), .dtype = rows->dtype};
+    if (n == 0)
+        return 0;
+    item *it = malloc((size_t)(p.len ? p.len : 1) * sizeof *it);
+    int64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!it || !tmp) {
+        free(it);
+        free(tmp);
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return -1;
+    }
+    load_keys(&p, it, mt_data(rows));
+    for (int64_t r = 0; r < n; r++)
+        perm[r] = r;
+    int64_t *a = perm, *b = tmp;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                b[k++] = row_cmp(&p, it, m, a[j], a[i]) < 0 ? a[j++] : a[i++];
+            while (i < mid)
+                b[k++] = a[i++];
+            while (j < hi)
+                b[k++] = a[j++];
+        }
+        int64_t *s = a;
+        a = b;
+        b = s;
+    }
+    if (a != perm)
+        memcpy(perm, a, (size_t)n * sizeof *perm);
+    int64_t g = 0;
+    groups[0] = 0;
+    for (int64_t r = 1; r < n; r++) {
+        g += !rows_equal(&p, it, m, perm[r], perm[r - 1]);
+        groups[r] = g;
+    }
+    free(it);
+    free(tmp);
+    return g + 1;
+}

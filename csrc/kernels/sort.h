@@ -18,4 +18,10 @@ void mt_median(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int d
  * the run of element k (NaN never equals NaN, as in torch). Returns the count. */
 int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups);
 
+/* Sorts the rows of a contiguous [n, m] tensor lexicographically (stable; NaN
+ * last) into perm, and numbers the runs of equal rows in sorted order into
+ * groups. Returns the number of runs, -1 on error. */
+int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm,
+                       int64_t *groups);
+
 #endif

@@ -160,13 +160,107 @@ PyObject *impl_median(mt_args *a)
     return mtpy_return_pair("median", v, i);
 }
 
+/* (output, inverse, counts) packed as torch.unique returns them. */
+static PyObject *unique_result(PyObject *out, PyObject *inv, PyObject *cnt, bool inverse,
+                               bool counts)
+{
+    if (!inverse && !counts) {
+        Py_INCREF(out);
+        return out;
+    }
+    if (inverse && counts)
+        return PyTuple_Pack(3, out, inv, cnt);
+    return PyTuple_Pack(2, out, inverse ? inv : cnt);
+}
+
+/* unique slices along dim: the slices as rows of a contiguous copy with dim
+ * moved first, sorted lexicographically; the result moved back. */
+static PyObject *unique_dim(const mt_tensor *t, int64_t dim, bool inverse, bool counts)
+{
+    int d;
+    if (mt_wrap_dim(dim, t->ndim, &d) < 0)
+        return mtpy_raise();
+    if (t->ndim == 0)
+        return PyErr_Format(PyExc_NotImplementedError,
+                            "unique(): dim= on a 0-dim tensor is not supported by minitorch yet");
+    if (t->numel == 0 && t->sizes[d] != 0)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "There are 0 sized dimensions, and they aren't selected, so unique "
+                            "cannot be applied");
+    mt_tensor moved = *t;
+    for (int j = 0, k = 1; j < t->ndim; j++) {
+        if (j == d)
+            continue;
+        moved.sizes[k] = t->sizes[j];
+        moved.strides[k++] = t->strides[j];
+    }
+    moved.sizes[0] = t->sizes[d];
+    moved.strides[0] = t->strides[d];
+    int64_t n = moved.sizes[0], m = 1;
+    for (int j = 1; j < t->ndim; j++)
+        m *= moved.sizes[j];
+    PyObject *rows = mtpy_new_contiguous(t->dtype, t->ndim, moved.sizes, false);
+    PyObject *out_m = NULL, *out = NULL, *inv = NULL, *cnt = NULL, *r = NULL;
+    int64_t *perm = PyMem_Malloc((size_t)(n ? n : 1) * 2 * sizeof(int64_t));
+    if (!rows || !perm) {
+        if (!perm)
+            PyErr_NoMemory();
+        goto done;
+    }
+    if (t->numel)
+        mt_copy(MTPy_T(rows), &moved);
+    int64_t *groups = perm + (n ? n : 1);
+    int64_t ng = mt_sorted_rows(MTPy_T(rows), n, m, perm, groups);
+    if (ng < 0) {
+        mtpy_raise();
+        goto done;
+    }
+    int64_t msizes[MT_MAX_DIMS];
+    memcpy(msizes, moved.sizes, sizeof msizes);
+    msizes[0] = ng;
+    out_m = mtpy_new_contiguous(t->dtype, t->ndim, msizes, false);
+    inv = mtpy_new_contiguous(MT_INT64, 1, &n, false);
+    cnt = mtpy_new_contiguous(MT_INT64, 1, &ng, true);
+    if (!out_m || !inv || !cnt)
+        goto done;
+    size_t row = (size_t)m * mt_itemsize(t->dtype);
+    const char *src = mt_data(MTPy_T(rows));
+    char *dst = mt_data(MTPy_T(out_m));
+    int64_t *iv = (int64_t *)mt_data(MTPy_T(inv)), *cv = (int64_t *)mt_data(MTPy_T(cnt));
+    for (int64_t k = 0; k < n; k++) {
+        if (k == 0 || groups[k] != groups[k - 1])
+            memcpy(dst + groups[k] * row, src + perm[k] * row, row);
+        iv[perm[k]] = groups[k];
+        cv[groups[k]]++;
+    }
+    mt_tensor back = *MTPy_T(out_m);
+    for (int j = 0, k = 1; j < t->ndim; j++) {
+        back.sizes[j] = j == d ? ng : MTPy_T(out_m)->sizes[k];
+        back.strides[j] = j == d ? MTPy_T(out_m)->strides[0] : MTPy_T(out_m)->strides[k];
+        k += j != d;
+    }
+    out = mtpy_new_contiguous(t->dtype, t->ndim, back.sizes, false);
+    if (!out)
+        goto done;
+    if (back.numel)
+        mt_copy(MTPy_T(out), &back);
+    r = unique_result(out, inv, cnt, inverse, counts);
+done:
+    PyMem_Free(perm);
+    Py_XDECREF(rows);
+    Py_XDECREF(out_m);
+    Py_XDECREF(out);
+    Py_XDECREF(inv);
+    Py_XDECREF(cnt);
+    return r;
+}
+
 PyObject *impl_unique(mt_args *a)
 {
     mt_tensor *t = a->v[0].t;
     bool inverse = a->v[2].b, counts = a->v[3].b;
     if (a->v[4].obj)
-        return PyErr_Format(PyExc_NotImplementedError,
-                            "unique(): dim= is not supported by minitorch yet");
+        return unique_dim(t, a->v[4].i, inverse, counts);
     int64_t n = t->numel;
     PyObject *flat = mtpy_new_contiguous(t->dtype, 1, &n, false);
     PyObject *v = NULL, *i = NULL, *out = NULL, *inv = NULL, *cnt = NULL, *r = NULL;
@@ -213,14 +307,7 @@ PyObject *impl_unique(mt_args *a)
             cv[groups[k]]++;
         }
     }
-    if (!inverse && !counts) {
-        r = out;
-        out = NULL;
-    } else if (inverse && counts) {
-        r = PyTuple_Pack(3, out, inv, cnt);
-    } else {
-        r = PyTuple_Pack(2, out, inverse ? inv : cnt);
-    }
+    r = unique_result(out, inv, cnt, inverse, counts);
 done:
     PyMem_Free(groups);
     Py_XDECREF(flat);
