@@ -131,7 +131,8 @@ static inline float round_decf(float x, int64_t d)
 /* float32/float64 functions with a vector form (vmath.h): W lanes at a time;
  * strided operands and the tail go through a lane buffer. */
 #define VEC_LOOP(NAME, SFX, T, VT, W, VFN)                                                \
-    __attribute__((target_clones("avx2", "default"))) static void                          \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast"))) \
+    static void                                                                            \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         (void)vctx;                                                                        \
