@@ -573,7 +573,8 @@ static void out_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 {
     const plan_t *p = ctx;
     char *ptr[4] = {data[0], data[1], data[2], data[3]};
-    if (p->outer && st[1] == p->isz) {
+    /* a handful of columns reads better down each column, as one strided run */
+    if (p->outer && !p->split && st[1] == p->isz && n >= 4) {
         for (int64_t j = 0; j < n; j += OUTER_BLOCK) {
             int64_t m = n - j < OUTER_BLOCK ? n - j : OUTER_BLOCK;
             char *blk[4];
