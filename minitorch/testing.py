@@ -140,9 +140,12 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
 
     ia, ir = argmax(abs_diff), argmax(rel_diff)
     shape = a.shape
+    def at(i):
+        return tuple(int(k) for k in np.unravel_index(i, shape))
+
     raise _Mismatch(AssertionError, _mismatch_msg(
-        "Tensor-likes", extra, abs_diff[ia].item(), tuple(int(i) for i in np.unravel_index(ia, shape)),
-        atol, rel_diff[ir].item(), tuple(int(i) for i in np.unravel_index(ir, shape)), rtol))
+        "Tensor-likes", extra, abs_diff[ia].item(), at(ia), atol, rel_diff[ir].item(), at(ir),
+        rtol))
 
 
 def _is_tensor_like(x):
@@ -185,7 +188,8 @@ def _compare(actual, expected, path, opts):
         for i, (a, e) in enumerate(zip(actual, expected)):
             _compare(a, e, path + [i], opts)
         return
-    if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
+    mapping = collections.abc.Mapping
+    if isinstance(actual, mapping) and isinstance(expected, mapping):
         ka, ke = set(actual.keys()), set(expected.keys())
         if ka != ke:
             missing, extra = ke - ka, ka - ke
@@ -206,7 +210,8 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, che
     |expected| elementwise, with default tolerances chosen by dtype (integers exactly).
     Tensors, numbers, and sequences or mappings of them are compared recursively."""
     __tracebackhide__ = True
-    _tolerances([], rtol, atol) if rtol is not None or atol is not None else None
+    if rtol is not None or atol is not None:
+        _tolerances([], rtol, atol)  # one without the other is a ValueError up front
     opts = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
                 check_dtype=check_dtype, check_layout=check_layout, check_stride=check_stride)
     try:

@@ -72,8 +72,9 @@ def test_outer_reductions(op, dtype):
             ref = getattr(t, op)(dims[0] if op == "prod" else dims, keepdim=keepdim)
             np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=2e-5 if dtype ==
                                        "float32" else 1e-12)
-        got = getattr(m.t() if m.dim() == 2 else m.transpose(0, 2), op)(dims[-1] if op == "prod" else dims)
-        ref = getattr(t.t() if t.dim() == 2 else t.transpose(0, 2), op)(dims[-1] if op == "prod" else dims)
+        arg = dims[-1] if op == "prod" else dims
+        got = getattr(m.t() if m.dim() == 2 else m.transpose(0, 2), op)(arg)
+        ref = getattr(t.t() if t.dim() == 2 else t.transpose(0, 2), op)(arg)
         np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=2e-5 if dtype == "float32"
                                    else 1e-12)
 

@@ -173,8 +173,8 @@ __attribute__((target_clones("avx2", "default"))) static float block_sum_f4(cons
     a0 = (a0 + a1) + (a2 + a3);
     float lane[8];
     memcpy(lane, &a0, sizeof lane);
-    return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7])) +
-           tail;
+    return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
+           ((lane[2] + lane[6]) + (lane[3] + lane[7])) + tail;
 }
 
 static void red_sum_fast_f4(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,

@@ -133,7 +133,8 @@ static int64_t *repeat_counts(mt_args *a, int ri, int64_t len)
         goto fail;
     }
     if (r->dtype != MT_INT64 && r->dtype != MT_INT32) {
-        PyErr_Format(PyExc_NotImplementedError, "\"repeat_interleave_cpu\" not implemented for '%s'",
+        PyErr_Format(PyExc_NotImplementedError,
+                     "\"repeat_interleave_cpu\" not implemented for '%s'",
                      mt_dtype_infos[r->dtype].scalar_name);
         goto fail;
     }
