@@ -15,7 +15,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
 from . import linalg  # noqa: E402,F401
-from .functional import einsum, tensordot  # noqa: E402,F401
+from .functional import *  # noqa: E402,F401,F403  (its __all__)
 
 __version__ = "0.1.0"
 
@@ -51,6 +51,6 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
-from . import nn, overrides  # noqa: E402,F401
+from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

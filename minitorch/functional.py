@@ -1,6 +1,6 @@
 """Tensor contractions written over the C matrix products: einsum and tensordot
 lower to permute + reshape + bmm/mm, so they share one kernel (and its BLAS)."""
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _C
 
@@ -22,29 +22,66 @@ def _sum_last(t, n: int):
     return _mt["matmul"](flat, ones)
 
 
-def _parse(equation: str, n: int) -> Tuple[List[str], str]:
+def _parse(equation: str, n: int) -> Tuple[List[str], Optional[str]]:
+    """The input terms and the output term (None when implicit); '...' stays as '.'."""
     eq = equation.replace(" ", "")
-    if "." in eq:
-        raise NotImplementedError("einsum(): ellipsis is not supported by minitorch yet")
     lhs, arrow, out = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != n:
-        raise ValueError("einsum(): more operands were provided than specified in the equation"
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
                          if n > len(terms) else
                          "einsum(): fewer operands were provided than specified in the equation")
-    if not arrow:
+    for term in terms + ([out] if arrow else []):
+        if term.replace("...", "").count(".") or term.count("...") > 1:
+            raise RuntimeError("einsum(): found '.' for operand 0 that is not part of any "
+                               "ellipsis")
+    return [t.replace("...", ".") for t in terms], (out.replace("...", ".") if arrow else None)
+
+
+def _expand_ellipsis(terms, out, operands):
+    """Replaces '.' by letters for the broadcast dims it covers (right-aligned, as in
+    NumPy); returns the terms and the output term (implicit: ellipsis dims, then the
+    letters seen once, sorted)."""
+    used = set("".join(terms) + (out or ""))
+    spare = [chr(c) for c in range(0x100, 0x100 + 64) if chr(c) not in used]
+    widths = []
+    for i, (t, term) in enumerate(zip(operands, terms)):
+        named = len(term) - ("." in term)
+        if ("." in term and t.dim() < named) or ("." not in term and t.dim() != named):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) "
+                               f"{'is more than' if '.' in term else 'does not match'} the "
+                               f"number of dimensions ({t.dim()}) for operand {i}"
+                               f"{'' if '.' in term else ' and no ellipsis was given'}")
+        widths.append(t.dim() - named if "." in term else 0)
+    n_ell = max(widths, default=0)
+    ell = "".join(spare[:n_ell])
+    terms = [term.replace(".", ell[n_ell - w:]) for term, w in zip(terms, widths)]
+    if out is None:
         counts = {}
-        for c in lhs.replace(",", ""):
+        for c in "".join(terms):
             counts[c] = counts.get(c, 0) + 1
-        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        out = out.replace(".", ell)
     return terms, out
+
+
+def _take_diagonals(t, term: str, i: int):
+    """Collapses repeated letters of term into one dim each (their diagonal)."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        a = term.index(c)
+        b = term.index(c, a + 1)
+        if t.shape[a] != t.shape[b]:
+            raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the "
+                               f"sizes don't match, {t.shape[b]} != {t.shape[a]}")
+        t = t.diagonal(0, a, b)
+        term = term[:a] + term[a + 1:b] + term[b + 1:] + c
+    return t, term
 
 
 def _reduce_single(t, term: str, keep: str):
     """Sums the letters of term that keep does not hold; returns (tensor, letters)."""
-    if len(set(term)) != len(term):
-        raise NotImplementedError("einsum(): repeated subscripts (diagonals) are not supported "
-                                  "by minitorch yet")
     summed = [c for c in term if c not in keep]
     if not summed:
         return t, term
@@ -83,13 +120,12 @@ def einsum(equation: str, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse(equation, len(operands))
+    terms, out = _expand_ellipsis(terms, out, operands)
     seen = {}
     expanded = []
     for i, (t, term) in enumerate(zip(operands, terms)):
-        if t.dim() != len(term):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                               f"({len(term)}) does not match the number of dimensions "
-                               f"({t.dim()}) for operand {i} and no ellipsis was given")
+        t, terms[i] = _take_diagonals(t, term, i)
+        term = terms[i]
         for c, s in zip(term, t.shape):
             if c in seen and seen[c] != s and s != 1 and seen[c] != 1:
                 raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} "

@@ -1,9 +1,16 @@
-"""minitorch.linalg: the matrix products under torch.linalg's names."""
+"""minitorch.linalg: the matrix products and norms under torch.linalg's names,
+built from the C ops (norm, abs, sum, amax/amin)."""
+import math
+import numbers
+
 from . import _C
+from .overrides import wrap_torch_function
 
 _mt = _C._functions
 
 matmul = _mt["matmul"]
+
+__all__ = ["matmul", "multi_dot", "vector_norm", "matrix_norm", "norm"]
 
 
 def multi_dot(tensors):
@@ -14,3 +21,104 @@ def multi_dot(tensors):
     for t in tensors[1:]:
         result = _mt["matmul"](result, t)
     return result
+
+
+def _dims(dim):
+    if dim is None:
+        return None
+    return [dim] if isinstance(dim, numbers.Integral) else list(dim)
+
+
+def _check_float(name, x, dtype):
+    if not (dtype or x.dtype).is_floating_point:
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
+                           f"input. Got {_scalar_name(x.dtype)}")
+
+
+def _scalar_name(d):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+            "float64": "Double"}[str(d).split(".")[-1]]
+
+
+@wrap_torch_function(lambda x, *a, **k: (x,))
+def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
+    """Computes a vector norm over dim (all elements when None): sum(|x|^ord)^(1/ord),
+    max |x| for inf, min |x| for -inf, the count of non-zeros for 0."""
+    if not isinstance(ord, numbers.Number) or isinstance(ord, bool):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
+                        f"not {type(ord).__name__}")
+    _check_float("vector_norm", x, dtype)
+    dims = _dims(dim)
+    if ord < 0 or math.isinf(ord):
+        reduced = range(x.dim()) if not dims else dims
+        if any(x.shape[d] == 0 for d in reduced) or (x.dim() == 0 and x.numel() == 0):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               f"tensor because the operation does not have an identity")
+    if dtype is not None:
+        x = x.to(dtype)
+    return _mt["norm"](x, float(ord), dims if dims else None, keepdim)
+
+
+def _squeeze_dims(t, dims):
+    for d in sorted((d % t.dim() for d in dims), reverse=True):
+        t = t.squeeze(d)
+    return t
+
+
+@wrap_torch_function(lambda A, *a, **k: (A,))
+def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Computes a matrix norm over the two dims in dim: 'fro', or the max/min absolute
+    column (ord=1/-1) or row (ord=inf/-inf) sum. 'nuc' and 2/-2 need an SVD, which
+    minitorch does not have yet."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    dims = _dims(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    d0, d1 = (d % A.dim() for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    _check_float("matrix_norm", A, dtype)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return _mt["norm"](A, 2.0, [d0, d1], keepdim)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
+                                  f"which minitorch does not compute yet")
+    if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    # |ord| 1: sum down the rows (dim d0) then extremum over columns; inf: the reverse
+    first, second = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = A.abs().sum(first, keepdim=True)
+    r = (sums.amax if ord > 0 else sums.amin)(second, keepdim=True)
+    return r if keepdim else _squeeze_dims(r, [d0, d1])
+
+
+@wrap_torch_function(lambda A, *a, **k: (A,))
+def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
+    input without dim), vector norms otherwise."""
+    dims = _dims(dim)
+    if dims is not None and len(dims) == 2 and (ord is None or isinstance(ord, str)
+                                                or ord in (1, -1, 2, -2, math.inf, -math.inf)):
+        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        if dims is None and A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        if dims is None:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.dim()}D.")
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    if ord is not None and dims is None:
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        if A.dim() != 1:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.dim()}D.")
+    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)

@@ -2,6 +2,7 @@
 #include "iter.h"
 #include "parallel.h"
 #include "typed.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,22 +150,31 @@ static inline void lse_merge(double *m, double *s, double m2, double s2)
     RED_KERNEL(red_lse, SFX, T, LSE_BODY)
 MT_FOR_ALL_DTYPES(DEFINE_KERNELS)
 
-/* Blocked sum of up to SUM_BLOCK floats in 32 lanes, then pairwise over lanes. */
+/* Blocked sum of up to SUM_BLOCK floats in four 8-lane accumulators, then
+ * pairwise over the lanes. */
 __attribute__((target_clones("avx2", "default"))) static float block_sum_f4(const float *x,
                                                                           int64_t n)
 {
-    float lane[32] = {0};
+    mt_v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, v0, v1, v2, v3;
     int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 32; k++)
-            lane[k] += x[i + k];
+    for (; i + 32 <= n; i += 32) {
+        memcpy(&v0, x + i, sizeof v0);
+        memcpy(&v1, x + i + 8, sizeof v1);
+        memcpy(&v2, x + i + 16, sizeof v2);
+        memcpy(&v3, x + i + 24, sizeof v3);
+        a0 += v0;
+        a1 += v1;
+        a2 += v2;
+        a3 += v3;
+    }
     float tail = 0;
     for (; i < n; i++)
         tail += x[i];
-    for (int w = 16; w > 0; w >>= 1)
-        for (int k = 0; k < w; k++)
-            lane[k] += lane[k + w];
-    return lane[0] + tail;
+    a0 = (a0 + a1) + (a2 + a3);
+    float lane[8];
+    memcpy(lane, &a0, sizeof lane);
+    return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
+           ((lane[2] + lane[6]) + (lane[3] + lane[7])) + tail;
 }
 
 static void red_sum_fast_f4(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,
@@ -181,6 +191,67 @@ static void red_sum_fast_f4(acc_t *a, const char *p, int64_t n, int64_t st, int6
     a->f += total;
 }
 
+/* max/min without positions: a loop the compiler vectorises (maxps), with NaN
+ * tracked on the side so it still wins. */
+#define LANE_b1 uint8_t
+#define LANE_u1 uint8_t
+#define LANE_i1 int8_t
+#define LANE_i2 int16_t
+#define LANE_i4 int32_t
+#define LANE_i8 int64_t
+#define LANE_f2 float
+#define LANE_bf float
+#define LANE_f4 float
+#define LANE_f8 double
+#define EXT_KERNEL(NAME, SFX, T, CMP)                                                     \
+    __attribute__((target_clones("avx2", "default"))) static void                         \
+        NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
+                     double param)                                                        \
+    {                                                                                     \
+        typedef LANE_##SFX lane_t;                                                        \
+        typedef lane_t vec_t __attribute__((vector_size(32)));                            \
+        typedef __typeof__((vec_t){0} < (vec_t){0}) mask_t;                               \
+        enum { W = 32 / sizeof(lane_t) };                                                 \
+        (void)param;                                                                      \
+        if (n == 0)                                                                       \
+            return;                                                                       \
+        lane_t m = (lane_t)MT_LOAD_##SFX(*(const T *)p), nans = 0;                        \
+        int64_t i = 0;                                                                    \
+        if (st == sizeof(T) && sizeof(T) == sizeof(lane_t) && n >= 2 * W) {               \
+            vec_t m0, m1, x0, x1, n0 = {0}, n1 = {0};                                     \
+            memcpy(&m0, p, sizeof m0);                                                    \
+            m1 = m0;                                                                      \
+            for (; i + 2 * W <= n; i += 2 * W) {                                          \
+                memcpy(&x0, p + i * sizeof(T), sizeof x0);                                \
+                memcpy(&x1, p + (i + W) * sizeof(T), sizeof x1);                          \
+                mask_t c0 = x0 CMP m0, c1 = x1 CMP m1, u0 = x0 != x0, u1 = x1 != x1;      \
+                m0 = (vec_t)((c0 & (mask_t)x0) | (~c0 & (mask_t)m0));                     \
+                m1 = (vec_t)((c1 & (mask_t)x1) | (~c1 & (mask_t)m1));                     \
+                n0 = (vec_t)((u0 & (mask_t)x0) | (~u0 & (mask_t)n0));                     \
+                n1 = (vec_t)((u1 & (mask_t)x1) | (~u1 & (mask_t)n1));                     \
+            }                                                                             \
+            for (int k = 0; k < W; k++) {                                                 \
+                m = m0[k] CMP m ? m0[k] : m;                                              \
+                m = m1[k] CMP m ? m1[k] : m;                                              \
+                nans = n0[k] != n0[k] ? n0[k] : nans;                                     \
+                nans = n1[k] != n1[k] ? n1[k] : nans;                                     \
+            }                                                                             \
+        }                                                                                 \
+        for (; i < n; i++) {                                                              \
+            lane_t x = (lane_t)MT_LOAD_##SFX(*(const T *)(p + i * st));                   \
+            m = x CMP m ? x : m;                                                          \
+            nans = x != x ? x : nans;                                                     \
+        }                                                                                 \
+        VAL_##SFX v = nans != nans ? (VAL_##SFX)nans : (VAL_##SFX)m;                      \
+        if (a->idx < 0 || v != v ||                                                       \
+            (a->FIELD_##SFX == a->FIELD_##SFX && v CMP a->FIELD_##SFX)) {                \
+            a->FIELD_##SFX = v;                                                           \
+            a->idx = pos;                                                                 \
+        }                                                                                 \
+    }
+#define DEFINE_EXT(E, SFX, T) EXT_KERNEL(red_amax, SFX, T, >) EXT_KERNEL(red_amin, SFX, T, <)
+MT_FOR_ALL_DTYPES(DEFINE_EXT)
+
 #define ROW(NAME) {NAME##_b1, NAME##_u1, NAME##_i1, NAME##_i2, NAME##_i4, NAME##_i8, \
                    NAME##_f2, NAME##_bf, NAME##_f4, NAME##_f8}
 static const red_fn sum_fns[MT_NUM_DTYPES] = {red_sum_b1, red_sum_u1, red_sum_i1, red_sum_i2,
@@ -189,6 +260,8 @@ static const red_fn sum_fns[MT_NUM_DTYPES] = {red_sum_b1, red_sum_u1, red_sum_i1
 static const red_fn prod_fns[MT_NUM_DTYPES] = ROW(red_prod);
 static const red_fn max_fns[MT_NUM_DTYPES] = ROW(red_max);
 static const red_fn min_fns[MT_NUM_DTYPES] = ROW(red_min);
+static const red_fn amax_fns[MT_NUM_DTYPES] = ROW(red_amax);
+static const red_fn amin_fns[MT_NUM_DTYPES] = ROW(red_amin);
 static const red_fn all_fns[MT_NUM_DTYPES] = ROW(red_all);
 static const red_fn any_fns[MT_NUM_DTYPES] = ROW(red_any);
 static const red_fn count_fns[MT_NUM_DTYPES] = ROW(red_count);
@@ -204,6 +277,34 @@ static const red_fn *const op_fns[MT_NUM_RED] = {
     [MT_RED_NORM] = norm_fns,   [MT_RED_LOGSUMEXP] = lse_fns,
 };
 
+/* Outer reductions (the reduced dims are not the innermost in memory) add
+ * whole rows into a vector of accumulators instead of walking each output's
+ * column: row fns combine m contiguous elements into acc (first: overwrite). */
+typedef void (*row_fn)(double *restrict acc, const char *row, int64_t m, bool first);
+#define OUTER_ROW(NAME, SFX, T, EXPR)                                                     \
+    __attribute__((target_clones("avx2", "default"))) static void                         \
+        NAME##_##SFX(double *restrict acc, const char *row, int64_t m, bool first)        \
+    {                                                                                     \
+        const T *restrict q = (const T *)row;                                             \
+        if (first) {                                                                      \
+            for (int64_t k = 0; k < m; k++)                                               \
+                acc[k] = q[k];                                                            \
+            return;                                                                       \
+        }                                                                                 \
+        for (int64_t k = 0; k < m; k++) {                                                 \
+            double x = q[k], a = acc[k];                                                  \
+            acc[k] = EXPR;                                                                \
+        }                                                                                 \
+    }
+#define DEFINE_OUTER(SFX, T)                                          \
+    OUTER_ROW(row_sum, SFX, T, a + x)                                 \
+    OUTER_ROW(row_prod, SFX, T, a * x)                                \
+    OUTER_ROW(row_max, SFX, T, x > a || x != x ? x : a)               \
+    OUTER_ROW(row_min, SFX, T, x < a || x != x ? x : a)
+DEFINE_OUTER(f4, float)
+DEFINE_OUTER(f8, double)
+#define OUTER_BLOCK 1024
+
 typedef struct {
     mt_reduce_op op;
     double param;
@@ -216,12 +317,9 @@ typedef struct {
     mt_dtype out_dtype;
     bool has_idx, has_mean;
     bool split; /* each reduction runs on several threads */
+    row_fn outer; /* set when outputs adjacent in memory read adjacent inputs */
+    int64_t isz;
 } plan_t;
-
-static bool is_extremum(mt_reduce_op op)
-{
-    return op == MT_RED_MAX || op == MT_RED_MIN || op == MT_RED_ARGMAX || op == MT_RED_ARGMIN;
-}
 
 static void acc_init(const plan_t *p, acc_t *s)
 {
@@ -449,10 +547,43 @@ static void finish(const plan_t *p, const acc_t *s, char **data)
         store(MT_INT64, data[2], 0, s->idx < 0 ? 0 : s->idx, true);
 }
 
+static void outer_block(const plan_t *p, char **data, const int64_t *st, int64_t m)
+{
+    double acc[OUTER_BLOCK];
+    int64_t idx[MT_MAX_DIMS] = {0};
+    const char *ptr = data[1];
+    for (int64_t r = 0; r < p->rnumel; r++) {
+        p->outer(acc, ptr, m, r == 0);
+        for (int d = 0; d < p->rnd; d++) {
+            ptr += p->rstrides[d];
+            if (++idx[d] < p->rsizes[d])
+                break;
+            ptr -= idx[d] * p->rstrides[d];
+            idx[d] = 0;
+        }
+    }
+    for (int64_t k = 0; k < m; k++) {
+        acc_t s = {.f = acc[k]};
+        char *ptrs[4] = {data[0] + k * st[0], NULL, data[2] + k * st[2], data[3] + k * st[3]};
+        finish(p, &s, ptrs);
+    }
+}
+
 static void out_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 {
     const plan_t *p = ctx;
     char *ptr[4] = {data[0], data[1], data[2], data[3]};
+    /* a handful of columns reads better down each column, as one strided run */
+    if (p->outer && !p->split && st[1] == p->isz && n >= 4) {
+        for (int64_t j = 0; j < n; j += OUTER_BLOCK) {
+            int64_t m = n - j < OUTER_BLOCK ? n - j : OUTER_BLOCK;
+            char *blk[4];
+            for (int q = 0; q < 4; q++)
+                blk[q] = data[q] + j * st[q];
+            outer_block(p, blk, st, m);
+        }
+        return;
+    }
     for (int64_t k = 0; k < n; k++) {
         acc_t s;
         reduce_one(p, ptr[1], &s);
@@ -501,7 +632,7 @@ static void reduced_geometry(plan_t *p, const mt_tensor *in, const bool *mask)
         stb[n] = in->strides[d] * isz;
         n++;
     }
-    if (!is_extremum(p->op)) {
+    if (!p->has_idx && p->op != MT_RED_ARGMAX && p->op != MT_RED_ARGMIN) {
         for (int i = 1; i < n; i++) {
             int64_t s = sz[i], t = stb[i];
             int j = i - 1;
@@ -531,6 +662,27 @@ static void reduced_geometry(plan_t *p, const mt_tensor *in, const bool *mask)
     }
 }
 
+static row_fn outer_fn(const plan_t *p, mt_dtype d)
+{
+    if ((d != MT_FLOAT32 && d != MT_FLOAT64) || p->has_idx || p->rnumel == 0 ||
+        p->rstrides[0] == p->isz)
+        return NULL;
+    bool f4 = d == MT_FLOAT32;
+    switch (p->op) {
+    case MT_RED_SUM:
+    case MT_RED_MEAN:
+        return f4 ? row_sum_f4 : row_sum_f8;
+    case MT_RED_PROD:
+        return f4 ? row_prod_f4 : row_prod_f8;
+    case MT_RED_MAX:
+        return f4 ? row_max_f4 : row_max_f8;
+    case MT_RED_MIN:
+        return f4 ? row_min_f4 : row_min_f8;
+    default:
+        return NULL;
+    }
+}
+
 void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bool *mask,
                mt_reduce_op op, double param, mt_tensor *mean2)
 {
@@ -540,10 +692,14 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
     p.param = param;
     p.is_float = mt_is_floating(in->dtype);
     p.fn = op_fns[op][in->dtype];
+    if (!indices && (op == MT_RED_MAX || op == MT_RED_MIN))
+        p.fn = (op == MT_RED_MAX ? amax_fns : amin_fns)[in->dtype];
     p.out_dtype = out->dtype;
     p.has_idx = indices != NULL;
     p.has_mean = mean2 != NULL;
     reduced_geometry(&p, in, mask);
+    p.isz = mt_itemsize(in->dtype);
+    p.outer = outer_fn(&p, in->dtype);
 
     mt_tensor ov, iv, xv, mv;
     keepdim_view(&ov, out, in, mask);

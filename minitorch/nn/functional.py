@@ -119,17 +119,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     return weight.index_select(0, flat).reshape(*input.shape, weight.size(1))
 
 
-@wrap_torch_function(_args("tensor"))
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """Returns a LongTensor with a 1 at the index of the last dimension given by tensor."""
-    if tensor.dtype != minitorch.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        num_classes = int(tensor.max()) + 1 if tensor.numel() else 0
-    classes = minitorch.arange(num_classes)
-    return (tensor.unsqueeze(-1) == classes).long()
-
-
 # ---- normalization ------------------------------------------------------------------
 
 def _reduce_dims_except(input: Tensor, dim: int) -> List[int]:

@@ -1,0 +1,167 @@
+/* Vector elementary functions on GCC vector types (8 floats, 4 doubles), for
+ * kernels compiled with target_clones: the avx2 clone keeps a vector in one
+ * register, the default clone splits it into SSE halves. Range reduction plus
+ * a polynomial, accurate to about 1 ulp (Cephes coefficients), with IEEE
+ * results at the edges: NaN in gives NaN, overflow gives inf, and results
+ * down to the denormals are kept. */
+#ifndef MT_KERNELS_VMATH_H
+#define MT_KERNELS_VMATH_H
+
+#include <stdint.h>
+
+/* The helpers are always inlined, so the vector-argument ABI never applies. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+typedef float mt_v8f __attribute__((vector_size(32)));
+typedef int32_t mt_v8i __attribute__((vector_size(32)));
+typedef double mt_v4d __attribute__((vector_size(32)));
+typedef int64_t mt_v4l __attribute__((vector_size(32)));
+
+#define MT_VINLINE static inline __attribute__((always_inline))
+
+/* mask ? a : b for masks of all-ones/all-zeros lanes (C has no vector ?:). */
+MT_VINLINE mt_v8f mt_vsel8(mt_v8i m, mt_v8f a, mt_v8f b)
+{
+    return (mt_v8f)((m & (mt_v8i)a) | (~m & (mt_v8i)b));
+}
+MT_VINLINE mt_v4d mt_vsel4(mt_v4l m, mt_v4d a, mt_v4d b)
+{
+    return (mt_v4d)((m & (mt_v4l)a) | (~m & (mt_v4l)b));
+}
+
+/* Rounds to the nearest integer n (|n| < 2^21) by adding 1.5 * 2^mantissa-bits:
+ * the sum's low bits then hold n, so the integer comes without a conversion. */
+#define MT_MAGIC8 12582912.0f
+#define MT_MAGIC4 6755399441055744.0
+MT_VINLINE mt_v8f mt_vrint8(mt_v8f x, mt_v8i *n)
+{
+    mt_v8f t = x + MT_MAGIC8;
+    *n = (mt_v8i)t - (mt_v8i)((mt_v8f){0} + MT_MAGIC8);
+    return t - MT_MAGIC8;
+}
+MT_VINLINE mt_v4d mt_vrint4(mt_v4d x, mt_v4l *n)
+{
+    mt_v4d t = x + MT_MAGIC4;
+    *n = (mt_v4l)t - (mt_v4l)((mt_v4d){0} + MT_MAGIC4);
+    return t - MT_MAGIC4;
+}
+
+/* 2^n for integral n in [-126, 127] */
+MT_VINLINE mt_v8f mt_vpow2i8(mt_v8i n)
+{
+    return (mt_v8f)((n + 127) << 23);
+}
+MT_VINLINE mt_v4d mt_vpow2i4(mt_v4l n)
+{
+    return (mt_v4d)((n + 1023) << 52);
+}
+
+MT_VINLINE mt_v8f mt_vexp8(mt_v8f x)
+{
+    const mt_v8f hi = (mt_v8f){0} + 88.72283935546875f, lo = (mt_v8f){0} - 103.97208f;
+    mt_v8f xc = mt_vsel8(x > hi, hi, mt_vsel8(x < lo, lo, x));
+    mt_v8i ni;
+    mt_v8f n = mt_vrint8(xc * 1.44269504088896341f, &ni);
+    /* r = x - n ln2 in two steps so r is exact enough */
+    mt_v8f r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    mt_v8f p = (mt_v8f){0} + 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    /* 2^n as two factors, so results in the denormal range survive */
+    mt_v8i n1 = ni >> 1;
+    p = p * mt_vpow2i8(n1) * mt_vpow2i8(ni - n1);
+    p = mt_vsel8(x > hi, (mt_v8f){0} + __builtin_inff(), p);
+    p = mt_vsel8(x < lo, (mt_v8f){0}, p);
+    return mt_vsel8(x != x, x, p);
+}
+
+MT_VINLINE mt_v4d mt_vexp4(mt_v4d x)
+{
+    const mt_v4d hi = (mt_v4d){0} + 709.782712893384, lo = (mt_v4d){0} - 745.2;
+    mt_v4d xc = mt_vsel4(x > hi, hi, mt_vsel4(x < lo, lo, x));
+    mt_v4l ni;
+    mt_v4d n = mt_vrint4(xc * 1.4426950408889634, &ni);
+    mt_v4d r = xc - n * 6.93145751953125e-1;
+    r = r - n * 1.42860682030941723212e-6;
+    /* Cephes exp: exp(r) = 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) */
+    mt_v4d rr = r * r;
+    mt_v4d pp = (mt_v4d){0} + 1.26177193074810590878e-4;
+    pp = pp * rr + 3.02994407707441961300e-2;
+    pp = pp * rr + 9.99999999999999999910e-1;
+    pp = pp * r;
+    mt_v4d qq = (mt_v4d){0} + 3.00198505138664455042e-6;
+    qq = qq * rr + 2.52448340349684104192e-3;
+    qq = qq * rr + 2.27265548208155028766e-1;
+    qq = qq * rr + 2.00000000000000000009e0;
+    mt_v4d p = 1.0 + 2.0 * pp / (qq - pp);
+    mt_v4l n1 = ni >> 1;
+    p = p * mt_vpow2i4(n1) * mt_vpow2i4(ni - n1);
+    p = mt_vsel4(x > hi, (mt_v4d){0} + __builtin_inf(), p);
+    p = mt_vsel4(x < lo, (mt_v4d){0}, p);
+    return mt_vsel4(x != x, x, p);
+}
+
+/* log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) by a polynomial in m - 1. */
+MT_VINLINE mt_v8f mt_vlog8(mt_v8f x)
+{
+    const mt_v8i tiny = x < 1.17549435e-38f; /* denormals are scaled up first */
+    mt_v8f xs = mt_vsel8(tiny, x * 8388608.0f, x);
+    mt_v8i bits = (mt_v8i)xs;
+    mt_v8i e = ((bits >> 23) & 0xff) - 126 - (tiny & 23);
+    mt_v8f m = (mt_v8f)((bits & 0x807fffff) | 0x3f000000); /* [0.5, 1) */
+    mt_v8i small = m < 0.707106781186547524f;
+    e = e + small; /* small lanes are -1 */
+    m = m + (mt_v8f)(small & (mt_v8i)m) - 1.0f;
+    mt_v8f ef = __builtin_convertvector(e, mt_v8f);
+    mt_v8f z = m * m;
+    mt_v8f y = (mt_v8f){0} + 7.0376836292e-2f;
+    y = y * m - 1.1514610310e-1f;
+    y = y * m + 1.1676998740e-1f;
+    y = y * m - 1.2420140846e-1f;
+    y = y * m + 1.4249322787e-1f;
+    y = y * m - 1.6668057665e-1f;
+    y = y * m + 2.0000714765e-1f;
+    y = y * m - 2.4999993993e-1f;
+    y = y * m + 3.3333331174e-1f;
+    y = y * m * z;
+    y = y + ef * -2.12194440e-4f;
+    y = y - 0.5f * z;
+    mt_v8f r = m + y + ef * 0.693359375f;
+    r = mt_vsel8(x == __builtin_inff(), x, r);
+    r = mt_vsel8(x == 0.0f, (mt_v8f){0} - __builtin_inff(), r);
+    r = mt_vsel8(x < 0.0f, (mt_v8f){0} + __builtin_nanf(""), r);
+    return mt_vsel8(x != x, x, r);
+}
+
+/* From e = exp(-|x|), which never overflows: 1/(1+e) for x >= 0, e/(1+e) below,
+ * so tiny results keep their precision down to the denormals. */
+MT_VINLINE mt_v8f mt_vsigmoid8(mt_v8f x)
+{
+    mt_v8i neg = x < 0.0f;
+    mt_v8f e = mt_vexp8(mt_vsel8(neg, x, -x));
+    mt_v8f r = 1.0f / (1.0f + e);
+    return mt_vsel8(neg, e * r, r);
+}
+
+MT_VINLINE mt_v8f mt_vtanh8(mt_v8f x)
+{
+    mt_v8i neg = x < 0.0f;
+    mt_v8f ax = mt_vsel8(neg, -x, x);
+    mt_v8f big = 1.0f - 2.0f / (mt_vexp8(ax + ax) + 1.0f);
+    big = mt_vsel8(neg, -big, big);
+    mt_v8f z = x * x;
+    mt_v8f p = (mt_v8f){0} - 5.70498872745e-3f;
+    p = p * z + 2.06390887954e-2f;
+    p = p * z - 5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z - 3.33332819422e-1f;
+    p = p * z * x + x;
+    return mt_vsel8(ax < 0.625f, p, big);
+}
+
+#endif

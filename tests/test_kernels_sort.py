@@ -1,0 +1,153 @@
+"""sort, argsort, msort, topk, median, unique against NumPy and torch."""
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+def data(shape, dtype, rng, nan=False):
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    x = rng.integers(-5, 6, shape).astype(dtype)  # many ties: stability matters
+    if dtype.startswith("float") and nan and x.size:
+        x.reshape(-1)[rng.integers(0, x.size, max(1, x.size // 5))] = np.nan
+    return x
+
+
+def pair(x):
+    return mt.from_numpy(x.copy()), torch.from_numpy(x.copy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_stable_matches_torch(dtype, descending):
+    rng = np.random.default_rng(0)
+    for shape in [(7,), (3, 9), (4, 0, 3), (2, 3, 50)]:
+        x = data(shape, dtype, rng, nan=True)
+        m, t = pair(x)
+        for dim in range(-len(shape), len(shape)):
+            got = mt.sort(m, dim=dim, descending=descending, stable=True)
+            ref = torch.sort(t, dim=dim, descending=descending, stable=True)
+            np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+            np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+            assert type(got).__name__ == "sort" and got.indices.dtype == mt.int64
+
+
+def test_sort_non_contiguous_and_0dim():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((6, 8)).astype(np.float32)
+    m, t = pair(x)
+    got, ref = m.t()[:, ::2].sort(0), t.t()[:, ::2].sort(0)
+    np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+    v, i = mt.tensor(5.0).sort()
+    assert v.item() == 5.0 and i.item() == 0 and v.dim() == 0
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
+        m.sort(dim=2)
+
+
+def test_sort_long_lines_threads():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((64, 5000)).astype(np.float64)
+    m, t = pair(x)
+    np.testing.assert_array_equal(m.sort(-1).values.numpy(), np.sort(x, -1))
+    np.testing.assert_array_equal(m.argsort(0, stable=True).numpy(),
+                                  np.argsort(x, 0, kind="stable"))
+
+
+def test_argsort_msort():
+    rng = np.random.default_rng(3)
+    x = data((5, 6), "int64", rng)
+    m, t = pair(x)
+    np.testing.assert_array_equal(m.argsort(descending=True, stable=True).numpy(),
+                                  t.argsort(descending=True, stable=True).numpy())
+    np.testing.assert_array_equal(mt.msort(m).numpy(), torch.msort(t).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float64"])
+def test_topk(dtype):
+    rng = np.random.default_rng(4)
+    x = rng.permutation(60).reshape(3, 4, 5).astype(dtype)  # distinct: indices are defined
+    m, t = pair(x)
+    for dim in (0, 1, -1):
+        for k in (0, 1, x.shape[dim]):
+            for largest in (True, False):
+                got, ref = m.topk(k, dim, largest), t.topk(k, dim, largest)
+                np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+                np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        m.topk(6)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        m.topk(-1)
+    assert type(m.topk(1)).__name__ == "topk"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16"])
+def test_median(dtype):
+    rng = np.random.default_rng(5)
+    for shape in [(7,), (4, 6), (3, 5, 2)]:
+        x = data(shape, dtype, rng, nan=dtype.startswith("float") and len(shape) > 1)
+        m, t = pair(x)
+        np.testing.assert_array_equal(m.median().numpy(), t.median().numpy())
+        for dim in range(len(shape)):
+            for keepdim in (False, True):
+                got, ref = m.median(dim, keepdim), t.median(dim, keepdim)
+                np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+                np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+
+
+def test_median_edges():
+    assert np.isnan(mt.tensor([]).median().item())
+    got = mt.zeros(2, 0).median(0)
+    assert got.values.shape == (0,) and got.indices.dtype == mt.int64
+    with pytest.raises(IndexError, match=r"median\(\): Expected reduction dim 1 to have "
+                                         r"non-zero size."):
+        mt.zeros(2, 0).median(1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "uint8"])
+def test_unique(dtype):
+    rng = np.random.default_rng(6)
+    for shape in [(20,), (4, 5), (0,)]:
+        x = data(shape, dtype, rng)
+        m, t = pair(x)
+        for inv in (False, True):
+            for cnt in (False, True):
+                got = mt.unique(m, return_inverse=inv, return_counts=cnt)
+                ref = torch.unique(t, return_inverse=inv, return_counts=cnt)
+                got = got if isinstance(got, tuple) else (got,)
+                ref = ref if isinstance(ref, tuple) else (ref,)
+                assert len(got) == len(ref)
+                for g, r in zip(got, ref):
+                    np.testing.assert_array_equal(g.numpy(), r.numpy())
+                    assert tuple(g.shape) == tuple(r.shape)
+
+
+def test_unique_nan_each_distinct():
+    got = mt.unique(mt.tensor([1.0, float("nan"), float("nan"), 1.0]), return_counts=True)
+    np.testing.assert_array_equal(got[0].numpy(), [1.0, np.nan, np.nan])
+    np.testing.assert_array_equal(got[1].numpy(), [2, 1, 1])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "uint8"])
+def test_unique_dim(dtype):
+    rng = np.random.default_rng(7)
+    for shape, dim in [((6, 3), 0), ((6, 3), 1), ((4, 5, 2), 1), ((4, 5, 2), -1), ((8, 2), 0)]:
+        x = rng.integers(0, 2, shape).astype(dtype)
+        m, t = pair(x)
+        got = mt.unique(m.transpose(0, -1).transpose(0, -1), dim=dim, return_inverse=True,
+                        return_counts=True)
+        ref = torch.unique(t, dim=dim, return_inverse=True, return_counts=True)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g.numpy(), r.numpy())
+            assert tuple(g.shape) == tuple(r.shape)
+        np.testing.assert_array_equal(mt.unique(m, dim=dim).numpy(),
+                                      torch.unique(t, dim=dim).numpy())
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't "
+                                           "selected, so unique cannot be applied"):
+        mt.unique(mt.zeros(5, 0), dim=0)
