@@ -233,6 +233,22 @@ def test_integer_and_boolean_outputs_have_no_tangent():
         assert fwAD.unpack_dual(d.long()).tangent is None
 
 
+def test_unsupported_ops_raise_like_torch():
+    for lib, fw in ((mt, fwAD), (torch, tfw)):
+        with fw.dual_level():
+            d = fw.make_dual(lib.ones(3), lib.ones(3))
+            with pytest.raises(NotImplementedError, match="^Trying to use forward AD with mul_out "
+                                                          "that does not support it because it "
+                                                          "is an out= function$"):
+                lib.mul(d, 2, out=lib.zeros(3))
+    with fwAD.dual_level():
+        d = fwAD.make_dual(mt.ones(1, 1, 4), mt.ones(1, 1, 4))
+        with pytest.raises(NotImplementedError, match="^Trying to use forward AD with "
+                                                      "adaptive_avg_pool2d that does not support "
+                                                      "it.$"):
+            mt.nn.functional.adaptive_avg_pool2d(d, 2)
+
+
 def test_backward_still_works_with_dual_inputs():
     x = mt.tensor([1.0, 2.0], requires_grad=True)
     with fwAD.dual_level():

@@ -243,13 +243,21 @@ int mt_forward_propagate(const char *op, const mt_node_kind *kind, bool inplace,
                          mt_record_state *st, PyObject *result)
 {
     int nout;
-    if (!st->forward || !(result = differentiable_result(inplace, a, result, &nout)))
+    if (!st->forward)
+        return 0;
+    for (int p = 0; p < mt_signature_nparams(a->sig); p++)
+        if (a->v[p].obj && mt_signature_param_named(a->sig, p, "out")) {
+            PyErr_Format(PyExc_NotImplementedError,
+                         "Trying to use forward AD with %s_out that does not support it because "
+                         "it is an out= function",
+                         op);
+            return -1;
+        }
+    if (!(result = differentiable_result(inplace, a, result, &nout)))
         return 0;
     if (!kind) {
         PyErr_Format(PyExc_NotImplementedError,
-                     "Trying to use forward AD with %s that does not support it because it has "
-                     "not been implemented yet.",
-                     op);
+                     "Trying to use forward AD with %s that does not support it.", op);
         return -1;
     }
     mt_node *n = build_node(op, kind, a, st->old_self, result, nout, true);
