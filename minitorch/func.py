@@ -3,7 +3,7 @@
 Each transform runs ``func`` on fresh differentiable aliases of the primals and
 differentiates through the C graph with ``create_graph`` on, so transforms
 compose (``grad(grad(f))``). Primals may be tensors or tuples/lists/dicts of
-them. ``jvp`` waits for forward-mode AD.
+them. ``jvp`` runs ``func`` on dual tensors (minitorch.autograd.forward_ad).
 """
 import functools
 from typing import Any, Callable, Tuple, Union
@@ -11,7 +11,7 @@ from typing import Any, Callable, Tuple, Union
 from . import _C
 from .autograd import grad as _autograd_grad
 
-__all__ = ["vjp", "grad", "grad_and_value"]
+__all__ = ["vjp", "jvp", "grad", "grad_and_value"]
 
 
 def _is_tensor(x):
@@ -123,6 +123,67 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     if has_aux:
         return out, vjp_fn, _unflatten_aux(aux, outer)
     return out, vjp_fn
+
+
+def _treespec_str(spec):
+    if spec is None:
+        return "*"
+    kind, children = spec
+    if kind is dict:
+        keys = [k for k, _ in children]
+        children = [c for _, c in children]
+        ctx = repr(keys)
+    else:
+        ctx = "None"
+    inner = ",\n  ".join(_treespec_str(c) for c in children)
+    return f"TreeSpec({kind.__name__}, {ctx}, [{inner}])"
+
+
+def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
+        has_aux: bool = False):
+    """Standing for the Jacobian-vector product, returns a tuple containing the
+    output of ``func(*primals)`` and the "Jacobian of ``func`` evaluated at
+    ``primals``" times ``tangents``."""
+    from .autograd import forward_ad as fwAD
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    flat, spec = _flatten(primals)
+    t_flat, t_spec = _flatten(tangents)
+    if t_spec != spec:
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
+            f"Got primals with structure {_treespec_str(spec)} and tangents with structure "
+            f"{_treespec_str(t_spec)}")
+    if not flat:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to contain at least one "
+                           "Tensor.")
+    for name, leaves in (("primals", flat), ("tangents", t_flat)):
+        for x in leaves:
+            if not _is_tensor(x):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to only contain "
+                                   f"Tensors, got {type(x)}")
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, t) for p, t in zip(flat, t_flat)]
+        result = func(*_unflatten(duals, spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            result, aux = result
+        out_flat, out_spec = _flatten(result)
+        primals_out, tangents_out = [], []
+        for o in out_flat:
+            if not _is_tensor(o):
+                raise RuntimeError("jvp(f, primals, tangents): expected f(*primals) to return "
+                                   f"only tensors, got unsupported type {type(o)}")
+            p, t = fwAD.unpack_dual(o)
+            primals_out.append(p)
+            tangents_out.append(_C._functions["zeros_like"](p) if t is None else t)
+    out = (_unflatten(primals_out, out_spec), _unflatten(tangents_out, out_spec))
+    return out + (aux,) if has_aux else out
 
 
 def _unflatten_aux(aux, outer):

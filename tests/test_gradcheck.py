@@ -116,7 +116,7 @@ def test_input_checks_and_warning():
     with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double"):
         gradcheck(lambda a: a * 2, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)
     with pytest.raises(NotImplementedError):
-        gradcheck(lambda a: a * 2, (x.double(),), check_forward_ad=True)
+        gradcheck(lambda a: a * 2, (x.double(),), check_batched_forward_grad=True)
 
 
 def test_no_differentiable_outputs_and_undefined_grads():

@@ -12,7 +12,8 @@
 #include "derivatives.def"
 #undef MT_DERIV_AS
 
-static const mt_node_kind kinds[] = {
+/* Not const: attach_jvps fills in the forward formulas once. */
+static mt_node_kind kinds[] = {
 #define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
 #include "derivatives.def"
 #undef MT_DERIV_AS
@@ -40,10 +41,36 @@ static const struct {
 #undef MT_VARIANT
 };
 
+#define MT_JVP(Key, fn) int fn(mt_node *, mt_tensor **, mt_tensor **);
+#include "derivatives_jvp.def"
+#undef MT_JVP
+
+static const struct {
+    const char *key;
+    mt_jvp_fn fn;
+} jvps[] = {
+#define MT_JVP(Key, fn) {#Key, fn},
+#include "derivatives_jvp.def"
+#undef MT_JVP
+};
+
+static void attach_jvps(void)
+{
+    for (size_t j = 0; j < sizeof jvps / sizeof jvps[0]; j++)
+        for (size_t i = 0; i < NKINDS; i++)
+            if (strcmp(keys[i], jvps[j].key) == 0)
+                kinds[i].jvp = jvps[j].fn;
+}
+
 const mt_node_kind mt_nondifferentiable_kind = {"NonDifferentiable", NULL, 0, false, false};
 
 const mt_node_kind *mt_derivative_kind(const char *name)
 {
+    static bool jvps_attached;
+    if (!jvps_attached) {
+        attach_jvps();
+        jvps_attached = true;
+    }
     if (strcmp(name, "NonDifferentiable") == 0)
         return &mt_nondifferentiable_kind;
     for (size_t i = 0; i < NKINDS; i++)

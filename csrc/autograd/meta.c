@@ -106,4 +106,8 @@ void mt_meta_clear(mt_autograd_meta *m)
         mt_ad.release(m->grad);
         m->grad = NULL;
     }
+    if (m->fw_grad) {
+        mt_ad.release(m->fw_grad);
+        m->fw_grad = NULL;
+    }
 }

@@ -12,6 +12,8 @@ typedef struct mt_autograd_meta {
     mt_tensor *grad;           /* strong */
     bool retains_grad;
     void *hooks;               /* owned by the binding layer */
+    mt_tensor *fw_grad;        /* strong: the tangent, valid while fw_level is active */
+    uint64_t fw_level;
 } mt_autograd_meta;
 
 /* Every mt_tensor lives inside a binding-layer object that also holds its

@@ -49,6 +49,11 @@ typedef struct {
  * each edge e that needs one (new references, or NULL for zero). */
 typedef int (*mt_backward_fn)(mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);
 
+/* Forward-mode formula: tangents_in[e] is the tangent of edge e's input (NULL
+ * for zero); fills tangents_out[k] for each output k (new references, or NULL
+ * for zero). */
+typedef int (*mt_jvp_fn)(mt_node *n, mt_tensor **tangents_in, mt_tensor **tangents_out);
+
 typedef struct {
     const char *name;     /* "MulBackward0" */
     mt_backward_fn backward;
@@ -56,6 +61,7 @@ typedef struct {
     bool save_output;     /* save output 0 */
     bool materialize;     /* missing output grads become zeros */
     void (*release)(mt_node *n); /* optional: frees what a custom kind saved itself */
+    mt_jvp_fn jvp;        /* NULL: derived from backward (see forward.h) */
 } mt_node_kind;
 
 #define MT_NODE_MAX_PARAMS 14

@@ -3,6 +3,7 @@
 
 #include "../autograd/backend.h"
 #include "../autograd/derivatives.h"
+#include "../autograd/forward.h"
 #include "../autograd/grad_mode.h"
 #include "../kernels/copy.h"
 
@@ -35,17 +36,27 @@ static bool requires(mt_tensor *t)
     return mt_requires_grad(t);
 }
 
+static bool has_tangent(mt_tensor *t)
+{
+    return mt_fw_grad(t) != NULL;
+}
+
 int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
                       mt_record_state *st)
 {
     st->active = false;
+    st->forward = false;
     st->old_self = NULL;
-    if (!mt_grad_enabled || kind == &mt_nondifferentiable_kind || !any_tensor_input(a, requires))
+    if (kind == &mt_nondifferentiable_kind)
+        return 0;
+    bool backward = mt_grad_enabled && any_tensor_input(a, requires);
+    bool forward = mt_fw_active() && any_tensor_input(a, has_tangent);
+    if (!backward && !forward)
         return 0;
     if (inplace) {
         mt_tensor *self = a->v[0].t;
         mt_autograd_meta *m = mt_meta.get(self);
-        if ((self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
+        if (backward && (self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
             PyErr_SetString(PyExc_RuntimeError,
                             "a leaf Variable that requires grad is being used in an in-place "
                             "operation.");
@@ -60,7 +71,8 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
             st->old_self = copy;
         }
     }
-    st->active = true;
+    st->active = backward;
+    st->forward = forward;
     return 0;
 }
 
@@ -138,34 +150,35 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
     }
 }
 
-PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
-                    mt_record_state *st, PyObject *result)
+/* The outputs of the call, or NULL when there is nothing to differentiate:
+ * an op that returned one of its inputs unchanged, or no floating output. */
+static PyObject *differentiable_result(bool inplace, mt_args *a, PyObject *result, int *nout)
 {
-    if (!st->active)
-        return result;
     /* __setitem__ returns None: its output is self */
-    PyObject *ret = result;
     if (inplace && result == Py_None)
         result = a->v[0].obj;
-    int nout = count_outputs(result);
+    *nout = count_outputs(result);
     bool differentiable = false;
-    for (int k = 0; k < nout; k++) {
+    for (int k = 0; k < *nout; k++) {
         PyObject *o = output_at(result, k);
         if (!MTPy_Check(o))
             continue;
-        /* an op that returned one of its inputs unchanged records nothing */
         if (!inplace)
             for (int p = 0; p < mt_signature_nparams(a->sig); p++)
-                if (a->v[p].obj == o) {
-                    Py_CLEAR(st->old_self);
-                    return ret;
-                }
+                if (a->v[p].obj == o)
+                    return NULL;
         differentiable |= mt_is_floating(MTPy_T(o)->dtype);
     }
-    if (!differentiable) {
-        Py_CLEAR(st->old_self);
-        return ret;
-    }
+    return differentiable ? result : NULL;
+}
+
+/* A node for the call: edges, arguments, saved inputs, output metadata and
+ * the saved output. For the backward graph the edges lead to the inputs'
+ * history; a node built only to compute tangents marks the inputs that carry
+ * one, and saves its output as a plain tensor. */
+static mt_node *build_node(const char *op, const mt_node_kind *kind, mt_args *a,
+                           PyObject *old_self, PyObject *result, int nout, bool for_forward)
+{
     const mt_signature *s = a->sig;
     int np = mt_signature_nparams(s);
     int nedges = 0;
@@ -179,7 +192,7 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
     mt_node *n = mt_node_new(kind ? kind : &mt_not_implemented_kind, nedges, nout, np);
     if (!n) {
         PyErr_NoMemory();
-        goto fail;
+        return NULL;
     }
     n->op_name = op;
     int e = 0;
@@ -187,52 +200,124 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
         mt_argtype ty = mt_signature_param_type(s, p);
         n->edge_start[p] = (int16_t)e;
         copy_arg(&n->args[p], &a->v[p], ty);
-        if (ty == MT_ARG_TENSOR && a->v[p].t) {
-            if (mt_gradient_edge(a->v[p].t, &n->edges[e]) < 0)
-                goto fail_node;
-            fill_edge_meta(&n->edge_meta[e], a->v[p].t);
-            n->edge_count[p] = 1;
-            e++;
-        } else if (ty == MT_ARG_TENSOR_LIST && a->v[p].obj) {
-            PyObject *seq = a->v[p].obj;
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-            for (Py_ssize_t k = 0; k < len; k++, e++) {
-                PyObject *o = PySequence_Fast_GET_ITEM(seq, k);
-                if (!MTPy_Check(o))
-                    continue;
-                if (mt_gradient_edge(MTPy_T(o), &n->edges[e]) < 0)
-                    goto fail_node;
-                fill_edge_meta(&n->edge_meta[e], MTPy_T(o));
+        PyObject *single = ty == MT_ARG_TENSOR && a->v[p].t ? a->v[p].obj : NULL;
+        PyObject *seq = ty == MT_ARG_TENSOR_LIST ? a->v[p].obj : NULL;
+        Py_ssize_t len = single ? 1 : seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+        for (Py_ssize_t k = 0; k < len; k++, e++) {
+            mt_tensor *t = single ? a->v[p].t : NULL;
+            if (seq && MTPy_Check(PySequence_Fast_GET_ITEM(seq, k)))
+                t = MTPy_T(PySequence_Fast_GET_ITEM(seq, k));
+            if (!t)
+                continue;
+            if (!for_forward && mt_gradient_edge(t, &n->edges[e]) < 0)
+                goto fail;
+            if (for_forward && mt_fw_grad(t)) {
+                n->edges[e].fn = &mt_fw_edge_marker;
+                mt_node_incref(&mt_fw_edge_marker);
             }
-            n->edge_count[p] = (int16_t)len;
+            fill_edge_meta(&n->edge_meta[e], t);
         }
+        n->edge_count[p] = (int16_t)len;
     }
     n->kind = mt_derivative_variant(n);
     for (int p = 0; p < np && p < 32; p++) {
         if (!(n->kind->save_inputs & (1u << p)))
             continue;
-        if (p == 0 && st->old_self)
-            mt_node_save(n, 0, MTPy_T(st->old_self), false, 0);
+        if (p == 0 && old_self)
+            mt_node_save(n, 0, MTPy_T(old_self), false, 0);
         else if (a->v[p].t && mt_signature_param_type(s, p) == MT_ARG_TENSOR)
             mt_node_save(n, p, a->v[p].t, false, 0);
     }
-    for (int k = 0; k < nout; k++) {
-        PyObject *o = output_at(result, k);
-        if (!MTPy_Check(o))
-            continue;
-        fill_edge_meta(&n->out_meta[k], MTPy_T(o));
-        if (mt_is_floating(MTPy_T(o)->dtype) && mt_set_history(MTPy_T(o), n, k) < 0)
-            goto fail_node;
-    }
+    for (int k = 0; k < nout; k++)
+        if (MTPy_Check(output_at(result, k)))
+            fill_edge_meta(&n->out_meta[k], MTPy_T(output_at(result, k)));
     if (n->kind->save_output && MTPy_Check(output_at(result, 0)))
-        mt_node_save(n, np, MTPy_T(output_at(result, 0)), true, 0);
-    mt_node_decref(n);
-    Py_CLEAR(st->old_self);
-    return ret;
-fail_node:
-    mt_node_decref(n);
+        mt_node_save(n, np, MTPy_T(output_at(result, 0)), !for_forward, 0);
+    return n;
 fail:
-    Py_CLEAR(st->old_self);
-    Py_DECREF(ret);
+    mt_node_decref(n);
     return NULL;
+}
+
+int mt_forward_propagate(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
+                         mt_record_state *st, PyObject *result)
+{
+    int nout;
+    if (!st->forward)
+        return 0;
+    for (int p = 0; p < mt_signature_nparams(a->sig); p++)
+        if (a->v[p].obj && mt_signature_param_named(a->sig, p, "out")) {
+            PyErr_Format(PyExc_NotImplementedError,
+                         "Trying to use forward AD with %s_out that does not support it because "
+                         "it is an out= function",
+                         op);
+            return -1;
+        }
+    if (!(result = differentiable_result(inplace, a, result, &nout)))
+        return 0;
+    if (!kind) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "Trying to use forward AD with %s that does not support it.", op);
+        return -1;
+    }
+    mt_node *n = build_node(op, kind, a, st->old_self, result, nout, true);
+    if (!n)
+        return -1;
+    mt_tensor **tin = PyMem_Calloc((size_t)n->nedges + nout + 1, sizeof(mt_tensor *));
+    int status = -1;
+    if (!tin) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    mt_tensor **tout = tin + n->nedges;
+    for (int p = 0; p < n->nparams; p++)
+        for (int k = 0; k < n->edge_count[p]; k++) {
+            int e = n->edge_start[p] + k;
+            PyObject *o = mt_signature_param_type(a->sig, p) == MT_ARG_TENSOR
+                              ? a->v[p].obj
+                              : PySequence_Fast_GET_ITEM(a->v[p].obj, k);
+            if (n->edges[e].fn)
+                tin[e] = mt_fw_grad(MTPy_T(o));
+        }
+    if (mt_jvp(n, tin, tout) < 0)
+        goto done;
+    status = 0;
+    for (int k = 0; k < nout; k++)
+        if (tout[k]) {
+            if (status == 0 && mt_fw_set_grad(MTPy_T(output_at(result, k)), tout[k]) < 0)
+                status = -1;
+            mt_ad.release(tout[k]);
+        }
+done:
+    PyMem_Free(tin);
+    mt_node_decref(n);
+    return status;
+}
+
+PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
+                    mt_record_state *st, PyObject *result)
+{
+    int nout;
+    PyObject *outs;
+    if (!st->active || !(outs = differentiable_result(inplace, a, result, &nout))) {
+        Py_CLEAR(st->old_self);
+        return result;
+    }
+    mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, false);
+    Py_CLEAR(st->old_self);
+    if (!n) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    for (int k = 0; k < nout; k++) {
+        PyObject *o = output_at(outs, k);
+        if (MTPy_Check(o) && mt_is_floating(MTPy_T(o)->dtype) &&
+            mt_set_history(MTPy_T(o), n, k) < 0) {
+            mt_node_decref(n);
+            Py_DECREF(result);
+            return NULL;
+        }
+    }
+    mt_node_decref(n);
+    return result;
 }

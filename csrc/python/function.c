@@ -40,6 +40,8 @@ PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)
     if (mt_record_prepare(f->name, kind, inplace, a, &st) < 0)
         return NULL;
     PyObject *r = f->impls[a->overload](a);
+    if (r && mt_forward_propagate(f->name, kind, inplace, a, &st, r) < 0)
+        Py_CLEAR(r);
     if (!r) {
         Py_CLEAR(st.old_self);
         return NULL;

@@ -11,6 +11,7 @@ import warnings
 from typing import Any, Tuple
 
 from .. import _C
+from .forward_ad import _set_fwd_grad_enabled
 from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
@@ -33,7 +34,13 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
-        raise NotImplementedError("save_for_forward: forward-mode AD is not supported yet")
+        """Saves given tensors for a future call to :func:`~Function.jvp`, which
+        reads them back with ``saved_tensors``."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, _tensor_type()):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; "
+                                     f"but got {type(t)}.")
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *args):
         """Marks given tensors as modified in an in-place operation; they must be
@@ -173,24 +180,69 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         grad_on = _C.is_grad_enabled()
         needs = tuple(grad_on and isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx.needs_input_grad = needs
-        with no_grad():
+        input_tangents = [_C._fw_grad(a) if isinstance(a, Tensor) else None for a in args]
+        with no_grad(), _set_fwd_grad_enabled(False):
             if setup_ctx:
                 output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args, **kwargs)
-        if not any(needs):
-            return output
         is_tuple = isinstance(output, tuple)
         outputs = output if is_tuple else (output,)
-        to_save = ctx.to_save
-        result = _C._function_record(
-            ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
-            tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors), bool(ctx.materialize_grads))
+        tangents = None
+        if any(t is not None for t in input_tangents):
+            tangents = _run_jvp(cls, ctx, args, input_tangents, len(outputs))
+        if any(needs):
+            to_save = ctx.to_save
+            outputs = _C._function_record(
+                ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
+                tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors),
+                bool(ctx.materialize_grads))
+        if tangents is not None:
+            outputs = _set_output_tangents(args, ctx, outputs, tangents)
         # The node keeps what it needs; references from ctx to outputs would be cycles.
-        for attr in ("to_save", "non_differentiable", "dirty_tensors"):
+        for attr in ("to_save", "non_differentiable", "dirty_tensors", "saved_for_forward"):
             ctx.__dict__.pop(attr, None)
-        return result if is_tuple else result[0]
+        return outputs if is_tuple else outputs[0]
+
+
+def _run_jvp(cls, ctx, args, input_tangents, nout):
+    """Calls the Function's jvp with one tangent per forward argument; returns
+    one tangent per output."""
+    Tensor = _tensor_type()
+    tangents = [t if t is not None or not (isinstance(a, Tensor) and ctx.materialize_grads)
+                else _C._functions["zeros_like"](a)
+                for a, t in zip(args, input_tangents)]
+    # jvp reads back what forward gave save_for_forward through saved_tensors
+    to_save = ctx.to_save
+    ctx.to_save = getattr(ctx, "saved_for_forward", None)
+    try:
+        with _set_fwd_grad_enabled(False):
+            out = cls.jvp(ctx, *tangents)
+    finally:
+        ctx.to_save = to_save
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != nout:
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {nout} but got {len(out)})")
+    for i, t in enumerate(out):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(t).__name__}) for grad "
+                               f"output {i}.")
+    return out
+
+
+def _set_output_tangents(args, ctx, outputs, tangents):
+    Tensor = _tensor_type()
+    result = []
+    for o, t in zip(outputs, tangents):
+        if isinstance(o, Tensor) and t is not None and o.is_floating_point():
+            # an input returned as is must keep its own tangent
+            if any(o is a for a in args) and not any(o is d for d in ctx.dirty_tensors):
+                o = o.detach()
+            _C._set_fw_grad(o, t)
+        result.append(o)
+    return tuple(result)
 
 
 class InplaceFunction(Function):

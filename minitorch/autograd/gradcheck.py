@@ -81,6 +81,52 @@ def _float_output_indices(func_out):
             if _is_tensor(o) and o.dtype.is_floating_point]
 
 
+def _forward_jacobian(func, inputs, out_idx, out_numels):
+    """Per differentiable input, per output: (input numel, output numel), one
+    row per unit tangent, computed with forward-mode AD."""
+    from . import forward_ad as fwAD
+    diff = _diff_inputs(inputs)
+    result = []
+    for i, x in diff:
+        jac = [np.zeros((x.numel(), n)) for n in out_numels]
+        for j in range(x.numel()):
+            with fwAD.dual_level():
+                args = list(inputs)
+                for k, y in diff:
+                    tangent = _fn("zeros_like")(y.detach())
+                    if k == i:
+                        tangent.view(-1)[j] = 1
+                    args[k] = fwAD.make_dual(y.detach(), tangent)
+                outs = _as_tuple(func(*args))
+                for r, k in enumerate(out_idx):
+                    t = fwAD.unpack_dual(outs[k]).tangent
+                    if t is not None:
+                        jac[r][j] = t.detach().numpy().reshape(-1)
+        result.append(jac)
+    return result
+
+
+def _forward_ad_check(func, inputs, eps, atol, rtol):
+    tupled = _as_tuple(inputs)
+    _check_inputs(tupled)
+    func_out = func(*tupled)
+    outputs = _differentiable_outputs(func_out)
+    if not outputs:
+        return
+    out_all = _as_tuple(func_out)
+    out_idx = [next(k for k, o in enumerate(out_all) if o is out) for out in outputs]
+    numels = [o.numel() for o in outputs]
+    numerical = _numerical_jacobian(func, tupled, out_idx, numels, eps)
+    forward = _forward_jacobian(func, tupled, out_idx, numels)
+    for j, (fw_cols, num_cols) in enumerate(zip(forward, numerical)):
+        for i, (a, n) in enumerate(zip(fw_cols, num_cols)):
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError("Jacobian computed with forward mode mismatch for output "
+                                     f"{i:d} with respect to input {j:d},\n"
+                                     f"numerical:{_as_mt(n, outputs[i].dtype)}\n"
+                                     f"analytical:{_as_mt(a, outputs[i].dtype)}\n")
+
+
 def _numerical_jacobian(func, inputs, out_idx, out_numels, eps):
     """Per differentiable input, per output in out_idx: (input numel, output numel)."""
     result = []
@@ -297,15 +343,18 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
     """
     assert check_forward_ad or check_backward_ad, \
         "Expected at least one of check_forward_ad or check_backward_ad to be True"
-    if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("gradcheck: check_forward_ad=True needs forward-mode AD, "
-                                  "which minitorch does not implement yet")
+    if check_batched_forward_grad:
+        raise NotImplementedError("gradcheck: check_batched_forward_grad=True needs vmap, which "
+                                  "minitorch does not implement")
     if check_batched_grad:
         raise NotImplementedError("gradcheck: check_batched_grad=True needs vmap, which "
                                   "minitorch does not implement")
     try:
-        _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                          check_grad_dtypes, fast_mode)
+        if check_backward_ad:
+            _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                              check_grad_dtypes, fast_mode)
+        if check_forward_ad:
+            _forward_ad_check(func, inputs, eps, atol, rtol)
     except GradcheckError:
         if raise_exception:
             raise

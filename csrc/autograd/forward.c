@@ -1,0 +1,175 @@
+/* Forward-mode AD: dual levels, tangent storage, and the jvp of a node.
+ *
+ * A kind without its own jvp gets one from its backward by the transpose
+ * trick: the vjp v = J^T u is linear in u and built from differentiable ops,
+ * so with u a zeros tensor that requires grad, s = sum_e <v_e, t_e> = <u, J t>
+ * and ds/du = J t, which one capture-mode run of the engine yields. */
+#include "forward.h"
+#include "backend.h"
+#include "engine.h"
+#include "formula.h"
+#include "grad_mode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t mt_fw_level;
+static uint64_t last_level;
+_Thread_local bool mt_fw_grad_enabled = true;
+
+static const mt_node_kind marker_kind = {"ForwardTangent", NULL, 0, false, false};
+mt_node mt_fw_edge_marker = {.refcount = INT64_MAX / 2, .kind = &marker_kind};
+
+int mt_fw_enter_level(void)
+{
+    if (mt_fw_level) {
+        mt_ad.set_error("Nested forward mode AD is not supported at the moment");
+        return -1;
+    }
+    mt_fw_level = ++last_level;
+    return 0;
+}
+
+void mt_fw_exit_level(void)
+{
+    mt_fw_level = 0;
+}
+
+mt_tensor *mt_fw_grad(mt_tensor *t)
+{
+    if (!mt_fw_active())
+        return NULL;
+    mt_autograd_meta *m = mt_meta.get(t);
+    return m && m->fw_grad && m->fw_level == mt_fw_level ? m->fw_grad : NULL;
+}
+
+int mt_fw_set_grad(mt_tensor *t, mt_tensor *tangent)
+{
+    mt_autograd_meta *m = tangent ? mt_meta.get_or_create(t) : mt_meta.get(t);
+    if (!m)
+        return tangent ? -1 : 0;
+    if (tangent)
+        mt_ad.retain(tangent);
+    if (m->fw_grad)
+        mt_ad.release(m->fw_grad);
+    m->fw_grad = tangent;
+    m->fw_level = mt_fw_level;
+    return 0;
+}
+
+static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    static void *mul_c, *sum_c, *add_c, *ones_c;
+    mt_tensor **u = calloc((size_t)n->nout * 3 + n->nedges + 1, sizeof(mt_tensor *));
+    if (!u) {
+        mt_ad.set_error("out of memory");
+        return -1;
+    }
+    mt_tensor **inputs = u + n->nout, **captured = inputs + n->nout, **v = captured + n->nout;
+    mt_tensor *s = NULL, *one = NULL;
+    int ninputs = 0, status = -1;
+    for (int k = 0; k < n->nout; k++) {
+        const mt_tensor_meta *m = &n->out_meta[k];
+        if (!mt_is_floating(m->dtype))
+            continue;
+        if (!(u[k] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+            goto done;
+        u[k]->flags |= MT_FLAG_REQUIRES_GRAD;
+        inputs[ninputs++] = u[k];
+    }
+    if (n->kind->backward(n, u, v) < 0)
+        goto done;
+    for (int e = 0; e < n->nedges; e++) {
+        if (!v[e] || !tin[e])
+            continue;
+        mt_tensor *p = mt_ad.call(&mul_c, "mul", "TT", v[e], tin[e]);
+        mt_tensor *q = p ? mt_ad.call(&sum_c, "sum", "T", p) : NULL;
+        if (p)
+            mt_ad.release(p);
+        if (!q)
+            goto done;
+        if (s) {
+            mt_tensor *r = mt_ad.call(&add_c, "add", "TT", s, q);
+            mt_ad.release(q);
+            mt_ad.release(s);
+            if (!(s = r))
+                goto done;
+        } else
+            s = q;
+    }
+    if (s && mt_requires_grad(s)) {
+        if (!(one = mt_ad.call(&ones_c, "ones_like", "T", s)))
+            goto done;
+        mt_backward_task task = {.nroots = 1, .roots = &s, .root_grads = &one,
+                                 .ninputs = ninputs, .inputs = inputs, .captured = captured};
+        if (mt_run_backward(&task) < 0)
+            goto done;
+        for (int k = 0, i = 0; k < n->nout; k++)
+            if (u[k])
+                tout[k] = captured[i++];
+    }
+    status = 0;
+done:
+    mt_release_all(n->nout, u);
+    mt_release_all(n->nedges, v);
+    if (s)
+        mt_ad.release(s);
+    if (one)
+        mt_ad.release(one);
+    free(u);
+    return status;
+}
+
+static bool same_sizes(const mt_tensor *t, const mt_tensor_meta *m)
+{
+    return t->ndim == m->ndim && memcmp(t->sizes, m->sizes, sizeof(int64_t) * m->ndim) == 0;
+}
+
+/* Brings a tangent to its output's shape and dtype (consumes t); zeros for NULL. */
+static mt_tensor *fit(mt_tensor *t, const mt_tensor_meta *m)
+{
+    static void *expand_c, *to_c, *contig_c;
+    if (!t)
+        return mt_ad.zeros(m->dtype, m->ndim, m->sizes);
+    if (!same_sizes(t, m)) {
+        mt_tensor *e = mt_ad.call(&expand_c, "expand", "TL", t, m->ndim, m->sizes);
+        mt_ad.release(t);
+        if (!e)
+            return NULL;
+        /* an expanded tangent would alias one element many times */
+        t = mt_ad.call(&contig_c, "contiguous", "T", e);
+        mt_ad.release(e);
+        if (!t)
+            return NULL;
+    }
+    if (t->dtype != m->dtype) {
+        mt_tensor *c = mt_ad.call(&to_c, "to", "TD", t, (int)m->dtype);
+        mt_ad.release(t);
+        t = c;
+    }
+    return t;
+}
+
+int mt_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
+    mt_fw_grad_enabled = false;
+    mt_grad_enabled = n->kind->jvp == NULL;
+    int status = (n->kind->jvp ? n->kind->jvp : jvp_from_backward)(n, tin, tout);
+    mt_grad_enabled = grad;
+    for (int k = 0; status == 0 && k < n->nout; k++) {
+        if (!mt_is_floating(n->out_meta[k].dtype)) {
+            if (tout[k]) {
+                mt_ad.release(tout[k]);
+                tout[k] = NULL;
+            }
+            continue;
+        }
+        if (!(tout[k] = fit(tout[k], &n->out_meta[k])))
+            status = -1;
+    }
+    mt_fw_grad_enabled = fw;
+    if (status < 0)
+        mt_release_all(n->nout, tout);
+    return status;
+}

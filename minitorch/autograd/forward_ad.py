@@ -1,0 +1,118 @@
+"""Forward-mode automatic differentiation: dual tensors.
+
+A tangent rides on the autograd meta of a tensor for the active dual level
+(csrc/autograd/forward.c); every differentiable op computes its outputs'
+tangents right after it runs. Only one level can be active at a time.
+"""
+from typing import Any, NamedTuple, Optional
+
+from .. import _C
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+_current_level = -1
+
+
+def enter_dual_level():
+    """Enters a new forward grad level and makes it the default of the other
+    functions here; returns its index."""
+    global _current_level
+    new_level = _C._enter_dual_level()
+    _current_level = new_level
+    return new_level
+
+
+def exit_dual_level(*, level=None):
+    """Exits a forward grad level: every tangent of that level is dropped."""
+    global _current_level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was "
+                           "created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    _C._exit_dual_level()
+    _current_level = level - 1
+
+
+class _set_fwd_grad_enabled:
+    """Turns tangent propagation on or off (off inside a custom Function's forward)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _C._is_fwd_grad_enabled()
+        _C._set_fwd_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_fwd_grad_enabled(self.prev)
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A new tensor aliasing ``tensor``'s memory, carrying ``tangent`` as its
+    forward gradient at ``level`` (the current one by default)."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not tensor.is_floating_point():
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not tangent.is_floating_point():
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if level != _current_level:
+        raise RuntimeError("Invalid level given to _make_dual")
+    if _C._fw_grad(tensor) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    with _set_fwd_grad_enabled(False):
+        dual = tensor.view_as(tensor)
+    _C._set_fw_grad(dual, tangent)
+    return dual
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What :func:`unpack_dual` returns: the primal and the tangent (or None)."""
+
+    primal: Any
+    tangent: Optional[Any]
+
+
+def unpack_dual(tensor, *, level=None):
+    """Splits a dual tensor into ``(primal, tangent)``: ``primal`` is a view of
+    ``tensor`` without tangent, ``tangent`` the tangent as-is (None if it has
+    none at ``level``)."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    tangent = _C._fw_grad(tensor) if level == _current_level else None
+    with _set_fwd_grad_enabled(False):
+        primal = tensor.view_as(tensor)
+    return UnpackedDualTensor(primal, tangent)
+
+
+class dual_level:
+    """Context manager (and decorator) within which forward AD computation
+    happens; the tangents created inside are dropped on exit. Nesting is not
+    supported."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        exit_dual_level()
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with dual_level():
+                return fn(*args, **kwargs)
+        return wrapper
