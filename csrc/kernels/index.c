@@ -57,6 +57,9 @@ static inline void put_item(char *d, const char *s, int isz, combine_fn comb, mt
 
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)
 {
+    /* As in torch, indices are only checked when there is something to read. */
+    if (t->numel == 0)
+        return 0;
     for (int k = 0; k < p->k; k++) {
         int64_t size = t->sizes[p->pre + k];
         int64_t *ix = p->index[k];
