@@ -139,11 +139,6 @@ class Tensor(_C.TensorBase):
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Computes the gradient of this tensor w.r.t. graph leaves."""
-        from . import autograd
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

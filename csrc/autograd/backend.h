@@ -20,6 +20,8 @@ typedef struct {
      * T tensor, N None, i int64_t, f double, b int (bool), L (int n, const int64_t *v),
      * s const char *. */
     mt_tensor *(*call)(void **cache, const char *name, const char *fmt, ...);
+    /* No one else holds t or its memory: the engine may keep it as a .grad. */
+    bool (*unshared)(mt_tensor *t);
     /* New zeros of a dtype and shape. */
     mt_tensor *(*zeros)(mt_dtype dtype, int ndim, const int64_t *sizes);
     /* Node hooks kept by the binding layer (Python callables). Return -1 on error. */

@@ -4,14 +4,40 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MT_DERIV(Name, fn, saves, save_out, mat) int fn(mt_node *, mt_tensor **, mt_tensor **);
+#define MT_DERIV(Name, fn, saves, save_out, mat) MT_DERIV_AS(Name, Name, fn, saves, save_out, mat)
+#define MT_VARIANT(Key, p, Variant)
+
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) \
+    int fn(mt_node *, mt_tensor **, mt_tensor **);
 #include "derivatives.def"
-#undef MT_DERIV
+#undef MT_DERIV_AS
 
 static const mt_node_kind kinds[] = {
-#define MT_DERIV(Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
 #include "derivatives.def"
-#undef MT_DERIV
+#undef MT_DERIV_AS
+};
+
+/* The table key of each kind: several keys may share a class name when torch
+ * gives one name to different formulas (2 / x and x * y are MulBackward0). */
+static const char *const keys[] = {
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) #Key,
+#include "derivatives.def"
+#undef MT_DERIV_AS
+};
+#undef MT_VARIANT
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+static const struct {
+    const char *key;
+    int param;
+    const char *variant;
+} variants[] = {
+#define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat)
+#define MT_VARIANT(Key, p, Variant) {#Key, p, #Variant},
+#include "derivatives.def"
+#undef MT_DERIV_AS
+#undef MT_VARIANT
 };
 
 const mt_node_kind mt_nondifferentiable_kind = {"NonDifferentiable", NULL, 0, false, false};
@@ -20,10 +46,24 @@ const mt_node_kind *mt_derivative_kind(const char *name)
 {
     if (strcmp(name, "NonDifferentiable") == 0)
         return &mt_nondifferentiable_kind;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(kinds[i].name, name) == 0)
+    for (size_t i = 0; i < NKINDS; i++)
+        if (strcmp(keys[i], name) == 0)
             return &kinds[i];
     return NULL;
+}
+
+const mt_node_kind *mt_derivative_variant(const mt_node *n)
+{
+    if (n->kind < kinds || n->kind >= kinds + NKINDS)
+        return n->kind;
+    const char *key = keys[n->kind - kinds];
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        int p = variants[i].param;
+        if (p < n->nparams && strcmp(variants[i].key, key) == 0 && !n->args[p].none &&
+            n->edge_count[p] == 0)
+            return mt_derivative_kind(variants[i].variant);
+    }
+    return n->kind;
 }
 
 static int not_implemented_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)

@@ -7,6 +7,12 @@
 
 /* The kind called name (e.g. "MulBackward0"), or NULL. */
 const mt_node_kind *mt_derivative_kind(const char *name);
+/* The kind a node of n->kind takes for its recorded arguments: torch names
+ * some backward classes per overload (x ** 2 is PowBackward0, x ** y
+ * PowBackward1). A row MT_VARIANT(Key, p, Variant) in derivatives.def says a
+ * Key node whose param p was a number (or, for a non-tensor param, was given)
+ * is a Variant node; a variant saves no input its base does not. */
+const mt_node_kind *mt_derivative_variant(const mt_node *n);
 /* For float results of ops with no formula: backward raises torch's
  * "the derivative for 'op' is not implemented". */
 extern const mt_node_kind mt_not_implemented_kind;

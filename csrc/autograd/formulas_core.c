@@ -56,15 +56,8 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_ad.release(gg);
         if (!(gg = v))
             return -1;
-    } else if (dim->none && !keepdim->i && m->ndim > 0) {
-        int64_t ones[MT_MAX_DIMS];
-        for (int d = 0; d < m->ndim; d++)
-            ones[d] = 1;
-        mt_tensor *v = MT_OP("reshape", "TL", gg, m->ndim, ones);
-        mt_ad.release(gg);
-        if (!(gg = v))
-            return -1;
     }
+    /* a full reduction's 0-dim gradient expands to any shape directly */
     out[0] = MT_OP("expand", "TL", gg, m->ndim, m->sizes);
     mt_ad.release(gg);
     return out[0] ? 0 : -1;

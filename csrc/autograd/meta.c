@@ -24,10 +24,10 @@ static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
     if (!m)
         return -1;
     if (!m->grad) {
-        /* The incoming tensor may be a view or shared with the caller: keep a
-         * copy of our own, unless the grad must keep its graph. */
-        mt_tensor *own = mt_grad_enabled ? (mt_ad.retain(g), g)
-                                         : mt_ad.call(&clone_c, "clone", "T", g);
+        /* A view or a tensor the caller still holds is copied; a fresh
+         * contiguous gradient (or one that must keep its graph) is kept. */
+        bool keep = mt_grad_enabled || (mt_ad.unshared(g) && mt_tensor_is_contiguous(g));
+        mt_tensor *own = keep ? (mt_ad.retain(g), g) : mt_ad.call(&clone_c, "clone", "T", g);
         if (!own)
             return -1;
         m->grad = own;

@@ -20,7 +20,8 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
 {
     /* One block: the node, its edges, edge metadata, output metadata, args. */
     size_t size = sizeof(mt_node) + sizeof(mt_edge) * nedges + sizeof(mt_tensor_meta) * nedges +
-                  sizeof(mt_tensor_meta) * nout + sizeof(mt_ad_value) * nparams;
+                  sizeof(mt_tensor_meta) * nout + sizeof(mt_ad_value) * nparams +
+                  sizeof(mt_saved) * (nparams + 1);
     mt_node *n = calloc(1, size);
     if (!n)
         return NULL;
@@ -34,12 +35,13 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
     n->edge_meta = (mt_tensor_meta *)(n->edges + nedges);
     n->out_meta = n->edge_meta + nedges;
     n->args = (mt_ad_value *)(n->out_meta + nout);
+    n->saved = (mt_saved *)(n->args + nparams);
     return n;
 }
 
 void mt_node_release_saved(mt_node *n)
 {
-    for (int s = 0; s <= MT_NODE_MAX_PARAMS; s++)
+    for (int s = 0; s <= n->nparams; s++)
         if (n->saved[s].t) {
             mt_ad.release(n->saved[s].t);
             n->saved[s].t = NULL;

@@ -29,6 +29,7 @@ typedef struct {
     bool is_float;
     int64_t i;
     double f;
+    char str[16];     /* a str argument (rounding_mode, approximate) */
     int nints;
     int64_t ints[2 * MT_MAX_DIMS];
 } mt_ad_value;
@@ -71,7 +72,7 @@ struct mt_node {
     int16_t edge_start[MT_NODE_MAX_PARAMS];
     int16_t edge_count[MT_NODE_MAX_PARAMS];
     mt_ad_value *args;           /* per param: non-tensor values */
-    mt_saved saved[MT_NODE_MAX_PARAMS + 1]; /* per param, and [nparams] for output 0 */
+    mt_saved *saved;             /* per param, and [nparams] for output 0 */
     bool saved_released;
     bool once_differentiable;
     /* A custom node (AccumulateGrad, Python Function) keeps its state here. */

@@ -4,6 +4,9 @@
 
 #include "../autograd/engine.h"
 #include "../autograd/grad_mode.h"
+#include "../kernels/copy.h"
+
+#include <string.h>
 
 PyObject *mtpy_add_hook(PyObject *dict, PyObject *fn, const char *prefix);
 
@@ -235,7 +238,99 @@ static PyObject *detach_(PyObject *self, PyObject *unused)
     return Py_NewRef(self);
 }
 
+static PyObject *python_backward(PyObject *self, PyObject *gradient, PyObject *retain,
+                                 PyObject *create, PyObject *inputs)
+{
+    PyObject *mod = PyImport_ImportModule("minitorch.autograd");
+    PyObject *fn = mod ? PyObject_GetAttrString(mod, "backward") : NULL;
+    Py_XDECREF(mod);
+    if (!fn)
+        return NULL;
+    PyObject *args = Py_BuildValue("(OOOO)", self, gradient, retain, create);
+    PyObject *kw = args ? Py_BuildValue("{sO}", "inputs", inputs) : NULL;
+    PyObject *r = kw ? PyObject_Call(fn, args, kw) : NULL;
+    Py_DECREF(fn);
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    return r;
+}
+
+/* Tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None):
+ * the common case runs the engine directly; inputs= goes through
+ * minitorch.autograd.backward. */
+static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *names[] = {"gradient", "retain_graph", "create_graph", "inputs"};
+    PyObject *v[4] = {Py_None, Py_None, Py_False, Py_None};
+    if (nargs > 4)
+        return PyErr_Format(PyExc_TypeError,
+                            "backward() takes from 1 to 5 positional arguments but %zd were given",
+                            nargs + 1);
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        v[i] = args[i];
+    for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        int found = -1;
+        for (int i = 0; key && i < 4; i++)
+            if (strcmp(key, names[i]) == 0)
+                found = i;
+        if (found < 0)
+            return PyErr_Format(PyExc_TypeError,
+                                "backward() got an unexpected keyword argument '%s'", key);
+        v[found] = args[nargs + k];
+    }
+    if (v[3] != Py_None)
+        return python_backward(self, v[0], v[1], v[2], v[3]);
+    mt_tensor *t = MTPy_T(self);
+    if (!mt_requires_grad(t))
+        return PyErr_Format(PyExc_RuntimeError,
+                            "element 0 of tensors does not require grad and does not have a grad_fn");
+    int create = PyObject_IsTrue(v[2]);
+    int keep = v[1] == Py_None ? create : PyObject_IsTrue(v[1]);
+    if (create < 0 || keep < 0)
+        return NULL;
+    PyObject *grad;
+    if (v[0] == Py_None) {
+        if (t->numel != 1)
+            return PyErr_Format(PyExc_RuntimeError,
+                                "grad can be implicitly created only for scalar outputs");
+        if (!(grad = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false)))
+            return NULL;
+        mt_fill(MTPy_T(grad), 1.0, 1, 0);
+    } else if (MTPy_Check(v[0])) {
+        mt_tensor *g = MTPy_T(v[0]);
+        bool same = g->ndim == t->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = g->sizes[d] == t->sizes[d];
+        if (!same) {
+            PyObject *gs = mtpy_size(g->ndim, g->sizes), *ts = mtpy_size(t->ndim, t->sizes);
+            PyErr_Format(PyExc_RuntimeError,
+                         "Mismatch in shape: grad_output[0] has a shape of %R and output[0] has "
+                         "a shape of %R.", gs, ts);
+            Py_XDECREF(gs);
+            Py_XDECREF(ts);
+            return NULL;
+        }
+        grad = Py_NewRef(v[0]);
+    } else {
+        return PyErr_Format(PyExc_TypeError,
+                            "gradients can be either Tensors or None, but got %s",
+                            Py_TYPE(v[0])->tp_name);
+    }
+    mt_tensor *root = t, *root_grad = MTPy_T(grad);
+    mt_backward_task task = {.nroots = 1, .roots = &root, .root_grads = &root_grad,
+                             .keep_graph = keep, .create_graph = create};
+    int r = mt_run_backward(&task);
+    Py_DECREF(grad);
+    if (r < 0)
+        return PyErr_Occurred() ? NULL : mtpy_raise();
+    Py_RETURN_NONE;
+}
+
 PyMethodDef mt_autograd_methods[] = {
+    {"backward", (PyCFunction)(void (*)(void))tensor_backward, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
     {"requires_grad_", (PyCFunction)(void (*)(void))requires_grad_, METH_VARARGS | METH_KEYWORDS,
      NULL},
     {"retain_grad", retain_grad, METH_NOARGS, NULL},

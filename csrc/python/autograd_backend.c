@@ -100,6 +100,12 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
     return MTPy_T(r);
 }
 
+/* Only the engine's gradient buffer refers to t, and t alone uses its memory. */
+static bool be_unshared(mt_tensor *t)
+{
+    return Py_REFCNT((PyObject *)mtpy_container(t)) == 1 && t->storage->refcount == 1;
+}
+
 static mt_tensor *be_zeros(mt_dtype dtype, int ndim, const int64_t *sizes)
 {
     PyObject *o = mtpy_new_contiguous(dtype, ndim, sizes, true);
@@ -352,6 +358,7 @@ int mt_autograd_bind_init(PyObject *module, PyObject *functions)
         .release = be_release,
         .alias = be_alias,
         .call = be_call,
+        .unshared = be_unshared,
         .zeros = be_zeros,
         .run_pre_hooks = be_run_pre_hooks,
         .run_post_hooks = be_run_post_hooks,

@@ -6,6 +6,7 @@
 #include "../autograd/grad_mode.h"
 #include "../kernels/copy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Calls fn(t) for every tensor argument; stops when it returns true. */
@@ -117,6 +118,10 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
     case MT_ARG_DTYPE:
         d->i = v->dtype;
         break;
+    case MT_ARG_STR:
+        if (v->obj)
+            snprintf(d->str, sizeof d->str, "%s", v->str);
+        break;
     case MT_ARG_INT_LIST:
         d->none = v->ints == NULL;
         d->nints = v->ints ? v->nints : 0;
@@ -195,15 +200,14 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
             n->edge_count[p] = (int16_t)len;
         }
     }
-    if (kind) {
-        for (int p = 0; p < np && p < 32; p++) {
-            if (!(kind->save_inputs & (1u << p)))
-                continue;
-            if (p == 0 && st->old_self)
-                mt_node_save(n, 0, MTPy_T(st->old_self), false, 0);
-            else if (a->v[p].t)
-                mt_node_save(n, p, a->v[p].t, false, 0);
-        }
+    n->kind = mt_derivative_variant(n);
+    for (int p = 0; p < np && p < 32; p++) {
+        if (!(n->kind->save_inputs & (1u << p)))
+            continue;
+        if (p == 0 && st->old_self)
+            mt_node_save(n, 0, MTPy_T(st->old_self), false, 0);
+        else if (a->v[p].t && mt_signature_param_type(s, p) == MT_ARG_TENSOR)
+            mt_node_save(n, p, a->v[p].t, false, 0);
     }
     for (int k = 0; k < nout; k++) {
         PyObject *o = output_at(result, k);
@@ -213,7 +217,7 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
         if (mt_is_floating(MTPy_T(o)->dtype) && mt_set_history(MTPy_T(o), n, k) < 0)
             goto fail_node;
     }
-    if (kind && kind->save_output && MTPy_Check(output_at(result, 0)))
+    if (n->kind->save_output && MTPy_Check(output_at(result, 0)))
         mt_node_save(n, np, MTPy_T(output_at(result, 0)), true, 0);
     mt_node_decref(n);
     Py_CLEAR(st->old_self);

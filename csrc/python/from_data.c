@@ -4,6 +4,8 @@
 #include "../kernels/copy.h"
 #include "../core/shape.h"
 
+#include <string.h>
+
 static int ndarray_ndim(PyObject *o)
 {
     PyObject *n = PyObject_GetAttrString(o, "ndim");
@@ -28,7 +30,7 @@ static bool is_sequence(PyObject *o)
 /* torch checks the nesting while it stores, so a bad nesting only raises
  * when there is something to store; the dtype comes from every leaf, an
  * empty sequence counting as the default dtype. */
-typedef enum { NEST_OK, NEST_LENGTH, NEST_NOT_SEQUENCE, NEST_MISPLACED } nest_error;
+typedef enum { NEST_OK, NEST_LENGTH, NEST_NOT_SEQUENCE, NEST_MISPLACED, NEST_NOT_SCALAR } nest_error;
 
 typedef struct {
     int ndim;
@@ -68,7 +70,10 @@ static int scalar_dtype(PyObject *o, mt_dtype *d)
             PyErr_SetString(PyExc_TypeError, "minitorch does not support complex numbers");
             return -1;
         }
-        PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+        if (PyUnicode_Check(o) || PyBytes_Check(o))
+            PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+        else
+            PyErr_Format(PyExc_RuntimeError, "Could not infer dtype of %s", Py_TYPE(o)->tp_name);
         return -1;
     }
     return 0;
@@ -83,6 +88,14 @@ static int raise_nesting(const shape_info *s)
         break;
     case NEST_NOT_SEQUENCE:
         PyErr_SetString(PyExc_TypeError, "not a sequence");
+        break;
+    case NEST_NOT_SCALAR:
+        if (strcmp(s->misplaced, "numpy.ndarray") == 0)
+            PyErr_SetString(PyExc_TypeError,
+                            "only 0-dimensional arrays can be converted to Python scalars");
+        else
+            PyErr_SetString(PyExc_ValueError,
+                            "only one element tensors can be converted to Python scalars");
         break;
     case NEST_MISPLACED:
         if (s->has_dtype && mt_is_floating(s->dtype))
@@ -137,6 +150,12 @@ static int infer_dtype_only(PyObject *o, shape_info *s)
 static int infer(PyObject *o, int depth, shape_info *s)
 {
     if (!is_sequence(o)) {
+        /* torch measures the shape along first elements, where a str counts as
+         * a sequence that never ends */
+        if (PyUnicode_Check(o) && PyUnicode_GET_LENGTH(o) && !s->leaf_seen && depth > 0) {
+            PyErr_Format(PyExc_ValueError, "too many dimensions '%s'", Py_TYPE(o)->tp_name);
+            return -1;
+        }
         if (depth < s->ndim)
             nesting_error(s, NEST_NOT_SEQUENCE, 0, 0, 0);
         mt_dtype d;
@@ -157,6 +176,7 @@ static int infer(PyObject *o, int depth, shape_info *s)
             PyErr_Format(PyExc_ValueError, "too many dimensions");
             return -1;
         }
+        int64_t beyond = 1; /* elements per leaf position, when it reaches past the leaves */
         for (Py_ssize_t k = 0; k < n; k++) {
             int64_t v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
             if (depth + k < s->ndim) {
@@ -164,9 +184,18 @@ static int infer(PyObject *o, int depth, shape_info *s)
                     nesting_error(s, NEST_LENGTH, s->sizes[depth + k], (int)(depth + k), v);
             } else if (!s->leaf_seen) {
                 s->sizes[s->ndim++] = v;
+            } else {
+                beyond *= v;
             }
         }
         Py_DECREF(shape);
+        /* fill() copies the whole operand: it must cover exactly its place */
+        if (depth + n < s->ndim)
+            nesting_error(s, NEST_NOT_SEQUENCE, 0, 0, 0);
+        else if (beyond != 1 && s->error == NEST_OK) {
+            s->error = NEST_NOT_SCALAR;
+            s->misplaced = Py_TYPE(o)->tp_name;
+        }
         int nd = MTPy_Check(o) ? (int)MTPy_T(o)->dtype : mtpy_numpy_dtype_of(o);
         if (nd < 0) {
             PyErr_Format(PyExc_TypeError, "can't convert np.ndarray of this dtype");
@@ -210,6 +239,25 @@ static int infer(PyObject *o, int depth, shape_info *s)
     return 0;
 }
 
+/* torch's checked conversion into integer dtypes: floats (and NaN) must lie in
+ * the type's range; ints must too, except that negative ints wrap into uint8. */
+static bool int_overflows(mt_dtype d, bool is_int, int64_t i, double f)
+{
+    static const double lo[] = {[MT_UINT8] = 0, [MT_INT8] = -128, [MT_INT16] = -32768,
+                                [MT_INT32] = -2147483648.0, [MT_INT64] = -9223372036854775808.0};
+    static const double hi[] = {[MT_UINT8] = 255, [MT_INT8] = 127, [MT_INT16] = 32767,
+                                [MT_INT32] = 2147483647.0, [MT_INT64] = 9223372036854775807.0};
+    if (d == MT_BOOL || !mt_is_integral(d, false))
+        return false;
+    if (!is_int)
+        return !(f >= lo[d] && (d == MT_INT64 ? f < hi[d] : f <= hi[d]));
+    if (d == MT_INT64)
+        return false;
+    if (d == MT_UINT8)
+        return i > 255 || i < -255;
+    return i < (int64_t)lo[d] || i > (int64_t)hi[d];
+}
+
 /* Stores one Python scalar at p as dtype d. */
 static int store_scalar(PyObject *o, mt_dtype d, char *p)
 {
@@ -222,11 +270,15 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
     } else if (PyLong_Check(o)) {
         int overflow;
         i = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow) {
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        if (overflow && mt_is_floating(d)) {
+            f = PyLong_AsDouble(o);
+            if (f == -1.0 && PyErr_Occurred())
+                return -1;
+        } else if (overflow) {
+            PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
             return -1;
         }
-        is_int = true;
+        is_int = !overflow;
     } else if (PyFloat_Check(o)) {
         f = PyFloat_AS_DOUBLE(o);
         is_int = false;
@@ -238,6 +290,11 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
         int r = store_scalar(item, d, p);
         Py_DECREF(item);
         return r;
+    }
+    if (int_overflows(d, is_int, i, f)) {
+        PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow",
+                     mt_dtype_infos[d].name);
+        return -1;
     }
     mt_storage st = {.refcount = 1, .data = p};
     mt_tensor dst = {.storage = &st, .numel = 1, .dtype = d};
@@ -309,14 +366,8 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
             Py_DECREF(lst);
             return r;
         }
-        if (scalar_dtype(data, &d) < 0) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyUnicode_Check(data)) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_RuntimeError, "Could not infer dtype of %s",
-                             Py_TYPE(data)->tp_name);
-            }
+        if (scalar_dtype(data, &d) < 0)
             return NULL;
-        }
     }
     if (infer(data, 0, &s) < 0)
         return NULL;

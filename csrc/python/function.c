@@ -24,18 +24,27 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     return r;
 }
 
+/* nn.functional's inplace=True writes into input as the `_` ops do. */
+static bool writes_input(MTFunctionObject *f, mt_args *a)
+{
+    int last = mt_signature_nparams(a->sig) - 1;
+    return f->inplace || (last > 0 && mt_signature_param_type(a->sig, last) == MT_ARG_BOOL &&
+                          a->v[last].b && mt_signature_param_named(a->sig, last, "inplace"));
+}
+
 PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)
 {
     const mt_node_kind *kind = f->kinds[a->overload];
+    bool inplace = writes_input(f, a);
     mt_record_state st;
-    if (mt_record_prepare(f->name, kind, f->inplace, a, &st) < 0)
+    if (mt_record_prepare(f->name, kind, inplace, a, &st) < 0)
         return NULL;
     PyObject *r = f->impls[a->overload](a);
     if (!r) {
         Py_CLEAR(st.old_self);
         return NULL;
     }
-    return mt_record(f->name, kind, f->inplace, a, &st, r);
+    return mt_record(f->name, kind, inplace, a, &st, r);
 }
 
 /* In-place ops: `add_`, the `__iadd__` family and `__setitem__`. */
@@ -291,7 +300,9 @@ static PyObject *no_implementation(PyObject *func, PyObject *types)
         Py_XDECREF(n);
     }
     if (names) {
-        PyObject *joined = PyUnicode_Join(PyUnicode_FromString(", "), names);
+        PyObject *sep = PyUnicode_FromString(", ");
+        PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+        Py_XDECREF(sep);
         PyErr_Format(PyExc_TypeError,
                      "no implementation found for '%U' on types that implement "
                      "__torch_function__: [%U]",

@@ -3,6 +3,8 @@
 #include "indexing.h"
 #include "parser.h"
 #include "from_data.h"
+#include "function.h"
+#include "numpy_bridge.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -39,6 +41,7 @@ PyObject *mtpy_nonzero(const mt_tensor *t)
 /* The key after parsing: a view for the basic part and, per advanced
  * index, the view dim it indexes and its int64 tensor. */
 typedef struct {
+    PyObject *items; /* the key as a tuple */
     PyObject *view;
     int nadv;
     int adv_dim[MT_MAX_DIMS];
@@ -49,6 +52,7 @@ typedef struct {
 
 static void key_clear(parsed_key *k)
 {
+    Py_CLEAR(k->items);
     Py_CLEAR(k->view);
     for (int i = 0; i < k->nowned; i++)
         Py_CLEAR(k->owned[i]);
@@ -72,44 +76,77 @@ static bool is_bool_tensor(PyObject *o)
     return MTPy_Check(o) && (MTPy_T(o)->dtype == MT_BOOL || MTPy_T(o)->dtype == MT_UINT8);
 }
 
-/* An item that is neither int, slice, None, Ellipsis nor bool becomes a tensor. */
-static PyObject *as_index_tensor(parsed_key *k, PyObject *item)
+static PyObject *invalid_index(PyObject *item)
 {
-    if (MTPy_Check(item))
-        return item;
-    if (PyList_Check(item) || PyTuple_Check(item) || PyObject_CheckBuffer(item) ||
-        PyObject_HasAttrString(item, "__array_interface__")) {
-        PyObject *t = own(k, mtpy_from_data(item, NULL, false));
-        if (t && !is_bool_tensor(t) && !mt_is_integral(MTPy_T(t)->dtype, false) &&
-            MTPy_T(t)->numel == 0) {
-            /* [] indexes nothing, as an empty long tensor */
-            mt_dtype d = MT_INT64;
-            t = own(k, mtpy_from_data(item, &d, false));
-        }
-        return t;
-    }
     return PyErr_Format(PyExc_IndexError,
                         "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                         "Variables are valid indices (got %s)", Py_TYPE(item)->tp_name);
+}
+
+/* A sequence item becomes an index tensor as torch makes one: bool and uint8
+ * data keep their dtype, anything else (floats too) becomes int64. */
+static PyObject *as_index_tensor(parsed_key *k, PyObject *item)
+{
+    PyObject *t = own(k, mtpy_from_data(item, NULL, false));
+    if (t && !is_bool_tensor(t) && !mt_is_integral(MTPy_T(t)->dtype, false)) {
+        mt_dtype d = MT_INT64;
+        t = own(k, mtpy_from_data(item, &d, false));
+    }
+    return t;
+}
+
+/* NumPy's old rule, which torch 2.13 still follows with a warning: a short
+ * non-tuple sequence holding a tensor, sequence, slice, ... or None is a tuple
+ * of indices rather than one index. */
+static int sequence_is_tuple(PyObject *key)
+{
+    if (PyTuple_Check(key))
+        return 1;
+    if (MTPy_Check(key) || mtpy_is_ndarray(key) || !PySequence_Check(key))
+        return 0;
+    Py_ssize_t n = PySequence_Size(key);
+    if (n < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n && n < 32; i++) {
+        PyObject *o = PySequence_GetItem(key, i);
+        if (!o) {
+            PyErr_Clear();
+            return 0;
+        }
+        bool multi = MTPy_Check(o) || PySequence_Check(o) || PySlice_Check(o) ||
+                     o == Py_Ellipsis || o == Py_None;
+        Py_DECREF(o);
+        if (multi)
+            return PyErr_WarnEx(PyExc_UserWarning,
+                                "Using a non-tuple sequence for multidimensional indexing is "
+                                "deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] "
+                                "instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                                "tensor index, x[torch.tensor(seq)], which will result either in "
+                                "an error or a different result", 1) < 0 ? -1 : 1;
+    }
+    return 0;
 }
 
 static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
 {
     mt_tensor *t = MTPy_T(self);
     PyObject *items[MAX_ITEMS];
-    Py_ssize_t n = 1;
     memset(k, 0, sizeof *k);
-    if (PyTuple_Check(key)) {
-        n = PyTuple_GET_SIZE(key);
-        if (n > MAX_ITEMS) {
-            PyErr_SetString(PyExc_IndexError, "too many indices");
-            return -1;
-        }
-        for (Py_ssize_t i = 0; i < n; i++)
-            items[i] = PyTuple_GET_ITEM(key, i);
-    } else {
-        items[0] = key;
+    int as_tuple = sequence_is_tuple(key);
+    if (as_tuple < 0)
+        return -1;
+    k->items = as_tuple ? PySequence_Tuple(key) : PyTuple_Pack(1, key);
+    if (!k->items)
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(k->items);
+    if (n > MAX_ITEMS) {
+        PyErr_SetString(PyExc_IndexError, "too many indices");
+        return -1;
     }
+    for (Py_ssize_t i = 0; i < n; i++)
+        items[i] = PyTuple_GET_ITEM(k->items, i);
     /* first pass: resolve item kinds and count the dims they consume */
     int consumed = 0, ellipsis = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -124,14 +161,30 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             ellipsis = (int)i;
             continue;
         }
-        if (PySlice_Check(it) || (!MTPy_Check(it) && PyIndex_Check(it))) {
+        if (PySlice_Check(it) || (PyLong_Check(it))) {
             consumed++;
             continue;
         }
-        PyObject *tt = as_index_tensor(k, it);
-        if (!tt)
+        PyObject *tt = it;
+        if (!MTPy_Check(it) && !PySequence_Check(it)) {
+            /* anything else with __index__ is an integer */
+            PyObject *num = PyNumber_Index(it);
+            if (!num) {
+                PyErr_Clear();
+                invalid_index(it);
+                return -1;
+            }
+            Py_DECREF(num);
+            consumed++;
+            continue;
+        }
+        if (!MTPy_Check(it) && !(tt = as_index_tensor(k, it)))
             return -1;
         items[i] = tt;
+        if (MTPy_T(tt)->dtype == MT_UINT8 &&
+            PyErr_WarnEx(PyExc_UserWarning, "indexing with dtype torch.uint8 is now deprecated, "
+                         "please use a dtype torch.bool instead.", 1) < 0)
+            return -1;
         if (is_bool_tensor(tt))
             consumed += MTPy_T(tt)->ndim;
         else if (!mt_is_integral(MTPy_T(tt)->dtype, false)) {
@@ -304,7 +357,7 @@ static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p)
     return 0;
 }
 
-PyObject *impl_getitem(mt_args *a)
+static PyObject *getitem(mt_args *a)
 {
     parsed_key k;
     PyObject *self = a->v[0].obj, *out = NULL;
@@ -394,7 +447,7 @@ fail:
     return NULL;
 }
 
-PyObject *impl_setitem(mt_args *a)
+static PyObject *setitem(mt_args *a)
 {
     parsed_key k;
     PyObject *self = a->v[0].obj, *value = a->v[2].obj ? a->v[2].obj : Py_None, *vals = NULL;
@@ -427,4 +480,45 @@ done:
     Py_XDECREF(vals);
     key_clear(&k);
     return ret;
+}
+
+/* torch dispatches __torch_function__ on tensor-likes inside the key (its
+ * items and the items of sequences among them) and on the value. The handlers
+ * get Tensor.__getitem__ / __setitem__; the C impl they may reach again runs
+ * with subclass dispatch disabled, so the key is not collected twice. */
+static PyObject *dispatch_indexing(mt_args *a, const char *name, mt_impl_fn impl)
+{
+    int before = a->noverloaded;
+    PyObject *key = a->v[1].obj;
+    if (key && (PyTuple_Check(key) || PyList_Check(key))) {
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(key); i++) {
+            PyObject *it = PySequence_Fast_GET_ITEM(key, i);
+            mt_collect_overloaded(a, it);
+            if (PyTuple_Check(it) || PyList_Check(it))
+                for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(it); j++)
+                    mt_collect_overloaded(a, PySequence_Fast_GET_ITEM(it, j));
+        }
+    } else if (key) {
+        mt_collect_overloaded(a, key);
+    }
+    if (a->nargs > 2 && a->v[2].obj)
+        mt_collect_overloaded(a, a->v[2].obj);
+    if (a->noverloaded == before)
+        return impl(a);
+    PyObject *func = PyObject_GetAttrString((PyObject *)mtpy_tensor_class, name);
+    if (!func)
+        return NULL;
+    PyObject *ret = mt_dispatch(func, impl, a);
+    Py_DECREF(func);
+    return ret;
+}
+
+PyObject *impl_getitem(mt_args *a)
+{
+    return dispatch_indexing(a, "__getitem__", getitem);
+}
+
+PyObject *impl_setitem(mt_args *a)
+{
+    return dispatch_indexing(a, "__setitem__", setitem);
 }

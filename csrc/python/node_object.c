@@ -101,17 +101,16 @@ PyObject *mtpy_node_object(mt_node *n)
     return (PyObject *)o;
 }
 
+/* The per-kind classes are heap subclasses made by type(): their
+ * subtype_dealloc drops the reference an instance holds on its class. */
 static void node_dealloc(MTNodeObject *o)
 {
-    PyTypeObject *tp = Py_TYPE(o);
     if (o->node) {
         o->node->py_object = NULL;
         mt_node_decref(o->node);
     }
     Py_XDECREF(o->metadata);
-    tp->tp_free(o);
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE)
-        Py_DECREF(tp);
+    Py_TYPE(o)->tp_free(o);
 }
 
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)

@@ -39,6 +39,10 @@ const char *mt_signature_name(const mt_signature *s) { return s->name; }
 const char *mt_signature_text(const mt_signature *s) { return s->text; }
 int mt_signature_nparams(const mt_signature *s) { return s->nparams; }
 mt_argtype mt_signature_param_type(const mt_signature *s, int i) { return s->params[i].type; }
+bool mt_signature_param_named(const mt_signature *s, int i, const char *name)
+{
+    return PyUnicode_CompareWithASCIIString(s->params[i].name, name) == 0;
+}
 
 /* ---------------------------------------------------------------- signatures */
 

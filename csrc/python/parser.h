@@ -86,6 +86,7 @@ const char *mt_signature_name(const mt_signature *s);
 const char *mt_signature_text(const mt_signature *s);
 int mt_signature_nparams(const mt_signature *s);
 mt_argtype mt_signature_param_type(const mt_signature *s, int i);
+bool mt_signature_param_named(const mt_signature *s, int i, const char *name);
 /* Python-visible description for overrides.get_testing_overrides():
  * a tuple of (name, type string, kind, default-or-missing). */
 PyObject *mt_signature_params(const mt_signature *s);

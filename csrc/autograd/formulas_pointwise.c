@@ -1,0 +1,499 @@
+/* Formulas of the elementwise ops, written as torch's derivatives.yaml states
+ * them so gradients (and their own gradients) agree with torch. */
+#include "formula.h"
+
+#include <string.h>
+
+/* -std=c11 hides <math.h>'s M_ constants */
+#define LN2 0.693147180559945309417
+#define LN10 2.30258509299404568402
+#define TWO_OVER_SQRTPI 1.12837916709551257390
+#define SQRT2 1.41421356237309504880
+#define SQRT1_2 0.70710678118654752440
+
+/* The tensors a formula creates: one owner, released together at the end. An
+ * op given a NULL operand (an earlier step failed) yields NULL without running. */
+#define SCOPE_CAP 48
+typedef struct {
+    mt_tensor *t[SCOPE_CAP];
+    int n;
+    bool failed;
+} scope;
+
+static mt_tensor *keep(scope *s, mt_tensor *t)
+{
+    if (!t) {
+        s->failed = true;
+        return NULL;
+    }
+    if (s->n == SCOPE_CAP) {
+        mt_ad.release(t);
+        mt_ad.set_error("minitorch autograd: formula scope is full");
+        s->failed = true;
+        return NULL;
+    }
+    return s->t[s->n++] = t;
+}
+
+/* Hands r (owned by s) to param p's edge, reduced to its input's shape. */
+static void give(scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
+{
+    if (!r) {
+        s->failed = true;
+        return;
+    }
+    int e = mt_edge_of(n, p);
+    mt_ad.retain(r);
+    if (!(out[e] = mt_reduce_to_edge(n, e, r)))
+        s->failed = true;
+}
+
+static int done(scope *s)
+{
+    mt_release_all(s->n, s->t);
+    return s->failed ? -1 : 0;
+}
+
+#define OP_T(fn, name) \
+    static mt_tensor *fn(scope *s, mt_tensor *a) { return a ? keep(s, MT_OP(name, "T", a)) : NULL; }
+#define OP_TT(fn, name)                                           \
+    static mt_tensor *fn(scope *s, mt_tensor *a, mt_tensor *b)    \
+    {                                                             \
+        return a && b ? keep(s, MT_OP(name, "TT", a, b)) : NULL;  \
+    }
+#define OP_TF(fn, name)                                          \
+    static mt_tensor *fn(scope *s, mt_tensor *a, double f)       \
+    {                                                            \
+        return a ? keep(s, MT_OP(name, "Tf", a, f)) : NULL;      \
+    }
+OP_T(neg, "neg")
+OP_T(exp_, "exp")
+OP_T(log_, "log")
+OP_T(sin_, "sin")
+OP_T(cos_, "cos")
+OP_T(sinh_, "sinh")
+OP_T(cosh_, "cosh")
+OP_T(erf_, "erf")
+OP_T(rsqrt_, "rsqrt")
+OP_T(sigmoid, "sigmoid")
+OP_T(tanh_, "tanh")
+OP_T(sign, "sign")
+OP_T(isfinite_, "isfinite")
+OP_T(zeros_like, "zeros_like")
+OP_T(reciprocal, "reciprocal")
+OP_T(trunc_, "trunc")
+OP_T(detach, "detach")
+OP_TT(add, "add")
+OP_TT(sub, "sub")
+OP_TT(mul, "mul")
+OP_TT(div, "div")
+OP_TT(floor_divide, "floor_divide")
+OP_TT(pow_, "pow")
+OP_TT(eq, "eq")
+OP_TT(lt, "lt")
+OP_TT(gt, "gt")
+OP_TT(ge, "ge")
+OP_TT(le, "le")
+OP_TT(and_, "logical_and")
+OP_TT(or_, "logical_or")
+OP_TF(add_f, "add")
+OP_TF(mul_f, "mul")
+OP_TF(pow_f, "pow")
+OP_TF(gt_f, "gt")
+OP_TF(eq_f, "eq")
+OP_TF(ge_f, "ge")
+
+/* f - a */
+static mt_tensor *rsub_f(scope *s, double f, mt_tensor *a)
+{
+    return a ? keep(s, MT_OP("sub", "fT", f, a)) : NULL;
+}
+
+/* where(c, a, 0) and where(c, 0, a) */
+static mt_tensor *where_or_0(scope *s, mt_tensor *c, mt_tensor *a)
+{
+    return c && a ? keep(s, MT_OP("where", "TTf", c, a, 0.0)) : NULL;
+}
+
+static mt_tensor *where_0_or(scope *s, mt_tensor *c, mt_tensor *a)
+{
+    return c && a ? keep(s, MT_OP("where", "TfT", c, 0.0, a)) : NULL;
+}
+
+static mt_tensor *where(scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
+{
+    return c && a && b ? keep(s, MT_OP("where", "TTT", c, a, b)) : NULL;
+}
+
+static double number(const mt_ad_value *v)
+{
+    return v->is_float ? v->f : (double)v->i;
+}
+
+/* Param p as a tensor: the one saved, or a 0-dim tensor (of the result's
+ * dtype, so it promotes like the number) holding the number passed for it.
+ * NULL without error when p was None. */
+static mt_tensor *operand(scope *s, mt_node *n, int p)
+{
+    const mt_ad_value *v = &n->args[p];
+    if (v->is_number) {
+        mt_tensor *z = keep(s, mt_ad.zeros(n->out_meta[0].dtype, 0, NULL));
+        return add_f(s, z, number(v));
+    }
+    if (v->none)
+        return NULL;
+    return keep(s, mt_node_saved(n, p));
+}
+
+static mt_tensor *result(scope *s, mt_node *n)
+{
+    return keep(s, mt_node_saved(n, n->nparams));
+}
+
+/* ------------------------------------------------------------ arithmetic */
+
+/* sub(input, other, alpha): input - alpha * other */
+int sub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    double alpha = n->nparams > 2 && !n->args[2].none ? number(&n->args[2]) : 1.0;
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, g[0]);
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, mul_f(&s, g[0], -alpha));
+    return done(&s);
+}
+
+/* __rsub__(input, other): other - input */
+int rsub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, neg(&s, g[0]));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, g[0]);
+    return done(&s);
+}
+
+int div_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *other = operand(&s, n, 1);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, div(&s, g[0], other));
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *q = div(&s, div(&s, operand(&s, n, 0), other), other);
+        give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
+    }
+    return done(&s);
+}
+
+/* Rounded quotients are piecewise constant. */
+int zero_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    for (int p = 0; p < n->nparams; p++)
+        if (mt_param_needs(n, p))
+            give(&s, n, out, p, zeros_like(&s, g[0]));
+    return done(&s);
+}
+
+/* __rtruediv__(input, other): other * input.reciprocal(), as torch computes it */
+int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *c = operand(&s, n, 1);
+    mt_tensor *r = reciprocal(&s, x);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, mul(&s, neg(&s, mul(&s, g[0], c)), mul(&s, r, r)));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, mul(&s, g[0], r));
+    return done(&s);
+}
+
+/* remainder and fmod: input - other * q with q the rounded quotient, which
+ * is piecewise constant (detached: no gradient flows through it) */
+static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
+{
+    scope s = {0};
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, g[0]);
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+        mt_tensor *q = floor ? floor_divide(&s, x, y) : trunc_(&s, div(&s, x, y));
+        give(&s, n, out, 1, mul(&s, neg(&s, g[0]), detach(&s, q)));
+    }
+    return done(&s);
+}
+
+int remainder_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return mod_backward(n, g, out, true);
+}
+
+int fmod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return mod_backward(n, g, out, false);
+}
+
+/* base ** exponent with the base in param bp and the exponent in param ep */
+static int pow_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int bp, int ep)
+{
+    scope s = {0};
+    mt_tensor *base = operand(&s, n, bp);
+    if (mt_param_needs(n, bp)) {
+        const mt_ad_value *e = &n->args[ep];
+        mt_tensor *r;
+        if (e->is_number)
+            r = number(e) == 0.0
+                    ? zeros_like(&s, g[0])
+                    : mul(&s, g[0], mul_f(&s, pow_f(&s, base, number(e) - 1.0), number(e)));
+        else {
+            mt_tensor *ex = operand(&s, n, ep);
+            mt_tensor *d = mul(&s, g[0], mul(&s, ex, pow_(&s, base, add_f(&s, ex, -1.0))));
+            r = where_0_or(&s, eq_f(&s, ex, 0.0), d);
+        }
+        give(&s, n, out, bp, r);
+    }
+    if (mt_param_needs(n, ep)) {
+        mt_tensor *ex = operand(&s, n, ep);
+        mt_tensor *cond = and_(&s, eq_f(&s, base, 0.0), ge_f(&s, ex, 0.0));
+        mt_tensor *d = where_0_or(&s, cond, mul(&s, result(&s, n), log_(&s, base)));
+        give(&s, n, out, ep, mul(&s, g[0], d));
+    }
+    return done(&s);
+}
+
+int pow_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pow_grads(n, g, out, 0, 1);
+}
+
+/* __rpow__(input, other): other ** input */
+int rpow_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pow_grads(n, g, out, 1, 0);
+}
+
+/* maximum / minimum: ties split the gradient evenly */
+static int extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_max)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    mt_tensor *split = where(&s, eq(&s, x, y), mul_f(&s, g[0], 0.5), g[0]);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, where_0_or(&s, is_max ? lt(&s, x, y) : gt(&s, x, y), split));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, where_0_or(&s, is_max ? gt(&s, x, y) : lt(&s, x, y), split));
+    return done(&s);
+}
+
+int maximum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return extremum_backward(n, g, out, true);
+}
+
+int minimum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return extremum_backward(n, g, out, false);
+}
+
+int atan2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    mt_tensor *recip = reciprocal(&s, add(&s, mul(&s, x, x), mul(&s, y, y)));
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, mul(&s, mul(&s, g[0], y), recip));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, mul(&s, mul(&s, g[0], neg(&s, x)), recip));
+    return done(&s);
+}
+
+int hypot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *r = result(&s, n);
+    for (int p = 0; p < 2; p++)
+        if (mt_param_needs(n, p))
+            give(&s, n, out, p, div(&s, mul(&s, g[0], operand(&s, n, p)), r));
+    return done(&s);
+}
+
+/* where(condition, input, other) */
+int where_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *c = operand(&s, n, 0);
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, where_or_0(&s, c, g[0]));
+    if (mt_param_needs(n, 2))
+        give(&s, n, out, 2, where_0_or(&s, c, g[0]));
+    return done(&s);
+}
+
+/* clamp(input, min, max); a bound above the other hands the gradient to max */
+int clamp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    bool has_lo = !n->args[1].none, has_hi = !n->args[2].none;
+    mt_tensor *lo = has_lo ? operand(&s, n, 1) : NULL, *hi = has_hi ? operand(&s, n, 2) : NULL;
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *in = has_lo && has_hi ? and_(&s, ge(&s, x, lo), le(&s, x, hi))
+                        : has_lo         ? ge(&s, x, lo)
+                                         : le(&s, x, hi);
+        give(&s, n, out, 0, where_or_0(&s, in, g[0]));
+    }
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *below = lt(&s, x, lo);
+        if (has_hi)
+            below = and_(&s, below, lt(&s, lo, hi));
+        give(&s, n, out, 1, where_or_0(&s, below, g[0]));
+    }
+    if (mt_param_needs(n, 2)) {
+        mt_tensor *above = gt(&s, x, hi);
+        if (has_lo)
+            above = or_(&s, above, lt(&s, hi, lo));
+        give(&s, n, out, 2, where_or_0(&s, above, g[0]));
+    }
+    return done(&s);
+}
+
+/* lerp(input, end, weight): input + weight * (end - input) */
+int lerp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *w = operand(&s, n, 2);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, mul(&s, g[0], rsub_f(&s, 1.0, w)));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, mul(&s, g[0], w));
+    if (mt_param_needs(n, 2))
+        give(&s, n, out, 2, mul(&s, g[0], sub(&s, operand(&s, n, 1), operand(&s, n, 0))));
+    return done(&s);
+}
+
+/* addcmul(input, tensor1, tensor2, value): input + value * tensor1 * tensor2 */
+int addcmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    double v = number(&n->args[3]);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, g[0]);
+    for (int p = 1; p < 3; p++)
+        if (mt_param_needs(n, p))
+            give(&s, n, out, p, mul(&s, g[0], mul_f(&s, operand(&s, n, 3 - p), v)));
+    return done(&s);
+}
+
+/* addcdiv(input, tensor1, tensor2, value): input + value * tensor1 / tensor2 */
+int addcdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    double v = number(&n->args[3]);
+    mt_tensor *t2 = operand(&s, n, 2);
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, g[0]);
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, mul(&s, g[0], mul_f(&s, reciprocal(&s, t2), v)));
+    if (mt_param_needs(n, 2)) {
+        mt_tensor *t1 = operand(&s, n, 1);
+        mt_tensor *d = div(&s, mul_f(&s, t1, -v), mul(&s, t2, t2));
+        give(&s, n, out, 2, mul(&s, g[0], d));
+    }
+    return done(&s);
+}
+
+/* ----------------------------------------------------------------- unary */
+
+int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, neg(&s, g[0]));
+    return done(&s);
+}
+
+/* grad * f(x) (or grad / f(x)) for f of the saved input x or result y */
+#define UNARY(fn, combine, operand_expr, expr)                       \
+    int fn(mt_node *n, mt_tensor **g, mt_tensor **out)               \
+    {                                                                \
+        scope s = {0};                                               \
+        mt_tensor *v = (operand_expr);                               \
+        give(&s, n, out, 0, combine(&s, g[0], (expr)));              \
+        return done(&s);                                             \
+    }
+#define X operand(&s, n, 0)
+#define Y result(&s, n)
+#define S (&s)
+UNARY(exp_backward, mul, Y, v)
+UNARY(exp2_backward, mul, Y, mul_f(S, v, LN2))
+UNARY(expm1_backward, mul, Y, add_f(S, v, 1.0))
+UNARY(sqrt_backward, div, Y, mul_f(S, v, 2.0))
+UNARY(rsqrt_backward, mul, Y, mul_f(S, pow_f(S, v, 3.0), -0.5))
+UNARY(tan_backward, mul, Y, add_f(S, mul(S, v, v), 1.0))
+UNARY(tanh_backward, mul, Y, rsub_f(S, 1.0, mul(S, v, v)))
+UNARY(sigmoid_backward, mul, Y, mul(S, rsub_f(S, 1.0, v), v))
+UNARY(reciprocal_backward, mul, Y, neg(S, mul(S, v, v)))
+UNARY(log_backward, div, X, v)
+UNARY(log2_backward, div, X, mul_f(S, v, LN2))
+UNARY(log10_backward, div, X, mul_f(S, v, LN10))
+UNARY(log1p_backward, div, X, add_f(S, v, 1.0))
+UNARY(sin_backward, mul, X, cos_(S, v))
+UNARY(cos_backward, mul, X, neg(S, sin_(S, v)))
+UNARY(asin_backward, mul, X, rsqrt_(S, rsub_f(S, 1.0, mul(S, v, v))))
+UNARY(acos_backward, mul, X, neg(S, rsqrt_(S, rsub_f(S, 1.0, mul(S, v, v)))))
+UNARY(atan_backward, div, X, add_f(S, mul(S, v, v), 1.0))
+UNARY(sinh_backward, mul, X, cosh_(S, v))
+UNARY(cosh_backward, mul, X, sinh_(S, v))
+UNARY(erf_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), TWO_OVER_SQRTPI))
+UNARY(erfc_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), -TWO_OVER_SQRTPI))
+UNARY(abs_backward, mul, X, sign(S, v))
+UNARY(nan_to_num_backward, mul, X, isfinite_(S, v))
+UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
+/* silu(x) = x * sigmoid(x) */
+UNARY(silu_backward, mul, X, mul(S, sigmoid(S, v), add_f(S, mul(S, v, rsub_f(S, 1.0, sigmoid(S, v))), 1.0)))
+#undef X
+#undef Y
+#undef S
+
+int relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, where_or_0(&s, gt_f(&s, result(&s, n), 0.0), g[0]));
+    return done(&s);
+}
+
+/* softplus(x, beta, threshold) = log1p(exp(beta x)) / beta, linear above threshold */
+int softplus_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *bx = mul_f(&s, operand(&s, n, 0), number(&n->args[1]));
+    mt_tensor *smooth = mul(&s, g[0], sigmoid(&s, bx));
+    give(&s, n, out, 0, where(&s, gt_f(&s, bx, number(&n->args[2])), g[0], smooth));
+    return done(&s);
+}
+
+/* gelu(x, approximate): x * Phi(x), or its tanh approximation */
+int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *d;
+    if (strcmp(n->args[1].str, "tanh") == 0) {
+        const double beta = SQRT2 * TWO_OVER_SQRTPI * 0.5, kappa = 0.044715;
+        mt_tensor *x2 = mul(&s, x, x);
+        mt_tensor *inner = mul_f(&s, add(&s, x, mul_f(&s, mul(&s, x2, x), kappa)), beta);
+        mt_tensor *t = tanh_(&s, inner);
+        mt_tensor *left = mul_f(&s, add_f(&s, t, 1.0), 0.5);
+        mt_tensor *right = mul(&s, mul_f(&s, x, 0.5), rsub_f(&s, 1.0, mul(&s, t, t)));
+        right = mul(&s, right, mul_f(&s, add_f(&s, mul_f(&s, x2, 3.0 * kappa), 1.0), beta));
+        d = add(&s, left, right);
+    } else {
+        mt_tensor *cdf = mul_f(&s, add_f(&s, erf_(&s, mul_f(&s, x, SQRT1_2)), 1.0), 0.5);
+        mt_tensor *pdf = mul_f(&s, exp_(&s, mul_f(&s, mul(&s, x, x), -0.5)),
+                               TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
+        d = add(&s, cdf, mul(&s, x, pdf));
+    }
+    give(&s, n, out, 0, mul(&s, g[0], d));
+    return done(&s);
+}
