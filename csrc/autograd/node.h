@@ -30,6 +30,7 @@ typedef struct {
     int64_t i;
     double f;
     char str[16];     /* a str argument (rounding_mode, approximate) */
+    void *obj;        /* an object argument (indexing key), owned by the binding layer */
     int nints;
     int64_t ints[2 * MT_MAX_DIMS];
 } mt_ad_value;

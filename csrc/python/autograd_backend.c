@@ -65,6 +65,9 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
         case 's':
             args[n] = PyUnicode_FromString(va_arg(ap, const char *));
             break;
+        case 'O':
+            args[n] = Py_NewRef((PyObject *)va_arg(ap, void *));
+            break;
         case 'L': {
             int len = va_arg(ap, int);
             const int64_t *v = va_arg(ap, const int64_t *);
@@ -292,6 +295,8 @@ static void be_node_freed(mt_node *n)
     Py_CLEAR(*(PyObject **)&n->pre_hooks);
     Py_CLEAR(*(PyObject **)&n->post_hooks);
     Py_CLEAR(*(PyObject **)&n->py_ctx);
+    for (int p = 0; n->args && p < n->nparams; p++)
+        Py_CLEAR(*(PyObject **)&n->args[p].obj);
 }
 
 /* ------------------------------------------------------------------- meta */

@@ -122,6 +122,9 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
         if (v->obj)
             snprintf(d->str, sizeof d->str, "%s", v->str);
         break;
+    case MT_ARG_OBJECT:
+        d->obj = Py_XNewRef(v->obj);
+        break;
     case MT_ARG_INT_LIST:
         d->none = v->ints == NULL;
         d->nints = v->ints ? v->nints : 0;
@@ -140,6 +143,10 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
 {
     if (!st->active)
         return result;
+    /* __setitem__ returns None: its output is self */
+    PyObject *ret = result;
+    if (inplace && result == Py_None)
+        result = a->v[0].obj;
     int nout = count_outputs(result);
     bool differentiable = false;
     for (int k = 0; k < nout; k++) {
@@ -151,13 +158,13 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
             for (int p = 0; p < mt_signature_nparams(a->sig); p++)
                 if (a->v[p].obj == o) {
                     Py_CLEAR(st->old_self);
-                    return result;
+                    return ret;
                 }
         differentiable |= mt_is_floating(MTPy_T(o)->dtype);
     }
     if (!differentiable) {
         Py_CLEAR(st->old_self);
-        return result;
+        return ret;
     }
     const mt_signature *s = a->sig;
     int np = mt_signature_nparams(s);
@@ -221,11 +228,11 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
         mt_node_save(n, np, MTPy_T(output_at(result, 0)), true, 0);
     mt_node_decref(n);
     Py_CLEAR(st->old_self);
-    return result;
+    return ret;
 fail_node:
     mt_node_decref(n);
 fail:
     Py_CLEAR(st->old_self);
-    Py_DECREF(result);
+    Py_DECREF(ret);
     return NULL;
 }

@@ -1,0 +1,306 @@
+/* Formulas of the indexing and data-movement ops. Ops that pick input
+ * elements get their positions by picking from an arange of the input's
+ * element numbers the same way, and scatter-add the gradient there. */
+#include "formula.h"
+#include "formulas_shape.h"
+
+#include <string.h>
+
+static int finish(mt_tensor **slot, mt_tensor *r)
+{
+    *slot = r;
+    return r ? 0 : -1;
+}
+
+/* x[key] = value: self's gradient is g with zeros where the key wrote; a
+ * tensor value's is g[key] reduced to the value's shape. */
+int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0);
+    mt_tensor *pos = p ? MT_OP("__getitem__", "TO", p, n->args[1].obj) : NULL;
+    int rc = -1;
+    if (p)
+        mt_ad.release(p);
+    if (!pos)
+        return -1;
+    if (mt_param_needs(n, 0)) {
+        const mt_tensor_meta *m = &n->edge_meta[0];
+        int64_t numel = 1, flat = -1;
+        for (int d = 0; d < m->ndim; d++)
+            numel *= m->sizes[d];
+        mt_tensor *z = mt_ad.zeros(MT_BOOL, 1, &numel);
+        mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
+        mt_tensor *w = z && pf ? MT_OP("scatter_", "TiTb", z, (int64_t)0, pf, 1) : NULL;
+        mt_tensor *mask = w ? MT_OP("reshape", "TL", w, m->ndim, m->sizes) : NULL;
+        out[0] = mask ? MT_OP("masked_fill", "TTf", g[0], mask, 0.0) : NULL;
+        mt_tensor *tmp[] = {z, pf, w, mask};
+        mt_release_all(4, tmp);
+        if (!out[0])
+            goto done;
+    }
+    if (mt_param_needs(n, 2)) {
+        int e = mt_edge_of(n, 2);
+        const mt_tensor_meta *m = &n->edge_meta[e];
+        mt_tensor *gv = MT_OP("take", "TT", g[0], pos);
+        if (gv && gv->ndim < m->ndim) {
+            /* the value had leading size-1 dims that setitem dropped */
+            int64_t shape[MT_MAX_DIMS];
+            int lead = m->ndim - gv->ndim;
+            for (int d = 0; d < m->ndim; d++)
+                shape[d] = d < lead ? 1 : gv->sizes[d - lead];
+            mt_tensor *v = MT_OP("reshape", "TL", gv, m->ndim, shape);
+            mt_ad.release(gv);
+            gv = v;
+        }
+        if (!gv || !(out[e] = mt_reduce_to_edge(n, e, gv)))
+            goto done;
+    }
+    rc = 0;
+done:
+    mt_ad.release(pos);
+    return rc;
+}
+
+/* Ops whose input-0 positions are op(arange, args...) for some picking op. */
+static int picked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_tensor *pos)
+{
+    out[0] = pos ? mt_embed(n, 0, g[0], pos) : NULL;
+    if (pos)
+        mt_ad.release(pos);
+    return out[0] ? 0 : -1;
+}
+
+/* index_select(input, dim, index), gather(input, dim, index), take(input, index),
+ * masked_select(input, mask): the same pick applied to positions. */
+static int pick_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char *op,
+                         int index_param)
+{
+    mt_tensor *p = mt_positions(n, 0), *ix = mt_node_saved(n, index_param), *pos = NULL;
+    if (p && ix) {
+        if (strcmp(op, "index_select") == 0)
+            pos = MT_OP("index_select", "TiT", p, n->args[1].i, ix);
+        else if (strcmp(op, "gather") == 0)
+            pos = MT_OP("gather", "TiT", p, n->args[1].i, ix);
+        else if (strcmp(op, "take") == 0)
+            pos = MT_OP("take", "TT", p, ix);
+        else
+            pos = MT_OP("masked_select", "TT", p, ix);
+    }
+    if (p)
+        mt_ad.release(p);
+    if (ix)
+        mt_ad.release(ix);
+    if (!pos)
+        return -1;
+    return picked_backward(n, g, out, pos);
+}
+
+int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pick_backward(n, g, out, "index_select", 2);
+}
+
+int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pick_backward(n, g, out, "gather", 2);
+}
+
+int take_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pick_backward(n, g, out, "take", 1);
+}
+
+int masked_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return pick_backward(n, g, out, "masked_select", 1);
+}
+
+/* cat(tensors, dim): each input gets its slice of g. */
+int cat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int64_t dim = n->args[1].i, start = 0;
+    int d = (int)((dim % g[0]->ndim + g[0]->ndim) % g[0]->ndim);
+    for (int k = 0; k < n->edge_count[0]; k++) {
+        int e = n->edge_start[0] + k;
+        const mt_tensor_meta *m = &n->edge_meta[e];
+        /* cat skips 1-D empty inputs of other ranks */
+        if (m->ndim != g[0]->ndim)
+            continue;
+        if (mt_needs(n, e) &&
+            finish(&out[e], MT_OP("narrow", "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
+            return -1;
+        start += m->sizes[d];
+    }
+    return 0;
+}
+
+int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    for (int k = 0; k < n->edge_count[0]; k++) {
+        int e = n->edge_start[0] + k;
+        if (mt_needs(n, e) &&
+            finish(&out[e], MT_OP("select", "Tii", g[0], n->args[1].i, (int64_t)k)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int flip_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return finish(&out[0], MT_OP("flip", "TL", g[0], n->args[1].nints, n->args[1].ints));
+}
+
+int roll_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_ad_value *s = &n->args[1], *d = &n->args[2];
+    int64_t neg[2 * MT_MAX_DIMS];
+    for (int k = 0; k < s->nints; k++)
+        neg[k] = -s->ints[k];
+    return finish(&out[0], MT_OP("roll", "TLL", g[0], s->nints, neg, d->nints, d->ints));
+}
+
+/* repeat(input, repeats), tile(input, dims): each repeated dim (size r * s)
+ * is split into (r, s) and summed over r. */
+int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    int nd = g[0]->ndim, lead = nd - m->ndim;
+    mt_tensor *r = g[0];
+    mt_ad.retain(r);
+    for (int d = 0; d < nd; d++) {
+        int64_t s = d < lead ? 1 : m->sizes[d - lead];
+        if (r->sizes[d] == s)
+            continue;
+        int64_t shape[MT_MAX_DIMS + 1];
+        memcpy(shape, r->sizes, sizeof(int64_t) * d);
+        shape[d] = s ? r->sizes[d] / s : 0;
+        shape[d + 1] = s;
+        memcpy(shape + d + 2, r->sizes + d + 1, sizeof(int64_t) * (nd - d - 1));
+        mt_tensor *v = MT_OP("reshape", "TL", r, nd + 1, shape);
+        mt_ad.release(r);
+        if (!v)
+            return -1;
+        r = MT_OP("sum", "Ti", v, (int64_t)d);
+        mt_ad.release(v);
+        if (!r)
+            return -1;
+    }
+    mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+    mt_ad.release(r);
+    return finish(&out[0], v);
+}
+
+/* scatter(input, dim, index, src): input keeps g where nothing was written;
+ * src gets g at the positions it was written to. */
+int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (n->nparams > 4 && !n->args[4].none) {
+        mt_ad.set_error("the derivative for 'scatter' with a reduction is not implemented.");
+        return -1;
+    }
+    mt_tensor *ix = mt_node_saved(n, 2);
+    int rc = -1;
+    if (!ix)
+        return -1;
+    if (mt_param_needs(n, 0) &&
+        finish(&out[0], MT_OP("scatter", "TiTf", g[0], n->args[1].i, ix, 0.0)) < 0)
+        goto done;
+    if (mt_param_needs(n, 3) &&
+        finish(&out[mt_edge_of(n, 3)], MT_OP("gather", "TiT", g[0], n->args[1].i, ix)) < 0)
+        goto done;
+    rc = 0;
+done:
+    mt_ad.release(ix);
+    return rc;
+}
+
+int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *ix = mt_node_saved(n, 2);
+    if (!ix)
+        return -1;
+    if (mt_param_needs(n, 0))
+        out[0] = (mt_ad.retain(g[0]), g[0]);
+    int rc = 0;
+    if (mt_param_needs(n, 3))
+        rc = finish(&out[mt_edge_of(n, 3)], MT_OP("gather", "TiT", g[0], n->args[1].i, ix));
+    mt_ad.release(ix);
+    return rc;
+}
+
+/* index_add_(input, dim, index, source, alpha) */
+int index_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (mt_param_needs(n, 0))
+        out[0] = (mt_ad.retain(g[0]), g[0]);
+    if (!mt_param_needs(n, 3))
+        return 0;
+    int e = mt_edge_of(n, 3);
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    const mt_ad_value *alpha = &n->args[4];
+    mt_tensor *ix = mt_node_saved(n, 2);
+    mt_tensor *s = ix ? MT_OP("index_select", "TiT", g[0], n->args[1].i, ix) : NULL;
+    if (ix)
+        mt_ad.release(ix);
+    if (s && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1)) {
+        mt_tensor *v = alpha->is_float ? MT_OP("mul", "Tf", s, alpha->f)
+                                       : MT_OP("mul", "Ti", s, alpha->i);
+        mt_ad.release(s);
+        s = v;
+    }
+    mt_tensor *v = s ? MT_OP("reshape", "TL", s, m->ndim, m->sizes) : NULL;
+    if (s)
+        mt_ad.release(s);
+    return finish(&out[e], v);
+}
+
+/* masked_fill(input, mask, value): a tensor value gets the sum of g where
+ * the mask is set. */
+int masked_fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *mask = mt_node_saved(n, 1);
+    int rc = -1;
+    if (!mask)
+        return -1;
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *r = MT_OP("masked_fill", "TTf", g[0], mask, 0.0);
+        if (!r || !(out[0] = mt_reduce_to_edge(n, 0, r)))
+            goto done;
+    }
+    if (mt_param_needs(n, 2)) {
+        int e = mt_edge_of(n, 2);
+        mt_tensor *w = MT_OP("mul", "TT", g[0], mask);
+        mt_tensor *s = w ? MT_OP("sum", "T", w) : NULL;
+        if (w)
+            mt_ad.release(w);
+        if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
+            goto done;
+    }
+    rc = 0;
+done:
+    mt_ad.release(mask);
+    return rc;
+}
+
+int tril_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return finish(&out[0], MT_OP("tril", "Ti", g[0], n->args[1].i));
+}
+
+int triu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return finish(&out[0], MT_OP("triu", "Ti", g[0], n->args[1].i));
+}
+
+/* copy_(self, src): self's old value is overwritten, src gets g. */
+int copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    /* zeros, not NULL: the formulas upstream expect a gradient tensor */
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (mt_param_needs(n, 0) && !(out[0] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+        return -1;
+    if (!mt_param_needs(n, 1))
+        return 0;
+    mt_ad.retain(g[0]);
+    return finish(&out[1], mt_reduce_to_edge(n, 1, g[0]));
+}

@@ -1,0 +1,196 @@
+/* Formulas of the matrix products. */
+#include "formula.h"
+
+static int finish(mt_tensor **slot, mt_tensor *r)
+{
+    *slot = r;
+    return r ? 0 : -1;
+}
+
+static mt_tensor *mT(mt_tensor *t)
+{
+    return t ? MT_OP("transpose", "Tii", t, (int64_t)-2, (int64_t)-1) : NULL;
+}
+
+/* t * (Scalar arg), consuming t; t itself when the scalar is 1. */
+static mt_tensor *scaled(mt_tensor *t, const mt_ad_value *s)
+{
+    if (!t || (s->is_float ? s->f == 1.0 : s->i == 1))
+        return t;
+    mt_tensor *r = s->is_float ? MT_OP("mul", "Tf", t, s->f) : MT_OP("mul", "Ti", t, s->i);
+    mt_ad.release(t);
+    return r;
+}
+
+/* alpha * op(x, y) as the gradient of param p. */
+static int product_to(mt_node *n, mt_tensor **out, int p, const char *op, mt_tensor *x,
+                      mt_tensor *y, const mt_ad_value *alpha)
+{
+    int e = mt_edge_of(n, p);
+    void *cache = NULL;
+    mt_tensor *r = x && y ? mt_ad.call(&cache, op, "TT", x, y) : NULL;
+    r = scaled(r, alpha);
+    return finish(&out[e], r ? mt_reduce_to_edge(n, e, r) : NULL);
+}
+
+/* The tensor of param p as saved, transposed when trans. */
+static mt_tensor *saved(mt_node *n, int p, bool trans)
+{
+    mt_tensor *t = mt_node_saved(n, p);
+    if (!t || !trans)
+        return t;
+    mt_tensor *r = mT(t);
+    mt_ad.release(t);
+    return r;
+}
+
+/* out = beta * input + alpha * op(a, b) for mm, mv, bmm with a, b params 1, 2;
+ * the plain products have a, b as params 0, 1 and no scalars. */
+static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char *op,
+                            int pa, bool is_mv)
+{
+    static const mt_ad_value one = {.i = 1, .f = 1.0};
+    const mt_ad_value *beta = pa ? &n->args[3] : &one, *alpha = pa ? &n->args[4] : &one;
+    if (pa && mt_param_needs(n, 0)) {
+        mt_ad.retain(g[0]);
+        mt_tensor *r = scaled(g[0], beta);
+        if (finish(&out[0], r ? mt_reduce_to_edge(n, 0, r) : NULL) < 0)
+            return -1;
+    }
+    if (mt_param_needs(n, pa)) {
+        mt_tensor *b = saved(n, pa + 1, !is_mv);
+        int rc = product_to(n, out, pa, is_mv ? "outer" : op, g[0], b, alpha);
+        if (b)
+            mt_ad.release(b);
+        if (rc < 0)
+            return -1;
+    }
+    if (mt_param_needs(n, pa + 1)) {
+        mt_tensor *a = saved(n, pa, true);
+        int rc = product_to(n, out, pa + 1, is_mv ? "mv" : op, a, g[0], alpha);
+        if (a)
+            mt_ad.release(a);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int bmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return product_backward(n, g, out, "bmm", 0, false);
+}
+
+int mv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return product_backward(n, g, out, "mv", 0, true);
+}
+
+int addmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return product_backward(n, g, out, "mm", 1, false);
+}
+
+int addmv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return product_backward(n, g, out, "mv", 1, true);
+}
+
+int baddbmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return product_backward(n, g, out, "bmm", 1, false);
+}
+
+/* dot(a, b), vdot(a, b) (real): g * the other. */
+int dot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    for (int p = 0; p < 2; p++) {
+        if (!mt_param_needs(n, p))
+            continue;
+        mt_tensor *r = mt_mul_by_param(n, g[0], 1 - p);
+        if (finish(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* outer(a, b): a gets g @ b, b gets g^T @ a. */
+int outer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    for (int p = 0; p < 2; p++) {
+        if (!mt_param_needs(n, p))
+            continue;
+        mt_tensor *other = mt_node_saved(n, 1 - p);
+        mt_tensor *gm = p ? MT_OP("t", "T", g[0]) : (mt_ad.retain(g[0]), g[0]);
+        mt_tensor *r = other && gm ? MT_OP("mv", "TT", gm, other) : NULL;
+        mt_tensor *tmp[] = {other, gm};
+        mt_release_all(2, tmp);
+        if (finish(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* matmul(a, b) in every rank combination: 1-D operands become matrices
+ * (a as a row, b as a column), g gets their size-1 dims back, the products
+ * broadcast and the gradients are reduced to each operand's shape. Serves
+ * __rmatmul__(input, other) = other @ input with the operands swapped. */
+int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int pa = 0, pb = 1;
+    if (n->op_name && n->op_name[2] == 'r') {
+        pa = 1;
+        pb = 0;
+    }
+    int ea = mt_edge_of(n, pa), eb = mt_edge_of(n, pb);
+    int da = n->edge_meta[ea].ndim, db = n->edge_meta[eb].ndim;
+    mt_tensor *a = NULL, *b = NULL, *g1 = NULL, *t = NULL, *r = NULL;
+    int rc = -1;
+    int64_t shape[MT_MAX_DIMS + 2];
+    int nd = 0;
+    for (int d = 0; d < g[0]->ndim; d++)
+        shape[nd++] = g[0]->sizes[d];
+    if (da == 1) {
+        shape[nd] = nd ? shape[nd - 1] : 1;
+        if (nd)
+            shape[nd - 1] = 1;
+        nd++;
+    }
+    if (db == 1)
+        shape[nd++] = 1;
+    if (!(g1 = MT_OP("reshape", "TL", g[0], nd, shape)))
+        goto done;
+    if (mt_needs(n, ea)) {
+        b = mt_node_saved(n, pb);
+        t = b && db == 1 ? MT_OP("unsqueeze", "Ti", b, (int64_t)0) : mT(b);
+        r = t ? MT_OP("matmul", "TT", g1, t) : NULL;
+        if (r && da == 1) {
+            mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-2);
+            mt_ad.release(r);
+            r = s;
+        }
+        if (!r || !(out[ea] = mt_reduce_to_edge(n, ea, r)))
+            goto done;
+        mt_ad.release(t);
+        t = NULL;
+    }
+    if (mt_needs(n, eb)) {
+        a = mt_node_saved(n, pa);
+        t = a && da == 1 ? MT_OP("unsqueeze", "Ti", a, (int64_t)-1) : mT(a);
+        r = t ? MT_OP("matmul", "TT", t, g1) : NULL;
+        if (r && db == 1) {
+            mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-1);
+            mt_ad.release(r);
+            r = s;
+        }
+        if (!r || !(out[eb] = mt_reduce_to_edge(n, eb, r)))
+            goto done;
+    }
+    rc = 0;
+done:
+    {
+        mt_tensor *tmp[] = {a, b, g1, t};
+        mt_release_all(4, tmp);
+    }
+    return rc;
+}

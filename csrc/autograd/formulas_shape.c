@@ -1,0 +1,220 @@
+/* Formulas of views and shape ops. A view's gradient lands on the input
+ * elements it reads: mt_positions applies the same view to an arange of the
+ * input's element numbers, and mt_embed scatter-adds the gradient there. */
+#include "formula.h"
+#include "formulas_shape.h"
+
+mt_tensor *mt_positions(mt_node *n, int e)
+{
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    int64_t numel = 1;
+    for (int d = 0; d < m->ndim; d++)
+        numel *= m->sizes[d];
+    mt_tensor *r = MT_OP("arange", "i", numel);
+    if (!r)
+        return NULL;
+    mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+    mt_ad.release(r);
+    return v;
+}
+
+/* acc (flat, edge e's dtype; made when *acc is NULL) += g at positions pos. */
+int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *pos)
+{
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    if (!*acc) {
+        int64_t numel = 1;
+        for (int d = 0; d < m->ndim; d++)
+            numel *= m->sizes[d];
+        if (!(*acc = mt_ad.zeros(m->dtype, 1, &numel)))
+            return -1;
+    }
+    int64_t flat = -1;
+    mt_tensor *gc = g->dtype == m->dtype ? (mt_ad.retain(g), g) : MT_OP("to", "TD", g, (int)m->dtype);
+    mt_tensor *gf = gc ? MT_OP("reshape", "TL", gc, 1, &flat) : NULL;
+    mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
+    mt_tensor *r = gf && pf ? MT_OP("index_add_", "TiTT", *acc, (int64_t)0, pf, gf) : NULL;
+    mt_tensor *tmp[] = {gc, gf, pf};
+    mt_release_all(3, tmp);
+    if (!r)
+        return -1;
+    mt_ad.release(*acc);
+    *acc = r;
+    return 0;
+}
+
+/* The flat accumulator shaped as edge e's input. Consumes acc. */
+mt_tensor *mt_embed_finish(mt_node *n, int e, mt_tensor *acc)
+{
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    if (!acc)
+        return NULL;
+    mt_tensor *r = MT_OP("reshape", "TL", acc, m->ndim, m->sizes);
+    mt_ad.release(acc);
+    return r;
+}
+
+mt_tensor *mt_embed(mt_node *n, int e, mt_tensor *g, mt_tensor *pos)
+{
+    mt_tensor *acc = NULL;
+    if (!pos || mt_embed_into(n, e, &acc, g, pos) < 0) {
+        if (acc)
+            mt_ad.release(acc);
+        return NULL;
+    }
+    return mt_embed_finish(n, e, acc);
+}
+
+/* Edge 0's gradient from g at the positions view(arange) picks. */
+static int embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
+{
+    out[0] = mt_embed(n, 0, g, pos);
+    if (pos)
+        mt_ad.release(pos);
+    return out[0] ? 0 : -1;
+}
+
+/* narrow(input, dim, start, length); x[key] for keys of ints and slices. */
+int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0), *pos;
+    if (!p)
+        return -1;
+    if (n->nparams == 2)
+        pos = MT_OP("__getitem__", "TO", p, n->args[1].obj);
+    else
+        pos = MT_OP("narrow", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i);
+    mt_ad.release(p);
+    return embed_view(n, g[0], out, pos);
+}
+
+/* x[index tensor] */
+int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
+    mt_tensor *pos = p && key ? MT_OP("__getitem__", "TT", p, key) : NULL;
+    if (p)
+        mt_ad.release(p);
+    if (key)
+        mt_ad.release(key);
+    return embed_view(n, g[0], out, pos);
+}
+
+int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0);
+    mt_tensor *pos = p ? MT_OP("select", "Tii", p, n->args[1].i, n->args[2].i) : NULL;
+    if (p)
+        mt_ad.release(p);
+    return embed_view(n, g[0], out, pos);
+}
+
+int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0);
+    mt_tensor *pos = p ? MT_OP("diagonal", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i)
+                       : NULL;
+    if (p)
+        mt_ad.release(p);
+    return embed_view(n, g[0], out, pos);
+}
+
+/* unbind(input, dim), split(input, size(s), dim), chunk(input, chunks, dim):
+ * each output's gradient goes back to its part of the input. */
+static int parts_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim, bool unbind)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    int64_t d = m->ndim ? (dim % m->ndim + m->ndim) % m->ndim : 0;
+    mt_tensor *p = mt_positions(n, 0), *acc = NULL;
+    int64_t start = 0;
+    if (!p)
+        return -1;
+    for (int k = 0; k < n->nout; k++) {
+        int64_t len = unbind ? 1 : n->out_meta[k].sizes[d];
+        if (g[k]) {
+            mt_tensor *pos = unbind ? MT_OP("select", "Tii", p, d, (int64_t)k)
+                                    : MT_OP("narrow", "Tiii", p, d, start, len);
+            int rc = pos ? mt_embed_into(n, 0, &acc, g[k], pos) : -1;
+            if (pos)
+                mt_ad.release(pos);
+            if (rc < 0)
+                goto fail;
+        }
+        start += len;
+    }
+    mt_ad.release(p);
+    if (!acc)
+        return 0;
+    out[0] = mt_embed_finish(n, 0, acc);
+    return out[0] ? 0 : -1;
+fail:
+    mt_ad.release(p);
+    if (acc)
+        mt_ad.release(acc);
+    return -1;
+}
+
+int unbind_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return parts_backward(n, g, out, n->args[1].i, true);
+}
+
+int split_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return parts_backward(n, g, out, n->args[2].i, false);
+}
+
+/* movedim(input, source, destination), int or int[] forms. */
+int movedim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_ad_value *src = &n->args[1], *dst = &n->args[2];
+    if (src->nints || dst->nints || src->none)
+        out[0] = MT_OP("movedim", "TLL", g[0], dst->nints, dst->ints, src->nints, src->ints);
+    else
+        out[0] = MT_OP("movedim", "Tii", g[0], dst->i, src->i);
+    return out[0] ? 0 : -1;
+}
+
+int adjoint_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    out[0] = MT_OP("adjoint", "T", g[0]);
+    return out[0] ? 0 : -1;
+}
+
+/* as_strided reads the input's storage: a buffer over the storage slots the
+ * input covers holds each slot's element number, and the same as_strided of
+ * that buffer gives the positions. */
+int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *in = mt_node_saved(n, 0), *p = NULL, *slots = NULL, *pos = NULL;
+    if (!in)
+        return -1;
+    int64_t lo = in->offset, hi = in->offset;
+    for (int d = 0; d < in->ndim && in->numel; d++) {
+        int64_t span = (in->sizes[d] - 1) * in->strides[d];
+        *(span < 0 ? &lo : &hi) += span;
+    }
+    const mt_ad_value *size = &n->args[1], *stride = &n->args[2];
+    int64_t off = n->args[3].none ? in->offset : n->args[3].i, extent = hi - lo + 1;
+    if (!(p = mt_positions(n, 0)) || !(slots = mt_ad.zeros(MT_INT64, 1, &extent)))
+        goto done;
+    mt_tensor *view = MT_OP("as_strided", "TLLi", slots, in->ndim, in->sizes, in->ndim,
+                            in->strides, in->offset - lo);
+    mt_tensor *c = view ? MT_OP("copy_", "TT", view, p) : NULL;
+    if (view)
+        mt_ad.release(view);
+    if (!c)
+        goto done;
+    mt_ad.release(c);
+    pos = MT_OP("as_strided", "TLLi", slots, size->nints, size->ints, stride->nints,
+                stride->ints, off - lo);
+done:
+    mt_ad.release(in);
+    if (p)
+        mt_ad.release(p);
+    if (slots)
+        mt_ad.release(slots);
+    if (!pos)
+        return -1;
+    return embed_view(n, g[0], out, pos);
+}
