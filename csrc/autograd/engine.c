@@ -322,7 +322,12 @@ int mt_run_backward(mt_backward_task *task)
             fail_oom();
             goto done;
         }
-        if (n->kind->backward(n, s->buf, gout) < 0)
+        /* No gradient reached a node that does not materialise: its inputs
+         * get none either (formulas may assume a defined gradient). */
+        bool any_grad = n->kind->materialize;
+        for (int k = 0; k < n->nout && !any_grad; k++)
+            any_grad = s->buf[k] != NULL;
+        if (any_grad && n->kind->backward(n, s->buf, gout) < 0)
             goto done;
         if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)
             goto done;

@@ -46,6 +46,8 @@ void mt_node_release_saved(mt_node *n)
             mt_ad.release(n->saved[s].t);
             n->saved[s].t = NULL;
         }
+    if (n->kind->release)
+        n->kind->release(n);
     n->saved_released = true;
 }
 
@@ -84,7 +86,16 @@ void mt_node_decref(mt_node *n)
 
 void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t output_nr)
 {
-    mt_saved *s = &n->saved[slot];
+    mt_saved_set(n, &n->saved[slot], t, is_output, output_nr);
+}
+
+mt_tensor *mt_node_saved(mt_node *n, int slot)
+{
+    return mt_saved_get(n, &n->saved[slot]);
+}
+
+void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr)
+{
     s->t = is_output ? mt_ad.alias(t) : (mt_ad.retain(t), t);
     s->version = t->storage->version;
     s->is_output = is_output;
@@ -102,9 +113,8 @@ void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t o
     }
 }
 
-mt_tensor *mt_node_saved(mt_node *n, int slot)
+mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
 {
-    mt_saved *s = &n->saved[slot];
     if (n->saved_released) {
         mt_ad.set_error(
             "Trying to backward through the graph a second time (or directly access saved "

@@ -55,6 +55,7 @@ typedef struct {
     uint32_t save_inputs; /* bit p: save tensor param p */
     bool save_output;     /* save output 0 */
     bool materialize;     /* missing output grads become zeros */
+    void (*release)(mt_node *n); /* optional: frees what a custom kind saved itself */
 } mt_node_kind;
 
 #define MT_NODE_MAX_PARAMS 14
@@ -97,6 +98,9 @@ void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t o
  * back attached to n so double backward can flow through it. */
 mt_tensor *mt_node_saved(mt_node *n, int slot);
 void mt_node_release_saved(mt_node *n);
+/* The same for a saved entry kept outside n->saved (custom kinds save any number). */
+void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr);
+mt_tensor *mt_saved_get(mt_node *n, mt_saved *s);
 
 /* Sequence numbers: later nodes run first. */
 uint64_t mt_next_seq(void);

@@ -787,6 +787,16 @@ static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames
     if (nargs > s->npositional && s->varargs_param < 0)
         return false;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    /* every required parameter must be given, by position or by name */
+    for (int i = (int)nargs; i < s->nparams; i++) {
+        if (s->params[i].has_default)
+            continue;
+        bool named = false;
+        for (Py_ssize_t k = 0; k < nkw && !named; k++)
+            named = PyUnicode_Compare(s->params[i].name, PyTuple_GET_ITEM(kwnames, k)) == 0;
+        if (!named)
+            return false;
+    }
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         bool found = false;

@@ -110,3 +110,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
                                    "desired behavior.")
         result.append(g)
     return tuple(result)
+
+from . import function  # noqa: E402,F401
+from .function import Function  # noqa: E402,F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+
+__all__ += ["Function", "gradcheck", "gradgradcheck"]

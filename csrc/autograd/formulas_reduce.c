@@ -1,0 +1,528 @@
+/* Formulas of the reductions, softmax and cumulative ops, written as torch
+ * writes them (FunctionsManual.cpp) so that first and second derivatives agree. */
+#include "formula.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The temporaries of one formula, released together. Once a call fails, later
+ * S(...) calls are skipped and yield NULL, so a formula reads straight through
+ * and checks once at the end. */
+typedef struct {
+    mt_tensor *t[32];
+    int n;
+    bool failed;
+} scratch;
+
+static mt_tensor *keep(scratch *s, mt_tensor *t)
+{
+    if (!t || s->n == (int)(sizeof s->t / sizeof s->t[0])) {
+        if (t)
+            mt_ad.release(t);
+        s->failed = true;
+        return NULL;
+    }
+    return s->t[s->n++] = t;
+}
+
+#define S(call) (sc.failed ? NULL : keep(&sc, (call)))
+
+/* Ends a formula: a new reference to r (NULL after a failure), temporaries released. */
+static mt_tensor *finish(scratch *s, mt_tensor *r)
+{
+    if (!s->failed && r)
+        mt_ad.retain(r);
+    mt_release_all(s->n, s->t);
+    return s->failed ? NULL : r;
+}
+
+/* Stores the gradient of the input (param 0), cast back to its dtype. */
+static int set_input_grad(mt_node *n, mt_tensor **out, mt_tensor *r)
+{
+    if (!r)
+        return -1;
+    return (out[0] = mt_reduce_to_edge(n, 0, r)) ? 0 : -1;
+}
+
+static int wrap(int64_t d, int ndim)
+{
+    return ndim ? (int)((d % ndim + ndim) % ndim) : 0;
+}
+
+/* The dims a reduction over the int[] argument `dim` removed; NULL, None or
+ * an empty list mean all of them. Returns how many. */
+static int reduced_dims(const mt_tensor_meta *m, const mt_ad_value *dim, bool *red)
+{
+    bool all = !dim || dim->none || dim->nints == 0;
+    memset(red, 0, sizeof(bool) * MT_MAX_DIMS);
+    for (int k = 0; !all && k < dim->nints; k++)
+        red[wrap(dim->ints[k], m->ndim)] = true;
+    int count = 0;
+    for (int d = 0; d < m->ndim; d++)
+        count += red[d] |= all;
+    return count;
+}
+
+static int one_dim(const mt_tensor_meta *m, int64_t dim, bool *red)
+{
+    memset(red, 0, sizeof(bool) * MT_MAX_DIMS);
+    if (m->ndim)
+        red[wrap(dim, m->ndim)] = true;
+    return m->ndim > 0;
+}
+
+static int dim_list(const mt_tensor_meta *m, const bool *red, int64_t *dims)
+{
+    int nd = 0;
+    for (int d = 0; d < m->ndim; d++)
+        if (red[d])
+            dims[nd++] = d;
+    return nd;
+}
+
+static double reduced_numel(const mt_tensor_meta *m, const bool *red)
+{
+    double count = 1;
+    for (int d = 0; d < m->ndim; d++)
+        if (red[d])
+            count *= (double)m->sizes[d];
+    return count;
+}
+
+/* t (a reduction's result or its gradient) with the reduced dims back as size 1. */
+static mt_tensor *unsqueeze_reduced(scratch *s, const mt_tensor_meta *m, mt_tensor *t,
+                                    const bool *red, bool keepdim)
+{
+    if (s->failed)
+        return NULL;
+    if (keepdim || m->ndim == 0)
+        return t;
+    int64_t shape[MT_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++)
+        shape[d] = red[d] ? 1 : m->sizes[d];
+    return keep(s, MT_OP("reshape", "TL", t, m->ndim, shape));
+}
+
+static mt_tensor *saved(scratch *s, mt_node *n, int slot)
+{
+    return s->failed ? NULL : keep(s, mt_node_saved(n, slot));
+}
+
+/* The saved output, shaped like a keepdim result. */
+static mt_tensor *saved_result(scratch *s, mt_node *n, const bool *red, bool keepdim)
+{
+    return unsqueeze_reduced(s, &n->edge_meta[0], saved(s, n, n->nparams), red, keepdim);
+}
+
+/* ------------------------------------------------------------ sum, mean */
+
+int sum_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    bool red[MT_MAX_DIMS];
+    reduced_dims(m, &n->args[1], red);
+    scratch sc = {0};
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
+    mt_tensor *r = S(MT_OP("expand", "TL", gu, m->ndim, m->sizes));
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+/* The gradient of mean for a keepdim-shaped upstream gradient gu. */
+static mt_tensor *mean_grad(scratch *s, const mt_tensor_meta *m, mt_tensor *gu, const bool *red)
+{
+    scratch sc = *s;
+    mt_tensor *e = S(MT_OP("expand", "TL", gu, m->ndim, m->sizes));
+    mt_tensor *r = S(MT_OP("div", "Tf", e, reduced_numel(m, red)));
+    *s = sc;
+    return r;
+}
+
+int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    bool red[MT_MAX_DIMS];
+    reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
+    scratch sc = {0};
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
+    return set_input_grad(n, out, finish(&sc, mean_grad(&sc, m, gu, red)));
+}
+
+/* ------------------------------------------------------------ prod, cumprod */
+
+/* Reversed cumulative sum along d: sum over positions >= i. */
+static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
+{
+    scratch sc = *s;
+    mt_tensor *f = S(MT_OP("flip", "TL", t, 1, &d));
+    mt_tensor *c = S(MT_OP("cumsum", "Ti", f, d));
+    mt_tensor *r = S(MT_OP("flip", "TL", c, 1, &d));
+    *s = sc;
+    return r;
+}
+
+/* Marks the first zero of each line along d, and yields x with its zeros
+ * replaced by ones (*safe) and with only the first zero replaced (*x1). */
+static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **safe,
+                             mt_tensor **x1)
+{
+    scratch sc = *s;
+    mt_tensor *is_zero = S(MT_OP("eq", "Ti", x, (int64_t)0));
+    mt_tensor *count = S(MT_OP("cumsum", "Ti", is_zero, d));
+    mt_tensor *once = S(MT_OP("eq", "Ti", count, (int64_t)1));
+    mt_tensor *first = S(MT_OP("logical_and", "TT", is_zero, once));
+    *safe = S(MT_OP("where", "TiT", is_zero, (int64_t)1, x));
+    *x1 = S(MT_OP("where", "TiT", first, (int64_t)1, x));
+    *s = sc;
+    return first;
+}
+
+/* d prod / d x_k = prod_{j != k} x_j along d: result / x_k where x_k != 0; at
+ * the first zero of a line, the product of the others; elsewhere 0. */
+static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *ru, int64_t d)
+{
+    scratch sc = *s;
+    mt_tensor *safe = NULL, *x1 = NULL;
+    mt_tensor *first = first_zero(&sc, x, d, &safe, &x1);
+    mt_tensor *q = S(MT_OP("div", "TT", ru, safe));
+    mt_tensor *a = S(MT_OP("mul", "TT", gu, q));
+    mt_tensor *others = S(MT_OP("prod", "Tib", x1, d, 1));
+    mt_tensor *b0 = S(MT_OP("mul", "TT", gu, others));
+    mt_tensor *b = S(MT_OP("mul", "TT", b0, first));
+    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    *s = sc;
+    return r;
+}
+
+int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    scratch sc = {0};
+    mt_tensor *x, *r;
+    int64_t numel = 1, one = 1;
+    for (int d = 0; d < m->ndim; d++)
+        numel *= m->sizes[d];
+    bool by_dim = !n->args[1].none && m->ndim > 0;
+    if (by_dim ? m->sizes[wrap(n->args[1].i, m->ndim)] == 1 : numel == 1) {
+        /* a product of one factor: the gradient passes through, as in torch */
+        r = g[0];
+        if (by_dim && !n->args[2].i)
+            r = S(MT_OP("unsqueeze", "Ti", g[0], (int64_t)wrap(n->args[1].i, m->ndim)));
+        else if (!by_dim)
+            r = S(MT_OP("reshape", "TL", g[0], m->ndim, m->sizes));
+        return set_input_grad(n, out, finish(&sc, r));
+    }
+    if (by_dim) {
+        bool red[MT_MAX_DIMS];
+        one_dim(m, n->args[1].i, red);
+        bool keepdim = n->args[2].i;
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+        mt_tensor *ru = saved_result(&sc, n, red, keepdim);
+        x = saved(&sc, n, 0);
+        r = prod_grad(&sc, x, gu, ru, wrap(n->args[1].i, m->ndim));
+    } else {
+        /* over all elements: as a line of numel elements */
+        x = saved(&sc, n, 0);
+        mt_tensor *xf = S(MT_OP("reshape", "TL", x, 1, &numel));
+        mt_tensor *gu = S(MT_OP("reshape", "TL", g[0], 1, &one));
+        mt_tensor *ru = saved(&sc, n, n->nparams);
+        ru = S(MT_OP("reshape", "TL", ru, 1, &one));
+        mt_tensor *rf = prod_grad(&sc, xf, gu, ru, 0);
+        r = S(MT_OP("reshape", "TL", rf, m->ndim, m->sizes));
+    }
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+/* d/dx_k of sum_i g_i y_i, y = cumprod(x): sum_{i>=k} g_i y_i / x_k before the
+ * first zero; at the first zero the same sum with that zero replaced by one;
+ * after it 0 (y_i holds the zero). */
+int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    int64_t d = wrap(n->args[1].i, m->ndim);
+    if (m->ndim == 0 || m->sizes[d] <= 1) {
+        mt_ad.retain(g[0]);
+        return set_input_grad(n, out, g[0]);
+    }
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
+    mt_tensor *safe = NULL, *x1 = NULL;
+    mt_tensor *first = first_zero(&sc, x, d, &safe, &x1);
+    mt_tensor *w = S(MT_OP("mul", "TT", g[0], y));
+    mt_tensor *a = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), safe));
+    mt_tensor *y1 = S(MT_OP("cumprod", "Ti", x1, d));
+    mt_tensor *w1 = S(MT_OP("mul", "TT", g[0], y1));
+    mt_tensor *b = S(MT_OP("mul", "TT", reversed_cumsum(&sc, w1, d), first));
+    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    int64_t d = wrap(n->args[1].i, m->ndim);
+    if (m->ndim == 0 || m->sizes[d] <= 1) {
+        mt_ad.retain(g[0]);
+        return set_input_grad(n, out, g[0]);
+    }
+    scratch sc = {0};
+    return set_input_grad(n, out, finish(&sc, reversed_cumsum(&sc, g[0], d)));
+}
+
+/* ------------------------------------------------------------ amax, max */
+
+/* amax/amin and max()/min(): the gradient is shared evenly by the elements
+ * equal to the result. */
+int amax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    bool red[MT_MAX_DIMS];
+    int64_t dims[MT_MAX_DIMS];
+    reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
+    int nd = dim_list(m, red, dims);
+    bool keepdim = n->nparams > 2 && n->args[2].i;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *ru = saved_result(&sc, n, red, keepdim);
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+    mt_tensor *mask = S(MT_OP("eq", "TT", x, ru));
+    mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
+    mt_tensor *share = S(MT_OP("div", "TT", gu, count));
+    mt_tensor *r = S(MT_OP("mul", "TT", share, mask));
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+/* max(dim)/min(dim): the gradient goes to the element the index names. */
+static int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char *arg_op)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (!g[0])
+        return 0;
+    if (m->ndim == 0) {
+        mt_ad.retain(g[0]);
+        return set_input_grad(n, out, g[0]);
+    }
+    int d = wrap(n->args[1].i, m->ndim);
+    bool red[MT_MAX_DIMS];
+    one_dim(m, d, red);
+    int64_t line[MT_MAX_DIMS];
+    for (int k = 0; k < m->ndim; k++)
+        line[k] = k == d ? m->sizes[d] : 1;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0);
+    /* recomputed: the indices are output 1, which the node does not keep */
+    mt_tensor *idx = S(strcmp(arg_op, "argmax") == 0 ? MT_OP("argmax", "Tib", x, (int64_t)d, 1)
+                                                      : MT_OP("argmin", "Tib", x, (int64_t)d, 1));
+    mt_tensor *pos = S(MT_OP("arange", "i", m->sizes[d]));
+    pos = S(MT_OP("reshape", "TL", pos, m->ndim, line));
+    mt_tensor *hit = S(MT_OP("eq", "TT", pos, idx));
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
+    mt_tensor *r = S(MT_OP("mul", "TT", gu, hit));
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+int max_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return select_backward(n, g, out, "argmax");
+}
+
+int min_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return select_backward(n, g, out, "argmin");
+}
+
+/* ------------------------------------------------------------ var, std */
+
+typedef struct {
+    bool red[MT_MAX_DIMS];
+    bool keepdim;
+    double correction;
+} moments_args;
+
+/* The three signatures: (input, unbiased), (input, dim, unbiased, keepdim) and
+ * (input, dim, *, correction, keepdim); unbiased is the correction 1 or 0. */
+static void moments_of(const mt_node *n, moments_args *a)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    const mt_ad_value *c = &n->args[n->nparams == 2 ? 1 : 2];
+    reduced_dims(m, n->nparams == 2 ? NULL : &n->args[1], a->red);
+    a->keepdim = n->nparams > 2 && n->args[3].i;
+    a->correction = c->none ? 1.0 : c->is_float ? c->f : (double)c->i;
+}
+
+/* d var / dx for a keepdim-shaped gu: 2 / (N - correction) * gu * (x - mean(x)). */
+static mt_tensor *var_grad(scratch *s, mt_node *n, const moments_args *a, mt_tensor *gu)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    int64_t dims[MT_MAX_DIMS];
+    int nd = dim_list(m, a->red, dims);
+    scratch sc = *s;
+    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *mean = S(MT_OP("mean", "TLb", x, nd, dims, 1));
+    mt_tensor *centered = S(MT_OP("sub", "TT", x, mean));
+    mt_tensor *scaled = S(MT_OP("mul", "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
+    mt_tensor *r = S(MT_OP("mul", "TT", scaled, centered));
+    *s = sc;
+    return r;
+}
+
+/* d std = d var / (2 std), and 0 where std is 0. */
+static mt_tensor *std_grad(scratch *s, mt_node *n, const moments_args *a, mt_tensor *gu)
+{
+    scratch sc = *s;
+    mt_tensor *std = saved_result(&sc, n, a->red, a->keepdim);
+    mt_tensor *twice = S(MT_OP("mul", "Ti", std, (int64_t)2));
+    mt_tensor *q = S(MT_OP("div", "TT", gu, twice));
+    mt_tensor *zero = S(MT_OP("eq", "Ti", std, (int64_t)0));
+    mt_tensor *gv = S(MT_OP("masked_fill", "TTi", q, zero, (int64_t)0));
+    *s = sc;
+    return var_grad(s, n, a, gv);
+}
+
+static int moments_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_std)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    moments_args a;
+    moments_of(n, &a);
+    scratch sc = {0};
+    mt_tensor *r = NULL;
+    if (g[0]) {
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], a.red, a.keepdim);
+        r = is_std ? std_grad(&sc, n, &a, gu) : var_grad(&sc, n, &a, gu);
+    }
+    if (n->nout > 1 && g[1]) { /* var_mean / std_mean: plus the mean's gradient */
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[1], a.red, a.keepdim);
+        mt_tensor *gm = mean_grad(&sc, m, gu, a.red);
+        r = r ? S(MT_OP("add", "TT", r, gm)) : gm;
+    }
+    if (!r && !sc.failed)
+        return 0;
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+int var_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return moments_backward(n, g, out, false);
+}
+
+int std_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return moments_backward(n, g, out, true);
+}
+
+int var_mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return moments_backward(n, g, out, false);
+}
+
+int std_mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return moments_backward(n, g, out, true);
+}
+
+/* ------------------------------------------------------------ norm */
+
+/* gu / norm^(p-1), and 0 where the norm is 0. */
+static mt_tensor *scale_by_norm(scratch *s, mt_tensor *gu, mt_tensor *ru, double p)
+{
+    scratch sc = *s;
+    mt_tensor *den = p == 2 ? ru : S(MT_OP("pow", "Tf", ru, p - 1));
+    mt_tensor *q = S(MT_OP("div", "TT", gu, den));
+    mt_tensor *zero = S(MT_OP("eq", "Ti", ru, (int64_t)0));
+    mt_tensor *r = S(MT_OP("masked_fill", "TTi", q, zero, (int64_t)0));
+    *s = sc;
+    return r;
+}
+
+int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    const mt_ad_value *pv = &n->args[1];
+    double p = pv->str[0] || pv->none ? 2.0 : pv->is_float ? pv->f : (double)pv->i;
+    bool red[MT_MAX_DIMS];
+    int64_t dims[MT_MAX_DIMS];
+    reduced_dims(m, &n->args[2], red);
+    int nd = dim_list(m, red, dims);
+    bool keepdim = n->args[3].i;
+    if (p == 0) /* a count: no gradient flows, as in torch */
+        return 0;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0), *r;
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+    mt_tensor *ru = saved_result(&sc, n, red, keepdim);
+    if (p == 1) {
+        r = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), gu));
+    } else if (p == 2) {
+        r = S(MT_OP("mul", "TT", x, scale_by_norm(&sc, gu, ru, p)));
+    } else if (isinf(p)) {
+        /* shared evenly by the elements of largest (smallest) magnitude */
+        mt_tensor *mask = S(MT_OP("eq", "TT", S(MT_OP("abs", "T", x)), ru));
+        mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
+        mt_tensor *share = S(MT_OP("mul", "TT", S(MT_OP("div", "TT", gu, count)), mask));
+        r = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), share));
+    } else if (p < 1) {
+        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 1));
+        pw = S(MT_OP("masked_fill", "TTi", pw, S(MT_OP("eq", "Ti", x, (int64_t)0)), (int64_t)0));
+        mt_tensor *scaled = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), pw));
+        mt_tensor *np = S(MT_OP("pow", "Tf", ru, 1 - p));
+        r = S(MT_OP("mul", "TT", S(MT_OP("mul", "TT", scaled, gu)), np));
+    } else if (p < 2) {
+        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 1));
+        mt_tensor *scaled = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), pw));
+        r = S(MT_OP("mul", "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
+    } else {
+        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 2));
+        mt_tensor *scaled = S(MT_OP("mul", "TT", x, pw));
+        r = S(MT_OP("mul", "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
+    }
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+/* ------------------------------------------------------------ logsumexp, softmax */
+
+int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    bool red[MT_MAX_DIMS];
+    reduced_dims(m, &n->args[1], red);
+    bool keepdim = n->args[2].i;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+    mt_tensor *ru = saved_result(&sc, n, red, keepdim);
+    mt_tensor *p = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, ru))));
+    return set_input_grad(n, out, finish(&sc, S(MT_OP("mul", "TT", gu, p))));
+}
+
+/* The softmax dim; nn.functional's dim=None picks one as torch's _get_softmax_dim. */
+static int64_t softmax_dim(const mt_node *n)
+{
+    int ndim = n->edge_meta[0].ndim;
+    if (n->args[1].none)
+        return ndim == 0 || ndim == 1 || ndim == 3 ? 0 : 1;
+    return wrap(n->args[1].i, ndim);
+}
+
+/* y * (g - sum(g * y)) with the saved output y. */
+int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int64_t d = softmax_dim(n);
+    int nd = n->edge_meta[0].ndim > 0;
+    scratch sc = {0};
+    mt_tensor *y = saved(&sc, n, n->nparams);
+    mt_tensor *gy = S(MT_OP("mul", "TT", g[0], y));
+    mt_tensor *s = S(MT_OP("sum", "TLb", gy, nd, &d, 1));
+    mt_tensor *r = S(MT_OP("mul", "TT", y, S(MT_OP("sub", "TT", g[0], s))));
+    return set_input_grad(n, out, finish(&sc, r));
+}
+
+/* g - exp(y) * sum(g) with the saved output y. */
+int log_softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int64_t d = softmax_dim(n);
+    int nd = n->edge_meta[0].ndim > 0;
+    scratch sc = {0};
+    mt_tensor *y = saved(&sc, n, n->nparams);
+    mt_tensor *s = S(MT_OP("sum", "TLb", g[0], nd, &d, 1));
+    mt_tensor *p = S(MT_OP("mul", "TT", S(MT_OP("exp", "T", y)), s));
+    return set_input_grad(n, out, finish(&sc, S(MT_OP("sub", "TT", g[0], p))));
+}

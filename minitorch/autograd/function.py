@@ -1,0 +1,250 @@
+"""Custom differentiable operations: ``minitorch.autograd.Function``.
+
+A Function's backward is a node kind of the C graph (csrc/python/py_function.c):
+``apply`` runs ``forward`` with grad mode off and hands the outputs to
+``_C._function_record``, which builds the node; the engine later calls back
+into ``backward`` (or ``vjp``) through that node.
+"""
+import functools
+import inspect
+import warnings
+from typing import Any, Tuple
+
+from .. import _C
+from .grad_mode import no_grad
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction", "NestedIOFunction"]
+
+
+def _tensor_type():
+    from .._tensor import Tensor
+    return Tensor
+
+
+class FunctionCtx:
+    """The ``ctx`` a Function's forward/setup_context and backward receive."""
+
+    def save_for_backward(self, *tensors):
+        """Saves given tensors for a future call to :func:`~Function.backward`.
+
+        Call it at most once, from forward or setup_context, with tensors (inputs,
+        outputs or intermediates) or None; read them back with ``saved_tensors``."""
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        raise NotImplementedError("save_for_forward: forward-mode AD is not supported yet")
+
+    def mark_dirty(self, *args):
+        """Marks given tensors as modified in an in-place operation; they must be
+        returned as outputs."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs):
+        warnings.warn("mark_shared_storage is deprecated. Tensors with shared storages are "
+                      "automatically tracked. Note that calls to `set_()` are not tracked")
+
+    def mark_non_differentiable(self, *args):
+        """Marks outputs as non-differentiable: they will not require gradients and
+        their gradient in backward is always zeros (or None without materialization)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool):
+        """Sets whether to materialize grad tensors. Default is ``True``; with
+        ``False`` the gradient of an unused output arrives in backward as None."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(_C._FunctionBase, FunctionCtx):
+    """The class of ``ctx``: one subclass per Function, named ``<Function>Backward``."""
+
+    to_save = None
+    dirty_tensors = ()
+    non_differentiable = ()
+    materialize_grads = True
+    needs_input_grad: Tuple[bool, ...] = ()
+
+    def apply(self, *args):
+        """Calls the Function's backward (or vjp) with this ctx."""
+        cls = self._forward_cls
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        return user_fn(self, *args)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+
+class FunctionMeta(type):
+    """Gives every Function class its ctx class and its C node kind."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+        cls._node_kind = _C._function_kind(name)
+        super().__init__(name, bases, attrs)
+
+
+def _is_setup_context_defined(fn) -> bool:
+    return fn is not Function.setup_context
+
+
+def _bind_default_args(func, *args, **kwargs):
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    r"""Base class to create custom autograd.Function.
+
+    Subclass it, implement ``forward`` and ``backward`` (or ``vjp``) as static
+    methods, and call ``Function.apply``::
+
+        >>> class Exp(Function):
+        >>>     @staticmethod
+        >>>     def forward(ctx, i):
+        >>>         result = i.exp()
+        >>>         ctx.save_for_backward(result)
+        >>>         return result
+        >>>
+        >>>     @staticmethod
+        >>>     def backward(ctx, grad_output):
+        >>>         result, = ctx.saved_tensors
+        >>>         return grad_output * result
+        >>>
+        >>> output = Exp.apply(input)
+    """
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Defines the forward of the custom autograd Function: either
+        ``forward(ctx, *args, **kwargs)``, or ``forward(*args, **kwargs)`` together
+        with ``setup_context(ctx, inputs, output)``."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> Any:
+        """Fills ctx when forward does not take it: ``inputs`` are forward's
+        positional arguments, ``output`` what it returned."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradient formula: one gradient per output in, one per forward input
+        out (None for inputs that need none or are not tensors)."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Runs forward and records the call in the graph when an input requires grad."""
+        Tensor = _tensor_type()
+        setup_ctx = _is_setup_context_defined(cls.setup_context)
+        if setup_ctx:
+            args = _bind_default_args(cls.forward, *args, **kwargs)
+            kwargs = {}
+        ctx = cls._backward_cls()
+        grad_on = _C.is_grad_enabled()
+        needs = tuple(grad_on and isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        with no_grad():
+            if setup_ctx:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        if not any(needs):
+            return output
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        to_save = ctx.to_save
+        result = _C._function_record(
+            ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
+            tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors), bool(ctx.materialize_grads))
+        # The node keeps what it needs; references from ctx to outputs would be cycles.
+        for attr in ("to_save", "non_differentiable", "dirty_tensors"):
+            ctx.__dict__.pop(attr, None)
+        return result if is_tuple else result[0]
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag (kept for torch compatibility)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Legacy interface; not supported."""
+
+
+class DelayedError(Function):
+    """Passes tensors through; differentiating them raises ``msg``."""
+
+    @staticmethod
+    def forward(ctx, msg, *inputs):
+        ctx.msg = msg
+        return tuple(i.view_as(i) for i in inputs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.msg)
+
+
+def once_differentiable(fn):
+    """Marks a backward as not differentiable: it runs with grad mode off, and
+    differentiating its result raises an error."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _C.is_grad_enabled():
+            return outputs
+        Tensor = _tensor_type()
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+
+        def fake_requires_grad(v):
+            if v is not None:
+                v = v.detach()
+                v.requires_grad = True
+            return v
+
+        tensors = [fake_requires_grad(v) for v in outs if v is not None]
+        wrapped = iter(DelayedError.apply(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable", *tensors))
+        outs = tuple(None if v is None else next(wrapped) for v in outs)
+        return outs[0] if single else outs
+
+    return wrapper

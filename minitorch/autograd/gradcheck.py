@@ -1,0 +1,383 @@
+"""gradcheck / gradgradcheck: compare analytical gradients with finite differences.
+
+Numerical Jacobians perturb each input element in place through a NumPy view
+of the input's memory (central differences); analytical Jacobians take one
+``autograd.grad`` per output element with a one-hot grad_output. Both are laid
+out as torch does: one (input numel, output numel) matrix per pair.
+"""
+import warnings
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from .. import _C
+from .function import Function
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+def _fn(name):
+    return _C._functions[name]
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _is_tensor(x):
+    return isinstance(x, _tensor_cls())
+
+
+def _differentiable_outputs(x):
+    return tuple(o for o in _as_tuple(x) if _is_tensor(o) and o.requires_grad)
+
+
+def _check_inputs(inputs):
+    any_requires = False
+    for idx, inp in enumerate(inputs):
+        if _is_tensor(inp) and inp.requires_grad:
+            if inp.dtype != _C.float64:
+                warnings.warn(
+                    f"Input #{idx} requires gradient and is not a double precision floating "
+                    "point or complex. This check will likely fail if all the inputs are not of "
+                    "double precision floating point or complex. ")
+            if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size())):
+                raise RuntimeError(
+                    f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                    "inputs that are non-overlapping to be able to compute the numerical "
+                    "gradients correctly. You should call .contiguous on the input before "
+                    "passing it to gradcheck.")
+            any_requires = True
+    if not any_requires:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of the them have requires_grad=True.")
+
+
+def _diff_inputs(inputs):
+    return [(i, x) for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+
+
+def _outputs_np(func, inputs, out_idx):
+    """func's outputs at out_idx, flattened to float64 NumPy copies."""
+    outs = _as_tuple(func(*inputs))
+    return [np.array(outs[k].detach().numpy(), dtype=np.float64).reshape(-1) for k in out_idx]
+
+
+def _float_output_indices(func_out):
+    return [k for k, o in enumerate(_as_tuple(func_out))
+            if _is_tensor(o) and o.dtype.is_floating_point]
+
+
+def _numerical_jacobian(func, inputs, out_idx, out_numels, eps):
+    """Per differentiable input, per output in out_idx: (input numel, output numel)."""
+    result = []
+    for _, x in _diff_inputs(inputs):
+        view = x.detach().numpy()  # shares x's memory, whatever its strides
+        jac = [np.zeros((x.numel(), n)) for n in out_numels]
+        for j, pos in enumerate(np.ndindex(view.shape)):
+            orig = view[pos].item()
+            view[pos] = orig - eps
+            outa = _outputs_np(func, inputs, out_idx)
+            view[pos] = orig + eps
+            outb = _outputs_np(func, inputs, out_idx)
+            view[pos] = orig
+            for k in range(len(out_idx)):
+                jac[k][j] = (outb[k] - outa[k]) / (2 * eps)
+        result.append(jac)
+    return result
+
+
+def _vjp_rows(output, diff, grad_output_flat_index):
+    from . import grad as autograd_grad
+    g = _fn("zeros")(tuple(output.shape), dtype=output.dtype)
+    g.view(-1)[grad_output_flat_index] = 1
+    return autograd_grad(output, diff, g, retain_graph=True, allow_unused=True)
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
+    """Per differentiable input: (input numel, output numel), with torch's checks
+    on sizes, dtypes and reentrancy."""
+    diff = [x for _, x in _diff_inputs(inputs)]
+    n_out = output.numel()
+    jacs = [[np.zeros((x.numel(), n_out)) for x in diff] for _ in range(2)]
+    sizes_ok = types_ok = True
+    for rep in range(2):
+        for k in range(n_out):
+            grads = _vjp_rows(output, diff, k)
+            for j, (g, x) in enumerate(zip(grads, diff)):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(x.shape):
+                    sizes_ok = False
+                    continue
+                if g.dtype != x.dtype:
+                    types_ok = False
+                jacs[rep][j][:, k] = g.detach().numpy().reshape(-1)
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    for a, b in zip(*jacs):
+        if a.size and np.abs(a - b).max() > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical "
+                "gradient matches numerical gradient.The tolerance for nondeterminism was "
+                f"{nondet_tol}.")
+    return jacs[0]
+
+
+def _as_mt(a, dtype):
+    return _fn("tensor")(a, dtype=dtype)
+
+
+def _notallclose_msg(analytical, numerical, i, j, dtype):
+    return (f"Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
+            f"numerical:{_as_mt(numerical, dtype)}\nanalytical:{_as_mt(analytical, dtype)}\n")
+
+
+def _allclose(a, n, rtol, atol):
+    return np.allclose(a, n, rtol=rtol, atol=atol)
+
+
+def _slow_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol,
+                    check_grad_dtypes):
+    out_all = _as_tuple(func_out)
+    out_idx = [next(k for k, o in enumerate(out_all) if o is out) for out in outputs]
+    numerical = _numerical_jacobian(func, inputs, out_idx, [o.numel() for o in outputs], eps)
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, a in enumerate(analytical):
+            n = numerical[j][i]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_notallclose_msg(a, n, i, j, o.dtype))
+
+
+def _unit_vector(numel, rng):
+    v = rng.random(numel)
+    norm = np.linalg.norm(v)
+    return v / norm if norm else v
+
+
+def _fast_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol,
+                    check_grad_dtypes):
+    """Compares v^T J u for random unit vectors u (per input) and v (per output)."""
+    from . import grad as autograd_grad
+    rng = np.random.default_rng(0)
+    diff = [x for _, x in _diff_inputs(inputs)]
+    out_all = _as_tuple(func_out)
+    out_idx = [next(k for k, o in enumerate(out_all) if o is out) for out in outputs]
+    all_u = [_unit_vector(x.numel(), rng) for x in diff]
+    all_v = [_unit_vector(o.numel(), rng) for o in outputs]
+    numerical = np.zeros((len(outputs), len(diff)))
+    for j, x in enumerate(diff):
+        view = x.detach().numpy()
+        orig = view.copy()
+        u = all_u[j].reshape(view.shape).astype(view.dtype)
+        view[...] = orig - eps * u
+        outa = _outputs_np(func, inputs, out_idx)
+        view[...] = orig + eps * u
+        outb = _outputs_np(func, inputs, out_idx)
+        view[...] = orig
+        for i in range(len(outputs)):
+            numerical[i, j] = all_v[i] @ ((outb[i] - outa[i]) / (2 * eps))
+    analytical = np.zeros_like(numerical)
+    for i, o in enumerate(outputs):
+        v = _fn("tensor")(all_v[i].reshape(tuple(o.shape)), dtype=o.dtype)
+        reps = [autograd_grad(o, diff, v, retain_graph=True, allow_unused=True) for _ in range(2)]
+        for j, x in enumerate(diff):
+            g1, g2 = reps[0][j], reps[1][j]
+            if g1 is None:
+                continue
+            if tuple(g1.shape) != tuple(x.shape):
+                raise GradcheckError("Analytical gradient has incorrect size")
+            if check_grad_dtypes and g1.dtype != x.dtype:
+                raise GradcheckError("Gradient has dtype mismatch")
+            a1 = g1.detach().numpy().reshape(-1) @ all_u[j]
+            a2 = g2.detach().numpy().reshape(-1) @ all_u[j]
+            if abs(a1 - a2) > nondet_tol:
+                raise GradcheckError(
+                    "Backward is not reentrant, i.e., running backward with same input and "
+                    "grad_output multiple times gives different values, although analytical "
+                    "gradient matches numerical gradient.The tolerance for nondeterminism was "
+                    f"{nondet_tol}.")
+            analytical[i, j] = a1
+    for i, o in enumerate(outputs):
+        for j in range(len(diff)):
+            tol = atol * all_u[j].sum() * all_v[i].sum()
+            if not _allclose(analytical[i, j], numerical[i, j], rtol, tol):
+                msg = _notallclose_msg(analytical[i, j], numerical[i, j], i, j, o.dtype)
+                raise GradcheckError(
+                    msg + "\nThe above quantities relating the numerical and analytical "
+                    "jacobians are computed \nin fast mode. See: "
+                    "https://github.com/pytorch/pytorch/issues/53876 for more background \nabout "
+                    "fast mode. Below, we recompute numerical and analytical jacobians in slow "
+                    "mode:\n\n" + _slow_mode_detail(func, inputs, func_out, outputs, eps, i, j))
+
+
+def _slow_mode_detail(func, inputs, func_out, outputs, eps, i, j):
+    out_all = _as_tuple(func_out)
+    k = next(k for k, o in enumerate(out_all) if o is outputs[i])
+    n = _numerical_jacobian(func, inputs, [k], [outputs[i].numel()], eps)[j][0]
+    a = _analytical_jacobian(inputs, outputs[i], float("inf"), False)[j]
+    dtype = outputs[i].dtype
+    return (f"Numerical:\n {_as_mt(n, dtype)}\nAnalytical:\n{_as_mt(a, dtype)}\n\n"
+            f"The max per-element difference (slow mode) is: {np.abs(a - n).max() if a.size else 0.0}.\n")
+
+
+class _UndefinedGrad(Function):
+    """Passes its input through; the gradient flowing back is undefined (None)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+def _check_undefined_grad_support(func, inputs):
+    from . import grad as autograd_grad
+    diff = [x for _, x in _diff_inputs(inputs)]
+    outputs = _differentiable_outputs(func(*inputs))
+    for o in outputs:
+        wrapped = _UndefinedGrad.apply(o)
+        try:
+            grads = autograd_grad(wrapped, diff, _fn("zeros_like")(wrapped), allow_unused=True)
+        except RuntimeError as e:
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                "\"Notes about undefined output gradients\" in "
+                "\"tools/autograd/derivatives.yaml\"") from e
+        for g in grads:
+            if g is not None and bool((g != 0).any()):
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads are "
+                    "undefined or zero. Please look at \"Notes about undefined output "
+                    "gradients\" in \"tools/autograd/derivatives.yaml\"")
+
+
+def _check_no_differentiable_outputs(func, inputs, func_out, eps):
+    out_idx = _float_output_indices(func_out)
+    outs = _as_tuple(func_out)
+    for jac in _numerical_jacobian(func, inputs, out_idx, [outs[k].numel() for k in out_idx],
+                                   eps):
+        for j in jac:
+            if np.count_nonzero(j):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+
+
+def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
+              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_forward_ad: bool = False, check_backward_ad: bool = True,
+              fast_mode: bool = False, masked: Optional[bool] = None) -> bool:
+    r"""Check gradients computed via small finite differences against analytical
+    gradients wrt tensors in :attr:`inputs` that are of floating point type and
+    with ``requires_grad=True``.
+
+    The check between numerical and analytical gradients uses :func:`~numpy.allclose`.
+    Returns True if all differences satisfy the allclose condition; otherwise raises
+    :class:`GradcheckError` (or returns False when ``raise_exception=False``).
+    """
+    assert check_forward_ad or check_backward_ad, \
+        "Expected at least one of check_forward_ad or check_backward_ad to be True"
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError("gradcheck: check_forward_ad=True needs forward-mode AD, "
+                                  "which minitorch does not implement yet")
+    if check_batched_grad:
+        raise NotImplementedError("gradcheck: check_batched_grad=True needs vmap, which "
+                                  "minitorch does not implement")
+    try:
+        _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                          check_grad_dtypes, fast_mode)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                      check_grad_dtypes, fast_mode):
+    tupled = _as_tuple(inputs)
+    _check_inputs(tupled)
+    func_out = func(*tupled)
+    outputs = _differentiable_outputs(func_out)
+    if not outputs:
+        _check_no_differentiable_outputs(func, tupled, func_out, eps)
+        return
+    check = _fast_gradcheck if fast_mode else _slow_gradcheck
+    check(func, tupled, func_out, outputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+    if check_undefined_grad:
+        _check_undefined_grad_support(func, tupled)
+
+
+def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True,
+                  fast_mode: bool = False, masked: bool = False) -> bool:
+    r"""Check gradients of gradients computed via small finite differences
+    against analytical gradients wrt tensors in :attr:`inputs` and
+    :attr:`grad_outputs` that are of floating point type and with
+    ``requires_grad=True``.
+
+    When :attr:`grad_outputs` is None, random ones of the outputs' shapes are used.
+    """
+    from . import grad as autograd_grad
+    assert check_fwd_over_rev or check_rev_over_rev, \
+        "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+    assert not (check_undefined_grad and not check_rev_over_rev), \
+        "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+    tupled = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _differentiable_outputs(func(*tupled))
+        grads = []
+        for o in outputs:
+            dtype = o.dtype if o.dtype.is_floating_point else _C.float64
+            g = _fn("rand")(*tuple(o.shape), dtype=dtype) * 2 - 1
+            if gen_non_contig_grad_outputs and o.dim() > 0:
+                g = _fn("stack")([g, _fn("zeros_like")(g)], -1)[..., 0]
+            grads.append(g.requires_grad_())
+        tupled_grads = tuple(grads)
+    else:
+        tupled_grads = _as_tuple(grad_outputs)
+    num_outputs = len(tupled_grads)
+    diff_in = {i for i, x in enumerate(tupled) if _is_tensor(x) and x.requires_grad}
+    diff_gout = {i for i, x in enumerate(tupled_grads) if x.requires_grad}
+
+    def new_func(*args):
+        input_args = tuple(x.requires_grad_() if i in diff_in else x
+                           for i, x in enumerate(args[:-num_outputs]))
+        outs = _differentiable_outputs(func(*input_args))
+        gouts = tuple(x.requires_grad_() if i in diff_gout else x
+                      for i, x in enumerate(args[-num_outputs:]))
+        diff_args = tuple(x for i, x in enumerate(input_args) if i in diff_in)
+        grad_inputs = autograd_grad(outs, diff_args, gouts, create_graph=True,
+                                    allow_unused=True)
+        return tuple(g for g in grad_inputs if g is not None)
+
+    return gradcheck(new_func, tupled + tupled_grads, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked)

@@ -1,0 +1,222 @@
+"""minitorch.func: function transforms over the autograd graph (``vjp``, ``grad``).
+
+Each transform runs ``func`` on fresh differentiable aliases of the primals and
+differentiates through the C graph with ``create_graph`` on, so transforms
+compose (``grad(grad(f))``). Primals may be tensors or tuples/lists/dicts of
+them. ``jvp`` waits for forward-mode AD.
+"""
+import functools
+from typing import Any, Callable, Tuple, Union
+
+from . import _C
+from .autograd import grad as _autograd_grad
+
+__all__ = ["vjp", "grad", "grad_and_value"]
+
+
+def _is_tensor(x):
+    from ._tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def _flatten(tree):
+    """Leaves in order and a spec to rebuild the same structure."""
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for t in tree:
+            lv, sp = _flatten(t)
+            leaves += lv
+            specs.append(sp)
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        for k, v in tree.items():
+            lv, sp = _flatten(v)
+            leaves += lv
+            specs.append((k, sp))
+        return leaves, (dict, specs)
+    return [tree], None
+
+
+def _unflatten(leaves, spec):
+    it = iter(leaves)
+
+    def build(sp):
+        if sp is None:
+            return next(it)
+        kind, children = sp
+        if kind is dict:
+            return {k: build(c) for k, c in children}
+        return kind(build(c) for c in children)
+
+    return build(spec)
+
+
+def _spec_str(spec):
+    if spec is None:
+        return "*"
+    kind, children = spec
+    if kind is dict:
+        return "{" + ", ".join(f"{k!r}: {_spec_str(c)}" for k, c in children) + "}"
+    inner = ", ".join(_spec_str(c) for c in children)
+    return f"({inner}{',' if len(children) == 1 else ''})" if kind is tuple else f"[{inner}]"
+
+
+def _differentiable(leaves):
+    """Aliases of the primals that require grad, keeping any outer history so
+    that an enclosing transform can differentiate through this one."""
+    out = []
+    for x in leaves:
+        if not _is_tensor(x):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        out.append(x.view_as(x) if x.requires_grad and _C.is_grad_enabled()
+                   else x.detach().requires_grad_(x.dtype.is_floating_point))
+    return out
+
+
+def _undo(x, outer):
+    """Results keep history only when an enclosing transform needs it."""
+    return x if outer or not _is_tensor(x) else x.detach()
+
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """Standing for the vector-Jacobian product, returns a tuple containing the
+    results of ``func`` applied to ``primals`` and a function that, when given
+    ``cotangents``, computes the reverse-mode Jacobian of ``func`` with respect
+    to ``primals`` times ``cotangents``."""
+    flat, spec = _flatten(primals)
+    outer = any(_is_tensor(x) and x.requires_grad for x in flat) and _C.is_grad_enabled()
+    diff = _differentiable(flat)
+    with _C_grad_enabled(True):
+        result = func(*_unflatten(diff, spec))
+    aux = None
+    if has_aux:
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                               "(output, aux) if has_aux is True")
+        result, aux = result
+    out_flat, out_spec = _flatten(result)
+    for o in out_flat:
+        if not _is_tensor(o):
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(o)}")
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        ct_flat, ct_spec = _flatten(cotangents)
+        if ct_spec != out_spec:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {_spec_str(ct_spec)}, primal output: "
+                f"{_spec_str(out_spec)}")
+        pairs = [(o, c) for o, c in zip(out_flat, ct_flat) if o.requires_grad]
+        if create_graph is None:
+            create_graph = outer or any(c.requires_grad for _, c in pairs)
+        if not pairs:
+            grads = [_C._functions["zeros_like"](d) for d in diff]
+        else:
+            grads = _autograd_grad([o for o, _ in pairs], diff, [c for _, c in pairs],
+                                   retain_graph=retain_graph, create_graph=create_graph,
+                                   allow_unused=True, materialize_grads=True)
+        return _unflatten([_undo(g, create_graph) for g in grads], spec)
+
+    out = _unflatten([_undo(o, outer) for o in out_flat], out_spec)
+    if has_aux:
+        return out, vjp_fn, _unflatten_aux(aux, outer)
+    return out, vjp_fn
+
+
+def _unflatten_aux(aux, outer):
+    leaves, spec = _flatten(aux)
+    return _unflatten([_undo(x, outer) for x in leaves], spec)
+
+
+class _C_grad_enabled:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = _C._set_grad_enabled(self.mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+def _check_argnums(argnums, nargs):
+    if isinstance(argnums, int):
+        nums = (argnums,)
+    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
+        nums = argnums
+        if len(set(nums)) != len(nums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    else:
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    return tuple(a % nargs for a in nums)
+
+
+def grad_and_value(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
+                   has_aux: bool = False) -> Callable:
+    """Like :func:`grad`, but also returns the value of ``func``:
+    ``(grad, value)``, or ``((grad, (value, aux)))`` with ``has_aux``."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args))
+        outer = _C.is_grad_enabled()
+        flat_specs = [_flatten(args[a]) for a in nums]
+        diff_flat = [_differentiable(lv) for lv, _ in flat_specs]
+        new_args = list(args)
+        for a, d, (_, sp) in zip(nums, diff_flat, flat_specs):
+            new_args[a] = _unflatten(d, sp)
+        with _C_grad_enabled(True):
+            result = func(*new_args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            result, aux = result
+        if not _is_tensor(result):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(result)}")
+        if result.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {result.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        inputs = [x for d in diff_flat for x in d]
+        keep = outer and any(_is_tensor(x) and x.requires_grad
+                             for a in nums for x in _flatten(args[a])[0])
+        if result.requires_grad:
+            grads = _autograd_grad(result, inputs, create_graph=keep, allow_unused=True,
+                                   materialize_grads=True)
+        else:
+            grads = [_C._functions["zeros_like"](x) for x in inputs]
+        grads = [_undo(g, keep) for g in grads]
+        per_arg, k = [], 0
+        for d, (_, sp) in zip(diff_flat, flat_specs):
+            per_arg.append(_unflatten(grads[k:k + len(d)], sp))
+            k += len(d)
+        g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
+        value = _undo(result, keep)
+        if has_aux:
+            return g, (value, _unflatten_aux(aux, keep))
+        return g, value
+
+    return wrapper
+
+
+def grad(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
+         has_aux: bool = False) -> Callable:
+    """``grad`` operator helps computing gradients of ``func`` with respect to the
+    input(s) specified by ``argnums``. ``func`` must return a scalar tensor (and
+    an auxiliary object when ``has_aux=True``, returned alongside the gradient)."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
