@@ -108,7 +108,7 @@ def train(name, model, loaders, test, epochs, lr, progress):
             progress.update(prefix, i, len(loaders), total / seen)
         test_acc, _ = accuracy(model, *test)
         progress.finish(f"{prefix}  loss {total / seen:.4f}  train acc {correct / seen:6.2%}  "
-                        f"test acc {test_acc:6.2%}  ({time.perf_counter() - start:.1f} s)")
+                        f"test acc {test_acc:6.2%}  ({(time.perf_counter() - start) * 1000:.0f} ms)")
     return losses
 
 
