@@ -17,12 +17,14 @@
 
 /* Images [n0, n0 + nb) of a 4-d tensor, channels [c0, c0 + nc), next to a
  * K x (nb * L) column matrix whose row r is (channel, i, j) of the window and
- * whose column n * L + l is output position l of image n0 + n. */
+ * whose column n * L + l is output position l of image n0 + n; element (r, q)
+ * is at col[r * rs + q * cs] (unfold writes rows: cs = 1). */
 typedef struct {
     const mt_tensor *x; /* strided (unfold) or contiguous (fold) */
     int64_t n0, nb, c0;
     const mt_window *win;
     char *col;
+    int64_t rs, cs;
 } cols_ctx;
 
 static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
@@ -32,14 +34,14 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
-        int64_t L = win_area(g), ld = c->nb * L, H = x->sizes[2], W = x->sizes[3];       \
+        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3];                       \
         int64_t sh = x->strides[2], sw = x->strides[3];                                  \
         for (int64_t t = t0; t < t1; t++) {                                              \
             int64_t r = t / c->nb, n = t % c->nb;                                        \
             int64_t j = r % g->kw, i = (r / g->kw) % g->kh, ch = r / (g->kw * g->kh);    \
             const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +         \
                            (c->c0 + ch) * x->strides[1];                                 \
-            T *dst = (T *)c->col + r * ld + n * L;                                       \
+            T *dst = (T *)c->col + r * c->rs + n * L;                                    \
             for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
                 int64_t y = oy * g->sh - g->ph + i * g->dh;                              \
                 T *row = dst + oy * g->ow;                                               \
@@ -70,25 +72,25 @@ UNFOLD(double)
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
-        int64_t L = win_area(g), ld = c->nb * L, H = x->sizes[2], W = x->sizes[3];       \
+        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3], cs = c->cs;           \
         for (int64_t t = t0; t < t1; t++) {                                              \
             int64_t ch = t / c->nb, n = t % c->nb;                                       \
             T *dst = (T *)mt_data(x) + ((c->n0 + n) * x->sizes[1] + c->c0 + ch) * H * W; \
             for (int64_t i = 0; i < g->kh; i++)                                          \
                 for (int64_t j = 0; j < g->kw; j++) {                                    \
                     int64_t r = (ch * g->kh + i) * g->kw + j;                            \
-                    const T *src = (const T *)c->col + r * ld + n * L;                   \
+                    const T *src = (const T *)c->col + r * c->rs + n * L * cs;           \
                     for (int64_t oy = 0; oy < g->oh; oy++) {                             \
                         int64_t y = oy * g->sh - g->ph + i * g->dh;                      \
                         if (y < 0 || y >= H)                                             \
                             continue;                                                    \
                         T *drow = dst + y * W;                                           \
-                        const T *srow = src + oy * g->ow;                                \
+                        const T *srow = src + oy * g->ow * cs;                           \
                         int64_t x0 = j * g->dw - g->pw;                                  \
                         for (int64_t ox = 0; ox < g->ow; ox++) {                         \
                             int64_t xx = x0 + ox * g->sw;                                \
                             if (xx >= 0 && xx < W)                                       \
-                                drow[xx] += srow[ox];                                    \
+                                drow[xx] += srow[ox * cs];                               \
                         }                                                                \
                     }                                                                    \
                 }                                                                        \
@@ -118,68 +120,77 @@ static void fold_range(void *arg, int64_t t0, int64_t t1)
 static void unfold(const mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
                    const mt_window *win, char *col)
 {
-    cols_ctx c = {x, n0, nb, c0, win, col};
+    cols_ctx c = {x, n0, nb, c0, win, col, nb * win_area(win), 1};
     int64_t K = nc * win->kh * win->kw;
     mt_parallel_for(0, K * nb, 1 + 16384 / (win_area(win) + 1), unfold_range, &c);
 }
 
+/* col is stored transposed, (nb * L) x K row-major. */
 static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
                  const mt_window *win, char *col)
 {
-    cols_ctx c = {x, n0, nb, c0, win, col};
+    cols_ctx c = {x, n0, nb, c0, win, col, 1, nc * win->kh * win->kw};
     int64_t per_plane = win_area(win) * win->kh * win->kw;
     mt_parallel_for(0, nc * nb, 1 + 16384 / (per_plane + 1), fold_range, &c);
 }
 
-/* ----------------------------------------------- (n, o, l) <-> (o, n, l) */
+/* ----------------------------------------------- (n, o, l) <-> matrices */
 
 /* Rows of L elements between a contiguous (N, O, L) tensor's images
- * [n0, n0 + nb), channels [o0, o0 + no), and a (no, nb * L) matrix. With
- * to_matrix false the matrix is added (accumulate) or copied into the tensor. */
+ * [n0, n0 + nb), channels [o0, o0 + no), and a matrix holding element
+ * (o, n * L + l) at m[o * mo + (n * L + l) * ml]: (no x nb*L) row-major has
+ * mo = nb * L, ml = 1; its transpose mo = 1, ml = no. With to_matrix false the
+ * matrix is added (accumulate) or copied into the tensor. */
 typedef struct {
     char *t, *m;
-    int64_t O, L, n0, nb, o0;
-    size_t isz;
+    int64_t O, L, n0, nb, o0, mo, ml;
     bool to_matrix, accumulate;
-    mt_dtype dtype;
 } reorder_ctx;
 
-#define ADD_ROW(T)                                                                       \
-    static void add_row_##T(char *dst, const char *src, int64_t n)                       \
+#define REORDER(T)                                                                       \
+    static void reorder_##T(const reorder_ctx *c, int64_t t0, int64_t t1)                \
     {                                                                                    \
-        T *d = (T *)dst;                                                                 \
-        const T *s = (const T *)src;                                                     \
-        for (int64_t i = 0; i < n; i++)                                                  \
-            d[i] += s[i];                                                                \
+        int64_t L = c->L, ml = c->ml;                                                    \
+        for (int64_t t = t0; t < t1; t++) {                                              \
+            int64_t o = t / c->nb, n = t % c->nb;                                        \
+            T *tp = (T *)c->t + ((c->n0 + n) * c->O + c->o0 + o) * L;                    \
+            T *mp = (T *)c->m + o * c->mo + n * L * ml;                                  \
+            if (c->to_matrix)                                                            \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    mp[l * ml] = tp[l];                                                  \
+            else if (c->accumulate)                                                      \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    tp[l] += mp[l * ml];                                                 \
+            else                                                                         \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    tp[l] = mp[l * ml];                                                  \
+        }                                                                                \
     }
-ADD_ROW(float)
-ADD_ROW(double)
+REORDER(float)
+REORDER(double)
+
+typedef struct {
+    reorder_ctx c;
+    mt_dtype dtype;
+} reorder_job;
 
 static void reorder_range(void *arg, int64_t t0, int64_t t1)
 {
-    const reorder_ctx *c = arg;
-    for (int64_t t = t0; t < t1; t++) {
-        int64_t o = t / c->nb, n = t % c->nb;
-        char *tp = c->t + (((c->n0 + n) * c->O + c->o0 + o) * c->L) * c->isz;
-        char *mp = c->m + ((o * c->nb + n) * c->L) * c->isz;
-        if (c->to_matrix)
-            memcpy(mp, tp, c->L * c->isz);
-        else if (!c->accumulate)
-            memcpy(tp, mp, c->L * c->isz);
-        else if (c->dtype == MT_FLOAT32)
-            add_row_float(tp, mp, c->L);
-        else
-            add_row_double(tp, mp, c->L);
-    }
+    const reorder_job *j = arg;
+    if (j->dtype == MT_FLOAT32)
+        reorder_float(&j->c, t0, t1);
+    else
+        reorder_double(&j->c, t0, t1);
 }
 
 static void reorder(const mt_tensor *t, int64_t n0, int64_t nb, int64_t o0, int64_t no,
-                    char *m, bool to_matrix, bool accumulate)
+                    char *m, bool transposed, bool to_matrix, bool accumulate)
 {
     int64_t L = t->sizes[2] * t->sizes[3];
-    reorder_ctx c = {mt_data(t), m, t->sizes[1], L, n0, nb, o0, mt_itemsize(t->dtype),
-                     to_matrix, accumulate, t->dtype};
-    mt_parallel_for(0, no * nb, 1 + 16384 / (L + 1), reorder_range, &c);
+    reorder_job j = {{mt_data(t), m, t->sizes[1], L, n0, nb, o0, transposed ? 1 : nb * L,
+                      transposed ? no : 1, to_matrix, accumulate},
+                     t->dtype};
+    mt_parallel_for(0, no * nb, 1 + 16384 / (L + 1), reorder_range, &j);
 }
 
 /* ------------------------------------------------------------------ api */
@@ -250,14 +261,17 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
     for (int64_t n0 = 0; n0 < N; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, Og, nb * L, K};
+        mt_gemm_shape shape = {0, {0}, nb * L, Og, K};
         for (int64_t g = 0; g < groups; g++) {
             unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = matrix(mt_data(w) + g * Og * K * isz, K, 1);
-            mt_gemm_operand b = matrix(col, nb * L, 1), o = matrix(mat, nb * L, 1);
+            /* mat^T = col^T w_g^T: BLAS is far faster at a tall product than at
+             * a wide one with a short inner dimension */
+            mt_gemm_operand a = matrix(col, 1, nb * L);
+            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, 1, K);
+            mt_gemm_operand o = matrix(mat, Og, 1);
             if (mt_gemm(x->dtype, &shape, &a, &b, &o, one, zero) < 0)
                 goto fail;
-            reorder(out, n0, nb, g * Og, Og, mat, false, bias != NULL);
+            reorder(out, n0, nb, g * Og, Og, mat, true, false, bias != NULL);
         }
     }
     free(col);
@@ -287,12 +301,13 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
     for (int64_t n0 = 0; n0 < N; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, K, nb * L, Og};
+        mt_gemm_shape shape = {0, {0}, nb * L, K, Og};
         for (int64_t g = 0; g < groups; g++) {
-            reorder(grad, n0, nb, g * Og, Og, mat, true, false);
-            /* w_g is Og x K; its transpose reads it with swapped strides */
-            mt_gemm_operand a = matrix(mt_data(w) + g * Og * K * isz, 1, K);
-            mt_gemm_operand b = matrix(mat, nb * L, 1), o = matrix(col, nb * L, 1);
+            /* col^T = mat^T w_g, tall as in the forward */
+            reorder(grad, n0, nb, g * Og, Og, mat, true, true, false);
+            mt_gemm_operand a = matrix(mat, Og, 1);
+            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, K, 1);
+            mt_gemm_operand o = matrix(col, K, 1);
             if (mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero) < 0)
                 goto fail;
             fold(grad_input, n0, nb, g * Cg, Cg, win, col);
@@ -327,7 +342,7 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
         mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
         for (int64_t g = 0; g < groups; g++) {
-            reorder(grad, n0, nb, g * Og, Og, mat, true, false);
+            reorder(grad, n0, nb, g * Og, Og, mat, false, true, false);
             unfold(x, n0, nb, g * Cg, Cg, win, col);
             mt_gemm_operand a = matrix(mat, nb * L, 1), b = matrix(col, 1, nb * L);
             mt_gemm_operand o = matrix(mt_data(grad_weight) + g * Og * K * isz, K, 1);

@@ -47,6 +47,21 @@ static int64_t plane_grain(const mt_window *g)
 
 /* -------------------------------------------------------------------- max */
 
+/* The taps [*lo, *hi) of a window starting at start (stride d) inside [0, n). */
+static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t *lo,
+                        int64_t *hi)
+{
+    if (start >= 0 && start + (k - 1) * d < n) { /* inside: no division */
+        *lo = 0;
+        *hi = k;
+        return;
+    }
+    *lo = start < 0 ? (-start + d - 1) / d : 0;
+    *hi = start + (k - 1) * d < n ? k : (n - 1 - start) / d + 1;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
 /* h * W + w of the maximum of output (oy, ox)'s window, -1 if the window
  * holds no element; the first maximum wins, and the last NaN, as in torch. */
 #define ARGMAX(T)                                                                        \
@@ -54,18 +69,17 @@ static int64_t plane_grain(const mt_window *g)
                                      int64_t sw, const mt_window *g, int64_t oy,         \
                                      int64_t ox, T *best_out)                            \
     {                                                                                    \
-        int64_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;                        \
+        int64_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw, i0, i1, j0, j1;        \
+        taps(y0, g->dh, g->kh, H, &i0, &i1);                                             \
+        taps(x0, g->dw, g->kw, W, &j0, &j1);                                             \
         T best = -INFINITY;                                                              \
         int64_t at = -1;                                                                 \
-        for (int64_t i = 0; i < g->kh; i++) {                                            \
+        for (int64_t i = i0; i < i1; i++) {                                              \
             int64_t y = y0 + i * g->dh;                                                  \
-            if (y < 0 || y >= H)                                                         \
-                continue;                                                                \
-            for (int64_t j = 0; j < g->kw; j++) {                                        \
+            const T *row = src + y * sh;                                                 \
+            for (int64_t j = j0; j < j1; j++) {                                          \
                 int64_t xx = x0 + j * g->dw;                                             \
-                if (xx < 0 || xx >= W)                                                   \
-                    continue;                                                            \
-                T v = src[y * sh + xx * sw];                                             \
+                T v = row[xx * sw];                                                      \
                 if (at < 0 || v > best || isnan(v)) {                                    \
                     best = v;                                                            \
                     at = y * W + xx;                                                     \

@@ -225,6 +225,7 @@ static PyObject *conv_nd(mt_args *a, int nsp, const char *op, bool str_padding)
         return NULL;
     }
     mt_tensor o4 = contiguous_as(MTPy_T(out), 4, sizes4);
+    mtpy_load_blas();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = mt_conv2d_forward(&x, &w, bias, &win, groups, &o4);

@@ -143,6 +143,7 @@ static PyObject *conv_backward(mt_args *a, bool wants_input)
         goto fail;
     conv_backward_kernel kernel = wants_input ? mt_conv2d_backward_input
                                               : mt_conv2d_backward_weight;
+    mtpy_load_blas();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = kernel(&g4, &o4, &win, groups, &r4);
