@@ -4,6 +4,7 @@
 #include "conv.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
@@ -62,54 +63,57 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
         *hi = *lo;
 }
 
-/* h * W + w of the maximum of output (oy, ox)'s window, -1 if the window
- * holds no element; the first maximum wins, and the last NaN, as in torch. */
-#define ARGMAX(T)                                                                        \
-    static inline int64_t argmax_##T(const T *src, int64_t H, int64_t W, int64_t sh,     \
-                                     int64_t sw, const mt_window *g, int64_t oy,         \
-                                     int64_t ox, T *best_out)                            \
+/* Output row oy's maxima into best[0, ow) and their positions h * W + w into
+ * at (-1 where a window holds no element). For every output the taps are
+ * visited in (i, j) order, so the first maximum wins, and the last NaN, as in
+ * torch; the loop over outputs is innermost so it runs without branches. */
+#define ARGMAX_ROW(T)                                                                    \
+    static void argmax_row_##T(const T *src, int64_t H, int64_t W, int64_t sh,           \
+                               int64_t sw, const mt_window *g, int64_t oy, T *best,      \
+                               int64_t *at)                                              \
     {                                                                                    \
-        int64_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw, i0, i1, j0, j1;        \
+        int64_t y0 = oy * g->sh - g->ph, i0, i1;                                         \
         taps(y0, g->dh, g->kh, H, &i0, &i1);                                             \
-        taps(x0, g->dw, g->kw, W, &j0, &j1);                                             \
-        T best = -INFINITY;                                                              \
-        int64_t at = -1;                                                                 \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                         \
+            best[ox] = -INFINITY;                                                        \
+            at[ox] = -1;                                                                 \
+        }                                                                                \
         for (int64_t i = i0; i < i1; i++) {                                              \
             int64_t y = y0 + i * g->dh;                                                  \
             const T *row = src + y * sh;                                                 \
-            for (int64_t j = j0; j < j1; j++) {                                          \
-                int64_t xx = x0 + j * g->dw;                                             \
-                T v = row[xx * sw];                                                      \
-                if (at < 0 || v > best || isnan(v)) {                                    \
-                    best = v;                                                            \
-                    at = y * W + xx;                                                     \
+            for (int64_t j = 0; j < g->kw; j++) {                                        \
+                /* the outputs whose tap j lands inside the row */                       \
+                int64_t off = j * g->dw - g->pw, lo, hi;                                 \
+                taps(off, g->sw, g->ow, W, &lo, &hi);                                    \
+                for (int64_t ox = lo; ox < hi; ox++) {                                   \
+                    int64_t xx = off + ox * g->sw;                                       \
+                    T v = row[xx * sw];                                                  \
+                    bool take = (at[ox] < 0) | (v > best[ox]) | (v != v);                \
+                    best[ox] = take ? v : best[ox];                                      \
+                    at[ox] = take ? y * W + xx : at[ox];                                 \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
-        *best_out = best;                                                                \
-        return at;                                                                       \
     }
 
 #define MAX_POOL(T)                                                                      \
-    ARGMAX(T)                                                                            \
+    ARGMAX_ROW(T)                                                                        \
     static void max_pool_##T(const pool_ctx *c, int64_t p0, int64_t p1)                  \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
         int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], sw = x->strides[3];\
-        for (int64_t p = p0; p < p1; p++) {                                              \
+        int64_t *at = malloc(sizeof(int64_t) * (size_t)(g->ow + 1));                     \
+        for (int64_t p = p0; p < p1 && at; p++) {                                        \
             const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
             T *dst = (T *)c->out + p * g->oh * g->ow;                                    \
             int64_t *idx = c->indices ? c->indices + p * g->oh * g->ow : NULL;           \
-            for (int64_t oy = 0; oy < g->oh; oy++)                                       \
-                for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    T best;                                                              \
-                    int64_t at = argmax_##T(src, H, W, sh, sw, g, oy, ox, &best);        \
-                    dst[oy * g->ow + ox] = best;                                         \
-                    if (idx)                                                             \
-                        idx[oy * g->ow + ox] = at;                                       \
-                }                                                                        \
+            for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
+                int64_t *row_at = idx ? idx + oy * g->ow : at;                           \
+                argmax_row_##T(src, H, W, sh, sw, g, oy, dst + oy * g->ow, row_at);      \
+            }                                                                            \
         }                                                                                \
+        free(at);                                                                        \
     }                                                                                    \
     static void max_pool_backward_##T(const pool_ctx *c, int64_t p0, int64_t p1)         \
     {                                                                                    \
@@ -117,17 +121,20 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
         const mt_tensor *x = c->x;                                                       \
         int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], sw = x->strides[3];\
         const T *gd = (const T *)mt_data(c->grad);                                       \
-        for (int64_t p = p0; p < p1; p++) {                                              \
+        int64_t *at = malloc(sizeof(int64_t) * (size_t)(g->ow + 1));                     \
+        T *best = malloc(sizeof(T) * (size_t)(g->ow + 1));                               \
+        for (int64_t p = p0; p < p1 && at && best; p++) {                                \
             const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
             T *dst = (T *)c->out + p * H * W;                                            \
-            for (int64_t oy = 0; oy < g->oh; oy++)                                       \
-                for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    T best;                                                              \
-                    int64_t at = argmax_##T(src, H, W, sh, sw, g, oy, ox, &best);        \
-                    if (at >= 0)                                                         \
-                        dst[at] += gd[grad_at(c->grad, p, oy, ox)];                      \
-                }                                                                        \
+            for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
+                argmax_row_##T(src, H, W, sh, sw, g, oy, best, at);                      \
+                for (int64_t ox = 0; ox < g->ow; ox++)                                   \
+                    if (at[ox] >= 0)                                                     \
+                        dst[at[ox]] += gd[grad_at(c->grad, p, oy, ox)];                  \
+            }                                                                            \
         }                                                                                \
+        free(at);                                                                        \
+        free(best);                                                                      \
     }
 MAX_POOL(float)
 MAX_POOL(double)
