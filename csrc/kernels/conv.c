@@ -1,7 +1,9 @@
-/* Convolution (im2col + gemm) and pooling forward kernels. */
+/* Convolution forward and backward: im2col + one gemm per chunk of images
+ * and group. A chunk's columns sit side by side, so the gemm is (Og x K) by
+ * (K x nb*L) and large enough for the BLAS to use its threads; the unfold,
+ * fold and reorder loops split over threads themselves. */
 #include "conv.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,53 +12,188 @@
 #include "matmul.h"
 #include "parallel.h"
 
-/* ------------------------------------------------------------- im2col */
+/* Bytes of column buffer one chunk of images may use. */
+#define COL_BUDGET ((int64_t)32 << 20)
 
-/* One image's channels [c0, c0 + nc) of x unfolded into col, a contiguous
- * (nc * kh * kw) x (oh * ow) matrix; positions in the padding read 0. */
+/* Images [n0, n0 + nb) of a 4-d tensor, channels [c0, c0 + nc), next to a
+ * K x (nb * L) column matrix whose row r is (channel, i, j) of the window and
+ * whose column n * L + l is output position l of image n0 + n; element (r, q)
+ * is at col[r * rs + q * cs] (unfold writes rows: cs = 1). */
 typedef struct {
-    const char *x; /* image n, channel c0 */
-    int64_t sc, sh, sw, H, W;
+    const mt_tensor *x; /* strided (unfold) or contiguous (fold) */
+    int64_t n0, nb, c0;
     const mt_window *win;
     char *col;
-    mt_dtype dtype;
-} im2col_ctx;
+    int64_t rs, cs;
+} cols_ctx;
 
-#define IM2COL(T)                                                                        \
-    static void im2col_##T(const im2col_ctx *c, int64_t r0, int64_t r1)                  \
+static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
+
+#define UNFOLD(T)                                                                        \
+    static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
-        int64_t L = g->oh * g->ow;                                                       \
-        for (int64_t r = r0; r < r1; r++) {                                              \
+        const mt_tensor *x = c->x;                                                       \
+        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3];                       \
+        int64_t sh = x->strides[2], sw = x->strides[3];                                  \
+        for (int64_t t = t0; t < t1; t++) {                                              \
+            int64_t r = t / c->nb, n = t % c->nb;                                        \
             int64_t j = r % g->kw, i = (r / g->kw) % g->kh, ch = r / (g->kw * g->kh);    \
-            const T *src = (const T *)c->x + ch * c->sc;                                 \
-            T *dst = (T *)c->col + r * L;                                                \
+            const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +         \
+                           (c->c0 + ch) * x->strides[1];                                 \
+            T *dst = (T *)c->col + r * c->rs + n * L;                                    \
             for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
                 int64_t y = oy * g->sh - g->ph + i * g->dh;                              \
                 T *row = dst + oy * g->ow;                                               \
-                if (y < 0 || y >= c->H) {                                                \
+                if (y < 0 || y >= H) {                                                   \
                     memset(row, 0, sizeof(T) * g->ow);                                   \
                     continue;                                                            \
                 }                                                                        \
-                const T *srow = src + y * c->sh;                                         \
+                const T *srow = src + y * sh;                                            \
+                int64_t x0 = j * g->dw - g->pw;                                          \
+                if (g->sw == 1 && sw == 1 && x0 >= 0 && x0 + g->ow <= W) {               \
+                    memcpy(row, srow + x0, sizeof(T) * g->ow);                           \
+                    continue;                                                            \
+                }                                                                        \
                 for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    int64_t xx = ox * g->sw - g->pw + j * g->dw;                         \
-                    row[ox] = xx >= 0 && xx < c->W ? srow[xx * c->sw] : (T)0;            \
+                    int64_t xx = x0 + ox * g->sw;                                        \
+                    row[ox] = xx >= 0 && xx < W ? srow[xx * sw] : (T)0;                  \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
     }
-IM2COL(float)
-IM2COL(double)
+UNFOLD(float)
+UNFOLD(double)
 
-static void im2col_range(void *arg, int64_t r0, int64_t r1)
+/* The adjoint of unfold: adds the columns back into the (zeroed) planes;
+ * one task per (channel, image) plane, so no two tasks write one element. */
+#define FOLD(T)                                                                          \
+    static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
+    {                                                                                    \
+        const mt_window *g = c->win;                                                     \
+        const mt_tensor *x = c->x;                                                       \
+        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3], cs = c->cs;           \
+        for (int64_t t = t0; t < t1; t++) {                                              \
+            int64_t ch = t / c->nb, n = t % c->nb;                                       \
+            T *dst = (T *)mt_data(x) + ((c->n0 + n) * x->sizes[1] + c->c0 + ch) * H * W; \
+            for (int64_t i = 0; i < g->kh; i++)                                          \
+                for (int64_t j = 0; j < g->kw; j++) {                                    \
+                    int64_t r = (ch * g->kh + i) * g->kw + j;                            \
+                    const T *src = (const T *)c->col + r * c->rs + n * L * cs;           \
+                    for (int64_t oy = 0; oy < g->oh; oy++) {                             \
+                        int64_t y = oy * g->sh - g->ph + i * g->dh;                      \
+                        if (y < 0 || y >= H)                                             \
+                            continue;                                                    \
+                        T *drow = dst + y * W;                                           \
+                        const T *srow = src + oy * g->ow * cs;                           \
+                        int64_t x0 = j * g->dw - g->pw;                                  \
+                        for (int64_t ox = 0; ox < g->ow; ox++) {                         \
+                            int64_t xx = x0 + ox * g->sw;                                \
+                            if (xx >= 0 && xx < W)                                       \
+                                drow[xx] += srow[ox * cs];                               \
+                        }                                                                \
+                    }                                                                    \
+                }                                                                        \
+        }                                                                                \
+    }
+FOLD(float)
+FOLD(double)
+
+static void unfold_range(void *arg, int64_t t0, int64_t t1)
 {
-    const im2col_ctx *c = arg;
-    if (c->dtype == MT_FLOAT32)
-        im2col_float(c, r0, r1);
+    const cols_ctx *c = arg;
+    if (c->x->dtype == MT_FLOAT32)
+        unfold_float(c, t0, t1);
     else
-        im2col_double(c, r0, r1);
+        unfold_double(c, t0, t1);
 }
+
+static void fold_range(void *arg, int64_t t0, int64_t t1)
+{
+    const cols_ctx *c = arg;
+    if (c->x->dtype == MT_FLOAT32)
+        fold_float(c, t0, t1);
+    else
+        fold_double(c, t0, t1);
+}
+
+static void unfold(const mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
+                   const mt_window *win, char *col)
+{
+    cols_ctx c = {x, n0, nb, c0, win, col, nb * win_area(win), 1};
+    int64_t K = nc * win->kh * win->kw;
+    mt_parallel_for(0, K * nb, 1 + 16384 / (win_area(win) + 1), unfold_range, &c);
+}
+
+/* col is stored transposed, (nb * L) x K row-major. */
+static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
+                 const mt_window *win, char *col)
+{
+    cols_ctx c = {x, n0, nb, c0, win, col, 1, nc * win->kh * win->kw};
+    int64_t per_plane = win_area(win) * win->kh * win->kw;
+    mt_parallel_for(0, nc * nb, 1 + 16384 / (per_plane + 1), fold_range, &c);
+}
+
+/* ----------------------------------------------- (n, o, l) <-> matrices */
+
+/* Rows of L elements between a contiguous (N, O, L) tensor's images
+ * [n0, n0 + nb), channels [o0, o0 + no), and a matrix holding element
+ * (o, n * L + l) at m[o * mo + (n * L + l) * ml]: (no x nb*L) row-major has
+ * mo = nb * L, ml = 1; its transpose mo = 1, ml = no. With to_matrix false the
+ * matrix is added (accumulate) or copied into the tensor. */
+typedef struct {
+    char *t, *m;
+    int64_t O, L, n0, nb, o0, mo, ml;
+    bool to_matrix, accumulate;
+} reorder_ctx;
+
+#define REORDER(T)                                                                       \
+    static void reorder_##T(const reorder_ctx *c, int64_t t0, int64_t t1)                \
+    {                                                                                    \
+        int64_t L = c->L, ml = c->ml;                                                    \
+        for (int64_t t = t0; t < t1; t++) {                                              \
+            int64_t o = t / c->nb, n = t % c->nb;                                        \
+            T *tp = (T *)c->t + ((c->n0 + n) * c->O + c->o0 + o) * L;                    \
+            T *mp = (T *)c->m + o * c->mo + n * L * ml;                                  \
+            if (c->to_matrix)                                                            \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    mp[l * ml] = tp[l];                                                  \
+            else if (c->accumulate)                                                      \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    tp[l] += mp[l * ml];                                                 \
+            else                                                                         \
+                for (int64_t l = 0; l < L; l++)                                          \
+                    tp[l] = mp[l * ml];                                                  \
+        }                                                                                \
+    }
+REORDER(float)
+REORDER(double)
+
+typedef struct {
+    reorder_ctx c;
+    mt_dtype dtype;
+} reorder_job;
+
+static void reorder_range(void *arg, int64_t t0, int64_t t1)
+{
+    const reorder_job *j = arg;
+    if (j->dtype == MT_FLOAT32)
+        reorder_float(&j->c, t0, t1);
+    else
+        reorder_double(&j->c, t0, t1);
+}
+
+static void reorder(const mt_tensor *t, int64_t n0, int64_t nb, int64_t o0, int64_t no,
+                    char *m, bool transposed, bool to_matrix, bool accumulate)
+{
+    int64_t L = t->sizes[2] * t->sizes[3];
+    reorder_job j = {{mt_data(t), m, t->sizes[1], L, n0, nb, o0, transposed ? 1 : nb * L,
+                      transposed ? no : 1, to_matrix, accumulate},
+                     t->dtype};
+    mt_parallel_for(0, no * nb, 1 + 16384 / (L + 1), reorder_range, &j);
+}
+
+/* ------------------------------------------------------------------ api */
 
 static int check_float(mt_dtype d, const char *op)
 {
@@ -66,13 +203,41 @@ static int check_float(mt_dtype d, const char *op)
                     mt_dtype_infos[d].scalar_name);
 }
 
+/* Images per chunk so that a K x (nb * L) buffer stays within the budget. */
+static int64_t chunk_images(int64_t N, int64_t K, int64_t L, size_t isz)
+{
+    int64_t per = K * L * (int64_t)isz, nb = per ? COL_BUDGET / per : N;
+    return nb < 1 ? 1 : (nb > N ? N : nb);
+}
+
+/* col and mat buffers for one chunk: K x (nb * L) and Og x (nb * L). */
+static int buffers(int64_t K, int64_t Og, int64_t nb, int64_t L, size_t isz, char **col,
+                   char **mat)
+{
+    size_t cols = (size_t)(nb * L);
+    *col = malloc((K ? (size_t)K : 1) * cols * isz + 1);
+    *mat = malloc((Og ? (size_t)Og : 1) * cols * isz + 1);
+    if (*col && *mat)
+        return 0;
+    free(*col);
+    free(*mat);
+    return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                    (long long)K, (long long)(nb * L));
+}
+
+static mt_gemm_operand matrix(char *data, int64_t rs, int64_t cs)
+{
+    mt_gemm_operand op = {data, rs, cs, {0}};
+    return op;
+}
+
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
     if (check_float(x->dtype, "slow_conv2d_cpu") < 0)
         return -1;
     int64_t N = x->sizes[0], O = w->sizes[0], Cg = w->sizes[1];
-    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win->oh * win->ow;
+    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
     size_t isz = mt_itemsize(x->dtype);
     if (bias) {
         mt_tensor bv = *bias;
@@ -89,213 +254,107 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
-    char *col = malloc((size_t)K * (size_t)L * isz);
-    if (!col)
-        return mt_error(MT_ERR_MEMORY, "conv2d: out of memory for a %lld x %lld buffer",
-                        (long long)K, (long long)L);
-    mt_gemm_shape shape = {0, {0}, Og, L, K};
-    mt_gemm_scale one = {1.0, 1}, beta = {bias ? 1.0 : 0.0, bias ? 1 : 0};
-    for (int64_t n = 0; n < N; n++) {
+    int64_t chunk = chunk_images(N, K, L, isz);
+    char *col, *mat;
+    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
+        return -1;
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
+        mt_gemm_shape shape = {0, {0}, nb * L, Og, K};
         for (int64_t g = 0; g < groups; g++) {
-            im2col_ctx c = {mt_data(x) + (n * x->strides[0] + g * Cg * x->strides[1]) * isz,
-                            x->strides[1], x->strides[2], x->strides[3], x->sizes[2],
-                            x->sizes[3], win, col, x->dtype};
-            mt_parallel_for(0, K, 1 + 16384 / (L ? L : 1), im2col_range, &c);
-            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, K, 1, {0}};
-            mt_gemm_operand b = {col, L, 1, {0}};
-            mt_gemm_operand o = {mt_data(out) + (n * O + g * Og) * L * isz, L, 1, {0}};
-            if (mt_gemm(x->dtype, &shape, &a, &b, &o, one, beta) < 0) {
-                free(col);
-                return -1;
-            }
+            unfold(x, n0, nb, g * Cg, Cg, win, col);
+            /* mat^T = col^T w_g^T: BLAS is far faster at a tall product than at
+             * a wide one with a short inner dimension */
+            mt_gemm_operand a = matrix(col, 1, nb * L);
+            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, 1, K);
+            mt_gemm_operand o = matrix(mat, Og, 1);
+            if (mt_gemm(x->dtype, &shape, &a, &b, &o, one, zero) < 0)
+                goto fail;
+            reorder(out, n0, nb, g * Og, Og, mat, true, false, bias != NULL);
         }
     }
     free(col);
+    free(mat);
     return 0;
+fail:
+    free(col);
+    free(mat);
+    return -1;
 }
 
-/* ------------------------------------------------------------- pooling */
-
-typedef struct {
-    const mt_tensor *x;
-    const mt_window *win;
-    char *out;
-    int64_t *indices;
-    bool count_include_pad;
-    int64_t divisor_override;
-} pool_ctx;
-
-/* Plane p of x (N*C planes, in (n, c) order) starts here. */
-static inline int64_t plane_offset(const mt_tensor *x, int64_t p)
+int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
+                             int64_t groups, mt_tensor *grad_input)
 {
-    int64_t C = x->sizes[1];
-    return (p / C) * x->strides[0] + (p % C) * x->strides[1];
-}
-
-#define MAX_POOL(T)                                                                      \
-    static void max_pool_##T(const pool_ctx *c, int64_t p0, int64_t p1)                 \
-    {                                                                                    \
-        const mt_window *g = c->win;                                                     \
-        const mt_tensor *x = c->x;                                                       \
-        int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], sw = x->strides[3];\
-        for (int64_t p = p0; p < p1; p++) {                                              \
-            const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
-            T *dst = (T *)c->out + p * g->oh * g->ow;                                    \
-            int64_t *idx = c->indices ? c->indices + p * g->oh * g->ow : NULL;           \
-            for (int64_t oy = 0; oy < g->oh; oy++)                                       \
-                for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    int64_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;            \
-                    T best = -INFINITY;                                                  \
-                    int64_t at = -1;                                                     \
-                    for (int64_t i = 0; i < g->kh; i++) {                                \
-                        int64_t y = y0 + i * g->dh;                                      \
-                        if (y < 0 || y >= H)                                             \
-                            continue;                                                    \
-                        for (int64_t j = 0; j < g->kw; j++) {                            \
-                            int64_t xx = x0 + j * g->dw;                                 \
-                            if (xx < 0 || xx >= W)                                       \
-                                continue;                                                \
-                            T v = src[y * sh + xx * sw];                                 \
-                            if (at < 0 || v > best || isnan(v)) {                        \
-                                best = v;                                                \
-                                at = y * W + xx;                                         \
-                            }                                                            \
-                        }                                                                \
-                    }                                                                    \
-                    dst[oy * g->ow + ox] = best;                                         \
-                    if (idx)                                                             \
-                        idx[oy * g->ow + ox] = at;                                       \
-                }                                                                        \
-        }                                                                                \
-    }
-MAX_POOL(float)
-MAX_POOL(double)
-
-static void max_pool_range(void *arg, int64_t p0, int64_t p1)
-{
-    const pool_ctx *c = arg;
-    if (c->x->dtype == MT_FLOAT32)
-        max_pool_float(c, p0, p1);
-    else
-        max_pool_double(c, p0, p1);
-}
-
-static int64_t plane_grain(const mt_window *g)
-{
-    int64_t work = g->oh * g->ow * g->kh * g->kw;
-    return 1 + 32768 / (work ? work : 1);
-}
-
-int mt_max_pool2d_forward(const mt_tensor *x, const mt_window *win, mt_tensor *out,
-                          mt_tensor *indices)
-{
-    if (check_float(x->dtype, "max_pool2d") < 0)
+    if (check_float(grad->dtype, "slow_conv2d_cpu") < 0)
         return -1;
-    pool_ctx c = {x, win, mt_data(out), indices ? (int64_t *)mt_data(indices) : NULL, 0, 0};
-    mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win), max_pool_range, &c);
-    return 0;
-}
-
-#define AVG_POOL(T)                                                                      \
-    static void avg_pool_##T(const pool_ctx *c, int64_t p0, int64_t p1)                  \
-    {                                                                                    \
-        const mt_window *g = c->win;                                                     \
-        const mt_tensor *x = c->x;                                                       \
-        int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], sw = x->strides[3];\
-        for (int64_t p = p0; p < p1; p++) {                                              \
-            const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
-            T *dst = (T *)c->out + p * g->oh * g->ow;                                    \
-            for (int64_t oy = 0; oy < g->oh; oy++)                                       \
-                for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    int64_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;            \
-                    int64_t y1 = y0 + g->kh, x1 = x0 + g->kw;                            \
-                    if (y1 > H + g->ph)                                                  \
-                        y1 = H + g->ph;                                                  \
-                    if (x1 > W + g->pw)                                                  \
-                        x1 = W + g->pw;                                                  \
-                    int64_t padded = (y1 - y0) * (x1 - x0);                              \
-                    if (y0 < 0)                                                          \
-                        y0 = 0;                                                          \
-                    if (x0 < 0)                                                          \
-                        x0 = 0;                                                          \
-                    if (y1 > H)                                                          \
-                        y1 = H;                                                          \
-                    if (x1 > W)                                                          \
-                        x1 = W;                                                          \
-                    double sum = 0;                                                      \
-                    for (int64_t y = y0; y < y1; y++)                                    \
-                        for (int64_t xx = x0; xx < x1; xx++)                             \
-                            sum += src[y * sh + xx * sw];                                \
-                    int64_t div = c->divisor_override > 0 ? c->divisor_override          \
-                                  : c->count_include_pad ? padded                        \
-                                                         : (y1 - y0) * (x1 - x0);        \
-                    dst[oy * g->ow + ox] = (T)(sum / (double)div);                       \
-                }                                                                        \
-        }                                                                                \
-    }
-AVG_POOL(float)
-AVG_POOL(double)
-
-static void avg_pool_range(void *arg, int64_t p0, int64_t p1)
-{
-    const pool_ctx *c = arg;
-    if (c->x->dtype == MT_FLOAT32)
-        avg_pool_float(c, p0, p1);
-    else
-        avg_pool_double(c, p0, p1);
-}
-
-int mt_avg_pool2d_forward(const mt_tensor *x, const mt_window *win, bool count_include_pad,
-                          int64_t divisor_override, mt_tensor *out)
-{
-    if (check_float(x->dtype, "avg_pool2d") < 0)
+    int64_t N = grad_input->sizes[0], O = w->sizes[0], Cg = w->sizes[1];
+    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
+    size_t isz = mt_itemsize(grad->dtype);
+    memset(mt_data(grad_input), 0, (size_t)grad_input->numel * isz);
+    if (N == 0 || K == 0 || L == 0 || Og == 0)
+        return 0;
+    int64_t chunk = chunk_images(N, K, L, isz);
+    char *col, *mat;
+    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
         return -1;
-    pool_ctx c = {x, win, mt_data(out), NULL, count_include_pad, divisor_override};
-    mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win), avg_pool_range, &c);
-    return 0;
-}
-
-#define ADAPTIVE_AVG(T)                                                                  \
-    static void adaptive_avg_##T(const pool_ctx *c, int64_t p0, int64_t p1)              \
-    {                                                                                    \
-        const mt_tensor *x = c->x;                                                       \
-        int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], sw = x->strides[3];\
-        int64_t oh = c->win->oh, ow = c->win->ow;                                        \
-        for (int64_t p = p0; p < p1; p++) {                                              \
-            const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
-            T *dst = (T *)c->out + p * oh * ow;                                          \
-            for (int64_t oy = 0; oy < oh; oy++) {                                        \
-                int64_t y0 = oy * H / oh, y1 = ((oy + 1) * H + oh - 1) / oh;             \
-                for (int64_t ox = 0; ox < ow; ox++) {                                    \
-                    int64_t x0 = ox * W / ow, x1 = ((ox + 1) * W + ow - 1) / ow;         \
-                    double sum = 0;                                                      \
-                    for (int64_t y = y0; y < y1; y++)                                    \
-                        for (int64_t xx = x0; xx < x1; xx++)                             \
-                            sum += src[y * sh + xx * sw];                                \
-                    dst[oy * ow + ox] = (T)(sum / (double)((y1 - y0) * (x1 - x0)));      \
-                }                                                                        \
-            }                                                                            \
-        }                                                                                \
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
+        mt_gemm_shape shape = {0, {0}, nb * L, K, Og};
+        for (int64_t g = 0; g < groups; g++) {
+            /* col^T = mat^T w_g, tall as in the forward */
+            reorder(grad, n0, nb, g * Og, Og, mat, true, true, false);
+            mt_gemm_operand a = matrix(mat, Og, 1);
+            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, K, 1);
+            mt_gemm_operand o = matrix(col, K, 1);
+            if (mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero) < 0)
+                goto fail;
+            fold(grad_input, n0, nb, g * Cg, Cg, win, col);
+        }
     }
-ADAPTIVE_AVG(float)
-ADAPTIVE_AVG(double)
-
-static void adaptive_avg_range(void *arg, int64_t p0, int64_t p1)
-{
-    const pool_ctx *c = arg;
-    if (c->x->dtype == MT_FLOAT32)
-        adaptive_avg_float(c, p0, p1);
-    else
-        adaptive_avg_double(c, p0, p1);
+    free(col);
+    free(mat);
+    return 0;
+fail:
+    free(col);
+    free(mat);
+    return -1;
 }
 
-int mt_adaptive_avg_pool2d_forward(const mt_tensor *x, mt_tensor *out)
+int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
+                              int64_t groups, mt_tensor *grad_weight)
 {
-    if (check_float(x->dtype, "adaptive_avg_pool2d") < 0)
+    if (check_float(grad->dtype, "slow_conv2d_cpu") < 0)
         return -1;
-    int64_t H = x->sizes[2], W = x->sizes[3];
-    mt_window win = {H, W, 1, 1, 0, 0, 1, 1, out->sizes[2], out->sizes[3]};
-    pool_ctx c = {x, &win, mt_data(out), NULL, 0, 0};
-    mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(&win), adaptive_avg_range, &c);
+    int64_t N = x->sizes[0], O = grad_weight->sizes[0], Cg = grad_weight->sizes[1];
+    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
+    size_t isz = mt_itemsize(grad->dtype);
+    memset(mt_data(grad_weight), 0, (size_t)grad_weight->numel * isz);
+    if (N == 0 || K == 0 || L == 0 || Og == 0)
+        return 0;
+    int64_t chunk = chunk_images(N, K, L, isz);
+    char *col, *mat;
+    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
+        return -1;
+    mt_gemm_scale one = {1.0, 1};
+    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
+        mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
+        for (int64_t g = 0; g < groups; g++) {
+            reorder(grad, n0, nb, g * Og, Og, mat, false, true, false);
+            unfold(x, n0, nb, g * Cg, Cg, win, col);
+            mt_gemm_operand a = matrix(mat, nb * L, 1), b = matrix(col, 1, nb * L);
+            mt_gemm_operand o = matrix(mt_data(grad_weight) + g * Og * K * isz, K, 1);
+            if (mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one) < 0)
+                goto fail;
+        }
+    }
+    free(col);
+    free(mat);
     return 0;
+fail:
+    free(col);
+    free(mat);
+    return -1;
 }

@@ -1,6 +1,6 @@
-/* Convolution and pooling over (N, C, H, W) strided inputs. Convolution is
- * im2col + mt_gemm per image and group, so its backward can pair col2im with
- * the same geometry; pooling runs one plane per task. float32/float64. */
+/* Convolution (conv.c) and pooling (pool.c) over (N, C, H, W) inputs, forward
+ * and backward. Convolution is im2col + mt_gemm, its input gradient the
+ * transposed gemm + col2im; pooling runs one plane per task. float32/float64. */
 #ifndef MT_KERNELS_CONV_H
 #define MT_KERNELS_CONV_H
 
@@ -21,6 +21,16 @@ typedef struct {
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out);
 
+/* grad_input (N, C, H, W), contiguous = the adjoint of the convolution by w
+ * (O, C/groups, kh, kw), contiguous, applied to grad (N, O, oh, ow), contiguous. */
+int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
+                             int64_t groups, mt_tensor *grad_input);
+
+/* grad_weight (O, C/groups, kh, kw), contiguous = the gradient of the
+ * convolution of x (N, C, H, W), strided, for grad (N, O, oh, ow), contiguous. */
+int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
+                              int64_t groups, mt_tensor *grad_weight);
+
 /* out (N, C, oh, ow), contiguous; indices (same shape, int64, h * W + w of
  * the maximum) when not NULL. The last NaN wins, as in torch. */
 int mt_max_pool2d_forward(const mt_tensor *x, const mt_window *win, mt_tensor *out,
@@ -33,5 +43,14 @@ int mt_avg_pool2d_forward(const mt_tensor *x, const mt_window *win, bool count_i
 
 /* Window of output row i: [floor(i * H / oh), ceil((i + 1) * H / oh)). */
 int mt_adaptive_avg_pool2d_forward(const mt_tensor *x, mt_tensor *out);
+
+/* Backward: grad (N, C, oh, ow) with any strides into grad_input (N, C, H, W),
+ * contiguous, which the kernels overwrite. max-pool finds the maxima again in x
+ * (the forward input) rather than keeping their indices. */
+int mt_max_pool2d_backward(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
+                           mt_tensor *grad_input);
+int mt_avg_pool2d_backward(const mt_tensor *grad, const mt_window *win, bool count_include_pad,
+                           int64_t divisor_override, mt_tensor *grad_input);
+int mt_adaptive_avg_pool2d_backward(const mt_tensor *grad, mt_tensor *grad_input);
 
 #endif

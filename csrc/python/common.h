@@ -31,6 +31,8 @@ extern _Thread_local PyTypeObject *mtpy_result_class;
 PyObject *mtpy_raise(void);
 /* Same, for int-returning paths; -1. */
 int mtpy_raise_int(void);
+/* Loads NumPy's OpenBLAS for mt_gemm once (impl_linalg.c); safe to call often. */
+void mtpy_load_blas(void);
 
 /* New tensors of the minitorch.Tensor class. */
 PyObject *mtpy_new_contiguous(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed);

@@ -28,7 +28,7 @@ static const char *cpp_name(mt_dtype d)
 static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
 
 /* NumPy's OpenBLAS, located once by minitorch._blas; the own kernel when absent. */
-static void load_blas(void)
+void mtpy_load_blas(void)
 {
     static int tried;
     if (tried)
@@ -177,7 +177,7 @@ static PyObject *run(const problem *p, mt_dtype d, PyObject *out)
     memcpy(s.batch, p->batch, sizeof(int64_t) * p->nb);
     mt_gemm_operand ga = operand(&av), gb = operand(&bv), gc = operand(&cv);
     if (mt_is_floating(cd))
-        load_blas();
+        mtpy_load_blas();
     int rc;
     if (mt_gemm_work(&s) >= NOGIL_WORK) {
         Py_BEGIN_ALLOW_THREADS

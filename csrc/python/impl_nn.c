@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <string.h>
+#include "nn_geometry.h"
 #include "parser.h"
 
 #include "../kernels/conv.h"
@@ -17,34 +18,6 @@ static const char *cpp_name(mt_dtype d)
 }
 
 static const char *const batch_names[] = {"", "1D", "2D", "3D", "4D"};
-
-/* t's geometry with a size-1 dim (stride 0) inserted at position at. */
-static mt_tensor insert_dim(const mt_tensor *t, int at)
-{
-    mt_tensor v = *t;
-    v.ndim = t->ndim + 1;
-    for (int d = t->ndim; d > at; d--) {
-        v.sizes[d] = t->sizes[d - 1];
-        v.strides[d] = t->strides[d - 1];
-    }
-    v.sizes[at] = 1;
-    v.strides[at] = 0;
-    return v;
-}
-
-/* A contiguous tensor's geometry seen with other sizes of the same numel. */
-static mt_tensor contiguous_as(const mt_tensor *t, int ndim, const int64_t *sizes)
-{
-    mt_tensor v = *t;
-    v.ndim = ndim;
-    int64_t s = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
-        v.sizes[d] = sizes[d];
-        v.strides[d] = s;
-        s *= sizes[d];
-    }
-    return v;
-}
 
 /* "[2, 3, 3, 3]" as a new str. */
 static PyObject *shape_str(const mt_tensor *t)
@@ -252,6 +225,7 @@ static PyObject *conv_nd(mt_args *a, int nsp, const char *op, bool str_padding)
         return NULL;
     }
     mt_tensor o4 = contiguous_as(MTPy_T(out), 4, sizes4);
+    mtpy_load_blas();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = mt_conv2d_forward(&x, &w, bias, &win, groups, &o4);

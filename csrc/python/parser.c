@@ -475,6 +475,8 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         if (!p->optional)
             return CONV_BAD_TYPE;
         v->obj = NULL;
+        v->ints = NULL; /* autograd records an int list as None by this */
+        v->nints = 0;
         return CONV_OK;
     }
     switch (p->type) {

@@ -1,0 +1,36 @@
+/* Tensor geometry helpers shared by the nn impls (impl_nn*.c): they view 1-d
+ * and unbatched inputs as (N, C, H, W) for the kernels of kernels/conv.h. */
+#ifndef MT_PYTHON_NN_GEOMETRY_H
+#define MT_PYTHON_NN_GEOMETRY_H
+
+#include "../core/tensor.h"
+
+/* t's geometry with a size-1 dim (stride 0) inserted at position at. */
+static inline mt_tensor insert_dim(const mt_tensor *t, int at)
+{
+    mt_tensor v = *t;
+    v.ndim = t->ndim + 1;
+    for (int d = t->ndim; d > at; d--) {
+        v.sizes[d] = t->sizes[d - 1];
+        v.strides[d] = t->strides[d - 1];
+    }
+    v.sizes[at] = 1;
+    v.strides[at] = 0;
+    return v;
+}
+
+/* A contiguous tensor's geometry seen with other sizes of the same numel. */
+static inline mt_tensor contiguous_as(const mt_tensor *t, int ndim, const int64_t *sizes)
+{
+    mt_tensor v = *t;
+    v.ndim = ndim;
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        v.sizes[d] = sizes[d];
+        v.strides[d] = s;
+        s *= sizes[d];
+    }
+    return v;
+}
+
+#endif
