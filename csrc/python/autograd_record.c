@@ -4,6 +4,7 @@
 #include "../autograd/backend.h"
 #include "../autograd/derivatives.h"
 #include "../autograd/grad_mode.h"
+#include "../autograd/view_tracking.h"
 #include "../kernels/copy.h"
 
 #include <stdio.h>
@@ -45,6 +46,8 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
     if (inplace) {
         mt_tensor *self = a->v[0].t;
         mt_autograd_meta *m = mt_meta.get(self);
+        if (mt_view_check_inplace(self) < 0)
+            return -1;
         if ((self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
             PyErr_SetString(PyExc_RuntimeError,
                             "a leaf Variable that requires grad is being used in an in-place "
@@ -138,9 +141,32 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
     }
 }
 
+/* Float results sharing input 0's memory are its views (detach's result is
+ * one for memory only), whether or not anything requires grad. */
+static int track_views(const mt_node_kind *kind, mt_args *a, PyObject *result)
+{
+    if (kind == &mt_nondifferentiable_kind || mt_signature_nparams(a->sig) == 0 ||
+        mt_signature_param_type(a->sig, 0) != MT_ARG_TENSOR || !a->v[0].t)
+        return 0;
+    mt_tensor *in = a->v[0].t;
+    int nout = count_outputs(result);
+    for (int k = 0; k < nout; k++) {
+        PyObject *o = output_at(result, k);
+        if (MTPy_Check(o) && o != a->v[0].obj && MTPy_T(o)->storage == in->storage &&
+            mt_is_floating(MTPy_T(o)->dtype) && mt_view_track(MTPy_T(o), in, nout > 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
                     mt_record_state *st, PyObject *result)
 {
+    if (!inplace && track_views(kind, a, result) < 0) {
+        Py_CLEAR(st->old_self);
+        Py_DECREF(result);
+        return NULL;
+    }
     if (!st->active)
         return result;
     /* __setitem__ returns None: its output is self */
@@ -221,7 +247,10 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
         if (!MTPy_Check(o))
             continue;
         fill_edge_meta(&n->out_meta[k], MTPy_T(o));
-        if (mt_is_floating(MTPy_T(o)->dtype) && mt_set_history(MTPy_T(o), n, k) < 0)
+        if (!mt_is_floating(MTPy_T(o)->dtype))
+            continue;
+        if (inplace && mt_is_view(MTPy_T(o)) ? mt_view_rebase(MTPy_T(o), n) < 0
+                                              : mt_set_history(MTPy_T(o), n, k) < 0)
             goto fail_node;
     }
     if (n->kind->save_output && MTPy_Check(output_at(result, 0)))
