@@ -12,14 +12,13 @@ int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
     mt_autograd_meta *im = mt_meta.get(input);
     mt_tensor *base = im && im->view_base ? im->view_base : input;
     uint8_t creation = MT_VIEW_DEFAULT;
-    /* torch refuses in-place ops on several views of one op only when the
-     * op was differentiated; a view of a refused view is refused alike */
+    /* a view of a refused view is refused alike */
     if (im && im->view_base && im->view_creation != MT_VIEW_DEFAULT)
         creation = im->view_creation;
-    else if (multi_output && mt_requires_grad(input))
-        creation = MT_VIEW_MULTI_OUTPUT;
     else if (!mt_grad_enabled)
         creation = MT_VIEW_NO_GRAD;
+    else if (multi_output)
+        creation = MT_VIEW_MULTI_OUTPUT;
     mt_autograd_meta *m = mt_meta.get_or_create(view);
     if (!m)
         return -1;
@@ -152,9 +151,7 @@ static int view_of_base_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static const mt_node_kind view_of_base_kind = {"AsStridedBackward0", view_of_base_backward, 0,
                                                false, false};
 
-/* A node making t (a view of base) read base's history through edge e
- * (consumed). */
-static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
+static mt_node *new_view_of_base(mt_edge e)
 {
     mt_node *n = mt_node_new(&view_of_base_kind, 1, 1, 2);
     if (!n) {
@@ -165,9 +162,31 @@ static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
     }
     n->op_name = "as_strided";
     n->edges[0] = e;
-    fill_meta(&n->edge_meta[0], base);
-    put_geometry(&n->args[0], t, t->offset - base->offset);
-    put_geometry(&n->args[1], base, 0);
+    return n;
+}
+
+/* A node making t (a view of base) read base's history through edge e
+ * (consumed). */
+static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
+{
+    mt_node *n = new_view_of_base(e);
+    if (n) {
+        fill_meta(&n->edge_meta[0], base);
+        put_geometry(&n->args[0], t, t->offset - base->offset);
+        put_geometry(&n->args[1], base, 0);
+    }
+    return n;
+}
+
+/* The same for the view and base whose geometry node g keeps. */
+static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
+{
+    mt_node *n = new_view_of_base(e);
+    if (n) {
+        n->edge_meta[0] = g->edge_meta[0];
+        n->args[0] = g->args[0];
+        n->args[1] = g->args[1];
+    }
     return n;
 }
 
@@ -203,6 +222,35 @@ int mt_view_refresh(mt_tensor *t)
  * turns it into the gradient of the view before the op (put back in place)
  * and of the op's other inputs (edges 1.. of both nodes). */
 
+/* The op's formula on the gradient of its output. An output it saved comes
+ * back with the history the view has after the op (a view of n), not with
+ * op's, which is no node of the graph. */
+static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op_out)
+{
+    mt_saved *s = &op->saved[op->nparams];
+    if (!s->t || !s->is_output || !mt_grad_enabled || op->saved_released)
+        return op->kind->backward(op, &g, op_out);
+    mt_tensor *out = mt_ad.alias(s->t);
+    if (!out)
+        return -1;
+    mt_node_incref(n);
+    mt_node *v = view_of_base_geometry(n, (mt_edge){n, 0});
+    if (!v || set_view_history(out, v) < 0) {
+        mt_ad.release(out);
+        return -1;
+    }
+    /* held as a plain saved input only while the formula runs: the output's
+     * history leads back to op, which must not keep it */
+    mt_tensor *saved = s->t;
+    s->t = out;
+    s->is_output = false;
+    int rc = op->kind->backward(op, &g, op_out);
+    s->t = saved;
+    s->is_output = true;
+    mt_ad.release(out);
+    return rc;
+}
+
 static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_node *op = n->wrapped;
@@ -214,7 +262,7 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int rc = -1;
     if (!op_out || !pos || !(slice = MT_OP("take", "TT", g[0], pos)))
         goto done;
-    if (op->kind->backward(op, &slice, op_out) < 0)
+    if (run_op_backward(n, op, slice, op_out) < 0)
         goto done;
     if (mt_needs(n, 0)) {
         if (op_out[0])

@@ -61,6 +61,18 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
                 return -1;
             mt_copy(MTPy_T(copy), self);
             st->old_self = copy;
+            /* the copy stands for self before the op, history included, so
+             * that double backward reaches it */
+            mt_edge e;
+            int rc = mt_gradient_edge(self, &e);
+            if (rc == 0 && e.fn) {
+                rc = mt_set_history(MTPy_T(copy), e.fn, e.input_nr);
+                mt_node_decref(e.fn);
+            }
+            if (rc < 0) {
+                Py_CLEAR(st->old_self);
+                return -1;
+            }
         }
     }
     st->active = true;
