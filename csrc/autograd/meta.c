@@ -1,6 +1,7 @@
 #include "meta.h"
 #include "backend.h"
 #include "grad_mode.h"
+#include "view_tracking.h"
 
 #include <string.h>
 
@@ -52,6 +53,8 @@ const mt_node_kind mt_accumulate_grad_kind = {"AccumulateGrad", accumulate_backw
 int mt_gradient_edge(mt_tensor *t, mt_edge *out)
 {
     mt_autograd_meta *m = mt_meta.get(t);
+    if (m && m->view_base && mt_view_refresh(t) < 0)
+        return -1;
     if (m && m->grad_fn) {
         out->fn = m->grad_fn;
         out->input_nr = m->output_nr;
@@ -109,5 +112,9 @@ void mt_meta_clear(mt_autograd_meta *m)
     if (m->fw_grad) {
         mt_ad.release(m->fw_grad);
         m->fw_grad = NULL;
+    }
+    if (m->view_base) {
+        mt_ad.release(m->view_base);
+        m->view_base = NULL;
     }
 }

@@ -14,6 +14,11 @@ typedef struct mt_autograd_meta {
     void *hooks;               /* owned by the binding layer */
     mt_tensor *fw_grad;        /* strong: the tangent, valid while fw_level is active */
     uint64_t fw_level;
+    /* A differentiable view (see view_tracking.h): its root base (strong),
+     * how it was made, and the storage version its grad_fn was made for. */
+    mt_tensor *view_base;
+    uint8_t view_creation;
+    int64_t view_version;
 } mt_autograd_meta;
 
 /* Every mt_tensor lives inside a binding-layer object that also holds its
@@ -25,12 +30,14 @@ typedef struct {
 
 extern mt_meta_access mt_meta;
 
+/* A view also requires grad when its base does, even without a grad_fn
+ * (made in no_grad mode, or before the base required grad). */
 static inline bool mt_requires_grad(mt_tensor *t)
 {
     if (t->flags & MT_FLAG_REQUIRES_GRAD)
         return true;
     mt_autograd_meta *m = mt_meta.get(t);
-    return m && m->grad_fn;
+    return m && (m->grad_fn || (m->view_base && mt_requires_grad(m->view_base)));
 }
 
 /* The node a gradient for t flows into: its grad_fn, or (for a leaf that

@@ -79,6 +79,8 @@ void mt_node_decref(mt_node *n)
         for (int e = 0; e < m->nedges; e++)
             if (m->edges[e].fn)
                 mt_node_decref(m->edges[e].fn);
+        if (m->wrapped)
+            mt_node_decref(m->wrapped);
         free(m);
     }
     draining = false;

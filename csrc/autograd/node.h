@@ -91,6 +91,7 @@ struct mt_node {
     void *post_hooks;
     mt_node *free_next;          /* intrusive queue used while freeing a chain */
     const char *op_name;         /* the public op that recorded this node */
+    mt_node *wrapped;            /* CopySlices: the in-place op's node (strong) */
 };
 
 mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams);

@@ -4,6 +4,7 @@
 
 #include "../autograd/engine.h"
 #include "../autograd/grad_mode.h"
+#include "../autograd/view_tracking.h"
 #include "../kernels/copy.h"
 
 #include <string.h>
@@ -57,6 +58,8 @@ static int set_grad(PyObject *self, PyObject *v, void *c)
 static PyObject *get_grad_fn(PyObject *self, void *c)
 {
     mt_autograd_meta *m = meta_of(self);
+    if (mt_view_refresh(MTPy_T(self)) < 0)
+        return NULL;
     if (m && m->grad_fn)
         return mtpy_node_object(m->grad_fn);
     Py_RETURN_NONE;
@@ -65,6 +68,8 @@ static PyObject *get_grad_fn(PyObject *self, void *c)
 static PyObject *get_is_leaf(PyObject *self, void *c)
 {
     mt_autograd_meta *m = meta_of(self);
+    if (mt_view_refresh(MTPy_T(self)) < 0)
+        return NULL;
     return PyBool_FromLong(!(m && m->grad_fn));
 }
 
@@ -142,6 +147,14 @@ static int set_data(PyObject *self, PyObject *v, void *c)
     return 0;
 }
 
+static PyObject *get_base(PyObject *self, void *c)
+{
+    mt_autograd_meta *m = meta_of(self);
+    if (m && m->view_base)
+        return Py_NewRef((PyObject *)mtpy_container(m->view_base));
+    Py_RETURN_NONE;
+}
+
 PyGetSetDef mt_autograd_getset[] = {
     {"grad", get_grad, set_grad, NULL, NULL},
     {"grad_fn", get_grad_fn, NULL, NULL, NULL},
@@ -150,6 +163,7 @@ PyGetSetDef mt_autograd_getset[] = {
     {"retains_grad", get_retains_grad, NULL, NULL, NULL},
     {"output_nr", get_output_nr, NULL, NULL, NULL},
     {"data", get_data, set_data, NULL, NULL},
+    {"_base", get_base, NULL, NULL, NULL},
     {NULL},
 };
 
@@ -328,6 +342,11 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
+static PyObject *is_view(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(mt_is_view(MTPy_T(self)));
+}
+
 PyMethodDef mt_autograd_methods[] = {
     {"backward", (PyCFunction)(void (*)(void))tensor_backward, METH_FASTCALL | METH_KEYWORDS,
      NULL},
@@ -337,6 +356,7 @@ PyMethodDef mt_autograd_methods[] = {
     {"register_hook", register_hook, METH_O, NULL},
     {"register_post_accumulate_grad_hook", register_post_accumulate_grad_hook, METH_O, NULL},
     {"detach_", detach_, METH_NOARGS, NULL},
+    {"_is_view", is_view, METH_NOARGS, NULL},
     {NULL},
 };
 

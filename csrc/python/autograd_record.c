@@ -5,6 +5,7 @@
 #include "../autograd/derivatives.h"
 #include "../autograd/forward.h"
 #include "../autograd/grad_mode.h"
+#include "../autograd/view_tracking.h"
 #include "../kernels/copy.h"
 
 #include <stdio.h>
@@ -56,6 +57,8 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
     if (inplace) {
         mt_tensor *self = a->v[0].t;
         mt_autograd_meta *m = mt_meta.get(self);
+        if (backward && mt_view_check_inplace(self) < 0)
+            return -1;
         if (backward && (self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
             PyErr_SetString(PyExc_RuntimeError,
                             "a leaf Variable that requires grad is being used in an in-place "
@@ -69,6 +72,18 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
                 return -1;
             mt_copy(MTPy_T(copy), self);
             st->old_self = copy;
+            /* the copy stands for self before the op, history included, so
+             * that double backward reaches it */
+            mt_edge e;
+            int rc = mt_gradient_edge(self, &e);
+            if (rc == 0 && e.fn) {
+                rc = mt_set_history(MTPy_T(copy), e.fn, e.input_nr);
+                mt_node_decref(e.fn);
+            }
+            if (rc < 0) {
+                Py_CLEAR(st->old_self);
+                return -1;
+            }
         }
     }
     st->active = backward;
@@ -148,6 +163,24 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
     default:
         break;
     }
+}
+
+/* Float results sharing input 0's memory are its views (detach's result is
+ * one for memory only), whether or not anything requires grad. */
+static int track_views(const mt_node_kind *kind, mt_args *a, PyObject *result)
+{
+    if (kind == &mt_nondifferentiable_kind || mt_signature_nparams(a->sig) == 0 ||
+        mt_signature_param_type(a->sig, 0) != MT_ARG_TENSOR || !a->v[0].t)
+        return 0;
+    mt_tensor *in = a->v[0].t;
+    int nout = count_outputs(result);
+    for (int k = 0; k < nout; k++) {
+        PyObject *o = output_at(result, k);
+        if (MTPy_Check(o) && o != a->v[0].obj && MTPy_T(o)->storage == in->storage &&
+            mt_is_floating(MTPy_T(o)->dtype) && mt_view_track(MTPy_T(o), in, nout > 1) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* The outputs of the call, or NULL when there is nothing to differentiate:
@@ -299,6 +332,11 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
 {
     int nout;
     PyObject *outs;
+    if (!inplace && track_views(kind, a, result) < 0) {
+        Py_CLEAR(st->old_self);
+        Py_DECREF(result);
+        return NULL;
+    }
     if (!st->active || !(outs = differentiable_result(inplace, a, result, &nout))) {
         Py_CLEAR(st->old_self);
         return result;
@@ -312,7 +350,8 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
     for (int k = 0; k < nout; k++) {
         PyObject *o = output_at(outs, k);
         if (MTPy_Check(o) && mt_is_floating(MTPy_T(o)->dtype) &&
-            mt_set_history(MTPy_T(o), n, k) < 0) {
+            (inplace && mt_is_view(MTPy_T(o)) ? mt_view_rebase(MTPy_T(o), n)
+                                               : mt_set_history(MTPy_T(o), n, k)) < 0) {
             mt_node_decref(n);
             Py_DECREF(result);
             return NULL;

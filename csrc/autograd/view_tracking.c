@@ -1,0 +1,341 @@
+#include "view_tracking.h"
+#include "formula.h"
+#include "formulas_shape.h"
+#include "grad_mode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
+{
+    mt_autograd_meta *im = mt_meta.get(input);
+    mt_tensor *base = im && im->view_base ? im->view_base : input;
+    uint8_t creation = MT_VIEW_DEFAULT;
+    /* a view of a refused view is refused alike */
+    if (im && im->view_base && im->view_creation != MT_VIEW_DEFAULT)
+        creation = im->view_creation;
+    else if (!mt_grad_enabled)
+        creation = MT_VIEW_NO_GRAD;
+    else if (multi_output)
+        creation = MT_VIEW_MULTI_OUTPUT;
+    mt_autograd_meta *m = mt_meta.get_or_create(view);
+    if (!m)
+        return -1;
+    mt_ad.retain(base);
+    if (m->view_base)
+        mt_ad.release(m->view_base);
+    m->view_base = base;
+    m->view_creation = creation;
+    m->view_version = view->storage->version;
+    return 0;
+}
+
+/* torch's message for an in-place change a view may not take: on the view
+ * itself, or (indirect) on its base or a sibling view seen later. */
+static int refuse(const mt_autograd_meta *m, bool indirect)
+{
+    const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    char msg[1024], name[64] = "";
+    int len;
+    if (m->grad_fn) {
+        /* "UnbindBackward0" -> "Unbind" */
+        const char *k = m->grad_fn->kind->name, *cut = strstr(k, "Backward");
+        snprintf(name, sizeof name, "%.*s", (int)(cut ? cut - k : (long)strlen(k)), k);
+    }
+    if (m->view_creation == MT_VIEW_NO_GRAD && m->grad_fn)
+        len = snprintf(msg, sizeof msg,
+                       "Output %u of %s is a view of a view which was created in no_grad mode and "
+                       "%s modified inplace with grad mode enabled.",
+                       m->output_nr, name, what);
+    else if (!m->grad_fn)
+        len = snprintf(msg, sizeof msg,
+                       "A view was created in no_grad mode and %s modified inplace with grad "
+                       "mode enabled.",
+                       what);
+    else
+        len = snprintf(msg, sizeof msg, "Output %u of %s is a view and %s modified inplace.",
+                       m->output_nr, name, what);
+    snprintf(msg + len, sizeof msg - len, " %s",
+             m->view_creation == MT_VIEW_MULTI_OUTPUT
+                 ? "This view is the output of a function that returns multiple views. Such "
+                   "functions do not allow the output views to be modified inplace. You should "
+                   "replace the inplace operation by an out-of-place one."
+                 : "Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                   "can clarify your code by moving both the view and the inplace either both "
+                   "inside the no_grad block (if you don't want the inplace to be tracked) or "
+                   "both outside (if you want the inplace to be tracked).");
+    mt_ad.set_error(msg);
+    return -1;
+}
+
+int mt_view_check_inplace(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (!m || !m->view_base)
+        return 0;
+    if (m->view_creation != MT_VIEW_DEFAULT)
+        return refuse(m, false);
+    mt_autograd_meta *bm = mt_meta.get(m->view_base);
+    if (mt_requires_grad(t) && !(bm && bm->grad_fn)) {
+        mt_ad.set_error("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation.");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- geometry
+ * The nodes below keep the view's geometry relative to its base in args[0]
+ * (sizes then strides in ints, storage offset in i) and the base's in
+ * args[1], so they hold no tensor whose version could move on. */
+
+static void put_geometry(mt_ad_value *v, const mt_tensor *t, int64_t offset)
+{
+    memset(v, 0, sizeof *v);
+    v->nints = 2 * t->ndim;
+    memcpy(v->ints, t->sizes, sizeof(int64_t) * t->ndim);
+    memcpy(v->ints + t->ndim, t->strides, sizeof(int64_t) * t->ndim);
+    v->i = offset;
+}
+
+static void fill_meta(mt_tensor_meta *m, const mt_tensor *t)
+{
+    m->dtype = t->dtype;
+    m->ndim = t->ndim;
+    memcpy(m->sizes, t->sizes, sizeof(int64_t) * t->ndim);
+}
+
+/* For each element of the view, the element number (row-major) of the base
+ * element it shares memory with: element numbers are written into a buffer
+ * over the storage the base spans, and read back through the view's strides. */
+static mt_tensor *view_positions(const mt_node *n)
+{
+    const mt_ad_value *vg = &n->args[0], *bg = &n->args[1];
+    int vnd = vg->nints / 2, bnd = bg->nints / 2;
+    const int64_t *bs = bg->ints, *bst = bg->ints + bnd;
+    int64_t numel = 1, lo = 0, hi = 0;
+    for (int d = 0; d < bnd; d++)
+        numel *= bs[d];
+    for (int d = 0; d < bnd && numel; d++) {
+        int64_t span = (bs[d] - 1) * bst[d];
+        *(span < 0 ? &lo : &hi) += span;
+    }
+    int64_t extent = hi - lo + 1;
+    mt_tensor *slots = mt_ad.zeros(MT_INT64, 1, &extent), *pos = NULL;
+    mt_tensor *ar = MT_OP("arange", "i", numel);
+    mt_tensor *numbers = ar ? MT_OP("reshape", "TL", ar, bnd, bs) : NULL;
+    mt_tensor *in_base = slots ? MT_OP("as_strided", "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
+    mt_tensor *written = in_base && numbers ? MT_OP("copy_", "TT", in_base, numbers) : NULL;
+    if (written)
+        pos = MT_OP("as_strided", "TLLi", slots, vnd, vg->ints, vnd, vg->ints + vnd, vg->i - lo);
+    mt_tensor *tmp[] = {slots, ar, numbers, in_base, written};
+    mt_release_all(5, tmp);
+    return pos;
+}
+
+/* ------------------------------------------------------ AsStridedBackward0
+ * A view's history read from its base's: the view's gradient lands in zeros
+ * of the base's shape at the view's elements. */
+
+static int view_of_base_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *pos = view_positions(n);
+    if (!pos)
+        return -1;
+    out[0] = mt_embed(n, 0, g[0], pos);
+    mt_ad.release(pos);
+    return out[0] ? 0 : -1;
+}
+
+static const mt_node_kind view_of_base_kind = {"AsStridedBackward0", view_of_base_backward, 0,
+                                               false, false};
+
+static mt_node *new_view_of_base(mt_edge e)
+{
+    mt_node *n = mt_node_new(&view_of_base_kind, 1, 1, 2);
+    if (!n) {
+        if (e.fn)
+            mt_node_decref(e.fn);
+        mt_ad.set_error("out of memory");
+        return NULL;
+    }
+    n->op_name = "as_strided";
+    n->edges[0] = e;
+    return n;
+}
+
+/* A node making t (a view of base) read base's history through edge e
+ * (consumed). */
+static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
+{
+    mt_node *n = new_view_of_base(e);
+    if (n) {
+        fill_meta(&n->edge_meta[0], base);
+        put_geometry(&n->args[0], t, t->offset - base->offset);
+        put_geometry(&n->args[1], base, 0);
+    }
+    return n;
+}
+
+/* The same for the view and base whose geometry node g keeps. */
+static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
+{
+    mt_node *n = new_view_of_base(e);
+    if (n) {
+        n->edge_meta[0] = g->edge_meta[0];
+        n->args[0] = g->args[0];
+        n->args[1] = g->args[1];
+    }
+    return n;
+}
+
+/* Gives t the history node n (consumed) as of its storage's current version. */
+static int set_view_history(mt_tensor *t, mt_node *n)
+{
+    int rc = mt_set_history(t, n, 0);
+    mt_node_decref(n);
+    if (rc == 0)
+        mt_meta.get(t)->view_version = t->storage->version;
+    return rc;
+}
+
+int mt_view_refresh(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (!m || !m->view_base || t->storage->version == m->view_version)
+        return 0;
+    if (!m->grad_fn && !mt_requires_grad(m->view_base))
+        return 0;
+    if (m->view_creation != MT_VIEW_DEFAULT)
+        return refuse(m, true);
+    mt_edge e;
+    if (mt_gradient_edge(m->view_base, &e) < 0)
+        return -1;
+    mt_node *n = view_of_base(m->view_base, t, e);
+    return n ? set_view_history(t, n) : -1;
+}
+
+/* -------------------------------------------------------------- CopySlices
+ * The base after an in-place op on its view: the base's gradient outside the
+ * view passes through to its previous history; inside, the op's formula
+ * turns it into the gradient of the view before the op (put back in place)
+ * and of the op's other inputs (edges 1.. of both nodes). */
+
+/* The op's formula on the gradient of its output. An output it saved comes
+ * back with the history the view has after the op (a view of n), not with
+ * op's, which is no node of the graph. */
+static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op_out)
+{
+    mt_saved *s = &op->saved[op->nparams];
+    if (!s->t || !s->is_output || !mt_grad_enabled || op->saved_released)
+        return op->kind->backward(op, &g, op_out);
+    mt_tensor *out = mt_ad.alias(s->t);
+    if (!out)
+        return -1;
+    mt_node_incref(n);
+    mt_node *v = view_of_base_geometry(n, (mt_edge){n, 0});
+    if (!v || set_view_history(out, v) < 0) {
+        mt_ad.release(out);
+        return -1;
+    }
+    /* held as a plain saved input only while the formula runs: the output's
+     * history leads back to op, which must not keep it */
+    mt_tensor *saved = s->t;
+    s->t = out;
+    s->is_output = false;
+    int rc = op->kind->backward(op, &g, op_out);
+    s->t = saved;
+    s->is_output = true;
+    mt_ad.release(out);
+    return rc;
+}
+
+static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_node *op = n->wrapped;
+    const mt_tensor_meta *bm = &n->edge_meta[0];
+    mt_tensor **op_out = calloc(op->nedges ? op->nedges : 1, sizeof *op_out);
+    mt_tensor *pos = view_positions(n), *slice = NULL, *src = NULL, *gf = NULL, *pf = NULL,
+              *put = NULL;
+    int64_t flat = -1;
+    int rc = -1;
+    if (!op_out || !pos || !(slice = MT_OP("take", "TT", g[0], pos)))
+        goto done;
+    if (run_op_backward(n, op, slice, op_out) < 0)
+        goto done;
+    if (mt_needs(n, 0)) {
+        if (op_out[0])
+            src = MT_OP("reshape", "TL", op_out[0], 1, &flat);
+        else
+            src = mt_ad.zeros(bm->dtype, 1, &slice->numel);
+        gf = MT_OP("reshape", "TL", g[0], 1, &flat);
+        pf = MT_OP("reshape", "TL", pos, 1, &flat);
+        put = src && gf && pf ? MT_OP("scatter", "TiTT", gf, (int64_t)0, pf, src) : NULL;
+        if (!put || !(out[0] = MT_OP("reshape", "TL", put, bm->ndim, bm->sizes)))
+            goto done;
+    }
+    for (int e = 1; e < op->nedges; e++) {
+        out[e] = op_out[e];
+        op_out[e] = NULL;
+    }
+    rc = 0;
+done:
+    if (op_out) {
+        mt_release_all(op->nedges, op_out);
+        free(op_out);
+    }
+    mt_tensor *tmp[] = {pos, slice, src, gf, pf, put};
+    mt_release_all(6, tmp);
+    return rc;
+}
+
+static void copy_slices_release(mt_node *n)
+{
+    if (n->wrapped)
+        mt_node_release_saved(n->wrapped);
+}
+
+static const mt_node_kind copy_slices_kind = {"CopySlices", copy_slices_backward, 0, false, false,
+                                              copy_slices_release};
+
+int mt_view_rebase(mt_tensor *t, mt_node *op)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    mt_tensor *base = m->view_base;
+    mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 2);
+    if (!c) {
+        mt_ad.set_error("out of memory");
+        return -1;
+    }
+    c->op_name = op->op_name;
+    if (mt_gradient_edge(base, &c->edges[0]) < 0)
+        goto fail;
+    fill_meta(&c->edge_meta[0], base);
+    for (int e = 1; e < op->nedges; e++) {
+        c->edges[e] = op->edges[e];
+        if (c->edges[e].fn)
+            mt_node_incref(c->edges[e].fn);
+        c->edge_meta[e] = op->edge_meta[e];
+    }
+    /* the op's self gradient now feeds the base's previous history, so it
+     * is needed exactly when that history is */
+    if (op->edges[0].fn)
+        mt_node_decref(op->edges[0].fn);
+    op->edges[0] = c->edges[0];
+    if (op->edges[0].fn)
+        mt_node_incref(op->edges[0].fn);
+    mt_node_incref(op);
+    c->wrapped = op;
+    put_geometry(&c->args[0], t, t->offset - base->offset);
+    put_geometry(&c->args[1], base, 0);
+    if (mt_set_history(base, c, 0) < 0)
+        goto fail;
+    mt_node_incref(c);
+    mt_node *v = view_of_base(base, t, (mt_edge){c, 0});
+    mt_node_decref(c);
+    return v ? set_view_history(t, v) : -1;
+fail:
+    mt_node_decref(c);
+    return -1;
+}

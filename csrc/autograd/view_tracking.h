@@ -1,0 +1,35 @@
+/* Views and in-place ops, as torch does them. A view remembers its root base;
+ * an in-place op on a view rewrites the base's history (CopySlices), and a
+ * view whose base changed since its grad_fn was made gets a fresh one that
+ * reads the base's current history (AsStridedBackward0). */
+#ifndef MT_AUTOGRAD_VIEW_TRACKING_H
+#define MT_AUTOGRAD_VIEW_TRACKING_H
+
+#include "meta.h"
+
+enum {
+    MT_VIEW_DEFAULT,
+    MT_VIEW_NO_GRAD,      /* made in no_grad mode */
+    MT_VIEW_MULTI_OUTPUT, /* one of several views returned by one op (unbind, split) */
+};
+
+/* Marks view (a result sharing input's storage) as a view of input's root
+ * base; multi_output: one of several views one op returned. */
+int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output);
+/* Before an in-place op that records on t: torch's refusals for views made
+ * in no_grad mode, outputs of multi-output ops and views of leaves. */
+int mt_view_check_inplace(mt_tensor *t);
+/* Regenerates t's grad_fn when t is a view whose base was modified in place
+ * since; a no-op otherwise. */
+int mt_view_refresh(mt_tensor *t);
+/* Records that op (an in-place op just run on view t) modified t's base:
+ * the base's history becomes CopySlices(op) and t's a view of it. */
+int mt_view_rebase(mt_tensor *t, mt_node *op);
+
+static inline bool mt_is_view(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    return m && m->view_base;
+}
+
+#endif
