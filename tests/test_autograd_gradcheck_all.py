@@ -403,3 +403,113 @@ def test_gradcheck(ns, name, f):
     if ALIASES.get(name, name) != "int":  # integer results record no node
         missing = _kinds(f) - produced
         assert not missing, f"no sample of {name} produced {sorted(missing)}"
+
+
+@pytest.mark.parametrize("ns,name,f", CHECKED, ids=[f"{ns}.{n}" for ns, n, _ in CHECKED])
+def test_backward_twice(ns, name, f):
+    # a second backward through freed saved tensors is torch's RuntimeError
+    # (or works, for nodes that saved nothing), never a crash or SystemError
+    args, kwargs, opt = _lookup(name)(Gen(1))[0]
+    inputs, _ = _flatten_inputs(args, kwargs)
+    out = opt.call(f, *args, **kwargs) if opt.call else f(*args, **kwargs)
+    outs = [o for o in (out if isinstance(out, tuple) else (out,))
+            if isinstance(o, mt.Tensor) and o.requires_grad]
+    if not outs:
+        return
+    loss = sum((o * o).sum() for o in outs)
+    g = mt.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
+    gsum = sum(x.sum() for x in g if x is not None and x.requires_grad)
+    if not isinstance(gsum, mt.Tensor):
+        return
+    for _ in range(2):
+        try:
+            mt.autograd.grad(gsum, inputs, allow_unused=True)
+        except RuntimeError as e:
+            assert "second time" in str(e)
+
+
+class _Zero(mt.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+class _Seen(mt.autograd.Function):
+    seen = []
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        _Seen.seen.append(g)
+        return g
+
+
+def test_nodes_reached_by_no_gradient():
+    # torch: built-in nodes that get no gradient pass none on, even the
+    # multi-output ones that materialise; a custom Function still runs (zeros)
+    y = mt.randn(4, dtype=f64, requires_grad=True)
+    _Zero.apply(y.split(2)[0]).sum().backward()
+    _Zero.apply(mt.var_mean(y)[0]).sum().backward()
+    _Zero.apply(y.unbind(0)[1]).backward()
+    _Zero.apply(y.max(0)[0]).backward()
+    assert y.grad is None
+    _Seen.seen.clear()
+    _Zero.apply(_Seen.apply(y)).sum().backward()
+    assert len(_Seen.seen) == 1 and not _Seen.seen[0].numpy().any()
+    assert y.grad is not None and not y.grad.numpy().any()
+
+
+def test_partial_gradients_of_multi_output_ops():
+    torch = pytest.importorskip("torch")
+    v = np.random.default_rng(3).standard_normal((3, 4))
+    cases = [lambda L, x: L.var_mean(x, 1)[0], lambda L, x: L.var_mean(x, 1)[1],
+             lambda L, x: L.std_mean(x)[1], lambda L, x: x.split(2, 1)[1],
+             lambda L, x: x.unbind(0)[2], lambda L, x: x.max(1)[0], lambda L, x: x.min(0).values]
+    for case in cases:
+        res = []
+        for L in (torch, mt):
+            x = L.tensor(v).requires_grad_()
+            y = case(L, x)
+            g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+            h, = L.autograd.grad((g * g).sum(), x)
+            res.append((g.detach().numpy(), h.numpy()))
+        for a, b in zip(*res):
+            np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["relu", "remainder", "fmod", "abs", "clamp"])
+def test_second_derivative_connectivity_as_torch(op):
+    # torch keeps the gradient of relu (and of remainder's divisor) attached to
+    # the input with a zero derivative: grad-of-grad is zeros, not an error
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    xv = rng.uniform(0.3, 1.5, (2, 3)) * rng.choice([-1, 1], (2, 3))
+    yv = rng.uniform(1.0, 1.05, 3)
+    fs = {"relu": lambda L, x, y: L.relu(x), "remainder": lambda L, x, y: x.remainder(y),
+          "fmod": lambda L, x, y: x.fmod(y), "abs": lambda L, x, y: x.abs(),
+          "clamp": lambda L, x, y: x.clamp(-0.5, 0.5)}
+    res = []
+    for L in (torch, mt):
+        x, y = L.tensor(xv).requires_grad_(), L.tensor(yv).requires_grad_()
+        out = fs[op](L, x, y)
+        gs = L.autograd.grad(out, [x, y], L.ones_like(out), create_graph=True, allow_unused=True)
+        row = []
+        for g in gs:
+            for inp in (x, y):
+                if g is None or not g.requires_grad:
+                    row.append("none" if g is None else "constant")
+                    continue
+                try:
+                    h, = L.autograd.grad(g.sum(), [inp], retain_graph=True)
+                    row.append((h.detach() + 0).tolist())  # torch may give a ZeroTensor
+                except RuntimeError as e:
+                    row.append(str(e))
+        res.append(row)
+    assert res[0] == res[1]
