@@ -110,9 +110,6 @@ def test_prod_zeros(k):
     _check(PROD[k], values=v)
 
 
-@pytest.mark.xfail(strict=True, reason="double backward of prod through a zero differs from "
-                                       "torch: the formula masks instead of using exclusive "
-                                       "cumulative products")
 @pytest.mark.parametrize("k", range(3))
 def test_prod_zeros_double_backward(k):
     _check(PROD[k], values=[[1.0, 0.0, 2.0, 3.0]], twice=True)
@@ -143,8 +140,6 @@ def test_cumprod_double_backward():
     _check(lambda t, x: x.cumprod(1), twice=True)
 
 
-@pytest.mark.xfail(strict=True, reason="double backward of cumprod through a zero differs from "
-                                       "torch (same cause as prod)")
 def test_cumprod_double_backward_through_zero():
     _check(lambda t, x: x.cumprod(1), values=[[1.5, 0.0, 2.0, 3.0]], twice=True)
 

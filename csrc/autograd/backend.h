@@ -18,7 +18,9 @@ typedef struct {
     mt_tensor *(*alias)(mt_tensor *t);
     /* Calls a public op by name. fmt: one char per argument:
      * T tensor, N None, i int64_t, f double, b int (bool), L (int n, const int64_t *v),
-     * s const char *, O an object argument kept in mt_ad_value.obj. */
+     * s const char *, O an object argument kept in mt_ad_value.obj; k before
+     * any of these: a keyword argument, its name (const char *) first; keyword
+     * arguments come last. */
     mt_tensor *(*call)(void **cache, const char *name, const char *fmt, ...);
     /* No one else holds t or its memory: the engine may keep it as a .grad. */
     bool (*unshared)(mt_tensor *t);

@@ -312,7 +312,14 @@ int mt_run_backward(mt_backward_task *task)
          * they lead to further targets. */
         if (captured_here && n->kind == &mt_accumulate_grad_kind)
             continue;
-        if (n->kind->materialize && materialize(n, s->buf) < 0)
+        /* As in torch, a node no gradient reached passes none on, even one that
+         * materialises missing outputs (formulas may assume a defined
+         * gradient); a custom Function's backward still runs, its ctx decides
+         * between zeros and None. */
+        bool any_grad = n->py_ctx != NULL;
+        for (int k = 0; k < n->nout && !any_grad; k++)
+            any_grad = s->buf[k] != NULL;
+        if (any_grad && n->kind->materialize && materialize(n, s->buf) < 0)
             goto done;
         if (!n->variable && n->kind == &mt_accumulate_grad_kind)
             continue;
@@ -322,11 +329,6 @@ int mt_run_backward(mt_backward_task *task)
             fail_oom();
             goto done;
         }
-        /* No gradient reached a node that does not materialise: its inputs
-         * get none either (formulas may assume a defined gradient). */
-        bool any_grad = n->kind->materialize;
-        for (int k = 0; k < n->nout && !any_grad; k++)
-            any_grad = s->buf[k] != NULL;
         if (any_grad && n->kind->backward(n, s->buf, gout) < 0)
             goto done;
         if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)

@@ -55,16 +55,16 @@ static int done(scope *s)
 }
 
 #define OP_T(fn, name) \
-    static mt_tensor *fn(scope *s, mt_tensor *a) { return a ? keep(s, MT_OP(name, "T", a)) : NULL; }
+    static mt_tensor *fn(scope *s, mt_tensor *a) { return !s->failed && a ? keep(s, MT_OP(name, "T", a)) : NULL; }
 #define OP_TT(fn, name)                                           \
     static mt_tensor *fn(scope *s, mt_tensor *a, mt_tensor *b)    \
     {                                                             \
-        return a && b ? keep(s, MT_OP(name, "TT", a, b)) : NULL;  \
+        return !s->failed && a && b ? keep(s, MT_OP(name, "TT", a, b)) : NULL;  \
     }
 #define OP_TF(fn, name)                                          \
     static mt_tensor *fn(scope *s, mt_tensor *a, double f)       \
     {                                                            \
-        return a ? keep(s, MT_OP(name, "Tf", a, f)) : NULL;      \
+        return !s->failed && a ? keep(s, MT_OP(name, "Tf", a, f)) : NULL;      \
     }
 OP_T(neg, "neg")
 OP_T(exp_, "exp")
@@ -102,27 +102,28 @@ OP_TF(pow_f, "pow")
 OP_TF(gt_f, "gt")
 OP_TF(eq_f, "eq")
 OP_TF(ge_f, "ge")
+OP_TF(le_f, "le")
 
 /* f - a */
 static mt_tensor *rsub_f(scope *s, double f, mt_tensor *a)
 {
-    return a ? keep(s, MT_OP("sub", "fT", f, a)) : NULL;
+    return !s->failed && a ? keep(s, MT_OP("sub", "fT", f, a)) : NULL;
 }
 
 /* where(c, a, 0) and where(c, 0, a) */
 static mt_tensor *where_or_0(scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return c && a ? keep(s, MT_OP("where", "TTf", c, a, 0.0)) : NULL;
+    return !s->failed && c && a ? keep(s, MT_OP("where", "TTf", c, a, 0.0)) : NULL;
 }
 
 static mt_tensor *where_0_or(scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return c && a ? keep(s, MT_OP("where", "TfT", c, 0.0, a)) : NULL;
+    return !s->failed && c && a ? keep(s, MT_OP("where", "TfT", c, 0.0, a)) : NULL;
 }
 
 static mt_tensor *where(scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
 {
-    return c && a && b ? keep(s, MT_OP("where", "TTT", c, a, b)) : NULL;
+    return !s->failed && c && a && b ? keep(s, MT_OP("where", "TTT", c, a, b)) : NULL;
 }
 
 static double number(const mt_ad_value *v)
@@ -211,8 +212,9 @@ int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
-/* remainder and fmod: input - other * q with q the rounded quotient, which
- * is piecewise constant (detached: no gradient flows through it) */
+/* remainder and fmod: input - other * q with q the rounded quotient, as
+ * torch's div(..., rounding_mode=...): piecewise constant, so its own
+ * derivative is zeros (not None) */
 static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
 {
     scope s = {0};
@@ -220,8 +222,10 @@ static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
         give(&s, n, out, 0, g[0]);
     if (mt_param_needs(n, 1)) {
         mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
-        mt_tensor *q = floor ? floor_divide(&s, x, y) : trunc_(&s, div(&s, x, y));
-        give(&s, n, out, 1, mul(&s, neg(&s, g[0]), detach(&s, q)));
+        mt_tensor *q = !s.failed && x && y ? keep(&s, MT_OP("div", "TTks", x, y, "rounding_mode",
+                                                            floor ? "floor" : "trunc"))
+                                           : NULL;
+        give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
     }
     return done(&s);
 }
@@ -457,10 +461,14 @@ UNARY(silu_backward, mul, X, mul(S, sigmoid(S, v), add_f(S, mul(S, v, rsub_f(S, 
 #undef Y
 #undef S
 
+/* torch's threshold_backward: 0 where the result is <= 0, else the gradient.
+ * The zeros are sign(result) (exactly 0 there), so the gradient stays
+ * connected to the input with a zero derivative, as torch's is. */
 int relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     scope s = {0};
-    give(&s, n, out, 0, where_or_0(&s, gt_f(&s, result(&s, n), 0.0), g[0]));
+    mt_tensor *r = result(&s, n);
+    give(&s, n, out, 0, where(&s, le_f(&s, r, 0.0), sign(&s, r), g[0]));
     return done(&s);
 }
 

@@ -1,6 +1,7 @@
 /* Formulas of the reductions, softmax and cumulative ops, written as torch
  * writes them (FunctionsManual.cpp) so that first and second derivatives agree. */
 #include "formula.h"
+#include "grad_mode.h"
 
 #include <math.h>
 #include <string.h>
@@ -9,7 +10,7 @@
  * S(...) calls are skipped and yield NULL, so a formula reads straight through
  * and checks once at the end. */
 typedef struct {
-    mt_tensor *t[32];
+    mt_tensor *t[64];
     int n;
     bool failed;
 } scratch;
@@ -160,39 +161,62 @@ static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
     return r;
 }
 
-/* Marks the first zero of each line along d, and yields x with its zeros
- * replaced by ones (*safe) and with only the first zero replaced (*x1). */
-static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **safe,
-                             mt_tensor **x1)
+/* Does x hold a zero? The formulas branch on it as torch's do: without zeros
+ * result / x is exact, with zeros the products that skip one factor are
+ * built explicitly so that they stay differentiable. */
+static int has_zero(scratch *s, mt_tensor *x)
 {
     scratch sc = *s;
     mt_tensor *is_zero = S(MT_OP("eq", "Ti", x, (int64_t)0));
-    mt_tensor *count = S(MT_OP("cumsum", "Ti", is_zero, d));
-    mt_tensor *once = S(MT_OP("eq", "Ti", count, (int64_t)1));
-    mt_tensor *first = S(MT_OP("logical_and", "TT", is_zero, once));
-    *safe = S(MT_OP("where", "TiT", is_zero, (int64_t)1, x));
-    *x1 = S(MT_OP("where", "TiT", first, (int64_t)1, x));
+    mt_tensor *any = S(MT_OP("any", "T", is_zero));
     *s = sc;
-    return first;
+    return s->failed ? -1 : *(bool *)mt_data(any);
 }
 
-/* d prod / d x_k = prod_{j != k} x_j along d: result / x_k where x_k != 0; at
- * the first zero of a line, the product of the others; elsewhere 0. */
-static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *ru, int64_t d)
+/* 1 at position 0 (last = false) or n - 1 (last = true) along d of a tensor
+ * shaped like x, else 0, as a bool mask. */
+static mt_tensor *end_mask(scratch *s, mt_tensor *x, int64_t d, bool last)
 {
     scratch sc = *s;
-    mt_tensor *safe = NULL, *x1 = NULL;
-    mt_tensor *first = first_zero(&sc, x, d, &safe, &x1);
-    mt_tensor *q = S(MT_OP("div", "TT", ru, safe));
-    mt_tensor *a = S(MT_OP("mul", "TT", gu, q));
-    mt_tensor *others = S(MT_OP("prod", "Tib", x1, d, 1));
-    mt_tensor *b0 = S(MT_OP("mul", "TT", gu, others));
-    mt_tensor *b = S(MT_OP("mul", "TT", b0, first));
-    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    mt_tensor *ones = S(MT_OP("ones_like", "T", x));
+    mt_tensor *pos = S(last ? reversed_cumsum(&sc, ones, d) : MT_OP("cumsum", "Ti", ones, d));
+    mt_tensor *m = S(MT_OP("eq", "Ti", pos, (int64_t)1));
+    *s = sc;
+    return m;
+}
+
+/* prod_{j < k} x_j along d (reverse: prod_{j > k} x_j), from a cumulative
+ * product shifted by one, so that it holds for zeros and differentiates. */
+static mt_tensor *exclusive_cumprod(scratch *s, mt_tensor *x, int64_t d, bool reverse)
+{
+    scratch sc = *s;
+    int64_t shift = reverse ? -1 : 1;
+    mt_tensor *c = reverse ? S(MT_OP("flip", "TL", x, 1, &d)) : x;
+    c = S(MT_OP("cumprod", "Ti", c, d));
+    if (reverse)
+        c = S(MT_OP("flip", "TL", c, 1, &d));
+    mt_tensor *rolled = S(MT_OP("roll", "TLL", c, 1, &shift, 1, &d));
+    mt_tensor *edge = end_mask(&sc, x, d, reverse);
+    mt_tensor *r = S(MT_OP("where", "TiT", edge, (int64_t)1, rolled));
     *s = sc;
     return r;
 }
 
+/* d prod / d x_k = prod_{j != k} x_j along d. */
+static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *ru, int64_t d)
+{
+    scratch sc = *s;
+    mt_tensor *q;
+    int zero = has_zero(&sc, x);
+    if (zero == 0)
+        q = S(MT_OP("div", "TT", ru, x));
+    else
+        q = S(MT_OP("mul", "TT", exclusive_cumprod(&sc, x, d, false),
+                    exclusive_cumprod(&sc, x, d, true)));
+    mt_tensor *r = S(MT_OP("mul", "TT", gu, q));
+    *s = sc;
+    return r;
+}
 int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
@@ -232,9 +256,78 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return set_input_grad(n, out, finish(&sc, r));
 }
 
-/* d/dx_k of sum_i g_i y_i, y = cumprod(x): sum_{i>=k} g_i y_i / x_k before the
- * first zero; at the first zero the same sum with that zero replaced by one;
- * after it 0 (y_i holds the zero). */
+/* Marks the first zero of each line along d, and yields x with only that
+ * zero replaced by one (*x1). */
+static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **x1)
+{
+    scratch sc = *s;
+    mt_tensor *is_zero = S(MT_OP("eq", "Ti", x, (int64_t)0));
+    mt_tensor *count = S(MT_OP("cumsum", "Ti", is_zero, d));
+    mt_tensor *once = S(MT_OP("eq", "Ti", count, (int64_t)1));
+    mt_tensor *first = S(MT_OP("logical_and", "TT", is_zero, once));
+    *x1 = S(MT_OP("where", "TiT", first, (int64_t)1, x));
+    *s = sc;
+    return first;
+}
+
+/* First derivative through zeros in O(n): before the first zero of a line
+ * the zero-free formula holds; at it, the same sum over the cumprod with that
+ * zero replaced by one; after it 0. Not differentiable (masks). */
+static mt_tensor *cumprod_grad_masked(scratch *s, mt_tensor *x, mt_tensor *y, mt_tensor *g,
+                                      int64_t d)
+{
+    scratch sc = *s;
+    mt_tensor *x1 = NULL;
+    mt_tensor *first = first_zero(&sc, x, d, &x1);
+    mt_tensor *before = S(MT_OP("eq", "Ti", S(MT_OP("cumsum", "Ti", S(MT_OP("eq", "Ti", x,
+                                                                         (int64_t)0)), d)),
+                                (int64_t)0));
+    mt_tensor *safe = S(MT_OP("where", "TTi", before, x, (int64_t)1));
+    mt_tensor *w = S(MT_OP("mul", "TT", g, y));
+    mt_tensor *a0 = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), safe));
+    mt_tensor *a = S(MT_OP("mul", "TT", a0, before));
+    mt_tensor *y1 = S(MT_OP("cumprod", "Ti", x1, d));
+    mt_tensor *w1 = S(MT_OP("mul", "TT", g, y1));
+    mt_tensor *b = S(MT_OP("mul", "TT", reversed_cumsum(&sc, w1, d), first));
+    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    *s = sc;
+    return r;
+}
+
+/* Through zeros, differentiably (for create_graph), in O(n^2) as torch does:
+ * grad_k = prod_{j<k} x_j * sum_{i>=k} g_i prod_{k<j<=i} x_j, the inner
+ * products from a cumprod over rows k of an (n, n) matrix holding 1 up to
+ * column k and x_i after it. */
+static mt_tensor *cumprod_grad_quadratic(scratch *s, mt_tensor *x, mt_tensor *g, int64_t d)
+{
+    scratch sc = *s;
+    int nd = x->ndim;
+    int64_t last = -1, n = x->sizes[d], shape[MT_MAX_DIMS + 1];
+    mt_tensor *xt = S(MT_OP("movedim", "Tii", x, d, last));
+    mt_tensor *gt = S(MT_OP("movedim", "Tii", g, d, last));
+    for (int k = 0, j = 0; k < nd; k++)
+        if (k != d)
+            shape[j++] = x->sizes[k];
+    shape[nd - 1] = shape[nd] = n;
+    mt_tensor *xe = S(MT_OP("expand", "TL", S(MT_OP("unsqueeze", "Ti", xt, (int64_t)-2)),
+                            nd + 1, shape));
+    mt_tensor *ones = S(MT_OP("ones_like", "T", xe));
+    mt_tensor *after_k = S(MT_OP("ne", "Ti", S(MT_OP("triu", "Ti", ones, (int64_t)1)),
+                                 (int64_t)0));
+    mt_tensor *c = S(MT_OP("cumprod", "Ti", S(MT_OP("where", "TTi", after_k, xe, (int64_t)1)),
+                           last));
+    mt_tensor *from_k = S(MT_OP("triu", "Ti", ones, (int64_t)0));
+    mt_tensor *w = S(MT_OP("mul", "TT", S(MT_OP("mul", "TT", c, from_k)),
+                           S(MT_OP("unsqueeze", "Ti", gt, (int64_t)-2))));
+    mt_tensor *inner = S(MT_OP("sum", "TL", w, 1, &last));
+    mt_tensor *p = exclusive_cumprod(&sc, xt, nd - 1, false);
+    mt_tensor *r = S(MT_OP("movedim", "Tii", S(MT_OP("mul", "TT", p, inner)), last, d));
+    *s = sc;
+    return r;
+}
+
+/* d/dx_k of sum_i g_i y_i, y = cumprod(x): sum_{i>=k} g_i y_i / x_k without
+ * zeros; through zeros see the two functions above. */
 int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
@@ -244,15 +337,16 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return set_input_grad(n, out, g[0]);
     }
     scratch sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
-    mt_tensor *safe = NULL, *x1 = NULL;
-    mt_tensor *first = first_zero(&sc, x, d, &safe, &x1);
-    mt_tensor *w = S(MT_OP("mul", "TT", g[0], y));
-    mt_tensor *a = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), safe));
-    mt_tensor *y1 = S(MT_OP("cumprod", "Ti", x1, d));
-    mt_tensor *w1 = S(MT_OP("mul", "TT", g[0], y1));
-    mt_tensor *b = S(MT_OP("mul", "TT", reversed_cumsum(&sc, w1, d), first));
-    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams), *r;
+    int zero = has_zero(&sc, x);
+    if (zero == 0) {
+        mt_tensor *w = S(MT_OP("mul", "TT", g[0], y));
+        r = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), x));
+    } else if (!mt_grad_enabled) {
+        r = cumprod_grad_masked(&sc, x, y, g[0], d);
+    } else {
+        r = cumprod_grad_quadratic(&sc, x, g[0], d);
+    }
     return set_input_grad(n, out, finish(&sc, r));
 }
 

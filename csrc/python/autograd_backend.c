@@ -38,11 +38,25 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
         }
         *cache = fn; /* both dicts live as long as the module */
     }
-    PyObject *args[10];
-    int n = 0;
+    PyObject *args[10], *kwnames = NULL;
+    int n = 0, nkw = 0;
     va_list ap;
     va_start(ap, fmt);
     for (const char *c = fmt; *c; c++, n++) {
+        if (*c == 'k') { /* the arguments from here on are keywords */
+            if (!kwnames) {
+                Py_ssize_t count = 0;
+                for (const char *q = c; *q; q += 2)
+                    count++;
+                if (!(kwnames = PyTuple_New(count)))
+                    goto fail;
+            }
+            PyObject *kw = PyUnicode_InternFromString(va_arg(ap, const char *));
+            if (!kw)
+                goto fail;
+            PyTuple_SET_ITEM(kwnames, nkw++, kw);
+            c++;
+        }
         switch (*c) {
         case 'T':
             args[n] = Py_NewRef((PyObject *)mtpy_container(va_arg(ap, mt_tensor *)));
@@ -80,19 +94,14 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
         default:
             args[n] = NULL;
         }
-        if (!args[n]) {
-            va_end(ap);
-            for (int k = 0; k < n; k++)
-                Py_DECREF(args[k]);
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_RuntimeError, "minitorch autograd: bad format '%s'", fmt);
-            return NULL;
-        }
+        if (!args[n])
+            goto fail;
     }
     va_end(ap);
-    PyObject *r = PyObject_Vectorcall(fn, args, n, NULL);
+    PyObject *r = PyObject_Vectorcall(fn, args, n - nkw, kwnames);
     for (int k = 0; k < n; k++)
         Py_DECREF(args[k]);
+    Py_XDECREF(kwnames);
     if (!r)
         return NULL;
     if (!MTPy_Check(r)) {
@@ -101,6 +110,14 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
         return NULL;
     }
     return MTPy_T(r);
+fail:
+    va_end(ap);
+    for (int k = 0; k < n; k++)
+        Py_DECREF(args[k]);
+    Py_XDECREF(kwnames);
+    if (!PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "minitorch autograd: bad format '%s'", fmt);
+    return NULL;
 }
 
 /* Only the engine's gradient buffer refers to t, and t alone uses its memory. */

@@ -168,12 +168,29 @@ static PyObject *function_get_signatures(MTFunctionObject *f, void *c)
     return out;
 }
 
+/* Per overload, the name of its derivative kind ("" for none), so the
+ * gradcheck sweep can tell which ops must be covered. */
+static PyObject *function_get_derivatives(MTFunctionObject *f, void *c)
+{
+    PyObject *out = PyTuple_New(f->nsigs);
+    for (int k = 0; out && k < f->nsigs; k++) {
+        PyObject *s = PyUnicode_FromString(f->kinds[k] ? f->kinds[k]->name : "");
+        if (!s) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, s);
+    }
+    return out;
+}
+
 static PyGetSetDef function_getset[] = {
     {"__name__", (getter)function_get_name, NULL, NULL, NULL},
     {"__qualname__", (getter)function_get_qualname, NULL, NULL, NULL},
     {"__module__", (getter)function_get_module, NULL, NULL, NULL},
     {"__doc__", (getter)function_get_doc, NULL, NULL, NULL},
     {"_signatures", (getter)function_get_signatures, NULL, NULL, NULL},
+    {"_derivatives", (getter)function_get_derivatives, NULL, NULL, NULL},
     {NULL},
 };
 

@@ -100,14 +100,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     grads = _make_grads(outputs, grads)
     captured = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs_t)
     result = []
-    for inp, g in zip(inputs_t, captured):
+    for i, (inp, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
             if materialize_grads:
                 g = _C._functions["zeros_like"](inp)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is "
+                                   "the desired behavior.")
         result.append(g)
     return tuple(result)
 

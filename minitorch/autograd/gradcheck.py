@@ -402,7 +402,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         grads = []
         for o in outputs:
             dtype = o.dtype if o.dtype.is_floating_point else _C.float64
-            g = _fn("rand")(*tuple(o.shape), dtype=dtype) * 2 - 1
+            g = _fn("rand")(tuple(o.shape), dtype=dtype) * 2 - 1
             if gen_non_contig_grad_outputs and o.dim() > 0:
                 g = _fn("stack")([g, _fn("zeros_like")(g)], -1)[..., 0]
             grads.append(g.requires_grad_())
