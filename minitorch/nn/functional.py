@@ -109,6 +109,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
         elif padding_idx < 0:
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
     if input.dtype not in (minitorch.int64, minitorch.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
@@ -116,7 +117,23 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     flat = input.reshape(-1)
     if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= weight.size(0)):
         raise IndexError("index out of range in self")
-    return weight.index_select(0, flat).reshape(*input.shape, weight.size(1))
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    rows = weight.index_select(0, flat)
+    if padding_idx is not None:
+        # The padding row reads as it is but never receives a gradient.
+        rows = minitorch.where((flat == padding_idx).unsqueeze(1), rows.detach(), rows)
+    return rows.reshape(*input.shape, weight.size(1))
+
+
+@minitorch.no_grad()
+def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
+                       norm_type: float) -> None:
+    """Rescales in place the rows of weight that indices reference to norm <= max_norm."""
+    rows = indices.unique()
+    norms = weight.index_select(0, rows).norm(norm_type, 1, keepdim=True)
+    scale = minitorch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    weight[rows] = weight.index_select(0, rows) * scale
 
 
 # ---- normalization ------------------------------------------------------------------
@@ -426,6 +443,27 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
 
 
+class _BinaryCrossEntropy(minitorch.autograd.Function):
+    """The elementwise loss with torch's gradients, which stay finite where the
+    clamped logarithm saturates (input 0 or 1)."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, target: Tensor) -> Tensor:
+        ctx.save_for_backward(input, target)
+        return -(target * input.log().clamp(min=-100)
+                 + (1 - target) * (1 - input).log().clamp(min=-100))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * ((1 - input).log() - input.log())
+        return grad_input, grad_target
+
+
 @wrap_torch_function(_args("input", "target", "weight"))
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
@@ -438,8 +476,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     _check_reduction(reduction)
     if input.numel() and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * input.log().clamp(min=-100)
-             + (1 - target) * (1 - input).log().clamp(min=-100))
+    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
