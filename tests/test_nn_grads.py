@@ -352,3 +352,70 @@ def test_functional_forms_match_modules():
           call=lambda f, a, b: f(a, b, delta=0.5, reduction="sum"))
     check(lambda n: (F if n is nn else torch.nn.functional).linear, rand(2, 3), rand(4, 3),
           rand(4))
+
+
+# ---- edge cases ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda n: n.ReLU(inplace=True), lambda n: n.LeakyReLU(0.1, inplace=True),
+    lambda n: n.SiLU(inplace=True), lambda n: n.Dropout(0.0, inplace=True)])
+def test_inplace_activations_on_intermediate(make):
+    check(make, rand(3, 4), call=lambda f, a: f(a * 1))
+
+
+def test_extreme_inputs():
+    check(lambda n: n.Sigmoid(), np.array([-800.0, 800.0, 0.0]))
+    check(lambda n: n.GELU("tanh"), np.array([-30.0, 30.0, 0.0]))
+    check(lambda n: n.LogSoftmax(1), np.array([[-np.inf, 0.0, 1.0]]))
+    check(lambda n: n.LayerNorm(3), np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]))
+    check(lambda n: n.SmoothL1Loss(beta=0.0), np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+    check(lambda n: n.L1Loss(), np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+    pw = np.array([2.0, 1.0, 1.0, 1.0])
+    check(lambda n: n.BCEWithLogitsLoss(pos_weight=mt.tensor(pw) if n is nn else
+                                        torch.tensor(pw)),
+          np.array([[-800.0, 800.0, 40.0, -40.0]]), np.array([[1.0, 0.0, 1.0, 0.3]]))
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_every_target_ignored(smoothing):
+    # the mean is 0/0 = nan; the gradient is 0
+    check(lambda n: n.CrossEntropyLoss(ignore_index=1, label_smoothing=smoothing), rand(2, 3),
+          np.array([1, 1]), equal_nan=True)
+
+
+def test_nll_loss_weight_gets_no_gradient():
+    w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = mt.tensor(rand(2, 3), requires_grad=True)
+    F.nll_loss(x, mt.tensor([0, 2]), weight=w).backward()
+    assert w.grad is None and x.grad is not None
+
+
+def test_embedding_options():
+    idx = np.array([1, 1, 2, 1, 4])
+    check(lambda n: n.Embedding(5, 2, scale_grad_by_freq=True), idx)
+    check(lambda n: n.Embedding(5, 2, scale_grad_by_freq=True, padding_idx=2), idx)
+    m, t = check(lambda n: n.Embedding(5, 2, max_norm=0.5), idx)
+    _same(m.weight, t.weight, "renormalised weight")
+
+
+def test_zero_size_batches():
+    check(lambda n: n.GroupNorm(2, 4), rand(0, 4, 3))
+    check(lambda n: n.LayerNorm(3), rand(0, 3))
+    check(lambda n: n.Linear(3, 2), rand(2, 0, 3))
+
+
+def test_recurrent_empty_sequence_raises_like_torch():
+    for mod in (nn.RNN(3, 4), nn.GRU(3, 4, batch_first=True)):
+        x = mt.zeros(2, 0, 3) if mod.batch_first else mt.zeros(0, 2, 3)
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
+            mod(x)
+
+
+def test_recurrent_dropout_between_layers():
+    lstm = nn.LSTM(3, 4, num_layers=2, dropout=0.5).double()
+    x = mt.tensor(rand(5, 2, 3))
+    mt.manual_seed(1)
+    a = lstm(x)[0]
+    mt.manual_seed(1)
+    assert mt.equal(lstm(x)[0], a)
+    check(lambda n: n.LSTM(3, 4, num_layers=2, dropout=0.5), rand(4, 2, 3), train=False)

@@ -99,6 +99,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
 # ---- embedding ----------------------------------------------------------------------
 
+class _ScaleGrad(minitorch.autograd.Function):
+    """Identity forward; the backward multiplies the gradient by scale."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, scale: Tensor) -> Tensor:
+        ctx.save_for_backward(scale)
+        return input.clone()
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        scale, = ctx.saved_tensors
+        return grad * scale, None
+
+
 @wrap_torch_function(_args("input", "weight"))
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
@@ -123,6 +137,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if padding_idx is not None:
         # The padding row reads as it is but never receives a gradient.
         rows = minitorch.where((flat == padding_idx).unsqueeze(1), rows.detach(), rows)
+    if scale_grad_by_freq and rows.requires_grad:
+        # each row's gradient is divided by how often its index occurs in the batch
+        ones = minitorch.ones(flat.shape, dtype=weight.dtype)
+        counts = minitorch.zeros(weight.size(0), dtype=weight.dtype).index_add_(0, flat, ones)
+        counts = counts.index_select(0, flat)
+        rows = _ScaleGrad.apply(rows, (1.0 / counts).unsqueeze(1))
     return rows.reshape(*input.shape, weight.size(1))
 
 
@@ -220,7 +240,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, -1)
+    grouped = input.reshape(n, num_groups, input.numel() // max(n, 1) // num_groups)
     mean = grouped.mean(2, keepdim=True)
     var = grouped.var(2, unbiased=False, keepdim=True)
     out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
@@ -371,7 +391,8 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
             raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
                                f"classes or no classes but got weight tensor of shape: "
                                f"{list(weight.shape)}")
-        w = weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+        # as in torch, the class weights receive no gradient from nll_loss
+        w = weight.detach().index_select(0, safe.reshape(-1)).reshape(safe.shape)
         w = minitorch.where(ignored, 0.0, w).to(input.dtype)
     else:
         w = (~ignored).to(input.dtype)
@@ -380,7 +401,10 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
         return loss
     if reduction == "sum":
         return loss.sum()
-    return loss.sum() / w.sum()
+    # With every target ignored the mean is 0/0 = nan but the gradient is 0, as torch's.
+    total = w.sum()
+    nan_if_empty = minitorch.where(total == 0, float("nan"), 0.0)
+    return loss.sum() / minitorch.where(total == 0, 1.0, total) + nan_if_empty
 
 
 @wrap_torch_function(_args("input", "target", "weight"))
