@@ -18,15 +18,18 @@ def _flat(out):
     return [] if out is None else [out]
 
 
-def _pair(arrays, requires_grad):
-    """The arrays as (minitorch, torch) tensor pairs; float ones require grad."""
+def _pair(arrays, requires_grad, dtype):
+    """The arrays as (minitorch, torch) tensor pairs; float ones (cast to dtype)
+    require grad."""
     pairs = []
     for a in arrays:
         if isinstance(a, tuple):
-            pairs.append(tuple(zip(*_pair(a, requires_grad))))
+            pairs.append(tuple(zip(*_pair(a, requires_grad, dtype))))
             continue
         a = np.asarray(a)
         rg = requires_grad and a.dtype.kind == "f"
+        if rg:
+            a = a.astype(dtype)
         pairs.append((mt.tensor(a, requires_grad=rg), torch.tensor(a, requires_grad=rg)))
     return pairs
 
@@ -38,7 +41,8 @@ def _same(m_tensor, t_tensor, what, **tol):
                      msg=lambda s: f"{what}: {s}", **tol)
 
 
-def check(make, *arrays, call=None, train=True, requires_grad=True, seed=0, **tol):
+def check(make, *arrays, call=None, train=True, requires_grad=True, seed=0,
+          dtype=np.float64, **tol):
     """Runs make(nn) (a module) or a function in both libraries on the same data and
     compares outputs, input gradients and parameter gradients."""
     call = call or (lambda f, *xs: f(*xs))
@@ -46,11 +50,11 @@ def check(make, *arrays, call=None, train=True, requires_grad=True, seed=0, **to
     t_mod = make(torch.nn)
     m_mod = make(nn)
     if isinstance(t_mod, torch.nn.Module):
-        t_mod = t_mod.double().train(train)
-        m_mod = m_mod.double().train(train)
+        t_mod = t_mod.to(getattr(torch, np.dtype(dtype).name)).train(train)
+        m_mod = m_mod.to(getattr(mt, np.dtype(dtype).name)).train(train)
         m_mod.load_state_dict({k: mt.tensor(v.numpy()) for k, v in
                                t_mod.state_dict().items()})
-    pairs = _pair(arrays, requires_grad)
+    pairs = _pair(arrays, requires_grad, dtype)
     m_in = [p[0] for p in pairs]
     t_in = [p[1] for p in pairs]
     m_out, t_out = _flat(call(m_mod, *m_in)), _flat(call(t_mod, *t_in))
@@ -60,7 +64,7 @@ def check(make, *arrays, call=None, train=True, requires_grad=True, seed=0, **to
     for i, (mo, to) in enumerate(zip(m_out, t_out)):
         _same(mo, to, f"output {i}", **tol)
         if to.requires_grad:
-            g = rng.standard_normal(tuple(to.shape))
+            g = rng.standard_normal(tuple(to.shape)).astype(dtype)
             m_loss = m_loss + (mo * mt.tensor(g)).sum()
             t_loss = t_loss + (to * torch.tensor(g)).sum()
     if isinstance(t_loss, int):
@@ -419,3 +423,28 @@ def test_recurrent_dropout_between_layers():
     mt.manual_seed(1)
     assert mt.equal(lstm(x)[0], a)
     check(lambda n: n.LSTM(3, 4, num_layers=2, dropout=0.5), rand(4, 2, 3), train=False)
+
+
+@pytest.mark.parametrize("make, inputs", [
+    (lambda n: n.Linear(30, 20), [(8, 30)]),
+    (lambda n: n.Bilinear(10, 12, 5), [(8, 10), (8, 12)]),
+    (lambda n: n.LayerNorm(64), [(8, 64)]),
+    (lambda n: n.GroupNorm(4, 8), [(4, 8, 10)]),
+    (lambda n: n.BatchNorm2d(8), [(4, 8, 5, 5)]),
+    (lambda n: n.MultiheadAttention(16, 4), [(5, 3, 16), (6, 3, 16), (6, 3, 16)]),
+    (lambda n: n.LSTM(8, 16, num_layers=2), [(10, 3, 8)]),
+    (lambda n: n.GRU(8, 16, batch_first=True), [(3, 10, 8)]),
+    (lambda n: n.Softmax(-1), [(6, 20)]),
+])
+def test_float32_layers(make, inputs):
+    check(make, *(rand(*s) for s in inputs), dtype=np.float32)
+
+
+def test_float32_losses():
+    x, p = rand(32, 10), RNG.uniform(0.01, 0.99, (32, 10))
+    check(lambda n: n.CrossEntropyLoss(label_smoothing=0.1), x, RNG.integers(0, 10, 32),
+          dtype=np.float32)
+    check(lambda n: n.BCEWithLogitsLoss(), x, p, dtype=np.float32)
+    check(lambda n: n.BCELoss(), p, RNG.uniform(0, 1, (32, 10)), dtype=np.float32)
+    check(lambda n: n.KLDivLoss(reduction="batchmean"), x, p, dtype=np.float32)
+    check(lambda n: n.MSELoss(), x, p, dtype=np.float32)
