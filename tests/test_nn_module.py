@@ -209,3 +209,93 @@ def test_orthogonal_matches_qr_of_same_draw():
     a = mt.empty(6, 4, dtype=mt.float64).normal_(0, 1, generator=mt.Generator().manual_seed(5))
     q, r = np.linalg.qr(a.numpy())
     np.testing.assert_allclose(w.numpy(), q * np.sign(np.diag(r)), atol=1e-5)
+
+
+# ---- with autograd ----------------------------------------------------------------------
+
+def test_dtype_conversion_keeps_parameters_and_converts_grads():
+    m = make_net()
+    params = list(m.parameters())
+    opt = mt.optim.SGD(m.parameters(), lr=0.1)
+    m(mt.ones(2, 3)).sum().backward()
+    for convert, dtype in ((lambda: m.double(), mt.float64), (lambda: m.half(), mt.float16),
+                           (lambda: m.to(mt.float32), mt.float32),
+                           (lambda: m.to(dtype=mt.float64), mt.float64),
+                           (lambda: m.float(), mt.float32)):
+        assert convert() is m
+        assert all(a is b for a, b in zip(m.parameters(), params))
+        for p in m.parameters():
+            assert type(p) is nn.Parameter and p.is_leaf and p.requires_grad
+            assert p.dtype == dtype and p.grad.dtype == dtype
+        assert m.steps.dtype == dtype
+    # the optimizer built before the conversions still updates the model
+    before = m.fc.weight.detach().clone()
+    opt.step()
+    assert not mt.equal(before, m.fc.weight.detach())
+
+
+def test_zero_grad_in_place_and_requires_grad():
+    lin = nn.Linear(3, 2)
+    lin(mt.ones(1, 3)).sum().backward()
+    grad = lin.weight.grad
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is grad and (grad.numpy() == 0).all()
+    lin.zero_grad()
+    assert lin.weight.grad is None and lin.bias.grad is None
+    x = mt.ones(1, 3, requires_grad=True)
+    g, = mt.autograd.grad(lin(x).sum(), lin.weight, create_graph=True)
+    lin.weight.grad = g * x.sum()
+    assert lin.weight.grad.grad_fn is not None
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad.grad_fn is None and not lin.weight.grad.requires_grad
+    assert lin.requires_grad_(False) is lin
+    assert not lin.weight.requires_grad and lin(mt.ones(1, 3)).grad_fn is None
+    lin.requires_grad_()
+    assert lin.weight.requires_grad
+
+
+def test_init_runs_without_history():
+    w = nn.Parameter(mt.empty(4, 3))
+    for fn in (nn.init.uniform_, nn.init.normal_, nn.init.xavier_uniform_,
+               nn.init.kaiming_normal_, nn.init.orthogonal_, nn.init.zeros_,
+               nn.init.trunc_normal_, lambda t: nn.init.constant_(t, 2.0), nn.init.eye_):
+        out = fn(w)
+        assert out is w and w.is_leaf and w.grad_fn is None and w.requires_grad
+    e = nn.Embedding(5, 2, padding_idx=1)
+    assert e.weight.is_leaf and (e.weight[1].detach().numpy() == 0).all()
+
+
+def test_parameter_repr_ops_pickle_deepcopy():
+    import copy
+    import pickle
+    torch = pytest.importorskip("torch")
+    for data in ([1.0, 2.0], [[1.5]], []):
+        for rg in (True, False):
+            assert repr(nn.Parameter(mt.tensor(data), rg)) == repr(
+                torch.nn.Parameter(torch.tensor(data), rg)).replace("torch.", "minitorch.")
+    assert repr(nn.Parameter()) == "Parameter containing:\ntensor([], requires_grad=True)"
+    p = nn.Parameter(mt.tensor([1.0, -2.0]))
+    for out in (p * 2, p + p, p[0], -p, p.detach(), p.clone(), p.sum(), mt.relu(p), p.t()):
+        assert type(out) is mt.Tensor
+    assert (p * 2).grad_fn is not None and p.is_leaf
+    p.grad = mt.ones(2)
+    for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+        assert type(q) is nn.Parameter and q.requires_grad and q.is_leaf and q.grad is None
+        assert mt.equal(q.detach(), p.detach()) and q.data_ptr() != p.data_ptr()
+    frozen = copy.deepcopy(nn.Parameter(mt.ones(1), requires_grad=False))
+    assert type(frozen) is nn.Parameter and not frozen.requires_grad
+    m = copy.deepcopy(make_net())
+    assert all(type(p) is nn.Parameter for p in m.parameters())
+
+
+def test_state_dict_tensors_are_detached():
+    m = make_net()
+    for name, t in m.state_dict().items():
+        assert type(t) is mt.Tensor and not t.requires_grad and t.grad_fn is None, name
+    kept = m.state_dict(keep_vars=True)
+    assert kept["fc.weight"] is m.fc.weight
+    # loading copies values without recording history
+    sd = {k: v + 1 for k, v in m.state_dict().items()}
+    m.load_state_dict(sd)
+    assert m.fc.weight.is_leaf and m.fc.weight.grad_fn is None
+    assert mt.equal(m.fc.weight.detach(), sd["fc.weight"])

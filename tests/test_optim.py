@@ -385,3 +385,88 @@ def test_scheduler_warnings_and_errors():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             one.step()
+
+
+# ---- with autograd ----------------------------------------------------------------------
+
+def test_non_leaf_tensors_are_rejected_unless_they_retain_grad():
+    x = mt.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
+        optim.SGD([y], lr=0.1)
+    y.retain_grad()
+    optim.SGD([y], lr=0.1)
+    optim.SGD([mt.ones(2)], lr=0.1)  # a leaf that does not require grad is accepted
+
+
+def test_step_runs_without_grad_and_closure_with_grad():
+    w = mt.nn.Parameter(mt.tensor([1.0, -2.0]))
+    seen = []
+
+    def closure():
+        seen.append(mt.is_grad_enabled())
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    for name, kw in [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", {}), ("AdamW", {}),
+                     ("RMSprop", {}), ("Adagrad", {})]:
+        opt = getattr(optim, name)([w], **kw)
+        with mt.no_grad():
+            loss = opt.step(closure)
+        assert seen.pop() is True and loss.grad_fn is not None
+        assert w.is_leaf and w.grad_fn is None and w.requires_grad
+
+
+class _MLP:
+    """The same small MLP in either library, weights given as NumPy arrays."""
+
+    @staticmethod
+    def make(n, weights):
+        model = n.Sequential(n.Linear(4, 8), n.Tanh(), n.Linear(8, 8), n.ReLU(),
+                             n.Linear(8, 3))
+        model = model.double()
+        lib = mt if n is mt.nn else torch
+        model.load_state_dict({k: lib.tensor(v) for k, v in weights.items()})
+        return model
+
+
+@pytest.mark.parametrize("name, kw", [
+    ("SGD", dict(lr=0.05, momentum=0.9)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=1e-2)),
+    ("AdamW", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
+    ("Adagrad", dict(lr=0.05, lr_decay=1e-3)),
+])
+def test_training_loop_matches_torch(name, kw):
+    rng = np.random.default_rng(1)
+    weights = {k: v.detach().double().numpy() for k, v in
+               torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(),
+                                   torch.nn.Linear(8, 8), torch.nn.ReLU(),
+                                   torch.nn.Linear(8, 3)).state_dict().items()}
+    x = rng.standard_normal((16, 4))
+    y = rng.integers(0, 3, 16)
+    models = {}
+    for lib, n in ((mt, mt.nn), (torch, torch.nn)):
+        model = _MLP.make(n, weights)
+        opt = getattr(lib.optim, name)(model.parameters(), **kw)
+        loss_fn = n.CrossEntropyLoss()
+        losses = []
+        xb, yb = lib.tensor(x), lib.tensor(y)
+        for _ in range(20):
+            opt.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        models[lib] = (model, losses)
+    (m_model, m_losses), (t_model, t_losses) = models[mt], models[torch]
+    np.testing.assert_allclose(m_losses, t_losses, rtol=1e-5, atol=1e-5)
+    assert t_losses[-1] < t_losses[0]
+    t_params = dict(t_model.named_parameters())
+    for pname, p in m_model.named_parameters():
+        np.testing.assert_allclose(p.detach().numpy(), t_params[pname].detach().numpy(),
+                                   rtol=1e-5, atol=1e-5, err_msg=pname)

@@ -99,6 +99,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
 # ---- embedding ----------------------------------------------------------------------
 
+class _ScaleGrad(minitorch.autograd.Function):
+    """Identity forward; the backward multiplies the gradient by scale."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, scale: Tensor) -> Tensor:
+        ctx.save_for_backward(scale)
+        return input.clone()
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        scale, = ctx.saved_tensors
+        return grad * scale, None
+
+
 @wrap_torch_function(_args("input", "weight"))
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
@@ -109,6 +123,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
         elif padding_idx < 0:
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
     if input.dtype not in (minitorch.int64, minitorch.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
@@ -116,7 +131,29 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     flat = input.reshape(-1)
     if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= weight.size(0)):
         raise IndexError("index out of range in self")
-    return weight.index_select(0, flat).reshape(*input.shape, weight.size(1))
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    rows = weight.index_select(0, flat)
+    if padding_idx is not None:
+        # The padding row reads as it is but never receives a gradient.
+        rows = minitorch.where((flat == padding_idx).unsqueeze(1), rows.detach(), rows)
+    if scale_grad_by_freq and rows.requires_grad:
+        # each row's gradient is divided by how often its index occurs in the batch
+        ones = minitorch.ones(flat.shape, dtype=weight.dtype)
+        counts = minitorch.zeros(weight.size(0), dtype=weight.dtype).index_add_(0, flat, ones)
+        counts = counts.index_select(0, flat)
+        rows = _ScaleGrad.apply(rows, (1.0 / counts).unsqueeze(1))
+    return rows.reshape(*input.shape, weight.size(1))
+
+
+@minitorch.no_grad()
+def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
+                       norm_type: float) -> None:
+    """Rescales in place the rows of weight that indices reference to norm <= max_norm."""
+    rows = indices.unique()
+    norms = weight.index_select(0, rows).norm(norm_type, 1, keepdim=True)
+    scale = minitorch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    weight[rows] = weight.index_select(0, rows) * scale
 
 
 # ---- normalization ------------------------------------------------------------------
@@ -203,7 +240,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, -1)
+    grouped = input.reshape(n, num_groups, input.numel() // max(n, 1) // num_groups)
     mean = grouped.mean(2, keepdim=True)
     var = grouped.var(2, unbiased=False, keepdim=True)
     out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
@@ -354,7 +391,8 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
             raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
                                f"classes or no classes but got weight tensor of shape: "
                                f"{list(weight.shape)}")
-        w = weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+        # as in torch, the class weights receive no gradient from nll_loss
+        w = weight.detach().index_select(0, safe.reshape(-1)).reshape(safe.shape)
         w = minitorch.where(ignored, 0.0, w).to(input.dtype)
     else:
         w = (~ignored).to(input.dtype)
@@ -363,7 +401,10 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
         return loss
     if reduction == "sum":
         return loss.sum()
-    return loss.sum() / w.sum()
+    # With every target ignored the mean is 0/0 = nan but the gradient is 0, as torch's.
+    total = w.sum()
+    nan_if_empty = minitorch.where(total == 0, float("nan"), 0.0)
+    return loss.sum() / minitorch.where(total == 0, 1.0, total) + nan_if_empty
 
 
 @wrap_torch_function(_args("input", "target", "weight"))
@@ -426,6 +467,27 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
 
 
+class _BinaryCrossEntropy(minitorch.autograd.Function):
+    """The elementwise loss with torch's gradients, which stay finite where the
+    clamped logarithm saturates (input 0 or 1)."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, target: Tensor) -> Tensor:
+        ctx.save_for_backward(input, target)
+        return -(target * input.log().clamp(min=-100)
+                 + (1 - target) * (1 - input).log().clamp(min=-100))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * ((1 - input).log() - input.log())
+        return grad_input, grad_target
+
+
 @wrap_torch_function(_args("input", "target", "weight"))
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
@@ -438,8 +500,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     _check_reduction(reduction)
     if input.numel() and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * input.log().clamp(min=-100)
-             + (1 - target) * (1 - input).log().clamp(min=-100))
+    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -1,6 +1,6 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags
+from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
@@ -37,6 +37,7 @@ class Adagrad(Optimizer):
                 state["step"] = _scalar_tensor(0.0)
                 state["sum"] = _full_like(p, group["initial_accumulator_value"])
 
+    @_step_without_grad
     def step(self, closure=None):
         """Performs a single optimization step.
 
@@ -44,9 +45,7 @@ class Adagrad(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            loss = closure()
+        loss = _evaluate(closure)
         for group in self.param_groups:
             for p, grad in self._params_with_grad(group):
                 state = self.state[p]

@@ -1,6 +1,6 @@
 """Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags
+from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -34,6 +34,7 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
+    @_step_without_grad
     def step(self, closure=None):
         """Performs a single optimization step.
 
@@ -41,9 +42,7 @@ class Adam(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            loss = closure()
+        loss = _evaluate(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             amsgrad = group["amsgrad"]

@@ -1,11 +1,13 @@
 """The Optimizer base class: parameter groups, per-parameter state and their
 state_dict, as torch.optim.Optimizer."""
+import functools
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 class _RequiredParameter:
@@ -213,7 +215,8 @@ class Optimizer:
                     "optimizer can only optimize Tensors, "
                     "but one of the params is " + _typename(param)
                 )
-            if not getattr(param, "is_leaf", True):
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
 
         for name, default in self.defaults.items():
@@ -254,6 +257,23 @@ class Optimizer:
             grad = p.grad
             if grad is not None:
                 yield p, grad
+
+
+def _step_without_grad(step: Callable) -> Callable:
+    """As torch's optimizers: the update itself records no history."""
+    @functools.wraps(step)
+    def wrapper(self, closure=None):
+        with no_grad():
+            return step(self, closure)
+    return wrapper
+
+
+def _evaluate(closure: Optional[Callable[[], Any]]) -> Any:
+    """Runs the step's closure with grad enabled (the step itself runs without)."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
 
 
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:

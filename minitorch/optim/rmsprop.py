@@ -1,6 +1,6 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags
+from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -31,6 +31,7 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    @_step_without_grad
     def step(self, closure=None):
         """Performs a single optimization step.
 
@@ -38,9 +39,7 @@ class RMSprop(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            loss = closure()
+        loss = _evaluate(closure)
         for group in self.param_groups:
             momentum, centered = group["momentum"], group["centered"]
             for p, grad in self._params_with_grad(group):

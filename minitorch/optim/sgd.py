@@ -1,6 +1,6 @@
 """Stochastic gradient descent (optionally with momentum), as torch.optim.SGD."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags
+from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
 
 _fused_sgd_step = _C._functions["_fused_sgd_step"]
 
@@ -26,6 +26,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
+    @_step_without_grad
     def step(self, closure=None):
         """Performs a single optimization step.
 
@@ -33,9 +34,7 @@ class SGD(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            loss = closure()
+        loss = _evaluate(closure)
         for group in self.param_groups:
             momentum = group["momentum"]
             for p, grad in self._params_with_grad(group):

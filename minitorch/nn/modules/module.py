@@ -319,18 +319,21 @@ class Module:
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
         for p in self.parameters():
-            p.requires_grad = requires_grad
+            p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
-            grad = getattr(p, "grad", None)
-            if grad is None:
+            if p.grad is None:
                 continue
             if set_to_none:
                 p.grad = None
             else:
-                p.grad = grad.detach().zero_()
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
         for module in self.children():
@@ -338,15 +341,20 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable) -> "Module":
-        for module in self.children():
-            module._apply(fn)
-        for key, param in self._parameters.items():
+    def _apply(self, fn: Callable, recurse: bool = True) -> "Module":
+        """Applies fn to every parameter, gradient and buffer. Parameters (and their
+        gradients) are converted in place through .data, as torch does: the same
+        Parameter objects stay registered, so optimizers built before keep them."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
             if param is None:
                 continue
-            new = fn(param.detach())
-            if new is not param.detach():
-                self._parameters[key] = Parameter(new, param.requires_grad)
+            with minitorch.no_grad():
+                param.data = fn(param)
+                if param.grad is not None:
+                    param.grad.data = fn(param.grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)

@@ -108,9 +108,6 @@ class RNNBase(Module):
             seq = outs
             if self.dropout and self.training and layer < self.num_layers - 1:
                 seq = [F.dropout(o, self.dropout, True) for o in seq]
-        if not seq:
-            return input.new_zeros((0,) + tuple(states[0][0].shape if isinstance(
-                states[0], tuple) else states[0].shape)), states
         return minitorch.stack(seq), states
 
     def _hidden_proj(self, layer: int, h):
@@ -125,6 +122,8 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        if input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, batched
 
     def _finish(self, output, batched):
