@@ -42,6 +42,19 @@ static bool has_tangent(mt_tensor *t)
     return mt_fw_grad(t) != NULL;
 }
 
+/* Writing into a leaf that requires grad is refused while grad mode is on. */
+static int check_leaf_write(mt_tensor *self)
+{
+    mt_autograd_meta *m = mt_meta.get(self);
+    if ((self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "a leaf Variable that requires grad is being used in an in-place "
+                        "operation.");
+        return -1;
+    }
+    return 0;
+}
+
 int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
                       mt_record_state *st)
 {
@@ -49,22 +62,17 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
     st->forward = false;
     st->old_self = NULL;
     if (kind == &mt_nondifferentiable_kind)
-        return 0;
+        return inplace && mt_grad_enabled ? check_leaf_write(a->v[0].t) : 0;
     bool backward = mt_grad_enabled && any_tensor_input(a, requires);
     bool forward = mt_fw_active() && any_tensor_input(a, has_tangent);
     if (!backward && !forward)
         return 0;
     if (inplace) {
         mt_tensor *self = a->v[0].t;
-        mt_autograd_meta *m = mt_meta.get(self);
         if (backward && mt_view_check_inplace(self) < 0)
             return -1;
-        if (backward && (self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "a leaf Variable that requires grad is being used in an in-place "
-                            "operation.");
+        if (backward && check_leaf_write(self) < 0)
             return -1;
-        }
         if (kind && (kind->save_inputs & 1)) {
             /* the formula reads self as it was before being overwritten */
             PyObject *copy = mtpy_new_contiguous(self->dtype, self->ndim, self->sizes, false);
