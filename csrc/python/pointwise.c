@@ -1,6 +1,10 @@
 #include "pointwise.h"
 #include "out_param.h"
 
+/* Elements per thread chunk, and the size above which the GIL is released. */
+#define MT_POINTWISE_GRAIN 32768
+#define MT_POINTWISE_GIL_FREE (1 << 16)
+
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 
@@ -131,7 +135,14 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
     if (o->numel) {
         mt_iter it;
         mt_iter_init(&it, nin + 1, ops, ndim, shape);
-        mt_iter_run(&it, loop, k->ctx, 32768);
+        if (o->numel < MT_POINTWISE_GIL_FREE) {
+            mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
+        } else {
+            /* the loop touches no Python object: other threads may run meanwhile */
+            Py_BEGIN_ALLOW_THREADS
+            mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
+            Py_END_ALLOW_THREADS
+        }
     }
     if (scratch)
         mt_copy(MTPy_T(dest), o);
