@@ -70,3 +70,67 @@ def test_rss_flat(name):
     assert gc.collect() == 0
     assert len(gc.get_objects()) - objects < 50
     assert grown < LIMIT, f"{name}: RSS grew {grown / 2**20:.1f} MiB over {N} iterations"
+
+
+# Autograd: graphs must be freed by reference counting alone.
+mlp = mt.nn.Sequential(mt.nn.Linear(8, 16), mt.nn.ReLU(), mt.nn.Linear(16, 4))
+opt = mt.optim.Adam(mlp.parameters(), lr=1e-3)
+batch, labels = mt.randn(32, 8), mt.randint(0, 4, (32,))
+leaf = mt.randn(3, requires_grad=True)
+
+
+class Square(mt.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * t
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return 2 * t * g
+
+
+def _mlp_step():
+    opt.zero_grad()
+    mt.nn.functional.cross_entropy(mlp(batch), labels).backward()
+    opt.step()
+
+
+def _double_backward():
+    (g,) = mt.autograd.grad((leaf.exp() * leaf).sum(), leaf, create_graph=True)
+    g.sum().backward()
+    leaf.grad = None
+
+
+def _hooked():
+    y = leaf * 2
+    y.register_hook(lambda g: g * 3)
+    y.retain_grad()
+    y.sum().backward()
+    leaf.grad = None
+
+
+AUTOGRAD_CASES = {
+    "mlp training step": _mlp_step,
+    "double backward": _double_backward,
+    "hooks and retain_grad": _hooked,
+    "custom Function": lambda: Square.apply(leaf).sum().backward(),
+    "graph dropped unused": lambda: (leaf * leaf).exp().sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(AUTOGRAD_CASES))
+def test_autograd_rss_flat(name):
+    fn = AUTOGRAD_CASES[name]
+    for _ in range(300):
+        fn()
+    gc.collect()
+    objects = len(gc.get_objects())
+    before = rss()
+    for _ in range(max(N // 10, 1000)):
+        fn()
+    grown = rss() - before
+    assert gc.collect() == 0
+    assert len(gc.get_objects()) - objects < 50
+    assert grown < LIMIT, f"{name}: RSS grew {grown / 2**20:.1f} MiB"
