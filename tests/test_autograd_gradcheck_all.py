@@ -237,6 +237,20 @@ SAMPLES.update({
     "int": lambda t: [S(t.f(2, 3), _opt=Opt(gg=False))],
     # the nn.functional forms
     "log_softmax": lambda t: [S(t.n(2, 3), 1), S(t.n(2, 3), 0)],
+    # convolution and pooling: 'same' with an even window pads one side more,
+    # ceil_mode adds a partial window
+    "conv2d": lambda t: [S(t.n(1, 2, 4, 4), t.n(3, 2, 2, 2), t.n(3)),
+                         S(t.n(4, 5, 5), t.n(2, 2, 3, 3), None, 2, 1, 1, 2),
+                         S(t.n(1, 1, 4, 5), t.n(2, 1, 2, 3), padding="same", dilation=(1, 2))],
+    "conv1d": lambda t: [S(t.n(2, 2, 5), t.n(3, 2, 2), t.n(3)),
+                         S(t.n(2, 6), t.n(2, 2, 3), None, 2, 1, 2),
+                         S(t.n(1, 2, 5), t.n(2, 2, 2), padding="same")],
+    "max_pool2d": lambda t: [S(t.n(1, 2, 4, 4), 2), S(t.n(2, 5, 5), 3, 2, 1, ceil_mode=True),
+                             S(t.n(1, 1, 5, 5), 2, 1, 0, 2)],
+    "avg_pool2d": lambda t: [S(t.n(1, 2, 4, 4), 2),
+                             S(t.n(2, 5, 5), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                             S(t.n(1, 1, 4, 4), 2, divisor_override=3)],
+    "adaptive_avg_pool2d": lambda t: [S(t.n(1, 2, 5, 5), 3), S(t.n(2, 4, 3), (2, 1))],
 })
 
 # Same samples under another name.
