@@ -237,6 +237,26 @@ SAMPLES.update({
     "int": lambda t: [S(t.f(2, 3), _opt=Opt(gg=False))],
     # the nn.functional forms
     "log_softmax": lambda t: [S(t.n(2, 3), 1), S(t.n(2, 3), 0)],
+    # convolution and pooling: 'same' with an even window pads one side more,
+    # ceil_mode adds a partial window
+    "conv2d": lambda t: [S(t.n(1, 2, 4, 4), t.n(3, 2, 2, 2), t.n(3)),
+                         S(t.n(4, 5, 5), t.n(2, 2, 3, 3), None, 2, 1, 1, 2),
+                         S(t.n(1, 1, 4, 5), t.n(2, 1, 2, 3), padding="same", dilation=(1, 2))],
+    "conv1d": lambda t: [S(t.n(2, 2, 5), t.n(3, 2, 2), t.n(3)),
+                         S(t.n(2, 6), t.n(2, 2, 3), None, 2, 1, 2),
+                         S(t.n(1, 2, 5), t.n(2, 2, 2), padding="same")],
+    "max_pool2d": lambda t: [S(t.n(1, 2, 4, 4), 2), S(t.n(2, 5, 5), 3, 2, 1, ceil_mode=True),
+                             S(t.n(1, 1, 5, 5), 2, 1, 0, 2)],
+    "avg_pool2d": lambda t: [S(t.n(1, 2, 4, 4), 2),
+                             S(t.n(2, 5, 5), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                             S(t.n(1, 1, 4, 4), 2, divisor_override=3)],
+    "adaptive_avg_pool2d": lambda t: [S(t.n(1, 2, 5, 5), 3), S(t.n(2, 4, 3), (2, 1))],
+    # the method's self is the input: x.where(condition, other)
+    "Tensor.where": lambda t: [S(t.n(2, 3), mask(True, False, True), t.n(2, 1)),
+                               S(t.n(2, 3), mask(False, True, True), 1.5)],
+    "fill_": lambda t: [S(t.n(2, 3), 0.5, _opt=Opt(call=inplace)),
+                        S(t.n(2, 3), t.n(), _opt=Opt(call=inplace))],
+    "zero_": lambda t: [S(t.n(2, 3), _opt=Opt(call=inplace))],
 })
 
 # Same samples under another name.
@@ -304,7 +324,11 @@ def _ops():
     return out
 
 
-def _lookup(name):
+def _lookup(name, ns=None):
+    """Samples of ns.name (a key like "Tensor.where" when the method differs
+    from the function), else of name."""
+    if f"{ns}.{name}" in SAMPLES:
+        return SAMPLES[f"{ns}.{name}"]
     name = ALIASES.get(name, name)
     return SAMPLES.get(name)
 
@@ -314,7 +338,7 @@ CHECKED = [op for op in OPS if op[1] not in NOT_CHECKED]
 
 
 def test_every_differentiable_op_has_samples():
-    missing = sorted({name for _, name, _ in CHECKED if _lookup(name) is None})
+    missing = sorted({name for ns, name, _ in CHECKED if _lookup(name, ns) is None})
     assert not missing, f"differentiable ops with no gradcheck samples: {missing}"
 
 
@@ -390,7 +414,7 @@ def _run(f, args, kwargs, opt, produced):
 
 @pytest.mark.parametrize("ns,name,f", CHECKED, ids=[f"{ns}.{n}" for ns, n, _ in CHECKED])
 def test_gradcheck(ns, name, f):
-    gen = _lookup(name)
+    gen = _lookup(name, ns)
     if gen is None:
         pytest.fail(f"no samples for {name}")
     t = Gen(zlib.crc32(f"{ns}.{name}".encode()))
@@ -409,7 +433,7 @@ def test_gradcheck(ns, name, f):
 def test_backward_twice(ns, name, f):
     # a second backward through freed saved tensors is torch's RuntimeError
     # (or works, for nodes that saved nothing), never a crash or SystemError
-    args, kwargs, opt = _lookup(name)(Gen(1))[0]
+    args, kwargs, opt = _lookup(name, ns)(Gen(1))[0]
     inputs, _ = _flatten_inputs(args, kwargs)
     out = opt.call(f, *args, **kwargs) if opt.call else f(*args, **kwargs)
     outs = [o for o in (out if isinstance(out, tuple) else (out,))
@@ -513,3 +537,51 @@ def test_second_derivative_connectivity_as_torch(op):
                     row.append(str(e))
         res.append(row)
     assert res[0] == res[1]
+
+
+def test_where_method_self_is_the_input():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    xv, yv = rng.standard_normal((2, 3)), rng.standard_normal((2, 1))
+    cv = np.array([True, False, True])
+    g = rng.standard_normal((2, 3))
+    res = []
+    for L in (torch, mt):
+        x, y = L.tensor(xv, requires_grad=True), L.tensor(yv, requires_grad=True)
+        out = x.where(L.tensor(cv), y)
+        out.backward(L.tensor(g))
+        res.append((type(out.grad_fn).__name__, out.detach().numpy(), x.grad.numpy(),
+                    y.grad.numpy(), x.detach().where(L.tensor(cv), 2.5).numpy()))
+    assert res[0][0] == res[1][0]
+    for a, b in zip(res[0][1:], res[1][1:]):
+        np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("case", ["fill", "fill_tensor", "zero", "fill_view", "zero_view"])
+def test_fill_and_zero_record_as_torch(case):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    xv, g = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    res = []
+    for L in (torch, mt):
+        x, v = L.tensor(xv, requires_grad=True), L.tensor(1.5, requires_grad=True)
+        y = x * 2
+        target = y[1:, ::2] if case.endswith("view") else y
+        if case.startswith("zero"):
+            target.zero_()
+        elif case == "fill_tensor":
+            target.fill_(v)
+        else:
+            target.fill_(0.25)
+        names = type(target.grad_fn).__name__ if not case.endswith("view") else None
+        y.backward(L.tensor(g))
+        res.append((names, y.detach().numpy(), x.grad.numpy(),
+                    None if v.grad is None else v.grad.numpy()))
+    assert res[0][0] == res[1][0]
+    for a, b in zip(res[0][1:], res[1][1:]):
+        if a is None:
+            assert b is None
+        else:
+            np.testing.assert_allclose(b, a, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="0-dimension value tensor"):
+        mt.zeros(2).fill_(mt.ones(2))

@@ -282,6 +282,21 @@ done:
     return rc;
 }
 
+/* fill_(input, value) and zero_(input): the overwritten input gets zeros; a
+ * 0-dim tensor value gets the sum of g. */
+int fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (mt_param_needs(n, 0) && !(out[0] = MT_OP("zeros_like", "T", g[0])))
+        return -1;
+    if (n->nparams > 1 && mt_param_needs(n, 1)) {
+        int e = mt_edge_of(n, 1);
+        mt_tensor *s = MT_OP("sum", "T", g[0]);
+        if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
+            return -1;
+    }
+    return 0;
+}
+
 int tril_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return finish(&out[0], MT_OP("tril", "Ti", g[0], n->args[1].i));

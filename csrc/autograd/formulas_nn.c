@@ -100,3 +100,156 @@ int adaptive_avg_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     out[0] = MT_OP("_adaptive_avg_pool2d_backward", "TL", g[0], im->ndim, im->sizes);
     return out[0] ? 0 : -1;
 }
+
+/* ------------------------------------------------------- double backward
+ * The backward rows are linear in grad_output: their derivative there is the
+ * adjoint, a forward convolution or pooling whose output has the shape of
+ * grad_output (edge 0's meta). */
+
+/* conv{1,2}d(x, w) with the geometry of a backward row (params 3..6) and an
+ * output shaped like grad_output. Explicit padding is symmetric; a larger
+ * grad_output can only come from padding='same' with an even window, whose
+ * extra element torch puts on the far side. */
+static mt_tensor *conv_like(mt_node *n, mt_tensor *x, mt_tensor *w)
+{
+    const mt_tensor_meta *gm = &n->edge_meta[mt_edge_of(n, 0)];
+    const mt_ad_value *s = &n->args[3], *p = &n->args[4], *d = &n->args[5];
+    int nsp = w->ndim - 2;
+    bool same = false;
+    for (int i = 0; i < nsp; i++) {
+        int64_t si = s->ints[s->nints == 1 ? 0 : i], pi = p->ints[p->nints == 1 ? 0 : i];
+        int64_t di = d->ints[d->nints == 1 ? 0 : i], k = w->sizes[2 + i];
+        int64_t in = x->sizes[x->ndim - nsp + i];
+        if ((in + 2 * pi - di * (k - 1) - 1) / si + 1 != gm->sizes[gm->ndim - nsp + i])
+            same = true;
+    }
+    int64_t groups = n->args[6].i;
+    /* one call site per op name: MT_OP caches the op it first looks up */
+    if (nsp == 1)
+        return same ? MT_OP("conv1d", "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
+                    : MT_OP("conv1d", "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
+    return same ? MT_OP("conv2d", "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
+                : MT_OP("conv2d", "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
+}
+
+/* _convolution_backward_input(grad_output, weight, input_size, stride,
+ * padding, dilation, groups): g[0] is shaped like the forward input. */
+int convolution_backward_input_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int eg = mt_edge_of(n, 0), ew = mt_edge_of(n, 1);
+    mt_tensor *gy = mt_node_saved(n, 0), *w = mt_node_saved(n, 1);
+    int rc = -1;
+    if (!gy || !w)
+        goto done;
+    if (mt_needs(n, eg) && !(out[eg] = conv_like(n, g[0], w)))
+        goto done;
+    if (mt_needs(n, ew)) {
+        const mt_tensor_meta *wm = &n->edge_meta[ew];
+        out[ew] = MT_OP("_convolution_backward_weight", "TTLLLLi", gy, g[0], wm->ndim,
+                        wm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
+                        n->args[6].i);
+        if (!out[ew])
+            goto done;
+    }
+    rc = 0;
+done:
+    if (gy)
+        mt_ad.release(gy);
+    if (w)
+        mt_ad.release(w);
+    return rc;
+}
+
+/* _convolution_backward_weight(grad_output, input, weight_size, stride,
+ * padding, dilation, groups): g[0] is shaped like the weight. */
+int convolution_backward_weight_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int eg = mt_edge_of(n, 0), ex = mt_edge_of(n, 1);
+    mt_tensor *gy = mt_node_saved(n, 0), *x = mt_node_saved(n, 1);
+    int rc = -1;
+    if (!gy || !x)
+        goto done;
+    if (mt_needs(n, eg) && !(out[eg] = conv_like(n, x, g[0])))
+        goto done;
+    if (mt_needs(n, ex)) {
+        const mt_tensor_meta *xm = &n->edge_meta[ex];
+        out[ex] = MT_OP("_convolution_backward_input", "TTLLLLi", gy, g[0], xm->ndim,
+                        xm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
+                        n->args[6].i);
+        if (!out[ex])
+            goto done;
+    }
+    rc = 0;
+done:
+    if (gy)
+        mt_ad.release(gy);
+    if (x)
+        mt_ad.release(x);
+    return rc;
+}
+
+/* Does a pooling of size `in` with window k, stride s, padding p and
+ * dilation d give grad_output's size only with ceil_mode? */
+static bool needs_ceil(const mt_tensor_meta *gm, const int64_t *in, const mt_ad_value *k,
+                       const mt_ad_value *s, const mt_ad_value *p, const mt_ad_value *d)
+{
+    for (int i = 0; i < 2; i++) {
+        int64_t ki = k->ints[k->nints == 1 ? 0 : i], si = s->ints[s->nints == 1 ? 0 : i];
+        int64_t pi = p->ints[p->nints == 1 ? 0 : i];
+        int64_t di = d ? d->ints[d->nints == 1 ? 0 : i] : 1;
+        if ((in[i] + 2 * pi - di * (ki - 1) - 1) / si + 1 != gm->sizes[gm->ndim - 2 + i])
+            return true;
+    }
+    return false;
+}
+
+/* _max_pool2d_backward(grad_output, input, kernel_size, stride, padding,
+ * dilation): the gradient gathers g[0] at each window's argmax. The input
+ * only picks the positions, so its own gradient is zero. */
+int max_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int eg = mt_edge_of(n, 0), ex = mt_edge_of(n, 1);
+    const mt_tensor_meta *gm = &n->edge_meta[eg];
+    mt_tensor *x = NULL, *idx = NULL, *flat_g = NULL, *flat_i = NULL, *r = NULL;
+    if (ex >= 0 && mt_needs(n, ex) && !(out[ex] = MT_OP("zeros_like", "T", g[0])))
+        return -1;
+    if (!mt_needs(n, eg))
+        return 0;
+    if (!(x = mt_node_saved(n, 1)))
+        return -1;
+    const mt_ad_value *k = &n->args[2], *s = &n->args[3], *p = &n->args[4], *d = &n->args[5];
+    bool ceil = needs_ceil(gm, &x->sizes[x->ndim - 2], k, s, p, d);
+    idx = MT_OP("_max_pool2d_indices", "TLLLLb", x, INTS(k), INTS(s), INTS(p), INTS(d),
+                (int)ceil);
+    flat_g = idx ? MT_OP("flatten", "Ti", g[0], (int64_t)-2) : NULL;
+    flat_i = flat_g ? MT_OP("flatten", "Ti", idx, (int64_t)-2) : NULL;
+    r = flat_i ? MT_OP("gather", "TiT", flat_g, (int64_t)-1, flat_i) : NULL;
+    if (r)
+        out[eg] = MT_OP("view", "TL", r, gm->ndim, gm->sizes);
+    mt_tensor *tmp[] = {x, idx, flat_g, flat_i, r};
+    mt_release_all(5, tmp);
+    return out[eg] ? 0 : -1;
+}
+
+/* _avg_pool2d_backward(grad_output, input_size, kernel_size, stride, padding,
+ * count_include_pad, divisor_override) */
+int avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *gm = &n->edge_meta[0];
+    const mt_ad_value *k = &n->args[2], *s = &n->args[3], *p = &n->args[4], *div = &n->args[6];
+    bool ceil = needs_ceil(gm, &n->args[1].ints[n->args[1].nints - 2], k, s, p, NULL);
+    int cip = (int)n->args[5].i;
+    out[0] = div->none
+                 ? MT_OP("_avg_pool2d", "TLLLbbN", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
+                         cip)
+                 : MT_OP("_avg_pool2d", "TLLLbbi", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
+                         cip, div->i);
+    return out[0] ? 0 : -1;
+}
+
+int adaptive_avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *gm = &n->edge_meta[0];
+    out[0] = MT_OP("adaptive_avg_pool2d", "TL", g[0], 2, &gm->sizes[gm->ndim - 2]);
+    return out[0] ? 0 : -1;
+}

@@ -325,15 +325,28 @@ int hypot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* where(condition, input, other) */
-int where_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* where with the condition, input and other at params c, x, y */
+static int where_params_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int c, int x,
+                                 int y)
 {
     scope s = {0};
-    mt_tensor *c = operand(&s, n, 0);
-    if (mt_param_needs(n, 1))
-        give(&s, n, out, 1, where_or_0(&s, c, g[0]));
-    if (mt_param_needs(n, 2))
-        give(&s, n, out, 2, where_0_or(&s, c, g[0]));
+    mt_tensor *cond = operand(&s, n, c);
+    if (mt_param_needs(n, x))
+        give(&s, n, out, x, where_or_0(&s, cond, g[0]));
+    if (mt_param_needs(n, y))
+        give(&s, n, out, y, where_0_or(&s, cond, g[0]));
     return done(&s);
+}
+
+int where_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return where_params_backward(n, g, out, 0, 1, 2);
+}
+
+/* x.where(condition, other) */
+int where_self_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return where_params_backward(n, g, out, 1, 0, 2);
 }
 
 /* clamp(input, min, max); a bound above the other hands the gradient to max */

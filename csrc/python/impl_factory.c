@@ -117,12 +117,20 @@ PyObject *impl_new_tensor(mt_args *a)
 /* fill_(input, value) */
 PyObject *impl_fill_(mt_args *a)
 {
-    PyObject *v = a->v[1].obj;
-    if (v && MTPy_Check(v) && MTPy_T(v)->ndim != 0)
+    fill_scalar(a->v[0].t, &a->v[1].s);
+    a->v[0].t->storage->version++;
+    return Py_NewRef(a->v[0].obj);
+}
+
+/* fill_(input, value) with a tensor value: its gradient is recorded */
+PyObject *impl_fill_tensor_(mt_args *a)
+{
+    mt_tensor *v = a->v[1].t;
+    if (v->ndim != 0)
         return PyErr_Format(PyExc_RuntimeError,
                             "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.",
-                            MTPy_T(v)->ndim);
-    fill_scalar(a->v[0].t, &a->v[1].s);
+                            v->ndim);
+    mt_copy(a->v[0].t, v);
     a->v[0].t->storage->version++;
     return Py_NewRef(a->v[0].obj);
 }

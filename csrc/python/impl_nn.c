@@ -366,36 +366,51 @@ static PyObject *pooled_output(const mt_tensor *in, mt_dtype dtype, int64_t oh, 
     return out;
 }
 
-PyObject *impl_max_pool2d(mt_args *a)
+/* Runs max pooling with the arguments of a row whose index 5 is ceil_mode;
+ * *idx gets the indices when idx is not NULL. */
+static PyObject *max_pool(mt_args *a, PyObject **idx)
 {
-    bool ceil_mode = a->v[5].b, with_indices = a->v[6].b;
     mt_tensor x, o4, i4;
     mt_window win;
-    if (pool_window(a, "max_pool2d", true, ceil_mode, &x, &win) < 0)
+    if (pool_window(a, "max_pool2d", true, a->v[5].b, &x, &win) < 0)
         return NULL;
     mt_tensor *in = a->v[0].t;
     PyObject *out = pooled_output(in, in->dtype, win.oh, win.ow, &o4);
-    PyObject *idx = out && with_indices ? pooled_output(in, MT_INT64, win.oh, win.ow, &i4)
-                                        : NULL;
-    if (!out || (with_indices && !idx)) {
-        Py_XDECREF(out);
+    if (out && idx && !(*idx = pooled_output(in, MT_INT64, win.oh, win.ow, &i4)))
+        Py_CLEAR(out);
+    if (!out)
         return NULL;
-    }
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = mt_max_pool2d_forward(&x, &win, &o4, idx ? &i4 : NULL);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         Py_DECREF(out);
-        Py_XDECREF(idx);
+        if (idx)
+            Py_CLEAR(*idx);
         return mtpy_raise();
     }
-    if (!with_indices)
+    return out;
+}
+
+PyObject *impl_max_pool2d(mt_args *a)
+{
+    PyObject *idx = NULL;
+    bool with_indices = a->v[6].b;
+    PyObject *out = max_pool(a, with_indices ? &idx : NULL);
+    if (!out || !with_indices)
         return out;
     PyObject *pair_ = PyTuple_Pack(2, out, idx);
     Py_DECREF(out);
     Py_DECREF(idx);
     return pair_;
+}
+
+PyObject *impl_max_pool2d_indices(mt_args *a)
+{
+    PyObject *idx = NULL, *out = max_pool(a, &idx);
+    Py_XDECREF(out);
+    return out ? idx : NULL;
 }
 
 PyObject *impl_avg_pool2d(mt_args *a)

@@ -179,11 +179,13 @@ PyObject *impl_div(mt_args *a) { return divide(a, false); }
 PyObject *impl_div_(mt_args *a) { return divide(a, true); }
 
 /* where(condition, input, other): the condition is read as the compute dtype. */
-PyObject *impl_where(mt_args *a)
+/* where(condition, input, other) with the three taken from args c, x, y. */
+static PyObject *where(mt_args *a, int c, int x, int y)
 {
     mt_operand in[3];
-    for (int i = 0; i < 3; i++)
-        mt_operand_from(&in[i], &a->v[i]);
+    mt_operand_from(&in[0], &a->v[c]);
+    mt_operand_from(&in[1], &a->v[x]);
+    mt_operand_from(&in[2], &a->v[y]);
     if (in[0].t.dtype != MT_BOOL && in[0].kind != MT_OPERAND_WRAPPED)
         return PyErr_Format(PyExc_RuntimeError,
                             "where expected condition to be a boolean tensor, but got a "
@@ -193,6 +195,10 @@ PyObject *impl_where(mt_args *a)
     mt_binary_ctx ctx = {0};
     return run(MT_TER_WHERE, "where_cpu", 3, in, result, &ctx, NULL, NULL);
 }
+
+PyObject *impl_where(mt_args *a) { return where(a, 0, 1, 2); }
+/* x.where(condition, other): self is the input, as in torch */
+PyObject *impl_where_method(mt_args *a) { return where(a, 1, 0, 2); }
 
 /* clamp(input, min=None, max=None): an absent bound is replaced by input
  * itself and ignored by the kernel. */
