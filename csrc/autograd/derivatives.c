@@ -79,16 +79,35 @@ const mt_node_kind *mt_derivative_kind(const char *name)
     return NULL;
 }
 
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+
+/* variants[] resolved once to kind pointers, so recording a node never
+ * compares strings. */
+static struct {
+    const mt_node_kind *kind, *variant;
+    int param;
+} resolved[NVARIANTS ? NVARIANTS : 1];
+static bool variants_resolved;
+
+static void resolve_variants(void)
+{
+    for (size_t i = 0; i < NVARIANTS; i++) {
+        resolved[i].kind = mt_derivative_kind(variants[i].key);
+        resolved[i].variant = mt_derivative_kind(variants[i].variant);
+        resolved[i].param = variants[i].param;
+    }
+    variants_resolved = true;
+}
+
 const mt_node_kind *mt_derivative_variant(const mt_node *n)
 {
-    if (n->kind < kinds || n->kind >= kinds + NKINDS)
-        return n->kind;
-    const char *key = keys[n->kind - kinds];
-    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
-        int p = variants[i].param;
-        if (p < n->nparams && strcmp(variants[i].key, key) == 0 && !n->args[p].none &&
+    if (!variants_resolved)
+        resolve_variants();
+    for (size_t i = 0; i < NVARIANTS; i++) {
+        int p = resolved[i].param;
+        if (resolved[i].kind == n->kind && p < n->nparams && !n->args[p].none &&
             n->edge_count[p] == 0)
-            return mt_derivative_kind(variants[i].variant);
+            return resolved[i].variant;
     }
     return n->kind;
 }
