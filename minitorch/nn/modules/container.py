@@ -11,6 +11,13 @@ from .module import Module, _addindent
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
+def _abs_index(idx, size: int) -> int:
+    """idx (negative counts from the end) as a position in a container of size items."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
 
 class Sequential(Module):
     """A sequential container: modules run in the order they were added."""
@@ -25,12 +32,7 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
+        return next(islice(iterator, _abs_index(idx, len(self)), None))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -122,12 +124,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -285,12 +282,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
