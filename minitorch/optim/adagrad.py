@@ -1,6 +1,7 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import (Optimizer, _check_flags, _check_nonnegative, _evaluate,
+                        _step_without_grad)
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
@@ -14,18 +15,10 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
                  maximize: bool = False, differentiable: bool = False, fused=None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(("learning rate", lr), ("lr_decay value", lr_decay),
+                           ("weight_decay value", weight_decay),
+                           ("initial_accumulator_value value", initial_accumulator_value),
+                           ("epsilon value", eps))
         _check_flags("Adagrad", False, differentiable)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,

@@ -1,6 +1,7 @@
 """Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import (Optimizer, _check_flags, _check_nonnegative, _evaluate,
+                        _step_without_grad)
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -16,16 +17,12 @@ class Adam(Optimizer):
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused=None,
                  decoupled_weight_decay: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(("weight_decay value", weight_decay))
         _check_flags(type(self).__name__, capturable, differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps,
                         weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,

@@ -276,6 +276,13 @@ def _evaluate(closure: Optional[Callable[[], Any]]) -> Any:
         return closure()
 
 
+def _check_nonnegative(*checks) -> None:
+    """torch's ValueError for the first (what, value) whose value is negative or NaN."""
+    for what, value in checks:
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {what}: {value}")
+
+
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:
     # Updates run as fused C loops outside autograd, on the CPU.
     if differentiable:

@@ -1,6 +1,7 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import (Optimizer, _check_flags, _check_nonnegative, _evaluate,
+                        _step_without_grad)
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -15,16 +16,9 @@ class RMSprop(Optimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(("learning rate", lr), ("epsilon value", eps),
+                           ("momentum value", momentum), ("weight_decay value", weight_decay),
+                           ("alpha value", alpha))
         _check_flags("RMSprop", capturable, differentiable)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
