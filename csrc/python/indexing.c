@@ -522,3 +522,12 @@ PyObject *impl_setitem(mt_args *a)
 {
     return dispatch_indexing(a, "__setitem__", setitem);
 }
+
+mt_tensor mtpy_narrowed(const mt_tensor *t, int dim, int64_t start, int64_t len)
+{
+    mt_tensor v = *t;
+    v.offset += start * t->strides[dim];
+    v.sizes[dim] = len;
+    v.numel = t->sizes[dim] ? t->numel / t->sizes[dim] * len : 0;
+    return v;
+}
