@@ -40,20 +40,6 @@ static inline int64_t i_div_trunc(int64_t a, int64_t b, mt_binary_ctx *c)
     return a / b;
 }
 
-static inline int64_t i_div_floor(int64_t a, int64_t b, mt_binary_ctx *c)
-{
-    if (b == 0) {
-        zero_div(c);
-        return 0;
-    }
-    if (b == -1)
-        return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
 static inline int64_t i_fmod(int64_t a, int64_t b, mt_binary_ctx *c)
 {
     if (b == 0) {
@@ -61,6 +47,12 @@ static inline int64_t i_fmod(int64_t a, int64_t b, mt_binary_ctx *c)
         return 0;
     }
     return b == -1 ? 0 : a % b;
+}
+
+static inline int64_t i_div_floor(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    int64_t q = i_div_trunc(a, b, c);
+    return i_fmod(a, b, c) != 0 && ((a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 static inline int64_t i_remainder(int64_t a, int64_t b, mt_binary_ctx *c)
