@@ -3,18 +3,6 @@
 
 #include <math.h>
 
-/* Compute types: narrow floats widen to float, bool computes as uint8. */
-#define ACC_b1 uint8_t
-#define ACC_u1 uint8_t
-#define ACC_i1 int8_t
-#define ACC_i2 int16_t
-#define ACC_i4 int32_t
-#define ACC_i8 int64_t
-#define ACC_f2 float
-#define ACC_bf float
-#define ACC_f4 float
-#define ACC_f8 double
-
 #define ALPHA_b1(c) ((c)->alpha_i)
 #define ALPHA_u1(c) ((c)->alpha_i)
 #define ALPHA_i1(c) ((c)->alpha_i)
@@ -164,7 +152,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {             \
             OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];  \
@@ -198,7 +186,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T) &&              \
             st[3] == sizeof(T)) {                                                          \
             T *restrict o = (T *)data[0];                                                  \
@@ -281,32 +269,12 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
 
 MT_FOR_ALL_DTYPES(DEF_ALL)
-#define FOR_NUM(X)                       \
-    X(MT_UINT8, u1, uint8_t)             \
-    X(MT_INT8, i1, int8_t)               \
-    X(MT_INT16, i2, int16_t)             \
-    X(MT_INT32, i4, int32_t)             \
-    X(MT_INT64, i8, int64_t)             \
-    X(MT_FLOAT16, f2, mt_f16)            \
-    X(MT_BFLOAT16, bf, mt_bf16)          \
-    X(MT_FLOAT32, f4, float)             \
-    X(MT_FLOAT64, f8, double)
-FOR_NUM(DEF_NUM)
-DEF_FLOAT(, f2, mt_f16)
-DEF_FLOAT(, bf, mt_bf16)
-DEF_FLOAT(, f4, float)
-DEF_FLOAT(, f8, double)
-DEF_BITS(, b1, uint8_t)
-DEF_BITS(, u1, uint8_t)
-DEF_BITS(, i1, int8_t)
-DEF_BITS(, i2, int16_t)
-DEF_BITS(, i4, int32_t)
-DEF_BITS(, i8, int64_t)
-DEF_SHIFT(, u1, uint8_t)
-DEF_SHIFT(, i1, int8_t)
-DEF_SHIFT(, i2, int16_t)
-DEF_SHIFT(, i4, int32_t)
-DEF_SHIFT(, i8, int64_t)
+MT_FOR_INT_DTYPES(DEF_NUM)
+MT_FOR_FLOAT_DTYPES(DEF_NUM)
+MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
+DEF_BITS(MT_BOOL, b1, uint8_t)
+MT_FOR_INT_DTYPES(DEF_BITS)
+MT_FOR_INT_DTYPES(DEF_SHIFT)
 
 #define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
 #define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}

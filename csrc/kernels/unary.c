@@ -5,24 +5,13 @@
 #include <math.h>
 #include <string.h>
 
-#define ACC_b1 uint8_t
-#define ACC_u1 uint8_t
-#define ACC_i1 int8_t
-#define ACC_i2 int16_t
-#define ACC_i4 int32_t
-#define ACC_i8 int64_t
-#define ACC_f2 float
-#define ACC_bf float
-#define ACC_f4 float
-#define ACC_f8 double
-
 #define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
     __attribute__((target_clones("avx2", "default"))) static void                          \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         const mt_unary_ctx *ctx = vctx;                                                    \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(OT) && st[1] == sizeof(T)) {                                   \
             OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1];                                     \
@@ -172,22 +161,10 @@ VEC_LOOP(vtanh, f4, float, mt_v8f, 8, mt_vtanh8)
 VEC_LOOP(vsigmoid, f4, float, mt_v8f, 8, mt_vsigmoid8)
 VEC_LOOP(vsilu, f4, float, mt_v8f, 8, vsilu8)
 
-#define FOR_FLOAT(X)                \
-    X(MT_FLOAT16, f2, mt_f16)       \
-    X(MT_BFLOAT16, bf, mt_bf16)     \
-    X(MT_FLOAT32, f4, float)        \
-    X(MT_FLOAT64, f8, double)
-#define FOR_INT(X)                  \
-    X(MT_UINT8, u1, uint8_t)        \
-    X(MT_INT8, i1, int8_t)          \
-    X(MT_INT16, i2, int16_t)        \
-    X(MT_INT32, i4, int32_t)        \
-    X(MT_INT64, i8, int64_t)
-
-FOR_FLOAT(DEF_FLOAT)
-FOR_FLOAT(DEF_NUM)
-FOR_INT(DEF_NUM)
-FOR_INT(DEF_INT)
+MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
+MT_FOR_FLOAT_DTYPES(DEF_NUM)
+MT_FOR_INT_DTYPES(DEF_NUM)
+MT_FOR_INT_DTYPES(DEF_INT)
 MT_FOR_ALL_DTYPES(DEF_ALL)
 SAME(b1, uint8_t, ident, x)
 SAME(b1, uint8_t, bitnot, !x)
