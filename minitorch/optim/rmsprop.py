@@ -1,14 +1,13 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import (Optimizer, _check_flags, _check_nonnegative, _evaluate,
-                        _step_without_grad)
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 _zeros_like = _C._functions["zeros_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_FusedOptimizer):
     r"""Implements the RMSprop algorithm, with torch.optim.RMSprop's arguments
     and update rule."""
 
@@ -25,29 +24,19 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @_step_without_grad
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model
-                and returns the loss.
-        """
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            momentum, centered = group["momentum"], group["centered"]
-            for p, grad in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_tensor(0.0)
-                    state["square_avg"] = _zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _zeros_like(p)
-                state["step"] += 1
-                _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
-                                    state.get("momentum_buffer"), float(group["lr"]),
-                                    group["alpha"], group["eps"], group["weight_decay"],
-                                    momentum, centered, group["maximize"])
-        return loss
+    def _update_group(self, group):
+        momentum, centered = group["momentum"], group["centered"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _scalar_tensor(0.0)
+                state["square_avg"] = _zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = _zeros_like(p)
+                if centered:
+                    state["grad_avg"] = _zeros_like(p)
+            state["step"] += 1
+            _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
+                                state.get("momentum_buffer"), float(group["lr"]),
+                                group["alpha"], group["eps"], group["weight_decay"],
+                                momentum, centered, group["maximize"])
