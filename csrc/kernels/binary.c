@@ -276,46 +276,42 @@ DEF_BITS(MT_BOOL, b1, uint8_t)
 MT_FOR_INT_DTYPES(DEF_BITS)
 MT_FOR_INT_DTYPES(DEF_SHIFT)
 
-#define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
-#define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
-#define ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
-                      [MT_FLOAT64] = N##_f8}
 #define ROW_BITS(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
 #define ROW_SHIFT(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
 
 static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
-    [MT_BIN_ADD] = ROW(add),
-    [MT_BIN_MUL] = ROW(mul),
-    [MT_BIN_DIV] = ROW_FLOAT(div),
-    [MT_BIN_DIV_TRUNC] = ROW_NUM(div_trunc),
-    [MT_BIN_DIV_FLOOR] = ROW_NUM(div_floor),
-    [MT_BIN_REMAINDER] = ROW_NUM(remainder),
-    [MT_BIN_FMOD] = ROW_NUM(fmod),
-    [MT_BIN_POW] = ROW_NUM(pow),
-    [MT_BIN_MAXIMUM] = ROW(maximum),
-    [MT_BIN_MINIMUM] = ROW(minimum),
-    [MT_BIN_ATAN2] = ROW_FLOAT(atan2),
-    [MT_BIN_HYPOT] = ROW_FLOAT(hypot),
+    [MT_BIN_ADD] = MT_ROW(add),
+    [MT_BIN_MUL] = MT_ROW(mul),
+    [MT_BIN_DIV] = MT_ROW_FLOAT(div),
+    [MT_BIN_DIV_TRUNC] = MT_ROW_NUM(div_trunc),
+    [MT_BIN_DIV_FLOOR] = MT_ROW_NUM(div_floor),
+    [MT_BIN_REMAINDER] = MT_ROW_NUM(remainder),
+    [MT_BIN_FMOD] = MT_ROW_NUM(fmod),
+    [MT_BIN_POW] = MT_ROW_NUM(pow),
+    [MT_BIN_MAXIMUM] = MT_ROW(maximum),
+    [MT_BIN_MINIMUM] = MT_ROW(minimum),
+    [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
+    [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
     [MT_BIN_BITAND] = ROW_BITS(bitand),
     [MT_BIN_BITOR] = ROW_BITS(bitor),
     [MT_BIN_BITXOR] = ROW_BITS(bitxor),
     [MT_BIN_LSHIFT] = ROW_SHIFT(lshift),
     [MT_BIN_RSHIFT] = ROW_SHIFT(rshift),
-    [MT_BIN_EQ] = ROW(eq),
-    [MT_BIN_NE] = ROW(ne),
-    [MT_BIN_LT] = ROW(lt),
-    [MT_BIN_LE] = ROW(le),
-    [MT_BIN_GT] = ROW(gt),
-    [MT_BIN_GE] = ROW(ge),
-    [MT_BIN_LOGICAL_AND] = ROW(logical_and),
-    [MT_BIN_LOGICAL_OR] = ROW(logical_or),
-    [MT_BIN_LOGICAL_XOR] = ROW(logical_xor),
-    [MT_BIN_ISCLOSE] = ROW(isclose),
-    [MT_TER_WHERE] = ROW(where),
-    [MT_TER_CLAMP] = ROW(clamp),
-    [MT_TER_LERP] = ROW_FLOAT(lerp),
-    [MT_TER_ADDCMUL] = ROW(addcmul),
-    [MT_TER_ADDCDIV] = ROW_FLOAT(addcdiv),
+    [MT_BIN_EQ] = MT_ROW(eq),
+    [MT_BIN_NE] = MT_ROW(ne),
+    [MT_BIN_LT] = MT_ROW(lt),
+    [MT_BIN_LE] = MT_ROW(le),
+    [MT_BIN_GT] = MT_ROW(gt),
+    [MT_BIN_GE] = MT_ROW(ge),
+    [MT_BIN_LOGICAL_AND] = MT_ROW(logical_and),
+    [MT_BIN_LOGICAL_OR] = MT_ROW(logical_or),
+    [MT_BIN_LOGICAL_XOR] = MT_ROW(logical_xor),
+    [MT_BIN_ISCLOSE] = MT_ROW(isclose),
+    [MT_TER_WHERE] = MT_ROW(where),
+    [MT_TER_CLAMP] = MT_ROW(clamp),
+    [MT_TER_LERP] = MT_ROW_FLOAT(lerp),
+    [MT_TER_ADDCMUL] = MT_ROW(addcmul),
+    [MT_TER_ADDCDIV] = MT_ROW_FLOAT(addcdiv),
 };
 
 mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)

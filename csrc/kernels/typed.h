@@ -30,6 +30,14 @@
     X(MT_FLOAT32, f4, float)           \
     X(MT_FLOAT64, f8, double)
 
+/* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
+ * numbers (no bool) or for the floats only. */
+#define MT_ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+#define MT_ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, \
+                       N##_f8}
+#define MT_ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
+                         [MT_FLOAT64] = N##_f8}
+
 /* Loading a stored value as an arithmetic value, and storing one back. */
 #define MT_LOAD_b1(v) (v)
 #define MT_LOAD_u1(v) (v)
