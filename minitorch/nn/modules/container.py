@@ -19,6 +19,18 @@ def _abs_index(idx, size: int) -> int:
     return idx % size
 
 
+def _update_from_pairs(container: Module, name: str, pairs) -> None:
+    """The dict containers' update() from a sequence of (key, value) pairs."""
+    for j, pair in enumerate(pairs):
+        if not isinstance(pair, container_abcs.Iterable):
+            raise TypeError(f"{name} update sequence element #{j} should be Iterable; "
+                            f"is{type(pair).__name__}")
+        if not len(pair) == 2:
+            raise ValueError(f"{name} update sequence element #{j} has length {len(pair)}; "
+                             "2 is required")
+        container[pair[0]] = pair[1]
+
+
 class Sequential(Module):
     """A sequential container: modules run in the order they were added."""
 
@@ -262,14 +274,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j)
-                                     + " has length " + str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+            _update_from_pairs(self, "ModuleDict", modules)
 
 
 class ParameterList(Module):
@@ -436,14 +441,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j)
-                                     + " has length " + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+            _update_from_pairs(self, "ParameterDict", parameters)
 
     def extra_repr(self) -> str:
         child_lines = []
