@@ -7,17 +7,7 @@
 #include "../core/half.h"
 
 /* X(ENUM, suffix, ctype) */
-#define MT_FOR_ALL_DTYPES(X)           \
-    X(MT_BOOL, b1, uint8_t)            \
-    X(MT_UINT8, u1, uint8_t)           \
-    X(MT_INT8, i1, int8_t)             \
-    X(MT_INT16, i2, int16_t)           \
-    X(MT_INT32, i4, int32_t)           \
-    X(MT_INT64, i8, int64_t)           \
-    X(MT_FLOAT16, f2, mt_f16)          \
-    X(MT_BFLOAT16, bf, mt_bf16)        \
-    X(MT_FLOAT32, f4, float)           \
-    X(MT_FLOAT64, f8, double)
+#define MT_FOR_ALL_DTYPES(X) X(MT_BOOL, b1, uint8_t) MT_FOR_INT_DTYPES(X) MT_FOR_FLOAT_DTYPES(X)
 #define MT_FOR_INT_DTYPES(X)           \
     X(MT_UINT8, u1, uint8_t)           \
     X(MT_INT8, i1, int8_t)             \
