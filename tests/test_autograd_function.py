@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from custom_functions import Cube
 
 import minitorch as mt
 from minitorch.autograd import Function
@@ -444,17 +445,6 @@ def test_save_for_backward_rejects_non_tensors():
 
 
 def test_double_backward_through_custom_function():
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * 3 * x * x
-
     x = mt.tensor([2.0], requires_grad=True)
     (dx,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
     assert dx.tolist() == [12.0]

@@ -3,18 +3,6 @@
 
 #include <math.h>
 
-/* Compute types: narrow floats widen to float, bool computes as uint8. */
-#define ACC_b1 uint8_t
-#define ACC_u1 uint8_t
-#define ACC_i1 int8_t
-#define ACC_i2 int16_t
-#define ACC_i4 int32_t
-#define ACC_i8 int64_t
-#define ACC_f2 float
-#define ACC_bf float
-#define ACC_f4 float
-#define ACC_f8 double
-
 #define ALPHA_b1(c) ((c)->alpha_i)
 #define ALPHA_u1(c) ((c)->alpha_i)
 #define ALPHA_i1(c) ((c)->alpha_i)
@@ -40,20 +28,6 @@ static inline int64_t i_div_trunc(int64_t a, int64_t b, mt_binary_ctx *c)
     return a / b;
 }
 
-static inline int64_t i_div_floor(int64_t a, int64_t b, mt_binary_ctx *c)
-{
-    if (b == 0) {
-        zero_div(c);
-        return 0;
-    }
-    if (b == -1)
-        return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
 static inline int64_t i_fmod(int64_t a, int64_t b, mt_binary_ctx *c)
 {
     if (b == 0) {
@@ -61,6 +35,12 @@ static inline int64_t i_fmod(int64_t a, int64_t b, mt_binary_ctx *c)
         return 0;
     }
     return b == -1 ? 0 : a % b;
+}
+
+static inline int64_t i_div_floor(int64_t a, int64_t b, mt_binary_ctx *c)
+{
+    int64_t q = i_div_trunc(a, b, c);
+    return i_fmod(a, b, c) != 0 && ((a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 static inline int64_t i_remainder(int64_t a, int64_t b, mt_binary_ctx *c)
@@ -172,7 +152,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {             \
             OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];  \
@@ -206,7 +186,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T) &&              \
             st[3] == sizeof(T)) {                                                          \
             T *restrict o = (T *)data[0];                                                  \
@@ -289,73 +269,49 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
 
 MT_FOR_ALL_DTYPES(DEF_ALL)
-#define FOR_NUM(X)                       \
-    X(MT_UINT8, u1, uint8_t)             \
-    X(MT_INT8, i1, int8_t)               \
-    X(MT_INT16, i2, int16_t)             \
-    X(MT_INT32, i4, int32_t)             \
-    X(MT_INT64, i8, int64_t)             \
-    X(MT_FLOAT16, f2, mt_f16)            \
-    X(MT_BFLOAT16, bf, mt_bf16)          \
-    X(MT_FLOAT32, f4, float)             \
-    X(MT_FLOAT64, f8, double)
-FOR_NUM(DEF_NUM)
-DEF_FLOAT(, f2, mt_f16)
-DEF_FLOAT(, bf, mt_bf16)
-DEF_FLOAT(, f4, float)
-DEF_FLOAT(, f8, double)
-DEF_BITS(, b1, uint8_t)
-DEF_BITS(, u1, uint8_t)
-DEF_BITS(, i1, int8_t)
-DEF_BITS(, i2, int16_t)
-DEF_BITS(, i4, int32_t)
-DEF_BITS(, i8, int64_t)
-DEF_SHIFT(, u1, uint8_t)
-DEF_SHIFT(, i1, int8_t)
-DEF_SHIFT(, i2, int16_t)
-DEF_SHIFT(, i4, int32_t)
-DEF_SHIFT(, i8, int64_t)
+MT_FOR_INT_DTYPES(DEF_NUM)
+MT_FOR_FLOAT_DTYPES(DEF_NUM)
+MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
+DEF_BITS(MT_BOOL, b1, uint8_t)
+MT_FOR_INT_DTYPES(DEF_BITS)
+MT_FOR_INT_DTYPES(DEF_SHIFT)
 
-#define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
-#define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
-#define ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
-                      [MT_FLOAT64] = N##_f8}
 #define ROW_BITS(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
 #define ROW_SHIFT(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
 
 static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
-    [MT_BIN_ADD] = ROW(add),
-    [MT_BIN_MUL] = ROW(mul),
-    [MT_BIN_DIV] = ROW_FLOAT(div),
-    [MT_BIN_DIV_TRUNC] = ROW_NUM(div_trunc),
-    [MT_BIN_DIV_FLOOR] = ROW_NUM(div_floor),
-    [MT_BIN_REMAINDER] = ROW_NUM(remainder),
-    [MT_BIN_FMOD] = ROW_NUM(fmod),
-    [MT_BIN_POW] = ROW_NUM(pow),
-    [MT_BIN_MAXIMUM] = ROW(maximum),
-    [MT_BIN_MINIMUM] = ROW(minimum),
-    [MT_BIN_ATAN2] = ROW_FLOAT(atan2),
-    [MT_BIN_HYPOT] = ROW_FLOAT(hypot),
+    [MT_BIN_ADD] = MT_ROW(add),
+    [MT_BIN_MUL] = MT_ROW(mul),
+    [MT_BIN_DIV] = MT_ROW_FLOAT(div),
+    [MT_BIN_DIV_TRUNC] = MT_ROW_NUM(div_trunc),
+    [MT_BIN_DIV_FLOOR] = MT_ROW_NUM(div_floor),
+    [MT_BIN_REMAINDER] = MT_ROW_NUM(remainder),
+    [MT_BIN_FMOD] = MT_ROW_NUM(fmod),
+    [MT_BIN_POW] = MT_ROW_NUM(pow),
+    [MT_BIN_MAXIMUM] = MT_ROW(maximum),
+    [MT_BIN_MINIMUM] = MT_ROW(minimum),
+    [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
+    [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
     [MT_BIN_BITAND] = ROW_BITS(bitand),
     [MT_BIN_BITOR] = ROW_BITS(bitor),
     [MT_BIN_BITXOR] = ROW_BITS(bitxor),
     [MT_BIN_LSHIFT] = ROW_SHIFT(lshift),
     [MT_BIN_RSHIFT] = ROW_SHIFT(rshift),
-    [MT_BIN_EQ] = ROW(eq),
-    [MT_BIN_NE] = ROW(ne),
-    [MT_BIN_LT] = ROW(lt),
-    [MT_BIN_LE] = ROW(le),
-    [MT_BIN_GT] = ROW(gt),
-    [MT_BIN_GE] = ROW(ge),
-    [MT_BIN_LOGICAL_AND] = ROW(logical_and),
-    [MT_BIN_LOGICAL_OR] = ROW(logical_or),
-    [MT_BIN_LOGICAL_XOR] = ROW(logical_xor),
-    [MT_BIN_ISCLOSE] = ROW(isclose),
-    [MT_TER_WHERE] = ROW(where),
-    [MT_TER_CLAMP] = ROW(clamp),
-    [MT_TER_LERP] = ROW_FLOAT(lerp),
-    [MT_TER_ADDCMUL] = ROW(addcmul),
-    [MT_TER_ADDCDIV] = ROW_FLOAT(addcdiv),
+    [MT_BIN_EQ] = MT_ROW(eq),
+    [MT_BIN_NE] = MT_ROW(ne),
+    [MT_BIN_LT] = MT_ROW(lt),
+    [MT_BIN_LE] = MT_ROW(le),
+    [MT_BIN_GT] = MT_ROW(gt),
+    [MT_BIN_GE] = MT_ROW(ge),
+    [MT_BIN_LOGICAL_AND] = MT_ROW(logical_and),
+    [MT_BIN_LOGICAL_OR] = MT_ROW(logical_or),
+    [MT_BIN_LOGICAL_XOR] = MT_ROW(logical_xor),
+    [MT_BIN_ISCLOSE] = MT_ROW(isclose),
+    [MT_TER_WHERE] = MT_ROW(where),
+    [MT_TER_CLAMP] = MT_ROW(clamp),
+    [MT_TER_LERP] = MT_ROW_FLOAT(lerp),
+    [MT_TER_ADDCMUL] = MT_ROW(addcmul),
+    [MT_TER_ADDCDIV] = MT_ROW_FLOAT(addcdiv),
 };
 
 mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)

@@ -252,22 +252,20 @@ static void red_sum_fast_f4(acc_t *a, const char *p, int64_t n, int64_t st, int6
 #define DEFINE_EXT(E, SFX, T) EXT_KERNEL(red_amax, SFX, T, >) EXT_KERNEL(red_amin, SFX, T, <)
 MT_FOR_ALL_DTYPES(DEFINE_EXT)
 
-#define ROW(NAME) {NAME##_b1, NAME##_u1, NAME##_i1, NAME##_i2, NAME##_i4, NAME##_i8, \
-                   NAME##_f2, NAME##_bf, NAME##_f4, NAME##_f8}
 static const red_fn sum_fns[MT_NUM_DTYPES] = {red_sum_b1, red_sum_u1, red_sum_i1, red_sum_i2,
                                                red_sum_i4, red_sum_i8, red_sum_f2, red_sum_bf,
                                                red_sum_fast_f4, red_sum_f8};
-static const red_fn prod_fns[MT_NUM_DTYPES] = ROW(red_prod);
-static const red_fn max_fns[MT_NUM_DTYPES] = ROW(red_max);
-static const red_fn min_fns[MT_NUM_DTYPES] = ROW(red_min);
-static const red_fn amax_fns[MT_NUM_DTYPES] = ROW(red_amax);
-static const red_fn amin_fns[MT_NUM_DTYPES] = ROW(red_amin);
-static const red_fn all_fns[MT_NUM_DTYPES] = ROW(red_all);
-static const red_fn any_fns[MT_NUM_DTYPES] = ROW(red_any);
-static const red_fn count_fns[MT_NUM_DTYPES] = ROW(red_count);
-static const red_fn var_fns[MT_NUM_DTYPES] = ROW(red_var);
-static const red_fn norm_fns[MT_NUM_DTYPES] = ROW(red_norm);
-static const red_fn lse_fns[MT_NUM_DTYPES] = ROW(red_lse);
+static const red_fn prod_fns[MT_NUM_DTYPES] = MT_ROW(red_prod);
+static const red_fn max_fns[MT_NUM_DTYPES] = MT_ROW(red_max);
+static const red_fn min_fns[MT_NUM_DTYPES] = MT_ROW(red_min);
+static const red_fn amax_fns[MT_NUM_DTYPES] = MT_ROW(red_amax);
+static const red_fn amin_fns[MT_NUM_DTYPES] = MT_ROW(red_amin);
+static const red_fn all_fns[MT_NUM_DTYPES] = MT_ROW(red_all);
+static const red_fn any_fns[MT_NUM_DTYPES] = MT_ROW(red_any);
+static const red_fn count_fns[MT_NUM_DTYPES] = MT_ROW(red_count);
+static const red_fn var_fns[MT_NUM_DTYPES] = MT_ROW(red_var);
+static const red_fn norm_fns[MT_NUM_DTYPES] = MT_ROW(red_norm);
+static const red_fn lse_fns[MT_NUM_DTYPES] = MT_ROW(red_lse);
 
 static const red_fn *const op_fns[MT_NUM_RED] = {
     [MT_RED_SUM] = sum_fns,     [MT_RED_MEAN] = sum_fns,     [MT_RED_PROD] = prod_fns,
@@ -810,8 +808,8 @@ SOFTMAX_LINES(MT_FLOAT64, f8, double)
 
 mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
 {
-    static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = ROW(cumsum);
-    static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = ROW(cumprod);
+    static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = MT_ROW(cumsum);
+    static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW(cumprod);
     static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = {
         [MT_FLOAT16] = softmax_f2, [MT_BFLOAT16] = softmax_bf, [MT_FLOAT32] = softmax_f4,
         [MT_FLOAT64] = softmax_f8};

@@ -7,17 +7,26 @@
 #include "../core/half.h"
 
 /* X(ENUM, suffix, ctype) */
-#define MT_FOR_ALL_DTYPES(X)           \
-    X(MT_BOOL, b1, uint8_t)            \
+#define MT_FOR_ALL_DTYPES(X) X(MT_BOOL, b1, uint8_t) MT_FOR_INT_DTYPES(X) MT_FOR_FLOAT_DTYPES(X)
+#define MT_FOR_INT_DTYPES(X)           \
     X(MT_UINT8, u1, uint8_t)           \
     X(MT_INT8, i1, int8_t)             \
     X(MT_INT16, i2, int16_t)           \
     X(MT_INT32, i4, int32_t)           \
-    X(MT_INT64, i8, int64_t)           \
+    X(MT_INT64, i8, int64_t)
+#define MT_FOR_FLOAT_DTYPES(X)         \
     X(MT_FLOAT16, f2, mt_f16)          \
     X(MT_BFLOAT16, bf, mt_bf16)        \
     X(MT_FLOAT32, f4, float)           \
     X(MT_FLOAT64, f8, double)
+
+/* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
+ * numbers (no bool) or for the floats only. */
+#define MT_ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+#define MT_ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, \
+                       N##_f8}
+#define MT_ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
+                         [MT_FLOAT64] = N##_f8}
 
 /* Loading a stored value as an arithmetic value, and storing one back. */
 #define MT_LOAD_b1(v) (v)
@@ -41,5 +50,18 @@
 #define MT_STORE_bf(x) mt_float_to_bf16((float)(x))
 #define MT_STORE_f4(x) ((float)(x))
 #define MT_STORE_f8(x) ((double)(x))
+
+/* Compute types of elementwise kernels: narrow floats widen to float, bool
+ * computes as uint8. */
+#define MT_ACC_b1 uint8_t
+#define MT_ACC_u1 uint8_t
+#define MT_ACC_i1 int8_t
+#define MT_ACC_i2 int16_t
+#define MT_ACC_i4 int32_t
+#define MT_ACC_i8 int64_t
+#define MT_ACC_f2 float
+#define MT_ACC_bf float
+#define MT_ACC_f4 float
+#define MT_ACC_f8 double
 
 #endif

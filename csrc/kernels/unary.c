@@ -5,24 +5,13 @@
 #include <math.h>
 #include <string.h>
 
-#define ACC_b1 uint8_t
-#define ACC_u1 uint8_t
-#define ACC_i1 int8_t
-#define ACC_i2 int16_t
-#define ACC_i4 int32_t
-#define ACC_i8 int64_t
-#define ACC_f2 float
-#define ACC_bf float
-#define ACC_f4 float
-#define ACC_f8 double
-
 #define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
     __attribute__((target_clones("avx2", "default"))) static void                          \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         const mt_unary_ctx *ctx = vctx;                                                    \
         (void)ctx;                                                                         \
-        typedef ACC_##SFX acc;                                                             \
+        typedef MT_ACC_##SFX acc;                                                          \
         if (st[0] == sizeof(OT) && st[1] == sizeof(T)) {                                   \
             OT *restrict o = (OT *)data[0];                                                \
             const T *restrict pa = (const T *)data[1];                                     \
@@ -172,22 +161,10 @@ VEC_LOOP(vtanh, f4, float, mt_v8f, 8, mt_vtanh8)
 VEC_LOOP(vsigmoid, f4, float, mt_v8f, 8, mt_vsigmoid8)
 VEC_LOOP(vsilu, f4, float, mt_v8f, 8, vsilu8)
 
-#define FOR_FLOAT(X)                \
-    X(MT_FLOAT16, f2, mt_f16)       \
-    X(MT_BFLOAT16, bf, mt_bf16)     \
-    X(MT_FLOAT32, f4, float)        \
-    X(MT_FLOAT64, f8, double)
-#define FOR_INT(X)                  \
-    X(MT_UINT8, u1, uint8_t)        \
-    X(MT_INT8, i1, int8_t)          \
-    X(MT_INT16, i2, int16_t)        \
-    X(MT_INT32, i4, int32_t)        \
-    X(MT_INT64, i8, int64_t)
-
-FOR_FLOAT(DEF_FLOAT)
-FOR_FLOAT(DEF_NUM)
-FOR_INT(DEF_NUM)
-FOR_INT(DEF_INT)
+MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
+MT_FOR_FLOAT_DTYPES(DEF_NUM)
+MT_FOR_INT_DTYPES(DEF_NUM)
+MT_FOR_INT_DTYPES(DEF_INT)
 MT_FOR_ALL_DTYPES(DEF_ALL)
 SAME(b1, uint8_t, ident, x)
 SAME(b1, uint8_t, bitnot, !x)
@@ -195,52 +172,48 @@ PRED(b1, uint8_t, isnan, 0 * x)
 PRED(b1, uint8_t, isinf, 0 * x)
 PRED(b1, uint8_t, isfinite, 1 + 0 * x)
 
-#define ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
-                      [MT_FLOAT64] = N##_f8}
-#define ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
 /* integer rows fall back to the identity */
 #define ROW_ROUNDING(N) {NULL, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8, N##_f2, \
                          N##_bf, N##_f4, N##_f8}
-#define ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
 
 static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_EXP] = {[MT_FLOAT16] = exp_f2, [MT_BFLOAT16] = exp_bf, [MT_FLOAT32] = vexp_f4,
                    [MT_FLOAT64] = vexp_f8},
-    [MT_UN_EXP2] = ROW_FLOAT(exp2),
-    [MT_UN_EXPM1] = ROW_FLOAT(expm1),
+    [MT_UN_EXP2] = MT_ROW_FLOAT(exp2),
+    [MT_UN_EXPM1] = MT_ROW_FLOAT(expm1),
     [MT_UN_LOG] = {[MT_FLOAT16] = log_f2, [MT_BFLOAT16] = log_bf, [MT_FLOAT32] = vlog_f4,
                    [MT_FLOAT64] = log_f8},
-    [MT_UN_LOG2] = ROW_FLOAT(log2),
-    [MT_UN_LOG10] = ROW_FLOAT(log10),
-    [MT_UN_LOG1P] = ROW_FLOAT(log1p),
-    [MT_UN_SQRT] = ROW_FLOAT(sqrt),
-    [MT_UN_RSQRT] = ROW_FLOAT(rsqrt),
-    [MT_UN_SIN] = ROW_FLOAT(sin),
-    [MT_UN_COS] = ROW_FLOAT(cos),
-    [MT_UN_TAN] = ROW_FLOAT(tan),
-    [MT_UN_ASIN] = ROW_FLOAT(asin),
-    [MT_UN_ACOS] = ROW_FLOAT(acos),
-    [MT_UN_ATAN] = ROW_FLOAT(atan),
-    [MT_UN_SINH] = ROW_FLOAT(sinh),
-    [MT_UN_COSH] = ROW_FLOAT(cosh),
+    [MT_UN_LOG2] = MT_ROW_FLOAT(log2),
+    [MT_UN_LOG10] = MT_ROW_FLOAT(log10),
+    [MT_UN_LOG1P] = MT_ROW_FLOAT(log1p),
+    [MT_UN_SQRT] = MT_ROW_FLOAT(sqrt),
+    [MT_UN_RSQRT] = MT_ROW_FLOAT(rsqrt),
+    [MT_UN_SIN] = MT_ROW_FLOAT(sin),
+    [MT_UN_COS] = MT_ROW_FLOAT(cos),
+    [MT_UN_TAN] = MT_ROW_FLOAT(tan),
+    [MT_UN_ASIN] = MT_ROW_FLOAT(asin),
+    [MT_UN_ACOS] = MT_ROW_FLOAT(acos),
+    [MT_UN_ATAN] = MT_ROW_FLOAT(atan),
+    [MT_UN_SINH] = MT_ROW_FLOAT(sinh),
+    [MT_UN_COSH] = MT_ROW_FLOAT(cosh),
     [MT_UN_TANH] = {[MT_FLOAT16] = tanh_f2, [MT_BFLOAT16] = tanh_bf, [MT_FLOAT32] = vtanh_f4,
                     [MT_FLOAT64] = tanh_f8},
     [MT_UN_SIGMOID] = {[MT_FLOAT16] = sigmoid_f2, [MT_BFLOAT16] = sigmoid_bf,
                        [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = sigmoid_f8},
-    [MT_UN_GELU] = ROW_FLOAT(gelu),
-    [MT_UN_GELU_TANH] = ROW_FLOAT(gelu_tanh),
+    [MT_UN_GELU] = MT_ROW_FLOAT(gelu),
+    [MT_UN_GELU_TANH] = MT_ROW_FLOAT(gelu_tanh),
     [MT_UN_SILU] = {[MT_FLOAT16] = silu_f2, [MT_BFLOAT16] = silu_bf, [MT_FLOAT32] = vsilu_f4,
                     [MT_FLOAT64] = silu_f8},
-    [MT_UN_SOFTPLUS] = ROW_FLOAT(softplus),
-    [MT_UN_ERF] = ROW_FLOAT(erf),
-    [MT_UN_ERFC] = ROW_FLOAT(erfc),
-    [MT_UN_RECIPROCAL] = ROW_FLOAT(reciprocal),
-    [MT_UN_FRAC] = ROW_FLOAT(frac),
-    [MT_UN_ROUND_DECIMALS] = ROW_FLOAT(round_dec),
-    [MT_UN_NEG] = ROW_NUM(neg),
-    [MT_UN_ABS] = ROW_NUM(abs),
-    [MT_UN_RELU] = ROW_NUM(relu),
-    [MT_UN_SQUARE] = ROW_NUM(square),
+    [MT_UN_SOFTPLUS] = MT_ROW_FLOAT(softplus),
+    [MT_UN_ERF] = MT_ROW_FLOAT(erf),
+    [MT_UN_ERFC] = MT_ROW_FLOAT(erfc),
+    [MT_UN_RECIPROCAL] = MT_ROW_FLOAT(reciprocal),
+    [MT_UN_FRAC] = MT_ROW_FLOAT(frac),
+    [MT_UN_ROUND_DECIMALS] = MT_ROW_FLOAT(round_dec),
+    [MT_UN_NEG] = MT_ROW_NUM(neg),
+    [MT_UN_ABS] = MT_ROW_NUM(abs),
+    [MT_UN_RELU] = MT_ROW_NUM(relu),
+    [MT_UN_SQUARE] = MT_ROW_NUM(square),
     [MT_UN_FLOOR] = ROW_ROUNDING(floor),
     [MT_UN_CEIL] = ROW_ROUNDING(ceil),
     [MT_UN_ROUND] = ROW_ROUNDING(round),
@@ -250,10 +223,10 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_SIGN] = {ident_b1, sign_u1, sign_i1, sign_i2, sign_i4, sign_i8, sign_f2, sign_bf,
                     sign_f4, sign_f8},
     [MT_UN_BITWISE_NOT] = {bitnot_b1, bitnot_u1, bitnot_i1, bitnot_i2, bitnot_i4, bitnot_i8},
-    [MT_UN_ISNAN] = ROW(isnan),
-    [MT_UN_ISINF] = ROW(isinf),
-    [MT_UN_ISFINITE] = ROW(isfinite),
-    [MT_UN_LOGICAL_NOT] = ROW(logical_not),
+    [MT_UN_ISNAN] = MT_ROW(isnan),
+    [MT_UN_ISINF] = MT_ROW(isinf),
+    [MT_UN_ISFINITE] = MT_ROW(isfinite),
+    [MT_UN_LOGICAL_NOT] = MT_ROW(logical_not),
 };
 
 mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype)

@@ -1,5 +1,6 @@
 /* hstack/vstack, diag, repeat_interleave, one_hot and constant pad: views of
  * the inputs copied into new tensors with mt_copy. */
+#include "indexing.h"
 #include "parser.h"
 
 #include "../core/shape.h"
@@ -8,16 +9,6 @@
 #include <string.h>
 
 PyObject *impl_cat(mt_args *a);
-
-/* t narrowed to [start, start + len) along dim, as a stack view. */
-static mt_tensor narrowed(const mt_tensor *t, int dim, int64_t start, int64_t len)
-{
-    mt_tensor v = *t;
-    v.offset += start * t->strides[dim];
-    v.sizes[dim] = len;
-    v.numel = t->sizes[dim] ? t->numel / t->sizes[dim] * len : 0;
-    return v;
-}
 
 /* cat of the tensors seen with at least `rank` dims (1: [n]; 2: [1, n]). */
 static PyObject *stack_like(mt_args *a, const char *name, int rank, bool horizontal)
@@ -226,8 +217,8 @@ PyObject *impl_repeat_interleave(mt_args *a)
         for (int64_t i = 0; i < len; i++) {
             if (c[i] == 0)
                 continue;
-            mt_tensor dst = narrowed(MTPy_T(out), dim, pos, c[i]);
-            mt_tensor src = narrowed(&in, dim, i, 1);
+            mt_tensor dst = mtpy_narrowed(MTPy_T(out), dim, pos, c[i]);
+            mt_tensor src = mtpy_narrowed(&in, dim, i, 1);
             if (dst.numel)
                 mt_copy(&dst, &src);
             pos += c[i];
@@ -328,8 +319,8 @@ PyObject *impl_pad(mt_args *a)
         int64_t len = t->sizes[d] - skip_l - skip_r;
         if (len == 0)
             return out;
-        src = narrowed(&src, d, skip_l, len);
-        dst = narrowed(&dst, d, l > 0 ? l : 0, len);
+        src = mtpy_narrowed(&src, d, skip_l, len);
+        dst = mtpy_narrowed(&dst, d, l > 0 ? l : 0, len);
     }
     if (src.numel)
         mt_copy(&dst, &src);

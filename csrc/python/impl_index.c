@@ -15,16 +15,6 @@ static int wrap(int64_t dim, int ndim, int *out)
     return mt_wrap_dim(dim, ndim, out) < 0 ? mtpy_raise_int() : 0;
 }
 
-/* t narrowed to [start, start + len) along dim, as a stack view. */
-static mt_tensor narrowed(const mt_tensor *t, int dim, int64_t start, int64_t len)
-{
-    mt_tensor v = *t;
-    v.offset += start * t->strides[dim];
-    v.sizes[dim] = len;
-    v.numel = t->sizes[dim] ? t->numel / t->sizes[dim] * len : 0;
-    return v;
-}
-
 static PyObject *clone_of(const mt_tensor *t)
 {
     PyObject *out = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
@@ -96,7 +86,7 @@ PyObject *impl_cat(mt_args *a)
         const mt_tensor *t = MTPy_T(items[i]);
         if (t->ndim == 1 && t->numel == 0)
             continue;
-        mt_tensor part = narrowed(MTPy_T(out), dim, at, t->sizes[dim]);
+        mt_tensor part = mtpy_narrowed(MTPy_T(out), dim, at, t->sizes[dim]);
         mt_copy(&part, t);
         at += t->sizes[dim];
     }
@@ -143,7 +133,7 @@ PyObject *impl_stack(mt_args *a)
     if (!(out = mtpy_new_contiguous(out_dtype, ref->ndim + 1, sizes, false)))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        mt_tensor part = narrowed(MTPy_T(out), dim, i, 1);
+        mt_tensor part = mtpy_narrowed(MTPy_T(out), dim, i, 1);
         mt_tensor src = *MTPy_T(items[i]);
         memmove(src.sizes + dim + 1, src.sizes + dim, sizeof(int64_t) * (src.ndim - dim));
         memmove(src.strides + dim + 1, src.strides + dim, sizeof(int64_t) * (src.ndim - dim));
@@ -176,6 +166,26 @@ PyObject *impl_flip(mt_args *a)
     return clone_of(&v);
 }
 
+/* dst = src rolled by shift along d (of nonzero size): two copies between views. */
+static void roll_into(const mt_tensor *dst, const mt_tensor *src, int d, int64_t shift)
+{
+    int64_t size = src->sizes[d], s = (shift % size + size) % size;
+    mt_tensor d0 = mtpy_narrowed(dst, d, s, size - s), s0 = mtpy_narrowed(src, d, 0, size - s);
+    mt_tensor d1 = mtpy_narrowed(dst, d, 0, s), s1 = mtpy_narrowed(src, d, size - s, s);
+    mt_copy(&d0, &s0);
+    mt_copy(&d1, &s1);
+}
+
+/* A contiguous t seen as 1-d. */
+static mt_tensor flat_of(const mt_tensor *t)
+{
+    mt_tensor v = *t;
+    v.ndim = 1;
+    v.sizes[0] = v.numel;
+    v.strides[0] = 1;
+    return v;
+}
+
 PyObject *impl_roll(mt_args *a)
 {
     mt_tensor *t = a->v[0].t;
@@ -186,21 +196,11 @@ PyObject *impl_roll(mt_args *a)
         PyObject *flat = clone_of(t);
         if (!flat)
             return NULL;
-        mt_tensor f = *MTPy_T(flat);
-        f.ndim = 1;
-        f.sizes[0] = f.numel;
-        f.strides[0] = 1;
+        mt_tensor f = flat_of(MTPy_T(flat));
         PyObject *out = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
         if (out && f.numel) {
-            int64_t s = ((a->v[1].ints[0] % f.numel) + f.numel) % f.numel;
-            mt_tensor o = *MTPy_T(out);
-            o.ndim = 1;
-            o.sizes[0] = o.numel;
-            o.strides[0] = 1;
-            mt_tensor d0 = narrowed(&o, 0, s, f.numel - s), s0 = narrowed(&f, 0, 0, f.numel - s);
-            mt_tensor d1 = narrowed(&o, 0, 0, s), s1 = narrowed(&f, 0, f.numel - s, s);
-            mt_copy(&d0, &s0);
-            mt_copy(&d1, &s1);
+            mt_tensor o = flat_of(MTPy_T(out));
+            roll_into(&o, &f, 0, a->v[1].ints[0]);
         }
         Py_DECREF(flat);
         return out;
@@ -216,16 +216,10 @@ PyObject *impl_roll(mt_args *a)
         }
         int64_t size = t->sizes[d];
         PyObject *next = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
-        if (next && size) {
-            int64_t s = ((a->v[1].ints[i] % size) + size) % size;
-            mt_tensor *src = MTPy_T(cur), *dst = MTPy_T(next);
-            mt_tensor d0 = narrowed(dst, d, s, size - s), s0 = narrowed(src, d, 0, size - s);
-            mt_tensor d1 = narrowed(dst, d, 0, s), s1 = narrowed(src, d, size - s, s);
-            mt_copy(&d0, &s0);
-            mt_copy(&d1, &s1);
-        } else if (next) {
+        if (next && size)
+            roll_into(MTPy_T(next), MTPy_T(cur), d, a->v[1].ints[i]);
+        else if (next)
             mt_copy(MTPy_T(next), MTPy_T(cur));
-        }
         Py_SETREF(cur, next);
     }
     return cur;

@@ -296,8 +296,10 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
 
 /* Turns the advanced indices into a plan over view (permuted so that
  * separated advanced dims come first, as NumPy and torch place them). The
- * broadcast index arrays are owned by k. */
-static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p)
+ * broadcast index arrays are owned by k. The result has res_ndim dims of
+ * res_sizes. */
+static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p, int *res_ndim,
+                     int64_t *res_sizes)
 {
     int nd = 0;
     int64_t shape[MT_MAX_DIMS];
@@ -352,7 +354,7 @@ static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p)
         mt_copy(MTPy_T(dense), MTPy_T(k->adv[i]));
         p->index[i] = (int64_t *)mt_data(MTPy_T(dense));
     }
-    if (mt_index_wrap(view, p) < 0)
+    if (mt_index_wrap(view, p) < 0 || mt_index_result_shape(view, p, res_ndim, res_sizes) < 0)
         return mtpy_raise_int();
     return 0;
 }
@@ -371,12 +373,8 @@ static PyObject *getitem(mt_args *a)
     mt_index_plan p;
     int nd;
     int64_t shape[MT_MAX_DIMS];
-    if (make_plan(&k, &view, &p) < 0)
+    if (make_plan(&k, &view, &p, &nd, shape) < 0)
         goto done;
-    if (mt_index_result_shape(&view, &p, &nd, shape) < 0) {
-        mtpy_raise();
-        goto done;
-    }
     out = mtpy_new_contiguous(view.dtype, nd, shape, false);
     if (out)
         mt_index_gather(&view, &p, MTPy_T(out));
@@ -464,12 +462,8 @@ static PyObject *setitem(mt_args *a)
         mt_index_plan p;
         int nd;
         int64_t shape[MT_MAX_DIMS];
-        if (make_plan(&k, &view, &p) < 0)
+        if (make_plan(&k, &view, &p, &nd, shape) < 0)
             goto done;
-        if (mt_index_result_shape(&view, &p, &nd, shape) < 0) {
-            mtpy_raise();
-            goto done;
-        }
         if (!(vals = value_as(value, view.dtype, nd, shape, true)))
             goto done;
         mt_index_put(&view, &p, MTPy_T(vals), MT_PUT_SET, 0, 0);
@@ -521,4 +515,13 @@ PyObject *impl_getitem(mt_args *a)
 PyObject *impl_setitem(mt_args *a)
 {
     return dispatch_indexing(a, "__setitem__", setitem);
+}
+
+mt_tensor mtpy_narrowed(const mt_tensor *t, int dim, int64_t start, int64_t len)
+{
+    mt_tensor v = *t;
+    v.offset += start * t->strides[dim];
+    v.sizes[dim] = len;
+    v.numel = t->sizes[dim] ? t->numel / t->sizes[dim] * len : 0;
+    return v;
 }

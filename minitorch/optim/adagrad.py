@@ -1,31 +1,23 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_FusedOptimizer):
     r"""Implements the Adagrad algorithm, with torch.optim.Adagrad's arguments
     and update rule. Its state is created for every parameter up front."""
 
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
                  maximize: bool = False, differentiable: bool = False, fused=None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(("learning rate", lr), ("lr_decay value", lr_decay),
+                           ("weight_decay value", weight_decay),
+                           ("initial_accumulator_value value", initial_accumulator_value),
+                           ("epsilon value", eps))
         _check_flags("Adagrad", False, differentiable)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
@@ -37,20 +29,10 @@ class Adagrad(Optimizer):
                 state["step"] = _scalar_tensor(0.0)
                 state["sum"] = _full_like(p, group["initial_accumulator_value"])
 
-    @_step_without_grad
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model
-                and returns the loss.
-        """
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p, grad in self._params_with_grad(group):
-                state = self.state[p]
-                state["step"] += 1
-                _fused_adagrad_step(p, grad, state["sum"], float(group["lr"]),
-                                    group["lr_decay"], group["weight_decay"], group["eps"],
-                                    int(state["step"].item()), group["maximize"])
-        return loss
+    def _update_group(self, group):
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            state["step"] += 1
+            _fused_adagrad_step(p, grad, state["sum"], float(group["lr"]),
+                                group["lr_decay"], group["weight_decay"], group["eps"],
+                                int(state["step"].item()), group["maximize"])

@@ -1,13 +1,13 @@
 """Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
 _zeros_like = _C._functions["zeros_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class Adam(Optimizer):
+class Adam(_FusedOptimizer):
     r"""Implements the Adam algorithm, with torch.optim.Adam's arguments and
     update rule (``decoupled_weight_decay=True`` gives AdamW)."""
 
@@ -16,16 +16,12 @@ class Adam(Optimizer):
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused=None,
                  decoupled_weight_decay: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(("weight_decay value", weight_decay))
         _check_flags(type(self).__name__, capturable, differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps,
                         weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
@@ -34,33 +30,23 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    @_step_without_grad
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model
-                and returns the loss.
-        """
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            amsgrad = group["amsgrad"]
-            for p, grad in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_tensor(0.0)
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_avg_sq"] = _zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _zeros_like(p)
-                state["step"] += 1
-                _fused_adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"],
-                                 state.get("max_exp_avg_sq"), float(group["lr"]), beta1,
-                                 beta2, group["eps"], group["weight_decay"],
-                                 int(state["step"].item()), amsgrad, group["maximize"],
-                                 group["decoupled_weight_decay"])
-        return loss
+    def _update_group(self, group):
+        beta1, beta2 = group["betas"]
+        amsgrad = group["amsgrad"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _scalar_tensor(0.0)
+                state["exp_avg"] = _zeros_like(p)
+                state["exp_avg_sq"] = _zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = _zeros_like(p)
+            state["step"] += 1
+            _fused_adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"],
+                             state.get("max_exp_avg_sq"), float(group["lr"]), beta1,
+                             beta2, group["eps"], group["weight_decay"],
+                             int(state["step"].item()), amsgrad, group["maximize"],
+                             group["decoupled_weight_decay"])
 
 
 class AdamW(Adam):

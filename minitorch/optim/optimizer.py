@@ -1,6 +1,5 @@
 """The Optimizer base class: parameter groups, per-parameter state and their
 state_dict, as torch.optim.Optimizer."""
-import functools
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -259,21 +258,33 @@ class Optimizer:
                 yield p, grad
 
 
-def _step_without_grad(step: Callable) -> Callable:
-    """As torch's optimizers: the update itself records no history."""
-    @functools.wraps(step)
-    def wrapper(self, closure=None):
+class _FusedOptimizer(Optimizer):
+    """An optimizer whose step hands each parameter group to its
+    _update_group(group), a fused C update run outside autograd as torch's
+    optimizers run theirs."""
+
+    def step(self, closure=None):
+        """Performs a single optimization step.
+
+        Args:
+            closure (Callable, optional): A closure that reevaluates the model
+                and returns the loss.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
         with no_grad():
-            return step(self, closure)
-    return wrapper
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
 
 
-def _evaluate(closure: Optional[Callable[[], Any]]) -> Any:
-    """Runs the step's closure with grad enabled (the step itself runs without)."""
-    if closure is None:
-        return None
-    with enable_grad():
-        return closure()
+def _check_nonnegative(*checks) -> None:
+    """torch's ValueError for the first (what, value) whose value is negative or NaN."""
+    for what, value in checks:
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {what}: {value}")
 
 
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:

@@ -1,13 +1,13 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 _zeros_like = _C._functions["zeros_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_FusedOptimizer):
     r"""Implements the RMSprop algorithm, with torch.optim.RMSprop's arguments
     and update rule."""
 
@@ -15,45 +15,28 @@ class RMSprop(Optimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(("learning rate", lr), ("epsilon value", eps),
+                           ("momentum value", momentum), ("weight_decay value", weight_decay),
+                           ("alpha value", alpha))
         _check_flags("RMSprop", capturable, differentiable)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @_step_without_grad
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model
-                and returns the loss.
-        """
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            momentum, centered = group["momentum"], group["centered"]
-            for p, grad in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_tensor(0.0)
-                    state["square_avg"] = _zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _zeros_like(p)
-                state["step"] += 1
-                _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
-                                    state.get("momentum_buffer"), float(group["lr"]),
-                                    group["alpha"], group["eps"], group["weight_decay"],
-                                    momentum, centered, group["maximize"])
-        return loss
+    def _update_group(self, group):
+        momentum, centered = group["momentum"], group["centered"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _scalar_tensor(0.0)
+                state["square_avg"] = _zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = _zeros_like(p)
+                if centered:
+                    state["grad_avg"] = _zeros_like(p)
+            state["step"] += 1
+            _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
+                                state.get("momentum_buffer"), float(group["lr"]),
+                                group["alpha"], group["eps"], group["weight_decay"],
+                                momentum, centered, group["maximize"])

@@ -1,11 +1,11 @@
 """Stochastic gradient descent (optionally with momentum), as torch.optim.SGD."""
 from .. import _C
-from .optimizer import Optimizer, _check_flags, _evaluate, _step_without_grad
+from .optimizer import _FusedOptimizer, _check_flags
 
 _fused_sgd_step = _C._functions["_fused_sgd_step"]
 
 
-class SGD(Optimizer):
+class SGD(_FusedOptimizer):
     r"""Implements stochastic gradient descent (optionally with momentum),
     with torch.optim.SGD's arguments and update rule."""
 
@@ -26,27 +26,17 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    @_step_without_grad
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model
-                and returns the loss.
-        """
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            momentum = group["momentum"]
-            for p, grad in self._params_with_grad(group):
-                buf = None
-                first = False
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                        first = True
-                _fused_sgd_step(p, grad, buf, float(group["lr"]), momentum,
-                                group["dampening"], group["weight_decay"],
-                                group["nesterov"], group["maximize"], first)
-        return loss
+    def _update_group(self, group):
+        momentum = group["momentum"]
+        for p, grad in self._params_with_grad(group):
+            buf = None
+            first = False
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = grad.detach().clone()
+                    first = True
+            _fused_sgd_step(p, grad, buf, float(group["lr"]), momentum,
+                            group["dampening"], group["weight_decay"],
+                            group["nesterov"], group["maximize"], first)

@@ -11,6 +11,25 @@ from .module import Module, _addindent
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
+def _abs_index(idx, size: int) -> int:
+    """idx (negative counts from the end) as a position in a container of size items."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
+def _update_from_pairs(container: Module, name: str, pairs) -> None:
+    """The dict containers' update() from a sequence of (key, value) pairs."""
+    for j, pair in enumerate(pairs):
+        if not isinstance(pair, container_abcs.Iterable):
+            raise TypeError(f"{name} update sequence element #{j} should be Iterable; "
+                            f"is{type(pair).__name__}")
+        if not len(pair) == 2:
+            raise ValueError(f"{name} update sequence element #{j} has length {len(pair)}; "
+                             "2 is required")
+        container[pair[0]] = pair[1]
+
 
 class Sequential(Module):
     """A sequential container: modules run in the order they were added."""
@@ -25,12 +44,7 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
+        return next(islice(iterator, _abs_index(idx, len(self)), None))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -122,12 +136,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -265,14 +274,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j)
-                                     + " has length " + str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+            _update_from_pairs(self, "ModuleDict", modules)
 
 
 class ParameterList(Module):
@@ -285,12 +287,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -444,14 +441,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j)
-                                     + " has length " + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+            _update_from_pairs(self, "ParameterDict", parameters)
 
     def extra_repr(self) -> str:
         child_lines = []
