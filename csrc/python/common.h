@@ -24,7 +24,11 @@ extern PyTypeObject *mtpy_tensor_class;
  * tensors are made of that class directly instead of converted afterwards. */
 extern _Thread_local PyTypeObject *mtpy_result_class;
 
-#define MTPy_Check(o) PyObject_TypeCheck((o), &MTTensorBase_Type)
+/* Most operands are minitorch.Tensor or a direct subclass of it: test that
+ * before walking the MRO. */
+#define MTPy_Check(o)                                                          \
+    (Py_TYPE(o) == mtpy_tensor_class || Py_TYPE(o)->tp_base == mtpy_tensor_class || \
+     PyObject_TypeCheck((o), &MTTensorBase_Type))
 #define MTPy_T(o) (&((MTTensorObject *)(o))->t)
 
 /* Turns the pending core error into the matching Python exception; NULL. */

@@ -411,10 +411,7 @@ PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
 {
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
-    bool all_default = !mt_mode_active();
-    for (int i = 0; i < a->noverloaded && all_default; i++)
-        all_default = MTPy_Check(a->overloaded[i]) &&
-                      _PyType_Lookup(Py_TYPE(a->overloaded[i]), str_torch_function) == mt_default_tf;
+    bool all_default = a->ncustom == 0 && !mt_mode_active();
     if (all_default) {
         for (int i = 0; i < a->noverloaded; i++) {
             PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
@@ -465,6 +462,7 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
 {
     mt_args a;
     a.noverloaded = 0;
+    a.ncustom = 0;
     PyObject *seq = PySequence_Fast(relevant, "relevant_args must be a sequence");
     if (!seq)
         return NULL;

@@ -281,19 +281,27 @@ PyObject *mt_signature_params(const mt_signature *s)
 
 /* The operand's type overrides __torch_function__ (other than the disabled
  * marker). Exact tensors never do; that compare is the whole fast path. */
-bool mt_has_torch_function(PyObject *obj)
+/* The type's __torch_function__ if it dispatches (not exact Tensor, not the
+ * disabled marker), else NULL. */
+static PyObject *torch_function_of(PyObject *obj)
 {
     PyTypeObject *tp = Py_TYPE(obj);
     if (tp == mtpy_tensor_class || tp == &MTTensorBase_Type)
-        return false;
+        return NULL;
     PyObject *attr = _PyType_Lookup(tp, str_torch_function);
-    return attr != NULL && attr != mt_disabled_tf;
+    return attr == mt_disabled_tf ? NULL : attr;
+}
+
+bool mt_has_torch_function(PyObject *obj)
+{
+    return torch_function_of(obj) != NULL;
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
 void mt_collect_overloaded(mt_args *out, PyObject *obj)
 {
-    if (mt_tf_disabled || mt_tf_subclass_disabled || !mt_has_torch_function(obj))
+    PyObject *handler;
+    if (mt_tf_disabled || mt_tf_subclass_disabled || !(handler = torch_function_of(obj)))
         return;
     PyTypeObject *tp = Py_TYPE(obj);
     int pos = out->noverloaded;
@@ -310,6 +318,8 @@ void mt_collect_overloaded(mt_args *out, PyObject *obj)
             sizeof(PyObject *) * (out->noverloaded - pos));
     out->overloaded[pos] = obj;
     out->noverloaded++;
+    if (!(handler == mt_default_tf && MTPy_Check(obj)))
+        out->ncustom++;
 }
 
 /* ------------------------------------------------------------- conversions */
@@ -663,6 +673,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
     int self_shift = is_method ? 1 : 0;
     memset(slots, 0, sizeof(PyObject *) * s->nparams);
     out->noverloaded = 0;
+    out->ncustom = 0;
 
     /* positional: varargs int list swallows the tail when it starts with an int */
     Py_ssize_t npos = nargs;

@@ -66,6 +66,7 @@ typedef struct {
     /* operands that override __torch_function__, one per type, dispatch order */
     PyObject *overloaded[MT_MAX_OVERLOADED];
     int noverloaded;
+    int ncustom; /* of those, operands whose handler is not Tensor's own */
 } mt_args;
 
 /* value helpers for impls */
