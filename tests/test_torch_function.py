@@ -258,3 +258,30 @@ def test_every_overridable_function_dispatches_to_a_duck():
             assert received == [func], func
             checked += 1
     assert checked > 10
+
+
+def test_disable_guards_are_thread_local():
+    import threading
+    inside, seen = threading.Event(), {}
+
+    def other_thread():
+        with mt._C.DisableTorchFunctionSubclass():
+            inside.set()
+            done.wait()
+            seen["other"] = type(Sub([1.0]) + 1)
+
+    done = threading.Event()
+    t = threading.Thread(target=other_thread)
+    t.start()
+    inside.wait()
+    seen["main"] = type(Sub([1.0]) + 1)  # the other thread's guard does not apply here
+    done.set()
+    t.join()
+    assert seen == {"main": Sub, "other": mt.Tensor}
+
+
+def test_testing_overrides_carry_op_table_types():
+    import inspect
+    sig = inspect.signature(get_testing_overrides()[mt.Tensor.view])
+    assert [p.annotation for p in sig.parameters.values()][:2] == ["Tensor", "int[]"]
+    assert list(sig.parameters)[0] == "self"
