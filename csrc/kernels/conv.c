@@ -1,7 +1,8 @@
-/* Convolution forward and backward: im2col + one gemm per chunk of images
- * and group. A chunk's columns sit side by side, so the gemm is (Og x K) by
- * (K x nb*L) and large enough for the BLAS to use its threads; the unfold,
- * fold and reorder loops split over threads themselves. */
+/* Convolution forward and backward: im2col + gemm over chunks of images.
+ * The forward and the input gradient run a batched gemm per image straight
+ * between the column buffer and the (N, O, L) tensor, with no reordering
+ * pass; the weight gradient puts the chunk's gradient planes side by side so
+ * its gemm has a long inner dimension. unfold and fold split over threads. */
 #include "conv.h"
 
 #include <stdlib.h>
@@ -125,72 +126,13 @@ static void unfold(const mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64
     mt_parallel_for(0, K * nb, 1 + 16384 / (win_area(win) + 1), unfold_range, &c);
 }
 
-/* col is stored transposed, (nb * L) x K row-major. */
+/* col is laid out as unfold writes it, K x (nb * L) row-major. */
 static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
                  const mt_window *win, char *col)
 {
-    cols_ctx c = {x, n0, nb, c0, win, col, 1, nc * win->kh * win->kw};
+    cols_ctx c = {x, n0, nb, c0, win, col, nb * win_area(win), 1};
     int64_t per_plane = win_area(win) * win->kh * win->kw;
     mt_parallel_for(0, nc * nb, 1 + 16384 / (per_plane + 1), fold_range, &c);
-}
-
-/* ----------------------------------------------- (n, o, l) <-> matrices */
-
-/* Rows of L elements between a contiguous (N, O, L) tensor's images
- * [n0, n0 + nb), channels [o0, o0 + no), and a matrix holding element
- * (o, n * L + l) at m[o * mo + (n * L + l) * ml]: (no x nb*L) row-major has
- * mo = nb * L, ml = 1; its transpose mo = 1, ml = no. With to_matrix false the
- * matrix is added (accumulate) or copied into the tensor. */
-typedef struct {
-    char *t, *m;
-    int64_t O, L, n0, nb, o0, mo, ml;
-    bool to_matrix, accumulate;
-} reorder_ctx;
-
-#define REORDER(T)                                                                       \
-    static void reorder_##T(const reorder_ctx *c, int64_t t0, int64_t t1)                \
-    {                                                                                    \
-        int64_t L = c->L, ml = c->ml;                                                    \
-        for (int64_t t = t0; t < t1; t++) {                                              \
-            int64_t o = t / c->nb, n = t % c->nb;                                        \
-            T *tp = (T *)c->t + ((c->n0 + n) * c->O + c->o0 + o) * L;                    \
-            T *mp = (T *)c->m + o * c->mo + n * L * ml;                                  \
-            if (c->to_matrix)                                                            \
-                for (int64_t l = 0; l < L; l++)                                          \
-                    mp[l * ml] = tp[l];                                                  \
-            else if (c->accumulate)                                                      \
-                for (int64_t l = 0; l < L; l++)                                          \
-                    tp[l] += mp[l * ml];                                                 \
-            else                                                                         \
-                for (int64_t l = 0; l < L; l++)                                          \
-                    tp[l] = mp[l * ml];                                                  \
-        }                                                                                \
-    }
-REORDER(float)
-REORDER(double)
-
-typedef struct {
-    reorder_ctx c;
-    mt_dtype dtype;
-} reorder_job;
-
-static void reorder_range(void *arg, int64_t t0, int64_t t1)
-{
-    const reorder_job *j = arg;
-    if (j->dtype == MT_FLOAT32)
-        reorder_float(&j->c, t0, t1);
-    else
-        reorder_double(&j->c, t0, t1);
-}
-
-static void reorder(const mt_tensor *t, int64_t n0, int64_t nb, int64_t o0, int64_t no,
-                    char *m, bool transposed, bool to_matrix, bool accumulate)
-{
-    int64_t L = t->sizes[2] * t->sizes[3];
-    reorder_job j = {{mt_data(t), m, t->sizes[1], L, n0, nb, o0, transposed ? 1 : nb * L,
-                      transposed ? no : 1, to_matrix, accumulate},
-                     t->dtype};
-    mt_parallel_for(0, no * nb, 1 + 16384 / (L + 1), reorder_range, &j);
 }
 
 /* ------------------------------------------------------------------ api */
@@ -210,25 +152,14 @@ static int64_t chunk_images(int64_t N, int64_t K, int64_t L, size_t isz)
     return nb < 1 ? 1 : (nb > N ? N : nb);
 }
 
-/* col and mat buffers for one chunk: K x (nb * L) and Og x (nb * L). */
-static int buffers(int64_t K, int64_t Og, int64_t nb, int64_t L, size_t isz, char **col,
-                   char **mat)
+/* The column buffer for chunks of nb images: K x (nb * L). */
+static char *col_buffer(int64_t K, int64_t nb, int64_t L, size_t isz)
 {
-    size_t cols = (size_t)(nb * L);
-    *col = malloc((K ? (size_t)K : 1) * cols * isz + 1);
-    *mat = malloc((Og ? (size_t)Og : 1) * cols * isz + 1);
-    if (*col && *mat)
-        return 0;
-    free(*col);
-    free(*mat);
-    return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
-                    (long long)K, (long long)(nb * L));
-}
-
-static mt_gemm_operand matrix(char *data, int64_t rs, int64_t cs)
-{
-    mt_gemm_operand op = {data, rs, cs, {0}};
-    return op;
+    char *col = malloc((size_t)(K * nb * L) * isz + 1);
+    if (!col)
+        mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                 (long long)K, (long long)(nb * L));
+    return col;
 }
 
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
@@ -255,32 +186,26 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
         return 0;
     }
     int64_t chunk = chunk_images(N, K, L, isz);
-    char *col, *mat;
-    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
+    char *col = col_buffer(K, chunk, L, isz);
+    if (!col)
         return -1;
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+    int rc = 0;
+    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, nb * L, Og, K};
-        for (int64_t g = 0; g < groups; g++) {
+        /* per image, out_n = w_g col_n straight into the output: no
+         * reordering pass, and the bias already there is accumulated */
+        mt_gemm_shape shape = {1, {nb}, Og, L, K};
+        for (int64_t g = 0; g < groups && rc == 0; g++) {
             unfold(x, n0, nb, g * Cg, Cg, win, col);
-            /* mat^T = col^T w_g^T: BLAS is far faster at a tall product than at
-             * a wide one with a short inner dimension */
-            mt_gemm_operand a = matrix(col, 1, nb * L);
-            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, 1, K);
-            mt_gemm_operand o = matrix(mat, Og, 1);
-            if (mt_gemm(x->dtype, &shape, &a, &b, &o, one, zero) < 0)
-                goto fail;
-            reorder(out, n0, nb, g * Og, Og, mat, true, false, bias != NULL);
+            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, K, 1, {0}};
+            mt_gemm_operand b = {col, nb * L, 1, {L}};
+            mt_gemm_operand o = {mt_data(out) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
+            rc = mt_gemm(x->dtype, &shape, &a, &b, &o, one, bias ? one : zero);
         }
     }
     free(col);
-    free(mat);
-    return 0;
-fail:
-    free(col);
-    free(mat);
-    return -1;
+    return rc;
 }
 
 int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
@@ -295,31 +220,26 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     if (N == 0 || K == 0 || L == 0 || Og == 0)
         return 0;
     int64_t chunk = chunk_images(N, K, L, isz);
-    char *col, *mat;
-    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
+    char *col = col_buffer(K, chunk, L, isz);
+    if (!col)
         return -1;
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+    int rc = 0;
+    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, nb * L, K, Og};
-        for (int64_t g = 0; g < groups; g++) {
-            /* col^T = mat^T w_g, tall as in the forward */
-            reorder(grad, n0, nb, g * Og, Og, mat, true, true, false);
-            mt_gemm_operand a = matrix(mat, Og, 1);
-            mt_gemm_operand b = matrix(mt_data(w) + g * Og * K * isz, K, 1);
-            mt_gemm_operand o = matrix(col, K, 1);
-            if (mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero) < 0)
-                goto fail;
-            fold(grad_input, n0, nb, g * Cg, Cg, win, col);
+        /* per image, col_n = w_g^T grad_n, read straight from the gradient */
+        mt_gemm_shape shape = {1, {nb}, K, L, Og};
+        for (int64_t g = 0; g < groups && rc == 0; g++) {
+            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, 1, K, {0}};
+            mt_gemm_operand b = {mt_data(grad) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
+            mt_gemm_operand o = {col, nb * L, 1, {L}};
+            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero);
+            if (rc == 0)
+                fold(grad_input, n0, nb, g * Cg, Cg, win, col);
         }
     }
     free(col);
-    free(mat);
-    return 0;
-fail:
-    free(col);
-    free(mat);
-    return -1;
+    return rc;
 }
 
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
@@ -334,27 +254,32 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
     if (N == 0 || K == 0 || L == 0 || Og == 0)
         return 0;
     int64_t chunk = chunk_images(N, K, L, isz);
-    char *col, *mat;
-    if (buffers(K, Og, chunk, L, isz, &col, &mat) < 0)
+    char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
+    if (!mat) {
+        free(col);
         return -1;
+    }
     mt_gemm_scale one = {1.0, 1};
-    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+    int rc = 0;
+    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
         mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
-        for (int64_t g = 0; g < groups; g++) {
-            reorder(grad, n0, nb, g * Og, Og, mat, false, true, false);
+        for (int64_t g = 0; g < groups && rc == 0; g++) {
+            /* grad_w_g += mat col^T with the chunk's gradient planes side by
+             * side in mat (Og x nb*L): one gemm with a long inner dimension
+             * beats one per image */
+            for (int64_t o = 0; o < Og; o++)
+                for (int64_t n = 0; n < nb; n++)
+                    memcpy(mat + (o * nb + n) * L * isz,
+                           mt_data(grad) + ((n0 + n) * O + g * Og + o) * L * isz,
+                           (size_t)L * isz);
             unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = matrix(mat, nb * L, 1), b = matrix(col, 1, nb * L);
-            mt_gemm_operand o = matrix(mt_data(grad_weight) + g * Og * K * isz, K, 1);
-            if (mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one) < 0)
-                goto fail;
+            mt_gemm_operand a = {mat, nb * L, 1, {0}}, b = {col, 1, nb * L, {0}};
+            mt_gemm_operand o = {mt_data(grad_weight) + g * Og * K * isz, K, 1, {0}};
+            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one);
         }
     }
     free(col);
     free(mat);
-    return 0;
-fail:
-    free(col);
-    free(mat);
-    return -1;
+    return rc;
 }

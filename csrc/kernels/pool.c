@@ -139,6 +139,164 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
 MAX_POOL(float)
 MAX_POOL(double)
 
+/* ------------------------------------------- kernel 2, stride 2, no padding */
+
+/* The common 2x2 / stride 2 window without padding or dilation, whose windows
+ * tile the plane: whole rows at a time, no tap bookkeeping. The backward
+ * writes every element of its plane (winner or zero), so it needs no memset. */
+static bool is_pair_tile(const mt_window *g, const mt_tensor *x)
+{
+    return g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 &&
+           g->pw == 0 && g->dh == 1 && g->dw == 1 && 2 * g->oh <= x->sizes[2] &&
+           2 * g->ow <= x->sizes[3] && x->strides[3] == 1;
+}
+
+/* Which of the taps a, b, c, d (in window order) is the maximum: the first
+ * maximum, or the last NaN, as the general loop does. */
+#define WINNER(T)                                                                        \
+    static inline int winner_##T(T a, T b, T c, T d, T *best)                            \
+    {                                                                                    \
+        int k = 0;                                                                       \
+        T m = a;                                                                         \
+        if (b > m || b != b)                                                             \
+            m = b, k = 1;                                                                \
+        if (c > m || c != c)                                                             \
+            m = c, k = 2;                                                                \
+        if (d > m || d != d)                                                             \
+            m = d, k = 3;                                                                \
+        *best = m;                                                                       \
+        return k;                                                                        \
+    }
+
+/* Four windows at a time in (portable) vector registers: the winner is
+ * data-dependent, so scalar code mispredicts about a branch per window. */
+typedef float v4_float __attribute__((vector_size(16)));
+typedef int32_t v4i_float __attribute__((vector_size(16)));
+typedef double v4_double __attribute__((vector_size(32)));
+typedef int64_t v4i_double __attribute__((vector_size(32)));
+
+/* The windows of outputs [ox, ox + 4) (r0, r1 point at their first column):
+ * their maxima, and per tap a mask of the windows it wins, as winner_T. */
+#define PAIR_QUAD(T)                                                                     \
+    static inline void pair_quad_##T(const T *r0, const T *r1, v4_##T *best,             \
+                                     v4i_##T won[4])                                     \
+    {                                                                                    \
+        typedef v4_##T V;                                                                \
+        typedef v4i_##T I;                                                               \
+        V lo, hi, a, b, c, d, m;                                                         \
+        memcpy(&lo, r0, sizeof lo);                                                      \
+        memcpy(&hi, r0 + 4, sizeof hi);                                                  \
+        a = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);                                 \
+        b = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);                                 \
+        memcpy(&lo, r1, sizeof lo);                                                      \
+        memcpy(&hi, r1 + 4, sizeof hi);                                                  \
+        c = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);                                 \
+        d = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);                                 \
+        I t1 = (b > a) | (b != b);                                                       \
+        m = (V)(((I)b & t1) | ((I)a & ~t1));                                             \
+        I t2 = (c > m) | (c != c);                                                       \
+        m = (V)(((I)c & t2) | ((I)m & ~t2));                                             \
+        I t3 = (d > m) | (d != d);                                                       \
+        *best = (V)(((I)d & t3) | ((I)m & ~t3));                                         \
+        won[0] = ~(t1 | t2 | t3);                                                        \
+        won[1] = t1 & ~(t2 | t3);                                                        \
+        won[2] = t2 & ~t3;                                                               \
+        won[3] = t3;                                                                     \
+    }
+
+/* Writes output gradients v to the winners of their windows and zero to the
+ * rest of rows d0, d1 (from the windows' first column). */
+#define PAIR_SCATTER(T)                                                                  \
+    static inline void pair_scatter_##T(const v4_##T *g, const v4i_##T won[4], T *d0,    \
+                                         T *d1)                                      \
+    {                                                                                    \
+        typedef v4_##T V;                                                                \
+        typedef v4i_##T I;                                                               \
+        I v = (I)*g;                                                                     \
+        V o0 = (V)(v & won[0]), o1 = (V)(v & won[1]);                                    \
+        V o2 = (V)(v & won[2]), o3 = (V)(v & won[3]);                                    \
+        V s = __builtin_shufflevector(o0, o1, 0, 4, 1, 5);                               \
+        memcpy(d0, &s, sizeof s);                                                        \
+        s = __builtin_shufflevector(o0, o1, 2, 6, 3, 7);                                 \
+        memcpy(d0 + 4, &s, sizeof s);                                                    \
+        s = __builtin_shufflevector(o2, o3, 0, 4, 1, 5);                                 \
+        memcpy(d1, &s, sizeof s);                                                        \
+        s = __builtin_shufflevector(o2, o3, 2, 6, 3, 7);                                 \
+        memcpy(d1 + 4, &s, sizeof s);                                                    \
+    }
+
+#define PAIR_POOL(T)                                                                     \
+    WINNER(T)                                                                            \
+    PAIR_QUAD(T)                                                                         \
+    PAIR_SCATTER(T)                                                                      \
+    static void max_pair_##T(const pool_ctx *c, int64_t p0, int64_t p1)                  \
+    {                                                                                    \
+        const mt_window *g = c->win;                                                     \
+        const mt_tensor *x = c->x;                                                       \
+        int64_t W = x->sizes[3], sh = x->strides[2], oh = g->oh, ow = g->ow;             \
+        v4i_##T won[4];                                                                  \
+        for (int64_t p = p0; p < p1; p++) {                                              \
+            const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
+            T *dst = (T *)c->out + p * oh * ow;                                          \
+            int64_t *idx = c->indices ? c->indices + p * oh * ow : NULL;                 \
+            for (int64_t oy = 0; oy < oh; oy++) {                                        \
+                const T *r0 = src + 2 * oy * sh, *r1 = r0 + sh;                          \
+                T *d = dst + oy * ow;                                                    \
+                int64_t ox = 0;                                                          \
+                for (; !idx && ox + 4 <= ow; ox += 4) {                                  \
+                    v4_##T m;                                                            \
+                    pair_quad_##T(r0 + 2 * ox, r1 + 2 * ox, &m, won);                    \
+                    memcpy(d + ox, &m, sizeof m);                                        \
+                }                                                                        \
+                for (; ox < ow; ox++) {                                                  \
+                    int k = winner_##T(r0[2 * ox], r0[2 * ox + 1], r1[2 * ox],           \
+                                       r1[2 * ox + 1], d + ox);                          \
+                    if (idx)                                                             \
+                        idx[oy * ow + ox] = (2 * oy + (k >> 1)) * W + 2 * ox + (k & 1);  \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+    }                                                                                    \
+    static void max_pair_backward_##T(const pool_ctx *c, int64_t p0, int64_t p1)         \
+    {                                                                                    \
+        const mt_window *g = c->win;                                                     \
+        const mt_tensor *x = c->x, *gr = c->grad;                                        \
+        int64_t H = x->sizes[2], W = x->sizes[3], sh = x->strides[2], oh = g->oh;        \
+        int64_t ow = g->ow, gs = gr->strides[2], gw = gr->strides[3];                    \
+        v4i_##T won[4];                                                                  \
+        for (int64_t p = p0; p < p1; p++) {                                              \
+            const T *src = (const T *)mt_data(x) + plane_offset(x, p);                   \
+            const T *gp = (const T *)mt_data(gr) + plane_offset(gr, p);                  \
+            T *dst = (T *)c->out + p * H * W;                                            \
+            for (int64_t oy = 0; oy < oh; oy++) {                                        \
+                const T *r0 = src + 2 * oy * sh, *r1 = r0 + sh, *gv = gp + oy * gs;      \
+                T *d0 = dst + 2 * oy * W, *d1 = d0 + W, m;                               \
+                int64_t ox = 0;                                                          \
+                for (; ox + 4 <= ow; ox += 4) {                                          \
+                    v4_##T best;                                                         \
+                    pair_quad_##T(r0 + 2 * ox, r1 + 2 * ox, &best, won);                 \
+                    v4_##T v = {gv[ox * gw], gv[(ox + 1) * gw], gv[(ox + 2) * gw],       \
+                                gv[(ox + 3) * gw]};                                      \
+                    pair_scatter_##T(&v, won, d0 + 2 * ox, d1 + 2 * ox);                 \
+                }                                                                        \
+                for (; ox < ow; ox++) {                                                  \
+                    int k = winner_##T(r0[2 * ox], r0[2 * ox + 1], r1[2 * ox],           \
+                                       r1[2 * ox + 1], &m);                              \
+                    T v = gv[ox * gw];                                                   \
+                    d0[2 * ox] = k == 0 ? v : (T)0;                                      \
+                    d0[2 * ox + 1] = k == 1 ? v : (T)0;                                  \
+                    d1[2 * ox] = k == 2 ? v : (T)0;                                      \
+                    d1[2 * ox + 1] = k == 3 ? v : (T)0;                                  \
+                }                                                                        \
+                for (int64_t xx = 2 * ow; xx < W; xx++)                                  \
+                    d0[xx] = d1[xx] = 0;                                                 \
+            }                                                                            \
+            memset(dst + 2 * oh * W, 0, sizeof(T) * (size_t)((H - 2 * oh) * W));         \
+        }                                                                                \
+    }
+PAIR_POOL(float)
+PAIR_POOL(double)
+
 static void max_pool_range(void *arg, int64_t p0, int64_t p1)
 {
     const pool_ctx *c = arg;
@@ -146,6 +304,24 @@ static void max_pool_range(void *arg, int64_t p0, int64_t p1)
         max_pool_float(c, p0, p1);
     else
         max_pool_double(c, p0, p1);
+}
+
+static void max_pair_range(void *arg, int64_t p0, int64_t p1)
+{
+    const pool_ctx *c = arg;
+    if (c->x->dtype == MT_FLOAT32)
+        max_pair_float(c, p0, p1);
+    else
+        max_pair_double(c, p0, p1);
+}
+
+static void max_pair_backward_range(void *arg, int64_t p0, int64_t p1)
+{
+    const pool_ctx *c = arg;
+    if (c->x->dtype == MT_FLOAT32)
+        max_pair_backward_float(c, p0, p1);
+    else
+        max_pair_backward_double(c, p0, p1);
 }
 
 static void max_pool_backward_range(void *arg, int64_t p0, int64_t p1)
@@ -164,7 +340,9 @@ int mt_max_pool2d_forward(const mt_tensor *x, const mt_window *win, mt_tensor *o
         return -1;
     pool_ctx c = {x, NULL, win, mt_data(out), indices ? (int64_t *)mt_data(indices) : NULL,
                   0, 0};
-    mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win), max_pool_range, &c);
+    bool pair = is_pair_tile(win, x);
+    mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win),
+                    pair ? max_pair_range : max_pool_range, &c);
     return 0;
 }
 
@@ -173,8 +351,13 @@ int mt_max_pool2d_backward(const mt_tensor *grad, const mt_tensor *x, const mt_w
 {
     if (check_float(x->dtype, "max_pool2d_with_indices_backward") < 0)
         return -1;
-    memset(mt_data(grad_input), 0, (size_t)grad_input->numel * mt_itemsize(x->dtype));
     pool_ctx c = {x, grad, win, mt_data(grad_input), NULL, 0, 0};
+    if (is_pair_tile(win, x)) {
+        mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win),
+                        max_pair_backward_range, &c);
+        return 0;
+    }
+    memset(mt_data(grad_input), 0, (size_t)grad_input->numel * mt_itemsize(x->dtype));
     mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win), max_pool_backward_range,
                     &c);
     return 0;
