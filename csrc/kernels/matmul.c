@@ -13,7 +13,7 @@
 #endif
 
 /* Below this many multiply-adds a BLAS call costs more than it saves. */
-#define BLAS_MIN_WORK (160.0 * 160.0 * 160.0)
+#define BLAS_MIN_WORK (48.0 * 48.0 * 48.0)
 /* Rows of the own kernel per parallel chunk decision. */
 #define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
 #define MR 4
