@@ -7,7 +7,9 @@
 #include "meta.h"
 
 /* Calls a public op (see mt_ad_backend.call for fmt); one lookup cache per
- * call site. Yields a new reference or NULL with an error pending. */
+ * call site, so name must be a literal: a call site whose name varies would
+ * keep calling the op it saw first. Yields a new reference or NULL with an
+ * error pending. */
 #define MT_OP(name, ...)                                  \
     __extension__({                                       \
         static void *mt_op_cache_;                        \

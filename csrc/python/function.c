@@ -27,9 +27,8 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
 /* nn.functional's inplace=True writes into input as the `_` ops do. */
 static bool writes_input(MTFunctionObject *f, mt_args *a)
 {
-    int last = mt_signature_nparams(a->sig) - 1;
-    return f->inplace || (last > 0 && mt_signature_param_type(a->sig, last) == MT_ARG_BOOL &&
-                          a->v[last].b && mt_signature_param_named(a->sig, last, "inplace"));
+    int p = mt_signature_inplace_param(a->sig);
+    return f->inplace || (p >= 0 && a->v[p].b);
 }
 
 PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)

@@ -86,6 +86,8 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags);
 const char *mt_signature_name(const mt_signature *s);
 const char *mt_signature_text(const mt_signature *s);
 int mt_signature_nparams(const mt_signature *s);
+/* Index of a `bool inplace` parameter, or -1: such calls write into input 0. */
+int mt_signature_inplace_param(const mt_signature *s);
 mt_argtype mt_signature_param_type(const mt_signature *s, int i);
 bool mt_signature_param_named(const mt_signature *s, int i, const char *name);
 /* Python-visible description for overrides.get_testing_overrides():
