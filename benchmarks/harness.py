@@ -2,8 +2,9 @@
 
 A case is a list of variants (one per implementation: minitorch, NumPy, PyTorch,
 sometimes extra baselines) and a list of ratios between their medians. Variants
-are timed in interleaved rounds: every round runs each variant once, in an order
-that rotates from round to round, so clock and thermal drift land on all of them.
+are timed in interleaved rounds: every round runs each variant once (after an
+untimed warm-up round), in an order that rotates from round to round, so clock
+and thermal drift land on all of them.
 """
 import gc
 import time
@@ -148,6 +149,13 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
             start = r % len(labels)
             for label in labels[start:] + labels[:start]:
                 res = results[label]
+                # An untimed round first: the previous variant's library leaves
+                # its threads spinning for milliseconds (libgomp about 9 ms,
+                # OpenBLAS about 100 ms, minitorch 5 ms, yielding), and waking
+                # this library's own parked threads costs up to a millisecond on
+                # a VM. Each variant is timed in its own steady state, as in a
+                # program that uses only that library.
+                benches[label](res.inner)
                 res.samples_ns.append(_time(benches[label], res.inner) / res.inner)
     return results
 

@@ -2,10 +2,20 @@
 #include "../core/error.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MT_MAX_THREADS 64
+/* Waking a sleeping thread costs from tens of microseconds to a millisecond
+ * on a virtual machine, more than a kernel called back to back from Python
+ * waits between calls. So workers (and a caller waiting for them) stay awake
+ * this long: busy for SPIN_BUSY_NS, then yielding the core to anyone else
+ * who wants it (another library's threads) until SPIN_NS. */
+#define SPIN_BUSY_NS 50000
+#define SPIN_NS 5000000
 
 static int num_threads = 0; /* 0: not decided yet */
 static int pool_size = 0;   /* workers started (excluding the caller) */
@@ -14,35 +24,90 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t submit_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Written by the submitter before it publishes a new generation. */
 static struct {
     mt_range_fn fn;
     void *arg;
     int64_t begin, end, chunk;
     int nchunks;
-    uint64_t generation;
-    int pending;
 } job;
+static atomic_uint_fast64_t generation;
+/* Every worker acknowledges every generation, taking part or not, so the job
+ * is never rewritten while one of them may still read it. */
+static atomic_int pending;
+static uint_fast64_t start_seen[MT_MAX_THREADS];
+/* Sleepers announce themselves (seq_cst) before re-checking their condition,
+ * so a publisher that sees zero sleepers knows they will see its update. */
+static atomic_int workers_asleep;
+static atomic_bool caller_asleep;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Waits until ready(arg) or SPIN_NS pass; returns whether it became ready. */
+static bool spin_until(bool (*ready)(void *), void *arg)
+{
+    int64_t start = now_ns();
+    for (;;) {
+        if (ready(arg))
+            return true;
+        int64_t waited = now_ns() - start;
+        if (waited > SPIN_NS)
+            return false;
+        if (waited < SPIN_BUSY_NS)
+            for (int r = 0; r < 16; r++)
+                cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+static bool new_generation(void *seen)
+{
+    return atomic_load(&generation) != *(uint_fast64_t *)seen;
+}
+
+static bool all_done(void *unused)
+{
+    (void)unused;
+    return atomic_load(&pending) == 0;
+}
 
 static void *worker(void *p)
 {
     int id = (int)(intptr_t)p; /* worker id >= 1; chunk 0 is the caller's */
-    uint64_t seen = 0;
-    pthread_mutex_lock(&lock);
+    uint_fast64_t seen = start_seen[id];
     for (;;) {
-        while (job.generation == seen)
-            pthread_cond_wait(&work_cv, &lock);
-        seen = job.generation;
-        if (id >= job.nchunks)
-            continue;
-        int64_t b = job.begin + id * job.chunk;
-        int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
-        mt_range_fn fn = job.fn;
-        void *arg = job.arg;
-        pthread_mutex_unlock(&lock);
-        fn(arg, b, e);
-        pthread_mutex_lock(&lock);
-        if (--job.pending == 0)
+        if (!spin_until(new_generation, &seen)) {
+            pthread_mutex_lock(&lock);
+            atomic_fetch_add(&workers_asleep, 1);
+            while (!new_generation(&seen))
+                pthread_cond_wait(&work_cv, &lock);
+            atomic_fetch_sub(&workers_asleep, 1);
+            pthread_mutex_unlock(&lock);
+        }
+        seen = atomic_load(&generation);
+        if (id < job.nchunks) {
+            int64_t b = job.begin + id * job.chunk;
+            int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
+            job.fn(job.arg, b, e);
+        }
+        if (atomic_fetch_sub(&pending, 1) == 1 && atomic_load(&caller_asleep)) {
+            pthread_mutex_lock(&lock);
             pthread_cond_signal(&done_cv);
+            pthread_mutex_unlock(&lock);
+        }
     }
     return NULL;
 }
@@ -55,7 +120,10 @@ static void after_fork_child(void)
     pthread_cond_init(&work_cv, NULL);
     pthread_cond_init(&done_cv, NULL);
     pool_size = 0;
-    job.generation = 0;
+    atomic_store(&generation, 0);
+    atomic_store(&pending, 0);
+    atomic_store(&workers_asleep, 0);
+    atomic_store(&caller_asleep, false);
 }
 
 static void ensure_pool(int want)
@@ -70,6 +138,7 @@ static void ensure_pool(int want)
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        start_seen[pool_size + 1] = atomic_load(&generation);
         if (pthread_create(&th, &attr, worker, (void *)(intptr_t)(pool_size + 1)) != 0) {
             pthread_attr_destroy(&attr);
             break;
@@ -111,7 +180,6 @@ void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, 
     int64_t nchunks = total / grain;
     if (nchunks > nt)
         nchunks = nt;
-    pthread_mutex_lock(&lock);
     ensure_pool((int)nchunks);
     if (pool_size + 1 < nchunks)
         nchunks = pool_size + 1;
@@ -121,14 +189,21 @@ void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, 
     job.end = end;
     job.chunk = (total + nchunks - 1) / nchunks;
     job.nchunks = (int)nchunks;
-    job.pending = (int)nchunks - 1;
-    job.generation++;
-    pthread_cond_broadcast(&work_cv);
-    pthread_mutex_unlock(&lock);
+    atomic_store(&pending, pool_size);
+    atomic_fetch_add(&generation, 1);
+    if (atomic_load(&workers_asleep) > 0) {
+        pthread_mutex_lock(&lock);
+        pthread_cond_broadcast(&work_cv);
+        pthread_mutex_unlock(&lock);
+    }
     fn(arg, begin, begin + job.chunk < end ? begin + job.chunk : end);
-    pthread_mutex_lock(&lock);
-    while (job.pending > 0)
-        pthread_cond_wait(&done_cv, &lock);
-    pthread_mutex_unlock(&lock);
+    if (!spin_until(all_done, NULL)) {
+        pthread_mutex_lock(&lock);
+        atomic_store(&caller_asleep, true);
+        while (!all_done(NULL))
+            pthread_cond_wait(&done_cv, &lock);
+        atomic_store(&caller_asleep, false);
+        pthread_mutex_unlock(&lock);
+    }
     pthread_mutex_unlock(&submit_lock);
 }
