@@ -47,7 +47,10 @@ DTYPES = [np.float32, np.float64, np.int64, np.int32]
 @pytest.mark.parametrize("la", LAYOUTS)
 @pytest.mark.parametrize("lb", LAYOUTS)
 def test_mm_layouts(dtype, la, lb):
-    for m, k, n in [(1, 1, 1), (3, 5, 2), (17, 9, 33), (64, 64, 64), (70, 130, 90)]:
+    # narrow and ragged widths reach the own kernel's padded last panel; (64,
+    # 128, 10) is an MLP's output layer, (100, 90, 80) a product split by rows
+    for m, k, n in [(1, 1, 1), (3, 5, 2), (17, 9, 33), (64, 64, 64), (70, 130, 90),
+                    (64, 128, 10), (10, 64, 128), (37, 50, 23), (100, 90, 80)]:
         a, b = rand((m, k), dtype), rand((k, n), dtype)
         check(mt.mm(strided(a, la), strided(b, lb)), a @ b, dtype)
 
@@ -61,6 +64,28 @@ def test_large_blas_sizes(dtype):
     out = mt.from_numpy(np.zeros((129, 257), dtype)).t()
     mt.mm(mt.from_numpy(a), mt.from_numpy(b), out=out)
     check(out, a @ b, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_mid_size_products_split_by_rows(dtype, threads):
+    """Between the BLAS threshold and OpenBLAS's own threading, C's rows are
+    split over our threads; every split and result layout gives the product."""
+    old = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        for m, k, n in [(64, 64, 128), (100, 90, 80), (40, 200, 100)]:
+            a, b = rand((m, k), dtype), rand((k, n), dtype)
+            check(mt.from_numpy(a) @ mt.from_numpy(b), a @ b, dtype)
+            check(strided(a, "transposed") @ strided(b, "transposed"), a @ b, dtype)
+            out = mt.from_numpy(np.zeros((n, m), dtype)).t()
+            mt.mm(mt.from_numpy(a), mt.from_numpy(b), out=out)
+            check(out, a @ b, dtype)
+            c = rand((m, n), dtype)
+            check(mt.addmm(mt.from_numpy(c), mt.from_numpy(a), mt.from_numpy(b), beta=0.5,
+                           alpha=2.0), 0.5 * c + 2.0 * (a @ b), dtype)
+    finally:
+        mt.set_num_threads(old)
 
 
 @pytest.mark.parametrize("sa,sb", [

@@ -14,6 +14,12 @@
 
 /* Below this many multiply-adds a BLAS call costs more than it saves. */
 #define BLAS_MIN_WORK (48.0 * 48.0 * 48.0)
+/* NumPy's OpenBLAS runs products below about this many multiply-adds on the
+ * calling thread (and wakes its own threads, which then spin for 100 ms,
+ * above it); between BLAS_MIN_WORK and this we split C's rows over our pool. */
+#define BLAS_SERIAL_WORK (1024.0 * 1024.0)
+/* Fewer rows than this per BLAS call cost more in call overhead than they save. */
+#define BLAS_MIN_ROWS 16
 /* Rows of the own kernel per parallel chunk decision. */
 #define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
 #define MR 4
@@ -25,17 +31,20 @@ typedef struct {
     int64_t ldb;
     char *t; /* m x n contiguous result of A @ B */
     int64_t n, k;
+    char *rem; /* k x NR: B's columns past the last full tile, zero-padded */
 } tile_job;
 
-/* The own kernel: T = A @ B, MR rows by NR columns kept in registers while k
- * runs; B's rows must be contiguous. Portable version first. */
+/* The own kernel: an MR x NR tile of T = A @ B kept in registers while k
+ * runs, reading NR contiguous values from each row of b (row stride ldb) and
+ * writing rows of out (row stride ldo). Portable version first. */
 #define FLOAT_KERNEL(sfx, T, NR)                                                              \
-    static void rows_##sfx##_generic(const tile_job *j, int64_t i, int64_t jc)                \
+    static void rows_##sfx##_generic(const tile_job *j, int64_t i, const void *bv,            \
+                                     int64_t ldb, void *outv, int64_t ldo)                    \
     {                                                                                         \
-        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        const T *a = (const T *)j->a, *b = bv;                                                \
         T acc[MR][NR] = {{0}};                                                                \
         for (int64_t p = 0; p < j->k; p++) {                                                  \
-            const T *bp = b + p * j->ldb + jc;                                                \
+            const T *bp = b + p * ldb;                                                        \
             for (int r = 0; r < MR; r++) {                                                    \
                 T av = a[(i + r) * j->ars + p * j->acs];                                      \
                 for (int c = 0; c < NR; c++)                                                  \
@@ -43,26 +52,27 @@ typedef struct {
             }                                                                                 \
         }                                                                                     \
         for (int r = 0; r < MR; r++)                                                          \
-            memcpy((T *)j->t + (i + r) * j->n + jc, acc[r], sizeof acc[r]);                   \
+            memcpy((T *)outv + r * ldo, acc[r], sizeof acc[r]);                               \
     }
 FLOAT_KERNEL(f4, float, 16)
 FLOAT_KERNEL(f8, double, 8)
 
-typedef void (*tile_fn)(const tile_job *j, int64_t i, int64_t jc);
+typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb, void *out,
+                        int64_t ldo);
 
 #ifdef MT_HAVE_FMA_KERNEL
 /* The same tile with AVX2 + FMA: two vectors of B per row of A. */
 #define FMA_KERNEL(sfx, T, V, NR, LOAD, STORE, SET1, FMADD)                                   \
-    __attribute__((target("avx2,fma"))) static void rows_##sfx##_fma(const tile_job *j,       \
-                                                                      int64_t i, int64_t jc)  \
+    __attribute__((target("avx2,fma"))) static void rows_##sfx##_fma(                         \
+        const tile_job *j, int64_t i, const void *bv, int64_t ldb, void *outv, int64_t ldo)   \
     {                                                                                         \
-        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        const T *a = (const T *)j->a, *b = bv;                                                \
         const T *a0 = a + i * j->ars, *a1 = a0 + j->ars, *a2 = a1 + j->ars,                   \
                 *a3 = a2 + j->ars;                                                            \
         V c00 = SET1(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,    \
           c31 = c00;                                                                          \
         for (int64_t p = 0; p < j->k; p++) {                                                  \
-            const T *bp = b + p * j->ldb + jc;                                                \
+            const T *bp = b + p * ldb;                                                        \
             V b0 = LOAD(bp), b1 = LOAD(bp + NR / 2);                                          \
             int64_t o = p * j->acs;                                                           \
             V x = SET1(a0[o]);                                                                \
@@ -78,16 +88,16 @@ typedef void (*tile_fn)(const tile_job *j, int64_t i, int64_t jc);
             c30 = FMADD(x, b0, c30);                                                          \
             c31 = FMADD(x, b1, c31);                                                          \
         }                                                                                     \
-        T *t = (T *)j->t + i * j->n + jc;                                                     \
+        T *t = outv;                                                                          \
         STORE(t, c00);                                                                        \
         STORE(t + NR / 2, c01);                                                               \
-        t += j->n;                                                                            \
+        t += ldo;                                                                             \
         STORE(t, c10);                                                                        \
         STORE(t + NR / 2, c11);                                                               \
-        t += j->n;                                                                            \
+        t += ldo;                                                                             \
         STORE(t, c20);                                                                        \
         STORE(t + NR / 2, c21);                                                               \
-        t += j->n;                                                                            \
+        t += ldo;                                                                             \
         STORE(t, c30);                                                                        \
         STORE(t + NR / 2, c31);                                                               \
     }
@@ -108,26 +118,25 @@ static bool has_fma(void)
 #define PICK(sfx) rows_##sfx##_generic
 #endif
 
-/* Full MR x NR tiles of rows [i0, i1) blocks, then the columns past the last
- * full tile of those rows. */
+/* Full MR x NR tiles of rows [i0, i1) blocks; the columns past the last full
+ * tile go through the same kernel reading the zero-padded panel j->rem into a
+ * scratch tile, so narrow products (n < NR) run vectorised too. */
 #define ROWS(sfx, T, NR)                                                                      \
     static void rows_##sfx(void *arg, int64_t i0, int64_t i1)                                 \
     {                                                                                         \
         const tile_job *j = arg;                                                              \
-        tile_fn tile = PICK(sfx);                   \
-        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
+        tile_fn tile = PICK(sfx);                                                             \
         T *t = (T *)j->t;                                                                     \
         int64_t full = j->n - j->n % NR;                                                      \
         for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {                                     \
             for (int64_t jc = 0; jc < full; jc += NR)                                         \
-                tile(j, i, jc);                                                               \
+                tile(j, i, (const T *)j->b + jc, j->ldb, t + i * j->n + jc, j->n);            \
+            if (full == j->n)                                                                 \
+                continue;                                                                     \
+            T scratch[MR][NR];                                                                \
+            tile(j, i, j->rem, NR, scratch, NR);                                              \
             for (int r = 0; r < MR; r++)                                                      \
-                for (int64_t c = full; c < j->n; c++) {                                       \
-                    T s = 0;                                                                  \
-                    for (int64_t p = 0; p < j->k; p++)                                        \
-                        s += a[(i + r) * j->ars + p * j->acs] * b[p * j->ldb + c];            \
-                    t[(i + r) * j->n + c] = s;                                                \
-                }                                                                             \
+                memcpy(t + (i + r) * j->n + full, scratch[r], (j->n - full) * sizeof(T));     \
         }                                                                                     \
     }
 ROWS(f4, float, 16)
@@ -136,18 +145,20 @@ ROWS(f8, double, 8)
 /* Rows past the last full MR block, and integer dtypes: plain dot products,
  * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
 #define TAIL_KERNEL(sfx, T, ACC)                                                              \
-    static void tail_##sfx(const tile_job *j, int64_t i0, int64_t m)                          \
+    __attribute__((target_clones("avx2", "default"))) static void tail_##sfx(                 \
+        const tile_job *j, int64_t i0, int64_t m)                                             \
     {                                                                                         \
+        /* locals, so stores to t cannot be taken to change the job's fields */              \
         const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
-        T *t = (T *)j->t;                                                                     \
+        T *restrict t = (T *)j->t;                                                            \
+        int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb;                 \
         for (int64_t i = i0; i < m; i++) {                                                    \
-            for (int64_t c = 0; c < j->n; c++)                                                \
-                t[i * j->n + c] = 0;                                                          \
-            for (int64_t p = 0; p < j->k; p++) {                                              \
-                ACC av = (ACC)a[i * j->ars + p * j->acs];                                     \
-                const T *bp = b + p * j->ldb;                                                 \
-                T *tp = t + i * j->n;                                                         \
-                for (int64_t c = 0; c < j->n; c++)                                            \
+            T *restrict tp = t + i * n;                                                       \
+            memset(tp, 0, n * sizeof(T));                                                     \
+            for (int64_t p = 0; p < k; p++) {                                                 \
+                ACC av = (ACC)a[i * ars + p * acs];                                           \
+                const T *restrict bp = b + p * ldb;                                           \
+                for (int64_t c = 0; c < n; c++)                                               \
                     tp[c] = (T)((ACC)tp[c] + av * (ACC)bp[c]);                                \
             }                                                                                 \
         }                                                                                     \
@@ -160,11 +171,26 @@ TAIL_KERNEL(i2, int16_t, uint64_t)
 TAIL_KERNEL(i4, int32_t, uint64_t)
 TAIL_KERNEL(i8, int64_t, uint64_t)
 
-static void product(mt_dtype d, tile_job *j, int64_t m)
+/* The zero-padded panel of B's last n % nr columns that rows_* read. */
+static int pad_remainder(tile_job *j, int64_t nr, int isz)
+{
+    int64_t full = j->n - j->n % nr;
+    j->rem = calloc((size_t)(j->k * nr), isz);
+    if (!j->rem)
+        return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+    for (int64_t p = 0; p < j->k; p++)
+        memcpy(j->rem + p * nr * isz, j->b + (p * j->ldb + full) * isz, (j->n - full) * isz);
+    return 0;
+}
+
+static int product(mt_dtype d, tile_job *j, int64_t m)
 {
     int64_t blocks = (d == MT_FLOAT32 || d == MT_FLOAT64) ? m / MR : 0;
+    int64_t nr = d == MT_FLOAT32 ? 16 : 8;
     double work = (double)m * (double)j->n * (double)j->k;
     int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
+    if (blocks > 0 && j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)
+        return -1;
     switch (d) {
     case MT_FLOAT32: mt_parallel_for(0, blocks, grain, rows_f4, j); tail_f4(j, blocks * MR, m); break;
     case MT_FLOAT64: mt_parallel_for(0, blocks, grain, rows_f8, j); tail_f8(j, blocks * MR, m); break;
@@ -174,6 +200,9 @@ static void product(mt_dtype d, tile_job *j, int64_t m)
     case MT_INT32: tail_i4(j, 0, m); break;
     default: tail_i8(j, 0, m); break;
     }
+    free(j->rem);
+    j->rem = NULL;
+    return 0;
 }
 
 /* C = beta * C + alpha * T (T contiguous m x n, or absent: alpha * 0). */
@@ -213,13 +242,36 @@ static void combine(mt_dtype d, char *c, int64_t rs, int64_t cs, const char *t, 
     }
 }
 
-/* Copies a strided rows x cols matrix into dense row-major memory. */
+/* Copies a strided rows x cols matrix into dense row-major memory, in square
+ * tiles so a transposed source is read a few cache lines at a time. */
+#define PACK_TILE 16
+#define PACK_TYPED(NAME, T)                                                                   \
+    static void NAME(T *restrict dst, const T *restrict src, int64_t rows, int64_t cols,      \
+                     int64_t rs, int64_t cs)                                                  \
+    {                                                                                         \
+        for (int64_t i0 = 0; i0 < rows; i0 += PACK_TILE)                                      \
+            for (int64_t j0 = 0; j0 < cols; j0 += PACK_TILE) {                                \
+                int64_t i1 = i0 + PACK_TILE < rows ? i0 + PACK_TILE : rows;                   \
+                int64_t j1 = j0 + PACK_TILE < cols ? j0 + PACK_TILE : cols;                   \
+                for (int64_t i = i0; i < i1; i++)                                             \
+                    for (int64_t j = j0; j < j1; j++)                                         \
+                        dst[i * cols + j] = src[i * rs + j * cs];                             \
+            }                                                                                 \
+    }
+PACK_TYPED(pack_1, uint8_t)
+PACK_TYPED(pack_2, uint16_t)
+PACK_TYPED(pack_4, uint32_t)
+PACK_TYPED(pack_8, uint64_t)
+
 static void pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
                  int64_t cs, int isz)
 {
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            memcpy(dst + (i * cols + j) * isz, src + (i * rs + j * cs) * isz, isz);
+    switch (isz) {
+    case 1: pack_1((uint8_t *)dst, (const uint8_t *)src, rows, cols, rs, cs); break;
+    case 2: pack_2((uint16_t *)dst, (const uint16_t *)src, rows, cols, rs, cs); break;
+    case 4: pack_4((uint32_t *)dst, (const uint32_t *)src, rows, cols, rs, cs); break;
+    default: pack_8((uint64_t *)dst, (const uint64_t *)src, rows, cols, rs, cs); break;
+    }
 }
 
 /* How BLAS can read a rows x cols operand in place: row-major (lead = rs) or
@@ -267,6 +319,30 @@ static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool 
     return 0;
 }
 
+typedef struct {
+    mt_dtype d;
+    bool ta, tb;
+    int64_t n, k;
+    double alpha;
+    const char *a;
+    int64_t lda;
+    const char *b;
+    int64_t ldb;
+    double beta;
+    char *c;
+    int64_t ldc;
+} blas_job;
+
+/* Rows [i0, i1) of a dense row-major C from one BLAS call. */
+static void blas_rows(void *arg, int64_t i0, int64_t i1)
+{
+    const blas_job *j = arg;
+    int isz = mt_itemsize(j->d);
+    const char *a = j->a + (j->ta ? i0 : i0 * j->lda) * isz;
+    mt_blas_gemm(j->d, j->ta, j->tb, i1 - i0, j->n, j->k, j->alpha, a, j->lda, j->b, j->ldb,
+                 j->beta, j->c + i0 * j->ldc * isz, j->ldc);
+}
+
 /* C (row-major in place) = alpha A B + beta C with BLAS; C^T = B^T A^T when C
  * is column-major; a dense scratch C otherwise. */
 static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
@@ -303,7 +379,16 @@ static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, 
     if (blas_operand(&A, isz, &abuf, &ap, &ta, &lda) < 0 ||
         blas_operand(&B, isz, &bbuf, &bp, &tb, &ldb) < 0)
         goto done;
-    mt_blas_gemm(d, ta, tb, m, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc);
+    blas_job bj = {d, ta, tb, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc};
+    double work = (double)m * (double)n * (double)k;
+    int nt = mt_get_num_threads();
+    int64_t grain = (m + nt - 1) / nt;
+    if (grain < BLAS_MIN_ROWS)
+        grain = BLAS_MIN_ROWS;
+    if (work < BLAS_SERIAL_WORK)
+        mt_parallel_for(0, m, grain, blas_rows, &bj);
+    else
+        blas_rows(&bj, 0, m);
     if (!dense_c)
         combine(d, c, crs, ccs, cbuf, m, n, (mt_gemm_scale){1.0, 1}, be);
     rc = 0;
@@ -321,7 +406,7 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     char *bbuf = NULL, *t = malloc((size_t)(m * n) * isz + 1);
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, n, k};
+    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, n, k, NULL};
     if (B.cs != 1 && n > 1) {
         bbuf = malloc((size_t)(k * n) * isz + 1);
         if (!bbuf) {
@@ -332,11 +417,12 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
         j.b = bbuf;
         j.ldb = n;
     }
-    product(d, &j, m);
-    combine(d, c, crs, ccs, t, m, n, al, be);
+    int rc = product(d, &j, m);
+    if (rc == 0)
+        combine(d, c, crs, ccs, t, m, n, al, be);
     free(bbuf);
     free(t);
-    return 0;
+    return rc;
 }
 
 int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #define MT_MAX_THREADS 64
+/* Chunks per thread: a thread that starts late (descheduled, or still waking)
+ * finds fewer left instead of holding everyone up with a fixed share. */
+#define CHUNKS_PER_THREAD 4
 /* Waking a sleeping thread costs from tens of microseconds to a millisecond
  * on a virtual machine, more than a kernel called back to back from Python
  * waits between calls. So workers (and a caller waiting for them) stay awake
@@ -24,22 +27,26 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t submit_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Written by the submitter before it publishes a new generation. */
+/* Written by the submitter before it publishes the job in `work`; read by a
+ * thread only after it has claimed a chunk, and the submitter waits for every
+ * claimed chunk before it writes the next job. */
 static struct {
     mt_range_fn fn;
     void *arg;
     int64_t begin, end, chunk;
-    int nchunks;
 } job;
-static atomic_uint_fast64_t generation;
-/* Every worker acknowledges every generation, taking part or not, so the job
- * is never rewritten while one of them may still read it. */
-static atomic_int pending;
-static uint_fast64_t start_seen[MT_MAX_THREADS];
+/* generation << 32 | next chunk << 16 | number of chunks: a claim is one
+ * compare-and-swap, and fails for a job that is no longer current. */
+static _Atomic uint64_t work;
+static atomic_int chunks_done;
 /* Sleepers announce themselves (seq_cst) before re-checking their condition,
- * so a publisher that sees zero sleepers knows they will see its update. */
+ * so a publisher that sees none knows they will see its update. */
 static atomic_int workers_asleep;
 static atomic_bool caller_asleep;
+
+#define GEN(w) ((uint32_t)((w) >> 32))
+#define NEXT(w) ((int)(((w) >> 16) & 0xffff))
+#define COUNT(w) ((int)((w)&0xffff))
 
 static int64_t now_ns(void)
 {
@@ -73,41 +80,51 @@ static bool spin_until(bool (*ready)(void *), void *arg)
     }
 }
 
-static bool new_generation(void *seen)
+/* Claims and runs chunks of the current job until none are left. */
+static void run_chunks(void)
 {
-    return atomic_load(&generation) != *(uint_fast64_t *)seen;
-}
-
-static bool all_done(void *unused)
-{
-    (void)unused;
-    return atomic_load(&pending) == 0;
-}
-
-static void *worker(void *p)
-{
-    int id = (int)(intptr_t)p; /* worker id >= 1; chunk 0 is the caller's */
-    uint_fast64_t seen = start_seen[id];
-    for (;;) {
-        if (!spin_until(new_generation, &seen)) {
-            pthread_mutex_lock(&lock);
-            atomic_fetch_add(&workers_asleep, 1);
-            while (!new_generation(&seen))
-                pthread_cond_wait(&work_cv, &lock);
-            atomic_fetch_sub(&workers_asleep, 1);
-            pthread_mutex_unlock(&lock);
-        }
-        seen = atomic_load(&generation);
-        if (id < job.nchunks) {
-            int64_t b = job.begin + id * job.chunk;
-            int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
+    uint64_t w = atomic_load(&work);
+    while (NEXT(w) < COUNT(w)) {
+        if (!atomic_compare_exchange_weak(&work, &w, w + ((uint64_t)1 << 16)))
+            continue;
+        int64_t b = job.begin + NEXT(w) * job.chunk;
+        int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
+        int count = COUNT(w);
+        if (b < e)
             job.fn(job.arg, b, e);
-        }
-        if (atomic_fetch_sub(&pending, 1) == 1 && atomic_load(&caller_asleep)) {
+        if (atomic_fetch_add(&chunks_done, 1) == count - 1 && atomic_load(&caller_asleep)) {
             pthread_mutex_lock(&lock);
             pthread_cond_signal(&done_cv);
             pthread_mutex_unlock(&lock);
         }
+        w = atomic_load(&work);
+    }
+}
+
+static bool new_generation(void *seen)
+{
+    return GEN(atomic_load(&work)) != *(uint32_t *)seen;
+}
+
+static bool all_done(void *count)
+{
+    return atomic_load(&chunks_done) == *(int *)count;
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        uint32_t seen = GEN(atomic_load(&work));
+        run_chunks();
+        if (spin_until(new_generation, &seen))
+            continue;
+        pthread_mutex_lock(&lock);
+        atomic_fetch_add(&workers_asleep, 1);
+        while (!new_generation(&seen))
+            pthread_cond_wait(&work_cv, &lock);
+        atomic_fetch_sub(&workers_asleep, 1);
+        pthread_mutex_unlock(&lock);
     }
     return NULL;
 }
@@ -120,8 +137,8 @@ static void after_fork_child(void)
     pthread_cond_init(&work_cv, NULL);
     pthread_cond_init(&done_cv, NULL);
     pool_size = 0;
-    atomic_store(&generation, 0);
-    atomic_store(&pending, 0);
+    atomic_store(&work, 0);
+    atomic_store(&chunks_done, 0);
     atomic_store(&workers_asleep, 0);
     atomic_store(&caller_asleep, false);
 }
@@ -138,12 +155,10 @@ static void ensure_pool(int want)
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        start_seen[pool_size + 1] = atomic_load(&generation);
-        if (pthread_create(&th, &attr, worker, (void *)(intptr_t)(pool_size + 1)) != 0) {
-            pthread_attr_destroy(&attr);
-            break;
-        }
+        int rc = pthread_create(&th, &attr, worker, NULL);
         pthread_attr_destroy(&attr);
+        if (rc != 0)
+            break;
         pool_size++;
     }
 }
@@ -177,30 +192,30 @@ void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, 
             fn(arg, begin, end);
         return;
     }
+    ensure_pool(nt);
+    int threads = pool_size + 1 < nt ? pool_size + 1 : nt;
     int64_t nchunks = total / grain;
-    if (nchunks > nt)
-        nchunks = nt;
-    ensure_pool((int)nchunks);
-    if (pool_size + 1 < nchunks)
-        nchunks = pool_size + 1;
+    if (nchunks > (int64_t)threads * CHUNKS_PER_THREAD)
+        nchunks = (int64_t)threads * CHUNKS_PER_THREAD;
     job.fn = fn;
     job.arg = arg;
     job.begin = begin;
     job.end = end;
     job.chunk = (total + nchunks - 1) / nchunks;
-    job.nchunks = (int)nchunks;
-    atomic_store(&pending, pool_size);
-    atomic_fetch_add(&generation, 1);
+    int count = (int)nchunks;
+    atomic_store(&chunks_done, 0);
+    uint64_t gen = (uint64_t)(GEN(atomic_load(&work)) + 1);
+    atomic_store(&work, gen << 32 | (uint64_t)count);
     if (atomic_load(&workers_asleep) > 0) {
         pthread_mutex_lock(&lock);
         pthread_cond_broadcast(&work_cv);
         pthread_mutex_unlock(&lock);
     }
-    fn(arg, begin, begin + job.chunk < end ? begin + job.chunk : end);
-    if (!spin_until(all_done, NULL)) {
+    run_chunks();
+    if (!spin_until(all_done, &count)) {
         pthread_mutex_lock(&lock);
         atomic_store(&caller_asleep, true);
-        while (!all_done(NULL))
+        while (!all_done(&count))
             pthread_cond_wait(&done_cv, &lock);
         atomic_store(&caller_asleep, false);
         pthread_mutex_unlock(&lock);
