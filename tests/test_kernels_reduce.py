@@ -194,6 +194,23 @@ def test_softmax_extremes():
     check(m.logsumexp(1), t.logsumexp(1))
 
 
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 33, 1000])
+def test_float32_softmax_rows(n):
+    """Contiguous float32 rows take the vectorised path, tails and extremes too."""
+    a = (RNG.standard_normal((6, n)) * 30).astype(np.float32)
+    a[1, 0] = 1000.0
+    a[2, :] = -np.inf
+    a[3, n // 2] = np.inf
+    a[4, -1] = np.nan
+    a[5, 0] = -np.inf
+    m, t = mt.from_numpy(a), torch.from_numpy(a)
+    for dim in (1, -1):
+        check(m.softmax(dim), t.softmax(dim))
+        check(m.log_softmax(dim), t.log_softmax(dim))
+    # a strided view of the same rows goes the general way and agrees
+    check(m.t().contiguous().t().softmax(1), t.softmax(1))
+
+
 def test_large_sums_accuracy():
     a = RNG.random(3_000_001).astype(np.float32)
     ref = a.astype(np.float64).sum()
