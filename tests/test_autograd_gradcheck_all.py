@@ -172,6 +172,13 @@ SAMPLES.update({
     "cumsum": lambda t: [S(t.n(2, 3), 1), S(t.n(2, 3), 0)],
     "amax": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), (0, 1), keepdim=True)],
     "max": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True)],
+    # distinct values, so a small step never reorders them (nor ties a mode)
+    "median": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True)],
+    "mode": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 0, keepdim=True), S(t.n(4))],
+    "sort": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 0, True), S(t.n(4), descending=True),
+                       S(t.n(2, 3), dim=0, stable=True)],
+    "msort": lambda t: [S(t.n(3, 2))],
+    "topk": lambda t: [S(t.n(2, 4), 2), S(t.n(2, 4), 1, 0, False), S(t.n(5), 3, sorted=False)],
     "var": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), False), S(t.n(2, 3), 1, keepdim=True),
                       S(t.n(2, 3), 0, correction=0)],
     "norm": lambda t: [S(t.a(2, 3)), S(t.a(2, 3), 1), S(t.n(2, 3), 3.0, 1, keepdim=True),

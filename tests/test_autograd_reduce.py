@@ -150,7 +150,8 @@ def test_cumulative_single_element():
     _check(lambda t, x: x.cumsum(0), shape=())
 
 
-EXTREMES = [
+# Reductions that pick elements: extremes, order statistics, sort.
+PICKS = [
     lambda t, x: x.amax(1),
     lambda t, x: x.amax((0, -1), keepdim=True),
     lambda t, x: x.amax(),
@@ -161,20 +162,29 @@ EXTREMES = [
     lambda t, x: x.max(-1, keepdim=True),
     lambda t, x: x.min(0),
     lambda t, x: t.max(x, 2, True),
+    lambda t, x: x.sort(dim=1, stable=True),
+    lambda t, x: x.sort(dim=0, descending=True, stable=True),
+    lambda t, x: t.msort(x),
+    lambda t, x: x.median(),
+    lambda t, x: x.median(1),
+    lambda t, x: x.median(-1, keepdim=True),
+    lambda t, x: x.mode(1),
+    lambda t, x: t.mode(x, 0, True),
 ]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("k", range(len(EXTREMES)))
-def test_extremes(k, layout):
-    _check(EXTREMES[k], layout=layout, seed=k)
+@pytest.mark.parametrize("k", range(len(PICKS)))
+def test_picks(k, layout):
+    _check(PICKS[k], layout=layout, seed=k, twice=True)
 
 
-@pytest.mark.parametrize("k", range(len(EXTREMES)))
-def test_extremes_ties(k):
-    # ties: amax/max() share the gradient evenly, max(dim) gives it to the index
+@pytest.mark.parametrize("k", range(len(PICKS)))
+def test_picks_with_ties(k):
+    # amax/max()/median() share the gradient evenly among equal extremes; ops
+    # that return indices send it to the element picked, as torch's
     v = np.array([[[2.0, 2.0, 1.0], [0.5, -1.0, -1.0]], [[2.0, 0.0, 2.0], [-1.0, 0.5, 0.5]]])
-    _check(EXTREMES[k], values=v)
+    _check(PICKS[k], values=v)
 
 
 def test_max_dim_indices_have_no_history():
@@ -185,6 +195,19 @@ def test_max_dim_indices_have_no_history():
     for f in (x.argmax, x.argmin, x.all, x.any, x.count_nonzero):
         y = f()
         assert y.grad_fn is None and not y.requires_grad
+
+
+@pytest.mark.parametrize("args", [(2,), (1, 0), (3, -1, False), (2, 1, True, False)])
+def test_topk(args):
+    _check(lambda t, x: x.topk(*args), twice=True)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t, x: x.sort(), lambda t, x: t.msort(x), lambda t, x: x.median(),
+    lambda t, x: x.median(0), lambda t, x: x.mode(), lambda t, x: x.topk(1),
+])
+def test_selections_of_a_zero_dim_input(fn):
+    _check(fn, shape=())
 
 
 MOMENTS = [

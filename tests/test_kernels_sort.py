@@ -1,4 +1,4 @@
-"""sort, argsort, msort, topk, median, unique against NumPy and torch."""
+"""sort, argsort, msort, topk, median, mode, unique against NumPy and torch."""
 import numpy as np
 import pytest
 
@@ -56,7 +56,7 @@ def test_sort_long_lines_threads():
     x = rng.standard_normal((64, 5000)).astype(np.float64)
     m, t = pair(x)
     np.testing.assert_array_equal(m.sort(-1).values.numpy(), np.sort(x, -1))
-    np.testing.assert_array_equal(m.argsort(0, stable=True).numpy(),
+    np.testing.assert_array_equal(m.argsort(dim=0, stable=True).numpy(),
                                   np.argsort(x, 0, kind="stable"))
 
 
@@ -108,6 +108,56 @@ def test_median_edges():
     with pytest.raises(IndexError, match=r"median\(\): Expected reduction dim 1 to have "
                                          r"non-zero size."):
         mt.zeros(2, 0).median(1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mode(dtype):
+    rng = np.random.default_rng(6)
+    for shape in [(1,), (9,), (4, 7), (3, 5, 6), (2, 40)]:
+        x = data(shape, dtype, rng)  # values in [-5, 5]: ties between counts are common
+        m, t = pair(x)
+        for dim in range(-len(shape), len(shape)):
+            for keepdim in (False, True):
+                got, ref = m.mode(dim, keepdim), torch.mode(t, dim, keepdim)
+                np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+                assert type(got).__name__ == "mode"
+                # we always give the last position of the mode; torch does for
+                # lines up to 16 long and some unspecified one beyond (its sort
+                # is not stable there), so longer lines check the position holds it
+                if shape[dim] <= 16:
+                    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+                picked = np.take_along_axis(x, np.expand_dims(got.indices.numpy(), dim)
+                                            if not keepdim else got.indices.numpy(), dim)
+                np.testing.assert_array_equal(picked.squeeze(dim) if not keepdim else picked,
+                                              got.values.numpy())
+        got, ref = mt.mode(m.transpose(0, -1)), torch.mode(t.transpose(0, -1))
+        np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+        if shape[0] <= 16:
+            np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+
+
+def test_mode_edges():
+    v, i = mt.tensor(5.0).mode()
+    assert v.item() == 5.0 and i.item() == 0 and v.dim() == 0
+    got = mt.mode(mt.tensor([-0.0, 0.0, 1.0]))
+    assert got.values.item() == 0.0 and got.indices.item() == 1  # equal: one run, its last
+    nan = float("nan")
+    assert np.isnan(mt.tensor([nan, 2.0, nan, 2.0, nan]).mode().values.item())
+    assert mt.zeros(0, 3).mode(1).values.shape == (0,)
+    with pytest.raises(IndexError, match=r"mode\(\): Expected reduction dim 1 to have "
+                                         r"non-zero size."):
+        mt.zeros(2, 0).mode(1)
+    with pytest.raises(IndexError, match=r"Dimension out of range"):
+        mt.zeros(2, 3).mode(2)
+
+
+def test_named_pairs_print_as_torch():
+    x = np.array([[3.0, 1.0], [2.0, 2.0]], np.float32)
+    m, t = pair(x)
+    for name, args in [("max", (1,)), ("min", (0,)), ("median", (1,)), ("mode", (0,)),
+                       ("sort", ()), ("topk", (1,))]:
+        assert repr(getattr(m, name)(*args)) == repr(getattr(t, name)(*args)).replace(
+            "torch.", "minitorch.")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "uint8"])

@@ -2,7 +2,7 @@
 # Builds minitorch._C with AddressSanitizer + UBSan into build/asan-lib (the in-place
 # build is left alone) and runs tests against it. Any sanitizer report fails the run.
 #
-#   tools/asan_run.sh                      # the core test files
+#   tools/asan_run.sh                      # core, kernel, autograd and nn test files
 #   tools/asan_run.sh tests/test_foo.py -k bar
 #
 # Leak detection is off: CPython's own arenas and interned objects look like leaks;
@@ -25,7 +25,8 @@ MINITORCH_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-temp build/asan-tem
 
 if [ "$#" -eq 0 ]; then
     set -- tests/test_tensor_*.py tests/test_parser.py tests/test_torch_function.py \
-        tests/test_kernels_*.py
+        tests/test_kernels_*.py tests/test_autograd_*.py tests/test_gradcheck.py \
+        tests/test_nn_*.py tests/test_optim.py
 fi
 ARGS=()
 for a in "$@"; do

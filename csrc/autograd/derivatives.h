@@ -4,6 +4,8 @@
 #include "node.h"
 
 #define MT_SAVE(p) (1u << (p))
+/* save_output of a kind that keeps output k (true keeps output 0). */
+#define MT_OUTPUT(k) ((k) + 1)
 
 /* The kind called name (e.g. "MulBackward0"), or NULL. */
 const mt_node_kind *mt_derivative_kind(const char *name);

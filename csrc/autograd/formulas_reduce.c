@@ -179,7 +179,8 @@ static mt_tensor *end_mask(scratch *s, mt_tensor *x, int64_t d, bool last)
 {
     scratch sc = *s;
     mt_tensor *ones = S(MT_OP("ones_like", "T", x));
-    mt_tensor *pos = S(last ? reversed_cumsum(&sc, ones, d) : MT_OP("cumsum", "Ti", ones, d));
+    /* reversed_cumsum keeps its result in the scratch itself */
+    mt_tensor *pos = last ? reversed_cumsum(&sc, ones, d) : S(MT_OP("cumsum", "Ti", ones, d));
     mt_tensor *m = S(MT_OP("eq", "Ti", pos, (int64_t)1));
     *s = sc;
     return m;
@@ -385,8 +386,15 @@ int amax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return set_input_grad(n, out, finish(&sc, r));
 }
 
-/* max(dim)/min(dim): the gradient goes to the element the index names. */
-static int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char *arg_op)
+/* ------------------------------------------------------------ selections */
+
+/* Ops that pick elements along dim (max, min, median and mode along a dim,
+ * sort, topk): the gradient goes back to the picked positions idx. keepdim:
+ * the picks keep dim (sort and topk always do). A 0-d input was its own pick.
+ * The positions are the saved indices (output 1), or for msort, which
+ * returns none, argsort of the saved input (the same stable order). */
+static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim,
+                            bool keepdim)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     if (!g[0])
@@ -395,33 +403,48 @@ static int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const cha
         mt_ad.retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
-    int d = wrap(n->args[1].i, m->ndim);
-    bool red[MT_MAX_DIMS];
-    one_dim(m, d, red);
-    int64_t line[MT_MAX_DIMS];
-    for (int k = 0; k < m->ndim; k++)
-        line[k] = k == d ? m->sizes[d] : 1;
+    int64_t d = wrap(dim, m->ndim);
     scratch sc = {0};
-    mt_tensor *x = saved(&sc, n, 0);
-    /* recomputed: the indices are output 1, which the node does not keep */
-    mt_tensor *idx = S(strcmp(arg_op, "argmax") == 0 ? MT_OP("argmax", "Tib", x, (int64_t)d, 1)
-                                                      : MT_OP("argmin", "Tib", x, (int64_t)d, 1));
-    mt_tensor *pos = S(MT_OP("arange", "i", m->sizes[d]));
-    pos = S(MT_OP("reshape", "TL", pos, m->ndim, line));
-    mt_tensor *hit = S(MT_OP("eq", "TT", pos, idx));
-    mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
-    mt_tensor *r = S(MT_OP("mul", "TT", gu, hit));
+    mt_tensor *idx = n->kind->save_output ? saved(&sc, n, n->nparams)
+                                          : S(MT_OP("argsort", "Ti", saved(&sc, n, 0), d));
+    mt_tensor *gv = g[0];
+    if (!keepdim) {
+        idx = S(MT_OP("unsqueeze", "Ti", idx, d));
+        gv = S(MT_OP("unsqueeze", "Ti", gv, d));
+    }
+    mt_tensor *zero = S(mt_ad.zeros(g[0]->dtype, m->ndim, m->sizes));
+    mt_tensor *r = S(MT_OP("scatter", "TiTT", zero, d, idx, gv));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
-int max_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* max, min, median, mode (input, dim, keepdim) */
+int dim_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return select_backward(n, g, out, "argmax");
+    return indices_backward(n, g, out, n->args[1].i, n->args[2].i);
 }
 
-int min_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* sort(input, dim, descending) */
+int sort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return select_backward(n, g, out, "argmin");
+    return indices_backward(n, g, out, n->args[1].i, true);
+}
+
+/* sort(input, *, stable, dim, descending) */
+int sort_stable_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return indices_backward(n, g, out, n->args[2].i, true);
+}
+
+/* msort(input): sort along dim 0, positions recomputed from the saved input */
+int msort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return indices_backward(n, g, out, 0, true);
+}
+
+/* topk(input, k, dim, ...) */
+int topk_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return indices_backward(n, g, out, n->args[2].i, true);
 }
 
 /* ------------------------------------------------------------ var, std */

@@ -58,7 +58,7 @@ typedef struct {
     const char *name;     /* "MulBackward0" */
     mt_backward_fn backward;
     uint32_t save_inputs; /* bit p: save tensor param p */
-    bool save_output;     /* save output 0 */
+    uint8_t save_output;  /* 0: none; MT_OUTPUT(k): output k, kept in slot [nparams] */
     bool materialize;     /* missing output grads become zeros */
     void (*release)(mt_node *n); /* optional: frees what a custom kind saved itself */
     mt_jvp_fn jvp;        /* NULL: derived from backward (see forward.h) */

@@ -15,7 +15,8 @@ typedef struct {
 
 typedef struct {
     int64_t len, vs, is, xs; /* line length; byte strides of values, indices, in along dim */
-    bool is_float, descending, median;
+    bool is_float, descending;
+    enum { KEEP_ALL, PICK_MEDIAN, PICK_MODE } pick;
     mt_dtype dtype;
     int isz;
 } sort_plan;
@@ -75,6 +76,44 @@ static void load_keys(const sort_plan *p, item *it, const char *x)
     }
 }
 
+static inline bool same(const sort_plan *p, const item *a, const item *b)
+{
+    if (!p->is_float)
+        return a->i == b->i;
+    return a->f == b->f || (a->f != a->f && b->f != b->f);
+}
+
+/* Where the lower median sits in a sorted line: a line with NaN gives its
+ * first NaN, as torch's. */
+static int64_t median_position(const sort_plan *p, const item *s)
+{
+    int64_t pos = (p->len - 1) / 2;
+    if (p->is_float && s[p->len - 1].f != s[p->len - 1].f) {
+        pos = p->len - 1;
+        while (pos > 0 && s[pos - 1].f != s[pos - 1].f)
+            pos--;
+    }
+    return pos;
+}
+
+/* The most frequent value of a sorted line: the smallest of the most frequent
+ * when several tie, at its last position in the input (the sort is stable, so
+ * a run's last item has the largest index), as torch's. */
+static int64_t mode_position(const sort_plan *p, const item *s)
+{
+    int64_t best = 0, best_count = 0, start = 0;
+    for (int64_t k = 1; k <= p->len; k++) {
+        if (k < p->len && same(p, &s[k], &s[start]))
+            continue;
+        if (k - start > best_count) {
+            best_count = k - start;
+            best = k - 1;
+        }
+        start = k;
+    }
+    return best;
+}
+
 static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 {
     const sort_plan *p = ctx;
@@ -86,13 +125,8 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
         const char *x = data[2] + l * st[2];
         load_keys(p, buf, x);
         item *s = merge_sort(p, buf, buf + p->len, p->len);
-        if (p->median) {
-            int64_t pos = (p->len - 1) / 2;
-            if (p->is_float && s[p->len - 1].f != s[p->len - 1].f) {
-                pos = p->len - 1;
-                while (pos > 0 && s[pos - 1].f != s[pos - 1].f)
-                    pos--;
-            }
+        if (p->pick != KEEP_ALL) {
+            int64_t pos = p->pick == PICK_MEDIAN ? median_position(p, s) : mode_position(p, s);
             memcpy(v, x + s[pos].idx * p->xs, p->isz);
             *(int64_t *)ix = s[pos].idx;
             continue;
@@ -106,14 +140,14 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 }
 
 static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
-                      bool descending, bool median)
+                      bool descending, int pick)
 {
     if (in->numel == 0)
         return;
     sort_plan p = {.len = in->ndim ? in->sizes[dim] : 1,
                    .is_float = mt_is_floating(in->dtype),
                    .descending = descending,
-                   .median = median,
+                   .pick = pick,
                    .dtype = in->dtype,
                    .isz = mt_itemsize(in->dtype)};
     mt_tensor vv = *values, iv = *indices, xv = *in;
@@ -133,12 +167,17 @@ static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in
 void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
              bool descending)
 {
-    run_lines(values, indices, in, dim, descending, false);
+    run_lines(values, indices, in, dim, descending, KEEP_ALL);
 }
 
 void mt_median(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim)
 {
-    run_lines(values, indices, in, dim, false, true);
+    run_lines(values, indices, in, dim, false, PICK_MEDIAN);
+}
+
+void mt_mode(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim)
+{
+    run_lines(values, indices, in, dim, false, PICK_MODE);
 }
 
 int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)

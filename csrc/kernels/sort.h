@@ -1,5 +1,6 @@
 /* Sorting along one dim: stable merge sort of every line, with torch's order
- * for NaN (greater than everything), and the selections built on it. */
+ * for NaN (greater than everything), and the selections built on it (median,
+ * mode). */
 #ifndef MT_KERNELS_SORT_H
 #define MT_KERNELS_SORT_H
 
@@ -13,6 +14,10 @@ void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim
 /* The lower median of every line along dim (a NaN line gives its first NaN),
  * into values/indices of in's shape with sizes[dim] == 1. */
 void mt_median(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim);
+
+/* The most frequent value of every line along dim (the smallest when several
+ * tie) and its last position, shaped as mt_median's. */
+void mt_mode(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim);
 
 /* Numbers the distinct runs of a sorted contiguous 1-D tensor: groups[k] is
  * the run of element k (NaN never equals NaN, as in torch). Returns the count. */

@@ -272,8 +272,12 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, mt_args *a,
     for (int k = 0; k < nout; k++)
         if (MTPy_Check(output_at(result, k)))
             fill_edge_meta(&n->out_meta[k], MTPy_T(output_at(result, k)));
-    if (n->kind->save_output && MTPy_Check(output_at(result, 0)))
-        mt_node_save(n, np, MTPy_T(output_at(result, 0)), !for_forward, 0);
+    int kept = n->kind->save_output - 1;
+    if (kept >= 0 && MTPy_Check(output_at(result, kept))) {
+        /* indices carry no history: kept as they are, not re-attached to n */
+        mt_tensor *t = MTPy_T(output_at(result, kept));
+        mt_node_save(n, np, t, !for_forward && mt_is_floating(t->dtype), (uint32_t)kept);
+    }
     return n;
 fail:
     mt_node_decref(n);

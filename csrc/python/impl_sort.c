@@ -1,4 +1,4 @@
-/* sort, argsort, msort, topk, median and unique of the op table: shapes and
+/* sort, argsort, msort, topk, median, mode and unique of the op table: shapes and
  * torch's errors here, the line sorting in kernels/sort.c. */
 #include "parser.h"
 #include "return_types.h"
@@ -28,10 +28,12 @@ static int sorted_pair(const mt_tensor *t, int64_t dim, bool descending, PyObjec
     return 0;
 }
 
+/* Overload 0 of sort and argsort puts `stable` before dim and descending. */
 PyObject *impl_sort(mt_args *a)
 {
     PyObject *v = NULL, *i = NULL;
-    if (sorted_pair(a->v[0].t, a->v[1].i, a->v[2].b, &v, &i) < 0)
+    int o = a->overload == 0;
+    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, &v, &i) < 0)
         return NULL;
     return mtpy_return_pair("sort", v, i);
 }
@@ -39,7 +41,8 @@ PyObject *impl_sort(mt_args *a)
 PyObject *impl_argsort(mt_args *a)
 {
     PyObject *v = NULL, *i = NULL;
-    if (sorted_pair(a->v[0].t, a->v[1].i, a->v[2].b, &v, &i) < 0)
+    int o = a->overload == 0;
+    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, &v, &i) < 0)
         return NULL;
     Py_DECREF(v);
     return i;
@@ -87,6 +90,56 @@ PyObject *impl_topk(mt_args *a)
     return mtpy_return_pair("topk", vk, ik);
 }
 
+/* (values, indices) of one pick per line along dim (median, mode), dim
+ * removed unless keepdim. */
+static PyObject *pick_along_dim(mt_args *a, const char *name,
+                                void (*kernel)(mt_tensor *, mt_tensor *, const mt_tensor *, int))
+{
+    mt_tensor *t = a->v[0].t;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return mtpy_raise();
+    if (t->ndim && t->sizes[d] == 0)
+        return PyErr_Format(PyExc_IndexError,
+                            "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+    int64_t sizes[MT_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof sizes);
+    if (t->ndim)
+        sizes[d] = 1;
+    PyObject *v = mtpy_new_contiguous(t->dtype, t->ndim, sizes, false);
+    PyObject *i = mtpy_new_contiguous(MT_INT64, t->ndim, sizes, false);
+    if (!v || !i) {
+        Py_XDECREF(v);
+        Py_XDECREF(i);
+        return NULL;
+    }
+    kernel(MTPy_T(v), MTPy_T(i), t, d);
+    if (!a->v[2].b && t->ndim) {
+        PyObject *pair[2] = {v, i};
+        for (int k = 0; k < 2; k++) {
+            mt_tensor *x = MTPy_T(pair[k]);
+            int64_t s[MT_MAX_DIMS], st[MT_MAX_DIMS];
+            for (int j = 0, n = 0; j < x->ndim; j++) {
+                if (j == d)
+                    continue;
+                s[n] = x->sizes[j];
+                st[n++] = x->strides[j];
+            }
+            PyObject *view = mtpy_new_view(pair[k], x->ndim - 1, s, st, x->offset);
+            Py_DECREF(pair[k]);
+            pair[k] = view;
+        }
+        if (!pair[0] || !pair[1]) {
+            Py_XDECREF(pair[0]);
+            Py_XDECREF(pair[1]);
+            return NULL;
+        }
+        v = pair[0];
+        i = pair[1];
+    }
+    return mtpy_return_pair(name, v, i);
+}
+
 PyObject *impl_median(mt_args *a)
 {
     mt_tensor *t = a->v[0].t;
@@ -121,43 +174,12 @@ PyObject *impl_median(mt_args *a)
         Py_XDECREF(i);
         return r;
     }
-    int d;
-    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
-        return mtpy_raise();
-    if (t->ndim && t->sizes[d] == 0)
-        return PyErr_Format(PyExc_IndexError,
-                            "median(): Expected reduction dim %d to have non-zero size.", d);
-    int64_t sizes[MT_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof sizes);
-    if (t->ndim)
-        sizes[d] = 1;
-    PyObject *v = mtpy_new_contiguous(t->dtype, t->ndim, sizes, false);
-    PyObject *i = mtpy_new_contiguous(MT_INT64, t->ndim, sizes, false);
-    if (!v || !i) {
-        Py_XDECREF(v);
-        Py_XDECREF(i);
-        return NULL;
-    }
-    mt_median(MTPy_T(v), MTPy_T(i), t, d);
-    if (!a->v[2].b && t->ndim) {
-        PyObject *pair[2] = {v, i};
-        for (int k = 0; k < 2; k++) {
-            mt_tensor *x = MTPy_T(pair[k]);
-            int64_t s[MT_MAX_DIMS], st[MT_MAX_DIMS];
-            for (int j = 0, n = 0; j < x->ndim; j++) {
-                if (j == d)
-                    continue;
-                s[n] = x->sizes[j];
-                st[n++] = x->strides[j];
-            }
-            PyObject *view = mtpy_new_view(pair[k], x->ndim - 1, s, st, x->offset);
-            Py_DECREF(pair[k]);
-            pair[k] = view;
-        }
-        v = pair[0];
-        i = pair[1];
-    }
-    return mtpy_return_pair("median", v, i);
+    return pick_along_dim(a, "median", mt_median);
+}
+
+PyObject *impl_mode(mt_args *a)
+{
+    return pick_along_dim(a, "mode", mt_mode);
 }
 
 /* (output, inverse, counts) packed as torch.unique returns them. */

@@ -1,14 +1,22 @@
 /* minitorch.return_types: the named (values, indices) tuples of max, min,
- * median, sort and topk. */
+ * median, mode, sort and topk. */
 #include "return_types.h"
 
 #include <string.h>
 
-static const char *names[] = {"max", "min", "median", "sort", "topk"};
+static const char *names[] = {"max", "min", "median", "mode", "sort", "topk"};
 #define NTYPES ((int)(sizeof names / sizeof names[0]))
 static PyTypeObject *types[NTYPES];
 
 static PyStructSequence_Field fields[] = {{"values", NULL}, {"indices", NULL}, {NULL, NULL}};
+
+/* torch prints one field a line: "torch.return_types.max(\nvalues=...,\nindices=...)" */
+static PyObject *pair_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("%s(\nvalues=%R,\nindices=%R)", Py_TYPE(self)->tp_name,
+                                PyStructSequence_GET_ITEM(self, 0),
+                                PyStructSequence_GET_ITEM(self, 1));
+}
 
 int mtpy_return_types_init(PyObject *module)
 {
@@ -25,7 +33,11 @@ int mtpy_return_types_init(PyObject *module)
             goto fail;
         strcpy((char *)desc.name, qual);
         types[k] = PyStructSequence_NewType(&desc);
-        if (!types[k] || PyModule_AddObjectRef(sub, names[k], (PyObject *)types[k]) < 0)
+        if (!types[k])
+            goto fail;
+        types[k]->tp_repr = pair_repr;
+        PyType_Modified(types[k]);
+        if (PyModule_AddObjectRef(sub, names[k], (PyObject *)types[k]) < 0)
             goto fail;
     }
     if (PyModule_AddObject(module, "return_types", sub) < 0)
