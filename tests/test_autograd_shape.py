@@ -35,6 +35,29 @@ def test_views(case):
     check(torch, f, R(X), name=name, double=case % 3 == 0)
 
 
+# Data movement built from copies: gradients and grad_fn names as torch's.
+COPIES = [
+    (lambda m, x: m.hstack([x, x[:, :1]]), "CatBackward0"),
+    (lambda m, x: m.hstack([x[0], x[1, :2], x[2, 0]]), "CatBackward0"),
+    (lambda m, x: m.vstack([x[0], x]), "CatBackward0"),
+    (lambda m, x: m.row_stack([x, x]), "CatBackward0"),
+    (lambda m, x: m.diag(x[0], 1), "DiagEmbedBackward0"),
+    (lambda m, x: m.diag(x, -1), "DiagonalBackward0_copy"),
+    (lambda m, x: m.diag(x[:, :2], 1), "DiagonalBackward0_copy"),
+    (lambda m, x: m.nn.functional.pad(x, (1, -1)), "ConstantPadNdBackward0"),
+    (lambda m, x: m.nn.functional.pad(x, (2, 0, -1, 3), value=3.0), "ConstantPadNdBackward0"),
+    (lambda m, x: x.repeat_interleave(2, 0), "ViewBackward0"),
+    (lambda m, x: x.repeat_interleave(3), "ViewBackward0"),
+    (lambda m, x: x.repeat_interleave(m.tensor([1, 0, 2]), 1), "IndexSelectBackward0"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(COPIES)))
+def test_copies(case):
+    f, name = COPIES[case]
+    check(torch, f, R((3, 3)), name=name, double=True)
+
+
 def test_unused_outputs_and_noncontiguous():
     check(torch, lambda m, x: x.split(2, 1)[1], R((5, 4)).T.copy(), transpose=(0,))
     check(torch, lambda m, x: x.unbind(0)[2] * 3, R((4, 3)))

@@ -105,8 +105,10 @@ const mt_node_kind *mt_derivative_variant(const mt_node *n)
         resolve_variants();
     for (size_t i = 0; i < NVARIANTS; i++) {
         int p = resolved[i].param;
-        if (resolved[i].kind == n->kind && p < n->nparams && !n->args[p].none &&
-            n->edge_count[p] == 0)
+        if (resolved[i].kind != n->kind)
+            continue;
+        if (p < 0 ? n->nedges > 0 && n->edge_meta[0].ndim == -p - 1
+                  : p < n->nparams && !n->args[p].none && n->edge_count[p] == 0)
             return resolved[i].variant;
     }
     return n->kind;

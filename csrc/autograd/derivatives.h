@@ -6,6 +6,7 @@
 #define MT_SAVE(p) (1u << (p))
 /* save_output of a kind that keeps output k (true keeps output 0). */
 #define MT_OUTPUT(k) ((k) + 1)
+#define MT_RANK(r) (-(r)-1)
 
 /* The kind called name (e.g. "MulBackward0"), or NULL. */
 const mt_node_kind *mt_derivative_kind(const char *name);
@@ -13,7 +14,8 @@ const mt_node_kind *mt_derivative_kind(const char *name);
  * some backward classes per overload (x ** 2 is PowBackward0, x ** y
  * PowBackward1). A row MT_VARIANT(Key, p, Variant) in derivatives.def says a
  * Key node whose param p was a number (or, for a non-tensor param, was given)
- * is a Variant node; a variant saves no input its base does not. */
+ * is a Variant node; with p = MT_RANK(r), a Key node whose first input has r
+ * dims (diag of a matrix). A variant saves no input its base does not. */
 const mt_node_kind *mt_derivative_variant(const mt_node *n);
 /* For float results of ops with no formula: backward raises torch's
  * "the derivative for 'op' is not implemented". */
