@@ -17,9 +17,23 @@ GETITEM = [
     (lambda m, x: x[::2, ..., 1:], "SliceBackward0"),
     (lambda m, x: x[L(m, [0, 2, 0])], "IndexBackward0"),
     (lambda m, x: x[x > 0], "IndexBackward0"),
-    (lambda m, x: x[[1, 1, 3]], None),
-    (lambda m, x: x[:, L(m, [4, 0]), None], None),
-    (lambda m, x: x[1], None),
+    (lambda m, x: x[[1, 1, 3]], "IndexBackward0"),
+    (lambda m, x: x[:, L(m, [4, 0]), None], "IndexBackward0"),
+    # torch names the grad_fn for the view op it applies last
+    (lambda m, x: x[1], "SelectBackward0"),
+    (lambda m, x: x[:, 1], "SelectBackward0"),
+    (lambda m, x: x[1:3, 0], "SelectBackward0"),
+    (lambda m, x: x[..., 0], "SelectBackward0"),
+    (lambda m, x: x[m.tensor(2)], "SelectBackward0"),
+    (lambda m, x: x[None], "UnsqueezeBackward0"),
+    (lambda m, x: x[0, ..., None], "UnsqueezeBackward0"),
+    (lambda m, x: x[None, 0], "SelectBackward0"),
+    (lambda m, x: x[:], "SliceBackward0"),  # a bare slice is always sliced
+    (lambda m, x: x[:, :], "AliasBackward0"),
+    (lambda m, x: x[0:10, ...], "AliasBackward0"),
+    (lambda m, x: x[True], "IndexBackward0"),
+    (lambda m, x: x[0, [1, 2]], "IndexBackward0"),
+    (lambda m, x: x[m.tensor(True)], "IndexBackward0"),
 ]
 
 

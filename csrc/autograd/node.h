@@ -54,7 +54,7 @@ typedef int (*mt_backward_fn)(mt_node *n, mt_tensor **grads_in, mt_tensor **grad
  * for zero). */
 typedef int (*mt_jvp_fn)(mt_node *n, mt_tensor **tangents_in, mt_tensor **tangents_out);
 
-typedef struct {
+typedef struct mt_node_kind {
     const char *name;     /* "MulBackward0" */
     mt_backward_fn backward;
     uint32_t save_inputs; /* bit p: save tensor param p */

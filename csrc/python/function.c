@@ -38,7 +38,10 @@ PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)
     mt_record_state st;
     if (mt_record_prepare(f->name, kind, inplace, a, &st) < 0)
         return NULL;
+    a->derivative = NULL;
     PyObject *r = f->impls[a->overload](a);
+    if (a->derivative)
+        kind = a->derivative;
     if (r && mt_forward_propagate(f->name, kind, inplace, a, &st, r) < 0)
         Py_CLEAR(r);
     if (!r) {

@@ -6,6 +6,7 @@
 #include "function.h"
 #include "numpy_bridge.h"
 
+#include "../autograd/derivatives.h"
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 #include "../kernels/index.h"
@@ -40,9 +41,13 @@ PyObject *mtpy_nonzero(const mt_tensor *t)
 
 /* The key after parsing: a view for the basic part and, per advanced
  * index, the view dim it indexes and its int64 tensor. */
+/* The view op torch applies last for a key, which names its grad_fn. */
+typedef enum { LAST_NONE, LAST_SLICE, LAST_SELECT, LAST_UNSQUEEZE, LAST_INDEX } last_op;
+
 typedef struct {
     PyObject *items; /* the key as a tuple */
     PyObject *view;
+    last_op last;
     int nadv;
     int adv_dim[MT_MAX_DIMS];
     PyObject *adv[MT_MAX_DIMS];
@@ -210,12 +215,15 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
         sizes[od] = (sz);                                                                     \
         strides[od++] = (st);                                                                 \
     } while (0)
+    bool advanced = false; /* torch indexes after the views, whatever the order */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *it = items[i];
-        if (it == Py_None || it == Py_True) {
+        if (it == Py_None) {
             NEW_DIM(1, 1);
-        } else if (it == Py_False) {
-            NEW_DIM(0, 1);
+            k->last = LAST_UNSQUEEZE;
+        } else if (it == Py_True || it == Py_False) {
+            NEW_DIM(it == Py_True, 1);
+            advanced = true;
         } else if (it == Py_Ellipsis) {
             for (int r = t->ndim - consumed; r > 0; r--, sd++)
                 NEW_DIM(t->sizes[sd], t->strides[sd]);
@@ -228,6 +236,9 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
                 return -1;
             }
             Py_ssize_t len = PySlice_AdjustIndices(t->sizes[sd], &start, &stop, step);
+            /* torch skips whole-dim slices inside a tuple key, not a bare one */
+            if (start != 0 || len != t->sizes[sd] || step != 1 || !as_tuple)
+                k->last = LAST_SLICE;
             offset += len ? start * t->strides[sd] : 0;
             NEW_DIM(len, t->strides[sd] * step);
             sd++;
@@ -246,8 +257,10 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             }
             offset += (v < 0 ? v + t->sizes[sd] : v) * t->strides[sd];
             sd++;
+            k->last = LAST_SELECT;
         } else if (is_bool_tensor(it)) {
             mt_tensor *m = MTPy_T(it);
+            advanced = true;
             for (int j = 0; j < m->ndim; j++)
                 if (m->sizes[j] != t->sizes[sd + j]) {
                     char ms[256], ts[256];
@@ -282,6 +295,8 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
         }
     }
 #undef NEW_DIM
+    if (advanced || k->nadv)
+        k->last = LAST_INDEX;
     for (; sd < t->ndim; sd++) {
         if (od >= MT_MAX_DIMS) {
             PyErr_Format(PyExc_IndexError, "minitorch supports at most %d dimensions", MT_MAX_DIMS);
@@ -359,12 +374,32 @@ static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p, int *res_
     return 0;
 }
 
+/* The derivative kind of x[key]: torch names the grad_fn for the view op
+ * it applies last. NULL keeps the op row's: SliceBackward0 for a Python key
+ * ending in a slice, IndexBackward0 for a tensor key (a 0-d integer one
+ * selects). */
+static const struct mt_node_kind *getitem_kind(last_op last, bool tensor_key)
+{
+    static const struct mt_node_kind *kinds[2][LAST_INDEX + 1];
+    static const char *const keys[2][LAST_INDEX + 1] = {
+        {[LAST_NONE] = "GetitemAlias", [LAST_SELECT] = "GetitemSelect",
+         [LAST_UNSQUEEZE] = "GetitemUnsqueeze", [LAST_INDEX] = "GetitemIndex"},
+        {[LAST_SELECT] = "GetitemTensorSelect"}};
+    const char *key = keys[tensor_key][last];
+    if (!key)
+        return NULL;
+    if (!kinds[tensor_key][last])
+        kinds[tensor_key][last] = mt_derivative_kind(key);
+    return kinds[tensor_key][last];
+}
+
 static PyObject *getitem(mt_args *a)
 {
     parsed_key k;
     PyObject *self = a->v[0].obj, *out = NULL;
     if (parse_key(self, a->v[1].obj ? a->v[1].obj : Py_None, &k) < 0)
         goto done;
+    a->derivative = getitem_kind(k.last, a->v[1].obj && MTPy_Check(a->v[1].obj));
     if (!k.nadv) {
         out = Py_NewRef(k.view);
         goto done;

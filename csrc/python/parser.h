@@ -54,6 +54,7 @@ typedef struct {
 } mt_value;
 
 typedef struct mt_signature mt_signature;
+struct mt_node_kind;
 
 typedef struct {
     const mt_signature *sig;
@@ -67,6 +68,10 @@ typedef struct {
     PyObject *overloaded[MT_MAX_OVERLOADED];
     int noverloaded;
     int ncustom; /* of those, operands whose handler is not Tensor's own */
+    /* Set by an impl whose derivative kind depends on the argument values
+     * (x[key] is SelectBackward0, SliceBackward0, ... as torch names the view
+     * op it applies last); replaces the op row's kind. */
+    const struct mt_node_kind *derivative;
 } mt_args;
 
 /* value helpers for impls */
