@@ -1,6 +1,8 @@
 """nn layers and losses against torch with autograd: same weights in (through
 state_dict and NumPy), same float64 inputs, then outputs, input gradients and
 parameter gradients compared with minitorch.testing.assert_close."""
+import re
+
 import numpy as np
 import pytest
 
@@ -387,11 +389,47 @@ def test_cross_entropy_every_target_ignored(smoothing):
           np.array([1, 1]), equal_nan=True)
 
 
-def test_nll_loss_weight_gets_no_gradient():
-    w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (4, 3, 5), (2, 3, 4, 2), (2, 3, 2, 2, 2)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_nll_loss_ranks_names_and_double_backward(shape, reduction):
+    """grad_fn as torch names it (NllLoss2DBackward0 from 3-D, a view for
+    unreduced 3-D and 5-D), with weights, an ignored class, and the
+    gradient of the gradient."""
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape)
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    t = rng.integers(0, 3, tshape)
+    w = np.array([0.5, 2.0, 1.5])
+    up_value = rng.standard_normal(tshape) if reduction == "none" else 1.3
+    outs = []
+    for lib in (mt, torch):
+        xi = lib.tensor(x, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(xi, lib.tensor(t), weight=lib.tensor(w),
+                                          ignore_index=1, reduction=reduction)
+        up = lib.tensor(up_value, requires_grad=True)  # float32: cast as torch casts
+        (g,) = lib.autograd.grad(loss, xi, up, create_graph=True)
+        (gg,) = lib.autograd.grad((g * lib.tensor(x)).sum(), up)
+        outs.append((type(loss.grad_fn).__name__, loss.detach().numpy(), g.detach().numpy(),
+                     gg.numpy()))
+    (mn, *ma), (tn, *ta) = outs
+    assert mn == tn
+    for a, b in zip(ma, ta):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_nll_loss_weight_is_not_differentiable():
+    w = mt.tensor([1.0, 2.0, 3.0], dtype=mt.float64, requires_grad=True)
     x = mt.tensor(rand(2, 3), requires_grad=True)
-    F.nll_loss(x, mt.tensor([0, 2]), weight=w).backward()
-    assert w.grad is None and x.grad is not None
+    msg = ("The function 'nll_loss_forward' is not differentiable with respect to argument "
+           "'weight'. This input cannot have requires_grad True.")
+    for f in (F.nll_loss, F.cross_entropy):
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            f(x, mt.tensor([0, 2]), weight=w)
+    with mt.no_grad():
+        assert F.nll_loss(x, mt.tensor([0, 2]), weight=w).item() == pytest.approx(
+            -(x[0, 0] + 3 * x[1, 2]).item() / 4)
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+        F.nll_loss(x, mt.tensor([0, 2]), weight=w.detach().float())
 
 
 def test_embedding_options():

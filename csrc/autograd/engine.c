@@ -283,8 +283,16 @@ int mt_run_backward(mt_backward_task *task)
         node_state *s = map_get(&map, root_edges[r].fn, false);
         if (!s->needed)
             continue;
-        mt_ad.retain(task->root_grads[r]);
-        if (accumulate_into(&s->buf[root_edges[r].input_nr], task->root_grads[r]) < 0)
+        /* a grad_output of another dtype flows on as the output's, as torch's */
+        static void *to_cache;
+        mt_tensor *g = task->root_grads[r];
+        if (g->dtype != task->roots[r]->dtype) {
+            if (!(g = mt_ad.call(&to_cache, "to", "TD", g, (int)task->roots[r]->dtype)))
+                goto done;
+        } else {
+            mt_ad.retain(g);
+        }
+        if (accumulate_into(&s->buf[root_edges[r].input_nr], g) < 0)
             goto done;
     }
     for (size_t i = 0; i < map.cap; i++)

@@ -253,3 +253,41 @@ int adaptive_avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor *
     out[0] = MT_OP("adaptive_avg_pool2d", "TL", g[0], 2, &gm->sizes[gm->ndim - 2]);
     return out[0] ? 0 : -1;
 }
+
+/* ------------------------------------------------------------ nll_loss */
+
+/* _nll_loss(input, target, weight, reduction, ignore_index) is linear in
+ * input; the class weights get no gradient, as in torch. */
+int nll_loss_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int ei = mt_edge_of(n, 0);
+    if (!mt_needs(n, ei))
+        return 0;
+    const mt_tensor_meta *m = &n->edge_meta[ei];
+    mt_tensor *t = mt_node_saved(n, 1), *w = n->args[2].none ? NULL : mt_node_saved(n, 2);
+    if (t && (w || n->args[2].none))
+        out[ei] = w ? MT_OP("_nll_loss_backward", "TTTLii", g[0], t, w, m->ndim, m->sizes,
+                            n->args[3].i, n->args[4].i)
+                    : MT_OP("_nll_loss_backward", "TTNLii", g[0], t, m->ndim, m->sizes,
+                            n->args[3].i, n->args[4].i);
+    mt_tensor *tmp[2] = {t, w};
+    mt_release_all(2, tmp);
+    return out[ei] ? 0 : -1;
+}
+
+/* _nll_loss_backward(grad_output, target, weight, input_size, reduction,
+ * ignore_index) = L^T grad_output for the linear map L = _nll_loss, so its
+ * derivative takes an incoming gradient gg to L gg. */
+int nll_loss_double_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int eg = mt_edge_of(n, 0);
+    if (!mt_needs(n, eg))
+        return 0;
+    mt_tensor *t = mt_node_saved(n, 1), *w = n->args[2].none ? NULL : mt_node_saved(n, 2);
+    if (t && (w || n->args[2].none))
+        out[eg] = w ? MT_OP("_nll_loss", "TTTii", g[0], t, w, n->args[4].i, n->args[5].i)
+                    : MT_OP("_nll_loss", "TTNii", g[0], t, n->args[4].i, n->args[5].i);
+    mt_tensor *tmp[2] = {t, w};
+    mt_release_all(2, tmp);
+    return out[eg] ? 0 : -1;
+}

@@ -6,6 +6,7 @@ differentiable minitorch ops and dispatch through wrap_torch_function.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import List, Optional, Sequence
 
@@ -352,9 +353,17 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     return _reduce(loss, reduction)
 
 
+_nll_loss = _C._functions["_nll_loss"]
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
 def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int,
          reduction: str) -> Tensor:
-    """nll_loss over (N, C, d...) input and (N, d...) long target, or (C,) and ()."""
+    """nll_loss over (N, C, d...) input and (N, d...) long target, or (C,) and ().
+
+    The shapes are checked here; classes, weights and the picking are C's
+    (_nll_loss), which takes 1-, 2- and 4-D inputs. Other ranks go through
+    the 4-D form as (N, C, 1, rest), as torch's nll_loss_nd does."""
     _check_reduction(reduction)
     if target.is_floating_point() or target.dtype == minitorch.bool:
         name = {minitorch.float32: "Float", minitorch.float64: "Double",
@@ -367,9 +376,7 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
         if target.dim() > 1 or (target.dim() == 1 and target.shape[0] != 1):
             raise ValueError("For 1D input, 1D target must have size 1, but got target "
                              f"size: {target.shape[0] if target.dim() == 1 else target.numel()}")
-        out = _nll(input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction)
-        return out.reshape(target.shape) if reduction == "none" else out
-    if input.shape[0] != target.shape[0] if target.dim() else True:
+    elif input.shape[0] != target.shape[0] if target.dim() else True:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if target.dim() else 0}).")
     if input.dim() == 2 and target.dim() != 1:
@@ -377,34 +384,16 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
                            f"got {list(target.shape)}")
-    n_classes = input.shape[1]
-    target = target.long()
-    ignored = target == ignore_index
-    flat = target.reshape(-1)
-    bad = (~ignored.reshape(-1)) & ((flat < 0) | (flat >= n_classes))
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(flat[bad][0])} is out of bounds.")
-    safe = minitorch.where(ignored, 0, target)
-    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
-    if weight is not None:
-        if weight.dim() != 1 or weight.numel() != n_classes:
-            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
-                               f"classes or no classes but got weight tensor of shape: "
-                               f"{list(weight.shape)}")
-        # as in torch, the class weights receive no gradient from nll_loss
-        w = weight.detach().index_select(0, safe.reshape(-1)).reshape(safe.shape)
-        w = minitorch.where(ignored, 0.0, w).to(input.dtype)
-    else:
-        w = (~ignored).to(input.dtype)
-    loss = -picked * w
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    # With every target ignored the mean is 0/0 = nan but the gradient is 0, as torch's.
-    total = w.sum()
-    nan_if_empty = minitorch.where(total == 0, float("nan"), 0.0)
-    return loss.sum() / minitorch.where(total == 0, 1.0, total) + nan_if_empty
+    if target.dtype != minitorch.int64:
+        target = target.long()
+    red = _REDUCTIONS[reduction]
+    if input.dim() in (1, 2, 4):
+        return _nll_loss(input, target, weight, red, ignore_index)
+    n, c = input.shape[0], input.shape[1]
+    rest = math.prod(input.shape[2:])
+    out = _nll_loss(input.reshape(n, c, 1, rest), target.reshape(n, 1, rest), weight, red,
+                    ignore_index)
+    return out.reshape(target.shape) if reduction == "none" else out
 
 
 @wrap_torch_function(_args("input", "target", "weight"))
