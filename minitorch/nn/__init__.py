@@ -8,5 +8,7 @@ from .modules import (  # noqa: F401
     LogSoftmax, MultiheadAttention, Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
     BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, Dropout, Embedding, RNNBase, RNN, LSTM, GRU,
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
-    KLDivLoss)
+    KLDivLoss, ELU, SELU, CELU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, Mish, LogSigmoid,
+    Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus,
+    CosineSimilarity, PairwiseDistance)
 from . import modules  # noqa: F401,E402

@@ -538,3 +538,6 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
     return _reduce(loss, reduction)
+
+
+from .functional_activations import *  # noqa: E402,F401,F403  (Python-level activations)

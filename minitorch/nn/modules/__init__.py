@@ -6,6 +6,10 @@ from .linear import Identity, Linear, Bilinear  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .activation import (  # noqa: F401
     ReLU, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax, MultiheadAttention)
+from .activation_simple import (  # noqa: F401
+    ELU, SELU, CELU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign,
+    Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus, CosineSimilarity,
+    PairwiseDistance)
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm  # noqa: F401

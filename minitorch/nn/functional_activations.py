@@ -1,0 +1,171 @@
+"""The activations and similarity measures of nn.functional that are written
+in Python with differentiable ops (re-exported by nn.functional).
+
+Where torch's derivative differs from the composite's at a kink (hardtanh
+at its bounds, the hard* family at +-3), constants from `where` pin it to
+torch's value."""
+from __future__ import annotations
+
+from typing import Optional
+
+import minitorch
+from ..overrides import wrap_torch_function
+from .functional import _args, softmax, softplus
+
+Tensor = minitorch.Tensor
+
+__all__ = ["elu", "selu", "celu", "relu6", "hardtanh", "hardsigmoid", "hardswish", "mish",
+           "logsigmoid", "softsign", "softshrink", "hardshrink", "tanhshrink", "threshold",
+           "glu", "softmin", "normalize", "cosine_similarity", "pairwise_distance"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _out(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
+    return input.copy_(out) if inplace else out
+
+
+@wrap_torch_function(_args("input"))
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return _out(input, minitorch.where(input > 0, input, alpha * input.expm1()), inplace)
+
+
+@wrap_torch_function(_args("input"))
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    out = _SELU_SCALE * minitorch.where(input > 0, input, _SELU_ALPHA * input.expm1())
+    return _out(input, out, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    out = minitorch.where(input > 0, input, alpha * (input / alpha).expm1())
+    return _out(input, out, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]; the gradient is 0 at the bounds, as torch's."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = (input > min_val) & (input < max_val)
+    out = minitorch.where(inside, input, input.detach().clamp(min_val, max_val))
+    return _out(input, out, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(0, x), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """0 below -3, 1 above 3, x / 6 + 1 / 2 between."""
+    out = minitorch.where(input <= -3, 0.0, minitorch.where(input >= 3, 1.0, input / 6 + 0.5))
+    return _out(input, out, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * hardsigmoid(x)."""
+    out = minitorch.where(input <= -3, 0.0,
+                          minitorch.where(input >= 3, input, input * (input + 3) / 6))
+    return _out(input, out, inplace)
+
+
+@wrap_torch_function(_args("input"))
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _out(input, input * softplus(input).tanh(), inplace)
+
+
+@wrap_torch_function(_args("input"))
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), as -softplus(-x) so it stays finite."""
+    return -softplus(-input)
+
+
+@wrap_torch_function(_args("input"))
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return input / (1 + input.abs())
+
+
+@wrap_torch_function(_args("input"))
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd:g}.")
+    return minitorch.where(input > lambd, input - lambd,
+                           minitorch.where(input < -lambd, input + lambd, 0.0))
+
+
+@wrap_torch_function(_args("input"))
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    return minitorch.where((input > lambd) | (input < -lambd), input, 0.0)
+
+
+@wrap_torch_function(_args("input"))
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+@wrap_torch_function(_args("input"))
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else value."""
+    return _out(input, minitorch.where(input > threshold, input, value), inplace)
+
+
+@wrap_torch_function(_args("input"))
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b) for the two halves a, b of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+@wrap_torch_function(_args("input"))
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """softmax(-x) along dim."""
+    return softmax(-input, dim, dtype=dtype)
+
+
+@wrap_torch_function(_args("input"))
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Optional[Tensor] = None) -> Tensor:
+    """x / max(||x||_p along dim, eps)."""
+    norm = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / norm
+    return minitorch.div(input, norm, out=out)
+
+
+@wrap_torch_function(_args("x1", "x2"))
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 along dim (broadcast), each
+    norm held at least eps."""
+    x1, x2 = minitorch.broadcast_tensors(x1, x2)
+    n1 = x1.norm(dim=dim, keepdim=True).clamp(min=eps)
+    n2 = x2.norm(dim=dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+@wrap_torch_function(_args("x1", "x2"))
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p over the last dim."""
+    diff = x1 - x2 + eps
+    return diff.norm(p, dim=-1, keepdim=keepdim)
