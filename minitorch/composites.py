@@ -1,0 +1,294 @@
+"""Functions (and the Tensor methods torch has for them) written in Python
+over differentiable ops: small conveniences whose gradients follow from the
+ops they are built of. Each dispatches __torch_function__ as a C op does."""
+import math
+import warnings
+
+from . import _C
+from ._tensor import Tensor
+from .autograd.function import Function
+from .broadcasting import broadcast_shapes
+from .overrides import wrap_torch_function
+
+__all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum", "nanmean",
+           "logaddexp", "xlogy", "take_along_dim", "atleast_1d", "atleast_2d", "atleast_3d",
+           "meshgrid", "diff", "fliplr", "flipud", "deg2rad", "rad2deg", "logit", "cdist"]
+
+_f = _C._functions
+_METHODS = []
+_SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
+                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long"}  # (name, implementation): also bound on Tensor below
+
+
+def _tensors(*names):
+    """A dispatcher returning the named Tensor arguments of a call; with no
+    names, every positional one (or the items of a single list of them)."""
+    def dispatcher(*args, **kwargs):
+        if names:
+            vals = list(args[:len(names)]) + [kwargs[n] for n in names[len(args):] if n in kwargs]
+        else:
+            vals = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        return tuple(v for v in vals if isinstance(v, Tensor) or hasattr(v, "__torch_function__"))
+    return dispatcher
+
+
+def _op(*names, method=True):
+    """Makes fn minitorch.<name>, and with method Tensor.<name> as well."""
+    def make(fn):
+        if method:
+            _METHODS.append((fn.__name__, fn, names))
+        return wrap_torch_function(_tensors(*names))(fn)
+    return make
+
+
+@_op("input", "min")
+def clamp_min(input, min):
+    """input clamped below at min."""
+    return _f["clamp"](input, min=min)
+
+
+@_op("input", "max")
+def clamp_max(input, max):
+    """input clamped above at max."""
+    return _f["clamp"](input, max=max)
+
+
+@_op("input")
+def ravel(input):
+    """input flattened (a view when possible)."""
+    return input.reshape(-1)
+
+
+@_op("input")
+def broadcast_to(input, size):
+    """input expanded to size."""
+    return input.expand(size)
+
+
+@_op("input")
+def trace(input):
+    """The sum of the main diagonal of a matrix."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return input.diagonal().sum()
+
+
+@_op("input")
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum with NaN counted as zero."""
+    if not input.is_floating_point():
+        return input.sum(dim, keepdim, dtype=dtype) if dim is not None else input.sum(dtype=dtype)
+    clean = _f["where"](input.isnan(), 0.0, input)
+    return clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
+
+
+@_op("input")
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean over the elements that are not NaN."""
+    if not input.is_floating_point():
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_SCALAR_NAMES[str(input.dtype)]}")
+    kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
+    return nansum(input, dim, keepdim, dtype=dtype) / kept
+
+
+@_op("input", "other")
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)), without overflow."""
+    m = _f["maximum"](input, other)
+    spread = -(input - other).abs()
+    # equal infinities give that infinity, not inf - inf
+    same_inf = input.isinf() & (input == other)
+    return _f["where"](same_inf, input, m + spread.exp().log1p())
+
+
+class _XLogY(Function):
+    """input * log(other), 0 where input is 0 (unless other is NaN); the
+    gradients are torch's: grad * log(other) and grad * input / other."""
+
+    @staticmethod
+    def forward(ctx, input, other):
+        ctx.save_for_backward(input, other)
+        zero = (input == 0) & ~other.isnan()
+        return _f["where"](zero, 0.0, input * other.log())
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, other = ctx.saved_tensors
+        return grad * other.log(), grad * input / other
+
+
+@_op("input", "other")
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is NaN)."""
+    if not isinstance(other, Tensor):
+        other = _f["tensor"](other, dtype=input.dtype if isinstance(input, Tensor) else None)
+    if not isinstance(input, Tensor):
+        input = _f["tensor"](input, dtype=other.dtype)
+    return _XLogY.apply(input, other)
+
+
+@_op("input", "indices")
+def take_along_dim(input, indices, dim=None):
+    """input's values at indices along dim (of the flattened input without dim)."""
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    d = dim % input.dim()
+    shape_in, shape_ix = list(input.shape), list(indices.shape)
+    shape_in[d] = shape_ix[d] = 1
+    common = list(broadcast_shapes(shape_in, shape_ix))
+    want_in, want_ix = list(common), list(common)
+    want_in[d], want_ix[d] = input.shape[d], indices.shape[d]
+    return input.expand(want_in).gather(d, indices.expand(want_ix))
+
+
+def _atleast(nd, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_atleast(nd, tuple(tensors[0])))
+    out = []
+    for t in tensors:
+        if t.dim() < nd:
+            # [n] -> [1, n] -> [1, n, 1], as torch pads a vector
+            shape = {0: [1] * nd, 1: [1, t.numel()] if nd == 2 else [1, t.numel(), 1]}.get(
+                t.dim(), [*t.shape, 1])
+            t = t.reshape(shape)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@_op(method=False)
+def atleast_1d(*tensors):
+    """Each tensor seen with at least one dim."""
+    return _atleast(1, tensors)
+
+
+@_op(method=False)
+def atleast_2d(*tensors):
+    """Each tensor seen with at least two dims."""
+    return _atleast(2, tensors)
+
+
+@_op(method=False)
+def atleast_3d(*tensors):
+    """Each tensor seen with at least three dims."""
+    return _atleast(3, tensors)
+
+
+@_op(method=False)
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors ('ij': first tensor along dim 0)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+    flat = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    sizes = [t.numel() for t in flat]
+    grids = []
+    for k, t in enumerate(flat):
+        shape = [1] * len(flat)
+        shape[k] = sizes[k]
+        grids.append(t.reshape(shape).expand(sizes))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+@_op("input", "prepend", "append")
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = _f["cat"](parts, dim) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        hi, lo = x.narrow(dim, 1, length - 1), x.narrow(dim, 0, length - 1)
+        x = _f["logical_xor"](hi, lo) if x.dtype == _C.bool else hi - lo
+    return x
+
+
+@_op("input")
+def fliplr(input):
+    """input with its columns (dim 1) reversed."""
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+@_op("input")
+def flipud(input):
+    """input with its rows (dim 0) reversed."""
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+@_op("input")
+def deg2rad(input):
+    """Degrees to radians."""
+    return input * (math.pi / 180.0)
+
+
+@_op("input")
+def rad2deg(input):
+    """Radians to degrees."""
+    return input * (180.0 / math.pi)
+
+
+@_op("input")
+def logit(input, eps=None):
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    p = input if eps is None else input.clamp(eps, 1 - eps)
+    return (p / (1 - p)).log()
+
+
+@_op("x1", "x2", method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 and each row of x2 (batched)."""
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
+
+
+def _bind_methods():
+    for name, fn, names in _METHODS:
+        wrapped = wrap_torch_function(_tensors(*names))(fn)
+        wrapped.__name__ = wrapped.__qualname__ = name
+        setattr(Tensor, name, wrapped)
+
+    def type_as(self, other):
+        """self converted to other's dtype."""
+        return self.to(other.dtype)
+
+    def cpu(self, memory_format=None):
+        """self: minitorch tensors live on the CPU."""
+        return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    Tensor.type_as = wrap_torch_function(_tensors("self", "other"))(type_as)
+    Tensor.cpu = wrap_torch_function(_tensors("self"))(cpu)
+    Tensor.cuda = cuda
+
+
+_bind_methods()
