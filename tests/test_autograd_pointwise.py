@@ -325,3 +325,19 @@ def test_floor_divide_has_no_derivative():
     assert type(y.grad_fn).__name__ == "NotImplemented"
     with pytest.raises(RuntimeError, match="the derivative for 'floor_divide' is not implemented"):
         y.sum().backward()
+
+
+def test_grad_of_a_non_leaf_runs_nothing_above_it():
+    """autograd.grad with respect to an intermediate captures the gradient
+    arriving there: the intermediate's own grad_fn and everything above it
+    neither run nor free their saved tensors, as in torch."""
+    x = mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    fired = []
+    x.register_hook(lambda g: fired.append(g))
+    r = (x * 2).exp()
+    for _ in range(3):  # no retain_graph: the graph above r stays intact
+        (g,) = mt.autograd.grad(r.sin(), r, mt.ones(3, dtype=mt.float64))
+        np.testing.assert_allclose(g.numpy(), np.cos(np.exp(2 * x.detach().numpy())), rtol=1e-6)
+    assert fired == []
+    r.sum().backward()  # and it still backpropagates
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * x.detach().numpy()), rtol=1e-6)

@@ -68,13 +68,14 @@ def test_large_blas_sizes(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_mid_size_products_split_by_rows(dtype, threads):
-    """Between the BLAS threshold and OpenBLAS's own threading, C's rows are
-    split over our threads; every split and result layout gives the product."""
+def test_products_split_over_threads(dtype, threads):
+    """BLAS products are split over our threads by rows, or by columns when
+    there are few rows; every split and result layout gives the product."""
     old = mt.get_num_threads()
     mt.set_num_threads(threads)
     try:
-        for m, k, n in [(64, 64, 128), (100, 90, 80), (40, 200, 100)]:
+        for m, k, n in [(64, 64, 128), (100, 90, 80), (40, 200, 100), (8, 100, 300),
+                        (16, 3000, 27), (300, 200, 250)]:
             a, b = rand((m, k), dtype), rand((k, n), dtype)
             check(mt.from_numpy(a) @ mt.from_numpy(b), a @ b, dtype)
             check(strided(a, "transposed") @ strided(b, "transposed"), a @ b, dtype)

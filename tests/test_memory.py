@@ -134,3 +134,15 @@ def test_autograd_rss_flat(name):
     assert gc.collect() == 0
     assert len(gc.get_objects()) - objects < 50
     assert grown < LIMIT, f"{name}: RSS grew {grown / 2**20:.1f} MiB"
+
+
+def test_reused_big_blocks_come_back_zeroed():
+    """Freed big buffers are kept for reuse; a zero-filled request still gets zeros."""
+    for n in (20_000, 300_000, 2_000_000):
+        a = mt.full((n,), 7.0)
+        b = a * 3  # a second block of the same size in the cache
+        del a, b
+        z = mt.zeros(n)
+        assert not bool(z.any()) and z.shape == (n,)
+        o = mt.ones(n) + 1  # a reused block overwritten in full
+        assert bool((o == 2).all())

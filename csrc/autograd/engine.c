@@ -11,6 +11,7 @@ typedef struct {
     mt_node *node;
     int deps;
     bool needed;
+    bool runs; /* needed, and its backward runs (see discover) */
     bool visited;
     mt_tensor **buf; /* nout input gradients */
 } node_state;
@@ -207,16 +208,22 @@ static int discover(node_map *map, mt_edge *root_edges, int nroots, const captur
             }
         }
     }
-    /* Dependencies count edges between needed nodes. */
+    /* Dependencies count edges between needed nodes. A needed node runs when
+     * one of them leads on from it: a target whose grad_fn leads to no other
+     * target only has its incoming gradient captured, and keeps its saved
+     * tensors, as in torch. */
     for (size_t i = 0; i < map->cap; i++) {
         node_state *s = &map->slots[i];
         if (!s->node || !s->needed)
             continue;
+        s->runs = ntargets == 0;
         for (int e = 0; e < s->node->nedges; e++) {
             mt_node *next = s->node->edges[e].fn;
             node_state *ns = next ? map_get(map, next, false) : NULL;
-            if (ns && ns->needed)
+            if (ns && ns->needed) {
                 ns->deps++;
+                s->runs = true;
+            }
         }
     }
     return 0;
@@ -316,9 +323,9 @@ int mt_run_backward(mt_backward_task *task)
                 task->captured[t] = g;
                 captured_here = true;
             }
-        /* A captured leaf is not accumulated into; other nodes still run if
-         * they lead to further targets. */
-        if (captured_here && n->kind == &mt_accumulate_grad_kind)
+        /* A captured leaf is not accumulated into, nor does a captured node
+         * run unless it leads to further targets. */
+        if (captured_here && (n->kind == &mt_accumulate_grad_kind || !s->runs))
             continue;
         /* As in torch, a node no gradient reached passes none on, even one that
          * materialises missing outputs (formulas may assume a defined

@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 
 #include "storage.h"
+#include "block_cache.h"
 #include "error.h"
 
 #include <stdlib.h>
@@ -37,7 +38,11 @@ mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     if (!s)
         goto oom;
     size_t rounded = (nbytes + MT_BIG_ALIGN - 1) & ~(size_t)(MT_BIG_ALIGN - 1);
-    void *data = zeroed ? calloc(1, rounded + MT_BIG_ALIGN) : malloc(rounded + MT_BIG_ALIGN);
+    size_t size = rounded + MT_BIG_ALIGN;
+    void *data = mt_block_take(size, &size);
+    bool reused = data != NULL;
+    if (!reused)
+        data = zeroed ? calloc(1, size) : malloc(size);
     if (!data) {
         free(s);
         goto oom;
@@ -45,11 +50,14 @@ mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     /* Keep the raw pointer for free() in release_ctx, hand out the aligned one. */
     uintptr_t aligned = ((uintptr_t)data + MT_BIG_ALIGN - 1) & ~(uintptr_t)(MT_BIG_ALIGN - 1);
     s->data = (void *)aligned;
+    s->block_size = size;
+    if (reused && zeroed)
+        memset(s->data, 0, nbytes);
 #ifdef MADV_HUGEPAGE
     /* Large buffers are fresh pages from the kernel: asking for huge pages
      * makes first touch (the page faults of every new result) far cheaper,
      * as NumPy does. Advice only: failure changes nothing. */
-    if (nbytes >= MT_HUGEPAGE_MIN) {
+    if (nbytes >= MT_HUGEPAGE_MIN && !reused) {
         uintptr_t page = 4096, start = (aligned + page - 1) & ~(page - 1);
         uintptr_t end = (aligned + nbytes) & ~(page - 1);
         if (end > start)
@@ -91,7 +99,7 @@ void mt_storage_decref(mt_storage *s)
         return;
     if (s->release)
         s->release(s->release_ctx, s->data);
-    else
+    else if (s->release_ctx && !mt_block_keep(s->release_ctx, s->block_size))
         free(s->release_ctx); /* NULL for the one-block small case */
     free(s);
 }

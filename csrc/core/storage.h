@@ -16,6 +16,7 @@ typedef struct mt_storage {
      * release; NULL means data lives in the same block as this header. */
     mt_release_fn release;
     void *release_ctx;
+    size_t block_size; /* of release_ctx's block when this file allocated it */
     /* Bumped by every in-place write; shared by all views of the storage so
      * autograd can detect a saved tensor that was modified. */
     int64_t version;

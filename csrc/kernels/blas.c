@@ -13,6 +13,9 @@ typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const
 
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
+/* OpenBLAS >= 0.3.27: the thread count for calls from this thread only. */
+typedef int (*set_local_fn)(int);
+static set_local_fn set_threads_local;
 
 /* NumPy's wheels prefix and suffix the symbols; plain builds do not. */
 static void *find(void *h, const char *const *names)
@@ -42,18 +45,27 @@ bool mt_blas_load(const char *path)
     }
     sgemm = s;
     dgemm = d;
+    set_threads_local = (set_local_fn)dlsym(h, "openblas_set_num_threads_local");
     return true;
 }
 
 bool mt_blas_available(void) { return sgemm && dgemm; }
+
+bool mt_blas_single_threaded(void) { return set_threads_local != NULL; }
 
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                   double beta, void *c, int64_t ldc)
 {
     int ta = trans_a ? TRANS : NO_TRANS, tb = trans_b ? TRANS : NO_TRANS;
+    /* One thread per call: our pool splits the work, and OpenBLAS's own
+     * threads would spin for 100 ms after each call against ours. The
+     * caller's setting (NumPy's, on this thread) comes back afterwards. */
+    int before = set_threads_local ? set_threads_local(1) : 0;
     if (d == MT_FLOAT32)
         sgemm(ROW_MAJOR, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
     else
         dgemm(ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (set_threads_local)
+        set_threads_local(before);
 }

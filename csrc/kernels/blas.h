@@ -12,6 +12,9 @@
  * file or its gemm symbols are missing. Safe to call more than once. */
 bool mt_blas_load(const char *path);
 bool mt_blas_available(void);
+/* Whether each mt_blas_gemm runs on the calling thread alone (the library can
+ * be told so per thread); otherwise large calls use the library's threads. */
+bool mt_blas_single_threaded(void);
 /* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_FLOAT32/MT_FLOAT64. */
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,

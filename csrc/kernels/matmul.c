@@ -1,5 +1,6 @@
 #include "matmul.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,8 @@
  * calling thread (and wakes its own threads, which then spin for 100 ms,
  * above it); between BLAS_MIN_WORK and this we split C's rows over our pool. */
 #define BLAS_SERIAL_WORK (1024.0 * 1024.0)
-/* Fewer rows than this per BLAS call cost more in call overhead than they save. */
+/* Fewer rows (or columns) than this per BLAS call cost more in call overhead
+ * than they save. */
 #define BLAS_MIN_ROWS 16
 /* Rows of the own kernel per parallel chunk decision. */
 #define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
@@ -322,7 +324,7 @@ static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool 
 typedef struct {
     mt_dtype d;
     bool ta, tb;
-    int64_t n, k;
+    int64_t m, n, k;
     double alpha;
     const char *a;
     int64_t lda;
@@ -341,6 +343,16 @@ static void blas_rows(void *arg, int64_t i0, int64_t i1)
     const char *a = j->a + (j->ta ? i0 : i0 * j->lda) * isz;
     mt_blas_gemm(j->d, j->ta, j->tb, i1 - i0, j->n, j->k, j->alpha, a, j->lda, j->b, j->ldb,
                  j->beta, j->c + i0 * j->ldc * isz, j->ldc);
+}
+
+/* Columns [j0, j1) of C, for products with too few rows to split. */
+static void blas_cols(void *arg, int64_t j0, int64_t j1)
+{
+    const blas_job *j = arg;
+    int isz = mt_itemsize(j->d);
+    const char *b = j->b + (j->tb ? j0 * j->ldb : j0) * isz;
+    mt_blas_gemm(j->d, j->ta, j->tb, j->m, j1 - j0, j->k, j->alpha, j->a, j->lda, b, j->ldb,
+                 j->beta, j->c + j0 * isz, j->ldc);
 }
 
 /* C (row-major in place) = alpha A B + beta C with BLAS; C^T = B^T A^T when C
@@ -379,16 +391,19 @@ static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, 
     if (blas_operand(&A, isz, &abuf, &ap, &ta, &lda) < 0 ||
         blas_operand(&B, isz, &bbuf, &bp, &tb, &ldb) < 0)
         goto done;
-    blas_job bj = {d, ta, tb, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc};
+    blas_job bj = {d, ta, tb, m, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc};
     double work = (double)m * (double)n * (double)k;
     int nt = mt_get_num_threads();
-    int64_t grain = (m + nt - 1) / nt;
-    if (grain < BLAS_MIN_ROWS)
-        grain = BLAS_MIN_ROWS;
-    if (work < BLAS_SERIAL_WORK)
-        mt_parallel_for(0, m, grain, blas_rows, &bj);
-    else
+    /* our threads split C when each BLAS call runs on one (always, where the
+     * library allows it; else below the size where it starts its own) */
+    bool split = work < BLAS_SERIAL_WORK || mt_blas_single_threaded();
+    int64_t rows = (m + nt - 1) / nt, cols = (n + nt - 1) / nt;
+    if (!split)
         blas_rows(&bj, 0, m);
+    else if (m >= 2 * BLAS_MIN_ROWS || m >= n)
+        mt_parallel_for(0, m, rows > BLAS_MIN_ROWS ? rows : BLAS_MIN_ROWS, blas_rows, &bj);
+    else
+        mt_parallel_for(0, n, cols > BLAS_MIN_ROWS ? cols : BLAS_MIN_ROWS, blas_cols, &bj);
     if (!dense_c)
         combine(d, c, crs, ccs, cbuf, m, n, (mt_gemm_scale){1.0, 1}, be);
     rc = 0;
@@ -425,6 +440,49 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     return rc;
 }
 
+typedef struct {
+    mt_dtype d;
+    const mt_gemm_shape *s;
+    const mt_gemm_operand *a, *b, *c;
+    mt_gemm_scale alpha, beta;
+    bool zero_product, blas;
+    atomic_int failed;
+} batch_job;
+
+/* Product number `it` of the batch. */
+static int gemm_item(batch_job *j, int64_t it)
+{
+    const mt_gemm_shape *s = j->s;
+    int isz = mt_itemsize(j->d);
+    int64_t oa = 0, ob = 0, oc = 0;
+    for (int i = s->nbatch - 1; i >= 0; i--) {
+        int64_t ix = it % s->batch[i];
+        it /= s->batch[i];
+        oa += ix * j->a->bs[i];
+        ob += ix * j->b->bs[i];
+        oc += ix * j->c->bs[i];
+    }
+    mat A = {j->a->data + oa * isz, s->m, s->k, j->a->rs, j->a->cs};
+    mat B = {j->b->data + ob * isz, s->k, s->n, j->b->rs, j->b->cs};
+    char *cp = j->c->data + oc * isz;
+    if (j->zero_product) {
+        combine(j->d, cp, j->c->rs, j->c->cs, NULL, s->m, s->n, j->alpha, j->beta);
+        return 0;
+    }
+    if (j->blas)
+        return gemm_blas(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha,
+                         j->beta);
+    return gemm_own(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
+}
+
+static void batch_range(void *arg, int64_t begin, int64_t end)
+{
+    batch_job *j = arg;
+    for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
+        if (gemm_item(j, it) < 0)
+            atomic_store(&j->failed, 1);
+}
+
 int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
             const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
             mt_gemm_scale beta)
@@ -432,37 +490,26 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
     if (!mt_is_integral(d, false) && d != MT_FLOAT32 && d != MT_FLOAT64)
         return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
                         mt_dtype_infos[d].scalar_name);
-    int isz = mt_itemsize(d);
     int64_t m = s->m, n = s->n, k = s->k, nb = 1;
     for (int i = 0; i < s->nbatch; i++)
         nb *= s->batch[i];
     if (nb == 0 || m == 0 || n == 0)
         return 0;
-    bool zero_product = k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    bool blas = !zero_product && mt_blas_available() && mt_is_floating(d) &&
-                (double)m * n * k > BLAS_MIN_WORK;
-    int64_t idx[MT_MAX_DIMS] = {0};
-    for (int64_t it = 0; it < nb; it++) {
-        int64_t oa = 0, ob = 0, oc = 0;
-        for (int i = 0; i < s->nbatch; i++) {
-            oa += idx[i] * a->bs[i];
-            ob += idx[i] * b->bs[i];
-            oc += idx[i] * c->bs[i];
-        }
-        mat A = {a->data + oa * isz, m, k, a->rs, a->cs};
-        mat B = {b->data + ob * isz, k, n, b->rs, b->cs};
-        char *cp = c->data + oc * isz;
-        int rc = 0;
-        if (zero_product)
-            combine(d, cp, c->rs, c->cs, NULL, m, n, alpha, beta);
-        else if (blas)
-            rc = gemm_blas(d, m, n, k, A, B, cp, c->rs, c->cs, alpha, beta);
-        else
-            rc = gemm_own(d, m, n, k, A, B, cp, c->rs, c->cs, alpha, beta);
-        if (rc < 0)
-            return -1;
-        for (int i = s->nbatch - 1; i >= 0 && ++idx[i] == s->batch[i]; i--)
-            idx[i] = 0;
-    }
-    return 0;
+    double work = (double)m * n * k;
+    batch_job j = {d, s, a, b, c, alpha, beta};
+    j.zero_product = k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
+    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) && work > BLAS_MIN_WORK;
+    atomic_init(&j.failed, 0);
+    /* Products of their own result blocks run side by side on our threads
+     * when each is small enough to run on one (BLAS included). */
+    bool disjoint = true;
+    for (int i = 0; i < s->nbatch; i++)
+        disjoint &= s->batch[i] == 1 || c->bs[i] != 0;
+    bool one_thread_each = work < BLAS_SERIAL_WORK || !j.blas || mt_blas_single_threaded();
+    int64_t grain = !one_thread_each || !disjoint
+                        ? nb + 1
+                        : 1 + (int64_t)(PARALLEL_MIN_WORK / (work + 1));
+    mt_parallel_for(0, nb, grain, batch_range, &j);
+    /* a failed allocation on another thread left no message here */
+    return atomic_load(&j.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in matmul") : 0;
 }

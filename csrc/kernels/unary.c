@@ -96,7 +96,8 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, nan_to_num,                                                            \
          x != x ? (acc)ctx->a : x == (acc)INFINITY ? (acc)ctx->b                        \
                           : x == -(acc)INFINITY ? (acc)ctx->c : x)                      \
-    SAME(SFX, T, sign, x != x ? 0 : (acc)((x > 0) - (x < 0)))                           \
+    /* in float lanes (NaN compares false both ways: 0), so it vectorises */             \
+    SAME(SFX, T, sign, (acc)(x > 0) - (acc)(x < 0))                                     \
     PRED(SFX, T, isnan, x != x)                                                         \
     PRED(SFX, T, isinf, M(fabs, x) == (acc)INFINITY)                                    \
     PRED(SFX, T, isfinite, x - x == 0)
