@@ -8,7 +8,7 @@ from . import _C
 from ._tensor import Tensor
 from .autograd.function import Function
 from .broadcasting import broadcast_shapes
-from .overrides import wrap_torch_function
+from .overrides import dispatch_args, wrap_torch_function
 
 __all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum", "nanmean",
            "logaddexp", "xlogy", "take_along_dim", "atleast_1d", "atleast_2d", "atleast_3d",
@@ -20,24 +20,12 @@ _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch
                  "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long"}  # (name, implementation): also bound on Tensor below
 
 
-def _tensors(*names):
-    """A dispatcher returning the named Tensor arguments of a call; with no
-    names, every positional one (or the items of a single list of them)."""
-    def dispatcher(*args, **kwargs):
-        if names:
-            vals = list(args[:len(names)]) + [kwargs[n] for n in names[len(args):] if n in kwargs]
-        else:
-            vals = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-        return tuple(v for v in vals if isinstance(v, Tensor) or hasattr(v, "__torch_function__"))
-    return dispatcher
-
-
 def _op(*names, method=True):
     """Makes fn minitorch.<name>, and with method Tensor.<name> as well."""
     def make(fn):
         if method:
             _METHODS.append((fn.__name__, fn, names))
-        return wrap_torch_function(_tensors(*names))(fn)
+        return wrap_torch_function(dispatch_args(*names))(fn)
     return make
 
 
@@ -271,7 +259,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def _bind_methods():
     for name, fn, names in _METHODS:
-        wrapped = wrap_torch_function(_tensors(*names))(fn)
+        wrapped = wrap_torch_function(dispatch_args(*names))(fn)
         wrapped.__name__ = wrapped.__qualname__ = name
         setattr(Tensor, name, wrapped)
 
@@ -286,8 +274,8 @@ def _bind_methods():
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
-    Tensor.type_as = wrap_torch_function(_tensors("self", "other"))(type_as)
-    Tensor.cpu = wrap_torch_function(_tensors("self"))(cpu)
+    Tensor.type_as = wrap_torch_function(dispatch_args("self", "other"))(type_as)
+    Tensor.cpu = wrap_torch_function(dispatch_args("self"))(cpu)
     Tensor.cuda = cuda
 
 

@@ -110,6 +110,20 @@ def get_testing_overrides() -> Dict[Callable, Callable]:
     return out
 
 
+def dispatch_args(*names: str) -> Callable:
+    """The dispatcher wrap_torch_function wants for a Python-level function:
+    the call's arguments called names (positional or keyword, None left out);
+    with no names, every positional argument, or the items of a single
+    list or tuple of them (the *tensors functions)."""
+    def dispatcher(*args, **kwargs):
+        if names:
+            vals = list(args[:len(names)]) + [kwargs[n] for n in names[len(args):] if n in kwargs]
+        else:
+            vals = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        return tuple(v for v in vals if v is not None)
+    return dispatcher
+
+
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """True if an argument overrides __torch_function__ or a mode is active."""
     return _C._has_torch_function(tuple(relevant_args))

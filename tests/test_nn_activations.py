@@ -137,6 +137,8 @@ def test_errors():
         mt.nn.Threshold()
     with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
         mt.nn.SELU(alpha=1.0)
+    with pytest.raises(AssertionError):  # torch asserts max_val > min_val
+        mt.nn.Hardtanh(1.0, -1.0)
 
 
 def test_dispatch_to_torch_function():

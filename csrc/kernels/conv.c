@@ -162,14 +162,43 @@ static char *col_buffer(int64_t K, int64_t nb, int64_t L, size_t isz)
     return col;
 }
 
+/* The sizes every pass of a convolution works in: N images, O output
+ * channels (Og per group) from Cg input channels per group, K = Cg * window
+ * rows of the column buffer, L output positions. */
+typedef struct {
+    int64_t N, O, Cg, Og, K, L;
+    size_t isz;
+} conv_sizes;
+
+static conv_sizes sizes_of(int64_t N, const mt_tensor *weight, mt_dtype d, const mt_window *win,
+                           int64_t groups)
+{
+    conv_sizes s = {N, weight->sizes[0], weight->sizes[1], 0, 0, win_area(win), mt_itemsize(d)};
+    s.Og = s.O / groups;
+    s.K = s.Cg * win->kh * win->kw;
+    return s;
+}
+
+/* The start of both backward passes: dtype check and sizes, the result
+ * zeroed; returns 1 when nothing is left to compute, -1 on error. */
+static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const mt_window *win,
+                          int64_t groups, mt_tensor *result, conv_sizes *s)
+{
+    if (check_float(d, "slow_conv2d_cpu") < 0)
+        return -1;
+    *s = sizes_of(N, weight, d, win, groups);
+    memset(mt_data(result), 0, (size_t)result->numel * s->isz);
+    return N == 0 || s->K == 0 || s->L == 0 || s->Og == 0;
+}
+
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
     if (check_float(x->dtype, "slow_conv2d_cpu") < 0)
         return -1;
-    int64_t N = x->sizes[0], O = w->sizes[0], Cg = w->sizes[1];
-    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
-    size_t isz = mt_itemsize(x->dtype);
+    conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
+    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
+    size_t isz = s.isz;
     if (bias) {
         mt_tensor bv = *bias;
         bv.ndim = 4;
@@ -211,14 +240,12 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
 int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
                              int64_t groups, mt_tensor *grad_input)
 {
-    if (check_float(grad->dtype, "slow_conv2d_cpu") < 0)
-        return -1;
-    int64_t N = grad_input->sizes[0], O = w->sizes[0], Cg = w->sizes[1];
-    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
-    size_t isz = mt_itemsize(grad->dtype);
-    memset(mt_data(grad_input), 0, (size_t)grad_input->numel * isz);
-    if (N == 0 || K == 0 || L == 0 || Og == 0)
-        return 0;
+    conv_sizes s;
+    int start = backward_start(grad->dtype, grad_input->sizes[0], w, win, groups, grad_input, &s);
+    if (start != 0)
+        return start < 0 ? -1 : 0;
+    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
+    size_t isz = s.isz;
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz);
     if (!col)
@@ -245,14 +272,13 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
                               int64_t groups, mt_tensor *grad_weight)
 {
-    if (check_float(grad->dtype, "slow_conv2d_cpu") < 0)
-        return -1;
-    int64_t N = x->sizes[0], O = grad_weight->sizes[0], Cg = grad_weight->sizes[1];
-    int64_t Og = O / groups, K = Cg * win->kh * win->kw, L = win_area(win);
-    size_t isz = mt_itemsize(grad->dtype);
-    memset(mt_data(grad_weight), 0, (size_t)grad_weight->numel * isz);
-    if (N == 0 || K == 0 || L == 0 || Og == 0)
-        return 0;
+    conv_sizes s;
+    int start = backward_start(grad->dtype, x->sizes[0], grad_weight, win, groups, grad_weight,
+                               &s);
+    if (start != 0)
+        return start < 0 ? -1 : 0;
+    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
+    size_t isz = s.isz;
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
     if (!mat) {

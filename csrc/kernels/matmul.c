@@ -16,8 +16,9 @@
 /* Below this many multiply-adds a BLAS call costs more than it saves. */
 #define BLAS_MIN_WORK (48.0 * 48.0 * 48.0)
 /* NumPy's OpenBLAS runs products below about this many multiply-adds on the
- * calling thread (and wakes its own threads, which then spin for 100 ms,
- * above it); between BLAS_MIN_WORK and this we split C's rows over our pool. */
+ * calling thread, and wakes its own threads (which then spin for 100 ms)
+ * above it unless told per thread not to (mt_blas_single_threaded). Products
+ * our threads may split are those each BLAS call then runs on one thread. */
 #define BLAS_SERIAL_WORK (1024.0 * 1024.0)
 /* Fewer rows (or columns) than this per BLAS call cost more in call overhead
  * than they save. */
@@ -25,6 +26,9 @@
 /* Rows of the own kernel per parallel chunk decision. */
 #define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
 #define MR 4
+/* Columns of a register tile: two AVX2 vectors of float or of double. */
+#define NR_f4 16
+#define NR_f8 8
 
 typedef struct {
     const char *a;
@@ -56,8 +60,8 @@ typedef struct {
         for (int r = 0; r < MR; r++)                                                          \
             memcpy((T *)outv + r * ldo, acc[r], sizeof acc[r]);                               \
     }
-FLOAT_KERNEL(f4, float, 16)
-FLOAT_KERNEL(f8, double, 8)
+FLOAT_KERNEL(f4, float, NR_f4)
+FLOAT_KERNEL(f8, double, NR_f8)
 
 typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb, void *out,
                         int64_t ldo);
@@ -103,9 +107,9 @@ typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb
         STORE(t, c30);                                                                        \
         STORE(t + NR / 2, c31);                                                               \
     }
-FMA_KERNEL(f4, float, __m256, 16, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
+FMA_KERNEL(f4, float, __m256, NR_f4, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
            _mm256_fmadd_ps)
-FMA_KERNEL(f8, double, __m256d, 8, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd,
+FMA_KERNEL(f8, double, __m256d, NR_f8, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd,
            _mm256_fmadd_pd)
 
 static bool has_fma(void)
@@ -141,8 +145,8 @@ static bool has_fma(void)
                 memcpy(t + (i + r) * j->n + full, scratch[r], (j->n - full) * sizeof(T));     \
         }                                                                                     \
     }
-ROWS(f4, float, 16)
-ROWS(f8, double, 8)
+ROWS(f4, float, NR_f4)
+ROWS(f8, double, NR_f8)
 
 /* Rows past the last full MR block, and integer dtypes: plain dot products,
  * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
@@ -188,7 +192,7 @@ static int pad_remainder(tile_job *j, int64_t nr, int isz)
 static int product(mt_dtype d, tile_job *j, int64_t m)
 {
     int64_t blocks = (d == MT_FLOAT32 || d == MT_FLOAT64) ? m / MR : 0;
-    int64_t nr = d == MT_FLOAT32 ? 16 : 8;
+    int64_t nr = d == MT_FLOAT32 ? NR_f4 : NR_f8;
     double work = (double)m * (double)j->n * (double)j->k;
     int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
     if (blocks > 0 && j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)

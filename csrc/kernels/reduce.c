@@ -729,11 +729,6 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
     reduced_geometry(&p, in, mask);
     p.isz = mt_itemsize(in->dtype);
     p.outer = outer_fn(&p, in->dtype);
-    if ((op == MT_RED_SUM || op == MT_RED_MEAN) && out->dtype == in->dtype &&
-        p.rnd == 1 && p.rstrides[0] == p.isz)
-        p.inner = in->dtype == MT_FLOAT32 ? inner_sum_f4
-                  : in->dtype == MT_FLOAT64 ? inner_sum_f8
-                                            : NULL;
 
     mt_tensor ov, iv, xv, mv;
     keepdim_view(&ov, out, in, mask);
@@ -747,8 +742,11 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
     mt_iter it;
     mt_iter_init(&it, 4, ops, in->ndim, ov.sizes);
     p.split = it.numel < mt_get_num_threads() && p.rnumel >= 2 * GRAIN;
-    if (p.split)
-        p.inner = NULL;
+    if (!p.split && (op == MT_RED_SUM || op == MT_RED_MEAN) && out->dtype == in->dtype &&
+        p.rnd == 1 && p.rstrides[0] == p.isz)
+        p.inner = in->dtype == MT_FLOAT32 ? inner_sum_f4
+                  : in->dtype == MT_FLOAT64 ? inner_sum_f8
+                                            : NULL;
     if (p.split)
         mt_iter_run_range(&it, out_loop, &p, 0, it.numel);
     else

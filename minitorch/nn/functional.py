@@ -12,20 +12,11 @@ from typing import List, Optional, Sequence
 
 import minitorch
 from .. import _C
-from ..overrides import wrap_torch_function
+from ..overrides import dispatch_args as _args, wrap_torch_function
 
 globals().update(_C._nn_functions)
 
 Tensor = minitorch.Tensor
-
-
-def _args(*names):
-    """A dispatcher returning the named tensor-like arguments of a call."""
-    def dispatcher(*args, **kwargs):
-        out = list(args[:len(names)])
-        out.extend(kwargs[n] for n in names[len(args):] if n in kwargs)
-        return tuple(a for a in out if a is not None)
-    return dispatcher
 
 
 # ---- linear -----------------------------------------------------------------------
@@ -297,30 +288,30 @@ def _torch_size(t: Tensor) -> str:
     return "torch.Size(%s)" % list(t.shape)
 
 
+def _difference_loss(of_diff, input, target, size_average, reduce, reduction, weight):
+    """of_diff(input - target), optionally weighted, reduced as asked."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    loss = of_diff(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
 @wrap_torch_function(_args("input", "target"))
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Measures the element-wise mean squared error."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _warn_size(input, target)
-    _check_reduction(reduction)
-    loss = (input - target).square()
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _difference_loss(Tensor.square, input, target, size_average, reduce, reduction,
+                            weight)
 
 
 @wrap_torch_function(_args("input", "target"))
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Measures the element-wise mean absolute error."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _warn_size(input, target)
-    _check_reduction(reduction)
-    loss = (input - target).abs()
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _difference_loss(Tensor.abs, input, target, size_average, reduce, reduction, weight)
 
 
 @wrap_torch_function(_args("input", "target"))

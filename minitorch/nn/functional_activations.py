@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Optional
 
 import minitorch
-from ..overrides import wrap_torch_function
-from .functional import _args, softmax, softplus
+from ..overrides import dispatch_args as _args, wrap_torch_function
+from .functional import softmax, softplus
 
 Tensor = minitorch.Tensor
 

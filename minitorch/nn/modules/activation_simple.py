@@ -16,9 +16,10 @@ def _inplace(m):
     return ", inplace=True" if m.inplace else ""
 
 
-def _module(name, fn, params, extra=None, inputs=1):
+def _module(name, fn, params, extra=None, inputs=1, check=None):
     """A Module class called `name` whose forward(*inputs) is
-    fn(*inputs, *params), params being (attribute, default) pairs."""
+    fn(*inputs, *params), params being (attribute, default) pairs; check(self)
+    vets the arguments as torch's __init__ does."""
     names = [p for p, _ in params]
 
     def __init__(self, *args, **kwargs):
@@ -41,6 +42,8 @@ def _module(name, fn, params, extra=None, inputs=1):
                             + " and ".join(f"'{n}'" for n in missing))
         for n in names:
             setattr(self, n, values[n])
+        if check is not None:
+            check(self)
 
     def forward(self, *xs):
         if len(xs) != inputs:
@@ -55,15 +58,9 @@ def _module(name, fn, params, extra=None, inputs=1):
     return type(name, (Module,), body)
 
 
-def _hardtanh_init_check(cls):
-    init = cls.__init__
-
-    def __init__(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        if self.max_val <= self.min_val:
-            raise AssertionError
-    cls.__init__ = __init__
-    return cls
+def _ordered_bounds(m):
+    if m.max_val <= m.min_val:
+        raise AssertionError
 
 
 ELU = _module("ELU", F.elu, [("alpha", 1.0), ("inplace", False)],
@@ -71,9 +68,10 @@ ELU = _module("ELU", F.elu, [("alpha", 1.0), ("inplace", False)],
 CELU = _module("CELU", F.celu, [("alpha", 1.0), ("inplace", False)],
                lambda m: f"alpha={m.alpha}{_inplace(m)}")
 SELU = _module("SELU", F.selu, [("inplace", False)], lambda m: _inplace(m)[2:])
-Hardtanh = _hardtanh_init_check(_module(
-    "Hardtanh", F.hardtanh, [("min_val", -1.0), ("max_val", 1.0), ("inplace", False)],
-    lambda m: f"min_val={m.min_val}, max_val={m.max_val}{_inplace(m)}"))
+Hardtanh = _module("Hardtanh", F.hardtanh,
+                   [("min_val", -1.0), ("max_val", 1.0), ("inplace", False)],
+                   lambda m: f"min_val={m.min_val}, max_val={m.max_val}{_inplace(m)}",
+                   check=_ordered_bounds)
 ReLU6 = _module("ReLU6", F.relu6, [("inplace", False)], lambda m: _inplace(m)[2:])
 Hardsigmoid = _module("Hardsigmoid", F.hardsigmoid, [("inplace", False)])
 Hardswish = _module("Hardswish", F.hardswish, [("inplace", False)])
