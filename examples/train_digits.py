@@ -19,7 +19,11 @@ import zlib
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # the checkout's minitorch when built in place
+ROOT = os.path.dirname(HERE)
+# The checkout's minitorch when it is built in place; otherwise the installed
+# one (after `pip install .` the checkout holds only the sources).
+if any(f.startswith("_C.") for f in os.listdir(os.path.join(ROOT, "minitorch"))):
+    sys.path.insert(0, ROOT)
 
 import minitorch as torch  # noqa: E402
 from minitorch import nn  # noqa: E402
