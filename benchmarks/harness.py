@@ -3,7 +3,7 @@
 A case is a list of variants (one per implementation: minitorch, NumPy, PyTorch,
 sometimes extra baselines) and a list of ratios between their medians. Variants
 are timed in interleaved rounds: every round runs each variant once (after an
-untimed warm-up round), in an order that rotates from round to round, so clock
+untimed warm-up calls of at least WARM_NS), in an order that rotates from round to round, so clock
 and thermal drift land on all of them.
 """
 import gc
@@ -14,6 +14,9 @@ from typing import Callable, Optional, Union
 
 # Errors that mean "minitorch does not have this yet" rather than "minitorch is broken".
 MISSING_ERRORS = (AttributeError, TypeError, NotImplementedError, ImportError)
+# Longer than the spin-down of libgomp (its default 300000 pauses) and of
+# minitorch's pool; OpenBLAS's 100 ms is left to yield.
+WARM_NS = 20e6
 
 
 @dataclass
@@ -149,13 +152,20 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
             start = r % len(labels)
             for label in labels[start:] + labels[:start]:
                 res = results[label]
-                # An untimed round first: the previous variant's library leaves
-                # its threads spinning for milliseconds (libgomp about 9 ms,
-                # OpenBLAS about 100 ms, minitorch 5 ms, yielding), and waking
-                # this library's own parked threads costs up to a millisecond on
-                # a VM. Each variant is timed in its own steady state, as in a
-                # program that uses only that library.
-                benches[label](res.inner)
+                # Untimed calls first, for at least WARM_NS: the previous
+                # variant's library leaves its threads spinning for milliseconds
+                # (libgomp about 9 ms, OpenBLAS about 100 ms, minitorch 5 ms,
+                # yielding), and waking this library's own parked threads costs
+                # up to a millisecond on a VM. Each variant is timed in its own
+                # steady state, as in a program that uses only that library. A
+                # warm-up of one round is not enough: rounds of a few ms would
+                # leave the variant that follows PyTorch sharing the cores with
+                # its spinning threads.
+                warm_start = time.perf_counter_ns()
+                while True:
+                    benches[label](res.inner)
+                    if time.perf_counter_ns() - warm_start >= WARM_NS:
+                        break
                 res.samples_ns.append(_time(benches[label], res.inner) / res.inner)
     return results
 

@@ -89,6 +89,28 @@ def test_products_split_over_threads(dtype, threads):
         mt.set_num_threads(old)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_small_products_into_row_strided_out(dtype, threads):
+    """The own kernel writes a plain product straight into C's rows, on one or
+    two threads; the columns between C's rows stay untouched."""
+    old = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        for m, k, n in [(1, 5, 7), (9, 12, 20), (40, 30, 33), (44, 44, 44), (48, 48, 48)]:
+            a, b = rand((m, k), dtype), rand((k, n), dtype)
+            wide = np.full((m, n + 3), 7, dtype)
+            out = mt.from_numpy(wide)[:, :n]
+            assert mt.mm(mt.from_numpy(a), mt.from_numpy(b), out=out) is out
+            check(out, a @ b, dtype)
+            np.testing.assert_array_equal(wide[:, n:], 7)
+            got = mt.addmm(mt.from_numpy(wide[:, :n]), mt.from_numpy(a), mt.from_numpy(b),
+                           beta=0, alpha=1)
+            check(got, a @ b, dtype)
+    finally:
+        mt.set_num_threads(old)
+
+
 @pytest.mark.parametrize("sa,sb", [
     ((3,), (3,)), ((4, 3), (3,)), ((3,), (3, 5)), ((4, 3), (3, 5)),
     ((2, 4, 3), (3,)), ((2, 4, 3), (3, 5)), ((3,), (2, 3, 5)), ((4, 3), (2, 3, 5)),

@@ -23,8 +23,9 @@
 /* Fewer rows (or columns) than this per BLAS call cost more in call overhead
  * than they save. */
 #define BLAS_MIN_ROWS 16
-/* Rows of the own kernel per parallel chunk decision. */
-#define PARALLEL_MIN_WORK (128.0 * 128.0 * 128.0)
+/* Multiply-adds above which the own kernel splits its rows over our threads;
+ * at 32^3 the handoff costs what the second core saves. */
+#define PARALLEL_MIN_WORK (40.0 * 40.0 * 40.0)
 #define MR 4
 /* Columns of a register tile: two AVX2 vectors of float or of double. */
 #define NR_f4 16
@@ -35,8 +36,8 @@ typedef struct {
     int64_t ars, acs;
     const char *b; /* rows contiguous, ldb */
     int64_t ldb;
-    char *t; /* m x n contiguous result of A @ B */
-    int64_t n, k;
+    char *t; /* m x n result of A @ B, rows ldt apart */
+    int64_t ldt, n, k;
     char *rem; /* k x NR: B's columns past the last full tile, zero-padded */
 } tile_job;
 
@@ -124,25 +125,29 @@ static bool has_fma(void)
 #define PICK(sfx) rows_##sfx##_generic
 #endif
 
-/* Full MR x NR tiles of rows [i0, i1) blocks; the columns past the last full
- * tile go through the same kernel reading the zero-padded panel j->rem into a
- * scratch tile, so narrow products (n < NR) run vectorised too. */
+/* Full MR x NR tiles of rows [i0, i1) blocks, a column panel of B at a time
+ * so the panel stays in L1 while the rows pass over it; the columns past the
+ * last full panel go through the same kernel reading the zero-padded panel
+ * j->rem into a scratch tile, so narrow products (n < NR) run vectorised too.
+ * The job is copied first: the caller's stack frame around it is written
+ * while this runs on another thread, and every read would miss. */
 #define ROWS(sfx, T, NR)                                                                      \
     static void rows_##sfx(void *arg, int64_t i0, int64_t i1)                                 \
     {                                                                                         \
-        const tile_job *j = arg;                                                              \
+        const tile_job job = *(const tile_job *)arg, *j = &job;                               \
         tile_fn tile = PICK(sfx);                                                             \
         T *t = (T *)j->t;                                                                     \
         int64_t full = j->n - j->n % NR;                                                      \
+        for (int64_t jc = 0; jc < full; jc += NR)                                             \
+            for (int64_t i = i0 * MR; i < i1 * MR; i += MR)                                   \
+                tile(j, i, (const T *)j->b + jc, j->ldb, t + i * j->ldt + jc, j->ldt);        \
+        if (full == j->n)                                                                     \
+            return;                                                                           \
         for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {                                     \
-            for (int64_t jc = 0; jc < full; jc += NR)                                         \
-                tile(j, i, (const T *)j->b + jc, j->ldb, t + i * j->n + jc, j->n);            \
-            if (full == j->n)                                                                 \
-                continue;                                                                     \
             T scratch[MR][NR];                                                                \
             tile(j, i, j->rem, NR, scratch, NR);                                              \
             for (int r = 0; r < MR; r++)                                                      \
-                memcpy(t + (i + r) * j->n + full, scratch[r], (j->n - full) * sizeof(T));     \
+                memcpy(t + (i + r) * j->ldt + full, scratch[r], (j->n - full) * sizeof(T));   \
         }                                                                                     \
     }
 ROWS(f4, float, NR_f4)
@@ -154,12 +159,12 @@ ROWS(f8, double, NR_f8)
     __attribute__((target_clones("avx2", "default"))) static void tail_##sfx(                 \
         const tile_job *j, int64_t i0, int64_t m)                                             \
     {                                                                                         \
-        /* locals, so stores to t cannot be taken to change the job's fields */              \
+        /* locals, so stores to t cannot be taken to change the job's fields */               \
         const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
         T *restrict t = (T *)j->t;                                                            \
-        int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb;                 \
+        int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb, ldt = j->ldt;   \
         for (int64_t i = i0; i < m; i++) {                                                    \
-            T *restrict tp = t + i * n;                                                       \
+            T *restrict tp = t + i * ldt;                                                     \
             memset(tp, 0, n * sizeof(T));                                                     \
             for (int64_t p = 0; p < k; p++) {                                                 \
                 ACC av = (ACC)a[i * ars + p * acs];                                           \
@@ -422,14 +427,21 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
                     int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
     int isz = mt_itemsize(d);
-    char *bbuf = NULL, *t = malloc((size_t)(m * n) * isz + 1);
+    /* A plain product into row-major C is written in place: a scratch result
+     * would cost a pass, and on two threads a transfer of the other core's
+     * rows. */
+    bool fl = mt_is_floating(d);
+    bool plain = fl ? al.f == 1 && be.f == 0 : al.i == 1 && be.i == 0;
+    bool direct = plain && (ccs == 1 || n == 1) && (crs >= n || m == 1);
+    char *bbuf = NULL, *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, n, k, NULL};
+    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL};
     if (B.cs != 1 && n > 1) {
         bbuf = malloc((size_t)(k * n) * isz + 1);
         if (!bbuf) {
-            free(t);
+            if (!direct)
+                free(t);
             return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
         }
         pack(bbuf, B.p, k, n, B.rs, B.cs, isz);
@@ -437,10 +449,11 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
         j.ldb = n;
     }
     int rc = product(d, &j, m);
-    if (rc == 0)
+    if (rc == 0 && !direct)
         combine(d, c, crs, ccs, t, m, n, al, be);
     free(bbuf);
-    free(t);
+    if (!direct)
+        free(t);
     return rc;
 }
 
