@@ -549,3 +549,31 @@ def test_hooks_on_custom_node():
     y.sum().backward()
     assert x.grad.tolist() == [20.0, 20.0]
     assert seen == [([20.0, 20.0], [10.0, 10.0])]
+
+
+def test_grad_fn_reads_the_ctx_as_torch_does():
+    """torch's grad_fn of a custom Function is its ctx: what forward saved and
+    set on ctx reads back through y.grad_fn, until backward frees it."""
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        ctx.scale = 3
+        return r
+
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return g * r
+
+    seen = []
+    for lib, Exp in both("Exp", forward, backward):
+        x = lib.tensor([0.0, 1.0], requires_grad=True)
+        y = Exp.apply(x)
+        saved, = y.grad_fn.saved_tensors
+        seen.append((saved.tolist(), y.grad_fn.needs_input_grad, y.grad_fn.scale))
+        y.sum().backward()
+        seen.append(error_of(lambda: y.grad_fn.saved_tensors))
+        seen.append(error_of(lambda: y.grad_fn.missing))
+    assert seen[:3] == seen[3:]
+    assert seen[0] == ([1.0, float(np.float32(np.e))], (True,), 3)
+    assert seen[1][0] == "RuntimeError" and "a second time" in seen[1][1]
+    assert seen[2] == ("AttributeError", "'ExpBackward' object has no attribute 'missing'")

@@ -42,5 +42,8 @@ PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_a
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
 int mt_node_object_init(PyObject *module);
+/* The ctx a custom Function's forward saw, for a node of such a Function
+ * (borrowed); NULL for every other node. */
+PyObject *mtpy_function_ctx(mt_node *n);
 
 #endif

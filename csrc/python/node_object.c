@@ -183,6 +183,24 @@ static PyObject *node_repr(MTNodeObject *o)
     return PyUnicode_FromFormat("<%s object at %p>", o->node->kind->name, o);
 }
 
+/* torch's grad_fn of a custom Function is its ctx: saved_tensors,
+ * needs_input_grad and whatever forward set on ctx read through here. */
+static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
+    PyObject *ctx = r ? NULL : mtpy_function_ctx(o->node);
+    if (!ctx || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    r = PyObject_GetAttr(ctx, name);
+    if (!r && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute '%U'",
+                     o->node->kind->name, name);
+    }
+    return r;
+}
+
 static PyMethodDef node_methods[] = {
     {"name", (PyCFunction)node_name, METH_NOARGS, NULL},
     {"register_hook", (PyCFunction)node_register_hook, METH_O, NULL},
@@ -202,6 +220,7 @@ static PyTypeObject MTNode_Type = {
     .tp_basicsize = sizeof(MTNodeObject),
     .tp_dealloc = (destructor)node_dealloc,
     .tp_repr = (reprfunc)node_repr,
+    .tp_getattro = (getattrofunc)node_getattro,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_methods = node_methods,
     .tp_getset = node_getset,

@@ -389,6 +389,13 @@ fail:
     return NULL;
 }
 
+PyObject *mtpy_function_ctx(mt_node *n)
+{
+    if (n->kind->backward != python_function_backward || !n->py_ctx)
+        return NULL;
+    return ((FunctionNodeObject *)n->py_ctx)->ctx;
+}
+
 /* ------------------------------------------------------------ _FunctionBase */
 
 /* Python subclasses' subtype_dealloc drops the type reference itself. */
