@@ -2,6 +2,23 @@
 
 #include <pthread.h>
 
+#ifdef MT_NO_BLOCK_CACHE
+/* Sanitizer builds: every block goes back to malloc, so a use after free is
+ * caught instead of landing in a reused block. */
+void *mt_block_take(size_t need, size_t *size)
+{
+    (void)need;
+    (void)size;
+    return NULL;
+}
+
+bool mt_block_keep(void *block, size_t size)
+{
+    (void)block;
+    (void)size;
+    return false;
+}
+#else
 /* Blocks below this come from malloc's own free lists cheaply enough. */
 #define MIN_BLOCK ((size_t)64 << 10)
 #define SLOTS 8
@@ -16,11 +33,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void *mt_block_take(size_t need, size_t *size)
 {
-#ifdef MT_NO_BLOCK_CACHE
-    (void)need;
-    (void)size;
-    return NULL;
-#else
     if (need < MIN_BLOCK)
         return NULL;
     pthread_mutex_lock(&lock);
@@ -39,16 +51,10 @@ void *mt_block_take(size_t need, size_t *size)
     }
     pthread_mutex_unlock(&lock);
     return block;
-#endif
 }
 
 bool mt_block_keep(void *block, size_t size)
 {
-#ifdef MT_NO_BLOCK_CACHE
-    (void)block;
-    (void)size;
-    return false;
-#else
     if (size < MIN_BLOCK || size > MAX_BYTES)
         return false;
     bool kept = false;
@@ -62,5 +68,5 @@ bool mt_block_keep(void *block, size_t size)
         }
     pthread_mutex_unlock(&lock);
     return kept;
-#endif
 }
+#endif
