@@ -2,7 +2,8 @@
 import numpy as np
 
 from data import array
-from harness import trio
+from harness import THREADS, trio
+from peak import peak_gflops
 
 GROUP = "kernels"
 BIG = 10 ** 7
@@ -29,7 +30,14 @@ def _exp(shape, transpose=False):
 
 def _gflops(n):
     def extra(medians):
-        return ["GFLOPS %s" % "  ".join("%s %.1f" % (k, 2 * n ** 3 / v) for k, v in medians.items())]
+        lines = ["GFLOPS %s" % "  ".join("%s %.1f" % (k, 2 * n ** 3 / v)
+                                         for k, v in medians.items())]
+        peak = peak_gflops(THREADS)
+        if peak and "minitorch" in medians:
+            lines.append("minitorch at %.0f%% of the measured multiply-add peak, %.0f GFLOPS on"
+                         " %d threads" % (100 * 2 * n ** 3 / medians["minitorch"] / peak, peak,
+                                          THREADS))
+        return lines
     return extra
 
 

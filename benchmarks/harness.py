@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Callable, Optional, Union
 
+# Every library runs on this many threads.
+THREADS = 2
 # Errors that mean "minitorch does not have this yet" rather than "minitorch is broken".
 MISSING_ERRORS = (AttributeError, TypeError, NotImplementedError, ImportError)
 # Longer than the spin-down of libgomp (its default 300000 pauses) and of

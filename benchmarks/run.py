@@ -14,7 +14,8 @@ import platform
 import sys
 import time
 
-THREADS = 2
+from harness import THREADS  # harness imports no NumPy
+
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, str(THREADS))  # before NumPy loads its BLAS
 
