@@ -1,4 +1,5 @@
-"""kthvalue, nanmedian, aminmax, cummax, cummin and logcumsumexp against torch."""
+"""kthvalue, nanmedian, aminmax, cummax, cummin, logcumsumexp, quantile and
+nanquantile against torch."""
 import numpy as np
 import pytest
 
@@ -176,3 +177,57 @@ def test_named_pairs_print_as_torch():
                            ("cummin", (0,), {}), ("aminmax", (), {"dim": 1})]:
         assert repr(getattr(m, name)(*args, **kw)) == repr(
             getattr(t, name)(*args, **kw)).replace("torch.", "minitorch.")
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_quantile(name, interpolation, dtype):
+    rng = np.random.default_rng(16)
+    for shape in [(), (1,), (7,), (3, 4), (2, 3, 5)]:
+        a = rng.standard_normal(shape).astype(dtype)
+        if a.ndim >= 2:
+            a[0, 1] = np.nan
+            a[1] = np.nan  # a line of only NaN
+        for m, t in variants(a):
+            for q in (0.0, 0.37, 1.0, [0.1, 0.5, 0.9], [], 0.5):
+                qm = mt.tensor(q, dtype=m.dtype) if isinstance(q, list) else q
+                qt = torch.tensor(q, dtype=t.dtype) if isinstance(q, list) else q
+                for dim in [None] + list(range(-max(a.ndim, 1), max(a.ndim, 1))):
+                    for keepdim in (False, True):
+                        got = getattr(mt, name)(m, qm, dim, keepdim, interpolation=interpolation)
+                        ref = getattr(torch, name)(t, qt, dim, keepdim,
+                                                   interpolation=interpolation)
+                        check(got, ref)
+        m, t = pair(a)
+        check(getattr(m, name)(mt.tensor(0.25, dtype=m.dtype), interpolation=interpolation),
+              getattr(t, name)(torch.tensor(0.25, dtype=t.dtype), interpolation=interpolation))
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: e.quantile(e.zeros(0), 0.5), lambda e: e.quantile(e.zeros(3), 1.5),
+    lambda e: e.quantile(e.zeros(0), 1.5, interpolation="foo"),
+    lambda e: e.quantile(e.zeros(0), 0.5, interpolation="foo"),
+    lambda e: e.nanquantile(e.zeros(3), 0.5, interpolation="Linear"),
+    lambda e: e.quantile(e.zeros(3), e.tensor([1.5])),
+    lambda e: e.quantile(e.zeros(3), e.tensor([0.5, -1.0])),
+    lambda e: e.quantile(e.zeros(3, dtype=e.int64), 0.5),
+    lambda e: e.quantile(e.zeros(3, dtype=e.float16), 0.5),
+    lambda e: e.quantile(e.zeros(3), e.tensor([0.5], dtype=e.float64)),
+    lambda e: e.quantile(e.zeros(3), e.zeros(2, 2)),
+    lambda e: e.quantile(e.zeros(3), 0.5, dim=1), lambda e: e.quantile(e.tensor(3.0), 0.5, dim=2),
+    lambda e: e.quantile(e.zeros(0), e.tensor([0.5]), dim=4),
+])
+def test_quantile_errors(call):
+    assert err(lambda: call(mt)) == err(lambda: call(torch))
+
+
+def test_quantile_grad_and_method():
+    x = mt.tensor([[0.3, -1.2, 2.0, 0.7], [1.1, 0.2, -0.4, 3.0]], dtype=mt.float64,
+                  requires_grad=True)
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    q = [0.2, 0.75]
+    x.quantile(mt.tensor(q, dtype=mt.float64), 1).sum().backward()
+    tx.quantile(torch.tensor(q, dtype=torch.float64), 1).sum().backward()
+    check(x.grad, tx.grad)
+    assert mt.autograd.gradcheck(lambda y: mt.nanquantile(y, 0.4, 0), (x,))
