@@ -58,6 +58,53 @@ static item *merge_sort(const sort_plan *p, item *a, item *tmp, int64_t n)
     return a;
 }
 
+static inline void swap_items(item *a, int64_t i, int64_t j)
+{
+    item t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* Puts the k-th smallest of n items at a[k] by the quickselect torch's
+ * kthvalue runs (Sedgewick's, median-of-three pivot), so that among ties and
+ * NaN it picks the same position torch does. */
+static void quick_select(const sort_plan *p, item *a, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        if (hi == lo + 1) {
+            if (lt(p, &a[hi], &a[lo]))
+                swap_items(a, lo, hi);
+            return;
+        }
+        swap_items(a, (lo + hi) >> 1, lo + 1);
+        if (lt(p, &a[hi], &a[lo + 1]))
+            swap_items(a, lo + 1, hi);
+        if (lt(p, &a[hi], &a[lo]))
+            swap_items(a, lo, hi);
+        if (lt(p, &a[lo], &a[lo + 1]))
+            swap_items(a, lo + 1, lo);
+        int64_t i = lo + 1, j = hi;
+        item pivot = a[lo];
+        for (;;) {
+            do
+                i++;
+            while (lt(p, &a[i], &pivot));
+            do
+                j--;
+            while (lt(p, &pivot, &a[j]));
+            if (j < i)
+                break;
+            swap_items(a, i, j);
+        }
+        swap_items(a, lo, j);
+        if (j <= k)
+            lo = i;
+        if (j >= k)
+            hi = j - 1;
+    }
+}
+
 static void load_keys(const sort_plan *p, item *it, const char *x)
 {
     switch (p->dtype) {
@@ -137,7 +184,11 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
         char *v = data[0] + l * st[0], *ix = data[1] + l * st[1];
         const char *x = data[2] + l * st[2];
         load_keys(p, buf, x);
-        item *s = merge_sort(p, buf, buf + p->len, p->len);
+        item *s = buf;
+        if (p->pick == MT_PICK_KTH)
+            quick_select(p, buf, p->len, p->k);
+        else
+            s = merge_sort(p, buf, buf + p->len, p->len);
         if (p->pick != KEEP_ALL) {
             int64_t pos = p->pick == MT_PICK_MEDIAN      ? median_position(p, s)
                           : p->pick == MT_PICK_NANMEDIAN ? nanmedian_position(p, s)

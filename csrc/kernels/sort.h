@@ -1,6 +1,6 @@
 /* Sorting along one dim: stable merge sort of every line, with torch's order
  * for NaN (greater than everything), and the selections built on it (median,
- * nanmedian, mode, kthvalue). */
+ * nanmedian, mode; kthvalue selects without sorting). */
 #ifndef MT_KERNELS_SORT_H
 #define MT_KERNELS_SORT_H
 
@@ -15,7 +15,7 @@ typedef enum {
     MT_PICK_MEDIAN,    /* the lower median (a line with NaN gives its first NaN) */
     MT_PICK_NANMEDIAN, /* the lower median of the values that are not NaN */
     MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), its last position */
-    MT_PICK_KTH,       /* the k-th smallest, k counted from 0 (ties in input order) */
+    MT_PICK_KTH,       /* the k-th smallest, k counted from 0, at torch's position among ties */
 } mt_pick_op;
 
 /* One element of every line along dim, chosen by pick, into values/indices
