@@ -230,3 +230,26 @@ def test_quantile_grad_and_method():
     tx.quantile(torch.tensor(q, dtype=torch.float64), 1).sum().backward()
     check(x.grad, tx.grad)
     assert mt.autograd.gradcheck(lambda y: mt.nanquantile(y, 0.4, 0), (x,))
+
+
+FORWARD = {
+    "logcumsumexp-1": lambda e, y: e.logcumsumexp(y, 1),
+    "logcumsumexp-0": lambda e, y: e.logcumsumexp(y, 0),
+    "cummax": lambda e, y: e.cummax(y, 1).values,
+    "kthvalue": lambda e, y: e.kthvalue(y, 2).values,
+    "aminmax": lambda e, y: e.aminmax(y, dim=0).max,
+    "quantile": lambda e, y: e.quantile(y, 0.3, 1),
+}
+
+
+@pytest.mark.parametrize("call", FORWARD.values(), ids=FORWARD.keys())
+def test_forward_ad(call):
+    """logcumsumexp has its own jvp; the others derive theirs from the backward."""
+    rng = np.random.default_rng(18)
+    x, tangent = rng.standard_normal((3, 4)) * 10, rng.standard_normal((3, 4))
+    got = []
+    for e in (mt, torch):
+        with e.autograd.forward_ad.dual_level():
+            dual = e.autograd.forward_ad.make_dual(e.tensor(x), e.tensor(tangent))
+            got.append(e.autograd.forward_ad.unpack_dual(call(e, dual)).tangent)
+    check(got[0], got[1])

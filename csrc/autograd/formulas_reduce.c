@@ -694,6 +694,30 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return set_input_grad(n, out, finish(&sc, S(MT_OP("sub", "TT", out_pos, out_neg))));
 }
 
+/* d y_i = sum_{k<=i} t_k exp(x_k - y_i), as torch's logcumsumexp_jvp: with
+ * e = exp(x - max x) that is cumsum(e t) / (cumsum(e) + 1e-13), the epsilon
+ * keeping lines whose scale underflows finite. (The jvp cannot come from the
+ * backward: its log |g| is infinite at the g = 0 the transpose trick uses.) */
+int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (!tin[0] || m->ndim == 0) {
+        if (tin[0])
+            mt_ad.retain(tin[0]);
+        tout[0] = tin[0];
+        return 0;
+    }
+    int64_t d = wrap(n->args[1].i, m->ndim);
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *top = S(MT_OP("amax", "TLb", x, 1, &d, 1));
+    mt_tensor *e = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, top))));
+    mt_tensor *num = S(MT_OP("cumsum", "Ti", S(MT_OP("mul", "TT", e, tin[0])), d));
+    mt_tensor *den = S(MT_OP("add", "Tf", S(MT_OP("cumsum", "Ti", e, d)), 1e-13));
+    tout[0] = finish(&sc, S(MT_OP("div", "TT", num, den)));
+    return tout[0] ? 0 : -1;
+}
+
 /* The softmax dim; nn.functional's dim=None picks one as torch's _get_softmax_dim. */
 static int64_t softmax_dim(const mt_node *n)
 {
