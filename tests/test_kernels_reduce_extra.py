@@ -169,6 +169,42 @@ def test_logcumsumexp_extremes():
     check(m.logcumsumexp(0), t.logcumsumexp(0))
 
 
+@pytest.mark.parametrize("call", [
+    lambda e, x: e.logcumsumexp(x, 1, out=e.zeros(2, 3)),
+    lambda e, x: e.logcumsumexp(x, 0, out=e.zeros(0)),
+    lambda e, x: e.logcumsumexp(x, 1, out=x),
+    lambda e, x: e.logcumsumexp(x, 1, out=e.zeros(3, 2).t()),
+])
+def test_logcumsumexp_out(call):
+    a = np.random.default_rng(19).standard_normal((2, 3)).astype(np.float32)
+    m, t = pair(a)
+    check(call(mt, m), call(torch, t))
+    check(m, t)  # out=x wrote into the input itself
+
+
+def test_logcumsumexp_out_resized_with_warning():
+    a = np.arange(6.0).reshape(2, 3)
+    m, t = pair(a)
+    outs = []
+    for e, x in ((mt, m), (torch, t)):
+        with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+            outs.append(e.logcumsumexp(x, -1, out=e.zeros(7, dtype=e.float64)))
+    check(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda e, x: e.logcumsumexp(x, 1, out=e.zeros(2, 3, dtype=e.float64)),
+    lambda e, x: e.logcumsumexp(x.long(), 1, out=e.zeros(2, 3)),
+    lambda e, x: e.logcumsumexp(x.long(), 1, out=e.zeros(2, 3, dtype=e.int64)),
+    lambda e, x: e.logcumsumexp(x.requires_grad_(), 1, out=e.zeros(2, 3)),
+    lambda e, x: e.mm(x.requires_grad_(), x.t(), out=e.zeros(2, 2)),
+])
+def test_out_errors(call):
+    a = np.random.default_rng(20).standard_normal((2, 3)).astype(np.float32)
+    assert err(lambda: call(mt, mt.from_numpy(a.copy()))) == err(
+        lambda: call(torch, torch.from_numpy(a.copy())))
+
+
 def test_named_pairs_print_as_torch():
     x = np.array([[3.0, 1.0], [2.0, 2.0]], np.float32)
     m, t = pair(x)

@@ -1,5 +1,6 @@
 /* Reductions, softmax and cumulative ops of the op table: argument checks,
  * result dtypes and shapes in torch's words, then the kernels' drivers. */
+#include "out_param.h"
 #include "parser.h"
 #include "return_types.h"
 
@@ -422,13 +423,27 @@ static PyObject *cumulative(mt_args *a, mt_line_op op)
 PyObject *impl_cumsum(mt_args *a) { return cumulative(a, MT_LINE_CUMSUM); }
 PyObject *impl_cumprod(mt_args *a) { return cumulative(a, MT_LINE_CUMPROD); }
 
+/* logcumsumexp(input, dim, *, out): out= takes the result by copy, so that
+ * out may be input itself. */
 PyObject *impl_logcumsumexp(mt_args *a)
 {
     mt_tensor *t = a->v[0].t;
+    mt_tensor *o = a->v[2].obj ? MTPy_T(a->v[2].obj) : NULL;
     int d;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
         return mtpy_raise();
-    return along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
+    if (o && o->dtype != t->dtype)
+        return PyErr_Format(PyExc_RuntimeError, "expected scalar_type %s but found %s",
+                            mt_dtype_infos[t->dtype].scalar_name,
+                            mt_dtype_infos[o->dtype].scalar_name);
+    PyObject *r = along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
+    if (!r || !o)
+        return r;
+    int rc = mt_resize_out(o, t->ndim, t->sizes, NULL);
+    if (rc == 0)
+        mt_copy(o, MTPy_T(r));
+    Py_DECREF(r);
+    return rc < 0 ? NULL : Py_NewRef(a->v[2].obj);
 }
 
 /* cummax/cummin(input, dim) -> (values, indices) */
