@@ -146,8 +146,8 @@ static int64_t median_position(const sort_plan *p, const item *s)
     return pos;
 }
 
-/* The lower median of the values that are not NaN (NaN sort last); the
- * first NaN when there are none. */
+/* The lower median of the values that are not NaN (NaN sort last); in a
+ * line of only NaN, its first. */
 static int64_t nanmedian_position(const sort_plan *p, const item *s)
 {
     int64_t n = p->len;
