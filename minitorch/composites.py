@@ -12,7 +12,8 @@ from .overrides import dispatch_args, wrap_torch_function
 
 __all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum", "nanmean",
            "logaddexp", "xlogy", "take_along_dim", "atleast_1d", "atleast_2d", "atleast_3d",
-           "meshgrid", "diff", "fliplr", "flipud", "deg2rad", "rad2deg", "logit", "cdist"]
+           "meshgrid", "diff", "fliplr", "flipud", "deg2rad", "rad2deg", "logit", "cdist",
+           "quantile", "nanquantile"]
 
 _f = _C._functions
 _METHODS = []
@@ -255,6 +256,86 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """torch's quantile_compute: the sorted line gathered at rank q * (n - 1)
+    (n counting only the values that are not NaN when ignore_nan; otherwise a
+    line with NaN gives NaN), interpolated between its neighbours."""
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (_C.float32, _C.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not isinstance(q, Tensor):
+        q = _f["tensor"](float(q), dtype=input.dtype)
+    if q.dtype != input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    # the result's shape without q's dim: input's without dim (all ones with
+    # keepdim, or nothing, when dim is None)
+    if dim is not None:
+        input.transpose(dim, dim)  # raises torch's IndexError for a dim out of range
+        dim = dim % input.dim() if input.dim() else 0
+        shape = list(input.shape)
+        if input.dim():
+            if keepdim:
+                shape[dim] = 1
+            else:
+                del shape[dim]
+    else:
+        shape = [1] * input.dim() if keepdim else []
+    if not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        line = input.reshape(-1)
+    elif input.dim() == 0:
+        line = input.reshape(1)
+    else:
+        line = input.unsqueeze(-1).transpose(dim, -1)
+    srt = line.sort().values.reshape(shape + [line.shape[-1]])
+    qs = q.reshape(-1)
+    if ignore_nan:
+        ranks = qs * ((~srt.isnan()).sum(-1, True) - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        last = srt.shape[-1] - 1
+        ranks = (qs * last).masked_fill(srt.isnan().any(-1, True), last)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.long()
+    values = srt.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = _f["full_like"](ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = srt.gather(-1, ranks.ceil().long())
+        values = values.lerp(above, weights)
+    if q.dim() == 0:
+        return values.squeeze(-1)
+    return values.unsqueeze(0).transpose(0, -1).squeeze(-1)
+
+
+@_op("input", "q")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles of each row of input along dim (of all elements when dim is None)."""
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+@_op("input", "q")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile over the values that are not NaN; a row of only NaN gives NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 def _bind_methods():

@@ -178,6 +178,13 @@ SAMPLES.update({
     "sort": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 0, True), S(t.n(4), descending=True),
                        S(t.n(2, 3), dim=0, stable=True)],
     "msort": lambda t: [S(t.n(3, 2))],
+    "kthvalue": lambda t: [S(t.n(2, 4), 2), S(t.n(2, 4), 1, 0, True), S(t.n(5), 5)],
+    "nanmedian": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True)],
+    # cummax's positions repeat along the line, so its gradient adds up there
+    "cummax": lambda t: [S(t.n(3, 4), 1), S(t.n(3, 4), 0), S(t.n(5), -1)],
+    "cummin": lambda t: [S(t.n(3, 4), 1), S(t.n(3, 4), -2)],
+    "aminmax": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), dim=1), S(t.n(2, 3), dim=0, keepdim=True)],
+    "logcumsumexp": lambda t: [S(t.n(2, 3), 1), S(t.n(2, 3), 0), S(t.n(4), -1)],
     "topk": lambda t: [S(t.n(2, 4), 2), S(t.n(2, 4), 1, 0, False), S(t.n(5), 3, sorted=False)],
     "var": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), False), S(t.n(2, 3), 1, keepdim=True),
                       S(t.n(2, 3), 0, correction=0)],

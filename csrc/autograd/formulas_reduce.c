@@ -3,6 +3,7 @@
 #include "formula.h"
 #include "grad_mode.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -150,15 +151,20 @@ int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* ------------------------------------------------------------ prod, cumprod */
 
-/* Reversed cumulative sum along d: sum over positions >= i. */
-static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
+/* Reversed cumulative sum (log: logcumsumexp) along d: over positions >= i. */
+static mt_tensor *reversed_scan(scratch *s, mt_tensor *t, int64_t d, bool log)
 {
     scratch sc = *s;
     mt_tensor *f = S(MT_OP("flip", "TL", t, 1, &d));
-    mt_tensor *c = S(MT_OP("cumsum", "Ti", f, d));
+    mt_tensor *c = log ? S(MT_OP("logcumsumexp", "Ti", f, d)) : S(MT_OP("cumsum", "Ti", f, d));
     mt_tensor *r = S(MT_OP("flip", "TL", c, 1, &d));
     *s = sc;
     return r;
+}
+
+static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
+{
+    return reversed_scan(s, t, d, false);
 }
 
 /* Does x hold a zero? The formulas branch on it as torch's do: without zeros
@@ -365,32 +371,72 @@ int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* ------------------------------------------------------------ amax, max */
 
-/* amax/amin and max()/min(): the gradient is shared evenly by the elements
- * equal to the result. */
+/* The keepdim-shaped gradient gu shared evenly by the elements of x equal to
+ * the keepdim-shaped result ru. */
+static mt_tensor *even_share(scratch *s, const mt_tensor_meta *m, const bool *red, mt_tensor *x,
+                             mt_tensor *ru, mt_tensor *gu)
+{
+    int64_t dims[MT_MAX_DIMS];
+    int nd = dim_list(m, red, dims);
+    scratch sc = *s;
+    mt_tensor *mask = S(MT_OP("eq", "TT", x, ru));
+    mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
+    mt_tensor *share = S(MT_OP("div", "TT", gu, count));
+    mt_tensor *r = S(MT_OP("mul", "TT", share, mask));
+    *s = sc;
+    return r;
+}
+
+/* amax/amin, max()/min(), median() and nanmedian(). */
 int amax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     bool red[MT_MAX_DIMS];
-    int64_t dims[MT_MAX_DIMS];
     reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
-    int nd = dim_list(m, red, dims);
     bool keepdim = n->nparams > 2 && n->args[2].i;
     scratch sc = {0};
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
-    mt_tensor *mask = S(MT_OP("eq", "TT", x, ru));
-    mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
-    mt_tensor *share = S(MT_OP("div", "TT", gu, count));
-    mt_tensor *r = S(MT_OP("mul", "TT", share, mask));
+    return set_input_grad(n, out, finish(&sc, even_share(&sc, m, red, x, ru, gu)));
+}
+
+/* aminmax(input, *, dim=None, keepdim): each output's gradient as amin's and
+ * amax's, the results recomputed from the input (a node keeps one output). */
+int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    bool red[MT_MAX_DIMS];
+    int64_t dims[MT_MAX_DIMS];
+    if (n->args[1].none)
+        reduced_dims(m, NULL, red);
+    else
+        one_dim(m, n->args[1].i, red);
+    int nd = dim_list(m, red, dims);
+    bool keepdim = n->args[2].i;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0), *r = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (!g[k])
+            continue;
+        mt_tensor *ru = k ? S(MT_OP("amax", "TLb", x, nd, dims, 1))
+                          : S(MT_OP("amin", "TLb", x, nd, dims, 1));
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[k], red, keepdim);
+        mt_tensor *part = even_share(&sc, m, red, x, ru, gu);
+        r = r ? S(MT_OP("add", "TT", r, part)) : part;
+    }
+    if (!r && !sc.failed)
+        return 0;
     return set_input_grad(n, out, finish(&sc, r));
 }
 
 /* ------------------------------------------------------------ selections */
 
-/* Ops that pick elements along dim (max, min, median and mode along a dim,
- * sort, topk): the gradient goes back to the picked positions idx. keepdim:
- * the picks keep dim (sort and topk always do). A 0-d input was its own pick.
+/* Ops that pick elements along dim (max, min, median, nanmedian, mode and
+ * kthvalue along a dim, sort, topk, cummax, cummin): the gradient goes back to
+ * the picked positions idx, added up where a position was picked more than
+ * once (cummax and cummin), as torch's scatter_add. keepdim: the picks keep
+ * dim (sort, topk and the scans always do). A 0-d input was its own pick.
  * The positions are the saved indices (output 1), or for msort, which
  * returns none, argsort of the saved input (the same stable order). */
 static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim,
@@ -413,11 +459,11 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
         gv = S(MT_OP("unsqueeze", "Ti", gv, d));
     }
     mt_tensor *zero = S(mt_ad.zeros(g[0]->dtype, m->ndim, m->sizes));
-    mt_tensor *r = S(MT_OP("scatter", "TiTT", zero, d, idx, gv));
+    mt_tensor *r = S(MT_OP("scatter_add", "TiTT", zero, d, idx, gv));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
-/* max, min, median, mode (input, dim, keepdim) */
+/* max, min, median, nanmedian, mode (input, dim, keepdim) */
 int dim_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return indices_backward(n, g, out, n->args[1].i, n->args[2].i);
@@ -445,6 +491,18 @@ int msort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int topk_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return indices_backward(n, g, out, n->args[2].i, true);
+}
+
+/* kthvalue(input, k, dim, keepdim) */
+int kthvalue_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return indices_backward(n, g, out, n->args[2].i, n->args[3].i);
+}
+
+/* cummax, cummin (input, dim) */
+int cum_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return indices_backward(n, g, out, n->args[1].i, true);
 }
 
 /* ------------------------------------------------------------ var, std */
@@ -608,6 +666,56 @@ int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *p = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, ru))));
     return set_input_grad(n, out, finish(&sc, S(MT_OP("mul", "TT", gu, p))));
+}
+
+/* sum_{i>=k} g_i exp(x_k - y_i), as torch's: the positive and the negative
+ * parts of g in log space, where g's other sign holds the dtype's lowest
+ * finite value (exp of it is 0, and unlike -inf it never meets -inf - -inf). */
+int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (m->ndim == 0 || g[0]->numel == 0) {
+        mt_ad.retain(g[0]);
+        return set_input_grad(n, out, g[0]);
+    }
+    int64_t d = wrap(n->args[1].i, m->ndim);
+    double lowest = g[0]->dtype == MT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
+    mt_tensor *log_abs = S(MT_OP("log", "T", S(MT_OP("abs", "T", g[0]))));
+    mt_tensor *pos = S(MT_OP("masked_fill", "TTf", log_abs, S(MT_OP("le", "Ti", g[0], (int64_t)0)),
+                             lowest));
+    mt_tensor *neg = S(MT_OP("masked_fill", "TTf", log_abs, S(MT_OP("ge", "Ti", g[0], (int64_t)0)),
+                             lowest));
+    mt_tensor *lse_pos = reversed_scan(&sc, S(MT_OP("sub", "TT", pos, y)), d, true);
+    mt_tensor *lse_neg = reversed_scan(&sc, S(MT_OP("sub", "TT", neg, y)), d, true);
+    mt_tensor *out_pos = S(MT_OP("exp", "T", S(MT_OP("add", "TT", lse_pos, x))));
+    mt_tensor *out_neg = S(MT_OP("exp", "T", S(MT_OP("add", "TT", lse_neg, x))));
+    return set_input_grad(n, out, finish(&sc, S(MT_OP("sub", "TT", out_pos, out_neg))));
+}
+
+/* d y_i = sum_{k<=i} t_k exp(x_k - y_i), as torch's logcumsumexp_jvp: with
+ * e = exp(x - max x) that is cumsum(e t) / (cumsum(e) + 1e-13), the epsilon
+ * keeping lines whose scale underflows finite. (The jvp cannot come from the
+ * backward: its log |g| is infinite at the g = 0 the transpose trick uses.) */
+int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (!tin[0] || m->ndim == 0) {
+        if (tin[0])
+            mt_ad.retain(tin[0]);
+        tout[0] = tin[0];
+        return 0;
+    }
+    int64_t d = wrap(n->args[1].i, m->ndim);
+    scratch sc = {0};
+    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *top = S(MT_OP("amax", "TLb", x, 1, &d, 1));
+    mt_tensor *e = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, top))));
+    mt_tensor *num = S(MT_OP("cumsum", "Ti", S(MT_OP("mul", "TT", e, tin[0])), d));
+    mt_tensor *den = S(MT_OP("add", "Tf", S(MT_OP("cumsum", "Ti", e, d)), 1e-13));
+    tout[0] = finish(&sc, S(MT_OP("div", "TT", num, den)));
+    return tout[0] ? 0 : -1;
 }
 
 /* The softmax dim; nn.functional's dim=None picks one as torch's _get_softmax_dim. */

@@ -757,34 +757,53 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
 
 typedef struct {
     mt_line_fn fn;
+    mt_line_idx_fn idx_fn; /* instead of fn when the lines also write positions */
     void *ctx;
-    int64_t len, os, is;
+    int64_t len, os, is, xs;
 } line_job;
 
 static void line_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 {
     const line_job *j = ctx;
-    for (int64_t k = 0; k < n; k++)
-        j->fn(data[0] + k * st[0], j->os, data[1] + k * st[1], j->is, j->len, j->ctx);
+    for (int64_t k = 0; k < n; k++) {
+        if (j->idx_fn)
+            j->idx_fn(data[0] + k * st[0], j->os, data[2] + k * st[2], j->xs,
+                      data[1] + k * st[1], j->is, j->len);
+        else
+            j->fn(data[0] + k * st[0], j->os, data[1] + k * st[1], j->is, j->len, j->ctx);
+    }
+}
+
+static void run_lines(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, int dim,
+                      line_job *j)
+{
+    mt_tensor ov = *out, iv = *in, xv = indices ? *indices : *out;
+    j->len = in->ndim ? in->sizes[dim] : 1;
+    if (in->ndim) {
+        j->os = out->strides[dim] * mt_itemsize(out->dtype);
+        j->is = in->strides[dim] * mt_itemsize(in->dtype);
+        j->xs = xv.strides[dim] * mt_itemsize(xv.dtype);
+        ov.sizes[dim] = iv.sizes[dim] = xv.sizes[dim] = 1;
+    }
+    if (j->len == 0)
+        return;
+    const mt_tensor *ops[3] = {&ov, &iv, &xv};
+    mt_iter it;
+    mt_iter_init(&it, indices ? 3 : 2, ops, ov.ndim, ov.sizes);
+    mt_iter_run(&it, line_loop, j, j->len >= GRAIN ? 1 : GRAIN / j->len);
 }
 
 void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, void *ctx)
 {
-    mt_tensor ov = *out, iv = *in;
-    int64_t len = in->ndim ? in->sizes[dim] : 1;
-    line_job j = {fn, ctx, len, 0, 0};
-    if (in->ndim) {
-        j.os = out->strides[dim] * mt_itemsize(out->dtype);
-        j.is = in->strides[dim] * mt_itemsize(in->dtype);
-        ov.sizes[dim] = 1;
-        iv.sizes[dim] = 1;
-    }
-    if (len == 0)
-        return;
-    const mt_tensor *ops[2] = {&ov, &iv};
-    mt_iter it;
-    mt_iter_init(&it, 2, ops, ov.ndim, ov.sizes);
-    mt_iter_run(&it, line_loop, &j, len >= GRAIN ? 1 : GRAIN / len);
+    line_job j = {.fn = fn, .ctx = ctx};
+    run_lines(out, NULL, in, dim, &j);
+}
+
+void mt_along_dim_idx(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, int dim,
+                      mt_line_idx_fn fn)
+{
+    line_job j = {.idx_fn = fn};
+    run_lines(out, indices, in, dim, &j);
 }
 
 #define AT(T, p, st, k) (*(T *)((p) + (k) * (st)))
@@ -837,6 +856,58 @@ void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, v
         }                                                                                 \
     }
 MT_FOR_ALL_DTYPES(CUM_LINES)
+
+/* A NaN wins and keeps its position; otherwise an equal value moves the
+ * position on (>=, <=), as torch's cummax_cummin_helper. */
+#define CUM_EXTREMUM(NAME, SFX, T, CMP)                                                   \
+    static void NAME##_##SFX(char *o, int64_t os, char *ix, int64_t xs, const char *x,   \
+                             int64_t is, int64_t n)                                       \
+    {                                                                                     \
+        VAL_##SFX best = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, 0));                 \
+        int64_t at = 0;                                                                   \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            VAL_##SFX v = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                \
+            if (v != v || (best == best && v CMP best)) {                                 \
+                best = v;                                                                 \
+                at = k;                                                                   \
+            }                                                                             \
+            AT(T, o, os, k) = MT_STORE_##SFX(best);                                       \
+            AT(int64_t, ix, xs, k) = at;                                                  \
+        }                                                                                 \
+    }
+#define CUM_EXTREMA(E, SFX, T) CUM_EXTREMUM(cummax, SFX, T, >=) CUM_EXTREMUM(cummin, SFX, T, <=)
+MT_FOR_ALL_DTYPES(CUM_EXTREMA)
+
+/* Accumulates in double with torch's log_add_exp_helper (NaN in either
+ * operand wins; equal infinities stay themselves instead of giving inf - inf). */
+#define LOGCUMSUMEXP_LINE(E, SFX, T)                                                      \
+    static void logcumsumexp_##SFX(char *o, int64_t os, const char *x, int64_t is,       \
+                                   int64_t n, void *ctx)                                  \
+    {                                                                                     \
+        double acc = -INFINITY;                                                           \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                              \
+            double lo = acc != acc ? acc : acc < v ? acc : v;                             \
+            double hi = acc != acc ? acc : v < acc ? acc : v;                             \
+            if (lo != hi || isfinite(lo))                                                 \
+                acc = log1p(exp(lo - hi)) + hi;                                           \
+            else                                                                          \
+                acc = v;                                                                  \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
+        }                                                                                 \
+    }
+LOGCUMSUMEXP_LINE(MT_FLOAT16, f2, mt_f16)
+LOGCUMSUMEXP_LINE(MT_BFLOAT16, bf, mt_bf16)
+LOGCUMSUMEXP_LINE(MT_FLOAT32, f4, float)
+LOGCUMSUMEXP_LINE(MT_FLOAT64, f8, double)
+
+mt_line_idx_fn mt_cum_extremum_kernel(bool max, mt_dtype dtype)
+{
+    static const mt_line_idx_fn cummax_fns[MT_NUM_DTYPES] = MT_ROW(cummax);
+    static const mt_line_idx_fn cummin_fns[MT_NUM_DTYPES] = MT_ROW(cummin);
+    return (max ? cummax_fns : cummin_fns)[dtype];
+}
+
 SOFTMAX_LINES(MT_FLOAT16, f2, mt_f16)
 SOFTMAX_LINES(MT_BFLOAT16, bf, mt_bf16)
 SOFTMAX_LINES(MT_FLOAT32, f4, float)
@@ -910,6 +981,7 @@ mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
 {
     static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = MT_ROW(cumsum);
     static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW(cumprod);
+    static const mt_line_fn logcumsumexp_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(logcumsumexp);
     static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = {
         [MT_FLOAT16] = softmax_f2, [MT_BFLOAT16] = softmax_bf,
         [MT_FLOAT32] = softmax_fast_f4, [MT_FLOAT64] = softmax_f8};
@@ -925,6 +997,8 @@ mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
         return cumsum_fns[dtype];
     case MT_LINE_CUMPROD:
         return cumprod_fns[dtype];
+    case MT_LINE_LOGCUMSUMEXP:
+        return logcumsumexp_fns[dtype];
     }
     return NULL;
 }

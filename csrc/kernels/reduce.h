@@ -39,7 +39,22 @@ typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, in
  * (same shape as in), on several threads for large inputs. */
 void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, void *ctx);
 
-typedef enum { MT_LINE_SOFTMAX, MT_LINE_LOG_SOFTMAX, MT_LINE_CUMSUM, MT_LINE_CUMPROD } mt_line_op;
+typedef enum {
+    MT_LINE_SOFTMAX,
+    MT_LINE_LOG_SOFTMAX,
+    MT_LINE_CUMSUM,
+    MT_LINE_CUMPROD,
+    MT_LINE_LOGCUMSUMEXP,
+} mt_line_op;
 mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype);
+
+/* A line function that also writes int64 positions (idx, byte stride xs). */
+typedef void (*mt_line_idx_fn)(char *out, int64_t os, char *idx, int64_t xs, const char *in,
+                               int64_t is, int64_t n);
+/* mt_along_dim with indices (int64, in's shape) beside out. */
+void mt_along_dim_idx(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, int dim,
+                      mt_line_idx_fn fn);
+/* The running maximum (max) or minimum of a line and where it was last reached. */
+mt_line_idx_fn mt_cum_extremum_kernel(bool max, mt_dtype dtype);
 
 #endif

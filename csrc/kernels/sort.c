@@ -13,10 +13,13 @@ typedef struct {
     int64_t idx;
 } item;
 
+#define KEEP_ALL (-1)
+
 typedef struct {
     int64_t len, vs, is, xs; /* line length; byte strides of values, indices, in along dim */
     bool is_float, descending;
-    enum { KEEP_ALL, PICK_MEDIAN, PICK_MODE } pick;
+    int pick; /* an mt_pick, or KEEP_ALL */
+    int64_t k; /* MT_PICK_KTH: 0-based position in the sorted line */
     mt_dtype dtype;
     int isz;
 } sort_plan;
@@ -53,6 +56,53 @@ static item *merge_sort(const sort_plan *p, item *a, item *tmp, int64_t n)
         tmp = s;
     }
     return a;
+}
+
+static inline void swap_items(item *a, int64_t i, int64_t j)
+{
+    item t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* Puts the k-th smallest of n items at a[k] by the quickselect torch's
+ * kthvalue runs (Sedgewick's, median-of-three pivot), so that among ties and
+ * NaN it picks the same position torch does. */
+static void quick_select(const sort_plan *p, item *a, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        if (hi == lo + 1) {
+            if (lt(p, &a[hi], &a[lo]))
+                swap_items(a, lo, hi);
+            return;
+        }
+        swap_items(a, (lo + hi) >> 1, lo + 1);
+        if (lt(p, &a[hi], &a[lo + 1]))
+            swap_items(a, lo + 1, hi);
+        if (lt(p, &a[hi], &a[lo]))
+            swap_items(a, lo, hi);
+        if (lt(p, &a[lo], &a[lo + 1]))
+            swap_items(a, lo + 1, lo);
+        int64_t i = lo + 1, j = hi;
+        item pivot = a[lo];
+        for (;;) {
+            do
+                i++;
+            while (lt(p, &a[i], &pivot));
+            do
+                j--;
+            while (lt(p, &pivot, &a[j]));
+            if (j < i)
+                break;
+            swap_items(a, i, j);
+        }
+        swap_items(a, lo, j);
+        if (j <= k)
+            lo = i;
+        if (j >= k)
+            hi = j - 1;
+    }
 }
 
 static void load_keys(const sort_plan *p, item *it, const char *x)
@@ -96,6 +146,16 @@ static int64_t median_position(const sort_plan *p, const item *s)
     return pos;
 }
 
+/* The lower median of the values that are not NaN (NaN sort last); in a
+ * line of only NaN, its first. */
+static int64_t nanmedian_position(const sort_plan *p, const item *s)
+{
+    int64_t n = p->len;
+    while (p->is_float && n > 0 && s[n - 1].f != s[n - 1].f)
+        n--;
+    return n ? (n - 1) / 2 : 0;
+}
+
 /* The most frequent value of a sorted line: the smallest of the most frequent
  * when several tie, at its last position in the input (the sort is stable, so
  * a run's last item has the largest index), as torch's. */
@@ -124,9 +184,16 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
         char *v = data[0] + l * st[0], *ix = data[1] + l * st[1];
         const char *x = data[2] + l * st[2];
         load_keys(p, buf, x);
-        item *s = merge_sort(p, buf, buf + p->len, p->len);
+        item *s = buf;
+        if (p->pick == MT_PICK_KTH)
+            quick_select(p, buf, p->len, p->k);
+        else
+            s = merge_sort(p, buf, buf + p->len, p->len);
         if (p->pick != KEEP_ALL) {
-            int64_t pos = p->pick == PICK_MEDIAN ? median_position(p, s) : mode_position(p, s);
+            int64_t pos = p->pick == MT_PICK_MEDIAN      ? median_position(p, s)
+                          : p->pick == MT_PICK_NANMEDIAN ? nanmedian_position(p, s)
+                          : p->pick == MT_PICK_MODE      ? mode_position(p, s)
+                                                         : p->k;
             memcpy(v, x + s[pos].idx * p->xs, p->isz);
             *(int64_t *)ix = s[pos].idx;
             continue;
@@ -140,7 +207,7 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 }
 
 static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
-                      bool descending, int pick)
+                      bool descending, int pick, int64_t k)
 {
     if (in->numel == 0)
         return;
@@ -148,6 +215,7 @@ static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in
                    .is_float = mt_is_floating(in->dtype),
                    .descending = descending,
                    .pick = pick,
+                   .k = k,
                    .dtype = in->dtype,
                    .isz = mt_itemsize(in->dtype)};
     mt_tensor vv = *values, iv = *indices, xv = *in;
@@ -167,17 +235,13 @@ static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in
 void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
              bool descending)
 {
-    run_lines(values, indices, in, dim, descending, KEEP_ALL);
+    run_lines(values, indices, in, dim, descending, KEEP_ALL, 0);
 }
 
-void mt_median(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim)
+void mt_pick(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, mt_pick_op pick,
+             int64_t k)
 {
-    run_lines(values, indices, in, dim, false, PICK_MEDIAN);
-}
-
-void mt_mode(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim)
-{
-    run_lines(values, indices, in, dim, false, PICK_MODE);
+    run_lines(values, indices, in, dim, false, pick, k);
 }
 
 int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)

@@ -1,6 +1,6 @@
 /* Sorting along one dim: stable merge sort of every line, with torch's order
  * for NaN (greater than everything), and the selections built on it (median,
- * mode). */
+ * nanmedian, mode; kthvalue selects without sorting). */
 #ifndef MT_KERNELS_SORT_H
 #define MT_KERNELS_SORT_H
 
@@ -11,13 +11,17 @@
 void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
              bool descending);
 
-/* The lower median of every line along dim (a NaN line gives its first NaN),
- * into values/indices of in's shape with sizes[dim] == 1. */
-void mt_median(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim);
+typedef enum {
+    MT_PICK_MEDIAN,    /* the lower median (a line with NaN gives its first NaN) */
+    MT_PICK_NANMEDIAN, /* the lower median of the values that are not NaN */
+    MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), its last position */
+    MT_PICK_KTH,       /* the k-th smallest, k counted from 0, at torch's position among ties */
+} mt_pick_op;
 
-/* The most frequent value of every line along dim (the smallest when several
- * tie) and its last position, shaped as mt_median's. */
-void mt_mode(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim);
+/* One element of every line along dim, chosen by pick, into values/indices
+ * of in's shape with sizes[dim] == 1. */
+void mt_pick(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, mt_pick_op pick,
+             int64_t k);
 
 /* Numbers the distinct runs of a sorted contiguous 1-D tensor: groups[k] is
  * the run of element k (NaN never equals NaN, as in torch). Returns the count. */

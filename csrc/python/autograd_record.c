@@ -55,6 +55,14 @@ static int check_leaf_write(mt_tensor *self)
     return 0;
 }
 
+static bool out_given(mt_args *a)
+{
+    for (int p = 0; p < mt_signature_nparams(a->sig); p++)
+        if (a->v[p].obj && mt_signature_param_named(a->sig, p, "out"))
+            return true;
+    return false;
+}
+
 int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
                       mt_record_state *st)
 {
@@ -67,6 +75,13 @@ int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt
     bool forward = mt_fw_active() && any_tensor_input(a, has_tangent);
     if (!backward && !forward)
         return 0;
+    if (backward && out_given(a)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): functions with out=... arguments don't support automatic "
+                     "differentiation, but one of the arguments requires grad.",
+                     op);
+        return -1;
+    }
     if (inplace) {
         mt_tensor *self = a->v[0].t;
         if (backward && mt_view_check_inplace(self) < 0)
@@ -290,14 +305,13 @@ int mt_forward_propagate(const char *op, const mt_node_kind *kind, bool inplace,
     int nout;
     if (!st->forward)
         return 0;
-    for (int p = 0; p < mt_signature_nparams(a->sig); p++)
-        if (a->v[p].obj && mt_signature_param_named(a->sig, p, "out")) {
-            PyErr_Format(PyExc_NotImplementedError,
-                         "Trying to use forward AD with %s_out that does not support it because "
-                         "it is an out= function",
-                         op);
-            return -1;
-        }
+    if (out_given(a)) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "Trying to use forward AD with %s_out that does not support it because it "
+                     "is an out= function",
+                     op);
+        return -1;
+    }
     if (!(result = differentiable_result(inplace, a, result, &nout)))
         return 0;
     if (!kind) {

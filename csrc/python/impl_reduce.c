@@ -1,5 +1,6 @@
 /* Reductions, softmax and cumulative ops of the op table: argument checks,
  * result dtypes and shapes in torch's words, then the kernels' drivers. */
+#include "out_param.h"
 #include "parser.h"
 #include "return_types.h"
 
@@ -184,6 +185,31 @@ static PyObject *amax_like(mt_args *a, const char *name, mt_reduce_op op)
 
 PyObject *impl_amax(mt_args *a) { return amax_like(a, "amax", MT_RED_MAX); }
 PyObject *impl_amin(mt_args *a) { return amax_like(a, "amin", MT_RED_MIN); }
+
+/* aminmax(input, *, dim=None, keepdim) -> (min, max); torch words its empty
+ * errors unlike amin's. */
+PyObject *impl_aminmax(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dim_mask(t, &a->v[1], mask) < 0)
+        return NULL;
+    if (t->numel == 0) {
+        if (!a->v[1].obj)
+            return PyErr_Format(PyExc_RuntimeError,
+                                "aminmax(): cannot compute aminmax over an empty dimension as "
+                                "the operation has no identity.");
+        for (int d = 0; d < t->ndim; d++)
+            if (mask[d] && t->sizes[d] == 0)
+                return PyErr_Format(PyExc_IndexError,
+                                    "aminmax: Expected reduction dim %d to have non-zero size.", d);
+    }
+    PyObject *lo = reduce(t, mask, a->v[2].b, t->dtype, MT_RED_MIN, 0, NULL);
+    if (!lo)
+        return NULL;
+    PyObject *hi = reduce(t, mask, a->v[2].b, t->dtype, MT_RED_MAX, 0, NULL);
+    return mtpy_return_pair("aminmax", lo, hi);
+}
 
 /* max(input) -> value; max(input, dim, keepdim) -> (values, indices). */
 static PyObject *max_like(mt_args *a, const char *name, mt_reduce_op op)
@@ -396,3 +422,46 @@ static PyObject *cumulative(mt_args *a, mt_line_op op)
 
 PyObject *impl_cumsum(mt_args *a) { return cumulative(a, MT_LINE_CUMSUM); }
 PyObject *impl_cumprod(mt_args *a) { return cumulative(a, MT_LINE_CUMPROD); }
+
+/* logcumsumexp(input, dim, *, out): out= takes the result by copy, so that
+ * out may be input itself. */
+PyObject *impl_logcumsumexp(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    mt_tensor *o = a->v[2].obj ? MTPy_T(a->v[2].obj) : NULL;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return mtpy_raise();
+    if (o && o->dtype != t->dtype)
+        return PyErr_Format(PyExc_RuntimeError, "expected scalar_type %s but found %s",
+                            mt_dtype_infos[t->dtype].scalar_name,
+                            mt_dtype_infos[o->dtype].scalar_name);
+    PyObject *r = along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
+    if (!r || !o)
+        return r;
+    int rc = mt_resize_out(o, t->ndim, t->sizes, NULL);
+    if (rc == 0)
+        mt_copy(o, MTPy_T(r));
+    Py_DECREF(r);
+    return rc < 0 ? NULL : Py_NewRef(a->v[2].obj);
+}
+
+/* cummax/cummin(input, dim) -> (values, indices) */
+static PyObject *cum_extremum(mt_args *a, const char *name, bool max)
+{
+    mt_tensor *t = a->v[0].t;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return mtpy_raise();
+    PyObject *v = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
+    PyObject *i = mtpy_new_contiguous(MT_INT64, t->ndim, t->sizes, false);
+    if (v && i && t->numel) {
+        Py_BEGIN_ALLOW_THREADS
+        mt_along_dim_idx(MTPy_T(v), MTPy_T(i), t, d, mt_cum_extremum_kernel(max, t->dtype));
+        Py_END_ALLOW_THREADS
+    }
+    return mtpy_return_pair(name, v, i);
+}
+
+PyObject *impl_cummax(mt_args *a) { return cum_extremum(a, "cummax", true); }
+PyObject *impl_cummin(mt_args *a) { return cum_extremum(a, "cummin", false); }

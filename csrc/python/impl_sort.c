@@ -1,5 +1,5 @@
-/* sort, argsort, msort, topk, median, mode and unique of the op table: shapes and
- * torch's errors here, the line sorting in kernels/sort.c. */
+/* sort, argsort, msort, topk, median, nanmedian, mode, kthvalue and unique of
+ * the op table: shapes and torch's errors here, the line sorting in kernels/sort.c. */
 #include "parser.h"
 #include "return_types.h"
 
@@ -90,18 +90,28 @@ PyObject *impl_topk(mt_args *a)
     return mtpy_return_pair("topk", vk, ik);
 }
 
-/* (values, indices) of one pick per line along dim (median, mode), dim
- * removed unless keepdim. */
-static PyObject *pick_along_dim(mt_args *a, const char *name,
-                                void (*kernel)(mt_tensor *, mt_tensor *, const mt_tensor *, int))
+/* (values, indices) of one pick per line along dim (median, nanmedian,
+ * mode, kthvalue), dim removed unless keepdim. kth is 1-based, as kthvalue's k. */
+static PyObject *pick_along_dim(mt_tensor *t, int64_t dim, bool keepdim, const char *name,
+                                mt_pick_op pick, int64_t kth)
 {
-    mt_tensor *t = a->v[0].t;
     int d;
-    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+    if (mt_wrap_dim(dim, t->ndim, &d) < 0)
         return mtpy_raise();
     if (t->ndim && t->sizes[d] == 0)
         return PyErr_Format(PyExc_IndexError,
-                            "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+                            "%s(): Expected reduction dim %d to have non-zero size.",
+                            pick == MT_PICK_NANMEDIAN ? "median" : name, d); /* as torch words it */
+    if (pick == MT_PICK_KTH) {
+        if (kth < 1 || kth > (t->ndim ? t->sizes[d] : 1))
+            return PyErr_Format(PyExc_RuntimeError,
+                                "kthvalue(): selected number k out of range for dimension %d", d);
+        if (t->dtype == MT_BOOL)
+            return PyErr_Format(PyExc_NotImplementedError,
+                                "\"kthvalue_cpu\" not implemented for 'Bool'");
+    } else if (pick != MT_PICK_MODE && t->dtype == MT_BOOL) {
+        return PyErr_Format(PyExc_NotImplementedError, "\"median_out\" not implemented for 'Bool'");
+    }
     int64_t sizes[MT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof sizes);
     if (t->ndim)
@@ -113,8 +123,8 @@ static PyObject *pick_along_dim(mt_args *a, const char *name,
         Py_XDECREF(i);
         return NULL;
     }
-    kernel(MTPy_T(v), MTPy_T(i), t, d);
-    if (!a->v[2].b && t->ndim) {
+    mt_pick(MTPy_T(v), MTPy_T(i), t, d, pick, kth - 1);
+    if (!keepdim && t->ndim) {
         PyObject *pair[2] = {v, i};
         for (int k = 0; k < 2; k++) {
             mt_tensor *x = MTPy_T(pair[k]);
@@ -140,46 +150,64 @@ static PyObject *pick_along_dim(mt_args *a, const char *name,
     return mtpy_return_pair(name, v, i);
 }
 
+/* median() and nanmedian() of all elements: the pick of the flat contiguous
+ * copy's line; NaN when there are none. torch names their errors after median. */
+static PyObject *pick_all(const mt_tensor *t, mt_pick_op pick)
+{
+    int64_t n = t->numel;
+    if (n && t->dtype == MT_BOOL)
+        return PyErr_Format(PyExc_NotImplementedError, "\"median_cpu\" not implemented for 'Bool'");
+    PyObject *flat = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
+    PyObject *v = mtpy_new_contiguous(t->dtype, 0, NULL, false);
+    PyObject *i = mtpy_new_contiguous(MT_INT64, 1, (int64_t[]){1}, false);
+    PyObject *r = NULL;
+    if (!flat || !v || !i)
+        goto done;
+    if (n == 0) {
+        mt_fill(MTPy_T(v), NAN, 0, 0);
+    } else {
+        mt_copy(MTPy_T(flat), t);
+        mt_tensor line = *MTPy_T(flat), one = *MTPy_T(i);
+        line.ndim = 1;
+        line.sizes[0] = n;
+        line.strides[0] = 1;
+        mt_tensor val = *MTPy_T(v);
+        val.ndim = 1;
+        val.sizes[0] = 1;
+        val.strides[0] = 1;
+        mt_pick(&val, &one, &line, 0, pick, 0);
+    }
+    r = v;
+    v = NULL;
+done:
+    Py_XDECREF(flat);
+    Py_XDECREF(v);
+    Py_XDECREF(i);
+    return r;
+}
+
 PyObject *impl_median(mt_args *a)
 {
-    mt_tensor *t = a->v[0].t;
-    if (a->overload == 0) {
-        /* the median of all elements: the flat contiguous copy's line */
-        int64_t n = t->numel;
-        PyObject *flat = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false);
-        PyObject *v = mtpy_new_contiguous(t->dtype, 0, NULL, false);
-        PyObject *i = mtpy_new_contiguous(MT_INT64, 1, (int64_t[]){1}, false);
-        PyObject *r = NULL;
-        if (!flat || !v || !i)
-            goto done;
-        if (n == 0) {
-            mt_fill(MTPy_T(v), NAN, 0, 0);
-        } else {
-            mt_copy(MTPy_T(flat), t);
-            mt_tensor line = *MTPy_T(flat), one = *MTPy_T(i);
-            line.ndim = 1;
-            line.sizes[0] = n;
-            line.strides[0] = 1;
-            mt_tensor val = *MTPy_T(v);
-            val.ndim = 1;
-            val.sizes[0] = 1;
-            val.strides[0] = 1;
-            mt_median(&val, &one, &line, 0);
-        }
-        r = v;
-        v = NULL;
-    done:
-        Py_XDECREF(flat);
-        Py_XDECREF(v);
-        Py_XDECREF(i);
-        return r;
-    }
-    return pick_along_dim(a, "median", mt_median);
+    if (a->overload == 0)
+        return pick_all(a->v[0].t, MT_PICK_MEDIAN);
+    return pick_along_dim(a->v[0].t, a->v[1].i, a->v[2].b, "median", MT_PICK_MEDIAN, 1);
+}
+
+PyObject *impl_nanmedian(mt_args *a)
+{
+    if (a->overload == 0)
+        return pick_all(a->v[0].t, MT_PICK_NANMEDIAN);
+    return pick_along_dim(a->v[0].t, a->v[1].i, a->v[2].b, "nanmedian", MT_PICK_NANMEDIAN, 1);
 }
 
 PyObject *impl_mode(mt_args *a)
 {
-    return pick_along_dim(a, "mode", mt_mode);
+    return pick_along_dim(a->v[0].t, a->v[1].i, a->v[2].b, "mode", MT_PICK_MODE, 1);
+}
+
+PyObject *impl_kthvalue(mt_args *a)
+{
+    return pick_along_dim(a->v[0].t, a->v[2].i, a->v[3].b, "kthvalue", MT_PICK_KTH, a->v[1].i);
 }
 
 /* (output, inverse, counts) packed as torch.unique returns them. */

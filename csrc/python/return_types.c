@@ -1,20 +1,25 @@
 /* minitorch.return_types: the named (values, indices) tuples of max, min,
- * median, mode, sort and topk. */
+ * median, nanmedian, mode, sort, topk, kthvalue, cummax and cummin, and
+ * aminmax's (min, max). */
 #include "return_types.h"
 
+#include <structmember.h>
 #include <string.h>
 
-static const char *names[] = {"max", "min", "median", "mode", "sort", "topk"};
+static const char *names[] = {"max",  "min",      "median", "nanmedian", "mode",   "sort",
+                              "topk", "kthvalue", "cummax", "cummin",    "aminmax"};
 #define NTYPES ((int)(sizeof names / sizeof names[0]))
 static PyTypeObject *types[NTYPES];
 
 static PyStructSequence_Field fields[] = {{"values", NULL}, {"indices", NULL}, {NULL, NULL}};
+static PyStructSequence_Field minmax_fields[] = {{"min", NULL}, {"max", NULL}, {NULL, NULL}};
 
 /* torch prints one field a line: "torch.return_types.max(\nvalues=...,\nindices=...)" */
 static PyObject *pair_repr(PyObject *self)
 {
-    return PyUnicode_FromFormat("%s(\nvalues=%R,\nindices=%R)", Py_TYPE(self)->tp_name,
-                                PyStructSequence_GET_ITEM(self, 0),
+    PyMemberDef *f = Py_TYPE(self)->tp_members;
+    return PyUnicode_FromFormat("%s(\n%s=%R,\n%s=%R)", Py_TYPE(self)->tp_name, f[0].name,
+                                PyStructSequence_GET_ITEM(self, 0), f[1].name,
                                 PyStructSequence_GET_ITEM(self, 1));
 }
 
@@ -26,7 +31,8 @@ int mtpy_return_types_init(PyObject *module)
     for (int k = 0; k < NTYPES; k++) {
         char qual[64];
         snprintf(qual, sizeof qual, "minitorch.return_types.%s", names[k]);
-        PyStructSequence_Desc desc = {NULL, NULL, fields, 2};
+        PyStructSequence_Desc desc = {
+            NULL, NULL, strcmp(names[k], "aminmax") == 0 ? minmax_fields : fields, 2};
         /* the type keeps a pointer to its name: give it storage that lives on */
         desc.name = PyMem_RawMalloc(strlen(qual) + 1);
         if (!desc.name)
