@@ -321,7 +321,8 @@ UNARY = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "
          "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
          "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "round", "trunc", "frac",
          "reciprocal", "square", "nan_to_num", "isnan", "isinf", "isfinite", "logical_not",
-         "bitwise_not"]
+         "bitwise_not", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "sgn",
+         "signbit"]
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -413,3 +414,30 @@ def test_out_resized_like_torch():
     assert o.tolist() == [3.0, 3.0]
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         mt.ones(3).add_(mt.ones(2, 3))
+
+
+def test_inverse_hyperbolic_sign_edges():
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, float("inf"), -float("inf"), float("nan"), -float("nan")]
+    for dtype in ("float32", "float64", "float16", "bfloat16"):
+        if dtype == "bfloat16":  # torch.tensor drops the sign of -nan in bfloat16
+            vals = vals[:-1]
+        m, t = mt.tensor(vals, dtype=getattr(mt, dtype)), torch.tensor(vals, dtype=getattr(torch, dtype))
+        for name in ("asinh", "acosh", "atanh", "sgn", "signbit"):
+            check(getattr(mt, name)(m), getattr(torch, name)(t), exact=False)
+    i, ti = mt.tensor([-3, 0, 4]), torch.tensor([-3, 0, 4])
+    for name in ("asinh", "signbit", "sgn"):
+        check(getattr(mt, name)(i), getattr(torch, name)(ti), exact=False)
+    same_error(lambda: i.atanh_(), lambda: ti.atanh_())
+    same_error(lambda: mt.signbit(mt.ones(2), out=mt.empty(2)),
+               lambda: torch.signbit(torch.ones(2), out=torch.empty(2)))
+    out = mt.empty(3, dtype=mt.bool)
+    assert mt.signbit(i, out=out) is out and out.tolist() == [True, False, False]
+
+
+def test_inverse_hyperbolic_grad_fn_names():
+    x = mt.tensor([0.5, -0.25], dtype=mt.float64, requires_grad=True)
+    tx = torch.tensor([0.5, -0.25], dtype=torch.float64, requires_grad=True)
+    for name in ("asinh", "atanh", "arcsinh", "arctanh", "sgn"):
+        assert type(getattr(mt, name)(x).grad_fn).__name__ == type(getattr(torch, name)(tx).grad_fn).__name__
+    assert type(mt.acosh(x + 2).grad_fn).__name__ == "AcoshBackward0"
+    assert not mt.signbit(x).requires_grad
