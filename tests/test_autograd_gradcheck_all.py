@@ -138,6 +138,8 @@ SAMPLES.update({
     "atan2": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "hypot": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "maximum": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "fmax": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "fmin": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "pow": lambda t: [S(t.p(2, 3), t.n(3)), S(t.p(2, 3), 2.5), S(t.n(2, 3), 3),
                       S(2.0, t.n(2, 3))],
     "remainder": lambda t: [S(*remainder_pair(t, (2, 3), (3,))),

@@ -79,6 +79,7 @@ OP_T(sigmoid, "sigmoid")
 OP_T(tanh_, "tanh")
 OP_T(sign, "sign")
 OP_T(isfinite_, "isfinite")
+OP_T(isnan_, "isnan")
 OP_T(zeros_like, "zeros_like")
 OP_T(reciprocal, "reciprocal")
 OP_T(trunc_, "trunc")
@@ -300,6 +301,30 @@ int maximum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int minimum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return extremum_backward(n, g, out, false);
+}
+
+/* fmax / fmin: input wins ties and a NaN other, as torch's masked_fill */
+static int nan_ignoring_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out,
+                                          bool is_max)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    mt_tensor *picks_x = or_(&s, is_max ? ge(&s, x, y) : le(&s, x, y), isnan_(&s, y));
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, where_or_0(&s, picks_x, g[0]));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, where_0_or(&s, picks_x, g[0]));
+    return done(&s);
+}
+
+int fmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return nan_ignoring_extremum_backward(n, g, out, true);
+}
+
+int fmin_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return nan_ignoring_extremum_backward(n, g, out, false);
 }
 
 int atan2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
