@@ -114,12 +114,15 @@ unary = {  # name -> value generator
     "expm1": "n", "log": "p", "log2": "p", "log10": "p", "log1p": "p", "neg": "n",
     "negative": "n", "__neg__": "n", "reciprocal": "a", "relu": "a", "rsqrt": "p", "sqrt": "p",
     "sign": "a", "square": "n", "nan_to_num": "n", "gelu": "n", "silu": "n", "softplus": "n",
-    "clone": "n", "contiguous": "n", "t": "n", "adjoint": "n",
+    "clone": "n", "contiguous": "n", "t": "n", "adjoint": "n", "asinh": "n", "arcsinh": "n",
+    "atanh": "u", "arctanh": "u", "sgn": "a",
 }
 
 SAMPLES = {name: (lambda g: lambda t: [S(getattr(t, g)(2, 3))])(g) for name, g in unary.items()}
 SAMPLES.update({
     "round": lambda t: [S(t.f(2, 3)), S(t.f(2, 3), decimals=1)],
+    "acosh": lambda t: [S(t.r(1.2, 3.0, 2, 3))],
+    "arccosh": lambda t: [S(t.r(1.2, 3.0, 2, 3))],
     "gelu": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), approximate="tanh")],
     "softplus": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), beta=2.0, threshold=1.0)],
     "nan_to_num": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), nan=1.0, posinf=2.0)],
@@ -135,6 +138,8 @@ SAMPLES.update({
     "atan2": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "hypot": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "maximum": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "fmax": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "fmin": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "pow": lambda t: [S(t.p(2, 3), t.n(3)), S(t.p(2, 3), 2.5), S(t.n(2, 3), 3),
                       S(2.0, t.n(2, 3))],
     "remainder": lambda t: [S(*remainder_pair(t, (2, 3), (3,))),

@@ -79,6 +79,7 @@ OP_T(sigmoid, "sigmoid")
 OP_T(tanh_, "tanh")
 OP_T(sign, "sign")
 OP_T(isfinite_, "isfinite")
+OP_T(isnan_, "isnan")
 OP_T(zeros_like, "zeros_like")
 OP_T(reciprocal, "reciprocal")
 OP_T(trunc_, "trunc")
@@ -302,6 +303,30 @@ int minimum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return extremum_backward(n, g, out, false);
 }
 
+/* fmax / fmin: input wins ties and a NaN other, as torch's masked_fill */
+static int nan_ignoring_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out,
+                                          bool is_max)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    mt_tensor *picks_x = or_(&s, is_max ? ge(&s, x, y) : le(&s, x, y), isnan_(&s, y));
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, where_or_0(&s, picks_x, g[0]));
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, where_0_or(&s, picks_x, g[0]));
+    return done(&s);
+}
+
+int fmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return nan_ignoring_extremum_backward(n, g, out, true);
+}
+
+int fmin_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return nan_ignoring_extremum_backward(n, g, out, false);
+}
+
 int atan2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     scope s = {0};
@@ -461,6 +486,9 @@ UNARY(cos_backward, mul, X, neg(S, sin_(S, v)))
 UNARY(asin_backward, mul, X, rsqrt_(S, rsub_f(S, 1.0, mul(S, v, v))))
 UNARY(acos_backward, mul, X, neg(S, rsqrt_(S, rsub_f(S, 1.0, mul(S, v, v)))))
 UNARY(atan_backward, div, X, add_f(S, mul(S, v, v), 1.0))
+UNARY(asinh_backward, mul, X, rsqrt_(S, add_f(S, mul(S, v, v), 1.0)))
+UNARY(acosh_backward, mul, X, rsqrt_(S, add_f(S, mul(S, v, v), -1.0)))
+UNARY(atanh_backward, div, X, rsub_f(S, 1.0, mul(S, v, v)))
 UNARY(sinh_backward, mul, X, cosh_(S, v))
 UNARY(cosh_backward, mul, X, sinh_(S, v))
 UNARY(erf_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), TWO_OVER_SQRTPI))

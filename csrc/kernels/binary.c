@@ -142,6 +142,9 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 /* NaN-propagating max/min, as torch.maximum/minimum. */
 #define MAXN(a, b) ((a) != (a) || (a) > (b) ? (a) : (b))
 #define MINN(a, b) ((a) != (a) || (a) < (b) ? (a) : (b))
+/* NaN-ignoring max/min, as torch.fmax/fmin: NaN only when both are NaN. */
+#define FMAX(a, b) ((b) != (b) || (a) > (b) ? (a) : (b))
+#define FMIN(a, b) ((b) != (b) || (a) < (b) ? (a) : (b))
 
 /* One loop per (op, dtype): a contiguous path the compiler vectorises, a
  * scalar-operand path, and the general strided path. OT is the stored output
@@ -218,6 +221,8 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     SAME(SFX, T, mul, (acc)(x * y))                                                 \
     SAME(SFX, T, maximum, MAXN(x, y))                                               \
     SAME(SFX, T, minimum, MINN(x, y))                                               \
+    SAME(SFX, T, fmax, FMAX(x, y))                                                  \
+    SAME(SFX, T, fmin, FMIN(x, y))                                                  \
     PRED(SFX, T, eq, x == y)                                                        \
     PRED(SFX, T, ne, x != y)                                                        \
     PRED(SFX, T, lt, x < y)                                                         \
@@ -290,6 +295,8 @@ static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
     [MT_BIN_POW] = MT_ROW_NUM(pow),
     [MT_BIN_MAXIMUM] = MT_ROW(maximum),
     [MT_BIN_MINIMUM] = MT_ROW(minimum),
+    [MT_BIN_FMAX] = MT_ROW(fmax),
+    [MT_BIN_FMIN] = MT_ROW(fmin),
     [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
     [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
     [MT_BIN_BITAND] = ROW_BITS(bitand),

@@ -16,6 +16,8 @@ typedef enum {
     MT_BIN_POW,
     MT_BIN_MAXIMUM,
     MT_BIN_MINIMUM,
+    MT_BIN_FMAX,
+    MT_BIN_FMIN,
     MT_BIN_ATAN2,
     MT_BIN_HYPOT,
     MT_BIN_BITAND,

@@ -74,6 +74,9 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, asin, M(asin, x))                                                      \
     SAME(SFX, T, acos, M(acos, x))                                                      \
     SAME(SFX, T, atan, M(atan, x))                                                      \
+    SAME(SFX, T, asinh, M(asinh, x))                                                    \
+    SAME(SFX, T, acosh, M(acosh, x))                                                    \
+    SAME(SFX, T, atanh, M(atanh, x))                                                    \
     SAME(SFX, T, sinh, M(sinh, x))                                                      \
     SAME(SFX, T, cosh, M(cosh, x))                                                      \
     SAME(SFX, T, tanh, M(tanh, x))                                                      \
@@ -100,7 +103,9 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, sign, (acc)(x > 0) - (acc)(x < 0))                                     \
     PRED(SFX, T, isnan, x != x)                                                         \
     PRED(SFX, T, isinf, M(fabs, x) == (acc)INFINITY)                                    \
-    PRED(SFX, T, isfinite, x - x == 0)
+    PRED(SFX, T, isfinite, x - x == 0)                                                  \
+    /* signbit() itself vectorises into an insn GCC 12 cannot emit */                  \
+    PRED(SFX, T, signbit, _Generic(x, float: copysignf, default: copysign)(1, x) < 0)
 
 #define DEF_NUM(DE, SFX, T)                                                             \
     SAME(SFX, T, neg, (acc)(0 - x))                                                     \
@@ -114,7 +119,8 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, bitnot, (acc)~x)                                                       \
     PRED(SFX, T, isnan, 0 * x)                                                          \
     PRED(SFX, T, isinf, 0 * x)                                                          \
-    PRED(SFX, T, isfinite, 1 + 0 * x)
+    PRED(SFX, T, isfinite, 1 + 0 * x)                                                   \
+    PRED(SFX, T, signbit, x < 0)
 
 #define DEF_ALL(DE, SFX, T) PRED(SFX, T, logical_not, x == 0)
 
@@ -172,6 +178,7 @@ SAME(b1, uint8_t, bitnot, !x)
 PRED(b1, uint8_t, isnan, 0 * x)
 PRED(b1, uint8_t, isinf, 0 * x)
 PRED(b1, uint8_t, isfinite, 1 + 0 * x)
+PRED(b1, uint8_t, signbit, 0 * x)
 
 /* integer rows fall back to the identity */
 #define ROW_ROUNDING(N) {NULL, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8, N##_f2, \
@@ -195,6 +202,9 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_ASIN] = MT_ROW_FLOAT(asin),
     [MT_UN_ACOS] = MT_ROW_FLOAT(acos),
     [MT_UN_ATAN] = MT_ROW_FLOAT(atan),
+    [MT_UN_ASINH] = MT_ROW_FLOAT(asinh),
+    [MT_UN_ACOSH] = MT_ROW_FLOAT(acosh),
+    [MT_UN_ATANH] = MT_ROW_FLOAT(atanh),
     [MT_UN_SINH] = MT_ROW_FLOAT(sinh),
     [MT_UN_COSH] = MT_ROW_FLOAT(cosh),
     [MT_UN_TANH] = {[MT_FLOAT16] = tanh_f2, [MT_BFLOAT16] = tanh_bf, [MT_FLOAT32] = vtanh_f4,
@@ -228,6 +238,7 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_ISINF] = MT_ROW(isinf),
     [MT_UN_ISFINITE] = MT_ROW(isfinite),
     [MT_UN_LOGICAL_NOT] = MT_ROW(logical_not),
+    [MT_UN_SIGNBIT] = MT_ROW(signbit),
 };
 
 mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype)

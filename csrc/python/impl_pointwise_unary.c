@@ -68,6 +68,9 @@ U(tan, MT_UN_TAN, "tan_vml_cpu", U_TO_FLOAT)
 U(asin, MT_UN_ASIN, "asin_vml_cpu", U_TO_FLOAT)
 U(acos, MT_UN_ACOS, "acos_vml_cpu", U_TO_FLOAT)
 U(atan, MT_UN_ATAN, "atan_vml_cpu", U_TO_FLOAT)
+U(asinh, MT_UN_ASINH, "asinh_cpu", U_TO_FLOAT)
+U(acosh, MT_UN_ACOSH, "acosh_cpu", U_TO_FLOAT)
+U(atanh, MT_UN_ATANH, "atanh_cpu", U_TO_FLOAT)
 U(sinh, MT_UN_SINH, "sinh_vml_cpu", U_TO_FLOAT)
 U(cosh, MT_UN_COSH, "cosh_vml_cpu", U_TO_FLOAT)
 U(tanh, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT)
@@ -91,6 +94,12 @@ U(logical_not, MT_UN_LOGICAL_NOT, "logical_not_cpu", 0)
 PyObject *impl_isnan(mt_args *a) { return unary(a, MT_UN_ISNAN, "isnan", 0, -1, NULL); }
 PyObject *impl_isinf(mt_args *a) { return unary(a, MT_UN_ISINF, "isinf", 0, -1, NULL); }
 PyObject *impl_isfinite(mt_args *a) { return unary(a, MT_UN_ISFINITE, "isfinite", 0, -1, NULL); }
+PyObject *impl_signbit(mt_args *a)
+{
+    if (!mt_is_none(a, 1) && MTPy_T(a->v[1].obj)->dtype != MT_BOOL)
+        return PyErr_Format(PyExc_RuntimeError, "signbit does not support non-boolean outputs.");
+    return unary(a, MT_UN_SIGNBIT, "signbit_cpu", 0, 1, NULL);
+}
 PyObject *impl_neg_dunder(mt_args *a) { return unary(a, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, -1, NULL); }
 PyObject *impl_abs_dunder(mt_args *a) { return unary(a, MT_UN_ABS, "abs_cpu", 0, -1, NULL); }
 PyObject *impl_invert_dunder(mt_args *a)
