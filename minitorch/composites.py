@@ -257,11 +257,18 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 
-def _bind_methods():
+def bind_methods():
+    """Binds the Tensor methods of the _op functions defined so far; each
+    composites module calls it once its functions exist."""
     for name, fn, names in _METHODS:
         wrapped = wrap_torch_function(dispatch_args(*names))(fn)
         wrapped.__name__ = wrapped.__qualname__ = name
         setattr(Tensor, name, wrapped)
+    _METHODS.clear()
+
+
+def _bind_methods():
+    bind_methods()
 
     def type_as(self, other):
         """self converted to other's dtype."""
