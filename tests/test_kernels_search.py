@@ -1,0 +1,65 @@
+"""searchsorted and bucketize (kernels/search.c) against torch: batched and
+1-D boundaries, both sides, sorters, NaN, dtypes, empty inputs and errors."""
+import numpy as np
+import pytest
+
+import minitorch as mt
+from test_kernels_extra import both
+
+torch = pytest.importorskip("torch")
+
+R = np.random.default_rng(17)
+S = np.sort(R.integers(0, 10, (3, 4, 7)), -1).astype(np.float32)
+V = R.integers(-1, 11, (3, 4, 5)).astype(np.float32)
+S[0, 0, -1] = V[0, 0, 0] = V[2, 1, 3] = np.nan
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_matches_torch(right):
+    side = "right" if right else "left"
+    both(lambda m, a, b: m.searchsorted(a, b, right=right), S, V)
+    both(lambda m, a, b: m.searchsorted(a, b, side=side, right=right), S, V)
+    both(lambda m, a, b: m.searchsorted(a[1, 2], b, right=right, out_int32=True), S, V)
+    both(lambda m, a, b: m.searchsorted(a[1, 2], 3.0, right=right), S, V)
+    both(lambda m, a, b: m.searchsorted(a.transpose(0, 1).to(m.int64),
+                                        b.transpose(0, 1)[:, :, ::2], side=side), S, V)
+    both(lambda m, a, b: m.bucketize(b, a[1, 1], right=right), S, V)
+    both(lambda m, a, b: m.bucketize(b.t(), a[0, 3], out_int32=True, right=right), S[0], V[0])
+    both(lambda m, a, b: m.bucketize(4, a[1, 1], right=right), S, V)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float16",
+                                   "float64"])
+def test_dtypes_and_sorter(dtype):
+    bounds = R.integers(0, 2 if dtype == "bool" else 50, (3, 9)).astype(dtype)
+    values = R.integers(0, 2 if dtype == "bool" else 50, (3, 6)).astype(dtype)
+    order = np.argsort(bounds, -1, kind="stable")
+    both(lambda m, a, b, p: m.searchsorted(a, b, sorter=p), bounds, values, order)
+    both(lambda m, a, b, p: m.searchsorted(a, b, sorter=p, right=True), bounds, values, order)
+    both(lambda m, a, b: m.bucketize(b, a), np.sort(bounds[0]), values)
+    both(lambda m, a, b: m.searchsorted(a, b), np.sort(bounds[0]), values.astype(np.float32))
+
+
+def test_empty():
+    both(lambda m, a, b: m.searchsorted(a, b), np.zeros((3, 0)), np.zeros((3, 2)))
+    both(lambda m, a, b: m.searchsorted(a, b), np.zeros((3, 4)), np.zeros((3, 0)))
+    both(lambda m, a, b: m.searchsorted(a, b), np.zeros((0, 4)), np.zeros((0, 3)))
+    both(lambda m, a, b: m.bucketize(b, a), np.arange(5), np.zeros((0, 3)))
+
+
+def test_errors_match_torch():
+    cases = [
+        lambda m, a, b: m.searchsorted(a, b[:2]),
+        lambda m, a, b: m.searchsorted(a, b[0, 0]),
+        lambda m, a, b: m.searchsorted(a, b[0, 0, 0]),
+        lambda m, a, b: m.searchsorted(a, b, side="x"),
+        lambda m, a, b: m.searchsorted(a, b, side="left", right=True),
+        lambda m, a, b: m.searchsorted(a[0, 0, 0], b),
+        lambda m, a, b: m.searchsorted(a, 3),
+        lambda m, a, b: m.searchsorted(a, b, sorter=a.long()[:1]),
+        lambda m, a, b: m.searchsorted(a[..., :5], b, sorter=b),
+        lambda m, a, b: m.bucketize(b, a),
+        lambda m, a, b: m.bucketize(b, a[0, 0, 0]),
+    ]
+    for f in cases:
+        both(f, S, V)
