@@ -63,3 +63,20 @@ def test_errors_match_torch():
     ]
     for f in cases:
         both(f, S, V)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "float16", "float32"])
+def test_isin(dtype):
+    elems = R.integers(0, 12, (4, 5)).astype(dtype)
+    tests = R.integers(0, 12, (3, 2)).astype(dtype)
+    both(lambda m, a, b: m.isin(a, b), elems, tests)
+    both(lambda m, a, b: m.isin(a.t(), b[:, 0], invert=True), elems, tests)
+    both(lambda m, a, b: m.isin(a, b[:0]), elems, tests)
+    both(lambda m, a, b: m.isin(a[:0], b), elems, tests)
+    both(lambda m, a, b: m.isin(a, 3), elems, tests)
+    both(lambda m, a, b: m.isin(a[0, 0].item(), b), elems, tests)
+    both(lambda m, a, b: m.isin(a, b.double(), assume_unique=True), elems, tests)
+
+
+def test_isin_nan():
+    both(lambda m, a, b: m.isin(a, b), np.array([np.nan, 1.0, 2.0]), np.array([np.nan, 2.0]))
