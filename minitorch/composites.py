@@ -17,7 +17,9 @@ __all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum",
 _f = _C._functions
 _METHODS = []
 _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
-                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long"}  # (name, implementation): also bound on Tensor below
+                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long",
+                 "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
+                 "minitorch.float32": "Float", "minitorch.float64": "Double"}  # (name, implementation): also bound on Tensor below
 
 
 def _op(*names, method=True):

@@ -1,9 +1,11 @@
-"""Membership tests built on the C searchsorted."""
+"""Search and count functions built on the C searchsorted and index_add_."""
+from typing import Optional
+
 from . import _C
 from ._tensor import Tensor
-from .composites import _op
+from .composites import _SCALAR_NAMES, _op, bind_methods
 
-__all__ = ["isin"]
+__all__ = ["isin", "bincount"]
 
 _f = _C._functions
 
@@ -27,3 +29,27 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
         at = _f["searchsorted"](pool, elements).clamp(max=pool.numel() - 1)
         found = pool.take(at) == elements
     return ~found if invert else found
+
+
+@_op("input", "weights")
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    """Count the frequency of each value in an array of non-negative ints."""
+    if input.dtype == _C.bool or input.is_floating_point():
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input.dim() != 1 or (input.numel() and input.min().item() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    size = max(minlength, input.max().item() + 1 if input.numel() else 0)
+    if weights is None:
+        counts, adds = _f["zeros"]([size], dtype=_C.int64), _f["ones_like"](input, dtype=_C.int64)
+    else:
+        dtype = _C.float32 if weights.dtype == _C.float32 else _C.float64
+        counts, adds = _f["zeros"]([size], dtype=dtype), weights.to(dtype)
+    return counts.index_add_(0, input.to(_C.int64), adds)
+
+
+bind_methods()

@@ -80,3 +80,29 @@ def test_isin(dtype):
 
 def test_isin_nan():
     both(lambda m, a, b: m.isin(a, b), np.array([np.nan, 1.0, 2.0]), np.array([np.nan, 2.0]))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int64"])
+def test_bincount(dtype):
+    x = R.integers(0, 9, 20).astype(dtype)
+    both(lambda m, a: m.bincount(a), x)
+    both(lambda m, a: a[::3].bincount(minlength=12), x)
+    both(lambda m, a: m.bincount(a[:0]), x)
+    both(lambda m, a: m.bincount(a[:0], minlength=3), x)
+    for wdtype in ("float16", "float32", "float64", "int32"):
+        w = R.integers(-3, 4, 20).astype(wdtype)
+        both(lambda m, a, b: m.bincount(a, b), x, w)
+        both(lambda m, a, b: a.bincount(weights=b, minlength=15), x, w)
+
+
+def test_bincount_errors_match_torch():
+    cases = [
+        lambda m, a: m.bincount(a - 5),
+        lambda m, a: m.bincount(a.reshape(2, 10)),
+        lambda m, a: m.bincount(a.double()),
+        lambda m, a: m.bincount(a.bool()),
+        lambda m, a: m.bincount(a, minlength=-1),
+        lambda m, a: m.bincount(a, a[:3].float()),
+    ]
+    for f in cases:
+        both(f, np.arange(20))
