@@ -106,3 +106,28 @@ def test_bincount_errors_match_torch():
     ]
     for f in cases:
         both(f, np.arange(20))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histc(dtype):
+    x = (R.standard_normal((6, 7)) * 3).astype(dtype)
+    x[1, 2] = np.nan
+    both(lambda m, a: m.histc(a[a == a]), x)
+    both(lambda m, a: m.histc(a, 7, -2, 3), x)
+    both(lambda m, a: a.t().histc(bins=5, min=-1.5, max=1.5), x)
+    both(lambda m, a: m.histc(a[0], 4, 2, 2), x)
+    both(lambda m, a: m.histc(a[:0], 3), x)
+    both(lambda m, a: m.histc(m.ones(3, dtype=a.dtype), 3), x)
+    both(lambda m, a: m.histc(m.tensor([0.0, 1.0, 2.0, 3.0, 4.0], dtype=a.dtype), 4), x)
+
+
+def test_histc_errors_match_torch():
+    cases = [
+        lambda m, a: m.histc(a, 0),
+        lambda m, a: m.histc(a, 3, 3, 1),
+        lambda m, a: m.histc(a.long(), 3),
+        lambda m, a: m.histc(m.tensor([float("nan")]), 3),
+        lambda m, a: m.histc(m.tensor([1.0, float("inf")]), 3),
+    ]
+    for f in cases:
+        both(f, np.arange(5.0))
