@@ -18,6 +18,9 @@ from . import linalg  # noqa: E402,F401
 from .functional import *  # noqa: E402,F401,F403  (its __all__)
 from .broadcasting import *  # noqa: E402,F401,F403  (its __all__)
 from .composites import *  # noqa: E402,F401,F403  (its __all__)
+from .composites_split import *  # noqa: E402,F401,F403  (its __all__)
+from .composites_index import *  # noqa: E402,F401,F403  (its __all__)
+from .composites_search import *  # noqa: E402,F401,F403  (its __all__)
 
 __version__ = "0.1.0"
 

@@ -18,7 +18,9 @@ __all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum",
 _f = _C._functions
 _METHODS = []
 _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
-                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long"}  # (name, implementation): also bound on Tensor below
+                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long",
+                 "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
+                 "minitorch.float32": "Float", "minitorch.float64": "Double"}  # (name, implementation): also bound on Tensor below
 
 
 def _op(*names, method=True):
@@ -338,11 +340,18 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
-def _bind_methods():
+def bind_methods():
+    """Binds the Tensor methods of the _op functions defined so far; each
+    composites module calls it once its functions exist."""
     for name, fn, names in _METHODS:
         wrapped = wrap_torch_function(dispatch_args(*names))(fn)
         wrapped.__name__ = wrapped.__qualname__ = name
         setattr(Tensor, name, wrapped)
+    _METHODS.clear()
+
+
+def _bind_methods():
+    bind_methods()
 
     def type_as(self, other):
         """self converted to other's dtype."""

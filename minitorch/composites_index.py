@@ -1,0 +1,146 @@
+"""Index, scatter and diagonal functions (and the Tensor methods torch has
+for them) composed of clone, views and in-place writes into views, so their
+gradients follow from those ops."""
+from typing import Optional
+
+from . import _C
+from ._tensor import Tensor
+from .composites import _op, bind_methods
+
+__all__ = ["index_copy", "index_fill", "index_add", "select_scatter", "slice_scatter",
+           "diag_embed"]
+
+_f = _C._functions
+
+
+def _along(input: Tensor, dim: int, key) -> tuple:
+    """The __getitem__ key that applies key along dim of input."""
+    return (slice(None),) * (dim % max(input.dim(), 1)) + (key,)
+
+
+def _check_index(name: str, index: Tensor) -> None:
+    if index.dtype != _C.int64:
+        raise IndexError(f"{name}(): Expected dtype int64 for index.")
+
+
+@_op("self", "index", "source")
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """Copies the elements of source into self by selecting the indices in
+    the order given in index along dim."""
+    _check_index("index_copy_", index)
+    count = source.shape[dim] if source.dim() else 1
+    if index.numel() != count:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal "
+                         f"to source.size(dim) ({count})")
+    self[_along(self, dim, index.reshape(-1))] = source
+    return self
+
+
+@_op("input", "index", "source")
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """Out-of-place version of Tensor.index_copy_."""
+    return index_copy_(input.clone(), dim, index, source)
+
+
+@_op("self", "index", "value")
+def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """Fills the elements of self with value value by selecting the indices
+    in the order given in index along dim."""
+    _check_index("index_fill_", index)
+    self[_along(self, dim, index.reshape(-1))] = value
+    return self
+
+
+@_op("input", "index", "value")
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """Out-of-place version of Tensor.index_fill_."""
+    return index_fill_(input.clone(), dim, index, value)
+
+
+@_op("input", "index", "source")
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """Out-of-place version of Tensor.index_add_."""
+    return input.clone().index_add_(dim, index, source, alpha=alpha)
+
+
+def _check_slice(src: Tensor, part: Tensor) -> None:
+    if list(src.shape) != list(part.shape):
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(part.shape)}")
+
+
+@_op("input", "src")
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """Embeds the values of the src tensor into input at the given index."""
+    out = input.clone()
+    part = out.select(dim, index)
+    _check_slice(src, part)
+    part.copy_(src)
+    return out
+
+
+@_op("input", "src")
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
+                  end: Optional[int] = None, step: int = 1) -> Tensor:
+    """Embeds the values of the src tensor into input at the given dimension."""
+    out = input.clone()
+    part = out[_along(out, dim, slice(start, end, step))]
+    _check_slice(src, part)
+    part.copy_(src)
+    return out
+
+
+@_op("input")
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Creates a tensor whose diagonals of certain 2D planes (specified by dim1
+    and dim2) are filled by input."""
+    nd = input.dim() + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] + abs(offset) if input.dim() else 1 + abs(offset)
+    rest = iter(input.shape[:-1])
+    shape = [n if d in (d1, d2) else next(rest) for d in range(nd)]
+    out = _f["zeros"](shape, dtype=input.dtype)
+    out.diagonal(offset, d1, d2).copy_(input)
+    return out
+
+
+@_op("self")
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal of a tensor that has at least 2-dimensions.
+    When dims>2, all dimensions of input must be of equal length."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) > 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(self.shape)
+    self.as_strided([n], [sum(self.stride())]).fill_(fill_value)
+    rows, cols = self.shape[0], self.shape[-1]
+    # wrapping restarts the diagonal one row below the end of the previous one
+    if wrap and self.dim() == 2 and rows > cols + 1:
+        fill_diagonal_(self.narrow(0, cols + 1, rows - cols - 1), fill_value, wrap)
+    return self
+
+
+@_op("self")
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Returns a view of the original tensor which contains all slices of size
+    size from self tensor in the dimension dimension."""
+    nd = self.dim()
+    # a 0-d tensor unfolds as one of a single element
+    length = (self if nd else self.reshape(1)).size(dimension)
+    d = dimension % max(nd, 1)
+    stride = self.stride(d) if nd else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    sizes, strides = list(self.shape), list(self.stride())
+    if nd:
+        sizes[d], strides[d] = (length - size) // step + 1, stride * step
+    return self.as_strided(sizes + [size], strides + [stride])
+
+
+bind_methods()

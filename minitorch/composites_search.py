@@ -1,0 +1,83 @@
+"""Search and count functions built on the C searchsorted and index_add_."""
+import math
+from typing import Optional
+
+from . import _C
+from ._tensor import Tensor
+from .composites import _SCALAR_NAMES, _op, bind_methods
+
+__all__ = ["isin", "bincount", "histc"]
+
+_f = _C._functions
+
+
+@_op("elements", "test_elements", method=False)
+def isin(elements, test_elements, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """Tests if each element of elements is in test_elements. Returns a
+    boolean tensor of the same shape as elements that is True for elements in
+    test_elements and False otherwise."""
+    if not isinstance(elements, Tensor):
+        elements = _f["tensor"](elements)
+    if not isinstance(test_elements, Tensor):
+        test_elements = _f["tensor"](test_elements)
+    # NaN matches nothing, and left in it would break the binary search's order
+    pool = test_elements.reshape(-1).sort()[0]
+    pool = pool.masked_select(pool == pool)
+    if pool.numel() == 0:
+        found = _f["zeros"](list(elements.shape), dtype=_C.bool)
+    else:
+        at = _f["searchsorted"](pool, elements).clamp(max=pool.numel() - 1)
+        found = pool.take(at) == elements
+    return ~found if invert else found
+
+
+@_op("input", "weights")
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    """Count the frequency of each value in an array of non-negative ints."""
+    if input.dtype == _C.bool or input.is_floating_point():
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input.dim() != 1 or (input.numel() and input.min().item() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    size = max(minlength, input.max().item() + 1 if input.numel() else 0)
+    if weights is None:
+        counts, adds = _f["zeros"]([size], dtype=_C.int64), _f["ones_like"](input, dtype=_C.int64)
+    else:
+        dtype = _C.float32 if weights.dtype == _C.float32 else _C.float64
+        counts, adds = _f["zeros"]([size], dtype=dtype), weights.to(dtype)
+    return counts.index_add_(0, input.to(_C.int64), adds)
+
+
+@_op("input")
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """Computes the histogram of a tensor. The elements are sorted into equal
+    width bins between min and max. If min and max are both zero, the minimum
+    and maximum values of the data are used."""
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and input.numel():
+        lo, hi = input.min().item(), input.max().item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    x = input.reshape(-1)
+    inside = (x >= lo) & (x <= hi)
+    # computed in input's dtype as torch does, so edge elements land in the same bin
+    pos = ((x - lo) / (hi - lo) * bins).to(_C.int64).clamp(max=bins - 1)
+    counts = _f["zeros"]([bins], dtype=input.dtype)
+    return counts.index_add_(0, pos.masked_select(inside), _f["ones_like"](x).masked_select(inside))
+
+
+bind_methods()
