@@ -532,3 +532,4 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 
 from .functional_activations import *  # noqa: E402,F401,F403  (Python-level activations)
+from .functional_padding import *  # noqa: E402,F401,F403  (pad with every mode)

@@ -19,3 +19,4 @@ from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
     KLDivLoss)
+from .padding import *  # noqa: F401,F403
