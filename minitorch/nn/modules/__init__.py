@@ -20,3 +20,4 @@ from .loss import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
     KLDivLoss)
 from .padding import *  # noqa: F401,F403
+from .loss_extra import *  # noqa: F401,F403
