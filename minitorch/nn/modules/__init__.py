@@ -21,3 +21,4 @@ from .loss import (  # noqa: F401
     KLDivLoss)
 from .padding import *  # noqa: F401,F403
 from .loss_extra import *  # noqa: F401,F403
+from .pooling1d import *  # noqa: F401,F403
