@@ -532,3 +532,6 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 
 from .functional_activations import *  # noqa: E402,F401,F403  (Python-level activations)
+from .functional_padding import *  # noqa: E402,F401,F403  (pad with every mode)
+from .functional_losses import *  # noqa: E402,F401,F403  (margin and likelihood losses)
+from .functional_pooling import *  # noqa: E402,F401,F403  (1-D poolings)

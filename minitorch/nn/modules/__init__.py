@@ -19,3 +19,6 @@ from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
     KLDivLoss)
+from .padding import *  # noqa: F401,F403
+from .loss_extra import *  # noqa: F401,F403
+from .pooling1d import *  # noqa: F401,F403

@@ -1,0 +1,193 @@
+"""The margin, embedding and likelihood losses of nn.functional, written with
+differentiable ops (re-exported by nn.functional). Reduction and the legacy
+size_average/reduce arguments go through the helpers of nn.functional."""
+from __future__ import annotations
+
+import math
+from typing import Optional, Union
+
+import minitorch
+from ..overrides import dispatch_args as _args, wrap_torch_function
+from .functional import _check_reduction, _legacy_reduction, _reduce, _torch_size
+from .functional_activations import logsigmoid, pairwise_distance
+
+Tensor = minitorch.Tensor
+
+__all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+           "multilabel_soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
+           "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+
+# added to the squared norms in cosine_embedding_loss, as torch does
+_COSINE_EPS = 1e-12
+
+
+def _reduce_strict(loss: Tensor, reduction: str) -> Tensor:
+    """_reduce for the losses whose torch form rejects a reduction with '... is not valid'."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input1", "input2", "target"))
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, -target * (input1 - input2) + margin): target 1 ranks input1 higher."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not input1.dim() == input2.dim() == target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {_torch_size(input1)}, input2: "
+                           f"{_torch_size(input2)}, target: {_torch_size(target)} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """input where target is 1, max(0, margin - input) where target is -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    # a target that is neither 1 nor -1 takes both terms, as in torch
+    loss = (minitorch.where(target != 1, (margin - input).clamp(min=0), 0.0)
+            + minitorch.where(target != -1, input, 0.0))
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """The two-class logistic loss log(1 + exp(-target * input))."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce((-target * input).exp().log1p(), reduction)
+
+
+@wrap_torch_function(_args("input", "target", "weight"))
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                size_average=None, reduce=None,
+                                reduction: str = "mean") -> Tensor:
+    """Per-class logistic loss averaged over the classes (the last dimension)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    return _reduce_strict(loss.sum(class_dim) / input.shape[class_dim], reduction)
+
+
+@wrap_torch_function(_args("input1", "input2", "target"))
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    dim = target.dim()
+    if dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if not input1.dim() == input2.dim() == dim + 1:
+        raise RuntimeError(f"{dim}D target tensor expects {dim + 1}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    dot = (input1 * input2).sum(dim)
+    norms = (((input1 * input1).sum(dim) + _COSINE_EPS)
+             * ((input2 * input2).sum(dim) + _COSINE_EPS)).sqrt()
+    cos = dot / norms
+    loss = (minitorch.where(target == 1, 1 - cos, 0.0)
+            + minitorch.where(target == -1, (cos - margin).clamp(min=0), 0.0))
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target", "weight"))
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Optional[Tensor] = None, size_average=None, reduce=None,
+                      reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: sum over the wrong classes i of
+    max(0, margin - input[y] + input[i])^p, divided by the number of classes."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if (input.dim() not in (1, 2) or input.shape[-1] == 0
+            or (input.dim() == 1 and input.numel() == 0)):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    rows = input.reshape(-1, input.shape[-1])
+    n, c = rows.shape
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
+                           "the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and (weight.dim() > 1 or weight.numel() != c):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    labels = target.reshape(n, 1).long()
+    if n and (int(labels.min()) < 0 or int(labels.max()) >= c):
+        raise RuntimeError("target out of range")
+    hinge = (margin - rows.gather(1, labels) + rows).clamp(min=0)
+    if p == 2:
+        hinge = hinge.square()
+    if weight is not None:
+        hinge = hinge * weight.gather(0, labels.reshape(-1)).reshape(n, 1)
+    wrong = minitorch.arange(c).reshape(1, c) != labels
+    loss = (hinge * wrong).sum(1) / c
+    return _reduce(loss if input.dim() == 2 else loss.reshape(target.shape), reduction)
+
+
+@wrap_torch_function(_args("anchor", "positive", "negative"))
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm distance;
+    swap uses the smaller of d(anchor, negative) and d(positive, negative)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.dim()}D, "
+                           f"positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minitorch.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+@wrap_torch_function(_args("input", "target"))
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of target under a Poisson distribution of rate input
+    (or exp(input) when log_input); full adds Stirling's term for target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0.0)
+    return _reduce(loss, reduction)
+
+
+@wrap_torch_function(_args("input", "target", "var"))
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float],
+                      full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of target under a normal distribution of mean input and
+    variance var (clamped below at eps); full adds the constant log(2 pi) / 2."""
+    if not isinstance(var, Tensor):
+        var = minitorch.full_like(input, var)
+    elif var.shape != input.shape and var.shape == input.shape[:-1]:
+        # one variance per sample, shared by its last dimension
+        var = var.unsqueeze(-1)
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # the clamp moves the value only: the gradient reaches var unchanged, as in torch
+    var = var + (var.detach().clamp(min=eps) - var.detach())
+    loss = 0.5 * (var.log() + (input - target).square() / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce_strict(loss, reduction)

@@ -1,0 +1,66 @@
+"""The 1-D poolings of nn.functional (re-exported by nn.functional): each runs its
+2-D form on the input with a height-1 dimension inserted before the last one."""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+import minitorch
+from ..overrides import dispatch_args as _args, wrap_torch_function
+from .functional import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+
+Tensor = minitorch.Tensor
+_Size1 = Union[int, Sequence[int]]
+
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d"]
+
+
+def _single(value: _Size1) -> int:
+    return value[0] if isinstance(value, (tuple, list)) else value
+
+
+def _stride(stride: Optional[_Size1], kernel: int) -> int:
+    return kernel if stride is None or len(stride if isinstance(stride, (tuple, list)) else
+                                            [stride]) == 0 else _single(stride)
+
+
+def _check_rank(input: Tensor, name: str) -> None:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+
+
+@wrap_torch_function(_args("input"))
+def max_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = None,
+               padding: _Size1 = 0, dilation: _Size1 = 1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Maximum over sliding windows of the last dimension."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    k = _single(kernel_size)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, _stride(stride, k)), (0, _single(padding)),
+                     (1, _single(dilation)), ceil_mode=ceil_mode, return_indices=return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+@wrap_torch_function(_args("input"))
+def avg_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = None,
+               padding: _Size1 = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over sliding windows of the last dimension."""
+    _check_rank(input, "avg_pool1d")
+    k = _single(kernel_size)
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, _stride(stride, k)),
+                      (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
+
+
+@wrap_torch_function(_args("input"))
+def adaptive_avg_pool1d(input: Tensor, output_size: _Size1) -> Tensor:
+    """Mean over output_size nearly equal windows of the last dimension."""
+    if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
+        raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one "
+                           f"int (got {len(output_size)})")
+    _check_rank(input, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
