@@ -240,18 +240,16 @@ def _triangle_indices(lower: bool, row: int, col: int, offset: int, dtype) -> Te
 @_op(method=False)
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_C.int64, device=None,
                  layout=None) -> Tensor:
-    """Returns the indices of the lower triangular part of a row-by-col
-    matrix in a 2-by-N Tensor, where the first row contains row coordinates
-    of all indices and the second row contains column coordinates."""
+    """The (row, column) positions on or below diagonal `offset` of a row x col
+    matrix, as the two rows of a 2 x N tensor, in row-major order."""
     return _triangle_indices(True, row, col, offset, dtype)
 
 
 @_op(method=False)
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_C.int64, device=None,
                  layout=None) -> Tensor:
-    """Returns the indices of the upper triangular part of a row by col
-    matrix in a 2-by-N Tensor, where the first row contains row coordinates
-    of all indices and the second row contains column coordinates."""
+    """The (row, column) positions on or above diagonal `offset` of a row x col
+    matrix, as the two rows of a 2 x N tensor, in row-major order."""
     return _triangle_indices(False, row, col, offset, dtype)
 
 

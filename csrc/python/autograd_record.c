@@ -57,10 +57,8 @@ static int check_leaf_write(mt_tensor *self)
 
 static bool out_given(mt_args *a)
 {
-    for (int p = 0; p < mt_signature_nparams(a->sig); p++)
-        if (a->v[p].obj && mt_signature_param_named(a->sig, p, "out"))
-            return true;
-    return false;
+    int p = mt_signature_out_param(a->sig);
+    return p >= 0 && a->v[p].obj;
 }
 
 int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,

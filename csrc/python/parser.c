@@ -33,6 +33,7 @@ struct mt_signature {
     int nrequired;
     int varargs_param;   /* a lone positional int[] taking varargs, or -1 */
     int inplace_param;   /* `bool inplace` (nn.functional.relu, ...), or -1 */
+    int out_param;       /* `Tensor? out`, or -1 */
     mt_param params[MT_MAX_PARAMS];
 };
 
@@ -41,11 +42,7 @@ const char *mt_signature_text(const mt_signature *s) { return s->text; }
 int mt_signature_nparams(const mt_signature *s) { return s->nparams; }
 mt_argtype mt_signature_param_type(const mt_signature *s, int i) { return s->params[i].type; }
 int mt_signature_inplace_param(const mt_signature *s) { return s->inplace_param; }
-
-bool mt_signature_param_named(const mt_signature *s, int i, const char *name)
-{
-    return PyUnicode_CompareWithASCIIString(s->params[i].name, name) == 0;
-}
+int mt_signature_out_param(const mt_signature *s) { return s->out_param; }
 
 /* ---------------------------------------------------------------- signatures */
 
@@ -256,10 +253,14 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags)
     if (nlist == 1 && last_list == s->npositional - 1)
         s->varargs_param = last_list;
     s->inplace_param = -1;
-    for (int i = 0; i < s->nparams; i++)
+    s->out_param = -1;
+    for (int i = 0; i < s->nparams; i++) {
         if (s->params[i].type == MT_ARG_BOOL &&
             PyUnicode_CompareWithASCIIString(s->params[i].name, "inplace") == 0)
             s->inplace_param = i;
+        if (PyUnicode_CompareWithASCIIString(s->params[i].name, "out") == 0)
+            s->out_param = i;
+    }
     return s;
 bad:
     PyErr_Format(PyExc_RuntimeError, "minitorch: malformed signature '%s'", text);

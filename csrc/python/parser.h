@@ -93,8 +93,9 @@ const char *mt_signature_text(const mt_signature *s);
 int mt_signature_nparams(const mt_signature *s);
 /* Index of a `bool inplace` parameter, or -1: such calls write into input 0. */
 int mt_signature_inplace_param(const mt_signature *s);
+/* Index of the `out` parameter, or -1. */
+int mt_signature_out_param(const mt_signature *s);
 mt_argtype mt_signature_param_type(const mt_signature *s, int i);
-bool mt_signature_param_named(const mt_signature *s, int i, const char *name);
 /* Python-visible description for overrides.get_testing_overrides():
  * a tuple of (name, type string, kind, default-or-missing). */
 PyObject *mt_signature_params(const mt_signature *s);
