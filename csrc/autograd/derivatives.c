@@ -119,7 +119,7 @@ static int not_implemented_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
     char msg[160];
     snprintf(msg, sizeof msg, "the derivative for '%s' is not implemented.",
              n->op_name ? n->op_name : "?");
-    mt_ad.set_error(msg);
+    mt_error(MT_ERR_RUNTIME, "%s", msg);
     return -1;
 }
 

@@ -109,7 +109,7 @@ static mt_node *heap_pop(ready_heap *h)
 
 static int fail_oom(void)
 {
-    mt_ad.set_error("out of memory in the autograd engine");
+    mt_error(MT_ERR_RUNTIME, "out of memory in the autograd engine");
     return -1;
 }
 
@@ -122,10 +122,10 @@ static int accumulate_into(mt_tensor **slot, mt_tensor *g)
         return 0;
     }
     mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", *slot, g);
-    mt_ad.release(g);
+    mt_release(g);
     if (!sum)
         return -1;
-    mt_ad.release(*slot);
+    mt_release(*slot);
     *slot = sum;
     return 0;
 }
@@ -237,7 +237,7 @@ static int materialize(mt_node *n, mt_tensor **buf)
     for (int k = 0; k < n->nout; k++)
         if (!buf[k]) {
             mt_tensor_meta *m = &n->out_meta[k];
-            if (!(buf[k] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+            if (!(buf[k] = mt_new(m->dtype, m->ndim, m->sizes, true)))
                 return -1;
         }
     return 0;
@@ -264,7 +264,7 @@ int mt_run_backward(mt_backward_task *task)
             char msg[160];
             snprintf(msg, sizeof msg,
                      "element %d of tensors does not require grad and does not have a grad_fn", r);
-            mt_ad.set_error(msg);
+            mt_error(MT_ERR_RUNTIME, "%s", msg);
             goto done;
         }
     }
@@ -297,7 +297,7 @@ int mt_run_backward(mt_backward_task *task)
             if (!(g = mt_ad.call(&to_cache, "to", "TD", g, (int)task->roots[r]->dtype)))
                 goto done;
         } else {
-            mt_ad.retain(g);
+            mt_retain(g);
         }
         if (accumulate_into(&s->buf[root_edges[r].input_nr], g) < 0)
             goto done;
@@ -319,7 +319,7 @@ int mt_run_backward(mt_backward_task *task)
             if (targets[t].node == n) {
                 mt_tensor *g = s->buf[targets[t].input_nr];
                 if (g)
-                    mt_ad.retain(g);
+                    mt_retain(g);
                 task->captured[t] = g;
                 captured_here = true;
             }
@@ -355,7 +355,7 @@ int mt_run_backward(mt_backward_task *task)
             node_state *ns = next ? map_get(&map, next, false) : NULL;
             if (!ns || !ns->needed) {
                 if (gout[e])
-                    mt_ad.release(gout[e]);
+                    mt_release(gout[e]);
                 gout[e] = NULL;
                 continue;
             }
@@ -374,7 +374,7 @@ int mt_run_backward(mt_backward_task *task)
         gout = NULL;
         for (int k = 0; k < n->nout; k++)
             if (s->buf[k]) {
-                mt_ad.release(s->buf[k]);
+                mt_release(s->buf[k]);
                 s->buf[k] = NULL;
             }
     }
@@ -384,7 +384,7 @@ done:
     if (gout) {
         for (int e = 0; e < gout_n; e++)
             if (gout[e])
-                mt_ad.release(gout[e]);
+                mt_release(gout[e]);
         free(gout);
     }
     for (size_t i = 0; i < map.cap; i++) {
@@ -393,7 +393,7 @@ done:
             continue;
         for (int k = 0; k < s->node->nout; k++)
             if (s->buf[k])
-                mt_ad.release(s->buf[k]);
+                mt_release(s->buf[k]);
         free(s->buf);
     }
     free(map.slots);
@@ -410,7 +410,7 @@ done:
     if (status < 0)
         for (int t = 0; t < task->ninputs; t++)
             if (task->captured[t]) {
-                mt_ad.release(task->captured[t]);
+                mt_release(task->captured[t]);
                 task->captured[t] = NULL;
             }
     return status;

@@ -16,19 +16,19 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
     mt_tensor *r = g;
     if (nd) {
         r = MT_OP("sum", "TLb", g, nd, dims, 1);
-        mt_ad.release(g);
+        mt_release(g);
         if (!r)
             return NULL;
         if (lead) {
             mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
-            mt_ad.release(r);
+            mt_release(r);
             if (!(r = v))
                 return NULL;
         }
     }
     if (r->dtype != m->dtype) {
         mt_tensor *c = MT_OP("to", "TD", r, (int)m->dtype);
-        mt_ad.release(r);
+        mt_release(r);
         r = c;
     }
     return r;
@@ -43,7 +43,7 @@ mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
     if (!t)
         return NULL;
     mt_tensor *r = MT_OP("mul", "TT", g, t);
-    mt_ad.release(t);
+    mt_release(t);
     return r;
 }
 
@@ -51,7 +51,7 @@ void mt_release_all(int count, mt_tensor **ts)
 {
     for (int i = 0; i < count; i++)
         if (ts[i]) {
-            mt_ad.release(ts[i]);
+            mt_release(ts[i]);
             ts[i] = NULL;
         }
 }

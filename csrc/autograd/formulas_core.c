@@ -7,7 +7,7 @@
 int add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (mt_param_needs(n, 0)) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         if (!(out[mt_edge_of(n, 0)] = mt_reduce_to_edge(n, mt_edge_of(n, 0), g[0])))
             return -1;
     }
@@ -18,7 +18,7 @@ int add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             ga = alpha->is_float ? MT_OP("mul", "Tf", g[0], alpha->f)
                                  : MT_OP("mul", "Ti", g[0], alpha->i);
         else
-            ga = (mt_ad.retain(g[0]), g[0]);
+            ga = (mt_retain(g[0]), g[0]);
         if (!ga || !(out[mt_edge_of(n, 1)] = mt_reduce_to_edge(n, mt_edge_of(n, 1), ga)))
             return -1;
     }
@@ -43,7 +43,7 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     const mt_ad_value *dim = &n->args[1], *keepdim = &n->args[2];
     mt_tensor *gg = g[0];
-    mt_ad.retain(gg);
+    mt_retain(gg);
     if (!dim->none && !keepdim->i && m->ndim > 0) {
         /* put the reduced dims back as size 1 before expanding */
         int64_t shape[MT_MAX_DIMS];
@@ -53,13 +53,13 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         for (int d = 0; d < m->ndim; d++)
             shape[d] = reduced[d] ? 1 : m->sizes[d];
         mt_tensor *v = MT_OP("reshape", "TL", gg, m->ndim, shape);
-        mt_ad.release(gg);
+        mt_release(gg);
         if (!(gg = v))
             return -1;
     }
     /* a full reduction's 0-dim gradient expands to any shape directly */
     out[0] = MT_OP("expand", "TL", gg, m->ndim, m->sizes);
-    mt_ad.release(gg);
+    mt_release(gg);
     return out[0] ? 0 : -1;
 }
 
@@ -69,9 +69,9 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *b = mt_node_saved(n, 1), *bt = b ? MT_OP("t", "T", b) : NULL;
         out[0] = bt ? MT_OP("mm", "TT", g[0], bt) : NULL;
         if (b)
-            mt_ad.release(b);
+            mt_release(b);
         if (bt)
-            mt_ad.release(bt);
+            mt_release(bt);
         if (!out[0])
             return -1;
     }
@@ -79,9 +79,9 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *a = mt_node_saved(n, 0), *at = a ? MT_OP("t", "T", a) : NULL;
         out[1] = at ? MT_OP("mm", "TT", at, g[0]) : NULL;
         if (a)
-            mt_ad.release(a);
+            mt_release(a);
         if (at)
-            mt_ad.release(at);
+            mt_release(at);
         if (!out[1])
             return -1;
     }
@@ -121,14 +121,14 @@ int permute_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int expand_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    mt_ad.retain(g[0]);
+    mt_retain(g[0]);
     out[0] = mt_reduce_to_edge(n, 0, g[0]);
     return out[0] ? 0 : -1;
 }
 
 int identity_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    mt_ad.retain(g[0]);
+    mt_retain(g[0]);
     out[0] = g[0];
     return 0;
 }

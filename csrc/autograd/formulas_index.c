@@ -20,7 +20,7 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *pos = p ? MT_OP("__getitem__", "TO", p, n->args[1].obj) : NULL;
     int rc = -1;
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     if (!pos)
         return -1;
     if (mt_param_needs(n, 0)) {
@@ -28,7 +28,7 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         int64_t numel = 1, flat = -1;
         for (int d = 0; d < m->ndim; d++)
             numel *= m->sizes[d];
-        mt_tensor *z = mt_ad.zeros(MT_BOOL, 1, &numel);
+        mt_tensor *z = mt_new(MT_BOOL, 1, &numel, true);
         mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
         mt_tensor *w = z && pf ? MT_OP("scatter_", "TiTb", z, (int64_t)0, pf, 1) : NULL;
         mt_tensor *mask = w ? MT_OP("reshape", "TL", w, m->ndim, m->sizes) : NULL;
@@ -49,7 +49,7 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             for (int d = 0; d < m->ndim; d++)
                 shape[d] = d < lead ? 1 : gv->sizes[d - lead];
             mt_tensor *v = MT_OP("reshape", "TL", gv, m->ndim, shape);
-            mt_ad.release(gv);
+            mt_release(gv);
             gv = v;
         }
         if (!gv || !(out[e] = mt_reduce_to_edge(n, e, gv)))
@@ -57,7 +57,7 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     rc = 0;
 done:
-    mt_ad.release(pos);
+    mt_release(pos);
     return rc;
 }
 
@@ -66,7 +66,7 @@ static int picked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_tensor
 {
     out[0] = pos ? mt_embed(n, 0, g[0], pos) : NULL;
     if (pos)
-        mt_ad.release(pos);
+        mt_release(pos);
     return out[0] ? 0 : -1;
 }
 
@@ -87,9 +87,9 @@ static int pick_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char 
             pos = MT_OP("masked_select", "TT", p, ix);
     }
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     if (ix)
-        mt_ad.release(ix);
+        mt_release(ix);
     if (!pos)
         return -1;
     return picked_backward(n, g, out, pos);
@@ -154,7 +154,7 @@ static int stacked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int rank
             mt_tensor *piece = MT_OP("narrow", "Tiii", g[0], d, start, extent);
             out[e] = piece ? MT_OP("reshape", "TL", piece, m->ndim, m->sizes) : NULL;
             if (piece)
-                mt_ad.release(piece);
+                mt_release(piece);
             if (!out[e])
                 return -1;
         }
@@ -187,7 +187,7 @@ int diag_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return -1;
     int64_t s = sq->sizes[0], pads[4] = {0, m->sizes[1] - s, 0, m->sizes[0] - s};
     mt_tensor *r = MT_OP("pad", "TL", sq, 4, pads);
-    mt_ad.release(sq);
+    mt_release(sq);
     return finish(&out[0], r);
 }
 
@@ -225,7 +225,7 @@ int repeat_interleave_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (whole && tmp[1])
         gv = tmp[2] = MT_OP("reshape", "TL", g[0], 1, &flat);
     if (gv && tmp[1])
-        tmp[3] = whole ? mt_ad.zeros(g[0]->dtype, 1, &len) : mt_ad.zeros(g[0]->dtype, m->ndim, m->sizes);
+        tmp[3] = whole ? mt_new(g[0]->dtype, 1, &len, true) : mt_new(g[0]->dtype, m->ndim, m->sizes, true);
     if (tmp[3])
         tmp[4] = MT_OP("index_add_", "TiTT", tmp[3], d, tmp[1], gv);
     mt_tensor *r = tmp[4] ? MT_OP("reshape", "TL", tmp[4], m->ndim, m->sizes) : NULL;
@@ -265,7 +265,7 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     int nd = g[0]->ndim, lead = nd - m->ndim;
     mt_tensor *r = g[0];
-    mt_ad.retain(r);
+    mt_retain(r);
     for (int d = 0; d < nd; d++) {
         int64_t s = d < lead ? 1 : m->sizes[d - lead];
         if (r->sizes[d] == s)
@@ -276,16 +276,16 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         shape[d + 1] = s;
         memcpy(shape + d + 2, r->sizes + d + 1, sizeof(int64_t) * (nd - d - 1));
         mt_tensor *v = MT_OP("reshape", "TL", r, nd + 1, shape);
-        mt_ad.release(r);
+        mt_release(r);
         if (!v)
             return -1;
         r = MT_OP("sum", "Ti", v, (int64_t)d);
-        mt_ad.release(v);
+        mt_release(v);
         if (!r)
             return -1;
     }
     mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
-    mt_ad.release(r);
+    mt_release(r);
     return finish(&out[0], v);
 }
 
@@ -294,7 +294,7 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (n->nparams > 4 && !n->args[4].none) {
-        mt_ad.set_error("the derivative for 'scatter' with a reduction is not implemented.");
+        mt_error(MT_ERR_RUNTIME, "the derivative for 'scatter' with a reduction is not implemented.");
         return -1;
     }
     mt_tensor *ix = mt_node_saved(n, 2);
@@ -309,7 +309,7 @@ int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         goto done;
     rc = 0;
 done:
-    mt_ad.release(ix);
+    mt_release(ix);
     return rc;
 }
 
@@ -319,11 +319,11 @@ int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!ix)
         return -1;
     if (mt_param_needs(n, 0))
-        out[0] = (mt_ad.retain(g[0]), g[0]);
+        out[0] = (mt_retain(g[0]), g[0]);
     int rc = 0;
     if (mt_param_needs(n, 3))
         rc = finish(&out[mt_edge_of(n, 3)], MT_OP("gather", "TiT", g[0], n->args[1].i, ix));
-    mt_ad.release(ix);
+    mt_release(ix);
     return rc;
 }
 
@@ -331,7 +331,7 @@ int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int index_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (mt_param_needs(n, 0))
-        out[0] = (mt_ad.retain(g[0]), g[0]);
+        out[0] = (mt_retain(g[0]), g[0]);
     if (!mt_param_needs(n, 3))
         return 0;
     int e = mt_edge_of(n, 3);
@@ -340,16 +340,16 @@ int index_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *ix = mt_node_saved(n, 2);
     mt_tensor *s = ix ? MT_OP("index_select", "TiT", g[0], n->args[1].i, ix) : NULL;
     if (ix)
-        mt_ad.release(ix);
+        mt_release(ix);
     if (s && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1)) {
         mt_tensor *v = alpha->is_float ? MT_OP("mul", "Tf", s, alpha->f)
                                        : MT_OP("mul", "Ti", s, alpha->i);
-        mt_ad.release(s);
+        mt_release(s);
         s = v;
     }
     mt_tensor *v = s ? MT_OP("reshape", "TL", s, m->ndim, m->sizes) : NULL;
     if (s)
-        mt_ad.release(s);
+        mt_release(s);
     return finish(&out[e], v);
 }
 
@@ -371,13 +371,13 @@ int masked_fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *w = MT_OP("mul", "TT", g[0], mask);
         mt_tensor *s = w ? MT_OP("sum", "T", w) : NULL;
         if (w)
-            mt_ad.release(w);
+            mt_release(w);
         if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
             goto done;
     }
     rc = 0;
 done:
-    mt_ad.release(mask);
+    mt_release(mask);
     return rc;
 }
 
@@ -411,10 +411,10 @@ int copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     /* zeros, not NULL: the formulas upstream expect a gradient tensor */
     const mt_tensor_meta *m = &n->edge_meta[0];
-    if (mt_param_needs(n, 0) && !(out[0] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+    if (mt_param_needs(n, 0) && !(out[0] = mt_new(m->dtype, m->ndim, m->sizes, true)))
         return -1;
     if (!mt_param_needs(n, 1))
         return 0;
-    mt_ad.retain(g[0]);
+    mt_retain(g[0]);
     return finish(&out[1], mt_reduce_to_edge(n, 1, g[0]));
 }

@@ -17,7 +17,7 @@ static double number(const mt_ad_value *v)
 
 static mt_tensor *retained(mt_tensor *t)
 {
-    mt_ad.retain(t);
+    mt_retain(t);
     return t;
 }
 
@@ -27,8 +27,8 @@ static mt_tensor *sum2(mt_tensor *a, mt_tensor *b)
     if (!a || !b)
         return a ? a : b;
     mt_tensor *r = MT_OP("add", "TT", a, b);
-    mt_ad.release(a);
-    mt_ad.release(b);
+    mt_release(a);
+    mt_release(b);
     return r;
 }
 
@@ -38,7 +38,7 @@ static mt_tensor *scale(mt_tensor *a, double k)
     if (!a || k == 1.0)
         return a;
     mt_tensor *r = MT_OP("mul", "Tf", a, k);
-    mt_ad.release(a);
+    mt_release(a);
     return r;
 }
 
@@ -49,7 +49,7 @@ static mt_tensor *mul_saved(mt_node *n, mt_tensor *t, int slot)
     if (!x)
         return NULL;
     mt_tensor *r = MT_OP("mul", "TT", t, x);
-    mt_ad.release(x);
+    mt_release(x);
     return r;
 }
 
@@ -68,7 +68,7 @@ static int add_sub(mt_node *n, mt_tensor **tin, mt_tensor **tout, double sign)
     mt_tensor *x = t0 ? retained(t0) : NULL, *y = t1 ? scale(retained(t1), a) : NULL;
     if (t1 && !y) {
         if (x)
-            mt_ad.release(x);
+            mt_release(x);
         return -1;
     }
     return put(&tout[0], sum2(x, y), t0 || t1);
@@ -91,7 +91,7 @@ int mul_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         return -1;
     if (t1 && !(b = mt_mul_by_param(n, t1, 0))) {
         if (a)
-            mt_ad.release(a);
+            mt_release(a);
         return -1;
     }
     return put(&tout[0], sum2(a, b), t0 || t1);
@@ -118,7 +118,7 @@ int div_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         mt_release_all(1, &q);
         mt_release_all(1, &q2);
     }
-    mt_ad.release(y);
+    mt_release(y);
     if ((t0 && !a) || (t1 && !b)) {
         mt_release_all(1, &a);
         mt_release_all(1, &b);
@@ -144,10 +144,10 @@ static int times_fn_of(mt_node *n, mt_tensor **tin, mt_tensor **tout, int slot, 
     if (!x)
         return -1;
     mt_tensor *f = fn ? mt_ad.call(cache, fn, "T", x) : retained(x);
-    mt_ad.release(x);
+    mt_release(x);
     mt_tensor *r = f ? MT_OP("mul", "TT", tin[0], f) : NULL;
     if (f)
-        mt_ad.release(f);
+        mt_release(f);
     return put(&tout[0], scale(r, k), true);
 }
 
@@ -210,7 +210,7 @@ int relu_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (!y)
         return -1;
     mt_tensor *pos = MT_OP("gt", "Tf", y, 0.0);
-    mt_ad.release(y);
+    mt_release(y);
     mt_tensor *r = pos ? MT_OP("mul", "TT", tin[0], pos) : NULL;
     mt_release_all(1, &pos);
     return put(&tout[0], r, true);
@@ -228,7 +228,7 @@ int pow_scalar_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (!x)
         return -1;
     mt_tensor *p = MT_OP("pow", "Tf", x, e - 1.0);
-    mt_ad.release(x);
+    mt_release(x);
     mt_tensor *r = p ? MT_OP("mul", "TT", tin[0], p) : NULL;
     mt_release_all(1, &p);
     return put(&tout[0], scale(r, e), true);

@@ -18,7 +18,7 @@ static mt_tensor *scaled(mt_tensor *t, const mt_ad_value *s)
     if (!t || (s->is_float ? s->f == 1.0 : s->i == 1))
         return t;
     mt_tensor *r = s->is_float ? MT_OP("mul", "Tf", t, s->f) : MT_OP("mul", "Ti", t, s->i);
-    mt_ad.release(t);
+    mt_release(t);
     return r;
 }
 
@@ -40,7 +40,7 @@ static mt_tensor *saved(mt_node *n, int p, bool trans)
     if (!t || !trans)
         return t;
     mt_tensor *r = mT(t);
-    mt_ad.release(t);
+    mt_release(t);
     return r;
 }
 
@@ -52,7 +52,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
     static const mt_ad_value one = {.i = 1, .f = 1.0};
     const mt_ad_value *beta = pa ? &n->args[3] : &one, *alpha = pa ? &n->args[4] : &one;
     if (pa && mt_param_needs(n, 0)) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         mt_tensor *r = scaled(g[0], beta);
         if (finish(&out[0], r ? mt_reduce_to_edge(n, 0, r) : NULL) < 0)
             return -1;
@@ -61,7 +61,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
         mt_tensor *b = saved(n, pa + 1, !is_mv);
         int rc = product_to(n, out, pa, is_mv ? "outer" : op, g[0], b, alpha);
         if (b)
-            mt_ad.release(b);
+            mt_release(b);
         if (rc < 0)
             return -1;
     }
@@ -69,7 +69,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
         mt_tensor *a = saved(n, pa, true);
         int rc = product_to(n, out, pa + 1, is_mv ? "mv" : op, a, g[0], alpha);
         if (a)
-            mt_ad.release(a);
+            mt_release(a);
         if (rc < 0)
             return -1;
     }
@@ -121,7 +121,7 @@ int outer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!mt_param_needs(n, p))
             continue;
         mt_tensor *other = mt_node_saved(n, 1 - p);
-        mt_tensor *gm = p ? MT_OP("t", "T", g[0]) : (mt_ad.retain(g[0]), g[0]);
+        mt_tensor *gm = p ? MT_OP("t", "T", g[0]) : (mt_retain(g[0]), g[0]);
         mt_tensor *r = other && gm ? MT_OP("mv", "TT", gm, other) : NULL;
         mt_tensor *tmp[] = {other, gm};
         mt_release_all(2, tmp);
@@ -166,12 +166,12 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         r = t ? MT_OP("matmul", "TT", g1, t) : NULL;
         if (r && da == 1) {
             mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-2);
-            mt_ad.release(r);
+            mt_release(r);
             r = s;
         }
         if (!r || !(out[ea] = mt_reduce_to_edge(n, ea, r)))
             goto done;
-        mt_ad.release(t);
+        mt_release(t);
         t = NULL;
     }
     if (mt_needs(n, eb)) {
@@ -180,7 +180,7 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         r = t ? MT_OP("matmul", "TT", t, g1) : NULL;
         if (r && db == 1) {
             mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-1);
-            mt_ad.release(r);
+            mt_release(r);
             r = s;
         }
         if (!r || !(out[eb] = mt_reduce_to_edge(n, eb, r)))

@@ -34,7 +34,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             return -1;
         out[ei] = MT_OP("_convolution_backward_input", "TTLLLLi", g[0], w, im->ndim,
                         im->sizes, INTS(stride), npad, pads, INTS(dil), groups);
-        mt_ad.release(w);
+        mt_release(w);
         if (!out[ei])
             return -1;
     }
@@ -44,7 +44,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             return -1;
         out[ew] = MT_OP("_convolution_backward_weight", "TTLLLLi", g[0], x, wm->ndim,
                         wm->sizes, INTS(stride), npad, pads, INTS(dil), groups);
-        mt_ad.release(x);
+        mt_release(x);
         if (!out[ew])
             return -1;
     }
@@ -74,7 +74,7 @@ int max_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         s = k;
     out[0] = MT_OP("_max_pool2d_backward", "TTLLLL", g[0], x, INTS(k), INTS(s),
                    INTS(&n->args[3]), INTS(&n->args[4]));
-    mt_ad.release(x);
+    mt_release(x);
     return out[0] ? 0 : -1;
 }
 
@@ -154,9 +154,9 @@ int convolution_backward_input_backward(mt_node *n, mt_tensor **g, mt_tensor **o
     rc = 0;
 done:
     if (gy)
-        mt_ad.release(gy);
+        mt_release(gy);
     if (w)
-        mt_ad.release(w);
+        mt_release(w);
     return rc;
 }
 
@@ -182,9 +182,9 @@ int convolution_backward_weight_backward(mt_node *n, mt_tensor **g, mt_tensor **
     rc = 0;
 done:
     if (gy)
-        mt_ad.release(gy);
+        mt_release(gy);
     if (x)
-        mt_ad.release(x);
+        mt_release(x);
     return rc;
 }
 

@@ -27,8 +27,8 @@ static mt_tensor *keep(scope *s, mt_tensor *t)
         return NULL;
     }
     if (s->n == SCOPE_CAP) {
-        mt_ad.release(t);
-        mt_ad.set_error("minitorch autograd: formula scope is full");
+        mt_release(t);
+        mt_error(MT_ERR_RUNTIME, "minitorch autograd: formula scope is full");
         s->failed = true;
         return NULL;
     }
@@ -43,7 +43,7 @@ static void give(scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
         return;
     }
     int e = mt_edge_of(n, p);
-    mt_ad.retain(r);
+    mt_retain(r);
     if (!(out[e] = mt_reduce_to_edge(n, e, r)))
         s->failed = true;
 }
@@ -139,7 +139,7 @@ static mt_tensor *operand(scope *s, mt_node *n, int p)
 {
     const mt_ad_value *v = &n->args[p];
     if (v->is_number) {
-        mt_tensor *z = keep(s, mt_ad.zeros(n->out_meta[0].dtype, 0, NULL));
+        mt_tensor *z = keep(s, mt_new(n->out_meta[0].dtype, 0, NULL, true));
         return add_f(s, z, number(v));
     }
     if (v->none)

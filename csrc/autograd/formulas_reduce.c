@@ -20,7 +20,7 @@ static mt_tensor *keep(scratch *s, mt_tensor *t)
 {
     if (!t || s->n == (int)(sizeof s->t / sizeof s->t[0])) {
         if (t)
-            mt_ad.release(t);
+            mt_release(t);
         s->failed = true;
         return NULL;
     }
@@ -33,7 +33,7 @@ static mt_tensor *keep(scratch *s, mt_tensor *t)
 static mt_tensor *finish(scratch *s, mt_tensor *r)
 {
     if (!s->failed && r)
-        mt_ad.retain(r);
+        mt_retain(r);
     mt_release_all(s->n, s->t);
     return s->failed ? NULL : r;
 }
@@ -340,7 +340,7 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     int64_t d = wrap(n->args[1].i, m->ndim);
     if (m->ndim == 0 || m->sizes[d] <= 1) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     scratch sc = {0};
@@ -362,7 +362,7 @@ int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     int64_t d = wrap(n->args[1].i, m->ndim);
     if (m->ndim == 0 || m->sizes[d] <= 1) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     scratch sc = {0};
@@ -446,7 +446,7 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
     if (!g[0])
         return 0;
     if (m->ndim == 0) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     int64_t d = wrap(dim, m->ndim);
@@ -458,7 +458,7 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
         idx = S(MT_OP("unsqueeze", "Ti", idx, d));
         gv = S(MT_OP("unsqueeze", "Ti", gv, d));
     }
-    mt_tensor *zero = S(mt_ad.zeros(g[0]->dtype, m->ndim, m->sizes));
+    mt_tensor *zero = S(mt_new(g[0]->dtype, m->ndim, m->sizes, true));
     mt_tensor *r = S(MT_OP("scatter_add", "TiTT", zero, d, idx, gv));
     return set_input_grad(n, out, finish(&sc, r));
 }
@@ -675,7 +675,7 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     if (m->ndim == 0 || g[0]->numel == 0) {
-        mt_ad.retain(g[0]);
+        mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     int64_t d = wrap(n->args[1].i, m->ndim);
@@ -703,7 +703,7 @@ int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     const mt_tensor_meta *m = &n->edge_meta[0];
     if (!tin[0] || m->ndim == 0) {
         if (tin[0])
-            mt_ad.retain(tin[0]);
+            mt_retain(tin[0]);
         tout[0] = tin[0];
         return 0;
     }

@@ -14,7 +14,7 @@ mt_tensor *mt_positions(mt_node *n, int e)
     if (!r)
         return NULL;
     mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
-    mt_ad.release(r);
+    mt_release(r);
     return v;
 }
 
@@ -26,11 +26,11 @@ int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *p
         int64_t numel = 1;
         for (int d = 0; d < m->ndim; d++)
             numel *= m->sizes[d];
-        if (!(*acc = mt_ad.zeros(m->dtype, 1, &numel)))
+        if (!(*acc = mt_new(m->dtype, 1, &numel, true)))
             return -1;
     }
     int64_t flat = -1;
-    mt_tensor *gc = g->dtype == m->dtype ? (mt_ad.retain(g), g) : MT_OP("to", "TD", g, (int)m->dtype);
+    mt_tensor *gc = g->dtype == m->dtype ? (mt_retain(g), g) : MT_OP("to", "TD", g, (int)m->dtype);
     mt_tensor *gf = gc ? MT_OP("reshape", "TL", gc, 1, &flat) : NULL;
     mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
     mt_tensor *r = gf && pf ? MT_OP("index_add_", "TiTT", *acc, (int64_t)0, pf, gf) : NULL;
@@ -38,7 +38,7 @@ int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *p
     mt_release_all(3, tmp);
     if (!r)
         return -1;
-    mt_ad.release(*acc);
+    mt_release(*acc);
     *acc = r;
     return 0;
 }
@@ -50,7 +50,7 @@ mt_tensor *mt_embed_finish(mt_node *n, int e, mt_tensor *acc)
     if (!acc)
         return NULL;
     mt_tensor *r = MT_OP("reshape", "TL", acc, m->ndim, m->sizes);
-    mt_ad.release(acc);
+    mt_release(acc);
     return r;
 }
 
@@ -59,7 +59,7 @@ mt_tensor *mt_embed(mt_node *n, int e, mt_tensor *g, mt_tensor *pos)
     mt_tensor *acc = NULL;
     if (!pos || mt_embed_into(n, e, &acc, g, pos) < 0) {
         if (acc)
-            mt_ad.release(acc);
+            mt_release(acc);
         return NULL;
     }
     return mt_embed_finish(n, e, acc);
@@ -70,7 +70,7 @@ static int embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
 {
     out[0] = mt_embed(n, 0, g, pos);
     if (pos)
-        mt_ad.release(pos);
+        mt_release(pos);
     return out[0] ? 0 : -1;
 }
 
@@ -84,7 +84,7 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         pos = MT_OP("__getitem__", "TO", p, n->args[1].obj);
     else
         pos = MT_OP("narrow", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i);
-    mt_ad.release(p);
+    mt_release(p);
     return embed_view(n, g[0], out, pos);
 }
 
@@ -94,9 +94,9 @@ int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
     mt_tensor *pos = p && key ? MT_OP("__getitem__", "TT", p, key) : NULL;
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     if (key)
-        mt_ad.release(key);
+        mt_release(key);
     return embed_view(n, g[0], out, pos);
 }
 
@@ -105,7 +105,7 @@ int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *p = mt_positions(n, 0);
     mt_tensor *pos = p ? MT_OP("select", "Tii", p, n->args[1].i, n->args[2].i) : NULL;
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     return embed_view(n, g[0], out, pos);
 }
 
@@ -115,7 +115,7 @@ int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *pos = p ? MT_OP("diagonal", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i)
                        : NULL;
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     return embed_view(n, g[0], out, pos);
 }
 
@@ -136,21 +136,21 @@ static int parts_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t di
                                     : MT_OP("narrow", "Tiii", p, d, start, len);
             int rc = pos ? mt_embed_into(n, 0, &acc, g[k], pos) : -1;
             if (pos)
-                mt_ad.release(pos);
+                mt_release(pos);
             if (rc < 0)
                 goto fail;
         }
         start += len;
     }
-    mt_ad.release(p);
+    mt_release(p);
     if (!acc)
         return 0;
     out[0] = mt_embed_finish(n, 0, acc);
     return out[0] ? 0 : -1;
 fail:
-    mt_ad.release(p);
+    mt_release(p);
     if (acc)
-        mt_ad.release(acc);
+        mt_release(acc);
     return -1;
 }
 
@@ -196,24 +196,24 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     const mt_ad_value *size = &n->args[1], *stride = &n->args[2];
     int64_t off = n->args[3].none ? in->offset : n->args[3].i, extent = hi - lo + 1;
-    if (!(p = mt_positions(n, 0)) || !(slots = mt_ad.zeros(MT_INT64, 1, &extent)))
+    if (!(p = mt_positions(n, 0)) || !(slots = mt_new(MT_INT64, 1, &extent, true)))
         goto done;
     mt_tensor *view = MT_OP("as_strided", "TLLi", slots, in->ndim, in->sizes, in->ndim,
                             in->strides, in->offset - lo);
     mt_tensor *c = view ? MT_OP("copy_", "TT", view, p) : NULL;
     if (view)
-        mt_ad.release(view);
+        mt_release(view);
     if (!c)
         goto done;
-    mt_ad.release(c);
+    mt_release(c);
     pos = MT_OP("as_strided", "TLLi", slots, size->nints, size->ints, stride->nints,
                 stride->ints, off - lo);
 done:
-    mt_ad.release(in);
+    mt_release(in);
     if (p)
-        mt_ad.release(p);
+        mt_release(p);
     if (slots)
-        mt_ad.release(slots);
+        mt_release(slots);
     if (!pos)
         return -1;
     return embed_view(n, g[0], out, pos);

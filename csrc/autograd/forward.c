@@ -23,7 +23,7 @@ mt_node mt_fw_edge_marker = {.refcount = INT64_MAX / 2, .kind = &marker_kind};
 int mt_fw_enter_level(void)
 {
     if (mt_fw_level) {
-        mt_ad.set_error("Nested forward mode AD is not supported at the moment");
+        mt_error(MT_ERR_RUNTIME, "Nested forward mode AD is not supported at the moment");
         return -1;
     }
     mt_fw_level = ++last_level;
@@ -49,9 +49,9 @@ int mt_fw_set_grad(mt_tensor *t, mt_tensor *tangent)
     if (!m)
         return tangent ? -1 : 0;
     if (tangent)
-        mt_ad.retain(tangent);
+        mt_retain(tangent);
     if (m->fw_grad)
-        mt_ad.release(m->fw_grad);
+        mt_release(m->fw_grad);
     m->fw_grad = tangent;
     m->fw_level = mt_fw_level;
     return 0;
@@ -62,7 +62,7 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     static void *mul_c, *sum_c, *add_c, *ones_c;
     mt_tensor **u = calloc((size_t)n->nout * 3 + n->nedges + 1, sizeof(mt_tensor *));
     if (!u) {
-        mt_ad.set_error("out of memory");
+        mt_error(MT_ERR_RUNTIME, "out of memory");
         return -1;
     }
     mt_tensor **inputs = u + n->nout, **captured = inputs + n->nout, **v = captured + n->nout;
@@ -72,7 +72,7 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         const mt_tensor_meta *m = &n->out_meta[k];
         if (!mt_is_floating(m->dtype))
             continue;
-        if (!(u[k] = mt_ad.zeros(m->dtype, m->ndim, m->sizes)))
+        if (!(u[k] = mt_new(m->dtype, m->ndim, m->sizes, true)))
             goto done;
         u[k]->flags |= MT_FLAG_REQUIRES_GRAD;
         inputs[ninputs++] = u[k];
@@ -85,13 +85,13 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         mt_tensor *p = mt_ad.call(&mul_c, "mul", "TT", v[e], tin[e]);
         mt_tensor *q = p ? mt_ad.call(&sum_c, "sum", "T", p) : NULL;
         if (p)
-            mt_ad.release(p);
+            mt_release(p);
         if (!q)
             goto done;
         if (s) {
             mt_tensor *r = mt_ad.call(&add_c, "add", "TT", s, q);
-            mt_ad.release(q);
-            mt_ad.release(s);
+            mt_release(q);
+            mt_release(s);
             if (!(s = r))
                 goto done;
         } else
@@ -113,9 +113,9 @@ done:
     mt_release_all(n->nout, u);
     mt_release_all(n->nedges, v);
     if (s)
-        mt_ad.release(s);
+        mt_release(s);
     if (one)
-        mt_ad.release(one);
+        mt_release(one);
     free(u);
     return status;
 }
@@ -130,21 +130,21 @@ static mt_tensor *fit(mt_tensor *t, const mt_tensor_meta *m)
 {
     static void *expand_c, *to_c, *contig_c;
     if (!t)
-        return mt_ad.zeros(m->dtype, m->ndim, m->sizes);
+        return mt_new(m->dtype, m->ndim, m->sizes, true);
     if (!same_sizes(t, m)) {
         mt_tensor *e = mt_ad.call(&expand_c, "expand", "TL", t, m->ndim, m->sizes);
-        mt_ad.release(t);
+        mt_release(t);
         if (!e)
             return NULL;
         /* an expanded tangent would alias one element many times */
         t = mt_ad.call(&contig_c, "contiguous", "T", e);
-        mt_ad.release(e);
+        mt_release(e);
         if (!t)
             return NULL;
     }
     if (t->dtype != m->dtype) {
         mt_tensor *c = mt_ad.call(&to_c, "to", "TD", t, (int)m->dtype);
-        mt_ad.release(t);
+        mt_release(t);
         t = c;
     }
     return t;
@@ -160,7 +160,7 @@ int mt_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     for (int k = 0; status == 0 && k < n->nout; k++) {
         if (!mt_is_floating(n->out_meta[k].dtype)) {
             if (tout[k]) {
-                mt_ad.release(tout[k]);
+                mt_release(tout[k]);
                 tout[k] = NULL;
             }
             continue;

@@ -27,8 +27,8 @@ static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
     if (!m->grad) {
         /* A view or a tensor the caller still holds is copied; a fresh
          * contiguous gradient (or one that must keep its graph) is kept. */
-        bool keep = mt_grad_enabled || (mt_ad.unshared(g) && mt_tensor_is_contiguous(g));
-        mt_tensor *own = keep ? (mt_ad.retain(g), g) : mt_ad.call(&clone_c, "clone", "T", g);
+        bool keep = mt_grad_enabled || (mt_owner.unshared(g) && mt_tensor_is_contiguous(g));
+        mt_tensor *own = keep ? (mt_retain(g), g) : mt_ad.call(&clone_c, "clone", "T", g);
         if (!own)
             return -1;
         m->grad = own;
@@ -36,13 +36,13 @@ static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
         mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", m->grad, g);
         if (!sum)
             return -1;
-        mt_ad.release(m->grad);
+        mt_release(m->grad);
         m->grad = sum;
     } else {
         mt_tensor *r = mt_ad.call(&add__c, "add_", "TT", m->grad, g);
         if (!r)
             return -1;
-        mt_ad.release(r);
+        mt_release(r);
     }
     return mt_ad.run_tensor_post_acc_hooks(n->variable);
 }
@@ -72,7 +72,7 @@ int mt_gradient_edge(mt_tensor *t, mt_edge *out)
         mt_node *acc = mt_node_new(&mt_accumulate_grad_kind, 0, 1, 0);
         if (!acc)
             return -1;
-        mt_ad.retain(t);
+        mt_retain(t);
         acc->variable = t;
         fill_meta(&acc->out_meta[0], t);
         m->grad_accumulator = acc; /* weak: the node clears it when freed */
@@ -106,15 +106,15 @@ void mt_meta_clear(mt_autograd_meta *m)
         m->grad_fn = NULL;
     }
     if (m->grad) {
-        mt_ad.release(m->grad);
+        mt_release(m->grad);
         m->grad = NULL;
     }
     if (m->fw_grad) {
-        mt_ad.release(m->fw_grad);
+        mt_release(m->fw_grad);
         m->fw_grad = NULL;
     }
     if (m->view_base) {
-        mt_ad.release(m->view_base);
+        mt_release(m->view_base);
         m->view_base = NULL;
     }
 }

@@ -43,7 +43,7 @@ void mt_node_release_saved(mt_node *n)
 {
     for (int s = 0; s <= n->nparams; s++)
         if (n->saved[s].t) {
-            mt_ad.release(n->saved[s].t);
+            mt_release(n->saved[s].t);
             n->saved[s].t = NULL;
         }
     if (n->kind->release)
@@ -74,7 +74,7 @@ void mt_node_decref(mt_node *n)
             mt_autograd_meta *vm = mt_meta.get(m->variable);
             if (vm && vm->grad_accumulator == m)
                 vm->grad_accumulator = NULL;
-            mt_ad.release(m->variable);
+            mt_release(m->variable);
         }
         for (int e = 0; e < m->nedges; e++)
             if (m->edges[e].fn)
@@ -98,7 +98,7 @@ mt_tensor *mt_node_saved(mt_node *n, int slot)
 
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr)
 {
-    s->t = is_output ? mt_ad.alias(t) : (mt_ad.retain(t), t);
+    s->t = is_output ? mt_alias(t) : (mt_retain(t), t);
     s->version = t->storage->version;
     s->is_output = is_output;
     s->output_nr = output_nr;
@@ -118,7 +118,7 @@ void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
 {
     if (n->saved_released) {
-        mt_ad.set_error(
+        mt_error(MT_ERR_RUNTIME,
             "Trying to backward through the graph a second time (or directly access saved "
             "tensors after they have already been freed). Saved intermediate values of the graph "
             "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
@@ -146,17 +146,17 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
                  "there or anywhere later. Good luck!",
                  mt_dtype_infos[s->t->dtype].scalar_name, shape, origin,
                  (long long)s->t->storage->version, (long long)s->version);
-        mt_ad.set_error(msg);
+        mt_error(MT_ERR_RUNTIME, "%s", msg);
         return NULL;
     }
     if (!s->is_output) {
-        mt_ad.retain(s->t);
+        mt_retain(s->t);
         return s->t;
     }
     /* An output saved without history gets it back, pointing at n. */
-    mt_tensor *out = mt_ad.alias(s->t);
+    mt_tensor *out = mt_alias(s->t);
     if (out && mt_set_history(out, n, s->output_nr) < 0) {
-        mt_ad.release(out);
+        mt_release(out);
         return NULL;
     }
     return out;

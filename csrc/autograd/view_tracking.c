@@ -22,9 +22,9 @@ int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
     mt_autograd_meta *m = mt_meta.get_or_create(view);
     if (!m)
         return -1;
-    mt_ad.retain(base);
+    mt_retain(base);
     if (m->view_base)
-        mt_ad.release(m->view_base);
+        mt_release(m->view_base);
     m->view_base = base;
     m->view_creation = creation;
     m->view_version = view->storage->version;
@@ -65,7 +65,7 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
                    "can clarify your code by moving both the view and the inplace either both "
                    "inside the no_grad block (if you don't want the inplace to be tracked) or "
                    "both outside (if you want the inplace to be tracked).");
-    mt_ad.set_error(msg);
+    mt_error(MT_ERR_RUNTIME, "%s", msg);
     return -1;
 }
 
@@ -78,7 +78,7 @@ int mt_view_check_inplace(mt_tensor *t)
         return refuse(m, false);
     mt_autograd_meta *bm = mt_meta.get(m->view_base);
     if (mt_requires_grad(t) && !(bm && bm->grad_fn)) {
-        mt_ad.set_error("a view of a leaf Variable that requires grad is being used in an "
+        mt_error(MT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an "
                         "in-place operation.");
         return -1;
     }
@@ -122,7 +122,7 @@ static mt_tensor *view_positions(const mt_node *n)
         *(span < 0 ? &lo : &hi) += span;
     }
     int64_t extent = hi - lo + 1;
-    mt_tensor *slots = mt_ad.zeros(MT_INT64, 1, &extent), *pos = NULL;
+    mt_tensor *slots = mt_new(MT_INT64, 1, &extent, true), *pos = NULL;
     mt_tensor *ar = MT_OP("arange", "i", numel);
     mt_tensor *numbers = ar ? MT_OP("reshape", "TL", ar, bnd, bs) : NULL;
     mt_tensor *in_base = slots ? MT_OP("as_strided", "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
@@ -144,7 +144,7 @@ static int view_of_base_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!pos)
         return -1;
     out[0] = mt_embed(n, 0, g[0], pos);
-    mt_ad.release(pos);
+    mt_release(pos);
     return out[0] ? 0 : -1;
 }
 
@@ -157,7 +157,7 @@ static mt_node *new_view_of_base(mt_edge e)
     if (!n) {
         if (e.fn)
             mt_node_decref(e.fn);
-        mt_ad.set_error("out of memory");
+        mt_error(MT_ERR_RUNTIME, "out of memory");
         return NULL;
     }
     n->op_name = "as_strided";
@@ -230,13 +230,13 @@ static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op
     mt_saved *s = &op->saved[op->nparams];
     if (!s->t || !s->is_output || !mt_grad_enabled || op->saved_released)
         return op->kind->backward(op, &g, op_out);
-    mt_tensor *out = mt_ad.alias(s->t);
+    mt_tensor *out = mt_alias(s->t);
     if (!out)
         return -1;
     mt_node_incref(n);
     mt_node *v = view_of_base_geometry(n, (mt_edge){n, 0});
     if (!v || set_view_history(out, v) < 0) {
-        mt_ad.release(out);
+        mt_release(out);
         return -1;
     }
     /* held as a plain saved input only while the formula runs: the output's
@@ -247,7 +247,7 @@ static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op
     int rc = op->kind->backward(op, &g, op_out);
     s->t = saved;
     s->is_output = true;
-    mt_ad.release(out);
+    mt_release(out);
     return rc;
 }
 
@@ -268,7 +268,7 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (op_out[0])
             src = MT_OP("reshape", "TL", op_out[0], 1, &flat);
         else
-            src = mt_ad.zeros(bm->dtype, 1, &slice->numel);
+            src = mt_new(bm->dtype, 1, &slice->numel, true);
         gf = MT_OP("reshape", "TL", g[0], 1, &flat);
         pf = MT_OP("reshape", "TL", pos, 1, &flat);
         put = src && gf && pf ? MT_OP("scatter", "TiTT", gf, (int64_t)0, pf, src) : NULL;
@@ -305,7 +305,7 @@ int mt_view_rebase(mt_tensor *t, mt_node *op)
     mt_tensor *base = m->view_base;
     mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 2);
     if (!c) {
-        mt_ad.set_error("out of memory");
+        mt_error(MT_ERR_RUNTIME, "out of memory");
         return -1;
     }
     c->op_name = op->op_name;

@@ -59,7 +59,7 @@ static PyObject *get_grad_fn(PyObject *self, void *c)
 {
     mt_autograd_meta *m = meta_of(self);
     if (mt_view_refresh(MTPy_T(self)) < 0)
-        return NULL;
+        return mtpy_raise();
     if (m && m->grad_fn)
         return mtpy_node_object(m->grad_fn);
     Py_RETURN_NONE;
@@ -69,7 +69,7 @@ static PyObject *get_is_leaf(PyObject *self, void *c)
 {
     mt_autograd_meta *m = meta_of(self);
     if (mt_view_refresh(MTPy_T(self)) < 0)
-        return NULL;
+        return mtpy_raise();
     return PyBool_FromLong(!(m && m->grad_fn));
 }
 

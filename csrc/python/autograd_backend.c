@@ -8,21 +8,61 @@
 
 static PyObject *functions_dict, *nn_functions_dict;
 
-static void be_retain(mt_tensor *t)
+/* ------------------------------------------------------------------ owner
+ * Tensors below the binding are minitorch.Tensor objects (of the subclass a
+ * default __torch_function__ is running for, when there is one). */
+
+static mt_tensor *owner_make(void)
+{
+    PyTypeObject *cls = mtpy_result_class ? mtpy_result_class : mtpy_tensor_class;
+    PyObject *o = cls->tp_alloc(cls, 0);
+    if (!o) {
+        PyErr_Clear();
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    return MTPy_T(o);
+}
+
+static void owner_retain(mt_tensor *t)
 {
     Py_INCREF((PyObject *)mtpy_container(t));
 }
 
-static void be_release(mt_tensor *t)
+static void owner_release(mt_tensor *t)
 {
     Py_DECREF((PyObject *)mtpy_container(t));
 }
 
-static mt_tensor *be_alias(mt_tensor *t)
+/* Only the engine's gradient buffer refers to t, and t alone uses its memory. */
+static bool owner_unshared(mt_tensor *t)
 {
-    PyObject *o = mtpy_new_view((PyObject *)mtpy_container(t), t->ndim, t->sizes, t->strides,
-                                t->offset);
-    return o ? MTPy_T(o) : NULL;
+    return Py_REFCNT((PyObject *)mtpy_container(t)) == 1 && t->storage->refcount == 1;
+}
+
+static void *owner_unlock(void)
+{
+    return PyEval_SaveThread();
+}
+
+static void owner_relock(void *token)
+{
+    PyEval_RestoreThread(token);
+}
+
+static void owner_retain_object(void *o)
+{
+    Py_INCREF((PyObject *)o);
+}
+
+static void owner_release_object(void *o)
+{
+    Py_DECREF((PyObject *)o);
+}
+
+static int warn_hook(const char *msg)
+{
+    return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
 }
 
 static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
@@ -36,6 +76,7 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
             fn = PyDict_GetItemString(nn_functions_dict, name);
         if (!fn) {
             PyErr_Format(PyExc_RuntimeError, "minitorch autograd: no op named '%s'", name);
+            mt_error(MT_ERR_HOST, "no op");
             return NULL;
         }
         *cache = fn; /* the dicts live as long as the module */
@@ -104,11 +145,14 @@ static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
     for (int k = 0; k < n; k++)
         Py_DECREF(args[k]);
     Py_XDECREF(kwnames);
-    if (!r)
+    if (!r) {
+        mt_error(MT_ERR_HOST, "op failed");
         return NULL;
+    }
     if (!MTPy_Check(r)) {
         Py_DECREF(r);
         PyErr_Format(PyExc_RuntimeError, "minitorch autograd: '%s' did not return a tensor", name);
+        mt_error(MT_ERR_HOST, "op failed");
         return NULL;
     }
     return MTPy_T(r);
@@ -119,24 +163,8 @@ fail:
     Py_XDECREF(kwnames);
     if (!PyErr_Occurred())
         PyErr_Format(PyExc_RuntimeError, "minitorch autograd: bad format '%s'", fmt);
+    mt_error(MT_ERR_HOST, "op failed");
     return NULL;
-}
-
-/* Only the engine's gradient buffer refers to t, and t alone uses its memory. */
-static bool be_unshared(mt_tensor *t)
-{
-    return Py_REFCNT((PyObject *)mtpy_container(t)) == 1 && t->storage->refcount == 1;
-}
-
-static mt_tensor *be_zeros(mt_dtype dtype, int ndim, const int64_t *sizes)
-{
-    PyObject *o = mtpy_new_contiguous(dtype, ndim, sizes, true);
-    return o ? MTPy_T(o) : NULL;
-}
-
-static void be_set_error(const char *msg)
-{
-    PyErr_SetString(PyExc_RuntimeError, msg);
 }
 
 /* ------------------------------------------------------------------- hooks
@@ -170,7 +198,7 @@ static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
             PyErr_Format(PyExc_TypeError, "hook returned a non-Tensor value");
             return -1;
         }
-        be_release(*slot);
+        owner_release(*slot);
         *slot = MTPy_T(r);
     }
     Py_DECREF(items);
@@ -187,7 +215,7 @@ static int retain_into(mt_autograd_meta *m, mt_tensor *g)
     if (!v)
         return -1;
     if (m->grad)
-        be_release(m->grad);
+        owner_release(m->grad);
     m->grad = v;
     return 0;
 }
@@ -225,7 +253,7 @@ static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
                 for (int k = 0; k < n->nout; k++) {
                     PyObject *v = PyTuple_GET_ITEM(r, k);
                     if (grads[k])
-                        be_release(grads[k]);
+                        owner_release(grads[k]);
                     grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
                 }
             }
@@ -269,7 +297,7 @@ static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
             for (int e = 0; e < n->nedges; e++) {
                 PyObject *v = PyTuple_GET_ITEM(r, e);
                 if (gout[e])
-                    be_release(gout[e]);
+                    owner_release(gout[e]);
                 gout[e] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
             }
         }
@@ -378,18 +406,23 @@ int mt_autograd_bind_init(PyObject *module, PyObject *functions, PyObject *nn_fu
 {
     functions_dict = functions;
     nn_functions_dict = nn_functions;
+    mt_owner = (mt_owner_hooks){
+        .make = owner_make,
+        .retain = owner_retain,
+        .release = owner_release,
+        .unshared = owner_unshared,
+        .unlock = owner_unlock,
+        .relock = owner_relock,
+        .retain_object = owner_retain_object,
+        .release_object = owner_release_object,
+    };
+    mt_warn_hook = warn_hook;
     mt_ad = (mt_ad_backend){
-        .retain = be_retain,
-        .release = be_release,
-        .alias = be_alias,
         .call = be_call,
-        .unshared = be_unshared,
-        .zeros = be_zeros,
         .run_pre_hooks = be_run_pre_hooks,
         .run_post_hooks = be_run_post_hooks,
         .run_tensor_post_acc_hooks = be_post_acc_hooks,
         .node_freed = be_node_freed,
-        .set_error = be_set_error,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     return mt_node_object_init(module);

@@ -19,26 +19,6 @@ void mtpy_meta_release(MTTensorObject *o);
 /* Makes dst share src's autograd meta (as_subclass aliases). */
 void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src);
 
-/* What recording needs from a parsed call before the impl runs. */
-typedef struct {
-    bool active;        /* grad mode on and some input requires grad */
-    bool forward;       /* a dual level is active and some input has a tangent */
-    PyObject *old_self; /* in-place ops whose formula reads self: a copy */
-} mt_record_state;
-
-/* Before impl: decides whether to record; refuses in-place ops on leaves
- * that require grad. -1 with an exception set. */
-int mt_record_prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
-                      mt_record_state *st);
-/* After impl, before mt_record: sets the tangents of the outputs when
- * st->forward. -1 with an exception set. */
-int mt_forward_propagate(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
-                         mt_record_state *st, PyObject *result);
-/* After impl: attaches a new node to the result(s). Returns result or NULL
- * (result consumed on error). */
-PyObject *mt_record(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
-                    mt_record_state *st, PyObject *result);
-
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
 int mt_node_object_init(PyObject *module);

@@ -7,7 +7,7 @@
 static PyObject *enter_dual_level(PyObject *m, PyObject *unused)
 {
     if (mt_fw_enter_level() < 0)
-        return NULL;
+        return mtpy_raise();
     return PyLong_FromLong(0);
 }
 
@@ -57,7 +57,7 @@ static PyObject *set_fw_grad(PyObject *m, PyObject *args)
         }
     }
     if (mt_fw_set_grad(MTPy_T(t), g == Py_None ? NULL : MTPy_T(g)) < 0)
-        return NULL;
+        return mtpy_raise();
     Py_RETURN_NONE;
 }
 

@@ -1,6 +1,9 @@
 #include "function.h"
 #include "torch_function_state.h"
 #include "autograd_bind.h"
+#include "return_types.h"
+
+#include "../ops/run.h"
 
 #include <structmember.h>
 
@@ -9,14 +12,17 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
 {
     MTFunctionObject *f = (MTFunctionObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    mt_args a;
+    mtpy_call c;
     PyObject *r;
-    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &a) < 0)
+    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
         r = NULL;
-    else if (a.noverloaded || mt_mode_active())
-        r = mt_dispatch(self, f->impls[a.overload], &a);
-    else
-        r = mt_function_run(f, &a);
+    else {
+        if (c.noverloaded || mt_mode_active())
+            r = mt_dispatch(self, NULL, &c);
+        else
+            r = mt_function_run(f, &c);
+        mtpy_call_release(&c);
+    }
     if (!r && f->type_error_to_not_implemented && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
@@ -24,43 +30,86 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     return r;
 }
 
-/* nn.functional's inplace=True writes into input as the `_` ops do. */
-static bool writes_input(MTFunctionObject *f, mt_args *a)
+PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
 {
-    int p = mt_signature_inplace_param(a->sig);
-    return f->inplace || (p >= 0 && a->v[p].b);
+    mt_result r;
+    if (mt_op_run(f->rows[c->a.overload], &c->a, &r) < 0)
+        return mtpy_raise();
+    return mtpy_result_object(&r);
 }
 
-PyObject *mt_function_run(MTFunctionObject *f, mt_args *a)
+PyObject *mtpy_result_object(mt_result *r)
 {
-    const mt_node_kind *kind = f->kinds[a->overload];
-    bool inplace = writes_input(f, a);
-    mt_record_state st;
-    if (mt_record_prepare(f->name, kind, inplace, a, &st) < 0)
-        return NULL;
-    a->derivative = NULL;
-    PyObject *r = f->impls[a->overload](a);
-    if (a->derivative)
-        kind = a->derivative;
-    if (r && mt_forward_propagate(f->name, kind, inplace, a, &st, r) < 0)
-        Py_CLEAR(r);
-    if (!r) {
-        Py_CLEAR(st.old_self);
-        return NULL;
+    PyObject *o = NULL;
+    switch (r->kind) {
+    case MT_RESULT_HOST:
+        o = r->host;
+        r->host = NULL;
+        r->n = 0;
+        break;
+    case MT_RESULT_NONE:
+        o = Py_NewRef(Py_None);
+        break;
+    case MT_RESULT_TENSOR:
+        o = (PyObject *)mtpy_container(r->t[0]);
+        r->n = 0;
+        break;
+    case MT_RESULT_BOOL:
+        o = PyBool_FromLong(r->i != 0);
+        break;
+    case MT_RESULT_INT:
+        o = PyLong_FromLongLong(r->i);
+        break;
+    case MT_RESULT_FLOAT:
+        o = PyFloat_FromDouble(r->f);
+        break;
+    case MT_RESULT_TUPLE:
+    case MT_RESULT_LIST:
+        if (r->kind == MT_RESULT_TUPLE && r->tuple_name && r->n == 2) {
+            o = mtpy_return_pair(r->tuple_name, (PyObject *)mtpy_container(r->t[0]),
+                                 (PyObject *)mtpy_container(r->t[1]));
+            r->n = 0;
+            break;
+        }
+        o = r->kind == MT_RESULT_TUPLE ? PyTuple_New(r->n) : PyList_New(r->n);
+        for (int k = 0; o && k < r->n; k++) {
+            PyObject *item = (PyObject *)mtpy_container(r->t[k]);
+            r->t[k] = NULL;
+            if (r->kind == MT_RESULT_TUPLE)
+                PyTuple_SET_ITEM(o, k, item);
+            else
+                PyList_SET_ITEM(o, k, item);
+        }
+        break;
     }
-    return mt_record(f->name, kind, inplace, a, &st, r);
+    mt_result_clear(r);
+    return o;
 }
 
-/* In-place ops: `add_`, the `__iadd__` family and `__setitem__`. */
-static bool is_inplace_name(const char *name)
+int mtpy_result_from_object(PyObject *o, mt_result *r)
 {
-    size_t n = strlen(name);
-    if (strcmp(name, "__setitem__") == 0)
-        return true;
-    if (n > 4 && name[0] == '_' && name[1] == '_')
-        return name[2] == 'i' && strcmp(name, "__index__") != 0 && strcmp(name, "__int__") != 0 &&
-               strcmp(name, "__invert__") != 0 && strcmp(name, "__init__") != 0;
-    return n > 1 && name[n - 1] == '_' && name[0] != '_';
+    r->host = NULL;
+    r->tuple_name = NULL;
+    r->t = r->inline_t;
+    if (!o) {
+        r->kind = MT_RESULT_NONE;
+        r->n = 0;
+        return mt_error(MT_ERR_HOST, "a binding impl raised");
+    }
+    if (MTPy_Check(o))
+        return mt_result_tensor(r, MTPy_T(o));
+    bool seq = PyTuple_Check(o) || PyList_Check(o);
+    int n = seq ? (int)PySequence_Fast_GET_SIZE(o) : 0;
+    if (mt_result_alloc(r, MT_RESULT_HOST, n) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    r->host = o;
+    for (int k = 0; k < n; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(o, k);
+        r->t[k] = MTPy_Check(item) ? MTPy_T(item) : NULL;
+    }
+    return 0;
 }
 
 /* Python's operator protocol calls these dunders for `a + b`, `a < b`, ... */
@@ -92,7 +141,7 @@ static bool is_binary_dunder(const char *name)
 
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
                           const char *module, const char *qualname_prefix, int nsigs,
-                          mt_signature **sigs, mt_impl_fn *impls, const mt_node_kind **kinds)
+                          const mt_op **rows)
 {
     MTFunctionObject *f = PyObject_New(MTFunctionObject, type);
     if (!f)
@@ -100,10 +149,14 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     f->vectorcall = function_vectorcall;
     f->name = name;
     f->nsigs = nsigs;
-    f->sigs = sigs;
-    f->impls = impls;
-    f->kinds = kinds;
-    f->inplace = is_inplace_name(name);
+    f->rows = rows;
+    f->sigs = PyMem_Calloc(nsigs, sizeof *f->sigs);
+    if (!f->sigs) {
+        PyObject_Free(f);
+        return PyErr_NoMemory();
+    }
+    for (int k = 0; k < nsigs; k++)
+        f->sigs[k] = rows[k]->sig;
     f->is_method = type == &MTMethod_Type;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
@@ -118,6 +171,7 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
 
 static void function_dealloc(MTFunctionObject *f)
 {
+    PyMem_Free(f->sigs);
     Py_XDECREF(f->public_name);
     Py_XDECREF(f->qualname);
     Py_XDECREF(f->module);
@@ -151,7 +205,7 @@ static PyObject *function_get_doc(MTFunctionObject *f, void *c)
     PyObject *doc = PyUnicode_FromString("");
     for (int k = 0; doc && k < f->nsigs; k++)
         PyUnicode_AppendAndDel(&doc, PyUnicode_FromFormat("%s%s", k ? "\n" : "",
-                                                          mt_signature_text(f->sigs[k])));
+                                                          f->sigs[k]->text));
     return doc;
 }
 
@@ -176,7 +230,8 @@ static PyObject *function_get_derivatives(MTFunctionObject *f, void *c)
 {
     PyObject *out = PyTuple_New(f->nsigs);
     for (int k = 0; out && k < f->nsigs; k++) {
-        PyObject *s = PyUnicode_FromString(f->kinds[k] ? f->kinds[k]->name : "");
+        const mt_node_kind *kind = f->rows[k]->derivative;
+        PyObject *s = PyUnicode_FromString(kind ? kind->name : "");
         if (!s) {
             Py_CLEAR(out);
             break;
@@ -401,7 +456,7 @@ static PyObject *types_tuple(PyObject *const *overloaded, int n)
     return types;
 }
 
-static bool subclass_of_all_overloaded(PyTypeObject *cls, const mt_args *a)
+static bool subclass_of_all_overloaded(PyTypeObject *cls, const mtpy_call *a)
 {
     for (int i = 0; i < a->noverloaded; i++)
         if (!PyType_IsSubtype(cls, Py_TYPE(a->overloaded[i])))
@@ -409,7 +464,7 @@ static bool subclass_of_all_overloaded(PyTypeObject *cls, const mt_args *a)
     return true;
 }
 
-PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
+PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
 {
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
@@ -423,7 +478,7 @@ PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a)
             mtpy_result_class = cls;
             PyObject *r = Py_TYPE(func) == &MTFunction_Type || Py_TYPE(func) == &MTMethod_Type
                               ? mt_function_run((MTFunctionObject *)func, a)
-                              : impl(a);
+                              : impl(&a->a);
             mtpy_result_class = outer;
             return mt_convert_results(r, cls);
         }
@@ -462,7 +517,7 @@ done:
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
                                    PyObject *kwargs)
 {
-    mt_args a;
+    mtpy_call a;
     a.noverloaded = 0;
     a.ncustom = 0;
     PyObject *seq = PySequence_Fast(relevant, "relevant_args must be a sequence");

@@ -6,7 +6,7 @@
 
 #include "parser.h"
 
-#include "../autograd/node.h"
+#include "../ops/table.h"
 
 typedef struct {
     PyObject_HEAD
@@ -16,11 +16,9 @@ typedef struct {
     PyObject *qualname;
     PyObject *module;
     int nsigs;
-    mt_signature **sigs;
-    mt_impl_fn *impls;
-    const mt_node_kind **kinds; /* per overload: its derivative, or NULL */
+    const mt_signature **sigs;
+    const mt_op **rows; /* per overload */
     bool is_method;
-    bool inplace;               /* writes into its first argument */
     /* binary dunders: a TypeError becomes NotImplemented so Python tries the
      * reflected operator */
     bool type_error_to_not_implemented;
@@ -29,15 +27,25 @@ typedef struct {
 extern PyTypeObject MTFunction_Type;
 extern PyTypeObject MTMethod_Type;
 
+/* A binding impl: a row whose arguments are Python data (MT_PYOP rows), and
+ * the indexing entry points. */
+typedef PyObject *(*mtpy_impl_fn)(mt_args *a);
+
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
                           const char *module, const char *qualname_prefix, int nsigs,
-                          mt_signature **sigs, mt_impl_fn *impls, const mt_node_kind **kinds);
-/* Runs the matched overload's impl and records it into the autograd graph. */
-PyObject *mt_function_run(MTFunctionObject *f, mt_args *a);
+                          const mt_op **rows);
+/* Runs the matched row (mt_op_run) and makes the Python result. */
+PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c);
+/* The Python object of a row's result; consumes r. */
+PyObject *mtpy_result_object(mt_result *r);
+/* Stores a binding impl's Python result into r (consuming it); -1 when it
+ * is NULL (the exception stays set). */
+int mtpy_result_from_object(PyObject *o, mt_result *r);
 
 /* Runs the __torch_function__ protocol for a parsed call with overloaded
- * operands; impl runs in C when every operand uses Tensor's default. */
-PyObject *mt_dispatch(PyObject *func, mt_impl_fn impl, mt_args *a);
+ * operands; the call runs in C when every operand uses Tensor's default
+ * (impl, for callers that are not op-table functions). */
+PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *c);
 /* Dispatch for Python-level callers: overloaded is a sequence of operands. */
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
                                    PyObject *kwargs);

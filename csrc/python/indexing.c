@@ -515,10 +515,11 @@ done:
  * items and the items of sequences among them) and on the value. The handlers
  * get Tensor.__getitem__ / __setitem__; the C impl they may reach again runs
  * with subclass dispatch disabled, so the key is not collected twice. */
-static PyObject *dispatch_indexing(mt_args *a, const char *name, mt_impl_fn impl)
+static PyObject *dispatch_indexing(mt_args *args, const char *name, mtpy_impl_fn impl)
 {
+    mtpy_call *a = mtpy_call_of(args);
     int before = a->noverloaded;
-    PyObject *key = a->v[1].obj;
+    PyObject *key = args->v[1].obj;
     if (key && (PyTuple_Check(key) || PyList_Check(key))) {
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(key); i++) {
             PyObject *it = PySequence_Fast_GET_ITEM(key, i);
@@ -530,10 +531,10 @@ static PyObject *dispatch_indexing(mt_args *a, const char *name, mt_impl_fn impl
     } else if (key) {
         mt_collect_overloaded(a, key);
     }
-    if (a->nargs > 2 && a->v[2].obj)
-        mt_collect_overloaded(a, a->v[2].obj);
+    if (a->nargs > 2 && args->v[2].obj)
+        mt_collect_overloaded(a, args->v[2].obj);
     if (a->noverloaded == before)
-        return impl(a);
+        return impl(args);
     PyObject *func = PyObject_GetAttrString((PyObject *)mtpy_tensor_class, name);
     if (!func)
         return NULL;

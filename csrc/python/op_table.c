@@ -1,101 +1,87 @@
-/* Turns the rows of csrc/ops.def into minitorch functions and Tensor methods. */
+/* Publishes the rows of the op table (csrc/ops/table.h) as minitorch
+ * functions, Tensor methods and nn.functional functions, and defines the
+ * entry point of each MT_PYOP row: its binding impl behind the row's C
+ * calling convention. */
 #include "function.h"
 #include "op_table.h"
 
-#include "../autograd/derivatives.h"
-
 #include <string.h>
 
-#define MT_OP(kinds, impl, sig, ...) PyObject *impl(mt_args *a);
-#include "../ops.def"
-#undef MT_OP
-
-typedef struct {
-    unsigned kinds;
-    mt_impl_fn impl;
-    const char *sig;
-    const char *derivative; /* "" when the op has none */
-} op_row;
-
-static const op_row rows[] = {
-#define MT_OP(kinds, impl, sig, ...) {kinds, impl, sig, #__VA_ARGS__},
-#include "../ops.def"
-#undef MT_OP
-};
-#define NROWS ((int)(sizeof rows / sizeof rows[0]))
-
-static mt_signature *parsed[NROWS];
-
-static size_t name_len(const char *sig)
+/* An MT_PYOP row reads the Python objects of its call, so it runs only when
+ * Python made the call. */
+static int host_only(mt_args *a)
 {
-    return strchr(sig, '(') - sig;
+    return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
+                    a->sig->name);
 }
 
-static bool same_name(const char *a, const char *b)
+#define MT_OP(id, kinds, impl, sig, ...)
+#define MT_PYOP(id, kinds, impl, sig, ...)                 \
+    PyObject *impl(mt_args *a);                            \
+    int mtpy_row_##id(mt_args *a, mt_result *r);           \
+    int mtpy_row_##id(mt_args *a, mt_result *r)            \
+    {                                                      \
+        return a->host ? mtpy_result_from_object(impl(a), r) : host_only(a); \
+    }
+#include "../ops.def"
+#undef MT_OP
+#undef MT_PYOP
+
+static bool same_name(const mt_op *a, const mt_op *b)
 {
-    size_t n = name_len(a);
-    return n == name_len(b) && strncmp(a, b, n) == 0;
+    return strcmp(a->sig->name, b->sig->name) == 0;
 }
 
-/* Builds one callable for all rows named like rows[first] that have `kind`. */
+/* Builds one callable for all rows named like mt_ops[first] that have `kind`. */
 static PyObject *build(int first, unsigned kind, PyTypeObject *type, const char *public_prefix,
                        const char *module, const char *qualprefix)
 {
     int n = 0;
-    for (int r = first; r < NROWS; r++)
-        if (same_name(rows[r].sig, rows[first].sig) && (rows[r].kinds & kind))
+    for (int r = first; r < MT_OP_COUNT; r++)
+        if (same_name(&mt_ops[r], &mt_ops[first]) && (mt_ops[r].kinds & kind))
             n++;
-    mt_signature **sigs = PyMem_Calloc(n, sizeof *sigs);
-    mt_impl_fn *impls = PyMem_Calloc(n, sizeof *impls);
-    const mt_node_kind **kinds = PyMem_Calloc(n, sizeof *kinds);
-    if (!sigs || !impls || !kinds)
+    const mt_op **rows = PyMem_Calloc(n, sizeof *rows);
+    if (!rows)
         return PyErr_NoMemory();
     int k = 0;
-    for (int r = first; r < NROWS; r++)
-        if (same_name(rows[r].sig, rows[first].sig) && (rows[r].kinds & kind)) {
-            sigs[k] = parsed[r];
-            impls[k] = rows[r].impl;
-            if (rows[r].derivative[0] &&
-                !(kinds[k] = mt_derivative_kind(rows[r].derivative))) {
-                PyErr_Format(PyExc_RuntimeError, "minitorch: unknown derivative '%s' for '%s'",
-                             rows[r].derivative, rows[r].sig);
-                return NULL;
-            }
-            k++;
-        }
-    return mt_function_new(type, mt_signature_name(parsed[first]), public_prefix, module,
-                           qualprefix, n, sigs, impls, kinds);
+    for (int r = first; r < MT_OP_COUNT; r++)
+        if (same_name(&mt_ops[r], &mt_ops[first]) && (mt_ops[r].kinds & kind))
+            rows[k++] = &mt_ops[r];
+    return mt_function_new(type, mt_ops[first].sig->name, public_prefix, module, qualprefix, n,
+                           rows);
 }
 
 static bool seen_before(int r, unsigned kind)
 {
     for (int q = 0; q < r; q++)
-        if ((rows[q].kinds & kind) && same_name(rows[q].sig, rows[r].sig))
+        if ((mt_ops[q].kinds & kind) && same_name(&mt_ops[q], &mt_ops[r]))
             return true;
     return false;
 }
 
 int mt_op_table_install(PyObject *functions, PyObject *nn_functions)
 {
-    for (int r = 0; r < NROWS; r++)
-        if (!(parsed[r] = mt_signature_parse(rows[r].sig, rows[r].kinds)))
+    if (mt_ops_init() < 0)
+        return mtpy_raise_int();
+    for (int r = 0; r < MT_OP_COUNT; r++)
+        if (mtpy_signature_bind(mt_ops[r].sig) < 0)
             return -1;
-    for (int r = 0; r < NROWS; r++) {
-        const char *name = mt_signature_name(parsed[r]);
-        if ((rows[r].kinds & MT_KIND_FUNCTION) && !seen_before(r, MT_KIND_FUNCTION)) {
+    for (int r = 0; r < MT_OP_COUNT; r++) {
+        const char *name = mt_ops[r].sig->name;
+        if ((mt_ops[r].kinds & MT_KIND_FUNCTION) && !seen_before(r, MT_KIND_FUNCTION)) {
             PyObject *f = build(r, MT_KIND_FUNCTION, &MTFunction_Type, "torch.", "minitorch", "");
             if (!f || PyDict_SetItemString(functions, name, f) < 0)
                 return -1;
             Py_DECREF(f);
         }
-        if ((rows[r].kinds & MT_KIND_NN) && !seen_before(r, MT_KIND_NN)) {
+        if ((mt_ops[r].kinds & MT_KIND_NN) && !seen_before(r, MT_KIND_NN)) {
             PyObject *f = build(r, MT_KIND_NN, &MTFunction_Type, "torch.nn.functional.",
                                 "minitorch.nn.functional", "");
             if (!f || PyDict_SetItemString(nn_functions, name, f) < 0)
                 return -1;
             Py_DECREF(f);
         }
-        if ((rows[r].kinds & MT_KIND_METHOD) && !seen_before(r, MT_KIND_METHOD)) {
+        if ((mt_ops[r].kinds & MT_KIND_METHOD) && !seen_before(r, MT_KIND_METHOD)) {
             PyObject *m = build(r, MT_KIND_METHOD, &MTMethod_Type, "torch.Tensor.",
                                 "minitorch", "Tensor.");
             if (!m || PyDict_SetItemString(MTTensorBase_Type.tp_dict, name, m) < 0)

@@ -9,262 +9,20 @@ PyObject *mt_default_tf = NULL;
 PyObject *mt_disabled_tf = NULL;
 static PyObject *str_torch_function;
 
-typedef struct {
-    mt_argtype type;
-    bool optional;  /* '?' or default None */
-    bool kwonly;
-    bool has_default;
-    bool default_none;
-    int list_len;   /* int[2]: a bare int is repeated; 0 for any length */
-    PyObject *name; /* interned */
-    PyObject *alias; /* NumPy spelling (dim -> axis, keepdim -> keepdims) or NULL */
-    char type_text[24];
-    char default_text[32];
-    mt_value def;
-    int64_t def_list[MT_MAX_LIST];
-} mt_param;
-
-struct mt_signature {
-    char name[64];
-    const char *text;
-    unsigned flags;
-    int nparams;
-    int npositional;     /* params that may be given positionally */
-    int nrequired;
-    int varargs_param;   /* a lone positional int[] taking varargs, or -1 */
-    int inplace_param;   /* `bool inplace` (nn.functional.relu, ...), or -1 */
-    int out_param;       /* `Tensor? out`, or -1 */
-    mt_param params[MT_MAX_PARAMS];
-};
-
-const char *mt_signature_name(const mt_signature *s) { return s->name; }
-const char *mt_signature_text(const mt_signature *s) { return s->text; }
-int mt_signature_nparams(const mt_signature *s) { return s->nparams; }
-mt_argtype mt_signature_param_type(const mt_signature *s, int i) { return s->params[i].type; }
-int mt_signature_inplace_param(const mt_signature *s) { return s->inplace_param; }
-int mt_signature_out_param(const mt_signature *s) { return s->out_param; }
-
 /* ---------------------------------------------------------------- signatures */
 
-static const struct {
-    const char *text;
-    mt_argtype type;
-} type_names[] = {
-    {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},   {"int[]", MT_ARG_INT_LIST},
-    {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
-    {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
-    {"Generator", MT_ARG_GENERATOR},  {"Device", MT_ARG_DEVICE},   {"Layout", MT_ARG_LAYOUT},
-    {"MemoryFormat", MT_ARG_MEMORY_FORMAT}, {"PyObject", MT_ARG_OBJECT},
-};
-
-static int parse_default(mt_param *p, const char *d)
-{
-    snprintf(p->default_text, sizeof p->default_text, "%s", d);
-    p->has_default = true;
-    if (strcmp(d, "None") == 0) {
-        p->default_none = true;
-        p->optional = true;
-        return 0;
-    }
-    switch (p->type) {
-    case MT_ARG_INT:
-        p->def.i = strtoll(d, NULL, 10);
-        return 0;
-    case MT_ARG_FLOAT:
-        p->def.f = strtod(d, NULL);
-        return 0;
-    case MT_ARG_BOOL:
-        p->def.b = strcmp(d, "True") == 0;
-        return 0;
-    case MT_ARG_SCALAR:
-        if (strchr(d, '.') || strchr(d, 'e')) {
-            p->def.s.kind = MT_SCALAR_FLOAT;
-            p->def.s.f = strtod(d, NULL);
-            p->def.s.i = 0;
-        } else {
-            p->def.s.kind = MT_SCALAR_INT;
-            p->def.s.i = strtoll(d, NULL, 10);
-            p->def.s.f = (double)p->def.s.i;
-        }
-        return 0;
-    case MT_ARG_INT_LIST: {
-        /* "[]", "[0, 1]" or a bare int repeated list_len times */
-        const char *c = d;
-        int n = 0;
-        if (*c == '[')
-            c++;
-        while (*c && *c != ']') {
-            char *end;
-            long long v = strtoll(c, &end, 10);
-            if (end == c)
-                break;
-            p->def_list[n++] = v;
-            c = end;
-            while (*c == ',' || *c == ' ')
-                c++;
-        }
-        if (d[0] != '[')
-            for (; n < p->list_len; n++)
-                p->def_list[n] = p->def_list[0];
-        p->def.i = n;
-        return 0;
-    }
-    case MT_ARG_STR: {
-        /* 'floor' or "floor": keep the unquoted text in default_text */
-        size_t len = strlen(d);
-        if (len >= 2 && (d[0] == '\'' || d[0] == '"')) {
-            memmove(p->default_text, d + 1, len - 2);
-            p->default_text[len - 2] = 0;
-        }
-        p->def.str = p->default_text;
-        return 0;
-    }
-    case MT_ARG_DEVICE:
-    case MT_ARG_LAYOUT:
-    case MT_ARG_MEMORY_FORMAT:
-    case MT_ARG_OBJECT:
-        return 0;
-    default:
-        return -1;
-    }
-}
-
-static const char *numpy_alias(const char *name)
-{
-    if (strcmp(name, "dim") == 0)
-        return "axis";
-    if (strcmp(name, "keepdim") == 0)
-        return "keepdims";
-    return NULL;
-}
-
-mt_signature *mt_signature_parse(const char *text, unsigned flags)
+int mtpy_signature_bind(mt_signature *s)
 {
     if (!str_torch_function && !(str_torch_function = PyUnicode_InternFromString("__torch_function__")))
-        return NULL;
-    mt_signature *s = PyMem_Calloc(1, sizeof(mt_signature));
-    if (!s)
-        return (mt_signature *)PyErr_NoMemory();
-    s->text = text;
-    s->flags = flags;
-    s->varargs_param = -1;
-    const char *c = strchr(text, '(');
-    if (!c || (size_t)(c - text) >= sizeof s->name)
-        goto bad;
-    memcpy(s->name, text, c - text);
-    c++;
-    bool kwonly = false;
-    while (*c && *c != ')') {
-        while (*c == ' ' || *c == ',')
-            c++;
-        if (*c == ')')
-            break;
-        if (*c == '*') {
-            kwonly = true;
-            c++;
-            continue;
-        }
-        if (s->nparams == MT_MAX_PARAMS)
-            goto bad;
-        mt_param *p = &s->params[s->nparams];
-        size_t k;
-        for (k = 0; k < sizeof type_names / sizeof type_names[0]; k++) {
-            size_t len = strlen(type_names[k].text);
-            if (strncmp(c, type_names[k].text, len) == 0 &&
-                (c[len] == ' ' || c[len] == '?' || (type_names[k].type == MT_ARG_INT_LIST) ||
-                 c[len] == '[')) {
-                p->type = type_names[k].type;
-                c += len;
-                break;
-            }
-        }
-        if (k == sizeof type_names / sizeof type_names[0])
-            goto bad;
-        if (p->type == MT_ARG_INT && *c == '[') { /* int[2] */
-            p->type = MT_ARG_INT_LIST;
-            p->list_len = (int)strtol(c + 1, (char **)&c, 10);
-            c++;
-        }
-        if (*c == '?') {
-            p->optional = true;
-            c++;
-        }
-        while (*c == ' ')
-            c++;
-        const char *nstart = c;
-        while (isalnum((unsigned char)*c) || *c == '_')
-            c++;
-        char name[64];
-        if (c == nstart || (size_t)(c - nstart) >= sizeof name)
-            goto bad;
-        memcpy(name, nstart, c - nstart);
-        name[c - nstart] = 0;
-        p->name = PyUnicode_InternFromString(name);
-        if (!p->name)
-            return NULL;
-        const char *alias = numpy_alias(name);
-        if (alias)
-            p->alias = PyUnicode_InternFromString(alias);
-        p->kwonly = kwonly;
-        /* type text for messages and testing overrides */
-        {
-            const char *tn = NULL;
-            for (k = 0; k < sizeof type_names / sizeof type_names[0]; k++)
-                if (type_names[k].type == p->type)
-                    tn = type_names[k].text;
-            if (p->type == MT_ARG_INT_LIST && p->list_len)
-                snprintf(p->type_text, sizeof p->type_text, "int[%d]%s", p->list_len,
-                         p->optional ? "?" : "");
-            else
-                snprintf(p->type_text, sizeof p->type_text, "%s%s", tn, p->optional ? "?" : "");
-        }
-        if (*c == '=') {
-            c++;
-            const char *dstart = c;
-            int depth = 0;
-            while (*c && (depth > 0 || (*c != ',' && *c != ')'))) {
-                if (*c == '[')
-                    depth++;
-                if (*c == ']')
-                    depth--;
-                c++;
-            }
-            char d[32];
-            if ((size_t)(c - dstart) >= sizeof d)
-                goto bad;
-            memcpy(d, dstart, c - dstart);
-            d[c - dstart] = 0;
-            if (parse_default(p, d) < 0)
-                goto bad;
-        } else if (!kwonly) {
-            s->nrequired = s->nparams + 1;
-        }
-        if (!kwonly)
-            s->npositional = s->nparams + 1;
-        s->nparams++;
-    }
-    /* A lone positional int[] (after an optional self) also takes varargs. */
-    int nlist = 0, last_list = -1;
-    for (int i = 0; i < s->npositional; i++)
-        if (s->params[i].type == MT_ARG_INT_LIST) {
-            nlist++;
-            last_list = i;
-        }
-    if (nlist == 1 && last_list == s->npositional - 1)
-        s->varargs_param = last_list;
-    s->inplace_param = -1;
-    s->out_param = -1;
+        return -1;
     for (int i = 0; i < s->nparams; i++) {
-        if (s->params[i].type == MT_ARG_BOOL &&
-            PyUnicode_CompareWithASCIIString(s->params[i].name, "inplace") == 0)
-            s->inplace_param = i;
-        if (PyUnicode_CompareWithASCIIString(s->params[i].name, "out") == 0)
-            s->out_param = i;
+        mt_param *p = &s->params[i];
+        if (!p->host_name && !(p->host_name = PyUnicode_InternFromString(p->name)))
+            return -1;
+        if (p->alias && !p->host_alias && !(p->host_alias = PyUnicode_InternFromString(p->alias)))
+            return -1;
     }
-    return s;
-bad:
-    PyErr_Format(PyExc_RuntimeError, "minitorch: malformed signature '%s'", text);
-    return NULL;
+    return 0;
 }
 
 PyObject *mt_signature_params(const mt_signature *s)
@@ -274,7 +32,7 @@ PyObject *mt_signature_params(const mt_signature *s)
         return NULL;
     for (int i = 0; i < s->nparams; i++) {
         const mt_param *p = &s->params[i];
-        PyObject *item = Py_BuildValue("(OsOz)", p->name, p->type_text,
+        PyObject *item = Py_BuildValue("(ssOz)", p->name, p->type_text,
                                        p->kwonly ? Py_True : Py_False,
                                        p->has_default ? p->default_text : NULL);
         if (!item) {
@@ -307,7 +65,7 @@ bool mt_has_torch_function(PyObject *obj)
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
-void mt_collect_overloaded(mt_args *out, PyObject *obj)
+void mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 {
     PyObject *handler;
     if (mt_tf_disabled || mt_tf_subclass_disabled || !(handler = torch_function_of(obj)))
@@ -463,7 +221,7 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
         return CONV_BAD_TYPE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     if (n > MT_MAX_LIST) {
-        PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements (%zd) in argument '%U'", n,
+        PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements (%zd) in argument '%s'", n,
                      p->name);
         return CONV_ERROR;
     }
@@ -483,11 +241,12 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
 }
 
 static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject *o, mt_value *v,
-                           int64_t *buf, mt_args *out, conv_detail *det)
+                           int64_t *buf, mtpy_call *out, conv_detail *det)
 {
     v->obj = o;
     v->t = NULL;
     v->is_scalar = false;
+    v->tensors = NULL;
     if (p->type == MT_ARG_OBJECT && !p->optional)
         return CONV_OK; /* anything, None included, is passed through */
     if (o == Py_None) {
@@ -523,8 +282,23 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             return CONV_BAD_TYPE;
         Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
         PyObject **items = PySequence_Fast_ITEMS(o);
+        if (n > INT32_MAX) {
+            PyErr_SetString(PyExc_RuntimeError, "minitorch: too many tensors in a list");
+            return CONV_ERROR;
+        }
+        mt_tensor **ts = PyMem_Calloc(n ? (size_t)n : 1, sizeof(mt_tensor *));
+        if (!ts) {
+            PyErr_NoMemory();
+            return CONV_ERROR;
+        }
+        v->tensors = ts;
         for (Py_ssize_t k = 0; k < n; k++) {
-            if (MTPy_Check(items[k]) || mt_has_torch_function(items[k])) {
+            if (MTPy_Check(items[k])) {
+                ts[k] = MTPy_T(items[k]);
+                mt_collect_overloaded(out, items[k]);
+                continue;
+            }
+            if (mt_has_torch_function(items[k])) {
                 mt_collect_overloaded(out, items[k]);
                 continue;
             }
@@ -609,20 +383,6 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
     return CONV_BAD_TYPE;
 }
 
-static void set_default(const mt_param *p, mt_value *v, int64_t *buf)
-{
-    *v = p->def;
-    v->obj = NULL;
-    v->t = NULL;
-    v->is_scalar = false;
-    if (p->type == MT_ARG_INT_LIST && !p->default_none) {
-        int n = (int)p->def.i;
-        memcpy(buf, p->def_list, sizeof(int64_t) * n);
-        v->ints = buf;
-        v->nints = n;
-    }
-}
-
 /* ------------------------------------------------------------------ errors */
 
 static const char *type_display(const mt_param *p)
@@ -663,18 +423,18 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
         snprintf(where, sizeof where, " (position %d)", idx + 1 - (is_method ? 1 : 0));
     if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
         PyErr_Format(PyExc_TypeError,
-                     "%s(): argument '%U'%s must be %s, but found element of type %s at pos %d",
+                     "%s(): argument '%s'%s must be %s, but found element of type %s at pos %d",
                      s->name, p->name, where, type_display(p), Py_TYPE(det->bad_elem)->tp_name,
                      det->bad_pos);
     else
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%U'%s must be %s, not %s", s->name,
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be %s, not %s", s->name,
                      p->name, where, type_display(p), Py_TYPE(o)->tp_name);
 }
 
 /* Parses one signature. raise: produce the specific TypeError on mismatch;
  * otherwise a mismatch returns 1 with no exception set. */
 static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames, bool is_method, bool raise, mt_args *out)
+                     PyObject *kwnames, bool is_method, bool raise, mtpy_call *out)
 {
     PyObject *slots[MT_MAX_PARAMS];
     bool positional[MT_MAX_PARAMS];
@@ -712,11 +472,11 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         int found = -1;
         for (int i = 0; i < s->nparams && found < 0; i++)
-            if (s->params[i].name == key || s->params[i].alias == key)
+            if (s->params[i].host_name == key || s->params[i].host_alias == key)
                 found = i;
         for (int i = 0; i < s->nparams && found < 0; i++)
-            if (PyUnicode_Compare(s->params[i].name, key) == 0 ||
-                (s->params[i].alias && PyUnicode_Compare(s->params[i].alias, key) == 0))
+            if (PyUnicode_Compare(s->params[i].host_name, key) == 0 ||
+                (s->params[i].host_alias && PyUnicode_Compare(s->params[i].host_alias, key) == 0))
                 found = i;
         if (found < 0) {
             if (!raise)
@@ -728,7 +488,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
         if (slots[found] || (npos != nargs && found == s->varargs_param)) {
             if (!raise)
                 return 1;
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", s->name,
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", s->name,
                          s->params[found].name);
             return -1;
         }
@@ -743,7 +503,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
             continue;
         if (!slots[i] && !s->params[i].has_default) {
             if (!missing_name)
-                missing_name = PyUnicode_AsUTF8(s->params[i].name);
+                missing_name = s->params[i].name;
             nmissing++;
         }
     }
@@ -756,13 +516,13 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
     }
     for (int i = 0; i < s->nparams; i++) {
         const mt_param *p = &s->params[i];
-        mt_value *v = &out->v[i];
+        mt_value *v = &out->a.v[i];
         conv_detail det = {0, NULL};
         if (i == s->varargs_param && npos != nargs) {
             /* x.view(2, 3): the remaining positionals are the list */
             Py_ssize_t n = nargs - npos;
             if (n > MT_MAX_LIST) {
-                PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements in '%U'", p->name);
+                PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements in '%s'", p->name);
                 return -1;
             }
             for (Py_ssize_t k = 0; k < n; k++) {
@@ -774,20 +534,21 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
                     raise_bad_type(s, p, i, true, is_method, args[npos + k], &det);
                     return -1;
                 }
-                if (as_int(args[npos + k], &out->listbuf[i][k]) < 0)
+                if (as_int(args[npos + k], &out->a.listbuf[i][k]) < 0)
                     return -1;
             }
             v->obj = args[npos];
             v->t = NULL;
-            v->ints = out->listbuf[i];
+            v->ints = out->a.listbuf[i];
+            v->tensors = NULL;
             v->nints = (int)n;
             continue;
         }
         if (!slots[i]) {
-            set_default(p, v, out->listbuf[i]);
+            mt_signature_default(p, v, out->a.listbuf[i]);
             continue;
         }
-        conv_result r = convert(s, p, slots[i], v, out->listbuf[i], out, &det);
+        conv_result r = convert(s, p, slots[i], v, out->a.listbuf[i], out, &det);
         if (r == CONV_ERROR)
             return -1;
         if (r == CONV_BAD_TYPE) {
@@ -797,7 +558,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
             return -1;
         }
     }
-    out->sig = s;
+    out->a.sig = s;
     return 0;
 }
 
@@ -813,7 +574,7 @@ static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames
             continue;
         bool named = false;
         for (Py_ssize_t k = 0; k < nkw && !named; k++)
-            named = PyUnicode_Compare(s->params[i].name, PyTuple_GET_ITEM(kwnames, k)) == 0;
+            named = PyUnicode_Compare(s->params[i].host_name, PyTuple_GET_ITEM(kwnames, k)) == 0;
         if (!named)
             return false;
     }
@@ -821,15 +582,16 @@ static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         bool found = false;
         for (int i = 0; i < s->nparams && !found; i++)
-            found = PyUnicode_Compare(s->params[i].name, key) == 0 ||
-                    (s->params[i].alias && PyUnicode_Compare(s->params[i].alias, key) == 0);
+            found = PyUnicode_Compare(s->params[i].host_name, key) == 0 ||
+                    (s->params[i].host_alias &&
+                     PyUnicode_Compare(s->params[i].host_alias, key) == 0);
         if (!found)
             return false;
     }
     return true;
 }
 
-static void raise_invalid_combination(mt_signature *const *sigs, int nsigs,
+static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs,
                                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                                       bool is_method)
 {
@@ -860,7 +622,7 @@ static void raise_invalid_combination(mt_signature *const *sigs, int nsigs,
                 star = true;
             }
             PyUnicode_AppendAndDel(
-                &msg, PyUnicode_FromFormat("%s%s %U%s%s", sep, p->type_text, p->name,
+                &msg, PyUnicode_FromFormat("%s%s %s%s%s", sep, p->type_text, p->name,
                                            p->has_default ? " = " : "",
                                            p->has_default ? p->default_text : ""));
         }
@@ -872,18 +634,33 @@ static void raise_invalid_combination(mt_signature *const *sigs, int nsigs,
     }
 }
 
-int mt_parse(mt_signature *const *sigs, int nsigs, PyObject *const *args, Py_ssize_t nargs,
-             PyObject *kwnames, bool is_method, mt_args *out)
+void mtpy_call_release(mtpy_call *c)
+{
+    const mt_signature *s = c->a.sig;
+    for (int i = 0; s && i < s->nparams; i++)
+        if (s->params[i].type == MT_ARG_TENSOR_LIST && c->a.v[i].tensors) {
+            PyMem_Free(c->a.v[i].tensors);
+            c->a.v[i].tensors = NULL;
+        }
+}
+
+int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
+             Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out)
 {
     out->args = args;
     out->nargs = nargs;
     out->kwnames = kwnames;
+    out->a.host = out;
     for (int k = 0; k < nsigs; k++) {
+        out->a.sig = sigs[k];
+        for (int i = 0; i < sigs[k]->nparams; i++)
+            out->a.v[i].tensors = NULL;
         int r = parse_one(sigs[k], args, nargs, kwnames, is_method, nsigs == 1, out);
         if (r == 0) {
-            out->overload = k;
+            out->a.overload = k;
             return 0;
         }
+        mtpy_call_release(out);
         if (r < 0)
             return -1;
     }
@@ -895,7 +672,11 @@ int mt_parse(mt_signature *const *sigs, int nsigs, PyObject *const *args, Py_ssi
             count++;
         }
     if (count == 1) {
+        out->a.sig = sigs[only];
+        for (int i = 0; i < sigs[only]->nparams; i++)
+            out->a.v[i].tensors = NULL;
         parse_one(sigs[only], args, nargs, kwnames, is_method, true, out);
+        mtpy_call_release(out);
         if (PyErr_Occurred())
             return -1;
     }

@@ -50,7 +50,7 @@ static void release_saved_entries(FunctionNodeObject *h)
 {
     for (int i = 0; i < h->nsaved; i++)
         if (h->saved[i].t) {
-            mt_ad.release(h->saved[i].t);
+            mt_release(h->saved[i].t);
             h->saved[i].t = NULL;
         }
 }
@@ -122,7 +122,7 @@ static int take_gradient(mt_node *n, const char *name, int e, PyObject *v, mt_te
         Py_XDECREF(want);
         return -1;
     }
-    mt_ad.retain(g);
+    mt_retain(g);
     *out = mt_reduce_to_edge(n, e, g);
     return *out ? 0 : -1;
 }
@@ -132,7 +132,7 @@ static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
     FunctionNodeObject *h = n->py_ctx;
     const char *name = n->kind->name;
     if (!h) {
-        mt_ad.set_error("the Python side of this custom Function node is gone");
+        mt_error(MT_ERR_RUNTIME, "the Python side of this custom Function node is gone");
         return -1;
     }
     PyObject *grads = PyTuple_New(n->nout), *apply = NULL, *r = NULL, *seq = NULL;
@@ -145,7 +145,7 @@ static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
             g = Py_NewRef((PyObject *)mtpy_container(gin[k]));
         else if (h->materialize && h->out_is_tensor[k]) {
             mt_tensor_meta *m = &n->out_meta[k];
-            mt_tensor *z = mt_ad.zeros(m->dtype, m->ndim, m->sizes);
+            mt_tensor *z = mt_new(m->dtype, m->ndim, m->sizes, true);
             if (!z)
                 goto done;
             g = (PyObject *)mtpy_container(z);
@@ -386,7 +386,7 @@ fail:
         mt_node_decref(n);
     Py_XDECREF(h);
     Py_XDECREF(result);
-    return NULL;
+    return mtpy_raise();
 }
 
 PyObject *mtpy_function_ctx(mt_node *n)
@@ -448,6 +448,7 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
             mt_tensor *t = mt_saved_get(n, &h->saved[i]);
             if (!t) {
                 Py_CLEAR(r);
+                mtpy_raise();
                 break;
             }
             o = (PyObject *)mtpy_container(t);

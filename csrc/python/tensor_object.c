@@ -14,6 +14,8 @@ PyObject *mtpy_raise(void)
     const char *msg;
     mt_error_kind k = mt_error_take(&msg);
     PyObject *exc = PyExc_RuntimeError;
+    if (PyErr_Occurred()) /* a Python callback raised below: its exception stands */
+        return NULL;
     switch (k) {
     case MT_ERR_INDEX:
         exc = PyExc_IndexError;
@@ -24,12 +26,14 @@ PyObject *mtpy_raise(void)
     case MT_ERR_TYPE:
         exc = PyExc_TypeError;
         break;
+    case MT_ERR_NOT_IMPLEMENTED:
+        exc = PyExc_NotImplementedError;
+        break;
     case MT_ERR_MEMORY:
         PyErr_Format(PyExc_MemoryError, "%s", msg);
         return NULL;
     case MT_OK:
-        if (PyErr_Occurred())
-            return NULL;
+    case MT_ERR_HOST:
         msg = "minitorch: internal error without a message";
         break;
     default:

@@ -1,0 +1,171 @@
+/* Building mt_args from a format string for C callers of op rows. */
+#include "call.h"
+
+#include <string.h>
+
+static int bad_arg(const mt_op *op, int p, char c)
+{
+    return mt_error(MT_ERR_TYPE, "%s(): argument %d cannot take a '%c' value", op->sig->name,
+                    p + 1, c);
+}
+
+/* Stores one formatted value into parameter p of a. */
+static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
+{
+    const mt_param *prm = &op->sig->params[p];
+    mt_value *v = &a->v[p];
+    memset(v, 0, sizeof *v);
+    v->obj = MT_GIVEN;
+    switch (c) {
+    case 'T':
+        if (prm->type != MT_ARG_TENSOR)
+            return bad_arg(op, p, c);
+        v->t = va_arg(*ap, mt_tensor *);
+        return 0;
+    case 'N':
+        v->obj = NULL;
+        if (!prm->optional)
+            return bad_arg(op, p, c);
+        return 0;
+    case 'i':
+    case 'b': {
+        int64_t x = c == 'i' ? va_arg(*ap, int64_t) : (int64_t)(va_arg(*ap, int) != 0);
+        mt_scalar s = {c == 'b' ? MT_SCALAR_BOOL : MT_SCALAR_INT, x, (double)x};
+        switch (prm->type) {
+        case MT_ARG_INT:
+            v->i = x;
+            return 0;
+        case MT_ARG_BOOL:
+            v->b = x != 0;
+            return 0;
+        case MT_ARG_FLOAT:
+            v->f = (double)x;
+            return 0;
+        case MT_ARG_SCALAR:
+            v->s = s;
+            return 0;
+        case MT_ARG_TENSOR:
+            if (!(op->kinds & MT_NUMBERS))
+                return bad_arg(op, p, c);
+            v->is_scalar = true;
+            v->s = s;
+            return 0;
+        default:
+            return bad_arg(op, p, c);
+        }
+    }
+    case 'f': {
+        double x = va_arg(*ap, double);
+        mt_scalar s = {MT_SCALAR_FLOAT, 0, x};
+        switch (prm->type) {
+        case MT_ARG_FLOAT:
+            v->f = x;
+            return 0;
+        case MT_ARG_SCALAR:
+            v->s = s;
+            return 0;
+        case MT_ARG_TENSOR:
+            if (!(op->kinds & MT_NUMBERS))
+                return bad_arg(op, p, c);
+            v->is_scalar = true;
+            v->s = s;
+            return 0;
+        default:
+            return bad_arg(op, p, c);
+        }
+    }
+    case 'D':
+        if (prm->type != MT_ARG_DTYPE)
+            return bad_arg(op, p, c);
+        v->dtype = (mt_dtype)va_arg(*ap, int);
+        return 0;
+    case 's':
+        if (prm->type != MT_ARG_STR)
+            return bad_arg(op, p, c);
+        v->str = va_arg(*ap, const char *);
+        return 0;
+    case 'L': {
+        int n = va_arg(*ap, int);
+        const int64_t *src = va_arg(*ap, const int64_t *);
+        if (prm->type != MT_ARG_INT_LIST || n < 0 || n > MT_MAX_LIST)
+            return bad_arg(op, p, c);
+        if (n)
+            memcpy(a->listbuf[p], src, sizeof(int64_t) * n);
+        v->ints = a->listbuf[p];
+        v->nints = n;
+        return 0;
+    }
+    default:
+        return mt_error(MT_ERR_RUNTIME, "%s(): bad argument format '%c'", op->sig->name, c);
+    }
+}
+
+int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
+{
+    if ((unsigned)id >= MT_OP_COUNT)
+        return mt_error(MT_ERR_RUNTIME, "minitorch: no op with id %d", (int)id);
+    const mt_op *op = &mt_ops[id];
+    const mt_signature *s = op->sig;
+    mt_args a;
+    bool given[MT_MAX_PARAMS] = {false};
+    va_list cur;
+    va_copy(cur, ap);
+    int next = 0, status = 0;
+    for (const char *c = fmt; *c && status == 0; c++) {
+        int p = next;
+        if (*c == 'k') {
+            const char *name = va_arg(cur, const char *);
+            if ((p = mt_signature_find(s, name)) < 0) {
+                status = mt_error(MT_ERR_TYPE, "%s() got an unexpected keyword argument '%s'",
+                                  s->name, name);
+                break;
+            }
+            c++;
+        } else if (next++ >= s->nparams) {
+            status = mt_error(MT_ERR_TYPE, "%s() takes %d arguments", s->name, s->nparams);
+            break;
+        }
+        status = put(op, &a, p, *c, &cur);
+        given[p] = true;
+    }
+    va_end(cur);
+    if (status < 0)
+        return -1;
+    for (int p = 0; p < s->nparams; p++) {
+        if (given[p])
+            continue;
+        if (!s->params[p].has_default)
+            return mt_error(MT_ERR_TYPE, "%s() missing required argument '%s'", s->name,
+                            s->params[p].name);
+        mt_signature_default(&s->params[p], &a.v[p], a.listbuf[p]);
+    }
+    a.overload = op->overload;
+    a.host = NULL;
+    return mt_op_run(op, &a, r);
+}
+
+int mt_call_result(mt_op_id id, mt_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mt_call_v(id, r, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
+{
+    mt_result r;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mt_call_v(id, &r, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        return NULL;
+    if (r.kind != MT_RESULT_TENSOR || r.host) {
+        mt_result_clear(&r);
+        mt_error(MT_ERR_RUNTIME, "%s() did not return a tensor", mt_ops[id].sig->name);
+        return NULL;
+    }
+    return r.t[0];
+}

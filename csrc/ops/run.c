@@ -1,0 +1,396 @@
+/* The runner of op-table rows and the recording of their calls into the
+ * autograd graph (backward nodes and forward-mode tangents). One generic
+ * recorder serves every row: it reads the row's signature to find tensor
+ * inputs, and the row's derivative kind to know what to save. */
+#include "run.h"
+
+#include "../autograd/backend.h"
+#include "../autograd/derivatives.h"
+#include "../autograd/forward.h"
+#include "../autograd/grad_mode.h"
+#include "../autograd/view_tracking.h"
+#include "../kernels/copy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    bool active;         /* grad mode on and some input requires grad */
+    bool forward;        /* a dual level is active and some input has a tangent */
+    mt_tensor *old_self; /* in-place ops whose formula reads self: a copy */
+} record_state;
+
+/* Calls fn(t) for every tensor argument; stops when it returns true. */
+static bool any_tensor_input(const mt_args *a, bool (*fn)(mt_tensor *))
+{
+    const mt_signature *s = a->sig;
+    for (int p = 0; p < s->nparams; p++) {
+        mt_argtype ty = s->params[p].type;
+        if (ty == MT_ARG_TENSOR && a->v[p].t && fn(a->v[p].t))
+            return true;
+        if (ty == MT_ARG_TENSOR_LIST && a->v[p].obj)
+            for (int k = 0; k < a->v[p].nints; k++)
+                if (fn(a->v[p].tensors[k]))
+                    return true;
+    }
+    return false;
+}
+
+static bool requires(mt_tensor *t)
+{
+    return mt_requires_grad(t);
+}
+
+static bool has_tangent(mt_tensor *t)
+{
+    return mt_fw_grad(t) != NULL;
+}
+
+/* Writing into a leaf that requires grad is refused while grad mode is on. */
+static int check_leaf_write(mt_tensor *self)
+{
+    mt_autograd_meta *m = mt_meta.get(self);
+    if ((self->flags & MT_FLAG_REQUIRES_GRAD) && !(m && m->grad_fn))
+        return mt_error(MT_ERR_RUNTIME,
+                        "a leaf Variable that requires grad is being used in an in-place "
+                        "operation.");
+    return 0;
+}
+
+static bool out_given(const mt_args *a)
+{
+    int p = a->sig->out_param;
+    return p >= 0 && a->v[p].obj;
+}
+
+/* The copy of self an in-place op's formula reads: it stands for self before
+ * the op, history included, so that double backward reaches it. */
+static mt_tensor *copy_of_old_self(mt_tensor *self)
+{
+    mt_tensor *copy = mt_new(self->dtype, self->ndim, self->sizes, false);
+    if (!copy)
+        return NULL;
+    mt_copy(copy, self);
+    mt_edge e;
+    int rc = mt_gradient_edge(self, &e);
+    if (rc == 0 && e.fn) {
+        rc = mt_set_history(copy, e.fn, e.input_nr);
+        mt_node_decref(e.fn);
+    }
+    if (rc < 0) {
+        mt_release(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static int prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_args *a,
+                   record_state *st)
+{
+    st->active = false;
+    st->forward = false;
+    st->old_self = NULL;
+    if (kind == &mt_nondifferentiable_kind)
+        return inplace && mt_grad_enabled ? check_leaf_write(a->v[0].t) : 0;
+    bool backward = mt_grad_enabled && any_tensor_input(a, requires);
+    bool forward = mt_fw_active() && any_tensor_input(a, has_tangent);
+    if (!backward && !forward)
+        return 0;
+    if (backward && out_given(a))
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.",
+                        op);
+    if (inplace) {
+        mt_tensor *self = a->v[0].t;
+        if (backward && mt_view_check_inplace(self) < 0)
+            return -1;
+        if (backward && check_leaf_write(self) < 0)
+            return -1;
+        if (kind && (kind->save_inputs & 1) && !(st->old_self = copy_of_old_self(self)))
+            return -1;
+    }
+    st->active = backward;
+    st->forward = forward;
+    return 0;
+}
+
+static void fill_edge_meta(mt_tensor_meta *m, const mt_tensor *t)
+{
+    m->dtype = t->dtype;
+    m->ndim = t->ndim;
+    memcpy(m->sizes, t->sizes, sizeof(int64_t) * t->ndim);
+}
+
+static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
+{
+    memset(d, 0, offsetof(mt_ad_value, ints));
+    d->none = v->obj == NULL && ty != MT_ARG_INT_LIST;
+    switch (ty) {
+    case MT_ARG_TENSOR:
+        if (v->is_scalar) {
+            d->none = false;
+            d->is_number = true;
+            d->is_float = v->s.kind == MT_SCALAR_FLOAT;
+            d->i = v->s.i;
+            d->f = v->s.f;
+        }
+        break;
+    case MT_ARG_SCALAR:
+        d->is_float = v->s.kind == MT_SCALAR_FLOAT;
+        d->i = v->s.i;
+        d->f = v->s.f;
+        break;
+    case MT_ARG_INT:
+        d->i = v->i;
+        d->f = (double)v->i;
+        break;
+    case MT_ARG_FLOAT:
+        d->f = v->f;
+        d->is_float = true;
+        break;
+    case MT_ARG_BOOL:
+        d->i = v->b;
+        break;
+    case MT_ARG_DTYPE:
+        d->i = v->dtype;
+        break;
+    case MT_ARG_STR:
+        if (v->obj)
+            snprintf(d->str, sizeof d->str, "%s", v->str);
+        break;
+    case MT_ARG_OBJECT:
+        if (v->obj && v->obj != MT_GIVEN) {
+            mt_owner.retain_object(v->obj);
+            d->obj = v->obj;
+        }
+        break;
+    case MT_ARG_INT_LIST:
+        d->none = v->ints == NULL;
+        d->nints = v->ints ? v->nints : 0;
+        if (d->nints > 2 * MT_MAX_DIMS)
+            d->nints = 2 * MT_MAX_DIMS;
+        if (d->nints)
+            memcpy(d->ints, v->ints, sizeof(int64_t) * d->nints);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Float results sharing input 0's memory are its views (detach's result is
+ * one for memory only), whether or not anything requires grad. */
+static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_result *r)
+{
+    if (kind == &mt_nondifferentiable_kind || a->sig->nparams == 0 ||
+        a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t)
+        return 0;
+    mt_tensor *in = a->v[0].t;
+    for (int k = 0; k < r->n; k++) {
+        mt_tensor *o = r->t[k];
+        if (o && o != in && o->storage == in->storage && mt_is_floating(o->dtype) &&
+            mt_view_track(o, in, r->n > 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The outputs of the call, or 0 when there is nothing to differentiate: an
+ * op that returned one of its inputs unchanged, or no floating output. */
+static int differentiable_outputs(bool inplace, const mt_args *a, const mt_result *r,
+                                  mt_tensor **self_out, mt_tensor *const **outs)
+{
+    /* __setitem__ returns None: its output is self */
+    if (inplace && r->n == 0) {
+        *self_out = a->v[0].t;
+        *outs = self_out;
+        return mt_is_floating(a->v[0].t->dtype) ? 1 : 0;
+    }
+    bool differentiable = false;
+    for (int k = 0; k < r->n; k++) {
+        mt_tensor *o = r->t[k];
+        if (!o)
+            continue;
+        if (!inplace)
+            for (int p = 0; p < a->sig->nparams; p++)
+                if (a->v[p].t == o)
+                    return 0;
+        differentiable |= mt_is_floating(o->dtype);
+    }
+    *outs = r->t;
+    return differentiable ? r->n : 0;
+}
+
+/* A node for the call: edges, arguments, saved inputs, output metadata and
+ * the saved output. For the backward graph the edges lead to the inputs'
+ * history; a node built only to compute tangents marks the inputs that carry
+ * one, and saves its output as a plain tensor. */
+static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_args *a,
+                           mt_tensor *old_self, mt_tensor *const *outs, int nout,
+                           bool for_forward)
+{
+    const mt_signature *s = a->sig;
+    int np = s->nparams;
+    int nedges = 0;
+    for (int p = 0; p < np; p++) {
+        mt_argtype ty = s->params[p].type;
+        if (ty == MT_ARG_TENSOR && a->v[p].t)
+            nedges++;
+        else if (ty == MT_ARG_TENSOR_LIST && a->v[p].obj)
+            nedges += a->v[p].nints;
+    }
+    mt_node *n = mt_node_new(kind ? kind : &mt_not_implemented_kind, nedges, nout, np);
+    if (!n) {
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    n->op_name = op;
+    int e = 0;
+    for (int p = 0; p < np; p++) {
+        mt_argtype ty = s->params[p].type;
+        n->edge_start[p] = (int16_t)e;
+        copy_arg(&n->args[p], &a->v[p], ty);
+        int len = ty == MT_ARG_TENSOR && a->v[p].t                     ? 1
+                  : ty == MT_ARG_TENSOR_LIST && a->v[p].obj ? a->v[p].nints
+                                                                       : 0;
+        for (int k = 0; k < len; k++, e++) {
+            mt_tensor *t = ty == MT_ARG_TENSOR ? a->v[p].t : a->v[p].tensors[k];
+            if (!for_forward && mt_gradient_edge(t, &n->edges[e]) < 0)
+                goto fail;
+            if (for_forward && mt_fw_grad(t)) {
+                n->edges[e].fn = &mt_fw_edge_marker;
+                mt_node_incref(&mt_fw_edge_marker);
+            }
+            fill_edge_meta(&n->edge_meta[e], t);
+        }
+        n->edge_count[p] = (int16_t)len;
+    }
+    n->kind = mt_derivative_variant(n);
+    for (int p = 0; p < np && p < 32; p++) {
+        if (!(n->kind->save_inputs & (1u << p)))
+            continue;
+        if (p == 0 && old_self)
+            mt_node_save(n, 0, old_self, false, 0);
+        else if (a->v[p].t && s->params[p].type == MT_ARG_TENSOR)
+            mt_node_save(n, p, a->v[p].t, false, 0);
+    }
+    for (int k = 0; k < nout; k++)
+        if (outs[k])
+            fill_edge_meta(&n->out_meta[k], outs[k]);
+    int kept = n->kind->save_output - 1;
+    if (kept >= 0 && kept < nout && outs[kept]) {
+        /* indices carry no history: kept as they are, not re-attached to n */
+        mt_tensor *t = outs[kept];
+        mt_node_save(n, np, t, !for_forward && mt_is_floating(t->dtype), (uint32_t)kept);
+    }
+    return n;
+fail:
+    mt_node_decref(n);
+    return NULL;
+}
+
+static int forward_propagate(const char *op, const mt_node_kind *kind, bool inplace,
+                             const mt_args *a, record_state *st, const mt_result *r)
+{
+    mt_tensor *self_out;
+    mt_tensor *const *outs;
+    if (out_given(a))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "Trying to use forward AD with %s_out that does not support it because "
+                        "it is an out= function",
+                        op);
+    int nout = differentiable_outputs(inplace, a, r, &self_out, &outs);
+    if (!nout)
+        return 0;
+    if (!kind)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "Trying to use forward AD with %s that does not support it.", op);
+    mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, true);
+    if (!n)
+        return -1;
+    mt_tensor **tin = calloc((size_t)n->nedges + nout + 1, sizeof(mt_tensor *));
+    int status = -1;
+    if (!tin) {
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        goto done;
+    }
+    mt_tensor **tout = tin + n->nedges;
+    for (int p = 0; p < n->nparams; p++)
+        for (int k = 0; k < n->edge_count[p]; k++) {
+            int e = n->edge_start[p] + k;
+            mt_tensor *t = a->sig->params[p].type == MT_ARG_TENSOR ? a->v[p].t
+                                                                    : a->v[p].tensors[k];
+            if (n->edges[e].fn)
+                tin[e] = mt_fw_grad(t);
+        }
+    if (mt_jvp(n, tin, tout) < 0)
+        goto done;
+    status = 0;
+    for (int k = 0; k < nout; k++)
+        if (tout[k]) {
+            if (status == 0 && mt_fw_set_grad(outs[k], tout[k]) < 0)
+                status = -1;
+            mt_release(tout[k]);
+        }
+done:
+    free(tin);
+    mt_node_decref(n);
+    return status;
+}
+
+static int record(const char *op, const mt_node_kind *kind, bool inplace, const mt_args *a,
+                  record_state *st, const mt_result *r)
+{
+    mt_tensor *self_out;
+    mt_tensor *const *outs;
+    if (!inplace && track_views(kind, a, r) < 0)
+        return -1;
+    int nout;
+    if (!st->active || !(nout = differentiable_outputs(inplace, a, r, &self_out, &outs)))
+        return 0;
+    mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, false);
+    if (!n)
+        return -1;
+    int status = 0;
+    for (int k = 0; k < nout && status == 0; k++) {
+        mt_tensor *o = outs[k];
+        if (o && mt_is_floating(o->dtype))
+            status = inplace && mt_is_view(o) ? mt_view_rebase(o, n) : mt_set_history(o, n, k);
+    }
+    mt_node_decref(n);
+    return status;
+}
+
+int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
+{
+    const mt_node_kind *kind = op->derivative;
+    const char *name = op->sig->name;
+    int ip = op->sig->inplace_param;
+    bool inplace = op->inplace || (ip >= 0 && a->v[ip].b);
+    record_state st;
+    a->op = op;
+    a->sig = op->sig;
+    r->n = 0;
+    r->host = NULL;
+    r->t = r->inline_t;
+    if (!op->impl)
+        return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
+                        name);
+    if (prepare(name, kind, inplace, a, &st) < 0)
+        return -1;
+    a->derivative = NULL;
+    int rc = op->impl(a, r);
+    if (a->derivative)
+        kind = a->derivative;
+    if (rc == 0 && st.forward)
+        rc = forward_propagate(name, kind, inplace, a, &st, r);
+    if (rc == 0)
+        rc = record(name, kind, inplace, a, &st, r);
+    else
+        r->kind = MT_RESULT_NONE;
+    mt_xrelease(st.old_self);
+    if (rc < 0 && r->kind != MT_RESULT_NONE)
+        mt_result_clear(r);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* torch-style signature strings ("add(Tensor input, Tensor other, *,
+ * Scalar alpha=1, Tensor? out=None)"), read once into parameter tables that
+ * the binding's parser, the recorder and C callers share. */
+#ifndef MT_OPS_SIGNATURE_H
+#define MT_OPS_SIGNATURE_H
+
+#include "args.h"
+
+typedef struct {
+    mt_argtype type;
+    bool optional; /* '?' or default None */
+    bool kwonly;
+    bool has_default;
+    bool default_none;
+    int list_len; /* int[2]: a bare int is repeated; 0 for any length */
+    char name[32];
+    const char *alias; /* NumPy spelling (dim -> axis, keepdim -> keepdims) or NULL */
+    char type_text[24];
+    char default_text[32];
+    mt_value def;
+    int64_t def_list[MT_MAX_LIST];
+    /* The host's interned spellings of name and alias, set once by the host. */
+    void *host_name, *host_alias;
+} mt_param;
+
+struct mt_signature {
+    char name[64];
+    const char *text;
+    unsigned flags;
+    int nparams;
+    int npositional;   /* params that may be given positionally */
+    int nrequired;
+    int varargs_param; /* a lone positional int[] taking varargs, or -1 */
+    int inplace_param; /* `bool inplace` (nn.functional.relu, ...), or -1 */
+    int out_param;     /* `Tensor? out`, or -1 */
+    mt_param params[MT_MAX_PARAMS];
+};
+
+/* Parses text; NULL with an mt_error on a malformed one. */
+mt_signature *mt_signature_parse(const char *text, unsigned flags);
+/* Fills v with param p's default. */
+void mt_signature_default(const mt_param *p, mt_value *v, int64_t *listbuf);
+/* The parameter called name, or -1. */
+int mt_signature_find(const mt_signature *s, const char *name);
+
+static inline const char *mt_signature_name(const mt_signature *s) { return s->name; }
+static inline int mt_signature_nparams(const mt_signature *s) { return s->nparams; }
+static inline mt_argtype mt_signature_param_type(const mt_signature *s, int i)
+{
+    return s->params[i].type;
+}
+
+#endif
