@@ -1,5 +1,7 @@
 #include "dtype.h"
 
+mt_dtype mt_default_dtype = MT_FLOAT32;
+
 #include <stddef.h>
 
 const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {

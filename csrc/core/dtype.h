@@ -51,4 +51,7 @@ typedef enum { MT_OPERAND_DIM = 0, MT_OPERAND_ZERO_DIM = 1, MT_OPERAND_WRAPPED =
 mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
                         mt_dtype default_float);
 
+/* The dtype of new floating tensors (minitorch.get_default_dtype()). */
+extern mt_dtype mt_default_dtype;
+
 #endif

@@ -35,6 +35,15 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
         case MT_ARG_INT:
             v->i = x;
             return 0;
+        case MT_ARG_INT_LIST:
+            /* int[2] params take one int for every element */
+            if (!prm->list_len || c != 'i')
+                return bad_arg(op, p, c);
+            for (int k = 0; k < prm->list_len; k++)
+                a->listbuf[p][k] = x;
+            v->ints = a->listbuf[p];
+            v->nints = prm->list_len;
+            return 0;
         case MT_ARG_BOOL:
             v->b = x != 0;
             return 0;

@@ -4,7 +4,6 @@
 #include <structmember.h>
 
 static MTDtypeObject dtype_objs[MT_NUM_DTYPES];
-static mt_dtype default_dtype = MT_FLOAT32;
 
 PyObject *mtpy_dtype_obj(mt_dtype d)
 {
@@ -35,12 +34,12 @@ int mtpy_dtype_from(PyObject *o, mt_dtype *out)
 
 mt_dtype mtpy_default_dtype(void)
 {
-    return default_dtype;
+    return mt_default_dtype;
 }
 
 void mtpy_set_default_dtype(mt_dtype d)
 {
-    default_dtype = d;
+    mt_default_dtype = d;
 }
 
 static PyObject *dtype_repr(MTDtypeObject *self)
@@ -106,7 +105,7 @@ PyTypeObject MTDtype_Type = {
 
 static PyObject *get_default_dtype(PyObject *m, PyObject *unused)
 {
-    return Py_NewRef(mtpy_dtype_obj(default_dtype));
+    return Py_NewRef(mtpy_dtype_obj(mt_default_dtype));
 }
 
 static PyObject *set_default_dtype(PyObject *m, PyObject *d)
@@ -119,7 +118,7 @@ static PyObject *set_default_dtype(PyObject *m, PyObject *d)
     if (dt != MT_FLOAT32 && dt != MT_FLOAT64 && dt != MT_FLOAT16 && dt != MT_BFLOAT16)
         return PyErr_Format(PyExc_TypeError,
                             "only floating-point types are supported as the default type");
-    default_dtype = dt;
+    mt_default_dtype = dt;
     Py_RETURN_NONE;
 }
 

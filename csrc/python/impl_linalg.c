@@ -4,7 +4,7 @@
 
 #include <string.h>
 #include "parser.h"
-#include "out_param.h"
+#include "../ops/out_param.h"
 #include "pointwise.h"
 
 #include "../core/shape.h"

@@ -1,6 +1,6 @@
 /* Reductions, softmax and cumulative ops of the op table: argument checks,
  * result dtypes and shapes in torch's words, then the kernels' drivers. */
-#include "out_param.h"
+#include "../ops/out_param.h"
 #include "parser.h"
 #include "return_types.h"
 

@@ -1,5 +1,5 @@
 #include "pointwise.h"
-#include "out_param.h"
+#include "../ops/out_param.h"
 
 /* Elements per thread chunk, and the size above which the GIL is released. */
 #define MT_POINTWISE_GRAIN 32768

@@ -1,3 +1,4 @@
+/* out= targets: torch resizes an out tensor of the wrong shape in place. */
 #include "out_param.h"
 
 #include "../core/shape.h"
@@ -22,19 +23,18 @@ int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old
         char a[256], b[256];
         mt_format_shape(a, sizeof a, o->ndim, o->sizes);
         mt_format_shape(b, sizeof b, ndim, shape);
-        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
-                             "An output with one or more elements was resized since it had "
-                             "shape %s, which does not match the required output shape %s. "
-                             "This behavior is deprecated, and in a future PyTorch release "
-                             "outputs will not be resized unless they have zero elements. You "
-                             "can explicitly reuse an out tensor t by resizing it, inplace, to "
-                             "zero elements with t.resize_(0).",
-                             a, b) < 0)
+        if (mt_warn("An output with one or more elements was resized since it had "
+                    "shape %s, which does not match the required output shape %s. "
+                    "This behavior is deprecated, and in a future PyTorch release "
+                    "outputs will not be resized unless they have zero elements. You "
+                    "can explicitly reuse an out tensor t by resizing it, inplace, to "
+                    "zero elements with t.resize_(0).",
+                    a, b) < 0)
             return -1;
     }
     mt_tensor fresh;
     if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
-        return mtpy_raise_int();
+        return -1;
     fresh.flags = o->flags;
     if (old)
         *old = o->storage;

@@ -1,8 +1,11 @@
 /* out= arguments: torch resizes an out tensor of the wrong shape in place. */
-#ifndef MT_PYTHON_OUT_PARAM_H
-#define MT_PYTHON_OUT_PARAM_H
+#ifndef MT_OPS_OUT_PARAM_H
+#define MT_OPS_OUT_PARAM_H
 
-#include "common.h"
+#include "../core/error.h"
+#include "../core/tensor.h"
+
+#include <stdbool.h>
 
 bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape);
 /* Unless it already has that shape, gives o fresh memory of the given shape (warning as torch does unless it
