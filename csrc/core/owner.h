@@ -38,6 +38,15 @@ static inline void mt_xrelease(mt_tensor *t)
         mt_owner.release(t);
 }
 
+/* Brackets long pure-C work (a kernel over many elements) so that other host
+ * threads may run meanwhile. Between the two, touch no host object. */
+static inline void *mt_unlock(void) { return mt_owner.unlock ? mt_owner.unlock() : NULL; }
+static inline void mt_relock(void *token)
+{
+    if (mt_owner.relock)
+        mt_owner.relock(token);
+}
+
 /* A new contiguous tensor; zeroed or left uninitialised. */
 mt_tensor *mt_new(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed);
 /* A new tensor with the given strides over fresh memory. The strides must

@@ -115,6 +115,9 @@ static inline int mt_result_tensor(mt_result *r, mt_tensor *t)
     r->inline_t[0] = t;
     return t ? 0 : -1;
 }
+/* A named pair (values, indices) as torch.return_types.<name>; consumes a
+ * and b; -1 when either is NULL (its error already set). */
+int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b);
 /* Room for n result tensors (all NULL); -1 on OOM. */
 int mt_result_alloc(mt_result *r, mt_result_kind kind, int n);
 /* Drops the result's own references (not those under a host object, whose

@@ -34,3 +34,18 @@ void mt_result_clear(mt_result *r)
     r->n = 0;
     r->kind = MT_RESULT_NONE;
 }
+
+int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b)
+{
+    if (!a || !b || mt_result_alloc(r, MT_RESULT_TUPLE, 2) < 0) {
+        mt_xrelease(a);
+        mt_xrelease(b);
+        r->kind = MT_RESULT_NONE;
+        r->n = 0;
+        return -1;
+    }
+    r->tuple_name = name;
+    r->t[0] = a;
+    r->t[1] = b;
+    return 0;
+}
