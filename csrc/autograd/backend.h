@@ -14,12 +14,6 @@
 struct mt_node;
 
 typedef struct {
-    /* Calls a public op by name through the host (for ops not yet in the
-     * plain-C op layer). fmt: one char per argument:
-     * T tensor, N None, i int64_t, f double, b int (bool), L (int n, const int64_t *v),
-     * s const char *, D int (dtype); k before any of these: a keyword argument,
-     * its name (const char *) first; keyword arguments come last. */
-    mt_tensor *(*call)(void **cache, const char *name, const char *fmt, ...);
     /* Node hooks kept by the binding layer (Python callables). Return -1 on error. */
     int (*run_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_post_hooks)(struct mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);

@@ -1,5 +1,6 @@
 #include "engine.h"
 #include "backend.h"
+#include "../ops/call.h"
 #include "grad_mode.h"
 
 #include <stdio.h>
@@ -116,12 +117,11 @@ static int fail_oom(void)
 /* Adds g (consumed) into slot. */
 static int accumulate_into(mt_tensor **slot, mt_tensor *g)
 {
-    static void *add_c;
     if (!*slot) {
         *slot = g;
         return 0;
     }
-    mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", *slot, g);
+    mt_tensor *sum = mt_call(MT_OP_add, "TT", *slot, g);
     mt_release(g);
     if (!sum)
         return -1;
@@ -291,10 +291,9 @@ int mt_run_backward(mt_backward_task *task)
         if (!s->needed)
             continue;
         /* a grad_output of another dtype flows on as the output's, as torch's */
-        static void *to_cache;
         mt_tensor *g = task->root_grads[r];
         if (g->dtype != task->roots[r]->dtype) {
-            if (!(g = mt_ad.call(&to_cache, "to", "TD", g, (int)task->roots[r]->dtype)))
+            if (!(g = mt_call(MT_OP_to, "TD", g, (int)task->roots[r]->dtype)))
                 goto done;
         } else {
             mt_retain(g);

@@ -15,19 +15,19 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
             dims[nd++] = d;
     mt_tensor *r = g;
     if (nd) {
-        r = MT_OP("sum", "TLb", g, nd, dims, 1);
+        r = mt_call(MT_OP_sum_dim, "TLb", g, nd, dims, 1);
         mt_release(g);
         if (!r)
             return NULL;
         if (lead) {
-            mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+            mt_tensor *v = mt_call(MT_OP_reshape, "TL", r, m->ndim, m->sizes);
             mt_release(r);
             if (!(r = v))
                 return NULL;
         }
     }
     if (r->dtype != m->dtype) {
-        mt_tensor *c = MT_OP("to", "TD", r, (int)m->dtype);
+        mt_tensor *c = mt_call(MT_OP_to, "TD", r, (int)m->dtype);
         mt_release(r);
         r = c;
     }
@@ -38,11 +38,11 @@ mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
 {
     const mt_ad_value *v = &n->args[p];
     if (v->is_number)
-        return v->is_float ? MT_OP("mul", "Tf", g, v->f) : MT_OP("mul", "Ti", g, v->i);
+        return v->is_float ? mt_call(MT_OP_mul, "Tf", g, v->f) : mt_call(MT_OP_mul, "Ti", g, v->i);
     mt_tensor *t = mt_node_saved(n, p);
     if (!t)
         return NULL;
-    mt_tensor *r = MT_OP("mul", "TT", g, t);
+    mt_tensor *r = mt_call(MT_OP_mul, "TT", g, t);
     mt_release(t);
     return r;
 }

@@ -1,20 +1,14 @@
 /* Helpers for writing derivative formulas in terms of differentiable ops, so
- * that with create_graph=True the formulas themselves record a graph. */
+ * that with create_graph=True the formulas themselves record a graph. The
+ * ops run through mt_call (ops/call.h): below __torch_function__, as
+ * torch's backward does. */
 #ifndef MT_AUTOGRAD_FORMULA_H
 #define MT_AUTOGRAD_FORMULA_H
 
 #include "backend.h"
 #include "meta.h"
 
-/* Calls a public op (see mt_ad_backend.call for fmt); one lookup cache per
- * call site, so name must be a literal: a call site whose name varies would
- * keep calling the op it saw first. Yields a new reference or NULL with an
- * error pending. */
-#define MT_OP(name, ...)                                  \
-    __extension__({                                       \
-        static void *mt_op_cache_;                        \
-        mt_ad.call(&mt_op_cache_, name, __VA_ARGS__);     \
-    })
+#include "../ops/call.h"
 
 /* Does edge e need a gradient? */
 static inline bool mt_needs(const mt_node *n, int e) { return n->edges[e].fn != NULL; }

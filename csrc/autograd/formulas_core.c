@@ -15,8 +15,8 @@ int add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         const mt_ad_value *alpha = n->nparams > 2 ? &n->args[2] : NULL;
         mt_tensor *ga;
         if (alpha && !alpha->none && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1))
-            ga = alpha->is_float ? MT_OP("mul", "Tf", g[0], alpha->f)
-                                 : MT_OP("mul", "Ti", g[0], alpha->i);
+            ga = alpha->is_float ? mt_call(MT_OP_mul, "Tf", g[0], alpha->f)
+                                 : mt_call(MT_OP_mul, "Ti", g[0], alpha->i);
         else
             ga = (mt_retain(g[0]), g[0]);
         if (!ga || !(out[mt_edge_of(n, 1)] = mt_reduce_to_edge(n, mt_edge_of(n, 1), ga)))
@@ -52,13 +52,13 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             reduced[(dim->ints[k] % m->ndim + m->ndim) % m->ndim] = true;
         for (int d = 0; d < m->ndim; d++)
             shape[d] = reduced[d] ? 1 : m->sizes[d];
-        mt_tensor *v = MT_OP("reshape", "TL", gg, m->ndim, shape);
+        mt_tensor *v = mt_call(MT_OP_reshape, "TL", gg, m->ndim, shape);
         mt_release(gg);
         if (!(gg = v))
             return -1;
     }
     /* a full reduction's 0-dim gradient expands to any shape directly */
-    out[0] = MT_OP("expand", "TL", gg, m->ndim, m->sizes);
+    out[0] = mt_call(MT_OP_expand, "TL", gg, m->ndim, m->sizes);
     mt_release(gg);
     return out[0] ? 0 : -1;
 }
@@ -66,8 +66,8 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (mt_param_needs(n, 0)) {
-        mt_tensor *b = mt_node_saved(n, 1), *bt = b ? MT_OP("t", "T", b) : NULL;
-        out[0] = bt ? MT_OP("mm", "TT", g[0], bt) : NULL;
+        mt_tensor *b = mt_node_saved(n, 1), *bt = b ? mt_call(MT_OP_t, "T", b) : NULL;
+        out[0] = bt ? mt_call(MT_OP_mm, "TT", g[0], bt) : NULL;
         if (b)
             mt_release(b);
         if (bt)
@@ -76,8 +76,8 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             return -1;
     }
     if (mt_param_needs(n, 1)) {
-        mt_tensor *a = mt_node_saved(n, 0), *at = a ? MT_OP("t", "T", a) : NULL;
-        out[1] = at ? MT_OP("mm", "TT", at, g[0]) : NULL;
+        mt_tensor *a = mt_node_saved(n, 0), *at = a ? mt_call(MT_OP_t, "T", a) : NULL;
+        out[1] = at ? mt_call(MT_OP_mm, "TT", at, g[0]) : NULL;
         if (a)
             mt_release(a);
         if (at)
@@ -92,19 +92,19 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int view_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
-    out[0] = MT_OP("reshape", "TL", g[0], m->ndim, m->sizes);
+    out[0] = mt_call(MT_OP_reshape, "TL", g[0], m->ndim, m->sizes);
     return out[0] ? 0 : -1;
 }
 
 int t_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    out[0] = MT_OP("t", "T", g[0]);
+    out[0] = mt_call(MT_OP_t, "T", g[0]);
     return out[0] ? 0 : -1;
 }
 
 int transpose_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    out[0] = MT_OP("transpose", "Tii", g[0], n->args[1].i, n->args[2].i);
+    out[0] = mt_call(MT_OP_transpose, "Tii", g[0], n->args[1].i, n->args[2].i);
     return out[0] ? 0 : -1;
 }
 
@@ -115,7 +115,7 @@ int permute_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int nd = dims->nints;
     for (int k = 0; k < nd; k++)
         inv[(dims->ints[k] % nd + nd) % nd] = k;
-    out[0] = MT_OP("permute", "TL", g[0], nd, inv);
+    out[0] = mt_call(MT_OP_permute, "TL", g[0], nd, inv);
     return out[0] ? 0 : -1;
 }
 
@@ -135,6 +135,6 @@ int identity_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int to_copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    out[0] = MT_OP("to", "TD", g[0], (int)n->edge_meta[0].dtype);
+    out[0] = mt_call(MT_OP_to, "TD", g[0], (int)n->edge_meta[0].dtype);
     return out[0] ? 0 : -1;
 }

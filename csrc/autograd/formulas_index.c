@@ -17,7 +17,7 @@ static int finish(mt_tensor **slot, mt_tensor *r)
 int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *p = mt_positions(n, 0);
-    mt_tensor *pos = p ? MT_OP("__getitem__", "TO", p, n->args[1].obj) : NULL;
+    mt_tensor *pos = p ? mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj) : NULL;
     int rc = -1;
     if (p)
         mt_release(p);
@@ -29,10 +29,10 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         for (int d = 0; d < m->ndim; d++)
             numel *= m->sizes[d];
         mt_tensor *z = mt_new(MT_BOOL, 1, &numel, true);
-        mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
-        mt_tensor *w = z && pf ? MT_OP("scatter_", "TiTb", z, (int64_t)0, pf, 1) : NULL;
-        mt_tensor *mask = w ? MT_OP("reshape", "TL", w, m->ndim, m->sizes) : NULL;
-        out[0] = mask ? MT_OP("masked_fill", "TTf", g[0], mask, 0.0) : NULL;
+        mt_tensor *pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
+        mt_tensor *w = z && pf ? mt_call(MT_OP_scatter_, "TiTb", z, (int64_t)0, pf, 1) : NULL;
+        mt_tensor *mask = w ? mt_call(MT_OP_reshape, "TL", w, m->ndim, m->sizes) : NULL;
+        out[0] = mask ? mt_call(MT_OP_masked_fill, "TTf", g[0], mask, 0.0) : NULL;
         mt_tensor *tmp[] = {z, pf, w, mask};
         mt_release_all(4, tmp);
         if (!out[0])
@@ -41,14 +41,14 @@ int index_put_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (mt_param_needs(n, 2)) {
         int e = mt_edge_of(n, 2);
         const mt_tensor_meta *m = &n->edge_meta[e];
-        mt_tensor *gv = MT_OP("take", "TT", g[0], pos);
+        mt_tensor *gv = mt_call(MT_OP_take, "TT", g[0], pos);
         if (gv && gv->ndim < m->ndim) {
             /* the value had leading size-1 dims that setitem dropped */
             int64_t shape[MT_MAX_DIMS];
             int lead = m->ndim - gv->ndim;
             for (int d = 0; d < m->ndim; d++)
                 shape[d] = d < lead ? 1 : gv->sizes[d - lead];
-            mt_tensor *v = MT_OP("reshape", "TL", gv, m->ndim, shape);
+            mt_tensor *v = mt_call(MT_OP_reshape, "TL", gv, m->ndim, shape);
             mt_release(gv);
             gv = v;
         }
@@ -78,13 +78,13 @@ static int pick_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char 
     mt_tensor *p = mt_positions(n, 0), *ix = mt_node_saved(n, index_param), *pos = NULL;
     if (p && ix) {
         if (strcmp(op, "index_select") == 0)
-            pos = MT_OP("index_select", "TiT", p, n->args[1].i, ix);
+            pos = mt_call(MT_OP_index_select, "TiT", p, n->args[1].i, ix);
         else if (strcmp(op, "gather") == 0)
-            pos = MT_OP("gather", "TiT", p, n->args[1].i, ix);
+            pos = mt_call(MT_OP_gather, "TiT", p, n->args[1].i, ix);
         else if (strcmp(op, "take") == 0)
-            pos = MT_OP("take", "TT", p, ix);
+            pos = mt_call(MT_OP_take, "TT", p, ix);
         else
-            pos = MT_OP("masked_select", "TT", p, ix);
+            pos = mt_call(MT_OP_masked_select, "TT", p, ix);
     }
     if (p)
         mt_release(p);
@@ -127,7 +127,7 @@ int cat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (m->ndim != g[0]->ndim)
             continue;
         if (mt_needs(n, e) &&
-            finish(&out[e], MT_OP("narrow", "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
+            finish(&out[e], mt_call(MT_OP_narrow, "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
             return -1;
         start += m->sizes[d];
     }
@@ -151,8 +151,8 @@ static int stacked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int rank
             continue; /* an empty 1-D input that cat skipped */
         int64_t extent = m->ndim >= rank ? m->sizes[d] : 1;
         if (mt_needs(n, e)) {
-            mt_tensor *piece = MT_OP("narrow", "Tiii", g[0], d, start, extent);
-            out[e] = piece ? MT_OP("reshape", "TL", piece, m->ndim, m->sizes) : NULL;
+            mt_tensor *piece = mt_call(MT_OP_narrow, "Tiii", g[0], d, start, extent);
+            out[e] = piece ? mt_call(MT_OP_reshape, "TL", piece, m->ndim, m->sizes) : NULL;
             if (piece)
                 mt_release(piece);
             if (!out[e])
@@ -181,12 +181,12 @@ int diag_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     int64_t k = n->args[1].i;
     if (m->ndim == 1)
-        return finish(&out[0], MT_OP("diagonal", "Tiii", g[0], k, (int64_t)0, (int64_t)1));
-    mt_tensor *sq = MT_OP("diag", "Ti", g[0], k);
+        return finish(&out[0], mt_call(MT_OP_diagonal, "Tiii", g[0], k, (int64_t)0, (int64_t)1));
+    mt_tensor *sq = mt_call(MT_OP_diag, "Ti", g[0], k);
     if (!sq)
         return -1;
     int64_t s = sq->sizes[0], pads[4] = {0, m->sizes[1] - s, 0, m->sizes[0] - s};
-    mt_tensor *r = MT_OP("pad", "TL", sq, 4, pads);
+    mt_tensor *r = mt_call(MT_OP_pad, "TL", sq, 4, pads);
     mt_release(sq);
     return finish(&out[0], r);
 }
@@ -198,7 +198,7 @@ int pad_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int64_t neg[2 * MT_MAX_DIMS];
     for (int k = 0; k < p->nints; k++)
         neg[k] = -p->ints[k];
-    return finish(&out[0], MT_OP("pad", "TL", g[0], p->nints, neg));
+    return finish(&out[0], mt_call(MT_OP_pad, "TL", g[0], p->nints, neg));
 }
 
 /* repeat_interleave(input, repeats, dim): slice i of the input went to
@@ -215,20 +215,20 @@ int repeat_interleave_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int64_t d = whole ? 0 : (n->args[2].i % m->ndim + m->ndim) % m->ndim;
     int64_t len = whole ? numel : m->sizes[d];
     mt_tensor *tmp[6] = {0};
-    tmp[0] = MT_OP("arange", "i", len);
+    tmp[0] = mt_call(MT_OP_arange, "i", len);
     if (n->edge_count[1]) /* repeats given as a tensor */
         tmp[5] = mt_node_saved(n, 1);
     if (tmp[0] && (tmp[5] || !n->edge_count[1]))
-        tmp[1] = tmp[5] ? MT_OP("repeat_interleave", "TT", tmp[0], tmp[5])
-                        : MT_OP("repeat_interleave", "Ti", tmp[0], n->args[1].i);
+        tmp[1] = tmp[5] ? mt_call(MT_OP_repeat_interleave, "TT", tmp[0], tmp[5])
+                        : mt_call(MT_OP_repeat_interleave_1, "Ti", tmp[0], n->args[1].i);
     mt_tensor *gv = g[0];
     if (whole && tmp[1])
-        gv = tmp[2] = MT_OP("reshape", "TL", g[0], 1, &flat);
+        gv = tmp[2] = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
     if (gv && tmp[1])
         tmp[3] = whole ? mt_new(g[0]->dtype, 1, &len, true) : mt_new(g[0]->dtype, m->ndim, m->sizes, true);
     if (tmp[3])
-        tmp[4] = MT_OP("index_add_", "TiTT", tmp[3], d, tmp[1], gv);
-    mt_tensor *r = tmp[4] ? MT_OP("reshape", "TL", tmp[4], m->ndim, m->sizes) : NULL;
+        tmp[4] = mt_call(MT_OP_index_add_, "TiTT", tmp[3], d, tmp[1], gv);
+    mt_tensor *r = tmp[4] ? mt_call(MT_OP_reshape, "TL", tmp[4], m->ndim, m->sizes) : NULL;
     mt_release_all(6, tmp);
     return finish(&out[0], r);
 }
@@ -238,7 +238,7 @@ int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     for (int k = 0; k < n->edge_count[0]; k++) {
         int e = n->edge_start[0] + k;
         if (mt_needs(n, e) &&
-            finish(&out[e], MT_OP("select", "Tii", g[0], n->args[1].i, (int64_t)k)) < 0)
+            finish(&out[e], mt_call(MT_OP_select, "Tii", g[0], n->args[1].i, (int64_t)k)) < 0)
             return -1;
     }
     return 0;
@@ -246,7 +246,7 @@ int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int flip_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], MT_OP("flip", "TL", g[0], n->args[1].nints, n->args[1].ints));
+    return finish(&out[0], mt_call(MT_OP_flip, "TL", g[0], n->args[1].nints, n->args[1].ints));
 }
 
 int roll_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -255,7 +255,7 @@ int roll_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int64_t neg[2 * MT_MAX_DIMS];
     for (int k = 0; k < s->nints; k++)
         neg[k] = -s->ints[k];
-    return finish(&out[0], MT_OP("roll", "TLL", g[0], s->nints, neg, d->nints, d->ints));
+    return finish(&out[0], mt_call(MT_OP_roll, "TLL", g[0], s->nints, neg, d->nints, d->ints));
 }
 
 /* repeat(input, repeats), tile(input, dims): each repeated dim (size r * s)
@@ -275,16 +275,16 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         shape[d] = s ? r->sizes[d] / s : 0;
         shape[d + 1] = s;
         memcpy(shape + d + 2, r->sizes + d + 1, sizeof(int64_t) * (nd - d - 1));
-        mt_tensor *v = MT_OP("reshape", "TL", r, nd + 1, shape);
+        mt_tensor *v = mt_call(MT_OP_reshape, "TL", r, nd + 1, shape);
         mt_release(r);
         if (!v)
             return -1;
-        r = MT_OP("sum", "Ti", v, (int64_t)d);
+        r = mt_call(MT_OP_sum_dim, "Ti", v, (int64_t)d);
         mt_release(v);
         if (!r)
             return -1;
     }
-    mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+    mt_tensor *v = mt_call(MT_OP_reshape, "TL", r, m->ndim, m->sizes);
     mt_release(r);
     return finish(&out[0], v);
 }
@@ -302,10 +302,10 @@ int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!ix)
         return -1;
     if (mt_param_needs(n, 0) &&
-        finish(&out[0], MT_OP("scatter", "TiTf", g[0], n->args[1].i, ix, 0.0)) < 0)
+        finish(&out[0], mt_call(MT_OP_scatter, "TiTf", g[0], n->args[1].i, ix, 0.0)) < 0)
         goto done;
     if (mt_param_needs(n, 3) &&
-        finish(&out[mt_edge_of(n, 3)], MT_OP("gather", "TiT", g[0], n->args[1].i, ix)) < 0)
+        finish(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix)) < 0)
         goto done;
     rc = 0;
 done:
@@ -322,7 +322,7 @@ int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         out[0] = (mt_retain(g[0]), g[0]);
     int rc = 0;
     if (mt_param_needs(n, 3))
-        rc = finish(&out[mt_edge_of(n, 3)], MT_OP("gather", "TiT", g[0], n->args[1].i, ix));
+        rc = finish(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix));
     mt_release(ix);
     return rc;
 }
@@ -338,16 +338,16 @@ int index_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[e];
     const mt_ad_value *alpha = &n->args[4];
     mt_tensor *ix = mt_node_saved(n, 2);
-    mt_tensor *s = ix ? MT_OP("index_select", "TiT", g[0], n->args[1].i, ix) : NULL;
+    mt_tensor *s = ix ? mt_call(MT_OP_index_select, "TiT", g[0], n->args[1].i, ix) : NULL;
     if (ix)
         mt_release(ix);
     if (s && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1)) {
-        mt_tensor *v = alpha->is_float ? MT_OP("mul", "Tf", s, alpha->f)
-                                       : MT_OP("mul", "Ti", s, alpha->i);
+        mt_tensor *v = alpha->is_float ? mt_call(MT_OP_mul, "Tf", s, alpha->f)
+                                       : mt_call(MT_OP_mul, "Ti", s, alpha->i);
         mt_release(s);
         s = v;
     }
-    mt_tensor *v = s ? MT_OP("reshape", "TL", s, m->ndim, m->sizes) : NULL;
+    mt_tensor *v = s ? mt_call(MT_OP_reshape, "TL", s, m->ndim, m->sizes) : NULL;
     if (s)
         mt_release(s);
     return finish(&out[e], v);
@@ -362,14 +362,14 @@ int masked_fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!mask)
         return -1;
     if (mt_param_needs(n, 0)) {
-        mt_tensor *r = MT_OP("masked_fill", "TTf", g[0], mask, 0.0);
+        mt_tensor *r = mt_call(MT_OP_masked_fill, "TTf", g[0], mask, 0.0);
         if (!r || !(out[0] = mt_reduce_to_edge(n, 0, r)))
             goto done;
     }
     if (mt_param_needs(n, 2)) {
         int e = mt_edge_of(n, 2);
-        mt_tensor *w = MT_OP("mul", "TT", g[0], mask);
-        mt_tensor *s = w ? MT_OP("sum", "T", w) : NULL;
+        mt_tensor *w = mt_call(MT_OP_mul, "TT", g[0], mask);
+        mt_tensor *s = w ? mt_call(MT_OP_sum, "T", w) : NULL;
         if (w)
             mt_release(w);
         if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
@@ -385,11 +385,11 @@ done:
  * 0-dim tensor value gets the sum of g. */
 int fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    if (mt_param_needs(n, 0) && !(out[0] = MT_OP("zeros_like", "T", g[0])))
+    if (mt_param_needs(n, 0) && !(out[0] = mt_call(MT_OP_zeros_like, "T", g[0])))
         return -1;
     if (n->nparams > 1 && mt_param_needs(n, 1)) {
         int e = mt_edge_of(n, 1);
-        mt_tensor *s = MT_OP("sum", "T", g[0]);
+        mt_tensor *s = mt_call(MT_OP_sum, "T", g[0]);
         if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
             return -1;
     }
@@ -398,12 +398,12 @@ int fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int tril_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], MT_OP("tril", "Ti", g[0], n->args[1].i));
+    return finish(&out[0], mt_call(MT_OP_tril, "Ti", g[0], n->args[1].i));
 }
 
 int triu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], MT_OP("triu", "Ti", g[0], n->args[1].i));
+    return finish(&out[0], mt_call(MT_OP_triu, "Ti", g[0], n->args[1].i));
 }
 
 /* copy_(self, src): self's old value is overwritten, src gets g. */

@@ -26,7 +26,7 @@ static mt_tensor *sum2(mt_tensor *a, mt_tensor *b)
 {
     if (!a || !b)
         return a ? a : b;
-    mt_tensor *r = MT_OP("add", "TT", a, b);
+    mt_tensor *r = mt_call(MT_OP_add, "TT", a, b);
     mt_release(a);
     mt_release(b);
     return r;
@@ -37,7 +37,7 @@ static mt_tensor *scale(mt_tensor *a, double k)
 {
     if (!a || k == 1.0)
         return a;
-    mt_tensor *r = MT_OP("mul", "Tf", a, k);
+    mt_tensor *r = mt_call(MT_OP_mul, "Tf", a, k);
     mt_release(a);
     return r;
 }
@@ -48,7 +48,7 @@ static mt_tensor *mul_saved(mt_node *n, mt_tensor *t, int slot)
     mt_tensor *x = mt_node_saved(n, slot);
     if (!x)
         return NULL;
-    mt_tensor *r = MT_OP("mul", "TT", t, x);
+    mt_tensor *r = mt_call(MT_OP_mul, "TT", t, x);
     mt_release(x);
     return r;
 }
@@ -102,17 +102,17 @@ int div_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     mt_tensor *t0 = tangent(n, tin, 0), *t1 = tangent(n, tin, 1);
     if (n->args[1].is_number)
-        return put(&tout[0], t0 ? MT_OP("div", "Tf", t0, number(&n->args[1])) : NULL, t0);
+        return put(&tout[0], t0 ? mt_call(MT_OP_div, "Tf", t0, number(&n->args[1])) : NULL, t0);
     mt_tensor *y = mt_node_saved(n, 1), *a = NULL, *b = NULL;
     if (!y)
         return -1;
     if (t0)
-        a = MT_OP("div", "TT", t0, y);
+        a = mt_call(MT_OP_div, "TT", t0, y);
     if (t1) {
         mt_tensor *x = mt_node_saved(n, 0);
-        mt_tensor *q = x ? MT_OP("div", "TT", x, y) : NULL;
-        mt_tensor *q2 = q ? MT_OP("div", "TT", q, y) : NULL;
-        mt_tensor *p = q2 ? MT_OP("mul", "TT", t1, q2) : NULL;
+        mt_tensor *q = x ? mt_call(MT_OP_div, "TT", x, y) : NULL;
+        mt_tensor *q2 = q ? mt_call(MT_OP_div, "TT", q, y) : NULL;
+        mt_tensor *p = q2 ? mt_call(MT_OP_mul, "TT", t1, q2) : NULL;
         b = p ? scale(p, -1.0) : NULL;
         mt_release_all(1, &x);
         mt_release_all(1, &q);
@@ -131,21 +131,20 @@ int neg_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     if (!tin[0])
         return 0;
-    return put(&tout[0], MT_OP("neg", "T", tin[0]), true);
+    return put(&tout[0], mt_call(MT_OP_neg, "T", tin[0]), true);
 }
 
 /* t * f(saved) where f is an op of one tensor; slot nparams is the output. */
-static int times_fn_of(mt_node *n, mt_tensor **tin, mt_tensor **tout, int slot, const char *fn,
-                       void **cache, double k)
+static int times_fn_of(mt_node *n, mt_tensor **tin, mt_tensor **tout, int slot, int fn, double k)
 {
     if (!tin[0])
         return 0;
     mt_tensor *x = mt_node_saved(n, slot);
     if (!x)
         return -1;
-    mt_tensor *f = fn ? mt_ad.call(cache, fn, "T", x) : retained(x);
+    mt_tensor *f = fn >= 0 ? mt_call((mt_op_id)fn, "T", x) : retained(x);
     mt_release(x);
-    mt_tensor *r = f ? MT_OP("mul", "TT", tin[0], f) : NULL;
+    mt_tensor *r = f ? mt_call(MT_OP_mul, "TT", tin[0], f) : NULL;
     if (f)
         mt_release(f);
     return put(&tout[0], scale(r, k), true);
@@ -153,25 +152,22 @@ static int times_fn_of(mt_node *n, mt_tensor **tin, mt_tensor **tout, int slot, 
 
 int exp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    return times_fn_of(n, tin, tout, n->nparams, NULL, NULL, 1.0);
+    return times_fn_of(n, tin, tout, n->nparams, -1, 1.0);
 }
 
 int log_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    static void *c;
-    return times_fn_of(n, tin, tout, 0, "reciprocal", &c, 1.0);
+    return times_fn_of(n, tin, tout, 0, MT_OP_reciprocal, 1.0);
 }
 
 int sin_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    static void *c;
-    return times_fn_of(n, tin, tout, 0, "cos", &c, 1.0);
+    return times_fn_of(n, tin, tout, 0, MT_OP_cos, 1.0);
 }
 
 int cos_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    static void *c;
-    return times_fn_of(n, tin, tout, 0, "sin", &c, -1.0);
+    return times_fn_of(n, tin, tout, 0, MT_OP_sin, -1.0);
 }
 
 /* t * y * (1 - y) for sigmoid, t * (1 - y^2) for tanh, y the saved output */
@@ -182,9 +178,9 @@ static int output_poly(mt_node *n, mt_tensor **tin, mt_tensor **tout, bool tanh)
     mt_tensor *y = mt_node_saved(n, n->nparams);
     if (!y)
         return -1;
-    mt_tensor *ty = MT_OP("mul", "TT", tin[0], y);
-    mt_tensor *tyy = ty ? MT_OP("mul", "TT", ty, y) : NULL;
-    mt_tensor *r = tyy ? (tanh ? MT_OP("sub", "TT", tin[0], tyy) : MT_OP("sub", "TT", ty, tyy))
+    mt_tensor *ty = mt_call(MT_OP_mul, "TT", tin[0], y);
+    mt_tensor *tyy = ty ? mt_call(MT_OP_mul, "TT", ty, y) : NULL;
+    mt_tensor *r = tyy ? (tanh ? mt_call(MT_OP_sub, "TT", tin[0], tyy) : mt_call(MT_OP_sub, "TT", ty, tyy))
                        : NULL;
     mt_release_all(1, &y);
     mt_release_all(1, &ty);
@@ -209,9 +205,9 @@ int relu_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     mt_tensor *y = mt_node_saved(n, n->nparams);
     if (!y)
         return -1;
-    mt_tensor *pos = MT_OP("gt", "Tf", y, 0.0);
+    mt_tensor *pos = mt_call(MT_OP_gt, "Tf", y, 0.0);
     mt_release(y);
-    mt_tensor *r = pos ? MT_OP("mul", "TT", tin[0], pos) : NULL;
+    mt_tensor *r = pos ? mt_call(MT_OP_mul, "TT", tin[0], pos) : NULL;
     mt_release_all(1, &pos);
     return put(&tout[0], r, true);
 }
@@ -227,9 +223,9 @@ int pow_scalar_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     mt_tensor *x = mt_node_saved(n, 0);
     if (!x)
         return -1;
-    mt_tensor *p = MT_OP("pow", "Tf", x, e - 1.0);
+    mt_tensor *p = mt_call(MT_OP_pow, "Tf", x, e - 1.0);
     mt_release(x);
-    mt_tensor *r = p ? MT_OP("mul", "TT", tin[0], p) : NULL;
+    mt_tensor *r = p ? mt_call(MT_OP_mul, "TT", tin[0], p) : NULL;
     mt_release_all(1, &p);
     return put(&tout[0], scale(r, e), true);
 }
@@ -240,7 +236,7 @@ int reshape_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (!tin[0])
         return 0;
     const mt_tensor_meta *m = &n->out_meta[0];
-    return put(&tout[0], MT_OP("reshape", "TL", tin[0], m->ndim, m->sizes), true);
+    return put(&tout[0], mt_call(MT_OP_reshape, "TL", tin[0], m->ndim, m->sizes), true);
 }
 
 int expand_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
@@ -248,21 +244,21 @@ int expand_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (!tin[0])
         return 0;
     const mt_tensor_meta *m = &n->out_meta[0];
-    return put(&tout[0], MT_OP("expand", "TL", tin[0], m->ndim, m->sizes), true);
+    return put(&tout[0], mt_call(MT_OP_expand, "TL", tin[0], m->ndim, m->sizes), true);
 }
 
 int t_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     if (!tin[0])
         return 0;
-    return put(&tout[0], MT_OP("t", "T", tin[0]), true);
+    return put(&tout[0], mt_call(MT_OP_t, "T", tin[0]), true);
 }
 
 int transpose_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     if (!tin[0])
         return 0;
-    return put(&tout[0], MT_OP("transpose", "Tii", tin[0], n->args[1].i, n->args[2].i), true);
+    return put(&tout[0], mt_call(MT_OP_transpose, "Tii", tin[0], n->args[1].i, n->args[2].i), true);
 }
 
 int permute_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
@@ -270,5 +266,5 @@ int permute_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (!tin[0])
         return 0;
     const mt_ad_value *d = &n->args[1];
-    return put(&tout[0], MT_OP("permute", "TL", tin[0], d->nints, d->ints), true);
+    return put(&tout[0], mt_call(MT_OP_permute, "TL", tin[0], d->nints, d->ints), true);
 }

@@ -9,7 +9,7 @@ static int finish(mt_tensor **slot, mt_tensor *r)
 
 static mt_tensor *mT(mt_tensor *t)
 {
-    return t ? MT_OP("transpose", "Tii", t, (int64_t)-2, (int64_t)-1) : NULL;
+    return t ? mt_call(MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1) : NULL;
 }
 
 /* t * (Scalar arg), consuming t; t itself when the scalar is 1. */
@@ -17,18 +17,17 @@ static mt_tensor *scaled(mt_tensor *t, const mt_ad_value *s)
 {
     if (!t || (s->is_float ? s->f == 1.0 : s->i == 1))
         return t;
-    mt_tensor *r = s->is_float ? MT_OP("mul", "Tf", t, s->f) : MT_OP("mul", "Ti", t, s->i);
+    mt_tensor *r = s->is_float ? mt_call(MT_OP_mul, "Tf", t, s->f) : mt_call(MT_OP_mul, "Ti", t, s->i);
     mt_release(t);
     return r;
 }
 
 /* alpha * op(x, y) as the gradient of param p. */
-static int product_to(mt_node *n, mt_tensor **out, int p, const char *op, mt_tensor *x,
+static int product_to(mt_node *n, mt_tensor **out, int p, mt_op_id op, mt_tensor *x,
                       mt_tensor *y, const mt_ad_value *alpha)
 {
     int e = mt_edge_of(n, p);
-    void *cache = NULL;
-    mt_tensor *r = x && y ? mt_ad.call(&cache, op, "TT", x, y) : NULL;
+    mt_tensor *r = x && y ? mt_call(op, "TT", x, y) : NULL;
     r = scaled(r, alpha);
     return finish(&out[e], r ? mt_reduce_to_edge(n, e, r) : NULL);
 }
@@ -46,7 +45,7 @@ static mt_tensor *saved(mt_node *n, int p, bool trans)
 
 /* out = beta * input + alpha * op(a, b) for mm, mv, bmm with a, b params 1, 2;
  * the plain products have a, b as params 0, 1 and no scalars. */
-static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char *op,
+static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_op_id op,
                             int pa, bool is_mv)
 {
     static const mt_ad_value one = {.i = 1, .f = 1.0};
@@ -59,7 +58,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
     }
     if (mt_param_needs(n, pa)) {
         mt_tensor *b = saved(n, pa + 1, !is_mv);
-        int rc = product_to(n, out, pa, is_mv ? "outer" : op, g[0], b, alpha);
+        int rc = product_to(n, out, pa, is_mv ? MT_OP_outer : op, g[0], b, alpha);
         if (b)
             mt_release(b);
         if (rc < 0)
@@ -67,7 +66,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
     }
     if (mt_param_needs(n, pa + 1)) {
         mt_tensor *a = saved(n, pa, true);
-        int rc = product_to(n, out, pa + 1, is_mv ? "mv" : op, a, g[0], alpha);
+        int rc = product_to(n, out, pa + 1, is_mv ? MT_OP_mv : op, a, g[0], alpha);
         if (a)
             mt_release(a);
         if (rc < 0)
@@ -78,27 +77,27 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const ch
 
 int bmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return product_backward(n, g, out, "bmm", 0, false);
+    return product_backward(n, g, out, MT_OP_bmm, 0, false);
 }
 
 int mv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return product_backward(n, g, out, "mv", 0, true);
+    return product_backward(n, g, out, MT_OP_mv, 0, true);
 }
 
 int addmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return product_backward(n, g, out, "mm", 1, false);
+    return product_backward(n, g, out, MT_OP_mm, 1, false);
 }
 
 int addmv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return product_backward(n, g, out, "mv", 1, true);
+    return product_backward(n, g, out, MT_OP_mv, 1, true);
 }
 
 int baddbmm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return product_backward(n, g, out, "bmm", 1, false);
+    return product_backward(n, g, out, MT_OP_bmm, 1, false);
 }
 
 /* dot(a, b), vdot(a, b) (real): g * the other. */
@@ -121,8 +120,8 @@ int outer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!mt_param_needs(n, p))
             continue;
         mt_tensor *other = mt_node_saved(n, 1 - p);
-        mt_tensor *gm = p ? MT_OP("t", "T", g[0]) : (mt_retain(g[0]), g[0]);
-        mt_tensor *r = other && gm ? MT_OP("mv", "TT", gm, other) : NULL;
+        mt_tensor *gm = p ? mt_call(MT_OP_t, "T", g[0]) : (mt_retain(g[0]), g[0]);
+        mt_tensor *r = other && gm ? mt_call(MT_OP_mv, "TT", gm, other) : NULL;
         mt_tensor *tmp[] = {other, gm};
         mt_release_all(2, tmp);
         if (finish(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
@@ -158,14 +157,14 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     if (db == 1)
         shape[nd++] = 1;
-    if (!(g1 = MT_OP("reshape", "TL", g[0], nd, shape)))
+    if (!(g1 = mt_call(MT_OP_reshape, "TL", g[0], nd, shape)))
         goto done;
     if (mt_needs(n, ea)) {
         b = mt_node_saved(n, pb);
-        t = b && db == 1 ? MT_OP("unsqueeze", "Ti", b, (int64_t)0) : mT(b);
-        r = t ? MT_OP("matmul", "TT", g1, t) : NULL;
+        t = b && db == 1 ? mt_call(MT_OP_unsqueeze, "Ti", b, (int64_t)0) : mT(b);
+        r = t ? mt_call(MT_OP_matmul, "TT", g1, t) : NULL;
         if (r && da == 1) {
-            mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-2);
+            mt_tensor *s = mt_call(MT_OP_squeeze, "Ti", r, (int64_t)-2);
             mt_release(r);
             r = s;
         }
@@ -176,10 +175,10 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     if (mt_needs(n, eb)) {
         a = mt_node_saved(n, pa);
-        t = a && da == 1 ? MT_OP("unsqueeze", "Ti", a, (int64_t)-1) : mT(a);
-        r = t ? MT_OP("matmul", "TT", t, g1) : NULL;
+        t = a && da == 1 ? mt_call(MT_OP_unsqueeze, "Ti", a, (int64_t)-1) : mT(a);
+        r = t ? mt_call(MT_OP_matmul, "TT", t, g1) : NULL;
         if (r && db == 1) {
-            mt_tensor *s = MT_OP("squeeze", "Ti", r, (int64_t)-1);
+            mt_tensor *s = mt_call(MT_OP_squeeze, "Ti", r, (int64_t)-1);
             mt_release(r);
             r = s;
         }

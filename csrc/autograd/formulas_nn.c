@@ -32,7 +32,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *w = mt_node_saved(n, 1);
         if (!w)
             return -1;
-        out[ei] = MT_OP("_convolution_backward_input", "TTLLLLi", g[0], w, im->ndim,
+        out[ei] = mt_call(MT_OP__convolution_backward_input, "TTLLLLi", g[0], w, im->ndim,
                         im->sizes, INTS(stride), npad, pads, INTS(dil), groups);
         mt_release(w);
         if (!out[ei])
@@ -42,7 +42,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *x = mt_node_saved(n, 0);
         if (!x)
             return -1;
-        out[ew] = MT_OP("_convolution_backward_weight", "TTLLLLi", g[0], x, wm->ndim,
+        out[ew] = mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", g[0], x, wm->ndim,
                         wm->sizes, INTS(stride), npad, pads, INTS(dil), groups);
         mt_release(x);
         if (!out[ew])
@@ -56,7 +56,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         for (int d = 0; d < om->ndim; d++)
             if (d != channel)
                 dims[nd++] = d;
-        if (!(out[eb] = MT_OP("sum", "TL", g[0], nd, dims)))
+        if (!(out[eb] = mt_call(MT_OP_sum_dim, "TL", g[0], nd, dims)))
             return -1;
     }
     return 0;
@@ -72,7 +72,7 @@ int max_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return -1;
     if (s->none || s->nints == 0)
         s = k;
-    out[0] = MT_OP("_max_pool2d_backward", "TTLLLL", g[0], x, INTS(k), INTS(s),
+    out[0] = mt_call(MT_OP__max_pool2d_backward, "TTLLLL", g[0], x, INTS(k), INTS(s),
                    INTS(&n->args[3]), INTS(&n->args[4]));
     mt_release(x);
     return out[0] ? 0 : -1;
@@ -87,9 +87,9 @@ int avg_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (s->none || s->nints == 0)
         s = k;
     out[0] = div->none
-                 ? MT_OP("_avg_pool2d_backward", "TLLLLbN", g[0], im->ndim, im->sizes,
+                 ? mt_call(MT_OP__avg_pool2d_backward, "TLLLLbN", g[0], im->ndim, im->sizes,
                          INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i)
-                 : MT_OP("_avg_pool2d_backward", "TLLLLbi", g[0], im->ndim, im->sizes,
+                 : mt_call(MT_OP__avg_pool2d_backward, "TLLLLbi", g[0], im->ndim, im->sizes,
                          INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i, div->i);
     return out[0] ? 0 : -1;
 }
@@ -97,7 +97,7 @@ int avg_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int adaptive_avg_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *im = &n->edge_meta[0];
-    out[0] = MT_OP("_adaptive_avg_pool2d_backward", "TL", g[0], im->ndim, im->sizes);
+    out[0] = mt_call(MT_OP__adaptive_avg_pool2d_backward, "TL", g[0], im->ndim, im->sizes);
     return out[0] ? 0 : -1;
 }
 
@@ -126,10 +126,10 @@ static mt_tensor *conv_like(mt_node *n, mt_tensor *x, mt_tensor *w)
     int64_t groups = n->args[6].i;
     /* one call site per op name: MT_OP caches the op it first looks up */
     if (nsp == 1)
-        return same ? MT_OP("conv1d", "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
-                    : MT_OP("conv1d", "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
-    return same ? MT_OP("conv2d", "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
-                : MT_OP("conv2d", "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
+        return same ? mt_call(MT_OP_conv1d_1, "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
+                    : mt_call(MT_OP_conv1d, "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
+    return same ? mt_call(MT_OP_conv2d_1, "TTNLsLi", x, w, INTS(s), "same", INTS(d), groups)
+                : mt_call(MT_OP_conv2d, "TTNLLLi", x, w, INTS(s), INTS(p), INTS(d), groups);
 }
 
 /* _convolution_backward_input(grad_output, weight, input_size, stride,
@@ -145,7 +145,7 @@ int convolution_backward_input_backward(mt_node *n, mt_tensor **g, mt_tensor **o
         goto done;
     if (mt_needs(n, ew)) {
         const mt_tensor_meta *wm = &n->edge_meta[ew];
-        out[ew] = MT_OP("_convolution_backward_weight", "TTLLLLi", gy, g[0], wm->ndim,
+        out[ew] = mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", gy, g[0], wm->ndim,
                         wm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
                         n->args[6].i);
         if (!out[ew])
@@ -173,7 +173,7 @@ int convolution_backward_weight_backward(mt_node *n, mt_tensor **g, mt_tensor **
         goto done;
     if (mt_needs(n, ex)) {
         const mt_tensor_meta *xm = &n->edge_meta[ex];
-        out[ex] = MT_OP("_convolution_backward_input", "TTLLLLi", gy, g[0], xm->ndim,
+        out[ex] = mt_call(MT_OP__convolution_backward_input, "TTLLLLi", gy, g[0], xm->ndim,
                         xm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
                         n->args[6].i);
         if (!out[ex])
@@ -211,7 +211,7 @@ int max_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int eg = mt_edge_of(n, 0), ex = mt_edge_of(n, 1);
     const mt_tensor_meta *gm = &n->edge_meta[eg];
     mt_tensor *x = NULL, *idx = NULL, *flat_g = NULL, *flat_i = NULL, *r = NULL;
-    if (ex >= 0 && mt_needs(n, ex) && !(out[ex] = MT_OP("zeros_like", "T", g[0])))
+    if (ex >= 0 && mt_needs(n, ex) && !(out[ex] = mt_call(MT_OP_zeros_like, "T", g[0])))
         return -1;
     if (!mt_needs(n, eg))
         return 0;
@@ -219,13 +219,13 @@ int max_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return -1;
     const mt_ad_value *k = &n->args[2], *s = &n->args[3], *p = &n->args[4], *d = &n->args[5];
     bool ceil = needs_ceil(gm, &x->sizes[x->ndim - 2], k, s, p, d);
-    idx = MT_OP("_max_pool2d_indices", "TLLLLb", x, INTS(k), INTS(s), INTS(p), INTS(d),
+    idx = mt_call(MT_OP__max_pool2d_indices, "TLLLLb", x, INTS(k), INTS(s), INTS(p), INTS(d),
                 (int)ceil);
-    flat_g = idx ? MT_OP("flatten", "Ti", g[0], (int64_t)-2) : NULL;
-    flat_i = flat_g ? MT_OP("flatten", "Ti", idx, (int64_t)-2) : NULL;
-    r = flat_i ? MT_OP("gather", "TiT", flat_g, (int64_t)-1, flat_i) : NULL;
+    flat_g = idx ? mt_call(MT_OP_flatten, "Ti", g[0], (int64_t)-2) : NULL;
+    flat_i = flat_g ? mt_call(MT_OP_flatten, "Ti", idx, (int64_t)-2) : NULL;
+    r = flat_i ? mt_call(MT_OP_gather, "TiT", flat_g, (int64_t)-1, flat_i) : NULL;
     if (r)
-        out[eg] = MT_OP("view", "TL", r, gm->ndim, gm->sizes);
+        out[eg] = mt_call(MT_OP_view, "TL", r, gm->ndim, gm->sizes);
     mt_tensor *tmp[] = {x, idx, flat_g, flat_i, r};
     mt_release_all(5, tmp);
     return out[eg] ? 0 : -1;
@@ -240,9 +240,9 @@ int avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     bool ceil = needs_ceil(gm, &n->args[1].ints[n->args[1].nints - 2], k, s, p, NULL);
     int cip = (int)n->args[5].i;
     out[0] = div->none
-                 ? MT_OP("_avg_pool2d", "TLLLbbN", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
+                 ? mt_call(MT_OP__avg_pool2d, "TLLLbbN", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
                          cip)
-                 : MT_OP("_avg_pool2d", "TLLLbbi", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
+                 : mt_call(MT_OP__avg_pool2d, "TLLLbbi", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
                          cip, div->i);
     return out[0] ? 0 : -1;
 }
@@ -250,7 +250,7 @@ int avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int adaptive_avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *gm = &n->edge_meta[0];
-    out[0] = MT_OP("adaptive_avg_pool2d", "TL", g[0], 2, &gm->sizes[gm->ndim - 2]);
+    out[0] = mt_call(MT_OP_adaptive_avg_pool2d, "TL", g[0], 2, &gm->sizes[gm->ndim - 2]);
     return out[0] ? 0 : -1;
 }
 
@@ -266,9 +266,9 @@ int nll_loss_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[ei];
     mt_tensor *t = mt_node_saved(n, 1), *w = n->args[2].none ? NULL : mt_node_saved(n, 2);
     if (t && (w || n->args[2].none))
-        out[ei] = w ? MT_OP("_nll_loss_backward", "TTTLii", g[0], t, w, m->ndim, m->sizes,
+        out[ei] = w ? mt_call(MT_OP__nll_loss_backward, "TTTLii", g[0], t, w, m->ndim, m->sizes,
                             n->args[3].i, n->args[4].i)
-                    : MT_OP("_nll_loss_backward", "TTNLii", g[0], t, m->ndim, m->sizes,
+                    : mt_call(MT_OP__nll_loss_backward, "TTNLii", g[0], t, m->ndim, m->sizes,
                             n->args[3].i, n->args[4].i);
     mt_tensor *tmp[2] = {t, w};
     mt_release_all(2, tmp);
@@ -285,8 +285,8 @@ int nll_loss_double_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return 0;
     mt_tensor *t = mt_node_saved(n, 1), *w = n->args[2].none ? NULL : mt_node_saved(n, 2);
     if (t && (w || n->args[2].none))
-        out[eg] = w ? MT_OP("_nll_loss", "TTTii", g[0], t, w, n->args[4].i, n->args[5].i)
-                    : MT_OP("_nll_loss", "TTNii", g[0], t, n->args[4].i, n->args[5].i);
+        out[eg] = w ? mt_call(MT_OP__nll_loss, "TTTii", g[0], t, w, n->args[4].i, n->args[5].i)
+                    : mt_call(MT_OP__nll_loss, "TTNii", g[0], t, n->args[4].i, n->args[5].i);
     mt_tensor *tmp[2] = {t, w};
     mt_release_all(2, tmp);
     return out[eg] ? 0 : -1;

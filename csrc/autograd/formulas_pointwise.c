@@ -55,76 +55,76 @@ static int done(scope *s)
 }
 
 #define OP_T(fn, name) \
-    static mt_tensor *fn(scope *s, mt_tensor *a) { return !s->failed && a ? keep(s, MT_OP(name, "T", a)) : NULL; }
+    static mt_tensor *fn(scope *s, mt_tensor *a) { return !s->failed && a ? keep(s, mt_call(name, "T", a)) : NULL; }
 #define OP_TT(fn, name)                                           \
     static mt_tensor *fn(scope *s, mt_tensor *a, mt_tensor *b)    \
     {                                                             \
-        return !s->failed && a && b ? keep(s, MT_OP(name, "TT", a, b)) : NULL;  \
+        return !s->failed && a && b ? keep(s, mt_call(name, "TT", a, b)) : NULL;  \
     }
 #define OP_TF(fn, name)                                          \
     static mt_tensor *fn(scope *s, mt_tensor *a, double f)       \
     {                                                            \
-        return !s->failed && a ? keep(s, MT_OP(name, "Tf", a, f)) : NULL;      \
+        return !s->failed && a ? keep(s, mt_call(name, "Tf", a, f)) : NULL;      \
     }
-OP_T(neg, "neg")
-OP_T(exp_, "exp")
-OP_T(log_, "log")
-OP_T(sin_, "sin")
-OP_T(cos_, "cos")
-OP_T(sinh_, "sinh")
-OP_T(cosh_, "cosh")
-OP_T(erf_, "erf")
-OP_T(rsqrt_, "rsqrt")
-OP_T(sigmoid, "sigmoid")
-OP_T(tanh_, "tanh")
-OP_T(sign, "sign")
-OP_T(isfinite_, "isfinite")
-OP_T(isnan_, "isnan")
-OP_T(zeros_like, "zeros_like")
-OP_T(reciprocal, "reciprocal")
-OP_T(trunc_, "trunc")
-OP_T(detach, "detach")
-OP_TT(add, "add")
-OP_TT(sub, "sub")
-OP_TT(mul, "mul")
-OP_TT(div, "div")
-OP_TT(floor_divide, "floor_divide")
-OP_TT(pow_, "pow")
-OP_TT(eq, "eq")
-OP_TT(lt, "lt")
-OP_TT(gt, "gt")
-OP_TT(ge, "ge")
-OP_TT(le, "le")
-OP_TT(and_, "logical_and")
-OP_TT(or_, "logical_or")
-OP_TF(add_f, "add")
-OP_TF(mul_f, "mul")
-OP_TF(pow_f, "pow")
-OP_TF(gt_f, "gt")
-OP_TF(eq_f, "eq")
-OP_TF(ge_f, "ge")
-OP_TF(le_f, "le")
+OP_T(neg, MT_OP_neg)
+OP_T(exp_, MT_OP_exp)
+OP_T(log_, MT_OP_log)
+OP_T(sin_, MT_OP_sin)
+OP_T(cos_, MT_OP_cos)
+OP_T(sinh_, MT_OP_sinh)
+OP_T(cosh_, MT_OP_cosh)
+OP_T(erf_, MT_OP_erf)
+OP_T(rsqrt_, MT_OP_rsqrt)
+OP_T(sigmoid, MT_OP_sigmoid)
+OP_T(tanh_, MT_OP_tanh)
+OP_T(sign, MT_OP_sign)
+OP_T(isfinite_, MT_OP_isfinite)
+OP_T(isnan_, MT_OP_isnan)
+OP_T(zeros_like, MT_OP_zeros_like)
+OP_T(reciprocal, MT_OP_reciprocal)
+OP_T(trunc_, MT_OP_trunc)
+OP_T(detach, MT_OP_detach)
+OP_TT(add, MT_OP_add)
+OP_TT(sub, MT_OP_sub)
+OP_TT(mul, MT_OP_mul)
+OP_TT(div, MT_OP_div)
+OP_TT(floor_divide, MT_OP_floor_divide)
+OP_TT(pow_, MT_OP_pow)
+OP_TT(eq, MT_OP_eq)
+OP_TT(lt, MT_OP_lt)
+OP_TT(gt, MT_OP_gt)
+OP_TT(ge, MT_OP_ge)
+OP_TT(le, MT_OP_le)
+OP_TT(and_, MT_OP_logical_and)
+OP_TT(or_, MT_OP_logical_or)
+OP_TF(add_f, MT_OP_add)
+OP_TF(mul_f, MT_OP_mul)
+OP_TF(pow_f, MT_OP_pow)
+OP_TF(gt_f, MT_OP_gt)
+OP_TF(eq_f, MT_OP_eq)
+OP_TF(ge_f, MT_OP_ge)
+OP_TF(le_f, MT_OP_le)
 
 /* f - a */
 static mt_tensor *rsub_f(scope *s, double f, mt_tensor *a)
 {
-    return !s->failed && a ? keep(s, MT_OP("sub", "fT", f, a)) : NULL;
+    return !s->failed && a ? keep(s, mt_call(MT_OP_sub, "fT", f, a)) : NULL;
 }
 
 /* where(c, a, 0) and where(c, 0, a) */
 static mt_tensor *where_or_0(scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return !s->failed && c && a ? keep(s, MT_OP("where", "TTf", c, a, 0.0)) : NULL;
+    return !s->failed && c && a ? keep(s, mt_call(MT_OP_where, "TTf", c, a, 0.0)) : NULL;
 }
 
 static mt_tensor *where_0_or(scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return !s->failed && c && a ? keep(s, MT_OP("where", "TfT", c, 0.0, a)) : NULL;
+    return !s->failed && c && a ? keep(s, mt_call(MT_OP_where, "TfT", c, 0.0, a)) : NULL;
 }
 
 static mt_tensor *where(scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
 {
-    return !s->failed && c && a && b ? keep(s, MT_OP("where", "TTT", c, a, b)) : NULL;
+    return !s->failed && c && a && b ? keep(s, mt_call(MT_OP_where, "TTT", c, a, b)) : NULL;
 }
 
 static double number(const mt_ad_value *v)
@@ -223,7 +223,7 @@ static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
         give(&s, n, out, 0, g[0]);
     if (mt_param_needs(n, 1)) {
         mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
-        mt_tensor *q = !s.failed && x && y ? keep(&s, MT_OP("div", "TTks", x, y, "rounding_mode",
+        mt_tensor *q = !s.failed && x && y ? keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
                                                             floor ? "floor" : "trunc"))
                                            : NULL;
         give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));

@@ -102,7 +102,7 @@ static mt_tensor *unsqueeze_reduced(scratch *s, const mt_tensor_meta *m, mt_tens
     int64_t shape[MT_MAX_DIMS];
     for (int d = 0; d < m->ndim; d++)
         shape[d] = red[d] ? 1 : m->sizes[d];
-    return keep(s, MT_OP("reshape", "TL", t, m->ndim, shape));
+    return keep(s, mt_call(MT_OP_reshape, "TL", t, m->ndim, shape));
 }
 
 static mt_tensor *saved(scratch *s, mt_node *n, int slot)
@@ -125,7 +125,7 @@ int sum_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     reduced_dims(m, &n->args[1], red);
     scratch sc = {0};
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
-    mt_tensor *r = S(MT_OP("expand", "TL", gu, m->ndim, m->sizes));
+    mt_tensor *r = S(mt_call(MT_OP_expand, "TL", gu, m->ndim, m->sizes));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
@@ -133,8 +133,8 @@ int sum_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static mt_tensor *mean_grad(scratch *s, const mt_tensor_meta *m, mt_tensor *gu, const bool *red)
 {
     scratch sc = *s;
-    mt_tensor *e = S(MT_OP("expand", "TL", gu, m->ndim, m->sizes));
-    mt_tensor *r = S(MT_OP("div", "Tf", e, reduced_numel(m, red)));
+    mt_tensor *e = S(mt_call(MT_OP_expand, "TL", gu, m->ndim, m->sizes));
+    mt_tensor *r = S(mt_call(MT_OP_div, "Tf", e, reduced_numel(m, red)));
     *s = sc;
     return r;
 }
@@ -155,9 +155,9 @@ int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static mt_tensor *reversed_scan(scratch *s, mt_tensor *t, int64_t d, bool log)
 {
     scratch sc = *s;
-    mt_tensor *f = S(MT_OP("flip", "TL", t, 1, &d));
-    mt_tensor *c = log ? S(MT_OP("logcumsumexp", "Ti", f, d)) : S(MT_OP("cumsum", "Ti", f, d));
-    mt_tensor *r = S(MT_OP("flip", "TL", c, 1, &d));
+    mt_tensor *f = S(mt_call(MT_OP_flip, "TL", t, 1, &d));
+    mt_tensor *c = log ? S(mt_call(MT_OP_logcumsumexp, "Ti", f, d)) : S(mt_call(MT_OP_cumsum, "Ti", f, d));
+    mt_tensor *r = S(mt_call(MT_OP_flip, "TL", c, 1, &d));
     *s = sc;
     return r;
 }
@@ -173,8 +173,8 @@ static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
 static int has_zero(scratch *s, mt_tensor *x)
 {
     scratch sc = *s;
-    mt_tensor *is_zero = S(MT_OP("eq", "Ti", x, (int64_t)0));
-    mt_tensor *any = S(MT_OP("any", "T", is_zero));
+    mt_tensor *is_zero = S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0));
+    mt_tensor *any = S(mt_call(MT_OP_any, "T", is_zero));
     *s = sc;
     return s->failed ? -1 : *(bool *)mt_data(any);
 }
@@ -184,10 +184,10 @@ static int has_zero(scratch *s, mt_tensor *x)
 static mt_tensor *end_mask(scratch *s, mt_tensor *x, int64_t d, bool last)
 {
     scratch sc = *s;
-    mt_tensor *ones = S(MT_OP("ones_like", "T", x));
+    mt_tensor *ones = S(mt_call(MT_OP_ones_like, "T", x));
     /* reversed_cumsum keeps its result in the scratch itself */
-    mt_tensor *pos = last ? reversed_cumsum(&sc, ones, d) : S(MT_OP("cumsum", "Ti", ones, d));
-    mt_tensor *m = S(MT_OP("eq", "Ti", pos, (int64_t)1));
+    mt_tensor *pos = last ? reversed_cumsum(&sc, ones, d) : S(mt_call(MT_OP_cumsum, "Ti", ones, d));
+    mt_tensor *m = S(mt_call(MT_OP_eq, "Ti", pos, (int64_t)1));
     *s = sc;
     return m;
 }
@@ -198,13 +198,13 @@ static mt_tensor *exclusive_cumprod(scratch *s, mt_tensor *x, int64_t d, bool re
 {
     scratch sc = *s;
     int64_t shift = reverse ? -1 : 1;
-    mt_tensor *c = reverse ? S(MT_OP("flip", "TL", x, 1, &d)) : x;
-    c = S(MT_OP("cumprod", "Ti", c, d));
+    mt_tensor *c = reverse ? S(mt_call(MT_OP_flip, "TL", x, 1, &d)) : x;
+    c = S(mt_call(MT_OP_cumprod, "Ti", c, d));
     if (reverse)
-        c = S(MT_OP("flip", "TL", c, 1, &d));
-    mt_tensor *rolled = S(MT_OP("roll", "TLL", c, 1, &shift, 1, &d));
+        c = S(mt_call(MT_OP_flip, "TL", c, 1, &d));
+    mt_tensor *rolled = S(mt_call(MT_OP_roll, "TLL", c, 1, &shift, 1, &d));
     mt_tensor *edge = end_mask(&sc, x, d, reverse);
-    mt_tensor *r = S(MT_OP("where", "TiT", edge, (int64_t)1, rolled));
+    mt_tensor *r = S(mt_call(MT_OP_where, "TiT", edge, (int64_t)1, rolled));
     *s = sc;
     return r;
 }
@@ -216,11 +216,11 @@ static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *
     mt_tensor *q;
     int zero = has_zero(&sc, x);
     if (zero == 0)
-        q = S(MT_OP("div", "TT", ru, x));
+        q = S(mt_call(MT_OP_div, "TT", ru, x));
     else
-        q = S(MT_OP("mul", "TT", exclusive_cumprod(&sc, x, d, false),
+        q = S(mt_call(MT_OP_mul, "TT", exclusive_cumprod(&sc, x, d, false),
                     exclusive_cumprod(&sc, x, d, true)));
-    mt_tensor *r = S(MT_OP("mul", "TT", gu, q));
+    mt_tensor *r = S(mt_call(MT_OP_mul, "TT", gu, q));
     *s = sc;
     return r;
 }
@@ -237,9 +237,9 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         /* a product of one factor: the gradient passes through, as in torch */
         r = g[0];
         if (by_dim && !n->args[2].i)
-            r = S(MT_OP("unsqueeze", "Ti", g[0], (int64_t)wrap(n->args[1].i, m->ndim)));
+            r = S(mt_call(MT_OP_unsqueeze, "Ti", g[0], (int64_t)wrap(n->args[1].i, m->ndim)));
         else if (!by_dim)
-            r = S(MT_OP("reshape", "TL", g[0], m->ndim, m->sizes));
+            r = S(mt_call(MT_OP_reshape, "TL", g[0], m->ndim, m->sizes));
         return set_input_grad(n, out, finish(&sc, r));
     }
     if (by_dim) {
@@ -253,12 +253,12 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     } else {
         /* over all elements: as a line of numel elements */
         x = saved(&sc, n, 0);
-        mt_tensor *xf = S(MT_OP("reshape", "TL", x, 1, &numel));
-        mt_tensor *gu = S(MT_OP("reshape", "TL", g[0], 1, &one));
+        mt_tensor *xf = S(mt_call(MT_OP_reshape, "TL", x, 1, &numel));
+        mt_tensor *gu = S(mt_call(MT_OP_reshape, "TL", g[0], 1, &one));
         mt_tensor *ru = saved(&sc, n, n->nparams);
-        ru = S(MT_OP("reshape", "TL", ru, 1, &one));
+        ru = S(mt_call(MT_OP_reshape, "TL", ru, 1, &one));
         mt_tensor *rf = prod_grad(&sc, xf, gu, ru, 0);
-        r = S(MT_OP("reshape", "TL", rf, m->ndim, m->sizes));
+        r = S(mt_call(MT_OP_reshape, "TL", rf, m->ndim, m->sizes));
     }
     return set_input_grad(n, out, finish(&sc, r));
 }
@@ -268,11 +268,11 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **x1)
 {
     scratch sc = *s;
-    mt_tensor *is_zero = S(MT_OP("eq", "Ti", x, (int64_t)0));
-    mt_tensor *count = S(MT_OP("cumsum", "Ti", is_zero, d));
-    mt_tensor *once = S(MT_OP("eq", "Ti", count, (int64_t)1));
-    mt_tensor *first = S(MT_OP("logical_and", "TT", is_zero, once));
-    *x1 = S(MT_OP("where", "TiT", first, (int64_t)1, x));
+    mt_tensor *is_zero = S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0));
+    mt_tensor *count = S(mt_call(MT_OP_cumsum, "Ti", is_zero, d));
+    mt_tensor *once = S(mt_call(MT_OP_eq, "Ti", count, (int64_t)1));
+    mt_tensor *first = S(mt_call(MT_OP_logical_and, "TT", is_zero, once));
+    *x1 = S(mt_call(MT_OP_where, "TiT", first, (int64_t)1, x));
     *s = sc;
     return first;
 }
@@ -286,17 +286,17 @@ static mt_tensor *cumprod_grad_masked(scratch *s, mt_tensor *x, mt_tensor *y, mt
     scratch sc = *s;
     mt_tensor *x1 = NULL;
     mt_tensor *first = first_zero(&sc, x, d, &x1);
-    mt_tensor *before = S(MT_OP("eq", "Ti", S(MT_OP("cumsum", "Ti", S(MT_OP("eq", "Ti", x,
+    mt_tensor *before = S(mt_call(MT_OP_eq, "Ti", S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_eq, "Ti", x,
                                                                          (int64_t)0)), d)),
                                 (int64_t)0));
-    mt_tensor *safe = S(MT_OP("where", "TTi", before, x, (int64_t)1));
-    mt_tensor *w = S(MT_OP("mul", "TT", g, y));
-    mt_tensor *a0 = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), safe));
-    mt_tensor *a = S(MT_OP("mul", "TT", a0, before));
-    mt_tensor *y1 = S(MT_OP("cumprod", "Ti", x1, d));
-    mt_tensor *w1 = S(MT_OP("mul", "TT", g, y1));
-    mt_tensor *b = S(MT_OP("mul", "TT", reversed_cumsum(&sc, w1, d), first));
-    mt_tensor *r = S(MT_OP("add", "TT", a, b));
+    mt_tensor *safe = S(mt_call(MT_OP_where, "TTi", before, x, (int64_t)1));
+    mt_tensor *w = S(mt_call(MT_OP_mul, "TT", g, y));
+    mt_tensor *a0 = S(mt_call(MT_OP_div, "TT", reversed_cumsum(&sc, w, d), safe));
+    mt_tensor *a = S(mt_call(MT_OP_mul, "TT", a0, before));
+    mt_tensor *y1 = S(mt_call(MT_OP_cumprod, "Ti", x1, d));
+    mt_tensor *w1 = S(mt_call(MT_OP_mul, "TT", g, y1));
+    mt_tensor *b = S(mt_call(MT_OP_mul, "TT", reversed_cumsum(&sc, w1, d), first));
+    mt_tensor *r = S(mt_call(MT_OP_add, "TT", a, b));
     *s = sc;
     return r;
 }
@@ -310,25 +310,25 @@ static mt_tensor *cumprod_grad_quadratic(scratch *s, mt_tensor *x, mt_tensor *g,
     scratch sc = *s;
     int nd = x->ndim;
     int64_t last = -1, n = x->sizes[d], shape[MT_MAX_DIMS + 1];
-    mt_tensor *xt = S(MT_OP("movedim", "Tii", x, d, last));
-    mt_tensor *gt = S(MT_OP("movedim", "Tii", g, d, last));
+    mt_tensor *xt = S(mt_call(MT_OP_movedim, "Tii", x, d, last));
+    mt_tensor *gt = S(mt_call(MT_OP_movedim, "Tii", g, d, last));
     for (int k = 0, j = 0; k < nd; k++)
         if (k != d)
             shape[j++] = x->sizes[k];
     shape[nd - 1] = shape[nd] = n;
-    mt_tensor *xe = S(MT_OP("expand", "TL", S(MT_OP("unsqueeze", "Ti", xt, (int64_t)-2)),
+    mt_tensor *xe = S(mt_call(MT_OP_expand, "TL", S(mt_call(MT_OP_unsqueeze, "Ti", xt, (int64_t)-2)),
                             nd + 1, shape));
-    mt_tensor *ones = S(MT_OP("ones_like", "T", xe));
-    mt_tensor *after_k = S(MT_OP("ne", "Ti", S(MT_OP("triu", "Ti", ones, (int64_t)1)),
+    mt_tensor *ones = S(mt_call(MT_OP_ones_like, "T", xe));
+    mt_tensor *after_k = S(mt_call(MT_OP_ne, "Ti", S(mt_call(MT_OP_triu, "Ti", ones, (int64_t)1)),
                                  (int64_t)0));
-    mt_tensor *c = S(MT_OP("cumprod", "Ti", S(MT_OP("where", "TTi", after_k, xe, (int64_t)1)),
+    mt_tensor *c = S(mt_call(MT_OP_cumprod, "Ti", S(mt_call(MT_OP_where, "TTi", after_k, xe, (int64_t)1)),
                            last));
-    mt_tensor *from_k = S(MT_OP("triu", "Ti", ones, (int64_t)0));
-    mt_tensor *w = S(MT_OP("mul", "TT", S(MT_OP("mul", "TT", c, from_k)),
-                           S(MT_OP("unsqueeze", "Ti", gt, (int64_t)-2))));
-    mt_tensor *inner = S(MT_OP("sum", "TL", w, 1, &last));
+    mt_tensor *from_k = S(mt_call(MT_OP_triu, "Ti", ones, (int64_t)0));
+    mt_tensor *w = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", c, from_k)),
+                           S(mt_call(MT_OP_unsqueeze, "Ti", gt, (int64_t)-2))));
+    mt_tensor *inner = S(mt_call(MT_OP_sum_dim, "TL", w, 1, &last));
     mt_tensor *p = exclusive_cumprod(&sc, xt, nd - 1, false);
-    mt_tensor *r = S(MT_OP("movedim", "Tii", S(MT_OP("mul", "TT", p, inner)), last, d));
+    mt_tensor *r = S(mt_call(MT_OP_movedim, "Tii", S(mt_call(MT_OP_mul, "TT", p, inner)), last, d));
     *s = sc;
     return r;
 }
@@ -347,8 +347,8 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams), *r;
     int zero = has_zero(&sc, x);
     if (zero == 0) {
-        mt_tensor *w = S(MT_OP("mul", "TT", g[0], y));
-        r = S(MT_OP("div", "TT", reversed_cumsum(&sc, w, d), x));
+        mt_tensor *w = S(mt_call(MT_OP_mul, "TT", g[0], y));
+        r = S(mt_call(MT_OP_div, "TT", reversed_cumsum(&sc, w, d), x));
     } else if (!mt_grad_enabled) {
         r = cumprod_grad_masked(&sc, x, y, g[0], d);
     } else {
@@ -379,10 +379,10 @@ static mt_tensor *even_share(scratch *s, const mt_tensor_meta *m, const bool *re
     int64_t dims[MT_MAX_DIMS];
     int nd = dim_list(m, red, dims);
     scratch sc = *s;
-    mt_tensor *mask = S(MT_OP("eq", "TT", x, ru));
-    mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
-    mt_tensor *share = S(MT_OP("div", "TT", gu, count));
-    mt_tensor *r = S(MT_OP("mul", "TT", share, mask));
+    mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", x, ru));
+    mt_tensor *count = S(mt_call(MT_OP_sum_dim, "TLb", mask, nd, dims, 1));
+    mt_tensor *share = S(mt_call(MT_OP_div, "TT", gu, count));
+    mt_tensor *r = S(mt_call(MT_OP_mul, "TT", share, mask));
     *s = sc;
     return r;
 }
@@ -419,11 +419,11 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     for (int k = 0; k < 2; k++) {
         if (!g[k])
             continue;
-        mt_tensor *ru = k ? S(MT_OP("amax", "TLb", x, nd, dims, 1))
-                          : S(MT_OP("amin", "TLb", x, nd, dims, 1));
+        mt_tensor *ru = k ? S(mt_call(MT_OP_amax, "TLb", x, nd, dims, 1))
+                          : S(mt_call(MT_OP_amin, "TLb", x, nd, dims, 1));
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[k], red, keepdim);
         mt_tensor *part = even_share(&sc, m, red, x, ru, gu);
-        r = r ? S(MT_OP("add", "TT", r, part)) : part;
+        r = r ? S(mt_call(MT_OP_add, "TT", r, part)) : part;
     }
     if (!r && !sc.failed)
         return 0;
@@ -452,14 +452,14 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
     int64_t d = wrap(dim, m->ndim);
     scratch sc = {0};
     mt_tensor *idx = n->kind->save_output ? saved(&sc, n, n->nparams)
-                                          : S(MT_OP("argsort", "Ti", saved(&sc, n, 0), d));
+                                          : S(mt_call(MT_OP_argsort_1, "Ti", saved(&sc, n, 0), d));
     mt_tensor *gv = g[0];
     if (!keepdim) {
-        idx = S(MT_OP("unsqueeze", "Ti", idx, d));
-        gv = S(MT_OP("unsqueeze", "Ti", gv, d));
+        idx = S(mt_call(MT_OP_unsqueeze, "Ti", idx, d));
+        gv = S(mt_call(MT_OP_unsqueeze, "Ti", gv, d));
     }
     mt_tensor *zero = S(mt_new(g[0]->dtype, m->ndim, m->sizes, true));
-    mt_tensor *r = S(MT_OP("scatter_add", "TiTT", zero, d, idx, gv));
+    mt_tensor *r = S(mt_call(MT_OP_scatter_add, "TiTT", zero, d, idx, gv));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
@@ -532,10 +532,10 @@ static mt_tensor *var_grad(scratch *s, mt_node *n, const moments_args *a, mt_ten
     int nd = dim_list(m, a->red, dims);
     scratch sc = *s;
     mt_tensor *x = saved(&sc, n, 0);
-    mt_tensor *mean = S(MT_OP("mean", "TLb", x, nd, dims, 1));
-    mt_tensor *centered = S(MT_OP("sub", "TT", x, mean));
-    mt_tensor *scaled = S(MT_OP("mul", "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
-    mt_tensor *r = S(MT_OP("mul", "TT", scaled, centered));
+    mt_tensor *mean = S(mt_call(MT_OP_mean_dim, "TLb", x, nd, dims, 1));
+    mt_tensor *centered = S(mt_call(MT_OP_sub, "TT", x, mean));
+    mt_tensor *scaled = S(mt_call(MT_OP_mul, "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
+    mt_tensor *r = S(mt_call(MT_OP_mul, "TT", scaled, centered));
     *s = sc;
     return r;
 }
@@ -545,10 +545,10 @@ static mt_tensor *std_grad(scratch *s, mt_node *n, const moments_args *a, mt_ten
 {
     scratch sc = *s;
     mt_tensor *std = saved_result(&sc, n, a->red, a->keepdim);
-    mt_tensor *twice = S(MT_OP("mul", "Ti", std, (int64_t)2));
-    mt_tensor *q = S(MT_OP("div", "TT", gu, twice));
-    mt_tensor *zero = S(MT_OP("eq", "Ti", std, (int64_t)0));
-    mt_tensor *gv = S(MT_OP("masked_fill", "TTi", q, zero, (int64_t)0));
+    mt_tensor *twice = S(mt_call(MT_OP_mul, "Ti", std, (int64_t)2));
+    mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, twice));
+    mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", std, (int64_t)0));
+    mt_tensor *gv = S(mt_call(MT_OP_masked_fill, "TTi", q, zero, (int64_t)0));
     *s = sc;
     return var_grad(s, n, a, gv);
 }
@@ -567,7 +567,7 @@ static int moments_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_
     if (n->nout > 1 && g[1]) { /* var_mean / std_mean: plus the mean's gradient */
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[1], a.red, a.keepdim);
         mt_tensor *gm = mean_grad(&sc, m, gu, a.red);
-        r = r ? S(MT_OP("add", "TT", r, gm)) : gm;
+        r = r ? S(mt_call(MT_OP_add, "TT", r, gm)) : gm;
     }
     if (!r && !sc.failed)
         return 0;
@@ -600,10 +600,10 @@ int std_mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static mt_tensor *scale_by_norm(scratch *s, mt_tensor *gu, mt_tensor *ru, double p)
 {
     scratch sc = *s;
-    mt_tensor *den = p == 2 ? ru : S(MT_OP("pow", "Tf", ru, p - 1));
-    mt_tensor *q = S(MT_OP("div", "TT", gu, den));
-    mt_tensor *zero = S(MT_OP("eq", "Ti", ru, (int64_t)0));
-    mt_tensor *r = S(MT_OP("masked_fill", "TTi", q, zero, (int64_t)0));
+    mt_tensor *den = p == 2 ? ru : S(mt_call(MT_OP_pow, "Tf", ru, p - 1));
+    mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, den));
+    mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", ru, (int64_t)0));
+    mt_tensor *r = S(mt_call(MT_OP_masked_fill, "TTi", q, zero, (int64_t)0));
     *s = sc;
     return r;
 }
@@ -625,29 +625,29 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     if (p == 1) {
-        r = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), gu));
+        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), gu));
     } else if (p == 2) {
-        r = S(MT_OP("mul", "TT", x, scale_by_norm(&sc, gu, ru, p)));
+        r = S(mt_call(MT_OP_mul, "TT", x, scale_by_norm(&sc, gu, ru, p)));
     } else if (isinf(p)) {
         /* shared evenly by the elements of largest (smallest) magnitude */
-        mt_tensor *mask = S(MT_OP("eq", "TT", S(MT_OP("abs", "T", x)), ru));
-        mt_tensor *count = S(MT_OP("sum", "TLb", mask, nd, dims, 1));
-        mt_tensor *share = S(MT_OP("mul", "TT", S(MT_OP("div", "TT", gu, count)), mask));
-        r = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), share));
+        mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", S(mt_call(MT_OP_abs, "T", x)), ru));
+        mt_tensor *count = S(mt_call(MT_OP_sum_dim, "TLb", mask, nd, dims, 1));
+        mt_tensor *share = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_div, "TT", gu, count)), mask));
+        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), share));
     } else if (p < 1) {
-        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 1));
-        pw = S(MT_OP("masked_fill", "TTi", pw, S(MT_OP("eq", "Ti", x, (int64_t)0)), (int64_t)0));
-        mt_tensor *scaled = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), pw));
-        mt_tensor *np = S(MT_OP("pow", "Tf", ru, 1 - p));
-        r = S(MT_OP("mul", "TT", S(MT_OP("mul", "TT", scaled, gu)), np));
+        mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 1));
+        pw = S(mt_call(MT_OP_masked_fill, "TTi", pw, S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0)), (int64_t)0));
+        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), pw));
+        mt_tensor *np = S(mt_call(MT_OP_pow, "Tf", ru, 1 - p));
+        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", scaled, gu)), np));
     } else if (p < 2) {
-        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 1));
-        mt_tensor *scaled = S(MT_OP("mul", "TT", S(MT_OP("sign", "T", x)), pw));
-        r = S(MT_OP("mul", "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
+        mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 1));
+        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), pw));
+        r = S(mt_call(MT_OP_mul, "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
     } else {
-        mt_tensor *pw = S(MT_OP("pow", "Tf", S(MT_OP("abs", "T", x)), p - 2));
-        mt_tensor *scaled = S(MT_OP("mul", "TT", x, pw));
-        r = S(MT_OP("mul", "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
+        mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 2));
+        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", x, pw));
+        r = S(mt_call(MT_OP_mul, "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
     }
     return set_input_grad(n, out, finish(&sc, r));
 }
@@ -664,8 +664,8 @@ int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
-    mt_tensor *p = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, ru))));
-    return set_input_grad(n, out, finish(&sc, S(MT_OP("mul", "TT", gu, p))));
+    mt_tensor *p = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, ru))));
+    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, p))));
 }
 
 /* sum_{i>=k} g_i exp(x_k - y_i), as torch's: the positive and the negative
@@ -682,16 +682,16 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     double lowest = g[0]->dtype == MT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
     scratch sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
-    mt_tensor *log_abs = S(MT_OP("log", "T", S(MT_OP("abs", "T", g[0]))));
-    mt_tensor *pos = S(MT_OP("masked_fill", "TTf", log_abs, S(MT_OP("le", "Ti", g[0], (int64_t)0)),
+    mt_tensor *log_abs = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_abs, "T", g[0]))));
+    mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)),
                              lowest));
-    mt_tensor *neg = S(MT_OP("masked_fill", "TTf", log_abs, S(MT_OP("ge", "Ti", g[0], (int64_t)0)),
+    mt_tensor *neg = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_ge, "Ti", g[0], (int64_t)0)),
                              lowest));
-    mt_tensor *lse_pos = reversed_scan(&sc, S(MT_OP("sub", "TT", pos, y)), d, true);
-    mt_tensor *lse_neg = reversed_scan(&sc, S(MT_OP("sub", "TT", neg, y)), d, true);
-    mt_tensor *out_pos = S(MT_OP("exp", "T", S(MT_OP("add", "TT", lse_pos, x))));
-    mt_tensor *out_neg = S(MT_OP("exp", "T", S(MT_OP("add", "TT", lse_neg, x))));
-    return set_input_grad(n, out, finish(&sc, S(MT_OP("sub", "TT", out_pos, out_neg))));
+    mt_tensor *lse_pos = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", pos, y)), d, true);
+    mt_tensor *lse_neg = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", neg, y)), d, true);
+    mt_tensor *out_pos = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_pos, x))));
+    mt_tensor *out_neg = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_neg, x))));
+    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_sub, "TT", out_pos, out_neg))));
 }
 
 /* d y_i = sum_{k<=i} t_k exp(x_k - y_i), as torch's logcumsumexp_jvp: with
@@ -710,11 +710,11 @@ int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     int64_t d = wrap(n->args[1].i, m->ndim);
     scratch sc = {0};
     mt_tensor *x = saved(&sc, n, 0);
-    mt_tensor *top = S(MT_OP("amax", "TLb", x, 1, &d, 1));
-    mt_tensor *e = S(MT_OP("exp", "T", S(MT_OP("sub", "TT", x, top))));
-    mt_tensor *num = S(MT_OP("cumsum", "Ti", S(MT_OP("mul", "TT", e, tin[0])), d));
-    mt_tensor *den = S(MT_OP("add", "Tf", S(MT_OP("cumsum", "Ti", e, d)), 1e-13));
-    tout[0] = finish(&sc, S(MT_OP("div", "TT", num, den)));
+    mt_tensor *top = S(mt_call(MT_OP_amax, "TLb", x, 1, &d, 1));
+    mt_tensor *e = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, top))));
+    mt_tensor *num = S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_mul, "TT", e, tin[0])), d));
+    mt_tensor *den = S(mt_call(MT_OP_add, "Tf", S(mt_call(MT_OP_cumsum, "Ti", e, d)), 1e-13));
+    tout[0] = finish(&sc, S(mt_call(MT_OP_div, "TT", num, den)));
     return tout[0] ? 0 : -1;
 }
 
@@ -734,9 +734,9 @@ int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int nd = n->edge_meta[0].ndim > 0;
     scratch sc = {0};
     mt_tensor *y = saved(&sc, n, n->nparams);
-    mt_tensor *gy = S(MT_OP("mul", "TT", g[0], y));
-    mt_tensor *s = S(MT_OP("sum", "TLb", gy, nd, &d, 1));
-    mt_tensor *r = S(MT_OP("mul", "TT", y, S(MT_OP("sub", "TT", g[0], s))));
+    mt_tensor *gy = S(mt_call(MT_OP_mul, "TT", g[0], y));
+    mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", gy, nd, &d, 1));
+    mt_tensor *r = S(mt_call(MT_OP_mul, "TT", y, S(mt_call(MT_OP_sub, "TT", g[0], s))));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
@@ -747,7 +747,7 @@ int log_softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int nd = n->edge_meta[0].ndim > 0;
     scratch sc = {0};
     mt_tensor *y = saved(&sc, n, n->nparams);
-    mt_tensor *s = S(MT_OP("sum", "TLb", g[0], nd, &d, 1));
-    mt_tensor *p = S(MT_OP("mul", "TT", S(MT_OP("exp", "T", y)), s));
-    return set_input_grad(n, out, finish(&sc, S(MT_OP("sub", "TT", g[0], p))));
+    mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", g[0], nd, &d, 1));
+    mt_tensor *p = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_exp, "T", y)), s));
+    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_sub, "TT", g[0], p))));
 }

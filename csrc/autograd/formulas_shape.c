@@ -10,10 +10,10 @@ mt_tensor *mt_positions(mt_node *n, int e)
     int64_t numel = 1;
     for (int d = 0; d < m->ndim; d++)
         numel *= m->sizes[d];
-    mt_tensor *r = MT_OP("arange", "i", numel);
+    mt_tensor *r = mt_call(MT_OP_arange, "i", numel);
     if (!r)
         return NULL;
-    mt_tensor *v = MT_OP("reshape", "TL", r, m->ndim, m->sizes);
+    mt_tensor *v = mt_call(MT_OP_reshape, "TL", r, m->ndim, m->sizes);
     mt_release(r);
     return v;
 }
@@ -30,10 +30,10 @@ int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *p
             return -1;
     }
     int64_t flat = -1;
-    mt_tensor *gc = g->dtype == m->dtype ? (mt_retain(g), g) : MT_OP("to", "TD", g, (int)m->dtype);
-    mt_tensor *gf = gc ? MT_OP("reshape", "TL", gc, 1, &flat) : NULL;
-    mt_tensor *pf = MT_OP("reshape", "TL", pos, 1, &flat);
-    mt_tensor *r = gf && pf ? MT_OP("index_add_", "TiTT", *acc, (int64_t)0, pf, gf) : NULL;
+    mt_tensor *gc = g->dtype == m->dtype ? (mt_retain(g), g) : mt_call(MT_OP_to, "TD", g, (int)m->dtype);
+    mt_tensor *gf = gc ? mt_call(MT_OP_reshape, "TL", gc, 1, &flat) : NULL;
+    mt_tensor *pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
+    mt_tensor *r = gf && pf ? mt_call(MT_OP_index_add_, "TiTT", *acc, (int64_t)0, pf, gf) : NULL;
     mt_tensor *tmp[] = {gc, gf, pf};
     mt_release_all(3, tmp);
     if (!r)
@@ -49,7 +49,7 @@ mt_tensor *mt_embed_finish(mt_node *n, int e, mt_tensor *acc)
     const mt_tensor_meta *m = &n->edge_meta[e];
     if (!acc)
         return NULL;
-    mt_tensor *r = MT_OP("reshape", "TL", acc, m->ndim, m->sizes);
+    mt_tensor *r = mt_call(MT_OP_reshape, "TL", acc, m->ndim, m->sizes);
     mt_release(acc);
     return r;
 }
@@ -81,9 +81,9 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!p)
         return -1;
     if (n->nparams == 2)
-        pos = MT_OP("__getitem__", "TO", p, n->args[1].obj);
+        pos = mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj);
     else
-        pos = MT_OP("narrow", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i);
+        pos = mt_call(MT_OP_narrow, "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i);
     mt_release(p);
     return embed_view(n, g[0], out, pos);
 }
@@ -92,7 +92,7 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
-    mt_tensor *pos = p && key ? MT_OP("__getitem__", "TT", p, key) : NULL;
+    mt_tensor *pos = p && key ? mt_call(MT_OP___getitem__, "TT", p, key) : NULL;
     if (p)
         mt_release(p);
     if (key)
@@ -103,7 +103,7 @@ int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *p = mt_positions(n, 0);
-    mt_tensor *pos = p ? MT_OP("select", "Tii", p, n->args[1].i, n->args[2].i) : NULL;
+    mt_tensor *pos = p ? mt_call(MT_OP_select, "Tii", p, n->args[1].i, n->args[2].i) : NULL;
     if (p)
         mt_release(p);
     return embed_view(n, g[0], out, pos);
@@ -112,7 +112,7 @@ int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *p = mt_positions(n, 0);
-    mt_tensor *pos = p ? MT_OP("diagonal", "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i)
+    mt_tensor *pos = p ? mt_call(MT_OP_diagonal, "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i)
                        : NULL;
     if (p)
         mt_release(p);
@@ -132,8 +132,8 @@ static int parts_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t di
     for (int k = 0; k < n->nout; k++) {
         int64_t len = unbind ? 1 : n->out_meta[k].sizes[d];
         if (g[k]) {
-            mt_tensor *pos = unbind ? MT_OP("select", "Tii", p, d, (int64_t)k)
-                                    : MT_OP("narrow", "Tiii", p, d, start, len);
+            mt_tensor *pos = unbind ? mt_call(MT_OP_select, "Tii", p, d, (int64_t)k)
+                                    : mt_call(MT_OP_narrow, "Tiii", p, d, start, len);
             int rc = pos ? mt_embed_into(n, 0, &acc, g[k], pos) : -1;
             if (pos)
                 mt_release(pos);
@@ -169,15 +169,15 @@ int movedim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_ad_value *src = &n->args[1], *dst = &n->args[2];
     if (src->nints || dst->nints || src->none)
-        out[0] = MT_OP("movedim", "TLL", g[0], dst->nints, dst->ints, src->nints, src->ints);
+        out[0] = mt_call(MT_OP_movedim_1, "TLL", g[0], dst->nints, dst->ints, src->nints, src->ints);
     else
-        out[0] = MT_OP("movedim", "Tii", g[0], dst->i, src->i);
+        out[0] = mt_call(MT_OP_movedim, "Tii", g[0], dst->i, src->i);
     return out[0] ? 0 : -1;
 }
 
 int adjoint_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    out[0] = MT_OP("adjoint", "T", g[0]);
+    out[0] = mt_call(MT_OP_adjoint, "T", g[0]);
     return out[0] ? 0 : -1;
 }
 
@@ -198,15 +198,15 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int64_t off = n->args[3].none ? in->offset : n->args[3].i, extent = hi - lo + 1;
     if (!(p = mt_positions(n, 0)) || !(slots = mt_new(MT_INT64, 1, &extent, true)))
         goto done;
-    mt_tensor *view = MT_OP("as_strided", "TLLi", slots, in->ndim, in->sizes, in->ndim,
+    mt_tensor *view = mt_call(MT_OP_as_strided, "TLLi", slots, in->ndim, in->sizes, in->ndim,
                             in->strides, in->offset - lo);
-    mt_tensor *c = view ? MT_OP("copy_", "TT", view, p) : NULL;
+    mt_tensor *c = view ? mt_call(MT_OP_copy_, "TT", view, p) : NULL;
     if (view)
         mt_release(view);
     if (!c)
         goto done;
     mt_release(c);
-    pos = MT_OP("as_strided", "TLLi", slots, size->nints, size->ints, stride->nints,
+    pos = mt_call(MT_OP_as_strided, "TLLi", slots, size->nints, size->ints, stride->nints,
                 stride->ints, off - lo);
 done:
     mt_release(in);

@@ -59,7 +59,6 @@ int mt_fw_set_grad(mt_tensor *t, mt_tensor *tangent)
 
 static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    static void *mul_c, *sum_c, *add_c, *ones_c;
     mt_tensor **u = calloc((size_t)n->nout * 3 + n->nedges + 1, sizeof(mt_tensor *));
     if (!u) {
         mt_error(MT_ERR_RUNTIME, "out of memory");
@@ -82,14 +81,14 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     for (int e = 0; e < n->nedges; e++) {
         if (!v[e] || !tin[e])
             continue;
-        mt_tensor *p = mt_ad.call(&mul_c, "mul", "TT", v[e], tin[e]);
-        mt_tensor *q = p ? mt_ad.call(&sum_c, "sum", "T", p) : NULL;
+        mt_tensor *p = mt_call(MT_OP_mul, "TT", v[e], tin[e]);
+        mt_tensor *q = p ? mt_call(MT_OP_sum, "T", p) : NULL;
         if (p)
             mt_release(p);
         if (!q)
             goto done;
         if (s) {
-            mt_tensor *r = mt_ad.call(&add_c, "add", "TT", s, q);
+            mt_tensor *r = mt_call(MT_OP_add, "TT", s, q);
             mt_release(q);
             mt_release(s);
             if (!(s = r))
@@ -98,7 +97,7 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
             s = q;
     }
     if (s && mt_requires_grad(s)) {
-        if (!(one = mt_ad.call(&ones_c, "ones_like", "T", s)))
+        if (!(one = mt_call(MT_OP_ones_like, "T", s)))
             goto done;
         mt_backward_task task = {.nroots = 1, .roots = &s, .root_grads = &one,
                                  .ninputs = ninputs, .inputs = inputs, .captured = captured};
@@ -128,22 +127,21 @@ static bool same_sizes(const mt_tensor *t, const mt_tensor_meta *m)
 /* Brings a tangent to its output's shape and dtype (consumes t); zeros for NULL. */
 static mt_tensor *fit(mt_tensor *t, const mt_tensor_meta *m)
 {
-    static void *expand_c, *to_c, *contig_c;
     if (!t)
         return mt_new(m->dtype, m->ndim, m->sizes, true);
     if (!same_sizes(t, m)) {
-        mt_tensor *e = mt_ad.call(&expand_c, "expand", "TL", t, m->ndim, m->sizes);
+        mt_tensor *e = mt_call(MT_OP_expand, "TL", t, m->ndim, m->sizes);
         mt_release(t);
         if (!e)
             return NULL;
         /* an expanded tangent would alias one element many times */
-        t = mt_ad.call(&contig_c, "contiguous", "T", e);
+        t = mt_call(MT_OP_contiguous, "T", e);
         mt_release(e);
         if (!t)
             return NULL;
     }
     if (t->dtype != m->dtype) {
-        mt_tensor *c = mt_ad.call(&to_c, "to", "TD", t, (int)m->dtype);
+        mt_tensor *c = mt_call(MT_OP_to, "TD", t, (int)m->dtype);
         mt_release(t);
         t = c;
     }

@@ -1,5 +1,6 @@
 #include "meta.h"
 #include "backend.h"
+#include "../ops/call.h"
 #include "grad_mode.h"
 #include "view_tracking.h"
 
@@ -17,7 +18,6 @@ static void fill_meta(mt_tensor_meta *m, const mt_tensor *t)
 /* AccumulateGrad: adds the incoming gradient into the leaf's .grad. */
 static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
-    static void *clone_c, *add_c, *add__c;
     mt_tensor *g = gin[0];
     mt_autograd_meta *m = mt_meta.get_or_create(n->variable);
     if (!g)
@@ -28,18 +28,18 @@ static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
         /* A view or a tensor the caller still holds is copied; a fresh
          * contiguous gradient (or one that must keep its graph) is kept. */
         bool keep = mt_grad_enabled || (mt_owner.unshared(g) && mt_tensor_is_contiguous(g));
-        mt_tensor *own = keep ? (mt_retain(g), g) : mt_ad.call(&clone_c, "clone", "T", g);
+        mt_tensor *own = keep ? (mt_retain(g), g) : mt_call(MT_OP_clone, "T", g);
         if (!own)
             return -1;
         m->grad = own;
     } else if (mt_grad_enabled) {
-        mt_tensor *sum = mt_ad.call(&add_c, "add", "TT", m->grad, g);
+        mt_tensor *sum = mt_call(MT_OP_add, "TT", m->grad, g);
         if (!sum)
             return -1;
         mt_release(m->grad);
         m->grad = sum;
     } else {
-        mt_tensor *r = mt_ad.call(&add__c, "add_", "TT", m->grad, g);
+        mt_tensor *r = mt_call(MT_OP_add_, "TT", m->grad, g);
         if (!r)
             return -1;
         mt_release(r);

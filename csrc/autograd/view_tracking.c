@@ -123,12 +123,12 @@ static mt_tensor *view_positions(const mt_node *n)
     }
     int64_t extent = hi - lo + 1;
     mt_tensor *slots = mt_new(MT_INT64, 1, &extent, true), *pos = NULL;
-    mt_tensor *ar = MT_OP("arange", "i", numel);
-    mt_tensor *numbers = ar ? MT_OP("reshape", "TL", ar, bnd, bs) : NULL;
-    mt_tensor *in_base = slots ? MT_OP("as_strided", "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
-    mt_tensor *written = in_base && numbers ? MT_OP("copy_", "TT", in_base, numbers) : NULL;
+    mt_tensor *ar = mt_call(MT_OP_arange, "i", numel);
+    mt_tensor *numbers = ar ? mt_call(MT_OP_reshape, "TL", ar, bnd, bs) : NULL;
+    mt_tensor *in_base = slots ? mt_call(MT_OP_as_strided, "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
+    mt_tensor *written = in_base && numbers ? mt_call(MT_OP_copy_, "TT", in_base, numbers) : NULL;
     if (written)
-        pos = MT_OP("as_strided", "TLLi", slots, vnd, vg->ints, vnd, vg->ints + vnd, vg->i - lo);
+        pos = mt_call(MT_OP_as_strided, "TLLi", slots, vnd, vg->ints, vnd, vg->ints + vnd, vg->i - lo);
     mt_tensor *tmp[] = {slots, ar, numbers, in_base, written};
     mt_release_all(5, tmp);
     return pos;
@@ -260,19 +260,19 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
               *put = NULL;
     int64_t flat = -1;
     int rc = -1;
-    if (!op_out || !pos || !(slice = MT_OP("take", "TT", g[0], pos)))
+    if (!op_out || !pos || !(slice = mt_call(MT_OP_take, "TT", g[0], pos)))
         goto done;
     if (run_op_backward(n, op, slice, op_out) < 0)
         goto done;
     if (mt_needs(n, 0)) {
         if (op_out[0])
-            src = MT_OP("reshape", "TL", op_out[0], 1, &flat);
+            src = mt_call(MT_OP_reshape, "TL", op_out[0], 1, &flat);
         else
             src = mt_new(bm->dtype, 1, &slice->numel, true);
-        gf = MT_OP("reshape", "TL", g[0], 1, &flat);
-        pf = MT_OP("reshape", "TL", pos, 1, &flat);
-        put = src && gf && pf ? MT_OP("scatter", "TiTT", gf, (int64_t)0, pf, src) : NULL;
-        if (!put || !(out[0] = MT_OP("reshape", "TL", put, bm->ndim, bm->sizes)))
+        gf = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
+        pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
+        put = src && gf && pf ? mt_call(MT_OP_scatter, "TiTT", gf, (int64_t)0, pf, src) : NULL;
+        if (!put || !(out[0] = mt_call(MT_OP_reshape, "TL", put, bm->ndim, bm->sizes)))
             goto done;
     }
     for (int e = 1; e < op->nedges; e++) {

@@ -83,6 +83,10 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
             return bad_arg(op, p, c);
         }
     }
+    case 'O':
+        if (prm->type != MT_ARG_OBJECT || !(v->obj = va_arg(*ap, void *)))
+            return bad_arg(op, p, c);
+        return 0;
     case 'D':
         if (prm->type != MT_ARG_DTYPE)
             return bad_arg(op, p, c);

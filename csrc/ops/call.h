@@ -12,6 +12,7 @@
  * order from the first:
  *   T mt_tensor *      N None             i int64_t        f double
  *   b int (a bool)     D int (an mt_dtype) s const char *   L int n, const int64_t *v
+ *   O void * (an object of the host's, for MT_PYOP rows that take one)
  * A 'k' before any of these makes it a keyword argument: its parameter name
  * (const char *) comes first. Numbers go where the row takes them: 'i' and
  * 'f' fill int, float, Scalar and (MT_NUMBERS rows) Tensor parameters.

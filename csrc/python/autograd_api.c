@@ -1,6 +1,8 @@
 /* The Python face of autograd: Tensor.grad / grad_fn / is_leaf / hooks,
  * grad-mode switches, and the entry point that runs the engine. */
 #include "autograd_bind.h"
+#include "function.h"
+#include "torch_function_state.h"
 
 #include "../autograd/engine.h"
 #include "../autograd/grad_mode.h"
@@ -269,6 +271,33 @@ static PyObject *python_backward(PyObject *self, PyObject *gradient, PyObject *r
     return r;
 }
 
+/* Tensor.backward on a tensor-like or under a mode: the handlers see the
+ * call, as torch's do (and nothing the backward pass runs inside). */
+static PyObject *dispatch_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    PyObject *func = PyObject_GetAttrString((PyObject *)mtpy_tensor_class, "backward");
+    PyObject *all = func ? PyTuple_New(nargs + 1) : NULL;
+    PyObject *kwargs = all ? PyDict_New() : NULL;
+    PyObject *relevant = kwargs ? PyTuple_Pack(1, self) : NULL;
+    PyObject *r = NULL;
+    if (!relevant)
+        goto done;
+    PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(all, i + 1, Py_NewRef(args[i]));
+    for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+        if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            goto done;
+    r = mt_handle_torch_function(func, relevant, all, kwargs);
+done:
+    Py_XDECREF(func);
+    Py_XDECREF(all);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(relevant);
+    return r;
+}
+
 /* Tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None):
  * the common case runs the engine directly; inputs= goes through
  * minitorch.autograd.backward. */
@@ -277,6 +306,9 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
 {
     static const char *names[] = {"gradient", "retain_graph", "create_graph", "inputs"};
     PyObject *v[4] = {Py_None, Py_None, Py_False, Py_None};
+    if (mt_mode_active() ||
+        (!mt_tf_disabled && !mt_tf_subclass_disabled && mt_has_torch_function(self)))
+        return dispatch_backward(self, args, nargs, kwnames);
     if (nargs > 4)
         return PyErr_Format(PyExc_TypeError,
                             "backward() takes from 1 to 5 positional arguments but %zd were given",

@@ -1,12 +1,11 @@
-/* The mt_ad_backend the engine uses, implemented with our Python objects. */
+/* The hooks the plain-C layers call into the binding through: tensor
+ * ownership (core/owner.h), warnings, and the autograd backend (user hooks
+ * on nodes and tensors, and what the binding keeps on a node). */
 #include "autograd_bind.h"
 
 #include "../autograd/backend.h"
 #include "../autograd/grad_mode.h"
-
-#include <stdarg.h>
-
-static PyObject *functions_dict, *nn_functions_dict;
+#include "../ops/call.h"
 
 /* ------------------------------------------------------------------ owner
  * Tensors below the binding are minitorch.Tensor objects (of the subclass a
@@ -65,108 +64,6 @@ static int warn_hook(const char *msg)
     return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
 }
 
-static mt_tensor *be_call(void **cache, const char *name, const char *fmt, ...)
-{
-    PyObject *fn = *cache;
-    if (!fn) {
-        fn = PyDict_GetItemString(functions_dict, name);
-        if (!fn)
-            fn = PyDict_GetItemString(MTTensorBase_Type.tp_dict, name);
-        if (!fn)
-            fn = PyDict_GetItemString(nn_functions_dict, name);
-        if (!fn) {
-            PyErr_Format(PyExc_RuntimeError, "minitorch autograd: no op named '%s'", name);
-            mt_error(MT_ERR_HOST, "no op");
-            return NULL;
-        }
-        *cache = fn; /* the dicts live as long as the module */
-    }
-    PyObject *args[10], *kwnames = NULL;
-    int n = 0, nkw = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    for (const char *c = fmt; *c; c++, n++) {
-        if (*c == 'k') { /* the arguments from here on are keywords */
-            if (!kwnames) {
-                Py_ssize_t count = 0;
-                for (const char *q = c; *q; q += 2)
-                    count++;
-                if (!(kwnames = PyTuple_New(count)))
-                    goto fail;
-            }
-            PyObject *kw = PyUnicode_InternFromString(va_arg(ap, const char *));
-            if (!kw)
-                goto fail;
-            PyTuple_SET_ITEM(kwnames, nkw++, kw);
-            c++;
-        }
-        switch (*c) {
-        case 'T':
-            args[n] = Py_NewRef((PyObject *)mtpy_container(va_arg(ap, mt_tensor *)));
-            break;
-        case 'N':
-            args[n] = Py_NewRef(Py_None);
-            break;
-        case 'i':
-            args[n] = PyLong_FromLongLong(va_arg(ap, int64_t));
-            break;
-        case 'f':
-            args[n] = PyFloat_FromDouble(va_arg(ap, double));
-            break;
-        case 'b':
-            args[n] = PyBool_FromLong(va_arg(ap, int));
-            break;
-        case 'D':
-            args[n] = Py_NewRef(mtpy_dtype_obj((mt_dtype)va_arg(ap, int)));
-            break;
-        case 's':
-            args[n] = PyUnicode_FromString(va_arg(ap, const char *));
-            break;
-        case 'O':
-            args[n] = Py_NewRef((PyObject *)va_arg(ap, void *));
-            break;
-        case 'L': {
-            int len = va_arg(ap, int);
-            const int64_t *v = va_arg(ap, const int64_t *);
-            PyObject *tup = PyTuple_New(len);
-            for (int k = 0; tup && k < len; k++)
-                PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(v[k]));
-            args[n] = tup;
-            break;
-        }
-        default:
-            args[n] = NULL;
-        }
-        if (!args[n])
-            goto fail;
-    }
-    va_end(ap);
-    PyObject *r = PyObject_Vectorcall(fn, args, n - nkw, kwnames);
-    for (int k = 0; k < n; k++)
-        Py_DECREF(args[k]);
-    Py_XDECREF(kwnames);
-    if (!r) {
-        mt_error(MT_ERR_HOST, "op failed");
-        return NULL;
-    }
-    if (!MTPy_Check(r)) {
-        Py_DECREF(r);
-        PyErr_Format(PyExc_RuntimeError, "minitorch autograd: '%s' did not return a tensor", name);
-        mt_error(MT_ERR_HOST, "op failed");
-        return NULL;
-    }
-    return MTPy_T(r);
-fail:
-    va_end(ap);
-    for (int k = 0; k < n; k++)
-        Py_DECREF(args[k]);
-    Py_XDECREF(kwnames);
-    if (!PyErr_Occurred())
-        PyErr_Format(PyExc_RuntimeError, "minitorch autograd: bad format '%s'", fmt);
-    mt_error(MT_ERR_HOST, "op failed");
-    return NULL;
-}
-
 /* ------------------------------------------------------------------- hooks
  * Tensor hooks live in a dict on the tensor's meta. A leaf's hooks run when
  * its AccumulateGrad node receives the gradient; a non-leaf's when its
@@ -207,11 +104,9 @@ static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
 
 static int retain_into(mt_autograd_meta *m, mt_tensor *g)
 {
-    static void *clone_c, *add_c;
     if (!m || !m->retains_grad || !g)
         return 0;
-    mt_tensor *v = m->grad ? mt_ad.call(&add_c, "add", "TT", m->grad, g)
-                           : mt_ad.call(&clone_c, "clone", "T", g);
+    mt_tensor *v = m->grad ? mt_call(MT_OP_add, "TT", m->grad, g) : mt_call(MT_OP_clone, "T", g);
     if (!v)
         return -1;
     if (m->grad)
@@ -402,10 +297,8 @@ void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src)
     dst->ag = src->ag;
 }
 
-int mt_autograd_bind_init(PyObject *module, PyObject *functions, PyObject *nn_functions)
+int mt_autograd_bind_init(PyObject *module)
 {
-    functions_dict = functions;
-    nn_functions_dict = nn_functions;
     mt_owner = (mt_owner_hooks){
         .make = owner_make,
         .retain = owner_retain,
@@ -418,7 +311,6 @@ int mt_autograd_bind_init(PyObject *module, PyObject *functions, PyObject *nn_fu
     };
     mt_warn_hook = warn_hook;
     mt_ad = (mt_ad_backend){
-        .call = be_call,
         .run_pre_hooks = be_run_pre_hooks,
         .run_post_hooks = be_run_post_hooks,
         .run_tensor_post_acc_hooks = be_post_acc_hooks,

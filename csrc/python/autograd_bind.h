@@ -13,7 +13,7 @@ static inline MTTensorObject *mtpy_container(mt_tensor *t)
 }
 
 /* Installs the backend and meta accessors; registers the node base type. */
-int mt_autograd_bind_init(PyObject *module, PyObject *functions, PyObject *nn_functions);
+int mt_autograd_bind_init(PyObject *module);
 /* Drops the tensor's share of its autograd meta (tensor dealloc). */
 void mtpy_meta_release(MTTensorObject *o);
 /* Makes dst share src's autograd meta (as_subclass aliases). */

@@ -110,7 +110,7 @@ PyMODINIT_FUNC PyInit__C(void)
         add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
         add_methods(m, mt_autograd_module_methods) < 0 ||
-        mt_autograd_bind_init(m, functions, nn_functions) < 0 || mt_py_function_init(m) < 0 ||
+        mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 ||
         mt_forward_ad_init(m) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||

@@ -11,6 +11,8 @@
 /* The Python object C code's typed value stands for (new reference). */
 static PyObject *object_of(const mt_param *p, const mt_value *v)
 {
+    if (p->type == MT_ARG_OBJECT)
+        return Py_NewRef((PyObject *)v->obj);
     if (v->t)
         return Py_NewRef((PyObject *)mtpy_container(v->t));
     switch (p->type) {

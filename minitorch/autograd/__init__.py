@@ -79,6 +79,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     """Computes and returns the gradients of outputs w.r.t. inputs."""
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
+    relevant = outputs + inputs_t
+    if _C._has_torch_function(relevant):
+        return _C._handle_torch_function(
+            grad, relevant, (outputs, inputs_t),
+            dict(grad_outputs=grad_outputs, retain_graph=retain_graph,
+                 create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+                 is_grads_batched=is_grads_batched, materialize_grads=materialize_grads))
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
