@@ -4,7 +4,7 @@
  * rows through the op table and report failures with mt_error; nothing here
  * may touch Python. */
 #include "args.h"
-#include "run.h"
+#include "table.h"
 #include "shape.h"
 
 #include "../core/shape.h"
