@@ -119,6 +119,18 @@ def test_expand_as_view_as_reshape_as():
         mt.zeros(2, 3).t().view_as(mt.zeros(6))
 
 
+@pytest.mark.parametrize("expr", ["x.expand(2, 4)", "x.expand((2, 4))", "x.expand([2, 4])",
+                                  "x.expand(size=(2, 4))", "x.expand_as(lib.zeros(2, 4))"])
+def test_expand_mismatch_message(expr):
+    """The sizes are printed as torch prints them, however they were given."""
+    for lib in (mt, torch):
+        with pytest.raises(RuntimeError) as info:
+            eval(expr, {"x": lib.zeros(2, 3), "lib": lib})
+        assert str(info.value) == (
+            "The expanded size of the tensor (4) must match the existing size (3) at "
+            "non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]")
+
+
 @pytest.mark.parametrize("shape", [(5,), (4, 6), (3, 5, 2)])
 def test_narrow_select(shape):
     for a, t in sources(shape):
