@@ -19,7 +19,8 @@ typedef struct {
     mt_tensor **captured;    /* out: new references or NULL */
 } mt_backward_task;
 
-/* 0 on success, -1 with an error pending in the binding layer. */
+/* 0 on success, or -1 with an mt_error set (MT_ERR_HOST when a host hook
+ * raised: the host holds that error). */
 int mt_run_backward(mt_backward_task *task);
 
 #endif
