@@ -5,6 +5,7 @@
  * core/ and kernels/; nothing here may touch the Python binding. */
 #include "args.h"
 #include "out_param.h"
+#include "reduce.h"
 #include "table.h"
 
 #include "../core/shape.h"
@@ -60,17 +61,22 @@ static mt_tensor *new_result(const mt_tensor *t, const bool *mask, bool keepdim,
     return mt_new(dtype, n, sizes, false);
 }
 
-/* in, or (torch casts before reducing) its contiguous conversion to dtype,
- * held in *hold for the caller to release. */
+mt_tensor *mt_contiguous_as(const mt_tensor *t, mt_dtype dtype)
+{
+    mt_tensor *r = mt_new(dtype, t->ndim, t->sizes, false);
+    if (r)
+        mt_copy(r, t);
+    return r;
+}
+
+/* in, or (torch casts before reducing) its conversion to dtype, held in
+ * *hold for the caller to release. */
 static const mt_tensor *as_dtype(const mt_tensor *in, mt_dtype dtype, mt_tensor **hold)
 {
     *hold = NULL;
     if (in->dtype == dtype)
         return in;
-    *hold = mt_new(dtype, in->ndim, in->sizes, false);
-    if (*hold)
-        mt_copy(*hold, in);
-    return *hold;
+    return *hold = mt_contiguous_as(in, dtype);
 }
 
 /* Reduces in into a new tensor of out_dtype; optionally also the indices or

@@ -3,6 +3,7 @@
  * C: it reads only typed arguments, makes and drops tensors through
  * core/owner.h, reports through core/error.h and calls into core/ and
  * kernels/; nothing here may touch the Python binding. */
+#include "reduce.h"
 #include "search.h"
 
 #include "../core/shape.h"
@@ -10,15 +11,6 @@
 #include "../kernels/search.h"
 
 #include <string.h>
-
-/* A contiguous copy of t converted to dtype; a new reference or NULL. */
-static mt_tensor *contiguous_as(const mt_tensor *t, mt_dtype dtype)
-{
-    mt_tensor *r = mt_new(dtype, t->ndim, t->sizes, false);
-    if (r && t->numel)
-        mt_copy(r, t);
-    return r;
-}
 
 /* The input operand as a tensor (a number becomes a 0-d one). */
 static mt_tensor *value_tensor(const mt_value *v)
@@ -71,9 +63,9 @@ static int search(mt_result *r, const mt_tensor *bounds, const mt_value *value,
         mt_error(MT_ERR_NOT_IMPLEMENTED, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
         goto done;
     }
-    bc = contiguous_as(bounds, common);
-    vc = contiguous_as(v, common);
-    sc = sorter ? contiguous_as(sorter, MT_INT64) : NULL;
+    bc = mt_contiguous_as(bounds, common);
+    vc = mt_contiguous_as(v, common);
+    sc = sorter ? mt_contiguous_as(sorter, MT_INT64) : NULL;
     out = mt_new(out_int32 ? MT_INT32 : MT_INT64, v->ndim, v->sizes, false);
     if (!bc || !vc || (sorter && !sc) || !out) {
         mt_xrelease(out);

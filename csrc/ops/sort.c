@@ -4,6 +4,7 @@
  * and drops tensors through core/owner.h, reports through core/error.h and
  * calls into core/ and kernels/; nothing here may touch the Python binding. */
 #include "args.h"
+#include "reduce.h"
 #include "table.h"
 
 #include "../core/shape.h"
@@ -73,10 +74,7 @@ static mt_tensor *leading(const mt_tensor *t, int dim, int64_t k)
         part.sizes[dim] = k;
         part.numel = part.sizes[dim] ? part.numel / t->sizes[dim] * k : 0;
     }
-    mt_tensor *r = mt_new(part.dtype, part.ndim, part.sizes, false);
-    if (r && part.numel)
-        mt_copy(r, &part);
-    return r;
+    return mt_contiguous_as(&part, part.dtype);
 }
 
 int impl_topk(mt_args *a, mt_result *r)
@@ -149,7 +147,7 @@ static int pick_all(mt_result *r, const mt_tensor *t, mt_pick_op pick)
     int64_t n = t->numel;
     if (n && t->dtype == MT_BOOL)
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"median_cpu\" not implemented for 'Bool'");
-    mt_tensor *flat = mt_new(t->dtype, t->ndim, t->sizes, false);
+    mt_tensor *flat = mt_contiguous_as(t, t->dtype);
     mt_tensor *v = mt_new(t->dtype, 0, NULL, false);
     mt_tensor *i = mt_new(MT_INT64, 1, (int64_t[]){1}, false);
     if (!flat || !v || !i) {
@@ -158,7 +156,6 @@ static int pick_all(mt_result *r, const mt_tensor *t, mt_pick_op pick)
     } else if (n == 0) {
         mt_fill(v, NAN, 0, 0);
     } else {
-        mt_copy(flat, t);
         mt_tensor line = *flat, one = *i, val = *v;
         line.ndim = 1;
         line.sizes[0] = n;
@@ -250,7 +247,7 @@ static int unique_dim(mt_result *r, const mt_tensor *t, int64_t dim, bool invers
     int64_t n = moved.sizes[0], m = 1;
     for (int j = 1; j < t->ndim; j++)
         m *= moved.sizes[j];
-    mt_tensor *rows = mt_new(t->dtype, t->ndim, moved.sizes, false);
+    mt_tensor *rows = mt_contiguous_as(&moved, t->dtype);
     mt_tensor *out_m = NULL, *out = NULL, *inv = NULL, *cnt = NULL;
     int rc = -1;
     int64_t *perm = malloc((size_t)(n ? n : 1) * 2 * sizeof(int64_t));
@@ -259,8 +256,6 @@ static int unique_dim(mt_result *r, const mt_tensor *t, int64_t dim, bool invers
             mt_error(MT_ERR_MEMORY, "out of memory");
         goto done;
     }
-    if (t->numel)
-        mt_copy(rows, &moved);
     int64_t *groups = perm + (n ? n : 1);
     int64_t ng = mt_sorted_rows(rows, n, m, perm, groups);
     if (ng < 0)
@@ -289,11 +284,9 @@ static int unique_dim(mt_result *r, const mt_tensor *t, int64_t dim, bool invers
         back.strides[j] = j == d ? out_m->strides[0] : out_m->strides[k];
         k += j != d;
     }
-    out = mt_new(t->dtype, t->ndim, back.sizes, false);
+    out = mt_contiguous_as(&back, t->dtype);
     if (!out)
         goto done;
-    if (back.numel)
-        mt_copy(out, &back);
     rc = unique_result(r, out, inv, cnt, inverse, counts);
     out = inv = cnt = NULL;
 done:
@@ -321,10 +314,9 @@ int impl_unique(mt_args *a, mt_result *r)
         return -1;
     if (n) {
         /* a flat view of t's elements in C order, through a contiguous copy */
-        mt_tensor *tmp = mt_new(t->dtype, t->ndim, t->sizes, false);
+        mt_tensor *tmp = mt_contiguous_as(t, t->dtype);
         if (!tmp)
             goto done;
-        mt_copy(tmp, t);
         memcpy(mt_data(flat), mt_data(tmp), (size_t)n * mt_itemsize(t->dtype));
         mt_release(tmp);
     }
