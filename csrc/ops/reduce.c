@@ -1,0 +1,495 @@
+/* Reductions, softmax and cumulative ops of the op table (csrc/ops/reduce.def):
+ * argument checks, result dtypes and shapes in torch's words, then the
+ * kernels' drivers. Plain C: it reads only typed arguments, makes and drops
+ * tensors through core/owner.h, reports through core/error.h and calls into
+ * core/ and kernels/; nothing here may touch the Python binding. */
+#include "args.h"
+#include "out_param.h"
+#include "reduce.h"
+#include "table.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+#include "../kernels/reduce.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The dims to reduce from an int[]? argument; None or [] means all. */
+static int dims_mask(const mt_tensor *t, const mt_value *v, bool *mask)
+{
+    memset(mask, 0, sizeof(bool) * MT_MAX_DIMS);
+    if (!v->obj || v->nints == 0) {
+        for (int d = 0; d < t->ndim; d++)
+            mask[d] = true;
+        return 0;
+    }
+    for (int k = 0; k < v->nints; k++) {
+        int d;
+        if (mt_wrap_dim(v->ints[k], t->ndim, &d) < 0)
+            return -1;
+        if (t->ndim == 0)
+            continue;
+        if (mask[d])
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
+                            d);
+        mask[d] = true;
+    }
+    return 0;
+}
+
+/* The same from an int? argument. */
+static int dim_mask(const mt_tensor *t, const mt_value *v, bool *mask)
+{
+    mt_value list = *v;
+    list.nints = v->obj ? 1 : 0;
+    list.ints = &list.i;
+    return dims_mask(t, &list, mask);
+}
+
+static mt_tensor *new_result(const mt_tensor *t, const bool *mask, bool keepdim, mt_dtype dtype)
+{
+    int64_t sizes[MT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (!mask[d])
+            sizes[n++] = t->sizes[d];
+        else if (keepdim)
+            sizes[n++] = 1;
+    }
+    return mt_new(dtype, n, sizes, false);
+}
+
+mt_tensor *mt_contiguous_as(const mt_tensor *t, mt_dtype dtype)
+{
+    mt_tensor *r = mt_new(dtype, t->ndim, t->sizes, false);
+    if (r)
+        mt_copy(r, t);
+    return r;
+}
+
+/* in, or (torch casts before reducing) its conversion to dtype, held in
+ * *hold for the caller to release. */
+static const mt_tensor *as_dtype(const mt_tensor *in, mt_dtype dtype, mt_tensor **hold)
+{
+    *hold = NULL;
+    if (in->dtype == dtype)
+        return in;
+    return *hold = mt_contiguous_as(in, dtype);
+}
+
+/* Reduces in into a new tensor of out_dtype; optionally also the indices or
+ * the mean (returned through *second). */
+static mt_tensor *reduce(const mt_tensor *in, const bool *mask, bool keepdim, mt_dtype out_dtype,
+                         mt_reduce_op op, double param, mt_tensor **second)
+{
+    mt_tensor *out = new_result(in, mask, keepdim, out_dtype);
+    if (!out)
+        return NULL;
+    bool idx = op == MT_RED_MAX || op == MT_RED_MIN;
+    mt_tensor *extra = NULL;
+    if (second) {
+        extra = new_result(in, mask, keepdim, idx ? MT_INT64 : out_dtype);
+        if (!extra) {
+            mt_release(out);
+            return NULL;
+        }
+        *second = extra;
+    }
+    void *tok = mt_unlock();
+    mt_reduce(out, extra && idx ? extra : NULL, in, mask, op, param,
+              extra && !idx ? extra : NULL);
+    mt_relock(tok);
+    return out;
+}
+
+static mt_tensor *reduce_cast(const mt_tensor *in, mt_dtype compute, const bool *mask,
+                              bool keepdim, mt_reduce_op op, double param)
+{
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(in, compute, &hold);
+    if (!src)
+        return NULL;
+    mt_tensor *r = reduce(src, mask, keepdim, compute, op, param, NULL);
+    mt_xrelease(hold);
+    return r;
+}
+
+/* sum and prod: integers accumulate to int64 unless dtype= says otherwise. */
+static int sum_like(mt_args *a, mt_result *r, bool single, mt_reduce_op op)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if ((single ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &a->v[1], mask)) < 0)
+        return -1;
+    mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : MT_INT64;
+    if (!mt_is_none(a, 3))
+        out = a->v[3].dtype;
+    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[2].b, op, 0));
+}
+
+int impl_sum(mt_args *a, mt_result *r) { return sum_like(a, r, false, MT_RED_SUM); }
+int impl_prod(mt_args *a, mt_result *r) { return sum_like(a, r, true, MT_RED_PROD); }
+
+int impl_mean(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    mt_dtype out = mt_is_none(a, 3) ? t->dtype : a->v[3].dtype;
+    if (!mt_is_floating(out))
+        return mt_error(MT_ERR_RUNTIME,
+                        "mean(): could not infer output dtype. %s dtype must be either a "
+                        "floating point or complex dtype. Got: %s",
+                        mt_is_none(a, 3) ? "Input" : "Optional",
+                        mt_dtype_infos[out].scalar_name);
+    if (dims_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[2].b, MT_RED_MEAN, 0));
+}
+
+/* max/min/amax/amin/argmax/argmin need a non-empty reduction. */
+static int check_nonempty(const char *name, const mt_tensor *t, const bool *mask, bool dim_given)
+{
+    if (t->numel != 0)
+        return 0;
+    if (!dim_given) {
+        if (strncmp(name, "arg", 3) == 0)
+            return mt_error(MT_ERR_INDEX,
+                            "%s(): Expected reduction dim to be specified for input.numel() == 0.",
+                            name);
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s(): Expected reduction dim to be specified for input.numel() == 0. "
+                        "Specify the reduction dim with the 'dim' argument.",
+                        name);
+    }
+    for (int d = 0; d < t->ndim; d++)
+        if (mask[d] && t->sizes[d] == 0)
+            return mt_error(MT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
+                            name, d);
+    return 0;
+}
+
+static int amax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dims_mask(t, &a->v[1], mask) < 0 ||
+        check_nonempty(name, t, mask, a->v[1].nints > 0) < 0)
+        return -1;
+    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, t->dtype, op, 0, NULL));
+}
+
+int impl_amax(mt_args *a, mt_result *r) { return amax_like(a, r, "amax", MT_RED_MAX); }
+int impl_amin(mt_args *a, mt_result *r) { return amax_like(a, r, "amin", MT_RED_MIN); }
+
+/* aminmax(input, *, dim=None, keepdim) -> (min, max); torch words its empty
+ * errors unlike amin's. */
+int impl_aminmax(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dim_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    if (t->numel == 0) {
+        if (mt_is_none(a, 1))
+            return mt_error(MT_ERR_RUNTIME,
+                            "aminmax(): cannot compute aminmax over an empty dimension as the "
+                            "operation has no identity.");
+        for (int d = 0; d < t->ndim; d++)
+            if (mask[d] && t->sizes[d] == 0)
+                return mt_error(MT_ERR_INDEX,
+                                "aminmax: Expected reduction dim %d to have non-zero size.", d);
+    }
+    mt_tensor *lo = reduce(t, mask, a->v[2].b, t->dtype, MT_RED_MIN, 0, NULL);
+    if (!lo)
+        return -1;
+    mt_tensor *hi = reduce(t, mask, a->v[2].b, t->dtype, MT_RED_MAX, 0, NULL);
+    return mt_result_pair(r, "aminmax", lo, hi);
+}
+
+/* max(input) -> value; max(input, dim, keepdim) -> (values, indices). */
+static int max_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op, bool with_dim)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if ((with_dim ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &(mt_value){0}, mask)) < 0 ||
+        check_nonempty(name, t, mask, with_dim) < 0)
+        return -1;
+    if (!with_dim)
+        return mt_result_tensor(r, reduce(t, mask, false, t->dtype, op, 0, NULL));
+    mt_tensor *indices;
+    mt_tensor *values = reduce(t, mask, a->v[2].b, t->dtype, op, 0, &indices);
+    if (!values)
+        return -1;
+    return mt_result_pair(r, name, values, indices);
+}
+
+int impl_max(mt_args *a, mt_result *r)
+{
+    return max_like(a, r, "max", MT_RED_MAX, a->op->id == MT_OP_max_dim);
+}
+
+int impl_min(mt_args *a, mt_result *r)
+{
+    return max_like(a, r, "min", MT_RED_MIN, a->op->id == MT_OP_min_dim);
+}
+
+static int argmax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (t->dtype == MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "%s(): does not support bool input", name);
+    if (dim_mask(t, &a->v[1], mask) < 0 || check_nonempty(name, t, mask, !mt_is_none(a, 1)) < 0)
+        return -1;
+    /* Without a dim the position is into the flattened input; keepdim keeps every dim. */
+    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, MT_INT64, op, 0, NULL));
+}
+
+int impl_argmax(mt_args *a, mt_result *r) { return argmax_like(a, r, "argmax", MT_RED_ARGMAX); }
+int impl_argmin(mt_args *a, mt_result *r) { return argmax_like(a, r, "argmin", MT_RED_ARGMIN); }
+
+static int logical(mt_args *a, mt_result *r, mt_reduce_op op)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dims_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    mt_dtype out = t->dtype == MT_UINT8 ? MT_UINT8 : MT_BOOL;
+    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, out, op, 0, NULL));
+}
+
+int impl_all(mt_args *a, mt_result *r) { return logical(a, r, MT_RED_ALL); }
+int impl_any(mt_args *a, mt_result *r) { return logical(a, r, MT_RED_ANY); }
+
+int impl_count_nonzero(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dims_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    return mt_result_tensor(r, reduce(t, mask, false, MT_INT64, MT_RED_COUNT_NZ, 0, NULL));
+}
+
+/* var/std and var_mean/std_mean share three overloads:
+ * 0: (input, unbiased), 1: (input, dim, unbiased, keepdim),
+ * 2: (input, dim, *, correction, keepdim). */
+static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    double correction = 1;
+    bool keepdim = false;
+    mt_value none = {0};
+    if (!mt_is_floating(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "std and var only support floating point and complex dtypes");
+    switch (a->overload) {
+    case 0:
+        correction = a->v[1].b;
+        break;
+    case 1:
+        correction = a->v[2].b;
+        keepdim = a->v[3].b;
+        break;
+    default:
+        correction = mt_is_none(a, 2) ? 1 : a->v[2].s.f;
+        keepdim = a->v[3].b;
+        break;
+    }
+    if (dims_mask(t, a->overload == 0 ? &none : &a->v[1], mask) < 0)
+        return -1;
+    if (!with_mean)
+        return mt_result_tensor(r, reduce(t, mask, keepdim, t->dtype, op, correction, NULL));
+    mt_tensor *mean = NULL;
+    mt_tensor *spread = reduce(t, mask, keepdim, t->dtype, op, correction, &mean);
+    if (!spread)
+        return -1;
+    /* torch gives var_mean and std_mean a plain tuple, no return_types name */
+    return mt_result_pair(r, NULL, spread, mean);
+}
+
+int impl_var(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_VAR, false); }
+int impl_std(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_STD, false); }
+int impl_var_mean(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_VAR, true); }
+int impl_std_mean(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_STD, true); }
+
+/* norm(input, p, dim, keepdim, *, dtype): p a number, or 'fro' (the 2-norm). */
+int impl_norm(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    double p = 2;
+    if (a->op->id == MT_OP_norm) {
+        if (!mt_is_none(a, 1))
+            p = a->v[1].s.f;
+    } else if (strcmp(a->v[1].str, "fro") != 0) {
+        return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.",
+                        a->v[1].str);
+    }
+    if (!mt_is_floating(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.vector_norm: Expected a floating point or complex tensor as "
+                        "input. Got %s",
+                        mt_dtype_infos[t->dtype].scalar_name);
+    if (dims_mask(t, &a->v[2], mask) < 0)
+        return -1;
+    if (p < 0 && t->numel == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.vector_norm cannot compute the %s norm on an empty tensor "
+                        "because the operation does not have an identity",
+                        isinf(p) ? "-inf" : "negative");
+    mt_dtype out = mt_is_none(a, 4) ? t->dtype : a->v[4].dtype;
+    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[3].b, MT_RED_NORM, p));
+}
+
+int impl_logsumexp(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    bool mask[MT_MAX_DIMS];
+    if (dims_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : mt_default_dtype;
+    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, out, MT_RED_LOGSUMEXP, 0, NULL));
+}
+
+/* ------------------------------------------------------------ along a dim */
+
+static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *kernel_name)
+{
+    mt_line_fn fn = mt_line_kernel(op, t->dtype);
+    if (!fn) {
+        mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel_name,
+                 mt_dtype_infos[t->dtype].scalar_name);
+        return NULL;
+    }
+    mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
+    if (!out)
+        return NULL;
+    void *tok = mt_unlock();
+    mt_along_dim(out, t, dim, fn, NULL);
+    mt_relock(tok);
+    return out;
+}
+
+/* softmax(input, dim, dtype) and the nn.functional form whose dim may be None. */
+static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt_value *dtypev,
+                        bool is_log)
+{
+    mt_tensor *t = a->v[0].t;
+    int64_t dim;
+    int d;
+    if (dimv->obj) {
+        dim = dimv->i;
+    } else {
+        if (mt_warn("Implicit dimension choice for %s has been deprecated. Change the call to "
+                    "include dim=X as an argument.",
+                    is_log ? "log_softmax" : "softmax") < 0)
+            return -1;
+        dim = t->ndim == 0 || t->ndim == 1 || t->ndim == 3 ? 0 : 1;
+    }
+    if (mt_wrap_dim(dim, t->ndim, &d) < 0)
+        return -1;
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(t, dtypev->obj ? dtypev->dtype : t->dtype, &hold);
+    if (!src)
+        return -1;
+    bool last = t->ndim == 0 || d == t->ndim - 1;
+    char kname[64];
+    snprintf(kname, sizeof kname, "%ssoftmax_%skernel_impl", is_log ? "log_" : "",
+             last ? "lastdim_" : "");
+    mt_tensor *out = along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
+    mt_xrelease(hold);
+    return mt_result_tensor(r, out);
+}
+
+int impl_softmax(mt_args *a, mt_result *r)
+{
+    return softmax_like(a, r, &a->v[1], &a->v[2], false);
+}
+
+int impl_log_softmax(mt_args *a, mt_result *r)
+{
+    return softmax_like(a, r, &a->v[1], &a->v[2], true);
+}
+
+int impl_nn_softmax(mt_args *a, mt_result *r)
+{
+    return softmax_like(a, r, &a->v[1], &a->v[3], false);
+}
+
+int impl_nn_log_softmax(mt_args *a, mt_result *r)
+{
+    return softmax_like(a, r, &a->v[1], &a->v[3], true);
+}
+
+static int cumulative(mt_args *a, mt_result *r, mt_line_op op)
+{
+    mt_tensor *t = a->v[0].t;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return -1;
+    mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : MT_INT64;
+    if (!mt_is_none(a, 2))
+        out = a->v[2].dtype;
+    if (out == MT_BOOL)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for 'Bool'",
+                        op == MT_LINE_CUMSUM ? "cumsum" : "cumprod");
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(t, out, &hold);
+    if (!src)
+        return -1;
+    mt_tensor *res = along(src, d, op, "");
+    mt_xrelease(hold);
+    return mt_result_tensor(r, res);
+}
+
+int impl_cumsum(mt_args *a, mt_result *r) { return cumulative(a, r, MT_LINE_CUMSUM); }
+int impl_cumprod(mt_args *a, mt_result *r) { return cumulative(a, r, MT_LINE_CUMPROD); }
+
+/* logcumsumexp(input, dim, *, out): out= takes the result by copy, so that
+ * out may be input itself. */
+int impl_logcumsumexp(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    mt_tensor *o = mt_is_none(a, 2) ? NULL : a->v[2].t;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return -1;
+    if (o && o->dtype != t->dtype)
+        return mt_error(MT_ERR_RUNTIME, "expected scalar_type %s but found %s",
+                        mt_dtype_infos[t->dtype].scalar_name,
+                        mt_dtype_infos[o->dtype].scalar_name);
+    mt_tensor *res = along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
+    if (!res || !o)
+        return mt_result_tensor(r, res);
+    int rc = mt_resize_out(o, t->ndim, t->sizes, NULL);
+    if (rc == 0)
+        mt_copy(o, res);
+    mt_release(res);
+    if (rc < 0)
+        return -1;
+    mt_retain(o);
+    return mt_result_tensor(r, o);
+}
+
+/* cummax/cummin(input, dim) -> (values, indices) */
+static int cum_extremum(mt_args *a, mt_result *r, const char *name, bool max)
+{
+    mt_tensor *t = a->v[0].t;
+    int d;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
+        return -1;
+    mt_tensor *v = mt_new(t->dtype, t->ndim, t->sizes, false);
+    mt_tensor *i = mt_new(MT_INT64, t->ndim, t->sizes, false);
+    if (v && i && t->numel) {
+        void *tok = mt_unlock();
+        mt_along_dim_idx(v, i, t, d, mt_cum_extremum_kernel(max, t->dtype));
+        mt_relock(tok);
+    }
+    return mt_result_pair(r, name, v, i);
+}
+
+int impl_cummax(mt_args *a, mt_result *r) { return cum_extremum(a, r, "cummax", true); }
+int impl_cummin(mt_args *a, mt_result *r) { return cum_extremum(a, r, "cummin", false); }
