@@ -3,6 +3,7 @@
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
+#include "../ops/elementwise.h"
 
 #include <string.h>
 
@@ -123,24 +124,10 @@ PyObject *impl_copy_(mt_args *a)
     return Py_NewRef(a->v[0].obj);
 }
 
-static void operand(const mt_value *v, mt_dtype *d, mt_operand_kind *k)
-{
-    if (!v->is_scalar) {
-        *d = v->t->dtype;
-        *k = v->t->ndim ? MT_OPERAND_DIM : MT_OPERAND_ZERO_DIM;
-        return;
-    }
-    *k = MT_OPERAND_WRAPPED;
-    *d = v->s.kind == MT_SCALAR_BOOL ? MT_BOOL
-         : v->s.kind == MT_SCALAR_INT ? MT_INT64
-                                      : MT_FLOAT64;
-}
-
 PyObject *impl_result_type(mt_args *a)
 {
-    mt_dtype d[2];
-    mt_operand_kind k[2];
-    operand(&a->v[0], &d[0], &k[0]);
-    operand(&a->v[1], &d[1], &k[1]);
-    return Py_NewRef(mtpy_dtype_obj(mt_result_type(2, d, k, mtpy_default_dtype())));
+    mt_operand in[2];
+    mt_operand_from(&in[0], &a->v[0]);
+    mt_operand_from(&in[1], &a->v[1]);
+    return Py_NewRef(mtpy_dtype_obj(mt_operands_result_type(2, in)));
 }

@@ -5,7 +5,8 @@
 #include <string.h>
 #include "parser.h"
 #include "../ops/out_param.h"
-#include "pointwise.h"
+#include "autograd_bind.h"
+#include "../ops/elementwise.h"
 
 #include "../core/shape.h"
 #include "../kernels/binary.h"
@@ -419,7 +420,8 @@ PyObject *impl_outer(mt_args *a)
         return NULL;
     mt_binary_ctx ctx = {1.0, 1};
     mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
-    return mt_pointwise(&k, 2, in, result, result, out, NULL);
+    mt_tensor *r = mt_pointwise(&k, 2, in, result, result, out ? MTPy_T(out) : NULL, NULL);
+    return r ? (PyObject *)mtpy_container(r) : NULL;
 }
 
 /* ----------------------------------------------------------------- matmul */

@@ -1,12 +1,16 @@
-#include "pointwise.h"
-#include "../ops/out_param.h"
-
-/* Elements per thread chunk, and the size above which the GIL is released. */
-#define MT_POINTWISE_GRAIN 32768
-#define MT_POINTWISE_GIL_FREE (1 << 16)
+/* The elementwise driver (elementwise.h). Plain C: it may touch tensors,
+ * storages and kernels, makes and drops tensors only through the owner hooks
+ * (core/owner.h) and reports through mt_error; no Python. */
+#include "elementwise.h"
+#include "out_param.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
+
+/* Elements per thread chunk, and the size above which other host threads may
+ * run during the kernel. */
+#define MT_POINTWISE_GRAIN 32768
+#define MT_POINTWISE_UNLOCKED (1 << 16)
 
 void mt_operand_from(mt_operand *op, const mt_value *v)
 {
@@ -42,50 +46,59 @@ mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
         d[i] = ops[i].t.dtype;
         k[i] = ops[i].kind;
     }
-    return mt_result_type(n, d, k, mtpy_default_dtype());
+    return mt_result_type(n, d, k, mt_default_dtype);
 }
 
-static PyObject *shape_mismatch(const char *what, const mt_tensor *o, int ndim,
-                                const int64_t *shape)
+static int shape_mismatch(const char *what, const mt_tensor *o, int ndim, const int64_t *shape)
 {
     char a[256], b[256];
     mt_format_shape(a, sizeof a, o->ndim, o->sizes);
     mt_format_shape(b, sizeof b, ndim, shape);
-    return PyErr_Format(PyExc_RuntimeError, "%s with shape %s doesn't match the broadcast shape %s",
-                        what, a, b);
+    return mt_error(MT_ERR_RUNTIME, "%s with shape %s doesn't match the broadcast shape %s",
+                    what, a, b);
 }
 
-PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
-                       mt_dtype result, PyObject *out, PyObject *inplace_self)
+/* Checks an out= or in-place target against the result; an out= tensor of
+ * another shape is resized, its old storage handed back in *old. */
+static int check_target(mt_tensor *o, bool inplace, mt_dtype result, int ndim,
+                        const int64_t *shape, mt_storage **old)
+{
+    if (!mt_can_cast(result, o->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "result type %s can't be cast to the desired output type %s",
+                        mt_dtype_infos[result].scalar_name,
+                        mt_dtype_infos[o->dtype].scalar_name);
+    if (mt_same_shape(o, ndim, shape))
+        return 0;
+    if (inplace)
+        return shape_mismatch("output", o, ndim, shape);
+    return mt_resize_out(o, ndim, shape, old);
+}
+
+mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
+                        mt_dtype result, mt_tensor *out, mt_tensor *inplace_self)
 {
     int ndim = 0;
     int64_t shape[MT_MAX_DIMS];
-    PyObject *tmp[MT_ITER_MAX_OPS] = {NULL};
-    PyObject *ret = NULL, *dest = NULL, *scratch = NULL;
+    mt_tensor *tmp[MT_ITER_MAX_OPS] = {NULL};
+    mt_tensor *ret = NULL, *dest, *scratch = NULL;
     mt_storage *old_storage = NULL;
     mt_loop_fn loop = k->loop_for(k->op, compute);
     mt_dtype kout = k->out_bool ? MT_BOOL : compute;
-    if (!loop)
-        return PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", k->name,
-                            mt_dtype_infos[compute].scalar_name);
+    if (!loop) {
+        mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", k->name,
+                 mt_dtype_infos[compute].scalar_name);
+        return NULL;
+    }
     for (int i = 0; i < nin; i++)
         if (mt_broadcast_into(&ndim, shape, in[i].t.ndim, in[i].t.sizes) < 0)
-            return mtpy_raise();
-    PyObject *target = inplace_self ? inplace_self : out;
+            return NULL;
+    mt_tensor *target = inplace_self ? inplace_self : out;
     if (target) {
-        mt_tensor *o = MTPy_T(target);
-        if (!mt_can_cast(result, o->dtype))
-            return PyErr_Format(PyExc_RuntimeError,
-                                "result type %s can't be cast to the desired output type %s",
-                                mt_dtype_infos[result].scalar_name,
-                                mt_dtype_infos[o->dtype].scalar_name);
-        if (!mt_same_shape(o, ndim, shape)) {
-            if (inplace_self)
-                return shape_mismatch("output", o, ndim, shape);
-            if (mt_resize_out(o, ndim, shape, &old_storage) < 0)
-                return NULL;
-        }
-        dest = Py_NewRef(target);
+        if (check_target(target, inplace_self != NULL, result, ndim, shape, &old_storage) < 0)
+            return NULL;
+        mt_retain(target);
+        dest = target;
     } else {
         int64_t strides[MT_MAX_DIMS];
         const mt_tensor *ins[MT_ITER_MAX_OPS];
@@ -94,7 +107,7 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
             if (in[i].kind != MT_OPERAND_WRAPPED)
                 ins[nt++] = &in[i].t;
         mt_output_strides_like(nt, ins, ndim, shape, strides);
-        dest = mtpy_new_strided(result, ndim, shape, strides);
+        dest = mt_new_strided(result, ndim, shape, strides);
         if (!dest)
             return NULL;
     }
@@ -118,43 +131,42 @@ PyObject *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype
             ops[i + 1] = &num_t[i];
             continue;
         }
-        tmp[i] = mtpy_new_contiguous(compute, in[i].t.ndim, in[i].t.sizes, false);
+        tmp[i] = mt_new(compute, in[i].t.ndim, in[i].t.sizes, false);
         if (!tmp[i])
             goto done;
-        mt_copy(MTPy_T(tmp[i]), &in[i].t);
-        ops[i + 1] = MTPy_T(tmp[i]);
+        mt_copy(tmp[i], &in[i].t);
+        ops[i + 1] = tmp[i];
     }
-    mt_tensor *o = MTPy_T(dest);
+    mt_tensor *o = dest;
     if (o->dtype != kout) {
-        scratch = mtpy_new_contiguous(kout, ndim, shape, false);
+        scratch = mt_new(kout, ndim, shape, false);
         if (!scratch)
             goto done;
-        o = MTPy_T(scratch);
+        o = scratch;
     }
     ops[0] = o;
     if (o->numel) {
         mt_iter it;
         mt_iter_init(&it, nin + 1, ops, ndim, shape);
-        if (o->numel < MT_POINTWISE_GIL_FREE) {
+        if (o->numel < MT_POINTWISE_UNLOCKED) {
             mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
         } else {
-            /* the loop touches no Python object: other threads may run meanwhile */
-            Py_BEGIN_ALLOW_THREADS
+            void *tok = mt_unlock();
             mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
-            Py_END_ALLOW_THREADS
+            mt_relock(tok);
         }
     }
     if (scratch)
-        mt_copy(MTPy_T(dest), o);
+        mt_copy(dest, o);
     if (target)
-        MTPy_T(dest)->storage->version++;
+        dest->storage->version++;
     ret = dest;
     dest = NULL;
 done:
     for (int i = 0; i < nin; i++)
-        Py_XDECREF(tmp[i]);
-    Py_XDECREF(scratch);
-    Py_XDECREF(dest);
+        mt_xrelease(tmp[i]);
+    mt_xrelease(scratch);
+    mt_xrelease(dest);
     if (old_storage)
         mt_storage_decref(old_storage);
     return ret;

@@ -1,10 +1,13 @@
-/* Binary and ternary elementwise ops of the op table. */
-#include "pointwise.h"
+/* Binary and ternary elementwise ops of the op table (rows in pointwise.def):
+ * their torch checks and dtype rules, then the shared driver (elementwise.h).
+ * Plain C: reads only typed arguments, makes tensors through the owner hooks,
+ * reports through mt_error; no Python. The operators with a NumPy operand
+ * stay in the binding (csrc/python/pointwise_numpy.c). */
+#include "elementwise.h"
 
 #include <string.h>
 
 #include "../kernels/binary.h"
-#include "numpy_bridge.h"
 
 static mt_loop_fn binary_loop_for(int op, mt_dtype d)
 {
@@ -18,38 +21,39 @@ enum {
     F_SUB = 1 << 3,      /* sub: add with -alpha, refused for bool */
 };
 
-static PyObject *not_bool_sub(const mt_operand *in)
+static int not_bool_sub(const mt_operand *in)
 {
     if (in[0].t.dtype == MT_BOOL && in[1].t.dtype == MT_BOOL)
-        return PyErr_Format(PyExc_RuntimeError,
-                            "Subtraction, the `-` operator, with two bool tensors is not "
-                            "supported. Use the `^` or `logical_xor()` operator instead.");
-    return PyErr_Format(PyExc_RuntimeError,
-                        "Subtraction, the `-` operator, with a bool tensor is not supported. "
-                        "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                        "operator instead.");
+        return mt_error(MT_ERR_RUNTIME,
+                        "Subtraction, the `-` operator, with two bool tensors is not "
+                        "supported. Use the `^` or `logical_xor()` operator instead.");
+    return mt_error(MT_ERR_RUNTIME,
+                    "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                    "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                    "operator instead.");
 }
 
-static PyObject *run(mt_binary_op op, const char *name, int nin, mt_operand *in,
-                     mt_dtype compute, mt_binary_ctx *ctx, PyObject *out, PyObject *self)
+static mt_tensor *run(mt_binary_op op, const char *name, int nin, mt_operand *in,
+                      mt_dtype compute, mt_binary_ctx *ctx, mt_tensor *out, mt_tensor *self)
 {
     bool pred = mt_binary_is_predicate(op);
     mt_kernel_ref k = {binary_loop_for, op, ctx, name, pred};
-    PyObject *r = mt_pointwise(&k, nin, in, compute, pred ? MT_BOOL : compute, out, self);
+    mt_tensor *r = mt_pointwise(&k, nin, in, compute, pred ? MT_BOOL : compute, out, self);
     if (r && ctx->zero_div) {
-        Py_DECREF(r);
-        return PyErr_Format(PyExc_RuntimeError, "ZeroDivisionError");
+        mt_release(r);
+        mt_error(MT_ERR_RUNTIME, "ZeroDivisionError");
+        return NULL;
     }
     return r;
 }
 
-static PyObject *out_arg(mt_args *a, int idx)
+static mt_tensor *out_arg(mt_args *a, int idx)
 {
-    return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].obj : NULL;
+    return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].t : NULL;
 }
 
-static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, unsigned flags,
-                        int alpha_idx, int out_idx)
+static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags,
+                  int alpha_idx, int out_idx)
 {
     mt_operand in[2];
     int first = flags & F_REVERSED ? 1 : 0;
@@ -59,17 +63,17 @@ static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, unsigned 
     if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
         return not_bool_sub(in);
     if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
-        result = mtpy_default_dtype();
+        result = mt_default_dtype;
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     if (alpha_idx >= 0) {
         const mt_scalar *al = &a->v[alpha_idx].s;
         if (al->kind == MT_SCALAR_FLOAT && !mt_is_floating(result))
-            return PyErr_Format(PyExc_RuntimeError,
-                                "For integral input tensors, argument alpha must not be a "
-                                "floating point number.");
+            return mt_error(MT_ERR_RUNTIME,
+                            "For integral input tensors, argument alpha must not be a "
+                            "floating point number.");
         if (al->kind == MT_SCALAR_BOOL && result != MT_BOOL)
-            return PyErr_Format(PyExc_RuntimeError,
-                                "Boolean alpha only supported for Boolean results.");
+            return mt_error(MT_ERR_RUNTIME,
+                            "Boolean alpha only supported for Boolean results.");
         ctx.alpha_f = al->f;
         ctx.alpha_i = al->i;
     }
@@ -79,14 +83,13 @@ static PyObject *binary(mt_args *a, mt_binary_op op, const char *name, unsigned 
     }
     if (op == MT_BIN_POW && !mt_is_floating(result) && in[1].kind == MT_OPERAND_WRAPPED &&
         in[1].t.dtype == MT_INT64 && in[1].num.i < 0)
-        return PyErr_Format(PyExc_RuntimeError,
-                            "Integers to negative integer powers are not allowed.");
-    return run(op, name, 2, in, result, &ctx, out_arg(a, out_idx),
-               flags & F_INPLACE ? a->v[0].obj : NULL);
+        return mt_error(MT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return mt_result_tensor(r, run(op, name, 2, in, result, &ctx, out_arg(a, out_idx),
+                                   flags & F_INPLACE ? a->v[0].t : NULL));
 }
 
 #define DEF(IMPL, OP, NAME, FLAGS, ALPHA, OUT) \
-    PyObject *IMPL(mt_args *a) { return binary(a, OP, NAME, FLAGS, ALPHA, OUT); }
+    int IMPL(mt_args *a, mt_result *r) { return binary(a, r, OP, NAME, FLAGS, ALPHA, OUT); }
 
 DEF(impl_add, MT_BIN_ADD, "add", 0, 2, 3)
 DEF(impl_add_, MT_BIN_ADD, "add", F_INPLACE, 2, -1)
@@ -160,57 +163,57 @@ DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0, -1, 2)
 DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0, -1, 2)
 
 /* div(input, other, *, rounding_mode=None, out=None) */
-static PyObject *divide(mt_args *a, bool inplace)
+static int divide(mt_args *a, mt_result *r, bool inplace)
 {
     const char *mode = mt_is_none(a, 2) ? NULL : a->v[2].str;
     int out = inplace ? -1 : 3;
     unsigned f = inplace ? F_INPLACE : 0;
     if (!mode)
-        return binary(a, MT_BIN_DIV, "div_true_cpu", f | F_TO_FLOAT, -1, out);
+        return binary(a, r, MT_BIN_DIV, "div_true_cpu", f | F_TO_FLOAT, -1, out);
     if (strcmp(mode, "trunc") == 0)
-        return binary(a, MT_BIN_DIV_TRUNC, "div_trunc_cpu", f, -1, out);
+        return binary(a, r, MT_BIN_DIV_TRUNC, "div_trunc_cpu", f, -1, out);
     if (strcmp(mode, "floor") == 0)
-        return binary(a, MT_BIN_DIV_FLOOR, "div_floor_cpu", f, -1, out);
-    return PyErr_Format(PyExc_RuntimeError,
-                        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                        "but found '%s'",
-                        mode);
+        return binary(a, r, MT_BIN_DIV_FLOOR, "div_floor_cpu", f, -1, out);
+    return mt_error(MT_ERR_RUNTIME,
+                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                    "but found '%s'",
+                    mode);
 }
 
-PyObject *impl_div(mt_args *a) { return divide(a, false); }
-PyObject *impl_div_(mt_args *a) { return divide(a, true); }
+int impl_div(mt_args *a, mt_result *r) { return divide(a, r, false); }
+int impl_div_(mt_args *a, mt_result *r) { return divide(a, r, true); }
 
-/* where(condition, input, other): the condition is read as the compute dtype. */
-/* where(condition, input, other) with the three taken from args c, x, y. */
-static PyObject *where(mt_args *a, int c, int x, int y)
+/* where(condition, input, other) with the three taken from args c, x, y; the
+ * condition is read as the compute dtype. */
+static int where(mt_args *a, mt_result *r, int c, int x, int y)
 {
     mt_operand in[3];
     mt_operand_from(&in[0], &a->v[c]);
     mt_operand_from(&in[1], &a->v[x]);
     mt_operand_from(&in[2], &a->v[y]);
     if (in[0].t.dtype != MT_BOOL && in[0].kind != MT_OPERAND_WRAPPED)
-        return PyErr_Format(PyExc_RuntimeError,
-                            "where expected condition to be a boolean tensor, but got a "
-                            "tensor with dtype %s",
-                            mt_dtype_infos[in[0].t.dtype].scalar_name);
+        return mt_error(MT_ERR_RUNTIME,
+                        "where expected condition to be a boolean tensor, but got a "
+                        "tensor with dtype %s",
+                        mt_dtype_infos[in[0].t.dtype].scalar_name);
     mt_dtype result = mt_operands_result_type(2, in + 1);
     mt_binary_ctx ctx = {0};
-    return run(MT_TER_WHERE, "where_cpu", 3, in, result, &ctx, NULL, NULL);
+    return mt_result_tensor(r, run(MT_TER_WHERE, "where_cpu", 3, in, result, &ctx, NULL, NULL));
 }
 
-PyObject *impl_where(mt_args *a) { return where(a, 0, 1, 2); }
+int impl_where(mt_args *a, mt_result *r) { return where(a, r, 0, 1, 2); }
 /* x.where(condition, other): self is the input, as in torch */
-PyObject *impl_where_method(mt_args *a) { return where(a, 1, 0, 2); }
+int impl_where_method(mt_args *a, mt_result *r) { return where(a, r, 1, 0, 2); }
 
 /* clamp(input, min=None, max=None): an absent bound is replaced by input
  * itself and ignored by the kernel. */
-static PyObject *clamp(mt_args *a, int out_idx, bool inplace)
+static int clamp(mt_args *a, mt_result *r, int out_idx, bool inplace)
 {
     mt_operand in[3];
     mt_binary_ctx ctx = {.has_lo = !mt_is_none(a, 1), .has_hi = !mt_is_none(a, 2)};
     if (!ctx.has_lo && !ctx.has_hi)
-        return PyErr_Format(PyExc_RuntimeError,
-                            "torch.clamp: At least one of 'min' or 'max' must not be None");
+        return mt_error(MT_ERR_RUNTIME,
+                        "torch.clamp: At least one of 'min' or 'max' must not be None");
     mt_operand_from(&in[0], &a->v[0]);
     for (int i = 1; i < 3; i++) {
         if (mt_is_none(a, i))
@@ -219,12 +222,12 @@ static PyObject *clamp(mt_args *a, int out_idx, bool inplace)
             mt_operand_from(&in[i], &a->v[i]);
     }
     mt_dtype result = mt_operands_result_type(3, in);
-    return run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out_arg(a, out_idx),
-               inplace ? a->v[0].obj : NULL);
+    return mt_result_tensor(r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx,
+                                   out_arg(a, out_idx), inplace ? a->v[0].t : NULL));
 }
 
-PyObject *impl_clamp(mt_args *a) { return clamp(a, 3, false); }
-PyObject *impl_clamp_(mt_args *a) { return clamp(a, -1, true); }
+int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 3, false); }
+int impl_clamp_(mt_args *a, mt_result *r) { return clamp(a, r, -1, true); }
 
 /* torch prints these dtypes by their C++ type names. */
 static const char *const cpp_names[MT_NUM_DTYPES] = {
@@ -232,14 +235,14 @@ static const char *const cpp_names[MT_NUM_DTYPES] = {
     "c10::Half", "c10::BFloat16", "float", "double",
 };
 
-static PyObject *dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
+static int dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 {
-    return PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `%s` but got dtype %s",
-                        cpp_names[want], what, cpp_names[got]);
+    return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
+                    cpp_names[want], what, cpp_names[got]);
 }
 
 /* lerp(input, end, weight): no promotion, as torch. */
-static PyObject *lerp(mt_args *a, int out_idx, bool inplace)
+static int lerp(mt_args *a, mt_result *r, int out_idx, bool inplace)
 {
     mt_operand in[3];
     for (int i = 0; i < 3; i++)
@@ -250,24 +253,25 @@ static PyObject *lerp(mt_args *a, int out_idx, bool inplace)
     if (in[2].kind != MT_OPERAND_WRAPPED && in[2].t.dtype != d)
         return dtype_mismatch("weight", d, in[2].t.dtype);
     mt_binary_ctx ctx = {0};
-    return run(MT_TER_LERP, in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar"
-                                                            : "lerp_kernel_tensor",
-               3, in, d, &ctx, out_arg(a, out_idx), inplace ? a->v[0].obj : NULL);
+    const char *name =
+        in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar" : "lerp_kernel_tensor";
+    return mt_result_tensor(r, run(MT_TER_LERP, name, 3, in, d, &ctx, out_arg(a, out_idx),
+                                   inplace ? a->v[0].t : NULL));
 }
 
-PyObject *impl_lerp(mt_args *a) { return lerp(a, 3, false); }
-PyObject *impl_lerp_(mt_args *a) { return lerp(a, -1, true); }
+int impl_lerp(mt_args *a, mt_result *r) { return lerp(a, r, 3, false); }
+int impl_lerp_(mt_args *a, mt_result *r) { return lerp(a, r, -1, true); }
 
 /* addcmul/addcdiv(input, tensor1, tensor2, *, value=1) */
-static PyObject *addc(mt_args *a, mt_binary_op op, int out_idx, bool inplace)
+static int addc(mt_args *a, mt_result *r, mt_binary_op op, int out_idx, bool inplace)
 {
     mt_operand in[3];
     for (int i = 0; i < 3; i++)
         mt_operand_from(&in[i], &a->v[i]);
     if (op == MT_TER_ADDCDIV && mt_is_integral(in[1].t.dtype, true) &&
         mt_is_integral(in[2].t.dtype, true))
-        return PyErr_Format(
-            PyExc_RuntimeError,
+        return mt_error(
+            MT_ERR_RUNTIME,
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
             "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
@@ -276,92 +280,71 @@ static PyObject *addc(mt_args *a, mt_binary_op op, int out_idx, bool inplace)
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
     mt_dtype result = mt_operands_result_type(3, in);
     const mt_scalar *v = &a->v[3].s;
-    mt_binary_ctx ctx = {.alpha_f = v->f, .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
-    return run(op, op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out", 3, in, result,
-               &ctx, out_arg(a, out_idx), inplace ? a->v[0].obj : NULL);
+    mt_binary_ctx ctx = {.alpha_f = v->f,
+                         .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
+    const char *name = op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out";
+    return mt_result_tensor(r, run(op, name, 3, in, result, &ctx, out_arg(a, out_idx),
+                                   inplace ? a->v[0].t : NULL));
 }
 
-PyObject *impl_addcmul(mt_args *a) { return addc(a, MT_TER_ADDCMUL, 4, false); }
-PyObject *impl_addcmul_(mt_args *a) { return addc(a, MT_TER_ADDCMUL, -1, true); }
-PyObject *impl_addcdiv(mt_args *a) { return addc(a, MT_TER_ADDCDIV, 4, false); }
-PyObject *impl_addcdiv_(mt_args *a) { return addc(a, MT_TER_ADDCDIV, -1, true); }
+int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL, 4, false); }
+int impl_addcmul_(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL, -1, true); }
+int impl_addcdiv(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV, 4, false); }
+int impl_addcdiv_(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV, -1, true); }
 
 /* isclose(input, other, rtol, atol, equal_nan): integers compare as double. */
-static PyObject *isclose(mt_args *a)
+static mt_tensor *isclose(mt_args *a)
 {
     mt_operand in[2];
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &a->v[1]);
     mt_dtype d = in[0].t.dtype;
-    if (in[1].t.dtype != d)
-        return PyErr_Format(PyExc_RuntimeError, "%s did not match %s",
-                            mt_dtype_infos[d].scalar_name,
-                            mt_dtype_infos[in[1].t.dtype].scalar_name);
+    if (in[1].t.dtype != d) {
+        mt_error(MT_ERR_RUNTIME, "%s did not match %s", mt_dtype_infos[d].scalar_name,
+                 mt_dtype_infos[in[1].t.dtype].scalar_name);
+        return NULL;
+    }
     mt_binary_ctx ctx = {.alpha_f = a->v[2].f, .atol = a->v[3].f, .equal_nan = a->v[4].b};
     return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx,
                NULL, NULL);
 }
 
-static PyObject *all_true(PyObject *r)
+static int bool_result(mt_result *r, bool value)
 {
-    if (!r)
-        return NULL;
-    const mt_tensor *t = MTPy_T(r);
+    r->kind = MT_RESULT_BOOL;
+    r->i = value;
+    return 0;
+}
+
+/* Whether every element of the bool tensor t is true; consumes t. */
+static int all_true(mt_result *r, mt_tensor *t)
+{
+    if (!t)
+        return -1;
     const uint8_t *p = (const uint8_t *)mt_data(t);
     bool all = true;
     for (int64_t i = 0; i < t->numel && all; i++)
         all = p[i] != 0;
-    Py_DECREF(r);
-    return PyBool_FromLong(all);
+    mt_release(t);
+    return bool_result(r, all);
 }
 
-PyObject *impl_isclose(mt_args *a) { return isclose(a); }
-PyObject *impl_allclose(mt_args *a) { return all_true(isclose(a)); }
+int impl_isclose(mt_args *a, mt_result *r) { return mt_result_tensor(r, isclose(a)); }
+int impl_allclose(mt_args *a, mt_result *r) { return all_true(r, isclose(a)); }
 
 /* equal(input, other): same shape and equal values. */
-PyObject *impl_equal(mt_args *a)
+int impl_equal(mt_args *a, mt_result *r)
 {
     const mt_tensor *x = a->v[0].t, *y = a->v[1].t;
     if (x->ndim != y->ndim)
-        Py_RETURN_FALSE;
+        return bool_result(r, false);
     for (int d = 0; d < x->ndim; d++)
         if (x->sizes[d] != y->sizes[d])
-            Py_RETURN_FALSE;
+            return bool_result(r, false);
     mt_operand in[2];
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &a->v[1]);
     mt_binary_ctx ctx = {0};
-    return all_true(run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx,
-                        NULL, NULL));
+    return all_true(r, run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx,
+                           NULL, NULL));
 }
-
-/* Operators with an ndarray operand: torch treats the array as the tensor it
- * converts to. Any other operand type gives NotImplemented, so Python tries the
- * reflected operator and finally raises its own TypeError, as with torch. */
-static PyObject *with_ndarray(mt_args *a, PyObject *(*impl)(mt_args *))
-{
-    PyObject *arr = a->v[1].obj;
-    if (!arr || !mtpy_is_ndarray(arr))
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *t = mtpy_from_numpy(arr);
-    if (!t)
-        return NULL;
-    a->v[1].obj = t;
-    a->v[1].t = MTPy_T(t);
-    a->v[1].is_scalar = false;
-    PyObject *r = impl(a);
-    Py_DECREF(t);
-    return r;
-}
-
-#define NP(IMPL) \
-    PyObject *IMPL##_np(mt_args *a) { return with_ndarray(a, IMPL); }
-NP(impl_add_dunder) NP(impl_iadd) NP(impl_sub_dunder) NP(impl_rsub_dunder) NP(impl_isub)
-NP(impl_mul_dunder) NP(impl_mul_) NP(impl_truediv_dunder) NP(impl_rtruediv_dunder)
-NP(impl_true_divide_) NP(impl_floordiv_dunder) NP(impl_rfloordiv_dunder) NP(impl_floor_divide_)
-NP(impl_mod_dunder) NP(impl_rmod_dunder) NP(impl_remainder_) NP(impl_pow_dunder)
-NP(impl_rpow_dunder) NP(impl_pow_) NP(impl_and_dunder) NP(impl_bitwise_and_) NP(impl_or_dunder)
-NP(impl_bitwise_or_) NP(impl_xor_dunder) NP(impl_bitwise_xor_) NP(impl_lshift_dunder)
-NP(impl_rlshift_dunder) NP(impl_lshift_) NP(impl_rshift_dunder) NP(impl_rrshift_dunder)
-NP(impl_rshift_) NP(impl_eq_dunder) NP(impl_ne_dunder) NP(impl_lt_dunder) NP(impl_le_dunder)
-NP(impl_gt_dunder) NP(impl_ge_dunder)

@@ -1,0 +1,213 @@
+/* Unary elementwise ops of the op table (rows in pointwise.def): their torch
+ * checks and dtype rules, then the shared driver (elementwise.h). Plain C:
+ * reads only typed arguments, makes tensors through the owner hooks, reports
+ * through mt_error; no Python. */
+#include "elementwise.h"
+
+#include <float.h>
+#include <string.h>
+
+#include "../kernels/unary.h"
+
+static mt_loop_fn unary_loop_for(int op, mt_dtype d)
+{
+    return mt_unary_loop((mt_unary_op)op, d);
+}
+
+enum {
+    U_INPLACE = 1 << 0,
+    U_TO_FLOAT = 1 << 1, /* integral inputs compute in the default float dtype */
+    U_NO_BOOL_NEG = 1 << 2,
+    U_BOOL_SQUARE = 1 << 3, /* bool squares as int64, as pow(x, 2) */
+    U_NO_BOOL_RELU = 1 << 4,
+};
+
+static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
+                 int out_idx, mt_unary_ctx *ctx)
+{
+    mt_operand in;
+    mt_operand_from(&in, &a->v[0]);
+    mt_dtype d = in.t.dtype;
+    if (d == MT_BOOL && (flags & U_NO_BOOL_NEG))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Negation, the `-` operator, on a bool tensor is not supported. If "
+                        "you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.");
+    if (d == MT_BOOL && (flags & U_NO_BOOL_RELU))
+        return mt_error(MT_ERR_RUNTIME, "Boolean inputs not supported for relu");
+    if ((flags & U_TO_FLOAT) && !mt_is_floating(d))
+        d = mt_default_dtype;
+    if ((flags & U_BOOL_SQUARE) && d == MT_BOOL)
+        d = MT_INT64;
+    mt_unary_ctx zero = {0};
+    bool pred = mt_unary_is_predicate(op);
+    mt_kernel_ref k = {unary_loop_for, op, ctx ? ctx : &zero, name, pred};
+    mt_tensor *out = out_idx >= 0 && !mt_is_none(a, out_idx) ? a->v[out_idx].t : NULL;
+    return mt_result_tensor(r, mt_pointwise(&k, 1, &in, d, pred ? MT_BOOL : d, out,
+                                            flags & U_INPLACE ? a->v[0].t : NULL));
+}
+
+/* name(input, *, out=None) and name_(input) */
+#define U(NAME, OP, KNAME, FLAGS)                                    \
+    int impl_##NAME(mt_args *a, mt_result *r)                        \
+    {                                                                \
+        return unary(a, r, OP, KNAME, FLAGS, 1, NULL);               \
+    }                                                                \
+    int impl_##NAME##_(mt_args *a, mt_result *r)                     \
+    {                                                                \
+        return unary(a, r, OP, KNAME, (FLAGS) | U_INPLACE, -1, NULL); \
+    }
+
+U(exp, MT_UN_EXP, "exp_vml_cpu", U_TO_FLOAT)
+U(exp2, MT_UN_EXP2, "exp2_cpu", U_TO_FLOAT)
+U(expm1, MT_UN_EXPM1, "expm1_vml_cpu", U_TO_FLOAT)
+U(log, MT_UN_LOG, "log_vml_cpu", U_TO_FLOAT)
+U(log2, MT_UN_LOG2, "log2_vml_cpu", U_TO_FLOAT)
+U(log10, MT_UN_LOG10, "log10_vml_cpu", U_TO_FLOAT)
+U(log1p, MT_UN_LOG1P, "log1p_vml_cpu", U_TO_FLOAT)
+U(sqrt, MT_UN_SQRT, "sqrt_vml_cpu", U_TO_FLOAT)
+U(rsqrt, MT_UN_RSQRT, "rsqrt_cpu", U_TO_FLOAT)
+U(sin, MT_UN_SIN, "sin_vml_cpu", U_TO_FLOAT)
+U(cos, MT_UN_COS, "cos_vml_cpu", U_TO_FLOAT)
+U(tan, MT_UN_TAN, "tan_vml_cpu", U_TO_FLOAT)
+U(asin, MT_UN_ASIN, "asin_vml_cpu", U_TO_FLOAT)
+U(acos, MT_UN_ACOS, "acos_vml_cpu", U_TO_FLOAT)
+U(atan, MT_UN_ATAN, "atan_vml_cpu", U_TO_FLOAT)
+U(asinh, MT_UN_ASINH, "asinh_cpu", U_TO_FLOAT)
+U(acosh, MT_UN_ACOSH, "acosh_cpu", U_TO_FLOAT)
+U(atanh, MT_UN_ATANH, "atanh_cpu", U_TO_FLOAT)
+U(sinh, MT_UN_SINH, "sinh_vml_cpu", U_TO_FLOAT)
+U(cosh, MT_UN_COSH, "cosh_vml_cpu", U_TO_FLOAT)
+U(tanh, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT)
+U(sigmoid, MT_UN_SIGMOID, "sigmoid_cpu", U_TO_FLOAT)
+U(erf, MT_UN_ERF, "erf_vml_cpu", U_TO_FLOAT)
+U(erfc, MT_UN_ERFC, "erfc_vml_cpu", U_TO_FLOAT)
+U(reciprocal, MT_UN_RECIPROCAL, "reciprocal_cpu", U_TO_FLOAT)
+U(frac, MT_UN_FRAC, "frac_cpu", 0)
+U(neg, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG)
+U(abs, MT_UN_ABS, "abs_cpu", 0)
+U(relu, MT_UN_RELU, "clamp_min_scalar_cpu", U_NO_BOOL_RELU)
+U(square, MT_UN_SQUARE, "pow", U_BOOL_SQUARE)
+U(floor, MT_UN_FLOOR, "floor_vml_cpu", 0)
+U(ceil, MT_UN_CEIL, "ceil_vml_cpu", 0)
+U(trunc, MT_UN_TRUNC, "trunc_vml_cpu", 0)
+U(sign, MT_UN_SIGN, "sign_cpu", 0)
+U(bitwise_not, MT_UN_BITWISE_NOT, "bitwise_not_cpu", 0)
+U(logical_not, MT_UN_LOGICAL_NOT, "logical_not_cpu", 0)
+
+int impl_isnan(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_ISNAN, "isnan", 0, -1, NULL);
+}
+int impl_isinf(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_ISINF, "isinf", 0, -1, NULL);
+}
+int impl_isfinite(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_ISFINITE, "isfinite", 0, -1, NULL);
+}
+int impl_signbit(mt_args *a, mt_result *r)
+{
+    if (!mt_is_none(a, 1) && a->v[1].t->dtype != MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "signbit does not support non-boolean outputs.");
+    return unary(a, r, MT_UN_SIGNBIT, "signbit_cpu", 0, 1, NULL);
+}
+int impl_neg_dunder(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, -1, NULL);
+}
+int impl_abs_dunder(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_ABS, "abs_cpu", 0, -1, NULL);
+}
+int impl_invert_dunder(mt_args *a, mt_result *r)
+{
+    if (mt_is_floating(a->v[0].t->dtype))
+        return mt_error(MT_ERR_TYPE, "~ (operator.invert) is only implemented on "
+                                     "integer and Boolean-type tensors");
+    return unary(a, r, MT_UN_BITWISE_NOT, "bitwise_not_cpu", 0, -1, NULL);
+}
+
+/* +x returns x itself, as torch */
+int impl_pos_dunder(mt_args *a, mt_result *r)
+{
+    if (a->v[0].t->dtype == MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "The `+` operator, on a bool tensor is not supported.");
+    mt_retain(a->v[0].t);
+    return mt_result_tensor(r, a->v[0].t);
+}
+
+/* round(input, *, decimals=0, out=None) */
+static int round_impl(mt_args *a, mt_result *r, int out_idx, bool inplace)
+{
+    int64_t dec = a->v[1].i;
+    unsigned f = inplace ? U_INPLACE : 0;
+    if (dec == 0)
+        return unary(a, r, MT_UN_ROUND, "round_vml_cpu", f, out_idx, NULL);
+    mt_unary_ctx ctx = {.decimals = dec};
+    return unary(a, r, MT_UN_ROUND_DECIMALS, "round_cpu", f, out_idx, &ctx);
+}
+
+int impl_round(mt_args *a, mt_result *r) { return round_impl(a, r, 2, false); }
+int impl_round_(mt_args *a, mt_result *r) { return round_impl(a, r, -1, true); }
+
+/* gelu(input, approximate='none') */
+int impl_gelu(mt_args *a, mt_result *r)
+{
+    const char *ap = mt_is_none(a, 1) ? "none" : a->v[1].str;
+    mt_unary_op op;
+    if (strcmp(ap, "none") == 0)
+        op = MT_UN_GELU;
+    else if (strcmp(ap, "tanh") == 0)
+        op = MT_UN_GELU_TANH;
+    else
+        return mt_error(MT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+    return unary(a, r, op, "GeluKernelImpl", 0, -1, NULL);
+}
+
+/* softplus(input, beta=1, threshold=20) */
+int impl_softplus(mt_args *a, mt_result *r)
+{
+    mt_unary_ctx ctx = {.a = a->v[1].s.f, .b = a->v[2].s.f};
+    return unary(a, r, MT_UN_SOFTPLUS, "softplus_cpu", 0, -1, &ctx);
+}
+
+/* nan_to_num(input, nan=0.0, posinf=None, neginf=None): infinities default to
+ * the dtype's extremes. */
+static int nan_to_num(mt_args *a, mt_result *r, int out_idx, bool inplace)
+{
+    mt_dtype d = a->v[0].t->dtype;
+    double big = d == MT_FLOAT64    ? DBL_MAX
+                 : d == MT_FLOAT16  ? 65504.0
+                 : d == MT_BFLOAT16 ? 3.3895313892515355e38
+                                    : FLT_MAX;
+    mt_unary_ctx ctx = {
+        .a = mt_is_none(a, 1) ? 0.0 : a->v[1].f,
+        .b = mt_is_none(a, 2) ? big : a->v[2].f,
+        .c = mt_is_none(a, 3) ? -big : a->v[3].f,
+    };
+    return unary(a, r, MT_UN_NAN_TO_NUM, "nan_to_num", inplace ? U_INPLACE : 0, out_idx, &ctx);
+}
+
+int impl_nan_to_num(mt_args *a, mt_result *r) { return nan_to_num(a, r, 4, false); }
+int impl_nan_to_num_(mt_args *a, mt_result *r) { return nan_to_num(a, r, -1, true); }
+
+/* nn.functional forms: name(input) or name(input, inplace=False) */
+int impl_tanh_nn(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT, -1, NULL);
+}
+int impl_sigmoid_nn(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_SIGMOID, "sigmoid_cpu", U_TO_FLOAT, -1, NULL);
+}
+int impl_relu_nn(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_RELU, "clamp_min_scalar_cpu",
+                 U_NO_BOOL_RELU | (a->v[1].b ? U_INPLACE : 0), -1, NULL);
+}
+int impl_silu_nn(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_SILU, "silu_cpu", a->v[1].b ? U_INPLACE : 0, -1, NULL);
+}
