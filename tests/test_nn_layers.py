@@ -124,6 +124,9 @@ def test_max_pool_indices_match_torch():
     (lambda f, T: f.conv2d(T.randn(1, 4, 8, 8), T.randn(3, 2, 3, 3), groups=2),
      "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of "
      "size [[3, 2, 3, 3]] instead", RuntimeError),
+    (lambda f, T: f.conv2d(T.randn(1, 3, 8, 8), T.randn(2, 3, 3, 3), stride=(1, 2, 3)),
+     "expected stride to be a single integer value or a list of 2 values to match the "
+     "convolution dimensions, but got stride=[1, 2, 3]", RuntimeError),
     (lambda f, T: f.conv1d(T.randn(3, 8, 8, 8), T.randn(2, 3, 3)),
      "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
      "[3, 8, 8, 8]", RuntimeError),

@@ -11,6 +11,8 @@ typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const 
 typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
                          int64_t, const double *, int64_t, double, double *, int64_t);
 
+void (*mt_blas_locate)(void);
+
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
 /* OpenBLAS >= 0.3.27: the thread count for calls from this thread only. */

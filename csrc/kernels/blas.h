@@ -11,6 +11,17 @@
 /* Loads the library at path; returns false (and keeps the fallback) when the
  * file or its gemm symbols are missing. Safe to call more than once. */
 bool mt_blas_load(const char *path);
+/* The host's way of finding the library and passing it to mt_blas_load (the
+ * Python binding asks NumPy where its copy is), or NULL. Finding it may run
+ * host code, so it is not done inside the kernels but by the ops, through
+ * mt_blas_prepare, before a product that could use it and with the host's
+ * lock held. */
+extern void (*mt_blas_locate)(void);
+static inline void mt_blas_prepare(void)
+{
+    if (mt_blas_locate)
+        mt_blas_locate();
+}
 bool mt_blas_available(void);
 /* Whether each mt_blas_gemm runs on the calling thread alone (the library can
  * be told so per thread); otherwise large calls use the library's threads. */

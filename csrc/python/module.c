@@ -8,6 +8,7 @@
 #include "return_types.h"
 #include "torch_function_state.h"
 
+#include "../kernels/blas.h"
 #include "../kernels/parallel.h"
 
 extern PyMethodDef mt_tensor_module_methods[];
@@ -102,6 +103,7 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
+    mt_blas_locate = mtpy_load_blas;
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||

@@ -1,7 +1,10 @@
-/* The fused optimizer steps: validate the operands of one parameter's update,
- * hand dense float32/float64 buffers to the kernel, and route every other
- * layout or floating dtype through contiguous working copies. */
-#include "factory.h"
+/* The rows of optim.def, the fused optimizer steps: validate the operands of
+ * one parameter's update, hand dense float32/float64 buffers to the kernel,
+ * and route every other layout or floating dtype through contiguous working
+ * copies. Plain C: impls read typed mt_args, write the parameter and its
+ * state in place (bumping their versions), and report failures with
+ * mt_error; nothing here may touch Python. */
+#include "args.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -31,8 +34,8 @@ static bool check(const char *op, const operand *ops, int n)
 {
     const mt_tensor *p = ops[0].t;
     if (!mt_is_floating(p->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "%s(): expected a floating-point param, but got %s",
-                     op, mt_dtype_infos[p->dtype].scalar_name);
+        mt_error(MT_ERR_RUNTIME, "%s(): expected a floating-point param, but got %s", op,
+                 mt_dtype_infos[p->dtype].scalar_name);
         return false;
     }
     for (int k = 0; k < n; k++) {
@@ -40,25 +43,25 @@ static bool check(const char *op, const operand *ops, int n)
         if (!t)
             continue;
         if (t->dtype != p->dtype) {
-            PyErr_Format(PyExc_RuntimeError, "%s(): expected %s to have dtype %s, but got %s", op,
-                         ops[k].name, mt_dtype_infos[p->dtype].scalar_name,
-                         mt_dtype_infos[t->dtype].scalar_name);
+            mt_error(MT_ERR_RUNTIME, "%s(): expected %s to have dtype %s, but got %s", op,
+                     ops[k].name, mt_dtype_infos[p->dtype].scalar_name,
+                     mt_dtype_infos[t->dtype].scalar_name);
             return false;
         }
         if (t->ndim != p->ndim || memcmp(t->sizes, p->sizes, sizeof(int64_t) * p->ndim)) {
             char want[256], got[256];
             mt_format_shape(want, sizeof want, p->ndim, p->sizes);
             mt_format_shape(got, sizeof got, t->ndim, t->sizes);
-            PyErr_Format(PyExc_RuntimeError,
-                         "%s(): expected %s to have the shape of param %s, but got %s", op,
-                         ops[k].name, want, got);
+            mt_error(MT_ERR_RUNTIME,
+                     "%s(): expected %s to have the shape of param %s, but got %s", op,
+                     ops[k].name, want, got);
             return false;
         }
         if (ops[k].written && has_internal_overlap(t)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "unsupported operation: more than one element of the written-to "
-                            "tensor refers to a single memory location. Please clone() the "
-                            "tensor before performing the operation.");
+            mt_error(MT_ERR_RUNTIME,
+                     "unsupported operation: more than one element of the written-to tensor "
+                     "refers to a single memory location. Please clone() the tensor before "
+                     "performing the operation.");
             return false;
         }
     }
@@ -84,11 +87,11 @@ static void *operand_data(const operand *ops, int k, mt_tensor *work)
 }
 
 /* ops[0] is param, ops[1] grad, the rest the kernel's state slots in order. */
-static PyObject *step(const char *op, const operand *ops, int n, optim_kernel kernel,
-                      const void *hyper)
+static int step(mt_result *r, const char *op, const operand *ops, int n,
+                optim_kernel kernel, const void *hyper)
 {
     if (!check(op, ops, n))
-        return NULL;
+        return -1;
     const mt_tensor *p = ops[0].t;
     mt_tensor work_buf[MAX_OPERANDS];
     mt_tensor *work = NULL;
@@ -119,12 +122,13 @@ static PyObject *step(const char *op, const operand *ops, int n, optim_kernel ke
     for (int k = 0; k < made; k++)
         if (ops[k].t)
             mt_tensor_release(&work[k]);
-    Py_RETURN_NONE;
+    r->kind = MT_RESULT_NONE;
+    return 0;
 fail:
     for (int k = 0; k < made; k++)
         if (ops[k].t)
             mt_tensor_release(&work[k]);
-    return mtpy_raise();
+    return -1;
 }
 
 static void sgd_kernel(const mt_optim_operands *o, const void *h) { mt_optim_sgd(o, h); }
@@ -140,7 +144,7 @@ static bool state_arg(mt_args *a, int i, bool needed, const char *op, const char
     if (!needed)
         return true;
     if (mt_is_none(a, i)) {
-        PyErr_Format(PyExc_RuntimeError, "%s(): %s is required when %s", op, name, why);
+        mt_error(MT_ERR_RUNTIME, "%s(): %s is required when %s", op, name, why);
         return false;
     }
     *out = a->v[i].t;
@@ -149,38 +153,38 @@ static bool state_arg(mt_args *a, int i, bool needed, const char *op, const char
 
 /* _fused_sgd_step(param, grad, momentum_buffer, lr, momentum, dampening,
  * weight_decay, nesterov, maximize, first_step) */
-PyObject *impl_fused_sgd_step(mt_args *a)
+int impl_fused_sgd_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_sgd_step";
     mt_sgd_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].b, a->v[8].b, a->v[9].b};
     operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
                       {"momentum_buffer", NULL, true}};
     if (!state_arg(a, 2, h.momentum != 0, op, "momentum_buffer", "momentum != 0", &ops[2].t))
-        return NULL;
-    return step(op, ops, 3, sgd_kernel, &h);
+        return -1;
+    return step(r, op, ops, 3, sgd_kernel, &h);
 }
 
 /* _fused_adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1,
  * beta2, eps, weight_decay, step, amsgrad, maximize, decoupled) */
-PyObject *impl_fused_adam_step(mt_args *a)
+int impl_fused_adam_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_adam_step";
     mt_adam_hyper h = {a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
                        a->v[10].i, a->v[11].b, a->v[12].b, a->v[13].b};
     if (h.step < 1)
-        return PyErr_Format(PyExc_ValueError, "%s(): step must be at least 1, got %lld", op,
-                            (long long)h.step);
+        return mt_error(MT_ERR_VALUE, "%s(): step must be at least 1, got %lld", op,
+                        (long long)h.step);
     operand ops[5] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
                       {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true},
                       {"max_exp_avg_sq", NULL, true}};
     if (!state_arg(a, 4, h.amsgrad, op, "max_exp_avg_sq", "amsgrad=True", &ops[4].t))
-        return NULL;
-    return step(op, ops, 5, adam_kernel, &h);
+        return -1;
+    return step(r, op, ops, 5, adam_kernel, &h);
 }
 
 /* _fused_rmsprop_step(param, grad, square_avg, grad_avg, momentum_buffer, lr,
  * alpha, eps, weight_decay, momentum, centered, maximize) */
-PyObject *impl_fused_rmsprop_step(mt_args *a)
+int impl_fused_rmsprop_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_rmsprop_step";
     mt_rmsprop_hyper h = {a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
@@ -190,20 +194,20 @@ PyObject *impl_fused_rmsprop_step(mt_args *a)
                       {"momentum_buffer", NULL, true}};
     if (!state_arg(a, 3, h.centered, op, "grad_avg", "centered=True", &ops[3].t) ||
         !state_arg(a, 4, h.momentum > 0, op, "momentum_buffer", "momentum > 0", &ops[4].t))
-        return NULL;
-    return step(op, ops, 5, rmsprop_kernel, &h);
+        return -1;
+    return step(r, op, ops, 5, rmsprop_kernel, &h);
 }
 
 /* _fused_adagrad_step(param, grad, state_sum, lr, lr_decay, weight_decay, eps,
  * step, maximize) */
-PyObject *impl_fused_adagrad_step(mt_args *a)
+int impl_fused_adagrad_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_adagrad_step";
     mt_adagrad_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].i, a->v[8].b};
     if (h.step < 1)
-        return PyErr_Format(PyExc_ValueError, "%s(): step must be at least 1, got %lld", op,
-                            (long long)h.step);
+        return mt_error(MT_ERR_VALUE, "%s(): step must be at least 1, got %lld", op,
+                        (long long)h.step);
     operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
                       {"state_sum", a->v[2].t, true}};
-    return step(op, ops, 3, adagrad_kernel, &h);
+    return step(r, op, ops, 3, adagrad_kernel, &h);
 }

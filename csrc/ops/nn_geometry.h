@@ -1,9 +1,10 @@
-/* Tensor geometry helpers shared by the nn impls (impl_nn*.c): they view 1-d
- * and unbatched inputs as (N, C, H, W) for the kernels of kernels/conv.h. */
-#ifndef MT_PYTHON_NN_GEOMETRY_H
-#define MT_PYTHON_NN_GEOMETRY_H
+/* Helpers shared by the nn impls (nn.c, nn_backward.c): tensor geometry that
+ * views 1-d and unbatched inputs as (N, C, H, W) for the kernels of
+ * kernels/conv.h, and the result of such a kernel. */
+#ifndef MT_OPS_NN_GEOMETRY_H
+#define MT_OPS_NN_GEOMETRY_H
 
-#include "../core/tensor.h"
+#include "args.h"
 
 /* t's geometry with a size-1 dim (stride 0) inserted at position at. */
 static inline mt_tensor insert_dim(const mt_tensor *t, int at)
@@ -31,6 +32,16 @@ static inline mt_tensor contiguous_as(const mt_tensor *t, int ndim, const int64_
         s *= sizes[d];
     }
     return v;
+}
+
+/* out as the row's result once its kernel returned rc; consumes out. */
+static inline int kernel_result(mt_result *r, mt_tensor *out, int rc)
+{
+    if (rc < 0) {
+        mt_release(out);
+        return -1;
+    }
+    return mt_result_tensor(r, out);
 }
 
 #endif

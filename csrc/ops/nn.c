@@ -1,0 +1,427 @@
+/* The forward rows of nn.def: convolution and 2-d pooling. Each impl checks
+ * its arguments in torch's words, views 1-d and unbatched inputs as
+ * (N, C, H, W), and runs a kernel of kernels/conv.c on a tensor it makes.
+ * Plain C: impls read typed mt_args, make tensors through the owner hooks
+ * (core/owner.h), run the conv and pool kernels (convolution after
+ * mt_blas_prepare, the host's hook) and report failures with mt_error;
+ * nothing here may touch Python. */
+#include "args.h"
+#include "nn_geometry.h"
+
+#include "../core/shape.h"
+#include "../kernels/blas.h"
+#include "../kernels/conv.h"
+#include "../kernels/copy.h"
+
+#include <string.h>
+
+/* "[2, 3, 3, 3]" of any tensor: a sign and 19 digits per size, the
+ * separators and the brackets. */
+typedef struct {
+    char s[MT_MAX_DIMS * 22 + 3];
+} shape_text;
+
+/* Lives until the end of the full expression that calls it, long enough to
+ * be an argument of mt_error. */
+static shape_text shape_of(const mt_tensor *t)
+{
+    shape_text b;
+    mt_format_shape(b.s, sizeof b.s, t->ndim, t->sizes);
+    return b;
+}
+
+/* The C++ spelling torch's conv messages use for a dtype. */
+static const char *cpp_name(mt_dtype d)
+{
+    const mt_dtype_info *info = &mt_dtype_infos[d];
+    return info->alias ? info->alias : info->name;
+}
+
+static const char *const batch_names[] = {"", "1D", "2D", "3D", "4D"};
+
+/* An int[N] argument as nsp values: one value repeats. */
+static int spatial(const mt_value *v, int nsp, int64_t *out, const char *name)
+{
+    if (v->nints != 1 && v->nints != nsp) {
+        char given[MT_MAX_LIST * 22 + 3];
+        mt_format_shape(given, sizeof given, v->nints, v->ints);
+        return mt_error(MT_ERR_RUNTIME,
+                        "expected %s to be a single integer value or a list of %d values to "
+                        "match the convolution dimensions, but got %s=%s", name, nsp, name,
+                        given);
+    }
+    for (int i = 0; i < nsp; i++)
+        out[i] = v->ints[v->nints == 1 ? 0 : i];
+    return 0;
+}
+
+/* ------------------------------------------------------------------ conv */
+
+static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_padding)
+{
+    mt_tensor *in = a->v[0].t, *wt = a->v[1].t, *bias = mt_is_none(a, 2) ? NULL : a->v[2].t;
+    int64_t groups = a->v[6].i;
+    int64_t stride[2] = {1, 1}, pad[2] = {0, 0}, dil[2] = {1, 1};
+    if (in->ndim != nsp + 1 && in->ndim != nsp + 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected %s (unbatched) or %s (batched) input to %s, but got input "
+                        "of size: %s", batch_names[nsp + 1], batch_names[nsp + 2], op,
+                        shape_of(in).s);
+    if (spatial(&a->v[3], nsp, stride, "stride") < 0 ||
+        spatial(&a->v[5], nsp, dil, "dilation") < 0)
+        return -1;
+    if (!str_padding && spatial(&a->v[4], nsp, pad, "padding") < 0)
+        return -1;
+    bool batched = in->ndim == nsp + 2;
+    if (wt->ndim != nsp + 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected %d-dimensional input for %d-dimensional weight %s, but got "
+                        "%d-dimensional input of size %s instead",
+                        wt->ndim, wt->ndim, shape_of(wt).s, in->ndim + !batched,
+                        shape_of(in).s);
+    for (int i = 0; i < nsp; i++) {
+        if (stride[i] <= 0)
+            return mt_error(MT_ERR_RUNTIME, "non-positive stride is not supported");
+        if (dil[i] <= 0)
+            return mt_error(MT_ERR_RUNTIME, "dilation should be greater than zero");
+        if (pad[i] < 0)
+            return mt_error(MT_ERR_RUNTIME, "negative padding is not supported");
+    }
+    if (groups <= 0)
+        return mt_error(MT_ERR_RUNTIME, "non-positive groups is not supported");
+
+    mt_tensor x = batched ? *in : insert_dim(in, 0), w = *wt;
+    if (nsp == 1) {
+        x = insert_dim(&x, 2);
+        w = insert_dim(&w, 2);
+    }
+    int64_t full_stride[2] = {1, 1}, full_pad[2] = {0, 0}, full_dil[2] = {1, 1};
+    for (int i = 0; i < nsp; i++) {
+        full_stride[2 - nsp + i] = stride[i];
+        full_dil[2 - nsp + i] = dil[i];
+    }
+    bool same = false;
+    if (str_padding) {
+        const char *mode = a->v[4].str;
+        same = strcmp(mode, "same") == 0;
+        if (same) {
+            for (int i = 0; i < nsp; i++)
+                if (stride[i] != 1)
+                    return mt_error(MT_ERR_RUNTIME,
+                                    "padding='same' is not supported for strided "
+                                    "convolutions");
+            /* The odd padding element goes to the far side, as in torch. */
+            for (int i = 0; i < 2; i++)
+                full_pad[i] = full_dil[i] * (w.sizes[2 + i] - 1) / 2;
+        } else if (strcmp(mode, "valid") != 0) {
+            return mt_error(MT_ERR_RUNTIME, "Invalid padding string: '%s'", mode);
+        }
+    } else {
+        for (int i = 0; i < nsp; i++)
+            full_pad[2 - nsp + i] = pad[i];
+    }
+
+    int64_t O = w.sizes[0];
+    if (O % groups != 0)
+        /* torch brackets the bracketed shape again */
+        return mt_error(MT_ERR_RUNTIME,
+                        "Given groups=%lld, expected weight to be divisible by %lld at "
+                        "dimension 0, but got weight of size [%s] instead",
+                        (long long)groups, (long long)groups, shape_of(wt).s);
+    if (x.sizes[1] != w.sizes[1] * groups) {
+        mt_tensor shown = batched ? *in : insert_dim(in, 0);
+        return mt_error(MT_ERR_RUNTIME,
+                        "Given groups=%lld, weight of size %s, expected input%s to have %lld "
+                        "channels, but got %lld channels instead",
+                        (long long)groups, shape_of(wt).s, shape_of(&shown).s,
+                        (long long)(w.sizes[1] * groups), (long long)x.sizes[1]);
+    }
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != O))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Given weight of size %s, expected bias to be 1-dimensional with %lld "
+                        "elements, but got bias of size %s instead", shape_of(wt).s,
+                        (long long)O, shape_of(bias).s);
+    if (x.dtype != w.dtype || (bias && bias->dtype != x.dtype)) {
+        const mt_tensor *other = x.dtype != w.dtype ? &w : bias;
+        return mt_error(MT_ERR_RUNTIME, "Input type (%s) and %s type (%s) should be the same",
+                        cpp_name(x.dtype), other == &w ? "weight" : "bias",
+                        cpp_name(other->dtype));
+    }
+
+    mt_window win = {w.sizes[2], w.sizes[3], full_stride[0], full_stride[1], full_pad[0],
+                     full_pad[1], full_dil[0], full_dil[1], 0, 0};
+    int64_t out_sp[2];
+    for (int i = 0; i < 2; i++) {
+        int64_t padded = x.sizes[2 + i] + 2 * full_pad[i];
+        int64_t ext = full_dil[i] * (w.sizes[2 + i] - 1) + 1;
+        if (same)
+            padded = x.sizes[2 + i] + full_dil[i] * (w.sizes[2 + i] - 1);
+        if (padded < ext) {
+            if (nsp == 1)
+                return mt_error(MT_ERR_RUNTIME,
+                                "Calculated padded input size per channel: (%lld). Kernel "
+                                "size: (%lld). Kernel size can't be greater than actual "
+                                "input size", (long long)padded, (long long)ext);
+            int64_t ph = x.sizes[2] + 2 * full_pad[0], pw = x.sizes[3] + 2 * full_pad[1];
+            return mt_error(MT_ERR_RUNTIME,
+                            "Calculated padded input size per channel: (%lld x %lld). "
+                            "Kernel size: (%lld x %lld). Kernel size can't be greater "
+                            "than actual input size", (long long)ph, (long long)pw,
+                            (long long)(full_dil[0] * (w.sizes[2] - 1) + 1),
+                            (long long)(full_dil[1] * (w.sizes[3] - 1) + 1));
+        }
+        out_sp[i] = (padded - ext) / full_stride[i] + 1;
+    }
+    win.oh = out_sp[0];
+    win.ow = out_sp[1];
+
+    int64_t sizes4[4] = {x.sizes[0], O, win.oh, win.ow};
+    int64_t final_sizes[4];
+    int nfinal = 0;
+    if (batched)
+        final_sizes[nfinal++] = sizes4[0];
+    final_sizes[nfinal++] = O;
+    if (nsp == 2)
+        final_sizes[nfinal++] = win.oh;
+    final_sizes[nfinal++] = win.ow;
+
+    mt_tensor *wc = NULL;
+    if (!mt_tensor_is_contiguous(wt)) {
+        if (!(wc = mt_new(wt->dtype, wt->ndim, wt->sizes, false)))
+            return -1;
+        mt_copy(wc, wt);
+        w = contiguous_as(wc, 4, w.sizes);
+    }
+    mt_tensor *out = mt_new(x.dtype, nfinal, final_sizes, false);
+    if (!out) {
+        mt_xrelease(wc);
+        return -1;
+    }
+    mt_tensor o4 = contiguous_as(out, 4, sizes4);
+    mt_blas_prepare();
+    void *tok = mt_unlock();
+    int rc = mt_conv2d_forward(&x, &w, bias, &win, groups, &o4);
+    mt_relock(tok);
+    mt_xrelease(wc);
+    return kernel_result(r, out, rc);
+}
+
+int impl_conv2d(mt_args *a, mt_result *r) { return conv_nd(a, r, 2, "conv2d", false); }
+int impl_conv2d_str(mt_args *a, mt_result *r) { return conv_nd(a, r, 2, "conv2d", true); }
+int impl_conv1d(mt_args *a, mt_result *r) { return conv_nd(a, r, 1, "conv1d", false); }
+int impl_conv1d_str(mt_args *a, mt_result *r) { return conv_nd(a, r, 1, "conv1d", true); }
+
+/* --------------------------------------------------------------- pooling */
+
+/* int[2] pooling arguments: one value repeats; otherwise exactly two. */
+static int pair(const mt_value *v, int64_t *out, const char *op, const char *what)
+{
+    if (v->nints != 1 && v->nints != 2) {
+        /* not `return mt_error(...)`: the compiler must see out unset only on -1 */
+        mt_error(MT_ERR_RUNTIME, "%s: %s", op, what);
+        return -1;
+    }
+    out[0] = v->ints[0];
+    out[1] = v->ints[v->nints - 1];
+    return 0;
+}
+
+static int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
+                           bool ceil_mode)
+{
+    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+    int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+    if (ceil_mode && (out - 1) * stride >= in + pad)
+        out--;
+    return out;
+}
+
+/* Parses and checks the window of a pooling call; x becomes the 4-d view of
+ * the input and win its window. Arguments from index 1: kernel_size, stride,
+ * padding, then dilation when has_dilation. */
+static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_mode,
+                       mt_tensor *x, mt_window *win)
+{
+    mt_tensor *in = a->v[0].t;
+    int64_t k[2], s[2], p[2], d[2] = {1, 1};
+    if (pair(&a->v[1], k, op,
+             "kernel_size must either be a single int, or a tuple of two ints") < 0)
+        return -1;
+    if (mt_is_none(a, 2) || a->v[2].nints == 0) {
+        s[0] = k[0];
+        s[1] = k[1];
+    } else if (pair(&a->v[2], s, op,
+                    "stride must either be omitted, a single int, or a tuple of two ints") < 0) {
+        return -1;
+    }
+    if (pair(&a->v[3], p, op, "padding must either be a single int, or a tuple of two ints") < 0)
+        return -1;
+    if (has_dilation &&
+        pair(&a->v[4], d, op, "dilation must be either a single int, or a tuple of two ints") < 0)
+        return -1;
+    if (k[0] <= 0 || k[1] <= 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "kernel size should be greater than zero, but got kH: %lld kW: %lld",
+                        (long long)k[0], (long long)k[1]);
+    if (s[0] <= 0 || s[1] <= 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "stride should be greater than zero, but got dH: %lld dW: %lld",
+                        (long long)s[0], (long long)s[1]);
+    if (d[0] <= 0 || d[1] <= 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "dilation should be greater than zero, but got dilationH: %lld "
+                        "dilationW: %lld", (long long)d[0], (long long)d[1]);
+    bool empty_plane = in->ndim >= 3 && (in->sizes[in->ndim - 1] == 0 ||
+                                         in->sizes[in->ndim - 2] == 0 ||
+                                         (in->ndim == 4 && in->sizes[1] == 0));
+    if (in->ndim < 3 && !has_dilation)
+        return mt_error(MT_ERR_INDEX,
+                        "Dimension out of range (expected to be in range of [%d, %d], but got -3)",
+                        -in->ndim, in->ndim - 1);
+    if ((in->ndim != 3 && in->ndim != 4) || empty_plane)
+        return mt_error(MT_ERR_RUNTIME,
+                        "non-empty 3D or 4D (batch mode) tensor expected for input");
+    for (int i = 0; i < 2; i++)
+        if (p[i] < 0 || p[i] > (d[i] * (k[i] - 1) + 1) / 2)
+            return mt_error(MT_ERR_RUNTIME,
+                            "pad should be at most half of effective kernel size, but got "
+                            "pad=%lld, kernel_size=%lld and dilation=%lld",
+                            (long long)p[i], (long long)k[i], (long long)d[i]);
+    *x = in->ndim == 4 ? *in : insert_dim(in, 0);
+    int64_t H = x->sizes[2], W = x->sizes[3];
+    int64_t oh = pooled_size(H, k[0], p[0], s[0], d[0], ceil_mode);
+    int64_t ow = pooled_size(W, k[1], p[1], s[1], d[1], ceil_mode);
+    if (oh < 1 || ow < 1)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Given input size: (%lldx%lldx%lld). Calculated output size: "
+                        "(%lldx%lldx%lld). Output size is too small",
+                        (long long)x->sizes[1], (long long)H, (long long)W,
+                        (long long)x->sizes[1], (long long)oh, (long long)ow);
+    mt_window w = {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
+    *win = w;
+    return 0;
+}
+
+/* A contiguous output shaped like the input with the window's plane size. */
+static mt_tensor *pooled_output(const mt_tensor *in, mt_dtype dtype, int64_t oh, int64_t ow,
+                                mt_tensor *o4)
+{
+    int64_t sizes[4];
+    int n = 0;
+    if (in->ndim == 4)
+        sizes[n++] = in->sizes[0];
+    sizes[n++] = in->sizes[in->ndim - 3];
+    sizes[n++] = oh;
+    sizes[n++] = ow;
+    mt_tensor *out = mt_new(dtype, n, sizes, false);
+    if (out) {
+        int64_t s4[4] = {in->ndim == 4 ? in->sizes[0] : 1, in->sizes[in->ndim - 3], oh, ow};
+        *o4 = contiguous_as(out, 4, s4);
+    }
+    return out;
+}
+
+/* Runs max pooling with the arguments of a row whose index 5 is ceil_mode;
+ * *idx gets the indices when idx is not NULL. */
+static mt_tensor *max_pool(mt_args *a, mt_tensor **idx)
+{
+    mt_tensor x, o4, i4;
+    mt_window win;
+    if (pool_window(a, "max_pool2d", true, a->v[5].b, &x, &win) < 0)
+        return NULL;
+    mt_tensor *in = a->v[0].t;
+    mt_tensor *out = pooled_output(in, in->dtype, win.oh, win.ow, &o4);
+    if (out && idx && !(*idx = pooled_output(in, MT_INT64, win.oh, win.ow, &i4))) {
+        mt_release(out);
+        out = NULL;
+    }
+    if (!out)
+        return NULL;
+    void *tok = mt_unlock();
+    int rc = mt_max_pool2d_forward(&x, &win, &o4, idx ? &i4 : NULL);
+    mt_relock(tok);
+    if (rc < 0) {
+        mt_release(out);
+        if (idx) {
+            mt_release(*idx);
+            *idx = NULL;
+        }
+        return NULL;
+    }
+    return out;
+}
+
+int impl_max_pool2d(mt_args *a, mt_result *r)
+{
+    if (!a->v[6].b) /* return_indices */
+        return mt_result_tensor(r, max_pool(a, NULL));
+    mt_tensor *idx = NULL, *out = max_pool(a, &idx);
+    if (!out || mt_result_alloc(r, MT_RESULT_TUPLE, 2) < 0) {
+        mt_xrelease(out);
+        mt_xrelease(idx);
+        return -1;
+    }
+    r->t[0] = out;
+    r->t[1] = idx;
+    return 0;
+}
+
+int impl_max_pool2d_indices(mt_args *a, mt_result *r)
+{
+    mt_tensor *idx = NULL, *out = max_pool(a, &idx);
+    if (!out)
+        return -1;
+    mt_release(out);
+    return mt_result_tensor(r, idx);
+}
+
+int impl_avg_pool2d(mt_args *a, mt_result *r)
+{
+    bool ceil_mode = a->v[4].b, count_include_pad = a->v[5].b;
+    int64_t divisor = mt_is_none(a, 6) ? 0 : a->v[6].i;
+    if (!mt_is_none(a, 6) && divisor == 0)
+        return mt_error(MT_ERR_RUNTIME, "divisor must be not zero");
+    mt_tensor x, o4;
+    mt_window win;
+    if (pool_window(a, "avg_pool2d", false, ceil_mode, &x, &win) < 0)
+        return -1;
+    mt_tensor *in = a->v[0].t;
+    mt_tensor *out = pooled_output(in, in->dtype, win.oh, win.ow, &o4);
+    if (!out)
+        return -1;
+    void *tok = mt_unlock();
+    int rc = mt_avg_pool2d_forward(&x, &win, count_include_pad, divisor, &o4);
+    mt_relock(tok);
+    return kernel_result(r, out, rc);
+}
+
+int impl_adaptive_avg_pool2d(mt_args *a, mt_result *r)
+{
+    mt_tensor *in = a->v[0].t;
+    int64_t size[2];
+    if (in->ndim != 3 && in->ndim != 4)
+        return mt_error(MT_ERR_RUNTIME,
+                        "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s",
+                        shape_of(in).s);
+    if (pair(&a->v[1], size, "adaptive_avg_pool2d", "output_size must be 2") < 0)
+        return -1;
+    for (int d = 1; d < in->ndim; d++)
+        if (in->sizes[d] == 0)
+            return mt_error(MT_ERR_RUNTIME,
+                            "adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                            "non-batch dimensions, but input has sizes %s with dimension %d "
+                            "being empty", shape_of(in).s, d);
+    if (size[0] < 0 || size[1] < 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "adaptive_avg_pool2d: elements of output_size must be greater than "
+                        "or equal to 0 but received {%lld, %lld}",
+                        (long long)size[0], (long long)size[1]);
+    mt_tensor x = in->ndim == 4 ? *in : insert_dim(in, 0), o4;
+    mt_tensor *out = pooled_output(in, in->dtype, size[0], size[1], &o4);
+    if (!out)
+        return -1;
+    void *tok = mt_unlock();
+    int rc = mt_adaptive_avg_pool2d_forward(&x, &o4);
+    mt_relock(tok);
+    return kernel_result(r, out, rc);
+}
