@@ -102,6 +102,8 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
+    /* here rather than at the first product: the op layer cannot ask NumPy */
+    mtpy_load_blas();
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||
