@@ -35,7 +35,7 @@ extern _Thread_local PyTypeObject *mtpy_result_class;
 PyObject *mtpy_raise(void);
 /* Same, for int-returning paths; -1. */
 int mtpy_raise_int(void);
-/* Loads NumPy's OpenBLAS for mt_gemm once (impl_linalg.c); safe to call often. */
+/* Loads NumPy's OpenBLAS for mt_gemm once (blas_loader.c); safe to call often. */
 void mtpy_load_blas(void);
 
 /* New tensors of the minitorch.Tensor class. */

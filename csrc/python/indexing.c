@@ -1,6 +1,6 @@
 /* x[key] and x[key] = value: basic indexing makes a view, advanced indexing
  * (integer and bool tensors, lists) gathers or puts through the index kernel. */
-#include "indexing.h"
+#include "autograd_bind.h"
 #include "parser.h"
 #include "from_data.h"
 #include "function.h"
@@ -10,33 +10,20 @@
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 #include "../kernels/index.h"
+#include "../ops/index.h"
 
 #include <string.h>
 
 #define MAX_ITEMS 64
 
-const char *mtpy_tensor_type_name(mt_dtype d)
+/* "torch.FloatTensor": how torch names a tensor type in messages. */
+static const char *tensor_type_name(mt_dtype d)
 {
     static const char *const names[MT_NUM_DTYPES] = {
         "torch.BoolTensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
         "torch.IntTensor", "torch.LongTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
         "torch.FloatTensor", "torch.DoubleTensor"};
     return names[d];
-}
-
-PyObject *mtpy_nonzero(const mt_tensor *t)
-{
-    PyObject *b = mtpy_new_contiguous(MT_BOOL, t->ndim, t->sizes, false);
-    if (!b)
-        return NULL;
-    mt_copy(MTPy_T(b), t);
-    int64_t n = mt_count_set(MTPy_T(b));
-    int64_t sizes[2] = {n, t->ndim};
-    PyObject *out = mtpy_new_contiguous(MT_INT64, 2, sizes, false);
-    if (out)
-        mt_nonzero_positions(MTPy_T(b), (int64_t *)mt_data(MTPy_T(out)));
-    Py_DECREF(b);
-    return out;
 }
 
 /* The key after parsing: a view for the basic part and, per advanced
@@ -275,7 +262,8 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
                 NEW_DIM(*(uint8_t *)mt_data(m) ? 1 : 0, 1);
                 continue;
             }
-            PyObject *pos = own(k, mtpy_nonzero(m));
+            mt_tensor *nz = mt_nonzero_indices(m);
+            PyObject *pos = own(k, nz ? (PyObject *)mtpy_container(nz) : mtpy_raise());
             if (!pos)
                 return -1;
             for (int j = 0; j < m->ndim; j++, sd++) {
@@ -438,7 +426,7 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
     }
     if (!MTPy_Check(value)) {
         PyErr_Format(PyExc_TypeError, "can't assign a %s to a %s", Py_TYPE(value)->tp_name,
-                     mtpy_tensor_type_name(dtype));
+                     tensor_type_name(dtype));
         goto fail;
     }
     mt_tensor v = *MTPy_T(value);
@@ -553,11 +541,3 @@ PyObject *impl_setitem(mt_args *a)
     return dispatch_indexing(a, "__setitem__", setitem);
 }
 
-mt_tensor mtpy_narrowed(const mt_tensor *t, int dim, int64_t start, int64_t len)
-{
-    mt_tensor v = *t;
-    v.offset += start * t->strides[dim];
-    v.sizes[dim] = len;
-    v.numel = t->sizes[dim] ? t->numel / t->sizes[dim] * len : 0;
-    return v;
-}

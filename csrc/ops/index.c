@@ -1,0 +1,656 @@
+/* Data-movement ops of the op table (cat, stack, flip, roll, repeat, tile,
+ * gathers, scatters, masks, nonzero, triangles) and the nonzero helper of
+ * index.h, in plain C: impls read typed mt_args, make and drop tensors only
+ * through core/owner.h and report failures with mt_error; nothing here may
+ * touch Python. Joins and flips are copies between views; the rest use the
+ * index kernel. Indexing by Python keys (x[key]) stays in the binding
+ * (csrc/python/indexing.c): its keys are Python objects. */
+#include "index.h"
+
+#include "args.h"
+#include "shape.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+#include "../kernels/index.h"
+
+#include <stdio.h>
+#include <string.h>
+
+mt_tensor *mt_nonzero_indices(const mt_tensor *t)
+{
+    mt_tensor *b = mt_new(MT_BOOL, t->ndim, t->sizes, false);
+    if (!b)
+        return NULL;
+    mt_copy(b, t);
+    int64_t sizes[2] = {mt_count_set(b), t->ndim};
+    mt_tensor *out = mt_new(MT_INT64, 2, sizes, false);
+    if (out)
+        mt_nonzero_positions(b, (int64_t *)mt_data(out));
+    mt_release(b);
+    return out;
+}
+
+static mt_tensor *clone_of(const mt_tensor *t)
+{
+    mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
+    if (out)
+        mt_copy(out, t);
+    return out;
+}
+
+/* "minitorch.Size([2, 3])": how the binding prints a shape in messages. */
+static const char *size_text(char *buf, size_t cap, int ndim, const int64_t *sizes)
+{
+    char shape[256];
+    mt_format_shape(shape, sizeof shape, ndim, sizes);
+    snprintf(buf, cap, "minitorch.Size(%s)", shape);
+    return buf;
+}
+
+int impl_cat(mt_args *a, mt_result *r)
+{
+    int n = a->v[0].nints;
+    mt_tensor *const *items = a->v[0].tensors;
+    const mt_tensor *ref = NULL;
+    mt_dtype out_dtype = MT_BOOL; /* all operands rank alike: promotion is a fold */
+    int dim, ref_i = 0;
+    if (n == 0)
+        return mt_error(MT_ERR_VALUE, "torch.cat(): expected a non-empty list of Tensors");
+    /* legacy: 1-d empty tensors are skipped whatever their neighbours' shapes */
+    for (int i = 0; i < n; i++) {
+        const mt_tensor *t = items[i];
+        out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
+        if (!ref && !(t->ndim == 1 && t->numel == 0)) {
+            ref = t;
+            ref_i = i;
+        }
+    }
+    if (!ref)
+        ref = items[0];
+    if (ref->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "zero-dimensional tensor (at position %d) cannot be concatenated",
+                        ref_i);
+    if (mt_wrap_dim(a->v[1].i, ref->ndim, &dim) < 0)
+        return -1;
+    int64_t sizes[MT_MAX_DIMS];
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * ref->ndim);
+    sizes[dim] = 0;
+    for (int i = 0; i < n; i++) {
+        const mt_tensor *t = items[i];
+        if (t->ndim == 1 && t->numel == 0)
+            continue;
+        if (t->ndim == 0)
+            return mt_error(MT_ERR_RUNTIME,
+                            "zero-dimensional tensor (at position %d) cannot be concatenated",
+                            i);
+        if (t->ndim != ref->ndim)
+            return mt_error(MT_ERR_RUNTIME,
+                            "Tensors must have same number of dimensions: got %d and %d",
+                            ref->ndim, t->ndim);
+        for (int d = 0; d < t->ndim; d++)
+            if (d != dim && t->sizes[d] != ref->sizes[d])
+                return mt_error(MT_ERR_RUNTIME,
+                                "Sizes of tensors must match except in dimension %d. Expected "
+                                "size %lld but got size %lld for tensor number %d in the list.",
+                                dim, (long long)ref->sizes[d], (long long)t->sizes[d], i);
+        sizes[dim] += t->sizes[dim];
+    }
+    mt_tensor *out = mt_new(out_dtype, ref->ndim, sizes, false);
+    if (!out)
+        return -1;
+    int64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const mt_tensor *t = items[i];
+        if (t->ndim == 1 && t->numel == 0)
+            continue;
+        mt_tensor part = mt_narrowed(out, dim, at, t->sizes[dim]);
+        mt_copy(&part, t);
+        at += t->sizes[dim];
+    }
+    return mt_result_tensor(r, out);
+}
+
+int impl_stack(mt_args *a, mt_result *r)
+{
+    int n = a->v[0].nints;
+    mt_tensor *const *items = a->v[0].tensors;
+    mt_dtype out_dtype = MT_BOOL; /* all operands rank alike: promotion is a fold */
+    int dim;
+    if (n == 0)
+        return mt_error(MT_ERR_RUNTIME, "stack expects a non-empty TensorList");
+    const mt_tensor *ref = items[0];
+    if (mt_wrap_dim(a->v[1].i, ref->ndim + 1, &dim) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const mt_tensor *t = items[i];
+        out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
+        bool same = t->ndim == ref->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->sizes[d] == ref->sizes[d];
+        if (!same) {
+            char s0[256], s1[256];
+            mt_format_shape(s0, sizeof s0, ref->ndim, ref->sizes);
+            mt_format_shape(s1, sizeof s1, t->ndim, t->sizes);
+            return mt_error(MT_ERR_RUNTIME,
+                            "stack expects each tensor to be equal size, but got %s at entry 0 "
+                            "and %s at entry %d", s0, s1, i);
+        }
+    }
+    int64_t sizes[MT_MAX_DIMS];
+    for (int d = 0, j = 0; d <= ref->ndim; d++)
+        sizes[d] = d == dim ? n : ref->sizes[j++];
+    mt_tensor *out = mt_new(out_dtype, ref->ndim + 1, sizes, false);
+    if (!out)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        mt_tensor part = mt_narrowed(out, dim, i, 1);
+        mt_tensor src = *items[i];
+        memmove(src.sizes + dim + 1, src.sizes + dim, sizeof(int64_t) * (src.ndim - dim));
+        memmove(src.strides + dim + 1, src.strides + dim, sizeof(int64_t) * (src.ndim - dim));
+        src.sizes[dim] = 1;
+        src.strides[dim] = 0;
+        src.ndim++;
+        mt_copy(&part, &src);
+    }
+    return mt_result_tensor(r, out);
+}
+
+int impl_flip(mt_args *a, mt_result *r)
+{
+    mt_tensor v = *a->v[0].t;
+    bool seen[MT_MAX_DIMS] = {false};
+    for (int i = 0; i < a->v[1].nints; i++) {
+        int d;
+        if (mt_wrap_dim(a->v[1].ints[i], v.ndim, &d) < 0)
+            return -1;
+        if (seen[d])
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
+                            d);
+        seen[d] = true;
+        if (v.ndim && v.sizes[d] > 0) {
+            v.offset += (v.sizes[d] - 1) * v.strides[d];
+            v.strides[d] = -v.strides[d];
+        }
+    }
+    return mt_result_tensor(r, clone_of(&v));
+}
+
+/* dst = src rolled by shift along d (of nonzero size): two copies between views. */
+static void roll_into(const mt_tensor *dst, const mt_tensor *src, int d, int64_t shift)
+{
+    int64_t size = src->sizes[d], s = (shift % size + size) % size;
+    mt_tensor d0 = mt_narrowed(dst, d, s, size - s), s0 = mt_narrowed(src, d, 0, size - s);
+    mt_tensor d1 = mt_narrowed(dst, d, 0, s), s1 = mt_narrowed(src, d, size - s, s);
+    mt_copy(&d0, &s0);
+    mt_copy(&d1, &s1);
+}
+
+/* A contiguous t seen as 1-d. */
+static mt_tensor flat_of(const mt_tensor *t)
+{
+    mt_tensor v = *t;
+    v.ndim = 1;
+    v.sizes[0] = v.numel;
+    v.strides[0] = 1;
+    return v;
+}
+
+int impl_roll(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    int ns = a->v[1].nints, nd = a->v[2].nints;
+    if (nd == 0) {
+        if (ns != 1)
+            return mt_error(MT_ERR_RUNTIME,
+                            "`shifts` required to be of size 1 when `dims` is empty, but got %d",
+                            ns);
+        mt_tensor *flat = clone_of(t);
+        if (!flat)
+            return -1;
+        mt_tensor f = flat_of(flat);
+        mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
+        if (out && f.numel) {
+            mt_tensor o = flat_of(out);
+            roll_into(&o, &f, 0, a->v[1].ints[0]);
+        }
+        mt_release(flat);
+        return mt_result_tensor(r, out);
+    }
+    if (ns != nd)
+        return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
+                        ns, nd);
+    mt_tensor *cur = clone_of(t);
+    for (int i = 0; cur && i < nd; i++) {
+        int d;
+        if (mt_wrap_dim(a->v[2].ints[i], t->ndim, &d) < 0) {
+            mt_release(cur);
+            return -1;
+        }
+        int64_t size = t->sizes[d];
+        mt_tensor *next = mt_new(t->dtype, t->ndim, t->sizes, false);
+        if (next && size)
+            roll_into(next, cur, d, a->v[1].ints[i]);
+        else if (next)
+            mt_copy(next, cur);
+        mt_release(cur);
+        cur = next;
+    }
+    return mt_result_tensor(r, cur);
+}
+
+static mt_tensor *repeat_with(const mt_tensor *t, int n, const int64_t *reps)
+{
+    if (n < t->ndim) {
+        mt_error(MT_ERR_RUNTIME, "Number of dimensions of repeat dims can not be smaller than "
+                                 "number of dimensions of tensor");
+        return NULL;
+    }
+    if (2 * n > MT_MAX_DIMS) {
+        mt_error(MT_ERR_RUNTIME, "minitorch repeats at most %d dims", MT_MAX_DIMS / 2);
+        return NULL;
+    }
+    int64_t sizes[MT_MAX_DIMS];
+    mt_tensor src = {.storage = t->storage, .offset = t->offset, .numel = t->numel,
+                     .ndim = 2 * n, .dtype = t->dtype};
+    for (int i = 0; i < n; i++) {
+        int j = i - (n - t->ndim);
+        if (reps[i] < 0) {
+            mt_error(MT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: ",
+                     (long long)reps[i]);
+            return NULL;
+        }
+        int64_t s = j >= 0 ? t->sizes[j] : 1;
+        sizes[i] = s * reps[i];
+        src.sizes[2 * i] = reps[i];
+        src.strides[2 * i] = 0;
+        src.sizes[2 * i + 1] = s;
+        src.strides[2 * i + 1] = j >= 0 ? t->strides[j] : 0;
+    }
+    mt_tensor *out = mt_new(t->dtype, n, sizes, false);
+    if (!out)
+        return NULL;
+    mt_tensor dst = src;
+    dst.storage = out->storage;
+    dst.offset = 0;
+    mt_contiguous_strides(dst.ndim, dst.sizes, dst.strides);
+    mt_checked_numel(dst.ndim, dst.sizes, &dst.numel);
+    mt_copy(&dst, &src);
+    return out;
+}
+
+int impl_repeat(mt_args *a, mt_result *r)
+{
+    return mt_result_tensor(r, repeat_with(a->v[0].t, a->v[1].nints, a->v[1].ints));
+}
+
+int impl_tile(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    int n = a->v[1].nints;
+    int64_t reps[MT_MAX_DIMS];
+    int pad = t->ndim > n ? t->ndim - n : 0;
+    if (n + pad > MT_MAX_DIMS)
+        return mt_error(MT_ERR_RUNTIME, "minitorch tiles at most %d dims", MT_MAX_DIMS);
+    for (int i = 0; i < pad; i++)
+        reps[i] = 1;
+    memcpy(reps + pad, a->v[1].ints, sizeof(int64_t) * n);
+    return mt_result_tensor(r, repeat_with(t, n + pad, reps));
+}
+
+/* An int64 copy of an index tensor, dense. */
+static mt_tensor *dense_long(const mt_tensor *ix, const char *op)
+{
+    if (!mt_is_integral(ix->dtype, false)) {
+        mt_error(MT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", op);
+        return NULL;
+    }
+    mt_tensor *o = mt_new(MT_INT64, ix->ndim, ix->sizes, false);
+    if (o)
+        mt_copy(o, ix);
+    return o;
+}
+
+/* t gathered by one index array along dim (index_select, take). */
+static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index)
+{
+    mt_tensor *ix = mt_new(MT_INT64, index->ndim, index->sizes, false);
+    if (!ix)
+        return NULL;
+    mt_copy(ix, index);
+    mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = index->ndim,
+                       .index_numel = index->numel, .index = {(int64_t *)mt_data(ix)}};
+    memcpy(p.index_sizes, index->sizes, sizeof(int64_t) * index->ndim);
+    mt_tensor *out = NULL;
+    int nd;
+    int64_t shape[MT_MAX_DIMS];
+    if (mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
+        (out = mt_new(t->dtype, nd, shape, false)))
+        mt_index_gather(t, &p, out);
+    mt_release(ix);
+    return out;
+}
+
+int impl_index_select(mt_args *a, mt_result *r)
+{
+    mt_tensor t = *a->v[0].t, *ix = a->v[2].t;
+    int dim;
+    if (mt_wrap_dim(a->v[1].i, t.ndim, &dim) < 0)
+        return -1;
+    if (ix->ndim > 1)
+        return mt_error(MT_ERR_INDEX, "index_select(): Index is supposed to be a vector");
+    if (!mt_is_integral(ix->dtype, false) || ix->dtype < MT_INT32)
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_select(): Expected dtype int32 or int64 for index");
+    mt_tensor i1 = *ix;
+    if (i1.ndim == 0) {
+        i1.ndim = 1;
+        i1.sizes[0] = 1;
+        i1.strides[0] = 0;
+    }
+    if (t.ndim == 0) {
+        t.ndim = 1;
+        t.sizes[0] = 1;
+        t.strides[0] = 0;
+        mt_tensor *out = select_along(&t, 0, &i1);
+        if (out)
+            out->ndim = 0;
+        return mt_result_tensor(r, out);
+    }
+    return mt_result_tensor(r, select_along(&t, dim, &i1));
+}
+
+int impl_take(mt_args *a, mt_result *r)
+{
+    mt_tensor *flat = clone_of(a->v[0].t);
+    if (!flat)
+        return -1;
+    mt_tensor f = flat_of(flat);
+    mt_tensor *out = NULL;
+    if (!mt_is_integral(a->v[1].t->dtype, false))
+        mt_error(MT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got Float");
+    else
+        out = select_along(&f, 0, a->v[1].t);
+    mt_release(flat);
+    return mt_result_tensor(r, out);
+}
+
+int impl_gather(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
+    int dim;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
+        return -1;
+    if (ix->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "gather(): Expected dtype int64 for index");
+    if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Index tensor must have the same number of dimensions as input tensor");
+    for (int d = 0; d < ix->ndim && d < t->ndim; d++)
+        if (d != dim && ix->sizes[d] > t->sizes[d]) {
+            char is[300], ts[300];
+            return mt_error(MT_ERR_RUNTIME,
+                            "Size does not match at dimension %d expected index %s to be no "
+                            "larger than self %s apart from dimension %d", d,
+                            size_text(is, sizeof is, ix->ndim, ix->sizes),
+                            size_text(ts, sizeof ts, t->ndim, t->sizes), dim);
+        }
+    mt_tensor *out = mt_new(t->dtype, ix->ndim, ix->sizes, false);
+    if (out && mt_gather_dim(t, dim, ix, out) < 0) {
+        mt_release(out);
+        return -1;
+    }
+    return mt_result_tensor(r, out);
+}
+
+static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool inplace,
+                          bool has_reduce)
+{
+    mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
+    int dim;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
+        return -1;
+    if (ix->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "scatter(): Expected dtype int64 for index");
+    if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Index tensor must have the same number of dimensions as self tensor");
+    mt_tensor *out = t;
+    if (inplace)
+        mt_retain(out);
+    else if (!(out = clone_of(t)))
+        return -1;
+    mt_tensor *src = mt_new(t->dtype, ix->ndim, ix->sizes, false);
+    if (!src) {
+        mt_release(out);
+        return -1;
+    }
+    const mt_value *v = &a->v[3];
+    if (v->is_scalar)
+        mt_fill(src, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+    else {
+        mt_tensor s = *v->t;
+        for (int d = 0; d < ix->ndim && d < s.ndim; d++)
+            s.sizes[d] = ix->sizes[d];
+        mt_copy(src, &s);
+    }
+    if (has_reduce && !mt_is_none(a, 4)) {
+        if (!strcmp(a->v[4].str, "add"))
+            op = MT_PUT_ADD;
+        else if (!strcmp(a->v[4].str, "multiply"))
+            op = MT_PUT_MUL;
+        else {
+            mt_release(out);
+            mt_release(src);
+            return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
+        }
+    }
+    int rc = mt_scatter_dim(out, dim, ix, src, op);
+    mt_release(src);
+    if (rc < 0) {
+        mt_release(out);
+        return -1;
+    }
+    out->storage->version++;
+    return mt_result_tensor(r, out);
+}
+
+int impl_scatter(mt_args *a, mt_result *r)
+{
+    return scatter_common(a, r, MT_PUT_SET, false, true);
+}
+
+int impl_scatter_(mt_args *a, mt_result *r)
+{
+    return scatter_common(a, r, MT_PUT_SET, true, true);
+}
+
+int impl_scatter_add(mt_args *a, mt_result *r)
+{
+    return scatter_common(a, r, MT_PUT_ADD, false, false);
+}
+
+int impl_scatter_add_(mt_args *a, mt_result *r)
+{
+    return scatter_common(a, r, MT_PUT_ADD, true, false);
+}
+
+int impl_index_add_(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t, *ix = a->v[2].t, *src = a->v[3].t;
+    int dim;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
+        return -1;
+    if (!mt_is_integral(ix->dtype, false) || ix->ndim > 1)
+        return mt_error(MT_ERR_INDEX, "index_add_(): Index is supposed to be a vector");
+    mt_tensor *ixl = dense_long(ix, "index_add_");
+    if (!ixl)
+        return -1;
+    mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
+                       .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ixl)}};
+    int nd, rc = -1;
+    int64_t shape[MT_MAX_DIMS];
+    mt_tensor *vals = NULL;
+    if (mt_index_wrap(t, &p) < 0 || mt_index_result_shape(t, &p, &nd, shape) < 0)
+        goto done;
+    if (src->ndim != nd || memcmp(src->sizes, shape, sizeof(int64_t) * nd)) {
+        mt_error(MT_ERR_RUNTIME,
+                 "index_add_(): Source/destination tensor must have same slice shapes.");
+        goto done;
+    }
+    if (!(vals = mt_new(t->dtype, nd, shape, false)))
+        goto done;
+    mt_copy(vals, src);
+    mt_index_put(t, &p, vals, MT_PUT_ADD, a->v[4].s.f, a->v[4].s.i);
+    t->storage->version++;
+    mt_retain(t);
+    rc = mt_result_tensor(r, t);
+done:
+    mt_xrelease(vals);
+    mt_release(ixl);
+    return rc;
+}
+
+static int masked_fill_into(mt_tensor *dst, mt_args *a)
+{
+    mt_tensor *mask = a->v[1].t;
+    if (mask->dtype != MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME,
+                        "masked_fill_ only supports boolean masks, but got mask with dtype %s",
+                        mt_dtype_infos[mask->dtype].name);
+    int nd = dst->ndim;
+    int64_t shape[MT_MAX_DIMS];
+    memcpy(shape, dst->sizes, sizeof(int64_t) * nd);
+    if (mt_broadcast_into(&nd, shape, mask->ndim, mask->sizes) < 0)
+        return -1;
+    if (nd != dst->ndim || memcmp(shape, dst->sizes, sizeof(int64_t) * nd)) {
+        char ds[300], bs[300];
+        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        size_text(ds, sizeof ds, dst->ndim, dst->sizes),
+                        size_text(bs, sizeof bs, nd, shape));
+    }
+    const mt_value *v = &a->v[2];
+    if (!v->is_scalar && v->t->ndim != 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "masked_fill_ only supports a 0-dimensional value tensor, but got "
+                        "tensor with %d dimension(s).", v->t->ndim);
+    mt_tensor *val = mt_new(dst->dtype, 0, NULL, false);
+    if (!val)
+        return -1;
+    if (v->is_scalar)
+        mt_fill(val, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+    else
+        mt_copy(val, v->t);
+    mt_masked_fill(dst, mask, val);
+    mt_release(val);
+    dst->storage->version++;
+    return 0;
+}
+
+int impl_masked_fill(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    int nd = t->ndim;
+    int64_t shape[MT_MAX_DIMS];
+    memcpy(shape, t->sizes, sizeof(int64_t) * nd);
+    if (mt_broadcast_into(&nd, shape, a->v[1].t->ndim, a->v[1].t->sizes) < 0)
+        return -1;
+    mt_tensor *out = mt_new(t->dtype, nd, shape, false);
+    if (!out)
+        return -1;
+    mt_copy(out, t);
+    if (masked_fill_into(out, a) < 0) {
+        mt_release(out);
+        return -1;
+    }
+    return mt_result_tensor(r, out);
+}
+
+int impl_masked_fill_(mt_args *a, mt_result *r)
+{
+    if (masked_fill_into(a->v[0].t, a) < 0)
+        return -1;
+    mt_retain(a->v[0].t);
+    return mt_result_tensor(r, a->v[0].t);
+}
+
+int impl_nonzero(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    mt_tensor *pos = mt_nonzero_indices(t);
+    if (!pos || !a->v[1].b)
+        return mt_result_tensor(r, pos);
+    int n = t->ndim ? t->ndim : 1;
+    if (mt_result_alloc(r, MT_RESULT_TUPLE, n) < 0) {
+        mt_release(pos);
+        return -1;
+    }
+    for (int j = 0; j < n; j++) {
+        int64_t cs = pos->sizes[0], st = t->ndim;
+        mt_tensor col = *pos;
+        col.ndim = 1;
+        col.sizes[0] = cs;
+        col.strides[0] = st;
+        col.offset = t->ndim ? j : 0;
+        col.numel = cs;
+        if (!(r->t[j] = mt_new(MT_INT64, 1, &cs, true))) {
+            mt_result_clear(r);
+            mt_release(pos);
+            return -1;
+        }
+        if (t->ndim)
+            mt_copy(r->t[j], &col);
+    }
+    mt_release(pos);
+    return 0;
+}
+
+int impl_masked_select(mt_args *a, mt_result *r)
+{
+    mt_tensor t = *a->v[0].t, m = *a->v[1].t;
+    if (m.dtype != MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "masked_select: expected BoolTensor for mask");
+    int nd = t.ndim;
+    int64_t shape[MT_MAX_DIMS];
+    memcpy(shape, t.sizes, sizeof(int64_t) * nd);
+    if (mt_broadcast_into(&nd, shape, m.ndim, m.sizes) < 0)
+        return -1;
+    mt_tensor *tb = mt_new(t.dtype, nd, shape, false);
+    mt_tensor *mb = tb ? mt_new(MT_BOOL, nd, shape, false) : NULL;
+    mt_tensor *out = NULL;
+    if (tb && mb) {
+        mt_copy(tb, &t);
+        mt_copy(mb, &m);
+        int64_t n = mt_count_set(mb);
+        if ((out = mt_new(t.dtype, 1, &n, false))) {
+            const uint8_t *mp = (const uint8_t *)mt_data(mb);
+            const char *sp = mt_data(tb);
+            char *op = mt_data(out);
+            int isz = mt_itemsize(t.dtype);
+            for (int64_t i = 0; i < mb->numel; i++)
+                if (mp[i]) {
+                    memcpy(op, sp + i * isz, isz);
+                    op += isz;
+                }
+        }
+    }
+    mt_xrelease(tb);
+    mt_xrelease(mb);
+    return mt_result_tensor(r, out);
+}
+
+static int triangle(mt_args *a, mt_result *r, bool lower)
+{
+    mt_tensor *t = a->v[0].t;
+    if (t->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions",
+                        lower ? "tril" : "triu");
+    mt_tensor *out = clone_of(t);
+    if (out)
+        mt_triangle_zero(out, a->v[1].i, lower);
+    return mt_result_tensor(r, out);
+}
+
+int impl_tril(mt_args *a, mt_result *r) { return triangle(a, r, true); }
+int impl_triu(mt_args *a, mt_result *r) { return triangle(a, r, false); }

@@ -1,0 +1,491 @@
+/* Matrix products of the op table (mm, bmm, matmul, mv, dot, addmm, addmv,
+ * baddbmm and their in-place forms, outer/ger), in plain C: each op checks its
+ * operands in torch's words, describes them as stacks of matrices and runs
+ * mt_gemm. It touches tensors only through core/owner.h and the kernels. The
+ * BLAS that mt_gemm may use is located through the host's hook
+ * (mt_blas_prepare) before the first floating product, since finding it asks
+ * NumPy. */
+#include "args.h"
+#include "elementwise.h"
+#include "out_param.h"
+
+#include "../core/shape.h"
+#include "../kernels/binary.h"
+#include "../kernels/blas.h"
+#include "../kernels/copy.h"
+#include "../kernels/matmul.h"
+
+#include <string.h>
+
+/* Multiply-adds above which the GIL is released around the kernel: about
+ * 5 us of work, below which taking the GIL back costs a visible share. */
+#define NOGIL_WORK (80.0 * 80.0 * 80.0)
+
+/* torch's C++ type names, used by some of its messages. */
+static const char *cpp_name(mt_dtype d)
+{
+    static const char *const names[MT_NUM_DTYPES] = {
+        "bool", "unsigned char", "signed char", "short int", "int", "long int",
+        "c10::Half", "c10::BFloat16", "float", "double"};
+    return names[d];
+}
+
+static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
+
+/* t seen as a (batch..., rows, cols) stack: its last dims hold rows (when
+ * has_rows) and cols (when has_cols); its leading dims broadcast to batch. */
+static mt_tensor as_stack(const mt_tensor *t, int nb, const int64_t *batch, bool has_rows,
+                          int64_t rows, bool has_cols, int64_t cols)
+{
+    mt_tensor v = *t;
+    int own = t->ndim - has_rows - has_cols;
+    v.ndim = nb + 2;
+    v.numel = rows * cols;
+    for (int i = 0; i < nb; i++) {
+        int td = own - nb + i;
+        v.sizes[i] = batch[i];
+        v.strides[i] = td >= 0 && t->sizes[td] != 1 ? t->strides[td] : 0;
+        v.numel *= batch[i];
+    }
+    v.sizes[nb] = rows;
+    v.strides[nb] = has_rows ? t->strides[own] : 0;
+    v.sizes[nb + 1] = cols;
+    v.strides[nb + 1] = has_cols ? t->strides[t->ndim - 1] : 0;
+    return v;
+}
+
+static mt_gemm_operand operand(const mt_tensor *v)
+{
+    mt_gemm_operand o = {mt_data(v), v->strides[v->ndim - 2], v->strides[v->ndim - 1], {0}};
+    memcpy(o.bs, v->strides, sizeof(int64_t) * (v->ndim - 2));
+    return o;
+}
+
+/* The destination: a fresh tensor, or out= checked and resized as torch does. */
+static mt_tensor *destination(mt_tensor *out, mt_dtype d, int ndim, const int64_t *shape)
+{
+    if (!out)
+        return mt_new(d, ndim, shape, false);
+    if (out->dtype != d) {
+        mt_error(MT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                 cpp_name(d), cpp_name(out->dtype));
+        return NULL;
+    }
+    if (mt_resize_out(out, ndim, shape, NULL) < 0)
+        return NULL;
+    mt_retain(out);
+    return out;
+}
+
+/* "The expanded size of the tensor ..." when c does not broadcast to shape. */
+static int check_expand(const mt_tensor *c, int ndim, const int64_t *shape)
+{
+    char a[256], b[256];
+    for (int i = 0; i < c->ndim; i++) {
+        int j = ndim - c->ndim + i;
+        if (j < 0 || (c->sizes[i] != 1 && c->sizes[i] != shape[j])) {
+            mt_format_shape(a, sizeof a, ndim, shape);
+            mt_format_shape(b, sizeof b, c->ndim, c->sizes);
+            if (j < 0)
+                return mt_error(MT_ERR_RUNTIME,
+                                "expand(torch.FloatTensor{%s}, size=%s): the number of sizes "
+                                "provided (%d) must be greater or equal to the number of "
+                                "dimensions in the tensor (%d)", b, a, ndim, c->ndim);
+            return mt_error(MT_ERR_RUNTIME,
+                            "The expanded size of the tensor (%lld) must match the existing "
+                            "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
+                            "Tensor sizes: %s", (long long)shape[j], (long long)c->sizes[i], j,
+                            a, b);
+        }
+    }
+    return 0;
+}
+
+/* A problem in the kernel's terms: the result is (batch..., [m], [n]) with
+ * the m/n dims present when has_m/has_n; A is (batch..., [m], k), B is
+ * (batch..., k, [n]), each with its own (broadcasting) batch dims. */
+typedef struct {
+    int nb;
+    int64_t batch[MT_MAX_DIMS];
+    int64_t m, n, k;
+    bool has_m, has_n;
+    const mt_tensor *a, *b;
+    const mt_tensor *c;         /* the beta term, broadcast to the result; or NULL */
+    mt_gemm_scale alpha, beta;
+} problem;
+
+static mt_gemm_scale scale_of(const mt_scalar *s) { return (mt_gemm_scale){s->f, s->i}; }
+
+/* A float32 copy of a half/bfloat16 stack. */
+static mt_tensor *widened(const mt_tensor *v)
+{
+    mt_tensor *o = mt_new(MT_FLOAT32, v->ndim, v->sizes, false);
+    if (o)
+        mt_copy(o, v);
+    return o;
+}
+
+static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
+{
+    int rndim = p->nb + p->has_m + p->has_n;
+    int64_t rshape[MT_MAX_DIMS];
+    memcpy(rshape, p->batch, sizeof(int64_t) * p->nb);
+    if (p->has_m)
+        rshape[p->nb] = p->m;
+    if (p->has_n)
+        rshape[rndim - 1] = p->n;
+    if (p->c && check_expand(p->c, rndim, rshape) < 0)
+        return -1;
+    mt_tensor *dest = destination(out, d, rndim, rshape);
+    if (!dest)
+        return -1;
+    mt_tensor *wa = NULL, *wb = NULL, *wc = NULL;
+    mt_tensor av = as_stack(p->a, p->nb, p->batch, p->has_m, p->m, true, p->k);
+    mt_tensor bv = as_stack(p->b, p->nb, p->batch, true, p->k, p->has_n, p->n);
+    mt_tensor *work = dest;
+    mt_dtype cd = d;
+    if (d == MT_FLOAT16 || d == MT_BFLOAT16) {
+        cd = MT_FLOAT32;
+        wa = widened(&av);
+        wb = widened(&bv);
+        wc = mt_new(cd, rndim, rshape, false);
+        if (!wa || !wb || !wc)
+            goto fail;
+        av = *wa;
+        bv = *wb;
+        work = wc;
+    }
+    mt_gemm_scale beta = p->beta;
+    if (p->c && (mt_is_floating(d) ? beta.f != 0 : beta.i != 0))
+        mt_copy(work, p->c);
+    else
+        beta = (mt_gemm_scale){0.0, 0};
+    mt_tensor cv = as_stack(work, p->nb, p->batch, p->has_m, p->m, p->has_n, p->n);
+    mt_gemm_shape s = {p->nb, {0}, p->m, p->n, p->k};
+    memcpy(s.batch, p->batch, sizeof(int64_t) * p->nb);
+    mt_gemm_operand ga = operand(&av), gb = operand(&bv), gc = operand(&cv);
+    int rc;
+    if (mt_is_floating(cd))
+        mt_blas_prepare();
+    if (mt_gemm_work(&s) >= NOGIL_WORK) {
+        void *tok = mt_unlock();
+        rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+        mt_relock(tok);
+    } else {
+        rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+    }
+    if (rc < 0)
+        goto fail;
+    if (wc)
+        mt_copy(dest, work);
+    if (out)
+        dest->storage->version++;
+    mt_xrelease(wa);
+    mt_xrelease(wb);
+    mt_xrelease(wc);
+    return mt_result_tensor(r, dest);
+fail:
+    mt_xrelease(wa);
+    mt_xrelease(wb);
+    mt_xrelease(wc);
+    mt_release(dest);
+    return -1;
+}
+
+static mt_tensor *out_arg(mt_args *a, int i) { return mt_is_none(a, i) ? NULL : a->v[i].t; }
+
+static int not_implemented(const char *name, mt_dtype d)
+{
+    return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, sname(d));
+}
+
+/* ---------------------------------------------------------------- mm family */
+
+static int mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c,
+                      mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out, mt_result *r)
+{
+    if (a->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "self must be a matrix");
+    if (b->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "mat2 must be a matrix");
+    if (a->sizes[1] != b->sizes[0])
+        return mt_error(MT_ERR_RUNTIME,
+                        "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                        (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0],
+                        (long long)b->sizes[1]);
+    if (c && a->dtype != b->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "mat1 and mat2 must have the same dtype, but got %s and %s",
+                        sname(a->dtype), sname(b->dtype));
+    if (a->dtype != b->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                        cpp_name(a->dtype), cpp_name(b->dtype));
+    if (c && c->dtype != a->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "self and mat2 must have the same dtype, but got %s and %s",
+                        sname(c->dtype), sname(b->dtype));
+    if (a->dtype == MT_BOOL)
+        return not_implemented("addmm_impl_cpu_", MT_BOOL);
+    problem p = {0, {0}, a->sizes[0], b->sizes[1], a->sizes[1], true, true, a, b, c, alpha,
+                 beta};
+    return run(&p, a->dtype, out, r);
+}
+
+static const mt_gemm_scale ONE = {1.0, 1};
+
+int impl_mm(mt_args *a, mt_result *r)
+{
+    return mm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, out_arg(a, 2), r);
+}
+
+int impl_addmm(mt_args *a, mt_result *r)
+{
+    return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
+                      scale_of(&a->v[3].s), out_arg(a, 5), r);
+}
+
+int impl_addmm_(mt_args *a, mt_result *r)
+{
+    return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
+                      scale_of(&a->v[3].s), a->v[0].t, r);
+}
+
+/* ------------------------------------------------------------- bmm family */
+
+static int bmm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c,
+                       mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out, mt_result *r)
+{
+    if (a->ndim != 3)
+        return mt_error(MT_ERR_RUNTIME, "batch1 must be a 3D tensor");
+    if (b->ndim != 3)
+        return mt_error(MT_ERR_RUNTIME, "batch2 must be a 3D tensor");
+    if (b->sizes[0] != a->sizes[0] || b->sizes[1] != a->sizes[2])
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected size for first two dimensions of batch2 tensor to be: "
+                        "[%lld, %lld] but got: [%lld, %lld].",
+                        (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
+                        (long long)b->sizes[1]);
+    if (a->dtype != b->dtype)
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        sname(a->dtype), sname(b->dtype));
+    if (c && (c->dtype != a->dtype || c->dtype != b->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Input dtypes must be the same, got: input %s, batch1: %s, "
+                        "batch2: %s", cpp_name(c->dtype), cpp_name(a->dtype),
+                        cpp_name(b->dtype));
+    if (a->dtype == MT_BOOL)
+        return not_implemented(c ? "baddbmm" : "bmm", MT_BOOL);
+    problem p = {1, {a->sizes[0]}, a->sizes[1], b->sizes[2], a->sizes[2], true, true, a, b, c,
+                 alpha, beta};
+    return run(&p, a->dtype, out, r);
+}
+
+int impl_bmm(mt_args *a, mt_result *r)
+{
+    return bmm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, out_arg(a, 2), r);
+}
+
+int impl_baddbmm(mt_args *a, mt_result *r)
+{
+    return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
+                       scale_of(&a->v[3].s), out_arg(a, 5), r);
+}
+
+int impl_baddbmm_(mt_args *a, mt_result *r)
+{
+    return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
+                       scale_of(&a->v[3].s), a->v[0].t, r);
+}
+
+/* ------------------------------------------------------------- mv family */
+
+/* first: the dtype torch names first (the result's). */
+static int mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_tensor *c,
+                      mt_dtype first, mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out,
+                      mt_result *r)
+{
+    int in_ndim = c ? c->ndim : 1;
+    if (m->ndim != 2 || v->ndim != 1 || in_ndim > 1)
+        return mt_error(MT_ERR_RUNTIME, "vector + matrix @ vector expected, got %d, %d, %d",
+                        in_ndim, m->ndim, v->ndim);
+    int64_t isize = c && c->ndim ? c->sizes[0] : 1;
+    if (m->sizes[1] != v->sizes[0] || (c && isize != m->sizes[0] && isize != 1))
+        return mt_error(MT_ERR_RUNTIME,
+                        "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+                        (long long)(c ? isize : m->sizes[0]), (long long)m->sizes[0],
+                        (long long)m->sizes[1], (long long)v->sizes[0]);
+    if (first != m->dtype || m->dtype != v->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "addmv input tensors must have the same dtype, but got %s, %s, "
+                        "and %s", sname(first), sname(m->dtype), sname(v->dtype));
+    if (m->dtype == MT_BOOL)
+        return not_implemented("addmv_impl_cpu", MT_BOOL);
+    problem p = {0, {0}, m->sizes[0], 1, m->sizes[1], true, false, m, v, c, alpha, beta};
+    return run(&p, m->dtype, out, r);
+}
+
+int impl_mv(mt_args *a, mt_result *r)
+{
+    mt_tensor *out = out_arg(a, 2);
+    mt_dtype first = out ? out->dtype : a->v[1].t->dtype;
+    return mv_checked(a->v[0].t, a->v[1].t, NULL, first, ONE, ONE, out, r);
+}
+
+int impl_addmv(mt_args *a, mt_result *r)
+{
+    mt_tensor *out = out_arg(a, 5);
+    mt_dtype first = out ? out->dtype : a->v[0].t->dtype;
+    return mv_checked(a->v[1].t, a->v[2].t, a->v[0].t, first, scale_of(&a->v[4].s),
+                      scale_of(&a->v[3].s), out, r);
+}
+
+int impl_addmv_(mt_args *a, mt_result *r)
+{
+    return mv_checked(a->v[1].t, a->v[2].t, a->v[0].t, a->v[0].t->dtype,
+                      scale_of(&a->v[4].s), scale_of(&a->v[3].s), a->v[0].t, r);
+}
+
+/* ------------------------------------------------------------ vector ops */
+
+static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out,
+                       const char *name, mt_result *r)
+{
+    if (x->ndim != 1 || y->ndim != 1)
+        return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors",
+                        x->ndim, y->ndim);
+    if (x->dtype != y->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s : expected both vectors to have same dtype, but found %s and %s",
+                        name, sname(x->dtype), sname(y->dtype));
+    if (x->sizes[0] != y->sizes[0])
+        return mt_error(MT_ERR_RUNTIME,
+                        "inconsistent tensor size, expected tensor [%lld] and src [%lld] to "
+                        "have the same number of elements, but got %lld and %lld elements "
+                        "respectively", (long long)x->sizes[0], (long long)y->sizes[0],
+                        (long long)x->sizes[0], (long long)y->sizes[0]);
+    if (x->dtype == MT_BOOL)
+        return not_implemented(name, MT_BOOL);
+    if (out && out->dtype != x->dtype)
+        return mt_error(MT_ERR_RUNTIME, "result dtype %s does not match input dtype %s",
+                        sname(out->dtype), sname(x->dtype));
+    problem p = {0, {0}, 1, 1, x->sizes[0], false, false, x, y, NULL, ONE, ONE};
+    return run(&p, x->dtype, out, r);
+}
+
+int impl_dot(mt_args *a, mt_result *r)
+{
+    return dot_checked(a->v[0].t, a->v[1].t, out_arg(a, 2), "dot", r);
+}
+
+/* Real dtypes only, so vdot is dot. */
+int impl_vdot(mt_args *a, mt_result *r)
+{
+    return dot_checked(a->v[0].t, a->v[1].t, out_arg(a, 2), "dot", r);
+}
+
+/* ----------------------------------------------------------------- matmul */
+
+static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_result *r)
+{
+    int dx = x->ndim, dy = y->ndim;
+    if (dx == 0 || dy == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "both arguments to matmul need to be at least 1D, but they are %dD "
+                        "and %dD", dx, dy);
+    if (dx == 1 && dy == 1)
+        return dot_checked(x, y, out, "dot", r);
+    if (dx == 2 && dy == 1) {
+        mt_dtype first = out ? out->dtype : y->dtype;
+        return mv_checked(x, y, NULL, first, ONE, ONE, out, r);
+    }
+    int64_t k = x->sizes[dx - 1];
+    if (dy <= 2) {
+        /* (batch..., m, k) @ (k, [n]): the batch folds into m, as torch does. */
+        int64_t rows = 1, ky = y->sizes[0];
+        for (int i = 0; i < dx - 1; i++)
+            rows *= x->sizes[i];
+        if (dy == 1 && k != ky)
+            return mt_error(MT_ERR_RUNTIME,
+                            "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+                            (long long)rows, (long long)rows, (long long)k, (long long)ky);
+        int64_t ny = dy == 2 ? y->sizes[1] : 1;
+        if (k != ky)
+            return mt_error(MT_ERR_RUNTIME,
+                            "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                            "%lldx%lld)", (long long)rows, (long long)k, (long long)ky,
+                            (long long)ny);
+        if (x->dtype != y->dtype) {
+            if (dy == 1)
+                return mt_error(MT_ERR_RUNTIME,
+                                "addmv input tensors must have the same dtype, but got %s, "
+                                "%s, and %s", sname(y->dtype), sname(x->dtype),
+                                sname(y->dtype));
+            return mt_error(MT_ERR_RUNTIME,
+                            "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                            cpp_name(x->dtype), cpp_name(y->dtype));
+        }
+        if (x->dtype == MT_BOOL)
+            return not_implemented(dy == 1 ? "addmv_impl_cpu" : "addmm_impl_cpu_", MT_BOOL);
+        problem p = {dx - 2 > 0 ? dx - 2 : 0, {0}, dx > 1 ? x->sizes[dx - 2] : 1, ny, k,
+                     dx > 1, dy == 2, x, y, NULL, ONE, ONE};
+        memcpy(p.batch, x->sizes, sizeof(int64_t) * p.nb);
+        return run(&p, x->dtype, out, r);
+    }
+    /* Batched: the batch dims broadcast; a 1-D operand is a row or column. */
+    int nb = 0;
+    int64_t batch[MT_MAX_DIMS];
+    if (mt_broadcast_into(&nb, batch, dx > 2 ? dx - 2 : 0, x->sizes) < 0 ||
+        mt_broadcast_into(&nb, batch, dy - 2, y->sizes) < 0)
+        return -1;
+    int64_t ky = y->sizes[dy - 2], total = 1;
+    for (int i = 0; i < nb; i++)
+        total *= batch[i];
+    if (k != ky)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected size for first two dimensions of batch2 tensor to be: "
+                        "[%lld, %lld] but got: [%lld, %lld].",
+                        (long long)total, (long long)k, (long long)total, (long long)ky);
+    if (x->dtype != y->dtype)
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        sname(x->dtype), sname(y->dtype));
+    if (x->dtype == MT_BOOL)
+        return not_implemented("bmm", MT_BOOL);
+    problem p = {nb, {0}, dx > 1 ? x->sizes[dx - 2] : 1, y->sizes[dy - 1], k, dx > 1, true,
+                 x, y, NULL, ONE, ONE};
+    memcpy(p.batch, batch, sizeof(int64_t) * nb);
+    return run(&p, x->dtype, out, r);
+}
+
+int impl_matmul(mt_args *a, mt_result *r)
+{
+    return matmul(a->v[0].t, a->v[1].t, out_arg(a, 2), r);
+}
+
+int impl_matmul_dunder(mt_args *a, mt_result *r) { return matmul(a->v[0].t, a->v[1].t, NULL, r); }
+
+int impl_rmatmul(mt_args *a, mt_result *r) { return matmul(a->v[1].t, a->v[0].t, NULL, r); }
+
+/* outer is a broadcast multiply in torch, promotion and bool included */
+int impl_outer(mt_args *a, mt_result *r)
+{
+    const mt_tensor *x = a->v[0].t, *y = a->v[1].t;
+    if (x->ndim != 1)
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D",
+                        x->ndim);
+    if (y->ndim != 1)
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D",
+                        y->ndim);
+    mt_operand in[2] = {{.t = *x, .kind = MT_OPERAND_DIM}, {.t = *y, .kind = MT_OPERAND_DIM}};
+    in[0].t.ndim = 2;
+    in[0].t.sizes[1] = 1;
+    in[0].t.strides[1] = 0;
+    mt_dtype result = mt_operands_result_type(2, in);
+    int64_t shape[2] = {x->sizes[0], y->sizes[0]};
+    mt_tensor *out = mt_is_none(a, 2) ? NULL : a->v[2].t;
+    if (out && mt_resize_out(out, 2, shape, NULL) < 0)
+        return -1;
+    mt_binary_ctx ctx = {1.0, 1};
+    mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
+    return mt_result_tensor(r, mt_pointwise(&k, 2, in, result, result, out, NULL));
+}
