@@ -9,13 +9,13 @@
 
 #define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) \
     int fn(mt_node *, mt_tensor **, mt_tensor **);
-#include "derivatives.def"
+#include "../ops.def"
 #undef MT_DERIV_AS
 
 /* Not const: attach_jvps fills in the forward formulas once. */
 static mt_node_kind kinds[] = {
 #define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) {#Name, fn, saves, save_out, mat},
-#include "derivatives.def"
+#include "../ops.def"
 #undef MT_DERIV_AS
 };
 
@@ -23,7 +23,7 @@ static mt_node_kind kinds[] = {
  * gives one name to different formulas (2 / x and x * y are MulBackward0). */
 static const char *const keys[] = {
 #define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat) #Key,
-#include "derivatives.def"
+#include "../ops.def"
 #undef MT_DERIV_AS
 };
 #undef MT_VARIANT
@@ -36,13 +36,13 @@ static const struct {
 } variants[] = {
 #define MT_DERIV_AS(Key, Name, fn, saves, save_out, mat)
 #define MT_VARIANT(Key, p, Variant) {#Key, p, #Variant},
-#include "derivatives.def"
+#include "../ops.def"
 #undef MT_DERIV_AS
 #undef MT_VARIANT
 };
 
 #define MT_JVP(Key, fn) int fn(mt_node *, mt_tensor **, mt_tensor **);
-#include "derivatives_jvp.def"
+#include "../ops.def"
 #undef MT_JVP
 
 static const struct {
@@ -50,7 +50,7 @@ static const struct {
     mt_jvp_fn fn;
 } jvps[] = {
 #define MT_JVP(Key, fn) {#Key, fn},
-#include "derivatives_jvp.def"
+#include "../ops.def"
 #undef MT_JVP
 };
 

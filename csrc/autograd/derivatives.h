@@ -12,7 +12,7 @@
 const mt_node_kind *mt_derivative_kind(const char *name);
 /* The kind a node of n->kind takes for its recorded arguments: torch names
  * some backward classes per overload (x ** 2 is PowBackward0, x ** y
- * PowBackward1). A row MT_VARIANT(Key, p, Variant) in derivatives.def says a
+ * PowBackward1). A row MT_VARIANT(Key, p, Variant) in csrc/ops/<family>.def says a
  * Key node whose param p was a number (or, for a non-tensor param, was given)
  * is a Variant node; with p = MT_RANK(r), a Key node whose first input has r
  * dims (diag of a matrix). A variant saves no input its base does not. */
