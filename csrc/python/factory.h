@@ -1,21 +1,23 @@
-/* Steps shared by the functions that make new tensors. */
+/* The binding side of the creation rows that stay MT_PYOP: those reading
+ * Python data (data_factories.c) or a Generator object (random_sampling.c).
+ * The steps they share with the plain-C rows are in csrc/ops/creation.h. */
 #ifndef MT_PYTHON_FACTORY_H
 #define MT_PYTHON_FACTORY_H
 
-#include "parser.h"
+#include "autograd_bind.h"
 
-/* PyErr_SetString with a printf format (PyErr_Format has no %g). */
-PyObject *mtpy_raisef(PyObject *exc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Marks t as requiring grad when asked (floating dtypes only, as torch);
- * steals t, returns it or NULL. */
-PyObject *mtpy_with_requires_grad(PyObject *t, bool requires_grad);
-/* An uninitialised tensor shaped like src, laid out like it
- * (torch.preserve_format). */
-PyObject *mtpy_empty_like(const mt_tensor *src, mt_dtype dtype);
-/* The dtype argument at index i, or fallback when None. */
-static inline mt_dtype mtpy_dtype_arg(const mt_args *a, int i, mt_dtype fallback)
+#include "../ops/creation.h"
+
+/* The Python tensor of a new t (consumed), marked as requiring grad when
+ * asked; NULL with the mt_error pending when t is NULL or cannot require
+ * grad. */
+static inline PyObject *mtpy_made(mt_tensor *t, bool requires_grad)
 {
-    return mt_is_none(a, i) ? fallback : a->v[i].dtype;
+    if (t && mt_set_requires_grad_arg(t, requires_grad) < 0) {
+        mt_release(t);
+        return NULL;
+    }
+    return t ? (PyObject *)mtpy_container(t) : NULL;
 }
 
 #endif

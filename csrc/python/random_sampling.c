@@ -1,5 +1,10 @@
 /* Random sampling: rand/randn/randint/randperm, their _like forms and the
- * in-place samplers. Every draw reserves numel counters of a generator. */
+ * in-place samplers. Every draw reserves numel counters of a generator.
+ *
+ * These rows stay MT_PYOP only because their `Generator? generator`
+ * argument reaches the impls as the Python Generator object, whose Philox
+ * state mtpy_generator reads; everything else here is plain C (tensors made
+ * through core/owner.h, errors through mt_error, left pending on return). */
 #include "factory.h"
 #include "generator.h"
 
@@ -12,17 +17,15 @@ static int sample(PyObject *gen, mt_tensor *t, const mt_rand_params *p)
 {
     mt_generator *g = mtpy_generator(gen);
     uint64_t first = mt_generator_reserve(g, (uint64_t)t->numel);
-    if (mt_random_fill(t, g->seed, first, p) < 0)
-        return mtpy_raise_int();
-    return 0;
+    return mt_random_fill(t, g->seed, first, p);
 }
 
 static bool floating_or_raise(mt_dtype d, const char *kernel)
 {
     if (mt_is_floating(d))
         return true;
-    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kernel,
-                 mt_dtype_infos[d].scalar_name);
+    mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
+             mt_dtype_infos[d].scalar_name);
     return false;
 }
 
@@ -30,7 +33,7 @@ static bool check_std(double std)
 {
     if (std >= 0.0)
         return true;
-    mtpy_raisef(PyExc_RuntimeError, "normal expects std >= 0.0, but found std %g", std);
+    mt_error(MT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std);
     return false;
 }
 
@@ -38,9 +41,9 @@ static bool check_range(int64_t from, int64_t to)
 {
     if (from < to)
         return true;
-    PyErr_Format(PyExc_RuntimeError,
-                 "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
-                 (long long)from, (long long)to);
+    mt_error(MT_ERR_RUNTIME,
+             "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+             (long long)from, (long long)to);
     return false;
 }
 
@@ -56,20 +59,18 @@ static mt_rand_params int_range(int64_t lo, int64_t hi)
 static PyObject *new_sample(mt_args *a, int ndim, const int64_t *sizes, const mt_tensor *like,
                             int gi, mt_dtype d, int rgi, const mt_rand_params *p)
 {
-    PyObject *t = like ? mtpy_empty_like(like, d) : mtpy_new_contiguous(d, ndim, sizes, false);
-    if (!t)
-        return NULL;
-    if (sample(a->v[gi].obj, MTPy_T(t), p) < 0) {
-        Py_DECREF(t);
+    mt_tensor *t = like ? mt_empty_like(like, d) : mt_new(d, ndim, sizes, false);
+    if (t && sample(a->v[gi].obj, t, p) < 0) {
+        mt_release(t);
         return NULL;
     }
-    return mtpy_with_requires_grad(t, a->v[rgi].b);
+    return mtpy_made(t, a->v[rgi].b);
 }
 
 /* rand/randn(size, *, generator, dtype, layout, device, requires_grad, pin_memory) */
 PyObject *impl_rand(mt_args *a)
 {
-    mt_dtype d = mtpy_dtype_arg(a, 2, mtpy_default_dtype());
+    mt_dtype d = mt_dtype_arg(a, 2, mt_default_dtype);
     if (!floating_or_raise(d, "check_uniform_bounds"))
         return NULL;
     return new_sample(a, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &uniform01);
@@ -77,7 +78,7 @@ PyObject *impl_rand(mt_args *a)
 
 PyObject *impl_randn(mt_args *a)
 {
-    mt_dtype d = mtpy_dtype_arg(a, 2, mtpy_default_dtype());
+    mt_dtype d = mt_dtype_arg(a, 2, mt_default_dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu"))
         return NULL;
     return new_sample(a, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &normal01);
@@ -86,7 +87,7 @@ PyObject *impl_randn(mt_args *a)
 /* rand_like/randn_like(input, *, generator, dtype, layout, device, requires_grad, memory_format) */
 PyObject *impl_rand_like(mt_args *a)
 {
-    mt_dtype d = mtpy_dtype_arg(a, 2, a->v[0].t->dtype);
+    mt_dtype d = mt_dtype_arg(a, 2, a->v[0].t->dtype);
     if (!floating_or_raise(d, "check_uniform_bounds"))
         return NULL;
     return new_sample(a, 0, NULL, a->v[0].t, 1, d, 5, &uniform01);
@@ -94,7 +95,7 @@ PyObject *impl_rand_like(mt_args *a)
 
 PyObject *impl_randn_like(mt_args *a)
 {
-    mt_dtype d = mtpy_dtype_arg(a, 2, a->v[0].t->dtype);
+    mt_dtype d = mt_dtype_arg(a, 2, a->v[0].t->dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu"))
         return NULL;
     return new_sample(a, 0, NULL, a->v[0].t, 1, d, 5, &normal01);
@@ -106,7 +107,7 @@ static PyObject *randint(mt_args *a, int64_t low, int64_t high, int base)
     if (!check_range(low, high))
         return NULL;
     mt_rand_params p = int_range(low, high);
-    mt_dtype d = mtpy_dtype_arg(a, base + 2, MT_INT64);
+    mt_dtype d = mt_dtype_arg(a, base + 2, MT_INT64);
     return new_sample(a, a->v[base].nints, a->v[base].ints, NULL, base + 1, d, base + 5, &p);
 }
 
@@ -119,7 +120,7 @@ static PyObject *randint_like(mt_args *a, int64_t low, int64_t high, int base)
     if (!check_range(low, high))
         return NULL;
     mt_rand_params p = int_range(low, high);
-    mt_dtype d = mtpy_dtype_arg(a, base + 1, a->v[0].t->dtype);
+    mt_dtype d = mt_dtype_arg(a, base + 1, a->v[0].t->dtype);
     return new_sample(a, 0, NULL, a->v[0].t, base, d, base + 4, &p);
 }
 
@@ -130,33 +131,31 @@ PyObject *impl_randint_like_low(mt_args *a) { return randint_like(a, a->v[1].i, 
 PyObject *impl_randperm(mt_args *a)
 {
     int64_t n = a->v[0].i;
-    mt_dtype d = mtpy_dtype_arg(a, 2, MT_INT64);
-    PyObject *perm = mtpy_new_contiguous(MT_INT64, 1, &n, false);
+    mt_dtype d = mt_dtype_arg(a, 2, MT_INT64);
+    mt_tensor *perm = mt_new(MT_INT64, 1, &n, false);
     if (!perm)
         return NULL;
     mt_generator *g = mtpy_generator(a->v[1].obj);
-    mt_randperm((int64_t *)mt_data(MTPy_T(perm)), n, g->seed,
-                mt_generator_reserve(g, (uint64_t)n));
+    mt_randperm((int64_t *)mt_data(perm), n, g->seed, mt_generator_reserve(g, (uint64_t)n));
     if (d != MT_INT64) {
-        PyObject *cast = mtpy_new_contiguous(d, 1, &n, false);
+        mt_tensor *cast = mt_new(d, 1, &n, false);
         if (cast)
-            mt_copy(MTPy_T(cast), MTPy_T(perm));
-        Py_SETREF(perm, cast);
-        if (!perm)
-            return NULL;
+            mt_copy(cast, perm);
+        mt_release(perm);
+        perm = cast;
     }
-    return mtpy_with_requires_grad(perm, a->v[5].b);
+    return mtpy_made(perm, a->v[5].b);
 }
 
 /* ------------------------------------------------------------- in place */
 
 static PyObject *sample_inplace(mt_args *a, int gi, const mt_rand_params *p)
 {
-    PyObject *self = a->v[0].obj;
-    if (sample(a->v[gi].obj, MTPy_T(self), p) < 0)
+    mt_tensor *self = a->v[0].t;
+    if (sample(a->v[gi].obj, self, p) < 0)
         return NULL;
-    MTPy_T(self)->storage->version++;
-    return Py_NewRef(self);
+    self->storage->version++;
+    return Py_NewRef(a->v[0].obj);
 }
 
 /* uniform_(input, from=0, to=1, *, generator) */
@@ -165,10 +164,12 @@ PyObject *impl_uniform_(mt_args *a)
     double from = a->v[1].f, to = a->v[2].f;
     if (!floating_or_raise(a->v[0].t->dtype, "check_uniform_bounds"))
         return NULL;
-    if (!(from <= to))
-        return mtpy_raisef(PyExc_RuntimeError,
-                            "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
-                            from, to);
+    if (!(from <= to)) {
+        mt_error(MT_ERR_RUNTIME,
+                 "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
+                 from, to);
+        return NULL;
+    }
     mt_rand_params p = {MT_RAND_UNIFORM, from, to, 0, 0};
     return sample_inplace(a, 3, &p);
 }
@@ -185,7 +186,7 @@ PyObject *impl_normal_(mt_args *a)
 /* normal(mean, std, size, *, generator, dtype, layout, device, requires_grad, pin_memory) */
 PyObject *impl_normal_size(mt_args *a)
 {
-    mt_dtype d = mtpy_dtype_arg(a, 4, mtpy_default_dtype());
+    mt_dtype d = mt_dtype_arg(a, 4, mt_default_dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu") || !check_std(a->v[1].f))
         return NULL;
     mt_rand_params p = {MT_RAND_NORMAL, a->v[0].f, a->v[1].f, 0, 0};
@@ -243,8 +244,10 @@ PyObject *impl_random_from(mt_args *a)
 PyObject *impl_bernoulli_(mt_args *a)
 {
     double p = a->v[1].f;
-    if (!(p >= 0.0 && p <= 1.0))
-        return mtpy_raisef(PyExc_RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (!(p >= 0.0 && p <= 1.0)) {
+        mt_error(MT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+        return NULL;
+    }
     mt_rand_params rp = {MT_RAND_BERNOULLI, p, 0, 0, 0};
     return sample_inplace(a, 2, &rp);
 }
@@ -255,9 +258,10 @@ PyObject *impl_exponential_(mt_args *a)
     double l = a->v[1].f;
     if (!floating_or_raise(a->v[0].t->dtype, "exponential_cpu"))
         return NULL;
-    if (!(l > 0.0))
-        return mtpy_raisef(PyExc_RuntimeError,
-                            "exponential_ expects lambda > 0.0, but found lambda=%g", l);
+    if (!(l > 0.0)) {
+        mt_error(MT_ERR_RUNTIME, "exponential_ expects lambda > 0.0, but found lambda=%g", l);
+        return NULL;
+    }
     mt_rand_params p = {MT_RAND_EXPONENTIAL, l, 0, 0, 0};
     return sample_inplace(a, 2, &p);
 }
@@ -268,28 +272,27 @@ PyObject *impl_bernoulli(mt_args *a)
     const mt_tensor *probs = a->v[0].t;
     if (!floating_or_raise(probs->dtype, "bernoulli_tensor_cpu_p_"))
         return NULL;
-    PyObject *out = mtpy_empty_like(probs, probs->dtype);
-    PyObject *u = mtpy_new_contiguous(MT_FLOAT64, probs->ndim, probs->sizes, false);
-    PyObject *p = mtpy_new_contiguous(MT_FLOAT64, probs->ndim, probs->sizes, false);
-    if (!out || !u || !p || sample(a->v[1].obj, MTPy_T(u), &uniform01) < 0)
+    mt_tensor *out = mt_empty_like(probs, probs->dtype);
+    mt_tensor *u = out ? mt_new(MT_FLOAT64, probs->ndim, probs->sizes, false) : NULL;
+    mt_tensor *p = u ? mt_new(MT_FLOAT64, probs->ndim, probs->sizes, false) : NULL;
+    if (!p || sample(a->v[1].obj, u, &uniform01) < 0)
         goto fail;
-    mt_copy(MTPy_T(p), probs);
-    double *ud = (double *)mt_data(MTPy_T(u)), *pd = (double *)mt_data(MTPy_T(p));
+    mt_copy(p, probs);
+    double *ud = (double *)mt_data(u), *pd = (double *)mt_data(p);
     for (int64_t i = 0; i < probs->numel; i++) {
         if (!(pd[i] >= 0.0 && pd[i] <= 1.0)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
+            mt_error(MT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
             goto fail;
         }
         ud[i] = ud[i] < pd[i];
     }
-    mt_copy(MTPy_T(out), MTPy_T(u));
-    Py_DECREF(u);
-    Py_DECREF(p);
-    return out;
+    mt_copy(out, u);
+    mt_release(u);
+    mt_release(p);
+    return (PyObject *)mtpy_container(out);
 fail:
-    Py_XDECREF(out);
-    Py_XDECREF(u);
-    Py_XDECREF(p);
+    mt_xrelease(out);
+    mt_xrelease(u);
+    mt_xrelease(p);
     return NULL;
 }

@@ -1,0 +1,102 @@
+/* The rows of convert.def that change dtypes and copy between tensors: to()
+ * in its forms, float()/double()/... and copy_. Plain C: they read the typed
+ * arguments and write only the tensors they make, and copy_'s destination.
+ * type() (its dtype is a type name or class) and result_type (it answers a
+ * dtype object) stay in csrc/python/convert_objects.c, the DLPack rows in
+ * csrc/python/dlpack.c. */
+#include "convert.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+
+#include <string.h>
+
+/* A copy of t converted to dtype, laid out like t when t is dense. */
+static mt_tensor *converted(const mt_tensor *t, mt_dtype dtype)
+{
+    mt_tensor *out;
+    if (mt_tensor_is_non_overlapping_and_dense(t))
+        out = mt_new_strided(dtype, t->ndim, t->sizes, t->strides);
+    else
+        out = mt_new(dtype, t->ndim, t->sizes, false);
+    if (out)
+        mt_copy(out, t);
+    return out;
+}
+
+mt_tensor *mt_to_dtype(mt_tensor *t, mt_dtype dtype, bool copy)
+{
+    if (!copy && t->dtype == dtype) {
+        mt_retain(t);
+        return t;
+    }
+    return converted(t, dtype);
+}
+
+static int to_dtype(mt_args *a, mt_result *r, mt_dtype dtype, bool copy)
+{
+    return mt_result_tensor(r, mt_to_dtype(a->v[0].t, dtype, copy));
+}
+
+/* to(input, dtype, non_blocking, copy, *, memory_format) */
+int impl_to_dtype(mt_args *a, mt_result *r) { return to_dtype(a, r, a->v[1].dtype, a->v[3].b); }
+/* to(input, other, non_blocking, copy, *, memory_format) */
+int impl_to_other(mt_args *a, mt_result *r)
+{
+    return to_dtype(a, r, a->v[1].t->dtype, a->v[3].b);
+}
+/* to(input, device, dtype, non_blocking, copy, *, memory_format) */
+int impl_to_device(mt_args *a, mt_result *r)
+{
+    return to_dtype(a, r, mt_is_none(a, 2) ? a->v[0].t->dtype : a->v[2].dtype, a->v[4].b);
+}
+
+/* float(), double(), ...: the dtype is named by the method. */
+#define CAST(name, dtype)                                                                      \
+    int impl_cast_##name(mt_args *a, mt_result *r) { return to_dtype(a, r, dtype, false); }
+CAST(float, MT_FLOAT32)
+CAST(double, MT_FLOAT64)
+CAST(half, MT_FLOAT16)
+CAST(bfloat16, MT_BFLOAT16)
+CAST(long, MT_INT64)
+CAST(int, MT_INT32)
+CAST(short, MT_INT16)
+CAST(char, MT_INT8)
+CAST(byte, MT_UINT8)
+CAST(bool, MT_BOOL)
+#undef CAST
+
+static bool overlaps(const mt_tensor *x, const mt_tensor *y)
+{
+    return x->storage == y->storage;
+}
+
+/* copy_(input, src, non_blocking) */
+int impl_copy_(mt_args *a, mt_result *r)
+{
+    mt_tensor *dst = a->v[0].t, *src = a->v[1].t;
+    int n = dst->ndim;
+    int64_t shape[MT_MAX_DIMS];
+    memcpy(shape, dst->sizes, sizeof(int64_t) * n);
+    if (mt_broadcast_into(&n, shape, src->ndim, src->sizes) < 0)
+        return -1;
+    if (n != dst->ndim || memcmp(shape, dst->sizes, sizeof(int64_t) * n) != 0) {
+        char want[256], got[256];
+        mt_format_shape(want, sizeof want, dst->ndim, dst->sizes);
+        mt_format_shape(got, sizeof got, n, shape);
+        return mt_error(MT_ERR_RUNTIME,
+                        "output with shape %s doesn't match the broadcast shape %s", want, got);
+    }
+    mt_tensor *tmp = NULL;
+    if (overlaps(dst, src) && dst != src) {
+        /* read everything before writing when the memory is shared */
+        if (!(tmp = converted(src, src->dtype)))
+            return -1;
+        src = tmp;
+    }
+    mt_copy(dst, src);
+    mt_xrelease(tmp);
+    dst->storage->version++;
+    mt_retain(dst);
+    return mt_result_tensor(r, dst);
+}

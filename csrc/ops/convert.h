@@ -1,0 +1,12 @@
+/* dtype conversion as the convert rows do it, for the binding's type(),
+ * which reads its dtype from a Python object. */
+#ifndef MT_OPS_CONVERT_H
+#define MT_OPS_CONVERT_H
+
+#include "args.h"
+
+/* torch's to(): t itself (a new reference) when it already has dtype and no
+ * copy is asked for, else a converted copy laid out like t when t is dense. */
+mt_tensor *mt_to_dtype(mt_tensor *t, mt_dtype dtype, bool copy);
+
+#endif

@@ -1,0 +1,319 @@
+/* The rows of creation.def that make tensors from sizes and numbers: empty,
+ * zeros, ones, full, the _like and new_ forms, ranges, eye, and the in-place
+ * fills. Plain C: they read the typed arguments and write only the tensors
+ * they make or fill. The rows taking Python data (tensor, as_tensor,
+ * from_numpy, new_tensor) stay in csrc/python/data_factories.c. */
+#include "creation.h"
+
+#include "../core/dtype.h"
+#include "../kernels/copy.h"
+#include "../kernels/iter.h"
+
+#include <math.h>
+
+int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad)
+{
+    if (!requires_grad)
+        return 0;
+    if (!mt_is_floating(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Only Tensors of floating point and complex dtype can require gradients");
+    t->flags |= MT_FLAG_REQUIRES_GRAD;
+    return 0;
+}
+
+mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype)
+{
+    if (!mt_tensor_is_non_overlapping_and_dense(src))
+        return mt_new(dtype, src->ndim, src->sizes, false);
+    int64_t strides[MT_MAX_DIMS];
+    mt_output_strides_like(1, &src, src->ndim, src->sizes, strides);
+    return mt_new_strided(dtype, src->ndim, src->sizes, strides);
+}
+
+/* The result of a factory: t (consumed), marked as requiring grad when
+ * asked; -1 when t is NULL or cannot require grad. */
+static int made(mt_result *r, mt_tensor *t, bool requires_grad)
+{
+    if (t && mt_set_requires_grad_arg(t, requires_grad) < 0) {
+        mt_release(t);
+        t = NULL;
+    }
+    return mt_result_tensor(r, t);
+}
+
+static void fill_scalar(mt_tensor *t, const mt_scalar *s)
+{
+    mt_fill(t, s->f, s->i, s->kind != MT_SCALAR_FLOAT);
+}
+
+/* torch infers full()'s dtype from the fill value. */
+static mt_dtype scalar_dtype(const mt_scalar *s)
+{
+    return s->kind == MT_SCALAR_BOOL ? MT_BOOL
+           : s->kind == MT_SCALAR_INT ? MT_INT64 : mt_default_dtype;
+}
+
+static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_grad)
+{
+    if (t && s)
+        fill_scalar(t, s);
+    return made(r, t, requires_grad);
+}
+
+/* size, dtype at 1, requires_grad at 4 for every factory of this shape */
+static int factory(mt_args *a, mt_result *r, bool zeroed, bool fill, double value)
+{
+    mt_dtype d = mt_dtype_arg(a, 1, mt_default_dtype);
+    mt_tensor *t = mt_new(d, a->v[0].nints, a->v[0].ints, zeroed);
+    if (t && fill)
+        mt_fill(t, value, (int64_t)value, 0);
+    return made(r, t, a->v[4].b);
+}
+
+int impl_empty(mt_args *a, mt_result *r) { return factory(a, r, false, false, 0); }
+
+int impl_zeros(mt_args *a, mt_result *r)
+{
+    for (int i = 0; i < a->v[0].nints; i++)
+        if (a->v[0].ints[i] < 0)
+            return mt_error(MT_ERR_RUNTIME, "zeros: Dimension size must be non-negative.");
+    return factory(a, r, true, false, 0);
+}
+
+int impl_ones(mt_args *a, mt_result *r) { return factory(a, r, false, true, 1); }
+
+/* full(size, fill_value, *, dtype, layout, device, requires_grad) */
+int impl_full(mt_args *a, mt_result *r)
+{
+    const mt_scalar *s = &a->v[1].s;
+    mt_dtype d = mt_dtype_arg(a, 2, scalar_dtype(s));
+    return filled(r, mt_new(d, a->v[0].nints, a->v[0].ints, false), s, a->v[5].b);
+}
+
+/* full_like(input, fill_value, *, dtype, layout, device, requires_grad, memory_format) */
+int impl_full_like(mt_args *a, mt_result *r)
+{
+    const mt_tensor *in = a->v[0].t;
+    return filled(r, mt_empty_like(in, mt_dtype_arg(a, 2, in->dtype)), &a->v[1].s, a->v[5].b);
+}
+
+/* zeros_like/ones_like/empty_like(input, *, dtype, layout, device, requires_grad, memory_format) */
+static int like(mt_args *a, mt_result *r, const mt_scalar *s)
+{
+    const mt_tensor *in = a->v[0].t;
+    return filled(r, mt_empty_like(in, mt_dtype_arg(a, 1, in->dtype)), s, a->v[4].b);
+}
+
+static const mt_scalar zero = {MT_SCALAR_INT, 0, 0.0};
+static const mt_scalar one = {MT_SCALAR_INT, 1, 1.0};
+
+int impl_zeros_like(mt_args *a, mt_result *r) { return like(a, r, &zero); }
+int impl_ones_like(mt_args *a, mt_result *r) { return like(a, r, &one); }
+int impl_empty_like(mt_args *a, mt_result *r) { return like(a, r, NULL); }
+
+/* new_zeros/new_ones/new_empty(self, size, *, dtype, layout, device, requires_grad, pin_memory) */
+static int new_like(mt_args *a, mt_result *r, int di, int rgi, const mt_scalar *s)
+{
+    mt_dtype d = mt_dtype_arg(a, di, a->v[0].t->dtype);
+    return filled(r, mt_new(d, a->v[1].nints, a->v[1].ints, false), s, a->v[rgi].b);
+}
+
+int impl_new_zeros(mt_args *a, mt_result *r) { return new_like(a, r, 2, 5, &zero); }
+int impl_new_ones(mt_args *a, mt_result *r) { return new_like(a, r, 2, 5, &one); }
+int impl_new_empty(mt_args *a, mt_result *r) { return new_like(a, r, 2, 5, NULL); }
+/* new_full(self, size, fill_value, *, dtype, layout, device, requires_grad, pin_memory) */
+int impl_new_full(mt_args *a, mt_result *r) { return new_like(a, r, 3, 6, &a->v[2].s); }
+
+/* An in-place fill's result: self, its new contents counted as a write. */
+static int written_self(mt_args *a, mt_result *r)
+{
+    mt_tensor *self = a->v[0].t;
+    self->storage->version++;
+    mt_retain(self);
+    return mt_result_tensor(r, self);
+}
+
+/* fill_(input, value) */
+int impl_fill_(mt_args *a, mt_result *r)
+{
+    fill_scalar(a->v[0].t, &a->v[1].s);
+    return written_self(a, r);
+}
+
+/* fill_(input, value) with a tensor value: its gradient is recorded */
+int impl_fill_tensor_(mt_args *a, mt_result *r)
+{
+    mt_tensor *v = a->v[1].t;
+    if (v->ndim != 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "fill_ only supports 0-dimension value tensor but got tensor with %d "
+                        "dimensions.",
+                        v->ndim);
+    mt_copy(a->v[0].t, v);
+    return written_self(a, r);
+}
+
+int impl_zero_(mt_args *a, mt_result *r)
+{
+    fill_scalar(a->v[0].t, &zero);
+    return written_self(a, r);
+}
+
+/* ------------------------------------------------------------------ ranges */
+
+/* Writes n values computed in double (or int64 for integral dtypes) into a
+ * new 1-D tensor of dtype d. */
+typedef double (*value_fn)(const double *p, int64_t i);
+
+static mt_tensor *range_tensor(mt_dtype d, int64_t n, value_fn f, const double *p)
+{
+    mt_tensor *out = mt_new(d, 1, &n, false);
+    if (!out || d == MT_FLOAT64) {
+        if (out)
+            for (int64_t i = 0; i < n; i++)
+                ((double *)mt_data(out))[i] = f(p, i);
+        return out;
+    }
+    mt_tensor *tmp = mt_new(MT_FLOAT64, 1, &n, false);
+    if (!tmp) {
+        mt_release(out);
+        return NULL;
+    }
+    double *td = (double *)mt_data(tmp);
+    for (int64_t i = 0; i < n; i++)
+        td[i] = f(p, i);
+    mt_copy(out, tmp);
+    mt_release(tmp);
+    return out;
+}
+
+static double arange_value(const double *p, int64_t i) { return p[0] + p[2] * (double)i; }
+
+static int arange(mt_args *a, mt_result *r, const mt_scalar *start, const mt_scalar *end,
+                  const mt_scalar *step, int di, int rgi)
+{
+    bool any_float = start->kind == MT_SCALAR_FLOAT || end->kind == MT_SCALAR_FLOAT ||
+                     step->kind == MT_SCALAR_FLOAT;
+    mt_dtype d = mt_dtype_arg(a, di, any_float ? mt_default_dtype : MT_INT64);
+    if (!isfinite(start->f) || !isfinite(end->f))
+        return mt_error(MT_ERR_RUNTIME, "unsupported range: %g -> %g", start->f, end->f);
+    if (step->f == 0)
+        return mt_error(MT_ERR_RUNTIME, "step must be nonzero");
+    if (!((step->f > 0 && end->f >= start->f) || (step->f < 0 && end->f <= start->f)))
+        return mt_error(MT_ERR_RUNTIME, "upper bound and lower bound inconsistent with step sign");
+    double size_d;
+    if (mt_is_integral(d, true) && !any_float)
+        size_d = ceil((double)(end->i - start->i) / (double)step->i);
+    else
+        size_d = ceil((end->f - start->f) / step->f);
+    if (!(size_d >= 0 && size_d <= (double)INT64_MAX))
+        return mt_error(MT_ERR_RUNTIME, "invalid size, possible overflow?");
+    int64_t n = (int64_t)size_d;
+    mt_tensor *out;
+    if (mt_is_integral(d, true) && !any_float) {
+        out = mt_new(MT_INT64, 1, &n, false);
+        if (out) {
+            int64_t *o = (int64_t *)mt_data(out);
+            for (int64_t i = 0; i < n; i++)
+                o[i] = start->i + step->i * i;
+            if (d != MT_INT64) {
+                mt_tensor *cast = mt_new(d, 1, &n, false);
+                if (cast)
+                    mt_copy(cast, out);
+                mt_release(out);
+                out = cast;
+            }
+        }
+    } else {
+        double p[3] = {start->f, end->f, step->f};
+        out = range_tensor(d, n, arange_value, p);
+    }
+    return made(r, out, a->v[rgi].b);
+}
+
+/* arange(end, *, dtype, layout, device, requires_grad, pin_memory) */
+int impl_arange_end(mt_args *a, mt_result *r)
+{
+    return arange(a, r, &zero, &a->v[0].s, &one, 1, 4);
+}
+
+/* arange(start, end, step=1, *, dtype, layout, device, requires_grad, pin_memory) */
+int impl_arange(mt_args *a, mt_result *r)
+{
+    return arange(a, r, &a->v[0].s, &a->v[1].s, &a->v[2].s, 3, 6);
+}
+
+/* torch fills the first half forward from start and the second half backward
+ * from end, so both ends are exact; it computes in the result dtype (double
+ * for integers) with fused multiply-adds. p = {start, end, step, steps}. */
+static double linspace_value(const double *p, int64_t i)
+{
+    int64_t steps = (int64_t)p[3];
+    return i < steps / 2 ? fma(p[2], (double)i, p[0]) : fma(-p[2], (double)(steps - i - 1), p[1]);
+}
+
+static double linspace_value_f(const double *p, int64_t i)
+{
+    int64_t steps = (int64_t)p[3];
+    float start = (float)p[0], end = (float)p[1];
+    float step = steps > 1 ? (end - start) / (float)(steps - 1) : 0.0f;
+    return i < steps / 2 ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
+}
+
+static double logspace_value(const double *p, int64_t i)
+{
+    return pow(p[4], linspace_value(p, i));
+}
+
+static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int rgi)
+{
+    int64_t steps = a->v[2].i;
+    if (steps < 0)
+        return mt_error(MT_ERR_RUNTIME, "number of steps must be non-negative");
+    mt_dtype d = mt_dtype_arg(a, di, mt_default_dtype);
+    double start = a->v[0].s.f, end = a->v[1].s.f;
+    if (!log && mt_is_integral(d, true)) {
+        start = trunc(start);
+        end = trunc(end);
+    }
+    double p[5] = {start, end, steps > 1 ? (end - start) / (double)(steps - 1) : 0,
+                   (double)steps, base};
+    value_fn f = log ? logspace_value
+                 : d == MT_FLOAT32 ? linspace_value_f : linspace_value;
+    if (steps == 1)
+        p[1] = start;
+    return made(r, range_tensor(d, steps, f, p), a->v[rgi].b);
+}
+
+/* linspace(start, end, steps, *, dtype, layout, device, requires_grad) */
+int impl_linspace(mt_args *a, mt_result *r) { return spaced(a, r, 0, false, 3, 6); }
+/* logspace(start, end, steps, base=10.0, *, dtype, layout, device, requires_grad) */
+int impl_logspace(mt_args *a, mt_result *r) { return spaced(a, r, a->v[3].f, true, 4, 7); }
+
+static int eye(mt_args *a, mt_result *r, int64_t n, int64_t m, int di, int rgi)
+{
+    if (n < 0)
+        return mt_error(MT_ERR_RUNTIME, "n must be greater or equal to 0, got %lld",
+                        (long long)n);
+    if (m < 0)
+        return mt_error(MT_ERR_RUNTIME, "m must be greater or equal to 0, got %lld",
+                        (long long)m);
+    int64_t sizes[2] = {n, m};
+    mt_tensor *t = mt_new(mt_dtype_arg(a, di, mt_default_dtype), 2, sizes, true);
+    if (t) {
+        /* the diagonal as a 1-D strided view, filled with ones */
+        mt_tensor diag = *t;
+        diag.ndim = 1;
+        diag.sizes[0] = n < m ? n : m;
+        diag.strides[0] = m + 1;
+        diag.numel = diag.sizes[0];
+        fill_scalar(&diag, &one);
+    }
+    return made(r, t, a->v[rgi].b);
+}
+
+/* eye(n, *, dtype, layout, device, requires_grad, pin_memory) */
+int impl_eye(mt_args *a, mt_result *r) { return eye(a, r, a->v[0].i, a->v[0].i, 1, 4); }
+/* eye(n, m, *, dtype, layout, device, requires_grad, pin_memory) */
+int impl_eye_m(mt_args *a, mt_result *r) { return eye(a, r, a->v[0].i, a->v[1].i, 2, 5); }

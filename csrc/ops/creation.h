@@ -1,0 +1,21 @@
+/* Steps shared by the rows that make new tensors: those of creation.c and
+ * the ones still in the binding (tensor() from Python data, the random
+ * samplers, which read a Generator object). */
+#ifndef MT_OPS_CREATION_H
+#define MT_OPS_CREATION_H
+
+#include "args.h"
+
+/* Marks t as requiring grad when asked (floating dtypes only, as torch);
+ * -1 with an error otherwise, t left as it was. */
+int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad);
+/* An uninitialised tensor shaped like src, laid out like it
+ * (torch.preserve_format). */
+mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype);
+/* The dtype argument at index i, or fallback when None. */
+static inline mt_dtype mt_dtype_arg(const mt_args *a, int i, mt_dtype fallback)
+{
+    return mt_is_none(a, i) ? fallback : a->v[i].dtype;
+}
+
+#endif
