@@ -1,7 +1,7 @@
 /* What the engine needs from the host beyond the owner hooks
  * (core/owner.h): running the hooks users attach to nodes and tensors, and
  * releasing what the host keeps on a node. The binding installs these; the
- * engine and the derivative formulas never include Python.h.
+ * engine and the derivative formulas know nothing of Python.
  *
  * Functions returning a tensor return a new reference, or NULL with an
  * mt_error set (MT_ERR_HOST when the host holds the error itself). */

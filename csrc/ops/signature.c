@@ -17,7 +17,7 @@ static const struct {
     {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
     {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
     {"Generator", MT_ARG_GENERATOR},  {"Device", MT_ARG_DEVICE},   {"Layout", MT_ARG_LAYOUT},
-    {"MemoryFormat", MT_ARG_MEMORY_FORMAT}, {"PyObject", MT_ARG_OBJECT},
+    {"MemoryFormat", MT_ARG_MEMORY_FORMAT}, {"object", MT_ARG_OBJECT},
 };
 #define NTYPES (sizeof type_names / sizeof type_names[0])
 

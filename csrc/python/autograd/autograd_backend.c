@@ -1,0 +1,321 @@
+/* The hooks the plain-C layers call into the binding through: tensor
+ * ownership (core/owner.h), warnings, and the autograd backend (user hooks
+ * on nodes and tensors, and what the binding keeps on a node). */
+#include "autograd_bind.h"
+
+#include "../../autograd/backend.h"
+#include "../../autograd/grad_mode.h"
+#include "../../ops/call.h"
+
+/* ------------------------------------------------------------------ owner
+ * Tensors below the binding are minitorch.Tensor objects (of the subclass a
+ * default __torch_function__ is running for, when there is one). */
+
+static mt_tensor *owner_make(void)
+{
+    PyTypeObject *cls = mtpy_result_class ? mtpy_result_class : mtpy_tensor_class;
+    PyObject *o = cls->tp_alloc(cls, 0);
+    if (!o) {
+        PyErr_Clear();
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    return MTPy_T(o);
+}
+
+static void owner_retain(mt_tensor *t)
+{
+    Py_INCREF((PyObject *)mtpy_container(t));
+}
+
+static void owner_release(mt_tensor *t)
+{
+    Py_DECREF((PyObject *)mtpy_container(t));
+}
+
+/* Only the engine's gradient buffer refers to t, and t alone uses its memory. */
+static bool owner_unshared(mt_tensor *t)
+{
+    return Py_REFCNT((PyObject *)mtpy_container(t)) == 1 && t->storage->refcount == 1;
+}
+
+static void *owner_unlock(void)
+{
+    return PyEval_SaveThread();
+}
+
+static void owner_relock(void *token)
+{
+    PyEval_RestoreThread(token);
+}
+
+static void owner_retain_object(void *o)
+{
+    Py_INCREF((PyObject *)o);
+}
+
+static void owner_release_object(void *o)
+{
+    Py_DECREF((PyObject *)o);
+}
+
+static int warn_hook(const char *msg)
+{
+    return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
+}
+
+/* ------------------------------------------------------------------- hooks
+ * Tensor hooks live in a dict on the tensor's meta. A leaf's hooks run when
+ * its AccumulateGrad node receives the gradient; a non-leaf's when its
+ * grad_fn receives the gradient for its output. Node pre_hooks hold entries
+ * (output_nr, hooks dict, retains-grad meta or NULL) as a Python list. */
+
+static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
+{
+    if (!hooks || !*slot)
+        return 0;
+    PyObject *fn;
+    PyObject *items = PyDict_Values(hooks);
+    if (!items)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        fn = PyList_GET_ITEM(items, i);
+        PyObject *r = PyObject_CallOneArg(fn, (PyObject *)mtpy_container(*slot));
+        if (!r) {
+            Py_DECREF(items);
+            return -1;
+        }
+        if (r == Py_None) {
+            Py_DECREF(r);
+            continue;
+        }
+        if (!MTPy_Check(r)) {
+            Py_DECREF(r);
+            Py_DECREF(items);
+            PyErr_Format(PyExc_TypeError, "hook returned a non-Tensor value");
+            return -1;
+        }
+        owner_release(*slot);
+        *slot = MTPy_T(r);
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+static int retain_into(mt_autograd_meta *m, mt_tensor *g)
+{
+    if (!m || !m->retains_grad || !g)
+        return 0;
+    mt_tensor *v = m->grad ? mt_call(MT_OP_add, "TT", m->grad, g) : mt_call(MT_OP_clone, "T", g);
+    if (!v)
+        return -1;
+    if (m->grad)
+        owner_release(m->grad);
+    m->grad = v;
+    return 0;
+}
+
+static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
+{
+    PyObject *list = n->pre_hooks;
+    if (n->variable) { /* AccumulateGrad: the leaf's own hooks */
+        mt_autograd_meta *m = mt_meta.get(n->variable);
+        if (m && call_hook_dict(m->hooks, &grads[0]) < 0)
+            return -1;
+    }
+    if (!list)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+        PyObject *hooks = PyTuple_GET_ITEM(e, 1);
+        if (nr < 0) { /* grad_fn.register_prehook(fn): fn(grad_outputs) */
+            PyObject *tup = PyTuple_New(n->nout);
+            for (int k = 0; tup && k < n->nout; k++)
+                PyTuple_SET_ITEM(tup, k, grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
+                                                  : Py_NewRef(Py_None));
+            PyObject *r = tup ? PyObject_CallOneArg(hooks, tup) : NULL;
+            Py_XDECREF(tup);
+            if (!r)
+                return -1;
+            if (r != Py_None) {
+                if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n->nout) {
+                    Py_DECREF(r);
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "hook returned an incorrect number of gradients");
+                    return -1;
+                }
+                for (int k = 0; k < n->nout; k++) {
+                    PyObject *v = PyTuple_GET_ITEM(r, k);
+                    if (grads[k])
+                        owner_release(grads[k]);
+                    grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
+                }
+            }
+            Py_DECREF(r);
+            continue;
+        }
+        if (nr >= n->nout)
+            continue;
+        if (hooks != Py_None && call_hook_dict(hooks, &grads[nr]) < 0)
+            return -1;
+        PyObject *metaaddr = PyTuple_GET_ITEM(e, 2);
+        if (metaaddr != Py_None && retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
+{
+    PyObject *hooks = n->post_hooks;
+    PyObject *ins = PyTuple_New(n->nedges), *outs = PyTuple_New(n->nout);
+    int status = -1;
+    if (!ins || !outs)
+        goto done;
+    for (int e = 0; e < n->nedges; e++)
+        PyTuple_SET_ITEM(ins, e, gout[e] ? Py_NewRef((PyObject *)mtpy_container(gout[e]))
+                                         : Py_NewRef(Py_None));
+    for (int k = 0; k < n->nout; k++)
+        PyTuple_SET_ITEM(outs, k, gin[k] ? Py_NewRef((PyObject *)mtpy_container(gin[k]))
+                                         : Py_NewRef(Py_None));
+    PyObject *fns = PyDict_Values(hooks);
+    if (!fns)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(fns); i++) {
+        PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(fns, i), ins, outs, NULL);
+        if (!r) {
+            Py_DECREF(fns);
+            goto done;
+        }
+        if (r != Py_None && PyTuple_Check(r) && PyTuple_GET_SIZE(r) == n->nedges) {
+            for (int e = 0; e < n->nedges; e++) {
+                PyObject *v = PyTuple_GET_ITEM(r, e);
+                if (gout[e])
+                    owner_release(gout[e]);
+                gout[e] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
+            }
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(fns);
+    status = 0;
+done:
+    Py_XDECREF(ins);
+    Py_XDECREF(outs);
+    return status;
+}
+
+static int be_post_acc_hooks(mt_tensor *leaf)
+{
+    mt_autograd_meta *m = mt_meta.get(leaf);
+    PyObject *self = (PyObject *)mtpy_container(leaf);
+    if (!m || !m->hooks)
+        return 0;
+    /* post-accumulate hooks sit in the same dict under tuple keys ("post", id) */
+    PyObject *items = PyDict_Items(m->hooks);
+    if (!items)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *kv = PyList_GET_ITEM(items, i);
+        PyObject *key = PyTuple_GET_ITEM(kv, 0);
+        if (!PyTuple_Check(key))
+            continue;
+        PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(kv, 1), self);
+        if (!r) {
+            Py_DECREF(items);
+            return -1;
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+static void be_node_freed(mt_node *n)
+{
+    Py_CLEAR(*(PyObject **)&n->pre_hooks);
+    Py_CLEAR(*(PyObject **)&n->post_hooks);
+    Py_CLEAR(*(PyObject **)&n->py_ctx);
+    for (int p = 0; n->args && p < n->nparams; p++)
+        Py_CLEAR(*(PyObject **)&n->args[p].obj);
+}
+
+/* ------------------------------------------------------------------- meta */
+
+static mt_autograd_meta *meta_get(mt_tensor *t)
+{
+    return mtpy_container(t)->ag;
+}
+
+static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
+{
+    MTTensorObject *o = mtpy_container(t);
+    if (!o->ag) {
+        o->ag = PyMem_Calloc(1, sizeof(mt_autograd_meta));
+        if (!o->ag) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        o->ag->refcount = 1;
+    }
+    return o->ag;
+}
+
+/* Removes this meta's retains-grad entries from its grad_fn's pre-hooks. */
+static void unregister_from_node(mt_autograd_meta *m)
+{
+    if (!m->grad_fn || !m->grad_fn->pre_hooks)
+        return;
+    PyObject *list = m->grad_fn->pre_hooks;
+    for (Py_ssize_t i = PyList_GET_SIZE(list) - 1; i >= 0; i--) {
+        PyObject *addr = PyTuple_GET_ITEM(PyList_GET_ITEM(list, i), 2);
+        if (addr != Py_None && PyLong_AsVoidPtr(addr) == m)
+            PySequence_DelItem(list, i);
+    }
+}
+
+void mtpy_meta_release(MTTensorObject *o)
+{
+    mt_autograd_meta *m = o->ag;
+    if (!m)
+        return;
+    o->ag = NULL;
+    if (--m->refcount > 0)
+        return;
+    unregister_from_node(m);
+    Py_CLEAR(*(PyObject **)&m->hooks);
+    mt_meta_clear(m);
+    PyMem_Free(m);
+}
+
+void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src)
+{
+    if (!src->ag)
+        return;
+    src->ag->refcount++;
+    dst->ag = src->ag;
+}
+
+int mt_autograd_bind_init(PyObject *module)
+{
+    mt_owner = (mt_owner_hooks){
+        .make = owner_make,
+        .retain = owner_retain,
+        .release = owner_release,
+        .unshared = owner_unshared,
+        .unlock = owner_unlock,
+        .relock = owner_relock,
+        .retain_object = owner_retain_object,
+        .release_object = owner_release_object,
+    };
+    mt_warn_hook = warn_hook;
+    mt_ad = (mt_ad_backend){
+        .run_pre_hooks = be_run_pre_hooks,
+        .run_post_hooks = be_run_post_hooks,
+        .run_tensor_post_acc_hooks = be_post_acc_hooks,
+        .node_freed = be_node_freed,
+    };
+    mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
+    return mt_node_object_init(module);
+}

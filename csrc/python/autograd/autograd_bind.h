@@ -1,0 +1,29 @@
+/* The binding side of autograd: the backend the engine calls, recording of
+ * op-table calls into the graph, and the Python-facing pieces. */
+#ifndef MT_PYTHON_AUTOGRAD_BIND_H
+#define MT_PYTHON_AUTOGRAD_BIND_H
+
+#include "../dispatch/parser.h"
+
+#include "../../autograd/meta.h"
+
+static inline MTTensorObject *mtpy_container(mt_tensor *t)
+{
+    return (MTTensorObject *)((char *)t - offsetof(MTTensorObject, t));
+}
+
+/* Installs the backend and meta accessors; registers the node base type. */
+int mt_autograd_bind_init(PyObject *module);
+/* Drops the tensor's share of its autograd meta (tensor dealloc). */
+void mtpy_meta_release(MTTensorObject *o);
+/* Makes dst share src's autograd meta (as_subclass aliases). */
+void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src);
+
+/* The Python grad_fn object of a node (new reference). */
+PyObject *mtpy_node_object(mt_node *n);
+int mt_node_object_init(PyObject *module);
+/* The ctx a custom Function's forward saw, for a node of such a Function
+ * (borrowed); NULL for every other node. */
+PyObject *mtpy_function_ctx(mt_node *n);
+
+#endif

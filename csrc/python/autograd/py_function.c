@@ -1,0 +1,489 @@
+/* Custom autograd.Function: a node kind whose backward calls the Python
+ * `backward` (or `vjp`) of the Function class.
+ *
+ * Ownership, with no reference cycle:
+ *   output tensors -> node -> (py_ctx) FunctionNode -> ctx (the Python object
+ *   forward saw) ; ctx -> FunctionNode only through a weak reference, kept in a
+ *   C slot of _FunctionBase so Python code cannot hold the FunctionNode past
+ *   the node's life. The FunctionNode dies exactly when the node is freed.
+ * The engine only sees the kind: its backward pointer and py_ctx. */
+#include "autograd_bind.h"
+
+#include "../../autograd/backend.h"
+#include "../../autograd/formula.h"
+#include "../../autograd/grad_mode.h"
+#include "../../core/shape.h"
+
+#include <string.h>
+
+/* One kind per Function class, kept alive by a capsule the class and every
+ * FunctionNode of it hold. */
+typedef struct {
+    mt_node_kind kind;
+    char name[128];     /* "LinearFunctionBackward" */
+    char cls_name[128]; /* "LinearFunction": names saved outputs in version errors */
+} function_kind;
+
+typedef struct {
+    PyObject_HEAD
+    mt_node *node;          /* the node owning this object (alive while we are) */
+    PyObject *ctx;
+    PyObject *kind_capsule;
+    int ninputs;
+    int *input_edge;        /* per forward argument: its edge, or -1 (not a tensor) */
+    bool *out_is_tensor;    /* per output */
+    int nsaved;
+    mt_saved *saved;
+    bool materialize;
+    PyObject *weakrefs;
+} FunctionNodeObject;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *node_ref;     /* weak reference to the FunctionNode, once recorded */
+} FunctionBaseObject;
+
+static PyTypeObject FunctionNode_Type;
+static PyTypeObject FunctionBase_Type;
+
+static void release_saved_entries(FunctionNodeObject *h)
+{
+    for (int i = 0; i < h->nsaved; i++)
+        if (h->saved[i].t) {
+            mt_release(h->saved[i].t);
+            h->saved[i].t = NULL;
+        }
+}
+
+static void function_node_dealloc(FunctionNodeObject *h)
+{
+    if (h->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)h);
+    release_saved_entries(h);
+    PyMem_Free(h->saved);
+    PyMem_Free(h->input_edge);
+    PyMem_Free(h->out_is_tensor);
+    Py_XDECREF(h->ctx);
+    Py_XDECREF(h->kind_capsule);
+    PyObject_Free(h);
+}
+
+static PyTypeObject FunctionNode_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C._FunctionNode",
+    .tp_basicsize = sizeof(FunctionNodeObject),
+    .tp_dealloc = (destructor)function_node_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_weaklistoffset = offsetof(FunctionNodeObject, weakrefs),
+};
+
+/* Called by the engine after a backward that does not keep the graph. */
+static void python_function_release(mt_node *n)
+{
+    if (n->py_ctx)
+        release_saved_entries(n->py_ctx);
+}
+
+static PyObject *shape_str(int ndim, const int64_t *sizes)
+{
+    char buf[MT_MAX_DIMS * 24 + 4];
+    mt_format_shape(buf, sizeof buf, ndim, sizes);
+    return PyUnicode_FromString(buf);
+}
+
+/* Whether a gradient of shape g can be summed down to the input's shape. */
+static bool expandable_to(const mt_tensor_meta *m, const mt_tensor *g)
+{
+    if (m->ndim > g->ndim)
+        return false;
+    for (int d = 1; d <= m->ndim; d++) {
+        int64_t want = m->sizes[m->ndim - d], have = g->sizes[g->ndim - d];
+        if (want != have && want != 1)
+            return false;
+    }
+    return true;
+}
+
+/* Checks one returned gradient for edge e and stores it (reduced to the
+ * input's shape and dtype) in *out. */
+static int take_gradient(mt_node *n, const char *name, int e, PyObject *v, mt_tensor **out)
+{
+    mt_tensor *g = MTPy_T(v);
+    const mt_tensor_meta *m = &n->edge_meta[e];
+    if (!n->edges[e].fn)
+        return 0; /* that input needs no gradient */
+    if (!expandable_to(m, g)) {
+        PyObject *got = shape_str(g->ndim, g->sizes), *want = shape_str(m->ndim, m->sizes);
+        if (got && want)
+            PyErr_Format(PyExc_RuntimeError,
+                         "Function %s returned an invalid gradient at index %d - got %U but "
+                         "expected shape compatible with %U",
+                         name, e, got, want);
+        Py_XDECREF(got);
+        Py_XDECREF(want);
+        return -1;
+    }
+    mt_retain(g);
+    *out = mt_reduce_to_edge(n, e, g);
+    return *out ? 0 : -1;
+}
+
+static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
+{
+    FunctionNodeObject *h = n->py_ctx;
+    const char *name = n->kind->name;
+    if (!h) {
+        mt_error(MT_ERR_RUNTIME, "the Python side of this custom Function node is gone");
+        return -1;
+    }
+    PyObject *grads = PyTuple_New(n->nout), *apply = NULL, *r = NULL, *seq = NULL;
+    int status = -1;
+    if (!grads)
+        return -1;
+    for (int k = 0; k < n->nout; k++) {
+        PyObject *g;
+        if (gin[k])
+            g = Py_NewRef((PyObject *)mtpy_container(gin[k]));
+        else if (h->materialize && h->out_is_tensor[k]) {
+            mt_tensor_meta *m = &n->out_meta[k];
+            mt_tensor *z = mt_new(m->dtype, m->ndim, m->sizes, true);
+            if (!z)
+                goto done;
+            g = (PyObject *)mtpy_container(z);
+        } else
+            g = Py_NewRef(Py_None);
+        PyTuple_SET_ITEM(grads, k, g);
+    }
+    if (!(apply = PyObject_GetAttrString(h->ctx, "apply")) || !(r = PyObject_Call(apply, grads, NULL)))
+        goto done;
+    if (!(seq = PyTuple_Check(r) ? Py_NewRef(r) : PyTuple_Pack(1, r)))
+        goto done;
+    Py_ssize_t got = PyTuple_GET_SIZE(seq);
+    bool bad_count = got < h->ninputs;
+    for (Py_ssize_t i = h->ninputs; i < got; i++)
+        bad_count |= PyTuple_GET_ITEM(seq, i) != Py_None;
+    if (bad_count) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "function %s returned an incorrect number of gradients (expected %d, got %zd)",
+                     name, h->ninputs, got);
+        goto done;
+    }
+    for (int i = 0; i < h->ninputs; i++) {
+        PyObject *v = PyTuple_GET_ITEM(seq, i);
+        if (v == Py_None)
+            continue;
+        int e = h->input_edge[i];
+        if (e < 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "function %s returned a gradient different than None at position %d, "
+                         "but the corresponding forward input was not a Variable",
+                         name, i + 1);
+            goto done;
+        }
+        if (!MTPy_Check(v)) {
+            PyErr_Format(PyExc_RuntimeError, "expected Variable or None (got %s)",
+                         Py_TYPE(v)->tp_name);
+            goto done;
+        }
+        if (take_gradient(n, name, e, v, &gout[e]) < 0)
+            goto done;
+    }
+    status = 0;
+done:
+    if (status < 0)
+        mt_release_all(n->nedges, gout);
+    Py_XDECREF(seq);
+    Py_XDECREF(r);
+    Py_XDECREF(apply);
+    Py_DECREF(grads);
+    return status;
+}
+
+/* _function_kind(class_name) -> capsule with the node kind of that class */
+static void kind_capsule_free(PyObject *cap)
+{
+    PyMem_Free(PyCapsule_GetPointer(cap, "minitorch.function_kind"));
+}
+
+static PyObject *function_kind_new(PyObject *m, PyObject *name)
+{
+    const char *s = PyUnicode_AsUTF8(name);
+    if (!s)
+        return NULL;
+    function_kind *k = PyMem_Calloc(1, sizeof *k);
+    if (!k)
+        return PyErr_NoMemory();
+    snprintf(k->name, sizeof k->name, "%sBackward", s);
+    snprintf(k->cls_name, sizeof k->cls_name, "%s", s);
+    k->kind = (mt_node_kind){.name = k->name,
+                             .backward = python_function_backward,
+                             .release = python_function_release};
+    PyObject *cap = PyCapsule_New(k, "minitorch.function_kind", kind_capsule_free);
+    if (!cap)
+        PyMem_Free(k);
+    return cap;
+}
+
+static int contains(PyObject *seq, PyObject *o)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); i++)
+        if (PyTuple_GET_ITEM(seq, i) == o)
+            return 1;
+    return 0;
+}
+
+static int tensor_index(PyObject *args, PyObject *o)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
+        if (PyTuple_GET_ITEM(args, i) == o)
+            return (int)i;
+    return -1;
+}
+
+static bool has_history_of(mt_tensor *t, mt_node *n)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    return m && m->grad_fn == n;
+}
+
+/* _function_record(ctx, kind, args, outputs, to_save, non_differentiable, dirty,
+ *                  materialize) -> outputs (a tuple) with history attached.
+ * Runs after forward when grad mode is on and some tensor argument requires
+ * grad. Everything that can fail on user input is checked before the first
+ * tensor gets history, so an error leaves no half-built graph. */
+static PyObject *function_record(PyObject *m, PyObject *a)
+{
+    PyObject *ctx, *cap, *args, *outs, *to_save, *nondiff, *dirty;
+    int materialize;
+    if (!PyArg_ParseTuple(a, "O!O!O!O!O!O!O!p:_function_record", &FunctionBase_Type, &ctx,
+                          &PyCapsule_Type, &cap, &PyTuple_Type, &args, &PyTuple_Type, &outs,
+                          &PyTuple_Type, &to_save, &PyTuple_Type, &nondiff, &PyTuple_Type, &dirty,
+                          &materialize))
+        return NULL;
+    function_kind *fk = PyCapsule_GetPointer(cap, "minitorch.function_kind");
+    if (!fk)
+        return NULL;
+    int nargs = (int)PyTuple_GET_SIZE(args), nout = (int)PyTuple_GET_SIZE(outs);
+    int nsaved = (int)PyTuple_GET_SIZE(to_save);
+    for (int i = 0; i < nsaved; i++) {
+        PyObject *o = PyTuple_GET_ITEM(to_save, i);
+        if (o != Py_None && !MTPy_Check(o))
+            return PyErr_Format(PyExc_TypeError,
+                                "save_for_backward can only save variables, but argument %d is "
+                                "of type %s",
+                                i, Py_TYPE(o)->tp_name);
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dirty); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dirty, i);
+        if (!contains(outs, d)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "Some elements marked as dirty during the forward method were not "
+                            "returned as output. The inputs that are modified inplace must all be "
+                            "outputs of the Function.");
+            return NULL;
+        }
+        mt_autograd_meta *dm = MTPy_Check(d) ? mt_meta.get(MTPy_T(d)) : NULL;
+        if (MTPy_Check(d) && (MTPy_T(d)->flags & MT_FLAG_REQUIRES_GRAD) && !(dm && dm->grad_fn) &&
+            !contains(nondiff, d) && mt_is_floating(MTPy_T(d)->dtype)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "a leaf Variable that requires grad has been used in an in-place "
+                            "operation.");
+            return NULL;
+        }
+    }
+    int nedges = 0;
+    for (int i = 0; i < nargs; i++)
+        nedges += MTPy_Check(PyTuple_GET_ITEM(args, i));
+
+    PyObject *result = PyTuple_New(nout);
+    FunctionNodeObject *h = PyObject_New(FunctionNodeObject, &FunctionNode_Type);
+    mt_node *n = NULL;
+    if (h) {
+        h->node = NULL;
+        h->ctx = Py_NewRef(ctx);
+        h->kind_capsule = Py_NewRef(cap);
+        h->ninputs = nargs;
+        h->nsaved = 0;
+        h->materialize = materialize;
+        h->weakrefs = NULL;
+        h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
+        h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
+        h->saved = PyMem_Calloc(nsaved + 1, sizeof(mt_saved));
+    }
+    if (!result || !h || !h->input_edge || !h->out_is_tensor || !h->saved) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (!(n = mt_node_new(&fk->kind, nedges, nout, 0))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    n->op_name = fk->cls_name;
+    for (int i = 0, e = 0; i < nargs; i++) {
+        PyObject *o = PyTuple_GET_ITEM(args, i);
+        h->input_edge[i] = -1;
+        if (!MTPy_Check(o))
+            continue;
+        mt_tensor *t = MTPy_T(o);
+        if (mt_gradient_edge(t, &n->edges[e]) < 0)
+            goto fail;
+        n->edge_meta[e].dtype = t->dtype;
+        n->edge_meta[e].ndim = t->ndim;
+        memcpy(n->edge_meta[e].sizes, t->sizes, sizeof(int64_t) * t->ndim);
+        h->input_edge[i] = e++;
+    }
+    /* Outputs: an input returned unchanged becomes a view of it, so the
+     * input keeps its own history; a dirty input takes this node as its
+     * history. */
+    for (int k = 0; k < nout; k++) {
+        PyObject *o = PyTuple_GET_ITEM(outs, k);
+        if (!MTPy_Check(o)) {
+            PyTuple_SET_ITEM(result, k, Py_NewRef(o));
+            continue;
+        }
+        h->out_is_tensor[k] = true;
+        mt_tensor *t = MTPy_T(o);
+        if (tensor_index(args, o) >= 0 && !contains(dirty, o))
+            o = mtpy_new_view(o, t->ndim, t->sizes, t->strides, t->offset);
+        else
+            Py_INCREF(o);
+        if (!o)
+            goto fail;
+        PyTuple_SET_ITEM(result, k, o);
+        t = MTPy_T(o);
+        n->out_meta[k].dtype = t->dtype;
+        n->out_meta[k].ndim = t->ndim;
+        memcpy(n->out_meta[k].sizes, t->sizes, sizeof(int64_t) * t->ndim);
+    }
+    for (int k = 0; k < nout; k++) {
+        PyObject *o = PyTuple_GET_ITEM(result, k);
+        if (h->out_is_tensor[k] && mt_is_floating(MTPy_T(o)->dtype) &&
+            !contains(nondiff, PyTuple_GET_ITEM(outs, k)) &&
+            mt_set_history(MTPy_T(o), n, (uint32_t)k) < 0)
+            goto fail;
+    }
+    for (int i = 0; i < nsaved; i++, h->nsaved++) {
+        PyObject *o = PyTuple_GET_ITEM(to_save, i);
+        if (o == Py_None)
+            continue;
+        mt_tensor *t = MTPy_T(o);
+        int k = tensor_index(result, o);
+        bool is_output = k >= 0 && has_history_of(t, n);
+        mt_saved_set(n, &h->saved[i], t, is_output, is_output ? (uint32_t)k : 0);
+        if (is_output)
+            h->saved[i].producer = fk->cls_name;
+    }
+    h->node = n;
+    n->py_ctx = h; /* the node now owns h */
+    h = NULL;
+    PyObject *ref = PyWeakref_NewRef((PyObject *)n->py_ctx, NULL);
+    if (!ref)
+        goto fail;
+    Py_XSETREF(((FunctionBaseObject *)ctx)->node_ref, ref);
+    mt_node_decref(n); /* the outputs hold it now */
+    return result;
+fail:
+    if (n)
+        mt_node_decref(n);
+    Py_XDECREF(h);
+    Py_XDECREF(result);
+    return mtpy_raise();
+}
+
+PyObject *mtpy_function_ctx(mt_node *n)
+{
+    if (n->kind->backward != python_function_backward || !n->py_ctx)
+        return NULL;
+    return ((FunctionNodeObject *)n->py_ctx)->ctx;
+}
+
+/* ------------------------------------------------------------ _FunctionBase */
+
+/* Python subclasses' subtype_dealloc drops the type reference itself. */
+static void function_base_dealloc(FunctionBaseObject *o)
+{
+    Py_CLEAR(o->node_ref);
+    Py_TYPE(o)->tp_free(o);
+}
+
+static PyObject *freed_error(void)
+{
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Trying to backward through the graph a second time (or directly access "
+                    "saved tensors after they have already been freed). Saved intermediate values "
+                    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                    "retain_graph=True if you need to backward through the graph a second time or "
+                    "if you need to access saved tensors after calling backward.");
+    return NULL;
+}
+
+/* ctx.saved_tensors: what save_for_backward kept, version-checked; saved
+ * outputs come back attached to this node. Before recording (or when nothing
+ * was recorded) the tensors given to save_for_backward. */
+static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
+{
+    if (!self->node_ref) {
+        PyObject *to_save = PyObject_GetAttrString((PyObject *)self, "to_save");
+        if (!to_save)
+            return NULL;
+        if (to_save == Py_None) {
+            Py_DECREF(to_save);
+            return PyTuple_New(0);
+        }
+        PyObject *r = PySequence_Tuple(to_save);
+        Py_DECREF(to_save);
+        return r;
+    }
+    FunctionNodeObject *h = (FunctionNodeObject *)PyWeakref_GetObject(self->node_ref);
+    if ((PyObject *)h == Py_None)
+        return freed_error();
+    mt_node *n = h->node;
+    if (n->saved_released)
+        return freed_error();
+    PyObject *r = PyTuple_New(h->nsaved);
+    for (int i = 0; r && i < h->nsaved; i++) {
+        PyObject *o;
+        if (!h->saved[i].t)
+            o = Py_NewRef(Py_None);
+        else {
+            mt_tensor *t = mt_saved_get(n, &h->saved[i]);
+            if (!t) {
+                Py_CLEAR(r);
+                mtpy_raise();
+                break;
+            }
+            o = (PyObject *)mtpy_container(t);
+        }
+        PyTuple_SET_ITEM(r, i, o);
+    }
+    return r;
+}
+
+static PyGetSetDef function_base_getset[] = {
+    {"saved_tensors", (getter)get_saved_tensors, NULL, NULL, NULL},
+    {"saved_variables", (getter)get_saved_tensors, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject FunctionBase_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C._FunctionBase",
+    .tp_basicsize = sizeof(FunctionBaseObject),
+    .tp_dealloc = (destructor)function_base_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_getset = function_base_getset,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef function_methods[] = {
+    {"_function_kind", function_kind_new, METH_O, NULL},
+    {"_function_record", function_record, METH_VARARGS, NULL},
+    {NULL},
+};
+
+int mt_py_function_init(PyObject *module)
+{
+    if (PyType_Ready(&FunctionNode_Type) < 0 || PyType_Ready(&FunctionBase_Type) < 0)
+        return -1;
+    if (PyModule_AddObjectRef(module, "_FunctionBase", (PyObject *)&FunctionBase_Type) < 0)
+        return -1;
+    return PyModule_AddFunctions(module, function_methods);
+}

@@ -1,0 +1,583 @@
+#include "function.h"
+#include "torch_function_state.h"
+#include "../autograd/autograd_bind.h"
+#include "../types/return_types.h"
+
+#include "../../ops/run.h"
+
+#include <structmember.h>
+
+static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames)
+{
+    MTFunctionObject *f = (MTFunctionObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    mtpy_call c;
+    PyObject *r;
+    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
+        r = NULL;
+    else {
+        if (c.noverloaded || mt_mode_active())
+            r = mt_dispatch(self, NULL, &c);
+        else
+            r = mt_function_run(f, &c);
+        mtpy_call_release(&c);
+    }
+    if (!r && f->type_error_to_not_implemented && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return r;
+}
+
+PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
+{
+    mt_result r;
+    if (mt_op_run(f->rows[c->a.overload], &c->a, &r) < 0)
+        return mtpy_raise();
+    return mtpy_result_object(&r);
+}
+
+PyObject *mtpy_result_object(mt_result *r)
+{
+    PyObject *o = NULL;
+    switch (r->kind) {
+    case MT_RESULT_HOST:
+        o = r->host;
+        r->host = NULL;
+        r->n = 0;
+        break;
+    case MT_RESULT_NONE:
+        o = Py_NewRef(Py_None);
+        break;
+    case MT_RESULT_TENSOR:
+        o = (PyObject *)mtpy_container(r->t[0]);
+        r->n = 0;
+        break;
+    case MT_RESULT_BOOL:
+        o = PyBool_FromLong(r->i != 0);
+        break;
+    case MT_RESULT_INT:
+        o = PyLong_FromLongLong(r->i);
+        break;
+    case MT_RESULT_FLOAT:
+        o = PyFloat_FromDouble(r->f);
+        break;
+    case MT_RESULT_TUPLE:
+    case MT_RESULT_LIST:
+        if (r->kind == MT_RESULT_TUPLE && r->tuple_name && r->n == 2) {
+            o = mtpy_return_pair(r->tuple_name, (PyObject *)mtpy_container(r->t[0]),
+                                 (PyObject *)mtpy_container(r->t[1]));
+            r->n = 0;
+            break;
+        }
+        o = r->kind == MT_RESULT_TUPLE ? PyTuple_New(r->n) : PyList_New(r->n);
+        for (int k = 0; o && k < r->n; k++) {
+            PyObject *item = (PyObject *)mtpy_container(r->t[k]);
+            r->t[k] = NULL;
+            if (r->kind == MT_RESULT_TUPLE)
+                PyTuple_SET_ITEM(o, k, item);
+            else
+                PyList_SET_ITEM(o, k, item);
+        }
+        break;
+    }
+    mt_result_clear(r);
+    return o;
+}
+
+int mtpy_result_from_object(PyObject *o, mt_result *r)
+{
+    r->host = NULL;
+    r->tuple_name = NULL;
+    r->t = r->inline_t;
+    if (!o) {
+        r->kind = MT_RESULT_NONE;
+        r->n = 0;
+        return mt_error(MT_ERR_HOST, "a binding impl raised");
+    }
+    if (MTPy_Check(o))
+        return mt_result_tensor(r, MTPy_T(o));
+    bool seq = PyTuple_Check(o) || PyList_Check(o);
+    int n = seq ? (int)PySequence_Fast_GET_SIZE(o) : 0;
+    if (mt_result_alloc(r, MT_RESULT_HOST, n) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    r->host = o;
+    for (int k = 0; k < n; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(o, k);
+        r->t[k] = MTPy_Check(item) ? MTPy_T(item) : NULL;
+    }
+    return 0;
+}
+
+/* Python's operator protocol calls these dunders for `a + b`, `a < b`, ... */
+static bool is_binary_dunder(const char *name)
+{
+    static const char *const ops[] = {
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+        "xor", "lshift", "rshift", "div", NULL};
+    static const char *const cmps[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__",
+                                       "__ge__", NULL};
+    size_t n = strlen(name);
+    if (n < 5 || strncmp(name, "__", 2) != 0 || strcmp(name + n - 2, "__") != 0)
+        return false;
+    for (int i = 0; cmps[i]; i++)
+        if (strcmp(name, cmps[i]) == 0)
+            return true;
+    const char *core = name + 2;
+    size_t len = n - 4;
+    if (*core == 'r' || *core == 'i') { /* reflected or in-place forms */
+        for (int i = 0; ops[i]; i++)
+            if (strlen(ops[i]) == len - 1 && strncmp(core + 1, ops[i], len - 1) == 0)
+                return true;
+    }
+    for (int i = 0; ops[i]; i++)
+        if (strlen(ops[i]) == len && strncmp(core, ops[i], len) == 0)
+            return true;
+    return false;
+}
+
+PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
+                          const char *module, const char *qualname_prefix, int nsigs,
+                          const mt_op **rows)
+{
+    MTFunctionObject *f = PyObject_New(MTFunctionObject, type);
+    if (!f)
+        return NULL;
+    f->vectorcall = function_vectorcall;
+    f->name = name;
+    f->nsigs = nsigs;
+    f->rows = rows;
+    f->sigs = PyMem_Calloc(nsigs, sizeof *f->sigs);
+    if (!f->sigs) {
+        PyObject_Free(f);
+        return PyErr_NoMemory();
+    }
+    for (int k = 0; k < nsigs; k++)
+        f->sigs[k] = rows[k]->sig;
+    f->is_method = type == &MTMethod_Type;
+    f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
+    f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
+    f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
+    f->module = PyUnicode_FromString(module);
+    if (!f->public_name || !f->qualname || !f->module) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    return (PyObject *)f;
+}
+
+static void function_dealloc(MTFunctionObject *f)
+{
+    PyMem_Free(f->sigs);
+    Py_XDECREF(f->public_name);
+    Py_XDECREF(f->qualname);
+    Py_XDECREF(f->module);
+    PyObject_Free(f);
+}
+
+static PyObject *function_repr(MTFunctionObject *f)
+{
+    if (f->is_method)
+        return PyUnicode_FromFormat("<method '%s' of 'minitorch.Tensor' objects>", f->name);
+    return PyUnicode_FromFormat("<built-in method %s of type object>", f->name);
+}
+
+static PyObject *function_get_name(MTFunctionObject *f, void *c)
+{
+    return PyUnicode_FromString(f->name);
+}
+
+static PyObject *function_get_qualname(MTFunctionObject *f, void *c)
+{
+    return Py_NewRef(f->qualname);
+}
+
+static PyObject *function_get_module(MTFunctionObject *f, void *c)
+{
+    return Py_NewRef(f->module);
+}
+
+static PyObject *function_get_doc(MTFunctionObject *f, void *c)
+{
+    PyObject *doc = PyUnicode_FromString("");
+    for (int k = 0; doc && k < f->nsigs; k++)
+        PyUnicode_AppendAndDel(&doc, PyUnicode_FromFormat("%s%s", k ? "\n" : "",
+                                                          f->sigs[k]->text));
+    return doc;
+}
+
+/* (signature params, ...) for overrides.get_testing_overrides() */
+static PyObject *function_get_signatures(MTFunctionObject *f, void *c)
+{
+    PyObject *out = PyTuple_New(f->nsigs);
+    for (int k = 0; out && k < f->nsigs; k++) {
+        PyObject *p = mt_signature_params(f->sigs[k]);
+        if (!p) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, p);
+    }
+    return out;
+}
+
+/* Per overload, the name of its derivative kind ("" for none), so the
+ * gradcheck sweep can tell which ops must be covered. */
+static PyObject *function_get_derivatives(MTFunctionObject *f, void *c)
+{
+    PyObject *out = PyTuple_New(f->nsigs);
+    for (int k = 0; out && k < f->nsigs; k++) {
+        const mt_node_kind *kind = f->rows[k]->derivative;
+        PyObject *s = PyUnicode_FromString(kind ? kind->name : "");
+        if (!s) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, s);
+    }
+    return out;
+}
+
+static PyGetSetDef function_getset[] = {
+    {"__name__", (getter)function_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)function_get_qualname, NULL, NULL, NULL},
+    {"__module__", (getter)function_get_module, NULL, NULL, NULL},
+    {"__doc__", (getter)function_get_doc, NULL, NULL, NULL},
+    {"_signatures", (getter)function_get_signatures, NULL, NULL, NULL},
+    {"_derivatives", (getter)function_get_derivatives, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef function_members[] = {
+    {"_public_name", T_OBJECT, offsetof(MTFunctionObject, public_name), READONLY, NULL},
+    {NULL},
+};
+
+static PyObject *method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+PyTypeObject MTFunction_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.builtin_function",
+    .tp_basicsize = sizeof(MTFunctionObject),
+    .tp_dealloc = (destructor)function_dealloc,
+    .tp_repr = (reprfunc)function_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(MTFunctionObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_getset = function_getset,
+    .tp_members = function_members,
+};
+
+PyTypeObject MTMethod_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.method_descriptor",
+    .tp_basicsize = sizeof(MTFunctionObject),
+    .tp_dealloc = (destructor)function_dealloc,
+    .tp_repr = (reprfunc)function_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(MTFunctionObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_getset = function_getset,
+    .tp_members = function_members,
+    .tp_descr_get = method_descr_get,
+};
+
+/* ----------------------------------------------------------------- dispatch */
+
+static PyObject *str_torch_function;
+static PyObject *warned_types; /* plain-method handlers already warned about */
+
+PyObject *mt_convert_results(PyObject *ret, PyTypeObject *cls)
+{
+    if (!ret || cls == mtpy_tensor_class)
+        return ret;
+    if (MTPy_Check(ret)) {
+        if (PyObject_TypeCheck(ret, cls))
+            return ret;
+        PyObject *sub = mtpy_as_subclass(ret, cls);
+        Py_DECREF(ret);
+        return sub;
+    }
+    if (PyTuple_Check(ret) || PyList_Check(ret)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(ret);
+        bool any = false;
+        for (Py_ssize_t i = 0; i < n && !any; i++)
+            any = MTPy_Check(PySequence_Fast_GET_ITEM(ret, i)) ||
+                  PyTuple_Check(PySequence_Fast_GET_ITEM(ret, i)) ||
+                  PyList_Check(PySequence_Fast_GET_ITEM(ret, i));
+        if (!any)
+            return ret;
+        PyObject *items = PyTuple_New(n);
+        if (!items)
+            goto fail;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *r = mt_convert_results(Py_NewRef(PySequence_Fast_GET_ITEM(ret, i)), cls);
+            if (!r) {
+                Py_DECREF(items);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(items, i, r);
+        }
+        PyObject *out;
+        if (PyTuple_CheckExact(ret))
+            out = items;
+        else if (PyList_CheckExact(ret)) {
+            out = PySequence_List(items);
+            Py_DECREF(items);
+        } else if (PyObject_HasAttrString((PyObject *)Py_TYPE(ret), "_make")) {
+            out = PyObject_CallMethod((PyObject *)Py_TYPE(ret), "_make", "O", items);
+            Py_DECREF(items);
+        } else {
+            out = PyObject_CallOneArg((PyObject *)Py_TYPE(ret), items);
+            Py_DECREF(items);
+        }
+        Py_DECREF(ret);
+        return out;
+    }
+    return ret;
+fail:
+    Py_DECREF(ret);
+    return NULL;
+}
+
+static PyObject *no_implementation(PyObject *func, PyObject *types)
+{
+    PyObject *public_name = PyObject_GetAttrString(func, "_public_name");
+    if (!public_name) {
+        PyErr_Clear();
+        public_name = PyObject_GetAttrString(func, "__name__");
+        if (!public_name)
+            return NULL;
+    }
+    PyObject *names = PyList_New(0);
+    for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(types); i++) {
+        PyObject *n = PyUnicode_FromString(((PyTypeObject *)PyTuple_GET_ITEM(types, i))->tp_name);
+        const char *dot = n ? strrchr(PyUnicode_AsUTF8(n), '.') : NULL;
+        if (dot) {
+            PyObject *bare = PyUnicode_FromString(dot + 1);
+            Py_SETREF(n, bare);
+        }
+        if (!n || PyList_Append(names, n) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(n);
+    }
+    if (names) {
+        PyObject *sep = PyUnicode_FromString(", ");
+        PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+        Py_XDECREF(sep);
+        PyErr_Format(PyExc_TypeError,
+                     "no implementation found for '%U' on types that implement "
+                     "__torch_function__: [%U]",
+                     public_name, joined);
+        Py_XDECREF(joined);
+        Py_DECREF(names);
+    }
+    Py_DECREF(public_name);
+    return NULL;
+}
+
+static int warn_plain_method(PyTypeObject *tp)
+{
+    PyObject *attr = _PyType_Lookup(tp, str_torch_function);
+    if (!attr || !PyFunction_Check(attr))
+        return 0;
+    int seen = PySet_Contains(warned_types, (PyObject *)tp);
+    if (seen)
+        return seen < 0 ? -1 : 0;
+    if (PySet_Add(warned_types, (PyObject *)tp) < 0)
+        return -1;
+    return PyErr_WarnEx(PyExc_DeprecationWarning,
+                        "Defining your `__torch_function__` as a plain method is deprecated and "
+                        "will be an error in future, please define it as a classmethod.",
+                        1);
+}
+
+static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types,
+                              PyObject *args, PyObject *kwargs)
+{
+    if (Py_EnterRecursiveCall(" in __torch_function__"))
+        return NULL;
+    PyObject *ret = kwargs ? PyObject_CallFunctionObjArgs(handler, func, types, args, kwargs, NULL)
+                           : PyObject_CallFunctionObjArgs(handler, func, types, args, NULL);
+    Py_LeaveRecursiveCall();
+    return ret;
+}
+
+/* The active mode first (popped while it runs, so calls it makes go past it),
+ * then each operand's handler in order, until one does not return
+ * NotImplemented. */
+static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
+                               PyObject *types, PyObject *args, PyObject *kwargs)
+{
+    if (mt_mode_active()) {
+        PyObject *mode = mt_mode_pop();
+        if (!mode)
+            return NULL;
+        PyObject *handler = PyObject_GetAttr(mode, str_torch_function);
+        PyObject *ret = handler ? call_handler(handler, func, types, args, kwargs) : NULL;
+        Py_XDECREF(handler);
+        int pushed = mt_mode_push(mode);
+        Py_DECREF(mode);
+        if (pushed < 0) {
+            Py_XDECREF(ret);
+            return NULL;
+        }
+        if (ret != Py_NotImplemented)
+            return ret;
+        Py_DECREF(ret);
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *obj = overloaded[i];
+        if (warn_plain_method(Py_TYPE(obj)) < 0)
+            return NULL;
+        PyObject *handler = PyObject_GetAttr(obj, str_torch_function);
+        if (!handler)
+            return NULL;
+        PyObject *ret = call_handler(handler, func, types, args, kwargs);
+        Py_DECREF(handler);
+        if (ret != Py_NotImplemented)
+            return ret;
+        Py_DECREF(ret);
+    }
+    return no_implementation(func, types);
+}
+
+static PyObject *types_tuple(PyObject *const *overloaded, int n)
+{
+    PyObject *types = PyTuple_New(n);
+    for (int i = 0; types && i < n; i++)
+        PyTuple_SET_ITEM(types, i, Py_NewRef((PyObject *)Py_TYPE(overloaded[i])));
+    return types;
+}
+
+static bool subclass_of_all_overloaded(PyTypeObject *cls, const mtpy_call *a)
+{
+    for (int i = 0; i < a->noverloaded; i++)
+        if (!PyType_IsSubtype(cls, Py_TYPE(a->overloaded[i])))
+            return false;
+    return true;
+}
+
+PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
+{
+    /* Every operand a Tensor subclass with Tensor's own handler: do what that
+     * handler does, in C, without calling into Python. */
+    bool all_default = a->ncustom == 0 && !mt_mode_active();
+    if (all_default) {
+        for (int i = 0; i < a->noverloaded; i++) {
+            PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
+            if (!subclass_of_all_overloaded(cls, a))
+                continue;
+            PyTypeObject *outer = mtpy_result_class;
+            mtpy_result_class = cls;
+            PyObject *r = Py_TYPE(func) == &MTFunction_Type || Py_TYPE(func) == &MTMethod_Type
+                              ? mt_function_run((MTFunctionObject *)func, a)
+                              : impl(&a->a);
+            mtpy_result_class = outer;
+            return mt_convert_results(r, cls);
+        }
+    }
+    PyObject *types = types_tuple(a->overloaded, a->noverloaded);
+    if (!types)
+        return NULL;
+    if (all_default) {
+        PyObject *r = no_implementation(func, types);
+        Py_DECREF(types);
+        return r;
+    }
+    PyObject *args = PyTuple_New(a->nargs);
+    PyObject *kwargs = NULL;
+    PyObject *ret = NULL;
+    if (!args)
+        goto done;
+    for (Py_ssize_t i = 0; i < a->nargs; i++)
+        PyTuple_SET_ITEM(args, i, Py_NewRef(a->args[i]));
+    if (a->kwnames && PyTuple_GET_SIZE(a->kwnames)) {
+        kwargs = PyDict_New();
+        for (Py_ssize_t k = 0; kwargs && k < PyTuple_GET_SIZE(a->kwnames); k++)
+            if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(a->kwnames, k), a->args[a->nargs + k]) < 0)
+                Py_CLEAR(kwargs);
+        if (!kwargs)
+            goto done;
+    }
+    ret = call_handlers(func, a->overloaded, a->noverloaded, types, args, kwargs);
+done:
+    Py_DECREF(types);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    return ret;
+}
+
+PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
+                                   PyObject *kwargs)
+{
+    mtpy_call a;
+    a.noverloaded = 0;
+    a.ncustom = 0;
+    PyObject *seq = PySequence_Fast(relevant, "relevant_args must be a sequence");
+    if (!seq)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
+        mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
+    PyObject *types = types_tuple(a.overloaded, a.noverloaded);
+    PyObject *ret = NULL;
+    if (types) {
+        if (kwargs && PyDict_GET_SIZE(kwargs) == 0)
+            kwargs = NULL;
+        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kwargs);
+        Py_DECREF(types);
+    }
+    Py_DECREF(seq);
+    return ret;
+}
+
+PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"func", "types", "args", "kwargs", NULL};
+    PyObject *func, *types, *fargs = NULL, *fkwargs = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:__torch_function__", kwlist, &func,
+                                     &types, &fargs, &fkwargs))
+        return NULL;
+    PyObject *tseq = PySequence_Tuple(types);
+    if (!tseq)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tseq); i++) {
+        PyObject *t = PyTuple_GET_ITEM(tseq, i);
+        if (!PyType_Check(t) || !PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)t)) {
+            Py_DECREF(tseq);
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    Py_DECREF(tseq);
+    PyObject *empty = NULL;
+    if (!fargs || fargs == Py_None)
+        fargs = empty = PyTuple_New(0);
+    else if (!PyTuple_Check(fargs))
+        fargs = empty = PySequence_Tuple(fargs);
+    if (!fargs)
+        return NULL;
+    if (fkwargs == Py_None)
+        fkwargs = NULL;
+    mt_tf_subclass_disabled++;
+    PyObject *ret = PyObject_Call(func, fargs, fkwargs);
+    mt_tf_subclass_disabled--;
+    Py_XDECREF(empty);
+    return mt_convert_results(ret, (PyTypeObject *)cls);
+}
+
+int mt_function_init(PyObject *module)
+{
+    str_torch_function = PyUnicode_InternFromString("__torch_function__");
+    warned_types = PySet_New(NULL);
+    if (!str_torch_function || !warned_types)
+        return -1;
+    if (PyType_Ready(&MTFunction_Type) < 0 || PyType_Ready(&MTMethod_Type) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,58 @@
+/* The callable objects behind every op-table name: minitorch.<name> functions
+ * and minitorch.Tensor.<name> method descriptors. Both parse with the same
+ * parser and dispatch __torch_function__ the same way. */
+#ifndef MT_PYTHON_FUNCTION_H
+#define MT_PYTHON_FUNCTION_H
+
+#include "parser.h"
+
+#include "../../ops/table.h"
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    const char *name;
+    PyObject *public_name; /* "torch.add": how messages name it, as the note does */
+    PyObject *qualname;
+    PyObject *module;
+    int nsigs;
+    const mt_signature **sigs;
+    const mt_op **rows; /* per overload */
+    bool is_method;
+    /* binary dunders: a TypeError becomes NotImplemented so Python tries the
+     * reflected operator */
+    bool type_error_to_not_implemented;
+} MTFunctionObject;
+
+extern PyTypeObject MTFunction_Type;
+extern PyTypeObject MTMethod_Type;
+
+/* A binding impl: a row whose arguments are Python data (MT_PYOP rows), and
+ * the indexing entry points. */
+typedef PyObject *(*mtpy_impl_fn)(mt_args *a);
+
+PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
+                          const char *module, const char *qualname_prefix, int nsigs,
+                          const mt_op **rows);
+/* Runs the matched row (mt_op_run) and makes the Python result. */
+PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c);
+/* The Python object of a row's result; consumes r. */
+PyObject *mtpy_result_object(mt_result *r);
+/* Stores a binding impl's Python result into r (consuming it); -1 when it
+ * is NULL (the exception stays set). */
+int mtpy_result_from_object(PyObject *o, mt_result *r);
+
+/* Runs the __torch_function__ protocol for a parsed call with overloaded
+ * operands; the call runs in C when every operand uses Tensor's default
+ * (impl, for callers that are not op-table functions). */
+PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *c);
+/* Dispatch for Python-level callers: overloaded is a sequence of operands. */
+PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
+                                   PyObject *kwargs);
+/* Tensor.__torch_function__ */
+PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs);
+/* Converts Tensor results (also inside tuples and lists) to cls. */
+PyObject *mt_convert_results(PyObject *ret, PyTypeObject *cls);
+int mt_function_init(PyObject *module);
+
+#endif

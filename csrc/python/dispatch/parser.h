@@ -1,0 +1,56 @@
+/* The argument parser: parses each Python call against the op rows'
+ * signatures (csrc/ops/signature.h) in one pass, converting arguments to the
+ * typed values of mt_args while collecting the operands that override
+ * __torch_function__. */
+#ifndef MT_PYTHON_PARSER_H
+#define MT_PYTHON_PARSER_H
+
+#include "../types/common.h"
+
+#include "../../ops/signature.h"
+
+#define MT_MAX_OVERLOADED 8
+
+/* A Python call of an op row: the typed arguments C sees, and what the
+ * binding keeps beside them. */
+typedef struct {
+    mt_args a; /* a.host points back here */
+    PyObject *const *args;
+    Py_ssize_t nargs;
+    PyObject *kwnames;
+    /* operands that override __torch_function__, one per type, dispatch order */
+    PyObject *overloaded[MT_MAX_OVERLOADED];
+    int noverloaded;
+    int ncustom; /* of those, operands whose handler is not Tensor's own */
+} mtpy_call;
+
+static inline mtpy_call *mtpy_call_of(mt_args *a) { return (mtpy_call *)a->host; }
+
+/* Gives every parameter of s its interned Python names; -1 with an exception. */
+int mtpy_signature_bind(mt_signature *s);
+/* Python-visible description for overrides.get_testing_overrides():
+ * a tuple of (name, type string, kind, default-or-missing). */
+PyObject *mt_signature_params(const mt_signature *s);
+
+/* Parses a vectorcall against the overloads; on failure raises TypeError in
+ * torch's words and returns -1. is_method shifts positions in messages. On
+ * success the caller releases the call with mtpy_call_release. */
+int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
+             Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out);
+/* Frees what parsing allocated (tensor-list buffers). */
+void mtpy_call_release(mtpy_call *c);
+
+/* The operand's type overrides __torch_function__ (exact tensors never do). */
+bool mt_has_torch_function(PyObject *obj);
+/* Adds obj to c->overloaded if it overrides __torch_function__ (and dispatch
+ * is not disabled): one operand per type, subclasses before superclasses. */
+void mt_collect_overloaded(mtpy_call *c, PyObject *obj);
+
+/* Thread-local switches behind DisableTorchFunction(Subclass). */
+extern _Thread_local int mt_tf_disabled;          /* everything but modes */
+extern _Thread_local int mt_tf_subclass_disabled; /* Tensor subclasses */
+/* Tensor.__torch_function__ and the disabled marker, set at module init. */
+extern PyObject *mt_default_tf;
+extern PyObject *mt_disabled_tf;
+
+#endif

@@ -1,0 +1,56 @@
+/* The rows of convert.def that read or answer Python objects: type(), whose
+ * dtype may be a type name ('minitorch.FloatTensor') or the Tensor class,
+ * and result_type, which answers a dtype object. The conversion itself is
+ * csrc/ops/convert.c's. */
+#include "../autograd/autograd_bind.h"
+
+#include "../../ops/convert.h"
+#include "../../ops/elementwise.h"
+
+#include <string.h>
+
+/* The legacy tensor type names, indexed by dtype. */
+static const char *const type_names[MT_NUM_DTYPES] = {
+    "BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
+    "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor",
+};
+
+/* type(input, dtype=None, non_blocking=False) */
+PyObject *impl_type(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    PyObject *o = a->v[1].obj;
+    mt_dtype d;
+    if (!o)
+        return PyUnicode_FromFormat("minitorch.%s", type_names[t->dtype]);
+    if (PyUnicode_Check(o)) {
+        const char *s = PyUnicode_AsUTF8(o);
+        if (!s)
+            return NULL;
+        const char *name = strncmp(s, "minitorch.", 10) == 0 ? s + 10
+                           : strncmp(s, "torch.", 6) == 0    ? s + 6
+                                                             : NULL;
+        int k = MT_NUM_DTYPES;
+        for (k = 0; name && k < MT_NUM_DTYPES; k++)
+            if (strcmp(name, type_names[k]) == 0)
+                break;
+        if (!name || k == MT_NUM_DTYPES)
+            return PyErr_Format(PyExc_ValueError, "invalid type: '%s'", s);
+        d = (mt_dtype)k;
+    } else if (PyType_Check(o) && PyType_IsSubtype((PyTypeObject *)o, &MTTensorBase_Type)) {
+        d = t->dtype;
+    } else if (mtpy_dtype_from(o, &d) < 0) {
+        return NULL;
+    }
+    mt_tensor *out = mt_to_dtype(t, d, false);
+    return out ? (PyObject *)mtpy_container(out) : NULL;
+}
+
+/* result_type(tensor, other): a dtype object, which no typed result holds */
+PyObject *impl_result_type(mt_args *a)
+{
+    mt_operand in[2];
+    mt_operand_from(&in[0], &a->v[0]);
+    mt_operand_from(&in[1], &a->v[1]);
+    return Py_NewRef(mtpy_dtype_obj(mt_operands_result_type(2, in)));
+}

@@ -1,0 +1,106 @@
+/* The rows of tensor.def whose answers are Python objects: size (a
+ * minitorch.Size), stride (a tuple), item, tolist, numpy and __int__ (a
+ * Python int of any size). The rows answering plain numbers are in
+ * csrc/ops/tensor.c. */
+#include "../dispatch/parser.h"
+#include "numpy_bridge.h"
+
+#include "../../core/shape.h"
+#include "../../ops/tensor.h"
+
+PyObject *mtpy_scalar_at(const mt_tensor *t, const char *p)
+{
+    mt_scalar s = mt_scalar_at(t, p);
+    switch (s.kind) {
+    case MT_SCALAR_BOOL: return PyBool_FromLong((long)s.i);
+    case MT_SCALAR_INT: return PyLong_FromLongLong(s.i);
+    default: return PyFloat_FromDouble(s.f);
+    }
+}
+
+static int wrap(int64_t dim, int ndim, int *out)
+{
+    return mt_wrap_dim(dim, ndim, out) < 0 ? mtpy_raise_int() : 0;
+}
+
+PyObject *impl_size(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    if (mt_is_none(a, 1))
+        return mtpy_size(t->ndim, t->sizes);
+    int d;
+    if (wrap(a->v[1].i, t->ndim, &d) < 0)
+        return NULL;
+    return PyLong_FromLongLong(t->ndim ? t->sizes[d] : 1);
+}
+
+PyObject *impl_stride(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    if (mt_is_none(a, 1)) {
+        PyObject *tup = PyTuple_New(t->ndim);
+        for (int d = 0; tup && d < t->ndim; d++)
+            PyTuple_SET_ITEM(tup, d, PyLong_FromLongLong(t->strides[d]));
+        return tup;
+    }
+    int d;
+    if (wrap(a->v[1].i, t->ndim, &d) < 0)
+        return NULL;
+    return PyLong_FromLongLong(t->ndim ? t->strides[d] : 1);
+}
+
+PyObject *impl_item(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    if (t->numel != 1)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "a Tensor with %lld elements cannot be converted to Scalar",
+                            (long long)t->numel);
+    return mtpy_scalar_at(t, mt_data(t));
+}
+
+static PyObject *tolist_rec(const mt_tensor *t, int d, const char *p)
+{
+    if (d == t->ndim)
+        return mtpy_scalar_at(t, p);
+    PyObject *list = PyList_New(t->sizes[d]);
+    int64_t step = t->strides[d] * mt_itemsize(t->dtype);
+    for (int64_t i = 0; list && i < t->sizes[d]; i++) {
+        PyObject *v = tolist_rec(t, d + 1, p + i * step);
+        if (!v) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+PyObject *impl_tolist(mt_args *a)
+{
+    return tolist_rec(a->v[0].t, 0, mt_data(a->v[0].t));
+}
+
+PyObject *impl_numpy(mt_args *a)
+{
+    if (a->v[0].t->flags & MT_FLAG_REQUIRES_GRAD)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Can't call numpy() on Tensor that requires grad. Use "
+                            "tensor.detach().numpy() instead.");
+    return mtpy_to_numpy(a->v[0].obj);
+}
+
+/* A float element becomes a Python int of whatever size it needs, NaN and
+ * infinity raising as int() does; a bool element stays a bool. */
+PyObject *impl_int(mt_args *a)
+{
+    mt_tensor *t = a->v[0].t;
+    if (t->numel != 1)
+        return PyErr_Format(PyExc_TypeError,
+                            "only one element tensors can be converted to Python scalars");
+    PyObject *v = mtpy_scalar_at(t, mt_data(t));
+    if (!v || PyLong_Check(v))
+        return v;
+    Py_SETREF(v, PyNumber_Long(v));
+    return v;
+}

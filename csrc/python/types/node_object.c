@@ -1,0 +1,238 @@
+/* grad_fn objects: one Python class per node kind (AddBackward0, ...). */
+#include "../autograd/autograd_bind.h"
+
+#include <structmember.h>
+
+typedef struct {
+    PyObject_HEAD
+    mt_node *node;
+    PyObject *metadata;
+} MTNodeObject;
+
+static PyObject *node_types; /* kind name -> class */
+static PyTypeObject MTNode_Type;
+
+/* A handle whose remove() deletes one key from a hooks dict. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *key;
+} HandleObject;
+
+static PyObject *handle_remove(HandleObject *h, PyObject *unused)
+{
+    if (h->dict && PyDict_Contains(h->dict, h->key) == 1 && PyDict_DelItem(h->dict, h->key) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static void handle_dealloc(HandleObject *h)
+{
+    Py_XDECREF(h->dict);
+    Py_XDECREF(h->key);
+    PyObject_Free(h);
+}
+
+static PyObject *handle_enter(PyObject *h, PyObject *unused) { return Py_NewRef(h); }
+static PyObject *handle_exit(HandleObject *h, PyObject *args) { return handle_remove(h, NULL); }
+
+static PyMethodDef handle_methods[] = {
+    {"remove", (PyCFunction)handle_remove, METH_NOARGS, NULL},
+    {"__enter__", handle_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)handle_exit, METH_VARARGS, NULL},
+    {NULL},
+};
+
+static PyMemberDef handle_members[] = {
+    {"id", T_OBJECT, offsetof(HandleObject, key), READONLY, NULL},
+    {NULL},
+};
+
+PyTypeObject MTHandle_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.utils.hooks.RemovableHandle",
+    .tp_basicsize = sizeof(HandleObject),
+    .tp_dealloc = (destructor)handle_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = handle_methods,
+    .tp_members = handle_members,
+};
+
+static uint64_t next_hook_id;
+
+/* Adds fn to dict under a fresh key (or (prefix, id) when prefix is given). */
+PyObject *mtpy_add_hook(PyObject *dict, PyObject *fn, const char *prefix)
+{
+    PyObject *key = prefix ? Py_BuildValue("(sK)", prefix, ++next_hook_id)
+                           : PyLong_FromUnsignedLongLong(++next_hook_id);
+    if (!key || PyDict_SetItem(dict, key, fn) < 0) {
+        Py_XDECREF(key);
+        return NULL;
+    }
+    HandleObject *h = PyObject_New(HandleObject, &MTHandle_Type);
+    if (!h) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    h->dict = Py_NewRef(dict);
+    h->key = key;
+    return (PyObject *)h;
+}
+
+PyObject *mtpy_node_object(mt_node *n)
+{
+    if (n->py_object)
+        return Py_NewRef((PyObject *)n->py_object);
+    PyObject *cls = PyDict_GetItemString(node_types, n->kind->name);
+    if (!cls) {
+        cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O){s:s}", n->kind->name,
+                                    (PyObject *)&MTNode_Type, "__module__", "minitorch.autograd");
+        if (!cls || PyDict_SetItemString(node_types, n->kind->name, cls) < 0) {
+            Py_XDECREF(cls);
+            return NULL;
+        }
+        Py_DECREF(cls);
+    }
+    MTNodeObject *o = (MTNodeObject *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    if (!o)
+        return NULL;
+    mt_node_incref(n);
+    o->node = n;
+    n->py_object = o;
+    return (PyObject *)o;
+}
+
+/* The per-kind classes are heap subclasses made by type(): their
+ * subtype_dealloc drops the reference an instance holds on its class. */
+static void node_dealloc(MTNodeObject *o)
+{
+    if (o->node) {
+        o->node->py_object = NULL;
+        mt_node_decref(o->node);
+    }
+    Py_XDECREF(o->metadata);
+    Py_TYPE(o)->tp_free(o);
+}
+
+static PyObject *node_name(MTNodeObject *o, PyObject *unused)
+{
+    return PyUnicode_FromString(o->node->kind->name);
+}
+
+static PyObject *node_next_functions(MTNodeObject *o, void *c)
+{
+    mt_node *n = o->node;
+    PyObject *out = PyTuple_New(n->nedges);
+    for (int e = 0; out && e < n->nedges; e++) {
+        PyObject *fn = n->edges[e].fn ? mtpy_node_object(n->edges[e].fn) : Py_NewRef(Py_None);
+        PyObject *pair = fn ? Py_BuildValue("(NI)", fn, n->edges[e].input_nr) : NULL;
+        if (!pair) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, e, pair);
+    }
+    return out;
+}
+
+static PyObject *node_metadata(MTNodeObject *o, void *c)
+{
+    if (!o->metadata && !(o->metadata = PyDict_New()))
+        return NULL;
+    return Py_NewRef(o->metadata);
+}
+
+static PyObject *node_variable(MTNodeObject *o, void *c)
+{
+    if (!o->node->variable)
+        return PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'",
+                            o->node->kind->name);
+    return Py_NewRef((PyObject *)mtpy_container(o->node->variable));
+}
+
+static PyObject **hook_slot(mt_node *n, bool pre)
+{
+    return (PyObject **)(pre ? &n->pre_hooks : &n->post_hooks);
+}
+
+static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
+{
+    PyObject **slot = hook_slot(o->node, false);
+    if (!*slot && !(*slot = PyDict_New()))
+        return NULL;
+    return mtpy_add_hook(*slot, fn, NULL);
+}
+
+static PyObject *node_register_prehook(MTNodeObject *o, PyObject *fn)
+{
+    PyObject **slot = hook_slot(o->node, true);
+    if (!*slot && !(*slot = PyList_New(0)))
+        return NULL;
+    PyObject *dict = PyDict_New();
+    PyObject *entry = dict ? Py_BuildValue("(iOO)", -1, fn, Py_None) : NULL;
+    Py_XDECREF(dict);
+    if (!entry || PyList_Append(*slot, entry) < 0) {
+        Py_XDECREF(entry);
+        return NULL;
+    }
+    Py_DECREF(entry);
+    Py_RETURN_NONE;
+}
+
+static PyObject *node_repr(MTNodeObject *o)
+{
+    return PyUnicode_FromFormat("<%s object at %p>", o->node->kind->name, o);
+}
+
+/* torch's grad_fn of a custom Function is its ctx: saved_tensors,
+ * needs_input_grad and whatever forward set on ctx read through here. */
+static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
+    PyObject *ctx = r ? NULL : mtpy_function_ctx(o->node);
+    if (!ctx || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    r = PyObject_GetAttr(ctx, name);
+    if (!r && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute '%U'",
+                     o->node->kind->name, name);
+    }
+    return r;
+}
+
+static PyMethodDef node_methods[] = {
+    {"name", (PyCFunction)node_name, METH_NOARGS, NULL},
+    {"register_hook", (PyCFunction)node_register_hook, METH_O, NULL},
+    {"register_prehook", (PyCFunction)node_register_prehook, METH_O, NULL},
+    {NULL},
+};
+
+static PyGetSetDef node_getset[] = {
+    {"next_functions", (getter)node_next_functions, NULL, NULL, NULL},
+    {"metadata", (getter)node_metadata, NULL, NULL, NULL},
+    {"variable", (getter)node_variable, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject MTNode_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.autograd.graph.Node",
+    .tp_basicsize = sizeof(MTNodeObject),
+    .tp_dealloc = (destructor)node_dealloc,
+    .tp_repr = (reprfunc)node_repr,
+    .tp_getattro = (getattrofunc)node_getattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_methods = node_methods,
+    .tp_getset = node_getset,
+};
+
+int mt_node_object_init(PyObject *module)
+{
+    if (PyType_Ready(&MTNode_Type) < 0 || PyType_Ready(&MTHandle_Type) < 0)
+        return -1;
+    if (!(node_types = PyDict_New()))
+        return -1;
+    if (PyModule_AddObjectRef(module, "_Node", (PyObject *)&MTNode_Type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(module, "_RemovableHandle", (PyObject *)&MTHandle_Type);
+}
