@@ -137,6 +137,7 @@ SAMPLES.update({
     "true_divide": lambda t: [S(t.n(2, 3), t.a(3)), S(t.n(2, 3), 2.5)],
     "atan2": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "hypot": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
+    "copysign": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), -1.5)],
     "maximum": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "fmax": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "fmin": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],

@@ -349,6 +349,24 @@ int hypot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
+/* input's magnitude with other's sign: the gradient flows through the
+ * magnitude only (zero where input is zero), and other gets zeros, as in
+ * torch */
+int copysign_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *x = operand(&s, n, 0);
+        mt_tensor *ratio = where_0_or(&s, eq_f(&s, x, 0.0), div(&s, result(&s, n), x));
+        give(&s, n, out, 0, mul(&s, g[0], ratio));
+    }
+    if (mt_param_needs(n, 1)) {
+        const mt_tensor_meta *m = &n->edge_meta[mt_edge_of(n, 1)];
+        give(&s, n, out, 1, keep(&s, mt_new(m->dtype, m->ndim, m->sizes, true)));
+    }
+    return done(&s);
+}
+
 /* where(condition, input, other) */
 /* where with the condition, input and other at params c, x, y */
 static int where_params_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int c, int x,

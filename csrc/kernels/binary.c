@@ -249,6 +249,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     SAME(SFX, T, div, x / y)                                                        \
     SAME(SFX, T, atan2, _Generic(x, float: atan2f, default: atan2)(x, y))           \
     SAME(SFX, T, hypot, _Generic(x, float: hypotf, default: hypot)(x, y))           \
+    SAME(SFX, T, copysign, _Generic(x, float: copysignf, default: copysign)(x, y))  \
     TERNARY_LOOP(lerp, SFX, T, lerp_v(x, y, z))                                     \
     TERNARY_LOOP(addcdiv, SFX, T, x + ALPHA_##SFX(ctx) * y / z)
 
@@ -299,6 +300,7 @@ static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
     [MT_BIN_FMIN] = MT_ROW(fmin),
     [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
     [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
+    [MT_BIN_COPYSIGN] = MT_ROW_FLOAT(copysign),
     [MT_BIN_BITAND] = ROW_BITS(bitand),
     [MT_BIN_BITOR] = ROW_BITS(bitor),
     [MT_BIN_BITXOR] = ROW_BITS(bitxor),

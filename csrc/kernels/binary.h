@@ -20,6 +20,7 @@ typedef enum {
     MT_BIN_FMIN,
     MT_BIN_ATAN2,
     MT_BIN_HYPOT,
+    MT_BIN_COPYSIGN,
     MT_BIN_BITAND,
     MT_BIN_BITOR,
     MT_BIN_BITXOR,
