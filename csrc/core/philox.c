@@ -31,6 +31,8 @@ mt_philox_block mt_philox4x32_10(uint64_t key, uint64_t counter_lo, uint64_t cou
     return (mt_philox_block){{c0, c1, c2, c3}};
 }
 
+mt_generator mt_default_generator = {MT_DEFAULT_SEED, 0};
+
 void mt_generator_manual_seed(mt_generator *g, uint64_t seed)
 {
     g->seed = seed;

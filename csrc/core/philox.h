@@ -20,6 +20,9 @@ typedef struct {
 
 #define MT_DEFAULT_SEED 67280421310721ULL
 
+/* The generator ops use when the caller names none (minitorch.default_generator). */
+extern mt_generator mt_default_generator;
+
 void mt_generator_manual_seed(mt_generator *g, uint64_t seed);
 /* Hands out n fresh counters: the first one is returned, the next call gets
  * counters after the last of these. */

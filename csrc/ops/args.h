@@ -7,6 +7,7 @@
 
 #include "../core/error.h"
 #include "../core/owner.h"
+#include "../core/philox.h"
 
 #define MT_MAX_PARAMS 14
 #define MT_MAX_LIST 32
@@ -53,6 +54,7 @@ typedef struct {
         mt_dtype dtype;
         mt_scalar s;
         const char *str;
+        mt_generator *gen; /* Generator params given a generator */
     };
 } mt_value;
 
@@ -110,6 +112,8 @@ typedef struct {
 static inline int mt_result_tensor(mt_result *r, mt_tensor *t)
 {
     r->kind = MT_RESULT_TENSOR;
+    r->host = NULL;
+    r->tuple_name = NULL;
     r->n = t ? 1 : 0;
     r->t = r->inline_t;
     r->inline_t[0] = t;

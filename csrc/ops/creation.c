@@ -31,9 +31,7 @@ mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype)
     return mt_new_strided(dtype, src->ndim, src->sizes, strides);
 }
 
-/* The result of a factory: t (consumed), marked as requiring grad when
- * asked; -1 when t is NULL or cannot require grad. */
-static int made(mt_result *r, mt_tensor *t, bool requires_grad)
+int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad)
 {
     if (t && mt_set_requires_grad_arg(t, requires_grad) < 0) {
         mt_release(t);
@@ -58,7 +56,7 @@ static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_
 {
     if (t && s)
         fill_scalar(t, s);
-    return made(r, t, requires_grad);
+    return mt_result_made(r, t, requires_grad);
 }
 
 /* size, dtype at 1, requires_grad at 4 for every factory of this shape */
@@ -68,7 +66,7 @@ static int factory(mt_args *a, mt_result *r, bool zeroed, bool fill, double valu
     mt_tensor *t = mt_new(d, a->v[0].nints, a->v[0].ints, zeroed);
     if (t && fill)
         mt_fill(t, value, (int64_t)value, 0);
-    return made(r, t, a->v[4].b);
+    return mt_result_made(r, t, a->v[4].b);
 }
 
 int impl_empty(mt_args *a, mt_result *r) { return factory(a, r, false, false, 0); }
@@ -229,7 +227,7 @@ static int arange(mt_args *a, mt_result *r, const mt_scalar *start, const mt_sca
         double p[3] = {start->f, end->f, step->f};
         out = range_tensor(d, n, arange_value, p);
     }
-    return made(r, out, a->v[rgi].b);
+    return mt_result_made(r, out, a->v[rgi].b);
 }
 
 /* arange(end, *, dtype, layout, device, requires_grad, pin_memory) */
@@ -283,7 +281,7 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
                  : d == MT_FLOAT32 ? linspace_value_f : linspace_value;
     if (steps == 1)
         p[1] = start;
-    return made(r, range_tensor(d, steps, f, p), a->v[rgi].b);
+    return mt_result_made(r, range_tensor(d, steps, f, p), a->v[rgi].b);
 }
 
 /* linspace(start, end, steps, *, dtype, layout, device, requires_grad) */
@@ -310,7 +308,7 @@ static int eye(mt_args *a, mt_result *r, int64_t n, int64_t m, int di, int rgi)
         diag.numel = diag.sizes[0];
         fill_scalar(&diag, &one);
     }
-    return made(r, t, a->v[rgi].b);
+    return mt_result_made(r, t, a->v[rgi].b);
 }
 
 /* eye(n, *, dtype, layout, device, requires_grad, pin_memory) */

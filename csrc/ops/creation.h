@@ -1,6 +1,5 @@
 /* Steps shared by the rows that make new tensors: those of creation.c and
- * the ones still in the binding (tensor() from Python data, the random
- * samplers, which read a Generator object). */
+ * random.c, and tensor() from Python data in the binding. */
 #ifndef MT_OPS_CREATION_H
 #define MT_OPS_CREATION_H
 
@@ -9,6 +8,9 @@
 /* Marks t as requiring grad when asked (floating dtypes only, as torch);
  * -1 with an error otherwise, t left as it was. */
 int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad);
+/* The result of a factory: t (consumed), marked as requiring grad when
+ * asked; -1 when t is NULL or cannot require grad. */
+int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad);
 /* An uninitialised tensor shaped like src, laid out like it
  * (torch.preserve_format). */
 mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype);

@@ -1,4 +1,5 @@
 #include "parser.h"
+#include "../types/generator.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -359,8 +360,10 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         v->str = PyUnicode_AsUTF8(o);
         return v->str ? CONV_OK : CONV_ERROR;
     case MT_ARG_GENERATOR:
-        return strcmp(Py_TYPE(o)->tp_name, "minitorch._C.Generator") == 0 ? CONV_OK
-                                                                           : CONV_BAD_TYPE;
+        if (!PyObject_TypeCheck(o, &MTGenerator_Type))
+            return CONV_BAD_TYPE;
+        v->gen = mtpy_generator(o);
+        return CONV_OK;
     case MT_ARG_DEVICE: {
         PyObject *s = PyObject_Str(o);
         if (!s)

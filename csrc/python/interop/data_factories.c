@@ -2,14 +2,21 @@
  * arrays, tensors): tensor, as_tensor, from_numpy and new_tensor. They stay
  * MT_PYOP rows since reading the data needs Python; the rest of the family
  * is plain C in csrc/ops/creation.c. */
-#include "factory.h"
 #include "from_data.h"
 #include "numpy_bridge.h"
+#include "../autograd/autograd_bind.h"
+#include "../dispatch/function.h"
 
-/* t (new, or NULL with an error) consumed, as mtpy_made does. */
+#include "../../ops/creation.h"
+
+/* t (new, or NULL with an error) consumed, marked as requiring grad when
+ * asked. */
 static PyObject *with_requires_grad(PyObject *t, bool requires_grad)
 {
-    return t ? mtpy_made(MTPy_T(t), requires_grad) : NULL;
+    mt_result r;
+    if (!t || mt_result_made(&r, MTPy_T(t), requires_grad) < 0)
+        return NULL;
+    return mtpy_result_object(&r);
 }
 
 static PyObject *data_arg(const mt_args *a, int i)

@@ -8,13 +8,6 @@
 
 #define STATE_BYTES 16
 
-static MTGeneratorObject *default_generator;
-
-mt_generator *mtpy_generator(PyObject *obj)
-{
-    return obj ? &((MTGeneratorObject *)obj)->g : &default_generator->g;
-}
-
 static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"device", NULL};
@@ -22,8 +15,10 @@ static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", kwlist, &device))
         return NULL;
     MTGeneratorObject *self = (MTGeneratorObject *)type->tp_alloc(type, 0);
-    if (self)
-        mt_generator_manual_seed(&self->g, MT_DEFAULT_SEED);
+    if (self) {
+        self->gen = &self->own;
+        mt_generator_manual_seed(self->gen, MT_DEFAULT_SEED);
+    }
     return (PyObject *)self;
 }
 
@@ -61,7 +56,7 @@ static PyObject *generator_manual_seed(PyObject *self, PyObject *seed)
     uint64_t s;
     if (seed_from(seed, &s) < 0)
         return NULL;
-    mt_generator_manual_seed(&((MTGeneratorObject *)self)->g, s);
+    mt_generator_manual_seed(mtpy_generator(self), s);
     return Py_NewRef(self);
 }
 
@@ -73,13 +68,13 @@ static PyObject *generator_seed(PyObject *self, PyObject *unused)
         clock_gettime(CLOCK_REALTIME, &ts);
         s = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)self;
     }
-    mt_generator_manual_seed(&((MTGeneratorObject *)self)->g, s);
+    mt_generator_manual_seed(mtpy_generator(self), s);
     return PyLong_FromUnsignedLongLong(s);
 }
 
 static PyObject *generator_initial_seed(PyObject *self, PyObject *unused)
 {
-    return PyLong_FromUnsignedLongLong(((MTGeneratorObject *)self)->g.seed);
+    return PyLong_FromUnsignedLongLong(mtpy_generator(self)->seed);
 }
 
 static PyObject *generator_get_state(PyObject *self, PyObject *unused)
@@ -87,7 +82,7 @@ static PyObject *generator_get_state(PyObject *self, PyObject *unused)
     int64_t n = STATE_BYTES;
     PyObject *t = mtpy_new_contiguous(MT_UINT8, 1, &n, false);
     if (t)
-        memcpy(mt_data(MTPy_T(t)), &((MTGeneratorObject *)self)->g, STATE_BYTES);
+        memcpy(mt_data(MTPy_T(t)), mtpy_generator(self), STATE_BYTES);
     return t;
 }
 
@@ -102,7 +97,7 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
                             "Expected a Generator state of size %d, but found the input RNG "
                             "state size to be %lld",
                             STATE_BYTES, (long long)t->numel);
-    memcpy(&((MTGeneratorObject *)self)->g, mt_data(t), STATE_BYTES);
+    memcpy(mtpy_generator(self), mt_data(t), STATE_BYTES);
     return Py_NewRef(self);
 }
 
@@ -141,8 +136,12 @@ int mtpy_generator_init(PyObject *module)
     if (PyType_Ready(&MTGenerator_Type) < 0 ||
         PyModule_AddObjectRef(module, "Generator", (PyObject *)&MTGenerator_Type) < 0)
         return -1;
-    default_generator = (MTGeneratorObject *)PyObject_CallNoArgs((PyObject *)&MTGenerator_Type);
-    if (!default_generator)
+    PyObject *dflt = PyObject_CallNoArgs((PyObject *)&MTGenerator_Type);
+    if (!dflt)
         return -1;
-    return PyModule_AddObjectRef(module, "default_generator", (PyObject *)default_generator);
+    /* the default's state is the core's, which ops given no generator draw from */
+    ((MTGeneratorObject *)dflt)->gen = &mt_default_generator;
+    int rc = PyModule_AddObjectRef(module, "default_generator", dflt);
+    Py_DECREF(dflt);
+    return rc;
 }

@@ -7,13 +7,17 @@
 
 typedef struct {
     PyObject_HEAD
-    mt_generator g;
+    mt_generator *gen; /* own, or the core's default for default_generator */
+    mt_generator own;
 } MTGeneratorObject;
 
 extern PyTypeObject MTGenerator_Type;
 
-/* The generator behind a `Generator? generator` argument (NULL: the default). */
-mt_generator *mtpy_generator(PyObject *obj);
+/* The state of a Generator object. */
+static inline mt_generator *mtpy_generator(PyObject *obj)
+{
+    return ((MTGeneratorObject *)obj)->gen;
+}
 int mtpy_generator_init(PyObject *module);
 
 #endif

@@ -1,21 +1,24 @@
 /* Random sampling: rand/randn/randint/randperm, their _like forms and the
- * in-place samplers. Every draw reserves numel counters of a generator.
- *
- * These rows stay MT_PYOP only because their `Generator? generator`
- * argument reaches the impls as the Python Generator object, whose Philox
- * state mtpy_generator reads; everything else here is plain C (tensors made
- * through core/owner.h, errors through mt_error, left pending on return). */
-#include "factory.h"
-#include "../types/generator.h"
+ * in-place samplers, in plain C. Every draw reserves numel counters of a
+ * generator: the one passed, or the core's default. Tensors are made through
+ * core/owner.h; checks fail with torch's messages through mt_error. */
+#include "args.h"
+#include "creation.h"
 
-#include "../../kernels/copy.h"
-#include "../../kernels/random.h"
+#include "../kernels/copy.h"
+#include "../kernels/random.h"
 
 #include <math.h>
 
-static int sample(PyObject *gen, mt_tensor *t, const mt_rand_params *p)
+/* The generator of a `Generator? generator` argument. */
+static mt_generator *generator_of(const mt_value *v)
 {
-    mt_generator *g = mtpy_generator(gen);
+    return v->obj ? v->gen : &mt_default_generator;
+}
+
+static int sample(const mt_value *gen, mt_tensor *t, const mt_rand_params *p)
+{
+    mt_generator *g = generator_of(gen);
     uint64_t first = mt_generator_reserve(g, (uint64_t)t->numel);
     return mt_random_fill(t, g->seed, first, p);
 }
@@ -56,86 +59,86 @@ static mt_rand_params int_range(int64_t lo, int64_t hi)
 }
 
 /* New tensor of (ndim, sizes), filled by p; gen/dtype/requires_grad at the given indices. */
-static PyObject *new_sample(mt_args *a, int ndim, const int64_t *sizes, const mt_tensor *like,
-                            int gi, mt_dtype d, int rgi, const mt_rand_params *p)
+static int new_sample(mt_args *a, mt_result *r, int ndim, const int64_t *sizes,
+                      const mt_tensor *like, int gi, mt_dtype d, int rgi, const mt_rand_params *p)
 {
     mt_tensor *t = like ? mt_empty_like(like, d) : mt_new(d, ndim, sizes, false);
-    if (t && sample(a->v[gi].obj, t, p) < 0) {
+    if (t && sample(&a->v[gi], t, p) < 0) {
         mt_release(t);
-        return NULL;
+        return -1;
     }
-    return mtpy_made(t, a->v[rgi].b);
+    return mt_result_made(r, t, a->v[rgi].b);
 }
 
 /* rand/randn(size, *, generator, dtype, layout, device, requires_grad, pin_memory) */
-PyObject *impl_rand(mt_args *a)
+int impl_rand(mt_args *a, mt_result *r)
 {
     mt_dtype d = mt_dtype_arg(a, 2, mt_default_dtype);
     if (!floating_or_raise(d, "check_uniform_bounds"))
-        return NULL;
-    return new_sample(a, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &uniform01);
+        return -1;
+    return new_sample(a, r, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &uniform01);
 }
 
-PyObject *impl_randn(mt_args *a)
+int impl_randn(mt_args *a, mt_result *r)
 {
     mt_dtype d = mt_dtype_arg(a, 2, mt_default_dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu"))
-        return NULL;
-    return new_sample(a, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &normal01);
+        return -1;
+    return new_sample(a, r, a->v[0].nints, a->v[0].ints, NULL, 1, d, 5, &normal01);
 }
 
 /* rand_like/randn_like(input, *, generator, dtype, layout, device, requires_grad, memory_format) */
-PyObject *impl_rand_like(mt_args *a)
+int impl_rand_like(mt_args *a, mt_result *r)
 {
     mt_dtype d = mt_dtype_arg(a, 2, a->v[0].t->dtype);
     if (!floating_or_raise(d, "check_uniform_bounds"))
-        return NULL;
-    return new_sample(a, 0, NULL, a->v[0].t, 1, d, 5, &uniform01);
+        return -1;
+    return new_sample(a, r, 0, NULL, a->v[0].t, 1, d, 5, &uniform01);
 }
 
-PyObject *impl_randn_like(mt_args *a)
+int impl_randn_like(mt_args *a, mt_result *r)
 {
     mt_dtype d = mt_dtype_arg(a, 2, a->v[0].t->dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu"))
-        return NULL;
-    return new_sample(a, 0, NULL, a->v[0].t, 1, d, 5, &normal01);
+        return -1;
+    return new_sample(a, r, 0, NULL, a->v[0].t, 1, d, 5, &normal01);
 }
 
 /* randint([low,] high, size, *, generator, dtype, layout, device, requires_grad) */
-static PyObject *randint(mt_args *a, int64_t low, int64_t high, int base)
+static int randint(mt_args *a, mt_result *r, int64_t low, int64_t high, int base)
 {
     if (!check_range(low, high))
-        return NULL;
+        return -1;
     mt_rand_params p = int_range(low, high);
     mt_dtype d = mt_dtype_arg(a, base + 2, MT_INT64);
-    return new_sample(a, a->v[base].nints, a->v[base].ints, NULL, base + 1, d, base + 5, &p);
+    return new_sample(a, r, a->v[base].nints, a->v[base].ints, NULL, base + 1, d, base + 5, &p);
 }
 
-PyObject *impl_randint(mt_args *a) { return randint(a, 0, a->v[0].i, 1); }
-PyObject *impl_randint_low(mt_args *a) { return randint(a, a->v[0].i, a->v[1].i, 2); }
+int impl_randint(mt_args *a, mt_result *r) { return randint(a, r, 0, a->v[0].i, 1); }
+int impl_randint_low(mt_args *a, mt_result *r) { return randint(a, r, a->v[0].i, a->v[1].i, 2); }
 
 /* randint_like(input, [low,] high, *, generator, dtype, layout, device, requires_grad, memory_format) */
-static PyObject *randint_like(mt_args *a, int64_t low, int64_t high, int base)
+static int randint_like(mt_args *a, mt_result *r, int64_t low, int64_t high, int base)
 {
     if (!check_range(low, high))
-        return NULL;
+        return -1;
     mt_rand_params p = int_range(low, high);
     mt_dtype d = mt_dtype_arg(a, base + 1, a->v[0].t->dtype);
-    return new_sample(a, 0, NULL, a->v[0].t, base, d, base + 4, &p);
+    return new_sample(a, r, 0, NULL, a->v[0].t, base, d, base + 4, &p);
 }
 
-PyObject *impl_randint_like(mt_args *a) { return randint_like(a, 0, a->v[1].i, 2); }
-PyObject *impl_randint_like_low(mt_args *a) { return randint_like(a, a->v[1].i, a->v[2].i, 3); }
+int impl_randint_like(mt_args *a, mt_result *r) { return randint_like(a, r, 0, a->v[1].i, 2); }
+int impl_randint_like_low(mt_args *a, mt_result *r) { return randint_like(a, r, a->v[1].i, a->v[2].i, 3); }
 
 /* randperm(n, *, generator, dtype, layout, device, requires_grad, pin_memory) */
-PyObject *impl_randperm(mt_args *a)
+int impl_randperm(mt_args *a, mt_result *r)
 {
     int64_t n = a->v[0].i;
     mt_dtype d = mt_dtype_arg(a, 2, MT_INT64);
     mt_tensor *perm = mt_new(MT_INT64, 1, &n, false);
     if (!perm)
-        return NULL;
-    mt_generator *g = mtpy_generator(a->v[1].obj);
+        return -1;
+    mt_generator *g = generator_of(&a->v[1]);
     mt_randperm((int64_t *)mt_data(perm), n, g->seed, mt_generator_reserve(g, (uint64_t)n));
     if (d != MT_INT64) {
         mt_tensor *cast = mt_new(d, 1, &n, false);
@@ -144,53 +147,54 @@ PyObject *impl_randperm(mt_args *a)
         mt_release(perm);
         perm = cast;
     }
-    return mtpy_made(perm, a->v[5].b);
+    return mt_result_made(r, perm, a->v[5].b);
 }
 
 /* ------------------------------------------------------------- in place */
 
-static PyObject *sample_inplace(mt_args *a, int gi, const mt_rand_params *p)
+static int sample_inplace(mt_args *a, mt_result *r, int gi, const mt_rand_params *p)
 {
     mt_tensor *self = a->v[0].t;
-    if (sample(a->v[gi].obj, self, p) < 0)
-        return NULL;
+    if (sample(&a->v[gi], self, p) < 0)
+        return -1;
     self->storage->version++;
-    return Py_NewRef(a->v[0].obj);
+    mt_retain(self);
+    return mt_result_tensor(r, self);
 }
 
 /* uniform_(input, from=0, to=1, *, generator) */
-PyObject *impl_uniform_(mt_args *a)
+int impl_uniform_(mt_args *a, mt_result *r)
 {
     double from = a->v[1].f, to = a->v[2].f;
     if (!floating_or_raise(a->v[0].t->dtype, "check_uniform_bounds"))
-        return NULL;
+        return -1;
     if (!(from <= to)) {
         mt_error(MT_ERR_RUNTIME,
                  "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
                  from, to);
-        return NULL;
+        return -1;
     }
     mt_rand_params p = {MT_RAND_UNIFORM, from, to, 0, 0};
-    return sample_inplace(a, 3, &p);
+    return sample_inplace(a, r, 3, &p);
 }
 
 /* normal_(input, mean=0, std=1, *, generator) */
-PyObject *impl_normal_(mt_args *a)
+int impl_normal_(mt_args *a, mt_result *r)
 {
     if (!floating_or_raise(a->v[0].t->dtype, "normal_kernel_cpu") || !check_std(a->v[2].f))
-        return NULL;
+        return -1;
     mt_rand_params p = {MT_RAND_NORMAL, a->v[1].f, a->v[2].f, 0, 0};
-    return sample_inplace(a, 3, &p);
+    return sample_inplace(a, r, 3, &p);
 }
 
 /* normal(mean, std, size, *, generator, dtype, layout, device, requires_grad, pin_memory) */
-PyObject *impl_normal_size(mt_args *a)
+int impl_normal_size(mt_args *a, mt_result *r)
 {
     mt_dtype d = mt_dtype_arg(a, 4, mt_default_dtype);
     if (!floating_or_raise(d, "normal_kernel_cpu") || !check_std(a->v[1].f))
-        return NULL;
+        return -1;
     mt_rand_params p = {MT_RAND_NORMAL, a->v[0].f, a->v[1].f, 0, 0};
-    return new_sample(a, a->v[2].nints, a->v[2].ints, NULL, 3, d, 7, &p);
+    return new_sample(a, r, a->v[2].nints, a->v[2].ints, NULL, 3, d, 7, &p);
 }
 
 /* The inclusive upper end random_ uses when no bound is given: the largest
@@ -211,71 +215,71 @@ static int64_t dtype_top(mt_dtype d)
     }
 }
 
-static PyObject *random_range(mt_args *a, int64_t from, int64_t to_inclusive, int gi)
+static int random_range(mt_args *a, mt_result *r, int64_t from, int64_t to_inclusive, int gi)
 {
     mt_rand_params p = {MT_RAND_INT_RANGE, 0, 0, from,
                         (uint64_t)to_inclusive - (uint64_t)from + 1};
-    return sample_inplace(a, gi, &p);
+    return sample_inplace(a, r, gi, &p);
 }
 
-PyObject *impl_random_(mt_args *a)
+int impl_random_(mt_args *a, mt_result *r)
 {
-    return random_range(a, 0, dtype_top(a->v[0].t->dtype), 1);
+    return random_range(a, r, 0, dtype_top(a->v[0].t->dtype), 1);
 }
 
-PyObject *impl_random_to(mt_args *a)
+int impl_random_to(mt_args *a, mt_result *r)
 {
     if (!check_range(0, a->v[1].i))
-        return NULL;
-    return random_range(a, 0, a->v[1].i - 1, 2);
+        return -1;
+    return random_range(a, r, 0, a->v[1].i - 1, 2);
 }
 
-PyObject *impl_random_from(mt_args *a)
+int impl_random_from(mt_args *a, mt_result *r)
 {
     int64_t from = a->v[1].i;
     if (mt_is_none(a, 2))
-        return random_range(a, from, dtype_top(a->v[0].t->dtype), 3);
+        return random_range(a, r, from, dtype_top(a->v[0].t->dtype), 3);
     if (!check_range(from, a->v[2].i))
-        return NULL;
-    return random_range(a, from, a->v[2].i - 1, 3);
+        return -1;
+    return random_range(a, r, from, a->v[2].i - 1, 3);
 }
 
 /* bernoulli_(input, p=0.5, *, generator) */
-PyObject *impl_bernoulli_(mt_args *a)
+int impl_bernoulli_(mt_args *a, mt_result *r)
 {
     double p = a->v[1].f;
     if (!(p >= 0.0 && p <= 1.0)) {
         mt_error(MT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-        return NULL;
+        return -1;
     }
     mt_rand_params rp = {MT_RAND_BERNOULLI, p, 0, 0, 0};
-    return sample_inplace(a, 2, &rp);
+    return sample_inplace(a, r, 2, &rp);
 }
 
 /* exponential_(input, lambd=1, *, generator) */
-PyObject *impl_exponential_(mt_args *a)
+int impl_exponential_(mt_args *a, mt_result *r)
 {
     double l = a->v[1].f;
     if (!floating_or_raise(a->v[0].t->dtype, "exponential_cpu"))
-        return NULL;
+        return -1;
     if (!(l > 0.0)) {
         mt_error(MT_ERR_RUNTIME, "exponential_ expects lambda > 0.0, but found lambda=%g", l);
-        return NULL;
+        return -1;
     }
     mt_rand_params p = {MT_RAND_EXPONENTIAL, l, 0, 0, 0};
-    return sample_inplace(a, 2, &p);
+    return sample_inplace(a, r, 2, &p);
 }
 
 /* bernoulli(input, *, generator): each element is 1 with the probability input holds. */
-PyObject *impl_bernoulli(mt_args *a)
+int impl_bernoulli(mt_args *a, mt_result *r)
 {
     const mt_tensor *probs = a->v[0].t;
     if (!floating_or_raise(probs->dtype, "bernoulli_tensor_cpu_p_"))
-        return NULL;
+        return -1;
     mt_tensor *out = mt_empty_like(probs, probs->dtype);
     mt_tensor *u = out ? mt_new(MT_FLOAT64, probs->ndim, probs->sizes, false) : NULL;
     mt_tensor *p = u ? mt_new(MT_FLOAT64, probs->ndim, probs->sizes, false) : NULL;
-    if (!p || sample(a->v[1].obj, u, &uniform01) < 0)
+    if (!p || sample(&a->v[1], u, &uniform01) < 0)
         goto fail;
     mt_copy(p, probs);
     double *ud = (double *)mt_data(u), *pd = (double *)mt_data(p);
@@ -289,10 +293,10 @@ PyObject *impl_bernoulli(mt_args *a)
     mt_copy(out, u);
     mt_release(u);
     mt_release(p);
-    return (PyObject *)mtpy_container(out);
+    return mt_result_tensor(r, out);
 fail:
     mt_xrelease(out);
     mt_xrelease(u);
     mt_xrelease(p);
-    return NULL;
+    return -1;
 }
