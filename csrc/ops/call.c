@@ -9,6 +9,58 @@ static int bad_arg(const mt_op *op, int p, char c)
                     p + 1, c);
 }
 
+/* A number ('i', 'b' or 'f') goes where the row takes one: an int, bool,
+ * float, Scalar or int[2] parameter, or a Tensor one of an MT_NUMBERS row. */
+static int put_number(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
+{
+    const mt_param *prm = &op->sig->params[p];
+    mt_value *v = &a->v[p];
+    mt_scalar s;
+    if (c == 'f') {
+        s = (mt_scalar){MT_SCALAR_FLOAT, 0, va_arg(*ap, double)};
+    } else {
+        int64_t x = c == 'i' ? va_arg(*ap, int64_t) : (int64_t)(va_arg(*ap, int) != 0);
+        s = (mt_scalar){c == 'b' ? MT_SCALAR_BOOL : MT_SCALAR_INT, x, (double)x};
+    }
+    bool integral = c != 'f';
+    switch (prm->type) {
+    case MT_ARG_INT:
+        if (!integral)
+            break;
+        v->i = s.i;
+        return 0;
+    case MT_ARG_INT_LIST:
+        /* int[2] params take one int for every element */
+        if (c != 'i' || !prm->list_len)
+            break;
+        for (int k = 0; k < prm->list_len; k++)
+            a->listbuf[p][k] = s.i;
+        v->ints = a->listbuf[p];
+        v->nints = prm->list_len;
+        return 0;
+    case MT_ARG_BOOL:
+        if (!integral)
+            break;
+        v->b = s.i != 0;
+        return 0;
+    case MT_ARG_FLOAT:
+        v->f = s.f;
+        return 0;
+    case MT_ARG_SCALAR:
+        v->s = s;
+        return 0;
+    case MT_ARG_TENSOR:
+        if (!(op->kinds & MT_NUMBERS))
+            break;
+        v->is_scalar = true;
+        v->s = s;
+        return 0;
+    default:
+        break;
+    }
+    return bad_arg(op, p, c);
+}
+
 /* Stores one formatted value into parameter p of a. */
 static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
 {
@@ -28,61 +80,9 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
             return bad_arg(op, p, c);
         return 0;
     case 'i':
-    case 'b': {
-        int64_t x = c == 'i' ? va_arg(*ap, int64_t) : (int64_t)(va_arg(*ap, int) != 0);
-        mt_scalar s = {c == 'b' ? MT_SCALAR_BOOL : MT_SCALAR_INT, x, (double)x};
-        switch (prm->type) {
-        case MT_ARG_INT:
-            v->i = x;
-            return 0;
-        case MT_ARG_INT_LIST:
-            /* int[2] params take one int for every element */
-            if (!prm->list_len || c != 'i')
-                return bad_arg(op, p, c);
-            for (int k = 0; k < prm->list_len; k++)
-                a->listbuf[p][k] = x;
-            v->ints = a->listbuf[p];
-            v->nints = prm->list_len;
-            return 0;
-        case MT_ARG_BOOL:
-            v->b = x != 0;
-            return 0;
-        case MT_ARG_FLOAT:
-            v->f = (double)x;
-            return 0;
-        case MT_ARG_SCALAR:
-            v->s = s;
-            return 0;
-        case MT_ARG_TENSOR:
-            if (!(op->kinds & MT_NUMBERS))
-                return bad_arg(op, p, c);
-            v->is_scalar = true;
-            v->s = s;
-            return 0;
-        default:
-            return bad_arg(op, p, c);
-        }
-    }
-    case 'f': {
-        double x = va_arg(*ap, double);
-        mt_scalar s = {MT_SCALAR_FLOAT, 0, x};
-        switch (prm->type) {
-        case MT_ARG_FLOAT:
-            v->f = x;
-            return 0;
-        case MT_ARG_SCALAR:
-            v->s = s;
-            return 0;
-        case MT_ARG_TENSOR:
-            if (!(op->kinds & MT_NUMBERS))
-                return bad_arg(op, p, c);
-            v->is_scalar = true;
-            v->s = s;
-            return 0;
-        default:
-            return bad_arg(op, p, c);
-        }
-    }
+    case 'b':
+    case 'f':
+        return put_number(op, a, p, c, ap);
     case 'O':
         if (prm->type != MT_ARG_OBJECT || !(v->obj = va_arg(*ap, void *)))
             return bad_arg(op, p, c);

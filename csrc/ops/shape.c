@@ -65,15 +65,23 @@ static int incompatible_view(void)
                     ".reshape(...) instead.");
 }
 
-int impl_view(mt_args *a, mt_result *r)
+/* The size argument of view/reshape with its -1 filled in, into sizes;
+ * its length, or -1 with an error. */
+static int target_sizes(const mt_args *a, int64_t *sizes)
 {
-    mt_tensor *t = a->v[0].t;
-    int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
     int n = a->v[1].nints;
     if (n > MT_MAX_DIMS)
         return too_many_dims();
     memcpy(sizes, a->v[1].ints, sizeof(int64_t) * n);
-    if (mt_infer_size(n, sizes, t->numel) < 0)
+    return mt_infer_size(n, sizes, a->v[0].t->numel) < 0 ? -1 : n;
+}
+
+int impl_view(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
+    int n = target_sizes(a, sizes);
+    if (n < 0)
         return -1;
     if (!mt_view_strides(t->ndim, t->sizes, t->strides, n, sizes, strides))
         return incompatible_view();
@@ -84,11 +92,8 @@ int impl_reshape(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
-    int n = a->v[1].nints;
-    if (n > MT_MAX_DIMS)
-        return too_many_dims();
-    memcpy(sizes, a->v[1].ints, sizeof(int64_t) * n);
-    if (mt_infer_size(n, sizes, t->numel) < 0)
+    int n = target_sizes(a, sizes);
+    if (n < 0)
         return -1;
     if (mt_view_strides(t->ndim, t->sizes, t->strides, n, sizes, strides))
         return mt_result_tensor(r, view_of(a, n, sizes, strides, t->offset));
