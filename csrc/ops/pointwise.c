@@ -4,6 +4,7 @@
  * reports through mt_error; no Python. The operators with a NumPy operand
  * stay in the binding (csrc/python/pointwise_numpy.c). */
 #include "elementwise.h"
+#include "table.h"
 
 #include <string.h>
 
@@ -52,9 +53,22 @@ static mt_tensor *out_arg(mt_args *a, int idx)
     return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].t : NULL;
 }
 
-static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags,
-                  int alpha_idx, int out_idx)
+/* The parameter after the operands is alpha when it is a Scalar (add, sub). */
+static int alpha_param(const mt_signature *sig)
 {
+    return sig->nparams > 2 && sig->params[2].type == MT_ARG_SCALAR ? 2 : -1;
+}
+
+/* One binary operator in any of its forms (a->op->form): in place writes
+ * into input, reflected computes other (op) input. */
+static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags)
+{
+    mt_form form = a->op->form;
+    if (form == MT_FORM_INPLACE || form == MT_FORM_IDUNDER)
+        flags |= F_INPLACE;
+    if (form == MT_FORM_RDUNDER)
+        flags |= F_REVERSED;
+    int alpha_idx = alpha_param(a->sig), out_idx = a->sig->out_param;
     mt_operand in[2];
     int first = flags & F_REVERSED ? 1 : 0;
     mt_operand_from(&in[first], &a->v[0]);
@@ -88,102 +102,54 @@ static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, u
                                    flags & F_INPLACE ? a->v[0].t : NULL));
 }
 
-#define DEF(IMPL, OP, NAME, FLAGS, ALPHA, OUT) \
-    int IMPL(mt_args *a, mt_result *r) { return binary(a, r, OP, NAME, FLAGS, ALPHA, OUT); }
+#define DEF(IMPL, OP, NAME, FLAGS) \
+    int IMPL(mt_args *a, mt_result *r) { return binary(a, r, OP, NAME, FLAGS); }
 
-DEF(impl_add, MT_BIN_ADD, "add", 0, 2, 3)
-DEF(impl_add_, MT_BIN_ADD, "add", F_INPLACE, 2, -1)
-DEF(impl_add_dunder, MT_BIN_ADD, "add", 0, -1, -1)
-DEF(impl_iadd, MT_BIN_ADD, "add", F_INPLACE, -1, -1)
-DEF(impl_sub, MT_BIN_ADD, "sub", F_SUB, 2, 3)
-DEF(impl_sub_, MT_BIN_ADD, "sub", F_SUB | F_INPLACE, 2, -1)
-DEF(impl_sub_dunder, MT_BIN_ADD, "sub", F_SUB, -1, -1)
-DEF(impl_rsub_dunder, MT_BIN_ADD, "sub", F_SUB | F_REVERSED, -1, -1)
-DEF(impl_isub, MT_BIN_ADD, "sub", F_SUB | F_INPLACE, -1, -1)
-DEF(impl_mul, MT_BIN_MUL, "mul", 0, -1, 2)
-DEF(impl_mul_, MT_BIN_MUL, "mul", F_INPLACE, -1, -1)
-DEF(impl_mul_dunder, MT_BIN_MUL, "mul", 0, -1, -1)
-DEF(impl_true_divide, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT, -1, 2)
-DEF(impl_true_divide_, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT | F_INPLACE, -1, -1)
-DEF(impl_truediv_dunder, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT, -1, -1)
-DEF(impl_rtruediv_dunder, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT | F_REVERSED, -1, -1)
-DEF(impl_floor_divide, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0, -1, 2)
-DEF(impl_floor_divide_, MT_BIN_DIV_FLOOR, "div_floor_cpu", F_INPLACE, -1, -1)
-DEF(impl_floordiv_dunder, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0, -1, -1)
-DEF(impl_rfloordiv_dunder, MT_BIN_DIV_FLOOR, "div_floor_cpu", F_REVERSED, -1, -1)
-DEF(impl_remainder, MT_BIN_REMAINDER, "remainder_cpu", 0, -1, 2)
-DEF(impl_remainder_, MT_BIN_REMAINDER, "remainder_cpu", F_INPLACE, -1, -1)
-DEF(impl_mod_dunder, MT_BIN_REMAINDER, "remainder_cpu", 0, -1, -1)
-DEF(impl_rmod_dunder, MT_BIN_REMAINDER, "remainder_cpu", F_REVERSED, -1, -1)
-DEF(impl_fmod, MT_BIN_FMOD, "fmod_cpu", 0, -1, 2)
-DEF(impl_fmod_, MT_BIN_FMOD, "fmod_cpu", F_INPLACE, -1, -1)
-DEF(impl_pow, MT_BIN_POW, "pow", 0, -1, 2)
-DEF(impl_pow_, MT_BIN_POW, "pow", F_INPLACE, -1, -1)
-DEF(impl_pow_dunder, MT_BIN_POW, "pow", 0, -1, -1)
-DEF(impl_rpow_dunder, MT_BIN_POW, "pow", F_REVERSED, -1, -1)
-DEF(impl_maximum, MT_BIN_MAXIMUM, "maximum_cpu", 0, -1, 2)
-DEF(impl_minimum, MT_BIN_MINIMUM, "minimum_cpu", 0, -1, 2)
-DEF(impl_fmax, MT_BIN_FMAX, "fmax_cpu", 0, -1, 2)
-DEF(impl_fmin, MT_BIN_FMIN, "fmin_cpu", 0, -1, 2)
-DEF(impl_atan2, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT, -1, 2)
-DEF(impl_atan2_, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT | F_INPLACE, -1, -1)
-DEF(impl_hypot, MT_BIN_HYPOT, "hypot_cpu", 0, -1, 2)
-DEF(impl_hypot_, MT_BIN_HYPOT, "hypot_cpu", F_INPLACE, -1, -1)
-DEF(impl_copysign, MT_BIN_COPYSIGN, "copysign_cpu", F_TO_FLOAT, -1, 2)
-DEF(impl_copysign_, MT_BIN_COPYSIGN, "copysign_cpu", F_TO_FLOAT | F_INPLACE, -1, -1)
-DEF(impl_bitwise_and, MT_BIN_BITAND, "bitwise_and_cpu", 0, -1, 2)
-DEF(impl_bitwise_and_, MT_BIN_BITAND, "bitwise_and_cpu", F_INPLACE, -1, -1)
-DEF(impl_and_dunder, MT_BIN_BITAND, "bitwise_and_cpu", 0, -1, -1)
-DEF(impl_bitwise_or, MT_BIN_BITOR, "bitwise_or_cpu", 0, -1, 2)
-DEF(impl_bitwise_or_, MT_BIN_BITOR, "bitwise_or_cpu", F_INPLACE, -1, -1)
-DEF(impl_or_dunder, MT_BIN_BITOR, "bitwise_or_cpu", 0, -1, -1)
-DEF(impl_bitwise_xor, MT_BIN_BITXOR, "bitwise_xor_cpu", 0, -1, 2)
-DEF(impl_bitwise_xor_, MT_BIN_BITXOR, "bitwise_xor_cpu", F_INPLACE, -1, -1)
-DEF(impl_xor_dunder, MT_BIN_BITXOR, "bitwise_xor_cpu", 0, -1, -1)
-DEF(impl_lshift, MT_BIN_LSHIFT, "lshift_cpu", 0, -1, 2)
-DEF(impl_lshift_, MT_BIN_LSHIFT, "lshift_cpu", F_INPLACE, -1, -1)
-DEF(impl_lshift_dunder, MT_BIN_LSHIFT, "lshift_cpu", 0, -1, -1)
-DEF(impl_rlshift_dunder, MT_BIN_LSHIFT, "lshift_cpu", F_REVERSED, -1, -1)
-DEF(impl_rshift, MT_BIN_RSHIFT, "rshift_cpu", 0, -1, 2)
-DEF(impl_rshift_, MT_BIN_RSHIFT, "rshift_cpu", F_INPLACE, -1, -1)
-DEF(impl_rshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", 0, -1, -1)
-DEF(impl_rrshift_dunder, MT_BIN_RSHIFT, "rshift_cpu", F_REVERSED, -1, -1)
-DEF(impl_eq, MT_BIN_EQ, "eq_cpu", 0, -1, 2)
-DEF(impl_eq_dunder, MT_BIN_EQ, "eq_cpu", 0, -1, -1)
-DEF(impl_ne, MT_BIN_NE, "ne_cpu", 0, -1, 2)
-DEF(impl_ne_dunder, MT_BIN_NE, "ne_cpu", 0, -1, -1)
-DEF(impl_lt, MT_BIN_LT, "lt_cpu", 0, -1, 2)
-DEF(impl_lt_dunder, MT_BIN_LT, "lt_cpu", 0, -1, -1)
-DEF(impl_le, MT_BIN_LE, "le_cpu", 0, -1, 2)
-DEF(impl_le_dunder, MT_BIN_LE, "le_cpu", 0, -1, -1)
-DEF(impl_gt, MT_BIN_GT, "gt_cpu", 0, -1, 2)
-DEF(impl_gt_dunder, MT_BIN_GT, "gt_cpu", 0, -1, -1)
-DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0, -1, 2)
-DEF(impl_ge_dunder, MT_BIN_GE, "ge_cpu", 0, -1, -1)
-DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0, -1, 2)
-DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0, -1, 2)
-DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0, -1, 2)
+DEF(impl_add, MT_BIN_ADD, "add", 0)
+DEF(impl_sub, MT_BIN_ADD, "sub", F_SUB)
+DEF(impl_mul, MT_BIN_MUL, "mul", 0)
+DEF(impl_true_divide, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT)
+DEF(impl_floor_divide, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0)
+DEF(impl_remainder, MT_BIN_REMAINDER, "remainder_cpu", 0)
+DEF(impl_fmod, MT_BIN_FMOD, "fmod_cpu", 0)
+DEF(impl_pow, MT_BIN_POW, "pow", 0)
+DEF(impl_maximum, MT_BIN_MAXIMUM, "maximum_cpu", 0)
+DEF(impl_minimum, MT_BIN_MINIMUM, "minimum_cpu", 0)
+DEF(impl_fmax, MT_BIN_FMAX, "fmax_cpu", 0)
+DEF(impl_fmin, MT_BIN_FMIN, "fmin_cpu", 0)
+DEF(impl_atan2, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT)
+DEF(impl_hypot, MT_BIN_HYPOT, "hypot_cpu", 0)
+DEF(impl_copysign, MT_BIN_COPYSIGN, "copysign_cpu", F_TO_FLOAT)
+DEF(impl_bitwise_and, MT_BIN_BITAND, "bitwise_and_cpu", 0)
+DEF(impl_bitwise_or, MT_BIN_BITOR, "bitwise_or_cpu", 0)
+DEF(impl_bitwise_xor, MT_BIN_BITXOR, "bitwise_xor_cpu", 0)
+DEF(impl_lshift, MT_BIN_LSHIFT, "lshift_cpu", 0)
+DEF(impl_rshift, MT_BIN_RSHIFT, "rshift_cpu", 0)
+DEF(impl_eq, MT_BIN_EQ, "eq_cpu", 0)
+DEF(impl_ne, MT_BIN_NE, "ne_cpu", 0)
+DEF(impl_lt, MT_BIN_LT, "lt_cpu", 0)
+DEF(impl_le, MT_BIN_LE, "le_cpu", 0)
+DEF(impl_gt, MT_BIN_GT, "gt_cpu", 0)
+DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0)
+DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0)
+DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0)
+DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0)
 
-/* div(input, other, *, rounding_mode=None, out=None) */
-static int divide(mt_args *a, mt_result *r, bool inplace)
+/* div(input, other, *, rounding_mode=None, out=None) and div_ */
+int impl_div(mt_args *a, mt_result *r)
 {
     const char *mode = mt_is_none(a, 2) ? NULL : a->v[2].str;
-    int out = inplace ? -1 : 3;
-    unsigned f = inplace ? F_INPLACE : 0;
     if (!mode)
-        return binary(a, r, MT_BIN_DIV, "div_true_cpu", f | F_TO_FLOAT, -1, out);
+        return binary(a, r, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT);
     if (strcmp(mode, "trunc") == 0)
-        return binary(a, r, MT_BIN_DIV_TRUNC, "div_trunc_cpu", f, -1, out);
+        return binary(a, r, MT_BIN_DIV_TRUNC, "div_trunc_cpu", 0);
     if (strcmp(mode, "floor") == 0)
-        return binary(a, r, MT_BIN_DIV_FLOOR, "div_floor_cpu", f, -1, out);
+        return binary(a, r, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0);
     return mt_error(MT_ERR_RUNTIME,
                     "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                     "but found '%s'",
                     mode);
 }
-
-int impl_div(mt_args *a, mt_result *r) { return divide(a, r, false); }
-int impl_div_(mt_args *a, mt_result *r) { return divide(a, r, true); }
 
 /* where(condition, input, other) with the three taken from args c, x, y; the
  * condition is read as the compute dtype. */

@@ -4,22 +4,42 @@
 
 #include "../autograd/derivatives.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MT_OP(id, kinds, impl, sig, ...) int impl(mt_args *, mt_result *);
 #define MT_PYOP(id, kinds, impl, sig, ...) \
     int mtpy_row_##id(mt_args *, mt_result *) __attribute__((weak));
+#define MT_OPERATOR(id, stem, forms, kinds, impl, ...) int impl(mt_args *, mt_result *);
 #include "../ops.def"
 #undef MT_OP
 #undef MT_PYOP
+#undef MT_OPERATOR
+
+/* An operator's forms are methods; Python's operators also take numbers. */
+#define FORM_KINDS(forms, f, kinds) \
+    ((forms) & (f) ? MT_KIND_METHOD | ((f) == MT_FORM_INPLACE ? (kinds) & MT_NUMBERS : MT_NUMBERS) \
+                   : 0u)
 
 mt_op mt_ops[MT_OP_COUNT] = {
-#define MT_OP(id, kinds, impl, sig, ...) {MT_OP_##id, sig, kinds, impl, false, #__VA_ARGS__},
+#define MT_OP(id, kinds, impl, sig, ...) \
+    {MT_OP_##id, sig, kinds, impl, false, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
 #define MT_PYOP(id, kinds, impl, sig, ...) \
-    {MT_OP_##id, sig, kinds, mtpy_row_##id, true, #__VA_ARGS__},
+    {MT_OP_##id, sig, kinds, mtpy_row_##id, true, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
+#define MT_OPERATOR(id, stem, forms, kinds, impl, sig, deriv, rderiv)                             \
+    {MT_OP_##id, sig, kinds, impl, false, #deriv, MT_FORM_PLAIN, MT_OP_##id},                    \
+    {MT_OP_##id##_, NULL, FORM_KINDS(forms, MT_FORM_INPLACE, kinds), impl, false, #deriv,        \
+     MT_FORM_INPLACE, MT_OP_##id, NULL},                                                         \
+    {MT_OP___##stem##__, NULL, FORM_KINDS(forms, MT_FORM_DUNDER, kinds), impl, false, #deriv,    \
+     MT_FORM_DUNDER, MT_OP_##id, "__" #stem "__"},                                               \
+    {MT_OP___i##stem##__, NULL, FORM_KINDS(forms, MT_FORM_IDUNDER, kinds), impl, false, #deriv,  \
+     MT_FORM_IDUNDER, MT_OP_##id, "__i" #stem "__"},                                             \
+    {MT_OP___r##stem##__, NULL, FORM_KINDS(forms, MT_FORM_RDUNDER, kinds), impl, false, #rderiv, \
+     MT_FORM_RDUNDER, MT_OP_##id, "__r" #stem "__"},
 #include "../ops.def"
 #undef MT_OP
 #undef MT_PYOP
+#undef MT_OPERATOR
 };
 
 static size_t name_len(const char *sig)
@@ -62,10 +82,72 @@ static int overload_index(int r)
     return n;
 }
 
+/* Appends text[from, to) to buf at *len (buf holds 256). */
+static void append(char *buf, size_t *len, const char *from, size_t n)
+{
+    if (*len + n < 256) {
+        memcpy(buf + *len, from, n);
+        *len += n;
+        buf[*len] = 0;
+    }
+}
+
+/* The signature of a form, from its operator's: the in-place method keeps
+ * every parameter but out=; Python's operators take the two operands. */
+static const char *form_text(const mt_op *op)
+{
+    const char *base = mt_ops[op->base].text;
+    const char *open = strchr(base, '(');
+    char buf[256] = "";
+    size_t len = 0;
+    if (op->form == MT_FORM_INPLACE) {
+        append(buf, &len, base, (size_t)(open - base));
+        append(buf, &len, "_", 1);
+    } else {
+        append(buf, &len, op->form_name, strlen(op->form_name));
+    }
+    append(buf, &len, "(", 1);
+    int kept = 0;
+    for (const char *p = open + 1; *p && *p != ')';) {
+        const char *end = p + strcspn(p, ",)");
+        bool star = end - p == 1 && *p == '*';
+        bool out = strncmp(p, "Tensor? out=", 12) == 0;
+        bool operand = kept < 2 && !star;
+        if (op->form == MT_FORM_INPLACE ? !out : operand) {
+            if (kept)
+                append(buf, &len, ", ", 2);
+            append(buf, &len, p, (size_t)(end - p));
+            kept++;
+        }
+        p = *end == ',' ? end + 2 : end;
+    }
+    /* a `*` left with nothing after it goes */
+    if (len >= 3 && strcmp(buf + len - 3, ", *") == 0)
+        buf[len -= 3] = 0;
+    append(buf, &len, ")", 1);
+    char *text = malloc(len + 1);
+    if (text)
+        memcpy(text, buf, len + 1);
+    return text;
+}
+
+/* A MT_PYOP row taking a Python operand stands beside the plain-C row of
+ * its name (__add__ with an array beside __add__ with a tensor). */
+static mt_op_id plain_twin(const mt_op *op)
+{
+    for (int r = 0; r < MT_OP_COUNT; r++)
+        if (!mt_ops[r].host_impl && mt_ops[r].kinds && mt_ops[r].sig &&
+            strcmp(mt_ops[r].sig->name, op->sig->name) == 0)
+            return (mt_op_id)r;
+    return op->id;
+}
+
 int mt_ops_init(void)
 {
     for (int r = 0; r < MT_OP_COUNT; r++) {
         mt_op *op = &mt_ops[r];
+        if (op->form != MT_FORM_PLAIN && !(op->text = form_text(op)))
+            return mt_error(MT_ERR_MEMORY, "out of memory");
         if (!(op->sig = mt_signature_parse(op->text, op->kinds)))
             return -1;
         if (op->derivative_name[0] &&
@@ -74,8 +156,11 @@ int mt_ops_init(void)
                             op->derivative_name, op->text);
         op->inplace = is_inplace_name(op->sig->name);
     }
-    for (int r = 0; r < MT_OP_COUNT; r++)
+    for (int r = 0; r < MT_OP_COUNT; r++) {
         mt_ops[r].overload = overload_index(r);
+        if (mt_ops[r].host_impl)
+            mt_ops[r].base = plain_twin(&mt_ops[r]);
+    }
     return 0;
 }
 

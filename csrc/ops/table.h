@@ -1,11 +1,17 @@
 /* The op table: one mt_op per row of csrc/ops.def, addressed by id
- * (MT_OP_add, MT_OP_sum_dim, ...). Rows come in two forms:
+ * (MT_OP_add, MT_OP_sum_dim, ...). Rows come in three forms:
  *
  *     MT_OP(id, kinds, impl, "signature", Derivative)    impl in csrc/ops/, plain C
  *     MT_PYOP(id, kinds, impl, "signature", Derivative)  impl in the Python binding
+ *     MT_OPERATOR(id, stem, forms, kinds, impl, "signature", Derivative, ReflectedDerivative)
  *
  * A MT_PYOP impl takes Python data (tensor() from nested lists, indexing
- * keys, NumPy arrays); C callers cannot run it. */
+ * keys, NumPy arrays); C callers cannot run it. An MT_OPERATOR row is one
+ * operator with the forms it asks for: the in-place method id_ and Python's
+ * __stem__, __istem__ (in place) and __rstem__ (reflected, with the second
+ * derivative name). Each form is a row of its own (MT_OP_add_,
+ * MT_OP___radd__, ...) running the same impl, which reads a->op->form; the
+ * forms' signatures are the operator's, cut down at start-up. */
 #ifndef MT_OPS_TABLE_H
 #define MT_OPS_TABLE_H
 
@@ -14,19 +20,36 @@
 typedef enum {
 #define MT_OP(id, ...) MT_OP_##id,
 #define MT_PYOP(id, ...) MT_OP_##id,
+#define MT_OPERATOR(id, stem, ...) \
+    MT_OP_##id, MT_OP_##id##_, MT_OP___##stem##__, MT_OP___i##stem##__, MT_OP___r##stem##__,
 #include "../ops.def"
 #undef MT_OP
 #undef MT_PYOP
+#undef MT_OPERATOR
     MT_OP_COUNT
 } mt_op_id;
 
+/* The forms of an operator row (a plain row is MT_FORM_PLAIN). */
+typedef enum {
+    MT_FORM_PLAIN = 0,
+    MT_FORM_INPLACE = 1u << 0, /* id_ */
+    MT_FORM_DUNDER = 1u << 1,  /* __stem__ */
+    MT_FORM_IDUNDER = 1u << 2, /* __istem__: in place */
+    MT_FORM_RDUNDER = 1u << 3, /* __rstem__: other (op) input */
+} mt_form;
+#define MT_FORMS_ALL (MT_FORM_INPLACE | MT_FORM_DUNDER | MT_FORM_IDUNDER | MT_FORM_RDUNDER)
+
 typedef struct mt_op {
     mt_op_id id;
-    const char *text; /* the signature string */
-    unsigned kinds;
+    const char *text; /* the signature string; a form's is made from its base's */
+    unsigned kinds;   /* 0: a form its operator does not ask for (unpublished) */
     mt_impl_fn impl;
     bool host_impl;   /* a MT_PYOP row */
     const char *derivative_name;
+    mt_form form;
+    mt_op_id base;    /* the operator row of a form; for a MT_PYOP row, the
+                         plain-C row of the same name it stands beside */
+    const char *form_name; /* "__radd__": the name of a form (NULL: id_) */
     /* filled by mt_ops_init */
     mt_signature *sig;
     const struct mt_node_kind *derivative; /* NULL: no formula */
