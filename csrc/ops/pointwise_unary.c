@@ -3,6 +3,7 @@
  * reads only typed arguments, makes tensors through the owner hooks, reports
  * through mt_error; no Python. */
 #include "elementwise.h"
+#include "table.h"
 
 #include <float.h>
 #include <string.h>
@@ -22,9 +23,14 @@ enum {
     U_NO_BOOL_RELU = 1 << 4,
 };
 
+/* One unary op in either form: the in-place one (a->op->form) writes into
+ * input; out= is whatever the row's signature has. */
 static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
-                 int out_idx, mt_unary_ctx *ctx)
+                 mt_unary_ctx *ctx)
 {
+    int out_idx = a->sig->out_param;
+    if (a->op->form == MT_FORM_INPLACE)
+        flags |= U_INPLACE;
     mt_operand in;
     mt_operand_from(&in, &a->v[0]);
     mt_dtype d = in.t.dtype;
@@ -47,16 +53,9 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
                                             flags & U_INPLACE ? a->v[0].t : NULL));
 }
 
-/* name(input, *, out=None) and name_(input) */
-#define U(NAME, OP, KNAME, FLAGS)                                    \
-    int impl_##NAME(mt_args *a, mt_result *r)                        \
-    {                                                                \
-        return unary(a, r, OP, KNAME, FLAGS, 1, NULL);               \
-    }                                                                \
-    int impl_##NAME##_(mt_args *a, mt_result *r)                     \
-    {                                                                \
-        return unary(a, r, OP, KNAME, (FLAGS) | U_INPLACE, -1, NULL); \
-    }
+/* name(input, *, out=None) and its in-place form name_(input) */
+#define U(NAME, OP, KNAME, FLAGS) \
+    int impl_##NAME(mt_args *a, mt_result *r) { return unary(a, r, OP, KNAME, FLAGS, NULL); }
 
 U(exp, MT_UN_EXP, "exp_vml_cpu", U_TO_FLOAT)
 U(exp2, MT_UN_EXP2, "exp2_cpu", U_TO_FLOAT)
@@ -97,36 +96,36 @@ U(logical_not, MT_UN_LOGICAL_NOT, "logical_not_cpu", 0)
 
 int impl_isnan(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_ISNAN, "isnan", 0, -1, NULL);
+    return unary(a, r, MT_UN_ISNAN, "isnan", 0, NULL);
 }
 int impl_isinf(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_ISINF, "isinf", 0, -1, NULL);
+    return unary(a, r, MT_UN_ISINF, "isinf", 0, NULL);
 }
 int impl_isfinite(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_ISFINITE, "isfinite", 0, -1, NULL);
+    return unary(a, r, MT_UN_ISFINITE, "isfinite", 0, NULL);
 }
 int impl_signbit(mt_args *a, mt_result *r)
 {
     if (!mt_is_none(a, 1) && a->v[1].t->dtype != MT_BOOL)
         return mt_error(MT_ERR_RUNTIME, "signbit does not support non-boolean outputs.");
-    return unary(a, r, MT_UN_SIGNBIT, "signbit_cpu", 0, 1, NULL);
+    return unary(a, r, MT_UN_SIGNBIT, "signbit_cpu", 0, NULL);
 }
 int impl_neg_dunder(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, -1, NULL);
+    return unary(a, r, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, NULL);
 }
 int impl_abs_dunder(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_ABS, "abs_cpu", 0, -1, NULL);
+    return unary(a, r, MT_UN_ABS, "abs_cpu", 0, NULL);
 }
 int impl_invert_dunder(mt_args *a, mt_result *r)
 {
     if (mt_is_floating(a->v[0].t->dtype))
         return mt_error(MT_ERR_TYPE, "~ (operator.invert) is only implemented on "
                                      "integer and Boolean-type tensors");
-    return unary(a, r, MT_UN_BITWISE_NOT, "bitwise_not_cpu", 0, -1, NULL);
+    return unary(a, r, MT_UN_BITWISE_NOT, "bitwise_not_cpu", 0, NULL);
 }
 
 /* +x returns x itself, as torch */
@@ -139,18 +138,14 @@ int impl_pos_dunder(mt_args *a, mt_result *r)
 }
 
 /* round(input, *, decimals=0, out=None) */
-static int round_impl(mt_args *a, mt_result *r, int out_idx, bool inplace)
+int impl_round(mt_args *a, mt_result *r)
 {
     int64_t dec = a->v[1].i;
-    unsigned f = inplace ? U_INPLACE : 0;
     if (dec == 0)
-        return unary(a, r, MT_UN_ROUND, "round_vml_cpu", f, out_idx, NULL);
+        return unary(a, r, MT_UN_ROUND, "round_vml_cpu", 0, NULL);
     mt_unary_ctx ctx = {.decimals = dec};
-    return unary(a, r, MT_UN_ROUND_DECIMALS, "round_cpu", f, out_idx, &ctx);
+    return unary(a, r, MT_UN_ROUND_DECIMALS, "round_cpu", 0, &ctx);
 }
-
-int impl_round(mt_args *a, mt_result *r) { return round_impl(a, r, 2, false); }
-int impl_round_(mt_args *a, mt_result *r) { return round_impl(a, r, -1, true); }
 
 /* gelu(input, approximate='none') */
 int impl_gelu(mt_args *a, mt_result *r)
@@ -163,19 +158,19 @@ int impl_gelu(mt_args *a, mt_result *r)
         op = MT_UN_GELU_TANH;
     else
         return mt_error(MT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
-    return unary(a, r, op, "GeluKernelImpl", 0, -1, NULL);
+    return unary(a, r, op, "GeluKernelImpl", 0, NULL);
 }
 
 /* softplus(input, beta=1, threshold=20) */
 int impl_softplus(mt_args *a, mt_result *r)
 {
     mt_unary_ctx ctx = {.a = a->v[1].s.f, .b = a->v[2].s.f};
-    return unary(a, r, MT_UN_SOFTPLUS, "softplus_cpu", 0, -1, &ctx);
+    return unary(a, r, MT_UN_SOFTPLUS, "softplus_cpu", 0, &ctx);
 }
 
 /* nan_to_num(input, nan=0.0, posinf=None, neginf=None): infinities default to
  * the dtype's extremes. */
-static int nan_to_num(mt_args *a, mt_result *r, int out_idx, bool inplace)
+int impl_nan_to_num(mt_args *a, mt_result *r)
 {
     mt_dtype d = a->v[0].t->dtype;
     double big = d == MT_FLOAT64    ? DBL_MAX
@@ -187,27 +182,24 @@ static int nan_to_num(mt_args *a, mt_result *r, int out_idx, bool inplace)
         .b = mt_is_none(a, 2) ? big : a->v[2].f,
         .c = mt_is_none(a, 3) ? -big : a->v[3].f,
     };
-    return unary(a, r, MT_UN_NAN_TO_NUM, "nan_to_num", inplace ? U_INPLACE : 0, out_idx, &ctx);
+    return unary(a, r, MT_UN_NAN_TO_NUM, "nan_to_num", 0, &ctx);
 }
-
-int impl_nan_to_num(mt_args *a, mt_result *r) { return nan_to_num(a, r, 4, false); }
-int impl_nan_to_num_(mt_args *a, mt_result *r) { return nan_to_num(a, r, -1, true); }
 
 /* nn.functional forms: name(input) or name(input, inplace=False) */
 int impl_tanh_nn(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT, -1, NULL);
+    return unary(a, r, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT, NULL);
 }
 int impl_sigmoid_nn(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_SIGMOID, "sigmoid_cpu", U_TO_FLOAT, -1, NULL);
+    return unary(a, r, MT_UN_SIGMOID, "sigmoid_cpu", U_TO_FLOAT, NULL);
 }
 int impl_relu_nn(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_RELU, "clamp_min_scalar_cpu",
-                 U_NO_BOOL_RELU | (a->v[1].b ? U_INPLACE : 0), -1, NULL);
+                 U_NO_BOOL_RELU | (a->v[1].b ? U_INPLACE : 0), NULL);
 }
 int impl_silu_nn(mt_args *a, mt_result *r)
 {
-    return unary(a, r, MT_UN_SILU, "silu_cpu", a->v[1].b ? U_INPLACE : 0, -1, NULL);
+    return unary(a, r, MT_UN_SILU, "silu_cpu", a->v[1].b ? U_INPLACE : 0, NULL);
 }

@@ -17,9 +17,11 @@
 #undef MT_OPERATOR
 
 /* An operator's forms are methods; Python's operators also take numbers. */
-#define FORM_KINDS(forms, f, kinds) \
-    ((forms) & (f) ? MT_KIND_METHOD | ((f) == MT_FORM_INPLACE ? (kinds) & MT_NUMBERS : MT_NUMBERS) \
-                   : 0u)
+#define FORM_KINDS(forms, f, kinds)                                                  \
+    (!((forms) & (f))           ? 0u                                                  \
+     : (f) != MT_FORM_INPLACE   ? MT_KIND_METHOD | MT_NUMBERS                         \
+     : (forms) & MT_FORM_INPLACE_FUNCTION ? ((kinds) & ~MT_KIND_NN) | MT_KIND_METHOD    \
+                                : MT_KIND_METHOD | ((kinds) & MT_NUMBERS))
 
 mt_op mt_ops[MT_OP_COUNT] = {
 #define MT_OP(id, kinds, impl, sig, ...) \
@@ -30,11 +32,11 @@ mt_op mt_ops[MT_OP_COUNT] = {
     {MT_OP_##id, sig, kinds, impl, false, #deriv, MT_FORM_PLAIN, MT_OP_##id},                    \
     {MT_OP_##id##_, NULL, FORM_KINDS(forms, MT_FORM_INPLACE, kinds), impl, false, #deriv,        \
      MT_FORM_INPLACE, MT_OP_##id, NULL},                                                         \
-    {MT_OP___##stem##__, NULL, FORM_KINDS(forms, MT_FORM_DUNDER, kinds), impl, false, #deriv,    \
+    {MT_OP_##id##_dunder, NULL, FORM_KINDS(forms, MT_FORM_DUNDER, kinds), impl, false, #deriv,    \
      MT_FORM_DUNDER, MT_OP_##id, "__" #stem "__"},                                               \
-    {MT_OP___i##stem##__, NULL, FORM_KINDS(forms, MT_FORM_IDUNDER, kinds), impl, false, #deriv,  \
+    {MT_OP_##id##_idunder, NULL, FORM_KINDS(forms, MT_FORM_IDUNDER, kinds), impl, false, #deriv,  \
      MT_FORM_IDUNDER, MT_OP_##id, "__i" #stem "__"},                                             \
-    {MT_OP___r##stem##__, NULL, FORM_KINDS(forms, MT_FORM_RDUNDER, kinds), impl, false, #rderiv, \
+    {MT_OP_##id##_rdunder, NULL, FORM_KINDS(forms, MT_FORM_RDUNDER, kinds), impl, false, #rderiv, \
      MT_FORM_RDUNDER, MT_OP_##id, "__r" #stem "__"},
 #include "../ops.def"
 #undef MT_OP

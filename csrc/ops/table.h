@@ -10,8 +10,9 @@
  * operator with the forms it asks for: the in-place method id_ and Python's
  * __stem__, __istem__ (in place) and __rstem__ (reflected, with the second
  * derivative name). Each form is a row of its own (MT_OP_add_,
- * MT_OP___radd__, ...) running the same impl, which reads a->op->form; the
- * forms' signatures are the operator's, cut down at start-up. */
+ * MT_OP_add_dunder, MT_OP_add_idunder, MT_OP_add_rdunder) running the same
+ * impl, which reads a->op->form; the forms' signatures are the operator's,
+ * cut down at start-up. */
 #ifndef MT_OPS_TABLE_H
 #define MT_OPS_TABLE_H
 
@@ -20,8 +21,8 @@
 typedef enum {
 #define MT_OP(id, ...) MT_OP_##id,
 #define MT_PYOP(id, ...) MT_OP_##id,
-#define MT_OPERATOR(id, stem, ...) \
-    MT_OP_##id, MT_OP_##id##_, MT_OP___##stem##__, MT_OP___i##stem##__, MT_OP___r##stem##__,
+#define MT_OPERATOR(id, ...) \
+    MT_OP_##id, MT_OP_##id##_, MT_OP_##id##_dunder, MT_OP_##id##_idunder, MT_OP_##id##_rdunder,
 #include "../ops.def"
 #undef MT_OP
 #undef MT_PYOP
@@ -36,6 +37,8 @@ typedef enum {
     MT_FORM_DUNDER = 1u << 1,  /* __stem__ */
     MT_FORM_IDUNDER = 1u << 2, /* __istem__: in place */
     MT_FORM_RDUNDER = 1u << 3, /* __rstem__: other (op) input */
+    /* not a form: id_ is also a function (minitorch.exp_), not only a method */
+    MT_FORM_INPLACE_FUNCTION = 1u << 4,
 } mt_form;
 #define MT_FORMS_ALL (MT_FORM_INPLACE | MT_FORM_DUNDER | MT_FORM_IDUNDER | MT_FORM_RDUNDER)
 
