@@ -1,19 +1,16 @@
 """Functions (and the Tensor methods torch has for them) written in Python
 over differentiable ops: small conveniences whose gradients follow from the
 ops they are built of. Each dispatches __torch_function__ as a C op does."""
-import math
 import warnings
 
 from . import _C
 from ._tensor import Tensor
-from .autograd.function import Function
 from .broadcasting import broadcast_shapes
 from .overrides import dispatch_args, wrap_torch_function
 
-__all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum", "nanmean",
-           "logaddexp", "xlogy", "take_along_dim", "atleast_1d", "atleast_2d", "atleast_3d",
-           "meshgrid", "diff", "fliplr", "flipud", "deg2rad", "rad2deg", "logit", "cdist",
-           "quantile", "nanquantile"]
+__all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_dim",
+           "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "diff", "fliplr", "flipud",
+           "logit", "cdist", "quantile", "nanquantile"]
 
 _f = _C._functions
 _METHODS = []
@@ -30,18 +27,6 @@ def _op(*names, method=True):
             _METHODS.append((fn.__name__, fn, names))
         return wrap_torch_function(dispatch_args(*names))(fn)
     return make
-
-
-@_op("input", "min")
-def clamp_min(input, min):
-    """input clamped below at min."""
-    return _f["clamp"](input, min=min)
-
-
-@_op("input", "max")
-def clamp_max(input, max):
-    """input clamped above at max."""
-    return _f["clamp"](input, max=max)
 
 
 @_op("input")
@@ -81,42 +66,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
                            f"but got {_SCALAR_NAMES[str(input.dtype)]}")
     kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
     return nansum(input, dim, keepdim, dtype=dtype) / kept
-
-
-@_op("input", "other")
-def logaddexp(input, other):
-    """log(exp(input) + exp(other)), without overflow."""
-    m = _f["maximum"](input, other)
-    spread = -(input - other).abs()
-    # equal infinities give that infinity, not inf - inf
-    same_inf = input.isinf() & (input == other)
-    return _f["where"](same_inf, input, m + spread.exp().log1p())
-
-
-class _XLogY(Function):
-    """input * log(other), 0 where input is 0 (unless other is NaN); the
-    gradients are torch's: grad * log(other) and grad * input / other."""
-
-    @staticmethod
-    def forward(ctx, input, other):
-        ctx.save_for_backward(input, other)
-        zero = (input == 0) & ~other.isnan()
-        return _f["where"](zero, 0.0, input * other.log())
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, other = ctx.saved_tensors
-        return grad * other.log(), grad * input / other
-
-
-@_op("input", "other")
-def xlogy(input, other):
-    """input * log(other), 0 where input is 0 (unless other is NaN)."""
-    if not isinstance(other, Tensor):
-        other = _f["tensor"](other, dtype=input.dtype if isinstance(input, Tensor) else None)
-    if not isinstance(input, Tensor):
-        input = _f["tensor"](input, dtype=other.dtype)
-    return _XLogY.apply(input, other)
 
 
 @_op("input", "indices")
@@ -228,18 +177,6 @@ def flipud(input):
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return input.flip(0)
-
-
-@_op("input")
-def deg2rad(input):
-    """Degrees to radians."""
-    return input * (math.pi / 180.0)
-
-
-@_op("input")
-def rad2deg(input):
-    """Radians to degrees."""
-    return input * (180.0 / math.pi)
 
 
 @_op("input")
