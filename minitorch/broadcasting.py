@@ -1,6 +1,7 @@
 """broadcast_shapes and broadcast_tensors: the broadcast shape of several
 shapes, and views of tensors expanded to it."""
 from . import _C
+from .overrides import composite
 
 __all__ = ["broadcast_shapes", "broadcast_tensors"]
 
@@ -31,6 +32,7 @@ def broadcast_shapes(*shapes):
     return _C.Size(out)
 
 
+@composite(method=False)
 def broadcast_tensors(*tensors):
     """Views of tensors expanded to their common shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):

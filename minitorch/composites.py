@@ -1,62 +1,37 @@
 """Functions (and the Tensor methods torch has for them) written in Python
 over differentiable ops: small conveniences whose gradients follow from the
 ops they are built of. Each dispatches __torch_function__ as a C op does."""
-import math
 import warnings
 
 from . import _C
 from ._tensor import Tensor
-from .autograd.function import Function
 from .broadcasting import broadcast_shapes
-from .overrides import dispatch_args, wrap_torch_function
+from .overrides import composite
 
-__all__ = ["clamp_min", "clamp_max", "ravel", "broadcast_to", "trace", "nansum", "nanmean",
-           "logaddexp", "xlogy", "take_along_dim", "atleast_1d", "atleast_2d", "atleast_3d",
-           "meshgrid", "diff", "fliplr", "flipud", "deg2rad", "rad2deg", "logit", "cdist",
-           "quantile", "nanquantile"]
+__all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_dim",
+           "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "diff", "fliplr", "flipud",
+           "logit", "cdist", "quantile", "nanquantile"]
 
 _f = _C._functions
-_METHODS = []
 _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
                  "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long",
                  "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
-                 "minitorch.float32": "Float", "minitorch.float64": "Double"}  # (name, implementation): also bound on Tensor below
+                 "minitorch.float32": "Float", "minitorch.float64": "Double"}
 
 
-def _op(*names, method=True):
-    """Makes fn minitorch.<name>, and with method Tensor.<name> as well."""
-    def make(fn):
-        if method:
-            _METHODS.append((fn.__name__, fn, names))
-        return wrap_torch_function(dispatch_args(*names))(fn)
-    return make
-
-
-@_op("input", "min")
-def clamp_min(input, min):
-    """input clamped below at min."""
-    return _f["clamp"](input, min=min)
-
-
-@_op("input", "max")
-def clamp_max(input, max):
-    """input clamped above at max."""
-    return _f["clamp"](input, max=max)
-
-
-@_op("input")
+@composite("input")
 def ravel(input):
     """input flattened (a view when possible)."""
     return input.reshape(-1)
 
 
-@_op("input")
+@composite("input")
 def broadcast_to(input, size):
     """input expanded to size."""
     return input.expand(size)
 
 
-@_op("input")
+@composite("input")
 def trace(input):
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
@@ -64,7 +39,7 @@ def trace(input):
     return input.diagonal().sum()
 
 
-@_op("input")
+@composite("input")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """sum with NaN counted as zero."""
     if not input.is_floating_point():
@@ -73,7 +48,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
 
 
-@_op("input")
+@composite("input")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """mean over the elements that are not NaN."""
     if not input.is_floating_point():
@@ -83,43 +58,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim, dtype=dtype) / kept
 
 
-@_op("input", "other")
-def logaddexp(input, other):
-    """log(exp(input) + exp(other)), without overflow."""
-    m = _f["maximum"](input, other)
-    spread = -(input - other).abs()
-    # equal infinities give that infinity, not inf - inf
-    same_inf = input.isinf() & (input == other)
-    return _f["where"](same_inf, input, m + spread.exp().log1p())
-
-
-class _XLogY(Function):
-    """input * log(other), 0 where input is 0 (unless other is NaN); the
-    gradients are torch's: grad * log(other) and grad * input / other."""
-
-    @staticmethod
-    def forward(ctx, input, other):
-        ctx.save_for_backward(input, other)
-        zero = (input == 0) & ~other.isnan()
-        return _f["where"](zero, 0.0, input * other.log())
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, other = ctx.saved_tensors
-        return grad * other.log(), grad * input / other
-
-
-@_op("input", "other")
-def xlogy(input, other):
-    """input * log(other), 0 where input is 0 (unless other is NaN)."""
-    if not isinstance(other, Tensor):
-        other = _f["tensor"](other, dtype=input.dtype if isinstance(input, Tensor) else None)
-    if not isinstance(input, Tensor):
-        input = _f["tensor"](input, dtype=other.dtype)
-    return _XLogY.apply(input, other)
-
-
-@_op("input", "indices")
+@composite("input", "indices")
 def take_along_dim(input, indices, dim=None):
     """input's values at indices along dim (of the flattened input without dim)."""
     if dim is None:
@@ -147,25 +86,25 @@ def _atleast(nd, tensors):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@_op(method=False)
+@composite(method=False)
 def atleast_1d(*tensors):
     """Each tensor seen with at least one dim."""
     return _atleast(1, tensors)
 
 
-@_op(method=False)
+@composite(method=False)
 def atleast_2d(*tensors):
     """Each tensor seen with at least two dims."""
     return _atleast(2, tensors)
 
 
-@_op(method=False)
+@composite(method=False)
 def atleast_3d(*tensors):
     """Each tensor seen with at least three dims."""
     return _atleast(3, tensors)
 
 
-@_op(method=False)
+@composite(method=False)
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors ('ij': first tensor along dim 0)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -196,7 +135,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
-@_op("input", "prepend", "append")
+@composite("input", "prepend", "append")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim."""
     if input.dim() == 0:
@@ -214,7 +153,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-@_op("input")
+@composite("input")
 def fliplr(input):
     """input with its columns (dim 1) reversed."""
     if input.dim() < 2:
@@ -222,7 +161,7 @@ def fliplr(input):
     return input.flip(1)
 
 
-@_op("input")
+@composite("input")
 def flipud(input):
     """input with its rows (dim 0) reversed."""
     if input.dim() < 1:
@@ -230,26 +169,14 @@ def flipud(input):
     return input.flip(0)
 
 
-@_op("input")
-def deg2rad(input):
-    """Degrees to radians."""
-    return input * (math.pi / 180.0)
-
-
-@_op("input")
-def rad2deg(input):
-    """Radians to degrees."""
-    return input * (180.0 / math.pi)
-
-
-@_op("input")
+@composite("input")
 def logit(input, eps=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
     p = input if eps is None else input.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
 
 
-@_op("x1", "x2", method=False)
+@composite("x1", "x2", method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 and each row of x2 (batched)."""
     if x1.dim() < 2 or x2.dim() < 2:
@@ -328,45 +255,30 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     return values.unsqueeze(0).transpose(0, -1).squeeze(-1)
 
 
-@_op("input", "q")
+@composite("input", "q")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles of each row of input along dim (of all elements when dim is None)."""
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
-@_op("input", "q")
+@composite("input", "q")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile over the values that are not NaN; a row of only NaN gives NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
-def bind_methods():
-    """Binds the Tensor methods of the _op functions defined so far; each
-    composites module calls it once its functions exist."""
-    for name, fn, names in _METHODS:
-        wrapped = wrap_torch_function(dispatch_args(*names))(fn)
-        wrapped.__name__ = wrapped.__qualname__ = name
-        setattr(Tensor, name, wrapped)
-    _METHODS.clear()
+@composite("self", "other", function=False)
+def type_as(self, other):
+    """self converted to other's dtype."""
+    return self.to(other.dtype)
 
 
-def _bind_methods():
-    bind_methods()
-
-    def type_as(self, other):
-        """self converted to other's dtype."""
-        return self.to(other.dtype)
-
-    def cpu(self, memory_format=None):
-        """self: minitorch tensors live on the CPU."""
-        return self
-
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        raise AssertionError("Torch not compiled with CUDA enabled")
-
-    Tensor.type_as = wrap_torch_function(dispatch_args("self", "other"))(type_as)
-    Tensor.cpu = wrap_torch_function(dispatch_args("self"))(cpu)
-    Tensor.cuda = cuda
+@composite("self", function=False)
+def cpu(self, memory_format=None):
+    """self: minitorch tensors live on the CPU."""
+    return self
 
 
-_bind_methods()
+@composite("self", function=False)
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError("Torch not compiled with CUDA enabled")

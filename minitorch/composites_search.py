@@ -4,14 +4,15 @@ from typing import Optional
 
 from . import _C
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES, _op, bind_methods
+from .composites import _SCALAR_NAMES
+from .overrides import composite
 
 __all__ = ["isin", "bincount", "histc"]
 
 _f = _C._functions
 
 
-@_op("elements", "test_elements", method=False)
+@composite("elements", "test_elements", method=False)
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Tests if each element of elements is in test_elements. Returns a
@@ -32,7 +33,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
     return ~found if invert else found
 
 
-@_op("input", "weights")
+@composite("input", "weights")
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """Count the frequency of each value in an array of non-negative ints."""
     if input.dtype == _C.bool or input.is_floating_point():
@@ -53,7 +54,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     return counts.index_add_(0, input.to(_C.int64), adds)
 
 
-@_op("input")
+@composite("input")
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Computes the histogram of a tensor. The elements are sorted into equal
     width bins between min and max. If min and max are both zero, the minimum
@@ -78,6 +79,3 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     pos = ((x - lo) / (hi - lo) * bins).to(_C.int64).clamp(max=bins - 1)
     counts = _f["zeros"]([bins], dtype=input.dtype)
     return counts.index_add_(0, pos.masked_select(inside), _f["ones_like"](x).masked_select(inside))
-
-
-bind_methods()

@@ -6,7 +6,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._tensor import Tensor
-from .composites import _op, atleast_3d, bind_methods, meshgrid
+from .composites import atleast_3d, meshgrid
+from .overrides import composite
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "dstack", "column_stack",
            "concatenate", "rot90", "diagflat", "kron", "inner", "block_diag", "cartesian_prod",
@@ -20,7 +21,7 @@ def _clamped(i: int, size: int) -> int:
     return min(max(i + size if i < 0 else i, 0), size)
 
 
-@_op("input")
+@composite("input")
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> Tuple[Tensor, ...]:
     """Splits a tensor into multiple sub-tensors, all of which are views of
     input, along dimension dim according to the indices or number of sections
@@ -66,21 +67,21 @@ def _split_at(name: str, input: Tensor, min_dims: int, dim: int, indices_or_sect
     return tensor_split(input, indices_or_sections, dim)
 
 
-@_op("input")
+@composite("input")
 def hsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with one or more dimensions, into multiple
     tensors horizontally according to indices_or_sections."""
     return _split_at("hsplit", input, 1, 1 if input.dim() > 1 else 0, indices_or_sections)
 
 
-@_op("input")
+@composite("input")
 def vsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with two or more dimensions, into multiple
     tensors vertically according to indices_or_sections."""
     return _split_at("vsplit", input, 2, 0, indices_or_sections)
 
 
-@_op("input")
+@composite("input")
 def dsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with three or more dimensions, into multiple
     tensors depthwise according to indices_or_sections."""
@@ -92,7 +93,7 @@ def _nonempty(name: str, tensors: Sequence[Tensor]) -> None:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
 
-@_op(method=False)
+@composite(method=False)
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """Stack tensors in sequence depthwise (along third axis)."""
     _nonempty("dstack", tensors)
@@ -100,20 +101,20 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
     return _f["cat"](list(shaped) if isinstance(shaped, tuple) else [shaped], 2)
 
 
-@_op(method=False)
+@composite(method=False)
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Creates a new tensor by horizontally stacking the tensors in tensors."""
     _nonempty("column_stack", tensors)
     return _f["hstack"]([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
 
 
-@_op(method=False)
+@composite(method=False)
 def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None) -> Tensor:
     """Alias of torch.cat."""
     return _f["cat"](tensors, dim if axis is None else axis)
 
 
-@_op("input")
+@composite("input")
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate an n-D tensor by 90 degrees in the plane specified by dims axis.
     Rotation direction is from the first towards the second axis if k > 0,
@@ -136,7 +137,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     return input.clone()
 
 
-@_op("input")
+@composite("input")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """If input is a vector (1-D tensor), then returns a 2-D square tensor
     with the elements of input as the diagonal; otherwise input is flattened
@@ -144,7 +145,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return _f["diag"](input.reshape(-1), offset)
 
 
-@_op("input", "other")
+@composite("input", "other")
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """Computes the Kronecker product of input and other."""
     nd = max(input.dim(), other.dim())
@@ -157,7 +158,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
 
 
-@_op("input", "other")
+@composite("input", "other")
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Computes the dot product for 1D tensors. For higher dimensions, sums
     the product of elements from input and other along their last dimension."""
@@ -172,7 +173,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return flat.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
 
 
-@_op(method=False)
+@composite(method=False)
 def block_diag(*tensors: Tensor) -> Tensor:
     """Create a block diagonal matrix from provided tensors."""
     for k, t in enumerate(tensors):
@@ -194,7 +195,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return _f["cat"](rows, 0)
 
 
-@_op(method=False)
+@composite(method=False)
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Do cartesian product of the given sequence of tensors."""
     for t in tensors:
@@ -207,7 +208,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return _f["stack"]([g.reshape(-1) for g in grids], 1)
 
 
-@_op("indices", method=False)
+@composite("indices", method=False)
 def unravel_index(indices: Tensor, shape: Union[int, Sequence[int]]) -> Tuple[Tensor, ...]:
     """Converts a tensor of flat indices into a tuple of coordinate tensors
     that index into an arbitrary tensor of the specified shape."""
@@ -237,7 +238,6 @@ def _triangle_indices(lower: bool, row: int, col: int, offset: int, dtype) -> Te
     return keep.nonzero().t().to(dtype)
 
 
-@_op(method=False)
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_C.int64, device=None,
                  layout=None) -> Tensor:
     """The (row, column) positions on or below diagonal `offset` of a row x col
@@ -245,12 +245,8 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_C.int64, device=
     return _triangle_indices(True, row, col, offset, dtype)
 
 
-@_op(method=False)
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_C.int64, device=None,
                  layout=None) -> Tensor:
     """The (row, column) positions on or above diagonal `offset` of a row x col
     matrix, as the two rows of a 2 x N tensor, in row-major order."""
     return _triangle_indices(False, row, col, offset, dtype)
-
-
-bind_methods()

@@ -3,6 +3,7 @@ lower to permute + reshape + bmm/mm, so they share one kernel (and its BLAS)."""
 from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _C
+from .overrides import composite
 
 __all__ = ["einsum", "tensordot"]
 
@@ -114,6 +115,7 @@ def _contract(a, ta: str, b, tb: str, keep: str):
     return r.reshape(shape), "".join(batch + left + right)
 
 
+@composite(method=False)
 def einsum(equation: str, *operands):
     """Sums the product of the elements of the operands along dimensions specified
     using a notation based on the Einstein summation convention."""
@@ -151,6 +153,7 @@ def einsum(equation: str, *operands):
     return acc.permute([letters.index(c) for c in out]) if letters != out else acc
 
 
+@composite("a", "b", method=False)
 def tensordot(a, b, dims: Union[int, Sequence[Sequence[int]]] = 2):
     """Returns a contraction of a and b over multiple dimensions."""
     if isinstance(dims, int):

@@ -18,7 +18,7 @@ __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
     "handle_torch_function", "has_torch_function", "has_torch_function_unary",
     "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
-    "resolve_name", "wrap_torch_function", "TorchFunctionMode",
+    "resolve_name", "wrap_torch_function", "composite", "TorchFunctionMode",
 ]
 
 _OP_TYPES = (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"]))
@@ -39,7 +39,8 @@ def _overridable() -> Dict[Any, List[Callable]]:
     import minitorch.nn.functional as F
     out = {
         minitorch: _op_table_callables(_C._functions) + _python_overridable(minitorch),
-        minitorch.Tensor: _op_table_callables(_C.TensorBase.__dict__),
+        minitorch.Tensor: (_op_table_callables(_C.TensorBase.__dict__)
+                           + _python_overridable(minitorch.Tensor)),
         F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
                   key=lambda f: f.__name__),
     }
@@ -59,7 +60,8 @@ def get_ignored_functions():
     """Public functions that cannot be overridden by __torch_function__."""
     names = ("get_default_dtype", "set_default_dtype", "promote_types", "can_cast",
              "set_num_threads", "get_num_threads", "set_printoptions", "get_printoptions",
-             "is_tensor", "manual_seed", "seed", "initial_seed")
+             "is_tensor", "manual_seed", "seed", "initial_seed", "broadcast_shapes",
+             "tril_indices", "triu_indices")
     return tuple(getattr(minitorch, n) for n in names if hasattr(minitorch, n))
 
 
@@ -101,6 +103,9 @@ def get_testing_overrides() -> Dict[Callable, Callable]:
                 out[f] = _dummy_for(f, namespace is minitorch.Tensor)
             else:
                 sig = inspect.signature(getattr(f, "__wrapped__", f))
+                params = list(sig.parameters.values())
+                if namespace is minitorch.Tensor and params:
+                    sig = sig.replace(parameters=[params[0].replace(name="self")] + params[1:])
 
                 def dummy(*args, **kwargs):
                     return -1
@@ -178,6 +183,28 @@ def wrap_torch_function(dispatcher: Callable):
             return func(*args, **kwargs)
         return _mark_dispatching(wrapped)
     return inner
+
+
+def composite(*names: str, function: bool = True, method: bool = True) -> Callable:
+    """Registers a public function written in Python over ops, as an op-table
+    row is registered: minitorch.<name> (with function; the defining module
+    exports it) and Tensor.<name> (with method), each dispatching
+    __torch_function__ on the arguments called names (see dispatch_args) and
+    each listed by get_overridable_functions and get_testing_overrides.
+    Returns the function, or the method when there is no function."""
+    def register(fn):
+        name = fn.__name__
+        made = None
+        if method:
+            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made.__qualname__ = f"Tensor.{name}"
+            made._public_name = f"torch.Tensor.{name}"
+            setattr(minitorch.Tensor, name, made)
+        if function:
+            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made._public_name = f"torch.{name}"
+        return made
+    return register
 
 
 class TorchFunctionMode:

@@ -115,7 +115,7 @@ unary = {  # name -> value generator
     "negative": "n", "__neg__": "n", "reciprocal": "a", "relu": "a", "rsqrt": "p", "sqrt": "p",
     "sign": "a", "square": "n", "nan_to_num": "n", "gelu": "n", "silu": "n", "softplus": "n",
     "clone": "n", "contiguous": "n", "t": "n", "adjoint": "n", "asinh": "n", "arcsinh": "n",
-    "atanh": "u", "arctanh": "u", "sgn": "a",
+    "atanh": "u", "arctanh": "u", "sgn": "a", "deg2rad": "n", "rad2deg": "n",
 }
 
 SAMPLES = {name: (lambda g: lambda t: [S(getattr(t, g)(2, 3))])(g) for name, g in unary.items()}
@@ -152,6 +152,19 @@ SAMPLES.update({
     "where": lambda t: [S(mask(True, False, True), t.n(2, 3), t.n(2, 1))],
     "clamp": lambda t: [S(t.n(2, 3), t.n(3) - 0.5, t.n(2, 1) + 0.5), S(t.n(2, 3), -0.5, 0.5),
                         S(t.n(2, 3), min=-0.3)],
+    "clamp_min": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 3), -0.3)],
+    "clamp_max": lambda t: [S(t.n(2, 3), t.n(2, 1)), S(t.n(2, 3), 0.3)],
+    "xlogy": lambda t: [S(t.n(2, 3), t.p(3)), S(1.5, t.p(2, 3)), S(t.n(2, 3), 2.0)],
+    "logaddexp": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "logaddexp2": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "leaky_relu": lambda t: [S(t.a(2, 3)), S(t.a(2, 3), 0.2), S(t.a(2, 3), -0.5),
+                             S(t.a(2, 3), 0.2, True, _opt=Opt(call=inplace))],
+    # every path torch's linear takes: addmm (2-D, or a folded input with a
+    # bias), matmul and an added bias, mm, mv, dot
+    "linear": lambda t: [S(t.n(2, 3), t.n(4, 3), t.n(4)), S(t.n(2, 3), t.n(4, 3)),
+                         S(t.n(3), t.n(4, 3), t.n(4)), S(t.n(3), t.n(4, 3)),
+                         S(t.n(2, 2, 3), t.n(4, 3), t.n(4)), S(t.n(2, 2, 3), t.n(4, 3)),
+                         S(t.n(3), t.n(4, 3), t.n()), S(t.n(2, 3), t.n(3)), S(t.n(3), t.n(3))],
     "masked_fill": lambda t: [S(t.n(2, 3), mask(True, False, True), 0.5),
                               S(t.n(2, 3), mask(False, True, True), t.n())],
     # matrix products

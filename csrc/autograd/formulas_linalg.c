@@ -193,3 +193,65 @@ done:
     }
     return rc;
 }
+
+/* t reshaped to (rows, cols); NULL passes through. */
+static mt_tensor *as_matrix(mt_tensor *t, int64_t rows, int64_t cols)
+{
+    int64_t shape[2] = {rows, cols};
+    return t ? mt_call(MT_OP_reshape, "TL", t, 2, shape) : NULL;
+}
+
+/* t reshaped to the shape m records; NULL passes through. */
+static mt_tensor *as_meta(mt_tensor *t, const mt_tensor_meta *m)
+{
+    return t ? mt_call(MT_OP_reshape, "TL", t, m->ndim, m->sizes) : NULL;
+}
+
+/* nn.functional.linear(input, weight, bias) = input @ weight^T + bias with
+ * the input's leading dims folded into rows (a 1-D weight is one output
+ * column the result has no dim for): input gets g @ weight, weight g^T @
+ * input, the bias g reduced to its shape. Every name torch gives linear's
+ * node (AddmmBackward0, MmBackward0, ViewBackward0, ...) is this formula. */
+int linear_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    int ex = mt_edge_of(n, 0), ew = mt_edge_of(n, 1), eb = mt_edge_of(n, 2);
+    const mt_tensor_meta *xm = &n->edge_meta[ex], *wm = &n->edge_meta[ew];
+    int64_t k = xm->sizes[xm->ndim - 1], cols = wm->ndim == 2 ? wm->sizes[0] : 1, rows = 1;
+    for (int d = 0; d < xm->ndim - 1; d++)
+        rows *= xm->sizes[d];
+    mt_tensor *g2 = as_matrix(g[0], rows, cols), *x = NULL, *w = NULL, *t = NULL, *r = NULL;
+    int rc = -1;
+    if (!g2)
+        goto done;
+    if (mt_needs(n, ex)) {
+        w = mt_node_saved(n, 1);
+        t = as_matrix(w, cols, k);
+        r = t ? mt_call(MT_OP_mm, "TT", g2, t) : NULL;
+        if (!(out[ex] = as_meta(r, xm)))
+            goto done;
+        mt_release(t);
+        mt_release(r);
+        t = r = NULL;
+    }
+    if (mt_needs(n, ew)) {
+        x = mt_node_saved(n, 0);
+        mt_tensor *gt = mt_call(MT_OP_t, "T", g2);
+        t = as_matrix(x, rows, k);
+        r = gt && t ? mt_call(MT_OP_mm, "TT", gt, t) : NULL;
+        mt_xrelease(gt);
+        if (!(out[ew] = as_meta(r, wm)))
+            goto done;
+    }
+    if (eb >= 0 && mt_needs(n, eb)) {
+        mt_retain(g[0]);
+        if (!(out[eb] = mt_reduce_to_edge(n, eb, g[0])))
+            goto done;
+    }
+    rc = 0;
+done:
+    {
+        mt_tensor *tmp[] = {g2, x, w, t, r};
+        mt_release_all(5, tmp);
+    }
+    return rc;
+}

@@ -10,6 +10,8 @@
 #define TWO_OVER_SQRTPI 1.12837916709551257390
 #define SQRT2 1.41421356237309504880
 #define SQRT1_2 0.70710678118654752440
+#define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
+#define PI_UNDER_180 57.295779513082320876798154814105170332405472466564
 
 /* The tensors a formula creates: one owner, released together at the end. An
  * op given a NULL operand (an earlier step failed) yields NULL without running. */
@@ -68,6 +70,7 @@ static int done(scope *s)
     }
 OP_T(neg, MT_OP_neg)
 OP_T(exp_, MT_OP_exp)
+OP_T(exp2_, MT_OP_exp2)
 OP_T(log_, MT_OP_log)
 OP_T(sin_, MT_OP_sin)
 OP_T(cos_, MT_OP_cos)
@@ -90,6 +93,7 @@ OP_TT(mul, MT_OP_mul)
 OP_TT(div, MT_OP_div)
 OP_TT(floor_divide, MT_OP_floor_divide)
 OP_TT(pow_, MT_OP_pow)
+OP_TT(xlogy, MT_OP_xlogy)
 OP_TT(eq, MT_OP_eq)
 OP_TT(lt, MT_OP_lt)
 OP_TT(gt, MT_OP_gt)
@@ -392,32 +396,90 @@ int where_self_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return where_params_backward(n, g, out, 1, 0, 2);
 }
 
-/* clamp(input, min, max); a bound above the other hands the gradient to max */
-int clamp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* clamp(input, min, max) with the bounds at params lo and hi (-1: the op has
+ * none, as clamp_min has no max); a bound above the other hands the gradient
+ * to max */
+static int clamp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int lo_p, int hi_p)
 {
     scope s = {0};
     mt_tensor *x = operand(&s, n, 0);
-    bool has_lo = !n->args[1].none, has_hi = !n->args[2].none;
-    mt_tensor *lo = has_lo ? operand(&s, n, 1) : NULL, *hi = has_hi ? operand(&s, n, 2) : NULL;
+    bool has_lo = lo_p >= 0 && !n->args[lo_p].none, has_hi = hi_p >= 0 && !n->args[hi_p].none;
+    mt_tensor *lo = has_lo ? operand(&s, n, lo_p) : NULL;
+    mt_tensor *hi = has_hi ? operand(&s, n, hi_p) : NULL;
     if (mt_param_needs(n, 0)) {
         mt_tensor *in = has_lo && has_hi ? and_(&s, ge(&s, x, lo), le(&s, x, hi))
                         : has_lo         ? ge(&s, x, lo)
                                          : le(&s, x, hi);
         give(&s, n, out, 0, where_or_0(&s, in, g[0]));
     }
-    if (mt_param_needs(n, 1)) {
+    if (has_lo && mt_param_needs(n, lo_p)) {
         mt_tensor *below = lt(&s, x, lo);
         if (has_hi)
             below = and_(&s, below, lt(&s, lo, hi));
-        give(&s, n, out, 1, where_or_0(&s, below, g[0]));
+        give(&s, n, out, lo_p, where_or_0(&s, below, g[0]));
     }
-    if (mt_param_needs(n, 2)) {
+    if (has_hi && mt_param_needs(n, hi_p)) {
         mt_tensor *above = gt(&s, x, hi);
         if (has_lo)
             above = or_(&s, above, lt(&s, hi, lo));
-        give(&s, n, out, 2, where_or_0(&s, above, g[0]));
+        give(&s, n, out, hi_p, where_or_0(&s, above, g[0]));
     }
     return done(&s);
+}
+
+int clamp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return clamp_grads(n, g, out, 1, 2);
+}
+
+int clamp_min_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return clamp_grads(n, g, out, 1, -1);
+}
+
+int clamp_max_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return clamp_grads(n, g, out, -1, 1);
+}
+
+/* xlogy(input, other) = input * log(other): torch masks the input's gradient
+ * to 0 where input is 0 and other <= 0, where log(other) is not finite */
+int xlogy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *masked = and_(&s, eq_f(&s, x, 0.0), le_f(&s, y, 0.0));
+        give(&s, n, out, 0, where_0_or(&s, masked, xlogy(&s, g[0], y)));
+    }
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, div(&s, mul(&s, g[0], x), y));
+    return done(&s);
+}
+
+/* logaddexp(input, other) and its base-2 form: each input's share is
+ * grad / (1 + base ** (the other - it)) */
+static int log_add_exp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool base2)
+{
+    scope s = {0};
+    mt_tensor *v[2] = {operand(&s, n, 0), operand(&s, n, 1)};
+    for (int p = 0; p < 2; p++)
+        if (mt_param_needs(n, p)) {
+            mt_tensor *d = sub(&s, v[1 - p], v[p]);
+            mt_tensor *e = base2 ? exp2_(&s, d) : exp_(&s, d);
+            give(&s, n, out, p, div(&s, g[0], add_f(&s, e, 1.0)));
+        }
+    return done(&s);
+}
+
+int logaddexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return log_add_exp_grads(n, g, out, false);
+}
+
+int logaddexp2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return log_add_exp_grads(n, g, out, true);
 }
 
 /* lerp(input, end, weight): input + weight * (end - input) */
@@ -519,6 +581,52 @@ UNARY(silu_backward, mul, X, mul(S, sigmoid(S, v), add_f(S, mul(S, v, rsub_f(S, 
 #undef X
 #undef Y
 #undef S
+
+/* deg2rad and rad2deg scale by a constant */
+int deg2rad_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, mul_f(&s, g[0], PI_OVER_180));
+    return done(&s);
+}
+
+int rad2deg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, mul_f(&s, g[0], PI_UNDER_180));
+    return done(&s);
+}
+
+/* torch's leaky_relu_backward: the gradient where v (the input, or in place
+ * the result) is positive, negative_slope times it elsewhere */
+static int leaky_relu_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool from_result)
+{
+    scope s = {0};
+    double slope = number(&n->args[1]);
+    mt_tensor *v = from_result ? result(&s, n) : operand(&s, n, 0);
+    give(&s, n, out, 0, where(&s, gt_f(&s, v, 0.0), g[0], mul_f(&s, g[0], slope)));
+    return done(&s);
+}
+
+int leaky_relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return leaky_relu_grads(n, g, out, false);
+}
+
+/* In place the input is gone, and the result's sign is the input's only for
+ * a slope that is not negative. */
+int leaky_relu_inplace_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (number(&n->args[1]) < 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "In-place leakyReLu backward calculation is triggered with a negative "
+                        "slope which is not supported. This is caused by calling in-place "
+                        "forward function with a negative slope, please call out-of-place "
+                        "version instead. File an issue at "
+                        "https://github.com/pytorch/pytorch if you do require supporting "
+                        "in-place leakRelu backward calculation with negative slope");
+    return leaky_relu_grads(n, g, out, true);
+}
 
 /* torch's threshold_backward: 0 where the result is <= 0, else the gradient.
  * The zeros are sign(result) (exactly 0 there), so the gradient stays

@@ -250,6 +250,9 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     SAME(SFX, T, atan2, _Generic(x, float: atan2f, default: atan2)(x, y))           \
     SAME(SFX, T, hypot, _Generic(x, float: hypotf, default: hypot)(x, y))           \
     SAME(SFX, T, copysign, _Generic(x, float: copysignf, default: copysign)(x, y))  \
+    SAME(SFX, T, xlogy, y != y ? y : x == 0 ? (acc)0 : x * FN(log, x)(y))           \
+    SAME(SFX, T, logaddexp, log_add_exp(x, y, FN(exp, x), (acc)1))                  \
+    SAME(SFX, T, logaddexp2, log_add_exp(x, y, FN(exp2, x), (acc)INV_LN2))          \
     TERNARY_LOOP(lerp, SFX, T, lerp_v(x, y, z))                                     \
     TERNARY_LOOP(addcdiv, SFX, T, x + ALPHA_##SFX(ctx) * y / z)
 
@@ -261,6 +264,15 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define DEF_SHIFT(DE, SFX, T)                                                       \
     SAME(SFX, T, lshift, shl(x, y, 8 * (int)sizeof(T)))                             \
     SAME(SFX, T, rshift, shr(x, y, 8 * (int)sizeof(T)))
+
+/* The float or double libm function for the type of x. */
+#define FN(fn, x) _Generic((x), float: fn##f, default: fn)
+#define INV_LN2 1.44269504088896340736
+/* max + log1p(base**-|x - y|) / ln(base), the sum of two powers of base
+ * without overflow; equal infinities give that infinity, not inf - inf. */
+#define log_add_exp(x, y, pow_base, scale)                                          \
+    ((x) == (y) && isinf(x) ? (x)                                                   \
+                            : MAXN(x, y) + FN(log1p, x)(pow_base(-FN(fabs, x)((x) - (y)))) * (scale))
 
 #define clamp_v(x, lo, hi, c)                                                       \
     ({                                                                              \
@@ -301,6 +313,9 @@ static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
     [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
     [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
     [MT_BIN_COPYSIGN] = MT_ROW_FLOAT(copysign),
+    [MT_BIN_XLOGY] = MT_ROW_FLOAT(xlogy),
+    [MT_BIN_LOGADDEXP] = MT_ROW_FLOAT(logaddexp),
+    [MT_BIN_LOGADDEXP2] = MT_ROW_FLOAT(logaddexp2),
     [MT_BIN_BITAND] = ROW_BITS(bitand),
     [MT_BIN_BITOR] = ROW_BITS(bitor),
     [MT_BIN_BITXOR] = ROW_BITS(bitxor),

@@ -21,6 +21,9 @@ typedef enum {
     MT_BIN_ATAN2,
     MT_BIN_HYPOT,
     MT_BIN_COPYSIGN,
+    MT_BIN_XLOGY,      /* x * log(y), 0 where x is 0 unless y is NaN */
+    MT_BIN_LOGADDEXP,  /* log(exp(x) + exp(y)) */
+    MT_BIN_LOGADDEXP2, /* log2(2**x + 2**y) */
     MT_BIN_BITAND,
     MT_BIN_BITOR,
     MT_BIN_BITXOR,

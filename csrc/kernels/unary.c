@@ -87,6 +87,7 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, silu, x / (1 + M(exp, -x)))                                            \
     SAME(SFX, T, softplus,                                                              \
          x * (acc)ctx->a > (acc)ctx->b ? x : M(log1p, M(exp, x * (acc)ctx->a)) / (acc)ctx->a) \
+    SAME(SFX, T, leaky_relu, x > 0 ? x : x * (acc)ctx->a)                               \
     SAME(SFX, T, erf, M(erf, x))                                                        \
     SAME(SFX, T, erfc, M(erfc, x))                                                      \
     SAME(SFX, T, reciprocal, 1 / x)                                                     \
@@ -216,6 +217,7 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_SILU] = {[MT_FLOAT16] = silu_f2, [MT_BFLOAT16] = silu_bf, [MT_FLOAT32] = vsilu_f4,
                     [MT_FLOAT64] = silu_f8},
     [MT_UN_SOFTPLUS] = MT_ROW_FLOAT(softplus),
+    [MT_UN_LEAKY_RELU] = MT_ROW_FLOAT(leaky_relu),
     [MT_UN_ERF] = MT_ROW_FLOAT(erf),
     [MT_UN_ERFC] = MT_ROW_FLOAT(erfc),
     [MT_UN_RECIPROCAL] = MT_ROW_FLOAT(reciprocal),

@@ -1,7 +1,7 @@
 /* Matrix products of the op table (mm, bmm, matmul, mv, dot, addmm, addmv,
- * baddbmm and their in-place forms, outer/ger), in plain C: each op checks its
- * operands in torch's words, describes them as stacks of matrices and runs
- * mt_gemm. It touches tensors only through core/owner.h and the kernels. The
+ * baddbmm and their in-place forms, outer/ger, nn.functional.linear), in
+ * plain C: each op checks its operands in torch's words, describes them as
+ * stacks of matrices and runs mt_gemm. It touches tensors only through core/owner.h and the kernels. The
  * BLAS that mt_gemm may use is located through the host's hook
  * (mt_blas_prepare) before the first floating product, since finding it asks
  * NumPy. */
@@ -9,6 +9,7 @@
 #include "elementwise.h"
 #include "out_param.h"
 
+#include "../autograd/derivatives.h"
 #include "../core/shape.h"
 #include "../kernels/binary.h"
 #include "../kernels/blas.h"
@@ -201,9 +202,13 @@ static int not_implemented(const char *name, mt_dtype d)
 
 /* ---------------------------------------------------------------- mm family */
 
-static int mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c,
-                      mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out, mt_result *r)
+/* addmm's (c given) or mm's checks of a @ b, in torch's words. */
+static int mm_check(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c)
 {
+    if (c && a->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "mat1 must be a matrix, got %d-D tensor", a->ndim);
+    if (c && b->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "mat2 must be a matrix, got %d-D tensor", b->ndim);
     if (a->ndim != 2)
         return mt_error(MT_ERR_RUNTIME, "self must be a matrix");
     if (b->ndim != 2)
@@ -227,6 +232,14 @@ static int mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c
                         sname(c->dtype), sname(b->dtype));
     if (a->dtype == MT_BOOL)
         return not_implemented("addmm_impl_cpu_", MT_BOOL);
+    return 0;
+}
+
+static int mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c,
+                      mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out, mt_result *r)
+{
+    if (mm_check(a, b, c) < 0)
+        return -1;
     problem p = {0, {0}, a->sizes[0], b->sizes[1], a->sizes[1], true, true, a, b, c, alpha,
                  beta};
     return run(&p, a->dtype, out, r);
@@ -488,4 +501,109 @@ int impl_outer(mt_args *a, mt_result *r)
     mt_binary_ctx ctx = {1.0, 1};
     mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
     return mt_result_tensor(r, mt_pointwise(&k, 2, in, result, result, out, NULL));
+}
+
+/* ----------------------------------------------------------------- linear */
+
+/* The names torch gives linear's node: that of the op its graph ends in. */
+typedef enum {
+    LIN_ADDMM,       /* 2-D input with a bias: addmm(bias, input, weight.t()) */
+    LIN_VIEW,        /* other inputs with a bias, folded into addmm, then viewed */
+    LIN_ADD,         /* matmul(input, weight.t()), then the bias added */
+    LIN_MM,          /* no bias: matmul's mm (2-D input), */
+    LIN_SQUEEZE,     /* its squeezed mm (1-D input), */
+    LIN_UNSAFE_VIEW, /* its folded mm or mv (input of 3 dims or more), */
+    LIN_MV,          /* mv (1-D weight) */
+    LIN_DOT,         /* or dot (both 1-D) */
+    LIN_NKINDS
+} linear_kind;
+
+static const struct mt_node_kind *linear_node_kind(linear_kind which)
+{
+    static const char *const keys[LIN_NKINDS] = {
+        "LinearBackward", "LinearViewBackward", "LinearAddBackward",
+        "LinearMmBackward", "LinearSqueezeBackward", "LinearUnsafeViewBackward",
+        "LinearMvBackward", "LinearDotBackward"};
+    static const struct mt_node_kind *kinds[LIN_NKINDS];
+    if (!kinds[which])
+        kinds[which] = mt_derivative_kind(keys[which]);
+    return kinds[which];
+}
+
+/* nn.functional.linear(input, weight, bias=None) as torch computes it: with a
+ * bias, addmm of the input folded into a matrix when the input is 2-D, or
+ * contiguous and 3-D or with a 1-D bias (torch's _flatten_nd_linear); else
+ * matmul(input, weight.t()) with the bias added in place. So the checks, the
+ * messages and the result dtype are those of the ops torch runs. */
+int impl_linear(mt_args *a, mt_result *r)
+{
+    const mt_tensor *x = a->v[0].t, *w = a->v[1].t;
+    mt_tensor *bias = mt_is_none(a, 2) ? NULL : a->v[2].t;
+    int dx = x->ndim;
+    if (dx == 0 || w->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "both arguments to linear need to be at least 1D, but they are %dD "
+                        "and %dD", dx, w->ndim);
+    if (w->ndim > 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "t() expects a tensor with <= 2 dimensions, but self is %dD", w->ndim);
+    mt_tensor wt = *w;
+    if (w->ndim == 2) {
+        wt.sizes[0] = w->sizes[1];
+        wt.sizes[1] = w->sizes[0];
+        wt.strides[0] = w->strides[1];
+        wt.strides[1] = w->strides[0];
+    }
+    int64_t k = x->sizes[dx - 1], rows = 1;
+    for (int d = 0; d < dx - 1; d++)
+        rows *= x->sizes[d];
+    bool contiguous = mt_tensor_is_contiguous(x);
+    linear_kind which;
+    if (bias && (dx == 2 || (contiguous && (dx == 3 || bias->ndim == 1)))) {
+        /* addmm on the folded input: the checks are addmm's on the matrix,
+         * the product runs on the input's own dims */
+        mt_tensor x2 = *x;
+        x2.ndim = 2;
+        x2.sizes[0] = rows;
+        x2.sizes[1] = k;
+        x2.strides[0] = k;
+        x2.strides[1] = 1;
+        if (mm_check(dx == 2 ? x : &x2, &wt, bias) < 0)
+            return -1;
+        int64_t mat[2] = {rows, wt.sizes[1]};
+        if (check_expand(bias, 2, mat) < 0)
+            return -1;
+        problem p = {dx > 2 ? dx - 2 : 0, {0}, dx > 1 ? x->sizes[dx - 2] : 1, wt.sizes[1], k,
+                     dx > 1, true, x, &wt, bias, ONE, ONE};
+        memcpy(p.batch, x->sizes, sizeof(int64_t) * p.nb);
+        if (run(&p, x->dtype, NULL, r) < 0)
+            return -1;
+        which = dx == 2 ? LIN_ADDMM : LIN_VIEW;
+    } else {
+        if (matmul(x, &wt, NULL, r) < 0)
+            return -1;
+        if (bias) {
+            mt_operand in[2];
+            mt_value vo = {.t = r->t[0]}, vb = {.t = bias};
+            mt_operand_from(&in[0], &vo);
+            mt_operand_from(&in[1], &vb);
+            mt_dtype d = mt_operands_result_type(2, in);
+            mt_binary_ctx ctx = {1.0, 1};
+            mt_kernel_ref kr = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_ADD, &ctx,
+                                "add"};
+            mt_tensor *sum = mt_pointwise(&kr, 2, in, d, d, NULL, r->t[0]);
+            if (!sum) {
+                mt_result_clear(r);
+                return -1;
+            }
+            mt_release(sum);
+            which = LIN_ADD;
+        } else if (w->ndim == 1) {
+            which = dx == 1 ? LIN_DOT : dx == 2 ? LIN_MV : LIN_UNSAFE_VIEW;
+        } else {
+            which = dx == 1 ? LIN_SQUEEZE : dx == 2 ? LIN_MM : LIN_UNSAFE_VIEW;
+        }
+    }
+    a->derivative = linear_node_kind(which);
+    return 0;
 }

@@ -53,6 +53,12 @@ static mt_tensor *out_arg(mt_args *a, int idx)
     return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].t : NULL;
 }
 
+/* The target of the row's form: the input for the in-place form, else NULL. */
+static mt_tensor *inplace_target(const mt_args *a)
+{
+    return a->op->form == MT_FORM_INPLACE ? a->v[0].t : NULL;
+}
+
 /* The parameter after the operands is alpha when it is a Scalar (add, sub). */
 static int alpha_param(const mt_signature *sig)
 {
@@ -134,6 +140,9 @@ DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0)
 DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0)
 DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0)
 DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0)
+DEF(impl_xlogy, MT_BIN_XLOGY, "xlogy_cpu", F_TO_FLOAT)
+DEF(impl_logaddexp, MT_BIN_LOGADDEXP, "logaddexp_cpu", 0)
+DEF(impl_logaddexp2, MT_BIN_LOGADDEXP2, "logaddexp2_cpu", 0)
 
 /* div(input, other, *, rounding_mode=None, out=None) and div_ */
 int impl_div(mt_args *a, mt_result *r)
@@ -173,35 +182,77 @@ int impl_where(mt_args *a, mt_result *r) { return where(a, r, 0, 1, 2); }
 /* x.where(condition, other): self is the input, as in torch */
 int impl_where_method(mt_args *a, mt_result *r) { return where(a, r, 1, 0, 2); }
 
-/* clamp(input, min=None, max=None): an absent bound is replaced by input
- * itself and ignored by the kernel. */
-static int clamp(mt_args *a, mt_result *r, int out_idx, bool inplace)
-{
-    mt_operand in[3];
-    mt_binary_ctx ctx = {.has_lo = !mt_is_none(a, 1), .has_hi = !mt_is_none(a, 2)};
-    if (!ctx.has_lo && !ctx.has_hi)
-        return mt_error(MT_ERR_RUNTIME,
-                        "torch.clamp: At least one of 'min' or 'max' must not be None");
-    mt_operand_from(&in[0], &a->v[0]);
-    for (int i = 1; i < 3; i++) {
-        if (mt_is_none(a, i))
-            in[i] = in[0];
-        else
-            mt_operand_from(&in[i], &a->v[i]);
-    }
-    mt_dtype result = mt_operands_result_type(3, in);
-    return mt_result_tensor(r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx,
-                                   out_arg(a, out_idx), inplace ? a->v[0].t : NULL));
-}
-
-int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 3, false); }
-int impl_clamp_(mt_args *a, mt_result *r) { return clamp(a, r, -1, true); }
-
 /* torch prints these dtypes by their C++ type names. */
 static const char *const cpp_names[MT_NUM_DTYPES] = {
     "bool", "unsigned char", "signed char", "short int", "int", "long int",
     "c10::Half", "c10::BFloat16", "float", "double",
 };
+
+/* clamp(input, min=None, max=None), clamp_min(input, min), clamp_max(input, max):
+ * the bounds are params lo and hi (-1: the op has none); an absent bound is
+ * replaced by input itself and ignored by the kernel. Number bounds take
+ * torch's Scalar overloads, whose checks differ: no bool, an out= of exactly
+ * the result dtype, and an in-place message naming the C++ type. */
+static int clamp(mt_args *a, mt_result *r, int lo, int hi)
+{
+    mt_operand in[3];
+    int bound[2] = {lo, hi};
+    mt_binary_ctx ctx = {.has_lo = lo >= 0 && !mt_is_none(a, lo),
+                         .has_hi = hi >= 0 && !mt_is_none(a, hi)};
+    if (!ctx.has_lo && !ctx.has_hi)
+        return mt_error(MT_ERR_RUNTIME,
+                        "torch.clamp: At least one of 'min' or 'max' must not be None");
+    mt_operand_from(&in[0], &a->v[0]);
+    for (int i = 1; i < 3; i++) {
+        int p = bound[i - 1];
+        if (p < 0 || mt_is_none(a, p))
+            in[i] = in[0];
+        else
+            mt_operand_from(&in[i], &a->v[p]);
+    }
+    mt_dtype result = mt_operands_result_type(3, in);
+    mt_tensor *out = out_arg(a, a->sig->out_param), *self = a->v[0].t;
+    bool inplace = inplace_target(a) != NULL;
+    bool numbers = (!ctx.has_lo || in[1].kind == MT_OPERAND_WRAPPED) &&
+                   (!ctx.has_hi || in[2].kind == MT_OPERAND_WRAPPED);
+    if (numbers && result == MT_BOOL)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'",
+                        ctx.has_lo ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu");
+    if (numbers && out && out->dtype != result)
+        return mt_error(MT_ERR_RUNTIME, "Found dtype %s but expected %s",
+                        mt_dtype_infos[out->dtype].scalar_name,
+                        mt_dtype_infos[result].scalar_name);
+    if (numbers && inplace && !mt_can_cast(result, self->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "result type %s can't be cast to the desired output type %s",
+                        mt_dtype_infos[result].scalar_name, cpp_names[self->dtype]);
+    return mt_result_tensor(r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out,
+                                   inplace ? self : NULL));
+}
+
+int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 1, 2); }
+int impl_clamp_min(mt_args *a, mt_result *r) { return clamp(a, r, 1, -1); }
+int impl_clamp_max(mt_args *a, mt_result *r) { return clamp(a, r, -1, 1); }
+
+/* deg2rad / rad2deg: input times a wrapped number, as torch's mul_out, so an
+ * integral input gives the default float dtype and an integral out= or
+ * in-place target is refused. */
+static int angle(mt_args *a, mt_result *r, double factor)
+{
+    mt_operand in[2];
+    mt_value c = {.is_scalar = true, .s = {MT_SCALAR_FLOAT, 0, factor}};
+    mt_operand_from(&in[0], &a->v[0]);
+    mt_operand_from(&in[1], &c);
+    mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
+    return mt_result_tensor(r, run(MT_BIN_MUL, "mul", 2, in, mt_operands_result_type(2, in),
+                                   &ctx, out_arg(a, a->sig->out_param), inplace_target(a)));
+}
+
+#define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
+#define PI_UNDER_180 57.295779513082320876798154814105170332405472466564
+
+int impl_deg2rad(mt_args *a, mt_result *r) { return angle(a, r, PI_OVER_180); }
+int impl_rad2deg(mt_args *a, mt_result *r) { return angle(a, r, PI_UNDER_180); }
 
 static int dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 {
@@ -210,7 +261,7 @@ static int dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 }
 
 /* lerp(input, end, weight): no promotion, as torch. */
-static int lerp(mt_args *a, mt_result *r, int out_idx, bool inplace)
+int impl_lerp(mt_args *a, mt_result *r)
 {
     mt_operand in[3];
     for (int i = 0; i < 3; i++)
@@ -223,15 +274,12 @@ static int lerp(mt_args *a, mt_result *r, int out_idx, bool inplace)
     mt_binary_ctx ctx = {0};
     const char *name =
         in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar" : "lerp_kernel_tensor";
-    return mt_result_tensor(r, run(MT_TER_LERP, name, 3, in, d, &ctx, out_arg(a, out_idx),
-                                   inplace ? a->v[0].t : NULL));
+    return mt_result_tensor(r, run(MT_TER_LERP, name, 3, in, d, &ctx,
+                                   out_arg(a, a->sig->out_param), inplace_target(a)));
 }
 
-int impl_lerp(mt_args *a, mt_result *r) { return lerp(a, r, 3, false); }
-int impl_lerp_(mt_args *a, mt_result *r) { return lerp(a, r, -1, true); }
-
 /* addcmul/addcdiv(input, tensor1, tensor2, *, value=1) */
-static int addc(mt_args *a, mt_result *r, mt_binary_op op, int out_idx, bool inplace)
+static int addc(mt_args *a, mt_result *r, mt_binary_op op)
 {
     mt_operand in[3];
     for (int i = 0; i < 3; i++)
@@ -251,14 +299,12 @@ static int addc(mt_args *a, mt_result *r, mt_binary_op op, int out_idx, bool inp
     mt_binary_ctx ctx = {.alpha_f = v->f,
                          .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
     const char *name = op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out";
-    return mt_result_tensor(r, run(op, name, 3, in, result, &ctx, out_arg(a, out_idx),
-                                   inplace ? a->v[0].t : NULL));
+    return mt_result_tensor(r, run(op, name, 3, in, result, &ctx,
+                                   out_arg(a, a->sig->out_param), inplace_target(a)));
 }
 
-int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL, 4, false); }
-int impl_addcmul_(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL, -1, true); }
-int impl_addcdiv(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV, 4, false); }
-int impl_addcdiv_(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV, -1, true); }
+int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL); }
+int impl_addcdiv(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV); }
 
 /* isclose(input, other, rtol, atol, equal_nan): integers compare as double. */
 static mt_tensor *isclose(mt_args *a)

@@ -8,6 +8,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "../autograd/derivatives.h"
 #include "../kernels/unary.h"
 
 static mt_loop_fn unary_loop_for(int op, mt_dtype d)
@@ -202,4 +203,20 @@ int impl_relu_nn(mt_args *a, mt_result *r)
 int impl_silu_nn(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_SILU, "silu_cpu", a->v[1].b ? U_INPLACE : 0, NULL);
+}
+
+/* nn.functional.leaky_relu(input, negative_slope=0.01, inplace=False). In
+ * place, torch's node reads the result instead of the overwritten input and
+ * is named LeakyReluBackward1. */
+int impl_leaky_relu(mt_args *a, mt_result *r)
+{
+    static const struct mt_node_kind *inplace_kind;
+    mt_unary_ctx ctx = {.a = a->v[1].s.f};
+    bool inplace = a->v[2].b;
+    if (inplace) {
+        if (!inplace_kind)
+            inplace_kind = mt_derivative_kind("LeakyReluBackward1");
+        a->derivative = inplace_kind;
+    }
+    return unary(a, r, MT_UN_LEAKY_RELU, "leaky_relu_cpu", inplace ? U_INPLACE : 0, &ctx);
 }

@@ -21,20 +21,6 @@ Tensor = minitorch.Tensor
 
 # ---- linear -----------------------------------------------------------------------
 
-@wrap_torch_function(_args("input", "weight", "bias"))
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """Applies a linear transformation to the incoming data: y = xA^T + b."""
-    if input.dim() == 2 and bias is not None:
-        return minitorch.addmm(bias, input, weight.t())
-    if input.dim() <= 2:
-        out = input.matmul(weight.t())
-    else:
-        lead = input.shape[:-1]
-        out = input.reshape(-1, input.shape[-1]).matmul(weight.t())
-        out = out.reshape(*lead, out.shape[-1])
-    return out if bias is None else out + bias
-
-
 @wrap_torch_function(_args("input1", "input2", "weight", "bias"))
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Optional[Tensor] = None) -> Tensor:
@@ -55,15 +41,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     if bias is not None:
         out = out + bias
     return out.reshape(*lead, weight.shape[0])
-
-
-# ---- activations ------------------------------------------------------------------
-
-@wrap_torch_function(_args("input"))
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """Applies LeakyReLU(x) = max(0, x) + negative_slope * min(0, x) element-wise."""
-    out = minitorch.where(input > 0, input, input * negative_slope)
-    return input.copy_(out) if inplace else out
 
 
 # ---- dropout ----------------------------------------------------------------------
