@@ -4,6 +4,7 @@ as torch's do; and double backward still records through those C calls."""
 import pytest
 
 import minitorch
+from dispatch_log import recording_mode, recording_subclass
 from minitorch.overrides import TorchFunctionMode
 
 # Each builds a scalar loss from leaves that require grad; between them they
@@ -20,16 +21,6 @@ LOSSES = {
 }
 
 
-class LoggingMode(TorchFunctionMode):
-    def __init__(self, log):
-        super().__init__()
-        self.log = log
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.log.append(func.__name__)
-        return func(*args, **(kwargs or {}))
-
-
 def leaves(lib):
     x = lib.tensor([0.5, -1.25, 2.0, 0.75, -0.3, 1.1], requires_grad=True)
     w = lib.tensor([1.5, 0.25, -0.8, 2.2, 0.6, -1.4], requires_grad=True)
@@ -41,7 +32,7 @@ def test_mode_sees_backward_and_nothing_inside_it(name):
     x, w = leaves(minitorch)
     loss = LOSSES[name](minitorch, x, w)
     log = []
-    with LoggingMode(log):
+    with recording_mode(TorchFunctionMode, log):
         loss.backward()
     assert log == ["backward"]
     assert x.grad is not None and w.grad is not None
@@ -53,34 +44,26 @@ def test_grads_under_a_mode_equal_grads_without_one(name):
     LOSSES[name](minitorch, x, w).backward()
     plain = (x.grad.clone(), w.grad.clone())
     x2, w2 = leaves(minitorch)
-    with LoggingMode([]):
+    with recording_mode(TorchFunctionMode, []):
         LOSSES[name](minitorch, x2, w2).backward()
     assert minitorch.equal(x2.grad, plain[0]) and minitorch.equal(w2.grad, plain[1])
 
 
-class Recording(minitorch.Tensor):
-    calls = []
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        cls.calls.append(func.__name__)
-        return super().__torch_function__(func, types, args, kwargs or {})
-
-
 def test_subclass_handler_is_not_called_from_inside_backward():
     x, w = leaves(minitorch)
-    xs = x.as_subclass(Recording)
+    calls = []
+    xs = x.as_subclass(recording_subclass(minitorch, calls))
     loss = (xs * w).exp().sum()
-    Recording.calls.clear()
+    calls.clear()
     loss.backward()
-    assert Recording.calls == ["backward"]
+    assert calls == ["backward"]
     assert minitorch.allclose(xs.grad, (x * w).exp().detach() * w.detach())
 
 
 def test_double_backward_through_c_formulas_matches_analytic():
     x = minitorch.tensor([0.5, -1.5, 2.0], dtype=minitorch.float64, requires_grad=True)
     log = []
-    with LoggingMode(log):
+    with recording_mode(TorchFunctionMode, log):
         g, = minitorch.autograd.grad((x ** 3).sin().sum(), x, create_graph=True)
     # the forward ops and the call of grad, nothing grad runs inside
     assert log == ["__pow__", "sin", "sum", "grad"]
@@ -96,7 +79,7 @@ def test_gradgradcheck_under_a_logging_mode():
     def fn(a, b):
         return (a @ b).tanh().logsumexp(1)
 
-    with LoggingMode([]):
+    with recording_mode(TorchFunctionMode, []):
         assert minitorch.autograd.gradcheck(fn, (x, w))
         assert minitorch.autograd.gradgradcheck(fn, (x, w))
 
@@ -105,19 +88,10 @@ def test_torch_agrees_on_what_a_mode_sees_during_backward():
     torch = pytest.importorskip("torch")
     from torch.overrides import TorchFunctionMode as TorchMode
 
-    class TorchLog(TorchMode):
-        def __init__(self, log):
-            super().__init__()
-            self.log = log
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            self.log.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-
     for name in ("mul_sum", "exp_mean", "softmax_xent"):
         x, w = leaves(torch)
         loss = LOSSES[name](torch, x, w)
         log = []
-        with TorchLog(log):
+        with recording_mode(TorchMode, log):
             loss.backward()
         assert log == ["backward"], name
