@@ -1,6 +1,6 @@
 """copysign, the op added to show the plain-C op layer's recipe (one row and
 its derivative in csrc/ops/pointwise.def, the impl in csrc/ops/pointwise.c,
-the loop in csrc/kernels/binary.c, the formula in
+the loop in csrc/kernels/pointwise.c, the formula in
 csrc/autograd/formulas_pointwise.c): checked against torch."""
 import math
 

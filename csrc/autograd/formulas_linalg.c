@@ -255,3 +255,29 @@ done:
     }
     return rc;
 }
+
+int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *b = mt_node_saved(n, 1), *bt = b ? mt_call(MT_OP_t, "T", b) : NULL;
+        out[0] = bt ? mt_call(MT_OP_mm, "TT", g[0], bt) : NULL;
+        if (b)
+            mt_release(b);
+        if (bt)
+            mt_release(bt);
+        if (!out[0])
+            return -1;
+    }
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *a = mt_node_saved(n, 0), *at = a ? mt_call(MT_OP_t, "T", a) : NULL;
+        out[1] = at ? mt_call(MT_OP_mm, "TT", at, g[0]) : NULL;
+        if (a)
+            mt_release(a);
+        if (at)
+            mt_release(at);
+        if (!out[1])
+            return -1;
+    }
+    return 0;
+}
+

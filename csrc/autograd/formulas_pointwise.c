@@ -672,3 +672,38 @@ int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     give(&s, n, out, 0, mul(&s, g[0], d));
     return done(&s);
 }
+
+/* add(input, other, alpha): d/dinput = g, d/dother = alpha * g */
+int add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (mt_param_needs(n, 0)) {
+        mt_retain(g[0]);
+        if (!(out[mt_edge_of(n, 0)] = mt_reduce_to_edge(n, mt_edge_of(n, 0), g[0])))
+            return -1;
+    }
+    if (mt_param_needs(n, 1)) {
+        const mt_ad_value *alpha = n->nparams > 2 ? &n->args[2] : NULL;
+        mt_tensor *ga;
+        if (alpha && !alpha->none && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1))
+            ga = alpha->is_float ? mt_call(MT_OP_mul, "Tf", g[0], alpha->f)
+                                 : mt_call(MT_OP_mul, "Ti", g[0], alpha->i);
+        else
+            ga = (mt_retain(g[0]), g[0]);
+        if (!ga || !(out[mt_edge_of(n, 1)] = mt_reduce_to_edge(n, mt_edge_of(n, 1), ga)))
+            return -1;
+    }
+    return 0;
+}
+
+int mul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    for (int p = 0; p < 2; p++) {
+        if (!mt_param_needs(n, p))
+            continue;
+        mt_tensor *r = mt_mul_by_param(n, g[0], 1 - p);
+        if (!r || !(out[mt_edge_of(n, p)] = mt_reduce_to_edge(n, mt_edge_of(n, p), r)))
+            return -1;
+    }
+    return 0;
+}
+

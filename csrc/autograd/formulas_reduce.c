@@ -751,3 +751,30 @@ int log_softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *p = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_exp, "T", y)), s));
     return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_sub, "TT", g[0], p))));
 }
+
+/* sum(input, dim, keepdim): the gradient spreads back over the reduced dims. */
+int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    const mt_ad_value *dim = &n->args[1], *keepdim = &n->args[2];
+    mt_tensor *gg = g[0];
+    mt_retain(gg);
+    if (!dim->none && !keepdim->i && m->ndim > 0) {
+        /* put the reduced dims back as size 1 before expanding */
+        int64_t shape[MT_MAX_DIMS];
+        bool reduced[MT_MAX_DIMS] = {false};
+        for (int k = 0; k < dim->nints; k++)
+            reduced[(dim->ints[k] % m->ndim + m->ndim) % m->ndim] = true;
+        for (int d = 0; d < m->ndim; d++)
+            shape[d] = reduced[d] ? 1 : m->sizes[d];
+        mt_tensor *v = mt_call(MT_OP_reshape, "TL", gg, m->ndim, shape);
+        mt_release(gg);
+        if (!(gg = v))
+            return -1;
+    }
+    /* a full reduction's 0-dim gradient expands to any shape directly */
+    out[0] = mt_call(MT_OP_expand, "TL", gg, m->ndim, m->sizes);
+    mt_release(gg);
+    return out[0] ? 0 : -1;
+}
+

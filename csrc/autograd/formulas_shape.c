@@ -218,3 +218,49 @@ done:
         return -1;
     return embed_view(n, g[0], out, pos);
 }
+
+/* Any op that only reshapes: the gradient is reshaped back. */
+int view_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    out[0] = mt_call(MT_OP_reshape, "TL", g[0], m->ndim, m->sizes);
+    return out[0] ? 0 : -1;
+}
+
+int t_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    out[0] = mt_call(MT_OP_t, "T", g[0]);
+    return out[0] ? 0 : -1;
+}
+
+int transpose_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    out[0] = mt_call(MT_OP_transpose, "Tii", g[0], n->args[1].i, n->args[2].i);
+    return out[0] ? 0 : -1;
+}
+
+int permute_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_ad_value *dims = &n->args[1];
+    int64_t inv[MT_MAX_DIMS];
+    int nd = dims->nints;
+    for (int k = 0; k < nd; k++)
+        inv[(dims->ints[k] % nd + nd) % nd] = k;
+    out[0] = mt_call(MT_OP_permute, "TL", g[0], nd, inv);
+    return out[0] ? 0 : -1;
+}
+
+int expand_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_retain(g[0]);
+    out[0] = mt_reduce_to_edge(n, 0, g[0]);
+    return out[0] ? 0 : -1;
+}
+
+int identity_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_retain(g[0]);
+    out[0] = g[0];
+    return 0;
+}
+

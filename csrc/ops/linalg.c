@@ -11,10 +11,10 @@
 
 #include "../autograd/derivatives.h"
 #include "../core/shape.h"
-#include "../kernels/binary.h"
+#include "../kernels/pointwise.h"
 #include "../kernels/blas.h"
 #include "../kernels/copy.h"
-#include "../kernels/matmul.h"
+#include "../kernels/linalg.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The forward rows of nn.def: convolution and 2-d pooling. Each impl checks
  * its arguments in torch's words, views 1-d and unbatched inputs as
- * (N, C, H, W), and runs a kernel of kernels/conv.c on a tensor it makes.
+ * (N, C, H, W), and runs a kernel of kernels/nn_conv.c on a tensor it makes.
  * Plain C: impls read typed mt_args, make tensors through the owner hooks
  * (core/owner.h), run the conv and pool kernels (convolution after
  * mt_blas_prepare, the host's hook) and report failures with mt_error;
@@ -10,7 +10,7 @@
 
 #include "../core/shape.h"
 #include "../kernels/blas.h"
-#include "../kernels/conv.h"
+#include "../kernels/nn_conv.h"
 #include "../kernels/copy.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The backward rows of nn.def (_convolution_backward_input, ...): the
  * derivative formulas of autograd/formulas_nn.c call them with the forward's
  * geometry resolved to explicit values, so they only check shapes before
- * running a kernel of kernels/conv.c on a tensor they make. Plain C: impls
+ * running a kernel of kernels/nn_conv.c on a tensor they make. Plain C: impls
  * read typed mt_args, make tensors through the owner hooks (core/owner.h),
  * run the conv and pool kernels (convolution after mt_blas_prepare, the
  * host's hook) and report failures with mt_error; nothing here may touch
@@ -10,7 +10,7 @@
 #include "nn_geometry.h"
 
 #include "../kernels/blas.h"
-#include "../kernels/conv.h"
+#include "../kernels/nn_conv.h"
 #include "../kernels/copy.h"
 
 /* A tensor of rank nsp + 1 (unbatched) or nsp + 2 seen as (N, C, H, W). */

@@ -1,6 +1,6 @@
 /* Helpers shared by the nn impls (nn.c, nn_backward.c): tensor geometry that
  * views 1-d and unbatched inputs as (N, C, H, W) for the kernels of
- * kernels/conv.h, and the result of such a kernel. */
+ * kernels/nn_conv.h, and the result of such a kernel. */
 #ifndef MT_OPS_NN_GEOMETRY_H
 #define MT_OPS_NN_GEOMETRY_H
 

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../kernels/binary.h"
+#include "../kernels/pointwise.h"
 
 static mt_loop_fn binary_loop_for(int op, mt_dtype d)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../autograd/derivatives.h"
-#include "../kernels/unary.h"
+#include "../kernels/pointwise_unary.h"
 
 static mt_loop_fn unary_loop_for(int op, mt_dtype d)
 {

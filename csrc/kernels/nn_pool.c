@@ -1,7 +1,7 @@
 /* 2-d max, average and adaptive average pooling, forward and backward. Every
  * loop runs one (n, c) plane per task; a backward task writes only its own
  * plane of the (zeroed, contiguous) input gradient. */
-#include "conv.h"
+#include "nn_conv.h"
 
 #include <math.h>
 #include <stdlib.h>

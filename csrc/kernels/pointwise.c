@@ -1,4 +1,4 @@
-#include "binary.h"
+#include "pointwise.h"
 #include "typed.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Elementwise binary and ternary kernels over operands of one compute dtype.
  * The output is of that dtype too, except for predicates, which write bool. */
-#ifndef MT_KERNELS_BINARY_H
-#define MT_KERNELS_BINARY_H
+#ifndef MT_KERNELS_POINTWISE_H
+#define MT_KERNELS_POINTWISE_H
 
 #include "iter.h"
 

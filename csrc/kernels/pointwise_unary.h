@@ -1,7 +1,7 @@
 /* Elementwise unary kernels: out = f(x), x of the compute dtype; the output
  * is of that dtype too, except for predicates, which write bool. */
-#ifndef MT_KERNELS_UNARY_H
-#define MT_KERNELS_UNARY_H
+#ifndef MT_KERNELS_POINTWISE_UNARY_H
+#define MT_KERNELS_POINTWISE_UNARY_H
 
 #include "iter.h"
 

@@ -1,8 +1,8 @@
-/* Convolution (conv.c) and pooling (pool.c) over (N, C, H, W) inputs, forward
+/* Convolution (nn_conv.c) and pooling (nn_pool.c) over (N, C, H, W) inputs, forward
  * and backward. Convolution is im2col + mt_gemm, its input gradient the
  * transposed gemm + col2im; pooling runs one plane per task. float32/float64. */
-#ifndef MT_KERNELS_CONV_H
-#define MT_KERNELS_CONV_H
+#ifndef MT_KERNELS_NN_CONV_H
+#define MT_KERNELS_NN_CONV_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "unary.h"
+#include "pointwise_unary.h"
 #include "typed.h"
 #include "vmath.h"
 

@@ -1,4 +1,4 @@
-#include "matmul.h"
+#include "linalg.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

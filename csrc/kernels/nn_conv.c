@@ -3,14 +3,14 @@
  * between the column buffer and the (N, O, L) tensor, with no reordering
  * pass; the weight gradient puts the chunk's gradient planes side by side so
  * its gemm has a long inner dimension. unfold and fold split over threads. */
-#include "conv.h"
+#include "nn_conv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
 #include "copy.h"
-#include "matmul.h"
+#include "linalg.h"
 #include "parallel.h"
 
 /* Bytes of column buffer one chunk of images may use. */

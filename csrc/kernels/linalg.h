@@ -1,7 +1,7 @@
 /* Batched matrix multiply over strided operands: the one kernel behind mm,
  * bmm, matmul, mv, dot, outer, addmm, addmv and baddbmm. */
-#ifndef MT_KERNELS_MATMUL_H
-#define MT_KERNELS_MATMUL_H
+#ifndef MT_KERNELS_LINALG_H
+#define MT_KERNELS_LINALG_H
 
 #include <stdbool.h>
 #include <stdint.h>
