@@ -279,3 +279,17 @@ def test_conveniences():
     assert hash(t) == hash(t) and hash(t) != hash(t.view_as(t))
     assert [r.tolist() for r in t] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert mt.is_tensor(t) and not mt.is_tensor(np.zeros(1))
+
+
+def test_operators_with_an_array_record_the_tensor_rows_node():
+    x = mt.tensor([1.0, 2.0, 3.0], dtype=mt.float64, requires_grad=True)
+    y = x * np.arange(3.0) + np.ones(3) - x / np.array([2.0, 4.0, 8.0])
+    assert y.grad_fn.name() == "SubBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0 - 0.5, 1.0 - 0.25, 2.0 - 0.125]
+    z = x.detach().clone().requires_grad_()
+    w = z * 1
+    w *= np.array([3.0, 3.0, 3.0])
+    assert w.grad_fn.name() == "MulBackward0"
+    w.sum().backward()
+    assert z.grad.tolist() == [3.0, 3.0, 3.0]
