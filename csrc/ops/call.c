@@ -157,15 +157,6 @@ int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
     return mt_op_run(op, &a, r);
 }
 
-int mt_call_result(mt_op_id id, mt_result *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = mt_call_v(id, r, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
 {
     mt_result r;

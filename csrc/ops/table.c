@@ -165,11 +165,3 @@ int mt_ops_init(void)
     }
     return 0;
 }
-
-const mt_op *mt_op_named(const char *name)
-{
-    for (int r = 0; r < MT_OP_COUNT; r++)
-        if (strcmp(mt_ops[r].sig->name, name) == 0)
-            return &mt_ops[r];
-    return NULL;
-}

@@ -64,7 +64,5 @@ extern mt_op mt_ops[MT_OP_COUNT];
 
 /* Parses every signature and resolves derivatives; -1 with an mt_error. */
 int mt_ops_init(void);
-/* The first row named name, or NULL. */
-const mt_op *mt_op_named(const char *name);
 
 #endif
