@@ -44,8 +44,9 @@ static PyObject *object_of(const mt_param *p, const mt_value *v)
     case MT_ARG_STR:
         return PyUnicode_FromString(v->str);
     default:
-        PyErr_Format(PyExc_RuntimeError, "%s from C: argument '%s' needs a Python object",
-                     "minitorch", p->name);
+        PyErr_Format(PyExc_RuntimeError,
+                     "minitorch: argument '%s' needs a Python object when called from C",
+                     p->name);
         return NULL;
     }
 }
