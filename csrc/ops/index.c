@@ -8,6 +8,7 @@
 #include "index.h"
 
 #include "args.h"
+#include "table.h"
 #include "shape.h"
 
 #include "../core/shape.h"
@@ -404,9 +405,9 @@ int impl_gather(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
-static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool inplace,
-                          bool has_reduce)
+static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce)
 {
+    bool inplace = a->op->form == MT_FORM_INPLACE;
     mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
@@ -458,22 +459,12 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool inplace,
 
 int impl_scatter(mt_args *a, mt_result *r)
 {
-    return scatter_common(a, r, MT_PUT_SET, false, true);
-}
-
-int impl_scatter_(mt_args *a, mt_result *r)
-{
-    return scatter_common(a, r, MT_PUT_SET, true, true);
+    return scatter_common(a, r, MT_PUT_SET, true);
 }
 
 int impl_scatter_add(mt_args *a, mt_result *r)
 {
-    return scatter_common(a, r, MT_PUT_ADD, false, false);
-}
-
-int impl_scatter_add_(mt_args *a, mt_result *r)
-{
-    return scatter_common(a, r, MT_PUT_ADD, true, false);
+    return scatter_common(a, r, MT_PUT_ADD, false);
 }
 
 int impl_index_add_(mt_args *a, mt_result *r)
@@ -551,6 +542,12 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
 int impl_masked_fill(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
+    if (a->op->form == MT_FORM_INPLACE) {
+        if (masked_fill_into(t, a) < 0)
+            return -1;
+        mt_retain(t);
+        return mt_result_tensor(r, t);
+    }
     int nd = t->ndim;
     int64_t shape[MT_MAX_DIMS];
     memcpy(shape, t->sizes, sizeof(int64_t) * nd);
@@ -565,14 +562,6 @@ int impl_masked_fill(mt_args *a, mt_result *r)
         return -1;
     }
     return mt_result_tensor(r, out);
-}
-
-int impl_masked_fill_(mt_args *a, mt_result *r)
-{
-    if (masked_fill_into(a->v[0].t, a) < 0)
-        return -1;
-    mt_retain(a->v[0].t);
-    return mt_result_tensor(r, a->v[0].t);
 }
 
 int impl_nonzero(mt_args *a, mt_result *r)

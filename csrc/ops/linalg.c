@@ -6,6 +6,7 @@
  * (mt_blas_prepare) before the first floating product, since finding it asks
  * NumPy. */
 #include "args.h"
+#include "table.h"
 #include "elementwise.h"
 #include "out_param.h"
 
@@ -195,6 +196,13 @@ fail:
 
 static mt_tensor *out_arg(mt_args *a, int i) { return mt_is_none(a, i) ? NULL : a->v[i].t; }
 
+/* Where an input-plus-product op writes: into input in the in-place form,
+ * else its out= (or a new tensor when NULL). */
+static mt_tensor *target(mt_args *a)
+{
+    return a->op->form == MT_FORM_INPLACE ? a->v[0].t : out_arg(a, a->sig->out_param);
+}
+
 static int not_implemented(const char *name, mt_dtype d)
 {
     return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, sname(d));
@@ -255,13 +263,7 @@ int impl_mm(mt_args *a, mt_result *r)
 int impl_addmm(mt_args *a, mt_result *r)
 {
     return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                      scale_of(&a->v[3].s), out_arg(a, 5), r);
-}
-
-int impl_addmm_(mt_args *a, mt_result *r)
-{
-    return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                      scale_of(&a->v[3].s), a->v[0].t, r);
+                      scale_of(&a->v[3].s), target(a), r);
 }
 
 /* ------------------------------------------------------------- bmm family */
@@ -302,13 +304,7 @@ int impl_bmm(mt_args *a, mt_result *r)
 int impl_baddbmm(mt_args *a, mt_result *r)
 {
     return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                       scale_of(&a->v[3].s), out_arg(a, 5), r);
-}
-
-int impl_baddbmm_(mt_args *a, mt_result *r)
-{
-    return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                       scale_of(&a->v[3].s), a->v[0].t, r);
+                       scale_of(&a->v[3].s), target(a), r);
 }
 
 /* ------------------------------------------------------------- mv family */
@@ -347,16 +343,10 @@ int impl_mv(mt_args *a, mt_result *r)
 
 int impl_addmv(mt_args *a, mt_result *r)
 {
-    mt_tensor *out = out_arg(a, 5);
+    mt_tensor *out = target(a);
     mt_dtype first = out ? out->dtype : a->v[0].t->dtype;
     return mv_checked(a->v[1].t, a->v[2].t, a->v[0].t, first, scale_of(&a->v[4].s),
                       scale_of(&a->v[3].s), out, r);
-}
-
-int impl_addmv_(mt_args *a, mt_result *r)
-{
-    return mv_checked(a->v[1].t, a->v[2].t, a->v[0].t, a->v[0].t->dtype,
-                      scale_of(&a->v[4].s), scale_of(&a->v[3].s), a->v[0].t, r);
 }
 
 /* ------------------------------------------------------------ vector ops */
