@@ -460,6 +460,8 @@ def test_gradcheck(ns, name, f):
     t = Gen(zlib.crc32(f"{ns}.{name}".encode()))
     samples = gen(t)
     produced = set()
+    if ns == "Tensor":  # a method's self is a tensor, never a number
+        samples = [s for s in samples if isinstance(s[0][0], mt.Tensor)]
     for k, (args, kwargs, opt) in enumerate(samples):
         _run(f, args, kwargs, opt, produced)
         if k == 0 and opt.nc:

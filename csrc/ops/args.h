@@ -43,7 +43,7 @@ typedef struct {
      * store any non-NULL marker, MT_GIVEN. */
     void *obj;
     mt_tensor *t;   /* Tensor params given a tensor */
-    bool is_scalar; /* a number where a Tensor was expected (MT_NUMBERS rows) */
+    bool is_scalar; /* a number given for a `Tensor|Scalar` parameter */
     int nints;      /* int[]; for Tensor[], the number of tensors */
     int64_t *ints;
     mt_tensor **tensors; /* Tensor[] elements */
@@ -132,7 +132,6 @@ void mt_result_clear(mt_result *r);
 enum {
     MT_KIND_FUNCTION = 1u << 0, /* minitorch.<name> */
     MT_KIND_METHOD = 1u << 1,   /* minitorch.Tensor.<name> */
-    MT_NUMBERS = 1u << 2,       /* Tensor params also take Python numbers */
     MT_KIND_NN = 1u << 3,       /* minitorch.nn.functional.<name> */
 };
 

@@ -10,7 +10,7 @@ static int bad_arg(const mt_op *op, int p, char c)
 }
 
 /* A number ('i', 'b' or 'f') goes where the row takes one: an int, bool,
- * float, Scalar or int[2] parameter, or a Tensor one of an MT_NUMBERS row. */
+ * float, Scalar or int[2] parameter, or a `Tensor|Scalar` one. */
 static int put_number(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
 {
     const mt_param *prm = &op->sig->params[p];
@@ -50,7 +50,7 @@ static int put_number(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
         v->s = s;
         return 0;
     case MT_ARG_TENSOR:
-        if (!(op->kinds & MT_NUMBERS))
+        if (!prm->numbers)
             break;
         v->is_scalar = true;
         v->s = s;

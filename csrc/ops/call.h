@@ -15,7 +15,7 @@
  *   O void * (an object of the host's, for MT_PYOP rows that take one)
  * A 'k' before any of these makes it a keyword argument: its parameter name
  * (const char *) comes first. Numbers go where the row takes them: 'i' and
- * 'f' fill int, float, Scalar and (MT_NUMBERS rows) Tensor parameters.
+ * 'f' fill int, float, Scalar and `Tensor|Scalar` parameters.
  * Parameters not given take their defaults. 0, or -1 with an mt_error. */
 int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap);
 /* The same for rows returning one tensor: that tensor (new reference) or NULL. */

@@ -3,8 +3,8 @@
  * C: it reads only typed arguments, makes and drops tensors through
  * core/owner.h, reports through core/error.h and calls into core/ and
  * kernels/; nothing here may touch the Python binding. */
+#include "args.h"
 #include "reduce.h"
-#include "search.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -85,7 +85,7 @@ done:
     return mt_result_tensor(r, out);
 }
 
-int mt_searchsorted_impl(mt_args *a, mt_result *r)
+int impl_searchsorted(mt_args *a, mt_result *r)
 {
     const mt_tensor *bounds = a->v[0].t;
     bool right = a->v[3].b;
@@ -120,7 +120,7 @@ int mt_searchsorted_impl(mt_args *a, mt_result *r)
     return search(r, bounds, &a->v[1], sorter, a->v[2].b, right);
 }
 
-int mt_bucketize_impl(mt_args *a, mt_result *r)
+int impl_bucketize(mt_args *a, mt_result *r)
 {
     const mt_tensor *bounds = a->v[1].t;
     if (bounds->ndim != 1)

@@ -13,7 +13,8 @@ static const struct {
     const char *text;
     mt_argtype type;
 } type_names[] = {
-    {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},   {"int[]", MT_ARG_INT_LIST},
+    {"Tensor|Scalar", MT_ARG_TENSOR}, {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},
+    {"int[]", MT_ARG_INT_LIST},
     {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
     {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
     {"Generator", MT_ARG_GENERATOR},  {"Device", MT_ARG_DEVICE},   {"Layout", MT_ARG_LAYOUT},
@@ -104,7 +105,7 @@ static const char *numpy_alias(const char *name)
 
 static const char *type_text_of(mt_argtype t)
 {
-    for (size_t k = 0; k < NTYPES; k++)
+    for (size_t k = 1; k < NTYPES; k++)
         if (type_names[k].type == t)
             return type_names[k].text;
     return "?";
@@ -121,6 +122,7 @@ static int parse_param(mt_param *p, const char **cp, bool kwonly)
             (c[len] == ' ' || c[len] == '?' || type_names[k].type == MT_ARG_INT_LIST ||
              c[len] == '[')) {
             p->type = type_names[k].type;
+            p->numbers = k == 0;
             c += len;
             break;
         }

@@ -13,6 +13,9 @@ typedef struct {
     bool has_default;
     bool default_none;
     int list_len; /* int[2]: a bare int is repeated; 0 for any length */
+    /* `Tensor|Scalar`: a Python number may stand for the tensor (torch's
+     * Scalar overloads); never for self in a method call */
+    bool numbers;
     char name[32];
     const char *alias; /* NumPy spelling (dim -> axis, keepdim -> keepdims) or NULL */
     char type_text[24];

@@ -16,12 +16,12 @@
 #undef MT_PYOP
 #undef MT_OPERATOR
 
-/* An operator's forms are methods; Python's operators also take numbers. */
-#define FORM_KINDS(forms, f, kinds)                                                  \
-    (!((forms) & (f))           ? 0u                                                  \
-     : (f) != MT_FORM_INPLACE   ? MT_KIND_METHOD | MT_NUMBERS                         \
-     : (forms) & MT_FORM_INPLACE_FUNCTION ? ((kinds) & ~MT_KIND_NN) | MT_KIND_METHOD    \
-                                : MT_KIND_METHOD | ((kinds) & MT_NUMBERS))
+/* An operator's forms are methods; the in-place one may also be a function. */
+#define FORM_KINDS(forms, f, kinds)                                                   \
+    (!((forms) & (f)) ? 0u                                                             \
+     : (f) == MT_FORM_INPLACE && ((forms) & MT_FORM_INPLACE_FUNCTION)                  \
+         ? ((kinds) & ~MT_KIND_NN) | MT_KIND_METHOD                                    \
+         : MT_KIND_METHOD)
 
 mt_op mt_ops[MT_OP_COUNT] = {
 #define MT_OP(id, kinds, impl, sig, ...) \

@@ -23,7 +23,10 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
             r = mt_function_run(f, &c);
         mtpy_call_release(&c);
     }
-    if (!r && f->type_error_to_not_implemented && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    /* Python tries the reflected operator when the other operand does not
+     * fit; a self that is no tensor is the caller's error */
+    if (!r && f->type_error_to_not_implemented && nargs && MTPy_Check(args[0]) &&
+        PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }

@@ -269,7 +269,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             mt_collect_overloaded(out, o);
             return CONV_OK;
         }
-        if ((sig->flags & MT_NUMBERS) && is_number(o)) {
+        if (p->numbers && is_number(o)) {
             v->is_scalar = true;
             return as_scalar(o, &v->s) < 0 ? CONV_ERROR : CONV_OK;
         }
@@ -422,6 +422,14 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
                            bool is_method, PyObject *o, const conv_detail *det)
 {
     char where[64] = "";
+    if (is_method && idx == 0) {
+        /* Python's words for a method descriptor called on a non-instance */
+        PyErr_Format(PyExc_TypeError,
+                     "descriptor '%s' for 'minitorch.Tensor' objects doesn't apply to a '%s' "
+                     "object",
+                     s->name, Py_TYPE(o)->tp_name);
+        return;
+    }
     if (positional)
         snprintf(where, sizeof where, " (position %d)", idx + 1 - (is_method ? 1 : 0));
     if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
@@ -552,6 +560,8 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
             continue;
         }
         conv_result r = convert(s, p, slots[i], v, out->a.listbuf[i], out, &det);
+        if (r == CONV_OK && is_method && i == 0 && v->is_scalar)
+            r = CONV_BAD_TYPE; /* self is a tensor, whatever numbers the row takes */
         if (r == CONV_ERROR)
             return -1;
         if (r == CONV_BAD_TYPE) {
