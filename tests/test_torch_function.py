@@ -289,3 +289,29 @@ def test_testing_overrides_carry_op_table_types():
     sig = inspect.signature(get_testing_overrides()[mt.Tensor.view])
     assert [p.annotation for p in sig.parameters.values()][:2] == ["Tensor", "int[]"]
     assert list(sig.parameters)[0] == "self"
+
+
+def _duck_type(name, answer):
+    def handler(cls, func, types, args=(), kwargs=None):
+        return answer
+    return type(name, (), {"__torch_function__": classmethod(handler)})
+
+
+def test_tensor_like_under_disable_torch_function_is_a_type_error():
+    Duck = _duck_type("Duck", "duck")
+    assert mt.add(Duck(), 1) == "duck"
+    with mt.overrides.DisableTorchFunction():
+        with pytest.raises(TypeError, match=r"^add\(\): argument 'input' \(position 1\) must be "
+                                            r"Tensor, not Duck$"):
+            mt.add(Duck(), 1)
+        with pytest.raises(TypeError, match="Duck"):
+            mt.cat([mt.ones(1), Duck()])
+        with pytest.raises(TypeError, match=r"argument 'other' \(position 1\) must be Tensor"):
+            mt.ones(2).mul(Duck())
+
+
+def test_every_one_of_many_tensor_like_types_is_dispatched():
+    # the first eleven decline; the twelfth answers, so none may be dropped
+    types = [_duck_type("D%d" % i, NotImplemented) for i in range(11)]
+    types.append(_duck_type("Last", "last"))
+    assert mt.stack([t() for t in types]) == "last"

@@ -66,28 +66,29 @@ bool mt_has_torch_function(PyObject *obj)
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
-void mt_collect_overloaded(mtpy_call *out, PyObject *obj)
+bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 {
     PyObject *handler;
     if (mt_tf_disabled || mt_tf_subclass_disabled || !(handler = torch_function_of(obj)))
-        return;
+        return false;
     PyTypeObject *tp = Py_TYPE(obj);
     int pos = out->noverloaded;
     for (int i = 0; i < out->noverloaded; i++) {
         PyTypeObject *other = Py_TYPE(out->overloaded[i]);
         if (other == tp)
-            return;
+            return true;
         if (pos == out->noverloaded && PyType_IsSubtype(tp, other))
             pos = i;
     }
     if (out->noverloaded == MT_MAX_OVERLOADED)
-        return;
+        return false;
     memmove(&out->overloaded[pos + 1], &out->overloaded[pos],
             sizeof(PyObject *) * (out->noverloaded - pos));
     out->overloaded[pos] = obj;
     out->noverloaded++;
     if (!(handler == mt_default_tf && MTPy_Check(obj)))
         out->ncustom++;
+    return true;
 }
 
 /* ------------------------------------------------------------- conversions */
@@ -273,11 +274,9 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             v->is_scalar = true;
             return as_scalar(o, &v->s) < 0 ? CONV_ERROR : CONV_OK;
         }
-        if (mt_has_torch_function(o)) {
-            mt_collect_overloaded(out, o);
-            return CONV_OK;
-        }
-        return CONV_BAD_TYPE;
+        /* a tensor-like is taken only to dispatch on: with dispatch off it is
+         * not a tensor */
+        return mt_collect_overloaded(out, o) ? CONV_OK : CONV_BAD_TYPE;
     case MT_ARG_TENSOR_LIST: {
         if (!PyTuple_Check(o) && !PyList_Check(o))
             return CONV_BAD_TYPE;
@@ -299,10 +298,8 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
                 mt_collect_overloaded(out, items[k]);
                 continue;
             }
-            if (mt_has_torch_function(items[k])) {
-                mt_collect_overloaded(out, items[k]);
+            if (mt_collect_overloaded(out, items[k]))
                 continue;
-            }
             det->bad_pos = (int)k;
             det->bad_elem = items[k];
             return CONV_BAD_TYPE;

@@ -9,7 +9,7 @@
 
 #include "../../ops/signature.h"
 
-#define MT_MAX_OVERLOADED 8
+#define MT_MAX_OVERLOADED 32
 
 /* A Python call of an op row: the typed arguments C sees, and what the
  * binding keeps beside them. */
@@ -43,8 +43,9 @@ void mtpy_call_release(mtpy_call *c);
 /* The operand's type overrides __torch_function__ (exact tensors never do). */
 bool mt_has_torch_function(PyObject *obj);
 /* Adds obj to c->overloaded if it overrides __torch_function__ (and dispatch
- * is not disabled): one operand per type, subclasses before superclasses. */
-void mt_collect_overloaded(mtpy_call *c, PyObject *obj);
+ * is not disabled): one operand per type, subclasses before superclasses.
+ * Whether obj's type is among them now. */
+bool mt_collect_overloaded(mtpy_call *c, PyObject *obj);
 
 /* Thread-local switches behind DisableTorchFunction(Subclass). */
 extern _Thread_local int mt_tf_disabled;          /* everything but modes */
