@@ -1,4 +1,5 @@
 """Indexing (x[key], x[key] = v) and data-movement ops against torch and NumPy."""
+import re
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -268,3 +269,26 @@ def test_masks_nonzero_triangles():
     for d in (-1, 0, 2):
         same(mt.tril(x.t(), d), torch.tril(tx.t(), d))
         same(mt.triu(x, d), torch.triu(tx, d))
+
+
+EMPTY_DIM_CASES = {
+    "get from a size-0 dim": lambda L: L.zeros(0, 3)[[2]],
+    "set into a size-0 dim": lambda L: L.zeros(0, 1000).__setitem__(L.tensor([5]), 7.0),
+    "take from an empty tensor": lambda L: L.take(L.tensor([]), L.tensor([1000000])),
+    "index_select on a size-0 dim": lambda L: L.index_select(L.zeros(0, 3), 0, L.tensor([1])),
+    "take nothing from an empty tensor": lambda L: L.take(L.tensor([]), L.tensor([], dtype=L.long)),
+    "get nothing from a size-0 dim": lambda L: L.zeros(0, 3)[L.tensor([], dtype=L.long)],
+    "an empty result is not checked": lambda L: L.zeros(2, 0)[[5]],
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_DIM_CASES))
+def test_indices_into_empty_dims_as_torch(case):
+    try:
+        want = EMPTY_DIM_CASES[case](torch)
+    except Exception as e:
+        with pytest.raises(type(e), match="^" + re.escape(str(e)) + "$"):
+            EMPTY_DIM_CASES[case](mt)
+        return
+    got = EMPTY_DIM_CASES[case](mt)
+    assert tuple(got.shape) == tuple(want.shape)

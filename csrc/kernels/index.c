@@ -57,12 +57,20 @@ static inline void put_item(char *d, const char *s, int isz, combine_fn comb, mt
 
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)
 {
-    /* As in torch, indices are only checked when there is something to read. */
-    if (t->numel == 0)
+    /* As in torch, indices are only checked when the result has elements:
+     * those are read from (or written to) t, so an indexed dim of size 0
+     * has no valid index at all. */
+    int64_t reads = p->index_numel;
+    for (int d = 0; d < t->ndim; d++)
+        if (d < p->pre || d >= p->pre + p->k)
+            reads *= t->sizes[d];
+    if (reads == 0)
         return 0;
     for (int k = 0; k < p->k; k++) {
         int64_t size = t->sizes[p->pre + k];
         int64_t *ix = p->index[k];
+        if (size == 0)
+            return mt_error(MT_ERR_INDEX, "index is out of bounds for dimension with size 0");
         for (int64_t j = 0; j < p->index_numel; j++) {
             if (ix[j] < -size || ix[j] >= size)
                 return mt_error(MT_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld",

@@ -359,6 +359,8 @@ int impl_index_select(mt_args *a, mt_result *r)
             out->ndim = 0;
         return mt_result_tensor(r, out);
     }
+    if (t.sizes[dim] == 0 && i1.numel > 0)
+        return mt_error(MT_ERR_RUNTIME, "index_select(): self indexing axis dim should be positive");
     return mt_result_tensor(r, select_along(&t, dim, &i1));
 }
 
@@ -371,6 +373,8 @@ int impl_take(mt_args *a, mt_result *r)
     mt_tensor *out = NULL;
     if (!mt_is_integral(a->v[1].t->dtype, false))
         mt_error(MT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got Float");
+    else if (f.numel == 0 && a->v[1].t->numel > 0)
+        mt_error(MT_ERR_INDEX, "take(): tried to take from an empty tensor");
     else
         out = select_along(&f, 0, a->v[1].t);
     mt_release(flat);
