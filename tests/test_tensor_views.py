@@ -301,3 +301,13 @@ def test_functions_and_methods_exist_where_torch_has_them():
         assert callable(getattr(mt, name)) and callable(getattr(mt.Tensor, name))
     for name in ("expand_as", "view_as", "reshape_as"):
         assert hasattr(mt.Tensor, name) and hasattr(torch.Tensor, name)
+
+
+@pytest.mark.parametrize("sizes,strides", [((2,), (2**61,)), ((2,), (2**63 - 1,)),
+                                           ((2**40, 2**40), (1, 1)), ((3, 2**62), (2**62, 1))])
+def test_as_strided_storage_bounds_never_overflow(sizes, strides):
+    with pytest.raises(RuntimeError) as want:
+        torch.ones(4).as_strided(sizes, strides)
+    with pytest.raises(RuntimeError) as got:
+        mt.ones(4).as_strided(sizes, strides)
+    assert str(got.value) == str(want.value)

@@ -615,9 +615,10 @@ int impl_as_strided(mt_args *a, mt_result *r)
     if (offset < 0)
         return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld",
                         (long long)offset);
-    int64_t last = offset, numel = 1;
+    int64_t last = offset;
+    bool empty = false, overflow = false;
     for (int i = 0; i < n; i++) {
-        int64_t sz = a->v[1].ints[i], st = a->v[2].ints[i];
+        int64_t sz = a->v[1].ints[i], st = a->v[2].ints[i], span;
         if (sz < 0)
             return mt_error(MT_ERR_RUNTIME,
                             "Trying to create tensor with negative dimension %lld: ",
@@ -629,15 +630,23 @@ int impl_as_strided(mt_args *a, mt_result *r)
                             "as_strided: Negative strides are not supported at the moment, "
                             "got strides: %s", buf);
         }
-        numel *= sz;
-        last += (sz - 1) * st;
+        empty |= sz == 0;
+        if (sz > 0)
+            overflow |= __builtin_mul_overflow(sz - 1, st, &span) ||
+                        __builtin_add_overflow(last, span, &last);
     }
     int isz = mt_itemsize(t->dtype);
-    int64_t need = numel ? (last + 1) * isz : 0;
+    int64_t need = 0;
+    if (!empty)
+        overflow |= __builtin_add_overflow(last, 1, &need) ||
+                    __builtin_mul_overflow(need, (int64_t)isz, &need);
+    char sz[256], st[256];
+    mt_format_shape(sz, sizeof sz, n, a->v[1].ints);
+    mt_format_shape(st, sizeof st, n, a->v[2].ints);
+    if (overflow)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Storage size calculation overflowed with sizes=%s and strides=%s", sz, st);
     if (need > (int64_t)t->storage->nbytes) {
-        char sz[256], st[256];
-        mt_format_shape(sz, sizeof sz, n, a->v[1].ints);
-        mt_format_shape(st, sizeof st, n, a->v[2].ints);
         return mt_error(MT_ERR_RUNTIME,
                         "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize "
                         "%d requiring a storage size of %lld are out of bounds for storage "
