@@ -1,4 +1,5 @@
 """Creation functions and random sampling, checked against NumPy and torch."""
+import re
 import math
 
 import numpy as np
@@ -406,3 +407,44 @@ def test_tensor_small_data():
     assert mt.tensor(True).dtype == mt.bool
     assert mt.tensor([1, 2.5]).dtype == mt.float32
     raises_like(lambda: mt.tensor([[1, 2], [1, 2, 3]]), lambda: torch.tensor([[1, 2], [1, 2, 3]]))
+
+
+FILL_CASES = {
+    "full int32 2**40": lambda L: L.full((2,), 2**40, dtype=L.int32),
+    "full uint8 -2.0": lambda L: L.full((2,), -2.0, dtype=L.uint8),
+    "full uint8 -1": lambda L: L.full((2,), -1, dtype=L.uint8),
+    "full uint8 -255": lambda L: L.full((2,), -255, dtype=L.uint8),
+    "full uint8 -256": lambda L: L.full((2,), -256, dtype=L.uint8),
+    "full int8 128": lambda L: L.full((2,), 128, dtype=L.int8),
+    "full int16 nan": lambda L: L.full((2,), float("nan"), dtype=L.int16),
+    "full int64 1e30": lambda L: L.full((2,), 1e30, dtype=L.int64),
+    "full int64 -2**63": lambda L: L.full((2,), -2.0**63, dtype=L.int64),
+    "full float32 1e40": lambda L: L.full((2,), 1e40, dtype=L.float32),
+    "full float32 inf": lambda L: L.full((2,), float("inf"), dtype=L.float32),
+    "full float16 70000": lambda L: L.full((2,), 70000.0, dtype=L.float16),
+    "full bfloat16 70000": lambda L: L.full((2,), 70000.0, dtype=L.bfloat16),
+    "full bfloat16 3.5e38": lambda L: L.full((2,), 3.5e38, dtype=L.bfloat16),
+    "full float16 int 70000": lambda L: L.full((2,), 70000, dtype=L.float16),
+    "full int64 int64 max": lambda L: L.full((2,), 2**63 - 1, dtype=L.int64),
+    "full bool 5": lambda L: L.full((2,), 5, dtype=L.bool),
+    "full int64 3.7": lambda L: L.full((2,), 3.7, dtype=L.int64),
+    "fill_ int8 300": lambda L: L.zeros(2, dtype=L.int8).fill_(300),
+    "full_like uint8 300": lambda L: L.full_like(L.zeros(2, dtype=L.uint8), 300),
+    "new_full float32 1e40": lambda L: L.zeros(1).new_full((2,), 1e40),
+    "linspace float32 1e308": lambda L: L.linspace(-1e308, 1e308, 5),
+    "logspace float32 1e40": lambda L: L.logspace(0, 1e40, 3),
+    "add_ int32 2**40 wraps": lambda L: L.ones(2, dtype=L.int32).add_(2**40),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FILL_CASES))
+def test_fill_values_must_fit_the_dtype_as_torch(case):
+    torch = pytest.importorskip("torch")
+    try:
+        want = FILL_CASES[case](torch)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match="^" + re.escape(str(e)) + "$"):
+            FILL_CASES[case](mt)
+        return
+    np.testing.assert_array_equal(FILL_CASES[case](mt).to(mt.float64).numpy(),
+                                  want.to(torch.float64).numpy())

@@ -9,6 +9,7 @@
 #include "../kernels/copy.h"
 #include "../kernels/iter.h"
 
+#include <float.h>
 #include <math.h>
 
 int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad)
@@ -40,6 +41,43 @@ int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad)
     return mt_result_tensor(r, t);
 }
 
+/* torch's checked conversion of a fill value to a dtype: an integer dtype
+ * takes only values in its range (negative ints wrap into unsigned ones as
+ * two's complement, as in torch; NaN and infinities never fit), a float
+ * dtype finite values up to its largest (infinities and NaN too); bool and
+ * double take anything. */
+static int check_fits(const mt_scalar *s, mt_dtype d)
+{
+    static const struct {
+        double lo, hi;
+        const char *name;
+    } range[MT_NUM_DTYPES] = {
+        [MT_UINT8] = {0, 255, "uint8_t"},
+        [MT_INT8] = {-128, 127, "int8_t"},
+        [MT_INT16] = {-32768, 32767, "int16_t"},
+        [MT_INT32] = {-2147483648.0, 2147483647.0, "int"},
+        [MT_INT64] = {-9223372036854775808.0, 9223372036854775807.0, "int64_t"},
+        [MT_FLOAT16] = {-65504.0, 65504.0, "c10::Half"},
+        [MT_BFLOAT16] = {-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"},
+        [MT_FLOAT32] = {-FLT_MAX, FLT_MAX, "float"},
+    };
+    if (!range[d].name || s->kind == MT_SCALAR_BOOL)
+        return 0;
+    bool fits;
+    if (s->kind == MT_SCALAR_INT && (mt_is_floating(d) || d == MT_INT64))
+        fits = (double)s->i >= range[d].lo && (double)s->i <= range[d].hi;
+    else if (s->kind == MT_SCALAR_INT)
+        fits = s->i <= (int64_t)range[d].hi &&
+               s->i >= (d == MT_UINT8 ? -255 : (int64_t)range[d].lo);
+    else if (mt_is_floating(d))
+        fits = !isfinite(s->f) || (s->f >= range[d].lo && s->f <= range[d].hi);
+    else /* the int64 bound is 2**63, which no double in range reaches */
+        fits = s->f >= range[d].lo && (d == MT_INT64 ? s->f < range[d].hi : s->f <= range[d].hi);
+    return fits ? 0
+                : mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                           range[d].name);
+}
+
 static void fill_scalar(mt_tensor *t, const mt_scalar *s)
 {
     mt_fill(t, s->f, s->i, s->kind != MT_SCALAR_FLOAT);
@@ -54,6 +92,10 @@ static mt_dtype scalar_dtype(const mt_scalar *s)
 
 static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_grad)
 {
+    if (t && s && check_fits(s, t->dtype) < 0) {
+        mt_release(t);
+        return -1;
+    }
     if (t && s)
         fill_scalar(t, s);
     return mt_result_made(r, t, requires_grad);
@@ -135,6 +177,8 @@ static int written_self(mt_args *a, mt_result *r)
 /* fill_(input, value) */
 int impl_fill_(mt_args *a, mt_result *r)
 {
+    if (check_fits(&a->v[1].s, a->v[0].t->dtype) < 0)
+        return -1;
     fill_scalar(a->v[0].t, &a->v[1].s);
     return written_self(a, r);
 }
@@ -270,6 +314,8 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
     if (steps < 0)
         return mt_error(MT_ERR_RUNTIME, "number of steps must be non-negative");
     mt_dtype d = mt_dtype_arg(a, di, mt_default_dtype);
+    if (check_fits(&a->v[0].s, d) < 0 || check_fits(&a->v[1].s, d) < 0)
+        return -1;
     double start = a->v[0].s.f, end = a->v[1].s.f;
     if (!log && mt_is_integral(d, true)) {
         start = trunc(start);
