@@ -1,5 +1,6 @@
 """minitorch.composites_index against torch: values, gradients, in-place and
 view semantics, dtypes and errors of the index, scatter and diagonal functions."""
+import re
 import numpy as np
 import pytest
 
@@ -93,3 +94,26 @@ def test_errors_match_torch():
     ]
     for f in cases:
         both(f, A)
+
+
+NEGATIVE_INDEX_CASES = {
+    "gather": lambda L, x: L.gather(x, 0, L.tensor([-1])),
+    "index_select": lambda L, x: L.index_select(x, 0, L.tensor([-1])),
+    "index_select past the end": lambda L, x: L.index_select(x, 0, L.tensor([5])),
+    "scatter_": lambda L, x: x.clone().scatter_(0, L.tensor([-1]), 5.0),
+    "scatter_add": lambda L, x: L.scatter_add(x, 0, L.tensor([-1]), L.tensor([5.0])),
+    "index_add_": lambda L, x: x.clone().index_add_(0, L.tensor([-1]), L.tensor([5.0])),
+    "take counts from the end": lambda L, x: L.take(x, L.tensor([-1])),
+    "x[t] counts from the end": lambda L, x: x[L.tensor([-1])],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEGATIVE_INDEX_CASES))
+def test_negative_indices_as_torch(case):
+    try:
+        want = NEGATIVE_INDEX_CASES[case](torch, torch.tensor([1.0, 2.0, 3.0]))
+    except (IndexError, RuntimeError) as e:
+        with pytest.raises(type(e), match="^" + re.escape(str(e)) + "$"):
+            NEGATIVE_INDEX_CASES[case](mt, mt.tensor([1.0, 2.0, 3.0]))
+        return
+    assert NEGATIVE_INDEX_CASES[case](mt, mt.tensor([1.0, 2.0, 3.0])).tolist() == want.tolist()

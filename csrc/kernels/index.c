@@ -151,11 +151,10 @@ static int along_dim(const mt_tensor *t, int dim, const mt_tensor *index, const 
 {
     int64_t ix = *(const int64_t *)(mt_data(index) + (offset_of(index, pos) - index->offset) * 8);
     int64_t size = t->ndim ? t->sizes[dim] : 1;
-    if (ix < -size || ix >= size)
+    /* gather and scatter count no index from the end, as torch */
+    if (ix < 0 || ix >= size)
         return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
                         (long long)ix, dim, (long long)size);
-    if (ix < 0)
-        ix += size;
     int64_t o = t->offset;
     for (int d = 0; d < t->ndim; d++)
         o += (d == dim ? ix : pos[d]) * t->strides[d];

@@ -313,8 +313,18 @@ static mt_tensor *dense_long(const mt_tensor *ix, const char *op)
     return o;
 }
 
-/* t gathered by one index array along dim (index_select, take). */
-static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index)
+/* index_select and index_add_ take no negative index, as torch. */
+static int index_in_range(const mt_index_plan *p, int64_t size)
+{
+    for (int64_t j = 0; j < p->index_numel; j++)
+        if (p->index[0][j] < 0 || p->index[0][j] >= size)
+            return mt_error(MT_ERR_INDEX, "index out of range in self");
+    return 0;
+}
+
+/* t gathered by one index array along dim: index_select (strict: no
+ * negative index) and take (negatives count from the end). */
+static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index, bool strict)
 {
     mt_tensor *ix = mt_new(MT_INT64, index->ndim, index->sizes, false);
     if (!ix)
@@ -326,7 +336,8 @@ static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *ind
     mt_tensor *out = NULL;
     int nd;
     int64_t shape[MT_MAX_DIMS];
-    if (mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
+    if ((!strict || index_in_range(&p, t->ndim ? t->sizes[dim] : 1) == 0) &&
+        mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
         (out = mt_new(t->dtype, nd, shape, false)))
         mt_index_gather(t, &p, out);
     mt_release(ix);
@@ -354,14 +365,14 @@ int impl_index_select(mt_args *a, mt_result *r)
         t.ndim = 1;
         t.sizes[0] = 1;
         t.strides[0] = 0;
-        mt_tensor *out = select_along(&t, 0, &i1);
+        mt_tensor *out = select_along(&t, 0, &i1, true);
         if (out)
             out->ndim = 0;
         return mt_result_tensor(r, out);
     }
     if (t.sizes[dim] == 0 && i1.numel > 0)
         return mt_error(MT_ERR_RUNTIME, "index_select(): self indexing axis dim should be positive");
-    return mt_result_tensor(r, select_along(&t, dim, &i1));
+    return mt_result_tensor(r, select_along(&t, dim, &i1, true));
 }
 
 int impl_take(mt_args *a, mt_result *r)
@@ -376,7 +387,7 @@ int impl_take(mt_args *a, mt_result *r)
     else if (f.numel == 0 && a->v[1].t->numel > 0)
         mt_error(MT_ERR_INDEX, "take(): tried to take from an empty tensor");
     else
-        out = select_along(&f, 0, a->v[1].t);
+        out = select_along(&f, 0, a->v[1].t, false);
     mt_release(flat);
     return mt_result_tensor(r, out);
 }
@@ -487,7 +498,8 @@ int impl_index_add_(mt_args *a, mt_result *r)
     int nd, rc = -1;
     int64_t shape[MT_MAX_DIMS];
     mt_tensor *vals = NULL;
-    if (mt_index_wrap(t, &p) < 0 || mt_index_result_shape(t, &p, &nd, shape) < 0)
+    if (index_in_range(&p, t->ndim ? t->sizes[dim] : 1) < 0 || mt_index_wrap(t, &p) < 0 ||
+        mt_index_result_shape(t, &p, &nd, shape) < 0)
         goto done;
     if (src->ndim != nd || memcmp(src->sizes, shape, sizeof(int64_t) * nd)) {
         mt_error(MT_ERR_RUNTIME,
