@@ -422,7 +422,7 @@ int impl_gather(mt_args *a, mt_result *r)
 
 static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce)
 {
-    bool inplace = a->op->form == MT_FORM_INPLACE;
+    bool inplace = mt_inplace_target(a) != NULL;
     mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
@@ -558,7 +558,7 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
 int impl_masked_fill(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
-    if (a->op->form == MT_FORM_INPLACE) {
+    if (mt_inplace_target(a)) {
         if (masked_fill_into(t, a) < 0)
             return -1;
         mt_retain(t);

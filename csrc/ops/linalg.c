@@ -194,13 +194,12 @@ fail:
     return -1;
 }
 
-static mt_tensor *out_arg(mt_args *a, int i) { return mt_is_none(a, i) ? NULL : a->v[i].t; }
-
 /* Where an input-plus-product op writes: into input in the in-place form,
  * else its out= (or a new tensor when NULL). */
-static mt_tensor *target(mt_args *a)
+static mt_tensor *target(const mt_args *a)
 {
-    return a->op->form == MT_FORM_INPLACE ? a->v[0].t : out_arg(a, a->sig->out_param);
+    mt_tensor *self = mt_inplace_target(a);
+    return self ? self : mt_out_target(a);
 }
 
 static int not_implemented(const char *name, mt_dtype d)
@@ -257,7 +256,7 @@ static const mt_gemm_scale ONE = {1.0, 1};
 
 int impl_mm(mt_args *a, mt_result *r)
 {
-    return mm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, out_arg(a, 2), r);
+    return mm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, mt_out_target(a), r);
 }
 
 int impl_addmm(mt_args *a, mt_result *r)
@@ -298,7 +297,7 @@ static int bmm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *
 
 int impl_bmm(mt_args *a, mt_result *r)
 {
-    return bmm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, out_arg(a, 2), r);
+    return bmm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, mt_out_target(a), r);
 }
 
 int impl_baddbmm(mt_args *a, mt_result *r)
@@ -336,7 +335,7 @@ static int mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_tensor *c
 
 int impl_mv(mt_args *a, mt_result *r)
 {
-    mt_tensor *out = out_arg(a, 2);
+    mt_tensor *out = mt_out_target(a);
     mt_dtype first = out ? out->dtype : a->v[1].t->dtype;
     return mv_checked(a->v[0].t, a->v[1].t, NULL, first, ONE, ONE, out, r);
 }
@@ -378,13 +377,13 @@ static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out,
 
 int impl_dot(mt_args *a, mt_result *r)
 {
-    return dot_checked(a->v[0].t, a->v[1].t, out_arg(a, 2), "dot", r);
+    return dot_checked(a->v[0].t, a->v[1].t, mt_out_target(a), "dot", r);
 }
 
 /* Real dtypes only, so vdot is dot. */
 int impl_vdot(mt_args *a, mt_result *r)
 {
-    return dot_checked(a->v[0].t, a->v[1].t, out_arg(a, 2), "dot", r);
+    return dot_checked(a->v[0].t, a->v[1].t, mt_out_target(a), "dot", r);
 }
 
 /* ----------------------------------------------------------------- matmul */
@@ -462,7 +461,7 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
 
 int impl_matmul(mt_args *a, mt_result *r)
 {
-    return matmul(a->v[0].t, a->v[1].t, out_arg(a, 2), r);
+    return matmul(a->v[0].t, a->v[1].t, mt_out_target(a), r);
 }
 
 int impl_matmul_dunder(mt_args *a, mt_result *r) { return matmul(a->v[0].t, a->v[1].t, NULL, r); }

@@ -48,16 +48,6 @@ static mt_tensor *run(mt_binary_op op, const char *name, int nin, mt_operand *in
     return r;
 }
 
-static mt_tensor *out_arg(mt_args *a, int idx)
-{
-    return idx >= 0 && !mt_is_none(a, idx) ? a->v[idx].t : NULL;
-}
-
-/* The target of the row's form: the input for the in-place form, else NULL. */
-static mt_tensor *inplace_target(const mt_args *a)
-{
-    return a->op->form == MT_FORM_INPLACE ? a->v[0].t : NULL;
-}
 
 /* The parameter after the operands is alpha when it is a Scalar (add, sub). */
 static int alpha_param(const mt_signature *sig)
@@ -69,12 +59,11 @@ static int alpha_param(const mt_signature *sig)
  * into input, reflected computes other (op) input. */
 static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags)
 {
-    mt_form form = a->op->form;
-    if (form == MT_FORM_INPLACE || form == MT_FORM_IDUNDER)
+    if (mt_inplace_target(a))
         flags |= F_INPLACE;
-    if (form == MT_FORM_RDUNDER)
+    if (a->op->form == MT_FORM_RDUNDER)
         flags |= F_REVERSED;
-    int alpha_idx = alpha_param(a->sig), out_idx = a->sig->out_param;
+    int alpha_idx = alpha_param(a->sig);
     mt_operand in[2];
     int first = flags & F_REVERSED ? 1 : 0;
     mt_operand_from(&in[first], &a->v[0]);
@@ -104,7 +93,7 @@ static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, u
     if (op == MT_BIN_POW && !mt_is_floating(result) && in[1].kind == MT_OPERAND_WRAPPED &&
         in[1].t.dtype == MT_INT64 && in[1].num.i < 0)
         return mt_error(MT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
-    return mt_result_tensor(r, run(op, name, 2, in, result, &ctx, out_arg(a, out_idx),
+    return mt_result_tensor(r, run(op, name, 2, in, result, &ctx, mt_out_target(a),
                                    flags & F_INPLACE ? a->v[0].t : NULL));
 }
 
@@ -211,8 +200,8 @@ static int clamp(mt_args *a, mt_result *r, int lo, int hi)
             mt_operand_from(&in[i], &a->v[p]);
     }
     mt_dtype result = mt_operands_result_type(3, in);
-    mt_tensor *out = out_arg(a, a->sig->out_param), *self = a->v[0].t;
-    bool inplace = inplace_target(a) != NULL;
+    mt_tensor *out = mt_out_target(a), *self = a->v[0].t;
+    bool inplace = mt_inplace_target(a) != NULL;
     bool numbers = (!ctx.has_lo || in[1].kind == MT_OPERAND_WRAPPED) &&
                    (!ctx.has_hi || in[2].kind == MT_OPERAND_WRAPPED);
     if (numbers && result == MT_BOOL)
@@ -245,7 +234,7 @@ static int angle(mt_args *a, mt_result *r, double factor)
     mt_operand_from(&in[1], &c);
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     return mt_result_tensor(r, run(MT_BIN_MUL, "mul", 2, in, mt_operands_result_type(2, in),
-                                   &ctx, out_arg(a, a->sig->out_param), inplace_target(a)));
+                                   &ctx, mt_out_target(a), mt_inplace_target(a)));
 }
 
 #define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
@@ -275,7 +264,7 @@ int impl_lerp(mt_args *a, mt_result *r)
     const char *name =
         in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar" : "lerp_kernel_tensor";
     return mt_result_tensor(r, run(MT_TER_LERP, name, 3, in, d, &ctx,
-                                   out_arg(a, a->sig->out_param), inplace_target(a)));
+                                   mt_out_target(a), mt_inplace_target(a)));
 }
 
 /* addcmul/addcdiv(input, tensor1, tensor2, *, value=1) */
@@ -300,7 +289,7 @@ static int addc(mt_args *a, mt_result *r, mt_binary_op op)
                          .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
     const char *name = op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out";
     return mt_result_tensor(r, run(op, name, 3, in, result, &ctx,
-                                   out_arg(a, a->sig->out_param), inplace_target(a)));
+                                   mt_out_target(a), mt_inplace_target(a)));
 }
 
 int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL); }

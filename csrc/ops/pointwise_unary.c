@@ -29,8 +29,7 @@ enum {
 static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
                  mt_unary_ctx *ctx)
 {
-    int out_idx = a->sig->out_param;
-    if (a->op->form == MT_FORM_INPLACE)
+    if (mt_inplace_target(a))
         flags |= U_INPLACE;
     mt_operand in;
     mt_operand_from(&in, &a->v[0]);
@@ -49,7 +48,7 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
     mt_unary_ctx zero = {0};
     bool pred = mt_unary_is_predicate(op);
     mt_kernel_ref k = {unary_loop_for, op, ctx ? ctx : &zero, name, pred};
-    mt_tensor *out = out_idx >= 0 && !mt_is_none(a, out_idx) ? a->v[out_idx].t : NULL;
+    mt_tensor *out = mt_out_target(a);
     return mt_result_tensor(r, mt_pointwise(&k, 1, &in, d, pred ? MT_BOOL : d, out,
                                             flags & U_INPLACE ? a->v[0].t : NULL));
 }

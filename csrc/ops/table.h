@@ -62,6 +62,18 @@ typedef struct mt_op {
 
 extern mt_op mt_ops[MT_OP_COUNT];
 
+/* Where a call writes besides a new tensor: its input, for the forms that
+ * work in place (NULL otherwise), and its out= tensor (NULL when none). */
+static inline mt_tensor *mt_inplace_target(const mt_args *a)
+{
+    return a->op->form == MT_FORM_INPLACE || a->op->form == MT_FORM_IDUNDER ? a->v[0].t : NULL;
+}
+static inline mt_tensor *mt_out_target(const mt_args *a)
+{
+    int p = a->sig->out_param;
+    return p >= 0 && !mt_is_none(a, p) ? a->v[p].t : NULL;
+}
+
 /* Parses every signature and resolves derivatives; -1 with an mt_error. */
 int mt_ops_init(void);
 
