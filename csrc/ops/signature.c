@@ -13,7 +13,8 @@ static const struct {
     const char *text;
     mt_argtype type;
 } type_names[] = {
-    {"Tensor|Scalar", MT_ARG_TENSOR}, {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},
+    {"Tensor|Scalar", MT_ARG_TENSOR}, {"Tensor|Number", MT_ARG_TENSOR},
+    {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},
     {"int[]", MT_ARG_INT_LIST},
     {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
     {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
@@ -103,9 +104,10 @@ static const char *numpy_alias(const char *name)
     return NULL;
 }
 
+/* How messages show a type: torch's names, so `Tensor|Scalar` shows as Tensor. */
 static const char *type_text_of(mt_argtype t)
 {
-    for (size_t k = 1; k < NTYPES; k++)
+    for (size_t k = 2; k < NTYPES; k++)
         if (type_names[k].type == t)
             return type_names[k].text;
     return "?";
@@ -122,7 +124,8 @@ static int parse_param(mt_param *p, const char **cp, bool kwonly)
             (c[len] == ' ' || c[len] == '?' || type_names[k].type == MT_ARG_INT_LIST ||
              c[len] == '[')) {
             p->type = type_names[k].type;
-            p->numbers = k == 0;
+            p->numbers = k <= 1;
+            p->numbers_alone = k == 1;
             c += len;
             break;
         }

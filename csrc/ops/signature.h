@@ -13,9 +13,11 @@ typedef struct {
     bool has_default;
     bool default_none;
     int list_len; /* int[2]: a bare int is repeated; 0 for any length */
-    /* `Tensor|Scalar`: a Python number may stand for the tensor (torch's
-     * Scalar overloads); never for self in a method call */
+    /* `Tensor|Scalar`: a Python number may stand for the tensor when another
+     * operand is a tensor (torch's Scalar overloads); `Tensor|Number` also
+     * when none is (torch.add(2, 3)). Never for self in a method call. */
     bool numbers;
+    bool numbers_alone;
     char name[32];
     const char *alias; /* NumPy spelling (dim -> axis, keepdim -> keepdims) or NULL */
     char type_text[24];

@@ -95,7 +95,8 @@ static void append(char *buf, size_t *len, const char *from, size_t n)
 }
 
 /* The signature of a form, from its operator's: the in-place method keeps
- * every parameter but out=; Python's operators take the two operands. */
+ * every parameter but out=, its target a tensor even where the operator's
+ * first operand may be a number; Python's operators take the two operands. */
 static const char *form_text(const mt_op *op)
 {
     const char *base = mt_ops[op->base].text;
@@ -116,9 +117,14 @@ static const char *form_text(const mt_op *op)
         bool out = strncmp(p, "Tensor? out=", 12) == 0;
         bool operand = kept < 2 && !star;
         if (op->form == MT_FORM_INPLACE ? !out : operand) {
+            const char *from = p;
             if (kept)
                 append(buf, &len, ", ", 2);
-            append(buf, &len, p, (size_t)(end - p));
+            else if (op->form == MT_FORM_INPLACE && strncmp(p, "Tensor|", 7) == 0) {
+                append(buf, &len, "Tensor", 6);
+                from = strchr(p, ' ');
+            }
+            append(buf, &len, from, (size_t)(end - from));
             kept++;
         }
         p = *end == ',' ? end + 2 : end;

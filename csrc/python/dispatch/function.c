@@ -5,23 +5,39 @@
 
 #include "../../ops/run.h"
 
+#include <pthread.h>
 #include <structmember.h>
+
+/* Parses the call and runs it, unless Python handlers must see it: then
+ * *pending gets the operands to dispatch on. Out of line, so that the parsed
+ * call (several KiB) is off the stack before a handler runs: a handler that
+ * calls back into minitorch costs each level of its recursion a small frame. */
+static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject *const *args,
+                                            Py_ssize_t nargs, PyObject *kwnames,
+                                            PyObject **pending)
+{
+    mtpy_call c;
+    PyObject *r;
+    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
+        return NULL;
+    if (c.noverloaded || mt_mode_active())
+        r = mt_dispatch_in_c((PyObject *)f, NULL, &c, pending);
+    else
+        r = mt_function_run(f, &c);
+    mtpy_call_release(&c);
+    return r;
+}
 
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames)
 {
     MTFunctionObject *f = (MTFunctionObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    mtpy_call c;
-    PyObject *r;
-    if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
-        r = NULL;
-    else {
-        if (c.noverloaded || mt_mode_active())
-            r = mt_dispatch(self, NULL, &c);
-        else
-            r = mt_function_run(f, &c);
-        mtpy_call_release(&c);
+    PyObject *pending = NULL;
+    PyObject *r = parse_and_run(f, args, nargs, kwnames, &pending);
+    if (pending) {
+        r = mt_dispatch_handlers(self, pending, args, nargs, kwnames);
+        Py_DECREF(pending);
     }
     /* Python tries the reflected operator when the other operand does not
      * fit; a self that is no tensor is the caller's error */
@@ -401,9 +417,46 @@ static int warn_plain_method(PyTypeObject *tp)
                         1);
 }
 
+/* Bytes of C stack this thread has left. Handlers that call back into
+ * minitorch recurse through C frames whose size Python's recursion limit
+ * does not see, so a thread with a small stack (threading.stack_size) would
+ * overflow before reaching the limit. */
+static size_t stack_left(size_t *reserve)
+{
+#if defined(__GLIBC__)
+    static _Thread_local char *floor;
+    static _Thread_local size_t size;
+    char here;
+    if (!floor) {
+        pthread_attr_t attr;
+        void *addr = NULL;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &addr, &size) != 0)
+                addr = NULL;
+            pthread_attr_destroy(&attr);
+        }
+        if (!addr)
+            return SIZE_MAX;
+        floor = addr;
+    }
+    /* room for the handler's own Python and C frames */
+    *reserve = size / 8 < 256 * 1024 ? size / 8 : 256 * 1024;
+    return (size_t)(&here - floor);
+#else
+    *reserve = 0;
+    return SIZE_MAX;
+#endif
+}
+
 static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types,
                               PyObject *args, PyObject *kwargs)
 {
+    size_t reserve;
+    if (stack_left(&reserve) < reserve) {
+        PyErr_SetString(PyExc_RecursionError,
+                        "maximum recursion depth exceeded in __torch_function__ (C stack)");
+        return NULL;
+    }
     if (Py_EnterRecursiveCall(" in __torch_function__"))
         return NULL;
     PyObject *ret = kwargs ? PyObject_CallFunctionObjArgs(handler, func, types, args, kwargs, NULL)
@@ -467,11 +520,12 @@ static bool subclass_of_all_overloaded(PyTypeObject *cls, const mtpy_call *a)
     return true;
 }
 
-PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
+PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *a, PyObject **pending)
 {
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
     bool all_default = a->ncustom == 0 && !mt_mode_active();
+    *pending = NULL;
     if (all_default) {
         for (int i = 0; i < a->noverloaded; i++) {
             PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
@@ -486,49 +540,70 @@ PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
             return mt_convert_results(r, cls);
         }
     }
-    PyObject *types = types_tuple(a->overloaded, a->noverloaded);
-    if (!types)
-        return NULL;
     if (all_default) {
-        PyObject *r = no_implementation(func, types);
-        Py_DECREF(types);
+        PyObject *types = types_tuple(a->overloaded, a->noverloaded);
+        PyObject *r = types ? no_implementation(func, types) : NULL;
+        Py_XDECREF(types);
         return r;
     }
-    PyObject *args = PyTuple_New(a->nargs);
+    PyObject *operands = PyTuple_New(a->noverloaded);
+    for (int i = 0; operands && i < a->noverloaded; i++)
+        PyTuple_SET_ITEM(operands, i, Py_NewRef(a->overloaded[i]));
+    *pending = operands;
+    return NULL;
+}
+
+PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *const *argv,
+                               Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *const *overloaded = &PyTuple_GET_ITEM(operands, 0);
+    int n = (int)PyTuple_GET_SIZE(operands);
+    PyObject *types = types_tuple(overloaded, n);
+    PyObject *args = PyTuple_New(nargs);
     PyObject *kwargs = NULL;
     PyObject *ret = NULL;
-    if (!args)
+    if (!types || !args)
         goto done;
-    for (Py_ssize_t i = 0; i < a->nargs; i++)
-        PyTuple_SET_ITEM(args, i, Py_NewRef(a->args[i]));
-    if (a->kwnames && PyTuple_GET_SIZE(a->kwnames)) {
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(args, i, Py_NewRef(argv[i]));
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
         kwargs = PyDict_New();
-        for (Py_ssize_t k = 0; kwargs && k < PyTuple_GET_SIZE(a->kwnames); k++)
-            if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(a->kwnames, k), a->args[a->nargs + k]) < 0)
+        for (Py_ssize_t k = 0; kwargs && k < PyTuple_GET_SIZE(kwnames); k++)
+            if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, k), argv[nargs + k]) < 0)
                 Py_CLEAR(kwargs);
         if (!kwargs)
             goto done;
     }
-    ret = call_handlers(func, a->overloaded, a->noverloaded, types, args, kwargs);
+    ret = call_handlers(func, overloaded, n, types, args, kwargs);
 done:
-    Py_DECREF(types);
+    Py_XDECREF(types);
     Py_XDECREF(args);
     Py_XDECREF(kwargs);
     return ret;
+}
+
+PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
+{
+    PyObject *pending;
+    PyObject *r = mt_dispatch_in_c(func, impl, a, &pending);
+    if (!pending)
+        return r;
+    r = mt_dispatch_handlers(func, pending, a->args, a->nargs, a->kwnames);
+    Py_DECREF(pending);
+    return r;
 }
 
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
                                    PyObject *kwargs)
 {
     mtpy_call a;
-    a.noverloaded = 0;
-    a.ncustom = 0;
+    mtpy_call_init_overloaded(&a);
     PyObject *seq = PySequence_Fast(relevant, "relevant_args must be a sequence");
     if (!seq)
         return NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
         mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
-    PyObject *types = types_tuple(a.overloaded, a.noverloaded);
+    PyObject *types = PyErr_Occurred() ? NULL : types_tuple(a.overloaded, a.noverloaded);
     PyObject *ret = NULL;
     if (types) {
         if (kwargs && PyDict_GET_SIZE(kwargs) == 0)
@@ -536,6 +611,7 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
         ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kwargs);
         Py_DECREF(types);
     }
+    mtpy_call_release_overloaded(&a);
     Py_DECREF(seq);
     return ret;
 }

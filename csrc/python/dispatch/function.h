@@ -46,6 +46,14 @@ int mtpy_result_from_object(PyObject *o, mt_result *r);
  * operands; the call runs in C when every operand uses Tensor's default
  * (impl, for callers that are not op-table functions). */
 PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *c);
+/* mt_dispatch in two halves, so the parsed call can be dropped before any
+ * handler runs. The first runs the call in C when no Python handler needs to
+ * see it; otherwise it returns NULL with *pending a new tuple of the operands
+ * to dispatch on (NULL with *pending NULL is an error). The second calls the
+ * handlers with the call's original arguments. */
+PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *c, PyObject **pending);
+PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *const *args,
+                               Py_ssize_t nargs, PyObject *kwnames);
 /* Dispatch for Python-level callers: overloaded is a sequence of operands. */
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
                                    PyObject *kwargs);

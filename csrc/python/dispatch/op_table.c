@@ -63,7 +63,7 @@ static PyObject *run_for_c(mtpy_impl_fn impl, mt_args *a)
     c.args = NULL;
     c.nargs = 0;
     c.kwnames = NULL;
-    c.noverloaded = c.ncustom = 0;
+    mtpy_call_init_overloaded(&c);
     const mt_signature *s = a->sig;
     for (int i = 0; i < s->nparams; i++) {
         mt_value *v = &c.a.v[i];
@@ -80,6 +80,7 @@ static PyObject *run_for_c(mtpy_impl_fn impl, mt_args *a)
 done:
     for (int i = 0; i < s->nparams; i++)
         Py_XDECREF(held[i]);
+    mtpy_call_release_overloaded(&c);
     return r;
 }
 

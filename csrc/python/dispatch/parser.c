@@ -65,6 +65,39 @@ bool mt_has_torch_function(PyObject *obj)
     return torch_function_of(obj) != NULL;
 }
 
+static int grow_overloaded(mtpy_call *c)
+{
+    int cap = c->overloaded_cap * 2;
+    PyObject **buf = c->overloaded == c->overloaded_inline
+                         ? PyMem_Malloc(sizeof(PyObject *) * cap)
+                         : PyMem_Realloc(c->overloaded, sizeof(PyObject *) * cap);
+    if (!buf) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (c->overloaded == c->overloaded_inline)
+        memcpy(buf, c->overloaded_inline, sizeof c->overloaded_inline);
+    c->overloaded = buf;
+    c->overloaded_cap = cap;
+    return 0;
+}
+
+void mtpy_call_init_overloaded(mtpy_call *c)
+{
+    c->overloaded = c->overloaded_inline;
+    c->overloaded_cap = MT_INLINE_OVERLOADED;
+    c->noverloaded = 0;
+    c->ncustom = 0;
+}
+
+void mtpy_call_release_overloaded(mtpy_call *c)
+{
+    if (c->overloaded != c->overloaded_inline)
+        PyMem_Free(c->overloaded);
+    c->overloaded = c->overloaded_inline;
+    c->overloaded_cap = MT_INLINE_OVERLOADED;
+}
+
 /* One operand per type; a subclass goes before the first of its superclasses. */
 bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 {
@@ -80,7 +113,7 @@ bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
         if (pos == out->noverloaded && PyType_IsSubtype(tp, other))
             pos = i;
     }
-    if (out->noverloaded == MT_MAX_OVERLOADED)
+    if (out->noverloaded == out->overloaded_cap && grow_overloaded(out) < 0)
         return false;
     memmove(&out->overloaded[pos + 1], &out->overloaded[pos],
             sizeof(PyObject *) * (out->noverloaded - pos));
@@ -200,11 +233,30 @@ static int as_scalar(PyObject *o, mt_scalar *s)
 
 typedef enum { CONV_OK = 0, CONV_BAD_TYPE = 1, CONV_ERROR = -1 } conv_result;
 
-/* For int[] errors: which element was wrong. */
+/* For list errors: which element was wrong (a new reference, as the list
+ * it came from may not outlive the message). */
 typedef struct {
     int bad_pos;
     PyObject *bad_elem;
 } conv_detail;
+
+static void bad_element(conv_detail *det, Py_ssize_t pos, PyObject *elem)
+{
+    det->bad_pos = (int)pos;
+    det->bad_elem = Py_NewRef(elem);
+}
+
+/* o's items, fixed for the length of the conversion: a list is copied when
+ * reading its items may run Python code (an __index__ that changes the list
+ * would otherwise pull items from under us). A new reference. */
+static PyObject *stable_items(PyObject *o)
+{
+    if (PyList_Check(o))
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(o); k++)
+            if (!PyLong_CheckExact(PyList_GET_ITEM(o, k)))
+                return PyList_AsTuple(o);
+    return Py_NewRef(o);
+}
 
 static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v, int64_t *buf,
                                     conv_detail *det)
@@ -227,19 +279,23 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
                      p->name);
         return CONV_ERROR;
     }
-    PyObject **items = PySequence_Fast_ITEMS(o);
-    for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *seq = stable_items(o);
+    if (!seq)
+        return CONV_ERROR;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    conv_result r = CONV_OK;
+    for (Py_ssize_t k = 0; k < n && r == CONV_OK; k++) {
         if (!is_int_like(items[k])) {
-            det->bad_pos = (int)k;
-            det->bad_elem = items[k];
-            return CONV_BAD_TYPE;
+            bad_element(det, k, items[k]);
+            r = CONV_BAD_TYPE;
+        } else if (as_int(items[k], &buf[k]) < 0) {
+            r = CONV_ERROR;
         }
-        if (as_int(items[k], &buf[k]) < 0)
-            return CONV_ERROR;
     }
+    Py_DECREF(seq);
     v->ints = buf;
     v->nints = (int)n;
-    return CONV_OK;
+    return r;
 }
 
 static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject *o, mt_value *v,
@@ -276,22 +332,32 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         }
         /* a tensor-like is taken only to dispatch on: with dispatch off it is
          * not a tensor */
-        return mt_collect_overloaded(out, o) ? CONV_OK : CONV_BAD_TYPE;
+        if (mt_collect_overloaded(out, o))
+            return CONV_OK;
+        return PyErr_Occurred() ? CONV_ERROR : CONV_BAD_TYPE;
     case MT_ARG_TENSOR_LIST: {
         if (!PyTuple_Check(o) && !PyList_Check(o))
             return CONV_BAD_TYPE;
         Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-        PyObject **items = PySequence_Fast_ITEMS(o);
         if (n > INT32_MAX) {
             PyErr_SetString(PyExc_RuntimeError, "minitorch: too many tensors in a list");
             return CONV_ERROR;
         }
+        /* The tensors are read once, into a tuple the call owns until it is
+         * released: Python code run while later arguments are converted
+         * (an __index__) may empty the list the caller gave. */
+        PyObject *seq = PyList_Check(o) ? PyList_AsTuple(o) : Py_NewRef(o);
+        if (!seq)
+            return CONV_ERROR;
         mt_tensor **ts = PyMem_Calloc(n ? (size_t)n : 1, sizeof(mt_tensor *));
         if (!ts) {
+            Py_DECREF(seq);
             PyErr_NoMemory();
             return CONV_ERROR;
         }
+        v->obj = seq;
         v->tensors = ts;
+        PyObject **items = PySequence_Fast_ITEMS(seq);
         for (Py_ssize_t k = 0; k < n; k++) {
             if (MTPy_Check(items[k])) {
                 ts[k] = MTPy_T(items[k]);
@@ -300,8 +366,9 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             }
             if (mt_collect_overloaded(out, items[k]))
                 continue;
-            det->bad_pos = (int)k;
-            det->bad_elem = items[k];
+            if (PyErr_Occurred())
+                return CONV_ERROR;
+            bad_element(det, k, items[k]);
             return CONV_BAD_TYPE;
         }
         v->nints = (int)n;
@@ -448,13 +515,17 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
     bool positional[MT_MAX_PARAMS];
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     int self_shift = is_method ? 1 : 0;
+    bool tensor_given = false;
+    int lone_number = -1;
     memset(slots, 0, sizeof(PyObject *) * s->nparams);
     out->noverloaded = 0;
     out->ncustom = 0;
 
-    /* positional: varargs int list swallows the tail when it starts with an int */
+    /* positional: varargs int list swallows the tail when it starts with an
+     * int, and only when it is the one positional after self (x.reshape(2, 3),
+     * zeros(2, 3), but not torch.reshape(x, 6)) */
     Py_ssize_t npos = nargs;
-    if (s->varargs_param >= 0 && nargs > s->varargs_param &&
+    if (s->varargs_param == self_shift && nargs > s->varargs_param &&
         is_int_like(args[s->varargs_param])) {
         npos = s->varargs_param; /* handled below */
     } else if (nargs > s->npositional) {
@@ -538,7 +609,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
                     if (!raise)
                         return 1;
                     det.bad_pos = (int)k;
-                    det.bad_elem = args[npos + k];
+                    det.bad_elem = args[npos + k]; /* the caller holds it */
                     raise_bad_type(s, p, i, true, is_method, args[npos + k], &det);
                     return -1;
                 }
@@ -559,14 +630,26 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
         conv_result r = convert(s, p, slots[i], v, out->a.listbuf[i], out, &det);
         if (r == CONV_OK && is_method && i == 0 && v->is_scalar)
             r = CONV_BAD_TYPE; /* self is a tensor, whatever numbers the row takes */
+        if (r == CONV_BAD_TYPE && raise)
+            raise_bad_type(s, p, i, positional[i], is_method, slots[i], &det);
+        Py_XDECREF(det.bad_elem);
         if (r == CONV_ERROR)
             return -1;
-        if (r == CONV_BAD_TYPE) {
-            if (!raise)
-                return 1;
-            raise_bad_type(s, p, i, positional[i], is_method, slots[i], &det);
-            return -1;
-        }
+        if (r == CONV_BAD_TYPE)
+            return raise ? -1 : 1;
+        if (p->type == MT_ARG_TENSOR && i != s->out_param && v->obj && !v->is_scalar)
+            tensor_given = true;
+        else if (v->is_scalar && !p->numbers_alone && lone_number < 0)
+            lone_number = i;
+    }
+    /* xlogy(2, 3): torch's Scalar overloads pair a number with a tensor */
+    if (lone_number >= 0 && !tensor_given) {
+        if (!raise)
+            return 1;
+        conv_detail none = {0, NULL};
+        raise_bad_type(s, &s->params[lone_number], lone_number, positional[lone_number],
+                       is_method, slots[lone_number], &none);
+        return -1;
     }
     out->a.sig = s;
     return 0;
@@ -651,7 +734,9 @@ void mtpy_call_release(mtpy_call *c)
         if (s->params[i].type == MT_ARG_TENSOR_LIST && c->a.v[i].tensors) {
             PyMem_Free(c->a.v[i].tensors);
             c->a.v[i].tensors = NULL;
+            Py_CLEAR(c->a.v[i].obj); /* the tuple convert() read the list into */
         }
+    mtpy_call_release_overloaded(c);
 }
 
 int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
@@ -661,6 +746,7 @@ int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
     out->nargs = nargs;
     out->kwnames = kwnames;
     out->a.host = out;
+    mtpy_call_init_overloaded(out);
     for (int k = 0; k < nsigs; k++) {
         out->a.sig = sigs[k];
         for (int i = 0; i < sigs[k]->nparams; i++)

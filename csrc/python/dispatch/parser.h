@@ -9,7 +9,9 @@
 
 #include "../../ops/signature.h"
 
-#define MT_MAX_OVERLOADED 32
+/* Distinct overloading types a call keeps without allocating; more grow
+ * the list on the heap. */
+#define MT_INLINE_OVERLOADED 4
 
 /* A Python call of an op row: the typed arguments C sees, and what the
  * binding keeps beside them. */
@@ -18,8 +20,12 @@ typedef struct {
     PyObject *const *args;
     Py_ssize_t nargs;
     PyObject *kwnames;
-    /* operands that override __torch_function__, one per type, dispatch order */
-    PyObject *overloaded[MT_MAX_OVERLOADED];
+    /* operands that override __torch_function__, one per type, dispatch
+     * order: borrowed from the arguments (or the tuples the parser read
+     * their lists into) */
+    PyObject **overloaded;
+    PyObject *overloaded_inline[MT_INLINE_OVERLOADED];
+    int overloaded_cap;
     int noverloaded;
     int ncustom; /* of those, operands whose handler is not Tensor's own */
 } mtpy_call;
@@ -37,14 +43,19 @@ PyObject *mt_signature_params(const mt_signature *s);
  * success the caller releases the call with mtpy_call_release. */
 int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
              Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out);
-/* Frees what parsing allocated (tensor-list buffers). */
+/* Frees what parsing allocated (tensor lists, the overloaded list). */
 void mtpy_call_release(mtpy_call *c);
+/* An empty overloaded list, for callers that collect without parsing, and
+ * its release. */
+void mtpy_call_init_overloaded(mtpy_call *c);
+void mtpy_call_release_overloaded(mtpy_call *c);
 
 /* The operand's type overrides __torch_function__ (exact tensors never do). */
 bool mt_has_torch_function(PyObject *obj);
 /* Adds obj to c->overloaded if it overrides __torch_function__ (and dispatch
  * is not disabled): one operand per type, subclasses before superclasses.
- * Whether obj's type is among them now. */
+ * Whether obj's type is among them now (false with MemoryError set when the
+ * list could not grow). */
 bool mt_collect_overloaded(mtpy_call *c, PyObject *obj);
 
 /* Thread-local switches behind DisableTorchFunction(Subclass). */

@@ -130,14 +130,16 @@ static int infer_dtype_only(PyObject *o, shape_info *s)
         join_dtype(s, d);
         return 0;
     }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    PyObject **items = PySequence_Fast_ITEMS(o);
-    if (n == 0)
+    if (PySequence_Fast_GET_SIZE(o) == 0)
         join_dtype(s, mtpy_default_dtype());
-    for (Py_ssize_t i = 0; i < n; i++) {
+    /* the list is read live, item by item, as Python code run on one item
+     * (a NumPy scalar's dtype) may change it */
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
         if (Py_EnterRecursiveCall(" while building a tensor"))
             return -1;
-        int r = infer_dtype_only(items[i], s);
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(o, i));
+        int r = infer_dtype_only(item, s);
+        Py_DECREF(item);
         Py_LeaveRecursiveCall();
         if (r < 0)
             return -1;
@@ -166,19 +168,22 @@ static int infer(PyObject *o, int depth, shape_info *s)
         return 0;
     }
     if (MTPy_Check(o) || mtpy_is_ndarray(o)) {
-        /* a tensor or array inside a list contributes its shape and dtype */
-        PyObject *shape = PyObject_GetAttrString(o, "shape");
-        if (!shape)
+        /* a tensor or array inside a list contributes its shape and dtype,
+         * read from its memory (a subclass's shape property may say
+         * anything) */
+        PyObject *t = MTPy_Check(o) ? Py_NewRef(o) : mtpy_from_numpy(o);
+        if (!t)
             return -1;
-        Py_ssize_t n = PyTuple_GET_SIZE(shape);
+        const mt_tensor *src = MTPy_T(t);
+        int n = src->ndim;
         if (depth + n > MT_MAX_DIMS) {
-            Py_DECREF(shape);
+            Py_DECREF(t);
             PyErr_Format(PyExc_ValueError, "too many dimensions");
             return -1;
         }
         int64_t beyond = 1; /* elements per leaf position, when it reaches past the leaves */
-        for (Py_ssize_t k = 0; k < n; k++) {
-            int64_t v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+        for (int k = 0; k < n; k++) {
+            int64_t v = src->sizes[k];
             if (depth + k < s->ndim) {
                 if (s->sizes[depth + k] != v)
                     nesting_error(s, NEST_LENGTH, s->sizes[depth + k], (int)(depth + k), v);
@@ -188,7 +193,8 @@ static int infer(PyObject *o, int depth, shape_info *s)
                 beyond *= v;
             }
         }
-        Py_DECREF(shape);
+        join_dtype(s, src->dtype);
+        Py_DECREF(t);
         /* fill() copies the whole operand: it must cover exactly its place */
         if (depth + n < s->ndim)
             nesting_error(s, NEST_NOT_SEQUENCE, 0, 0, 0);
@@ -196,12 +202,6 @@ static int infer(PyObject *o, int depth, shape_info *s)
             s->error = NEST_NOT_SCALAR;
             s->misplaced = Py_TYPE(o)->tp_name;
         }
-        int nd = MTPy_Check(o) ? (int)MTPy_T(o)->dtype : mtpy_numpy_dtype_of(o);
-        if (nd < 0) {
-            PyErr_Format(PyExc_TypeError, "can't convert np.ndarray of this dtype");
-            return -1;
-        }
-        join_dtype(s, (mt_dtype)nd);
         s->leaf_seen = true;
         return 0;
     }
@@ -227,11 +227,12 @@ static int infer(PyObject *o, int depth, shape_info *s)
         join_dtype(s, mtpy_default_dtype());
         s->leaf_seen = true;
     }
-    PyObject **items = PySequence_Fast_ITEMS(o);
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n && i < PySequence_Fast_GET_SIZE(o); i++) {
         if (Py_EnterRecursiveCall(" while building a tensor"))
             return -1;
-        int r = infer(items[i], depth + 1, s);
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(o, i));
+        int r = infer(item, depth + 1, s);
+        Py_DECREF(item);
         Py_LeaveRecursiveCall();
         if (r < 0)
             return -1;
@@ -302,21 +303,51 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
     return 0;
 }
 
-/* Second pass: writes leaves in C order. */
+static int length_error(int dim, int64_t expected, int64_t got)
+{
+    PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %lld)",
+                 (long long)expected, dim, (long long)got);
+    return -1;
+}
+
+/* Second pass: writes leaves in C order. Python code it runs (an item()
+ * of a leaf) may have changed what the first pass measured, so every
+ * sequence and operand is measured again against the shape before
+ * anything is written for it: the output is exactly filled or not at all. */
 static int fill(PyObject *o, int depth, const shape_info *s, mt_tensor *out, char **cursor)
 {
     int isz = mt_itemsize(out->dtype);
-    if (depth == s->ndim || !is_sequence(o)) {
+    if (depth == s->ndim) {
         if (store_scalar(o, out->dtype, *cursor) < 0)
             return -1;
         *cursor += isz;
         return 0;
+    }
+    if (!is_sequence(o)) {
+        PyErr_SetString(PyExc_TypeError, "not a sequence");
+        return -1;
     }
     if (MTPy_Check(o) || mtpy_is_ndarray(o)) {
         PyObject *t = MTPy_Check(o) ? Py_NewRef(o) : mtpy_from_numpy(o);
         if (!t)
             return -1;
         mt_tensor *src = MTPy_T(t);
+        int64_t place = 1;
+        for (int k = depth; k < s->ndim; k++) {
+            if (k - depth >= src->ndim || src->sizes[k - depth] != s->sizes[k]) {
+                int64_t got = k - depth < src->ndim ? src->sizes[k - depth] : 1;
+                Py_DECREF(t);
+                return length_error(k, s->sizes[k], got);
+            }
+            place *= s->sizes[k];
+        }
+        /* dims past the leaves may only be of size 1 */
+        if (src->numel != place) {
+            Py_DECREF(t);
+            PyErr_SetString(PyExc_ValueError,
+                            "only one element tensors can be converted to Python scalars");
+            return -1;
+        }
         mt_storage st = {.refcount = 1, .data = *cursor};
         mt_tensor dst = {.storage = &st, .numel = src->numel, .ndim = src->ndim,
                          .dtype = out->dtype};
@@ -327,11 +358,16 @@ static int fill(PyObject *o, int depth, const shape_info *s, mt_tensor *out, cha
         Py_DECREF(t);
         return 0;
     }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    PyObject **items = PySequence_Fast_ITEMS(o);
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (fill(items[i], depth + 1, s, out, cursor) < 0)
+    int64_t n = s->sizes[depth];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PySequence_Fast_GET_SIZE(o) != n)
+            return length_error(depth, n, PySequence_Fast_GET_SIZE(o));
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(o, i));
+        int r = fill(item, depth + 1, s, out, cursor);
+        Py_DECREF(item);
+        if (r < 0)
             return -1;
+    }
     return 0;
 }
 
