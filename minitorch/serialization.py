@@ -15,7 +15,8 @@ Only plain data can be saved: tensors (and nn.Parameter), None, bool, int,
 float, str, bytes, list, tuple, dict, OrderedDict, minitorch.Size and dtypes.
 Loading checks every declared size against the bytes actually present before
 allocating, verifies the digest before parsing, and refuses pickle files
-instead of unpickling them.
+instead of unpickling them. Tensor entries may not overlap (save never writes
+overlapping runs), so what load allocates is bounded by the file's size.
 """
 import base64
 import hashlib
@@ -36,7 +37,7 @@ __all__ = ["save", "load"]
 MAGIC = b"\x93MINITORCH-SAVE\n"
 VERSION = 1
 _PREFIX = struct.Struct("<16sIQQ32s")
-_MAX_HEADER = 1 << 30
+_MAX_HEADER = 1 << 26
 _CHUNK = 1 << 24
 _ALIGN = 64
 _MAX_DEPTH = 100
@@ -202,6 +203,25 @@ class _Reader:
     def __init__(self, payload: memoryview) -> None:
         self.payload = payload
         self.depth = 0
+        self.runs: List[Tuple[int, int]] = []  # (offset, nbytes) of every tensor read
+        self.claimed = 0
+
+    def claim(self, offset: int, nbytes: int) -> None:
+        # Every entry gets its own copy, so entries sharing bytes could make a
+        # small file allocate without bound: the copies may not add up to
+        # more than the payload, and overlaps are refused once all are known.
+        self.claimed += nbytes
+        if self.claimed > len(self.payload):
+            raise _fail("tensor entries overlap in the payload")
+        if nbytes:
+            self.runs.append((offset, nbytes))
+
+    def check_overlaps(self) -> None:
+        end = 0
+        for offset, nbytes in sorted(self.runs):
+            if offset < end:
+                raise _fail("tensor entries overlap in the payload")
+            end = offset + nbytes
 
     def tensor(self, node: Dict[str, Any]) -> Tensor:
         from .nn import Parameter
@@ -223,6 +243,7 @@ class _Reader:
         itemsize = np.dtype(np_dtype).itemsize
         if numel * itemsize != nbytes or offset + nbytes > len(self.payload):
             raise _fail(f"tensor of shape {shape} and dtype {name} does not fit the payload")
+        self.claim(offset, nbytes)
         arr = np.frombuffer(self.payload, dtype=np_dtype, count=numel, offset=offset)
         if name == "bool" and arr.view(np.uint8).max(initial=0) > 1:
             raise _fail("bool tensor holds bytes other than 0 and 1")
@@ -314,10 +335,13 @@ def _load_from(f: BinaryIO) -> Any:
         root = json.loads(header.decode("utf-8"))["root"]
     except (ValueError, KeyError, TypeError, RecursionError):
         raise _fail("malformed header") from None
+    reader = _Reader(memoryview(payload))
     try:
-        return _Reader(memoryview(payload)).decode(root)
+        result = reader.decode(root)
     except RecursionError:
         raise _fail("header nests containers too deeply") from None
+    reader.check_overlaps()
+    return result
 
 
 def load(f: FileLike, map_location=None, *, weights_only: bool = True) -> Any:

@@ -299,3 +299,31 @@ def test_deep_nesting_and_bad_json():
         load_bytes(forge(b"\xff\xfe"))
     with pytest.raises(RuntimeError, match="checksum mismatch"):
         load_bytes(forge({"root": {"type": "none"}}, digest=b"\x00" * 32))
+
+
+def test_overlapping_entries_are_refused_so_load_stays_bounded_by_the_file():
+    entry = {"type": "tensor", "dtype": "float32", "shape": [4], "offset": 0, "nbytes": 16}
+    payload = bytes(16)
+    one = forge({"root": entry}, payload=payload)
+    assert load_bytes(one).tolist() == [0.0] * 4
+    # 10,000 entries naming the same 16 bytes: each would be its own copy
+    many = forge({"root": {"type": "list", "items": [entry] * 10000}}, payload=payload)
+    with pytest.raises(RuntimeError, match="tensor entries overlap in the payload"):
+        load_bytes(many)
+    # two entries sharing 4 bytes: within the payload's size, still refused
+    a = dict(entry, shape=[2], nbytes=8)
+    b = dict(entry, shape=[2], offset=4, nbytes=8)
+    with pytest.raises(RuntimeError, match="tensor entries overlap in the payload"):
+        load_bytes(forge({"root": {"type": "list", "items": [a, b]}}, payload=payload))
+    # adjacent runs and empty tensors anywhere are fine
+    c = dict(entry, shape=[2], offset=8, nbytes=8)
+    empty = dict(entry, shape=[0], offset=8, nbytes=0)
+    got = load_bytes(forge({"root": {"type": "list", "items": [a, c, empty, empty]}},
+                           payload=payload))
+    assert [t.tolist() for t in got] == [[0.0, 0.0], [0.0, 0.0], [], []]
+
+
+def test_header_size_limit():
+    with pytest.raises(RuntimeError, match="implausibly large"):
+        load_bytes(forge({"root": {"type": "none"}}, hlen=serialization._MAX_HEADER + 1))
+    assert serialization._MAX_HEADER <= 1 << 26
