@@ -92,10 +92,11 @@ void mtpy_call_init_overloaded(mtpy_call *c)
 
 void mtpy_call_release_overloaded(mtpy_call *c)
 {
-    if (c->overloaded != c->overloaded_inline)
+    if (c->overloaded != c->overloaded_inline) {
         PyMem_Free(c->overloaded);
-    c->overloaded = c->overloaded_inline;
-    c->overloaded_cap = MT_INLINE_OVERLOADED;
+        c->overloaded = c->overloaded_inline;
+        c->overloaded_cap = MT_INLINE_OVERLOADED;
+    }
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
@@ -506,6 +507,16 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
                      p->name, where, type_display(p), Py_TYPE(o)->tp_name);
 }
 
+/* Some Tensor operand other than out= is a tensor (or a tensor-like). */
+static bool tensor_operand_given(const mt_signature *s, const mt_args *a)
+{
+    for (int i = 0; i < s->nparams; i++)
+        if (s->params[i].type == MT_ARG_TENSOR && i != s->out_param && a->v[i].obj &&
+            !a->v[i].is_scalar)
+            return true;
+    return false;
+}
+
 /* Parses one signature. raise: produce the specific TypeError on mismatch;
  * otherwise a mismatch returns 1 with no exception set. */
 static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t nargs,
@@ -515,7 +526,6 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
     bool positional[MT_MAX_PARAMS];
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     int self_shift = is_method ? 1 : 0;
-    bool tensor_given = false;
     int lone_number = -1;
     memset(slots, 0, sizeof(PyObject *) * s->nparams);
     out->noverloaded = 0;
@@ -630,20 +640,17 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
         conv_result r = convert(s, p, slots[i], v, out->a.listbuf[i], out, &det);
         if (r == CONV_OK && is_method && i == 0 && v->is_scalar)
             r = CONV_BAD_TYPE; /* self is a tensor, whatever numbers the row takes */
-        if (r == CONV_BAD_TYPE && raise)
-            raise_bad_type(s, p, i, positional[i], is_method, slots[i], &det);
-        Py_XDECREF(det.bad_elem);
-        if (r == CONV_ERROR)
-            return -1;
-        if (r == CONV_BAD_TYPE)
-            return raise ? -1 : 1;
-        if (p->type == MT_ARG_TENSOR && i != s->out_param && v->obj && !v->is_scalar)
-            tensor_given = true;
-        else if (v->is_scalar && !p->numbers_alone && lone_number < 0)
+        if (r != CONV_OK) {
+            if (r == CONV_BAD_TYPE && raise)
+                raise_bad_type(s, p, i, positional[i], is_method, slots[i], &det);
+            Py_XDECREF(det.bad_elem);
+            return r == CONV_ERROR || raise ? -1 : 1;
+        }
+        if (v->is_scalar && !p->numbers_alone && lone_number < 0)
             lone_number = i;
     }
     /* xlogy(2, 3): torch's Scalar overloads pair a number with a tensor */
-    if (lone_number >= 0 && !tensor_given) {
+    if (lone_number >= 0 && !tensor_operand_given(s, &out->a)) {
         if (!raise)
             return 1;
         conv_detail none = {0, NULL};
