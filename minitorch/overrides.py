@@ -18,7 +18,7 @@ __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
     "handle_torch_function", "has_torch_function", "has_torch_function_unary",
     "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
-    "resolve_name", "wrap_torch_function", "composite", "TorchFunctionMode",
+    "resolve_name", "wrap_torch_function", "TorchFunctionMode",
 ]
 
 _OP_TYPES = (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"]))
@@ -115,23 +115,36 @@ def get_testing_overrides() -> Dict[Callable, Callable]:
     return out
 
 
-def dispatch_args(*names: str) -> Callable:
-    """The dispatcher wrap_torch_function wants for a Python-level function:
-    the call's arguments called names (positional or keyword, None left out);
-    with no names, every positional argument, or the items of a single
-    list or tuple of them (the *tensors functions)."""
-    def dispatcher(*args, **kwargs):
-        if names:
-            vals = list(args[:len(names)]) + [kwargs[n] for n in names[len(args):] if n in kwargs]
-        else:
-            vals = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-        return tuple(v for v in vals if v is not None)
-    return dispatcher
+def relevant_args(*args, **kwargs) -> tuple:
+    """Where a Python-level public function looks for overloaded arguments, as
+    the parser of an op row does: every argument, and the items of every
+    list or tuple argument (a TensorList, a size with a Tensor-like in it)."""
+    return _C._relevant_args(*args, *kwargs.values())
+
+
+# Op rows whose torch function is written in Python: like it, they dispatch on
+# their relevant arguments before parsing them, so a handler also sees calls
+# the row would refuse (torch.split(None, [2]) under a mode).
+_PYTHON_LEVEL_ROWS = {
+    "minitorch": ("split", "norm", "unique"),
+    "minitorch.Tensor": ("split", "norm", "unique", "unflatten"),
+    "minitorch.nn.functional": ("adaptive_avg_pool2d", "max_pool2d", "leaky_relu", "log_softmax",
+                                "relu", "sigmoid", "silu", "softmax", "tanh"),
+}
+
+
+def _mark_python_level_rows():
+    import minitorch.nn.functional as F
+    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+                  "minitorch.nn.functional": F}
+    for ns, names in _PYTHON_LEVEL_ROWS.items():
+        for name in names:
+            getattr(namespaces[ns], name)._python_level = True
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """True if an argument overrides __torch_function__ or a mode is active."""
-    return _C._has_torch_function(tuple(relevant_args))
+    return _C._has_torch_function(relevant_args)
 
 
 def has_torch_function_unary(arg) -> bool:
@@ -143,8 +156,9 @@ def has_torch_function_variadic(*args) -> bool:
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args, **kwargs):
-    """Runs the __torch_function__ protocol for a Python-level public function."""
-    return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+    """Runs the __torch_function__ protocol for a Python-level public function:
+    each handler gets kwargs as a dict, empty when there are none."""
+    return _C._handle_torch_function(public_api, relevant_args, args, kwargs)
 
 
 def is_tensor_like(inp) -> bool:
@@ -185,23 +199,28 @@ def wrap_torch_function(dispatcher: Callable):
     return inner
 
 
-def composite(*names: str, function: bool = True, method: bool = True) -> Callable:
+def overridable(func: Callable) -> Callable:
+    """Makes a public function written in Python dispatch __torch_function__
+    on its relevant_args, as every Python-level public function does."""
+    return wrap_torch_function(relevant_args)(func)
+
+
+def composite(function: bool = True, method: bool = True) -> Callable:
     """Registers a public function written in Python over ops, as an op-table
     row is registered: minitorch.<name> (with function; the defining module
-    exports it) and Tensor.<name> (with method), each dispatching
-    __torch_function__ on the arguments called names (see dispatch_args) and
-    each listed by get_overridable_functions and get_testing_overrides.
+    exports it) and Tensor.<name> (with method), each overridable and each
+    listed by get_overridable_functions and get_testing_overrides.
     Returns the function, or the method when there is no function."""
     def register(fn):
         name = fn.__name__
         made = None
         if method:
-            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made = overridable(fn)
             made.__qualname__ = f"Tensor.{name}"
             made._public_name = f"torch.Tensor.{name}"
             setattr(minitorch.Tensor, name, made)
         if function:
-            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made = overridable(fn)
             made._public_name = f"torch.{name}"
         return made
     return register

@@ -7,6 +7,51 @@
 
 #include <structmember.h>
 
+/* Whether a call of a Python-level function has something to dispatch on: a
+ * mode, or a relevant argument (mt_relevant_args) with its own handler. */
+static bool unparsed_call_dispatches(PyObject *const *args, Py_ssize_t n)
+{
+    if (mt_mode_active())
+        return true;
+    mtpy_call c;
+    c.noverloaded = 0;
+    c.ncustom = 0;
+    for (Py_ssize_t i = 0; i < n && !c.ncustom; i++) {
+        PyObject *o = args[i];
+        if (PyList_Check(o) || PyTuple_Check(o)) {
+            for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(o) && !c.ncustom; k++)
+                mt_collect_overloaded(&c, PySequence_Fast_GET_ITEM(o, k));
+        } else
+            mt_collect_overloaded(&c, o);
+    }
+    return c.ncustom > 0;
+}
+
+/* A Python-level function dispatches before it parses, with the call's
+ * arguments as given, so a handler sees calls the rows would refuse. */
+static PyObject *dispatch_unparsed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *relevant = mt_relevant_args(args, nargs + nkw);
+    PyObject *fargs = relevant ? PyTuple_New(nargs) : NULL;
+    PyObject *fkwargs = fargs ? PyDict_New() : NULL;
+    PyObject *r = NULL;
+    if (!fkwargs)
+        goto done;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(fargs, i, Py_NewRef(args[i]));
+    for (Py_ssize_t k = 0; k < nkw; k++)
+        if (PyDict_SetItem(fkwargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            goto done;
+    r = mt_handle_torch_function(self, relevant, fargs, fkwargs);
+done:
+    Py_XDECREF(relevant);
+    Py_XDECREF(fargs);
+    Py_XDECREF(fkwargs);
+    return r;
+}
+
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames)
 {
@@ -14,6 +59,9 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     mtpy_call c;
     PyObject *r;
+    if (f->python_level &&
+        unparsed_call_dispatches(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
+        return dispatch_unparsed(self, args, nargs, kwnames);
     if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
         r = NULL;
     else {
@@ -161,6 +209,7 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     for (int k = 0; k < nsigs; k++)
         f->sigs[k] = rows[k]->sig;
     f->is_method = type == &MTMethod_Type;
+    f->python_level = false;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
     f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
@@ -256,6 +305,7 @@ static PyGetSetDef function_getset[] = {
 
 static PyMemberDef function_members[] = {
     {"_public_name", T_OBJECT, offsetof(MTFunctionObject, public_name), READONLY, NULL},
+    {"_python_level", T_BOOL, offsetof(MTFunctionObject, python_level), 0, NULL},
     {NULL},
 };
 
@@ -412,18 +462,31 @@ static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types
     return ret;
 }
 
+/* A mode's handler bound to its class, which torch's op rows refuse. */
+static bool is_classmethod_handler(PyObject *handler)
+{
+    return PyMethod_Check(handler) && PyType_Check(PyMethod_GET_SELF(handler));
+}
+
 /* The active mode first (popped while it runs, so calls it makes go past it),
  * then each operand's handler in order, until one does not return
- * NotImplemented. */
+ * NotImplemented. from_row: the call is an op row's, where torch refuses a
+ * mode whose __torch_function__ is a classmethod. */
 static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
-                               PyObject *types, PyObject *args, PyObject *kwargs)
+                               PyObject *types, PyObject *args, PyObject *kwargs, bool from_row)
 {
     if (mt_mode_active()) {
         PyObject *mode = mt_mode_pop();
         if (!mode)
             return NULL;
         PyObject *handler = PyObject_GetAttr(mode, str_torch_function);
-        PyObject *ret = handler ? call_handler(handler, func, types, args, kwargs) : NULL;
+        PyObject *ret = NULL;
+        if (handler && from_row && is_classmethod_handler(handler))
+            PyErr_SetString(PyExc_RuntimeError,
+                            "Defining your mode's `__torch_function__` as a classmethod is not "
+                            "supported, please make it a plain method");
+        else if (handler)
+            ret = call_handler(handler, func, types, args, kwargs);
         Py_XDECREF(handler);
         int pushed = mt_mode_push(mode);
         Py_DECREF(mode);
@@ -509,7 +572,7 @@ PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
         if (!kwargs)
             goto done;
     }
-    ret = call_handlers(func, a->overloaded, a->noverloaded, types, args, kwargs);
+    ret = call_handlers(func, a->overloaded, a->noverloaded, types, args, kwargs, true);
 done:
     Py_DECREF(types);
     Py_XDECREF(args);
@@ -529,15 +592,33 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
         mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
     PyObject *types = types_tuple(a.overloaded, a.noverloaded);
+    PyObject *empty = kwargs ? NULL : PyDict_New();
     PyObject *ret = NULL;
-    if (types) {
-        if (kwargs && PyDict_GET_SIZE(kwargs) == 0)
-            kwargs = NULL;
-        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kwargs);
-        Py_DECREF(types);
-    }
+    if (types && (kwargs || empty))
+        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args,
+                            kwargs ? kwargs : empty, false);
+    Py_XDECREF(types);
+    Py_XDECREF(empty);
     Py_DECREF(seq);
     return ret;
+}
+
+PyObject *mt_relevant_args(PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *o = args[i];
+        if (PyList_Check(o) || PyTuple_Check(o)) {
+            /* re-read the size each step: appending may run a finalizer */
+            for (Py_ssize_t k = 0; out && k < PySequence_Fast_GET_SIZE(o); k++)
+                if (PyList_Append(out, PySequence_Fast_GET_ITEM(o, k)) < 0)
+                    Py_CLEAR(out);
+        } else if (PyList_Append(out, o) < 0)
+            Py_CLEAR(out);
+    }
+    PyObject *t = out ? PyList_AsTuple(out) : NULL;
+    Py_XDECREF(out);
+    return t;
 }
 
 PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs)
