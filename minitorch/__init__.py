@@ -57,6 +57,7 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled,
 )
 from . import nn, overrides, testing  # noqa: E402,F401
-overrides._mark_python_level_rows()
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+
+overrides._finish_registration()

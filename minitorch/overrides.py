@@ -8,6 +8,7 @@ the op table back and exposes the helpers torch.overrides has.
 import functools
 import inspect
 import keyword
+import sys
 from typing import Any, Callable, Dict, Iterable, List
 
 import minitorch
@@ -34,11 +35,51 @@ def _python_overridable(module) -> List[Callable]:
     return [f for f in vars(module).values() if getattr(f, "_dispatches", False)]
 
 
+# What torch.overrides.get_ignored_functions() lists, for the names minitorch
+# has: factories, whose arguments hold no tensor, guards, dtype helpers,
+# Tensor.new_*.
+_IGNORED = {
+    "minitorch": (
+        "arange", "as_strided", "as_tensor", "broadcast_shapes", "can_cast", "device", "dtype",
+        "empty", "enable_grad", "eye", "from_numpy", "full", "get_default_dtype",
+        "get_num_threads", "inference_mode", "initial_seed", "is_grad_enabled",
+        "is_inference_mode_enabled", "is_tensor", "linspace", "load", "logspace",
+        "manual_seed", "no_grad", "normal", "ones", "promote_types", "rand", "rand_like",
+        "randint", "randint_like", "randn", "randn_like", "randperm", "result_type", "save",
+        "seed", "set_grad_enabled", "set_num_threads", "set_printoptions", "tensor",
+        "tril_indices", "triu_indices", "zeros"),
+    "minitorch.Tensor": (
+        "__class__", "__delattr__", "__dir__", "__getattribute__", "__hash__", "__init__",
+        "__iter__", "__new__", "__setattr__", "_make_subclass", "as_subclass", "new_empty",
+        "new_full", "new_ones", "new_tensor", "new_zeros", "stride", "unflatten"),
+    "minitorch.nn.functional": ("hardsigmoid", "hardswish", "sigmoid", "tanh"),
+    "minitorch.nn.init": ("calculate_gain",),
+}
+
+
+@functools.lru_cache(None)
+def _ignored() -> tuple:
+    import minitorch.nn.functional as F
+    import minitorch.nn.init as init
+    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+                  "minitorch.nn.functional": F, "minitorch.nn.init": init}
+    return tuple(getattr(namespaces[ns], n) for ns, names in _IGNORED.items() for n in names
+                 if hasattr(namespaces[ns], n))
+
+
+def _listed_in_torch_namespace(f) -> bool:
+    """torch lists no in-place function (torch.exp_) in its own namespace,
+    nor from_dlpack."""
+    return not f.__name__.endswith("_") and f.__name__ != "from_dlpack"
+
+
 @functools.lru_cache(None)
 def _overridable() -> Dict[Any, List[Callable]]:
     import minitorch.nn.functional as F
+    ignored = set(map(id, _ignored()))
     out = {
-        minitorch: _op_table_callables(_C._functions) + _python_overridable(minitorch),
+        minitorch: [f for f in _op_table_callables(_C._functions) + _python_overridable(minitorch)
+                    if _listed_in_torch_namespace(f)],
         minitorch.Tensor: (_op_table_callables(_C.TensorBase.__dict__)
                            + _python_overridable(minitorch.Tensor)),
         F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
@@ -48,7 +89,7 @@ def _overridable() -> Dict[Any, List[Callable]]:
         mod = getattr(minitorch, mod_name, None)
         if mod is not None:
             out[mod] = _op_table_callables(vars(mod)) + _python_overridable(mod)
-    return out
+    return {ns: [f for f in funcs if id(f) not in ignored] for ns, funcs in out.items()}
 
 
 def get_overridable_functions() -> Dict[Any, List[Callable]]:
@@ -58,11 +99,7 @@ def get_overridable_functions() -> Dict[Any, List[Callable]]:
 
 def get_ignored_functions():
     """Public functions that cannot be overridden by __torch_function__."""
-    names = ("get_default_dtype", "set_default_dtype", "promote_types", "can_cast",
-             "set_num_threads", "get_num_threads", "set_printoptions", "get_printoptions",
-             "is_tensor", "manual_seed", "seed", "initial_seed", "broadcast_shapes",
-             "tril_indices", "triu_indices")
-    return tuple(getattr(minitorch, n) for n in names if hasattr(minitorch, n))
+    return _ignored()
 
 
 def _dummy_for(func, is_method: bool):
@@ -133,13 +170,19 @@ _PYTHON_LEVEL_ROWS = {
 }
 
 
-def _mark_python_level_rows():
+def _finish_registration():
+    """Once every public module is in place: marks the Python-level rows, and
+    names each Python-level function by where it is published, for messages."""
     import minitorch.nn.functional as F
     namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
                   "minitorch.nn.functional": F}
     for ns, names in _PYTHON_LEVEL_ROWS.items():
         for name in names:
             getattr(namespaces[ns], name)._python_level = True
+    for funcs in _overridable().values():
+        for f in funcs:
+            if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
+                f._public_name = resolve_name(f)
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
@@ -175,13 +218,15 @@ def resolve_name(f) -> str:
     name = getattr(f, "_public_name", None)
     if name is not None:
         return name
+    for ns in ("minitorch", "minitorch.nn.functional", "minitorch.linalg"):
+        if getattr(sys.modules.get(ns), getattr(f, "__name__", ""), None) is f:
+            return "%s.%s" % (ns.replace("minitorch", "torch", 1), f.__name__)
     module = getattr(f, "__module__", None) or ""
     return "%s.%s" % (module.replace("minitorch", "torch", 1), f.__qualname__)
 
 
 def _mark_dispatching(func):
     func._dispatches = True
-    func._public_name = resolve_name(func)
     return func
 
 

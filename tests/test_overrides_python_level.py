@@ -68,7 +68,7 @@ def test_the_sweep_covers_the_python_level_functions():
                      "minitorch.nn.functional.adaptive_avg_pool2d", "minitorch.meshgrid",
                      "Tensor.diff", "minitorch.linalg.vector_norm"):
         assert expected in names
-    assert len(names) > 140
+    assert len(names) > 130
 
 
 @pytest.mark.parametrize("f", PY_LEVEL)
