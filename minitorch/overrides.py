@@ -218,9 +218,12 @@ def resolve_name(f) -> str:
     name = getattr(f, "_public_name", None)
     if name is not None:
         return name
+    name = getattr(f, "__name__", "")
     for ns in ("minitorch", "minitorch.nn.functional", "minitorch.linalg"):
-        if getattr(sys.modules.get(ns), getattr(f, "__name__", ""), None) is f:
-            return "%s.%s" % (ns.replace("minitorch", "torch", 1), f.__name__)
+        if getattr(sys.modules.get(ns), name, None) is f:
+            return "%s.%s" % (ns.replace("minitorch", "torch", 1), name)
+    if vars(minitorch.Tensor).get(name) is f:
+        return "torch.Tensor.%s" % name
     module = getattr(f, "__module__", None) or ""
     return "%s.%s" % (module.replace("minitorch", "torch", 1), f.__qualname__)
 

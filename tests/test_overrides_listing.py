@@ -91,3 +91,48 @@ def test_messages_name_python_level_functions_by_their_public_name():
 
     with pytest.raises(TypeError, match=r"'torch.nn.functional.pad' on types that implement"):
         F.pad(A(), [1, 1])
+
+
+TENSOR_METHODS = [
+    ("__array__", lambda t: t.__array__()), ("__contains__", lambda t: 1 in t),
+    ("__format__", lambda t: t.__format__("")), ("__reduce_ex__", lambda t: t.__reduce_ex__(2)),
+    ("__repr__", lambda t: t.__repr__()), ("_is_view", lambda t: t._is_view()),
+    ("detach_", lambda t: t.detach_()), ("register_hook", lambda t: t.register_hook(abs)),
+    ("register_post_accumulate_grad_hook",
+     lambda t: t.register_post_accumulate_grad_hook(abs)),
+    ("requires_grad_", lambda t: t.requires_grad_()), ("retain_grad", lambda t: t.retain_grad()),
+]
+
+
+@pytest.mark.parametrize("name,call", TENSOR_METHODS, ids=[n for n, _ in TENSOR_METHODS])
+def test_tensor_methods_torch_lists_dispatch_and_are_listed(name, call):
+    listed = get_overridable_functions()[mt.Tensor]
+    assert getattr(mt.Tensor, name) in listed
+    assert getattr(mt.Tensor, name) in get_testing_overrides()
+    for lib in (torch, mt):
+        seen = []
+
+        class S(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append(func)
+                return -1
+
+        s = lib.ones(2).as_subclass(S)
+        assert call(s) in (-1, True)  # `in` makes a bool of it
+        assert seen == [getattr(lib.Tensor, name)]
+
+
+def test_tensor_methods_still_work_on_plain_tensors():
+    x = mt.ones(2)
+    assert x.requires_grad_() is x and x.requires_grad
+    assert x.requires_grad_(False) is x and not x.requires_grad
+    y = mt.ones(2, requires_grad=True) * 2
+    y.retain_grad()
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0] and seen == [[1.0, 1.0]]
+    assert mt.ones(3)[1:]._is_view() and not mt.ones(3)._is_view()
+    assert 2.0 in mt.tensor([1.0, 2.0]) and f"{mt.tensor(2.5):.1f}" == "2.5"
+    assert repr(mt.tensor([1.0])) == "tensor([1.])"
