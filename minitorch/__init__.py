@@ -59,3 +59,5 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+
+overrides._finish_registration()

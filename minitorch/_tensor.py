@@ -1,13 +1,15 @@
 """minitorch.Tensor: the Python class over the C TensorBase.
 
 Everything hot lives in C (csrc/); this class adds the few pieces that are
-naturally Python: printing, iteration and the NumPy protocol hooks.
+naturally Python: printing, iteration and the NumPy protocol hooks, and the
+__torch_function__ dispatch of the binding's autograd methods.
 """
 import warnings
 
 import numpy as np
 
 from . import _C, _tensor_str
+from .overrides import overridable
 
 __all__ = ["Tensor", "device"]
 
@@ -70,11 +72,10 @@ class Tensor(_C.TensorBase):
     # ndarray + Tensor defers to Tensor.__radd__ instead of making an array.
     __array_priority__ = 1000
 
+    # Subclass handlers see Tensor.__repr__; the default one then runs it with
+    # subclass dispatch off, so printing never recurses.
+    @overridable
     def __repr__(self, *, tensor_contents=None):
-        if _C._has_torch_function((self,)):
-            # Subclass handlers see Tensor.__repr__; the default one then runs
-            # it with subclass dispatch off, so printing never recurses.
-            return _C._handle_torch_function(Tensor.__repr__, (self,), (self,), None)
         name = self.dtype.__repr__()[len("minitorch."):]
         values = (self.float() if name == "bfloat16" else self).detach().numpy()
         suffixes = []
@@ -86,6 +87,7 @@ class Tensor(_C.TensorBase):
             values, name, default_dtype_name=repr(_C.get_default_dtype())[len("minitorch."):],
             suffixes=suffixes)
 
+    @overridable
     def __reduce_ex__(self, protocol):
         data = self.detach().reshape(-1).clone().view(_C.uint8).numpy().tobytes()
         dtype_name = repr(self.dtype)[len("minitorch."):]
@@ -138,6 +140,7 @@ class Tensor(_C.TensorBase):
                                f"Got {self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 
+    @overridable
     def __format__(self, spec):
         if self.dim() == 0:
             return self.item().__format__(spec)
@@ -148,12 +151,39 @@ class Tensor(_C.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    @overridable
     def __array__(self, dtype=None, copy=None):
         arr = self.detach().numpy() if self.requires_grad else self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    @overridable
     def __contains__(self, element):
         return bool((self == element).any().item())
+
+    # The binding's autograd methods, dispatching on self as torch's do.
+    @overridable
+    def requires_grad_(self, requires_grad=True):
+        return _C.TensorBase.requires_grad_(self, requires_grad)
+
+    @overridable
+    def retain_grad(self):
+        return _C.TensorBase.retain_grad(self)
+
+    @overridable
+    def register_hook(self, hook):
+        return _C.TensorBase.register_hook(self, hook)
+
+    @overridable
+    def register_post_accumulate_grad_hook(self, hook):
+        return _C.TensorBase.register_post_accumulate_grad_hook(self, hook)
+
+    @overridable
+    def detach_(self):
+        return _C.TensorBase.detach_(self)
+
+    @overridable
+    def _is_view(self):
+        return _C.TensorBase._is_view(self)
 
     def __dir__(self):
         return sorted(set(super().__dir__()))

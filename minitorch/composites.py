@@ -19,19 +19,19 @@ _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch
                  "minitorch.float32": "Float", "minitorch.float64": "Double"}
 
 
-@composite("input")
+@composite()
 def ravel(input):
     """input flattened (a view when possible)."""
     return input.reshape(-1)
 
 
-@composite("input")
+@composite()
 def broadcast_to(input, size):
     """input expanded to size."""
     return input.expand(size)
 
 
-@composite("input")
+@composite()
 def trace(input):
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
@@ -39,7 +39,7 @@ def trace(input):
     return input.diagonal().sum()
 
 
-@composite("input")
+@composite()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """sum with NaN counted as zero."""
     if not input.is_floating_point():
@@ -48,7 +48,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
 
 
-@composite("input")
+@composite()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """mean over the elements that are not NaN."""
     if not input.is_floating_point():
@@ -58,7 +58,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim, dtype=dtype) / kept
 
 
-@composite("input", "indices")
+@composite()
 def take_along_dim(input, indices, dim=None):
     """input's values at indices along dim (of the flattened input without dim)."""
     if dim is None:
@@ -135,7 +135,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
-@composite("input", "prepend", "append")
+@composite()
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim."""
     if input.dim() == 0:
@@ -153,7 +153,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-@composite("input")
+@composite()
 def fliplr(input):
     """input with its columns (dim 1) reversed."""
     if input.dim() < 2:
@@ -161,7 +161,7 @@ def fliplr(input):
     return input.flip(1)
 
 
-@composite("input")
+@composite()
 def flipud(input):
     """input with its rows (dim 0) reversed."""
     if input.dim() < 1:
@@ -169,14 +169,14 @@ def flipud(input):
     return input.flip(0)
 
 
-@composite("input")
+@composite()
 def logit(input, eps=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
     p = input if eps is None else input.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
 
 
-@composite("x1", "x2", method=False)
+@composite(method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 and each row of x2 (batched)."""
     if x1.dim() < 2 or x2.dim() < 2:
@@ -255,30 +255,30 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     return values.unsqueeze(0).transpose(0, -1).squeeze(-1)
 
 
-@composite("input", "q")
+@composite()
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles of each row of input along dim (of all elements when dim is None)."""
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
-@composite("input", "q")
+@composite()
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile over the values that are not NaN; a row of only NaN gives NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
-@composite("self", "other", function=False)
+@composite(function=False)
 def type_as(self, other):
     """self converted to other's dtype."""
     return self.to(other.dtype)
 
 
-@composite("self", function=False)
+@composite(function=False)
 def cpu(self, memory_format=None):
     """self: minitorch tensors live on the CPU."""
     return self
 
 
-@composite("self", function=False)
+@composite(function=False)
 def cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with CUDA enabled")

@@ -23,7 +23,7 @@ def _check_index(name: str, index: Tensor) -> None:
         raise IndexError(f"{name}(): Expected dtype int64 for index.")
 
 
-@composite("self", "index", "source")
+@composite()
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """Copies the elements of source into self by selecting the indices in
     the order given in index along dim."""
@@ -36,13 +36,13 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return self
 
 
-@composite("input", "index", "source")
+@composite()
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """Out-of-place version of Tensor.index_copy_."""
     return index_copy_(input.clone(), dim, index, source)
 
 
-@composite("self", "index", "value")
+@composite()
 def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Fills the elements of self with value value by selecting the indices
     in the order given in index along dim."""
@@ -51,13 +51,13 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     return self
 
 
-@composite("input", "index", "value")
+@composite()
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Out-of-place version of Tensor.index_fill_."""
     return index_fill_(input.clone(), dim, index, value)
 
 
-@composite("input", "index", "source")
+@composite()
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """Out-of-place version of Tensor.index_add_."""
     return input.clone().index_add_(dim, index, source, alpha=alpha)
@@ -69,7 +69,7 @@ def _check_slice(src: Tensor, part: Tensor) -> None:
                            f"{list(src.shape)}, slice size = {list(part.shape)}")
 
 
-@composite("input", "src")
+@composite()
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """Embeds the values of the src tensor into input at the given index."""
     out = input.clone()
@@ -79,7 +79,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     return out
 
 
-@composite("input", "src")
+@composite()
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
                   end: Optional[int] = None, step: int = 1) -> Tensor:
     """Embeds the values of the src tensor into input at the given dimension."""
@@ -90,7 +90,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int]
     return out
 
 
-@composite("input")
+@composite()
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Creates a tensor whose diagonals of certain 2D planes (specified by dim1
     and dim2) are filled by input."""
@@ -106,7 +106,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return out
 
 
-@composite("self")
+@composite()
 def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     """Fill the main diagonal of a tensor that has at least 2-dimensions.
     When dims>2, all dimensions of input must be of equal length."""
@@ -123,7 +123,7 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     return self
 
 
-@composite("self")
+@composite()
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Returns a view of the original tensor which contains all slices of size
     size from self tensor in the dimension dimension."""

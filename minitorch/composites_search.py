@@ -12,7 +12,7 @@ __all__ = ["isin", "bincount", "histc"]
 _f = _C._functions
 
 
-@composite("elements", "test_elements", method=False)
+@composite(method=False)
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Tests if each element of elements is in test_elements. Returns a
@@ -33,7 +33,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
     return ~found if invert else found
 
 
-@composite("input", "weights")
+@composite()
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """Count the frequency of each value in an array of non-negative ints."""
     if input.dtype == _C.bool or input.is_floating_point():
@@ -54,7 +54,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     return counts.index_add_(0, input.to(_C.int64), adds)
 
 
-@composite("input")
+@composite()
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Computes the histogram of a tensor. The elements are sorted into equal
     width bins between min and max. If min and max are both zero, the minimum

@@ -21,7 +21,7 @@ def _clamped(i: int, size: int) -> int:
     return min(max(i + size if i < 0 else i, 0), size)
 
 
-@composite("input")
+@composite()
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> Tuple[Tensor, ...]:
     """Splits a tensor into multiple sub-tensors, all of which are views of
     input, along dimension dim according to the indices or number of sections
@@ -67,21 +67,21 @@ def _split_at(name: str, input: Tensor, min_dims: int, dim: int, indices_or_sect
     return tensor_split(input, indices_or_sections, dim)
 
 
-@composite("input")
+@composite()
 def hsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with one or more dimensions, into multiple
     tensors horizontally according to indices_or_sections."""
     return _split_at("hsplit", input, 1, 1 if input.dim() > 1 else 0, indices_or_sections)
 
 
-@composite("input")
+@composite()
 def vsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with two or more dimensions, into multiple
     tensors vertically according to indices_or_sections."""
     return _split_at("vsplit", input, 2, 0, indices_or_sections)
 
 
-@composite("input")
+@composite()
 def dsplit(input: Tensor, indices_or_sections) -> Tuple[Tensor, ...]:
     """Splits input, a tensor with three or more dimensions, into multiple
     tensors depthwise according to indices_or_sections."""
@@ -114,7 +114,7 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] 
     return _f["cat"](tensors, dim if axis is None else axis)
 
 
-@composite("input")
+@composite()
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate an n-D tensor by 90 degrees in the plane specified by dims axis.
     Rotation direction is from the first towards the second axis if k > 0,
@@ -137,7 +137,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     return input.clone()
 
 
-@composite("input")
+@composite()
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """If input is a vector (1-D tensor), then returns a 2-D square tensor
     with the elements of input as the diagonal; otherwise input is flattened
@@ -145,7 +145,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return _f["diag"](input.reshape(-1), offset)
 
 
-@composite("input", "other")
+@composite()
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """Computes the Kronecker product of input and other."""
     nd = max(input.dim(), other.dim())
@@ -158,7 +158,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
 
 
-@composite("input", "other")
+@composite()
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Computes the dot product for 1D tensors. For higher dimensions, sums
     the product of elements from input and other along their last dimension."""
@@ -208,7 +208,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return _f["stack"]([g.reshape(-1) for g in grids], 1)
 
 
-@composite("indices", method=False)
+@composite(method=False)
 def unravel_index(indices: Tensor, shape: Union[int, Sequence[int]]) -> Tuple[Tensor, ...]:
     """Converts a tensor of flat indices into a tuple of coordinate tensors
     that index into an arbitrary tensor of the specified shape."""

@@ -153,7 +153,7 @@ def einsum(equation: str, *operands):
     return acc.permute([letters.index(c) for c in out]) if letters != out else acc
 
 
-@composite("a", "b", method=False)
+@composite(method=False)
 def tensordot(a, b, dims: Union[int, Sequence[Sequence[int]]] = 2):
     """Returns a contraction of a and b over multiple dimensions."""
     if isinstance(dims, int):

@@ -8,6 +8,7 @@ the op table back and exposes the helpers torch.overrides has.
 import functools
 import inspect
 import keyword
+import sys
 from typing import Any, Callable, Dict, Iterable, List
 
 import minitorch
@@ -18,7 +19,7 @@ __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
     "handle_torch_function", "has_torch_function", "has_torch_function_unary",
     "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
-    "resolve_name", "wrap_torch_function", "composite", "TorchFunctionMode",
+    "resolve_name", "wrap_torch_function", "TorchFunctionMode",
 ]
 
 _OP_TYPES = (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"]))
@@ -34,11 +35,51 @@ def _python_overridable(module) -> List[Callable]:
     return [f for f in vars(module).values() if getattr(f, "_dispatches", False)]
 
 
+# What torch.overrides.get_ignored_functions() lists, for the names minitorch
+# has: factories, whose arguments hold no tensor, guards, dtype helpers,
+# Tensor.new_*.
+_IGNORED = {
+    "minitorch": (
+        "arange", "as_strided", "as_tensor", "broadcast_shapes", "can_cast", "device", "dtype",
+        "empty", "enable_grad", "eye", "from_numpy", "full", "get_default_dtype",
+        "get_num_threads", "inference_mode", "initial_seed", "is_grad_enabled",
+        "is_inference_mode_enabled", "is_tensor", "linspace", "load", "logspace",
+        "manual_seed", "no_grad", "normal", "ones", "promote_types", "rand", "rand_like",
+        "randint", "randint_like", "randn", "randn_like", "randperm", "result_type", "save",
+        "seed", "set_grad_enabled", "set_num_threads", "set_printoptions", "tensor",
+        "tril_indices", "triu_indices", "zeros"),
+    "minitorch.Tensor": (
+        "__class__", "__delattr__", "__dir__", "__getattribute__", "__hash__", "__init__",
+        "__iter__", "__new__", "__setattr__", "_make_subclass", "as_subclass", "new_empty",
+        "new_full", "new_ones", "new_tensor", "new_zeros", "stride", "unflatten"),
+    "minitorch.nn.functional": ("hardsigmoid", "hardswish", "sigmoid", "tanh"),
+    "minitorch.nn.init": ("calculate_gain",),
+}
+
+
+@functools.lru_cache(None)
+def _ignored() -> tuple:
+    import minitorch.nn.functional as F
+    import minitorch.nn.init as init
+    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+                  "minitorch.nn.functional": F, "minitorch.nn.init": init}
+    return tuple(getattr(namespaces[ns], n) for ns, names in _IGNORED.items() for n in names
+                 if hasattr(namespaces[ns], n))
+
+
+def _listed_in_torch_namespace(f) -> bool:
+    """torch lists no in-place function (torch.exp_) in its own namespace,
+    nor from_dlpack."""
+    return not f.__name__.endswith("_") and f.__name__ != "from_dlpack"
+
+
 @functools.lru_cache(None)
 def _overridable() -> Dict[Any, List[Callable]]:
     import minitorch.nn.functional as F
+    ignored = set(map(id, _ignored()))
     out = {
-        minitorch: _op_table_callables(_C._functions) + _python_overridable(minitorch),
+        minitorch: [f for f in _op_table_callables(_C._functions) + _python_overridable(minitorch)
+                    if _listed_in_torch_namespace(f)],
         minitorch.Tensor: (_op_table_callables(_C.TensorBase.__dict__)
                            + _python_overridable(minitorch.Tensor)),
         F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
@@ -48,7 +89,7 @@ def _overridable() -> Dict[Any, List[Callable]]:
         mod = getattr(minitorch, mod_name, None)
         if mod is not None:
             out[mod] = _op_table_callables(vars(mod)) + _python_overridable(mod)
-    return out
+    return {ns: [f for f in funcs if id(f) not in ignored] for ns, funcs in out.items()}
 
 
 def get_overridable_functions() -> Dict[Any, List[Callable]]:
@@ -58,11 +99,7 @@ def get_overridable_functions() -> Dict[Any, List[Callable]]:
 
 def get_ignored_functions():
     """Public functions that cannot be overridden by __torch_function__."""
-    names = ("get_default_dtype", "set_default_dtype", "promote_types", "can_cast",
-             "set_num_threads", "get_num_threads", "set_printoptions", "get_printoptions",
-             "is_tensor", "manual_seed", "seed", "initial_seed", "broadcast_shapes",
-             "tril_indices", "triu_indices")
-    return tuple(getattr(minitorch, n) for n in names if hasattr(minitorch, n))
+    return _ignored()
 
 
 def _dummy_for(func, is_method: bool):
@@ -115,23 +152,42 @@ def get_testing_overrides() -> Dict[Callable, Callable]:
     return out
 
 
-def dispatch_args(*names: str) -> Callable:
-    """The dispatcher wrap_torch_function wants for a Python-level function:
-    the call's arguments called names (positional or keyword, None left out);
-    with no names, every positional argument, or the items of a single
-    list or tuple of them (the *tensors functions)."""
-    def dispatcher(*args, **kwargs):
-        if names:
-            vals = list(args[:len(names)]) + [kwargs[n] for n in names[len(args):] if n in kwargs]
-        else:
-            vals = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-        return tuple(v for v in vals if v is not None)
-    return dispatcher
+def relevant_args(*args, **kwargs) -> tuple:
+    """Where a Python-level public function looks for overloaded arguments, as
+    the parser of an op row does: every argument, and the items of every
+    list or tuple argument (a TensorList, a size with a Tensor-like in it)."""
+    return _C._relevant_args(*args, *kwargs.values())
+
+
+# Op rows whose torch function is written in Python: like it, they dispatch on
+# their relevant arguments before parsing them, so a handler also sees calls
+# the row would refuse (torch.split(None, [2]) under a mode).
+_PYTHON_LEVEL_ROWS = {
+    "minitorch": ("split", "norm", "unique"),
+    "minitorch.Tensor": ("split", "norm", "unique", "unflatten"),
+    "minitorch.nn.functional": ("adaptive_avg_pool2d", "max_pool2d", "leaky_relu", "log_softmax",
+                                "relu", "sigmoid", "silu", "softmax", "tanh"),
+}
+
+
+def _finish_registration():
+    """Once every public module is in place: marks the Python-level rows, and
+    names each Python-level function by where it is published, for messages."""
+    import minitorch.nn.functional as F
+    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+                  "minitorch.nn.functional": F}
+    for ns, names in _PYTHON_LEVEL_ROWS.items():
+        for name in names:
+            getattr(namespaces[ns], name)._python_level = True
+    for funcs in _overridable().values():
+        for f in funcs:
+            if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
+                f._public_name = resolve_name(f)
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """True if an argument overrides __torch_function__ or a mode is active."""
-    return _C._has_torch_function(tuple(relevant_args))
+    return _C._has_torch_function(relevant_args)
 
 
 def has_torch_function_unary(arg) -> bool:
@@ -143,8 +199,9 @@ def has_torch_function_variadic(*args) -> bool:
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args, **kwargs):
-    """Runs the __torch_function__ protocol for a Python-level public function."""
-    return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+    """Runs the __torch_function__ protocol for a Python-level public function:
+    each handler gets kwargs as a dict, empty when there are none."""
+    return _C._handle_torch_function(public_api, relevant_args, args, kwargs)
 
 
 def is_tensor_like(inp) -> bool:
@@ -161,13 +218,18 @@ def resolve_name(f) -> str:
     name = getattr(f, "_public_name", None)
     if name is not None:
         return name
+    name = getattr(f, "__name__", "")
+    for ns in ("minitorch", "minitorch.nn.functional", "minitorch.linalg"):
+        if getattr(sys.modules.get(ns), name, None) is f:
+            return "%s.%s" % (ns.replace("minitorch", "torch", 1), name)
+    if vars(minitorch.Tensor).get(name) is f:
+        return "torch.Tensor.%s" % name
     module = getattr(f, "__module__", None) or ""
     return "%s.%s" % (module.replace("minitorch", "torch", 1), f.__qualname__)
 
 
 def _mark_dispatching(func):
     func._dispatches = True
-    func._public_name = resolve_name(func)
     return func
 
 
@@ -185,23 +247,28 @@ def wrap_torch_function(dispatcher: Callable):
     return inner
 
 
-def composite(*names: str, function: bool = True, method: bool = True) -> Callable:
+def overridable(func: Callable) -> Callable:
+    """Makes a public function written in Python dispatch __torch_function__
+    on its relevant_args, as every Python-level public function does."""
+    return wrap_torch_function(relevant_args)(func)
+
+
+def composite(function: bool = True, method: bool = True) -> Callable:
     """Registers a public function written in Python over ops, as an op-table
     row is registered: minitorch.<name> (with function; the defining module
-    exports it) and Tensor.<name> (with method), each dispatching
-    __torch_function__ on the arguments called names (see dispatch_args) and
-    each listed by get_overridable_functions and get_testing_overrides.
+    exports it) and Tensor.<name> (with method), each overridable and each
+    listed by get_overridable_functions and get_testing_overrides.
     Returns the function, or the method when there is no function."""
     def register(fn):
         name = fn.__name__
         made = None
         if method:
-            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made = overridable(fn)
             made.__qualname__ = f"Tensor.{name}"
             made._public_name = f"torch.Tensor.{name}"
             setattr(minitorch.Tensor, name, made)
         if function:
-            made = wrap_torch_function(dispatch_args(*names))(fn)
+            made = overridable(fn)
             made._public_name = f"torch.{name}"
         return made
     return register

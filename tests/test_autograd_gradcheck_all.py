@@ -190,7 +190,8 @@ SAMPLES.update({
                           S(t.z(3, 2, zeros=2), 0)],
     "cumsum": lambda t: [S(t.n(2, 3), 1), S(t.n(2, 3), 0)],
     "amax": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), (0, 1), keepdim=True)],
-    "max": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True)],
+    "max": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True),
+                      S(t.n(2, 3), t.n(3))],
     # distinct values, so a small step never reorders them (nor ties a mode)
     "median": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 1), S(t.n(2, 3), 0, keepdim=True)],
     "mode": lambda t: [S(t.n(2, 3)), S(t.n(2, 3), 0, keepdim=True), S(t.n(4))],

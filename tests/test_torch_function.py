@@ -315,3 +315,22 @@ def test_every_one_of_many_tensor_like_types_is_dispatched():
     types = [_duck_type("D%d" % i, NotImplemented) for i in range(11)]
     types.append(_duck_type("Last", "last"))
     assert mt.stack([t() for t in types]) == "last"
+
+
+def test_a_mode_with_a_classmethod_handler_is_refused_by_op_rows():
+    class A(TorchFunctionMode):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return -1
+
+    x = mt.tensor(5.0)
+    msg = ("Defining your mode's `__torch_function__` as a classmethod is not supported, "
+           "please make it a plain method")
+    with pytest.raises(RuntimeError) as e, A():
+        x + x
+    assert str(e.value) == msg
+    with pytest.raises(RuntimeError, match="as a classmethod is not supported"), A():
+        mt.add(x, x)
+    # as torch's handle_torch_function, the Python-level path calls it anyway
+    with A():
+        assert mt.nn.functional.dropout(x) == -1

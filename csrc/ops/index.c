@@ -580,11 +580,10 @@ int impl_masked_fill(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
-int impl_nonzero(mt_args *a, mt_result *r)
+static int nonzero(const mt_tensor *t, bool as_tuple, mt_result *r)
 {
-    mt_tensor *t = a->v[0].t;
     mt_tensor *pos = mt_nonzero_indices(t);
-    if (!pos || !a->v[1].b)
+    if (!pos || !as_tuple)
         return mt_result_tensor(r, pos);
     int n = t->ndim ? t->ndim : 1;
     if (mt_result_alloc(r, MT_RESULT_TUPLE, n) < 0) {
@@ -610,6 +609,11 @@ int impl_nonzero(mt_args *a, mt_result *r)
     mt_release(pos);
     return 0;
 }
+
+int impl_nonzero(mt_args *a, mt_result *r) { return nonzero(a->v[0].t, a->v[1].b, r); }
+
+/* where(condition) is nonzero(condition, as_tuple=True) */
+int impl_where_condition(mt_args *a, mt_result *r) { return nonzero(a->v[0].t, true, r); }
 
 int impl_masked_select(mt_args *a, mt_result *r)
 {

@@ -259,6 +259,19 @@ int impl_mm(mt_args *a, mt_result *r)
     return mm_checked(a->v[0].t, a->v[1].t, NULL, ONE, ONE, mt_out_target(a), r);
 }
 
+/* mm(..., out_dtype), bmm, addmm, baddbmm: torch declares them and its CPU
+ * backend refuses them; so does minitorch, in its words. */
+int impl_out_dtype_unsupported(mt_args *a, mt_result *r)
+{
+    const char *overload = mt_out_target(a) ? "dtype_out" : "dtype";
+    return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                    "Could not run 'aten::%s.%s' with arguments from the 'CPU' backend. This "
+                    "could be because the operator doesn't exist for this backend, or was "
+                    "omitted during the selective/custom build process (if using custom "
+                    "build).",
+                    a->sig->name, overload);
+}
+
 int impl_addmm(mt_args *a, mt_result *r)
 {
     return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),

@@ -256,6 +256,22 @@ int impl_bernoulli_(mt_args *a, mt_result *r)
     return sample_inplace(a, r, 2, &rp);
 }
 
+/* bernoulli(input, p, *, generator): input's shape and dtype, each element 1
+ * with probability p. */
+int impl_bernoulli_p(mt_args *a, mt_result *r)
+{
+    double p = a->v[1].f;
+    if (!(p >= 0.0 && p <= 1.0))
+        return mt_error(MT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    mt_tensor *out = mt_empty_like(a->v[0].t, a->v[0].t->dtype);
+    mt_rand_params rp = {MT_RAND_BERNOULLI, p, 0, 0, 0};
+    if (!out || sample(&a->v[2], out, &rp) < 0) {
+        mt_xrelease(out);
+        return -1;
+    }
+    return mt_result_tensor(r, out);
+}
+
 /* exponential_(input, lambd=1, *, generator) */
 int impl_exponential_(mt_args *a, mt_result *r)
 {

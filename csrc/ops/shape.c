@@ -6,6 +6,8 @@
 #include "shape.h"
 
 #include "args.h"
+#include "call.h"
+#include "tensor.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -446,6 +448,17 @@ int impl_narrow(mt_args *a, mt_result *r)
                         "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                         (long long)start, (long long)length, (long long)size);
     return mt_result_tensor(r, narrowed(a, d, start, length));
+}
+
+/* narrow(input, dim, start, length) with start a 0-dim integer tensor */
+int impl_narrow_tensor(mt_args *a, mt_result *r)
+{
+    const mt_tensor *s = a->v[2].t;
+    if (s->ndim != 0 || !mt_is_integral(s->dtype, false))
+        return mt_error(MT_ERR_RUNTIME, "start must be an 0-dim integral Tensor.");
+    int64_t start = mt_scalar_at(s, mt_data(s)).i;
+    return mt_result_tensor(r, mt_call(MT_OP_narrow, "Tiii", a->v[0].t, a->v[1].i, start,
+                                       a->v[3].i));
 }
 
 static mt_tensor *selected(mt_args *a, int d, int64_t index)

@@ -43,14 +43,17 @@ static PyObject *handle_torch_function(PyObject *m, PyObject *args)
     return mt_handle_torch_function(func, relevant, fargs, fkwargs == Py_None ? NULL : fkwargs);
 }
 
+static PyObject *relevant_args(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    return mt_relevant_args(args, nargs);
+}
+
 static PyObject *has_torch_function(PyObject *m, PyObject *relevant)
 {
-    if (mt_mode_active())
-        Py_RETURN_TRUE;
     PyObject *seq = PySequence_Fast(relevant, "expected a sequence");
     if (!seq)
         return NULL;
-    bool any = false;
+    bool any = mt_mode_active();
     if (!mt_tf_disabled && !mt_tf_subclass_disabled)
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && !any; i++)
             any = mt_has_torch_function(PySequence_Fast_GET_ITEM(seq, i));
@@ -86,6 +89,7 @@ static PyMethodDef module_methods[] = {
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
     {"_handle_torch_function", handle_torch_function, METH_VARARGS, NULL},
     {"_has_torch_function", has_torch_function, METH_O, NULL},
+    {"_relevant_args", (PyCFunction)(void (*)(void))relevant_args, METH_FASTCALL, NULL},
     {NULL},
 };
 

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import minitorch
 from .. import _C
-from ..overrides import dispatch_args as _args, wrap_torch_function
+from ..overrides import overridable
 
 Tensor = minitorch.Tensor
 
@@ -52,7 +52,7 @@ def _check_border(input: Tensor, mode: str, pairs: Sequence[Sequence[int]]) -> N
             raise RuntimeError("Padding value causes wrapping around more than once.")
 
 
-@wrap_torch_function(_args("input"))
+@overridable
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: Optional[float] = None) -> Tensor:
     """Pads the last len(pad) // 2 dimensions of input, the last dimension first:

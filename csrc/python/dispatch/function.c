@@ -28,11 +28,58 @@ static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject *const
     return r;
 }
 
+/* Whether a call of a Python-level function has something to dispatch on: a
+ * mode, or a relevant argument (mt_relevant_args) with its own handler. */
+static bool unparsed_call_dispatches(PyObject *const *args, Py_ssize_t n)
+{
+    if (mt_mode_active())
+        return true;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = args[i];
+        if (PyList_Check(o) || PyTuple_Check(o)) {
+            for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(o); k++)
+                if (mt_has_custom_torch_function(PySequence_Fast_GET_ITEM(o, k)))
+                    return true;
+        } else if (mt_has_custom_torch_function(o)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A Python-level function dispatches before it parses, with the call's
+ * arguments as given, so a handler sees calls the rows would refuse. */
+static PyObject *dispatch_unparsed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *relevant = mt_relevant_args(args, nargs + nkw);
+    PyObject *fargs = relevant ? PyTuple_New(nargs) : NULL;
+    PyObject *fkwargs = fargs ? PyDict_New() : NULL;
+    PyObject *r = NULL;
+    if (!fkwargs)
+        goto done;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(fargs, i, Py_NewRef(args[i]));
+    for (Py_ssize_t k = 0; k < nkw; k++)
+        if (PyDict_SetItem(fkwargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            goto done;
+    r = mt_handle_torch_function(self, relevant, fargs, fkwargs);
+done:
+    Py_XDECREF(relevant);
+    Py_XDECREF(fargs);
+    Py_XDECREF(fkwargs);
+    return r;
+}
+
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames)
 {
     MTFunctionObject *f = (MTFunctionObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (f->python_level &&
+        unparsed_call_dispatches(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
+        return dispatch_unparsed(self, args, nargs, kwnames);
     PyObject *pending = NULL;
     PyObject *r = parse_and_run(f, args, nargs, kwnames, &pending);
     if (pending) {
@@ -177,6 +224,7 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     for (int k = 0; k < nsigs; k++)
         f->sigs[k] = rows[k]->sig;
     f->is_method = type == &MTMethod_Type;
+    f->python_level = false;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
     f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
@@ -272,6 +320,7 @@ static PyGetSetDef function_getset[] = {
 
 static PyMemberDef function_members[] = {
     {"_public_name", T_OBJECT, offsetof(MTFunctionObject, public_name), READONLY, NULL},
+    {"_python_level", T_BOOL, offsetof(MTFunctionObject, python_level), 0, NULL},
     {NULL},
 };
 
@@ -465,18 +514,31 @@ static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types
     return ret;
 }
 
+/* A mode's handler bound to its class, which torch's op rows refuse. */
+static bool is_classmethod_handler(PyObject *handler)
+{
+    return PyMethod_Check(handler) && PyType_Check(PyMethod_GET_SELF(handler));
+}
+
 /* The active mode first (popped while it runs, so calls it makes go past it),
  * then each operand's handler in order, until one does not return
- * NotImplemented. */
+ * NotImplemented. from_row: the call is an op row's, where torch refuses a
+ * mode whose __torch_function__ is a classmethod. */
 static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
-                               PyObject *types, PyObject *args, PyObject *kwargs)
+                               PyObject *types, PyObject *args, PyObject *kwargs, bool from_row)
 {
     if (mt_mode_active()) {
         PyObject *mode = mt_mode_pop();
         if (!mode)
             return NULL;
         PyObject *handler = PyObject_GetAttr(mode, str_torch_function);
-        PyObject *ret = handler ? call_handler(handler, func, types, args, kwargs) : NULL;
+        PyObject *ret = NULL;
+        if (handler && from_row && is_classmethod_handler(handler))
+            PyErr_SetString(PyExc_RuntimeError,
+                            "Defining your mode's `__torch_function__` as a classmethod is not "
+                            "supported, please make it a plain method");
+        else if (handler)
+            ret = call_handler(handler, func, types, args, kwargs);
         Py_XDECREF(handler);
         int pushed = mt_mode_push(mode);
         Py_DECREF(mode);
@@ -574,7 +636,7 @@ PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *con
         if (!kwargs)
             goto done;
     }
-    ret = call_handlers(func, overloaded, n, types, args, kwargs);
+    ret = call_handlers(func, overloaded, n, types, args, kwargs, true);
 done:
     Py_XDECREF(types);
     Py_XDECREF(args);
@@ -604,16 +666,34 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
         mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
     PyObject *types = PyErr_Occurred() ? NULL : types_tuple(a.overloaded, a.noverloaded);
+    PyObject *empty = kwargs ? NULL : PyDict_New();
     PyObject *ret = NULL;
-    if (types) {
-        if (kwargs && PyDict_GET_SIZE(kwargs) == 0)
-            kwargs = NULL;
-        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kwargs);
-        Py_DECREF(types);
-    }
+    if (types && (kwargs || empty))
+        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args,
+                            kwargs ? kwargs : empty, false);
+    Py_XDECREF(types);
+    Py_XDECREF(empty);
     mtpy_call_release_overloaded(&a);
     Py_DECREF(seq);
     return ret;
+}
+
+PyObject *mt_relevant_args(PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *o = args[i];
+        if (PyList_Check(o) || PyTuple_Check(o)) {
+            /* re-read the size each step: appending may run a finalizer */
+            for (Py_ssize_t k = 0; out && k < PySequence_Fast_GET_SIZE(o); k++)
+                if (PyList_Append(out, PySequence_Fast_GET_ITEM(o, k)) < 0)
+                    Py_CLEAR(out);
+        } else if (PyList_Append(out, o) < 0)
+            Py_CLEAR(out);
+    }
+    PyObject *t = out ? PyList_AsTuple(out) : NULL;
+    Py_XDECREF(out);
+    return t;
 }
 
 PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs)

@@ -22,6 +22,9 @@ typedef struct {
     /* binary dunders: a TypeError becomes NotImplemented so Python tries the
      * reflected operator */
     bool type_error_to_not_implemented;
+    /* torch's function is written in Python: it dispatches on its raw
+     * arguments before parsing (set by minitorch.overrides) */
+    bool python_level;
 } MTFunctionObject;
 
 extern PyTypeObject MTFunction_Type;
@@ -54,9 +57,15 @@ PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *c);
 PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *c, PyObject **pending);
 PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *const *args,
                                Py_ssize_t nargs, PyObject *kwnames);
-/* Dispatch for Python-level callers: overloaded is a sequence of operands. */
+/* Dispatch for Python-level callers: overloaded is a sequence of operands;
+ * handlers get kwargs as a dict (empty for NULL), as torch's
+ * handle_torch_function passes it. */
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
                                    PyObject *kwargs);
+/* Where a Python-level function looks for operands to dispatch on: each of
+ * the n arguments, and the items of each list or tuple among them; a new
+ * tuple. */
+PyObject *mt_relevant_args(PyObject *const *args, Py_ssize_t n);
 /* Tensor.__torch_function__ */
 PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs);
 /* Converts Tensor results (also inside tuples and lists) to cls. */

@@ -65,6 +65,14 @@ bool mt_has_torch_function(PyObject *obj)
     return torch_function_of(obj) != NULL;
 }
 
+bool mt_has_custom_torch_function(PyObject *obj)
+{
+    PyObject *handler;
+    if (mt_tf_disabled || mt_tf_subclass_disabled || !(handler = torch_function_of(obj)))
+        return false;
+    return !(handler == mt_default_tf && MTPy_Check(obj));
+}
+
 static int grow_overloaded(mtpy_call *c)
 {
     int cap = c->overloaded_cap * 2;

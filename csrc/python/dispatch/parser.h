@@ -52,6 +52,8 @@ void mtpy_call_release_overloaded(mtpy_call *c);
 
 /* The operand's type overrides __torch_function__ (exact tensors never do). */
 bool mt_has_torch_function(PyObject *obj);
+/* Dispatch is on and obj would reach a handler other than Tensor's own. */
+bool mt_has_custom_torch_function(PyObject *obj);
 /* Adds obj to c->overloaded if it overrides __torch_function__ (and dispatch
  * is not disabled): one operand per type, subclasses before superclasses.
  * Whether obj's type is among them now (false with MemoryError set when the
