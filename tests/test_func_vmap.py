@@ -419,3 +419,28 @@ def test_vjp_and_jvp_inside_vmap():
             return out, fn(b)[0]
         return g
     _close(vmap(f(mt))(x, t), torch.func.vmap(f(torch))(tx, tt))
+
+
+def test_forward_ad_duals_inside_vmap():
+    # torch 2.13 has no batching rule for make_dual; the values are known
+    fwAD = mt.autograd.forward_ad
+    (x, t), _ = _pair((4, 3), (4, 3))
+
+    def g(a, b):
+        with fwAD.dual_level():
+            return tuple(fwAD.unpack_dual((fwAD.make_dual(a, b) ** 2).sin()))
+    p, d = vmap(g)(x, t)
+    xs, ts = x.numpy(), t.numpy()
+    np.testing.assert_allclose(p.numpy(), np.sin(xs ** 2), rtol=1e-12)
+    np.testing.assert_allclose(d.numpy(), np.cos(xs ** 2) * 2 * xs * ts, rtol=1e-12)
+    (w,), _ = _pair((3,))
+    p, d = vmap(g, in_dims=(None, 0))(w, t)
+    np.testing.assert_allclose(d.numpy(), np.cos(w.numpy() ** 2) * 2 * w.numpy() * ts,
+                               rtol=1e-12)
+
+
+def test_data_and_storage_refuse_inside_vmap():
+    (x,), (tx,) = _pair((3, 4))
+    for fn in (lambda a: a.numpy(), lambda a: a.tolist(), lambda a: a.data * 2):
+        _same_error(lambda: vmap(fn)(x), lambda: torch.func.vmap(fn)(tx))
+    assert vmap(lambda a: a.stride(), out_dims=None)(x) == (1,)

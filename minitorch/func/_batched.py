@@ -89,6 +89,14 @@ class BatchedTensor(Tensor):
     def __array__(self, *args, **kwargs):
         _data_dependent()
 
+    @property
+    def data(self):
+        raise RuntimeError("accessing `data` under vmap transform is not allowed")
+
+    @data.setter
+    def data(self, value):
+        raise RuntimeError("accessing `data` under vmap transform is not allowed")
+
 
 def make(value, bdim, level):
     """Wraps value (batched along bdim) at level."""
@@ -97,7 +105,8 @@ def make(value, bdim, level):
     if zero is None:
         zero = _ZERO[dtype] = _C._functions["zeros"]((), dtype=dtype)
     shape = tuple(value.shape)
-    out = zero.expand(shape[:bdim] + shape[bdim + 1:]).as_subclass(BatchedTensor)
+    with _C.DisableTorchFunction():  # plain plumbing: no mode needs to see it
+        out = zero.expand(shape[:bdim] + shape[bdim + 1:]).as_subclass(BatchedTensor)
     out._value = value
     out._bdim = bdim
     out._level = level
@@ -117,7 +126,10 @@ def to_physical(t, active):
     levels where it is not batched."""
     for level in reversed(active):
         value, bdim = unwrap(t, level)
-        if bdim is None:
+        if bdim is None and type(t) is not BatchedTensor:
+            with _C.DisableTorchFunction():
+                t = t.unsqueeze(0).expand((level.size,) + tuple(t.shape))
+        elif bdim is None:
             t = t.unsqueeze(0).expand((level.size,) + tuple(t.shape))
         else:
             t = value.movedim(bdim, 0) if bdim else value

@@ -32,6 +32,9 @@ _METADATA = frozenset({"dim", "ndimension", "size", "numel", "nelement", "__len_
                        "is_floating_point", "is_complex", "element_size", "get_device",
                        "is_signed", "type_as_dtype"})
 
+# what reads a tensor's memory: a batched tensor has none of its own
+_STORAGE = frozenset({"numpy", "tolist", "data_ptr", "__dlpack__", "untyped_storage"})
+
 
 def is_inplace(name):
     return (name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS
@@ -92,6 +95,8 @@ def dispatch(func, args, kwargs, level):
         return func(*_plain_args(args), **kwargs)
     if name == "__repr__":
         return _repr(args[0], level)
+    if name in _STORAGE:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
     rule = RULES.get(name)
     if rule is not None:
         out = rule(func, args, kwargs, level)
@@ -165,7 +170,7 @@ def _stack_results(results, level):
     if isinstance(first, (tuple, list)):
         items = [_stack_results([r[i] for r in results], level) for i in range(len(first))]
         return type(first)(items)
-    if first is None or all(r == first for r in results[1:]):
+    if first is None or all(type(r) is type(first) and r == first for r in results[1:]):
         return first
     raise RuntimeError("vmap: the per-sample results of this operation are Python values that "
                        "differ between samples; vmap can only batch tensors")

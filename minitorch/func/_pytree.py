@@ -25,17 +25,18 @@ def flatten(tree):
 
 
 def unflatten(leaves, spec):
-    it = iter(leaves)
+    return _build(iter(leaves), spec)
 
-    def build(sp):
-        if sp is None:
-            return next(it)
-        kind, children = sp
-        if kind is dict:
-            return {k: build(c) for k, c in children}
-        return kind(build(c) for c in children)
 
-    return build(spec)
+def _build(it, spec):
+    # a module-level recursion: a nested one would be a reference cycle that
+    # keeps the leaves (often large gradients) alive until the next collection
+    if spec is None:
+        return next(it)
+    kind, children = spec
+    if kind is dict:
+        return {k: _build(it, c) for k, c in children}
+    return kind([_build(it, c) for c in children])
 
 
 def spec_str(spec):

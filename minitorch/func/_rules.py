@@ -312,9 +312,9 @@ def linear(func, args, kwargs, level):
     if is_batched(w, level) or is_batched(b, level) or not is_batched(x, level):
         if len(w.shape) != 2 or not x.shape or x.shape[-1] != w.shape[1]:
             return NotImplemented
-        with level.mode:
-            out = x.matmul(w.t())
-            return out if b is None else out + b
+        wt = make(front(w, level).transpose(1, 2), 0, level) if is_batched(w, level) else w.t()
+        out = _matmul(x, wt, level)
+        return out if b is None else pointwise(_F["add"], (out, b), {}, level)
     if not x.shape:
         return NotImplemented
     return make(func(front(x, level), w, b), 0, level)
@@ -621,31 +621,66 @@ def embedding(func, args, kwargs, level):
     return make(func(front(idx, level), weight), 0, level)
 
 
+def _physical_or_expanded(t, level):
+    return front(t, level) if is_batched(t, level) else _expand_front(t, level.size)
+
+
+def _nll(logp, target, weight, reduction, ignore, level):
+    """nll_loss of physical (B, C) or (B, N, C) log-probabilities: the 'none'
+    loss of all samples in one call, reduced over each sample's own elements."""
+    nll = _F["_nll_loss"]
+    if logp.dim() == 2:
+        loss = nll(logp, target, weight, 0, ignore)
+        if reduction == 1:
+            loss = loss / (target != ignore).to(loss.dtype)
+        return make(loss, 0, level)
+    b, n, c = logp.shape
+    loss = nll(logp.reshape(b * n, c), target.reshape(b * n), weight, 0, ignore).reshape(b, n)
+    if reduction == 0:
+        return make(loss, 0, level)
+    total = loss.sum(1)
+    if reduction == 1:
+        total = total / (target != ignore).sum(1).to(loss.dtype)
+    return make(total, 0, level)
+
+
 @_rule("_nll_loss")
 def nll_loss(func, args, kwargs, level):
-    """Per sample: the 'none' loss, reduced over each sample's own elements."""
     inp, target, weight, reduction, ignore = args
     if kwargs or is_batched(weight, level) or len(inp.shape) not in (1, 2):
         return NotImplemented
     if weight is not None and reduction == 1:
         return NotImplemented
-    pi = front(inp, level) if is_batched(inp, level) else _expand_front(inp, level.size)
-    pt = front(target, level) if is_batched(target, level) \
-        else _expand_front(target, level.size)
-    if len(inp.shape) == 1:
-        loss = func(pi, pt, weight, 0, ignore)
-        if reduction == 1:
-            loss = loss / (pt != ignore).to(loss.dtype)
-        return make(loss, 0, level)
-    b, n, c = pi.shape
-    loss = func(pi.transpose(1, 2).unsqueeze(2), pt.unsqueeze(1), weight, 0, ignore)
-    loss = loss.reshape(b, n)
-    if reduction == 0:
-        return make(loss, 0, level)
-    total = loss.sum(1)
-    if reduction == 1:
-        total = total / (pt != ignore).sum(1).to(loss.dtype)
-    return make(total, 0, level)
+    return _nll(_physical_or_expanded(inp, level), _physical_or_expanded(target, level), weight,
+                reduction, ignore, level)
+
+
+_CE_PARAMS = ("input", "target", "weight", "size_average", "ignore_index", "reduce",
+              "reduction", "label_smoothing")
+_CE_DEFAULTS = (None, None, None, None, -100, None, "mean", 0.0)
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+@_rule("cross_entropy")
+def cross_entropy(func, args, kwargs, level):
+    """Class-index targets without weights or smoothing: one log_softmax and
+    one nll over the batch; everything else runs the composite's body."""
+    if len(args) > len(_CE_PARAMS) or set(kwargs) - set(_CE_PARAMS):
+        return NotImplemented
+    bound = dict(zip(_CE_PARAMS, _CE_DEFAULTS))
+    bound.update(zip(_CE_PARAMS, args))
+    bound.update(kwargs)
+    inp, target = bound["input"], bound["target"]
+    if (bound["weight"] is not None or bound["size_average"] is not None
+            or bound["reduce"] is not None or bound["label_smoothing"] != 0.0
+            or bound["reduction"] not in _REDUCTIONS or not isinstance(inp, Tensor)
+            or not isinstance(target, Tensor) or target.dtype != _C.int64
+            or len(inp.shape) not in (1, 2) or len(target.shape) != len(inp.shape) - 1
+            or tuple(target.shape) != tuple(inp.shape[:-1])):
+        return NotImplemented
+    logp = _physical_or_expanded(inp, level).log_softmax(-1)
+    return _nll(logp, _physical_or_expanded(target, level), None,
+                _REDUCTIONS[bound["reduction"]], bound["ignore_index"], level)
 
 
 # ---- randomness on batched tensors ----

@@ -115,6 +115,7 @@ def _run(func, flat, spec, dims, size, randomness, out_dims, kwargs):
             out = func(*unflatten(wrapped, spec), **kwargs)
     finally:
         _batched.pop_level(level)
+        level.mode = None  # the level and its mode refer to each other
     out_flat, out_spec = flatten(out)
     prefix = f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>)"
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
