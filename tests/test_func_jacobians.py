@@ -127,3 +127,16 @@ def test_functional_call_strict_and_errors():
     with pytest.raises(ValueError) as got:
         functional_call(m, ({"0.bias": mt.zeros(4)}, {"0.bias": mt.zeros(4)}), (x,))
     assert str(got.value) == str(want.value)
+
+
+def test_forward_over_reverse_matches_torch():
+    # ops whose backward reads only saved inputs (sin, mul, sum); the engine
+    # still drops the tangent of a saved output (exp): see func.hessian
+    (x, v, y), (tx, tv, ty) = _pair((3,), (3,), (2, 3))
+
+    def g(L):
+        return lambda a: (L.sin(a) * a.sum()).sum()
+    _close(mt.func.jvp(mt.func.grad(g(mt)), (x,), (v,)),
+           torch.func.jvp(torch.func.grad(g(torch)), (tx,), (tv,)))
+    _close(jacfwd(jacrev(g(mt)))(x), torch.func.jacfwd(torch.func.jacrev(g(torch)))(tx))
+    _close(vmap(hessian(g(mt)))(y), torch.func.vmap(torch.func.hessian(g(torch)))(ty))

@@ -113,6 +113,17 @@ RULED = [
     ("nll_2d", lambda L, x, t: L.nn.functional.nll_loss(L.log_softmax(x, -1), t),
      [(5, 3, 4), "target2"], (0, 0)),
     ("mse", lambda L, x, y: L.nn.functional.mse_loss(x, y), [(5, 3), (3,)], (0, None)),
+    ("norm", lambda L, x: (x.norm(), x.norm(dim=-1), x.norm(1)), [(4, 3, 5)], 0),
+    ("roll", lambda L, x: x.roll((1, -1), (0, 1)), [(4, 3, 5)], 0),
+    ("pad", lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), value=3.0), [(4, 3, 5)], 0),
+    ("expand_as", lambda L, x, y: y.expand_as(x) + x, [(4, 3, 5), (5,)], (0, None)),
+    # Python composites run their own body, batched op by op
+    ("einsum", lambda L, x, y: L.einsum("ij,jk->ik", x, y), [(4, 3, 5), (5, 2)], (0, None)),
+    ("tensordot", lambda L, x, y: L.tensordot(x, y, 1), [(4, 3, 5), (5, 2)], (0, None)),
+    ("layer_norm", lambda L, x: L.nn.functional.layer_norm(x, (5,)), [(4, 3, 5)], 0),
+    ("normalize", lambda L, x: L.nn.functional.normalize(x, dim=-1), [(4, 3, 5)], 0),
+    ("pad_reflect", lambda L, x: L.nn.functional.pad(x, (1, 2), mode="reflect"),
+     [(4, 2, 3, 5)], 0),
 ]
 
 
@@ -156,7 +167,8 @@ FALLBACK = [
     ("median", lambda L, x: x.median(), [(4, 5)], 0),
     ("kthvalue_batched_k", lambda L, x: x.kthvalue(2, 0)[0], [(4, 5)], 1),
     ("max_pool2d", lambda L, x: L.nn.functional.max_pool2d(x, 2), [(3, 2, 4, 4)], 0),
-    ("cumsum_out_of_range_dim_ok", lambda L, x: x.cumsum(-1), [(4, 3)], 0),
+    ("roll_flattened", lambda L, x: x.roll(2), [(4, 3)], 0),
+    ("norm_fro_dims", lambda L, x: L.norm(x, "fro", dim=(0, 1)), [(4, 3, 5)], 0),
 ]
 
 
@@ -263,6 +275,7 @@ def test_inplace_on_batched_and_unbatched():
         c = a.clone()
         c.add_(b)
         c[0] = 7.0
+        c[1:3] = a[:2] * 2
         return c
     _close(vmap(f, in_dims=(0, None))(x, y), torch.func.vmap(f, in_dims=(0, None))(tx, ty))
     with pytest.raises(RuntimeError) as got:

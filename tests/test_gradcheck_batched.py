@@ -66,3 +66,21 @@ def test_batched_flags_need_their_mode():
         gradgradcheck(lambda a: a * 2, _inputs()[:1], check_undefined_grad=False,
                       check_fwd_over_rev=True, check_rev_over_rev=False,
                       check_batched_grad=True)
+
+
+def test_autograd_grad_is_grads_batched_matches_torch():
+    torch = pytest.importorskip("torch")
+    mt.manual_seed(1)
+    x = mt.randn(3, dtype=mt.double, requires_grad=True)
+    u = mt.randn(2, dtype=mt.double, requires_grad=True)
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    tu = torch.tensor(u.detach().numpy(), requires_grad=True)
+    v = mt.randn(4, 3, dtype=mt.double)
+    got = mt.autograd.grad((x.sin() * 2, (x * x).sum()), (x, u), (v, mt.ones(4, dtype=mt.double)),
+                           is_grads_batched=True, allow_unused=True, retain_graph=True)
+    want = torch.autograd.grad((tx.sin() * 2, (tx * tx).sum()), (tx, tu),
+                               (torch.tensor(v.numpy()), torch.ones(4, dtype=torch.double)),
+                               is_grads_batched=True, allow_unused=True, retain_graph=True)
+    assert got[1] is None and want[1] is None
+    assert tuple(got[0].shape) == (4, 3)
+    assert mt.allclose(got[0], mt.tensor(want[0].numpy()))

@@ -125,5 +125,6 @@ def jacfwd(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, has_aux: bo
 def hessian(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0) -> Callable:
     """Computes the Hessian of ``func`` with respect to the arg(s) at index
     ``argnum``. torch goes forward-over-reverse; here it is reverse-over-reverse
-    (the same values), because jvp does not see through an inner grad."""
+    (the same values): the engine's backward formulas drop the tangent of a
+    saved output (exp, tanh, sigmoid, ...), so a jvp over a grad misses terms."""
     return jacrev(jacrev(func, argnums), argnums)

@@ -480,8 +480,10 @@ def expand(func, args, kwargs, level):
 @_rule("expand_as")
 def expand_as(func, args, kwargs, level):
     x, other = args
-    if kwargs or is_batched(other, level):
+    if kwargs:
         return NotImplemented
+    if not is_batched(x, level):
+        return x.expand(tuple(other.shape))
     return expand(func, (x, tuple(other.shape)), {}, level)
 
 
@@ -505,6 +507,42 @@ def flip(func, args, kwargs, level):
     if not is_batched(x, level) or None in wrapped:
         return NotImplemented
     return make(front(x, level).flip([d + 1 for d in wrapped]), 0, level)
+
+
+@_rule("roll")
+def roll(func, args, kwargs, level):
+    x = args[0]
+    dims = _get(args, kwargs, 2, "dims", ())
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    wrapped = [_wrap_dim(d, len(x.shape)) for d in dims]
+    if not is_batched(x, level) or not dims or None in wrapped:
+        return NotImplemented
+    shifts = _get(args, kwargs, 1, "shifts")
+    return make(front(x, level).roll(shifts, tuple(d + 1 for d in wrapped)), 0, level)
+
+
+@_rule("norm")
+def norm(func, args, kwargs, level):
+    """p-norms over dims; the Frobenius norm of a whole tensor is its 2-norm."""
+    x = args[0]
+    p = _get(args, kwargs, 1, "p", 2)
+    if _get(args, kwargs, 2, "dim") is None and p == "fro":
+        args, kwargs = _set(args, kwargs, 1, "p", 2)
+    elif isinstance(p, str):
+        return NotImplemented
+    return _dim_rule(2, absent="all")(func, args, kwargs, level)
+
+
+@_rule("pad")
+def pad(func, args, kwargs, level):
+    """Constant padding reaches only the trailing dims the pad names."""
+    x = args[0]
+    widths = _get(args, kwargs, 1, "pad")
+    mode = _get(args, kwargs, 2, "mode", "constant")
+    if not is_batched(x, level) or mode != "constant" or len(widths) // 2 > len(x.shape) \
+            or len(widths) % 2 or _others_batched(args, kwargs, level):
+        return NotImplemented
+    return make(func(front(x, level), *args[1:], **kwargs), 0, level)
 
 
 @_rule("diagonal")

@@ -52,14 +52,26 @@ def _differentiable(leaves):
     for x in leaves:
         if not _is_tensor(x):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        out.append(x.view_as(x) if x.requires_grad and _C.is_grad_enabled()
-                   else x.detach().requires_grad_(x.dtype.is_floating_point))
+        if x.requires_grad and _C.is_grad_enabled():
+            out.append(x.view_as(x))
+        else:
+            out.append(_detached(x).requires_grad_(x.dtype.is_floating_point))
     return out
+
+
+def _detached(x):
+    """x without its graph, but with its forward tangent if it has one, so an
+    enclosing jvp sees through this transform (jvp(grad(f)), jacfwd(jacrev(f)))."""
+    tangent = _C._fw_grad(x)
+    if tangent is None:
+        return x.detach()
+    from ..autograd import forward_ad as fwAD
+    return fwAD.make_dual(x.detach(), tangent)
 
 
 def _undo(x, outer):
     """Results keep history only when an enclosing transform needs it."""
-    return x if outer or not _is_tensor(x) else x.detach()
+    return x if outer or not _is_tensor(x) else _detached(x)
 
 
 def vjp(func: Callable, *primals, has_aux: bool = False):
