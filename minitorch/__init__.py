@@ -52,6 +52,7 @@ def initial_seed() -> int:
 
 # Subpackages last: they build on everything above.
 from . import autograd, func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,

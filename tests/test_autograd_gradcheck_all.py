@@ -448,9 +448,9 @@ def _run(f, args, kwargs, opt, produced):
                 produced.add(type(o.grad_fn).__name__)
         return out
 
-    assert gradcheck(fn, tuple(inputs), eps=opt.eps)
+    assert gradcheck(fn, tuple(inputs), eps=opt.eps, check_batched_grad=True)
     if opt.gg and opt.eps == 1e-6:
-        assert gradgradcheck(fn, tuple(inputs))
+        assert gradgradcheck(fn, tuple(inputs), check_batched_grad=True)
 
 
 @pytest.mark.parametrize("ns,name,f", CHECKED, ids=[f"{ns}.{n}" for ns, n, _ in CHECKED])

@@ -104,7 +104,8 @@ def test_input_checks_and_warning():
     x = mt.randn(3, requires_grad=True)
     with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double"):
         gradcheck(lambda a: a * 2, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(AssertionError, match="check_batched_forward_grad=True requires "
+                                             "check_forward_ad to be True"):
         gradcheck(lambda a: a * 2, (x.double(),), check_batched_forward_grad=True)
 
 

@@ -86,6 +86,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
             dict(grad_outputs=grad_outputs, retain_graph=retain_graph,
                  create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
                  is_grads_batched=is_grads_batched, materialize_grads=materialize_grads))
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs_t, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
@@ -118,7 +121,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
         result.append(g)
     return tuple(result)
 
-from . import forward_ad, function  # noqa: E402,F401
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """is_grads_batched: one vector-Jacobian product per slice of the
+    grad_outputs' first dim, stacked (what vmap's per-sample path does)."""
+    grads = _as_tuple(grad_outputs)
+    sizes = sorted({g.shape[0] for g in grads if g is not None and g.dim() > 0})
+    if len(sizes) != 1:
+        raise RuntimeError("is_grads_batched=True needs every grad_output to have the same "
+                           f"batch size in its first dimension, got {sizes}")
+    n = sizes[0]
+    per = [grad(outputs, inputs, tuple(None if g is None else g[b] for g in grads),
+                retain_graph=True if b < n - 1 else retain_graph, create_graph=create_graph,
+                allow_unused=allow_unused, materialize_grads=materialize_grads)
+           for b in range(n)]
+    return tuple(None if col[0] is None else _C._functions["stack"](list(col))
+                 for col in zip(*per))
+
+
+from . import forward_ad, function, functional  # noqa: E402,F401
 from .function import Function  # noqa: E402,F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
 

@@ -51,9 +51,21 @@ class _set_fwd_grad_enabled:
         _C._set_fwd_grad_enabled(self.prev)
 
 
+def _vmap_levels(*tensors):
+    """The active vmap levels when one of tensors is batched by vmap: dual
+    tensors are then made of their physical (batched) forms."""
+    from ..func._batched import BatchedTensor, levels
+    return list(levels()) if any(type(t) is BatchedTensor for t in tensors) else None
+
+
 def make_dual(tensor, tangent, *, level=None):
     """A new tensor aliasing ``tensor``'s memory, carrying ``tangent`` as its
     forward gradient at ``level`` (the current one by default)."""
+    active = _vmap_levels(tensor, tangent)
+    if active:
+        from ..func._batched import from_physical, to_physical
+        dual = make_dual(to_physical(tensor, active), to_physical(tangent, active), level=level)
+        return from_physical(dual, active)
     if level is None:
         level = _current_level
     if level < 0:
@@ -87,6 +99,12 @@ def unpack_dual(tensor, *, level=None):
     """Splits a dual tensor into ``(primal, tangent)``: ``primal`` is a view of
     ``tensor`` without tangent, ``tangent`` the tangent as-is (None if it has
     none at ``level``)."""
+    active = _vmap_levels(tensor)
+    if active:
+        from ..func._batched import from_physical, to_physical
+        primal, tangent = unpack_dual(to_physical(tensor, active), level=level)
+        return UnpackedDualTensor(from_physical(primal, active),
+                                  None if tangent is None else from_physical(tangent, active))
     if level is None:
         level = _current_level
     if level < 0:

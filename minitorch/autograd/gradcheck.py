@@ -11,6 +11,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .. import _C
+from ._gradcheck_batched import test_batched_forward_grad, test_batched_grad
 from .function import Function
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -343,18 +344,18 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
     """
     assert check_forward_ad or check_backward_ad, \
         "Expected at least one of check_forward_ad or check_backward_ad to be True"
-    if check_batched_forward_grad:
-        raise NotImplementedError("gradcheck: check_batched_forward_grad=True needs vmap, which "
-                                  "minitorch does not implement")
-    if check_batched_grad:
-        raise NotImplementedError("gradcheck: check_batched_grad=True needs vmap, which "
-                                  "minitorch does not implement")
+    assert not (check_batched_grad and not check_backward_ad), \
+        "Setting check_batched_grad=True requires check_backward_ad to be True"
+    assert not (check_batched_forward_grad and not check_forward_ad), \
+        "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
     try:
         if check_backward_ad:
             _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                              check_grad_dtypes, fast_mode)
+                              check_grad_dtypes, fast_mode, check_batched_grad)
         if check_forward_ad:
             _forward_ad_check(func, inputs, eps, atol, rtol)
+        if check_batched_forward_grad:
+            test_batched_forward_grad(func, _as_tuple(inputs))
     except GradcheckError:
         if raise_exception:
             raise
@@ -363,7 +364,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, fast_mode):
+                      check_grad_dtypes, fast_mode, check_batched_grad):
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
@@ -373,6 +374,9 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
         return
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
     check(func, tupled, func_out, outputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+    if check_batched_grad:
+        for i, o in enumerate(outputs):
+            test_batched_grad(tupled, o, i)
     if check_undefined_grad:
         _check_undefined_grad_support(func, tupled)
 
@@ -396,6 +400,8 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
     assert not (check_undefined_grad and not check_rev_over_rev), \
         "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+    assert not (check_batched_grad and not check_rev_over_rev), \
+        "Setting check_batched_grad=True requires check_rev_over_rev to be True"
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
         outputs = _differentiable_outputs(func(*tupled))

@@ -1,65 +1,48 @@
-"""minitorch.func: function transforms over the autograd graph (``vjp``, ``grad``).
+"""The differentiating transforms: ``vjp``, ``jvp``, ``grad``, ``grad_and_value``.
 
 Each transform runs ``func`` on fresh differentiable aliases of the primals and
 differentiates through the C graph with ``create_graph`` on, so transforms
 compose (``grad(grad(f))``). Primals may be tensors or tuples/lists/dicts of
 them. ``jvp`` runs ``func`` on dual tensors (minitorch.autograd.forward_ad).
+
+Inside vmap the graph is built on physical tensors (every active level's batch
+dim in front, _batched.to_physical) and the result is differentiated with a
+ones cotangent: the samples never mix, so that gives every sample's own
+gradient at once (per-sample gradients with vmap(grad(f))).
 """
 import functools
 from typing import Any, Callable, Tuple, Union
 
-from . import _C
-from .autograd import grad as _autograd_grad
+from .. import _C
+from ..autograd import grad as _autograd_grad
+from ._pytree import flatten as _flatten, spec_str as _spec_str, treespec_str as _treespec_str
+from ._pytree import unflatten as _unflatten
+from ._batched import from_physical, levels, to_physical
+
+
+class _Lift:
+    """Moves values between the logical view func sees and the physical
+    tensors the C graph differentiates (identity outside vmap)."""
+
+    def __init__(self):
+        self.active = list(levels())
+
+    def up(self, x):
+        return to_physical(x, self.active) if self.active and _is_tensor(x) else x
+
+    def down(self, x):
+        return from_physical(x, self.active) if self.active and _is_tensor(x) else x
+
+    def seed(self, out):
+        """The cotangent that sums every sample's scalar output."""
+        return _C._functions["ones_like"](out) if self.active else None
 
 __all__ = ["vjp", "jvp", "grad", "grad_and_value"]
 
 
 def _is_tensor(x):
-    from ._tensor import Tensor
+    from .._tensor import Tensor
     return isinstance(x, Tensor)
-
-
-def _flatten(tree):
-    """Leaves in order and a spec to rebuild the same structure."""
-    if isinstance(tree, (tuple, list)):
-        leaves, specs = [], []
-        for t in tree:
-            lv, sp = _flatten(t)
-            leaves += lv
-            specs.append(sp)
-        return leaves, (type(tree), specs)
-    if isinstance(tree, dict):
-        leaves, specs = [], []
-        for k, v in tree.items():
-            lv, sp = _flatten(v)
-            leaves += lv
-            specs.append((k, sp))
-        return leaves, (dict, specs)
-    return [tree], None
-
-
-def _unflatten(leaves, spec):
-    it = iter(leaves)
-
-    def build(sp):
-        if sp is None:
-            return next(it)
-        kind, children = sp
-        if kind is dict:
-            return {k: build(c) for k, c in children}
-        return kind(build(c) for c in children)
-
-    return build(spec)
-
-
-def _spec_str(spec):
-    if spec is None:
-        return "*"
-    kind, children = spec
-    if kind is dict:
-        return "{" + ", ".join(f"{k!r}: {_spec_str(c)}" for k, c in children) + "}"
-    inner = ", ".join(_spec_str(c) for c in children)
-    return f"({inner}{',' if len(children) == 1 else ''})" if kind is tuple else f"[{inner}]"
 
 
 def _differentiable(leaves):
@@ -69,14 +52,26 @@ def _differentiable(leaves):
     for x in leaves:
         if not _is_tensor(x):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        out.append(x.view_as(x) if x.requires_grad and _C.is_grad_enabled()
-                   else x.detach().requires_grad_(x.dtype.is_floating_point))
+        if x.requires_grad and _C.is_grad_enabled():
+            out.append(x.view_as(x))
+        else:
+            out.append(_detached(x).requires_grad_(x.dtype.is_floating_point))
     return out
+
+
+def _detached(x):
+    """x without its graph, but with its forward tangent if it has one, so an
+    enclosing jvp sees through this transform (jvp(grad(f)), jacfwd(jacrev(f)))."""
+    tangent = _C._fw_grad(x)
+    if tangent is None:
+        return x.detach()
+    from ..autograd import forward_ad as fwAD
+    return fwAD.make_dual(x.detach(), tangent)
 
 
 def _undo(x, outer):
     """Results keep history only when an enclosing transform needs it."""
-    return x if outer or not _is_tensor(x) else x.detach()
+    return x if outer or not _is_tensor(x) else _detached(x)
 
 
 def vjp(func: Callable, *primals, has_aux: bool = False):
@@ -84,11 +79,13 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     results of ``func`` applied to ``primals`` and a function that, when given
     ``cotangents``, computes the reverse-mode Jacobian of ``func`` with respect
     to ``primals`` times ``cotangents``."""
+    lift = _Lift()
     flat, spec = _flatten(primals)
+    flat = [lift.up(x) for x in flat]
     outer = any(_is_tensor(x) and x.requires_grad for x in flat) and _C.is_grad_enabled()
     diff = _differentiable(flat)
     with _C_grad_enabled(True):
-        result = func(*_unflatten(diff, spec))
+        result = func(*_unflatten([lift.down(d) for d in diff], spec))
     aux = None
     if has_aux:
         if not (isinstance(result, tuple) and len(result) == 2):
@@ -100,6 +97,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         if not _is_tensor(o):
             raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
                                f"got unsupported type {type(o)}")
+    out_flat = [lift.up(o) for o in out_flat]
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         ct_flat, ct_spec = _flatten(cotangents)
@@ -108,7 +106,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
                 "Expected pytree structure of cotangents to be the same as pytree structure of "
                 f"outputs to the function. cotangents: {_spec_str(ct_spec)}, primal output: "
                 f"{_spec_str(out_spec)}")
-        pairs = [(o, c) for o, c in zip(out_flat, ct_flat) if o.requires_grad]
+        pairs = [(o, lift.up(c)) for o, c in zip(out_flat, ct_flat) if o.requires_grad]
         if create_graph is None:
             create_graph = outer or any(c.requires_grad for _, c in pairs)
         if not pairs:
@@ -117,26 +115,12 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             grads = _autograd_grad([o for o, _ in pairs], diff, [c for _, c in pairs],
                                    retain_graph=retain_graph, create_graph=create_graph,
                                    allow_unused=True, materialize_grads=True)
-        return _unflatten([_undo(g, create_graph) for g in grads], spec)
+        return _unflatten([lift.down(_undo(g, create_graph)) for g in grads], spec)
 
-    out = _unflatten([_undo(o, outer) for o in out_flat], out_spec)
+    out = _unflatten([lift.down(_undo(o, outer)) for o in out_flat], out_spec)
     if has_aux:
         return out, vjp_fn, _unflatten_aux(aux, outer)
     return out, vjp_fn
-
-
-def _treespec_str(spec):
-    if spec is None:
-        return "*"
-    kind, children = spec
-    if kind is dict:
-        keys = [k for k, _ in children]
-        children = [c for _, c in children]
-        ctx = repr(keys)
-    else:
-        ctx = "None"
-    inner = ",\n  ".join(_treespec_str(c) for c in children)
-    return f"TreeSpec({kind.__name__}, {ctx}, [{inner}])"
 
 
 def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
@@ -144,7 +128,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     """Standing for the Jacobian-vector product, returns a tuple containing the
     output of ``func(*primals)`` and the "Jacobian of ``func`` evaluated at
     ``primals``" times ``tangents``."""
-    from .autograd import forward_ad as fwAD
+    from ..autograd import forward_ad as fwAD
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
@@ -164,8 +148,9 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
             if not _is_tensor(x):
                 raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to only contain "
                                    f"Tensors, got {type(x)}")
+    lift = _Lift()
     with fwAD.dual_level():
-        duals = [fwAD.make_dual(p, t) for p, t in zip(flat, t_flat)]
+        duals = [lift.down(fwAD.make_dual(lift.up(p), lift.up(t))) for p, t in zip(flat, t_flat)]
         result = func(*_unflatten(duals, spec))
         aux = None
         if has_aux:
@@ -179,9 +164,9 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
             if not _is_tensor(o):
                 raise RuntimeError("jvp(f, primals, tangents): expected f(*primals) to return "
                                    f"only tensors, got unsupported type {type(o)}")
-            p, t = fwAD.unpack_dual(o)
-            primals_out.append(p)
-            tangents_out.append(_C._functions["zeros_like"](p) if t is None else t)
+            p, t = fwAD.unpack_dual(lift.up(o))
+            primals_out.append(lift.down(p))
+            tangents_out.append(lift.down(_C._functions["zeros_like"](p) if t is None else t))
     out = (_unflatten(primals_out, out_spec), _unflatten(tangents_out, out_spec))
     return out + (aux,) if has_aux else out
 
@@ -226,11 +211,13 @@ def grad_and_value(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
     def wrapper(*args, **kwargs):
         nums = _check_argnums(argnums, len(args))
         outer = _C.is_grad_enabled()
+        lift = _Lift()
         flat_specs = [_flatten(args[a]) for a in nums]
-        diff_flat = [_differentiable(lv) for lv, _ in flat_specs]
+        phys_flat = [[lift.up(x) for x in lv] for lv, _ in flat_specs]
+        diff_flat = [_differentiable(lv) for lv in phys_flat]
         new_args = list(args)
         for a, d, (_, sp) in zip(nums, diff_flat, flat_specs):
-            new_args[a] = _unflatten(d, sp)
+            new_args[a] = _unflatten([lift.down(x) for x in d], sp)
         with _C_grad_enabled(True):
             result = func(*new_args, **kwargs)
         aux = None
@@ -247,20 +234,20 @@ def grad_and_value(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
                                f"Tensor, got tensor with {result.dim()} dims. Maybe you wanted "
                                "to use the vjp or jacrev APIs instead?")
         inputs = [x for d in diff_flat for x in d]
-        keep = outer and any(_is_tensor(x) and x.requires_grad
-                             for a in nums for x in _flatten(args[a])[0])
+        keep = outer and any(_is_tensor(x) and x.requires_grad for lv in phys_flat for x in lv)
+        result = lift.up(result)
         if result.requires_grad:
-            grads = _autograd_grad(result, inputs, create_graph=keep, allow_unused=True,
-                                   materialize_grads=True)
+            grads = _autograd_grad(result, inputs, lift.seed(result), create_graph=keep,
+                                   allow_unused=True, materialize_grads=True)
         else:
             grads = [_C._functions["zeros_like"](x) for x in inputs]
-        grads = [_undo(g, keep) for g in grads]
+        grads = [lift.down(_undo(g, keep)) for g in grads]
         per_arg, k = [], 0
         for d, (_, sp) in zip(diff_flat, flat_specs):
             per_arg.append(_unflatten(grads[k:k + len(d)], sp))
             k += len(d)
         g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
-        value = _undo(result, keep)
+        value = lift.down(_undo(result, keep))
         if has_aux:
             return g, (value, _unflatten_aux(aux, keep))
         return g, value
