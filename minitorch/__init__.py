@@ -60,6 +60,7 @@ from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
+from . import library  # noqa: E402,F401
 
 
 def get_include() -> str:
