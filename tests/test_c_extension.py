@@ -603,6 +603,11 @@ def test_build_errors_are_reported(tmp_path):
         cpp_extension.load("broken", [str(src)], build_directory=str(tmp_path / "b"))
 
 
+def test_module_names_are_identifiers(tmp_path):
+    with pytest.raises(ValueError, match="must be a Python identifier"):
+        cpp_extension.load("my-lib", [str(tmp_path / "x.c")], build_directory=str(tmp_path))
+
+
 def test_c_extension_object_for_setuptools():
     ext = cpp_extension.CExtension("pkg.mod", ["a.c"], include_dirs=["x"])
     assert ext.name == "pkg.mod" and ext.sources == ["a.c"]

@@ -35,7 +35,9 @@ from setuptools.command.build_ext import build_ext
 __all__ = ["include_paths", "CExtension", "CppExtension", "BuildExtension", "load",
            "load_inline", "get_default_build_root", "compiler_available"]
 
-_COMMON_CFLAGS = ["-std=c11", "-O2"]
+
+def _common_cflags(compiler) -> List[str]:
+    return ["/O2"] if compiler.compiler_type == "msvc" else ["-std=c11", "-O2"]
 
 
 def include_paths(device_type: str = "cpu") -> List[str]:
@@ -153,7 +155,7 @@ def _build(name, sources, cflags, ldflags, include_dirs, directory, library, ver
         objects = compiler.compile(
             [os.path.abspath(s) for s in sources], output_dir=objects_dir,
             include_dirs=include_paths() + [python_include] + list(include_dirs),
-            extra_postargs=_COMMON_CFLAGS + list(cflags))
+            extra_postargs=_common_cflags(compiler) + list(cflags))
         partial = library + ".partial"
         compiler.link_shared_object(objects, partial, extra_postargs=list(ldflags))
     except Exception as e:
@@ -179,6 +181,9 @@ def load(name: str, sources: Union[str, Sequence[str]], extra_cflags: Optional[L
     loaded (ctypes) and its path returned."""
     if unused_cuda_options.get("with_cuda") or unused_cuda_options.get("extra_cuda_cflags"):
         raise RuntimeError("minitorch has no CUDA: load() builds C sources only")
+    if not name.isidentifier():
+        raise ValueError(f"load(): the module name must be a Python identifier (its init "
+                         f"function is PyInit_<name>), got {name!r}")
     sources = [sources] if isinstance(sources, str) else list(sources)
     cflags, ldflags = list(extra_cflags or []), list(extra_ldflags or [])
     include_dirs = list(extra_include_paths or [])
