@@ -26,7 +26,8 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-CASE_MODULES = ("cases_core", "cases_kernels", "cases_dispatch", "cases_autograd", "cases_func")
+CASE_MODULES = ("cases_core", "cases_kernels", "cases_dispatch", "cases_autograd", "cases_func",
+                "cases_extensions")
 
 
 def import_minitorch():

@@ -60,5 +60,13 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+from ._ops import ops  # noqa: E402,F401
+from . import library  # noqa: E402,F401
 
 overrides._finish_registration()
+
+
+def get_include() -> str:
+    """The folder holding minitorch/minitorch.h, the header of the C API."""
+    import os
+    return os.path.join(os.path.dirname(__file__), "include")

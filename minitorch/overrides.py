@@ -92,9 +92,18 @@ def _overridable() -> Dict[Any, List[Callable]]:
     return {ns: [f for f in funcs if id(f) not in ignored] for ns, funcs in out.items()}
 
 
+def _with_custom_ops() -> Dict[Any, List[Callable]]:
+    """The built-in listing, and the custom ops registered so far under their
+    minitorch.ops namespaces."""
+    out = {k: list(v) for k, v in _overridable().items()}
+    for namespace, funcs in minitorch.ops._namespaces().items():
+        out[namespace] = sorted(funcs, key=lambda f: f.__name__)
+    return out
+
+
 def get_overridable_functions() -> Dict[Any, List[Callable]]:
     """List functions that are overridable via __torch_function__, keyed by namespace."""
-    return {k: list(v) for k, v in _overridable().items()}
+    return _with_custom_ops()
 
 
 def get_ignored_functions():
@@ -134,7 +143,7 @@ def get_testing_overrides() -> Dict[Callable, Callable]:
     """A dummy with the same signature (annotated with the op table's types) for
     every overridable function; each returns -1."""
     out = {}
-    for namespace, funcs in _overridable().items():
+    for namespace, funcs in _with_custom_ops().items():
         for f in funcs:
             if hasattr(f, "_signatures"):
                 out[f] = _dummy_for(f, namespace is minitorch.Tensor)

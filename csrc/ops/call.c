@@ -1,5 +1,6 @@
 /* Building mt_args from a format string for C callers of op rows. */
 #include "call.h"
+#include "custom.h"
 
 #include <string.h>
 
@@ -115,9 +116,9 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
 
 int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
 {
-    if ((unsigned)id >= MT_OP_COUNT)
+    const mt_op *op = mt_op_row((int)id);
+    if (!op)
         return mt_error(MT_ERR_RUNTIME, "minitorch: no op with id %d", (int)id);
-    const mt_op *op = &mt_ops[id];
     const mt_signature *s = op->sig;
     mt_args a;
     bool given[MT_MAX_PARAMS] = {false};
@@ -157,19 +158,24 @@ int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
     return mt_op_run(op, &a, r);
 }
 
-mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
+mt_tensor *mt_call_tensor_v(mt_op_id id, const char *fmt, va_list ap)
 {
     mt_result r;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = mt_call_v(id, &r, fmt, ap);
-    va_end(ap);
-    if (rc < 0)
+    if (mt_call_v(id, &r, fmt, ap) < 0)
         return NULL;
     if (r.kind != MT_RESULT_TENSOR || r.host) {
         mt_result_clear(&r);
-        mt_error(MT_ERR_RUNTIME, "%s() did not return a tensor", mt_ops[id].sig->name);
+        mt_error(MT_ERR_RUNTIME, "%s() did not return a tensor", mt_op_row((int)id)->sig->name);
         return NULL;
     }
     return r.t[0];
+}
+
+mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mt_tensor *t = mt_call_tensor_v(id, fmt, ap);
+    va_end(ap);
+    return t;
 }

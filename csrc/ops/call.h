@@ -20,5 +20,6 @@
 int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap);
 /* The same for rows returning one tensor: that tensor (new reference) or NULL. */
 mt_tensor *mt_call(mt_op_id id, const char *fmt, ...);
+mt_tensor *mt_call_tensor_v(mt_op_id id, const char *fmt, va_list ap);
 
 #endif

@@ -7,6 +7,7 @@
 #include "dispatch/op_table.h"
 #include "types/return_types.h"
 #include "dispatch/torch_function_state.h"
+#include "capi/capi.h"
 
 #include "../kernels/blas.h"
 #include "../kernels/parallel.h"
@@ -119,6 +120,7 @@ PyMODINIT_FUNC PyInit__C(void)
         mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 ||
         mt_forward_ad_init(m) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
+        mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||
         !(mt_disabled_tf = PyCFunction_New(&disabled_def, NULL)) ||

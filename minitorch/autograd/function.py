@@ -100,6 +100,10 @@ def _is_setup_context_defined(fn) -> bool:
 
 
 def _bind_default_args(func, *args, **kwargs):
+    code = getattr(func, "__code__", None)
+    if (not kwargs and code is not None and code.co_argcount == 0
+            and code.co_kwonlyargcount == 0 and code.co_flags & inspect.CO_VARARGS):
+        return args  # forward(*args), as custom ops define it: binding changes nothing
     bound = inspect.signature(func).bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args

@@ -6,6 +6,7 @@
 #include "../../csrc/autograd/engine.h"
 #include "../../csrc/autograd/grad_mode.h"
 #include "../../csrc/kernels/copy.h"
+#include "../../csrc/ops/custom.h"
 #include "../../csrc/ops/standalone.h"
 
 #include <math.h>
@@ -152,6 +153,45 @@ static void test_errors(void)
     mt_release(w);
 }
 
+/* ctest::scale(Tensor a, *, float k=2.0) -> Tensor: k * a, as a custom op
+ * registered and run with no interpreter */
+static mt_tensor *scale_kernel(const mt_args *a)
+{
+    return mt_call(MT_OP_mul, "Tf", a->v[0].t, a->v[1].f);
+}
+
+static int scale_backward(mt_node *n, mt_tensor *g, mt_tensor **gi)
+{
+    gi[0] = mt_call(MT_OP_mul, "Tf", g, n->args[1].f);
+    return gi[0] ? 0 : -1;
+}
+
+static void test_custom_op(void)
+{
+    int id = mt_custom_register("ctest::scale(Tensor a, *, float k=2.0) -> Tensor", scale_kernel,
+                                scale_backward, NULL, NULL, NULL);
+    check(id >= MT_OP_COUNT && mt_op_find("ctest::scale") == id, "a custom op gets a new id");
+    mt_tensor *x = vector(2, (double[]){1, -3});
+    x->flags |= MT_FLAG_REQUIRES_GRAD;
+    mt_tensor *y = mt_call((mt_op_id)id, "Tkf", x, "k", 1.5);
+    check(values_are(y, 2, (double[]){1.5, -4.5}), "it runs with its keyword");
+    check(y && mt_requires_grad(y), "and records");
+    mt_tensor *loss = y ? mt_call(MT_OP_sum, "T", y) : NULL;
+    check(loss && backward(loss, false) == 0, "backward through it runs");
+    check(values_are(grad_of(x), 2, (double[]){1.5, 1.5}), "with its C backward");
+    mt_tensor *d = mt_call((mt_op_id)id, "T", x);
+    check(values_are(d, 2, (double[]){2, -6}), "its default applies");
+    const char *msg;
+    check(mt_custom_register("noscope(Tensor a) -> Tensor", scale_kernel, NULL, NULL, NULL,
+                             NULL) < 0 &&
+              mt_error_take(&msg) == MT_ERR_VALUE && strstr(msg, "namespace::name("),
+          "a schema without a namespace is refused");
+    mt_xrelease(d);
+    mt_xrelease(loss);
+    mt_xrelease(y);
+    mt_release(x);
+}
+
 int main(void)
 {
     if (mt_standalone_init() < 0) {
@@ -164,6 +204,7 @@ int main(void)
     test_backward();
     test_double_backward();
     test_errors();
+    test_custom_op();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -8,8 +8,7 @@
 
 #include <string.h>
 
-/* The Python object C code's typed value stands for (new reference). */
-static PyObject *object_of(const mt_param *p, const mt_value *v)
+PyObject *mtpy_object_of(const mt_param *p, const mt_value *v)
 {
     if (p->type == MT_ARG_OBJECT)
         return Py_NewRef((PyObject *)v->obj);
@@ -71,7 +70,7 @@ static PyObject *run_for_c(mtpy_impl_fn impl, mt_args *a)
             v->ints = c.a.listbuf[i];
         if (!v->obj)
             continue;
-        if (!(held[i] = object_of(&s->params[i], v)))
+        if (!(held[i] = mtpy_object_of(&s->params[i], v)))
             goto done;
         v->obj = held[i];
     }
