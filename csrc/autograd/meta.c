@@ -95,6 +95,10 @@ int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr)
         mt_node_decref(m->grad_fn);
     m->grad_fn = n;
     m->output_nr = output_nr;
+    /* a view's new history already accounts for the changes made to it so
+     * far (a custom Function may change its outputs before they get one) */
+    if (m->view_base)
+        m->view_version = t->storage->version;
     fill_meta(&n->out_meta[output_nr], t);
     return 0;
 }
