@@ -8,6 +8,7 @@ from custom_functions import Cube
 
 import minitorch as mt
 from minitorch.autograd import Function, gradcheck, gradgradcheck
+from minitorch.autograd.function import once_differentiable
 from minitorch.autograd.gradcheck import GradcheckError
 from minitorch.func import grad, vjp
 
@@ -124,6 +125,57 @@ def test_no_differentiable_outputs_and_undefined_grads():
             return None if g is None else g * 2
 
     assert gradcheck(Lazy.apply, (x,))
+
+
+def test_undefined_grad_check_with_an_input_returned_as_is_among_several_outputs():
+    # backward is asked once with every output grad undefined, then once per
+    # output on a fresh graph: the graph saved tensors are never reused
+    class Pass(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b, a
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g_prod, g_a):
+            a, b = ctx.saved_tensors
+            return g_prod * b + g_a, g_prod * a
+
+    calls = []
+
+    def func(a, b):
+        calls.append(1)
+        return Pass.apply(a, b)
+
+    x = mt.randn(3, dtype=mt.double, requires_grad=True)
+    y = mt.randn(3, dtype=mt.double, requires_grad=True)
+    calls.clear()
+    assert gradcheck(func, (x, y), check_batched_grad=False)
+    calls_with = len(calls)
+    calls.clear()
+    gradcheck(func, (x, y), check_batched_grad=False, check_undefined_grad=False)
+    assert calls_with - len(calls) == 3
+
+
+def test_undefined_grad_failure_warns_and_names_the_notes():
+    class NeedsGrad(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.set_materialize_grads(False)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if g is None:
+                raise RuntimeError("an undefined grad")
+            return g * 2
+
+    x = mt.randn(2, dtype=mt.double, requires_grad=True)
+    with pytest.warns(UserWarning, match="Backwards compatibility: New undefined gradient"):
+        with pytest.raises(GradcheckError, match="Expected backward function to handle "
+                                                 "undefined output grads"):
+            gradcheck(NeedsGrad.apply, (x,), check_batched_grad=False)
 
 
 def test_nondeterministic_backward_is_reported():

@@ -90,13 +90,19 @@ int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr)
     mt_autograd_meta *m = mt_meta.get_or_create(t);
     if (!m)
         return -1;
+    mt_node *old = m->grad_fn;
     mt_node_incref(n);
-    if (m->grad_fn)
-        mt_node_decref(m->grad_fn);
     m->grad_fn = n;
     m->output_nr = output_nr;
+    /* a view's new history already accounts for the changes made to it so
+     * far (a custom Function may change its outputs before they get one) */
+    if (m->view_base)
+        m->view_version = t->storage->version;
     fill_meta(&n->out_meta[output_nr], t);
-    return 0;
+    int rc = old && old != n && mt_ad.history_moved ? mt_ad.history_moved(t, old) : 0;
+    if (old)
+        mt_node_decref(old);
+    return rc;
 }
 
 void mt_meta_clear(mt_autograd_meta *m)

@@ -56,15 +56,22 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
     else
         len = snprintf(msg, sizeof msg, "Output %u of %s is a view and %s modified inplace.",
                        m->output_nr, name, what);
-    snprintf(msg + len, sizeof msg - len, " %s",
-             m->view_creation == MT_VIEW_MULTI_OUTPUT
-                 ? "This view is the output of a function that returns multiple views. Such "
-                   "functions do not allow the output views to be modified inplace. You should "
-                   "replace the inplace operation by an out-of-place one."
-                 : "Given that this use case is ambiguous and error-prone, it is forbidden. You "
+    const char *why =
+        m->view_creation == MT_VIEW_MULTI_OUTPUT
+            ? "This view is the output of a function that returns multiple views. Such "
+              "functions do not allow the output views to be modified inplace. You should "
+              "replace the inplace operation by an out-of-place one."
+        : m->view_creation == MT_VIEW_IN_CUSTOM_FUNCTION
+            ? "This view was created inside a custom Function (or because an input was returned "
+              "as-is) and the autograd logic to handle view+inplace would override the custom "
+              "backward associated with the custom Function, leading to incorrect gradients. "
+              "This behavior is forbidden. You can fix this by cloning the output of the custom "
+              "Function."
+            : "Given that this use case is ambiguous and error-prone, it is forbidden. You "
                    "can clarify your code by moving both the view and the inplace either both "
                    "inside the no_grad block (if you don't want the inplace to be tracked) or "
-                   "both outside (if you want the inplace to be tracked).");
+                   "both outside (if you want the inplace to be tracked).";
+    snprintf(msg + len, sizeof msg - len, " %s", why);
     mt_error(MT_ERR_RUNTIME, "%s", msg);
     return -1;
 }
@@ -178,12 +185,12 @@ static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
     return n;
 }
 
-/* The same for the view and base whose geometry node g keeps. */
+/* The same for the view and base whose geometry CopySlices node g keeps. */
 static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
 {
     mt_node *n = new_view_of_base(e);
     if (n) {
-        n->edge_meta[0] = g->edge_meta[0];
+        n->edge_meta[0] = g->edge_meta[g->args[2].i];
         n->args[0] = g->args[0];
         n->args[1] = g->args[1];
     }
@@ -254,7 +261,8 @@ static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op
 static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_node *op = n->wrapped;
-    const mt_tensor_meta *bm = &n->edge_meta[0];
+    int self = (int)n->args[2].i;
+    const mt_tensor_meta *bm = &n->edge_meta[self];
     mt_tensor **op_out = calloc(op->nedges ? op->nedges : 1, sizeof *op_out);
     mt_tensor *pos = view_positions(n), *slice = NULL, *src = NULL, *gf = NULL, *pf = NULL,
               *put = NULL;
@@ -264,18 +272,20 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         goto done;
     if (run_op_backward(n, op, slice, op_out) < 0)
         goto done;
-    if (mt_needs(n, 0)) {
-        if (op_out[0])
-            src = mt_call(MT_OP_reshape, "TL", op_out[0], 1, &flat);
+    if (mt_needs(n, self)) {
+        if (op_out[self])
+            src = mt_call(MT_OP_reshape, "TL", op_out[self], 1, &flat);
         else
             src = mt_new(bm->dtype, 1, &slice->numel, true);
         gf = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
         pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
         put = src && gf && pf ? mt_call(MT_OP_scatter, "TiTT", gf, (int64_t)0, pf, src) : NULL;
-        if (!put || !(out[0] = mt_call(MT_OP_reshape, "TL", put, bm->ndim, bm->sizes)))
+        if (!put || !(out[self] = mt_call(MT_OP_reshape, "TL", put, bm->ndim, bm->sizes)))
             goto done;
     }
-    for (int e = 1; e < op->nedges; e++) {
+    for (int e = 0; e < op->nedges; e++) {
+        if (e == self)
+            continue;
         out[e] = op_out[e];
         op_out[e] = NULL;
     }
@@ -299,20 +309,23 @@ static void copy_slices_release(mt_node *n)
 static const mt_node_kind copy_slices_kind = {"CopySlices", copy_slices_backward, 0, false, false,
                                               copy_slices_release};
 
-int mt_view_rebase(mt_tensor *t, mt_node *op)
+int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge)
 {
     mt_autograd_meta *m = mt_meta.get(t);
     mt_tensor *base = m->view_base;
-    mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 2);
+    mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 3);
     if (!c) {
         mt_error(MT_ERR_RUNTIME, "out of memory");
         return -1;
     }
     c->op_name = op->op_name;
-    if (mt_gradient_edge(base, &c->edges[0]) < 0)
+    c->args[2].i = self_edge;
+    if (mt_gradient_edge(base, &c->edges[self_edge]) < 0)
         goto fail;
-    fill_meta(&c->edge_meta[0], base);
-    for (int e = 1; e < op->nedges; e++) {
+    fill_meta(&c->edge_meta[self_edge], base);
+    for (int e = 0; e < op->nedges; e++) {
+        if (e == self_edge)
+            continue;
         c->edges[e] = op->edges[e];
         if (c->edges[e].fn)
             mt_node_incref(c->edges[e].fn);
@@ -320,11 +333,12 @@ int mt_view_rebase(mt_tensor *t, mt_node *op)
     }
     /* the op's self gradient now feeds the base's previous history, so it
      * is needed exactly when that history is */
-    if (op->edges[0].fn)
-        mt_node_decref(op->edges[0].fn);
-    op->edges[0] = c->edges[0];
-    if (op->edges[0].fn)
-        mt_node_incref(op->edges[0].fn);
+    mt_edge *own = &op->edges[self_edge];
+    if (own->fn)
+        mt_node_decref(own->fn);
+    *own = c->edges[self_edge];
+    if (own->fn)
+        mt_node_incref(own->fn);
     mt_node_incref(op);
     c->wrapped = op;
     put_geometry(&c->args[0], t, t->offset - base->offset);
@@ -338,4 +352,11 @@ int mt_view_rebase(mt_tensor *t, mt_node *op)
 fail:
     mt_node_decref(c);
     return -1;
+}
+
+void mt_view_mark_custom(mt_tensor *t, bool multi_output)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (m && m->view_base)
+        m->view_creation = multi_output ? MT_VIEW_MULTI_OUTPUT : MT_VIEW_IN_CUSTOM_FUNCTION;
 }

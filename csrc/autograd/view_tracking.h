@@ -11,6 +11,8 @@ enum {
     MT_VIEW_DEFAULT,
     MT_VIEW_NO_GRAD,      /* made in no_grad mode */
     MT_VIEW_MULTI_OUTPUT, /* one of several views returned by one op (unbind, split) */
+    MT_VIEW_IN_CUSTOM_FUNCTION, /* returned by a custom Function, whose backward CopySlices
+                                   would bypass */
 };
 
 /* Marks view (a result sharing input's storage) as a view of input's root
@@ -22,9 +24,13 @@ int mt_view_check_inplace(mt_tensor *t);
 /* Regenerates t's grad_fn when t is a view whose base was modified in place
  * since; a no-op otherwise. */
 int mt_view_refresh(mt_tensor *t);
-/* Records that op (an in-place op just run on view t) modified t's base:
- * the base's history becomes CopySlices(op) and t's a view of it. */
-int mt_view_rebase(mt_tensor *t, mt_node *op);
+/* Records that op (an in-place op just run on view t, its input at edge
+ * self_edge) modified t's base: the base's history becomes CopySlices(op)
+ * and t's a view of it. */
+int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge);
+/* Marks view t as made by a custom Function, or (multi_output) as one of
+ * several differentiable outputs of one: in-place changes to it are refused. */
+void mt_view_mark_custom(mt_tensor *t, bool multi_output);
 
 static inline bool mt_is_view(mt_tensor *t)
 {

@@ -356,7 +356,7 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     for (int k = 0; k < nout && status == 0; k++) {
         mt_tensor *o = outs[k];
         if (o && mt_is_floating(o->dtype))
-            status = inplace && mt_is_view(o) ? mt_view_rebase(o, n) : mt_set_history(o, n, k);
+            status = inplace && mt_is_view(o) ? mt_view_rebase(o, n, 0) : mt_set_history(o, n, k);
     }
     mt_node_decref(n);
     return status;

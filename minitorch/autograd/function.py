@@ -196,27 +196,35 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         tangents = None
         if any(t is not None for t in input_tangents):
             tangents = _run_jvp(cls, ctx, args, input_tangents, len(outputs))
-        if any(needs):
-            to_save = ctx.to_save
-            outputs = _C._function_record(
-                ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
-                tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors),
-                bool(ctx.materialize_grads))
+        raw_outputs = outputs
+        to_save = ctx.to_save
+        outputs = _C._function_record(
+            ctx, cls._node_kind, args, outputs, () if to_save is None else tuple(to_save),
+            tuple(ctx.non_differentiable), tuple(ctx.dirty_tensors),
+            bool(ctx.materialize_grads), any(needs))
         if tangents is not None:
-            outputs = _set_output_tangents(args, ctx, outputs, tangents)
+            _set_output_tangents(args, ctx, raw_outputs, outputs, input_tangents, tangents)
         # The node keeps what it needs; references from ctx to outputs would be cycles.
-        for attr in ("to_save", "non_differentiable", "dirty_tensors", "saved_for_forward"):
+        for attr in ("to_save", "non_differentiable", "dirty_tensors", "saved_for_forward",
+                     "_tangent_versions"):
             ctx.__dict__.pop(attr, None)
         return outputs if is_tuple else outputs[0]
 
 
+def _differentiable(t) -> bool:
+    return t.dtype.is_floating_point or t.dtype.is_complex
+
+
 def _run_jvp(cls, ctx, args, input_tangents, nout):
-    """Calls the Function's jvp with one tangent per forward argument; returns
-    one tangent per output."""
+    """Calls the Function's jvp with one tangent per forward argument (None for
+    non-tensors and tensors of integral dtype); returns one tangent per output."""
     Tensor = _tensor_type()
-    tangents = [t if t is not None or not (isinstance(a, Tensor) and ctx.materialize_grads)
-                else _C._functions["zeros_like"](a)
+    tangents = [_C._functions["zeros_like"](a)
+                if t is None and isinstance(a, Tensor) and ctx.materialize_grads
+                and _differentiable(a) else t
                 for a, t in zip(args, input_tangents)]
+    # the dirty-output checks compare against the tangents' versions before jvp
+    ctx._tangent_versions = [None if t is None else t._version for t in input_tangents]
     # jvp reads back what forward gave save_for_forward through saved_tensors
     to_save = ctx.to_save
     ctx.to_save = getattr(ctx, "saved_for_forward", None)
@@ -236,17 +244,64 @@ def _run_jvp(cls, ctx, args, input_tangents, nout):
     return out
 
 
-def _set_output_tangents(args, ctx, outputs, tangents):
+def _index_of(seq, x):
+    return next((i for i, a in enumerate(seq) if a is x), None)
+
+
+def _root(t):
+    return t._base if t._is_view() else t
+
+
+def _set_output_tangents(args, ctx, raw_outputs, outputs, input_tangents, tangents):
+    """Gives each output the tangent jvp returned for it, with torch's checks: an
+    input changed in place must have its tangent changed in place too, and an
+    output that is a view of an input (or the input itself) needs a tangent that
+    is the same view of the input's tangent."""
     Tensor = _tensor_type()
-    result = []
-    for o, t in zip(outputs, tangents):
-        if isinstance(o, Tensor) and t is not None and o.is_floating_point():
-            # an input returned as is must keep its own tangent
-            if any(o is a for a in args) and not any(o is d for d in ctx.dirty_tensors):
-                o = o.detach()
-            _C._set_fw_grad(o, t)
-        result.append(o)
-    return tuple(result)
+    versions = ctx.__dict__.pop("_tangent_versions")
+    roots = [_root(a) if isinstance(a, Tensor) else None for a in args]
+    for i, (raw, out, t) in enumerate(zip(raw_outputs, outputs, tangents)):
+        if not (isinstance(raw, Tensor) and _differentiable(raw)
+                and _index_of(ctx.non_differentiable, raw) is None):
+            if t is not None:
+                raise RuntimeError(
+                    f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                    "forward output is not a differentiable Tensor.You should return None at "
+                    "that position instead.")
+            continue
+        if _index_of(ctx.dirty_tensors, raw) is not None:
+            k = _index_of(args, raw)
+            if k is None:
+                raise RuntimeError("Only input Tensors should be given to ctx.mark_dirty(). If a "
+                                   "Tensor is not an input, there is no need to pass it to "
+                                   "mark_dirty().")
+            if input_tangents[k] is not None:
+                if t is None or t._version == versions[k]:
+                    raise RuntimeError(
+                        "An inplace custom Function is not modifying the forward mode gradients "
+                        "inplace. If the forward is modifying an input inplace, then the jvp "
+                        "function must modify the corresponding gradient inplace.")
+                if t is not input_tangents[k]:
+                    raise RuntimeError(
+                        "An inplace custom Function is not returning the forward mode gradients "
+                        "as-is. If the forward is modifying an input inplace, then the jvp "
+                        "function must modify the gradient inplace and return it as-is.")
+                continue
+        elif out._is_view() and t is not None:
+            k = _index_of(roots, out._base)
+            given = None if k is None else input_tangents[k]
+            if given is not None:
+                if not t._is_view():
+                    raise RuntimeError("A custom Function's forward is returning a view (or an "
+                                       "input as-is) but the jvp is not returning a view.")
+                if given._is_view() and given._base is not t._base:
+                    raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                                       "returning a view of the same base as the given grad "
+                                       "input.")
+                if not given._is_view() and given is not t._base:
+                    raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                                       "returning a view of the given grad input.")
+        _C._set_fw_grad(out, t)
 
 
 class InplaceFunction(Function):

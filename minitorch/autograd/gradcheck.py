@@ -298,24 +298,40 @@ class _UndefinedGrad(Function):
 
 
 def _check_undefined_grad_support(func, inputs):
+    """As torch's: backward must cope with undefined output grads, all of them at
+    once and (for several outputs) one at a time, each on a fresh graph."""
     from . import grad as autograd_grad
     diff = [x for _, x in _diff_inputs(inputs)]
-    outputs = _differentiable_outputs(func(*inputs))
-    for o in outputs:
-        wrapped = _UndefinedGrad.apply(o)
+
+    def warn_bc_breaking():
+        warnings.warn("Backwards compatibility: New undefined gradient support checking "
+                      "feature is enabled by default, but it may break existing callers of this "
+                      "function. If this is true for you, you can call this function with "
+                      "\"check_undefined_grad=False\" to disable the feature")
+
+    def check(outputs):
+        zeros = [_fn("zeros_like")(o) for o in outputs]
         try:
-            grads = autograd_grad(wrapped, diff, _fn("zeros_like")(wrapped), allow_unused=True)
+            grads = autograd_grad(outputs, diff, zeros, allow_unused=True)
         except RuntimeError as e:
+            warn_bc_breaking()
             raise GradcheckError(
                 "Expected backward function to handle undefined output grads. Please look at "
                 "\"Notes about undefined output gradients\" in "
                 "\"tools/autograd/derivatives.yaml\"") from e
         for g in grads:
             if g is not None and bool((g != 0).any()):
+                warn_bc_breaking()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads are "
                     "undefined or zero. Please look at \"Notes about undefined output "
                     "gradients\" in \"tools/autograd/derivatives.yaml\"")
+
+    outputs = _differentiable_outputs(func(*inputs))
+    check([_UndefinedGrad.apply(o) for o in outputs])
+    for k in range(len(outputs) if len(outputs) > 1 else 0):
+        fresh = _differentiable_outputs(func(*inputs))
+        check([_UndefinedGrad.apply(o) if i == k else o for i, o in enumerate(fresh)])
 
 
 def _check_no_differentiable_outputs(func, inputs, func_out, eps):

@@ -115,6 +115,58 @@ static int retain_into(mt_autograd_meta *m, mt_tensor *g)
     return 0;
 }
 
+/* The node prehooks fns (a list) on the node's output grads; a tuple one
+ * returns replaces them. */
+static int call_node_prehooks(mt_node *n, PyObject *fns, mt_tensor **grads)
+{
+    int status = 0;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
+        PyObject *tup = PyTuple_New(n->nout);
+        for (int k = 0; tup && k < n->nout; k++)
+            PyTuple_SET_ITEM(tup, k, grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
+                                              : Py_NewRef(Py_None));
+        PyObject *r = tup ? PyObject_CallOneArg(PyList_GET_ITEM(fns, i), tup) : NULL;
+        Py_XDECREF(tup);
+        if (!r) {
+            status = -1;
+            break;
+        }
+        if (r != Py_None) {
+            if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n->nout) {
+                PyErr_SetString(PyExc_RuntimeError,
+                                "hook returned an incorrect number of gradients");
+                status = -1;
+            }
+            for (int k = 0; status == 0 && k < n->nout; k++) {
+                PyObject *v = PyTuple_GET_ITEM(r, k);
+                if (grads[k])
+                    owner_release(grads[k]);
+                grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
+            }
+        }
+        Py_DECREF(r);
+    }
+    return status;
+}
+
+/* The node prehooks as registered when the node starts: a handle removed
+ * while they run takes effect from the next backward, as in torch. */
+static PyObject *node_prehooks_now(PyObject *list)
+{
+    PyObject *out = PyList_New(PyList_GET_SIZE(list));
+    for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(list); i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        PyObject *fns = PyLong_AsLong(PyTuple_GET_ITEM(e, 0)) < 0
+                            ? PyDict_Values(PyTuple_GET_ITEM(e, 1))
+                            : Py_NewRef(Py_None);
+        if (!fns)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, fns);
+    }
+    return out;
+}
+
 static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
 {
     PyObject *list = n->pre_hooks;
@@ -125,45 +177,29 @@ static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
     }
     if (!list)
         return 0;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
-        PyObject *e = PyList_GET_ITEM(list, i);
+    PyObject *entries = PySequence_List(list);
+    PyObject *prehooks = entries ? node_prehooks_now(entries) : NULL;
+    int status = prehooks ? 0 : -1;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
         long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
         PyObject *hooks = PyTuple_GET_ITEM(e, 1);
         if (nr < 0) { /* grad_fn.register_prehook(fn): fn(grad_outputs) */
-            PyObject *tup = PyTuple_New(n->nout);
-            for (int k = 0; tup && k < n->nout; k++)
-                PyTuple_SET_ITEM(tup, k, grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
-                                                  : Py_NewRef(Py_None));
-            PyObject *r = tup ? PyObject_CallOneArg(hooks, tup) : NULL;
-            Py_XDECREF(tup);
-            if (!r)
-                return -1;
-            if (r != Py_None) {
-                if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n->nout) {
-                    Py_DECREF(r);
-                    PyErr_SetString(PyExc_RuntimeError,
-                                    "hook returned an incorrect number of gradients");
-                    return -1;
-                }
-                for (int k = 0; k < n->nout; k++) {
-                    PyObject *v = PyTuple_GET_ITEM(r, k);
-                    if (grads[k])
-                        owner_release(grads[k]);
-                    grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
-                }
-            }
-            Py_DECREF(r);
+            status = call_node_prehooks(n, PyList_GET_ITEM(prehooks, i), grads);
             continue;
         }
         if (nr >= n->nout)
             continue;
         if (hooks != Py_None && call_hook_dict(hooks, &grads[nr]) < 0)
-            return -1;
+            status = -1;
         PyObject *metaaddr = PyTuple_GET_ITEM(e, 2);
-        if (metaaddr != Py_None && retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]) < 0)
-            return -1;
+        if (status == 0 && metaaddr != Py_None &&
+            retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]) < 0)
+            status = -1;
     }
-    return 0;
+    Py_XDECREF(prehooks);
+    Py_XDECREF(entries);
+    return status;
 }
 
 static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
@@ -262,17 +298,41 @@ static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
     return o->ag;
 }
 
-/* Removes this meta's retains-grad entries from its grad_fn's pre-hooks. */
-static void unregister_from_node(mt_autograd_meta *m)
+/* Removes this meta's retains-grad entries from node n's pre-hooks. */
+static void unregister_retains(mt_autograd_meta *m, mt_node *n)
 {
-    if (!m->grad_fn || !m->grad_fn->pre_hooks)
+    if (!n || !n->pre_hooks)
         return;
-    PyObject *list = m->grad_fn->pre_hooks;
+    PyObject *list = n->pre_hooks;
     for (Py_ssize_t i = PyList_GET_SIZE(list) - 1; i >= 0; i--) {
         PyObject *addr = PyTuple_GET_ITEM(PyList_GET_ITEM(list, i), 2);
         if (addr != Py_None && PyLong_AsVoidPtr(addr) == m)
             PySequence_DelItem(list, i);
     }
+}
+
+static void unregister_from_node(mt_autograd_meta *m)
+{
+    unregister_retains(m, m->grad_fn);
+}
+
+/* The hooks registered so far stay with the old grad_fn (they see the
+ * gradient of the tensor before the in-place change); later ones go to a new
+ * dict on the new grad_fn. A retained grad is the tensor's latest one. */
+static int be_history_moved(mt_tensor *t, mt_node *old)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    Py_CLEAR(*(PyObject **)&m->hooks);
+    if (!m->retains_grad)
+        return 0;
+    unregister_retains(m, old);
+    PyObject **slot = (PyObject **)&m->grad_fn->pre_hooks;
+    if (!*slot && !(*slot = PyList_New(0)))
+        return -1;
+    PyObject *entry = Py_BuildValue("(IOO&)", m->output_nr, Py_None, PyLong_FromVoidPtr, m);
+    int rc = entry ? PyList_Append(*slot, entry) : -1;
+    Py_XDECREF(entry);
+    return rc;
 }
 
 void mtpy_meta_release(MTTensorObject *o)
@@ -315,6 +375,7 @@ int mt_autograd_bind_init(PyObject *module)
         .run_post_hooks = be_run_post_hooks,
         .run_tensor_post_acc_hooks = be_post_acc_hooks,
         .node_freed = be_node_freed,
+        .history_moved = be_history_moved,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     return mt_node_object_init(module);

@@ -12,6 +12,7 @@
 #include "../../autograd/backend.h"
 #include "../../autograd/formula.h"
 #include "../../autograd/grad_mode.h"
+#include "../../autograd/view_tracking.h"
 #include "../../core/shape.h"
 
 #include <string.h>
@@ -245,25 +246,105 @@ static bool has_history_of(mt_tensor *t, mt_node *n)
     return m && m->grad_fn == n;
 }
 
+static const char not_an_input[] =
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+    "mutated should be passed to ctx.mark_dirty().";
+
+/* torch's refusals for what forward marked dirty; record: the call records. */
+static int check_dirty(PyObject *args, PyObject *outs, PyObject *dirty, PyObject *nondiff,
+                       bool record)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dirty); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dirty, i);
+        if (!contains(outs, d)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "Some elements marked as dirty during the forward method were not "
+                            "returned as output. The inputs that are modified inplace must all be "
+                            "outputs of the Function.");
+            return -1;
+        }
+        if (!record || !MTPy_Check(d) || contains(nondiff, d) ||
+            !mt_is_floating(MTPy_T(d)->dtype))
+            continue;
+        mt_tensor *t = MTPy_T(d);
+        mt_autograd_meta *dm = mt_meta.get(t);
+        if ((t->flags & MT_FLAG_REQUIRES_GRAD) && !(dm && dm->grad_fn)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "a leaf Variable that requires grad has been used in an in-place "
+                            "operation.");
+            return -1;
+        }
+        if (tensor_index(args, d) < 0) {
+            if (mt_is_view(t)) {
+                PyErr_SetString(PyExc_RuntimeError, not_an_input);
+                return -1;
+            }
+            if (PyErr_WarnEx(PyExc_UserWarning, not_an_input, 1) < 0)
+                return -1;
+        }
+        if (!mt_is_view(t))
+            continue;
+        if (PyTuple_GET_SIZE(outs) > 1) {
+            PyErr_SetString(
+                PyExc_RuntimeError,
+                "If your Function modifies inplace an input that is a view of another Tensor, your "
+                "Function cannot return more than one Tensor. This is not supported by the current "
+                "autograd engine. You should either make sure the input is not a view (using "
+                ".clone() for example) or make your Function only return one Tensor (potentially "
+                "splitting it into two Functions: one doing the inplace that returns a single "
+                "Tensor and a second one that does the other operations). You can ask on the "
+                "forum https://discuss.pytorch.org/ if you need help to do this change.");
+            return -1;
+        }
+        if (mt_view_check_inplace(t) < 0) {
+            mtpy_raise();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* An input forward returned unchanged: a view of it, so it can take its own
+ * history (or, when it requires grad but gets no history here, a detached
+ * alias, as torch's). */
+static PyObject *returned_input(PyObject *o, bool differentiable)
+{
+    mt_tensor *t = MTPy_T(o);
+    if (!differentiable && mt_requires_grad(t))
+        return PyObject_CallMethod(o, "detach", NULL);
+    PyObject *v = mtpy_new_view(o, t->ndim, t->sizes, t->strides, t->offset);
+    if (v && mt_view_track(MTPy_T(v), t, false) < 0) {
+        Py_DECREF(v);
+        return mtpy_raise();
+    }
+    /* a Tensor subclass comes back as itself (its __torch_function__ stays) */
+    if (v && Py_TYPE(v) != Py_TYPE(o))
+        Py_SETREF(v, mtpy_as_subclass(v, Py_TYPE(o)));
+    return v;
+}
+
 /* _function_record(ctx, kind, args, outputs, to_save, non_differentiable, dirty,
- *                  materialize) -> outputs (a tuple) with history attached.
- * Runs after forward when grad mode is on and some tensor argument requires
- * grad. Everything that can fail on user input is checked before the first
- * tensor gets history, so an error leaves no half-built graph. */
+ *                  materialize, record) -> outputs (a tuple).
+ * Runs after forward. Outputs that are inputs become views of them; views
+ * among the outputs may no longer be changed in place. When record (grad
+ * mode is on and some tensor argument requires grad) the differentiable
+ * outputs get history. Everything that can fail on user input is checked
+ * before the first tensor gets history, so an error leaves no half-built
+ * graph. */
 static PyObject *function_record(PyObject *m, PyObject *a)
 {
     PyObject *ctx, *cap, *args, *outs, *to_save, *nondiff, *dirty;
-    int materialize;
-    if (!PyArg_ParseTuple(a, "O!O!O!O!O!O!O!p:_function_record", &FunctionBase_Type, &ctx,
+    int materialize, record;
+    if (!PyArg_ParseTuple(a, "O!O!O!O!O!O!O!pp:_function_record", &FunctionBase_Type, &ctx,
                           &PyCapsule_Type, &cap, &PyTuple_Type, &args, &PyTuple_Type, &outs,
                           &PyTuple_Type, &to_save, &PyTuple_Type, &nondiff, &PyTuple_Type, &dirty,
-                          &materialize))
+                          &materialize, &record))
         return NULL;
     function_kind *fk = PyCapsule_GetPointer(cap, "minitorch.function_kind");
     if (!fk)
         return NULL;
     int nargs = (int)PyTuple_GET_SIZE(args), nout = (int)PyTuple_GET_SIZE(outs);
-    int nsaved = (int)PyTuple_GET_SIZE(to_save);
+    int nsaved = record ? (int)PyTuple_GET_SIZE(to_save) : 0;
     for (int i = 0; i < nsaved; i++) {
         PyObject *o = PyTuple_GET_ITEM(to_save, i);
         if (o != Py_None && !MTPy_Check(o))
@@ -272,102 +353,113 @@ static PyObject *function_record(PyObject *m, PyObject *a)
                                 "of type %s",
                                 i, Py_TYPE(o)->tp_name);
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dirty); i++) {
-        PyObject *d = PyTuple_GET_ITEM(dirty, i);
-        if (!contains(outs, d)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "Some elements marked as dirty during the forward method were not "
-                            "returned as output. The inputs that are modified inplace must all be "
-                            "outputs of the Function.");
-            return NULL;
-        }
-        mt_autograd_meta *dm = MTPy_Check(d) ? mt_meta.get(MTPy_T(d)) : NULL;
-        if (MTPy_Check(d) && (MTPy_T(d)->flags & MT_FLAG_REQUIRES_GRAD) && !(dm && dm->grad_fn) &&
-            !contains(nondiff, d) && mt_is_floating(MTPy_T(d)->dtype)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "a leaf Variable that requires grad has been used in an in-place "
-                            "operation.");
-            return NULL;
-        }
-    }
+    if (check_dirty(args, outs, dirty, nondiff, record) < 0)
+        return NULL;
     int nedges = 0;
     for (int i = 0; i < nargs; i++)
         nedges += MTPy_Check(PyTuple_GET_ITEM(args, i));
 
     PyObject *result = PyTuple_New(nout);
-    FunctionNodeObject *h = PyObject_New(FunctionNodeObject, &FunctionNode_Type);
+    bool *diff = PyMem_Calloc(nout + 1, sizeof(bool));
+    FunctionNodeObject *h = NULL;
     mt_node *n = NULL;
-    if (h) {
-        h->node = NULL;
-        h->ctx = Py_NewRef(ctx);
-        h->kind_capsule = Py_NewRef(cap);
-        h->ninputs = nargs;
-        h->nsaved = 0;
-        h->materialize = materialize;
-        h->weakrefs = NULL;
-        h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
-        h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
-        h->saved = PyMem_Calloc(nsaved + 1, sizeof(mt_saved));
-    }
-    if (!result || !h || !h->input_edge || !h->out_is_tensor || !h->saved) {
+    if (!result || !diff) {
         PyErr_NoMemory();
         goto fail;
     }
-    if (!(n = mt_node_new(&fk->kind, nedges, nout, 0))) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    n->op_name = fk->cls_name;
-    for (int i = 0, e = 0; i < nargs; i++) {
-        PyObject *o = PyTuple_GET_ITEM(args, i);
-        h->input_edge[i] = -1;
-        if (!MTPy_Check(o))
-            continue;
-        mt_tensor *t = MTPy_T(o);
-        if (mt_gradient_edge(t, &n->edges[e]) < 0)
+    if (record) {
+        h = PyObject_New(FunctionNodeObject, &FunctionNode_Type);
+        if (h) {
+            h->node = NULL;
+            h->ctx = Py_NewRef(ctx);
+            h->kind_capsule = Py_NewRef(cap);
+            h->ninputs = nargs;
+            h->nsaved = 0;
+            h->materialize = materialize;
+            h->weakrefs = NULL;
+            h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
+            h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
+            h->saved = PyMem_Calloc(nsaved + 1, sizeof(mt_saved));
+        }
+        if (!h || !h->input_edge || !h->out_is_tensor || !h->saved) {
+            PyErr_NoMemory();
             goto fail;
-        n->edge_meta[e].dtype = t->dtype;
-        n->edge_meta[e].ndim = t->ndim;
-        memcpy(n->edge_meta[e].sizes, t->sizes, sizeof(int64_t) * t->ndim);
-        h->input_edge[i] = e++;
+        }
+        if (!(n = mt_node_new(&fk->kind, nedges, nout, 0))) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        n->op_name = fk->cls_name;
+        for (int i = 0, e = 0; i < nargs; i++) {
+            PyObject *o = PyTuple_GET_ITEM(args, i);
+            h->input_edge[i] = -1;
+            if (!MTPy_Check(o))
+                continue;
+            mt_tensor *t = MTPy_T(o);
+            if (mt_gradient_edge(t, &n->edges[e]) < 0)
+                goto fail;
+            n->edge_meta[e].dtype = t->dtype;
+            n->edge_meta[e].ndim = t->ndim;
+            memcpy(n->edge_meta[e].sizes, t->sizes, sizeof(int64_t) * t->ndim);
+            h->input_edge[i] = e++;
+        }
     }
-    /* Outputs: an input returned unchanged becomes a view of it, so the
-     * input keeps its own history; a dirty input takes this node as its
-     * history. */
+    int ndiff = 0;
     for (int k = 0; k < nout; k++) {
         PyObject *o = PyTuple_GET_ITEM(outs, k);
         if (!MTPy_Check(o)) {
             PyTuple_SET_ITEM(result, k, Py_NewRef(o));
             continue;
         }
-        h->out_is_tensor[k] = true;
-        mt_tensor *t = MTPy_T(o);
+        diff[k] = record && mt_is_floating(MTPy_T(o)->dtype) && !contains(nondiff, o);
+        ndiff += diff[k];
         if (tensor_index(args, o) >= 0 && !contains(dirty, o))
-            o = mtpy_new_view(o, t->ndim, t->sizes, t->strides, t->offset);
+            o = returned_input(o, diff[k]);
         else
             Py_INCREF(o);
         if (!o)
             goto fail;
         PyTuple_SET_ITEM(result, k, o);
-        t = MTPy_T(o);
+        if (!record)
+            continue;
+        h->out_is_tensor[k] = true;
+        mt_tensor *t = MTPy_T(o);
         n->out_meta[k].dtype = t->dtype;
         n->out_meta[k].ndim = t->ndim;
         memcpy(n->out_meta[k].sizes, t->sizes, sizeof(int64_t) * t->ndim);
     }
+    /* A dirty view takes this node as the change of its base (CopySlices);
+     * other differentiable outputs take it as their history. */
     for (int k = 0; k < nout; k++) {
-        PyObject *o = PyTuple_GET_ITEM(result, k);
-        if (h->out_is_tensor[k] && mt_is_floating(MTPy_T(o)->dtype) &&
-            !contains(nondiff, PyTuple_GET_ITEM(outs, k)) &&
-            mt_set_history(MTPy_T(o), n, (uint32_t)k) < 0)
+        PyObject *raw = PyTuple_GET_ITEM(outs, k);
+        if (!diff[k])
+            continue;
+        mt_tensor *t = MTPy_T(PyTuple_GET_ITEM(result, k));
+        int i = tensor_index(args, raw);
+        int rc = contains(dirty, raw) && i >= 0 && mt_is_view(t)
+                     ? mt_view_rebase(t, n, h->input_edge[i])
+                     : mt_set_history(t, n, (uint32_t)k);
+        if (rc < 0)
             goto fail;
     }
+    for (int k = 0; k < nout; k++) {
+        PyObject *raw = PyTuple_GET_ITEM(outs, k);
+        if (MTPy_Check(raw) && !(contains(dirty, raw) && tensor_index(args, raw) >= 0))
+            mt_view_mark_custom(MTPy_T(PyTuple_GET_ITEM(result, k)), ndiff > 1);
+    }
+    PyMem_Free(diff);
+    diff = NULL;
+    if (!record)
+        return result;
     for (int i = 0; i < nsaved; i++, h->nsaved++) {
         PyObject *o = PyTuple_GET_ITEM(to_save, i);
         if (o == Py_None)
             continue;
         mt_tensor *t = MTPy_T(o);
         int k = tensor_index(result, o);
-        bool is_output = k >= 0 && has_history_of(t, n);
+        /* a dirty view's history is its base's CopySlices of n; held with
+         * history it would keep itself alive through n */
+        bool is_output = k >= 0 && (has_history_of(t, n) || contains(dirty, o));
         mt_saved_set(n, &h->saved[i], t, is_output, is_output ? (uint32_t)k : 0);
         if (is_output)
             h->saved[i].producer = fk->cls_name;
@@ -382,6 +474,7 @@ static PyObject *function_record(PyObject *m, PyObject *a)
     mt_node_decref(n); /* the outputs hold it now */
     return result;
 fail:
+    PyMem_Free(diff);
     if (n)
         mt_node_decref(n);
     Py_XDECREF(h);

@@ -105,12 +105,47 @@ PyObject *mtpy_node_object(mt_node *n)
  * subtype_dealloc drops the reference an instance holds on its class. */
 static void node_dealloc(MTNodeObject *o)
 {
+    PyObject_GC_UnTrack(o);
     if (o->node) {
         o->node->py_object = NULL;
         mt_node_decref(o->node);
     }
     Py_XDECREF(o->metadata);
     Py_TYPE(o)->tp_free(o);
+}
+
+/* What the node holds belongs to this object only while nothing else holds
+ * the node (no tensor, edge or run of the engine): only then can a cycle
+ * through it (a hook whose closure holds this grad_fn) be garbage, so only
+ * then are the node's hooks, its custom Function's ctx and its argument
+ * objects visited, and its hooks cleared. */
+static bool owns_node(MTNodeObject *o)
+{
+    return o->node && o->node->refcount == 1;
+}
+
+static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
+{
+    Py_VISIT(o->metadata);
+    if (!owns_node(o))
+        return 0;
+    mt_node *n = o->node;
+    Py_VISIT((PyObject *)n->pre_hooks);
+    Py_VISIT((PyObject *)n->post_hooks);
+    Py_VISIT(mtpy_function_ctx(n));
+    for (int p = 0; n->args && p < n->nparams; p++)
+        Py_VISIT((PyObject *)n->args[p].obj);
+    return 0;
+}
+
+static int node_clear(MTNodeObject *o)
+{
+    Py_CLEAR(o->metadata);
+    if (owns_node(o)) {
+        Py_CLEAR(*(PyObject **)&o->node->pre_hooks);
+        Py_CLEAR(*(PyObject **)&o->node->post_hooks);
+    }
+    return 0;
 }
 
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
@@ -162,20 +197,24 @@ static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
     return mtpy_add_hook(*slot, fn, NULL);
 }
 
+/* Each prehook sits in a one-entry dict of its own, in the node's pre_hooks
+ * list in registration order, so its handle can remove it. */
 static PyObject *node_register_prehook(MTNodeObject *o, PyObject *fn)
 {
     PyObject **slot = hook_slot(o->node, true);
     if (!*slot && !(*slot = PyList_New(0)))
         return NULL;
     PyObject *dict = PyDict_New();
-    PyObject *entry = dict ? Py_BuildValue("(iOO)", -1, fn, Py_None) : NULL;
+    PyObject *handle = dict ? mtpy_add_hook(dict, fn, NULL) : NULL;
+    PyObject *entry = handle ? Py_BuildValue("(iOO)", -1, dict, Py_None) : NULL;
     Py_XDECREF(dict);
     if (!entry || PyList_Append(*slot, entry) < 0) {
         Py_XDECREF(entry);
+        Py_XDECREF(handle);
         return NULL;
     }
     Py_DECREF(entry);
-    Py_RETURN_NONE;
+    return handle;
 }
 
 static PyObject *node_repr(MTNodeObject *o)
@@ -221,7 +260,9 @@ static PyTypeObject MTNode_Type = {
     .tp_dealloc = (destructor)node_dealloc,
     .tp_repr = (reprfunc)node_repr,
     .tp_getattro = (getattrofunc)node_getattro,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)node_traverse,
+    .tp_clear = (inquiry)node_clear,
     .tp_methods = node_methods,
     .tp_getset = node_getset,
 };
