@@ -7,6 +7,7 @@
  * NumPy. */
 #include "args.h"
 #include "table.h"
+#include "unlock.h"
 #include "elementwise.h"
 #include "out_param.h"
 

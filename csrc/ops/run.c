@@ -10,6 +10,7 @@
 #include "../autograd/grad_mode.h"
 #include "../autograd/view_tracking.h"
 #include "../kernels/copy.h"
+#include "unlock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,7 +381,9 @@ int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
     a->derivative = NULL;
+    const mt_args *outer = mt_running_call_enter(a);
     int rc = op->impl(a, r);
+    mt_running_call_leave(outer);
     if (a->derivative)
         kind = a->derivative;
     if (rc == 0 && st.forward)
