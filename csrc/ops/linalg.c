@@ -158,6 +158,14 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
         bv = *wb;
         work = wc;
     }
+    /* the product reads a and b while it writes: a target sharing their
+     * memory, or whose elements alias, gets the result through a copy */
+    if (!wc && (dest->storage == av.storage || dest->storage == bv.storage ||
+                !mt_tensor_is_non_overlapping_and_dense(dest))) {
+        if (!(wc = mt_new(cd, rndim, rshape, false)))
+            goto fail;
+        work = wc;
+    }
     mt_gemm_scale beta = p->beta;
     if (p->c && (mt_is_floating(d) ? beta.f != 0 : beta.i != 0))
         mt_copy(work, p->c);
