@@ -19,7 +19,8 @@ typedef struct {
     /* Only the caller refers to t and t alone uses its memory. */
     bool (*unshared)(mt_tensor *t);
     /* Around long pure-C work: lets other host threads run (the GIL). The
-     * token from unlock goes back to relock. */
+     * token from unlock goes back to relock. Called through ops/unlock.h,
+     * which keeps the running call's storages alive meanwhile. */
     void *(*unlock)(void);
     void (*relock)(void *token);
     /* Objects of the host's own that the core keeps without reading them
@@ -36,15 +37,6 @@ static inline void mt_xrelease(mt_tensor *t)
 {
     if (t)
         mt_owner.release(t);
-}
-
-/* Brackets long pure-C work (a kernel over many elements) so that other host
- * threads may run meanwhile. Between the two, touch no host object. */
-static inline void *mt_unlock(void) { return mt_owner.unlock ? mt_owner.unlock() : NULL; }
-static inline void mt_relock(void *token)
-{
-    if (mt_owner.relock)
-        mt_owner.relock(token);
 }
 
 /* A new contiguous tensor; zeroed or left uninitialised. */

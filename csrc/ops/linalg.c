@@ -7,6 +7,7 @@
  * NumPy. */
 #include "args.h"
 #include "table.h"
+#include "unlock.h"
 #include "elementwise.h"
 #include "out_param.h"
 
@@ -155,6 +156,14 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
             goto fail;
         av = *wa;
         bv = *wb;
+        work = wc;
+    }
+    /* the product reads a and b while it writes: a target sharing their
+     * memory, or whose elements alias, gets the result through a copy */
+    if (!wc && (dest->storage == av.storage || dest->storage == bv.storage ||
+                !mt_tensor_is_non_overlapping_and_dense(dest))) {
+        if (!(wc = mt_new(cd, rndim, rshape, false)))
+            goto fail;
         work = wc;
     }
     mt_gemm_scale beta = p->beta;

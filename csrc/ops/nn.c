@@ -7,6 +7,7 @@
  * nothing here may touch Python. */
 #include "args.h"
 #include "nn_geometry.h"
+#include "unlock.h"
 
 #include "../core/shape.h"
 #include "../kernels/blas.h"
@@ -199,8 +200,9 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
     }
     mt_tensor o4 = contiguous_as(out, 4, sizes4);
     mt_blas_prepare();
+    mt_tensor b = bias ? *bias : (mt_tensor){0}; /* bias may change while unlocked */
     void *tok = mt_unlock();
-    int rc = mt_conv2d_forward(&x, &w, bias, &win, groups, &o4);
+    int rc = mt_conv2d_forward(&x, &w, bias ? &b : NULL, &win, groups, &o4);
     mt_relock(tok);
     mt_xrelease(wc);
     return kernel_result(r, out, rc);

@@ -8,6 +8,7 @@
  * Python. */
 #include "args.h"
 #include "nn_geometry.h"
+#include "unlock.h"
 
 #include "../kernels/blas.h"
 #include "../kernels/nn_conv.h"

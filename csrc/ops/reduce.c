@@ -6,6 +6,7 @@
 #include "args.h"
 #include "out_param.h"
 #include "reduce.h"
+#include "unlock.h"
 #include "table.h"
 
 #include "../core/shape.h"
@@ -97,8 +98,9 @@ static mt_tensor *reduce(const mt_tensor *in, const bool *mask, bool keepdim, mt
         }
         *second = extra;
     }
+    mt_tensor src = *in; /* in's metadata may change while unlocked */
     void *tok = mt_unlock();
-    mt_reduce(out, extra && idx ? extra : NULL, in, mask, op, param,
+    mt_reduce(out, extra && idx ? extra : NULL, &src, mask, op, param,
               extra && !idx ? extra : NULL);
     mt_relock(tok);
     return out;
@@ -367,8 +369,9 @@ static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *
     mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
     if (!out)
         return NULL;
+    mt_tensor src = *t;
     void *tok = mt_unlock();
-    mt_along_dim(out, t, dim, fn, NULL);
+    mt_along_dim(out, &src, dim, fn, NULL);
     mt_relock(tok);
     return out;
 }
@@ -484,8 +487,9 @@ static int cum_extremum(mt_args *a, mt_result *r, const char *name, bool max)
     mt_tensor *v = mt_new(t->dtype, t->ndim, t->sizes, false);
     mt_tensor *i = mt_new(MT_INT64, t->ndim, t->sizes, false);
     if (v && i && t->numel) {
+        mt_tensor src = *t;
         void *tok = mt_unlock();
-        mt_along_dim_idx(v, i, t, d, mt_cum_extremum_kernel(max, t->dtype));
+        mt_along_dim_idx(v, i, &src, d, mt_cum_extremum_kernel(max, t->dtype));
         mt_relock(tok);
     }
     return mt_result_pair(r, name, v, i);

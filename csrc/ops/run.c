@@ -10,6 +10,8 @@
 #include "../autograd/grad_mode.h"
 #include "../autograd/view_tracking.h"
 #include "../kernels/copy.h"
+#include "unlock.h"
+#include "write_overlap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,16 +182,18 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
 }
 
 /* Float results sharing input 0's memory are its views (detach's result is
- * one for memory only), whether or not anything requires grad. */
+ * one for memory only), whether or not anything requires grad. An out=
+ * tensor is not: it may share an input's memory only to be written into
+ * (mm(x.t(), y, out=x) made x a view of itself). */
 static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_result *r)
 {
     if (kind == &mt_nondifferentiable_kind || a->sig->nparams == 0 ||
         a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t)
         return 0;
-    mt_tensor *in = a->v[0].t;
+    mt_tensor *in = a->v[0].t, *out = mt_out_target(a);
     for (int k = 0; k < r->n; k++) {
         mt_tensor *o = r->t[k];
-        if (o && o != in && o->storage == in->storage && mt_is_floating(o->dtype) &&
+        if (o && o != in && o != out && o->storage == in->storage && mt_is_floating(o->dtype) &&
             mt_view_track(o, in, r->n > 1) < 0)
             return -1;
     }
@@ -379,8 +383,15 @@ int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
                         name);
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
+    mt_tensor *target = inplace ? a->v[0].t : mt_out_target(a);
+    if (target && mt_check_write_overlap(op, a, target) < 0) {
+        mt_xrelease(st.old_self);
+        return -1;
+    }
     a->derivative = NULL;
+    const mt_args *outer = mt_running_call_enter(a);
     int rc = op->impl(a, r);
+    mt_running_call_leave(outer);
     if (a->derivative)
         kind = a->derivative;
     if (rc == 0 && st.forward)

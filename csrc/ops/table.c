@@ -1,6 +1,7 @@
 /* The rows of csrc/ops.def as mt_op entries, their signatures parsed and
  * their derivative kinds resolved once at start-up. */
 #include "table.h"
+#include "write_overlap.h"
 
 #include "../autograd/derivatives.h"
 
@@ -163,6 +164,7 @@ int mt_ops_init(void)
             return mt_error(MT_ERR_RUNTIME, "minitorch: unknown derivative '%s' for '%s'",
                             op->derivative_name, op->text);
         op->inplace = is_inplace_name(op->sig->name);
+        op->write_overlap = mt_write_overlap_rule(op->sig->name);
     }
     for (int r = 0; r < MT_OP_COUNT; r++) {
         mt_ops[r].overload = overload_index(r);

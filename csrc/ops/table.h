@@ -57,6 +57,7 @@ typedef struct mt_op {
     mt_signature *sig;
     const struct mt_node_kind *derivative; /* NULL: no formula */
     bool inplace;     /* writes into its first argument */
+    unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
     int overload;     /* index among the rows of its name and kind */
 } mt_op;
 

@@ -245,6 +245,17 @@ static PyObject *register_post_accumulate_grad_hook(PyObject *self, PyObject *fn
 
 static PyObject *detach_(PyObject *self, PyObject *unused)
 {
+    /* a view shares its base's memory and history: detaching it in place
+     * would leave the base's graph pointing at memory it no longer tracks */
+    if (mt_is_view(MTPy_T(self)))
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Can't detach views in-place. Use detach() instead. If you are "
+                            "using DistributedDataParallel (DDP) for training, and "
+                            "gradient_as_bucket_view is set as True, gradients are views of "
+                            "DDP buckets, and hence detach_() cannot be called on these "
+                            "gradients. To fix this error, please refer to the "
+                            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                            "solution.");
     mt_autograd_meta *m = meta_of(self);
     if (m && m->grad_fn) {
         mt_node_decref(m->grad_fn);

@@ -7,6 +7,7 @@
 #include "numpy_bridge.h"
 
 #include "../../autograd/derivatives.h"
+#include "../../core/overlap.h"
 #include "../../core/shape.h"
 #include "../../kernels/copy.h"
 #include "../../kernels/index.h"
@@ -468,6 +469,30 @@ fail:
     return NULL;
 }
 
+/* torch's overlap rules for x[key] = value: a basic key copies into the
+ * view (copy_'s checks), an advanced one puts into it (index_put_'s, which
+ * only warns when the view's elements alias). */
+static int check_setitem_overlap(const parsed_key *k, const mt_tensor *view, PyObject *value)
+{
+    const mt_tensor *v = MTPy_Check(value) ? MTPy_T(value) : NULL;
+    if (!k->nadv) {
+        if (mt_check_internal_overlap(view) < 0 || (v && mt_check_overlap(view, v, false) < 0))
+            return mtpy_raise_int();
+        return 0;
+    }
+    if (mt_has_internal_overlap(view) &&
+        mt_warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
+                "tensor before performing this operation. This also applies to advanced "
+                "indexing e.g. tensor[indices] = tensor") < 0)
+        return mtpy_raise_int();
+    if (v && mt_check_overlap(view, v, false) < 0)
+        return mtpy_raise_int();
+    for (int i = 0; i < k->nadv; i++)
+        if (mt_check_overlap(view, MTPy_T(k->adv[i]), true) < 0)
+            return mtpy_raise_int();
+    return 0;
+}
+
 static PyObject *setitem(mt_args *a)
 {
     parsed_key k;
@@ -476,6 +501,8 @@ static PyObject *setitem(mt_args *a)
     if (parse_key(self, a->v[1].obj ? a->v[1].obj : Py_None, &k) < 0)
         goto done;
     mt_tensor view = *MTPy_T(k.view);
+    if (check_setitem_overlap(&k, &view, value) < 0)
+        goto done;
     if (!k.nadv) {
         /* copying through a temporary keeps overlapping source and target right */
         if (!(vals = value_as(value, view.dtype, view.ndim, view.sizes, false)))
