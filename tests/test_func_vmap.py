@@ -117,6 +117,17 @@ RULED = [
     ("roll", lambda L, x: x.roll((1, -1), (0, 1)), [(4, 3, 5)], 0),
     ("pad", lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), value=3.0), [(4, 3, 5)], 0),
     ("expand_as", lambda L, x, y: y.expand_as(x) + x, [(4, 3, 5), (5,)], (0, None)),
+    ("conv1d", lambda L, x, w: L.nn.functional.conv1d(x, w, padding=1), [(3, 2, 7), (4, 2, 3)],
+     (0, None)),
+    ("conv2d_with_n", lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, stride=2),
+     [(3, 2, 2, 6, 6), (4, 2, 3, 3), (4,)], (0, None, None)),
+    ("max_pool2d_indices", lambda L, x: tuple(L.nn.functional.max_pool2d(
+        x, 2, return_indices=True)), [(3, 2, 4, 4)], 0),
+    ("avg_pool2d", lambda L, x: L.nn.functional.avg_pool2d(x, 2), [(3, 2, 2, 4, 4)], 0),
+    ("adaptive_avg_pool2d", lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+     [(3, 2, 4, 4)], 0),
+    ("max_pool1d", lambda L, x: L.nn.functional.max_pool1d(x, 2), [(3, 2, 6)], 0),
+    ("embedding", lambda L, i, w: L.nn.functional.embedding(i, w), ["idx", (3, 4)], (0, None)),
     # Python composites run their own body, batched op by op
     ("einsum", lambda L, x, y: L.einsum("ij,jk->ik", x, y), [(4, 3, 5), (5, 2)], (0, None)),
     ("tensordot", lambda L, x, y: L.tensordot(x, y, 1), [(4, 3, 5), (5, 2)], (0, None)),
@@ -162,11 +173,12 @@ def test_batching_rules_match_torch(name, fn, shapes, in_dims, no_fallback):
 
 
 FALLBACK = [
-    ("conv1d", lambda L, x, w: L.nn.functional.conv1d(x, w), [(3, 1, 2, 7), (4, 2, 3)],
-     (0, None)),
+    ("conv1d_batched_weight", lambda L, x, w: L.nn.functional.conv1d(x, w), [(1, 2, 7),
+                                                                          (3, 4, 2, 3)],
+     (None, 0)),
     ("median", lambda L, x: x.median(), [(4, 5)], 0),
     ("kthvalue_batched_k", lambda L, x: x.kthvalue(2, 0)[0], [(4, 5)], 1),
-    ("max_pool2d", lambda L, x: L.nn.functional.max_pool2d(x, 2), [(3, 2, 4, 4)], 0),
+    ("mode", lambda L, x: tuple(x.mode(-1)), [(4, 5)], 0),
     ("roll_flattened", lambda L, x: x.roll(2), [(4, 3)], 0),
     ("norm_fro_dims", lambda L, x: L.norm(x, "fro", dim=(0, 1)), [(4, 3, 5)], 0),
 ]
@@ -188,10 +200,10 @@ def test_fallback_runs_per_sample(monkeypatch):
         calls.append(func.__name__)
         return real(func, args, kwargs, level)
     monkeypatch.setattr(_dispatch, "fallback", spy)
-    (x,), (tx,) = _pair((3, 2, 5))
-    (w,), (tw,) = _pair((4, 2, 3))
-    got = vmap(lambda a: mt.nn.functional.conv1d(a.unsqueeze(0), w))(x)
-    want = torch.func.vmap(lambda a: torch.nn.functional.conv1d(a.unsqueeze(0), tw))(tx)
+    (x,), (tx,) = _pair((3, 4, 2, 3))
+    (w,), (tw,) = _pair((1, 2, 7))
+    got = vmap(lambda a: mt.nn.functional.conv1d(w, a))(x)
+    want = torch.func.vmap(lambda a: torch.nn.functional.conv1d(tw, a))(tx)
     _close(got, want)
     assert calls == ["conv1d"]
 

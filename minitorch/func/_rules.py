@@ -651,6 +651,33 @@ def _holds_batched(key, level):
 
 # ---- nn ----
 
+def _fold(spatial):
+    """Convolutions and poolings: the batch dim is one more image. An input
+    without its own N dim takes the batch as N; one with N folds B into it."""
+
+    def rule(func, args, kwargs, level):
+        x = args[0]
+        nd = len(x.shape)
+        if not is_batched(x, level) or _others_batched(args, kwargs, level) \
+                or nd not in (spatial + 1, spatial + 2):
+            return NotImplemented
+        p = front(x, level)
+        if nd == spatial + 1:
+            return wrap_outputs(func(p, *args[1:], **kwargs), level)
+        b, n = p.shape[0], p.shape[1]
+        out = func(p.reshape((b * n,) + tuple(p.shape[2:])), *args[1:], **kwargs)
+        unfold = (lambda o: make(o.reshape((b, n) + tuple(o.shape[1:])), 0, level))
+        return type(out)([unfold(o) for o in out]) if isinstance(out, tuple) else unfold(out)
+
+    return rule
+
+
+RULES.update({n: _fold(1) for n in ("conv1d", "max_pool1d", "avg_pool1d",
+                                    "adaptive_avg_pool1d")})
+RULES.update({n: _fold(2) for n in ("conv2d", "max_pool2d", "avg_pool2d",
+                                    "adaptive_avg_pool2d")})
+
+
 @_rule("embedding")
 def embedding(func, args, kwargs, level):
     idx, weight = args[0], args[1]
