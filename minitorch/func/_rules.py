@@ -616,14 +616,41 @@ def index_select(func, args, kwargs, level):
 @_rule("__getitem__")
 def getitem(func, args, kwargs, level):
     x, key = args
-    if not is_batched(x, level) or _holds_batched(key, level):
-        return NotImplemented
     key = key if isinstance(key, tuple) else (key,)
+    if _holds_batched(key, level):
+        return _getitem_batched_index(x, key, level)
+    if not is_batched(x, level):
+        return NotImplemented
     advanced = [i for i, k in enumerate(key)
                 if isinstance(k, (Tensor, list)) or isinstance(k, bool)]
     if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
         return NotImplemented
     return make(front(x, level)[(slice(None),) + key], 0, level)
+
+
+def _getitem_batched_index(x, key, level):
+    """Integer index tensors leading the key, some batched: an arange over the
+    batch joins them as the first index, so sample b reads its own rows."""
+    lead = 0
+    while lead < len(key) and (isinstance(key[lead], int) and not isinstance(key[lead], bool)
+                               or isinstance(key[lead], Tensor)):
+        lead += 1
+    rest = key[lead:]
+    tensors = [k for k in key[:lead] if isinstance(k, Tensor)]
+    if any(isinstance(k, (Tensor, list)) for k in rest) or any(
+            t.dtype.is_floating_point or t.dtype == _C.bool for t in tensors):
+        return NotImplemented
+    rank = max(len(t.shape) for t in tensors)
+    phys = []
+    for k in key[:lead]:
+        if is_batched(k, level):
+            k = front(k, level)
+            for _ in range(rank + 1 - k.dim()):
+                k = k.unsqueeze(1)
+        phys.append(k)
+    px = front(x, level) if is_batched(x, level) else _expand_front(x, level.size)
+    batch = _F["arange"](level.size).reshape((level.size,) + (1,) * rank)
+    return make(px[(batch,) + tuple(phys) + rest], 0, level)
 
 
 @_rule("__setitem__")
