@@ -187,7 +187,18 @@ _RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm", "normal",
                                "feature_alpha_dropout"})
 
 
+def _draws(func, args, kwargs):
+    """False for a dropout that draws nothing (eval mode, p of 0 or 1)."""
+    if "dropout" not in func.__name__:
+        return True
+    p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    training = kwargs.get("training", args[2] if len(args) > 2 else True)
+    return bool(training) and 0.0 < p < 1.0
+
+
 def _random_factory(func, args, kwargs, level):
+    if not _draws(func, args, kwargs):
+        return func(*args, **kwargs)
     if level.randomness == "error":
         raise RuntimeError(_RANDOM_ERROR)
     inplace = is_inplace(func.__name__)

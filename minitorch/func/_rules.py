@@ -699,10 +699,45 @@ def _fold(spatial):
     return rule
 
 
-RULES.update({n: _fold(1) for n in ("conv1d", "max_pool1d", "avg_pool1d",
-                                    "adaptive_avg_pool1d")})
-RULES.update({n: _fold(2) for n in ("conv2d", "max_pool2d", "avg_pool2d",
-                                    "adaptive_avg_pool2d")})
+def _conv(spatial):
+    """A batched weight (per-sample gradients of a CNN) is one grouped
+    convolution: the samples become groups, each seeing its own weight."""
+    fold = _fold(spatial)
+
+    def rule(func, args, kwargs, level):
+        x, w = args[0], args[1]
+        b = _get(args, kwargs, 2, "bias")
+        if not (is_batched(w, level) or is_batched(b, level)):
+            return fold(func, args, kwargs, level)
+        nd = len(x.shape)
+        groups = _get(args, kwargs, 6, "groups", 1)
+        if nd not in (spatial + 1, spatial + 2) or len(w.shape) != spatial + 2 \
+                or set(kwargs) - {"bias", "stride", "padding", "dilation", "groups"} \
+                or not isinstance(groups, int) or x.shape[-spatial - 1] != w.shape[1] * groups:
+            return NotImplemented
+        size = level.size
+        px = _physical_or_expanded(x, level)
+        if nd == spatial + 1:
+            px = px.unsqueeze(1)
+        n, c = px.shape[1], px.shape[2]
+        xin = px.transpose(0, 1).reshape((n, size * c) + tuple(px.shape[3:]))
+        pw = _physical_or_expanded(w, level)
+        o = pw.shape[1]
+        win = pw.reshape((size * o,) + tuple(pw.shape[2:]))
+        bin_ = None if b is None else _physical_or_expanded(b, level).reshape(size * o)
+        out = func(xin, win, bin_, _get(args, kwargs, 3, "stride", 1),
+                   _get(args, kwargs, 4, "padding", 0), _get(args, kwargs, 5, "dilation", 1),
+                   size * groups)
+        out = out.reshape((n, size, o) + tuple(out.shape[2:])).transpose(0, 1)
+        return make(out.squeeze(1) if nd == spatial + 1 else out, 0, level)
+
+    return rule
+
+
+RULES.update({n: _fold(1) for n in ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d")})
+RULES.update({n: _fold(2) for n in ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")})
+RULES["conv1d"] = _conv(1)
+RULES["conv2d"] = _conv(2)
 
 
 @_rule("embedding")
@@ -777,13 +812,14 @@ def cross_entropy(func, args, kwargs, level):
 
 # ---- randomness on batched tensors ----
 
-@_rule("rand_like", "randn_like", "randint_like", "bernoulli", "normal", "dropout",
-       "uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial")
+@_rule("rand_like", "randn_like", "randint_like", "bernoulli", "normal", "uniform_", "normal_",
+       "bernoulli_", "random_", "exponential_", "multinomial")
 def random(func, args, kwargs, level):
+    """Dropout has no rule: its body draws with bernoulli, which lands here."""
     if level.randomness == "error":
         random_error()
     if not is_batched(args[0], level) or _others_batched(args, kwargs, level) \
-            or func.__name__ in ("normal", "multinomial", "dropout"):
+            or func.__name__ in ("normal", "multinomial"):
         return NotImplemented
     x = args[0]
     p = front(x, level)
