@@ -105,6 +105,11 @@ RULED = [
     ("getitem_int", lambda L, x: x[-1], [(4, 3, 5)], 1),
     ("getitem_index", lambda L, x, i: x[i], [(4, 3, 5), None], (0, None)),
     ("gather", lambda L, x, i: x.gather(1, i), [(4, 2, 3), "idx"], (0, 0)),
+    ("getitem_batched_index", lambda L, x, i: x[i], [(4, 3, 5), "idx"], (None, 0)),
+    ("getitem_both_batched", lambda L, x, i: x[i, 1:], [(4, 3, 5), "idx"], (0, 0)),
+    ("getitem_index_and_int", lambda L, x, i: x[i, 2], [(3, 5), "idx"], (None, 0)),
+    ("getitem_two_indices", lambda L, x, i: x[i, i.flip(-1)], [(3, 5), "idx"], (None, 0)),
+    ("pick_target", lambda L, x, t: L.log_softmax(x, -1)[t], [(5, 4), "target"], (0, 0)),
     ("index_select", lambda L, x, i: x.index_select(1, i), [(4, 2, 5), None], (0, None)),
     ("clone_contig", lambda L, x: x.clone().contiguous().to(L.float32), [(4, 3)], 1),
     ("zeros_like", lambda L, x: L.zeros_like(x) + x, [(4, 3)], 0),
@@ -117,6 +122,26 @@ RULED = [
     ("roll", lambda L, x: x.roll((1, -1), (0, 1)), [(4, 3, 5)], 0),
     ("pad", lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), value=3.0), [(4, 3, 5)], 0),
     ("expand_as", lambda L, x, y: y.expand_as(x) + x, [(4, 3, 5), (5,)], (0, None)),
+    ("conv1d", lambda L, x, w: L.nn.functional.conv1d(x, w, padding=1), [(3, 2, 7), (4, 2, 3)],
+     (0, None)),
+    ("conv2d_with_n", lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, stride=2),
+     [(3, 2, 2, 6, 6), (4, 2, 3, 3), (4,)], (0, None, None)),
+    ("conv1d_batched_weight", lambda L, x, w, b: L.nn.functional.conv1d(x, w, b, padding=1),
+     [(2, 4, 7), (3, 6, 4, 3), (3, 6)], (None, 0, 0)),
+    ("conv1d_same_padding", lambda L, x, w: L.nn.functional.conv1d(x, w.flip(0), None, 1,
+                                                                    "same"),
+     [(1, 2, 7), (3, 4, 2, 3)], (None, 0)),
+    ("conv2d_batched_weight_groups", lambda L, x, w: L.nn.functional.conv2d(
+        x, w, stride=2, groups=2), [(3, 2, 4, 6, 6), (3, 6, 2, 3, 3)], (0, 0)),
+    ("conv2d_batched_weight_unbatched_n", lambda L, x, w: L.nn.functional.conv2d(x, w),
+     [(3, 2, 5, 5), (3, 4, 2, 3, 3)], (0, 0)),
+    ("max_pool2d_indices", lambda L, x: tuple(L.nn.functional.max_pool2d(
+        x, 2, return_indices=True)), [(3, 2, 4, 4)], 0),
+    ("avg_pool2d", lambda L, x: L.nn.functional.avg_pool2d(x, 2), [(3, 2, 2, 4, 4)], 0),
+    ("adaptive_avg_pool2d", lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+     [(3, 2, 4, 4)], 0),
+    ("max_pool1d", lambda L, x: L.nn.functional.max_pool1d(x, 2), [(3, 2, 6)], 0),
+    ("embedding", lambda L, i, w: L.nn.functional.embedding(i, w), ["idx", (3, 4)], (0, None)),
     # Python composites run their own body, batched op by op
     ("einsum", lambda L, x, y: L.einsum("ij,jk->ik", x, y), [(4, 3, 5), (5, 2)], (0, None)),
     ("tensordot", lambda L, x, y: L.tensordot(x, y, 1), [(4, 3, 5), (5, 2)], (0, None)),
@@ -162,11 +187,9 @@ def test_batching_rules_match_torch(name, fn, shapes, in_dims, no_fallback):
 
 
 FALLBACK = [
-    ("conv1d", lambda L, x, w: L.nn.functional.conv1d(x, w), [(3, 1, 2, 7), (4, 2, 3)],
-     (0, None)),
     ("median", lambda L, x: x.median(), [(4, 5)], 0),
     ("kthvalue_batched_k", lambda L, x: x.kthvalue(2, 0)[0], [(4, 5)], 1),
-    ("max_pool2d", lambda L, x: L.nn.functional.max_pool2d(x, 2), [(3, 2, 4, 4)], 0),
+    ("mode", lambda L, x: tuple(x.mode(-1)), [(4, 5)], 0),
     ("roll_flattened", lambda L, x: x.roll(2), [(4, 3)], 0),
     ("norm_fro_dims", lambda L, x: L.norm(x, "fro", dim=(0, 1)), [(4, 3, 5)], 0),
 ]
@@ -188,12 +211,12 @@ def test_fallback_runs_per_sample(monkeypatch):
         calls.append(func.__name__)
         return real(func, args, kwargs, level)
     monkeypatch.setattr(_dispatch, "fallback", spy)
-    (x,), (tx,) = _pair((3, 2, 5))
-    (w,), (tw,) = _pair((4, 2, 3))
-    got = vmap(lambda a: mt.nn.functional.conv1d(a.unsqueeze(0), w))(x)
-    want = torch.func.vmap(lambda a: torch.nn.functional.conv1d(a.unsqueeze(0), tw))(tx)
+    (x,), (tx,) = _pair((3, 4, 2, 3))
+    (w,), (tw,) = _pair((1, 2, 7))
+    got = vmap(lambda a: a.median(0).values)(x)
+    want = torch.func.vmap(lambda a: a.median(0).values)(tx)
     _close(got, want)
-    assert calls == ["conv1d"]
+    assert calls == ["median"]
 
 
 def test_pointwise_zero_dim_promotion_matches_torch():
@@ -346,6 +369,20 @@ def test_randomness_same_and_different():
         mt.zeros(64, 8))
     assert set(np.unique(drop.numpy())) == {0, 2}
     assert len({tuple(r) for r in drop.numpy().tolist()}) > 1
+
+
+def test_dropout_that_draws_nothing_is_not_random():
+    (x, y), (tx, ty) = _pair((3, 4), (4,))
+    F, TF = mt.nn.functional, torch.nn.functional
+    for f in (lambda L, F, a: F.dropout(a, 0.0), lambda L, F, a: F.dropout(a, 0.5, False),
+              lambda L, F, a: F.dropout(a, 1.0), lambda L, F, a: a + F.dropout(a.sum(), 0.0)):
+        _close(vmap(lambda a: f(mt, F, a))(x), torch.func.vmap(lambda a: f(torch, TF, a))(tx))
+    _close(vmap(lambda a: a + F.dropout(y, 0.0))(x),
+           torch.func.vmap(lambda a: a + TF.dropout(ty, 0.0))(tx))
+    _same_error(lambda: vmap(lambda a: a + F.dropout(y, 0.5))(x),
+                lambda: torch.func.vmap(lambda a: a + TF.dropout(ty, 0.5))(tx))
+    _same_error(lambda: vmap(lambda a: F.dropout(a, 0.5))(x),
+                lambda: torch.func.vmap(lambda a: TF.dropout(a, 0.5))(tx))
 
 
 def test_batched_tensor_repr_and_metadata():

@@ -8,7 +8,7 @@ torch's explanation.
 """
 from .. import _C
 
-__all__ = ["test_batched_grad", "test_batched_forward_grad"]
+__all__ = ["batched_grad_check", "batched_forward_grad_check"]
 
 _F = _C._functions
 
@@ -75,7 +75,7 @@ def _compare(result, expected, output_idx, forward):
             raise _error()(_failed_msg(idx, input_idx, res, exp, forward))
 
 
-def test_batched_grad(inputs, output, output_idx):
+def batched_grad_check(inputs, output, output_idx):
     """vmap(vjp) over two cotangents against one vjp per cotangent."""
     from . import grad
     from ..func import vmap
@@ -97,7 +97,7 @@ def test_batched_grad(inputs, output, output_idx):
     return True
 
 
-def test_batched_forward_grad(func, inputs):
+def batched_forward_grad_check(func, inputs):
     """Per differentiable input: vmap(jvp) over two tangents against one jvp
     per tangent (the other inputs held constant)."""
     from ..func import jvp, vmap

@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .. import _C
-from ._gradcheck_batched import test_batched_forward_grad, test_batched_grad
+from ._gradcheck_batched import batched_forward_grad_check, batched_grad_check
 from .function import Function
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -371,7 +371,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
         if check_forward_ad:
             _forward_ad_check(func, inputs, eps, atol, rtol)
         if check_batched_forward_grad:
-            test_batched_forward_grad(func, _as_tuple(inputs))
+            batched_forward_grad_check(func, _as_tuple(inputs))
     except GradcheckError:
         if raise_exception:
             raise
@@ -392,7 +392,7 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     check(func, tupled, func_out, outputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
     if check_batched_grad:
         for i, o in enumerate(outputs):
-            test_batched_grad(tupled, o, i)
+            batched_grad_check(tupled, o, i)
     if check_undefined_grad:
         _check_undefined_grad_support(func, tupled)
 

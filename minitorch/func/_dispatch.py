@@ -30,7 +30,7 @@ _INPLACE_DUNDERS = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__"
                               "__setitem__"})
 _METADATA = frozenset({"dim", "ndimension", "size", "numel", "nelement", "__len__",
                        "is_floating_point", "is_complex", "element_size", "get_device",
-                       "is_signed", "type_as_dtype"})
+                       "is_signed"})
 
 # what reads a tensor's memory: a batched tensor has none of its own
 _STORAGE = frozenset({"numpy", "tolist", "data_ptr", "__dlpack__", "untyped_storage"})
@@ -42,9 +42,10 @@ def is_inplace(name):
 
 def _walk(obj, level):
     """True if obj (a tensor, or a list/tuple/dict holding some) has a
-    BatchedTensor of level."""
+    BatchedTensor of level (always the outermost wrapper when it reaches this
+    level's mode: the modes of inner levels unwrap theirs first)."""
     if type(obj) is BatchedTensor:
-        return obj._level is level or _walk(obj._value, level)
+        return obj._level is level
     if isinstance(obj, (list, tuple)):
         return any(_walk(o, level) for o in obj)
     if isinstance(obj, dict):
@@ -186,21 +187,29 @@ _RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm", "normal",
                                "feature_alpha_dropout"})
 
 
+def _draws(func, args, kwargs):
+    """False for a dropout that draws nothing (eval mode, p of 0 or 1)."""
+    if "dropout" not in func.__name__:
+        return True
+    p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    training = kwargs.get("training", args[2] if len(args) > 2 else True)
+    return bool(training) and 0.0 < p < 1.0
+
+
 def _random_factory(func, args, kwargs, level):
+    if not _draws(func, args, kwargs):
+        return func(*args, **kwargs)
     if level.randomness == "error":
         raise RuntimeError(_RANDOM_ERROR)
-    if level.randomness == "same" or is_inplace(func.__name__):
-        if is_inplace(func.__name__) and level.randomness == "different":
-            raise RuntimeError(
-                "vmap: Cannot ask for different inplace randomness on an unbatched tensor. "
-                "This will appear like same randomness. If this is necessary for your usage, "
-                "please file an issue with functorch.")
+    inplace = is_inplace(func.__name__)
+    if inplace and level.randomness == "different":
+        raise RuntimeError(
+            "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This "
+            "will appear like same randomness. If this is necessary for your usage, please "
+            "file an issue with functorch.")
+    if level.randomness == "same" or inplace:
         return func(*args, **kwargs)
-    return fallback_random(func, args, kwargs, level)
-
-
-def fallback_random(func, args, kwargs, level):
-    """randomness='different' with no batched input: one draw per sample."""
+    # 'different' with no batched input: one draw per sample
     return _stack_results([func(*args, **kwargs) for _ in range(level.size)], level)
 
 

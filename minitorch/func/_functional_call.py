@@ -43,9 +43,8 @@ def functional_call(module, parameter_and_buffer_dicts: Union[Dict[str, Any],
                 raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
                                  "functional call is ambiguous")
             merged.update(d)
-    known = dict(module.named_parameters(remove_duplicate=False)) \
-        if _takes_remove_duplicate(module) else dict(module.named_parameters())
-    known.update(dict(module.named_buffers()))
+    known = dict(module.named_parameters(remove_duplicate=False))
+    known.update(dict(module.named_buffers(remove_duplicate=False)))
     if tie_weights:
         by_id = {}
         for n, t in known.items():
@@ -79,8 +78,3 @@ def functional_call(module, parameter_and_buffer_dicts: Union[Dict[str, Any],
     finally:
         for table, leaf, old in reversed(saved):
             table[leaf] = old
-
-
-def _takes_remove_duplicate(module):
-    import inspect
-    return "remove_duplicate" in inspect.signature(module.named_parameters).parameters

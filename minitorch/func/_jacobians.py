@@ -30,20 +30,21 @@ def _bind(func, args, nums):
     return f
 
 
-def _layout(rows, out_flat, out_spec, in_flat, in_spec, argnums, nums):
+def _layout(rows, out_spec, in_spec, argnums):
     """rows[k][i]: Jacobian of output leaf k wrt input leaf i, as the
     (out shape + in shape) tensors nested as torch nests them."""
     per_out = []
-    for k in range(len(out_flat)):
-        per_arg = unflatten(rows[k], in_spec)
+    for row in rows:
+        per_arg = unflatten(row, in_spec)
         per_out.append(per_arg[0] if isinstance(argnums, int) else tuple(per_arg))
     return unflatten(per_out, out_spec)
 
 
 def jacrev(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, *, has_aux: bool = False,
-           chunk_size=None, _preallocate_and_copy: bool = False) -> Callable:
+           chunk_size=None) -> Callable:
     """Computes the Jacobian of ``func`` with respect to the arg(s) at index
-    ``argnums`` using reverse-mode autodiff."""
+    ``argnums`` using reverse-mode autodiff. (The vjps run one at a time, so
+    ``chunk_size``, which bounds how many torch batches, is only checked.)"""
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -68,7 +69,7 @@ def jacrev(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, *, has_aux:
                 per_elem.append(flatten(vjp_fn(unflatten(cts, out_spec)))[0])
             rows.append([_stack_rows([g[i] for g in per_elem], o, x)
                          for i, x in enumerate(in_flat)])
-        jac = _layout(rows, out_flat, out_spec, in_flat, in_spec, argnums, nums)
+        jac = _layout(rows, out_spec, in_spec, argnums)
         return (jac, res[2]) if has_aux else jac
 
     return wrapper
@@ -97,15 +98,16 @@ def jacfwd(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, has_aux: bo
         basis = _F["eye"](total, dtype=in_flat[0].dtype)
         tangents = [t.reshape((total,) + tuple(x.shape)).to(x.dtype) for t, x in
                     zip(basis.split(sizes, 1), in_flat)]
-        aux_box = []
-
         def push(*ts):
             res = jvp(f, primals, unflatten(list(ts), in_spec), has_aux=has_aux)
-            if has_aux:
-                aux_box.append(res[2])
-            return res[1]
+            return (res[1], res[2]) if has_aux else res[1]
 
         jvps = vmap(push, randomness=randomness)(*tangents)
+        if has_aux:
+            # aux came out once per basis vector; every copy is the same
+            jvps, aux = jvps
+            leaves, aux_spec = flatten(aux)
+            aux = unflatten([x[0] for x in leaves], aux_spec)
         out, out_spec = flatten(jvps)
         rows = []
         for o in out:
@@ -113,11 +115,8 @@ def jacfwd(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, has_aux: bo
             oshape = tuple(o.shape[1:])
             cols = o.movedim(0, -1).split(sizes, -1) if o.dim() > 1 else o.split(sizes, 0)
             rows.append([c.reshape(oshape + tuple(x.shape)) for c, x in zip(cols, in_flat)])
-        jac = _layout(rows, out, out_spec, in_flat, in_spec, argnums, nums)
-        if has_aux:
-            aux = f(*primals)[1]
-            return jac, aux
-        return jac
+        jac = _layout(rows, out_spec, in_spec, argnums)
+        return (jac, aux) if has_aux else jac
 
     return wrapper
 

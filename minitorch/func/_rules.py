@@ -616,14 +616,41 @@ def index_select(func, args, kwargs, level):
 @_rule("__getitem__")
 def getitem(func, args, kwargs, level):
     x, key = args
-    if not is_batched(x, level) or _holds_batched(key, level):
-        return NotImplemented
     key = key if isinstance(key, tuple) else (key,)
+    if _holds_batched(key, level):
+        return _getitem_batched_index(x, key, level)
+    if not is_batched(x, level):
+        return NotImplemented
     advanced = [i for i, k in enumerate(key)
                 if isinstance(k, (Tensor, list)) or isinstance(k, bool)]
     if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
         return NotImplemented
     return make(front(x, level)[(slice(None),) + key], 0, level)
+
+
+def _getitem_batched_index(x, key, level):
+    """Integer index tensors leading the key, some batched: an arange over the
+    batch joins them as the first index, so sample b reads its own rows."""
+    lead = 0
+    while lead < len(key) and (isinstance(key[lead], int) and not isinstance(key[lead], bool)
+                               or isinstance(key[lead], Tensor)):
+        lead += 1
+    rest = key[lead:]
+    tensors = [k for k in key[:lead] if isinstance(k, Tensor)]
+    if any(isinstance(k, (Tensor, list)) for k in rest) or any(
+            t.dtype.is_floating_point or t.dtype == _C.bool for t in tensors):
+        return NotImplemented
+    rank = max(len(t.shape) for t in tensors)
+    phys = []
+    for k in key[:lead]:
+        if is_batched(k, level):
+            k = front(k, level)
+            for _ in range(rank + 1 - k.dim()):
+                k = k.unsqueeze(1)
+        phys.append(k)
+    px = front(x, level) if is_batched(x, level) else _expand_front(x, level.size)
+    batch = _F["arange"](level.size).reshape((level.size,) + (1,) * rank)
+    return make(px[(batch,) + tuple(phys) + rest], 0, level)
 
 
 @_rule("__setitem__")
@@ -650,6 +677,68 @@ def _holds_batched(key, level):
 
 
 # ---- nn ----
+
+def _fold(spatial):
+    """Convolutions and poolings: the batch dim is one more image. An input
+    without its own N dim takes the batch as N; one with N folds B into it."""
+
+    def rule(func, args, kwargs, level):
+        x = args[0]
+        nd = len(x.shape)
+        if not is_batched(x, level) or _others_batched(args, kwargs, level) \
+                or nd not in (spatial + 1, spatial + 2):
+            return NotImplemented
+        p = front(x, level)
+        if nd == spatial + 1:
+            return wrap_outputs(func(p, *args[1:], **kwargs), level)
+        b, n = p.shape[0], p.shape[1]
+        out = func(p.reshape((b * n,) + tuple(p.shape[2:])), *args[1:], **kwargs)
+        unfold = (lambda o: make(o.reshape((b, n) + tuple(o.shape[1:])), 0, level))
+        return type(out)([unfold(o) for o in out]) if isinstance(out, tuple) else unfold(out)
+
+    return rule
+
+
+def _conv(spatial):
+    """A batched weight (per-sample gradients of a CNN) is one grouped
+    convolution: the samples become groups, each seeing its own weight."""
+    fold = _fold(spatial)
+
+    def rule(func, args, kwargs, level):
+        x, w = args[0], args[1]
+        b = _get(args, kwargs, 2, "bias")
+        if not (is_batched(w, level) or is_batched(b, level)):
+            return fold(func, args, kwargs, level)
+        nd = len(x.shape)
+        groups = _get(args, kwargs, 6, "groups", 1)
+        if nd not in (spatial + 1, spatial + 2) or len(w.shape) != spatial + 2 \
+                or set(kwargs) - {"bias", "stride", "padding", "dilation", "groups"} \
+                or not isinstance(groups, int) or x.shape[-spatial - 1] != w.shape[1] * groups:
+            return NotImplemented
+        size = level.size
+        px = _physical_or_expanded(x, level)
+        if nd == spatial + 1:
+            px = px.unsqueeze(1)
+        n, c = px.shape[1], px.shape[2]
+        xin = px.transpose(0, 1).reshape((n, size * c) + tuple(px.shape[3:]))
+        pw = _physical_or_expanded(w, level)
+        o = pw.shape[1]
+        win = pw.reshape((size * o,) + tuple(pw.shape[2:]))
+        bin_ = None if b is None else _physical_or_expanded(b, level).reshape(size * o)
+        out = func(xin, win, bin_, _get(args, kwargs, 3, "stride", 1),
+                   _get(args, kwargs, 4, "padding", 0), _get(args, kwargs, 5, "dilation", 1),
+                   size * groups)
+        out = out.reshape((n, size, o) + tuple(out.shape[2:])).transpose(0, 1)
+        return make(out.squeeze(1) if nd == spatial + 1 else out, 0, level)
+
+    return rule
+
+
+RULES.update({n: _fold(1) for n in ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d")})
+RULES.update({n: _fold(2) for n in ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")})
+RULES["conv1d"] = _conv(1)
+RULES["conv2d"] = _conv(2)
+
 
 @_rule("embedding")
 def embedding(func, args, kwargs, level):
@@ -723,13 +812,14 @@ def cross_entropy(func, args, kwargs, level):
 
 # ---- randomness on batched tensors ----
 
-@_rule("rand_like", "randn_like", "randint_like", "bernoulli", "normal", "dropout",
-       "uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial")
+@_rule("rand_like", "randn_like", "randint_like", "bernoulli", "normal", "uniform_", "normal_",
+       "bernoulli_", "random_", "exponential_", "multinomial")
 def random(func, args, kwargs, level):
+    """Dropout has no rule: its body draws with bernoulli, which lands here."""
     if level.randomness == "error":
         random_error()
     if not is_batched(args[0], level) or _others_batched(args, kwargs, level) \
-            or func.__name__ in ("normal", "multinomial", "dropout"):
+            or func.__name__ in ("normal", "multinomial"):
         return NotImplemented
     x = args[0]
     p = front(x, level)
