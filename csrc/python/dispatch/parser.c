@@ -93,6 +93,14 @@ bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 
 /* ------------------------------------------------------------- conversions */
 
+/* As torch's parser, a Tensor-like that is no tensor is taken for any
+ * argument (or int list element) only to dispatch on; the call never runs
+ * with it, since its own handler makes the call dispatch. */
+static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
+{
+    return !MTPy_Check(o) && mt_collect_overloaded(out, o);
+}
+
 static bool is_int_like(PyObject *o)
 {
     if (PyLong_CheckExact(o))
@@ -207,7 +215,7 @@ typedef struct {
 } conv_detail;
 
 static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v, int64_t *buf,
-                                    conv_detail *det)
+                                    mtpy_call *out, conv_detail *det)
 {
     if (is_int_like(o) && p->list_len) {
         int64_t x;
@@ -229,6 +237,10 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
     }
     PyObject **items = PySequence_Fast_ITEMS(o);
     for (Py_ssize_t k = 0; k < n; k++) {
+        if (stands_in_for_dispatch(out, items[k])) {
+            buf[k] = 0;
+            continue;
+        }
         if (!is_int_like(items[k])) {
             det->bad_pos = (int)k;
             det->bad_elem = items[k];
@@ -259,6 +271,9 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         v->nints = 0;
         return CONV_OK;
     }
+    if (p->type != MT_ARG_TENSOR && p->type != MT_ARG_TENSOR_LIST && p->type != MT_ARG_OBJECT &&
+        stands_in_for_dispatch(out, o))
+        return CONV_OK;
     switch (p->type) {
     case MT_ARG_TENSOR:
         if (Py_TYPE(o) == mtpy_tensor_class) {
@@ -312,7 +327,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             return CONV_BAD_TYPE;
         return as_int(o, &v->i) < 0 ? CONV_ERROR : CONV_OK;
     case MT_ARG_INT_LIST:
-        return convert_int_list(p, o, v, buf, det);
+        return convert_int_list(p, o, v, buf, out, det);
     case MT_ARG_FLOAT:
         if (PyFloat_CheckExact(o)) {
             v->f = PyFloat_AS_DOUBLE(o);
@@ -455,7 +470,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
     /* positional: varargs int list swallows the tail when it starts with an int */
     Py_ssize_t npos = nargs;
     if (s->varargs_param >= 0 && nargs > s->varargs_param &&
-        is_int_like(args[s->varargs_param])) {
+        (is_int_like(args[s->varargs_param]) || mt_has_torch_function(args[s->varargs_param]))) {
         npos = s->varargs_param; /* handled below */
     } else if (nargs > s->npositional) {
         if (!raise)
@@ -534,6 +549,10 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
                 return -1;
             }
             for (Py_ssize_t k = 0; k < n; k++) {
+                if (stands_in_for_dispatch(out, args[npos + k])) {
+                    out->a.listbuf[i][k] = 0;
+                    continue;
+                }
                 if (!is_int_like(args[npos + k])) {
                     if (!raise)
                         return 1;
