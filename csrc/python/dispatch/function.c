@@ -580,6 +580,24 @@ done:
     return ret;
 }
 
+/* torch's handle_torch_function hands the handlers plain tensors' type too
+ * (whose own handler declines beside other types), after the subclasses of
+ * it: it goes last among what is collected so far, and later subclasses go
+ * before it. */
+static void collect_for_python_level(mtpy_call *a, PyObject *obj)
+{
+    if (Py_TYPE(obj) != mtpy_tensor_class) {
+        mt_collect_overloaded(a, obj);
+        return;
+    }
+    if (mt_tf_disabled || mt_tf_subclass_disabled || a->noverloaded == MT_MAX_OVERLOADED)
+        return;
+    for (int i = 0; i < a->noverloaded; i++)
+        if (Py_TYPE(a->overloaded[i]) == mtpy_tensor_class)
+            return;
+    a->overloaded[a->noverloaded++] = obj;
+}
+
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
                                    PyObject *kwargs)
 {
@@ -590,7 +608,7 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
     if (!seq)
         return NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
-        mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
+        collect_for_python_level(&a, PySequence_Fast_GET_ITEM(seq, i));
     PyObject *types = types_tuple(a.overloaded, a.noverloaded);
     PyObject *empty = kwargs ? NULL : PyDict_New();
     PyObject *ret = NULL;
