@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List
 import minitorch
 from . import _C
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
+from ._C import _dispatch_python_level
 
 __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
@@ -249,8 +250,13 @@ def wrap_torch_function(dispatcher: Callable):
 
 def overridable(func: Callable) -> Callable:
     """Makes a public function written in Python dispatch __torch_function__
-    on its relevant_args, as every Python-level public function does."""
-    return wrap_torch_function(relevant_args)(func)
+    on its relevant_args, as every Python-level public function does (as
+    wrap_torch_function(relevant_args) would, in one call into C)."""
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        r = _dispatch_python_level(wrapped, args, kwargs)
+        return func(*args, **kwargs) if r is NotImplemented else r
+    return _mark_dispatching(wrapped)
 
 
 def composite(function: bool = True, method: bool = True) -> Callable:

@@ -27,6 +27,33 @@ static bool unparsed_call_dispatches(PyObject *const *args, Py_ssize_t n)
     return c.ncustom > 0;
 }
 
+PyObject *mt_dispatch_python_level(PyObject *func, PyObject *args, PyObject *kwargs)
+{
+    /* the positional arguments, then the keyword ones, as relevant_args reads them */
+    PyObject *all = PySequence_List(args);
+    if (all && kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyObject *values = PyDict_Values(kwargs);
+        Py_ssize_t n = PyList_GET_SIZE(all);
+        if (!values || PyList_SetSlice(all, n, n, values) < 0)
+            Py_CLEAR(all);
+        Py_XDECREF(values);
+    }
+    if (!all)
+        return NULL;
+    PyObject *relevant = mt_relevant_args(PySequence_Fast_ITEMS(all), PyList_GET_SIZE(all));
+    Py_DECREF(all);
+    if (!relevant)
+        return NULL;
+    bool any = mt_mode_active();
+    if (!mt_tf_disabled && !mt_tf_subclass_disabled)
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(relevant) && !any; i++)
+            any = mt_has_torch_function(PyTuple_GET_ITEM(relevant, i));
+    PyObject *r = any ? mt_handle_torch_function(func, relevant, args, kwargs)
+                      : Py_NewRef(Py_NotImplemented);
+    Py_DECREF(relevant);
+    return r;
+}
+
 /* A Python-level function dispatches before it parses, with the call's
  * arguments as given, so a handler sees calls the rows would refuse. */
 static PyObject *dispatch_unparsed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -98,7 +98,10 @@ bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
  * with it, since its own handler makes the call dispatch. */
 static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
 {
-    return !MTPy_Check(o) && mt_collect_overloaded(out, o);
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type || MTPy_Check(o))
+        return false; /* the common arguments, without a type lookup */
+    return mt_collect_overloaded(out, o);
 }
 
 static bool is_int_like(PyObject *o)
