@@ -58,12 +58,17 @@ _IGNORED = {
 }
 
 
-@functools.lru_cache(None)
-def _ignored() -> tuple:
+def _namespaces() -> Dict[str, Any]:
+    """The public namespaces the tables of this module name."""
     import minitorch.nn.functional as F
     import minitorch.nn.init as init
-    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
-                  "minitorch.nn.functional": F, "minitorch.nn.init": init}
+    return {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+            "minitorch.nn.functional": F, "minitorch.nn.init": init}
+
+
+@functools.lru_cache(None)
+def _ignored() -> tuple:
+    namespaces = _namespaces()
     return tuple(getattr(namespaces[ns], n) for ns, names in _IGNORED.items() for n in names
                  if hasattr(namespaces[ns], n))
 
@@ -174,16 +179,13 @@ _PYTHON_LEVEL_ROWS = {
 def _finish_registration():
     """Once every public module is in place: marks the Python-level rows, and
     names each Python-level function by where it is published, for messages."""
-    import minitorch.nn.functional as F
-    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
-                  "minitorch.nn.functional": F}
+    namespaces = _namespaces()
     for ns, names in _PYTHON_LEVEL_ROWS.items():
         for name in names:
             getattr(namespaces[ns], name)._python_level = True
-    for funcs in _overridable().values():
-        for f in funcs:
-            if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
-                f._public_name = resolve_name(f)
+    for f in [f for funcs in _overridable().values() for f in funcs] + list(_ignored()):
+        if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
+            f._public_name = resolve_name(f)
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
