@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List
 import minitorch
 from . import _C
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
+from ._C import _dispatch_python_level
 
 __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
@@ -57,12 +58,17 @@ _IGNORED = {
 }
 
 
-@functools.lru_cache(None)
-def _ignored() -> tuple:
+def _namespaces() -> Dict[str, Any]:
+    """The public namespaces the tables of this module name."""
     import minitorch.nn.functional as F
     import minitorch.nn.init as init
-    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
-                  "minitorch.nn.functional": F, "minitorch.nn.init": init}
+    return {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
+            "minitorch.nn.functional": F, "minitorch.nn.init": init}
+
+
+@functools.lru_cache(None)
+def _ignored() -> tuple:
+    namespaces = _namespaces()
     return tuple(getattr(namespaces[ns], n) for ns, names in _IGNORED.items() for n in names
                  if hasattr(namespaces[ns], n))
 
@@ -182,16 +188,13 @@ _PYTHON_LEVEL_ROWS = {
 def _finish_registration():
     """Once every public module is in place: marks the Python-level rows, and
     names each Python-level function by where it is published, for messages."""
-    import minitorch.nn.functional as F
-    namespaces = {"minitorch": minitorch, "minitorch.Tensor": minitorch.Tensor,
-                  "minitorch.nn.functional": F}
+    namespaces = _namespaces()
     for ns, names in _PYTHON_LEVEL_ROWS.items():
         for name in names:
             getattr(namespaces[ns], name)._python_level = True
-    for funcs in _overridable().values():
-        for f in funcs:
-            if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
-                f._public_name = resolve_name(f)
+    for f in [f for funcs in _overridable().values() for f in funcs] + list(_ignored()):
+        if getattr(f, "_dispatches", False) and not hasattr(f, "_public_name"):
+            f._public_name = resolve_name(f)
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
@@ -260,8 +263,13 @@ def wrap_torch_function(dispatcher: Callable):
 
 def overridable(func: Callable) -> Callable:
     """Makes a public function written in Python dispatch __torch_function__
-    on its relevant_args, as every Python-level public function does."""
-    return wrap_torch_function(relevant_args)(func)
+    on its relevant_args, as every Python-level public function does (as
+    wrap_torch_function(relevant_args) would, in one call into C)."""
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        r = _dispatch_python_level(wrapped, args, kwargs)
+        return func(*args, **kwargs) if r is NotImplemented else r
+    return _mark_dispatching(wrapped)
 
 
 def composite(function: bool = True, method: bool = True) -> Callable:

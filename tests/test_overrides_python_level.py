@@ -45,14 +45,14 @@ def required_params(f):
     return positional, varargs
 
 
-def call(f, args, kwargs):
+def call(f, args, kwargs, types=(Duck,)):
     Duck.calls.clear()
     r = f(*args, **kwargs)
     assert r == "duck"
     assert len(Duck.calls) == 1
-    func, types, got_args, got_kwargs = Duck.calls[0]
+    func, got_types, got_args, got_kwargs = Duck.calls[0]
     assert func is f
-    assert types == (Duck,)
+    assert got_types == types
     assert got_args == args and all(a is b for a, b in zip(got_args, args))
     assert got_kwargs == kwargs
 
@@ -85,7 +85,8 @@ def test_duck_only_inside_a_list(f):
     items = [x] + [[x, Duck()] for _ in positional[1:]] + ([[Duck()]] if varargs else [])
     if len(items) == 1:
         items = [[x, Duck()]]
-    call(f, tuple(items), {})
+    # as torch's handle_torch_function, plain tensors' type comes too
+    call(f, tuple(items), {}, (mt.Tensor, Duck))
 
 
 @pytest.mark.parametrize("f", PY_LEVEL)
@@ -94,7 +95,7 @@ def test_duck_passed_by_keyword(f):
     if varargs or not positional or positional[-1].kind is inspect.Parameter.POSITIONAL_ONLY:
         pytest.skip("no keyword-passable required parameter")
     args = tuple(mt.ones(1) for _ in positional[:-1])
-    call(f, args, {positional[-1].name: (Duck(),)})
+    call(f, args, {positional[-1].name: (Duck(),)}, (mt.Tensor, Duck) if args else (Duck,))
 
 
 def test_a_mode_sees_python_level_calls_the_rows_would_refuse():
@@ -155,7 +156,7 @@ def test_autograd_grad_dispatches_on_tensor_likes_among_tensors():
     Duck.calls.clear()
     assert mt.autograd.grad([x], [Duck()]) == "duck"
     (func, types, args, kwargs), = Duck.calls
-    assert func is mt.autograd.grad and types == (Duck,)
+    assert func is mt.autograd.grad and types == (mt.Tensor, Duck)  # as torch
     assert args[0] == (x,) and isinstance(args[1][0], Duck)
 
 
@@ -177,15 +178,59 @@ def th():
     lambda t, d: t.cat([t.ones(2), d]),
 ], ids=["pad", "layer_norm", "split", "Tensor.split", "max_pool2d", "adaptive_avg_pool2d",
         "autograd.grad", "einsum_list", "meshgrid", "cat"])
-def test_dispatches_where_torch_does(th, call_it):
+def test_dispatches_where_torch_does(th, call_it, request):
+    name = request.node.callspec.id
+    seen = {}
     for lib in (th, mt):
         hits = []
 
         class D:
             @classmethod
             def __torch_function__(cls, func, types, args=(), kwargs=None):
-                hits.append(func.__name__)
+                hits.append((func.__name__, [t.__name__ for t in types]))
                 return "duck"
 
         assert call_it(lib, D()) == "duck", lib.__name__
         assert len(hits) == 1
+        seen[lib] = hits[0]
+    if name in ("meshgrid", "autograd.grad", "einsum_list", "split", "Tensor.split",
+                "max_pool2d", "adaptive_avg_pool2d"):  # Python-level in both
+        assert seen[mt] == seen[th], name
+
+
+def test_autograd_grad_hands_handlers_torchs_resolved_kwargs(th):
+    for lib in (th, mt):
+        got = []
+
+        class D:
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                got.append(kwargs)
+                return 1
+
+        lib.autograd.grad(D(), D())
+        lib.autograd.grad(D(), D(), materialize_grads=True)
+        with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed"):
+            lib.autograd.grad(D(), D(), materialize_grads=True, allow_unused=False)
+        assert [k["allow_unused"] for k in got] == [False, True]
+        assert got[0] == {"grad_outputs": None, "retain_graph": None, "create_graph": False,
+                          "only_inputs": True, "allow_unused": False,
+                          "is_grads_batched": False, "materialize_grads": False}
+
+
+def test_a_mode_declining_a_python_level_call_sees_plain_tensors_then_none(th):
+    for lib in (th, mt):
+        seen = []
+
+        class Mode(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append([t.__name__ for t in types])
+                return NotImplemented
+
+        x = lib.ones(2, 3)
+        a, b = x[0], x[1]
+        # Tensor's handler reruns the call with subclasses off: the mode sees
+        # no type then, declines again, and nothing is left to run it
+        with Mode(), pytest.raises(TypeError, match="no implementation found for"):
+            lib.meshgrid(a, b, indexing="ij")
+        assert seen == [["Tensor"], []]

@@ -44,6 +44,15 @@ static PyObject *handle_torch_function(PyObject *m, PyObject *args)
     return mt_handle_torch_function(func, relevant, fargs, fkwargs == Py_None ? NULL : fkwargs);
 }
 
+static PyObject *dispatch_python_level(PyObject *m, PyObject *args)
+{
+    PyObject *func, *fargs, *fkwargs;
+    if (!PyArg_ParseTuple(args, "OO!O:_dispatch_python_level", &func, &PyTuple_Type, &fargs,
+                          &fkwargs))
+        return NULL;
+    return mt_dispatch_python_level(func, fargs, fkwargs == Py_None ? NULL : fkwargs);
+}
+
 static PyObject *relevant_args(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     return mt_relevant_args(args, nargs);
@@ -91,6 +100,7 @@ static PyMethodDef module_methods[] = {
     {"_handle_torch_function", handle_torch_function, METH_VARARGS, NULL},
     {"_has_torch_function", has_torch_function, METH_O, NULL},
     {"_relevant_args", (PyCFunction)(void (*)(void))relevant_args, METH_FASTCALL, NULL},
+    {"_dispatch_python_level", dispatch_python_level, METH_VARARGS, NULL},
     {NULL},
 };
 

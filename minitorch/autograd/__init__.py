@@ -77,6 +77,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
          create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
          is_grads_batched: bool = False, materialize_grads: bool = False):
     """Computes and returns the gradients of outputs w.r.t. inputs."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     relevant = outputs + inputs_t
@@ -89,11 +94,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     if is_grads_batched:
         return _grad_batched(outputs, inputs_t, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError("grad requires one grad_output per output: got %d and %d"

@@ -47,6 +47,33 @@ static bool unparsed_call_dispatches(PyObject *const *args, Py_ssize_t n)
     return false;
 }
 
+PyObject *mt_dispatch_python_level(PyObject *func, PyObject *args, PyObject *kwargs)
+{
+    /* the positional arguments, then the keyword ones, as relevant_args reads them */
+    PyObject *all = PySequence_List(args);
+    if (all && kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyObject *values = PyDict_Values(kwargs);
+        Py_ssize_t n = PyList_GET_SIZE(all);
+        if (!values || PyList_SetSlice(all, n, n, values) < 0)
+            Py_CLEAR(all);
+        Py_XDECREF(values);
+    }
+    if (!all)
+        return NULL;
+    PyObject *relevant = mt_relevant_args(PySequence_Fast_ITEMS(all), PyList_GET_SIZE(all));
+    Py_DECREF(all);
+    if (!relevant)
+        return NULL;
+    bool any = mt_mode_active();
+    if (!mt_tf_disabled && !mt_tf_subclass_disabled)
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(relevant) && !any; i++)
+            any = mt_has_torch_function(PyTuple_GET_ITEM(relevant, i));
+    PyObject *r = any ? mt_handle_torch_function(func, relevant, args, kwargs)
+                      : Py_NewRef(Py_NotImplemented);
+    Py_DECREF(relevant);
+    return r;
+}
+
 /* A Python-level function dispatches before it parses, with the call's
  * arguments as given, so a handler sees calls the rows would refuse. */
 static PyObject *dispatch_unparsed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -655,6 +682,24 @@ PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
     return r;
 }
 
+/* torch's handle_torch_function hands the handlers plain tensors' type too
+ * (whose own handler declines beside other types), after the subclasses of
+ * it: it goes last among what is collected so far, and later subclasses go
+ * before it. */
+static void collect_for_python_level(mtpy_call *a, PyObject *obj)
+{
+    if (Py_TYPE(obj) != mtpy_tensor_class) {
+        mt_collect_overloaded(a, obj);
+        return;
+    }
+    if (mt_tf_disabled || mt_tf_subclass_disabled)
+        return;
+    for (int i = 0; i < a->noverloaded; i++)
+        if (Py_TYPE(a->overloaded[i]) == mtpy_tensor_class)
+            return;
+    mtpy_call_append_overloaded(a, obj);
+}
+
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
                                    PyObject *kwargs)
 {
@@ -664,7 +709,7 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
     if (!seq)
         return NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
-        mt_collect_overloaded(&a, PySequence_Fast_GET_ITEM(seq, i));
+        collect_for_python_level(&a, PySequence_Fast_GET_ITEM(seq, i));
     PyObject *types = PyErr_Occurred() ? NULL : types_tuple(a.overloaded, a.noverloaded);
     PyObject *empty = kwargs ? NULL : PyDict_New();
     PyObject *ret = NULL;

@@ -62,6 +62,11 @@ PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *con
  * handle_torch_function passes it. */
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *overloaded, PyObject *args,
                                    PyObject *kwargs);
+/* The dispatch of a function written in Python (overrides.overridable):
+ * runs the protocol when a mode is active or a relevant argument of the call
+ * (mt_relevant_args over args, then kwargs' values) overrides it, else
+ * returns NotImplemented, which a dispatched call never does. */
+PyObject *mt_dispatch_python_level(PyObject *func, PyObject *args, PyObject *kwargs);
 /* Where a Python-level function looks for operands to dispatch on: each of
  * the n arguments, and the items of each list or tuple among them; a new
  * tuple. */

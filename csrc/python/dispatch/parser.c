@@ -96,6 +96,7 @@ void mtpy_call_init_overloaded(mtpy_call *c)
     c->overloaded_cap = MT_INLINE_OVERLOADED;
     c->noverloaded = 0;
     c->ncustom = 0;
+    c->held = NULL;
 }
 
 void mtpy_call_release_overloaded(mtpy_call *c)
@@ -105,6 +106,20 @@ void mtpy_call_release_overloaded(mtpy_call *c)
         c->overloaded = c->overloaded_inline;
         c->overloaded_cap = MT_INLINE_OVERLOADED;
     }
+    Py_CLEAR(c->held);
+}
+
+void mtpy_call_append_overloaded(mtpy_call *c, PyObject *obj)
+{
+    if (c->noverloaded < c->overloaded_cap || grow_overloaded(c) == 0)
+        c->overloaded[c->noverloaded++] = obj;
+}
+
+int mtpy_call_hold(mtpy_call *c, PyObject *o)
+{
+    if (!c->held && !(c->held = PyList_New(0)))
+        return -1;
+    return PyList_Append(c->held, o);
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
@@ -134,6 +149,17 @@ bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 }
 
 /* ------------------------------------------------------------- conversions */
+
+/* As torch's parser, a Tensor-like that is no tensor is taken for any
+ * argument (or int list element) only to dispatch on; the call never runs
+ * with it, since its own handler makes the call dispatch. */
+static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type || MTPy_Check(o))
+        return false; /* the common arguments, without a type lookup */
+    return mt_collect_overloaded(out, o);
+}
 
 static bool is_int_like(PyObject *o)
 {
@@ -268,7 +294,7 @@ static PyObject *stable_items(PyObject *o)
 }
 
 static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v, int64_t *buf,
-                                    conv_detail *det)
+                                    mtpy_call *out, conv_detail *det)
 {
     if (is_int_like(o) && p->list_len) {
         int64_t x;
@@ -293,7 +319,13 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
         return CONV_ERROR;
     PyObject **items = PySequence_Fast_ITEMS(seq);
     conv_result r = CONV_OK;
+    bool dispatching = false;
     for (Py_ssize_t k = 0; k < n && r == CONV_OK; k++) {
+        if (stands_in_for_dispatch(out, items[k])) {
+            buf[k] = 0;
+            dispatching = true;
+            continue;
+        }
         if (!is_int_like(items[k])) {
             bad_element(det, k, items[k]);
             r = CONV_BAD_TYPE;
@@ -301,6 +333,9 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
             r = CONV_ERROR;
         }
     }
+    /* the operands to dispatch on are borrowed from the copy */
+    if (dispatching && seq != o && mtpy_call_hold(out, seq) < 0)
+        r = CONV_ERROR;
     Py_DECREF(seq);
     v->ints = buf;
     v->nints = (int)n;
@@ -324,6 +359,9 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         v->nints = 0;
         return CONV_OK;
     }
+    if (p->type != MT_ARG_TENSOR && p->type != MT_ARG_TENSOR_LIST && p->type != MT_ARG_OBJECT &&
+        stands_in_for_dispatch(out, o))
+        return CONV_OK;
     switch (p->type) {
     case MT_ARG_TENSOR:
         if (Py_TYPE(o) == mtpy_tensor_class) {
@@ -388,7 +426,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             return CONV_BAD_TYPE;
         return as_int(o, &v->i) < 0 ? CONV_ERROR : CONV_OK;
     case MT_ARG_INT_LIST:
-        return convert_int_list(p, o, v, buf, det);
+        return convert_int_list(p, o, v, buf, out, det);
     case MT_ARG_FLOAT:
         if (PyFloat_CheckExact(o)) {
             v->f = PyFloat_AS_DOUBLE(o);
@@ -544,7 +582,7 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
      * zeros(2, 3), but not torch.reshape(x, 6)) */
     Py_ssize_t npos = nargs;
     if (s->varargs_param == self_shift && nargs > s->varargs_param &&
-        is_int_like(args[s->varargs_param])) {
+        (is_int_like(args[s->varargs_param]) || mt_has_torch_function(args[s->varargs_param]))) {
         npos = s->varargs_param; /* handled below */
     } else if (nargs > s->npositional) {
         if (!raise)
@@ -623,6 +661,10 @@ static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t na
                 return -1;
             }
             for (Py_ssize_t k = 0; k < n; k++) {
+                if (stands_in_for_dispatch(out, args[npos + k])) {
+                    out->a.listbuf[i][k] = 0;
+                    continue;
+                }
                 if (!is_int_like(args[npos + k])) {
                     if (!raise)
                         return 1;

@@ -27,6 +27,8 @@ typedef struct {
     PyObject *overloaded_inline[MT_INLINE_OVERLOADED];
     int overloaded_cap;
     int noverloaded;
+    /* copies of lists whose items are among the overloaded, or NULL */
+    PyObject *held;
     int ncustom; /* of those, operands whose handler is not Tensor's own */
 } mtpy_call;
 
@@ -49,6 +51,10 @@ void mtpy_call_release(mtpy_call *c);
  * its release. */
 void mtpy_call_init_overloaded(mtpy_call *c);
 void mtpy_call_release_overloaded(mtpy_call *c);
+/* Puts obj last in the overloaded list (MemoryError set when it cannot). */
+void mtpy_call_append_overloaded(mtpy_call *c, PyObject *obj);
+/* Keeps o alive until the call is released; -1 with an exception. */
+int mtpy_call_hold(mtpy_call *c, PyObject *o);
 
 /* The operand's type overrides __torch_function__ (exact tensors never do). */
 bool mt_has_torch_function(PyObject *obj);
