@@ -277,3 +277,22 @@ def test_varargs_and_inplace_targets_as_torch(call):
         return r.tolist()
 
     assert run(mt) == run(torch)
+
+
+def test_tensor_like_in_an_int_list_emptied_by_a_later_element():
+    shape = []
+
+    class Duck:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return ("dispatched", func.__name__)
+
+    class Clears:
+        def __index__(self):
+            shape.clear()
+            gc.collect()
+            return 3
+
+    shape.extend([Duck(), Clears()])
+    assert mt.zeros(6).reshape(shape) == ("dispatched", "reshape")
+    assert shape == []
