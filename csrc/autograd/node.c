@@ -1,5 +1,6 @@
 #include "node.h"
 #include "backend.h"
+#include "grad_mode.h"
 #include "meta.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 mt_ad_backend mt_ad;
+mt_node *mt_running_node;
 
 static uint64_t seq_counter;
 
@@ -36,6 +38,8 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
     n->out_meta = n->edge_meta + nedges;
     n->args = (mt_ad_value *)(n->out_meta + nout);
     n->saved = (mt_saved *)(n->args + nparams);
+    if (mt_anomaly_enabled && mt_ad.node_created)
+        mt_ad.node_created(n, mt_running_node);
     return n;
 }
 

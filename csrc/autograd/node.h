@@ -92,7 +92,13 @@ struct mt_node {
     mt_node *free_next;          /* intrusive queue used while freeing a chain */
     const char *op_name;         /* the public op that recorded this node */
     mt_node *wrapped;            /* CopySlices: the in-place op's node (strong) */
+    void *anomaly;               /* anomaly mode: where it was made (binding-owned) */
+    void *metadata;              /* grad_fn.metadata (binding-owned) */
 };
+
+/* The node whose backward is running (NULL outside the engine): in anomaly
+ * mode it is recorded as the cause of the nodes its formula makes. */
+extern mt_node *mt_running_node;
 
 mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams);
 static inline void mt_node_incref(mt_node *n) { n->refcount++; }

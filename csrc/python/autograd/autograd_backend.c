@@ -268,8 +268,81 @@ static int be_post_acc_hooks(mt_tensor *leaf)
     return 0;
 }
 
+/* ---------------------------------------------------------- anomaly mode
+ * A node made in anomaly mode keeps (forward stack as a list of lines, the
+ * grad_fn object of the node whose backward made it, or None). */
+
+static void be_node_created(mt_node *n, mt_node *parent)
+{
+    PyObject *tb = PyImport_ImportModule("traceback");
+    PyObject *stack = tb ? PyObject_CallMethod(tb, "format_stack", NULL) : NULL;
+    PyObject *cause = parent ? mtpy_node_object(parent) : Py_NewRef(Py_None);
+    if (stack && cause)
+        n->anomaly = PyTuple_Pack(2, stack, cause);
+    if (!n->anomaly)
+        PyErr_Clear(); /* the stack is a debugging aid: the op goes on without it */
+    Py_XDECREF(cause);
+    Py_XDECREF(stack);
+    Py_XDECREF(tb);
+}
+
+/* A warning that may not raise: it goes to stderr when warnings are errors. */
+static void warn_or_print(PyObject *msg)
+{
+    const char *s = PyUnicode_AsUTF8(msg);
+    if (s && PyErr_WarnEx(PyExc_UserWarning, s, 1) == 0)
+        return;
+    PyErr_Clear();
+    PySys_FormatStderr("%U\n", msg);
+}
+
+static PyObject *stack_text(PyObject *anomaly)
+{
+    PyObject *empty = PyUnicode_FromString("");
+    PyObject *text = empty ? PyUnicode_Join(empty, PyTuple_GET_ITEM(anomaly, 0)) : NULL;
+    Py_XDECREF(empty);
+    return text;
+}
+
+/* torch's report: where the failing node was made, then where each node
+ * whose backward made the previous one was made. */
+static void be_node_failed(mt_node *n)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    bool first = true;
+    while (n) {
+        PyObject *a = n->anomaly, *text = a ? stack_text(a) : NULL, *msg;
+        if (!text)
+            msg = PyUnicode_FromFormat("Error detected in %s. No forward pass information "
+                                       "available. Enable detect anomaly during forward pass "
+                                       "for more information.",
+                                       n->kind->name);
+        else if (first)
+            msg = PyUnicode_FromFormat("Error detected in %s. Traceback of forward call that "
+                                       "caused the error:\n%U",
+                                       n->kind->name, text);
+        else
+            msg = PyUnicode_FromFormat("\n\nPrevious calculation was induced by %s. Traceback "
+                                       "of forward call that induced the previous calculation:"
+                                       "\n%U",
+                                       n->kind->name, text);
+        Py_XDECREF(text);
+        if (msg)
+            warn_or_print(msg);
+        Py_XDECREF(msg);
+        PyErr_Clear();
+        first = false;
+        PyObject *cause = a ? PyTuple_GET_ITEM(a, 1) : Py_None;
+        n = cause == Py_None ? NULL : mtpy_node_of(cause);
+    }
+    PyErr_Restore(type, value, tb);
+}
+
 static void be_node_freed(mt_node *n)
 {
+    Py_CLEAR(*(PyObject **)&n->anomaly);
+    Py_CLEAR(*(PyObject **)&n->metadata);
     Py_CLEAR(*(PyObject **)&n->pre_hooks);
     Py_CLEAR(*(PyObject **)&n->post_hooks);
     Py_CLEAR(*(PyObject **)&n->py_ctx);
@@ -376,6 +449,8 @@ int mt_autograd_bind_init(PyObject *module)
         .run_tensor_post_acc_hooks = be_post_acc_hooks,
         .node_freed = be_node_freed,
         .history_moved = be_history_moved,
+        .node_created = be_node_created,
+        .node_failed = be_node_failed,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     return mt_node_object_init(module);
