@@ -37,6 +37,7 @@ typedef struct {
 
 typedef struct {
     mt_tensor *t;     /* for an output: an alias with no history (no cycle) */
+    void *packed;     /* instead of t, what a saved-tensor pack hook made of it */
     int64_t version;
     bool is_output;
     uint32_t output_nr;
@@ -114,6 +115,10 @@ void mt_node_release_saved(mt_node *n);
 /* The same for a saved entry kept outside n->saved (custom kinds save any number). */
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr);
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s);
+/* Hands the count saved entries s of n to the active saved-tensor hooks, if
+ * any (autograd.graph.saved_tensors_hooks). */
+int mt_saved_pack(mt_saved *s, int count);
+void mt_saved_release(mt_saved *s);
 
 /* Sequence numbers: later nodes run first. */
 uint64_t mt_next_seq(void);

@@ -284,6 +284,8 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
         mt_tensor *t = outs[kept];
         mt_node_save(n, np, t, !for_forward && mt_is_floating(t->dtype), (uint32_t)kept);
     }
+    if (!for_forward && mt_saved_pack(n->saved, np + 1) < 0)
+        goto fail;
     return n;
 fail:
     mt_node_decref(n);

@@ -152,7 +152,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
         result.append(g)
     return tuple(result)
 
-from . import forward_ad, function  # noqa: E402,F401
+from . import forward_ad, function, graph  # noqa: E402,F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
 from .function import Function  # noqa: E402,F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401

@@ -258,13 +258,24 @@ static PyObject *detach_(PyObject *self, PyObject *unused)
  * backward calling backward) takes the Python path, which moves deep nests
  * to fresh threads (minitorch.autograd._run_backward). */
 static _Thread_local int engine_depth;
+/* The running pass captures gradients (autograd.grad, backward(inputs=)):
+ * reentrant checkpoint refuses those, as torch's. */
+static _Thread_local bool engine_captures;
 
 static int run_engine(mt_backward_task *task)
 {
+    bool outer = engine_captures;
+    engine_captures = task->ninputs > 0;
     engine_depth++;
     int r = mt_run_backward(task);
     engine_depth--;
+    engine_captures = outer;
     return r;
+}
+
+static PyObject *engine_is_plain_backward(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(!engine_captures);
 }
 
 static PyObject *python_backward(PyObject *self, PyObject *gradient, PyObject *retain,
@@ -531,6 +542,7 @@ PyMethodDef mt_autograd_module_methods[] = {
     {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
     {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
     {"_set_anomaly_enabled", set_anomaly_enabled, METH_VARARGS, NULL},
+    {"_engine_is_plain_backward", engine_is_plain_backward, METH_NOARGS, NULL},
     {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, NULL},
     {"is_anomaly_check_nan_enabled", is_anomaly_check_nan_enabled, METH_NOARGS, NULL},
     {"_set_inference_mode", set_inference_mode, METH_O, NULL},

@@ -339,6 +339,87 @@ static void be_node_failed(mt_node *n)
     PyErr_Restore(type, value, tb);
 }
 
+/* ------------------------------------------------------ saved-tensor hooks
+ * autograd.graph.saved_tensors_hooks: a stack of (pack, unpack) pairs; the
+ * innermost packs what nodes save from now on. A packed entry keeps
+ * (unpack, what pack returned). */
+
+static PyObject *saved_hooks_stack; /* list */
+
+static int be_pack_saved(mt_tensor *t, void **packed)
+{
+    Py_ssize_t depth = saved_hooks_stack ? PyList_GET_SIZE(saved_hooks_stack) : 0;
+    *packed = NULL;
+    if (depth == 0)
+        return 0;
+    PyObject *pair = PyList_GET_ITEM(saved_hooks_stack, depth - 1);
+    int64_t version = t->storage->version;
+    /* in no_grad mode, as torch's: what the hook computes saves nothing */
+    bool grad_mode = mt_grad_enabled;
+    mt_grad_enabled = false;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(pair, 0), (PyObject *)mtpy_container(t));
+    mt_grad_enabled = grad_mode;
+    if (!r)
+        return -1;
+    if (t->storage->version != version) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError,
+                        "A saved tensor pack hook is modifying its input in place. Tensors "
+                        "provided as input to pack hook can not be modified by in-place operations "
+                        "as this can lead to unexpected side-effects. Please open an issue if you "
+                        "need to perform in-place operations on the input to a pack hook.");
+        return -1;
+    }
+    *packed = PyTuple_Pack(2, PyTuple_GET_ITEM(pair, 1), r);
+    Py_DECREF(r);
+    return *packed ? 0 : -1;
+}
+
+static mt_tensor *be_unpack_saved(void *packed)
+{
+    PyObject *p = packed;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(p, 0), PyTuple_GET_ITEM(p, 1));
+    if (!r)
+        return NULL;
+    if (!MTPy_Check(r)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                     "of type %s",
+                     Py_TYPE(r)->tp_name);
+        Py_DECREF(r);
+        return NULL;
+    }
+    return MTPy_T(r); /* the new reference r is the tensor's */
+}
+
+/* _push_saved_tensors_hooks(pack, unpack) / _pop_saved_tensors_hooks() */
+static PyObject *push_saved_hooks(PyObject *m, PyObject *args)
+{
+    PyObject *pack, *unpack;
+    if (!PyArg_ParseTuple(args, "OO:_push_saved_tensors_hooks", &pack, &unpack))
+        return NULL;
+    PyObject *pair = PyTuple_Pack(2, pack, unpack);
+    int rc = pair ? PyList_Append(saved_hooks_stack, pair) : -1;
+    Py_XDECREF(pair);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pop_saved_hooks(PyObject *m, PyObject *unused)
+{
+    Py_ssize_t n = PyList_GET_SIZE(saved_hooks_stack);
+    if (n && PySequence_DelItem(saved_hooks_stack, n - 1) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef saved_hooks_methods[] = {
+    {"_push_saved_tensors_hooks", push_saved_hooks, METH_VARARGS, NULL},
+    {"_pop_saved_tensors_hooks", pop_saved_hooks, METH_NOARGS, NULL},
+    {NULL},
+};
+
 static void be_node_freed(mt_node *n)
 {
     Py_CLEAR(*(PyObject **)&n->anomaly);
@@ -451,7 +532,12 @@ int mt_autograd_bind_init(PyObject *module)
         .history_moved = be_history_moved,
         .node_created = be_node_created,
         .node_failed = be_node_failed,
+        .pack_saved = be_pack_saved,
+        .unpack_saved = be_unpack_saved,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
+    if (!(saved_hooks_stack = PyList_New(0)) ||
+        PyModule_AddFunctions(module, saved_hooks_methods) < 0)
+        return -1;
     return mt_node_object_init(module);
 }

@@ -50,10 +50,7 @@ static PyTypeObject FunctionBase_Type;
 static void release_saved_entries(FunctionNodeObject *h)
 {
     for (int i = 0; i < h->nsaved; i++)
-        if (h->saved[i].t) {
-            mt_release(h->saved[i].t);
-            h->saved[i].t = NULL;
-        }
+        mt_saved_release(&h->saved[i]);
 }
 
 static void function_node_dealloc(FunctionNodeObject *h)
@@ -464,6 +461,8 @@ static PyObject *function_record(PyObject *m, PyObject *a)
         if (is_output)
             h->saved[i].producer = fk->cls_name;
     }
+    if (mt_saved_pack(h->saved, h->nsaved) < 0)
+        goto fail;
     h->node = n;
     n->py_ctx = h; /* the node now owns h */
     h = NULL;
@@ -535,7 +534,7 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
     PyObject *r = PyTuple_New(h->nsaved);
     for (int i = 0; r && i < h->nsaved; i++) {
         PyObject *o;
-        if (!h->saved[i].t)
+        if (!h->saved[i].t && !h->saved[i].packed)
             o = Py_NewRef(Py_None);
         else {
             mt_tensor *t = mt_saved_get(n, &h->saved[i]);
