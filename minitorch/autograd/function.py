@@ -168,6 +168,16 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
+    # torch.func.vmap support: a Function either generates its batching rule
+    # or overrides vmap
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward and records the call in the graph when an input requires grad."""

@@ -550,9 +550,17 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
     return r;
 }
 
+static PyObject *get_saved_variables(FunctionBaseObject *self, void *c)
+{
+    if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                     "'saved_variables' is deprecated; use 'saved_tensors'", 0) < 0)
+        return NULL;
+    return get_saved_tensors(self, c);
+}
+
 static PyGetSetDef function_base_getset[] = {
     {"saved_tensors", (getter)get_saved_tensors, NULL, NULL, NULL},
-    {"saved_variables", (getter)get_saved_tensors, NULL, NULL, NULL},
+    {"saved_variables", (getter)get_saved_variables, NULL, NULL, NULL},
     {NULL},
 };
 
