@@ -92,3 +92,46 @@ def test_function_vmap_defaults():
             F.vmap(None, (0,), lib.ones(1))
         got.append([F.generate_vmap_rule, str(info.value)])
     assert got[0] == got[1]
+
+
+def test_clear_saved_tensors_on_access():
+    import weakref
+    got = []
+    for lib in libs():
+        freed = []
+
+        class Once(lib.autograd.Function):
+            clear_saved_tensors_on_access = True
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                ref = weakref.ref(x)
+                del x
+                freed.append(ref() is None)
+                ctx.saved_tensors
+                return g
+
+        with pytest.raises(RuntimeError) as info:
+            Once.apply(lib.ones(2, requires_grad=True).clone()).sum().backward()
+        got.append([freed, str(info.value), Once.clear_saved_tensors_on_access,
+                    lib.autograd.Function.clear_saved_tensors_on_access])
+    assert got[0] == got[1]
+    assert got[0][0] == [True]
+
+
+def test_single_view_from_unbind_is_a_multi_output_view():
+    got = []
+    for lib in libs():
+        a = lib.rand(1, 2)
+        view = a.unbind()[0]
+        with pytest.raises(RuntimeError) as info:
+            view.copy_(lib.rand(1, requires_grad=True))
+        got.append(str(info.value))
+    assert got[0] == got[1]
+    assert "This view is the output of a function that returns multiple views." in got[0]

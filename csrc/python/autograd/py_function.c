@@ -36,6 +36,7 @@ typedef struct {
     int nsaved;
     mt_saved *saved;
     bool materialize;
+    bool saved_taken; /* clear_saved_tensors_on_access: read once, then freed */
     PyObject *weakrefs;
 } FunctionNodeObject;
 
@@ -373,6 +374,7 @@ static PyObject *function_record(PyObject *m, PyObject *a)
             h->ninputs = nargs;
             h->nsaved = 0;
             h->materialize = materialize;
+            h->saved_taken = false;
             h->weakrefs = NULL;
             h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
             h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
@@ -529,6 +531,14 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
     if ((PyObject *)h == Py_None)
         return freed_error();
     mt_node *n = h->node;
+    if (h->saved_taken) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "saved_tensors can only be accessed once when "
+                        "clear_saved_tensors_on_access=True is set on the autograd.Function. "
+                        "Either access saved_tensors only once, or set "
+                        "clear_saved_tensors_on_access=False.");
+        return NULL;
+    }
     if (n->saved_released)
         return freed_error();
     PyObject *r = PyTuple_New(h->nsaved);
@@ -546,6 +556,19 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
             o = (PyObject *)mtpy_container(t);
         }
         PyTuple_SET_ITEM(r, i, o);
+    }
+    /* the Function may ask that the node let go of them once handed out */
+    PyObject *clear = r ? PyObject_GetAttrString((PyObject *)self,
+                                                 "clear_saved_tensors_on_access") : NULL;
+    int take = clear ? PyObject_IsTrue(clear) : 0;
+    Py_XDECREF(clear);
+    if (r && (take < 0 || !clear)) {
+        PyErr_Clear();
+        take = 0;
+    }
+    if (take) {
+        release_saved_entries(h);
+        h->saved_taken = true;
     }
     return r;
 }
