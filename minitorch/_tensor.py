@@ -79,9 +79,16 @@ class Tensor(_C.TensorBase):
         name = self.dtype.__repr__()[len("minitorch."):]
         values = (self.float() if name == "bfloat16" else self).detach().numpy()
         suffixes = []
-        if self.grad_fn is not None:
-            suffixes.append(("grad_fn", "<%s>" % type(self.grad_fn).__name__))
-        elif self.requires_grad:
+        try:
+            grad_fn = self.grad_fn
+        except RuntimeError:
+            # a view made and changed in place in no_grad mode has no valid
+            # history to show (reading it raises), as in torch
+            grad_fn = None
+            suffixes.append(("grad_fn", "<Invalid>"))
+        if grad_fn is not None:
+            suffixes.append(("grad_fn", "<%s>" % type(grad_fn).__name__))
+        elif self.requires_grad and not suffixes:
             suffixes.append(("requires_grad", "True"))
         return _tensor_str.format_tensor(
             values, name, default_dtype_name=repr(_C.get_default_dtype())[len("minitorch."):],

@@ -22,6 +22,15 @@ typedef struct {
     /* t (a non-leaf) has a new grad_fn in place of old: its hooks stay with
      * old, its retained grad moves to the new one. */
     int (*history_moved)(mt_tensor *t, struct mt_node *old);
+    /* Anomaly mode: n was just made (by parent's backward, or NULL); n failed
+     * (reports where n and its causes were made, keeping the pending error). */
+    void (*node_created)(struct mt_node *n, struct mt_node *parent);
+    void (*node_failed)(struct mt_node *n);
+    /* Saved-tensor hooks: *packed = what the active pack hook made of t (a
+     * host object), or NULL when no hooks are active; unpack gives the
+     * tensor back (a new reference). */
+    int (*pack_saved)(mt_tensor *t, void **packed);
+    mt_tensor *(*unpack_saved)(void *packed);
 } mt_ad_backend;
 
 extern mt_ad_backend mt_ad;

@@ -232,6 +232,32 @@ oom:
     return fail_oom();
 }
 
+/* Anomaly mode's NaN check on what node n's backward returned. */
+static int check_nan(mt_node *n, mt_tensor **gout)
+{
+    for (int e = 0; e < n->nedges; e++) {
+        mt_tensor *g = gout[e];
+        if (!g || !mt_is_floating(g->dtype))
+            continue;
+        mt_tensor *isnan = mt_call(MT_OP_isnan, "T", g);
+        mt_tensor *any = isnan ? mt_call(MT_OP_any, "T", isnan) : NULL;
+        bool found = any && *(const bool *)mt_data(any);
+        if (isnan)
+            mt_release(isnan);
+        if (!any)
+            return -1;
+        mt_release(any);
+        if (found) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "Function '%s' returned nan values in its %dth output.",
+                     n->kind->name, e);
+            mt_error(MT_ERR_RUNTIME, "%s", msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int materialize(mt_node *n, mt_tensor **buf)
 {
     for (int k = 0; k < n->nout; k++)
@@ -253,6 +279,7 @@ int mt_run_backward(mt_backward_task *task)
     int gout_n = 0;
     int status = -1;
     bool saved_mode = mt_grad_enabled;
+    mt_node *outer = mt_running_node, *failing = NULL;
     if (!root_edges || !targets) {
         fail_oom();
         goto done;
@@ -311,6 +338,7 @@ int mt_run_backward(mt_backward_task *task)
     while (heap.n) {
         mt_node *n = heap_pop(&heap);
         node_state *s = map_get(&map, n, false);
+        failing = mt_running_node = n;
         if ((n->pre_hooks || n->variable) && mt_ad.run_pre_hooks(n, s->buf) < 0)
             goto done;
         bool captured_here = false;
@@ -347,6 +375,9 @@ int mt_run_backward(mt_backward_task *task)
             goto done;
         if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)
             goto done;
+        if (mt_anomaly_enabled && mt_anomaly_check_nan && check_nan(n, gout) < 0)
+            goto done;
+        failing = NULL;
         if (!task->keep_graph)
             mt_node_release_saved(n);
         for (int e = 0; e < n->nedges; e++) {
@@ -379,6 +410,9 @@ int mt_run_backward(mt_backward_task *task)
     }
     status = 0;
 done:
+    if (status < 0 && failing && mt_anomaly_enabled && mt_ad.node_failed)
+        mt_ad.node_failed(failing);
+    mt_running_node = outer;
     mt_grad_enabled = saved_mode;
     if (gout) {
         for (int e = 0; e < gout_n; e++)

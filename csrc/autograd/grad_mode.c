@@ -2,3 +2,5 @@
 
 _Thread_local bool mt_grad_enabled = true;
 _Thread_local bool mt_inference_mode = false;
+bool mt_anomaly_enabled = false;
+bool mt_anomaly_check_nan = true;

@@ -1,5 +1,6 @@
 #include "node.h"
 #include "backend.h"
+#include "grad_mode.h"
 #include "meta.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 mt_ad_backend mt_ad;
+mt_node *mt_running_node;
 
 static uint64_t seq_counter;
 
@@ -36,16 +38,42 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
     n->out_meta = n->edge_meta + nedges;
     n->args = (mt_ad_value *)(n->out_meta + nout);
     n->saved = (mt_saved *)(n->args + nparams);
+    if (mt_anomaly_enabled && mt_ad.node_created)
+        mt_ad.node_created(n, mt_running_node);
     return n;
+}
+
+void mt_saved_release(mt_saved *s)
+{
+    if (s->t)
+        mt_release(s->t);
+    if (s->packed)
+        mt_owner.release_object(s->packed);
+    s->t = NULL;
+    s->packed = NULL;
+}
+
+int mt_saved_pack(mt_saved *s, int count)
+{
+    for (int i = 0; i < count && mt_ad.pack_saved; i++) {
+        void *packed = NULL;
+        if (!s[i].t)
+            continue;
+        if (mt_ad.pack_saved(s[i].t, &packed) < 0)
+            return -1;
+        if (!packed)
+            return 0; /* no hooks active */
+        mt_release(s[i].t);
+        s[i].t = NULL;
+        s[i].packed = packed;
+    }
+    return 0;
 }
 
 void mt_node_release_saved(mt_node *n)
 {
     for (int s = 0; s <= n->nparams; s++)
-        if (n->saved[s].t) {
-            mt_release(n->saved[s].t);
-            n->saved[s].t = NULL;
-        }
+        mt_saved_release(&n->saved[s]);
     if (n->kind->release)
         n->kind->release(n);
     n->saved_released = true;
@@ -125,6 +153,18 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
             "you need to backward through the graph a second time or if you need to access saved "
             "tensors after calling backward.");
         return NULL;
+    }
+    if (s->packed) {
+        mt_tensor *t = mt_ad.unpack_saved(s->packed);
+        if (!t || !s->is_output)
+            return t;
+        mt_tensor *out = mt_alias(t);
+        mt_release(t);
+        if (out && mt_set_history(out, n, s->output_nr) < 0) {
+            mt_release(out);
+            return NULL;
+        }
+        return out;
     }
     if (!s->t)
         return NULL;

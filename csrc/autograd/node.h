@@ -37,6 +37,7 @@ typedef struct {
 
 typedef struct {
     mt_tensor *t;     /* for an output: an alias with no history (no cycle) */
+    void *packed;     /* instead of t, what a saved-tensor pack hook made of it */
     int64_t version;
     bool is_output;
     uint32_t output_nr;
@@ -92,7 +93,13 @@ struct mt_node {
     mt_node *free_next;          /* intrusive queue used while freeing a chain */
     const char *op_name;         /* the public op that recorded this node */
     mt_node *wrapped;            /* CopySlices: the in-place op's node (strong) */
+    void *anomaly;               /* anomaly mode: where it was made (binding-owned) */
+    void *metadata;              /* grad_fn.metadata (binding-owned) */
 };
+
+/* The node whose backward is running (NULL outside the engine): in anomaly
+ * mode it is recorded as the cause of the nodes its formula makes. */
+extern mt_node *mt_running_node;
 
 mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams);
 static inline void mt_node_incref(mt_node *n) { n->refcount++; }
@@ -108,6 +115,10 @@ void mt_node_release_saved(mt_node *n);
 /* The same for a saved entry kept outside n->saved (custom kinds save any number). */
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr);
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s);
+/* Hands the count saved entries s of n to the active saved-tensor hooks, if
+ * any (autograd.graph.saved_tensors_hooks). */
+int mt_saved_pack(mt_saved *s, int count);
+void mt_saved_release(mt_saved *s);
 
 /* Sequence numbers: later nodes run first. */
 uint64_t mt_next_seq(void);

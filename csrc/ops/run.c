@@ -191,10 +191,13 @@ static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_resu
         a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t)
         return 0;
     mt_tensor *in = a->v[0].t, *out = mt_out_target(a);
+    /* views returned in a tuple or list (unbind, split) are one op's several
+     * views, even when there is one of them */
+    bool several = r->kind == MT_RESULT_TUPLE || r->kind == MT_RESULT_LIST;
     for (int k = 0; k < r->n; k++) {
         mt_tensor *o = r->t[k];
         if (o && o != in && o != out && o->storage == in->storage && mt_is_floating(o->dtype) &&
-            mt_view_track(o, in, r->n > 1) < 0)
+            mt_view_track(o, in, several) < 0)
             return -1;
     }
     return 0;
@@ -288,6 +291,8 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
         mt_tensor *t = outs[kept];
         mt_node_save(n, np, t, !for_forward && mt_is_floating(t->dtype), (uint32_t)kept);
     }
+    if (!for_forward && mt_saved_pack(n->saved, np + 1) < 0)
+        goto fail;
     return n;
 fail:
     mt_node_decref(n);

@@ -3,6 +3,7 @@
 The graph and the engine are C (csrc/autograd); this module is the public
 entry: backward(), grad() and the grad-mode context managers.
 """
+import threading
 from typing import Optional, Sequence, Union
 
 from .. import _C
@@ -13,6 +14,39 @@ from .grad_mode import (  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled"]
+
+
+_MAX_DEPTH = 32  # backward passes nested in one thread before a fresh one takes over
+_nesting = threading.local()
+
+
+def _run_backward(*args):
+    """The engine; a backward nested (reentrant, from a custom Function's
+    backward) deeper than _MAX_DEPTH goes on in a fresh thread, with its own
+    stack and Python recursion budget, as torch's engine does."""
+    depth = getattr(_nesting, "depth", 0)
+    if depth < _MAX_DEPTH:
+        _nesting.depth = depth + 1
+        try:
+            return _C._run_backward(*args)
+        finally:
+            _nesting.depth = depth
+    grad_mode = _C.is_grad_enabled()
+    result = {}
+
+    def run():
+        _C._set_grad_enabled(grad_mode)
+        try:
+            result["value"] = _run_backward(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
+            result["error"] = e
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
 
 
 def _as_tuple(x):
@@ -64,9 +98,9 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
     grads = _make_grads(tensors, grads)
     inputs = _as_tuple(inputs)
     if not inputs:
-        _C._run_backward(tensors, grads, retain_graph, create_graph, None)
+        _run_backward(tensors, grads, retain_graph, create_graph, None)
         return
-    captured = _C._run_backward(tensors, grads, retain_graph, create_graph, inputs)
+    captured = _run_backward(tensors, grads, retain_graph, create_graph, inputs)
     for inp, g in zip(inputs, captured):
         if g is None:
             continue
@@ -108,7 +142,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, grads)
-    captured = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs_t)
+    captured = _run_backward(outputs, grads, retain_graph, create_graph, inputs_t)
     result = []
     for i, (inp, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
@@ -139,8 +173,11 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                  for col in zip(*per))
 
 
-from . import forward_ad, function, functional  # noqa: E402,F401
+from . import forward_ad, function, functional, graph  # noqa: E402,F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
 from .function import Function  # noqa: E402,F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+from .variable import Variable  # noqa: E402,F401
 
-__all__ += ["Function", "gradcheck", "gradgradcheck"]
+__all__ += ["Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
+            "Variable"]

@@ -90,7 +90,9 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
+                                 {"_forward_cls": cls, "__module__": cls.__module__,
+                                  "clear_saved_tensors_on_access":
+                                      getattr(cls, "clear_saved_tensors_on_access", False)})
         cls._node_kind = _C._function_kind(name)
         super().__init__(name, bases, attrs)
 
@@ -171,6 +173,19 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
+
+    # torch.func.vmap support: a Function either generates its batching rule
+    # or overrides vmap
+    generate_vmap_rule = False
+    # True: the node frees what save_for_backward kept when backward reads it
+    # (saved_tensors may then be read once)
+    clear_saved_tensors_on_access = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args, **kwargs):

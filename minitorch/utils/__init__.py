@@ -1,2 +1,3 @@
-"""minitorch.utils: helpers beside the tensor library (data loading)."""
-from . import data  # noqa: F401
+"""minitorch.utils: helpers beside the tensor library (data loading, activation
+checkpointing)."""
+from . import checkpoint, data  # noqa: F401

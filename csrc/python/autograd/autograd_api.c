@@ -265,6 +265,30 @@ static PyObject *detach_(PyObject *self, PyObject *unused)
     return Py_NewRef(self);
 }
 
+/* Backward passes running in this thread: a nested one (a custom Function's
+ * backward calling backward) takes the Python path, which moves deep nests
+ * to fresh threads (minitorch.autograd._run_backward). */
+static _Thread_local int engine_depth;
+/* The running pass captures gradients (autograd.grad, backward(inputs=)):
+ * reentrant checkpoint refuses those, as torch's. */
+static _Thread_local bool engine_captures;
+
+static int run_engine(mt_backward_task *task)
+{
+    bool outer = engine_captures;
+    engine_captures = task->ninputs > 0;
+    engine_depth++;
+    int r = mt_run_backward(task);
+    engine_depth--;
+    engine_captures = outer;
+    return r;
+}
+
+static PyObject *engine_is_plain_backward(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(!engine_captures);
+}
+
 static PyObject *python_backward(PyObject *self, PyObject *gradient, PyObject *retain,
                                  PyObject *create, PyObject *inputs)
 {
@@ -337,7 +361,7 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
                                 "backward() got an unexpected keyword argument '%s'", key);
         v[found] = args[nargs + k];
     }
-    if (v[3] != Py_None)
+    if (v[3] != Py_None || engine_depth > 0)
         return python_backward(self, v[0], v[1], v[2], v[3]);
     mt_tensor *t = MTPy_T(self);
     if (!mt_requires_grad(t))
@@ -378,7 +402,7 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
     mt_tensor *root = t, *root_grad = MTPy_T(grad);
     mt_backward_task task = {.nroots = 1, .roots = &root, .root_grads = &root_grad,
                              .keep_graph = keep, .create_graph = create};
-    int r = mt_run_backward(&task);
+    int r = run_engine(&task);
     Py_DECREF(grad);
     if (r < 0)
         return PyErr_Occurred() ? NULL : mtpy_raise();
@@ -447,7 +471,7 @@ static PyObject *run_backward(PyObject *m, PyObject *args)
         tensor_array(gs, task.root_grads, nr, "grad_tensors") < 0 ||
         (is && tensor_array(is, task.inputs, ni, "inputs") < 0))
         goto done;
-    if (mt_run_backward(&task) < 0) {
+    if (run_engine(&task) < 0) {
         if (!PyErr_Occurred())
             mtpy_raise();
         goto done;
@@ -483,6 +507,27 @@ static PyObject *set_grad_enabled(PyObject *m, PyObject *v)
     return PyBool_FromLong(prev);
 }
 
+/* _set_anomaly_enabled(enabled, check_nan=True) */
+static PyObject *set_anomaly_enabled(PyObject *m, PyObject *args)
+{
+    int enabled, check_nan = 1;
+    if (!PyArg_ParseTuple(args, "p|p:_set_anomaly_enabled", &enabled, &check_nan))
+        return NULL;
+    mt_anomaly_enabled = enabled;
+    mt_anomaly_check_nan = check_nan;
+    Py_RETURN_NONE;
+}
+
+static PyObject *is_anomaly_enabled(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(mt_anomaly_enabled);
+}
+
+static PyObject *is_anomaly_check_nan_enabled(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(mt_anomaly_check_nan);
+}
+
 static PyObject *is_grad_enabled(PyObject *m, PyObject *unused)
 {
     return PyBool_FromLong(mt_grad_enabled);
@@ -507,6 +552,10 @@ PyMethodDef mt_autograd_module_methods[] = {
     {"_run_backward", run_backward, METH_VARARGS, NULL},
     {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
     {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
+    {"_set_anomaly_enabled", set_anomaly_enabled, METH_VARARGS, NULL},
+    {"_engine_is_plain_backward", engine_is_plain_backward, METH_NOARGS, NULL},
+    {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, NULL},
+    {"is_anomaly_check_nan_enabled", is_anomaly_check_nan_enabled, METH_NOARGS, NULL},
     {"_set_inference_mode", set_inference_mode, METH_O, NULL},
     {"is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
     {NULL},

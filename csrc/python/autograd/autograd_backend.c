@@ -268,8 +268,162 @@ static int be_post_acc_hooks(mt_tensor *leaf)
     return 0;
 }
 
+/* ---------------------------------------------------------- anomaly mode
+ * A node made in anomaly mode keeps (forward stack as a list of lines, the
+ * grad_fn object of the node whose backward made it, or None). */
+
+static void be_node_created(mt_node *n, mt_node *parent)
+{
+    PyObject *tb = PyImport_ImportModule("traceback");
+    PyObject *stack = tb ? PyObject_CallMethod(tb, "format_stack", NULL) : NULL;
+    PyObject *cause = parent ? mtpy_node_object(parent) : Py_NewRef(Py_None);
+    if (stack && cause)
+        n->anomaly = PyTuple_Pack(2, stack, cause);
+    if (!n->anomaly)
+        PyErr_Clear(); /* the stack is a debugging aid: the op goes on without it */
+    Py_XDECREF(cause);
+    Py_XDECREF(stack);
+    Py_XDECREF(tb);
+}
+
+/* A warning that may not raise: it goes to stderr when warnings are errors. */
+static void warn_or_print(PyObject *msg)
+{
+    const char *s = PyUnicode_AsUTF8(msg);
+    if (s && PyErr_WarnEx(PyExc_UserWarning, s, 1) == 0)
+        return;
+    PyErr_Clear();
+    PySys_FormatStderr("%U\n", msg);
+}
+
+static PyObject *stack_text(PyObject *anomaly)
+{
+    PyObject *empty = PyUnicode_FromString("");
+    PyObject *text = empty ? PyUnicode_Join(empty, PyTuple_GET_ITEM(anomaly, 0)) : NULL;
+    Py_XDECREF(empty);
+    return text;
+}
+
+/* torch's report: where the failing node was made, then where each node
+ * whose backward made the previous one was made. */
+static void be_node_failed(mt_node *n)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    bool first = true;
+    while (n) {
+        PyObject *a = n->anomaly, *text = a ? stack_text(a) : NULL, *msg;
+        if (!text)
+            msg = PyUnicode_FromFormat("Error detected in %s. No forward pass information "
+                                       "available. Enable detect anomaly during forward pass "
+                                       "for more information.",
+                                       n->kind->name);
+        else if (first)
+            msg = PyUnicode_FromFormat("Error detected in %s. Traceback of forward call that "
+                                       "caused the error:\n%U",
+                                       n->kind->name, text);
+        else
+            msg = PyUnicode_FromFormat("\n\nPrevious calculation was induced by %s. Traceback "
+                                       "of forward call that induced the previous calculation:"
+                                       "\n%U",
+                                       n->kind->name, text);
+        Py_XDECREF(text);
+        if (msg)
+            warn_or_print(msg);
+        Py_XDECREF(msg);
+        PyErr_Clear();
+        first = false;
+        PyObject *cause = a ? PyTuple_GET_ITEM(a, 1) : Py_None;
+        n = cause == Py_None ? NULL : mtpy_node_of(cause);
+    }
+    PyErr_Restore(type, value, tb);
+}
+
+/* ------------------------------------------------------ saved-tensor hooks
+ * autograd.graph.saved_tensors_hooks: a stack of (pack, unpack) pairs; the
+ * innermost packs what nodes save from now on. A packed entry keeps
+ * (unpack, what pack returned). */
+
+static PyObject *saved_hooks_stack; /* list */
+
+static int be_pack_saved(mt_tensor *t, void **packed)
+{
+    Py_ssize_t depth = saved_hooks_stack ? PyList_GET_SIZE(saved_hooks_stack) : 0;
+    *packed = NULL;
+    if (depth == 0)
+        return 0;
+    PyObject *pair = PyList_GET_ITEM(saved_hooks_stack, depth - 1);
+    int64_t version = t->storage->version;
+    /* in no_grad mode, as torch's: what the hook computes saves nothing */
+    bool grad_mode = mt_grad_enabled;
+    mt_grad_enabled = false;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(pair, 0), (PyObject *)mtpy_container(t));
+    mt_grad_enabled = grad_mode;
+    if (!r)
+        return -1;
+    if (t->storage->version != version) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError,
+                        "A saved tensor pack hook is modifying its input in place. Tensors "
+                        "provided as input to pack hook can not be modified by in-place operations "
+                        "as this can lead to unexpected side-effects. Please open an issue if you "
+                        "need to perform in-place operations on the input to a pack hook.");
+        return -1;
+    }
+    *packed = PyTuple_Pack(2, PyTuple_GET_ITEM(pair, 1), r);
+    Py_DECREF(r);
+    return *packed ? 0 : -1;
+}
+
+static mt_tensor *be_unpack_saved(void *packed)
+{
+    PyObject *p = packed;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(p, 0), PyTuple_GET_ITEM(p, 1));
+    if (!r)
+        return NULL;
+    if (!MTPy_Check(r)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                     "of type %s",
+                     Py_TYPE(r)->tp_name);
+        Py_DECREF(r);
+        return NULL;
+    }
+    return MTPy_T(r); /* the new reference r is the tensor's */
+}
+
+/* _push_saved_tensors_hooks(pack, unpack) / _pop_saved_tensors_hooks() */
+static PyObject *push_saved_hooks(PyObject *m, PyObject *args)
+{
+    PyObject *pack, *unpack;
+    if (!PyArg_ParseTuple(args, "OO:_push_saved_tensors_hooks", &pack, &unpack))
+        return NULL;
+    PyObject *pair = PyTuple_Pack(2, pack, unpack);
+    int rc = pair ? PyList_Append(saved_hooks_stack, pair) : -1;
+    Py_XDECREF(pair);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pop_saved_hooks(PyObject *m, PyObject *unused)
+{
+    Py_ssize_t n = PyList_GET_SIZE(saved_hooks_stack);
+    if (n && PySequence_DelItem(saved_hooks_stack, n - 1) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef saved_hooks_methods[] = {
+    {"_push_saved_tensors_hooks", push_saved_hooks, METH_VARARGS, NULL},
+    {"_pop_saved_tensors_hooks", pop_saved_hooks, METH_NOARGS, NULL},
+    {NULL},
+};
+
 static void be_node_freed(mt_node *n)
 {
+    Py_CLEAR(*(PyObject **)&n->anomaly);
+    Py_CLEAR(*(PyObject **)&n->metadata);
     Py_CLEAR(*(PyObject **)&n->pre_hooks);
     Py_CLEAR(*(PyObject **)&n->post_hooks);
     Py_CLEAR(*(PyObject **)&n->py_ctx);
@@ -376,7 +530,14 @@ int mt_autograd_bind_init(PyObject *module)
         .run_tensor_post_acc_hooks = be_post_acc_hooks,
         .node_freed = be_node_freed,
         .history_moved = be_history_moved,
+        .node_created = be_node_created,
+        .node_failed = be_node_failed,
+        .pack_saved = be_pack_saved,
+        .unpack_saved = be_unpack_saved,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
+    if (!(saved_hooks_stack = PyList_New(0)) ||
+        PyModule_AddFunctions(module, saved_hooks_methods) < 0)
+        return -1;
     return mt_node_object_init(module);
 }

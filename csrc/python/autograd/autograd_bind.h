@@ -21,6 +21,8 @@ void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src);
 
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
+/* The node a grad_fn object stands for. */
+mt_node *mtpy_node_of(PyObject *node_object);
 int mt_node_object_init(PyObject *module);
 /* The ctx a custom Function's forward saw, for a node of such a Function
  * (borrowed); NULL for every other node. */

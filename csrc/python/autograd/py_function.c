@@ -36,6 +36,7 @@ typedef struct {
     int nsaved;
     mt_saved *saved;
     bool materialize;
+    bool saved_taken; /* clear_saved_tensors_on_access: read once, then freed */
     PyObject *weakrefs;
 } FunctionNodeObject;
 
@@ -50,10 +51,7 @@ static PyTypeObject FunctionBase_Type;
 static void release_saved_entries(FunctionNodeObject *h)
 {
     for (int i = 0; i < h->nsaved; i++)
-        if (h->saved[i].t) {
-            mt_release(h->saved[i].t);
-            h->saved[i].t = NULL;
-        }
+        mt_saved_release(&h->saved[i]);
 }
 
 static void function_node_dealloc(FunctionNodeObject *h)
@@ -376,6 +374,7 @@ static PyObject *function_record(PyObject *m, PyObject *a)
             h->ninputs = nargs;
             h->nsaved = 0;
             h->materialize = materialize;
+            h->saved_taken = false;
             h->weakrefs = NULL;
             h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
             h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
@@ -464,6 +463,8 @@ static PyObject *function_record(PyObject *m, PyObject *a)
         if (is_output)
             h->saved[i].producer = fk->cls_name;
     }
+    if (mt_saved_pack(h->saved, h->nsaved) < 0)
+        goto fail;
     h->node = n;
     n->py_ctx = h; /* the node now owns h */
     h = NULL;
@@ -530,12 +531,20 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
     if ((PyObject *)h == Py_None)
         return freed_error();
     mt_node *n = h->node;
+    if (h->saved_taken) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "saved_tensors can only be accessed once when "
+                        "clear_saved_tensors_on_access=True is set on the autograd.Function. "
+                        "Either access saved_tensors only once, or set "
+                        "clear_saved_tensors_on_access=False.");
+        return NULL;
+    }
     if (n->saved_released)
         return freed_error();
     PyObject *r = PyTuple_New(h->nsaved);
     for (int i = 0; r && i < h->nsaved; i++) {
         PyObject *o;
-        if (!h->saved[i].t)
+        if (!h->saved[i].t && !h->saved[i].packed)
             o = Py_NewRef(Py_None);
         else {
             mt_tensor *t = mt_saved_get(n, &h->saved[i]);
@@ -548,12 +557,33 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
         }
         PyTuple_SET_ITEM(r, i, o);
     }
+    /* the Function may ask that the node let go of them once handed out */
+    PyObject *clear = r ? PyObject_GetAttrString((PyObject *)self,
+                                                 "clear_saved_tensors_on_access") : NULL;
+    int take = clear ? PyObject_IsTrue(clear) : 0;
+    Py_XDECREF(clear);
+    if (r && (take < 0 || !clear)) {
+        PyErr_Clear();
+        take = 0;
+    }
+    if (take) {
+        release_saved_entries(h);
+        h->saved_taken = true;
+    }
     return r;
+}
+
+static PyObject *get_saved_variables(FunctionBaseObject *self, void *c)
+{
+    if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                     "'saved_variables' is deprecated; use 'saved_tensors'", 0) < 0)
+        return NULL;
+    return get_saved_tensors(self, c);
 }
 
 static PyGetSetDef function_base_getset[] = {
     {"saved_tensors", (getter)get_saved_tensors, NULL, NULL, NULL},
-    {"saved_variables", (getter)get_saved_tensors, NULL, NULL, NULL},
+    {"saved_variables", (getter)get_saved_variables, NULL, NULL, NULL},
     {NULL},
 };
 

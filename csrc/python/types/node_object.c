@@ -6,7 +6,6 @@
 typedef struct {
     PyObject_HEAD
     mt_node *node;
-    PyObject *metadata;
 } MTNodeObject;
 
 static PyObject *node_types; /* kind name -> class */
@@ -101,6 +100,11 @@ PyObject *mtpy_node_object(mt_node *n)
     return (PyObject *)o;
 }
 
+mt_node *mtpy_node_of(PyObject *o)
+{
+    return ((MTNodeObject *)o)->node;
+}
+
 /* The per-kind classes are heap subclasses made by type(): their
  * subtype_dealloc drops the reference an instance holds on its class. */
 static void node_dealloc(MTNodeObject *o)
@@ -110,7 +114,6 @@ static void node_dealloc(MTNodeObject *o)
         o->node->py_object = NULL;
         mt_node_decref(o->node);
     }
-    Py_XDECREF(o->metadata);
     Py_TYPE(o)->tp_free(o);
 }
 
@@ -126,13 +129,14 @@ static bool owns_node(MTNodeObject *o)
 
 static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
 {
-    Py_VISIT(o->metadata);
     if (!owns_node(o))
         return 0;
     mt_node *n = o->node;
+    Py_VISIT((PyObject *)n->metadata);
     Py_VISIT((PyObject *)n->pre_hooks);
     Py_VISIT((PyObject *)n->post_hooks);
     Py_VISIT(mtpy_function_ctx(n));
+    Py_VISIT((PyObject *)n->anomaly);
     for (int p = 0; n->args && p < n->nparams; p++)
         Py_VISIT((PyObject *)n->args[p].obj);
     return 0;
@@ -140,8 +144,8 @@ static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
 
 static int node_clear(MTNodeObject *o)
 {
-    Py_CLEAR(o->metadata);
     if (owns_node(o)) {
+        Py_CLEAR(*(PyObject **)&o->node->metadata);
         Py_CLEAR(*(PyObject **)&o->node->pre_hooks);
         Py_CLEAR(*(PyObject **)&o->node->post_hooks);
     }
@@ -169,11 +173,13 @@ static PyObject *node_next_functions(MTNodeObject *o, void *c)
     return out;
 }
 
+/* The dict lives on the node: every grad_fn object of it sees the same. */
 static PyObject *node_metadata(MTNodeObject *o, void *c)
 {
-    if (!o->metadata && !(o->metadata = PyDict_New()))
+    PyObject **slot = (PyObject **)&o->node->metadata;
+    if (!*slot && !(*slot = PyDict_New()))
         return NULL;
-    return Py_NewRef(o->metadata);
+    return Py_NewRef(*slot);
 }
 
 static PyObject *node_variable(MTNodeObject *o, void *c)

@@ -148,6 +148,10 @@ static PyObject *tensor_new(PyTypeObject *cls, PyObject *args, PyObject *kwargs)
             }
         }
         base = mtpy_new_contiguous(mtpy_default_dtype(), (int)n, sizes, false);
+    } else if (n == 1 && MTPy_Check(PyTuple_GET_ITEM(args, 0))) {
+        /* Tensor(t), Subclass(t): a differentiable alias of t (AliasBackward0),
+         * as torch's, never a copy */
+        base = PyObject_GetItem(PyTuple_GET_ITEM(args, 0), Py_Ellipsis);
     } else if (n == 1) {
         mt_dtype d = mtpy_default_dtype();
         base = mtpy_from_data(PyTuple_GET_ITEM(args, 0), &d, false);
