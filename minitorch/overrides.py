@@ -262,14 +262,50 @@ def wrap_torch_function(dispatcher: Callable):
     return inner
 
 
+def _tensor_params(func: Callable) -> tuple:
+    """(position, name, may be None) of the parameters func annotates as
+    Tensor or Optional[Tensor]."""
+    out = []
+    for i, p in enumerate(inspect.signature(func).parameters.values()):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        ann = p.annotation if isinstance(p.annotation, str) else getattr(
+            p.annotation, "__name__", "")
+        if ann in ("Tensor", "Optional[Tensor]"):
+            out.append((i, p.name, ann != "Tensor"))
+    return tuple(out)
+
+
+def _check_tensor_args(name: str, params: tuple, args: tuple, kwargs: dict) -> None:
+    """The op parser's TypeError for a non-tensor in a Tensor parameter of a
+    Python-level function, before its body trips over it."""
+    for i, pname, optional in params:
+        if i < len(args):
+            value, where = args[i], " (position %d)" % (i + 1)
+        elif pname in kwargs:
+            value, where = kwargs[pname], ""
+        else:
+            continue
+        if not isinstance(value, minitorch.Tensor) and not (optional and value is None):
+            raise TypeError("%s(): argument '%s'%s must be Tensor, not %s"
+                            % (name, pname, where, type(value).__name__))
+
+
 def overridable(func: Callable) -> Callable:
     """Makes a public function written in Python dispatch __torch_function__
     on its relevant_args, as every Python-level public function does (as
-    wrap_torch_function(relevant_args) would, in one call into C)."""
+    wrap_torch_function(relevant_args) would, in one call into C); when
+    nothing dispatches, its Tensor-annotated parameters must be tensors."""
+    params = _tensor_params(func)
+    name = func.__name__
+
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         r = _dispatch_python_level(wrapped, args, kwargs)
-        return func(*args, **kwargs) if r is NotImplemented else r
+        if r is not NotImplemented:
+            return r
+        _check_tensor_args(name, params, args, kwargs)
+        return func(*args, **kwargs)
     return _mark_dispatching(wrapped)
 
 

@@ -296,3 +296,40 @@ def test_tensor_like_in_an_int_list_emptied_by_a_later_element():
     shape.extend([Duck(), Clears()])
     assert mt.zeros(6).reshape(shape) == ("dispatched", "reshape")
     assert shape == []
+
+
+# -------------------------------- non-tensors in Python-level functions
+
+def _functional_names():
+    """The Python-level nn.functional functions torch has too."""
+    import minitorch.nn.functional as F
+    if torch is None:
+        return []
+    return sorted(n for n in dir(F) if not n.startswith("_") and callable(getattr(F, n))
+                  and getattr(getattr(F, n), "_dispatches", False)
+                  and hasattr(torch.nn.functional, n))
+
+
+@needs_torch
+@pytest.mark.parametrize("name", _functional_names())
+@pytest.mark.parametrize("args", [(1,), (1, "T"), ("T", 1), (1, "T", "T"), ("s", "T")],
+                         ids=["int", "int-tensor", "tensor-int", "int-tensor-tensor", "str-tensor"])
+def test_functional_non_tensor_is_a_type_error_where_torch_says_so(name, args):
+    import minitorch.nn.functional as F
+    import torch.nn.functional as TF
+
+    def run(lib, f):
+        real = [lib.ones(2, 3) if a == "T" else a for a in args]
+        try:
+            f(*real)
+        except TypeError as e:
+            return "TypeError", str(e)
+        except Exception as e:
+            return type(e).__name__, str(e)
+        return "ok", ""
+
+    theirs, _ = run(torch, getattr(TF, name))
+    ours, message = run(mt, getattr(F, name))
+    assert ours != "AttributeError", message
+    if theirs == "TypeError":
+        assert ours == "TypeError", message

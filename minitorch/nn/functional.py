@@ -179,8 +179,10 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Applies Layer Normalization over the last len(normalized_shape) dimensions."""
-    normalized_shape = ([normalized_shape] if isinstance(normalized_shape, int)
-                        else list(normalized_shape))
+    if not isinstance(normalized_shape, (list, tuple)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    normalized_shape = list(normalized_shape)
     k = len(normalized_shape)
     if list(input.shape[input.dim() - k:]) != normalized_shape or input.dim() < k:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
