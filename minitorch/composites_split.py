@@ -1,6 +1,7 @@
 """Splitting, stacking and block-building functions (and the Tensor methods
 torch has for them), composed of views, cat and products as torch composes
 them, so their gradients (and grad_fn names) come from those inner ops."""
+import itertools
 import math
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -14,6 +15,8 @@ __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "dstack", "column_stack
            "unravel_index", "tril_indices", "triu_indices"]
 
 _f = _C._functions
+# More pieces than this cannot be held in memory: torch's vector of them fails.
+_MAX_PIECES = 2 ** 31
 
 
 def _clamped(i: int, size: int) -> int:
@@ -40,10 +43,13 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> Tuple[Tens
         sections = indices_or_sections
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        if sections >= _MAX_PIECES:  # torch cannot allocate the result's vector either
+            raise RuntimeError("cannot create std::vector larger than max_size()"
+                               if sections >= 2 ** 60 else "std::bad_alloc")
         # the first size % sections pieces take one element more
         small, extra = divmod(size, sections)
         lengths = [small + (k < extra) for k in range(sections)]
-        starts = [sum(lengths[:k]) for k in range(sections)]
+        starts = itertools.accumulate(lengths, initial=0)
         return tuple(input.narrow(dim, s, n) for s, n in zip(starts, lengths))
     bounds = [0, *(_clamped(i, size) for i in indices_or_sections), size]
     return tuple(input.narrow(dim, lo, max(hi - lo, 0)) for lo, hi in zip(bounds, bounds[1:]))

@@ -10,3 +10,10 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The fuzz sweep's coverage and call count (tests/test_fuzz_sweep.py)."""
+    line = getattr(config, "_fuzz_sweep_line", None)
+    if line:
+        terminalreporter.write_line(line)

@@ -58,7 +58,8 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
         return;
     }
     *lo = start < 0 ? (-start + d - 1) / d : 0;
-    *hi = start + (k - 1) * d < n ? k : (n - 1 - start) / d + 1;
+    /* a window starting past the end has no taps (division truncates toward 0) */
+    *hi = start + (k - 1) * d < n ? k : start >= n ? 0 : (n - 1 - start) / d + 1;
     if (*hi < *lo)
         *hi = *lo;
 }
@@ -78,10 +79,17 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
             best[ox] = -INFINITY;                                                        \
             at[ox] = -1;                                                                 \
         }                                                                                \
+        /* only the taps j some output's window puts inside the row: a huge    \
+         * kernel_size with as much padding costs no more than the row */             \
+        int64_t reach = g->pw - (g->ow - 1) * g->sw;                                     \
+        int64_t j0 = reach > 0 ? (reach + g->dw - 1) / g->dw : 0;                        \
+        int64_t j1 = (W - 1 + g->pw) / g->dw + 1;                                        \
+        if (j1 > g->kw)                                                                  \
+            j1 = g->kw;                                                                  \
         for (int64_t i = i0; i < i1; i++) {                                              \
             int64_t y = y0 + i * g->dh;                                                  \
             const T *row = src + y * sh;                                                 \
-            for (int64_t j = 0; j < g->kw; j++) {                                        \
+            for (int64_t j = j0; j < j1; j++) {                                          \
                 /* the outputs whose tap j lands inside the row */                       \
                 int64_t off = j * g->dw - g->pw, lo, hi;                                 \
                 taps(off, g->sw, g->ow, W, &lo, &hi);                                    \

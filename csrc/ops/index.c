@@ -432,6 +432,29 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as self tensor");
+    const mt_value *v = &a->v[3];
+    if (!v->is_scalar && v->t->ndim != ix->ndim && !(v->t->ndim <= 1 && ix->ndim <= 1))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Index tensor must have the same number of dimensions as src tensor");
+    /* the kernel writes at the index's positions in self and reads src there */
+    for (int d = 0; d < ix->ndim; d++) {
+        bool over_self = d != dim && d < t->ndim && ix->sizes[d] > t->sizes[d];
+        bool over_src = !v->is_scalar && d < v->t->ndim && ix->sizes[d] > v->t->sizes[d];
+        if (over_self || over_src) {
+            char is[300], ts[300], ss[300];
+            mt_format_shape(is, sizeof is, ix->ndim, ix->sizes);
+            mt_format_shape(ts, sizeof ts, t->ndim, t->sizes);
+            if (v->is_scalar)
+                return mt_error(MT_ERR_RUNTIME,
+                                "Expected index %s to be no larger than self %s apart from "
+                                "dimension %d", is, ts, dim);
+            mt_format_shape(ss, sizeof ss, v->t->ndim, v->t->sizes);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Expected index %s to be no larger than self %s apart from "
+                            "dimension %d and to be no larger size than src %s", is, ts, dim,
+                            ss);
+        }
+    }
     mt_tensor *out = t;
     if (inplace)
         mt_retain(out);
@@ -442,7 +465,6 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
         mt_release(out);
         return -1;
     }
-    const mt_value *v = &a->v[3];
     if (v->is_scalar)
         mt_fill(src, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
     else {

@@ -225,17 +225,7 @@ static int pair(const mt_value *v, int64_t *out, const char *op, const char *wha
     }
     out[0] = v->ints[0];
     out[1] = v->ints[v->nints - 1];
-    return 0;
-}
-
-static int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
-                           bool ceil_mode)
-{
-    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-    int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-    if (ceil_mode && (out - 1) * stride >= in + pad)
-        out--;
-    return out;
+    return window_pair_fits(out);
 }
 
 /* Parses and checks the window of a pooling call; x becomes the 4-d view of
@@ -284,7 +274,7 @@ static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_
         return mt_error(MT_ERR_RUNTIME,
                         "non-empty 3D or 4D (batch mode) tensor expected for input");
     for (int i = 0; i < 2; i++)
-        if (p[i] < 0 || p[i] > (d[i] * (k[i] - 1) + 1) / 2)
+        if (!pool_pad_ok(p[i], k[i], d[i]))
             return mt_error(MT_ERR_RUNTIME,
                             "pad should be at most half of effective kernel size, but got "
                             "pad=%lld, kernel_size=%lld and dilation=%lld",

@@ -178,6 +178,8 @@ static int pool_pair(const mt_value *v, int64_t *out, int64_t lo, const char *na
     }
     out[0] = v->ints[0];
     out[1] = v->ints[v->nints - 1];
+    if (window_pair_fits(out) < 0)
+        return -1;
     if (out[0] < lo || out[1] < lo)
         return mt_error(MT_ERR_RUNTIME, "pooling backward: %s must be at least %lld", name,
                         (long long)lo);
@@ -215,6 +217,24 @@ static mt_tensor *pool_result(const mt_tensor *grad, int ndim, const int64_t *si
     return result;
 }
 
+/* The kernels walk every window of grad's plane: the plane must be the one
+ * the window makes of the input (floor or ceil mode), and the window one the
+ * forward accepts, or a huge kernel_size would run for ever. */
+static int check_pooled_grad(const mt_tensor *g4, const int64_t *in_hw, const int64_t *k,
+                             const int64_t *s, const int64_t *p, const int64_t *d)
+{
+    for (int i = 0; i < 2; i++) {
+        int64_t g = g4->sizes[2 + i];
+        if (!pool_pad_ok(p[i], k[i], d[i]) ||
+            (g != pooled_size(in_hw[i], k[i], p[i], s[i], d[i], false) &&
+             g != pooled_size(in_hw[i], k[i], p[i], s[i], d[i], true)))
+            return mt_error(MT_ERR_RUNTIME,
+                            "pooling backward: grad_output's size %lld in dim %d is not the "
+                            "pooled size of the input", (long long)g, g4->ndim - 2 + i);
+    }
+    return 0;
+}
+
 int impl_max_pool2d_backward(mt_args *a, mt_result *r)
 {
     mt_tensor *grad = a->v[0].t, *in = a->v[1].t, g4, r4;
@@ -227,6 +247,10 @@ int impl_max_pool2d_backward(mt_args *a, mt_result *r)
     if (!result)
         return -1;
     mt_tensor x4 = in->ndim == 4 ? *in : insert_dim(in, 0);
+    if (check_pooled_grad(&g4, &x4.sizes[2], k, s, p, d) < 0) {
+        mt_release(result);
+        return -1;
+    }
     mt_window win = {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], g4.sizes[2], g4.sizes[3]};
     void *tok = mt_unlock();
     int rc = mt_max_pool2d_backward(&g4, &x4, &win, &r4);
@@ -248,6 +272,11 @@ int impl_avg_pool2d_backward(mt_args *a, mt_result *r)
     mt_tensor *result = pool_result(grad, a->v[1].nints, a->v[1].ints, &g4, &r4);
     if (!result)
         return -1;
+    const int64_t one[2] = {1, 1};
+    if (check_pooled_grad(&g4, &r4.sizes[2], k, s, p, one) < 0) {
+        mt_release(result);
+        return -1;
+    }
     mt_window win = {k[0], k[1], s[0], s[1], p[0], p[1], 1, 1, g4.sizes[2], g4.sizes[3]};
     void *tok = mt_unlock();
     int rc = mt_avg_pool2d_backward(&g4, &win, count_include_pad, divisor, &r4);

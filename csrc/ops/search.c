@@ -72,6 +72,18 @@ static int search(mt_result *r, const mt_tensor *bounds, const mt_value *value,
         out = NULL;
         goto done;
     }
+    if (sc) {
+        /* the kernel reads the boundaries at the sorter's values */
+        const int64_t *idx = (const int64_t *)mt_data(sc);
+        int64_t n = bounds->sizes[bounds->ndim - 1];
+        for (int64_t i = 0; i < sc->numel; i++)
+            if (idx[i] < 0 || idx[i] >= n) {
+                mt_error(MT_ERR_RUNTIME, "torch.searchsorted(): sorter index out of range");
+                mt_release(out);
+                out = NULL;
+                goto done;
+            }
+    }
     int64_t m = v->ndim ? v->sizes[v->ndim - 1] : 1;
     int64_t rows = bounds->ndim == 1 ? 1 : (m ? v->numel / m : 0);
     if (bounds->ndim == 1)

@@ -81,12 +81,18 @@ static PyObject *disabled_torch_function_impl(PyObject *m, PyObject *args, PyObj
                                      &func, &types, &fargs, &fkwargs))
         return NULL;
     PyObject *tup = fargs && fargs != Py_None ? PySequence_Tuple(fargs) : PyTuple_New(0);
+    PyObject *kw;
     if (!tup)
         return NULL;
+    if (mt_kwargs_dict(fkwargs, &kw) < 0) {
+        Py_DECREF(tup);
+        return NULL;
+    }
     mt_tf_subclass_disabled++;
-    PyObject *r = PyObject_Call(func, tup, fkwargs == Py_None ? NULL : fkwargs);
+    PyObject *r = PyObject_Call(func, tup, kw);
     mt_tf_subclass_disabled--;
     Py_DECREF(tup);
+    Py_XDECREF(kw);
     return r;
 }
 
@@ -101,6 +107,7 @@ static PyMethodDef module_methods[] = {
     {"_has_torch_function", has_torch_function, METH_O, NULL},
     {"_relevant_args", (PyCFunction)(void (*)(void))relevant_args, METH_FASTCALL, NULL},
     {"_dispatch_python_level", dispatch_python_level, METH_VARARGS, NULL},
+    {"_op_rows", mt_op_rows, METH_NOARGS, NULL},
     {NULL},
 };
 

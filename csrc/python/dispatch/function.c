@@ -123,9 +123,12 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     return r;
 }
 
+unsigned long mtpy_row_runs[MT_OP_COUNT];
+
 PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
 {
     mt_result r;
+    mtpy_row_runs[f->rows[c->a.overload]->id]++;
     if (mt_op_run(f->rows[c->a.overload], &c->a, &r) < 0)
         return mtpy_raise();
     return mtpy_result_object(&r);
@@ -700,6 +703,28 @@ static void collect_for_python_level(mtpy_call *a, PyObject *obj)
     mtpy_call_append_overloaded(a, obj);
 }
 
+int mt_kwargs_dict(PyObject *kwargs, PyObject **out)
+{
+    *out = NULL;
+    if (!kwargs || kwargs == Py_None)
+        return 0;
+    if (!PyDict_Check(kwargs) && !PyObject_HasAttrString(kwargs, "keys")) {
+        PyErr_Format(PyExc_TypeError, "argument after ** must be a mapping, not %.200s",
+                     Py_TYPE(kwargs)->tp_name);
+        return -1;
+    }
+    PyObject *d = PyDict_New();
+    if (!d || PyDict_Merge(d, kwargs, 1) < 0) {
+        Py_XDECREF(d);
+        return -1;
+    }
+    if (PyDict_GET_SIZE(d) == 0)
+        Py_DECREF(d);
+    else
+        *out = d;
+    return 0;
+}
+
 PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject *args,
                                    PyObject *kwargs)
 {
@@ -711,13 +736,13 @@ PyObject *mt_handle_torch_function(PyObject *func, PyObject *relevant, PyObject 
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
         collect_for_python_level(&a, PySequence_Fast_GET_ITEM(seq, i));
     PyObject *types = PyErr_Occurred() ? NULL : types_tuple(a.overloaded, a.noverloaded);
-    PyObject *empty = kwargs ? NULL : PyDict_New();
-    PyObject *ret = NULL;
-    if (types && (kwargs || empty))
-        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args,
-                            kwargs ? kwargs : empty, false);
+    PyObject *ret = NULL, *kw;
+    /* handlers get kwargs as a dict, empty when there are none */
+    if (types && mt_kwargs_dict(kwargs, &kw) == 0 && (kw || (kw = PyDict_New()))) {
+        ret = call_handlers(func, a.overloaded, a.noverloaded, types, args, kw, false);
+        Py_DECREF(kw);
+    }
     Py_XDECREF(types);
-    Py_XDECREF(empty);
     mtpy_call_release_overloaded(&a);
     Py_DECREF(seq);
     return ret;
@@ -759,19 +784,22 @@ PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwa
         }
     }
     Py_DECREF(tseq);
-    PyObject *empty = NULL;
+    PyObject *empty = NULL, *kw;
     if (!fargs || fargs == Py_None)
         fargs = empty = PyTuple_New(0);
     else if (!PyTuple_Check(fargs))
         fargs = empty = PySequence_Tuple(fargs);
     if (!fargs)
         return NULL;
-    if (fkwargs == Py_None)
-        fkwargs = NULL;
+    if (mt_kwargs_dict(fkwargs, &kw) < 0) {
+        Py_XDECREF(empty);
+        return NULL;
+    }
     mt_tf_subclass_disabled++;
-    PyObject *ret = PyObject_Call(func, fargs, fkwargs);
+    PyObject *ret = PyObject_Call(func, fargs, kw);
     mt_tf_subclass_disabled--;
     Py_XDECREF(empty);
+    Py_XDECREF(kw);
     return mt_convert_results(ret, (PyTypeObject *)cls);
 }
 

@@ -37,6 +37,10 @@ typedef PyObject *(*mtpy_impl_fn)(mt_args *a);
 PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *public_prefix,
                           const char *module, const char *qualname_prefix, int nsigs,
                           const mt_op **rows);
+/* How many times each row was run from Python (minitorch._C._op_rows reads
+ * it, so the fuzz sweep can tell that it reached every row). */
+extern unsigned long mtpy_row_runs[MT_OP_COUNT];
+
 /* Runs the matched row (mt_op_run) and makes the Python result. */
 PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c);
 /* The Python object of a row's result; consumes r. */
@@ -44,6 +48,11 @@ PyObject *mtpy_result_object(mt_result *r);
 /* Stores a binding impl's Python result into r (consuming it); -1 when it
  * is NULL (the exception stays set). */
 int mtpy_result_from_object(PyObject *o, mt_result *r);
+
+/* A kwargs argument as the dict PyObject_Call takes: *out is a new reference,
+ * NULL for None or an empty mapping; any mapping is copied as Python's
+ * `**kwargs` does, anything else is its TypeError. */
+int mt_kwargs_dict(PyObject *kwargs, PyObject **out);
 
 /* Runs the __torch_function__ protocol for a parsed call with overloaded
  * operands; the call runs in C when every operand uses Tensor's default

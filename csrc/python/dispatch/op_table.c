@@ -172,3 +172,39 @@ int mt_op_table_install(PyObject *functions, PyObject *nn_functions)
     PyType_Modified(&MTTensorBase_Type);
     return 0;
 }
+
+static const char *const row_ids[MT_OP_COUNT] = {
+#define MT_OP(id, ...) "MT_OP_" #id,
+#define MT_PYOP(id, ...) "MT_OP_" #id,
+#define MT_OPERATOR(id, ...)                                                            \
+    "MT_OP_" #id, "MT_OP_" #id "_", "MT_OP_" #id "_dunder", "MT_OP_" #id "_idunder", \
+        "MT_OP_" #id "_rdunder",
+#include "../../ops.def"
+#undef MT_OP
+#undef MT_PYOP
+#undef MT_OPERATOR
+};
+
+PyObject *mt_op_rows(PyObject *module, PyObject *unused)
+{
+    PyObject *out = PyTuple_New(MT_OP_COUNT);
+    for (int r = 0; out && r < MT_OP_COUNT; r++) {
+        const mt_op *op = &mt_ops[r];
+        char kinds[4];
+        int n = 0;
+        if (op->kinds & MT_KIND_FUNCTION)
+            kinds[n++] = 'f';
+        if (op->kinds & MT_KIND_METHOD)
+            kinds[n++] = 'm';
+        if (op->kinds & MT_KIND_NN)
+            kinds[n++] = 'n';
+        kinds[n] = '\0';
+        PyObject *row = Py_BuildValue("(sss#sk)", row_ids[r], op->sig->name, kinds,
+                                      (Py_ssize_t)n, op->sig->text, mtpy_row_runs[r]);
+        if (!row)
+            Py_CLEAR(out);
+        else
+            PyTuple_SET_ITEM(out, r, row);
+    }
+    return out;
+}

@@ -11,5 +11,10 @@ int mt_op_table_install(PyObject *functions, PyObject *nn_functions);
 
 /* The Python object C code's typed value stands for (new reference). */
 PyObject *mtpy_object_of(const mt_param *p, const mt_value *v);
+/* minitorch._C._op_rows(): per row of the table, (C id, name, kinds,
+ * signature, runs), kinds a string of 'f' (function), 'm' (method) and 'n'
+ * (nn.functional), empty for a form nobody publishes. Read-only; the fuzz
+ * sweep (tests/test_fuzz_sweep.py) enumerates the table with it. */
+PyObject *mt_op_rows(PyObject *module, PyObject *unused);
 
 #endif

@@ -1,0 +1,713 @@
+"""The generated fuzz sweep (issue 13): every op-table row and every public
+Python function, called with wrong-typed values in each argument position.
+
+Run as a program it sweeps and writes a JSON summary (tests/test_fuzz_sweep.py
+runs it in a child process, so a crash or a sanitizer abort is reported with
+the call that caused it instead of killing the test run):
+
+    python tests/fuzz_sweep.py SUMMARY.json PROGRESS_FILE
+
+The targets are read at run time: the rows from minitorch._C._op_rows() and
+the functions from the public namespaces, so a new row or function is swept
+without a change here. Each target first needs a baseline call that works
+(found by trying the PROFILES below, or given in BASELINES); a target with no
+working baseline is reported as uncovered. Then every parameter position gets
+every value of the pool while the other arguments keep their baseline values.
+A call passes when it returns or raises an Exception other than SystemError.
+"""
+import functools
+import faulthandler
+import gc
+import inspect
+import io
+import json
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import minitorch as mt
+import minitorch.linalg
+import minitorch.nn.functional as F
+from minitorch import _C, nn, optim
+from minitorch.optim import lr_scheduler
+
+SEED = 20261123
+SLOW_CALL_S = 10.0
+TARGET_TIMEOUT_S = 60.0
+VERBOSE = int(os.environ.get("FUZZ_VERBOSE", "0"))  # 1: each target, 2: baseline tries
+ONLY = os.environ.get("FUZZ_ONLY")  # sweep only the targets whose key contains this  # one call taking longer is a finding (a hang, or a size check missing)
+
+
+class Duck:
+    """A tensor-like: dispatches through __torch_function__."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return "duck"
+
+
+class BadIndex:
+    def __index__(self):
+        raise ValueError("fuzz: __index__ raised")
+
+    def __float__(self):
+        raise ValueError("fuzz: __float__ raised")
+
+
+class BadSequence:
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        raise ValueError("fuzz: __getitem__ raised")
+
+
+def _rng():
+    return np.random.default_rng(SEED)
+
+
+def _pool():
+    """(label, factory) for the wrong values; each factory makes a fresh value,
+    since an in-place op may change the one it was given."""
+    nan, inf = float("nan"), float("inf")
+    return [
+        ("0", lambda: 0), ("1", lambda: 1), ("-1", lambda: -1), ("2.5", lambda: 2.5),
+        ("True", lambda: True), ("1+2j", lambda: 1 + 2j),
+        ("2**62", lambda: 2 ** 62), ("2**63", lambda: 2 ** 63),
+        ("-2**63-1", lambda: -2 ** 63 - 1), ("2**70", lambda: 2 ** 70),
+        ("nan", lambda: nan), ("inf", lambda: inf), ("-inf", lambda: -inf),
+        ("None", lambda: None), ("'abc'", lambda: "abc"), ("''", lambda: ""),
+        ("b'x'", lambda: b"x"), ("[]", lambda: []), ("[1, 2]", lambda: [1, 2]),
+        ("(2, 3)", lambda: (2, 3)), ("[[1, 2], [3]]", lambda: [[1, 2], [3]]),
+        ("[[1.5, 2.0], [3.0, 4.0]]", lambda: [[1.5, 2.0], [3.0, 4.0]]),
+        ("[2**70]", lambda: [2 ** 70]), ("[-1, -1]", lambda: [-1, -1]),
+        ("[None]", lambda: [None]), ("['a']", lambda: ["a"]),
+        ("[ones(2), 1]", lambda: [mt.ones(2), 1]), ("[[ones(2)]]", lambda: [[mt.ones(2)]]),
+        ("object()", lambda: object()), ("Duck()", lambda: Duck()),
+        ("[Duck()]", lambda: [Duck()]), ("BadIndex()", lambda: BadIndex()),
+        ("[BadIndex()]", lambda: [BadIndex()]), ("BadSequence()", lambda: BadSequence()),
+        ("slice(None)", lambda: slice(None)), ("...", lambda: Ellipsis),
+        ("{}", lambda: {}), ("iter([1, 2])", lambda: iter([1, 2])),
+        ("mt.int64", lambda: mt.int64), ("mt.bool", lambda: mt.bool),
+        ("np.zeros((2, 3))", lambda: np.zeros((2, 3))),
+        ("np.arange(6, dtype=int32)[::2]", lambda: np.arange(6, dtype=np.int32)[::2]),
+        ("np.array(['a'])", lambda: np.array(["a"])),
+        ("np.zeros(2, complex)", lambda: np.zeros(2, dtype=np.complex128)),
+        ("np.float64(1.5)", lambda: np.float64(1.5)), ("np.int64(3)", lambda: np.int64(3)),
+        ("np.bool_(True)", lambda: np.bool_(True)),
+        ("zeros(0)", lambda: mt.zeros(0)), ("zeros(0, 3)", lambda: mt.zeros(0, 3)),
+        ("zeros(1, 3).expand(2, 3)", lambda: mt.zeros(1, 3).expand(2, 3)),
+        ("arange(12.).reshape(3, 4).t()", lambda: mt.arange(12.0).reshape(3, 4).t()),
+        ("arange(12.)[::3]", lambda: mt.arange(12.0)[::3]),
+        ("tensor(1.5)", lambda: mt.tensor(1.5)),
+        ("tensor([[True, False, True]])", lambda: mt.tensor([[True, False, True]])),
+        ("arange(6).reshape(2, 3)", lambda: mt.arange(6).reshape(2, 3)),
+        ("tensor([-1, 5, 2**40])", lambda: mt.tensor([-1, 5, 2 ** 40])),
+        ("tensor([200, 3], uint8)", lambda: mt.tensor([200, 3], dtype=mt.uint8)),
+        ("ones(2, 3, float16)", lambda: mt.ones(2, 3, dtype=mt.float16)),
+        ("tensor([nan, inf, -inf], float64)",
+         lambda: mt.tensor([nan, inf, -inf], dtype=mt.float64)),
+        ("ones(2, 3, requires_grad=True)", lambda: mt.ones(2, 3, requires_grad=True)),
+        ("ones((1,) * 8)", lambda: mt.ones((1,) * 8)),
+    ]
+
+
+# ---------------------------------------------------------------- baselines
+
+
+class Profile:
+    """One guess at working arguments: the shape of float tensors, and what
+    an index, a mask, a size, dims and an int look like for it."""
+
+    def __init__(self, name, shape, dtype=None, index=None, weight=None, ints=1, dims=None):
+        self.name, self.shape, self.dtype = name, shape, dtype
+        self.index = index if index is not None else shape
+        self.weight = weight
+        self.ints = ints
+        self.dims = dims if dims is not None else list(range(len(shape)))[::-1][:2] or [0]
+
+    def tensor(self, role):
+        rng = np.random.default_rng(len(role) + len(self.shape))
+        if role in ("index", "indices", "idx", "target", "index_tensor") and self.dtype is None:
+            return mt.zeros(*self.index, dtype=mt.int64)
+        if role == "mask":
+            return mt.tensor(rng.integers(0, 2, self.shape).astype(bool))
+        shape = self.shape
+        if self.weight is not None and role == "weight":
+            shape = self.weight
+        elif self.weight is not None and role == "bias":
+            shape = self.weight[:1]
+        if self.dtype is mt.bool:
+            return mt.tensor(rng.integers(0, 2, shape).astype(bool))
+        if self.dtype is mt.int64:
+            return mt.tensor(rng.integers(1, 4, shape))
+        return mt.tensor(rng.uniform(0.25, 0.75, shape).astype(np.float32))
+
+    def value(self, name, type_text):
+        """A plausible value for a required parameter (a factory)."""
+        t = type_text.rstrip("?")
+        if t == "Tensor":
+            return lambda: self.tensor(name)
+        if t == "Tensor[]":
+            return lambda: [self.tensor(name), self.tensor(name)]
+        if t in ("int[]", "int[1]", "int[2]", "int[3]"):
+            if name in ("size", "shape", "sizes", "output_size"):
+                return lambda: list(self.shape)
+            if name in ("dims", "dim", "perm"):
+                return lambda: list(self.dims)
+            return lambda: [self.ints] * max(1, len(self.shape) - 2)
+        if t == "int":
+            return lambda: 0 if name in ("dim", "dim0", "axis") else self.ints
+        if t in ("Scalar", "float"):
+            return lambda: 0.5
+        if t == "bool":
+            return lambda: False
+        if t == "dtype":
+            return lambda: mt.float32
+        if t == "str":
+            return lambda: {"reduce": "sum", "rounding_mode": "floor", "padding": "same",
+                            "equation": "ij->ji"}.get(name, "sum")
+        if t == "Generator":
+            return lambda: mt.Generator()
+        if t == "object":
+            if name == "data":
+                return lambda: np.ones(self.shape).tolist()
+            if name in ("indices", "key"):
+                return lambda: 0
+            return lambda: np.ones(self.shape, dtype=np.float32)
+        return lambda: self.tensor(name)
+
+
+PROFILES = [
+    Profile("2x3", (2, 3)),
+    Profile("3", (3,), dims=[0]),
+    Profile("2x2", (2, 2), index=(2,)),
+    Profile("int64 2x3", (2, 3), dtype=mt.int64),
+    Profile("bool 2x3", (2, 3), dtype=mt.bool),
+    Profile("conv2d", (1, 2, 5, 5), weight=(3, 2, 2, 2), index=(1, 2, 5, 5)),
+    Profile("conv1d", (1, 2, 5), weight=(3, 2, 2), index=(1, 2, 5)),
+    Profile("2x3 ints 2", (2, 3), ints=2),
+    Profile("0-dim", ()),
+    Profile("int64 0-dim", (), dtype=mt.int64),
+    Profile("2x3x4", (2, 3, 4), index=(2,)),
+]
+
+
+def _idx(*v):
+    return mt.tensor(list(v), dtype=mt.int64)
+
+
+def _f(*shape):
+    return mt.tensor(np.random.default_rng(len(shape)).uniform(0.25, 0.75, shape)
+                     .astype(np.float32))
+
+
+def _params(*p):
+    return lambda: mt.nn.Parameter(_f(*p))
+
+
+def _saved():
+    f = io.BytesIO()
+    mt.save(mt.ones(2), f)
+    f.seek(0)
+    return f
+
+
+def _opt(cls=None):
+    return lambda: (cls or optim.SGD)([_params(2, 3)()], lr=0.1)
+
+
+# Working arguments for the targets no profile fits: target key ->
+# factory of (args, kwargs).
+BASELINES = {
+    "mt.bincount": lambda: ((_idx(0, 2, 2),), {}),
+    "Tensor.bincount": lambda: ((_idx(0, 2, 2),), {}),
+    "mt.load": lambda: ((_saved(),), {}),
+    "mt.can_cast": lambda: ((mt.int64, mt.float32), {}),
+    "mt.promote_types": lambda: ((mt.int64, mt.float32), {}),
+    "mt.set_default_dtype": lambda: ((mt.float32,), {}),
+    "mt.set_num_threads": lambda: ((1,), {}),
+    "mt.cartesian_prod": lambda: ((_f(2), _f(3)), {}),
+    "mt.einsum": lambda: (("ij,jk->ik", _f(2, 3), _f(3, 2)), {}),
+    "mt.select_scatter": lambda: ((_f(2, 3), _f(3), 0, 1), {}),
+    "Tensor.select_scatter": lambda: ((_f(2, 3), _f(3), 0, 1), {}),
+    "Tensor.unfold": lambda: ((_f(2, 6), 1, 2, 2), {}),
+    "Tensor.fill_diagonal_": lambda: ((_f(3, 3), 1.5), {}),
+    "Tensor.__format__": lambda: ((mt.tensor(1.5), ".2f"), {}),
+    "Tensor.__new__": lambda: ((mt.Tensor, [1.0, 2.0]), {}),
+    "Tensor.__torch_function__": lambda: ((mt.add, (mt.Tensor,), (_f(2), _f(2)), {}), {}),
+    "Tensor._make_subclass": lambda: ((mt.Tensor, _f(2)), {}),
+    "Tensor.as_subclass": lambda: ((_f(2), mt.Tensor), {}),
+    "Tensor.backward": lambda: ((_f(2).requires_grad_().sum(),), {}),
+    "Tensor.retain_grad": lambda: ((_f(2).requires_grad_().exp(),), {}),
+    "Tensor.register_hook": lambda: ((_f(2).requires_grad_(), lambda g: g), {}),
+    "Tensor.register_post_accumulate_grad_hook":
+        lambda: ((_f(2).requires_grad_(), lambda p: None), {}),
+    "Tensor.data": lambda: ((_f(2), _f(2)), {}),
+    "Tensor.grad": lambda: ((_f(2), _f(2)), {}),
+    "Tensor.requires_grad": lambda: ((_f(2), True), {}),
+    "nn.CosineSimilarity.forward": lambda: ((_f(2, 3), _f(2, 3)), {}),
+    "nn.PairwiseDistance.forward": lambda: ((_f(2, 3), _f(2, 3)), {}),
+    "F.adaptive_avg_pool1d": lambda: ((_f(1, 2, 6), 3), {}),
+    "F.batch_norm": lambda: ((_f(2, 3), _f(3), _f(3)), {}),
+    "F.bilinear": lambda: ((_f(2, 3), _f(2, 4), _f(5, 3, 4)), {}),
+    "F.embedding": lambda: ((_idx(0, 2), _f(4, 3)), {}),
+    "F.layer_norm": lambda: ((_f(2, 3), [3]), {}),
+    "nn.BatchNorm1d": lambda: ((3,), {}),
+    "nn.BatchNorm2d": lambda: ((2,), {}),
+    "nn.Bilinear": lambda: ((3, 3, 2), {}),
+    "nn.Conv1d": lambda: ((2, 3, 2), {}),
+    "nn.Conv2d": lambda: ((2, 3, 2), {}),
+    "nn.Embedding": lambda: ((4, 3), {}),
+    "nn.GRU": lambda: ((3, 4), {}),
+    "nn.LSTM": lambda: ((3, 4), {}),
+    "nn.RNN": lambda: ((3, 4), {}),
+    "nn.RNNBase": lambda: (("RNN_TANH", 3, 4), {}),
+    "nn.GroupNorm": lambda: ((1, 2), {}),
+    "nn.LayerNorm": lambda: ((3,), {}),
+    "nn.Linear": lambda: ((3, 2), {}),
+    "nn.MultiheadAttention": lambda: ((4, 2), {}),
+    "nn.Threshold": lambda: ((0.5, 0.0), {}),
+    "nn.Unflatten": lambda: ((1, (3, 1)), {}),
+    "nn.AdaptiveAvgPool1d": lambda: ((2,), {}),
+    "nn.Embedding.forward": lambda: ((_idx(0, 2),), {}),
+    "nn.Linear.forward": lambda: ((_f(2, 3),), {}),
+    "nn.LayerNorm.forward": lambda: ((_f(2, 3),), {}),
+    "nn.Conv1d.forward": lambda: ((_f(1, 2, 5),), {}),
+    "nn.Conv2d.forward": lambda: ((_f(1, 2, 5, 5),), {}),
+    "nn.GroupNorm.forward": lambda: ((_f(1, 2, 5, 5),), {}),
+    "nn.AdaptiveAvgPool1d.forward": lambda: ((_f(1, 2, 6),), {}),
+    "nn.MultiheadAttention.forward": lambda: ((_f(2, 4), _f(2, 4), _f(2, 4)), {}),
+    "nn.CosineEmbeddingLoss.forward": lambda: ((_f(2, 3), _f(2, 3), mt.tensor([1, -1])), {}),
+    "nn.HingeEmbeddingLoss.forward": lambda: ((_f(2, 3), mt.ones(2, 3)), {}),
+    "nn.MarginRankingLoss.forward": lambda: ((_f(3), _f(3), mt.ones(3)), {}),
+    "nn.RNN.forward": lambda: ((_f(2, 3),), {}),
+    "nn.GRU.forward": lambda: ((_f(2, 3),), {}),
+    "nn.LSTM.forward": lambda: ((_f(2, 3),), {}),
+    "nn.RNNBase.forward": lambda: ((_f(2, 3),), {}),
+    "nn.CircularPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
+    "nn.ReflectionPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
+    "nn.ReplicationPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
+    "nn.CircularPad2d.forward": lambda: ((_f(1, 2, 3, 3),), {}),
+    "nn.ReflectionPad2d.forward": lambda: ((_f(1, 2, 3, 3),), {}),
+    "nn.ReplicationPad2d.forward": lambda: ((_f(1, 2, 3, 3),), {}),
+    "nn.CircularPad3d.forward": lambda: ((_f(1, 2, 3, 3, 3),), {}),
+    "nn.ReflectionPad3d.forward": lambda: ((_f(1, 2, 3, 3, 3),), {}),
+    "nn.ReplicationPad3d.forward": lambda: ((_f(1, 2, 3, 3, 3),), {}),
+    "optim.Adagrad": lambda: (([_params(2, 3)()],), {"lr": 0.1}),
+    "optim.Adam": lambda: (([_params(2, 3)()],), {"lr": 0.1}),
+    "optim.AdamW": lambda: (([_params(2, 3)()],), {"lr": 0.1}),
+    "optim.RMSprop": lambda: (([_params(2, 3)()],), {"lr": 0.1}),
+    "optim.SGD": lambda: (([_params(2, 3)()],), {"lr": 0.1}),
+    "lr_scheduler.CosineAnnealingLR": lambda: ((_opt()(), 10), {}),
+    "lr_scheduler.ExponentialLR": lambda: ((_opt()(), 0.5), {}),
+    "lr_scheduler.LambdaLR": lambda: ((_opt()(), lambda e: 0.5), {}),
+    "lr_scheduler.MultiStepLR": lambda: ((_opt()(), [2, 4]), {}),
+    "lr_scheduler.OneCycleLR": lambda: ((_opt()(), 1.0), {"total_steps": 10}),
+    "lr_scheduler.StepLR": lambda: ((_opt()(), 2), {}),
+}
+# Modules whose forward is not meant to be called: calling it is the test.
+NO_FORWARD = ("ModuleDict", "ModuleList", "ParameterList", "ParameterDict", "RNNBase")
+# Public callables that always raise, as torch's do: swept, never expected to return.
+ALWAYS_RAISE = {
+    "mt.dtype": "dtype instances cannot be created",
+    "Tensor.cuda": "no CUDA, as in a CPU-only torch",
+}
+
+
+# ---------------------------------------------------------------- targets
+
+
+class Target:
+    """One callable with its parameters: each (name, type_text, kwonly,
+    required, positional)."""
+
+    def __init__(self, key, func, params, row=None, method=False):
+        self.key, self.func, self.params, self.row, self.method = key, func, params, row, method
+        self.baseline = None  # {param name: factory}
+        self.baseline_ok = False
+        self.calls = 0
+
+
+def _row_targets(rows):
+    """A Target per published (row, kind): kinds are f (minitorch.name),
+    m (Tensor.name), n (nn.functional.name)."""
+    spaces = {"f": (_C._functions, "mt."), "m": (_C.TensorBase.__dict__, "Tensor."),
+              "n": (_C._nn_functions, "F.")}
+    order = {}
+    targets = []
+    for r, (cid, name, kinds, text, _) in enumerate(rows):
+        for kind in kinds:
+            k = order.setdefault((kind, name), [])
+            k.append(r)
+            space, prefix = spaces[kind]
+            func = space[name]
+            sig = func._signatures[len(k) - 1]
+            params = [(p, t, kwonly, d is None, not kwonly) for p, t, kwonly, d in sig]
+            targets.append(Target(f"{prefix}{name}#{len(k) - 1} [{cid}]", func, params,
+                                  row=r, method=kind == "m"))
+    return targets
+
+
+def _public(module):
+    out = {}
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        obj = getattr(module, name)
+        if not callable(obj) or inspect.ismodule(obj):
+            continue
+        mod = getattr(obj, "__module__", "") or ""
+        if not mod.startswith("minitorch"):
+            continue
+        out[name] = obj
+    return out
+
+
+def _py_params(func, method=False):
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        params.append((p.name, "", p.kind == p.KEYWORD_ONLY, p.default is p.empty,
+                       p.kind != p.KEYWORD_ONLY))
+    if method and not params:
+        params = [("self", "", False, True, True)]
+    return params
+
+
+def _is_row_callable(f):
+    return isinstance(f, (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"])))
+
+
+def _function_targets():
+    """Every public Python-level function and class: minitorch, nn.functional,
+    linalg, Tensor's methods and property setters, nn modules (constructor and
+    forward) and optim (optimizers, with a step, and LR schedulers)."""
+    targets = []
+    spaces = [("mt.", mt), ("F.", F), ("linalg.", minitorch.linalg)]
+    for prefix, module in spaces:
+        for name, obj in sorted(_public(module).items()):
+            if _is_row_callable(obj):
+                continue  # swept as rows
+            if isinstance(obj, type) and issubclass(obj, (mt.Tensor, nn.Module)) and prefix != "mt.":
+                continue
+            params = _py_params(obj)
+            targets.append(Target(prefix + name, obj, params if params is not None else []))
+    for cls in mt.Tensor.__mro__:
+        if cls is object:
+            continue
+        for name, obj in sorted(vars(cls).items()):
+            if _is_row_callable(obj) or name in ("__doc__", "__module__", "__dict__",
+                                                  "__weakref__", "__hash__"):
+                continue
+            if hasattr(obj, "__set__") and not callable(obj):
+                if _writable(name):
+                    targets.append(Target(f"Tensor.{name} = ", _setter(name),
+                                          [("self", "", False, True, True),
+                                           ("value", "", False, True, True)]))
+                continue
+            if isinstance(obj, (classmethod, staticmethod)):
+                obj = getattr(mt.Tensor, name)
+                params = _py_params(obj)
+            elif callable(obj):
+                params = _py_params(obj, method=True)
+            else:
+                continue
+            targets.append(Target(f"Tensor.{name}", getattr(mt.Tensor, name),
+                                  params if params is not None else
+                                  [("self", "", False, True, True)], method=True))
+    for name, obj in sorted(vars(nn).items()):
+        if isinstance(obj, type) and issubclass(obj, nn.Module) and obj is not nn.Module:
+            targets.append(Target(f"nn.{name}", obj, _py_params(obj) or []))
+            if name not in NO_FORWARD:
+                targets.append(Target(f"nn.{name}.forward", _forward(name),
+                                      _py_params(obj.forward)[1:] or
+                                      [("input", "Tensor", False, True, True)]))
+    for space, module in (("optim.", optim), ("lr_scheduler.", lr_scheduler)):
+        for name, obj in sorted(vars(module).items()):
+            if isinstance(obj, type) and obj.__module__.startswith("minitorch.optim"):
+                if obj.__name__ in ("Optimizer", "LRScheduler") or name.startswith("_"):
+                    continue
+                targets.append(Target(space + name, obj, _py_params(obj) or []))
+    return targets
+
+
+def _writable(name):
+    t = mt.ones(2, 2)
+    try:
+        setattr(t, name, getattr(t, name))
+    except AttributeError:
+        return False
+    except Exception:  # noqa: BLE001 - writable, but not with its own value
+        pass
+    return True
+
+
+def _setter(name):
+    def set_attr(self, value):
+        setattr(self, name, value)
+    set_attr.__name__ = name
+    return set_attr
+
+
+def _forward(name):
+    def forward(*args, **kwargs):
+        return MODULES[name]()(*args, **kwargs)
+    return forward
+
+
+# ---------------------------------------------------------------- calling
+
+
+class Sweep:
+    def __init__(self, progress_path):
+        self.progress = os.open(progress_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        self.calls = 0
+        self.findings = []
+        self.slowest = (0.0, "")
+        self.threads = mt.get_num_threads()
+
+    def note(self, text):
+        """Where we are, written before each call (a crash leaves it)."""
+        data = text.encode("utf-8", "replace")[:4000].ljust(4096)
+        os.pwrite(self.progress, data, 0)
+
+    def call(self, target, desc, make_args, disable=False):
+        """Calls target with make_args() -> (args, kwargs); 'ok', the
+        exception's type name, or None when the arguments could not be made."""
+        self.note(desc)
+        try:
+            args, kwargs = make_args()
+        except Exception:
+            return None
+        self.calls += 1
+        target.calls += 1
+        self.last_error = None
+        t0 = time.perf_counter()
+        try:
+            if disable:
+                with _C.DisableTorchFunction():
+                    target.func(*args, **kwargs)
+            else:
+                target.func(*args, **kwargs)
+            out = "ok"
+        except SystemError as e:
+            out = "SystemError"
+            self.findings.append(f"SystemError: {desc}: {e}")
+        except Exception as e:  # noqa: BLE001 - any clean exception passes
+            out = type(e).__name__
+            self.last_error = e
+        except BaseException as e:  # noqa: BLE001
+            out = type(e).__name__
+            self.findings.append(f"{out} (not an Exception): {desc}: {e}")
+        dt = time.perf_counter() - t0
+        if dt > self.slowest[0]:
+            self.slowest = (dt, desc)
+        if dt > SLOW_CALL_S:
+            self.findings.append(f"slow call ({dt:.1f} s): {desc}")
+        return out
+
+    def restore(self):
+        """Undo what a swept call may have changed in global state."""
+        mt.set_default_dtype(mt.float32)
+        mt.set_grad_enabled(True)
+        mt.set_num_threads(self.threads)
+        mt.set_printoptions(profile="default")
+        while _C._len_torch_function_stack():
+            _C._pop_torch_function_stack()
+
+
+def _construct(target):
+    args, kwargs = _baseline_args(target)
+    return target.func(*args, **kwargs)
+
+
+def _baseline_args(target):
+    if "*" in target.baseline:
+        return target.baseline["*"]()
+    return _args_from(target, target.baseline)
+
+
+def _args_from(target, values):
+    """(args, kwargs) from {param: factory}: positional params in order while
+    they are given, the rest by keyword."""
+    args, kwargs = [], {}
+    positional = True
+    for name, _, kwonly, required, pos in target.params:
+        if name not in values:
+            positional = False
+            continue
+        v = values[name]()
+        if positional and pos:
+            args.append(v)
+        else:
+            positional = False
+            kwargs[name] = v
+    return args, kwargs
+
+
+def _find_baseline(sweep, target, rows_hit):
+    """The first profile's arguments that run the target (and, for a row,
+    reach that row), preferring ones that return."""
+    if target.key.split(" ")[0] in BASELINES or target.key in BASELINES:
+        make = BASELINES.get(target.key.split(" ")[0]) or BASELINES[target.key]
+        target.baseline = {"*": make}
+        out = sweep.call(target, f"{target.key} baseline", make)
+        target.baseline_ok = out == "ok"
+        return
+    fallback = None
+    # the required parameters; then, for an overload told apart by an optional
+    # one (var(..., correction=), conv2d(..., padding='same')), each optional one
+    optional = [None] + [p[0] for p in target.params if not p[3]]
+    for extra in optional:
+        for prof in PROFILES:
+            values = {name: prof.value(name, type_text or _guess_type(name))
+                      for name, type_text, kwonly, required, pos in target.params
+                      if required or name == extra}
+            before = rows_hit(target.row) if target.row is not None else 0
+            out = sweep.call(target, f"{target.key} baseline profile {prof.name} {extra}",
+                             lambda: _args_from(target, values))
+            if VERBOSE > 1:
+                print(target.key, prof.name, extra, out, sweep.last_error, file=sys.stderr)
+            reached = target.row is None or rows_hit(target.row) > before
+            if out == "ok" and reached:
+                target.baseline, target.baseline_ok = values, True
+                return
+            if fallback is None and reached and out is not None and out != "TypeError":
+                fallback = values
+        if fallback is not None:
+            target.baseline = fallback
+            return
+    if target.key in ALWAYS_RAISE:
+        target.baseline = {p[0]: PROFILES[0].value(p[0], p[1] or _guess_type(p[0]))
+                           for p in target.params if p[3]}
+
+
+def _guess_type(name):
+    """A Python function's parameter type, from its name."""
+    if name in ("input", "x", "tensor", "self", "other", "target", "weight", "bias", "mask",
+                "index", "src", "source", "end", "tensors", "A", "B", "x1", "x2", "input1",
+                "input2", "var", "log_input", "mat", "vec", "values", "elements",
+                "test_elements", "boundaries", "sorted_sequence", "positive", "negative",
+                "anchor", "y", "a", "b", "indices", "obj"):
+        return "Tensor[]" if name == "tensors" else "Tensor"
+    if name in ("in_features", "out_features", "num_features", "padding", "output_size",
+                "embedding_dim", "in_channels", "out_channels", "input_size", "hidden_size"):
+        return "int"
+    if name in ("dim", "dims", "n", "k", "offset", "diagonal", "sections", "step",
+                "indices_or_sections", "num_classes", "size", "dim0", "dim1", "row", "col",
+                "num_groups", "groups", "padding_idx", "upscale_factor", "ignore_index"):
+        return "int"
+    if name in ("shape", "shapes", "output_size", "kernel_size", "normalized_shape",
+                "stride", "pad"):
+        return "int[]"
+    if name in ("p", "q", "lr", "eps", "alpha", "beta", "margin", "value", "lambd",
+                "min_val", "max_val", "threshold", "negative_slope", "momentum", "gamma",
+                "weight_decay", "max_lr", "delta", "min", "max"):
+        return "float"
+    if name in ("dtype",):
+        return "dtype"
+    if name in ("equation", "mode", "reduction", "indexing", "f", "profile", "interpolation"):
+        return "str"
+    return "Tensor"
+
+
+def _sweep_target(sweep, target):
+    """Every pool value in every parameter position, the others at baseline."""
+    pool = POOL
+    if "*" in target.baseline:
+        make = target.baseline["*"]
+        nargs = len(make()[0])
+        for i in range(nargs):
+            for label, factory in pool:
+                def args(i=i, factory=factory):
+                    a, kw = make()
+                    a = list(a)
+                    a[i] = factory()
+                    return a, kw
+                sweep.call(target, f"{target.key}: arg {i} = {label}", args)
+        return
+    for name, type_text, kwonly, required, pos in target.params:
+        for label, factory in pool:
+            values = dict(target.baseline)
+            values[name] = factory
+            desc = f"{target.key}: {name} = {label}"
+            sweep.call(target, desc, lambda: _args_from(target, values))
+            if label == "Duck()" or label == "[Duck()]":
+                sweep.call(target, desc + " under DisableTorchFunction",
+                           lambda: _args_from(target, values), disable=True)
+    base = target.baseline
+    sweep.call(target, f"{target.key}: one positional argument too many",
+               lambda: (_args_from(target, base)[0] + [1] * (len(target.params) + 1),
+                        _args_from(target, base)[1]))
+    sweep.call(target, f"{target.key}: unknown keyword",
+               lambda: (_args_from(target, base)[0],
+                        dict(_args_from(target, base)[1], fuzz_unknown=1)))
+
+
+POOL = _pool()
+MODULES = {}
+
+
+def run(summary_path, progress_path):
+    warnings.simplefilter("ignore")
+    np.random.seed(SEED)
+    mt.manual_seed(SEED)
+    sweep = Sweep(progress_path)
+    rows = _C._op_rows()
+    row_targets = _row_targets(rows)
+    fn_targets = _function_targets()
+
+    def rows_hit(r):
+        return _C._op_rows()[r][4]
+
+    t0 = time.perf_counter()
+    for n, target in enumerate(row_targets + fn_targets):
+        # a target that hangs ends the run; the progress file names its call
+        faulthandler.dump_traceback_later(TARGET_TIMEOUT_S, exit=True)
+        if VERBOSE:
+            print(f"{n} {time.perf_counter() - t0:.1f} {sweep.calls} {target.key}",
+                  file=sys.stderr, flush=True)
+        if ONLY and ONLY not in target.key:
+            continue
+        if target.key.endswith(".forward") and target.key[3:-8] not in MODULES:
+            continue  # its constructor had no working baseline
+        _find_baseline(sweep, target, rows_hit)
+        if target.baseline_ok and target.key.startswith("nn.") and "." not in target.key[3:]:
+            MODULES[target.key[3:]] = functools.partial(_construct, target)
+        if target.baseline is not None:
+            _sweep_target(sweep, target)
+        sweep.restore()
+        gc.collect(0)
+    faulthandler.cancel_dump_traceback_later()
+    published = [r for r, row in enumerate(rows) if row[2]]
+    runs = [row[4] for row in _C._op_rows()]
+    summary = {
+        "rows": len(rows),
+        "published_rows": len(published),
+        "rows_reached": sum(1 for r in published if runs[r]),
+        "rows_unreached": [rows[r][0] for r in published if not runs[r]],
+        "row_targets": len(row_targets),
+        "functions": len(fn_targets),
+        "functions_uncovered": [t.key for t in fn_targets
+                                if not t.baseline_ok and t.key not in ALWAYS_RAISE],
+        "rows_without_baseline": [t.key for t in row_targets if t.baseline is None],
+        "calls": sweep.calls,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "slowest": [round(sweep.slowest[0], 2), sweep.slowest[1]],
+        "findings": sweep.findings,
+    }
+    with open(summary_path, "w") as f:
+        json.dump(summary, f, indent=1)
+
+
+if __name__ == "__main__":
+    run(sys.argv[1], sys.argv[2])
