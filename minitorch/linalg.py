@@ -4,7 +4,7 @@ import math
 import numbers
 
 from . import _C
-from .overrides import overridable
+from .overrides import overridable as _overridable
 
 _mt = _C._functions
 
@@ -41,7 +41,7 @@ def _scalar_name(d):
             "float64": "Double"}[str(d).split(".")[-1]]
 
 
-@overridable
+@_overridable
 def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
     """Computes a vector norm over dim (all elements when None): sum(|x|^ord)^(1/ord),
     max |x| for inf, min |x| for -inf, the count of non-zeros for 0."""
@@ -66,7 +66,7 @@ def _squeeze_dims(t, dims):
     return t
 
 
-@overridable
+@_overridable
 def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Computes a matrix norm over the two dims in dim: 'fro', or the max/min absolute
     column (ord=1/-1) or row (ord=inf/-inf) sum. 'nuc' and 2/-2 need an SVD, which
@@ -99,7 +99,7 @@ def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=No
     return r if keepdim else _squeeze_dims(r, [d0, d1])
 
 
-@overridable
+@_overridable
 def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""

@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 
 import minitorch
 from .. import _C
-from ..overrides import overridable
+from ..overrides import overridable as _overridable
 
 globals().update(_C._nn_functions)
 
@@ -21,7 +21,7 @@ Tensor = minitorch.Tensor
 
 # ---- linear -----------------------------------------------------------------------
 
-@overridable
+@_overridable
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Optional[Tensor] = None) -> Tensor:
     """Applies a bilinear transformation: y = x1^T A x2 + b."""
@@ -50,7 +50,7 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-@overridable
+@_overridable
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Randomly zeroes elements of the input with probability p (from the global
@@ -82,7 +82,7 @@ class _ScaleGrad(minitorch.autograd.Function):
         return grad * scale, None
 
 
-@overridable
+@_overridable
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -136,7 +136,7 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
     return t.reshape(*([1, t.numel()] + [1] * (ndim - 2)))
 
 
-@overridable
+@_overridable
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -175,7 +175,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     return out
 
 
-@overridable
+@_overridable
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Applies Layer Normalization over the last len(normalized_shape) dimensions."""
@@ -199,7 +199,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
     return out
 
 
-@overridable
+@_overridable
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Applies Group Normalization over groups of channels."""
@@ -278,7 +278,7 @@ def _difference_loss(of_diff, input, target, size_average, reduce, reduction, we
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Measures the element-wise mean squared error."""
@@ -286,14 +286,14 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                             weight)
 
 
-@overridable
+@_overridable
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Measures the element-wise mean absolute error."""
     return _difference_loss(Tensor.abs, input, target, size_average, reduce, reduction, weight)
 
 
-@overridable
+@_overridable
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Squared term below beta, L1 term above it."""
@@ -310,7 +310,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
                delta: float = 1.0, weight: Optional[Tensor] = None) -> Tensor:
     """Squared term below delta, delta-scaled L1 term above it."""
@@ -366,7 +366,7 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     return out.reshape(target.shape) if reduction == "none" else out
 
 
-@overridable
+@_overridable
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
              size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean") -> Tensor:
@@ -375,7 +375,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
     return _nll(input, target, weight, ignore_index, reduction)
 
 
-@overridable
+@_overridable
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
@@ -447,7 +447,7 @@ class _BinaryCrossEntropy(minitorch.autograd.Function):
         return grad_input, grad_target
 
 
-@overridable
+@_overridable
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Binary cross entropy between probabilities and targets (log clamped at -100)."""
@@ -465,7 +465,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Optional[Tensor] = None, size_average=None,
                                      reduce=None, reduction: str = "mean",
@@ -489,7 +489,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """The Kullback-Leibler divergence loss; input holds log-probabilities."""

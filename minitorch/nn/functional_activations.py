@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 import minitorch
-from ..overrides import overridable
+from ..overrides import overridable as _overridable
 from .functional import softmax, softplus
 
 Tensor = minitorch.Tensor
@@ -26,27 +26,27 @@ def _out(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     return input.copy_(out) if inplace else out
 
 
-@overridable
+@_overridable
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     return _out(input, minitorch.where(input > 0, input, alpha * input.expm1()), inplace)
 
 
-@overridable
+@_overridable
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
     out = _SELU_SCALE * minitorch.where(input > 0, input, _SELU_ALPHA * input.expm1())
     return _out(input, out, inplace)
 
 
-@overridable
+@_overridable
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     out = minitorch.where(input > 0, input, alpha * (input / alpha).expm1())
     return _out(input, out, inplace)
 
 
-@overridable
+@_overridable
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """x clamped to [min_val, max_val]; the gradient is 0 at the bounds, as torch's."""
@@ -57,20 +57,20 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     return _out(input, out, inplace)
 
 
-@overridable
+@_overridable
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(0, x), 6)."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-@overridable
+@_overridable
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """0 below -3, 1 above 3, x / 6 + 1 / 2 between."""
     out = minitorch.where(input <= -3, 0.0, minitorch.where(input >= 3, 1.0, input / 6 + 0.5))
     return _out(input, out, inplace)
 
 
-@overridable
+@_overridable
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * hardsigmoid(x)."""
     out = minitorch.where(input <= -3, 0.0,
@@ -78,25 +78,25 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _out(input, out, inplace)
 
 
-@overridable
+@_overridable
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     return _out(input, input * softplus(input).tanh(), inplace)
 
 
-@overridable
+@_overridable
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), as -softplus(-x) so it stays finite."""
     return -softplus(-input)
 
 
-@overridable
+@_overridable
 def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|)."""
     return input / (1 + input.abs())
 
 
-@overridable
+@_overridable
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     if lambd < 0:
@@ -105,25 +105,25 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
                            minitorch.where(input < -lambd, input + lambd, 0.0))
 
 
-@overridable
+@_overridable
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, else 0."""
     return minitorch.where((input > lambd) | (input < -lambd), input, 0.0)
 
 
-@overridable
+@_overridable
 def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x)."""
     return input - input.tanh()
 
 
-@overridable
+@_overridable
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     return _out(input, minitorch.where(input > threshold, input, value), inplace)
 
 
-@overridable
+@_overridable
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b) for the two halves a, b of input along dim."""
     if input.dim() == 0:
@@ -136,14 +136,14 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
-@overridable
+@_overridable
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax(-x) along dim."""
     return softmax(-input, dim, dtype=dtype)
 
 
-@overridable
+@_overridable
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Optional[Tensor] = None) -> Tensor:
     """x / max(||x||_p along dim, eps)."""
@@ -153,7 +153,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     return minitorch.div(input, norm, out=out)
 
 
-@overridable
+@_overridable
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """The cosine of the angle between x1 and x2 along dim (broadcast), each
     norm held at least eps."""
@@ -163,7 +163,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
-@overridable
+@_overridable
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim."""

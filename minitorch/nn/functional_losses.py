@@ -7,7 +7,7 @@ import math
 from typing import Optional, Union
 
 import minitorch
-from ..overrides import overridable
+from ..overrides import overridable as _overridable
 from .functional import _check_reduction, _legacy_reduction, _reduce, _torch_size
 from .functional_activations import logsigmoid, pairwise_distance
 
@@ -28,7 +28,7 @@ def _reduce_strict(loss: Tensor, reduction: str) -> Tensor:
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (input1 - input2) + margin): target 1 ranks input1 higher."""
@@ -41,7 +41,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
-@overridable
+@_overridable
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where target is -1."""
@@ -53,7 +53,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """The two-class logistic loss log(1 + exp(-target * input))."""
@@ -62,7 +62,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     return _reduce((-target * input).exp().log1p(), reduction)
 
 
-@overridable
+@_overridable
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                                 size_average=None, reduce=None,
                                 reduction: str = "mean") -> Tensor:
@@ -75,7 +75,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[
     return _reduce_strict(loss.sum(class_dim) / input.shape[class_dim], reduction)
 
 
-@overridable
+@_overridable
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
@@ -96,7 +96,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Optional[Tensor] = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
@@ -133,7 +133,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss if input.dim() == 2 else loss.reshape(target.shape), reduction)
 
 
-@overridable
+@_overridable
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
@@ -154,7 +154,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
 
 
-@overridable
+@_overridable
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
@@ -172,7 +172,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
-@overridable
+@_overridable
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float],
                       full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:

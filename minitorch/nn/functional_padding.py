@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import minitorch
 from .. import _C
-from ..overrides import overridable
+from ..overrides import overridable as _overridable
 
 Tensor = minitorch.Tensor
 
@@ -52,7 +52,7 @@ def _check_border(input: Tensor, mode: str, pairs: Sequence[Sequence[int]]) -> N
             raise RuntimeError("Padding value causes wrapping around more than once.")
 
 
-@overridable
+@_overridable
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: Optional[float] = None) -> Tensor:
     """Pads the last len(pad) // 2 dimensions of input, the last dimension first:

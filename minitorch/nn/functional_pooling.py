@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import minitorch
-from ..overrides import overridable
+from ..overrides import overridable as _overridable
 from .functional import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
 Tensor = minitorch.Tensor
@@ -29,7 +29,7 @@ def _check_rank(input: Tensor, name: str) -> None:
                            f"tensor for argument #1 'self' (while checking arguments for {name})")
 
 
-@overridable
+@_overridable
 def max_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = None,
                padding: _Size1 = 0, dilation: _Size1 = 1, ceil_mode: bool = False,
                return_indices: bool = False):
@@ -45,7 +45,7 @@ def max_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = No
     return out.squeeze(-2)
 
 
-@overridable
+@_overridable
 def avg_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = None,
                padding: _Size1 = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
@@ -56,7 +56,7 @@ def avg_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = No
                       (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
 
 
-@overridable
+@_overridable
 def adaptive_avg_pool1d(input: Tensor, output_size: _Size1) -> Tensor:
     """Mean over output_size nearly equal windows of the last dimension."""
     if isinstance(output_size, (tuple, list)) and len(output_size) != 1:

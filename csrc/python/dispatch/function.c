@@ -128,8 +128,11 @@ unsigned long mtpy_row_runs[MT_OP_COUNT];
 PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
 {
     mt_result r;
-    mtpy_row_runs[f->rows[c->a.overload]->id]++;
-    if (mt_op_run(f->rows[c->a.overload], &c->a, &r) < 0)
+    const mt_op *op = f->rows[c->a.overload];
+    /* built-in rows only: custom ops (ops/custom.c) have ids past the table */
+    if (op->id < MT_OP_COUNT)
+        mtpy_row_runs[op->id]++;
+    if (mt_op_run(op, &c->a, &r) < 0)
         return mtpy_raise();
     return mtpy_result_object(&r);
 }
