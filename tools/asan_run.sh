@@ -2,8 +2,9 @@
 # Builds minitorch._C with AddressSanitizer + UBSan into build/asan-lib (the in-place
 # build is left alone) and runs tests against it. Any sanitizer report fails the run.
 #
-#   tools/asan_run.sh                      # the fuzz sweep, core, kernel, autograd and nn
-#                                          # test files (what .ci/run runs)
+#   tools/asan_run.sh                      # the fuzz sweep, hostile-input, overlap, core,
+#                                          # kernel, autograd, func and nn test files
+#                                          # (what .ci/run runs)
 #   tools/asan_run.sh tests/test_foo.py -k bar
 #
 # max_allocation_size_mb: a size the sweep asks for by mistake fails as MemoryError instead
@@ -27,9 +28,12 @@ MINITORCH_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-temp build/asan-tem
     --build-lib "$LIB" -j"$(nproc)" 2>&1 | grep -E "error|warning:" || true
 
 if [ "$#" -eq 0 ]; then
-    set -- tests/test_fuzz_sweep.py tests/test_tensor_*.py tests/test_parser.py tests/test_torch_function.py \
-        tests/test_kernels_*.py tests/test_autograd_*.py tests/test_gradcheck.py \
-        tests/test_nn_*.py tests/test_optim.py
+    set -- tests/test_fuzz_sweep.py tests/test_fuzz_findings.py tests/test_hostile_input.py \
+        tests/test_overlap.py tests/test_unlocked_lifetime.py tests/test_serialization.py \
+        tests/test_tensor_*.py tests/test_parser.py tests/test_torch_function*.py \
+        tests/test_overrides_*.py tests/test_kernels_*.py tests/test_autograd_*.py \
+        tests/test_gradcheck*.py tests/test_checkpoint.py tests/test_func_*.py \
+        tests/test_library.py tests/test_nn_*.py tests/test_optim.py
 fi
 ARGS=()
 for a in "$@"; do
