@@ -9,15 +9,16 @@
 #include <structmember.h>
 
 /* Parses the call and runs it, unless Python handlers must see it: then
- * *pending gets the operands to dispatch on. Out of line, so that the parsed
+ * pending gets the operands to dispatch on. Out of line, so that the parsed
  * call (several KiB) is off the stack before a handler runs: a handler that
  * calls back into minitorch costs each level of its recursion a small frame. */
 static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject *const *args,
                                             Py_ssize_t nargs, PyObject *kwnames,
-                                            PyObject **pending)
+                                            mt_pending *pending)
 {
     mtpy_call c;
     PyObject *r;
+    pending->dispatch = false;
     if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
         return NULL;
     if (c.noverloaded || mt_mode_active())
@@ -107,11 +108,11 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     if (f->python_level &&
         unparsed_call_dispatches(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
         return dispatch_unparsed(self, args, nargs, kwnames);
-    PyObject *pending = NULL;
+    mt_pending pending;
     PyObject *r = parse_and_run(f, args, nargs, kwnames, &pending);
-    if (pending) {
-        r = mt_dispatch_handlers(self, pending, args, nargs, kwnames);
-        Py_DECREF(pending);
+    if (pending.dispatch) {
+        r = mt_dispatch_handlers(self, &pending, args, nargs, kwnames);
+        mt_pending_release(&pending);
     }
     /* Python tries the reflected operator when the other operand does not
      * fit; a self that is no tensor is the caller's error */
@@ -499,42 +500,40 @@ static int warn_plain_method(PyTypeObject *tp)
                         1);
 }
 
-/* Bytes of C stack this thread has left. Handlers that call back into
- * minitorch recurse through C frames whose size Python's recursion limit
- * does not see, so a thread with a small stack (threading.stack_size) would
- * overflow before reaching the limit. */
-static size_t stack_left(size_t *reserve)
+/* Whether this thread is near the end of its C stack. Handlers that call
+ * back into minitorch recurse through C frames whose size Python's recursion
+ * limit does not see, so a thread with a small stack (threading.stack_size)
+ * would overflow before reaching the limit. The bound leaves room for the
+ * handler's own Python and C frames: an eighth of the stack, at most 256 KiB. */
+static bool stack_nearly_full(void)
 {
 #if defined(__GLIBC__)
-    static _Thread_local char *floor;
-    static _Thread_local size_t size;
+    /* initial-exec: read without a call into the dynamic linker */
+    static _Thread_local char *bound __attribute__((tls_model("initial-exec")));
     char here;
-    if (!floor) {
+    if (!bound) {
         pthread_attr_t attr;
         void *addr = NULL;
+        size_t size = 0;
         if (pthread_getattr_np(pthread_self(), &attr) == 0) {
             if (pthread_attr_getstack(&attr, &addr, &size) != 0)
                 addr = NULL;
             pthread_attr_destroy(&attr);
         }
         if (!addr)
-            return SIZE_MAX;
-        floor = addr;
+            return false;
+        bound = (char *)addr + (size / 8 < 256 * 1024 ? size / 8 : 256 * 1024);
     }
-    /* room for the handler's own Python and C frames */
-    *reserve = size / 8 < 256 * 1024 ? size / 8 : 256 * 1024;
-    return (size_t)(&here - floor);
+    return &here < bound;
 #else
-    *reserve = 0;
-    return SIZE_MAX;
+    return false;
 #endif
 }
 
 static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types,
                               PyObject *args, PyObject *kwargs)
 {
-    size_t reserve;
-    if (stack_left(&reserve) < reserve) {
+    if (stack_nearly_full()) {
         PyErr_SetString(PyExc_RecursionError,
                         "maximum recursion depth exceeded in __torch_function__ (C stack)");
         return NULL;
@@ -615,12 +614,12 @@ static bool subclass_of_all_overloaded(PyTypeObject *cls, const mtpy_call *a)
     return true;
 }
 
-PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *a, PyObject **pending)
+PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *a, mt_pending *pending)
 {
     /* Every operand a Tensor subclass with Tensor's own handler: do what that
      * handler does, in C, without calling into Python. */
     bool all_default = a->ncustom == 0 && !mt_mode_active();
-    *pending = NULL;
+    pending->dispatch = false;
     if (all_default) {
         for (int i = 0; i < a->noverloaded; i++) {
             PyTypeObject *cls = Py_TYPE(a->overloaded[i]);
@@ -641,18 +640,31 @@ PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *a, PyOb
         Py_XDECREF(types);
         return r;
     }
-    PyObject *operands = PyTuple_New(a->noverloaded);
-    for (int i = 0; operands && i < a->noverloaded; i++)
-        PyTuple_SET_ITEM(operands, i, Py_NewRef(a->overloaded[i]));
-    *pending = operands;
+    int n = a->noverloaded;
+    pending->ops = n <= MT_INLINE_OVERLOADED ? pending->inline_ops
+                                             : PyMem_Malloc(sizeof(PyObject *) * n);
+    if (!pending->ops)
+        return PyErr_NoMemory();
+    for (int i = 0; i < n; i++)
+        pending->ops[i] = Py_NewRef(a->overloaded[i]);
+    pending->n = n;
+    pending->dispatch = true;
     return NULL;
 }
 
-PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *const *argv,
+void mt_pending_release(mt_pending *pending)
+{
+    for (int i = 0; i < pending->n; i++)
+        Py_DECREF(pending->ops[i]);
+    if (pending->ops != pending->inline_ops)
+        PyMem_Free(pending->ops);
+}
+
+PyObject *mt_dispatch_handlers(PyObject *func, const mt_pending *pending, PyObject *const *argv,
                                Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *const *overloaded = &PyTuple_GET_ITEM(operands, 0);
-    int n = (int)PyTuple_GET_SIZE(operands);
+    PyObject *const *overloaded = pending->ops;
+    int n = pending->n;
     PyObject *types = types_tuple(overloaded, n);
     PyObject *args = PyTuple_New(nargs);
     PyObject *kwargs = NULL;
@@ -679,12 +691,12 @@ done:
 
 PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *a)
 {
-    PyObject *pending;
+    mt_pending pending;
     PyObject *r = mt_dispatch_in_c(func, impl, a, &pending);
-    if (!pending)
+    if (!pending.dispatch)
         return r;
-    r = mt_dispatch_handlers(func, pending, a->args, a->nargs, a->kwnames);
-    Py_DECREF(pending);
+    r = mt_dispatch_handlers(func, &pending, a->args, a->nargs, a->kwnames);
+    mt_pending_release(&pending);
     return r;
 }
 

@@ -58,14 +58,24 @@ int mt_kwargs_dict(PyObject *kwargs, PyObject **out);
  * operands; the call runs in C when every operand uses Tensor's default
  * (impl, for callers that are not op-table functions). */
 PyObject *mt_dispatch(PyObject *func, mtpy_impl_fn impl, mtpy_call *c);
+/* The operands a call dispatches on, kept (new references, inline when few)
+ * after its parsed state is gone. */
+typedef struct {
+    bool dispatch; /* Python handlers (or a mode) must see the call */
+    int n;
+    PyObject **ops;
+    PyObject *inline_ops[MT_INLINE_OVERLOADED];
+} mt_pending;
+
 /* mt_dispatch in two halves, so the parsed call can be dropped before any
  * handler runs. The first runs the call in C when no Python handler needs to
- * see it; otherwise it returns NULL with *pending a new tuple of the operands
- * to dispatch on (NULL with *pending NULL is an error). The second calls the
- * handlers with the call's original arguments. */
-PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *c, PyObject **pending);
-PyObject *mt_dispatch_handlers(PyObject *func, PyObject *operands, PyObject *const *args,
+ * see it; otherwise it returns NULL with pending->dispatch set and the
+ * operands in pending (NULL without dispatch is an error). The second calls
+ * the handlers with the call's original arguments; then release pending. */
+PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *c, mt_pending *pending);
+PyObject *mt_dispatch_handlers(PyObject *func, const mt_pending *pending, PyObject *const *args,
                                Py_ssize_t nargs, PyObject *kwnames);
+void mt_pending_release(mt_pending *pending);
 /* Dispatch for Python-level callers: overloaded is a sequence of operands;
  * handlers get kwargs as a dict (empty for NULL), as torch's
  * handle_torch_function passes it. */

@@ -390,21 +390,21 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             PyErr_SetString(PyExc_RuntimeError, "minitorch: too many tensors in a list");
             return CONV_ERROR;
         }
-        /* The tensors are read once, into a tuple the call owns until it is
-         * released: Python code run while later arguments are converted
-         * (an __index__) may empty the list the caller gave. */
-        PyObject *seq = PyList_Check(o) ? PyList_AsTuple(o) : Py_NewRef(o);
-        if (!seq)
-            return CONV_ERROR;
-        mt_tensor **ts = PyMem_Calloc(n ? (size_t)n : 1, sizeof(mt_tensor *));
+        /* The tensors are read once, and the call holds a reference to each
+         * item until it is released: Python code run while later arguments
+         * are converted (an __index__) may empty the list the caller gave.
+         * The references sit after the n tensor pointers. */
+        mt_tensor **ts = PyMem_Calloc(n ? 2 * (size_t)n : 1, sizeof(void *));
         if (!ts) {
-            Py_DECREF(seq);
             PyErr_NoMemory();
             return CONV_ERROR;
         }
-        v->obj = seq;
+        PyObject **items = (PyObject **)(ts + n);
+        memcpy(items, PySequence_Fast_ITEMS(o), sizeof(PyObject *) * n);
+        for (Py_ssize_t k = 0; k < n; k++)
+            Py_INCREF(items[k]);
         v->tensors = ts;
-        PyObject **items = PySequence_Fast_ITEMS(seq);
+        v->nints = (int)n;
         for (Py_ssize_t k = 0; k < n; k++) {
             if (MTPy_Check(items[k])) {
                 ts[k] = MTPy_T(items[k]);
@@ -418,7 +418,6 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             bad_element(det, k, items[k]);
             return CONV_BAD_TYPE;
         }
-        v->nints = (int)n;
         return CONV_OK;
     }
     case MT_ARG_INT:
@@ -789,9 +788,12 @@ void mtpy_call_release(mtpy_call *c)
     const mt_signature *s = c->a.sig;
     for (int i = 0; s && i < s->nparams; i++)
         if (s->params[i].type == MT_ARG_TENSOR_LIST && c->a.v[i].tensors) {
-            PyMem_Free(c->a.v[i].tensors);
-            c->a.v[i].tensors = NULL;
-            Py_CLEAR(c->a.v[i].obj); /* the tuple convert() read the list into */
+            mt_value *v = &c->a.v[i];
+            PyObject **items = (PyObject **)(v->tensors + v->nints);
+            for (int k = 0; k < v->nints; k++)
+                Py_DECREF(items[k]);
+            PyMem_Free(v->tensors);
+            v->tensors = NULL;
         }
     mtpy_call_release_overloaded(c);
 }
