@@ -78,7 +78,6 @@ def _compare(result, expected, output_idx, forward):
 def batched_grad_check(inputs, output, output_idx):
     """vmap(vjp) over two cotangents against one vjp per cotangent."""
     from . import grad
-    from ..func import vmap
     diff = [x for x in inputs if _is_diff_tensor(x)]
 
     def vjp(v):
@@ -86,21 +85,26 @@ def batched_grad_check(inputs, output, output_idx):
         return tuple(g if g is not None else _F["zeros"]((), dtype=x.dtype).expand(x.shape)
                      for g, x in zip(grads, diff))
 
-    cotangents = [_F["randn_like"](output) for _ in range(2)]
-    expected = [_F["stack"](list(shards)) for shards in zip(*[vjp(v) for v in cotangents])]
-    try:
-        result = vmap(vjp)(_F["stack"](cotangents))
-    except RuntimeError as ex:
-        raise _error()(f"While computing batched gradients, got: {ex}\n\n"
-                       f"{FAILED_BATCHED_GRAD_MSG}") from ex
-    _compare(result, expected, output_idx, forward=False)
+    _against_loop(vjp, [_F["randn_like"](output) for _ in range(2)], output_idx, forward=False)
     return True
+
+
+def _against_loop(fn, vectors, idx, forward):
+    """vmap(fn) over the stacked vectors against fn on each vector, stacked."""
+    from ..func import vmap
+    expected = [_F["stack"](list(shards)) for shards in zip(*[fn(v) for v in vectors])]
+    try:
+        result = vmap(fn)(_F["stack"](vectors))
+    except RuntimeError as ex:
+        msg = FAILED_BATCHED_GRAD_MSG_FWD_AD if forward else FAILED_BATCHED_GRAD_MSG
+        raise _error()(f"While computing batched gradients, got: {ex}\n\n{msg}") from ex
+    _compare(result, expected, idx, forward=forward)
 
 
 def batched_forward_grad_check(func, inputs):
     """Per differentiable input: vmap(jvp) over two tangents against one jvp
     per tangent (the other inputs held constant)."""
-    from ..func import jvp, vmap
+    from ..func import jvp
     from .gradcheck import _as_tuple
     for input_idx, current in enumerate(inputs):
         if not _is_diff_tensor(current) or not current.dtype.is_floating_point:
@@ -114,12 +118,6 @@ def batched_forward_grad_check(func, inputs):
         def push(tangent):
             return jvp(only_current, (current.detach(),), (tangent,))[1]
 
-        tangents = [_F["randn_like"](current) for _ in range(2)]
-        expected = [_F["stack"](list(shards)) for shards in zip(*[push(t) for t in tangents])]
-        try:
-            result = vmap(push)(_F["stack"](tangents))
-        except RuntimeError as ex:
-            raise _error()(f"While computing batched gradients, got: {ex}\n\n"
-                           f"{FAILED_BATCHED_GRAD_MSG_FWD_AD}") from ex
-        _compare(result, expected, input_idx, forward=True)
+        _against_loop(push, [_F["randn_like"](current) for _ in range(2)], input_idx,
+                      forward=True)
     return True
