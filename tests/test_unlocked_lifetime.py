@@ -80,7 +80,7 @@ def test_binary_and_out_target():
     # it (its values are then the replacement's: only memory safety to check)
     results, made = race({"x": x, "o": o}, lambda: mt.add(x, y, out=o),
                          {"x": const(N), "o": lambda i: mt.empty(N)})
-    assert made > 0 and len(results) == ROUNDS
+    assert made > 0 and len(results) >= ROUNDS
 
 
 def test_sizes_changing_under_reductions():

@@ -394,9 +394,13 @@ int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
         return -1;
     }
     a->derivative = NULL;
-    const mt_args *outer = mt_running_call_enter(a);
+    mt_running_call running;
+    if (mt_running_call_enter(&running, a) < 0) {
+        mt_xrelease(st.old_self);
+        return -1;
+    }
     int rc = op->impl(a, r);
-    mt_running_call_leave(outer);
+    mt_running_call_leave(&running);
     if (a->derivative)
         kind = a->derivative;
     if (rc == 0 && st.forward)

@@ -9,17 +9,6 @@
 
 static _Thread_local const mt_args *running;
 
-const mt_args *mt_running_call_enter(const mt_args *a)
-{
-    const mt_args *outer = running;
-    running = a;
-    return outer;
-}
-
-void mt_running_call_leave(const mt_args *outer)
-{
-    running = outer;
-}
 
 typedef struct {
     void *host_token;
@@ -38,12 +27,51 @@ static int count_tensors(const mt_args *a)
     return n;
 }
 
-static void pin(unlock_token *tok, mt_tensor *t)
+static void pin(mt_storage **pins, int *n, const mt_tensor *t)
 {
     if (t && t->storage) {
         mt_storage_incref(t->storage);
-        tok->pinned[tok->n++] = t->storage;
+        pins[(*n)++] = t->storage;
     }
+}
+
+/* Pins the storages of a's tensor arguments into pins (room for
+ * count_tensors(a)); how many. */
+static int pin_call(mt_storage **pins, const mt_args *a)
+{
+    int n = 0;
+    for (int p = 0; p < a->sig->nparams; p++) {
+        const mt_value *v = &a->v[p];
+        if (a->sig->params[p].type == MT_ARG_TENSOR)
+            pin(pins, &n, v->t);
+        else if (a->sig->params[p].type == MT_ARG_TENSOR_LIST && v->obj)
+            for (int k = 0; k < v->nints; k++)
+                pin(pins, &n, v->tensors[k]);
+    }
+    return n;
+}
+
+int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
+{
+    int n = count_tensors(a);
+    rc->pins = n <= (int)(sizeof rc->inline_pins / sizeof rc->inline_pins[0])
+                   ? rc->inline_pins
+                   : malloc(sizeof(mt_storage *) * (size_t)n);
+    if (!rc->pins)
+        return mt_error(MT_ERR_MEMORY, "out of memory");
+    rc->n = pin_call(rc->pins, a);
+    rc->outer = running;
+    running = a;
+    return 0;
+}
+
+void mt_running_call_leave(mt_running_call *rc)
+{
+    running = rc->outer;
+    for (int i = 0; i < rc->n; i++)
+        mt_storage_decref(rc->pins[i]);
+    if (rc->pins != rc->inline_pins)
+        free(rc->pins);
 }
 
 void *mt_unlock(void)
@@ -55,15 +83,7 @@ void *mt_unlock(void)
     /* without room for the pins the kernel keeps the lock: slower, not unsafe */
     if (!tok)
         return NULL;
-    tok->n = 0;
-    for (int p = 0; running && p < running->sig->nparams; p++) {
-        const mt_value *v = &running->v[p];
-        if (running->sig->params[p].type == MT_ARG_TENSOR)
-            pin(tok, v->t);
-        else if (running->sig->params[p].type == MT_ARG_TENSOR_LIST && v->obj)
-            for (int k = 0; k < v->nints; k++)
-                pin(tok, v->tensors[k]);
-    }
+    tok->n = running ? pin_call(tok->pinned, running) : 0;
     tok->host_token = mt_owner.unlock();
     return tok;
 }

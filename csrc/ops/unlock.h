@@ -10,9 +10,21 @@
 
 #include "args.h"
 
-/* The runner marks the call whose impl runs (returns the enclosing one). */
-const mt_args *mt_running_call_enter(const mt_args *a);
-void mt_running_call_leave(const mt_args *outer);
+/* The runner marks the call whose impl runs, and keeps the storages its
+ * tensor arguments view as the impl starts alive for the whole run: an impl
+ * copies tensor structs early, and allocating its result may run host code
+ * (a garbage collection) that lets another thread replace an argument's
+ * storage before the kernel unlocks. */
+typedef struct {
+    const mt_args *outer;
+    int n;
+    mt_storage **pins;
+    mt_storage *inline_pins[6];
+} mt_running_call;
+
+/* -1 with an mt_error when the pins find no memory. */
+int mt_running_call_enter(mt_running_call *rc, const mt_args *a);
+void mt_running_call_leave(mt_running_call *rc);
 
 /* Brackets long pure-C work inside an impl; touch no host object between
  * the two. The token from mt_unlock goes back to mt_relock. */
