@@ -107,8 +107,8 @@ static const char *numpy_alias(const char *name)
 /* How messages show a type: torch's names, so `Tensor|Scalar` shows as Tensor. */
 static const char *type_text_of(mt_argtype t)
 {
-    for (size_t k = 2; k < NTYPES; k++)
-        if (type_names[k].type == t)
+    for (size_t k = 0; k < NTYPES; k++)
+        if (type_names[k].type == t && !strchr(type_names[k].text, '|'))
             return type_names[k].text;
     return "?";
 }
