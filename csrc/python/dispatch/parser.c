@@ -156,7 +156,9 @@ bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
 {
     PyTypeObject *tp = Py_TYPE(o);
-    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type || MTPy_Check(o))
+    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type ||
+        tp == &PyUnicode_Type || tp == &MTDtype_Type || tp == &PyTuple_Type ||
+        tp == &PyList_Type || MTPy_Check(o))
         return false; /* the common arguments, without a type lookup */
     return mt_collect_overloaded(out, o);
 }
