@@ -3,6 +3,7 @@
     import minitorch as torch
 """
 from . import _C
+from . import _gil  # noqa: F401  (refuses a free-threaded Python with the GIL forced off)
 from ._C import return_types  # noqa: F401
 from ._C import (  # noqa: F401  dtypes and their torch aliases
     Size, dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,

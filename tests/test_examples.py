@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-import minitorch
+from child_env import child_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "examples", "train_digits.py")
@@ -25,13 +25,11 @@ BLOCKING_RUNNER = ("import runpy, sys\n"
 def run_demo(script, *args, cwd, block=()):
     """Runs script as `python script args` from cwd, importing the minitorch
     this test process imported, with the packages in block made missing."""
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(minitorch.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
     cmd = [sys.executable, script, *args]
     if block:
         cmd = [sys.executable, "-c", BLOCKING_RUNNER, ",".join(block), script, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=str(cwd), env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=str(cwd),
+                          env=child_env())
 
 
 def check_training(run, out_dir):

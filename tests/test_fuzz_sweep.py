@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-import minitorch
+from child_env import child_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT_S = 1800  # the normal run takes seconds; an ASan+UBSan one, minutes
@@ -24,9 +24,7 @@ TIMEOUT_S = 1800  # the normal run takes seconds; an ASan+UBSan one, minutes
 @pytest.fixture(scope="module")
 def summary(tmp_path_factory, request):
     work = tmp_path_factory.mktemp("fuzz")  # the cwd: save() may write files there
-    root = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    env = child_env()
     out, progress = work / "summary.json", work / "progress"
     proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fuzz_sweep.py"), str(out),
                              str(progress)], cwd=work, env=env, stdout=subprocess.PIPE,

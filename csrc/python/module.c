@@ -120,11 +120,33 @@ static int add_methods(PyObject *m, PyMethodDef *defs)
     return PyModule_AddFunctions(m, defs);
 }
 
+/* The engine needs the GIL, also on free-threaded CPython (3.13t+), where
+ * this makes loading _C turn the GIL on for the process: the binding's
+ * interpreter-wide state (the node class and custom op dicts, the
+ * warned-types set, the saved-tensor hooks stack, the hook id counter) is
+ * read through borrowed references and updated in check-then-set steps, and
+ * the floors below count graph node references with plain integers and
+ * leave the GIL only inside mt_unlock, for kernels on what the runner pinned.
+ * _C._requires_gil records the declaration for minitorch/_gil.py, which
+ * refuses an interpreter whose GIL was forced off. */
+static int declare_gil_used(PyObject *m)
+{
+#ifdef Py_GIL_DISABLED
+    if (PyUnstable_Module_SetGIL(m, Py_MOD_GIL_USED) < 0)
+        return -1;
+#endif
+    return PyModule_AddObjectRef(m, "_requires_gil", Py_True);
+}
+
 PyMODINIT_FUNC PyInit__C(void)
 {
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
+    if (declare_gil_used(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     mt_blas_locate = mtpy_load_blas;
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
