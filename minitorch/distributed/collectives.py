@@ -1,0 +1,213 @@
+"""The collectives, with torch's signatures: each checks its arguments, stages
+the tensors (buffers.py), starts one nonblocking MPI operation, and returns a
+Work when async_op is set, else waits for it and returns None.
+
+A rank outside `group` returns None at once, as torch's collectives do.
+"""
+from .. import _C
+from ._mpi import mpi
+from .buffers import Staged, raw
+from .launch import (average, check_tensor, check_tensor_list, mpi_op, root_rank, run)
+from .process_group import resolve
+from .reduce_op import ReduceOp
+
+__all__ = ["barrier", "broadcast", "all_reduce", "reduce", "all_gather",
+           "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter"]
+
+_empty = _C._functions["empty"]
+
+
+def _check_same(name: str, expected, tensors) -> None:
+    for i, t in enumerate(tensors):
+        if t.dtype != expected.dtype:
+            raise RuntimeError(f"ProcessGroupMPI::{name}: invalid tensor type at index {i} "
+                               f"(expected {expected.dtype}, got {t.dtype})")
+        if t.shape != expected.shape:
+            raise RuntimeError(f"ProcessGroupMPI::{name}: invalid tensor size at index {i} "
+                               f"(expected {tuple(expected.shape)}, got {tuple(t.shape)})")
+
+
+def _check_count(name: str, tensors, size: int, what: str) -> None:
+    if len(tensors) != size:
+        raise RuntimeError(f"ProcessGroupMPI::{name}: invalid {what} tensor list at index 0 "
+                           f"(expected length {size}, got {len(tensors)})")
+
+
+def barrier(group=None, async_op: bool = False, device_ids=None, timeout=None):
+    """Waits until every rank of the group has entered the barrier."""
+    pg = resolve(group)
+    if pg is None:
+        return None
+    return run("barrier", pg, [pg._comm.Ibarrier()], async_op)
+
+
+def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=None):
+    """Copies `tensor` of rank `src` into `tensor` of every rank of the group."""
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    root = root_rank(pg, "broadcast", src, group_src, "src")
+    buf = Staged(tensor)
+    request = pg._comm.Ibcast(buf.raw(), root=root)
+    return run("broadcast", pg, [request], async_op, buf.write_back, [tensor], keep=buf)
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
+    """Reduces `tensor` over the group with `op`; every rank gets the result in place."""
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    mop = mpi_op(op, tensor.dtype)
+    buf = Staged(tensor, widen=True)
+    request = pg._comm.Iallreduce(mpi().IN_PLACE, buf.typed(), mop)
+
+    def finish():
+        average(buf.tensor, op, pg)
+        buf.write_back()
+    return run("allreduce", pg, [request], async_op, finish, [tensor], keep=buf)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False,
+           group_dst=None):
+    """Reduces `tensor` over the group into `tensor` of rank `dst`; the other ranks'
+    tensors are left as they were."""
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    root = root_rank(pg, "reduce", dst, group_dst, "dst")
+    mop = mpi_op(op, tensor.dtype)
+    buf = Staged(tensor, widen=True)
+    if pg.rank() == root:
+        request = pg._comm.Ireduce(mpi().IN_PLACE, buf.typed(), mop, root=root)
+
+        def finish():
+            average(buf.tensor, op, pg)
+            buf.write_back()
+    else:
+        request = pg._comm.Ireduce(buf.typed(), None, mop, root=root)
+        finish = None
+    return run("reduce", pg, [request], async_op, finish, [tensor], keep=buf)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
+    """Fills tensor_list[i] with `tensor` of group rank i."""
+    check_tensor_list(tensor_list, "tensor_list")
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    _check_count("allgather", tensor_list, pg.size(), "output")
+    _check_same("allgather", tensor, tensor_list)
+    send = Staged(tensor)
+    gathered = _empty((pg.size(),) + tuple(tensor.shape), dtype=tensor.dtype)
+    request = pg._comm.Iallgather(send.raw(), raw(gathered))
+
+    def finish():
+        for i, out in enumerate(tensor_list):
+            out.detach().copy_(gathered[i])
+    return run("allgather", pg, [request], async_op, finish, tensor_list,
+               keep=(send, gathered))
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
+    """Gathers every rank's `input_tensor` into `output_tensor`, concatenated along
+    dim 0 (world_size * n rows) or stacked (world_size, *input.shape)."""
+    check_tensor(output_tensor, "output_tensor")
+    check_tensor(input_tensor, "input_tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    if output_tensor.dtype != input_tensor.dtype:
+        raise RuntimeError("output tensor must have the same type as input tensor")
+    if output_tensor.numel() != input_tensor.numel() * pg.size():
+        raise ValueError("output tensor size must be equal to world_size times input tensor "
+                         "size")
+    send = Staged(input_tensor)
+    out = Staged(output_tensor, copy_in=False)
+    request = pg._comm.Iallgather(send.raw(), out.raw())
+    return run("allgather_into_tensor", pg, [request], async_op, out.write_back,
+               [output_tensor], keep=(send, out))
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
+    """Reduces `input` over the group and gives rank i the i-th of world_size equal
+    blocks of the result (along dim 0 when flat-concatenated)."""
+    check_tensor(output, "output")
+    check_tensor(input, "input")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    if output.dtype != input.dtype:
+        raise RuntimeError("input tensor must be the same type as the output tensor.")
+    if input.numel() != output.numel() * pg.size():
+        raise ValueError("input tensor must be the same size as output size times world size")
+    mop = mpi_op(op, input.dtype)
+    send = Staged(input, widen=True)
+    out = Staged(output, widen=True, copy_in=False)
+    request = pg._comm.Ireduce_scatter_block(send.typed(), out.typed(), mop)
+
+    def finish():
+        average(out.tensor, op, pg)
+        out.write_back()
+    return run("reduce_scatter_tensor", pg, [request], async_op, finish, [output],
+               keep=(send, out))
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False,
+           group_dst=None):
+    """Rank `dst` receives every rank's `tensor` in gather_list (in group rank order)."""
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    root = root_rank(pg, "gather", dst, group_dst, "dst")
+    send = Staged(tensor)
+    if pg.rank() == root:
+        if not gather_list:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+        check_tensor_list(gather_list, "gather_list")
+        _check_count("gather", gather_list, pg.size(), "output")
+        _check_same("gather", tensor, gather_list)
+        gathered = _empty((pg.size(),) + tuple(tensor.shape), dtype=tensor.dtype)
+        request = pg._comm.Igather(send.raw(), raw(gathered), root=root)
+
+        def finish():
+            for i, out in enumerate(gather_list):
+                out.detach().copy_(gathered[i])
+        return run("gather", pg, [request], async_op, finish, gather_list,
+                   keep=(send, gathered))
+    if gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
+                         "ranks.")
+    request = pg._comm.Igather(send.raw(), None, root=root)
+    return run("gather", pg, [request], async_op, keep=send)
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = False,
+            group_src=None):
+    """Each rank i receives scatter_list[i] of rank `src` into `tensor`."""
+    check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    root = root_rank(pg, "scatter", src, group_src, "src")
+    out = Staged(tensor, copy_in=False)
+    if pg.rank() == root:
+        if not scatter_list:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        check_tensor_list(scatter_list, "scatter_list")
+        _check_count("scatter", scatter_list, pg.size(), "input")
+        _check_same("scatter", tensor, scatter_list)
+        blocks = _C._functions["stack"]([t.detach() for t in scatter_list])
+        request = pg._comm.Iscatter(raw(blocks), out.raw(), root=root)
+        keep = (out, blocks)
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
+                             "ranks.")
+        request = pg._comm.Iscatter(None, out.raw(), root=root)
+        keep = out
+    return run("scatter", pg, [request], async_op, out.write_back, [tensor], keep=keep)
