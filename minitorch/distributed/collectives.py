@@ -1,13 +1,14 @@
 """The collectives, with torch's signatures: each checks its arguments, stages
-the tensors (buffers.py), starts one nonblocking MPI operation, and returns a
-Work when async_op is set, else waits for it and returns None.
+the tensors (buffers.py), runs one MPI operation (launch.start), and returns a Work
+when async_op is set, else finishes it and returns None.
 
 A rank outside `group` returns None at once, as torch's collectives do.
 """
 from .. import _C
 from ._mpi import mpi
 from .buffers import Staged, raw
-from .launch import (average, check_tensor, check_tensor_list, mpi_op, root_rank, run)
+from .launch import (average, check_tensor, check_tensor_list, mpi_op, root_rank, run,
+                     start)
 from .process_group import resolve
 from .reduce_op import ReduceOp
 
@@ -38,7 +39,7 @@ def barrier(group=None, async_op: bool = False, device_ids=None, timeout=None):
     pg = resolve(group)
     if pg is None:
         return None
-    return run("barrier", pg, [pg._comm.Ibarrier()], async_op)
+    return run("barrier", pg, start(pg, async_op, "Barrier"), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=None):
@@ -49,8 +50,8 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
         return None
     root = root_rank(pg, "broadcast", src, group_src, "src")
     buf = Staged(tensor)
-    request = pg._comm.Ibcast(buf.raw(), root=root)
-    return run("broadcast", pg, [request], async_op, buf.write_back, [tensor], keep=buf)
+    requests = start(pg, async_op, "Bcast", buf.raw(), root=root)
+    return run("broadcast", pg, requests, async_op, buf.write_back, [tensor], keep=buf)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
@@ -61,12 +62,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
         return None
     mop = mpi_op(op, tensor.dtype)
     buf = Staged(tensor, widen=True)
-    request = pg._comm.Iallreduce(mpi().IN_PLACE, buf.typed(), mop)
+    requests = start(pg, async_op, "Allreduce", mpi().IN_PLACE, buf.typed(), mop)
 
     def finish():
         average(buf.tensor, op, pg)
         buf.write_back()
-    return run("allreduce", pg, [request], async_op, finish, [tensor], keep=buf)
+    return run("allreduce", pg, requests, async_op, finish, [tensor], keep=buf)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False,
@@ -81,15 +82,15 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
     mop = mpi_op(op, tensor.dtype)
     buf = Staged(tensor, widen=True)
     if pg.rank() == root:
-        request = pg._comm.Ireduce(mpi().IN_PLACE, buf.typed(), mop, root=root)
+        requests = start(pg, async_op, "Reduce", mpi().IN_PLACE, buf.typed(), mop, root=root)
 
         def finish():
             average(buf.tensor, op, pg)
             buf.write_back()
     else:
-        request = pg._comm.Ireduce(buf.typed(), None, mop, root=root)
+        requests = start(pg, async_op, "Reduce", buf.typed(), None, mop, root=root)
         finish = None
-    return run("reduce", pg, [request], async_op, finish, [tensor], keep=buf)
+    return run("reduce", pg, requests, async_op, finish, [tensor], keep=buf)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
@@ -103,12 +104,12 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     _check_same("allgather", tensor, tensor_list)
     send = Staged(tensor)
     gathered = _empty((pg.size(),) + tuple(tensor.shape), dtype=tensor.dtype)
-    request = pg._comm.Iallgather(send.raw(), raw(gathered))
+    requests = start(pg, async_op, "Allgather", send.raw(), raw(gathered))
 
     def finish():
         for i, out in enumerate(tensor_list):
             out.detach().copy_(gathered[i])
-    return run("allgather", pg, [request], async_op, finish, tensor_list,
+    return run("allgather", pg, requests, async_op, finish, tensor_list,
                keep=(send, gathered))
 
 
@@ -127,8 +128,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
                          "size")
     send = Staged(input_tensor)
     out = Staged(output_tensor, copy_in=False)
-    request = pg._comm.Iallgather(send.raw(), out.raw())
-    return run("allgather_into_tensor", pg, [request], async_op, out.write_back,
+    requests = start(pg, async_op, "Allgather", send.raw(), out.raw())
+    return run("allgather_into_tensor", pg, requests, async_op, out.write_back,
                [output_tensor], keep=(send, out))
 
 
@@ -147,12 +148,12 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: 
     mop = mpi_op(op, input.dtype)
     send = Staged(input, widen=True)
     out = Staged(output, widen=True, copy_in=False)
-    request = pg._comm.Ireduce_scatter_block(send.typed(), out.typed(), mop)
+    requests = start(pg, async_op, "Reduce_scatter_block", send.typed(), out.typed(), mop)
 
     def finish():
         average(out.tensor, op, pg)
         out.write_back()
-    return run("reduce_scatter_tensor", pg, [request], async_op, finish, [output],
+    return run("reduce_scatter_tensor", pg, requests, async_op, finish, [output],
                keep=(send, out))
 
 
@@ -172,18 +173,18 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
         _check_count("gather", gather_list, pg.size(), "output")
         _check_same("gather", tensor, gather_list)
         gathered = _empty((pg.size(),) + tuple(tensor.shape), dtype=tensor.dtype)
-        request = pg._comm.Igather(send.raw(), raw(gathered), root=root)
+        requests = start(pg, async_op, "Gather", send.raw(), raw(gathered), root=root)
 
         def finish():
             for i, out in enumerate(gather_list):
                 out.detach().copy_(gathered[i])
-        return run("gather", pg, [request], async_op, finish, gather_list,
+        return run("gather", pg, requests, async_op, finish, gather_list,
                    keep=(send, gathered))
     if gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
-    request = pg._comm.Igather(send.raw(), None, root=root)
-    return run("gather", pg, [request], async_op, keep=send)
+    requests = start(pg, async_op, "Gather", send.raw(), None, root=root)
+    return run("gather", pg, requests, async_op, keep=send)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = False,
@@ -202,12 +203,12 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
         _check_count("scatter", scatter_list, pg.size(), "input")
         _check_same("scatter", tensor, scatter_list)
         blocks = _C._functions["stack"]([t.detach() for t in scatter_list])
-        request = pg._comm.Iscatter(raw(blocks), out.raw(), root=root)
+        requests = start(pg, async_op, "Scatter", raw(blocks), out.raw(), root=root)
         keep = (out, blocks)
     else:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
                              "ranks.")
-        request = pg._comm.Iscatter(None, out.raw(), root=root)
+        requests = start(pg, async_op, "Scatter", None, out.raw(), root=root)
         keep = out
-    return run("scatter", pg, [request], async_op, out.write_back, [tensor], keep=keep)
+    return run("scatter", pg, requests, async_op, out.write_back, [tensor], keep=keep)

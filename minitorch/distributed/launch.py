@@ -68,6 +68,16 @@ def root_rank(pg: ProcessGroup, name: str, global_root, group_root, what: str) -
     return group_root
 
 
+def start(pg: ProcessGroup, async_op: bool, call: str, *args, **kwargs) -> list:
+    """Runs the MPI collective `call` (mpi4py's name of the blocking form): its
+    nonblocking form when the caller waits later or with a timeout, returning the
+    request; else the blocking form, which MPI serves with its fastest algorithms."""
+    if async_op or pg._timeout is not None:
+        return [getattr(pg._comm, "I" + call.lower())(*args, **kwargs)]
+    getattr(pg._comm, call)(*args, **kwargs)
+    return []
+
+
 def run(name: str, pg: ProcessGroup, requests, async_op: bool, finish=None, result=(),
         keep=(), status=None):
     work = Work(name, pg, requests, finish, result, keep, status)

@@ -1,7 +1,8 @@
 """Work: the handle of a collective or point-to-point operation in flight.
 
-Every operation starts as nonblocking MPI requests; a blocking call is the same
-Work waited for at once. `finish` runs once, after the requests complete: it
+An async operation holds nonblocking MPI requests; a blocking one has run when
+its Work is made (no requests) and is waited for at once. `finish` runs once,
+after the requests complete: it
 copies staged results back into the caller's tensors (a non-contiguous tensor,
 or a float16/bfloat16 one reduced in float32) and applies AVG's division.
 """
