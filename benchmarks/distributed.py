@@ -83,7 +83,6 @@ def worker_allreduce(args):
         }, rounds, reps)
         rows.append({"mb": mb, "minitorch_s": medians["minitorch"],
                      "mpi4py_s": medians["mpi4py"]})
-        del t, a
     if comm.Get_rank() == 0:
         print(json.dumps(rows))
     dist.destroy_process_group()

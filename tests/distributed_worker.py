@@ -8,6 +8,7 @@ writes one line `<name> ok|FAIL <detail>` to OUT_DIR/rank<rank>.txt; the test
 reads the files of all ranks. A failing comparison is reported, not raised, so the ranks
 stay in step; modes `raise` and `timeout` test what happens when one does not.
 """
+import contextlib
 import os
 import sys
 import time
@@ -19,7 +20,6 @@ import numpy as np
 import minitorch as torch
 import minitorch.distributed as dist
 from minitorch.nn.parallel import DistributedDataParallel as DDP
-from minitorch.utils.data import DataLoader, TensorDataset
 from minitorch.utils.data.distributed import DistributedSampler
 
 R = dist.ReduceOp
@@ -320,7 +320,7 @@ def collectives(rank, world):
         raises(ValueError, "world_size times input tensor size",
                lambda: dist.all_gather_into_tensor(torch.ones(world + 1), torch.ones(1)))
         raises(ValueError, "gather_list`` must be specified on destination rank",
-               lambda: dist.gather(torch.ones(1), None, dst=rank) if True else None)
+               lambda: dist.gather(torch.ones(1), None, dst=rank))
         raises(ValueError, "Group 5 is not registered", lambda: dist.get_rank(5))
     check(rank, "errors", errors)
 
@@ -367,37 +367,24 @@ def same_on_all_ranks(t, world):
     return all(torch.equal(outs[0], o) for o in outs)
 
 
-def train_ddp(rank, world, steps, per_rank, micro=1, **ddp_kwargs):
-    model = make_model(seed=rank)  # different on each rank: DDP must broadcast rank 0's
-    ddp = DDP(model, **ddp_kwargs)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.2, momentum=0.9)
+def train(world, steps, per_rank, micro=1, rank=None, **ddp_kwargs):
+    """SGD on `micro` micro-batches of world * per_rank per step: alone on each whole
+    micro-batch (rank None), or DDP on this rank's share, syncing on the last one."""
+    model = make_model(seed=0 if rank is None else rank)  # DDP must broadcast rank 0's
+    net = model if rank is None else DDP(model, **ddp_kwargs)
+    opt = torch.optim.SGD(net.parameters(), lr=0.2, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     for step in range(steps):
         opt.zero_grad()
         x, y = batch(step, world * per_rank * micro)
         for m in range(micro):
-            lo = (m * world + rank) * per_rank
-            xs, ys = x[lo:lo + per_rank], y[lo:lo + per_rank]
-            if m < micro - 1:
-                with ddp.no_sync():
-                    (loss_fn(ddp(xs), ys) / micro).backward()
+            if rank is None:
+                lo, size = m * world * per_rank, world * per_rank
             else:
-                (loss_fn(ddp(xs), ys) / micro).backward()
-        opt.step()
-    return model
-
-
-def train_single(world, steps, per_rank, micro=1):
-    model = make_model(seed=0)
-    opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    for step in range(steps):
-        opt.zero_grad()
-        x, y = batch(step, world * per_rank * micro)
-        for m in range(micro):
-            lo = m * world * per_rank
-            (loss_fn(model(x[lo:lo + world * per_rank]), y[lo:lo + world * per_rank])
-             / micro).backward()
+                lo, size = (m * world + rank) * per_rank, per_rank
+            local = rank is not None and m < micro - 1
+            with net.no_sync() if local else contextlib.nullcontext():
+                (loss_fn(net(x[lo:lo + size]), y[lo:lo + size]) / micro).backward()
         opt.step()
     return model
 
@@ -427,10 +414,10 @@ def ddp_checks(rank, world):
 
     for name, kwargs in (("one-bucket", {}), ("many-buckets", {"bucket_cap_mb": 0.0001})):
         def matches_single(kwargs=kwargs):
-            model = train_ddp(rank, world, steps=4, per_rank=8, **kwargs)
+            model = train(world, steps=4, per_rank=8, rank=rank, **kwargs)
             got = flat_params(model)
             assert same_on_all_ranks(got, world), "parameters differ across ranks"
-            ref = flat_params(train_single(world, steps=4, per_rank=8))
+            ref = flat_params(train(world, steps=4, per_rank=8))
             np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
         check(rank, f"ddp-matches-single-process-{name}", matches_single)
 
@@ -440,10 +427,10 @@ def ddp_checks(rank, world):
     check(rank, "ddp-many-buckets-planned", bucket_count)
 
     def no_sync():
-        model = train_ddp(rank, world, steps=3, per_rank=4, micro=2)
+        model = train(world, steps=3, per_rank=4, micro=2, rank=rank)
         got = flat_params(model)
         expect(same_on_all_ranks(got, world), "parameters differ across ranks")
-        ref = flat_params(train_single(world, steps=3, per_rank=4, micro=2))
+        ref = flat_params(train(world, steps=3, per_rank=4, micro=2))
         np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
         # inside no_sync the gradients stay local
         ddp = DDP(make_model(seed=0))

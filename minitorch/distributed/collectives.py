@@ -7,8 +7,7 @@ A rank outside `group` returns None at once, as torch's collectives do.
 from .. import _C
 from ._mpi import mpi
 from .buffers import Staged, raw
-from .launch import (average, check_tensor, check_tensor_list, mpi_op, root_rank, run,
-                     start)
+from .launch import average, check_tensor_list, members, mpi_op, root_rank, run, start
 from .process_group import resolve
 from .reduce_op import ReduceOp
 
@@ -34,6 +33,30 @@ def _check_count(name: str, tensors, size: int, what: str) -> None:
                            f"(expected length {size}, got {len(tensors)})")
 
 
+def _root_list(name: str, tensors, list_name: str, tensor, pg, root: int, role: str) -> bool:
+    """Checks the tensor list of gather (on its destination) or scatter (on its
+    source), which the other ranks must not pass; True on the root."""
+    if pg.rank() != root:
+        if tensors:
+            raise ValueError(f"Argument ``{list_name}`` must NOT be specified on non-{role} "
+                             f"ranks.")
+        return False
+    if not tensors:
+        raise ValueError(f"Argument ``{list_name}`` must be specified on {role} rank.")
+    check_tensor_list(tensors, list_name)
+    _check_count(name, tensors, pg.size(), "output" if name == "gather" else "input")
+    _check_same(name, tensor, tensors)
+    return True
+
+
+def _check_pair(block, whole, pg, type_message: str, size_message: str) -> None:
+    """`whole` holds one `block` per rank (all_gather_into_tensor, reduce_scatter_tensor)."""
+    if block.dtype != whole.dtype:
+        raise RuntimeError(type_message)
+    if whole.numel() != block.numel() * pg.size():
+        raise ValueError(size_message)
+
+
 def barrier(group=None, async_op: bool = False, device_ids=None, timeout=None):
     """Waits until every rank of the group has entered the barrier."""
     pg = resolve(group)
@@ -44,8 +67,7 @@ def barrier(group=None, async_op: bool = False, device_ids=None, timeout=None):
 
 def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=None):
     """Copies `tensor` of rank `src` into `tensor` of every rank of the group."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     root = root_rank(pg, "broadcast", src, group_src, "src")
@@ -56,8 +78,7 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces `tensor` over the group with `op`; every rank gets the result in place."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     mop = mpi_op(op, tensor.dtype)
@@ -74,8 +95,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
            group_dst=None):
     """Reduces `tensor` over the group into `tensor` of rank `dst`; the other ranks'
     tensors are left as they were."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     root = root_rank(pg, "reduce", dst, group_dst, "dst")
@@ -96,8 +116,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
 def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     """Fills tensor_list[i] with `tensor` of group rank i."""
     check_tensor_list(tensor_list, "tensor_list")
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     _check_count("allgather", tensor_list, pg.size(), "output")
@@ -116,16 +135,12 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
     """Gathers every rank's `input_tensor` into `output_tensor`, concatenated along
     dim 0 (world_size * n rows) or stacked (world_size, *input.shape)."""
-    check_tensor(output_tensor, "output_tensor")
-    check_tensor(input_tensor, "input_tensor")
-    pg = resolve(group)
+    pg = members(group, output_tensor=output_tensor, input_tensor=input_tensor)
     if pg is None:
         return None
-    if output_tensor.dtype != input_tensor.dtype:
-        raise RuntimeError("output tensor must have the same type as input tensor")
-    if output_tensor.numel() != input_tensor.numel() * pg.size():
-        raise ValueError("output tensor size must be equal to world_size times input tensor "
-                         "size")
+    _check_pair(input_tensor, output_tensor, pg,
+                "output tensor must have the same type as input tensor",
+                "output tensor size must be equal to world_size times input tensor size")
     send = Staged(input_tensor)
     out = Staged(output_tensor, copy_in=False)
     requests = start(pg, async_op, "Allgather", send.raw(), out.raw())
@@ -136,15 +151,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces `input` over the group and gives rank i the i-th of world_size equal
     blocks of the result (along dim 0 when flat-concatenated)."""
-    check_tensor(output, "output")
-    check_tensor(input, "input")
-    pg = resolve(group)
+    pg = members(group, output=output, input=input)
     if pg is None:
         return None
-    if output.dtype != input.dtype:
-        raise RuntimeError("input tensor must be the same type as the output tensor.")
-    if input.numel() != output.numel() * pg.size():
-        raise ValueError("input tensor must be the same size as output size times world size")
+    _check_pair(output, input, pg, "input tensor must be the same type as the output tensor.",
+                "input tensor must be the same size as output size times world size")
     mop = mpi_op(op, input.dtype)
     send = Staged(input, widen=True)
     out = Staged(output, widen=True, copy_in=False)
@@ -160,18 +171,12 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False,
            group_dst=None):
     """Rank `dst` receives every rank's `tensor` in gather_list (in group rank order)."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     root = root_rank(pg, "gather", dst, group_dst, "dst")
     send = Staged(tensor)
-    if pg.rank() == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        check_tensor_list(gather_list, "gather_list")
-        _check_count("gather", gather_list, pg.size(), "output")
-        _check_same("gather", tensor, gather_list)
+    if _root_list("gather", gather_list, "gather_list", tensor, pg, root, "destination"):
         gathered = _empty((pg.size(),) + tuple(tensor.shape), dtype=tensor.dtype)
         requests = start(pg, async_op, "Gather", send.raw(), raw(gathered), root=root)
 
@@ -180,9 +185,6 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
                 out.detach().copy_(gathered[i])
         return run("gather", pg, requests, async_op, finish, gather_list,
                    keep=(send, gathered))
-    if gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
     requests = start(pg, async_op, "Gather", send.raw(), None, root=root)
     return run("gather", pg, requests, async_op, keep=send)
 
@@ -190,25 +192,16 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = False,
             group_src=None):
     """Each rank i receives scatter_list[i] of rank `src` into `tensor`."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     root = root_rank(pg, "scatter", src, group_src, "src")
     out = Staged(tensor, copy_in=False)
-    if pg.rank() == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        check_tensor_list(scatter_list, "scatter_list")
-        _check_count("scatter", scatter_list, pg.size(), "input")
-        _check_same("scatter", tensor, scatter_list)
+    if _root_list("scatter", scatter_list, "scatter_list", tensor, pg, root, "source"):
         blocks = _C._functions["stack"]([t.detach() for t in scatter_list])
         requests = start(pg, async_op, "Scatter", raw(blocks), out.raw(), root=root)
         keep = (out, blocks)
     else:
-        if scatter_list:
-            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
-                             "ranks.")
         requests = start(pg, async_op, "Scatter", None, out.raw(), root=root)
         keep = out
     return run("scatter", pg, requests, async_op, out.write_back, [tensor], keep=keep)

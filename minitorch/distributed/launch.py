@@ -4,7 +4,7 @@ caller asked for async_op."""
 from .. import _C
 from .._tensor import Tensor
 from ._mpi import mpi
-from .process_group import ProcessGroup, get_group_rank
+from .process_group import ProcessGroup, get_group_rank, resolve
 from .reduce_op import ReduceOp
 from .work import Work
 
@@ -22,6 +22,14 @@ def check_tensor(value, name: str) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
                         f"torch.Tensor\n             but got {type(value)} instead.")
+
+
+def members(group, **tensors):
+    """Checks the tensor arguments, then gives the group the call runs on (None
+    when this rank is not in it)."""
+    for name, value in tensors.items():
+        check_tensor(value, name)
+    return resolve(group)
 
 
 def check_tensor_list(value, name: str) -> None:

@@ -2,8 +2,7 @@
 as raw bytes of a contiguous staging tensor (the caller's own when contiguous)."""
 from ._mpi import mpi
 from .buffers import Staged
-from .launch import check_tensor, run
-from .process_group import resolve
+from .launch import members, run
 
 __all__ = ["send", "recv", "isend", "irecv"]
 
@@ -23,8 +22,7 @@ def _peer(pg, name, global_rank, group_rank, what) -> int:
 
 def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None):
     """Starts sending `tensor` to rank `dst`; returns a Work."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     peer = _peer(pg, "send", dst, group_dst, "dst")
@@ -41,8 +39,7 @@ def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None):
 def irecv(tensor, src=None, group=None, tag: int = 0, group_src=None):
     """Starts receiving into `tensor` from rank `src` (any rank when None); returns
     a Work."""
-    check_tensor(tensor, "tensor")
-    pg = resolve(group)
+    pg = members(group, tensor=tensor)
     if pg is None:
         return None
     peer = _peer(pg, "recv", src, group_src, "src")
