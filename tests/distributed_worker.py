@@ -523,9 +523,21 @@ def main(mode):
             else:
                 report(rank, "timeout", False, "no timeout")
             work.wait(timeout=timedelta(seconds=60))
+            started = time.monotonic()
+            try:
+                dist.barrier(timeout=timedelta(seconds=0.5))
+            except dist.DistBackendError as e:
+                waited = time.monotonic() - started
+                report(rank, "barrier-timeout", 0.4 < waited < 3, f"{waited:.1f}s {e}")
+            else:
+                report(rank, "barrier-timeout", False, "no timeout")
+            dist.barrier(timeout=timedelta(seconds=60))
         else:
             time.sleep(4)
             dist.all_reduce(torch.ones(4))
+            time.sleep(2)
+            dist.barrier()
+            dist.barrier()
     dist.destroy_process_group()
 
 

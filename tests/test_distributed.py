@@ -101,12 +101,15 @@ def test_a_rank_that_raises_ends_the_job(tmp_path):
 
 
 def test_wait_times_out(tmp_path):
-    """Rank 0 waits 2 s (the group's timeout) for an all_reduce rank 1 joins after 4 s."""
+    """Rank 0 waits 2 s (the group's timeout) for an all_reduce rank 1 joins after 4 s,
+    then 0.5 s (barrier's own timeout) for a barrier rank 1 joins 2 s later."""
     code, out, err, _ = launch(2, [WORKER, "timeout", str(tmp_path)])
     assert code == 0, f"exit {code}\n{out}\n{err}"
-    line = (tmp_path / "rank0.txt").read_text()
-    assert line.startswith("timeout ok "), line
-    assert "Timed out waiting 2000ms for allreduce to complete" in line
+    lines = (tmp_path / "rank0.txt").read_text().splitlines()
+    assert lines[0].startswith("timeout ok "), lines
+    assert "Timed out waiting 2000ms for allreduce to complete" in lines[0]
+    assert lines[1].startswith("barrier-timeout ok "), lines
+    assert "Timed out waiting 500ms for barrier to complete" in lines[1]
 
 
 def test_train_digits_ddp_quick(tmp_path):

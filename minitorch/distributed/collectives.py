@@ -58,11 +58,18 @@ def _check_pair(block, whole, pg, type_message: str, size_message: str) -> None:
 
 
 def barrier(group=None, async_op: bool = False, device_ids=None, timeout=None):
-    """Waits until every rank of the group has entered the barrier."""
+    """Waits until every rank of the group has entered the barrier (raising
+    DistBackendError after `timeout`, a timedelta, when given)."""
     pg = resolve(group)
     if pg is None:
         return None
-    return run("barrier", pg, start(pg, async_op, "Barrier"), async_op)
+    if timeout is None:
+        return run("barrier", pg, start(pg, async_op, "Barrier"), async_op)
+    work = run("barrier", pg, start(pg, True, "Barrier"), True)
+    if async_op:
+        return work
+    work.wait(timeout)
+    return None
 
 
 def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=None):
