@@ -1,6 +1,7 @@
 """What every operation shares: argument checks in torch's words, the MPI
-reduction for a ReduceOp and dtype, and running a Work to completion unless the
-caller asked for async_op."""
+reduction for a ReduceOp and dtype, src/dst ranks, starting the MPI call
+(blocking or not), and running its Work to completion unless the caller asked
+for async_op."""
 from .. import _C
 from .._tensor import Tensor
 from ._mpi import mpi
