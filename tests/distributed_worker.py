@@ -492,14 +492,19 @@ def ddp_checks(rank, world):
 
 # ---------------------------------------------------------------------- modes
 
+def expect_timeout(rank, name, wait, low, high):
+    """Reports whether wait() raised DistBackendError after low to high seconds."""
+    started = time.monotonic()
+    try:
+        wait()
+    except dist.DistBackendError as e:
+        waited = time.monotonic() - started
+        report(rank, name, low < waited < high, f"{waited:.1f}s {e}")
+    else:
+        report(rank, name, False, "no timeout")
+
+
 def main(mode):
-    if mode == "before-init":
-        try:
-            dist.all_reduce(torch.ones(2))
-        except ValueError as e:
-            report(0, "error-before-init", "Default process group has not been initialized, "
-                   "please make sure to call init_process_group." == str(e), str(e))
-        return
     timeout = timedelta(seconds=2) if mode == "timeout" else None
     dist.init_process_group("mpi", timeout=timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -514,23 +519,10 @@ def main(mode):
     elif mode == "timeout":
         if rank == 0:
             work = dist.all_reduce(torch.ones(4), async_op=True)
-            started = time.monotonic()
-            try:
-                work.wait()
-            except dist.DistBackendError as e:
-                waited = time.monotonic() - started
-                report(rank, "timeout", 1.5 < waited < 10, f"{waited:.1f}s {e}")
-            else:
-                report(rank, "timeout", False, "no timeout")
+            expect_timeout(rank, "timeout", work.wait, 1.5, 10)
             work.wait(timeout=timedelta(seconds=60))
-            started = time.monotonic()
-            try:
-                dist.barrier(timeout=timedelta(seconds=0.5))
-            except dist.DistBackendError as e:
-                waited = time.monotonic() - started
-                report(rank, "barrier-timeout", 0.4 < waited < 3, f"{waited:.1f}s {e}")
-            else:
-                report(rank, "barrier-timeout", False, "no timeout")
+            expect_timeout(rank, "barrier-timeout",
+                           lambda: dist.barrier(timeout=timedelta(seconds=0.5)), 0.4, 3)
             dist.barrier(timeout=timedelta(seconds=60))
         else:
             time.sleep(4)
