@@ -12,3 +12,4 @@ from .modules import (  # noqa: F401
     Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus,
     CosineSimilarity, PairwiseDistance)
 from . import modules  # noqa: F401,E402
+from . import parallel  # noqa: F401,E402

@@ -75,11 +75,16 @@ static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
     if (!hooks || !*slot)
         return 0;
     PyObject *fn;
-    PyObject *items = PyDict_Values(hooks);
+    PyObject *items = PyDict_Items(hooks);
     if (!items)
         return -1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
-        fn = PyList_GET_ITEM(items, i);
+        PyObject *kv = PyList_GET_ITEM(items, i);
+        /* post-accumulate hooks share the dict (tuple keys) and run after
+         * accumulation, on the leaf, not here on its gradient */
+        if (PyTuple_Check(PyTuple_GET_ITEM(kv, 0)))
+            continue;
+        fn = PyTuple_GET_ITEM(kv, 1);
         PyObject *r = PyObject_CallOneArg(fn, (PyObject *)mtpy_container(*slot));
         if (!r) {
             Py_DECREF(items);

@@ -1,0 +1,29 @@
+"""minitorch.distributed: torch.distributed's API on MPI (through mpi4py).
+
+    mpiexec -n 2 python train.py     # each rank: dist.init_process_group("mpi")
+
+mpi4py is an optional extra (pip install "minitorch[distributed]" also brings
+MPICH); importing this package never starts MPI, init_process_group does.
+"""
+from . import _mpi
+from .collectives import (  # noqa: F401
+    all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast, gather, reduce,
+    reduce_scatter_tensor, scatter,
+)
+from .p2p import irecv, isend, recv, send  # noqa: F401
+from .process_group import (  # noqa: F401
+    Backend, GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank,
+    get_group_rank, get_process_group_ranks, get_rank, get_world_size, group,
+    init_process_group, is_initialized, new_group,
+)
+from .reduce_op import ReduceOp  # noqa: F401
+from .work import DistBackendError, DistError, Work  # noqa: F401
+
+
+def is_available() -> bool:
+    """True when mpi4py, the backend's transport, can be imported."""
+    return _mpi.available()
+
+
+def is_mpi_available() -> bool:
+    return _mpi.available()

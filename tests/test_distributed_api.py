@@ -1,0 +1,134 @@
+"""minitorch.distributed's API where no MPI job is needed: signatures, ReduceOp,
+errors before init_process_group, DistributedSampler against torch's, and
+that importing minitorch starts no MPI runtime."""
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+import minitorch
+import minitorch.distributed as dist
+from minitorch.nn.parallel import DistributedDataParallel
+from minitorch.utils.data.distributed import DistributedSampler
+
+FUNCTIONS = ["init_process_group", "destroy_process_group", "new_group", "get_rank",
+             "get_world_size", "barrier", "broadcast", "all_reduce", "reduce", "all_gather",
+             "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter", "send",
+             "recv", "isend", "irecv", "is_initialized", "is_available", "is_mpi_available",
+             "get_backend"]
+NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
+                   "init_process_group.")
+
+
+def _params(fn):
+    return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()
+            if not p.name.startswith("_")]
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_signature_matches_torch(name):
+    tdist = pytest.importorskip("torch.distributed")
+    ours, theirs = _params(getattr(dist, name)), _params(getattr(tdist, name))
+    assert [n for n, _ in ours] == [n for n, _ in theirs]
+    for (n, a), (_, b) in zip(ours, theirs):
+        if n != "op":
+            assert a == b, n
+
+
+def test_ddp_and_sampler_signatures_match_torch():
+    torch = pytest.importorskip("torch")
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+    ours = _params(DistributedDataParallel.__init__)
+    theirs = _params(torch.nn.parallel.DistributedDataParallel.__init__)
+    assert [n for n, _ in ours] == [n for n, _ in theirs][:len(ours)]
+    assert _params(DistributedSampler.__init__) == _params(TorchSampler.__init__)
+
+
+def test_reduce_op_matches_torch():
+    torch = pytest.importorskip("torch")
+    for name in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"):
+        ours, theirs = getattr(dist.ReduceOp, name), getattr(torch.distributed.ReduceOp, name)
+        assert repr(ours) == repr(theirs) and str(ours) == str(theirs)
+        assert int(ours) == int(theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: dist.all_reduce(minitorch.ones(2)),
+    lambda: dist.broadcast(minitorch.ones(2), 0),
+    lambda: dist.barrier(),
+    lambda: dist.get_rank(),
+    lambda: dist.get_world_size(),
+    lambda: dist.new_group([0]),
+    lambda: dist.send(minitorch.ones(2), 1),
+    lambda: dist.destroy_process_group(),
+    lambda: DistributedSampler(range(4)),
+    lambda: DistributedDataParallel(minitorch.nn.Linear(2, 2)),
+])
+def test_calls_before_init_raise_torchs_error(call):
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == NOT_INITIALIZED
+
+
+def test_bad_arguments_before_any_mpi():
+    with pytest.raises(ValueError, match="has only the 'mpi' backend"):
+        dist.init_process_group("nccl")
+    with pytest.raises(ValueError, match="init_method 'tcp://h:1' is not supported"):
+        dist.init_process_group("mpi", init_method="tcp://h:1")
+    with pytest.raises(TypeError, match="datetime.timedelta"):
+        dist.init_process_group("mpi", timeout=5)
+    assert not dist.is_initialized()
+
+
+def test_importing_minitorch_starts_no_mpi():
+    code = "import sys, minitorch, minitorch.distributed; print('mpi4py.MPI' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 10, 11])
+@pytest.mark.parametrize("replicas", [1, 2, 3, 4])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_sampler_without_shuffle_matches_torch(n, replicas, drop_last):
+    pytest.importorskip("torch")
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+    for rank in range(replicas):
+        ours = DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
+        theirs = TorchSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
+        assert list(ours) == list(theirs)
+        assert len(ours) == len(theirs) and ours.total_size == theirs.total_size
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_sampler_shuffle_deals_one_permutation(drop_last):
+    n, replicas = 23, 3
+    parts = [list(DistributedSampler(range(n), replicas, r, seed=5, drop_last=drop_last))
+             for r in range(replicas)]
+    flat = [i for p in parts for i in p]
+    assert all(len(p) == len(parts[0]) for p in parts)
+    if drop_last:
+        assert len(flat) == len(set(flat)) == n - n % replicas
+    else:
+        assert set(flat) == set(range(n)) and len(flat) == 24
+    again = [list(DistributedSampler(range(n), replicas, r, seed=5, drop_last=drop_last))
+             for r in range(replicas)]
+    assert again == parts
+    s = DistributedSampler(range(n), replicas, 0, seed=5, drop_last=drop_last)
+    s.set_epoch(3)
+    assert list(s) != parts[0]
+
+
+def test_sampler_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+    for rank in (-1, 3):
+        with pytest.raises(ValueError) as ours:
+            DistributedSampler(range(4), 3, rank)
+        with pytest.raises(ValueError) as theirs:
+            TorchSampler(range(4), 3, rank)
+        assert str(ours.value) == str(theirs.value)
+    del torch
