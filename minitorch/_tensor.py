@@ -5,6 +5,7 @@ naturally Python: printing, iteration and the NumPy protocol hooks, and the
 __torch_function__ dispatch of the binding's autograd methods.
 """
 import warnings
+from typing import Iterator
 
 import numpy as np
 
@@ -153,7 +154,7 @@ class Tensor(_C.TensorBase):
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator["Tensor"]:
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
