@@ -42,7 +42,7 @@ RETURNS = {
     **dict.fromkeys(("unbind", "split", "split_with_sizes", "chunk"), "tuple[Tensor, ...]"),
     **dict.fromkeys(("var_mean", "std_mean"), "tuple[Tensor, Tensor]"),
     "unique": "Any",  # a Tensor, or a tuple with return_inverse / return_counts
-    "result_type": "dtype",
+    "result_type": "_dtype",
     "__dlpack__": "Any",
     "__dlpack_device__": "tuple[_int, _int]",
     "__setitem__": "None",
@@ -177,6 +177,17 @@ def render_defs(name, params, returns, method):
             line.replace("as_tuple: _bool = ...", "as_tuple: Literal[True]")
                 .replace("-> Tensor:", "-> tuple[Tensor, ...]:") for line in out]
     return out
+
+
+def declared_returns(name, signature, method):
+    """The result types the stub declares for one row (several where the
+    result follows an argument's value)."""
+    if method and name in BY_VALUE:
+        defs = BY_VALUE[name]
+    else:
+        _, params = parse(signature)
+        defs = render_defs(name, params, result_type(name, signature, params), method)
+    return sorted({d[d.rindex(") -> ") + 5:-len(": ...")] for d in defs})
 
 
 def rows_for(kind):
