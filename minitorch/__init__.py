@@ -2,8 +2,6 @@
 
     import minitorch as torch
 """
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 from . import _C
 from ._C import return_types  # noqa: F401
 from ._C import (  # noqa: F401  dtypes and their torch aliases
@@ -16,8 +14,6 @@ from ._tensor import Tensor, device  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
-if _TYPE_CHECKING:  # the same functions, typed from their rows (tools/gen_stubs.py)
-    from ._op_functions import *  # noqa: F401,F403
 from . import linalg  # noqa: E402,F401
 from .functional import *  # noqa: E402,F401,F403  (its __all__)
 from .broadcasting import *  # noqa: E402,F401,F403  (its __all__)

@@ -25,6 +25,7 @@ import keyword
 import os
 import re
 import sys
+import types
 import typing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -256,11 +257,12 @@ def annotation_text(annotation):
     return _CLASSES.get(getattr(annotation, "__name__", None), "Any")
 
 
-def python_method(name, fn):
+def python_def(name, fn, method):
+    """A def of a Python function or method, typed by its annotations."""
     sig = inspect.signature(fn, eval_str=True)
     parts, star = [], False
     for i, p in enumerate(sig.parameters.values()):
-        if i == 0:
+        if i == 0 and method:
             parts.append("self")
             continue
         if p.kind is p.VAR_POSITIONAL:
@@ -289,7 +291,7 @@ def composite_methods():
             continue
         wrapped = getattr(fn, "__wrapped__", None)
         if wrapped is not None and wrapped.__module__ != "minitorch._tensor":
-            out.append(python_method(name, wrapped))
+            out.append(python_def(name, wrapped, method=True))
     return out
 
 
@@ -364,7 +366,8 @@ TENSOR_ATTRIBUTES = '''\
     def __new__(cls, *args: Any, **kwargs: Any) -> Self: ...
     def __hash__(self) -> _int: ...
     @classmethod
-    def __torch_function__(cls, func: Callable[..., Any], types: Any, args: Any = ..., kwargs: Any = ...) -> Any: ...
+    def __torch_function__(cls, func: Callable[..., Any], types: Any, args: Any = ...,
+                           kwargs: Any = ...) -> Any: ...
     @property
     def shape(self) -> Size: ...
     @property
@@ -399,12 +402,14 @@ TENSOR_ATTRIBUTES = '''\
     def _base(self) -> Tensor | None: ...
     @property
     def _version(self) -> _int: ...
-    def backward(self, gradient: Tensor | None = ..., retain_graph: _bool | None = ..., create_graph: _bool = ..., inputs: Tensor | Sequence[Tensor] | None = ...) -> None: ...
+    def backward(self, gradient: Tensor | None = ..., retain_graph: _bool | None = ...,
+                 create_graph: _bool = ..., inputs: Tensor | Sequence[Tensor] | None = ...) -> None: ...
     def requires_grad_(self, requires_grad: _bool = ...) -> Self: ...
     def retain_grad(self) -> None: ...
     def detach_(self) -> Self: ...
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _RemovableHandle: ...
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> _RemovableHandle: ...
+    def register_post_accumulate_grad_hook(
+            self, hook: Callable[[Tensor], None]) -> _RemovableHandle: ...
     def as_subclass(self, cls: _type[_T]) -> _T: ...
     @staticmethod
     def _make_subclass(cls: _type[_T], data: Tensor, require_grad: _bool = ...) -> _T: ...
@@ -474,9 +479,89 @@ def render_functions(kind, doc):
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------ package __init__.pyi
+
+# Packages whose __init__.py imports names without re-exporting them in a type
+# checker's sense (no __all__, no `import x as x`), or spreads the op table's
+# functions at run time: each gets an __init__.pyi listing every name it holds.
+PACKAGES = ("minitorch", "minitorch.nn", "minitorch.nn.modules", "minitorch.optim",
+            "minitorch.utils", "minitorch.utils.data")
+
+
+def _defines(module, name):
+    """Whether module's source defines name (a def, a class or an assignment)."""
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return False
+    return re.search(rf"^(def|class) {name}\b|^{name}\s*[:=]", source, re.M) is not None
+
+
+def _home(package, name, obj):
+    """The module a type checker should import name from: where it is made."""
+    import minitorch
+    owner = getattr(obj, "__module__", None)
+    if (owner and owner != package.__name__ and owner in sys.modules
+            and vars(sys.modules[owner]).get(name) is obj):
+        return owner
+    if vars(minitorch._C).get(name) is obj:
+        return "minitorch._C"
+    others = sorted(m for m in sys.modules if m.startswith("minitorch."))
+    for modname in [package.__name__] + others:
+        module = sys.modules[modname]
+        if (module is not None
+                and vars(module).get(name) is obj and _defines(module, name)):
+            return modname
+    raise LookupError(f"cannot tell where {package.__name__}.{name} is defined")
+
+
+def render_package(modname):
+    import importlib
+    import minitorch
+    package = importlib.import_module(modname)
+    functions = set(rows_for("f")) if modname == "minitorch" else set()
+    imports, own = {}, []
+    for name in sorted(vars(package)):
+        if name.startswith("__"):
+            continue
+        obj = getattr(package, name)
+        if isinstance(obj, types.ModuleType) and obj.__spec__ is not None:
+            # a submodule; another module it merely imported is no API
+            if obj.__name__ == f"{modname}.{name}":
+                imports.setdefault(modname, []).append(name)
+            continue
+        if name.startswith("_"):
+            continue
+        if name in functions and obj is minitorch._C._functions.get(name):
+            imports.setdefault("minitorch._op_functions", []).append(name)
+            continue
+        home = _home(package, name, obj)
+        if home == modname:
+            if not callable(obj):
+                raise LookupError(f"{modname}.{name}: give it a type in gen_stubs.py")
+            own.append(python_def(name, obj, method=False))
+        else:
+            imports.setdefault(home, []).append(name)
+    lines = [HEADER.rstrip("\n"),
+             f'"""{modname}: every name the package holds, re-exported for type checkers."""']
+    if own:
+        # the package may rebind bool, int, ... (minitorch's dtypes); the
+        # classes its defs name are among its re-exports
+        lines += ["from builtins import bool as _bool, float as _float, int as _int, str as _str",
+                  "from typing import Any"]
+    lines.append("")
+    for home, names in sorted(imports.items()):
+        lines += [f"from {home} import {n} as {n}" for n in names]
+    if modname == "minitorch":
+        lines.append("__version__: str")
+    if own:
+        lines += [""] + own
+    return "\n".join(lines) + "\n"
+
+
 def render():
     """{path relative to the repository: text} of every generated stub."""
-    return {
+    stubs = {
         "minitorch/_C.pyi": render_c(),
         "minitorch/_op_functions.pyi": render_functions(
             "f", "The op table's rows published as minitorch.<name> (at run time "
@@ -485,6 +570,9 @@ def render():
             "n", "The op table's rows published as minitorch.nn.functional.<name> (at run "
                  "time minitorch._C._nn_functions)."),
     }
+    for modname in PACKAGES:
+        stubs[modname.replace(".", "/") + "/__init__.pyi"] = render_package(modname)
+    return stubs
 
 
 def main(argv=None):
