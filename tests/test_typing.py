@@ -28,9 +28,11 @@ def _generator():
 
 
 def test_committed_stubs_are_the_generators_output():
-    for rel, text in _generator().render().items():
-        with open(os.path.join(os.path.dirname(PACKAGE), rel)) as f:
-            assert f.read() == text, f"{rel} is stale: run python tools/gen_stubs.py"
+    """In a fresh interpreter: what the package holds after other tests ran
+    (a lazily imported submodule, a registered op) is not its public surface."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_stubs.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_every_published_row_has_a_def():

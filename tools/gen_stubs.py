@@ -23,6 +23,7 @@ modules are typed by their own annotations. tests/test_typing.py checks the
 committed stubs equal this output.
 """
 import argparse
+import difflib
 import inspect
 import keyword
 import os
@@ -582,22 +583,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="fail when a committed stub differs")
     args = ap.parse_args(argv)
-    stale = []
+    stale = 0
     for rel, text in render().items():
         path = os.path.join(ROOT, rel)
-        old = open(path).read() if os.path.exists(path) else None
+        old = open(path).read() if os.path.exists(path) else ""
         if old == text:
             continue
-        stale.append(rel)
-        if not args.check:
+        stale += 1
+        if args.check:
+            print(f"{rel} is stale: run python tools/gen_stubs.py")
+            print("".join(difflib.unified_diff(old.splitlines(True), text.splitlines(True), rel,
+                                               "generated", n=1))[:3000])
+        else:
             with open(path, "w") as f:
                 f.write(text)
-    if args.check and stale:
-        print("stale stubs (run python tools/gen_stubs.py): " + ", ".join(stale))
-        return 1
-    for rel in stale:
-        print("wrote " + rel)
-    return 0
+            print("wrote " + rel)
+    return 1 if args.check and stale else 0
 
 
 if __name__ == "__main__":
