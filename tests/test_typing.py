@@ -161,7 +161,7 @@ with torch.no_grad():
 z = torch.zeros(2, 3)
 w = torch.zeros((2, 3), dtype=torch.float64, requires_grad=True)
 flat: torch.Tensor = z.view(-1) + 1
-u = z[0, 1:] * 2.0 - z.sum(dim=1, keepdim=True) / 3 + 1 - z.T @ z
+u = z[0, 1:] * 2.0 - z.sum(dim=1, keepdim=True) / 3 + 1 - (z.T @ z).sum()
 n: int = z.dim() + z.numel() + z.size(0) + len(z)
 shape: torch.Size = z.shape
 values, indices = z.max(dim=1)
@@ -175,6 +175,19 @@ z[0] = 1.0
 z += 1
 for row in z:
     row.add_(1, alpha=2)
+leaf = torch.ones(3).requires_grad_()
+handle = leaf.register_hook(lambda g: g * 2)
+handle.remove()
+(grads,) = torch.autograd.grad((leaf * leaf).sum(), [leaf])
+data = torch.utils.data.TensorDataset(x, target)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+for xb, yb in torch.utils.data.DataLoader(data, batch_size=4, shuffle=True):
+    opt.zero_grad()
+    F.nll_loss(F.log_softmax(model(xb), dim=1), yb).backward()
+    opt.step()
+sched.step()
+model.load_state_dict(model.state_dict())
+model.eval()
 '''
 
 # Each planted mistake sits on a line ending in "# mistake".
@@ -288,6 +301,14 @@ def _mypy(work, targets):
 
 def test_mypy_accepts_correct_code(mypy_run):
     assert mypy_run.get("correct.py", []) == []
+
+
+def test_the_correct_code_runs(tmp_path):
+    (tmp_path / "correct.py").write_text(CORRECT)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE))
+    proc = subprocess.run([sys.executable, "correct.py"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
 
 def test_mypy_flags_each_planted_mistake_at_its_line(mypy_run):
