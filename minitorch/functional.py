@@ -154,8 +154,10 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return acc.permute([letters.index(c) for c in out]) if letters != out else acc
 
 
+# a, b: Any, as torch's tensordot does not check them (overridable would refuse
+# a non-tensor in a Tensor parameter)
 @composite(method=False)
-def tensordot(a: Tensor, b: Tensor, dims: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
+def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
     """Returns a contraction of a and b over multiple dimensions."""
     if isinstance(dims, int):
         if dims < 0:

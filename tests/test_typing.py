@@ -388,3 +388,20 @@ def test_pyright_accepts_correct_code_and_flags_each_mistake(tmp_path):
             errors.setdefault(os.path.basename(d["file"]), set()).add(line)
     expected = {i for i, line in enumerate(MISTAKES.splitlines(), 1) if line.endswith("# mistake")}
     assert errors == {"mistakes.py": expected}, report["generalDiagnostics"]
+
+
+# ------------------------------------------- annotations seen at run time
+
+@pytest.mark.parametrize("call", ["ravel([1, 2])", "trace(3)", "diff([1, 2])", "fliplr(1)",
+                                  "flipud(1)", "logit([0.5])", "nansum([1.0])", "nanmean([1.0])",
+                                  "take_along_dim(x, [0])", "cdist(x, 1)", "broadcast_to([1], (2,))"])
+def test_tensor_annotated_composites_refuse_non_tensors_as_torch_does(call):
+    """A Tensor annotation makes overrides.overridable check the argument, so
+    the composites annotated for the stubs raise torch's TypeError."""
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (torch, minitorch):
+        with pytest.raises(TypeError) as info:
+            eval("lib." + call, {"lib": lib, "x": lib.ones(2, 2)})
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]
