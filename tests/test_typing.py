@@ -368,8 +368,9 @@ def _resolve(qualified):
 # ---------------------------------------------------------------- pyright
 
 def test_pyright_accepts_correct_code_and_flags_each_mistake(tmp_path):
-    """The same scripts through pyright's checker (basedpyright bundles it
-    with a Node.js runtime from PyPI), in its standard mode."""
+    """The same scripts, and the main stubs themselves, through pyright's
+    checker (basedpyright bundles it with a Node.js runtime from PyPI), in its
+    standard mode."""
     pytest.importorskip("basedpyright", reason="basedpyright runs pyright's checker")
     import json
     (tmp_path / "correct.py").write_text(CORRECT)
@@ -377,8 +378,10 @@ def test_pyright_accepts_correct_code_and_flags_each_mistake(tmp_path):
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(
         {"typeCheckingMode": "standard", "extraPaths": [os.path.dirname(PACKAGE)],
          "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}"}))
+    stubs = [os.path.join(PACKAGE, rel) for rel in ("_C.pyi", "_op_functions.pyi",
+                                                    "nn/_op_functions.pyi", "__init__.pyi")]
     proc = subprocess.run([sys.executable, "-m", "basedpyright", "--outputjson", "correct.py",
-                           "mistakes.py"], cwd=tmp_path, capture_output=True, text=True,
+                           "mistakes.py"] + stubs, cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     report = json.loads(proc.stdout)
     errors = {}

@@ -220,11 +220,14 @@ def render_group(rows, method, indent=""):
                     if d not in defs:
                         defs.append(d)
             defs.sort(key=lambda d: bool(re.search(r"\((self, )?\*\w", d)))
-        # torch's __eq__ returns a Tensor where object's returns a bool
+        # torch's __eq__ returns a Tensor where object's returns a bool: mypy
+        # reports it at the first line of the name, pyright at its last def
         ignore = "  # type: ignore[override]" if name in ("__eq__", "__ne__") else ""
-        for d in defs:
+        pyright = "  # pyright: ignore[reportIncompatibleMethodOverride]" if ignore else ""
+        for i, d in enumerate(defs):
             if len(defs) > 1:
                 lines.append(indent + "@overload" + ignore)
+                d += pyright if i == len(defs) - 1 else ""
             else:
                 d += ignore
             lines.append(indent + d)
