@@ -477,12 +477,17 @@ def render_c():
 
 def render_functions(kind, doc):
     rows = rows_for(kind)
+    # nn.functional's names whose rows are all minitorch's too are typed there
+    shared = ({n for n, sigs in rows.items() if rows_for("f").get(n) == sigs}
+              if kind == "n" else set())
     lines = [HEADER.rstrip("\n"), f'"""{doc}"""', "import numpy as _np",
              IMPORTS.rstrip("\n"), "",
              "from minitorch._C import Generator, Size, dtype, return_types",
-             "from minitorch._tensor import Tensor, device", "", ALIASES.rstrip("\n"), "",
-             "__all__ = [" + ", ".join(f'"{n}"' for n in rows) + "]", ""]
-    lines += render_group(rows, method=False)
+             "from minitorch._tensor import Tensor, device"]
+    lines += [f"from minitorch._op_functions import {n} as {n}" for n in sorted(shared)]
+    lines += ["", ALIASES.rstrip("\n"), "",
+              "__all__ = [" + ", ".join(f'"{n}"' for n in rows) + "]", ""]
+    lines += render_group({n: s for n, s in rows.items() if n not in shared}, method=False)
     return "\n".join(lines) + "\n"
 
 
