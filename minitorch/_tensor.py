@@ -5,6 +5,7 @@ naturally Python: printing, iteration and the NumPy protocol hooks, and the
 __torch_function__ dispatch of the binding's autograd methods.
 """
 import warnings
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -75,7 +76,7 @@ class Tensor(_C.TensorBase):
     # Subclass handlers see Tensor.__repr__; the default one then runs it with
     # subclass dispatch off, so printing never recurses.
     @overridable
-    def __repr__(self, *, tensor_contents=None):
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
         name = self.dtype.__repr__()[len("minitorch."):]
         values = (self.float() if name == "bfloat16" else self).detach().numpy()
         suffixes = []
@@ -95,7 +96,7 @@ class Tensor(_C.TensorBase):
             suffixes=suffixes)
 
     @overridable
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: Any) -> tuple:
         data = self.detach().reshape(-1).clone().view(_C.uint8).numpy().tobytes()
         dtype_name = repr(self.dtype)[len("minitorch."):]
         state = dict(self.__dict__) if hasattr(self, "__dict__") else {}
@@ -148,51 +149,53 @@ class Tensor(_C.TensorBase):
         return self.transpose(-2, -1)
 
     @overridable
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self.dim() == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator["Tensor"]:
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
     @overridable
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         arr = self.detach().numpy() if self.requires_grad else self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     @overridable
-    def __contains__(self, element):
+    def __contains__(self, element: Any) -> bool:
         return bool((self == element).any().item())
 
     # The binding's autograd methods, dispatching on self as torch's do.
     @overridable
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         return _C.TensorBase.requires_grad_(self, requires_grad)
 
     @overridable
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         return _C.TensorBase.retain_grad(self)
 
     @overridable
-    def register_hook(self, hook):
+    def register_hook(
+            self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> "_C._RemovableHandle":
         return _C.TensorBase.register_hook(self, hook)
 
     @overridable
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(
+            self, hook: Callable[["Tensor"], None]) -> "_C._RemovableHandle":
         return _C.TensorBase.register_post_accumulate_grad_hook(self, hook)
 
     @overridable
-    def detach_(self):
+    def detach_(self) -> "Tensor":
         return _C.TensorBase.detach_(self)
 
     @overridable
-    def _is_view(self):
+    def _is_view(self) -> bool:
         return _C.TensorBase._is_view(self)
 
-    def __dir__(self):
+    def __dir__(self) -> list:
         return sorted(set(super().__dir__()))
 
 

@@ -1,5 +1,7 @@
 """broadcast_shapes and broadcast_tensors: the broadcast shape of several
 shapes, and views of tensors expanded to it."""
+from typing import Any, Tuple
+
 from . import _C
 from .overrides import composite
 
@@ -33,7 +35,7 @@ def broadcast_shapes(*shapes):
 
 
 @composite(method=False)
-def broadcast_tensors(*tensors):
+def broadcast_tensors(*tensors: Any) -> Tuple[Any, ...]:
     """Views of tensors expanded to their common shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])

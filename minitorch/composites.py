@@ -2,6 +2,7 @@
 over differentiable ops: small conveniences whose gradients follow from the
 ops they are built of. Each dispatches __torch_function__ as a C op does."""
 import warnings
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._tensor import Tensor
@@ -20,19 +21,19 @@ _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch
 
 
 @composite()
-def ravel(input):
+def ravel(input: Tensor) -> Tensor:
     """input flattened (a view when possible)."""
     return input.reshape(-1)
 
 
 @composite()
-def broadcast_to(input, size):
+def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """input expanded to size."""
     return input.expand(size)
 
 
 @composite()
-def trace(input):
+def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
@@ -40,7 +41,8 @@ def trace(input):
 
 
 @composite()
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
+           *, dtype: Optional[_C.dtype] = None) -> Tensor:
     """sum with NaN counted as zero."""
     if not input.is_floating_point():
         return input.sum(dim, keepdim, dtype=dtype) if dim is not None else input.sum(dtype=dtype)
@@ -49,7 +51,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @composite()
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
+            *, dtype: Optional[_C.dtype] = None) -> Tensor:
     """mean over the elements that are not NaN."""
     if not input.is_floating_point():
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -59,7 +62,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @composite()
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
     """input's values at indices along dim (of the flattened input without dim)."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
@@ -87,25 +90,25 @@ def _atleast(nd, tensors):
 
 
 @composite(method=False)
-def atleast_1d(*tensors):
+def atleast_1d(*tensors: Any) -> Any:
     """Each tensor seen with at least one dim."""
     return _atleast(1, tensors)
 
 
 @composite(method=False)
-def atleast_2d(*tensors):
+def atleast_2d(*tensors: Any) -> Any:
     """Each tensor seen with at least two dims."""
     return _atleast(2, tensors)
 
 
 @composite(method=False)
-def atleast_3d(*tensors):
+def atleast_3d(*tensors: Any) -> Any:
     """Each tensor seen with at least three dims."""
     return _atleast(3, tensors)
 
 
 @composite(method=False)
-def meshgrid(*tensors, indexing=None):
+def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> Tuple[Tensor, ...]:
     """Coordinate grids from 1-D tensors ('ij': first tensor along dim 0)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -136,7 +139,8 @@ def meshgrid(*tensors, indexing=None):
 
 
 @composite()
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None,
+         append: Optional[Tensor] = None) -> Tensor:
     """The n-th forward difference along dim."""
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -154,7 +158,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 @composite()
-def fliplr(input):
+def fliplr(input: Tensor) -> Tensor:
     """input with its columns (dim 1) reversed."""
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
@@ -162,7 +166,7 @@ def fliplr(input):
 
 
 @composite()
-def flipud(input):
+def flipud(input: Tensor) -> Tensor:
     """input with its rows (dim 0) reversed."""
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -170,14 +174,15 @@ def flipud(input):
 
 
 @composite()
-def logit(input, eps=None):
+def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
     p = input if eps is None else input.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
 
 
 @composite(method=False)
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 and each row of x2 (batched)."""
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
@@ -256,29 +261,34 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @composite()
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+def quantile(input: Tensor, q: Union[float, Tensor], dim: Optional[int] = None,
+             keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The q-th quantiles of each row of input along dim (of all elements when dim is None)."""
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 @composite()
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+def nanquantile(input: Tensor, q: Union[float, Tensor], dim: Optional[int] = None,
+                keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """quantile over the values that are not NaN; a row of only NaN gives NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
+# other: Any, as overridable's check of a Tensor parameter would count self in
+# the position its message names
 @composite(function=False)
-def type_as(self, other):
+def type_as(self, other: Any) -> Tensor:
     """self converted to other's dtype."""
     return self.to(other.dtype)
 
 
 @composite(function=False)
-def cpu(self, memory_format=None):
+def cpu(self, memory_format: Any = None) -> Tensor:
     """self: minitorch tensors live on the CPU."""
     return self
 
 
 @composite(function=False)
-def cuda(self, device=None, non_blocking=False, memory_format=None):
+def cuda(self, device: Any = None, non_blocking: bool = False,
+         memory_format: Any = None) -> Tensor:
     raise AssertionError("Torch not compiled with CUDA enabled")

@@ -1,6 +1,6 @@
 """Search and count functions built on the C searchsorted and index_add_."""
 import math
-from typing import Optional
+from typing import Any, Optional
 
 from . import _C
 from ._tensor import Tensor
@@ -13,7 +13,7 @@ _f = _C._functions
 
 
 @composite(method=False)
-def isin(elements, test_elements, *, assume_unique: bool = False,
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Tests if each element of elements is in test_elements. Returns a
     boolean tensor of the same shape as elements that is True for elements in

@@ -1,8 +1,9 @@
 """Tensor contractions written over the C matrix products: einsum and tensordot
 lower to permute + reshape + bmm/mm, so they share one kernel (and its BLAS)."""
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _C
+from ._tensor import Tensor
 from .overrides import composite
 
 __all__ = ["einsum", "tensordot"]
@@ -116,7 +117,7 @@ def _contract(a, ta: str, b, tb: str, keep: str):
 
 
 @composite(method=False)
-def einsum(equation: str, *operands):
+def einsum(equation: str, *operands: Any) -> Tensor:
     """Sums the product of the elements of the operands along dimensions specified
     using a notation based on the Einstein summation convention."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -153,8 +154,10 @@ def einsum(equation: str, *operands):
     return acc.permute([letters.index(c) for c in out]) if letters != out else acc
 
 
+# a, b: Any, as torch's tensordot does not check them (overridable would refuse
+# a non-tensor in a Tensor parameter)
 @composite(method=False)
-def tensordot(a, b, dims: Union[int, Sequence[Sequence[int]]] = 2):
+def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
     """Returns a contraction of a and b over multiple dimensions."""
     if isinstance(dims, int):
         if dims < 0:

@@ -9,7 +9,7 @@ import functools
 import inspect
 import keyword
 import sys
-from typing import Any, Callable, Dict, Iterable, List
+from typing import Any, Callable, Dict, Iterable, List, TypeVar
 
 import minitorch
 from . import _C
@@ -23,6 +23,7 @@ __all__ = [
     "resolve_name", "wrap_torch_function", "TorchFunctionMode",
 ]
 
+_F = TypeVar("_F", bound=Callable[..., Any])  # decorators keep the function's type
 _OP_TYPES = (type(_C._functions["add"]), type(_C.TensorBase.__dict__["add"]))
 
 
@@ -291,7 +292,7 @@ def _check_tensor_args(name: str, params: tuple, args: tuple, kwargs: dict) -> N
                             % (name, pname, where, type(value).__name__))
 
 
-def overridable(func: Callable) -> Callable:
+def overridable(func: _F) -> _F:
     """Makes a public function written in Python dispatch __torch_function__
     on its relevant_args, as every Python-level public function does (as
     wrap_torch_function(relevant_args) would, in one call into C); when
@@ -309,7 +310,7 @@ def overridable(func: Callable) -> Callable:
     return _mark_dispatching(wrapped)
 
 
-def composite(function: bool = True, method: bool = True) -> Callable:
+def composite(function: bool = True, method: bool = True) -> Callable[[_F], _F]:
     """Registers a public function written in Python over ops, as an op-table
     row is registered: minitorch.<name> (with function; the defining module
     exports it) and Tensor.<name> (with method), each overridable and each

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import minitorch
 from .. import _C
 from ..overrides import overridable as _overridable
 
 globals().update(_C._nn_functions)
+if TYPE_CHECKING:  # the same functions, typed from their rows (tools/gen_stubs.py)
+    from ._op_functions import *  # noqa: F401,F403
 
 Tensor = minitorch.Tensor
 

@@ -263,7 +263,7 @@ class _FusedOptimizer(Optimizer):
     _update_group(group), a fused C update run outside autograd as torch's
     optimizers run theirs."""
 
-    def step(self, closure=None):
+    def step(self, closure: Optional[Callable[[], float]] = None) -> Optional[float]:
         """Performs a single optimization step.
 
         Args:
