@@ -13,10 +13,9 @@ import pickle
 import zipfile
 from typing import Any, BinaryIO, Callable, Dict
 
-import numpy as np
-
 from .. import _C
 from .native import _CHUNK, _fail
+from .raw import check_bool, empty_raw
 from .torch_names import LoadedStorage, StorageType, allowed_globals, unsupported_torch_kind
 from .weights_only import WeightsUnpickler
 
@@ -137,11 +136,9 @@ class _StorageLoader:
         if info.file_size != nbytes:
             raise _fail(f"storage record data/{key} holds {info.file_size} bytes, but the "
                         f"checkpoint declares {numel} elements of {stype.dtype} ({nbytes} bytes)")
-        flat = _C._functions["empty"](numel, dtype=stype.dtype)
-        host = flat.view(_C.int16) if stype.dtype == _C.bfloat16 else flat
-        arr = host.numpy()
-        self.archive.read_into(info, memoryview(arr.view(np.uint8)))
-        if stype.dtype == _C.bool and arr.view(np.uint8).max(initial=0) > 1:
+        flat, raw = empty_raw((numel,), stype.dtype)
+        self.archive.read_into(info, raw)
+        if stype.dtype == _C.bool and not check_bool(raw):
             raise _fail(f"bool storage data/{key} holds bytes other than 0 and 1")
         storage = self.restore(LoadedStorage(flat), location)
         self.loaded[key] = storage

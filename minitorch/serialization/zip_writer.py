@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Dict, List, Tuple
 
 from .. import _C
 from .._tensor import Tensor, device
+from .raw import raw_bytes
 from .torch_names import TorchGlobal, dtype_global, storage_global
 
 _ALIGN = 64
@@ -147,17 +148,14 @@ def _aligned_info(zf: zipfile.ZipFile, name: str, size: int) -> Tuple[zipfile.Zi
 
 
 def _write_record(zf: zipfile.ZipFile, name: str, data) -> None:
-    data = memoryview(data).cast("B")
+    data = memoryview(data)
     info, zip64 = _aligned_info(zf, name, len(data))
     with zf.open(info, "w", force_zip64=zip64) as dst:
         dst.write(data)
 
 
 def _storage_bytes(storage: _Storage) -> memoryview:
-    flat = storage.member.detach().as_strided((storage.numel,), (1,), 0)
-    if storage.dtype == _C.bfloat16:
-        flat = flat.view(_C.int16)
-    return memoryview(flat.numpy()).cast("B")
+    return raw_bytes(storage.member.detach().as_strided((storage.numel,), (1,), 0))
 
 
 def write_zip(obj: Any, out: BinaryIO, archive_name: str, protocol: int) -> None:

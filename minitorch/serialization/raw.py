@@ -1,0 +1,33 @@
+"""A tensor's bytes as the checkpoint formats store them (little-endian, bf16
+as its 16-bit pattern), both ways, without an intermediate copy: `raw_bytes`
+views a contiguous tensor's memory, `empty_raw` makes a tensor and a
+writable byte view of its memory to read a file into."""
+from typing import Tuple
+
+import numpy as np
+
+from .. import _C
+from .._tensor import Tensor
+
+
+def _host(t: Tensor) -> np.ndarray:
+    # NumPy has no bfloat16: the same bits as int16
+    return (t.view(_C.int16) if t.dtype == _C.bfloat16 else t).numpy()
+
+
+def raw_bytes(t: Tensor) -> memoryview:
+    """The bytes of t's elements in row-major order (t is copied only if it
+    is not contiguous)."""
+    arr = np.ascontiguousarray(_host(t.detach()))
+    return memoryview(arr.reshape(-1).view(np.uint8))
+
+
+def empty_raw(shape, dtype) -> Tuple[Tensor, memoryview]:
+    """A new uninitialised tensor and a writable view of its bytes."""
+    t = _C._functions["empty"](shape, dtype=dtype)
+    return t, memoryview(_host(t).reshape(-1).view(np.uint8))
+
+
+def check_bool(raw: memoryview) -> bool:
+    """Whether the bytes of a bool tensor are all 0 or 1."""
+    return int(np.frombuffer(raw, np.uint8).max(initial=0)) <= 1
