@@ -27,8 +27,11 @@ _DTYPES = {
     "BF16": _C.bfloat16, "I32": _C.int32, "F32": _C.float32, "F64": _C.float64, "I64": _C.int64,
 }
 _NAMES = {d: name for name, d in _DTYPES.items()}
-_KNOWN = set(_DTYPES) | {"F4", "F6_E2M3", "F6_E3M2", "F8_E5M2", "F8_E4M3", "F8_E8M0",
-                         "F8_E4M3FNUZ", "F8_E5M2FNUZ", "U16", "U32", "U64", "C64"}
+# every dtype name of the format, in the package's order: it writes tensors by
+# this order, last first, then by name
+_KNOWN = ["BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",
+          "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "C64",
+          "F64", "I64", "U64"]
 
 
 class SafetensorError(Exception):
@@ -92,8 +95,7 @@ def _layout(tensors: Dict[str, Tensor], metadata: Optional[Dict[str, str]]):
     header: Dict[str, object] = {}
     if metadata:
         header["__metadata__"] = metadata
-    # largest alignment first, as the safetensors package orders them
-    names = sorted(tensors, key=lambda k: (-tensors[k].dtype.itemsize, k))
+    names = sorted(tensors, key=lambda k: (-_KNOWN.index(_NAMES[tensors[k].dtype]), k))
     offset = 0
     for k in names:
         t = tensors[k]
@@ -101,7 +103,7 @@ def _layout(tensors: Dict[str, Tensor], metadata: Optional[Dict[str, str]]):
         header[k] = {"dtype": _NAMES[t.dtype], "shape": list(t.shape),
                      "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-len(text) % 8)
     return struct.pack("<Q", len(text)) + text, names
 
