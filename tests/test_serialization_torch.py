@@ -469,3 +469,37 @@ def test_save_arguments():
         assert theirs["a"].tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="pickle_protocol"):
         mt.save(mt.ones(1), io.BytesIO(), pickle_protocol=1)
+
+
+def test_mmap_loads_share_the_file_copy_on_write(tmp_path):
+    path = tmp_path / "big.pt"
+    obj = {"w": torch.arange(12.0).reshape(3, 4), "b": torch.ones(3, dtype=torch.bfloat16),
+           "flags": torch.tensor([True, False]), "col": None}
+    obj["col"] = obj["w"][:, 1]
+    torch.save(obj, path)
+    before = path.read_bytes()
+    with open(path, "rb") as f:
+        for src in [path, f]:
+            got = mt.load(src, mmap=True)
+            assert got["w"].tolist() == obj["w"].tolist() and got["col"].tolist() == [1.0, 5.0, 9.0]
+            assert got["b"].dtype == mt.bfloat16 and got["b"].tolist() == [1.0] * 3
+            assert got["flags"].tolist() == [True, False]
+            got["w"][0, 1] = 7.0
+            assert got["col"][0].item() == 7.0
+    assert path.read_bytes() == before
+    with pytest.raises(ValueError, match="mmap=True needs a file path"):
+        mt.load(io.BytesIO(before), mmap=True)
+    mine = tmp_path / "mine.pt"
+    mt.save({"x": mt.arange(5.0)}, mine)
+    assert mt.load(mine, mmap=True)["x"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_a_whole_torch_model_loads_as_the_minitorch_model(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    torch.save(model, tmp_path / "whole.pt")
+    mine = mt.load(tmp_path / "whole.pt", weights_only=False)
+    assert type(mine) is mt.nn.Sequential and type(mine[0]) is mt.nn.Linear
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(mine(mt.from_numpy(x)).detach().numpy(),
+                               model(torch.from_numpy(x)).detach().numpy(), rtol=1e-6)

@@ -78,7 +78,7 @@ def _check_map_location(map_location) -> None:
                        "(minitorch tensors live on the CPU)")
 
 
-def _load_from(f: BinaryIO, map_location, weights_only: bool) -> Any:
+def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any:
     if not f.seekable():
         f = io.BytesIO(f.read())
     start = f.tell()
@@ -89,10 +89,12 @@ def _load_from(f: BinaryIO, map_location, weights_only: bool) -> Any:
     if head != _ZIP_MAGIC:
         return native.load_from(f)
     if start:
+        if mmap:
+            raise ValueError("minitorch.load: mmap=True needs the checkpoint to start the file")
         # zipfile reads offsets from the start of the stream
         f = io.BytesIO(f.read())
     try:
-        return load_zip(f, size, map_location, weights_only)
+        return load_zip(f, size, map_location, weights_only, mmap)
     except pickle.UnpicklingError as e:
         if not weights_only:
             raise
@@ -111,16 +113,22 @@ def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only=Non
     whatever the file holds, which can run arbitrary code: use it only for
     files from a trusted source. Tensors sharing a storage in the file share
     it after loading. A truncated, corrupted or oversized file raises
-    RuntimeError before allocating more than about the file's size."""
+    RuntimeError before allocating more than about the file's size.
+    mmap=True maps the file copy-on-write instead of reading it: storages
+    then share the file's pages until written to."""
     if pickle_module not in (None, pickle):
         raise ValueError("minitorch.load: only the standard pickle module is supported")
-    if mmap:
-        raise ValueError("minitorch.load: mmap=True is not supported")
     if pickle_load_args and set(pickle_load_args) - {"encoding"}:
         raise TypeError(f"minitorch.load: unexpected arguments {sorted(pickle_load_args)}")
     _check_map_location(map_location)
     weights_only = True if weights_only is None else bool(weights_only)
+    mmap = bool(mmap)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as src:
-            return _load_from(src, map_location, weights_only)
-    return _load_from(f, map_location, weights_only)
+            return _load_from(src, map_location, weights_only, mmap)
+    if mmap:
+        try:
+            f.fileno()
+        except (AttributeError, OSError):
+            raise ValueError("minitorch.load: mmap=True needs a file path or a real file") from None
+    return _load_from(f, map_location, weights_only, mmap)

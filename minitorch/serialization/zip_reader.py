@@ -10,12 +10,15 @@ allocates at most about the file's size, whatever the pickle claims.
 """
 import io
 import pickle
+import struct
 import zipfile
 from typing import Any, BinaryIO, Callable, Dict
 
+import numpy as np
+
 from .. import _C
 from .native import _CHUNK, _fail
-from .raw import check_bool, empty_raw
+from .raw import check_bool, empty_raw, mapped_raw
 from .torch_names import LoadedStorage, StorageType, allowed_globals, unsupported_torch_kind
 from .weights_only import WeightsUnpickler
 
@@ -36,8 +39,11 @@ def _open_zip(f: BinaryIO) -> zipfile.ZipFile:
 
 
 class Archive:
-    def __init__(self, f: BinaryIO, file_size: int) -> None:
+    def __init__(self, f: BinaryIO, file_size: int, mmap: bool = False) -> None:
         self.zf = _open_zip(f)
+        self.file_size = file_size
+        # copy-on-write, as torch maps: loaded tensors may be written to
+        self.mapped = np.memmap(f, dtype=np.uint8, mode="c") if mmap else None
         infos = self.zf.infolist()
         end = 0
         for info in sorted(infos, key=lambda i: i.header_offset):
@@ -76,6 +82,18 @@ class Archive:
                 src.read(1)  # reaching the end checks the CRC
         except (zipfile.BadZipFile, EOFError) as e:
             raise _fail(f"record {info.filename} is corrupted ({e})") from None
+
+    def mapped_record(self, info: zipfile.ZipInfo) -> np.ndarray:
+        """The bytes of a stored record, straight from the mapped file."""
+        at = info.header_offset
+        head = bytes(self.mapped[at:at + _LOCAL_HEADER])
+        if len(head) < _LOCAL_HEADER or head[:4] != b"PK\x03\x04":
+            raise _fail(f"record {info.filename} has no local header")
+        name_len, extra_len = struct.unpack_from("<HH", head, 26)
+        start = at + _LOCAL_HEADER + name_len + extra_len
+        if start + info.file_size > self.file_size:
+            raise _fail(f"file is truncated inside record {info.filename}")
+        return self.mapped[start:start + info.file_size]
 
     def read(self, name: str) -> bytes:
         info = self.record(name)
@@ -136,8 +154,11 @@ class _StorageLoader:
         if info.file_size != nbytes:
             raise _fail(f"storage record data/{key} holds {info.file_size} bytes, but the "
                         f"checkpoint declares {numel} elements of {stype.dtype} ({nbytes} bytes)")
-        flat, raw = empty_raw((numel,), stype.dtype)
-        self.archive.read_into(info, raw)
+        if self.archive.mapped is not None:
+            flat, raw = mapped_raw(self.archive.mapped_record(info), stype.dtype)
+        else:
+            flat, raw = empty_raw((numel,), stype.dtype)
+            self.archive.read_into(info, raw)
         if stype.dtype == _C.bool and not check_bool(raw):
             raise _fail(f"bool storage data/{key} holds bytes other than 0 and 1")
         storage = self.restore(LoadedStorage(flat), location)
@@ -175,8 +196,9 @@ _MALFORMED = (EOFError, IndexError, KeyError, ValueError, TypeError, AttributeEr
               OverflowError)
 
 
-def load_zip(f: BinaryIO, file_size: int, map_location, weights_only: bool) -> Any:
-    archive = Archive(f, file_size)
+def load_zip(f: BinaryIO, file_size: int, map_location, weights_only: bool,
+             mmap: bool = False) -> Any:
+    archive = Archive(f, file_size, mmap)
     data = io.BytesIO(archive.read("data.pkl"))
     loader = _StorageLoader(archive, map_location)
     if not weights_only:
