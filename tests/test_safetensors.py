@@ -10,35 +10,10 @@ import pytest
 import minitorch as mt
 from minitorch.utils import safetensors as ms
 
+from checkpoint_helpers import DTYPES, bits, random_bits, to_mt
+
 torch = pytest.importorskip("torch")
 st = pytest.importorskip("safetensors.torch")
-
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-          "float32", "float64"]
-
-
-def random_pair(dtype_name, shape, seed):
-    """The same arbitrary bits as a torch and a minitorch tensor."""
-    rng = np.random.default_rng(seed)
-    dt = getattr(torch, dtype_name)
-    n = int(np.prod(shape))
-    raw = rng.integers(0, 256, size=n * dt.itemsize, dtype=np.uint8)
-    if dtype_name == "bool":
-        raw &= 1
-    if n == 0:
-        return torch.empty(shape, dtype=dt), mt.empty(shape, dtype=getattr(mt, dtype_name))
-    theirs = torch.from_numpy(raw.copy().reshape(-1, dt.itemsize)).view(dt).reshape(shape)
-    storage = {1: mt.uint8, 2: mt.int16, 4: mt.int32, 8: mt.int64}[dt.itemsize]
-    mine = mt.from_numpy(raw.copy()).view(storage).reshape(shape).view(getattr(mt, dtype_name))
-    return theirs, mine
-
-
-def bits(t):
-    if isinstance(t, mt.Tensor):
-        t = t.view(mt.uint8) if t.dtype.itemsize == 1 else t
-        return (t.view(mt.int16) if t.dtype == mt.bfloat16 else t).numpy().tobytes()
-    return t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
-
 
 SHAPES = [(), (0,), (3, 0), (5,), (2, 3, 4)]
 
@@ -49,7 +24,8 @@ def pair():
     for i, dtype in enumerate(DTYPES):
         for j, shape in enumerate(SHAPES):
             name = f"{dtype}.{j}"
-            theirs[name], mine[name] = random_pair(dtype, shape, 10 * i + j)
+            theirs[name] = random_bits(torch, dtype, shape, 10 * i + j)
+            mine[name] = to_mt(theirs[name])
     return theirs, mine
 
 

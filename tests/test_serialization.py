@@ -15,6 +15,8 @@ import pytest
 import minitorch as mt
 from minitorch.serialization import native
 
+from checkpoint_helpers import Unseekable
+
 ALL_DTYPES = [mt.bool, mt.uint8, mt.int8, mt.int16, mt.int32, mt.int64, mt.float16,
               mt.bfloat16, mt.float32, mt.float64]
 
@@ -234,21 +236,6 @@ def test_huge_declared_sizes_fail_before_allocating(tmp_path):
         path.write_bytes(data)
         with pytest.raises(RuntimeError, match="minitorch.load: "):
             mt.load(path)
-
-    class Unseekable(io.RawIOBase):
-        def __init__(self, data):
-            self.inner = io.BytesIO(data)
-
-        def readable(self):
-            return True
-
-        def seekable(self):
-            return False
-
-        def readinto(self, b):
-            chunk = self.inner.read(len(b))
-            b[:len(chunk)] = chunk
-            return len(chunk)
 
     with pytest.raises(RuntimeError, match="truncated"):
         mt.load(Unseekable(forge({"root": {"type": "none"}}, plen=2 ** 40)))

@@ -43,6 +43,18 @@ def load(data, **kw):
     return mt.load(io.BytesIO(data), **kw)
 
 
+def failure_and_peak(data):
+    """The RuntimeError loading data raises, and the peak of Python memory
+    allocated meanwhile."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(RuntimeError) as info:
+            load(data)
+        return info.value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_the_forging_helpers_make_a_valid_checkpoint():
     data = archive(tensor_pkl(4, (2, 2), (2, 1)), {"0": struct.pack("<4f", 1, 2, 3, 4)})
     assert load(data).tolist() == [[1.0, 2.0], [3.0, 4.0]]
@@ -123,13 +135,8 @@ def test_build_cannot_change_allowed_classes():
 @pytest.mark.parametrize("numel", [10 ** 12, 2 ** 62, 3, 1])
 def test_declared_storage_sizes_are_checked_against_the_record(numel):
     data = archive(tensor_pkl(numel, (numel,), (1,)), {"0": bytes(8)})
-    tracemalloc.start()
-    try:
-        with pytest.raises(RuntimeError, match="holds 8 bytes, but the checkpoint declares"):
-            load(data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    error, peak = failure_and_peak(data)
+    assert "holds 8 bytes, but the checkpoint declares" in str(error)
     assert peak < 1 << 20
 
 
@@ -204,13 +211,8 @@ def test_a_compressed_zip_bomb_is_refused_without_inflating():
     data = archive(tensor_pkl(big // 4, (big // 4,), (1,)), {"0": bytes(big)},
                    compression=zipfile.ZIP_DEFLATED)
     assert len(data) < big // 100
-    tracemalloc.start()
-    try:
-        with pytest.raises(RuntimeError, match="compressed"):
-            load(data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    error, peak = failure_and_peak(data)
+    assert "compressed" in str(error)
     assert peak < 4 * len(data) + (1 << 20)
 
 

@@ -11,33 +11,9 @@ import pytest
 
 import minitorch as mt
 
+from checkpoint_helpers import DTYPES, Unseekable, bits, random_bits, to_mt
+
 torch = pytest.importorskip("torch")
-
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-          "float32", "float64"]
-
-
-def to_torch(t):
-    if t.dtype == mt.bfloat16:
-        return torch.from_numpy(t.detach().contiguous().view(mt.int16).numpy().copy()).view(
-            torch.bfloat16)
-    return torch.from_numpy(t.detach().contiguous().numpy().copy())
-
-
-def to_mt(t):
-    if t.dtype == torch.bfloat16:
-        return mt.from_numpy(t.detach().contiguous().view(torch.int16).numpy().copy()).view(
-            mt.bfloat16)
-    return mt.from_numpy(t.detach().contiguous().numpy().copy())
-
-
-def bits(t):
-    """A tensor's values as raw bytes (NaN payloads and signed zeros included)."""
-    if isinstance(t, mt.Tensor):
-        t = to_torch(t)
-    t = t.detach().contiguous()
-    return t.view(torch.int16).numpy().tobytes() if t.dtype == torch.bfloat16 \
-        else t.numpy().tobytes()
 
 
 def mt_to_torch_file(obj):
@@ -54,21 +30,10 @@ def torch_to_mt_file(obj):
     return buf
 
 
-def random_bits(dtype_name, shape, seed=0):
-    """A torch tensor of arbitrary bit patterns of the dtype."""
-    rng = np.random.default_rng(seed)
-    dt = getattr(torch, dtype_name)
-    n = int(np.prod(shape))
-    raw = rng.integers(0, 256, size=n * dt.itemsize, dtype=np.uint8)
-    if dtype_name == "bool":
-        raw &= 1
-    return torch.from_numpy(raw.reshape(-1, dt.itemsize)).view(dt).reshape(shape)
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (7,), (4, 5)])
 def test_every_dtype_both_ways_bit_exact(dtype, shape):
-    t = random_bits(dtype, shape)
+    t = random_bits(torch, dtype, shape)
     got = mt.load(torch_to_mt_file({"x": t}))["x"]
     assert str(got.dtype) == f"minitorch.{dtype}" and tuple(got.shape) == shape
     assert bits(got) == bits(t)
@@ -197,20 +162,7 @@ def test_paths_file_objects_and_map_location(tmp_path):
     buf = io.BytesIO(b"junk" + path.read_bytes())
     buf.seek(4)
     assert mt.load(buf)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
-
-    class Stream(io.RawIOBase):
-        def __init__(self, data):
-            self.inner = io.BytesIO(data)
-
-        def readable(self):
-            return True
-
-        def readinto(self, b):
-            chunk = self.inner.read(len(b))
-            b[:len(chunk)] = chunk
-            return len(chunk)
-
-    assert mt.load(Stream(path.read_bytes()))["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert mt.load(Unseekable(path.read_bytes()))["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
     out = tmp_path / "m.pt"
     mt.save({"w": mt.arange(2.0)}, str(out))
     assert torch.load(str(out))["w"].tolist() == [0.0, 1.0]
@@ -343,38 +295,30 @@ def _data():
     return x, y
 
 
-def test_trained_torch_model_gives_the_same_outputs_in_minitorch(tmp_path):
-    x, y = _data()
-    torch.manual_seed(0)
-    model = _mlp(torch)
-    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+def _trained(lib, x, y):
+    lib.manual_seed(0)
+    model = _mlp(lib)
+    opt = lib.optim.SGD(model.parameters(), lr=0.5)
     for _ in range(30):
         opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        lib.nn.functional.cross_entropy(model(lib.from_numpy(x)), lib.from_numpy(y)).backward()
         opt.step()
-    torch.save(model.state_dict(), tmp_path / "model.pt")
-    mine = _mlp(mt)
-    mine.load_state_dict(mt.load(tmp_path / "model.pt"))
-    want = model(torch.from_numpy(x)).detach().numpy()
-    np.testing.assert_allclose(mine(mt.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
-                               atol=1e-5)
+    return model
 
 
-def test_trained_minitorch_model_gives_the_same_outputs_in_torch(tmp_path):
+@pytest.mark.parametrize("trainer", ["torch", "minitorch"])
+def test_a_trained_model_gives_the_same_outputs_in_the_other_library(tmp_path, trainer):
     x, y = _data()
-    mt.manual_seed(0)
-    model = _mlp(mt)
-    opt = mt.optim.SGD(model.parameters(), lr=0.5)
-    for _ in range(30):
-        opt.zero_grad()
-        mt.nn.functional.cross_entropy(model(mt.from_numpy(x)), mt.from_numpy(y)).backward()
-        opt.step()
-    mt.save(model.state_dict(), tmp_path / "model.pt")
-    theirs = _mlp(torch)
-    theirs.load_state_dict(torch.load(tmp_path / "model.pt", weights_only=True))
-    want = model(mt.from_numpy(x)).detach().numpy()
-    np.testing.assert_allclose(theirs(torch.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
+    libs = {"torch": torch, "minitorch": mt}
+    other = libs["minitorch" if trainer == "torch" else "torch"]
+    model = _trained(libs[trainer], x, y)
+    libs[trainer].save(model.state_dict(), tmp_path / "model.pt")
+    loaded = _mlp(other)
+    loaded.load_state_dict(other.load(tmp_path / "model.pt", weights_only=True))
+    want = model(libs[trainer].from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(loaded(other.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
                                atol=1e-5)
+    assert not np.allclose(want, _mlp(other)(other.from_numpy(x)).detach().numpy(), atol=1e-2)
 
 
 def test_optimizer_state_dict_round_trips():
