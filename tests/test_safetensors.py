@@ -142,3 +142,16 @@ def test_bool_bytes_dtypes_we_lack_and_truncation(tmp_path):
     path.write_bytes(path.read_bytes()[:-1])
     with pytest.raises(ms.SafetensorError, match="incomplete metadata"):
         ms.load_file(path)
+
+
+def test_load_file_maps_copy_on_write(tmp_path):
+    path = tmp_path / "w.safetensors"
+    st.save_file({"w": torch.arange(6.0).reshape(2, 3), "h": torch.ones(3, dtype=torch.bfloat16)},
+                 path)
+    before = path.read_bytes()
+    a, b = ms.load_file(path), ms.load_file(path)
+    a["w"][0, 0] = 100.0
+    a["h"][1] = 2.0
+    assert b["w"][0, 0].item() == 0.0 and b["h"].tolist() == [1.0, 1.0, 1.0]
+    assert a["w"].tolist() == [[100.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert path.read_bytes() == before

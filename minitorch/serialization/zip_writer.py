@@ -77,8 +77,23 @@ class _Discard:
         return len(data)
 
 
+def _reduce_torch(storages: "_Storages", obj):
+    """How torch pickles obj, when obj is a tensor, Size or device."""
+    if isinstance(obj, Tensor):
+        return _reduce_tensor(storages, obj)
+    if type(obj) is _C.Size:
+        return (_SIZE, (tuple(obj),))
+    if type(obj) is device:
+        return (_DEVICE, (str(obj),))
+    return NotImplemented
+
+
 class TorchPickler(pickle._Pickler):
+    """Writes data.pkl. The pure-Python pickler, because only it can emit a
+    GLOBAL naming torch's functions without importing torch."""
+
     dispatch = dict(pickle._Pickler.dispatch)
+    _PLAIN = frozenset([type(None), bool, int, float, str, bytes, list, dict, tuple])
 
     def __init__(self, file, protocol: int, storages: _Storages) -> None:
         super().__init__(file, protocol)
@@ -90,13 +105,9 @@ class TorchPickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
-            return _reduce_tensor(self.storages, obj)
-        if type(obj) is _C.Size:
-            return (_SIZE, (tuple(obj),))
-        if type(obj) is device:
-            return (_DEVICE, (str(obj),))
-        return NotImplemented
+        if type(obj) in self._PLAIN:
+            return NotImplemented
+        return _reduce_torch(self.storages, obj)
 
     def save_torch_global(self, obj) -> None:
         g = obj if type(obj) is TorchGlobal else dtype_global(obj)
@@ -105,6 +116,25 @@ class TorchPickler(pickle._Pickler):
 
     dispatch[TorchGlobal] = save_torch_global
     dispatch[_C.dtype] = save_torch_global
+
+
+class _ReachPickler(pickle.Pickler):
+    """The first pass, in the C pickler (its output is dropped): it reduces
+    tensors as TorchPickler does, which records how far each storage is
+    reached, with torch's names replaced by a placeholder."""
+
+    def __init__(self, protocol: int, storages: _Storages) -> None:
+        super().__init__(_Discard(), protocol)
+        self.storages = storages
+
+    def persistent_id(self, obj):
+        return obj.key if type(obj) is _Storage else None
+
+    def reducer_override(self, obj):
+        if type(obj) is TorchGlobal or type(obj) is _C.dtype:
+            return (tuple, ())
+        rv = _reduce_torch(self.storages, obj)
+        return rv if rv is NotImplemented else (tuple, (rv[1],))
 
 
 def _reduce_tensor(storages: _Storages, t: Tensor):
@@ -127,7 +157,7 @@ def _reduce_tensor(storages: _Storages, t: Tensor):
 
 def _pickle(obj: Any, protocol: int) -> Tuple[bytes, _Storages]:
     storages = _Storages()
-    TorchPickler(_Discard(), protocol, storages).dump(obj)
+    _ReachPickler(protocol, storages).dump(obj)
     out = io.BytesIO()
     TorchPickler(out, protocol, storages).dump(obj)
     return out.getvalue(), storages

@@ -7,21 +7,22 @@ spaces to a multiple of 8, then the raw little-endian tensor bytes. Loading
 checks the header as the safetensors package does before allocating anything:
 the offsets must tile the data exactly, in order, with no gap or overlap, and
 each tensor's shape and dtype must fill its range exactly, so what load
-allocates equals the file's data size.
+allocates equals the file's data size (load_file maps the file instead).
 """
 import json
 import os
 import struct
-from typing import BinaryIO, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
 
 from .. import _C
 from .._tensor import Tensor
-from ..serialization.raw import check_bool, empty_raw, raw_bytes
+from ..serialization.raw import check_bool, empty_raw, mapped_raw, raw_bytes
 
 __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 
 _MAX_HEADER = 100_000_000
-_CHUNK = 1 << 24
 _DTYPES = {
     "BOOL": _C.bool, "U8": _C.uint8, "I8": _C.int8, "I16": _C.int16, "F16": _C.float16,
     "BF16": _C.bfloat16, "I32": _C.int32, "F32": _C.float32, "F64": _C.float64, "I64": _C.int64,
@@ -208,25 +209,18 @@ def load(data: bytes) -> Dict[str, Tensor]:
 
 
 def load_file(filename, device="cpu") -> Dict[str, Tensor]:
-    """The tensors of a safetensors file, in the file's order."""
+    """The tensors of a safetensors file, in the file's order. As the
+    package's, they map the file (copy-on-write) instead of reading it."""
     if str(device) != "cpu":
         raise RuntimeError(f"minitorch tensors live on the CPU, not {device!r}")
     with open(filename, "rb") as src:
         total = os.fstat(src.fileno()).st_size
         entries = _read_header(src.read, total)
-        out = {}
-        for name, dtype, shape, start, stop in entries:
-            t, raw = empty_raw(shape, _DTYPES[dtype])
-            _read_into(src, raw, name)
-            _check_bool(name, dtype, raw)
-            out[name] = t
+        base = src.tell()
+        mapped = np.memmap(src, dtype=np.uint8, mode="c")
+    out = {}
+    for name, dtype, shape, start, stop in entries:
+        flat, raw = mapped_raw(mapped[base + start:base + stop], _DTYPES[dtype])
+        _check_bool(name, dtype, raw)
+        out[name] = flat.reshape(shape)
     return out
-
-
-def _read_into(src: BinaryIO, out: memoryview, name: str) -> None:
-    pos = 0
-    while pos < len(out):
-        got = src.readinto(out[pos:pos + _CHUNK])
-        if not got:
-            raise _fail(f"file is truncated inside tensor `{name}`")
-        pos += got
