@@ -81,10 +81,12 @@ def test_code_in_a_checkpoint_never_runs(tmp_path):
         assert f"Unsupported global: GLOBAL {os.system.__module__}.system was not an allowed " \
                "global by default" in str(info.value)
     assert not marker.exists()
-    # a raw pickle (torch's legacy format) is refused before unpickling
-    path.write_bytes(pickle.dumps(Evil(marker), 2))
-    with pytest.raises(RuntimeError, match="never unpickles"):
-        mt.load(path, weights_only=False)
+    # a pickle that is no torch checkpoint is refused even with weights_only=False
+    for protocol in [0, 2, 5]:
+        path.write_bytes(pickle.dumps(Evil(marker), protocol))
+        with pytest.raises((RuntimeError, pickle.UnpicklingError),
+                           match="never unpickles|Unsupported global"):
+            mt.load(path, weights_only=False)
     assert not marker.exists()
 
 
@@ -245,3 +247,57 @@ def test_weights_only_false_still_checks_the_archive():
         load(data, weights_only=False)
     with pytest.raises(RuntimeError, match="does not fit its storage"):
         load(archive(tensor_pkl(2, (3,), (1,)), {"0": bytes(8)}), weights_only=False)
+
+
+# ------------------------------------------------- torch's legacy non-zip format
+
+LEGACY_HEAD = (pickle.dumps(0x1950a86a20f9469cfc6c, 2) + pickle.dumps(1001, 2)
+               + pickle.dumps({"protocol_version": 1001, "little_endian": True}, 2))
+
+
+def legacy_tensor(numel, size, key="k", storage="FloatStorage"):
+    ref = (b"((X\x07\x00\x00\x00storage" + b"ctorch\n" + storage.encode() + b"\n"
+           + enc(key) + enc("cpu") + enc(numel) + b"NtQ")
+    return (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n" + ref + enc(0) + enc(tuple(size))
+            + enc((1,) * len(size)) + b"\x89ccollections\nOrderedDict\n)RtR.")
+
+
+def legacy(pkl, keys=("k",), data=b""):
+    return LEGACY_HEAD + pkl + pickle.dumps(list(keys), 2) + data
+
+
+def test_the_legacy_forging_helpers_make_a_valid_checkpoint():
+    data = legacy(legacy_tensor(2, (2,)), data=struct.pack("<q2f", 2, 1.5, 2.5))
+    assert load(data).tolist() == [1.5, 2.5]
+    torch = pytest.importorskip("torch")
+    assert torch.load(io.BytesIO(data)).tolist() == [1.5, 2.5]
+
+
+@pytest.mark.parametrize("data,match", [
+    (legacy(legacy_tensor(10 ** 12, (1,)), data=bytes(16)), "more than the rest of the file"),
+    (legacy(legacy_tensor(2, (2,)), data=struct.pack("<q", 2) + bytes(4)), "truncated inside"),
+    (legacy(legacy_tensor(2, (2,)), data=bytes(3)), "truncated before storage"),
+    (legacy(legacy_tensor(2, (2,)), data=struct.pack("<q2f", 3, 0, 0)), "wrong size"),
+    (legacy(legacy_tensor(2, (2,)), keys=("z",), data=bytes(16)), "not found"),
+    (legacy(legacy_tensor(2, (3,)), data=struct.pack("<q2f", 2, 0, 0)), "does not fit"),
+    (legacy(legacy_tensor(2, (2,), storage="BoolStorage"), data=struct.pack("<q", 2) + b"\x03\x00"),
+     "bool storage"),
+    (pickle.dumps(12345, 2) + LEGACY_HEAD[20:], "Invalid magic number"),
+    (LEGACY_HEAD[:20] + pickle.dumps(7, 2), "Invalid protocol version"),
+    (LEGACY_HEAD[:5], "pickle data was truncated|malformed"),
+    (LEGACY_HEAD + b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00idtR.", "Unsupported global"),
+])
+def test_hostile_legacy_files(data, match):
+    with pytest.raises((RuntimeError, pickle.UnpicklingError), match=match):
+        load(data)
+
+
+def test_a_huge_legacy_storage_is_refused_before_allocating():
+    data = legacy(legacy_tensor(10 ** 12, (1,)), data=bytes(16))
+    error, peak = failure_and_peak(data)
+    assert "more than the rest of the file" in str(error) and peak < 1 << 20
+    # many storages that each fit the file but not together
+    many = b"\x80\x02(" + b"".join(legacy_tensor(4, (4,), key=str(i))[2:-1] for i in range(50))
+    data = legacy(many + b"l.", keys=[str(i) for i in range(50)], data=bytes(24 * 3))
+    with pytest.raises(RuntimeError, match="more than the rest of the file"):
+        load(data)

@@ -446,4 +446,47 @@ def test_a_whole_torch_model_loads_as_the_minitorch_model(tmp_path):
     assert type(mine) is mt.nn.Sequential and type(mine[0]) is mt.nn.Linear
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     np.testing.assert_allclose(mine(mt.from_numpy(x)).detach().numpy(),
-                               model(torch.from_numpy(x)).detach().numpy(), rtol=1e-6)
+                               model(torch.from_numpy(x)).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def legacy_file(obj):
+    buf = io.BytesIO()
+    torch.save(obj, buf, _use_new_zipfile_serialization=False)
+    buf.seek(0)
+    return buf
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_legacy_checkpoints_load_bit_exact(dtype):
+    t = random_bits(torch, dtype, (4, 5), seed=5)
+    obj = {"t": t, "row": t[1], "col": t[:, 2], "empty": t[:0], "n": 3}
+    got = mt.load(legacy_file(obj))
+    for k in ["t", "row", "col", "empty"]:
+        assert bits(got[k]) == bits(obj[k]) and got[k].stride() == obj[k].stride()
+    assert got["n"] == 3
+    got["t"][1, 2] = got["t"][0, 0]
+    assert bits(got["row"][2]) == bits(got["t"][0, 0]) and bits(got["col"][1]) == bits(got["t"][0, 0])
+
+
+def test_torch_legacy_state_dicts_models_and_refusals(tmp_path):
+    torch.manual_seed(0)
+    model = _mlp(torch)
+    sd = mt.load(legacy_file(model.state_dict()))
+    mine = _mlp(mt)
+    mine.load_state_dict(sd)
+    x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    want = model(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(mine(mt.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
+                               atol=1e-6)
+    whole = mt.load(legacy_file(model), weights_only=False)
+    assert type(whole) is mt.nn.Sequential
+    np.testing.assert_allclose(whole(mt.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        mt.load(legacy_file(model))
+    path = tmp_path / "legacy.pt"
+    path.write_bytes(legacy_file({"a": torch.ones(2)}).getvalue())
+    assert mt.load(path)["a"].tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="mmap can only be used"):
+        mt.load(path, mmap=True)

@@ -2,9 +2,10 @@
 
 save writes torch's zip checkpoint format (zip_writer), which torch.load
 reads. load tells the formats apart by their first bytes: torch's zip format
-(zip_reader; with weights_only=True, the default, through the allow-listed
-unpickler of weights_only), or minitorch's own earlier format (native).
-Raw pickles (torch's legacy non-zip format) are refused, never unpickled.
+(zip_reader), torch's legacy non-zip format (legacy_reader), both with
+weights_only=True (the default) through the allow-listed unpickler of
+weights_only, or minitorch's own earlier format (native). Other pickles are
+refused, never unpickled.
 """
 import io
 import os
@@ -16,6 +17,7 @@ from . import native
 from .weights_only import (  # noqa: F401  (the public allow-list API)
     add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals,
 )
+from .legacy_reader import load_legacy
 from .zip_reader import load_zip
 from .zip_writer import write_zip
 
@@ -25,6 +27,7 @@ __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_g
 FileLike = Union[str, os.PathLike, BinaryIO]
 DEFAULT_PROTOCOL = 2
 _ZIP_MAGIC = b"PK\x03\x04"
+_LEGACY_MAGIC = b"\x80\x02"  # torch's legacy format: protocol-2 pickles
 _UNSAFE_MESSAGE = (
     "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
     "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
@@ -45,8 +48,8 @@ def save(obj: Any, f: FileLike, pickle_module=None, pickle_protocol: int = DEFAU
     if pickle_module not in (None, pickle):
         raise ValueError("minitorch.save: only the standard pickle module is supported")
     if not _use_new_zipfile_serialization:
-        raise ValueError("minitorch.save: torch's legacy non-zip format is not supported "
-                         "(minitorch.load refuses it because it is a raw pickle)")
+        raise ValueError("minitorch.save writes only torch's zip format (minitorch.load "
+                         "reads the legacy non-zip format too)")
     if not isinstance(pickle_protocol, int) or not 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
         raise ValueError(f"minitorch.save: pickle_protocol must be an int from 2 to "
                          f"{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}")
@@ -86,6 +89,14 @@ def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any
     f.seek(start)
     head = f.read(len(_ZIP_MAGIC))
     f.seek(start)
+    if head[:2] == _LEGACY_MAGIC:
+        if mmap:
+            raise RuntimeError("mmap can only be used with files saved with "
+                               "`torch.save(_use_new_zipfile_serialization=True), "
+                               "please torch.save your checkpoint with this option in order "
+                               "to use mmap.")
+        return _unpickling(load_legacy, weights_only, f, start + size, map_location,
+                           weights_only)
     if head != _ZIP_MAGIC:
         return native.load_from(f)
     if start:
@@ -93,8 +104,12 @@ def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any
             raise ValueError("minitorch.load: mmap=True needs the checkpoint to start the file")
         # zipfile reads offsets from the start of the stream
         f = io.BytesIO(f.read())
+    return _unpickling(load_zip, weights_only, f, size, map_location, weights_only, mmap)
+
+
+def _unpickling(reader, weights_only: bool, *args) -> Any:
     try:
-        return load_zip(f, size, map_location, weights_only, mmap)
+        return reader(*args)
     except pickle.UnpicklingError as e:
         if not weights_only:
             raise

@@ -167,9 +167,8 @@ def _fail(what: str) -> RuntimeError:
 
 def describe_foreign(head: bytes) -> str:
     if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}", b"c"):
-        return ("this is a pickle file; minitorch.load never unpickles a raw pickle (torch's "
-                "legacy non-zip format), because unpickling can run arbitrary code. Re-save "
-                "the data with torch.save's default zip format or minitorch.save")
+        return ("this is a pickle file; minitorch.load never unpickles a pickle that is not a "
+                "torch checkpoint, because unpickling can run arbitrary code")
     return "not a minitorch.save file (bad magic)"
 
 

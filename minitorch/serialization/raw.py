@@ -18,8 +18,8 @@ def _host(t: Tensor) -> np.ndarray:
 
 
 def raw_bytes(t: Tensor) -> memoryview:
-    """The bytes of t's elements in row-major order (t is copied only if it
-    is not contiguous)."""
+    """The bytes of t's elements in row-major order: a writable view of t's
+    memory when t is contiguous, else of a contiguous copy."""
     arr = np.ascontiguousarray(_host(t.detach()))
     return memoryview(arr.reshape(-1).view(np.uint8))
 

@@ -16,6 +16,9 @@ from typing import Any, Callable, Dict, List, Tuple, Union
 from .._tensor import Tensor
 from .torch_names import allowed_globals, unsupported_torch_kind
 
+# what the pure-Python unpickler raises on a malformed stream
+_MALFORMED = (EOFError, IndexError, KeyError, ValueError, TypeError, AttributeError,
+              OverflowError)
 SafeGlobal = Union[Callable, Tuple[Callable, str]]
 _user_globals: List[SafeGlobal] = []
 
@@ -76,6 +79,12 @@ class WeightsUnpickler(pickle._Unpickler):
 
     def persistent_load(self, pid):
         return self._persistent(pid)
+
+    def load(self):
+        try:
+            return super().load()
+        except _MALFORMED as e:
+            raise pickle.UnpicklingError(f"malformed pickle ({type(e).__name__}: {e})") from None
 
     def find_class(self, module: str, name: str):
         if module == "__builtin__":

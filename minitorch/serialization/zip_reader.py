@@ -72,13 +72,7 @@ class Archive:
     def read_into(self, info: zipfile.ZipInfo, out: memoryview) -> None:
         try:
             with self.zf.open(info) as src:
-                pos = 0
-                while pos < len(out):
-                    chunk = src.read(min(_CHUNK, len(out) - pos))
-                    if not chunk:
-                        raise _fail(f"file is truncated inside record {info.filename}")
-                    out[pos:pos + len(chunk)] = chunk
-                    pos += len(chunk)
+                read_chunked(src, out, f"record {info.filename}")
                 src.read(1)  # reaching the end checks the CRC
         except (zipfile.BadZipFile, EOFError) as e:
             raise _fail(f"record {info.filename} is corrupted ({e})") from None
@@ -102,7 +96,19 @@ class Archive:
         return bytes(out)
 
 
-def _location_mapper(map_location) -> Callable[[LoadedStorage, str], LoadedStorage]:
+def read_chunked(src, out: memoryview, what: str) -> None:
+    """Fills out from src in bounded reads: a lying size never makes one
+    huge allocation."""
+    pos = 0
+    while pos < len(out):
+        chunk = src.read(min(_CHUNK, len(out) - pos))
+        if not chunk:
+            raise _fail(f"file is truncated inside {what}")
+        out[pos:pos + len(chunk)] = chunk
+        pos += len(chunk)
+
+
+def location_mapper(map_location) -> Callable[[LoadedStorage, str], LoadedStorage]:
     def default(storage: LoadedStorage, location: str) -> LoadedStorage:
         if location.startswith("cpu"):
             return storage
@@ -134,7 +140,7 @@ class _StorageLoader:
 
     def __init__(self, archive: Archive, map_location) -> None:
         self.archive = archive
-        self.restore = _location_mapper(map_location)
+        self.restore = location_mapper(map_location)
         self.loaded: Dict[str, LoadedStorage] = {}
 
     def __call__(self, pid) -> LoadedStorage:
@@ -192,18 +198,9 @@ class FullUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-_MALFORMED = (EOFError, IndexError, KeyError, ValueError, TypeError, AttributeError,
-              OverflowError)
-
-
 def load_zip(f: BinaryIO, file_size: int, map_location, weights_only: bool,
              mmap: bool = False) -> Any:
     archive = Archive(f, file_size, mmap)
     data = io.BytesIO(archive.read("data.pkl"))
     loader = _StorageLoader(archive, map_location)
-    if not weights_only:
-        return FullUnpickler(data, loader).load()
-    try:
-        return WeightsUnpickler(data, loader).load()
-    except _MALFORMED as e:
-        raise pickle.UnpicklingError(f"malformed pickle ({type(e).__name__}: {e})") from None
+    return (WeightsUnpickler if weights_only else FullUnpickler)(data, loader).load()
