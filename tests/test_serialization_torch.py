@@ -490,3 +490,21 @@ def test_torch_legacy_state_dicts_models_and_refusals(tmp_path):
     assert mt.load(path)["a"].tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="mmap can only be used"):
         mt.load(path, mmap=True)
+
+
+def test_tensor_and_parameter_attributes_travel_both_ways():
+    t = mt.ones(2)
+    t.note = "kept"
+    p = mt.nn.Parameter(mt.zeros(3))
+    p.tag = 7
+    theirs = torch.load(mt_to_torch_file({"t": t, "p": p, "cls": mt.Tensor}), weights_only=True)
+    assert theirs["t"].note == "kept" and theirs["t"].tolist() == [1.0, 1.0]
+    assert type(theirs["p"]) is torch.nn.Parameter and theirs["p"].tag == 7
+    assert theirs["cls"] is torch.Tensor
+    tt = torch.ones(2)
+    tt.note = "back"
+    pp = torch.nn.Parameter(torch.ones(1))
+    pp.tag = 8
+    mine = mt.load(torch_to_mt_file({"t": tt, "p": pp, "cls": torch.Tensor}))
+    assert mine["t"].note == "back" and type(mine["p"]) is mt.nn.Parameter and mine["p"].tag == 8
+    assert mine["cls"] is mt.Tensor

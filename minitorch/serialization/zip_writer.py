@@ -31,6 +31,8 @@ _PARAMETER_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 _FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
 _SIZE = TorchGlobal("torch", "Size")
 _DEVICE = TorchGlobal("torch", "device")
+_TENSOR_CLASS = TorchGlobal("torch", "Tensor")
+_PARAMETER_CLASS = TorchGlobal("torch.nn.parameter", "Parameter")
 
 
 class _Storage:
@@ -109,10 +111,24 @@ class TorchPickler(pickle._Pickler):
             return NotImplemented
         return _reduce_torch(self.storages, obj)
 
-    def save_torch_global(self, obj) -> None:
-        g = obj if type(obj) is TorchGlobal else dtype_global(obj)
+    def _write_global(self, g: TorchGlobal, obj) -> None:
         self.write(pickle.GLOBAL + f"{g.module}\n{g.name}\n".encode("utf-8"))
         self.memoize(obj)
+
+    def save_torch_global(self, obj) -> None:
+        self._write_global(obj if type(obj) is TorchGlobal else dtype_global(obj), obj)
+
+    def save_global(self, obj, name=None) -> None:
+        from ..nn import Parameter
+
+        # the tensor classes are torch's names in the file (as
+        # _rebuild_from_type_v2's argument)
+        if obj is Tensor:
+            self._write_global(_TENSOR_CLASS, obj)
+        elif obj is Parameter:
+            self._write_global(_PARAMETER_CLASS, obj)
+        else:
+            super().save_global(obj, name)
 
     dispatch[TorchGlobal] = save_torch_global
     dispatch[_C.dtype] = save_torch_global
