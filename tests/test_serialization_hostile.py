@@ -111,6 +111,11 @@ def test_code_in_a_checkpoint_never_runs(tmp_path):
     (b"\x80\x02ctorch\nfloat32\n)\x81.", "Can only create new object"),
     (b"\x80\x02c_codecs\nencode\nX\x01\x00\x00\x00aX\x04\x00\x00\x00zlib\x86R.",
      "only allowed for latin1"),
+    # allowed names that would allocate what the file never held
+    (b"\x80\x02ctorch\nTensor\nJ\x00\xca\x9a;\x85R.", "reduce for unrecognized function"),
+    (b"\x80\x02ctorch\nTensor\nJ\x00\xca\x9a;\x85\x81.", "Can only create new object"),
+    (b"\x80\x02ctorch.nn.parameter\nParameter\nJ\x00\xca\x9a;\x85\x81.", "malformed pickle"),
+    (b"\x80\x02cbuiltins\nbytearray\nJ\x00\xca\x9a;\x85R.", "only allowed from bytes"),
     # malformed streams
     (b"\x80\x02h\x07.", "Memo value not found"),
     (b"\x80\x02\xff.", "malformed pickle"),

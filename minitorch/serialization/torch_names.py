@@ -160,6 +160,14 @@ def _latin1_encode(text, encoding="latin1"):
     return codecs.encode(text, "latin1")
 
 
+def _bytearray(data=b"", *encoding):
+    # protocol 2 pickles bytearray(bytes) and protocol 0 bytearray(str, "latin-1");
+    # bytearray(n) would allocate n bytes the file never held
+    if not isinstance(data, (bytes, bytearray, str)):
+        raise pickle.UnpicklingError("bytearray is only allowed from bytes or str")
+    return bytearray(data, *encoding)
+
+
 _REBUILDS = {
     "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
     "torch._utils._rebuild_parameter": rebuild_parameter,
@@ -180,7 +188,7 @@ def allowed_globals() -> Dict[str, Any]:
             "collections.OrderedDict": OrderedDict, "collections.Counter": Counter,
             "torch.nn.parameter.Parameter": Parameter, "torch.Size": _C.Size,
             "torch.Tensor": Tensor, "torch.device": device, "_codecs.encode": _latin1_encode,
-            "builtins.bytearray": bytearray, "builtins.set": set, "builtins.complex": complex,
+            "builtins.bytearray": _bytearray, "builtins.set": set, "builtins.complex": complex,
         })
         _ALLOWED.update({f"torch.{name}": d for name, (d, _) in _DTYPES.items()})
         _ALLOWED.update({f"torch.{name}": StorageType(name, d)

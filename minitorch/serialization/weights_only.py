@@ -70,6 +70,12 @@ def _is_allowed(obj) -> bool:
             or any(obj is v for v in _user_allowed().values()))
 
 
+def _is_tensor_class(obj) -> bool:
+    # allowed as names (_rebuild_from_type_v2's type) but never called: a
+    # tensor class called with a size allocates what the file never held
+    return isinstance(obj, type) and issubclass(obj, Tensor)
+
+
 class WeightsUnpickler(pickle._Unpickler):
     dispatch = dict(pickle._Unpickler.dispatch)
 
@@ -108,7 +114,7 @@ class WeightsUnpickler(pickle._Unpickler):
     def load_reduce(self):
         args = self.stack.pop()
         func = self.stack[-1]
-        if not _is_allowed(func):
+        if not _is_allowed(func) or _is_tensor_class(func):
             raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func}")
         if not isinstance(args, tuple):
             raise pickle.UnpicklingError("REDUCE needs a tuple of arguments")
@@ -122,7 +128,7 @@ class WeightsUnpickler(pickle._Unpickler):
             raise pickle.UnpicklingError("NEWOBJ needs a tuple of arguments")
         if cls is Parameter:
             return Parameter(*args, **kwargs)
-        if isinstance(cls, type) and _is_allowed(cls):
+        if isinstance(cls, type) and _is_allowed(cls) and not _is_tensor_class(cls):
             return cls.__new__(cls, *args, **kwargs)
         raise pickle.UnpicklingError(
             "Can only create new object for nn.Parameter or classes allowlisted via "
