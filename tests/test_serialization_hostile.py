@@ -199,18 +199,32 @@ def test_corrupted_record_bytes_fail_the_crc():
         load(bytes(data))
 
 
+def central_entries(data):
+    """Where each record's central directory entry starts, by name."""
+    out = {}
+    cd = bytes(data).find(b"PK\x01\x02")
+    while cd >= 0:
+        name_len = struct.unpack_from("<H", data, cd + 28)[0]
+        out[bytes(data[cd + 46:cd + 46 + name_len])] = cd
+        cd = bytes(data).find(b"PK\x01\x02", cd + 4)
+    return out
+
+
 def test_records_reaching_past_the_end_are_refused():
     data = bytearray(archive(tensor_pkl(4, (4,), (1,)), {"0": bytes(16)}))
     # the central directory says data/0 holds 1 GiB
-    cd = bytes(data).index(b"PK\x01\x02")
-    while True:
-        name_len = struct.unpack_from("<H", data, cd + 28)[0]
-        if data[cd + 46:cd + 46 + name_len] == b"archive/data/0":
-            break
-        cd = bytes(data).index(b"PK\x01\x02", cd + 4)
-    struct.pack_into("<II", data, cd + 20, 1 << 30, 1 << 30)
+    struct.pack_into("<II", data, central_entries(data)[b"archive/data/0"] + 20, 1 << 30, 1 << 30)
     with pytest.raises(RuntimeError, match="minitorch.load: file is truncated: record"):
         load(bytes(data))
+
+
+@pytest.mark.parametrize("record", ["archive/data/0", "archive/data.pkl"])
+def test_a_record_cannot_claim_more_bytes_than_it_stores(record):
+    data = bytearray(archive(tensor_pkl(4, (4,), (1,)), {"0": bytes(16)}))
+    # uncompressed size: 2 GiB
+    struct.pack_into("<I", data, central_entries(data)[record.encode()] + 24, 1 << 31)
+    error, peak = failure_and_peak(bytes(data))
+    assert "declares 2147483648 bytes but stores" in str(error) and peak < 1 << 20
 
 
 def test_a_compressed_zip_bomb_is_refused_without_inflating():
@@ -233,12 +247,7 @@ def test_overlapping_records_are_refused():
         zf.writestr("archive/data/0", payload)
         zf.writestr("archive/data/1", b"")
     data = bytearray(buf.getvalue())
-    offsets = {}
-    cd = bytes(data).index(b"PK\x01\x02")
-    while cd >= 0:
-        name_len = struct.unpack_from("<H", data, cd + 28)[0]
-        offsets[bytes(data[cd + 46:cd + 46 + name_len])] = cd
-        cd = bytes(data).find(b"PK\x01\x02", cd + 4)
+    offsets = central_entries(data)
     zero = struct.unpack_from("<I", data, offsets[b"archive/data/0"] + 42)[0]
     struct.pack_into("<I", data, offsets[b"archive/data/1"] + 42, zero)
     struct.pack_into("<II", data, offsets[b"archive/data/1"] + 20, len(payload), len(payload))

@@ -50,6 +50,9 @@ class Archive:
             if info.compress_type != zipfile.ZIP_STORED:
                 raise _fail(f"record {info.filename} is compressed; torch.save never "
                             "compresses, and a compressed record could expand without bound")
+            if info.file_size != info.compress_size:
+                raise _fail(f"record {info.filename} declares {info.file_size} bytes but "
+                            f"stores {info.compress_size}")
             if info.header_offset < end:
                 raise _fail(f"records overlap in the zip archive (at {info.filename})")
             end = info.header_offset + _LOCAL_HEADER + info.compress_size
