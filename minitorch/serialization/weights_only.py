@@ -4,7 +4,9 @@ allow list (add_safe_globals and friends).
 It is the pure-Python unpickler with the opcodes that can call code narrowed
 down: GLOBAL/STACK_GLOBAL resolve only names of the allow list
 (torch_names.allowed_globals) or the user's safe globals, REDUCE and NEWOBJ
-only call what those resolved to, BUILD only sets state on OrderedDicts,
+only call what those resolved to (never a tensor class: called with a size,
+it would allocate what the file never held), BUILD only sets state on
+OrderedDicts,
 tensors and instances of user-allowed classes, and INST, OBJ, the extension
 registry and text persistent ids are refused outright. The pure-Python
 unpickler is used because the C one cannot narrow BUILD; checkpoints keep
