@@ -315,3 +315,13 @@ def test_a_huge_legacy_storage_is_refused_before_allocating():
     data = legacy(many + b"l.", keys=[str(i) for i in range(50)], data=bytes(24 * 3))
     with pytest.raises(RuntimeError, match="more than the rest of the file"):
         load(data)
+
+
+def test_listing_unsafe_globals_runs_nothing(tmp_path):
+    marker = tmp_path / "ran"
+    data = archive(b"\x80\x02cos\nsystem\nX\x05\x00\x00\x00touch\x85R."
+                   .replace(b"X\x05\x00\x00\x00touch", enc(f"touch {marker}")))
+    assert mt.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data)) == ["os.system"]
+    assert not marker.exists()
+    with pytest.raises(pickle.UnpicklingError, match="malformed pickle"):
+        mt.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(archive(b"\x80\x02cos\n")))

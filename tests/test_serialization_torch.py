@@ -508,3 +508,18 @@ def test_tensor_and_parameter_attributes_travel_both_ways():
     mine = mt.load(torch_to_mt_file({"t": tt, "p": pp, "cls": torch.Tensor}))
     assert mine["t"].note == "back" and type(mine["p"]) is mt.nn.Parameter and mine["p"].tag == 8
     assert mine["cls"] is mt.Tensor
+
+
+def test_get_unsafe_globals_in_checkpoint_matches_torch(tmp_path):
+    path = tmp_path / "mixed.pt"
+    torch.save({"p": Point(1, 2), "x": torch.ones(1), "s": {1}, "m": torch.nn.ReLU()}, path)
+    theirs = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    mine = mt.serialization.get_unsafe_globals_in_checkpoint(path)
+    assert sorted(mine) == sorted(theirs) and f"{__name__}.Point" in mine
+    with mt.serialization.safe_globals([Point]):
+        assert f"{__name__}.Point" not in mt.serialization.get_unsafe_globals_in_checkpoint(
+            open(path, "rb"))
+    assert mt.serialization.get_unsafe_globals_in_checkpoint(
+        mt_to_torch_file(mt.nn.Linear(2, 2).state_dict())) == []
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint returned by torch.save"):
+        mt.serialization.get_unsafe_globals_in_checkpoint(legacy_file({"a": torch.ones(1)}))

@@ -10,19 +10,19 @@ refused, never unpickled.
 import io
 import os
 import pickle
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, List, Tuple, Union
 
 from .._tensor import device
 from . import native
 from .weights_only import (  # noqa: F401  (the public allow-list API)
-    add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals,
+    add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals, unsafe_globals,
 )
 from .legacy_reader import load_legacy
-from .zip_reader import load_zip
+from .zip_reader import Archive, load_zip
 from .zip_writer import write_zip
 
 __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
-           "safe_globals"]
+           "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 FileLike = Union[str, os.PathLike, BinaryIO]
 DEFAULT_PROTOCOL = 2
@@ -81,7 +81,9 @@ def _check_map_location(map_location) -> None:
                        "(minitorch tensors live on the CPU)")
 
 
-def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any:
+def _positioned(f: BinaryIO) -> Tuple[BinaryIO, int, int, bytes]:
+    """f as a seekable stream, where the checkpoint starts in it, how many
+    bytes it has from there, and its first bytes."""
     if not f.seekable():
         f = io.BytesIO(f.read())
     start = f.tell()
@@ -89,6 +91,11 @@ def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any
     f.seek(start)
     head = f.read(len(_ZIP_MAGIC))
     f.seek(start)
+    return f, start, size, head
+
+
+def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any:
+    f, start, size, head = _positioned(f)
     if head[:2] == _LEGACY_MAGIC:
         if mmap:
             raise RuntimeError("mmap can only be used with files saved with "
@@ -105,6 +112,20 @@ def _load_from(f: BinaryIO, map_location, weights_only: bool, mmap: bool) -> Any
         # zipfile reads offsets from the start of the stream
         f = io.BytesIO(f.read())
     return _unpickling(load_zip, weights_only, f, size, map_location, weights_only, mmap)
+
+
+def get_unsafe_globals_in_checkpoint(f: FileLike) -> List[str]:
+    """The globals in a torch.save zip checkpoint that a weights_only load
+    would refuse, read from the pickle's opcodes without unpickling it."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as src:
+            return get_unsafe_globals_in_checkpoint(src)
+    f, start, size, head = _positioned(f)
+    if head != _ZIP_MAGIC:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    if start:
+        f = io.BytesIO(f.read())
+    return unsafe_globals(Archive(f, size).read("data.pkl"))
 
 
 def _unpickling(reader, weights_only: bool, *args) -> Any:

@@ -13,6 +13,7 @@ unpickler is used because the C one cannot narrow BUILD; checkpoints keep
 tensor bytes in separate records, so the pickle it reads is small.
 """
 import pickle
+import pickletools
 from typing import Any, Callable, Dict, List, Tuple, Union
 
 from .._tensor import Tensor
@@ -76,6 +77,23 @@ def _is_tensor_class(obj) -> bool:
     # allowed as names (_rebuild_from_type_v2's type) but never called: a
     # tensor class called with a size allocates what the file never held
     return isinstance(obj, type) and issubclass(obj, Tensor)
+
+
+def unsafe_globals(pkl: bytes) -> List[str]:
+    """The GLOBAL names in a pickle that WeightsUnpickler would refuse, in
+    order of appearance, found by reading its opcodes (nothing is run)."""
+    allowed = set(allowed_globals()) | set(_user_allowed())
+    found: List[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(pkl):
+            if op.name == "GLOBAL":
+                module, name = arg.split(" ", 1)
+                full = f"{'builtins' if module == '__builtin__' else module}.{name}"
+                if full not in allowed and full not in found:
+                    found.append(full)
+    except ValueError as e:
+        raise pickle.UnpicklingError(f"malformed pickle ({e})") from None
+    return found
 
 
 class WeightsUnpickler(pickle._Unpickler):
