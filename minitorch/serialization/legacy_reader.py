@@ -41,6 +41,9 @@ class _Bounded:
         left = self.left()
         return self.f.read(left if n < 0 else min(n, left))
 
+    def readinto(self, out: memoryview) -> int:
+        return self.f.readinto(out[:max(self.left(), 0)])
+
     def readline(self) -> bytes:
         return self.f.readline(self.left())
 

@@ -12,6 +12,7 @@ import io
 import pickle
 import struct
 import zipfile
+import zlib
 from typing import Any, BinaryIO, Callable, Dict
 
 import numpy as np
@@ -41,6 +42,7 @@ def _open_zip(f: BinaryIO) -> zipfile.ZipFile:
 class Archive:
     def __init__(self, f: BinaryIO, file_size: int, mmap: bool = False) -> None:
         self.zf = _open_zip(f)
+        self.f = f
         self.file_size = file_size
         # copy-on-write, as torch maps: loaded tensors may be written to
         self.mapped = np.memmap(f, dtype=np.uint8, mode="c") if mmap else None
@@ -72,24 +74,29 @@ class Archive:
             raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
         return info
 
-    def read_into(self, info: zipfile.ZipInfo, out: memoryview) -> None:
-        try:
-            with self.zf.open(info) as src:
-                read_chunked(src, out, f"record {info.filename}")
-                src.read(1)  # reaching the end checks the CRC
-        except (zipfile.BadZipFile, EOFError) as e:
-            raise _fail(f"record {info.filename} is corrupted ({e})") from None
-
-    def mapped_record(self, info: zipfile.ZipInfo) -> np.ndarray:
-        """The bytes of a stored record, straight from the mapped file."""
-        at = info.header_offset
-        head = bytes(self.mapped[at:at + _LOCAL_HEADER])
+    def _data_start(self, info: zipfile.ZipInfo) -> int:
+        """Where a stored record's bytes start in the file (after its local
+        header), checked to end inside the file."""
+        self.f.seek(info.header_offset)
+        head = self.f.read(_LOCAL_HEADER)
         if len(head) < _LOCAL_HEADER or head[:4] != b"PK\x03\x04":
             raise _fail(f"record {info.filename} has no local header")
         name_len, extra_len = struct.unpack_from("<HH", head, 26)
-        start = at + _LOCAL_HEADER + name_len + extra_len
+        start = info.header_offset + _LOCAL_HEADER + name_len + extra_len
         if start + info.file_size > self.file_size:
             raise _fail(f"file is truncated inside record {info.filename}")
+        return start
+
+    def read_into(self, info: zipfile.ZipInfo, out: memoryview) -> None:
+        # straight from the file into out (records are stored), then the CRC
+        self.f.seek(self._data_start(info))
+        read_chunked(self.f, out, f"record {info.filename}")
+        if zlib.crc32(out) != info.CRC:
+            raise _fail(f"record {info.filename} is corrupted (bad CRC-32)")
+
+    def mapped_record(self, info: zipfile.ZipInfo) -> np.ndarray:
+        """The bytes of a stored record, straight from the mapped file."""
+        start = self._data_start(info)
         return self.mapped[start:start + info.file_size]
 
     def read(self, name: str) -> bytes:
@@ -100,15 +107,14 @@ class Archive:
 
 
 def read_chunked(src, out: memoryview, what: str) -> None:
-    """Fills out from src in bounded reads: a lying size never makes one
-    huge allocation."""
+    """Fills out from src with bounded readinto calls: no intermediate
+    copies, and a lying size never makes one huge read."""
     pos = 0
     while pos < len(out):
-        chunk = src.read(min(_CHUNK, len(out) - pos))
-        if not chunk:
+        got = src.readinto(out[pos:pos + _CHUNK])
+        if not got:
             raise _fail(f"file is truncated inside {what}")
-        out[pos:pos + len(chunk)] = chunk
-        pos += len(chunk)
+        pos += got
 
 
 def location_mapper(map_location) -> Callable[[LoadedStorage, str], LoadedStorage]:
