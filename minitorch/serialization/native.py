@@ -1,4 +1,6 @@
-"""minitorch.save / minitorch.load: a file format that never runs code on load.
+"""minitorch's own checkpoint format (the default of minitorch.save before it
+wrote torch's zip format): a file format that never runs code on load.
+minitorch.load still reads it; `save` here still writes it.
 
 Layout (all integers little-endian):
 
@@ -29,10 +31,10 @@ from typing import Any, BinaryIO, Dict, List, Tuple, Union
 
 import numpy as np
 
-from . import _C
-from ._tensor import Tensor
+from .. import _C
+from .._tensor import Tensor
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load_from"]
 
 MAGIC = b"\x93MINITORCH-SAVE\n"
 VERSION = 1
@@ -63,7 +65,7 @@ class _Writer:
         self.active: set = set()
 
     def tensor(self, t: Tensor) -> Dict[str, Any]:
-        from .nn import Parameter
+        from ..nn import Parameter
 
         name = _DTYPE_NAMES[t.dtype]
         data = t.detach().contiguous()
@@ -163,13 +165,10 @@ def _fail(what: str) -> RuntimeError:
     return RuntimeError(f"minitorch.load: {what}")
 
 
-def _describe_foreign(head: bytes) -> str:
+def describe_foreign(head: bytes) -> str:
     if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}", b"c"):
-        return ("this is a pickle file; minitorch.load never unpickles, because unpickling "
-                "can run arbitrary code. Re-save the data with minitorch.save")
-    if head[:4] == b"PK\x03\x04":
-        return ("this is a zip archive (as written by torch.save), which holds a pickle; "
-                "minitorch.load never unpickles. Re-save the data with minitorch.save")
+        return ("this is a pickle file; minitorch.load never unpickles a pickle that is not a "
+                "torch checkpoint, because unpickling can run arbitrary code")
     return "not a minitorch.save file (bad magic)"
 
 
@@ -224,7 +223,7 @@ class _Reader:
             end = offset + nbytes
 
     def tensor(self, node: Dict[str, Any]) -> Tensor:
-        from .nn import Parameter
+        from ..nn import Parameter
 
         name = node.get("dtype")
         if name not in _DTYPES:
@@ -306,12 +305,13 @@ class _Reader:
         raise _fail(f"malformed header entry of type {kind!r}")
 
 
-def _load_from(f: BinaryIO) -> Any:
+def load_from(f: BinaryIO) -> Any:
+    """Reads a native file from f's position (the magic included)."""
     prefix = f.read(_PREFIX.size)
     if prefix[:len(MAGIC)] != MAGIC:
         if prefix and MAGIC.startswith(prefix):
             raise _fail("file is truncated: incomplete header")
-        raise _fail(_describe_foreign(prefix))
+        raise _fail(describe_foreign(prefix))
     if len(prefix) < _PREFIX.size:
         raise _fail("file is truncated: incomplete header")
     _, version, hlen, plen, digest = _PREFIX.unpack(prefix)
@@ -342,21 +342,3 @@ def _load_from(f: BinaryIO) -> Any:
         raise _fail("header nests containers too deeply") from None
     reader.check_overlaps()
     return result
-
-
-def load(f: FileLike, map_location=None, *, weights_only: bool = True) -> Any:
-    """Loads an object saved with :func:`minitorch.save` from a file path or
-    a readable binary file object.
-
-    The format holds data only, so loading never runs code (``weights_only``
-    is accepted for torch compatibility and always holds). A truncated or
-    corrupted file raises RuntimeError; a pickle file is refused, never
-    unpickled."""
-    if map_location not in (None, "cpu") and str(map_location) != "cpu":
-        raise RuntimeError(f"minitorch.load: map_location={map_location!r} is not supported "
-                           "(minitorch tensors live on the CPU)")
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as src:
-            return _load_from(src)
-    return _load_from(f)
-
