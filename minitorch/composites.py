@@ -281,4 +281,5 @@ def cpu(self, memory_format=None):
 
 @composite(function=False)
 def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Raises AssertionError: minitorch runs on the CPU only."""
     raise AssertionError("Torch not compiled with CUDA enabled")
