@@ -252,8 +252,8 @@ def _mark_dispatching(func):
 
 
 def wrap_torch_function(dispatcher: Callable):
-    """Makes a Python function dispatch __torch_function__ on the arguments
-    that dispatcher(*args, **kwargs) returns."""
+    """Makes a Python function dispatch ``__torch_function__`` on the arguments
+    that ``dispatcher(*args, **kwargs)`` returns."""
     def inner(func):
         @functools.wraps(func)
         def wrapped(*args, **kwargs):

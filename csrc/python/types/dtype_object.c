@@ -160,8 +160,8 @@ PyMethodDef mt_dtype_module_methods[] = {
      "Returns the smallest dtype both dtypes can be cast to without losing their kind."},
     {"can_cast", can_cast, METH_VARARGS,
      "can_cast(from_, to, /)\n--\n\n"
-     "Returns True if torch's casting rules allow casting from_ to to (no float to int,\n"
-     "no number to bool)."},
+     "Returns True if torch's casting rules allow casting ``from_`` to ``to`` (no float to\n"
+     "int, no number to bool)."},
     {NULL},
 };
 
