@@ -62,39 +62,15 @@ static PyObject *row_description(const mt_op *op)
     }
 }
 
-/* How a docstring names a parameter's type. */
+/* How a docstring names a parameter's type: as messages do, and also saying
+ * where a number or a single int is taken. */
 static const char *type_name(const mt_param *p)
 {
-    switch (p->type) {
-    case MT_ARG_TENSOR:
-        return p->numbers ? "Tensor or Number" : "Tensor";
-    case MT_ARG_TENSOR_LIST:
-        return "sequence of Tensors";
-    case MT_ARG_INT:
-        return "int";
-    case MT_ARG_INT_LIST:
-        return p->list_len ? "int or tuple of ints" : "tuple of ints";
-    case MT_ARG_FLOAT:
-        return "float";
-    case MT_ARG_SCALAR:
-        return "Number";
-    case MT_ARG_BOOL:
-        return "bool";
-    case MT_ARG_DTYPE:
-        return "minitorch.dtype";
-    case MT_ARG_STR:
-        return "str";
-    case MT_ARG_GENERATOR:
-        return "minitorch.Generator";
-    case MT_ARG_DEVICE:
-        return "minitorch.device";
-    case MT_ARG_LAYOUT:
-        return "minitorch.layout";
-    case MT_ARG_MEMORY_FORMAT:
-        return "minitorch.memory_format";
-    default:
-        return "object";
-    }
+    if (p->type == MT_ARG_TENSOR && p->numbers)
+        return "Tensor or Number";
+    if (p->type == MT_ARG_INT_LIST && p->list_len)
+        return "int or tuple of ints";
+    return mtpy_param_type_name(p);
 }
 
 /* Appends p's default as Python spells it after prefix (the signature
