@@ -162,9 +162,8 @@ PyObject *mt_function_doc(const MTFunctionObject *f)
 {
     PyObject *description = NULL;
     for (int k = 0; !description && k < f->nsigs; k++)
-        description = row_description(f->rows[k]);
-    if (PyErr_Occurred())
-        return NULL;
+        if (!(description = row_description(f->rows[k])) && PyErr_Occurred())
+            return NULL;
     PyObject *lines = signature_lines(f, description != NULL);
     PyObject *sep = PyUnicode_FromString("\n");
     PyObject *doc = lines && sep ? PyUnicode_Join(sep, lines) : NULL;
