@@ -69,6 +69,14 @@ def _rebuild_tensor(cls, data: bytes, dtype_name: str, shape: tuple, requires_gr
 
 
 class Tensor(_C.TensorBase):
+    """A multi-dimensional array of one dtype, with autograd.
+
+    Make tensors with factories (``minitorch.tensor``, ``zeros``, ``randn``,
+    ...), not with the constructor. A tensor is a view of a refcounted storage
+    with a shape, strides and an offset; views share memory with their base.
+    Subclasses work as in torch: results of operations keep the subclass, and a
+    subclass may override ``__torch_function__``.
+    """
     __module__ = "minitorch"
     # ndarray + Tensor defers to Tensor.__radd__ instead of making an array.
     __array_priority__ = 1000
@@ -105,14 +113,19 @@ class Tensor(_C.TensorBase):
 
     @property
     def device(self) -> device:
+        """The device of the tensor: always ``device(type='cpu')``."""
         return _CPU
 
     @property
     def is_cpu(self) -> bool:
+        """True: every tensor lives on the CPU."""
         return True
 
     @property
     def T(self) -> "Tensor":
+        """The tensor with its dimensions reversed (a view); for other than 2 dimensions torch
+        deprecates it and warns.
+        """
         if self.dim() != 2:
             warnings.warn(
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
@@ -123,6 +136,7 @@ class Tensor(_C.TensorBase):
 
     @property
     def mT(self) -> "Tensor":
+        """A view with the last two dimensions swapped (a batch of transposed matrices)."""
         if self.dim() < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self.dim()}-D tensor.")
@@ -130,6 +144,7 @@ class Tensor(_C.TensorBase):
 
     @property
     def H(self) -> "Tensor":
+        """The conjugate transpose of a matrix: its transpose for real tensors (a view)."""
         if self.dim() == 0:
             return self.view_as(self)
         if self.dim() != 2:
@@ -141,6 +156,7 @@ class Tensor(_C.TensorBase):
 
     @property
     def mH(self) -> "Tensor":
+        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view)."""
         if self.dim() == 0:
             return self.view_as(self)
         if self.dim() < 2:
@@ -171,24 +187,47 @@ class Tensor(_C.TensorBase):
     # The binding's autograd methods, dispatching on self as torch's do.
     @overridable
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Sets whether autograd records operations on this tensor, in place, and returns it.
+
+        Only leaf tensors can change it (a non-leaf's flag comes from its inputs).
+
+        Args:
+            requires_grad (bool): the new flag. Default: ``True``.
+        """
         return _C.TensorBase.requires_grad_(self, requires_grad)
 
     @overridable
     def retain_grad(self) -> None:
+        """Makes backward fill ``.grad`` for this non-leaf tensor too (leaves always get one)."""
         return _C.TensorBase.retain_grad(self)
 
     @overridable
     def register_hook(
             self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> "_C._RemovableHandle":
+        """Registers ``hook(grad)`` to run when the gradient of this tensor is computed.
+
+        The hook may return a tensor to use instead of ``grad``.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         return _C.TensorBase.register_hook(self, hook)
 
     @overridable
     def register_post_accumulate_grad_hook(
             self, hook: Callable[["Tensor"], None]) -> "_C._RemovableHandle":
+        """Registers ``hook(tensor)`` to run on a leaf after its ``.grad`` has been accumulated.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         return _C.TensorBase.register_post_accumulate_grad_hook(self, hook)
 
     @overridable
     def detach_(self) -> "Tensor":
+        """Detaches this tensor from the graph in place: it becomes a leaf that does not require
+        grad.
+        """
         return _C.TensorBase.detach_(self)
 
     @overridable

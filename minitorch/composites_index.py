@@ -38,7 +38,7 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 @composite()
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    """Out-of-place version of Tensor.index_copy_."""
+    """Out-of-place version of ``Tensor.index_copy_``."""
     return index_copy_(input.clone(), dim, index, source)
 
 
@@ -53,13 +53,13 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 @composite()
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
-    """Out-of-place version of Tensor.index_fill_."""
+    """Out-of-place version of ``Tensor.index_fill_``."""
     return index_fill_(input.clone(), dim, index, value)
 
 
 @composite()
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    """Out-of-place version of Tensor.index_add_."""
+    """Out-of-place version of ``Tensor.index_add_``."""
     return input.clone().index_add_(dim, index, source, alpha=alpha)
 
 

@@ -205,8 +205,8 @@ class CustomOpDef:
 
     def register_autograd(self, backward: Callable, /, *,
                           setup_context: Optional[Callable] = None) -> None:
-        """backward(ctx, *grads) returns one gradient (or None) per input;
-        setup_context(ctx, inputs, output) saves what it needs on ctx."""
+        """``backward(ctx, *grads)`` returns one gradient (or None) per input;
+        ``setup_context(ctx, inputs, output)`` saves what it needs on ctx."""
         if not callable(backward):
             raise TypeError(f"Expected backward to be callable, got {type(backward).__name__}")
         self._backward_fn = backward

@@ -43,8 +43,8 @@ def _scalar_name(d):
 
 @_overridable
 def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Computes a vector norm over dim (all elements when None): sum(|x|^ord)^(1/ord),
-    max |x| for inf, min |x| for -inf, the count of non-zeros for 0."""
+    """Computes a vector norm over dim (all elements when None): ``sum(abs(x)**ord)**(1/ord)``,
+    ``max(abs(x))`` for inf, ``min(abs(x))`` for -inf, the count of non-zeros for 0."""
     if not isinstance(ord, numbers.Number) or isinstance(ord, bool):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
                         f"not {type(ord).__name__}")

@@ -205,10 +205,12 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
 
 
 def has_torch_function_unary(arg) -> bool:
+    """True if ``arg`` overrides ``__torch_function__`` or a mode is active."""
     return _C._has_torch_function((arg,))
 
 
 def has_torch_function_variadic(*args) -> bool:
+    """True if any argument overrides ``__torch_function__`` or a mode is active."""
     return _C._has_torch_function(args)
 
 
@@ -224,6 +226,7 @@ def is_tensor_like(inp) -> bool:
 
 
 def is_tensor_method_or_property(func: Callable) -> bool:
+    """True if ``func`` is a Tensor method or property that ``__torch_function__`` sees."""
     return func in _overridable()[minitorch.Tensor] or func.__name__ == "__get__"
 
 
@@ -250,8 +253,8 @@ def _mark_dispatching(func):
 
 
 def wrap_torch_function(dispatcher: Callable):
-    """Makes a Python function dispatch __torch_function__ on the arguments
-    that dispatcher(*args, **kwargs) returns."""
+    """Makes a Python function dispatch ``__torch_function__`` on the arguments
+    that ``dispatcher(*args, **kwargs)`` returns."""
     def inner(func):
         @functools.wraps(func)
         def wrapped(*args, **kwargs):
@@ -351,6 +354,8 @@ class TorchFunctionMode:
 
     @classmethod
     def push(cls, *args, **kwargs):
+        """Returns an instance of the mode made with the given arguments; enter it with ``with``.
+        """
         return cls(*args, **kwargs)
 
 

@@ -206,8 +206,8 @@ def _compare(actual, expected, path, opts):
 
 def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_device=True,
                  check_dtype=True, check_layout=True, check_stride=False, msg=None):
-    """Asserts that actual and expected are close: |actual - expected| <= atol + rtol *
-    |expected| elementwise, with default tolerances chosen by dtype (integers exactly).
+    """Asserts that actual and expected are close: ``abs(actual - expected) <= atol + rtol *
+    abs(expected)`` elementwise, with default tolerances chosen by dtype (integers exactly).
     Tensors, numbers, and sequences or mappings of them are compared recursively."""
     __tracebackhide__ = True
     if rtol is not None or atol is not None:

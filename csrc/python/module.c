@@ -101,8 +101,10 @@ static PyMethodDef disabled_def = {"_disabled_torch_function_impl",
                                    METH_VARARGS | METH_KEYWORDS, NULL};
 
 static PyMethodDef module_methods[] = {
-    {"set_num_threads", set_num_threads, METH_O, NULL},
-    {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
+    {"set_num_threads", set_num_threads, METH_O,
+     "set_num_threads(int, /)\n--\n\nSets how many threads large kernels use."},
+    {"get_num_threads", get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\nReturns how many threads large kernels use."},
     {"_handle_torch_function", handle_torch_function, METH_VARARGS, NULL},
     {"_has_torch_function", has_torch_function, METH_O, NULL},
     {"_relevant_args", (PyCFunction)(void (*)(void))relevant_args, METH_FASTCALL, NULL},

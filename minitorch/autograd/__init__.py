@@ -82,7 +82,21 @@ def _make_grads(outputs, grads, is_grads_batched=False):
 def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
              create_graph: bool = False, grad_variables=None, inputs=None) -> None:
     """Computes the sum of gradients of tensors w.r.t. graph leaves, accumulating
-    them into the leaves' .grad."""
+    them into the leaves' .grad.
+
+    ``autograd.backward([y1, y2], [g1, g2])`` is one backward pass for
+    ``y1.backward(g1)`` and ``y2.backward(g2)`` together.
+
+    Args:
+        tensors (Tensor or sequence of Tensors): the tensors to differentiate.
+        grad_tensors (Tensor or sequence, optional): the gradient of each tensor;
+            None stands for 1 for a one-element tensor.
+        retain_graph (bool, optional): keep the graph for another backward.
+            Default: the value of create_graph.
+        create_graph (bool): record the backward pass, for higher-order
+            derivatives. Default: ``False``.
+        inputs (sequence of Tensors, optional): accumulate only into these.
+    """
     tensors = _as_tuple(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
@@ -110,7 +124,33 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
 def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
          is_grads_batched: bool = False, materialize_grads: bool = False):
-    """Computes and returns the gradients of outputs w.r.t. inputs."""
+    """Computes and returns the gradients of outputs w.r.t. inputs.
+
+    Unlike ``Tensor.backward``, it returns the gradients and leaves every
+    ``.grad`` untouched, and ``inputs`` need not be leaves.
+
+    Args:
+        outputs (Tensor or sequence of Tensors): the differentiated outputs.
+        inputs (Tensor or sequence of Tensors): the tensors to differentiate with
+            respect to.
+        grad_outputs (Tensor or sequence, optional): the gradient of each output
+            (the vector of the vector-Jacobian product); None stands for 1 for a
+            one-element output.
+        retain_graph (bool, optional): keep the graph for another backward.
+            Default: the value of create_graph.
+        create_graph (bool): record the backward pass so the returned gradients
+            can be differentiated again. Default: ``False``.
+        allow_unused (bool, optional): return None for an input the outputs do
+            not depend on instead of raising. Default: the value of materialize_grads.
+        is_grads_batched (bool): the first dimension of each grad_output is a
+            batch of cotangents; one vector-Jacobian product per entry.
+            Default: ``False``.
+        materialize_grads (bool): return zeros instead of None for unused
+            inputs. Default: ``False``.
+
+    Returns:
+        A tuple with one gradient per input.
+    """
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")

@@ -130,6 +130,17 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         >>>         return grad_output * result
         >>>
         >>> output = Exp.apply(input)
+
+    ``forward`` runs with grad mode off; ``apply`` records one graph node
+    whose backward calls ``backward(ctx, *grad_outputs)``, which returns one
+    gradient per forward input (None where there is none). On ``ctx``:
+    ``save_for_backward`` keeps tensors for backward (``ctx.saved_tensors``,
+    checked against in-place changes), ``mark_dirty`` declares inputs forward
+    changed in place, ``mark_non_differentiable`` outputs with no gradient,
+    ``needs_input_grad`` says which inputs want one. Define ``jvp`` for
+    forward-mode AD, and ``vmap`` (or ``generate_vmap_rule = True``) for
+    ``func.vmap``. Backward is itself differentiable when it is written with
+    differentiable operations, so double backward works.
     """
 
     def __init__(self, *args, **kwargs):
@@ -140,6 +151,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args, **kwargs):
+        """Raises RuntimeError: call ``Function.apply`` instead of an instance (legacy Functions
+        are not supported).
+        """
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
@@ -171,6 +185,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode formula: one tangent per forward input in, one tangent per
+        output out. Needed for ``autograd.forward_ad`` and ``func.jvp``.
+        """
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
@@ -183,6 +200,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def vmap(info, in_dims, *args):
+        """Batching rule for ``func.vmap``: returns ``(outputs, out_dims)`` for inputs
+        batched along ``in_dims``. Override it, or set ``generate_vmap_rule = True``
+        to run forward per batch with the other transforms.
+        """
         raise NotImplementedError(
             "To use autograd.Function with vmap, you must either override the vmap staticmethod "
             "or set generate_vmap_rule=True.")

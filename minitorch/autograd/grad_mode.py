@@ -43,6 +43,9 @@ class _DecoratorContextManager:
         return wrapper
 
     def clone(self):
+        """Returns a fresh context manager with the same settings (used when it decorates a
+        function).
+        """
         return self.__class__()
 
 
@@ -81,6 +84,8 @@ class set_grad_enabled(_DecoratorContextManager):
         _C._set_grad_enabled(self.prev)
 
     def clone(self):
+        """Returns a fresh context manager with the same mode (used when it decorates a function).
+        """
         return self.__class__(self.mode)
 
 
@@ -104,4 +109,6 @@ class inference_mode(_DecoratorContextManager):
         _C._set_grad_enabled(self.prev_grad)
 
     def clone(self):
+        """Returns a fresh context manager with the same mode (used when it decorates a function).
+        """
         return self.__class__(self.mode)

@@ -92,7 +92,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 @_overridable
 def softsign(input: Tensor) -> Tensor:
-    """x / (1 + |x|)."""
+    """``x / (1 + abs(x))``."""
     return input / (1 + input.abs())
 
 
@@ -107,7 +107,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 @_overridable
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x where |x| > lambd, else 0."""
+    """``x`` where ``abs(x) > lambd``, else 0."""
     return minitorch.where((input > lambd) | (input < -lambd), input, 0.0)
 
 
@@ -146,7 +146,7 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
 @_overridable
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Optional[Tensor] = None) -> Tensor:
-    """x / max(||x||_p along dim, eps)."""
+    """``x / max(norm_p(x) along dim, eps)``."""
     norm = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     if out is None:
         return input / norm

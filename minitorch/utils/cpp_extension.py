@@ -77,6 +77,7 @@ class BuildExtension(build_ext):
         super().__init__(*args, **kwargs)
 
     def build_extensions(self):
+        """Adds minitorch's include folder to every extension, then builds them with setuptools."""
         for ext in self.extensions:
             for path in include_paths():
                 if path not in ext.include_dirs:

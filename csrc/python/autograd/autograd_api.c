@@ -158,13 +158,26 @@ static PyObject *get_base(PyObject *self, void *c)
 }
 
 PyGetSetDef mt_autograd_getset[] = {
-    {"grad", get_grad, set_grad, NULL, NULL},
-    {"grad_fn", get_grad_fn, NULL, NULL, NULL},
-    {"is_leaf", get_is_leaf, NULL, NULL, NULL},
-    {"requires_grad", get_requires_grad, set_requires_grad, NULL, NULL},
-    {"retains_grad", get_retains_grad, NULL, NULL, NULL},
-    {"output_nr", get_output_nr, NULL, NULL, NULL},
-    {"data", get_data, set_data, NULL, NULL},
+    {"grad", get_grad, set_grad,
+     "The gradient backward accumulated into this tensor (None until then); leaves, and\n"
+     "non-leaves after retain_grad(), get one.",
+     NULL},
+    {"grad_fn", get_grad_fn, NULL,
+     "The graph node that made this tensor (None for a leaf); backward starts there.", NULL},
+    {"is_leaf", get_is_leaf, NULL,
+     "True for tensors no recorded operation made: those that do not require grad, and\n"
+     "those the user created with requires_grad=True.",
+     NULL},
+    {"requires_grad", get_requires_grad, set_requires_grad,
+     "Whether autograd records operations on this tensor; settable on leaves.", NULL},
+    {"retains_grad", get_retains_grad, NULL,
+     "True when retain_grad() was called on this non-leaf tensor.", NULL},
+    {"output_nr", get_output_nr, NULL,
+     "Which output of its grad_fn this tensor is (0 for a leaf).", NULL},
+    {"data", get_data, set_data,
+     "The tensor's values outside autograd: a detached alias; assigning replaces the\n"
+     "tensor's storage, shape and dtype.",
+     NULL},
     {"_base", get_base, NULL, NULL, NULL},
     {NULL},
 };
@@ -416,7 +429,27 @@ static PyObject *is_view(PyObject *self, PyObject *unused)
 
 PyMethodDef mt_autograd_methods[] = {
     {"backward", (PyCFunction)(void (*)(void))tensor_backward, METH_FASTCALL | METH_KEYWORDS,
-     NULL},
+     "backward($self, /, gradient=None, retain_graph=None, create_graph=False, inputs=None)\n"
+     "--\n\n"
+     "Computes the gradient of this tensor with respect to the graph leaves.\n\n"
+     "Runs the graph that made this tensor backward from its grad_fn and adds each\n"
+     "leaf's gradient into its .grad (gradients accumulate: zero them between\n"
+     "steps). The graph's saved tensors are freed afterwards unless retain_graph\n"
+     "is True. Hooks registered with register_hook run as their tensor's gradient\n"
+     "is computed. autograd.grad computes gradients without touching .grad.\n\n"
+     "Args:\n"
+     "    gradient (Tensor, optional): the gradient of some scalar with respect to this\n"
+     "        tensor, of its shape. May be omitted for a one-element tensor (then 1).\n"
+     "    retain_graph (bool, optional): keep the graph to run backward through it\n"
+     "        again. Default: the value of create_graph.\n"
+     "    create_graph (bool): record the backward pass itself, so the gradients\n"
+     "        can be differentiated again (higher-order derivatives). Default: ``False``.\n"
+     "    inputs (Tensor or sequence of Tensors, optional): accumulate into the .grad\n"
+     "        of these tensors only, instead of every leaf.\n\n"
+     "Raises:\n"
+     "    RuntimeError: when this tensor does not require grad, when gradient is\n"
+     "        omitted for a tensor of more than one element, or when the graph was\n"
+     "        already freed by an earlier backward."},
     {"requires_grad_", (PyCFunction)(void (*)(void))requires_grad_, METH_VARARGS | METH_KEYWORDS,
      NULL},
     {"retain_grad", retain_grad, METH_NOARGS, NULL},
@@ -551,12 +584,14 @@ static PyObject *is_inference_mode_enabled(PyObject *m, PyObject *unused)
 PyMethodDef mt_autograd_module_methods[] = {
     {"_run_backward", run_backward, METH_VARARGS, NULL},
     {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
-    {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
+    {"is_grad_enabled", is_grad_enabled, METH_NOARGS,
+     "is_grad_enabled()\n--\n\nReturns True if autograd records operations (not inside no_grad)."},
     {"_set_anomaly_enabled", set_anomaly_enabled, METH_VARARGS, NULL},
     {"_engine_is_plain_backward", engine_is_plain_backward, METH_NOARGS, NULL},
     {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, NULL},
     {"is_anomaly_check_nan_enabled", is_anomaly_check_nan_enabled, METH_NOARGS, NULL},
     {"_set_inference_mode", set_inference_mode, METH_O, NULL},
-    {"is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
+    {"is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS,
+     "is_inference_mode_enabled()\n--\n\nReturns True inside an inference_mode block."},
     {NULL},
 };

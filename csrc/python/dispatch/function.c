@@ -1,4 +1,5 @@
 #include "function.h"
+#include "docstring.h"
 #include "torch_function_state.h"
 #include "../autograd/autograd_bind.h"
 #include "../types/return_types.h"
@@ -303,11 +304,7 @@ static PyObject *function_get_module(MTFunctionObject *f, void *c)
 
 static PyObject *function_get_doc(MTFunctionObject *f, void *c)
 {
-    PyObject *doc = PyUnicode_FromString("");
-    for (int k = 0; doc && k < f->nsigs; k++)
-        PyUnicode_AppendAndDel(&doc, PyUnicode_FromFormat("%s%s", k ? "\n" : "",
-                                                          f->sigs[k]->text));
-    return doc;
+    return mt_function_doc(f);
 }
 
 /* (signature params, ...) for overrides.get_testing_overrides() */

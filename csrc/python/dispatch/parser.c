@@ -500,7 +500,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
 
 /* ------------------------------------------------------------------ errors */
 
-static const char *type_display(const mt_param *p)
+const char *mtpy_param_type_name(const mt_param *p)
 {
     switch (p->type) {
     case MT_ARG_TENSOR:
@@ -547,11 +547,11 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
     if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s'%s must be %s, but found element of type %s at pos %d",
-                     s->name, p->name, where, type_display(p), Py_TYPE(det->bad_elem)->tp_name,
+                     s->name, p->name, where, mtpy_param_type_name(p), Py_TYPE(det->bad_elem)->tp_name,
                      det->bad_pos);
     else
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be %s, not %s", s->name,
-                     p->name, where, type_display(p), Py_TYPE(o)->tp_name);
+                     p->name, where, mtpy_param_type_name(p), Py_TYPE(o)->tp_name);
 }
 
 /* Some Tensor operand other than out= is a tensor (or a tensor-like). */

@@ -39,6 +39,8 @@ int mtpy_signature_bind(mt_signature *s);
 /* Python-visible description for overrides.get_testing_overrides():
  * a tuple of (name, type string, kind, default-or-missing). */
 PyObject *mt_signature_params(const mt_signature *s);
+/* How messages name a parameter's type, as torch's do ("tuple of ints"). */
+const char *mtpy_param_type_name(const mt_param *p);
 
 /* Parses a vectorcall against the overloads; on failure raises TypeError in
  * torch's words and returns -1. is_method shifts positions in messages. On

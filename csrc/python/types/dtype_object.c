@@ -79,16 +79,20 @@ static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused)
 }
 
 static PyGetSetDef dtype_getset[] = {
-    {"is_floating_point", (getter)dtype_is_floating, NULL, NULL, NULL},
-    {"is_signed", (getter)dtype_is_signed, NULL, NULL, NULL},
-    {"is_complex", (getter)dtype_is_complex, NULL, NULL, NULL},
-    {"itemsize", (getter)dtype_itemsize, NULL, NULL, NULL},
+    {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.",
+     NULL},
+    {"is_signed", (getter)dtype_is_signed, NULL, "True for dtypes that hold negative values.",
+     NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL, "False: minitorch has no complex dtypes.",
+     NULL},
+    {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
     {NULL},
 };
 
 static PyMethodDef dtype_methods[] = {
     {"__reduce__", (PyCFunction)dtype_reduce, METH_NOARGS, NULL},
-    {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS, NULL},
+    {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS,
+     "to_real($self, /)\n--\n\nReturns the real dtype of this one: itself, as no dtype is complex."},
     {NULL},
 };
 
@@ -97,6 +101,7 @@ PyTypeObject MTDtype_Type = {
     .tp_basicsize = sizeof(MTDtypeObject),
     .tp_repr = (reprfunc)dtype_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The data type of a tensor's elements: minitorch.float32, minitorch.int64, ...",
     .tp_getset = dtype_getset,
     .tp_methods = dtype_methods,
 };
@@ -144,10 +149,19 @@ static PyObject *can_cast(PyObject *m, PyObject *args)
 }
 
 PyMethodDef mt_dtype_module_methods[] = {
-    {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
-    {"set_default_dtype", set_default_dtype, METH_O, NULL},
-    {"promote_types", promote_types, METH_VARARGS, NULL},
-    {"can_cast", can_cast, METH_VARARGS, NULL},
+    {"get_default_dtype", get_default_dtype, METH_NOARGS,
+     "get_default_dtype()\n--\n\n"
+     "Returns the dtype factories give floating point tensors when none is asked for."},
+    {"set_default_dtype", set_default_dtype, METH_O,
+     "set_default_dtype(d, /)\n--\n\n"
+     "Sets the default floating point dtype (float32 or float64; also float16 or bfloat16)."},
+    {"promote_types", promote_types, METH_VARARGS,
+     "promote_types(type1, type2, /)\n--\n\n"
+     "Returns the smallest dtype both dtypes can be cast to without losing their kind."},
+    {"can_cast", can_cast, METH_VARARGS,
+     "can_cast(from_, to, /)\n--\n\n"
+     "Returns True if torch's casting rules allow casting ``from_`` to ``to`` (no float to\n"
+     "int, no number to bool)."},
     {NULL},
 };
 

@@ -92,7 +92,8 @@ static PyObject *size_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 }
 
 static PyMethodDef size_methods[] = {
-    {"numel", size_numel, METH_NOARGS, NULL},
+    {"numel", size_numel, METH_NOARGS,
+     "numel($self, /)\n--\n\nReturns the number of elements a tensor of this shape holds."},
     {"__reduce__", size_reduce, METH_NOARGS, NULL},
     {NULL},
 };
@@ -102,6 +103,7 @@ static PyMappingMethods size_as_mapping = {.mp_subscript = size_subscript};
 PyTypeObject MTSize_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.Size",
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_TUPLE_SUBCLASS,
+    .tp_doc = "The shape of a tensor: a tuple of ints.",
     .tp_repr = size_repr,
     .tp_methods = size_methods,
     .tp_new = size_new,

@@ -200,11 +200,11 @@ static PyObject *get_version(PyObject *self, void *c)
 }
 
 static PyGetSetDef tensor_getset[] = {
-    {"shape", get_shape, NULL, NULL, NULL},
-    {"dtype", get_dtype, NULL, NULL, NULL},
-    {"ndim", get_ndim, NULL, NULL, NULL},
-    {"itemsize", get_itemsize, NULL, NULL, NULL},
-    {"nbytes", get_nbytes, NULL, NULL, NULL},
+    {"shape", get_shape, NULL, "The size of each dimension, as a minitorch.Size.", NULL},
+    {"dtype", get_dtype, NULL, "The data type of the elements.", NULL},
+    {"ndim", get_ndim, NULL, "The number of dimensions.", NULL},
+    {"itemsize", get_itemsize, NULL, "The size of one element in bytes.", NULL},
+    {"nbytes", get_nbytes, NULL, "The size of the elements in bytes (numel() * itemsize).", NULL},
     {"_version", get_version, NULL, NULL, NULL},
     {NULL},
 };
@@ -240,7 +240,10 @@ static PyMethodDef tensor_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))tensor_make_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
-    {"as_subclass", tensor_as_subclass, METH_O, NULL},
+    {"as_subclass", tensor_as_subclass, METH_O,
+     "as_subclass($self, cls, /)\n--\n\n"
+     "Returns a tensor of type cls (a Tensor subclass) sharing this tensor's data and\n"
+     "its place in the autograd graph."},
     {NULL},
 };
 

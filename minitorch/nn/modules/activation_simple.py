@@ -51,10 +51,15 @@ def _module(name, fn, params, extra=None, inputs=1, check=None):
                             f"{'s' if inputs else ''} but {len(xs) + 1} were given")
         return fn(*xs, *(getattr(self, n) for n in names))
 
+    forward.__doc__ = (f"Returns nn.functional.{fn.__name__} of the input with the "
+                       "module's arguments.")
     body = {"__init__": __init__, "forward": forward, "__module__": __name__,
             "__doc__": f"Applies nn.functional.{fn.__name__}."}
     if extra is not None:
-        body["extra_repr"] = lambda self: extra(self)
+        def extra_repr(self):
+            """The module's arguments, as its repr shows them."""
+            return extra(self)
+        body["extra_repr"] = extra_repr
     return type(name, (Module,), body)
 
 

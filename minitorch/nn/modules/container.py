@@ -95,10 +95,12 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module: Module) -> "Sequential":
+        """Appends a module at the end and returns the Sequential."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index: int, module: Module) -> "Sequential":
+        """Inserts a module before position ``index`` and returns the Sequential."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -112,11 +114,13 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential: Iterable[Module]) -> "Sequential":
+        """Appends every module of ``sequential`` and returns the Sequential."""
         for layer in sequential:
             self.append(layer)
         return self
 
     def pop(self, key):
+        """Removes and returns the module at ``key``."""
         v = self[key]
         del self[key]
         return v
@@ -200,20 +204,24 @@ class ModuleList(Module):
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def insert(self, index: int, module: Module) -> None:
+        """Inserts a module before position ``index``."""
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
     def append(self, module: Module) -> "ModuleList":
+        """Appends a module at the end and returns the list."""
         self.add_module(str(len(self)), module)
         return self
 
     def pop(self, key):
+        """Removes and returns the module at ``key``."""
         v = self[key]
         del self[key]
         return v
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        """Appends every module of an iterable and returns the list."""
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
@@ -250,23 +258,29 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self) -> None:
+        """Removes every module."""
         self._modules.clear()
 
     def pop(self, key: str) -> Module:
+        """Removes the module under ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def keys(self):
+        """Returns the keys."""
         return self._modules.keys()
 
     def items(self):
+        """Returns the ``(key, module)`` pairs."""
         return self._modules.items()
 
     def values(self):
+        """Returns the modules."""
         return self._modules.values()
 
     def update(self, modules) -> None:
+        """Adds or replaces modules from a mapping or an iterable of ``(key, module)`` pairs."""
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value "
                             "pairs, but got " + type(modules).__name__)
@@ -318,12 +332,14 @@ class ParameterList(Module):
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def append(self, value: Any) -> "ParameterList":
+        """Appends a value (a tensor becomes a Parameter) and returns the list."""
         new_idx = len(self)
         self._size += 1
         self[new_idx] = value
         return self
 
     def extend(self, values: Iterable[Any]) -> "ParameterList":
+        """Appends every value of an iterable and returns the list."""
         if not isinstance(values, container_abcs.Iterable) or isinstance(values,
                                                                         minitorch.Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
@@ -345,6 +361,7 @@ class ParameterList(Module):
         return "\n".join(child_lines)
 
     def __call__(self, *args, **kwargs):
+        """Raises RuntimeError: a ParameterList holds parameters and is not called."""
         raise RuntimeError("ParameterList should not be called.")
 
 
@@ -392,23 +409,28 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self) -> "ParameterDict":
+        """Returns a shallow copy holding the same parameters."""
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def setdefault(self, key: str, default: Any = None) -> Any:
+        """Returns the value under ``key``, first setting it to ``default`` when absent."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self) -> None:
+        """Removes every value."""
         for k in self._keys.copy():
             del self[k]
 
     def pop(self, key: str) -> Any:
+        """Removes the value under ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self):
+        """Removes the most recently inserted ``(key, value)`` pair and returns it."""
         k, _ = self._keys.popitem()
         self._keys[k] = None
         val = self[k]
@@ -416,21 +438,27 @@ class ParameterDict(Module):
         return k, val
 
     def get(self, key: str, default: Any = None) -> Any:
+        """Returns the value under ``key``, or ``default`` when absent."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None) -> "ParameterDict":
+        """Returns a new ParameterDict with each of ``keys`` set to ``default``."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self):
+        """Returns the keys."""
         return self._keys.keys()
 
     def items(self):
+        """Returns the ``(key, value)`` pairs."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """Returns the values."""
         return (self[k] for k in self._keys)
 
     def update(self, parameters: Any) -> None:
+        """Adds or replaces values from a mapping or an iterable of ``(key, value)`` pairs."""
         if not isinstance(parameters, container_abcs.Iterable):
             raise TypeError("ParametersDict.update should be called with an iterable of "
                             "key/value pairs, but got " + type(parameters).__name__)
@@ -456,6 +484,7 @@ class ParameterDict(Module):
         return "\n".join(child_lines)
 
     def __call__(self, input):
+        """Raises RuntimeError: a ParameterDict holds parameters and is not called."""
         raise RuntimeError("ParameterDict should not be called.")
 
     def __or__(self, other: "ParameterDict") -> "ParameterDict":

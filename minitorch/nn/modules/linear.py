@@ -35,6 +35,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initializes weight and bias as torch does (Kaiming-uniform weight, uniform bias)."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
@@ -71,6 +72,9 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initializes weight and bias uniformly in ``[-1/sqrt(in1_features),
+        1/sqrt(in1_features)]``.
+        """
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

@@ -47,7 +47,24 @@ def _addindent(s_: str, num_spaces: int) -> str:
 
 
 class Module:
-    """Base class for all neural network modules."""
+    """Base class for all neural network modules.
+
+    Subclass it, create parameters and submodules in ``__init__`` (after
+    calling ``super().__init__()``), and write ``forward``::
+
+        class MLP(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(4, 8)
+                self.fc2 = nn.Linear(8, 2)
+
+            def forward(self, x):
+                return self.fc2(self.fc1(x).relu())
+
+    Assigning a ``Parameter`` or a ``Module`` attribute registers it, so
+    ``parameters()``, ``state_dict()``, ``to()`` and ``train()``/``eval()``
+    reach it; ``register_buffer`` adds state that is not trained.
+    """
 
     training: bool
     _version: int = 1
@@ -71,6 +88,11 @@ class Module:
         setattr_(self, "_modules", {})
 
     def forward(self, *input: Any) -> Any:
+        """Defines the computation of the module; every subclass overrides it.
+
+        Call the module (``module(x)``) rather than ``forward`` directly: the call
+        also runs the registered forward pre-hooks and hooks.
+        """
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -78,6 +100,16 @@ class Module:
 
     def register_buffer(self, name: str, tensor: Optional["minitorch.Tensor"],
                         persistent: bool = True) -> None:
+        """Adds a tensor that belongs to the module's state but is not a parameter.
+
+        Buffers move with ``to()``/``float()``, are returned by ``buffers()``, and
+        are saved in ``state_dict()`` unless ``persistent`` is False.
+
+        Args:
+            name (str): the attribute name; no dots, not empty, not an existing attribute.
+            tensor (Tensor or None): the buffer; None registers the name without a value.
+            persistent (bool): whether ``state_dict()`` includes it. Default: ``True``.
+        """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -98,6 +130,14 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
+        """Adds a parameter to the module under ``name``.
+
+        Assigning a ``Parameter`` attribute (``self.w = nn.Parameter(...)``) does the same.
+
+        Args:
+            name (str): the attribute name; no dots, not empty, not an existing attribute.
+            param (Parameter or None): a leaf parameter, or None to register the name only.
+        """
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -122,6 +162,12 @@ class Module:
             self._parameters[name] = param
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
+        """Adds a child module under ``name``; it becomes an attribute of this module.
+
+        Args:
+            name (str): the attribute name; no dots, not empty.
+            module (Module or None): the child module.
+        """
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -135,9 +181,14 @@ class Module:
         self._modules[name] = module
 
     def register_module(self, name: str, module: Optional["Module"]) -> None:
+        """Adds a child module under ``name``; the same as ``add_module``."""
         self.add_module(name, module)
 
     def get_submodule(self, target: str) -> "Module":
+        """Returns the submodule at a dotted path such as ``"encoder.layers.0"``.
+
+        Raises AttributeError when a name on the path is not a submodule.
+        """
         if target == "":
             return self
         mod = self
@@ -150,6 +201,7 @@ class Module:
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
+        """Returns the parameter at a dotted path such as ``"layer.weight"``."""
         module_path, _, param_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, param_name):
@@ -160,6 +212,7 @@ class Module:
         return param
 
     def get_buffer(self, target: str) -> "minitorch.Tensor":
+        """Returns the buffer at a dotted path such as ``"norm.running_mean"``."""
         module_path, _, buffer_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, buffer_name):
@@ -258,28 +311,51 @@ class Module:
                 yield name, v
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Returns an iterator over the module's parameters, each once.
+
+        Args:
+            recurse (bool): include the parameters of all submodules. Default: ``True``.
+        """
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
                          remove_duplicate: bool = True) -> Iterator[Tuple[str, Parameter]]:
+        """Returns an iterator over ``(name, parameter)`` pairs, with dotted names for
+        parameters of submodules.
+
+        Args:
+            prefix (str): prepended to every name.
+            recurse (bool): include submodules. Default: ``True``.
+            remove_duplicate (bool): yield a shared parameter only once. Default: ``True``.
+        """
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator["minitorch.Tensor"]:
+        """Returns an iterator over the module's buffers.
+
+        Args:
+            recurse (bool): include the buffers of all submodules. Default: ``True``.
+        """
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True):
+        """Returns an iterator over ``(name, buffer)`` pairs, with dotted names for buffers of
+        submodules.
+        """
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def children(self) -> Iterator["Module"]:
+        """Returns an iterator over the direct child modules."""
         for _, module in self.named_children():
             yield module
 
     def named_children(self) -> Iterator[Tuple[str, "Module"]]:
+        """Returns an iterator over ``(name, module)`` pairs of the direct child modules."""
         memo = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in memo:
@@ -287,11 +363,15 @@ class Module:
                 yield name, module
 
     def modules(self) -> Iterator["Module"]:
+        """Returns an iterator over this module and all its submodules, each once."""
         for _, module in self.named_modules():
             yield module
 
     def named_modules(self, memo: Optional[Set] = None, prefix: str = "",
                       remove_duplicate: bool = True):
+        """Returns an iterator over ``(dotted name, module)`` pairs of this module and all its
+        submodules.
+        """
         if memo is None:
             memo = set()
         if id(self) not in memo:
@@ -307,6 +387,12 @@ class Module:
     # ---- modes and conversions ----------------------------------------------
 
     def train(self, mode: bool = True) -> "Module":
+        """Sets training mode on this module and its submodules (it changes what
+        Dropout and BatchNorm do) and returns the module.
+
+        Args:
+            mode (bool): True for training mode, False for evaluation mode. Default: ``True``.
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -315,14 +401,22 @@ class Module:
         return self
 
     def eval(self) -> "Module":
+        """Sets evaluation mode, the same as ``train(False)``, and returns the module."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Sets ``requires_grad`` on every parameter and returns the module."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of all parameters.
+
+        Args:
+            set_to_none (bool): set them to None instead of filling them with
+                zeros. Default: ``True``.
+        """
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -336,6 +430,7 @@ class Module:
                 p.grad.zero_()
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
+        """Calls ``fn`` on every submodule and then on this module, and returns the module."""
         for module in self.children():
             module.apply(fn)
         fn(self)
@@ -361,6 +456,11 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> "Module":
+        """Casts the parameters and buffers, in place, and returns the module.
+
+        Takes a dtype, a device (only the CPU), a tensor whose dtype to use, or
+        ``dtype=``/``device=`` keywords; only floating point parameters are cast.
+        """
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
@@ -382,21 +482,27 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> "Module":
+        """Casts floating point parameters and buffers to float32 and returns the module."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self) -> "Module":
+        """Casts floating point parameters and buffers to float64 and returns the module."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self) -> "Module":
+        """Casts floating point parameters and buffers to float16 and returns the module."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self) -> "Module":
+        """Casts floating point parameters and buffers to bfloat16 and returns the module."""
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def cpu(self) -> "Module":
+        """Returns the module; its parameters already live on the CPU."""
         return self
 
     def type(self, dst_type) -> "Module":
+        """Casts all parameters and buffers to ``dst_type`` and returns the module."""
         return self._apply(lambda t: t.to(dst_type))
 
     # ---- state_dict -----------------------------------------------------------
@@ -410,6 +516,11 @@ class Module:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Returns a dict from dotted names to the module's parameters and persistent buffers.
+
+        The values are detached from the graph unless ``keep_vars`` is True.
+        Save it with ``minitorch.save`` and restore it with ``load_state_dict``.
+        """
         if args:
             # torch's deprecated positional form: (destination, prefix, keep_vars)
             if destination is None:
@@ -469,6 +580,17 @@ class Module:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copies parameters and buffers from ``state_dict`` into this module.
+
+        Args:
+            state_dict (dict): a dict as ``state_dict()`` returns.
+            strict (bool): raise when keys are missing or unexpected. Default: ``True``.
+            assign (bool): assign the given tensors instead of copying into the
+                existing ones. Default: ``False``.
+
+        Returns:
+            A named tuple ``(missing_keys, unexpected_keys)``.
+        """
         if not isinstance(state_dict, (dict, OrderedDict)) and not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
@@ -505,6 +627,15 @@ class Module:
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, args)`` to run before every ``forward``.
+
+        A hook may return replacement positional arguments. With ``with_kwargs=True``
+        it is called as ``hook(module, args, kwargs)`` and may return ``(args, kwargs)``.
+        ``prepend=True`` runs it before the hooks already registered.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
@@ -515,6 +646,15 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, args, output)`` to run after every ``forward``.
+
+        A hook may return a replacement output. With ``with_kwargs=True`` it is
+        called as ``hook(module, args, kwargs, output)``. ``prepend=True`` runs it
+        before the hooks already registered.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         handle = RemovableHandle(self._forward_hooks)
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
@@ -524,6 +664,9 @@ class Module:
         return handle
 
     def _call_impl(self, *args, **kwargs):
+        """Runs the forward pre-hooks, ``forward``, then the forward hooks, and returns the
+        output.
+        """
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
@@ -554,6 +697,7 @@ class Module:
         return self.__class__.__name__
 
     def extra_repr(self) -> str:
+        """Returns the module-specific part of its repr (its settings); subclasses override it."""
         return ""
 
     def __repr__(self) -> str:

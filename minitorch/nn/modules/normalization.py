@@ -59,6 +59,7 @@ class _BatchNorm(Module):
             self.num_batches_tracked.zero_()
 
     def reset_parameters(self) -> None:
+        """Resets the running statistics and sets weight to ones and bias to zeros."""
         self.reset_running_stats()
         _reset_affine(self, self.affine)
 
@@ -115,6 +116,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Sets weight to ones and bias to zeros."""
         _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
@@ -142,6 +144,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Sets weight to ones and bias to zeros."""
         _reset_affine(self, self.affine)
 
     def forward(self, input):

@@ -55,12 +55,16 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initializes every weight and bias uniformly in ``[-1/sqrt(hidden_size),
+        1/sqrt(hidden_size)]``.
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
     @property
     def all_weights(self):
+        """The weights and biases, as one list per layer."""
         return [[getattr(self, n) for n in self._flat_weights_names
                  if n.endswith(f"_l{layer}")] for layer in range(self.num_layers)]
 

@@ -40,6 +40,9 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self) -> None:
+        """Re-initializes the weight from the standard normal distribution, zeroing the padding
+        row.
+        """
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with minitorch.no_grad():
@@ -67,6 +70,12 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, max_norm=None,
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> "Embedding":
+        """Makes an Embedding whose weight is the given 2-d tensor.
+
+        Args:
+            embeddings (Tensor): the weight, of shape (num_embeddings, embedding_dim).
+            freeze (bool): keep the weight fixed (``requires_grad=False``). Default: ``True``.
+        """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
