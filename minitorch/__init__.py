@@ -65,6 +65,7 @@ from . import optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401
+from . import __config__  # noqa: E402,F401
 
 overrides._finish_registration()
 

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/portable.h"
+
 #define MT_MAX_THREADS 64
 /* Waking a sleeping thread costs from tens of microseconds to a millisecond
  * on a virtual machine, more than a kernel called back to back from Python
@@ -54,13 +56,6 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Waits until ready(arg) or SPIN_NS pass; returns whether it became ready.
  * A pause takes about 25 ns on Zen 4, as long as reading the clock, so the
  * condition is checked after every pause and the clock only every
@@ -80,7 +75,7 @@ static bool spin_until(bool (*ready)(void *), void *arg)
             continue;
         }
         for (int r = 0; r < PAUSES_PER_CLOCK; r++) {
-            cpu_relax();
+            mt_cpu_relax();
             if (ready(arg))
                 return true;
         }

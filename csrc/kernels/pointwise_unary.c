@@ -1,4 +1,5 @@
 #include "pointwise_unary.h"
+#include "../core/portable.h"
 #include "typed.h"
 #include "vmath.h"
 
@@ -6,7 +7,7 @@
 #include <string.h>
 
 #define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
-    __attribute__((target_clones("avx2", "default"))) static void                          \
+    MT_CLONES_AVX2 static void                                                             \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         const mt_unary_ctx *ctx = vctx;                                                    \
@@ -128,7 +129,7 @@ static inline float round_decf(float x, int64_t d)
 /* float32/float64 functions with a vector form (vmath.h): W lanes at a time;
  * strided operands and the tail go through a lane buffer. */
 #define VEC_LOOP(NAME, SFX, T, VT, W, VFN)                                                \
-    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast"))) \
+    MT_CLONES_AVX2_FMA                                                                     \
     static void                                                                            \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \

@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <structmember.h>
 
+#include "../../core/portable.h"
+
 /* Parses the call and runs it, unless Python handlers must see it: then
  * pending gets the operands to dispatch on. Out of line, so that the parsed
  * call (several KiB) is off the stack before a handler runs: a handler that
