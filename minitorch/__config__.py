@@ -14,7 +14,7 @@ def show() -> str:
     half = "compiler _Float16" if b["native_float16"] else "software conversion"
     lines = [
         "minitorch built with:",
-        f"  - {b['compiler']}",
+        f"  - {b['compiler'].strip()}",
         f"  - CPU capability usage: {simd}",
         f"  - float16: {half}",
         f"  - BLAS: {_blas.describe()}",

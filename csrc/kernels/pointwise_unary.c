@@ -141,7 +141,7 @@ static inline float round_decf(float x, int64_t d)
             const T *pa = (const T *)data[1];                                              \
             for (; i + W <= n; i += W) {                                                   \
                 memcpy(&v, pa + i, sizeof v);                                              \
-                v = VFN(v);                                                                \
+                VFN##_at(&v);                                                              \
                 memcpy(o + i, &v, sizeof v);                                               \
             }                                                                              \
         }                                                                                  \
@@ -151,7 +151,7 @@ static inline float round_decf(float x, int64_t d)
             for (int64_t k = 0; k < m; k++)                                                \
                 buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                          \
             memcpy(&v, buf, sizeof v);                                                     \
-            v = VFN(v);                                                                    \
+            VFN##_at(&v);                                                                  \
             memcpy(buf, &v, sizeof v);                                                     \
             for (int64_t k = 0; k < m; k++)                                                \
                 *(T *)(data[0] + (i + k) * st[0]) = buf[k];                                \
@@ -162,6 +162,7 @@ static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x)
 {
     return x * mt_vsigmoid8(x);
 }
+MT_VAT(vsilu8, mt_v8f)
 
 VEC_LOOP(vexp, f4, float, mt_v8f, 8, mt_vexp8)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)

@@ -930,7 +930,8 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
     int64_t k = 0;
     for (; k + 8 <= n; k += 8) {
         memcpy(&v, x + k, sizeof v);
-        mt_v8f e = mt_vexp8(v - vm);
+        mt_v8f e = v - vm;
+        mt_vexp8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, sizeof e);
@@ -941,7 +942,8 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
         for (int j = 0; j < 8; j++)
             pad[j] = k + j < n ? x[k + j] : -INFINITY;
         memcpy(&v, pad, sizeof v);
-        mt_v8f e = mt_vexp8(v - vm);
+        mt_v8f e = v - vm;
+        mt_vexp8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, (size_t)(n - k) * sizeof(float));
