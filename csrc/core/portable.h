@@ -16,10 +16,12 @@
  * On x86-64 and aarch64 glibc, calls to functions whose default symbol
  * version is newer than glibc 2.17 (the manylinux2014 floor) are bound to
  * their old versions, which newer glibc keeps, so an extension built on a new
- * system still loads on an old one. A file including this header after its
- * system headers gets the pinning for every symbol listed here. */
+ * system still loads on an old one: every file calling one of the functions
+ * listed at the end includes this header (threads.h and dynlib.c do). */
 #ifndef MT_CORE_PORTABLE_H
 #define MT_CORE_PORTABLE_H
+
+#include <limits.h> /* defines __GLIBC__ on glibc, for the pinning below */
 
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
 #define MT_HAVE_X86_DISPATCH 1

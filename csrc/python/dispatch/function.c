@@ -5,8 +5,10 @@
 
 #include "../../ops/run.h"
 
-#include <pthread.h>
 #include <structmember.h>
+#ifdef __GLIBC__
+#include <pthread.h>
+#endif
 
 #include "../../core/portable.h"
 
