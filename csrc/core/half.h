@@ -13,6 +13,20 @@
 #include <string.h>
 
 typedef uint16_t mt_bf16;
+
+static inline float mt_float_from_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline uint32_t mt_float_bits(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
 #if defined(__FLT16_MAX__)
 #define MT_HAVE_FLOAT16 1
 typedef _Float16 mt_f16;
@@ -27,19 +41,12 @@ typedef struct {
 static inline float mt_f16_to_float(mt_f16 h)
 {
     uint32_t sign = (uint32_t)(h.bits & 0x8000u) << 16;
-    uint32_t exp = (h.bits >> 10) & 0x1fu, man = h.bits & 0x3ffu, bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else if (exp == 0) {
-        float f = (float)man * 0x1p-24f; /* subnormal (or zero): exact in float */
-        memcpy(&bits, &f, 4);
-        bits |= sign;
-    } else {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    uint32_t exp = (h.bits >> 10) & 0x1fu, man = h.bits & 0x3ffu;
+    if (exp == 0x1f)
+        return mt_float_from_bits(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) /* subnormal (or zero): exact in float */
+        return mt_float_from_bits(sign | mt_float_bits((float)man * 0x1p-24f));
+    return mt_float_from_bits(sign | ((exp + 112) << 23) | (man << 13));
 }
 
 static inline mt_f16 mt_f16_from_double(double d)
@@ -77,18 +84,11 @@ static inline mt_f16 mt_f16_from_double(double d)
 }
 #endif
 
-static inline float mt_bf16_to_float(mt_bf16 v)
-{
-    uint32_t bits = (uint32_t)v << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
+static inline float mt_bf16_to_float(mt_bf16 v) { return mt_float_from_bits((uint32_t)v << 16); }
 
 static inline mt_bf16 mt_float_to_bf16(float f)
 {
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
+    uint32_t bits = mt_float_bits(f);
     if ((bits & 0x7fffffffu) > 0x7f800000u) /* NaN stays a quiet NaN */
         return (mt_bf16)((bits >> 16) | 0x40);
     uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u); /* round to nearest even */
