@@ -3,9 +3,9 @@
  * feature test: GCC 12+ on x86-64, GCC and clang on aarch64, clang 15+ on
  * x86-64) and otherwise 16 stored bits converted in software with the same
  * rounding (to nearest even, from double so a float or double rounds once),
- * so both spellings give the same bits. Code reads and writes float16 values
- * only through mt_f16_to_float and mt_f16_from_double (MT_LOAD_f2 and
- * MT_STORE_f2 in kernels/typed.h). */
+ * so both spellings give the same bits. Code reads float16 values only with
+ * mt_f16_to_float and writes them only with MT_F16_FROM, which rounds any
+ * real value once (kernels reach them as MT_LOAD_f2 and MT_STORE_f2). */
 #ifndef MT_CORE_HALF_H
 #define MT_CORE_HALF_H
 
@@ -27,16 +27,18 @@ static inline uint32_t mt_float_bits(float f)
     memcpy(&bits, &f, 4);
     return bits;
 }
+
 #if defined(__FLT16_MAX__)
 #define MT_HAVE_FLOAT16 1
 typedef _Float16 mt_f16;
+#define MT_F16_FROM(x) ((mt_f16)(x))
 
 static inline float mt_f16_to_float(mt_f16 h) { return (float)h; }
-static inline mt_f16 mt_f16_from_double(double d) { return (mt_f16)d; }
 #else
 typedef struct {
     uint16_t bits;
 } mt_f16;
+#define MT_F16_FROM(x) mt_f16_from_double((double)(x))
 
 static inline float mt_f16_to_float(mt_f16 h)
 {

@@ -35,11 +35,7 @@
 #define MT_LOAD_i2(v) (v)
 #define MT_LOAD_i4(v) (v)
 #define MT_LOAD_i8(v) (v)
-#ifdef MT_HAVE_FLOAT16
-#define MT_LOAD_f2(v) (v)
-#else
 #define MT_LOAD_f2(v) mt_f16_to_float(v)
-#endif
 #define MT_LOAD_bf(v) mt_bf16_to_float(v)
 #define MT_LOAD_f4(v) (v)
 #define MT_LOAD_f8(v) (v)
@@ -50,11 +46,7 @@
 #define MT_STORE_i2(x) ((int16_t)(int64_t)(x))
 #define MT_STORE_i4(x) ((int32_t)(int64_t)(x))
 #define MT_STORE_i8(x) ((int64_t)(x))
-#ifdef MT_HAVE_FLOAT16
-#define MT_STORE_f2(x) ((mt_f16)(x))
-#else
-#define MT_STORE_f2(x) mt_f16_from_double((double)(x))
-#endif
+#define MT_STORE_f2(x) MT_F16_FROM(x)
 #define MT_STORE_bf(x) mt_float_to_bf16((float)(x))
 #define MT_STORE_f4(x) ((float)(x))
 #define MT_STORE_f8(x) ((double)(x))
