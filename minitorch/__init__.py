@@ -67,6 +67,7 @@ from . import distributed  # noqa: E402,F401  (imports no MPI until init_process
 from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401
+from . import __config__  # noqa: E402,F401
 
 overrides._finish_registration()
 

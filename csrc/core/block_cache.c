@@ -1,6 +1,6 @@
 #include "block_cache.h"
 
-#include <pthread.h>
+#include "threads.h"
 
 #ifdef MT_NO_BLOCK_CACHE
 /* Sanitizer builds: every block goes back to malloc, so a use after free is
@@ -29,13 +29,13 @@ static struct {
     size_t size;
 } slots[SLOTS];
 static size_t kept_bytes;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static mt_mutex lock = MT_MUTEX_INIT;
 
 void *mt_block_take(size_t need, size_t *size)
 {
     if (need < MIN_BLOCK)
         return NULL;
-    pthread_mutex_lock(&lock);
+    mt_mutex_lock(&lock);
     int best = -1;
     /* the smallest that fits, and no more than a quarter wasted */
     for (int i = 0; i < SLOTS; i++)
@@ -49,7 +49,7 @@ void *mt_block_take(size_t need, size_t *size)
         kept_bytes -= slots[best].size;
         slots[best].block = NULL;
     }
-    pthread_mutex_unlock(&lock);
+    mt_mutex_unlock(&lock);
     return block;
 }
 
@@ -58,7 +58,7 @@ bool mt_block_keep(void *block, size_t size)
     if (size < MIN_BLOCK || size > MAX_BYTES)
         return false;
     bool kept = false;
-    pthread_mutex_lock(&lock);
+    mt_mutex_lock(&lock);
     for (int i = 0; i < SLOTS && !kept; i++)
         if (!slots[i].block && kept_bytes + size <= MAX_BYTES) {
             slots[i].block = block;
@@ -66,7 +66,7 @@ bool mt_block_keep(void *block, size_t size)
             kept_bytes += size;
             kept = true;
         }
-    pthread_mutex_unlock(&lock);
+    mt_mutex_unlock(&lock);
     return kept;
 }
 #endif

@@ -7,7 +7,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32 /* madvise only; Windows has no huge-page advice */
 #include <sys/mman.h>
+#endif
 
 /* Big buffers get cache-line alignment for the vector loops; small ones share
  * one malloc with the header so a 1-element tensor costs a single allocation. */
@@ -72,8 +74,8 @@ mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     return s;
 oom:
     mt_error(MT_ERR_MEMORY,
-             "DefaultCPUAllocator: can't allocate memory: you tried to allocate %zu bytes.",
-             nbytes);
+             "DefaultCPUAllocator: can't allocate memory: you tried to allocate %llu bytes.",
+             (unsigned long long)nbytes); /* %zu is unknown to MinGW's msvcrt printf */
     return NULL;
 }
 

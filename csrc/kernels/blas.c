@@ -1,7 +1,8 @@
 #include "blas.h"
 
-#include <dlfcn.h>
 #include <stddef.h>
+
+#include "../core/dynlib.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 
@@ -15,43 +16,49 @@ void (*mt_blas_locate)(void);
 
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
+static const char *sgemm_name;
 /* OpenBLAS >= 0.3.27: the thread count for calls from this thread only. */
 typedef int (*set_local_fn)(int);
 static set_local_fn set_threads_local;
 
-/* NumPy's wheels prefix and suffix the symbols; plain builds do not. */
-static void *find(void *h, const char *const *names)
+/* The ILP64 spellings: scipy_openblas64 (NumPy 2 wheels, the scipy-openblas64
+ * package) prefixes and suffixes the symbols, NumPy 1.x's openblas64_ only
+ * suffixes them. Returns the index of the name found, or -1. */
+static int find(void *h, const char *const *names, void **out)
 {
-    for (; *names; names++) {
-        void *p = dlsym(h, *names);
-        if (p)
-            return p;
+    for (int i = 0; names[i]; i++) {
+        *out = mt_dynlib_symbol(h, names[i]);
+        if (*out)
+            return i;
     }
-    return NULL;
+    return -1;
 }
 
 bool mt_blas_load(const char *path)
 {
     if (sgemm && dgemm)
         return true;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *h = mt_dynlib_open(path);
     if (!h)
         return false;
     static const char *const snames[] = {"scipy_cblas_sgemm64_", "cblas_sgemm64_", NULL};
     static const char *const dnames[] = {"scipy_cblas_dgemm64_", "cblas_dgemm64_", NULL};
-    sgemm_fn s = (sgemm_fn)find(h, snames);
-    dgemm_fn d = (dgemm_fn)find(h, dnames);
-    if (!s || !d) {
-        dlclose(h);
+    void *s, *d;
+    int si = find(h, snames, &s);
+    if (si < 0 || find(h, dnames, &d) < 0) {
+        mt_dynlib_close(h);
         return false;
     }
-    sgemm = s;
-    dgemm = d;
-    set_threads_local = (set_local_fn)dlsym(h, "openblas_set_num_threads_local");
+    sgemm = (sgemm_fn)s;
+    dgemm = (dgemm_fn)d;
+    sgemm_name = snames[si];
+    set_threads_local = (set_local_fn)mt_dynlib_symbol(h, "openblas_set_num_threads_local");
     return true;
 }
 
 bool mt_blas_available(void) { return sgemm && dgemm; }
+
+const char *mt_blas_symbol(void) { return sgemm_name; }
 
 bool mt_blas_single_threaded(void) { return set_threads_local != NULL; }
 

@@ -1,5 +1,6 @@
-/* An optional BLAS found at run time (NumPy's bundled OpenBLAS): loaded with
- * dlopen so minitorch gains no link-time or install-time dependency. */
+/* An optional BLAS found at run time (an ILP64 OpenBLAS: NumPy's bundled one,
+ * or the scipy-openblas64 package's): loaded through core/dynlib.h so
+ * minitorch gains no link-time or install-time dependency. */
 #ifndef MT_KERNELS_BLAS_H
 #define MT_KERNELS_BLAS_H
 
@@ -23,6 +24,8 @@ static inline void mt_blas_prepare(void)
         mt_blas_locate();
 }
 bool mt_blas_available(void);
+/* The single-precision gemm symbol the loaded library answered to, or NULL. */
+const char *mt_blas_symbol(void);
 /* Whether each mt_blas_gemm runs on the calling thread alone (the library can
  * be told so per thread); otherwise large calls use the library's threads. */
 bool mt_blas_single_threaded(void);

@@ -8,9 +8,9 @@
 #include "blas.h"
 #include "parallel.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#include "../core/portable.h"
+#ifdef MT_HAVE_X86_DISPATCH
 #include <immintrin.h>
-#define MT_HAVE_FMA_KERNEL 1
 #endif
 
 /* Below this many multiply-adds a BLAS call costs more than it saves. */
@@ -67,10 +67,10 @@ FLOAT_KERNEL(f8, double, NR_f8)
 typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb, void *out,
                         int64_t ldo);
 
-#ifdef MT_HAVE_FMA_KERNEL
+#ifdef MT_HAVE_X86_DISPATCH
 /* The same tile with AVX2 + FMA: two vectors of B per row of A. */
 #define FMA_KERNEL(sfx, T, V, NR, LOAD, STORE, SET1, FMADD)                                   \
-    __attribute__((target("avx2,fma"))) static void rows_##sfx##_fma(                         \
+    MT_TARGET_AVX2_FMA static void rows_##sfx##_fma(                                          \
         const tile_job *j, int64_t i, const void *bv, int64_t ldb, void *outv, int64_t ldo)   \
     {                                                                                         \
         const T *a = (const T *)j->a, *b = bv;                                                \
@@ -117,7 +117,7 @@ static bool has_fma(void)
 {
     static int cached = -1;
     if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        cached = mt_cpu_has_avx2_fma();
     return cached;
 }
 #define PICK(sfx) (has_fma() ? rows_##sfx##_fma : rows_##sfx##_generic)
@@ -156,7 +156,7 @@ ROWS(f8, double, NR_f8)
 /* Rows past the last full MR block, and integer dtypes: plain dot products,
  * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
 #define TAIL_KERNEL(sfx, T, ACC)                                                              \
-    __attribute__((target_clones("avx2", "default"))) static void tail_##sfx(                 \
+    MT_CLONES_AVX2 static void tail_##sfx(                                                    \
         const tile_job *j, int64_t i0, int64_t m)                                             \
     {                                                                                         \
         /* locals, so stores to t cannot be taken to change the job's fields */               \

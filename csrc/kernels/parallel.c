@@ -1,12 +1,11 @@
 #include "parallel.h"
 #include "../core/error.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "../core/portable.h"
+#include "../core/threads.h"
 
 #define MT_MAX_THREADS 64
 /* Waking a sleeping thread costs from tens of microseconds to a millisecond
@@ -19,10 +18,10 @@
 
 static int num_threads = 0; /* 0: not decided yet */
 static int pool_size = 0;   /* workers started (excluding the caller) */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
-static pthread_mutex_t submit_lock = PTHREAD_MUTEX_INITIALIZER;
+static mt_mutex lock = MT_MUTEX_INIT;
+static mt_cond work_cv = MT_COND_INIT;
+static mt_cond done_cv = MT_COND_INIT;
+static mt_mutex submit_lock = MT_MUTEX_INIT;
 
 /* Written by the submitter before it publishes the job in `work`; read by a
  * thread only after it has claimed a chunk, and the submitter waits for every
@@ -47,20 +46,6 @@ static atomic_bool caller_asleep;
 #define NEXT(w) ((int)(((w) >> 16) & 0xffff))
 #define COUNT(w) ((int)((w)&0xffff))
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Waits until ready(arg) or SPIN_NS pass; returns whether it became ready.
  * A pause takes about 25 ns on Zen 4, as long as reading the clock, so the
  * condition is checked after every pause and the clock only every
@@ -68,19 +53,19 @@ static inline void cpu_relax(void)
 #define PAUSES_PER_CLOCK 32
 static bool spin_until(bool (*ready)(void *), void *arg)
 {
-    int64_t start = now_ns();
+    int64_t start = mt_monotonic_ns();
     for (;;) {
         if (ready(arg))
             return true;
-        int64_t waited = now_ns() - start;
+        int64_t waited = mt_monotonic_ns() - start;
         if (waited > SPIN_NS)
             return false;
         if (waited >= SPIN_BUSY_NS) {
-            sched_yield();
+            mt_yield();
             continue;
         }
         for (int r = 0; r < PAUSES_PER_CLOCK; r++) {
-            cpu_relax();
+            mt_cpu_relax();
             if (ready(arg))
                 return true;
         }
@@ -100,9 +85,9 @@ static void run_chunks(void)
         if (b < e)
             job.fn(job.arg, b, e);
         if (atomic_fetch_add(&chunks_done, 1) == count - 1 && atomic_load(&caller_asleep)) {
-            pthread_mutex_lock(&lock);
-            pthread_cond_signal(&done_cv);
-            pthread_mutex_unlock(&lock);
+            mt_mutex_lock(&lock);
+            mt_cond_signal(&done_cv);
+            mt_mutex_unlock(&lock);
         }
         w = atomic_load(&work);
     }
@@ -118,7 +103,7 @@ static bool all_done(void *count)
     return atomic_load(&chunks_done) == *(int *)count;
 }
 
-static void *worker(void *unused)
+static void worker(void *unused)
 {
     (void)unused;
     for (;;) {
@@ -126,23 +111,22 @@ static void *worker(void *unused)
         run_chunks();
         if (spin_until(new_generation, &seen))
             continue;
-        pthread_mutex_lock(&lock);
+        mt_mutex_lock(&lock);
         atomic_fetch_add(&workers_asleep, 1);
         while (!new_generation(&seen))
-            pthread_cond_wait(&work_cv, &lock);
+            mt_cond_wait(&work_cv, &lock);
         atomic_fetch_sub(&workers_asleep, 1);
-        pthread_mutex_unlock(&lock);
+        mt_mutex_unlock(&lock);
     }
-    return NULL;
 }
 
 /* A forked child has no workers: start again from none. */
 static void after_fork_child(void)
 {
-    pthread_mutex_init(&lock, NULL);
-    pthread_mutex_init(&submit_lock, NULL);
-    pthread_cond_init(&work_cv, NULL);
-    pthread_cond_init(&done_cv, NULL);
+    mt_mutex_init(&lock);
+    mt_mutex_init(&submit_lock);
+    mt_cond_init(&work_cv);
+    mt_cond_init(&done_cv);
     pool_size = 0;
     atomic_store(&work, 0);
     atomic_store(&chunks_done, 0);
@@ -154,17 +138,11 @@ static void ensure_pool(int want)
 {
     static bool atfork_done = false;
     if (!atfork_done) {
-        pthread_atfork(NULL, NULL, after_fork_child);
+        mt_at_fork_child(after_fork_child);
         atfork_done = true;
     }
     while (pool_size < want - 1) {
-        pthread_t th;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&th, &attr, worker, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc != 0)
+        if (!mt_thread_start(worker, NULL))
             break;
         pool_size++;
     }
@@ -173,7 +151,7 @@ static void ensure_pool(int want)
 int mt_get_num_threads(void)
 {
     if (num_threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        long n = mt_cpu_count();
         num_threads = n < 1 ? 1 : (n > MT_MAX_THREADS ? MT_MAX_THREADS : (int)n);
     }
     return num_threads;
@@ -193,7 +171,7 @@ void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, 
     int nt = mt_get_num_threads();
     if (grain < 1)
         grain = 1;
-    if (nt <= 1 || total < 2 * grain || pthread_mutex_trylock(&submit_lock) != 0) {
+    if (nt <= 1 || total < 2 * grain || !mt_mutex_trylock(&submit_lock)) {
         /* Small work, one thread, or a nested/concurrent call: run inline. */
         if (total > 0)
             fn(arg, begin, end);
@@ -218,18 +196,18 @@ void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, 
     uint64_t gen = (uint64_t)(GEN(atomic_load(&work)) + 1);
     atomic_store(&work, gen << 32 | (uint64_t)count);
     if (atomic_load(&workers_asleep) > 0) {
-        pthread_mutex_lock(&lock);
-        pthread_cond_broadcast(&work_cv);
-        pthread_mutex_unlock(&lock);
+        mt_mutex_lock(&lock);
+        mt_cond_broadcast(&work_cv);
+        mt_mutex_unlock(&lock);
     }
     run_chunks();
     if (!spin_until(all_done, &count)) {
-        pthread_mutex_lock(&lock);
+        mt_mutex_lock(&lock);
         atomic_store(&caller_asleep, true);
         while (!all_done(&count))
-            pthread_cond_wait(&done_cv, &lock);
+            mt_cond_wait(&done_cv, &lock);
         atomic_store(&caller_asleep, false);
-        pthread_mutex_unlock(&lock);
+        mt_mutex_unlock(&lock);
     }
-    pthread_mutex_unlock(&submit_lock);
+    mt_mutex_unlock(&submit_lock);
 }

@@ -1,4 +1,5 @@
 #include "pointwise.h"
+#include "../core/portable.h"
 #include "typed.h"
 
 #include <math.h>
@@ -150,7 +151,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
  * scalar-operand path, and the general strided path. OT is the stored output
  * type and STORE converts the computed value to it. */
 #define BINARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                         \
-    __attribute__((target_clones("avx2", "default"))) static void                          \
+    MT_CLONES_AVX2 static void                                                             \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \
@@ -184,7 +185,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     }
 
 #define TERNARY_LOOP(NAME, SFX, T, EXPR)                                                   \
-    __attribute__((target_clones("avx2", "default"))) static void                          \
+    MT_CLONES_AVX2 static void                                                             \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         mt_binary_ctx *ctx = vctx;                                                         \

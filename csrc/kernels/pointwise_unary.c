@@ -1,4 +1,5 @@
 #include "pointwise_unary.h"
+#include "../core/portable.h"
 #include "typed.h"
 #include "vmath.h"
 
@@ -6,7 +7,7 @@
 #include <string.h>
 
 #define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
-    __attribute__((target_clones("avx2", "default"))) static void                          \
+    MT_CLONES_AVX2 static void                                                             \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
         const mt_unary_ctx *ctx = vctx;                                                    \
@@ -128,7 +129,7 @@ static inline float round_decf(float x, int64_t d)
 /* float32/float64 functions with a vector form (vmath.h): W lanes at a time;
  * strided operands and the tail go through a lane buffer. */
 #define VEC_LOOP(NAME, SFX, T, VT, W, VFN)                                                \
-    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast"))) \
+    MT_CLONES_AVX2_FMA                                                                     \
     static void                                                                            \
         NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
     {                                                                                      \
@@ -140,7 +141,7 @@ static inline float round_decf(float x, int64_t d)
             const T *pa = (const T *)data[1];                                              \
             for (; i + W <= n; i += W) {                                                   \
                 memcpy(&v, pa + i, sizeof v);                                              \
-                v = VFN(v);                                                                \
+                VFN##_at(&v);                                                              \
                 memcpy(o + i, &v, sizeof v);                                               \
             }                                                                              \
         }                                                                                  \
@@ -150,7 +151,7 @@ static inline float round_decf(float x, int64_t d)
             for (int64_t k = 0; k < m; k++)                                                \
                 buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                          \
             memcpy(&v, buf, sizeof v);                                                     \
-            v = VFN(v);                                                                    \
+            VFN##_at(&v);                                                                  \
             memcpy(buf, &v, sizeof v);                                                     \
             for (int64_t k = 0; k < m; k++)                                                \
                 *(T *)(data[0] + (i + k) * st[0]) = buf[k];                                \
@@ -161,6 +162,7 @@ static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x)
 {
     return x * mt_vsigmoid8(x);
 }
+MT_VAT(vsilu8, mt_v8f)
 
 VEC_LOOP(vexp, f4, float, mt_v8f, 8, mt_vexp8)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)

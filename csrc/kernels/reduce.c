@@ -1,6 +1,7 @@
 #include "reduce.h"
 #include "iter.h"
 #include "parallel.h"
+#include "../core/portable.h"
 #include "typed.h"
 #include "vmath.h"
 
@@ -52,7 +53,7 @@ typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t p
 
 /* The state lives in a local so stores to it do not alias the input. */
 #define RED_KERNEL(NAME, SFX, T, BODY)                                                    \
-    __attribute__((target_clones("avx2", "default"))) static void                         \
+    MT_CLONES_AVX2 static void                                                            \
         NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
                      double param)                                                        \
     {                                                                                     \
@@ -156,7 +157,7 @@ MT_FOR_ALL_DTYPES(DEFINE_KERNELS)
 #define BLOCK_SUM(SFX, T)                                                                 \
     typedef T vec32_##SFX __attribute__((vector_size(32)));                               \
     typedef T vec16_##SFX __attribute__((vector_size(16)));                               \
-    __attribute__((target_clones("avx2", "default"))) static double                       \
+    MT_CLONES_AVX2 static double                                                          \
         block_sum_##SFX(const T *x, int64_t n)                                            \
     {                                                                                     \
         enum { W = 32 / sizeof(T) };                                                      \
@@ -228,7 +229,7 @@ BLOCK_SUM(f8, double)
 #define LANE_f4 float
 #define LANE_f8 double
 #define EXT_KERNEL(NAME, SFX, T, CMP)                                                     \
-    __attribute__((target_clones("avx2", "default"))) static void                         \
+    MT_CLONES_AVX2 static void                                                            \
         NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
                      double param)                                                        \
     {                                                                                     \
@@ -304,7 +305,7 @@ static const red_fn *const op_fns[MT_NUM_RED] = {
  * column: row fns combine m contiguous elements into acc (first: overwrite). */
 typedef void (*row_fn)(double *restrict acc, const char *row, int64_t m, bool first);
 #define OUTER_ROW(NAME, SFX, T, EXPR)                                                     \
-    __attribute__((target_clones("avx2", "default"))) static void                         \
+    MT_CLONES_AVX2 static void                                                            \
         NAME##_##SFX(double *restrict acc, const char *row, int64_t m, bool first)        \
     {                                                                                     \
         const T *restrict q = (const T *)row;                                             \
@@ -917,7 +918,7 @@ SOFTMAX_LINES(MT_FLOAT64, f8, double)
  * torch's vectorised softmax) instead of one double exp per element, which
  * dominated small classifier heads. Returns false for lines it leaves to the
  * general code (NaN or infinite maximum). */
-__attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast"))) static bool
+MT_CLONES_AVX2_FMA static bool
 softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
 {
     float m = -INFINITY;
@@ -929,7 +930,8 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
     int64_t k = 0;
     for (; k + 8 <= n; k += 8) {
         memcpy(&v, x + k, sizeof v);
-        mt_v8f e = mt_vexp8(v - vm);
+        mt_v8f e = v - vm;
+        mt_vexp8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, sizeof e);
@@ -940,7 +942,8 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
         for (int j = 0; j < 8; j++)
             pad[j] = k + j < n ? x[k + j] : -INFINITY;
         memcpy(&v, pad, sizeof v);
-        mt_v8f e = mt_vexp8(v - vm);
+        mt_v8f e = v - vm;
+        mt_vexp8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, (size_t)(n - k) * sizeof(float));

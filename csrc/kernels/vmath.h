@@ -1,5 +1,5 @@
 /* Vector elementary functions on GCC vector types (8 floats, 4 doubles), for
- * kernels compiled with target_clones: the avx2 clone keeps a vector in one
+ * kernels compiled with MT_CLONES_* (core/portable.h): the avx2 clone keeps a vector in one
  * register, the default clone splits it into SSE halves. Range reduction plus
  * a polynomial, accurate to about 1 ulp (Cephes coefficients), with IEEE
  * results at the edges: NaN in gives NaN, overflow gives inf, and results
@@ -163,5 +163,17 @@ MT_VINLINE mt_v8f mt_vtanh8(mt_v8f x)
     p = p * z * x + x;
     return mt_vsel8(ax < 0.625f, p, big);
 }
+
+/* In-place forms, the ones to call from a loop compiled for another ISA
+ * (MT_CLONES_*): clang checks a call's vector-argument ABI before inlining and
+ * refuses a by-value vector passed between an AVX and a non-AVX function,
+ * while a pointer crosses; after inlining the code is the same. */
+#define MT_VAT(F, VT) \
+    MT_VINLINE void F##_at(VT *x) { *x = F(*x); }
+MT_VAT(mt_vexp8, mt_v8f)
+MT_VAT(mt_vexp4, mt_v4d)
+MT_VAT(mt_vlog8, mt_v8f)
+MT_VAT(mt_vsigmoid8, mt_v8f)
+MT_VAT(mt_vtanh8, mt_v8f)
 
 #endif

@@ -22,7 +22,7 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
     case MT_INT16: s.i = *(const int16_t *)p; break;
     case MT_INT32: s.i = *(const int32_t *)p; break;
     case MT_INT64: s.i = *(const int64_t *)p; break;
-    case MT_FLOAT16: s.f = (double)*(const mt_f16 *)p; break;
+    case MT_FLOAT16: s.f = mt_f16_to_float(*(const mt_f16 *)p); break;
     case MT_BFLOAT16: s.f = mt_bf16_to_float(*(const mt_bf16 *)p); break;
     case MT_FLOAT32: s.f = *(const float *)p; break;
     default: s.f = *(const double *)p; break;

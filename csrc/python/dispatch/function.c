@@ -6,8 +6,12 @@
 
 #include "../../ops/run.h"
 
-#include <pthread.h>
 #include <structmember.h>
+#ifdef __GLIBC__
+#include <pthread.h>
+#endif
+
+#include "../../core/portable.h"
 
 /* Parses the call and runs it, unless Python handlers must see it: then
  * pending gets the operands to dispatch on. Out of line, so that the parsed

@@ -3,8 +3,6 @@
 #include "generator.h"
 
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #define STATE_BYTES 16
 
@@ -60,14 +58,23 @@ static PyObject *generator_manual_seed(PyObject *self, PyObject *seed)
     return Py_NewRef(self);
 }
 
+/* The OS's entropy through os.urandom, which knows every platform's source
+ * (and needs no getrandom from a newer C library than manylinux's). */
 static PyObject *generator_seed(PyObject *self, PyObject *unused)
 {
+    PyObject *os = PyImport_ImportModule("os");
+    PyObject *bytes = os ? PyObject_CallMethod(os, "urandom", "i", 8) : NULL;
+    Py_XDECREF(os);
+    if (!bytes)
+        return NULL;
     uint64_t s;
-    if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        s = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)self;
+    if (!PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) != (Py_ssize_t)sizeof s) {
+        Py_DECREF(bytes);
+        PyErr_SetString(PyExc_RuntimeError, "os.urandom did not return 8 bytes");
+        return NULL;
     }
+    memcpy(&s, PyBytes_AS_STRING(bytes), sizeof s);
+    Py_DECREF(bytes);
     mt_generator_manual_seed(mtpy_generator(self), s);
     return PyLong_FromUnsignedLongLong(s);
 }

@@ -1,0 +1,81 @@
+/* Compiler, ISA and C library switches, kept in this one header so that the
+ * rest of the C code names no instruction set, no compiler and no libc version
+ * directly and builds with GCC and clang on x86-64 and aarch64 (Linux, macOS).
+ *
+ * SIMD is chosen at run time and degrades to portable code:
+ *  - MT_CLONES_AVX2 / MT_CLONES_AVX2_FMA put on a loop compile it twice, an
+ *    AVX2 (+FMA) clone and the baseline, and the loader picks one per machine.
+ *    They need target_clones, i.e. GCC or clang >= 14 on an x86-64 ELF target
+ *    with ifunc (not macOS, not MinGW); elsewhere they expand to nothing and
+ *    the loop is compiled once for the baseline (NEON on aarch64 by the
+ *    compiler's own vectorizer).
+ *  - MT_TARGET_AVX2_FMA + mt_cpu_has_avx2_fma() is the explicit form for code
+ *    written with intrinsics: available wherever GCC or clang targets x86-64
+ *    (any object format), MT_HAVE_X86_DISPATCH says so.
+ *
+ * On x86-64 and aarch64 glibc, calls to functions whose default symbol
+ * version is newer than glibc 2.17 (the manylinux2014 floor) are bound to
+ * their old versions, which newer glibc keeps, so an extension built on a new
+ * system still loads on an old one: every file calling one of the functions
+ * listed at the end includes this header (threads.h and dynlib.c do). */
+#ifndef MT_CORE_PORTABLE_H
+#define MT_CORE_PORTABLE_H
+
+#include <limits.h> /* defines __GLIBC__ on glibc, for the pinning below */
+
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#define MT_HAVE_X86_DISPATCH 1
+#define MT_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
+static inline int mt_cpu_has_avx2_fma(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && \
+    (!defined(__clang__) || __clang_major__ >= 14)
+#define MT_HAVE_CLONES 1
+#define MT_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
+#if !defined(__clang__) && __GNUC__ >= 11
+/* x86-64-v3 is AVX2 with FMA; fp-contract lets GCC fuse a*b+c in the clone */
+#define MT_CLONES_AVX2_FMA \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#elif defined(__clang__)
+#define MT_CLONES_AVX2_FMA __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+/* GCC 10 (manylinux2014's) has no x86-64-v3 level: AVX2 alone */
+#define MT_CLONES_AVX2_FMA MT_CLONES_AVX2
+#endif
+#else
+#define MT_CLONES_AVX2
+#define MT_CLONES_AVX2_FMA
+#endif
+
+/* A hint inside spin-wait loops: lets the sibling hyperthread run. */
+static inline void mt_cpu_relax(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) && defined(__GNUC__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(__x86_64__)
+#define MT_GLIBC_BASE "GLIBC_2.2.5"
+#else
+#define MT_GLIBC_BASE "GLIBC_2.17"
+#endif
+#define MT_GLIBC_PIN(sym) __asm__(".symver " #sym "," #sym "@" MT_GLIBC_BASE)
+/* moved into libc (new default versions 2.34) or changed (2.32) since 2.17 */
+MT_GLIBC_PIN(pthread_create);
+MT_GLIBC_PIN(pthread_mutex_trylock);
+MT_GLIBC_PIN(pthread_getattr_np);
+MT_GLIBC_PIN(pthread_attr_getstack);
+MT_GLIBC_PIN(dlopen);
+MT_GLIBC_PIN(dlsym);
+MT_GLIBC_PIN(dlclose);
+#endif
+
+#endif
