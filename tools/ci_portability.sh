@@ -31,7 +31,9 @@ WARN=(-std=c11 -O1 -fPIC -pthread -fno-strict-aliasing -Wall -Werror -Wno-unused
 need() {
     if ! command -v "$1" >/dev/null; then
         if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-            apt-get install -y -q "$2" >/dev/null
+            # a fresh machine may have no package lists yet
+            apt-get install -y -q "$2" >/dev/null 2>&1 ||
+                { apt-get update -q >/dev/null && apt-get install -y -q "$2" >/dev/null; }
         else
             echo "ci_portability: $1 is missing (Debian package $2)" >&2
             exit 1
