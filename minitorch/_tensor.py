@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _tensor_str
+from . import _C, _tensor_pickle, _tensor_str
 from .overrides import overridable
 
 __all__ = ["Tensor", "device"]
@@ -53,20 +53,6 @@ class device:
 _CPU = device("cpu")
 
 
-def _rebuild_tensor(cls, data: bytes, dtype_name: str, shape: tuple, requires_grad: bool,
-                    state: dict) -> "Tensor":
-    """Unpickles what Tensor.__reduce_ex__ saved: a fresh storage holding data."""
-    raw = _C._functions["from_numpy"](np.frombuffer(bytearray(data), dtype=np.uint8))
-    t = raw.view(getattr(_C, dtype_name)).reshape(shape)
-    if cls is not Tensor:
-        t = t.as_subclass(cls)
-    if requires_grad:
-        t.requires_grad = True
-    if state:
-        t.__dict__.update(state)
-    return t
-
-
 class Tensor(_C.TensorBase):
     __module__ = "minitorch"
     # ndarray + Tensor defers to Tensor.__radd__ instead of making an array.
@@ -96,11 +82,22 @@ class Tensor(_C.TensorBase):
 
     @overridable
     def __reduce_ex__(self, protocol):
-        data = self.detach().reshape(-1).clone().view(_C.uint8).numpy().tobytes()
-        dtype_name = repr(self.dtype)[len("minitorch."):]
-        state = dict(self.__dict__) if hasattr(self, "__dict__") else {}
-        return (_rebuild_tensor,
-                (type(self), data, dtype_name, tuple(self.shape), self.requires_grad, state))
+        return _tensor_pickle.reduce_tensor(self)
+
+    @overridable
+    def __deepcopy__(self, memo):
+        return _tensor_pickle.deepcopy_tensor(self, memo)
+
+    @overridable
+    def share_memory_(self):
+        """Moves the storage into shared memory (a no-op when it is there
+        already); tensors sent to other processes then share it."""
+        from . import multiprocessing  # noqa: F401  (registers the reductions)
+        return _C._share_memory(self)
+
+    @overridable
+    def is_shared(self):
+        return _C._is_shared(self)
 
     @property
     def device(self) -> device:
