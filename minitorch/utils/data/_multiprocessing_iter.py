@@ -37,7 +37,11 @@ class _MultiProcessingIter:
             ctx = mp.get_context()
         elif isinstance(ctx, str):
             ctx = mp.get_context(ctx)
-        self._loader = loader
+        # the loader is not kept: it keeps a persistent iterator, and a cycle
+        # would leave shutting down to the garbage collector, which may close
+        # the queues first
+        self._iterable = loader._iterable
+        self._dataset = loader.dataset
         self._num_workers = loader.num_workers
         self._timeout = loader.timeout
         self._prefetch = loader.prefetch_factor * loader.num_workers
@@ -67,16 +71,16 @@ class _MultiProcessingIter:
         except BaseException:
             self.shutdown()
             raise
-        self._start_epoch()
+        self._start_epoch(loader)
 
-    def _start_epoch(self):
-        loader = self._loader
-        if loader._iterable:
+    def _start_epoch(self, loader):
+        if self._iterable:
             self._tasks = itertools.repeat(None)
         elif loader.batch_sampler is not None:
             self._tasks = iter(loader.batch_sampler)
         else:
             self._tasks = iter(loader.sampler)
+        self._index_sampler = loader.batch_sampler or loader.sampler
         self._active = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         # task ids grow across epochs, so a late answer from an epoch left
@@ -87,15 +91,15 @@ class _MultiProcessingIter:
         for _ in range(self._prefetch):
             self._send_task()
 
-    def _reset(self):
+    def _reset(self, loader):
         """A new epoch on persistent workers."""
-        if self._loader._iterable:
+        if self._iterable:
             for q in self._index_queues:
                 q.put(_Resume())
             acks = 0
             while acks < self._num_workers:
                 acks += isinstance(self._get_result()[0], _Resume)
-        self._start_epoch()
+        self._start_epoch(loader)
 
     def _send_task(self):
         if not any(self._active):
@@ -171,7 +175,7 @@ class _MultiProcessingIter:
                 self._ready[task_id] = data
 
     def __len__(self):
-        return len(self._loader)
+        return len(self._dataset if self._iterable else self._index_sampler)
 
     def shutdown(self):
         if self._shutdown:

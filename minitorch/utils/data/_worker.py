@@ -7,6 +7,7 @@ minitorch.multiprocessing's reductions, so their storages travel as
 shared memory. An exception becomes an _ExceptionWrapper the main process
 re-raises; an IterableDataset that runs out answers with _IterableEnd.
 """
+import os
 import queue
 import random
 import sys
@@ -16,8 +17,10 @@ from ... import _C
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
-# How often a waiting worker checks whether the main process is gone.
-_STATUS_CHECK_INTERVAL = 5.0
+# How often an idle worker checks the done event and its parent. Shutdown
+# also sends each worker None, but when the iterator dies in a garbage cycle
+# its queues may be closed before that None is sent.
+_POLL_INTERVAL = 0.2
 
 
 class WorkerInfo:
@@ -144,6 +147,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
     seed = base_seed + worker_id
     _seed_worker(seed)
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+    parent = os.getppid()
     init_error = None
     try:
         if init_fn is not None:
@@ -155,8 +159,10 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
     try:
         while not done_event.is_set():
             try:
-                task = index_queue.get(timeout=_STATUS_CHECK_INTERVAL)
+                task = index_queue.get(timeout=_POLL_INTERVAL)
             except queue.Empty:
+                if os.getppid() != parent:
+                    break  # the main process is gone
                 continue
             if task is None:
                 break

@@ -170,7 +170,7 @@ class DataLoader:
             if self._workers_iter is None or self._workers_iter._shutdown:
                 self._workers_iter = _MultiProcessingIter(self)
             else:
-                self._workers_iter._reset()
+                self._workers_iter._reset(self)
             return self._workers_iter
         if self._iterable:
             return self._iter_iterable()
