@@ -66,9 +66,12 @@ def _rebuild_tensor_v5(cls, raw, dtype_name, size, stride, offset, requires_grad
         raw = raw.raw  # copy.copy passes the reduce's arguments through: share, as torch
     dtype = getattr(_C, dtype_name)
     itemsize = dtype.itemsize
-    usable = raw.numel() - raw.numel() % itemsize
-    # NumPy gives an empty buffer stride 0, which view(dtype) refuses
-    base = raw[:usable].view(dtype) if usable else _empty(0, dtype=dtype)
+    nbytes = raw.numel()
+    usable = nbytes - nbytes % itemsize
+    if usable == 0:
+        base = _empty(0, dtype=dtype)  # NumPy gives an empty buffer stride 0: no view(dtype)
+    else:
+        base = (raw if usable == nbytes else raw[:usable]).view(dtype)
     t = _as_strided(base, size, stride, offset)
     if cls is not t.__class__:
         t = t.as_subclass(cls)

@@ -144,6 +144,8 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
     global _worker_info
     from ... import multiprocessing  # noqa: F401  (batches travel through shared memory)
 
+    # as torch: one thread per worker, the workers are the parallelism
+    _C.set_num_threads(1)
     seed = base_seed + worker_id
     _seed_worker(seed)
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
