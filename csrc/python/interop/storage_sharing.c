@@ -46,14 +46,20 @@ static PyObject *storage_key(PyObject *m, PyObject *o)
     return t ? PyLong_FromVoidPtr(t->storage) : NULL;
 }
 
-static PyObject *share_memory(PyObject *m, PyObject *o)
+/* o's tensor, its storage moved into shared memory first. */
+static mt_tensor *shared_tensor_arg(PyObject *o)
 {
     mt_tensor *t = tensor_arg(o);
-    if (!t)
+    if (t && mt_storage_share(t->storage) < 0) {
+        mtpy_raise();
         return NULL;
-    if (mt_storage_share(t->storage) < 0)
-        return mtpy_raise();
-    return Py_NewRef(o);
+    }
+    return t;
+}
+
+static PyObject *share_memory(PyObject *m, PyObject *o)
+{
+    return shared_tensor_arg(o) ? Py_NewRef(o) : NULL;
 }
 
 static PyObject *is_shared(PyObject *m, PyObject *o)
@@ -62,15 +68,10 @@ static PyObject *is_shared(PyObject *m, PyObject *o)
     return t ? PyBool_FromLong(mt_storage_is_shared(t->storage)) : NULL;
 }
 
-/* The descriptor of o's storage, moved into shared memory first. */
 static PyObject *shared_fd(PyObject *m, PyObject *o)
 {
-    mt_tensor *t = tensor_arg(o);
-    if (!t)
-        return NULL;
-    if (mt_storage_share(t->storage) < 0)
-        return mtpy_raise();
-    return PyLong_FromLong(mt_storage_shared_fd(t->storage));
+    mt_tensor *t = shared_tensor_arg(o);
+    return t ? PyLong_FromLong(mt_storage_shared_fd(t->storage)) : NULL;
 }
 
 /* (fd, nbytes) -> the storage's bytes as a uint8 tensor; owns fd from now on. */

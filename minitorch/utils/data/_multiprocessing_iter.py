@@ -195,4 +195,7 @@ class _MultiProcessingIter:
         self._result_queue.close()
 
     def __del__(self):
-        self.shutdown()
+        try:
+            self.shutdown()
+        except (OSError, ValueError):
+            pass  # at interpreter exit multiprocessing may have closed everything first
