@@ -44,7 +44,7 @@ class _MultiProcessingIter:
         self._dataset = loader.dataset
         self._num_workers = loader.num_workers
         self._timeout = loader.timeout
-        self._prefetch = loader.prefetch_factor * loader.num_workers
+        self._prefetch = max(loader.prefetch_factor, 1) * loader.num_workers
         self._persistent = loader.persistent_workers
         self._next_task = 0
         base_seed = int(_empty((), dtype=_C.int64).random_(generator=loader.generator).item())
