@@ -72,6 +72,22 @@ class Ranges(IterableDataset):
         return iter(range(start, self.n, step))
 
 
+class Dying(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os._exit(3)
+
+
+class Unpicklable(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return lambda: i
+
+
 class Slow(Dataset):
     def __len__(self):
         return 4
@@ -195,6 +211,30 @@ def test_worker_error_is_reraised_with_worker_id_and_traceback():
                                   "Original Traceback (most recent call last):\n")
         assert message.endswith("ValueError: bad sample 4\n")
     assert no_children_left()
+
+
+def test_dead_worker_and_unpicklable_batch_raise_instead_of_hanging():
+    it = iter(DataLoader(Dying(), num_workers=1, timeout=WAIT))
+    with pytest.raises(RuntimeError, match=r"^DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly$"):
+        next(it)
+    # torch's queue thread drops a batch it cannot pickle, and the main process waits
+    it = iter(DataLoader(Unpicklable(), num_workers=1, timeout=WAIT, collate_fn=lambda b: b))
+    with pytest.raises(Exception, match="Caught .* in DataLoader worker process 0"):
+        next(it)
+    del it
+    assert no_children_left()
+
+
+def test_worker_init_fn_errors_reach_the_main_process():
+    it = iter(DataLoader(Squares(), num_workers=1, timeout=WAIT, worker_init_fn=init_fails))
+    with pytest.raises(ZeroDivisionError, match="Caught ZeroDivisionError in DataLoader worker "
+                                                "process 0"):
+        next(it)
+
+
+def init_fails(worker_id):
+    1 / 0
 
 
 def test_persistent_workers_keep_their_processes():

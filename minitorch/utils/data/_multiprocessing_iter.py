@@ -11,13 +11,15 @@ collected, and on any error.
 """
 import itertools
 import queue
+import time
 import warnings
+from multiprocessing.reduction import ForkingPickler
 
 from ... import _C
 from ._worker import _ExceptionWrapper, _IterableEnd, _Resume, _worker_loop
 
-# How often a wait with no timeout checks that the workers are alive.
-_STATUS_CHECK_INTERVAL = 5.0
+# How often a wait for a batch checks that the workers are alive.
+_STATUS_CHECK_INTERVAL = 1.0
 _JOIN_TIMEOUT = 5.0
 
 _empty = _C._functions["empty"]
@@ -123,19 +125,22 @@ class _MultiProcessingIter:
             raise
 
     def _wait_result(self):
-        timeout = self._timeout if self._timeout > 0 else _STATUS_CHECK_INTERVAL
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
+            wait = _STATUS_CHECK_INTERVAL
+            if deadline is not None:
+                wait = min(wait, max(deadline - time.monotonic(), 0.0))
             try:
-                return self._result_queue.get(timeout=timeout)
+                return ForkingPickler.loads(self._result_queue.get(timeout=wait))
             except queue.Empty:
-                if self._timeout > 0:
-                    raise RuntimeError(
-                        f"DataLoader timed out after {self._timeout} seconds") from None
                 dead = [w.pid for w in self._workers if not w.is_alive()]
                 if dead:
                     pids = ", ".join(str(pid) for pid in dead)
                     raise RuntimeError(
                         f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from None
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise RuntimeError(
+                        f"DataLoader timed out after {self._timeout} seconds") from None
 
     def __iter__(self):
         return self

@@ -2,8 +2,8 @@
 and the loop that turns index tasks into batches, as torch.utils.data's.
 
 A worker takes (task id, indices) from its own index queue and puts
-(task id, batch) on the shared result queue; batches are pickled by
-minitorch.multiprocessing's reductions, so their storages travel as
+(task id, batch), pickled, on the shared result queue; batches are pickled
+with minitorch.multiprocessing's reductions, so their storages travel as
 shared memory. An exception becomes an _ExceptionWrapper the main process
 re-raises; an IterableDataset that runs out answers with _IterableEnd.
 """
@@ -12,6 +12,7 @@ import queue
 import random
 import sys
 import traceback
+from multiprocessing.reduction import ForkingPickler
 
 from ... import _C
 
@@ -139,6 +140,16 @@ class _Fetcher:
         return self.collate_fn(data)
 
 
+def _send(result_queue, item, where):
+    """Pickles here rather than in the queue's feeder thread, which would
+    drop a batch it cannot pickle and leave the main process waiting."""
+    try:
+        payload = ForkingPickler.dumps(item)
+    except Exception:
+        payload = ForkingPickler.dumps((item[0], _ExceptionWrapper(where)))
+    result_queue.put(bytes(payload))  # dumps gives a memoryview, which cannot be pickled
+
+
 def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_collation,
                  batch_size, collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     global _worker_info
@@ -150,14 +161,14 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
     _seed_worker(seed)
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
     parent = os.getppid()
+    where = f"in DataLoader worker process {worker_id}"
     init_error = None
     try:
         if init_fn is not None:
             init_fn(worker_id)
         fetcher = _Fetcher(dataset, iterable, auto_collation, batch_size, collate_fn, drop_last)
     except Exception:
-        init_error = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
-    where = f"in DataLoader worker process {worker_id}"
+        init_error = _ExceptionWrapper(where)
     try:
         while not done_event.is_set():
             try:
@@ -171,11 +182,11 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
             if isinstance(task, _Resume):
                 if init_error is None:
                     fetcher.restart()
-                result_queue.put((task, None))
+                _send(result_queue, (task, None), where)
                 continue
             task_id, indices = task
             if init_error is not None:
-                result_queue.put((task_id, init_error))
+                _send(result_queue, (task_id, init_error), where)
                 init_error = None
                 continue
             try:
@@ -184,7 +195,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
                 data = _IterableEnd(worker_id)
             except Exception:
                 data = _ExceptionWrapper(where)
-            result_queue.put((task_id, data))
+            _send(result_queue, (task_id, data), where)
             del data
     except KeyboardInterrupt:
         pass
