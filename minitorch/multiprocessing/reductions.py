@@ -8,7 +8,8 @@ duplicate to the spawning child or to the receiver of a queue. The receiver
 maps the same memory; each side's mapping and descriptor go when its last
 tensor over them goes, and the memory with the last of them.
 """
-from multiprocessing.reduction import DupFd, ForkingPickler
+from multiprocessing import reduction
+from multiprocessing.reduction import ForkingPickler
 
 from .. import _C
 from .._tensor import Tensor
@@ -21,7 +22,7 @@ def _rebuild_shared_storage(dup_fd, nbytes):
 
 def _reduce_storage(storage):
     fd = _C._shared_fd(storage.raw)
-    return (_rebuild_shared_storage, (DupFd(fd), storage.raw.numel()))
+    return (_rebuild_shared_storage, (reduction.DupFd(fd), storage.raw.numel()))
 
 
 def _reduce_tensor(t):
@@ -35,5 +36,7 @@ def _reduce_tensor(t):
 
 
 def init_reductions():
-    ForkingPickler.register(_StorageBytes, _reduce_storage)
+    # Without descriptor passing (Windows) storages travel as pickled bytes.
+    if hasattr(reduction, "DupFd"):
+        ForkingPickler.register(_StorageBytes, _reduce_storage)
     ForkingPickler.register(Tensor, _reduce_tensor)

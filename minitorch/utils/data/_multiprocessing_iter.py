@@ -4,10 +4,11 @@ their batches in task order, as torch's _MultiProcessingDataLoaderIter.
 
 Each worker has an index queue; all share one result queue. A batch that
 arrives early waits in a dict until its turn. A worker error is re-raised
-here; a worker that dies, or a wait longer than the loader's timeout,
-raises RuntimeError. shutdown() stops and joins the workers, and runs at the
-end of an epoch (unless the workers are persistent), when the iterator is
-collected, and on any error.
+here in the batch's turn, and the iterator goes on, as torch's; a worker
+that dies, or a wait longer than the loader's timeout, raises RuntimeError.
+shutdown() stops and joins the workers, and runs at the end of an epoch
+(unless the workers are persistent), when the iterator is collected, and
+when waiting for a batch fails.
 """
 import itertools
 import queue
@@ -82,7 +83,8 @@ class _MultiProcessingIter:
             self._tasks = iter(loader.batch_sampler)
         else:
             self._tasks = iter(loader.sampler)
-        self._index_sampler = loader.batch_sampler or loader.sampler
+        self._index_sampler = (loader.batch_sampler if loader.batch_sampler is not None
+                               else loader.sampler)
         self._active = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         # task ids grow across epochs, so a late answer from an epoch left
