@@ -16,7 +16,8 @@ import pytest
 
 import minitorch as mt
 from minitorch.utils.data import (
-    DataLoader, Dataset, IterableDataset, RandomSampler, get_worker_info, random_split,
+    DataLoader, Dataset, IterableDataset, RandomSampler, default_collate, get_worker_info,
+    random_split,
 )
 
 # Every loader with workers waits at most this long for a batch, so a
@@ -119,6 +120,41 @@ def test_workers_give_the_batches_of_the_main_process_in_order():
     assert all(b[0].is_shared() for b in parallel)
     assert len(loader) == 4
     assert get_worker_info() is None
+    assert no_children_left()
+
+
+def collate_and_report(samples):
+    batch = default_collate(samples)
+    return batch, batch[0].is_shared()
+
+
+class Mixed(Dataset):
+    """Samples whose shapes or dtypes differ: the worker's shared-memory
+    stacking steps aside for stack, its promotion and its error."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        if self.kind == "dtype":
+            return mt.ones(2, dtype=mt.int64 if i else mt.float32)
+        return mt.ones(2 + i)
+
+
+def test_workers_stack_batches_straight_into_shared_memory():
+    loader = DataLoader(Squares(), batch_size=4, num_workers=1, timeout=WAIT,
+                        collate_fn=collate_and_report)
+    got = list(loader)
+    assert all(shared for _, shared in got)
+    serial = list(DataLoader(Squares(), batch_size=4))
+    assert [b[0].tolist() for b, _ in got] == [b[0].tolist() for b in serial]
+    promoted = next(iter(DataLoader(Mixed("dtype"), batch_size=2, num_workers=1, timeout=WAIT)))
+    assert promoted.dtype == mt.float32 and promoted.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        next(iter(DataLoader(Mixed("shape"), batch_size=2, num_workers=1, timeout=WAIT)))
     assert no_children_left()
 
 

@@ -137,28 +137,50 @@ int mt_storage_shared_fd(const mt_storage *s)
     return mt_storage_is_shared(s) ? ((const shared_ctx *)s->release_ctx)->fd : -1;
 }
 
+/* A new mapping of nbytes of a new unnamed file, its context in *ctx. */
+static void *new_mapping(size_t nbytes, shared_ctx **ctx)
+{
+    shared_ctx *c = malloc(sizeof *c);
+    if (!c) {
+        mt_error(MT_ERR_MEMORY, "out of memory");
+        return NULL;
+    }
+    c->length = nbytes ? nbytes : 1;
+    c->fd = open_unnamed_file(c->length);
+    void *data = c->fd < 0 ? NULL : map_file(c->fd, c->length);
+    if (!data) {
+        if (c->fd >= 0)
+            close_fd(c->fd);
+        free(c);
+        return NULL;
+    }
+    *ctx = c;
+    return data;
+}
+
 int mt_storage_share(mt_storage *s)
 {
     if (mt_storage_is_shared(s))
         return 0;
-    shared_ctx *c = malloc(sizeof *c);
-    if (!c)
-        return mt_error(MT_ERR_MEMORY, "out of memory");
-    c->length = s->nbytes ? s->nbytes : 1;
-    c->fd = open_unnamed_file(c->length);
-    if (c->fd < 0) {
-        free(c);
+    shared_ctx *c;
+    void *data = new_mapping(s->nbytes, &c);
+    if (!data)
         return -1;
-    }
-    void *data = map_file(c->fd, c->length);
-    if (!data) {
-        close_fd(c->fd);
-        free(c);
-        return -1;
-    }
     memcpy(data, s->data, s->nbytes);
     mt_storage_replace_data(s, data, release_shared, c);
     return 0;
+}
+
+mt_storage *mt_storage_new_shared(size_t nbytes)
+{
+    shared_ctx *c;
+    void *data = new_mapping(nbytes, &c);
+    if (!data)
+        return NULL;
+    mt_storage *s = mt_storage_wrap(data, nbytes, release_shared, c);
+    if (!s)
+        release_shared(c, data);
+    return s;
 }
 
 mt_storage *mt_storage_from_shared_fd(int fd, size_t nbytes)

@@ -15,6 +15,8 @@
  * memory. A no-op for a storage that is already shared. */
 int mt_storage_share(mt_storage *s);
 bool mt_storage_is_shared(const mt_storage *s);
+/* A new shared storage of nbytes (zeroed, as a fresh file is). */
+mt_storage *mt_storage_new_shared(size_t nbytes);
 /* The descriptor of a shared storage (owned by the storage), or -1. */
 int mt_storage_shared_fd(const mt_storage *s);
 /* A storage of nbytes mapping the file fd; takes ownership of fd (closed on

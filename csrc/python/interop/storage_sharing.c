@@ -87,6 +87,19 @@ static PyObject *from_shared_fd(PyObject *m, PyObject *args)
     return st ? bytes_over(st) : mtpy_raise();
 }
 
+/* nbytes -> a uint8 tensor over a new shared storage: batches built in a
+ * DataLoader worker go there directly instead of being copied there. */
+static PyObject *empty_shared(PyObject *m, PyObject *arg)
+{
+    Py_ssize_t nbytes = PyLong_AsSsize_t(arg);
+    if (nbytes == -1 && PyErr_Occurred())
+        return NULL;
+    if (nbytes < 0)
+        return PyErr_Format(PyExc_ValueError, "nbytes must be non-negative, got %zd", nbytes);
+    mt_storage *st = mt_storage_new_shared((size_t)nbytes);
+    return st ? bytes_over(st) : mtpy_raise();
+}
+
 PyMethodDef mtpy_storage_sharing_methods[] = {
     {"_storage_bytes", storage_bytes, METH_O, NULL},
     {"_storage_key", storage_key, METH_O, NULL},
@@ -94,5 +107,6 @@ PyMethodDef mtpy_storage_sharing_methods[] = {
     {"_is_shared", is_shared, METH_O, NULL},
     {"_shared_fd", shared_fd, METH_O, NULL},
     {"_from_shared_fd", from_shared_fd, METH_VARARGS, NULL},
+    {"_empty_shared", empty_shared, METH_O, NULL},
     {NULL},
 };
