@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import harness  # noqa: E402
 
 CASE_MODULES = ("cases_core", "cases_kernels", "cases_dispatch", "cases_autograd", "cases_func",
-                "cases_extensions")
+                "cases_extensions", "cases_data")
 
 
 def import_minitorch():

@@ -71,6 +71,9 @@ from . import __config__  # noqa: E402,F401
 
 overrides._finish_registration()
 
+from . import _einops_backend  # noqa: E402
+_einops_backend.install()
+
 
 def get_include() -> str:
     """The folder holding minitorch/minitorch.h, the header of the C API."""

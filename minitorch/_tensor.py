@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from . import _C, _tensor_str
+from . import _C, _tensor_pickle, _tensor_str
 from .overrides import overridable
 
 __all__ = ["Tensor", "device"]
@@ -54,20 +54,6 @@ class device:
 _CPU = device("cpu")
 
 
-def _rebuild_tensor(cls, data: bytes, dtype_name: str, shape: tuple, requires_grad: bool,
-                    state: dict) -> "Tensor":
-    """Unpickles what Tensor.__reduce_ex__ saved: a fresh storage holding data."""
-    raw = _C._functions["from_numpy"](np.frombuffer(bytearray(data), dtype=np.uint8))
-    t = raw.view(getattr(_C, dtype_name)).reshape(shape)
-    if cls is not Tensor:
-        t = t.as_subclass(cls)
-    if requires_grad:
-        t.requires_grad = True
-    if state:
-        t.__dict__.update(state)
-    return t
-
-
 class Tensor(_C.TensorBase):
     """A multi-dimensional array of one dtype, with autograd.
 
@@ -105,11 +91,24 @@ class Tensor(_C.TensorBase):
 
     @overridable
     def __reduce_ex__(self, protocol: Any) -> tuple:
-        data = self.detach().reshape(-1).clone().view(_C.uint8).numpy().tobytes()
-        dtype_name = repr(self.dtype)[len("minitorch."):]
-        state = dict(self.__dict__) if hasattr(self, "__dict__") else {}
-        return (_rebuild_tensor,
-                (type(self), data, dtype_name, tuple(self.shape), self.requires_grad, state))
+        return _tensor_pickle.reduce_tensor(self)
+
+    @overridable
+    def __deepcopy__(self, memo: Any) -> "Tensor":
+        return _tensor_pickle.deepcopy_tensor(self, memo)
+
+    @overridable
+    def share_memory_(self) -> "Tensor":
+        """Moves the storage into shared memory (a no-op when it is there
+        already); tensors sent to other processes then share it."""
+        from . import multiprocessing  # noqa: F401  (registers the reductions)
+        return _C._share_memory(self)
+
+    @overridable
+    def is_shared(self) -> bool:
+        """Whether the storage lives in shared memory (after ``share_memory_()``, or when
+        received from another process)."""
+        return _C._is_shared(self)
 
     @property
     def device(self) -> device:

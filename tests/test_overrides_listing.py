@@ -101,6 +101,8 @@ TENSOR_METHODS = [
     ("register_post_accumulate_grad_hook",
      lambda t: t.register_post_accumulate_grad_hook(abs)),
     ("requires_grad_", lambda t: t.requires_grad_()), ("retain_grad", lambda t: t.retain_grad()),
+    ("__deepcopy__", lambda t: t.__deepcopy__({})), ("share_memory_", lambda t: t.share_memory_()),
+    ("is_shared", lambda t: t.is_shared()),
 ]
 
 

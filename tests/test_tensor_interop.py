@@ -268,8 +268,11 @@ def test_pickle_subclass_requires_grad_and_copies():
     for u in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t), copy.copy(t)):
         assert type(u) is Tagged and u.requires_grad
         assert u.label == "weights" and u.meta == {"k": [1, 2]}
-        assert u.data_ptr() != t.data_ptr()
         np.testing.assert_array_equal(u.detach().numpy(), t.detach().numpy())
+    # as torch's: a copy.copy shares the storage, the others own theirs
+    assert copy.copy(t).data_ptr() == t.data_ptr()
+    assert pickle.loads(pickle.dumps(t)).data_ptr() != t.data_ptr()
+    assert copy.deepcopy(t).data_ptr() != t.data_ptr()
     d = copy.deepcopy(t)
     assert d.meta is not t.meta
     pair = copy.deepcopy([t, t])

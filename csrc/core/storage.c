@@ -95,13 +95,27 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, vo
     return s;
 }
 
-void mt_storage_decref(mt_storage *s)
+static void free_data(mt_storage *s)
 {
-    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
     if (s->release)
         s->release(s->release_ctx, s->data);
     else if (s->release_ctx && !mt_block_keep(s->release_ctx, s->block_size))
         free(s->release_ctx); /* NULL for the one-block small case */
+}
+
+void mt_storage_decref(mt_storage *s)
+{
+    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    free_data(s);
     free(s);
+}
+
+void mt_storage_replace_data(mt_storage *s, void *data, mt_release_fn release, void *ctx)
+{
+    /* the small case's old bytes live in s's own block and go with it */
+    free_data(s);
+    s->data = data;
+    s->release = release;
+    s->release_ctx = ctx;
 }

@@ -30,5 +30,8 @@ static inline void mt_storage_incref(mt_storage *s)
     __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
 }
 void mt_storage_decref(mt_storage *s);
+/* Gives s new memory (already holding its bytes) with its release, and
+ * frees the old memory; views keep seeing s. */
+void mt_storage_replace_data(mt_storage *s, void *data, mt_release_fn release, void *ctx);
 
 #endif

@@ -21,3 +21,9 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         return (Parameter, (self.detach(), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        # as torch: the data is copied, .grad is not
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]

@@ -108,6 +108,20 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
     return Py_NewRef(self);
 }
 
+/* Pickles (and deep-copies) as a new Generator given this one's state. */
+static PyObject *generator_reduce(PyObject *self, PyObject *unused)
+{
+    PyObject *state = generator_get_state(self, NULL);
+    return state ? Py_BuildValue("(O()N)", (PyObject *)Py_TYPE(self), state) : NULL;
+}
+
+static PyObject *generator_setstate(PyObject *self, PyObject *state)
+{
+    PyObject *r = generator_set_state(self, state);
+    Py_XDECREF(r);
+    return r ? Py_NewRef(Py_None) : NULL;
+}
+
 static PyObject *generator_device(PyObject *self, void *unused)
 {
     return PyUnicode_FromString("cpu");
@@ -119,6 +133,8 @@ static PyMethodDef generator_methods[] = {
     {"initial_seed", generator_initial_seed, METH_NOARGS, "Returns the initial seed for generating random numbers."},
     {"get_state", generator_get_state, METH_NOARGS, "Returns the Generator state as a `minitorch.ByteTensor`."},
     {"set_state", generator_set_state, METH_O, "Sets the Generator state."},
+    {"__reduce__", generator_reduce, METH_NOARGS, NULL},
+    {"__setstate__", generator_setstate, METH_O, NULL},
     {NULL},
 };
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import _C
 from ..._tensor import Tensor
+from . import _worker
 
 _stack = _C._functions["stack"]
 _cat = _C._functions["cat"]
@@ -27,10 +28,31 @@ _MAX_LIST = 32
 
 
 def _stack_batch(batch):
+    if _worker.get_worker_info() is not None:
+        shared = _stack_into_shared_memory(batch)
+        if shared is not None:
+            return shared
     parts = [_stack(batch[i:i + _MAX_LIST], 0) for i in range(0, len(batch), _MAX_LIST)]
     while len(parts) > 1:
         parts = [_cat(parts[i:i + _MAX_LIST], 0) for i in range(0, len(parts), _MAX_LIST)]
     return parts[0]
+
+
+def _stack_into_shared_memory(batch):
+    """In a DataLoader worker: the stacked batch built in shared memory, where
+    it would be moved to cross to the main process anyway, as torch's workers
+    do; None when the samples differ in shape or dtype, or need autograd
+    (stack then gives the result, or its error)."""
+    first = batch[0]
+    shape, dtype = first.shape, first.dtype
+    if first.numel() == 0 or any(t.shape != shape or t.dtype != dtype or t.requires_grad
+                                 for t in batch):
+        return None
+    nbytes = len(batch) * first.numel() * dtype.itemsize
+    out = _C._empty_shared(nbytes).view(dtype).view((len(batch),) + tuple(shape))
+    for i, t in enumerate(batch):
+        out[i].copy_(t)
+    return out
 
 
 def _rebuild_like(elem, values):

@@ -8,6 +8,8 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 _randperm = _C._functions["randperm"]
 _empty = _C._functions["empty"]
+_randint = _C._functions["randint"]
+_DRAW_CHUNK = 32
 
 
 def _fresh_generator() -> _C.Generator:
@@ -68,8 +70,10 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else _fresh_generator()
         if self.replacement:
-            draws = _C._functions["randint"](n, (self.num_samples,), generator=generator)
-            yield from draws.tolist()
+            # in chunks, as torch: num_samples may be far more than fits in memory
+            for _ in range(self.num_samples // _DRAW_CHUNK):
+                yield from _randint(n, (_DRAW_CHUNK,), generator=generator).tolist()
+            yield from _randint(n, (self.num_samples % _DRAW_CHUNK,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _randperm(n, generator=generator).tolist()
