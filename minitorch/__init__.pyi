@@ -4,8 +4,12 @@ from builtins import bool as _bool, float as _float, int as _int, str as _str
 from typing import Any
 
 from minitorch import _C as _C
+from minitorch import _blas as _blas
+from minitorch import _einops_backend as _einops_backend
+from minitorch import _gil as _gil
 from minitorch import _ops as _ops
 from minitorch import _tensor as _tensor
+from minitorch import _tensor_pickle as _tensor_pickle
 from minitorch import _tensor_str as _tensor_str
 from minitorch import autograd as autograd
 from minitorch import broadcasting as broadcasting
@@ -13,6 +17,7 @@ from minitorch import composites as composites
 from minitorch import composites_index as composites_index
 from minitorch import composites_search as composites_search
 from minitorch import composites_split as composites_split
+from minitorch import distributed as distributed
 from minitorch import func as func
 from minitorch import functional as functional
 from minitorch import library as library

@@ -8,6 +8,7 @@ from minitorch.nn import functional_padding as functional_padding
 from minitorch.nn import functional_pooling as functional_pooling
 from minitorch.nn import init as init
 from minitorch.nn import modules as modules
+from minitorch.nn import parallel as parallel
 from minitorch.nn import parameter as parameter
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU

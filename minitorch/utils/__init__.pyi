@@ -3,3 +3,4 @@
 
 from minitorch.utils import checkpoint as checkpoint
 from minitorch.utils import data as data
+from minitorch.utils import safetensors as safetensors

@@ -2,11 +2,15 @@
 """minitorch.utils.data: every name the package holds, re-exported for type checkers."""
 
 from minitorch.utils.data import _collate as _collate
+from minitorch.utils.data import _multiprocessing_iter as _multiprocessing_iter
+from minitorch.utils.data import _worker as _worker
 from minitorch.utils.data import dataloader as dataloader
 from minitorch.utils.data import dataset as dataset
 from minitorch.utils.data import sampler as sampler
 from minitorch.utils.data._collate import default_collate as default_collate
 from minitorch.utils.data._collate import default_convert as default_convert
+from minitorch.utils.data._worker import WorkerInfo as WorkerInfo
+from minitorch.utils.data._worker import get_worker_info as get_worker_info
 from minitorch.utils.data.dataloader import DataLoader as DataLoader
 from minitorch.utils.data.dataset import ConcatDataset as ConcatDataset
 from minitorch.utils.data.dataset import Dataset as Dataset
