@@ -129,7 +129,7 @@ PyMODINIT_FUNC PyInit__C(void)
     mt_blas_locate = mtpy_load_blas;
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
-    if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init() < 0 ||
+    if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init(m) < 0 ||
         mtpy_dtype_init(m) < 0 ||
         mtpy_size_init(m) < 0 || mtpy_generator_init(m) < 0 || mt_function_init(m) < 0 ||
         mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||

@@ -8,11 +8,33 @@
 
 static PyObject *str_dlpack, *str_array_interface;
 
-int mtpy_foreign_init(void)
+/* _C._refuse_foreign(fname, what, obj): for Python-level functions' own
+ * argument checks, raises the TypeError of mtpy_raise_foreign when obj is a
+ * foreign tensor, else returns None. */
+static PyObject *refuse_foreign(PyObject *m, PyObject *args)
+{
+    const char *fname, *what;
+    PyObject *o;
+    if (!PyArg_ParseTuple(args, "ssO:_refuse_foreign", &fname, &what, &o))
+        return NULL;
+    if (!mtpy_is_foreign_tensor(o))
+        Py_RETURN_NONE;
+    mtpy_raise_foreign(fname, what, o);
+    return NULL;
+}
+
+static PyMethodDef foreign_methods[] = {
+    {"_refuse_foreign", refuse_foreign, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int mtpy_foreign_init(PyObject *module)
 {
     str_dlpack = PyUnicode_InternFromString("__dlpack__");
     str_array_interface = PyUnicode_InternFromString("__array_interface__");
-    return str_dlpack && str_array_interface ? 0 : -1;
+    if (!str_dlpack || !str_array_interface)
+        return -1;
+    return PyModule_AddFunctions(module, foreign_methods);
 }
 
 bool mtpy_is_foreign_tensor(PyObject *o)

@@ -9,7 +9,8 @@
 
 #include "../types/common.h"
 
-int mtpy_foreign_init(void);
+/* Interns the names looked up and adds _C._refuse_foreign. */
+int mtpy_foreign_init(PyObject *module);
 bool mtpy_is_foreign_tensor(PyObject *o);
 /* A tensor viewing o's memory (by DLPack, else NumPy's array interface),
  * detached from any graph of o's library. */
