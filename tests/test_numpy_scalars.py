@@ -239,10 +239,16 @@ def test_array_copy_true_copies():
     assert not np.shares_memory(b, t.numpy())
 
 
+NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+
+
 def test_array_default_and_copy_false_share():
     t = mt.arange(4.0)
-    for a in (np.asarray(t), np.array(t, copy=False), np.array(t, copy=None),
-              np.asarray(t, dtype=np.float32)):
+    shared = [np.asarray(t), np.array(t, copy=False), np.asarray(t, dtype=np.float32),
+              t.__array__(copy=False), t.__array__(np.float32, copy=None)]
+    if NUMPY2:
+        shared.append(np.array(t, copy=None))
+    for a in shared:
         a[0] = 7
         assert t[0].item() == 7
         t[0] = 0
@@ -252,7 +258,12 @@ def test_array_copy_false_refuses_a_needed_copy():
     t = mt.arange(4.0)
     with pytest.raises(ValueError, match="^Unable to avoid copy while creating an array as "
                                          "requested"):
-        np.array(t, dtype=np.float64, copy=False)
+        t.__array__(np.float64, copy=False)
+    if NUMPY2:
+        with pytest.raises(ValueError, match="^Unable to avoid copy"):
+            np.array(t, dtype=np.float64, copy=False)
+    else:  # NumPy 1's copy=False copies when it must, and never asks __array__
+        assert np.array(t, dtype=np.float64, copy=False).dtype == np.float64
     a = np.array(t, dtype=np.float64)
     assert a.dtype == np.float64 and a.tolist() == [0.0, 1.0, 2.0, 3.0]
     # a tensor that requires grad still gives its data, as before
