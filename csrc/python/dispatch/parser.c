@@ -248,14 +248,6 @@ static bool is_number(PyObject *o)
 /* A number (is_number) or a one-element tensor, as an mt_scalar. */
 static int as_scalar(PyObject *o, mt_scalar *s)
 {
-    if (MTPy_Check(o)) {
-        PyObject *item = PyObject_CallMethod(o, "item", NULL);
-        if (!item)
-            return -1;
-        int r = as_scalar(item, s);
-        Py_DECREF(item);
-        return r;
-    }
     switch (number_kind_of(o)) {
     case NUM_BOOL:
         s->kind = MT_SCALAR_BOOL;
@@ -290,8 +282,16 @@ static int as_scalar(PyObject *o, mt_scalar *s)
     case NUM_NONE:
         break;
     }
-    PyErr_Format(PyExc_TypeError, "expected a number, got %s", Py_TYPE(o)->tp_name);
-    return -1;
+    if (!MTPy_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a number, got %s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    PyObject *item = PyObject_CallMethod(o, "item", NULL);
+    if (!item)
+        return -1;
+    int r = as_scalar(item, s);
+    Py_DECREF(item);
+    return r;
 }
 
 typedef enum { CONV_OK = 0, CONV_BAD_TYPE = 1, CONV_ERROR = -1 } conv_result;
