@@ -390,7 +390,8 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
             mt_copy(MTPy_T(out), src);
         return out;
     }
-    if (mtpy_is_ndarray(data) || mtpy_is_foreign_tensor(data)) {
+    bool nested = PyList_Check(data) || PyTuple_Check(data);
+    if (!nested && (mtpy_is_ndarray(data) || mtpy_is_foreign_tensor(data))) {
         PyObject *shared = mtpy_is_ndarray(data) ? mtpy_from_numpy(data) : mtpy_from_foreign(data);
         if (!shared || (share && (!dtype || *dtype == MTPy_T(shared)->dtype)))
             return shared;
@@ -399,7 +400,7 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
         return out;
     }
     shape_info s = {0};
-    if (!PyList_Check(data) && !PyTuple_Check(data) && !is_sequence(data)) {
+    if (!nested && !is_sequence(data)) {
         mt_dtype d;
         if (PySequence_Check(data) && !PyUnicode_Check(data) && !PyBytes_Check(data)) {
             PyObject *lst = PySequence_List(data);
