@@ -54,6 +54,14 @@ class device:
 _CPU = device("cpu")
 
 
+_NUMPY_NO_COPY = (
+    "Unable to avoid copy while creating an array as requested.\n"
+    "If using `np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy "
+    "when needed (no behavior change in NumPy 1.x).\n"
+    "For more details, see "
+    "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#adapting-to-changes-in-the-copy-keyword.")
+
+
 class Tensor(_C.TensorBase):
     """A multi-dimensional array of one dtype, with autograd.
 
@@ -174,10 +182,25 @@ class Tensor(_C.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    # NumPy 2's protocol: copy=None shares memory when it can, True always
+    # copies, False never does (and refuses when another dtype needs a copy).
     @overridable
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         arr = self.detach().numpy() if self.requires_grad else self.numpy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != np.dtype(dtype):
+            if copy is False:
+                raise ValueError(_NUMPY_NO_COPY)
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    # A NumPy function of tensors (np.sin(t), t @ array's fallback) gives a
+    # tensor back as torch's does: bool results as uint8, and a tensor even
+    # where NumPy would return a scalar.
+    @overridable
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _C._functions["from_numpy"](array)
 
     @overridable
     def __contains__(self, element: Any) -> bool:

@@ -39,6 +39,11 @@ def broadcast_tensors(*tensors: Any) -> Tuple[Any, ...]:
     """Views of tensors expanded to their common shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.TensorBase):
+            _C._refuse_foreign("broadcast_tensors", "element %d of argument 0" % i, t)
+            raise TypeError("expected Tensor as element %d in argument 0, but got %s"
+                            % (i, type(t).__name__))
     shape = list(tensors[0].shape) if tensors else []
     for t in tensors[1:]:
         # the pairwise message of the binary ops: sizes of a and b at a dim

@@ -291,6 +291,7 @@ def _check_tensor_args(name: str, params: tuple, args: tuple, kwargs: dict) -> N
         else:
             continue
         if not isinstance(value, minitorch.Tensor) and not (optional and value is None):
+            _C._refuse_foreign(name, "argument '%s'%s" % (pname, where), value)
             raise TypeError("%s(): argument '%s'%s must be Tensor, not %s"
                             % (name, pname, where, type(value).__name__))
 

@@ -238,6 +238,7 @@ BASELINES = {
     "Tensor.fill_diagonal_": lambda: ((_f(3, 3), 1.5), {}),
     "Tensor.__format__": lambda: ((mt.tensor(1.5), ".2f"), {}),
     "Tensor.__deepcopy__": lambda: ((_f(2), {}), {}),
+    "Tensor.__array_wrap__": lambda: ((_f(2), np.ones(2)), {}),
     "Tensor.__new__": lambda: ((mt.Tensor, [1.0, 2.0]), {}),
     "Tensor.__torch_function__": lambda: ((mt.add, (mt.Tensor,), (_f(2), _f(2)), {}), {}),
     "Tensor._make_subclass": lambda: ((mt.Tensor, _f(2)), {}),

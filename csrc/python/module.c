@@ -4,6 +4,7 @@
 #include "autograd/autograd_bind.h"
 #include "types/generator.h"
 #include "interop/numpy_bridge.h"
+#include "interop/foreign_tensors.h"
 #include "dispatch/op_table.h"
 #include "types/return_types.h"
 #include "dispatch/torch_function_state.h"
@@ -155,7 +156,8 @@ PyMODINIT_FUNC PyInit__C(void)
     mt_blas_locate = mtpy_load_blas;
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
-    if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_dtype_init(m) < 0 ||
+    if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init(m) < 0 ||
+        mtpy_dtype_init(m) < 0 ||
         mtpy_size_init(m) < 0 || mtpy_generator_init(m) < 0 || mt_function_init(m) < 0 ||
         mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||
         add_methods(m, mt_tensor_module_methods) < 0 ||

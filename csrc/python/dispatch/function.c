@@ -3,6 +3,7 @@
 #include "torch_function_state.h"
 #include "../autograd/autograd_bind.h"
 #include "../types/return_types.h"
+#include "../interop/foreign_tensors.h"
 
 #include "../../ops/run.h"
 
@@ -105,6 +106,19 @@ done:
     return r;
 }
 
+/* The operand of an operator is a foreign tensor; asked with an exception
+ * set, which a type lookup must not see. */
+static bool foreign_operand(PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 2)
+        return false;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    bool foreign = mtpy_is_foreign_tensor(args[1]);
+    PyErr_Restore(type, value, tb);
+    return foreign;
+}
+
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames)
 {
@@ -120,9 +134,10 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
         mt_pending_release(&pending);
     }
     /* Python tries the reflected operator when the other operand does not
-     * fit; a self that is no tensor is the caller's error */
+     * fit; a self that is no tensor is the caller's error, and a foreign
+     * tensor's operator would only hand the call back to us */
     if (!r && f->type_error_to_not_implemented && nargs && MTPy_Check(args[0]) &&
-        PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_ExceptionMatches(PyExc_TypeError) && !foreign_operand(args, nargs)) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -782,6 +797,23 @@ PyObject *mt_relevant_args(PyObject *const *args, Py_ssize_t n)
     return t;
 }
 
+/* The functions this thread's default handler is running, innermost last.
+ * It runs one with our subclass dispatch off, which only our dispatch
+ * reads: another library's dispatch (torch.sum(mt_t), torch_t + mt_t)
+ * hands the same function straight back, which is declined, so that
+ * library raises its own TypeError instead of recursing. */
+#define MT_MAX_RUNNING 32
+static _Thread_local PyObject *running[MT_MAX_RUNNING];
+static _Thread_local int nrunning;
+
+static bool already_running(PyObject *func)
+{
+    for (int i = 0; i < nrunning; i++)
+        if (running[i] == func)
+            return true;
+    return false;
+}
+
 PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "types", "args", "kwargs", NULL};
@@ -811,9 +843,19 @@ PyObject *mt_default_torch_function(PyObject *cls, PyObject *args, PyObject *kwa
         Py_XDECREF(empty);
         return NULL;
     }
+    if (already_running(func)) {
+        Py_XDECREF(empty);
+        Py_XDECREF(kw);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    bool tracked = nrunning < MT_MAX_RUNNING;
+    if (tracked)
+        running[nrunning++] = func;
     mt_tf_subclass_disabled++;
     PyObject *ret = PyObject_Call(func, fargs, kw);
     mt_tf_subclass_disabled--;
+    if (tracked)
+        nrunning--;
     Py_XDECREF(empty);
     Py_XDECREF(kw);
     return mt_convert_results(ret, (PyTypeObject *)cls);

@@ -1,5 +1,7 @@
 #include "parser.h"
 #include "../types/generator.h"
+#include "../interop/foreign_tensors.h"
+#include "../interop/numpy_bridge.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -47,17 +49,18 @@ PyObject *mt_signature_params(const mt_signature *s)
 
 /* ---------------------------------------------------------- torch_function */
 
-/* The operand's type overrides __torch_function__ (other than the disabled
- * marker). Exact tensors never do; that compare is the whole fast path. */
-/* The type's __torch_function__ if it dispatches (not exact Tensor, not the
- * disabled marker), else NULL. */
+/* The type's __torch_function__ if it dispatches, else NULL: exact tensors
+ * never do (that compare is the whole fast path), nor the disabled marker,
+ * nor a foreign tensor, whose handler is its own library's. */
 static PyObject *torch_function_of(PyObject *obj)
 {
     PyTypeObject *tp = Py_TYPE(obj);
     if (tp == mtpy_tensor_class || tp == &MTTensorBase_Type)
         return NULL;
     PyObject *attr = _PyType_Lookup(tp, str_torch_function);
-    return attr == mt_disabled_tf ? NULL : attr;
+    if (!attr || attr == mt_disabled_tf || mtpy_is_foreign_tensor(obj))
+        return NULL;
+    return attr;
 }
 
 bool mt_has_torch_function(PyObject *obj)
@@ -202,70 +205,93 @@ static int as_int(PyObject *o, int64_t *out)
     return 0;
 }
 
-static bool is_number(PyObject *o)
+/* The one test of what is a number, as torch's parser has it: Python's bool,
+ * int and float (with subclasses of int and float) and NumPy's scalars. A
+ * NumPy integer is an int; a NumPy bool, floating or complex scalar is read
+ * through __float__, as torch reads it, so np.bool_(True) is the float 1.0
+ * and an np.complex64 drops its imaginary part with NumPy's ComplexWarning. A
+ * Python complex (np.complex128 is one) is no number: there is no complex
+ * dtype. Exact int and float come first: they are what calls pass. */
+typedef enum { NUM_NONE, NUM_BOOL, NUM_INT, NUM_FLOAT } number_kind;
+
+static number_kind number_kind_of(PyObject *o)
 {
-    if (PyFloat_Check(o) || PyLong_Check(o))
-        return true;
-    if (MTPy_Check(o))
-        return false;
-    PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
-    /* NumPy scalars and other numbers; exclude sequences like lists/arrays */
-    return nb && (nb->nb_float || nb->nb_index) && !PySequence_Check(o) &&
-           !PyObject_CheckBuffer(o);
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp == &PyFloat_Type)
+        return NUM_FLOAT;
+    if (tp == &PyLong_Type)
+        return NUM_INT;
+    if (tp == &PyBool_Type)
+        return NUM_BOOL;
+    if (PyComplex_Check(o))
+        return NUM_NONE;
+    switch (mtpy_numpy_scalar_kind(o)) {
+    case MTPY_NP_INTEGER:
+        return NUM_INT;
+    case MTPY_NP_BOOL:
+    case MTPY_NP_FLOATING:
+    case MTPY_NP_COMPLEX:
+        return NUM_FLOAT;
+    case MTPY_NP_NONE:
+        break;
+    }
+    if (PyLong_Check(o))
+        return NUM_INT;
+    return PyFloat_Check(o) ? NUM_FLOAT : NUM_NONE;
 }
 
+static bool is_number(PyObject *o)
+{
+    return number_kind_of(o) != NUM_NONE;
+}
+
+/* A number (is_number) or a one-element tensor, as an mt_scalar. */
 static int as_scalar(PyObject *o, mt_scalar *s)
 {
-    if (PyBool_Check(o)) {
+    switch (number_kind_of(o)) {
+    case NUM_BOOL:
         s->kind = MT_SCALAR_BOOL;
         s->i = o == Py_True;
         s->f = (double)s->i;
         return 0;
-    }
-    if (PyFloat_Check(o)) {
-        s->kind = MT_SCALAR_FLOAT;
-        s->f = PyFloat_AS_DOUBLE(o);
-        s->i = 0;
-        return 0;
-    }
-    if (PyLong_Check(o)) {
+    case NUM_INT: {
         int overflow;
         s->i = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (s->i == -1 && PyErr_Occurred())
+            return -1;
         if (overflow) {
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            /* torch's words: it retries a NumPy integer past int64 as a
+             * Python int, which a NumPy scalar is not */
+            if (PyLong_Check(o))
+                PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            else
+                PyErr_SetString(PyExc_TypeError, "an integer is required");
             return -1;
         }
         s->kind = MT_SCALAR_INT;
         s->f = (double)s->i;
         return 0;
     }
-    if (MTPy_Check(o)) {
-        PyObject *item = PyObject_CallMethod(o, "item", NULL);
-        if (!item)
+    case NUM_FLOAT:
+        s->f = PyFloat_AsDouble(o);
+        if (s->f == -1.0 && PyErr_Occurred())
             return -1;
-        int r = as_scalar(item, s);
-        Py_DECREF(item);
-        return r;
+        s->kind = MT_SCALAR_FLOAT;
+        s->i = 0;
+        return 0;
+    case NUM_NONE:
+        break;
     }
-    if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index && !PyFloat_Check(o)) {
-        PyObject *i = PyNumber_Index(o);
-        if (i) {
-            int r = as_scalar(i, s);
-            Py_DECREF(i);
-            /* numpy.bool_ has __index__; keep it a bool */
-            if (r == 0 && strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0)
-                s->kind = MT_SCALAR_BOOL;
-            return r;
-        }
-        PyErr_Clear();
-    }
-    double d = PyFloat_AsDouble(o);
-    if (d == -1.0 && PyErr_Occurred())
+    if (!MTPy_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a number, got %s", Py_TYPE(o)->tp_name);
         return -1;
-    s->kind = MT_SCALAR_FLOAT;
-    s->f = d;
-    s->i = 0;
-    return 0;
+    }
+    PyObject *item = PyObject_CallMethod(o, "item", NULL);
+    if (!item)
+        return -1;
+    int r = as_scalar(item, s);
+    Py_DECREF(item);
+    return r;
 }
 
 typedef enum { CONV_OK = 0, CONV_BAD_TYPE = 1, CONV_ERROR = -1 } conv_result;
@@ -444,7 +470,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         v->f = v->s.f;
         return CONV_OK;
     case MT_ARG_SCALAR:
-        if (is_number(o) || PyBool_Check(o) || (MTPy_Check(o) && MTPy_T(o)->numel == 1))
+        if (is_number(o) || (MTPy_Check(o) && MTPy_T(o)->numel == 1))
             return as_scalar(o, &v->s) < 0 ? CONV_ERROR : CONV_OK;
         return CONV_BAD_TYPE;
     case MT_ARG_BOOL:
@@ -452,11 +478,7 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             v->b = o == Py_True;
             return CONV_OK;
         }
-        if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0) {
-            v->b = PyObject_IsTrue(o);
-            return CONV_OK;
-        }
-        return CONV_BAD_TYPE;
+        return CONV_BAD_TYPE; /* torch refuses np.bool_ here too */
     case MT_ARG_DTYPE:
         if (Py_TYPE(o) == &MTDtype_Type) {
             v->dtype = ((MTDtypeObject *)o)->dtype;
@@ -544,6 +566,17 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
     }
     if (positional)
         snprintf(where, sizeof where, " (position %d)", idx + 1 - (is_method ? 1 : 0));
+    PyObject *foreign = det->bad_elem ? det->bad_elem : o;
+    if (mtpy_is_foreign_tensor(foreign)) {
+        char what[160];
+        if (det->bad_elem)
+            snprintf(what, sizeof what, "element %d of argument '%s'%s", det->bad_pos, p->name,
+                     where);
+        else
+            snprintf(what, sizeof what, "argument '%s'%s", p->name, where);
+        mtpy_raise_foreign(s->name, what, foreign);
+        return;
+    }
     if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s'%s must be %s, but found element of type %s at pos %d",

@@ -258,11 +258,8 @@ static PyObject *from_capsule(PyObject *cap)
     return out;
 }
 
-PyObject *impl_from_dlpack(mt_args *a)
+PyObject *mtpy_from_dlpack_object(PyObject *obj)
 {
-    PyObject *obj = a->v[0].obj;
-    if (!obj)
-        return PyErr_Format(PyExc_TypeError, "from_dlpack(): argument 'ext_tensor' must not be None");
     if (PyCapsule_CheckExact(obj))
         return from_capsule(obj);
     PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
@@ -284,4 +281,12 @@ PyObject *impl_from_dlpack(mt_args *a)
     PyObject *out = from_capsule(cap);
     Py_DECREF(cap);
     return out;
+}
+
+PyObject *impl_from_dlpack(mt_args *a)
+{
+    PyObject *obj = a->v[0].obj;
+    if (!obj)
+        return PyErr_Format(PyExc_TypeError, "from_dlpack(): argument 'ext_tensor' must not be None");
+    return mtpy_from_dlpack_object(obj);
 }

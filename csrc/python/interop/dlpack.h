@@ -4,6 +4,8 @@
 #ifndef MT_PYTHON_DLPACK_H
 #define MT_PYTHON_DLPACK_H
 
+#include "../types/common.h"
+
 #include <stdint.h>
 
 #define MT_DLPACK_MAJOR 1
@@ -55,5 +57,9 @@ typedef struct DLManagedTensorVersioned {
     uint64_t flags;
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
+
+/* A tensor viewing the memory of a DLPack capsule, or of an object with
+ * __dlpack__ (asked for a versioned capsule first). */
+PyObject *mtpy_from_dlpack_object(PyObject *obj);
 
 #endif

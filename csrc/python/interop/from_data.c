@@ -1,5 +1,8 @@
+/* Tensors from Python data: nested sequences, numbers, NumPy arrays and
+ * scalars, tensors, and tensors of other libraries. */
 #include "from_data.h"
 #include "numpy_bridge.h"
+#include "foreign_tensors.h"
 
 #include "../../kernels/copy.h"
 #include "../../core/shape.h"
@@ -50,22 +53,26 @@ static void join_dtype(shape_info *s, mt_dtype d)
     s->has_dtype = 1;
 }
 
+/* A NumPy scalar keeps its own dtype (np.float64 is a float too, but
+ * tensor([np.float64(2)]) is float64, as in torch). */
 static int scalar_dtype(PyObject *o, mt_dtype *d)
 {
+    int nd;
     if (PyBool_Check(o))
         *d = MT_BOOL;
+    else if (PyLong_CheckExact(o))
+        *d = MT_INT64;
+    else if (PyFloat_CheckExact(o))
+        *d = mtpy_default_dtype();
+    else if (MTPy_Check(o))
+        *d = MTPy_T(o)->dtype;
+    else if ((nd = mtpy_numpy_dtype_of(o)) >= 0)
+        *d = (mt_dtype)nd;
     else if (PyLong_Check(o))
         *d = MT_INT64;
     else if (PyFloat_Check(o))
         *d = mtpy_default_dtype();
-    else if (MTPy_Check(o))
-        *d = MTPy_T(o)->dtype;
     else {
-        int nd = mtpy_numpy_dtype_of(o);
-        if (nd >= 0) {
-            *d = (mt_dtype)nd;
-            return 0;
-        }
         if (PyComplex_Check(o)) {
             PyErr_SetString(PyExc_TypeError, "minitorch does not support complex numbers");
             return -1;
@@ -383,8 +390,9 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
             mt_copy(MTPy_T(out), src);
         return out;
     }
-    if (mtpy_is_ndarray(data)) {
-        PyObject *shared = mtpy_from_numpy(data);
+    bool nested = PyList_Check(data) || PyTuple_Check(data);
+    if (!nested && (mtpy_is_ndarray(data) || mtpy_is_foreign_tensor(data))) {
+        PyObject *shared = mtpy_is_ndarray(data) ? mtpy_from_numpy(data) : mtpy_from_foreign(data);
         if (!shared || (share && (!dtype || *dtype == MTPy_T(shared)->dtype)))
             return shared;
         PyObject *out = mtpy_from_data(shared, dtype, false);
@@ -392,7 +400,7 @@ PyObject *mtpy_from_data(PyObject *data, const mt_dtype *dtype, bool share)
         return out;
     }
     shape_info s = {0};
-    if (!PyList_Check(data) && !PyTuple_Check(data) && !is_sequence(data)) {
+    if (!nested && !is_sequence(data)) {
         mt_dtype d;
         if (PySequence_Check(data) && !PyUnicode_Check(data) && !PyBytes_Check(data)) {
             PyObject *lst = PySequence_List(data);

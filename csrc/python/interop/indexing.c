@@ -5,6 +5,7 @@
 #include "from_data.h"
 #include "../dispatch/function.h"
 #include "numpy_bridge.h"
+#include "foreign_tensors.h"
 
 #include "../../autograd/derivatives.h"
 #include "../../core/overlap.h"
@@ -159,8 +160,9 @@ static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             continue;
         }
         PyObject *tt = it;
-        if (!MTPy_Check(it) && !PySequence_Check(it)) {
-            /* anything else with __index__ is an integer */
+        if (!MTPy_Check(it) && !PySequence_Check(it) && !mtpy_is_foreign_tensor(it)) {
+            /* anything else with __index__ is an integer; a foreign tensor
+             * is an index tensor, as an array is */
             PyObject *num = PyNumber_Index(it);
             if (!num) {
                 PyErr_Clear();
@@ -424,6 +426,10 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
     if (PyFloat_Check(value)) {
         mt_fill(MTPy_T(out), PyFloat_AS_DOUBLE(value), 0, 0);
         return out;
+    }
+    if (mtpy_is_foreign_tensor(value)) {
+        mtpy_raise_foreign("__setitem__", "the value", value);
+        goto fail;
     }
     if (!MTPy_Check(value)) {
         PyErr_Format(PyExc_TypeError, "can't assign a %s to a %s", Py_TYPE(value)->tp_name,

@@ -1,3 +1,4 @@
+/* Zero-copy exchange with NumPy arrays, and what NumPy scalars are. */
 #define MT_NUMPY_IMPORT
 #include "numpy_api.h"
 #include "numpy_bridge.h"
@@ -65,6 +66,21 @@ int mtpy_numpy_dtype_of(PyObject *o)
         return r;
     }
     return -1;
+}
+
+mtpy_np_scalar_kind mtpy_numpy_scalar_kind(PyObject *o)
+{
+    if (!PyArray_IsScalar(o, Generic))
+        return MTPY_NP_NONE;
+    if (PyArray_IsScalar(o, Integer))
+        return MTPY_NP_INTEGER;
+    if (PyArray_IsScalar(o, Floating))
+        return MTPY_NP_FLOATING;
+    if (PyArray_IsScalar(o, Bool))
+        return MTPY_NP_BOOL;
+    if (PyArray_IsScalar(o, ComplexFloating))
+        return MTPY_NP_COMPLEX;
+    return MTPY_NP_NONE;
 }
 
 PyObject *mtpy_to_numpy(PyObject *tensor)

@@ -13,4 +13,14 @@ bool mtpy_is_ndarray(PyObject *o);
 /* The dtype of a NumPy array or scalar, or -1 (no exception) if unsupported. */
 int mtpy_numpy_dtype_of(PyObject *o);
 
+/* Which kind of NumPy scalar o is (np.generic instances only, never arrays). */
+typedef enum {
+    MTPY_NP_NONE,
+    MTPY_NP_BOOL,
+    MTPY_NP_INTEGER,
+    MTPY_NP_FLOATING,
+    MTPY_NP_COMPLEX,
+} mtpy_np_scalar_kind;
+mtpy_np_scalar_kind mtpy_numpy_scalar_kind(PyObject *o);
+
 #endif

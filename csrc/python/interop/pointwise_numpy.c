@@ -8,13 +8,20 @@
 
 #include "../../ops/run.h"
 #include "numpy_bridge.h"
+#include "foreign_tensors.h"
 
-/* torch treats the array as the tensor it converts to. Any other operand type
- * gives NotImplemented, so Python tries the reflected operator and finally
- * raises its own TypeError, as with torch. */
+/* torch treats the array as the tensor it converts to. A tensor of another
+ * library is refused by name (its own reflected operator would only hand
+ * the call back to us); any other operand type gives NotImplemented, so
+ * Python tries the reflected operator and finally raises its own TypeError,
+ * as with torch. */
 PyObject *impl_numpy_operand(mt_args *a)
 {
     PyObject *arr = a->v[1].obj;
+    if (arr && mtpy_is_foreign_tensor(arr)) {
+        mtpy_raise_foreign(a->sig->name, "argument 'other'", arr);
+        return NULL;
+    }
     if (!arr || !mtpy_is_ndarray(arr))
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *t = mtpy_from_numpy(arr);
