@@ -15,7 +15,7 @@ it shows a progress bar on a terminal and draws the plot with matplotlib;
 without them it prints the loss curves as a table instead.
 """
 import argparse
-import glob
+import importlib.machinery
 import os
 import sys
 import time
@@ -27,7 +27,9 @@ ROOT = os.path.dirname(HERE)
 # The checkout's minitorch when it is built in place; otherwise the installed
 # one (after `pip install .` the checkout holds only the sources, and a copy of
 # this script elsewhere has no checkout around it at all).
-if glob.glob(os.path.join(ROOT, "minitorch", "_C.*")):
+# Only a compiled _C counts: the sources hold _C.pyi, the typing stub.
+if any(os.path.exists(os.path.join(ROOT, "minitorch", "_C" + suffix))
+       for suffix in importlib.machinery.EXTENSION_SUFFIXES):
     sys.path.insert(0, ROOT)
 
 import minitorch as torch  # noqa: E402

@@ -19,8 +19,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #endif
 
 typedef struct {
@@ -30,26 +32,37 @@ typedef struct {
 
 #ifdef MT_HAVE_SHARED_MEMORY
 
+/* A file with no name, so nothing is left behind in /dev/shm. On Linux,
+ * memfd_create through syscall() and else an unlinked mkostemp file in /dev/shm:
+ * neither needs a glibc symbol newer than manylinux2014's 2.17 (memfd_create's
+ * wrapper is 2.27, shm_open moved into libc at 2.34). Elsewhere shm_open, then
+ * unlink at once. */
 static int open_unnamed_file(size_t length)
 {
     int fd = -1;
-#if defined(__linux__) && defined(MFD_CLOEXEC)
-    fd = memfd_create("minitorch", MFD_CLOEXEC);
+#if defined(__linux__)
+#if defined(SYS_memfd_create) && defined(MFD_CLOEXEC)
+    fd = (int)syscall(SYS_memfd_create, "minitorch", MFD_CLOEXEC);
 #endif
     if (fd < 0) {
-        /* A name only for as long as shm_open needs one. */
-        static unsigned counter;
-        char name[32];
-        for (int tries = 0; fd < 0 && tries < 100; tries++) {
-            snprintf(name, sizeof name, "/mt_%ld_%u", (long)getpid(),
-                     __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-            fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-            if (fd < 0 && errno != EEXIST)
-                break;
-        }
+        char name[] = "/dev/shm/minitorch-XXXXXX";
+        fd = mkostemp(name, O_CLOEXEC);
         if (fd >= 0)
-            shm_unlink(name);
+            unlink(name);
     }
+#else
+    static unsigned counter;
+    char name[32];
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(name, sizeof name, "/mt_%ld_%u", (long)getpid(),
+                 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd >= 0)
+        shm_unlink(name);
+#endif
     if (fd < 0)
         return mt_error(MT_ERR_RUNTIME, "unable to create a shared memory file: %s",
                         strerror(errno));
@@ -73,14 +86,15 @@ static void *map_file(int fd, size_t length)
     return p;
 }
 
-/* A mapping shorter than the storage would fault on access: refuse it. */
+/* A mapping shorter than the storage would fault on access: refuse it. The
+ * size comes from lseek, not fstat, whose glibc symbol is 2.33. */
 static int file_length(int fd, size_t *length)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0)
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (end < 0)
         return mt_error(MT_ERR_RUNTIME, "unable to read a shared memory file: %s",
                         strerror(errno));
-    *length = (size_t)st.st_size;
+    *length = (size_t)end;
     return 0;
 }
 

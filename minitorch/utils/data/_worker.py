@@ -14,6 +14,11 @@ import sys
 import traceback
 from multiprocessing.reduction import ForkingPickler
 
+# Imported here, in the parent, because NumPy 2 imports numpy.random lazily: a
+# forked worker importing it while another parent thread held an import lock
+# died in importlib.
+import numpy.random
+
 from ... import _C
 
 __all__ = ["WorkerInfo", "get_worker_info"]
@@ -96,9 +101,7 @@ class _Resume:
 def _seed_worker(seed):
     random.seed(seed)
     _C.default_generator.manual_seed(seed)
-    if "numpy" in sys.modules:
-        import numpy as np
-        np.random.seed(np.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF]).generate_state(4))
+    numpy.random.seed(numpy.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF]).generate_state(4))
 
 
 class _Fetcher:
