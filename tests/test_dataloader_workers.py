@@ -20,6 +20,8 @@ from minitorch.utils.data import (
     random_split,
 )
 
+from shm_files import minitorch_shm_files
+
 # Every loader with workers waits at most this long for a batch, so a
 # broken worker fails the test instead of hanging it.
 WAIT = 30
@@ -331,15 +333,14 @@ def test_argument_errors_and_pin_memory_match_torch():
 
 
 def test_spawned_workers_and_no_shared_memory_left():
-    shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else None
+    shm_before = minitorch_shm_files()
     loader = DataLoader(Squares(), batch_size=5, timeout=WAIT, num_workers=2,
                         multiprocessing_context="spawn")
     got = [(b[0][:, 0].tolist(), b[1].tolist()) for b in loader]
     assert got == [([float(i * i) for i in range(5)], [0] * 5),
                    ([float(i * i) for i in range(5, 10)], [1] * 5), ([100.0], [0])]
     assert no_children_left()
-    if shm_before is not None:
-        assert set(os.listdir("/dev/shm")) == shm_before
+    assert minitorch_shm_files() == shm_before
 
 
 def test_random_sampler_with_replacement_draws_lazily():

@@ -9,6 +9,7 @@ import pytest
 
 import minitorch as mt
 import minitorch.multiprocessing as mp
+from shm_files import minitorch_shm_files
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the fd and /dev/shm checks read Linux's /proc")
@@ -112,7 +113,7 @@ def test_from_shared_fd_refuses_a_short_file():
 
 
 def test_nothing_left_behind():
-    shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    shm_before = minitorch_shm_files()
     fds_before = open_fds()
     ctx = mp.get_context("fork")
     tensors = [mt.rand(1000).share_memory_() for _ in range(20)]
@@ -128,5 +129,4 @@ def test_nothing_left_behind():
     q.join_thread()
     p.close()
     assert open_fds() == fds_before
-    if os.path.isdir("/dev/shm"):
-        assert set(os.listdir("/dev/shm")) == shm_before
+    assert minitorch_shm_files() == shm_before
