@@ -132,3 +132,11 @@ def test_parameters_to_vector_and_back():
         with pytest.raises(TypeError) as ours:
             mu.vector_to_parameters(bad, lin.parameters())
         assert str(ours.value) == str(theirs.value)
+
+
+def test_parameter_from_a_computed_tensor_is_a_leaf():
+    x = mt.ones(2, requires_grad=True) * 2
+    p, tp = mt.nn.Parameter(x), torch.nn.Parameter(torch.ones(2, requires_grad=True) * 2)
+    assert (p.is_leaf, p.grad_fn, p.requires_grad) == (tp.is_leaf, tp.grad_fn, tp.requires_grad)
+    p.sum().backward()
+    assert p.grad.tolist() == [1.0, 1.0]
