@@ -217,3 +217,34 @@ def test_spectral_norm_errors_and_one_dimensional():
     P.spectral_norm(m, "bias")
     TP.spectral_norm(t, "bias")
     _same(m.bias, t.bias)
+
+
+@pytest.mark.parametrize("make", [_linears, _conv])
+def test_legacy_spectral_norm(make):
+    m, t = make()
+    torch.nn.utils.spectral_norm(t)
+    mt.nn.utils.spectral_norm(m)
+    assert list(m.state_dict()) == list(t.state_dict())
+    _load(m, t)  # the same weight_orig and power-iteration vectors
+    shape = (2, 3) if isinstance(t, torch.nn.Linear) else (1, 2, 4, 4)
+    for _ in range(3):
+        x = RNG.standard_normal(shape)
+        _compare_grads(m, t, mt.tensor(x), torch.tensor(x))
+    for k, v in t.state_dict().items():
+        _same(m.state_dict()[k], v)
+    with pytest.raises(RuntimeError, match="^Cannot register two spectral_norm hooks on the "
+                                           "same parameter weight$"):
+        mt.nn.utils.spectral_norm(m)
+    m.eval()
+    t.eval()
+    x = RNG.standard_normal(shape)
+    _same(m(mt.tensor(x)), t(torch.tensor(x)))
+    mt.nn.utils.remove_spectral_norm(m)
+    torch.nn.utils.remove_spectral_norm(t)
+    assert list(m.state_dict()) == list(t.state_dict())
+    _same(m.weight, t.weight)
+    with pytest.raises(ValueError, match="^spectral_norm of 'weight' not found in "):
+        mt.nn.utils.remove_spectral_norm(m)
+    with pytest.raises(ValueError, match="^Expected n_power_iterations to be positive, but "
+                                         "got n_power_iterations=0$"):
+        mt.nn.utils.spectral_norm(mt.nn.Linear(2, 2), n_power_iterations=0)

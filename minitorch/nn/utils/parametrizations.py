@@ -11,6 +11,7 @@ from minitorch import Tensor
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
+from .spectral_norm import default_dim, weight_to_matrix
 from .weight_norm import apply_weight_norm, norm_except_dim
 
 __all__ = ["weight_norm", "spectral_norm"]
@@ -51,19 +52,13 @@ class _SpectralNorm(Module):
         self.eps = eps
         if ndim > 1:
             self.n_power_iterations = n_power_iterations
-            weight_mat = self._reshape_weight_to_matrix(weight)
+            weight_mat = weight_to_matrix(weight, self.dim)
             h, w = weight_mat.shape
             u = weight_mat.new_empty(h).normal_(0, 1)
             v = weight_mat.new_empty(w).normal_(0, 1)
             self.register_buffer("_u", F.normalize(u, dim=0, eps=self.eps))
             self.register_buffer("_v", F.normalize(v, dim=0, eps=self.eps))
             self._power_method(weight_mat, 15)
-
-    def _reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
-        if self.dim != 0:
-            weight = weight.permute(self.dim, *(d for d in range(weight.dim())
-                                                if d != self.dim))
-        return weight.flatten(1)
 
     def _power_method(self, weight_mat: Tensor, n_power_iterations: int) -> None:
         # In place, so that copies of the buffers (as in state_dict) see the update.
@@ -77,7 +72,7 @@ class _SpectralNorm(Module):
     def forward(self, weight: Tensor) -> Tensor:
         if weight.dim() == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
-        weight_mat = self._reshape_weight_to_matrix(weight)
+        weight_mat = weight_to_matrix(weight, self.dim)
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
@@ -97,8 +92,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
-    if dim is None:
-        dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
+    dim = default_dim(module) if dim is None else dim
     parametrize.register_parametrization(module, name,
                                          _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
