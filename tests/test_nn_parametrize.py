@@ -160,6 +160,16 @@ def test_weight_norm_parametrization(dim):
     _same(m.weight, t.weight)
 
 
+def _remove_and_compare(m, t, what):
+    """Removes the legacy hook of kind ``what`` from both; then a second removal fails."""
+    getattr(mt.nn.utils, f"remove_{what}")(m)
+    getattr(torch.nn.utils, f"remove_{what}")(t)
+    assert list(m.state_dict()) == list(t.state_dict())
+    _same(m.weight, t.weight)
+    with pytest.raises(ValueError, match=f"^{what} of 'weight' not found in "):
+        getattr(mt.nn.utils, f"remove_{what}")(m)
+
+
 @pytest.mark.parametrize("dim", [0, None])
 def test_legacy_weight_norm(dim):
     m, t = _linears()
@@ -176,12 +186,7 @@ def test_legacy_weight_norm(dim):
     with pytest.raises(RuntimeError, match="^Cannot register two weight_norm hooks on the "
                                            "same parameter weight$"):
         mt.nn.utils.weight_norm(m)
-    mt.nn.utils.remove_weight_norm(m)
-    torch.nn.utils.remove_weight_norm(t)
-    assert list(m.state_dict()) == list(t.state_dict())
-    _same(m.weight, t.weight)
-    with pytest.raises(ValueError, match="^weight_norm of 'weight' not found in Linear"):
-        mt.nn.utils.remove_weight_norm(m)
+    _remove_and_compare(m, t, "weight_norm")
 
 
 @pytest.mark.parametrize("make", [_linears, _conv])
@@ -239,12 +244,7 @@ def test_legacy_spectral_norm(make):
     t.eval()
     x = RNG.standard_normal(shape)
     _same(m(mt.tensor(x)), t(torch.tensor(x)))
-    mt.nn.utils.remove_spectral_norm(m)
-    torch.nn.utils.remove_spectral_norm(t)
-    assert list(m.state_dict()) == list(t.state_dict())
-    _same(m.weight, t.weight)
-    with pytest.raises(ValueError, match="^spectral_norm of 'weight' not found in "):
-        mt.nn.utils.remove_spectral_norm(m)
+    _remove_and_compare(m, t, "spectral_norm")
     with pytest.raises(ValueError, match="^Expected n_power_iterations to be positive, but "
                                          "got n_power_iterations=0$"):
         mt.nn.utils.spectral_norm(mt.nn.Linear(2, 2), n_power_iterations=0)

@@ -12,6 +12,7 @@ from minitorch import Tensor
 from .. import functional as F
 from ..modules.module import Module
 from ..parameter import Parameter
+from ._norm_hooks import refuse_second_hook, remove_hook
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -74,10 +75,7 @@ class SpectralNorm:
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> "SpectralNorm":
         """Moves ``module.<name>`` to ``<name>_orig``, adds u and v and the hook."""
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
-                                   f"parameter {name}")
+        refuse_second_hook(module, SpectralNorm, name, "spectral_norm")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if weight is None:
@@ -111,9 +109,4 @@ def spectral_norm(module: T_module, name: str = "weight", n_power_iterations: in
 
 def remove_spectral_norm(module: T_module, name: str = "weight") -> T_module:
     """Undoes :func:`spectral_norm`, leaving the current weight as a parameter."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -11,6 +11,7 @@ import minitorch
 from minitorch import Tensor
 from ..modules.module import Module
 from ..parameter import Parameter
+from ._norm_hooks import refuse_second_hook, remove_hook
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -51,10 +52,7 @@ class WeightNorm:
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
                       stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
-                                   f"parameter {name}")
+        refuse_second_hook(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -90,9 +88,4 @@ def weight_norm(module: T_module, name: str = "weight", dim: Optional[int] = 0) 
 
 def remove_weight_norm(module: T_module, name: str = "weight") -> T_module:
     """Undoes :func:`weight_norm`, leaving the current weight as a parameter."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_hook(module, WeightNorm, name, "weight_norm")
