@@ -174,3 +174,25 @@ def test_rnn_on_packed_sequences(kind, bidirectional, with_hx):
     tparams = dict(t.named_parameters())
     for name, p in m.named_parameters():
         _same(p.grad, tparams[name].grad)
+
+
+def test_packed_input_and_state_errors_match_torch():
+    t, m = torch.nn.GRU(3, 4), nn.GRU(3, 4)
+    tp = trnn.pack_sequence([torch.randn(3, 3), torch.randn(2, 3)])
+    mp = mrnn.pack_sequence([mt.randn(3, 3), mt.randn(2, 3)])
+    cases = [(lambda lib, p: (p, lib.zeros(1, 3, 4))),
+             (lambda lib, p: (p, lib.zeros(1, 2, 4, 1))),
+             (lambda lib, p: (type(p)(lib.zeros(5, 2), p.batch_sizes),)),
+             (lambda lib, p: (type(p)(lib.zeros(5, 2, 3), p.batch_sizes),))]
+    for args in cases:
+        with pytest.raises(RuntimeError) as theirs:
+            t(*args(torch, tp))
+        with pytest.raises(RuntimeError) as ours:
+            m(*args(mt, mp))
+        assert str(ours.value) == str(theirs.value)
+    for x, h in (((5, 2, 3), (1, 2, 4, 1)), ((5, 3), (1, 1, 4))):
+        with pytest.raises(RuntimeError) as theirs:
+            t(torch.zeros(x), torch.zeros(h))
+        with pytest.raises(RuntimeError) as ours:
+            m(mt.zeros(x), mt.zeros(h))
+        assert str(ours.value) == str(theirs.value)

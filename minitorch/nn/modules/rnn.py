@@ -145,26 +145,25 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, batched
 
-    def _initial(self, hx, batch: int, batched: bool, size: int, dtype, label: str = "hidden"):
+    def _initial(self, hx, batch: int, batched: bool, packed: bool, size: int, dtype,
+                 label: str = "hidden"):
         """hx (or zeros) as one (N, size) tensor per layer and direction."""
         layers = self.num_layers * (2 if self.bidirectional else 1)
         if hx is None:
             return [minitorch.zeros(batch, size, dtype=dtype) for _ in range(layers)]
-        if batched and hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                               f"{hx.dim()}-D tensor")
-        if not batched and hx.dim() != 2:
-            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
-                               f"{hx.dim()}-D tensor")
+        rank = 3 if batched else 2
+        if not packed and hx.dim() != rank:  # for packed input torch checks only the size
+            raise RuntimeError(f"For {'batched' if batched else 'unbatched'} {rank}-D input, "
+                               f"hx should also be {rank}-D but got {hx.dim()}-D tensor")
         expected = (layers, batch, size) if batched else (layers, size)
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {label} size {expected}, got {list(hx.shape)}")
         return list((hx if batched else hx.unsqueeze(1)).unbind(0))
 
-    def _initial_states(self, hx, batch: int, batched: bool, dtype):
+    def _initial_states(self, hx, batch: int, batched: bool, packed: bool, dtype):
         """The per-layer-and-direction states the time loop starts from."""
-        real_hidden = self.proj_size or self.hidden_size
-        return self._initial(hx, batch, batched, real_hidden, dtype)
+        return self._initial(hx, batch, batched, packed, self.proj_size or self.hidden_size,
+                             dtype)
 
     def _final_states(self, states, batched: bool, unsorted):
         def stack(parts):
@@ -218,8 +217,14 @@ class RNNBase(Module):
         """Runs the layers over a padded batch (or unbatched sequence) or a
         PackedSequence; returns the output in the same form and the final state.
         """
-        if isinstance(input, PackedSequence):
+        packed = isinstance(input, PackedSequence)
+        if packed:
             data, batch_sizes, sorted_indices, unsorted_indices = input
+            if data.dim() != 2:
+                raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+            if data.size(-1) != self.input_size:
+                raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                                   f"{self.input_size}, got {data.size(-1)}")
             sizes = batch_sizes.tolist()
             steps = list(data.split(sizes))
             batched, dtype = True, data.dtype
@@ -230,10 +235,10 @@ class RNNBase(Module):
             sizes = [x.size(1)] * x.size(0)
             steps = list(x.unbind(0))
             dtype, unsorted_indices = x.dtype, None
-        states = self._initial_states(hx, sizes[0], batched, dtype)
+        states = self._initial_states(hx, sizes[0], batched, packed, dtype)
         outs, states = self._run(steps, sizes, states)
         final = self._final_states(states, batched, unsorted_indices)
-        if isinstance(input, PackedSequence):
+        if packed:
             return PackedSequence(minitorch.cat(outs), batch_sizes, sorted_indices,
                                   unsorted_indices), final
         output = minitorch.stack(outs)
@@ -277,13 +282,13 @@ class LSTM(RNNBase):
             h = F.linear(h, getattr(self, f"weight_hr{suffix}"))
         return h, c
 
-    def _initial_states(self, hx, batch, batched, dtype):
+    def _initial_states(self, hx, batch, batched, packed, dtype):
         if hx is not None and (not isinstance(hx, tuple) or len(hx) != 2):
             raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
         h0, c0 = (None, None) if hx is None else hx
-        h = self._initial(h0, batch, batched, self.proj_size or self.hidden_size, dtype,
-                          "hidden[0]")
-        c = self._initial(c0, batch, batched, self.hidden_size, dtype, "hidden[1]")
+        h = self._initial(h0, batch, batched, packed, self.proj_size or self.hidden_size,
+                          dtype, "hidden[0]")
+        c = self._initial(c0, batch, batched, packed, self.hidden_size, dtype, "hidden[1]")
         return list(zip(h, c))
 
     def _final_states(self, states, batched, unsorted):
