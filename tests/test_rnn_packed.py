@@ -196,3 +196,20 @@ def test_packed_input_and_state_errors_match_torch():
         with pytest.raises(RuntimeError) as ours:
             m(mt.zeros(x), mt.zeros(h))
         assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_long_sequences_padded_and_packed(kind):
+    """More time steps than an op's list argument holds (32)."""
+    t = getattr(torch.nn, kind)(2, 3, bidirectional=True).double()
+    m = getattr(nn, kind)(2, 3, bidirectional=True).double()
+    _weights(m, t)
+    mx, tx = _pair(40, 3, 2)
+    mo, _ = m(mx)
+    to, _ = t(tx)
+    _same(mo, to)
+    lengths = [40, 37, 5]
+    mp, _ = m(mrnn.pack_padded_sequence(mx, lengths))
+    tp, _ = t(trnn.pack_padded_sequence(tx, lengths))
+    _same_packed(mp, tp)
+    _same(mrnn.pad_packed_sequence(mp)[0], trnn.pad_packed_sequence(tp)[0])

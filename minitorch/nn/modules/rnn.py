@@ -15,7 +15,7 @@ import warnings
 import minitorch
 from .. import functional as F, init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
+from ..utils.rnn import PackedSequence, split_steps
 from .module import Module
 from .rnn_cells import gru_step, lstm_step, rnn_step
 
@@ -184,13 +184,14 @@ class RNNBase(Module):
         """One layer in one direction over the steps: its outputs and final state."""
         b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
         # The input projection of every step at once, then the recurrence.
-        projected = F.linear(minitorch.cat(steps), getattr(self, f"weight_ih{suffix}"),
-                             b_ih).split(sizes)
+        projected = F.linear(minitorch.cat(steps), getattr(self, f"weight_ih{suffix}"), b_ih)
+        projected = split_steps(projected, sizes)
         outs = [None] * len(steps)
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
         for t in order:
             n = sizes[t]
-            new = self._cell(suffix, projected[t], _map(state, lambda s: s[:n]))
+            running = state if n == sizes[0] else _map(state, lambda s: s[:n])
+            new = self._cell(suffix, projected[t], running)
             outs[t] = new[0] if isinstance(new, tuple) else new
             state = _keep_finished(new, state, n)
         return outs, state
@@ -226,7 +227,7 @@ class RNNBase(Module):
                 raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                    f"{self.input_size}, got {data.size(-1)}")
             sizes = batch_sizes.tolist()
-            steps = list(data.split(sizes))
+            steps = split_steps(data, sizes)
             batched, dtype = True, data.dtype
             if hx is not None and sorted_indices is not None:
                 hx = _map(hx, lambda h: h.index_select(1, sorted_indices))

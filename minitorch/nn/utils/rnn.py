@@ -84,6 +84,19 @@ def invert_permutation(permutation: Optional[Tensor]) -> Optional[Tensor]:
         0, permutation, minitorch.arange(permutation.numel()))
 
 
+def split_steps(data: Tensor, sizes: List[int]) -> List[Tensor]:
+    """data's rows cut into consecutive views of the given sizes (split takes at
+    most 32 sections, a sequence can have more steps).
+    """
+    if sizes and sizes.count(sizes[0]) == len(sizes):  # a padded batch: one unbind
+        return list(data.view(len(sizes), sizes[0], *data.shape[1:]).unbind(0))
+    steps, start = [], 0
+    for n in sizes:
+        steps.append(data[start:start + n])
+        start += n
+    return steps
+
+
 def _batch_sizes(lengths: List[int]) -> Tensor:
     """batch_sizes[t] = how many of the (decreasing) lengths exceed t."""
     return minitorch.tensor([sum(1 for n in lengths if n > t) for t in range(lengths[0])],
@@ -138,7 +151,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     data, batch = sequence.data, sizes[0]
     trailing = tuple(data.shape[1:])
     steps = []
-    for chunk in data.split(sizes):
+    for chunk in split_steps(data, sizes):
         if chunk.size(0) < batch:
             pad = data.new_full((batch - chunk.size(0),) + trailing, padding_value)
             chunk = minitorch.cat([chunk, pad])
