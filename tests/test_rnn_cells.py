@@ -128,3 +128,8 @@ def test_construction_and_state_errors_match_torch():
 
 def _z(n, *shape):
     return (torch if n is torch.nn else mt).zeros(*shape)
+
+
+def test_flatten_parameters_is_accepted():
+    m, t = nn.LSTM(3, 4), torch.nn.LSTM(3, 4)
+    assert m.flatten_parameters() is None and t.flatten_parameters() is None

@@ -104,6 +104,11 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Does nothing: torch packs the weights into one buffer for cuDNN only,
+        and these layers use the parameters as they are.
+        """
+
     @property
     def all_weights(self):
         """The weights and biases, as one list per layer and direction."""
