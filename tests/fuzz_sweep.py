@@ -268,6 +268,10 @@ BASELINES = {
     "nn.LSTM": lambda: ((3, 4), {}),
     "nn.RNN": lambda: ((3, 4), {}),
     "nn.RNNBase": lambda: (("RNN_TANH", 3, 4), {}),
+    "nn.RNNCell": lambda: ((3, 4), {}),
+    "nn.LSTMCell": lambda: ((3, 4), {}),
+    "nn.GRUCell": lambda: ((3, 4), {}),
+    "nn.RNNCellBase": lambda: ((3, 4, True, 1), {}),
     "nn.GroupNorm": lambda: ((1, 2), {}),
     "nn.LayerNorm": lambda: ((3,), {}),
     "nn.Linear": lambda: ((3, 2), {}),
@@ -290,6 +294,9 @@ BASELINES = {
     "nn.GRU.forward": lambda: ((_f(2, 3),), {}),
     "nn.LSTM.forward": lambda: ((_f(2, 3),), {}),
     "nn.RNNBase.forward": lambda: ((_f(2, 3),), {}),
+    "nn.RNNCell.forward": lambda: ((_f(2, 3),), {}),
+    "nn.LSTMCell.forward": lambda: ((_f(2, 3),), {}),
+    "nn.GRUCell.forward": lambda: ((_f(2, 3),), {}),
     "nn.CircularPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
     "nn.ReflectionPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
     "nn.ReplicationPad1d.forward": lambda: ((_f(1, 2, 3),), {}),
@@ -312,7 +319,8 @@ BASELINES = {
     "lr_scheduler.StepLR": lambda: ((_opt()(), 2), {}),
 }
 # Modules whose forward is not meant to be called: calling it is the test.
-NO_FORWARD = ("ModuleDict", "ModuleList", "ParameterList", "ParameterDict", "RNNBase")
+NO_FORWARD = ("ModuleDict", "ModuleList", "ParameterList", "ParameterDict", "RNNBase",
+              "RNNCellBase")
 # Public callables that always raise, as torch's do: swept, never expected to return.
 ALWAYS_RAISE = {
     "mt.dtype": "dtype instances cannot be created",

@@ -12,6 +12,9 @@ import minitorch
 import minitorch.nn.functional as F
 
 NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch.nn.init",
+              "minitorch.nn.utils", "minitorch.nn.utils.rnn", "minitorch.nn.utils.parametrize",
+              "minitorch.nn.utils.parametrizations", "minitorch.nn.utils.weight_norm",
+              "minitorch.nn.utils.spectral_norm",
               "minitorch.optim", "minitorch.optim.lr_scheduler",
               "minitorch.autograd", "minitorch.autograd.functional",
               "minitorch.autograd.forward_ad", "minitorch.autograd.graph", "minitorch.linalg",

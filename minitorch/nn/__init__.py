@@ -13,3 +13,4 @@ from .modules import (  # noqa: F401
     CosineSimilarity, PairwiseDistance)
 from . import modules  # noqa: F401,E402
 from . import parallel  # noqa: F401,E402
+from . import utils  # noqa: F401,E402

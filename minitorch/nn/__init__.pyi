@@ -10,6 +10,7 @@ from minitorch.nn import init as init
 from minitorch.nn import modules as modules
 from minitorch.nn import parallel as parallel
 from minitorch.nn import parameter as parameter
+from minitorch.nn import utils as utils
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
 from minitorch.nn.modules.activation import LogSoftmax as LogSoftmax
@@ -98,5 +99,9 @@ from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
+from minitorch.nn.modules.rnn_cells import GRUCell as GRUCell
+from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
+from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
+from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
 from minitorch.nn.parameter import Parameter as Parameter

@@ -14,7 +14,8 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C._functions["empty"](0)
-        return Tensor._make_subclass(cls, data, requires_grad)
+        # A parameter is a leaf, as in torch, even when made from a computed tensor.
+        return Tensor._make_subclass(cls, data.detach(), requires_grad)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -16,6 +16,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm  # noq
 from .dropout import Dropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
+from .rnn_cells import RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
     KLDivLoss)

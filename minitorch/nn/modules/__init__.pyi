@@ -16,6 +16,7 @@ from minitorch.nn.modules import padding as padding
 from minitorch.nn.modules import pooling as pooling
 from minitorch.nn.modules import pooling1d as pooling1d
 from minitorch.nn.modules import rnn as rnn
+from minitorch.nn.modules import rnn_cells as rnn_cells
 from minitorch.nn.modules import sparse as sparse
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
@@ -105,4 +106,8 @@ from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
+from minitorch.nn.modules.rnn_cells import GRUCell as GRUCell
+from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
+from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
+from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding

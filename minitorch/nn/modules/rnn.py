@@ -1,17 +1,44 @@
-"""RNN, LSTM and GRU (one direction), written with differentiable ops."""
+"""RNN, LSTM and GRU - multi-layer, optionally bidirectional, LSTM with
+optional projections - written with differentiable ops, on padded batches or
+PackedSequences.
+
+Every layer and direction runs over a list of time steps where step ``t``
+holds only the ``sizes[t]`` sequences still running (all of them for a padded
+batch; the packed batch sizes otherwise, sorted by decreasing length). A step
+updates the state rows of the running sequences and leaves the others, so a
+finished sequence keeps its last state, and in the reverse direction a
+sequence starts from its initial state at its own last element.
+"""
 import math
+import warnings
 
 import minitorch
 from .. import functional as F, init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, split_steps
 from .module import Module
+from .rnn_cells import gru_step, lstm_step, rnn_step
 
-__all__ = ["RNN", "LSTM", "GRU"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
+def _map(state, fn):
+    """fn applied to a state: a tensor, or the (h, c) pair of an LSTM."""
+    return tuple(fn(s) for s in state) if isinstance(state, tuple) else fn(state)
+
+
+def _keep_finished(new, old, n: int):
+    """The first n rows from new (the running sequences), the rest from old."""
+    if isinstance(new, tuple):
+        return tuple(_keep_finished(a, b, n) for a, b in zip(new, old))
+    return new if n == old.size(0) else minitorch.cat([new, old[n:]])
+
+
 class RNNBase(Module):
+    """Parameters, checks and the time loop shared by RNN, LSTM and GRU."""
+
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
                  bidirectional: bool = False, proj_size: int = 0, device=None,
@@ -21,6 +48,10 @@ class RNNBase(Module):
                 not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: "
                             f"{type(hidden_size).__name__}")
@@ -28,9 +59,11 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if bidirectional or proj_size:
-            raise NotImplementedError("minitorch's recurrent layers are single-direction, "
-                                      "without projections")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -40,18 +73,27 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
+        directions = 2 if bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size or hidden_size
         self._flat_weights_names = []
+        self._all_weights = []
         for layer in range(num_layers):
-            layer_input = input_size if layer == 0 else hidden_size
-            names = [f"weight_ih_l{layer}", f"weight_hh_l{layer}"]
-            shapes = [(gate_size, layer_input), (gate_size, hidden_size)]
-            if bias:
-                names += [f"bias_ih_l{layer}", f"bias_hh_l{layer}"]
-                shapes += [(gate_size,), (gate_size,)]
-            for name, shape in zip(names, shapes):
-                setattr(self, name, Parameter(minitorch.empty(shape, dtype=dtype)))
-            self._flat_weights_names.extend(names)
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = f"_l{layer}" + ("_reverse" if direction else "")
+                names = [f"weight_ih{suffix}", f"weight_hh{suffix}"]
+                shapes = [(gate_size, layer_input), (gate_size, real_hidden)]
+                if bias:
+                    names += [f"bias_ih{suffix}", f"bias_hh{suffix}"]
+                    shapes += [(gate_size,), (gate_size,)]
+                if proj_size:
+                    names.append(f"weight_hr{suffix}")
+                    shapes.append((proj_size, hidden_size))
+                for name, shape in zip(names, shapes):
+                    setattr(self, name, Parameter(minitorch.empty(shape, dtype=dtype)))
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -62,14 +104,20 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Does nothing: torch packs the weights into one buffer for cuDNN only,
+        and these layers use the parameters as they are.
+        """
+
     @property
     def all_weights(self):
-        """The weights and biases, as one list per layer."""
-        return [[getattr(self, n) for n in self._flat_weights_names
-                 if n.endswith(f"_l{layer}")] for layer in range(self.num_layers)]
+        """The weights and biases, as one list per layer and direction."""
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
         if self.num_layers != 1:
             s += ", num_layers={num_layers}"
         if self.bias is not True:
@@ -78,6 +126,8 @@ class RNNBase(Module):
             s += ", batch_first={batch_first}"
         if self.dropout != 0:
             s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
     def _check_input(self, input) -> None:
@@ -88,38 +138,8 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def _check_hidden(self, hx, expected, what: str = "hidden") -> None:
-        if tuple(hx.shape) != expected:
-            raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
-
-    def _cell(self, layer: int, x, state):
-        raise NotImplementedError
-
-    def _run(self, input, states):
-        """input (L, N, H_in); states: a list per layer of that layer's state."""
-        seq = input.unbind(0)
-        for layer in range(self.num_layers):
-            outs = []
-            state = states[layer]
-            w_ih = getattr(self, f"weight_ih_l{layer}")
-            b_ih = getattr(self, f"bias_ih_l{layer}") if self.bias else None
-            # The input projection of every step at once, then the recurrence.
-            projected = F.linear(minitorch.stack(seq), w_ih, b_ih).unbind(0)
-            for gi in projected:
-                state = self._cell(layer, gi, state)
-                outs.append(state[0] if isinstance(state, tuple) else state)
-            states[layer] = state
-            seq = outs
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                seq = [F.dropout(o, self.dropout, True) for o in seq]
-        return minitorch.stack(seq), states
-
-    def _hidden_proj(self, layer: int, h):
-        w_hh = getattr(self, f"weight_hh_l{layer}")
-        b_hh = getattr(self, f"bias_hh_l{layer}") if self.bias else None
-        return F.linear(h, w_hh, b_hh)
-
     def _prepare(self, input):
+        """A padded input as (L, N, H_in), and whether it was batched."""
         self._check_input(input)
         batched = input.dim() == 3
         if not batched:
@@ -130,32 +150,107 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, batched
 
-    def _finish(self, output, batched):
-        if not batched:
-            return output.squeeze(1)
-        return output.transpose(0, 1) if self.batch_first else output
-
-    def _initial(self, hx, input, batched, what="hidden"):
-        n = input.shape[1]
-        expected = (self.num_layers, n, self.hidden_size) if batched else (
-            self.num_layers, self.hidden_size)
+    def _initial(self, hx, batch: int, batched: bool, packed: bool, size: int, dtype,
+                 label: str = "hidden"):
+        """hx (or zeros) as one (N, size) tensor per layer and direction."""
+        layers = self.num_layers * (2 if self.bidirectional else 1)
         if hx is None:
-            return [minitorch.zeros(n, self.hidden_size, dtype=input.dtype)
-                    for _ in range(self.num_layers)]
-        if batched and hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                               f"{hx.dim()}-D tensor")
-        if not batched and hx.dim() != 2:
-            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
-                               f"{hx.dim()}-D tensor")
-        self._check_hidden(hx, expected, what)
-        if not batched:
-            hx = hx.unsqueeze(1)
-        return list(hx.unbind(0))
+            return [minitorch.zeros(batch, size, dtype=dtype) for _ in range(layers)]
+        rank = 3 if batched else 2
+        if not packed and hx.dim() != rank:  # for packed input torch checks only the size
+            raise RuntimeError(f"For {'batched' if batched else 'unbatched'} {rank}-D input, "
+                               f"hx should also be {rank}-D but got {hx.dim()}-D tensor")
+        expected = (layers, batch, size) if batched else (layers, size)
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(f"Expected {label} size {expected}, got {list(hx.shape)}")
+        return list((hx if batched else hx.unsqueeze(1)).unbind(0))
 
-    def _stack_state(self, states, batched):
-        h = minitorch.stack(states)
-        return h if batched else h.squeeze(1)
+    def _initial_states(self, hx, batch: int, batched: bool, packed: bool, dtype):
+        """The per-layer-and-direction states the time loop starts from."""
+        return self._initial(hx, batch, batched, packed, self.proj_size or self.hidden_size,
+                             dtype)
+
+    def _final_states(self, states, batched: bool, unsorted):
+        def stack(parts):
+            h = minitorch.stack(parts)
+            if unsorted is not None:
+                h = h.index_select(1, unsorted)
+            return h if batched else h.squeeze(1)
+        return stack(states)
+
+    def _cell(self, suffix: str, gi, state):
+        raise NotImplementedError
+
+    def _hidden_proj(self, suffix: str, h):
+        b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
+        return F.linear(h, getattr(self, f"weight_hh{suffix}"), b_hh)
+
+    def _direction(self, suffix: str, steps, sizes, state, reverse: bool):
+        """One layer in one direction over the steps: its outputs and final state."""
+        b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
+        # The input projection of every step at once, then the recurrence.
+        projected = F.linear(minitorch.cat(steps), getattr(self, f"weight_ih{suffix}"), b_ih)
+        projected = split_steps(projected, sizes)
+        outs = [None] * len(steps)
+        order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
+        for t in order:
+            n = sizes[t]
+            running = state if n == sizes[0] else _map(state, lambda s: s[:n])
+            new = self._cell(suffix, projected[t], running)
+            outs[t] = new[0] if isinstance(new, tuple) else new
+            state = _keep_finished(new, state, n)
+        return outs, state
+
+    def _run(self, steps, sizes, states):
+        """All layers over the steps (each (sizes[t], H_in)); states per layer and
+        direction, replaced by the final ones.
+        """
+        directions = 2 if self.bidirectional else 1
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(directions):
+                k = layer * directions + d
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                out, states[k] = self._direction(suffix, steps, sizes, states[k], d == 1)
+                outs.append(out)
+            steps = outs[0] if directions == 1 else \
+                [minitorch.cat(pair, 1) for pair in zip(*outs)]
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                steps = [F.dropout(o, self.dropout, True) for o in steps]
+        return steps, states
+
+    def forward(self, input, hx=None):
+        """Runs the layers over a padded batch (or unbatched sequence) or a
+        PackedSequence; returns the output in the same form and the final state.
+        """
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            if data.dim() != 2:
+                raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+            if data.size(-1) != self.input_size:
+                raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                                   f"{self.input_size}, got {data.size(-1)}")
+            sizes = batch_sizes.tolist()
+            steps = split_steps(data, sizes)
+            batched, dtype = True, data.dtype
+            if hx is not None and sorted_indices is not None:
+                hx = _map(hx, lambda h: h.index_select(1, sorted_indices))
+        else:
+            x, batched = self._prepare(input)
+            sizes = [x.size(1)] * x.size(0)
+            steps = list(x.unbind(0))
+            dtype, unsorted_indices = x.dtype, None
+        states = self._initial_states(hx, sizes[0], batched, packed, dtype)
+        outs, states = self._run(steps, sizes, states)
+        final = self._final_states(states, batched, unsorted_indices)
+        if packed:
+            return PackedSequence(minitorch.cat(outs), batch_sizes, sorted_indices,
+                                  unsorted_indices), final
+        output = minitorch.stack(outs)
+        if not batched:
+            return output.squeeze(1), final
+        return (output.transpose(0, 1) if self.batch_first else output), final
 
 
 class RNN(RNNBase):
@@ -176,64 +271,44 @@ class RNN(RNNBase):
                          dropout, bidirectional, dtype=dtype)
         self.nonlinearity = nonlinearity
 
-    def _cell(self, layer, gi, h):
-        pre = gi + self._hidden_proj(layer, h)
-        return pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
-
-    def forward(self, input, hx=None):
-        input, batched = self._prepare(input)
-        states = self._initial(hx, input, batched)
-        output, states = self._run(input, states)
-        return self._finish(output, batched), self._stack_state(states, batched)
+    def _cell(self, suffix, gi, h):
+        return rnn_step(gi, self._hidden_proj(suffix, h), self.nonlinearity)
 
 
 class LSTM(RNNBase):
-    """A multi-layer long short-term memory RNN."""
+    """A multi-layer long short-term memory RNN, optionally with projections."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def _cell(self, layer, gi, state):
+    def _cell(self, suffix, gi, state):
         h, c = state
-        gates = gi + self._hidden_proj(layer, h)
-        i, f, g, o = gates.chunk(4, 1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = lstm_step(gi, self._hidden_proj(suffix, h), c)
+        if self.proj_size:
+            h = F.linear(h, getattr(self, f"weight_hr{suffix}"))
         return h, c
 
-    def forward(self, input, hx=None):
-        input, batched = self._prepare(input)
-        if hx is None:
-            h0 = self._initial(None, input, batched)
-            c0 = self._initial(None, input, batched)
-        else:
-            if not isinstance(hx, tuple) or len(hx) != 2:
-                raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
-            h0 = self._initial(hx[0], input, batched)
-            c0 = self._initial(hx[1], input, batched, "cell")
-        output, states = self._run(input, list(zip(h0, c0)))
-        h_n = self._stack_state([s[0] for s in states], batched)
-        c_n = self._stack_state([s[1] for s in states], batched)
-        return self._finish(output, batched), (h_n, c_n)
+    def _initial_states(self, hx, batch, batched, packed, dtype):
+        if hx is not None and (not isinstance(hx, tuple) or len(hx) != 2):
+            raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
+        h0, c0 = (None, None) if hx is None else hx
+        h = self._initial(h0, batch, batched, packed, self.proj_size or self.hidden_size,
+                          dtype, "hidden[0]")
+        c = self._initial(c0, batch, batched, packed, self.hidden_size, dtype, "hidden[1]")
+        return list(zip(h, c))
+
+    def _final_states(self, states, batched, unsorted):
+        return (super()._final_states([s[0] for s in states], batched, unsorted),
+                super()._final_states([s[1] for s in states], batched, unsorted))
 
 
 class GRU(RNNBase):
     """A multi-layer gated recurrent unit RNN."""
 
     def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def _cell(self, layer, gi, h):
-        gh = self._hidden_proj(layer, h)
-        i_r, i_z, i_n = gi.chunk(3, 1)
-        h_r, h_z, h_n = gh.chunk(3, 1)
-        r = (i_r + h_r).sigmoid()
-        z = (i_z + h_z).sigmoid()
-        n = (i_n + r * h_n).tanh()
-        return (1 - z) * n + z * h
-
-    def forward(self, input, hx=None):
-        input, batched = self._prepare(input)
-        states = self._initial(hx, input, batched)
-        output, states = self._run(input, states)
-        return self._finish(output, batched), self._stack_state(states, batched)
+    def _cell(self, suffix, gi, h):
+        return gru_step(gi, self._hidden_proj(suffix, h), h)
