@@ -21,6 +21,7 @@ Tensor = minitorch.Tensor
 _Size = Union[int, Sequence[int], None]
 _Scale = Union[float, Sequence[float], None]
 
+# torch does not dispatch the deprecated upsample names (overrides lists them as ignored)
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -237,7 +238,6 @@ def interpolate(input: Tensor, size: _Size = None, scale_factor: _Scale = None,
     return x.to(input.dtype) if low else x
 
 
-@_overridable
 def upsample(input: Tensor, size: _Size = None, scale_factor: _Scale = None,
              mode: str = "nearest", align_corners: Optional[bool] = None) -> Tensor:
     """Deprecated name of interpolate."""
@@ -246,7 +246,6 @@ def upsample(input: Tensor, size: _Size = None, scale_factor: _Scale = None,
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@_overridable
 def upsample_nearest(input: Tensor, size: _Size = None, scale_factor: _Scale = None) -> Tensor:
     """Deprecated: interpolate with mode='nearest'."""
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
@@ -254,7 +253,6 @@ def upsample_nearest(input: Tensor, size: _Size = None, scale_factor: _Scale = N
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-@_overridable
 def upsample_bilinear(input: Tensor, size: _Size = None, scale_factor: _Scale = None) -> Tensor:
     """Deprecated: interpolate with mode='bilinear' and align_corners=True."""
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
