@@ -4,6 +4,7 @@
 from minitorch.nn import functional as functional
 from minitorch.nn import functional_activations as functional_activations
 from minitorch.nn import functional_fold as functional_fold
+from minitorch.nn import functional_grid as functional_grid
 from minitorch.nn import functional_interpolate as functional_interpolate
 from minitorch.nn import functional_losses as functional_losses
 from minitorch.nn import functional_padding as functional_padding
