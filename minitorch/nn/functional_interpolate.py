@@ -100,6 +100,20 @@ def _resample_dim(x: Tensor, dim: int, taps: List[np.ndarray],
     return out
 
 
+def _per_dim(value, input: Tensor, said: str, named: str, noun: str, letter: str) -> list:
+    """value for each of the input's spatial dimensions; a sequence must have one per dimension."""
+    k = input.dim() - 2
+    if not isinstance(value, (list, tuple)):
+        return [value] * k
+    if len(value) != k:
+        raise ValueError(
+            f"Input and {said} must have the same number of spatial dimensions, but got input "
+            f"with spatial dimensions of {list(input.shape[2:])} and {named} {value}. Please "
+            f"provide input tensor in (N, C, d1, d2, ...,dK) format and {noun} in "
+            f"({letter}1, {letter}2, ...,{letter}K) format.")
+    return list(value)
+
+
 def _output_sizes(input: Tensor, size: _Size, scale_factor: _Scale,
                   recompute: Optional[bool]) -> Tuple[List[int], List[Optional[float]]]:
     """torch's argument checks, giving the output sizes and the scales the kernels use."""
@@ -108,31 +122,15 @@ def _output_sizes(input: Tensor, size: _Size, scale_factor: _Scale,
         raise ValueError("only one of size or scale_factor should be defined")
     scales: List[Optional[float]] = [None] * k
     if size is not None:
-        if isinstance(size, (list, tuple)):
-            if len(size) != k:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
-                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                    "output size in (o1, o2, ...,oK) format.")
-            if not all(_is_int(s) for s in size):
-                raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                    f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}")
-            out = [int(s) for s in size]
-        else:
-            out = [int(size)] * k
+        out = _per_dim(size, input, "output", "output size of", "output size", "o")
+        if isinstance(size, (list, tuple)) and not all(_is_int(s) for s in size):
+            raise TypeError(
+                "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}")
+        out = [int(s) for s in out]
     elif scale_factor is not None:
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != k:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, but "
-                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
-                    f"scale_factor of shape {scale_factor}. Please provide input tensor in "
-                    "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
-            scales = [float(s) for s in scale_factor]
-        else:
-            scales = [float(scale_factor)] * k
+        scales = [float(s) for s in _per_dim(scale_factor, input, "scale_factor",
+                                             "scale_factor of shape", "scale_factor", "s")]
         # ATen truncates the double product; the recomputed size floors it
         out = [int(math.floor(n * s)) if recompute else int(n * s)
                for n, s in zip(input.shape[2:], scales)]
