@@ -40,7 +40,7 @@ def test_affine_grid(size, align):
 
 @pytest.mark.parametrize("align", [False, True])
 @pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 def test_grid_sample(mode, padding, align):
     rng = np.random.default_rng(2)
     a = rng.standard_normal((2, 3, 5, 6))

@@ -4,8 +4,9 @@ affine_grid maps a base grid of normalised [-1, 1] coordinates through each
 affine matrix with one bmm. grid_sample turns the grid into pixel
 coordinates (unnormalise, then clip or reflect them as padding_mode asks),
 gathers the corner pixels of every sampling point from the flattened planes
-and sums them with bilinear weights (or takes the nearest), masking corners
-outside the input for 'zeros' padding. Everything is made of ops that
+and sums them with bilinear weights (or takes the nearest; bicubic sums 4 x 4
+taps, each moved inside on its own), masking taps outside the input for
+'zeros' padding. Everything is made of ops that
 record, so the input gets the scatter-add of the weights and the grid the
 weights' derivative, as in torch's kernels."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import List, Sequence
 
 import minitorch
 from ..overrides import overridable as _overridable
+from .functional_interpolate import _cubic_coefficients
 
 Tensor = minitorch.Tensor
 
@@ -90,9 +92,13 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     return minitorch.where(flips.remainder(2) == 0, extra + low, span - extra + low)
 
 
-def _source(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
+def _unnormalise(coord: Tensor, size: int, align: bool) -> Tensor:
     """Pixel coordinate of a normalised grid coordinate along an axis of the given size."""
-    coord = (coord + 1) / 2 * (size - 1) if align else ((coord + 1) * size - 1) / 2
+    return (coord + 1) / 2 * (size - 1) if align else ((coord + 1) * size - 1) / 2
+
+
+def _pad(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
+    """Moves a pixel coordinate inside the axis as padding_mode does ('zeros' leaves it)."""
     if padding_mode == "border":
         coord = _clip(coord, size)
     elif padding_mode == "reflection":
@@ -138,11 +144,30 @@ def _gather(planes: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Te
     return values * inside.unsqueeze(1).to(planes.dtype)
 
 
+def _bicubic(planes: Tensor, ix: Tensor, iy: Tensor, width: int, height: int,
+             padding_mode: str, align: bool) -> Tensor:
+    """4 x 4 taps around each point, each moved inside by the padding rule on its own
+    (as torch's kernel does), weighted by the cubic coefficients of the fractions."""
+    x0, y0 = ix.detach().floor(), iy.detach().floor()
+    wx, wy = _cubic_coefficients(ix - x0), _cubic_coefficients(iy - y0)
+    out = None
+    for i in range(4):
+        cy = _pad(y0 + (i - 1), height, padding_mode, align)
+        row = None
+        for j in range(4):
+            cx = _pad(x0 + (j - 1), width, padding_mode, align)
+            term = _gather(planes, cx, cy, width, height) * wx[j].unsqueeze(1)
+            row = term if row is None else row + term
+        term = row * wy[i].unsqueeze(1)
+        out = term if out is None else out + term
+    return out
+
+
 @_overridable
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners=None) -> Tensor:
     """Samples the (N, C, H, W) input at the normalised (x, y) locations of the
-    (N, H_out, W_out, 2) grid, bilinearly or at the nearest pixel."""
+    (N, H_out, W_out, 2) grid, bilinearly, bicubically or at the nearest pixel."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
                          f"or 'bicubic', but got: '{mode}'")
@@ -151,15 +176,17 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     align = _default_align(align_corners)
     _check(input, grid)
-    if input.dim() == 5 or mode == "bicubic":
-        raise NotImplementedError("grid_sample(): minitorch supports only 4-D inputs with mode "
-                                  "'bilinear' or 'nearest' yet")
+    if input.dim() == 5:
+        raise NotImplementedError("grid_sample(): minitorch supports only 4-D inputs yet")
     n, c, height, width = input.shape
     out_h, out_w = grid.shape[1], grid.shape[2]
     g = grid.reshape(n, out_h * out_w, 2)
-    ix = _source(g[..., 0], width, padding_mode, align)
-    iy = _source(g[..., 1], height, padding_mode, align)
+    ix, iy = _unnormalise(g[..., 0], width, align), _unnormalise(g[..., 1], height, align)
     planes = input.reshape(n, c, height * width)
+    if mode == "bicubic":
+        return _bicubic(planes, ix, iy, width, height, padding_mode,
+                        align).reshape(n, c, out_h, out_w)
+    ix, iy = _pad(ix, width, padding_mode, align), _pad(iy, height, padding_mode, align)
     if mode == "nearest":
         # rounds half to even as nearbyint; the 0 * ix keeps the grid in the graph (zero grad)
         out = _gather(planes, ix.detach().round(), iy.detach().round(), width, height)

@@ -68,22 +68,26 @@ def _linear_taps(opm, n_in, n_out, factor, align):
     return [i0, i0 + (i0 < n_in - 1)], [opm(1) - lam, lam]
 
 
-def _cubic_taps(opm, n_in, n_out, factor, align):
-    s = _scale(opm, n_in, n_out, align, factor)
-    d = np.arange(n_out).astype(opm)
-    real = s * d if align else s * (d + opm(0.5)) - opm(0.5)
-    i = _floor_f32(real)
-    t = (real - i.astype(opm)).astype(opm)
-    a = opm(_CUBIC_A)
-
+def _cubic_coefficients(t, a=_CUBIC_A) -> list:
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 from a point t in
+    [0, 1) past tap 0 (NumPy arrays or tensors; grid_sample shares them)."""
     def near(x):  # |x| <= 1
         return ((a + 2) * x - (a + 3)) * x * x + 1
 
     def far(x):  # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_taps(opm, n_in, n_out, factor, align):
+    s = _scale(opm, n_in, n_out, align, factor)
+    d = np.arange(n_out).astype(opm)
+    real = s * d if align else s * (d + opm(0.5)) - opm(0.5)
+    i = _floor_f32(real)
+    t = (real - i.astype(opm)).astype(opm)
     idx = [np.clip(i - 1 + k, 0, n_in - 1) for k in range(4)]
-    return idx, [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    return idx, _cubic_coefficients(t, opm(_CUBIC_A))
 
 
 def _resample_dim(x: Tensor, dim: int, taps: List[np.ndarray],
