@@ -11,6 +11,7 @@ record, so the input gets the scatter-add of the weights and the grid the
 weights' derivative, as in torch's kernels."""
 from __future__ import annotations
 
+import itertools
 import warnings
 from typing import List, Sequence
 
@@ -135,13 +136,37 @@ def _scalar_name(t: Tensor) -> str:
             "bfloat16": "BFloat16"}.get(name, name)
 
 
-def _gather(planes: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Tensor:
-    """planes (N, C, H * W) at integer pixels (x, y) of shape (N, L), 0 outside the input."""
-    inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
-    flat = (y.clamp(0, height - 1) * width + x.clamp(0, width - 1)).long()
+def _gather(planes: Tensor, coords: Sequence[Tensor], sizes: Sequence[int]) -> Tensor:
+    """planes (N, C, prod(sizes)) at the integer pixels coords (x, y[, z]), each (N, L),
+    with sizes (W, H[, D]) to match; 0 outside the input."""
+    inside, flat, stride = None, None, 1
+    for coord, size in zip(coords, sizes):
+        ok = (coord >= 0) & (coord < size)
+        inside = ok if inside is None else inside & ok
+        part = coord.clamp(0, size - 1) * stride
+        flat = part if flat is None else flat + part
+        stride *= size
+    flat = flat.long()
     n, c = planes.shape[0], planes.shape[1]
     values = planes.gather(2, flat.unsqueeze(1).expand(n, c, flat.shape[1]))
     return values * inside.unsqueeze(1).to(planes.dtype)
+
+
+def _linear(planes: Tensor, coords: List[Tensor], sizes: List[int]) -> Tensor:
+    """The 2 ** k corners around each point, x varying fastest as torch sums them, each
+    weighted by the product over x, y[, z] of its distance to the opposite corner."""
+    lows = [c.detach().floor() for c in coords]
+    out = None
+    for bits in itertools.product((0, 1), repeat=len(coords)):
+        bits = bits[::-1]  # x first
+        corner = [lo + b for lo, b in zip(lows, bits)]
+        w = None
+        for c, lo, b in zip(coords, lows, bits):
+            f = c - lo if b else lo + 1 - c
+            w = f if w is None else w * f
+        term = _gather(planes, corner, sizes) * w.unsqueeze(1)
+        out = term if out is None else out + term
+    return out
 
 
 def _bicubic(planes: Tensor, ix: Tensor, iy: Tensor, width: int, height: int,
@@ -156,7 +181,7 @@ def _bicubic(planes: Tensor, ix: Tensor, iy: Tensor, width: int, height: int,
         row = None
         for j in range(4):
             cx = _pad(x0 + (j - 1), width, padding_mode, align)
-            term = _gather(planes, cx, cy, width, height) * wx[j].unsqueeze(1)
+            term = _gather(planes, (cx, cy), (width, height)) * wx[j].unsqueeze(1)
             row = term if row is None else row + term
         term = row * wy[i].unsqueeze(1)
         out = term if out is None else out + term
@@ -166,8 +191,9 @@ def _bicubic(planes: Tensor, ix: Tensor, iy: Tensor, width: int, height: int,
 @_overridable
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners=None) -> Tensor:
-    """Samples the (N, C, H, W) input at the normalised (x, y) locations of the
-    (N, H_out, W_out, 2) grid, bilinearly, bicubically or at the nearest pixel."""
+    """Samples the (N, C, H, W) (or (N, C, D, H, W)) input at the normalised (x, y[, z])
+    locations of the (N, H_out, W_out, 2) (or (N, D_out, H_out, W_out, 3)) grid:
+    (tri)linearly, bicubically (4-D) or at the nearest pixel."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
                          f"or 'bicubic', but got: '{mode}'")
@@ -176,27 +202,23 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     align = _default_align(align_corners)
     _check(input, grid)
-    if input.dim() == 5:
-        raise NotImplementedError("grid_sample(): minitorch supports only 4-D inputs yet")
-    n, c, height, width = input.shape
-    out_h, out_w = grid.shape[1], grid.shape[2]
-    g = grid.reshape(n, out_h * out_w, 2)
-    ix, iy = _unnormalise(g[..., 0], width, align), _unnormalise(g[..., 1], height, align)
-    planes = input.reshape(n, c, height * width)
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    n, c = input.shape[0], input.shape[1]
+    out_shape = list(grid.shape[1:-1])
+    k = input.dim() - 2
+    sizes = list(input.shape[2:])[::-1]  # W, H[, D], the order of the grid's last axis
+    g = grid.reshape(n, -1, k)
+    coords = [_unnormalise(g[..., j], sizes[j], align) for j in range(k)]
+    planes = input.reshape(n, c, -1)
     if mode == "bicubic":
-        return _bicubic(planes, ix, iy, width, height, padding_mode,
-                        align).reshape(n, c, out_h, out_w)
-    ix, iy = _pad(ix, width, padding_mode, align), _pad(iy, height, padding_mode, align)
+        out = _bicubic(planes, coords[0], coords[1], sizes[0], sizes[1], padding_mode, align)
+        return out.reshape(n, c, *out_shape)
+    coords = [_pad(x, size, padding_mode, align) for x, size in zip(coords, sizes)]
     if mode == "nearest":
-        # rounds half to even as nearbyint; the 0 * ix keeps the grid in the graph (zero grad)
-        out = _gather(planes, ix.detach().round(), iy.detach().round(), width, height)
-        out = out + (ix * 0).unsqueeze(1)
+        # rounds half to even as nearbyint; the 0 * x keeps the grid in the graph (zero grad)
+        out = _gather(planes, [x.detach().round() for x in coords], sizes)
+        out = out + (coords[0] * 0).unsqueeze(1)
     else:
-        x0, y0 = ix.detach().floor(), iy.detach().floor()
-        x1, y1 = x0 + 1, y0 + 1
-        out = None
-        for cx, cy, w in ((x0, y0, (x1 - ix) * (y1 - iy)), (x1, y0, (ix - x0) * (y1 - iy)),
-                          (x0, y1, (x1 - ix) * (iy - y0)), (x1, y1, (ix - x0) * (iy - y0))):
-            term = _gather(planes, cx, cy, width, height) * w.unsqueeze(1)
-            out = term if out is None else out + term
-    return out.reshape(n, c, out_h, out_w)
+        out = _linear(planes, coords, sizes)
+    return out.reshape(n, c, *out_shape)
