@@ -251,11 +251,12 @@ int impl_one_hot(mt_args *a, mt_result *r)
         }
         mx = v[i] > mx ? v[i] : mx;
     }
+    if (t->numel == 0 && classes <= 0) {
+        /* torch refuses any non-positive count here, not only the -1 it infers from */
+        mt_error(MT_ERR_RUNTIME, "Can not infer total number of classes from empty tensor.");
+        goto done;
+    }
     if (classes == -1) {
-        if (t->numel == 0) {
-            mt_error(MT_ERR_RUNTIME, "Can not infer total number of classes from empty tensor.");
-            goto done;
-        }
         classes = mx + 1;
     } else if (mx >= classes) {
         mt_error(MT_ERR_RUNTIME, "Class values must be smaller than num_classes.");

@@ -3,8 +3,12 @@
 
 from minitorch.nn import functional as functional
 from minitorch.nn import functional_activations as functional_activations
+from minitorch.nn import functional_fold as functional_fold
+from minitorch.nn import functional_grid as functional_grid
+from minitorch.nn import functional_interpolate as functional_interpolate
 from minitorch.nn import functional_losses as functional_losses
 from minitorch.nn import functional_padding as functional_padding
+from minitorch.nn import functional_pixel_shuffle as functional_pixel_shuffle
 from minitorch.nn import functional_pooling as functional_pooling
 from minitorch.nn import init as init
 from minitorch.nn import modules as modules
@@ -49,6 +53,8 @@ from minitorch.nn.modules.conv import Conv2d as Conv2d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
+from minitorch.nn.modules.fold import Fold as Fold
+from minitorch.nn.modules.fold import Unfold as Unfold
 from minitorch.nn.modules.linear import Bilinear as Bilinear
 from minitorch.nn.modules.linear import Identity as Identity
 from minitorch.nn.modules.linear import Linear as Linear
@@ -89,6 +95,8 @@ from minitorch.nn.modules.padding import ReplicationPad3d as ReplicationPad3d
 from minitorch.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from minitorch.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from minitorch.nn.modules.padding import ZeroPad3d as ZeroPad3d
+from minitorch.nn.modules.pixelshuffle import PixelShuffle as PixelShuffle
+from minitorch.nn.modules.pixelshuffle import PixelUnshuffle as PixelUnshuffle
 from minitorch.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from minitorch.nn.modules.pooling import AvgPool2d as AvgPool2d
 from minitorch.nn.modules.pooling import MaxPool2d as MaxPool2d
@@ -104,4 +112,7 @@ from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
 from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
 from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
+from minitorch.nn.modules.upsampling import Upsample as Upsample
+from minitorch.nn.modules.upsampling import UpsamplingBilinear2d as UpsamplingBilinear2d
+from minitorch.nn.modules.upsampling import UpsamplingNearest2d as UpsamplingNearest2d
 from minitorch.nn.parameter import Parameter as Parameter

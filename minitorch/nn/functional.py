@@ -516,3 +516,7 @@ from .functional_activations import *  # noqa: E402,F401,F403  (Python-level act
 from .functional_padding import *  # noqa: E402,F401,F403  (pad with every mode)
 from .functional_losses import *  # noqa: E402,F401,F403  (margin and likelihood losses)
 from .functional_pooling import *  # noqa: E402,F401,F403  (1-D poolings)
+from .functional_interpolate import *  # noqa: E402,F401,F403  (interpolate, upsample*)
+from .functional_pixel_shuffle import *  # noqa: E402,F401,F403  (pixel_(un)shuffle)
+from .functional_fold import *  # noqa: E402,F401,F403  (unfold, fold)
+from .functional_grid import *  # noqa: E402,F401,F403  (affine_grid, grid_sample)

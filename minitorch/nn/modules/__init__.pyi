@@ -7,17 +7,20 @@ from minitorch.nn.modules import container as container
 from minitorch.nn.modules import conv as conv
 from minitorch.nn.modules import dropout as dropout
 from minitorch.nn.modules import flatten as flatten
+from minitorch.nn.modules import fold as fold
 from minitorch.nn.modules import linear as linear
 from minitorch.nn.modules import loss as loss
 from minitorch.nn.modules import loss_extra as loss_extra
 from minitorch.nn.modules import module as module
 from minitorch.nn.modules import normalization as normalization
 from minitorch.nn.modules import padding as padding
+from minitorch.nn.modules import pixelshuffle as pixelshuffle
 from minitorch.nn.modules import pooling as pooling
 from minitorch.nn.modules import pooling1d as pooling1d
 from minitorch.nn.modules import rnn as rnn
 from minitorch.nn.modules import rnn_cells as rnn_cells
 from minitorch.nn.modules import sparse as sparse
+from minitorch.nn.modules import upsampling as upsampling
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
 from minitorch.nn.modules.activation import LogSoftmax as LogSoftmax
@@ -56,6 +59,8 @@ from minitorch.nn.modules.conv import Conv2d as Conv2d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
+from minitorch.nn.modules.fold import Fold as Fold
+from minitorch.nn.modules.fold import Unfold as Unfold
 from minitorch.nn.modules.linear import Bilinear as Bilinear
 from minitorch.nn.modules.linear import Identity as Identity
 from minitorch.nn.modules.linear import Linear as Linear
@@ -96,6 +101,8 @@ from minitorch.nn.modules.padding import ReplicationPad3d as ReplicationPad3d
 from minitorch.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from minitorch.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from minitorch.nn.modules.padding import ZeroPad3d as ZeroPad3d
+from minitorch.nn.modules.pixelshuffle import PixelShuffle as PixelShuffle
+from minitorch.nn.modules.pixelshuffle import PixelUnshuffle as PixelUnshuffle
 from minitorch.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from minitorch.nn.modules.pooling import AvgPool2d as AvgPool2d
 from minitorch.nn.modules.pooling import MaxPool2d as MaxPool2d
@@ -111,3 +118,6 @@ from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
 from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
 from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
+from minitorch.nn.modules.upsampling import Upsample as Upsample
+from minitorch.nn.modules.upsampling import UpsamplingBilinear2d as UpsamplingBilinear2d
+from minitorch.nn.modules.upsampling import UpsamplingNearest2d as UpsamplingNearest2d

@@ -1,0 +1,60 @@
+"""nn.functional.pixel_shuffle and pixel_unshuffle (re-exported by nn.functional):
+moving r x r blocks between the channel and the spatial dimensions is a
+reshape, a permute and a reshape, so the gradient is the inverse permutation."""
+from __future__ import annotations
+
+import minitorch
+from ..overrides import overridable as _overridable
+
+Tensor = minitorch.Tensor
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+
+
+def _check(input: Tensor, factor: int, name: str, what: str) -> None:
+    if not isinstance(factor, int) or isinstance(factor, bool):
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not "
+                        f"{type(factor).__name__}")
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+
+
+@_overridable
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearranges (*, C * r * r, H, W) into (*, C, H * r, W * r), r = upscale_factor."""
+    _check(input, upscale_factor, "pixel_shuffle", "upscale_factor")
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                           f"by the square of upscale_factor, but input.size(-3)={c} is not "
+                           f"divisible by {r * r}")
+    if r == 1:  # a fresh tensor, as torch returns
+        return input.clone()
+    n = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+@_overridable
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """Rearranges (*, C, H * r, W * r) into (*, C * r * r, H, W), r = downscale_factor."""
+    _check(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    if r == 1:
+        return input.clone()
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
