@@ -516,3 +516,5 @@ from .functional_activations import *  # noqa: E402,F401,F403  (Python-level act
 from .functional_padding import *  # noqa: E402,F401,F403  (pad with every mode)
 from .functional_losses import *  # noqa: E402,F401,F403  (margin and likelihood losses)
 from .functional_pooling import *  # noqa: E402,F401,F403  (1-D poolings)
+from .functional_attention import *  # noqa: E402,F401,F403  (scaled_dot_product_attention)
+from .functional_norms import *  # noqa: E402,F401,F403  (rms_norm, instance_norm)
