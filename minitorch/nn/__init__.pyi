@@ -3,7 +3,9 @@
 
 from minitorch.nn import functional as functional
 from minitorch.nn import functional_activations as functional_activations
+from minitorch.nn import functional_attention as functional_attention
 from minitorch.nn import functional_losses as functional_losses
+from minitorch.nn import functional_norms as functional_norms
 from minitorch.nn import functional_padding as functional_padding
 from minitorch.nn import functional_pooling as functional_pooling
 from minitorch.nn import init as init
@@ -48,6 +50,9 @@ from minitorch.nn.modules.conv import Conv2d as Conv2d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
+from minitorch.nn.modules.instancenorm import InstanceNorm1d as InstanceNorm1d
+from minitorch.nn.modules.instancenorm import InstanceNorm2d as InstanceNorm2d
+from minitorch.nn.modules.instancenorm import InstanceNorm3d as InstanceNorm3d
 from minitorch.nn.modules.linear import Bilinear as Bilinear
 from minitorch.nn.modules.linear import Identity as Identity
 from minitorch.nn.modules.linear import Linear as Linear
@@ -73,6 +78,7 @@ from minitorch.nn.modules.normalization import BatchNorm1d as BatchNorm1d
 from minitorch.nn.modules.normalization import BatchNorm2d as BatchNorm2d
 from minitorch.nn.modules.normalization import GroupNorm as GroupNorm
 from minitorch.nn.modules.normalization import LayerNorm as LayerNorm
+from minitorch.nn.modules.normalization import RMSNorm as RMSNorm
 from minitorch.nn.modules.padding import CircularPad1d as CircularPad1d
 from minitorch.nn.modules.padding import CircularPad2d as CircularPad2d
 from minitorch.nn.modules.padding import CircularPad3d as CircularPad3d
@@ -99,4 +105,9 @@ from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
+from minitorch.nn.modules.transformer import Transformer as Transformer
+from minitorch.nn.modules.transformer import TransformerDecoder as TransformerDecoder
+from minitorch.nn.modules.transformer import TransformerDecoderLayer as TransformerDecoderLayer
+from minitorch.nn.modules.transformer import TransformerEncoder as TransformerEncoder
+from minitorch.nn.modules.transformer import TransformerEncoderLayer as TransformerEncoderLayer
 from minitorch.nn.parameter import Parameter as Parameter

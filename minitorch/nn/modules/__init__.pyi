@@ -7,6 +7,7 @@ from minitorch.nn.modules import container as container
 from minitorch.nn.modules import conv as conv
 from minitorch.nn.modules import dropout as dropout
 from minitorch.nn.modules import flatten as flatten
+from minitorch.nn.modules import instancenorm as instancenorm
 from minitorch.nn.modules import linear as linear
 from minitorch.nn.modules import loss as loss
 from minitorch.nn.modules import loss_extra as loss_extra
@@ -17,6 +18,7 @@ from minitorch.nn.modules import pooling as pooling
 from minitorch.nn.modules import pooling1d as pooling1d
 from minitorch.nn.modules import rnn as rnn
 from minitorch.nn.modules import sparse as sparse
+from minitorch.nn.modules import transformer as transformer
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
 from minitorch.nn.modules.activation import LogSoftmax as LogSoftmax
@@ -55,6 +57,9 @@ from minitorch.nn.modules.conv import Conv2d as Conv2d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
+from minitorch.nn.modules.instancenorm import InstanceNorm1d as InstanceNorm1d
+from minitorch.nn.modules.instancenorm import InstanceNorm2d as InstanceNorm2d
+from minitorch.nn.modules.instancenorm import InstanceNorm3d as InstanceNorm3d
 from minitorch.nn.modules.linear import Bilinear as Bilinear
 from minitorch.nn.modules.linear import Identity as Identity
 from minitorch.nn.modules.linear import Linear as Linear
@@ -80,6 +85,7 @@ from minitorch.nn.modules.normalization import BatchNorm1d as BatchNorm1d
 from minitorch.nn.modules.normalization import BatchNorm2d as BatchNorm2d
 from minitorch.nn.modules.normalization import GroupNorm as GroupNorm
 from minitorch.nn.modules.normalization import LayerNorm as LayerNorm
+from minitorch.nn.modules.normalization import RMSNorm as RMSNorm
 from minitorch.nn.modules.padding import CircularPad1d as CircularPad1d
 from minitorch.nn.modules.padding import CircularPad2d as CircularPad2d
 from minitorch.nn.modules.padding import CircularPad3d as CircularPad3d
@@ -106,3 +112,8 @@ from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
+from minitorch.nn.modules.transformer import Transformer as Transformer
+from minitorch.nn.modules.transformer import TransformerDecoder as TransformerDecoder
+from minitorch.nn.modules.transformer import TransformerDecoderLayer as TransformerDecoderLayer
+from minitorch.nn.modules.transformer import TransformerEncoder as TransformerEncoder
+from minitorch.nn.modules.transformer import TransformerEncoderLayer as TransformerEncoderLayer
