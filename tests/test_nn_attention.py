@@ -54,7 +54,7 @@ def test_causal_with_mask_on_4d_inputs_combines_both():
     check(sdpa, q, k, v, rand(5, 3), requires_grad=False,
           call=lambda f, q, k, v, m: f(q, k, v, attn_mask=m, is_causal=True))
     # a mask that needs a gradient sends torch to its math path, which refuses both
-    _err(lambda lib: sdpa(lib.nn)(lib.zeros(1, 2, 2, 3), lib.zeros(1, 2, 2, 3),
+    same_error(lambda lib: sdpa(lib.nn)(lib.zeros(1, 2, 2, 3), lib.zeros(1, 2, 2, 3),
                                   lib.zeros(1, 2, 2, 3), is_causal=True,
                                   attn_mask=lib.zeros(2, 2, requires_grad=True)))
 
@@ -77,7 +77,8 @@ def test_dropout_statistics():
     assert 0.7 < out.mean().item() < 1.3  # surviving weights are scaled by 1/(1-p)
 
 
-def _err(call):
+def same_error(call):
+    """call(lib) raises the same exception type and message in minitorch as in torch."""
     res = []
     for lib in (mt, torch):
         with pytest.raises(Exception) as e:
@@ -104,7 +105,7 @@ def _err(call):
                              lib.zeros(2, 3, dtype=lib.int64)),
 ])
 def test_errors(call):
-    _err(call)
+    same_error(call)
 
 
 # ---- MultiheadAttention -------------------------------------------------------------------
@@ -195,4 +196,4 @@ def test_mha_dropout_trains():
     lambda lib: lib.nn.MultiheadAttention(5, 2),
 ])
 def test_mha_errors(call):
-    _err(call)
+    same_error(call)

@@ -7,6 +7,7 @@ import pytest
 
 import minitorch as mt
 import minitorch.nn as nn
+from test_nn_attention import same_error
 from test_nn_grads import check, rand
 
 torch = pytest.importorskip("torch")
@@ -139,12 +140,7 @@ def test_dropout_only_in_training():
     lambda lib: lib.nn.Transformer(8, 2, 1, 1, 16)(lib.zeros(5, 2, 8), lib.zeros(3, 2, 6)),
 ])
 def test_errors(call):
-    res = []
-    for lib in (mt, torch):
-        with pytest.raises(Exception) as e:
-            call(lib)
-        res.append((type(e.value).__name__, str(e.value)))
-    assert res[0] == res[1]
+    same_error(call)
 
 
 def test_eval_matches_torch_fast_path():

@@ -130,41 +130,26 @@ def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor,
                       key_padding_mask: Optional[Tensor], attn_mask: Optional[Tensor],
                       num_heads: int) -> bool:
     """torch's shape checks for multi-head attention; returns whether the input is batched."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
-            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be "
-                                 f"3-D but found {key.dim()}-D and {value.dim()}-D tensors "
-                                 "respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
-                                 f"`None` or 2-D but found {key_padding_mask.dim()}-D tensor "
-                                 "instead")
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
-                                 f"2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
-                                 f"2-D but found {key.dim()}-D and {value.dim()}-D tensors "
-                                 "respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to "
-                                 f"be `None` or 1-D but found {key_padding_mask.dim()}-D tensor "
-                                 "instead")
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
-                                     f"`None`, 2-D or 3-D but found {attn_mask.dim()}-D tensor "
-                                     "instead")
-            if attn_mask.dim() == 3:
-                expected = (num_heads, query.shape[0], key.shape[0])
-                if tuple(attn_mask.shape) != expected:
-                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
-                                         f"{_torch_size(attn_mask)}")
-        return False
-    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
-                         f"{query.dim()}-D query tensor")
+    rank = query.dim()
+    if rank not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{rank}-D query tensor")
+    kind = "For batched (3-D) `query`" if rank == 3 else "For unbatched (2-D) `query`"
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(f"{kind}, expected `key` and `value` to be {rank}-D but found "
+                             f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(f"{kind}, expected `key_padding_mask` to be `None` or "
+                             f"{rank - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None and attn_mask.dim() not in (2, 3):
+        raise AssertionError(f"{kind}, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                             f"{attn_mask.dim()}-D tensor instead")
+    if rank == 2 and attn_mask is not None and attn_mask.dim() == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{_torch_size(attn_mask)}")
+    return rank == 3
 
 
 def _multi_head_attention(query: Tensor, key: Tensor, value: Tensor, num_heads: int,

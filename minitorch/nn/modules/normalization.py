@@ -22,6 +22,16 @@ def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -
         module.register_parameter("bias", None)
 
 
+def _shape_eps_affine(module: Module, normalized_shape, eps, elementwise_affine: bool) -> None:
+    """The normalized_shape (an int or a sequence), eps and elementwise_affine that
+    LayerNorm and RMSNorm keep."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
+
+
 def _reset_affine(module: Module, affine: bool) -> None:
     if affine:
         init.ones_(module.weight)
@@ -107,11 +117,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _shape_eps_affine(self, normalized_shape, eps, elementwise_affine)
         _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
@@ -161,11 +167,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine: bool = True,
                  device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _shape_eps_affine(self, normalized_shape, eps, elementwise_affine)
         if elementwise_affine:
             self.weight = Parameter(minitorch.empty(self.normalized_shape, dtype=dtype))
         else:

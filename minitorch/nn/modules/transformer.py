@@ -68,6 +68,26 @@ def _detect_is_causal_mask(mask: Optional[Tensor], is_causal: Optional[bool],
     return tuple(mask.shape) == (sz, sz) and bool((mask == causal).all())
 
 
+def _build_layer(layer: Module, attentions, blocks: int, d_model: int, nhead: int,
+                 dim_feedforward: int, dropout: float, activation: _Activation, eps: float,
+                 batch_first: bool, norm_first: bool, bias: bool, dtype) -> None:
+    """The submodules of an encoder or decoder layer, registered in torch's order (so
+    state dicts and reprs line up): the attentions, the feedforward network, then a
+    norm and a dropout per residual block."""
+    for name in attentions:
+        setattr(layer, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                batch_first=batch_first, dtype=dtype))
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+    layer.norm_first = norm_first
+    for i in range(1, blocks + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype))
+    for i in range(1, blocks + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+    layer.activation = _activation_fn(activation)
+
+
 class TransformerEncoderLayer(Module):
     """A Transformer encoder layer: self-attention then a feedforward network, each
     with dropout, a residual connection and layer normalization."""
@@ -77,17 +97,8 @@ class TransformerEncoderLayer(Module):
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation_fn(activation)
+        _build_layer(self, ("self_attn",), 2, d_model, nhead, dim_feedforward, dropout,
+                     activation, layer_norm_eps, batch_first, norm_first, bias, dtype)
         self.activation_relu_or_gelu = _relu_or_gelu(self.activation)
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None,
@@ -122,21 +133,9 @@ class TransformerDecoderLayer(Module):
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation_fn(activation)
+        _build_layer(self, ("self_attn", "multihead_attn"), 3, d_model, nhead,
+                     dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                     norm_first, bias, dtype)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Optional[Tensor] = None,
                 memory_mask: Optional[Tensor] = None,
