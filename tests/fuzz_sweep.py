@@ -286,6 +286,9 @@ BASELINES = {
     # attention, transformers and the extra norms: small sizes, layer counts as
     # keywords (a swept 2**62 layers would only be slow, as in torch)
     "F.scaled_dot_product_attention": lambda: ((_f(2, 4), _f(3, 4), _f(3, 4)), {}),
+    "F.multi_head_attention_forward": lambda: (
+        (_f(2, 4), _f(3, 4), _f(3, 4), 4, 2, _f(12, 4), _f(12), None, None, False, 0.0,
+         _f(4, 4), _f(4)), {}),
     "F.rms_norm": lambda: ((_f(2, 3), [3]), {}),
     "F.instance_norm": lambda: ((_f(1, 2, 3),), {}),
     "nn.RMSNorm": lambda: ((3,), {}),

@@ -197,3 +197,47 @@ def test_mha_dropout_trains():
 ])
 def test_mha_errors(call):
     same_error(call)
+
+
+def _mha_fn_args(lib, rng_seed=3, **over):
+    """Positional arguments of F.multi_head_attention_forward for E=4, 2 heads."""
+    r = np.random.default_rng(rng_seed)
+    t = (lambda *s: lib.tensor(r.standard_normal(s)))
+    args = dict(query=t(3, 2, 4), key=t(5, 2, 4), value=t(5, 2, 4), embed_dim_to_check=4,
+                num_heads=2, in_proj_weight=t(12, 4), in_proj_bias=t(12), bias_k=None,
+                bias_v=None, add_zero_attn=False, dropout_p=0.0, out_proj_weight=t(4, 4),
+                out_proj_bias=t(4))
+    args.update({k: v(lib, t) if callable(v) else v for k, v in over.items()})
+    return args
+
+
+@pytest.mark.parametrize("over", [
+    {}, {"need_weights": False}, {"add_zero_attn": True, "average_attn_weights": False},
+    {"static_k": lambda lib, t: t(4, 7, 2), "static_v": lambda lib, t: t(4, 7, 2)},
+    {"use_separate_proj_weight": True, "in_proj_weight": None,
+     "q_proj_weight": lambda lib, t: t(4, 4), "k_proj_weight": lambda lib, t: t(4, 4),
+     "v_proj_weight": lambda lib, t: t(4, 4)},
+    {"dropout_p": 0.5, "training": False},
+], ids=str)
+def test_multi_head_attention_forward(over):
+    a = F.multi_head_attention_forward(**_mha_fn_args(mt, **over))
+    b = torch.nn.functional.multi_head_attention_forward(**_mha_fn_args(torch, **over))
+    np.testing.assert_allclose(a[0].numpy(), b[0].numpy(), rtol=1e-10, atol=1e-12)
+    assert (a[1] is None) == (b[1] is None)
+    if b[1] is not None:
+        np.testing.assert_allclose(a[1].numpy(), b[1].numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("over", [
+    {"embed_dim_to_check": 5}, {"num_heads": 3}, {"in_proj_weight": None},
+    {"bias_k": lambda lib, t: t(1, 1, 4)}, {"bias_v": lambda lib, t: t(1, 1, 4)},
+    {"bias_k": lambda lib, t: t(1, 1, 4), "bias_v": lambda lib, t: t(1, 1, 4),
+     "static_k": lambda lib, t: t(4, 5, 2)},
+    {"static_k": lambda lib, t: t(3, 5, 2)}, {"static_v": lambda lib, t: t(4, 5, 3)},
+    {"value": lambda lib, t: t(6, 2, 4)},
+    {"use_separate_proj_weight": True, "value": lambda lib, t: t(6, 2, 4)},
+    {"use_separate_proj_weight": True, "q_proj_weight": None},
+], ids=str)
+def test_multi_head_attention_forward_errors(over):
+    same_error(lambda lib: lib.nn.functional.multi_head_attention_forward(
+        **_mha_fn_args(lib, **over)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Optional
+from typing import Optional, Tuple
 
 import minitorch
 from ..overrides import overridable as _overridable
@@ -18,7 +18,7 @@ from .functional import _torch_size, dropout, linear, pad
 
 Tensor = minitorch.Tensor
 
-__all__ = ["scaled_dot_product_attention"]
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 _DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                 "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
@@ -152,26 +152,43 @@ def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor,
     return rank == 3
 
 
-def _multi_head_attention(query: Tensor, key: Tensor, value: Tensor, num_heads: int,
-                          w_q: Tensor, w_k: Tensor, w_v: Tensor, in_proj_bias: Optional[Tensor],
-                          bias_k: Optional[Tensor], bias_v: Optional[Tensor],
-                          add_zero_attn: bool, out_proj_weight: Tensor,
-                          out_proj_bias: Optional[Tensor], dropout_p: float,
-                          key_padding_mask: Optional[Tensor], need_weights: bool,
-                          attn_mask: Optional[Tensor], average_attn_weights: bool,
-                          is_causal: bool):
-    """torch's multi_head_attention_forward over (L, N, E) query and (S, N, E*)
-    key/value (or unbatched (L, E)); dropout_p is already 0 outside training."""
+def _heads(t: Tensor, static: Optional[Tensor], name: str, batch_heads: int,
+           head_dim: int) -> Tensor:
+    """A projected (S, N, E) key or value as (N*heads, S, head_dim), or the static
+    one given in that layout instead."""
+    if static is None:
+        return t.reshape(t.shape[0], batch_heads, head_dim).transpose(0, 1)
+    if static.shape[0] != batch_heads:
+        raise AssertionError(f"expecting {name}.size(0) of {batch_heads}, but got "
+                             f"{static.shape[0]}")
+    if static.shape[2] != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
+                             f"{static.shape[2]}")
+    return static
+
+
+@_overridable
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Optional[Tensor], in_proj_bias: Optional[Tensor],
+        bias_k: Optional[Tensor], bias_v: Optional[Tensor], add_zero_attn: bool,
+        dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Optional[Tensor],
+        training: bool = True, key_padding_mask: Optional[Tensor] = None,
+        need_weights: bool = True, attn_mask: Optional[Tensor] = None,
+        use_separate_proj_weight: bool = False, q_proj_weight: Optional[Tensor] = None,
+        k_proj_weight: Optional[Tensor] = None, v_proj_weight: Optional[Tensor] = None,
+        static_k: Optional[Tensor] = None, static_v: Optional[Tensor] = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
+    """Multi-head attention over (L, N, E) query and (S, N, E*) key/value (or unbatched
+    (L, E)): in-projection, attention per head, out-projection; returns the output and
+    the attention weights (averaged over heads unless told not to) or None."""
     is_batched = _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
-    head_dim = embed_dim // num_heads
-    if key.shape[:2] != value.shape[:2]:
-        raise AssertionError(f"key shape {_torch_size(key)} does not match value shape "
-                             f"{_torch_size(value)}")
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
                                        "attn_mask", query.dtype)
     if is_causal and attn_mask is None:
@@ -185,6 +202,31 @@ def _multi_head_attention(query: Tensor, key: Tensor, value: Tensor, num_heads: 
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
         if key_padding_mask is not None:
             is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims "
+                                 f"torch.Size({list(key.shape[:2])}) do not match value's "
+                                 f"torch.Size({list(value.shape[:2])})")
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
+                                     "is None")
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {_torch_size(key)} does not match value shape "
+                                 f"{_torch_size(value)}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    if not training:
+        dropout_p = 0.0
 
     b_q = b_k = b_v = None
     if in_proj_bias is not None:
@@ -202,14 +244,22 @@ def _multi_head_attention(query: Tensor, key: Tensor, value: Tensor, num_heads: 
                                f"but should be {(bsz * num_heads, tgt_len, key.shape[0])}.")
 
     if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
         k = minitorch.cat([k, bias_k.repeat(1, bsz, 1)])
         v = minitorch.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _heads(k, static_k, "static_k", bsz * num_heads, head_dim)
+    v = _heads(v, static_v, "static_v", bsz * num_heads, head_dim)
 
     if add_zero_attn:
         zeros = minitorch.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype)

@@ -3,7 +3,6 @@ from typing import Optional
 
 import minitorch
 from .. import functional as F, init
-from ..functional_attention import _multi_head_attention
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -178,15 +177,15 @@ class MultiheadAttention(Module):
         is_batched = query.dim() == 3
         if self.batch_first and is_batched:
             query, key, value = (t.transpose(1, 0) for t in (query, key, value))
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-        else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        attn_output, attn_weights = _multi_head_attention(
-            query, key, value, self.num_heads, w_q, w_k, w_v, self.in_proj_bias, self.bias_k,
-            self.bias_v, self.add_zero_attn, self.out_proj.weight, self.out_proj.bias,
-            self.dropout if self.training else 0.0, key_padding_mask, need_weights, attn_mask,
-            average_attn_weights, is_causal)
+        attn_output, attn_weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
         if self.batch_first and is_batched:
             return attn_output.transpose(1, 0), attn_weights
         return attn_output, attn_weights
