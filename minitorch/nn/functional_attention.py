@@ -1,5 +1,6 @@
-"""scaled_dot_product_attention (re-exported by nn.functional), composed from
-differentiable minitorch ops the way torch's CPU backends compute it.
+"""scaled_dot_product_attention and multi_head_attention_forward (re-exported by
+nn.functional), composed from differentiable minitorch ops the way torch's CPU
+backends compute them.
 
 torch 2.13 on CPU picks its fused "flash" kernel for 4-D inputs without dropout
 and its math path otherwise; the two differ only in whether attn_mask and
