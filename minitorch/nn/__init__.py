@@ -10,7 +10,7 @@ from .modules import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
     KLDivLoss, ELU, SELU, CELU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, Mish, LogSigmoid,
     Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus,
-    CosineSimilarity, PairwiseDistance)
+    CosineSimilarity, PairwiseDistance, RMSNorm)
 from . import modules  # noqa: F401,E402
 from . import parallel  # noqa: F401,E402
 from . import utils  # noqa: F401,E402

@@ -3,18 +3,15 @@
 
 from minitorch.nn import functional as functional
 from minitorch.nn import functional_activations as functional_activations
-from minitorch.nn import functional_fold as functional_fold
-from minitorch.nn import functional_grid as functional_grid
-from minitorch.nn import functional_interpolate as functional_interpolate
+from minitorch.nn import functional_attention as functional_attention
 from minitorch.nn import functional_losses as functional_losses
+from minitorch.nn import functional_norms as functional_norms
 from minitorch.nn import functional_padding as functional_padding
-from minitorch.nn import functional_pixel_shuffle as functional_pixel_shuffle
 from minitorch.nn import functional_pooling as functional_pooling
 from minitorch.nn import init as init
 from minitorch.nn import modules as modules
 from minitorch.nn import parallel as parallel
 from minitorch.nn import parameter as parameter
-from minitorch.nn import utils as utils
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
 from minitorch.nn.modules.activation import LogSoftmax as LogSoftmax
@@ -53,8 +50,9 @@ from minitorch.nn.modules.conv import Conv2d as Conv2d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
-from minitorch.nn.modules.fold import Fold as Fold
-from minitorch.nn.modules.fold import Unfold as Unfold
+from minitorch.nn.modules.instancenorm import InstanceNorm1d as InstanceNorm1d
+from minitorch.nn.modules.instancenorm import InstanceNorm2d as InstanceNorm2d
+from minitorch.nn.modules.instancenorm import InstanceNorm3d as InstanceNorm3d
 from minitorch.nn.modules.linear import Bilinear as Bilinear
 from minitorch.nn.modules.linear import Identity as Identity
 from minitorch.nn.modules.linear import Linear as Linear
@@ -80,6 +78,7 @@ from minitorch.nn.modules.normalization import BatchNorm1d as BatchNorm1d
 from minitorch.nn.modules.normalization import BatchNorm2d as BatchNorm2d
 from minitorch.nn.modules.normalization import GroupNorm as GroupNorm
 from minitorch.nn.modules.normalization import LayerNorm as LayerNorm
+from minitorch.nn.modules.normalization import RMSNorm as RMSNorm
 from minitorch.nn.modules.padding import CircularPad1d as CircularPad1d
 from minitorch.nn.modules.padding import CircularPad2d as CircularPad2d
 from minitorch.nn.modules.padding import CircularPad3d as CircularPad3d
@@ -95,8 +94,6 @@ from minitorch.nn.modules.padding import ReplicationPad3d as ReplicationPad3d
 from minitorch.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from minitorch.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from minitorch.nn.modules.padding import ZeroPad3d as ZeroPad3d
-from minitorch.nn.modules.pixelshuffle import PixelShuffle as PixelShuffle
-from minitorch.nn.modules.pixelshuffle import PixelUnshuffle as PixelUnshuffle
 from minitorch.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from minitorch.nn.modules.pooling import AvgPool2d as AvgPool2d
 from minitorch.nn.modules.pooling import MaxPool2d as MaxPool2d
@@ -107,12 +104,10 @@ from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
-from minitorch.nn.modules.rnn_cells import GRUCell as GRUCell
-from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
-from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
-from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
-from minitorch.nn.modules.upsampling import Upsample as Upsample
-from minitorch.nn.modules.upsampling import UpsamplingBilinear2d as UpsamplingBilinear2d
-from minitorch.nn.modules.upsampling import UpsamplingNearest2d as UpsamplingNearest2d
+from minitorch.nn.modules.transformer import Transformer as Transformer
+from minitorch.nn.modules.transformer import TransformerDecoder as TransformerDecoder
+from minitorch.nn.modules.transformer import TransformerDecoderLayer as TransformerDecoderLayer
+from minitorch.nn.modules.transformer import TransformerEncoder as TransformerEncoder
+from minitorch.nn.modules.transformer import TransformerEncoderLayer as TransformerEncoderLayer
 from minitorch.nn.parameter import Parameter as Parameter

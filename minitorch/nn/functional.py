@@ -520,3 +520,5 @@ from .functional_interpolate import *  # noqa: E402,F401,F403  (interpolate, ups
 from .functional_pixel_shuffle import *  # noqa: E402,F401,F403  (pixel_(un)shuffle)
 from .functional_fold import *  # noqa: E402,F401,F403  (unfold, fold)
 from .functional_grid import *  # noqa: E402,F401,F403  (affine_grid, grid_sample)
+from .functional_attention import *  # noqa: E402,F401,F403  (scaled_dot_product_attention)
+from .functional_norms import *  # noqa: E402,F401,F403  (rms_norm, instance_norm)

@@ -12,7 +12,9 @@ from .activation_simple import (  # noqa: F401
     PairwiseDistance)
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, RMSNorm  # noqa: F401
+from .instancenorm import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .dropout import Dropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401

@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d, LayerNorm and GroupNorm."""
+"""BatchNorm1d/2d, LayerNorm, GroupNorm and RMSNorm."""
 import numbers
 
 import minitorch
@@ -6,7 +6,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -> None:
@@ -20,6 +20,16 @@ def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -
     else:
         module.register_parameter("weight", None)
         module.register_parameter("bias", None)
+
+
+def _shape_eps_affine(module: Module, normalized_shape, eps, elementwise_affine: bool) -> None:
+    """The normalized_shape (an int or a sequence), eps and elementwise_affine that
+    LayerNorm and RMSNorm keep."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
 
 
 def _reset_affine(module: Module, affine: bool) -> None:
@@ -107,11 +117,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _shape_eps_affine(self, normalized_shape, eps, elementwise_affine)
         _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
@@ -153,3 +159,29 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, "
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class RMSNorm(Module):
+    """Applies Root Mean Square Layer Normalization over a mini-batch of inputs."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        _shape_eps_affine(self, normalized_shape, eps, elementwise_affine)
+        if elementwise_affine:
+            self.weight = Parameter(minitorch.empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Sets weight to ones."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return ("{normalized_shape}, eps={eps}, "
+                "elementwise_affine={elementwise_affine}".format(**self.__dict__))
