@@ -516,3 +516,7 @@ from .functional_activations import *  # noqa: E402,F401,F403  (Python-level act
 from .functional_padding import *  # noqa: E402,F401,F403  (pad with every mode)
 from .functional_losses import *  # noqa: E402,F401,F403  (margin and likelihood losses)
 from .functional_pooling import *  # noqa: E402,F401,F403  (1-D poolings)
+from .functional_pooling3d import *  # noqa: E402,F401,F403  (3-D poolings)
+from ..composites_conv import (  # noqa: E402,F401  (torch.conv3d is F.conv3d, and so on)
+    conv3d as conv3d, conv_transpose1d as conv_transpose1d,
+    conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d)
