@@ -71,3 +71,10 @@ X = (2, 4, 5, 5, 5)
 ])
 def test_errors(call):
     check_same_error(torch, call)
+
+
+def test_double_backward():
+    from minitorch.autograd import gradgradcheck
+    x = mt.randn(1, 2, 3, 4, 3, dtype=mt.float64, requires_grad=True)
+    w = mt.randn(2, 2, 2, 2, 2, dtype=mt.float64, requires_grad=True)
+    assert gradgradcheck(lambda x, w: mt.conv3d(x, w, padding="same"), (x, w))

@@ -130,3 +130,17 @@ X, W = (2, 4, 5, 5), (4, 3, 3, 3)
 ])
 def test_errors(call):
     check_same_error(torch, call)
+
+
+def test_double_backward():
+    from minitorch.autograd import gradgradcheck
+    x = mt.randn(1, 2, 3, 4, dtype=mt.float64, requires_grad=True)
+    w = mt.randn(2, 2, 2, 3, dtype=mt.float64, requires_grad=True)
+    b = mt.randn(4, dtype=mt.float64, requires_grad=True)
+    assert gradgradcheck(lambda x, w, b: mt.conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                              output_padding=1, groups=2),
+                         (x, w, b))
+    x3 = mt.randn(1, 2, 3, 3, 3, dtype=mt.float64, requires_grad=True)
+    w3 = mt.randn(2, 1, 2, 2, 2, dtype=mt.float64, requires_grad=True)
+    assert gradgradcheck(lambda x, w: mt.conv_transpose3d(x, w, stride=2, output_padding=1,
+                                                           groups=2), (x3, w3))

@@ -6,6 +6,8 @@ import pytest
 import minitorch as mt
 from nn_oracle import check_against_torch, check_same_error
 
+F3 = mt.nn.functional
+
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(11)
@@ -68,3 +70,11 @@ X = (2, 4, 5, 5, 5)
 ])
 def test_errors(call):
     check_same_error(torch, call)
+
+
+def test_double_backward():
+    from minitorch.autograd import gradgradcheck
+    x = mt.randn(1, 2, 3, 4, 3, dtype=mt.float64, requires_grad=True)
+    assert gradgradcheck(lambda x: F3.max_pool3d(x, 2, 1), (x,))
+    assert gradgradcheck(lambda x: F3.avg_pool3d(x, 2, 1, ceil_mode=True), (x,))
+    assert gradgradcheck(lambda x: F3.adaptive_avg_pool3d(x, (2, 3, 2)), (x,))
