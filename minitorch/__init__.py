@@ -22,6 +22,7 @@ from .composites import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_split import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_index import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_search import *  # noqa: E402,F401,F403  (its __all__)
+from .composites_conv import *  # noqa: E402,F401,F403  (its __all__)
 
 __version__ = "0.1.0"
 

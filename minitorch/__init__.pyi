@@ -14,6 +14,7 @@ from minitorch import _tensor_str as _tensor_str
 from minitorch import autograd as autograd
 from minitorch import broadcasting as broadcasting
 from minitorch import composites as composites
+from minitorch import composites_conv as composites_conv
 from minitorch import composites_index as composites_index
 from minitorch import composites_search as composites_search
 from minitorch import composites_split as composites_split
@@ -368,6 +369,10 @@ from minitorch.composites import quantile as quantile
 from minitorch.composites import ravel as ravel
 from minitorch.composites import take_along_dim as take_along_dim
 from minitorch.composites import trace as trace
+from minitorch.composites_conv import conv3d as conv3d
+from minitorch.composites_conv import conv_transpose1d as conv_transpose1d
+from minitorch.composites_conv import conv_transpose2d as conv_transpose2d
+from minitorch.composites_conv import conv_transpose3d as conv_transpose3d
 from minitorch.composites_index import diag_embed as diag_embed
 from minitorch.composites_index import index_add as index_add
 from minitorch.composites_index import index_copy as index_copy

@@ -11,7 +11,9 @@ from .activation_simple import (  # noqa: F401
     Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus, CosineSimilarity,
     PairwiseDistance)
 from .conv import Conv1d, Conv2d  # noqa: F401
+from .conv import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
+from .pooling import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, RMSNorm  # noqa: F401
 from .instancenorm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403

@@ -54,6 +54,10 @@ from minitorch.nn.modules.container import ParameterList as ParameterList
 from minitorch.nn.modules.container import Sequential as Sequential
 from minitorch.nn.modules.conv import Conv1d as Conv1d
 from minitorch.nn.modules.conv import Conv2d as Conv2d
+from minitorch.nn.modules.conv import Conv3d as Conv3d
+from minitorch.nn.modules.conv import ConvTranspose1d as ConvTranspose1d
+from minitorch.nn.modules.conv import ConvTranspose2d as ConvTranspose2d
+from minitorch.nn.modules.conv import ConvTranspose3d as ConvTranspose3d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
@@ -102,8 +106,11 @@ from minitorch.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from minitorch.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from minitorch.nn.modules.padding import ZeroPad3d as ZeroPad3d
 from minitorch.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from minitorch.nn.modules.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from minitorch.nn.modules.pooling import AvgPool2d as AvgPool2d
+from minitorch.nn.modules.pooling import AvgPool3d as AvgPool3d
 from minitorch.nn.modules.pooling import MaxPool2d as MaxPool2d
+from minitorch.nn.modules.pooling import MaxPool3d as MaxPool3d
 from minitorch.nn.modules.pooling1d import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from minitorch.nn.modules.pooling1d import AvgPool1d as AvgPool1d
 from minitorch.nn.modules.pooling1d import MaxPool1d as MaxPool1d

@@ -1,12 +1,16 @@
-"""MaxPool2d, AvgPool2d and AdaptiveAvgPool2d."""
+"""MaxPool2d/3d, AvgPool2d/3d and AdaptiveAvgPool2d/3d: one class per kind, the
+rank picking the functional form."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d"]
 
 
-class MaxPool2d(Module):
-    """Applies a 2D max pooling over an input signal of several input planes."""
+class _MaxPoolNd(Module):
+    """Max pooling with the window of F.max_pool<n>d."""
+
+    _n = 2
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
@@ -19,7 +23,7 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+        return getattr(F, f"max_pool{self._n}d")(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
@@ -27,8 +31,10 @@ class MaxPool2d(Module):
                 "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
-class AvgPool2d(Module):
-    """Applies a 2D average pooling over an input signal of several input planes."""
+class _AvgPoolNd(Module):
+    """Average pooling with the window of F.avg_pool<n>d."""
+
+    _n = 2
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None) -> None:
@@ -41,15 +47,17 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return getattr(F, f"avg_pool{self._n}d")(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
-    """Applies a 2D adaptive average pooling over an input signal."""
+class _AdaptiveAvgPoolNd(Module):
+    """Adaptive average pooling to output_size (None keeps an input size)."""
+
+    _n = 2
 
     def __init__(self, output_size) -> None:
         super().__init__()
@@ -58,9 +66,45 @@ class AdaptiveAvgPool2d(Module):
     def forward(self, input):
         size = self.output_size
         if isinstance(size, (tuple, list)):
-            size = tuple(input.shape[input.dim() - 2 + i] if s is None else s
+            size = tuple(input.shape[input.dim() - self._n + i] if s is None else s
                          for i, s in enumerate(size))
-        return F.adaptive_avg_pool2d(input, size)
+        return getattr(F, f"adaptive_avg_pool{self._n}d")(input, size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Applies a 2D max pooling over an input signal of several input planes."""
+
+    _n = 2
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Applies a 3D max pooling over an input signal of several input planes."""
+
+    _n = 3
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Applies a 2D average pooling over an input signal of several input planes."""
+
+    _n = 2
+
+
+class AvgPool3d(_AvgPoolNd):
+    """Applies a 3D average pooling over an input signal of several input planes."""
+
+    _n = 3
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Applies a 2D adaptive average pooling over an input signal."""
+
+    _n = 2
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Applies a 3D adaptive average pooling over an input signal."""
+
+    _n = 3
