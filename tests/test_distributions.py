@@ -249,3 +249,99 @@ def test_expand_and_repr():
     b = D.Bernoulli(mt.tensor([0.1, 0.2])).expand((4, 2))
     assert tuple(b.sample((5,)).shape) == (5, 4, 2)
     assert tuple(D.Uniform(0.0, 1.0).expand((3,)).rsample().shape) == (3,)
+
+
+CONC = [[0.5, 2.0, 7.5], [1.0, 0.3, 3.0]]
+
+
+@pytest.mark.parametrize("name,params,value", [
+    ("Gamma", (CONC, [[1.0, 2.0, 0.5], [3.0, 1.0, 0.7]]), [[0.3, 1.5, 9.0], [0.1, 2.0, 4.0]]),
+    ("Beta", (CONC, [[2.0, 0.5, 1.0], [1.0, 4.0, 0.9]]), [[0.3, 0.5, 0.9], [0.1, 0.2, 0.7]]),
+    ("Dirichlet", (CONC,), [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]),
+], ids=["Gamma", "Beta", "Dirichlet"])
+def test_gamma_family_values_and_grads_match_torch(name, params, value):
+    ours_p, theirs_p = zip(*(pair(p, requires_grad=True) for p in params))
+    ours, theirs = build(name, ours_p, theirs_p)
+    v, tv = pair(value)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
+    close(ours.log_prob(v), theirs.log_prob(tv))
+    close(ours.entropy(), theirs.entropy())
+    for attr in ("mean", "variance", "stddev", "mode"):
+        close(getattr(ours, attr), getattr(theirs, attr))
+    (ours.log_prob(v).sum() + ours.entropy().sum()).backward()
+    (theirs.log_prob(tv).sum() + theirs.entropy().sum()).backward()
+    for a, b in zip(ours_p, theirs_p):
+        close(a.grad, b.grad, 1e-8)
+
+
+def test_dirichlet_mode_below_one_is_a_vertex():
+    c = [[0.5, 0.2, 0.9], [0.5, 2.0, 3.0]]
+    close(D.Dirichlet(mt.tensor(c)).mode, TD.Dirichlet(torch.tensor(c)).mode)
+    close(D.Beta(0.5, 0.7).mode, TD.Beta(0.5, 0.7).mode)
+
+
+@pytest.mark.parametrize("name,params,mean,var", [
+    ("Gamma", ([0.3, 2.0, 9.0], [1.0, 2.0, 0.5]), [0.3, 1.0, 18.0], [0.3, 0.5, 36.0]),
+    ("Beta", ([2.0, 0.5], [3.0, 0.5]), [0.4, 0.5], [0.04, 0.125]),
+])
+def test_gamma_family_sample_statistics(name, params, mean, var):
+    mt.manual_seed(5)
+    d = getattr(D, name)(*[mt.tensor(p) for p in params])
+    s = d.sample((20000,))
+    assert tuple(s.shape) == (20000, len(mean)) and (s > 0).all()
+    a = np.asarray(s.tolist())
+    np.testing.assert_allclose(a.mean(0), mean, rtol=0.05)
+    np.testing.assert_allclose(a.var(0), var, rtol=0.08)
+    assert not d.has_rsample
+
+
+def test_dirichlet_samples_lie_on_the_simplex():
+    mt.manual_seed(6)
+    d = D.Dirichlet(mt.tensor([[0.5, 1.0, 2.0], [3.0, 3.0, 3.0]]))
+    s = d.sample((4000,))
+    assert tuple(s.shape) == (4000, 2, 3)
+    np.testing.assert_allclose(np.asarray(s.sum(-1).tolist()), 1.0, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(s.mean(0).tolist()), np.asarray(d.mean.tolist()), atol=0.02)
+
+
+@pytest.mark.parametrize("name,pp,qp", [
+    ("Gamma", (CONC, [[1.0, 2.0, 0.5], [3.0, 1.0, 0.7]]), ([[1.0, 1.0, 2.0], [0.5, 0.5, 0.5]], [[2.0, 1.0, 1.0], [1.0, 1.0, 2.0]])),
+    ("Beta", (CONC, [[2.0, 0.5, 1.0], [1.0, 4.0, 0.9]]), ([[1.0, 1.0, 2.0], [0.5, 0.5, 0.5]], [[2.0, 1.0, 1.0], [1.0, 1.0, 2.0]])),
+    ("Dirichlet", (CONC,), ([[1.0, 1.0, 2.0], [0.5, 0.5, 0.5]],)),
+], ids=["Gamma", "Beta", "Dirichlet"])
+def test_gamma_family_kl_matches_torch(name, pp, qp):
+    op, tp = zip(*(pair(p, True) for p in pp))
+    oq, tq = zip(*(pair(q) for q in qp))
+    ours = D.kl_divergence(getattr(D, name)(*op), getattr(D, name)(*oq))
+    theirs = TD.kl_divergence(getattr(TD, name)(*tp), getattr(TD, name)(*tq))
+    close(ours, theirs, 1e-9)
+    ours.sum().backward()
+    theirs.sum().backward()
+    for a, b in zip(op, tp):
+        close(a.grad, b.grad, 1e-8)
+
+
+@pytest.mark.parametrize("make", [
+    lambda M, T: M.Gamma(T.tensor([1.0, -1.0]), 1.0),
+    lambda M, T: M.Gamma(1.0, 1.0).log_prob(T.tensor(-1.0)),
+    lambda M, T: M.Beta(T.tensor([1.0, 0.0]), 1.0),
+    lambda M, T: M.Beta(1.0, 1.0).log_prob(T.tensor(1.5)),
+    lambda M, T: M.Dirichlet(T.tensor(1.0)),
+    lambda M, T: M.Dirichlet(T.tensor([1.0, -2.0])),
+    lambda M, T: M.Dirichlet(T.tensor([1.0, 2.0])).log_prob(T.tensor([0.5, 0.6])),
+], ids=range(7))
+def test_gamma_family_errors_match_torch(make):
+    assert message(lambda: make(D, mt)) == message(lambda: make(TD, torch))
+
+
+def test_lgamma_digamma_helpers_match_torch():
+    from minitorch.distributions._special import digamma, lgamma
+    xs = [1e-3, 0.1, 0.5, 1.0, 1.5, 2.0, 3.7, 10.0, 55.5, 1e4, 1e8]
+    a, t = pair(xs, True)
+    close(lgamma(a), torch.lgamma(t), 1e-13)
+    close(digamma(a), torch.digamma(t), 1e-13)
+    f = mt.tensor(xs)
+    assert lgamma(f).dtype == mt.float32
+    np.testing.assert_allclose(np.asarray(lgamma(f).tolist()),
+                               torch.lgamma(torch.tensor(xs)).numpy(), rtol=1e-6, atol=1e-7)

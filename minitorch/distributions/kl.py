@@ -8,9 +8,13 @@ from typing import Any, Callable, Dict, Tuple
 import minitorch
 import minitorch.nn.functional as F
 
+from ._special import digamma, lgamma
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .gamma import Gamma
 from .independent import Independent, _sum_rightmost
 from .normal import Normal
 from .uniform import Uniform
@@ -90,12 +94,42 @@ def _kl_bernoulli_bernoulli(p: Any, q: Any) -> Any:
     return t1 + t2
 
 
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Any, q: Any) -> Any:
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_p)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_q)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p: Any, q: Any) -> Any:
     t = p.probs * (p.logits - q.logits)
     t = minitorch.where((q.probs == 0).expand_as(t), math.inf, t)
     t = minitorch.where((p.probs == 0).expand_as(t), 0.0, t)
     return t.sum(-1)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Any, q: Any) -> Any:
+    sum_p, sum_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = lgamma(sum_p) - lgamma(sum_q)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + ((p.concentration - q.concentration) * t4).sum(-1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Any, q: Any) -> Any:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
 
 
 @register_kl(Independent, Independent)
