@@ -345,3 +345,89 @@ def test_lgamma_digamma_helpers_match_torch():
     assert lgamma(f).dtype == mt.float32
     np.testing.assert_allclose(np.asarray(lgamma(f).tolist()),
                                torch.lgamma(torch.tensor(xs)).numpy(), rtol=1e-6, atol=1e-7)
+
+
+def spd(seed, batch=(), n=3):
+    a = np.random.default_rng(seed).normal(size=batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + np.eye(n)
+
+
+@pytest.mark.parametrize("kind", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_matches_torch(kind):
+    m = spd(0, (2,))
+    if kind == "scale_tril":
+        m = np.linalg.cholesky(m)
+    (loc, tloc), (mat, tmat) = pair([0.5, -1.0, 2.0], True), pair(m, True)
+    d, td = D.MultivariateNormal(loc, **{kind: mat}), TD.MultivariateNormal(tloc, **{kind: tmat})
+    assert (tuple(d.batch_shape), tuple(d.event_shape)) == (tuple(td.batch_shape), tuple(td.event_shape))
+    v, tv = pair(np.random.default_rng(1).normal(size=(4, 2, 3)))
+    close(d.log_prob(v), td.log_prob(tv), 1e-9)
+    close(d.entropy(), td.entropy(), 1e-9)
+    for attr in ("mean", "mode", "variance", "stddev", "scale_tril", "covariance_matrix",
+                 "precision_matrix"):
+        close(getattr(d, attr), getattr(td, attr), 1e-9)
+    (d.log_prob(v).sum() + d.entropy().sum()).backward()
+    (td.log_prob(tv).sum() + td.entropy().sum()).backward()
+    close(loc.grad, tloc.grad, 1e-8)
+    close(mat.grad, tmat.grad, 1e-8)
+    e, te = d.expand((5, 2)), td.expand((5, 2))
+    close(e.log_prob(v[0]), te.log_prob(tv[0]), 1e-9)
+
+
+def test_multivariate_normal_rsample_and_statistics():
+    cov = spd(2)
+    (loc, _), (mat, _) = pair([1.0, 0.0, -1.0], True), pair(cov, True)
+    mt.manual_seed(4)
+    d = D.MultivariateNormal(loc, covariance_matrix=mat)
+    s = d.rsample((20000,))
+    assert tuple(s.shape) == (20000, 3) and d.has_rsample
+    a = np.asarray(s.tolist())
+    np.testing.assert_allclose(a.mean(0), [1.0, 0.0, -1.0], atol=0.1)
+    np.testing.assert_allclose(np.cov(a.T), cov, rtol=0.06, atol=0.06)
+    s[:3].sum().backward()
+    close(loc.grad, [3.0, 3.0, 3.0])
+    # rsample is loc + L eps: d/dL of sum(L eps) is the outer product with eps
+    mt.manual_seed(9)
+    L = mt.tensor(np.linalg.cholesky(cov).tolist(), dtype=mt.float64, requires_grad=True)
+    D.MultivariateNormal(mt.zeros(3, dtype=mt.float64), scale_tril=L).rsample().sum().backward()
+    mt.manual_seed(9)
+    eps = mt.randn(3, dtype=mt.float64)
+    close(L.grad, np.outer(np.ones(3), eps.tolist()))
+
+
+def test_multivariate_normal_kl_matches_torch():
+    (pl, tpl), (pc, tpc) = pair([0.5, -1.0, 2.0], True), pair(spd(3, (2,)), True)
+    (ql, tql), (qc, tqc) = pair([[0.0, 0.0, 1.0]]), pair(spd(4))
+    ours = D.kl_divergence(D.MultivariateNormal(pl, pc), D.MultivariateNormal(ql, qc))
+    theirs = TD.kl_divergence(TD.MultivariateNormal(tpl, tpc), TD.MultivariateNormal(tql, tqc))
+    close(ours, theirs, 1e-9)
+    ours.sum().backward()
+    theirs.sum().backward()
+    close(pl.grad, tpl.grad, 1e-8)
+    close(pc.grad, tpc.grad, 1e-8)
+
+
+@pytest.mark.parametrize("make", [
+    lambda M, T: M.MultivariateNormal(T.tensor(0.0), T.eye(1)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), T.eye(2), scale_tril=T.eye(2)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), scale_tril=T.ones(2)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), T.ones(2)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), precision_matrix=T.ones(2)),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), T.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), T.tensor([[1.0, 0.5], [0.0, 1.0]])),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), scale_tril=T.tensor([[1.0, 0.0], [1.0, -1.0]])),
+    lambda M, T: M.kl_divergence(M.MultivariateNormal(T.zeros(2), T.eye(2)),
+                                 M.MultivariateNormal(T.zeros(3), T.eye(3))),
+    lambda M, T: M.MultivariateNormal(T.zeros(2), T.eye(2)).log_prob(T.zeros(3)),
+], ids=range(11))
+def test_multivariate_normal_errors_match_torch(make):
+    assert message(lambda: make(D, mt)) == message(lambda: make(TD, torch))
+
+
+def test_cholesky_failure_without_validation():
+    """torch raises torch.linalg.LinAlgError, a RuntimeError minitorch does not have."""
+    make = lambda M, T: M.MultivariateNormal(T.zeros(2, 2), T.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]]), validate_args=False)  # noqa: E501,E731
+    ours, theirs = message(lambda: make(D, mt)), message(lambda: make(TD, torch))
+    assert ours[0] is RuntimeError and issubclass(theirs[0], RuntimeError)
+    assert ours[1] == theirs[1]

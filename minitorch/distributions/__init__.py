@@ -10,9 +10,10 @@ from .distribution import Distribution
 from .gamma import Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Gamma", "Independent",
-           "Normal", "Uniform",
+           "MultivariateNormal", "Normal", "Uniform",
            "kl_divergence", "register_kl"]

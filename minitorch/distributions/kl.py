@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Tuple
 import minitorch
 import minitorch.nn.functional as F
 
+from ._linalg import solve_lower
 from ._special import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -16,6 +17,7 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .gamma import Gamma
 from .independent import Independent, _sum_rightmost
+from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .uniform import Uniform
 
@@ -137,6 +139,21 @@ def _kl_independent_independent(p: Any, q: Any) -> Any:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: Any, q: Any) -> Any:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = (qL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - pL.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = tuple(minitorch.broadcast_shapes(tuple(qL.shape[:-2]), tuple(pL.shape[:-2])))
+    term2 = solve_lower(qL.expand(batch + (n, n)), pL.expand(batch + (n, n))).pow(2).sum((-2, -1))
+    term3 = batch_mahalanobis(qL, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
 
 
 @register_kl(Normal, Normal)
