@@ -8,7 +8,8 @@ import minitorch.nn.functional as F
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
+                    logits_to_probs, probs_to_logits)
 
 __all__ = ["Bernoulli"]
 
@@ -21,8 +22,7 @@ class Bernoulli(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             scalar = isinstance(probs, Number)
             (self.probs,) = broadcast_all(probs)
@@ -34,16 +34,8 @@ class Bernoulli(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
         """Bernoulli with the parameter expanded to `batch_shape`."""
-        new = self._get_checked_instance(Bernoulli, _instance)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(tuple(batch_shape))
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(tuple(batch_shape))
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Bernoulli, batch_shape, _instance,
+                              **expand_probs_or_logits(self, batch_shape))
 
     @property
     def mean(self) -> Any:

@@ -30,11 +30,7 @@ class Beta(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Beta":
         """Beta with the parameters expanded to `batch_shape`."""
-        new = self._get_checked_instance(Beta, _instance)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Beta, batch_shape, _instance, _dirichlet=self._dirichlet.expand(batch_shape))
 
     @property
     def concentration1(self) -> Any:

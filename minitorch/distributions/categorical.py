@@ -6,7 +6,8 @@ import minitorch
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import (check_probs_or_logits, expand_probs_or_logits, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["Categorical"]
 
@@ -23,8 +24,7 @@ class Categorical(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -40,18 +40,8 @@ class Categorical(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
         """Categorical with the parameters expanded to `batch_shape`."""
-        new = self._get_checked_instance(Categorical, _instance)
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
-        new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        params = expand_probs_or_logits(self, tuple(batch_shape) + (self._num_events,))
+        return self._expanded(Categorical, batch_shape, _instance, _num_events=self._num_events, **params)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

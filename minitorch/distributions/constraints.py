@@ -135,7 +135,8 @@ class _IntegerInterval(Constraint):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        name = self.__class__.__name__[1:]
+        return f"{name}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _IntegerGreaterThan(Constraint):
@@ -209,7 +210,8 @@ class _Interval(Constraint):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        name = self.__class__.__name__[1:]
+        return f"{name}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _HalfOpenInterval(_Interval):

@@ -28,11 +28,8 @@ class Dirichlet(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Dirichlet":
         """Dirichlet with the concentration expanded to `batch_shape`."""
-        new = self._get_checked_instance(Dirichlet, _instance)
-        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Dirichlet, batch_shape, _instance, concentration=self.concentration.expand(
+            tuple(batch_shape) + tuple(self.event_shape)))
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """Points of the simplex: Gamma(concentration) draws over their sum."""

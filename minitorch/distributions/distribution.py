@@ -154,6 +154,16 @@ class Distribution:
                 f"to be within the support ({support!r}) of the distribution {self!r}, "
                 f"but found invalid values:\n{value}")
 
+    def _expanded(self, cls: Any, batch_shape: Any, _instance: Any = None, **attrs: Any) -> Any:
+        """The expand() result: a `cls` (or _instance) holding the expanded
+        `attrs`, with batch_shape, self's event_shape and self's validation,
+        checking nothing again."""
+        new = self._get_checked_instance(cls, _instance)
+        new.__dict__.update(attrs)
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls: Any, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(
@@ -163,6 +173,6 @@ class Distribution:
 
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-                         for p in names)
+        shown = [self.__dict__[p] for p in names]
+        args = ", ".join(f"{p}: {v if v.numel() == 1 else v.size()}" for p, v in zip(names, shown))
         return self.__class__.__name__ + "(" + args + ")"

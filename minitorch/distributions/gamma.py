@@ -27,12 +27,9 @@ class Gamma(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
         """Gamma with the parameters expanded to `batch_shape`."""
-        new = self._get_checked_instance(Gamma, _instance)
-        new.concentration = self.concentration.expand(tuple(batch_shape))
-        new.rate = self.rate.expand(tuple(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Gamma, batch_shape, _instance,
+                              concentration=self.concentration.expand(tuple(batch_shape)),
+                              rate=self.rate.expand(tuple(batch_shape)))
 
     @property
     def mean(self) -> Any:

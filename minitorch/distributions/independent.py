@@ -33,13 +33,10 @@ class Independent(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Independent":
         """Independent over the base distribution expanded to `batch_shape`."""
-        new = self._get_checked_instance(Independent, _instance)
-        new.base_dist = self.base_dist.expand(
+        base = self.base_dist.expand(
             tuple(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Independent, batch_shape, _instance, base_dist=base,
+                              reinterpreted_batch_ndims=self.reinterpreted_batch_ndims)
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]

@@ -76,17 +76,12 @@ class MultivariateNormal(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "MultivariateNormal":
         """MultivariateNormal with loc and the matrices expanded to `batch_shape`."""
-        new = self._get_checked_instance(MultivariateNormal, _instance)
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
         cov_shape = loc_shape + tuple(self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(cov_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        matrices = {name: self.__dict__[name].expand(cov_shape) for name in
+                    ("covariance_matrix", "scale_tril", "precision_matrix") if name in self.__dict__}
+        return self._expanded(MultivariateNormal, batch_shape, _instance, loc=self.loc.expand(loc_shape),
+                              _unbroadcasted_scale_tril=self._unbroadcasted_scale_tril, **matrices)
 
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)

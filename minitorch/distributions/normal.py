@@ -25,12 +25,8 @@ class Normal(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
         """Normal with loc and scale expanded to `batch_shape`."""
-        new = self._get_checked_instance(Normal, _instance)
-        new.loc = self.loc.expand(tuple(batch_shape))
-        new.scale = self.scale.expand(tuple(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Normal, batch_shape, _instance, loc=self.loc.expand(tuple(batch_shape)),
+                              scale=self.scale.expand(tuple(batch_shape)))
 
     @property
     def mean(self) -> Any:

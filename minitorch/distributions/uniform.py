@@ -25,12 +25,8 @@ class Uniform(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
         """Uniform with low and high expanded to `batch_shape`."""
-        new = self._get_checked_instance(Uniform, _instance)
-        new.low = self.low.expand(tuple(batch_shape))
-        new.high = self.high.expand(tuple(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Uniform, batch_shape, _instance, low=self.low.expand(tuple(batch_shape)),
+                              high=self.high.expand(tuple(batch_shape)))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:

@@ -1,7 +1,7 @@
 """Helpers the distributions share: broadcasting parameters, converting
 between probabilities and logits, and the dtype's eps."""
 from numbers import Number
-from typing import Any, Tuple
+from typing import Any, Dict, Tuple
 
 import minitorch
 import minitorch.nn.functional as F
@@ -39,6 +39,20 @@ def broadcast_all(*values: Any) -> Tuple[Any, ...]:
                      minitorch.get_default_dtype())
         values = tuple(v if _tensor_like(v) else minitorch.tensor(v, dtype=dtype) for v in values)
     return tuple(minitorch.broadcast_tensors(*values))
+
+
+def check_probs_or_logits(probs: Any, logits: Any) -> None:
+    """Refuse both or neither of probs and logits, as torch's distributions do."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def expand_probs_or_logits(d: Any, shape: Any) -> Dict[str, Any]:
+    """The probs and/or logits a distribution holds, expanded to shape, with
+    _param the one it was built from (logits when both are held)."""
+    params = {k: d.__dict__[k].expand(tuple(shape)) for k in ("probs", "logits") if k in d.__dict__}
+    params["_param"] = params.get("logits", params.get("probs"))
+    return params
 
 
 def clamp_probs(probs: Any) -> Any:
