@@ -69,6 +69,22 @@ def test_values_and_grads_match_torch(name, params, value):
         close(a.grad, b.grad, 1e-8)
 
 
+def test_normal_icdf_matches_torch():
+    (l, tl), (s, ts) = pair(LOC, True), pair(SCALE, True)
+    q = [[0.0, 1e-12, 0.3], [0.5, 0.999999, 1.0]]
+    (v, tv) = pair(q, True)
+    ours, theirs = D.Normal(l, s).icdf(v), TD.Normal(tl, ts).icdf(tv)
+    close(ours, theirs, 1e-12)
+    finite = mt.isfinite(ours)
+    (ours * finite).nansum().backward()
+    (theirs * torch.isfinite(theirs)).nansum().backward()
+    close(l.grad, tl.grad, 1e-12)
+    close(s.grad, ts.grad, 1e-12)
+    close(v.grad[finite], tv.grad[torch.isfinite(theirs)], 1e-12)
+    close(D.Normal(0.0, 1.0).icdf(mt.tensor([0.025, 0.5, 0.975])),
+          TD.Normal(0.0, 1.0).icdf(torch.tensor([0.025, 0.5, 0.975])), 1e-6)
+
+
 def test_uniform_icdf_and_outside_support():
     u, tu = D.Uniform(mt.tensor([0.0, 1.0]), mt.tensor([2.0, 5.0])), TD.Uniform(
         torch.tensor([0.0, 1.0]), torch.tensor([2.0, 5.0]))

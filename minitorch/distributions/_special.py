@@ -45,3 +45,41 @@ def digamma(x: Any) -> Any:
         power = power * inv2
     out = minitorch.log(w) - 0.5 / w - series - recips
     return out.to(x.dtype)
+
+
+# Giles' single-precision erfinv polynomials (in w = -log(1 - y^2)), centre and tail
+_ERFINV_CENTRE = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
+_ERFINV_TAIL = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
+
+
+def _horner(coefficients: list, w: Any) -> Any:
+    p = coefficients[0]
+    for c in coefficients[1:]:
+        p = c + p * w
+    return p
+
+
+def erfinv(y: Any) -> Any:
+    """The inverse of erf on [-1, 1] (+-inf at +-1, NaN outside): Giles'
+    approximation refined by Newton steps, on erf near 0 and on erfc (with
+    1 - |y|, exact there) towards +-1 so the tails keep their precision; the
+    steps also carry the gradient 1 / erf'(x)."""
+    z = _shifted(y)
+    sign = minitorch.where(z.detach() < 0, -1.0, 1.0)
+    a = z * sign  # |z|, with the slope 1 at 0 that abs does not have
+    inside = a.detach() < 1
+    safe = minitorch.where(inside, a, 0.0)
+    w = -minitorch.log((1 - safe.detach()) * (1 + safe.detach()))
+    x = minitorch.where(w < 5, _horner(_ERFINV_CENTRE, w - 2.5),
+                        _horner(_ERFINV_TAIL, w.sqrt() - 3)) * safe.detach()
+    tail = safe >= 0.5
+    for _ in range(4):
+        slope = 2 / math.sqrt(math.pi) * minitorch.exp(-x * x)
+        # towards 1, Newton on log erfc(x) = log(1 - |y|): nearly linear, so few steps
+        c = minitorch.erfc(x)
+        tail_step = (minitorch.log(c) - minitorch.log(minitorch.where(tail, 1 - safe, 1.0))) * c / slope
+        x = x + minitorch.where(tail, tail_step, (safe - minitorch.erf(x)) / slope)
+    edge = minitorch.where(a.detach() == 1, math.inf, math.nan)
+    return (minitorch.where(inside, x, edge) * sign).to(y.dtype)

@@ -6,6 +6,7 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
+from ._special import erfinv
 from .distribution import Distribution
 from .utils import broadcast_all
 
@@ -66,6 +67,10 @@ class Normal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + minitorch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value: Any) -> Any:
+        """loc + scale * sqrt(2) * erfinv(2 value - 1)."""
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Any:
         """0.5 + 0.5 log(2 pi) + log scale."""
