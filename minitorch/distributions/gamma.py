@@ -5,7 +5,7 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
-from ._gamma_sampler import standard_gamma
+from ._gamma_sampler import StandardGamma
 from ._special import digamma, lgamma
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -14,11 +14,11 @@ __all__ = ["Gamma"]
 
 
 class Gamma(Distribution):
-    """Gamma distribution with density rate^c x^(c-1) e^(-rate x) / Gamma(c).
-    sample() draws by Marsaglia-Tsang; rsample (torch's implicit
-    reparameterisation) is not provided."""
+    """Gamma distribution with density rate^c x^(c-1) e^(-rate x) / Gamma(c),
+    drawn by Marsaglia-Tsang; rsample is implicitly reparameterised."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Optional[bool] = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -46,11 +46,11 @@ class Gamma(Distribution):
         """concentration / rate^2."""
         return self.concentration / self.rate.pow(2)
 
-    def sample(self, sample_shape: Any = ()) -> Any:
-        """Draws of shape sample_shape + batch_shape, with no graph."""
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        """Draws of shape sample_shape + batch_shape, differentiable in both
+        parameters (implicitly reparameterised in concentration)."""
         shape = tuple(self._extended_shape(sample_shape))
-        with minitorch.no_grad():
-            return standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        return StandardGamma.apply(self.concentration.expand(shape)) / self.rate.expand(shape)
 
     def log_prob(self, value: Any) -> Any:
         """Gamma log density at `value`."""
