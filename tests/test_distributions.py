@@ -309,7 +309,24 @@ def test_gamma_family_sample_statistics(name, params, mean, var):
     a = np.asarray(s.tolist())
     np.testing.assert_allclose(a.mean(0), mean, rtol=0.05)
     np.testing.assert_allclose(a.var(0), var, rtol=0.08)
-    assert d.has_rsample == (name == "Gamma")
+    assert d.has_rsample
+
+
+@pytest.mark.parametrize("name", ["Beta", "Dirichlet"])
+def test_rsample_gradient_of_the_mean(name):
+    """Averaged over many draws, d(rsample)/d(concentration) is d(mean)/d(concentration)."""
+    mt.manual_seed(8)
+    c = mt.tensor([0.7, 2.0, 4.0], dtype=mt.float64, requires_grad=True)
+    d = D.Dirichlet(c) if name == "Dirichlet" else D.Beta(c[0], c[1])
+    weights = mt.tensor([1.0, -2.0, 0.5], dtype=mt.float64)
+
+    def score(x):
+        return (x * weights).sum(-1) if name == "Dirichlet" else x
+    score(d.rsample((40000,))).mean().backward()
+    got = c.grad.tolist()
+    c.grad = None
+    score(d.mean).backward()
+    np.testing.assert_allclose(got, c.grad.tolist(), atol=0.01)
 
 
 def test_dirichlet_samples_lie_on_the_simplex():

@@ -14,9 +14,10 @@ __all__ = ["Beta"]
 
 class Beta(Distribution):
     """Beta distribution with concentrations concentration1 (alpha) and
-    concentration0 (beta); rsample is not provided."""
+    concentration0 (beta)."""
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any,
                  validate_args: Optional[bool] = None) -> None:
@@ -58,9 +59,9 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape: Any = ()) -> Any:
-        """Draws in [0, 1] with no graph."""
-        return self._dirichlet.sample(sample_shape).select(-1, 0)
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        """Draws in [0, 1]: the first coordinate of the Dirichlet's rsample."""
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value: Any) -> Any:
         """Beta log density at `value`."""

@@ -6,7 +6,7 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
-from ._gamma_sampler import standard_gamma
+from ._gamma_sampler import StandardGamma
 from ._special import digamma, lgamma
 from .distribution import Distribution
 
@@ -14,10 +14,11 @@ __all__ = ["Dirichlet"]
 
 
 class Dirichlet(Distribution):
-    """Dirichlet distribution with the given concentration (last dim = event).
-    sample() normalises Gamma draws; rsample is not provided."""
+    """Dirichlet distribution with the given concentration (last dim = event);
+    rsample normalises reparameterised Gamma draws."""
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(self, concentration: Any, validate_args: Optional[bool] = None) -> None:
         if concentration.dim() < 1:
@@ -31,12 +32,12 @@ class Dirichlet(Distribution):
         return self._expanded(Dirichlet, batch_shape, _instance, concentration=self.concentration.expand(
             tuple(batch_shape) + tuple(self.event_shape)))
 
-    def sample(self, sample_shape: Any = ()) -> Any:
-        """Points of the simplex: Gamma(concentration) draws over their sum."""
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        """Points of the simplex: Gamma(concentration) draws over their sum,
+        differentiable through the Gammas' implicit reparameterisation."""
         shape = tuple(self._extended_shape(sample_shape))
-        with minitorch.no_grad():
-            g = standard_gamma(self.concentration.expand(shape))
-            return g / g.sum(-1, keepdim=True)
+        g = StandardGamma.apply(self.concentration.expand(shape))
+        return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value: Any) -> Any:
         """Dirichlet log density at `value`."""
