@@ -65,6 +65,7 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401  (imports no MPI until init_process_group)
+from . import distributions  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401

@@ -19,6 +19,7 @@ from minitorch import composites_index as composites_index
 from minitorch import composites_search as composites_search
 from minitorch import composites_split as composites_split
 from minitorch import distributed as distributed
+from minitorch import distributions as distributions
 from minitorch import func as func
 from minitorch import functional as functional
 from minitorch import library as library

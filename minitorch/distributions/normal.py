@@ -1,0 +1,77 @@
+"""Normal: the Gaussian with mean loc and standard deviation scale."""
+import math
+from numbers import Number
+from typing import Any, Optional
+
+import minitorch
+
+from . import constraints
+from ._special import erfinv
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """Normal (Gaussian) distribution N(loc, scale^2); rsample is loc + eps * scale."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, Number) and isinstance(scale, Number)
+        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
+        """Normal with loc and scale expanded to `batch_shape`."""
+        return self._expanded(Normal, batch_shape, _instance, loc=self.loc.expand(tuple(batch_shape)),
+                              scale=self.scale.expand(tuple(batch_shape)))
+
+    @property
+    def mean(self) -> Any:
+        """loc."""
+        return self.loc
+
+    @property
+    def mode(self) -> Any:
+        """loc."""
+        return self.loc
+
+    @property
+    def stddev(self) -> Any:
+        """scale."""
+        return self.scale
+
+    @property
+    def variance(self) -> Any:
+        """scale squared."""
+        return self.stddev.pow(2)
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        """loc + scale * a standard normal draw."""
+        eps = minitorch.randn(self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Any) -> Any:
+        """Gaussian log density at `value`."""
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        return (-((value - self.loc) ** 2) / (2 * var) - self.scale.log()
+                - math.log(math.sqrt(2 * math.pi)))
+
+    def cdf(self, value: Any) -> Any:
+        """Gaussian cumulative distribution via erf."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + minitorch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value: Any) -> Any:
+        """loc + scale * sqrt(2) * erfinv(2 value - 1)."""
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self) -> Any:
+        """0.5 + 0.5 log(2 pi) + log scale."""
+        return 0.5 + 0.5 * math.log(2 * math.pi) + minitorch.log(self.scale)

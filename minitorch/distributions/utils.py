@@ -1,0 +1,93 @@
+"""Helpers the distributions share: broadcasting parameters, converting
+between probabilities and logits, and the dtype's eps."""
+from numbers import Number
+from typing import Any, Dict, Tuple
+
+import minitorch
+import minitorch.nn.functional as F
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+_EPS = {minitorch.float16: 0.0009765625, minitorch.bfloat16: 0.0078125,
+        minitorch.float32: 1.1920928955078125e-07, minitorch.float64: 2.220446049250313e-16}
+_TINY = {minitorch.float16: 6.103515625e-05, minitorch.bfloat16: 1.1754943508222875e-38,
+         minitorch.float32: 1.1754943508222875e-38, minitorch.float64: 2.2250738585072014e-308}
+
+
+def eps(dtype: Any) -> float:
+    """Machine epsilon of a floating dtype (torch.finfo(dtype).eps)."""
+    return _EPS[dtype]
+
+
+def tiny(dtype: Any) -> float:
+    """Smallest normal number of a floating dtype (torch.finfo(dtype).tiny)."""
+    return _TINY[dtype]
+
+
+def _tensor_like(v: Any) -> bool:
+    return isinstance(v, minitorch.Tensor) or hasattr(type(v), "__torch_function__")
+
+
+def broadcast_all(*values: Any) -> Tuple[Any, ...]:
+    """Broadcast tensors and numbers together; numbers take the first tensor's
+    dtype (the default dtype when there is none)."""
+    if not all(_tensor_like(v) or isinstance(v, Number) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if not all(_tensor_like(v) for v in values):
+        dtype = next((v.dtype for v in values if isinstance(v, minitorch.Tensor)),
+                     minitorch.get_default_dtype())
+        values = tuple(v if _tensor_like(v) else minitorch.tensor(v, dtype=dtype) for v in values)
+    return tuple(minitorch.broadcast_tensors(*values))
+
+
+def check_probs_or_logits(probs: Any, logits: Any) -> None:
+    """Refuse both or neither of probs and logits, as torch's distributions do."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def expand_probs_or_logits(d: Any, shape: Any) -> Dict[str, Any]:
+    """The probs and/or logits a distribution holds, expanded to shape, with
+    _param the one it was built from (logits when both are held)."""
+    params = {k: d.__dict__[k].expand(tuple(shape)) for k in ("probs", "logits") if k in d.__dict__}
+    params["_param"] = params.get("logits", params.get("probs"))
+    return params
+
+
+def clamp_probs(probs: Any) -> Any:
+    """Clamp probabilities into [eps, 1 - eps] of their dtype."""
+    e = eps(probs.dtype)
+    return probs.clamp(min=e, max=1 - e)
+
+
+def logits_to_probs(logits: Any, is_binary: bool = False) -> Any:
+    """Probabilities from log-odds (binary) or unnormalised log-probabilities."""
+    if is_binary:
+        return minitorch.sigmoid(logits)
+    return F.softmax(logits, dim=-1)
+
+
+def probs_to_logits(probs: Any, is_binary: bool = False) -> Any:
+    """Logits from probabilities, clamped away from 0 and 1 first."""
+    p = clamp_probs(probs)
+    if is_binary:
+        return minitorch.log(p) - minitorch.log1p(-p)
+    return minitorch.log(p)
+
+
+class lazy_property:
+    """A property computed on first access and then stored on the instance
+    (so a distribution built from probs computes logits once, and the other way)."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance: Any, obj_type: Any = None) -> Any:
+        if instance is None:
+            return self
+        with minitorch.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
