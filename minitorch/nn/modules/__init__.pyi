@@ -7,6 +7,7 @@ from minitorch.nn.modules import container as container
 from minitorch.nn.modules import conv as conv
 from minitorch.nn.modules import dropout as dropout
 from minitorch.nn.modules import flatten as flatten
+from minitorch.nn.modules import fold as fold
 from minitorch.nn.modules import instancenorm as instancenorm
 from minitorch.nn.modules import linear as linear
 from minitorch.nn.modules import loss as loss
@@ -14,11 +15,14 @@ from minitorch.nn.modules import loss_extra as loss_extra
 from minitorch.nn.modules import module as module
 from minitorch.nn.modules import normalization as normalization
 from minitorch.nn.modules import padding as padding
+from minitorch.nn.modules import pixelshuffle as pixelshuffle
 from minitorch.nn.modules import pooling as pooling
 from minitorch.nn.modules import pooling1d as pooling1d
 from minitorch.nn.modules import rnn as rnn
+from minitorch.nn.modules import rnn_cells as rnn_cells
 from minitorch.nn.modules import sparse as sparse
 from minitorch.nn.modules import transformer as transformer
+from minitorch.nn.modules import upsampling as upsampling
 from minitorch.nn.modules.activation import GELU as GELU
 from minitorch.nn.modules.activation import LeakyReLU as LeakyReLU
 from minitorch.nn.modules.activation import LogSoftmax as LogSoftmax
@@ -61,6 +65,8 @@ from minitorch.nn.modules.conv import ConvTranspose3d as ConvTranspose3d
 from minitorch.nn.modules.dropout import Dropout as Dropout
 from minitorch.nn.modules.flatten import Flatten as Flatten
 from minitorch.nn.modules.flatten import Unflatten as Unflatten
+from minitorch.nn.modules.fold import Fold as Fold
+from minitorch.nn.modules.fold import Unfold as Unfold
 from minitorch.nn.modules.instancenorm import InstanceNorm1d as InstanceNorm1d
 from minitorch.nn.modules.instancenorm import InstanceNorm2d as InstanceNorm2d
 from minitorch.nn.modules.instancenorm import InstanceNorm3d as InstanceNorm3d
@@ -105,6 +111,8 @@ from minitorch.nn.modules.padding import ReplicationPad3d as ReplicationPad3d
 from minitorch.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from minitorch.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from minitorch.nn.modules.padding import ZeroPad3d as ZeroPad3d
+from minitorch.nn.modules.pixelshuffle import PixelShuffle as PixelShuffle
+from minitorch.nn.modules.pixelshuffle import PixelUnshuffle as PixelUnshuffle
 from minitorch.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from minitorch.nn.modules.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from minitorch.nn.modules.pooling import AvgPool2d as AvgPool2d
@@ -118,9 +126,16 @@ from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN
 from minitorch.nn.modules.rnn import RNNBase as RNNBase
+from minitorch.nn.modules.rnn_cells import GRUCell as GRUCell
+from minitorch.nn.modules.rnn_cells import LSTMCell as LSTMCell
+from minitorch.nn.modules.rnn_cells import RNNCell as RNNCell
+from minitorch.nn.modules.rnn_cells import RNNCellBase as RNNCellBase
 from minitorch.nn.modules.sparse import Embedding as Embedding
 from minitorch.nn.modules.transformer import Transformer as Transformer
 from minitorch.nn.modules.transformer import TransformerDecoder as TransformerDecoder
 from minitorch.nn.modules.transformer import TransformerDecoderLayer as TransformerDecoderLayer
 from minitorch.nn.modules.transformer import TransformerEncoder as TransformerEncoder
 from minitorch.nn.modules.transformer import TransformerEncoderLayer as TransformerEncoderLayer
+from minitorch.nn.modules.upsampling import Upsample as Upsample
+from minitorch.nn.modules.upsampling import UpsamplingBilinear2d as UpsamplingBilinear2d
+from minitorch.nn.modules.upsampling import UpsamplingNearest2d as UpsamplingNearest2d
