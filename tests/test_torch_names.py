@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
+from torch_errors import error_pair
 
 torch = pytest.importorskip("torch")
 
@@ -20,14 +21,6 @@ def same(a, b):
     assert tuple(a.shape) == tuple(b.shape)
     np.testing.assert_array_equal(a.float().numpy() if a.dtype == mt.bfloat16 else a.numpy(),
                                   b.float().numpy() if b.dtype == torch.bfloat16 else b.numpy())
-
-
-def raises_like(fm, ft):
-    with pytest.raises(Exception) as theirs:
-        ft()
-    with pytest.raises(type(theirs.value)) as ours:
-        fm()
-    return str(ours.value), str(theirs.value)
 
 
 def test_constants():
@@ -63,12 +56,12 @@ def test_legacy_type_conversions_and_errors():
     shared = mt.FloatTensor(x)
     shared[0] = 7
     assert x[0].item() == 7
-    ours, theirs = raises_like(lambda: mt.FloatTensor(mt.tensor([1, 2])),
+    ours, theirs = error_pair(lambda: mt.FloatTensor(mt.tensor([1, 2])),
                                lambda: torch.FloatTensor(torch.tensor([1, 2])))
     assert ours == theirs
-    ours, theirs = raises_like(lambda: mt.LongTensor(2.5), lambda: torch.LongTensor(2.5))
+    ours, theirs = error_pair(lambda: mt.LongTensor(2.5), lambda: torch.LongTensor(2.5))
     assert ours == theirs
-    raises_like(lambda: mt.FloatTensor(2, requires_grad=True),
+    error_pair(lambda: mt.FloatTensor(2, requires_grad=True),
                 lambda: torch.FloatTensor(2, requires_grad=True))
     with pytest.raises(AssertionError, match="not compiled with CUDA"):
         mt.FloatTensor([1], device="cuda")
@@ -81,7 +74,7 @@ def test_tensor_new_and_nelement():
     same(x.new(), tx.new())
     assert x.new(2, 3).shape == (2, 3) and x.new(2, 3).dtype == mt.int32
     assert x.new(mt.Size([5])).shape == (5,)
-    ours, theirs = raises_like(lambda: x.new(2, dtype=mt.int64), lambda: tx.new(2, dtype=torch.int64))
+    ours, theirs = error_pair(lambda: x.new(2, dtype=mt.int64), lambda: tx.new(2, dtype=torch.int64))
     assert ours.splitlines()[0] == theirs.splitlines()[0].replace("torch.", "minitorch.")
     assert mt.zeros(2, 3).nelement() == torch.zeros(2, 3).nelement() == 6
 
@@ -108,7 +101,7 @@ def test_finfo_iinfo_defaults_and_errors():
                    (lambda: mt.iinfo(mt.float32), lambda: torch.iinfo(torch.float32)),
                    (lambda: mt.iinfo(mt.bool), lambda: torch.iinfo(torch.bool)),
                    (lambda: mt.finfo(3), lambda: torch.finfo(3))]:
-        ours, theirs = raises_like(fm, ft)
+        ours, theirs = error_pair(fm, ft)
         assert ours == theirs.replace("torch.", "minitorch.")
 
 
@@ -141,7 +134,7 @@ def test_window_defaults_and_errors(name):
     for args, kwargs in [((-1,), {}), ((3,), {"dtype": "int32"}), ((3.0,), {})]:
         kw = {k: getattr(mt, v) for k, v in kwargs.items()}
         tkw = {k: getattr(torch, v) for k, v in kwargs.items()}
-        o, t = raises_like(lambda: ours(*args, **kw), lambda: theirs(*args, **tkw))
+        o, t = error_pair(lambda: ours(*args, **kw), lambda: theirs(*args, **tkw))
         assert o == t
 
 
@@ -151,7 +144,7 @@ def test_scalar_tensor():
              torch.scalar_tensor(s, **{k: getattr(torch, v) for k, v in kw.items()}))
     same(mt.scalar_tensor(mt.tensor(2)), torch.scalar_tensor(torch.tensor(2)))
     assert mt.scalar_tensor(1.0, requires_grad=True).requires_grad
-    o, t = raises_like(lambda: mt.scalar_tensor("a"), lambda: torch.scalar_tensor("a"))
+    o, t = error_pair(lambda: mt.scalar_tensor("a"), lambda: torch.scalar_tensor("a"))
     assert o == t
 
 
@@ -187,7 +180,7 @@ def test_unique_consecutive_edges():
                     lambda: torch.unique_consecutive(torch.tensor(3.0), dim=0)),
                    (lambda: mt.unique_consecutive(mt.zeros(2, 0), dim=0),
                     lambda: torch.unique_consecutive(torch.zeros(2, 0), dim=0))]:
-        o, t = raises_like(fm, ft)
+        o, t = error_pair(fm, ft)
         assert o == t
 
 
@@ -199,7 +192,7 @@ def test_global_switches():
     finally:
         mt.use_deterministic_algorithms(False)
     assert not mt.are_deterministic_algorithms_enabled()
-    o, t = raises_like(lambda: mt.use_deterministic_algorithms(1),
+    o, t = error_pair(lambda: mt.use_deterministic_algorithms(1),
                        lambda: torch.use_deterministic_algorithms(1))
     assert o == t
     before = mt.get_float32_matmul_precision()
