@@ -23,6 +23,13 @@ from .composites_split import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_index import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_search import *  # noqa: E402,F401,F403  (its __all__)
 from .composites_conv import *  # noqa: E402,F401,F403  (its __all__)
+from ._legacy_tensor_types import *  # noqa: E402,F401,F403  (its __all__)
+from ._global_flags import *  # noqa: E402,F401,F403  (its __all__)
+from ._dtype_info import finfo, iinfo  # noqa: E402,F401
+from ._windows import *  # noqa: E402,F401,F403  (its __all__)
+from ._scalar_factory import scalar_tensor  # noqa: E402,F401
+from ._compile_stubs import compile  # noqa: E402,F401
+from ._constants import e, inf, nan, pi  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -64,6 +71,7 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 )
 from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
+from . import backends, cuda, jit  # noqa: E402,F401  (CPU-only stubs of torch's)
 from . import distributed  # noqa: E402,F401  (imports no MPI until init_process_group)
 from . import distributions  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

@@ -15,8 +15,14 @@ from .overrides import overridable
 __all__ = ["Tensor", "device"]
 
 
+# torch's device types: any of them names a device, but a tensor lives only on the CPU.
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
-    """The device a tensor lives on; minitorch only has the CPU."""
+    """A device name (torch's types are accepted); tensors live on the CPU only."""
 
     __module__ = "minitorch"
     __slots__ = ("type", "index")
@@ -24,9 +30,12 @@ class device:
     def __init__(self, type: "str | device" = "cpu", index: "int | None" = None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
-        name, _, idx = str(type).partition(":")
-        if name != "cpu":
-            raise RuntimeError(f"minitorch only has the cpu device, got device '{type}'")
+        name, colon, idx = str(type).partition(":")
+        if name not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                               f"start of device string: {type}")
+        if colon and not idx.isdigit():
+            raise RuntimeError(f"Invalid device string: '{type}'")
         object.__setattr__(self, "type", name)
         object.__setattr__(self, "index", int(idx) if idx else index)
 
@@ -244,6 +253,12 @@ class Tensor(_C.TensorBase):
             A handle whose ``remove()`` unregisters the hook.
         """
         return _C.TensorBase.register_post_accumulate_grad_hook(self, hook)
+
+    def new(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """A tensor of self's dtype by the legacy constructor rules: sizes give
+        an uninitialised tensor, a sequence gives its data, nothing an empty one."""
+        from ._legacy_tensor_types import legacy_new
+        return legacy_new(self.dtype, args, kwargs)
 
     @overridable
     def detach_(self) -> "Tensor":

@@ -283,6 +283,12 @@ def type_as(self, other: Any) -> Tensor:
 
 
 @composite(function=False)
+def nelement(self) -> int:
+    """The number of elements of self (numel's legacy name)."""
+    return self.numel()
+
+
+@composite(function=False)
 def cpu(self, memory_format: Any = None) -> Tensor:
     """self: minitorch tensors live on the CPU."""
     return self

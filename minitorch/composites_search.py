@@ -1,4 +1,5 @@
-"""Search and count functions built on the C searchsorted and index_add_."""
+"""Search and count functions built on the C searchsorted and index_add_,
+and unique_consecutive on comparisons of neighbours."""
 import math
 from typing import Any, Optional
 
@@ -7,7 +8,7 @@ from ._tensor import Tensor
 from .composites import _SCALAR_NAMES
 from .overrides import composite
 
-__all__ = ["isin", "bincount", "histc"]
+__all__ = ["isin", "bincount", "histc", "unique_consecutive"]
 
 _f = _C._functions
 
@@ -79,3 +80,44 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     pos = ((x - lo) / (hi - lo) * bins).to(_C.int64).clamp(max=bins - 1)
     counts = _f["zeros"]([bins], dtype=input.dtype)
     return counts.index_add_(0, pos.masked_select(inside), _f["ones_like"](x).masked_select(inside))
+
+
+@composite()
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: Optional[int] = None) -> Any:
+    """Keeps the first of each run of equal consecutive elements (or slices
+    along dim); optionally also returns each input's run index (inverse) and
+    the run lengths (counts)."""
+    if dim is None:
+        flat = input.reshape(-1)
+        rows = flat
+        inverse_shape = input.shape
+    else:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        input.size(dim)  # torch's IndexError for a dim out of range
+        dim = dim % input.ndim
+        if input.numel() == 0 and input.size(dim) != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, "
+                               "so unique cannot be applied")
+        flat = input.movedim(dim, 0)
+        rows = flat.reshape(flat.size(0), math.prod(flat.shape[1:]))
+        inverse_shape = (input.size(dim),)
+    n = rows.size(0)
+    starts = _f["ones"](n, dtype=_C.bool)
+    if n > 1:
+        differ = rows[1:] != rows[:-1]
+        starts[1:] = differ if differ.ndim == 1 else differ.any(1)
+    output = flat[starts]
+    if dim is not None:
+        output = output.movedim(0, dim)
+    elif input.ndim == 0:
+        output = output.reshape(-1)
+    result = [output]
+    if return_inverse:
+        result.append((starts.cumsum(0) - 1).reshape(inverse_shape))
+    if return_counts:
+        firsts = starts.nonzero().reshape(-1)
+        ends = _f["cat"]([firsts[1:], _f["tensor"]([n], dtype=_C.int64)])
+        result.append(ends - firsts)
+    return result[0] if len(result) == 1 else tuple(result)

@@ -34,7 +34,7 @@ NOT_WRITING = {"requires_grad_", "detach_", "share_memory_"}
 # the product of the values given, which torch computes on a clone.
 PRODUCTS = {"addmm", "addmm_", "addmv", "addmv_", "baddbmm", "baddbmm_", "bmm", "mm", "mv",
             "matmul"}
-RANDOM = {"bernoulli_", "exponential_", "normal_", "random_", "uniform_"}
+RANDOM = {"bernoulli_", "exponential_", "multinomial", "normal_", "random_", "uniform_"}
 INT_OPS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
            "bitwise_right_shift", "__iand__", "__ior__", "__ixor__", "__ilshift__",
            "__irshift__"}
@@ -59,6 +59,7 @@ EXPLICIT = {
     "uniform_": ([0.0, 1.0], {}),
     "normal_": ([0.0, 1.0], {}),
     "exponential_": ([1.0], {}),
+    "multinomial": ([T, 2], {}),
     "round": ([T], {}),
     "round_": ([], {}),
     "logcumsumexp": ([T, 0], {}),

@@ -5,6 +5,7 @@
 #include "typed.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define MT_RANDOM_GRAIN 16384
 #define TWO_PI 6.283185307179586476925286766559
@@ -132,4 +133,79 @@ void mt_randperm(int64_t *out, int64_t n, uint64_t seed, uint64_t first)
         out[i] = out[j];
         out[j] = tmp;
     }
+}
+
+typedef struct {
+    double *probs;
+    int64_t k, n;
+    mt_keyed *scratch;
+    int64_t *out;
+    uint64_t seed, first;
+} multinomial_ctx;
+
+/* With replacement: invert the running sums at a uniform draw scaled to the
+ * row's total; the first sum above it never belongs to a zero-probability
+ * category. */
+static void multinomial_with(void *arg, int64_t begin, int64_t end)
+{
+    const multinomial_ctx *c = arg;
+    for (int64_t row = begin; row < end; row++) {
+        double *cdf = c->probs + row * c->k;
+        for (int64_t j = 1; j < c->k; j++)
+            cdf[j] += cdf[j - 1];
+        double total = cdf[c->k - 1];
+        for (int64_t s = 0; s < c->n; s++) {
+            uint64_t ctr = c->first + (uint64_t)(row * c->n + s);
+            mt_philox_block r = mt_philox4x32_10(c->seed, ctr, 0);
+            double u = unit53(bits64(r.v[0], r.v[1])) * total;
+            int64_t lo = 0, hi = c->k - 1;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (cdf[mid] > u)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            c->out[row * c->n + s] = lo;
+        }
+    }
+}
+
+/* Larger key first; equal keys (zero probabilities) in index order. */
+static int by_key_descending(const void *pa, const void *pb)
+{
+    const mt_keyed *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Without replacement: the n largest p / E with E ~ Exp(1) per category are
+ * a draw of n categories in sequence, each in proportion to what is left. */
+static void multinomial_without(void *arg, int64_t begin, int64_t end)
+{
+    const multinomial_ctx *c = arg;
+    for (int64_t row = begin; row < end; row++) {
+        mt_keyed *keys = c->scratch + row * c->k;
+        for (int64_t j = 0; j < c->k; j++) {
+            uint64_t ctr = c->first + (uint64_t)(row * c->k + j);
+            mt_philox_block r = mt_philox4x32_10(c->seed, ctr, 0);
+            /* u in (0, 1), so E is finite and positive */
+            double u = ((double)(bits64(r.v[0], r.v[1]) >> 11) + 0.5) * 0x1.0p-53;
+            keys[j].key = c->probs[row * c->k + j] / -log(u);
+            keys[j].index = j;
+        }
+        qsort(keys, (size_t)c->k, sizeof *keys, by_key_descending);
+        for (int64_t s = 0; s < c->n; s++)
+            c->out[row * c->n + s] = keys[s].index;
+    }
+}
+
+void mt_multinomial(double *probs, int64_t rows, int64_t k, int64_t n, bool replacement,
+                    mt_keyed *scratch, int64_t *out, uint64_t seed, uint64_t first)
+{
+    multinomial_ctx c = {probs, k, n, scratch, out, seed, first};
+    int64_t per_row = replacement ? n + k : k * 8;
+    int64_t grain = per_row >= MT_RANDOM_GRAIN ? 1 : MT_RANDOM_GRAIN / per_row;
+    mt_parallel_for(0, rows, grain, replacement ? multinomial_with : multinomial_without, &c);
 }

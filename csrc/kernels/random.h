@@ -26,4 +26,18 @@ int mt_random_fill(mt_tensor *t, uint64_t seed, uint64_t first, const mt_rand_pa
  * counters [first, first + n). */
 void mt_randperm(int64_t *out, int64_t n, uint64_t seed, uint64_t first);
 
+/* multinomial: n draws of a category from each of rows distributions of k
+ * categories (probs: contiguous float64, checked non-negative with a positive
+ * sum per row) into a contiguous int64 out of rows x n. With replacement each
+ * draw uses counter first + row * n + draw and probs becomes its running sums;
+ * without, each category uses first + row * k + category and scratch holds
+ * rows * k entries. */
+typedef struct {
+    double key;
+    int64_t index;
+} mt_keyed;
+
+void mt_multinomial(double *probs, int64_t rows, int64_t k, int64_t n, bool replacement,
+                    mt_keyed *scratch, int64_t *out, uint64_t seed, uint64_t first);
+
 #endif

@@ -1,14 +1,19 @@
 /* Random sampling: rand/randn/randint/randperm, their _like forms and the
  * in-place samplers, in plain C. Every draw reserves numel counters of a
- * generator: the one passed, or the core's default. Tensors are made through
+ * generator: the one passed, or the core's default; multinomial draws
+ * categories from rows of probabilities. Tensors are made through
  * core/owner.h; checks fail with torch's messages through mt_error. */
 #include "args.h"
 #include "creation.h"
+#include "out_param.h"
+#include "reduce.h"
+#include "table.h"
 
 #include "../kernels/copy.h"
 #include "../kernels/random.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* The generator of a `Generator? generator` argument. */
 static mt_generator *generator_of(const mt_value *v)
@@ -314,5 +319,90 @@ fail:
     mt_xrelease(out);
     mt_xrelease(u);
     mt_xrelease(p);
+    return -1;
+}
+
+/* multinomial's checks, in torch's order, on the float64 copy p of the input. */
+static bool check_multinomial(const mt_tensor *in, const double *p, int64_t k, int64_t n,
+                              bool replacement)
+{
+    if (n <= 0)
+        return mt_error(MT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples"), false;
+    if (!replacement && n > k)
+        return mt_error(MT_ERR_RUNTIME,
+                        "cannot sample n_sample > prob_dist.size(-1) samples without replacement"),
+               false;
+    if (k == 0 && replacement)
+        return mt_error(MT_ERR_RUNTIME,
+                        "aminmax(): cannot compute aminmax over an empty dimension as the "
+                        "operation has no identity."),
+               false;
+    for (int64_t i = 0; i < in->numel; i++)
+        if (!(p[i] >= 0.0 && p[i] < INFINITY))
+            return mt_error(MT_ERR_RUNTIME,
+                            "probability tensor contains either `inf`, `nan` or element < 0"),
+                   false;
+    for (int64_t i = 0; i < in->numel; i += k) {
+        double sum = 0.0;
+        for (int64_t j = 0; j < k; j++)
+            sum += p[i + j];
+        if (!(sum > 0.0))
+            return mt_error(MT_ERR_RUNTIME,
+                            "invalid multinomial distribution (sum of probabilities <= 0)"),
+                   false;
+    }
+    return true;
+}
+
+/* multinomial(input, num_samples, replacement=False, *, generator, out): int64
+ * category indices drawn from each row of input's (unnormalised) probabilities. */
+int impl_multinomial(mt_args *a, mt_result *r)
+{
+    const mt_tensor *in = a->v[0].t;
+    int64_t n = a->v[1].i;
+    bool replacement = a->v[2].b;
+    mt_tensor *out_arg = mt_out_target(a);
+    if (in->ndim != 1 && in->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
+    if (!mt_is_floating(in->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "multinomial only supports floating-point dtypes for input, got: %s",
+                        mt_dtype_infos[in->dtype].scalar_name);
+    if (out_arg && out_arg->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "multinomial expects Long tensor out, got: %s",
+                        mt_dtype_infos[out_arg->dtype].scalar_name);
+    int64_t k = in->sizes[in->ndim - 1], rows = in->ndim == 2 ? in->sizes[0] : 1;
+    int64_t shape[2] = {rows, n};
+    const int64_t *oshape = in->ndim == 2 ? shape : &shape[1];
+    mt_tensor *p = mt_contiguous_as(in, MT_FLOAT64);
+    mt_tensor *out = NULL;
+    mt_keyed *scratch = NULL;
+    if (!p || !check_multinomial(in, (const double *)mt_data(p), k, n, replacement))
+        goto fail;
+    out = mt_new(MT_INT64, in->ndim, oshape, false);
+    scratch = replacement ? NULL : malloc(sizeof(mt_keyed) * (size_t)(rows * k + 1));
+    if (!out || (!replacement && !scratch && mt_error(MT_ERR_MEMORY, "out of memory")))
+        goto fail;
+    mt_generator *g = generator_of(&a->v[3]);
+    uint64_t first = mt_generator_reserve(g, (uint64_t)(rows * (replacement ? n : k)));
+    mt_multinomial((double *)mt_data(p), rows, k, n, replacement, scratch,
+                   (int64_t *)mt_data(out), g->seed, first);
+    free(scratch);
+    mt_release(p);
+    if (out_arg) {
+        if (mt_resize_out(out_arg, in->ndim, oshape, NULL) < 0) {
+            mt_release(out);
+            return -1;
+        }
+        mt_copy(out_arg, out);
+        mt_release(out);
+        mt_retain(out_arg);
+        return mt_result_tensor(r, out_arg);
+    }
+    return mt_result_tensor(r, out);
+fail:
+    free(scratch);
+    mt_xrelease(p);
+    mt_xrelease(out);
     return -1;
 }

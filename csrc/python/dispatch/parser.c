@@ -504,10 +504,18 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
             return CONV_ERROR;
         const char *c = PyUnicode_AsUTF8(s);
         bool ok = c && (strcmp(c, "cpu") == 0 || strncmp(c, "cpu:", 4) == 0);
+        /* a CUDA or MPS device fails as torch's CPU-only build fails */
+        bool cuda = c && strncmp(c, "cuda", 4) == 0, mps = c && strncmp(c, "mps", 3) == 0;
         Py_DECREF(s);
         if (!ok) {
-            PyErr_Format(PyExc_RuntimeError,
-                         "minitorch only has the cpu device, got device '%S'", o);
+            if (cuda)
+                PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+            else if (mps)
+                PyErr_SetString(PyExc_RuntimeError,
+                                "PyTorch is not linked with support for mps devices");
+            else
+                PyErr_Format(PyExc_RuntimeError,
+                             "minitorch only has the cpu device, got device '%S'", o);
             return CONV_ERROR;
         }
         return CONV_OK;

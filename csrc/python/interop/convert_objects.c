@@ -1,5 +1,6 @@
 /* The rows of convert.def that read or answer Python objects: type(), whose
- * dtype may be a type name ('minitorch.FloatTensor') or the Tensor class,
+ * dtype may be a type name ('minitorch.FloatTensor'), a legacy tensor type
+ * (minitorch.LongTensor) or the Tensor class,
  * and result_type, which answers a dtype object. The conversion itself is
  * csrc/ops/convert.c's. */
 #include "../autograd/autograd_bind.h"
@@ -39,6 +40,13 @@ PyObject *impl_type(mt_args *a)
         d = (mt_dtype)k;
     } else if (PyType_Check(o) && PyType_IsSubtype((PyTypeObject *)o, &MTTensorBase_Type)) {
         d = t->dtype;
+    } else if (PyType_Check(o) && PyObject_HasAttrString(o, "dtype")) {
+        /* a legacy tensor type (minitorch.LongTensor) names its dtype */
+        PyObject *dt = PyObject_GetAttrString(o, "dtype");
+        int rc = dt ? mtpy_dtype_from(dt, &d) : -1;
+        Py_XDECREF(dt);
+        if (rc < 0)
+            return NULL;
     } else if (mtpy_dtype_from(o, &d) < 0) {
         return NULL;
     }
