@@ -69,8 +69,8 @@ static int open_unnamed_file(size_t length)
     if (ftruncate(fd, (off_t)length) < 0) {
         int err = errno;
         close(fd);
-        return mt_error(MT_ERR_RUNTIME, "unable to resize a shared memory file to %zu bytes: %s",
-                        length, strerror(err));
+        return mt_error(MT_ERR_RUNTIME, "unable to resize a shared memory file to %llu bytes: %s",
+                        (unsigned long long)length, strerror(err));
     }
     return fd;
 }
@@ -79,8 +79,8 @@ static void *map_file(int fd, size_t length)
 {
     void *p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        mt_error(MT_ERR_RUNTIME, "unable to map %zu bytes of shared memory: %s", length,
-                 strerror(errno));
+        mt_error(MT_ERR_RUNTIME, "unable to map %llu bytes of shared memory: %s",
+                 (unsigned long long)length, strerror(errno));
         return NULL;
     }
     return p;
@@ -176,7 +176,7 @@ int mt_storage_share(mt_storage *s)
 {
     if (mt_storage_is_shared(s))
         return 0;
-    shared_ctx *c;
+    shared_ctx *c = NULL;
     void *data = new_mapping(s->nbytes, &c);
     if (!data)
         return -1;
@@ -187,7 +187,7 @@ int mt_storage_share(mt_storage *s)
 
 mt_storage *mt_storage_new_shared(size_t nbytes)
 {
-    shared_ctx *c;
+    shared_ctx *c = NULL;
     void *data = new_mapping(nbytes, &c);
     if (!data)
         return NULL;
@@ -213,7 +213,8 @@ mt_storage *mt_storage_from_shared_fd(int fd, size_t nbytes)
         goto fail;
     if (have < c->length) {
         mt_error(MT_ERR_RUNTIME,
-                 "shared memory file holds %zu bytes, but the storage needs %zu", have, nbytes);
+                 "shared memory file holds %llu bytes, but the storage needs %llu",
+                 (unsigned long long)have, (unsigned long long)nbytes);
         goto fail;
     }
     data = map_file(fd, c->length);
