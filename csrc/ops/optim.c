@@ -275,7 +275,7 @@ int impl_fused_rprop_step(mt_args *a, mt_result *r)
     return step(r, "_fused_rprop_step", ops, 4, rprop_kernel, &h);
 }
 
-/* _fused_asgd_step(param, grad, ax, eta, mu, lambd, weight_decay, maximize) */
+/* _fused_asgd_step(param, grad, ax, eta, mu, decay_term, weight_decay, maximize) */
 int impl_fused_asgd_step(mt_args *a, mt_result *r)
 {
     mt_asgd_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].b};
