@@ -52,7 +52,8 @@ RETURNS = {
     "__dlpack_device__": "tuple[_int, _int]",
     "__setitem__": "None",
     **dict.fromkeys(("_fused_sgd_step", "_fused_adam_step", "_fused_rmsprop_step",
-                     "_fused_adagrad_step"), "None"),
+                     "_fused_adagrad_step", "_fused_nadam_step", "_fused_radam_step",
+                     "_fused_adamax_step", "_fused_rprop_step", "_fused_asgd_step"), "None"),
 }
 RETURNS_BY_SIGNATURE = {"where(Tensor condition)": "tuple[Tensor, ...]"}
 # torch.return_types.<name>: the rows of these names with a dim parameter.

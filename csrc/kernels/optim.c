@@ -52,3 +52,28 @@ void mt_optim_adagrad(const mt_optim_operands *o, const mt_adagrad_hyper *h)
 {
     run(o, h, adagrad_f4, adagrad_f8);
 }
+
+void mt_optim_nadam(const mt_optim_operands *o, const mt_nadam_hyper *h)
+{
+    run(o, h, nadam_f4, nadam_f8);
+}
+
+void mt_optim_radam(const mt_optim_operands *o, const mt_radam_hyper *h)
+{
+    run(o, h, radam_f4, radam_f8);
+}
+
+void mt_optim_adamax(const mt_optim_operands *o, const mt_adamax_hyper *h)
+{
+    run(o, h, adamax_f4, adamax_f8);
+}
+
+void mt_optim_rprop(const mt_optim_operands *o, const mt_rprop_hyper *h)
+{
+    run(o, h, rprop_f4, rprop_f8);
+}
+
+void mt_optim_asgd(const mt_optim_operands *o, const mt_asgd_hyper *h)
+{
+    run(o, h, asgd_f4, asgd_f8);
+}

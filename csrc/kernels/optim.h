@@ -47,9 +47,49 @@ typedef struct {
     bool maximize;
 } mt_adagrad_hyper;
 
+/* state: exp_avg, exp_avg_sq. mu_product: the running product of the momentum
+ * coefficients up to this step's, as stored (in its own dtype). */
+typedef struct {
+    double lr, beta1, beta2, eps, weight_decay, momentum_decay, mu_product;
+    int64_t step; /* already incremented, >= 1 */
+    bool maximize, decoupled;
+} mt_nadam_hyper;
+
+/* state: exp_avg, exp_avg_sq */
+typedef struct {
+    double lr, beta1, beta2, eps, weight_decay;
+    int64_t step; /* already incremented, >= 1 */
+    bool maximize, decoupled;
+} mt_radam_hyper;
+
+/* state: exp_avg, exp_inf */
+typedef struct {
+    double lr, beta1, beta2, eps, weight_decay;
+    int64_t step; /* already incremented, >= 1 */
+    bool maximize;
+} mt_adamax_hyper;
+
+/* state: prev, step_size */
+typedef struct {
+    double etaminus, etaplus, step_size_min, step_size_max;
+    bool maximize;
+} mt_rprop_hyper;
+
+/* state[0]: ax. eta, mu: the step size and averaging rate as stored (before
+ * this step updates them). */
+typedef struct {
+    double eta, mu, lambd, weight_decay;
+    bool maximize;
+} mt_asgd_hyper;
+
 void mt_optim_sgd(const mt_optim_operands *o, const mt_sgd_hyper *h);
 void mt_optim_adam(const mt_optim_operands *o, const mt_adam_hyper *h);
 void mt_optim_rmsprop(const mt_optim_operands *o, const mt_rmsprop_hyper *h);
 void mt_optim_adagrad(const mt_optim_operands *o, const mt_adagrad_hyper *h);
+void mt_optim_nadam(const mt_optim_operands *o, const mt_nadam_hyper *h);
+void mt_optim_radam(const mt_optim_operands *o, const mt_radam_hyper *h);
+void mt_optim_adamax(const mt_optim_operands *o, const mt_adamax_hyper *h);
+void mt_optim_rprop(const mt_optim_operands *o, const mt_rprop_hyper *h);
+void mt_optim_asgd(const mt_optim_operands *o, const mt_asgd_hyper *h);
 
 #endif

@@ -107,5 +107,142 @@ static void NAME(adagrad, SFX)(void *arg, int64_t begin, int64_t end)
     }
 }
 
+/* The gradient after maximize and (coupled or AdamW-style) weight decay. */
+static inline T NAME(decayed_grad, SFX)(T g, T *p, bool maximize, double wd, bool decoupled,
+                                        T decay)
+{
+    g = maximize ? -g : g;
+    if (wd != 0) {
+        if (decoupled)
+            *p = *p * decay;
+        else
+            g = g + (T)wd * *p;
+    }
+    return g;
+}
+
+/* torch's lerp(a, b, w): the form that is exact at the nearer end */
+static inline T NAME(lerp, SFX)(T a, T b, T w)
+{
+    return w < (T)0.5 ? a + w * (b - a) : b - (b - a) * ((T)1 - w);
+}
+
+static void NAME(nadam, SFX)(void *arg, int64_t begin, int64_t end)
+{
+    const optim_job *j = arg;
+    const mt_nadam_hyper *h = j->hyper;
+    T *p = j->o->param, *m = j->o->state[0], *v = j->o->state[1];
+    const T *gr = j->o->grad;
+    const T bc2 = (T)(1.0 - pow(h->beta2, (double)h->step));
+    const double step = (double)h->step;
+    const double mu = h->beta1 * (1.0 - 0.5 * pow(0.96, step * h->momentum_decay));
+    const double mu_next = h->beta1 * (1.0 - 0.5 * pow(0.96, (step + 1) * h->momentum_decay));
+    const T grad_coef = (T)(-h->lr * (1.0 - mu) / (1.0 - h->mu_product));
+    const T avg_coef = (T)(-h->lr * mu_next / (1.0 - h->mu_product * mu_next));
+    const T decay = (T)(1.0 - h->lr * h->weight_decay), w1 = (T)(1.0 - h->beta1);
+    const T b2 = (T)h->beta2, w2 = (T)(1.0 - h->beta2), eps = (T)h->eps;
+    for (int64_t i = begin; i < end; i++) {
+        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
+                                            h->decoupled, decay);
+        m[i] = NAME(lerp, SFX)(m[i], g, w1);
+        v[i] = v[i] * b2 + w2 * g * g;
+        const T denom = SQRT(v[i] / bc2) + eps;
+        p[i] = p[i] + grad_coef * (g / denom);
+        p[i] = p[i] + avg_coef * (m[i] / denom);
+    }
+}
+
+static void NAME(radam, SFX)(void *arg, int64_t begin, int64_t end)
+{
+    const optim_job *j = arg;
+    const mt_radam_hyper *h = j->hyper;
+    T *p = j->o->param, *m = j->o->state[0], *v = j->o->state[1];
+    const T *gr = j->o->grad;
+    const double step = (double)h->step;
+    const double bc1 = 1.0 - pow(h->beta1, step), bc2 = 1.0 - pow(h->beta2, step);
+    const double rho_inf = 2.0 / (1.0 - h->beta2) - 1.0;
+    const double rho_t = rho_inf - 2.0 * step * pow(h->beta2, step) / bc2;
+    /* The variance is tractable (the update is rectified) only past rho_t = 5. */
+    const bool rectified = rho_t > 5.0;
+    const T rect = rectified ? (T)sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                       ((rho_inf - 4) * (rho_inf - 2) * rho_t)) : (T)0;
+    const T decay = (T)(1.0 - h->lr * h->weight_decay), w1 = (T)(1.0 - h->beta1);
+    const T b2 = (T)h->beta2, w2 = (T)(1.0 - h->beta2), eps = (T)h->eps;
+    const T tbc1 = (T)bc1, bc2_sqrt = (T)sqrt(bc2), lr = (T)h->lr;
+    for (int64_t i = begin; i < end; i++) {
+        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
+                                            h->decoupled, decay);
+        m[i] = NAME(lerp, SFX)(m[i], g, w1);
+        v[i] = v[i] * b2 + w2 * g * g;
+        T update = m[i] / tbc1 * lr;
+        if (rectified)
+            update = update * (bc2_sqrt / (SQRT(v[i]) + eps)) * rect;
+        p[i] = p[i] - update;
+    }
+}
+
+static void NAME(adamax, SFX)(void *arg, int64_t begin, int64_t end)
+{
+    const optim_job *j = arg;
+    const mt_adamax_hyper *h = j->hyper;
+    T *p = j->o->param, *m = j->o->state[0], *u = j->o->state[1];
+    const T *gr = j->o->grad;
+    const T neg_clr = (T)(-(h->lr / (1.0 - pow(h->beta1, (double)h->step))));
+    const T w1 = (T)(1.0 - h->beta1), b2 = (T)h->beta2, eps = (T)h->eps;
+    for (int64_t i = begin; i < end; i++) {
+        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
+                                            false, (T)1);
+        m[i] = NAME(lerp, SFX)(m[i], g, w1);
+        const T a = u[i] * b2, b = (g < 0 ? -g : g) + eps;
+        /* torch.maximum: NaN wins */
+        u[i] = a != a || b != b ? a + b : (a > b ? a : b);
+        p[i] = p[i] + neg_clr * (m[i] / u[i]);
+    }
+}
+
+static void NAME(rprop, SFX)(void *arg, int64_t begin, int64_t end)
+{
+    const optim_job *j = arg;
+    const mt_rprop_hyper *h = j->hyper;
+    T *p = j->o->param, *prev = j->o->state[0], *size = j->o->state[1];
+    const T *gr = j->o->grad;
+    const T etaminus = (T)h->etaminus, etaplus = (T)h->etaplus;
+    const T lo = (T)h->step_size_min, hi = (T)h->step_size_max;
+    for (int64_t i = begin; i < end; i++) {
+        T g = h->maximize ? -gr[i] : gr[i];
+        const T s = g * prev[i];
+        /* sign(NaN) is 0 in torch: a NaN product leaves the step size alone */
+        const T factor = s > 0 ? etaplus : s < 0 ? etaminus : (T)1;
+        T st = size[i] * factor;
+        if (st == st) { /* clamp(min, max): NaN stays, max wins over min */
+            st = st < lo ? lo : st;
+            st = st > hi ? hi : st;
+        }
+        size[i] = st;
+        if (factor == etaminus)
+            g = 0;
+        const T sg = g > 0 ? (T)1 : g < 0 ? (T)-1 : (T)0; /* sign(NaN) is 0 too */
+        p[i] = p[i] + (T)-1 * sg * st;
+        prev[i] = g;
+    }
+}
+
+static void NAME(asgd, SFX)(void *arg, int64_t begin, int64_t end)
+{
+    const optim_job *j = arg;
+    const mt_asgd_hyper *h = j->hyper;
+    T *p = j->o->param, *ax = j->o->state[0];
+    const T *gr = j->o->grad;
+    const T shrink = (T)(1.0 - h->lambd * h->eta), neg_eta = (T)-h->eta, mu = (T)h->mu;
+    for (int64_t i = begin; i < end; i++) {
+        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
+                                            false, (T)1);
+        p[i] = p[i] * shrink;
+        p[i] = p[i] + neg_eta * g;
+        /* mu == 1 (before t0): the average is the parameter itself */
+        ax[i] = h->mu != 1 ? ax[i] + (p[i] - ax[i]) * mu : p[i];
+    }
+}
+
 #undef NAME
 #undef NAME_

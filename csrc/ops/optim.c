@@ -135,6 +135,11 @@ static void sgd_kernel(const mt_optim_operands *o, const void *h) { mt_optim_sgd
 static void adam_kernel(const mt_optim_operands *o, const void *h) { mt_optim_adam(o, h); }
 static void rmsprop_kernel(const mt_optim_operands *o, const void *h) { mt_optim_rmsprop(o, h); }
 static void adagrad_kernel(const mt_optim_operands *o, const void *h) { mt_optim_adagrad(o, h); }
+static void nadam_kernel(const mt_optim_operands *o, const void *h) { mt_optim_nadam(o, h); }
+static void radam_kernel(const mt_optim_operands *o, const void *h) { mt_optim_radam(o, h); }
+static void adamax_kernel(const mt_optim_operands *o, const void *h) { mt_optim_adamax(o, h); }
+static void rprop_kernel(const mt_optim_operands *o, const void *h) { mt_optim_rprop(o, h); }
+static void asgd_kernel(const mt_optim_operands *o, const void *h) { mt_optim_asgd(o, h); }
 
 /* The state tensor at argument i when the update needs it, else NULL. */
 static bool state_arg(mt_args *a, int i, bool needed, const char *op, const char *name,
@@ -164,6 +169,14 @@ int impl_fused_sgd_step(mt_args *a, mt_result *r)
     return step(r, op, ops, 3, sgd_kernel, &h);
 }
 
+static bool check_step(const char *op, int64_t step)
+{
+    if (step >= 1)
+        return true;
+    mt_error(MT_ERR_VALUE, "%s(): step must be at least 1, got %lld", op, (long long)step);
+    return false;
+}
+
 /* _fused_adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1,
  * beta2, eps, weight_decay, step, amsgrad, maximize, decoupled) */
 int impl_fused_adam_step(mt_args *a, mt_result *r)
@@ -171,9 +184,8 @@ int impl_fused_adam_step(mt_args *a, mt_result *r)
     const char *op = "_fused_adam_step";
     mt_adam_hyper h = {a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
                        a->v[10].i, a->v[11].b, a->v[12].b, a->v[13].b};
-    if (h.step < 1)
-        return mt_error(MT_ERR_VALUE, "%s(): step must be at least 1, got %lld", op,
-                        (long long)h.step);
+    if (!check_step(op, h.step))
+        return -1;
     operand ops[5] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
                       {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true},
                       {"max_exp_avg_sq", NULL, true}};
@@ -204,10 +216,70 @@ int impl_fused_adagrad_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_adagrad_step";
     mt_adagrad_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].i, a->v[8].b};
-    if (h.step < 1)
-        return mt_error(MT_ERR_VALUE, "%s(): step must be at least 1, got %lld", op,
-                        (long long)h.step);
+    if (!check_step(op, h.step))
+        return -1;
     operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
                       {"state_sum", a->v[2].t, true}};
     return step(r, op, ops, 3, adagrad_kernel, &h);
+}
+
+/* _fused_nadam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps,
+ * weight_decay, momentum_decay, mu_product, step, maximize, decoupled) */
+int impl_fused_nadam_step(mt_args *a, mt_result *r)
+{
+    const char *op = "_fused_nadam_step";
+    mt_nadam_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
+                        a->v[10].f, a->v[11].i, a->v[12].b, a->v[13].b};
+    if (!check_step(op, h.step))
+        return -1;
+    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true}};
+    return step(r, op, ops, 4, nadam_kernel, &h);
+}
+
+/* _fused_radam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps,
+ * weight_decay, step, maximize, decoupled) */
+int impl_fused_radam_step(mt_args *a, mt_result *r)
+{
+    const char *op = "_fused_radam_step";
+    mt_radam_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f,
+                        a->v[9].i, a->v[10].b, a->v[11].b};
+    if (!check_step(op, h.step))
+        return -1;
+    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true}};
+    return step(r, op, ops, 4, radam_kernel, &h);
+}
+
+/* _fused_adamax_step(param, grad, exp_avg, exp_inf, lr, beta1, beta2, eps,
+ * weight_decay, step, maximize) */
+int impl_fused_adamax_step(mt_args *a, mt_result *r)
+{
+    const char *op = "_fused_adamax_step";
+    mt_adamax_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f,
+                         a->v[9].i, a->v[10].b};
+    if (!check_step(op, h.step))
+        return -1;
+    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true}, {"exp_inf", a->v[3].t, true}};
+    return step(r, op, ops, 4, adamax_kernel, &h);
+}
+
+/* _fused_rprop_step(param, grad, prev, step_size, etaminus, etaplus,
+ * step_size_min, step_size_max, maximize) */
+int impl_fused_rprop_step(mt_args *a, mt_result *r)
+{
+    mt_rprop_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].b};
+    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
+                      {"prev", a->v[2].t, true}, {"step_size", a->v[3].t, true}};
+    return step(r, "_fused_rprop_step", ops, 4, rprop_kernel, &h);
+}
+
+/* _fused_asgd_step(param, grad, ax, eta, mu, decay_term, weight_decay, maximize) */
+int impl_fused_asgd_step(mt_args *a, mt_result *r)
+{
+    mt_asgd_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].b};
+    operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
+                      {"ax", a->v[2].t, true}};
+    return step(r, "_fused_asgd_step", ops, 3, asgd_kernel, &h);
 }

@@ -1,6 +1,6 @@
 """Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -17,10 +17,7 @@ class Adam(_FusedOptimizer):
                  differentiable: bool = False, fused=None,
                  decoupled_weight_decay: bool = False) -> None:
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        _check_betas(betas)
         _check_nonnegative(("weight_decay value", weight_decay))
         _check_flags(type(self).__name__, capturable, differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps,

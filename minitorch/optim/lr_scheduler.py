@@ -12,7 +12,9 @@ from weakref import ref
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "OneCycleLR"]
+           "CosineAnnealingLR", "OneCycleLR", "MultiplicativeLR", "ConstantLR", "LinearLR",
+           "PolynomialLR", "CyclicLR", "CosineAnnealingWarmRestarts", "ReduceLROnPlateau",
+           "SequentialLR", "ChainedScheduler"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -79,6 +81,11 @@ class LRScheduler:
         self.base_lrs: List[float] = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._mark_optimizer_steps(optimizer)
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        # The first step sets the lr of epoch last_epoch + 1; SequentialLR
+        # replays it when it hands over to the next scheduler.
         self._step_count = 0
         self._is_initial = True
         try:
@@ -153,6 +160,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: Union[int, None] = None) -> None:
+        """Sets every group's lr for the next epoch (or for epoch, by the
+        closed form where the scheduler has one)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -169,13 +181,14 @@ class LRScheduler:
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
-class LambdaLR(LRScheduler):
-    """Sets the learning rate of each parameter group to the initial lr times
-    a given function of the epoch."""
+class _LambdaScheduler(LRScheduler):
+    """A schedule driven by one lr_lambda per parameter group; the lambdas are
+    saved in state_dict only when they are callable objects (their __dict__),
+    never when they are plain functions."""
 
     def __init__(self, optimizer: Optimizer,
                  lr_lambda: Union[Callable[[int], float], List[Callable[[int], float]]],
-                 last_epoch: int = -1) -> None:
+                 last_epoch: int = -1, check_callable: bool = False) -> None:
         self.optimizer = optimizer
         if not isinstance(lr_lambda, (list, tuple)):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
@@ -185,6 +198,12 @@ class LambdaLR(LRScheduler):
                     f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
                 )
             self.lr_lambdas = list(lr_lambda)
+        if check_callable:
+            for fn in self.lr_lambdas:
+                if not callable(fn):
+                    raise TypeError(
+                        f"lr_lambda should be a function, but got {type(fn).__name__}"
+                    )
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> Dict[str, Any]:
@@ -206,6 +225,16 @@ class LambdaLR(LRScheduler):
         for idx, fn in enumerate(lr_lambdas):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
+
+
+class LambdaLR(_LambdaScheduler):
+    """Sets the learning rate of each parameter group to the initial lr times
+    a given function of the epoch."""
+
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: Union[Callable[[int], float], List[Callable[[int], float]]],
+                 last_epoch: int = -1) -> None:
+        super().__init__(optimizer, lr_lambda, last_epoch)
 
     def get_lr(self) -> List[float]:
         _warn_get_lr_called_within_step(self)
@@ -426,3 +455,11 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = computed_momentum
         return lrs
+
+
+# The other schedules live in files of their own; they build on the classes
+# above, so they are imported last.
+from .cyclic_schedulers import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402
+from .factor_schedulers import ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR  # noqa: E402
+from .plateau_scheduler import ReduceLROnPlateau  # noqa: E402
+from .scheduler_composition import ChainedScheduler, SequentialLR  # noqa: E402

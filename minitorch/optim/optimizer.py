@@ -287,6 +287,13 @@ def _check_nonnegative(*checks) -> None:
             raise ValueError(f"Invalid {what}: {value}")
 
 
+def _check_betas(betas) -> None:
+    """torch's ValueError for a beta outside [0, 1)."""
+    for i, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:
     # Updates run as fused C loops outside autograd, on the CPU.
     if differentiable:

@@ -1,0 +1,26 @@
+"""SparseAdam, as torch.optim.SparseAdam. minitorch has no sparse (or complex)
+tensors, so every gradient is dense and step() raises torch's error for dense
+gradients."""
+from .optimizer import _FusedOptimizer, _check_betas
+
+
+class SparseAdam(_FusedOptimizer):
+    r"""The lazy Adam variant for sparse gradients, with torch.optim.SparseAdam's
+    arguments and checks; it accepts only sparse gradients, which minitorch
+    cannot produce."""
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
+        if not 0.0 < lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        if next(self._params_with_grad(group), None) is not None:
+            raise RuntimeError(
+                "SparseAdam does not support dense gradients, please consider Adam instead"
+            )
