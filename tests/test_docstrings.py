@@ -20,7 +20,12 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.autograd.forward_ad", "minitorch.autograd.graph", "minitorch.linalg",
               "minitorch.func", "minitorch.utils", "minitorch.utils.data",
               "minitorch.utils.checkpoint", "minitorch.utils.cpp_extension",
-              "minitorch.library", "minitorch.overrides", "minitorch.testing"]
+              "minitorch.library", "minitorch.overrides", "minitorch.testing",
+              "minitorch.distributions", "minitorch.distributions.constraints",
+              "minitorch.cuda", "minitorch.backends", "minitorch.jit",
+              "minitorch.multiprocessing", "minitorch.distributed", "minitorch.nn.parallel",
+              "minitorch.serialization", "minitorch.utils.safetensors",
+              "minitorch.utils.data.distributed"]
 
 SIGNATURE_LINE = re.compile(r"^[\w.:]+\(.*\)( -> .*)?$")
 

@@ -26,4 +26,5 @@ def is_available() -> bool:
 
 
 def is_mpi_available() -> bool:
+    """Whether mpi4py and an MPI runtime can be loaded."""
     return _mpi.available()

@@ -45,12 +45,15 @@ class ProcessGroup:
         self._timeout = timeout
 
     def rank(self) -> int:
+        """This process's rank within the group."""
         return self._comm.Get_rank()
 
     def size(self) -> int:
+        """How many ranks the group has."""
         return len(self._ranks)
 
     def name(self) -> str:
+        """The backend's name: "mpi"."""
         return Backend.MPI
 
     def __repr__(self):
@@ -58,6 +61,8 @@ class ProcessGroup:
 
 
 class GroupMember:
+    """``WORLD``, the default group, and ``NON_GROUP_MEMBER``, what new_group gives
+    a rank outside the group."""
     NON_GROUP_MEMBER = -100
 
     class _World:
@@ -79,6 +84,7 @@ _state = _State()
 
 
 def is_initialized() -> bool:
+    """Whether init_process_group has run (and destroy_process_group has not)."""
     return _state.default is not None
 
 
@@ -208,16 +214,19 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
 
 
 def get_rank(group=None) -> int:
+    """This process's rank in ``group`` (default: the world); -1 outside it."""
     pg = resolve(group)
     return -1 if pg is None else pg.rank()
 
 
 def get_world_size(group=None) -> int:
+    """The number of ranks in ``group`` (default: the world); -1 outside it."""
     pg = resolve(group)
     return -1 if pg is None else pg.size()
 
 
 def get_backend(group=None) -> str:
+    """The backend of ``group``: "mpi"."""
     pg = resolve(group)
     if pg is None:
         raise ValueError("Invalid process group specified")
@@ -225,6 +234,7 @@ def get_backend(group=None) -> str:
 
 
 def get_process_group_ranks(group) -> List[int]:
+    """The global ranks of ``group``'s members, in group-rank order."""
     pg = resolve(group)
     if pg is None:
         raise ValueError("Invalid process group specified")
@@ -232,6 +242,7 @@ def get_process_group_ranks(group) -> List[int]:
 
 
 def get_group_rank(group, global_rank: int) -> int:
+    """The rank within ``group`` of the process with global rank ``global_rank``."""
     pg = resolve(group)
     if pg is None or global_rank not in pg._ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {group}")
@@ -239,6 +250,7 @@ def get_group_rank(group, global_rank: int) -> int:
 
 
 def get_global_rank(group, group_rank: int) -> int:
+    """The global rank of the process with rank ``group_rank`` in ``group``."""
     pg = resolve(group)
     if pg is None or not 0 <= group_rank < pg.size():
         raise ValueError(f"Group rank {group_rank} is not part of group {group}")

@@ -6,6 +6,9 @@ __all__ = ["ReduceOp"]
 
 
 class ReduceOp:
+    """How a reducing collective combines tensors: SUM, AVG, PRODUCT, MIN, MAX and the
+    bitwise BAND, BOR, BXOR (integer and bool tensors only)."""
+
     class RedOpType(enum.IntEnum):
         SUM = 0
         AVG = 1

@@ -22,6 +22,9 @@ class DistBackendError(DistError):
 
 
 class Work:
+    """The handle an ``async_op=True`` operation returns: ``wait()`` for it, or poll
+    ``is_completed()``."""
+
     def __init__(self, name, group, requests, finish=None, result=(), keep=(), status=None):
         self._name = name
         self._group = group
@@ -63,6 +66,7 @@ class Work:
         return True
 
     def is_completed(self) -> bool:
+        """Whether the operation has finished (without blocking)."""
         if not self._done:
             statuses = [self._status] if self._status is not None else None
             if mpi().Request.Testall(self._requests, statuses):
@@ -70,9 +74,11 @@ class Work:
         return self._done
 
     def is_success(self) -> bool:
+        """Whether the operation finished; a failed MPI operation raises instead."""
         return self.is_completed()
 
     def exception(self):
+        """None: failures raise from wait()."""
         return None
 
     def source_rank(self) -> int:
@@ -81,6 +87,7 @@ class Work:
         return self._group._ranks[self._status.Get_source()]
 
     def result(self) -> list:
+        """Waits, then returns the output tensors of the operation."""
         self.wait()
         return self._result
 
