@@ -87,7 +87,7 @@ def _bartlett(n: int, dtype: Any) -> Any:
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Optional[Any] = None,
                     layout: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
-    """The Bartlett (triangular) window: 1 - |2n / (N - 1) - 1|."""
+    """The Bartlett (triangular) window: ``1 - abs(2n / (N - 1) - 1)``."""
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad, device,
                    _bartlett)
 
