@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "../core/dynlib.h"
+#include "../core/threads.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 
@@ -17,9 +18,17 @@ void (*mt_blas_locate)(void);
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
 static const char *sgemm_name;
-/* OpenBLAS >= 0.3.27: the thread count for calls from this thread only. */
-typedef int (*set_local_fn)(int);
-static set_local_fn set_threads_local;
+/* OpenBLAS's thread count. It is one process-wide setting (even
+ * openblas_set_num_threads_local, up to at least 0.3.31, reads the global
+ * count, writes it and returns the old one), so it is only ever changed here,
+ * under a lock, for as long as any product of ours runs. */
+typedef int (*get_threads_fn)(void);
+typedef void (*set_threads_fn)(int);
+static get_threads_fn get_threads;
+static set_threads_fn set_threads;
+static mt_mutex threads_lock = MT_MUTEX_INIT;
+static int64_t threads_users;
+static int threads_saved;
 
 /* The ILP64 spellings: scipy_openblas64 (NumPy 2 wheels, the scipy-openblas64
  * package) prefixes and suffixes the symbols, NumPy 1.x's openblas64_ only
@@ -52,7 +61,15 @@ bool mt_blas_load(const char *path)
     sgemm = (sgemm_fn)s;
     dgemm = (dgemm_fn)d;
     sgemm_name = snames[si];
-    set_threads_local = (set_local_fn)mt_dynlib_symbol(h, "openblas_set_num_threads_local");
+    static const char *const gnames[] = {"scipy_openblas_get_num_threads64_",
+                                         "openblas_get_num_threads64_", NULL};
+    static const char *const tnames[] = {"scipy_openblas_set_num_threads64_",
+                                         "openblas_set_num_threads64_", NULL};
+    void *g, *t;
+    if (find(h, gnames, &g) >= 0 && find(h, tnames, &t) >= 0) {
+        get_threads = (get_threads_fn)g;
+        set_threads = (set_threads_fn)t;
+    }
     return true;
 }
 
@@ -60,21 +77,41 @@ bool mt_blas_available(void) { return sgemm && dgemm; }
 
 const char *mt_blas_symbol(void) { return sgemm_name; }
 
-bool mt_blas_single_threaded(void) { return set_threads_local != NULL; }
+bool mt_blas_single_threaded(void) { return set_threads != NULL; }
+
+/* The first of overlapping products (from any threads) saves the library's
+ * count and sets one; the last puts the saved count back, so the host's own
+ * calls (NumPy's) find exactly what they set. */
+void mt_blas_begin(void)
+{
+    if (!set_threads)
+        return;
+    mt_mutex_lock(&threads_lock);
+    if (threads_users++ == 0) {
+        threads_saved = get_threads();
+        if (threads_saved != 1)
+            set_threads(1);
+    }
+    mt_mutex_unlock(&threads_lock);
+}
+
+void mt_blas_end(void)
+{
+    if (!set_threads)
+        return;
+    mt_mutex_lock(&threads_lock);
+    if (--threads_users == 0 && threads_saved != 1)
+        set_threads(threads_saved);
+    mt_mutex_unlock(&threads_lock);
+}
 
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                   double beta, void *c, int64_t ldc)
 {
     int ta = trans_a ? TRANS : NO_TRANS, tb = trans_b ? TRANS : NO_TRANS;
-    /* One thread per call: our pool splits the work, and OpenBLAS's own
-     * threads would spin for 100 ms after each call against ours. The
-     * caller's setting (NumPy's, on this thread) comes back afterwards. */
-    int before = set_threads_local ? set_threads_local(1) : 0;
     if (d == MT_FLOAT32)
         sgemm(ROW_MAJOR, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
     else
         dgemm(ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    if (set_threads_local)
-        set_threads_local(before);
 }

@@ -26,9 +26,19 @@ static inline void mt_blas_prepare(void)
 bool mt_blas_available(void);
 /* The single-precision gemm symbol the loaded library answered to, or NULL. */
 const char *mt_blas_symbol(void);
-/* Whether each mt_blas_gemm runs on the calling thread alone (the library can
- * be told so per thread); otherwise large calls use the library's threads. */
+/* Whether each mt_blas_gemm between mt_blas_begin and mt_blas_end runs on
+ * its calling thread alone (the library's thread count can be set); otherwise
+ * large calls use the library's threads. */
 bool mt_blas_single_threaded(void);
+/* Brackets a product whose mt_blas_gemm calls may run on our threads: one
+ * thread per call inside (our pool splits the work, and the library's own
+ * threads would spin for 100 ms after each call against ours), the library's
+ * own count restored exactly after. Called around the product, not around
+ * each mt_blas_gemm; pairs may overlap across threads. The
+ * count is process-wide, so a host call on another thread during a product
+ * runs on one thread too. */
+void mt_blas_begin(void);
+void mt_blas_end(void);
 /* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_FLOAT32/MT_FLOAT64. */
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,

@@ -17,7 +17,7 @@
 #define BLAS_MIN_WORK (48.0 * 48.0 * 48.0)
 /* NumPy's OpenBLAS runs products below about this many multiply-adds on the
  * calling thread, and wakes its own threads (which then spin for 100 ms)
- * above it unless told per thread not to (mt_blas_single_threaded). Products
+ * above it unless told not to (mt_blas_single_threaded). Products
  * our threads may split are those each BLAS call then runs on one thread. */
 #define BLAS_SERIAL_WORK (1024.0 * 1024.0)
 /* Fewer rows (or columns) than this per BLAS call cost more in call overhead
@@ -526,7 +526,11 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
     int64_t grain = !one_thread_each || !disjoint
                         ? nb + 1
                         : 1 + (int64_t)(PARALLEL_MIN_WORK / (work + 1));
+    if (j.blas)
+        mt_blas_begin();
     mt_parallel_for(0, nb, grain, batch_range, &j);
+    if (j.blas)
+        mt_blas_end();
     /* a failed allocation on another thread left no message here */
     return atomic_load(&j.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in matmul") : 0;
 }
