@@ -1,21 +1,18 @@
-/* madvise and MADV_HUGEPAGE are outside strict C11 */
-#define _DEFAULT_SOURCE
-
+/* Storage lifetime: one refcounted header per block of tensor memory. Big
+ * buffers come from the caching allocator (core/allocator.h) with
+ * cache-line alignment for the vector loops; small ones share one malloc with
+ * the header, so a 1-element tensor costs a single allocation. Foreign memory
+ * (NumPy, DLPack, shared memory) keeps its own release and never reaches the
+ * allocator. */
 #include "storage.h"
-#include "block_cache.h"
+#include "allocator.h"
 #include "error.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32 /* madvise only; Windows has no huge-page advice */
-#include <sys/mman.h>
-#endif
 
-/* Big buffers get cache-line alignment for the vector loops; small ones share
- * one malloc with the header so a 1-element tensor costs a single allocation. */
 #define MT_BIG_ALIGN 64
 #define MT_SMALL_LIMIT 256
-#define MT_HUGEPAGE_MIN ((size_t)4 << 20)
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
 {
@@ -39,35 +36,15 @@ mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     mt_storage *s = malloc(sizeof(mt_storage));
     if (!s)
         goto oom;
-    size_t rounded = (nbytes + MT_BIG_ALIGN - 1) & ~(size_t)(MT_BIG_ALIGN - 1);
-    size_t size = rounded + MT_BIG_ALIGN;
-    void *data = mt_block_take(size, &size);
-    bool reused = data != NULL;
-    if (!reused)
-        data = zeroed ? calloc(1, size) : malloc(size);
-    if (!data) {
+    void *data;
+    void *block = mt_alloc(nbytes, MT_BIG_ALIGN, zeroed, &data, &s->block_size);
+    if (!block) {
         free(s);
         goto oom;
     }
-    /* Keep the raw pointer for free() in release_ctx, hand out the aligned one. */
-    uintptr_t aligned = ((uintptr_t)data + MT_BIG_ALIGN - 1) & ~(uintptr_t)(MT_BIG_ALIGN - 1);
-    s->data = (void *)aligned;
-    s->block_size = size;
-    if (reused && zeroed)
-        memset(s->data, 0, nbytes);
-#ifdef MADV_HUGEPAGE
-    /* Large buffers are fresh pages from the kernel: asking for huge pages
-     * makes first touch (the page faults of every new result) far cheaper,
-     * as NumPy does. Advice only: failure changes nothing. */
-    if (nbytes >= MT_HUGEPAGE_MIN && !reused) {
-        uintptr_t page = 4096, start = (aligned + page - 1) & ~(page - 1);
-        uintptr_t end = (aligned + nbytes) & ~(page - 1);
-        if (end > start)
-            madvise((void *)start, end - start, MADV_HUGEPAGE);
-    }
-#endif
+    s->data = data;
     s->release = NULL;
-    s->release_ctx = data;
+    s->release_ctx = block;
     s->refcount = 1;
     s->nbytes = nbytes;
     s->version = 0;
@@ -99,8 +76,8 @@ static void free_data(mt_storage *s)
 {
     if (s->release)
         s->release(s->release_ctx, s->data);
-    else if (s->release_ctx && !mt_block_keep(s->release_ctx, s->block_size))
-        free(s->release_ctx); /* NULL for the one-block small case */
+    else if (s->release_ctx) /* NULL for the one-block small case */
+        mt_alloc_free(s->release_ctx, s->block_size);
 }
 
 void mt_storage_decref(mt_storage *s)
