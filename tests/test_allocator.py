@@ -234,3 +234,29 @@ def test_thread_churn():
     assert errors == []
     s = stats()
     assert s["cached_bytes"] <= s["cap_bytes"]
+
+
+@needs_cache
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_starts_with_an_empty_cache():
+    r = run("""
+import json, os, minitorch as mt
+xs = [mt.full((50_000,), 5.0) for _ in range(5)]
+del xs
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    s = mt._C._allocator_stats()
+    z = mt.zeros(50_000)
+    y = mt.full((50_000,), 2.0)
+    del y
+    y2 = mt.empty(50_000)
+    os.write(w, json.dumps({"cached": s["cached_blocks"], "zero": not bool(z.any()),
+                            "reused": mt._C._allocator_stats()["hits"] > s["hits"]}).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+child = json.loads(os.read(r, 4096))
+child["parent_cached"] = mt._C._allocator_stats()["cached_blocks"]
+print(json.dumps(child))
+""")
+    assert r == {"cached": 0, "zero": True, "reused": True, "parent_cached": 5}

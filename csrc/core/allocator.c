@@ -82,9 +82,22 @@ static bool parse_bytes(const char *text, uint64_t *out)
     return true;
 }
 
+/* A fork's child has only the forking thread: another thread may have held
+ * the lock, mid-way through the lists. The child starts with a fresh lock and
+ * an empty cache; the kept blocks it inherited are left alone (copies of the
+ * parent's pages, never touched). */
+static void after_fork_child(void)
+{
+    mt_mutex_init(&lock);
+    memset(classes, 0, sizeof classes);
+    newest = oldest = NULL;
+    stats.cached_bytes = stats.cached_blocks = 0;
+}
+
 static void read_settings(void)
 {
     ready = true;
+    mt_at_fork_child(after_fork_child);
 #ifdef MT_NO_BLOCK_CACHE
     enabled = false;
 #else
