@@ -1,3 +1,6 @@
+/* The optional OpenBLAS behind mt_gemm: its gemm symbols, found at run time,
+ * and its process-wide thread count, held at one while our products run and
+ * restored exactly after (see blas.h). */
 #include "blas.h"
 
 #include <stddef.h>
