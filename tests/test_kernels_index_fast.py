@@ -223,6 +223,9 @@ def test_scatter_errors():
             x.scatter_add(1, lib.tensor([[0, 4]]), lib.ones(1, 2))
         with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
             x.scatter(0, lib.tensor([[-1]]), 1.0)
+        for src in (lib.ones(3, 4), 2.0):
+            with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
+                x.scatter(0, lib.tensor([[0]]), src, reduce="abc")
 
 
 def test_big_threaded_paths_match_serial():

@@ -505,7 +505,7 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             op = MT_PUT_MUL;
         else {
             mt_release(out);
-            mt_release(src);
+            mt_xrelease(src);
             return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
         }
     }
