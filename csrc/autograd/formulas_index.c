@@ -95,14 +95,32 @@ static int pick_backward(mt_node *n, mt_tensor **g, mt_tensor **out, const char 
     return picked_backward(n, g, out, pos);
 }
 
+/* index_select and gather of an input of at least one dim: g accumulated
+ * into zeros by the inverse op (index_add_, scatter_add_), which never builds
+ * the positions of every input element. */
+static int accumulate_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int op)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    mt_tensor *ix = mt_node_saved(n, 2);
+    mt_tensor *z = ix ? mt_new(m->dtype, m->ndim, m->sizes, true) : NULL;
+    mt_tensor *r = z ? mt_call(op, "TiTT", z, n->args[1].i, ix, g[0]) : NULL;
+    mt_xrelease(z);
+    mt_xrelease(ix);
+    return finish(&out[0], r);
+}
+
 int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return pick_backward(n, g, out, "index_select", 2);
+    if (n->edge_meta[0].ndim == 0)
+        return pick_backward(n, g, out, "index_select", 2);
+    return accumulate_backward(n, g, out, MT_OP_index_add_);
 }
 
 int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return pick_backward(n, g, out, "gather", 2);
+    if (n->edge_meta[0].ndim == 0)
+        return pick_backward(n, g, out, "gather", 2);
+    return accumulate_backward(n, g, out, MT_OP_scatter_add_);
 }
 
 int take_backward(mt_node *n, mt_tensor **g, mt_tensor **out)

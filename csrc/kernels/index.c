@@ -1,3 +1,6 @@
+/* The small index kernels: wrapping advanced indices, result shapes, masked
+ * fill, triangles and nonzero positions. Row gathers and puts by index live in
+ * index_rows.c, gathers and scatters along a dim in index_dim.c. */
 #include "index.h"
 #include "iter.h"
 #include "typed.h"
@@ -25,34 +28,6 @@ static inline void advance(int ndim, const int64_t *sizes, int64_t *pos)
             return;
         pos[d] = 0;
     }
-}
-
-#define COMBINE(E, SFX, CT)                                                              \
-    static void combine_##SFX(char *d, const char *s, mt_put_op op, double af, int64_t ai) \
-    {                                                                                    \
-        CT *dp = (CT *)d;                                                                \
-        CT sv = *(const CT *)s;                                                          \
-        if (mt_is_floating(E)) {                                                         \
-            double x = MT_LOAD_##SFX(*dp), y = MT_LOAD_##SFX(sv);                        \
-            *dp = MT_STORE_##SFX(op == MT_PUT_ADD ? x + y * af : x * y);                 \
-        } else {                                                                         \
-            int64_t x = (int64_t)MT_LOAD_##SFX(*dp), y = (int64_t)MT_LOAD_##SFX(sv);     \
-            *dp = MT_STORE_##SFX(op == MT_PUT_ADD ? x + y * ai : x * y);                 \
-        }                                                                                \
-    }
-MT_FOR_ALL_DTYPES(COMBINE)
-
-typedef void (*combine_fn)(char *, const char *, mt_put_op, double, int64_t);
-#define COMBINE_ROW(E, SFX, CT) [E] = combine_##SFX,
-static const combine_fn combine_table[MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(COMBINE_ROW)};
-
-static inline void put_item(char *d, const char *s, int isz, combine_fn comb, mt_put_op op,
-                            double af, int64_t ai)
-{
-    if (op == MT_PUT_SET)
-        move_item(d, s, isz);
-    else
-        comb(d, s, op, af, ai);
 }
 
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)
@@ -95,101 +70,12 @@ int mt_index_result_shape(const mt_tensor *t, const mt_index_plan *p, int *ndim,
     return 0;
 }
 
-/* Element offset in t of the result position pos (result dims as in
- * mt_index_result_shape). */
-static int64_t source_offset(const mt_tensor *t, const mt_index_plan *p, const int64_t *pos)
-{
-    int64_t off = t->offset, j = 0;
-    for (int d = 0; d < p->pre; d++)
-        off += pos[d] * t->strides[d];
-    for (int d = 0; d < p->index_ndim; d++)
-        j = j * p->index_sizes[d] + pos[p->pre + d];
-    for (int k = 0; k < p->k; k++)
-        off += p->index[k][j] * t->strides[p->pre + k];
-    int post = t->ndim - p->pre - p->k;
-    for (int d = 0; d < post; d++)
-        off += pos[p->pre + p->index_ndim + d] * t->strides[p->pre + p->k + d];
-    return off;
-}
-
 static int64_t offset_of(const mt_tensor *t, const int64_t *pos)
 {
     int64_t off = t->offset;
     for (int d = 0; d < t->ndim; d++)
         off += pos[d] * t->strides[d];
     return off;
-}
-
-void mt_index_gather(const mt_tensor *t, const mt_index_plan *p, mt_tensor *out)
-{
-    int64_t pos[MT_MAX_DIMS] = {0};
-    int isz = mt_itemsize(t->dtype);
-    char *src = (char *)t->storage->data, *dst = (char *)out->storage->data;
-    for (int64_t i = 0; i < out->numel; i++) {
-        move_item(dst + offset_of(out, pos) * isz, src + source_offset(t, p, pos) * isz, isz);
-        advance(out->ndim, out->sizes, pos);
-    }
-}
-
-void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, mt_put_op op,
-                  double alpha_f, int64_t alpha_i)
-{
-    int64_t pos[MT_MAX_DIMS] = {0};
-    int isz = mt_itemsize(t->dtype);
-    combine_fn comb = combine_table[t->dtype];
-    char *dst = (char *)t->storage->data, *src = (char *)vals->storage->data;
-    for (int64_t i = 0; i < vals->numel; i++) {
-        put_item(dst + source_offset(t, p, pos) * isz, src + offset_of(vals, pos) * isz, isz,
-                 comb, op, alpha_f, alpha_i);
-        advance(vals->ndim, vals->sizes, pos);
-    }
-}
-
-/* Offset in t of pos with coordinate dim replaced by the index at pos. */
-static int along_dim(const mt_tensor *t, int dim, const mt_tensor *index, const int64_t *pos,
-                     int64_t *off)
-{
-    int64_t ix = *(const int64_t *)(mt_data(index) + (offset_of(index, pos) - index->offset) * 8);
-    int64_t size = t->ndim ? t->sizes[dim] : 1;
-    /* gather and scatter count no index from the end, as torch */
-    if (ix < 0 || ix >= size)
-        return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
-                        (long long)ix, dim, (long long)size);
-    int64_t o = t->offset;
-    for (int d = 0; d < t->ndim; d++)
-        o += (d == dim ? ix : pos[d]) * t->strides[d];
-    *off = o;
-    return 0;
-}
-
-int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out)
-{
-    int64_t pos[MT_MAX_DIMS] = {0}, off;
-    int isz = mt_itemsize(t->dtype);
-    for (int64_t i = 0; i < index->numel; i++) {
-        if (along_dim(t, dim, index, pos, &off) < 0)
-            return -1;
-        move_item(mt_data(out) + (offset_of(out, pos) - out->offset) * isz,
-                  (char *)t->storage->data + off * isz, isz);
-        advance(index->ndim, index->sizes, pos);
-    }
-    return 0;
-}
-
-int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
-                   mt_put_op op)
-{
-    int64_t pos[MT_MAX_DIMS] = {0}, off;
-    int isz = mt_itemsize(t->dtype);
-    combine_fn comb = combine_table[t->dtype];
-    for (int64_t i = 0; i < index->numel; i++) {
-        if (along_dim(t, dim, index, pos, &off) < 0)
-            return -1;
-        put_item((char *)t->storage->data + off * isz,
-                 (char *)src->storage->data + offset_of(src, pos) * isz, isz, comb, op, 1.0, 1);
-        advance(index->ndim, index->sizes, pos);
-    }
-    return 0;
 }
 
 static void masked_fill_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
@@ -233,15 +119,26 @@ int64_t mt_count_set(const mt_tensor *b)
     return n;
 }
 
-void mt_nonzero_positions(const mt_tensor *b, int64_t *out)
+void mt_nonzero_positions(const mt_tensor *b, int64_t count, int64_t *out)
 {
     const uint8_t *p = (const uint8_t *)mt_data(b);
+    int nd = b->ndim;
+    if (nd == 1) {
+        /* branch-free: every position is written, the cursor moves on set
+         * bytes only (a mask's bytes are as good as random to a predictor) */
+        int64_t k = 0;
+        for (int64_t i = 0; i < b->numel && k < count; i++) {
+            out[k] = i;
+            k += p[i] != 0;
+        }
+        return;
+    }
     int64_t pos[MT_MAX_DIMS] = {0};
     for (int64_t i = 0; i < b->numel; i++) {
         if (p[i]) {
-            memcpy(out, pos, sizeof(int64_t) * b->ndim);
-            out += b->ndim;
+            memcpy(out, pos, sizeof(int64_t) * nd);
+            out += nd;
         }
-        advance(b->ndim, b->sizes, pos);
+        advance(nd, b->sizes, pos);
     }
 }

@@ -41,9 +41,9 @@ void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value)
 /* Zeroes the elements of the last two dims outside the band: keep j - i <= diag
  * (lower) or j - i >= diag (upper). */
 void mt_triangle_zero(mt_tensor *t, int64_t diag, bool lower);
-/* Positions of the set bytes of a dense bool tensor, as an [n, ndim] int64
- * array written to out (capacity counted by the caller with mt_count_set). */
+/* Positions of the set bytes of a dense bool tensor, as a [count, ndim] int64
+ * array written to out; count is mt_count_set's. */
 int64_t mt_count_set(const mt_tensor *dense_bool);
-void mt_nonzero_positions(const mt_tensor *dense_bool, int64_t *out);
+void mt_nonzero_positions(const mt_tensor *dense_bool, int64_t count, int64_t *out);
 
 #endif

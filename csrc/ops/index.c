@@ -11,6 +11,7 @@
 #include "table.h"
 #include "shape.h"
 
+#include "../core/overlap.h"
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 #include "../kernels/index.h"
@@ -27,7 +28,7 @@ mt_tensor *mt_nonzero_indices(const mt_tensor *t)
     int64_t sizes[2] = {mt_count_set(b), t->ndim};
     mt_tensor *out = mt_new(MT_INT64, 2, sizes, false);
     if (out)
-        mt_nonzero_positions(b, (int64_t *)mt_data(out));
+        mt_nonzero_positions(b, sizes[0], (int64_t *)mt_data(out));
     mt_release(b);
     return out;
 }
@@ -313,18 +314,35 @@ static mt_tensor *dense_long(const mt_tensor *ix, const char *op)
     return o;
 }
 
-/* index_select and index_add_ take no negative index, as torch. */
-static int index_in_range(const mt_index_plan *p, int64_t size)
+/* How an op treats indices outside [0, size): take counts negatives from
+ * the end; index_select and index_add_ refuse them, in the words of the
+ * torch kernel that a case goes to (index_select along dim 1 of 2 or more
+ * dims; index_add_ of an int64 index along the first or last of 2 or more
+ * dims, which torch runs as a scatter_add). */
+typedef enum { WRAP_NEGATIVE, STRICT, STRICT_DIM1, STRICT_SCATTER } index_rule;
+
+static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_rule rule)
 {
-    for (int64_t j = 0; j < p->index_numel; j++)
-        if (p->index[0][j] < 0 || p->index[0][j] >= size)
-            return mt_error(MT_ERR_INDEX, "index out of range in self");
+    for (int64_t j = 0; j < p->index_numel; j++) {
+        int64_t i = p->index[0][j];
+        if (i >= 0 && i < size)
+            continue;
+        if (rule == STRICT_DIM1)
+            return mt_error(MT_ERR_RUNTIME,
+                            "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
+                            (long long)i, (long long)size);
+        if (rule == STRICT_SCATTER)
+            return mt_error(MT_ERR_RUNTIME,
+                            "index %lld is out of bounds for dimension %d with size %lld",
+                            (long long)i, dim, (long long)size);
+        return mt_error(MT_ERR_INDEX, "index out of range in self");
+    }
     return 0;
 }
 
-/* t gathered by one index array along dim: index_select (strict: no
- * negative index) and take (negatives count from the end). */
-static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index, bool strict)
+/* t gathered by one index array along dim: index_select and take. */
+static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index,
+                               index_rule rule)
 {
     mt_tensor *ix = mt_new(MT_INT64, index->ndim, index->sizes, false);
     if (!ix)
@@ -336,7 +354,7 @@ static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *ind
     mt_tensor *out = NULL;
     int nd;
     int64_t shape[MT_MAX_DIMS];
-    if ((!strict || index_in_range(&p, t->ndim ? t->sizes[dim] : 1) == 0) &&
+    if ((rule == WRAP_NEGATIVE || index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule) == 0) &&
         mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
         (out = mt_new(t->dtype, nd, shape, false)))
         mt_index_gather(t, &p, out);
@@ -365,19 +383,22 @@ int impl_index_select(mt_args *a, mt_result *r)
         t.ndim = 1;
         t.sizes[0] = 1;
         t.strides[0] = 0;
-        mt_tensor *out = select_along(&t, 0, &i1, true);
+        mt_tensor *out = select_along(&t, 0, &i1, STRICT);
         if (out)
             out->ndim = 0;
         return mt_result_tensor(r, out);
     }
     if (t.sizes[dim] == 0 && i1.numel > 0)
         return mt_error(MT_ERR_RUNTIME, "index_select(): self indexing axis dim should be positive");
-    return mt_result_tensor(r, select_along(&t, dim, &i1, true));
+    bool dim1 = t.ndim > 1 && dim == 1 && t.numel > 0;
+    return mt_result_tensor(r, select_along(&t, dim, &i1, dim1 ? STRICT_DIM1 : STRICT));
 }
 
 int impl_take(mt_args *a, mt_result *r)
 {
-    mt_tensor *flat = clone_of(a->v[0].t);
+    mt_tensor *t = a->v[0].t;
+    /* a contiguous input is read where it is */
+    mt_tensor *flat = mt_tensor_is_contiguous(t) ? (mt_retain(t), t) : clone_of(t);
     if (!flat)
         return -1;
     mt_tensor f = flat_of(flat);
@@ -387,7 +408,7 @@ int impl_take(mt_args *a, mt_result *r)
     else if (f.numel == 0 && a->v[1].t->numel > 0)
         mt_error(MT_ERR_INDEX, "take(): tried to take from an empty tensor");
     else
-        out = select_along(&f, 0, a->v[1].t, false);
+        out = select_along(&f, 0, a->v[1].t, WRAP_NEGATIVE);
     mt_release(flat);
     return mt_result_tensor(r, out);
 }
@@ -460,18 +481,22 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
         mt_retain(out);
     else if (!(out = clone_of(t)))
         return -1;
-    mt_tensor *src = mt_new(t->dtype, ix->ndim, ix->sizes, false);
-    if (!src) {
-        mt_release(out);
-        return -1;
-    }
-    if (v->is_scalar)
-        mt_fill(src, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
-    else {
-        mt_tensor s = *v->t;
-        for (int d = 0; d < ix->ndim && d < s.ndim; d++)
-            s.sizes[d] = ix->sizes[d];
-        mt_copy(src, &s);
+    /* src read in place through its part the index covers, unless it must
+     * be made (a scalar), converted, or shares the written memory */
+    mt_tensor part = v->is_scalar ? *t : *v->t;
+    for (int d = 0; d < ix->ndim && d < part.ndim; d++)
+        part.sizes[d] = ix->sizes[d];
+    mt_checked_numel(part.ndim, part.sizes, &part.numel);
+    mt_tensor *src = NULL;
+    if (v->is_scalar || part.dtype != t->dtype || part.storage == out->storage) {
+        if (!(src = mt_new(t->dtype, ix->ndim, ix->sizes, false))) {
+            mt_release(out);
+            return -1;
+        }
+        if (v->is_scalar)
+            mt_fill(src, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+        else
+            mt_copy(src, &part);
     }
     if (has_reduce && !mt_is_none(a, 4)) {
         if (!strcmp(a->v[4].str, "add"))
@@ -480,12 +505,12 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             op = MT_PUT_MUL;
         else {
             mt_release(out);
-            mt_release(src);
+            mt_xrelease(src);
             return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
         }
     }
-    int rc = mt_scatter_dim(out, dim, ix, src, op);
-    mt_release(src);
+    int rc = mt_scatter_dim(out, dim, ix, src ? src : &part, op);
+    mt_xrelease(src);
     if (rc < 0) {
         mt_release(out);
         return -1;
@@ -512,6 +537,8 @@ int impl_index_add_(mt_args *a, mt_result *r)
         return -1;
     if (!mt_is_integral(ix->dtype, false) || ix->ndim > 1)
         return mt_error(MT_ERR_INDEX, "index_add_(): Index is supposed to be a vector");
+    if (mt_check_overlap(t, src, true) < 0 || mt_check_overlap(t, ix, true) < 0)
+        return -1;
     mt_tensor *ixl = dense_long(ix, "index_add_");
     if (!ixl)
         return -1;
@@ -520,7 +547,10 @@ int impl_index_add_(mt_args *a, mt_result *r)
     int nd, rc = -1;
     int64_t shape[MT_MAX_DIMS];
     mt_tensor *vals = NULL;
-    if (index_in_range(&p, t->ndim ? t->sizes[dim] : 1) < 0 || mt_index_wrap(t, &p) < 0 ||
+    bool as_scatter = t->ndim > 1 && ix->dtype == MT_INT64 && (dim == 0 || dim == t->ndim - 1);
+    if (index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1,
+                       as_scatter ? STRICT_SCATTER : STRICT) < 0 ||
+        mt_index_wrap(t, &p) < 0 ||
         mt_index_result_shape(t, &p, &nd, shape) < 0)
         goto done;
     if (src->ndim != nd || memcmp(src->sizes, shape, sizeof(int64_t) * nd)) {
@@ -528,10 +558,13 @@ int impl_index_add_(mt_args *a, mt_result *r)
                  "index_add_(): Source/destination tensor must have same slice shapes.");
         goto done;
     }
-    if (!(vals = mt_new(t->dtype, nd, shape, false)))
-        goto done;
-    mt_copy(vals, src);
-    mt_index_put(t, &p, vals, MT_PUT_ADD, a->v[4].s.f, a->v[4].s.i);
+    /* source is read in place unless it needs converting */
+    if (src->dtype != t->dtype) {
+        if (!(vals = mt_new(t->dtype, nd, shape, false)))
+            goto done;
+        mt_copy(vals, src);
+    }
+    mt_index_put(t, &p, vals ? vals : src, MT_PUT_ADD, a->v[4].s.f, a->v[4].s.i);
     t->storage->version++;
     mt_retain(t);
     rc = mt_result_tensor(r, t);

@@ -99,9 +99,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
                            f"{input.type()} instead (while checking arguments for embedding)")
+    # index_select checks the indices, with embedding's message
     flat = input.reshape(-1)
-    if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= weight.size(0)):
-        raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, flat, max_norm, norm_type)
     rows = weight.index_select(0, flat)

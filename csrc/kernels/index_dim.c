@@ -1,0 +1,240 @@
+/* torch.gather and torch.scatter along one dim (mt_gather_dim, mt_scatter_dim).
+ * The index's shape is walked as rows along its last dim with offsets that
+ * advance incrementally; each row is bounds-checked once, then moved by a
+ * row loop chosen per item size (gather, scatter set) or per dtype and
+ * reduction (scatter add, multiply) once per call.
+ *
+ * Threads split one dim of the index, s, into ranges; each range is a narrowed
+ * view of index, values and (when s is not the gathered dim) self. A gather may
+ * split any dim. A scatter splits a dim other than dim: positions that differ
+ * there write different elements of self, so no two threads collide and each
+ * element sees its writes in index order, as serially. */
+#include "index.h"
+#include "parallel.h"
+#include "typed.h"
+
+#include "../core/error.h"
+#include "../core/portable.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+/* One row of n index entries ix[i * xs]; self's element for entry i is at
+ * t + i * ti + ix * td, the value's at v + i * vs. */
+typedef void (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
+                           char *v, int64_t vs, int64_t n);
+
+/* Rows whose index and values step by one (the common, dense case) get their
+ * own loop, which the compiler turns into vector gathers where it can. */
+#define MOVE_ROWS(N, CT)                                                                    \
+    MT_CLONES_AVX2 static void gather_row_##N(char *t, int64_t ti, int64_t td,             \
+                                              const int64_t *ix, int64_t xs, char *v,      \
+                                              int64_t vs, int64_t n)                       \
+    {                                                                                       \
+        const CT *s = (const CT *)t;                                                        \
+        CT *d = (CT *)v;                                                                    \
+        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i] = s[ix[i]];                                                            \
+            return;                                                                         \
+        }                                                                                   \
+        if (xs == 1 && vs == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i] = s[i * ti + ix[i] * td];                                              \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                     \
+            d[i * vs] = s[i * ti + ix[i * xs] * td];                                        \
+    }                                                                                       \
+    static void set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                            char *v, int64_t vs, int64_t n)                                 \
+    {                                                                                       \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        if (xs == 1 && vs == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i * ti + ix[i] * td] = s[i];                                              \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                     \
+            d[i * ti + ix[i * xs] * td] = s[i * vs];                                        \
+    }
+MOVE_ROWS(1, uint8_t)
+MOVE_ROWS(2, uint16_t)
+MOVE_ROWS(4, uint32_t)
+MOVE_ROWS(8, uint64_t)
+
+#define COMBINE_ROWS(E, SFX, CT)                                                            \
+    static void add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
+    {                                                                                       \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        if (xs == 1 && vs == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                CT *p = d + i * ti + ix[i] * td;                                            \
+                *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                       \
+                                    (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                     \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
+                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
+        }                                                                                   \
+    }                                                                                       \
+    static void mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
+    {                                                                                       \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
+                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
+        }                                                                                   \
+    }
+MT_FOR_ALL_DTYPES(COMBINE_ROWS)
+
+static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW(add_row);
+static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
+
+static dim_row_fn by_size(int isz, bool gather)
+{
+    switch (isz) {
+    case 1: return gather ? gather_row_1 : set_row_1;
+    case 2: return gather ? gather_row_2 : set_row_2;
+    case 4: return gather ? gather_row_4 : set_row_4;
+    default: return gather ? gather_row_8 : set_row_8;
+    }
+}
+
+typedef struct {
+    mt_tensor t, ix, v; /* at least 1-d */
+    int dim, split;
+    dim_row_fn row;
+    _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
+} dim_job;
+
+/* Whether every index of the row is in [0, size): a branch-free reduction,
+ * vectorised for dense rows. */
+MT_CLONES_AVX2 static bool row_in_range(const int64_t *x, int64_t xs, int64_t n, int64_t size)
+{
+    uint64_t out = 0, lim = (uint64_t)size;
+    if (xs == 1)
+        for (int64_t i = 0; i < n; i++)
+            out |= (uint64_t)x[i] >= lim;
+    else
+        for (int64_t i = 0; i < n; i++)
+            out |= (uint64_t)x[i * xs] >= lim;
+    return out == 0;
+}
+
+/* The rows of t, ix, v (ix's shape, t seen along ix's positions). */
+static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const mt_tensor *v)
+{
+    int nd = ix->ndim, last = nd - 1, isz = mt_itemsize(t->dtype);
+    if (ix->numel == 0)
+        return;
+    int64_t size = t->sizes[w->dim], td = t->strides[w->dim];
+    int64_t row_ts[MT_MAX_DIMS], pos[MT_MAX_DIMS] = {0};
+    for (int d = 0; d < nd; d++)
+        row_ts[d] = d == w->dim ? 0 : t->strides[d];
+    int64_t n = ix->sizes[last];
+    int64_t to = t->offset, xo = ix->offset, vo = v->offset;
+    const int64_t *xbase = (const int64_t *)ix->storage->data;
+    char *tbase = (char *)t->storage->data, *vbase = (char *)v->storage->data;
+    int64_t xs = ix->strides[last], vs = v->strides[last], ti = row_ts[last];
+    for (;;) {
+        const int64_t *x = xbase + xo;
+        if (!row_in_range(x, xs, n, size)) {
+            for (int64_t i = 0; i < n; i++)
+                if ((uint64_t)x[i * xs] >= (uint64_t)size) {
+                    int64_t none = INT64_MIN;
+                    atomic_compare_exchange_strong(&w->bad, &none, x[i * xs]);
+                    return;
+                }
+        }
+        w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n);
+        int d = last - 1;
+        for (; d >= 0; d--) {
+            to += row_ts[d];
+            xo += ix->strides[d];
+            vo += v->strides[d];
+            if (++pos[d] < ix->sizes[d])
+                break;
+            to -= row_ts[d] * ix->sizes[d];
+            xo -= ix->strides[d] * ix->sizes[d];
+            vo -= v->strides[d] * ix->sizes[d];
+            pos[d] = 0;
+        }
+        if (d < 0 || atomic_load_explicit(&w->bad, memory_order_relaxed) != INT64_MIN)
+            return;
+    }
+}
+
+static void narrow(mt_tensor *v, int d, int64_t b, int64_t e)
+{
+    v->offset += b * v->strides[d];
+    v->numel = v->sizes[d] ? v->numel / v->sizes[d] * (e - b) : 0;
+    v->sizes[d] = e - b;
+}
+
+static void dim_range(void *arg, int64_t b, int64_t e)
+{
+    dim_job *w = arg;
+    mt_tensor t = w->t, ix = w->ix, v = w->v;
+    narrow(&ix, w->split, b, e);
+    narrow(&v, w->split, b, e);
+    if (w->split != w->dim)
+        narrow(&t, w->split, b, e);
+    run_dim(w, &t, &ix, &v);
+}
+
+/* a 0-d tensor as a 1-d one of one element */
+static mt_tensor at_least_1d(const mt_tensor *t)
+{
+    mt_tensor v = *t;
+    if (v.ndim == 0) {
+        v.ndim = 1;
+        v.sizes[0] = 1;
+        v.strides[0] = 0;
+    }
+    return v;
+}
+
+static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
+                     dim_row_fn row, bool may_split_dim)
+{
+    dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
+                 .dim = dim, .split = -1, .row = row};
+    atomic_init(&w.bad, INT64_MIN);
+    for (int d = 0; d < w.ix.ndim; d++)
+        if ((d != dim || may_split_dim) && (w.split < 0 || w.ix.sizes[d] > w.ix.sizes[w.split]))
+            w.split = d;
+    if (w.split < 0)
+        run_dim(&w, &w.t, &w.ix, &w.v);
+    else {
+        int64_t len = w.ix.sizes[w.split], per = len ? w.ix.numel / len : 0;
+        mt_parallel_for(0, len, 32768 / (per + 1) + 1, dim_range, &w);
+    }
+    int64_t bad = atomic_load(&w.bad);
+    if (bad != INT64_MIN)
+        return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
+                        (long long)bad, dim, (long long)w.t.sizes[dim]);
+    return 0;
+}
+
+int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out)
+{
+    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true);
+}
+
+int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
+                   mt_put_op op)
+{
+    dim_row_fn row = op == MT_PUT_SET ? by_size(mt_itemsize(t->dtype), false)
+                                      : (op == MT_PUT_ADD ? add_rows : mul_rows)[t->dtype];
+    return run_split(t, dim, index, src, row, false);
+}
