@@ -312,6 +312,7 @@ from minitorch._op_functions import relu_ as relu_
 from minitorch._op_functions import remainder as remainder
 from minitorch._op_functions import repeat_interleave as repeat_interleave
 from minitorch._op_functions import reshape as reshape
+from minitorch._op_functions import resize_as_ as resize_as_
 from minitorch._op_functions import result_type as result_type
 from minitorch._op_functions import roll as roll
 from minitorch._op_functions import round as round
