@@ -30,7 +30,7 @@ def _full(value: float, dtype: Any) -> Any:
 
 
 class GradScaler:
-    """GradScaler(device="cuda", init_scale=2.**16, growth_factor=2.0,
+    """GradScaler(device="cuda", init_scale=65536.0, growth_factor=2.0,
     backoff_factor=0.5, growth_interval=2000, enabled=True), as torch's."""
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0 ** 16,
@@ -121,8 +121,8 @@ class GradScaler:
         state["stage"] = OptState.UNSCALED
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Optional[float]:
-        """Unscales the gradients if unscale_ was not called, then runs
-        optimizer.step unless an inf or NaN gradient was found."""
+        """Unscales the gradients unless ``unscale_`` already did, then runs
+        ``optimizer.step`` unless an inf or NaN gradient was found."""
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:

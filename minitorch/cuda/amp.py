@@ -24,7 +24,7 @@ class autocast(_amp.autocast):
 
 
 class GradScaler(_amp.GradScaler):
-    """torch.cuda.amp.GradScaler(init_scale=2.**16, growth_factor=2.0,
+    """torch.cuda.amp.GradScaler(init_scale=65536.0, growth_factor=2.0,
     backoff_factor=0.5, growth_interval=2000, enabled=True): deprecated for
     torch.amp.GradScaler("cuda", ...); disabled without CUDA."""
 
