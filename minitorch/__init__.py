@@ -71,6 +71,12 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 )
 from . import nn, overrides, testing  # noqa: E402,F401
 from . import optim, utils  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import (  # noqa: E402,F401
+    is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+)
 from . import backends, cuda, jit  # noqa: E402,F401  (CPU-only stubs of torch's)
 from . import distributed  # noqa: E402,F401  (imports no MPI until init_process_group)
 from . import distributions  # noqa: E402,F401

@@ -18,6 +18,7 @@ from minitorch import _tensor as _tensor
 from minitorch import _tensor_pickle as _tensor_pickle
 from minitorch import _tensor_str as _tensor_str
 from minitorch import _windows as _windows
+from minitorch import amp as amp
 from minitorch import autograd as autograd
 from minitorch import backends as backends
 from minitorch import broadcasting as broadcasting
@@ -312,6 +313,7 @@ from minitorch._op_functions import relu_ as relu_
 from minitorch._op_functions import remainder as remainder
 from minitorch._op_functions import repeat_interleave as repeat_interleave
 from minitorch._op_functions import reshape as reshape
+from minitorch._op_functions import resize_as_ as resize_as_
 from minitorch._op_functions import result_type as result_type
 from minitorch._op_functions import roll as roll
 from minitorch._op_functions import round as round
@@ -390,6 +392,14 @@ from minitorch._windows import blackman_window as blackman_window
 from minitorch._windows import hamming_window as hamming_window
 from minitorch._windows import hann_window as hann_window
 from minitorch._windows import kaiser_window as kaiser_window
+from minitorch.amp.autocast_mode import autocast as autocast
+from minitorch.amp.autocast_mode import clear_autocast_cache as clear_autocast_cache
+from minitorch.amp.autocast_mode import get_autocast_dtype as get_autocast_dtype
+from minitorch.amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
+from minitorch.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
+from minitorch.amp.autocast_mode import set_autocast_cache_enabled as set_autocast_cache_enabled
+from minitorch.amp.autocast_mode import set_autocast_dtype as set_autocast_dtype
+from minitorch.amp.autocast_mode import set_autocast_enabled as set_autocast_enabled
 from minitorch.autograd.anomaly_mode import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from minitorch.autograd.anomaly_mode import is_anomaly_enabled as is_anomaly_enabled
 from minitorch.autograd.anomaly_mode import set_anomaly_enabled as set_anomaly_enabled

@@ -16,14 +16,17 @@ __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last
 
 
 class memory_format:
-    """A memory layout name, accepted by memory_format= arguments (minitorch
-    lays every new tensor out contiguously)."""
+    """A memory layout name, accepted by memory_format= arguments: the
+    strides a new tensor is given (contiguous_format, channels_last,
+    channels_last_3d), or preserve_format to keep the input's."""
 
     __module__ = "minitorch"
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_mt_memory_format_code")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, code: int) -> None:
         self._name = name
+        # the number csrc/ops/memory_format.h gives this layout
+        self._mt_memory_format_code = code
 
     def __repr__(self) -> str:
         return f"minitorch.{self._name}"
@@ -32,10 +35,10 @@ class memory_format:
         return self._name
 
 
-contiguous_format = memory_format("contiguous_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format", 0)
+preserve_format = memory_format("preserve_format", 1)
+channels_last = memory_format("channels_last", 2)
+channels_last_3d = memory_format("channels_last_3d", 3)
 
 _state = {"deterministic": False, "warn_only": False, "precision": "highest"}
 

@@ -96,3 +96,31 @@ void mt_storage_replace_data(mt_storage *s, void *data, mt_release_fn release, v
     s->release = release;
     s->release_ctx = ctx;
 }
+
+static void release_grown(void *ctx, void *data)
+{
+    (void)data;
+    free(ctx);
+}
+
+int mt_storage_grow(mt_storage *s, size_t nbytes)
+{
+    if (nbytes <= s->nbytes)
+        return 0;
+    if (s->release && s->release != release_grown)
+        return mt_error(MT_ERR_RUNTIME, "Trying to resize storage that is not resizable");
+    if (nbytes > ((size_t)1 << 62))
+        goto oom;
+    void *raw = malloc(nbytes + MT_BIG_ALIGN);
+    if (!raw)
+        goto oom;
+    void *data = (void *)(((uintptr_t)raw + MT_BIG_ALIGN - 1) & ~(uintptr_t)(MT_BIG_ALIGN - 1));
+    memcpy(data, s->data, s->nbytes);
+    mt_storage_replace_data(s, data, release_grown, raw);
+    s->nbytes = nbytes;
+    return 0;
+oom:
+    return mt_error(MT_ERR_MEMORY,
+                    "DefaultCPUAllocator: can't allocate memory: you tried to allocate %llu bytes.",
+                    (unsigned long long)nbytes);
+}

@@ -34,4 +34,9 @@ void mt_storage_decref(mt_storage *s);
  * frees the old memory; views keep seeing s. */
 void mt_storage_replace_data(mt_storage *s, void *data, mt_release_fn release, void *ctx);
 
+/* Grows s to at least nbytes, keeping its bytes (views keep seeing s); a
+ * storage is never shrunk. -1 with an error for memory this file did not
+ * allocate (NumPy's, a shared mapping), which cannot be resized. */
+int mt_storage_grow(mt_storage *s, size_t nbytes);
+
 #endif

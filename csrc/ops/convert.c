@@ -5,20 +5,17 @@
  * dtype object) stay in csrc/python/convert_objects.c, the DLPack rows in
  * csrc/python/dlpack.c. */
 #include "convert.h"
+#include "memory_format.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 
 #include <string.h>
 
-/* A copy of t converted to dtype, laid out like t when t is dense. */
-static mt_tensor *converted(const mt_tensor *t, mt_dtype dtype)
+/* A copy of t converted to dtype, laid out in format f. */
+static mt_tensor *converted(const mt_tensor *t, mt_dtype dtype, mt_memory_format f)
 {
-    mt_tensor *out;
-    if (mt_tensor_is_non_overlapping_and_dense(t))
-        out = mt_new_strided(dtype, t->ndim, t->sizes, t->strides);
-    else
-        out = mt_new(dtype, t->ndim, t->sizes, false);
+    mt_tensor *out = mt_new_in_format(t, dtype, f);
     if (out)
         mt_copy(out, t);
     return out;
@@ -30,30 +27,39 @@ mt_tensor *mt_to_dtype(mt_tensor *t, mt_dtype dtype, bool copy)
         mt_retain(t);
         return t;
     }
-    return converted(t, dtype);
+    return converted(t, dtype, MT_FORMAT_PRESERVE);
 }
 
-static int to_dtype(mt_args *a, mt_result *r, mt_dtype dtype, bool copy)
+/* torch's to(): self when nothing changes (the dtype, and the layout asked
+ * for by memory_format, at parameter mf, judged as torch judges it: by the
+ * layout suggested by the strides), else a converted copy */
+static int to_dtype(mt_args *a, mt_result *r, mt_dtype dtype, bool copy, int mf)
 {
-    return mt_result_tensor(r, mt_to_dtype(a->v[0].t, dtype, copy));
+    mt_tensor *t = a->v[0].t;
+    mt_memory_format f = mt_format_arg(a, mf, MT_FORMAT_PRESERVE);
+    if (!copy && t->dtype == dtype && (f == MT_FORMAT_PRESERVE || mt_suggest_format(t) == f)) {
+        mt_retain(t);
+        return mt_result_tensor(r, t);
+    }
+    return mt_result_tensor(r, converted(t, dtype, f));
 }
 
 /* to(input, dtype, non_blocking, copy, *, memory_format) */
-int impl_to_dtype(mt_args *a, mt_result *r) { return to_dtype(a, r, a->v[1].dtype, a->v[3].b); }
+int impl_to_dtype(mt_args *a, mt_result *r) { return to_dtype(a, r, a->v[1].dtype, a->v[3].b, 4); }
 /* to(input, other, non_blocking, copy, *, memory_format) */
 int impl_to_other(mt_args *a, mt_result *r)
 {
-    return to_dtype(a, r, a->v[1].t->dtype, a->v[3].b);
+    return to_dtype(a, r, a->v[1].t->dtype, a->v[3].b, 4);
 }
 /* to(input, device, dtype, non_blocking, copy, *, memory_format) */
 int impl_to_device(mt_args *a, mt_result *r)
 {
-    return to_dtype(a, r, mt_is_none(a, 2) ? a->v[0].t->dtype : a->v[2].dtype, a->v[4].b);
+    return to_dtype(a, r, mt_is_none(a, 2) ? a->v[0].t->dtype : a->v[2].dtype, a->v[4].b, 5);
 }
 
 /* float(), double(), ...: the dtype is named by the method. */
 #define CAST(name, dtype)                                                                      \
-    int impl_cast_##name(mt_args *a, mt_result *r) { return to_dtype(a, r, dtype, false); }
+    int impl_cast_##name(mt_args *a, mt_result *r) { return to_dtype(a, r, dtype, false, 1); }
 CAST(float, MT_FLOAT32)
 CAST(double, MT_FLOAT64)
 CAST(half, MT_FLOAT16)
@@ -90,7 +96,7 @@ int impl_copy_(mt_args *a, mt_result *r)
     mt_tensor *tmp = NULL;
     if (overlaps(dst, src) && dst != src) {
         /* read everything before writing when the memory is shared */
-        if (!(tmp = converted(src, src->dtype)))
+        if (!(tmp = converted(src, src->dtype, MT_FORMAT_PRESERVE)))
             return -1;
         src = tmp;
     }

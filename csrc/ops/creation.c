@@ -4,6 +4,7 @@
  * they make or fill. The rows taking Python data (tensor, as_tensor,
  * from_numpy, new_tensor) stay in csrc/python/data_factories.c. */
 #include "creation.h"
+#include "memory_format.h"
 
 #include "../core/dtype.h"
 #include "../kernels/copy.h"
@@ -25,11 +26,7 @@ int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad)
 
 mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype)
 {
-    if (!mt_tensor_is_non_overlapping_and_dense(src))
-        return mt_new(dtype, src->ndim, src->sizes, false);
-    int64_t strides[MT_MAX_DIMS];
-    mt_output_strides_like(1, &src, src->ndim, src->sizes, strides);
-    return mt_new_strided(dtype, src->ndim, src->sizes, strides);
+    return mt_new_in_format(src, dtype, MT_FORMAT_PRESERVE);
 }
 
 int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad)
@@ -111,7 +108,19 @@ static int factory(mt_args *a, mt_result *r, bool zeroed, bool fill, double valu
     return mt_result_made(r, t, a->v[4].b);
 }
 
-int impl_empty(mt_args *a, mt_result *r) { return factory(a, r, false, false, 0); }
+/* empty(size, *, dtype, layout, device, requires_grad, pin_memory, memory_format, out) */
+int impl_empty(mt_args *a, mt_result *r)
+{
+    mt_memory_format f = mt_format_arg(a, 6, MT_FORMAT_CONTIGUOUS);
+    if (f == MT_FORMAT_CONTIGUOUS)
+        return factory(a, r, false, false, 0);
+    int64_t strides[MT_MAX_DIMS];
+    int n = a->v[0].nints; /* the formats below name rank 4 or 5 only */
+    if (mt_format_strides(f, n, a->v[0].ints, strides) < 0)
+        return -1;
+    mt_dtype d = mt_dtype_arg(a, 1, mt_default_dtype);
+    return mt_result_made(r, mt_new_strided(d, n, a->v[0].ints, strides), a->v[4].b);
+}
 
 int impl_zeros(mt_args *a, mt_result *r)
 {
@@ -135,14 +144,18 @@ int impl_full(mt_args *a, mt_result *r)
 int impl_full_like(mt_args *a, mt_result *r)
 {
     const mt_tensor *in = a->v[0].t;
-    return filled(r, mt_empty_like(in, mt_dtype_arg(a, 2, in->dtype)), &a->v[1].s, a->v[5].b);
+    mt_tensor *t = mt_new_in_format(in, mt_dtype_arg(a, 2, in->dtype),
+                                    mt_format_arg(a, 6, MT_FORMAT_PRESERVE));
+    return filled(r, t, &a->v[1].s, a->v[5].b);
 }
 
 /* zeros_like/ones_like/empty_like(input, *, dtype, layout, device, requires_grad, memory_format) */
 static int like(mt_args *a, mt_result *r, const mt_scalar *s)
 {
     const mt_tensor *in = a->v[0].t;
-    return filled(r, mt_empty_like(in, mt_dtype_arg(a, 1, in->dtype)), s, a->v[4].b);
+    mt_tensor *t = mt_new_in_format(in, mt_dtype_arg(a, 1, in->dtype),
+                                    mt_format_arg(a, 5, MT_FORMAT_PRESERVE));
+    return filled(r, t, s, a->v[4].b);
 }
 
 static const mt_scalar zero = {MT_SCALAR_INT, 0, 0.0};

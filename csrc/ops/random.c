@@ -4,6 +4,7 @@
  * categories from rows of probabilities. Tensors are made through
  * core/owner.h; checks fail with torch's messages through mt_error. */
 #include "args.h"
+#include "memory_format.h"
 #include "creation.h"
 #include "out_param.h"
 #include "reduce.h"
@@ -67,7 +68,9 @@ static mt_rand_params int_range(int64_t lo, int64_t hi)
 static int new_sample(mt_args *a, mt_result *r, int ndim, const int64_t *sizes,
                       const mt_tensor *like, int gi, mt_dtype d, int rgi, const mt_rand_params *p)
 {
-    mt_tensor *t = like ? mt_empty_like(like, d) : mt_new(d, ndim, sizes, false);
+    /* a *_like row's memory_format follows its requires_grad */
+    mt_tensor *t = like ? mt_new_in_format(like, d, mt_format_arg(a, rgi + 1, MT_FORMAT_PRESERVE))
+                        : mt_new(d, ndim, sizes, false);
     if (t && sample(&a->v[gi], t, p) < 0) {
         mt_release(t);
         return -1;

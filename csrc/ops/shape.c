@@ -4,6 +4,7 @@
  * the owner hooks (core/owner.h), run the copy kernel and report failures
  * with mt_error; nothing here may touch Python. */
 #include "shape.h"
+#include "memory_format.h"
 
 #include "args.h"
 #include "call.h"
@@ -228,20 +229,30 @@ int impl_expand(mt_args *a, mt_result *r)
     return mt_result_tensor(r, view_of(a, n, sizes, strides, t->offset));
 }
 
+/* clone(input, *, memory_format): preserve_format by default */
 int impl_clone(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
-    mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
+    mt_tensor *out = mt_new_in_format(t, t->dtype, mt_format_arg(a, 1, MT_FORMAT_PRESERVE));
     if (out)
         mt_copy(out, t);
     return mt_result_tensor(r, out);
 }
 
+/* contiguous(input, *, memory_format): self when already laid out so */
 int impl_contiguous(mt_args *a, mt_result *r)
 {
-    if (mt_tensor_is_contiguous(a->v[0].t))
+    mt_memory_format f = mt_format_arg(a, 1, MT_FORMAT_CONTIGUOUS);
+    if (mt_is_contiguous_as(a->v[0].t, f))
         return same_tensor(a, r);
-    return impl_clone(a, r);
+    if (f == MT_FORMAT_PRESERVE)
+        return mt_error(MT_ERR_RUNTIME,
+                        "preserve memory format is unsupported by the contiguous operator");
+    mt_tensor *t = a->v[0].t;
+    mt_tensor *out = mt_new_in_format(t, t->dtype, f);
+    if (out)
+        mt_copy(out, t);
+    return mt_result_tensor(r, out);
 }
 
 int impl_detach(mt_args *a, mt_result *r)
@@ -576,7 +587,7 @@ int impl_split_with_sizes(mt_args *a, mt_result *r)
         negative |= a->v[1].ints[i] < 0;
     }
     if (sum != size || negative) {
-        char buf[256];
+        char buf[1024]; /* as long as any error message may be */
         mt_format_shape(buf, sizeof buf, a->v[1].nints, a->v[1].ints);
         if (negative)
             return mt_error(MT_ERR_RUNTIME,

@@ -57,12 +57,15 @@ static bool same_name(const char *a, const char *b)
 }
 
 /* `add_`, the `__iadd__` family and `__setitem__` write into their first
- * argument. */
+ * argument. resize_ and resize_as_ change its shape, not its elements, and
+ * refuse a tensor requiring grad themselves with torch's own message. */
 static bool is_inplace_name(const char *name)
 {
     size_t n = strlen(name);
     if (strcmp(name, "__setitem__") == 0)
         return true;
+    if (strcmp(name, "resize_") == 0 || strcmp(name, "resize_as_") == 0)
+        return false;
     if (n > 4 && name[0] == '_' && name[1] == '_')
         return name[2] == 'i' && strcmp(name, "__index__") != 0 && strcmp(name, "__int__") != 0 &&
                strcmp(name, "__invert__") != 0 && strcmp(name, "__init__") != 0;

@@ -4,6 +4,7 @@
  * objects (size, stride, item, tolist, numpy, __int__) stay in
  * csrc/python/tensor_values.c. */
 #include "tensor.h"
+#include "memory_format.h"
 
 #include "../core/half.h"
 
@@ -62,7 +63,7 @@ int impl_data_ptr(mt_args *a, mt_result *r)
 }
 int impl_is_contiguous(mt_args *a, mt_result *r)
 {
-    return bool_result(r, mt_tensor_is_contiguous(a->v[0].t));
+    return bool_result(r, mt_is_contiguous_as(a->v[0].t, mt_format_arg(a, 1, MT_FORMAT_CONTIGUOUS)));
 }
 int impl_is_floating_point(mt_args *a, mt_result *r)
 {

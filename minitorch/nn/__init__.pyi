@@ -3,6 +3,7 @@
 
 from minitorch.nn import functional as functional
 from minitorch.nn import functional_activations as functional_activations
+from minitorch.nn import functional_adaptive_max as functional_adaptive_max
 from minitorch.nn import functional_attention as functional_attention
 from minitorch.nn import functional_fold as functional_fold
 from minitorch.nn import functional_grid as functional_grid
@@ -117,6 +118,9 @@ from minitorch.nn.modules.pooling import MaxPool3d as MaxPool3d
 from minitorch.nn.modules.pooling1d import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from minitorch.nn.modules.pooling1d import AvgPool1d as AvgPool1d
 from minitorch.nn.modules.pooling1d import MaxPool1d as MaxPool1d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN

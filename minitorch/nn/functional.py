@@ -522,6 +522,7 @@ from .functional_grid import *  # noqa: E402,F401,F403  (affine_grid, grid_sampl
 from .functional_attention import *  # noqa: E402,F401,F403  (scaled_dot_product_attention)
 from .functional_norms import *  # noqa: E402,F401,F403  (rms_norm, instance_norm)
 from .functional_pooling3d import *  # noqa: E402,F401,F403  (3-D poolings)
+from .functional_adaptive_max import *  # noqa: E402,F401,F403  (adaptive max poolings)
 from ..composites_conv import (  # noqa: E402,F401  (torch.conv3d is F.conv3d, and so on)
     conv3d as conv3d, conv_transpose1d as conv_transpose1d,
     conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d)

@@ -338,9 +338,16 @@ static conv_result convert_int_list(const mt_param *p, PyObject *o, mt_value *v,
         return CONV_BAD_TYPE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     if (n > MT_MAX_LIST) {
-        PyErr_Format(PyExc_RuntimeError, "minitorch: too many elements (%zd) in argument '%s'", n,
-                     p->name);
-        return CONV_ERROR;
+        /* a list longer than the call's own buffer (split's sections) lives
+         * in a bytes object the call holds until it is released */
+        PyObject *big = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+        if (!big)
+            return CONV_ERROR;
+        int held = mtpy_call_hold(out, big);
+        buf = (int64_t *)PyBytes_AS_STRING(big);
+        Py_DECREF(big);
+        if (held < 0)
+            return CONV_ERROR;
     }
     PyObject *seq = stable_items(o);
     if (!seq)
@@ -520,8 +527,18 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
         }
         return CONV_OK;
     }
+    case MT_ARG_MEMORY_FORMAT: {
+        /* a minitorch.memory_format carries its layout's number (ops/memory_format.h) */
+        PyObject *code = PyObject_GetAttrString(o, "_mt_memory_format_code");
+        if (!code) {
+            PyErr_Clear();
+            return CONV_BAD_TYPE;
+        }
+        v->i = PyLong_AsLongLong(code);
+        Py_DECREF(code);
+        return v->i == -1 && PyErr_Occurred() ? CONV_ERROR : CONV_OK;
+    }
     case MT_ARG_LAYOUT:
-    case MT_ARG_MEMORY_FORMAT:
     case MT_ARG_OBJECT:
         return CONV_OK;
     }
@@ -555,6 +572,8 @@ const char *mtpy_param_type_name(const mt_param *p)
         return "minitorch.Generator";
     case MT_ARG_DEVICE:
         return "minitorch.device";
+    case MT_ARG_MEMORY_FORMAT:
+        return "minitorch.memory_format";
     default:
         return "object";
     }

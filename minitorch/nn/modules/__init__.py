@@ -27,6 +27,7 @@ from .loss import (  # noqa: F401
 from .padding import *  # noqa: F401,F403
 from .loss_extra import *  # noqa: F401,F403
 from .pooling1d import *  # noqa: F401,F403
+from .pooling_adaptive_max import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403

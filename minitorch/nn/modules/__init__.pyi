@@ -18,6 +18,7 @@ from minitorch.nn.modules import padding as padding
 from minitorch.nn.modules import pixelshuffle as pixelshuffle
 from minitorch.nn.modules import pooling as pooling
 from minitorch.nn.modules import pooling1d as pooling1d
+from minitorch.nn.modules import pooling_adaptive_max as pooling_adaptive_max
 from minitorch.nn.modules import rnn as rnn
 from minitorch.nn.modules import rnn_cells as rnn_cells
 from minitorch.nn.modules import sparse as sparse
@@ -122,6 +123,9 @@ from minitorch.nn.modules.pooling import MaxPool3d as MaxPool3d
 from minitorch.nn.modules.pooling1d import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from minitorch.nn.modules.pooling1d import AvgPool1d as AvgPool1d
 from minitorch.nn.modules.pooling1d import MaxPool1d as MaxPool1d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from minitorch.nn.modules.pooling_adaptive_max import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from minitorch.nn.modules.rnn import GRU as GRU
 from minitorch.nn.modules.rnn import LSTM as LSTM
 from minitorch.nn.modules.rnn import RNN as RNN

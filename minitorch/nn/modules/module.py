@@ -156,7 +156,7 @@ class Module:
         elif param.grad_fn is not None:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
-                "created explicitly. To express '{name}' as a function of another Tensor, "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
             self._parameters[name] = param

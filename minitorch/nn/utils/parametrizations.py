@@ -1,8 +1,8 @@
 """Parametrizations to register with nn.utils.parametrize: weight_norm
-(weight = g * v / ||v||, originals g and v) and spectral_norm (weight divided
+(weight = g * v / ||v||, originals g and v), spectral_norm (weight divided
 by its largest singular value, estimated by power iteration whose vectors
 ``_u`` and ``_v`` persist as buffers and advance one step per access in
-training mode).
+training mode) and orthogonal (``_orthogonal.py``).
 """
 from typing import Optional
 
@@ -13,8 +13,9 @@ from ..modules.module import Module
 from . import parametrize
 from .spectral_norm import default_dim, weight_to_matrix
 from .weight_norm import apply_weight_norm, norm_except_dim
+from ._orthogonal import orthogonal
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 class _WeightNorm(Module):

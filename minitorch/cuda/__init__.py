@@ -78,3 +78,6 @@ def memory_allocated(device: Optional[Any] = None) -> int:
 def max_memory_allocated(device: Optional[Any] = None) -> int:
     """0: no CUDA memory was ever allocated."""
     return 0
+
+
+from . import amp  # noqa: E402,F401  (torch.cuda.amp's deprecated spellings)
