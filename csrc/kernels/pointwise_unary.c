@@ -59,6 +59,17 @@ static inline float round_decf(float x, int64_t d)
     return nearbyintf(x / p) * p;
 }
 
+/* gelu(+inf) is NaN in float32 and bfloat16, as torch's kernels for them
+ * (whose vector erf yields NaN there), and inf in float16 and float64 */
+static inline float gelu_nan_inf(float x)
+{
+    return x == INFINITY ? NAN : 0.5f * x * erfcf(-x * (float)SQRT1_2);
+}
+#define GELU_f2(x) (0.5f * x * erfcf(-x * (float)SQRT1_2))
+#define GELU_bf(x) gelu_nan_inf(x)
+#define GELU_f4(x) gelu_nan_inf(x)
+#define GELU_f8(x) (0.5 * x * erfc(-x * SQRT1_2))
+
 #define DEF_FLOAT(DE, SFX, T)                                                           \
     SAME(SFX, T, exp, M(exp, x))                                                        \
     SAME(SFX, T, exp2, M(exp2, x))                                                      \
@@ -82,7 +93,7 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, cosh, M(cosh, x))                                                      \
     SAME(SFX, T, tanh, M(tanh, x))                                                      \
     SAME(SFX, T, sigmoid, 1 / (1 + M(exp, -x)))                                         \
-    SAME(SFX, T, gelu, (acc)0.5 * x * (1 + M(erf, x * (acc)SQRT1_2)))                   \
+    SAME(SFX, T, gelu, GELU_##SFX(x))                                                   \
     SAME(SFX, T, gelu_tanh,                                                             \
          (acc)0.5 * x * (1 + M(tanh, (acc)SQRT_2_PI * (x + (acc)0.044715 * x * x * x)))) \
     SAME(SFX, T, silu, x / (1 + M(exp, -x)))                                            \
@@ -163,6 +174,53 @@ static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x)
     return x * mt_vsigmoid8(x);
 }
 MT_VAT(vsilu8, mt_v8f)
+static inline __attribute__((always_inline)) mt_v4d vsilu4(mt_v4d x)
+{
+    return x * mt_vsigmoid4(x);
+}
+MT_VAT(vsilu4, mt_v4d)
+
+#define ANY_LANE(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+
+/* x Phi(x); lanes whose Phi is past the vector erfc's range (mt_vphi8) take
+ * libm's erfc. +inf gives NaN, as torch's float kernels do. */
+static inline __attribute__((always_inline)) mt_v8f vgelu8(mt_v8f x)
+{
+    mt_v8i far;
+    mt_v8f r = x * mt_vphi8(x, &far);
+    mt_v4l far4 = (mt_v4l)far;
+    if (ANY_LANE(far4))
+        for (int k = 0; k < 8; k++)
+            if (far[k])
+                r[k] = 0.5f * x[k] * erfcf(-x[k] * (float)SQRT1_2);
+    return mt_vsel8(x == __builtin_inff(), (mt_v8f){0} + __builtin_nanf(""), r);
+}
+MT_VAT(vgelu8, mt_v8f)
+static inline __attribute__((always_inline)) mt_v4d vgelu4(mt_v4d x)
+{
+    mt_v4l far;
+    mt_v4d r = x * mt_vphi4(x, &far);
+    if (ANY_LANE(far))
+        for (int k = 0; k < 4; k++)
+            if (far[k])
+                r[k] = 0.5 * x[k] * erfc(-x[k] * SQRT1_2);
+    return r;
+}
+MT_VAT(vgelu4, mt_v4d)
+
+/* 0.5 x (1 + tanh u) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline __attribute__((always_inline)) mt_v8f vgelu_tanh8(mt_v8f x)
+{
+    mt_v8f u = (float)SQRT_2_PI * (x + 0.044715f * x * x * x);
+    return x * mt_vsigmoid8(u + u);
+}
+MT_VAT(vgelu_tanh8, mt_v8f)
+static inline __attribute__((always_inline)) mt_v4d vgelu_tanh4(mt_v4d x)
+{
+    mt_v4d u = SQRT_2_PI * (x + 0.044715 * x * x * x);
+    return x * mt_vsigmoid4(u + u);
+}
+MT_VAT(vgelu_tanh4, mt_v4d)
 
 VEC_LOOP(vexp, f4, float, mt_v8f, 8, mt_vexp8)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)
@@ -170,6 +228,14 @@ VEC_LOOP(vlog, f4, float, mt_v8f, 8, mt_vlog8)
 VEC_LOOP(vtanh, f4, float, mt_v8f, 8, mt_vtanh8)
 VEC_LOOP(vsigmoid, f4, float, mt_v8f, 8, mt_vsigmoid8)
 VEC_LOOP(vsilu, f4, float, mt_v8f, 8, vsilu8)
+VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
+VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
+VEC_LOOP(verf, f4, float, mt_v8f, 8, mt_verf8)
+VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
+VEC_LOOP(vgelu, f4, float, mt_v8f, 8, vgelu8)
+VEC_LOOP(vgelu, f8, double, mt_v4d, 4, vgelu4)
+VEC_LOOP(vgelu_tanh, f4, float, mt_v8f, 8, vgelu_tanh8)
+VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
 MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
 MT_FOR_FLOAT_DTYPES(DEF_NUM)
@@ -213,14 +279,17 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_TANH] = {[MT_FLOAT16] = tanh_f2, [MT_BFLOAT16] = tanh_bf, [MT_FLOAT32] = vtanh_f4,
                     [MT_FLOAT64] = tanh_f8},
     [MT_UN_SIGMOID] = {[MT_FLOAT16] = sigmoid_f2, [MT_BFLOAT16] = sigmoid_bf,
-                       [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = sigmoid_f8},
-    [MT_UN_GELU] = MT_ROW_FLOAT(gelu),
-    [MT_UN_GELU_TANH] = MT_ROW_FLOAT(gelu_tanh),
+                       [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = vsigmoid_f8},
+    [MT_UN_GELU] = {[MT_FLOAT16] = gelu_f2, [MT_BFLOAT16] = gelu_bf, [MT_FLOAT32] = vgelu_f4,
+                    [MT_FLOAT64] = vgelu_f8},
+    [MT_UN_GELU_TANH] = {[MT_FLOAT16] = gelu_tanh_f2, [MT_BFLOAT16] = gelu_tanh_bf,
+                         [MT_FLOAT32] = vgelu_tanh_f4, [MT_FLOAT64] = vgelu_tanh_f8},
     [MT_UN_SILU] = {[MT_FLOAT16] = silu_f2, [MT_BFLOAT16] = silu_bf, [MT_FLOAT32] = vsilu_f4,
-                    [MT_FLOAT64] = silu_f8},
+                    [MT_FLOAT64] = vsilu_f8},
     [MT_UN_SOFTPLUS] = MT_ROW_FLOAT(softplus),
     [MT_UN_LEAKY_RELU] = MT_ROW_FLOAT(leaky_relu),
-    [MT_UN_ERF] = MT_ROW_FLOAT(erf),
+    [MT_UN_ERF] = {[MT_FLOAT16] = erf_f2, [MT_BFLOAT16] = erf_bf, [MT_FLOAT32] = verf_f4,
+                   [MT_FLOAT64] = verf_f8},
     [MT_UN_ERFC] = MT_ROW_FLOAT(erfc),
     [MT_UN_RECIPROCAL] = MT_ROW_FLOAT(reciprocal),
     [MT_UN_FRAC] = MT_ROW_FLOAT(frac),
