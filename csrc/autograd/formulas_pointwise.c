@@ -1,6 +1,7 @@
 /* Formulas of the elementwise ops, written as torch's derivatives.yaml states
  * them so gradients (and their own gradients) agree with torch. */
 #include "formula.h"
+#include "grad_mode.h"
 
 #include <string.h>
 
@@ -674,10 +675,19 @@ int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
+/* torch's silu_backward is a composite when recorded (create_graph), so the
+ * graph then holds its ops: g s (1 + x (1 - s)), s = sigmoid x */
 int silu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     scope s = {0};
-    give(&s, n, out, 0, fused(&s, MT_OP__silu_backward, g[0], operand(&s, n, 0)));
+    mt_tensor *x = operand(&s, n, 0), *r;
+    if (mt_grad_enabled) {
+        mt_tensor *sg = sigmoid(&s, x);
+        r = mul(&s, g[0], mul(&s, sg, add_f(&s, mul(&s, x, rsub_f(&s, 1.0, sg)), 1.0)));
+    } else {
+        r = fused(&s, MT_OP__silu_backward, g[0], x);
+    }
+    give(&s, n, out, 0, r);
     return done(&s);
 }
 

@@ -37,6 +37,7 @@
 /* libm by precision: float for float16/bfloat16/float32, double for float64 */
 #define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
 #define SQRT1_2 0.70710678118654752440
+#define SQRT_2 1.41421356237309504880
 #define SQRT_2_PI 0.79788456080286535588
 
 static inline double round_dec(double x, int64_t d)
@@ -59,15 +60,12 @@ static inline float round_decf(float x, int64_t d)
     return nearbyintf(x / p) * p;
 }
 
-/* gelu(+inf) is NaN in float32 and bfloat16, as torch's kernels for them
- * (whose vector erf yields NaN there), and inf in float16 and float64 */
-static inline float gelu_nan_inf(float x)
-{
-    return x == INFINITY ? NAN : 0.5f * x * erfcf(-x * (float)SQRT1_2);
-}
+/* x Phi(x) with Phi = erfc(-x / sqrt 2) / 2, precise in the negative tail;
+ * gelu(+inf) is inf (torch's float32 and bfloat16 kernels give NaN there
+ * inside their vector blocks and inf in their scalar tails) */
 #define GELU_f2(x) (0.5f * x * erfcf(-x * (float)SQRT1_2))
-#define GELU_bf(x) gelu_nan_inf(x)
-#define GELU_f4(x) gelu_nan_inf(x)
+#define GELU_bf(x) GELU_f2(x)
+#define GELU_f4(x) GELU_f2(x)
 #define GELU_f8(x) (0.5 * x * erfc(-x * SQRT1_2))
 
 #define DEF_FLOAT(DE, SFX, T)                                                           \
@@ -182,31 +180,61 @@ MT_VAT(vsilu4, mt_v4d)
 
 #define ANY_LANE(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
 
-/* x Phi(x); lanes whose Phi is past the vector erfc's range (mt_vphi8) take
- * libm's erfc. +inf gives NaN, as torch's float kernels do. */
-static inline __attribute__((always_inline)) mt_v8f vgelu8(mt_v8f x)
+/* x Phi(x), with far lanes (mt_vphi8: x < -5.5 in float, -8.4 in double)
+ * flagged in *far for the loop's libm pass. */
+static inline __attribute__((always_inline)) void vgelu8(mt_v8f *px, mt_v8i *far)
 {
-    mt_v8i far;
-    mt_v8f r = x * mt_vphi8(x, &far);
-    mt_v4l far4 = (mt_v4l)far;
-    if (ANY_LANE(far4))
-        for (int k = 0; k < 8; k++)
-            if (far[k])
-                r[k] = 0.5f * x[k] * erfcf(-x[k] * (float)SQRT1_2);
-    return mt_vsel8(x == __builtin_inff(), (mt_v8f){0} + __builtin_nanf(""), r);
+    mt_v8f x = *px;
+    *px = x * mt_vphi8(x, far);
 }
-MT_VAT(vgelu8, mt_v8f)
-static inline __attribute__((always_inline)) mt_v4d vgelu4(mt_v4d x)
+static inline __attribute__((always_inline)) void vgelu4(mt_v4d *px, mt_v4l *far)
 {
-    mt_v4l far;
-    mt_v4d r = x * mt_vphi4(x, &far);
-    if (ANY_LANE(far))
-        for (int k = 0; k < 4; k++)
-            if (far[k])
-                r[k] = 0.5 * x[k] * erfc(-x[k] * SQRT1_2);
-    return r;
+    mt_v4d x = *px;
+    *px = x * mt_vphi4(x, far);
 }
-MT_VAT(vgelu4, mt_v4d)
+
+/* The vector loop with a second, rare pass: when any lane was past the
+ * vector erfc's range, the elements below LIMIT (a little above that range's
+ * edge) are redone with libm's erfc; a branch per vector would stall the
+ * loop. The pass rereads the input, so gelu has no in-place form here. */
+#define GELU_LOOP(SFX, T, VT, MT, W, VFN, LIMIT, EXACT)                                   \
+    MT_CLONES_AVX2_FMA static void vgelu_##SFX(char **data, const int64_t *st, int64_t n,  \
+                                               void *vctx)                                \
+    {                                                                                     \
+        (void)vctx;                                                                       \
+        int64_t i = 0;                                                                    \
+        VT v;                                                                             \
+        MT far, any = {0};                                                                \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                                   \
+            T *o = (T *)data[0];                                                          \
+            const T *pa = (const T *)data[1];                                             \
+            for (; i + W <= n; i += W) {                                                  \
+                memcpy(&v, pa + i, sizeof v);                                             \
+                VFN(&v, &far);                                                            \
+                any |= far;                                                               \
+                memcpy(o + i, &v, sizeof v);                                              \
+            }                                                                             \
+        }                                                                                 \
+        for (; i < n; i += W) {                                                           \
+            int64_t m = n - i < W ? n - i : W;                                            \
+            T buf[W] = {0};                                                               \
+            for (int64_t k = 0; k < m; k++)                                               \
+                buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                         \
+            memcpy(&v, buf, sizeof v);                                                    \
+            VFN(&v, &far);                                                                \
+            any |= far;                                                                   \
+            memcpy(buf, &v, sizeof v);                                                    \
+            for (int64_t k = 0; k < m; k++)                                               \
+                *(T *)(data[0] + (i + k) * st[0]) = buf[k];                               \
+        }                                                                                 \
+        mt_v4l any4 = (mt_v4l)any;                                                        \
+        if (ANY_LANE(any4))                                                               \
+            for (int64_t k = 0; k < n; k++) {                                             \
+                T x = *(const T *)(data[1] + k * st[1]);                                  \
+                if (x < LIMIT)                                                            \
+                    *(T *)(data[0] + k * st[0]) = EXACT(x);                               \
+            }                                                                             \
+    }
 
 /* 0.5 x (1 + tanh u) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
 static inline __attribute__((always_inline)) mt_v8f vgelu_tanh8(mt_v8f x)
@@ -232,8 +260,8 @@ VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
 VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
 VEC_LOOP(verf, f4, float, mt_v8f, 8, mt_verf8)
 VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
-VEC_LOOP(vgelu, f4, float, mt_v8f, 8, vgelu8)
-VEC_LOOP(vgelu, f8, double, mt_v4d, 4, vgelu4)
+GELU_LOOP(f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
+GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
 VEC_LOOP(vgelu_tanh, f4, float, mt_v8f, 8, vgelu_tanh8)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 

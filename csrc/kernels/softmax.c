@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#define CHUNK 64 /* columns per tile: 256 bytes of float32 per row */
+#define CHUNK 16 /* columns per tile: a cache line of float32, so n rows of a tile stay in L2 */
 #define GRAIN 32768
 
 typedef struct {
@@ -23,6 +23,30 @@ typedef struct {
     int64_t outer, n, inner, tiles;
     bool logsm;
 } job;
+
+/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
+ * by a fixed-size copy, a partial one through a lane buffer. */
+#define LANE_IO(SFX, T, V, W)                                                             \
+    MT_VINLINE void load_##SFX(V *v, const T *p, int64_t w, T fill)                       \
+    {                                                                                     \
+        if (w == W) {                                                                     \
+            memcpy(v, p, sizeof *v);                                                      \
+            return;                                                                       \
+        }                                                                                 \
+        T b[W];                                                                           \
+        for (int64_t j = 0; j < W; j++)                                                   \
+            b[j] = j < w ? p[j] : fill;                                                   \
+        memcpy(v, b, sizeof *v);                                                          \
+    }                                                                                     \
+    MT_VINLINE void store_##SFX(T *p, const V *v, int64_t w)                              \
+    {                                                                                     \
+        if (w == W)                                                                       \
+            memcpy(p, v, sizeof *v);                                                      \
+        else                                                                              \
+            memcpy(p, v, (size_t)w * sizeof(T));                                          \
+    }
+LANE_IO(f4, float, mt_v8f, 8)
+LANE_IO(f8, double, mt_v4d, 4)
 
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
@@ -33,7 +57,6 @@ typedef struct {
     {                                                                                     \
         V m[CHUNK / W], s[CHUNK / W], v;                                                  \
         int64_t nv = (cols + W - 1) / W;                                                  \
-        T pad[W];                                                                         \
         for (int64_t c = 0; c < nv; c++) {                                                \
             m[c] = (V){0} - (T)INFINITY;                                                  \
             s[c] = (V){0};                                                                \
@@ -42,9 +65,7 @@ typedef struct {
             const T *row = x + k * inner;                                                 \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                for (int64_t j = 0; j < W; j++)                                           \
-                    pad[j] = j < w ? row[c * W + j] : -(T)INFINITY;                       \
-                memcpy(&v, pad, sizeof v);                                                \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 M mk = (v > m[c]) | (v != v);                                               \
                 m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
             }                                                                             \
@@ -54,13 +75,12 @@ typedef struct {
             T *orow = o + k * inner;                                                      \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                memcpy(pad, row + c * W, (size_t)w * sizeof(T));                          \
-                memcpy(&v, pad, sizeof v);                                                \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 V e = v - m[c];                                                           \
                 VEXP_AT(&e);                                                              \
                 s[c] += e;                                                                \
                 if (!logsm)                                                               \
-                    memcpy(orow + c * W, &e, (size_t)w * sizeof(T));                      \
+                    store_##SFX(orow + c * W, &e, w);                                     \
             }                                                                             \
         }                                                                                 \
         for (int64_t c = 0; c < nv; c++) {                                                \
@@ -79,15 +99,13 @@ typedef struct {
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
                 V r;                                                                      \
                 if (logsm) {                                                              \
-                    memcpy(pad, row + c * W, (size_t)w * sizeof(T));                      \
-                    memcpy(&v, pad, sizeof v);                                            \
+                    load_##SFX(&v, row + c * W, w, 0);                                    \
                     r = (v - m[c]) - s[c];                                                \
                 } else {                                                                  \
-                    memcpy(pad, orow + c * W, (size_t)w * sizeof(T));                     \
-                    memcpy(&v, pad, sizeof v);                                            \
+                    load_##SFX(&v, orow + c * W, w, 0);                                   \
                     r = v * s[c];                                                         \
                 }                                                                         \
-                memcpy(orow + c * W, &r, (size_t)w * sizeof(T));                          \
+                store_##SFX(orow + c * W, &r, w);                                         \
             }                                                                             \
         }                                                                                 \
     }                                                                                     \
@@ -99,29 +117,24 @@ typedef struct {
     {                                                                                     \
         V s[CHUNK / W], vg, vy;                                                           \
         int64_t nv = (cols + W - 1) / W;                                                  \
-        T pg[W] = {0}, py[W] = {0};                                                       \
         for (int64_t c = 0; c < nv; c++)                                                  \
             s[c] = (V){0};                                                                \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                memcpy(pg, g + at, (size_t)w * sizeof(T));                                \
-                memcpy(&vg, pg, sizeof vg);                                               \
+                load_##SFX(&vg, g + at, w, 0);                                            \
                 if (logsm) {                                                              \
                     s[c] += vg;                                                           \
                 } else {                                                                  \
-                    memcpy(py, y + at, (size_t)w * sizeof(T));                            \
-                    memcpy(&vy, py, sizeof vy);                                           \
+                    load_##SFX(&vy, y + at, w, 0);                                        \
                     s[c] += vg * vy;                                                      \
                 }                                                                         \
             }                                                                             \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                memcpy(pg, g + at, (size_t)w * sizeof(T));                                \
-                memcpy(py, y + at, (size_t)w * sizeof(T));                                \
-                memcpy(&vg, pg, sizeof vg);                                               \
-                memcpy(&vy, py, sizeof vy);                                               \
+                load_##SFX(&vg, g + at, w, 0);                                            \
+                load_##SFX(&vy, y + at, w, 0);                                            \
                 V r;                                                                      \
                 if (logsm) {                                                              \
                     VEXP_AT(&vy);                                                         \
@@ -129,7 +142,7 @@ typedef struct {
                 } else {                                                                  \
                     r = vy * (vg - s[c]);                                                 \
                 }                                                                         \
-                memcpy(o + at, &r, (size_t)w * sizeof(T));                                \
+                store_##SFX(o + at, &r, w);                                               \
             }                                                                             \
     }                                                                                     \
                                                                                           \
@@ -138,7 +151,6 @@ typedef struct {
                                                  bool logsm)                              \
     {                                                                                     \
         V acc = {0}, vg, vy;                                                              \
-        T pg[W], py[W];                                                                   \
         int64_t k = 0;                                                                    \
         for (; k + W <= n; k += W) {                                                      \
             memcpy(&vg, g + k, sizeof vg);                                                \
@@ -156,12 +168,8 @@ typedef struct {
             s += logsm ? g[k] : g[k] * y[k];                                              \
         for (k = 0; k < n; k += W) {                                                      \
             int64_t w = n - k < W ? n - k : W;                                            \
-            memset(pg, 0, sizeof pg);                                                     \
-            memset(py, 0, sizeof py);                                                     \
-            memcpy(pg, g + k, (size_t)w * sizeof(T));                                     \
-            memcpy(py, y + k, (size_t)w * sizeof(T));                                     \
-            memcpy(&vg, pg, sizeof vg);                                                   \
-            memcpy(&vy, py, sizeof vy);                                                   \
+            load_##SFX(&vg, g + k, w, 0);                                                 \
+            load_##SFX(&vy, y + k, w, 0);                                                 \
             V r;                                                                          \
             if (logsm) {                                                                  \
                 VEXP_AT(&vy);                                                             \
@@ -169,7 +177,7 @@ typedef struct {
             } else {                                                                      \
                 r = vy * (vg - s);                                                        \
             }                                                                             \
-            memcpy(o + k, &r, (size_t)w * sizeof(T));                                     \
+            store_##SFX(o + k, &r, w);                                                    \
         }                                                                                 \
     }                                                                                     \
                                                                                           \

@@ -10,6 +10,15 @@
 #include "../kernels/copy.h"
 #include "../kernels/softmax.h"
 
+/* t itself when it is contiguous and of dtype, else a converted copy held
+ * in *hold (NULL on failure). */
+static const mt_tensor *as_work(const mt_tensor *t, mt_dtype dtype, mt_tensor **hold)
+{
+    if (t->dtype == dtype && mt_tensor_is_contiguous(t))
+        return t;
+    return *hold = mt_contiguous_as(t, dtype);
+}
+
 static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
 {
     const char *name = logsm ? "_log_softmax_backward_data" : "_softmax_backward_data";
@@ -32,16 +41,18 @@ static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
     if (mt_wrap_dim(a->v[2].i, y->ndim, &d) < 0)
         return -1;
     mt_dtype work = y->dtype == MT_FLOAT64 ? MT_FLOAT64 : MT_FLOAT32;
-    mt_tensor *gc = mt_contiguous_as(g, work), *yc = gc ? mt_contiguous_as(y, work) : NULL;
-    mt_tensor *res = yc ? mt_new(work, y->ndim, y->sizes, false) : NULL;
+    mt_tensor *gc = NULL, *yc = NULL;
+    const mt_tensor *gw = as_work(g, work, &gc), *yw = gw ? as_work(y, work, &yc) : NULL;
+    mt_tensor *res = yw ? mt_new(work, y->ndim, y->sizes, false) : NULL;
     if (res && res->numel > 0) {
         int64_t outer = 1, inner = 1;
         for (int k = 0; k < d; k++)
             outer *= y->sizes[k];
         for (int k = d + 1; k < y->ndim; k++)
             inner *= y->sizes[k];
+        mt_tensor gs = *gw, ys = *yw; /* the kernel reads copies (unlock.h) */
         void *tok = mt_unlock();
-        mt_softmax_backward(res, gc, yc, outer, y->ndim ? y->sizes[d] : 1, inner, logsm);
+        mt_softmax_backward(res, &gs, &ys, outer, y->ndim ? y->sizes[d] : 1, inner, logsm);
         mt_relock(tok);
     }
     mt_xrelease(gc);
