@@ -1,7 +1,8 @@
 /* Vector elementary functions on GCC vector types (8 floats, 4 doubles), for
  * kernels compiled with MT_CLONES_* (core/portable.h): the avx2 clone keeps a vector in one
  * register, the default clone splits it into SSE halves. Range reduction plus
- * a polynomial, accurate to about 1 ulp (Cephes coefficients), with IEEE
+ * a polynomial, accurate to about 1 ulp (Cephes coefficients; erf's float
+ * ones fitted for this file, a few ulp), with IEEE
  * results at the edges: NaN in gives NaN, overflow gives inf, and results
  * down to the denormals are kept. */
 #ifndef MT_KERNELS_VMATH_H

@@ -23,7 +23,7 @@ static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
 {
     const char *name = logsm ? "_log_softmax_backward_data" : "_softmax_backward_data";
     const mt_tensor *g = a->v[0].t, *y = a->v[1].t;
-    mt_dtype in_dtype = a->v[3].dtype;
+    mt_dtype in_dtype = mt_is_none(a, 3) ? y->dtype : a->v[3].dtype;
     int d = 0;
     if (!mt_is_floating(y->dtype) || !mt_is_floating(in_dtype))
         return mt_error(MT_ERR_RUNTIME, "%s: expected floating point output and input_dtype",
