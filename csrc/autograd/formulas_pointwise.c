@@ -1,6 +1,7 @@
 /* Formulas of the elementwise ops, written as torch's derivatives.yaml states
  * them so gradients (and their own gradients) agree with torch. */
 #include "formula.h"
+#include "grad_mode.h"
 
 #include <string.h>
 
@@ -554,8 +555,6 @@ UNARY(expm1_backward, mul, Y, add_f(S, v, 1.0))
 UNARY(sqrt_backward, div, Y, mul_f(S, v, 2.0))
 UNARY(rsqrt_backward, mul, Y, mul_f(S, pow_f(S, v, 3.0), -0.5))
 UNARY(tan_backward, mul, Y, add_f(S, mul(S, v, v), 1.0))
-UNARY(tanh_backward, mul, Y, rsub_f(S, 1.0, mul(S, v, v)))
-UNARY(sigmoid_backward, mul, Y, mul(S, rsub_f(S, 1.0, v), v))
 UNARY(reciprocal_backward, mul, Y, neg(S, mul(S, v, v)))
 UNARY(log_backward, div, X, v)
 UNARY(log2_backward, div, X, mul_f(S, v, LN2))
@@ -576,8 +575,6 @@ UNARY(erfc_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), -TWO_OVER_S
 UNARY(abs_backward, mul, X, sign(S, v))
 UNARY(nan_to_num_backward, mul, X, isfinite_(S, v))
 UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
-/* silu(x) = x * sigmoid(x) */
-UNARY(silu_backward, mul, X, mul(S, sigmoid(S, v), add_f(S, mul(S, v, rsub_f(S, 1.0, sigmoid(S, v))), 1.0)))
 #undef X
 #undef Y
 #undef S
@@ -649,28 +646,143 @@ int softplus_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
-/* gelu(x, approximate): x * Phi(x), or its tanh approximation */
+/* ------------------------------------------------------------ activations */
+
+/* gelu, silu, tanh and sigmoid run their fused backward rows (activation.def);
+ * those rows' own derivatives below are composites, so double backward works. */
+static mt_tensor *fused(scope *s, int op, mt_tensor *g, mt_tensor *v)
+{
+    return !s->failed && g && v ? keep(s, mt_call(op, "TT", g, v)) : NULL;
+}
+
+/* A defaulted approximate is recorded as none, with no text. */
+static const char *approximate_of(const mt_ad_value *v)
+{
+    return v->none || !v->str[0] ? "none" : v->str;
+}
+
+static mt_tensor *fused_gelu(scope *s, mt_tensor *g, mt_tensor *x, const char *approximate)
+{
+    return !s->failed && g && x
+               ? keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
+               : NULL;
+}
+
 int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     scope s = {0};
-    mt_tensor *x = operand(&s, n, 0), *d;
-    if (strcmp(n->args[1].str, "tanh") == 0) {
-        const double beta = SQRT2 * TWO_OVER_SQRTPI * 0.5, kappa = 0.044715;
-        mt_tensor *x2 = mul(&s, x, x);
-        mt_tensor *inner = mul_f(&s, add(&s, x, mul_f(&s, mul(&s, x2, x), kappa)), beta);
-        mt_tensor *t = tanh_(&s, inner);
-        mt_tensor *left = mul_f(&s, add_f(&s, t, 1.0), 0.5);
-        mt_tensor *right = mul(&s, mul_f(&s, x, 0.5), rsub_f(&s, 1.0, mul(&s, t, t)));
-        right = mul(&s, right, mul_f(&s, add_f(&s, mul_f(&s, x2, 3.0 * kappa), 1.0), beta));
-        d = add(&s, left, right);
-    } else {
-        mt_tensor *cdf = mul_f(&s, add_f(&s, erf_(&s, mul_f(&s, x, SQRT1_2)), 1.0), 0.5);
-        mt_tensor *pdf = mul_f(&s, exp_(&s, mul_f(&s, mul(&s, x, x), -0.5)),
-                               TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
-        d = add(&s, cdf, mul(&s, x, pdf));
-    }
-    give(&s, n, out, 0, mul(&s, g[0], d));
+    give(&s, n, out, 0, fused_gelu(&s, g[0], operand(&s, n, 0), approximate_of(&n->args[1])));
     return done(&s);
+}
+
+/* torch's silu_backward is a composite when recorded (create_graph), so the
+ * graph then holds its ops: g s (1 + x (1 - s)), s = sigmoid x */
+int silu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *r;
+    if (mt_grad_enabled) {
+        mt_tensor *sg = sigmoid(&s, x);
+        r = mul(&s, g[0], mul(&s, sg, add_f(&s, mul(&s, x, rsub_f(&s, 1.0, sg)), 1.0)));
+    } else {
+        r = fused(&s, MT_OP__silu_backward, g[0], x);
+    }
+    give(&s, n, out, 0, r);
+    return done(&s);
+}
+
+int tanh_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, fused(&s, MT_OP__tanh_backward, g[0], result(&s, n)));
+    return done(&s);
+}
+
+int sigmoid_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    give(&s, n, out, 0, fused(&s, MT_OP__sigmoid_backward, g[0], result(&s, n)));
+    return done(&s);
+}
+
+/* A backward row r = go * f'(v): linear in go, whose gradient is the same
+ * row of the incoming gradient; the gradient for v is gg * go * f''(v). */
+static int activation_double_backward(scope *s, mt_node *n, mt_tensor **g, mt_tensor **out,
+                                      mt_tensor *d_go, mt_tensor *f2)
+{
+    if (mt_param_needs(n, 0))
+        give(s, n, out, 0, d_go);
+    if (mt_param_needs(n, 1))
+        give(s, n, out, 1, mul(s, mul(s, g[0], operand(s, n, 0)), f2));
+    return done(s);
+}
+
+/* gelu'' = pdf(x) (2 - x^2); with the tanh form, u = beta (x + kappa x^3),
+ * t = tanh u: (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2) */
+int gelu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    const char *ap = approximate_of(&n->args[2]);
+    mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
+    if (mt_param_needs(n, 0))
+        d_go = fused_gelu(&s, g[0], x, ap);
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *x2 = mul(&s, x, x);
+        if (strcmp(ap, "tanh") == 0) {
+            const double beta = SQRT2 * TWO_OVER_SQRTPI * 0.5, kappa = 0.044715;
+            mt_tensor *t = tanh_(&s, mul_f(&s, add(&s, x, mul_f(&s, mul(&s, x2, x), kappa)), beta));
+            mt_tensor *du = mul_f(&s, add_f(&s, mul_f(&s, x2, 3.0 * kappa), 1.0), beta);
+            mt_tensor *ddu = mul_f(&s, x, 6.0 * beta * kappa);
+            mt_tensor *curv = add(&s, ddu, mul_f(&s, mul(&s, t, mul(&s, du, du)), -2.0));
+            mt_tensor *inner = add(&s, du, mul_f(&s, mul(&s, x, curv), 0.5));
+            f2 = mul(&s, rsub_f(&s, 1.0, mul(&s, t, t)), inner);
+        } else {
+            mt_tensor *pdf = mul_f(&s, exp_(&s, mul_f(&s, x2, -0.5)),
+                                   TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
+            f2 = mul(&s, pdf, rsub_f(&s, 2.0, x2));
+        }
+    }
+    return activation_double_backward(&s, n, g, out, d_go, f2);
+}
+
+/* silu'' = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid x */
+int silu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
+    if (mt_param_needs(n, 0))
+        d_go = fused(&s, MT_OP__silu_backward, g[0], x);
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *sg = sigmoid(&s, x);
+        mt_tensor *ds = mul(&s, sg, rsub_f(&s, 1.0, sg));
+        mt_tensor *k = add_f(&s, mul(&s, x, rsub_f(&s, 1.0, mul_f(&s, sg, 2.0))), 2.0);
+        f2 = mul(&s, ds, k);
+    }
+    return activation_double_backward(&s, n, g, out, d_go, f2);
+}
+
+/* in terms of the output y: d(1 - y^2)/dy = -2y */
+int tanh_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
+    if (mt_param_needs(n, 0))
+        d_go = fused(&s, MT_OP__tanh_backward, g[0], y);
+    if (mt_param_needs(n, 1))
+        f2 = mul_f(&s, y, -2.0);
+    return activation_double_backward(&s, n, g, out, d_go, f2);
+}
+
+/* d((1 - y) y)/dy = 1 - 2y */
+int sigmoid_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scope s = {0};
+    mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
+    if (mt_param_needs(n, 0))
+        d_go = fused(&s, MT_OP__sigmoid_backward, g[0], y);
+    if (mt_param_needs(n, 1))
+        f2 = rsub_f(&s, 1.0, mul_f(&s, y, 2.0));
+    return activation_double_backward(&s, n, g, out, d_go, f2);
 }
 
 /* add(input, other, alpha): d/dinput = g, d/dother = alpha * g */

@@ -727,29 +727,89 @@ static int64_t softmax_dim(const mt_node *n)
     return wrap(n->args[1].i, ndim);
 }
 
-/* y * (g - sum(g * y)) with the saved output y. */
-int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* Both run the fused row (softmax.def) on the saved output y; its dtype
+ * argument is the output's, and the edge casts to the input's. */
+static int softmax_like_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int op)
 {
     int64_t d = softmax_dim(n);
-    int nd = n->edge_meta[0].ndim > 0;
     scratch sc = {0};
     mt_tensor *y = saved(&sc, n, n->nparams);
-    mt_tensor *gy = S(mt_call(MT_OP_mul, "TT", g[0], y));
-    mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", gy, nd, &d, 1));
-    mt_tensor *r = S(mt_call(MT_OP_mul, "TT", y, S(mt_call(MT_OP_sub, "TT", g[0], s))));
+    mt_tensor *r = y ? S(mt_call(op, "TTiD", g[0], y, d, (int)y->dtype)) : NULL;
     return set_input_grad(n, out, finish(&sc, r));
 }
 
-/* g - exp(y) * sum(g) with the saved output y. */
+int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return softmax_like_backward(n, g, out, MT_OP__softmax_backward_data);
+}
+
 int log_softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    int64_t d = softmax_dim(n);
-    int nd = n->edge_meta[0].ndim > 0;
+    return softmax_like_backward(n, g, out, MT_OP__log_softmax_backward_data);
+}
+
+/* Gives r to param p's edge (cast and reduced to its input). */
+static int give_param(mt_node *n, mt_tensor **out, int p, mt_tensor *r)
+{
+    if (!r)
+        return -1;
+    int e = mt_edge_of(n, p);
+    return (out[e] = mt_reduce_to_edge(n, e, r)) ? 0 : -1;
+}
+
+/* r = y (go - sum(go y)): linear in go, whose gradient is the same row of
+ * the incoming gg; for y it is gg (go - sum(go y)) - go sum(gg y). */
+int softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
     scratch sc = {0};
-    mt_tensor *y = saved(&sc, n, n->nparams);
-    mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", g[0], nd, &d, 1));
-    mt_tensor *p = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_exp, "T", y)), s));
-    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_sub, "TT", g[0], p))));
+    mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
+    if (!y)
+        return finish(&sc, NULL), -1;
+    int nd = y->ndim;
+    int64_t d = wrap(n->args[2].i, nd);
+    if (mt_param_needs(n, 0))
+        r0 = S(mt_call(MT_OP__softmax_backward_data, "TTiD", g[0], y, d, (int)y->dtype));
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", go, y)), nd > 0, &d, 1));
+        mt_tensor *t = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", g[0], y)), nd > 0, &d, 1));
+        mt_tensor *a = S(mt_call(MT_OP_mul, "TT", g[0], S(mt_call(MT_OP_sub, "TT", go, s))));
+        r1 = S(mt_call(MT_OP_sub, "TT", a, S(mt_call(MT_OP_mul, "TT", go, t))));
+    }
+    int rc = sc.failed ? -1 : 0;
+    if (!rc && r0)
+        rc = give_param(n, out, 0, (mt_retain(r0), r0));
+    if (!rc && r1)
+        rc = give_param(n, out, 1, (mt_retain(r1), r1));
+    finish(&sc, NULL);
+    return rc;
+}
+
+/* r = go - exp(y) sum(go): for go, gg - sum(gg exp(y)); for y,
+ * -gg exp(y) sum(go). */
+int log_softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    scratch sc = {0};
+    mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
+    if (!y)
+        return finish(&sc, NULL), -1;
+    int nd = y->ndim;
+    int64_t d = wrap(n->args[2].i, nd);
+    mt_tensor *e = S(mt_call(MT_OP_exp, "T", y));
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *t = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", g[0], e)), nd > 0, &d, 1));
+        r0 = S(mt_call(MT_OP_sub, "TT", g[0], t));
+    }
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", go, nd > 0, &d, 1));
+        r1 = S(mt_call(MT_OP_neg, "T", S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", g[0], e)), s))));
+    }
+    int rc = sc.failed ? -1 : 0;
+    if (!rc && r0)
+        rc = give_param(n, out, 0, (mt_retain(r0), r0));
+    if (!rc && r1)
+        rc = give_param(n, out, 1, (mt_retain(r1), r1));
+    finish(&sc, NULL);
+    return rc;
 }
 
 /* sum(input, dim, keepdim): the gradient spreads back over the reduced dims. */

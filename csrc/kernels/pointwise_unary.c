@@ -37,6 +37,7 @@
 /* libm by precision: float for float16/bfloat16/float32, double for float64 */
 #define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
 #define SQRT1_2 0.70710678118654752440
+#define SQRT_2 1.41421356237309504880
 #define SQRT_2_PI 0.79788456080286535588
 
 static inline double round_dec(double x, int64_t d)
@@ -58,6 +59,14 @@ static inline float round_decf(float x, int64_t d)
     float p = powf(10.0f, (float)-d);
     return nearbyintf(x / p) * p;
 }
+
+/* x Phi(x) with Phi = erfc(-x / sqrt 2) / 2, precise in the negative tail;
+ * gelu(+inf) is inf (torch's float32 and bfloat16 kernels give NaN there
+ * inside their vector blocks and inf in their scalar tails) */
+#define GELU_f2(x) (0.5f * x * erfcf(-x * (float)SQRT1_2))
+#define GELU_bf(x) GELU_f2(x)
+#define GELU_f4(x) GELU_f2(x)
+#define GELU_f8(x) (0.5 * x * erfc(-x * SQRT1_2))
 
 #define DEF_FLOAT(DE, SFX, T)                                                           \
     SAME(SFX, T, exp, M(exp, x))                                                        \
@@ -82,7 +91,7 @@ static inline float round_decf(float x, int64_t d)
     SAME(SFX, T, cosh, M(cosh, x))                                                      \
     SAME(SFX, T, tanh, M(tanh, x))                                                      \
     SAME(SFX, T, sigmoid, 1 / (1 + M(exp, -x)))                                         \
-    SAME(SFX, T, gelu, (acc)0.5 * x * (1 + M(erf, x * (acc)SQRT1_2)))                   \
+    SAME(SFX, T, gelu, GELU_##SFX(x))                                                   \
     SAME(SFX, T, gelu_tanh,                                                             \
          (acc)0.5 * x * (1 + M(tanh, (acc)SQRT_2_PI * (x + (acc)0.044715 * x * x * x)))) \
     SAME(SFX, T, silu, x / (1 + M(exp, -x)))                                            \
@@ -163,6 +172,83 @@ static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x)
     return x * mt_vsigmoid8(x);
 }
 MT_VAT(vsilu8, mt_v8f)
+static inline __attribute__((always_inline)) mt_v4d vsilu4(mt_v4d x)
+{
+    return x * mt_vsigmoid4(x);
+}
+MT_VAT(vsilu4, mt_v4d)
+
+#define ANY_LANE(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+
+/* x Phi(x), with far lanes (mt_vphi8: x < -5.5 in float, -8.4 in double)
+ * flagged in *far for the loop's libm pass. */
+static inline __attribute__((always_inline)) void vgelu8(mt_v8f *px, mt_v8i *far)
+{
+    mt_v8f x = *px;
+    *px = x * mt_vphi8(x, far);
+}
+static inline __attribute__((always_inline)) void vgelu4(mt_v4d *px, mt_v4l *far)
+{
+    mt_v4d x = *px;
+    *px = x * mt_vphi4(x, far);
+}
+
+/* The vector loop with a second, rare pass: when any lane was past the
+ * vector erfc's range, the elements below LIMIT (a little above that range's
+ * edge) are redone with libm's erfc; a branch per vector would stall the
+ * loop. The pass rereads the input, so gelu has no in-place form here. */
+#define GELU_LOOP(SFX, T, VT, MT, W, VFN, LIMIT, EXACT)                                   \
+    MT_CLONES_AVX2_FMA static void vgelu_##SFX(char **data, const int64_t *st, int64_t n,  \
+                                               void *vctx)                                \
+    {                                                                                     \
+        (void)vctx;                                                                       \
+        int64_t i = 0;                                                                    \
+        VT v;                                                                             \
+        MT far, any = {0};                                                                \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                                   \
+            T *o = (T *)data[0];                                                          \
+            const T *pa = (const T *)data[1];                                             \
+            for (; i + W <= n; i += W) {                                                  \
+                memcpy(&v, pa + i, sizeof v);                                             \
+                VFN(&v, &far);                                                            \
+                any |= far;                                                               \
+                memcpy(o + i, &v, sizeof v);                                              \
+            }                                                                             \
+        }                                                                                 \
+        for (; i < n; i += W) {                                                           \
+            int64_t m = n - i < W ? n - i : W;                                            \
+            T buf[W] = {0};                                                               \
+            for (int64_t k = 0; k < m; k++)                                               \
+                buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                         \
+            memcpy(&v, buf, sizeof v);                                                    \
+            VFN(&v, &far);                                                                \
+            any |= far;                                                                   \
+            memcpy(buf, &v, sizeof v);                                                    \
+            for (int64_t k = 0; k < m; k++)                                               \
+                *(T *)(data[0] + (i + k) * st[0]) = buf[k];                               \
+        }                                                                                 \
+        mt_v4l any4 = (mt_v4l)any;                                                        \
+        if (ANY_LANE(any4))                                                               \
+            for (int64_t k = 0; k < n; k++) {                                             \
+                T x = *(const T *)(data[1] + k * st[1]);                                  \
+                if (x < LIMIT)                                                            \
+                    *(T *)(data[0] + k * st[0]) = EXACT(x);                               \
+            }                                                                             \
+    }
+
+/* 0.5 x (1 + tanh u) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline __attribute__((always_inline)) mt_v8f vgelu_tanh8(mt_v8f x)
+{
+    mt_v8f u = (float)SQRT_2_PI * (x + 0.044715f * x * x * x);
+    return x * mt_vsigmoid8(u + u);
+}
+MT_VAT(vgelu_tanh8, mt_v8f)
+static inline __attribute__((always_inline)) mt_v4d vgelu_tanh4(mt_v4d x)
+{
+    mt_v4d u = SQRT_2_PI * (x + 0.044715 * x * x * x);
+    return x * mt_vsigmoid4(u + u);
+}
+MT_VAT(vgelu_tanh4, mt_v4d)
 
 VEC_LOOP(vexp, f4, float, mt_v8f, 8, mt_vexp8)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)
@@ -170,6 +256,14 @@ VEC_LOOP(vlog, f4, float, mt_v8f, 8, mt_vlog8)
 VEC_LOOP(vtanh, f4, float, mt_v8f, 8, mt_vtanh8)
 VEC_LOOP(vsigmoid, f4, float, mt_v8f, 8, mt_vsigmoid8)
 VEC_LOOP(vsilu, f4, float, mt_v8f, 8, vsilu8)
+VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
+VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
+VEC_LOOP(verf, f4, float, mt_v8f, 8, mt_verf8)
+VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
+GELU_LOOP(f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
+GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
+VEC_LOOP(vgelu_tanh, f4, float, mt_v8f, 8, vgelu_tanh8)
+VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
 MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
 MT_FOR_FLOAT_DTYPES(DEF_NUM)
@@ -213,14 +307,17 @@ static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
     [MT_UN_TANH] = {[MT_FLOAT16] = tanh_f2, [MT_BFLOAT16] = tanh_bf, [MT_FLOAT32] = vtanh_f4,
                     [MT_FLOAT64] = tanh_f8},
     [MT_UN_SIGMOID] = {[MT_FLOAT16] = sigmoid_f2, [MT_BFLOAT16] = sigmoid_bf,
-                       [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = sigmoid_f8},
-    [MT_UN_GELU] = MT_ROW_FLOAT(gelu),
-    [MT_UN_GELU_TANH] = MT_ROW_FLOAT(gelu_tanh),
+                       [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = vsigmoid_f8},
+    [MT_UN_GELU] = {[MT_FLOAT16] = gelu_f2, [MT_BFLOAT16] = gelu_bf, [MT_FLOAT32] = vgelu_f4,
+                    [MT_FLOAT64] = vgelu_f8},
+    [MT_UN_GELU_TANH] = {[MT_FLOAT16] = gelu_tanh_f2, [MT_BFLOAT16] = gelu_tanh_bf,
+                         [MT_FLOAT32] = vgelu_tanh_f4, [MT_FLOAT64] = vgelu_tanh_f8},
     [MT_UN_SILU] = {[MT_FLOAT16] = silu_f2, [MT_BFLOAT16] = silu_bf, [MT_FLOAT32] = vsilu_f4,
-                    [MT_FLOAT64] = silu_f8},
+                    [MT_FLOAT64] = vsilu_f8},
     [MT_UN_SOFTPLUS] = MT_ROW_FLOAT(softplus),
     [MT_UN_LEAKY_RELU] = MT_ROW_FLOAT(leaky_relu),
-    [MT_UN_ERF] = MT_ROW_FLOAT(erf),
+    [MT_UN_ERF] = {[MT_FLOAT16] = erf_f2, [MT_BFLOAT16] = erf_bf, [MT_FLOAT32] = verf_f4,
+                   [MT_FLOAT64] = verf_f8},
     [MT_UN_ERFC] = MT_ROW_FLOAT(erfc),
     [MT_UN_RECIPROCAL] = MT_ROW_FLOAT(reciprocal),
     [MT_UN_FRAC] = MT_ROW_FLOAT(frac),

@@ -921,13 +921,30 @@ SOFTMAX_LINES(MT_FLOAT64, f8, double)
 MT_CLONES_AVX2_FMA static bool
 softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
 {
-    float m = -INFINITY;
-    for (int64_t k = 0; k < n; k++)
-        m = x[k] > m || x[k] != x[k] ? x[k] : m;
-    if (!isfinite(m))
-        return false;
-    mt_v8f vm = (mt_v8f){0} + m, acc = {0}, v;
+    /* the maximum in 8 lanes, and whether any lane saw a NaN */
+    mt_v8f vmax = (mt_v8f){0} - INFINITY, v;
+    mt_v8i nan = {0};
     int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        memcpy(&v, x + k, sizeof v);
+        mt_v8i gt = v > vmax;
+        vmax = (mt_v8f)((gt & (mt_v8i)v) | (~gt & (mt_v8i)vmax));
+        nan |= v != v;
+    }
+    float m = -INFINITY;
+    bool bad = false;
+    for (int j = 0; j < 8; j++) {
+        m = vmax[j] > m ? vmax[j] : m;
+        bad |= nan[j] != 0;
+    }
+    for (; k < n; k++) {
+        m = x[k] > m ? x[k] : m;
+        bad |= x[k] != x[k];
+    }
+    if (bad || !isfinite(m))
+        return false;
+    mt_v8f vm = (mt_v8f){0} + m, acc = {0};
+    k = 0;
     for (; k + 8 <= n; k += 8) {
         memcpy(&v, x + k, sizeof v);
         mt_v8f e = v - vm;

@@ -1,7 +1,8 @@
 /* Vector elementary functions on GCC vector types (8 floats, 4 doubles), for
  * kernels compiled with MT_CLONES_* (core/portable.h): the avx2 clone keeps a vector in one
  * register, the default clone splits it into SSE halves. Range reduction plus
- * a polynomial, accurate to about 1 ulp (Cephes coefficients), with IEEE
+ * a polynomial, accurate to about 1 ulp (Cephes coefficients; erf's float
+ * ones fitted for this file, a few ulp), with IEEE
  * results at the edges: NaN in gives NaN, overflow gives inf, and results
  * down to the denormals are kept. */
 #ifndef MT_KERNELS_VMATH_H
@@ -164,6 +165,128 @@ MT_VINLINE mt_v8f mt_vtanh8(mt_v8f x)
     return mt_vsel8(ax < 0.625f, p, big);
 }
 
+MT_VINLINE mt_v4d mt_vsigmoid4(mt_v4d x)
+{
+    mt_v4l neg = x < 0.0;
+    mt_v4d e = mt_vexp4(mt_vsel4(neg, x, -x));
+    mt_v4d r = 1.0 / (1.0 + e);
+    return mt_vsel4(neg, e * r, r);
+}
+
+/* erf in two pieces: x P(x^2) below |x| = 1, and 1 - erfc(|x|) above, with
+ * erfc = exp(q(|x|)) from a fit of log erfc on [1, 3.92] (beyond, erf rounds
+ * to +-1). Coefficients fitted for this file: about 3 ulp below 1, 1 ulp of 1
+ * above. *tail receives erfc(|x|) for |x| >= 1 (0 beyond 3.92), which the
+ * normal CDF needs without the cancellation of 1 - erf. */
+MT_VINLINE mt_v8f mt_verf_parts8(mt_v8f x, mt_v8f *tail)
+{
+    mt_v8f a = mt_vsel8(x < 0.0f, -x, x);
+    mt_v8f z = x * x;
+    mt_v8f p = (mt_v8f){0} + 7.890584674896672e-05f;
+    p = p * z - 8.021255489438772e-04f;
+    p = p * z + 5.189578980207443e-03f;
+    p = p * z - 2.6854464784264565e-02f;
+    p = p * z + 1.1283600330352783e-01f;
+    p = p * z - 3.761262595653534e-01f;
+    p = p * z + 1.1283791065216064f;
+    mt_v8f small = x * p;
+    mt_v8i far = a > 3.92f;
+    mt_v8f t = mt_vsel8(far, (mt_v8f){0} + 3.92f, mt_vsel8(a < 1.0f, (mt_v8f){0} + 1.0f, a));
+    mt_v8f q = (mt_v8f){0} + 1.6203305222006747e-06f;
+    q = q * t - 4.569423253997229e-05f;
+    q = q * t + 5.934665095992386e-04f;
+    q = q * t - 4.742637276649475e-03f;
+    q = q * t + 2.636910043656826e-02f;
+    q = q * t - 1.099814921617508e-01f;
+    q = q * t - 6.319384574890137e-01f;
+    q = q * t - 1.1301629543304443f;
+    q = q * t + 3.015885304193944e-04f;
+    mt_v8f c = mt_vexp8(q);
+    c = mt_vsel8(far, (mt_v8f){0}, c);
+    *tail = c;
+    mt_v8f big = 1.0f - c;
+    big = mt_vsel8(x < 0.0f, -big, big);
+    return mt_vsel8(a < 1.0f, small, mt_vsel8(x != x, x, big));
+}
+
+MT_VINLINE mt_v8f mt_verf8(mt_v8f x)
+{
+    mt_v8f tail;
+    return mt_verf_parts8(x, &tail);
+}
+
+/* erf in double with the Cephes rational forms: x T(x^2)/U(x^2) below 1,
+ * 1 - exp(-x^2) P(|x|)/Q(|x|) up to 6, +-1 beyond (erfc(6) < 2^-55). */
+MT_VINLINE mt_v4d mt_verf_parts4(mt_v4d x, mt_v4d *tail)
+{
+    mt_v4d a = mt_vsel4(x < 0.0, -x, x);
+    mt_v4d z = x * x;
+    mt_v4d t = (mt_v4d){0} + 9.60497373987051638749E0;
+    t = t * z + 9.00260197203842689217E1;
+    t = t * z + 2.23200534594684319226E3;
+    t = t * z + 7.00332514112805075473E3;
+    t = t * z + 5.55923013010394962768E4;
+    mt_v4d u = z + 3.35617141647503099647E1;
+    u = u * z + 5.21357949780152679795E2;
+    u = u * z + 4.59432382970980127987E3;
+    u = u * z + 2.26290000613890934246E4;
+    u = u * z + 4.92673942608635921086E4;
+    mt_v4d small = x * t / u;
+    mt_v4l far = a > 6.0;
+    mt_v4d b = mt_vsel4(far, (mt_v4d){0} + 6.0, mt_vsel4(a < 1.0, (mt_v4d){0} + 1.0, a));
+    mt_v4d p = (mt_v4d){0} + 2.46196981473530512524E-10;
+    p = p * b + 5.64189564831068821977E-1;
+    p = p * b + 7.46321056442269912687E0;
+    p = p * b + 4.86371970985681366614E1;
+    p = p * b + 1.96520832956077098242E2;
+    p = p * b + 5.26445194995477358631E2;
+    p = p * b + 9.34528527171957607540E2;
+    p = p * b + 1.02755188689515710272E3;
+    p = p * b + 5.57535335369399327526E2;
+    mt_v4d q = b + 1.32281951154744992508E1;
+    q = q * b + 8.67072140885989742329E1;
+    q = q * b + 3.54937778887819891062E2;
+    q = q * b + 9.75708501743205489753E2;
+    q = q * b + 1.82390916687909736289E3;
+    q = q * b + 2.24633760818710981792E3;
+    q = q * b + 1.65666309194161350182E3;
+    q = q * b + 5.57535340817727675546E2;
+    mt_v4d c = mt_vexp4(-(b * b)) * p / q;
+    c = mt_vsel4(far, (mt_v4d){0}, c);
+    *tail = c;
+    mt_v4d big = 1.0 - c;
+    big = mt_vsel4(x < 0.0, -big, big);
+    return mt_vsel4(a < 1.0, small, mt_vsel4(x != x, x, big));
+}
+
+MT_VINLINE mt_v4d mt_verf4(mt_v4d x)
+{
+    mt_v4d tail;
+    return mt_verf_parts4(x, &tail);
+}
+
+/* The standard normal CDF Phi(x) = (1 + erf(x / sqrt 2)) / 2; below
+ * x = -sqrt 2 it is erfc / 2 itself, with its relative precision. Where that
+ * erfc is past the fitted range (x < -5.5 in float, -8.4 in double) the lane
+ * is left at 0 and *far flags it for the caller's exact scalar fix-up. */
+MT_VINLINE mt_v8f mt_vphi8(mt_v8f x, mt_v8i *far)
+{
+    mt_v8f u = x * 0.70710678118654752440f, c;
+    mt_v8f e = mt_verf_parts8(u, &c);
+    *far = u < -3.92f;
+    mt_v8f r = 0.5f + 0.5f * e;
+    return mt_vsel8(u <= -1.0f, 0.5f * c, r);
+}
+
+MT_VINLINE mt_v4d mt_vphi4(mt_v4d x, mt_v4l *far)
+{
+    mt_v4d u = x * 0.70710678118654752440, c;
+    mt_v4d e = mt_verf_parts4(u, &c);
+    *far = u < -6.0;
+    mt_v4d r = 0.5 + 0.5 * e;
+    return mt_vsel4(u <= -1.0, 0.5 * c, r);
+}
+
 /* In-place forms, the ones to call from a loop compiled for another ISA
  * (MT_CLONES_*): clang checks a call's vector-argument ABI before inlining and
  * refuses a by-value vector passed between an AVX and a non-AVX function,
@@ -175,5 +298,8 @@ MT_VAT(mt_vexp4, mt_v4d)
 MT_VAT(mt_vlog8, mt_v8f)
 MT_VAT(mt_vsigmoid8, mt_v8f)
 MT_VAT(mt_vtanh8, mt_v8f)
+MT_VAT(mt_vsigmoid4, mt_v4d)
+MT_VAT(mt_verf8, mt_v8f)
+MT_VAT(mt_verf4, mt_v4d)
 
 #endif

@@ -12,6 +12,7 @@
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 #include "../kernels/reduce.h"
+#include "../kernels/softmax.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -376,6 +377,25 @@ static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *
     return out;
 }
 
+/* softmax over a dim that is not the last of a contiguous float32/float64
+ * tensor: vector lanes across the inner dims (kernels/softmax.c). */
+static mt_tensor *softmax_inner(const mt_tensor *t, int dim, bool is_log)
+{
+    int64_t outer = 1, inner = 1;
+    for (int k = 0; k < dim; k++)
+        outer *= t->sizes[k];
+    for (int k = dim + 1; k < t->ndim; k++)
+        inner *= t->sizes[k];
+    mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
+    if (!out)
+        return NULL;
+    mt_tensor src = *t;
+    void *tok = mt_unlock();
+    mt_softmax_inner(out, &src, outer, t->sizes[dim], inner, is_log);
+    mt_relock(tok);
+    return out;
+}
+
 /* softmax(input, dim, dtype) and the nn.functional form whose dim may be None. */
 static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt_value *dtypev,
                         bool is_log)
@@ -402,7 +422,10 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     char kname[64];
     snprintf(kname, sizeof kname, "%ssoftmax_%skernel_impl", is_log ? "log_" : "",
              last ? "lastdim_" : "");
-    mt_tensor *out = along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
+    bool across = !last && src->numel > 0 && mt_tensor_is_contiguous(src) &&
+                  (src->dtype == MT_FLOAT32 || src->dtype == MT_FLOAT64);
+    mt_tensor *out = across ? softmax_inner(src, d, is_log)
+                            : along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
     mt_xrelease(hold);
     return mt_result_tensor(r, out);
 }

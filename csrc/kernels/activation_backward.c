@@ -1,0 +1,204 @@
+/* Fused activation backward loops (activation_backward.h): one pass over the
+ * incoming gradient and the saved tensor, float16/bfloat16 computed in float.
+ * float32 and float64 run in vector lanes (vmath.h); the formulas are torch's
+ * (the same operations in the same order), so NaN and infinities come out as
+ * torch's do, e.g. gelu's gradient at +-inf is NaN. */
+#include "activation_backward.h"
+#include "../core/portable.h"
+#include "typed.h"
+#include "vmath.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SQRT1_2 0.70710678118654752440
+#define SQRT2 1.41421356237309504880
+#define INV_SQRT_2PI 0.39894228040143267794
+#define BETA 0.79788456080286535588 /* sqrt(2 / pi) */
+#define KAPPA 0.044715
+
+/* Scalar forms, for the half types and the vector loops' far lanes. */
+#define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
+#define SCALAR_FORMS(T, SFX)                                                             \
+    static inline T gelu_d_##SFX(T g, T x)                                               \
+    {                                                                                    \
+        T cdf = (T)0.5 * M(erfc, -x * (T)SQRT1_2);                                       \
+        T pdf = M(exp, (T)-0.5 * x * x) * (T)INV_SQRT_2PI;                               \
+        return g * (cdf + x * pdf);                                                      \
+    }                                                                                    \
+    static inline T gelu_tanh_d_##SFX(T g, T x)                                          \
+    {                                                                                    \
+        T x2 = x * x;                                                                    \
+        T t = M(tanh, (T)BETA * (x + (T)KAPPA * x2 * x));                                \
+        T right_d = (T)0.5 * x * ((T)1 - t * t) * ((T)BETA * ((T)1 + (T)(3 * KAPPA) * x2)); \
+        return g * ((T)0.5 * ((T)1 + t) + right_d);                                     \
+    }                                                                                    \
+    static inline T silu_d_##SFX(T g, T x)                                               \
+    {                                                                                    \
+        T s = (T)1 / ((T)1 + M(exp, -x));                                                \
+        return g * s * ((T)1 + x * ((T)1 - s));                                          \
+    }                                                                                    \
+    static inline T tanh_d_##SFX(T g, T y) { return g * ((T)1 - y * y); }                \
+    static inline T sigmoid_d_##SFX(T g, T y) { return g * ((T)1 - y) * y; }
+SCALAR_FORMS(float, s4)
+SCALAR_FORMS(double, s8)
+
+/* Vector forms, in place on the gradient lane vector (see MT_VAT in vmath.h). */
+MT_VINLINE void vgelu_d8(mt_v8f *pg, const mt_v8f *px, mt_v8i *far)
+{
+    mt_v8f x = *px;
+    mt_v8f cdf = mt_vphi8(x, far);
+    mt_v8f pdf = mt_vexp8(-0.5f * x * x) * (float)INV_SQRT_2PI;
+    *pg = *pg * (cdf + x * pdf);
+}
+
+MT_VINLINE void vgelu_d4(mt_v4d *pg, const mt_v4d *px, mt_v4l *far)
+{
+    mt_v4d x = *px;
+    mt_v4d cdf = mt_vphi4(x, far);
+    mt_v4d pdf = mt_vexp4(-0.5 * x * x) * INV_SQRT_2PI;
+    *pg = *pg * (cdf + x * pdf);
+}
+
+MT_VINLINE void vgelu_tanh_d8(mt_v8f *pg, const mt_v8f *px, mt_v8i *far)
+{
+    (void)far;
+    mt_v8f x = *px, x2 = x * x;
+    mt_v8f t = mt_vtanh8((float)BETA * (x + (float)KAPPA * x2 * x));
+    mt_v8f right_d = 0.5f * x * (1.0f - t * t) * ((float)BETA * (1.0f + (float)(3 * KAPPA) * x2));
+    *pg = *pg * (0.5f * (1.0f + t) + right_d);
+}
+
+/* tanh u = 2 sigmoid(2u) - 1: t only enters as 1 + t and 1 - t^2, where its
+ * absolute error is what counts */
+MT_VINLINE void vgelu_tanh_d4(mt_v4d *pg, const mt_v4d *px, mt_v4l *far)
+{
+    (void)far;
+    mt_v4d x = *px, x2 = x * x;
+    mt_v4d u = BETA * (x + KAPPA * x2 * x);
+    mt_v4d t = 2.0 * mt_vsigmoid4(u + u) - 1.0;
+    mt_v4d right_d = 0.5 * x * (1.0 - t * t) * (BETA * (1.0 + 3 * KAPPA * x2));
+    *pg = *pg * (0.5 * (1.0 + t) + right_d);
+}
+
+MT_VINLINE void vsilu_d8(mt_v8f *pg, const mt_v8f *px, mt_v8i *far)
+{
+    (void)far;
+    mt_v8f x = *px, s = mt_vsigmoid8(x);
+    *pg = *pg * s * (1.0f + x * (1.0f - s));
+}
+
+MT_VINLINE void vsilu_d4(mt_v4d *pg, const mt_v4d *px, mt_v4l *far)
+{
+    (void)far;
+    mt_v4d x = *px, s = mt_vsigmoid4(x);
+    *pg = *pg * s * (1.0 + x * (1.0 - s));
+}
+
+MT_VINLINE void vtanh_d8(mt_v8f *pg, const mt_v8f *py, mt_v8i *far)
+{
+    (void)far;
+    *pg = *pg * (1.0f - *py * *py);
+}
+MT_VINLINE void vtanh_d4(mt_v4d *pg, const mt_v4d *py, mt_v4l *far)
+{
+    (void)far;
+    *pg = *pg * (1.0 - *py * *py);
+}
+MT_VINLINE void vsigmoid_d8(mt_v8f *pg, const mt_v8f *py, mt_v8i *far)
+{
+    (void)far;
+    *pg = *pg * (1.0f - *py) * *py;
+}
+MT_VINLINE void vsigmoid_d4(mt_v4d *pg, const mt_v4d *py, mt_v4l *far)
+{
+    (void)far;
+    *pg = *pg * (1.0 - *py) * *py;
+}
+
+/* W lanes at a time from contiguous operands; strided operands and the tail
+ * go through lane buffers. A vector form flags lanes it cannot do (gelu's
+ * far tail, see mt_vphi8); if any was flagged, a second pass redoes the
+ * elements whose v is below LIMIT with the scalar form (a branch per vector
+ * would stall the loop). */
+#define VEC_LOOP(NAME, SFX, T, VT, MT, W, VFN, LIMIT, SCALAR)                           \
+    MT_CLONES_AVX2_FMA static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, \
+                                                 void *ctx)                             \
+    {                                                                                   \
+        (void)ctx;                                                                      \
+        int64_t i = 0;                                                                  \
+        VT g, v;                                                                        \
+        MT far = {0}, any = {0};                                                        \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T)) {          \
+            T *o = (T *)data[0];                                                        \
+            const T *pg = (const T *)data[1], *pv = (const T *)data[2];                 \
+            for (; i + W <= n; i += W) {                                                \
+                memcpy(&g, pg + i, sizeof g);                                           \
+                memcpy(&v, pv + i, sizeof v);                                           \
+                VFN(&g, &v, &far);                                                      \
+                any |= far;                                                             \
+                memcpy(o + i, &g, sizeof g);                                            \
+            }                                                                           \
+        }                                                                               \
+        for (; i < n; i += W) {                                                         \
+            int64_t m = n - i < W ? n - i : W;                                          \
+            T bg[W] = {0}, bv[W] = {0};                                                 \
+            for (int64_t k = 0; k < m; k++) {                                           \
+                bg[k] = *(const T *)(data[1] + (i + k) * st[1]);                        \
+                bv[k] = *(const T *)(data[2] + (i + k) * st[2]);                        \
+            }                                                                           \
+            memcpy(&g, bg, sizeof g);                                                   \
+            memcpy(&v, bv, sizeof v);                                                   \
+            VFN(&g, &v, &far);                                                          \
+            any |= far;                                                                 \
+            memcpy(bg, &g, sizeof g);                                                   \
+            for (int64_t k = 0; k < m; k++)                                             \
+                *(T *)(data[0] + (i + k) * st[0]) = bg[k];                              \
+        }                                                                               \
+        mt_v4l any4 = (mt_v4l)any;                                                      \
+        if ((any4[0] | any4[1] | any4[2] | any4[3]) != 0)                               \
+            for (int64_t k = 0; k < n; k++) {                                           \
+                T x = *(const T *)(data[2] + k * st[2]);                                \
+                if (x < LIMIT)                                                          \
+                    *(T *)(data[0] + k * st[0]) =                                       \
+                        SCALAR(*(const T *)(data[1] + k * st[1]), x);                   \
+            }                                                                           \
+    }
+
+/* float16 and bfloat16: loaded to float, the scalar form, stored back */
+#define HALF_LOOP(NAME, SFX, T)                                                         \
+    static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *ctx)      \
+    {                                                                                   \
+        (void)ctx;                                                                      \
+        for (int64_t i = 0; i < n; i++) {                                               \
+            float g = MT_LOAD_##SFX(*(const T *)(data[1] + i * st[1]));                 \
+            float v = MT_LOAD_##SFX(*(const T *)(data[2] + i * st[2]));                 \
+            *(T *)(data[0] + i * st[0]) = MT_STORE_##SFX(NAME##_s4(g, v));              \
+        }                                                                               \
+    }
+
+/* LIMIT: where gelu's far tail starts, a little inside it (the pass is
+ * exact either way); -inf for the forms that flag nothing */
+#define DEFINE(NAME, LIMIT4, LIMIT8)                                                    \
+    VEC_LOOP(NAME, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)         \
+    VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
+    HALF_LOOP(NAME, f2, mt_f16)                                                         \
+    HALF_LOOP(NAME, bf, mt_bf16)
+DEFINE(gelu_d, -3.9f * (float)SQRT2, -5.9 * SQRT2)
+DEFINE(gelu_tanh_d, -INFINITY, -INFINITY)
+DEFINE(silu_d, -INFINITY, -INFINITY)
+DEFINE(tanh_d, -INFINITY, -INFINITY)
+DEFINE(sigmoid_d, -INFINITY, -INFINITY)
+
+static const mt_loop_fn table[MT_NUM_ACTB][MT_NUM_DTYPES] = {
+    [MT_ACTB_GELU] = MT_ROW_FLOAT(gelu_d),
+    [MT_ACTB_GELU_TANH] = MT_ROW_FLOAT(gelu_tanh_d),
+    [MT_ACTB_SILU] = MT_ROW_FLOAT(silu_d),
+    [MT_ACTB_TANH] = MT_ROW_FLOAT(tanh_d),
+    [MT_ACTB_SIGMOID] = MT_ROW_FLOAT(sigmoid_d),
+};
+
+mt_loop_fn mt_activation_backward_loop(mt_activation_backward_op op, mt_dtype dtype)
+{
+    return table[op][dtype];
+}

@@ -1,0 +1,249 @@
+/* softmax / log_softmax along a dim with a contiguous inner dim, and the
+ * backward of both along any dim (softmax.h). Tensors are viewed as
+ * [outer, n, inner]: when inner is 1 each row is one pass held in cache; when
+ * inner > 1 the work is cut into [outer, chunk of inner] tiles and each pass
+ * walks the n rows of a tile with the vector lanes across its contiguous
+ * columns, instead of a strided scalar walk per column. Threads split the
+ * rows or tiles. NaN and infinities follow the formulas as torch's kernels
+ * do: a NaN, +inf, or an all -inf line gives a NaN line. */
+#include "softmax.h"
+#include "../core/portable.h"
+#include "parallel.h"
+#include "vmath.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CHUNK 16 /* columns per tile: a cache line of float32, so n rows of a tile stay in L2 */
+#define GRAIN 32768
+
+typedef struct {
+    char *o;
+    const char *x, *g;
+    int64_t outer, n, inner, tiles;
+    bool logsm;
+} job;
+
+/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
+ * by a fixed-size copy, a partial one through a lane buffer. */
+#define LANE_IO(SFX, T, V, W)                                                             \
+    MT_VINLINE void load_##SFX(V *v, const T *p, int64_t w, T fill)                       \
+    {                                                                                     \
+        if (w == W) {                                                                     \
+            memcpy(v, p, sizeof *v);                                                      \
+            return;                                                                       \
+        }                                                                                 \
+        T b[W];                                                                           \
+        for (int64_t j = 0; j < W; j++)                                                   \
+            b[j] = j < w ? p[j] : fill;                                                   \
+        memcpy(v, b, sizeof *v);                                                          \
+    }                                                                                     \
+    MT_VINLINE void store_##SFX(T *p, const V *v, int64_t w)                              \
+    {                                                                                     \
+        if (w == W)                                                                       \
+            memcpy(p, v, sizeof *v);                                                      \
+        else                                                                              \
+            memcpy(p, v, (size_t)w * sizeof(T));                                          \
+    }
+LANE_IO(f4, float, mt_v8f, 8)
+LANE_IO(f8, double, mt_v4d, 4)
+
+/* The loops per dtype: T the element, V its vector of W lanes, M its
+ * lane mask type (selects written out, as a clone calls no by-value vector
+ * helper); a NaN once taken as the maximum stays (v > NaN is false). */
+#define DEFINE_TILES(SFX, T, V, M, W, VEXP_AT, LOGF)                                           \
+    MT_CLONES_AVX2_FMA static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
+                                                  int64_t inner, int64_t cols, bool logsm) \
+    {                                                                                     \
+        V m[CHUNK / W], s[CHUNK / W], v;                                                  \
+        int64_t nv = (cols + W - 1) / W;                                                  \
+        for (int64_t c = 0; c < nv; c++) {                                                \
+            m[c] = (V){0} - (T)INFINITY;                                                  \
+            s[c] = (V){0};                                                                \
+        }                                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            const T *row = x + k * inner;                                                 \
+            for (int64_t c = 0; c < nv; c++) {                                            \
+                int64_t w = cols - c * W < W ? cols - c * W : W;                          \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                M mk = (v > m[c]) | (v != v);                                               \
+                m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
+            }                                                                             \
+        }                                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            const T *row = x + k * inner;                                                 \
+            T *orow = o + k * inner;                                                      \
+            for (int64_t c = 0; c < nv; c++) {                                            \
+                int64_t w = cols - c * W < W ? cols - c * W : W;                          \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                V e = v - m[c];                                                           \
+                VEXP_AT(&e);                                                              \
+                s[c] += e;                                                                \
+                if (!logsm)                                                               \
+                    store_##SFX(orow + c * W, &e, w);                                     \
+            }                                                                             \
+        }                                                                                 \
+        for (int64_t c = 0; c < nv; c++) {                                                \
+            V r;                                                                          \
+            if (logsm)                                                                    \
+                for (int j = 0; j < W; j++)                                               \
+                    r[j] = LOGF(s[c][j]);                                                 \
+            else                                                                          \
+                r = (T)1 / s[c];                                                          \
+            s[c] = r;                                                                     \
+        }                                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            const T *row = x + k * inner;                                                 \
+            T *orow = o + k * inner;                                                      \
+            for (int64_t c = 0; c < nv; c++) {                                            \
+                int64_t w = cols - c * W < W ? cols - c * W : W;                          \
+                V r;                                                                      \
+                if (logsm) {                                                              \
+                    load_##SFX(&v, row + c * W, w, 0);                                    \
+                    r = (v - m[c]) - s[c];                                                \
+                } else {                                                                  \
+                    load_##SFX(&v, orow + c * W, w, 0);                                   \
+                    r = v * s[c];                                                         \
+                }                                                                         \
+                store_##SFX(orow + c * W, &r, w);                                         \
+            }                                                                             \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    /* sums of g y (softmax) or g (log_softmax) over the n rows of a tile, then \
+     * the gradient; inner = 1 makes the tile one row of n contiguous lines */ \
+    MT_CLONES_AVX2_FMA static void bwd_tile_##SFX(T *o, const T *g, const T *y, int64_t n, \
+                                                  int64_t inner, int64_t cols, bool logsm) \
+    {                                                                                     \
+        V s[CHUNK / W], vg, vy;                                                           \
+        int64_t nv = (cols + W - 1) / W;                                                  \
+        for (int64_t c = 0; c < nv; c++)                                                  \
+            s[c] = (V){0};                                                                \
+        for (int64_t k = 0; k < n; k++)                                                   \
+            for (int64_t c = 0; c < nv; c++) {                                            \
+                int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
+                load_##SFX(&vg, g + at, w, 0);                                            \
+                if (logsm) {                                                              \
+                    s[c] += vg;                                                           \
+                } else {                                                                  \
+                    load_##SFX(&vy, y + at, w, 0);                                        \
+                    s[c] += vg * vy;                                                      \
+                }                                                                         \
+            }                                                                             \
+        for (int64_t k = 0; k < n; k++)                                                   \
+            for (int64_t c = 0; c < nv; c++) {                                            \
+                int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
+                load_##SFX(&vg, g + at, w, 0);                                            \
+                load_##SFX(&vy, y + at, w, 0);                                            \
+                V r;                                                                      \
+                if (logsm) {                                                              \
+                    VEXP_AT(&vy);                                                         \
+                    r = vg - vy * s[c];                                                   \
+                } else {                                                                  \
+                    r = vy * (vg - s[c]);                                                 \
+                }                                                                         \
+                store_##SFX(o + at, &r, w);                                               \
+            }                                                                             \
+    }                                                                                     \
+                                                                                          \
+    /* one contiguous row: the lanes along it, summed across at the end */              \
+    MT_CLONES_AVX2_FMA static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
+                                                 bool logsm)                              \
+    {                                                                                     \
+        V acc = {0}, vg, vy;                                                              \
+        int64_t k = 0;                                                                    \
+        for (; k + W <= n; k += W) {                                                      \
+            memcpy(&vg, g + k, sizeof vg);                                                \
+            if (logsm) {                                                                  \
+                acc += vg;                                                                \
+            } else {                                                                      \
+                memcpy(&vy, y + k, sizeof vy);                                            \
+                acc += vg * vy;                                                           \
+            }                                                                             \
+        }                                                                                 \
+        T s = 0;                                                                          \
+        for (int j = 0; j < W; j++)                                                       \
+            s += acc[j];                                                                  \
+        for (; k < n; k++)                                                                \
+            s += logsm ? g[k] : g[k] * y[k];                                              \
+        for (k = 0; k < n; k += W) {                                                      \
+            int64_t w = n - k < W ? n - k : W;                                            \
+            load_##SFX(&vg, g + k, w, 0);                                                 \
+            load_##SFX(&vy, y + k, w, 0);                                                 \
+            V r;                                                                          \
+            if (logsm) {                                                                  \
+                VEXP_AT(&vy);                                                             \
+                r = vg - vy * s;                                                          \
+            } else {                                                                      \
+                r = vy * (vg - s);                                                        \
+            }                                                                             \
+            store_##SFX(o + k, &r, w);                                                    \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    static void fwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
+    {                                                                                     \
+        const job *j = arg;                                                               \
+        for (int64_t t = b; t < e; t++) {                                                 \
+            int64_t i = t / j->tiles, c0 = (t % j->tiles) * CHUNK;                        \
+            int64_t cols = j->inner - c0 < CHUNK ? j->inner - c0 : CHUNK;                 \
+            int64_t at = i * j->n * j->inner + c0;                                        \
+            fwd_tile_##SFX((T *)j->o + at, (const T *)j->x + at, j->n, j->inner, cols,     \
+                           j->logsm);                                                     \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    static void bwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
+    {                                                                                     \
+        const job *j = arg;                                                               \
+        for (int64_t t = b; t < e; t++) {                                                 \
+            if (j->inner == 1) {                                                          \
+                int64_t at = t * j->n;                                                    \
+                bwd_row_##SFX((T *)j->o + at, (const T *)j->g + at, (const T *)j->x + at,  \
+                              j->n, j->logsm);                                            \
+                continue;                                                                 \
+            }                                                                             \
+            int64_t i = t / j->tiles, c0 = (t % j->tiles) * CHUNK;                        \
+            int64_t cols = j->inner - c0 < CHUNK ? j->inner - c0 : CHUNK;                 \
+            int64_t at = i * j->n * j->inner + c0;                                        \
+            bwd_tile_##SFX((T *)j->o + at, (const T *)j->g + at, (const T *)j->x + at,     \
+                           j->n, j->inner, cols, j->logsm);                               \
+        }                                                                                 \
+    }
+
+DEFINE_TILES(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf)
+DEFINE_TILES(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log)
+
+/* tasks: rows when inner is 1, else [outer, tiles of inner] */
+static void run(job *j, mt_dtype dtype, bool backward)
+{
+    j->tiles = (j->inner + CHUNK - 1) / CHUNK;
+    int64_t tasks = j->inner == 1 ? j->outer : j->outer * j->tiles;
+    int64_t per = j->n * (j->inner == 1 ? 1 : CHUNK);
+    int64_t grain = per >= GRAIN ? 1 : GRAIN / per;
+    mt_range_fn fn = dtype == MT_FLOAT32 ? (backward ? bwd_range_f4 : fwd_range_f4)
+                                         : (backward ? bwd_range_f8 : fwd_range_f8);
+    mt_parallel_for(0, tasks, grain, fn, j);
+}
+
+int mt_softmax_inner(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
+                     int64_t inner, bool logsm)
+{
+    if (in->dtype != MT_FLOAT32 && in->dtype != MT_FLOAT64)
+        return -1;
+    job j = {.o = mt_data(out), .x = mt_data(in), .outer = outer, .n = n,
+             .inner = inner, .logsm = logsm};
+    run(&j, in->dtype, false);
+    return 0;
+}
+
+int mt_softmax_backward(mt_tensor *grad_input, const mt_tensor *g, const mt_tensor *y,
+                        int64_t outer, int64_t n, int64_t inner, bool logsm)
+{
+    if (y->dtype != MT_FLOAT32 && y->dtype != MT_FLOAT64)
+        return -1;
+    job j = {.o = mt_data(grad_input), .x = mt_data(y), .g = mt_data(g),
+             .outer = outer, .n = n, .inner = inner, .logsm = logsm};
+    run(&j, y->dtype, true);
+    return 0;
+}
