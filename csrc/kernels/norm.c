@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANES 16
 #define BLOCK 4096
+/* The loops' helpers take the vector target of the clone they are inlined in. */
+#define MT_INLINE inline __attribute__((always_inline))
 
 typedef struct {
     const void *x, *g, *w, *b;
