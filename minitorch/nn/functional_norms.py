@@ -59,9 +59,14 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
+    n, c = input.shape[0], input.shape[1]
+    # torch normalizes a (1, N*C, ...) view with every per-channel tensor tiled N times
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     if not use_input_stats:
         return _affine_eval(input, running_mean, running_var, weight, bias, eps)
-    n, c = input.shape[0], input.shape[1]
     # group norm with one channel per group: each (sample, channel) on its own
     out, stats = _group_norm_rows(input, weight, bias, c, c, spatial, eps, False)
     if running_mean is not None or running_var is not None:
