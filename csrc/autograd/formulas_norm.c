@@ -8,6 +8,7 @@
 #include "grad_mode.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 static int call_tuple(mt_op_id id, mt_result *r, const char *fmt, ...)
 {
@@ -98,14 +99,22 @@ static int composite_backward(mt_node *n, mt_tensor *g, mt_tensor *x, mt_tensor 
 }
 
 /* Hands the fused row's (grad_input, grad_weight, grad_bias) to the edges
- * that need them. */
+ * that need them: the tensors themselves where the shapes agree, so the
+ * gradient accumulator can keep them instead of copying a view. */
 static int fused_results(mt_node *n, mt_result *r, mt_tensor **out)
 {
     int e[3] = {mt_edge_of(n, 0), mt_edge_of(n, 1), mt_edge_of(n, 2)};
     int rc = 0;
     for (int k = 0; k < 3; k++)
         if (e[k] >= 0 && mt_needs(n, e[k])) {
-            out[e[k]] = shaped_like_edge(n, e[k], r->t[k]);
+            const mt_tensor_meta *m = &n->edge_meta[e[k]];
+            mt_tensor *t = r->t[k];
+            if (t->ndim == m->ndim && memcmp(t->sizes, m->sizes, sizeof(int64_t) * m->ndim) == 0) {
+                out[e[k]] = t;
+                r->t[k] = NULL;
+            } else {
+                out[e[k]] = shaped_like_edge(n, e[k], t);
+            }
             if (!out[e[k]])
                 rc = -1;
         }
