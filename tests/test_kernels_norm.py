@@ -301,6 +301,36 @@ def test_errors_match_torch(call):
     assert str(em.value) == str(et.value)
 
 
+@pytest.mark.parametrize("call", [
+    lambda L, f: f.layer_norm(L.ones(2, 4, 3).double(), [3], L.ones(3), L.ones(3)),
+    lambda L, f: f.layer_norm(L.ones(2, 4, 3), [3], L.ones(3).double(), None),
+    lambda L, f: f.layer_norm(L.ones(2, 4, 3).half(), [3], L.ones(3).bfloat16(), None),
+    lambda L, f: f.layer_norm(L.ones(2, 4, 3).long(), [3]),
+    lambda L, f: f.group_norm(L.ones(2, 4, 3).double(), 2, L.ones(4), L.ones(4)),
+    lambda L, f: f.group_norm(L.ones(2, 4, 3).long(), 2),
+    lambda L, f: f.batch_norm(L.ones(2, 4, 3).double(), None, None, L.ones(4), None, True),
+    lambda L, f: f.batch_norm(L.ones(2, 4, 3), None, None, L.ones(4).double(), None, True),
+    lambda L, f: f.batch_norm(L.ones(2, 4, 3).long(), None, None, training=True),
+    lambda L, f: f.rms_norm(L.ones(2, 4, 3).long(), [3]),
+])
+def test_dtype_errors_match_torch(call):
+    with pytest.raises(Exception) as em:
+        call(mt, F)
+    with pytest.raises(Exception) as et:
+        call(torch, TF)
+    assert type(em.value) is type(et.value)
+    assert str(em.value) == str(et.value)
+
+
+def test_half_input_with_float_parameters():
+    x = RNG.standard_normal((3, 4, 5)).astype(np.float32)
+    w, b = RNG.standard_normal(5).astype(np.float32), RNG.standard_normal(5).astype(np.float32)
+    om = F.layer_norm(mt.tensor(x).half(), [5], mt.tensor(w), mt.tensor(b))
+    ot = TF.layer_norm(torch.tensor(x).half(), [5], torch.tensor(w), torch.tensor(b))
+    assert om.dtype == mt.float16
+    close(om, ot, {"rtol": 2e-2, "atol": 2e-2})
+
+
 def mt_or_torch(f):
     return mt if f is F else torch
 

@@ -143,6 +143,22 @@ _group_norm_rows = _C._functions["_group_norm_rows"]
 _batch_norm_train = _C._functions["_batch_norm_train"]
 
 
+def _check_norm_dtypes(input: Tensor, kernel: str, *params: Optional[Tensor]) -> None:
+    """torch's dtype rules for the normalization kernels: a floating input, and
+    parameters of its dtype, or float32 ones beside a float16/bfloat16 input."""
+    from ..composites import _SCALAR_NAMES
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    dtypes = {p.dtype for p in params if p is not None}
+    if not dtypes or dtypes == {input.dtype}:
+        return
+    if input.dtype == minitorch.float64:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if input.dtype == minitorch.float32 or dtypes != {minitorch.float32}:
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
 def _affine_eval(input: Tensor, mean: Tensor, var: Tensor, weight: Optional[Tensor],
                  bias: Optional[Tensor], eps: float) -> Tensor:
     """input * scale + shift per channel (dim 1), as torch's inference kernel folds
@@ -171,6 +187,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         if n == 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {size}")
+    _check_norm_dtypes(input, "batch_norm", weight, bias)
     if training and eps <= 0.0:
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
@@ -223,6 +240,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
                            f"shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(input.shape)}")
+    _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
     out, _ = _layer_norm_rows(input, weight, bias, 1, _prod(normalized_shape), 1, eps, False)
     return out
 
@@ -246,6 +264,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {shown} and input "
                                f"of shape {list(input.shape)}")
+    _check_norm_dtypes(input, "GroupNormKernelImpl", weight, bias)
     out, _ = _group_norm_rows(input, weight, bias, num_groups, c, _prod(input.shape[2:]), eps,
                               False)
     return out

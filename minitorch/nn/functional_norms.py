@@ -7,7 +7,8 @@ from typing import Optional, Sequence
 import minitorch
 from ..overrides import overridable as _overridable
 from .. import _C
-from .functional import _affine_eval, _group_norm_rows, _prod, _torch_size
+from .functional import (_affine_eval, _check_norm_dtypes, _group_norm_rows, _prod,
+                         _torch_size)
 
 Tensor = minitorch.Tensor
 
@@ -38,6 +39,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
         raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{normalized_shape}")
+    _check_norm_dtypes(input, "rms_norm")
     if eps is None:
         eps = _MACHINE_EPS.get(str(input.dtype).split(".")[-1], _MACHINE_EPS["float32"])
     out, _ = _rms_norm_rows(input, weight, None, 1, _prod(normalized_shape), 1, eps, True)
