@@ -45,7 +45,10 @@ RETURNS = {
     "tolist": "Any",
     "numpy": "_np.ndarray[Any, Any]",
     **dict.fromkeys(("unbind", "split", "split_with_sizes", "chunk"), "tuple[Tensor, ...]"),
-    **dict.fromkeys(("var_mean", "std_mean"), "tuple[Tensor, Tensor]"),
+    **dict.fromkeys(("var_mean", "std_mean", "_layer_norm_rows", "_rms_norm_rows",
+                     "_group_norm_rows", "_batch_norm_train"), "tuple[Tensor, Tensor]"),
+    **dict.fromkeys(("_norm_rows_backward", "_batch_norm_backward"),
+                    "tuple[Tensor, Tensor, Tensor]"),
     "unique": "Any",  # a Tensor, or a tuple with return_inverse / return_counts
     "result_type": "_dtype",
     "__dlpack__": "Any",

@@ -203,6 +203,58 @@ MT_FOR_ALL_DTYPES(DEFINE_KERNELS)
         else                                                                              \
             a->f += sum_run_##SFX((const T *)p, n);                                       \
     }                                                                                     \
+    /* Squared deviations of a block from m, in double lanes: the variance   */          \
+    /* of a contiguous run is merged a block at a time (Chan's update) rather */          \
+    /* than element by element, which costs a division each.                 */          \
+    typedef T v4_##SFX __attribute__((vector_size(4 * sizeof(T))));                       \
+    typedef double v4d_##SFX __attribute__((vector_size(32)));                            \
+    MT_CLONES_AVX2 static double                                                          \
+        block_dev2_##SFX(const T *x, int64_t n, double *m)                                \
+    {                                                                                     \
+        v4d_##SFX q0 = {0}, q1 = {0}, s0 = {0}, s1 = {0}, d0, d1;                         \
+        v4_##SFX u, v;                                                                    \
+        int64_t i = 0;                                                                    \
+        for (; i + 8 <= n; i += 8) {                                                      \
+            memcpy(&u, x + i, sizeof u);                                                  \
+            memcpy(&v, x + i + 4, sizeof v);                                              \
+            d0 = __builtin_convertvector(u, v4d_##SFX) - *m;                              \
+            d1 = __builtin_convertvector(v, v4d_##SFX) - *m;                              \
+            q0 += d0 * d0;                                                                \
+            q1 += d1 * d1;                                                                \
+            s0 += d0;                                                                     \
+            s1 += d1;                                                                     \
+        }                                                                                 \
+        q0 += q1;                                                                         \
+        s0 += s1;                                                                         \
+        double q = (q0[0] + q0[1]) + (q0[2] + q0[3]), sd = (s0[0] + s0[1]) + (s0[2] + s0[3]); \
+        for (; i < n; i++) {                                                              \
+            double d = (double)x[i] - *m;                                                 \
+            q += d * d;                                                                   \
+            sd += d;                                                                      \
+        }                                                                                 \
+        /* *m was the block mean up to the float sum's rounding: correct both */          \
+        if (n == 0)                                                                       \
+            return 0;                                                                     \
+        *m += sd / (double)n;                                                             \
+        return q - sd * sd / (double)n;                                                   \
+    }                                                                                     \
+    static void red_var_fast_##SFX(acc_t *a, const char *p, int64_t n, int64_t st,        \
+                                   int64_t pos, double param)                             \
+    {                                                                                     \
+        if (st != sizeof(T)) {                                                            \
+            red_var_##SFX(a, p, n, st, pos, param);                                       \
+            return;                                                                       \
+        }                                                                                 \
+        const T *x = (const T *)p;                                                        \
+        for (int64_t i = 0; i < n; i += SUM_BLOCK) {                                      \
+            int64_t len = n - i < SUM_BLOCK ? n - i : SUM_BLOCK, total = a->n + len;      \
+            double mb = block_sum_##SFX(x + i, len) / (double)len;                        \
+            double m2 = block_dev2_##SFX(x + i, len, &mb), delta = mb - a->f;             \
+            a->f += delta * (double)len / (double)total;                                  \
+            a->g += m2 + delta * delta * (double)a->n * (double)len / (double)total;      \
+            a->n = total;                                                                 \
+        }                                                                                 \
+    }                                                                                     \
     /* Many short rows, each contiguous: one call for all of them, since the  */          \
     /* general per-output path costs more than summing a few hundred values. */          \
     static void inner_sum_##SFX(char *out, int64_t os, const char *in, int64_t is,        \
@@ -288,7 +340,9 @@ static const red_fn amin_fns[MT_NUM_DTYPES] = MT_ROW(red_amin);
 static const red_fn all_fns[MT_NUM_DTYPES] = MT_ROW(red_all);
 static const red_fn any_fns[MT_NUM_DTYPES] = MT_ROW(red_any);
 static const red_fn count_fns[MT_NUM_DTYPES] = MT_ROW(red_count);
-static const red_fn var_fns[MT_NUM_DTYPES] = MT_ROW(red_var);
+static const red_fn var_fns[MT_NUM_DTYPES] = {red_var_b1, red_var_u1, red_var_i1, red_var_i2,
+                                               red_var_i4, red_var_i8, red_var_f2, red_var_bf,
+                                               red_var_fast_f4, red_var_fast_f8};
 static const red_fn norm_fns[MT_NUM_DTYPES] = MT_ROW(red_norm);
 static const red_fn lse_fns[MT_NUM_DTYPES] = MT_ROW(red_lse);
 

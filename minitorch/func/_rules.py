@@ -210,6 +210,17 @@ RULES["unflatten"] = _dim_rule(1)
 RULES["glu"] = _dim_rule(1, absent=-1)
 
 
+@_rule("_layer_norm_rows", "_rms_norm_rows")
+def norm_rows(func, args, kwargs, level):
+    """Each row is normalized on its own, so a batched input only adds rows
+    (weight and bias unbatched); the per-row statistics get their batch dim."""
+    p = front(args[0], level) if args else None
+    if p is None or kwargs or _others_batched(args, kwargs, level):
+        return NotImplemented
+    out, stats = func(p, *args[1:])
+    return wrap_outputs((out, stats.reshape(p.shape[0], -1, 2)), level)
+
+
 @_rule("max", "min")
 def max_min(func, args, kwargs, level):
     other = _get(args, kwargs, 1, "other")

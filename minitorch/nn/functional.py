@@ -137,6 +137,41 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
     return t.reshape(*([1, t.numel()] + [1] * (ndim - 2)))
 
 
+_layer_norm_rows = _C._functions["_layer_norm_rows"]
+_group_norm_rows = _C._functions["_group_norm_rows"]
+_batch_norm_train = _C._functions["_batch_norm_train"]
+
+
+def _check_norm_dtypes(input: Tensor, kernel: str, *params: Optional[Tensor]) -> None:
+    """torch's dtype rules for the normalization kernels: a floating input, and
+    parameters of its dtype, or float32 ones beside a float16/bfloat16 input."""
+    from ..composites import _SCALAR_NAMES
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    dtypes = {p.dtype for p in params if p is not None}
+    if not dtypes or dtypes == {input.dtype}:
+        return
+    if input.dtype == minitorch.float64:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if input.dtype == minitorch.float32 or dtypes != {minitorch.float32}:
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
+def _affine_eval(input: Tensor, mean: Tensor, var: Tensor, weight: Optional[Tensor],
+                 bias: Optional[Tensor], eps: float) -> Tensor:
+    """input * scale + shift per channel (dim 1), as torch's inference kernel folds
+    the statistics and the affine parameters into one multiply-add."""
+    scale = (var + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight
+    shift = -mean * scale
+    if bias is not None:
+        shift = shift + bias
+    return minitorch.addcmul(_channel_view(shift, input.dim()), input,
+                             _channel_view(scale, input.dim()))
+
+
 @_overridable
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
@@ -151,29 +186,39 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         if n == 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {size}")
+    _check_norm_dtypes(input, "batch_norm", weight, bias)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     channels = input.shape[1] if input.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
-    dims = _reduce_dims_except(input, 1)
-    if training or running_mean is None or running_var is None:
-        mean = input.mean(dims)
-        var = input.var(dims, unbiased=False)
-        if training and running_mean is not None:
-            n = input.numel() // channels
-            unbiased = var.detach() * (n / max(n - 1, 1))
-            running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-            running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    else:
-        mean, var = running_mean, running_var
-    out = (input - _channel_view(mean, input.dim())) * _channel_view(
-        (var + eps).rsqrt(), input.dim())
-    if weight is not None:
-        out = out * _channel_view(weight, input.dim())
-    if bias is not None:
-        out = out + _channel_view(bias, input.dim())
-    return out
+    if input.numel() == 0:
+        # torch returns the input through the affine map and leaves the running
+        # statistics alone
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
+    if training:
+        out, _ = _batch_norm_train(input, weight, bias, running_mean, running_var, momentum, eps)
+        return out
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is None:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    return _affine_eval(input, running_mean, running_var, weight, bias, eps)
+
+
+def _prod(sizes: Sequence[int]) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
 
 
 @_overridable
@@ -185,18 +230,17 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
                         f"of ints, not {type(normalized_shape).__name__}")
     normalized_shape = list(normalized_shape)
     k = len(normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{normalized_shape}")
     if list(input.shape[input.dim() - k:]) != normalized_shape or input.dim() < k:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
                            f"shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(input.shape)}")
-    dims = list(range(input.dim() - k, input.dim()))
-    mean = input.mean(dims, keepdim=True)
-    var = input.var(dims, unbiased=False, keepdim=True)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
+    out, _ = _layer_norm_rows(input, weight, bias, 1, _prod(normalized_shape), 1, eps, False)
     return out
 
 
@@ -212,14 +256,16 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, input.numel() // max(n, 1) // num_groups)
-    mean = grouped.mean(2, keepdim=True)
-    var = grouped.var(2, unbiased=False, keepdim=True)
-    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    if weight is not None:
-        out = out * _channel_view(weight, input.dim())
-    if bias is not None:
-        out = out + _channel_view(bias, input.dim())
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            # torch prints the weight's shape in both messages (an undefined one as [0])
+            shown = list(weight.shape) if weight is not None else [0]
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {shown} and input "
+                               f"of shape {list(input.shape)}")
+    _check_norm_dtypes(input, "GroupNormKernelImpl", weight, bias)
+    out, _ = _group_norm_rows(input, weight, bias, num_groups, c, _prod(input.shape[2:]), eps,
+                              False)
     return out
 
 
