@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "copy.h"
 #include "linalg.h"
+#include "nn_conv_winograd.h"
 #include "parallel.h"
 
 /* Bytes of column buffer one chunk of images may use. */
@@ -199,6 +200,8 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
     conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(x->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_forward(x, w, bias, win, out);
     if (bias) {
         mt_tensor bv = *bias;
         bv.ndim = 4;
@@ -246,6 +249,8 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
         return start < 0 ? -1 : 0;
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_backward_input(grad, w, win, grad_input);
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz);
     if (!col)
@@ -279,6 +284,8 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         return start < 0 ? -1 : 0;
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
     if (!mat) {
