@@ -46,6 +46,8 @@ RETURNS = {
     "numpy": "_np.ndarray[Any, Any]",
     **dict.fromkeys(("unbind", "split", "split_with_sizes", "chunk"), "tuple[Tensor, ...]"),
     **dict.fromkeys(("var_mean", "std_mean"), "tuple[Tensor, Tensor]"),
+    "_rnn_layer": "tuple[Tensor, Tensor, Tensor, Tensor]",
+    "_rnn_layer_backward": "tuple[Tensor, Tensor, Tensor, Tensor, Tensor]",
     "unique": "Any",  # a Tensor, or a tuple with return_inverse / return_counts
     "result_type": "_dtype",
     "__dlpack__": "Any",
