@@ -7,7 +7,9 @@
  * W_hh's gradient is one gemm over all steps at the end, since the
  * workspace holds every step's h side by side. The arithmetic follows
  * torch's cells operation by operation (gates = (h W^T + b_hh) + gi,
- * c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n)). */
+ * c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n)); the row passes
+ * get an AVX2 clone but no FMA contraction, so each operation rounds as
+ * the unfused ops would. */
 #include "rnn.h"
 
 #include <math.h>
@@ -89,7 +91,7 @@ typedef struct {
 #define PRE(k) (gi[k] + (b ? gh[k] + b[k] : gh[k]))
 
 #define FORWARD_ROWS(T)                                                                  \
-    static void forward_rows_##T(void *arg, int64_t r0, int64_t r1)                      \
+    MT_CLONES_AVX2 static void forward_rows_##T(void *arg, int64_t r0, int64_t r1)                      \
     {                                                                                    \
         const step *s = arg;                                                             \
         int64_t H = s->H, G = s->G;                                                      \
@@ -142,7 +144,7 @@ FORWARD_ROWS(double)
  * dc becomes the gradient of the previous c, and for GRU dh that of the
  * previous h through z (the gemm adds the part through W_hh). */
 #define BACKWARD_ROWS(T)                                                                 \
-    static void backward_rows_##T(void *arg, int64_t r0, int64_t r1)                     \
+    MT_CLONES_AVX2 static void backward_rows_##T(void *arg, int64_t r0, int64_t r1)                     \
     {                                                                                    \
         const step *s = arg;                                                             \
         int64_t H = s->H, G = s->G;                                                      \
