@@ -130,16 +130,24 @@ typedef struct {
 
 typedef mt_v8f v8;
 
+/* Fixed-size copies for whole vectors, so they compile to plain loads and
+ * stores; only a row's last, partial vector takes the variable one. */
 static inline v8 load_n(const float *p, int64_t n)
 {
     v8 v = {0};
-    memcpy(&v, p, sizeof(float) * (size_t)(n < 8 ? n : 8));
+    if (n >= 8)
+        memcpy(&v, p, sizeof v);
+    else
+        memcpy(&v, p, sizeof(float) * (size_t)n);
     return v;
 }
 
 static inline void store_n(float *p, v8 v, int64_t n)
 {
-    memcpy(p, &v, sizeof(float) * (size_t)(n < 8 ? n : 8));
+    if (n >= 8)
+        memcpy(p, &v, sizeof v);
+    else
+        memcpy(p, &v, sizeof(float) * (size_t)n);
 }
 
 /* Row y of a plane (rows rs, columns cs apart) as even and odd columns from
@@ -154,7 +162,32 @@ static void split_row(const float *plane, int64_t rs, int64_t cs, int64_t H, int
         return;
     }
     const float *row = plane + y * rs;
-    for (int64_t k = 0; k < len; k++) {
+    /* [lo, hi): the pairs with both columns inside the row, copied unchecked */
+    int64_t lo = x0 < 0 ? (1 - x0) / 2 : 0, hi = (W - x0) / 2;
+    if (hi > len)
+        hi = len;
+    if (hi < 0)
+        hi = 0;
+    if (lo > hi)
+        lo = hi;
+    for (int64_t k = 0; k < lo; k++) {
+        int64_t x = x0 + 2 * k;
+        ev[k] = x >= 0 && x < W ? row[x * cs] : 0.0f;
+        od[k] = x + 1 >= 0 && x + 1 < W ? row[(x + 1) * cs] : 0.0f;
+    }
+    if (cs == 1) {
+        const float *r = row + x0;
+        for (int64_t k = lo; k < hi; k++) {
+            ev[k] = r[2 * k];
+            od[k] = r[2 * k + 1];
+        }
+    } else {
+        for (int64_t k = lo; k < hi; k++) {
+            ev[k] = row[(x0 + 2 * k) * cs];
+            od[k] = row[(x0 + 2 * k + 1) * cs];
+        }
+    }
+    for (int64_t k = hi; k < len; k++) {
         int64_t x = x0 + 2 * k;
         ev[k] = x >= 0 && x < W ? row[x * cs] : 0.0f;
         od[k] = x + 1 >= 0 && x + 1 < W ? row[(x + 1) * cs] : 0.0f;
