@@ -53,8 +53,18 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
                 }                                                                        \
                 const T *srow = src + y * sh;                                            \
                 int64_t x0 = j * g->dw - g->pw;                                          \
-                if (g->sw == 1 && sw == 1 && x0 >= 0 && x0 + g->ow <= W) {               \
-                    memcpy(row, srow + x0, sizeof(T) * g->ow);                           \
+                if (g->sw == 1 && sw == 1) {                                             \
+                    /* [lo, hi): the columns inside the row; a loop, not                 \
+                     * memcpy, as rows are often shorter than a call costs */            \
+                    int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow; \
+                    if (hi < lo)                                                         \
+                        hi = lo = 0;                                                     \
+                    for (int64_t ox = 0; ox < lo; ox++)                                  \
+                        row[ox] = 0;                                                     \
+                    for (int64_t ox = lo; ox < hi; ox++)                                 \
+                        row[ox] = srow[x0 + ox];                                         \
+                    for (int64_t ox = hi; ox < g->ow; ox++)                              \
+                        row[ox] = 0;                                                     \
                     continue;                                                            \
                 }                                                                        \
                 for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
@@ -89,6 +99,13 @@ UNFOLD(double)
                         T *drow = dst + y * W;                                           \
                         const T *srow = src + oy * g->ow * cs;                           \
                         int64_t x0 = j * g->dw - g->pw;                                  \
+                        if (g->sw == 1 && cs == 1) {                                     \
+                            int64_t lo = x0 < 0 ? -x0 : 0;                               \
+                            int64_t hi = W - x0 < g->ow ? W - x0 : g->ow;                \
+                            for (int64_t ox = lo; ox < hi; ox++)                         \
+                                drow[x0 + ox] += srow[ox];                               \
+                            continue;                                                    \
+                        }                                                                \
                         for (int64_t ox = 0; ox < g->ow; ox++) {                         \
                             int64_t xx = x0 + ox * g->sw;                                \
                             if (xx >= 0 && xx < W)                                       \
