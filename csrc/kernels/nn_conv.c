@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "copy.h"
 #include "linalg.h"
+#include "nn_conv_winograd.h"
 #include "parallel.h"
 
 /* Bytes of column buffer one chunk of images may use. */
@@ -52,8 +53,18 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
                 }                                                                        \
                 const T *srow = src + y * sh;                                            \
                 int64_t x0 = j * g->dw - g->pw;                                          \
-                if (g->sw == 1 && sw == 1 && x0 >= 0 && x0 + g->ow <= W) {               \
-                    memcpy(row, srow + x0, sizeof(T) * g->ow);                           \
+                if (g->sw == 1 && sw == 1) {                                             \
+                    /* [lo, hi): the columns inside the row; a loop, not                 \
+                     * memcpy, as rows are often shorter than a call costs */            \
+                    int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow; \
+                    if (hi < lo)                                                         \
+                        hi = lo = 0;                                                     \
+                    for (int64_t ox = 0; ox < lo; ox++)                                  \
+                        row[ox] = 0;                                                     \
+                    for (int64_t ox = lo; ox < hi; ox++)                                 \
+                        row[ox] = srow[x0 + ox];                                         \
+                    for (int64_t ox = hi; ox < g->ow; ox++)                              \
+                        row[ox] = 0;                                                     \
                     continue;                                                            \
                 }                                                                        \
                 for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
@@ -88,6 +99,13 @@ UNFOLD(double)
                         T *drow = dst + y * W;                                           \
                         const T *srow = src + oy * g->ow * cs;                           \
                         int64_t x0 = j * g->dw - g->pw;                                  \
+                        if (g->sw == 1 && cs == 1) {                                     \
+                            int64_t lo = x0 < 0 ? -x0 : 0;                               \
+                            int64_t hi = W - x0 < g->ow ? W - x0 : g->ow;                \
+                            for (int64_t ox = lo; ox < hi; ox++)                         \
+                                drow[x0 + ox] += srow[ox];                               \
+                            continue;                                                    \
+                        }                                                                \
                         for (int64_t ox = 0; ox < g->ow; ox++) {                         \
                             int64_t xx = x0 + ox * g->sw;                                \
                             if (xx >= 0 && xx < W)                                       \
@@ -199,6 +217,8 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
     conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(x->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_forward(x, w, bias, win, out);
     if (bias) {
         mt_tensor bv = *bias;
         bv.ndim = 4;
@@ -246,6 +266,8 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
         return start < 0 ? -1 : 0;
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_backward_input(grad, w, win, grad_input);
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz);
     if (!col)
@@ -279,6 +301,8 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         return start < 0 ? -1 : 0;
     int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
     size_t isz = s.isz;
+    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+        return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
     int64_t chunk = chunk_images(N, K, L, isz);
     char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
     if (!mat) {

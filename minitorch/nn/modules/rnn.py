@@ -2,8 +2,10 @@
 optional projections - written with differentiable ops, on padded batches or
 PackedSequences.
 
-Every layer and direction runs over a list of time steps where step ``t``
-holds only the ``sizes[t]`` sequences still running (all of them for a padded
+A padded batch in float32 or float64 without projections runs each layer and
+direction as one ``_rnn_layer`` op (a C loop over the steps with fused gate
+arithmetic and a fused backward). Otherwise every layer and direction runs,
+with differentiable ops, over a list of time steps where step ``t`` holds only the ``sizes[t]`` sequences still running (all of them for a padded
 batch; the packed batch sizes otherwise, sorted by decreasing length). A step
 updates the state rows of the running sequences and leaves the others, so a
 finished sequence keeps its last state, and in the reverse direction a
@@ -22,6 +24,9 @@ from .rnn_cells import gru_step, lstm_step, rnn_step
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+# The cell argument of _rnn_layer.
+_CELLS = {"RNN_TANH": 0, "RNN_RELU": 1, "LSTM": 2, "GRU": 3}
+_FUSED_DTYPES = (minitorch.float32, minitorch.float64)
 
 
 def _map(state, fn):
@@ -219,6 +224,31 @@ class RNNBase(Module):
                 steps = [F.dropout(o, self.dropout, True) for o in steps]
         return steps, states
 
+    def _run_fused(self, x, states):
+        """All layers over a padded (L, N, H_in) x with one _rnn_layer op per
+        layer and direction; states as in _run.
+        """
+        directions = 2 if self.bidirectional else 1
+        cell = _CELLS[self.mode]
+        lstm = self.mode == "LSTM"
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(directions):
+                k = layer * directions + d
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
+                b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
+                gi = F.linear(x, getattr(self, f"weight_ih{suffix}"), b_ih)
+                h, c = states[k] if lstm else (states[k], states[k])
+                out, h, c, _ = minitorch._rnn_layer(gi, h, c, getattr(self, f"weight_hh{suffix}"),
+                                                    b_hh, cell, d == 1)
+                states[k] = (h, c) if lstm else h
+                outs.append(out)
+            x = outs[0] if directions == 1 else minitorch.cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, states
+
     def forward(self, input, hx=None):
         """Runs the layers over a padded batch (or unbatched sequence) or a
         PackedSequence; returns the output in the same form and the final state.
@@ -238,6 +268,13 @@ class RNNBase(Module):
                 hx = _map(hx, lambda h: h.index_select(1, sorted_indices))
         else:
             x, batched = self._prepare(input)
+            if x.dtype in _FUSED_DTYPES and not self.proj_size:
+                states = self._initial_states(hx, x.size(1), batched, False, x.dtype)
+                output, states = self._run_fused(x, states)
+                final = self._final_states(states, batched, None)
+                if not batched:
+                    return output.squeeze(1), final
+                return (output.transpose(0, 1) if self.batch_first else output), final
             sizes = [x.size(1)] * x.size(0)
             steps = list(x.unbind(0))
             dtype, unsorted_indices = x.dtype, None

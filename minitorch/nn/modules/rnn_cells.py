@@ -3,7 +3,10 @@ gate arithmetic they share with the multi-step layers of rnn.py.
 
 The step functions take the input and hidden projections already computed
 (``gi = x W_ih^T + b_ih``, ``gh = h W_hh^T + b_hh``): the layers project every
-time step's input in one matmul before the recurrence.
+time step's input in one matmul before the recurrence. The cells in float32
+and float64 run as one step of the fused ``_rnn_layer`` op instead, as do the
+padded layers of rnn.py; the step functions serve the other dtypes and the
+layers' packed and projected paths.
 """
 import math
 
@@ -108,6 +111,17 @@ class RNNCellBase(Module):
             states.append(h)
         return input, states, batched
 
+    def _fused(self, input, cell: int, h, c=None):
+        """One step of _rnn_layer from input and the state; (h, c) or None when
+        the dtype has no fused kernel.
+        """
+        if input.dtype not in (minitorch.float32, minitorch.float64):
+            return None
+        gi = F.linear(input, self.weight_ih, self.bias_ih).unsqueeze(0)
+        _, h, c, _ = minitorch._rnn_layer(gi, h, h if c is None else c, self.weight_hh,
+                                          self.bias_hh, cell, False)
+        return h, c
+
     def _projections(self, input, h):
         return (F.linear(input, self.weight_ih, self.bias_ih),
                 F.linear(h, self.weight_hh, self.bias_hh))
@@ -126,7 +140,11 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         input, (h,), batched = self._batch(input, [hx])
-        h = rnn_step(*self._projections(input, h), self.nonlinearity)
+        fused = self._fused(input, 0 if self.nonlinearity == "tanh" else 1, h)
+        if fused is not None:
+            h = fused[0]
+        else:
+            h = rnn_step(*self._projections(input, h), self.nonlinearity)
         return h if batched else h.squeeze(0)
 
 
@@ -141,7 +159,8 @@ class LSTMCell(RNNCellBase):
         """The next ``(h, c)``, each (N, hidden_size) or (hidden_size,) unbatched."""
         input, (h, c), batched = self._batch(input, list(hx) if hx is not None else
                                              [None, None])
-        h, c = lstm_step(*self._projections(input, h), c)
+        fused = self._fused(input, 2, h, c)
+        h, c = fused if fused is not None else lstm_step(*self._projections(input, h), c)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -155,5 +174,6 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         """The next hidden state, (N, hidden_size) or (hidden_size,) unbatched."""
         input, (h,), batched = self._batch(input, [hx])
-        h = gru_step(*self._projections(input, h), h)
+        fused = self._fused(input, 3, h)
+        h = fused[0] if fused is not None else gru_step(*self._projections(input, h), h)
         return h if batched else h.squeeze(0)

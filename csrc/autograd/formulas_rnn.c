@@ -1,0 +1,58 @@
+/* The formula of _rnn_layer(input, hx, cx, weight_hh, bias_hh, cell,
+ * reverse): one call of _rnn_layer_backward with the saved hx, cx,
+ * weight_hh and workspace (output 3). That row has no derivative of its own,
+ * so a second derivative through a recurrent layer raises. */
+#include "formula.h"
+
+#include <stdarg.h>
+
+static int call_tuple(mt_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mt_call_v(MT_OP__rnn_layer_backward, r, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int rnn_layer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    /* outputs no gradient reached count as zeros */
+    mt_tensor *grads[3] = {NULL, NULL, NULL};
+    mt_tensor *hx = mt_node_saved(n, 1), *cx = mt_node_saved(n, 2);
+    mt_tensor *w = mt_node_saved(n, 3), *ws = mt_node_saved(n, n->nparams);
+    int rc = -1;
+    if (!hx || !cx || !w || !ws)
+        goto done;
+    for (int k = 0; k < 3; k++) {
+        const mt_tensor_meta *m = &n->out_meta[k];
+        if (g[k]) {
+            mt_retain(g[k]);
+            grads[k] = g[k];
+        } else if (!(grads[k] = mt_new(m->dtype, m->ndim, m->sizes, true))) {
+            goto done;
+        }
+    }
+    int e_b = mt_edge_of(n, 4);
+    mt_result r = {0};
+    if (call_tuple(&r, "TTTTTTTbib", grads[0], grads[1], grads[2], ws, hx, cx, w, e_b >= 0,
+                   n->args[5].i, (int)n->args[6].i) < 0)
+        goto done;
+    /* results: d_input, d_hx, d_cx (LSTM only), d_weight_hh, d_bias_hh */
+    for (int k = 0; k < 5; k++) {
+        int e = mt_edge_of(n, k);
+        if (e >= 0 && mt_needs(n, e) && (k != 2 || n->args[5].i == 2)) {
+            out[e] = r.t[k];
+            r.t[k] = NULL;
+        }
+    }
+    mt_result_clear(&r);
+    rc = 0;
+done:
+    mt_release_all(3, grads);
+    mt_xrelease(hx);
+    mt_xrelease(cx);
+    mt_xrelease(w);
+    mt_xrelease(ws);
+    return rc;
+}
