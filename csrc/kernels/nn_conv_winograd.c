@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/block_cache.h"
+#include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
 #include "linalg.h"
@@ -92,24 +92,22 @@ static plan plan_of(int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, const
     return p;
 }
 
-/* A buffer from the block cache (or malloc) and back. */
-static float *take(size_t bytes, size_t *size)
+/* A 64-byte aligned buffer from the caching allocator; *block and *size are
+ * what give() hands back. */
+static float *take(size_t bytes, void **block, size_t *size)
 {
-    void *b = mt_block_take(bytes, size);
-    if (!b) {
-        b = malloc(bytes);
-        *size = bytes;
-    }
-    if (!b)
+    void *data = NULL;
+    *block = mt_alloc(bytes, 64, false, &data, size);
+    if (!*block)
         mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %llu-byte buffer",
                  (unsigned long long)bytes);
-    return b;
+    return data;
 }
 
-static void give(float *b, size_t size)
+static void give(void *block, size_t size)
 {
-    if (b && !mt_block_keep(b, size))
-        free(b);
+    if (block)
+        mt_alloc_free(block, size);
 }
 
 /* One pass over a chunk [p0, p0 + np) of tiles, one task per channel. */
@@ -433,23 +431,24 @@ static int gemm16(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, 
  * two sides (16 C chunk and 16 O chunk). */
 typedef struct {
     float *u, *in, *out;
+    void *bu, *bin, *bout;
     size_t su, sin, sout;
 } buffers;
 
 static int buffers_take(const plan *pl, buffers *b)
 {
     memset(b, 0, sizeof *b);
-    b->u = take((size_t)(16 * pl->O * pl->C) * sizeof(float), &b->su);
-    b->in = b->u ? take((size_t)(16 * pl->C * pl->chunk) * sizeof(float), &b->sin) : NULL;
-    b->out = b->in ? take((size_t)(16 * pl->O * pl->chunk) * sizeof(float), &b->sout) : NULL;
+    b->u = take((size_t)(16 * pl->O * pl->C) * sizeof(float), &b->bu, &b->su);
+    b->in = b->u ? take((size_t)(16 * pl->C * pl->chunk) * sizeof(float), &b->bin, &b->sin) : NULL;
+    b->out = b->in ? take((size_t)(16 * pl->O * pl->chunk) * sizeof(float), &b->bout, &b->sout) : NULL;
     return b->out ? 0 : -1;
 }
 
 static void buffers_give(buffers *b)
 {
-    give(b->u, b->su);
-    give(b->in, b->sin);
-    give(b->out, b->sout);
+    give(b->bu, b->su);
+    give(b->bin, b->sin);
+    give(b->bout, b->sout);
 }
 
 int mt_conv2d_winograd_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
