@@ -1,5 +1,5 @@
 /* Threads, locks and the few OS services the thread pool (kernels/parallel.c)
- * and the block cache need, behind mt_ names so those files name no OS:
+ * and the caching allocator need, behind mt_ names so those files name no OS:
  * POSIX threads, or on Windows SRW locks, condition variables and
  * _beginthreadex. The Windows branch is compiled by tools/ci_portability.sh
  * with MinGW-w64 (the plain-C floors only) but never run. */
