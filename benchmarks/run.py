@@ -133,10 +133,14 @@ def main(argv=None):
         if args.suite == "realistic":
             from bandwidth import copy_gbps
             from peak import peak_gflops
-            peak = peak_gflops(threads)
+            before = harness.cpu_sample()
+            peak, gbps = peak_gflops(threads), copy_gbps(threads)
+            others = harness.others_cores(before, harness.cpu_sample())
             print("yardsticks at %d threads: copy bandwidth %.1f GB/s, multiply-add peak %s"
-                  " GFLOPS\n" % (threads, copy_gbps(threads),
-                                 "%.0f" % peak if peak else "unknown"))
+                  " GFLOPS (other processes used %s cores meanwhile%s)\n"
+                  % (threads, gbps, "%.0f" % peak if peak else "unknown",
+                     "?" if others is None else "%.2f" % others,
+                     ": both understated" if harness.is_contended(others) else ""))
         for mod_name in modules:
             mod = __import__(mod_name)
             for case in (mod.cases(threads) if mod_name in THREADED_MODULES.get(args.suite, ())
