@@ -73,6 +73,7 @@ def run_one(case, libs, threads, counts, timing):
     results, contention = harness.run_case(case, libs, *timing)
     ratios = harness.evaluate(case, results, contention)
     print(harness.format_case(case, results, ratios, contention, check), end="\n\n", flush=True)
+    medians = {k: v.median_ns for k, v in results.items() if v.status == "ok"}
     for r in ratios:
         if r["target"] is not None:
             counts[r["result"]] = counts.get(r["result"], 0) + 1
@@ -82,7 +83,8 @@ def run_one(case, libs, threads, counts, timing):
         "variants": {k: {"lib": v.lib, "status": v.status, "detail": v.detail,
                          "median_ns": v.median_ns, "inner": v.inner, "faults": v.faults,
                          "samples_ns": v.samples_ns} for k, v in results.items()},
-        "ratios": ratios, "notes": case.notes}
+        "ratios": ratios, "notes": case.notes,
+        "extra": case.extra(medians) if case.extra is not None else []}
 
 
 def main(argv=None):
