@@ -250,8 +250,11 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
     return results, contention
 
 
-def _faults_per_call(bench, n):
+def _faults_per_call(bench, n, min_calls=10):
+    """Minor page faults per call in the steady state (after the timed rounds),
+    averaged over at least min_calls calls: a caching allocator faults now and then."""
     import resource
+    n = max(n, min_calls)
     start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     bench(n)
     return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start) / n
@@ -333,7 +336,7 @@ def format_case(case, results, ratios, contention=None, check=None):
         res = results[v.label]
         if res.status == "ok":
             spread = (max(res.samples_ns) - min(res.samples_ns)) / res.median_ns
-            faults = "" if res.faults is None else ", %.0f page faults/call" % res.faults
+            faults = "" if res.faults is None else ", %.1f page faults/call" % res.faults
             lines.append("  %-*s %10s   (%d rounds x %d iters, spread %d%%%s)"
                          % (width, v.label, fmt_ns(res.median_ns), len(res.samples_ns), res.inner,
                             round(100 * spread), faults))

@@ -46,7 +46,7 @@ def rows(report):
         check = "-" if ok is None else ("ok" if ok else "FAILED: " + detail)
         extra = c.get("extra") or []
         pct = " / ".join(p for p in (_percent(extra, "minitorch"), _percent(extra, "torch")) if p)
-        faults = " / ".join("%.0f" % v[k]["faults"] for k in ("minitorch", "torch")
+        faults = " / ".join("%.1f" % v[k]["faults"] for k in ("minitorch", "torch")
                             if k in v and v[k].get("faults") is not None)
         others = c.get("others_cores")
         name = re.sub(r", \d+T$", "", c["name"])
