@@ -345,7 +345,7 @@ def _bwd_setup(spec):
         p = spec.build(lib, False, True)
         shape = tuple(p.fn(*p.args).shape)
         g = lib.tensor(seeded("gout", shape)) if shape else None
-        leaves = [t for t in p.leaves]
+        leaves = list(p.leaves)
 
         def run():
             p.fn(*p.args).backward(g)
