@@ -16,7 +16,7 @@ from harness import fmt_ns, is_contended
 def _percent(extra, lib):
     """'a% / b%' of minitorch and torch from a case's GB/s or GFLOPS line."""
     for line in extra:
-        found = re.search(r"%s [\d.]+ \((\d+)%%\)" % lib, line)
+        found = re.search(r"(?<!\w)%s [\d.]+ \((\d+)%%\)" % lib, line)
         if found:
             return found.group(1) + "%"
     return ""

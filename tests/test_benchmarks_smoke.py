@@ -106,3 +106,19 @@ def test_every_case_has_a_check_and_both_thread_counts_differ_in_name():
     assert all(c.check is not None for c in one)
     assert {c.name for c in one}.isdisjoint({c.name for c in two})
     assert sum(c.count_faults for c in one) == len(cases_models.TRAIN)
+
+
+def test_table_withholds_contended_ratios_and_tells_minitorch_from_torch():
+    import table
+
+    def case(others):
+        return {"group": "realistic", "name": "op forward, 1T", "threads": 1,
+                "others_cores": others, "check": [True, "max rel err 1e-7"],
+                "variants": {k: {"lib": k, "status": "ok", "median_ns": ns, "faults": None}
+                             for k, ns in (("minitorch", 2e6), ("torch", 1e6))},
+                "ratios": [{"label": "minitorch/torch", "target": None, "value": 2.0,
+                            "result": ""}],
+                "extra": ["GB/s (minimal traffic 34 MB) minitorch 17.0 (40%)  torch 34.0 (80%)"]}
+    quiet, busy = list(table.rows({"cases": [case(0.1), case(1.5)]}))[2:]
+    assert "| 2.00 |" in quiet and "40% / 80%" in quiet and "| 1 |" in quiet
+    assert "| CONTENDED |" in busy and "| 2.00 |" not in busy
