@@ -7,6 +7,7 @@ untimed warm-up calls of at least WARM_NS), in an order that rotates from round 
 and thermal drift land on all of them.
 """
 import gc
+import os
 import time
 from dataclasses import dataclass, field
 from statistics import median
@@ -16,6 +17,12 @@ from typing import Callable, Optional, Union
 THREADS = 2
 # Errors that mean "minitorch does not have this yet" rather than "minitorch is broken".
 MISSING_ERRORS = (AttributeError, TypeError, NotImplementedError, ImportError)
+# A case is CONTENDED when, while it was timed, processes other than this one
+# used more than this many cores on average (busy jiffies of the whole machine
+# from /proc/stat minus our own utime+stime from /proc/self/stat). A quarter of
+# a core: torch's OpenMP team loses 10-600x to one busy neighbour on a 2-core
+# machine, and a shell or an editor idling stays well under it.
+CONTENDED_CORES = 0.25
 # Longer than the spin-down of libgomp (its default 300000 pauses) and of
 # minitorch's pool; OpenBLAS's 100 ms is left to yield.
 WARM_NS = 20e6
@@ -50,6 +57,71 @@ class Case:
     notes: list = field(default_factory=list)
     # extra(medians_ns) -> list of text lines, e.g. GFLOPS for matmul.
     extra: Optional[Callable] = None
+    # check(libs) -> (ok, detail): numeric agreement of minitorch with torch,
+    # run before timing; a failure is printed beside the times.
+    check: Optional[Callable] = None
+    # Also count minor page faults per call of each variant (getrusage).
+    count_faults: bool = False
+
+
+@dataclass
+class CpuSample:
+    """Jiffies read at one moment: the machine's total and idle, and ours."""
+    total: int
+    idle: int
+    own: int
+
+
+def parse_proc_stat(text):
+    """(total, idle) jiffies from the first ("cpu ") line of /proc/stat; idle counts iowait."""
+    fields = [int(x) for x in text.split("\n", 1)[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal [guest guest_nice]: guest time
+    # is already inside user and nice, so only the first eight are added.
+    return sum(fields[:8]), fields[3] + (fields[4] if len(fields) > 4 else 0)
+
+
+def parse_self_stat(text):
+    """utime + stime jiffies of a process (all its threads) from /proc/<pid>/stat."""
+    # The command name in parentheses may hold spaces; the fields after it are fixed.
+    rest = text[text.rindex(")") + 2:].split()
+    return int(rest[11]) + int(rest[12])
+
+
+def cpu_sample():
+    """The current CpuSample, or None where /proc is not there."""
+    try:
+        with open("/proc/stat") as f:
+            total, idle = parse_proc_stat(f.read())
+        with open("/proc/self/stat") as f:
+            own = parse_self_stat(f.read())
+    except (OSError, ValueError, IndexError):
+        return None
+    return CpuSample(total, idle, own)
+
+
+def others_cores(before, after, ncpu=None):
+    """Cores that other processes kept busy on average between two samples."""
+    if before is None or after is None:
+        return None
+    ncpu = ncpu or os.cpu_count() or 1
+    total = after.total - before.total
+    if total <= 0:
+        return 0.0
+    busy = total - (after.idle - before.idle)
+    others = max(0, busy - (after.own - before.own))
+    # total counts every CPU's jiffies, so total / ncpu is the wall time in jiffies
+    return others * ncpu / total
+
+
+def machine_load(seconds=0.5):
+    """Cores busy on the whole machine (this process only sleeps) over a short look."""
+    a = cpu_sample()
+    time.sleep(seconds)
+    b = cpu_sample()
+    if a is None or b is None:
+        return None
+    ncpu = os.cpu_count() or 1
+    return (b.total - a.total - (b.idle - a.idle)) * ncpu / max(1, b.total - a.total)
 
 
 def trio(group, name, tt, np_setup=None, target=None, target_np=None, notes=(), extra=None,
@@ -119,6 +191,7 @@ class Result:
     detail: str = ""
     inner: int = 0
     samples_ns: list = field(default_factory=list)  # per-iteration time of each round
+    faults: Optional[float] = None  # minor page faults per call, when counted
 
     @property
     def median_ns(self):
@@ -147,6 +220,7 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
         round_cost += inner * per_iter
 
     labels = list(benches)
+    before = cpu_sample()
     if labels:
         # Slow variants (one call longer than a round) get fewer rounds, never below min_rounds.
         n_rounds = max(min_rounds, min(rounds, int(case_budget_ns // max(round_cost, 1))))
@@ -169,7 +243,35 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
                     if time.perf_counter_ns() - warm_start >= WARM_NS:
                         break
                 res.samples_ns.append(_time(benches[label], res.inner) / res.inner)
-    return results
+    contention = others_cores(before, cpu_sample())
+    if case.count_faults:
+        for label in labels:
+            results[label].faults = _faults_per_call(benches[label], results[label].inner)
+    return results, contention
+
+
+def _faults_per_call(bench, n, min_calls=10):
+    """Minor page faults per call in the steady state (after the timed rounds),
+    averaged over at least min_calls calls: a caching allocator faults now and then."""
+    import resource
+    n = max(n, min_calls)
+    start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    bench(n)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start) / n
+
+
+def run_check(case, libs):
+    """(ok, detail) of the case's agreement check; ok is None when it was not run."""
+    if case.check is None:
+        return None, "no check"
+    if libs.get("torch") is None:
+        return None, "torch not installed"
+    try:
+        return case.check(libs)
+    except MISSING_ERRORS as e:
+        return False, "missing: %s: %s" % (type(e).__name__, e)
+    except Exception as e:  # noqa: BLE001  reported in the table
+        return False, "error: %s: %s" % (type(e).__name__, e)
 
 
 def _term_value(term, results):
@@ -183,13 +285,20 @@ def _term_value(term, results):
     return results[term[0]].median_ns - results[term[1]].median_ns, ""
 
 
-def evaluate(case, results):
+def is_contended(contention):
+    return contention is not None and contention > CONTENDED_CORES
+
+
+def evaluate(case, results, contention=None):
+    """The case's ratios; none is given a value when the case was contended."""
     out = []
     for r in case.ratios:
         num, why_n = _term_value(r.num, results)
         den, why_d = _term_value(r.den, results)
         entry = {"label": r.label, "target": r.target, "value": None}
-        if num is None or den is None:
+        if is_contended(contention):
+            entry["result"] = "CONTENDED"
+        elif num is None or den is None:
             # minitorch lacking the feature is the interesting reason; report it first.
             entry["result"] = "missing" if "missing" in (why_n, why_d) else (why_n or why_d)
         elif den <= 0:
@@ -213,16 +322,24 @@ def fmt_ns(ns):
     return "%.3g ns" % ns
 
 
-def format_case(case, results, ratios):
+def format_case(case, results, ratios, contention=None, check=None):
     lines = ["[%s] %s" % (case.group, case.name)]
+    if contention is not None:
+        lines.append("  other processes used %.2f cores while timed%s"
+                     % (contention, "  -> CONTENDED, ratios withheld"
+                        if is_contended(contention) else ""))
+    if check is not None and check[0] is not None:
+        lines.append("  agreement with torch: %s%s"
+                     % ("ok" if check[0] else "FAILED", " (%s)" % check[1] if check[1] else ""))
     width = max(len(v.label) for v in case.variants) + 2
     for v in case.variants:
         res = results[v.label]
         if res.status == "ok":
             spread = (max(res.samples_ns) - min(res.samples_ns)) / res.median_ns
-            lines.append("  %-*s %10s   (%d rounds x %d iters, spread %d%%)"
+            faults = "" if res.faults is None else ", %.1f page faults/call" % res.faults
+            lines.append("  %-*s %10s   (%d rounds x %d iters, spread %d%%%s)"
                          % (width, v.label, fmt_ns(res.median_ns), len(res.samples_ns), res.inner,
-                            round(100 * spread)))
+                            round(100 * spread), faults))
         else:
             detail = res.detail if len(res.detail) < 90 else res.detail[:87] + "..."
             lines.append("  %-*s %10s   %s" % (width, v.label, res.status, detail))

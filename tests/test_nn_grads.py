@@ -486,3 +486,24 @@ def test_float32_losses():
     check(lambda n: n.BCELoss(), p, RNG.uniform(0, 1, (32, 10)), dtype=np.float32)
     check(lambda n: n.KLDivLoss(reduction="batchmean"), x, p, dtype=np.float32)
     check(lambda n: n.MSELoss(), x, p, dtype=np.float32)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.7])
+def test_dropout_float32_rounds_as_torch_and_inplace_matches(p):
+    # torch scales its mask by dividing it by 1 - p in the input's dtype; the kept
+    # outputs must be exactly x * (1 / (1 - p)) rounded that way
+    x = rand(64, 33).astype(np.float32)
+    mt.manual_seed(11)
+    t = mt.tensor(x, requires_grad=True)
+    y = mt.nn.functional.dropout(t, p)
+    kept = (y != 0).numpy()
+    scale = (torch.ones(1) / (1 - p)).item()
+    np.testing.assert_array_equal(y.detach().numpy(), np.where(kept, x * np.float32(scale), 0))
+    ref = torch.tensor(x) * torch.tensor(kept.astype(np.float32)).div_(1 - p)
+    np.testing.assert_array_equal(y.detach().numpy(), ref.numpy())
+    y.backward(mt.ones_like(y))
+    np.testing.assert_array_equal(t.grad.numpy(), np.where(kept, np.float32(scale), 0))
+    mt.manual_seed(11)
+    z = mt.tensor(x)
+    assert mt.nn.functional.dropout(z, p, inplace=True) is z
+    np.testing.assert_array_equal(z.numpy(), y.detach().numpy())

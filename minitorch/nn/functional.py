@@ -62,10 +62,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         return input
     if p == 1.0:
         out = input * 0.0
-    else:
-        keep = minitorch.full_like(input, 1.0 - p).bernoulli()
-        out = input * keep * (1.0 / (1.0 - p))
-    return input.copy_(out) if inplace else out
+        return input.copy_(out) if inplace else out
+    # the scaled mask is built outside autograd, so forward and backward are one
+    # multiply each; dividing by 1 - p rounds as torch's does
+    with minitorch.no_grad():
+        keep = minitorch.empty_like(input).bernoulli_(1.0 - p).div_(1.0 - p)
+    return input.mul_(keep) if inplace else input * keep
 
 
 # ---- embedding ----------------------------------------------------------------------

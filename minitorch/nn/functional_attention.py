@@ -75,6 +75,38 @@ def _repeat_kv_heads(query: Tensor, key: Tensor, value: Tensor):
     return key.repeat_interleave(hq // hk, -3), value.repeat_interleave(hq // hv, -3)
 
 
+# (L, S, dtype) -> the (L, S) causal mask as 0 / -inf, built once per shape
+_CAUSAL_BIAS: dict = {}
+_CAUSAL_BIAS_LIMIT = 16
+
+
+def _causal_bias(L: int, S: int, dtype) -> Tensor:
+    """The additive causal mask: -inf where key j comes after query i (j > i)."""
+    key = (L, S, dtype)
+    bias = _CAUSAL_BIAS.get(key)
+    if bias is None:
+        if len(_CAUSAL_BIAS) >= _CAUSAL_BIAS_LIMIT:
+            _CAUSAL_BIAS.clear()
+        with minitorch.no_grad():
+            bias = minitorch.zeros(L, S, dtype=dtype).masked_fill_(
+                minitorch.ones(L, S, dtype=minitorch.bool).triu(1), float("-inf"))
+        _CAUSAL_BIAS[key] = bias
+    return bias
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """softmax(-1) whose rows with every score -inf come out as zeros, not NaN. One
+    row-max pass finds such rows; the masking runs only when there is one."""
+    if scores.shape[-1] == 0 or scores.numel() == 0:
+        return scores.softmax(-1)
+    with minitorch.no_grad():
+        empty = scores.amax(-1, keepdim=True) == float("-inf")
+        any_empty = bool(empty.any())
+    if not any_empty:
+        return scores.softmax(-1)
+    return scores.masked_fill(empty, 0.0).softmax(-1).masked_fill(empty, 0.0)
+
+
 @_overridable
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Optional[Tensor] = None, dropout_p: float = 0.0,
@@ -92,21 +124,24 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         key, value = _repeat_kv_heads(query, key, value)
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = (query * math.sqrt(scale)).matmul((key * math.sqrt(scale)).transpose(-2, -1))
-    # `masked` marks the (query, key) pairs that get no weight
-    masked = None
+    # One scaling pass over the smaller of query and the scores, which is the query
+    # whenever there are more keys than channels.
+    if scale == 1.0:
+        scores = query.matmul(key.transpose(-2, -1))
+    elif S >= query.shape[-1]:
+        scores = (query * scale).matmul(key.transpose(-2, -1))
+    else:
+        scores = query.matmul(key.transpose(-2, -1)) * scale
     if is_causal:
-        masked = minitorch.ones(L, S, dtype=minitorch.bool).triu(1)
+        # matmul's output is ours and its backward keeps only the inputs, so the
+        # cached additive mask can go in place
+        scores = scores.add_(_causal_bias(L, S, scores.dtype))
     if attn_mask is not None:
         if attn_mask.dtype == minitorch.bool:
-            masked = attn_mask.logical_not() if masked is None else masked | attn_mask.logical_not()
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    if masked is not None:
-        scores = scores.masked_fill(masked, float("-inf"))
-    # rows with no key left would be NaN; they get zero weight instead
-    empty = (scores == float("-inf")).all(-1, keepdim=True)
-    weights = scores.masked_fill(empty, 0.0).softmax(-1).masked_fill(empty, 0.0)
+    weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)

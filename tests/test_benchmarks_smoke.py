@@ -1,0 +1,124 @@
+"""The realistic benchmark suite's agreement checks at tiny sizes, and the harness's
+contention arithmetic on made-up /proc readings."""
+import os
+import sys
+
+import pytest
+
+import minitorch
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+sys.path.insert(0, BENCH)
+
+import harness  # noqa: E402
+
+# A /proc/stat first line: user nice system idle iowait irq softirq steal guest guest_nice
+STAT = "cpu  {u} 0 {s} {i} {w} 0 0 0 7 7\ncpu0 1 2 3 4 5 6 7 8 9 10\n"
+# /proc/self/stat with a command name holding a space and a parenthesis
+SELF = "1234 (py (x) y) R 1 2 3 4 5 6 7 8 9 10 {ut} {st} 0 0 20 0 1 0"
+
+
+def _sample(user, system, idle, iowait, ut, st):
+    total, idle_j = harness.parse_proc_stat(STAT.format(u=user, s=system, i=idle, w=iowait))
+    return harness.CpuSample(total, idle_j, harness.parse_self_stat(SELF.format(ut=ut, st=st)))
+
+
+def test_parse_proc_stat_skips_guest_and_counts_iowait_as_idle():
+    assert harness.parse_proc_stat(STAT.format(u=10, s=5, i=100, w=3)) == (118, 103)
+
+
+def test_parse_self_stat_reads_utime_and_stime_after_the_name():
+    assert harness.parse_self_stat(SELF.format(ut=40, st=2)) == 42
+
+
+def test_others_cores_subtracts_our_own_time():
+    # 2 CPUs for 100 jiffies of wall time: 200 jiffies in all, 120 busy, 100 of them ours
+    before = _sample(1000, 0, 5000, 0, 500, 0)
+    after = _sample(1100, 20, 5080, 0, 590, 10)
+    assert harness.others_cores(before, after, ncpu=2) == pytest.approx(20 * 2 / 200)
+    assert not harness.is_contended(harness.others_cores(before, after, ncpu=2))
+
+
+def test_a_busy_neighbour_marks_the_case_contended():
+    # the other core busy the whole time while we used one core
+    before = _sample(0, 0, 0, 0, 0, 0)
+    after = _sample(200, 0, 0, 0, 100, 0)
+    cores = harness.others_cores(before, after, ncpu=2)
+    assert cores == pytest.approx(1.0)
+    assert harness.is_contended(cores)
+    case = harness.Case("g", "n", [], [harness.Ratio("a/b", "a", "b")])
+    results = {k: harness.Result(k, k, "ok", samples_ns=[1.0]) for k in "ab"}
+    assert harness.evaluate(case, results, cores)[0] == {
+        "label": "a/b", "target": None, "value": None, "result": "CONTENDED"}
+    assert harness.evaluate(case, results, 0.0)[0]["value"] == 1.0
+
+
+def test_others_cores_without_samples_or_time():
+    s = _sample(1, 1, 1, 1, 1, 1)
+    assert harness.others_cores(None, s) is None
+    assert harness.others_cores(s, s, ncpu=2) == 0.0
+    assert not harness.is_contended(None)
+
+
+def test_cpu_sample_reads_this_machine():
+    s = harness.cpu_sample()
+    if s is None:
+        pytest.skip("no /proc")
+    assert s.total >= s.idle >= 0 and s.own >= 0
+
+
+torch = pytest.importorskip("torch")
+cases_models = pytest.importorskip("cases_models")
+LIBS = {"minitorch": minitorch, "torch": torch}
+
+
+@pytest.mark.parametrize("spec", cases_models.op_specs(), ids=lambda s: s.name)
+def test_op_case_agrees_with_torch_at_tiny_size(spec):
+    ok, detail = cases_models.check_op(spec, tiny=True)(LIBS)
+    assert ok, detail
+
+
+@pytest.mark.parametrize("kind", [k for k, _ in cases_models.TRAIN])
+def test_training_step_agrees_with_torch_at_tiny_size(kind):
+    ok, detail = cases_models.check_train(kind, tiny=True)(LIBS)
+    assert ok, detail
+
+
+def test_a_wrong_result_fails_the_check():
+    spec = cases_models.op_specs()[0]
+    build = spec.build
+
+    def skewed(lib, tiny, grad):
+        p = build(lib, tiny, grad)
+        if lib is minitorch:
+            fn = p.fn
+            p.fn = lambda *a: fn(*a) * 1.01
+        return p
+
+    bad = cases_models.OpSpec(spec.name, skewed)
+    ok, detail = cases_models.check_op(bad, tiny=True)(LIBS)
+    assert not ok and "max rel err" in detail
+
+
+def test_every_case_has_a_check_and_both_thread_counts_differ_in_name():
+    one, two = cases_models.cases(1), cases_models.cases(2)
+    assert len(one) == len(two) > 40
+    assert all(c.check is not None for c in one)
+    assert {c.name for c in one}.isdisjoint({c.name for c in two})
+    assert sum(c.count_faults for c in one) == len(cases_models.TRAIN)
+
+
+def test_table_withholds_contended_ratios_and_tells_minitorch_from_torch():
+    import table
+
+    def case(others):
+        return {"group": "realistic", "name": "op forward, 1T", "threads": 1,
+                "others_cores": others, "check": [True, "max rel err 1e-7"],
+                "variants": {k: {"lib": k, "status": "ok", "median_ns": ns, "faults": None}
+                             for k, ns in (("minitorch", 2e6), ("torch", 1e6))},
+                "ratios": [{"label": "minitorch/torch", "target": None, "value": 2.0,
+                            "result": ""}],
+                "extra": ["GB/s (minimal traffic 34 MB) minitorch 17.0 (40%)  torch 34.0 (80%)"]}
+    quiet, busy = list(table.rows({"cases": [case(0.1), case(1.5)]}))[2:]
+    assert "| 2.00 |" in quiet and "40% / 80%" in quiet and "| 1 |" in quiet
+    assert "| CONTENDED |" in busy and "| 2.00 |" not in busy
