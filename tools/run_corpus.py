@@ -1,7 +1,7 @@
 """Counts how many real public torch programs run unchanged on minitorch.
 
     python tools/run_corpus.py CORPUS_DIR [--manifest tools/corpus_manifest.json]
-                               [--timeout 120] [--jobs 1] [--only SUBSTRING] [--json OUT]
+                               [--timeout 480] [--jobs 1] [--only SUBSTRING] [--json OUT]
 
 CORPUS_DIR holds the programs' text, fetched from the public repositories the
 manifest names (repo, path, commit), one file per entry at
@@ -133,7 +133,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", help="folder holding the fetched programs")
     parser.add_argument("--manifest", default=MANIFEST)
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    parser.add_argument("--timeout", type=float, default=480.0,
+                        help="seconds per run (a few tutorials train 10000 steps: torch takes minutes on a busy 2-core machine)")
     parser.add_argument("--jobs", type=int, default=1, help="programs examined at once")
     parser.add_argument("--only", default="", help="examine entries whose path contains this")
     parser.add_argument("--json", help="write the per-program records here")
