@@ -134,7 +134,8 @@ def main(argv=None):
     parser.add_argument("corpus", help="folder holding the fetched programs")
     parser.add_argument("--manifest", default=MANIFEST)
     parser.add_argument("--timeout", type=float, default=480.0,
-                        help="seconds per run (a few tutorials train 10000 steps: torch takes minutes on a busy 2-core machine)")
+                        help="seconds per run (a few tutorials train 10000 steps: "
+                             "minutes under torch on a busy 2-core machine)")
     parser.add_argument("--jobs", type=int, default=1, help="programs examined at once")
     parser.add_argument("--only", default="", help="examine entries whose path contains this")
     parser.add_argument("--json", help="write the per-program records here")
