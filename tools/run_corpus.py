@@ -120,7 +120,8 @@ def summarize(records):
     lines = [f"programs: {len(records)}; excluded (fail under torch or absent): "
              f"{counts['excluded'] + counts['absent']}; run under torch: {usable}",
              f"run unchanged on minitorch: {counts['ok']} / {usable}; missing name: "
-             f"{counts['missing']}; other failure: {counts['failed']}; timeout: {counts['timeout']}"]
+             f"{counts['missing']}; other failure: {counts['failed']}; "
+             f"timeout: {counts['timeout']}"]
     reasons = collections.Counter(f"{r['status']}: {r['detail']}" for r in records
                                   if r["status"] in ("missing", "failed", "timeout"))
     if reasons:

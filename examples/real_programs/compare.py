@@ -71,7 +71,8 @@ def problems(run_, reference=None):
     found = []
     if not run_.last() < DROP * run_.first():
         found.append(f"{run_.lib} did not learn: first {run_.first():.4f}, last {run_.last():.4f}")
-    if reference is not None and abs(run_.last() - reference.last()) > TOLERANCE * reference.last():
+    if reference is not None and \
+            abs(run_.last() - reference.last()) > TOLERANCE * reference.last():
         found.append(f"{run_.lib} ends at {run_.last():.4f}, torch at {reference.last():.4f} "
                      f"(ratio {run_.last() / reference.last():.3f})")
     return found
