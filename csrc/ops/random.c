@@ -5,11 +5,13 @@
  * core/owner.h; checks fail with torch's messages through mt_error. */
 #include "args.h"
 #include "memory_format.h"
+#include "call.h"
 #include "creation.h"
 #include "out_param.h"
 #include "reduce.h"
 #include "table.h"
 
+#include "../autograd/grad_mode.h"
 #include "../kernels/copy.h"
 #include "../kernels/random.h"
 
@@ -203,6 +205,63 @@ int impl_normal_size(mt_args *a, mt_result *r)
         return -1;
     mt_rand_params p = {MT_RAND_NORMAL, a->v[0].f, a->v[1].f, 0, 0};
     return new_sample(a, r, a->v[2].nints, a->v[2].ints, NULL, 3, d, 7, &p);
+}
+
+/* normal with a tensor mean, a tensor std, or both: z ~ N(0, 1) of the
+ * broadcast shape, scaled and shifted by the operands. The arithmetic runs
+ * below autograd: torch's derivative of a draw is zeros (the row's node),
+ * not the reparameterized one the arithmetic would record. */
+static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *std,
+                         double mean_f, double std_f)
+{
+    if (std) {
+        mt_tensor *low = mt_call(MT_OP_lt, "Tf", std, 0.0);
+        mt_tensor *any = low ? mt_call(MT_OP_any, "T", low) : NULL;
+        bool bad = any && *(const bool *)mt_data(any);
+        mt_xrelease(low);
+        mt_xrelease(any);
+        if (!any)
+            return -1;
+        if (bad)
+            return mt_error(MT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
+    } else if (!check_std(std_f)) {
+        return -1;
+    }
+    if (mean && !floating_or_raise(mean->dtype, "normal_kernel_cpu"))
+        return -1;
+    if (std && !floating_or_raise(std->dtype, "normal_kernel_cpu"))
+        return -1;
+    bool grad = mt_grad_enabled;
+    mt_grad_enabled = false;
+    mt_tensor *like = mean && std ? mt_call(MT_OP_add, "TT", mean, std) : NULL;
+    const mt_tensor *shape = mean && std ? like : mean ? mean : std;
+    mt_tensor *z = shape ? mt_empty_like(shape, shape->dtype) : NULL;
+    mt_tensor *scaled = NULL, *out = NULL;
+    if (z && sample(&a->v[2], z, &normal01) == 0)
+        scaled = std ? mt_call(MT_OP_mul, "TT", z, std) : mt_call(MT_OP_mul, "Tf", z, std_f);
+    if (scaled)
+        out = mean ? mt_call(MT_OP_add, "TT", scaled, mean) : mt_call(MT_OP_add, "Tf", scaled, mean_f);
+    mt_grad_enabled = grad;
+    mt_xrelease(like);
+    mt_xrelease(z);
+    mt_xrelease(scaled);
+    return out ? mt_result_tensor(r, out) : -1;
+}
+
+/* normal(mean, std, *, generator) with mean, std or both tensors */
+int impl_normal_tensor_float(mt_args *a, mt_result *r)
+{
+    return normal_tensor(a, r, a->v[0].t, NULL, 0.0, a->v[1].f);
+}
+
+int impl_normal_float_tensor(mt_args *a, mt_result *r)
+{
+    return normal_tensor(a, r, NULL, a->v[1].t, a->v[0].f, 0.0);
+}
+
+int impl_normal_tensor_tensor(mt_args *a, mt_result *r)
+{
+    return normal_tensor(a, r, a->v[0].t, a->v[1].t, 0.0, 0.0);
 }
 
 /* The inclusive upper end random_ uses when no bound is given: the largest
