@@ -4,9 +4,9 @@
  * categories from rows of probabilities. Tensors are made through
  * core/owner.h; checks fail with torch's messages through mt_error. */
 #include "args.h"
-#include "memory_format.h"
 #include "call.h"
 #include "creation.h"
+#include "memory_format.h"
 #include "out_param.h"
 #include "reduce.h"
 #include "table.h"
