@@ -1,6 +1,9 @@
-/* Formulas of views and shape ops. A view's gradient lands on the input
- * elements it reads: mt_positions applies the same view to an arange of the
- * input's element numbers, and mt_embed scatter-adds the gradient there. */
+/* Formulas of views and shape ops. A view that reads each input element at
+ * most once (narrow, select, basic indexing, split, unbind) gets its gradient
+ * copied into the same view of zeros. Other views land their gradient on the
+ * input elements they read: mt_positions applies the same view to an arange
+ * of the input's element numbers, and mt_embed scatter-adds the gradient
+ * there. */
 #include "formula.h"
 #include "formulas_shape.h"
 
@@ -74,18 +77,55 @@ static int embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
     return out[0] ? 0 : -1;
 }
 
-/* narrow(input, dim, start, length); x[key] for keys of ints and slices. */
+/* Zeros shaped as edge 0's input, to receive a gradient through a view. */
+static mt_tensor *edge_zeros(mt_node *n)
+{
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    return mt_new(m->dtype, m->ndim, m->sizes, true);
+}
+
+/* g copied into view, a view of zeros (consumed): for views that read each
+ * element at most once, which need no scatter-add over positions. */
+static int copy_into(mt_tensor *view, mt_tensor *g)
+{
+    if (!view)
+        return -1;
+    mt_tensor *c = mt_call(MT_OP_copy_, "TT", view, g);
+    mt_release(view);
+    if (!c)
+        return -1;
+    mt_release(c);
+    return 0;
+}
+
+/* narrow(input, dim, start, length); x[key] for any key a GetitemIndex row
+ * saw. A key that gives a view of zeros reads each element once; one with
+ * lists gives a copy, and may repeat elements, so its gradient goes through
+ * the positions it picks. */
 int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    mt_tensor *p = mt_positions(n, 0), *pos;
-    if (!p)
+    mt_tensor *z = edge_zeros(n), *v;
+    if (!z)
         return -1;
     if (n->nparams == 2)
-        pos = mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj);
+        v = mt_call(MT_OP___getitem__np, "TO", z, n->args[1].obj);
     else
-        pos = mt_call(MT_OP_narrow, "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i);
-    mt_release(p);
-    return embed_view(n, g[0], out, pos);
+        v = mt_call(MT_OP_narrow, "Tiii", z, n->args[1].i, n->args[2].i, n->args[3].i);
+    if (v && v->storage != z->storage) {
+        mt_release(v);
+        mt_release(z);
+        mt_tensor *p = mt_positions(n, 0);
+        mt_tensor *pos = p ? mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj) : NULL;
+        if (p)
+            mt_release(p);
+        return embed_view(n, g[0], out, pos);
+    }
+    if (copy_into(v, g[0]) < 0) {
+        mt_release(z);
+        return -1;
+    }
+    out[0] = z;
+    return 0;
 }
 
 /* x[index tensor] */
@@ -102,11 +142,15 @@ int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    mt_tensor *p = mt_positions(n, 0);
-    mt_tensor *pos = p ? mt_call(MT_OP_select, "Tii", p, n->args[1].i, n->args[2].i) : NULL;
-    if (p)
-        mt_release(p);
-    return embed_view(n, g[0], out, pos);
+    mt_tensor *z = edge_zeros(n);
+    if (!z)
+        return -1;
+    if (copy_into(mt_call(MT_OP_select, "Tii", z, n->args[1].i, n->args[2].i), g[0]) < 0) {
+        mt_release(z);
+        return -1;
+    }
+    out[0] = z;
+    return 0;
 }
 
 int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -120,38 +164,29 @@ int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* unbind(input, dim), split(input, size(s), dim), chunk(input, chunks, dim):
- * each output's gradient goes back to its part of the input. */
+ * each output's gradient is copied into its part of zeros of the input. */
 static int parts_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim, bool unbind)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     int64_t d = m->ndim ? (dim % m->ndim + m->ndim) % m->ndim : 0;
-    mt_tensor *p = mt_positions(n, 0), *acc = NULL;
+    mt_tensor *z = NULL;
     int64_t start = 0;
-    if (!p)
-        return -1;
     for (int k = 0; k < n->nout; k++) {
         int64_t len = unbind ? 1 : n->out_meta[k].sizes[d];
         if (g[k]) {
-            mt_tensor *pos = unbind ? mt_call(MT_OP_select, "Tii", p, d, (int64_t)k)
-                                    : mt_call(MT_OP_narrow, "Tiii", p, d, start, len);
-            int rc = pos ? mt_embed_into(n, 0, &acc, g[k], pos) : -1;
-            if (pos)
-                mt_release(pos);
-            if (rc < 0)
-                goto fail;
+            if (!z && !(z = edge_zeros(n)))
+                return -1;
+            mt_tensor *part = unbind ? mt_call(MT_OP_select, "Tii", z, d, (int64_t)k)
+                                     : mt_call(MT_OP_narrow, "Tiii", z, d, start, len);
+            if (copy_into(part, g[k]) < 0) {
+                mt_release(z);
+                return -1;
+            }
         }
         start += len;
     }
-    mt_release(p);
-    if (!acc)
-        return 0;
-    out[0] = mt_embed_finish(n, 0, acc);
-    return out[0] ? 0 : -1;
-fail:
-    mt_release(p);
-    if (acc)
-        mt_release(acc);
-    return -1;
+    out[0] = z;
+    return 0;
 }
 
 int unbind_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
