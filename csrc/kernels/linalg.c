@@ -20,12 +20,23 @@
  * above it unless told not to (mt_blas_single_threaded). Products
  * our threads may split are those each BLAS call then runs on one thread. */
 #define BLAS_SERIAL_WORK (1024.0 * 1024.0)
-/* Fewer rows (or columns) than this per BLAS call cost more in call overhead
- * than they save. */
-#define BLAS_MIN_ROWS 16
-/* Multiply-adds above which the own kernel splits its rows over our threads;
- * at 32^3 the handoff costs what the second core saves. */
+/* Multiply-adds from which a product (or a run of batch items) is worth
+ * splitting in two over our threads: at 32^3 the handoff costs what the
+ * second core saves (measured on the own kernel; BLAS runs that work in
+ * about as long). Every split below (rows of the own kernel, rows or columns
+ * of BLAS, batch items) gives each thread at least half of it.
+ */
 #define PARALLEL_MIN_WORK (40.0 * 40.0 * 40.0)
+/* A BLAS call's share of C is a multiple of these: OpenBLAS's row-major
+ * kernels tile our columns by 16 (its M unroll) and our rows by 4 or fewer
+ * (its N unroll), so a split elsewhere leaves both threads a ragged edge. */
+#define BLAS_COL_UNIT 16
+#define BLAS_ROW_UNIT 4
+/* Batch items split over threads unevenly (3 items on 2 threads) leave a
+ * thread idle for a whole product; from this many items per thread the
+ * unevenness is at most a quarter, and splitting items beats splitting
+ * each product's rows. */
+#define BATCH_ITEMS_PER_THREAD 4
 #define MR 4
 /* Columns of a register tile: two AVX2 vectors of float or of double. */
 #define NR_f4 16
@@ -286,7 +297,8 @@ static void pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t
 }
 
 /* How BLAS can read a rows x cols operand in place: row-major (lead = rs) or
- * transposed (lead = cs); false when neither stride is 1. */
+ * transposed (lead = cs; a single row whose elements are cs apart is a
+ * column of a matrix with rows cs apart); false when neither stride is 1. */
 static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
                       int64_t *ld)
 {
@@ -299,9 +311,9 @@ static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *
         *ld = rs;
         return true;
     }
-    if (rows == 1 || (rs == 1 && cs >= (rows > 1 ? rows : 1))) {
+    if (rows == 1 ? cs >= 1 : rs == 1 && cs >= rows) {
         *trans = true;
-        *ld = rows == 1 ? (cols > 1 ? cols : 1) : cs;
+        *ld = cs;
         return true;
     }
     return false;
@@ -342,26 +354,54 @@ typedef struct {
     double beta;
     char *c;
     int64_t ldc;
+    int64_t unit; /* rows or columns of C a block of the split */
 } blas_job;
 
-/* Rows [i0, i1) of a dense row-major C from one BLAS call. */
-static void blas_rows(void *arg, int64_t i0, int64_t i1)
+/* Blocks [b0, b1) of rows of a dense row-major C (unit rows a block) from
+ * one BLAS call. */
+static void blas_rows(void *arg, int64_t b0, int64_t b1)
 {
     const blas_job *j = arg;
     int isz = mt_itemsize(j->d);
+    int64_t i0 = b0 * j->unit, i1 = b1 * j->unit < j->m ? b1 * j->unit : j->m;
     const char *a = j->a + (j->ta ? i0 : i0 * j->lda) * isz;
     mt_blas_gemm(j->d, j->ta, j->tb, i1 - i0, j->n, j->k, j->alpha, a, j->lda, j->b, j->ldb,
                  j->beta, j->c + i0 * j->ldc * isz, j->ldc);
 }
 
-/* Columns [j0, j1) of C, for products with too few rows to split. */
-static void blas_cols(void *arg, int64_t j0, int64_t j1)
+/* Blocks [b0, b1) of columns of C, for products wider than tall. */
+static void blas_cols(void *arg, int64_t b0, int64_t b1)
 {
     const blas_job *j = arg;
     int isz = mt_itemsize(j->d);
+    int64_t j0 = b0 * j->unit, j1 = b1 * j->unit < j->n ? b1 * j->unit : j->n;
     const char *b = j->b + (j->tb ? j0 * j->ldb : j0) * isz;
     mt_blas_gemm(j->d, j->ta, j->tb, j->m, j1 - j0, j->k, j->alpha, j->a, j->lda, b, j->ldb,
                  j->beta, j->c + j0 * isz, j->ldc);
+}
+
+/* Our threads' shares of one BLAS product: the larger of m and n is split
+ * (each thread then reads all of the smaller operand and its part of the
+ * larger one), in whole blocks of the library's tiling, into as many equal
+ * parts as there are threads that each get half PARALLEL_MIN_WORK; one call
+ * when that is one part. */
+static void blas_split(blas_job *j)
+{
+    double work = (double)j->m * (double)j->n * (double)j->k;
+    int64_t parts = (int64_t)(2 * work / PARALLEL_MIN_WORK);
+    int nt = mt_get_num_threads();
+    if (parts > nt)
+        parts = nt;
+    bool by_rows = j->m >= j->n;
+    j->unit = by_rows ? BLAS_ROW_UNIT : BLAS_COL_UNIT;
+    int64_t blocks = ((by_rows ? j->m : j->n) + j->unit - 1) / j->unit;
+    if (parts < 2 || blocks < 2) {
+        j->unit = j->m;
+        blas_rows(j, 0, 1);
+        return;
+    }
+    mt_parallel_for(0, blocks, (blocks + parts - 1) / parts, by_rows ? blas_rows : blas_cols,
+                    j);
 }
 
 /* C (row-major in place) = alpha A B + beta C with BLAS; C^T = B^T A^T when C
@@ -400,19 +440,15 @@ static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, 
     if (blas_operand(&A, isz, &abuf, &ap, &ta, &lda) < 0 ||
         blas_operand(&B, isz, &bbuf, &bp, &tb, &ldb) < 0)
         goto done;
-    blas_job bj = {d, ta, tb, m, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc};
+    blas_job bj = {d,  ta, tb, m,  n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0,
+                   cp, ldc, m};
     double work = (double)m * (double)n * (double)k;
-    int nt = mt_get_num_threads();
     /* our threads split C when each BLAS call runs on one (always, where the
      * library allows it; else below the size where it starts its own) */
-    bool split = work < BLAS_SERIAL_WORK || mt_blas_single_threaded();
-    int64_t rows = (m + nt - 1) / nt, cols = (n + nt - 1) / nt;
-    if (!split)
-        blas_rows(&bj, 0, m);
-    else if (m >= 2 * BLAS_MIN_ROWS || m >= n)
-        mt_parallel_for(0, m, rows > BLAS_MIN_ROWS ? rows : BLAS_MIN_ROWS, blas_rows, &bj);
+    if (work < BLAS_SERIAL_WORK || mt_blas_single_threaded())
+        blas_split(&bj);
     else
-        mt_parallel_for(0, n, cols > BLAS_MIN_ROWS ? cols : BLAS_MIN_ROWS, blas_cols, &bj);
+        blas_rows(&bj, 0, 1);
     if (!dense_c)
         combine(d, c, crs, ccs, cbuf, m, n, (mt_gemm_scale){1.0, 1}, be);
     rc = 0;
@@ -500,35 +536,71 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
             atomic_store(&j->failed, 1);
 }
 
-int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+/* Folds the innermost batch dims into m while B repeats along them and the
+ * rows of A and C run on from one item into the next: one product of
+ * batch * m rows instead of batch products of m, as torch folds
+ * (batch..., m, k) @ (k, n). float64 results keep their bits; float32 ones
+ * may round otherwise, as OpenBLAS's sgemm picks its inner kernel by size. */
+static void fold_batch(mt_gemm_shape *s, mt_gemm_operand *a, const mt_gemm_operand *b,
+                       mt_gemm_operand *c)
+{
+    while (s->nbatch > 0) {
+        int i = s->nbatch - 1;
+        if (s->batch[i] != 1) {
+            /* a single row has no row stride of its own: the batch's is it */
+            int64_t ars = s->m == 1 ? a->bs[i] : a->rs, crs = s->m == 1 ? c->bs[i] : c->rs;
+            if (b->bs[i] != 0 || a->bs[i] != s->m * ars || c->bs[i] != s->m * crs)
+                return;
+            s->m *= s->batch[i];
+            a->rs = ars;
+            c->rs = crs;
+        }
+        s->nbatch--;
+    }
+}
+
+int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
             const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
             mt_gemm_scale beta)
 {
     if (!mt_is_integral(d, false) && d != MT_FLOAT32 && d != MT_FLOAT64)
         return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
                         mt_dtype_infos[d].scalar_name);
-    int64_t m = s->m, n = s->n, k = s->k, nb = 1;
+    mt_gemm_shape fs = *shape;
+    mt_gemm_operand fa = *a, fc = *c;
+    const mt_gemm_shape *s = &fs;
+    int64_t nb = 1;
     for (int i = 0; i < s->nbatch; i++)
         nb *= s->batch[i];
-    if (nb == 0 || m == 0 || n == 0)
+    if (nb == 0 || s->m == 0 || s->n == 0)
         return 0;
-    double work = (double)m * n * k;
-    batch_job j = {d, s, a, b, c, alpha, beta};
-    j.zero_product = k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
+    fold_batch(&fs, &fa, b, &fc);
+    nb = 1;
+    for (int i = 0; i < s->nbatch; i++)
+        nb *= s->batch[i];
+    double work = (double)s->m * s->n * s->k;
+    batch_job j = {d, s, &fa, b, &fc, alpha, beta};
+    j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) && work > BLAS_MIN_WORK;
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
-     * when each is small enough to run on one (BLAS included). */
+     * (each whole on one thread, BLAS included) when that splits evenly
+     * enough, or when each is too small to split its rows instead; a
+     * product split on one thread (BLAS's own) or into shared result
+     * blocks runs one after the other. */
     bool disjoint = true;
     for (int i = 0; i < s->nbatch; i++)
-        disjoint &= s->batch[i] == 1 || c->bs[i] != 0;
+        disjoint &= s->batch[i] == 1 || fc.bs[i] != 0;
     bool one_thread_each = work < BLAS_SERIAL_WORK || !j.blas || mt_blas_single_threaded();
-    int64_t grain = !one_thread_each || !disjoint
-                        ? nb + 1
-                        : 1 + (int64_t)(PARALLEL_MIN_WORK / (work + 1));
+    int nt = mt_get_num_threads();
+    int64_t grain = 1 + (int64_t)(PARALLEL_MIN_WORK / 2 / (work + 1));
+    bool by_items = one_thread_each && disjoint &&
+                    (nb % nt == 0 || nb >= BATCH_ITEMS_PER_THREAD * nt ||
+                     work < PARALLEL_MIN_WORK);
     if (j.blas)
         mt_blas_begin();
-    mt_parallel_for(0, nb, grain, batch_range, &j);
+    /* an item split runs each product's own split inline (the pool is busy) */
+    mt_parallel_for(0, nb, by_items ? grain : nb + 1, batch_range, &j);
     if (j.blas)
         mt_blas_end();
     /* a failed allocation on another thread left no message here */
