@@ -105,6 +105,25 @@ def test_im2col_path(case):
     compare(**case, dtype=np.float64)
 
 
+# The column buffer holds a cache-sized chunk of images (512 KiB): these run
+# several chunks of several images with a shorter last one, and chunks of a
+# single image whose weight gradient reads the gradient planes in place.
+IM2COL_CHUNKS = [
+    dict(N=7, C=6, O=16, H=24, W=24, k=5),                       # LeNet's second conv
+    dict(N=5, C=1, O=6, H=28, W=28, k=5),                        # LeNet's first conv
+    dict(N=3, C=16, O=8, H=40, W=36, k=5, padding=2),            # one image per chunk
+    dict(N=3, C=16, O=12, H=40, W=36, k=5, padding=1, groups=2),  # one image, groups
+    dict(N=5, C=8, O=8, H=30, W=30, stride=2, padding=1, groups=4),
+]
+
+
+@pytest.mark.parametrize("case", IM2COL_CHUNKS,
+                         ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_im2col_chunks_of_images(case):
+    compare(**case)
+    compare(**case, dtype=np.float64, seed=1)
+
+
 def test_im2col_noncontiguous_input():
     compare(2, 4, 6, 9, 8, stride=2, padding=1, layout="nhwc")
 

@@ -9,13 +9,16 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../core/portable.h"
 #include "copy.h"
 #include "linalg.h"
 #include "nn_conv_winograd.h"
 #include "parallel.h"
 
-/* Bytes of column buffer one chunk of images may use. */
-#define COL_BUDGET ((int64_t)32 << 20)
+/* Bytes of column buffer one chunk of images may use: about half a core's
+ * L2, so the gemm reads the columns unfold has just written (or fold reads
+ * what the gemm wrote) from cache rather than memory. */
+#define COL_BUDGET ((int64_t)512 << 10)
 
 /* Images [n0, n0 + nb) of a 4-d tensor, channels [c0, c0 + nc), next to a
  * K x (nb * L) column matrix whose row r is (channel, i, j) of the window and
@@ -32,7 +35,7 @@ typedef struct {
 static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
 
 #define UNFOLD(T)                                                                        \
-    static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
+    MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
@@ -80,7 +83,7 @@ UNFOLD(double)
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
 #define FOLD(T)                                                                          \
-    static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
+    MT_CLONES_AVX2 static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
@@ -304,8 +307,10 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
     if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
         return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
     int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
-    if (!mat) {
+    /* a chunk of one image reads its gradient planes in place */
+    char *col = col_buffer(K, chunk, L, isz);
+    char *mat = col && chunk > 1 ? col_buffer(Og, chunk, L, isz) : NULL;
+    if (!col || (chunk > 1 && !mat)) {
         free(col);
         return -1;
     }
@@ -318,13 +323,15 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
             /* grad_w_g += mat col^T with the chunk's gradient planes side by
              * side in mat (Og x nb*L): one gemm with a long inner dimension
              * beats one per image */
-            for (int64_t o = 0; o < Og; o++)
-                for (int64_t n = 0; n < nb; n++)
-                    memcpy(mat + (o * nb + n) * L * isz,
-                           mt_data(grad) + ((n0 + n) * O + g * Og + o) * L * isz,
-                           (size_t)L * isz);
+            const char *planes = mt_data(grad) + (n0 * O + g * Og) * L * isz;
+            if (mat)
+                for (int64_t o = 0; o < Og; o++)
+                    for (int64_t n = 0; n < nb; n++)
+                        memcpy(mat + (o * nb + n) * L * isz, planes + (n * O + o) * L * isz,
+                               (size_t)L * isz);
             unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = {mat, nb * L, 1, {0}}, b = {col, 1, nb * L, {0}};
+            mt_gemm_operand a = {mat ? mat : (char *)planes, nb * L, 1, {0}};
+            mt_gemm_operand b = {col, 1, nb * L, {0}};
             mt_gemm_operand o = {mt_data(grad_weight) + g * Og * K * isz, K, 1, {0}};
             rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one);
         }
