@@ -212,6 +212,24 @@ static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const 
     return N == 0 || s->K == 0 || s->L == 0 || s->Og == 0;
 }
 
+/* Images [n0, n0 + nb) of out = the bias broadcast over their planes; done
+ * per chunk just before its gemm accumulates onto them, while they are hot. */
+static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, int64_t nb)
+{
+    mt_tensor dst = *out, bv = *bias;
+    dst.offset += n0 * out->strides[0];
+    dst.sizes[0] = nb;
+    dst.numel = nb * out->sizes[1] * out->sizes[2] * out->sizes[3];
+    bv.ndim = 4;
+    for (int d = 0; d < 4; d++) {
+        bv.sizes[d] = dst.sizes[d];
+        bv.strides[d] = 0;
+    }
+    bv.strides[1] = bias->strides[0];
+    bv.numel = dst.numel;
+    mt_copy(&dst, &bv);
+}
+
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
@@ -222,18 +240,12 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
     size_t isz = s.isz;
     if (mt_conv2d_winograd_fits(x->dtype, Cg, O, win, groups))
         return mt_conv2d_winograd_forward(x, w, bias, win, out);
-    if (bias) {
-        mt_tensor bv = *bias;
-        bv.ndim = 4;
-        bv.sizes[0] = N, bv.sizes[1] = O, bv.sizes[2] = win->oh, bv.sizes[3] = win->ow;
-        bv.strides[0] = 0, bv.strides[1] = bias->strides[0], bv.strides[2] = bv.strides[3] = 0;
-        bv.numel = out->numel;
-        mt_copy(out, &bv);
-    }
     if (N == 0 || O == 0 || L == 0)
         return 0;
     if (K == 0) {
-        if (!bias)
+        if (bias)
+            bias_into(out, bias, 0, N);
+        else
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
@@ -248,6 +260,8 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
         /* per image, out_n = w_g col_n straight into the output: no
          * reordering pass, and the bias already there is accumulated */
         mt_gemm_shape shape = {1, {nb}, Og, L, K};
+        if (bias)
+            bias_into(out, bias, n0, nb);
         for (int64_t g = 0; g < groups && rc == 0; g++) {
             unfold(x, n0, nb, g * Cg, Cg, win, col);
             mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, K, 1, {0}};
