@@ -10,6 +10,7 @@
 
 #include "../core/error.h"
 #include "../core/portable.h"
+#include "blas.h"
 #include "copy.h"
 #include "linalg.h"
 #include "nn_conv_winograd.h"
@@ -255,6 +256,7 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
         return -1;
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
     int rc = 0;
+    mt_blas_begin(); /* once for every chunk's products */
     for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
         /* per image, out_n = w_g col_n straight into the output: no
@@ -270,6 +272,7 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
             rc = mt_gemm(x->dtype, &shape, &a, &b, &o, one, bias ? one : zero);
         }
     }
+    mt_blas_end();
     free(col);
     return rc;
 }
@@ -291,6 +294,7 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
         return -1;
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
     int rc = 0;
+    mt_blas_begin();
     for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
         /* per image, col_n = w_g^T grad_n, read straight from the gradient */
@@ -304,6 +308,7 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
                 fold(grad_input, n0, nb, g * Cg, Cg, win, col);
         }
     }
+    mt_blas_end();
     free(col);
     return rc;
 }
@@ -330,6 +335,7 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
     }
     mt_gemm_scale one = {1.0, 1};
     int rc = 0;
+    mt_blas_begin();
     for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
         int64_t nb = N - n0 < chunk ? N - n0 : chunk;
         mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
@@ -350,6 +356,7 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
             rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one);
         }
     }
+    mt_blas_end();
     free(col);
     free(mat);
     return rc;
