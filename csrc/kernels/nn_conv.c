@@ -2,9 +2,13 @@
  * The forward and the input gradient run a batched gemm per image straight
  * between the column buffer and the (N, O, L) tensor, with no reordering
  * pass; the weight gradient puts the chunk's gradient planes side by side so
- * its gemm has a long inner dimension. unfold and fold split over threads. */
+ * its gemm has a long inner dimension. Each chunk's column buffer is
+ * cache-sized; the forward and input-gradient chunks split over threads (each
+ * with its own buffer), the weight gradient's chunks run in turn, each
+ * unfold split over threads. */
 #include "nn_conv.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,50 +235,113 @@ static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, i
     mt_copy(&dst, &bv);
 }
 
+/* The forward or the input gradient over chunks of images, the chunks split
+ * over threads: each thread fills its own cache-sized column buffer and the
+ * chunks write disjoint images, so nothing is shared but the weight. */
+typedef struct {
+    const mt_tensor *src, *w, *bias; /* src: x (forward) or the output's gradient */
+    mt_tensor *dst;                  /* out (forward) or grad_input */
+    const mt_window *win;
+    int64_t groups, chunk;
+    conv_sizes s;
+    bool input_grad;
+    atomic_int failed;
+} chunks_job;
+
+/* out for images [n0, n0 + nb): per image, out_n = w_g col_n straight into
+ * the output (no reordering pass), accumulated onto the bias put there. */
+static int forward_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    mt_gemm_shape shape = {1, {nb}, s->Og, s->L, s->K};
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    if (j->bias)
+        bias_into(j->dst, j->bias, n0, nb);
+    for (int64_t g = 0; g < j->groups; g++) {
+        unfold(j->src, n0, nb, g * s->Cg, s->Cg, j->win, col);
+        mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, s->K, 1, {0}};
+        mt_gemm_operand b = {col, nb * s->L, 1, {s->L}};
+        mt_gemm_operand o = {mt_data(j->dst) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
+                             {s->O * s->L}};
+        if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, j->bias ? one : zero) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* grad_input for images [n0, n0 + nb): per image col_n = w_g^T grad_n, read
+ * straight from the gradient, folded back into the zeroed planes. */
+static int input_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    mt_gemm_shape shape = {1, {nb}, s->K, s->L, s->Og};
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    for (int64_t g = 0; g < j->groups; g++) {
+        mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, 1, s->K, {0}};
+        mt_gemm_operand b = {mt_data(j->src) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
+                             {s->O * s->L}};
+        mt_gemm_operand o = {col, nb * s->L, 1, {s->L}};
+        if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, zero) < 0)
+            return -1;
+        fold(j->dst, n0, nb, g * s->Cg, s->Cg, j->win, col);
+    }
+    return 0;
+}
+
+static void chunks_range(void *arg, int64_t c0, int64_t c1)
+{
+    chunks_job *j = arg;
+    int64_t N = j->s.N;
+    char *col = malloc((size_t)(j->s.K * j->chunk * j->s.L) * j->s.isz + 1);
+    if (!col) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t c = c0; c < c1 && !atomic_load(&j->failed); c++) {
+        int64_t n0 = c * j->chunk, nb = N - n0 < j->chunk ? N - n0 : j->chunk;
+        if ((j->input_grad ? input_chunk(j, col, n0, nb) : forward_chunk(j, col, n0, nb)) < 0)
+            atomic_store(&j->failed, 1);
+    }
+    free(col);
+}
+
+/* Runs every chunk; one bracket sets the library's thread count once for
+ * all their products. */
+static int run_chunks(chunks_job *j)
+{
+    j->chunk = chunk_images(j->s.N, j->s.K, j->s.L, j->s.isz);
+    atomic_init(&j->failed, 0);
+    mt_blas_begin();
+    mt_parallel_for(0, (j->s.N + j->chunk - 1) / j->chunk, 1, chunks_range, j);
+    mt_blas_end();
+    /* a failure on another thread left no message here */
+    if (atomic_load(&j->failed))
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                        (long long)j->s.K, (long long)(j->chunk * j->s.L));
+    return 0;
+}
+
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
     if (check_float(x->dtype, "slow_conv2d_cpu") < 0)
         return -1;
     conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(x->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(x->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_forward(x, w, bias, win, out);
-    if (N == 0 || O == 0 || L == 0)
+    if (s.N == 0 || s.O == 0 || s.L == 0)
         return 0;
-    if (K == 0) {
+    if (s.K == 0) {
         if (bias)
-            bias_into(out, bias, 0, N);
+            bias_into(out, bias, 0, s.N);
         else
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
-    int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz);
-    if (!col)
-        return -1;
-    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    int rc = 0;
-    mt_blas_begin(); /* once for every chunk's products */
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        /* per image, out_n = w_g col_n straight into the output: no
-         * reordering pass, and the bias already there is accumulated */
-        mt_gemm_shape shape = {1, {nb}, Og, L, K};
-        if (bias)
-            bias_into(out, bias, n0, nb);
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, K, 1, {0}};
-            mt_gemm_operand b = {col, nb * L, 1, {L}};
-            mt_gemm_operand o = {mt_data(out) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
-            rc = mt_gemm(x->dtype, &shape, &a, &b, &o, one, bias ? one : zero);
-        }
-    }
-    mt_blas_end();
-    free(col);
-    return rc;
+    chunks_job j = {x, w, bias, out, win, groups, 0, s, false};
+    return run_chunks(&j);
 }
 
 int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
@@ -284,33 +351,10 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     int start = backward_start(grad->dtype, grad_input->sizes[0], w, win, groups, grad_input, &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_input(grad, w, win, grad_input);
-    int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz);
-    if (!col)
-        return -1;
-    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    int rc = 0;
-    mt_blas_begin();
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        /* per image, col_n = w_g^T grad_n, read straight from the gradient */
-        mt_gemm_shape shape = {1, {nb}, K, L, Og};
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, 1, K, {0}};
-            mt_gemm_operand b = {mt_data(grad) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
-            mt_gemm_operand o = {col, nb * L, 1, {L}};
-            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero);
-            if (rc == 0)
-                fold(grad_input, n0, nb, g * Cg, Cg, win, col);
-        }
-    }
-    mt_blas_end();
-    free(col);
-    return rc;
+    chunks_job j = {grad, w, NULL, grad_input, win, groups, 0, s, true};
+    return run_chunks(&j);
 }
 
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
