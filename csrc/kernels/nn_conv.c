@@ -3,9 +3,9 @@
  * between the column buffer and the (N, O, L) tensor, with no reordering
  * pass; the weight gradient puts the chunk's gradient planes side by side so
  * its gemm has a long inner dimension. Each chunk's column buffer is
- * cache-sized; the forward and input-gradient chunks split over threads (each
- * with its own buffer), the weight gradient's chunks run in turn, each
- * unfold split over threads. */
+ * cache-sized and the chunks split over threads, each thread with its own
+ * buffer; the weight gradient's threads sum into partial copies added up at
+ * the end. */
 #include "nn_conv.h"
 
 #include <stdatomic.h>
@@ -178,16 +178,6 @@ static int64_t chunk_images(int64_t N, int64_t K, int64_t L, size_t isz)
     return nb < 1 ? 1 : (nb > N ? N : nb);
 }
 
-/* The column buffer for chunks of nb images: K x (nb * L). */
-static char *col_buffer(int64_t K, int64_t nb, int64_t L, size_t isz)
-{
-    char *col = malloc((size_t)(K * nb * L) * isz + 1);
-    if (!col)
-        mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
-                 (long long)K, (long long)(nb * L));
-    return col;
-}
-
 /* The sizes every pass of a convolution works in: N images, O output
  * channels (Og per group) from Cg input channels per group, K = Cg * window
  * rows of the column buffer, L output positions. */
@@ -357,6 +347,80 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     return run_chunks(&j);
 }
 
+/* The weight gradient over chunks of images, split into one run of chunks
+ * per thread: run 0 accumulates into grad_weight, run t > 0 into its own
+ * zeroed copy, added in at the end. */
+typedef struct {
+    const mt_tensor *grad, *x;
+    mt_tensor *gw;
+    char *parts; /* runs 1.. of (O, K) partial sums */
+    const mt_window *win;
+    int64_t groups, chunk, nchunks, runs;
+    conv_sizes s;
+    atomic_int failed;
+} weight_job;
+
+/* acc_g += mat col^T per group for images [n0, n0 + nb), with the chunk's
+ * gradient planes side by side in mat (Og x nb*L): one gemm with a long
+ * inner dimension beats one per image; a one-image chunk reads its planes
+ * in place. */
+static int weight_chunk(const weight_job *j, char *acc, char *col, char *mat, int64_t n0,
+                        int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    int64_t Og = s->Og, K = s->K, L = s->L;
+    mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
+    mt_gemm_scale one = {1.0, 1};
+    for (int64_t g = 0; g < j->groups; g++) {
+        const char *planes = mt_data(j->grad) + (n0 * s->O + g * Og) * L * isz;
+        if (nb > 1)
+            for (int64_t o = 0; o < Og; o++)
+                for (int64_t n = 0; n < nb; n++)
+                    memcpy(mat + (o * nb + n) * L * isz, planes + (n * s->O + o) * L * isz,
+                           (size_t)L * isz);
+        unfold(j->x, n0, nb, g * s->Cg, s->Cg, j->win, col);
+        mt_gemm_operand a = {nb > 1 ? mat : (char *)planes, nb * L, 1, {0}};
+        mt_gemm_operand b = {col, 1, nb * L, {0}};
+        mt_gemm_operand o = {acc + g * Og * K * isz, K, 1, {0}};
+        if (mt_gemm(j->gw->dtype, &shape, &a, &b, &o, one, one) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void weight_runs(void *arg, int64_t r0, int64_t r1)
+{
+    weight_job *j = arg;
+    const conv_sizes *s = &j->s;
+    char *col = malloc((size_t)(s->K * j->chunk * s->L) * s->isz + 1);
+    char *mat = malloc((size_t)(s->Og * j->chunk * s->L) * s->isz + 1);
+    for (int64_t r = r0; r < r1 && col && mat && !atomic_load(&j->failed); r++) {
+        char *acc = r == 0 ? mt_data(j->gw) : j->parts + (r - 1) * s->O * s->K * s->isz;
+        for (int64_t c = r * j->nchunks / j->runs; c < (r + 1) * j->nchunks / j->runs; c++) {
+            int64_t n0 = c * j->chunk, nb = s->N - n0 < j->chunk ? s->N - n0 : j->chunk;
+            if (weight_chunk(j, acc, col, mat, n0, nb) < 0) {
+                atomic_store(&j->failed, 1);
+                break;
+            }
+        }
+    }
+    if (!col || !mat)
+        atomic_store(&j->failed, 1);
+    free(col);
+    free(mat);
+}
+
+#define ADD_PARTS(T)                                                                     \
+    static void add_parts_##T(char *dst, const char *parts, int64_t n, int64_t count)   \
+    {                                                                                    \
+        for (int64_t p = 0; p < count; p++)                                              \
+            for (int64_t i = 0; i < n; i++)                                              \
+                ((T *)dst)[i] += ((const T *)parts)[p * n + i];                          \
+    }
+ADD_PARTS(float)
+ADD_PARTS(double)
+
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
                               int64_t groups, mt_tensor *grad_weight)
 {
@@ -365,43 +429,28 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
                                &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
-    int64_t chunk = chunk_images(N, K, L, isz);
-    /* a chunk of one image reads its gradient planes in place */
-    char *col = col_buffer(K, chunk, L, isz);
-    char *mat = col && chunk > 1 ? col_buffer(Og, chunk, L, isz) : NULL;
-    if (!col || (chunk > 1 && !mat)) {
-        free(col);
-        return -1;
-    }
-    mt_gemm_scale one = {1.0, 1};
-    int rc = 0;
+    weight_job j = {grad, x, grad_weight, NULL, win, groups};
+    j.s = s;
+    j.chunk = chunk_images(s.N, s.K, s.L, s.isz);
+    j.nchunks = (s.N + j.chunk - 1) / j.chunk;
+    j.runs = mt_get_num_threads() < j.nchunks ? mt_get_num_threads() : j.nchunks;
+    if (j.runs > 1 && !(j.parts = calloc((size_t)((j.runs - 1) * s.O * s.K), s.isz)))
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+    atomic_init(&j.failed, 0);
     mt_blas_begin();
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            /* grad_w_g += mat col^T with the chunk's gradient planes side by
-             * side in mat (Og x nb*L): one gemm with a long inner dimension
-             * beats one per image */
-            const char *planes = mt_data(grad) + (n0 * O + g * Og) * L * isz;
-            if (mat)
-                for (int64_t o = 0; o < Og; o++)
-                    for (int64_t n = 0; n < nb; n++)
-                        memcpy(mat + (o * nb + n) * L * isz, planes + (n * O + o) * L * isz,
-                               (size_t)L * isz);
-            unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = {mat ? mat : (char *)planes, nb * L, 1, {0}};
-            mt_gemm_operand b = {col, 1, nb * L, {0}};
-            mt_gemm_operand o = {mt_data(grad_weight) + g * Og * K * isz, K, 1, {0}};
-            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one);
-        }
-    }
+    mt_parallel_for(0, j.runs, 1, weight_runs, &j);
     mt_blas_end();
-    free(col);
-    free(mat);
-    return rc;
+    if (!atomic_load(&j.failed) && j.runs > 1) {
+        if (grad->dtype == MT_FLOAT32)
+            add_parts_float(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
+        else
+            add_parts_double(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
+    }
+    free(j.parts);
+    if (atomic_load(&j.failed))
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                        (long long)s.K, (long long)(j.chunk * s.L));
+    return 0;
 }
