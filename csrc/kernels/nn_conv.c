@@ -9,9 +9,9 @@
 #include "nn_conv.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
 #include "blas.h"
@@ -178,6 +178,28 @@ static int64_t chunk_images(int64_t N, int64_t K, int64_t L, size_t isz)
     return nb < 1 ? 1 : (nb > N ? N : nb);
 }
 
+/* A scratch buffer from the caching allocator, so the buffers of repeated
+ * calls are reused rather than mapped and faulted in again. */
+typedef struct {
+    void *block;
+    size_t size;
+    char *data;
+} scratch;
+
+static bool take(scratch *b, size_t bytes, bool zeroed)
+{
+    void *data = NULL;
+    b->block = mt_alloc(bytes, 64, zeroed, &data, &b->size);
+    b->data = data;
+    return b->block != NULL;
+}
+
+static void give(scratch *b)
+{
+    if (b->block)
+        mt_alloc_free(b->block, b->size);
+}
+
 /* The sizes every pass of a convolution works in: N images, O output
  * channels (Og per group) from Cg input channels per group, K = Cg * window
  * rows of the column buffer, L output positions. */
@@ -284,17 +306,18 @@ static void chunks_range(void *arg, int64_t c0, int64_t c1)
 {
     chunks_job *j = arg;
     int64_t N = j->s.N;
-    char *col = malloc((size_t)(j->s.K * j->chunk * j->s.L) * j->s.isz + 1);
-    if (!col) {
+    scratch b;
+    if (!take(&b, (size_t)(j->s.K * j->chunk * j->s.L) * j->s.isz, false)) {
         atomic_store(&j->failed, 1);
         return;
     }
+    char *col = b.data;
     for (int64_t c = c0; c < c1 && !atomic_load(&j->failed); c++) {
         int64_t n0 = c * j->chunk, nb = N - n0 < j->chunk ? N - n0 : j->chunk;
         if ((j->input_grad ? input_chunk(j, col, n0, nb) : forward_chunk(j, col, n0, nb)) < 0)
             atomic_store(&j->failed, 1);
     }
-    free(col);
+    give(&b);
 }
 
 /* Runs every chunk; one bracket sets the library's thread count once for
@@ -393,9 +416,11 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
 {
     weight_job *j = arg;
     const conv_sizes *s = &j->s;
-    char *col = malloc((size_t)(s->K * j->chunk * s->L) * s->isz + 1);
-    char *mat = malloc((size_t)(s->Og * j->chunk * s->L) * s->isz + 1);
-    for (int64_t r = r0; r < r1 && col && mat && !atomic_load(&j->failed); r++) {
+    scratch cb = {0}, mb = {0};
+    bool ok = take(&cb, (size_t)(s->K * j->chunk * s->L) * s->isz, false) &&
+              take(&mb, (size_t)(s->Og * j->chunk * s->L) * s->isz, false);
+    char *col = cb.data, *mat = mb.data;
+    for (int64_t r = r0; r < r1 && ok && !atomic_load(&j->failed); r++) {
         char *acc = r == 0 ? mt_data(j->gw) : j->parts + (r - 1) * s->O * s->K * s->isz;
         for (int64_t c = r * j->nchunks / j->runs; c < (r + 1) * j->nchunks / j->runs; c++) {
             int64_t n0 = c * j->chunk, nb = s->N - n0 < j->chunk ? s->N - n0 : j->chunk;
@@ -405,10 +430,10 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
             }
         }
     }
-    if (!col || !mat)
+    if (!ok)
         atomic_store(&j->failed, 1);
-    free(col);
-    free(mat);
+    give(&cb);
+    give(&mb);
 }
 
 #define ADD_PARTS(T)                                                                     \
@@ -436,8 +461,12 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
     j.chunk = chunk_images(s.N, s.K, s.L, s.isz);
     j.nchunks = (s.N + j.chunk - 1) / j.chunk;
     j.runs = mt_get_num_threads() < j.nchunks ? mt_get_num_threads() : j.nchunks;
-    if (j.runs > 1 && !(j.parts = calloc((size_t)((j.runs - 1) * s.O * s.K), s.isz)))
-        return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+    scratch pb = {0};
+    if (j.runs > 1) {
+        if (!take(&pb, (size_t)((j.runs - 1) * s.O * s.K) * s.isz, true))
+            return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+        j.parts = pb.data;
+    }
     atomic_init(&j.failed, 0);
     mt_blas_begin();
     mt_parallel_for(0, j.runs, 1, weight_runs, &j);
@@ -448,7 +477,7 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         else
             add_parts_double(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
     }
-    free(j.parts);
+    give(&pb);
     if (atomic_load(&j.failed))
         return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
                         (long long)s.K, (long long)(j.chunk * s.L));
