@@ -105,6 +105,25 @@ def test_im2col_path(case):
     compare(**case, dtype=np.float64)
 
 
+# The column buffer holds a cache-sized chunk of images (512 KiB): these run
+# several chunks of several images with a shorter last one, and chunks of a
+# single image whose weight gradient reads the gradient planes in place.
+IM2COL_CHUNKS = [
+    dict(N=7, C=6, O=16, H=24, W=24, k=5),                       # LeNet's second conv
+    dict(N=5, C=1, O=6, H=28, W=28, k=5),                        # LeNet's first conv
+    dict(N=3, C=16, O=8, H=40, W=36, k=5, padding=2),            # one image per chunk
+    dict(N=3, C=16, O=12, H=40, W=36, k=5, padding=1, groups=2),  # one image, groups
+    dict(N=5, C=8, O=8, H=30, W=30, stride=2, padding=1, groups=4),
+]
+
+
+@pytest.mark.parametrize("case", IM2COL_CHUNKS,
+                         ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_im2col_chunks_of_images(case):
+    compare(**case)
+    compare(**case, dtype=np.float64, seed=1)
+
+
 def test_im2col_noncontiguous_input():
     compare(2, 4, 6, 9, 8, stride=2, padding=1, layout="nhwc")
 
@@ -149,3 +168,17 @@ def test_repeated_calls_reuse_buffers_correctly():
         ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1).numpy()
         got = F.conv2d(mt.tensor(x), mt.tensor(w), padding=1).numpy()
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_im2col_chunks_at_other_thread_counts(threads):
+    # the chunks split over threads, the weight gradient as one partial sum
+    # per thread: the split must not change what is computed
+    before = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        compare(N=7, C=6, O=16, H=24, W=24, k=5)
+        compare(N=5, C=8, O=8, H=30, W=30, stride=2, padding=1, groups=4, dtype=np.float64)
+        compare(N=3, C=16, O=12, H=40, W=36, k=5, padding=1, groups=2)
+    finally:
+        mt.set_num_threads(before)

@@ -2,20 +2,28 @@
  * The forward and the input gradient run a batched gemm per image straight
  * between the column buffer and the (N, O, L) tensor, with no reordering
  * pass; the weight gradient puts the chunk's gradient planes side by side so
- * its gemm has a long inner dimension. unfold and fold split over threads. */
+ * its gemm has a long inner dimension. Each chunk's column buffer is
+ * cache-sized and the chunks split over threads, each thread with its own
+ * buffer; the weight gradient's threads sum into partial copies added up at
+ * the end. */
 #include "nn_conv.h"
 
-#include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
+#include "../core/allocator.h"
 #include "../core/error.h"
+#include "../core/portable.h"
+#include "blas.h"
 #include "copy.h"
 #include "linalg.h"
 #include "nn_conv_winograd.h"
 #include "parallel.h"
 
-/* Bytes of column buffer one chunk of images may use. */
-#define COL_BUDGET ((int64_t)32 << 20)
+/* Bytes of column buffer one chunk of images may use: about half a core's
+ * L2, so the gemm reads the columns unfold has just written (or fold reads
+ * what the gemm wrote) from cache rather than memory. */
+#define COL_BUDGET ((int64_t)512 << 10)
 
 /* Images [n0, n0 + nb) of a 4-d tensor, channels [c0, c0 + nc), next to a
  * K x (nb * L) column matrix whose row r is (channel, i, j) of the window and
@@ -32,7 +40,7 @@ typedef struct {
 static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
 
 #define UNFOLD(T)                                                                        \
-    static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
+    MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
@@ -80,7 +88,7 @@ UNFOLD(double)
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
 #define FOLD(T)                                                                          \
-    static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
+    MT_CLONES_AVX2 static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
@@ -170,14 +178,26 @@ static int64_t chunk_images(int64_t N, int64_t K, int64_t L, size_t isz)
     return nb < 1 ? 1 : (nb > N ? N : nb);
 }
 
-/* The column buffer for chunks of nb images: K x (nb * L). */
-static char *col_buffer(int64_t K, int64_t nb, int64_t L, size_t isz)
+/* A scratch buffer from the caching allocator, so the buffers of repeated
+ * calls are reused rather than mapped and faulted in again. */
+typedef struct {
+    void *block;
+    size_t size;
+    char *data;
+} scratch;
+
+static bool take(scratch *b, size_t bytes, bool zeroed)
 {
-    char *col = malloc((size_t)(K * nb * L) * isz + 1);
-    if (!col)
-        mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
-                 (long long)K, (long long)(nb * L));
-    return col;
+    void *data = NULL;
+    b->block = mt_alloc(bytes, 64, zeroed, &data, &b->size);
+    b->data = data;
+    return b->block != NULL;
+}
+
+static void give(scratch *b)
+{
+    if (b->block)
+        mt_alloc_free(b->block, b->size);
 }
 
 /* The sizes every pass of a convolution works in: N images, O output
@@ -209,52 +229,132 @@ static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const 
     return N == 0 || s->K == 0 || s->L == 0 || s->Og == 0;
 }
 
+/* Images [n0, n0 + nb) of out = the bias broadcast over their planes; done
+ * per chunk just before its gemm accumulates onto them, while they are hot. */
+static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, int64_t nb)
+{
+    mt_tensor dst = *out, bv = *bias;
+    dst.offset += n0 * out->strides[0];
+    dst.sizes[0] = nb;
+    dst.numel = nb * out->sizes[1] * out->sizes[2] * out->sizes[3];
+    bv.ndim = 4;
+    for (int d = 0; d < 4; d++) {
+        bv.sizes[d] = dst.sizes[d];
+        bv.strides[d] = 0;
+    }
+    bv.strides[1] = bias->strides[0];
+    bv.numel = dst.numel;
+    mt_copy(&dst, &bv);
+}
+
+/* The forward or the input gradient over chunks of images, the chunks split
+ * over threads: each thread fills its own cache-sized column buffer and the
+ * chunks write disjoint images, so nothing is shared but the weight. */
+typedef struct {
+    const mt_tensor *src, *w, *bias; /* src: x (forward) or the output's gradient */
+    mt_tensor *dst;                  /* out (forward) or grad_input */
+    const mt_window *win;
+    int64_t groups, chunk;
+    conv_sizes s;
+    bool input_grad;
+    atomic_int failed;
+} chunks_job;
+
+/* out for images [n0, n0 + nb): per image, out_n = w_g col_n straight into
+ * the output (no reordering pass), accumulated onto the bias put there. */
+static int forward_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    mt_gemm_shape shape = {1, {nb}, s->Og, s->L, s->K};
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    if (j->bias)
+        bias_into(j->dst, j->bias, n0, nb);
+    for (int64_t g = 0; g < j->groups; g++) {
+        unfold(j->src, n0, nb, g * s->Cg, s->Cg, j->win, col);
+        mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, s->K, 1, {0}};
+        mt_gemm_operand b = {col, nb * s->L, 1, {s->L}};
+        mt_gemm_operand o = {mt_data(j->dst) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
+                             {s->O * s->L}};
+        if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, j->bias ? one : zero) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* grad_input for images [n0, n0 + nb): per image col_n = w_g^T grad_n, read
+ * straight from the gradient, folded back into the zeroed planes. */
+static int input_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    mt_gemm_shape shape = {1, {nb}, s->K, s->L, s->Og};
+    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
+    for (int64_t g = 0; g < j->groups; g++) {
+        mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, 1, s->K, {0}};
+        mt_gemm_operand b = {mt_data(j->src) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
+                             {s->O * s->L}};
+        mt_gemm_operand o = {col, nb * s->L, 1, {s->L}};
+        if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, zero) < 0)
+            return -1;
+        fold(j->dst, n0, nb, g * s->Cg, s->Cg, j->win, col);
+    }
+    return 0;
+}
+
+static void chunks_range(void *arg, int64_t c0, int64_t c1)
+{
+    chunks_job *j = arg;
+    int64_t N = j->s.N;
+    scratch b;
+    if (!take(&b, (size_t)(j->s.K * j->chunk * j->s.L) * j->s.isz, false)) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    char *col = b.data;
+    for (int64_t c = c0; c < c1 && !atomic_load(&j->failed); c++) {
+        int64_t n0 = c * j->chunk, nb = N - n0 < j->chunk ? N - n0 : j->chunk;
+        if ((j->input_grad ? input_chunk(j, col, n0, nb) : forward_chunk(j, col, n0, nb)) < 0)
+            atomic_store(&j->failed, 1);
+    }
+    give(&b);
+}
+
+/* Runs every chunk; one bracket sets the library's thread count once for
+ * all their products. */
+static int run_chunks(chunks_job *j)
+{
+    j->chunk = chunk_images(j->s.N, j->s.K, j->s.L, j->s.isz);
+    atomic_init(&j->failed, 0);
+    mt_blas_begin();
+    mt_parallel_for(0, (j->s.N + j->chunk - 1) / j->chunk, 1, chunks_range, j);
+    mt_blas_end();
+    /* a failure on another thread left no message here */
+    if (atomic_load(&j->failed))
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                        (long long)j->s.K, (long long)(j->chunk * j->s.L));
+    return 0;
+}
+
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
     if (check_float(x->dtype, "slow_conv2d_cpu") < 0)
         return -1;
     conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(x->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(x->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_forward(x, w, bias, win, out);
-    if (bias) {
-        mt_tensor bv = *bias;
-        bv.ndim = 4;
-        bv.sizes[0] = N, bv.sizes[1] = O, bv.sizes[2] = win->oh, bv.sizes[3] = win->ow;
-        bv.strides[0] = 0, bv.strides[1] = bias->strides[0], bv.strides[2] = bv.strides[3] = 0;
-        bv.numel = out->numel;
-        mt_copy(out, &bv);
-    }
-    if (N == 0 || O == 0 || L == 0)
+    if (s.N == 0 || s.O == 0 || s.L == 0)
         return 0;
-    if (K == 0) {
-        if (!bias)
+    if (s.K == 0) {
+        if (bias)
+            bias_into(out, bias, 0, s.N);
+        else
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
-    int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz);
-    if (!col)
-        return -1;
-    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    int rc = 0;
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        /* per image, out_n = w_g col_n straight into the output: no
-         * reordering pass, and the bias already there is accumulated */
-        mt_gemm_shape shape = {1, {nb}, Og, L, K};
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, K, 1, {0}};
-            mt_gemm_operand b = {col, nb * L, 1, {L}};
-            mt_gemm_operand o = {mt_data(out) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
-            rc = mt_gemm(x->dtype, &shape, &a, &b, &o, one, bias ? one : zero);
-        }
-    }
-    free(col);
-    return rc;
+    chunks_job j = {x, w, bias, out, win, groups, 0, s, false};
+    return run_chunks(&j);
 }
 
 int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt_window *win,
@@ -264,32 +364,87 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     int start = backward_start(grad->dtype, grad_input->sizes[0], w, win, groups, grad_input, &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_input(grad, w, win, grad_input);
-    int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz);
-    if (!col)
-        return -1;
-    mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
-    int rc = 0;
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        /* per image, col_n = w_g^T grad_n, read straight from the gradient */
-        mt_gemm_shape shape = {1, {nb}, K, L, Og};
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            mt_gemm_operand a = {mt_data(w) + g * Og * K * isz, 1, K, {0}};
-            mt_gemm_operand b = {mt_data(grad) + (n0 * O + g * Og) * L * isz, L, 1, {O * L}};
-            mt_gemm_operand o = {col, nb * L, 1, {L}};
-            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, zero);
-            if (rc == 0)
-                fold(grad_input, n0, nb, g * Cg, Cg, win, col);
+    chunks_job j = {grad, w, NULL, grad_input, win, groups, 0, s, true};
+    return run_chunks(&j);
+}
+
+/* The weight gradient over chunks of images, split into one run of chunks
+ * per thread: run 0 accumulates into grad_weight, run t > 0 into its own
+ * zeroed copy, added in at the end. */
+typedef struct {
+    const mt_tensor *grad, *x;
+    mt_tensor *gw;
+    char *parts; /* runs 1.. of (O, K) partial sums */
+    const mt_window *win;
+    int64_t groups, chunk, nchunks, runs;
+    conv_sizes s;
+    atomic_int failed;
+} weight_job;
+
+/* acc_g += mat col^T per group for images [n0, n0 + nb), with the chunk's
+ * gradient planes side by side in mat (Og x nb*L): one gemm with a long
+ * inner dimension beats one per image; a one-image chunk reads its planes
+ * in place. */
+static int weight_chunk(const weight_job *j, char *acc, char *col, char *mat, int64_t n0,
+                        int64_t nb)
+{
+    const conv_sizes *s = &j->s;
+    size_t isz = s->isz;
+    int64_t Og = s->Og, K = s->K, L = s->L;
+    mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
+    mt_gemm_scale one = {1.0, 1};
+    for (int64_t g = 0; g < j->groups; g++) {
+        const char *planes = mt_data(j->grad) + (n0 * s->O + g * Og) * L * isz;
+        if (nb > 1)
+            for (int64_t o = 0; o < Og; o++)
+                for (int64_t n = 0; n < nb; n++)
+                    memcpy(mat + (o * nb + n) * L * isz, planes + (n * s->O + o) * L * isz,
+                           (size_t)L * isz);
+        unfold(j->x, n0, nb, g * s->Cg, s->Cg, j->win, col);
+        mt_gemm_operand a = {nb > 1 ? mat : (char *)planes, nb * L, 1, {0}};
+        mt_gemm_operand b = {col, 1, nb * L, {0}};
+        mt_gemm_operand o = {acc + g * Og * K * isz, K, 1, {0}};
+        if (mt_gemm(j->gw->dtype, &shape, &a, &b, &o, one, one) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void weight_runs(void *arg, int64_t r0, int64_t r1)
+{
+    weight_job *j = arg;
+    const conv_sizes *s = &j->s;
+    scratch cb = {0}, mb = {0};
+    bool ok = take(&cb, (size_t)(s->K * j->chunk * s->L) * s->isz, false) &&
+              take(&mb, (size_t)(s->Og * j->chunk * s->L) * s->isz, false);
+    char *col = cb.data, *mat = mb.data;
+    for (int64_t r = r0; r < r1 && ok && !atomic_load(&j->failed); r++) {
+        char *acc = r == 0 ? mt_data(j->gw) : j->parts + (r - 1) * s->O * s->K * s->isz;
+        for (int64_t c = r * j->nchunks / j->runs; c < (r + 1) * j->nchunks / j->runs; c++) {
+            int64_t n0 = c * j->chunk, nb = s->N - n0 < j->chunk ? s->N - n0 : j->chunk;
+            if (weight_chunk(j, acc, col, mat, n0, nb) < 0) {
+                atomic_store(&j->failed, 1);
+                break;
+            }
         }
     }
-    free(col);
-    return rc;
+    if (!ok)
+        atomic_store(&j->failed, 1);
+    give(&cb);
+    give(&mb);
 }
+
+#define ADD_PARTS(T)                                                                     \
+    static void add_parts_##T(char *dst, const char *parts, int64_t n, int64_t count)   \
+    {                                                                                    \
+        for (int64_t p = 0; p < count; p++)                                              \
+            for (int64_t i = 0; i < n; i++)                                              \
+                ((T *)dst)[i] += ((const T *)parts)[p * n + i];                          \
+    }
+ADD_PARTS(float)
+ADD_PARTS(double)
 
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
                               int64_t groups, mt_tensor *grad_weight)
@@ -299,37 +454,32 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
                                &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
-    int64_t N = s.N, O = s.O, Cg = s.Cg, Og = s.Og, K = s.K, L = s.L;
-    size_t isz = s.isz;
-    if (mt_conv2d_winograd_fits(grad->dtype, Cg, O, win, groups))
+    if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
-    int64_t chunk = chunk_images(N, K, L, isz);
-    char *col = col_buffer(K, chunk, L, isz), *mat = col ? col_buffer(Og, chunk, L, isz) : NULL;
-    if (!mat) {
-        free(col);
-        return -1;
+    weight_job j = {grad, x, grad_weight, NULL, win, groups};
+    j.s = s;
+    j.chunk = chunk_images(s.N, s.K, s.L, s.isz);
+    j.nchunks = (s.N + j.chunk - 1) / j.chunk;
+    j.runs = mt_get_num_threads() < j.nchunks ? mt_get_num_threads() : j.nchunks;
+    scratch pb = {0};
+    if (j.runs > 1) {
+        if (!take(&pb, (size_t)((j.runs - 1) * s.O * s.K) * s.isz, true))
+            return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+        j.parts = pb.data;
     }
-    mt_gemm_scale one = {1.0, 1};
-    int rc = 0;
-    for (int64_t n0 = 0; n0 < N && rc == 0; n0 += chunk) {
-        int64_t nb = N - n0 < chunk ? N - n0 : chunk;
-        mt_gemm_shape shape = {0, {0}, Og, K, nb * L};
-        for (int64_t g = 0; g < groups && rc == 0; g++) {
-            /* grad_w_g += mat col^T with the chunk's gradient planes side by
-             * side in mat (Og x nb*L): one gemm with a long inner dimension
-             * beats one per image */
-            for (int64_t o = 0; o < Og; o++)
-                for (int64_t n = 0; n < nb; n++)
-                    memcpy(mat + (o * nb + n) * L * isz,
-                           mt_data(grad) + ((n0 + n) * O + g * Og + o) * L * isz,
-                           (size_t)L * isz);
-            unfold(x, n0, nb, g * Cg, Cg, win, col);
-            mt_gemm_operand a = {mat, nb * L, 1, {0}}, b = {col, 1, nb * L, {0}};
-            mt_gemm_operand o = {mt_data(grad_weight) + g * Og * K * isz, K, 1, {0}};
-            rc = mt_gemm(grad->dtype, &shape, &a, &b, &o, one, one);
-        }
+    atomic_init(&j.failed, 0);
+    mt_blas_begin();
+    mt_parallel_for(0, j.runs, 1, weight_runs, &j);
+    mt_blas_end();
+    if (!atomic_load(&j.failed) && j.runs > 1) {
+        if (grad->dtype == MT_FLOAT32)
+            add_parts_float(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
+        else
+            add_parts_double(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
     }
-    free(col);
-    free(mat);
-    return rc;
+    give(&pb);
+    if (atomic_load(&j.failed))
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %lld x %lld buffer",
+                        (long long)s.K, (long long)(j.chunk * s.L));
+    return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "../core/error.h"
 #include "../core/portable.h"
+#include "blas.h"
 #include "linalg.h"
 #include "parallel.h"
 #include "vmath.h"
@@ -266,6 +267,9 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
     s.gh = gh;
     mt_range_fn rows = d == MT_FLOAT32 ? forward_rows_float : forward_rows_double;
     int rc = 0;
+    /* one bracket for every step's product: the library's thread count is
+     * set once per layer, not twice per step */
+    mt_blas_begin();
     for (int64_t k = 0; k < T && rc == 0; k++) {
         int64_t t = reverse ? T - 1 - k : k;
         previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
@@ -277,6 +281,7 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
         s.out = mt_data(out) + t * N * H * isz;
         mt_parallel_for(0, N, row_grain(G), rows, &s);
     }
+    mt_blas_end();
     free(gh);
     if (rc < 0)
         return -1;
@@ -341,6 +346,7 @@ int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
     s.dc = d_cx ? mt_data(d_cx) : NULL;
     mt_range_fn rows = d == MT_FLOAT32 ? backward_rows_float : backward_rows_double;
     int rc = 0;
+    mt_blas_begin(); /* as in the forward */
     for (int64_t k = T - 1; k >= 0 && rc == 0; k--) {
         int64_t t = reverse ? T - 1 - k : k;
         previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
@@ -369,6 +375,7 @@ int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
         else
             bias_sum_double(dgh, T * N, G, mt_data(d_b));
     }
+    mt_blas_end();
     if (mode == MT_RNN_GRU)
         free(dgh);
     return rc;
