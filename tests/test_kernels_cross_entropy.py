@@ -184,3 +184,27 @@ def test_other_dtypes_and_probability_targets_keep_the_composite():
     m = mt.nn.functional.cross_entropy(mt.tensor(x).to(mt.bfloat16), mt.tensor(t))
     r = torch.nn.functional.cross_entropy(torch.tensor(x).to(torch.bfloat16), torch.tensor(t))
     np.testing.assert_allclose(m.float().numpy(), r.float().numpy(), rtol=1e-2)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (4, 5, 3), (6,)])
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+def test_expanded_and_other_dtype_upstream_gradients(shape, reduction):
+    # a sum's gradient arrives expanded (stride 0); a float32 upstream value
+    # for float64 logits is cast as torch casts it
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape)
+    c = shape[0] if len(shape) == 1 else shape[1]
+    t = rng.integers(0, c, _target_shape(shape))
+    grads = []
+    for lib in (mt, torch):
+        xi = lib.tensor(x, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(xi, lib.tensor(t), reduction=reduction,
+                                               label_smoothing=0.1)
+        (loss.sum() * 1.5).backward()
+        g1 = xi.grad.numpy().copy()
+        xi.grad = None
+        loss = lib.nn.functional.cross_entropy(xi, lib.tensor(t), reduction=reduction)
+        loss.backward(lib.full(tuple(loss.shape), 0.5, dtype=lib.float32))
+        grads.append((g1, xi.grad.numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

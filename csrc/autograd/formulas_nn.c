@@ -316,10 +316,14 @@ int cross_entropy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *tmp[6] = {x, t, w, lse, NULL, NULL};
     if (x && t && (w || !has_w) && lse) {
         if (!mt_grad_enabled) {
-            out[ei] = w ? mt_call(MT_OP__cross_entropy_backward, "TTTTTiif", g[0], x, t, w, lse,
-                                  red, ignore, smoothing)
-                        : mt_call(MT_OP__cross_entropy_backward, "TTTNTiif", g[0], x, t, lse,
-                                  red, ignore, smoothing);
+            /* the row reads one dense upstream value per position (a sum's
+             * gradient arrives expanded) */
+            mt_tensor *gd = tmp[4] = mt_call(MT_OP_contiguous, "T", g[0]);
+            out[ei] = !gd ? NULL
+                      : w ? mt_call(MT_OP__cross_entropy_backward, "TTTTTiif", gd, x, t, w, lse,
+                                    red, ignore, smoothing)
+                          : mt_call(MT_OP__cross_entropy_backward, "TTTNTiif", gd, x, t, lse,
+                                    red, ignore, smoothing);
         } else {
             int dim = x->ndim == 1 ? 0 : 1;
             mt_tensor *ones = tmp[4] = mt_call(MT_OP_ones_like, "T", g[0]);
