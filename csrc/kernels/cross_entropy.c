@@ -5,7 +5,7 @@
  * label smoothing) weighted score sum in two passes over its scores and
  * keeps only the log-sum-exp; the backward rebuilds softmax from it and
  * writes the gradient in one pass. When inner is 1 the scores are
- * contiguous and the vector lanes run along them, the last vector partial. Threads split positions;
+ * contiguous and the vector lanes run along them. Threads split positions;
  * the reductions add the per-position losses in order afterwards, so the
  * result does not depend on the thread count. */
 #include "cross_entropy.h"
@@ -32,17 +32,15 @@ typedef struct {
     int64_t ignore_index;
 } job;
 
-/* Per dtype: T the element, V its vector of W lanes, M the lane mask.
- * Contiguous scores (s == 1) go by vectors, the last one partial (its
- * missing lanes -inf for the max and the exponentials, 0 for the sums);
- * strided ones by the scalar loops. A NaN once taken as the maximum stays. */
-#define DEFINE_ROWS(SFX, T, V, M, W, VEXP_AT, EXPF)                                           \
+/* Per dtype: T the element, V its vector of W lanes, M the lane mask; the
+ * vector loop covers whole vectors of contiguous scores, the scalar loop the
+ * rest (all of a strided position). A NaN once taken as the maximum stays. */
+#define DEFINE_ROWS(SFX, T, V, M, W, VEXP_AT, EXPF, LOGF)                                     \
     MT_CLONES_AVX2_FMA static void fwd_##SFX(void *arg, int64_t begin, int64_t end)         \
     {                                                                                        \
         const job *j = arg;                                                                  \
         const T *wt = (const T *)j->w;                                                       \
-        int64_t c = j->c, s = j->inner, nv = s == 1 ? c : 0;                                 \
-        bool smooth = j->smoothing != 0;                                                     \
+        int64_t c = j->c, s = j->inner, nv = s == 1 ? c / W * W : 0;                         \
         for (int64_t p = begin; p < end; p++) {                                              \
             int64_t cls = j->t[p];                                                           \
             T *lse = (T *)j->lse + p;                                                        \
@@ -51,10 +49,10 @@ typedef struct {
                 j->loss[p] = 0;                                                              \
                 continue;                                                                    \
             }                                                                                \
-            const T *x = (const T *)j->x + (s == 1 ? p * c : p / s * c * s + p % s);         \
+            const T *x = (const T *)j->x + (p / s * c * s + p % s);                          \
             V vm = (V){0} - (T)INFINITY, v;                                                  \
             for (int64_t k = 0; k < nv; k += W) {                                            \
-                mt_vload_##SFX(&v, x + k, c - k < W ? c - k : W, -(T)INFINITY);              \
+                memcpy(&v, x + k, sizeof v);                                                 \
                 M mk = (v > vm) | (v != v);                                                  \
                 vm = (V)((mk & (M)v) | (~mk & (M)vm));                                       \
             }                                                                                \
@@ -66,16 +64,15 @@ typedef struct {
                 if (x[k * s] > m || x[k * s] != x[k * s])                                    \
                     m = x[k * s];                                                            \
             V vs = (V){0}, vx = (V){0};                                                      \
+            bool smooth = j->smoothing != 0;                                                 \
             for (int64_t k = 0; k < nv; k += W) {                                            \
-                int64_t w = c - k < W ? c - k : W;                                           \
+                memcpy(&v, x + k, sizeof v);                                                 \
                 if (smooth) {                                                                \
-                    V wv = (V){0} + 1;                                                       \
-                    mt_vload_##SFX(&v, x + k, w, 0);                                         \
+                    V wv;                                                                    \
                     if (wt)                                                                  \
-                        mt_vload_##SFX(&wv, wt + k, w, 0);                                   \
-                    vx += v * wv;                                                            \
+                        memcpy(&wv, wt + k, sizeof wv);                                      \
+                    vx += wt ? v * wv : v;                                                   \
                 }                                                                            \
-                mt_vload_##SFX(&v, x + k, w, -(T)INFINITY);                                  \
                 V e = v - m;                                                                 \
                 VEXP_AT(&e);                                                                 \
                 vs += e;                                                                     \
@@ -106,36 +103,35 @@ typedef struct {
     {                                                                                        \
         const job *j = arg;                                                                  \
         const T *wt = (const T *)j->w;                                                       \
-        int64_t c = j->c, s = j->inner, nv = s == 1 ? c : 0;                                 \
-        bool soft = j->lse_in != NULL;                                                       \
+        int64_t c = j->c, s = j->inner, nv = s == 1 ? c / W * W : 0;                         \
         for (int64_t p = begin; p < end; p++) {                                              \
-            int64_t cls = j->t[p], at = s == 1 ? p * c : p / s * c * s + p % s;              \
-            T *o = (T *)j->o + at;                                                           \
+            int64_t cls = j->t[p];                                                           \
+            T *o = (T *)j->o + (p / s * c * s + p % s);                                      \
             if (cls == j->ignore_index) {                                                    \
                 for (int64_t k = 0; k < c; k++)                                              \
                     o[k * s] = 0;                                                            \
                 continue;                                                                    \
             }                                                                                \
-            const T *x = (const T *)j->x + at;                                               \
+            const T *x = (const T *)j->x + (p / s * c * s + p % s);                          \
             double g = j->per_position ? (double)((const T *)j->g)[p] * j->scale : j->scale; \
             double wc = wt ? (double)wt[cls] : 1.0;                                          \
             double a = g * ((1 - j->smoothing) * wc + j->smoothing * j->wsum / (double)c);   \
             double b = g * j->smoothing / (double)c;                                         \
+            bool soft = j->lse_in != NULL;                                                   \
             T l = soft ? ((const T *)j->lse_in)[p] : 0;                                      \
             V va = (V){0} + (T)a, vb = (V){0} + (T)b, v, r;                                  \
             for (int64_t k = 0; k < nv; k += W) {                                            \
-                int64_t w = c - k < W ? c - k : W;                                           \
                 V wv = (V){0} + 1;                                                           \
                 if (wt)                                                                      \
-                    mt_vload_##SFX(&wv, wt + k, w, 0);                                       \
+                    memcpy(&wv, wt + k, sizeof wv);                                          \
                 r = -(vb * wv);                                                              \
                 if (soft) {                                                                  \
-                    mt_vload_##SFX(&v, x + k, w, 0);                                         \
+                    memcpy(&v, x + k, sizeof v);                                             \
                     v = v - l;                                                               \
                     VEXP_AT(&v);                                                             \
                     r += va * v;                                                             \
                 }                                                                            \
-                mt_vstore_##SFX(o + k, &r, w);                                               \
+                memcpy(o + k, &r, sizeof r);                                                 \
             }                                                                                \
             for (int64_t k = nv; k < c; k++) {                                               \
                 double rv = -b * (wt ? (double)wt[k] : 1.0);                                 \
@@ -146,8 +142,8 @@ typedef struct {
             o[cls * s] = (T)((double)o[cls * s] - g * (1 - j->smoothing) * wc);              \
         }                                                                                    \
     }
-DEFINE_ROWS(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, expf)
-DEFINE_ROWS(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, exp)
+DEFINE_ROWS(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, expf, logf)
+DEFINE_ROWS(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, exp, log)
 
 /* Checks the classes and sums the kept weights (the mean's normaliser). */
 static int scan_targets(const job *j, int64_t positions, mt_dtype dt, double *kept)

@@ -24,6 +24,30 @@ typedef struct {
     bool logsm;
 } job;
 
+/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
+ * by a fixed-size copy, a partial one through a lane buffer. */
+#define LANE_IO(SFX, T, V, W)                                                             \
+    MT_VINLINE void load_##SFX(V *v, const T *p, int64_t w, T fill)                       \
+    {                                                                                     \
+        if (w == W) {                                                                     \
+            memcpy(v, p, sizeof *v);                                                      \
+            return;                                                                       \
+        }                                                                                 \
+        T b[W];                                                                           \
+        for (int64_t j = 0; j < W; j++)                                                   \
+            b[j] = j < w ? p[j] : fill;                                                   \
+        memcpy(v, b, sizeof *v);                                                          \
+    }                                                                                     \
+    MT_VINLINE void store_##SFX(T *p, const V *v, int64_t w)                              \
+    {                                                                                     \
+        if (w == W)                                                                       \
+            memcpy(p, v, sizeof *v);                                                      \
+        else                                                                              \
+            memcpy(p, v, (size_t)w * sizeof(T));                                          \
+    }
+LANE_IO(f4, float, mt_v8f, 8)
+LANE_IO(f8, double, mt_v4d, 4)
+
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
  * helper); a NaN once taken as the maximum stays (v > NaN is false). */
@@ -41,7 +65,7 @@ typedef struct {
             const T *row = x + k * inner;                                                 \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                mt_vload_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 M mk = (v > m[c]) | (v != v);                                               \
                 m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
             }                                                                             \
@@ -51,12 +75,12 @@ typedef struct {
             T *orow = o + k * inner;                                                      \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                mt_vload_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 V e = v - m[c];                                                           \
                 VEXP_AT(&e);                                                              \
                 s[c] += e;                                                                \
                 if (!logsm)                                                               \
-                    mt_vstore_##SFX(orow + c * W, &e, w);                                     \
+                    store_##SFX(orow + c * W, &e, w);                                     \
             }                                                                             \
         }                                                                                 \
         for (int64_t c = 0; c < nv; c++) {                                                \
@@ -75,13 +99,13 @@ typedef struct {
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
                 V r;                                                                      \
                 if (logsm) {                                                              \
-                    mt_vload_##SFX(&v, row + c * W, w, 0);                                    \
+                    load_##SFX(&v, row + c * W, w, 0);                                    \
                     r = (v - m[c]) - s[c];                                                \
                 } else {                                                                  \
-                    mt_vload_##SFX(&v, orow + c * W, w, 0);                                   \
+                    load_##SFX(&v, orow + c * W, w, 0);                                   \
                     r = v * s[c];                                                         \
                 }                                                                         \
-                mt_vstore_##SFX(orow + c * W, &r, w);                                         \
+                store_##SFX(orow + c * W, &r, w);                                         \
             }                                                                             \
         }                                                                                 \
     }                                                                                     \
@@ -98,19 +122,19 @@ typedef struct {
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                mt_vload_##SFX(&vg, g + at, w, 0);                                            \
+                load_##SFX(&vg, g + at, w, 0);                                            \
                 if (logsm) {                                                              \
                     s[c] += vg;                                                           \
                 } else {                                                                  \
-                    mt_vload_##SFX(&vy, y + at, w, 0);                                        \
+                    load_##SFX(&vy, y + at, w, 0);                                        \
                     s[c] += vg * vy;                                                      \
                 }                                                                         \
             }                                                                             \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                mt_vload_##SFX(&vg, g + at, w, 0);                                            \
-                mt_vload_##SFX(&vy, y + at, w, 0);                                            \
+                load_##SFX(&vg, g + at, w, 0);                                            \
+                load_##SFX(&vy, y + at, w, 0);                                            \
                 V r;                                                                      \
                 if (logsm) {                                                              \
                     VEXP_AT(&vy);                                                         \
@@ -118,7 +142,7 @@ typedef struct {
                 } else {                                                                  \
                     r = vy * (vg - s[c]);                                                 \
                 }                                                                         \
-                mt_vstore_##SFX(o + at, &r, w);                                               \
+                store_##SFX(o + at, &r, w);                                               \
             }                                                                             \
     }                                                                                     \
                                                                                           \
@@ -144,8 +168,8 @@ typedef struct {
             s += logsm ? g[k] : g[k] * y[k];                                              \
         for (k = 0; k < n; k += W) {                                                      \
             int64_t w = n - k < W ? n - k : W;                                            \
-            mt_vload_##SFX(&vg, g + k, w, 0);                                                 \
-            mt_vload_##SFX(&vy, y + k, w, 0);                                                 \
+            load_##SFX(&vg, g + k, w, 0);                                                 \
+            load_##SFX(&vy, y + k, w, 0);                                                 \
             V r;                                                                          \
             if (logsm) {                                                                  \
                 VEXP_AT(&vy);                                                             \
@@ -153,7 +177,7 @@ typedef struct {
             } else {                                                                      \
                 r = vy * (vg - s);                                                        \
             }                                                                             \
-            mt_vstore_##SFX(o + k, &r, w);                                                    \
+            store_##SFX(o + k, &r, w);                                                    \
         }                                                                                 \
     }                                                                                     \
                                                                                           \

@@ -8,7 +8,6 @@
 #ifndef MT_KERNELS_VMATH_H
 #define MT_KERNELS_VMATH_H
 
-#include <string.h>
 #include <stdint.h>
 
 /* The helpers are always inlined, so the vector-argument ABI never applies. */
@@ -302,29 +301,5 @@ MT_VAT(mt_vtanh8, mt_v8f)
 MT_VAT(mt_vsigmoid4, mt_v4d)
 MT_VAT(mt_verf8, mt_v8f)
 MT_VAT(mt_verf4, mt_v4d)
-
-/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
- * by a fixed-size copy, a partial one through a lane buffer. */
-#define MT_LANE_IO(SFX, T, V, W)                                                             \
-    MT_VINLINE void mt_vload_##SFX(V *v, const T *p, int64_t w, T fill)                       \
-    {                                                                                     \
-        if (w == W) {                                                                     \
-            memcpy(v, p, sizeof *v);                                                      \
-            return;                                                                       \
-        }                                                                                 \
-        T b[W];                                                                           \
-        for (int64_t j = 0; j < W; j++)                                                   \
-            b[j] = j < w ? p[j] : fill;                                                   \
-        memcpy(v, b, sizeof *v);                                                          \
-    }                                                                                     \
-    MT_VINLINE void mt_vstore_##SFX(T *p, const V *v, int64_t w)                              \
-    {                                                                                     \
-        if (w == W)                                                                       \
-            memcpy(p, v, sizeof *v);                                                      \
-        else                                                                              \
-            memcpy(p, v, (size_t)w * sizeof(T));                                          \
-    }
-MT_LANE_IO(f4, float, mt_v8f, 8)
-MT_LANE_IO(f8, double, mt_v4d, 4)
 
 #endif
