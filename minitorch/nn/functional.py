@@ -424,6 +424,29 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
     return _nll(input, target, weight, ignore_index, reduction)
 
 
+_cross_entropy = _C._functions["_cross_entropy"]
+
+
+def _fused_cross_entropy_applies(input: Tensor, target: Tensor,
+                                 weight: Optional[Tensor]) -> bool:
+    """Whether the fused row (_cross_entropy) takes these operands: float32 or
+    float64 logits, int64 class indices of the matching shape, a weight per
+    class of the logits' dtype. Everything else, errors included, goes the
+    composite way (log_softmax, then _nll), whose checks speak as torch's."""
+    if input.dtype not in (minitorch.float32, minitorch.float64) or input.dim() < 1:
+        return False
+    if target.dtype != minitorch.int64:
+        return False
+    if input.dim() == 1:
+        shape_ok = target.dim() == 0
+    else:
+        shape_ok = tuple(target.shape) == (input.shape[0],) + tuple(input.shape[2:])
+    n_classes = input.shape[0 if input.dim() == 1 else 1]
+    return shape_ok and (weight is None or (weight.dtype == input.dtype and weight.dim() == 1
+                                            and weight.shape[0] == n_classes
+                                            and not weight.requires_grad))
+
+
 @_overridable
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
@@ -431,11 +454,23 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     """Cross entropy between input logits and target class indices or probabilities."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if not label_smoothing > 0.0:
+        label_smoothing = 0.0  # torch smooths only for a positive value, unchecked otherwise
+    if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
+    if _fused_cross_entropy_applies(input, target, weight):
+        x, t = input.contiguous(), target.contiguous()
+        flat = input.dim() == 3 or input.dim() > 4
+        if flat:
+            # the 4-D form, as torch's nll_loss_nd: its node and view names
+            x = x.reshape(input.shape[0], n_classes, 1, -1)
+            t = t.reshape(input.shape[0], 1, -1)
+        out = _cross_entropy(x, t, None if weight is None else weight.contiguous(),
+                             _REDUCTIONS[reduction], ignore_index, label_smoothing)[0]
+        return out.reshape(target.shape) if flat and reduction == "none" else out
     logp = input.log_softmax(class_dim)
     wshape = [1] * input.dim()
     wshape[class_dim] = n_classes
