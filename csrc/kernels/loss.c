@@ -37,35 +37,6 @@ static void geometry_of(geometry *g, const mt_tensor *input, const mt_tensor *ta
             g->ts[d] = target->sizes[d] > 1 ? target->strides[d] : 0;
 }
 
-static double load(const mt_tensor *t, int64_t i)
-{
-    const char *p = (const char *)mt_data(t) + i * mt_itemsize(t->dtype);
-    switch (t->dtype) {
-#define LOAD_CASE(E, SFX, T) \
-    case E:                  \
-        return (double)MT_LOAD_##SFX(*(const T *)p);
-        MT_FOR_FLOAT_DTYPES(LOAD_CASE)
-#undef LOAD_CASE
-    default:
-        return 0;
-    }
-}
-
-static void store(mt_tensor *t, int64_t i, double v)
-{
-    char *p = (char *)mt_data(t) + i * mt_itemsize(t->dtype);
-    switch (t->dtype) {
-#define STORE_CASE(E, SFX, T)          \
-    case E:                            \
-        *(T *)p = MT_STORE_##SFX(v);   \
-        break;
-        MT_FOR_FLOAT_DTYPES(STORE_CASE)
-#undef STORE_CASE
-    default:
-        break;
-    }
-}
-
 /* Calls visit(ctx, position, input offset of the picked score, weight) for
  * every position not ignored; the total weight through *total. */
 typedef void (*visit_fn)(void *ctx, int64_t pos, int64_t at, double w);
@@ -85,7 +56,7 @@ static int each_pick(const geometry *g, const mt_tensor *target, const mt_tensor
                 if (cls < 0 || cls >= g->c)
                     return mt_error(MT_ERR_INDEX, "Target %lld is out of bounds.",
                                     (long long)cls);
-                double w = weight ? load(weight, cls * weight->strides[0]) : 1.0;
+                double w = weight ? mt_float_at(weight, cls * weight->strides[0]) : 1.0;
                 sum += w;
                 visit(ctx, pos, i * g->is[0] + cls * g->is[1] + y * g->is[2] + x * g->is[3], w);
             }
@@ -102,9 +73,9 @@ typedef struct {
 static void forward_visit(void *p, int64_t pos, int64_t at, double w)
 {
     forward_ctx *c = p;
-    double v = -w * load(c->input, at);
+    double v = -w * mt_float_at(c->input, at);
     if (c->out)
-        store(c->out, pos, v);
+        mt_float_set(c->out, pos, v);
     else
         c->sum += v;
 }
@@ -119,9 +90,9 @@ int mt_nll_loss(mt_tensor *out, const mt_tensor *input, const mt_tensor *target,
     if (each_pick(&g, target, weight, ignore_index, forward_visit, &c, &total) < 0)
         return -1;
     if (reduction == MT_REDUCTION_SUM)
-        store(out, 0, c.sum);
+        mt_float_set(out, 0, c.sum);
     else if (reduction == MT_REDUCTION_MEAN)
-        store(out, 0, total == 0 ? NAN : c.sum / total);
+        mt_float_set(out, 0, total == 0 ? NAN : c.sum / total);
     return 0;
 }
 
@@ -140,9 +111,9 @@ static void backward_visit(void *p, int64_t pos, int64_t at, double w)
     double g = c->scale;
     if (c->per_position) {
         int64_t x = pos % c->w, y = pos / c->w % c->h, i = pos / c->w / c->h;
-        g = load(c->grad_out, i * c->gs[0] + y * c->gs[1] + x * c->gs[2]);
+        g = mt_float_at(c->grad_out, i * c->gs[0] + y * c->gs[1] + x * c->gs[2]);
     }
-    store(c->grad_input, at, -w * g);
+    mt_float_set(c->grad_input, at, -w * g);
 }
 
 int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
@@ -159,7 +130,7 @@ int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
             for (int d = 0; d < grad_out->ndim && d < 3; d++)
                 c.gs[d] = grad_out->sizes[d] > 1 ? grad_out->strides[d] : 0;
     } else {
-        c.scale = load(grad_out, 0);
+        c.scale = mt_float_at(grad_out, 0);
     }
     if (reduction == MT_REDUCTION_MEAN) {
         /* the total weight first, so the scale is known before any store */
@@ -170,7 +141,7 @@ int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
                 for (int64_t x = 0; x < g.w; x++) {
                     int64_t cls = t[i * g.ts[0] + y * g.ts[1] + x * g.ts[2]];
                     if (cls != ignore_index && cls >= 0 && cls < g.c)
-                        total += weight ? load(weight, cls * weight->strides[0]) : 1.0;
+                        total += weight ? mt_float_at(weight, cls * weight->strides[0]) : 1.0;
                 }
         c.scale = total == 0 ? NAN : c.scale / total;
     }

@@ -29,35 +29,6 @@ typedef struct {
     mt_tensor *running_mean, *running_var;
 } norm_job;
 
-static double load_at(const mt_tensor *t, int64_t i)
-{
-    const char *p = mt_data(t) + i * mt_itemsize(t->dtype);
-    switch (t->dtype) {
-#define LOAD_CASE(E, SFX, CT) \
-    case E:                   \
-        return (double)MT_LOAD_##SFX(*(const CT *)p);
-        MT_FOR_FLOAT_DTYPES(LOAD_CASE)
-#undef LOAD_CASE
-    default:
-        return 0;
-    }
-}
-
-static void store_at(mt_tensor *t, int64_t i, double v)
-{
-    char *p = mt_data(t) + i * mt_itemsize(t->dtype);
-    switch (t->dtype) {
-#define STORE_CASE(E, SFX, CT)      \
-    case E:                         \
-        *(CT *)p = MT_STORE_##SFX(v); \
-        break;
-        MT_FOR_FLOAT_DTYPES(STORE_CASE)
-#undef STORE_CASE
-    default:
-        break;
-    }
-}
-
 /* running = (1 - momentum) * running + momentum * batch, per channel. */
 static void running_update(const norm_job *j, int64_t ch, double mean, double unbiased_var)
 {
@@ -68,7 +39,7 @@ static void running_update(const norm_job *j, int64_t ch, double mean, double un
         if (!t)
             continue;
         int64_t at = ch * (t->ndim == 1 ? t->strides[0] : 1);
-        store_at(t, at, (1 - j->momentum) * load_at(t, at) + j->momentum * batch[k]);
+        mt_float_set(t, at, (1 - j->momentum) * mt_float_at(t, at) + j->momentum * batch[k]);
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include "../core/dtype.h"
 #include "../core/half.h"
+#include "../core/tensor.h"
 
 /* X(ENUM, suffix, ctype) */
 #define MT_FOR_ALL_DTYPES(X) X(MT_BOOL, b1, uint8_t) MT_FOR_INT_DTYPES(X) MT_FOR_FLOAT_DTYPES(X)
@@ -63,5 +64,37 @@
 #define MT_ACC_bf float
 #define MT_ACC_f4 float
 #define MT_ACC_f8 double
+
+/* Element i (counted in items from the tensor's data pointer) of a floating
+ * tensor as a double, and a double stored there: for scalar paths that touch
+ * a few elements (running statistics, per-class weights, loss tails). */
+static inline double mt_float_at(const mt_tensor *t, int64_t i)
+{
+    const char *p = mt_data(t) + i * mt_itemsize(t->dtype);
+    switch (t->dtype) {
+#define MT_FLOAT_AT_CASE(E, SFX, CT) \
+    case E:                          \
+        return (double)MT_LOAD_##SFX(*(const CT *)p);
+        MT_FOR_FLOAT_DTYPES(MT_FLOAT_AT_CASE)
+#undef MT_FLOAT_AT_CASE
+    default:
+        return 0;
+    }
+}
+
+static inline void mt_float_set(mt_tensor *t, int64_t i, double v)
+{
+    char *p = mt_data(t) + i * mt_itemsize(t->dtype);
+    switch (t->dtype) {
+#define MT_FLOAT_SET_CASE(E, SFX, CT)   \
+    case E:                             \
+        *(CT *)p = MT_STORE_##SFX(v);   \
+        break;
+        MT_FOR_FLOAT_DTYPES(MT_FLOAT_SET_CASE)
+#undef MT_FLOAT_SET_CASE
+    default:
+        break;
+    }
+}
 
 #endif
