@@ -217,7 +217,8 @@ MT_VINLINE mt_v8f mt_verf_parts8(mt_v8f x, mt_v8f *tail)
     q = q * t - 6.319384574890137e-01f;
     q = q * t - 1.1301629543304443f;
     q = q * t + 3.015885304193944e-04f;
-    mt_v8f c = mt_vexp8(q);
+    /* q lies in [-17, -1.8] (NaN for a NaN x): the exp core needs no clamps */
+    mt_v8f c = mt_vexp_core8(q);
     c = mt_vsel8(far, (mt_v8f){0}, c);
     *tail = c;
     mt_v8f big = 1.0f - c;
