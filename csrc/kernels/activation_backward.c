@@ -48,7 +48,7 @@ MT_VINLINE void vgelu_d8(mt_v8f *pg, const mt_v8f *px, mt_v8i *far)
 {
     mt_v8f x = *px;
     mt_v8f cdf = mt_vphi8(x, far);
-    mt_v8f pdf = mt_vexp8(-0.5f * x * x) * (float)INV_SQRT_2PI;
+    mt_v8f pdf = mt_vexp_nonpos8(-0.5f * x * x) * (float)INV_SQRT_2PI;
     *pg = *pg * (cdf + x * pdf);
 }
 

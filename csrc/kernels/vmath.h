@@ -57,10 +57,9 @@ MT_VINLINE mt_v4d mt_vpow2i4(mt_v4l n)
     return (mt_v4d)((n + 1023) << 52);
 }
 
-MT_VINLINE mt_v8f mt_vexp8(mt_v8f x)
+/* exp(xc) for xc already in [lo, hi]: the shared core of the float exps */
+MT_VINLINE mt_v8f mt_vexp_core8(mt_v8f xc)
 {
-    const mt_v8f hi = (mt_v8f){0} + 88.72283935546875f, lo = (mt_v8f){0} - 103.97208f;
-    mt_v8f xc = mt_vsel8(x > hi, hi, mt_vsel8(x < lo, lo, x));
     mt_v8i ni;
     mt_v8f n = mt_vrint8(xc * 1.44269504088896341f, &ni);
     /* r = x - n ln2 in two steps so r is exact enough */
@@ -75,10 +74,27 @@ MT_VINLINE mt_v8f mt_vexp8(mt_v8f x)
     p = p * r * r + r + 1.0f;
     /* 2^n as two factors, so results in the denormal range survive */
     mt_v8i n1 = ni >> 1;
-    p = p * mt_vpow2i8(n1) * mt_vpow2i8(ni - n1);
+    return p * mt_vpow2i8(n1) * mt_vpow2i8(ni - n1);
+}
+
+#define MT_VEXP8_LO (-103.97208f)
+
+MT_VINLINE mt_v8f mt_vexp8(mt_v8f x)
+{
+    const mt_v8f hi = (mt_v8f){0} + 88.72283935546875f, lo = (mt_v8f){0} + MT_VEXP8_LO;
+    mt_v8f p = mt_vexp_core8(mt_vsel8(x > hi, hi, mt_vsel8(x < lo, lo, x)));
     p = mt_vsel8(x > hi, (mt_v8f){0} + __builtin_inff(), p);
     p = mt_vsel8(x < lo, (mt_v8f){0}, p);
     return mt_vsel8(x != x, x, p);
+}
+
+/* exp for x <= 0 or NaN, as sigmoid needs: nothing overflows, and a NaN
+ * passes through the core's arithmetic (a NaN lane stays NaN) */
+MT_VINLINE mt_v8f mt_vexp_nonpos8(mt_v8f x)
+{
+    mt_v8i under = x < MT_VEXP8_LO;
+    mt_v8f p = mt_vexp_core8(mt_vsel8(under, (mt_v8f){0} + MT_VEXP8_LO, x));
+    return (mt_v8f)(~under & (mt_v8i)p);
 }
 
 MT_VINLINE mt_v4d mt_vexp4(mt_v4d x)
@@ -144,7 +160,7 @@ MT_VINLINE mt_v8f mt_vlog8(mt_v8f x)
 MT_VINLINE mt_v8f mt_vsigmoid8(mt_v8f x)
 {
     mt_v8i neg = x < 0.0f;
-    mt_v8f e = mt_vexp8(mt_vsel8(neg, x, -x));
+    mt_v8f e = mt_vexp_nonpos8((mt_v8f)((mt_v8i)x | INT32_MIN)); /* -|x| */
     mt_v8f r = 1.0f / (1.0f + e);
     return mt_vsel8(neg, e * r, r);
 }
@@ -201,7 +217,8 @@ MT_VINLINE mt_v8f mt_verf_parts8(mt_v8f x, mt_v8f *tail)
     q = q * t - 6.319384574890137e-01f;
     q = q * t - 1.1301629543304443f;
     q = q * t + 3.015885304193944e-04f;
-    mt_v8f c = mt_vexp8(q);
+    /* q lies in [-17, -1.8] (NaN for a NaN x): the exp core needs no clamps */
+    mt_v8f c = mt_vexp_core8(q);
     c = mt_vsel8(far, (mt_v8f){0}, c);
     *tail = c;
     mt_v8f big = 1.0f - c;
