@@ -1002,7 +1002,7 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
     for (; k + 8 <= n; k += 8) {
         memcpy(&v, x + k, sizeof v);
         mt_v8f e = v - vm;
-        mt_vexp8_at(&e);
+        mt_vexp_nonpos8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, sizeof e);
@@ -1014,7 +1014,7 @@ softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
             pad[j] = k + j < n ? x[k + j] : -INFINITY;
         memcpy(&v, pad, sizeof v);
         mt_v8f e = v - vm;
-        mt_vexp8_at(&e);
+        mt_vexp_nonpos8_at(&e);
         acc += e;
         if (!logsm)
             memcpy(o + k, &e, (size_t)(n - k) * sizeof(float));

@@ -312,6 +312,7 @@ MT_VINLINE mt_v4d mt_vphi4(mt_v4d x, mt_v4l *far)
     MT_VINLINE void F##_at(VT *x) { *x = F(*x); }
 MT_VAT(mt_vexp8, mt_v8f)
 MT_VAT(mt_vexp4, mt_v4d)
+MT_VAT(mt_vexp_nonpos8, mt_v8f)
 MT_VAT(mt_vlog8, mt_v8f)
 MT_VAT(mt_vsigmoid8, mt_v8f)
 MT_VAT(mt_vtanh8, mt_v8f)
