@@ -3,7 +3,8 @@
 # build is left alone) and runs tests against it. Any sanitizer report fails the run.
 #
 #   tools/asan_run.sh                      # the fuzz sweep, hostile-input, overlap, core,
-#                                          # kernel, autograd, func and nn test files
+#                                          # kernel, autograd, func, nn, resize and
+#                                          # memory-format test files
 #                                          # (what .ci/run runs)
 #   tools/asan_run.sh tests/test_foo.py -k bar
 #
@@ -33,7 +34,8 @@ if [ "$#" -eq 0 ]; then
         tests/test_tensor_*.py tests/test_parser.py tests/test_torch_function*.py \
         tests/test_overrides_*.py tests/test_kernels_*.py tests/test_autograd_*.py \
         tests/test_gradcheck*.py tests/test_checkpoint.py tests/test_func_*.py \
-        tests/test_library.py tests/test_nn_*.py tests/test_optim.py
+        tests/test_library.py tests/test_nn_*.py tests/test_optim.py \
+        tests/test_resize.py tests/test_memory_format.py tests/test_amp.py
 fi
 ARGS=()
 for a in "$@"; do
