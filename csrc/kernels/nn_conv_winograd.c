@@ -129,23 +129,24 @@ typedef struct {
 typedef mt_v8f v8;
 
 /* Fixed-size copies for whole vectors, so they compile to plain loads and
- * stores; only a row's last, partial vector takes the variable one. */
-static inline v8 load_n(const float *p, int64_t n)
+ * stores; only a row's last, partial vector takes the variable one. The
+ * vector goes by pointer: clang refuses a by-value vector between these and
+ * the AVX clones that call them (vmath.h's in-place forms, for the same reason). */
+static inline void load_n(v8 *v, const float *p, int64_t n)
 {
-    v8 v = {0};
+    *v = (v8){0};
     if (n >= 8)
-        memcpy(&v, p, sizeof v);
+        memcpy(v, p, sizeof *v);
     else
-        memcpy(&v, p, sizeof(float) * (size_t)n);
-    return v;
+        memcpy(v, p, sizeof(float) * (size_t)n);
 }
 
-static inline void store_n(float *p, v8 v, int64_t n)
+static inline void store_n(float *p, const v8 *v, int64_t n)
 {
     if (n >= 8)
-        memcpy(p, &v, sizeof v);
+        memcpy(p, v, sizeof *v);
     else
-        memcpy(p, &v, sizeof(float) * (size_t)n);
+        memcpy(p, v, sizeof(float) * (size_t)n);
 }
 
 /* Row y of a plane (rows rs, columns cs apart) as even and odd columns from
@@ -229,8 +230,11 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
                 v8 t[4][4];
                 for (int i = 0; i < 4; i++) {
                     const float *ev = rows + 2 * i * len + tx, *od = ev + len;
-                    v8 e0 = load_n(ev, 8), o0 = load_n(od, 8);
-                    v8 e1 = load_n(ev + 1, 8), o1 = load_n(od + 1, 8);
+                    v8 e0, o0, e1, o1;
+                    load_n(&e0, ev, 8);
+                    load_n(&o0, od, 8);
+                    load_n(&e1, ev + 1, 8);
+                    load_n(&o1, od + 1, 8);
                     t[i][0] = e0 - e1;
                     t[i][1] = o0 + e1;
                     t[i][2] = e1 - o0;
@@ -240,7 +244,7 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
                     v8 v[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
                                t[1][j] - t[3][j]};
                     for (int i = 0; i < 4; i++)
-                        store_n(dst + (i * 4 + j) * stride16 + tx, v[i], tw - tx);
+                        store_n(dst + (i * 4 + j) * stride16 + tx, &v[i], tw - tx);
                 }
             }
         }
@@ -273,7 +277,7 @@ MT_CLONES_AVX2_FMA static void input_transform_adjoint(void *arg, int64_t c0, in
                 for (int64_t tx = 0; tx < tw; tx += 8) {
                     v8 v[16], t[4][4];
                     for (int k = 0; k < 16; k++)
-                        v[k] = load_n(src + k * stride16 + tx, tw - tx);
+                        load_n(&v[k], src + k * stride16 + tx, tw - tx);
                     for (int j = 0; j < 4; j++) {
                         t[0][j] = v[j];
                         t[1][j] = v[4 + j] - v[8 + j] + v[12 + j];
@@ -284,10 +288,14 @@ MT_CLONES_AVX2_FMA static void input_transform_adjoint(void *arg, int64_t c0, in
                         float *ev = acc + 2 * (2 * (ty - r0) + i) * len + tx, *od = ev + len;
                         v8 d0 = t[i][0], d1 = t[i][1] - t[i][2] + t[i][3];
                         v8 d2 = t[i][1] + t[i][2] - t[i][0], d3 = -t[i][3];
-                        store_n(ev, load_n(ev, 8) + d0, 8);
-                        store_n(od, load_n(od, 8) + d1, 8);
-                        store_n(ev + 1, load_n(ev + 1, 8) + d2, 8);
-                        store_n(od + 1, load_n(od + 1, 8) + d3, 8);
+                        float *dst4[4] = {ev, od, ev + 1, od + 1};
+                        v8 add4[4] = {d0, d1, d2, d3};
+                        for (int q = 0; q < 4; q++) {
+                            v8 s;
+                            load_n(&s, dst4[q], 8);
+                            s += add4[q];
+                            store_n(dst4[q], &s, 8);
+                        }
                     }
                 }
             }
@@ -327,7 +335,7 @@ MT_CLONES_AVX2_FMA static void output_transform(void *arg, int64_t o0, int64_t o
             for (int64_t tx = 0; tx < tw; tx += 8) {
                 v8 m[16], r[4][2];
                 for (int k = 0; k < 16; k++)
-                    m[k] = load_n(src + k * stride16 + tx, tw - tx);
+                    load_n(&m[k], src + k * stride16 + tx, tw - tx);
                 for (int i = 0; i < 4; i++) {
                     r[i][0] = m[4 * i] + m[4 * i + 1] + m[4 * i + 2];
                     r[i][1] = m[4 * i + 1] - m[4 * i + 2] - m[4 * i + 3];
@@ -375,8 +383,8 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
             for (int64_t tx = 0; tx < tw; tx += 8) {
                 v8 y[2][2], c[4][2];
                 for (int i = 0; i < 2; i++) {
-                    y[i][0] = load_n(rows + 2 * i * len + tx, 8);
-                    y[i][1] = load_n(rows + (2 * i + 1) * len + tx, 8);
+                    load_n(&y[i][0], rows + 2 * i * len + tx, 8);
+                    load_n(&y[i][1], rows + (2 * i + 1) * len + tx, 8);
                 }
                 for (int j = 0; j < 2; j++) {
                     c[0][j] = y[0][j];
@@ -387,7 +395,7 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
                 for (int i = 0; i < 4; i++) {
                     v8 m[4] = {c[i][0], c[i][0] + c[i][1], c[i][0] - c[i][1], -c[i][1]};
                     for (int j = 0; j < 4; j++)
-                        store_n(dst + (i * 4 + j) * stride16 + tx, m[j], tw - tx);
+                        store_n(dst + (i * 4 + j) * stride16 + tx, &m[j], tw - tx);
                 }
             }
         }
