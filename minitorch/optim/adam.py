@@ -3,8 +3,8 @@ from .. import _C
 from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
-_zeros_like = _C._functions["zeros_like"]
-_scalar_tensor = _C._functions["tensor"]
+_BUFFERS = ("exp_avg", "exp_avg_sq")
+_AMSGRAD_BUFFERS = _BUFFERS + ("max_exp_avg_sq",)
 
 
 class Adam(_FusedOptimizer):
@@ -31,14 +31,7 @@ class Adam(_FusedOptimizer):
         beta1, beta2 = group["betas"]
         amsgrad = group["amsgrad"]
         for p, grad in self._params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_tensor(0.0)
-                state["exp_avg"] = _zeros_like(p)
-                state["exp_avg_sq"] = _zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = _zeros_like(p)
-            state["step"] += 1
+            state = self._stepped_state(p, _AMSGRAD_BUFFERS if amsgrad else _BUFFERS)
             _fused_adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"],
                              state.get("max_exp_avg_sq"), float(group["lr"]), beta1,
                              beta2, group["eps"], group["weight_decay"],

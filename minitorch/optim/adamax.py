@@ -3,8 +3,6 @@ from .. import _C
 from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
 
 _fused_adamax_step = _C._functions["_fused_adamax_step"]
-_zeros_like = _C._functions["zeros_like"]
-_scalar_tensor = _C._functions["tensor"]
 
 
 class Adamax(_FusedOptimizer):
@@ -26,12 +24,7 @@ class Adamax(_FusedOptimizer):
     def _update_group(self, group):
         beta1, beta2 = group["betas"]
         for p, grad in self._params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_tensor(0.0)
-                state["exp_avg"] = _zeros_like(p)
-                state["exp_inf"] = _zeros_like(p)
-            state["step"] += 1
+            state = self._stepped_state(p, ("exp_avg", "exp_inf"))
             _fused_adamax_step(p, grad, state["exp_avg"], state["exp_inf"],
                                float(group["lr"]), beta1, beta2, group["eps"],
                                group["weight_decay"], int(state["step"].item()),

@@ -3,7 +3,6 @@ from .. import _C
 from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_asgd_step = _C._functions["_fused_asgd_step"]
-_zeros_like = _C._functions["zeros_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
@@ -26,13 +25,7 @@ class ASGD(_FusedOptimizer):
     def _update_group(self, group):
         lr, lambd = float(group["lr"]), group["lambd"]
         for p, grad in self._params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_tensor(0.0)
-                state["eta"] = _scalar_tensor(lr)
-                state["mu"] = _scalar_tensor(1.0)
-                state["ax"] = _zeros_like(p)
-            state["step"] += 1
+            state = self._stepped_state(p, ("ax",), (("eta", lr), ("mu", 1.0)))
             # eta and mu are float32 tensors, read (rounded) as torch reads them.
             _fused_asgd_step(p, grad, state["ax"], state["eta"].item(), state["mu"].item(),
                              lambd, group["weight_decay"], group["maximize"])

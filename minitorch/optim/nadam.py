@@ -3,8 +3,6 @@ from .. import _C
 from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
 
 _fused_nadam_step = _C._functions["_fused_nadam_step"]
-_zeros_like = _C._functions["zeros_like"]
-_scalar_tensor = _C._functions["tensor"]
 
 
 class NAdam(_FusedOptimizer):
@@ -30,13 +28,7 @@ class NAdam(_FusedOptimizer):
         beta1, beta2 = group["betas"]
         momentum_decay = group["momentum_decay"]
         for p, grad in self._params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_tensor(0.0)
-                state["mu_product"] = _scalar_tensor(1.0)
-                state["exp_avg"] = _zeros_like(p)
-                state["exp_avg_sq"] = _zeros_like(p)
-            state["step"] += 1
+            state = self._stepped_state(p, ("exp_avg", "exp_avg_sq"), (("mu_product", 1.0),))
             step = int(state["step"].item())
             # The running product lives in a float32 tensor, rounded as torch's is.
             state["mu_product"] *= beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))

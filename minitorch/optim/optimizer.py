@@ -5,6 +5,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from .. import _C
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 
@@ -258,6 +259,10 @@ class Optimizer:
                 yield p, grad
 
 
+_zeros_like = _C._functions["zeros_like"]
+_scalar_tensor = _C._functions["tensor"]
+
+
 class _FusedOptimizer(Optimizer):
     """An optimizer whose step hands each parameter group to its
     _update_group(group), a fused C update run outside autograd as torch's
@@ -278,6 +283,20 @@ class _FusedOptimizer(Optimizer):
             for group in self.param_groups:
                 self._update_group(group)
         return loss
+
+    def _stepped_state(self, p, buffers, scalars=()):
+        """p's state with its step counter advanced; made on p's first step as torch
+        orders it: the float step tensor, the (name, value) scalar tensors, then a
+        zeroed buffer like p for each name in buffers."""
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _scalar_tensor(0.0)
+            for name, value in scalars:
+                state[name] = _scalar_tensor(value)
+            for name in buffers:
+                state[name] = _zeros_like(p)
+        state["step"] += 1
+        return state
 
 
 def _check_nonnegative(*checks) -> None:

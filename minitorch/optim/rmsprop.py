@@ -3,8 +3,6 @@ from .. import _C
 from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
-_zeros_like = _C._functions["zeros_like"]
-_scalar_tensor = _C._functions["tensor"]
 
 
 class RMSprop(_FusedOptimizer):
@@ -27,15 +25,9 @@ class RMSprop(_FusedOptimizer):
     def _update_group(self, group):
         momentum, centered = group["momentum"], group["centered"]
         for p, grad in self._params_with_grad(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_tensor(0.0)
-                state["square_avg"] = _zeros_like(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = _zeros_like(p)
-                if centered:
-                    state["grad_avg"] = _zeros_like(p)
-            state["step"] += 1
+            buffers = ("square_avg",) + (("momentum_buffer",) if momentum > 0 else ()) \
+                + (("grad_avg",) if centered else ())
+            state = self._stepped_state(p, buffers)
             _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
                                 state.get("momentum_buffer"), float(group["lr"]),
                                 group["alpha"], group["eps"], group["weight_decay"],
