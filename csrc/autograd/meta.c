@@ -3,6 +3,7 @@
 #include "../ops/call.h"
 #include "grad_mode.h"
 #include "view_tracking.h"
+#include "../core/hot.h"
 
 #include <string.h>
 
@@ -105,7 +106,7 @@ int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr)
     return rc;
 }
 
-void mt_meta_clear(mt_autograd_meta *m)
+MT_HOT void mt_meta_clear(mt_autograd_meta *m)
 {
     if (m->grad_fn) {
         mt_node_decref(m->grad_fn);

@@ -2,12 +2,13 @@
 #include "formula.h"
 #include "formulas_shape.h"
 #include "grad_mode.h"
+#include "../core/hot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
+MT_HOT int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
 {
     mt_autograd_meta *im = mt_meta.get(input);
     mt_tensor *base = im && im->view_base ? im->view_base : input;

@@ -1,4 +1,5 @@
 #include "dtype.h"
+#include "hot.h"
 
 mt_dtype mt_default_dtype = MT_FLOAT32;
 
@@ -66,8 +67,8 @@ static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dty
     return hi;
 }
 
-mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
-                        mt_dtype default_float)
+MT_HOT mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                               mt_dtype default_float)
 {
     mt_dtype acc[3] = {MT_BOOL, MT_BOOL, MT_BOOL};
     int have[3] = {0, 0, 0};

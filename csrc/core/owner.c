@@ -2,6 +2,7 @@
  * core gives it storage and geometry. */
 #include "owner.h"
 #include "error.h"
+#include "hot.h"
 
 #include <string.h>
 
@@ -16,7 +17,7 @@ static mt_tensor *blank(void)
     return mt_owner.make();
 }
 
-mt_tensor *mt_new(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed)
+MT_HOT mt_tensor *mt_new(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed)
 {
     mt_tensor *t = blank();
     if (t && mt_tensor_init_contiguous(t, dtype, ndim, sizes, zeroed) < 0) {
@@ -26,8 +27,8 @@ mt_tensor *mt_new(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed)
     return t;
 }
 
-mt_tensor *mt_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
-                          const int64_t *strides)
+MT_HOT mt_tensor *mt_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
+                                 const int64_t *strides)
 {
     mt_tensor *t = mt_new(dtype, ndim, sizes, false);
     if (t && ndim)

@@ -1,6 +1,7 @@
 #include "shape.h"
 #include "error.h"
 #include "tensor.h"
+#include "hot.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,7 @@ int mt_wrap_dim(int64_t dim, int ndim, int *out)
     return 0;
 }
 
-int mt_checked_numel(int ndim, const int64_t *sizes, int64_t *numel)
+MT_HOT int mt_checked_numel(int ndim, const int64_t *sizes, int64_t *numel)
 {
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) {
@@ -40,7 +41,7 @@ int mt_checked_numel(int ndim, const int64_t *sizes, int64_t *numel)
     return 0;
 }
 
-void mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
+MT_HOT void mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 {
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
@@ -49,7 +50,7 @@ void mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
     }
 }
 
-int mt_broadcast_into(int *ndim_a, int64_t *a, int ndim_b, const int64_t *b)
+MT_HOT int mt_broadcast_into(int *ndim_a, int64_t *a, int ndim_b, const int64_t *b)
 {
     int na = *ndim_a;
     int n = na > ndim_b ? na : ndim_b;

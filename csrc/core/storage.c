@@ -7,6 +7,7 @@
 #include "storage.h"
 #include "allocator.h"
 #include "error.h"
+#include "hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #define MT_BIG_ALIGN 64
 #define MT_SMALL_LIMIT 256
 
-mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
+MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
 {
     if (nbytes > ((size_t)1 << 62))
         goto oom;
@@ -72,7 +73,7 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, vo
     return s;
 }
 
-static void free_data(mt_storage *s)
+MT_HOT static void free_data(mt_storage *s)
 {
     if (s->release)
         s->release(s->release_ctx, s->data);
@@ -80,7 +81,7 @@ static void free_data(mt_storage *s)
         mt_alloc_free(s->release_ctx, s->block_size);
 }
 
-void mt_storage_decref(mt_storage *s)
+MT_HOT void mt_storage_decref(mt_storage *s)
 {
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;

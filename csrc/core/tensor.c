@@ -1,11 +1,12 @@
 #include "tensor.h"
 #include "error.h"
 #include "shape.h"
+#include "hot.h"
 
 #include <string.h>
 
-int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int64_t *sizes,
-                              bool zeroed)
+MT_HOT int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int64_t *sizes,
+                                     bool zeroed)
 {
     int64_t numel;
     if (ndim > MT_MAX_DIMS)
@@ -28,8 +29,8 @@ int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int6
     return 0;
 }
 
-int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int64_t offset)
+MT_HOT int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, const int64_t *sizes,
+                               const int64_t *strides, int64_t offset)
 {
     int64_t numel;
     if (ndim > MT_MAX_DIMS)
@@ -50,7 +51,7 @@ int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, const int6
     return 0;
 }
 
-void mt_tensor_release(mt_tensor *t)
+MT_HOT void mt_tensor_release(mt_tensor *t)
 {
     if (t->storage) {
         mt_storage_decref(t->storage);

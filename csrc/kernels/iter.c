@@ -1,5 +1,6 @@
 #include "iter.h"
 #include "parallel.h"
+#include "../core/hot.h"
 
 #include <string.h>
 
@@ -27,7 +28,7 @@ static bool dim_inner(int nops, const mt_tensor *const *ops, int ndim, int a, in
     return a > b; /* default: C order, last dim innermost */
 }
 
-static void order_dims(int nops, const mt_tensor *const *ops, int ndim, int *perm)
+MT_HOT static void order_dims(int nops, const mt_tensor *const *ops, int ndim, int *perm)
 {
     /* perm[0] is innermost. Stable insertion sort keeps C order for ties. */
     for (int i = 0; i < ndim; i++)
@@ -42,8 +43,8 @@ static void order_dims(int nops, const mt_tensor *const *ops, int ndim, int *per
     }
 }
 
-void mt_iter_init(mt_iter *it, int nops, const mt_tensor *const *ops, int ndim,
-                  const int64_t *shape)
+MT_HOT void mt_iter_init(mt_iter *it, int nops, const mt_tensor *const *ops, int ndim,
+                         const int64_t *shape)
 {
     int perm[MT_MAX_DIMS];
     it->nops = nops;
@@ -83,7 +84,7 @@ void mt_iter_init(mt_iter *it, int nops, const mt_tensor *const *ops, int ndim,
     it->ndim = n;
 }
 
-void mt_iter_run_range(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t begin, int64_t end)
+MT_HOT void mt_iter_run_range(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t begin, int64_t end)
 {
     int nops = it->nops, ndim = it->ndim;
     int64_t idx[MT_MAX_DIMS];
@@ -135,20 +136,20 @@ typedef struct {
     void *ctx;
 } run_job;
 
-static void run_chunk(void *arg, int64_t begin, int64_t end)
+MT_HOT static void run_chunk(void *arg, int64_t begin, int64_t end)
 {
     run_job *job = arg;
     mt_iter_run_range(job->it, job->fn, job->ctx, begin, end);
 }
 
-void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t grain)
+MT_HOT void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t grain)
 {
     run_job job = {it, fn, ctx};
     mt_parallel_for(0, it->numel, grain, run_chunk, &job);
 }
 
-void mt_output_strides_like(int nin, const mt_tensor *const *inputs, int ndim,
-                            const int64_t *shape, int64_t *out_strides)
+MT_HOT void mt_output_strides_like(int nin, const mt_tensor *const *inputs, int ndim,
+                                   const int64_t *shape, int64_t *out_strides)
 {
     int perm[MT_MAX_DIMS];
     order_dims(nin, inputs, ndim, perm);

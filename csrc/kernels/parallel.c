@@ -6,6 +6,7 @@
 
 #include "../core/portable.h"
 #include "../core/threads.h"
+#include "../core/hot.h"
 
 #define MT_MAX_THREADS 64
 /* Waking a sleeping thread costs from tens of microseconds to a millisecond
@@ -165,7 +166,7 @@ int mt_set_num_threads(int n)
     return 0;
 }
 
-void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, void *arg)
+MT_HOT void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_fn fn, void *arg)
 {
     int64_t total = end - begin;
     int nt = mt_get_num_threads();

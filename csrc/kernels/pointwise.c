@@ -1,6 +1,7 @@
 #include "pointwise.h"
 #include "../core/portable.h"
 #include "typed.h"
+#include "../core/hot.h"
 
 #include <math.h>
 
@@ -339,7 +340,7 @@ static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
     [MT_TER_ADDCDIV] = MT_ROW_FLOAT(addcdiv),
 };
 
-mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)
+MT_HOT mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)
 {
     return table[op][dtype];
 }

@@ -9,6 +9,7 @@
 #include "../core/dtype.h"
 #include "../kernels/copy.h"
 #include "../kernels/iter.h"
+#include "../core/hot.h"
 
 #include <float.h>
 #include <math.h>
@@ -122,7 +123,7 @@ int impl_empty(mt_args *a, mt_result *r)
     return mt_result_made(r, mt_new_strided(d, n, a->v[0].ints, strides), a->v[4].b);
 }
 
-int impl_zeros(mt_args *a, mt_result *r)
+MT_HOT int impl_zeros(mt_args *a, mt_result *r)
 {
     for (int i = 0; i < a->v[0].nints; i++)
         if (a->v[0].ints[i] < 0)

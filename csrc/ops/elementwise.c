@@ -7,13 +7,14 @@
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
+#include "../core/hot.h"
 
 /* Elements per thread chunk, and the size above which other host threads may
  * run during the kernel. */
 #define MT_POINTWISE_GRAIN 32768
 #define MT_POINTWISE_UNLOCKED (1 << 16)
 
-void mt_operand_from(mt_operand *op, const mt_value *v)
+MT_HOT void mt_operand_from(mt_operand *op, const mt_value *v)
 {
     if (!v->is_scalar) {
         op->t = *v->t;
@@ -39,7 +40,7 @@ void mt_operand_from(mt_operand *op, const mt_value *v)
     }
 }
 
-mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
+MT_HOT mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
 {
     mt_dtype d[MT_ITER_MAX_OPS];
     mt_operand_kind k[MT_ITER_MAX_OPS];
@@ -76,8 +77,8 @@ static int check_target(mt_tensor *o, bool inplace, mt_dtype result, int ndim,
     return mt_resize_out(o, ndim, shape, old);
 }
 
-mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
-                        mt_dtype result, mt_tensor *out, mt_tensor *inplace_self)
+MT_HOT mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtype compute,
+                               mt_dtype result, mt_tensor *out, mt_tensor *inplace_self)
 {
     int ndim = 0;
     int64_t shape[MT_MAX_DIMS];

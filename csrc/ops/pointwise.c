@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "../kernels/pointwise.h"
+#include "../core/hot.h"
 
-static mt_loop_fn binary_loop_for(int op, mt_dtype d)
+MT_HOT static mt_loop_fn binary_loop_for(int op, mt_dtype d)
 {
     return mt_binary_loop((mt_binary_op)op, d);
 }
@@ -57,7 +58,7 @@ static int alpha_param(const mt_signature *sig)
 
 /* One binary operator in any of its forms (a->op->form): in place writes
  * into input, reflected computes other (op) input. */
-static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags)
+MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags)
 {
     if (mt_inplace_target(a))
         flags |= F_INPLACE;

@@ -1,5 +1,6 @@
 /* Result buffers of op calls. */
 #include "args.h"
+#include "../core/hot.h"
 
 #include <stdlib.h>
 
@@ -19,7 +20,7 @@ int mt_result_alloc(mt_result *r, mt_result_kind kind, int n)
     return 0;
 }
 
-void mt_result_clear(mt_result *r)
+MT_HOT void mt_result_clear(mt_result *r)
 {
     if (r->host) {
         mt_owner.release_object(r->host);

@@ -12,6 +12,7 @@
 #include "../kernels/copy.h"
 #include "unlock.h"
 #include "write_overlap.h"
+#include "../core/hot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,7 +372,7 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     return status;
 }
 
-int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
+MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
 {
     const mt_node_kind *kind = op->derivative;
     const char *name = op->sig->name;

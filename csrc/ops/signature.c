@@ -1,6 +1,7 @@
 /* Reading signature strings into mt_signature tables. Runs once per row at
  * start-up; nothing here is on a call's path. */
 #include "signature.h"
+#include "../core/hot.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -242,7 +243,7 @@ bad:
     return NULL;
 }
 
-void mt_signature_default(const mt_param *p, mt_value *v, int64_t *listbuf)
+MT_HOT void mt_signature_default(const mt_param *p, mt_value *v, int64_t *listbuf)
 {
     *v = p->def;
     v->obj = NULL;

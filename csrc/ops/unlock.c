@@ -4,6 +4,7 @@
 #include "unlock.h"
 
 #include "table.h"
+#include "../core/hot.h"
 
 #include <stdlib.h>
 
@@ -37,7 +38,7 @@ static void pin(mt_storage **pins, int *n, const mt_tensor *t)
 
 /* Pins the storages of a's tensor arguments into pins (room for
  * count_tensors(a)); how many. */
-static int pin_call(mt_storage **pins, const mt_args *a)
+MT_HOT static int pin_call(mt_storage **pins, const mt_args *a)
 {
     int n = 0;
     for (int p = 0; p < a->sig->nparams; p++) {
@@ -51,7 +52,7 @@ static int pin_call(mt_storage **pins, const mt_args *a)
     return n;
 }
 
-int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
+MT_HOT int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
 {
     int n = count_tensors(a);
     rc->pins = n <= (int)(sizeof rc->inline_pins / sizeof rc->inline_pins[0])
@@ -65,7 +66,7 @@ int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
     return 0;
 }
 
-void mt_running_call_leave(mt_running_call *rc)
+MT_HOT void mt_running_call_leave(mt_running_call *rc)
 {
     running = rc->outer;
     for (int i = 0; i < rc->n; i++)

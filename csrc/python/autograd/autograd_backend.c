@@ -6,12 +6,13 @@
 #include "../../autograd/backend.h"
 #include "../../autograd/grad_mode.h"
 #include "../../ops/call.h"
+#include "../../core/hot.h"
 
 /* ------------------------------------------------------------------ owner
  * Tensors below the binding are minitorch.Tensor objects (of the subclass a
  * default __torch_function__ is running for, when there is one). */
 
-static mt_tensor *owner_make(void)
+MT_HOT static mt_tensor *owner_make(void)
 {
     PyTypeObject *cls = mtpy_result_class ? mtpy_result_class : mtpy_tensor_class;
     PyObject *o = cls->tp_alloc(cls, 0);
@@ -438,12 +439,12 @@ static void be_node_freed(mt_node *n)
 
 /* ------------------------------------------------------------------- meta */
 
-static mt_autograd_meta *meta_get(mt_tensor *t)
+MT_HOT static mt_autograd_meta *meta_get(mt_tensor *t)
 {
     return mtpy_container(t)->ag;
 }
 
-static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
+MT_HOT static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
 {
     MTTensorObject *o = mtpy_container(t);
     if (!o->ag) {
@@ -494,7 +495,7 @@ static int be_history_moved(mt_tensor *t, mt_node *old)
     return rc;
 }
 
-void mtpy_meta_release(MTTensorObject *o)
+MT_HOT void mtpy_meta_release(MTTensorObject *o)
 {
     mt_autograd_meta *m = o->ag;
     if (!m)

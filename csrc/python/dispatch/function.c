@@ -13,14 +13,15 @@
 #endif
 
 #include "../../core/portable.h"
+#include "../../core/hot.h"
 
 /* Parses the call and runs it, unless Python handlers must see it: then
  * pending gets the operands to dispatch on. Out of line, so that the parsed
  * call (several KiB) is off the stack before a handler runs: a handler that
  * calls back into minitorch costs each level of its recursion a small frame. */
-static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject *const *args,
-                                            Py_ssize_t nargs, PyObject *kwnames,
-                                            mt_pending *pending)
+MT_HOT static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject *const *args,
+                                                   Py_ssize_t nargs, PyObject *kwnames,
+                                                   mt_pending *pending)
 {
     mtpy_call c;
     PyObject *r;
@@ -119,8 +120,8 @@ static bool foreign_operand(PyObject *const *args, Py_ssize_t nargs)
     return foreign;
 }
 
-static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                     PyObject *kwnames)
+MT_HOT static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                            PyObject *kwnames)
 {
     MTFunctionObject *f = (MTFunctionObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -158,7 +159,7 @@ PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
     return mtpy_result_object(&r);
 }
 
-PyObject *mtpy_result_object(mt_result *r)
+MT_HOT PyObject *mtpy_result_object(mt_result *r)
 {
     PyObject *o = NULL;
     switch (r->kind) {
@@ -206,7 +207,7 @@ PyObject *mtpy_result_object(mt_result *r)
     return o;
 }
 
-int mtpy_result_from_object(PyObject *o, mt_result *r)
+MT_HOT int mtpy_result_from_object(PyObject *o, mt_result *r)
 {
     r->host = NULL;
     r->tuple_name = NULL;

@@ -2,6 +2,7 @@
 #include "../types/generator.h"
 #include "../interop/foreign_tensors.h"
 #include "../interop/numpy_bridge.h"
+#include "../../core/hot.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -126,7 +127,7 @@ int mtpy_call_hold(mtpy_call *c, PyObject *o)
 }
 
 /* One operand per type; a subclass goes before the first of its superclasses. */
-bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
+MT_HOT bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 {
     PyObject *handler;
     if (mt_tf_disabled || mt_tf_subclass_disabled || !(handler = torch_function_of(obj)))
@@ -166,7 +167,7 @@ static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
     return mt_collect_overloaded(out, o);
 }
 
-static bool is_int_like(PyObject *o)
+MT_HOT static bool is_int_like(PyObject *o)
 {
     if (PyLong_CheckExact(o))
         return true;
@@ -179,7 +180,7 @@ static bool is_int_like(PyObject *o)
     return Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index;
 }
 
-static int as_int(PyObject *o, int64_t *out)
+MT_HOT static int as_int(PyObject *o, int64_t *out)
 {
     if (PyLong_CheckExact(o)) {
         int overflow;
@@ -626,8 +627,8 @@ static bool tensor_operand_given(const mt_signature *s, const mt_args *a)
 
 /* Parses one signature. raise: produce the specific TypeError on mismatch;
  * otherwise a mismatch returns 1 with no exception set. */
-static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames, bool is_method, bool raise, mtpy_call *out)
+MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, bool is_method, bool raise, mtpy_call *out)
 {
     PyObject *slots[MT_MAX_PARAMS];
     bool positional[MT_MAX_PARAMS];
@@ -845,7 +846,7 @@ static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs
     }
 }
 
-void mtpy_call_release(mtpy_call *c)
+MT_HOT void mtpy_call_release(mtpy_call *c)
 {
     const mt_signature *s = c->a.sig;
     for (int i = 0; s && i < s->nparams; i++)
@@ -860,8 +861,8 @@ void mtpy_call_release(mtpy_call *c)
     mtpy_call_release_overloaded(c);
 }
 
-int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
-             Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out)
+MT_HOT int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
+                    Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out)
 {
     out->args = args;
     out->nargs = nargs;

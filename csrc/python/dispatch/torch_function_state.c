@@ -2,10 +2,11 @@
  * DisableTorchFunction / DisableTorchFunctionSubclass guards. */
 #include "parser.h"
 #include "torch_function_state.h"
+#include "../../core/hot.h"
 
 _Thread_local PyObject *mt_mode_stack = NULL; /* list, created on first push */
 
-bool mt_mode_active(void)
+MT_HOT bool mt_mode_active(void)
 {
     return mt_mode_stack && PyList_GET_SIZE(mt_mode_stack) > 0 && !mt_tf_disabled;
 }

@@ -13,6 +13,7 @@
 #include "../../kernels/copy.h"
 #include "../../kernels/index.h"
 #include "../../ops/index.h"
+#include "../../core/hot.h"
 
 #include <string.h>
 
@@ -44,7 +45,7 @@ typedef struct {
     int nowned;
 } parsed_key;
 
-static void key_clear(parsed_key *k)
+MT_HOT static void key_clear(parsed_key *k)
 {
     Py_CLEAR(k->items);
     Py_CLEAR(k->view);
@@ -123,7 +124,7 @@ static int sequence_is_tuple(PyObject *key)
     return 0;
 }
 
-static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
+MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
 {
     mt_tensor *t = MTPy_T(self);
     PyObject *items[MAX_ITEMS];
@@ -384,7 +385,7 @@ static const struct mt_node_kind *getitem_kind(last_op last, bool tensor_key)
     return kinds[tensor_key][last];
 }
 
-static PyObject *getitem(mt_args *a)
+MT_HOT static PyObject *getitem(mt_args *a)
 {
     parsed_key k;
     PyObject *self = a->v[0].obj, *out = NULL;
@@ -564,7 +565,7 @@ static PyObject *dispatch_indexing(mt_args *args, const char *name, mtpy_impl_fn
     return ret;
 }
 
-PyObject *impl_getitem(mt_args *a)
+MT_HOT PyObject *impl_getitem(mt_args *a)
 {
     return dispatch_indexing(a, "__getitem__", getitem);
 }

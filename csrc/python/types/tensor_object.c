@@ -5,6 +5,7 @@
 #include "../autograd/autograd_bind.h"
 
 #include "../../core/shape.h"
+#include "../../core/hot.h"
 
 PyTypeObject *mtpy_tensor_class = &MTTensorBase_Type;
 _Thread_local PyTypeObject *mtpy_result_class = NULL;
@@ -76,8 +77,8 @@ PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
     return o;
 }
 
-PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
-                        int64_t offset)
+MT_HOT PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
+                               int64_t offset)
 {
     MTTensorObject *o = alloc_object(mtpy_result_class ? mtpy_result_class : mtpy_tensor_class);
     if (!o)
@@ -109,7 +110,7 @@ static Py_hash_t tensor_hash(PyObject *self)
     return _Py_HashPointer(self);
 }
 
-static void tensor_dealloc(PyObject *self)
+MT_HOT static void tensor_dealloc(PyObject *self)
 {
     mtpy_meta_release((MTTensorObject *)self);
     mt_tensor_release(MTPy_T(self));
