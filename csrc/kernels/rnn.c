@@ -18,13 +18,16 @@
 
 #include "../core/error.h"
 #include "../core/portable.h"
-#include "blas.h"
-#include "linalg.h"
+#include "gemm_small.h"
 #include "parallel.h"
 #include "vmath.h"
 
-/* Elements per task of the row passes: below this a step runs inline. */
-#define ROW_GRAIN 4096
+/* Sequences per row block: a product's rows at once (mt_small_gemm's tile). */
+#define BLOCK 4
+/* Multiply-adds per row block over the sequence from which the blocks are
+ * split over our threads: a handoff costs a few microseconds, this much work
+ * about ten. */
+#define PARALLEL_MIN_WORK (1024.0 * 1024.0)
 
 int mt_rnn_gates(mt_rnn_mode mode)
 {
@@ -76,11 +79,13 @@ static void tanh_double(double *x, int64_t n)
         x[i] = tanh(x[i]);
 }
 
-/* One step: rows r of each operand at base + r * (its row length). */
+/* One step: rows r of each operand at base + r * (its row length), except gh,
+ * the hidden projection of rows r0.. only (mt_small_gemm's layout: rows ghl
+ * apart, gate blocks gw apart). */
 typedef struct {
     mt_rnn_mode mode;
-    int64_t H, G, S;
-    const char *gi, *gh, *b; /* input and hidden projections (G), b_hh or NULL */
+    int64_t H, G, S, gw, ghl;
+    const char *gi, *gh, *b; /* input and hidden projections, b_hh or NULL */
     const char *hp, *cp;     /* the previous h and c, rows hps apart */
     int64_t hps;
     char *ws, *out;
@@ -88,22 +93,23 @@ typedef struct {
     char *dh, *dc, *dgi, *dgh;
 } step;
 
-/* gi + (gh + b), torch's order for gates = linear(h, W_hh, b_hh) + gi. */
-#define PRE(k) (gi[k] + (b ? gh[k] + b[k] : gh[k]))
+/* gi + (gh + b), torch's order for gates = linear(h, W_hh, b_hh) + gi, for
+ * gate value k = gate * H + j, whose hidden projection is at gate * gw + j. */
+#define PRE(k, kh) (gi[k] + (b ? gh[kh] + b[k] : gh[kh]))
 
 #define FORWARD_ROWS(T)                                                                  \
-    MT_CLONES_AVX2 static void forward_rows_##T(void *arg, int64_t r0, int64_t r1)                      \
+    MT_CLONES_AVX2 static void forward_rows_##T(const step *s, int64_t r0, int64_t r1)   \
     {                                                                                    \
-        const step *s = arg;                                                             \
-        int64_t H = s->H, G = s->G;                                                      \
+        int64_t H = s->H, G = s->G, W = s->gw;                                           \
         const T *b = (const T *)s->b;                                                    \
         for (int64_t r = r0; r < r1; r++) {                                              \
-            const T *gi = (const T *)s->gi + r * G, *gh = (const T *)s->gh + r * G;      \
+            const T *gi = (const T *)s->gi + r * G;                                      \
+            const T *gh = (const T *)s->gh + (r - r0) * s->ghl;                          \
             const T *hp = (const T *)s->hp + r * s->hps;                                 \
             T *w = (T *)s->ws + r * s->S, *h = w + h_slot(s->mode) * H;                  \
             if (s->mode == MT_RNN_TANH || s->mode == MT_RNN_RELU) {                      \
                 for (int64_t j = 0; j < H; j++)                                          \
-                    w[j] = PRE(j);                                                       \
+                    w[j] = PRE(j, j);                                                    \
                 if (s->mode == MT_RNN_TANH)                                              \
                     tanh_##T(w, H);                                                      \
                 else                                                                     \
@@ -112,8 +118,9 @@ typedef struct {
             } else if (s->mode == MT_RNN_LSTM) {                                         \
                 const T *cp = (const T *)s->cp + r * s->hps;                             \
                 T *c = w + 4 * H;                                                        \
-                for (int64_t k = 0; k < 4 * H; k++)                                      \
-                    w[k] = PRE(k);                                                       \
+                for (int64_t g = 0; g < 4; g++)                                          \
+                    for (int64_t j = 0; j < H; j++)                                      \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
                 sigmoid_##T(w, 2 * H);                                                   \
                 tanh_##T(w + 2 * H, H);                                                  \
                 sigmoid_##T(w + 3 * H, H);                                               \
@@ -124,11 +131,12 @@ typedef struct {
                     h[j] *= w[3 * H + j];                                                \
             } else {                                                                     \
                 T *n = w + 2 * H, *hn = w + 3 * H;                                       \
-                for (int64_t k = 0; k < 2 * H; k++)                                      \
-                    w[k] = PRE(k);                                                       \
+                for (int64_t g = 0; g < 2; g++)                                          \
+                    for (int64_t j = 0; j < H; j++)                                      \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
                 sigmoid_##T(w, 2 * H);                                                   \
                 for (int64_t j = 0; j < H; j++) {                                        \
-                    hn[j] = b ? gh[2 * H + j] + b[2 * H + j] : gh[2 * H + j];            \
+                    hn[j] = b ? gh[2 * W + j] + b[2 * H + j] : gh[2 * W + j];            \
                     n[j] = gi[2 * H + j] + hn[j] * w[j];                                 \
                 }                                                                        \
                 tanh_##T(n, H);                                                          \
@@ -145,9 +153,8 @@ FORWARD_ROWS(double)
  * dc becomes the gradient of the previous c, and for GRU dh that of the
  * previous h through z (the gemm adds the part through W_hh). */
 #define BACKWARD_ROWS(T)                                                                 \
-    MT_CLONES_AVX2 static void backward_rows_##T(void *arg, int64_t r0, int64_t r1)                     \
+    MT_CLONES_AVX2 static void backward_rows_##T(const step *s, int64_t r0, int64_t r1)  \
     {                                                                                    \
-        const step *s = arg;                                                             \
         int64_t H = s->H, G = s->G;                                                      \
         for (int64_t r = r0; r < r1; r++) {                                              \
             const T *w = (const T *)s->ws + r * s->S;                                    \
@@ -205,35 +212,123 @@ static int check_dtype(mt_dtype d)
                     mt_dtype_infos[d].scalar_name);
 }
 
-static int64_t row_grain(int64_t G) { return 1 + ROW_GRAIN / (G + 1); }
-
-/* C (m x n, row-major, ldc) = A B + beta C over strided A and B. */
-static int product(mt_dtype d, int64_t m, int64_t n, int64_t k, const char *a, int64_t ars,
-                   int64_t acs, const char *b, int64_t brs, int64_t bcs, char *c, int64_t ldc,
-                   double beta)
-{
-    mt_gemm_shape shape = {0, {0}, m, n, k};
-    mt_gemm_operand A = {(char *)a, ars, acs, {0}}, B = {(char *)b, brs, bcs, {0}};
-    mt_gemm_operand C = {c, ldc, 1, {0}};
-    return mt_gemm(d, &shape, &A, &B, &C, (mt_gemm_scale){1.0, 1},
-                   (mt_gemm_scale){beta, (int64_t)beta});
-}
+/* One layer call as the tasks see it: each task runs whole sequences for a
+ * range of row blocks (sequences never mix, so no step waits on another
+ * thread), with block b's product in rows b * BLOCK.. of scratch. */
+typedef struct {
+    step proto; /* the fields every step shares */
+    bool reverse;
+    int64_t T, N;
+    size_t isz;
+    const mt_tensor *hx, *cx;
+    const char *gi, *gout, *dgh;
+    char *ws, *out, *dgi;
+    mt_small_packed w;
+    char *scratch;
+} layer;
 
 /* The previous step's h and c for forward-order step k at step t: hx and cx
  * first, then the workspace of the step before in the run's order. */
-static void previous(step *s, int64_t k, int64_t t, bool reverse, int64_t N, size_t isz,
-                     const mt_tensor *hx, const mt_tensor *cx, const char *ws)
+static void previous(step *s, const layer *L, int64_t k, int64_t t)
 {
     if (k == 0) {
-        s->hp = mt_data(hx);
-        s->cp = cx ? mt_data(cx) : NULL;
+        s->hp = mt_data(L->hx);
+        s->cp = L->cx ? mt_data(L->cx) : NULL;
         s->hps = s->H;
         return;
     }
-    const char *prev = ws + (reverse ? t + 1 : t - 1) * N * s->S * isz;
-    s->hp = prev + h_slot(s->mode) * s->H * isz;
-    s->cp = prev + 4 * s->H * isz;
+    const char *prev = L->ws + (L->reverse ? t + 1 : t - 1) * L->N * s->S * L->isz;
+    s->hp = prev + h_slot(s->mode) * s->H * L->isz;
+    s->cp = prev + 4 * s->H * L->isz;
     s->hps = s->S;
+}
+
+/* The step's operands at step t (reverse applied by the caller). */
+static void at_step(step *s, const layer *L, int64_t t)
+{
+    int64_t N = L->N;
+    size_t isz = L->isz;
+    s->gi = L->gi + t * N * s->G * isz;
+    s->ws = L->ws + t * N * s->S * isz;
+    s->out = L->out + t * N * s->H * isz;
+    s->gout = L->gout ? L->gout + t * N * s->H * isz : NULL;
+    s->dgi = L->dgi + t * N * s->G * isz;
+    s->dgh = (char *)L->dgh + t * N * s->G * isz;
+}
+
+static void forward_task(void *arg, int64_t b0, int64_t b1)
+{
+    const layer *L = arg;
+    step s = L->proto;
+    size_t isz = L->isz;
+    for (int64_t k = 0; k < L->T; k++) {
+        int64_t t = L->reverse ? L->T - 1 - k : k;
+        previous(&s, L, k, t);
+        at_step(&s, L, t);
+        for (int64_t blk = b0; blk < b1; blk++) {
+            int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
+            char *gh = L->scratch + r0 * s.ghl * isz;
+            mt_small_gemm(&L->w, r1 - r0, s.hp + r0 * s.hps * isz, s.hps, 1, gh, s.ghl);
+            s.gh = gh;
+            if (isz == sizeof(float))
+                forward_rows_float(&s, r0, r1);
+            else
+                forward_rows_double(&s, r0, r1);
+        }
+    }
+}
+
+/* dh = p (rows of gw values), or dh += p for GRU, whose rows pass has left
+ * the gradient through z in dh. */
+#define FOLD(T)                                                                          \
+    static void fold_##T(const step *s, const char *pv, int64_t r0, int64_t r1)          \
+    {                                                                                    \
+        for (int64_t r = r0; r < r1; r++) {                                              \
+            T *dh = (T *)s->dh + r * s->H;                                               \
+            const T *p = (const T *)pv + (r - r0) * s->gw;                               \
+            if (s->mode == MT_RNN_GRU)                                                   \
+                for (int64_t j = 0; j < s->H; j++)                                       \
+                    dh[j] += p[j];                                                       \
+            else                                                                         \
+                memcpy(dh, p, sizeof(T) * (size_t)s->H);                                 \
+        }                                                                                \
+    }
+FOLD(float)
+FOLD(double)
+
+static void backward_task(void *arg, int64_t b0, int64_t b1)
+{
+    const layer *L = arg;
+    step s = L->proto;
+    size_t isz = L->isz;
+    for (int64_t k = L->T - 1; k >= 0; k--) {
+        int64_t t = L->reverse ? L->T - 1 - k : k;
+        previous(&s, L, k, t);
+        at_step(&s, L, t);
+        for (int64_t blk = b0; blk < b1; blk++) {
+            int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
+            char *p = L->scratch + r0 * s.gw * isz;
+            if (isz == sizeof(float))
+                backward_rows_float(&s, r0, r1);
+            else
+                backward_rows_double(&s, r0, r1);
+            mt_small_gemm(&L->w, r1 - r0, s.dgh + r0 * s.G * isz, s.G, 1, p, s.gw);
+            if (isz == sizeof(float))
+                fold_float(&s, p, r0, r1);
+            else
+                fold_double(&s, p, r0, r1);
+        }
+    }
+}
+
+/* Runs task over the row blocks of L, on our threads when each share is
+ * worth a handoff. */
+static void run_blocks(layer *L, mt_range_fn task)
+{
+    int64_t blocks = (L->N + BLOCK - 1) / BLOCK;
+    double work = (double)L->T * BLOCK * (double)L->proto.G * (double)L->proto.H;
+    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks;
+    mt_parallel_for(0, blocks, grain, task, L);
 }
 
 /* Rows of n values, src rows ss apart, into a dense (rows, n) dst. */
@@ -242,6 +337,16 @@ static void copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64
 {
     for (int64_t r = 0; r < rows; r++)
         memcpy(dst + r * n * isz, src + r * ss * isz, (size_t)n * isz);
+}
+
+/* Scratch of rows (N rounded up to BLOCK) x width values. */
+static char *new_scratch(int64_t N, int64_t width, size_t isz, const char *op)
+{
+    int64_t rows = (N + BLOCK - 1) / BLOCK * BLOCK;
+    char *p = malloc((size_t)(rows * width) * isz + 1);
+    if (!p)
+        mt_error(MT_ERR_MEMORY, "%s: out of memory", op);
+    return p;
 }
 
 int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt_tensor *hx,
@@ -253,42 +358,91 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
         return -1;
     int64_t T = gi->sizes[0], N = gi->sizes[1], G = gi->sizes[2], H = hx->sizes[1];
     size_t isz = mt_itemsize(d);
-    step s = {mode, H, G, mt_rnn_workspace_width(mode) * H};
-    s.b = b_hh ? mt_data(b_hh) : NULL;
     if (T == 0 || N == 0) {
         memcpy(mt_data(hn), mt_data(hx), (size_t)(N * H) * isz);
         if (cn)
             memcpy(mt_data(cn), mt_data(cx), (size_t)(N * H) * isz);
         return 0;
     }
-    char *gh = malloc((size_t)(N * G) * isz + 1);
-    if (!gh)
-        return mt_error(MT_ERR_MEMORY, "_rnn_layer: out of memory");
-    s.gh = gh;
-    mt_range_fn rows = d == MT_FLOAT32 ? forward_rows_float : forward_rows_double;
-    int rc = 0;
-    /* one bracket for every step's product: the library's thread count is
-     * set once per layer, not twice per step */
-    mt_blas_begin();
-    for (int64_t k = 0; k < T && rc == 0; k++) {
-        int64_t t = reverse ? T - 1 - k : k;
-        previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
-        rc = product(d, N, G, H, s.hp, s.hps, 1, mt_data(w_hh), 1, H, gh, G, 0.0);
-        if (rc < 0)
-            break;
-        s.gi = mt_data(gi) + t * N * G * isz;
-        s.ws = mt_data(ws) + t * N * s.S * isz;
-        s.out = mt_data(out) + t * N * H * isz;
-        mt_parallel_for(0, N, row_grain(G), rows, &s);
-    }
-    mt_blas_end();
-    free(gh);
-    if (rc < 0)
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, isz, hx, cx};
+    L.proto.b = b_hh ? mt_data(b_hh) : NULL;
+    L.gi = mt_data(gi);
+    L.ws = mt_data(ws);
+    L.out = mt_data(out);
+    /* W_hh^T, gate blocks padded apart, packed once for every step */
+    if (mt_small_pack(d, mt_data(w_hh), 1, H, H, G, mt_rnn_gates(mode), &L.w) < 0)
         return -1;
-    const char *last = mt_data(ws) + (reverse ? 0 : T - 1) * N * s.S * isz;
-    copy_rows(mt_data(hn), last + h_slot(mode) * H * isz, N, H, s.S, isz);
+    L.proto.gw = L.w.gw;
+    L.proto.ghl = L.w.groups * L.w.gw;
+    L.scratch = new_scratch(N, L.proto.ghl, isz, "_rnn_layer");
+    if (!L.scratch) {
+        mt_small_unpack(&L.w);
+        return -1;
+    }
+    run_blocks(&L, forward_task);
+    free(L.scratch);
+    mt_small_unpack(&L.w);
+    int64_t S = L.proto.S;
+    const char *last = mt_data(ws) + (reverse ? 0 : T - 1) * N * S * isz;
+    copy_rows(mt_data(hn), last + h_slot(mode) * H * isz, N, H, S, isz);
     if (cn)
-        copy_rows(mt_data(cn), last + 4 * H * isz, N, H, s.S, isz);
+        copy_rows(mt_data(cn), last + 4 * H * isz, N, H, S, isz);
+    return 0;
+}
+
+/* Rows of d_w's product: B (every step's previous h) packed, A the gate
+ * gradients read transposed. */
+typedef struct {
+    mt_small_packed hp;
+    const char *dgh;
+    int64_t G;
+    char *out;
+    int64_t ldo;
+    size_t isz;
+} weight_job;
+
+static void weight_rows(void *arg, int64_t b0, int64_t b1)
+{
+    const weight_job *j = arg;
+    int64_t r0 = b0 * BLOCK, r1 = b1 * BLOCK < j->G ? b1 * BLOCK : j->G;
+    mt_small_gemm(&j->hp, r1 - r0, j->dgh + r0 * j->isz, 1, j->G, j->out + r0 * j->ldo * j->isz,
+                  j->ldo);
+}
+
+/* d_w = the sum over steps of dgh_t^T h_prev(t), one product over all steps
+ * with the previous h of step t at rows t * N.. of B: hx for the first step
+ * in the run's order, the workspace's h of the step before for the others. */
+static int weight_gradient(const layer *L, mt_tensor *d_w)
+{
+    int64_t T = L->T, N = L->N, G = L->proto.G, H = L->proto.H, S = L->proto.S;
+    size_t isz = L->isz;
+    weight_job j = {{0}, L->dgh, G, mt_data(d_w), H, isz};
+    if (mt_small_alloc(d_w->dtype, T * N, H, 1, &j.hp) < 0)
+        return -1;
+    const char *hs = L->ws + h_slot(L->proto.mode) * H * isz;
+    int64_t first = L->reverse ? (T - 1) * N : 0, rest = L->reverse ? 0 : N;
+    mt_small_pack_rows(&j.hp, first, N, mt_data(L->hx), H, 1);
+    mt_small_pack_rows(&j.hp, rest, (T - 1) * N, hs + (L->reverse ? N * S * isz : 0), S, 1);
+    /* rows of gw values land in d_w itself unless H needs padding */
+    char *padded = NULL;
+    if (j.hp.gw != H) {
+        padded = malloc((size_t)(G * j.hp.gw) * isz + 1);
+        if (!padded) {
+            mt_small_unpack(&j.hp);
+            return mt_error(MT_ERR_MEMORY, "_rnn_layer_backward: out of memory");
+        }
+        j.out = padded;
+        j.ldo = j.hp.gw;
+    }
+    double work = BLOCK * (double)(T * N) * (double)H;
+    int64_t blocks = (G + BLOCK - 1) / BLOCK;
+    mt_parallel_for(0, blocks, work >= PARALLEL_MIN_WORK ? 1 : (int64_t)(PARALLEL_MIN_WORK / work) + 1,
+                    weight_rows, &j);
+    if (padded) {
+        copy_rows(mt_data(d_w), padded, G, H, j.hp.gw, isz);
+        free(padded);
+    }
+    mt_small_unpack(&j.hp);
     return 0;
 }
 
@@ -327,7 +481,6 @@ int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
         return -1;
     int64_t T = d_gi->sizes[0], N = d_gi->sizes[1], G = d_gi->sizes[2], H = hx->sizes[1];
     size_t isz = mt_itemsize(d);
-    step s = {mode, H, G, mt_rnn_workspace_width(mode) * H};
     start_from(d_hx, g_hn, isz);
     if (d_cx)
         start_from(d_cx, g_cn, isz);
@@ -338,44 +491,35 @@ int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
             memset(mt_data(d_b), 0, (size_t)d_b->numel * isz);
         return 0;
     }
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, isz, hx, cx};
+    L.ws = (char *)mt_data(ws);
+    L.gout = g_out ? mt_data(g_out) : NULL;
+    L.dgi = mt_data(d_gi);
+    L.proto.dh = mt_data(d_hx);
+    L.proto.dc = d_cx ? mt_data(d_cx) : NULL;
     /* GRU's hidden-side gradients differ from the input side's in n */
     char *dgh = mode == MT_RNN_GRU ? malloc((size_t)(T * N * G) * isz) : mt_data(d_gi);
     if (!dgh)
         return mt_error(MT_ERR_MEMORY, "_rnn_layer_backward: out of memory");
-    s.dh = mt_data(d_hx);
-    s.dc = d_cx ? mt_data(d_cx) : NULL;
-    mt_range_fn rows = d == MT_FLOAT32 ? backward_rows_float : backward_rows_double;
-    int rc = 0;
-    mt_blas_begin(); /* as in the forward */
-    for (int64_t k = T - 1; k >= 0 && rc == 0; k--) {
-        int64_t t = reverse ? T - 1 - k : k;
-        previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
-        s.ws = mt_data(ws) + t * N * s.S * isz;
-        s.gout = g_out ? mt_data(g_out) + t * N * H * isz : NULL;
-        s.dgi = mt_data(d_gi) + t * N * G * isz;
-        s.dgh = dgh + t * N * G * isz;
-        mt_parallel_for(0, N, row_grain(G), rows, &s);
-        rc = product(d, N, H, G, s.dgh, G, 1, mt_data(w_hh), H, 1, s.dh, H,
-                     mode == MT_RNN_GRU ? 1.0 : 0.0);
-    }
-    /* d_w = sum over steps of dgh_t^T h_prev(t): the steps after the first
-     * in one product, their previous h read in place from the workspace */
-    int64_t first = reverse ? T - 1 : 0;
-    if (rc == 0 && T > 1) {
-        const char *dg = dgh + (reverse ? 0 : 1) * N * G * isz;
-        const char *hp = mt_data(ws) + ((reverse ? 1 : 0) * N * s.S + h_slot(mode) * H) * isz;
-        rc = product(d, G, H, (T - 1) * N, dg, 1, G, hp, s.S, 1, mt_data(d_w), H, 0.0);
+    L.dgh = dgh;
+    int rc = mt_small_pack(d, mt_data(w_hh), H, 1, G, H, 1, &L.w);
+    if (rc == 0) {
+        L.proto.gw = L.w.gw;
+        L.scratch = new_scratch(N, L.w.gw, isz, "_rnn_layer_backward");
+        rc = L.scratch ? 0 : -1;
     }
     if (rc == 0)
-        rc = product(d, G, H, N, dgh + first * N * G * isz, 1, G, mt_data(hx), H, 1,
-                     mt_data(d_w), H, T > 1 ? 1.0 : 0.0);
+        run_blocks(&L, backward_task);
+    free(L.scratch);
+    mt_small_unpack(&L.w);
+    if (rc == 0)
+        rc = weight_gradient(&L, d_w);
     if (rc == 0 && d_b) {
         if (d == MT_FLOAT32)
             bias_sum_float(dgh, T * N, G, mt_data(d_b));
         else
             bias_sum_double(dgh, T * N, G, mt_data(d_b));
     }
-    mt_blas_end();
     if (mode == MT_RNN_GRU)
         free(dgh);
     return rc;
