@@ -1,21 +1,25 @@
-/* Recurrent layers over a whole sequence (rnn.h). Per step: the hidden
- * projection h W_hh^T as one gemm into a scratch, then one pass over the
- * running rows that adds the input projection and b_hh, applies the gate
- * non-linearities and updates c and h, keeping the activations in the
- * workspace. The backward walks the steps the other way: one pass per step
- * for the gate gradients and one gemm for the gradient of the previous h;
- * W_hh's gradient is one gemm over all steps at the end, since the
- * workspace holds every step's h side by side. The arithmetic follows
- * torch's cells operation by operation (gates = (h W^T + b_hh) + gi,
- * c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n)); the row passes
- * get an AVX2 clone but no FMA contraction, so each operation rounds as
- * the unfused ops would. */
+/* Recurrent layers over a whole sequence (rnn.h). W_ih^T and W_hh^T are
+ * packed once per call (gemm_small.h); sequences are independent, so each
+ * task runs whole sequences for a block of rows and no step waits on another
+ * thread. Per step and block: the input projection x W_ih^T and the hidden
+ * projection h W_hh^T into a scratch, then one pass over the rows that adds
+ * the biases, applies the gate non-linearities and updates c and h, keeping
+ * the activations in the workspace. The backward walks the steps the other
+ * way: per step and block, one pass for the gate gradients, one product for
+ * the gradient of the previous h and one for that of the step's input; the
+ * weight gradients are one product each over all steps at the end (the
+ * workspace holds every step's h side by side). The arithmetic follows
+ * torch's cells operation by operation (gates = (x W_ih^T + b_ih) +
+ * (h W_hh^T + b_hh), c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n));
+ * the row passes get an AVX2 clone but no FMA contraction, so each operation
+ * rounds as the unfused ops would. */
 #include "rnn.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
 #include "gemm_small.h"
@@ -24,9 +28,8 @@
 
 /* Sequences per row block: a product's rows at once (mt_small_gemm's tile). */
 #define BLOCK 4
-/* Multiply-adds per row block over the sequence from which the blocks are
- * split over our threads: a handoff costs a few microseconds, this much work
- * about ten. */
+/* Multiply-adds per task from which work is split over our threads: a
+ * handoff costs a few microseconds, this much work about ten. */
 #define PARALLEL_MIN_WORK (1024.0 * 1024.0)
 
 int mt_rnn_gates(mt_rnn_mode mode)
@@ -79,31 +82,33 @@ static void tanh_double(double *x, int64_t n)
         x[i] = tanh(x[i]);
 }
 
-/* One step: rows r of each operand at base + r * (its row length), except gh,
- * the hidden projection of rows r0.. only (mt_small_gemm's layout: rows ghl
- * apart, gate blocks gw apart). */
+/* One step: rows r of each operand at base + r * (its row length), except
+ * the projections gx and gh, of rows r0.. only (mt_small_gemm's layout: rows
+ * ghl apart, gate blocks gw apart). */
 typedef struct {
     mt_rnn_mode mode;
     int64_t H, G, S, gw, ghl;
-    const char *gi, *gh, *b; /* input and hidden projections, b_hh or NULL */
-    const char *hp, *cp;     /* the previous h and c, rows hps apart */
+    const char *gx, *bi, *gh, *b; /* the projections, b_ih and b_hh or NULL */
+    const char *hp, *cp;          /* the previous h and c, rows hps apart */
     int64_t hps;
     char *ws, *out;
     const char *gout; /* backward: out's gradient at the step, or NULL */
     char *dh, *dc, *dgi, *dgh;
 } step;
 
-/* gi + (gh + b), torch's order for gates = linear(h, W_hh, b_hh) + gi, for
- * gate value k = gate * H + j, whose hidden projection is at gate * gw + j. */
-#define PRE(k, kh) (gi[k] + (b ? gh[kh] + b[k] : gh[kh]))
+/* Gate value k = gate * H + j, whose projections sit at kh = gate * gw + j:
+ * the input side x W_ih^T + b_ih, and (h W_hh^T + b_hh) + that, torch's order
+ * for gates = linear(x, W_ih, b_ih) + linear(h, W_hh, b_hh). */
+#define IN(k, kh) (bi ? gx[kh] + bi[k] : gx[kh])
+#define PRE(k, kh) (IN(k, kh) + (b ? gh[kh] + b[k] : gh[kh]))
 
 #define FORWARD_ROWS(T)                                                                  \
     MT_CLONES_AVX2 static void forward_rows_##T(const step *s, int64_t r0, int64_t r1)   \
     {                                                                                    \
-        int64_t H = s->H, G = s->G, W = s->gw;                                           \
-        const T *b = (const T *)s->b;                                                    \
+        int64_t H = s->H, W = s->gw;                                                     \
+        const T *b = (const T *)s->b, *bi = (const T *)s->bi;                            \
         for (int64_t r = r0; r < r1; r++) {                                              \
-            const T *gi = (const T *)s->gi + r * G;                                      \
+            const T *gx = (const T *)s->gx + (r - r0) * s->ghl;                          \
             const T *gh = (const T *)s->gh + (r - r0) * s->ghl;                          \
             const T *hp = (const T *)s->hp + r * s->hps;                                 \
             T *w = (T *)s->ws + r * s->S, *h = w + h_slot(s->mode) * H;                  \
@@ -137,7 +142,7 @@ typedef struct {
                 sigmoid_##T(w, 2 * H);                                                   \
                 for (int64_t j = 0; j < H; j++) {                                        \
                     hn[j] = b ? gh[2 * W + j] + b[2 * H + j] : gh[2 * W + j];            \
-                    n[j] = gi[2 * H + j] + hn[j] * w[j];                                 \
+                    n[j] = IN(2 * H + j, 2 * W + j) + hn[j] * w[j];                      \
                 }                                                                        \
                 tanh_##T(n, H);                                                          \
                 for (int64_t j = 0; j < H; j++)                                          \
@@ -212,19 +217,39 @@ static int check_dtype(mt_dtype d)
                     mt_dtype_infos[d].scalar_name);
 }
 
+/* A scratch buffer from the block cache (a layer call asks for the same
+ * sizes every time). */
+typedef struct {
+    void *block, *data;
+    size_t size;
+} scratch;
+
+static int scratch_get(scratch *s, int64_t values, size_t isz)
+{
+    s->block = mt_alloc((size_t)values * isz + 1, 64, false, &s->data, &s->size);
+    return s->block ? 0 : mt_error(MT_ERR_MEMORY, "_rnn_layer: out of memory");
+}
+
+static void scratch_put(scratch *s)
+{
+    if (s->block)
+        mt_alloc_free(s->block, s->size);
+    s->block = NULL;
+}
+
 /* One layer call as the tasks see it: each task runs whole sequences for a
- * range of row blocks (sequences never mix, so no step waits on another
- * thread), with block b's product in rows b * BLOCK.. of scratch. */
+ * range of row blocks, with block b's scratch at b * per values. */
 typedef struct {
     step proto; /* the fields every step shares */
     bool reverse;
-    int64_t T, N;
+    int64_t T, N, I;
     size_t isz;
     const mt_tensor *hx, *cx;
-    const char *gi, *gout, *dgh;
-    char *ws, *out, *dgi;
-    mt_small_packed w;
+    const char *x, *gout;
+    char *ws, *out, *dgi, *dgh, *dx;
+    mt_small_packed wi, wh;
     char *scratch;
+    int64_t per;
 } layer;
 
 /* The previous step's h and c for forward-order step k at step t: hx and cx
@@ -248,12 +273,11 @@ static void at_step(step *s, const layer *L, int64_t t)
 {
     int64_t N = L->N;
     size_t isz = L->isz;
-    s->gi = L->gi + t * N * s->G * isz;
     s->ws = L->ws + t * N * s->S * isz;
-    s->out = L->out + t * N * s->H * isz;
+    s->out = L->out ? L->out + t * N * s->H * isz : NULL;
     s->gout = L->gout ? L->gout + t * N * s->H * isz : NULL;
-    s->dgi = L->dgi + t * N * s->G * isz;
-    s->dgh = (char *)L->dgh + t * N * s->G * isz;
+    s->dgi = L->dgi ? L->dgi + t * N * s->G * isz : NULL;
+    s->dgh = L->dgh ? L->dgh + t * N * s->G * isz : NULL;
 }
 
 static void forward_task(void *arg, int64_t b0, int64_t b1)
@@ -267,8 +291,11 @@ static void forward_task(void *arg, int64_t b0, int64_t b1)
         at_step(&s, L, t);
         for (int64_t blk = b0; blk < b1; blk++) {
             int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
-            char *gh = L->scratch + r0 * s.ghl * isz;
-            mt_small_gemm(&L->w, r1 - r0, s.hp + r0 * s.hps * isz, s.hps, 1, gh, s.ghl);
+            char *gx = L->scratch + blk * L->per * isz, *gh = gx + BLOCK * s.ghl * isz;
+            mt_small_gemm(&L->wi, r1 - r0, L->x + (t * L->N + r0) * L->I * isz, L->I, 1, gx,
+                          s.ghl);
+            mt_small_gemm(&L->wh, r1 - r0, s.hp + r0 * s.hps * isz, s.hps, 1, gh, s.ghl);
+            s.gx = gx;
             s.gh = gh;
             if (isz == sizeof(float))
                 forward_rows_float(&s, r0, r1);
@@ -278,57 +305,67 @@ static void forward_task(void *arg, int64_t b0, int64_t b1)
     }
 }
 
-/* dh = p (rows of gw values), or dh += p for GRU, whose rows pass has left
- * the gradient through z in dh. */
+/* Rows r0..r1 of a product (rows ldp apart) into dst (rows n apart), or
+ * added to it. */
 #define FOLD(T)                                                                          \
-    static void fold_##T(const step *s, const char *pv, int64_t r0, int64_t r1)          \
+    static void fold_##T(char *dstv, const char *pv, int64_t rows, int64_t n, int64_t ldp, \
+                         bool add)                                                       \
     {                                                                                    \
-        for (int64_t r = r0; r < r1; r++) {                                              \
-            T *dh = (T *)s->dh + r * s->H;                                               \
-            const T *p = (const T *)pv + (r - r0) * s->gw;                               \
-            if (s->mode == MT_RNN_GRU)                                                   \
-                for (int64_t j = 0; j < s->H; j++)                                       \
-                    dh[j] += p[j];                                                       \
+        for (int64_t r = 0; r < rows; r++) {                                             \
+            T *dst = (T *)dstv + r * n;                                                  \
+            const T *p = (const T *)pv + r * ldp;                                        \
+            if (add)                                                                     \
+                for (int64_t j = 0; j < n; j++)                                          \
+                    dst[j] += p[j];                                                      \
             else                                                                         \
-                memcpy(dh, p, sizeof(T) * (size_t)s->H);                                 \
+                memcpy(dst, p, sizeof(T) * (size_t)n);                                   \
         }                                                                                \
     }
 FOLD(float)
 FOLD(double)
+
+static void fold(size_t isz, char *dst, const char *p, int64_t rows, int64_t n, int64_t ldp,
+                 bool add)
+{
+    if (isz == sizeof(float))
+        fold_float(dst, p, rows, n, ldp, add);
+    else
+        fold_double(dst, p, rows, n, ldp, add);
+}
 
 static void backward_task(void *arg, int64_t b0, int64_t b1)
 {
     const layer *L = arg;
     step s = L->proto;
     size_t isz = L->isz;
+    int64_t H = s.H, G = s.G, I = L->I;
     for (int64_t k = L->T - 1; k >= 0; k--) {
         int64_t t = L->reverse ? L->T - 1 - k : k;
         previous(&s, L, k, t);
         at_step(&s, L, t);
         for (int64_t blk = b0; blk < b1; blk++) {
             int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
-            char *p = L->scratch + r0 * s.gw * isz;
+            char *ph = L->scratch + blk * L->per * isz, *px = ph + BLOCK * L->wh.gw * isz;
             if (isz == sizeof(float))
                 backward_rows_float(&s, r0, r1);
             else
                 backward_rows_double(&s, r0, r1);
-            mt_small_gemm(&L->w, r1 - r0, s.dgh + r0 * s.G * isz, s.G, 1, p, s.gw);
-            if (isz == sizeof(float))
-                fold_float(&s, p, r0, r1);
-            else
-                fold_double(&s, p, r0, r1);
+            /* GRU's rows pass leaves the gradient through z in dh */
+            mt_small_gemm(&L->wh, r1 - r0, s.dgh + r0 * G * isz, G, 1, ph, L->wh.gw);
+            fold(isz, s.dh + r0 * H * isz, ph, r1 - r0, H, L->wh.gw, s.mode == MT_RNN_GRU);
+            mt_small_gemm(&L->wi, r1 - r0, s.dgi + r0 * G * isz, G, 1, px, L->wi.gw);
+            fold(isz, L->dx + (t * L->N + r0) * I * isz, px, r1 - r0, I, L->wi.gw, false);
         }
     }
 }
 
 /* Runs task over the row blocks of L, on our threads when each share is
- * worth a handoff. */
-static void run_blocks(layer *L, mt_range_fn task)
+ * worth a handoff; work is the multiply-adds of one row per step. */
+static void run_blocks(layer *L, mt_range_fn task, double work)
 {
     int64_t blocks = (L->N + BLOCK - 1) / BLOCK;
-    double work = (double)L->T * BLOCK * (double)L->proto.G * (double)L->proto.H;
-    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks;
-    mt_parallel_for(0, blocks, grain, task, L);
+    work *= (double)L->T * BLOCK;
+    mt_parallel_for(0, blocks, work >= PARALLEL_MIN_WORK ? 1 : blocks, task, L);
 }
 
 /* Rows of n values, src rows ss apart, into a dense (rows, n) dst. */
@@ -339,24 +376,16 @@ static void copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64
         memcpy(dst + r * n * isz, src + r * ss * isz, (size_t)n * isz);
 }
 
-/* Scratch of rows (N rounded up to BLOCK) x width values. */
-static char *new_scratch(int64_t N, int64_t width, size_t isz, const char *op)
+int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *x, const mt_tensor *hx,
+                   const mt_tensor *cx, const mt_tensor *w_ih, const mt_tensor *b_ih,
+                   const mt_tensor *w_hh, const mt_tensor *b_hh, mt_tensor *out, mt_tensor *hn,
+                   mt_tensor *cn, mt_tensor *ws)
 {
-    int64_t rows = (N + BLOCK - 1) / BLOCK * BLOCK;
-    char *p = malloc((size_t)(rows * width) * isz + 1);
-    if (!p)
-        mt_error(MT_ERR_MEMORY, "%s: out of memory", op);
-    return p;
-}
-
-int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt_tensor *hx,
-                   const mt_tensor *cx, const mt_tensor *w_hh, const mt_tensor *b_hh,
-                   mt_tensor *out, mt_tensor *hn, mt_tensor *cn, mt_tensor *ws)
-{
-    mt_dtype d = gi->dtype;
+    mt_dtype d = x->dtype;
     if (check_dtype(d) < 0)
         return -1;
-    int64_t T = gi->sizes[0], N = gi->sizes[1], G = gi->sizes[2], H = hx->sizes[1];
+    int64_t T = x->sizes[0], N = x->sizes[1], I = x->sizes[2], H = hx->sizes[1];
+    int64_t G = mt_rnn_gates(mode) * H;
     size_t isz = mt_itemsize(d);
     if (T == 0 || N == 0) {
         memcpy(mt_data(hn), mt_data(hx), (size_t)(N * H) * isz);
@@ -364,24 +393,32 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
             memcpy(mt_data(cn), mt_data(cx), (size_t)(N * H) * isz);
         return 0;
     }
-    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, isz, hx, cx};
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, I, isz, hx, cx};
+    L.proto.bi = b_ih ? mt_data(b_ih) : NULL;
     L.proto.b = b_hh ? mt_data(b_hh) : NULL;
-    L.gi = mt_data(gi);
+    L.x = mt_data(x);
     L.ws = mt_data(ws);
     L.out = mt_data(out);
-    /* W_hh^T, gate blocks padded apart, packed once for every step */
-    if (mt_small_pack(d, mt_data(w_hh), 1, H, H, G, mt_rnn_gates(mode), &L.w) < 0)
+    /* W_ih^T and W_hh^T, gate blocks padded apart alike, packed for every step */
+    int gates = mt_rnn_gates(mode);
+    if (mt_small_pack(d, mt_data(w_ih), 1, I, I, G, gates, &L.wi) < 0)
         return -1;
-    L.proto.gw = L.w.gw;
-    L.proto.ghl = L.w.groups * L.w.gw;
-    L.scratch = new_scratch(N, L.proto.ghl, isz, "_rnn_layer");
-    if (!L.scratch) {
-        mt_small_unpack(&L.w);
-        return -1;
+    int rc = mt_small_pack(d, mt_data(w_hh), 1, H, H, G, gates, &L.wh);
+    scratch sc = {0};
+    if (rc == 0) {
+        L.proto.gw = L.wh.gw;
+        L.proto.ghl = gates * L.wh.gw;
+        L.per = 2 * BLOCK * L.proto.ghl;
+        rc = scratch_get(&sc, (N + BLOCK - 1) / BLOCK * L.per, isz);
+        L.scratch = sc.data;
     }
-    run_blocks(&L, forward_task);
-    free(L.scratch);
-    mt_small_unpack(&L.w);
+    if (rc == 0)
+        run_blocks(&L, forward_task, (double)G * (double)(I + H));
+    scratch_put(&sc);
+    mt_small_unpack(&L.wi);
+    mt_small_unpack(&L.wh);
+    if (rc < 0)
+        return -1;
     int64_t S = L.proto.S;
     const char *last = mt_data(ws) + (reverse ? 0 : T - 1) * N * S * isz;
     copy_rows(mt_data(hn), last + h_slot(mode) * H * isz, N, H, S, isz);
@@ -390,11 +427,11 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
     return 0;
 }
 
-/* Rows of d_w's product: B (every step's previous h) packed, A the gate
- * gradients read transposed. */
+/* Rows of a weight's gradient dg^T B: the gate gradients dg (rows, G) read
+ * transposed against B packed. */
 typedef struct {
-    mt_small_packed hp;
-    const char *dgh;
+    mt_small_packed b;
+    const char *dg;
     int64_t G;
     char *out;
     int64_t ldo;
@@ -405,45 +442,63 @@ static void weight_rows(void *arg, int64_t b0, int64_t b1)
 {
     const weight_job *j = arg;
     int64_t r0 = b0 * BLOCK, r1 = b1 * BLOCK < j->G ? b1 * BLOCK : j->G;
-    mt_small_gemm(&j->hp, r1 - r0, j->dgh + r0 * j->isz, 1, j->G, j->out + r0 * j->ldo * j->isz,
+    mt_small_gemm(&j->b, r1 - r0, j->dg + r0 * j->isz, 1, j->G, j->out + r0 * j->ldo * j->isz,
                   j->ldo);
 }
 
-/* d_w = the sum over steps of dgh_t^T h_prev(t), one product over all steps
- * with the previous h of step t at rows t * N.. of B: hx for the first step
- * in the run's order, the workspace's h of the step before for the others. */
-static int weight_gradient(const layer *L, mt_tensor *d_w)
+/* d_w (G, n) = dg^T B over all T * N rows of dg, with j->b packed by the
+ * caller; releases j->b. */
+static int weight_product(weight_job *j, mt_tensor *d_w)
+{
+    int64_t n = j->b.n, G = j->G;
+    size_t isz = j->isz;
+    j->out = mt_data(d_w);
+    j->ldo = n;
+    /* rows of gw values land in d_w itself unless n needs padding */
+    scratch padded = {0};
+    if (j->b.gw != n) {
+        if (scratch_get(&padded, G * j->b.gw, isz) < 0) {
+            mt_small_unpack(&j->b);
+            return -1;
+        }
+        j->out = padded.data;
+        j->ldo = j->b.gw;
+    }
+    double work = BLOCK * (double)j->b.k * (double)n;
+    int64_t blocks = (G + BLOCK - 1) / BLOCK;
+    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : (int64_t)(PARALLEL_MIN_WORK / work) + 1;
+    mt_parallel_for(0, blocks, grain, weight_rows, j);
+    if (padded.block)
+        copy_rows(mt_data(d_w), padded.data, G, n, j->b.gw, isz);
+    scratch_put(&padded);
+    mt_small_unpack(&j->b);
+    return 0;
+}
+
+/* d_w_hh = the sum over steps of dgh_t^T h_prev(t), the previous h of step t
+ * at rows t * N.. of B: hx for the first step in the run's order, the
+ * workspace's h of the step before for the others. */
+static int hidden_weight_gradient(const layer *L, mt_tensor *d_w)
 {
     int64_t T = L->T, N = L->N, G = L->proto.G, H = L->proto.H, S = L->proto.S;
     size_t isz = L->isz;
-    weight_job j = {{0}, L->dgh, G, mt_data(d_w), H, isz};
-    if (mt_small_alloc(d_w->dtype, T * N, H, 1, &j.hp) < 0)
+    weight_job j = {{0}, L->dgh, G, NULL, 0, isz};
+    if (mt_small_alloc(d_w->dtype, T * N, H, 1, &j.b) < 0)
         return -1;
     const char *hs = L->ws + h_slot(L->proto.mode) * H * isz;
     int64_t first = L->reverse ? (T - 1) * N : 0, rest = L->reverse ? 0 : N;
-    mt_small_pack_rows(&j.hp, first, N, mt_data(L->hx), H, 1);
-    mt_small_pack_rows(&j.hp, rest, (T - 1) * N, hs + (L->reverse ? N * S * isz : 0), S, 1);
-    /* rows of gw values land in d_w itself unless H needs padding */
-    char *padded = NULL;
-    if (j.hp.gw != H) {
-        padded = malloc((size_t)(G * j.hp.gw) * isz + 1);
-        if (!padded) {
-            mt_small_unpack(&j.hp);
-            return mt_error(MT_ERR_MEMORY, "_rnn_layer_backward: out of memory");
-        }
-        j.out = padded;
-        j.ldo = j.hp.gw;
-    }
-    double work = BLOCK * (double)(T * N) * (double)H;
-    int64_t blocks = (G + BLOCK - 1) / BLOCK;
-    mt_parallel_for(0, blocks, work >= PARALLEL_MIN_WORK ? 1 : (int64_t)(PARALLEL_MIN_WORK / work) + 1,
-                    weight_rows, &j);
-    if (padded) {
-        copy_rows(mt_data(d_w), padded, G, H, j.hp.gw, isz);
-        free(padded);
-    }
-    mt_small_unpack(&j.hp);
-    return 0;
+    mt_small_pack_rows(&j.b, first, N, mt_data(L->hx), H, 1);
+    mt_small_pack_rows(&j.b, rest, (T - 1) * N, hs + (L->reverse ? N * S * isz : 0), S, 1);
+    return weight_product(&j, d_w);
+}
+
+/* d_w_ih = the sum over steps of dgi_t^T x_t. */
+static int input_weight_gradient(const layer *L, mt_tensor *d_w)
+{
+    weight_job j = {{0}, L->dgi, L->proto.G, NULL, 0, L->isz};
+    if (mt_small_pack(d_w->dtype, L->x, L->I, 1, L->T * L->N, L->I, 1, &j.b) < 0)
+        return -1;
+    return weight_product(&j, d_w);
 }
 
 /* d_b = the column sums of the (rows, G) gate gradients. */
@@ -461,6 +516,14 @@ static int weight_gradient(const layer *L, mt_tensor *d_w)
 BIAS_SUM(float)
 BIAS_SUM(double)
 
+static void bias_sum(mt_dtype d, const char *dg, int64_t rows, int64_t G, mt_tensor *out)
+{
+    if (d == MT_FLOAT32)
+        bias_sum_float(dg, rows, G, mt_data(out));
+    else
+        bias_sum_double(dg, rows, G, mt_data(out));
+}
+
 /* dst = src, or zeros when src is NULL. */
 static void start_from(mt_tensor *dst, const mt_tensor *src, size_t isz)
 {
@@ -472,55 +535,68 @@ static void start_from(mt_tensor *dst, const mt_tensor *src, size_t isz)
 
 int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
                     const mt_tensor *g_hn, const mt_tensor *g_cn, const mt_tensor *ws,
-                    const mt_tensor *hx, const mt_tensor *cx, const mt_tensor *w_hh,
-                    mt_tensor *d_gi, mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_w,
-                    mt_tensor *d_b)
+                    const mt_tensor *x, const mt_tensor *hx, const mt_tensor *cx,
+                    const mt_tensor *w_ih, const mt_tensor *w_hh, mt_tensor *d_x,
+                    mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_wih, mt_tensor *d_bih,
+                    mt_tensor *d_whh, mt_tensor *d_bhh)
 {
     mt_dtype d = ws->dtype;
     if (check_dtype(d) < 0)
         return -1;
-    int64_t T = d_gi->sizes[0], N = d_gi->sizes[1], G = d_gi->sizes[2], H = hx->sizes[1];
+    int64_t T = x->sizes[0], N = x->sizes[1], I = x->sizes[2], H = hx->sizes[1];
+    int64_t G = mt_rnn_gates(mode) * H;
     size_t isz = mt_itemsize(d);
     start_from(d_hx, g_hn, isz);
     if (d_cx)
         start_from(d_cx, g_cn, isz);
     if (T == 0 || N == 0) {
-        memset(mt_data(d_gi), 0, (size_t)d_gi->numel * isz);
-        memset(mt_data(d_w), 0, (size_t)d_w->numel * isz);
-        if (d_b)
-            memset(mt_data(d_b), 0, (size_t)d_b->numel * isz);
+        mt_tensor *zero[5] = {d_x, d_wih, d_bih, d_whh, d_bhh};
+        for (int i = 0; i < 5; i++)
+            if (zero[i])
+                memset(mt_data(zero[i]), 0, (size_t)zero[i]->numel * isz);
         return 0;
     }
-    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, isz, hx, cx};
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, I, isz, hx, cx};
+    L.x = mt_data(x);
     L.ws = (char *)mt_data(ws);
     L.gout = g_out ? mt_data(g_out) : NULL;
-    L.dgi = mt_data(d_gi);
+    L.dx = mt_data(d_x);
     L.proto.dh = mt_data(d_hx);
     L.proto.dc = d_cx ? mt_data(d_cx) : NULL;
-    /* GRU's hidden-side gradients differ from the input side's in n */
-    char *dgh = mode == MT_RNN_GRU ? malloc((size_t)(T * N * G) * isz) : mt_data(d_gi);
-    if (!dgh)
-        return mt_error(MT_ERR_MEMORY, "_rnn_layer_backward: out of memory");
-    L.dgh = dgh;
-    int rc = mt_small_pack(d, mt_data(w_hh), H, 1, G, H, 1, &L.w);
+    /* the gate gradients of every step; GRU's hidden side differs in n */
+    scratch dgi = {0}, dgh = {0}, sc = {0};
+    if (scratch_get(&dgi, T * N * G, isz) < 0)
+        return -1;
+    int rc = mode == MT_RNN_GRU ? scratch_get(&dgh, T * N * G, isz) : 0;
+    L.dgi = dgi.data;
+    L.dgh = mode == MT_RNN_GRU ? dgh.data : dgi.data;
+    if (rc == 0)
+        rc = mt_small_pack(d, mt_data(w_hh), H, 1, G, H, 1, &L.wh);
+    if (rc == 0)
+        rc = mt_small_pack(d, mt_data(w_ih), I, 1, G, I, 1, &L.wi);
     if (rc == 0) {
-        L.proto.gw = L.w.gw;
-        L.scratch = new_scratch(N, L.w.gw, isz, "_rnn_layer_backward");
-        rc = L.scratch ? 0 : -1;
+        L.proto.gw = L.wh.gw;
+        L.per = BLOCK * (L.wh.gw + L.wi.gw);
+        rc = scratch_get(&sc, (N + BLOCK - 1) / BLOCK * L.per, isz);
+        L.scratch = sc.data;
     }
     if (rc == 0)
-        run_blocks(&L, backward_task);
-    free(L.scratch);
-    mt_small_unpack(&L.w);
+        run_blocks(&L, backward_task, (double)G * (double)(I + H));
+    scratch_put(&sc);
+    mt_small_unpack(&L.wh);
+    mt_small_unpack(&L.wi);
     if (rc == 0)
-        rc = weight_gradient(&L, d_w);
-    if (rc == 0 && d_b) {
-        if (d == MT_FLOAT32)
-            bias_sum_float(dgh, T * N, G, mt_data(d_b));
+        rc = hidden_weight_gradient(&L, d_whh);
+    if (rc == 0)
+        rc = input_weight_gradient(&L, d_wih);
+    if (rc == 0 && d_bih) {
+        bias_sum(d, L.dgi, T * N, G, d_bih);
+        if (mode == MT_RNN_GRU)
+            bias_sum(d, L.dgh, T * N, G, d_bhh);
         else
-            bias_sum_double(dgh, T * N, G, mt_data(d_b));
+            memcpy(mt_data(d_bhh), mt_data(d_bih), (size_t)G * isz);
     }
-    if (mode == MT_RNN_GRU)
-        free(dgh);
+    scratch_put(&dgi);
+    scratch_put(&dgh);
     return rc;
 }
