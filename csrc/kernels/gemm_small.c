@@ -162,6 +162,9 @@ static tile_fn float_tile(void)
 /* Element offset of run u: every run but the last is full. */
 static int64_t run_offset(int64_t u, int64_t k) { return u * k * RUN * S; }
 
+/* Strip s of rows k0.. from B: its columns past the group's width are zero.
+ * Row by row when B's rows are contiguous, column by column when its columns
+ * are (a transposed weight), so the reads run along memory either way. */
 #define PACK(T)                                                                          \
     static void pack_##T(mt_small_packed *p, int64_t k0, int64_t rows, const T *b,       \
                          int64_t brs, int64_t bcs)                                       \
@@ -169,13 +172,20 @@ static int64_t run_offset(int64_t u, int64_t k) { return u * k * RUN * S; }
         int64_t w = p->n / p->groups, per = p->gw / S;                                   \
         for (int64_t s = 0; s < p->strips; s++) {                                        \
             int64_t g = s / per, q = s % per, u = s / RUN;                               \
-            int64_t nv = p->strips - u * RUN < RUN ? p->strips - u * RUN : RUN;          \
-            T *dst = (T *)p->data + run_offset(u, p->k) + k0 * nv * S + (s % RUN) * S;   \
-            for (int64_t r = 0; r < rows; r++, dst += nv * S)                            \
-                for (int64_t l = 0; l < S; l++) {                                        \
-                    int64_t col = q * S + l;                                             \
-                    dst[l] = col < w ? b[r * brs + (g * w + col) * bcs] : 0;             \
+            int64_t ld = (p->strips - u * RUN < RUN ? p->strips - u * RUN : RUN) * S;    \
+            int64_t valid = w - q * S < S ? w - q * S : S;                               \
+            T *dst = (T *)p->data + run_offset(u, p->k) + k0 * ld + (s % RUN) * S;       \
+            const T *src = b + (g * w + q * S) * bcs;                                    \
+            if (bcs == 1) {                                                              \
+                for (int64_t r = 0; r < rows; r++) {                                     \
+                    memcpy(dst + r * ld, src + r * brs, sizeof(T) * (size_t)valid);      \
+                    memset(dst + r * ld + valid, 0, sizeof(T) * (size_t)(S - valid));    \
                 }                                                                        \
+                continue;                                                                \
+            }                                                                            \
+            for (int64_t l = 0; l < S; l++)                                              \
+                for (int64_t r = 0; r < rows; r++)                                       \
+                    dst[r * ld + l] = l < valid ? src[l * bcs + r * brs] : 0;            \
         }                                                                                \
     }
 PACK(float)
