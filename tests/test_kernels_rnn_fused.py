@@ -166,81 +166,87 @@ def test_cells_match_torch(cls, dtype, batched):
 @pytest.mark.parametrize("reverse", [False, True])
 def test_op_gradcheck(cell, gates, reverse):
     rng = np.random.default_rng(cell)
-    T, N, H = 3, 2, 3
+    T, N, I, H = 3, 2, 2, 3
 
-    def t(*shape):
-        return mt.tensor(rng.standard_normal(shape) * 0.7, dtype=mt.float64,
+    def t(*shape, scale=0.7):
+        return mt.tensor(rng.standard_normal(shape) * scale, dtype=mt.float64,
                          requires_grad=True)
 
-    gi, hx, cx = t(T, N, gates * H), t(N, H), t(N, H)
-    w, b = t(gates * H, H), t(gates * H)
+    x, hx, cx = t(T, N, I), t(N, H), t(N, H)
+    wi, bi, w, b = t(gates * H, I), t(gates * H), t(gates * H, H), t(gates * H)
     if cell == 1:  # relu: keep the pre-activations away from its kink
-        gi = mt.tensor(np.abs(rng.standard_normal((T, N, H))) + 0.5, dtype=mt.float64,
-                       requires_grad=True)
-        w = mt.tensor(np.abs(rng.standard_normal((H, H))) * 0.3, dtype=mt.float64,
-                      requires_grad=True)
-        hx = mt.tensor(np.abs(rng.standard_normal((N, H))), dtype=mt.float64,
-                       requires_grad=True)
+        def pos(*shape, scale=1.0, shift=0.0):
+            return mt.tensor(np.abs(rng.standard_normal(shape)) * scale + shift,
+                             dtype=mt.float64, requires_grad=True)
+        x, wi, bi = pos(T, N, I, shift=0.5), pos(H, I, scale=0.5), pos(H, shift=0.5)
+        w, hx = pos(H, H, scale=0.3), pos(N, H)
 
-    def f(gi, hx, cx, w, b):
-        out, h, c, _ = mt._rnn_layer(gi, hx, cx, w, b, cell, reverse)
+    def f(x, hx, cx, wi, bi, w, b):
+        out, h, c, _ = mt._rnn_layer(x, hx, cx, wi, bi, w, b, cell, reverse)
         return (out, h, c) if cell == 2 else (out, h)
 
-    args = (gi, hx, cx, w, b) if cell == 2 else (gi, hx, hx.detach(), w, b)
+    args = (x, hx, cx if cell == 2 else hx.detach(), wi, bi, w, b)
     assert mt.autograd.gradcheck(f, args)
 
 
 def test_op_noncontiguous_and_no_bias():
     rng = np.random.default_rng(7)
-    T, N, H = 4, 3, 5
-    gi = mt.tensor(rng.standard_normal((N, T, 4 * H))).transpose(0, 1)
+    T, N, I, H = 4, 3, 2, 5
+    x = mt.tensor(rng.standard_normal((N, T, I))).transpose(0, 1)
     hx = mt.tensor(rng.standard_normal((H, N))).t()
     cx = mt.tensor(rng.standard_normal((N, H)))
+    wi = mt.tensor(rng.standard_normal((I, 4 * H))).t()
     w = mt.tensor(rng.standard_normal((H, 4 * H))).t()
-    assert not gi.is_contiguous() and not hx.is_contiguous() and not w.is_contiguous()
-    out, h, c, _ = mt._rnn_layer(gi, hx, cx, w, None, 2, False)
-    ref = mt._rnn_layer(gi.contiguous(), hx.contiguous(), cx, w.contiguous(), None, 2, False)
+    assert not x.is_contiguous() and not hx.is_contiguous() and not w.is_contiguous()
+    out, h, c, _ = mt._rnn_layer(x, hx, cx, wi, None, w, None, 2, False)
+    ref = mt._rnn_layer(x.contiguous(), hx.contiguous(), cx, wi.contiguous(), None,
+                        w.contiguous(), None, 2, False)
     assert mt.equal(out, ref[0]) and mt.equal(h, ref[1]) and mt.equal(c, ref[2])
     # against torch's cell step by step
-    tcell = torch.nn.LSTMCell(1, H, bias=False).double()
+    tcell = torch.nn.LSTMCell(I, H, bias=False).double()
     with torch.no_grad():
+        tcell.weight_ih.copy_(torch.tensor(wi.numpy()))
         tcell.weight_hh.copy_(torch.tensor(w.numpy()))
     th, tc = torch.tensor(hx.numpy()), torch.tensor(cx.numpy())
-    tgi = torch.tensor(gi.numpy())
+    tx = torch.tensor(x.numpy())
     for step in range(T):
-        gates = tgi[step] + th @ tcell.weight_hh.detach().T
-        i, f, g, o = gates.chunk(4, 1)
-        tc = f.sigmoid() * tc + i.sigmoid() * g.tanh()
-        th = o.sigmoid() * tc.tanh()
-        close(th, out[step], 1e-12)
-    close(tc, c, 1e-12)
+        th, tc = tcell(tx[step], (th, tc))
+        close(th.detach(), out[step], 1e-12)
+    close(tc.detach(), c, 1e-12)
 
 
 def test_op_double_backward_raises():
-    gi = mt.randn(2, 1, 4, dtype=mt.float64, requires_grad=True)
+    x = mt.randn(2, 1, 3, dtype=mt.float64, requires_grad=True)
     hx = mt.randn(1, 4, dtype=mt.float64)
+    wi = mt.randn(4, 3, dtype=mt.float64, requires_grad=True)
     w = mt.randn(4, 4, dtype=mt.float64, requires_grad=True)
-    out = mt._rnn_layer(gi, hx, hx, w, None, 0, False)[0]
-    (g,) = mt.autograd.grad(out.sum(), gi, create_graph=True)
+    out = mt._rnn_layer(x, hx, hx, wi, None, w, None, 0, False)[0]
+    (g,) = mt.autograd.grad(out.sum(), x, create_graph=True)
     with pytest.raises(RuntimeError, match="not implemented"):
         g.sum().backward()
 
 
 def test_op_argument_checks():
-    gi, h, w = mt.zeros(2, 1, 4), mt.zeros(1, 4), mt.zeros(4, 4)
+    x, h, wi, w = mt.zeros(2, 1, 3), mt.zeros(1, 4), mt.zeros(4, 3), mt.zeros(4, 4)
     with pytest.raises(RuntimeError, match="cell must be"):
-        mt._rnn_layer(gi, h, h, w, None, 7, False)
+        mt._rnn_layer(x, h, h, wi, None, w, None, 7, False)
     with pytest.raises(RuntimeError, match="weight_hh must be"):
-        mt._rnn_layer(gi, h, h, mt.zeros(16, 4), None, 0, False)
+        mt._rnn_layer(x, h, h, wi, None, mt.zeros(16, 4), None, 0, False)
     with pytest.raises(RuntimeError, match="input must be"):
-        mt._rnn_layer(mt.zeros(2, 1, 3), h, h, w, None, 0, False)
-    with pytest.raises(RuntimeError, match="bias_hh must have"):
-        mt._rnn_layer(gi, h, h, w, mt.zeros(3), 0, False)
+        mt._rnn_layer(mt.zeros(2, 2, 3), h, h, wi, None, w, None, 0, False)
+    with pytest.raises(RuntimeError, match="weight_ih must be"):
+        mt._rnn_layer(mt.zeros(2, 1, 5), h, h, wi, None, w, None, 0, False)
+    with pytest.raises(RuntimeError, match="bias_ih and bias_hh must have"):
+        mt._rnn_layer(x, h, h, wi, None, w, mt.zeros(3), 0, False)
+    with pytest.raises(RuntimeError, match="bias_ih and bias_hh must have"):
+        mt._rnn_layer(x, h, h, wi, mt.zeros(5), w, None, 0, False)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         z = mt.zeros(1, 4, dtype=mt.int64)
-        mt._rnn_layer(gi.long(), z, z, w.long(), None, 0, False)
+        mt._rnn_layer(x.long(), z, z, wi.long(), None, w.long(), None, 0, False)
     with pytest.raises(RuntimeError, match="one dtype"):
-        mt._rnn_layer(gi.double(), h, h, w, None, 0, False)
+        mt._rnn_layer(x.double(), h, h, wi, None, w, None, 0, False)
+    with pytest.raises(RuntimeError, match="one dtype"):
+        mt._rnn_layer(x, h, h, wi.double(), None, w, None, 0, False)
 
 
 def test_half_precision_layers_use_the_step_path():

@@ -50,7 +50,7 @@ RETURNS = {
     **dict.fromkeys(("_norm_rows_backward", "_batch_norm_backward"),
                     "tuple[Tensor, Tensor, Tensor]"),
     "_rnn_layer": "tuple[Tensor, Tensor, Tensor, Tensor]",
-    "_rnn_layer_backward": "tuple[Tensor, Tensor, Tensor, Tensor, Tensor]",
+    "_rnn_layer_backward": "tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]",
     "unique": "Any",  # a Tensor, or a tuple with return_inverse / return_counts
     "result_type": "_dtype",
     "__dlpack__": "Any",

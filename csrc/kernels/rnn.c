@@ -1,30 +1,36 @@
-/* Recurrent layers over a whole sequence (rnn.h). Per step: the hidden
- * projection h W_hh^T as one gemm into a scratch, then one pass over the
- * running rows that adds the input projection and b_hh, applies the gate
- * non-linearities and updates c and h, keeping the activations in the
- * workspace. The backward walks the steps the other way: one pass per step
- * for the gate gradients and one gemm for the gradient of the previous h;
- * W_hh's gradient is one gemm over all steps at the end, since the
- * workspace holds every step's h side by side. The arithmetic follows
- * torch's cells operation by operation (gates = (h W^T + b_hh) + gi,
- * c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n)); the row passes
- * get an AVX2 clone but no FMA contraction, so each operation rounds as
- * the unfused ops would. */
+/* Recurrent layers over a whole sequence (rnn.h). W_ih^T and W_hh^T are
+ * packed once per call (gemm_small.h); sequences are independent, so each
+ * task runs whole sequences for a block of rows and no step waits on another
+ * thread. Per step and block: the input projection x W_ih^T and the hidden
+ * projection h W_hh^T into a scratch, then one pass over the rows that adds
+ * the biases, applies the gate non-linearities and updates c and h, keeping
+ * the activations in the workspace. The backward walks the steps the other
+ * way: per step and block, one pass for the gate gradients, one product for
+ * the gradient of the previous h and one for that of the step's input; the
+ * weight gradients are one product each over all steps at the end (the
+ * workspace holds every step's h side by side). The arithmetic follows
+ * torch's cells operation by operation (gates = (x W_ih^T + b_ih) +
+ * (h W_hh^T + b_hh), c' = f c + i g, h' = o tanh(c'), GRU h' = n + z (h - n));
+ * the row passes get an AVX2 clone but no FMA contraction, so each operation
+ * rounds as the unfused ops would. */
 #include "rnn.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
-#include "blas.h"
-#include "linalg.h"
+#include "gemm_small.h"
 #include "parallel.h"
 #include "vmath.h"
 
-/* Elements per task of the row passes: below this a step runs inline. */
-#define ROW_GRAIN 4096
+/* Sequences per row block: a product's rows at once (mt_small_gemm's tile). */
+#define BLOCK 4
+/* Multiply-adds per task from which work is split over our threads: a
+ * handoff costs a few microseconds, this much work about ten. */
+#define PARALLEL_MIN_WORK (1024.0 * 1024.0)
 
 int mt_rnn_gates(mt_rnn_mode mode)
 {
@@ -76,34 +82,39 @@ static void tanh_double(double *x, int64_t n)
         x[i] = tanh(x[i]);
 }
 
-/* One step: rows r of each operand at base + r * (its row length). */
+/* One step: rows r of each operand at base + r * (its row length), except
+ * the projections gx and gh, of rows r0.. only (mt_small_gemm's layout: rows
+ * ghl apart, gate blocks gw apart). */
 typedef struct {
     mt_rnn_mode mode;
-    int64_t H, G, S;
-    const char *gi, *gh, *b; /* input and hidden projections (G), b_hh or NULL */
-    const char *hp, *cp;     /* the previous h and c, rows hps apart */
+    int64_t H, G, S, gw, ghl;
+    const char *gx, *bi, *gh, *b; /* the projections, b_ih and b_hh or NULL */
+    const char *hp, *cp;          /* the previous h and c, rows hps apart */
     int64_t hps;
     char *ws, *out;
     const char *gout; /* backward: out's gradient at the step, or NULL */
     char *dh, *dc, *dgi, *dgh;
 } step;
 
-/* gi + (gh + b), torch's order for gates = linear(h, W_hh, b_hh) + gi. */
-#define PRE(k) (gi[k] + (b ? gh[k] + b[k] : gh[k]))
+/* Gate value k = gate * H + j, whose projections sit at kh = gate * gw + j:
+ * the input side x W_ih^T + b_ih, and (h W_hh^T + b_hh) + that, torch's order
+ * for gates = linear(x, W_ih, b_ih) + linear(h, W_hh, b_hh). */
+#define IN(k, kh) (bi ? gx[kh] + bi[k] : gx[kh])
+#define PRE(k, kh) (IN(k, kh) + (b ? gh[kh] + b[k] : gh[kh]))
 
 #define FORWARD_ROWS(T)                                                                  \
-    MT_CLONES_AVX2 static void forward_rows_##T(void *arg, int64_t r0, int64_t r1)                      \
+    MT_CLONES_AVX2 static void forward_rows_##T(const step *s, int64_t r0, int64_t r1)   \
     {                                                                                    \
-        const step *s = arg;                                                             \
-        int64_t H = s->H, G = s->G;                                                      \
-        const T *b = (const T *)s->b;                                                    \
+        int64_t H = s->H, W = s->gw;                                                     \
+        const T *b = (const T *)s->b, *bi = (const T *)s->bi;                            \
         for (int64_t r = r0; r < r1; r++) {                                              \
-            const T *gi = (const T *)s->gi + r * G, *gh = (const T *)s->gh + r * G;      \
+            const T *gx = (const T *)s->gx + (r - r0) * s->ghl;                          \
+            const T *gh = (const T *)s->gh + (r - r0) * s->ghl;                          \
             const T *hp = (const T *)s->hp + r * s->hps;                                 \
             T *w = (T *)s->ws + r * s->S, *h = w + h_slot(s->mode) * H;                  \
             if (s->mode == MT_RNN_TANH || s->mode == MT_RNN_RELU) {                      \
                 for (int64_t j = 0; j < H; j++)                                          \
-                    w[j] = PRE(j);                                                       \
+                    w[j] = PRE(j, j);                                                    \
                 if (s->mode == MT_RNN_TANH)                                              \
                     tanh_##T(w, H);                                                      \
                 else                                                                     \
@@ -112,8 +123,9 @@ typedef struct {
             } else if (s->mode == MT_RNN_LSTM) {                                         \
                 const T *cp = (const T *)s->cp + r * s->hps;                             \
                 T *c = w + 4 * H;                                                        \
-                for (int64_t k = 0; k < 4 * H; k++)                                      \
-                    w[k] = PRE(k);                                                       \
+                for (int64_t g = 0; g < 4; g++)                                          \
+                    for (int64_t j = 0; j < H; j++)                                      \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
                 sigmoid_##T(w, 2 * H);                                                   \
                 tanh_##T(w + 2 * H, H);                                                  \
                 sigmoid_##T(w + 3 * H, H);                                               \
@@ -124,12 +136,13 @@ typedef struct {
                     h[j] *= w[3 * H + j];                                                \
             } else {                                                                     \
                 T *n = w + 2 * H, *hn = w + 3 * H;                                       \
-                for (int64_t k = 0; k < 2 * H; k++)                                      \
-                    w[k] = PRE(k);                                                       \
+                for (int64_t g = 0; g < 2; g++)                                          \
+                    for (int64_t j = 0; j < H; j++)                                      \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
                 sigmoid_##T(w, 2 * H);                                                   \
                 for (int64_t j = 0; j < H; j++) {                                        \
-                    hn[j] = b ? gh[2 * H + j] + b[2 * H + j] : gh[2 * H + j];            \
-                    n[j] = gi[2 * H + j] + hn[j] * w[j];                                 \
+                    hn[j] = b ? gh[2 * W + j] + b[2 * H + j] : gh[2 * W + j];            \
+                    n[j] = IN(2 * H + j, 2 * W + j) + hn[j] * w[j];                      \
                 }                                                                        \
                 tanh_##T(n, H);                                                          \
                 for (int64_t j = 0; j < H; j++)                                          \
@@ -145,9 +158,8 @@ FORWARD_ROWS(double)
  * dc becomes the gradient of the previous c, and for GRU dh that of the
  * previous h through z (the gemm adds the part through W_hh). */
 #define BACKWARD_ROWS(T)                                                                 \
-    MT_CLONES_AVX2 static void backward_rows_##T(void *arg, int64_t r0, int64_t r1)                     \
+    MT_CLONES_AVX2 static void backward_rows_##T(const step *s, int64_t r0, int64_t r1)  \
     {                                                                                    \
-        const step *s = arg;                                                             \
         int64_t H = s->H, G = s->G;                                                      \
         for (int64_t r = r0; r < r1; r++) {                                              \
             const T *w = (const T *)s->ws + r * s->S;                                    \
@@ -205,35 +217,155 @@ static int check_dtype(mt_dtype d)
                     mt_dtype_infos[d].scalar_name);
 }
 
-static int64_t row_grain(int64_t G) { return 1 + ROW_GRAIN / (G + 1); }
+/* A scratch buffer from the block cache (a layer call asks for the same
+ * sizes every time). */
+typedef struct {
+    void *block, *data;
+    size_t size;
+} scratch;
 
-/* C (m x n, row-major, ldc) = A B + beta C over strided A and B. */
-static int product(mt_dtype d, int64_t m, int64_t n, int64_t k, const char *a, int64_t ars,
-                   int64_t acs, const char *b, int64_t brs, int64_t bcs, char *c, int64_t ldc,
-                   double beta)
+static int scratch_get(scratch *s, int64_t values, size_t isz)
 {
-    mt_gemm_shape shape = {0, {0}, m, n, k};
-    mt_gemm_operand A = {(char *)a, ars, acs, {0}}, B = {(char *)b, brs, bcs, {0}};
-    mt_gemm_operand C = {c, ldc, 1, {0}};
-    return mt_gemm(d, &shape, &A, &B, &C, (mt_gemm_scale){1.0, 1},
-                   (mt_gemm_scale){beta, (int64_t)beta});
+    s->block = mt_alloc((size_t)values * isz + 1, 64, false, &s->data, &s->size);
+    return s->block ? 0 : mt_error(MT_ERR_MEMORY, "_rnn_layer: out of memory");
 }
+
+static void scratch_put(scratch *s)
+{
+    if (s->block)
+        mt_alloc_free(s->block, s->size);
+    s->block = NULL;
+}
+
+/* One layer call as the tasks see it: each task runs whole sequences for a
+ * range of row blocks, with block b's scratch at b * per values. */
+typedef struct {
+    step proto; /* the fields every step shares */
+    bool reverse;
+    int64_t T, N, I;
+    size_t isz;
+    const mt_tensor *hx, *cx;
+    const char *x, *gout;
+    char *ws, *out, *dgi, *dgh, *dx;
+    mt_small_packed wi, wh;
+    char *scratch;
+    int64_t per;
+} layer;
 
 /* The previous step's h and c for forward-order step k at step t: hx and cx
  * first, then the workspace of the step before in the run's order. */
-static void previous(step *s, int64_t k, int64_t t, bool reverse, int64_t N, size_t isz,
-                     const mt_tensor *hx, const mt_tensor *cx, const char *ws)
+static void previous(step *s, const layer *L, int64_t k, int64_t t)
 {
     if (k == 0) {
-        s->hp = mt_data(hx);
-        s->cp = cx ? mt_data(cx) : NULL;
+        s->hp = mt_data(L->hx);
+        s->cp = L->cx ? mt_data(L->cx) : NULL;
         s->hps = s->H;
         return;
     }
-    const char *prev = ws + (reverse ? t + 1 : t - 1) * N * s->S * isz;
-    s->hp = prev + h_slot(s->mode) * s->H * isz;
-    s->cp = prev + 4 * s->H * isz;
+    const char *prev = L->ws + (L->reverse ? t + 1 : t - 1) * L->N * s->S * L->isz;
+    s->hp = prev + h_slot(s->mode) * s->H * L->isz;
+    s->cp = prev + 4 * s->H * L->isz;
     s->hps = s->S;
+}
+
+/* The step's operands at step t (reverse applied by the caller). */
+static void at_step(step *s, const layer *L, int64_t t)
+{
+    int64_t N = L->N;
+    size_t isz = L->isz;
+    s->ws = L->ws + t * N * s->S * isz;
+    s->out = L->out ? L->out + t * N * s->H * isz : NULL;
+    s->gout = L->gout ? L->gout + t * N * s->H * isz : NULL;
+    s->dgi = L->dgi ? L->dgi + t * N * s->G * isz : NULL;
+    s->dgh = L->dgh ? L->dgh + t * N * s->G * isz : NULL;
+}
+
+static void forward_task(void *arg, int64_t b0, int64_t b1)
+{
+    const layer *L = arg;
+    step s = L->proto;
+    size_t isz = L->isz;
+    for (int64_t k = 0; k < L->T; k++) {
+        int64_t t = L->reverse ? L->T - 1 - k : k;
+        previous(&s, L, k, t);
+        at_step(&s, L, t);
+        for (int64_t blk = b0; blk < b1; blk++) {
+            int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
+            char *gx = L->scratch + blk * L->per * isz, *gh = gx + BLOCK * s.ghl * isz;
+            mt_small_gemm(&L->wi, r1 - r0, L->x + (t * L->N + r0) * L->I * isz, L->I, 1, gx,
+                          s.ghl);
+            mt_small_gemm(&L->wh, r1 - r0, s.hp + r0 * s.hps * isz, s.hps, 1, gh, s.ghl);
+            s.gx = gx;
+            s.gh = gh;
+            if (isz == sizeof(float))
+                forward_rows_float(&s, r0, r1);
+            else
+                forward_rows_double(&s, r0, r1);
+        }
+    }
+}
+
+/* Rows r0..r1 of a product (rows ldp apart) into dst (rows n apart), or
+ * added to it. */
+#define FOLD(T)                                                                          \
+    static void fold_##T(char *dstv, const char *pv, int64_t rows, int64_t n, int64_t ldp, \
+                         bool add)                                                       \
+    {                                                                                    \
+        for (int64_t r = 0; r < rows; r++) {                                             \
+            T *dst = (T *)dstv + r * n;                                                  \
+            const T *p = (const T *)pv + r * ldp;                                        \
+            if (add)                                                                     \
+                for (int64_t j = 0; j < n; j++)                                          \
+                    dst[j] += p[j];                                                      \
+            else                                                                         \
+                memcpy(dst, p, sizeof(T) * (size_t)n);                                   \
+        }                                                                                \
+    }
+FOLD(float)
+FOLD(double)
+
+static void fold(size_t isz, char *dst, const char *p, int64_t rows, int64_t n, int64_t ldp,
+                 bool add)
+{
+    if (isz == sizeof(float))
+        fold_float(dst, p, rows, n, ldp, add);
+    else
+        fold_double(dst, p, rows, n, ldp, add);
+}
+
+static void backward_task(void *arg, int64_t b0, int64_t b1)
+{
+    const layer *L = arg;
+    step s = L->proto;
+    size_t isz = L->isz;
+    int64_t H = s.H, G = s.G, I = L->I;
+    for (int64_t k = L->T - 1; k >= 0; k--) {
+        int64_t t = L->reverse ? L->T - 1 - k : k;
+        previous(&s, L, k, t);
+        at_step(&s, L, t);
+        for (int64_t blk = b0; blk < b1; blk++) {
+            int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
+            char *ph = L->scratch + blk * L->per * isz, *px = ph + BLOCK * L->wh.gw * isz;
+            if (isz == sizeof(float))
+                backward_rows_float(&s, r0, r1);
+            else
+                backward_rows_double(&s, r0, r1);
+            /* GRU's rows pass leaves the gradient through z in dh */
+            mt_small_gemm(&L->wh, r1 - r0, s.dgh + r0 * G * isz, G, 1, ph, L->wh.gw);
+            fold(isz, s.dh + r0 * H * isz, ph, r1 - r0, H, L->wh.gw, s.mode == MT_RNN_GRU);
+            mt_small_gemm(&L->wi, r1 - r0, s.dgi + r0 * G * isz, G, 1, px, L->wi.gw);
+            fold(isz, L->dx + (t * L->N + r0) * I * isz, px, r1 - r0, I, L->wi.gw, false);
+        }
+    }
+}
+
+/* Runs task over the row blocks of L, on our threads when each share is
+ * worth a handoff; work is the multiply-adds of one row per step. */
+static void run_blocks(layer *L, mt_range_fn task, double work)
+{
+    int64_t blocks = (L->N + BLOCK - 1) / BLOCK;
+    work *= (double)L->T * BLOCK;
+    mt_parallel_for(0, blocks, work >= PARALLEL_MIN_WORK ? 1 : blocks, task, L);
 }
 
 /* Rows of n values, src rows ss apart, into a dense (rows, n) dst. */
@@ -244,52 +376,129 @@ static void copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64
         memcpy(dst + r * n * isz, src + r * ss * isz, (size_t)n * isz);
 }
 
-int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt_tensor *hx,
-                   const mt_tensor *cx, const mt_tensor *w_hh, const mt_tensor *b_hh,
-                   mt_tensor *out, mt_tensor *hn, mt_tensor *cn, mt_tensor *ws)
+int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *x, const mt_tensor *hx,
+                   const mt_tensor *cx, const mt_tensor *w_ih, const mt_tensor *b_ih,
+                   const mt_tensor *w_hh, const mt_tensor *b_hh, mt_tensor *out, mt_tensor *hn,
+                   mt_tensor *cn, mt_tensor *ws)
 {
-    mt_dtype d = gi->dtype;
+    mt_dtype d = x->dtype;
     if (check_dtype(d) < 0)
         return -1;
-    int64_t T = gi->sizes[0], N = gi->sizes[1], G = gi->sizes[2], H = hx->sizes[1];
+    int64_t T = x->sizes[0], N = x->sizes[1], I = x->sizes[2], H = hx->sizes[1];
+    int64_t G = mt_rnn_gates(mode) * H;
     size_t isz = mt_itemsize(d);
-    step s = {mode, H, G, mt_rnn_workspace_width(mode) * H};
-    s.b = b_hh ? mt_data(b_hh) : NULL;
     if (T == 0 || N == 0) {
         memcpy(mt_data(hn), mt_data(hx), (size_t)(N * H) * isz);
         if (cn)
             memcpy(mt_data(cn), mt_data(cx), (size_t)(N * H) * isz);
         return 0;
     }
-    char *gh = malloc((size_t)(N * G) * isz + 1);
-    if (!gh)
-        return mt_error(MT_ERR_MEMORY, "_rnn_layer: out of memory");
-    s.gh = gh;
-    mt_range_fn rows = d == MT_FLOAT32 ? forward_rows_float : forward_rows_double;
-    int rc = 0;
-    /* one bracket for every step's product: the library's thread count is
-     * set once per layer, not twice per step */
-    mt_blas_begin();
-    for (int64_t k = 0; k < T && rc == 0; k++) {
-        int64_t t = reverse ? T - 1 - k : k;
-        previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
-        rc = product(d, N, G, H, s.hp, s.hps, 1, mt_data(w_hh), 1, H, gh, G, 0.0);
-        if (rc < 0)
-            break;
-        s.gi = mt_data(gi) + t * N * G * isz;
-        s.ws = mt_data(ws) + t * N * s.S * isz;
-        s.out = mt_data(out) + t * N * H * isz;
-        mt_parallel_for(0, N, row_grain(G), rows, &s);
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, I, isz, hx, cx};
+    L.proto.bi = b_ih ? mt_data(b_ih) : NULL;
+    L.proto.b = b_hh ? mt_data(b_hh) : NULL;
+    L.x = mt_data(x);
+    L.ws = mt_data(ws);
+    L.out = mt_data(out);
+    /* W_ih^T and W_hh^T, gate blocks padded apart alike, packed for every step */
+    int gates = mt_rnn_gates(mode);
+    if (mt_small_pack(d, mt_data(w_ih), 1, I, I, G, gates, &L.wi) < 0)
+        return -1;
+    int rc = mt_small_pack(d, mt_data(w_hh), 1, H, H, G, gates, &L.wh);
+    scratch sc = {0};
+    if (rc == 0) {
+        L.proto.gw = L.wh.gw;
+        L.proto.ghl = gates * L.wh.gw;
+        L.per = 2 * BLOCK * L.proto.ghl;
+        rc = scratch_get(&sc, (N + BLOCK - 1) / BLOCK * L.per, isz);
+        L.scratch = sc.data;
     }
-    mt_blas_end();
-    free(gh);
+    if (rc == 0)
+        run_blocks(&L, forward_task, (double)G * (double)(I + H));
+    scratch_put(&sc);
+    mt_small_unpack(&L.wi);
+    mt_small_unpack(&L.wh);
     if (rc < 0)
         return -1;
-    const char *last = mt_data(ws) + (reverse ? 0 : T - 1) * N * s.S * isz;
-    copy_rows(mt_data(hn), last + h_slot(mode) * H * isz, N, H, s.S, isz);
+    int64_t S = L.proto.S;
+    const char *last = mt_data(ws) + (reverse ? 0 : T - 1) * N * S * isz;
+    copy_rows(mt_data(hn), last + h_slot(mode) * H * isz, N, H, S, isz);
     if (cn)
-        copy_rows(mt_data(cn), last + 4 * H * isz, N, H, s.S, isz);
+        copy_rows(mt_data(cn), last + 4 * H * isz, N, H, S, isz);
     return 0;
+}
+
+/* Rows of a weight's gradient dg^T B: the gate gradients dg (rows, G) read
+ * transposed against B packed. */
+typedef struct {
+    mt_small_packed b;
+    const char *dg;
+    int64_t G;
+    char *out;
+    int64_t ldo;
+    size_t isz;
+} weight_job;
+
+static void weight_rows(void *arg, int64_t b0, int64_t b1)
+{
+    const weight_job *j = arg;
+    int64_t r0 = b0 * BLOCK, r1 = b1 * BLOCK < j->G ? b1 * BLOCK : j->G;
+    mt_small_gemm(&j->b, r1 - r0, j->dg + r0 * j->isz, 1, j->G, j->out + r0 * j->ldo * j->isz,
+                  j->ldo);
+}
+
+/* d_w (G, n) = dg^T B over all T * N rows of dg, with j->b packed by the
+ * caller; releases j->b. */
+static int weight_product(weight_job *j, mt_tensor *d_w)
+{
+    int64_t n = j->b.n, G = j->G;
+    size_t isz = j->isz;
+    j->out = mt_data(d_w);
+    j->ldo = n;
+    /* rows of gw values land in d_w itself unless n needs padding */
+    scratch padded = {0};
+    if (j->b.gw != n) {
+        if (scratch_get(&padded, G * j->b.gw, isz) < 0) {
+            mt_small_unpack(&j->b);
+            return -1;
+        }
+        j->out = padded.data;
+        j->ldo = j->b.gw;
+    }
+    double work = BLOCK * (double)j->b.k * (double)n;
+    int64_t blocks = (G + BLOCK - 1) / BLOCK;
+    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : (int64_t)(PARALLEL_MIN_WORK / work) + 1;
+    mt_parallel_for(0, blocks, grain, weight_rows, j);
+    if (padded.block)
+        copy_rows(mt_data(d_w), padded.data, G, n, j->b.gw, isz);
+    scratch_put(&padded);
+    mt_small_unpack(&j->b);
+    return 0;
+}
+
+/* d_w_hh = the sum over steps of dgh_t^T h_prev(t), the previous h of step t
+ * at rows t * N.. of B: hx for the first step in the run's order, the
+ * workspace's h of the step before for the others. */
+static int hidden_weight_gradient(const layer *L, mt_tensor *d_w)
+{
+    int64_t T = L->T, N = L->N, G = L->proto.G, H = L->proto.H, S = L->proto.S;
+    size_t isz = L->isz;
+    weight_job j = {{0}, L->dgh, G, NULL, 0, isz};
+    if (mt_small_alloc(d_w->dtype, T * N, H, 1, &j.b) < 0)
+        return -1;
+    const char *hs = L->ws + h_slot(L->proto.mode) * H * isz;
+    int64_t first = L->reverse ? (T - 1) * N : 0, rest = L->reverse ? 0 : N;
+    mt_small_pack_rows(&j.b, first, N, mt_data(L->hx), H, 1);
+    mt_small_pack_rows(&j.b, rest, (T - 1) * N, hs + (L->reverse ? N * S * isz : 0), S, 1);
+    return weight_product(&j, d_w);
+}
+
+/* d_w_ih = the sum over steps of dgi_t^T x_t. */
+static int input_weight_gradient(const layer *L, mt_tensor *d_w)
+{
+    weight_job j = {{0}, L->dgi, L->proto.G, NULL, 0, L->isz};
+    if (mt_small_pack(d_w->dtype, L->x, L->I, 1, L->T * L->N, L->I, 1, &j.b) < 0)
+        return -1;
+    return weight_product(&j, d_w);
 }
 
 /* d_b = the column sums of the (rows, G) gate gradients. */
@@ -307,6 +516,14 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt
 BIAS_SUM(float)
 BIAS_SUM(double)
 
+static void bias_sum(mt_dtype d, const char *dg, int64_t rows, int64_t G, mt_tensor *out)
+{
+    if (d == MT_FLOAT32)
+        bias_sum_float(dg, rows, G, mt_data(out));
+    else
+        bias_sum_double(dg, rows, G, mt_data(out));
+}
+
 /* dst = src, or zeros when src is NULL. */
 static void start_from(mt_tensor *dst, const mt_tensor *src, size_t isz)
 {
@@ -318,65 +535,68 @@ static void start_from(mt_tensor *dst, const mt_tensor *src, size_t isz)
 
 int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
                     const mt_tensor *g_hn, const mt_tensor *g_cn, const mt_tensor *ws,
-                    const mt_tensor *hx, const mt_tensor *cx, const mt_tensor *w_hh,
-                    mt_tensor *d_gi, mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_w,
-                    mt_tensor *d_b)
+                    const mt_tensor *x, const mt_tensor *hx, const mt_tensor *cx,
+                    const mt_tensor *w_ih, const mt_tensor *w_hh, mt_tensor *d_x,
+                    mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_wih, mt_tensor *d_bih,
+                    mt_tensor *d_whh, mt_tensor *d_bhh)
 {
     mt_dtype d = ws->dtype;
     if (check_dtype(d) < 0)
         return -1;
-    int64_t T = d_gi->sizes[0], N = d_gi->sizes[1], G = d_gi->sizes[2], H = hx->sizes[1];
+    int64_t T = x->sizes[0], N = x->sizes[1], I = x->sizes[2], H = hx->sizes[1];
+    int64_t G = mt_rnn_gates(mode) * H;
     size_t isz = mt_itemsize(d);
-    step s = {mode, H, G, mt_rnn_workspace_width(mode) * H};
     start_from(d_hx, g_hn, isz);
     if (d_cx)
         start_from(d_cx, g_cn, isz);
     if (T == 0 || N == 0) {
-        memset(mt_data(d_gi), 0, (size_t)d_gi->numel * isz);
-        memset(mt_data(d_w), 0, (size_t)d_w->numel * isz);
-        if (d_b)
-            memset(mt_data(d_b), 0, (size_t)d_b->numel * isz);
+        mt_tensor *zero[5] = {d_x, d_wih, d_bih, d_whh, d_bhh};
+        for (int i = 0; i < 5; i++)
+            if (zero[i])
+                memset(mt_data(zero[i]), 0, (size_t)zero[i]->numel * isz);
         return 0;
     }
-    /* GRU's hidden-side gradients differ from the input side's in n */
-    char *dgh = mode == MT_RNN_GRU ? malloc((size_t)(T * N * G) * isz) : mt_data(d_gi);
-    if (!dgh)
-        return mt_error(MT_ERR_MEMORY, "_rnn_layer_backward: out of memory");
-    s.dh = mt_data(d_hx);
-    s.dc = d_cx ? mt_data(d_cx) : NULL;
-    mt_range_fn rows = d == MT_FLOAT32 ? backward_rows_float : backward_rows_double;
-    int rc = 0;
-    mt_blas_begin(); /* as in the forward */
-    for (int64_t k = T - 1; k >= 0 && rc == 0; k--) {
-        int64_t t = reverse ? T - 1 - k : k;
-        previous(&s, k, t, reverse, N, isz, hx, cx, mt_data(ws));
-        s.ws = mt_data(ws) + t * N * s.S * isz;
-        s.gout = g_out ? mt_data(g_out) + t * N * H * isz : NULL;
-        s.dgi = mt_data(d_gi) + t * N * G * isz;
-        s.dgh = dgh + t * N * G * isz;
-        mt_parallel_for(0, N, row_grain(G), rows, &s);
-        rc = product(d, N, H, G, s.dgh, G, 1, mt_data(w_hh), H, 1, s.dh, H,
-                     mode == MT_RNN_GRU ? 1.0 : 0.0);
-    }
-    /* d_w = sum over steps of dgh_t^T h_prev(t): the steps after the first
-     * in one product, their previous h read in place from the workspace */
-    int64_t first = reverse ? T - 1 : 0;
-    if (rc == 0 && T > 1) {
-        const char *dg = dgh + (reverse ? 0 : 1) * N * G * isz;
-        const char *hp = mt_data(ws) + ((reverse ? 1 : 0) * N * s.S + h_slot(mode) * H) * isz;
-        rc = product(d, G, H, (T - 1) * N, dg, 1, G, hp, s.S, 1, mt_data(d_w), H, 0.0);
+    layer L = {{mode, H, G, mt_rnn_workspace_width(mode) * H}, reverse, T, N, I, isz, hx, cx};
+    L.x = mt_data(x);
+    L.ws = (char *)mt_data(ws);
+    L.gout = g_out ? mt_data(g_out) : NULL;
+    L.dx = mt_data(d_x);
+    L.proto.dh = mt_data(d_hx);
+    L.proto.dc = d_cx ? mt_data(d_cx) : NULL;
+    /* the gate gradients of every step; GRU's hidden side differs in n */
+    scratch dgi = {0}, dgh = {0}, sc = {0};
+    if (scratch_get(&dgi, T * N * G, isz) < 0)
+        return -1;
+    int rc = mode == MT_RNN_GRU ? scratch_get(&dgh, T * N * G, isz) : 0;
+    L.dgi = dgi.data;
+    L.dgh = mode == MT_RNN_GRU ? dgh.data : dgi.data;
+    if (rc == 0)
+        rc = mt_small_pack(d, mt_data(w_hh), H, 1, G, H, 1, &L.wh);
+    if (rc == 0)
+        rc = mt_small_pack(d, mt_data(w_ih), I, 1, G, I, 1, &L.wi);
+    if (rc == 0) {
+        L.proto.gw = L.wh.gw;
+        L.per = BLOCK * (L.wh.gw + L.wi.gw);
+        rc = scratch_get(&sc, (N + BLOCK - 1) / BLOCK * L.per, isz);
+        L.scratch = sc.data;
     }
     if (rc == 0)
-        rc = product(d, G, H, N, dgh + first * N * G * isz, 1, G, mt_data(hx), H, 1,
-                     mt_data(d_w), H, T > 1 ? 1.0 : 0.0);
-    if (rc == 0 && d_b) {
-        if (d == MT_FLOAT32)
-            bias_sum_float(dgh, T * N, G, mt_data(d_b));
+        run_blocks(&L, backward_task, (double)G * (double)(I + H));
+    scratch_put(&sc);
+    mt_small_unpack(&L.wh);
+    mt_small_unpack(&L.wi);
+    if (rc == 0)
+        rc = hidden_weight_gradient(&L, d_whh);
+    if (rc == 0)
+        rc = input_weight_gradient(&L, d_wih);
+    if (rc == 0 && d_bih) {
+        bias_sum(d, L.dgi, T * N, G, d_bih);
+        if (mode == MT_RNN_GRU)
+            bias_sum(d, L.dgh, T * N, G, d_bhh);
         else
-            bias_sum_double(dgh, T * N, G, mt_data(d_b));
+            memcpy(mt_data(d_bhh), mt_data(d_bih), (size_t)G * isz);
     }
-    mt_blas_end();
-    if (mode == MT_RNN_GRU)
-        free(dgh);
+    scratch_put(&dgi);
+    scratch_put(&dgh);
     return rc;
 }

@@ -1,8 +1,7 @@
 /* One layer of an Elman RNN, LSTM or GRU in one direction over a whole
- * padded sequence, forward and backward, float32/float64. The input
- * projection of every step (x W_ih^T + b_ih) comes in precomputed; each step
- * runs one gemm for the hidden projection and one fused pass for the gates,
- * and keeps what the backward needs in a workspace. */
+ * padded sequence, forward and backward, float32/float64: each step runs the
+ * input and hidden projections and one fused pass for the gates, and keeps
+ * what the backward needs in a workspace. */
 #ifndef MT_KERNELS_RNN_H
 #define MT_KERNELS_RNN_H
 
@@ -19,22 +18,25 @@ int mt_rnn_gates(mt_rnn_mode mode);
  * tanh/relu h; LSTM i f g o c h; GRU r z n (W_hn h + b_hn) h. */
 int mt_rnn_workspace_width(mt_rnn_mode mode);
 
-/* All tensors contiguous and of one dtype. gi (T, N, G), hx and cx (N, H)
- * (cx only for LSTM, else NULL), w_hh (G, H), b_hh (G) or NULL; writes out
- * (T, N, H), hn (N, H), cn (N, H; LSTM only) and ws (T, N, width * H).
- * reverse runs the steps from T - 1 down to 0. */
-int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *gi, const mt_tensor *hx,
-                   const mt_tensor *cx, const mt_tensor *w_hh, const mt_tensor *b_hh,
-                   mt_tensor *out, mt_tensor *hn, mt_tensor *cn, mt_tensor *ws);
+/* All tensors contiguous and of one dtype. x (T, N, I), hx and cx (N, H)
+ * (cx only for LSTM, else NULL), w_ih (G, I), w_hh (G, H), b_ih and b_hh (G)
+ * or NULL, G = gates * H; writes out (T, N, H), hn (N, H), cn (N, H; LSTM
+ * only) and ws (T, N, width * H). reverse runs the steps from T - 1 down. */
+int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *x, const mt_tensor *hx,
+                   const mt_tensor *cx, const mt_tensor *w_ih, const mt_tensor *b_ih,
+                   const mt_tensor *w_hh, const mt_tensor *b_hh, mt_tensor *out, mt_tensor *hn,
+                   mt_tensor *cn, mt_tensor *ws);
 
 /* The gradients of mt_rnn_forward from those of out, hn and cn (each may be
- * NULL: zero), with ws, hx, cx and w_hh of the forward: d_gi (T, N, G),
- * d_hx (N, H), d_cx (N, H; LSTM only, else NULL), d_w (G, H), d_b (G) or NULL.
- * All contiguous, all overwritten. */
+ * NULL: zero), with ws, x, hx, cx, w_ih and w_hh of the forward: d_x (T, N,
+ * I), d_hx (N, H), d_cx (N, H; LSTM only, else NULL), d_wih (G, I), d_whh
+ * (G, H), d_bih and d_bhh (G; both or neither may be NULL). All contiguous,
+ * all overwritten. */
 int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
                     const mt_tensor *g_hn, const mt_tensor *g_cn, const mt_tensor *ws,
-                    const mt_tensor *hx, const mt_tensor *cx, const mt_tensor *w_hh,
-                    mt_tensor *d_gi, mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_w,
-                    mt_tensor *d_b);
+                    const mt_tensor *x, const mt_tensor *hx, const mt_tensor *cx,
+                    const mt_tensor *w_ih, const mt_tensor *w_hh, mt_tensor *d_x,
+                    mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_wih, mt_tensor *d_bih,
+                    mt_tensor *d_whh, mt_tensor *d_bhh);
 
 #endif

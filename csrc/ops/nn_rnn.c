@@ -1,15 +1,15 @@
 /* The recurrent-layer rows of nn.def: _rnn_layer runs one layer in one
- * direction over a padded sequence (kernels/rnn.c) and returns (output, h_n,
- * c_n, workspace); _rnn_layer_backward is its gradient, called by the
- * formula of autograd/formulas_rnn.c. nn.RNN, LSTM, GRU and the cells call
- * them from Python. Plain C: impls read typed mt_args, make tensors through
- * the owner hooks, run the kernels unlocked after mt_blas_prepare and report
- * failures with mt_error; nothing here may touch Python. */
+ * direction over a padded sequence, input projection included
+ * (kernels/rnn.c), and returns (output, h_n, c_n, workspace);
+ * _rnn_layer_backward is its gradient, called by the formula of
+ * autograd/formulas_rnn.c. nn.RNN, LSTM and GRU call them from Python. Plain
+ * C: impls read typed mt_args, make tensors through the owner hooks, run the
+ * kernels unlocked and report failures with mt_error; nothing here may touch
+ * Python. */
 #include "args.h"
 #include "reduce.h"
 #include "unlock.h"
 
-#include "../kernels/blas.h"
 #include "../kernels/rnn.h"
 
 /* A new reference to t when contiguous, else to a contiguous copy. */
@@ -83,23 +83,37 @@ static int tuple_result(mt_result *r, made *m, int count)
     return 0;
 }
 
-/* _rnn_layer(input, hx, cx, weight_hh, bias_hh, cell, reverse) */
+/* The input's and weight_ih's checks: input (steps, batch, input_size),
+ * weight_ih (gates * hidden_size, input_size), both of weight_hh's dtype. */
+static int check_input(const char *op, const mt_tensor *in, const mt_tensor *w_ih,
+                       const mt_tensor *hx, const mt_tensor *w_hh)
+{
+    if (in->ndim != 3 || in->sizes[1] != hx->sizes[0])
+        return bad(op, "input must be (steps, batch, input_size)");
+    if (w_ih->ndim != 2 || w_ih->sizes[0] != w_hh->sizes[0] || w_ih->sizes[1] != in->sizes[2])
+        return bad(op, "weight_ih must be (gates * hidden_size, input_size)");
+    if (in->dtype != w_hh->dtype || w_ih->dtype != w_hh->dtype)
+        return bad(op, "expected input, weight_ih and weight_hh of one dtype");
+    return 0;
+}
+
+/* _rnn_layer(input, hx, cx, weight_ih, bias_ih, weight_hh, bias_hh, cell, reverse) */
 int impl_rnn_layer(mt_args *a, mt_result *r)
 {
     const char *op = "_rnn_layer";
-    mt_tensor *in = a->v[0].t, *hx = a->v[1].t, *cx = a->v[2].t, *w = a->v[3].t;
-    mt_tensor *b = mt_is_none(a, 4) ? NULL : a->v[4].t;
-    int64_t cell = a->v[5].i, gates = 0;
-    bool reverse = a->v[6].b;
-    if (check_cell(op, cell, hx, cx, w, &gates) < 0)
+    mt_tensor *in = a->v[0].t, *hx = a->v[1].t, *cx = a->v[2].t, *wi = a->v[3].t;
+    mt_tensor *bi = mt_is_none(a, 4) ? NULL : a->v[4].t, *w = a->v[5].t;
+    mt_tensor *b = mt_is_none(a, 6) ? NULL : a->v[6].t;
+    int64_t cell = a->v[7].i, gates = 0;
+    bool reverse = a->v[8].b;
+    if (check_cell(op, cell, hx, cx, w, &gates) < 0 || check_input(op, in, wi, hx, w) < 0)
         return -1;
     int64_t H = hx->sizes[1];
-    if (in->ndim != 3 || in->sizes[1] != hx->sizes[0] || in->sizes[2] != gates * H)
-        return bad(op, "input must be (steps, batch, gates * hidden_size)");
-    if (in->dtype != w->dtype || (b && b->dtype != w->dtype))
-        return bad(op, "expected input, weight_hh and bias_hh of one dtype");
-    if (b && (b->ndim != 1 || b->sizes[0] != gates * H))
-        return bad(op, "bias_hh must have gates * hidden_size elements");
+    if ((b && b->dtype != w->dtype) || (bi && bi->dtype != w->dtype))
+        return bad(op, "expected bias_ih, bias_hh and weight_hh of one dtype");
+    if ((b && (b->ndim != 1 || b->sizes[0] != gates * H)) ||
+        (bi && (bi->ndim != 1 || bi->sizes[0] != gates * H)))
+        return bad(op, "bias_ih and bias_hh must have gates * hidden_size elements");
     mt_rnn_mode mode = (mt_rnn_mode)cell;
     bool lstm = mode == MT_RNN_LSTM;
     int64_t T = in->sizes[0], N = in->sizes[1];
@@ -109,26 +123,27 @@ int impl_rnn_layer(mt_args *a, mt_result *r)
     make(&m, d, 2, N, H, 0);
     make(&m, d, lstm ? 2 : 1, lstm ? N : 0, H, 0);
     make(&m, d, 3, T, N, mt_rnn_workspace_width(mode) * H);
-    mt_tensor *ops[5] = {dense(in), dense(hx), lstm ? dense(cx) : NULL, dense(w),
-                         b ? dense(b) : NULL};
-    bool ok = ops[0] && ops[1] && ops[3] && (!lstm || ops[2]) && (!b || ops[4]);
+    mt_tensor *ops[7] = {dense(in), dense(hx), lstm ? dense(cx) : NULL, dense(wi),
+                         bi ? dense(bi) : NULL, dense(w), b ? dense(b) : NULL};
+    bool ok = ops[0] && ops[1] && ops[3] && ops[5] && (!lstm || ops[2]) && (!bi || ops[4]) &&
+              (!b || ops[6]);
     for (int i = 0; i < m.n; i++)
         ok = ok && m.t[i];
     int rc = -1;
     if (ok) {
         /* the kernel sees struct copies: another thread may re-point the tensors */
-        mt_tensor c[9];
-        for (int i = 0; i < 5; i++)
+        mt_tensor c[11];
+        for (int i = 0; i < 7; i++)
             c[i] = ops[i] ? *ops[i] : (mt_tensor){0};
         for (int i = 0; i < 4; i++)
-            c[5 + i] = *m.t[i];
-        mt_blas_prepare();
+            c[7 + i] = *m.t[i];
         void *tok = mt_unlock();
         rc = mt_rnn_forward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3],
-                            b ? &c[4] : NULL, &c[5], &c[6], lstm ? &c[7] : NULL, &c[8]);
+                            bi ? &c[4] : NULL, &c[5], b ? &c[6] : NULL, &c[7], &c[8],
+                            lstm ? &c[9] : NULL, &c[10]);
         mt_relock(tok);
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         mt_xrelease(ops[i]);
     if (rc < 0) {
         drop(&m);
@@ -137,22 +152,23 @@ int impl_rnn_layer(mt_args *a, mt_result *r)
     return tuple_result(r, &m, 4);
 }
 
-/* _rnn_layer_backward(grad_output, grad_hy, grad_cy, workspace, hx, cx,
- * weight_hh, has_bias, cell, reverse) */
+/* _rnn_layer_backward(grad_output, grad_hy, grad_cy, workspace, input, hx, cx,
+ * weight_ih, weight_hh, has_bias, cell, reverse) */
 int impl_rnn_layer_backward(mt_args *a, mt_result *r)
 {
     const char *op = "_rnn_layer_backward";
     mt_tensor *go = a->v[0].t, *ghy = a->v[1].t, *gcy = a->v[2].t, *ws = a->v[3].t;
-    mt_tensor *hx = a->v[4].t, *cx = a->v[5].t, *w = a->v[6].t;
-    bool has_bias = a->v[7].b, reverse = a->v[9].b;
-    int64_t cell = a->v[8].i, gates = 0;
-    if (check_cell(op, cell, hx, cx, w, &gates) < 0)
+    mt_tensor *in = a->v[4].t, *hx = a->v[5].t, *cx = a->v[6].t, *wi = a->v[7].t;
+    mt_tensor *w = a->v[8].t;
+    bool has_bias = a->v[9].b, reverse = a->v[11].b;
+    int64_t cell = a->v[10].i, gates = 0;
+    if (check_cell(op, cell, hx, cx, w, &gates) < 0 || check_input(op, in, wi, hx, w) < 0)
         return -1;
     mt_rnn_mode mode = (mt_rnn_mode)cell;
     bool lstm = mode == MT_RNN_LSTM;
-    int64_t N = hx->sizes[0], H = hx->sizes[1], G = gates * H;
-    int64_t T = go->ndim == 3 ? go->sizes[0] : -1;
-    if (go->ndim != 3 || go->sizes[1] != N || go->sizes[2] != H)
+    int64_t N = hx->sizes[0], H = hx->sizes[1], G = gates * H, T = in->sizes[0];
+    int64_t I = in->sizes[2];
+    if (go->ndim != 3 || go->sizes[0] != T || go->sizes[1] != N || go->sizes[2] != H)
         return bad(op, "grad_output must be (steps, batch, hidden_size)");
     if (ws->ndim != 3 || ws->sizes[0] != T || ws->sizes[1] != N ||
         ws->sizes[2] != mt_rnn_workspace_width(mode) * H)
@@ -164,41 +180,43 @@ int impl_rnn_layer_backward(mt_args *a, mt_result *r)
     if (go->dtype != d || ghy->dtype != d || (lstm && gcy->dtype != d) || ws->dtype != d)
         return bad(op, "expected the gradients, workspace and weight_hh of one dtype");
     made m = {0};
-    make(&m, d, 3, T, N, G);
+    make(&m, d, 3, T, N, I);
     make(&m, d, 2, N, H, 0);
     make(&m, d, lstm ? 2 : 1, lstm ? N : 0, H, 0);
+    make(&m, d, 2, G, I, 0);
+    make(&m, d, 1, has_bias ? G : 0, 0, 0);
     make(&m, d, 2, G, H, 0);
     make(&m, d, 1, has_bias ? G : 0, 0, 0);
-    mt_tensor *ops[6] = {dense(go), dense(ghy), lstm ? dense(gcy) : NULL, dense(ws), dense(hx),
-                         dense(w)};
+    mt_tensor *ops[8] = {dense(go), dense(ghy), lstm ? dense(gcy) : NULL, dense(ws),
+                         dense(in), dense(hx), dense(wi), dense(w)};
     mt_tensor *cxd = lstm ? dense(cx) : NULL;
-    bool ok = (!lstm || (ops[2] && cxd));
-    for (int i = 0; i < 6; i++)
+    bool ok = (!lstm || cxd);
+    for (int i = 0; i < 8; i++)
         ok = ok && (ops[i] || (i == 2 && !lstm));
     for (int i = 0; i < m.n; i++)
         ok = ok && m.t[i];
     int rc = -1;
     if (ok) {
         /* the kernel sees struct copies: another thread may re-point the tensors */
-        mt_tensor c[12];
-        for (int i = 0; i < 6; i++)
+        mt_tensor c[16];
+        for (int i = 0; i < 8; i++)
             c[i] = ops[i] ? *ops[i] : (mt_tensor){0};
-        c[6] = cxd ? *cxd : (mt_tensor){0};
-        for (int i = 0; i < 5; i++)
-            c[7 + i] = *m.t[i];
-        mt_blas_prepare();
+        c[8] = cxd ? *cxd : (mt_tensor){0};
+        for (int i = 0; i < 7; i++)
+            c[9 + i] = *m.t[i];
         void *tok = mt_unlock();
         rc = mt_rnn_backward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3], &c[4],
-                             lstm ? &c[6] : NULL, &c[5], &c[7], &c[8], lstm ? &c[9] : NULL,
-                             &c[10], has_bias ? &c[11] : NULL);
+                             &c[5], lstm ? &c[8] : NULL, &c[6], &c[7], &c[9], &c[10],
+                             lstm ? &c[11] : NULL, &c[12], has_bias ? &c[13] : NULL, &c[14],
+                             has_bias ? &c[15] : NULL);
         mt_relock(tok);
     }
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         mt_xrelease(ops[i]);
     mt_xrelease(cxd);
     if (rc < 0) {
         drop(&m);
         return -1;
     }
-    return tuple_result(r, &m, 5);
+    return tuple_result(r, &m, 7);
 }

@@ -238,9 +238,9 @@ class RNNBase(Module):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
                 b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
                 b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
-                gi = F.linear(x, getattr(self, f"weight_ih{suffix}"), b_ih)
                 h, c = states[k] if lstm else (states[k], states[k])
-                out, h, c, _ = minitorch._rnn_layer(gi, h, c, getattr(self, f"weight_hh{suffix}"),
+                out, h, c, _ = minitorch._rnn_layer(x, h, c, getattr(self, f"weight_ih{suffix}"),
+                                                    b_ih, getattr(self, f"weight_hh{suffix}"),
                                                     b_hh, cell, d == 1)
                 states[k] = (h, c) if lstm else h
                 outs.append(out)

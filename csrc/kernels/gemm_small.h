@@ -1,0 +1,45 @@
+/* Products of a few rows against one matrix that stays fixed over many calls
+ * (a recurrent layer's W_hh over the steps of a sequence): the matrix is
+ * packed once into 16-column strips and each product streams it through a
+ * register-blocked kernel, float32 or float64. */
+#ifndef MT_KERNELS_GEMM_SMALL_H
+#define MT_KERNELS_GEMM_SMALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/dtype.h"
+
+/* Columns per strip. */
+#define MT_SMALL_STRIP 16
+
+/* B (k x n) packed. Its n columns are `groups` blocks of n / groups columns
+ * (the gates of a recurrent layer), each padded with zero columns to width gw,
+ * a multiple of MT_SMALL_STRIP; a product's row has groups * gw values. */
+typedef struct {
+    mt_dtype dtype;
+    int64_t k, n, groups, gw, strips;
+    void *data;
+    void *block; /* mt_alloc's block and size, for mt_small_unpack */
+    size_t size;
+} mt_small_packed;
+
+/* Room for B (float32 or float64; groups divides n), to be filled by
+ * mt_small_pack_rows. Returns -1 with the error set when out of memory. */
+int mt_small_alloc(mt_dtype d, int64_t k, int64_t n, int64_t groups, mt_small_packed *out);
+/* Packs rows k0 .. k0 + rows of B, row k0 + i's column c at b[i * brs + c * bcs]. */
+void mt_small_pack_rows(mt_small_packed *p, int64_t k0, int64_t rows, const void *b,
+                        int64_t brs, int64_t bcs);
+/* mt_small_alloc, then all k rows from b. */
+int mt_small_pack(mt_dtype d, const void *b, int64_t brs, int64_t bcs, int64_t k, int64_t n,
+                  int64_t groups, mt_small_packed *out);
+void mt_small_unpack(mt_small_packed *p);
+
+/* C = A B for m rows: A's element (i, p) at a[i * ars + p * acs], row i of C
+ * groups * gw values at c + i * ldc (strides in elements), group g's column j
+ * at g * gw + j and the padding columns zero. Overwrites C; runs on the
+ * calling thread. Contiguous rows of A (acs 1) read fastest. */
+void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t ars,
+                   int64_t acs, void *c, int64_t ldc);
+
+#endif
