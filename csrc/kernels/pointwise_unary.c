@@ -284,9 +284,9 @@ MT_V16 __m512 vsilu16(__m512 x)
                 *(float *)(data[0] + (i + k) * st[0]) = buf[k];                           \
         }                                                                                 \
     }
-/* float32 rows: the 16-lane loop where mt_use_avx512(), else the 8-lane one */
-#define F4_ROW(NAME, VFN8, VFN16)                                                         \
-    VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
+/* float32 rows: the 16-lane loop where mt_use_avx512(), else the 8-lane one
+ * (NAME##_8_f4, defined by the caller) */
+#define F4_PICK(NAME, VFN16)                                                              \
     V16_LOOP(NAME, VFN16)                                                                 \
     static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
     {                                                                                     \
@@ -295,6 +295,15 @@ MT_V16 __m512 vsilu16(__m512 x)
         else                                                                              \
             NAME##_8_f4(data, st, n, vctx);                                               \
     }
+#define F4_ROW(NAME, VFN8, VFN16)                                                         \
+    VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
+    F4_PICK(NAME, VFN16)
+
+/* x Phi(x): the 16-lane Phi covers the whole range, no far lanes */
+MT_V16 __m512 vgelu16(__m512 x)
+{
+    return _mm512_mul_ps(x, mt_vphi16(x));
+}
 #else
 #define F4_ROW(NAME, VFN8, VFN16) VEC_LOOP(NAME, f4, float, mt_v8f, 8, VFN8)
 #endif
@@ -307,9 +316,14 @@ F4_ROW(vsigmoid, mt_vsigmoid8, mt_vsigmoid16)
 F4_ROW(vsilu, vsilu8, vsilu16)
 VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
 VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
-VEC_LOOP(verf, f4, float, mt_v8f, 8, mt_verf8)
+F4_ROW(verf, mt_verf8, mt_verf16)
 VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
+#ifdef MT_HAVE_AVX512
+GELU_LOOP(8_f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
+F4_PICK(vgelu, vgelu16)
+#else
 GELU_LOOP(f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
+#endif
 GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
 VEC_LOOP(vgelu_tanh, f4, float, mt_v8f, 8, vgelu_tanh8)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)

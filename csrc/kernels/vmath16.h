@@ -15,6 +15,12 @@
  *                         log(+inf) = +inf, denormals exact.
  *   mt_vsigmoid16(x)      1 / (1 + exp(-x)), tiny results to the denormals.
  *   mt_vtanh16(x)         tanh.
+ *   mt_verf16(x)          erf, a few ulp.
+ *   mt_vphi16(x)          the standard normal CDF, with relative precision in
+ *                         the negative tail down to the denormals.
+ *   mt_vphi_pdf16(x, &d)  the same, and the normal density in d.
+ *   mt_verfc_abs16(a, s2, &e0)  erfc(a s) for a >= 0, s^2 = s2 = 1 or 1/2;
+ *                         e0 = exp(-(a s)^2).
  *
  * Where they are cheaper than the 8-lane forms: exp scales by 2^n with one
  * vscalefps (which also rounds results in the denormal range and overflows
@@ -135,27 +141,102 @@ MT_V16 __m512 mt_vsigmoid16(__m512 x)
     return _mm512_mask_mul_ps(r, neg, e, r);
 }
 
-/* tanh |x| = 1 - 2e/(1+e) with e = exp(-2|x|) <= 1 (no overflow), the sign
- * put back; below |x| = 0.625 vmath.h's odd polynomial. */
+/* tanh |x| = 1 - 2e/(1+e) with e = exp(-2|x|) <= 1 (no overflow); below
+ * |x| = 0.625 vmath.h's odd polynomial. Both are computed for |x| and x's
+ * sign bit or-ed in at the end, so tanh(-0) = -0. */
 MT_V16 __m512 mt_vtanh16(__m512 x)
 {
     __m512 a = mt_vabs16(x);
     __m512 e = mt_vexp_nonpos16(_mm512_mul_ps(a, MT_C16(-2.0f)));
     __m512 r = mt_vrcp16(_mm512_add_ps(e, MT_C16(1.0f)));
     __m512 big = _mm512_fnmadd_ps(_mm512_add_ps(e, e), r, MT_C16(1.0f));
-    /* big >= 0 (or NaN): or-ing in x's sign bit gives the sign of tanh x */
-    big = _mm512_castsi512_ps(_mm512_or_si512(
-        _mm512_castps_si512(big),
-        _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
     __m512 z = _mm512_mul_ps(x, x);
     __m512 p = MT_C16(-5.70498872745e-3f);
     p = _mm512_fmadd_ps(p, z, MT_C16(2.06390887954e-2f));
     p = _mm512_fmadd_ps(p, z, MT_C16(-5.37397155531e-2f));
     p = _mm512_fmadd_ps(p, z, MT_C16(1.33314422036e-1f));
     p = _mm512_fmadd_ps(p, z, MT_C16(-3.33332819422e-1f));
-    p = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, z), a, a);
     __mmask16 small = _mm512_cmp_ps_mask(a, MT_C16(0.625f), _CMP_LT_OQ);
-    return _mm512_mask_mov_ps(big, small, p);
+    __m512 t = _mm512_mask_mov_ps(big, small, p);
+    return _mm512_castsi512_ps(_mm512_or_si512(
+        _mm512_castps_si512(t),
+        _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+}
+
+/* erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), as t R(t) exp(-a^2)
+ * with t = 1 / (1 + 0.38 a) and R(t) = erfcx(a) / t a degree-8 fit on
+ * a in [0, 10] (relative error 4e-8; beyond 10 erfc is below the
+ * denormals). -a^2 goes to the exp in two parts, x^2 s^2 and its rounding
+ * error, so the tail keeps its relative precision. *e0 receives exp(-a^2),
+ * which gelu's derivative needs. NaN in gives NaN. */
+MT_V16 __m512 mt_verfc_abs16(__m512 ax, float s2, __m512 *e0)
+{
+    const float s = s2 == 1.0f ? 1.0f : 0.70710678118654752440f;
+    __m512 xc = _mm512_min_ps(MT_C16(10.25f / s), ax);
+    __m512 t = mt_vrcp16(_mm512_fmadd_ps(xc, MT_C16(0.3799999952316284f * s), MT_C16(1.0f)));
+    __m512 r = MT_C16(0.058965835720300674f);
+    r = _mm512_fmadd_ps(r, t, MT_C16(-0.26227474212646484f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.3638450503349304f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(-0.1614360213279724f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.23000559210777283f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.13865992426872253f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.2039036750793457f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.21391978859901428f));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.2144109308719635f));
+    __m512 sq = _mm512_mul_ps(xc, xc);
+    __m512 sq_err = _mm512_fmsub_ps(xc, xc, sq);
+    __m512 e = mt_vexp2part16(_mm512_mul_ps(sq, MT_C16(-s2)),
+                              _mm512_mul_ps(sq_err, MT_C16(-s2)));
+    *e0 = e;
+    return _mm512_mul_ps(_mm512_mul_ps(t, r), e);
+}
+
+/* The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 from erfc(|x| / sqrt 2):
+ * below 0 it is that half itself, with its relative precision to the
+ * denormals; *pdf receives the density exp(-x^2 / 2) / sqrt(2 pi). */
+MT_V16 __m512 mt_vphi_pdf16(__m512 x, __m512 *pdf)
+{
+    __m512 e0;
+    __m512 c = mt_verfc_abs16(mt_vabs16(x), 0.5f, &e0);
+    *pdf = _mm512_mul_ps(e0, MT_C16(0.39894228040143267794f));
+    __m512 r = _mm512_fnmadd_ps(c, MT_C16(0.5f), MT_C16(1.0f));
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_mask_mul_ps(r, neg, c, MT_C16(0.5f));
+}
+
+MT_V16 __m512 mt_vphi16(__m512 x)
+{
+    __m512 pdf;
+    return mt_vphi_pdf16(x, &pdf);
+}
+
+/* erf: x P(x^2) below |x| = 1 (vmath.h's fit), sign(x) (1 - erfc|x|) above;
+ * each piece only when some lane needs it. */
+MT_V16 __m512 mt_verf16(__m512 x)
+{
+    __mmask16 small = _mm512_cmp_ps_mask(mt_vabs16(x), MT_C16(1.0f), _CMP_LT_OQ);
+    __m512 r = x;
+    if (small != 0xffff) {
+        __m512 e0;
+        __m512 big = _mm512_sub_ps(MT_C16(1.0f), mt_verfc_abs16(mt_vabs16(x), 1.0f, &e0));
+        /* big >= 0 or NaN: x's sign bit or-ed in */
+        r = _mm512_castsi512_ps(_mm512_or_si512(
+            _mm512_castps_si512(big),
+            _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+    }
+    if (small) {
+        __m512 z = _mm512_mul_ps(x, x);
+        __m512 p = MT_C16(7.890584674896672e-05f);
+        p = _mm512_fmadd_ps(p, z, MT_C16(-8.021255489438772e-04f));
+        p = _mm512_fmadd_ps(p, z, MT_C16(5.189578980207443e-03f));
+        p = _mm512_fmadd_ps(p, z, MT_C16(-2.6854464784264565e-02f));
+        p = _mm512_fmadd_ps(p, z, MT_C16(1.1283600330352783e-01f));
+        p = _mm512_fmadd_ps(p, z, MT_C16(-3.761262595653534e-01f));
+        p = _mm512_fmadd_ps(p, z, MT_C16(1.1283791065216064f));
+        r = _mm512_mask_mul_ps(r, small, x, p);
+    }
+    return r;
 }
 
 #endif
