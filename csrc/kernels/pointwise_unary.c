@@ -325,7 +325,15 @@ F4_PICK(vgelu, vgelu16)
 GELU_LOOP(f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
 #endif
 GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
-VEC_LOOP(vgelu_tanh, f4, float, mt_v8f, 8, vgelu_tanh8)
+#ifdef MT_HAVE_AVX512
+MT_V16 __m512 vgelu_tanh16(__m512 x)
+{
+    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+    __m512 u = _mm512_mul_ps(MT_C16((float)SQRT_2_PI), _mm512_fmadd_ps(MT_C16(0.044715f), x3, x));
+    return _mm512_mul_ps(x, mt_vsigmoid16(_mm512_add_ps(u, u)));
+}
+#endif
+F4_ROW(vgelu_tanh, vgelu_tanh8, vgelu_tanh16)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
 MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
