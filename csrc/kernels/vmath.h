@@ -4,7 +4,9 @@
  * a polynomial, accurate to about 1 ulp (Cephes coefficients; erf's float
  * ones fitted for this file, a few ulp), with IEEE
  * results at the edges: NaN in gives NaN, overflow gives inf, and results
- * down to the denormals are kept. */
+ * down to the denormals are kept. On AVX-512 machines the float32 kernels
+ * take vmath16.h's 16-lane forms instead; these stay the path everywhere
+ * else. */
 #ifndef MT_KERNELS_VMATH_H
 #define MT_KERNELS_VMATH_H
 
