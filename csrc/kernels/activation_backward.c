@@ -234,9 +234,9 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
                 *(float *)(data[0] + (i + k) * st[0]) = bg[k];                          \
         }                                                                               \
     }
-/* the float32 entry: the 16-lane loop where mt_use_avx512(), else the 8-lane one */
-#define F4_LOOP(NAME, LIMIT4)                                                           \
-    VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)     \
+/* a float32 row's entry: the 16-lane loop where mt_use_avx512(), else the
+ * 8-lane one */
+#define F4_PICK(NAME)                                                                   \
     V16_LOOP(NAME)                                                                      \
     static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *ctx)         \
     {                                                                                   \
@@ -246,8 +246,11 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
             NAME##_8_f4(data, st, n, ctx);                                              \
     }
 #else
-#define F4_LOOP(NAME, LIMIT4)                                                           \
-    VEC_LOOP(NAME, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)
+#define F4_PICK(NAME)                                                                   \
+    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *ctx)         \
+    {                                                                                   \
+        NAME##_8_f4(data, st, n, ctx);                                                  \
+    }
 #endif
 
 /* float16 and bfloat16: loaded to float, the scalar form, stored back */
@@ -265,7 +268,8 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
 /* LIMIT: where gelu's far tail starts, a little inside it (the pass is
  * exact either way); -inf for the forms that flag nothing */
 #define DEFINE(NAME, LIMIT4, LIMIT8)                                                    \
-    F4_LOOP(NAME, LIMIT4)                                                               \
+    VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)     \
+    F4_PICK(NAME)                                                                       \
     VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
     HALF_LOOP(NAME, f2, mt_f16)                                                         \
     HALF_LOOP(NAME, bf, mt_bf16)

@@ -252,9 +252,23 @@ static inline __attribute__((always_inline)) mt_v4d vgelu_tanh4(mt_v4d x)
 MT_VAT(vgelu_tanh4, mt_v4d)
 
 #ifdef MT_HAVE_AVX512
+/* the 16-lane element functions (vmath16.h) beside the 8-lane ones above */
 MT_V16 __m512 vsilu16(__m512 x)
 {
     return _mm512_mul_ps(x, mt_vsigmoid16(x));
+}
+
+/* x Phi(x): the 16-lane Phi covers the whole range, no far lanes */
+MT_V16 __m512 vgelu16(__m512 x)
+{
+    return _mm512_mul_ps(x, mt_vphi16(x));
+}
+
+MT_V16 __m512 vgelu_tanh16(__m512 x)
+{
+    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+    __m512 u = _mm512_mul_ps(MT_C16((float)SQRT_2_PI), _mm512_fmadd_ps(MT_C16(0.044715f), x3, x));
+    return _mm512_mul_ps(x, mt_vsigmoid16(_mm512_add_ps(u, u)));
 }
 
 /* The 16-lane float32 loop: contiguous operands in full vectors and a masked
@@ -284,8 +298,8 @@ MT_V16 __m512 vsilu16(__m512 x)
                 *(float *)(data[0] + (i + k) * st[0]) = buf[k];                           \
         }                                                                                 \
     }
-/* float32 rows: the 16-lane loop where mt_use_avx512(), else the 8-lane one
- * (NAME##_8_f4, defined by the caller) */
+/* a float32 row's entry: the 16-lane loop where mt_use_avx512(), else the
+ * 8-lane one (NAME##_8_f4) */
 #define F4_PICK(NAME, VFN16)                                                              \
     V16_LOOP(NAME, VFN16)                                                                 \
     static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
@@ -295,18 +309,16 @@ MT_V16 __m512 vsilu16(__m512 x)
         else                                                                              \
             NAME##_8_f4(data, st, n, vctx);                                               \
     }
+#else
+#define F4_PICK(NAME, VFN16)                                                              \
+    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
+    {                                                                                     \
+        NAME##_8_f4(data, st, n, vctx);                                                   \
+    }
+#endif
 #define F4_ROW(NAME, VFN8, VFN16)                                                         \
     VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
     F4_PICK(NAME, VFN16)
-
-/* x Phi(x): the 16-lane Phi covers the whole range, no far lanes */
-MT_V16 __m512 vgelu16(__m512 x)
-{
-    return _mm512_mul_ps(x, mt_vphi16(x));
-}
-#else
-#define F4_ROW(NAME, VFN8, VFN16) VEC_LOOP(NAME, f4, float, mt_v8f, 8, VFN8)
-#endif
 
 F4_ROW(vexp, mt_vexp8, mt_vexp16)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)
@@ -318,21 +330,9 @@ VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
 VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
 F4_ROW(verf, mt_verf8, mt_verf16)
 VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
-#ifdef MT_HAVE_AVX512
 GELU_LOOP(8_f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
 F4_PICK(vgelu, vgelu16)
-#else
-GELU_LOOP(f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
-#endif
 GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
-#ifdef MT_HAVE_AVX512
-MT_V16 __m512 vgelu_tanh16(__m512 x)
-{
-    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
-    __m512 u = _mm512_mul_ps(MT_C16((float)SQRT_2_PI), _mm512_fmadd_ps(MT_C16(0.044715f), x3, x));
-    return _mm512_mul_ps(x, mt_vsigmoid16(_mm512_add_ps(u, u)));
-}
-#endif
 F4_ROW(vgelu_tanh, vgelu_tanh8, vgelu_tanh16)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
