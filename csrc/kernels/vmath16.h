@@ -58,15 +58,15 @@ MT_V16 __m512 mt_vrcp16(__m512 d)
     return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, MT_C16(1.0f)), r);
 }
 
-/* exp(hi + lo) for hi + lo in [-104, 89] or NaN, |lo| small beside the
- * reduced argument: n = round((hi + lo) / ln 2), r = hi - n ln 2 + lo exactly
+/* exp(hi + lo) for hi in [-104, 89] or NaN and |lo| <= ulp(hi) (n from hi
+ * alone then leaves |r| at most that much above ln2/2, within the fit):
+ * n = round(hi / ln 2), r = hi - n ln 2 + lo exactly
  * enough (ln 2 in two parts; the first product is exact, so is hi - n ln2hi),
  * a degree-6 fit of exp on [-ln2/2, ln2/2] (relative error 2e-8), and
  * 2^n by vscalefps, which rounds once however small the result. */
 MT_V16 __m512 mt_vexp2part16(__m512 hi, __m512 lo)
 {
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_add_ps(hi, lo),
-                                                  MT_C16(1.44269504088896341f)),
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(hi, MT_C16(1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, MT_C16(0.693147182464599609375f), hi);
     r = _mm512_add_ps(r, lo);
@@ -167,7 +167,7 @@ MT_V16 __m512 mt_vtanh16(__m512 x)
 /* erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), as t R(t) exp(-a^2)
  * with t = 1 / (1 + 0.38 a) and R(t) = erfcx(a) / t a degree-8 fit on
  * a in [0, 10] (relative error 4e-8; beyond 10 erfc is below the
- * denormals). -a^2 goes to the exp in two parts, x^2 s^2 and its rounding
+ * denormals; a degree-7 fit would be 2.5e-7). -a^2 goes to the exp in two parts, x^2 s^2 and its rounding
  * error, so the tail keeps its relative precision. *e0 receives exp(-a^2),
  * which gelu's derivative needs. NaN in gives NaN. */
 MT_V16 __m512 mt_verfc_abs16(__m512 ax, float s2, __m512 *e0)
