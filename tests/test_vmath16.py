@@ -136,6 +136,11 @@ def check_backward_rows():
             close(got, want[:n], g[:n], row)
         got = getattr(mt, row)(mt.tensor(g)[::2], mt.tensor(v.numpy())[::2]).numpy()
         close(got, want[::2], g[::2], row)
+        # the saved tensor broadcast along rows (stride 0)
+        gb = g[:5 * 33].reshape(5, 33)
+        got = getattr(mt, row)(mt.tensor(gb), mt.tensor(v.numpy()[:33])).numpy()
+        want = aten(torch.tensor(gb, dtype=torch.float64), v[:33].double().expand(5, 33)).numpy()
+        close(got, want, gb, row)
 
 
 def test_this_process_path():
