@@ -1,3 +1,6 @@
+/* The unary loop table (pointwise_unary.h): a scalar loop per op and dtype,
+ * and vector loops for the float32/float64 rows with a vector form (vmath.h;
+ * float32 on 16 lanes with vmath16.h where the machine has AVX-512). */
 #include "pointwise_unary.h"
 #include "../core/portable.h"
 #include "typed.h"
