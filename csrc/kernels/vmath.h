@@ -4,7 +4,9 @@
  * a polynomial, accurate to about 1 ulp (Cephes coefficients; erf's float
  * ones fitted for this file, a few ulp), with IEEE
  * results at the edges: NaN in gives NaN, overflow gives inf, and results
- * down to the denormals are kept. */
+ * down to the denormals are kept. On AVX-512 machines the float32 kernels
+ * take vmath16.h's 16-lane forms instead; these stay the path everywhere
+ * else. */
 #ifndef MT_KERNELS_VMATH_H
 #define MT_KERNELS_VMATH_H
 
@@ -165,20 +167,20 @@ MT_VINLINE mt_v8f mt_vsigmoid8(mt_v8f x)
     return mt_vsel8(neg, e * r, r);
 }
 
+/* computed for |x| with x's sign bit or-ed in at the end: tanh(-0) = -0 */
 MT_VINLINE mt_v8f mt_vtanh8(mt_v8f x)
 {
-    mt_v8i neg = x < 0.0f;
-    mt_v8f ax = mt_vsel8(neg, -x, x);
+    mt_v8f ax = (mt_v8f)((mt_v8i)x & INT32_MAX);
     mt_v8f big = 1.0f - 2.0f / (mt_vexp8(ax + ax) + 1.0f);
-    big = mt_vsel8(neg, -big, big);
     mt_v8f z = x * x;
     mt_v8f p = (mt_v8f){0} - 5.70498872745e-3f;
     p = p * z + 2.06390887954e-2f;
     p = p * z - 5.37397155531e-2f;
     p = p * z + 1.33314422036e-1f;
     p = p * z - 3.33332819422e-1f;
-    p = p * z * x + x;
-    return mt_vsel8(ax < 0.625f, p, big);
+    p = p * z * ax + ax;
+    mt_v8f t = mt_vsel8(ax < 0.625f, p, big);
+    return (mt_v8f)((mt_v8i)t | ((mt_v8i)x & INT32_MIN));
 }
 
 MT_VINLINE mt_v4d mt_vsigmoid4(mt_v4d x)
