@@ -1,8 +1,10 @@
 /* torch.gather and torch.scatter along one dim (mt_gather_dim, mt_scatter_dim).
  * The index's shape is walked as rows along its last dim with offsets that
- * advance incrementally; each row is bounds-checked once, then moved by a
- * row loop chosen per item size (gather, scatter set) or per dtype and
- * reduction (scatter add, multiply) once per call.
+ * advance incrementally; each row is moved by a row loop chosen per item size
+ * (gather, scatter set) or per dtype and reduction (scatter add, multiply)
+ * once per call, which checks the row's indices: a gather in the same pass
+ * that moves (with AVX-512 vector gathers where the CPU has them), a scatter
+ * before it writes.
  *
  * Threads split one dim of the index, s, into ranges; each range is a narrowed
  * view of index, values and (when s is not the gathered dim) self. A gather may
@@ -17,105 +19,19 @@
 #include "../core/portable.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#ifdef MT_HAVE_X86_DISPATCH
+#include <immintrin.h>
+#endif
 #include <string.h>
 
 /* One row of n index entries ix[i * xs]; self's element for entry i is at
- * t + i * ti + ix * td, the value's at v + i * vs. */
-typedef void (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
-                           char *v, int64_t vs, int64_t n);
-
-/* Rows whose index and values step by one (the common, dense case) get their
- * own loop, which the compiler turns into vector gathers where it can. */
-#define MOVE_ROWS(N, CT)                                                                    \
-    MT_CLONES_AVX2 static void gather_row_##N(char *t, int64_t ti, int64_t td,             \
-                                              const int64_t *ix, int64_t xs, char *v,      \
-                                              int64_t vs, int64_t n)                       \
-    {                                                                                       \
-        const CT *s = (const CT *)t;                                                        \
-        CT *d = (CT *)v;                                                                    \
-        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = s[ix[i]];                                                            \
-            return;                                                                         \
-        }                                                                                   \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = s[i * ti + ix[i] * td];                                              \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * vs] = s[i * ti + ix[i * xs] * td];                                        \
-    }                                                                                       \
-    static void set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
-                            char *v, int64_t vs, int64_t n)                                 \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i * ti + ix[i] * td] = s[i];                                              \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * ti + ix[i * xs] * td] = s[i * vs];                                        \
-    }
-MOVE_ROWS(1, uint8_t)
-MOVE_ROWS(2, uint16_t)
-MOVE_ROWS(4, uint32_t)
-MOVE_ROWS(8, uint64_t)
-
-#define COMBINE_ROWS(E, SFX, CT)                                                            \
-    static void add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                CT *p = d + i * ti + ix[i] * td;                                            \
-                *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                       \
-                                    (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                     \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
-            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
-                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
-        }                                                                                   \
-    }                                                                                       \
-    static void mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
-            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
-                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
-        }                                                                                   \
-    }
-MT_FOR_ALL_DTYPES(COMBINE_ROWS)
-
-static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW(add_row);
-static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
-
-static dim_row_fn by_size(int isz, bool gather)
-{
-    switch (isz) {
-    case 1: return gather ? gather_row_1 : set_row_1;
-    case 2: return gather ? gather_row_2 : set_row_2;
-    case 4: return gather ? gather_row_4 : set_row_4;
-    default: return gather ? gather_row_8 : set_row_8;
-    }
-}
-
-typedef struct {
-    mt_tensor t, ix, v; /* at least 1-d */
-    int dim, split;
-    dim_row_fn row;
-    _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
-} dim_job;
+ * t + i * ti + ix * td, the value's at v + i * vs. A row checks its own
+ * indices against size (self's length along dim) and returns false when one
+ * is outside [0, size): a scatter then writes nothing, a gather leaves its
+ * values unspecified (the op fails either way). */
+typedef bool (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
+                           char *v, int64_t vs, int64_t n, int64_t size);
 
 /* Whether every index of the row is in [0, size): a branch-free reduction,
  * vectorised for dense rows. */
@@ -130,6 +46,144 @@ MT_CLONES_AVX2 static bool row_in_range(const int64_t *x, int64_t xs, int64_t n,
             out |= (uint64_t)x[i * xs] >= lim;
     return out == 0;
 }
+
+/* A gather checks while it moves, in one pass over the index: an index out
+ * of range reads element 0 instead and marks the row. */
+#define MOVE_ROWS(N, CT)                                                                    \
+    static bool gather_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix,         \
+                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)   \
+    {                                                                                       \
+        const CT *s = (const CT *)t;                                                        \
+        CT *d = (CT *)v;                                                                    \
+        uint64_t lim = (uint64_t)size, bad = 0;                                             \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            bad |= x >= lim;                                                                \
+            d[i * vs] = s[i * ti + (int64_t)(x < lim ? x : 0) * td];                        \
+        }                                                                                   \
+        return bad == 0;                                                                    \
+    }                                                                                       \
+    static bool set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                            char *v, int64_t vs, int64_t n, int64_t size)                   \
+    {                                                                                       \
+        if (!row_in_range(ix, xs, n, size))                                                 \
+            return false;                                                                   \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        if (xs == 1 && vs == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i * ti + ix[i] * td] = s[i];                                              \
+            return true;                                                                    \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                     \
+            d[i * ti + ix[i * xs] * td] = s[i * vs];                                        \
+        return true;                                                                        \
+    }
+MOVE_ROWS(1, uint8_t)
+MOVE_ROWS(2, uint16_t)
+MOVE_ROWS(4, uint32_t)
+MOVE_ROWS(8, uint64_t)
+
+#ifdef MT_HAVE_X86_DISPATCH
+/* Gathers of 4- and 8-byte items along a dense row of self, by a dense index
+ * into dense values, with AVX-512 masked vector gathers: the range check is
+ * the gather's mask. A local dispatch (portable.h names AVX2 only): chosen
+ * once per call where the CPU has AVX-512F, other rows take the loops above. */
+#define AVX512_GATHER(N, VEC, GATHER, STORE)                                                \
+    __attribute__((target("avx512f"))) static bool gather_row_##N##_avx512(               \
+        char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, char *v, int64_t vs, \
+        int64_t n, int64_t size)                                                            \
+    {                                                                                       \
+        if (!(xs == 1 && vs == 1 && ti == 0 && td == 1))                                    \
+            return gather_row_##N(t, ti, td, ix, xs, v, vs, n, size);                       \
+        __m512i lim = _mm512_set1_epi64(size);                                              \
+        __mmask8 bad = 0;                                                                   \
+        int64_t i = 0;                                                                      \
+        for (; i + 16 <= n; i += 16) {                                                      \
+            __m512i a = _mm512_loadu_si512(ix + i), b = _mm512_loadu_si512(ix + i + 8);     \
+            __mmask8 ka = _mm512_cmplt_epu64_mask(a, lim), kb = _mm512_cmplt_epu64_mask(b, lim); \
+            bad |= (__mmask8)(~ka | ~kb);                                                   \
+            VEC ga = GATHER(ka, a, t), gb = GATHER(kb, b, t);                               \
+            STORE(v + i * N, ga);                                                           \
+            STORE(v + (i + 8) * N, gb);                                                     \
+        }                                                                                   \
+        return gather_row_##N(t, 0, 1, ix + i, 1, v + i * N, 1, n - i, size) && bad == 0;   \
+    }
+#define GATHER_4(k, x, base) _mm512_mask_i64gather_ps(_mm256_setzero_ps(), k, x, base, 4)
+#define GATHER_8(k, x, base) _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), k, x, base, 8)
+#define STORE_4(p, x) _mm256_storeu_ps((float *)(p), x)
+#define STORE_8(p, x) _mm512_storeu_si512(p, x)
+AVX512_GATHER(4, __m256, GATHER_4, STORE_4)
+AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
+
+static bool has_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f");
+}
+#endif
+
+#define COMBINE_ROWS(E, SFX, CT)                                                            \
+    static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
+    {                                                                                       \
+        if (!row_in_range(ix, xs, n, size))                                                 \
+            return false;                                                                   \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        if (xs == 1 && vs == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                CT *p = d + i * ti + ix[i] * td;                                            \
+                *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                       \
+                                    (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                     \
+            }                                                                               \
+            return true;                                                                    \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
+                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
+        }                                                                                   \
+        return true;                                                                        \
+    }                                                                                       \
+    static bool mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
+    {                                                                                       \
+        if (!row_in_range(ix, xs, n, size))                                                 \
+            return false;                                                                   \
+        CT *d = (CT *)t;                                                                    \
+        const CT *s = (const CT *)v;                                                        \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
+                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
+        }                                                                                   \
+        return true;                                                                        \
+    }
+MT_FOR_ALL_DTYPES(COMBINE_ROWS)
+
+static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW(add_row);
+static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
+
+static dim_row_fn by_size(int isz, bool gather)
+{
+#ifdef MT_HAVE_X86_DISPATCH
+    if (gather && (isz == 4 || isz == 8) && has_avx512())
+        return isz == 4 ? gather_row_4_avx512 : gather_row_8_avx512;
+#endif
+    switch (isz) {
+    case 1: return gather ? gather_row_1 : set_row_1;
+    case 2: return gather ? gather_row_2 : set_row_2;
+    case 4: return gather ? gather_row_4 : set_row_4;
+    default: return gather ? gather_row_8 : set_row_8;
+    }
+}
+
+typedef struct {
+    mt_tensor t, ix, v; /* at least 1-d */
+    int dim, split;
+    dim_row_fn row;
+    _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
+} dim_job;
 
 /* The rows of t, ix, v (ix's shape, t seen along ix's positions). */
 static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const mt_tensor *v)
@@ -146,9 +200,15 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
     const int64_t *xbase = (const int64_t *)ix->storage->data;
     char *tbase = (char *)t->storage->data, *vbase = (char *)v->storage->data;
     int64_t xs = ix->strides[last], vs = v->strides[last], ti = row_ts[last];
+    if (size == 0) {
+        /* no index is valid, and a row must not read element 0 */
+        int64_t none = INT64_MIN;
+        atomic_compare_exchange_strong(&w->bad, &none, xbase[xo]);
+        return;
+    }
     for (;;) {
         const int64_t *x = xbase + xo;
-        if (!row_in_range(x, xs, n, size)) {
+        if (!w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n, size)) {
             for (int64_t i = 0; i < n; i++)
                 if ((uint64_t)x[i * xs] >= (uint64_t)size) {
                     int64_t none = INT64_MIN;
@@ -156,7 +216,6 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
                     return;
                 }
         }
-        w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n);
         int d = last - 1;
         for (; d >= 0; d--) {
             to += row_ts[d];

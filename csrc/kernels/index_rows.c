@@ -109,6 +109,10 @@ typedef struct {
     int nb;
     int64_t b_sizes[MT_MAX_DIMS], b_ts[MT_MAX_DIMS], b_vs[MT_MAX_DIMS];
     int64_t block; /* items per row */
+    /* one index array over t's first dim, t's rows and v contiguous: rows
+     * are plain runs found from the index alone (embedding, index_select
+     * and index_add_ along dim 0) */
+    bool plain;
 } rows_job;
 
 /* Offset in t of index entry j, relative to the row's pre position. */
@@ -139,9 +143,12 @@ static void move_block(const rows_job *w, int64_t t_off, int64_t v_off, int64_t 
 {
     int last = w->nb - 1, isz = w->isz;
     int64_t n = c1 - c0, ts = w->b_ts[last], vs = w->b_vs[last];
-    int64_t pos[MT_MAX_DIMS] = {0};
+    int64_t pos[MT_MAX_DIMS];
     t_off += c0 * ts;
     v_off += c0 * vs;
+    /* only the outer dims' counters: this runs once per row */
+    for (int d = 0; d < last; d++)
+        pos[d] = 0;
     for (;;) {
         char *t = w->t_data + t_off * isz, *v = w->v_data + v_off * isz;
         if (w->put)
@@ -177,12 +184,42 @@ static void pre_offsets(const rows_job *w, int64_t o, int64_t *t_off, int64_t *v
     *v_off = vo;
 }
 
+/* Rows ahead whose t side is prefetched, and how much of each: the rows are
+ * scattered, so the hardware prefetcher starts cold on every one. */
+#define PREFETCH_ROWS 2
+#define PREFETCH_BYTES 2048
+
+/* Plain rows [r0, r1), columns [c0, c1). */
+static void run_plain_rows(const rows_job *w, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+    const int64_t *ix = w->p->index[0];
+    int64_t st = w->idx_ts[0], isz = w->isz, n = c1 - c0;
+    char *t = w->t_data + (w->t_base + c0) * isz, *v = w->v_data + (w->v_base + c0) * isz;
+    int64_t ahead = n * isz < PREFETCH_BYTES ? n * isz : PREFETCH_BYTES;
+    for (int64_t r = r0; r < r1; r++) {
+        if (r + PREFETCH_ROWS < r1) {
+            const char *next = t + ix[r + PREFETCH_ROWS] * st * isz;
+            for (int64_t b = 0; b < ahead; b += 64)
+                __builtin_prefetch(next + b);
+        }
+        char *tr = t + ix[r] * st * isz, *vr = v + r * w->block * isz;
+        if (w->put)
+            w->run(tr, 1, vr, 1, n, w->af, w->ai);
+        else
+            w->run(vr, 1, tr, 1, n, w->af, w->ai);
+    }
+}
+
 /* Rows [r0, r1) (row r = pre position r / nidx, index entry r % nidx),
  * block columns [c0, c1). */
 static void run_rows(const rows_job *w, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
 {
     if (r0 >= r1 || c0 >= c1)
         return;
+    if (w->plain) {
+        run_plain_rows(w, r0, r1, c0, c1);
+        return;
+    }
     int64_t o = r0 / w->nidx, j = r0 % w->nidx, to, vo;
     pre_offsets(w, o, &to, &vo);
     for (int64_t r = r0; r < r1; r++) {
@@ -271,6 +308,8 @@ static void plan_job(rows_job *w, const mt_tensor *t, const mt_index_plan *p, co
     w->vi_sizes = dense ? NULL : p->index_sizes;
     w->vi_strides = v->strides + p->pre;
     w->nvi = p->index_ndim;
+    w->plain = dense && p->pre == 0 && p->k == 1 && w->nb == 1 && w->b_ts[0] == 1 &&
+               w->b_vs[0] == 1;
 }
 
 /* Gathers of single items by one index array into a dense result (take,
