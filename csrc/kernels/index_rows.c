@@ -17,6 +17,7 @@
 
 #include "../core/portable.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A strided run of n items: dst[i * ds] (op)= src[i * ss]. */
@@ -73,6 +74,18 @@ static run_fn copy_run(int isz)
             d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) +             \
                                        (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]) * a);         \
     }                                                                                       \
+    static void first_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss,       \
+                                int64_t n, double af, int64_t ai)                          \
+    {                                                                                       \
+        (void)ds;                                                                           \
+        (void)ss;                                                                           \
+        (void)af;                                                                           \
+        (void)ai;                                                                           \
+        CT *d = (CT *)dst;                                                                  \
+        const CT *s = (const CT *)src;                                                      \
+        for (int64_t i = 0; i < n; i++)                                                     \
+            d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));     \
+    }                                                                                       \
     static void mul_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, \
                               double af, int64_t ai)                                        \
     {                                                                                       \
@@ -88,6 +101,9 @@ MT_FOR_ALL_DTYPES(ACC_RUNS)
 
 static const run_fn add_runs[MT_NUM_DTYPES] = MT_ROW(add_run);
 static const run_fn mul_runs[MT_NUM_DTYPES] = MT_ROW(mul_run);
+/* A dense run's first addition into a zero: 0 + s, so that -0 becomes +0 as
+ * in zeros + s. */
+static const run_fn first_runs[MT_NUM_DTYPES] = MT_ROW(first_run);
 
 typedef struct {
     char *t_data, *v_data; /* at element 0 of their storages */
@@ -184,24 +200,13 @@ static void pre_offsets(const rows_job *w, int64_t o, int64_t *t_off, int64_t *v
     *v_off = vo;
 }
 
-/* Rows ahead whose t side is prefetched, and how much of each: the rows are
- * scattered, so the hardware prefetcher starts cold on every one. */
-#define PREFETCH_ROWS 2
-#define PREFETCH_BYTES 2048
-
 /* Plain rows [r0, r1), columns [c0, c1). */
 static void run_plain_rows(const rows_job *w, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
 {
     const int64_t *ix = w->p->index[0];
     int64_t st = w->idx_ts[0], isz = w->isz, n = c1 - c0;
     char *t = w->t_data + (w->t_base + c0) * isz, *v = w->v_data + (w->v_base + c0) * isz;
-    int64_t ahead = n * isz < PREFETCH_BYTES ? n * isz : PREFETCH_BYTES;
     for (int64_t r = r0; r < r1; r++) {
-        if (r + PREFETCH_ROWS < r1) {
-            const char *next = t + ix[r + PREFETCH_ROWS] * st * isz;
-            for (int64_t b = 0; b < ahead; b += 64)
-                __builtin_prefetch(next + b);
-        }
         char *tr = t + ix[r] * st * isz, *vr = v + r * w->block * isz;
         if (w->put)
             w->run(tr, 1, vr, 1, n, w->af, w->ai);
@@ -385,4 +390,52 @@ void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, m
         mt_parallel_for(0, cols, GRAIN_ITEMS / (vals->numel / cols) + 1, columns_range, &w);
     else
         pre_range(&w, 0, pre);
+}
+
+/* Rows [lo, hi) of t for mt_index_add_zeros: every thread reads the whole
+ * index and takes the entries that land in its rows, so each row sees its
+ * additions in index order; a row's first one is a copy, untouched rows are
+ * cleared. */
+typedef struct {
+    rows_job w;
+    run_fn first;
+    uint8_t *seen; /* per row of t */
+} zeros_job;
+
+static void zeros_range(void *arg, int64_t lo, int64_t hi)
+{
+    zeros_job *z = arg;
+    const rows_job *w = &z->w;
+    const int64_t *ix = w->p->index[0];
+    int64_t row = w->block * w->isz;
+    char *t = w->t_data + w->t_base * w->isz, *v = w->v_data + w->v_base * w->isz;
+    for (int64_t j = 0; j < w->nidx; j++) {
+        int64_t x = ix[j];
+        if (x < lo || x >= hi)
+            continue;
+        (z->seen[x] ? w->run : z->first)(t + x * row, 1, v + j * row, 1, w->block, 1.0, 1);
+        z->seen[x] = 1;
+    }
+    for (int64_t x = lo; x < hi; x++)
+        if (!z->seen[x])
+            memset(t + x * row, 0, (size_t)row);
+}
+
+void mt_index_add_zeros(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals)
+{
+    zeros_job z = {.first = first_runs[t->dtype]};
+    if (t->numel > 0) {
+        plan_job(&z.w, t, p, vals);
+        z.w.put = true;
+        z.w.run = add_runs[t->dtype];
+        z.w.af = 1.0;
+        z.w.ai = 1;
+    }
+    if (t->numel > 0 && z.w.plain && (z.seen = calloc((size_t)t->sizes[0], 1))) {
+        mt_parallel_for(0, t->sizes[0], GRAIN_ITEMS / z.w.block + 1, zeros_range, &z);
+        free(z.seen);
+        return;
+    }
+    memset(mt_data(t), 0, (size_t)t->numel * (size_t)mt_itemsize(t->dtype));
+    mt_index_put(t, p, vals, MT_PUT_ADD, 1.0, 1);
 }

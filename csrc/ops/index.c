@@ -362,6 +362,20 @@ static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *ind
     return out;
 }
 
+mt_tensor *mt_index_select_backward(const mt_tensor *g, int ndim, const int64_t *sizes, int dim,
+                                    const mt_tensor *index)
+{
+    mt_tensor *ix = dense_long(index, "index_select");
+    mt_tensor *t = ix ? mt_new(g->dtype, ndim, sizes, false) : NULL;
+    if (t) {
+        mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
+                           .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ix)}};
+        mt_index_add_zeros(t, &p, g);
+    }
+    mt_xrelease(ix);
+    return t;
+}
+
 int impl_index_select(mt_args *a, mt_result *r)
 {
     mt_tensor t = *a->v[0].t, *ix = a->v[2].t;
