@@ -112,9 +112,9 @@ static int accumulate_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int o
     return finish(&out[0], r);
 }
 
-/* Without a graph to record, one pass builds the result: rows no index
- * reaches are cleared, the rest take their slices (torch's embedding and
- * index_select backward kernels are the same in effect). */
+/* index_select and gather without a graph to record: the result is built
+ * without a separate pass of zeros (the kernels clear what they do not
+ * write, or clear a row in cache just before adding into it). */
 int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
@@ -131,9 +131,16 @@ int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    if (n->edge_meta[0].ndim == 0)
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (m->ndim == 0)
         return pick_backward(n, g, out, "gather", 2);
-    return accumulate_backward(n, g, out, MT_OP_scatter_add_);
+    if (mt_grad_enabled || g[0]->dtype != m->dtype)
+        return accumulate_backward(n, g, out, MT_OP_scatter_add_);
+    mt_tensor *ix = mt_node_saved(n, 2);
+    int dim = (int)((n->args[1].i % m->ndim + m->ndim) % m->ndim);
+    mt_tensor *r = ix ? mt_gather_backward(g[0], m->ndim, m->sizes, dim, ix) : NULL;
+    mt_xrelease(ix);
+    return finish(&out[0], r);
 }
 
 int take_backward(mt_node *n, mt_tensor **g, mt_tensor **out)

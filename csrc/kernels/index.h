@@ -40,6 +40,9 @@ int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor
 /* torch.scatter: t[..index[..]..] (op)= src[..] along dim over index's shape. */
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
                    mt_put_op op);
+/* t <- zeros, then scatter add src along dim as mt_scatter_dim: the same
+ * result without reading t first (gather's backward). t is contiguous. */
+int mt_scatter_add_zeros(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src);
 
 /* Where mask (bool, broadcast to t) is set, t <- value (0-dim, t's dtype). */
 void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value);

@@ -182,6 +182,7 @@ typedef struct {
     mt_tensor t, ix, v; /* at least 1-d */
     int dim, split;
     dim_row_fn row;
+    bool clear; /* zero self's row along dim before scattering into it */
     _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
 } dim_job;
 
@@ -208,6 +209,8 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
     }
     for (;;) {
         const int64_t *x = xbase + xo;
+        if (w->clear)
+            memset(tbase + to * isz, 0, (size_t)(size * isz));
         if (!w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n, size)) {
             for (int64_t i = 0; i < n; i++)
                 if ((uint64_t)x[i * xs] >= (uint64_t)size) {
@@ -264,10 +267,10 @@ static mt_tensor at_least_1d(const mt_tensor *t)
 }
 
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
-                     dim_row_fn row, bool may_split_dim)
+                     dim_row_fn row, bool may_split_dim, bool clear)
 {
     dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
-                 .dim = dim, .split = -1, .row = row};
+                 .dim = dim, .split = -1, .row = row, .clear = clear};
     atomic_init(&w.bad, INT64_MIN);
     for (int d = 0; d < w.ix.ndim; d++)
         if ((d != dim || may_split_dim) && (w.split < 0 || w.ix.sizes[d] > w.ix.sizes[w.split]))
@@ -287,7 +290,7 @@ static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const 
 
 int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out)
 {
-    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true);
+    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true, false);
 }
 
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
@@ -295,5 +298,18 @@ int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tenso
 {
     dim_row_fn row = op == MT_PUT_SET ? by_size(mt_itemsize(t->dtype), false)
                                       : (op == MT_PUT_ADD ? add_rows : mul_rows)[t->dtype];
-    return run_split(t, dim, index, src, row, false);
+    return run_split(t, dim, index, src, row, false, false);
+}
+
+int mt_scatter_add_zeros(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src)
+{
+    /* each row of self along its last dim is one row of the index: cleared
+     * in cache just before its additions, by the thread that makes them */
+    bool rows = index->numel > 0 && t->ndim == index->ndim && dim == t->ndim - 1 &&
+                mt_tensor_is_contiguous(t);
+    for (int d = 0; rows && d < dim; d++)
+        rows = index->sizes[d] == t->sizes[d];
+    if (!rows)
+        memset(mt_data(t), 0, (size_t)t->numel * (size_t)mt_itemsize(t->dtype));
+    return run_split(t, dim, index, src, add_rows[t->dtype], false, rows);
 }

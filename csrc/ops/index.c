@@ -455,6 +455,17 @@ int impl_gather(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
+mt_tensor *mt_gather_backward(const mt_tensor *g, int ndim, const int64_t *sizes, int dim,
+                              const mt_tensor *index)
+{
+    mt_tensor *t = mt_new(g->dtype, ndim, sizes, false);
+    if (t && mt_scatter_add_zeros(t, dim, index, g) < 0) {
+        mt_release(t);
+        return NULL;
+    }
+    return t;
+}
+
 static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce)
 {
     bool inplace = mt_inplace_target(a) != NULL;
