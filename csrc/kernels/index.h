@@ -40,9 +40,11 @@ int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor
 /* torch.scatter: t[..index[..]..] (op)= src[..] along dim over index's shape. */
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
                    mt_put_op op);
-/* t <- zeros, then scatter add src along dim as mt_scatter_dim: the same
- * result without reading t first (gather's backward). t is contiguous. */
-int mt_scatter_add_zeros(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src);
+/* out <- init (zeros when init is NULL), then mt_scatter_dim(out, ...): an
+ * out-of-place scatter (or gather's backward) without a separate pass that
+ * fills out first. out is fresh and contiguous, init of out's shape and dtype. */
+int mt_scatter_dim_into(mt_tensor *out, const mt_tensor *init, int dim, const mt_tensor *index,
+                        const mt_tensor *src, mt_put_op op);
 
 /* Where mask (bool, broadcast to t) is set, t <- value (0-dim, t's dtype). */
 void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value);

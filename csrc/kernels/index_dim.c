@@ -13,6 +13,7 @@
  * element sees its writes in index order, as serially. */
 #include "index.h"
 #include "parallel.h"
+#include "copy.h"
 #include "typed.h"
 
 #include "../core/error.h"
@@ -182,7 +183,11 @@ typedef struct {
     mt_tensor t, ix, v; /* at least 1-d */
     int dim, split;
     dim_row_fn row;
-    bool clear; /* zero self's row along dim before scattering into it */
+    /* fill self's row along dim just before scattering into it: from init
+     * (its data at element init_delta from self's) or with zeros */
+    bool fill;
+    const char *init;
+    int64_t init_delta;
     _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
 } dim_job;
 
@@ -209,7 +214,9 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
     }
     for (;;) {
         const int64_t *x = xbase + xo;
-        if (w->clear)
+        if (w->fill && w->init)
+            memcpy(tbase + to * isz, w->init + (to + w->init_delta) * isz, (size_t)(size * isz));
+        else if (w->fill)
             memset(tbase + to * isz, 0, (size_t)(size * isz));
         if (!w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n, size)) {
             for (int64_t i = 0; i < n; i++)
@@ -267,10 +274,14 @@ static mt_tensor at_least_1d(const mt_tensor *t)
 }
 
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
-                     dim_row_fn row, bool may_split_dim, bool clear)
+                     dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
     dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
-                 .dim = dim, .split = -1, .row = row, .clear = clear};
+                 .dim = dim, .split = -1, .row = row, .fill = fill};
+    if (fill && fill_from) {
+        w.init = (const char *)fill_from->storage->data;
+        w.init_delta = fill_from->offset - t->offset;
+    }
     atomic_init(&w.bad, INT64_MIN);
     for (int d = 0; d < w.ix.ndim; d++)
         if ((d != dim || may_split_dim) && (w.split < 0 || w.ix.sizes[d] > w.ix.sizes[w.split]))
@@ -290,26 +301,34 @@ static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const 
 
 int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out)
 {
-    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true, false);
+    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true, NULL, false);
+}
+
+static dim_row_fn scatter_row(mt_dtype dtype, mt_put_op op)
+{
+    return op == MT_PUT_SET ? by_size(mt_itemsize(dtype), false)
+                            : (op == MT_PUT_ADD ? add_rows : mul_rows)[dtype];
 }
 
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
                    mt_put_op op)
 {
-    dim_row_fn row = op == MT_PUT_SET ? by_size(mt_itemsize(t->dtype), false)
-                                      : (op == MT_PUT_ADD ? add_rows : mul_rows)[t->dtype];
-    return run_split(t, dim, index, src, row, false, false);
+    return run_split(t, dim, index, src, scatter_row(t->dtype, op), false, NULL, false);
 }
 
-int mt_scatter_add_zeros(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src)
+int mt_scatter_dim_into(mt_tensor *out, const mt_tensor *init, int dim, const mt_tensor *index,
+                        const mt_tensor *src, mt_put_op op)
 {
-    /* each row of self along its last dim is one row of the index: cleared
-     * in cache just before its additions, by the thread that makes them */
-    bool rows = index->numel > 0 && t->ndim == index->ndim && dim == t->ndim - 1 &&
-                mt_tensor_is_contiguous(t);
+    /* when each row of out along its last dim is one row of the index, the
+     * row is filled in cache just before its writes, by the thread that
+     * makes them; otherwise out is filled whole first */
+    bool rows = index->numel > 0 && out->ndim == index->ndim && dim == out->ndim - 1 &&
+                mt_tensor_is_contiguous(out) && (!init || mt_tensor_is_contiguous(init));
     for (int d = 0; rows && d < dim; d++)
-        rows = index->sizes[d] == t->sizes[d];
-    if (!rows)
-        memset(mt_data(t), 0, (size_t)t->numel * (size_t)mt_itemsize(t->dtype));
-    return run_split(t, dim, index, src, add_rows[t->dtype], false, rows);
+        rows = index->sizes[d] == out->sizes[d];
+    if (!rows && init)
+        mt_copy(out, init);
+    else if (!rows)
+        memset(mt_data(out), 0, (size_t)out->numel * (size_t)mt_itemsize(out->dtype));
+    return run_split(out, dim, index, src, scatter_row(out->dtype, op), false, init, rows);
 }

@@ -459,7 +459,7 @@ mt_tensor *mt_gather_backward(const mt_tensor *g, int ndim, const int64_t *sizes
                               const mt_tensor *index)
 {
     mt_tensor *t = mt_new(g->dtype, ndim, sizes, false);
-    if (t && mt_scatter_add_zeros(t, dim, index, g) < 0) {
+    if (t && mt_scatter_dim_into(t, NULL, dim, index, g, MT_PUT_ADD) < 0) {
         mt_release(t);
         return NULL;
     }
@@ -501,10 +501,11 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
                             ss);
         }
     }
+    /* out of place, self is copied into out by the scatter itself */
     mt_tensor *out = t;
     if (inplace)
         mt_retain(out);
-    else if (!(out = clone_of(t)))
+    else if (!(out = mt_new(t->dtype, t->ndim, t->sizes, false)))
         return -1;
     /* src read in place through its part the index covers, unless it must
      * be made (a scalar), converted, or shares the written memory */
@@ -534,7 +535,8 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
         }
     }
-    int rc = mt_scatter_dim(out, dim, ix, src ? src : &part, op);
+    int rc = inplace ? mt_scatter_dim(out, dim, ix, src ? src : &part, op)
+                     : mt_scatter_dim_into(out, t, dim, ix, src ? src : &part, op);
     mt_xrelease(src);
     if (rc < 0) {
         mt_release(out);
