@@ -131,6 +131,12 @@ static bool has_avx512(void)
             return false;                                                                   \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
+        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[ix[i]] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[ix[i]]) +           \
+                                          (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));               \
+            return true;                                                                    \
+        }                                                                                   \
         if (xs == 1 && vs == 1) {                                                           \
             for (int64_t i = 0; i < n; i++) {                                               \
                 CT *p = d + i * ti + ix[i] * td;                                            \
