@@ -2,9 +2,8 @@
  * The index's shape is walked as rows along its last dim with offsets that
  * advance incrementally; each row is moved by a row loop chosen per item size
  * (gather, scatter set) or per dtype and reduction (scatter add, multiply)
- * once per call, which checks the row's indices: a gather in the same pass
- * that moves (with AVX-512 vector gathers where the CPU has them), a scatter
- * before it writes.
+ * once per call, which checks the row's indices in the pass that moves
+ * (gathers with AVX-512 vector gathers where the CPU has them).
  *
  * Threads split one dim of the index, s, into ranges; each range is a narrowed
  * view of index, values and (when s is not the gathered dim) self. A gather may
@@ -28,25 +27,12 @@
 
 /* One row of n index entries ix[i * xs]; self's element for entry i is at
  * t + i * ti + ix * td, the value's at v + i * vs. A row checks its own
- * indices against size (self's length along dim) and returns false when one
- * is outside [0, size): a scatter then writes nothing, a gather leaves its
- * values unspecified (the op fails either way). */
+ * indices against size (self's length along dim) as it goes and returns
+ * false at one outside [0, size): a scatter has then written the entries
+ * before it (as torch's kernel, which checks per element), a gather leaves
+ * its values unspecified; the op fails either way. */
 typedef bool (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
                            char *v, int64_t vs, int64_t n, int64_t size);
-
-/* Whether every index of the row is in [0, size): a branch-free reduction,
- * vectorised for dense rows. */
-MT_CLONES_AVX2 static bool row_in_range(const int64_t *x, int64_t xs, int64_t n, int64_t size)
-{
-    uint64_t out = 0, lim = (uint64_t)size;
-    if (xs == 1)
-        for (int64_t i = 0; i < n; i++)
-            out |= (uint64_t)x[i] >= lim;
-    else
-        for (int64_t i = 0; i < n; i++)
-            out |= (uint64_t)x[i * xs] >= lim;
-    return out == 0;
-}
 
 /* A gather checks while it moves, in one pass over the index: an index out
  * of range reads element 0 instead and marks the row. */
@@ -67,17 +53,14 @@ MT_CLONES_AVX2 static bool row_in_range(const int64_t *x, int64_t xs, int64_t n,
     static bool set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
                             char *v, int64_t vs, int64_t n, int64_t size)                   \
     {                                                                                       \
-        if (!row_in_range(ix, xs, n, size))                                                 \
-            return false;                                                                   \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i * ti + ix[i] * td] = s[i];                                              \
-            return true;                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            d[i * ti + (int64_t)x * td] = s[i * vs];                                        \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * ti + ix[i * xs] * td] = s[i * vs];                                        \
         return true;                                                                        \
     }
 MOVE_ROWS(1, uint8_t)
@@ -127,26 +110,23 @@ static bool has_avx512(void)
     static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
     {                                                                                       \
-        if (!row_in_range(ix, xs, n, size))                                                 \
-            return false;                                                                   \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
         if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[ix[i]] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[ix[i]]) +           \
-                                          (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));               \
-            return true;                                                                    \
-        }                                                                                   \
-        if (xs == 1 && vs == 1) {                                                           \
             for (int64_t i = 0; i < n; i++) {                                               \
-                CT *p = d + i * ti + ix[i] * td;                                            \
-                *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                       \
-                                    (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                     \
+                uint64_t x = (uint64_t)ix[i];                                               \
+                if (x >= (uint64_t)size)                                                    \
+                    return false;                                                           \
+                d[x] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[x]) +                   \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
             }                                                                               \
             return true;                                                                    \
         }                                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            CT *p = d + i * ti + (int64_t)x * td;                                           \
             *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
                                 (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
         }                                                                                   \
@@ -155,12 +135,13 @@ static bool has_avx512(void)
     static bool mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
     {                                                                                       \
-        if (!row_in_range(ix, xs, n, size))                                                 \
-            return false;                                                                   \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            CT *p = d + i * ti + (int64_t)x * td;                                           \
             *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
                                 (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
         }                                                                                   \
