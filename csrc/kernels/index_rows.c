@@ -4,7 +4,9 @@
  * block of t's dims after the indexed ones. Offsets advance incrementally; the
  * block, collapsed to as few dims as possible, is moved by a run loop chosen
  * per item size (copies) or per dtype (accumulation) once per call, so a
- * contiguous block is one memcpy or one vector loop.
+ * contiguous block is one memcpy or one vector loop; plain rows (one index
+ * over dim 0, contiguous rows) skip the block walk. mt_index_add_zeros is
+ * index_add_ into zeros without the zeros pass (index_select's backward).
  *
  * Threads: a gather splits rows freely. A put may hit one destination from
  * several rows (duplicate indices), so it splits only where destinations are
