@@ -279,3 +279,26 @@ def test_plain_rows_index_add_and_select(dtype):
     assert_same(bm.index_add(0, im, sm2), bt.index_add(0, it, st2),
                 exact_for(dtype) or dtype == "int32")
     assert_same(bm[:, ::2].index_select(0, im), bt[:, ::2].index_select(0, it), exact=True)
+
+
+@pytest.mark.parametrize("idtype", ["int64", "int32"])
+def test_index_select_index_read_in_place(idtype):
+    """A dense int64 index is read where it is, others are converted first; both
+    check every index, and the index is never modified."""
+    xm, xt = both(R.standard_normal((50, 9)), "float32")
+    rows = R.integers(0, 50, 41)
+    im, it = both(rows, idtype)
+    assert_same(xm.index_select(0, im), xt.index_select(0, it), exact=True)
+    assert_same(xm.index_select(0, im[::3]), xt.index_select(0, it[::3]), exact=True)
+    assert_same(xm.index_select(1, im[:5] % 9), xt.index_select(1, it[:5] % 9), exact=True)
+    for bad in (-1, 50, 2 ** 40):
+        r = rows.copy()
+        r[-1] = bad
+        msgs = []
+        for lib, x in ((mt, xm), (torch, xt)):
+            ix = lib.tensor(r)
+            with pytest.raises(IndexError) as e:
+                x.index_select(0, ix)
+            msgs.append(str(e.value))
+            np.testing.assert_array_equal(ix.numpy(), r)
+        assert msgs[0] == msgs[1]

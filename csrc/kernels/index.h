@@ -16,6 +16,8 @@ typedef struct {
     int64_t *index[MT_MAX_DIMS];
 } mt_index_plan;
 
+/* Whether every one of the n indices is in [0, size): one branch-free pass. */
+bool mt_index_all_below(const int64_t *ix, int64_t n, int64_t size);
 /* Wraps negative indices in place; IndexError in torch's words when one is
  * out of range (dimension counted among the indexed dims, as torch does). */
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p);

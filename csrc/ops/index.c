@@ -323,6 +323,8 @@ typedef enum { WRAP_NEGATIVE, STRICT, STRICT_DIM1, STRICT_SCATTER } index_rule;
 
 static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_rule rule)
 {
+    if (mt_index_all_below(p->index[0], p->index_numel, size))
+        return 0;
     for (int64_t j = 0; j < p->index_numel; j++) {
         int64_t i = p->index[0][j];
         if (i >= 0 && i < size)
@@ -340,25 +342,32 @@ static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_r
     return 0;
 }
 
-/* t gathered by one index array along dim: index_select and take. */
+/* t gathered by one index array along dim: index_select and take. A strict
+ * rule refuses negatives, so nothing is wrapped and a dense int64 index is
+ * read where it is. */
 static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index,
                                index_rule rule)
 {
-    mt_tensor *ix = mt_new(MT_INT64, index->ndim, index->sizes, false);
-    if (!ix)
-        return NULL;
-    mt_copy(ix, index);
+    /* index may be a caller's view on its stack: read, never retained */
+    mt_tensor *copy = NULL;
+    if (rule == WRAP_NEGATIVE || index->dtype != MT_INT64 || !mt_tensor_is_contiguous(index)) {
+        if (!(copy = mt_new(MT_INT64, index->ndim, index->sizes, false)))
+            return NULL;
+        mt_copy(copy, index);
+    }
     mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = index->ndim,
-                       .index_numel = index->numel, .index = {(int64_t *)mt_data(ix)}};
+                       .index_numel = index->numel,
+                       .index = {(int64_t *)mt_data(copy ? copy : index)}};
     memcpy(p.index_sizes, index->sizes, sizeof(int64_t) * index->ndim);
     mt_tensor *out = NULL;
     int nd;
     int64_t shape[MT_MAX_DIMS];
-    if ((rule == WRAP_NEGATIVE || index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule) == 0) &&
-        mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
+    if ((rule == WRAP_NEGATIVE ? mt_index_wrap(t, &p)
+                               : index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule)) == 0 &&
+        mt_index_result_shape(t, &p, &nd, shape) == 0 &&
         (out = mt_new(t->dtype, nd, shape, false)))
         mt_index_gather(t, &p, out);
-    mt_release(ix);
+    mt_xrelease(copy);
     return out;
 }
 
