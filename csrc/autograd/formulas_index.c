@@ -3,6 +3,9 @@
  * element numbers the same way, and scatter-add the gradient there. */
 #include "formula.h"
 #include "formulas_shape.h"
+#include "grad_mode.h"
+
+#include "../ops/index.h"
 
 #include <string.h>
 
@@ -109,18 +112,35 @@ static int accumulate_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int o
     return finish(&out[0], r);
 }
 
+/* index_select and gather without a graph to record: the result is built
+ * without a separate pass of zeros (the kernels clear what they do not
+ * write, or clear a row in cache just before adding into it). */
 int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    if (n->edge_meta[0].ndim == 0)
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (m->ndim == 0)
         return pick_backward(n, g, out, "index_select", 2);
-    return accumulate_backward(n, g, out, MT_OP_index_add_);
+    if (mt_grad_enabled || g[0]->dtype != m->dtype)
+        return accumulate_backward(n, g, out, MT_OP_index_add_);
+    mt_tensor *ix = mt_node_saved(n, 2);
+    int dim = (int)((n->args[1].i % m->ndim + m->ndim) % m->ndim);
+    mt_tensor *r = ix ? mt_index_select_backward(g[0], m->ndim, m->sizes, dim, ix) : NULL;
+    mt_xrelease(ix);
+    return finish(&out[0], r);
 }
 
 int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    if (n->edge_meta[0].ndim == 0)
+    const mt_tensor_meta *m = &n->edge_meta[0];
+    if (m->ndim == 0)
         return pick_backward(n, g, out, "gather", 2);
-    return accumulate_backward(n, g, out, MT_OP_scatter_add_);
+    if (mt_grad_enabled || g[0]->dtype != m->dtype)
+        return accumulate_backward(n, g, out, MT_OP_scatter_add_);
+    mt_tensor *ix = mt_node_saved(n, 2);
+    int dim = (int)((n->args[1].i % m->ndim + m->ndim) % m->ndim);
+    mt_tensor *r = ix ? mt_gather_backward(g[0], m->ndim, m->sizes, dim, ix) : NULL;
+    mt_xrelease(ix);
+    return finish(&out[0], r);
 }
 
 int take_backward(mt_node *n, mt_tensor **g, mt_tensor **out)

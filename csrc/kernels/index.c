@@ -6,6 +6,7 @@
 #include "typed.h"
 
 #include "../core/error.h"
+#include "../core/portable.h"
 #include "../core/shape.h"
 
 #include <string.h>
@@ -28,6 +29,14 @@ static inline void advance(int ndim, const int64_t *sizes, int64_t *pos)
             return;
         pos[d] = 0;
     }
+}
+
+MT_CLONES_AVX2 bool mt_index_all_below(const int64_t *ix, int64_t n, int64_t size)
+{
+    uint64_t bad = 0, lim = (uint64_t)size;
+    for (int64_t i = 0; i < n; i++)
+        bad |= (uint64_t)ix[i] >= lim;
+    return bad == 0;
 }
 
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)

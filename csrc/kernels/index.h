@@ -16,6 +16,8 @@ typedef struct {
     int64_t *index[MT_MAX_DIMS];
 } mt_index_plan;
 
+/* Whether every one of the n indices is in [0, size): one branch-free pass. */
+bool mt_index_all_below(const int64_t *ix, int64_t n, int64_t size);
 /* Wraps negative indices in place; IndexError in torch's words when one is
  * out of range (dimension counted among the indexed dims, as torch does). */
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p);
@@ -30,11 +32,21 @@ typedef enum { MT_PUT_SET, MT_PUT_ADD, MT_PUT_MUL } mt_put_op;
 void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, mt_put_op op,
                   double alpha_f, int64_t alpha_i);
 
+/* t <- zeros, then t[plan] += vals (t's dtype): index_add_ into fresh zeros,
+ * with the same result, without reading t first. t is contiguous; the plan's
+ * indices are in range. */
+void mt_index_add_zeros(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals);
+
 /* torch.gather: out[..i_d..] = t[..index[..]..] along dim; index is int64. */
 int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out);
 /* torch.scatter: t[..index[..]..] (op)= src[..] along dim over index's shape. */
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
                    mt_put_op op);
+/* out <- init (zeros when init is NULL), then mt_scatter_dim(out, ...): an
+ * out-of-place scatter (or gather's backward) without a separate pass that
+ * fills out first. out is fresh and contiguous, init of out's shape and dtype. */
+int mt_scatter_dim_into(mt_tensor *out, const mt_tensor *init, int dim, const mt_tensor *index,
+                        const mt_tensor *src, mt_put_op op);
 
 /* Where mask (bool, broadcast to t) is set, t <- value (0-dim, t's dtype). */
 void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value);

@@ -1,8 +1,9 @@
 /* torch.gather and torch.scatter along one dim (mt_gather_dim, mt_scatter_dim).
  * The index's shape is walked as rows along its last dim with offsets that
- * advance incrementally; each row is bounds-checked once, then moved by a
- * row loop chosen per item size (gather, scatter set) or per dtype and
- * reduction (scatter add, multiply) once per call.
+ * advance incrementally; each row is moved by a row loop chosen per item size
+ * (gather, scatter set) or per dtype and reduction (scatter add, multiply)
+ * once per call, which checks the row's indices in the pass that moves
+ * (gathers with AVX-512 vector gathers where the CPU has them).
  *
  * Threads split one dim of the index, s, into ranges; each range is a narrowed
  * view of index, values and (when s is not the gathered dim) self. A gather may
@@ -11,89 +12,140 @@
  * element sees its writes in index order, as serially. */
 #include "index.h"
 #include "parallel.h"
+#include "copy.h"
 #include "typed.h"
 
 #include "../core/error.h"
 #include "../core/portable.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#ifdef MT_HAVE_X86_DISPATCH
+#include <immintrin.h>
+#endif
 #include <string.h>
 
 /* One row of n index entries ix[i * xs]; self's element for entry i is at
- * t + i * ti + ix * td, the value's at v + i * vs. */
-typedef void (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
-                           char *v, int64_t vs, int64_t n);
+ * t + i * ti + ix * td, the value's at v + i * vs. A row checks its own
+ * indices against size (self's length along dim) as it goes and returns
+ * false at one outside [0, size): a scatter has then written the entries
+ * before it (as torch's kernel, which checks per element), a gather leaves
+ * its values unspecified; the op fails either way. */
+typedef bool (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
+                           char *v, int64_t vs, int64_t n, int64_t size);
 
-/* Rows whose index and values step by one (the common, dense case) get their
- * own loop, which the compiler turns into vector gathers where it can. */
+/* A gather checks while it moves, in one pass over the index: an index out
+ * of range reads element 0 instead and marks the row. */
 #define MOVE_ROWS(N, CT)                                                                    \
-    MT_CLONES_AVX2 static void gather_row_##N(char *t, int64_t ti, int64_t td,             \
-                                              const int64_t *ix, int64_t xs, char *v,      \
-                                              int64_t vs, int64_t n)                       \
+    static bool gather_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix,         \
+                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)   \
     {                                                                                       \
         const CT *s = (const CT *)t;                                                        \
         CT *d = (CT *)v;                                                                    \
-        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = s[ix[i]];                                                            \
-            return;                                                                         \
+        uint64_t lim = (uint64_t)size, bad = 0;                                             \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            bad |= x >= lim;                                                                \
+            d[i * vs] = s[i * ti + (int64_t)(x < lim ? x : 0) * td];                        \
         }                                                                                   \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = s[i * ti + ix[i] * td];                                              \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * vs] = s[i * ti + ix[i * xs] * td];                                        \
+        return bad == 0;                                                                    \
     }                                                                                       \
-    static void set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
-                            char *v, int64_t vs, int64_t n)                                 \
+    static bool set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                            char *v, int64_t vs, int64_t n, int64_t size)                   \
     {                                                                                       \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1) {                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i * ti + ix[i] * td] = s[i];                                              \
-            return;                                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            d[i * ti + (int64_t)x * td] = s[i * vs];                                        \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * ti + ix[i * xs] * td] = s[i * vs];                                        \
+        return true;                                                                        \
     }
 MOVE_ROWS(1, uint8_t)
 MOVE_ROWS(2, uint16_t)
 MOVE_ROWS(4, uint32_t)
 MOVE_ROWS(8, uint64_t)
 
+#ifdef MT_HAVE_X86_DISPATCH
+/* Gathers of 4- and 8-byte items along a dense row of self, by a dense index
+ * into dense values, with AVX-512 masked vector gathers: the range check is
+ * the gather's mask. A local dispatch (portable.h names AVX2 only): chosen
+ * once per call where the CPU has AVX-512F, other rows take the loops above. */
+#define AVX512_GATHER(N, VEC, GATHER, STORE)                                                \
+    __attribute__((target("avx512f"))) static bool gather_row_##N##_avx512(               \
+        char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, char *v, int64_t vs, \
+        int64_t n, int64_t size)                                                            \
+    {                                                                                       \
+        if (!(xs == 1 && vs == 1 && ti == 0 && td == 1))                                    \
+            return gather_row_##N(t, ti, td, ix, xs, v, vs, n, size);                       \
+        __m512i lim = _mm512_set1_epi64(size);                                              \
+        __mmask8 bad = 0;                                                                   \
+        int64_t i = 0;                                                                      \
+        for (; i + 16 <= n; i += 16) {                                                      \
+            __m512i a = _mm512_loadu_si512(ix + i), b = _mm512_loadu_si512(ix + i + 8);     \
+            __mmask8 ka = _mm512_cmplt_epu64_mask(a, lim), kb = _mm512_cmplt_epu64_mask(b, lim); \
+            bad |= (__mmask8)(~ka | ~kb);                                                   \
+            VEC ga = GATHER(ka, a, t), gb = GATHER(kb, b, t);                               \
+            STORE(v + i * N, ga);                                                           \
+            STORE(v + (i + 8) * N, gb);                                                     \
+        }                                                                                   \
+        return gather_row_##N(t, 0, 1, ix + i, 1, v + i * N, 1, n - i, size) && bad == 0;   \
+    }
+#define GATHER_4(k, x, base) _mm512_mask_i64gather_ps(_mm256_setzero_ps(), k, x, base, 4)
+#define GATHER_8(k, x, base) _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), k, x, base, 8)
+#define STORE_4(p, x) _mm256_storeu_ps((float *)(p), x)
+#define STORE_8(p, x) _mm512_storeu_si512(p, x)
+AVX512_GATHER(4, __m256, GATHER_4, STORE_4)
+AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
+
+static bool has_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f");
+}
+#endif
+
 #define COMBINE_ROWS(E, SFX, CT)                                                            \
-    static void add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
+    static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
     {                                                                                       \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1) {                                                           \
+        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
             for (int64_t i = 0; i < n; i++) {                                               \
-                CT *p = d + i * ti + ix[i] * td;                                            \
-                *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                       \
-                                    (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                     \
+                uint64_t x = (uint64_t)ix[i];                                               \
+                if (x >= (uint64_t)size)                                                    \
+                    return false;                                                           \
+                d[x] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[x]) +                   \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
             }                                                                               \
-            return;                                                                         \
+            return true;                                                                    \
         }                                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            CT *p = d + i * ti + (int64_t)x * td;                                           \
             *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
                                 (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
         }                                                                                   \
+        return true;                                                                        \
     }                                                                                       \
-    static void mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n)                  \
+    static bool mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
+                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
     {                                                                                       \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            CT *p = d + i * ti + ix[i * xs] * td;                                           \
+            uint64_t x = (uint64_t)ix[i * xs];                                              \
+            if (x >= (uint64_t)size)                                                        \
+                return false;                                                               \
+            CT *p = d + i * ti + (int64_t)x * td;                                           \
             *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
                                 (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
         }                                                                                   \
+        return true;                                                                        \
     }
 MT_FOR_ALL_DTYPES(COMBINE_ROWS)
 
@@ -102,6 +154,10 @@ static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
 
 static dim_row_fn by_size(int isz, bool gather)
 {
+#ifdef MT_HAVE_X86_DISPATCH
+    if (gather && (isz == 4 || isz == 8) && has_avx512())
+        return isz == 4 ? gather_row_4_avx512 : gather_row_8_avx512;
+#endif
     switch (isz) {
     case 1: return gather ? gather_row_1 : set_row_1;
     case 2: return gather ? gather_row_2 : set_row_2;
@@ -114,22 +170,13 @@ typedef struct {
     mt_tensor t, ix, v; /* at least 1-d */
     int dim, split;
     dim_row_fn row;
+    /* fill self's row along dim just before scattering into it: from init
+     * (its data at element init_delta from self's) or with zeros */
+    bool fill;
+    const char *init;
+    int64_t init_delta;
     _Atomic int64_t bad; /* first out-of-range index seen, or INT64_MIN */
 } dim_job;
-
-/* Whether every index of the row is in [0, size): a branch-free reduction,
- * vectorised for dense rows. */
-MT_CLONES_AVX2 static bool row_in_range(const int64_t *x, int64_t xs, int64_t n, int64_t size)
-{
-    uint64_t out = 0, lim = (uint64_t)size;
-    if (xs == 1)
-        for (int64_t i = 0; i < n; i++)
-            out |= (uint64_t)x[i] >= lim;
-    else
-        for (int64_t i = 0; i < n; i++)
-            out |= (uint64_t)x[i * xs] >= lim;
-    return out == 0;
-}
 
 /* The rows of t, ix, v (ix's shape, t seen along ix's positions). */
 static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const mt_tensor *v)
@@ -146,9 +193,19 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
     const int64_t *xbase = (const int64_t *)ix->storage->data;
     char *tbase = (char *)t->storage->data, *vbase = (char *)v->storage->data;
     int64_t xs = ix->strides[last], vs = v->strides[last], ti = row_ts[last];
+    if (size == 0) {
+        /* no index is valid, and a row must not read element 0 */
+        int64_t none = INT64_MIN;
+        atomic_compare_exchange_strong(&w->bad, &none, xbase[xo]);
+        return;
+    }
     for (;;) {
         const int64_t *x = xbase + xo;
-        if (!row_in_range(x, xs, n, size)) {
+        if (w->fill && w->init)
+            memcpy(tbase + to * isz, w->init + (to + w->init_delta) * isz, (size_t)(size * isz));
+        else if (w->fill)
+            memset(tbase + to * isz, 0, (size_t)(size * isz));
+        if (!w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n, size)) {
             for (int64_t i = 0; i < n; i++)
                 if ((uint64_t)x[i * xs] >= (uint64_t)size) {
                     int64_t none = INT64_MIN;
@@ -156,7 +213,6 @@ static void run_dim(dim_job *w, const mt_tensor *t, const mt_tensor *ix, const m
                     return;
                 }
         }
-        w->row(tbase + to * isz, ti, td, x, xs, vbase + vo * isz, vs, n);
         int d = last - 1;
         for (; d >= 0; d--) {
             to += row_ts[d];
@@ -205,10 +261,14 @@ static mt_tensor at_least_1d(const mt_tensor *t)
 }
 
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
-                     dim_row_fn row, bool may_split_dim)
+                     dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
     dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
-                 .dim = dim, .split = -1, .row = row};
+                 .dim = dim, .split = -1, .row = row, .fill = fill};
+    if (fill && fill_from) {
+        w.init = (const char *)fill_from->storage->data;
+        w.init_delta = fill_from->offset - t->offset;
+    }
     atomic_init(&w.bad, INT64_MIN);
     for (int d = 0; d < w.ix.ndim; d++)
         if ((d != dim || may_split_dim) && (w.split < 0 || w.ix.sizes[d] > w.ix.sizes[w.split]))
@@ -228,13 +288,34 @@ static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const 
 
 int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out)
 {
-    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true);
+    return run_split(t, dim, index, out, by_size(mt_itemsize(t->dtype), true), true, NULL, false);
+}
+
+static dim_row_fn scatter_row(mt_dtype dtype, mt_put_op op)
+{
+    return op == MT_PUT_SET ? by_size(mt_itemsize(dtype), false)
+                            : (op == MT_PUT_ADD ? add_rows : mul_rows)[dtype];
 }
 
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,
                    mt_put_op op)
 {
-    dim_row_fn row = op == MT_PUT_SET ? by_size(mt_itemsize(t->dtype), false)
-                                      : (op == MT_PUT_ADD ? add_rows : mul_rows)[t->dtype];
-    return run_split(t, dim, index, src, row, false);
+    return run_split(t, dim, index, src, scatter_row(t->dtype, op), false, NULL, false);
+}
+
+int mt_scatter_dim_into(mt_tensor *out, const mt_tensor *init, int dim, const mt_tensor *index,
+                        const mt_tensor *src, mt_put_op op)
+{
+    /* when each row of out along its last dim is one row of the index, the
+     * row is filled in cache just before its writes, by the thread that
+     * makes them; otherwise out is filled whole first */
+    bool rows = index->numel > 0 && out->ndim == index->ndim && dim == out->ndim - 1 &&
+                mt_tensor_is_contiguous(out) && (!init || mt_tensor_is_contiguous(init));
+    for (int d = 0; rows && d < dim; d++)
+        rows = index->sizes[d] == out->sizes[d];
+    if (!rows && init)
+        mt_copy(out, init);
+    else if (!rows)
+        memset(mt_data(out), 0, (size_t)out->numel * (size_t)mt_itemsize(out->dtype));
+    return run_split(out, dim, index, src, scatter_row(out->dtype, op), false, init, rows);
 }

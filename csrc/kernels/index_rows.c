@@ -4,7 +4,9 @@
  * block of t's dims after the indexed ones. Offsets advance incrementally; the
  * block, collapsed to as few dims as possible, is moved by a run loop chosen
  * per item size (copies) or per dtype (accumulation) once per call, so a
- * contiguous block is one memcpy or one vector loop.
+ * contiguous block is one memcpy or one vector loop; plain rows (one index
+ * over dim 0, contiguous rows) skip the block walk. mt_index_add_zeros is
+ * index_add_ into zeros without the zeros pass (index_select's backward).
  *
  * Threads: a gather splits rows freely. A put may hit one destination from
  * several rows (duplicate indices), so it splits only where destinations are
@@ -17,6 +19,7 @@
 
 #include "../core/portable.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A strided run of n items: dst[i * ds] (op)= src[i * ss]. */
@@ -73,6 +76,18 @@ static run_fn copy_run(int isz)
             d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) +             \
                                        (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]) * a);         \
     }                                                                                       \
+    static void first_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss,       \
+                                int64_t n, double af, int64_t ai)                          \
+    {                                                                                       \
+        (void)ds;                                                                           \
+        (void)ss;                                                                           \
+        (void)af;                                                                           \
+        (void)ai;                                                                           \
+        CT *d = (CT *)dst;                                                                  \
+        const CT *s = (const CT *)src;                                                      \
+        for (int64_t i = 0; i < n; i++)                                                     \
+            d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));     \
+    }                                                                                       \
     static void mul_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, \
                               double af, int64_t ai)                                        \
     {                                                                                       \
@@ -88,6 +103,9 @@ MT_FOR_ALL_DTYPES(ACC_RUNS)
 
 static const run_fn add_runs[MT_NUM_DTYPES] = MT_ROW(add_run);
 static const run_fn mul_runs[MT_NUM_DTYPES] = MT_ROW(mul_run);
+/* A dense run's first addition into a zero: 0 + s, so that -0 becomes +0 as
+ * in zeros + s. */
+static const run_fn first_runs[MT_NUM_DTYPES] = MT_ROW(first_run);
 
 typedef struct {
     char *t_data, *v_data; /* at element 0 of their storages */
@@ -109,6 +127,10 @@ typedef struct {
     int nb;
     int64_t b_sizes[MT_MAX_DIMS], b_ts[MT_MAX_DIMS], b_vs[MT_MAX_DIMS];
     int64_t block; /* items per row */
+    /* one index array over t's first dim, t's rows and v contiguous: rows
+     * are plain runs found from the index alone (embedding, index_select
+     * and index_add_ along dim 0) */
+    bool plain;
 } rows_job;
 
 /* Offset in t of index entry j, relative to the row's pre position. */
@@ -139,9 +161,12 @@ static void move_block(const rows_job *w, int64_t t_off, int64_t v_off, int64_t 
 {
     int last = w->nb - 1, isz = w->isz;
     int64_t n = c1 - c0, ts = w->b_ts[last], vs = w->b_vs[last];
-    int64_t pos[MT_MAX_DIMS] = {0};
+    int64_t pos[MT_MAX_DIMS];
     t_off += c0 * ts;
     v_off += c0 * vs;
+    /* only the outer dims' counters: this runs once per row */
+    for (int d = 0; d < last; d++)
+        pos[d] = 0;
     for (;;) {
         char *t = w->t_data + t_off * isz, *v = w->v_data + v_off * isz;
         if (w->put)
@@ -177,12 +202,31 @@ static void pre_offsets(const rows_job *w, int64_t o, int64_t *t_off, int64_t *v
     *v_off = vo;
 }
 
+/* Plain rows [r0, r1), columns [c0, c1). */
+static void run_plain_rows(const rows_job *w, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+    const int64_t *ix = w->p->index[0];
+    int64_t st = w->idx_ts[0], isz = w->isz, n = c1 - c0;
+    char *t = w->t_data + (w->t_base + c0) * isz, *v = w->v_data + (w->v_base + c0) * isz;
+    for (int64_t r = r0; r < r1; r++) {
+        char *tr = t + ix[r] * st * isz, *vr = v + r * w->block * isz;
+        if (w->put)
+            w->run(tr, 1, vr, 1, n, w->af, w->ai);
+        else
+            w->run(vr, 1, tr, 1, n, w->af, w->ai);
+    }
+}
+
 /* Rows [r0, r1) (row r = pre position r / nidx, index entry r % nidx),
  * block columns [c0, c1). */
 static void run_rows(const rows_job *w, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
 {
     if (r0 >= r1 || c0 >= c1)
         return;
+    if (w->plain) {
+        run_plain_rows(w, r0, r1, c0, c1);
+        return;
+    }
     int64_t o = r0 / w->nidx, j = r0 % w->nidx, to, vo;
     pre_offsets(w, o, &to, &vo);
     for (int64_t r = r0; r < r1; r++) {
@@ -271,6 +315,8 @@ static void plan_job(rows_job *w, const mt_tensor *t, const mt_index_plan *p, co
     w->vi_sizes = dense ? NULL : p->index_sizes;
     w->vi_strides = v->strides + p->pre;
     w->nvi = p->index_ndim;
+    w->plain = dense && p->pre == 0 && p->k == 1 && w->nb == 1 && w->b_ts[0] == 1 &&
+               w->b_vs[0] == 1;
 }
 
 /* Gathers of single items by one index array into a dense result (take,
@@ -346,4 +392,52 @@ void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, m
         mt_parallel_for(0, cols, GRAIN_ITEMS / (vals->numel / cols) + 1, columns_range, &w);
     else
         pre_range(&w, 0, pre);
+}
+
+/* Rows [lo, hi) of t for mt_index_add_zeros: every thread reads the whole
+ * index and takes the entries that land in its rows, so each row sees its
+ * additions in index order; a row's first one is a copy, untouched rows are
+ * cleared. */
+typedef struct {
+    rows_job w;
+    run_fn first;
+    uint8_t *seen; /* per row of t */
+} zeros_job;
+
+static void zeros_range(void *arg, int64_t lo, int64_t hi)
+{
+    zeros_job *z = arg;
+    const rows_job *w = &z->w;
+    const int64_t *ix = w->p->index[0];
+    int64_t row = w->block * w->isz;
+    char *t = w->t_data + w->t_base * w->isz, *v = w->v_data + w->v_base * w->isz;
+    for (int64_t j = 0; j < w->nidx; j++) {
+        int64_t x = ix[j];
+        if (x < lo || x >= hi)
+            continue;
+        (z->seen[x] ? w->run : z->first)(t + x * row, 1, v + j * row, 1, w->block, 1.0, 1);
+        z->seen[x] = 1;
+    }
+    for (int64_t x = lo; x < hi; x++)
+        if (!z->seen[x])
+            memset(t + x * row, 0, (size_t)row);
+}
+
+void mt_index_add_zeros(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals)
+{
+    zeros_job z = {.first = first_runs[t->dtype]};
+    if (t->numel > 0) {
+        plan_job(&z.w, t, p, vals);
+        z.w.put = true;
+        z.w.run = add_runs[t->dtype];
+        z.w.af = 1.0;
+        z.w.ai = 1;
+    }
+    if (t->numel > 0 && z.w.plain && (z.seen = calloc((size_t)t->sizes[0], 1))) {
+        mt_parallel_for(0, t->sizes[0], GRAIN_ITEMS / z.w.block + 1, zeros_range, &z);
+        free(z.seen);
+        return;
+    }
+    memset(mt_data(t), 0, (size_t)t->numel * (size_t)mt_itemsize(t->dtype));
+    mt_index_put(t, p, vals, MT_PUT_ADD, 1.0, 1);
 }

@@ -323,6 +323,8 @@ typedef enum { WRAP_NEGATIVE, STRICT, STRICT_DIM1, STRICT_SCATTER } index_rule;
 
 static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_rule rule)
 {
+    if (mt_index_all_below(p->index[0], p->index_numel, size))
+        return 0;
     for (int64_t j = 0; j < p->index_numel; j++) {
         int64_t i = p->index[0][j];
         if (i >= 0 && i < size)
@@ -340,26 +342,47 @@ static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_r
     return 0;
 }
 
-/* t gathered by one index array along dim: index_select and take. */
+/* t gathered by one index array along dim: index_select and take. A strict
+ * rule refuses negatives, so nothing is wrapped and a dense int64 index is
+ * read where it is. */
 static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index,
                                index_rule rule)
 {
-    mt_tensor *ix = mt_new(MT_INT64, index->ndim, index->sizes, false);
-    if (!ix)
-        return NULL;
-    mt_copy(ix, index);
+    /* index may be a caller's view on its stack: read, never retained */
+    mt_tensor *copy = NULL;
+    if (rule == WRAP_NEGATIVE || index->dtype != MT_INT64 || !mt_tensor_is_contiguous(index)) {
+        if (!(copy = mt_new(MT_INT64, index->ndim, index->sizes, false)))
+            return NULL;
+        mt_copy(copy, index);
+    }
     mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = index->ndim,
-                       .index_numel = index->numel, .index = {(int64_t *)mt_data(ix)}};
+                       .index_numel = index->numel,
+                       .index = {(int64_t *)mt_data(copy ? copy : index)}};
     memcpy(p.index_sizes, index->sizes, sizeof(int64_t) * index->ndim);
     mt_tensor *out = NULL;
     int nd;
     int64_t shape[MT_MAX_DIMS];
-    if ((rule == WRAP_NEGATIVE || index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule) == 0) &&
-        mt_index_wrap(t, &p) == 0 && mt_index_result_shape(t, &p, &nd, shape) == 0 &&
+    if ((rule == WRAP_NEGATIVE ? mt_index_wrap(t, &p)
+                               : index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule)) == 0 &&
+        mt_index_result_shape(t, &p, &nd, shape) == 0 &&
         (out = mt_new(t->dtype, nd, shape, false)))
         mt_index_gather(t, &p, out);
-    mt_release(ix);
+    mt_xrelease(copy);
     return out;
+}
+
+mt_tensor *mt_index_select_backward(const mt_tensor *g, int ndim, const int64_t *sizes, int dim,
+                                    const mt_tensor *index)
+{
+    mt_tensor *ix = dense_long(index, "index_select");
+    mt_tensor *t = ix ? mt_new(g->dtype, ndim, sizes, false) : NULL;
+    if (t) {
+        mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
+                           .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ix)}};
+        mt_index_add_zeros(t, &p, g);
+    }
+    mt_xrelease(ix);
+    return t;
 }
 
 int impl_index_select(mt_args *a, mt_result *r)
@@ -441,6 +464,17 @@ int impl_gather(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
+mt_tensor *mt_gather_backward(const mt_tensor *g, int ndim, const int64_t *sizes, int dim,
+                              const mt_tensor *index)
+{
+    mt_tensor *t = mt_new(g->dtype, ndim, sizes, false);
+    if (t && mt_scatter_dim_into(t, NULL, dim, index, g, MT_PUT_ADD) < 0) {
+        mt_release(t);
+        return NULL;
+    }
+    return t;
+}
+
 static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce)
 {
     bool inplace = mt_inplace_target(a) != NULL;
@@ -476,10 +510,11 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
                             ss);
         }
     }
+    /* out of place, self is copied into out by the scatter itself */
     mt_tensor *out = t;
     if (inplace)
         mt_retain(out);
-    else if (!(out = clone_of(t)))
+    else if (!(out = mt_new(t->dtype, t->ndim, t->sizes, false)))
         return -1;
     /* src read in place through its part the index covers, unless it must
      * be made (a scalar), converted, or shares the written memory */
@@ -509,7 +544,8 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
         }
     }
-    int rc = mt_scatter_dim(out, dim, ix, src ? src : &part, op);
+    int rc = inplace ? mt_scatter_dim(out, dim, ix, src ? src : &part, op)
+                     : mt_scatter_dim_into(out, t, dim, ix, src ? src : &part, op);
     mt_xrelease(src);
     if (rc < 0) {
         mt_release(out);
