@@ -12,8 +12,9 @@
  *  - MT_TARGET_AVX2_FMA + mt_cpu_has_avx2_fma() is the explicit form for code
  *    written with intrinsics: available wherever GCC or clang targets x86-64
  *    (any object format), MT_HAVE_X86_DISPATCH says so.
- *  - MT_TARGET_AVX512 + mt_use_avx512() (MT_HAVE_AVX512) the same for the
- *    AVX-512 forms of kernels/vmath16.h.
+ *  - MT_TARGET_AVX512 + mt_use_avx512() (MT_HAVE_AVX512) the same for every
+ *    AVX-512 kernel (kernels/vmath16.h, the small GEMM, vector gathers), so
+ *    MINITORCH_NO_AVX512 turns them all off at once.
  *
  * On x86-64 and aarch64 glibc, calls to functions whose default symbol
  * version is newer than glibc 2.17 (the manylinux2014 floor) are bound to

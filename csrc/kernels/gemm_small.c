@@ -20,9 +20,6 @@
 
 #ifdef MT_HAVE_X86_DISPATCH
 #include <immintrin.h>
-/* portable.h names AVX2 + FMA only; AVX-512 is this file's alone, so its
- * target switch lives here */
-#define MT_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #endif
 
 #define S MT_SMALL_STRIP
@@ -88,6 +85,9 @@ MT_TARGET_AVX2_FMA static void tile_avx2(const void *const *av, int64_t acs, int
     }
 }
 
+#endif
+
+#ifdef MT_HAVE_AVX512
 /* NV strips of 16 floats by MR rows, all accumulators in registers. */
 #define TILE512(NV)                                                                      \
     MT_TARGET_AVX512 static void tile512_##NV(const float *const *a, int64_t acs,        \
@@ -135,7 +135,11 @@ static int best_level(void)
     int level = LEVEL_GENERIC;
 #ifdef MT_HAVE_X86_DISPATCH
     if (mt_cpu_has_avx2_fma())
-        level = __builtin_cpu_supports("avx512f") ? LEVEL_AVX512 : LEVEL_AVX2;
+        level = LEVEL_AVX2;
+#endif
+#ifdef MT_HAVE_AVX512
+    if (mt_use_avx512())
+        level = LEVEL_AVX512;
 #endif
     const char *cap = getenv("MINITORCH_SMALL_GEMM");
     if (cap && strcmp(cap, "generic") == 0)
@@ -150,9 +154,11 @@ static tile_fn float_tile(void)
     static int level = -1; /* racing first calls all store the same value */
     if (level < 0)
         level = best_level();
-#ifdef MT_HAVE_X86_DISPATCH
+#ifdef MT_HAVE_AVX512
     if (level == LEVEL_AVX512)
         return tile_avx512;
+#endif
+#ifdef MT_HAVE_X86_DISPATCH
     if (level == LEVEL_AVX2)
         return tile_avx2;
 #endif

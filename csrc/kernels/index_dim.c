@@ -68,13 +68,13 @@ MOVE_ROWS(2, uint16_t)
 MOVE_ROWS(4, uint32_t)
 MOVE_ROWS(8, uint64_t)
 
-#ifdef MT_HAVE_X86_DISPATCH
+#ifdef MT_HAVE_AVX512
 /* Gathers of 4- and 8-byte items along a dense row of self, by a dense index
  * into dense values, with AVX-512 masked vector gathers: the range check is
- * the gather's mask. A local dispatch (portable.h names AVX2 only): chosen
- * once per call where the CPU has AVX-512F, other rows take the loops above. */
+ * the gather's mask. Chosen per call where mt_use_avx512() allows; other rows
+ * take the loops above. */
 #define AVX512_GATHER(N, VEC, GATHER, STORE)                                                \
-    __attribute__((target("avx512f"))) static bool gather_row_##N##_avx512(               \
+    MT_TARGET_AVX512 static bool gather_row_##N##_avx512(                           \
         char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, char *v, int64_t vs, \
         int64_t n, int64_t size)                                                            \
     {                                                                                       \
@@ -99,11 +99,6 @@ MOVE_ROWS(8, uint64_t)
 #define STORE_8(p, x) _mm512_storeu_si512(p, x)
 AVX512_GATHER(4, __m256, GATHER_4, STORE_4)
 AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
-
-static bool has_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f");
-}
 #endif
 
 #define COMBINE_ROWS(E, SFX, CT)                                                            \
@@ -154,8 +149,8 @@ static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
 
 static dim_row_fn by_size(int isz, bool gather)
 {
-#ifdef MT_HAVE_X86_DISPATCH
-    if (gather && (isz == 4 || isz == 8) && has_avx512())
+#ifdef MT_HAVE_AVX512
+    if (gather && (isz == 4 || isz == 8) && mt_use_avx512())
         return isz == 4 ? gather_row_4_avx512 : gather_row_8_avx512;
 #endif
     switch (isz) {
