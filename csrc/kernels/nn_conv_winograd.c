@@ -2,15 +2,18 @@
  * F(2x2, 3x3): a 4x4 input tile (B^T d B) and a transformed filter (G g G^T)
  * multiply elementwise into a 2x2 output tile (A^T m A), so the products
  * become 16 independent (O x C) @ (C x tiles) gemms with 2.25 times fewer
- * multiply-adds than im2col. The backward passes are the exact adjoints of
- * the same three linear maps: the input gradient is B (U^T (A dy A^T)) B^T
- * added back into the overlapping tiles, the weight gradient
- * G^T (sum over tiles of (A dy A^T) (B^T d B)^T) G. Tiles run in chunks so
- * the transformed operands stay in cache, with their buffers from the block
- * cache; the transforms split over threads by channel, the 16 gemms by
+ * multiply-adds than im2col. The forward runs in chunks of tiles sized so a
+ * chunk's transformed input and output stay in L2; each thread takes whole
+ * chunks (transform, 16 products by our own register-blocked kernel,
+ * inverse transform) with no barrier between the stages. The input gradient
+ * is the same forward over the output gradient with the filter flipped and
+ * its channels swapped (padding 2 - p). The weight gradient is the adjoint
+ * of the three linear maps, G^T (sum over tiles of (A dy A^T) (B^T d B)^T) G,
+ * with the transforms split over threads by channel and the 16 gemms by
  * mt_gemm's batch. */
 #include "nn_conv_winograd.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +24,15 @@
 #include "parallel.h"
 #include "vmath.h"
 
-/* Bytes of transformed tiles (input and output side together) per chunk. */
+/* Bytes of transformed tiles (input and output side together) per chunk of
+ * the weight gradient, whose stages split over threads one after another. */
 #define CHUNK_BYTES ((int64_t)2 << 20)
+/* The same for a forward chunk, run whole on one thread: with the
+ * transformed filter it stays within a 1 MB L2. */
+#define FORWARD_CHUNK_BYTES ((int64_t)512 << 10)
+/* Columns (tiles) of the product kernel's register block; a forward
+ * chunk's rows are padded to a multiple of it. */
+#define NR 32
 
 bool mt_conv2d_winograd_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win,
                              int64_t groups)
@@ -31,6 +41,13 @@ bool mt_conv2d_winograd_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *
     return d == MT_FLOAT32 && groups == 1 && win->kh == 3 && win->kw == 3 && win->sh == 1 &&
            win->sw == 1 && win->dh == 1 && win->dw == 1 && C >= 8 && O >= 8 &&
            win->oh >= 2 && win->ow >= 2;
+}
+
+bool mt_conv2d_winograd_input_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win,
+                                   int64_t groups)
+{
+    /* the transposed convolution pads by 2 - p, which must not be negative */
+    return mt_conv2d_winograd_fits(d, C, O, win, groups) && win->ph <= 2 && win->pw <= 2;
 }
 
 /* ------------------------------------------------------- 1-d transforms */
@@ -79,12 +96,13 @@ typedef struct {
     int64_t N, C, O, H, W, th, tw, tiles, chunk;
 } plan;
 
-static plan plan_of(int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, const mt_window *win)
+static plan plan_of(int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, const mt_window *win,
+                    int64_t chunk_bytes)
 {
     plan p = {win, N, C, O, H, W, (win->oh + 1) / 2, (win->ow + 1) / 2};
     p.tiles = p.th * p.tw;
     int64_t per_tile = 16 * (C + O) * (int64_t)sizeof(float);
-    p.chunk = CHUNK_BYTES / per_tile / p.tw * p.tw;
+    p.chunk = chunk_bytes / per_tile / p.tw * p.tw;
     if (p.chunk < p.tw)
         p.chunk = p.tw;
     if (p.chunk > N * p.tiles)
@@ -93,12 +111,19 @@ static plan plan_of(int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, const
 }
 
 /* A 64-byte aligned buffer from the caching allocator; *block and *size are
- * what give() hands back. */
-static float *take(size_t bytes, void **block, size_t *size)
+ * what give() hands back. NULL when out of memory: take_quiet leaves the
+ * error unset (for a task on another thread), take sets it. */
+static float *take_quiet(size_t bytes, bool zeroed, void **block, size_t *size)
 {
     void *data = NULL;
-    *block = mt_alloc(bytes, 64, false, &data, size);
-    if (!*block)
+    *block = mt_alloc(bytes, 64, zeroed, &data, size);
+    return *block ? data : NULL;
+}
+
+static float *take(size_t bytes, void **block, size_t *size)
+{
+    float *data = take_quiet(bytes, false, block, size);
+    if (!data)
         mt_error(MT_ERR_MEMORY, "convolution: out of memory for a %llu-byte buffer",
                  (unsigned long long)bytes);
     return data;
@@ -113,10 +138,10 @@ static void give(void *block, size_t size)
 /* One pass over a chunk [p0, p0 + np) of tiles, one task per channel. */
 typedef struct {
     const plan *pl;
-    int64_t p0, np;
-    /* the image side: x or the output gradient read, out or dx written */
+    int64_t p0, np, ld; /* ld >= np: the row stride of tr */
+    /* the image side: x or the output gradient read, out written */
     const mt_tensor *img;
-    float *tr; /* [16][channels][np] */
+    float *tr; /* [16][channels][ld] */
     const float *bias;
     int failed; /* a task found no scratch memory */
 } pass;
@@ -212,7 +237,7 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
     pass *s = arg;
     const plan *pl = s->pl;
     const mt_tensor *x = s->img;
-    int64_t len = split_len(pl), tw = pl->tw, stride16 = pl->C * s->np;
+    int64_t len = split_len(pl), tw = pl->tw, stride16 = pl->C * s->ld;
     float *rows = scratch(s, 4, len);
     if (!rows)
         return;
@@ -225,7 +250,7 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
                 split_row(plane, x->strides[2], x->strides[3], pl->H, pl->W,
                           2 * ty - pl->win->ph + i, -pl->win->pw, len, rows + 2 * i * len,
                           rows + (2 * i + 1) * len);
-            float *dst = s->tr + c * s->np + (p - s->p0);
+            float *dst = s->tr + c * s->ld + (p - s->p0);
             for (int64_t tx = 0; tx < tw; tx += 8) {
                 v8 t[4][4];
                 for (int i = 0; i < 4; i++) {
@@ -251,73 +276,6 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
     free(rows);
 }
 
-/* dx += B dv B^T per tile. The tiles overlap by two rows and columns, so a
- * task adds each image's tiles into split rows first and then into dx; one
- * task per channel, so no two tasks add to one element. */
-MT_CLONES_AVX2_FMA static void input_transform_adjoint(void *arg, int64_t c0, int64_t c1)
-{
-    pass *s = arg;
-    const plan *pl = s->pl;
-    int64_t len = split_len(pl), tw = pl->tw, stride16 = pl->C * s->np;
-    int64_t H = pl->H, W = pl->W, nrows = 2 * (s->np / tw) + 2;
-    float *acc = scratch(s, nrows, len);
-    if (!acc)
-        return;
-    for (int64_t c = c0; c < c1; c++)
-        for (int64_t p = s->p0; p < s->p0 + s->np;) {
-            /* the chunk's tile rows of one image: [r0, r1) */
-            int64_t n = p / pl->tiles, end = (n + 1) * pl->tiles;
-            if (end > s->p0 + s->np)
-                end = s->p0 + s->np;
-            int64_t r0 = p % pl->tiles / tw, r1 = r0 + (end - p) / tw;
-            int64_t used = 2 * (r1 - r0) + 2;
-            memset(acc, 0, sizeof(float) * (size_t)(2 * used * len));
-            for (int64_t ty = r0; ty < r1; ty++) {
-                const float *src = s->tr + c * s->np + (p - s->p0) + (ty - r0) * tw;
-                for (int64_t tx = 0; tx < tw; tx += 8) {
-                    v8 v[16], t[4][4];
-                    for (int k = 0; k < 16; k++)
-                        load_n(&v[k], src + k * stride16 + tx, tw - tx);
-                    for (int j = 0; j < 4; j++) {
-                        t[0][j] = v[j];
-                        t[1][j] = v[4 + j] - v[8 + j] + v[12 + j];
-                        t[2][j] = v[4 + j] + v[8 + j] - v[j];
-                        t[3][j] = -v[12 + j];
-                    }
-                    for (int i = 0; i < 4; i++) {
-                        float *ev = acc + 2 * (2 * (ty - r0) + i) * len + tx, *od = ev + len;
-                        v8 d0 = t[i][0], d1 = t[i][1] - t[i][2] + t[i][3];
-                        v8 d2 = t[i][1] + t[i][2] - t[i][0], d3 = -t[i][3];
-                        float *dst4[4] = {ev, od, ev + 1, od + 1};
-                        v8 add4[4] = {d0, d1, d2, d3};
-                        for (int q = 0; q < 4; q++) {
-                            v8 s;
-                            load_n(&s, dst4[q], 8);
-                            s += add4[q];
-                            store_n(dst4[q], &s, 8);
-                        }
-                    }
-                }
-            }
-            float *plane = (float *)mt_data(s->img) + (n * pl->C + c) * H * W;
-            for (int64_t a = 0; a < used; a++) {
-                int64_t y = 2 * r0 - pl->win->ph + a;
-                if (y < 0 || y >= H)
-                    continue;
-                const float *ev = acc + 2 * a * len, *od = ev + len;
-                for (int64_t k = 0; k <= tw; k++) {
-                    int64_t xx = 2 * k - pl->win->pw;
-                    if (xx >= 0 && xx < W)
-                        plane[y * W + xx] += ev[k];
-                    if (xx + 1 >= 0 && xx + 1 < W)
-                        plane[y * W + xx + 1] += od[k];
-                }
-            }
-            p = end;
-        }
-    free(acc);
-}
-
 /* The output tiles A^T m A of m ([16][O][np]) into out (N, O, oh, ow),
  * contiguous, plus the bias. */
 MT_CLONES_AVX2_FMA static void output_transform(void *arg, int64_t o0, int64_t o1)
@@ -325,11 +283,11 @@ MT_CLONES_AVX2_FMA static void output_transform(void *arg, int64_t o0, int64_t o
     pass *s = arg;
     const plan *pl = s->pl;
     const mt_window *g = pl->win;
-    int64_t tw = pl->tw, stride16 = pl->O * s->np, L = g->oh * g->ow;
+    int64_t tw = pl->tw, stride16 = pl->O * s->ld, L = g->oh * g->ow;
     for (int64_t o = o0; o < o1; o++)
         for (int64_t p = s->p0; p < s->p0 + s->np; p += tw) {
             int64_t n = p / pl->tiles, ty = p % pl->tiles / tw;
-            const float *src = s->tr + o * s->np + (p - s->p0);
+            const float *src = s->tr + o * s->ld + (p - s->p0);
             float *plane = (float *)mt_data(s->img) + (n * pl->O + o) * L;
             float b = s->bias ? s->bias[o] : 0.0f;
             for (int64_t tx = 0; tx < tw; tx += 8) {
@@ -368,7 +326,7 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
     pass *s = arg;
     const plan *pl = s->pl;
     const mt_window *g = pl->win;
-    int64_t len = split_len(pl), tw = pl->tw, stride16 = pl->O * s->np, L = g->oh * g->ow;
+    int64_t len = split_len(pl), tw = pl->tw, stride16 = pl->O * s->ld, L = g->oh * g->ow;
     float *rows = scratch(s, 2, len);
     if (!rows)
         return;
@@ -379,7 +337,7 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
             for (int i = 0; i < 2; i++)
                 split_row(plane, g->ow, 1, g->oh, g->ow, 2 * ty + i, 0, len,
                           rows + 2 * i * len, rows + (2 * i + 1) * len);
-            float *dst = s->tr + o * s->np + (p - s->p0);
+            float *dst = s->tr + o * s->ld + (p - s->p0);
             for (int64_t tx = 0; tx < tw; tx += 8) {
                 v8 y[2][2], c[4][2];
                 for (int i = 0; i < 2; i++) {
@@ -402,16 +360,217 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
     free(rows);
 }
 
-/* U = G g G^T for every (o, c): [16][O][C]. */
-static void filter_transform(const float *w, int64_t O, int64_t C, float *u)
+/* U = G g G^T for every (o, c) as [16][O][C]; with `adjoint`, the filter
+ * of the input gradient's convolution, w'[c][o] = w[o][c] turned by 180
+ * degrees, as [16][C][O]. */
+static void filter_transform(const float *w, int64_t O, int64_t C, bool adjoint, float *u)
 {
-    for (int64_t oc = 0; oc < O * C; oc++) {
-        float t[16];
-        filter_tile(w + oc * 9, t);
-        for (int k = 0; k < 16; k++)
-            u[k * O * C + oc] = t[k];
-    }
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t c = 0; c < C; c++) {
+            const float *g = w + (o * C + c) * 9;
+            float t[16], turned[9];
+            if (adjoint)
+                for (int i = 0; i < 9; i++)
+                    turned[i] = g[8 - i];
+            filter_tile(adjoint ? turned : g, t);
+            int64_t at = adjoint ? c * O + o : o * C + c;
+            for (int k = 0; k < 16; k++)
+                u[k * O * C + at] = t[k];
+        }
 }
+
+/* ------------------------------------------------------ product kernel
+ * C = A B (+ C when acc) for one of the 16 products of a chunk: A (m x K)
+ * the transformed filter, element (i, l) at a[i * lda + l]; B (K x n) the
+ * transformed tiles, rows ldb apart; C rows ldc apart; n a multiple of NR.
+ * A block of MR rows by NR columns stays in registers while l runs: NR / W
+ * vectors of B and one broadcast element of A per row and step. Compiled
+ * three times: AVX-512 (zmm, 8 rows: 16 accumulators of 32 registers), AVX2
+ * with FMA and the portable baseline (ymm-sized vectors, 6 rows: 12 of 16).
+ * The dispatch is local to this file, as portable.h names no AVX-512 target. */
+
+#define PRODUCT_KERNEL(NAME, ATTR, VT, W, MR)                                                   \
+    ATTR static inline __attribute__((always_inline)) void NAME##_block(                        \
+        int rows, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,           \
+        int64_t ldc, int64_t K, bool acc)                                                       \
+    {                                                                                           \
+        VT s[MR][NR / W];                                                                       \
+        for (int i = 0; i < MR; i++)                                                            \
+            for (int v = 0; v < NR / W; v++)                                                    \
+                s[i][v] = (VT){0};                                                              \
+        for (int64_t l = 0; l < K; l++) {                                                       \
+            VT bv[NR / W];                                                                      \
+            for (int v = 0; v < NR / W; v++)                                                    \
+                memcpy(&bv[v], b + l * ldb + v * W, sizeof(VT));                                \
+            for (int i = 0; i < MR; i++)                                                        \
+                if (i < rows) {                                                                 \
+                    VT ai = (VT){0} + a[i * lda + l];                                           \
+                    for (int v = 0; v < NR / W; v++)                                            \
+                        s[i][v] += ai * bv[v];                                                  \
+                }                                                                               \
+        }                                                                                       \
+        for (int i = 0; i < MR; i++)                                                            \
+            if (i < rows)                                                                       \
+                for (int v = 0; v < NR / W; v++) {                                              \
+                    float *cp = c + i * ldc + v * W;                                            \
+                    if (acc) {                                                                  \
+                        VT old;                                                                 \
+                        memcpy(&old, cp, sizeof(VT));                                           \
+                        s[i][v] += old;                                                         \
+                    }                                                                           \
+                    memcpy(cp, &s[i][v], sizeof(VT));                                           \
+                }                                                                               \
+    }                                                                                           \
+    ATTR static void NAME(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,         \
+                          const float *b, int64_t ldb, float *c, int64_t ldc, bool acc)         \
+    {                                                                                           \
+        for (int64_t j = 0; j < n; j += NR)                                                     \
+            for (int64_t i = 0; i < m; i += MR) {                                               \
+                const float *ai = a + i * lda;                                                  \
+                float *ci = c + i * ldc + j;                                                    \
+                switch (m - i < MR ? (int)(m - i) : MR) {                                       \
+                case 1: NAME##_block(1, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 2: NAME##_block(2, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 3: NAME##_block(3, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 4: NAME##_block(4, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 5: NAME##_block(5, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 6: NAME##_block(6, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                case 7: NAME##_block(7, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
+                default: NAME##_block(MR, ai, lda, b + j, ldb, ci, ldc, K, acc); break;         \
+                }                                                                               \
+            }                                                                                   \
+    }
+
+typedef void (*product_fn)(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
+                           const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
+
+/* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
+#if defined(__clang__)
+#define CONTRACT
+#else
+#define CONTRACT __attribute__((optimize("fp-contract=fast")))
+#endif
+
+PRODUCT_KERNEL(product_base, CONTRACT, v8, 8, 6)
+#ifdef MT_HAVE_X86_DISPATCH
+typedef float v16 __attribute__((vector_size(64)));
+PRODUCT_KERNEL(product_avx2, MT_TARGET_AVX2_FMA CONTRACT, v8, 8, 6)
+PRODUCT_KERNEL(product_avx512, __attribute__((target("avx512f,fma"))) CONTRACT, v16, 16, 8)
+#endif
+
+static product_fn product_for_cpu(void)
+{
+#ifdef MT_HAVE_X86_DISPATCH
+    if (__builtin_cpu_supports("avx512f"))
+        return product_avx512;
+    if (mt_cpu_has_avx2_fma())
+        return product_avx2;
+#endif
+    return product_base;
+}
+
+/* ------------------------------------------------------------- forward */
+
+typedef struct {
+    const plan *pl;
+    const mt_tensor *x;
+    mt_tensor *out;
+    const float *u, *bias;
+    product_fn product;
+    int64_t ld; /* a chunk's padded row length */
+    atomic_int failed;
+} forward_job;
+
+/* Chunks [c0, c1), each whole: transform, 16 products, inverse transform. */
+static void forward_chunks(void *arg, int64_t c0, int64_t c1)
+{
+    forward_job *j = arg;
+    const plan *pl = j->pl;
+    int64_t C = pl->C, O = pl->O, ld = j->ld, total = pl->N * pl->tiles;
+    void *bin, *bout;
+    size_t sin, sout;
+    /* zeroed: the padding columns past a chunk's tiles enter the products */
+    float *vin = take_quiet((size_t)(16 * C * ld) * sizeof(float), true, &bin, &sin);
+    float *vout = vin ? take_quiet((size_t)(16 * O * ld) * sizeof(float), false, &bout, &sout)
+                      : NULL;
+    if (!vout) {
+        atomic_store(&j->failed, 1);
+        give(vin ? bin : NULL, sin);
+        return;
+    }
+    for (int64_t c = c0; c < c1 && !atomic_load(&j->failed); c++) {
+        int64_t p0 = c * pl->chunk, np = total - p0 < pl->chunk ? total - p0 : pl->chunk;
+        pass in = {pl, p0, np, ld, j->x, vin, NULL}, o = {pl, p0, np, ld, j->out, vout, j->bias};
+        input_transform(&in, 0, C);
+        int64_t n = (np + NR - 1) / NR * NR;
+        for (int k = 0; k < 16; k++)
+            j->product(O, n, C, j->u + k * O * C, C, vin + k * C * ld, ld, vout + k * O * ld, ld,
+                       false);
+        output_transform(&o, 0, O);
+        if (in.failed)
+            atomic_store(&j->failed, 1);
+    }
+    give(bin, sin);
+    give(bout, sout);
+}
+
+/* out (N, O, win->oh, win->ow) = the convolution of x (N, C, H, W) by the
+ * transformed filter u ([16][O][C]) plus bias (O values or NULL). */
+static int forward(const mt_tensor *x, int64_t O, const float *u, const float *bias,
+                   const mt_window *win, mt_tensor *out)
+{
+    plan pl = plan_of(x->sizes[0], x->sizes[1], O, x->sizes[2], x->sizes[3], win,
+                      FORWARD_CHUNK_BYTES);
+    forward_job j = {&pl, x, out, u, bias, product_for_cpu(), (pl.chunk + NR - 1) / NR * NR};
+    atomic_init(&j.failed, 0);
+    int64_t chunks = (pl.N * pl.tiles + pl.chunk - 1) / pl.chunk;
+    mt_parallel_for(0, chunks, 1, forward_chunks, &j);
+    return atomic_load(&j.failed) ? mt_error(MT_ERR_MEMORY, "convolution: out of memory") : 0;
+}
+
+int mt_conv2d_winograd_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
+                               const mt_window *win, mt_tensor *out)
+{
+    int64_t N = x->sizes[0], C = x->sizes[1], O = w->sizes[0];
+    if (N == 0)
+        return 0;
+    void *bu = NULL;
+    size_t su = 0;
+    /* the transformed filter, then the bias (maybe strided) as O contiguous values */
+    float *u = take_quiet((size_t)(16 * O * C + O) * sizeof(float), false, &bu, &su);
+    if (!u)
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+    filter_transform((const float *)mt_data(w), O, C, false, u);
+    float *bv = bias ? u + 16 * O * C : NULL;
+    for (int64_t o = 0; bias && o < O; o++)
+        bv[o] = ((const float *)mt_data(bias))[o * bias->strides[0]];
+    int rc = forward(x, O, u, bv, win, out);
+    give(bu, su);
+    return rc;
+}
+
+int mt_conv2d_winograd_backward_input(const mt_tensor *grad, const mt_tensor *w,
+                                      const mt_window *win, mt_tensor *grad_input)
+{
+    int64_t N = grad->sizes[0], O = grad->sizes[1], C = grad_input->sizes[1];
+    if (N == 0)
+        return 0;
+    void *bu = NULL;
+    size_t su = 0;
+    float *u = take_quiet((size_t)(16 * O * C) * sizeof(float), false, &bu, &su);
+    if (!u)
+        return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
+    filter_transform((const float *)mt_data(w), O, C, true, u);
+    /* each input pixel sums the outputs whose windows cover it: the
+     * convolution of grad padded by 2 - p with the turned filter */
+    mt_window t = {3, 3, 1, 1, 2 - win->ph, 2 - win->pw, 1, 1, grad_input->sizes[2],
+                   grad_input->sizes[3]};
+    int rc = forward(grad, C, u, NULL, &t, grad_input);
+    give(bu, su);
+    return rc;
+}
+
+/* ----------------------------------------------------- weight gradient */
 
 /* One pass over channels [0, channels); -1 when a task found no memory. */
 static int run(int64_t channels, mt_range_fn fn, pass *s)
@@ -435,8 +594,8 @@ static int gemm16(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, 
                    (mt_gemm_scale){accumulate ? 1.0 : 0.0, accumulate});
 }
 
-/* The buffers of a pass: the filter transform u (16 O C) and the chunk's
- * two sides (16 C chunk and 16 O chunk). */
+/* The buffers of the weight gradient: the transformed gradient u (16 O C)
+ * and the chunk's two sides (16 C chunk and 16 O chunk). */
 typedef struct {
     float *u, *in, *out;
     void *bu, *bin, *bout;
@@ -459,76 +618,11 @@ static void buffers_give(buffers *b)
     give(b->bout, b->sout);
 }
 
-int mt_conv2d_winograd_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
-                               const mt_window *win, mt_tensor *out)
-{
-    plan pl = plan_of(x->sizes[0], x->sizes[1], w->sizes[0], x->sizes[2], x->sizes[3], win);
-    if (pl.N == 0)
-        return 0;
-    buffers b;
-    if (buffers_take(&pl, &b) < 0) {
-        buffers_give(&b);
-        return -1;
-    }
-    filter_transform((const float *)mt_data(w), pl.O, pl.C, b.u);
-    /* the bias may be strided: a contiguous copy of O values */
-    float *bv = NULL;
-    if (bias && !(bv = malloc(sizeof(float) * (size_t)pl.O + 1))) {
-        buffers_give(&b);
-        return mt_error(MT_ERR_MEMORY, "convolution: out of memory");
-    }
-    for (int64_t o = 0; bias && o < pl.O; o++)
-        bv[o] = ((const float *)mt_data(bias))[o * bias->strides[0]];
-    int rc = 0;
-    for (int64_t p0 = 0; p0 < pl.N * pl.tiles && rc == 0; p0 += pl.chunk) {
-        int64_t np = pl.N * pl.tiles - p0 < pl.chunk ? pl.N * pl.tiles - p0 : pl.chunk;
-        pass in = {&pl, p0, np, x, b.in, NULL}, o = {&pl, p0, np, out, b.out, bv};
-        rc = run(pl.C, input_transform, &in);
-        if (rc == 0)
-            rc = gemm16(pl.O, np, pl.C, b.u, pl.C, 1, pl.O * pl.C, b.in, np, 1, pl.C * np,
-                        b.out, false);
-        if (rc == 0)
-            rc = run(pl.O, output_transform, &o);
-    }
-    free(bv);
-    buffers_give(&b);
-    return rc;
-}
-
-int mt_conv2d_winograd_backward_input(const mt_tensor *grad, const mt_tensor *w,
-                                      const mt_window *win, mt_tensor *grad_input)
-{
-    const mt_tensor *gi = grad_input;
-    plan pl = plan_of(gi->sizes[0], gi->sizes[1], w->sizes[0], gi->sizes[2], gi->sizes[3], win);
-    if (pl.N == 0)
-        return 0;
-    buffers b;
-    if (buffers_take(&pl, &b) < 0) {
-        buffers_give(&b);
-        return -1;
-    }
-    filter_transform((const float *)mt_data(w), pl.O, pl.C, b.u);
-    int rc = 0;
-    for (int64_t p0 = 0; p0 < pl.N * pl.tiles && rc == 0; p0 += pl.chunk) {
-        int64_t np = pl.N * pl.tiles - p0 < pl.chunk ? pl.N * pl.tiles - p0 : pl.chunk;
-        pass o = {&pl, p0, np, grad, b.out, NULL}, in = {&pl, p0, np, grad_input, b.in, NULL};
-        rc = run(pl.O, output_transform_adjoint, &o);
-        /* dv[k] = u[k]^T dm[k]: (C x O) (O x np) */
-        if (rc == 0)
-            rc = gemm16(pl.C, np, pl.O, b.u, 1, pl.C, pl.O * pl.C, b.out, np, 1, pl.O * np,
-                        b.in, false);
-        if (rc == 0)
-            rc = run(pl.C, input_transform_adjoint, &in);
-    }
-    buffers_give(&b);
-    return rc;
-}
-
 int mt_conv2d_winograd_backward_weight(const mt_tensor *grad, const mt_tensor *x,
                                        const mt_window *win, mt_tensor *grad_weight)
 {
     plan pl = plan_of(x->sizes[0], x->sizes[1], grad_weight->sizes[0], x->sizes[2],
-                      x->sizes[3], win);
+                      x->sizes[3], win, CHUNK_BYTES);
     buffers b;
     if (buffers_take(&pl, &b) < 0) {
         buffers_give(&b);
@@ -538,7 +632,7 @@ int mt_conv2d_winograd_backward_weight(const mt_tensor *grad, const mt_tensor *x
     memset(b.u, 0, sizeof(float) * (size_t)(16 * pl.O * pl.C));
     for (int64_t p0 = 0; p0 < pl.N * pl.tiles && rc == 0; p0 += pl.chunk) {
         int64_t np = pl.N * pl.tiles - p0 < pl.chunk ? pl.N * pl.tiles - p0 : pl.chunk;
-        pass o = {&pl, p0, np, grad, b.out, NULL}, in = {&pl, p0, np, x, b.in, NULL};
+        pass o = {&pl, p0, np, np, grad, b.out, NULL}, in = {&pl, p0, np, np, x, b.in, NULL};
         rc = run(pl.O, output_transform_adjoint, &o);
         if (rc == 0)
             rc = run(pl.C, input_transform, &in);
