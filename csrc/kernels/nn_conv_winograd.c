@@ -275,30 +275,30 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
             pad_rows(plane, x->strides[2], x->strides[3], pl->H, pl->W, 2 * r0 - pl->win->ph,
                      2 * (r1 - r0) + 2, -pl->win->pw, len, padded);
             for (int64_t ty = r0; ty < r1; ty++) {
-            const float *rows = padded + 2 * (ty - r0) * len;
-            float *dst = s->tr + c * s->ld + (p - s->p0) + (ty - r0) * tw;
-            for (int64_t tx = 0; tx < tw; tx += 8) {
-                v8 t[4][4];
-                for (int i = 0; i < 4; i++) {
-                    const float *r = rows + i * len + 2 * tx;
-                    v8 a, b, a2, b2;
-                    load_n(&a, r, 8);
-                    load_n(&b, r + 8, 8);
-                    load_n(&a2, r + 2, 8);
-                    load_n(&b2, r + 10, 8);
-                    v8 e0 = EVEN(a, b), o0 = ODD(a, b), e1 = EVEN(a2, b2), o1 = ODD(a2, b2);
-                    t[i][0] = e0 - e1;
-                    t[i][1] = o0 + e1;
-                    t[i][2] = e1 - o0;
-                    t[i][3] = o0 - o1;
+                const float *rows = padded + 2 * (ty - r0) * len;
+                float *dst = s->tr + c * s->ld + (p - s->p0) + (ty - r0) * tw;
+                for (int64_t tx = 0; tx < tw; tx += 8) {
+                    v8 t[4][4];
+                    for (int i = 0; i < 4; i++) {
+                        const float *r = rows + i * len + 2 * tx;
+                        v8 a, b, a2, b2;
+                        load_n(&a, r, 8);
+                        load_n(&b, r + 8, 8);
+                        load_n(&a2, r + 2, 8);
+                        load_n(&b2, r + 10, 8);
+                        v8 e0 = EVEN(a, b), o0 = ODD(a, b), e1 = EVEN(a2, b2), o1 = ODD(a2, b2);
+                        t[i][0] = e0 - e1;
+                        t[i][1] = o0 + e1;
+                        t[i][2] = e1 - o0;
+                        t[i][3] = o0 - o1;
+                    }
+                    for (int j = 0; j < 4; j++) {
+                        v8 v[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
+                                   t[1][j] - t[3][j]};
+                        for (int i = 0; i < 4; i++)
+                            store_n(dst + (i * 4 + j) * stride16 + tx, &v[i], tw - tx);
+                    }
                 }
-                for (int j = 0; j < 4; j++) {
-                    v8 v[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
-                               t[1][j] - t[3][j]};
-                    for (int i = 0; i < 4; i++)
-                        store_n(dst + (i * 4 + j) * stride16 + tx, &v[i], tw - tx);
-                }
-            }
             }
         }
     free(padded);
@@ -360,29 +360,29 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
             const float *plane = (const float *)mt_data(s->img) + (n * pl->O + o) * L;
             pad_rows(plane, g->ow, 1, g->oh, g->ow, 2 * r0, 2 * (r1 - r0), 0, len, padded);
             for (int64_t ty = r0; ty < r1; ty++) {
-            const float *rows = padded + 2 * (ty - r0) * len;
-            float *dst = s->tr + o * s->ld + (p - s->p0) + (ty - r0) * tw;
-            for (int64_t tx = 0; tx < tw; tx += 8) {
-                v8 y[2][2], c[4][2];
-                for (int i = 0; i < 2; i++) {
-                    v8 a, b;
-                    load_n(&a, rows + i * len + 2 * tx, 8);
-                    load_n(&b, rows + i * len + 2 * tx + 8, 8);
-                    y[i][0] = EVEN(a, b);
-                    y[i][1] = ODD(a, b);
+                const float *rows = padded + 2 * (ty - r0) * len;
+                float *dst = s->tr + o * s->ld + (p - s->p0) + (ty - r0) * tw;
+                for (int64_t tx = 0; tx < tw; tx += 8) {
+                    v8 y[2][2], c[4][2];
+                    for (int i = 0; i < 2; i++) {
+                        v8 a, b;
+                        load_n(&a, rows + i * len + 2 * tx, 8);
+                        load_n(&b, rows + i * len + 2 * tx + 8, 8);
+                        y[i][0] = EVEN(a, b);
+                        y[i][1] = ODD(a, b);
+                    }
+                    for (int j = 0; j < 2; j++) {
+                        c[0][j] = y[0][j];
+                        c[1][j] = y[0][j] + y[1][j];
+                        c[2][j] = y[0][j] - y[1][j];
+                        c[3][j] = -y[1][j];
+                    }
+                    for (int i = 0; i < 4; i++) {
+                        v8 m[4] = {c[i][0], c[i][0] + c[i][1], c[i][0] - c[i][1], -c[i][1]};
+                        for (int j = 0; j < 4; j++)
+                            store_n(dst + (i * 4 + j) * stride16 + tx, &m[j], tw - tx);
+                    }
                 }
-                for (int j = 0; j < 2; j++) {
-                    c[0][j] = y[0][j];
-                    c[1][j] = y[0][j] + y[1][j];
-                    c[2][j] = y[0][j] - y[1][j];
-                    c[3][j] = -y[1][j];
-                }
-                for (int i = 0; i < 4; i++) {
-                    v8 m[4] = {c[i][0], c[i][0] + c[i][1], c[i][0] - c[i][1], -c[i][1]};
-                    for (int j = 0; j < 4; j++)
-                        store_n(dst + (i * 4 + j) * stride16 + tx, &m[j], tw - tx);
-                }
-            }
             }
         }
     free(padded);
@@ -390,21 +390,36 @@ MT_CLONES_AVX2_FMA static void output_transform_adjoint(void *arg, int64_t o0, i
 
 /* U = G g G^T for every (o, c) as [16][O][C]; with `adjoint`, the filter
  * of the input gradient's convolution, w'[c][o] = w[o][c] turned by 180
- * degrees, as [16][C][O]. */
-static void filter_transform(const float *w, int64_t O, int64_t C, bool adjoint, float *u)
+ * degrees, as [16][C][O]. Split over threads by o. */
+typedef struct {
+    const float *w;
+    int64_t O, C;
+    bool adjoint;
+    float *u;
+} filter_job;
+
+static void filter_range(void *arg, int64_t o0, int64_t o1)
 {
-    for (int64_t o = 0; o < O; o++)
+    const filter_job *j = arg;
+    int64_t O = j->O, C = j->C;
+    for (int64_t o = o0; o < o1; o++)
         for (int64_t c = 0; c < C; c++) {
-            const float *g = w + (o * C + c) * 9;
+            const float *g = j->w + (o * C + c) * 9;
             float t[16], turned[9];
-            if (adjoint)
+            if (j->adjoint)
                 for (int i = 0; i < 9; i++)
                     turned[i] = g[8 - i];
-            filter_tile(adjoint ? turned : g, t);
-            int64_t at = adjoint ? c * O + o : o * C + c;
+            filter_tile(j->adjoint ? turned : g, t);
+            int64_t at = j->adjoint ? c * O + o : o * C + c;
             for (int k = 0; k < 16; k++)
-                u[k * O * C + at] = t[k];
+                j->u[k * O * C + at] = t[k];
         }
+}
+
+static void filter_transform(const float *w, int64_t O, int64_t C, bool adjoint, float *u)
+{
+    filter_job j = {w, O, C, adjoint, u};
+    mt_parallel_for(0, O, 1 + 2048 / (C + 1), filter_range, &j);
 }
 
 /* ------------------------------------------------------ product kernel
