@@ -1,8 +1,9 @@
 """conv2d forward and gradients against torch on both kernel paths: Winograd
 F(2x2, 3x3) (float32, 3x3, stride 1, undilated, ungrouped, >= 8 channels
-each side) and im2col + gemm (everything else), with odd sizes, paddings,
-strides, dilation, groups, 1x1, batch 1, non-contiguous inputs; float64
-gradcheck on the im2col path."""
+each side; its input gradient only for padding <= 2) and im2col + gemm
+(everything else), with odd sizes, paddings, strides, dilation, groups, 1x1,
+batch 1, channel counts off the product kernel's blocks, several thread
+counts, non-contiguous inputs; float64 gradcheck on the im2col path."""
 import numpy as np
 import pytest
 
@@ -68,6 +69,10 @@ WINOGRAD = [
     (1, 8, 8, 3, 4, 0),        # one output row
     (3, 8, 8, 56, 56, 1),      # chunks that split an image
     (2, 64, 64, 16, 16, 1),
+    (1, 70, 13, 15, 4, 1),     # rows of the product kernel's block left over (13, 70)
+    (2, 13, 70, 9, 10, 1),     # and on the input gradient's side (channels swapped)
+    (3, 40, 24, 6, 7, (0, 2)),  # unequal padding: the input gradient pads by 2 and 0
+    (1, 8, 8, 3, 130, 1),      # a tile row longer than a forward chunk
 ]
 
 
@@ -182,3 +187,23 @@ def test_im2col_chunks_at_other_thread_counts(threads):
         compare(N=3, C=16, O=12, H=40, W=36, k=5, padding=1, groups=2)
     finally:
         mt.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_winograd_chunks_at_other_thread_counts(threads):
+    # each thread runs whole chunks of tiles (and, for the weight gradient,
+    # sums its own partial): many chunks, a short last one, images split
+    # between chunks and between threads
+    before = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        compare(N=9, C=64, O=64, H=32, W=32, padding=1)
+        compare(N=3, C=24, O=40, H=29, W=31, padding=2)
+    finally:
+        mt.set_num_threads(before)
+
+
+def test_winograd_smallest_outputs():
+    # the smallest output the path takes (2 x 2), and one with an odd side, batch 1
+    compare(1, 9, 11, 2, 2, padding=1)
+    compare(1, 9, 11, 4, 5, padding=0)

@@ -364,7 +364,7 @@ int mt_conv2d_backward_input(const mt_tensor *grad, const mt_tensor *w, const mt
     int start = backward_start(grad->dtype, grad_input->sizes[0], w, win, groups, grad_input, &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
-    if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
+    if (mt_conv2d_winograd_input_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_input(grad, w, win, grad_input);
     chunks_job j = {grad, w, NULL, grad_input, win, groups, 0, s, true};
     return run_chunks(&j);
