@@ -15,7 +15,6 @@
  * rounds as the unfused ops would. */
 #include "rnn.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +23,7 @@
 #include "../core/portable.h"
 #include "gemm_small.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "pointwise_unary.h"
 
 /* Sequences per row block: a product's rows at once (mt_small_gemm's tile). */
 #define BLOCK 4
@@ -45,42 +44,19 @@ int mt_rnn_workspace_width(mt_rnn_mode mode)
 /* Where h sits in a workspace row, in units of H. */
 static int h_slot(mt_rnn_mode mode) { return mt_rnn_workspace_width(mode) - 1; }
 
-/* In-place activations of a run of values: float32 eight lanes at a time
- * with vmath.h (as the tanh and sigmoid ops compute them), float64 with libm
- * as the float64 ops do. */
-#define ACT_LOOP(NAME, VFN)                                                              \
-    MT_CLONES_AVX2_FMA static void NAME(float *x, int64_t n)                             \
-    {                                                                                    \
-        mt_v8f v;                                                                        \
-        int64_t i = 0;                                                                   \
-        for (; i + 8 <= n; i += 8) {                                                     \
-            memcpy(&v, x + i, sizeof v);                                                 \
-            VFN##_at(&v);                                                                \
-            memcpy(x + i, &v, sizeof v);                                                 \
-        }                                                                                \
-        if (i < n) {                                                                     \
-            float buf[8] = {0};                                                          \
-            memcpy(buf, x + i, sizeof(float) * (size_t)(n - i));                         \
-            memcpy(&v, buf, sizeof v);                                                   \
-            VFN##_at(&v);                                                                \
-            memcpy(buf, &v, sizeof v);                                                   \
-            memcpy(x + i, buf, sizeof(float) * (size_t)(n - i));                         \
-        }                                                                                \
-    }
-ACT_LOOP(sigmoid_float, mt_vsigmoid8)
-ACT_LOOP(tanh_float, mt_vtanh8)
-
-static void sigmoid_double(double *x, int64_t n)
+/* In-place activations of a run of values through the tanh and sigmoid
+ * ops' own loops (16 lanes where the machine has AVX-512), so a layer's gates
+ * round as the ops do. */
+static void activate(mt_unary_op op, mt_dtype dtype, void *x, int64_t n, int64_t size)
 {
-    for (int64_t i = 0; i < n; i++)
-        x[i] = 1 / (1 + exp(-x[i]));
+    char *data[2] = {x, x};
+    int64_t st[2] = {size, size};
+    mt_unary_loop(op, dtype)(data, st, n, NULL);
 }
-
-static void tanh_double(double *x, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        x[i] = tanh(x[i]);
-}
+static void sigmoid_float(float *x, int64_t n) { activate(MT_UN_SIGMOID, MT_FLOAT32, x, n, 4); }
+static void tanh_float(float *x, int64_t n) { activate(MT_UN_TANH, MT_FLOAT32, x, n, 4); }
+static void sigmoid_double(double *x, int64_t n) { activate(MT_UN_SIGMOID, MT_FLOAT64, x, n, 8); }
+static void tanh_double(double *x, int64_t n) { activate(MT_UN_TANH, MT_FLOAT64, x, n, 8); }
 
 /* One step: rows r of each operand at base + r * (its row length), except
  * the projections gx and gh, of rows r0.. only (mt_small_gemm's layout: rows
