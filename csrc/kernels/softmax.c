@@ -1,7 +1,7 @@
-/* softmax / log_softmax along a dim with a contiguous inner dim, and the
- * backward of both along any dim (softmax.h). Tensors are viewed as
- * [outer, n, inner]: when inner is 1 each row is one pass held in cache; when
- * inner > 1 the work is cut into [outer, chunk of inner] tiles and each pass
+/* softmax / log_softmax of contiguous float32/float64 along any dim, and the
+ * backward of both (softmax.h). Tensors are viewed as [outer, n, inner]:
+ * when inner is 1 each row's passes run while it is in cache, the rows a
+ * block at a time (softmax_row.h); when inner > 1 the work is cut into [outer, chunk of inner] tiles and each pass
  * walks the n rows of a tile with the vector lanes across its contiguous
  * columns, instead of a strided scalar walk per column. Threads split the
  * rows or tiles. NaN and infinities follow the formulas as torch's kernels
@@ -9,7 +9,7 @@
 #include "softmax.h"
 #include "../core/portable.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "softmax_row.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,34 +24,13 @@ typedef struct {
     bool logsm;
 } job;
 
-/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
- * by a fixed-size copy, a partial one through a lane buffer. */
-#define LANE_IO(SFX, T, V, W)                                                             \
-    MT_VINLINE void load_##SFX(V *v, const T *p, int64_t w, T fill)                       \
-    {                                                                                     \
-        if (w == W) {                                                                     \
-            memcpy(v, p, sizeof *v);                                                      \
-            return;                                                                       \
-        }                                                                                 \
-        T b[W];                                                                           \
-        for (int64_t j = 0; j < W; j++)                                                   \
-            b[j] = j < w ? p[j] : fill;                                                   \
-        memcpy(v, b, sizeof *v);                                                          \
-    }                                                                                     \
-    MT_VINLINE void store_##SFX(T *p, const V *v, int64_t w)                              \
-    {                                                                                     \
-        if (w == W)                                                                       \
-            memcpy(p, v, sizeof *v);                                                      \
-        else                                                                              \
-            memcpy(p, v, (size_t)w * sizeof(T));                                          \
-    }
-LANE_IO(f4, float, mt_v8f, 8)
-LANE_IO(f8, double, mt_v4d, 4)
+MT_DEFINE_SOFTMAX_ROW(f4, float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at)
+MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
 
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
  * helper); a NaN once taken as the maximum stays (v > NaN is false). */
-#define DEFINE_TILES(SFX, T, V, M, W, VEXP_AT, LOGF)                                           \
+#define DEFINE_TILES(SFX, T, V, M, W, VEXP_AT, LOGF, LOGS)                                           \
     MT_CLONES_AVX2_FMA static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
@@ -65,7 +44,7 @@ LANE_IO(f8, double, mt_v4d, 4)
             const T *row = x + k * inner;                                                 \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 M mk = (v > m[c]) | (v != v);                                               \
                 m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
             }                                                                             \
@@ -75,12 +54,12 @@ LANE_IO(f8, double, mt_v4d, 4)
             T *orow = o + k * inner;                                                      \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
                 V e = v - m[c];                                                           \
                 VEXP_AT(&e);                                                              \
                 s[c] += e;                                                                \
                 if (!logsm)                                                               \
-                    store_##SFX(orow + c * W, &e, w);                                     \
+                    smr_store_##SFX(orow + c * W, &e, w);                                     \
             }                                                                             \
         }                                                                                 \
         for (int64_t c = 0; c < nv; c++) {                                                \
@@ -99,14 +78,61 @@ LANE_IO(f8, double, mt_v4d, 4)
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
                 V r;                                                                      \
                 if (logsm) {                                                              \
-                    load_##SFX(&v, row + c * W, w, 0);                                    \
+                    smr_load_##SFX(&v, row + c * W, w, 0);                                    \
                     r = (v - m[c]) - s[c];                                                \
                 } else {                                                                  \
-                    load_##SFX(&v, orow + c * W, w, 0);                                   \
+                    smr_load_##SFX(&v, orow + c * W, w, 0);                                   \
                     r = v * s[c];                                                         \
                 }                                                                         \
-                store_##SFX(orow + c * W, &r, w);                                         \
+                smr_store_##SFX(orow + c * W, &r, w);                                         \
             }                                                                             \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    /* a row's outputs from its max m and s, the log of its exp sum          \
+     * (log_softmax: (x - m) - s, as m + s first would round s away) or its   \
+     * reciprocal (softmax: the stored exps times s); the overlapping last    \
+     * vector is loaded first so no exp is scaled twice */                    \
+    MT_VINLINE void finish_row_##SFX(T *o, const T *x, int64_t n, T m, T s, bool logsm)  \
+    {                                                                                     \
+        V v, tail;                                                                        \
+        int64_t at = n >= W ? n - W : 0;                                                  \
+        smr_load_##SFX(&tail, (logsm ? x : o) + at, n, 0);                                \
+        tail = logsm ? (tail - m) - s : tail * s;                                         \
+        for (int64_t k = 0; k + W <= n; k += W) {                                         \
+            memcpy(&v, (logsm ? x : o) + k, sizeof v);                                    \
+            v = logsm ? (v - m) - s : v * s;                                              \
+            memcpy(o + k, &v, sizeof v);                                                  \
+        }                                                                                 \
+        smr_store_##SFX(o + at, &tail, n);                                                \
+    }                                                                                     \
+                                                                                          \
+    /* rows of n contiguous lines, a block at a time: maxima and exp sums    \
+     * (the exps stored for softmax), the block's logs or reciprocals, then   \
+     * the outputs while the block's rows are still in cache */               \
+    MT_CLONES_AVX2_FMA static void fwd_rows_##SFX(T *o, const T *x, int64_t rows, int64_t n, \
+                                                  bool logsm)                             \
+    {                                                                                     \
+        enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
+        T m[B], s[B];                                                                     \
+        for (int64_t r0 = 0; r0 < rows; r0 += B) {                                        \
+            int64_t nb = rows - r0 < B ? rows - r0 : B;                                   \
+            for (int64_t b = 0; b < B; b++) {                                             \
+                m[b] = 0;                                                                 \
+                s[b] = 1;                                                                 \
+                if (b >= nb)                                                              \
+                    continue;                                                             \
+                const T *xr = x + (r0 + b) * n;                                           \
+                m[b] = smr_max_##SFX(xr, n);                                              \
+                s[b] = smr_expsum_##SFX(logsm ? NULL : o + (r0 + b) * n, xr, n, m[b]);    \
+            }                                                                             \
+            if (logsm)                                                                    \
+                LOGS(s);                                                                  \
+            else                                                                          \
+                for (int64_t b = 0; b < B; b++)                                           \
+                    s[b] = (T)1 / s[b];                                                   \
+            for (int64_t b = 0; b < nb; b++)                                              \
+                finish_row_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b], logsm); \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
@@ -122,19 +148,19 @@ LANE_IO(f8, double, mt_v4d, 4)
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                load_##SFX(&vg, g + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                            \
                 if (logsm) {                                                              \
                     s[c] += vg;                                                           \
                 } else {                                                                  \
-                    load_##SFX(&vy, y + at, w, 0);                                        \
+                    smr_load_##SFX(&vy, y + at, w, 0);                                        \
                     s[c] += vg * vy;                                                      \
                 }                                                                         \
             }                                                                             \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                load_##SFX(&vg, g + at, w, 0);                                            \
-                load_##SFX(&vy, y + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                            \
+                smr_load_##SFX(&vy, y + at, w, 0);                                            \
                 V r;                                                                      \
                 if (logsm) {                                                              \
                     VEXP_AT(&vy);                                                         \
@@ -142,7 +168,7 @@ LANE_IO(f8, double, mt_v4d, 4)
                 } else {                                                                  \
                     r = vy * (vg - s[c]);                                                 \
                 }                                                                         \
-                store_##SFX(o + at, &r, w);                                               \
+                smr_store_##SFX(o + at, &r, w);                                               \
             }                                                                             \
     }                                                                                     \
                                                                                           \
@@ -168,8 +194,8 @@ LANE_IO(f8, double, mt_v4d, 4)
             s += logsm ? g[k] : g[k] * y[k];                                              \
         for (k = 0; k < n; k += W) {                                                      \
             int64_t w = n - k < W ? n - k : W;                                            \
-            load_##SFX(&vg, g + k, w, 0);                                                 \
-            load_##SFX(&vy, y + k, w, 0);                                                 \
+            smr_load_##SFX(&vg, g + k, w, 0);                                                 \
+            smr_load_##SFX(&vy, y + k, w, 0);                                                 \
             V r;                                                                          \
             if (logsm) {                                                                  \
                 VEXP_AT(&vy);                                                             \
@@ -177,13 +203,18 @@ LANE_IO(f8, double, mt_v4d, 4)
             } else {                                                                      \
                 r = vy * (vg - s);                                                        \
             }                                                                             \
-            store_##SFX(o + k, &r, w);                                                    \
+            smr_store_##SFX(o + k, &r, w);                                                    \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
     static void fwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
     {                                                                                     \
         const job *j = arg;                                                               \
+        if (j->inner == 1) {                                                              \
+            fwd_rows_##SFX((T *)j->o + b * j->n, (const T *)j->x + b * j->n, e - b, j->n, \
+                           j->logsm);                                                     \
+            return;                                                                       \
+        }                                                                                 \
         for (int64_t t = b; t < e; t++) {                                                 \
             int64_t i = t / j->tiles, c0 = (t % j->tiles) * CHUNK;                        \
             int64_t cols = j->inner - c0 < CHUNK ? j->inner - c0 : CHUNK;                 \
@@ -211,8 +242,8 @@ LANE_IO(f8, double, mt_v4d, 4)
         }                                                                                 \
     }
 
-DEFINE_TILES(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf)
-DEFINE_TILES(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log)
+DEFINE_TILES(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf, mt_softmax_row_logs_f4)
+DEFINE_TILES(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log, mt_softmax_row_logs_f8)
 
 /* tasks: rows when inner is 1, else [outer, tiles of inner] */
 static void run(job *j, mt_dtype dtype, bool backward)
@@ -226,8 +257,8 @@ static void run(job *j, mt_dtype dtype, bool backward)
     mt_parallel_for(0, tasks, grain, fn, j);
 }
 
-int mt_softmax_inner(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
-                     int64_t inner, bool logsm)
+int mt_softmax_forward(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
+                       int64_t inner, bool logsm)
 {
     if (in->dtype != MT_FLOAT32 && in->dtype != MT_FLOAT64)
         return -1;
