@@ -12,6 +12,8 @@
  *  - MT_TARGET_AVX2_FMA + mt_cpu_has_avx2_fma() is the explicit form for code
  *    written with intrinsics: available wherever GCC or clang targets x86-64
  *    (any object format), MT_HAVE_X86_DISPATCH says so.
+ *  - MT_TARGET_AVX512 + mt_use_avx512() (MT_HAVE_AVX512) the same for the
+ *    AVX-512 forms of kernels/vmath16.h.
  *
  * On x86-64 and aarch64 glibc, calls to functions whose default symbol
  * version is newer than glibc 2.17 (the manylinux2014 floor) are bound to
@@ -29,6 +31,33 @@
 static inline int mt_cpu_has_avx2_fma(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+/* The 16-lane float path of kernels/vmath16.h: AVX-512F+DQ code behind
+ * MT_TARGET_AVX512, taken when mt_use_avx512() says so. Not on Windows, where
+ * GCC does not align the stack for 64-byte vector spills (GCC bug 54412).
+ * MINITORCH_NO_AVX512=1 in the environment keeps the 8-lane paths on an
+ * AVX-512 machine, so tests can run them; it is read once per file. */
+#if defined(MT_HAVE_X86_DISPATCH) && !defined(_WIN32)
+#include <stdlib.h>
+#define MT_HAVE_AVX512 1
+#define MT_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512dq")))
+static inline int mt_cpu_has_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
+static inline int mt_use_avx512(void)
+{
+    static int state; /* 0 not yet known, 1 no, 2 yes; racing writers agree */
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (s == 0) {
+        const char *off = getenv("MINITORCH_NO_AVX512");
+        int forced_off = off && off[0] && !(off[0] == '0' && off[1] == 0);
+        s = mt_cpu_has_avx512() && !forced_off ? 2 : 1;
+        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
+    }
+    return s == 2;
 }
 #endif
 

@@ -2,6 +2,7 @@
 #include "../core/portable.h"
 #include "typed.h"
 #include "vmath.h"
+#include "vmath16.h"
 
 #include <math.h>
 #include <string.h>
@@ -250,12 +251,60 @@ static inline __attribute__((always_inline)) mt_v4d vgelu_tanh4(mt_v4d x)
 }
 MT_VAT(vgelu_tanh4, mt_v4d)
 
-VEC_LOOP(vexp, f4, float, mt_v8f, 8, mt_vexp8)
+#ifdef MT_HAVE_AVX512
+MT_V16 __m512 vsilu16(__m512 x)
+{
+    return _mm512_mul_ps(x, mt_vsigmoid16(x));
+}
+
+/* The 16-lane float32 loop: contiguous operands in full vectors and a masked
+ * one for the tail; strided ones through a lane buffer. */
+#define V16_LOOP(NAME, VFN)                                                               \
+    MT_TARGET_AVX512 static void NAME##_v16(char **data, const int64_t *st, int64_t n)     \
+    {                                                                                     \
+        int64_t i = 0;                                                                    \
+        if (st[0] == sizeof(float) && st[1] == sizeof(float)) {                           \
+            float *o = (float *)data[0];                                                  \
+            const float *pa = (const float *)data[1];                                     \
+            for (; i + 16 <= n; i += 16)                                                  \
+                _mm512_storeu_ps(o + i, VFN(_mm512_loadu_ps(pa + i)));                    \
+            if (i < n) {                                                                  \
+                __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                           \
+                _mm512_mask_storeu_ps(o + i, k, VFN(_mm512_maskz_loadu_ps(k, pa + i)));   \
+            }                                                                             \
+            return;                                                                       \
+        }                                                                                 \
+        for (; i < n; i += 16) {                                                          \
+            int64_t m = n - i < 16 ? n - i : 16;                                          \
+            float buf[16] = {0};                                                          \
+            for (int64_t k = 0; k < m; k++)                                               \
+                buf[k] = *(const float *)(data[1] + (i + k) * st[1]);                     \
+            _mm512_storeu_ps(buf, VFN(_mm512_loadu_ps(buf)));                             \
+            for (int64_t k = 0; k < m; k++)                                               \
+                *(float *)(data[0] + (i + k) * st[0]) = buf[k];                           \
+        }                                                                                 \
+    }
+/* float32 rows: the 16-lane loop where mt_use_avx512(), else the 8-lane one */
+#define F4_ROW(NAME, VFN8, VFN16)                                                         \
+    VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
+    V16_LOOP(NAME, VFN16)                                                                 \
+    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
+    {                                                                                     \
+        if (mt_use_avx512())                                                              \
+            NAME##_v16(data, st, n);                                                      \
+        else                                                                              \
+            NAME##_8_f4(data, st, n, vctx);                                               \
+    }
+#else
+#define F4_ROW(NAME, VFN8, VFN16) VEC_LOOP(NAME, f4, float, mt_v8f, 8, VFN8)
+#endif
+
+F4_ROW(vexp, mt_vexp8, mt_vexp16)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)
-VEC_LOOP(vlog, f4, float, mt_v8f, 8, mt_vlog8)
-VEC_LOOP(vtanh, f4, float, mt_v8f, 8, mt_vtanh8)
-VEC_LOOP(vsigmoid, f4, float, mt_v8f, 8, mt_vsigmoid8)
-VEC_LOOP(vsilu, f4, float, mt_v8f, 8, vsilu8)
+F4_ROW(vlog, mt_vlog8, mt_vlog16)
+F4_ROW(vtanh, mt_vtanh8, mt_vtanh16)
+F4_ROW(vsigmoid, mt_vsigmoid8, mt_vsigmoid16)
+F4_ROW(vsilu, vsilu8, vsilu16)
 VEC_LOOP(vsilu, f8, double, mt_v4d, 4, vsilu4)
 VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
 VEC_LOOP(verf, f4, float, mt_v8f, 8, mt_verf8)
