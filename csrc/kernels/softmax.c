@@ -24,14 +24,11 @@ typedef struct {
     bool logsm;
 } job;
 
-MT_DEFINE_SOFTMAX_ROW(f4, float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at)
-MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
-
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
  * helper); a NaN once taken as the maximum stays (v > NaN is false). */
-#define DEFINE_TILES(SFX, T, V, M, W, VEXP_AT, LOGF, LOGS)                                           \
-    MT_CLONES_AVX2_FMA static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
+#define DEFINE_TILES(SFX, ATTR, T, V, M, W, VEXP_AT, LOGF, LOGS)                                           \
+    ATTR static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
         V m[CHUNK / W], s[CHUNK / W], v;                                                  \
@@ -89,28 +86,10 @@ MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
         }                                                                                 \
     }                                                                                     \
                                                                                           \
-    /* a row's outputs from its max m and s, the log of its exp sum          \
-     * (log_softmax: (x - m) - s, as m + s first would round s away) or its   \
-     * reciprocal (softmax: the stored exps times s); the overlapping last    \
-     * vector is loaded first so no exp is scaled twice */                    \
-    MT_VINLINE void finish_row_##SFX(T *o, const T *x, int64_t n, T m, T s, bool logsm)  \
-    {                                                                                     \
-        V v, tail;                                                                        \
-        int64_t at = n >= W ? n - W : 0;                                                  \
-        smr_load_##SFX(&tail, (logsm ? x : o) + at, n, 0);                                \
-        tail = logsm ? (tail - m) - s : tail * s;                                         \
-        for (int64_t k = 0; k + W <= n; k += W) {                                         \
-            memcpy(&v, (logsm ? x : o) + k, sizeof v);                                    \
-            v = logsm ? (v - m) - s : v * s;                                              \
-            memcpy(o + k, &v, sizeof v);                                                  \
-        }                                                                                 \
-        smr_store_##SFX(o + at, &tail, n);                                                \
-    }                                                                                     \
-                                                                                          \
     /* rows of n contiguous lines, a block at a time: maxima and exp sums    \
      * (the exps stored for softmax), the block's logs or reciprocals, then   \
      * the outputs while the block's rows are still in cache */               \
-    MT_CLONES_AVX2_FMA static void fwd_rows_##SFX(T *o, const T *x, int64_t rows, int64_t n, \
+    ATTR static void fwd_rows_##SFX(T *o, const T *x, int64_t rows, int64_t n, \
                                                   bool logsm)                             \
     {                                                                                     \
         enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
@@ -132,13 +111,13 @@ MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
                 for (int64_t b = 0; b < B; b++)                                           \
                     s[b] = (T)1 / s[b];                                                   \
             for (int64_t b = 0; b < nb; b++)                                              \
-                finish_row_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b], logsm); \
+                smr_finish_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b], logsm); \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
     /* sums of g y (softmax) or g (log_softmax) over the n rows of a tile, then \
      * the gradient; inner = 1 makes the tile one row of n contiguous lines */ \
-    MT_CLONES_AVX2_FMA static void bwd_tile_##SFX(T *o, const T *g, const T *y, int64_t n, \
+    ATTR static void bwd_tile_##SFX(T *o, const T *g, const T *y, int64_t n, \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
         V s[CHUNK / W], vg, vy;                                                           \
@@ -173,7 +152,7 @@ MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
     }                                                                                     \
                                                                                           \
     /* one contiguous row: the lanes along it, summed across at the end */              \
-    MT_CLONES_AVX2_FMA static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
+    ATTR static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
                                                  bool logsm)                              \
     {                                                                                     \
         V acc = {0}, vg, vy;                                                              \
@@ -242,10 +221,17 @@ MT_DEFINE_SOFTMAX_ROW(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at)
         }                                                                                 \
     }
 
-DEFINE_TILES(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf, mt_softmax_row_logs_f4)
-DEFINE_TILES(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log, mt_softmax_row_logs_f8)
+DEFINE_TILES(f4, MT_CLONES_AVX2_FMA, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf,
+             mt_softmax_row_logs_f4)
+DEFINE_TILES(f8, MT_CLONES_AVX2_FMA, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log,
+             mt_softmax_row_logs_f8)
+#ifdef MT_HAVE_AVX512
+DEFINE_TILES(x16, MT_TARGET_AVX512, float, __m512, mt_v16i, 16, mt_vexp16_at, logf,
+             mt_softmax_row_logs_f4)
+#endif
 
-/* tasks: rows when inner is 1, else [outer, tiles of inner] */
+/* tasks: rows when inner is 1, else [outer, tiles of inner]; float32 in 16
+ * lanes where the machine has AVX-512 */
 static void run(job *j, mt_dtype dtype, bool backward)
 {
     j->tiles = (j->inner + CHUNK - 1) / CHUNK;
@@ -254,6 +240,10 @@ static void run(job *j, mt_dtype dtype, bool backward)
     int64_t grain = per >= GRAIN ? 1 : GRAIN / per;
     mt_range_fn fn = dtype == MT_FLOAT32 ? (backward ? bwd_range_f4 : fwd_range_f4)
                                          : (backward ? bwd_range_f8 : fwd_range_f8);
+#ifdef MT_HAVE_AVX512
+    if (dtype == MT_FLOAT32 && mt_use_avx512())
+        fn = backward ? bwd_range_x16 : fwd_range_x16;
+#endif
     mt_parallel_for(0, tasks, grain, fn, j);
 }
 

@@ -1,9 +1,10 @@
 /* The per-row steps that softmax, log_softmax and cross_entropy share over a
  * contiguous row of n scores: its maximum, the sum of exp(x - max) (storing
  * the exps when asked), and the logs of a block of sums at once. Included by
- * kernels/softmax.c and kernels/cross_entropy.c, each expanding
- * MT_DEFINE_SOFTMAX_ROW once per dtype inside its own vectorised loops, so a
- * faster exp or wider vector lands in both from here. A row's tail is not
+ * kernels/softmax.c and kernels/cross_entropy.c, whose vector loops inline
+ * them: smr_*_f4 (8 floats), smr_*_f8 (4 doubles) and, where the machine
+ * has AVX-512, smr_*_x16 (16 floats), so a faster exp or wider vector lands
+ * in both from here. A row's tail is not
  * a scalar loop but one more vector: the row's last W scores, overlapping
  * the vectors before, or for a row shorter than W its scores padded with
  * -inf (whose exp adds nothing).
@@ -13,6 +14,7 @@
 #define MT_KERNELS_SOFTMAX_ROW_H
 
 #include "vmath.h"
+#include "vmath16.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,11 +24,13 @@
  * block instead of a scalar log per row, which weighs on short rows. */
 #define MT_SOFTMAX_ROW_BLOCK 8
 
-/* SFX names the functions; T the element, V its vector of W lanes, M the
- * lane mask; EXP_AT(V *) the exp of arguments <= 0 (or NaN). */
-#define MT_DEFINE_SOFTMAX_ROW(SFX, T, V, M, W, EXP_AT)                                     \
+/* SFX names the functions and ATTR marks them (empty, or the target of a
+ * wider ISA); T the element, V its vector of W lanes, M the lane mask;
+ * EXP_AT(V *) the exp of arguments <= 0 (or NaN); HMAX(const V *) the
+ * largest lane or NaN if any lane is, HSUM(const V *) the lanes' sum. */
+#define MT_DEFINE_SOFTMAX_ROW(SFX, ATTR, T, V, M, W, EXP_AT, HMAX, HSUM)                        \
     /* loads min(w, W) lanes at p, the rest set to fill; stores as many */                 \
-    MT_VINLINE void smr_load_##SFX(V *v, const T *p, int64_t w, T fill)                    \
+    MT_VINLINE ATTR void smr_load_##SFX(V *v, const T *p, int64_t w, T fill)                    \
     {                                                                                      \
         if (w >= W) {                                                                      \
             memcpy(v, p, sizeof *v);                                                       \
@@ -37,28 +41,28 @@
             b[j] = j < w ? p[j] : fill;                                                    \
         memcpy(v, b, sizeof *v);                                                           \
     }                                                                                      \
-    MT_VINLINE void smr_store_##SFX(T *p, const V *v, int64_t w)                           \
+    MT_VINLINE ATTR void smr_store_##SFX(T *p, const V *v, int64_t w)                           \
     {                                                                                      \
         if (w >= W)                                                                        \
             memcpy(p, v, sizeof *v);                                                       \
         else                                                                               \
             memcpy(p, v, (size_t)w * sizeof(T));                                           \
     }                                                                                      \
-    MT_VINLINE void smr_max_into_##SFX(V *m, const V *v)                                   \
+    MT_VINLINE ATTR void smr_max_into_##SFX(V *m, const V *v)                                   \
     {                                                                                      \
         M mk = (*v > *m) | (*v != *v);                                                     \
         *m = (V)((mk & (M)*v) | (~mk & (M)*m));                                            \
     }                                                                                      \
     /* lanes of the last whole vector of a row of n >= W that the vectors     \
      * before it did not cover (its first W - n % W overlap them) */          \
-    MT_VINLINE M smr_fresh_##SFX(int64_t n)                                               \
+    MT_VINLINE ATTR M smr_fresh_##SFX(int64_t n)                                               \
     {                                                                                      \
         M lane;                                                                            \
         for (int q = 0; q < W; q++)                                                        \
             lane[q] = q;                                                                   \
         return lane >= (M){0} + (int)(W - n % W);                                          \
     }                                                                                      \
-    MT_VINLINE T smr_max_##SFX(const T *x, int64_t n)                                      \
+    MT_VINLINE ATTR T smr_max_##SFX(const T *x, int64_t n)                                      \
     {                                                                                      \
         V vm = (V){0} - (T)INFINITY, v;                                                    \
         int64_t k = 0;                                                                     \
@@ -73,16 +77,16 @@
                 smr_load_##SFX(&v, x, n, -(T)INFINITY);                                    \
             smr_max_into_##SFX(&vm, &v);                                                   \
         }                                                                                  \
-        T m = -(T)INFINITY;                                                                \
-        for (int q = 0; q < W; q++)                                                        \
-            if (vm[q] > m || vm[q] != vm[q])                                               \
-                m = vm[q];                                                                 \
-        return m;                                                                          \
+        return HMAX(&vm);                                                                  \
+    }                                                                                      \
+    MT_VINLINE ATTR void smr_exp_##SFX(V *v)                                               \
+    {                                                                                      \
+        EXP_AT(v);                                                                         \
     }                                                                                      \
     /* sum of exp(x - m); the exps go to o unless it is NULL (the overlapping  \
      * last vector stores its overlap again, the same values, and adds only   \
      * its fresh lanes) */                                                    \
-    MT_VINLINE T smr_expsum_##SFX(T *o, const T *x, int64_t n, T m)                        \
+    MT_VINLINE ATTR T smr_expsum_##SFX(T *o, const T *x, int64_t n, T m)                        \
     {                                                                                      \
         V acc = {0}, v;                                                                    \
         int64_t k = 0;                                                                     \
@@ -105,11 +109,76 @@
                 v = (V)(smr_fresh_##SFX(n) & (M)v);                                        \
             acc += v;                                                                      \
         }                                                                                  \
+        return HSUM(&acc);                                                                 \
+    }                                                                                      \
+    /* a row's outputs from its max m and s, the log of its exp sum                        \
+     * (log_softmax: (x - m) - s, as m + s first would round s away) or its                \
+     * reciprocal (softmax: the stored exps times s); the overlapping last                 \
+     * vector is loaded first so no exp is scaled twice */                                 \
+    MT_VINLINE ATTR void smr_finish_##SFX(T *o, const T *x, int64_t n, T m, T s,            \
+                                          bool logsm)                                      \
+    {                                                                                      \
+        V v, tail;                                                                         \
+        int64_t at = n >= W ? n - W : 0;                                                   \
+        smr_load_##SFX(&tail, (logsm ? x : o) + at, n, 0);                                 \
+        tail = logsm ? (tail - m) - s : tail * s;                                          \
+        for (int64_t k = 0; k + W <= n; k += W) {                                          \
+            memcpy(&v, (logsm ? x : o) + k, sizeof v);                                     \
+            v = logsm ? (v - m) - s : v * s;                                               \
+            memcpy(o + k, &v, sizeof v);                                                   \
+        }                                                                                  \
+        smr_store_##SFX(o + at, &tail, n);                                                 \
+    }
+
+
+/* HMAX and HSUM lane by lane, for the 8- and 4-lane vectors. */
+#define MT_DEFINE_SOFTMAX_HREDUCE(SFX, T, V, W)                                            \
+    MT_VINLINE T smr_hmax_##SFX(const V *v)                                                \
+    {                                                                                      \
+        T m = -(T)INFINITY;                                                                \
+        for (int q = 0; q < W; q++)                                                        \
+            if ((*v)[q] > m || (*v)[q] != (*v)[q])                                         \
+                m = (*v)[q];                                                               \
+        return m;                                                                          \
+    }                                                                                      \
+    MT_VINLINE T smr_hsum_##SFX(const V *v)                                                \
+    {                                                                                      \
         T s = 0;                                                                           \
         for (int q = 0; q < W; q++)                                                        \
-            s += acc[q];                                                                   \
+            s += (*v)[q];                                                                  \
         return s;                                                                          \
     }
+MT_DEFINE_SOFTMAX_HREDUCE(f4, float, mt_v8f, 8)
+MT_DEFINE_SOFTMAX_HREDUCE(f8, double, mt_v4d, 4)
+MT_DEFINE_SOFTMAX_ROW(f4, , float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at, smr_hmax_f4,
+                      smr_hsum_f4)
+MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, smr_hmax_f8, smr_hsum_f8)
+
+#ifdef MT_HAVE_AVX512
+/* float32 in 16 lanes (vmath16.h), for functions marked MT_TARGET_AVX512
+ * that run when mt_use_avx512(); suffix x16. */
+typedef int32_t mt_v16i __attribute__((vector_size(64)));
+MT_V16 void mt_vexp16_at(__m512 *x)
+{
+    *x = mt_vexp16(*x);
+}
+MT_V16 void mt_vexp_nonpos16_at(__m512 *x)
+{
+    *x = mt_vexp_nonpos16(*x);
+}
+MT_V16 float smr_hmax_x16(const __m512 *v)
+{
+    if (_mm512_cmp_ps_mask(*v, *v, _CMP_UNORD_Q))
+        return __builtin_nanf("");
+    return _mm512_reduce_max_ps(*v);
+}
+MT_V16 float smr_hsum_x16(const __m512 *v)
+{
+    return _mm512_reduce_add_ps(*v);
+}
+MT_DEFINE_SOFTMAX_ROW(x16, MT_TARGET_AVX512, float, __m512, mt_v16i, 16, mt_vexp_nonpos16_at,
+                      smr_hmax_x16, smr_hsum_x16)
+#endif
 
 /* The logs of MT_SOFTMAX_ROW_BLOCK sums in place: float32 in one vector,
  * float64 a scalar log per sum. */
