@@ -5,7 +5,8 @@
  * label smoothing) weighted score sum in two passes over its scores and
  * keeps only the log-sum-exp; the backward rebuilds softmax from it and
  * writes the gradient in one pass. When inner is 1 the scores are
- * contiguous and the vector lanes run along them. Threads split positions;
+ * contiguous and the vector lanes run along them (softmax_row.h's steps,
+ * float32 in 16 lanes with AVX-512). Threads split positions;
  * the reductions add the per-position losses in order afterwards, so the
  * result does not depend on the thread count. */
 #include "cross_entropy.h"
