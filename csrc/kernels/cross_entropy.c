@@ -57,7 +57,6 @@ typedef struct {
                 const T *x = (const T *)j->x + (p / s * c * s + p % s);                   \
                 if (s == 1) {                                                             \
                     m[b] = smr_max_##SFX(x, c);                                           \
-                    sum[b] = smr_expsum_##SFX(NULL, x, c, m[b]);                          \
                     continue;                                                             \
                 }                                                                         \
                 T mx = -(T)INFINITY, acc = 0;                                             \
@@ -69,6 +68,11 @@ typedef struct {
                 m[b] = mx;                                                                \
                 sum[b] = acc;                                                             \
             }                                                                             \
+            /* the sums after every row's max: the rows' chains overlap */             \
+            for (int64_t b = 0; b < nb && s == 1; b++)                                    \
+                if (j->t[p0 + b] != j->ignore_index)                                      \
+                    sum[b] = smr_expsum_##SFX(NULL, (const T *)j->x + (p0 + b) * c, c,    \
+                                              m[b]);                                      \
             LOGS(sum);                                                                    \
             for (int64_t b = 0; b < nb; b++) {                                            \
                 int64_t p = p0 + b, cls = j->t[p];                                        \

@@ -1,10 +1,10 @@
 /* softmax / log_softmax of contiguous float32/float64 along any dim, and the
  * backward of both (softmax.h). Tensors are viewed as [outer, n, inner]:
  * when inner is 1 each row's passes run while it is in cache, the rows a
- * block at a time (softmax_row.h); when inner > 1 the work is cut into [outer, chunk of inner] tiles and each pass
- * walks the n rows of a tile with the vector lanes across its contiguous
- * columns, instead of a strided scalar walk per column. Threads split the
- * rows or tiles. NaN and infinities follow the formulas as torch's kernels
+ * block at a time (softmax_row.h); when inner > 1 the work is cut into
+ * [outer, chunk of inner] tiles and each pass walks the n rows of a tile
+ * with the vector lanes across its contiguous columns, instead of a strided
+ * scalar walk per column. Threads split the rows or tiles. NaN and infinities follow the formulas as torch's kernels
  * do: a NaN, +inf, or an all -inf line gives a NaN line. */
 #include "softmax.h"
 #include "../core/portable.h"
@@ -27,7 +27,7 @@ typedef struct {
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
  * helper); a NaN once taken as the maximum stays (v > NaN is false). */
-#define DEFINE_TILES(SFX, ATTR, T, V, M, W, VEXP_AT, LOGF, LOGS)                                           \
+#define DEFINE_TILES(SFX, ATTR, T, V, M, W, VEXP_AT, LOGF, LOGS)                           \
     ATTR static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
@@ -41,8 +41,8 @@ typedef struct {
             const T *row = x + k * inner;                                                 \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
-                M mk = (v > m[c]) | (v != v);                                               \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                          \
+                M mk = (v > m[c]) | (v != v);                                              \
                 m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
             }                                                                             \
         }                                                                                 \
@@ -51,12 +51,12 @@ typedef struct {
             T *orow = o + k * inner;                                                      \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                          \
                 V e = v - m[c];                                                           \
                 VEXP_AT(&e);                                                              \
                 s[c] += e;                                                                \
                 if (!logsm)                                                               \
-                    smr_store_##SFX(orow + c * W, &e, w);                                     \
+                    smr_store_##SFX(orow + c * W, &e, w);                                  \
             }                                                                             \
         }                                                                                 \
         for (int64_t c = 0; c < nv; c++) {                                                \
@@ -75,13 +75,13 @@ typedef struct {
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
                 V r;                                                                      \
                 if (logsm) {                                                              \
-                    smr_load_##SFX(&v, row + c * W, w, 0);                                    \
+                    smr_load_##SFX(&v, row + c * W, w, 0);                                 \
                     r = (v - m[c]) - s[c];                                                \
                 } else {                                                                  \
-                    smr_load_##SFX(&v, orow + c * W, w, 0);                                   \
+                    smr_load_##SFX(&v, orow + c * W, w, 0);                                \
                     r = v * s[c];                                                         \
                 }                                                                         \
-                smr_store_##SFX(orow + c * W, &r, w);                                         \
+                smr_store_##SFX(orow + c * W, &r, w);                                      \
             }                                                                             \
         }                                                                                 \
     }                                                                                     \
@@ -101,17 +101,20 @@ typedef struct {
                 s[b] = 1;                                                                 \
                 if (b >= nb)                                                              \
                     continue;                                                             \
-                const T *xr = x + (r0 + b) * n;                                           \
-                m[b] = smr_max_##SFX(xr, n);                                              \
-                s[b] = smr_expsum_##SFX(logsm ? NULL : o + (r0 + b) * n, xr, n, m[b]);    \
+                m[b] = smr_max_##SFX(x + (r0 + b) * n, n);                                \
             }                                                                             \
+            /* the sums after every row's max: the rows' chains overlap */                \
+            for (int64_t b = 0; b < nb; b++)                                              \
+                s[b] = smr_expsum_##SFX(logsm ? NULL : o + (r0 + b) * n, x + (r0 + b) * n, \
+                                        n, m[b]);                                         \
             if (logsm)                                                                    \
                 LOGS(s);                                                                  \
             else                                                                          \
                 for (int64_t b = 0; b < B; b++)                                           \
                     s[b] = (T)1 / s[b];                                                   \
             for (int64_t b = 0; b < nb; b++)                                              \
-                smr_finish_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b], logsm); \
+                smr_finish_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b],       \
+                                 logsm);                                                  \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
@@ -127,19 +130,19 @@ typedef struct {
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                smr_load_##SFX(&vg, g + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                         \
                 if (logsm) {                                                              \
                     s[c] += vg;                                                           \
                 } else {                                                                  \
-                    smr_load_##SFX(&vy, y + at, w, 0);                                        \
+                    smr_load_##SFX(&vy, y + at, w, 0);                                     \
                     s[c] += vg * vy;                                                      \
                 }                                                                         \
             }                                                                             \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                smr_load_##SFX(&vg, g + at, w, 0);                                            \
-                smr_load_##SFX(&vy, y + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                         \
+                smr_load_##SFX(&vy, y + at, w, 0);                                         \
                 V r;                                                                      \
                 if (logsm) {                                                              \
                     VEXP_AT(&vy);                                                         \
@@ -147,7 +150,7 @@ typedef struct {
                 } else {                                                                  \
                     r = vy * (vg - s[c]);                                                 \
                 }                                                                         \
-                smr_store_##SFX(o + at, &r, w);                                               \
+                smr_store_##SFX(o + at, &r, w);                                            \
             }                                                                             \
     }                                                                                     \
                                                                                           \
@@ -173,8 +176,8 @@ typedef struct {
             s += logsm ? g[k] : g[k] * y[k];                                              \
         for (k = 0; k < n; k += W) {                                                      \
             int64_t w = n - k < W ? n - k : W;                                            \
-            smr_load_##SFX(&vg, g + k, w, 0);                                                 \
-            smr_load_##SFX(&vy, y + k, w, 0);                                                 \
+            smr_load_##SFX(&vg, g + k, w, 0);                                              \
+            smr_load_##SFX(&vy, y + k, w, 0);                                              \
             V r;                                                                          \
             if (logsm) {                                                                  \
                 VEXP_AT(&vy);                                                             \
@@ -182,7 +185,7 @@ typedef struct {
             } else {                                                                      \
                 r = vy * (vg - s);                                                        \
             }                                                                             \
-            smr_store_##SFX(o + k, &r, w);                                                    \
+            smr_store_##SFX(o + k, &r, w);                                                 \
         }                                                                                 \
     }                                                                                     \
                                                                                           \

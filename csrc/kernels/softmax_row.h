@@ -28,9 +28,9 @@
  * wider ISA); T the element, V its vector of W lanes, M the lane mask;
  * EXP_AT(V *) the exp of arguments <= 0 (or NaN); HMAX(const V *) the
  * largest lane or NaN if any lane is, HSUM(const V *) the lanes' sum. */
-#define MT_DEFINE_SOFTMAX_ROW(SFX, ATTR, T, V, M, W, EXP_AT, HMAX, HSUM)                        \
+#define MT_DEFINE_SOFTMAX_ROW(SFX, ATTR, T, V, M, W, EXP_AT, HMAX, HSUM)                   \
     /* loads min(w, W) lanes at p, the rest set to fill; stores as many */                 \
-    MT_VINLINE ATTR void smr_load_##SFX(V *v, const T *p, int64_t w, T fill)                    \
+    MT_VINLINE ATTR void smr_load_##SFX(V *v, const T *p, int64_t w, T fill)               \
     {                                                                                      \
         if (w >= W) {                                                                      \
             memcpy(v, p, sizeof *v);                                                       \
@@ -41,28 +41,28 @@
             b[j] = j < w ? p[j] : fill;                                                    \
         memcpy(v, b, sizeof *v);                                                           \
     }                                                                                      \
-    MT_VINLINE ATTR void smr_store_##SFX(T *p, const V *v, int64_t w)                           \
+    MT_VINLINE ATTR void smr_store_##SFX(T *p, const V *v, int64_t w)                      \
     {                                                                                      \
         if (w >= W)                                                                        \
             memcpy(p, v, sizeof *v);                                                       \
         else                                                                               \
             memcpy(p, v, (size_t)w * sizeof(T));                                           \
     }                                                                                      \
-    MT_VINLINE ATTR void smr_max_into_##SFX(V *m, const V *v)                                   \
+    MT_VINLINE ATTR void smr_max_into_##SFX(V *m, const V *v)                              \
     {                                                                                      \
         M mk = (*v > *m) | (*v != *v);                                                     \
         *m = (V)((mk & (M)*v) | (~mk & (M)*m));                                            \
     }                                                                                      \
     /* lanes of the last whole vector of a row of n >= W that the vectors     \
      * before it did not cover (its first W - n % W overlap them) */          \
-    MT_VINLINE ATTR M smr_fresh_##SFX(int64_t n)                                               \
+    MT_VINLINE ATTR M smr_fresh_##SFX(int64_t n)                                           \
     {                                                                                      \
         M lane;                                                                            \
         for (int q = 0; q < W; q++)                                                        \
             lane[q] = q;                                                                   \
         return lane >= (M){0} + (int)(W - n % W);                                          \
     }                                                                                      \
-    MT_VINLINE ATTR T smr_max_##SFX(const T *x, int64_t n)                                      \
+    MT_VINLINE ATTR T smr_max_##SFX(const T *x, int64_t n)                                 \
     {                                                                                      \
         V vm = (V){0} - (T)INFINITY, v;                                                    \
         int64_t k = 0;                                                                     \
@@ -86,7 +86,7 @@
     /* sum of exp(x - m); the exps go to o unless it is NULL (the overlapping  \
      * last vector stores its overlap again, the same values, and adds only   \
      * its fresh lanes) */                                                    \
-    MT_VINLINE ATTR T smr_expsum_##SFX(T *o, const T *x, int64_t n, T m)                        \
+    MT_VINLINE ATTR T smr_expsum_##SFX(T *o, const T *x, int64_t n, T m)                   \
     {                                                                                      \
         V acc = {0}, v;                                                                    \
         int64_t k = 0;                                                                     \
@@ -115,7 +115,7 @@
      * (log_softmax: (x - m) - s, as m + s first would round s away) or its                \
      * reciprocal (softmax: the stored exps times s); the overlapping last                 \
      * vector is loaded first so no exp is scaled twice */                                 \
-    MT_VINLINE ATTR void smr_finish_##SFX(T *o, const T *x, int64_t n, T m, T s,            \
+    MT_VINLINE ATTR void smr_finish_##SFX(T *o, const T *x, int64_t n, T m, T s,           \
                                           bool logsm)                                      \
     {                                                                                      \
         V v, tail;                                                                         \
@@ -152,7 +152,8 @@ MT_DEFINE_SOFTMAX_HREDUCE(f4, float, mt_v8f, 8)
 MT_DEFINE_SOFTMAX_HREDUCE(f8, double, mt_v4d, 4)
 MT_DEFINE_SOFTMAX_ROW(f4, , float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at, smr_hmax_f4,
                       smr_hsum_f4)
-MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, smr_hmax_f8, smr_hsum_f8)
+MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, smr_hmax_f8,
+                      smr_hsum_f8)
 
 #ifdef MT_HAVE_AVX512
 /* float32 in 16 lanes (vmath16.h), for functions marked MT_TARGET_AVX512
