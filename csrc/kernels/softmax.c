@@ -4,8 +4,9 @@
  * block at a time (softmax_row.h); when inner > 1 the work is cut into
  * [outer, chunk of inner] tiles and each pass walks the n rows of a tile
  * with the vector lanes across its contiguous columns, instead of a strided
- * scalar walk per column. Threads split the rows or tiles. NaN and infinities follow the formulas as torch's kernels
- * do: a NaN, +inf, or an all -inf line gives a NaN line. */
+ * scalar walk per column. Threads split the rows or tiles. NaN and
+ * infinities follow the formulas as torch's kernels do: a NaN, +inf, or an
+ * all -inf line gives a NaN line. */
 #include "softmax.h"
 #include "../core/portable.h"
 #include "parallel.h"
