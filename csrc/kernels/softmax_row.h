@@ -62,22 +62,45 @@
             lane[q] = q;                                                                   \
         return lane >= (M){0} + (int)(W - n % W);                                          \
     }                                                                                      \
+    /* a long row in four running maxima, so it is not one chain of         \
+     * compares (NaN lanes flagged apart and put back after); a short row    \
+     * in one, as there the chain's end is what the sum waits on */          \
     MT_VINLINE ATTR T smr_max_##SFX(const T *x, int64_t n)                                 \
     {                                                                                      \
-        V vm = (V){0} - (T)INFINITY, v;                                                    \
+        V m0 = (V){0} - (T)INFINITY, v0;                                                   \
         int64_t k = 0;                                                                     \
+        if (n >= 8 * W) {                                                                  \
+            V m1 = m0, m2 = m0, m3 = m0, v1, v2, v3;                                       \
+            M bad = {0};                                                                   \
+            for (; k + 4 * W <= n; k += 4 * W) {                                           \
+                memcpy(&v0, x + k, sizeof v0);                                             \
+                memcpy(&v1, x + k + W, sizeof v1);                                         \
+                memcpy(&v2, x + k + 2 * W, sizeof v2);                                     \
+                memcpy(&v3, x + k + 3 * W, sizeof v3);                                     \
+                bad |= (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3);                  \
+                smr_max_into_##SFX(&m0, &v0);                                              \
+                smr_max_into_##SFX(&m1, &v1);                                              \
+                smr_max_into_##SFX(&m2, &v2);                                              \
+                smr_max_into_##SFX(&m3, &v3);                                              \
+            }                                                                              \
+            smr_max_into_##SFX(&m0, &m2);                                                  \
+            smr_max_into_##SFX(&m1, &m3);                                                  \
+            smr_max_into_##SFX(&m0, &m1);                                                  \
+            v0 = (V){0} + (T)NAN;                                                          \
+            m0 = (V)((bad & (M)v0) | (~bad & (M)m0));                                      \
+        }                                                                                  \
         for (; k + W <= n; k += W) {                                                       \
-            memcpy(&v, x + k, sizeof v);                                                   \
-            smr_max_into_##SFX(&vm, &v);                                                   \
+            memcpy(&v0, x + k, sizeof v0);                                                 \
+            smr_max_into_##SFX(&m0, &v0);                                                  \
         }                                                                                  \
         if (k < n) {                                                                       \
             if (n >= W)                                                                    \
-                memcpy(&v, x + n - W, sizeof v);                                           \
+                memcpy(&v0, x + n - W, sizeof v0);                                         \
             else                                                                           \
-                smr_load_##SFX(&v, x, n, -(T)INFINITY);                                    \
-            smr_max_into_##SFX(&vm, &v);                                                   \
+                smr_load_##SFX(&v0, x, n, -(T)INFINITY);                                   \
+            smr_max_into_##SFX(&m0, &v0);                                                  \
         }                                                                                  \
-        return HMAX(&vm);                                                                  \
+        return HMAX(&m0);                                                                  \
     }                                                                                      \
     MT_VINLINE ATTR void smr_exp_##SFX(V *v)                                               \
     {                                                                                      \
