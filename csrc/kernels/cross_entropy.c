@@ -5,14 +5,15 @@
  * label smoothing) weighted score sum in two passes over its scores and
  * keeps only the log-sum-exp; the backward rebuilds softmax from it and
  * writes the gradient in one pass. When inner is 1 the scores are
- * contiguous and the vector lanes run along them. Threads split positions;
+ * contiguous and the vector lanes run along them (softmax_row.h's steps,
+ * float32 in 16 lanes with AVX-512). Threads split positions;
  * the reductions add the per-position losses in order afterwards, so the
  * result does not depend on the thread count. */
 #include "cross_entropy.h"
 #include "../core/error.h"
 #include "../core/portable.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "softmax_row.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,118 +33,137 @@ typedef struct {
     int64_t ignore_index;
 } job;
 
-/* Per dtype: T the element, V its vector of W lanes, M the lane mask; the
- * vector loop covers whole vectors of contiguous scores, the scalar loop the
- * rest (all of a strided position). A NaN once taken as the maximum stays. */
-#define DEFINE_ROWS(SFX, T, V, M, W, VEXP_AT, EXPF, LOGF)                                     \
-    MT_CLONES_AVX2_FMA static void fwd_##SFX(void *arg, int64_t begin, int64_t end)         \
-    {                                                                                        \
-        const job *j = arg;                                                                  \
-        const T *wt = (const T *)j->w;                                                       \
-        int64_t c = j->c, s = j->inner, nv = s == 1 ? c / W * W : 0;                         \
-        for (int64_t p = begin; p < end; p++) {                                              \
-            int64_t cls = j->t[p];                                                           \
-            T *lse = (T *)j->lse + p;                                                        \
-            if (cls == j->ignore_index) {                                                    \
-                *lse = 0;                                                                    \
-                j->loss[p] = 0;                                                              \
-                continue;                                                                    \
-            }                                                                                \
-            const T *x = (const T *)j->x + (p / s * c * s + p % s);                          \
-            V vm = (V){0} - (T)INFINITY, v;                                                  \
-            for (int64_t k = 0; k < nv; k += W) {                                            \
-                memcpy(&v, x + k, sizeof v);                                                 \
-                M mk = (v > vm) | (v != v);                                                  \
-                vm = (V)((mk & (M)v) | (~mk & (M)vm));                                       \
-            }                                                                                \
-            T m = -(T)INFINITY;                                                              \
-            for (int q = 0; q < W; q++)                                                      \
-                if (vm[q] > m || vm[q] != vm[q])                                             \
-                    m = vm[q];                                                               \
-            for (int64_t k = nv; k < c; k++)                                                 \
-                if (x[k * s] > m || x[k * s] != x[k * s])                                    \
-                    m = x[k * s];                                                            \
-            V vs = (V){0}, vx = (V){0};                                                      \
-            bool smooth = j->smoothing != 0;                                                 \
-            for (int64_t k = 0; k < nv; k += W) {                                            \
-                memcpy(&v, x + k, sizeof v);                                                 \
-                if (smooth) {                                                                \
-                    V wv;                                                                    \
-                    if (wt)                                                                  \
-                        memcpy(&wv, wt + k, sizeof wv);                                      \
-                    vx += wt ? v * wv : v;                                                   \
-                }                                                                            \
-                V e = v - m;                                                                 \
-                VEXP_AT(&e);                                                                 \
-                vs += e;                                                                     \
-            }                                                                                \
-            double sum = 0, sx = 0;                                                          \
-            for (int q = 0; q < W; q++) {                                                    \
-                sum += vs[q];                                                                \
-                sx += vx[q];                                                                 \
-            }                                                                                \
-            for (int64_t k = nv; k < c; k++) {                                               \
-                T xv = x[k * s];                                                             \
-                sum += EXPF(xv - m);                                                         \
-                if (smooth)                                                                  \
-                    sx += wt ? (double)xv * wt[k] : (double)xv;                              \
-            }                                                                                \
-            double l = (double)m + log(sum), wc = wt ? (double)wt[cls] : 1.0;                \
-            *lse = (T)l;                                                                     \
-            double loss = (1 - j->smoothing) * wc * (l - x[cls * s]);                        \
-            if (smooth)                                                                      \
-                loss += j->smoothing / (double)c * (j->wsum * l - sx);                       \
-            j->loss[p] = loss;                                                               \
-        }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* grad = scale (a softmax - b w) - scale (1 - s) w[t] at t, with                        \
-     * a = (1 - s) w[t] + s W / c and b = s / c */                                           \
-    MT_CLONES_AVX2_FMA static void bwd_##SFX(void *arg, int64_t begin, int64_t end)         \
-    {                                                                                        \
-        const job *j = arg;                                                                  \
-        const T *wt = (const T *)j->w;                                                       \
-        int64_t c = j->c, s = j->inner, nv = s == 1 ? c / W * W : 0;                         \
-        for (int64_t p = begin; p < end; p++) {                                              \
-            int64_t cls = j->t[p];                                                           \
-            T *o = (T *)j->o + (p / s * c * s + p % s);                                      \
-            if (cls == j->ignore_index) {                                                    \
-                for (int64_t k = 0; k < c; k++)                                              \
-                    o[k * s] = 0;                                                            \
-                continue;                                                                    \
-            }                                                                                \
-            const T *x = (const T *)j->x + (p / s * c * s + p % s);                          \
+/* Per dtype: T the element, V its vector of W lanes, ATTR the functions'
+ * ISA (clones, or the AVX-512 target); EXPF/LOGS the scalar exp and block
+ * logs. A contiguous position (inner 1) runs softmax_row.h's vector steps;
+ * a strided one a scalar loop. Positions go a block at a time so their
+ * log-sum-exps take one vector log. */
+#define DEFINE_ROWS(SFX, ATTR, T, V, W, EXPF, LOGS)                                       \
+    ATTR static void fwd_##SFX(void *arg, int64_t begin, int64_t end)                     \
+    {                                                                                     \
+        enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
+        const job *j = arg;                                                               \
+        const T *wt = (const T *)j->w;                                                    \
+        int64_t c = j->c, s = j->inner;                                                   \
+        T m[B], sum[B];                                                                   \
+        for (int64_t p0 = begin; p0 < end; p0 += B) {                                     \
+            int64_t nb = end - p0 < B ? end - p0 : B;                                     \
+            for (int64_t b = 0; b < B; b++) {                                             \
+                int64_t p = p0 + b;                                                       \
+                m[b] = 0;                                                                 \
+                sum[b] = 1;                                                               \
+                if (b >= nb || j->t[p] == j->ignore_index)                                \
+                    continue;                                                             \
+                const T *x = (const T *)j->x + (p / s * c * s + p % s);                   \
+                if (s == 1) {                                                             \
+                    m[b] = smr_max_##SFX(x, c);                                           \
+                    continue;                                                             \
+                }                                                                         \
+                T mx = -(T)INFINITY, acc = 0;                                             \
+                for (int64_t k = 0; k < c; k++)                                           \
+                    if (x[k * s] > mx || x[k * s] != x[k * s])                            \
+                        mx = x[k * s];                                                    \
+                for (int64_t k = 0; k < c; k++)                                           \
+                    acc += EXPF(x[k * s] - mx);                                           \
+                m[b] = mx;                                                                \
+                sum[b] = acc;                                                             \
+            }                                                                             \
+            /* the sums after every row's max: the rows' chains overlap */             \
+            for (int64_t b = 0; b < nb && s == 1; b++)                                    \
+                if (j->t[p0 + b] != j->ignore_index)                                      \
+                    sum[b] = smr_expsum_##SFX(NULL, (const T *)j->x + (p0 + b) * c, c,    \
+                                              m[b]);                                      \
+            LOGS(sum);                                                                    \
+            for (int64_t b = 0; b < nb; b++) {                                            \
+                int64_t p = p0 + b, cls = j->t[p];                                        \
+                T *lse = (T *)j->lse + p;                                                 \
+                if (cls == j->ignore_index) {                                             \
+                    *lse = 0;                                                             \
+                    j->loss[p] = 0;                                                       \
+                    continue;                                                             \
+                }                                                                         \
+                const T *x = (const T *)j->x + (p / s * c * s + p % s);                   \
+                double l = (double)m[b] + (double)sum[b];                                 \
+                double wc = wt ? (double)wt[cls] : 1.0;                                   \
+                *lse = (T)l;                                                              \
+                double loss = (1 - j->smoothing) * wc * (l - x[cls * s]);                 \
+                if (j->smoothing != 0) {                                                  \
+                    double sx = 0;                                                        \
+                    for (int64_t k = 0; k < c; k++)                                       \
+                        sx += wt ? (double)x[k * s] * wt[k] : (double)x[k * s];           \
+                    loss += j->smoothing / (double)c * (j->wsum * l - sx);                \
+                }                                                                         \
+                j->loss[p] = loss;                                                        \
+            }                                                                             \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    /* grad = scale (a softmax - b w) - scale (1 - s) w[t] at t, with                     \
+     * a = (1 - s) w[t] + s W / c and b = s / c; a contiguous position in    \
+     * vectors, the last one overlapping the one before (same values) */      \
+    ATTR static void bwd_##SFX(void *arg, int64_t begin, int64_t end)                     \
+    {                                                                                     \
+        const job *j = arg;                                                               \
+        const T *wt = (const T *)j->w;                                                    \
+        int64_t c = j->c, s = j->inner;                                                   \
+        for (int64_t p = begin; p < end; p++) {                                           \
+            int64_t cls = j->t[p];                                                        \
+            T *o = (T *)j->o + (p / s * c * s + p % s);                                   \
+            if (cls == j->ignore_index) {                                                 \
+                for (int64_t k = 0; k < c; k++)                                           \
+                    o[k * s] = 0;                                                         \
+                continue;                                                                 \
+            }                                                                             \
+            const T *x = (const T *)j->x + (p / s * c * s + p % s);                       \
             double g = j->per_position ? (double)((const T *)j->g)[p] * j->scale : j->scale; \
-            double wc = wt ? (double)wt[cls] : 1.0;                                          \
-            double a = g * ((1 - j->smoothing) * wc + j->smoothing * j->wsum / (double)c);   \
-            double b = g * j->smoothing / (double)c;                                         \
-            bool soft = j->lse_in != NULL;                                                   \
-            T l = soft ? ((const T *)j->lse_in)[p] : 0;                                      \
-            V va = (V){0} + (T)a, vb = (V){0} + (T)b, v, r;                                  \
-            for (int64_t k = 0; k < nv; k += W) {                                            \
-                V wv = (V){0} + 1;                                                           \
-                if (wt)                                                                      \
-                    memcpy(&wv, wt + k, sizeof wv);                                          \
-                r = -(vb * wv);                                                              \
-                if (soft) {                                                                  \
-                    memcpy(&v, x + k, sizeof v);                                             \
-                    v = v - l;                                                               \
-                    VEXP_AT(&v);                                                             \
-                    r += va * v;                                                             \
-                }                                                                            \
-                memcpy(o + k, &r, sizeof r);                                                 \
-            }                                                                                \
-            for (int64_t k = nv; k < c; k++) {                                               \
-                double rv = -b * (wt ? (double)wt[k] : 1.0);                                 \
-                if (soft)                                                                    \
-                    rv += a * EXPF(x[k * s] - l);                                            \
-                o[k * s] = (T)rv;                                                            \
-            }                                                                                \
-            o[cls * s] = (T)((double)o[cls * s] - g * (1 - j->smoothing) * wc);              \
-        }                                                                                    \
+            double wc = wt ? (double)wt[cls] : 1.0;                                       \
+            double a = g * ((1 - j->smoothing) * wc + j->smoothing * j->wsum / (double)c); \
+            double b = g * j->smoothing / (double)c;                                      \
+            bool soft = j->lse_in != NULL;                                                \
+            T l = soft ? ((const T *)j->lse_in)[p] : 0;                                   \
+            if (s == 1) {                                                                 \
+                V va = (V){0} + (T)a, vb = (V){0} + (T)b, v, r, wv = (V){0} + 1;          \
+                for (int64_t k = 0; k < c; k += W) {                                      \
+                    int64_t at = k + W <= c ? k : c >= W ? c - W : 0;                     \
+                    if (wt)                                                               \
+                        smr_load_##SFX(&wv, wt + at, c - at, 1);                          \
+                    r = -(vb * wv);                                                       \
+                    if (soft) {                                                           \
+                        smr_load_##SFX(&v, x + at, c - at, 0);                            \
+                        v = v - l;                                                        \
+                        smr_exp_##SFX(&v);                                                \
+                        r += va * v;                                                      \
+                    }                                                                     \
+                    smr_store_##SFX(o + at, &r, c - at);                                  \
+                }                                                                         \
+            } else {                                                                      \
+                for (int64_t k = 0; k < c; k++) {                                         \
+                    double rv = -b * (wt ? (double)wt[k] : 1.0);                          \
+                    if (soft)                                                             \
+                        rv += a * EXPF(x[k * s] - l);                                     \
+                    o[k * s] = (T)rv;                                                     \
+                }                                                                         \
+            }                                                                             \
+            o[cls * s] = (T)((double)o[cls * s] - g * (1 - j->smoothing) * wc);           \
+        }                                                                                 \
     }
-DEFINE_ROWS(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, expf, logf)
-DEFINE_ROWS(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, exp, log)
+DEFINE_ROWS(f4, MT_CLONES_AVX2_FMA, float, mt_v8f, 8, expf, mt_softmax_row_logs_f4)
+DEFINE_ROWS(f8, MT_CLONES_AVX2_FMA, double, mt_v4d, 4, exp, mt_softmax_row_logs_f8)
+#ifdef MT_HAVE_AVX512
+DEFINE_ROWS(x16, MT_TARGET_AVX512, float, __m512, 16, expf, mt_softmax_row_logs_f4)
+#endif
+
+/* the kernel of a dtype, float32 in 16 lanes where the machine has AVX-512 */
+static mt_range_fn pick(mt_dtype dtype, bool backward)
+{
+#ifdef MT_HAVE_AVX512
+    if (dtype == MT_FLOAT32 && mt_use_avx512())
+        return backward ? bwd_x16 : fwd_x16;
+#endif
+    if (dtype == MT_FLOAT32)
+        return backward ? bwd_f4 : fwd_f4;
+    return backward ? bwd_f8 : fwd_f8;
+}
 
 /* Checks the classes and sums the kept weights (the mean's normaliser). */
 static int scan_targets(const job *j, int64_t positions, mt_dtype dt, double *kept)
@@ -214,8 +234,7 @@ int mt_cross_entropy(mt_tensor *out, mt_tensor *lse, const mt_tensor *input,
     j.loss = malloc(sizeof(double) * (size_t)(positions > 0 ? positions : 1));
     if (!j.loss)
         return mt_error(MT_ERR_MEMORY, "cross_entropy: out of memory");
-    mt_parallel_for(0, positions, grain_of(c), input->dtype == MT_FLOAT32 ? fwd_f4 : fwd_f8,
-                    &j);
+    mt_parallel_for(0, positions, grain_of(c), pick(input->dtype, false), &j);
     if (o->reduction == MT_REDUCTION_NONE) {
         for (int64_t p = 0; p < positions; p++)
             store_value(out, p, j.loss[p]);
@@ -252,7 +271,6 @@ int mt_cross_entropy_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
         if (o->reduction == MT_REDUCTION_MEAN)
             j.scale /= kept;
     }
-    mt_parallel_for(0, positions, grain_of(c), input->dtype == MT_FLOAT32 ? bwd_f4 : bwd_f8,
-                    &j);
+    mt_parallel_for(0, positions, grain_of(c), pick(input->dtype, true), &j);
     return 0;
 }

@@ -3,7 +3,6 @@
 #include "parallel.h"
 #include "../core/portable.h"
 #include "typed.h"
-#include "vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -968,100 +967,13 @@ SOFTMAX_LINES(MT_BFLOAT16, bf, mt_bf16)
 SOFTMAX_LINES(MT_FLOAT32, f4, float)
 SOFTMAX_LINES(MT_FLOAT64, f8, double)
 
-/* A contiguous float32 line with a finite maximum: exp in 8 float lanes (as
- * torch's vectorised softmax) instead of one double exp per element, which
- * dominated small classifier heads. Returns false for lines it leaves to the
- * general code (NaN or infinite maximum). */
-MT_CLONES_AVX2_FMA static bool
-softmax_contig_f4(float *o, const float *x, int64_t n, bool logsm)
-{
-    /* the maximum in 8 lanes, and whether any lane saw a NaN */
-    mt_v8f vmax = (mt_v8f){0} - INFINITY, v;
-    mt_v8i nan = {0};
-    int64_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        memcpy(&v, x + k, sizeof v);
-        mt_v8i gt = v > vmax;
-        vmax = (mt_v8f)((gt & (mt_v8i)v) | (~gt & (mt_v8i)vmax));
-        nan |= v != v;
-    }
-    float m = -INFINITY;
-    bool bad = false;
-    for (int j = 0; j < 8; j++) {
-        m = vmax[j] > m ? vmax[j] : m;
-        bad |= nan[j] != 0;
-    }
-    for (; k < n; k++) {
-        m = x[k] > m ? x[k] : m;
-        bad |= x[k] != x[k];
-    }
-    if (bad || !isfinite(m))
-        return false;
-    mt_v8f vm = (mt_v8f){0} + m, acc = {0};
-    k = 0;
-    for (; k + 8 <= n; k += 8) {
-        memcpy(&v, x + k, sizeof v);
-        mt_v8f e = v - vm;
-        mt_vexp_nonpos8_at(&e);
-        acc += e;
-        if (!logsm)
-            memcpy(o + k, &e, sizeof e);
-    }
-    if (k < n) {
-        /* the tail padded with -inf, whose exp adds nothing */
-        float pad[8];
-        for (int j = 0; j < 8; j++)
-            pad[j] = k + j < n ? x[k + j] : -INFINITY;
-        memcpy(&v, pad, sizeof v);
-        mt_v8f e = v - vm;
-        mt_vexp_nonpos8_at(&e);
-        acc += e;
-        if (!logsm)
-            memcpy(o + k, &e, (size_t)(n - k) * sizeof(float));
-    }
-    double s = 0;
-    for (int j = 0; j < 8; j++)
-        s += acc[j];
-    if (logsm) {
-        /* (x - m) - log s: folding m + log s first would round log s away */
-        float ls = (float)log(s);
-        for (k = 0; k < n; k++)
-            o[k] = (x[k] - m) - ls;
-    } else {
-        float inv = (float)(1.0 / s);
-        for (k = 0; k < n; k++)
-            o[k] *= inv;
-    }
-    return true;
-}
-
-static void softmax_fast_f4(char *o, int64_t os, const char *x, int64_t is, int64_t n,
-                            void *ctx)
-{
-    if (os != sizeof(float) || is != sizeof(float) ||
-        !softmax_contig_f4((float *)o, (const float *)x, n, false))
-        softmax_f4(o, os, x, is, n, ctx);
-}
-
-static void log_softmax_fast_f4(char *o, int64_t os, const char *x, int64_t is, int64_t n,
-                                void *ctx)
-{
-    if (os != sizeof(float) || is != sizeof(float) ||
-        !softmax_contig_f4((float *)o, (const float *)x, n, true))
-        log_softmax_f4(o, os, x, is, n, ctx);
-}
-
 mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
 {
     static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = MT_ROW(cumsum);
     static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW(cumprod);
     static const mt_line_fn logcumsumexp_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(logcumsumexp);
-    static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = {
-        [MT_FLOAT16] = softmax_f2, [MT_BFLOAT16] = softmax_bf,
-        [MT_FLOAT32] = softmax_fast_f4, [MT_FLOAT64] = softmax_f8};
-    static const mt_line_fn log_softmax_fns[MT_NUM_DTYPES] = {
-        [MT_FLOAT16] = log_softmax_f2, [MT_BFLOAT16] = log_softmax_bf,
-        [MT_FLOAT32] = log_softmax_fast_f4, [MT_FLOAT64] = log_softmax_f8};
+    static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(softmax);
+    static const mt_line_fn log_softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(log_softmax);
     switch (op) {
     case MT_LINE_SOFTMAX:
         return softmax_fns[dtype];

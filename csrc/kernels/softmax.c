@@ -1,15 +1,16 @@
-/* softmax / log_softmax along a dim with a contiguous inner dim, and the
- * backward of both along any dim (softmax.h). Tensors are viewed as
- * [outer, n, inner]: when inner is 1 each row is one pass held in cache; when
- * inner > 1 the work is cut into [outer, chunk of inner] tiles and each pass
- * walks the n rows of a tile with the vector lanes across its contiguous
- * columns, instead of a strided scalar walk per column. Threads split the
- * rows or tiles. NaN and infinities follow the formulas as torch's kernels
- * do: a NaN, +inf, or an all -inf line gives a NaN line. */
+/* softmax / log_softmax of contiguous float32/float64 along any dim, and the
+ * backward of both (softmax.h). Tensors are viewed as [outer, n, inner]:
+ * when inner is 1 each row's passes run while it is in cache, the rows a
+ * block at a time (softmax_row.h); when inner > 1 the work is cut into
+ * [outer, chunk of inner] tiles and each pass walks the n rows of a tile
+ * with the vector lanes across its contiguous columns, instead of a strided
+ * scalar walk per column. Threads split the rows or tiles. NaN and
+ * infinities follow the formulas as torch's kernels do: a NaN, +inf, or an
+ * all -inf line gives a NaN line. */
 #include "softmax.h"
 #include "../core/portable.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "softmax_row.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,35 +25,11 @@ typedef struct {
     bool logsm;
 } job;
 
-/* Loads w <= W lanes at p (the rest fill) and stores w lanes: whole vectors
- * by a fixed-size copy, a partial one through a lane buffer. */
-#define LANE_IO(SFX, T, V, W)                                                             \
-    MT_VINLINE void load_##SFX(V *v, const T *p, int64_t w, T fill)                       \
-    {                                                                                     \
-        if (w == W) {                                                                     \
-            memcpy(v, p, sizeof *v);                                                      \
-            return;                                                                       \
-        }                                                                                 \
-        T b[W];                                                                           \
-        for (int64_t j = 0; j < W; j++)                                                   \
-            b[j] = j < w ? p[j] : fill;                                                   \
-        memcpy(v, b, sizeof *v);                                                          \
-    }                                                                                     \
-    MT_VINLINE void store_##SFX(T *p, const V *v, int64_t w)                              \
-    {                                                                                     \
-        if (w == W)                                                                       \
-            memcpy(p, v, sizeof *v);                                                      \
-        else                                                                              \
-            memcpy(p, v, (size_t)w * sizeof(T));                                          \
-    }
-LANE_IO(f4, float, mt_v8f, 8)
-LANE_IO(f8, double, mt_v4d, 4)
-
 /* The loops per dtype: T the element, V its vector of W lanes, M its
  * lane mask type (selects written out, as a clone calls no by-value vector
  * helper); a NaN once taken as the maximum stays (v > NaN is false). */
-#define DEFINE_TILES(SFX, T, V, M, W, VEXP_AT, LOGF)                                           \
-    MT_CLONES_AVX2_FMA static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
+#define DEFINE_TILES(SFX, ATTR, T, V, M, W, VEXP_AT, LOGF, LOGS)                           \
+    ATTR static void fwd_tile_##SFX(T *o, const T *x, int64_t n,           \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
         V m[CHUNK / W], s[CHUNK / W], v;                                                  \
@@ -65,8 +42,8 @@ LANE_IO(f8, double, mt_v4d, 4)
             const T *row = x + k * inner;                                                 \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
-                M mk = (v > m[c]) | (v != v);                                               \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                          \
+                M mk = (v > m[c]) | (v != v);                                              \
                 m[c] = (V)((mk & (M)v) | (~mk & (M)m[c]));                                \
             }                                                                             \
         }                                                                                 \
@@ -75,12 +52,12 @@ LANE_IO(f8, double, mt_v4d, 4)
             T *orow = o + k * inner;                                                      \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
-                load_##SFX(&v, row + c * W, w, -(T)INFINITY);                             \
+                smr_load_##SFX(&v, row + c * W, w, -(T)INFINITY);                          \
                 V e = v - m[c];                                                           \
                 VEXP_AT(&e);                                                              \
                 s[c] += e;                                                                \
                 if (!logsm)                                                               \
-                    store_##SFX(orow + c * W, &e, w);                                     \
+                    smr_store_##SFX(orow + c * W, &e, w);                                  \
             }                                                                             \
         }                                                                                 \
         for (int64_t c = 0; c < nv; c++) {                                                \
@@ -99,20 +76,52 @@ LANE_IO(f8, double, mt_v4d, 4)
                 int64_t w = cols - c * W < W ? cols - c * W : W;                          \
                 V r;                                                                      \
                 if (logsm) {                                                              \
-                    load_##SFX(&v, row + c * W, w, 0);                                    \
+                    smr_load_##SFX(&v, row + c * W, w, 0);                                 \
                     r = (v - m[c]) - s[c];                                                \
                 } else {                                                                  \
-                    load_##SFX(&v, orow + c * W, w, 0);                                   \
+                    smr_load_##SFX(&v, orow + c * W, w, 0);                                \
                     r = v * s[c];                                                         \
                 }                                                                         \
-                store_##SFX(orow + c * W, &r, w);                                         \
+                smr_store_##SFX(orow + c * W, &r, w);                                      \
             }                                                                             \
+        }                                                                                 \
+    }                                                                                     \
+                                                                                          \
+    /* rows of n contiguous lines, a block at a time: maxima and exp sums    \
+     * (the exps stored for softmax), the block's logs or reciprocals, then   \
+     * the outputs while the block's rows are still in cache */               \
+    ATTR static void fwd_rows_##SFX(T *o, const T *x, int64_t rows, int64_t n, \
+                                                  bool logsm)                             \
+    {                                                                                     \
+        enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
+        T m[B], s[B];                                                                     \
+        for (int64_t r0 = 0; r0 < rows; r0 += B) {                                        \
+            int64_t nb = rows - r0 < B ? rows - r0 : B;                                   \
+            for (int64_t b = 0; b < B; b++) {                                             \
+                m[b] = 0;                                                                 \
+                s[b] = 1;                                                                 \
+                if (b >= nb)                                                              \
+                    continue;                                                             \
+                m[b] = smr_max_##SFX(x + (r0 + b) * n, n);                                \
+            }                                                                             \
+            /* the sums after every row's max: the rows' chains overlap */                \
+            for (int64_t b = 0; b < nb; b++)                                              \
+                s[b] = smr_expsum_##SFX(logsm ? NULL : o + (r0 + b) * n, x + (r0 + b) * n, \
+                                        n, m[b]);                                         \
+            if (logsm)                                                                    \
+                LOGS(s);                                                                  \
+            else                                                                          \
+                for (int64_t b = 0; b < B; b++)                                           \
+                    s[b] = (T)1 / s[b];                                                   \
+            for (int64_t b = 0; b < nb; b++)                                              \
+                smr_finish_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b],       \
+                                 logsm);                                                  \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
     /* sums of g y (softmax) or g (log_softmax) over the n rows of a tile, then \
      * the gradient; inner = 1 makes the tile one row of n contiguous lines */ \
-    MT_CLONES_AVX2_FMA static void bwd_tile_##SFX(T *o, const T *g, const T *y, int64_t n, \
+    ATTR static void bwd_tile_##SFX(T *o, const T *g, const T *y, int64_t n, \
                                                   int64_t inner, int64_t cols, bool logsm) \
     {                                                                                     \
         V s[CHUNK / W], vg, vy;                                                           \
@@ -122,19 +131,19 @@ LANE_IO(f8, double, mt_v4d, 4)
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                load_##SFX(&vg, g + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                         \
                 if (logsm) {                                                              \
                     s[c] += vg;                                                           \
                 } else {                                                                  \
-                    load_##SFX(&vy, y + at, w, 0);                                        \
+                    smr_load_##SFX(&vy, y + at, w, 0);                                     \
                     s[c] += vg * vy;                                                      \
                 }                                                                         \
             }                                                                             \
         for (int64_t k = 0; k < n; k++)                                                   \
             for (int64_t c = 0; c < nv; c++) {                                            \
                 int64_t w = cols - c * W < W ? cols - c * W : W, at = k * inner + c * W;  \
-                load_##SFX(&vg, g + at, w, 0);                                            \
-                load_##SFX(&vy, y + at, w, 0);                                            \
+                smr_load_##SFX(&vg, g + at, w, 0);                                         \
+                smr_load_##SFX(&vy, y + at, w, 0);                                         \
                 V r;                                                                      \
                 if (logsm) {                                                              \
                     VEXP_AT(&vy);                                                         \
@@ -142,12 +151,12 @@ LANE_IO(f8, double, mt_v4d, 4)
                 } else {                                                                  \
                     r = vy * (vg - s[c]);                                                 \
                 }                                                                         \
-                store_##SFX(o + at, &r, w);                                               \
+                smr_store_##SFX(o + at, &r, w);                                            \
             }                                                                             \
     }                                                                                     \
                                                                                           \
     /* one contiguous row: the lanes along it, summed across at the end */              \
-    MT_CLONES_AVX2_FMA static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
+    ATTR static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
                                                  bool logsm)                              \
     {                                                                                     \
         V acc = {0}, vg, vy;                                                              \
@@ -168,8 +177,8 @@ LANE_IO(f8, double, mt_v4d, 4)
             s += logsm ? g[k] : g[k] * y[k];                                              \
         for (k = 0; k < n; k += W) {                                                      \
             int64_t w = n - k < W ? n - k : W;                                            \
-            load_##SFX(&vg, g + k, w, 0);                                                 \
-            load_##SFX(&vy, y + k, w, 0);                                                 \
+            smr_load_##SFX(&vg, g + k, w, 0);                                              \
+            smr_load_##SFX(&vy, y + k, w, 0);                                              \
             V r;                                                                          \
             if (logsm) {                                                                  \
                 VEXP_AT(&vy);                                                             \
@@ -177,13 +186,18 @@ LANE_IO(f8, double, mt_v4d, 4)
             } else {                                                                      \
                 r = vy * (vg - s);                                                        \
             }                                                                             \
-            store_##SFX(o + k, &r, w);                                                    \
+            smr_store_##SFX(o + k, &r, w);                                                 \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
     static void fwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
     {                                                                                     \
         const job *j = arg;                                                               \
+        if (j->inner == 1) {                                                              \
+            fwd_rows_##SFX((T *)j->o + b * j->n, (const T *)j->x + b * j->n, e - b, j->n, \
+                           j->logsm);                                                     \
+            return;                                                                       \
+        }                                                                                 \
         for (int64_t t = b; t < e; t++) {                                                 \
             int64_t i = t / j->tiles, c0 = (t % j->tiles) * CHUNK;                        \
             int64_t cols = j->inner - c0 < CHUNK ? j->inner - c0 : CHUNK;                 \
@@ -211,10 +225,17 @@ LANE_IO(f8, double, mt_v4d, 4)
         }                                                                                 \
     }
 
-DEFINE_TILES(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf)
-DEFINE_TILES(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log)
+DEFINE_TILES(f4, MT_CLONES_AVX2_FMA, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, logf,
+             mt_softmax_row_logs_f4)
+DEFINE_TILES(f8, MT_CLONES_AVX2_FMA, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, log,
+             mt_softmax_row_logs_f8)
+#ifdef MT_HAVE_AVX512
+DEFINE_TILES(x16, MT_TARGET_AVX512, float, __m512, mt_v16i, 16, mt_vexp16_at, logf,
+             mt_softmax_row_logs_f4)
+#endif
 
-/* tasks: rows when inner is 1, else [outer, tiles of inner] */
+/* tasks: rows when inner is 1, else [outer, tiles of inner]; float32 in 16
+ * lanes where the machine has AVX-512 */
 static void run(job *j, mt_dtype dtype, bool backward)
 {
     j->tiles = (j->inner + CHUNK - 1) / CHUNK;
@@ -223,11 +244,15 @@ static void run(job *j, mt_dtype dtype, bool backward)
     int64_t grain = per >= GRAIN ? 1 : GRAIN / per;
     mt_range_fn fn = dtype == MT_FLOAT32 ? (backward ? bwd_range_f4 : fwd_range_f4)
                                          : (backward ? bwd_range_f8 : fwd_range_f8);
+#ifdef MT_HAVE_AVX512
+    if (dtype == MT_FLOAT32 && mt_use_avx512())
+        fn = backward ? bwd_range_x16 : fwd_range_x16;
+#endif
     mt_parallel_for(0, tasks, grain, fn, j);
 }
 
-int mt_softmax_inner(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
-                     int64_t inner, bool logsm)
+int mt_softmax_forward(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
+                       int64_t inner, bool logsm)
 {
     if (in->dtype != MT_FLOAT32 && in->dtype != MT_FLOAT64)
         return -1;

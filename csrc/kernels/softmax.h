@@ -5,11 +5,12 @@
 
 #include "../core/tensor.h"
 
-/* out = softmax (or log_softmax) of in along the middle dim, for inner > 1:
- * the inner dim is contiguous, so the vector lanes run across it. in and out
- * are contiguous, of one dtype (float32 or float64); returns -1 for others. */
-int mt_softmax_inner(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
-                     int64_t inner, bool logsm);
+/* out = softmax (or log_softmax) of in along the middle dim: the lanes run
+ * along each row when inner is 1, across the contiguous inner dim otherwise.
+ * in and out are contiguous, of one dtype (float32 or float64); returns -1
+ * for others. */
+int mt_softmax_forward(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
+                       int64_t inner, bool logsm);
 
 /* grad_input from grad_output g and the forward's output y (all contiguous,
  * one dtype, float32 or float64; -1 for others): y (g - sum(g y)) for

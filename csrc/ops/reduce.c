@@ -377,9 +377,9 @@ static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *
     return out;
 }
 
-/* softmax over a dim that is not the last of a contiguous float32/float64
- * tensor: vector lanes across the inner dims (kernels/softmax.c). */
-static mt_tensor *softmax_inner(const mt_tensor *t, int dim, bool is_log)
+/* softmax of a contiguous float32/float64 tensor along any dim: vector lanes
+ * along its rows or across the inner dims (kernels/softmax.c). */
+static mt_tensor *softmax_contiguous(const mt_tensor *t, int dim, bool is_log)
 {
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < dim; k++)
@@ -391,7 +391,7 @@ static mt_tensor *softmax_inner(const mt_tensor *t, int dim, bool is_log)
         return NULL;
     mt_tensor src = *t;
     void *tok = mt_unlock();
-    mt_softmax_inner(out, &src, outer, t->sizes[dim], inner, is_log);
+    mt_softmax_forward(out, &src, outer, t->ndim ? t->sizes[dim] : 1, inner, is_log);
     mt_relock(tok);
     return out;
 }
@@ -422,9 +422,9 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     char kname[64];
     snprintf(kname, sizeof kname, "%ssoftmax_%skernel_impl", is_log ? "log_" : "",
              last ? "lastdim_" : "");
-    bool across = !last && src->numel > 0 && mt_tensor_is_contiguous(src) &&
-                  (src->dtype == MT_FLOAT32 || src->dtype == MT_FLOAT64);
-    mt_tensor *out = across ? softmax_inner(src, d, is_log)
+    bool fused = src->numel > 0 && mt_tensor_is_contiguous(src) &&
+                 (src->dtype == MT_FLOAT32 || src->dtype == MT_FLOAT64);
+    mt_tensor *out = fused ? softmax_contiguous(src, d, is_log)
                             : along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
     mt_xrelease(hold);
     return mt_result_tensor(r, out);
