@@ -15,9 +15,11 @@ from typing import Optional, Tuple
 
 import minitorch
 from ..overrides import overridable as _overridable
+from .. import _C
 from .functional import _torch_size, dropout, linear, pad
 
 Tensor = minitorch.Tensor
+_fused_attention = _C._functions["_fused_attention"]
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -63,6 +65,21 @@ def _fused_path(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor,
     if enable_gqa:
         return key.shape[1] == value.shape[1] and query.shape[1] % key.shape[1] == 0
     return query.shape[1] == key.shape[1] == value.shape[1]
+
+
+def _fused_heads(query: Tensor, key: Tensor, value: Tensor) -> bool:
+    """Whether the fused kernel takes these heads: torch's flash shapes (4-d,
+    one batch and head count, one channel count) in float32 or float64, none
+    of them empty."""
+    if not (query.dtype == key.dtype == value.dtype) or \
+            query.dtype not in (minitorch.float32, minitorch.float64):
+        return False
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        return False
+    if query.shape[:2] != key.shape[:2] or key.shape[:3] != value.shape[:3]:
+        return False
+    return query.shape[-1] == key.shape[-1] == value.shape[-1] and \
+        query.numel() > 0 and key.numel() > 0
 
 
 def _repeat_kv_heads(query: Tensor, key: Tensor, value: Tensor):
@@ -124,6 +141,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         key, value = _repeat_kv_heads(query, key, value)
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if attn_mask is None and dropout_p == 0.0 and _fused_heads(query, key, value):
+        return _fused_attention(query, key, value, scale, is_causal)[0]
     # One scaling pass over the smaller of query and the scores, which is the query
     # whenever there are more keys than channels.
     if scale == 1.0:

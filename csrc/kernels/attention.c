@@ -1,0 +1,297 @@
+/* Fused scaled dot-product attention (attention.h): threads split the heads,
+ * and each head runs whole on one thread, its products through mt_gemm and
+ * its softmax on rows held in cache, so the scores never make a pass of
+ * their own over memory. Causal heads go in blocks of query rows, each
+ * multiplying only the keys its last row sees (half the work skipped as the
+ * blocks get many). The backward takes the forward's weights
+ * (kept by the caller, as the unfused graph keeps the softmax output) rather
+ * than recomputing them, and writes the weights' gradient into a scratch
+ * block of one head. */
+#include "attention.h"
+#include "../core/error.h"
+#include "../core/portable.h"
+#include "blas.h"
+#include "linalg.h"
+#include "parallel.h"
+#include "vmath.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* query rows of a causal block: smaller blocks would skip more of the masked
+ * half, but their products fall below the size mt_gemm hands to BLAS, and
+ * its own kernel on them costs more than the skipped work saves (measured
+ * on a GPT's 64 x 64 heads of 32 channels) */
+#define CAUSAL_ROWS 64
+
+/* softmax_row: x[0, lim) becomes its softmax and x[lim, s) zeros; a row whose
+ * maximum is -inf (no key left) becomes zeros. grad_row: d[0, lim) becomes
+ * scale * w (d - sum(w d)), the rest zeros. Whole vectors run over the first
+ * s / W * W entries, the lanes past lim selected away (a partial vector read
+ * through a lane buffer would stall on store forwarding once per row); the
+ * few entries past the last whole vector go one at a time. */
+#define DEFINE_ROWS(SFX, T, V, M, W, VEXP_AT, EXPF)                                         \
+    MT_CLONES_AVX2_FMA static void softmax_row_##SFX(T *x, int64_t lim, int64_t s)        \
+    {                                                                                     \
+        V iota, mv = (V){0} - (T)INFINITY, sv = (V){0}, v;                                \
+        for (int i = 0; i < W; i++)                                                       \
+            iota[i] = (T)i;                                                               \
+        int64_t whole = s / W * W, vend = lim < whole ? lim : whole;                      \
+        for (int64_t j = 0; j < vend; j += W) {                                           \
+            memcpy(&v, x + j, sizeof v);                                                  \
+            M in = iota < (T)(lim - j);                                                   \
+            M mk = in & ((v > mv) | (v != v));                                            \
+            mv = (V)((mk & (M)v) | (~mk & (M)mv));                                        \
+        }                                                                                 \
+        T m = mv[0];                                                                      \
+        for (int i = 1; i < W; i++)                                                       \
+            if (mv[i] > m || mv[i] != mv[i])                                              \
+                m = mv[i];                                                                \
+        for (int64_t j = whole; j < lim; j++)                                             \
+            if (x[j] > m || x[j] != x[j])                                                 \
+                m = x[j];                                                                 \
+        if (m == -(T)INFINITY) {                                                          \
+            memset(x, 0, (size_t)s * sizeof(T));                                          \
+            return;                                                                       \
+        }                                                                                 \
+        for (int64_t j = 0; j < vend; j += W) {                                           \
+            memcpy(&v, x + j, sizeof v);                                                  \
+            V e = v - m;                                                                  \
+            VEXP_AT(&e);                                                                  \
+            e = (V)((M)e & (iota < (T)(lim - j)));                                        \
+            sv += e;                                                                      \
+            memcpy(x + j, &e, sizeof e);                                                  \
+        }                                                                                 \
+        T sum = 0;                                                                        \
+        for (int i = 0; i < W; i++)                                                       \
+            sum += sv[i];                                                                 \
+        for (int64_t j = whole; j < lim; j++) {                                           \
+            x[j] = EXPF(x[j] - m);                                                        \
+            sum += x[j];                                                                  \
+        }                                                                                 \
+        T inv = 1 / sum;                                                                  \
+        int64_t done = vend + (W - vend % W) % W;                                         \
+        for (int64_t j = 0; j < done; j += W) {                                           \
+            memcpy(&v, x + j, sizeof v);                                                  \
+            v *= inv;                                                                     \
+            memcpy(x + j, &v, sizeof v);                                                  \
+        }                                                                                 \
+        for (int64_t j = whole; j < lim; j++)                                             \
+            x[j] *= inv;                                                                  \
+        int64_t rest = lim > whole ? lim : done;                                          \
+        memset(x + rest, 0, (size_t)(s - rest) * sizeof(T));                              \
+    }                                                                                     \
+    MT_CLONES_AVX2_FMA static void grad_row_##SFX(T *d, const T *w, int64_t lim,          \
+                                                  int64_t s, T scale)                     \
+    {                                                                                     \
+        V iota, acc = (V){0}, dv, wv;                                                     \
+        for (int i = 0; i < W; i++)                                                       \
+            iota[i] = (T)i;                                                               \
+        int64_t whole = s / W * W, vend = lim < whole ? lim : whole;                      \
+        for (int64_t j = 0; j < vend; j += W) {                                           \
+            memcpy(&dv, d + j, sizeof dv);                                                \
+            memcpy(&wv, w + j, sizeof wv);                                                \
+            acc += (V)((M)(wv * dv) & (iota < (T)(lim - j)));                             \
+        }                                                                                 \
+        T c = 0;                                                                          \
+        for (int i = 0; i < W; i++)                                                       \
+            c += acc[i];                                                                  \
+        for (int64_t j = whole; j < lim; j++)                                             \
+            c += w[j] * d[j];                                                             \
+        for (int64_t j = 0; j < vend; j += W) {                                           \
+            memcpy(&dv, d + j, sizeof dv);                                                \
+            memcpy(&wv, w + j, sizeof wv);                                                \
+            dv = (V)((M)(scale * wv * (dv - c)) & (iota < (T)(lim - j)));                 \
+            memcpy(d + j, &dv, sizeof dv);                                                \
+        }                                                                                 \
+        for (int64_t j = whole; j < lim; j++)                                             \
+            d[j] = scale * w[j] * (d[j] - c);                                             \
+        int64_t done = vend + (W - vend % W) % W, rest = lim > whole ? lim : done;        \
+        memset(d + rest, 0, (size_t)(s - rest) * sizeof(T));                              \
+    }
+DEFINE_ROWS(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, expf)
+DEFINE_ROWS(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, exp)
+
+/* C (row stride crs) = alpha * A @ B, A and B given by row and column strides. */
+static int product(mt_dtype d, int64_t m, int64_t n, int64_t k, double alpha, const char *a,
+                   int64_t ars, int64_t acs, const char *b, int64_t brs, int64_t bcs, char *c,
+                   int64_t crs)
+{
+    mt_gemm_shape sh = {.nbatch = 0, .m = m, .n = n, .k = k};
+    mt_gemm_operand A = {.data = (char *)a, .rs = ars, .cs = acs};
+    mt_gemm_operand B = {.data = (char *)b, .rs = brs, .cs = bcs};
+    mt_gemm_operand C = {.data = c, .rs = crs, .cs = 1};
+    return mt_gemm(d, &sh, &A, &B, &C, (mt_gemm_scale){alpha, 0}, (mt_gemm_scale){0, 0});
+}
+
+typedef struct {
+    const mt_attn_shape *s;
+    const mt_attn_operand *g, *q, *k, *v, *w, *o, *dq, *dk, *dv;
+    atomic_int failed;
+} job;
+
+/* Pointer of head `it` in operand x. */
+static char *head(const job *j, const mt_attn_operand *x, int64_t it)
+{
+    int64_t off = 0;
+    for (int i = j->s->nbatch - 1; i >= 0; i--) {
+        off += (it % j->s->batch[i]) * x->bs[i];
+        it /= j->s->batch[i];
+    }
+    return x->data + off * mt_itemsize(j->s->d);
+}
+
+static int64_t block_rows(const mt_attn_shape *s)
+{
+    return s->causal ? CAUSAL_ROWS : (s->l > 0 ? s->l : 1);
+}
+
+/* Keys the rows [i0, i1) see: all, or up to the last row's. */
+static int64_t keys_seen(const mt_attn_shape *s, int64_t i1)
+{
+    return s->causal && i1 < s->s ? i1 : s->s;
+}
+
+static int64_t row_limit(const mt_attn_shape *s, int64_t i)
+{
+    return keys_seen(s, i + 1);
+}
+
+static int forward_head(const job *j, int64_t it)
+{
+    const mt_attn_shape *s = j->s;
+    int isz = mt_itemsize(s->d);
+    char *q = head(j, j->q, it), *k = head(j, j->k, it), *v = head(j, j->v, it);
+    char *w = head(j, j->w, it), *o = head(j, j->o, it);
+    int64_t br = block_rows(s);
+    for (int64_t i0 = 0; i0 < s->l; i0 += br) {
+        int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
+        char *wb = w + i0 * j->w->rs * isz;
+        if (product(s->d, i1 - i0, jn, s->e, s->scale, q + i0 * j->q->rs * isz, j->q->rs,
+                    j->q->cs, k, j->k->cs, j->k->rs, wb, j->w->rs) < 0)
+            return -1;
+        for (int64_t i = i0; i < i1; i++) {
+            char *row = w + i * j->w->rs * isz;
+            if (s->d == MT_FLOAT32)
+                softmax_row_f4((float *)row, row_limit(s, i), s->s);
+            else
+                softmax_row_f8((double *)row, row_limit(s, i), s->s);
+        }
+        if (product(s->d, i1 - i0, s->ev, jn, 1.0, wb, j->w->rs, 1, v, j->v->rs, j->v->cs,
+                    o + i0 * j->o->rs * isz, j->o->rs) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* dw = g v^T then ds = scale * w (dw - rowsum(w dw)) into the scratch head
+ * (rows of s), dq = ds k by query blocks; dv = w^T g and dk = ds^T q by key
+ * blocks, each from the first query row that sees the block. */
+static int backward_head(const job *j, int64_t it, char *ds)
+{
+    const mt_attn_shape *s = j->s;
+    int isz = mt_itemsize(s->d);
+    char *g = head(j, j->g, it), *q = head(j, j->q, it), *k = head(j, j->k, it);
+    char *v = head(j, j->v, it), *w = head(j, j->w, it);
+    char *dq = head(j, j->dq, it), *dk = head(j, j->dk, it), *dv = head(j, j->dv, it);
+    int64_t br = block_rows(s), wrs = j->w->rs;
+    for (int64_t i0 = 0; i0 < s->l; i0 += br) {
+        int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
+        char *db = ds + i0 * s->s * isz;
+        if (product(s->d, i1 - i0, jn, s->ev, 1.0, g + i0 * j->g->rs * isz, j->g->rs,
+                    j->g->cs, v, j->v->cs, j->v->rs, db, s->s) < 0)
+            return -1;
+        for (int64_t i = i0; i < i1; i++) {
+            char *drow = ds + i * s->s * isz, *wrow = w + i * wrs * isz;
+            if (s->d == MT_FLOAT32)
+                grad_row_f4((float *)drow, (const float *)wrow, row_limit(s, i), s->s,
+                            (float)s->scale);
+            else
+                grad_row_f8((double *)drow, (const double *)wrow, row_limit(s, i), s->s,
+                            s->scale);
+        }
+        if (product(s->d, i1 - i0, s->e, jn, 1.0, db, s->s, 1, k, j->k->rs, j->k->cs,
+                    dq + i0 * j->dq->rs * isz, j->dq->rs) < 0)
+            return -1;
+    }
+    int64_t bc = s->causal ? CAUSAL_ROWS : (s->s > 0 ? s->s : 1);
+    for (int64_t j0 = 0; j0 < s->s; j0 += bc) {
+        int64_t j1 = j0 + bc < s->s ? j0 + bc : s->s;
+        int64_t first = s->causal ? (j0 < s->l ? j0 : s->l) : 0, rows = s->l - first;
+        if (product(s->d, j1 - j0, s->ev, rows, 1.0, w + (first * wrs + j0) * isz, 1, wrs,
+                    g + first * j->g->rs * isz, j->g->rs, j->g->cs, dv + j0 * j->dv->rs * isz,
+                    j->dv->rs) < 0 ||
+            product(s->d, j1 - j0, s->e, rows, 1.0, ds + (first * s->s + j0) * isz, 1, s->s,
+                    q + first * j->q->rs * isz, j->q->rs, j->q->cs, dk + j0 * j->dk->rs * isz,
+                    j->dk->rs) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void forward_range(void *arg, int64_t begin, int64_t end)
+{
+    job *j = arg;
+    for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
+        if (forward_head(j, it) < 0)
+            atomic_store(&j->failed, 1);
+}
+
+static void backward_range(void *arg, int64_t begin, int64_t end)
+{
+    job *j = arg;
+    char *ds = malloc((size_t)(j->s->l * j->s->s) * mt_itemsize(j->s->d) + 1);
+    if (!ds) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
+        if (backward_head(j, it, ds) < 0)
+            atomic_store(&j->failed, 1);
+    free(ds);
+}
+
+static int64_t heads(const mt_attn_shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->nbatch; i++)
+        n *= s->batch[i];
+    return n;
+}
+
+/* Heads split over the threads, each on one (its products then run inline);
+ * a single head keeps the threads for its products. */
+static int run(job *j, mt_range_fn fn)
+{
+    int64_t n = heads(j->s);
+    if (n == 0)
+        return 0;
+    atomic_init(&j->failed, 0);
+    mt_blas_begin();
+    if (n == 1)
+        fn(j, 0, 1);
+    else
+        mt_parallel_for(0, n, 1, fn, j);
+    mt_blas_end();
+    return atomic_load(&j->failed) ? mt_error(MT_ERR_MEMORY, "out of memory in attention") : 0;
+}
+
+int mt_attention_forward(const mt_attn_shape *s, const mt_attn_operand *q,
+                         const mt_attn_operand *k, const mt_attn_operand *v,
+                         const mt_attn_operand *w, const mt_attn_operand *out)
+{
+    job j = {.s = s, .q = q, .k = k, .v = v, .w = w, .o = out};
+    return run(&j, forward_range);
+}
+
+int mt_attention_backward(const mt_attn_shape *s, const mt_attn_operand *g,
+                          const mt_attn_operand *q, const mt_attn_operand *k,
+                          const mt_attn_operand *v, const mt_attn_operand *w,
+                          const mt_attn_operand *dq, const mt_attn_operand *dk,
+                          const mt_attn_operand *dv)
+{
+    job j = {.s = s, .g = g, .q = q, .k = k, .v = v, .w = w, .dq = dq, .dk = dk, .dv = dv};
+    return run(&j, backward_range);
+}
