@@ -32,4 +32,33 @@ mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p);
 /* Releases every non-NULL tensor in the list; for error paths. */
 void mt_release_all(int count, mt_tensor **ts);
 
+/* The temporaries of one composite formula, released together
+ * (mt_release_all(s.n, s.t)). Once a call fails, later MT_SCOPE_CALLs are
+ * skipped and yield NULL, so a formula reads straight through and checks
+ * s.failed once at the end. */
+#define MT_SCOPE_CAP 64
+typedef struct {
+    mt_tensor *t[MT_SCOPE_CAP];
+    int n;
+    bool failed;
+} mt_scope;
+
+/* Takes t (NULL: a failed call, its error set) into s. */
+static inline mt_tensor *mt_scope_keep(mt_scope *s, mt_tensor *t)
+{
+    if (!t) {
+        s->failed = true;
+        return NULL;
+    }
+    if (s->n == MT_SCOPE_CAP) {
+        mt_release(t);
+        mt_error(MT_ERR_RUNTIME, "minitorch autograd: formula scope is full");
+        s->failed = true;
+        return NULL;
+    }
+    return s->t[s->n++] = t;
+}
+
+#define MT_SCOPE_CALL(s, ...) ((s)->failed ? NULL : mt_scope_keep((s), mt_call(__VA_ARGS__)))
+
 #endif

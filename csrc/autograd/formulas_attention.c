@@ -10,28 +10,9 @@
 
 #include <stdarg.h>
 
-/* Temporaries of the composite, released together. */
-typedef struct {
-    mt_tensor *t[16];
-    int n;
-    bool failed;
-} scope;
-
-static mt_tensor *keep(scope *s, mt_tensor *t)
+static mt_tensor *mT(mt_scope *s, mt_tensor *t)
 {
-    if (!t || s->n == 16) {
-        mt_xrelease(t);
-        s->failed = true;
-        return NULL;
-    }
-    return s->t[s->n++] = t;
-}
-
-#define CALL(s, ...) ((s)->failed ? NULL : keep((s), mt_call(__VA_ARGS__)))
-
-static mt_tensor *mT(scope *s, mt_tensor *t)
-{
-    return CALL(s, MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1);
+    return MT_SCOPE_CALL(s, MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1);
 }
 
 /* Hands result t (a new reference, or NULL) to the edge of param p. */
@@ -50,24 +31,24 @@ static int composite(mt_node *n, mt_tensor *g, mt_tensor *gw, mt_tensor *q, mt_t
                      mt_tensor *v, mt_tensor *w, mt_tensor **out)
 {
     double scale = n->args[3].f;
-    scope s = {{NULL}, 0, false};
+    mt_scope s = {{NULL}, 0, false};
     mt_tensor *dv = NULL, *dq = NULL, *dk = NULL;
     if (g && mt_param_needs(n, 2)) {
         mt_tensor *wt = mT(&s, w);
-        dv = CALL(&s, MT_OP_matmul, "TT", wt, g);
+        dv = MT_SCOPE_CALL(&s, MT_OP_matmul, "TT", wt, g);
     }
     if (mt_param_needs(n, 0) || mt_param_needs(n, 1)) {
         mt_tensor *vt = g ? mT(&s, v) : NULL;
-        mt_tensor *dw = g ? CALL(&s, MT_OP_matmul, "TT", g, vt) : gw;
+        mt_tensor *dw = g ? MT_SCOPE_CALL(&s, MT_OP_matmul, "TT", g, vt) : gw;
         if (g && gw)
-            dw = CALL(&s, MT_OP_add, "TT", dw, gw);
-        mt_tensor *ds = CALL(&s, MT_OP__softmax_backward_data, "TTi", dw, w, (int64_t)-1);
-        ds = CALL(&s, MT_OP_mul, "Tf", ds, scale);
+            dw = MT_SCOPE_CALL(&s, MT_OP_add, "TT", dw, gw);
+        mt_tensor *ds = MT_SCOPE_CALL(&s, MT_OP__softmax_backward_data, "TTi", dw, w, (int64_t)-1);
+        ds = MT_SCOPE_CALL(&s, MT_OP_mul, "Tf", ds, scale);
         if (mt_param_needs(n, 0))
-            dq = CALL(&s, MT_OP_matmul, "TT", ds, k);
+            dq = MT_SCOPE_CALL(&s, MT_OP_matmul, "TT", ds, k);
         if (mt_param_needs(n, 1)) {
             mt_tensor *dst = mT(&s, ds);
-            dk = CALL(&s, MT_OP_matmul, "TT", dst, q);
+            dk = MT_SCOPE_CALL(&s, MT_OP_matmul, "TT", dst, q);
         }
     }
     /* the results are handed out, not released with the scope; with no

@@ -19,25 +19,6 @@ static int call_tuple(mt_op_id id, mt_result *r, const char *fmt, ...)
     return rc;
 }
 
-/* Temporaries of the composite, released together. */
-typedef struct {
-    mt_tensor *t[32];
-    int n;
-    bool failed;
-} scope;
-
-static mt_tensor *keep(scope *s, mt_tensor *t)
-{
-    if (!t || s->n == 32) {
-        mt_xrelease(t);
-        s->failed = true;
-        return NULL;
-    }
-    return s->t[s->n++] = t;
-}
-
-#define CALL(s, ...) ((s)->failed ? NULL : keep((s), mt_call(__VA_ARGS__)))
-
 /* t reshaped to edge e's input shape, as a new reference (NULL: failed). */
 static mt_tensor *shaped_like_edge(mt_node *n, int e, mt_tensor *t)
 {
@@ -54,43 +35,43 @@ static int composite_backward(mt_node *n, mt_tensor *g, mt_tensor *x, mt_tensor 
     int ei = mt_edge_of(n, 0), ew = mt_edge_of(n, 1), eb = mt_edge_of(n, 2);
     static const int64_t wdims[2] = {0, 3};
     int64_t wshape[4] = {1, shape[1], shape[2], 1};
-    scope s = {{NULL}, 0, false};
-    mt_tensor *x4 = CALL(&s, MT_OP_reshape, "TL", x, 4, shape);
-    mt_tensor *g4 = CALL(&s, MT_OP_reshape, "TL", g, 4, shape);
+    mt_scope s = {{NULL}, 0, false};
+    mt_tensor *x4 = MT_SCOPE_CALL(&s, MT_OP_reshape, "TL", x, 4, shape);
+    mt_tensor *g4 = MT_SCOPE_CALL(&s, MT_OP_reshape, "TL", g, 4, shape);
     mt_tensor *xc = x4;
     if (!rms) {
-        mt_tensor *mean = CALL(&s, MT_OP_mean, "TLb", x4, 2, sdims, 1);
-        xc = CALL(&s, MT_OP_sub, "TT", x4, mean);
+        mt_tensor *mean = MT_SCOPE_CALL(&s, MT_OP_mean, "TLb", x4, 2, sdims, 1);
+        xc = MT_SCOPE_CALL(&s, MT_OP_sub, "TT", x4, mean);
     }
-    mt_tensor *sq = CALL(&s, MT_OP_mul, "TT", xc, xc);
-    mt_tensor *var = CALL(&s, MT_OP_mean, "TLb", sq, 2, sdims, 1);
-    mt_tensor *ve = CALL(&s, MT_OP_add, "Tf", var, eps);
-    mt_tensor *rstd = CALL(&s, MT_OP_rsqrt, "T", ve);
-    mt_tensor *xh = CALL(&s, MT_OP_mul, "TT", xc, rstd);
+    mt_tensor *sq = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", xc, xc);
+    mt_tensor *var = MT_SCOPE_CALL(&s, MT_OP_mean, "TLb", sq, 2, sdims, 1);
+    mt_tensor *ve = MT_SCOPE_CALL(&s, MT_OP_add, "Tf", var, eps);
+    mt_tensor *rstd = MT_SCOPE_CALL(&s, MT_OP_rsqrt, "T", ve);
+    mt_tensor *xh = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", xc, rstd);
     mt_tensor *gw = g4;
     if (w) {
-        mt_tensor *wv = CALL(&s, MT_OP_reshape, "TL", w, 4, wshape);
-        gw = CALL(&s, MT_OP_mul, "TT", g4, wv);
+        mt_tensor *wv = MT_SCOPE_CALL(&s, MT_OP_reshape, "TL", w, 4, wshape);
+        gw = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", g4, wv);
     }
-    mt_tensor *gwxh = CALL(&s, MT_OP_mul, "TT", gw, xh);
-    mt_tensor *m2 = CALL(&s, MT_OP_mean, "TLb", gwxh, 2, sdims, 1);
-    mt_tensor *t2 = CALL(&s, MT_OP_mul, "TT", xh, m2);
-    mt_tensor *inner = CALL(&s, MT_OP_sub, "TT", gw, t2);
+    mt_tensor *gwxh = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", gw, xh);
+    mt_tensor *m2 = MT_SCOPE_CALL(&s, MT_OP_mean, "TLb", gwxh, 2, sdims, 1);
+    mt_tensor *t2 = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", xh, m2);
+    mt_tensor *inner = MT_SCOPE_CALL(&s, MT_OP_sub, "TT", gw, t2);
     if (!rms) {
-        mt_tensor *m1 = CALL(&s, MT_OP_mean, "TLb", gw, 2, sdims, 1);
-        inner = CALL(&s, MT_OP_sub, "TT", inner, m1);
+        mt_tensor *m1 = MT_SCOPE_CALL(&s, MT_OP_mean, "TLb", gw, 2, sdims, 1);
+        inner = MT_SCOPE_CALL(&s, MT_OP_sub, "TT", inner, m1);
     }
     if (mt_needs(n, ei))
         out[ei] = s.failed ? NULL
-                           : shaped_like_edge(n, ei, CALL(&s, MT_OP_mul, "TT", inner, rstd));
+                           : shaped_like_edge(n, ei, MT_SCOPE_CALL(&s, MT_OP_mul, "TT", inner, rstd));
     if (ew >= 0 && mt_needs(n, ew)) {
-        mt_tensor *gxh = CALL(&s, MT_OP_mul, "TT", g4, xh);
-        out[ew] = s.failed ? NULL : shaped_like_edge(n, ew, CALL(&s, MT_OP_sum, "TLb", gxh, 2,
+        mt_tensor *gxh = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", g4, xh);
+        out[ew] = s.failed ? NULL : shaped_like_edge(n, ew, MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", gxh, 2,
                                                                  wdims, 0));
     }
     if (eb >= 0 && mt_needs(n, eb))
         out[eb] = s.failed ? NULL
-                           : shaped_like_edge(n, eb, CALL(&s, MT_OP_sum, "TLb", g4, 2, wdims, 0));
+                           : shaped_like_edge(n, eb, MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", g4, 2, wdims, 0));
     bool failed = s.failed || (mt_needs(n, ei) && !out[ei]) ||
                   (ew >= 0 && mt_needs(n, ew) && !out[ew]) ||
                   (eb >= 0 && mt_needs(n, eb) && !out[eb]);

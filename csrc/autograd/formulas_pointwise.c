@@ -14,32 +14,8 @@
 #define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
 #define PI_UNDER_180 57.295779513082320876798154814105170332405472466564
 
-/* The tensors a formula creates: one owner, released together at the end. An
- * op given a NULL operand (an earlier step failed) yields NULL without running. */
-#define SCOPE_CAP 48
-typedef struct {
-    mt_tensor *t[SCOPE_CAP];
-    int n;
-    bool failed;
-} scope;
-
-static mt_tensor *keep(scope *s, mt_tensor *t)
-{
-    if (!t) {
-        s->failed = true;
-        return NULL;
-    }
-    if (s->n == SCOPE_CAP) {
-        mt_release(t);
-        mt_error(MT_ERR_RUNTIME, "minitorch autograd: formula scope is full");
-        s->failed = true;
-        return NULL;
-    }
-    return s->t[s->n++] = t;
-}
-
 /* Hands r (owned by s) to param p's edge, reduced to its input's shape. */
-static void give(scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
+static void give(mt_scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
 {
     if (!r) {
         s->failed = true;
@@ -51,23 +27,23 @@ static void give(scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
         s->failed = true;
 }
 
-static int done(scope *s)
+static int done(mt_scope *s)
 {
     mt_release_all(s->n, s->t);
     return s->failed ? -1 : 0;
 }
 
 #define OP_T(fn, name) \
-    static mt_tensor *fn(scope *s, mt_tensor *a) { return !s->failed && a ? keep(s, mt_call(name, "T", a)) : NULL; }
+    static mt_tensor *fn(mt_scope *s, mt_tensor *a) { return !s->failed && a ? mt_scope_keep(s, mt_call(name, "T", a)) : NULL; }
 #define OP_TT(fn, name)                                           \
-    static mt_tensor *fn(scope *s, mt_tensor *a, mt_tensor *b)    \
+    static mt_tensor *fn(mt_scope *s, mt_tensor *a, mt_tensor *b)    \
     {                                                             \
-        return !s->failed && a && b ? keep(s, mt_call(name, "TT", a, b)) : NULL;  \
+        return !s->failed && a && b ? mt_scope_keep(s, mt_call(name, "TT", a, b)) : NULL;  \
     }
 #define OP_TF(fn, name)                                          \
-    static mt_tensor *fn(scope *s, mt_tensor *a, double f)       \
+    static mt_tensor *fn(mt_scope *s, mt_tensor *a, double f)       \
     {                                                            \
-        return !s->failed && a ? keep(s, mt_call(name, "Tf", a, f)) : NULL;      \
+        return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL;      \
     }
 OP_T(neg, MT_OP_neg)
 OP_T(exp_, MT_OP_exp)
@@ -111,25 +87,25 @@ OP_TF(ge_f, MT_OP_ge)
 OP_TF(le_f, MT_OP_le)
 
 /* f - a */
-static mt_tensor *rsub_f(scope *s, double f, mt_tensor *a)
+static mt_tensor *rsub_f(mt_scope *s, double f, mt_tensor *a)
 {
-    return !s->failed && a ? keep(s, mt_call(MT_OP_sub, "fT", f, a)) : NULL;
+    return !s->failed && a ? mt_scope_keep(s, mt_call(MT_OP_sub, "fT", f, a)) : NULL;
 }
 
 /* where(c, a, 0) and where(c, 0, a) */
-static mt_tensor *where_or_0(scope *s, mt_tensor *c, mt_tensor *a)
+static mt_tensor *where_or_0(mt_scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return !s->failed && c && a ? keep(s, mt_call(MT_OP_where, "TTf", c, a, 0.0)) : NULL;
+    return !s->failed && c && a ? mt_scope_keep(s, mt_call(MT_OP_where, "TTf", c, a, 0.0)) : NULL;
 }
 
-static mt_tensor *where_0_or(scope *s, mt_tensor *c, mt_tensor *a)
+static mt_tensor *where_0_or(mt_scope *s, mt_tensor *c, mt_tensor *a)
 {
-    return !s->failed && c && a ? keep(s, mt_call(MT_OP_where, "TfT", c, 0.0, a)) : NULL;
+    return !s->failed && c && a ? mt_scope_keep(s, mt_call(MT_OP_where, "TfT", c, 0.0, a)) : NULL;
 }
 
-static mt_tensor *where(scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
+static mt_tensor *where(mt_scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
 {
-    return !s->failed && c && a && b ? keep(s, mt_call(MT_OP_where, "TTT", c, a, b)) : NULL;
+    return !s->failed && c && a && b ? mt_scope_keep(s, mt_call(MT_OP_where, "TTT", c, a, b)) : NULL;
 }
 
 static double number(const mt_ad_value *v)
@@ -140,21 +116,21 @@ static double number(const mt_ad_value *v)
 /* Param p as a tensor: the one saved, or a 0-dim tensor (of the result's
  * dtype, so it promotes like the number) holding the number passed for it.
  * NULL without error when p was None. */
-static mt_tensor *operand(scope *s, mt_node *n, int p)
+static mt_tensor *operand(mt_scope *s, mt_node *n, int p)
 {
     const mt_ad_value *v = &n->args[p];
     if (v->is_number) {
-        mt_tensor *z = keep(s, mt_new(n->out_meta[0].dtype, 0, NULL, true));
+        mt_tensor *z = mt_scope_keep(s, mt_new(n->out_meta[0].dtype, 0, NULL, true));
         return add_f(s, z, number(v));
     }
     if (v->none)
         return NULL;
-    return keep(s, mt_node_saved(n, p));
+    return mt_scope_keep(s, mt_node_saved(n, p));
 }
 
-static mt_tensor *result(scope *s, mt_node *n)
+static mt_tensor *result(mt_scope *s, mt_node *n)
 {
-    return keep(s, mt_node_saved(n, n->nparams));
+    return mt_scope_keep(s, mt_node_saved(n, n->nparams));
 }
 
 /* ------------------------------------------------------------ arithmetic */
@@ -162,7 +138,7 @@ static mt_tensor *result(scope *s, mt_node *n)
 /* sub(input, other, alpha): input - alpha * other */
 int sub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     double alpha = n->nparams > 2 && !n->args[2].none ? number(&n->args[2]) : 1.0;
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, g[0]);
@@ -174,7 +150,7 @@ int sub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* __rsub__(input, other): other - input */
 int rsub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, neg(&s, g[0]));
     if (mt_param_needs(n, 1))
@@ -184,7 +160,7 @@ int rsub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int div_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *other = operand(&s, n, 1);
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, div(&s, g[0], other));
@@ -198,7 +174,7 @@ int div_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* Rounded quotients are piecewise constant. */
 int zero_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     for (int p = 0; p < n->nparams; p++)
         if (mt_param_needs(n, p))
             give(&s, n, out, p, zeros_like(&s, g[0]));
@@ -208,7 +184,7 @@ int zero_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* __rtruediv__(input, other): other * input.reciprocal(), as torch computes it */
 int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *c = operand(&s, n, 1);
     mt_tensor *r = reciprocal(&s, x);
     if (mt_param_needs(n, 0))
@@ -223,12 +199,12 @@ int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * derivative is zeros (not None) */
 static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
 {
-    scope s = {0};
+    mt_scope s = {0};
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, g[0]);
     if (mt_param_needs(n, 1)) {
         mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
-        mt_tensor *q = !s.failed && x && y ? keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
+        mt_tensor *q = !s.failed && x && y ? mt_scope_keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
                                                             floor ? "floor" : "trunc"))
                                            : NULL;
         give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
@@ -249,7 +225,7 @@ int fmod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* base ** exponent with the base in param bp and the exponent in param ep */
 static int pow_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int bp, int ep)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *base = operand(&s, n, bp);
     if (mt_param_needs(n, bp)) {
         const mt_ad_value *e = &n->args[ep];
@@ -288,7 +264,7 @@ int rpow_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* maximum / minimum: ties split the gradient evenly */
 static int extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_max)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
     mt_tensor *split = where(&s, eq(&s, x, y), mul_f(&s, g[0], 0.5), g[0]);
     if (mt_param_needs(n, 0))
@@ -312,7 +288,7 @@ int minimum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static int nan_ignoring_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out,
                                           bool is_max)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
     mt_tensor *picks_x = or_(&s, is_max ? ge(&s, x, y) : le(&s, x, y), isnan_(&s, y));
     if (mt_param_needs(n, 0))
@@ -334,7 +310,7 @@ int fmin_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int atan2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
     mt_tensor *recip = reciprocal(&s, add(&s, mul(&s, x, x), mul(&s, y, y)));
     if (mt_param_needs(n, 0))
@@ -346,7 +322,7 @@ int atan2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int hypot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *r = result(&s, n);
     for (int p = 0; p < 2; p++)
         if (mt_param_needs(n, p))
@@ -359,7 +335,7 @@ int hypot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * torch */
 int copysign_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     if (mt_param_needs(n, 0)) {
         mt_tensor *x = operand(&s, n, 0);
         mt_tensor *ratio = where_0_or(&s, eq_f(&s, x, 0.0), div(&s, result(&s, n), x));
@@ -367,7 +343,7 @@ int copysign_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     if (mt_param_needs(n, 1)) {
         const mt_tensor_meta *m = &n->edge_meta[mt_edge_of(n, 1)];
-        give(&s, n, out, 1, keep(&s, mt_new(m->dtype, m->ndim, m->sizes, true)));
+        give(&s, n, out, 1, mt_scope_keep(&s, mt_new(m->dtype, m->ndim, m->sizes, true)));
     }
     return done(&s);
 }
@@ -377,7 +353,7 @@ int copysign_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 static int where_params_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int c, int x,
                                  int y)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *cond = operand(&s, n, c);
     if (mt_param_needs(n, x))
         give(&s, n, out, x, where_or_0(&s, cond, g[0]));
@@ -402,7 +378,7 @@ int where_self_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * to max */
 static int clamp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int lo_p, int hi_p)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0);
     bool has_lo = lo_p >= 0 && !n->args[lo_p].none, has_hi = hi_p >= 0 && !n->args[hi_p].none;
     mt_tensor *lo = has_lo ? operand(&s, n, lo_p) : NULL;
@@ -447,7 +423,7 @@ int clamp_max_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * to 0 where input is 0 and other <= 0, where log(other) is not finite */
 int xlogy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
     if (mt_param_needs(n, 0)) {
         mt_tensor *masked = and_(&s, eq_f(&s, x, 0.0), le_f(&s, y, 0.0));
@@ -462,7 +438,7 @@ int xlogy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * grad / (1 + base ** (the other - it)) */
 static int log_add_exp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool base2)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *v[2] = {operand(&s, n, 0), operand(&s, n, 1)};
     for (int p = 0; p < 2; p++)
         if (mt_param_needs(n, p)) {
@@ -486,7 +462,7 @@ int logaddexp2_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* lerp(input, end, weight): input + weight * (end - input) */
 int lerp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *w = operand(&s, n, 2);
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, mul(&s, g[0], rsub_f(&s, 1.0, w)));
@@ -500,7 +476,7 @@ int lerp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* addcmul(input, tensor1, tensor2, value): input + value * tensor1 * tensor2 */
 int addcmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     double v = number(&n->args[3]);
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, g[0]);
@@ -513,7 +489,7 @@ int addcmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* addcdiv(input, tensor1, tensor2, value): input + value * tensor1 / tensor2 */
 int addcdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     double v = number(&n->args[3]);
     mt_tensor *t2 = operand(&s, n, 2);
     if (mt_param_needs(n, 0))
@@ -532,7 +508,7 @@ int addcdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, neg(&s, g[0]));
     return done(&s);
 }
@@ -541,7 +517,7 @@ int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 #define UNARY(fn, combine, operand_expr, expr)                       \
     int fn(mt_node *n, mt_tensor **g, mt_tensor **out)               \
     {                                                                \
-        scope s = {0};                                               \
+        mt_scope s = {0};                                               \
         mt_tensor *v = (operand_expr);                               \
         give(&s, n, out, 0, combine(&s, g[0], (expr)));              \
         return done(&s);                                             \
@@ -582,14 +558,14 @@ UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
 /* deg2rad and rad2deg scale by a constant */
 int deg2rad_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, mul_f(&s, g[0], PI_OVER_180));
     return done(&s);
 }
 
 int rad2deg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, mul_f(&s, g[0], PI_UNDER_180));
     return done(&s);
 }
@@ -598,7 +574,7 @@ int rad2deg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * the result) is positive, negative_slope times it elsewhere */
 static int leaky_relu_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool from_result)
 {
-    scope s = {0};
+    mt_scope s = {0};
     double slope = number(&n->args[1]);
     mt_tensor *v = from_result ? result(&s, n) : operand(&s, n, 0);
     give(&s, n, out, 0, where(&s, gt_f(&s, v, 0.0), g[0], mul_f(&s, g[0], slope)));
@@ -630,7 +606,7 @@ int leaky_relu_inplace_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * connected to the input with a zero derivative, as torch's is. */
 int relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *r = result(&s, n);
     give(&s, n, out, 0, where(&s, le_f(&s, r, 0.0), sign(&s, r), g[0]));
     return done(&s);
@@ -639,7 +615,7 @@ int relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* softplus(x, beta, threshold) = log1p(exp(beta x)) / beta, linear above threshold */
 int softplus_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *bx = mul_f(&s, operand(&s, n, 0), number(&n->args[1]));
     mt_tensor *smooth = mul(&s, g[0], sigmoid(&s, bx));
     give(&s, n, out, 0, where(&s, gt_f(&s, bx, number(&n->args[2])), g[0], smooth));
@@ -650,9 +626,9 @@ int softplus_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* gelu, silu, tanh and sigmoid run their fused backward rows (activation.def);
  * those rows' own derivatives below are composites, so double backward works. */
-static mt_tensor *fused(scope *s, int op, mt_tensor *g, mt_tensor *v)
+static mt_tensor *fused(mt_scope *s, int op, mt_tensor *g, mt_tensor *v)
 {
-    return !s->failed && g && v ? keep(s, mt_call(op, "TT", g, v)) : NULL;
+    return !s->failed && g && v ? mt_scope_keep(s, mt_call(op, "TT", g, v)) : NULL;
 }
 
 /* A defaulted approximate is recorded as none, with no text. */
@@ -661,16 +637,16 @@ static const char *approximate_of(const mt_ad_value *v)
     return v->none || !v->str[0] ? "none" : v->str;
 }
 
-static mt_tensor *fused_gelu(scope *s, mt_tensor *g, mt_tensor *x, const char *approximate)
+static mt_tensor *fused_gelu(mt_scope *s, mt_tensor *g, mt_tensor *x, const char *approximate)
 {
     return !s->failed && g && x
-               ? keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
+               ? mt_scope_keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
                : NULL;
 }
 
 int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, fused_gelu(&s, g[0], operand(&s, n, 0), approximate_of(&n->args[1])));
     return done(&s);
 }
@@ -679,7 +655,7 @@ int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * graph then holds its ops: g s (1 + x (1 - s)), s = sigmoid x */
 int silu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *r;
     if (mt_grad_enabled) {
         mt_tensor *sg = sigmoid(&s, x);
@@ -693,21 +669,21 @@ int silu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int tanh_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, fused(&s, MT_OP__tanh_backward, g[0], result(&s, n)));
     return done(&s);
 }
 
 int sigmoid_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     give(&s, n, out, 0, fused(&s, MT_OP__sigmoid_backward, g[0], result(&s, n)));
     return done(&s);
 }
 
 /* A backward row r = go * f'(v): linear in go, whose gradient is the same
  * row of the incoming gradient; the gradient for v is gg * go * f''(v). */
-static int activation_double_backward(scope *s, mt_node *n, mt_tensor **g, mt_tensor **out,
+static int activation_double_backward(mt_scope *s, mt_node *n, mt_tensor **g, mt_tensor **out,
                                       mt_tensor *d_go, mt_tensor *f2)
 {
     if (mt_param_needs(n, 0))
@@ -721,7 +697,7 @@ static int activation_double_backward(scope *s, mt_node *n, mt_tensor **g, mt_te
  * t = tanh u: (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2) */
 int gelu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     const char *ap = approximate_of(&n->args[2]);
     mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
     if (mt_param_needs(n, 0))
@@ -748,7 +724,7 @@ int gelu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* silu'' = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid x */
 int silu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
     if (mt_param_needs(n, 0))
         d_go = fused(&s, MT_OP__silu_backward, g[0], x);
@@ -764,7 +740,7 @@ int silu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* in terms of the output y: d(1 - y^2)/dy = -2y */
 int tanh_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
     if (mt_param_needs(n, 0))
         d_go = fused(&s, MT_OP__tanh_backward, g[0], y);
@@ -776,7 +752,7 @@ int tanh_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* d((1 - y) y)/dy = 1 - 2y */
 int sigmoid_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scope s = {0};
+    mt_scope s = {0};
     mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
     if (mt_param_needs(n, 0))
         d_go = fused(&s, MT_OP__sigmoid_backward, g[0], y);

@@ -7,30 +7,10 @@
 #include <math.h>
 #include <string.h>
 
-/* The temporaries of one formula, released together. Once a call fails, later
- * S(...) calls are skipped and yield NULL, so a formula reads straight through
- * and checks once at the end. */
-typedef struct {
-    mt_tensor *t[64];
-    int n;
-    bool failed;
-} scratch;
-
-static mt_tensor *keep(scratch *s, mt_tensor *t)
-{
-    if (!t || s->n == (int)(sizeof s->t / sizeof s->t[0])) {
-        if (t)
-            mt_release(t);
-        s->failed = true;
-        return NULL;
-    }
-    return s->t[s->n++] = t;
-}
-
-#define S(call) (sc.failed ? NULL : keep(&sc, (call)))
+#define S(call) (sc.failed ? NULL : mt_scope_keep(&sc, (call)))
 
 /* Ends a formula: a new reference to r (NULL after a failure), temporaries released. */
-static mt_tensor *finish(scratch *s, mt_tensor *r)
+static mt_tensor *finish(mt_scope *s, mt_tensor *r)
 {
     if (!s->failed && r)
         mt_retain(r);
@@ -92,7 +72,7 @@ static double reduced_numel(const mt_tensor_meta *m, const bool *red)
 }
 
 /* t (a reduction's result or its gradient) with the reduced dims back as size 1. */
-static mt_tensor *unsqueeze_reduced(scratch *s, const mt_tensor_meta *m, mt_tensor *t,
+static mt_tensor *unsqueeze_reduced(mt_scope *s, const mt_tensor_meta *m, mt_tensor *t,
                                     const bool *red, bool keepdim)
 {
     if (s->failed)
@@ -102,16 +82,16 @@ static mt_tensor *unsqueeze_reduced(scratch *s, const mt_tensor_meta *m, mt_tens
     int64_t shape[MT_MAX_DIMS];
     for (int d = 0; d < m->ndim; d++)
         shape[d] = red[d] ? 1 : m->sizes[d];
-    return keep(s, mt_call(MT_OP_reshape, "TL", t, m->ndim, shape));
+    return mt_scope_keep(s, mt_call(MT_OP_reshape, "TL", t, m->ndim, shape));
 }
 
-static mt_tensor *saved(scratch *s, mt_node *n, int slot)
+static mt_tensor *saved(mt_scope *s, mt_node *n, int slot)
 {
-    return s->failed ? NULL : keep(s, mt_node_saved(n, slot));
+    return s->failed ? NULL : mt_scope_keep(s, mt_node_saved(n, slot));
 }
 
 /* The saved output, shaped like a keepdim result. */
-static mt_tensor *saved_result(scratch *s, mt_node *n, const bool *red, bool keepdim)
+static mt_tensor *saved_result(mt_scope *s, mt_node *n, const bool *red, bool keepdim)
 {
     return unsqueeze_reduced(s, &n->edge_meta[0], saved(s, n, n->nparams), red, keepdim);
 }
@@ -123,16 +103,16 @@ int sum_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     bool red[MT_MAX_DIMS];
     reduced_dims(m, &n->args[1], red);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
     mt_tensor *r = S(mt_call(MT_OP_expand, "TL", gu, m->ndim, m->sizes));
     return set_input_grad(n, out, finish(&sc, r));
 }
 
 /* The gradient of mean for a keepdim-shaped upstream gradient gu. */
-static mt_tensor *mean_grad(scratch *s, const mt_tensor_meta *m, mt_tensor *gu, const bool *red)
+static mt_tensor *mean_grad(mt_scope *s, const mt_tensor_meta *m, mt_tensor *gu, const bool *red)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *e = S(mt_call(MT_OP_expand, "TL", gu, m->ndim, m->sizes));
     mt_tensor *r = S(mt_call(MT_OP_div, "Tf", e, reduced_numel(m, red)));
     *s = sc;
@@ -144,7 +124,7 @@ int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_tensor_meta *m = &n->edge_meta[0];
     bool red[MT_MAX_DIMS];
     reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
     return set_input_grad(n, out, finish(&sc, mean_grad(&sc, m, gu, red)));
 }
@@ -152,9 +132,9 @@ int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* ------------------------------------------------------------ prod, cumprod */
 
 /* Reversed cumulative sum (log: logcumsumexp) along d: over positions >= i. */
-static mt_tensor *reversed_scan(scratch *s, mt_tensor *t, int64_t d, bool log)
+static mt_tensor *reversed_scan(mt_scope *s, mt_tensor *t, int64_t d, bool log)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *f = S(mt_call(MT_OP_flip, "TL", t, 1, &d));
     mt_tensor *c = log ? S(mt_call(MT_OP_logcumsumexp, "Ti", f, d)) : S(mt_call(MT_OP_cumsum, "Ti", f, d));
     mt_tensor *r = S(mt_call(MT_OP_flip, "TL", c, 1, &d));
@@ -162,7 +142,7 @@ static mt_tensor *reversed_scan(scratch *s, mt_tensor *t, int64_t d, bool log)
     return r;
 }
 
-static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
+static mt_tensor *reversed_cumsum(mt_scope *s, mt_tensor *t, int64_t d)
 {
     return reversed_scan(s, t, d, false);
 }
@@ -170,9 +150,9 @@ static mt_tensor *reversed_cumsum(scratch *s, mt_tensor *t, int64_t d)
 /* Does x hold a zero? The formulas branch on it as torch's do: without zeros
  * result / x is exact, with zeros the products that skip one factor are
  * built explicitly so that they stay differentiable. */
-static int has_zero(scratch *s, mt_tensor *x)
+static int has_zero(mt_scope *s, mt_tensor *x)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *is_zero = S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0));
     mt_tensor *any = S(mt_call(MT_OP_any, "T", is_zero));
     *s = sc;
@@ -181,11 +161,11 @@ static int has_zero(scratch *s, mt_tensor *x)
 
 /* 1 at position 0 (last = false) or n - 1 (last = true) along d of a tensor
  * shaped like x, else 0, as a bool mask. */
-static mt_tensor *end_mask(scratch *s, mt_tensor *x, int64_t d, bool last)
+static mt_tensor *end_mask(mt_scope *s, mt_tensor *x, int64_t d, bool last)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *ones = S(mt_call(MT_OP_ones_like, "T", x));
-    /* reversed_cumsum keeps its result in the scratch itself */
+    /* reversed_cumsum keeps its result in the mt_scope itself */
     mt_tensor *pos = last ? reversed_cumsum(&sc, ones, d) : S(mt_call(MT_OP_cumsum, "Ti", ones, d));
     mt_tensor *m = S(mt_call(MT_OP_eq, "Ti", pos, (int64_t)1));
     *s = sc;
@@ -194,9 +174,9 @@ static mt_tensor *end_mask(scratch *s, mt_tensor *x, int64_t d, bool last)
 
 /* prod_{j < k} x_j along d (reverse: prod_{j > k} x_j), from a cumulative
  * product shifted by one, so that it holds for zeros and differentiates. */
-static mt_tensor *exclusive_cumprod(scratch *s, mt_tensor *x, int64_t d, bool reverse)
+static mt_tensor *exclusive_cumprod(mt_scope *s, mt_tensor *x, int64_t d, bool reverse)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     int64_t shift = reverse ? -1 : 1;
     mt_tensor *c = reverse ? S(mt_call(MT_OP_flip, "TL", x, 1, &d)) : x;
     c = S(mt_call(MT_OP_cumprod, "Ti", c, d));
@@ -210,9 +190,9 @@ static mt_tensor *exclusive_cumprod(scratch *s, mt_tensor *x, int64_t d, bool re
 }
 
 /* d prod / d x_k = prod_{j != k} x_j along d. */
-static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *ru, int64_t d)
+static mt_tensor *prod_grad(mt_scope *s, mt_tensor *x, mt_tensor *gu, mt_tensor *ru, int64_t d)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *q;
     int zero = has_zero(&sc, x);
     if (zero == 0)
@@ -227,7 +207,7 @@ static mt_tensor *prod_grad(scratch *s, mt_tensor *x, mt_tensor *gu, mt_tensor *
 int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x, *r;
     int64_t numel = 1, one = 1;
     for (int d = 0; d < m->ndim; d++)
@@ -265,9 +245,9 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* Marks the first zero of each line along d, and yields x with only that
  * zero replaced by one (*x1). */
-static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **x1)
+static mt_tensor *first_zero(mt_scope *s, mt_tensor *x, int64_t d, mt_tensor **x1)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *is_zero = S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0));
     mt_tensor *count = S(mt_call(MT_OP_cumsum, "Ti", is_zero, d));
     mt_tensor *once = S(mt_call(MT_OP_eq, "Ti", count, (int64_t)1));
@@ -280,10 +260,10 @@ static mt_tensor *first_zero(scratch *s, mt_tensor *x, int64_t d, mt_tensor **x1
 /* First derivative through zeros in O(n): before the first zero of a line
  * the zero-free formula holds; at it, the same sum over the cumprod with that
  * zero replaced by one; after it 0. Not differentiable (masks). */
-static mt_tensor *cumprod_grad_masked(scratch *s, mt_tensor *x, mt_tensor *y, mt_tensor *g,
+static mt_tensor *cumprod_grad_masked(mt_scope *s, mt_tensor *x, mt_tensor *y, mt_tensor *g,
                                       int64_t d)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *x1 = NULL;
     mt_tensor *first = first_zero(&sc, x, d, &x1);
     mt_tensor *before = S(mt_call(MT_OP_eq, "Ti", S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_eq, "Ti", x,
@@ -305,9 +285,9 @@ static mt_tensor *cumprod_grad_masked(scratch *s, mt_tensor *x, mt_tensor *y, mt
  * grad_k = prod_{j<k} x_j * sum_{i>=k} g_i prod_{k<j<=i} x_j, the inner
  * products from a cumprod over rows k of an (n, n) matrix holding 1 up to
  * column k and x_i after it. */
-static mt_tensor *cumprod_grad_quadratic(scratch *s, mt_tensor *x, mt_tensor *g, int64_t d)
+static mt_tensor *cumprod_grad_quadratic(mt_scope *s, mt_tensor *x, mt_tensor *g, int64_t d)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     int nd = x->ndim;
     int64_t last = -1, n = x->sizes[d], shape[MT_MAX_DIMS + 1];
     mt_tensor *xt = S(mt_call(MT_OP_movedim, "Tii", x, d, last));
@@ -343,7 +323,7 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams), *r;
     int zero = has_zero(&sc, x);
     if (zero == 0) {
@@ -365,7 +345,7 @@ int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
-    scratch sc = {0};
+    mt_scope sc = {0};
     return set_input_grad(n, out, finish(&sc, reversed_cumsum(&sc, g[0], d)));
 }
 
@@ -373,12 +353,12 @@ int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* The keepdim-shaped gradient gu shared evenly by the elements of x equal to
  * the keepdim-shaped result ru. */
-static mt_tensor *even_share(scratch *s, const mt_tensor_meta *m, const bool *red, mt_tensor *x,
+static mt_tensor *even_share(mt_scope *s, const mt_tensor_meta *m, const bool *red, mt_tensor *x,
                              mt_tensor *ru, mt_tensor *gu)
 {
     int64_t dims[MT_MAX_DIMS];
     int nd = dim_list(m, red, dims);
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", x, ru));
     mt_tensor *count = S(mt_call(MT_OP_sum_dim, "TLb", mask, nd, dims, 1));
     mt_tensor *share = S(mt_call(MT_OP_div, "TT", gu, count));
@@ -394,7 +374,7 @@ int amax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     bool red[MT_MAX_DIMS];
     reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
     bool keepdim = n->nparams > 2 && n->args[2].i;
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
@@ -414,7 +394,7 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         one_dim(m, n->args[1].i, red);
     int nd = dim_list(m, red, dims);
     bool keepdim = n->args[2].i;
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *r = NULL;
     for (int k = 0; k < 2; k++) {
         if (!g[k])
@@ -450,7 +430,7 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
         return set_input_grad(n, out, g[0]);
     }
     int64_t d = wrap(dim, m->ndim);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *idx = n->kind->save_output ? saved(&sc, n, n->nparams)
                                           : S(mt_call(MT_OP_argsort_1, "Ti", saved(&sc, n, 0), d));
     mt_tensor *gv = g[0];
@@ -525,12 +505,12 @@ static void moments_of(const mt_node *n, moments_args *a)
 }
 
 /* d var / dx for a keepdim-shaped gu: 2 / (N - correction) * gu * (x - mean(x)). */
-static mt_tensor *var_grad(scratch *s, mt_node *n, const moments_args *a, mt_tensor *gu)
+static mt_tensor *var_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_tensor *gu)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     int64_t dims[MT_MAX_DIMS];
     int nd = dim_list(m, a->red, dims);
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *mean = S(mt_call(MT_OP_mean_dim, "TLb", x, nd, dims, 1));
     mt_tensor *centered = S(mt_call(MT_OP_sub, "TT", x, mean));
@@ -541,9 +521,9 @@ static mt_tensor *var_grad(scratch *s, mt_node *n, const moments_args *a, mt_ten
 }
 
 /* d std = d var / (2 std), and 0 where std is 0. */
-static mt_tensor *std_grad(scratch *s, mt_node *n, const moments_args *a, mt_tensor *gu)
+static mt_tensor *std_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_tensor *gu)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *std = saved_result(&sc, n, a->red, a->keepdim);
     mt_tensor *twice = S(mt_call(MT_OP_mul, "Ti", std, (int64_t)2));
     mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, twice));
@@ -558,7 +538,7 @@ static int moments_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_
     const mt_tensor_meta *m = &n->edge_meta[0];
     moments_args a;
     moments_of(n, &a);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *r = NULL;
     if (g[0]) {
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], a.red, a.keepdim);
@@ -597,9 +577,9 @@ int std_mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* ------------------------------------------------------------ norm */
 
 /* gu / norm^(p-1), and 0 where the norm is 0. */
-static mt_tensor *scale_by_norm(scratch *s, mt_tensor *gu, mt_tensor *ru, double p)
+static mt_tensor *scale_by_norm(mt_scope *s, mt_tensor *gu, mt_tensor *ru, double p)
 {
-    scratch sc = *s;
+    mt_scope sc = *s;
     mt_tensor *den = p == 2 ? ru : S(mt_call(MT_OP_pow, "Tf", ru, p - 1));
     mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, den));
     mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", ru, (int64_t)0));
@@ -620,7 +600,7 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     bool keepdim = n->args[3].i;
     if (p == 0) /* a count: no gradient flows, as in torch */
         return 0;
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *r;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
@@ -660,7 +640,7 @@ int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     bool red[MT_MAX_DIMS];
     reduced_dims(m, &n->args[1], red);
     bool keepdim = n->args[2].i;
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
@@ -680,7 +660,7 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     int64_t d = wrap(n->args[1].i, m->ndim);
     double lowest = g[0]->dtype == MT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
     mt_tensor *log_abs = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_abs, "T", g[0]))));
     mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)),
@@ -708,7 +688,7 @@ int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         return 0;
     }
     int64_t d = wrap(n->args[1].i, m->ndim);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *x = saved(&sc, n, 0);
     mt_tensor *top = S(mt_call(MT_OP_amax, "TLb", x, 1, &d, 1));
     mt_tensor *e = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, top))));
@@ -732,7 +712,7 @@ static int64_t softmax_dim(const mt_node *n)
 static int softmax_like_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int op)
 {
     int64_t d = softmax_dim(n);
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *y = saved(&sc, n, n->nparams);
     mt_tensor *r = y ? S(mt_call(op, "TTiD", g[0], y, d, (int)y->dtype)) : NULL;
     return set_input_grad(n, out, finish(&sc, r));
@@ -761,7 +741,7 @@ static int give_param(mt_node *n, mt_tensor **out, int p, mt_tensor *r)
  * the incoming gg; for y it is gg (go - sum(go y)) - go sum(gg y). */
 int softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
     if (!y)
         return finish(&sc, NULL), -1;
@@ -788,7 +768,7 @@ int softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * -gg exp(y) sum(go). */
 int log_softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    scratch sc = {0};
+    mt_scope sc = {0};
     mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
     if (!y)
         return finish(&sc, NULL), -1;

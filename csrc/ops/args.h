@@ -124,6 +124,9 @@ static inline int mt_result_tensor(mt_result *r, mt_tensor *t)
 int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b);
 /* Room for n result tensors (all NULL); -1 on OOM. */
 int mt_result_alloc(mt_result *r, mt_result_kind kind, int n);
+/* A plain tuple of the n tensors ts (consumed); -1 when one is NULL (its
+ * error already set) or on OOM. */
+int mt_result_tuple(mt_result *r, int n, mt_tensor **ts);
 /* Drops the result's own references (not those under a host object, whose
  * release belongs to the host). */
 void mt_result_clear(mt_result *r);

@@ -69,21 +69,6 @@ static mt_tensor *new_like_batch(const mt_tensor *t, int64_t rows, int64_t cols)
     return mt_new(t->dtype, t->ndim, sizes, false);
 }
 
-static int result_tuple(mt_result *r, int n, mt_tensor **ts)
-{
-    bool ok = true;
-    for (int i = 0; i < n; i++)
-        ok = ok && ts[i];
-    if (!ok || mt_result_alloc(r, MT_RESULT_TUPLE, n) < 0) {
-        for (int i = 0; i < n; i++)
-            mt_xrelease(ts[i]);
-        return -1;
-    }
-    for (int i = 0; i < n; i++)
-        r->t[i] = ts[i];
-    return 0;
-}
-
 /* _fused_attention(query, key, value, scale, is_causal) -> (out, weights) */
 int impl_fused_attention(mt_args *a, mt_result *r)
 {
@@ -102,7 +87,7 @@ int impl_fused_attention(mt_args *a, mt_result *r)
             res[0] = NULL;
         }
     }
-    return result_tuple(r, 2, res);
+    return mt_result_tuple(r, 2, res);
 }
 
 /* _fused_attention_backward(grad_output, query, key, value, weights, scale,
@@ -140,5 +125,5 @@ int impl_fused_attention_backward(mt_args *a, mt_result *r)
         res[0] = NULL;
     }
     mt_xrelease(w);
-    return result_tuple(r, 3, res);
+    return mt_result_tuple(r, 3, res);
 }

@@ -75,22 +75,6 @@ static int rows_geometry_of(const mt_args *a, int first, const mt_tensor *in,
     return 0;
 }
 
-/* A result of n tensors (consumed, NULL when one failed: its error is set). */
-static int result_tuple(mt_result *r, int n, mt_tensor **ts)
-{
-    bool ok = true;
-    for (int i = 0; i < n; i++)
-        ok = ok && ts[i];
-    if (!ok || mt_result_alloc(r, MT_RESULT_TUPLE, n) < 0) {
-        for (int i = 0; i < n; i++)
-            mt_xrelease(ts[i]);
-        return -1;
-    }
-    for (int i = 0; i < n; i++)
-        r->t[i] = ts[i];
-    return 0;
-}
-
 /* The operands of a kernel call, converted; released together. */
 typedef struct {
     mt_tensor *t[5];
@@ -139,7 +123,7 @@ int impl_norm_rows(mt_args *a, mt_result *r)
         res[0] = as_dtype(res[0], in->dtype);
     }
     release_operands(&o);
-    return result_tuple(r, 2, res);
+    return mt_result_tuple(r, 2, res);
 }
 
 /* The gradient tensors of a backward row: grad_input like input, grad_weight
@@ -190,7 +174,7 @@ int impl_norm_rows_backward(mt_args *a, mt_result *r)
             res[i] = as_dtype(res[i], in->dtype);
     }
     release_operands(&o);
-    return result_tuple(r, 3, res);
+    return mt_result_tuple(r, 3, res);
 }
 
 typedef struct {
@@ -257,7 +241,7 @@ int impl_batch_norm_train(mt_args *a, mt_result *r)
         res[0] = as_dtype(res[0], in->dtype);
     }
     release_operands(&o);
-    return result_tuple(r, 2, res);
+    return mt_result_tuple(r, 2, res);
 }
 
 /* _batch_norm_backward(grad_output, input, weight, stats)
@@ -286,5 +270,5 @@ int impl_batch_norm_backward(mt_args *a, mt_result *r)
             res[i] = as_dtype(res[i], in->dtype);
     }
     release_operands(&o);
-    return result_tuple(r, 3, res);
+    return mt_result_tuple(r, 3, res);
 }

@@ -20,6 +20,21 @@ int mt_result_alloc(mt_result *r, mt_result_kind kind, int n)
     return 0;
 }
 
+int mt_result_tuple(mt_result *r, int n, mt_tensor **ts)
+{
+    bool ok = true;
+    for (int i = 0; i < n; i++)
+        ok = ok && ts[i];
+    if (!ok || mt_result_alloc(r, MT_RESULT_TUPLE, n) < 0) {
+        for (int i = 0; i < n; i++)
+            mt_xrelease(ts[i]);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        r->t[i] = ts[i];
+    return 0;
+}
+
 MT_HOT void mt_result_clear(mt_result *r)
 {
     if (r->host) {
