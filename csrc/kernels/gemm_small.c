@@ -5,11 +5,12 @@
  * in registers over all of k and are stored (or added to C) once. One macro
  * compiles it per level: AVX-512 (zmm, 4 rows by 4 vectors: 16 of 32
  * registers, so a packed run of 64 columns is one block), AVX2 + FMA (ymm, 6
- * rows by 2: 12 of 16) and the portable baseline (8-float vectors, 4 rows by
- * 2); float64 is the portable shape with AVX2 + FMA clones. The float32
- * level is chosen once from the CPU (core/portable.h); MINITORCH_SMALL_GEMM=
- * avx2 or =generic caps it, so the fallbacks can be tested on a machine that
- * has AVX-512. Every level sums over k in order, one (fused where the level
+ * rows by 2: 12 of 16) and the portable baseline (4-float vectors, which
+ * every SIMD baseline has, 4 rows by 3); float64 takes 4 rows by 3 vectors of
+ * 4 with AVX2 + FMA clones. The float32 level is chosen once from the CPU
+ * (core/portable.h); MINITORCH_SMALL_GEMM=avx2 or =generic caps it and
+ * MINITORCH_NO_AVX512 drops AVX-512, so the fallbacks can be tested on a
+ * machine that has AVX-512. Every level sums over k in order, one (fused where the level
  * has FMA) multiply-add per term, and adds C last when accumulating.
  *
  * For the recurrent layers B is packed once into strips of 16 columns, k rows
@@ -41,13 +42,14 @@ enum { LEVEL_GENERIC, LEVEL_AVX2, LEVEL_AVX512 };
 #define CONTRACT __attribute__((optimize("fp-contract=fast")))
 #endif
 
+typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef double v4d __attribute__((vector_size(32)));
 
 /* NAME(m, n, k, a, ars, acs, b, ldb, c, ldc, acc): C = A B (+ C) for element
- * type T (NAME with attributes ATTR, its inlined parts with INNER: a clone
- * set cannot be inlined), vectors VT of W elements, blocks of MR rows by NV vectors; column
- * remainders (n a multiple of W) run one vector wide. NAME_block has rows and
+ * type T, vectors VT of W elements, blocks of MR rows by NV vectors; column
+ * remainders (n a multiple of W) run one vector wide. NAME has attributes
+ * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
  * nv as constants once inlined, so its accumulators are registers; it takes
  * only pointers and scalars, never a vector, across the target boundary. */
 #define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV)                                             \
@@ -122,8 +124,8 @@ typedef void (*gemm_f32_fn)(int64_t m, int64_t n, int64_t k, const float *a, int
                             int64_t acs, const float *b, int64_t ldb, float *c, int64_t ldc,
                             bool acc);
 
-GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v8f, 8, 4, 2)
-GEMM_LEVEL(gemm_double, MT_CLONES_AVX2_FMA CONTRACT, CONTRACT, double, v4d, 4, 4, 4)
+GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3)
+GEMM_LEVEL(gemm_double, MT_CLONES_AVX2_FMA CONTRACT, CONTRACT, double, v4d, 4, 4, 3)
 #ifdef MT_HAVE_X86_DISPATCH
 GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2)
 #endif
