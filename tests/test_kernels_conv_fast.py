@@ -3,7 +3,14 @@ F(2x2, 3x3) (float32, 3x3, stride 1, undilated, ungrouped, >= 8 channels
 each side; its input gradient only for padding <= 2) and im2col + gemm
 (everything else), with odd sizes, paddings, strides, dilation, groups, 1x1,
 batch 1, channel counts off the product kernel's blocks, several thread
-counts, non-contiguous inputs; float64 gradcheck on the im2col path."""
+counts, non-contiguous inputs; float64 gradcheck on the im2col path; the
+Winograd path again at every level of the product kernel (kernels/gemm_small.c)
+in a fresh process."""
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -207,3 +214,29 @@ def test_winograd_smallest_outputs():
     # the smallest output the path takes (2 x 2), and one with an odd side, batch 1
     compare(1, 9, 11, 2, 2, padding=1)
     compare(1, 9, 11, 4, 5, padding=0)
+
+
+# A child process picks the product kernel's level from its environment afresh.
+LEVEL_CHILD = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, "tests")
+    from test_kernels_conv_fast import WINOGRAD, compare
+    for case in WINOGRAD:
+        compare(*case[:5], padding=case[5])
+    compare(2, 8, 8, 11, 13, padding=1, layout="nhwc")
+    compare(4, 64, 64, 20, 20, padding=1)  # full register blocks and several chunks
+    print("ok")
+""")
+LEVELS = {"best": {}, "avx2": {"MINITORCH_SMALL_GEMM": "avx2"},
+          "generic": {"MINITORCH_SMALL_GEMM": "generic"},
+          "no-avx512": {"MINITORCH_NO_AVX512": "1"}}
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_winograd_at_every_product_kernel_level(level):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, **LEVELS[level])
+    r = subprocess.run([sys.executable, "-c", LEVEL_CHILD], cwd=root, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok"

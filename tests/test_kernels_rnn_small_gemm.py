@@ -1,8 +1,8 @@
 """The packed small-row products behind the recurrent layers
 (kernels/gemm_small.c): every instruction-set level (AVX-512, AVX2 + FMA, the
-portable tile, chosen by MINITORCH_SMALL_GEMM in a fresh process) against
-torch, on sizes that leave partial row blocks, partial strips and partial
-runs of strips; and the thread split over sequences, which must not change a
+portable level, chosen by MINITORCH_SMALL_GEMM or MINITORCH_NO_AVX512 in a
+fresh process) against torch, on sizes that leave partial row blocks, partial
+strips and partial runs of strips; and the thread split over sequences, which must not change a
 single bit."""
 import os
 import subprocess
@@ -57,11 +57,14 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("level", ["best", "avx2", "generic"])
+LEVELS = {"best": {}, "avx2": {"MINITORCH_SMALL_GEMM": "avx2"},
+          "generic": {"MINITORCH_SMALL_GEMM": "generic"},
+          "no-avx512": {"MINITORCH_NO_AVX512": "1"}}
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
 def test_layers_match_torch_at_every_kernel_level(level):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    if level != "best":
-        env["MINITORCH_SMALL_GEMM"] = level
+    env = dict(os.environ, PYTHONPATH=ROOT, **LEVELS[level])
     r = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -1,14 +1,23 @@
-/* Few-row products against a packed matrix (gemm_small.h). B is packed once
- * into strips of 16 columns, k rows each, and strips are stored in runs of
- * four, row p of a run holding the p-th row of each of its strips side by
- * side, so a product walks one contiguous, 64-byte aligned stream per run.
- * A tile is up to 4 rows of A by one run: in AVX-512 the 4 x 4 accumulators
- * (16 floats each) stay in registers over all of k; in AVX2 + FMA one strip
- * at a time (4 x 2 registers of 8); the portable tile is plain C with an
- * AVX2 + FMA clone and is also the float64 kernel. The level is chosen once
- * from the CPU; MINITORCH_SMALL_GEMM=avx2 or =generic caps it, so the
- * fallbacks can be tested on a machine that has AVX-512. Every level sums
- * over k in order, one (fused on AVX2/AVX-512) multiply-add per term. */
+/* Register-blocked products (gemm_small.h), the one kernel behind the
+ * recurrent layers and the Winograd convolution. A block is up to MR rows of
+ * A by NV vectors of W columns of B: each step l loads NV vectors of row l of
+ * B and broadcasts one element of A per row, so the MR x NV accumulators stay
+ * in registers over all of k and are stored (or added to C) once. One macro
+ * compiles it per level: AVX-512 (zmm, 4 rows by 4 vectors: 16 of 32
+ * registers, so a packed run of 64 columns is one block), AVX2 + FMA (ymm, 6
+ * rows by 2: 12 of 16) and the portable baseline (4-float vectors, which
+ * every SIMD baseline has, 4 rows by 3); float64 takes 4 rows by 3 vectors of
+ * 4 with AVX2 + FMA clones. The float32 level is chosen once from the CPU
+ * (core/portable.h); MINITORCH_SMALL_GEMM=avx2 or =generic caps it and
+ * MINITORCH_NO_AVX512 drops AVX-512, so the fallbacks can be tested on a
+ * machine that has AVX-512. Every level sums over k in order, one (fused where the level
+ * has FMA) multiply-add per term, and adds C last when accumulating.
+ *
+ * For the recurrent layers B is packed once into strips of 16 columns, k rows
+ * each, stored in runs of four, row p of a run holding the p-th row of each
+ * of its strips side by side: a run is a k x 64 matrix with rows 64 apart, a
+ * contiguous, 64-byte aligned stream, and a product is one block product per
+ * run. */
 #include "gemm_small.h"
 
 #include <stdlib.h>
@@ -18,116 +27,111 @@
 #include "../core/error.h"
 #include "../core/portable.h"
 
-#ifdef MT_HAVE_X86_DISPATCH
-#include <immintrin.h>
-#endif
-
 #define S MT_SMALL_STRIP
-/* Strips per run and rows of A per tile. */
+/* Strips per run; rows of A per pass over all runs (a multiple of every
+ * level's MR). */
 #define RUN 4
-#define MR 4
+#define ROWS_PER_PASS 12
 
 enum { LEVEL_GENERIC, LEVEL_AVX2, LEVEL_AVX512 };
 
-/* One tile: rows a[0..MR) of A, values acs apart (rows past mr repeat the
- * last one and are not stored), by nv strips of b whose rows are ldb values
- * apart, into c. */
-typedef void (*tile_fn)(const void *const *a, int64_t acs, int64_t k, const void *b,
-                        int64_t ldb, int nv, void *c, int64_t ldc, int mr);
-
-#define GENERIC_TILE(T)                                                                  \
-    MT_CLONES_AVX2_FMA static void tile_generic_##T(const void *const *av, int64_t acs,  \
-                                                    int64_t k, const void *bv,           \
-                                                    int64_t ldb, int nv, void *cv,       \
-                                                    int64_t ldc, int mr)                 \
-    {                                                                                    \
-        const T *const *a = (const T *const *)av;                                        \
-        for (int v = 0; v < nv; v++) {                                                   \
-            T acc[MR][S] = {{0}};                                                        \
-            const T *b = (const T *)bv + v * S;                                          \
-            for (int64_t p = 0; p < k; p++, b += ldb)                                    \
-                for (int r = 0; r < MR; r++) {                                           \
-                    T x = a[r][p * acs];                                                 \
-                    for (int l = 0; l < S; l++)                                          \
-                        acc[r][l] += x * b[l];                                           \
-                }                                                                        \
-            for (int r = 0; r < mr; r++)                                                 \
-                memcpy((T *)cv + r * ldc + v * S, acc[r], sizeof acc[r]);                \
-        }                                                                                \
-    }
-GENERIC_TILE(float)
-GENERIC_TILE(double)
-
-#ifdef MT_HAVE_X86_DISPATCH
-MT_TARGET_AVX2_FMA static void tile_avx2(const void *const *av, int64_t acs, int64_t k,
-                                         const void *bv, int64_t ldb, int nv, void *cv,
-                                         int64_t ldc, int mr)
-{
-    const float *const *a = (const float *const *)av;
-    for (int v = 0; v < nv; v++) {
-        __m256 acc[MR][2];
-        for (int r = 0; r < MR; r++)
-            acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-        const float *b = (const float *)bv + v * S;
-        for (int64_t p = 0; p < k; p++, b += ldb) {
-            __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-            for (int r = 0; r < MR; r++) {
-                __m256 x = _mm256_broadcast_ss(a[r] + p * acs);
-                acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
-                acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
-            }
-        }
-        for (int r = 0; r < mr; r++) {
-            float *c = (float *)cv + r * ldc + v * S;
-            _mm256_storeu_ps(c, acc[r][0]);
-            _mm256_storeu_ps(c + 8, acc[r][1]);
-        }
-    }
-}
-
+/* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
+#if defined(__clang__)
+#define CONTRACT
+#else
+#define CONTRACT __attribute__((optimize("fp-contract=fast")))
 #endif
 
-#ifdef MT_HAVE_AVX512
-/* NV strips of 16 floats by MR rows, all accumulators in registers. */
-#define TILE512(NV)                                                                      \
-    MT_TARGET_AVX512 static void tile512_##NV(const float *const *a, int64_t acs,        \
-                                              int64_t k, const float *b, int64_t ldb,    \
-                                              float *c, int64_t ldc, int mr)             \
-    {                                                                                    \
-        __m512 acc[MR][NV];                                                              \
-        for (int r = 0; r < MR; r++)                                                     \
-            for (int v = 0; v < NV; v++)                                                 \
-                acc[r][v] = _mm512_setzero_ps();                                         \
-        for (int64_t p = 0; p < k; p++, b += ldb) {                                      \
-            __m512 bl[NV];                                                               \
-            for (int v = 0; v < NV; v++)                                                 \
-                bl[v] = _mm512_load_ps(b + v * S);                                       \
-            for (int r = 0; r < MR; r++) {                                               \
-                __m512 x = _mm512_set1_ps(a[r][p * acs]);                                \
-                for (int v = 0; v < NV; v++)                                             \
-                    acc[r][v] = _mm512_fmadd_ps(x, bl[v], acc[r][v]);                    \
-            }                                                                            \
-        }                                                                                \
-        for (int r = 0; r < mr; r++)                                                     \
-            for (int v = 0; v < NV; v++)                                                 \
-                _mm512_storeu_ps(c + r * ldc + v * S, acc[r][v]);                        \
-    }
-TILE512(4)
-TILE512(1)
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef double v4d __attribute__((vector_size(32)));
 
-static void tile_avx512(const void *const *av, int64_t acs, int64_t k, const void *bv,
-                        int64_t ldb, int nv, void *cv, int64_t ldc, int mr)
-{
-    const float *const *a = (const float *const *)av;
-    const float *b = bv;
-    float *c = cv;
-    if (nv == RUN) {
-        tile512_4(a, acs, k, b, ldb, c, ldc, mr);
-        return;
+/* NAME(m, n, k, a, ars, acs, b, ldb, c, ldc, acc): C = A B (+ C) for element
+ * type T, vectors VT of W elements, blocks of MR rows by NV vectors; column
+ * remainders (n a multiple of W) run one vector wide. NAME has attributes
+ * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
+ * nv as constants once inlined, so its accumulators are registers; it takes
+ * only pointers and scalars, never a vector, across the target boundary. */
+#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV)                                             \
+    INNER static inline __attribute__((always_inline)) void NAME##_block(                    \
+        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,      \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                           \
+    {                                                                                       \
+        VT s[MR][NV];                                                                       \
+        for (int i = 0; i < MR; i++)                                                        \
+            for (int v = 0; v < NV; v++)                                                    \
+                s[i][v] = (VT){0};                                                          \
+        for (int64_t l = 0; l < k; l++, a += acs, b += ldb) {                               \
+            VT bv[NV];                                                                      \
+            for (int v = 0; v < nv; v++)                                                    \
+                memcpy(&bv[v], b + v * W, sizeof(VT));                                      \
+            /* a vector times a scalar: a broadcast, with no add of zero */                 \
+            for (int i = 0; i < rows; i++) {                                                \
+                T x = a[i * ars];                                                           \
+                for (int v = 0; v < nv; v++)                                                \
+                    s[i][v] += bv[v] * x;                                                   \
+            }                                                                               \
+        }                                                                                   \
+        for (int i = 0; i < rows; i++)                                                      \
+            for (int v = 0; v < nv; v++) {                                                  \
+                T *cp = c + i * ldc + v * W;                                                \
+                if (acc) {                                                                  \
+                    VT old;                                                                 \
+                    memcpy(&old, cp, sizeof(VT));                                           \
+                    s[i][v] += old;                                                         \
+                }                                                                           \
+                memcpy(cp, &s[i][v], sizeof(VT));                                           \
+            }                                                                               \
+    }                                                                                       \
+    INNER static inline __attribute__((always_inline)) void NAME##_rows(                     \
+        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,      \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                           \
+    {                                                                                       \
+        switch (rows) {                                                                     \
+        case 1: NAME##_block(1, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
+        case 2: NAME##_block(2, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
+        case 3: NAME##_block(3, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
+        case 4: NAME##_block(4 < MR ? 4 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
+            break;                                                                          \
+        case 5: NAME##_block(5 < MR ? 5 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
+            break;                                                                          \
+        case 6: NAME##_block(6 < MR ? 6 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
+            break;                                                                          \
+        case 7: NAME##_block(7 < MR ? 7 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
+            break;                                                                          \
+        default: NAME##_block(MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;          \
+        }                                                                                   \
+    }                                                                                       \
+    ATTR static void NAME(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars,         \
+                          int64_t acs, const T *b, int64_t ldb, T *c, int64_t ldc, bool acc) \
+    {                                                                                       \
+        for (int64_t j = 0; j < n;) {                                                       \
+            bool full = n - j >= NV * W;                                                    \
+            for (int64_t i = 0; i < m; i += MR) {                                           \
+                int rows = m - i < MR ? (int)(m - i) : MR;                                  \
+                if (full)                                                                   \
+                    NAME##_rows(rows, NV, a + i * ars, ars, acs, k, b + j, ldb,             \
+                                c + i * ldc + j, ldc, acc);                                 \
+                else                                                                        \
+                    NAME##_rows(rows, 1, a + i * ars, ars, acs, k, b + j, ldb,              \
+                                c + i * ldc + j, ldc, acc);                                 \
+            }                                                                               \
+            j += full ? NV * W : W;                                                         \
+        }                                                                                   \
     }
-    for (int v = 0; v < nv; v++)
-        tile512_1(a, acs, k, b + v * S, ldb, c + v * S, ldc, mr);
-}
+
+typedef void (*gemm_f32_fn)(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars,
+                            int64_t acs, const float *b, int64_t ldb, float *c, int64_t ldc,
+                            bool acc);
+
+GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3)
+GEMM_LEVEL(gemm_double, MT_CLONES_AVX2_FMA CONTRACT, CONTRACT, double, v4d, 4, 4, 3)
+#ifdef MT_HAVE_X86_DISPATCH
+GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2)
+#endif
+#ifdef MT_HAVE_AVX512
+typedef float v16f __attribute__((vector_size(64)));
+GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 4, 4)
 #endif
 
 static int best_level(void)
@@ -149,20 +153,26 @@ static int best_level(void)
     return level;
 }
 
-static tile_fn float_tile(void)
+static gemm_f32_fn float_gemm(void)
 {
     static int level = -1; /* racing first calls all store the same value */
     if (level < 0)
         level = best_level();
 #ifdef MT_HAVE_AVX512
     if (level == LEVEL_AVX512)
-        return tile_avx512;
+        return gemm_avx512;
 #endif
 #ifdef MT_HAVE_X86_DISPATCH
     if (level == LEVEL_AVX2)
-        return tile_avx2;
+        return gemm_avx2;
 #endif
-    return tile_generic_float;
+    return gemm_generic;
+}
+
+void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,
+                 const float *b, int64_t ldb, float *c, int64_t ldc, bool acc)
+{
+    float_gemm()(m, n, k, a, ars, acs, b, ldb, c, ldc, acc);
 }
 
 /* Element offset of run u: every run but the last is full. */
@@ -240,16 +250,21 @@ void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t a
                    int64_t acs, void *c, int64_t ldc)
 {
     size_t isz = p->dtype == MT_FLOAT32 ? sizeof(float) : sizeof(double);
-    tile_fn tile = p->dtype == MT_FLOAT32 ? float_tile() : tile_generic_double;
-    for (int64_t i0 = 0; i0 < m; i0 += MR) {
-        int mr = m - i0 < MR ? (int)(m - i0) : MR;
-        const void *rows[MR];
-        for (int r = 0; r < MR; r++)
-            rows[r] = (const char *)a + (i0 + (r < mr ? r : mr - 1)) * ars * (int64_t)isz;
+    gemm_f32_fn f32 = p->dtype == MT_FLOAT32 ? float_gemm() : NULL;
+    /* a few rows of A against every run, so they stay in cache while B streams */
+    for (int64_t i0 = 0; i0 < m; i0 += ROWS_PER_PASS) {
+        int64_t mr = m - i0 < ROWS_PER_PASS ? m - i0 : ROWS_PER_PASS;
+        const char *ai = (const char *)a + i0 * ars * (int64_t)isz;
+        char *ci = (char *)c + i0 * ldc * (int64_t)isz;
         for (int64_t u = 0; u * RUN < p->strips; u++) {
-            int nv = p->strips - u * RUN < RUN ? (int)(p->strips - u * RUN) : RUN;
-            tile(rows, acs, p->k, (const char *)p->data + run_offset(u, p->k) * (int64_t)isz,
-                 nv * S, nv, (char *)c + (i0 * ldc + u * RUN * S) * (int64_t)isz, ldc, mr);
+            int64_t w = (p->strips - u * RUN < RUN ? p->strips - u * RUN : RUN) * S;
+            int64_t off = run_offset(u, p->k), col = u * RUN * S;
+            if (f32)
+                f32(mr, w, p->k, (const float *)ai, ars, acs, (const float *)p->data + off, w,
+                    (float *)ci + col, ldc, false);
+            else
+                gemm_double(mr, w, p->k, (const double *)ai, ars, acs,
+                            (const double *)p->data + off, w, (double *)ci + col, ldc, false);
         }
     }
 }

@@ -1,14 +1,25 @@
-/* Products of a few rows against one matrix that stays fixed over many calls
- * (a recurrent layer's W_hh over the steps of a sequence): the matrix is
- * packed once into 16-column strips and each product streams it through a
- * register-blocked kernel, float32 or float64. */
+/* Our register-blocked matrix product kernel (float32, one level per CPU)
+ * and, on top of it, products of a few rows against one matrix that stays
+ * fixed over many calls (a recurrent layer's W_hh over the steps of a
+ * sequence): that matrix is packed once into 16-column strips and each
+ * product streams it through the same kernel, float32 or float64. */
 #ifndef MT_KERNELS_GEMM_SMALL_H
 #define MT_KERNELS_GEMM_SMALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/dtype.h"
+
+/* C = A B, or C += A B when acc, float32, on the calling thread: A (m x k)
+ * with element (i, l) at a[i * ars + l * acs], B (k x n) with rows ldb apart,
+ * C rows ldc apart (strides in elements); n a multiple of MT_GEMM_COLS. The
+ * sum over l runs in order and C is added last. Reads fastest with acs 1
+ * and B's rows 64-byte aligned. */
+#define MT_GEMM_COLS 16
+void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,
+                 const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
 
 /* Columns per strip. */
 #define MT_SMALL_STRIP 16

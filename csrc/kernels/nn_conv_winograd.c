@@ -4,8 +4,8 @@
  * become 16 independent (O x C) @ (C x tiles) gemms with 2.25 times fewer
  * multiply-adds than im2col. The forward runs in chunks of tiles sized so a
  * chunk's transformed input and output stay in L2; each thread takes whole
- * chunks (transform, 16 products by our own register-blocked kernel,
- * inverse transform) with no barrier between the stages. The input gradient
+ * chunks (transform, 16 products by our register-blocked kernel in
+ * gemm_small.h, inverse transform) with no barrier between the stages. The input gradient
  * is the same forward over the output gradient with the filter flipped and
  * its channels swapped (padding 2 - p). The weight gradient is the adjoint
  * of the three linear maps, G^T (sum over tiles of (A dy A^T) (B^T d B)^T) G,
@@ -19,6 +19,7 @@
 #include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
+#include "gemm_small.h"
 #include "parallel.h"
 #include "vmath.h"
 
@@ -28,8 +29,9 @@
  * 1 MB L2. */
 #define FORWARD_CHUNK_BYTES ((int64_t)512 << 10)
 #define WEIGHT_CHUNK_BYTES ((int64_t)384 << 10)
-/* Columns (tiles) of the product kernel's register block; a forward
- * chunk's rows are padded to a multiple of it. */
+/* A forward chunk's rows (tiles) and the weight gradient's channels are
+ * padded to a multiple of this for the product kernel (a multiple of
+ * MT_GEMM_COLS). */
 #define NR 32
 
 bool mt_conv2d_winograd_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win,
@@ -422,97 +424,6 @@ static void filter_transform(const float *w, int64_t O, int64_t C, bool adjoint,
     mt_parallel_for(0, O, 1 + 2048 / (C + 1), filter_range, &j);
 }
 
-/* ------------------------------------------------------ product kernel
- * C = A B (+ C when acc) for one of the 16 products of a chunk: A (m x K)
- * the transformed filter, element (i, l) at a[i * lda + l]; B (K x n) the
- * transformed tiles, rows ldb apart; C rows ldc apart; n a multiple of NR.
- * A block of MR rows by NR columns stays in registers while l runs: NR / W
- * vectors of B and one broadcast element of A per row and step. Compiled
- * three times: AVX-512 (zmm, 8 rows: 16 accumulators of 32 registers), AVX2
- * with FMA and the portable baseline (ymm-sized vectors, 6 rows: 12 of 16).
- * The dispatch is local to this file, as portable.h names no AVX-512 target. */
-
-#define PRODUCT_KERNEL(NAME, ATTR, VT, W, MR)                                                   \
-    ATTR static inline __attribute__((always_inline)) void NAME##_block(                        \
-        int rows, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,           \
-        int64_t ldc, int64_t K, bool acc)                                                       \
-    {                                                                                           \
-        VT s[MR][NR / W];                                                                       \
-        for (int i = 0; i < MR; i++)                                                            \
-            for (int v = 0; v < NR / W; v++)                                                    \
-                s[i][v] = (VT){0};                                                              \
-        for (int64_t l = 0; l < K; l++) {                                                       \
-            VT bv[NR / W];                                                                      \
-            for (int v = 0; v < NR / W; v++)                                                    \
-                memcpy(&bv[v], b + l * ldb + v * W, sizeof(VT));                                \
-            /* a vector times a scalar: a broadcast, with no add of zero */                     \
-            for (int i = 0; i < MR; i++)                                                        \
-                if (i < rows) {                                                                 \
-                    float ai = a[i * lda + l];                                                  \
-                    for (int v = 0; v < NR / W; v++)                                            \
-                        s[i][v] += bv[v] * ai;                                                  \
-                }                                                                               \
-        }                                                                                       \
-        for (int i = 0; i < MR; i++)                                                            \
-            if (i < rows)                                                                       \
-                for (int v = 0; v < NR / W; v++) {                                              \
-                    float *cp = c + i * ldc + v * W;                                            \
-                    if (acc) {                                                                  \
-                        VT old;                                                                 \
-                        memcpy(&old, cp, sizeof(VT));                                           \
-                        s[i][v] += old;                                                         \
-                    }                                                                           \
-                    memcpy(cp, &s[i][v], sizeof(VT));                                           \
-                }                                                                               \
-    }                                                                                           \
-    ATTR static void NAME(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,         \
-                          const float *b, int64_t ldb, float *c, int64_t ldc, bool acc)         \
-    {                                                                                           \
-        for (int64_t j = 0; j < n; j += NR)                                                     \
-            for (int64_t i = 0; i < m; i += MR) {                                               \
-                const float *ai = a + i * lda;                                                  \
-                float *ci = c + i * ldc + j;                                                    \
-                switch (m - i < MR ? (int)(m - i) : MR) {                                       \
-                case 1: NAME##_block(1, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 2: NAME##_block(2, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 3: NAME##_block(3, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 4: NAME##_block(4, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 5: NAME##_block(5, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 6: NAME##_block(6, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                case 7: NAME##_block(7, ai, lda, b + j, ldb, ci, ldc, K, acc); break;           \
-                default: NAME##_block(MR, ai, lda, b + j, ldb, ci, ldc, K, acc); break;         \
-                }                                                                               \
-            }                                                                                   \
-    }
-
-typedef void (*product_fn)(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
-                           const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
-
-/* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
-#if defined(__clang__)
-#define CONTRACT
-#else
-#define CONTRACT __attribute__((optimize("fp-contract=fast")))
-#endif
-
-PRODUCT_KERNEL(product_base, CONTRACT, v8, 8, 6)
-#ifdef MT_HAVE_X86_DISPATCH
-typedef float v16 __attribute__((vector_size(64)));
-PRODUCT_KERNEL(product_avx2, MT_TARGET_AVX2_FMA CONTRACT, v8, 8, 6)
-PRODUCT_KERNEL(product_avx512, __attribute__((target("avx512f,fma"))) CONTRACT, v16, 16, 8)
-#endif
-
-static product_fn product_for_cpu(void)
-{
-#ifdef MT_HAVE_X86_DISPATCH
-    if (__builtin_cpu_supports("avx512f"))
-        return product_avx512;
-    if (mt_cpu_has_avx2_fma())
-        return product_avx2;
-#endif
-    return product_base;
-}
-
 /* ------------------------------------------------------------- forward */
 
 typedef struct {
@@ -520,7 +431,6 @@ typedef struct {
     const mt_tensor *x;
     mt_tensor *out;
     const float *u, *bias;
-    product_fn product;
     int64_t ld; /* a chunk's padded row length */
     atomic_int failed;
 } forward_job;
@@ -545,8 +455,8 @@ static void forward_chunks(void *arg, int64_t c0, int64_t c1)
         input_transform(&in, 0, C);
         int64_t n = (np + NR - 1) / NR * NR;
         for (int k = 0; k < 16; k++)
-            j->product(O, n, C, j->u + k * O * C, C, vin + k * C * ld, ld, vout + k * O * ld, ld,
-                       false);
+            mt_gemm_f32(O, n, C, j->u + k * O * C, C, 1, vin + k * C * ld, ld, vout + k * O * ld,
+                        ld, false);
         output_transform(&o, 0, O);
         if (in.failed)
             atomic_store(&j->failed, 1);
@@ -562,7 +472,7 @@ static int forward(const mt_tensor *x, int64_t O, const float *u, const float *b
 {
     plan pl = plan_of(x->sizes[0], x->sizes[1], O, x->sizes[2], x->sizes[3], win,
                       FORWARD_CHUNK_BYTES);
-    forward_job j = {&pl, x, out, u, bias, product_for_cpu(), (pl.chunk + NR - 1) / NR * NR};
+    forward_job j = {&pl, x, out, u, bias, (pl.chunk + NR - 1) / NR * NR};
     atomic_init(&j.failed, 0);
     int64_t chunks = (pl.N * pl.tiles + pl.chunk - 1) / pl.chunk;
     mt_parallel_for(0, chunks, 1, forward_chunks, &j);
@@ -662,7 +572,6 @@ typedef struct {
     const plan *pl;
     const mt_tensor *grad, *x;
     float *du; /* [runs][16][O][Cp] */
-    product_fn product;
     int64_t Cp, runs, nchunks;
     atomic_int failed;
 } weight_job;
@@ -691,8 +600,8 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
             }
             transpose16(v, C, np, ld, C * ld, vt, Cp, ld * Cp);
             for (int k = 0; k < 16; k++)
-                j->product(O, Cp, np, dm + k * O * ld, ld, vt + k * ld * Cp, Cp,
-                           du + k * O * Cp, Cp, true);
+                mt_gemm_f32(O, Cp, np, dm + k * O * ld, ld, 1, vt + k * ld * Cp, Cp,
+                            du + k * O * Cp, Cp, true);
         }
     }
     if (!dm)
@@ -708,7 +617,7 @@ int mt_conv2d_winograd_backward_weight(const mt_tensor *grad, const mt_tensor *x
     plan pl = plan_of(x->sizes[0], x->sizes[1], grad_weight->sizes[0], x->sizes[2],
                       x->sizes[3], win, WEIGHT_CHUNK_BYTES);
     int64_t O = pl.O, C = pl.C, Cp = (C + NR - 1) / NR * NR;
-    weight_job j = {&pl, grad, x, NULL, product_for_cpu(), Cp};
+    weight_job j = {&pl, grad, x, NULL, Cp};
     j.nchunks = (pl.N * pl.tiles + pl.chunk - 1) / pl.chunk;
     j.runs = mt_get_num_threads() < j.nchunks ? mt_get_num_threads() : j.nchunks;
     if (j.runs < 1)
