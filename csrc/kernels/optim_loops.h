@@ -14,13 +14,17 @@ static void NAME(sgd, SFX)(void *arg, int64_t begin, int64_t end)
     const T *gr = j->o->grad;
     const T wd = (T)h->weight_decay, mom = (T)h->momentum;
     const T keep = (T)(1.0 - h->dampening), neg_lr = (T)-h->lr;
+    /* flags in locals: the stores below could alias *h, so reading them
+     * there would keep the loop from being unswitched and vectorized */
+    const bool maximize = h->maximize, decay = h->weight_decay != 0;
+    const bool momentum = h->momentum != 0, first = h->first_step, nesterov = h->nesterov;
     for (int64_t i = begin; i < end; i++) {
-        T g = h->maximize ? -gr[i] : gr[i];
-        if (h->weight_decay != 0)
+        T g = maximize ? -gr[i] : gr[i];
+        if (decay)
             g = g + wd * p[i];
-        if (h->momentum != 0) {
-            buf[i] = h->first_step ? g : buf[i] * mom + keep * g;
-            g = h->nesterov ? g + mom * buf[i] : buf[i];
+        if (momentum) {
+            buf[i] = first ? g : buf[i] * mom + keep * g;
+            g = nesterov ? g + mom * buf[i] : buf[i];
         }
         p[i] = p[i] + neg_lr * g;
     }
