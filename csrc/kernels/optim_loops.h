@@ -14,48 +14,75 @@ static void NAME(sgd, SFX)(void *arg, int64_t begin, int64_t end)
     const T *gr = j->o->grad;
     const T wd = (T)h->weight_decay, mom = (T)h->momentum;
     const T keep = (T)(1.0 - h->dampening), neg_lr = (T)-h->lr;
+    /* flags in locals: the stores below could alias *h, so reading them
+     * there would keep the loop from being unswitched and vectorized */
+    const bool maximize = h->maximize, decay = h->weight_decay != 0;
+    const bool momentum = h->momentum != 0, first = h->first_step, nesterov = h->nesterov;
     for (int64_t i = begin; i < end; i++) {
-        T g = h->maximize ? -gr[i] : gr[i];
-        if (h->weight_decay != 0)
+        T g = maximize ? -gr[i] : gr[i];
+        if (decay)
             g = g + wd * p[i];
-        if (h->momentum != 0) {
-            buf[i] = h->first_step ? g : buf[i] * mom + keep * g;
-            g = h->nesterov ? g + mom * buf[i] : buf[i];
+        if (momentum) {
+            buf[i] = first ? g : buf[i] * mom + keep * g;
+            g = nesterov ? g + mom * buf[i] : buf[i];
         }
         p[i] = p[i] + neg_lr * g;
     }
 }
 
+/* One Adam step's operands and constants in T, with every flag settled once,
+ * so that the element loops read nothing through the hyperparameters. */
+typedef struct {
+    T *p, *m, *v, *vmax;
+    const T *gr;
+    T wd, decay, w1, b2, w2, eps, neg_step, bc2_sqrt;
+    bool small_w1, maximize, amsgrad, coupled_wd, decoupled_wd;
+} NAME(adam_k, SFX);
+
+#ifdef ADAM_VEC
+/* Updates a leading run of [begin, end) in vectors, with the same operations
+ * in the same order as the loop below; returns where that loop takes over. */
+static int64_t ADAM_VEC(const NAME(adam_k, SFX) *k, int64_t begin, int64_t end);
+#endif
+
 static void NAME(adam, SFX)(void *arg, int64_t begin, int64_t end)
 {
     const optim_job *j = arg;
     const mt_adam_hyper *h = j->hyper;
-    T *p = j->o->param, *m = j->o->state[0], *v = j->o->state[1], *vmax = j->o->state[2];
-    const T *gr = j->o->grad;
     const double step_size = h->lr / (1.0 - pow(h->beta1, (double)h->step));
-    const T bc2_sqrt = (T)sqrt(1.0 - pow(h->beta2, (double)h->step));
-    const T wd = (T)h->weight_decay, decay = (T)(1.0 - h->lr * h->weight_decay);
-    const T w1 = (T)(1.0 - h->beta1), b2 = (T)h->beta2, w2 = (T)(1.0 - h->beta2);
-    const T eps = (T)h->eps, neg_step = (T)-step_size;
-    const bool small_w1 = w1 < (T)0.5;
-    for (int64_t i = begin; i < end; i++) {
-        T g = h->maximize ? -gr[i] : gr[i];
-        if (h->weight_decay != 0) {
-            if (h->decoupled)
-                p[i] = p[i] * decay;
-            else
-                g = g + wd * p[i];
-        }
+    const NAME(adam_k, SFX) k = {
+        .p = j->o->param, .m = j->o->state[0], .v = j->o->state[1], .vmax = j->o->state[2],
+        .gr = j->o->grad,
+        .wd = (T)h->weight_decay, .decay = (T)(1.0 - h->lr * h->weight_decay),
+        .w1 = (T)(1.0 - h->beta1), .b2 = (T)h->beta2, .w2 = (T)(1.0 - h->beta2),
+        .eps = (T)h->eps, .neg_step = (T)-step_size,
+        .bc2_sqrt = (T)sqrt(1.0 - pow(h->beta2, (double)h->step)),
+        .small_w1 = (T)(1.0 - h->beta1) < (T)0.5, .maximize = h->maximize, .amsgrad = h->amsgrad,
+        .coupled_wd = h->weight_decay != 0 && !h->decoupled,
+        .decoupled_wd = h->weight_decay != 0 && h->decoupled,
+    };
+    T *p = k.p, *m = k.m, *v = k.v, *vmax = k.vmax;
+    const T *gr = k.gr;
+    int64_t i = begin;
+#ifdef ADAM_VEC
+    i = ADAM_VEC(&k, begin, end);
+#endif
+    for (; i < end; i++) {
+        T g = k.maximize ? -gr[i] : gr[i];
+        if (k.decoupled_wd)
+            p[i] = p[i] * k.decay;
+        else if (k.coupled_wd)
+            g = g + k.wd * p[i];
         /* torch's lerp: the form that is exact at the nearer end */
-        m[i] = small_w1 ? m[i] + w1 * (g - m[i]) : g - (g - m[i]) * ((T)1 - w1);
-        v[i] = v[i] * b2 + w2 * g * g;
+        m[i] = k.small_w1 ? m[i] + k.w1 * (g - m[i]) : g - (g - m[i]) * ((T)1 - k.w1);
+        v[i] = v[i] * k.b2 + k.w2 * g * g;
         T second = v[i];
-        if (h->amsgrad) {
+        if (k.amsgrad) {
             vmax[i] = vmax[i] > v[i] || vmax[i] != vmax[i] ? vmax[i] : v[i];
             second = vmax[i];
         }
-        const T denom = SQRT(second) / bc2_sqrt + eps;
-        p[i] = p[i] + neg_step * (m[i] / denom);
+        const T denom = SQRT(second) / k.bc2_sqrt + k.eps;
+        p[i] = p[i] + k.neg_step * (m[i] / denom);
     }
 }
 
