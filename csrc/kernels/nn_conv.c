@@ -17,6 +17,7 @@
 #include "blas.h"
 #include "copy.h"
 #include "linalg.h"
+#include "nn_conv_direct.h"
 #include "nn_conv_winograd.h"
 #include "parallel.h"
 
@@ -353,6 +354,8 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
+    if (mt_conv2d_direct_fits(x->dtype, s.Cg, s.O, win, groups))
+        return mt_conv2d_direct_forward(x, w, bias, win, out);
     chunks_job j = {x, w, bias, out, win, groups, 0, s, false};
     return run_chunks(&j);
 }
@@ -456,6 +459,8 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         return start < 0 ? -1 : 0;
     if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
+    if (mt_conv2d_direct_fits(grad->dtype, s.Cg, s.O, win, groups))
+        return mt_conv2d_direct_backward_weight(grad, x, win, grad_weight);
     weight_job j = {grad, x, grad_weight, NULL, win, groups};
     j.s = s;
     j.chunk = chunk_images(s.N, s.K, s.L, s.isz);
