@@ -40,6 +40,27 @@ typedef struct {
 
 static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
 
+/* dst[0, n) = src[0, n) for short rows: blocks of 8 by fixed-size copies,
+ * the last block overlapping the one before rather than a scalar tail. */
+#define COPY_SPAN(T)                                                                     \
+    static inline __attribute__((always_inline)) void copy_span_##T(                     \
+        T *restrict dst, const T *restrict src, int64_t n)                               \
+    {                                                                                    \
+        if (n < 8) {                                                                     \
+            for (int64_t q = 0; q < n; q++)                                              \
+                dst[q] = src[q];                                                         \
+            return;                                                                      \
+        }                                                                                \
+        for (int64_t q = 0; q + 8 < n; q += 8)                                           \
+            memcpy(dst + q, src + q, 8 * sizeof(T));                                     \
+        memcpy(dst + n - 8, src + n - 8, 8 * sizeof(T));                                 \
+    }
+COPY_SPAN(float)
+COPY_SPAN(double)
+
+/* With stride 1 along contiguous rows the columns inside the plane, [lo, hi)
+ * of the output row, depend on the window column only, so they are found
+ * once per task and each row is one span copy. */
 #define UNFOLD(T)                                                                        \
     MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
     {                                                                                    \
@@ -53,6 +74,11 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
             const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +         \
                            (c->c0 + ch) * x->strides[1];                                 \
             T *dst = (T *)c->col + r * c->rs + n * L;                                    \
+            int64_t x0 = j * g->dw - g->pw;                                              \
+            int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow;         \
+            if (hi < lo)                                                                 \
+                hi = lo = 0;                                                             \
+            bool span = g->sw == 1 && sw == 1;                                           \
             for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
                 int64_t y = oy * g->sh - g->ph + i * g->dh;                              \
                 T *row = dst + oy * g->ow;                                               \
@@ -61,17 +87,10 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
                     continue;                                                            \
                 }                                                                        \
                 const T *srow = src + y * sh;                                            \
-                int64_t x0 = j * g->dw - g->pw;                                          \
-                if (g->sw == 1 && sw == 1) {                                             \
-                    /* [lo, hi): the columns inside the row; a loop, not                 \
-                     * memcpy, as rows are often shorter than a call costs */            \
-                    int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow; \
-                    if (hi < lo)                                                         \
-                        hi = lo = 0;                                                     \
+                if (span) {                                                              \
                     for (int64_t ox = 0; ox < lo; ox++)                                  \
                         row[ox] = 0;                                                     \
-                    for (int64_t ox = lo; ox < hi; ox++)                                 \
-                        row[ox] = srow[x0 + ox];                                         \
+                    copy_span_##T(row + lo, srow + x0 + lo, hi - lo);                    \
                     for (int64_t ox = hi; ox < g->ow; ox++)                              \
                         row[ox] = 0;                                                     \
                     continue;                                                            \
