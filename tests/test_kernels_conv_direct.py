@@ -94,3 +94,17 @@ def test_nonfinite_past_the_row_end():
     np.testing.assert_allclose(my, ty, rtol=1e-5, atol=1e-5)
     assert np.isfinite(tg[:, :, :, 0]).all()
     np.testing.assert_allclose(mg, tg, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("C,k,dtype", [(1, 5, np.float32), (6, 5, np.float32), (3, 3, np.float64)])
+def test_strided_bias(C, k, dtype):
+    # the bias is filled into the output planes reading it with its stride,
+    # on the direct path and on im2col's (float32 and float64)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, C, 10, 9)).astype(dtype)
+    w = rng.standard_normal((7, C, k, k)).astype(dtype)
+    b = rng.standard_normal(14).astype(dtype)
+    my = F.conv2d(mt.tensor(x), mt.tensor(w), mt.tensor(b)[::2], padding=1)
+    ty = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b)[::2],
+                                    padding=1)
+    np.testing.assert_allclose(my.numpy(), ty.numpy(), rtol=1e-5, atol=1e-4)

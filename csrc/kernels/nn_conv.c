@@ -105,6 +105,18 @@ COPY_SPAN(double)
 UNFOLD(float)
 UNFOLD(double)
 
+/* dst[0, n) += src[0, n): the column buffer and the planes never overlap,
+ * which restrict tells the vectorizer, so it checks no aliasing per row. */
+#define ADD_SPAN(T)                                                                      \
+    static inline __attribute__((always_inline)) void add_span_##T(                      \
+        T *restrict dst, const T *restrict src, int64_t n)                               \
+    {                                                                                    \
+        for (int64_t q = 0; q < n; q++)                                                  \
+            dst[q] += src[q];                                                            \
+    }
+ADD_SPAN(float)
+ADD_SPAN(double)
+
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
 #define FOLD(T)                                                                          \
@@ -130,8 +142,7 @@ UNFOLD(double)
                         if (g->sw == 1 && cs == 1) {                                     \
                             int64_t lo = x0 < 0 ? -x0 : 0;                               \
                             int64_t hi = W - x0 < g->ow ? W - x0 : g->ow;                \
-                            for (int64_t ox = lo; ox < hi; ox++)                         \
-                                drow[x0 + ox] += srow[ox];                               \
+                            add_span_##T(drow + x0 + lo, srow + lo, hi - lo);            \
                             continue;                                                    \
                         }                                                                \
                         for (int64_t ox = 0; ox < g->ow; ox++) {                         \
@@ -249,22 +260,32 @@ static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const 
     return N == 0 || s->K == 0 || s->L == 0 || s->Og == 0;
 }
 
-/* Images [n0, n0 + nb) of out = the bias broadcast over their planes; done
- * per chunk just before its gemm accumulates onto them, while they are hot. */
+/* Images [n0, n0 + nb) of out (contiguous) = the bias (of out's dtype)
+ * broadcast over their planes; done per chunk just before its gemm
+ * accumulates onto them, while they are hot. A plain fill: the general
+ * broadcasting copy would run its same-dtype cast loop per row. */
+#define BIAS_FILL(T)                                                                     \
+    static void bias_fill_##T(T *dst, const T *b, int64_t bs, int64_t planes, int64_t O, \
+                              int64_t L)                                                 \
+    {                                                                                    \
+        for (int64_t p = 0; p < planes; p++) {                                           \
+            T v = b[(p % O) * bs];                                                       \
+            for (int64_t l = 0; l < L; l++)                                              \
+                dst[p * L + l] = v;                                                      \
+        }                                                                                \
+    }
+BIAS_FILL(float)
+BIAS_FILL(double)
+
 static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, int64_t nb)
 {
-    mt_tensor dst = *out, bv = *bias;
-    dst.offset += n0 * out->strides[0];
-    dst.sizes[0] = nb;
-    dst.numel = nb * out->sizes[1] * out->sizes[2] * out->sizes[3];
-    bv.ndim = 4;
-    for (int d = 0; d < 4; d++) {
-        bv.sizes[d] = dst.sizes[d];
-        bv.strides[d] = 0;
-    }
-    bv.strides[1] = bias->strides[0];
-    bv.numel = dst.numel;
-    mt_copy(&dst, &bv);
+    int64_t O = out->sizes[1], L = out->sizes[2] * out->sizes[3];
+    char *dst = mt_data(out) + n0 * out->strides[0] * (int64_t)mt_itemsize(out->dtype);
+    if (out->dtype == MT_FLOAT32)
+        bias_fill_float((float *)dst, (const float *)mt_data(bias), bias->strides[0], nb * O, O, L);
+    else
+        bias_fill_double((double *)dst, (const double *)mt_data(bias), bias->strides[0], nb * O,
+                         O, L);
 }
 
 /* The forward or the input gradient over chunks of images, the chunks split
