@@ -17,6 +17,7 @@
 #include "blas.h"
 #include "copy.h"
 #include "linalg.h"
+#include "nn_conv_direct.h"
 #include "nn_conv_winograd.h"
 #include "parallel.h"
 
@@ -39,6 +40,27 @@ typedef struct {
 
 static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
 
+/* dst[0, n) = src[0, n) for short rows: blocks of 8 by fixed-size copies,
+ * the last block overlapping the one before rather than a scalar tail. */
+#define COPY_SPAN(T)                                                                     \
+    static inline __attribute__((always_inline)) void copy_span_##T(                     \
+        T *restrict dst, const T *restrict src, int64_t n)                               \
+    {                                                                                    \
+        if (n < 8) {                                                                     \
+            for (int64_t q = 0; q < n; q++)                                              \
+                dst[q] = src[q];                                                         \
+            return;                                                                      \
+        }                                                                                \
+        for (int64_t q = 0; q + 8 < n; q += 8)                                           \
+            memcpy(dst + q, src + q, 8 * sizeof(T));                                     \
+        memcpy(dst + n - 8, src + n - 8, 8 * sizeof(T));                                 \
+    }
+COPY_SPAN(float)
+COPY_SPAN(double)
+
+/* With stride 1 along contiguous rows the columns inside the plane, [lo, hi)
+ * of the output row, depend on the window column only, so they are found
+ * once per task and each row is one span copy. */
 #define UNFOLD(T)                                                                        \
     MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
     {                                                                                    \
@@ -52,6 +74,11 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
             const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +         \
                            (c->c0 + ch) * x->strides[1];                                 \
             T *dst = (T *)c->col + r * c->rs + n * L;                                    \
+            int64_t x0 = j * g->dw - g->pw;                                              \
+            int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow;         \
+            if (hi < lo)                                                                 \
+                hi = lo = 0;                                                             \
+            bool span = g->sw == 1 && sw == 1;                                           \
             for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
                 int64_t y = oy * g->sh - g->ph + i * g->dh;                              \
                 T *row = dst + oy * g->ow;                                               \
@@ -60,17 +87,10 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
                     continue;                                                            \
                 }                                                                        \
                 const T *srow = src + y * sh;                                            \
-                int64_t x0 = j * g->dw - g->pw;                                          \
-                if (g->sw == 1 && sw == 1) {                                             \
-                    /* [lo, hi): the columns inside the row; a loop, not                 \
-                     * memcpy, as rows are often shorter than a call costs */            \
-                    int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow; \
-                    if (hi < lo)                                                         \
-                        hi = lo = 0;                                                     \
+                if (span) {                                                              \
                     for (int64_t ox = 0; ox < lo; ox++)                                  \
                         row[ox] = 0;                                                     \
-                    for (int64_t ox = lo; ox < hi; ox++)                                 \
-                        row[ox] = srow[x0 + ox];                                         \
+                    copy_span_##T(row + lo, srow + x0 + lo, hi - lo);                    \
                     for (int64_t ox = hi; ox < g->ow; ox++)                              \
                         row[ox] = 0;                                                     \
                     continue;                                                            \
@@ -84,6 +104,18 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
     }
 UNFOLD(float)
 UNFOLD(double)
+
+/* dst[0, n) += src[0, n): the column buffer and the planes never overlap,
+ * which restrict tells the vectorizer, so it checks no aliasing per row. */
+#define ADD_SPAN(T)                                                                      \
+    static inline __attribute__((always_inline)) void add_span_##T(                      \
+        T *restrict dst, const T *restrict src, int64_t n)                               \
+    {                                                                                    \
+        for (int64_t q = 0; q < n; q++)                                                  \
+            dst[q] += src[q];                                                            \
+    }
+ADD_SPAN(float)
+ADD_SPAN(double)
 
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
@@ -110,8 +142,7 @@ UNFOLD(double)
                         if (g->sw == 1 && cs == 1) {                                     \
                             int64_t lo = x0 < 0 ? -x0 : 0;                               \
                             int64_t hi = W - x0 < g->ow ? W - x0 : g->ow;                \
-                            for (int64_t ox = lo; ox < hi; ox++)                         \
-                                drow[x0 + ox] += srow[ox];                               \
+                            add_span_##T(drow + x0 + lo, srow + lo, hi - lo);            \
                             continue;                                                    \
                         }                                                                \
                         for (int64_t ox = 0; ox < g->ow; ox++) {                         \
@@ -229,22 +260,32 @@ static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const 
     return N == 0 || s->K == 0 || s->L == 0 || s->Og == 0;
 }
 
-/* Images [n0, n0 + nb) of out = the bias broadcast over their planes; done
- * per chunk just before its gemm accumulates onto them, while they are hot. */
+/* Images [n0, n0 + nb) of out (contiguous) = the bias (of out's dtype)
+ * broadcast over their planes; done per chunk just before its gemm
+ * accumulates onto them, while they are hot. A plain fill: the general
+ * broadcasting copy would run its same-dtype cast loop per row. */
+#define BIAS_FILL(T)                                                                     \
+    static void bias_fill_##T(T *dst, const T *b, int64_t bs, int64_t planes, int64_t O, \
+                              int64_t L)                                                 \
+    {                                                                                    \
+        for (int64_t p = 0; p < planes; p++) {                                           \
+            T v = b[(p % O) * bs];                                                       \
+            for (int64_t l = 0; l < L; l++)                                              \
+                dst[p * L + l] = v;                                                      \
+        }                                                                                \
+    }
+BIAS_FILL(float)
+BIAS_FILL(double)
+
 static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, int64_t nb)
 {
-    mt_tensor dst = *out, bv = *bias;
-    dst.offset += n0 * out->strides[0];
-    dst.sizes[0] = nb;
-    dst.numel = nb * out->sizes[1] * out->sizes[2] * out->sizes[3];
-    bv.ndim = 4;
-    for (int d = 0; d < 4; d++) {
-        bv.sizes[d] = dst.sizes[d];
-        bv.strides[d] = 0;
-    }
-    bv.strides[1] = bias->strides[0];
-    bv.numel = dst.numel;
-    mt_copy(&dst, &bv);
+    int64_t O = out->sizes[1], L = out->sizes[2] * out->sizes[3];
+    char *dst = mt_data(out) + n0 * out->strides[0] * (int64_t)mt_itemsize(out->dtype);
+    if (out->dtype == MT_FLOAT32)
+        bias_fill_float((float *)dst, (const float *)mt_data(bias), bias->strides[0], nb * O, O, L);
+    else
+        bias_fill_double((double *)dst, (const double *)mt_data(bias), bias->strides[0], nb * O,
+                         O, L);
 }
 
 /* The forward or the input gradient over chunks of images, the chunks split
@@ -353,6 +394,8 @@ int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *b
             mt_fill(out, 0.0, 0, 0);
         return 0;
     }
+    if (mt_conv2d_direct_fits(x->dtype, s.Cg, s.O, win, groups))
+        return mt_conv2d_direct_forward(x, w, bias, win, out);
     chunks_job j = {x, w, bias, out, win, groups, 0, s, false};
     return run_chunks(&j);
 }
@@ -456,6 +499,8 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
         return start < 0 ? -1 : 0;
     if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))
         return mt_conv2d_winograd_backward_weight(grad, x, win, grad_weight);
+    if (mt_conv2d_direct_fits(grad->dtype, s.Cg, s.O, win, groups))
+        return mt_conv2d_direct_backward_weight(grad, x, win, grad_weight);
     weight_job j = {grad, x, grad_weight, NULL, win, groups};
     j.s = s;
     j.chunk = chunk_images(s.N, s.K, s.L, s.isz);

@@ -150,8 +150,10 @@ MAX_POOL(double)
 /* ------------------------------------------- kernel 2, stride 2, no padding */
 
 /* The common 2x2 / stride 2 window without padding or dilation, whose windows
- * tile the plane: whole rows at a time, no tap bookkeeping. The backward
- * writes every element of its plane (winner or zero), so it needs no memset. */
+ * tile the plane: whole rows at a time, no tap bookkeeping, four windows
+ * at a time, the last four of a row overlapping the ones before rather than
+ * a scalar tail (a branch per window on the data). The backward writes every
+ * element of its plane (winner or zero), so it needs no memset. */
 static bool is_pair_tile(const mt_window *g, const mt_tensor *x)
 {
     return g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 &&
@@ -251,8 +253,9 @@ typedef int64_t v4i_double __attribute__((vector_size(32)));
                 const T *r0 = src + 2 * oy * sh, *r1 = r0 + sh;                          \
                 T *d = dst + oy * ow;                                                    \
                 int64_t ox = 0;                                                          \
-                for (; !idx && ox + 4 <= ow; ox += 4) {                                  \
+                for (; !idx && ox < ow && ow >= 4; ox += 4) {                            \
                     v4_##T m;                                                            \
+                    ox = ox + 4 <= ow ? ox : ow - 4; /* the last quad overlaps */        \
                     pair_quad_##T(r0 + 2 * ox, r1 + 2 * ox, &m, won);                    \
                     memcpy(d + ox, &m, sizeof m);                                        \
                 }                                                                        \
@@ -280,11 +283,15 @@ typedef int64_t v4i_double __attribute__((vector_size(32)));
                 const T *r0 = src + 2 * oy * sh, *r1 = r0 + sh, *gv = gp + oy * gs;      \
                 T *d0 = dst + 2 * oy * W, *d1 = d0 + W, m;                               \
                 int64_t ox = 0;                                                          \
-                for (; ox + 4 <= ow; ox += 4) {                                          \
-                    v4_##T best;                                                         \
+                for (; ox < ow && ow >= 4; ox += 4) {                                    \
+                    v4_##T best, v;                                                      \
+                    ox = ox + 4 <= ow ? ox : ow - 4; /* rewrites the same values */      \
                     pair_quad_##T(r0 + 2 * ox, r1 + 2 * ox, &best, won);                 \
-                    v4_##T v = {gv[ox * gw], gv[(ox + 1) * gw], gv[(ox + 2) * gw],       \
-                                gv[(ox + 3) * gw]};                                      \
+                    if (gw == 1)                                                         \
+                        memcpy(&v, gv + ox, sizeof v);                                   \
+                    else                                                                 \
+                        v = (v4_##T){gv[ox * gw], gv[(ox + 1) * gw], gv[(ox + 2) * gw],  \
+                                     gv[(ox + 3) * gw]};                                 \
                     pair_scatter_##T(&v, won, d0 + 2 * ox, d1 + 2 * ox);                 \
                 }                                                                        \
                 for (; ox < ow; ox++) {                                                  \
