@@ -7,17 +7,7 @@
 #include "formula.h"
 #include "grad_mode.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-static int call_tuple(mt_op_id id, mt_result *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = mt_call_v(id, r, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 /* t reshaped to edge e's input shape, as a new reference (NULL: failed). */
 static mt_tensor *shaped_like_edge(mt_node *n, int e, mt_tensor *t)
@@ -123,10 +113,10 @@ int norm_rows_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             rc = composite_backward(n, g[0], x, w, shape, sdims, rms, n->args[6].f, out);
         } else {
             mt_result r;
-            rc = has_w ? call_tuple(MT_OP__norm_rows_backward, &r, "TTTTiiib", g[0], x, w, stats,
-                                    groups, channels, inner, (int)rms)
-                       : call_tuple(MT_OP__norm_rows_backward, &r, "TTNTiiib", g[0], x, stats,
-                                    groups, channels, inner, (int)rms);
+            rc = has_w ? mt_call_result(MT_OP__norm_rows_backward, &r, "TTTTiiib", g[0], x, w,
+                                        stats, groups, channels, inner, (int)rms)
+                       : mt_call_result(MT_OP__norm_rows_backward, &r, "TTNTiiib", g[0], x,
+                                        stats, groups, channels, inner, (int)rms);
             if (rc == 0)
                 rc = fused_results(n, &r, out);
         }
@@ -153,8 +143,8 @@ int batch_norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             rc = composite_backward(n, g[0], x, w, shape, sdims, false, n->args[6].f, out);
         } else {
             mt_result r;
-            rc = has_w ? call_tuple(MT_OP__batch_norm_backward, &r, "TTTT", g[0], x, w, stats)
-                       : call_tuple(MT_OP__batch_norm_backward, &r, "TTNT", g[0], x, stats);
+            rc = has_w ? mt_call_result(MT_OP__batch_norm_backward, &r, "TTTT", g[0], x, w, stats)
+                       : mt_call_result(MT_OP__batch_norm_backward, &r, "TTNT", g[0], x, stats);
             if (rc == 0)
                 rc = fused_results(n, &r, out);
         }

@@ -171,6 +171,15 @@ mt_tensor *mt_call_tensor_v(mt_op_id id, const char *fmt, va_list ap)
     return r.t[0];
 }
 
+int mt_call_result(mt_op_id id, mt_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mt_call_v(id, r, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
 {
     va_list ap;

@@ -18,6 +18,8 @@
  * 'f' fill int, float, Scalar and `Tensor|Scalar` parameters.
  * Parameters not given take their defaults. 0, or -1 with an mt_error. */
 int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap);
+/* The same with the arguments inline: the row's whole result (tuples too) in r. */
+int mt_call_result(mt_op_id id, mt_result *r, const char *fmt, ...);
 /* The same for rows returning one tensor: that tensor (new reference) or NULL. */
 mt_tensor *mt_call(mt_op_id id, const char *fmt, ...);
 mt_tensor *mt_call_tensor_v(mt_op_id id, const char *fmt, va_list ap);
