@@ -31,12 +31,19 @@ static inline void advance(int ndim, const int64_t *sizes, int64_t *pos)
     }
 }
 
-MT_CLONES_AVX2 bool mt_index_all_below(const int64_t *ix, int64_t n, int64_t size)
+MT_CLONES_AVX2 static bool all_below(const int64_t *ix, int64_t n, int64_t size)
 {
     uint64_t bad = 0, lim = (uint64_t)size;
     for (int64_t i = 0; i < n; i++)
         bad |= (uint64_t)ix[i] >= lim;
     return bad == 0;
+}
+
+/* Out of line from its clones: clang names a cloned function's dispatcher
+ * apart from its plain symbol, so other files could not link to a clone. */
+bool mt_index_all_below(const int64_t *ix, int64_t n, int64_t size)
+{
+    return all_below(ix, n, size);
 }
 
 int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)

@@ -164,7 +164,7 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define WEIGHT_BLOCK(NAME, ATTR)                                                              \
     ATTR static inline __attribute__((always_inline)) void NAME##_block(                      \
         int rows, int nk, const padded *p, const float *xp, const float *gp, int64_t oh,      \
-        int64_t k0, v8 *acc, v8i tail)                                                        \
+        int64_t k0, v8 *acc, const v8i *tail)                                                 \
     {                                                                                         \
         int64_t gplane = oh * p->nvec * VW;                                                   \
         v8 s[WR][WK];                                                                         \
@@ -175,7 +175,7 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
             for (int64_t v = 0; v < p->nvec; v++) {                                           \
                 const float *xr = xp + oy * p->wp + v * VW;                                   \
                 const float *gr = gp + (oy * p->nvec + v) * VW;                               \
-                v8i keep = v == p->nvec - 1 ? tail : (v8i){0} - 1;                            \
+                v8i keep = v == p->nvec - 1 ? *tail : (v8i){0} - 1;                           \
                 v8 xv[WK], gv[WR];                                                            \
                 for (int q = 0; q < nk; q++) {                                                \
                     LOAD8(xv[q], xr + p->off[k0 + q]);                                        \
@@ -204,15 +204,15 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
             for (int64_t k0 = 0; k0 < p->K; k0 += WK) {                                       \
                 int nk = p->K - k0 < WK ? (int)(p->K - k0) : WK;                              \
                 switch (rows * 4 + nk) {                                                      \
-                case 1 * 4 + 1: NAME##_block(1, 1, p, xp, g, oh, k0, a, tail); break;         \
-                case 1 * 4 + 2: NAME##_block(1, 2, p, xp, g, oh, k0, a, tail); break;         \
-                case 1 * 4 + 3: NAME##_block(1, 3, p, xp, g, oh, k0, a, tail); break;         \
-                case 2 * 4 + 1: NAME##_block(2, 1, p, xp, g, oh, k0, a, tail); break;         \
-                case 2 * 4 + 2: NAME##_block(2, 2, p, xp, g, oh, k0, a, tail); break;         \
-                case 2 * 4 + 3: NAME##_block(2, 3, p, xp, g, oh, k0, a, tail); break;         \
-                case 3 * 4 + 1: NAME##_block(3, 1, p, xp, g, oh, k0, a, tail); break;         \
-                case 3 * 4 + 2: NAME##_block(3, 2, p, xp, g, oh, k0, a, tail); break;         \
-                default: NAME##_block(3, 3, p, xp, g, oh, k0, a, tail); break;                \
+                case 1 * 4 + 1: NAME##_block(1, 1, p, xp, g, oh, k0, a, &tail); break;        \
+                case 1 * 4 + 2: NAME##_block(1, 2, p, xp, g, oh, k0, a, &tail); break;        \
+                case 1 * 4 + 3: NAME##_block(1, 3, p, xp, g, oh, k0, a, &tail); break;        \
+                case 2 * 4 + 1: NAME##_block(2, 1, p, xp, g, oh, k0, a, &tail); break;        \
+                case 2 * 4 + 2: NAME##_block(2, 2, p, xp, g, oh, k0, a, &tail); break;        \
+                case 2 * 4 + 3: NAME##_block(2, 3, p, xp, g, oh, k0, a, &tail); break;        \
+                case 3 * 4 + 1: NAME##_block(3, 1, p, xp, g, oh, k0, a, &tail); break;        \
+                case 3 * 4 + 2: NAME##_block(3, 2, p, xp, g, oh, k0, a, &tail); break;        \
+                default: NAME##_block(3, 3, p, xp, g, oh, k0, a, &tail); break;               \
                 }                                                                             \
             }                                                                                 \
         }                                                                                     \
