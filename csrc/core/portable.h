@@ -8,7 +8,10 @@
  *    They need target_clones, i.e. GCC or clang >= 14 on an x86-64 ELF target
  *    with ifunc (not macOS, not MinGW); elsewhere they expand to nothing and
  *    the loop is compiled once for the baseline (NEON on aarch64 by the
- *    compiler's own vectorizer).
+ *    compiler's own vectorizer). Keep a cloned function static: clang names
+ *    a clone's dispatcher apart from the plain symbol, so other files cannot
+ *    link to it; an extern entry is a plain function that calls the clone
+ *    (mt_index_all_below in kernels/index.c).
  *  - MT_TARGET_AVX2_FMA + mt_cpu_has_avx2_fma() is the explicit form for code
  *    written with intrinsics: available wherever GCC or clang targets x86-64
  *    (any object format), MT_HAVE_X86_DISPATCH says so.
