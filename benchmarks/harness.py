@@ -2,9 +2,10 @@
 
 A case is a list of variants (one per implementation: minitorch, NumPy, PyTorch,
 sometimes extra baselines) and a list of ratios between their medians. Variants
-are timed in interleaved rounds: every round runs each variant once (after an
-untimed warm-up calls of at least WARM_NS), in an order that rotates from round to round, so clock
-and thermal drift land on all of them.
+are timed in interleaved rounds: every round runs each variant once (once the
+process's threads are idle, after untimed warm-up calls of at least WARM_NS),
+in an order that rotates from round to round, so clock and thermal drift land
+on all of them.
 """
 import gc
 import os
@@ -23,9 +24,19 @@ MISSING_ERRORS = (AttributeError, TypeError, NotImplementedError, ImportError)
 # a core: torch's OpenMP team loses 10-600x to one busy neighbour on a 2-core
 # machine, and a shell or an editor idling stays well under it.
 CONTENDED_CORES = 0.25
-# Longer than the spin-down of libgomp (its default 300000 pauses) and of
-# minitorch's pool; OpenBLAS's 100 ms is left to yield.
+# Untimed calls before each round, so the variant's own threads are awake
+# (waking parked ones costs up to a millisecond on a VM).
 WARM_NS = 20e6
+# Before those, the previous variant's library's threads are let park:
+# libgomp's spin about 9 ms, minitorch's 5 ms and OpenBLAS's about 100 ms
+# after a call. They yield while they spin, but Linux's EEVDF scheduler (6.6
+# on) gives a yielding thread its fair share of a core all the same: during
+# minitorch's 1024 matmul right after NumPy's, OpenBLAS's idle worker ran as
+# long as each of minitorch's two threads (schedstat), and the matmul took
+# 13.2 instead of 8.8 ms. A variant waits until no thread of this process has
+# used more than a quarter of a QUIET_PROBE_S sleep, for at most QUIET_MAX_NS.
+QUIET_PROBE_S = 0.002
+QUIET_MAX_NS = 300e6
 
 
 @dataclass
@@ -164,6 +175,18 @@ def _time(bench, n):
             gc.enable()
 
 
+def wait_quiet(probe_s=QUIET_PROBE_S, max_ns=QUIET_MAX_NS):
+    """Sleeps until this process's threads (other libraries' spinning ones) use
+    no CPU; returns the nanoseconds waited."""
+    start = time.perf_counter_ns()
+    while time.perf_counter_ns() - start < max_ns:
+        cpu = time.process_time_ns()
+        time.sleep(probe_s)
+        if time.process_time_ns() - cpu < probe_s * 1e9 / 4:
+            break
+    return time.perf_counter_ns() - start
+
+
 def _calibrate(bench, round_ns, first_ns):
     """(inner iterations so one round takes about round_ns, estimated time per iteration).
 
@@ -228,15 +251,10 @@ def run_case(case, libs, rounds, round_ns, case_budget_ns, min_rounds=3):
             start = r % len(labels)
             for label in labels[start:] + labels[:start]:
                 res = results[label]
-                # Untimed calls first, for at least WARM_NS: the previous
-                # variant's library leaves its threads spinning for milliseconds
-                # (libgomp about 9 ms, OpenBLAS about 100 ms, minitorch 5 ms,
-                # yielding), and waking this library's own parked threads costs
-                # up to a millisecond on a VM. Each variant is timed in its own
-                # steady state, as in a program that uses only that library. A
-                # warm-up of one round is not enough: rounds of a few ms would
-                # leave the variant that follows PyTorch sharing the cores with
-                # its spinning threads.
+                # Each variant is timed in its own steady state, as in a
+                # program that uses only that library: the others' threads
+                # parked, its own awake.
+                wait_quiet()
                 warm_start = time.perf_counter_ns()
                 while True:
                     benches[label](res.inner)

@@ -1,5 +1,6 @@
-"""The realistic benchmark suite's agreement checks at tiny sizes, and the harness's
-contention arithmetic on made-up /proc readings."""
+"""The realistic benchmark suite's agreement checks at tiny sizes, the harness's
+contention arithmetic on made-up /proc readings, and its wait for other
+libraries' spinning threads."""
 import os
 import sys
 
@@ -65,6 +66,64 @@ def test_cpu_sample_reads_this_machine():
     if s is None:
         pytest.skip("no /proc")
     assert s.total >= s.idle >= 0 and s.own >= 0
+
+
+class FakeClock:
+    """time for wait_quiet: a sleep of s seconds advances the wall clock by s and
+    this process's CPU time by s * busy_cores while `spinning` sleeps remain."""
+
+    def __init__(self, spinning, busy_cores):
+        self.wall = self.cpu = 0
+        self.spinning, self.busy_cores, self.sleeps = spinning, busy_cores, 0
+
+    def perf_counter_ns(self):
+        return self.wall
+
+    def process_time_ns(self):
+        return self.cpu
+
+    def sleep(self, s):
+        self.wall += int(s * 1e9)
+        if self.sleeps < self.spinning:
+            self.cpu += int(s * 1e9 * self.busy_cores)
+        self.sleeps += 1
+
+
+@pytest.mark.parametrize("spinning,busy_cores", [(0, 1.0), (3, 1.0), (50, 0.3), (10, 0.2)])
+def test_wait_quiet_sleeps_until_the_process_uses_no_cpu(monkeypatch, spinning, busy_cores):
+    clock = FakeClock(spinning, busy_cores)
+    monkeypatch.setattr(harness, "time", clock)
+    waited = harness.wait_quiet(probe_s=0.002, max_ns=1e9)
+    # a thread using a quarter of a core or more is waited for; less counts as quiet
+    probes = spinning + 1 if busy_cores >= 0.25 else 1
+    assert clock.sleeps == probes
+    assert waited == probes * 2_000_000
+
+
+def test_wait_quiet_gives_up_after_max_ns(monkeypatch):
+    clock = FakeClock(10**6, 1.0)
+    monkeypatch.setattr(harness, "time", clock)
+    assert harness.wait_quiet(probe_s=0.002, max_ns=100e6) == 100_000_000
+    assert clock.sleeps == 50
+
+
+def test_wait_quiet_sees_a_real_spinning_thread():
+    import threading
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            pass
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        # spins for the whole look: never quiet
+        assert harness.wait_quiet(max_ns=50e6) >= 50e6
+    finally:
+        stop.set()
+        spinner.join()
+    assert harness.wait_quiet(max_ns=2e9) < 1e9
 
 
 torch = pytest.importorskip("torch")

@@ -15,8 +15,9 @@ import minitorch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
 # Reads the count through the loaded library's own getter (found in
-# /proc/self/maps, as threadpoolctl does), runs products of every kind from
-# several Python threads and minitorch thread counts, and reports the count
+# /proc/self/maps, as threadpoolctl does), runs products of every kind (one
+# large enough for OpenBLAS's own threads) from one and from four Python
+# threads at once and at several minitorch thread counts, and reports the count
 # before, during the run's gaps and after, next to the products' errors.
 SCRIPT = r"""
 import ctypes, json, sys, threading
@@ -42,6 +43,10 @@ a = r.standard_normal((257, 300)).astype(np.float32)
 b = r.standard_normal((300, 190)).astype(np.float32)
 ba = r.standard_normal((6, 130, 70))
 bb = r.standard_normal((6, 70, 90))
+# above the size from which OpenBLAS would start its own threads
+la = r.standard_normal((1030, 1001)).astype(np.float32)
+lb = r.standard_normal((1001, 1019)).astype(np.float32)
+lref = la.astype(np.float64) @ lb.astype(np.float64)
 errors = []
 
 def work():
@@ -55,6 +60,8 @@ def work():
             small = mt.from_numpy(a[:40, :40]) @ mt.from_numpy(b[:40, :40])
             np.testing.assert_allclose(small.numpy(), a[:40, :40] @ b[:40, :40], rtol=1e-4,
                                        atol=1e-4)
+        large = (mt.from_numpy(la) @ mt.from_numpy(lb)).numpy()
+        np.testing.assert_allclose(large, lref, rtol=1e-4, atol=2e-3)
     except Exception as e:
         errors.append(repr(e))
 
@@ -63,13 +70,14 @@ for threads in (1, 2, 3):
     mt.set_num_threads(threads)
     work()
     seen.append(get())
-    pool = [threading.Thread(target=work) for _ in range(3)]
+    pool = [threading.Thread(target=work) for _ in range(4)]
     for t in pool:
         t.start()
     for t in pool:
         t.join()
     seen.append(get())
-np_ok = np.allclose(a @ b, (a.astype(np.float64) @ b.astype(np.float64)), rtol=1e-3, atol=1e-2)
+np_ok = (np.allclose(a @ b, (a.astype(np.float64) @ b.astype(np.float64)), rtol=1e-3, atol=1e-2)
+         and np.allclose(la @ lb, lref, rtol=1e-4, atol=2e-3))
 print(json.dumps({"before": before, "seen": seen, "after": get(), "errors": errors,
                   "np_ok": bool(np_ok)}))
 """

@@ -539,8 +539,9 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
 /* Folds the innermost batch dims into m while B repeats along them and the
  * rows of A and C run on from one item into the next: one product of
  * batch * m rows instead of batch products of m, as torch folds
- * (batch..., m, k) @ (k, n). float64 results keep their bits; float32 ones
- * may round otherwise, as OpenBLAS's sgemm picks its inner kernel by size. */
+ * (batch..., m, k) @ (k, n). Results may round otherwise, as OpenBLAS
+ * picks its inner kernel by size (sgemm always, dgemm where it has a
+ * small-matrix kernel: its SkylakeX build up to 10^6 multiply-adds). */
 static void fold_batch(mt_gemm_shape *s, mt_gemm_operand *a, const mt_gemm_operand *b,
                        mt_gemm_operand *c)
 {
