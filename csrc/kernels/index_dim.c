@@ -243,22 +243,10 @@ static void dim_range(void *arg, int64_t b, int64_t e)
     run_dim(w, &t, &ix, &v);
 }
 
-/* a 0-d tensor as a 1-d one of one element */
-static mt_tensor at_least_1d(const mt_tensor *t)
-{
-    mt_tensor v = *t;
-    if (v.ndim == 0) {
-        v.ndim = 1;
-        v.sizes[0] = 1;
-        v.strides[0] = 0;
-    }
-    return v;
-}
-
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
                      dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
-    dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
+    dim_job w = {.t = mt_at_least_1d(t), .ix = mt_at_least_1d(index), .v = mt_at_least_1d(v),
                  .dim = dim, .split = -1, .row = row, .fill = fill};
     if (fill && fill_from) {
         w.init = (const char *)fill_from->storage->data;
