@@ -207,6 +207,44 @@ def test_out_of_place_scatter_errors_leave_self():
         np.testing.assert_array_equal(b.numpy(), np.ones((3, 4)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool", "float16"])
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 11, 1000])
+def test_scatter_add_dense_rows(dtype, n):
+    """Dense rows scatter four entries a step: duplicates inside a step, and
+    row lengths that leave a tail, add up as torch's per-entry loop."""
+    size = max(n // 3, 1)  # many duplicates, some within one step
+    shape = (300, size)
+    base = R.integers(0, 2, shape) if dtype == "bool" else R.integers(-9, 9, shape)
+    src = R.integers(0, 2, (300, n)) if dtype == "bool" else R.integers(-9, 9, (300, n))
+    ix = R.integers(0, size, (300, n))
+    ix[:, : min(n, 4)] = 0  # one step all on one element
+    (bm, bt), (sm, st), (im, it) = both(base, dtype), both(src, dtype), both(ix, "int64")
+    assert_same(bm.scatter_add(1, im, sm), bt.scatter_add(1, it, st), True)
+    assert_same(bm.clone().scatter_add_(1, im, sm), bt.clone().scatter_add_(1, it, st), True)
+
+
+@pytest.mark.parametrize("where", [0, 3, 4, 6, 9])
+def test_scatter_add_bad_index_writes_the_entries_before(where):
+    """In place, a row stops at its first index out of range having written the
+    entries before it, as torch's per-entry check (one thread: rows in order)."""
+    ix = np.tile(np.arange(10), (3, 1))
+    ix[1, where] = 99
+    states = []
+    before = mt.get_num_threads()
+    mt.set_num_threads(1)
+    try:
+        for lib in (mt, torch):
+            x = lib.zeros(3, 10)
+            with pytest.raises(RuntimeError, match="index 99 is out of bounds for dimension 1 "
+                                                   "with size 10"):
+                x.scatter_add_(1, lib.tensor(ix), lib.ones(3, 10))
+            states.append(bits(x))
+    finally:
+        mt.set_num_threads(before)
+    np.testing.assert_array_equal(states[0], states[1])
+    assert states[0][1, :where].all() and not states[0][1, where:].any()
+
+
 def test_scatter_add_grads_float64():
     x = R.standard_normal((6, 9))
     s = R.standard_normal((6, 12))
