@@ -467,18 +467,17 @@ void mt_index_add_into(mt_tensor *out, const mt_tensor *init, const mt_index_pla
 {
     if (out->numel == 0)
         return;
-    into_job z = {.first_add = add_from_runs[out->dtype],
-                  .init = init ? (const char *)init->storage->data +
-                                     init->offset * mt_itemsize(init->dtype)
-                               : NULL,
+    into_job z = {.first_add = add_from_runs[out->dtype], .init = init ? mt_data(init) : NULL,
                   .size = out->sizes[p->pre]};
     plan_job(&z.w, out, p, vals);
     z.w.put = true;
     z.w.run = add_runs[out->dtype];
     z.w.af = alpha_f;
     z.w.ai = alpha_i;
-    bool rows = p->k == 1 && mt_tensor_is_contiguous(out) && mt_tensor_is_contiguous(vals) &&
-                (!init || mt_tensor_is_contiguous(init));
+    /* rows shorter than a cache line cost more in per-row steps than a
+     * second pass over out does */
+    bool rows = p->k == 1 && z.w.block * z.w.isz >= 64 && mt_tensor_is_contiguous(out) &&
+                mt_tensor_is_contiguous(vals) && (!init || mt_tensor_is_contiguous(init));
     if (rows && sort_entries(&z, p->index[0], p->index_numel)) {
         mt_parallel_for(0, out->numel / z.w.block, GRAIN_ITEMS / z.w.block + 1, into_range, &z);
     } else {
