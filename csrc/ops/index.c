@@ -617,10 +617,13 @@ int impl_index_add(mt_args *a, mt_result *r)
     if (mt_wrap_dim(a->v[1].i, t.ndim, &dim) < 0 || index_add_checks(&t, dim, ix, &s) < 0 ||
         mt_check_scalar_fits(alpha, t.dtype) < 0)
         return -1;
-    /* torch converts alpha to self's dtype (bool: nonzero) */
-    int64_t alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i : (int64_t)alpha->f;
+    /* torch converts alpha to self's dtype (bool: nonzero); a float alpha
+     * fits an integer dtype here, and a floating one never reads alpha_i */
+    int64_t alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i : 0;
     if (t.dtype == MT_BOOL)
         alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i != 0 : alpha->f != 0;
+    else if (alpha->kind == MT_SCALAR_FLOAT && !mt_is_floating(t.dtype))
+        alpha_i = (int64_t)alpha->f;
     /* a 0-dim self and source are one slice of one element */
     t = mt_at_least_1d(&t);
     s = mt_at_least_1d(&s);
