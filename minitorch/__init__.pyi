@@ -226,6 +226,7 @@ from minitorch._op_functions import greater_equal as greater_equal
 from minitorch._op_functions import gt as gt
 from minitorch._op_functions import hstack as hstack
 from minitorch._op_functions import hypot as hypot
+from minitorch._op_functions import index_add as index_add
 from minitorch._op_functions import index_select as index_select
 from minitorch._op_functions import is_contiguous as is_contiguous
 from minitorch._op_functions import is_floating_point as is_floating_point
@@ -431,7 +432,6 @@ from minitorch.composites_conv import conv_transpose1d as conv_transpose1d
 from minitorch.composites_conv import conv_transpose2d as conv_transpose2d
 from minitorch.composites_conv import conv_transpose3d as conv_transpose3d
 from minitorch.composites_index import diag_embed as diag_embed
-from minitorch.composites_index import index_add as index_add
 from minitorch.composites_index import index_copy as index_copy
 from minitorch.composites_index import index_fill as index_fill
 from minitorch.composites_index import select_scatter as select_scatter

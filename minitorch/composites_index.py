@@ -7,8 +7,7 @@ from . import _C
 from ._tensor import Tensor
 from .overrides import composite
 
-__all__ = ["index_copy", "index_fill", "index_add", "select_scatter", "slice_scatter",
-           "diag_embed"]
+__all__ = ["index_copy", "index_fill", "select_scatter", "slice_scatter", "diag_embed"]
 
 _f = _C._functions
 
@@ -55,12 +54,6 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Out-of-place version of ``Tensor.index_fill_``."""
     return index_fill_(input.clone(), dim, index, value)
-
-
-@composite()
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    """Out-of-place version of ``Tensor.index_add_``."""
-    return input.clone().index_add_(dim, index, source, alpha=alpha)
 
 
 def _check_slice(src: Tensor, part: Tensor) -> None:

@@ -258,9 +258,9 @@ SAMPLES.update({
     "__getitem__": lambda t: [S(t.n(3, 4), idx(0, 2, 2)), S(t.n(3, 4), (slice(None), slice(1, 3))),
                               S(t.n(3, 4), (1, slice(None, None, 2))), S(t.n(3, 4), mask(True, False, True)),
                               S(t.n(3, 4), (Ellipsis, [0, 3]))],
+    "index_add": lambda t: [S(t.n(3, 2), 0, idx(0, 2, 0), t.n(3, 2), alpha=2.0),
+                            S(t.n(2, 3), 1, idx(2, 2), t.n(2, 2))],
     # in-place ops with no out-of-place form
-    "index_add_": lambda t: [S(t.n(3, 2), 0, idx(0, 2, 0), t.n(3, 2), alpha=2.0,
-                               _opt=Opt(call=inplace))],
     "copy_": lambda t: [S(t.n(2, 3), t.n(3), _opt=Opt(call=inplace))],
     "__setitem__": lambda t: [S(t.n(3, 4), (slice(None), 1), t.n(3), _opt=Opt(call=setitem)),
                               S(t.n(3, 4), idx(0, 2), 0.5, _opt=Opt(call=setitem)),

@@ -13,44 +13,10 @@ import minitorch as mt
 
 torch = pytest.importorskip("torch")
 
+from index_compare import assert_same, bits, both, threads  # noqa: E402,F401 (autouse)
+
 R = np.random.default_rng(77)
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
-
-
-@pytest.fixture(params=[1, 2], autouse=True)
-def threads(request):
-    before = mt.get_num_threads()
-    mt.set_num_threads(request.param)
-    yield request.param
-    mt.set_num_threads(before)
-
-
-def both(arr, dtype, requires_grad=False):
-    t = torch.tensor(np.ascontiguousarray(arr)).to(getattr(torch, dtype))
-    m = mt.tensor(t.float().numpy() if dtype in ("float16", "bfloat16") else t.numpy())
-    m = m.to(getattr(mt, dtype))
-    if requires_grad:
-        m.requires_grad_(True)
-        t.requires_grad_(True)
-    return m, t
-
-
-def bits(x):
-    """Values with the sign of zero kept, as float64 (exact for every float dtype)."""
-    if isinstance(x, mt.Tensor):
-        return x.detach().to(mt.float64).numpy()
-    return x.detach().to(torch.float64).numpy()
-
-
-def assert_same(m, t, exact):
-    a, b = bits(m), bits(t)
-    assert a.shape == b.shape
-    if exact:
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
-    else:
-        tol = 1e-2 if t.dtype == torch.float16 else 6e-2
-        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
 def exact_for(dtype):
@@ -239,6 +205,44 @@ def test_out_of_place_scatter_errors_leave_self():
                                                "size 4"):
             b.scatter_add(1, lib.tensor([[0, 9], [1, 1], [2, 2]]), lib.ones(3, 2))
         np.testing.assert_array_equal(b.numpy(), np.ones((3, 4)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool", "float16"])
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 11, 1000])
+def test_scatter_add_dense_rows(dtype, n):
+    """Dense rows scatter four entries a step: duplicates inside a step, and
+    row lengths that leave a tail, add up as torch's per-entry loop."""
+    size = max(n // 3, 1)  # many duplicates, some within one step
+    shape = (300, size)
+    base = R.integers(0, 2, shape) if dtype == "bool" else R.integers(-9, 9, shape)
+    src = R.integers(0, 2, (300, n)) if dtype == "bool" else R.integers(-9, 9, (300, n))
+    ix = R.integers(0, size, (300, n))
+    ix[:, : min(n, 4)] = 0  # one step all on one element
+    (bm, bt), (sm, st), (im, it) = both(base, dtype), both(src, dtype), both(ix, "int64")
+    assert_same(bm.scatter_add(1, im, sm), bt.scatter_add(1, it, st), True)
+    assert_same(bm.clone().scatter_add_(1, im, sm), bt.clone().scatter_add_(1, it, st), True)
+
+
+@pytest.mark.parametrize("where", [0, 3, 4, 6, 9])
+def test_scatter_add_bad_index_writes_the_entries_before(where):
+    """In place, a row stops at its first index out of range having written the
+    entries before it, as torch's per-entry check (one thread: rows in order)."""
+    ix = np.tile(np.arange(10), (3, 1))
+    ix[1, where] = 99
+    states = []
+    before = mt.get_num_threads()
+    mt.set_num_threads(1)
+    try:
+        for lib in (mt, torch):
+            x = lib.zeros(3, 10)
+            with pytest.raises(RuntimeError, match="index 99 is out of bounds for dimension 1 "
+                                                   "with size 10"):
+                x.scatter_add_(1, lib.tensor(ix), lib.ones(3, 10))
+            states.append(bits(x))
+    finally:
+        mt.set_num_threads(before)
+    np.testing.assert_array_equal(states[0], states[1])
+    assert states[0][1, :where].all() and not states[0][1, where:].any()
 
 
 def test_scatter_add_grads_float64():

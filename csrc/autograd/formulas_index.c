@@ -105,9 +105,13 @@ static int accumulate_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int o
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     mt_tensor *ix = mt_node_saved(n, 2);
-    mt_tensor *z = ix ? mt_new(m->dtype, m->ndim, m->sizes, true) : NULL;
-    mt_tensor *r = z ? mt_call(op, "TiTT", z, n->args[1].i, ix, g[0]) : NULL;
+    /* the inverse op adds only values of the input's dtype */
+    mt_tensor *gc = g[0]->dtype == m->dtype ? (mt_retain(g[0]), g[0])
+                                            : mt_call(MT_OP_to, "TD", g[0], (int)m->dtype);
+    mt_tensor *z = ix && gc ? mt_new(m->dtype, m->ndim, m->sizes, true) : NULL;
+    mt_tensor *r = z ? mt_call(op, "TiTT", z, n->args[1].i, ix, gc) : NULL;
     mt_xrelease(z);
+    mt_xrelease(gc);
     mt_xrelease(ix);
     return finish(&out[0], r);
 }

@@ -28,6 +28,18 @@ static inline char *mt_data(const mt_tensor *t)
     return (char *)t->storage->data + t->offset * mt_itemsize(t->dtype);
 }
 
+/* A 0-dim t seen as a 1-dim view of its one element; others as they are. */
+static inline mt_tensor mt_at_least_1d(const mt_tensor *t)
+{
+    mt_tensor v = *t;
+    if (v.ndim == 0) {
+        v.ndim = 1;
+        v.sizes[0] = 1;
+        v.strides[0] = 0;
+    }
+    return v;
+}
+
 /* Fills sizes/strides/numel and allocates a fresh contiguous storage. */
 int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int64_t *sizes,
                               bool zeroed);

@@ -32,10 +32,12 @@ typedef enum { MT_PUT_SET, MT_PUT_ADD, MT_PUT_MUL } mt_put_op;
 void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, mt_put_op op,
                   double alpha_f, int64_t alpha_i);
 
-/* t <- zeros, then t[plan] += vals (t's dtype): index_add_ into fresh zeros,
- * with the same result, without reading t first. t is contiguous; the plan's
- * indices are in range. */
-void mt_index_add_zeros(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals);
+/* out <- init (zeros when init is NULL), then mt_index_put(out, ..., ADD):
+ * index_add out of place (or index_select's backward) without a separate pass
+ * that fills out first. out is fresh, init of out's shape and dtype; the plan
+ * is one index array, its indices in range. */
+void mt_index_add_into(mt_tensor *out, const mt_tensor *init, const mt_index_plan *p,
+                       const mt_tensor *vals, double alpha_f, int64_t alpha_i);
 
 /* torch.gather: out[..i_d..] = t[..index[..]..] along dim; index is int64. */
 int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor *out);

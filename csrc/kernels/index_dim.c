@@ -101,29 +101,36 @@ AVX512_GATHER(4, __m256, GATHER_4, STORE_4)
 AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
 #endif
 
+/* *p += v in the compute type of dtype suffix SFX */
+#define ADD_AT(SFX, p, v)                                                                   \
+    (*(p) = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*(p)) + (MT_ACC_##SFX)MT_LOAD_##SFX(v)))
+
 #define COMBINE_ROWS(E, SFX, CT)                                                            \
     static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
     {                                                                                       \
         CT *d = (CT *)t;                                                                    \
         const CT *s = (const CT *)v;                                                        \
-        if (xs == 1 && vs == 1 && ti == 0 && td == 1) {                                     \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                uint64_t x = (uint64_t)ix[i];                                               \
-                if (x >= (uint64_t)size)                                                    \
-                    return false;                                                           \
-                d[x] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[x]) +                   \
-                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
-            }                                                                               \
-            return true;                                                                    \
+        int64_t i = 0;                                                                      \
+        /* a dense row four entries a step, checked together: a step with an            \
+         * index out of range is left to the loop below, which writes the               \
+         * entries before it */                                                             \
+        for (; xs == 1 && vs == 1 && ti == 0 && td == 1 && i + 4 <= n; i += 4) {            \
+            uint64_t x0 = (uint64_t)ix[i], x1 = (uint64_t)ix[i + 1];                        \
+            uint64_t x2 = (uint64_t)ix[i + 2], x3 = (uint64_t)ix[i + 3];                    \
+            if (x0 >= (uint64_t)size || x1 >= (uint64_t)size || x2 >= (uint64_t)size ||     \
+                x3 >= (uint64_t)size)                                                       \
+                break;                                                                      \
+            ADD_AT(SFX, d + x0, s[i]);                                                      \
+            ADD_AT(SFX, d + x1, s[i + 1]);                                                  \
+            ADD_AT(SFX, d + x2, s[i + 2]);                                                  \
+            ADD_AT(SFX, d + x3, s[i + 3]);                                                  \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             uint64_t x = (uint64_t)ix[i * xs];                                              \
             if (x >= (uint64_t)size)                                                        \
                 return false;                                                               \
-            CT *p = d + i * ti + (int64_t)x * td;                                           \
-            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) +                           \
-                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
+            ADD_AT(SFX, d + i * ti + (int64_t)x * td, s[i * vs]);                           \
         }                                                                                   \
         return true;                                                                        \
     }                                                                                       \
@@ -243,22 +250,10 @@ static void dim_range(void *arg, int64_t b, int64_t e)
     run_dim(w, &t, &ix, &v);
 }
 
-/* a 0-d tensor as a 1-d one of one element */
-static mt_tensor at_least_1d(const mt_tensor *t)
-{
-    mt_tensor v = *t;
-    if (v.ndim == 0) {
-        v.ndim = 1;
-        v.sizes[0] = 1;
-        v.strides[0] = 0;
-    }
-    return v;
-}
-
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
                      dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
-    dim_job w = {.t = at_least_1d(t), .ix = at_least_1d(index), .v = at_least_1d(v),
+    dim_job w = {.t = mt_at_least_1d(t), .ix = mt_at_least_1d(index), .v = mt_at_least_1d(v),
                  .dim = dim, .split = -1, .row = row, .fill = fill};
     if (fill && fill_from) {
         w.init = (const char *)fill_from->storage->data;

@@ -5,8 +5,9 @@
  * block, collapsed to as few dims as possible, is moved by a run loop chosen
  * per item size (copies) or per dtype (accumulation) once per call, so a
  * contiguous block is one memcpy or one vector loop; plain rows (one index
- * over dim 0, contiguous rows) skip the block walk. mt_index_add_zeros is
- * index_add_ into zeros without the zeros pass (index_select's backward).
+ * over dim 0, contiguous rows) skip the block walk. mt_index_add_into is
+ * index_add out of place (and index_select's backward, into zeros) in one
+ * pass that fills each destination row just before adding into it.
  *
  * Threads: a gather splits rows freely. A put may hit one destination from
  * several rows (duplicate indices), so it splits only where destinations are
@@ -14,6 +15,7 @@
  * serially in index order: results are deterministic and a duplicate set keeps
  * the last value written, as torch's CPU kernel. */
 #include "index.h"
+#include "copy.h"
 #include "parallel.h"
 #include "typed.h"
 
@@ -76,17 +78,25 @@ static run_fn copy_run(int isz)
             d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) +             \
                                        (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]) * a);         \
     }                                                                                       \
-    static void first_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss,       \
-                                int64_t n, double af, int64_t ai)                          \
+    MT_CLONES_AVX2 static void add_from_run_##SFX(char *dst, const char *from,             \
+                                                  const char *src, int64_t n, double af,   \
+                                                  int64_t ai)                              \
     {                                                                                       \
-        (void)ds;                                                                           \
-        (void)ss;                                                                           \
-        (void)af;                                                                           \
-        (void)ai;                                                                           \
         CT *d = (CT *)dst;                                                                  \
-        const CT *s = (const CT *)src;                                                      \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));     \
+        const CT *f = (const CT *)from, *s = (const CT *)src;                               \
+        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;           \
+        if (!f) {                                                                           \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a); \
+        } else if (a == 1) {                                                                \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                   \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
+        } else {                                                                            \
+            for (int64_t i = 0; i < n; i++)                                                 \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                   \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a);               \
+        }                                                                                   \
     }                                                                                       \
     static void mul_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, \
                               double af, int64_t ai)                                        \
@@ -103,9 +113,11 @@ MT_FOR_ALL_DTYPES(ACC_RUNS)
 
 static const run_fn add_runs[MT_NUM_DTYPES] = MT_ROW(add_run);
 static const run_fn mul_runs[MT_NUM_DTYPES] = MT_ROW(mul_run);
-/* A dense run's first addition into a zero: 0 + s, so that -0 becomes +0 as
- * in zeros + s. */
-static const run_fn first_runs[MT_NUM_DTYPES] = MT_ROW(first_run);
+/* A dense row's first addition, fused with its fill: dst = from + alpha * src,
+ * or 0 + alpha * src without from (so -0 becomes +0, as in zeros + src). */
+typedef void (*add_from_fn)(char *dst, const char *from, const char *src, int64_t n, double af,
+                            int64_t ai);
+static const add_from_fn add_from_runs[MT_NUM_DTYPES] = MT_ROW(add_from_run);
 
 typedef struct {
     char *t_data, *v_data; /* at element 0 of their storages */
@@ -394,50 +406,87 @@ void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, m
         pre_range(&w, 0, pre);
 }
 
-/* Rows [lo, hi) of t for mt_index_add_zeros: every thread reads the whole
- * index and takes the entries that land in its rows, so each row sees its
- * additions in index order; a row's first one is a copy, untouched rows are
- * cleared. */
+/* mt_index_add_into by destination rows: a row is out's block at one (pre
+ * position, index value), dense in out, init and vals. Each thread owns a
+ * range of rows and finishes each in turn while it is in cache: its first
+ * addition also fills it from init (or zeros), the others follow in index
+ * order; a row without one is copied (or cleared). entries lists the index
+ * entries by value (a stable counting sort); those of value x are
+ * entries[first[x]] .. entries[first[x + 1] - 1]. */
 typedef struct {
     rows_job w;
-    run_fn first;
-    uint8_t *seen; /* per row of t */
-} zeros_job;
+    add_from_fn first_add;
+    const char *init; /* at out's element 0; NULL: zeros */
+    int64_t size;     /* out's length along the indexed dim */
+    int64_t *first, *entries;
+} into_job;
 
-static void zeros_range(void *arg, int64_t lo, int64_t hi)
+static void into_range(void *arg, int64_t lo, int64_t hi)
 {
-    zeros_job *z = arg;
+    const into_job *z = arg;
     const rows_job *w = &z->w;
-    const int64_t *ix = w->p->index[0];
-    int64_t row = w->block * w->isz;
-    char *t = w->t_data + w->t_base * w->isz, *v = w->v_data + w->v_base * w->isz;
-    for (int64_t j = 0; j < w->nidx; j++) {
-        int64_t x = ix[j];
-        if (x < lo || x >= hi)
+    size_t row = (size_t)w->block * (size_t)w->isz;
+    char *t = w->t_data + w->t_base * w->isz;
+    const char *v = w->v_data + w->v_base * w->isz;
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t o = r / z->size, x = r % z->size, e = z->first[x], end = z->first[x + 1];
+        char *tr = t + (size_t)r * row;
+        const char *ir = z->init ? z->init + (size_t)r * row : NULL;
+        const char *vo = v + (size_t)(o * w->nidx) * row;
+        if (e == end) {
+            if (ir)
+                memcpy(tr, ir, row);
+            else
+                memset(tr, 0, row);
             continue;
-        (z->seen[x] ? w->run : z->first)(t + x * row, 1, v + j * row, 1, w->block, 1.0, 1);
-        z->seen[x] = 1;
+        }
+        z->first_add(tr, ir, vo + (size_t)z->entries[e] * row, w->block, w->af, w->ai);
+        while (++e < end)
+            w->run(tr, 1, vo + (size_t)z->entries[e] * row, 1, w->block, w->af, w->ai);
     }
-    for (int64_t x = lo; x < hi; x++)
-        if (!z->seen[x])
-            memset(t + x * row, 0, (size_t)row);
 }
 
-void mt_index_add_zeros(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals)
+/* The counting sort of into_job; false when out of memory. */
+static bool sort_entries(into_job *z, const int64_t *ix, int64_t n)
 {
-    zeros_job z = {.first = first_runs[t->dtype]};
-    if (t->numel > 0) {
-        plan_job(&z.w, t, p, vals);
-        z.w.put = true;
-        z.w.run = add_runs[t->dtype];
-        z.w.af = 1.0;
-        z.w.ai = 1;
-    }
-    if (t->numel > 0 && z.w.plain && (z.seen = calloc((size_t)t->sizes[0], 1))) {
-        mt_parallel_for(0, t->sizes[0], GRAIN_ITEMS / z.w.block + 1, zeros_range, &z);
-        free(z.seen);
+    z->first = calloc((size_t)z->size + 2, sizeof(int64_t));
+    z->entries = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!z->first || !z->entries)
+        return false;
+    for (int64_t j = 0; j < n; j++)
+        z->first[ix[j] + 2]++;
+    for (int64_t x = 2; x < z->size + 2; x++)
+        z->first[x] += z->first[x - 1];
+    for (int64_t j = 0; j < n; j++)
+        z->entries[z->first[ix[j] + 1]++] = j;
+    return true;
+}
+
+void mt_index_add_into(mt_tensor *out, const mt_tensor *init, const mt_index_plan *p,
+                       const mt_tensor *vals, double alpha_f, int64_t alpha_i)
+{
+    if (out->numel == 0)
         return;
+    into_job z = {.first_add = add_from_runs[out->dtype], .init = init ? mt_data(init) : NULL,
+                  .size = out->sizes[p->pre]};
+    plan_job(&z.w, out, p, vals);
+    z.w.put = true;
+    z.w.run = add_runs[out->dtype];
+    z.w.af = alpha_f;
+    z.w.ai = alpha_i;
+    /* rows shorter than a cache line cost more in per-row steps than a
+     * second pass over out does */
+    bool rows = p->k == 1 && z.w.block * z.w.isz >= 64 && mt_tensor_is_contiguous(out) &&
+                mt_tensor_is_contiguous(vals) && (!init || mt_tensor_is_contiguous(init));
+    if (rows && sort_entries(&z, p->index[0], p->index_numel)) {
+        mt_parallel_for(0, out->numel / z.w.block, GRAIN_ITEMS / z.w.block + 1, into_range, &z);
+    } else {
+        if (init)
+            mt_copy(out, init);
+        else
+            memset(mt_data(out), 0, (size_t)out->numel * (size_t)mt_itemsize(out->dtype));
+        mt_index_put(out, p, vals, MT_PUT_ADD, alpha_f, alpha_i);
     }
-    memset(mt_data(t), 0, (size_t)t->numel * (size_t)mt_itemsize(t->dtype));
-    mt_index_put(t, p, vals, MT_PUT_ADD, 1.0, 1);
+    free(z.first);
+    free(z.entries);
 }

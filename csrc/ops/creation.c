@@ -39,12 +39,12 @@ int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad)
     return mt_result_tensor(r, t);
 }
 
-/* torch's checked conversion of a fill value to a dtype: an integer dtype
+/* torch's checked conversion of a scalar to a dtype: an integer dtype
  * takes only values in its range (negative ints wrap into unsigned ones as
  * two's complement, as in torch; NaN and infinities never fit), a float
  * dtype finite values up to its largest (infinities and NaN too); bool and
  * double take anything. */
-static int check_fits(const mt_scalar *s, mt_dtype d)
+int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
 {
     static const struct {
         double lo, hi;
@@ -90,7 +90,7 @@ static mt_dtype scalar_dtype(const mt_scalar *s)
 
 static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_grad)
 {
-    if (t && s && check_fits(s, t->dtype) < 0) {
+    if (t && s && mt_check_scalar_fits(s, t->dtype) < 0) {
         mt_release(t);
         return -1;
     }
@@ -191,7 +191,7 @@ static int written_self(mt_args *a, mt_result *r)
 /* fill_(input, value) */
 int impl_fill_(mt_args *a, mt_result *r)
 {
-    if (check_fits(&a->v[1].s, a->v[0].t->dtype) < 0)
+    if (mt_check_scalar_fits(&a->v[1].s, a->v[0].t->dtype) < 0)
         return -1;
     fill_scalar(a->v[0].t, &a->v[1].s);
     return written_self(a, r);
@@ -328,7 +328,7 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
     if (steps < 0)
         return mt_error(MT_ERR_RUNTIME, "number of steps must be non-negative");
     mt_dtype d = mt_dtype_arg(a, di, mt_default_dtype);
-    if (check_fits(&a->v[0].s, d) < 0 || check_fits(&a->v[1].s, d) < 0)
+    if (mt_check_scalar_fits(&a->v[0].s, d) < 0 || mt_check_scalar_fits(&a->v[1].s, d) < 0)
         return -1;
     double start = a->v[0].s.f, end = a->v[1].s.f;
     if (!log && mt_is_integral(d, true)) {

@@ -11,6 +11,9 @@ int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad);
 /* The result of a factory: t (consumed), marked as requiring grad when
  * asked; -1 when t is NULL or cannot require grad. */
 int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad);
+/* Whether s converts to dtype d as torch converts a fill value or an alpha:
+ * -1 with torch's "value cannot be converted" error when it does not fit. */
+int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d);
 /* An uninitialised tensor shaped like src, laid out like it
  * (torch.preserve_format). */
 mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype);

@@ -8,6 +8,7 @@
 #include "index.h"
 
 #include "args.h"
+#include "creation.h"
 #include "table.h"
 #include "shape.h"
 
@@ -379,7 +380,7 @@ mt_tensor *mt_index_select_backward(const mt_tensor *g, int ndim, const int64_t 
     if (t) {
         mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
                            .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ix)}};
-        mt_index_add_zeros(t, &p, g);
+        mt_index_add_into(t, NULL, &p, g, 1.0, 1);
     }
     mt_xrelease(ix);
     return t;
@@ -396,16 +397,9 @@ int impl_index_select(mt_args *a, mt_result *r)
     if (!mt_is_integral(ix->dtype, false) || ix->dtype < MT_INT32)
         return mt_error(MT_ERR_RUNTIME,
                         "index_select(): Expected dtype int32 or int64 for index");
-    mt_tensor i1 = *ix;
-    if (i1.ndim == 0) {
-        i1.ndim = 1;
-        i1.sizes[0] = 1;
-        i1.strides[0] = 0;
-    }
+    mt_tensor i1 = mt_at_least_1d(ix);
     if (t.ndim == 0) {
-        t.ndim = 1;
-        t.sizes[0] = 1;
-        t.strides[0] = 0;
+        t = mt_at_least_1d(&t);
         mt_tensor *out = select_along(&t, 0, &i1, STRICT);
         if (out)
             out->ndim = 0;
@@ -565,49 +559,103 @@ int impl_scatter_add(mt_args *a, mt_result *r)
     return scatter_common(a, r, MT_PUT_ADD, false);
 }
 
-int impl_index_add_(mt_args *a, mt_result *r)
+/* torch's checks of index_add before it reads an index, in its order and
+ * words (index_func_meta_impl). A 0-dim source stands for one slice;
+ * torch words a count that does not match it by failing to read its size. */
+static int index_add_checks(const mt_tensor *t, int dim, const mt_tensor *ix,
+                            const mt_tensor *src)
 {
-    mt_tensor *t = a->v[0].t, *ix = a->v[2].t, *src = a->v[3].t;
+    char s0[256], s1[256];
+    if (ix->ndim > 1) {
+        mt_format_shape(s0, sizeof s0, ix->ndim, ix->sizes);
+        return mt_error(MT_ERR_INDEX,
+                        "index_add_(): Index is supposed to be a vector, but got dim: %d with "
+                        "type: %s and size: %s", ix->ndim, mt_dtype_infos[ix->dtype].scalar_name,
+                        s0);
+    }
+    if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_add_(): Expected dtype int32/int64 for index but got: %s",
+                        mt_dtype_infos[ix->dtype].scalar_name);
+    if (src->dtype != t->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_add_(): self (%s) and source (%s) must have the same scalar type",
+                        mt_dtype_infos[t->dtype].scalar_name,
+                        mt_dtype_infos[src->dtype].scalar_name);
+    if (dim != 0 && dim >= src->ndim)
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_add_(): Indexing dim %d is out of bounds of the source tensor "
+                        "with dim %d", dim, src->ndim);
+    if (src->ndim == 0 && ix->numel != 1)
+        return mt_error(MT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    if (src->ndim && ix->numel != src->sizes[dim])
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_add_(): Number of indices (%lld) should be equal to "
+                        "source.size(dim): (%lld), for dim: %d", (long long)ix->numel,
+                        (long long)src->sizes[dim], dim);
+    /* the shapes match apart from dim, or whole when either is 0-dim */
+    bool cut = t->ndim && src->ndim, same = t->ndim == src->ndim;
+    for (int d = 0; same && d < t->ndim; d++)
+        same = (cut && d == dim) || t->sizes[d] == src->sizes[d];
+    if (same)
+        return 0;
+    mt_format_shape(s0, sizeof s0, t->ndim, t->sizes);
+    mt_format_shape(s1, sizeof s1, src->ndim, src->sizes);
+    return mt_error(MT_ERR_RUNTIME,
+                    "source tensor shape must match self tensor shape, excluding the specified "
+                    "dimension. Got self.shape = %s source.shape = %s", s0, s1);
+}
+
+/* index_add and index_add_: out = self (a copy, or self itself in place),
+ * out[.., index[j], ..] += alpha * source[.., j, ..] in index order. */
+int impl_index_add(mt_args *a, mt_result *r)
+{
+    bool inplace = mt_inplace_target(a) != NULL;
+    mt_tensor t = *a->v[0].t, *ix = a->v[2].t, s = *a->v[3].t;
+    const mt_scalar *alpha = &a->v[4].s;
     int dim;
-    if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
+    if (mt_wrap_dim(a->v[1].i, t.ndim, &dim) < 0 || index_add_checks(&t, dim, ix, &s) < 0 ||
+        mt_check_scalar_fits(alpha, t.dtype) < 0)
         return -1;
-    if (!mt_is_integral(ix->dtype, false) || ix->ndim > 1)
-        return mt_error(MT_ERR_INDEX, "index_add_(): Index is supposed to be a vector");
-    if (mt_check_overlap(t, src, true) < 0 || mt_check_overlap(t, ix, true) < 0)
-        return -1;
+    /* torch converts alpha to self's dtype (bool: nonzero); a float alpha
+     * fits an integer dtype here, and a floating one never reads alpha_i */
+    int64_t alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i : 0;
+    if (t.dtype == MT_BOOL)
+        alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i != 0 : alpha->f != 0;
+    else if (alpha->kind == MT_SCALAR_FLOAT && !mt_is_floating(t.dtype))
+        alpha_i = (int64_t)alpha->f;
+    /* a 0-dim self and source are one slice of one element */
+    t = mt_at_least_1d(&t);
+    s = mt_at_least_1d(&s);
     mt_tensor *ixl = dense_long(ix, "index_add_");
     if (!ixl)
         return -1;
     mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
                        .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ixl)}};
-    int nd, rc = -1;
-    int64_t shape[MT_MAX_DIMS];
-    mt_tensor *vals = NULL;
-    bool as_scatter = t->ndim > 1 && ix->dtype == MT_INT64 && (dim == 0 || dim == t->ndim - 1);
-    if (index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1,
-                       as_scatter ? STRICT_SCATTER : STRICT) < 0 ||
-        mt_index_wrap(t, &p) < 0 ||
-        mt_index_result_shape(t, &p, &nd, shape) < 0)
+    /* torch checks no index of an empty self of 2 or more dims; the rest in
+     * the words of the kernel a case goes to (see index_rule) */
+    bool checked = !(t.ndim > 1 && (t.numel == 0 || ix->numel == 0));
+    bool as_scatter = t.ndim > 1 && ix->dtype == MT_INT64 && alpha->f == 1.0 &&
+                      (dim == 0 || dim == t.ndim - 1);
+    mt_tensor *out = NULL;
+    if (checked && index_in_range(&p, dim, t.sizes[dim], as_scatter ? STRICT_SCATTER : STRICT) < 0)
         goto done;
-    if (src->ndim != nd || memcmp(src->sizes, shape, sizeof(int64_t) * nd)) {
-        mt_error(MT_ERR_RUNTIME,
-                 "index_add_(): Source/destination tensor must have same slice shapes.");
-        goto done;
+    if (inplace) {
+        if (checked)
+            mt_index_put(&t, &p, &s, MT_PUT_ADD, alpha->f, alpha_i);
+        out = a->v[0].t;
+        out->storage->version++;
+        mt_retain(out);
+    } else if ((out = mt_new(t.dtype, a->v[0].t->ndim, a->v[0].t->sizes, false))) {
+        mt_tensor o = mt_at_least_1d(out);
+        if (checked)
+            mt_index_add_into(&o, &t, &p, &s, alpha->f, alpha_i);
+        else
+            mt_copy(out, a->v[0].t);
     }
-    /* source is read in place unless it needs converting */
-    if (src->dtype != t->dtype) {
-        if (!(vals = mt_new(t->dtype, nd, shape, false)))
-            goto done;
-        mt_copy(vals, src);
-    }
-    mt_index_put(t, &p, vals ? vals : src, MT_PUT_ADD, a->v[4].s.f, a->v[4].s.i);
-    t->storage->version++;
-    mt_retain(t);
-    rc = mt_result_tensor(r, t);
 done:
-    mt_xrelease(vals);
     mt_release(ixl);
-    return rc;
+    return mt_result_tensor(r, out);
 }
 
 static int masked_fill_into(mt_tensor *dst, mt_args *a)
