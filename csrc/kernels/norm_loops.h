@@ -121,17 +121,6 @@ static MT_INLINE void NAME(dual, SFX)(const T *g, const T *x, int64_t n, T m, do
     *sgx = t2;
 }
 
-/* v to out: streamed (out 16-byte aligned, stream.h) or stored */
-static MT_INLINE void NAME(put, SFX)(T *out, const VEC *v, bool stream)
-{
-    if (stream) {
-        mt_stream16(out, v);
-        mt_stream16((char *)out + 16, (const char *)v + 16);
-    } else {
-        memcpy(out, v, sizeof *v);
-    }
-}
-
 /* the elements of out before its first 16-byte aligned one, at most n: a
  * streamed row's scalar head */
 static MT_INLINE int64_t NAME(head, SFX)(const T *out, int64_t n, bool stream)
@@ -151,7 +140,7 @@ static MT_INLINE void NAME(affine, SFX)(T *restrict out, const T *restrict x, in
         VEC v;
         NAME(load, SFX)(&v, x + i);
         v = v * a + c;
-        NAME(put, SFX)(out + i, &v, stream);
+        mt_stream_put(out + i, &v, sizeof v, stream);
     }
     for (; i < n; i++)
         out[i] = x[i] * a + c;
@@ -171,7 +160,7 @@ static MT_INLINE void NAME(normalize, SFX)(T *restrict out, const T *restrict x,
         NAME(load, SFX)(&wv, w + i);
         NAME(load, SFX)(&bv, b + i);
         xv = (xv - mean) * rstd * wv + bv;
-        NAME(put, SFX)(out + i, &xv, stream);
+        mt_stream_put(out + i, &xv, sizeof xv, stream);
     }
     for (; i < n; i++)
         out[i] = (x[i] - mean) * rstd * w[i] + b[i];

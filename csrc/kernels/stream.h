@@ -15,6 +15,8 @@
  * mt_stream_worth(bytes): whether an output of that many bytes is streamed.
  * mt_stream16(p, v): 16 bytes from v to a 16-byte aligned p, streamed on
  *   x86-64 (SSE2, so in every clone of a loop), a plain copy elsewhere.
+ * mt_stream_put(p, v, bytes, stream): a vector of `bytes` (a multiple of 16)
+ *   from v to p, streamed when `stream` and p is 16-byte aligned.
  * mt_stream_fence(): orders the streamed stores before the stores that
  *   follow (the pool's completion flag); each thread calls it after its
  *   part. */
@@ -22,6 +24,7 @@
 #define MT_KERNELS_STREAM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -51,6 +54,17 @@ static inline __attribute__((always_inline)) void mt_stream16(void *p, const voi
 #else
     memcpy(p, v, 16);
 #endif
+}
+
+static inline __attribute__((always_inline)) void mt_stream_put(void *p, const void *v,
+                                                               size_t bytes, bool stream)
+{
+    if (stream && ((uintptr_t)p & 15) == 0) {
+        for (size_t k = 0; k < bytes; k += 16)
+            mt_stream16((char *)p + k, (const char *)v + k);
+    } else {
+        memcpy(p, v, bytes);
+    }
 }
 
 static inline void mt_stream_fence(void)
