@@ -6,6 +6,7 @@
  * torch's do, e.g. gelu's gradient at +-inf is NaN. */
 #include "activation_backward.h"
 #include "../core/portable.h"
+#include "lane_pick.h"
 #include "typed.h"
 #include "vmath.h"
 #include "vmath16.h"
@@ -203,55 +204,6 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
     return _mm512_mul_ps(_mm512_mul_ps(g, _mm512_sub_ps(MT_C16(1.0f), y)), y);
 }
 
-/* contiguous operands in full vectors and a masked one for the tail,
- * strided ones through lane buffers */
-#define V16_LOOP(NAME)                                                                  \
-    MT_TARGET_AVX512 static void NAME##_v16(char **data, const int64_t *st, int64_t n)   \
-    {                                                                                   \
-        int64_t i = 0;                                                                  \
-        if (st[0] == sizeof(float) && st[1] == sizeof(float) && st[2] == sizeof(float)) { \
-            float *o = (float *)data[0];                                                \
-            const float *pg = (const float *)data[1], *pv = (const float *)data[2];     \
-            for (; i + 16 <= n; i += 16)                                                \
-                _mm512_storeu_ps(o + i, v##NAME##16(_mm512_loadu_ps(pg + i),            \
-                                                    _mm512_loadu_ps(pv + i)));          \
-            if (i < n) {                                                                \
-                __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                         \
-                _mm512_mask_storeu_ps(o + i, k,                                         \
-                                      v##NAME##16(_mm512_maskz_loadu_ps(k, pg + i),     \
-                                                  _mm512_maskz_loadu_ps(k, pv + i)));   \
-            }                                                                           \
-            return;                                                                     \
-        }                                                                               \
-        for (; i < n; i += 16) {                                                        \
-            int64_t m = n - i < 16 ? n - i : 16;                                        \
-            float bg[16] = {0}, bv[16] = {0};                                           \
-            for (int64_t k = 0; k < m; k++) {                                           \
-                bg[k] = *(const float *)(data[1] + (i + k) * st[1]);                    \
-                bv[k] = *(const float *)(data[2] + (i + k) * st[2]);                    \
-            }                                                                           \
-            _mm512_storeu_ps(bg, v##NAME##16(_mm512_loadu_ps(bg), _mm512_loadu_ps(bv))); \
-            for (int64_t k = 0; k < m; k++)                                             \
-                *(float *)(data[0] + (i + k) * st[0]) = bg[k];                          \
-        }                                                                               \
-    }
-/* a float32 row's entry: the 16-lane loop where mt_use_avx512(), else the
- * 8-lane one */
-#define F4_PICK(NAME)                                                                   \
-    V16_LOOP(NAME)                                                                      \
-    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *ctx)         \
-    {                                                                                   \
-        if (mt_use_avx512())                                                            \
-            NAME##_v16(data, st, n);                                                    \
-        else                                                                            \
-            NAME##_8_f4(data, st, n, ctx);                                              \
-    }
-#else
-#define F4_PICK(NAME)                                                                   \
-    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *ctx)         \
-    {                                                                                   \
-        NAME##_8_f4(data, st, n, ctx);                                                  \
-    }
 #endif
 
 /* float16 and bfloat16: loaded to float, the scalar form, stored back */
@@ -270,7 +222,7 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
  * exact either way); -inf for the forms that flag nothing */
 #define DEFINE(NAME, LIMIT4, LIMIT8)                                                    \
     VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)     \
-    F4_PICK(NAME)                                                                       \
+    MT_F4_PICK_BINARY(NAME, v##NAME##16)                                                \
     VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
     HALF_LOOP(NAME, f2, mt_f16)                                                         \
     HALF_LOOP(NAME, bf, mt_bf16)

@@ -4,9 +4,11 @@
  * the sums and one for grad_input. Rows (layer, RMS, group norm) are split
  * over the thread pool; the weight and bias gradients, sums over rows, are
  * kept per part and added in a fixed order, so results do not depend on
- * timing. Batch norm splits over channels. */
+ * timing. Batch norm splits over channels. An output too large to stay in
+ * cache goes out with streaming stores (stream.h). */
 #include "norm.h"
 #include "parallel.h"
+#include "stream.h"
 #include "typed.h"
 
 #include "../core/error.h"
@@ -25,7 +27,7 @@ typedef struct {
     void *out, *stats, *gx, *part_w, *part_b;
     int64_t rows, groups, cg, inner, nparams, nparts;
     double eps, momentum;
-    bool rms;
+    bool rms, stream; /* stream: the output goes out with streaming stores */
     mt_tensor *running_mean, *running_var;
 } norm_job;
 
@@ -85,7 +87,8 @@ int mt_norm_rows(const mt_tensor *x, const mt_tensor *weight, const mt_tensor *b
     int64_t d = cg * inner;
     void *own_w, *own_b;
     norm_job j = {.x = mt_data(x), .out = mt_data(out), .stats = mt_data(stats), .rows = rows,
-                  .groups = groups, .cg = cg, .inner = inner, .eps = eps, .rms = rms};
+                  .groups = groups, .cg = cg, .inner = inner, .eps = eps, .rms = rms,
+                  .stream = mt_stream_worth(rows * d * mt_itemsize(x->dtype))};
     j.w = affine_or_default(weight, groups * cg, is64, 1, &own_w);
     j.b = affine_or_default(bias, groups * cg, is64, 0, &own_b);
     if (!j.w || !j.b) {
@@ -164,7 +167,8 @@ int mt_batch_norm(const mt_tensor *x, const mt_tensor *weight, const mt_tensor *
     void *own_w, *own_b;
     norm_job j = {.x = mt_data(x), .out = mt_data(out), .stats = mt_data(stats), .rows = n,
                   .groups = c, .inner = inner, .eps = eps, .momentum = momentum,
-                  .running_mean = running_mean, .running_var = running_var};
+                  .running_mean = running_mean, .running_var = running_var,
+                  .stream = mt_stream_worth(n * c * inner * mt_itemsize(x->dtype))};
     j.w = affine_or_default(weight, c, is64, 1, &own_w);
     j.b = affine_or_default(bias, c, is64, 0, &own_b);
     if (!j.w || !j.b) {

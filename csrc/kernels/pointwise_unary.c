@@ -3,6 +3,7 @@
  * float32 on 16 lanes with vmath16.h where the machine has AVX-512). */
 #include "pointwise_unary.h"
 #include "../core/portable.h"
+#include "lane_pick.h"
 #include "typed.h"
 #include "vmath.h"
 #include "vmath16.h"
@@ -274,54 +275,11 @@ MT_V16 __m512 vgelu_tanh16(__m512 x)
     return _mm512_mul_ps(x, mt_vsigmoid16(_mm512_add_ps(u, u)));
 }
 
-/* The 16-lane float32 loop: contiguous operands in full vectors and a masked
- * one for the tail; strided ones through a lane buffer. */
-#define V16_LOOP(NAME, VFN)                                                               \
-    MT_TARGET_AVX512 static void NAME##_v16(char **data, const int64_t *st, int64_t n)     \
-    {                                                                                     \
-        int64_t i = 0;                                                                    \
-        if (st[0] == sizeof(float) && st[1] == sizeof(float)) {                           \
-            float *o = (float *)data[0];                                                  \
-            const float *pa = (const float *)data[1];                                     \
-            for (; i + 16 <= n; i += 16)                                                  \
-                _mm512_storeu_ps(o + i, VFN(_mm512_loadu_ps(pa + i)));                    \
-            if (i < n) {                                                                  \
-                __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                           \
-                _mm512_mask_storeu_ps(o + i, k, VFN(_mm512_maskz_loadu_ps(k, pa + i)));   \
-            }                                                                             \
-            return;                                                                       \
-        }                                                                                 \
-        for (; i < n; i += 16) {                                                          \
-            int64_t m = n - i < 16 ? n - i : 16;                                          \
-            float buf[16] = {0};                                                          \
-            for (int64_t k = 0; k < m; k++)                                               \
-                buf[k] = *(const float *)(data[1] + (i + k) * st[1]);                     \
-            _mm512_storeu_ps(buf, VFN(_mm512_loadu_ps(buf)));                             \
-            for (int64_t k = 0; k < m; k++)                                               \
-                *(float *)(data[0] + (i + k) * st[0]) = buf[k];                           \
-        }                                                                                 \
-    }
-/* a float32 row's entry: the 16-lane loop where mt_use_avx512(), else the
- * 8-lane one (NAME##_8_f4) */
-#define F4_PICK(NAME, VFN16)                                                              \
-    V16_LOOP(NAME, VFN16)                                                                 \
-    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
-    {                                                                                     \
-        if (mt_use_avx512())                                                              \
-            NAME##_v16(data, st, n);                                                      \
-        else                                                                              \
-            NAME##_8_f4(data, st, n, vctx);                                               \
-    }
-#else
-#define F4_PICK(NAME, VFN16)                                                              \
-    static void NAME##_f4(char **data, const int64_t *st, int64_t n, void *vctx)          \
-    {                                                                                     \
-        NAME##_8_f4(data, st, n, vctx);                                                   \
-    }
 #endif
+
 #define F4_ROW(NAME, VFN8, VFN16)                                                         \
     VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
-    F4_PICK(NAME, VFN16)
+    MT_F4_PICK_UNARY(NAME, VFN16)
 
 F4_ROW(vexp, mt_vexp8, mt_vexp16)
 VEC_LOOP(vexp, f8, double, mt_v4d, 4, mt_vexp4)
@@ -334,7 +292,7 @@ VEC_LOOP(vsigmoid, f8, double, mt_v4d, 4, mt_vsigmoid4)
 F4_ROW(verf, mt_verf8, mt_verf16)
 VEC_LOOP(verf, f8, double, mt_v4d, 4, mt_verf4)
 GELU_LOOP(8_f4, float, mt_v8f, mt_v8i, 8, vgelu8, -3.9f * (float)SQRT_2, GELU_f8)
-F4_PICK(vgelu, vgelu16)
+MT_F4_PICK_UNARY(vgelu, vgelu16)
 GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
 F4_ROW(vgelu_tanh, vgelu_tanh8, vgelu_tanh16)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
