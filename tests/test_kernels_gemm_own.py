@@ -1,6 +1,6 @@
 """float32 products that mt_gemm runs on its own register-blocked kernel
-(kernels/gemm_small.c) instead of BLAS: k up to 1024 and B up to 128K
-elements, where the AVX-512 level is in use. Checked against torch in a
+(kernels/gemm_small.c) instead of BLAS: k up to 1024 and n up to 512,
+where the AVX-512 level is in use. Checked against torch in a
 fresh process at each kernel level (the AVX-512 one takes the own path,
 MINITORCH_SMALL_GEMM=avx2 and MINITORCH_NO_AVX512 send the same products to
 BLAS), on sizes that leave partial row blocks and a column remainder past the
@@ -47,7 +47,7 @@ CHILD = textwrap.dedent("""
 
     shapes = [(1024, 384, 128), (1023, 65, 128), (65, 128, 1024), (3, 48, 70),
               (130, 17, 33), (64, 64, 32), (37, 200, 1), (20, 16, 1024),
-              (40, 300, 1025), (70, 1100, 120)]
+              (40, 300, 1025), (70, 1100, 120), (33, 512, 1024), (20, 513, 64)]
     for m, n, k in shapes:
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)

@@ -613,16 +613,19 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
 
 /* float32 products the register-blocked kernel runs faster than BLAS: it
  * reads A in place where BLAS packs both operands, which pays while B
- * (k x n) stays in L2 as the panels of A pass over it (a transformer's
- * 1024 x 128 @ 128 x 384 and its gradients: about 117 against 103 GFLOPS on
- * one Zen 4 core); a longer k or a larger B is BLAS's, whose blocking keeps
- * its speed there. Only with the AVX-512 kernel, the one measured ahead. */
+ * (k x n) stays near the core as the panels of A pass over it (a
+ * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
+ * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
+ * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
+ * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
+ * kernel, the one measured ahead. */
 #define OWN_MAX_K 1024
-#define OWN_MAX_B (128 * 1024)
+#define OWN_MAX_N 512
+#define OWN_MAX_B (512 * 1024)
 static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
 {
-    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->k * s->n <= OWN_MAX_B &&
-           mt_gemm_f32_wide();
+    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N &&
+           s->k * s->n <= OWN_MAX_B && mt_gemm_f32_wide();
 }
 
 /* Folds the innermost batch dims into m while B repeats along them and the
