@@ -177,3 +177,18 @@ def test_other_paths_stay_composite():
         "ScaledDotProductFlashAttentionForCpuBackward0"
     assert type(f(q.half(), q.half(), q.half()).grad_fn).__name__ != \
         "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def test_eight_lane_rows_match_torch():
+    """The softmax rows' 8-lane path (MINITORCH_NO_AVX512 in a fresh
+    process) over the same shapes."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, MINITORCH_NO_AVX512="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.abspath(__file__), "-k", "matches_torch or strided_heads"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout

@@ -3,7 +3,8 @@
  * its softmax on rows held in cache, so the scores never make a pass of
  * their own over memory. Causal heads go in blocks of query rows, each
  * multiplying only the keys its last row sees (half the work skipped as the
- * blocks get many). The backward takes the forward's weights
+ * blocks get many). k^T (and in the backward v^T) is packed once per head,
+ * so no product packs its B. The backward takes the forward's weights
  * (kept by the caller, as the unfused graph keeps the softmax output) rather
  * than recomputing them, and writes the weights' gradient into a scratch
  * block of one head. */
@@ -13,76 +14,87 @@
 #include "blas.h"
 #include "linalg.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "softmax_row.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* query rows of a causal block: smaller blocks would skip more of the masked
- * half, but their products fall below the size mt_gemm hands to BLAS, and
- * its own kernel on them costs more than the skipped work saves (measured
- * on a GPT's 64 x 64 heads of 32 channels) */
-#define CAUSAL_ROWS 64
+/* query rows of a causal block: a 64-key head in blocks of 16 multiplies 5/8
+ * of its scores; the float32 kernel's column strips are 16 wide, so every
+ * block's keys fill whole strips */
+#define CAUSAL_ROWS 16
 
-/* softmax_row: x[0, lim) becomes its softmax and x[lim, s) zeros; a row whose
- * maximum is -inf (no key left) becomes zeros. grad_row: d[0, lim) becomes
- * scale * w (d - sum(w d)), the rest zeros. Whole vectors run over the first
- * s / W * W entries, the lanes past lim selected away (a partial vector read
- * through a lane buffer would stall on store forwarding once per row); the
- * few entries past the last whole vector go one at a time. */
-#define DEFINE_ROWS(SFX, T, V, M, W, VEXP_AT, EXPF)                                         \
-    MT_CLONES_AVX2_FMA static void softmax_row_##SFX(T *x, int64_t lim, int64_t s)        \
+/* Rows whose softmax steps run together (as kernels/softmax.c does), so one
+ * row's chain of max, exp sum and reciprocal overlaps the next's. */
+#define SOFTMAX_BLOCK MT_SOFTMAX_ROW_BLOCK
+
+/* softmax_rows: rows [i0, i1) of the weights w (rows wrs apart), row i's
+ * scores x[0, lim) times scale becoming their softmax by softmax_row.h's steps
+ * (the scale here rather than in the product, which then writes the scores
+ * in place) and x[lim, s) zeros; a row whose maximum is -inf (no key left)
+ * becomes zeros. The scaled scores go to tmp (SOFTMAX_BLOCK rows of s): the
+ * exp sum's overlapping last vector rereads its source. */
+#define DEFINE_SOFTMAX_ROWS(SFX, ATTR, T)                                                 \
+    ATTR static void softmax_rows_##SFX(T *w, int64_t wrs, T *tmp, int64_t i0, int64_t i1, \
+                                        bool causal, int64_t s, T scale)                  \
     {                                                                                     \
-        V iota, mv = (V){0} - (T)INFINITY, sv = (V){0}, v;                                \
-        for (int i = 0; i < W; i++)                                                       \
-            iota[i] = (T)i;                                                               \
-        int64_t whole = s / W * W, vend = lim < whole ? lim : whole;                      \
-        for (int64_t j = 0; j < vend; j += W) {                                           \
-            memcpy(&v, x + j, sizeof v);                                                  \
-            M in = iota < (T)(lim - j);                                                   \
-            M mk = in & ((v > mv) | (v != v));                                            \
-            mv = (V)((mk & (M)v) | (~mk & (M)mv));                                        \
+        for (int64_t r0 = i0; r0 < i1; r0 += SOFTMAX_BLOCK) {                             \
+            int64_t nb = i1 - r0 < SOFTMAX_BLOCK ? i1 - r0 : SOFTMAX_BLOCK;               \
+            T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                       \
+            int64_t lim[SOFTMAX_BLOCK];                                                   \
+            for (int64_t b = 0; b < nb; b++) {                                            \
+                const T *x = w + (r0 + b) * wrs;                                          \
+                T *t = tmp + b * s;                                                       \
+                lim[b] = causal && r0 + b + 1 < s ? r0 + b + 1 : s;                       \
+                for (int64_t j = 0; j < lim[b]; j++)                                      \
+                    t[j] = x[j] * scale;                                                  \
+                m[b] = smr_max_##SFX(t, lim[b]);                                          \
+            }                                                                             \
+            for (int64_t b = 0; b < nb; b++)                                              \
+                sum[b] = m[b] == -(T)INFINITY                                             \
+                             ? 0                                                          \
+                             : smr_expsum_##SFX(w + (r0 + b) * wrs, tmp + b * s, lim[b],  \
+                                                m[b]);                                    \
+            for (int64_t b = 0; b < nb; b++) {                                            \
+                T *x = w + (r0 + b) * wrs;                                                \
+                int64_t done = m[b] == -(T)INFINITY ? 0 : lim[b];                         \
+                if (done)                                                                 \
+                    smr_finish_##SFX(x, x, done, m[b], 1 / sum[b], false);                \
+                memset(x + done, 0, (size_t)(s - done) * sizeof(T));                      \
+            }                                                                             \
         }                                                                                 \
-        T m = mv[0];                                                                      \
-        for (int i = 1; i < W; i++)                                                       \
-            if (mv[i] > m || mv[i] != mv[i])                                              \
-                m = mv[i];                                                                \
-        for (int64_t j = whole; j < lim; j++)                                             \
-            if (x[j] > m || x[j] != x[j])                                                 \
-                m = x[j];                                                                 \
-        if (m == -(T)INFINITY) {                                                          \
-            memset(x, 0, (size_t)s * sizeof(T));                                          \
-            return;                                                                       \
-        }                                                                                 \
-        for (int64_t j = 0; j < vend; j += W) {                                           \
-            memcpy(&v, x + j, sizeof v);                                                  \
-            V e = v - m;                                                                  \
-            VEXP_AT(&e);                                                                  \
-            e = (V)((M)e & (iota < (T)(lim - j)));                                        \
-            sv += e;                                                                      \
-            memcpy(x + j, &e, sizeof e);                                                  \
-        }                                                                                 \
-        T sum = 0;                                                                        \
-        for (int i = 0; i < W; i++)                                                       \
-            sum += sv[i];                                                                 \
-        for (int64_t j = whole; j < lim; j++) {                                           \
-            x[j] = EXPF(x[j] - m);                                                        \
-            sum += x[j];                                                                  \
-        }                                                                                 \
-        T inv = 1 / sum;                                                                  \
-        int64_t done = vend + (W - vend % W) % W;                                         \
-        for (int64_t j = 0; j < done; j += W) {                                           \
-            memcpy(&v, x + j, sizeof v);                                                  \
-            v *= inv;                                                                     \
-            memcpy(x + j, &v, sizeof v);                                                  \
-        }                                                                                 \
-        for (int64_t j = whole; j < lim; j++)                                             \
-            x[j] *= inv;                                                                  \
-        int64_t rest = lim > whole ? lim : done;                                          \
-        memset(x + rest, 0, (size_t)(s - rest) * sizeof(T));                              \
-    }                                                                                     \
+    }
+DEFINE_SOFTMAX_ROWS(f4, MT_CLONES_AVX2_FMA, float)
+DEFINE_SOFTMAX_ROWS(f8, MT_CLONES_AVX2_FMA, double)
+#ifdef MT_HAVE_AVX512
+DEFINE_SOFTMAX_ROWS(x16, MT_TARGET_AVX512, float)
+#endif
+
+static void softmax_rows(const mt_attn_shape *s, char *w, int64_t wrs, char *tmp, int64_t i0,
+                         int64_t i1)
+{
+    if (s->d == MT_FLOAT64) {
+        softmax_rows_f8((double *)w, wrs, (double *)tmp, i0, i1, s->causal, s->s, s->scale);
+        return;
+    }
+#ifdef MT_HAVE_AVX512
+    if (mt_use_avx512()) {
+        softmax_rows_x16((float *)w, wrs, (float *)tmp, i0, i1, s->causal, s->s,
+                         (float)s->scale);
+        return;
+    }
+#endif
+    softmax_rows_f4((float *)w, wrs, (float *)tmp, i0, i1, s->causal, s->s, (float)s->scale);
+}
+
+/* grad_row: d[0, lim) becomes scale * w (d - sum(w d)), the rest zeros.
+ * Whole vectors run over the first s / W * W entries, the lanes past lim
+ * selected away (a partial vector read through a lane buffer would stall on
+ * store forwarding once per row); the few entries past the last whole vector
+ * go one at a time. */
+#define DEFINE_GRAD_ROW(SFX, T, V, M, W)                                                  \
     MT_CLONES_AVX2_FMA static void grad_row_##SFX(T *d, const T *w, int64_t lim,          \
                                                   int64_t s, T scale)                     \
     {                                                                                     \
@@ -111,8 +123,8 @@
         int64_t done = vend + (W - vend % W) % W, rest = lim > whole ? lim : done;        \
         memset(d + rest, 0, (size_t)(s - rest) * sizeof(T));                              \
     }
-DEFINE_ROWS(f4, float, mt_v8f, mt_v8i, 8, mt_vexp8_at, expf)
-DEFINE_ROWS(f8, double, mt_v4d, mt_v4l, 4, mt_vexp4_at, exp)
+DEFINE_GRAD_ROW(f4, float, mt_v8f, mt_v8i, 8)
+DEFINE_GRAD_ROW(f8, double, mt_v4d, mt_v4l, 4)
 
 /* C (row stride crs) = alpha * A @ B, A and B given by row and column strides. */
 static int product(mt_dtype d, int64_t m, int64_t n, int64_t k, double alpha, const char *a,
@@ -159,26 +171,23 @@ static int64_t row_limit(const mt_attn_shape *s, int64_t i)
     return keys_seen(s, i + 1);
 }
 
-static int forward_head(const job *j, int64_t it)
+/* kt: room for the head's k^T (e x s), packed once so the score products
+ * read it with contiguous rows, and then for SOFTMAX_BLOCK rows of s. */
+static int forward_head(const job *j, int64_t it, char *kt)
 {
     const mt_attn_shape *s = j->s;
     int isz = mt_itemsize(s->d);
     char *q = head(j, j->q, it), *k = head(j, j->k, it), *v = head(j, j->v, it);
     char *w = head(j, j->w, it), *o = head(j, j->o, it);
     int64_t br = block_rows(s);
+    mt_gemm_pack(kt, k, s->e, s->s, j->k->cs, j->k->rs, isz);
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *wb = w + i0 * j->w->rs * isz;
-        if (product(s->d, i1 - i0, jn, s->e, s->scale, q + i0 * j->q->rs * isz, j->q->rs,
-                    j->q->cs, k, j->k->cs, j->k->rs, wb, j->w->rs) < 0)
+        if (product(s->d, i1 - i0, jn, s->e, 1.0, q + i0 * j->q->rs * isz, j->q->rs,
+                    j->q->cs, kt, s->s, 1, wb, j->w->rs) < 0)
             return -1;
-        for (int64_t i = i0; i < i1; i++) {
-            char *row = w + i * j->w->rs * isz;
-            if (s->d == MT_FLOAT32)
-                softmax_row_f4((float *)row, row_limit(s, i), s->s);
-            else
-                softmax_row_f8((double *)row, row_limit(s, i), s->s);
-        }
+        softmax_rows(s, w, j->w->rs, kt + s->e * s->s * isz, i0, i1);
         if (product(s->d, i1 - i0, s->ev, jn, 1.0, wb, j->w->rs, 1, v, j->v->rs, j->v->cs,
                     o + i0 * j->o->rs * isz, j->o->rs) < 0)
             return -1;
@@ -188,8 +197,9 @@ static int forward_head(const job *j, int64_t it)
 
 /* dw = g v^T then ds = scale * w (dw - rowsum(w dw)) into the scratch head
  * (rows of s), dq = ds k by query blocks; dv = w^T g and dk = ds^T q by key
- * blocks, each from the first query row that sees the block. */
-static int backward_head(const job *j, int64_t it, char *ds)
+ * blocks, each from the first query row that sees the block. vt: room for
+ * v^T (ev x s), packed once. */
+static int backward_head(const job *j, int64_t it, char *ds, char *vt)
 {
     const mt_attn_shape *s = j->s;
     int isz = mt_itemsize(s->d);
@@ -197,11 +207,12 @@ static int backward_head(const job *j, int64_t it, char *ds)
     char *v = head(j, j->v, it), *w = head(j, j->w, it);
     char *dq = head(j, j->dq, it), *dk = head(j, j->dk, it), *dv = head(j, j->dv, it);
     int64_t br = block_rows(s), wrs = j->w->rs;
+    mt_gemm_pack(vt, v, s->ev, s->s, j->v->cs, j->v->rs, isz);
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *db = ds + i0 * s->s * isz;
         if (product(s->d, i1 - i0, jn, s->ev, 1.0, g + i0 * j->g->rs * isz, j->g->rs,
-                    j->g->cs, v, j->v->cs, j->v->rs, db, s->s) < 0)
+                    j->g->cs, vt, s->s, 1, db, s->s) < 0)
             return -1;
         for (int64_t i = i0; i < i1; i++) {
             char *drow = ds + i * s->s * isz, *wrow = w + i * wrs * isz;
@@ -234,23 +245,34 @@ static int backward_head(const job *j, int64_t it, char *ds)
 static void forward_range(void *arg, int64_t begin, int64_t end)
 {
     job *j = arg;
+    char *kt = malloc((size_t)((j->s->e + SOFTMAX_BLOCK) * j->s->s) * mt_itemsize(j->s->d) + 1);
+    if (!kt) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
     for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
-        if (forward_head(j, it) < 0)
+        if (forward_head(j, it, kt) < 0)
             atomic_store(&j->failed, 1);
+    free(kt);
 }
 
 static void backward_range(void *arg, int64_t begin, int64_t end)
 {
     job *j = arg;
-    char *ds = malloc((size_t)(j->s->l * j->s->s) * mt_itemsize(j->s->d) + 1);
-    if (!ds) {
+    int isz = mt_itemsize(j->s->d);
+    char *ds = malloc((size_t)(j->s->l * j->s->s) * isz + 1);
+    char *vt = malloc((size_t)(j->s->ev * j->s->s) * isz + 1);
+    if (!ds || !vt) {
+        free(ds);
+        free(vt);
         atomic_store(&j->failed, 1);
         return;
     }
     for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
-        if (backward_head(j, it, ds) < 0)
+        if (backward_head(j, it, ds, vt) < 0)
             atomic_store(&j->failed, 1);
     free(ds);
+    free(vt);
 }
 
 static int64_t heads(const mt_attn_shape *s)

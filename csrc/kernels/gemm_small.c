@@ -47,8 +47,10 @@ typedef float v8f __attribute__((vector_size(32)));
 typedef double v4d __attribute__((vector_size(32)));
 
 /* NAME(m, n, k, a, ars, acs, b, ldb, c, ldc, acc): C = A B (+ C) for element
- * type T, vectors VT of W elements, blocks of MR rows by NV vectors; column
- * remainders (n a multiple of W) run one vector wide. NAME has attributes
+ * type T, vectors VT of W elements, blocks of MR rows by NV vectors; the
+ * columns past the last whole block (n a multiple of W) run in one block as
+ * many vectors wide as remain, so a narrow product still keeps MR x (n / W)
+ * accumulators going. NAME has attributes
  * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
  * nv as constants once inlined, so its accumulators are registers; it takes
  * only pointers and scalars, never a vector, across the target boundary. */
@@ -106,17 +108,24 @@ typedef double v4d __attribute__((vector_size(32)));
                           int64_t acs, const T *b, int64_t ldb, T *c, int64_t ldc, bool acc) \
     {                                                                                       \
         for (int64_t j = 0; j < n;) {                                                       \
-            bool full = n - j >= NV * W;                                                    \
+            int nv = n - j >= NV * W ? NV : (int)((n - j) / W);                             \
             for (int64_t i = 0; i < m; i += MR) {                                           \
                 int rows = m - i < MR ? (int)(m - i) : MR;                                  \
-                if (full)                                                                   \
-                    NAME##_rows(rows, NV, a + i * ars, ars, acs, k, b + j, ldb,             \
-                                c + i * ldc + j, ldc, acc);                                 \
-                else                                                                        \
-                    NAME##_rows(rows, 1, a + i * ars, ars, acs, k, b + j, ldb,              \
-                                c + i * ldc + j, ldc, acc);                                 \
+                const T *ai = a + i * ars, *bj = b + j;                                     \
+                T *cij = c + i * ldc + j;                                                   \
+                switch (nv) {                                                               \
+                case 1: NAME##_rows(rows, 1, ai, ars, acs, k, bj, ldb, cij, ldc, acc); break; \
+                case 2: NAME##_rows(rows, 2 < NV ? 2 : NV, ai, ars, acs, k, bj, ldb, cij,   \
+                                    ldc, acc);                                              \
+                    break;                                                                  \
+                case 3: NAME##_rows(rows, 3 < NV ? 3 : NV, ai, ars, acs, k, bj, ldb, cij,   \
+                                    ldc, acc);                                              \
+                    break;                                                                  \
+                default: NAME##_rows(rows, NV, ai, ars, acs, k, bj, ldb, cij, ldc, acc);     \
+                    break;                                                                  \
+                }                                                                           \
             }                                                                               \
-            j += full ? NV * W : W;                                                         \
+            j += nv * W;                                                                    \
         }                                                                                   \
     }
 
@@ -167,6 +176,15 @@ static gemm_f32_fn float_gemm(void)
         return gemm_avx2;
 #endif
     return gemm_generic;
+}
+
+bool mt_gemm_f32_wide(void)
+{
+#ifdef MT_HAVE_AVX512
+    return float_gemm() == gemm_avx512;
+#else
+    return false;
+#endif
 }
 
 void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,

@@ -21,6 +21,9 @@
 void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,
                  const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
 
+/* Whether mt_gemm_f32 runs its AVX-512 level (16 accumulators of 16 lanes). */
+bool mt_gemm_f32_wide(void);
+
 /* Columns per strip. */
 #define MT_SMALL_STRIP 16
 

@@ -6,6 +6,7 @@
 
 #include "../core/error.h"
 #include "blas.h"
+#include "gemm_small.h"
 #include "parallel.h"
 
 #include "../core/portable.h"
@@ -38,9 +39,15 @@
  * each product's rows. */
 #define BATCH_ITEMS_PER_THREAD 4
 #define MR 4
-/* Columns of a register tile: two AVX2 vectors of float or of double. */
-#define NR_f4 16
+/* Columns of a float32 column panel (and of its zero-padded remainder);
+ * columns of the float64 register tile: two AVX2 vectors. */
+#define NR_f4 MT_GEMM_COLS
 #define NR_f8 8
+/* Bytes of A's rows a float32 panel holds: it stays in L2 while every column
+ * strip of B passes over it. */
+#define PANEL_BYTES (128 * 1024)
+/* Rows of the remainder's scratch block (on the stack). */
+#define REM_ROWS 64
 
 typedef struct {
     const char *a;
@@ -50,79 +57,104 @@ typedef struct {
     char *t; /* m x n result of A @ B, rows ldt apart */
     int64_t ldt, n, k;
     char *rem; /* k x NR: B's columns past the last full tile, zero-padded */
+    bool acc;  /* float32 only: t += A @ B */
 } tile_job;
 
-/* The own kernel: an MR x NR tile of T = A @ B kept in registers while k
- * runs, reading NR contiguous values from each row of b (row stride ldb) and
- * writing rows of out (row stride ldo). Portable version first. */
-#define FLOAT_KERNEL(sfx, T, NR)                                                              \
-    static void rows_##sfx##_generic(const tile_job *j, int64_t i, const void *bv,            \
-                                     int64_t ldb, void *outv, int64_t ldo)                    \
-    {                                                                                         \
-        const T *a = (const T *)j->a, *b = bv;                                                \
-        T acc[MR][NR] = {{0}};                                                                \
-        for (int64_t p = 0; p < j->k; p++) {                                                  \
-            const T *bp = b + p * ldb;                                                        \
-            for (int r = 0; r < MR; r++) {                                                    \
-                T av = a[(i + r) * j->ars + p * j->acs];                                      \
-                for (int c = 0; c < NR; c++)                                                  \
-                    acc[r][c] += av * bp[c];                                                  \
-            }                                                                                 \
-        }                                                                                     \
-        for (int r = 0; r < MR; r++)                                                          \
-            memcpy((T *)outv + r * ldo, acc[r], sizeof acc[r]);                               \
+/* float32 rows [i0, i1) blocks through the register-blocked kernel
+ * (gemm_small.h), a panel of rows at a time; the columns past the last whole
+ * NR_f4 go through the zero-padded panel j->rem into a scratch block. The
+ * job is copied first: the caller's stack frame around it is written while
+ * this runs on another thread, and every read would miss. */
+static void rows_f4(void *arg, int64_t i0, int64_t i1)
+{
+    const tile_job job = *(const tile_job *)arg, *j = &job;
+    const float *a = (const float *)j->a;
+    float *t = (float *)j->t;
+    int64_t full = j->n - j->n % NR_f4, tail = j->n - full;
+    int64_t panel = PANEL_BYTES / (int64_t)sizeof(float) / (j->k > 0 ? j->k : 1) / MR * MR;
+    if (panel < MR)
+        panel = MR;
+    for (int64_t i = i0 * MR; i < i1 * MR; i += panel) {
+        int64_t rows = i1 * MR - i < panel ? i1 * MR - i : panel;
+        if (full > 0)
+            mt_gemm_f32(rows, full, j->k, a + i * j->ars, j->ars, j->acs, (const float *)j->b,
+                        j->ldb, t + i * j->ldt, j->ldt, j->acc);
+        for (int64_t r0 = 0; tail > 0 && r0 < rows; r0 += REM_ROWS) {
+            int64_t rr = rows - r0 < REM_ROWS ? rows - r0 : REM_ROWS;
+            float scratch[REM_ROWS][NR_f4];
+            mt_gemm_f32(rr, NR_f4, j->k, a + (i + r0) * j->ars, j->ars, j->acs,
+                        (const float *)j->rem, NR_f4, scratch[0], NR_f4, false);
+            for (int64_t r = 0; r < rr; r++) {
+                float *out = t + (i + r0 + r) * j->ldt + full;
+                for (int64_t c = 0; c < tail; c++)
+                    out[c] = j->acc ? scratch[r][c] + out[c] : scratch[r][c];
+            }
+        }
     }
-FLOAT_KERNEL(f4, float, NR_f4)
-FLOAT_KERNEL(f8, double, NR_f8)
+}
+
+/* The float64 kernel: an MR x NR_f8 tile of T = A @ B kept in registers while
+ * k runs, reading NR_f8 contiguous values from each row of b (row stride ldb)
+ * and writing rows of out (row stride ldo). Portable version first. */
+static void tile_f8_generic(const tile_job *j, int64_t i, const void *bv, int64_t ldb,
+                            void *outv, int64_t ldo)
+{
+    const double *a = (const double *)j->a, *b = bv;
+    double acc[MR][NR_f8] = {{0}};
+    for (int64_t p = 0; p < j->k; p++) {
+        const double *bp = b + p * ldb;
+        for (int r = 0; r < MR; r++) {
+            double av = a[(i + r) * j->ars + p * j->acs];
+            for (int c = 0; c < NR_f8; c++)
+                acc[r][c] += av * bp[c];
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        memcpy((double *)outv + r * ldo, acc[r], sizeof acc[r]);
+}
 
 typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb, void *out,
                         int64_t ldo);
 
 #ifdef MT_HAVE_X86_DISPATCH
 /* The same tile with AVX2 + FMA: two vectors of B per row of A. */
-#define FMA_KERNEL(sfx, T, V, NR, LOAD, STORE, SET1, FMADD)                                   \
-    MT_TARGET_AVX2_FMA static void rows_##sfx##_fma(                                          \
-        const tile_job *j, int64_t i, const void *bv, int64_t ldb, void *outv, int64_t ldo)   \
-    {                                                                                         \
-        const T *a = (const T *)j->a, *b = bv;                                                \
-        const T *a0 = a + i * j->ars, *a1 = a0 + j->ars, *a2 = a1 + j->ars,                   \
-                *a3 = a2 + j->ars;                                                            \
-        V c00 = SET1(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,    \
-          c31 = c00;                                                                          \
-        for (int64_t p = 0; p < j->k; p++) {                                                  \
-            const T *bp = b + p * ldb;                                                        \
-            V b0 = LOAD(bp), b1 = LOAD(bp + NR / 2);                                          \
-            int64_t o = p * j->acs;                                                           \
-            V x = SET1(a0[o]);                                                                \
-            c00 = FMADD(x, b0, c00);                                                          \
-            c01 = FMADD(x, b1, c01);                                                          \
-            x = SET1(a1[o]);                                                                  \
-            c10 = FMADD(x, b0, c10);                                                          \
-            c11 = FMADD(x, b1, c11);                                                          \
-            x = SET1(a2[o]);                                                                  \
-            c20 = FMADD(x, b0, c20);                                                          \
-            c21 = FMADD(x, b1, c21);                                                          \
-            x = SET1(a3[o]);                                                                  \
-            c30 = FMADD(x, b0, c30);                                                          \
-            c31 = FMADD(x, b1, c31);                                                          \
-        }                                                                                     \
-        T *t = outv;                                                                          \
-        STORE(t, c00);                                                                        \
-        STORE(t + NR / 2, c01);                                                               \
-        t += ldo;                                                                             \
-        STORE(t, c10);                                                                        \
-        STORE(t + NR / 2, c11);                                                               \
-        t += ldo;                                                                             \
-        STORE(t, c20);                                                                        \
-        STORE(t + NR / 2, c21);                                                               \
-        t += ldo;                                                                             \
-        STORE(t, c30);                                                                        \
-        STORE(t + NR / 2, c31);                                                               \
+MT_TARGET_AVX2_FMA static void tile_f8_fma(const tile_job *j, int64_t i, const void *bv,
+                                           int64_t ldb, void *outv, int64_t ldo)
+{
+    const double *a = (const double *)j->a, *b = bv;
+    const double *a0 = a + i * j->ars, *a1 = a0 + j->ars, *a2 = a1 + j->ars, *a3 = a2 + j->ars;
+    __m256d c00 = _mm256_set1_pd(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+            c30 = c00, c31 = c00;
+    for (int64_t p = 0; p < j->k; p++) {
+        const double *bp = b + p * ldb;
+        __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + NR_f8 / 2);
+        int64_t o = p * j->acs;
+        __m256d x = _mm256_set1_pd(a0[o]);
+        c00 = _mm256_fmadd_pd(x, b0, c00);
+        c01 = _mm256_fmadd_pd(x, b1, c01);
+        x = _mm256_set1_pd(a1[o]);
+        c10 = _mm256_fmadd_pd(x, b0, c10);
+        c11 = _mm256_fmadd_pd(x, b1, c11);
+        x = _mm256_set1_pd(a2[o]);
+        c20 = _mm256_fmadd_pd(x, b0, c20);
+        c21 = _mm256_fmadd_pd(x, b1, c21);
+        x = _mm256_set1_pd(a3[o]);
+        c30 = _mm256_fmadd_pd(x, b0, c30);
+        c31 = _mm256_fmadd_pd(x, b1, c31);
     }
-FMA_KERNEL(f4, float, __m256, NR_f4, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
-           _mm256_fmadd_ps)
-FMA_KERNEL(f8, double, __m256d, NR_f8, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd,
-           _mm256_fmadd_pd)
+    double *t = outv;
+    _mm256_storeu_pd(t, c00);
+    _mm256_storeu_pd(t + NR_f8 / 2, c01);
+    t += ldo;
+    _mm256_storeu_pd(t, c10);
+    _mm256_storeu_pd(t + NR_f8 / 2, c11);
+    t += ldo;
+    _mm256_storeu_pd(t, c20);
+    _mm256_storeu_pd(t + NR_f8 / 2, c21);
+    t += ldo;
+    _mm256_storeu_pd(t, c30);
+    _mm256_storeu_pd(t + NR_f8 / 2, c31);
+}
 
 static bool has_fma(void)
 {
@@ -131,38 +163,33 @@ static bool has_fma(void)
         cached = mt_cpu_has_avx2_fma();
     return cached;
 }
-#define PICK(sfx) (has_fma() ? rows_##sfx##_fma : rows_##sfx##_generic)
+#define TILE_F8 (has_fma() ? tile_f8_fma : tile_f8_generic)
 #else
-#define PICK(sfx) rows_##sfx##_generic
+#define TILE_F8 tile_f8_generic
 #endif
 
-/* Full MR x NR tiles of rows [i0, i1) blocks, a column panel of B at a time
- * so the panel stays in L1 while the rows pass over it; the columns past the
- * last full panel go through the same kernel reading the zero-padded panel
- * j->rem into a scratch tile, so narrow products (n < NR) run vectorised too.
- * The job is copied first: the caller's stack frame around it is written
- * while this runs on another thread, and every read would miss. */
-#define ROWS(sfx, T, NR)                                                                      \
-    static void rows_##sfx(void *arg, int64_t i0, int64_t i1)                                 \
-    {                                                                                         \
-        const tile_job job = *(const tile_job *)arg, *j = &job;                               \
-        tile_fn tile = PICK(sfx);                                                             \
-        T *t = (T *)j->t;                                                                     \
-        int64_t full = j->n - j->n % NR;                                                      \
-        for (int64_t jc = 0; jc < full; jc += NR)                                             \
-            for (int64_t i = i0 * MR; i < i1 * MR; i += MR)                                   \
-                tile(j, i, (const T *)j->b + jc, j->ldb, t + i * j->ldt + jc, j->ldt);        \
-        if (full == j->n)                                                                     \
-            return;                                                                           \
-        for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {                                     \
-            T scratch[MR][NR];                                                                \
-            tile(j, i, j->rem, NR, scratch, NR);                                              \
-            for (int r = 0; r < MR; r++)                                                      \
-                memcpy(t + (i + r) * j->ldt + full, scratch[r], (j->n - full) * sizeof(T));   \
-        }                                                                                     \
+/* float64: full MR x NR_f8 tiles of rows [i0, i1) blocks, a column panel of
+ * B at a time so the panel stays in L1 while the rows pass over it; the
+ * columns past the last full panel read the zero-padded panel j->rem into a
+ * scratch tile, so narrow products (n < NR_f8) run vectorised too. */
+static void rows_f8(void *arg, int64_t i0, int64_t i1)
+{
+    const tile_job job = *(const tile_job *)arg, *j = &job;
+    tile_fn tile = TILE_F8;
+    double *t = (double *)j->t;
+    int64_t full = j->n - j->n % NR_f8;
+    for (int64_t jc = 0; jc < full; jc += NR_f8)
+        for (int64_t i = i0 * MR; i < i1 * MR; i += MR)
+            tile(j, i, (const double *)j->b + jc, j->ldb, t + i * j->ldt + jc, j->ldt);
+    if (full == j->n)
+        return;
+    for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {
+        double scratch[MR][NR_f8];
+        tile(j, i, j->rem, NR_f8, scratch, NR_f8);
+        for (int r = 0; r < MR; r++)
+            memcpy(t + (i + r) * j->ldt + full, scratch[r], (j->n - full) * sizeof(double));
     }
-ROWS(f4, float, NR_f4)
-ROWS(f8, double, NR_f8)
+}
 
 /* Rows past the last full MR block, and integer dtypes: plain dot products,
  * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
@@ -176,7 +203,8 @@ ROWS(f8, double, NR_f8)
         int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb, ldt = j->ldt;   \
         for (int64_t i = i0; i < m; i++) {                                                    \
             T *restrict tp = t + i * ldt;                                                     \
-            memset(tp, 0, n * sizeof(T));                                                     \
+            if (!j->acc)                                                                      \
+                memset(tp, 0, n * sizeof(T));                                                 \
             for (int64_t p = 0; p < k; p++) {                                                 \
                 ACC av = (ACC)a[i * ars + p * acs];                                           \
                 const T *restrict bp = b + p * ldb;                                           \
@@ -285,9 +313,54 @@ PACK_TYPED(pack_2, uint16_t)
 PACK_TYPED(pack_4, uint32_t)
 PACK_TYPED(pack_8, uint64_t)
 
-static void pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
-                 int64_t cs, int isz)
+#ifdef MT_HAVE_X86_DISPATCH
+/* float32 whose rows lie along the source's columns (rs 1: a transposed
+ * weight, or the keys of an attention head): 8 x 8 blocks transposed in
+ * registers, the edges one element at a time. */
+MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const float *restrict src,
+                                                 int64_t rows, int64_t cols, int64_t cs)
 {
+    int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
+    for (int64_t j = 0; j < c8; j += 8)
+        for (int64_t i = 0; i < r8; i += 8) {
+            const float *p = src + i + j * cs;
+            __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + cs),
+                   r2 = _mm256_loadu_ps(p + 2 * cs), r3 = _mm256_loadu_ps(p + 3 * cs),
+                   r4 = _mm256_loadu_ps(p + 4 * cs), r5 = _mm256_loadu_ps(p + 5 * cs),
+                   r6 = _mm256_loadu_ps(p + 6 * cs), r7 = _mm256_loadu_ps(p + 7 * cs);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            float *d = dst + i * cols + j;
+            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = i < r8 ? c8 : 0; j < cols; j++)
+            dst[i * cols + j] = src[i + j * cs];
+}
+#endif
+
+void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
+                  int64_t cs, int isz)
+{
+#ifdef MT_HAVE_X86_DISPATCH
+    if (isz == 4 && rs == 1 && rows >= 8 && cols >= 8 && has_fma()) {
+        pack_4_transposed((float *)dst, (const float *)src, rows, cols, cs);
+        return;
+    }
+#endif
     switch (isz) {
     case 1: pack_1((uint8_t *)dst, (const uint8_t *)src, rows, cols, rs, cs); break;
     case 2: pack_2((uint16_t *)dst, (const uint16_t *)src, rows, cols, rs, cs); break;
@@ -335,7 +408,7 @@ static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool 
     *buf = malloc((size_t)(x->rows * x->cols) * isz);
     if (!*buf)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    pack(*buf, x->p, x->rows, x->cols, x->rs, x->cs, isz);
+    mt_gemm_pack(*buf, x->p, x->rows, x->cols, x->rs, x->cs, isz);
     *p = *buf;
     *trans = false;
     *ld = x->cols;
@@ -468,11 +541,13 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
      * rows. */
     bool fl = mt_is_floating(d);
     bool plain = fl ? al.f == 1 && be.f == 0 : al.i == 1 && be.i == 0;
-    bool direct = plain && (ccs == 1 || n == 1) && (crs >= n || m == 1);
+    /* float32's kernel adds C itself (addmm's bias, copied into C first) */
+    bool acc = d == MT_FLOAT32 && al.f == 1 && be.f == 1;
+    bool direct = (plain || acc) && (ccs == 1 || n == 1) && (crs >= n || m == 1);
     char *bbuf = NULL, *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL};
+    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL, direct && acc};
     if (B.cs != 1 && n > 1) {
         bbuf = malloc((size_t)(k * n) * isz + 1);
         if (!bbuf) {
@@ -480,7 +555,7 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
                 free(t);
             return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
         }
-        pack(bbuf, B.p, k, n, B.rs, B.cs, isz);
+        mt_gemm_pack(bbuf, B.p, k, n, B.rs, B.cs, isz);
         j.b = bbuf;
         j.ldb = n;
     }
@@ -536,6 +611,23 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
             atomic_store(&j->failed, 1);
 }
 
+/* float32 products the register-blocked kernel runs faster than BLAS: it
+ * reads A in place where BLAS packs both operands, which pays while B
+ * (k x n) stays near the core as the panels of A pass over it (a
+ * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
+ * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
+ * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
+ * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
+ * kernel, the one measured ahead. */
+#define OWN_MAX_K 1024
+#define OWN_MAX_N 512
+#define OWN_MAX_B (512 * 1024)
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
+{
+    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N &&
+           s->k * s->n <= OWN_MAX_B && mt_gemm_f32_wide();
+}
+
 /* Folds the innermost batch dims into m while B repeats along them and the
  * rows of A and C run on from one item into the next: one product of
  * batch * m rows instead of batch products of m, as torch folds
@@ -582,7 +674,8 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) && work > BLAS_MIN_WORK;
+    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
+             work > BLAS_MIN_WORK && !own_beats_blas(d, s);
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
