@@ -19,14 +19,15 @@
  *   mt_vphi16(x)          the standard normal CDF, with relative precision in
  *                         the negative tail down to the denormals.
  *   mt_vphi_pdf16(x, &d)  the same, and the normal density in d.
- *   mt_verfc_abs16(a, s2, &e0)  erfc(a s) for a >= 0, s^2 = s2 = 1 or 1/2;
- *                         e0 = exp(-(a s)^2).
+ *   mt_verfc_abs16(a, s2, k, &e0)  k erfc(a s) for a >= 0, s^2 = s2 = 1 or
+ *                         1/2, k a constant; e0 = exp(-(a s)^2).
  *
- * Where they are cheaper than the 8-lane forms: exp scales by 2^n with one
- * vscalefps (which also rounds results in the denormal range and overflows
- * to inf), a reciprocal is vrcp14ps plus a Newton step instead of a
- * division, lanes are chosen with mask registers, and special inputs are
- * fixed with vfixupimmps. */
+ * Where they are cheaper than the 8-lane forms: exp reduces to sixteenths of
+ * ln 2 and takes 2^(j/16) from register tables (a cubic where vmath.h has a
+ * degree-7 polynomial), scales by 2^n with one vscalefps (which also rounds
+ * results in the denormal range and overflows to inf), a reciprocal is
+ * vrcp14ps plus a Newton step instead of a division, lanes are chosen with
+ * mask registers, and special inputs are fixed with vfixupimmps. */
 #ifndef MT_KERNELS_VMATH16_H
 #define MT_KERNELS_VMATH16_H
 
@@ -58,32 +59,68 @@ MT_V16 __m512 mt_vrcp16(__m512 d)
     return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, MT_C16(1.0f)), r);
 }
 
-/* exp(hi + lo) for hi in [-104, 89] or NaN and |lo| <= ulp(hi) (n from hi
- * alone then leaves |r| at most that much above ln2/2, within the fit):
- * n = round(hi / ln 2), r = hi - n ln 2 + lo exactly
- * enough (ln 2 in two parts; the first product is exact, so is hi - n ln2hi),
- * a degree-6 fit of exp on [-ln2/2, ln2/2] (relative error 2e-8), and
- * 2^n by vscalefps, which rounds once however small the result. */
-MT_V16 __m512 mt_vexp2part16(__m512 hi, __m512 lo)
+/* Adding MT_EXP16_ROUND to a float below 2^18 in magnitude rounds it to
+ * sixteenths, and the sum's low four bits are then its sixteenths mod 16 */
+#define MT_EXP16_ROUND 786432.0f /* 1.5 2^19 */
+
+/* exp(c rho) 2^nf, the last step of every exp here, for kk = nf +
+ * MT_EXP16_ROUND as computed (nf in sixteenths, |nf| < 2^18) and |c rho| <=
+ * ln2/32 (plus roundings). 2^(j/16) for nf's sixteenths j is T (1 + d),
+ * both from 16-entry tables by vpermps: T is the float nearest, d its
+ * relative error. Then exp(c rho) 2^(j/16) = T + T q with q = expm1(c rho)
+ * + d to first order, expm1 a cubic fit (relative error 2e-9), so the result
+ * is rounded once. 2^floor(nf) by vscalefps, which rounds once however small
+ * the result. c is a compile-time constant, folded into the coefficients. */
+MT_V16 __m512 mt_vexp_finish16(__m512 kk, __m512 nf, __m512 rho, float c)
 {
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(hi, MT_C16(1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, MT_C16(0.693147182464599609375f), hi);
-    r = _mm512_add_ps(r, lo);
-    r = _mm512_fnmadd_ps(n, MT_C16(-1.904654299957768e-09f), r);
-    __m512 p = MT_C16(0.001385929062962532f);
-    p = _mm512_fmadd_ps(p, r, MT_C16(0.008374763652682304f));
-    p = _mm512_fmadd_ps(p, r, MT_C16(0.04166772589087486f));
-    p = _mm512_fmadd_ps(p, r, MT_C16(0.1666642129421234f));
-    p = _mm512_fmadd_ps(p, r, MT_C16(0.4999999403953552f));
-    p = _mm512_fmadd_ps(p, r, MT_C16(1.0f));
-    p = _mm512_fmadd_ps(p, r, MT_C16(1.0f));
-    return _mm512_scalef_ps(p, n);
+    const __m512 t16 = _mm512_setr_ps(
+        1.0f, 1.0442737340927124f, 1.0905077457427979f, 1.1387885808944702f,
+        1.1892070770263672f, 1.2418577671051025f, 1.2968395948410034f, 1.3542555570602417f,
+        1.4142135381698608f, 1.4768261909484863f, 1.5422108173370361f, 1.610490322113037f,
+        1.6817928552627563f, 1.7562521696090698f, 1.8340080976486206f, 1.9152065515518188f);
+    const __m512 d16 = _mm512_setr_ps(
+        0.0f, 4.6285471455576044e-08f, -1.199215748926008e-08f, 4.7297824323777604e-08f,
+        3.1934181521364735e-08f, 3.621057231839586e-08f, -3.0990719324108795e-08f,
+        -7.475213337215791e-09f, 1.7114270889351246e-08f, -3.047683350132502e-08f,
+        5.233334210430485e-09f, 6.10759176566944e-09f, -1.4719605090363075e-08f,
+        -5.258795177098818e-09f, -6.128259677495862e-09f, 5.140609271592211e-09f);
+    __m512i j = _mm512_castps_si512(kk);
+    __m512 p = MT_C16(0.16666854918003082f * c * c * c);
+    p = _mm512_fmadd_ps(p, rho, MT_C16(0.5000165700912476f * c * c));
+    p = _mm512_fmadd_ps(p, rho, MT_C16(c));
+    __m512 q = _mm512_fmadd_ps(p, rho, _mm512_permutexvar_ps(j, d16));
+    __m512 t = _mm512_permutexvar_ps(j, t16);
+    return _mm512_scalef_ps(_mm512_fmadd_ps(t, q, t), nf);
 }
 
-MT_V16 __m512 mt_vexp_core16(__m512 xc)
+/* ln 2 in two parts; the first has 9 significant bits, so its product with
+ * an nf of at most 12 (eight above the point, four below) is exact */
+#define MT_LN2_HI16 0.693359375f
+#define MT_LN2_LO16 -2.1219444e-4f
+
+/* exp(x) for x in [-104, 89] or NaN: nf = x / ln 2 in sixteenths, r = x -
+ * nf ln 2 exactly enough (the first product is exact, so is x - nf ln2hi,
+ * a single rounding). */
+MT_V16 __m512 mt_vexp_core16(__m512 x)
 {
-    return mt_vexp2part16(xc, _mm512_setzero_ps());
+    __m512 kk = _mm512_fmadd_ps(x, MT_C16(1.44269504088896341f), MT_C16(MT_EXP16_ROUND));
+    __m512 nf = _mm512_sub_ps(kk, MT_C16(MT_EXP16_ROUND));
+    __m512 r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_HI16), x);
+    r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_LO16), r);
+    return mt_vexp_finish16(kk, nf, r, 1.0f);
+}
+
+/* exp(-s2 x^2) for x in [0, 10.25 / s] or NaN, s2 = s^2 = 1 or 1/2: the
+ * reduction is taken from x^2 + nf ln2 / s2 in one fma, so x^2's rounding
+ * never enters and the tail keeps its relative precision. */
+MT_V16 __m512 mt_vexp_negsq16(__m512 x, float s2)
+{
+    __m512 sq = _mm512_mul_ps(x, x);
+    __m512 kk = _mm512_fmadd_ps(sq, MT_C16(-s2 * 1.44269504088896341f), MT_C16(MT_EXP16_ROUND));
+    __m512 nf = _mm512_sub_ps(kk, MT_C16(MT_EXP16_ROUND));
+    __m512 rho = _mm512_fmadd_ps(x, x, _mm512_mul_ps(nf, MT_C16(MT_LN2_HI16 / s2)));
+    rho = _mm512_fmadd_ps(nf, MT_C16(MT_LN2_LO16 / s2), rho);
+    return mt_vexp_finish16(kk, nf, rho, -s2);
 }
 
 /* The clamps keep the reduction finite: below -104 every result rounds to
@@ -164,45 +201,42 @@ MT_V16 __m512 mt_vtanh16(__m512 x)
         _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
 }
 
-/* erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), as t R(t) exp(-a^2)
+/* scale erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), as t R(t) exp(-a^2)
  * with t = 1 / (1 + 0.38 a) and R(t) = erfcx(a) / t a degree-8 fit on
  * a in [0, 10] (relative error 4e-8; beyond 10 erfc is below the
- * denormals; a degree-7 fit would be 2.5e-7). -a^2 goes to the exp in two parts, x^2 s^2 and its rounding
- * error, so the tail keeps its relative precision. *e0 receives exp(-a^2),
- * which gelu's derivative needs. NaN in gives NaN. */
-MT_V16 __m512 mt_verfc_abs16(__m512 ax, float s2, __m512 *e0)
+ * denormals; a degree-7 fit would be 2.5e-7). scale, a compile-time
+ * constant, is folded into R's coefficients. *e0 receives exp(-a^2), which
+ * gelu's derivative needs. NaN in gives NaN. */
+MT_V16 __m512 mt_verfc_abs16(__m512 ax, float s2, float scale, __m512 *e0)
 {
     const float s = s2 == 1.0f ? 1.0f : 0.70710678118654752440f;
     __m512 xc = _mm512_min_ps(MT_C16(10.25f / s), ax);
     __m512 t = mt_vrcp16(_mm512_fmadd_ps(xc, MT_C16(0.3799999952316284f * s), MT_C16(1.0f)));
-    __m512 r = MT_C16(0.058965835720300674f);
-    r = _mm512_fmadd_ps(r, t, MT_C16(-0.26227474212646484f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.3638450503349304f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(-0.1614360213279724f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.23000559210777283f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.13865992426872253f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.2039036750793457f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.21391978859901428f));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.2144109308719635f));
-    __m512 sq = _mm512_mul_ps(xc, xc);
-    __m512 sq_err = _mm512_fmsub_ps(xc, xc, sq);
-    __m512 e = mt_vexp2part16(_mm512_mul_ps(sq, MT_C16(-s2)),
-                              _mm512_mul_ps(sq_err, MT_C16(-s2)));
+    __m512 r = MT_C16(0.058965835720300674f * scale);
+    r = _mm512_fmadd_ps(r, t, MT_C16(-0.26227474212646484f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.3638450503349304f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(-0.1614360213279724f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.23000559210777283f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.13865992426872253f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.2039036750793457f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.21391978859901428f * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(0.2144109308719635f * scale));
+    __m512 e = mt_vexp_negsq16(xc, s2);
     *e0 = e;
     return _mm512_mul_ps(_mm512_mul_ps(t, r), e);
 }
 
-/* The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 from erfc(|x| / sqrt 2):
- * below 0 it is that half itself, with its relative precision to the
- * denormals; *pdf receives the density exp(-x^2 / 2) / sqrt(2 pi). */
+/* The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 from h = erfc(|x| /
+ * sqrt 2) / 2: below 0 it is h itself, with its relative precision to the
+ * denormals, 1 - h elsewhere (NaN included); *pdf receives the density
+ * exp(-x^2 / 2) / sqrt(2 pi). */
 MT_V16 __m512 mt_vphi_pdf16(__m512 x, __m512 *pdf)
 {
     __m512 e0;
-    __m512 c = mt_verfc_abs16(mt_vabs16(x), 0.5f, &e0);
+    __m512 h = mt_verfc_abs16(mt_vabs16(x), 0.5f, 0.5f, &e0);
     *pdf = _mm512_mul_ps(e0, MT_C16(0.39894228040143267794f));
-    __m512 r = _mm512_fnmadd_ps(c, MT_C16(0.5f), MT_C16(1.0f));
-    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    return _mm512_mask_mul_ps(r, neg, c, MT_C16(0.5f));
+    __mmask16 upper = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLT_UQ);
+    return _mm512_mask_sub_ps(h, upper, MT_C16(1.0f), h);
 }
 
 MT_V16 __m512 mt_vphi16(__m512 x)
@@ -219,7 +253,7 @@ MT_V16 __m512 mt_verf16(__m512 x)
     __m512 r = x;
     if (small != 0xffff) {
         __m512 e0;
-        __m512 big = _mm512_sub_ps(MT_C16(1.0f), mt_verfc_abs16(mt_vabs16(x), 1.0f, &e0));
+        __m512 big = _mm512_sub_ps(MT_C16(1.0f), mt_verfc_abs16(mt_vabs16(x), 1.0f, 1.0f, &e0));
         /* big >= 0 or NaN: x's sign bit or-ed in */
         r = _mm512_castsi512_ps(_mm512_or_si512(
             _mm512_castps_si512(big),
