@@ -122,18 +122,22 @@ static MT_INLINE void NAME(dual, SFX)(const T *g, const T *x, int64_t n, T m, do
 }
 
 /* the elements of out before its first 16-byte aligned one, at most n: a
- * streamed row's scalar head */
-static MT_INLINE int64_t NAME(head, SFX)(const T *out, int64_t n, bool stream)
+ * streamed row's scalar head. Streaming is turned off for a row no head can
+ * align (out not on a T boundary), so the body's stores never test it. */
+static MT_INLINE int64_t NAME(head, SFX)(const T *out, int64_t n, bool *stream)
 {
-    int64_t h = stream ? (int64_t)((16 - ((uintptr_t)out & 15)) & 15) / (int64_t)sizeof(T) : 0;
+    uintptr_t off = (uintptr_t)out & 15;
+    if (off % sizeof(T) != 0)
+        *stream = false;
+    int64_t h = *stream ? (int64_t)((16 - off) & 15) / (int64_t)sizeof(T) : 0;
     return h < n ? h : n;
 }
 
-/* out = x * a + c over n elements */
+/* out = x * a + c over n elements (a channel of batch or group norm) */
 static MT_INLINE void NAME(affine, SFX)(T *restrict out, const T *restrict x, int64_t n, T a, T c,
                                        bool stream)
 {
-    int64_t i = NAME(head, SFX)(out, n, stream);
+    int64_t i = NAME(head, SFX)(out, n, &stream);
     for (int64_t h = 0; h < i; h++)
         out[h] = x[h] * a + c;
     for (; i + VL <= n; i += VL) {
@@ -146,12 +150,14 @@ static MT_INLINE void NAME(affine, SFX)(T *restrict out, const T *restrict x, in
         out[i] = x[i] * a + c;
 }
 
-/* out = (x - mean) * rstd * w + b over n elements */
+/* out = (x - mean) * rstd * w + b over n elements (a layer norm row; the
+ * same shape of loop as affine, but w and b per element, and x - mean
+ * first so a large mean does not cancel away the row's precision) */
 static MT_INLINE void NAME(normalize, SFX)(T *restrict out, const T *restrict x,
                                           const T *restrict w, const T *restrict b, int64_t n,
                                           T mean, T rstd, bool stream)
 {
-    int64_t i = NAME(head, SFX)(out, n, stream);
+    int64_t i = NAME(head, SFX)(out, n, &stream);
     for (int64_t h = 0; h < i; h++)
         out[h] = (x[h] - mean) * rstd * w[h] + b[h];
     for (; i + VL <= n; i += VL) {

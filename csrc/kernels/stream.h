@@ -16,7 +16,8 @@
  * mt_stream16(p, v): 16 bytes from v to a 16-byte aligned p, streamed on
  *   x86-64 (SSE2, so in every clone of a loop), a plain copy elsewhere.
  * mt_stream_put(p, v, bytes, stream): a vector of `bytes` (a multiple of 16)
- *   from v to p, streamed when `stream` and p is 16-byte aligned.
+ *   from v to p, streamed when `stream`, in which case p must be 16-byte
+ *   aligned (the caller aligns a row once, not every vector).
  * mt_stream_fence(): orders the streamed stores before the stores that
  *   follow (the pool's completion flag); each thread calls it after its
  *   part. */
@@ -59,7 +60,7 @@ static inline __attribute__((always_inline)) void mt_stream16(void *p, const voi
 static inline __attribute__((always_inline)) void mt_stream_put(void *p, const void *v,
                                                                size_t bytes, bool stream)
 {
-    if (stream && ((uintptr_t)p & 15) == 0) {
+    if (stream) {
         for (size_t k = 0; k < bytes; k += 16)
             mt_stream16((char *)p + k, (const char *)v + k);
     } else {
