@@ -1,8 +1,10 @@
-"""The float32 vector math on both of its paths: the 16-lane AVX-512 forms
-(kernels/vmath16.h, taken on machines that have AVX-512) and the 8-lane ones
-(kernels/vmath.h, forced with MINITORCH_NO_AVX512=1 in a subprocess). Each
-path is checked against float64 references in ulp over the whole float
-range, special values exactly, and every tail length of the masked loop."""
+"""The float32 vector math on each of its paths: the 16-lane AVX-512 forms
+(kernels/vmath16.h, taken on machines that have AVX-512), the 8-lane ones
+(kernels/vmath.h, forced with MINITORCH_NO_AVX512=1 in a subprocess) with
+gelu's AVX2 form (kernels/vmath_avx2.h), and gelu's portable 8-lane form
+(MINITORCH_NO_AVX2=1 as well). Each path is checked against float64
+references in ulp over the whole float range, special values exactly, and
+every tail length of the masked loop."""
 import os
 import subprocess
 import sys
@@ -29,8 +31,8 @@ FUNCS = {
     "silu": (F.silu, torch.nn.functional.silu, 6),
     "gelu": (F.gelu, lambda t: t * 0.5 * torch.special.erfc(-t / np.sqrt(2.0)), 12),
 }
-# the 8-lane gelu's log-erfc fit (vmath.h) is about 50 ulp in the negative tail
-MAX_ULP_8_LANE = {"gelu": 64}
+# the portable gelu's log-erfc fit (vmath.h) is about 50 ulp in the negative tail
+MAX_ULP_PORTABLE = {"gelu": 64}
 
 
 def inputs():
@@ -65,12 +67,12 @@ def ulp_errors(name, x):
     return err, den_err
 
 
-def check_path(eight_lanes=False):
-    """All checks of one process's path; the subprocess runs this too."""
+def check_path(portable=False):
+    """All checks of one process's path; the subprocesses run this too."""
     x = inputs()
     for name, (_, _, max_ulp) in FUNCS.items():
-        if eight_lanes:
-            max_ulp = MAX_ULP_8_LANE.get(name, max_ulp)
+        if portable:
+            max_ulp = MAX_ULP_PORTABLE.get(name, max_ulp)
         err, den_err = ulp_errors(name, x)
         assert err.max() <= max_ulp, (name, err.max(), x[np.argmax(err)])
         # a few denormal steps (1.4e-45 each)
@@ -148,8 +150,10 @@ def test_this_process_path():
     check_backward_rows()
 
 
-def run_forced_8_lane(code):
+def run_forced_8_lane(code, portable=False):
     env = dict(os.environ, MINITORCH_NO_AVX512="1")
+    if portable:
+        env["MINITORCH_NO_AVX2"] = "1"
     # the same minitorch as this process's, and this file as a module
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(mt.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([pkg_root, HERE] + env.get("PYTHONPATH", "").split(os.pathsep))
@@ -157,32 +161,51 @@ def run_forced_8_lane(code):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_8_lane_path_in_a_subprocess():
-    r = run_forced_8_lane("import test_vmath16 as t; t.check_path(True); t.check_backward_rows()")
+@pytest.mark.parametrize("portable", [False, True], ids=["avx2-gelu", "portable-gelu"])
+def test_8_lane_path_in_a_subprocess(portable):
+    r = run_forced_8_lane("import test_vmath16 as t; t.check_path(%s); t.check_backward_rows()"
+                          % portable, portable)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-def has_avx512():
+def cpu_has(*flags):
     try:
         with open("/proc/cpuinfo") as f:
-            flags = f.read()
+            text = f.read()
     except OSError:
         return False
-    return " avx512f" in flags and " avx512dq" in flags
+    return all(" %s" % flag in text for flag in flags)
 
 
-@pytest.mark.skipif(not has_avx512(), reason="the two paths are the same without AVX-512")
+def values_in_child(fn, portable=None):
+    """fn's float32 results on a fixed range, in this process (portable None)
+    or in a forced 8-lane subprocess."""
+    code = ("import numpy as np, minitorch as mt, sys\n"
+            "x = np.linspace(-20, 20, 4001, dtype=np.float32)\n"
+            "sys.stdout.write(%s(mt.tensor(x)).numpy().tobytes().hex())\n" % fn)
+    if portable is None:
+        x = np.linspace(-20, 20, 4001, dtype=np.float32)
+        return eval(fn, {"mt": mt})(mt.tensor(x)).numpy()
+    r = run_forced_8_lane(code, portable)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return np.frombuffer(bytes.fromhex(r.stdout), dtype=np.float32)
+
+
+@pytest.mark.skipif(not cpu_has("avx512f", "avx512dq"),
+                    reason="the two paths are the same without AVX-512")
 def test_the_knob_selects_the_other_path():
     """The paths use different polynomials: some results differ in the last
     bits, which shows the subprocess really ran the 8-lane code."""
-    x = np.linspace(-20, 20, 4001, dtype=np.float32)
-    here = mt.exp(mt.tensor(x)).numpy()
-    r = run_forced_8_lane(
-        "import numpy as np, minitorch as mt, sys\n"
-        "x = np.linspace(-20, 20, 4001, dtype=np.float32)\n"
-        "sys.stdout.write(mt.exp(mt.tensor(x)).numpy().tobytes().hex())\n")
-    assert r.returncode == 0, r.stderr[-3000:]
-    there = np.frombuffer(bytes.fromhex(r.stdout), dtype=np.float32)
+    here, there = values_in_child("mt.exp"), values_in_child("mt.exp", False)
     assert there.shape == here.shape
     assert np.any(there != here)
     np.testing.assert_allclose(there, here, rtol=3e-7)
+
+
+@pytest.mark.skipif(not cpu_has("avx2", "fma"), reason="no AVX2 gelu without AVX2 + FMA")
+def test_the_avx2_knob_selects_the_portable_gelu():
+    avx2 = values_in_child("mt.nn.functional.gelu", False)
+    portable = values_in_child("mt.nn.functional.gelu", True)
+    assert np.any(avx2 != portable)
+    # within the portable form's 64 ulp (MAX_ULP_PORTABLE)
+    np.testing.assert_allclose(portable, avx2, rtol=8e-6, atol=1e-37)

@@ -14,7 +14,8 @@
  *    (mt_index_all_below in kernels/index.c).
  *  - MT_TARGET_AVX2_FMA + mt_cpu_has_avx2_fma() is the explicit form for code
  *    written with intrinsics: available wherever GCC or clang targets x86-64
- *    (any object format), MT_HAVE_X86_DISPATCH says so.
+ *    (any object format), MT_HAVE_X86_DISPATCH says so; mt_use_avx2_fma()
+ *    for the elementwise rows' AVX2 level, which MINITORCH_NO_AVX2 turns off.
  *  - MT_TARGET_AVX512 + mt_use_avx512() (MT_HAVE_AVX512) the same for every
  *    AVX-512 kernel (kernels/vmath16.h, the small GEMM, vector gathers), so
  *    MINITORCH_NO_AVX512 turns them all off at once.
@@ -30,11 +31,36 @@
 #include <limits.h> /* defines __GLIBC__ on glibc, for the pinning below */
 
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#include <stdlib.h>
 #define MT_HAVE_X86_DISPATCH 1
 #define MT_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
 static inline int mt_cpu_has_avx2_fma(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+/* Whether a path is taken: has(), unless the environment variable knob is
+ * set (to anything but "" or "0"); known once per file (*state 0 not yet, 1
+ * no, 2 yes; racing writers agree). */
+static inline int mt_path_on(int *state, int (*has)(void), const char *knob)
+{
+    int s = __atomic_load_n(state, __ATOMIC_RELAXED);
+    if (s == 0) {
+        const char *off = getenv(knob);
+        int forced_off = off && off[0] && !(off[0] == '0' && off[1] == 0);
+        s = has() && !forced_off ? 2 : 1;
+        __atomic_store_n(state, s, __ATOMIC_RELAXED);
+    }
+    return s == 2;
+}
+
+/* The AVX2 + FMA intrinsic forms of kernels that have one (kernels/
+ * vmath_avx2.h); MINITORCH_NO_AVX2=1 keeps the portable code instead (its
+ * AVX2 clone, on such a machine), so tests can run it. */
+static inline int mt_use_avx2_fma(void)
+{
+    static int state;
+    return mt_path_on(&state, mt_cpu_has_avx2_fma, "MINITORCH_NO_AVX2");
 }
 #endif
 
@@ -44,7 +70,6 @@ static inline int mt_cpu_has_avx2_fma(void)
  * MINITORCH_NO_AVX512=1 in the environment keeps the 8-lane paths on an
  * AVX-512 machine, so tests can run them; it is read once per file. */
 #if defined(MT_HAVE_X86_DISPATCH) && !defined(_WIN32)
-#include <stdlib.h>
 #define MT_HAVE_AVX512 1
 #define MT_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512dq")))
 static inline int mt_cpu_has_avx512(void)
@@ -53,15 +78,8 @@ static inline int mt_cpu_has_avx512(void)
 }
 static inline int mt_use_avx512(void)
 {
-    static int state; /* 0 not yet known, 1 no, 2 yes; racing writers agree */
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
-    if (s == 0) {
-        const char *off = getenv("MINITORCH_NO_AVX512");
-        int forced_off = off && off[0] && !(off[0] == '0' && off[1] == 0);
-        s = mt_cpu_has_avx512() && !forced_off ? 2 : 1;
-        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
-    }
-    return s == 2;
+    static int state;
+    return mt_path_on(&state, mt_cpu_has_avx512, "MINITORCH_NO_AVX512");
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include "typed.h"
 #include "vmath.h"
 #include "vmath16.h"
+#include "vmath_avx2.h"
 
 #include <math.h>
 #include <string.h>
@@ -206,6 +207,15 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
 
 #endif
 
+#ifdef MT_HAVE_X86_DISPATCH
+/* gelu's gradient on AVX2 + FMA machines without AVX-512 (vmath_avx2.h) */
+MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
+{
+    __m256 pdf, cdf = mt_vphi_pdf8x(x, &pdf);
+    return _mm256_mul_ps(g, _mm256_fmadd_ps(x, pdf, cdf));
+}
+#endif
+
 /* float16 and bfloat16: loaded to float, the scalar form, stored back */
 #define HALF_LOOP(NAME, SFX, T)                                                         \
     static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *ctx)      \
@@ -219,18 +229,21 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
     }
 
 /* LIMIT: where gelu's far tail starts, a little inside it (the pass is
- * exact either way); -inf for the forms that flag nothing */
-#define DEFINE(NAME, LIMIT4, LIMIT8)                                                    \
+ * exact either way); -inf for the forms that flag nothing. PICK: the float32
+ * entry, with an AVX2 level (gelu) or without. */
+#define PICK16(NAME) MT_F4_PICK_BINARY(NAME, v##NAME##16)
+#define PICK_AVX2(NAME) MT_F4_PICK_BINARY_AVX2(NAME, v##NAME##16, v##NAME##8x)
+#define DEFINE(NAME, LIMIT4, LIMIT8, PICK)                                              \
     VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)     \
-    MT_F4_PICK_BINARY(NAME, v##NAME##16)                                                \
+    PICK(NAME)                                                                          \
     VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
     HALF_LOOP(NAME, f2, mt_f16)                                                         \
     HALF_LOOP(NAME, bf, mt_bf16)
-DEFINE(gelu_d, -3.9f * (float)SQRT2, -5.9 * SQRT2)
-DEFINE(gelu_tanh_d, -INFINITY, -INFINITY)
-DEFINE(silu_d, -INFINITY, -INFINITY)
-DEFINE(tanh_d, -INFINITY, -INFINITY)
-DEFINE(sigmoid_d, -INFINITY, -INFINITY)
+DEFINE(gelu_d, -3.9f * (float)SQRT2, -5.9 * SQRT2, PICK_AVX2)
+DEFINE(gelu_tanh_d, -INFINITY, -INFINITY, PICK16)
+DEFINE(silu_d, -INFINITY, -INFINITY, PICK16)
+DEFINE(tanh_d, -INFINITY, -INFINITY, PICK16)
+DEFINE(sigmoid_d, -INFINITY, -INFINITY, PICK16)
 
 static const mt_loop_fn table[MT_NUM_ACTB][MT_NUM_DTYPES] = {
     [MT_ACTB_GELU] = MT_ROW_FLOAT(gelu_d),

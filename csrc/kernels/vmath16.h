@@ -32,6 +32,7 @@
 #define MT_KERNELS_VMATH16_H
 
 #include "../core/portable.h"
+#include "erfc_fit.h"
 
 #ifdef MT_HAVE_AVX512
 #include <immintrin.h>
@@ -93,11 +94,6 @@ MT_V16 __m512 mt_vexp_finish16(__m512 kk, __m512 nf, __m512 rho, float c)
     return _mm512_scalef_ps(_mm512_fmadd_ps(t, q, t), nf);
 }
 
-/* ln 2 in two parts; the first has 9 significant bits, so its product with
- * an nf of at most 12 (eight above the point, four below) is exact */
-#define MT_LN2_HI16 0.693359375f
-#define MT_LN2_LO16 -2.1219444e-4f
-
 /* exp(x) for x in [-104, 89] or NaN: nf = x / ln 2 in sixteenths, r = x -
  * nf ln 2 exactly enough (the first product is exact, so is x - nf ln2hi,
  * a single rounding). */
@@ -105,8 +101,8 @@ MT_V16 __m512 mt_vexp_core16(__m512 x)
 {
     __m512 kk = _mm512_fmadd_ps(x, MT_C16(1.44269504088896341f), MT_C16(MT_EXP16_ROUND));
     __m512 nf = _mm512_sub_ps(kk, MT_C16(MT_EXP16_ROUND));
-    __m512 r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_HI16), x);
-    r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_LO16), r);
+    __m512 r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_HI), x);
+    r = _mm512_fnmadd_ps(nf, MT_C16(MT_LN2_LO), r);
     return mt_vexp_finish16(kk, nf, r, 1.0f);
 }
 
@@ -118,8 +114,8 @@ MT_V16 __m512 mt_vexp_negsq16(__m512 x, float s2)
     __m512 sq = _mm512_mul_ps(x, x);
     __m512 kk = _mm512_fmadd_ps(sq, MT_C16(-s2 * 1.44269504088896341f), MT_C16(MT_EXP16_ROUND));
     __m512 nf = _mm512_sub_ps(kk, MT_C16(MT_EXP16_ROUND));
-    __m512 rho = _mm512_fmadd_ps(x, x, _mm512_mul_ps(nf, MT_C16(MT_LN2_HI16 / s2)));
-    rho = _mm512_fmadd_ps(nf, MT_C16(MT_LN2_LO16 / s2), rho);
+    __m512 rho = _mm512_fmadd_ps(x, x, _mm512_mul_ps(nf, MT_C16(MT_LN2_HI / s2)));
+    rho = _mm512_fmadd_ps(nf, MT_C16(MT_LN2_LO / s2), rho);
     return mt_vexp_finish16(kk, nf, rho, -s2);
 }
 
@@ -201,26 +197,23 @@ MT_V16 __m512 mt_vtanh16(__m512 x)
         _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
 }
 
-/* scale erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), as t R(t) exp(-a^2)
- * with t = 1 / (1 + 0.38 a) and R(t) = erfcx(a) / t a degree-8 fit on
- * a in [0, 10] (relative error 4e-8; beyond 10 erfc is below the
- * denormals; a degree-7 fit would be 2.5e-7). scale, a compile-time
- * constant, is folded into R's coefficients. *e0 receives exp(-a^2), which
- * gelu's derivative needs. NaN in gives NaN. */
+/* scale erfc(a), a = |x| s for s^2 = 1 or 1/2 (exact), by erfc_fit.h's
+ * form; scale, a compile-time constant, is folded into R's coefficients.
+ * *e0 receives exp(-a^2), which gelu's derivative needs. NaN in gives NaN. */
 MT_V16 __m512 mt_verfc_abs16(__m512 ax, float s2, float scale, __m512 *e0)
 {
     const float s = s2 == 1.0f ? 1.0f : 0.70710678118654752440f;
     __m512 xc = _mm512_min_ps(MT_C16(10.25f / s), ax);
-    __m512 t = mt_vrcp16(_mm512_fmadd_ps(xc, MT_C16(0.3799999952316284f * s), MT_C16(1.0f)));
-    __m512 r = MT_C16(0.058965835720300674f * scale);
-    r = _mm512_fmadd_ps(r, t, MT_C16(-0.26227474212646484f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.3638450503349304f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(-0.1614360213279724f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.23000559210777283f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.13865992426872253f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.2039036750793457f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.21391978859901428f * scale));
-    r = _mm512_fmadd_ps(r, t, MT_C16(0.2144109308719635f * scale));
+    __m512 t = mt_vrcp16(_mm512_fmadd_ps(xc, MT_C16(MT_ERFC_P * s), MT_C16(1.0f)));
+    __m512 r = MT_C16(MT_ERFC_R8 * scale);
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R7 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R6 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R5 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R4 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R3 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R2 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R1 * scale));
+    r = _mm512_fmadd_ps(r, t, MT_C16(MT_ERFC_R0 * scale));
     __m512 e = mt_vexp_negsq16(xc, s2);
     *e0 = e;
     return _mm512_mul_ps(_mm512_mul_ps(t, r), e);
