@@ -42,25 +42,24 @@
     ATTR static void softmax_rows_##SFX(T *w, int64_t wrs, T *tmp, int64_t i0, int64_t i1, \
                                         bool causal, int64_t s, T scale)                  \
     {                                                                                     \
-        T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK], *o[SOFTMAX_BLOCK];                        \
-        const T *x[SOFTMAX_BLOCK];                                                        \
+        T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                           \
         int64_t lim[SOFTMAX_BLOCK];                                                       \
         for (int64_t r0 = i0; r0 < i1; r0 += SOFTMAX_BLOCK) {                             \
             int64_t nb = i1 - r0 < SOFTMAX_BLOCK ? i1 - r0 : SOFTMAX_BLOCK;               \
             for (int64_t b = 0; b < nb; b++) {                                            \
+                const T *x = w + (r0 + b) * wrs;                                          \
                 T *t = tmp + b * s;                                                       \
-                o[b] = w + (r0 + b) * wrs;                                                \
-                x[b] = t;                                                                 \
                 lim[b] = causal && r0 + b + 1 < s ? r0 + b + 1 : s;                       \
                 for (int64_t j = 0; j < lim[b]; j++)                                      \
-                    t[j] = o[b][j] * scale;                                               \
+                    t[j] = x[j] * scale;                                                  \
             }                                                                             \
-            smr_block_##SFX(o, x, lim, nb, m, sum);                                       \
+            smr_block_##SFX(w + r0 * wrs, wrs, tmp, s, lim, 1, nb, m, sum);               \
             for (int64_t b = 0; b < nb; b++) {                                            \
+                T *x = w + (r0 + b) * wrs;                                                \
                 int64_t done = m[b] == -(T)INFINITY ? 0 : lim[b];                         \
                 if (done)                                                                 \
-                    smr_finish_##SFX(o[b], o[b], done, m[b], 1 / sum[b], false);          \
-                memset(o[b] + done, 0, (size_t)(s - done) * sizeof(T));                   \
+                    smr_finish_##SFX(x, x, done, m[b], 1 / sum[b], false);                \
+                memset(x + done, 0, (size_t)(s - done) * sizeof(T));                      \
             }                                                                             \
         }                                                                                 \
     }                                                                                     \

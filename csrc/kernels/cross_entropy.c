@@ -46,17 +46,14 @@ typedef struct {
         const T *wt = (const T *)j->w;                                                    \
         int64_t c = j->c, s = j->inner;                                                   \
         T m[B], sum[B];                                                                   \
-        const T *xb[B];                                                                   \
         int64_t len[B];                                                                   \
         for (int64_t p0 = begin; p0 < end; p0 += B) {                                     \
             int64_t nb = end - p0 < B ? end - p0 : B;                                     \
             if (s == 1) {                                                                 \
                 /* an ignored position as an empty row, its m and sum unused */          \
-                for (int64_t b = 0; b < nb; b++) {                                        \
-                    xb[b] = (const T *)j->x + (p0 + b) * c;                               \
+                for (int64_t b = 0; b < nb; b++)                                          \
                     len[b] = j->t[p0 + b] == j->ignore_index ? 0 : c;                     \
-                }                                                                         \
-                smr_block_##SFX(NULL, xb, len, nb, m, sum);                               \
+                smr_block_##SFX(NULL, 0, (const T *)j->x + p0 * c, c, len, 1, nb, m, sum); \
             } else {                                                                      \
                 for (int64_t b = 0; b < B; b++) {                                         \
                     int64_t p = p0 + b;                                                   \

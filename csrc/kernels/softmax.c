@@ -94,24 +94,18 @@ typedef struct {
                                                   bool logsm)                             \
     {                                                                                     \
         enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
-        T m[B], s[B], *ob[B];                                                             \
-        const T *xb[B];                                                                   \
-        int64_t len[B];                                                                   \
+        T m[B], s[B];                                                                     \
         for (int64_t r0 = 0; r0 < rows; r0 += B) {                                        \
             int64_t nb = rows - r0 < B ? rows - r0 : B;                                   \
-            for (int64_t b = 0; b < nb; b++) {                                            \
-                xb[b] = x + (r0 + b) * n;                                                 \
-                ob[b] = o + (r0 + b) * n;                                                 \
-                len[b] = n;                                                               \
-            }                                                                             \
-            smr_block_##SFX(logsm ? NULL : ob, xb, len, nb, m, s);                        \
+            smr_block_##SFX(logsm ? NULL : o + r0 * n, n, x + r0 * n, n, &n, 0, nb, m, s); \
             if (logsm)                                                                    \
                 LOGS(s);                                                                  \
             else                                                                          \
                 for (int64_t b = 0; b < B; b++)                                           \
                     s[b] = (T)1 / s[b];                                                   \
             for (int64_t b = 0; b < nb; b++)                                              \
-                smr_finish_##SFX(ob[b], xb[b], n, m[b], s[b], logsm);                     \
+                smr_finish_##SFX(o + (r0 + b) * n, x + (r0 + b) * n, n, m[b], s[b],       \
+                                 logsm);                                                  \
         }                                                                                 \
     }                                                                                     \
                                                                                           \
