@@ -47,7 +47,7 @@ def _every_other_channel(lib, t):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("l, s, e", [(1, 1, 1), (5, 7, 4), (7, 5, 3), (70, 70, 9),
-                                     (33, 65, 8), (65, 33, 17), (64, 64, 32)])
+                                     (33, 65, 8), (65, 33, 17), (64, 64, 32), (4, 1000, 5)])
 def test_matches_torch(dtype, causal, l, s, e):
     b, h = 2, 3
     arrays = _inputs([(b, h, l, e), (b, h, s, e), (b, h, s, e)], dtype)

@@ -31,32 +31,29 @@
 #define SOFTMAX_BLOCK MT_SOFTMAX_ROW_BLOCK
 
 /* softmax_rows: rows [i0, i1) of the weights w (rows wrs apart), row i's
- * scores x[0, lim) times scale becoming their softmax by softmax_row.h's steps
- * (the scale here rather than in the product, which then writes the scores
- * in place) and x[lim, s) zeros; a row whose maximum is -inf (no key left)
- * becomes zeros. The scaled scores go to tmp (SOFTMAX_BLOCK rows of s): the
- * exp sum's overlapping last vector rereads its source. */
-#define DEFINE_SOFTMAX_ROWS(SFX, ATTR, T)                                                 \
+ * scores x[0, lim) times scale becoming their softmax by softmax_row.h's
+ * block step (the scale here rather than in the product, which then writes
+ * the scores in place) and x[lim, s) zeros; a row whose maximum is -inf (no
+ * key left) becomes zeros. The scaled scores go to tmp (SOFTMAX_BLOCK rows
+ * of s): the exp sum's overlapping last vector rereads its source.
+ * grad_row: d[0, lim) becomes scale * w (d - sum(w d)) by softmax_row.h's
+ * backward row (in place), the rest zeros. */
+#define DEFINE_ROWS(SFX, ATTR, T)                                                         \
     ATTR static void softmax_rows_##SFX(T *w, int64_t wrs, T *tmp, int64_t i0, int64_t i1, \
                                         bool causal, int64_t s, T scale)                  \
     {                                                                                     \
+        T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                           \
+        int64_t lim[SOFTMAX_BLOCK];                                                       \
         for (int64_t r0 = i0; r0 < i1; r0 += SOFTMAX_BLOCK) {                             \
             int64_t nb = i1 - r0 < SOFTMAX_BLOCK ? i1 - r0 : SOFTMAX_BLOCK;               \
-            T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                       \
-            int64_t lim[SOFTMAX_BLOCK];                                                   \
             for (int64_t b = 0; b < nb; b++) {                                            \
                 const T *x = w + (r0 + b) * wrs;                                          \
                 T *t = tmp + b * s;                                                       \
                 lim[b] = causal && r0 + b + 1 < s ? r0 + b + 1 : s;                       \
                 for (int64_t j = 0; j < lim[b]; j++)                                      \
                     t[j] = x[j] * scale;                                                  \
-                m[b] = smr_max_##SFX(t, lim[b]);                                          \
             }                                                                             \
-            for (int64_t b = 0; b < nb; b++)                                              \
-                sum[b] = m[b] == -(T)INFINITY                                             \
-                             ? 0                                                          \
-                             : smr_expsum_##SFX(w + (r0 + b) * wrs, tmp + b * s, lim[b],  \
-                                                m[b]);                                    \
+            smr_block_##SFX(w + r0 * wrs, wrs, tmp, s, lim, 1, nb, m, sum);               \
             for (int64_t b = 0; b < nb; b++) {                                            \
                 T *x = w + (r0 + b) * wrs;                                                \
                 int64_t done = m[b] == -(T)INFINITY ? 0 : lim[b];                         \
@@ -65,11 +62,16 @@
                 memset(x + done, 0, (size_t)(s - done) * sizeof(T));                      \
             }                                                                             \
         }                                                                                 \
+    }                                                                                     \
+    ATTR static void grad_row_##SFX(T *d, const T *w, int64_t lim, int64_t s, T scale)    \
+    {                                                                                     \
+        smr_bwd_##SFX(d, d, w, lim, scale, false);                                        \
+        memset(d + lim, 0, (size_t)(s - lim) * sizeof(T));                                \
     }
-DEFINE_SOFTMAX_ROWS(f4, MT_CLONES_AVX2_FMA, float)
-DEFINE_SOFTMAX_ROWS(f8, MT_CLONES_AVX2_FMA, double)
+DEFINE_ROWS(f4, MT_CLONES_AVX2_FMA, float)
+DEFINE_ROWS(f8, MT_CLONES_AVX2_FMA, double)
 #ifdef MT_HAVE_AVX512
-DEFINE_SOFTMAX_ROWS(x16, MT_TARGET_AVX512, float)
+DEFINE_ROWS(x16, MT_TARGET_AVX512, float)
 #endif
 
 static void softmax_rows(const mt_attn_shape *s, char *w, int64_t wrs, char *tmp, int64_t i0,
@@ -89,42 +91,20 @@ static void softmax_rows(const mt_attn_shape *s, char *w, int64_t wrs, char *tmp
     softmax_rows_f4((float *)w, wrs, (float *)tmp, i0, i1, s->causal, s->s, (float)s->scale);
 }
 
-/* grad_row: d[0, lim) becomes scale * w (d - sum(w d)), the rest zeros.
- * Whole vectors run over the first s / W * W entries, the lanes past lim
- * selected away (a partial vector read through a lane buffer would stall on
- * store forwarding once per row); the few entries past the last whole vector
- * go one at a time. */
-#define DEFINE_GRAD_ROW(SFX, T, V, M, W)                                                  \
-    MT_CLONES_AVX2_FMA static void grad_row_##SFX(T *d, const T *w, int64_t lim,          \
-                                                  int64_t s, T scale)                     \
-    {                                                                                     \
-        V iota, acc = (V){0}, dv, wv;                                                     \
-        for (int i = 0; i < W; i++)                                                       \
-            iota[i] = (T)i;                                                               \
-        int64_t whole = s / W * W, vend = lim < whole ? lim : whole;                      \
-        for (int64_t j = 0; j < vend; j += W) {                                           \
-            memcpy(&dv, d + j, sizeof dv);                                                \
-            memcpy(&wv, w + j, sizeof wv);                                                \
-            acc += (V)((M)(wv * dv) & (iota < (T)(lim - j)));                             \
-        }                                                                                 \
-        T c = 0;                                                                          \
-        for (int i = 0; i < W; i++)                                                       \
-            c += acc[i];                                                                  \
-        for (int64_t j = whole; j < lim; j++)                                             \
-            c += w[j] * d[j];                                                             \
-        for (int64_t j = 0; j < vend; j += W) {                                           \
-            memcpy(&dv, d + j, sizeof dv);                                                \
-            memcpy(&wv, w + j, sizeof wv);                                                \
-            dv = (V)((M)(scale * wv * (dv - c)) & (iota < (T)(lim - j)));                 \
-            memcpy(d + j, &dv, sizeof dv);                                                \
-        }                                                                                 \
-        for (int64_t j = whole; j < lim; j++)                                             \
-            d[j] = scale * w[j] * (d[j] - c);                                             \
-        int64_t done = vend + (W - vend % W) % W, rest = lim > whole ? lim : done;        \
-        memset(d + rest, 0, (size_t)(s - rest) * sizeof(T));                              \
+static void grad_row(const mt_attn_shape *s, char *d, const char *w, int64_t lim)
+{
+    if (s->d == MT_FLOAT64) {
+        grad_row_f8((double *)d, (const double *)w, lim, s->s, s->scale);
+        return;
     }
-DEFINE_GRAD_ROW(f4, float, mt_v8f, mt_v8i, 8)
-DEFINE_GRAD_ROW(f8, double, mt_v4d, mt_v4l, 4)
+#ifdef MT_HAVE_AVX512
+    if (mt_use_avx512()) {
+        grad_row_x16((float *)d, (const float *)w, lim, s->s, (float)s->scale);
+        return;
+    }
+#endif
+    grad_row_f4((float *)d, (const float *)w, lim, s->s, (float)s->scale);
+}
 
 /* C (row stride crs) = alpha * A @ B, A and B given by row and column strides. */
 static int product(mt_dtype d, int64_t m, int64_t n, int64_t k, double alpha, const char *a,
@@ -214,15 +194,8 @@ static int backward_head(const job *j, int64_t it, char *ds, char *vt)
         if (product(s->d, i1 - i0, jn, s->ev, 1.0, g + i0 * j->g->rs * isz, j->g->rs,
                     j->g->cs, vt, s->s, 1, db, s->s) < 0)
             return -1;
-        for (int64_t i = i0; i < i1; i++) {
-            char *drow = ds + i * s->s * isz, *wrow = w + i * wrs * isz;
-            if (s->d == MT_FLOAT32)
-                grad_row_f4((float *)drow, (const float *)wrow, row_limit(s, i), s->s,
-                            (float)s->scale);
-            else
-                grad_row_f8((double *)drow, (const double *)wrow, row_limit(s, i), s->s,
-                            s->scale);
-        }
+        for (int64_t i = i0; i < i1; i++)
+            grad_row(s, ds + i * s->s * isz, w + i * wrs * isz, row_limit(s, i));
         if (product(s->d, i1 - i0, s->e, jn, 1.0, db, s->s, 1, k, j->k->rs, j->k->cs,
                     dq + i0 * j->dq->rs * isz, j->dq->rs) < 0)
             return -1;

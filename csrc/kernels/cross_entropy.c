@@ -46,33 +46,32 @@ typedef struct {
         const T *wt = (const T *)j->w;                                                    \
         int64_t c = j->c, s = j->inner;                                                   \
         T m[B], sum[B];                                                                   \
+        int64_t len[B];                                                                   \
         for (int64_t p0 = begin; p0 < end; p0 += B) {                                     \
             int64_t nb = end - p0 < B ? end - p0 : B;                                     \
-            for (int64_t b = 0; b < B; b++) {                                             \
-                int64_t p = p0 + b;                                                       \
-                m[b] = 0;                                                                 \
-                sum[b] = 1;                                                               \
-                if (b >= nb || j->t[p] == j->ignore_index)                                \
-                    continue;                                                             \
-                const T *x = (const T *)j->x + (p / s * c * s + p % s);                   \
-                if (s == 1) {                                                             \
-                    m[b] = smr_max_##SFX(x, c);                                           \
-                    continue;                                                             \
+            if (s == 1) {                                                                 \
+                /* an ignored position as an empty row, its m and sum unused */          \
+                for (int64_t b = 0; b < nb; b++)                                          \
+                    len[b] = j->t[p0 + b] == j->ignore_index ? 0 : c;                     \
+                smr_block_##SFX(NULL, 0, (const T *)j->x + p0 * c, c, len, 1, nb, m, sum); \
+            } else {                                                                      \
+                for (int64_t b = 0; b < B; b++) {                                         \
+                    int64_t p = p0 + b;                                                   \
+                    m[b] = 0;                                                             \
+                    sum[b] = 1;                                                           \
+                    if (b >= nb || j->t[p] == j->ignore_index)                            \
+                        continue;                                                         \
+                    const T *x = (const T *)j->x + (p / s * c * s + p % s);               \
+                    T mx = -(T)INFINITY, acc = 0;                                         \
+                    for (int64_t k = 0; k < c; k++)                                       \
+                        if (x[k * s] > mx || x[k * s] != x[k * s])                        \
+                            mx = x[k * s];                                                \
+                    for (int64_t k = 0; k < c; k++)                                       \
+                        acc += EXPF(x[k * s] - mx);                                       \
+                    m[b] = mx;                                                            \
+                    sum[b] = acc;                                                         \
                 }                                                                         \
-                T mx = -(T)INFINITY, acc = 0;                                             \
-                for (int64_t k = 0; k < c; k++)                                           \
-                    if (x[k * s] > mx || x[k * s] != x[k * s])                            \
-                        mx = x[k * s];                                                    \
-                for (int64_t k = 0; k < c; k++)                                           \
-                    acc += EXPF(x[k * s] - mx);                                           \
-                m[b] = mx;                                                                \
-                sum[b] = acc;                                                             \
             }                                                                             \
-            /* the sums after every row's max: the rows' chains overlap */             \
-            for (int64_t b = 0; b < nb && s == 1; b++)                                    \
-                if (j->t[p0 + b] != j->ignore_index)                                      \
-                    sum[b] = smr_expsum_##SFX(NULL, (const T *)j->x + (p0 + b) * c, c,    \
-                                              m[b]);                                      \
             LOGS(sum);                                                                    \
             for (int64_t b = 0; b < nb; b++) {                                            \
                 int64_t p = p0 + b, cls = j->t[p];                                        \

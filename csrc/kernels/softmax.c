@@ -97,17 +97,7 @@ typedef struct {
         T m[B], s[B];                                                                     \
         for (int64_t r0 = 0; r0 < rows; r0 += B) {                                        \
             int64_t nb = rows - r0 < B ? rows - r0 : B;                                   \
-            for (int64_t b = 0; b < B; b++) {                                             \
-                m[b] = 0;                                                                 \
-                s[b] = 1;                                                                 \
-                if (b >= nb)                                                              \
-                    continue;                                                             \
-                m[b] = smr_max_##SFX(x + (r0 + b) * n, n);                                \
-            }                                                                             \
-            /* the sums after every row's max: the rows' chains overlap */                \
-            for (int64_t b = 0; b < nb; b++)                                              \
-                s[b] = smr_expsum_##SFX(logsm ? NULL : o + (r0 + b) * n, x + (r0 + b) * n, \
-                                        n, m[b]);                                         \
+            smr_block_##SFX(logsm ? NULL : o + r0 * n, n, x + r0 * n, n, &n, 0, nb, m, s); \
             if (logsm)                                                                    \
                 LOGS(s);                                                                  \
             else                                                                          \
@@ -155,41 +145,6 @@ typedef struct {
             }                                                                             \
     }                                                                                     \
                                                                                           \
-    /* one contiguous row: the lanes along it, summed across at the end */              \
-    ATTR static void bwd_row_##SFX(T *o, const T *g, const T *y, int64_t n, \
-                                                 bool logsm)                              \
-    {                                                                                     \
-        V acc = {0}, vg, vy;                                                              \
-        int64_t k = 0;                                                                    \
-        for (; k + W <= n; k += W) {                                                      \
-            memcpy(&vg, g + k, sizeof vg);                                                \
-            if (logsm) {                                                                  \
-                acc += vg;                                                                \
-            } else {                                                                      \
-                memcpy(&vy, y + k, sizeof vy);                                            \
-                acc += vg * vy;                                                           \
-            }                                                                             \
-        }                                                                                 \
-        T s = 0;                                                                          \
-        for (int j = 0; j < W; j++)                                                       \
-            s += acc[j];                                                                  \
-        for (; k < n; k++)                                                                \
-            s += logsm ? g[k] : g[k] * y[k];                                              \
-        for (k = 0; k < n; k += W) {                                                      \
-            int64_t w = n - k < W ? n - k : W;                                            \
-            smr_load_##SFX(&vg, g + k, w, 0);                                              \
-            smr_load_##SFX(&vy, y + k, w, 0);                                              \
-            V r;                                                                          \
-            if (logsm) {                                                                  \
-                VEXP_AT(&vy);                                                             \
-                r = vg - vy * s;                                                          \
-            } else {                                                                      \
-                r = vy * (vg - s);                                                        \
-            }                                                                             \
-            smr_store_##SFX(o + k, &r, w);                                                 \
-        }                                                                                 \
-    }                                                                                     \
-                                                                                          \
     static void fwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
     {                                                                                     \
         const job *j = arg;                                                               \
@@ -207,14 +162,14 @@ typedef struct {
         }                                                                                 \
     }                                                                                     \
                                                                                           \
-    static void bwd_range_##SFX(void *arg, int64_t b, int64_t e)                          \
+    ATTR static void bwd_range_##SFX(void *arg, int64_t b, int64_t e)                     \
     {                                                                                     \
         const job *j = arg;                                                               \
         for (int64_t t = b; t < e; t++) {                                                 \
             if (j->inner == 1) {                                                          \
                 int64_t at = t * j->n;                                                    \
-                bwd_row_##SFX((T *)j->o + at, (const T *)j->g + at, (const T *)j->x + at,  \
-                              j->n, j->logsm);                                            \
+                smr_bwd_##SFX((T *)j->o + at, (const T *)j->g + at, (const T *)j->x + at,  \
+                              j->n, 1, j->logsm);                                         \
                 continue;                                                                 \
             }                                                                             \
             int64_t i = t / j->tiles, c0 = (t % j->tiles) * CHUNK;                        \

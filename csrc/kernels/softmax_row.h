@@ -1,13 +1,14 @@
-/* The per-row steps that softmax, log_softmax and cross_entropy share over a
- * contiguous row of n scores: its maximum, the sum of exp(x - max) (storing
- * the exps when asked), and the logs of a block of sums at once. Included by
- * kernels/softmax.c and kernels/cross_entropy.c, whose vector loops inline
- * them: smr_*_f4 (8 floats), smr_*_f8 (4 doubles) and, where the machine
- * has AVX-512, smr_*_x16 (16 floats), so a faster exp or wider vector lands
- * in both from here. A row's tail is not
- * a scalar loop but one more vector: the row's last W scores, overlapping
- * the vectors before, or for a row shorter than W its scores padded with
- * -inf (whose exp adds nothing).
+/* The per-row steps that softmax, log_softmax, cross_entropy and attention
+ * share over a contiguous row of n scores: its maximum, the sum of
+ * exp(x - max) (storing the exps when asked), a block of rows' maxima and
+ * sums together, the logs of a block of sums at once, the outputs, and the
+ * backward row. Included by kernels/softmax.c, kernels/cross_entropy.c and
+ * kernels/attention.c, whose vector loops inline them: smr_*_f4 (8 floats),
+ * smr_*_f8 (4 doubles) and, where the machine has AVX-512, smr_*_x16 (16
+ * floats), so a faster exp or wider vector lands in all of them from here.
+ * A row's tail is not a scalar loop but one more vector: the row's last W
+ * scores, overlapping the vectors before, or for a row shorter than W its
+ * scores padded with -inf (whose exp adds nothing) or 0.
  * NaN follows the formulas: a NaN once taken as the maximum stays, and x - m
  * of a NaN, +inf or all -inf row is NaN, so the whole row is. */
 #ifndef MT_KERNELS_SOFTMAX_ROW_H
@@ -26,9 +27,10 @@
 
 /* SFX names the functions and ATTR marks them (empty, or the target of a
  * wider ISA); T the element, V its vector of W lanes, M the lane mask;
- * EXP_AT(V *) the exp of arguments <= 0 (or NaN); HMAX(const V *) the
- * largest lane or NaN if any lane is, HSUM(const V *) the lanes' sum. */
-#define MT_DEFINE_SOFTMAX_ROW(SFX, ATTR, T, V, M, W, EXP_AT, HMAX, HSUM)                   \
+ * EXP_AT(V *) the exp of arguments <= 0 (or NaN), EXP_ANY_AT(V *) of any;
+ * HMAX(const V *) the largest lane or NaN if any lane is, HSUM(const V *)
+ * the lanes' sum. */
+#define MT_DEFINE_SOFTMAX_ROW(SFX, ATTR, T, V, M, W, EXP_AT, EXP_ANY_AT, HMAX, HSUM)       \
     /* loads min(w, W) lanes at p, the rest set to fill; stores as many */                 \
     MT_VINLINE ATTR void smr_load_##SFX(V *v, const T *p, int64_t w, T fill)               \
     {                                                                                      \
@@ -151,6 +153,77 @@
             memcpy(o + k, &v, sizeof v);                                                   \
         }                                                                                  \
         smr_store_##SFX(o + at, &tail, n);                                                 \
+    }                                                                                      \
+    /* a block's first two steps for nb <= MT_SOFTMAX_ROW_BLOCK rows, row b's \
+     * n[b ns] scores at x + b xrs (ns 0: one length for all, which the      \
+     * compiler then keeps in a register): every row's max into m[b], then   \
+     * every row's exp sum into s[b] (the exps to o + b ors unless o is       \
+     * NULL), so one row's chain of max and sum overlaps the next's; the rest \
+     * of m and s get 0 and 1, for the block's logs or reciprocals taken all  \
+     * at once. Rows by stride, not by an array of pointers: one filled per   \
+     * block is written in vectors and read back lane by lane, which waits on \
+     * store forwarding and cost rows of 17 a tenth of their time. */        \
+    MT_VINLINE ATTR void smr_block_##SFX(T *o, int64_t ors, const T *x, int64_t xrs,      \
+                                         const int64_t *n, int64_t ns, int64_t nb, T *m,  \
+                                         T *s)                                             \
+    {                                                                                      \
+        for (int64_t b = 0; b < MT_SOFTMAX_ROW_BLOCK; b++) {                               \
+            m[b] = 0;                                                                      \
+            s[b] = 1;                                                                      \
+            if (b < nb)                                                                    \
+                m[b] = smr_max_##SFX(x + b * xrs, n[b * ns]);                              \
+        }                                                                                  \
+        for (int64_t b = 0; b < nb; b++)                                                   \
+            s[b] = smr_expsum_##SFX(o ? o + b * ors : NULL, x + b * xrs, n[b * ns], m[b]); \
+    }                                                                                      \
+    /* a vector of the backward's outputs into *g, from g, y and the sum s */ \
+    MT_VINLINE ATTR void smr_bwd_out_##SFX(V *g, V *y, T s, T scale, bool logsm)         \
+    {                                                                                      \
+        if (logsm) {                                                                       \
+            EXP_ANY_AT(y);                                                                 \
+            *g = scale * (*g - *y * s);                                                    \
+        } else {                                                                           \
+            *g = scale * *y * (*g - s);                                                    \
+        }                                                                                  \
+    }                                                                                      \
+    /* the backward of a row from its output y and gradient g, times scale:   \
+     * softmax's y (g - sum(g y)), log_softmax's g - exp(y) sum(g). o may be  \
+     * g: the last, overlapping vector is read and computed before the main   \
+     * loop writes, so it neither sees new values nor waits on their stores   \
+     * (the sum adds only its fresh lanes) */                                 \
+    MT_VINLINE ATTR void smr_bwd_##SFX(T *o, const T *g, const T *y, int64_t n, T scale,   \
+                                       bool logsm)                                         \
+    {                                                                                      \
+        V acc = {0}, vg, vy, tg, ty;                                                       \
+        int64_t k = 0, at = n >= W ? n - W : 0;                                            \
+        for (; k + W <= n; k += W) {                                                       \
+            memcpy(&vg, g + k, sizeof vg);                                                 \
+            if (logsm) {                                                                   \
+                acc += vg;                                                                 \
+            } else {                                                                       \
+                memcpy(&vy, y + k, sizeof vy);                                             \
+                acc += vg * vy;                                                            \
+            }                                                                              \
+        }                                                                                  \
+        smr_load_##SFX(&tg, g + at, n, 0);                                                 \
+        smr_load_##SFX(&ty, y + at, n, 0);                                                 \
+        if (k < n) {                                                                       \
+            vg = tg;                                                                       \
+            if (!logsm)                                                                    \
+                vg = vg * ty;                                                              \
+            if (n >= W)                                                                    \
+                vg = (V)(smr_fresh_##SFX(n) & (M)vg);                                      \
+            acc += vg;                                                                     \
+        }                                                                                  \
+        T s = HSUM(&acc);                                                                  \
+        smr_bwd_out_##SFX(&tg, &ty, s, scale, logsm);                                      \
+        for (k = 0; k + W <= n; k += W) {                                                  \
+            memcpy(&vg, g + k, sizeof vg);                                                 \
+            memcpy(&vy, y + k, sizeof vy);                                                 \
+            smr_bwd_out_##SFX(&vg, &vy, s, scale, logsm);                                  \
+            memcpy(o + k, &vg, sizeof vg);                                                 \
+        }                                                                                  \
+        smr_store_##SFX(o + at, &tg, n);                                                   \
     }
 
 
@@ -173,9 +246,9 @@
     }
 MT_DEFINE_SOFTMAX_HREDUCE(f4, float, mt_v8f, 8)
 MT_DEFINE_SOFTMAX_HREDUCE(f8, double, mt_v4d, 4)
-MT_DEFINE_SOFTMAX_ROW(f4, , float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at, smr_hmax_f4,
-                      smr_hsum_f4)
-MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, smr_hmax_f8,
+MT_DEFINE_SOFTMAX_ROW(f4, , float, mt_v8f, mt_v8i, 8, mt_vexp_nonpos8_at, mt_vexp8_at,
+                      smr_hmax_f4, smr_hsum_f4)
+MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, mt_vexp4_at, smr_hmax_f8,
                       smr_hsum_f8)
 
 #ifdef MT_HAVE_AVX512
@@ -201,7 +274,7 @@ MT_V16 float smr_hsum_x16(const __m512 *v)
     return _mm512_reduce_add_ps(*v);
 }
 MT_DEFINE_SOFTMAX_ROW(x16, MT_TARGET_AVX512, float, __m512, mt_v16i, 16, mt_vexp_nonpos16_at,
-                      smr_hmax_x16, smr_hsum_x16)
+                      mt_vexp16_at, smr_hmax_x16, smr_hsum_x16)
 #endif
 
 /* The logs of MT_SOFTMAX_ROW_BLOCK sums in place: float32 in one vector,
