@@ -1,6 +1,6 @@
-/* Our register-blocked matrix product kernel (float32, one level per CPU)
- * and, on top of it, products of a few rows against one matrix that stays
- * fixed over many calls (a recurrent layer's W_hh over the steps of a
+/* Our register-blocked matrix product kernel (float32 and float64, one level
+ * per CPU) and, on top of it, products of a few rows against one matrix that
+ * stays fixed over many calls (a recurrent layer's W_hh over the steps of a
  * sequence): that matrix is packed once into 16-column strips and each
  * product streams it through the same kernel, float32 or float64. */
 #ifndef MT_KERNELS_GEMM_SMALL_H
@@ -20,6 +20,12 @@
 #define MT_GEMM_COLS 16
 void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,
                  const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
+
+/* The same for float32 or float64 as d says, on untyped pointers (strides
+ * still in elements); float64's n a multiple of MT_GEMM_COLS_F64. */
+#define MT_GEMM_COLS_F64 8
+void mt_gemm_float(mt_dtype d, int64_t m, int64_t n, int64_t k, const void *a, int64_t ars,
+                   int64_t acs, const void *b, int64_t ldb, void *c, int64_t ldc, bool acc);
 
 /* Whether mt_gemm_f32 runs its AVX-512 level (16 accumulators of 16 lanes). */
 bool mt_gemm_f32_wide(void);

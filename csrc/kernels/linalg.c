@@ -39,155 +39,63 @@
  * each product's rows. */
 #define BATCH_ITEMS_PER_THREAD 4
 #define MR 4
-/* Columns of a float32 column panel (and of its zero-padded remainder);
- * columns of the float64 register tile: two AVX2 vectors. */
-#define NR_f4 MT_GEMM_COLS
-#define NR_f8 8
-/* Bytes of A's rows a float32 panel holds: it stays in L2 while every column
- * strip of B passes over it. */
+/* Bytes of A's rows a panel holds: it stays in L2 while every column strip
+ * of B passes over it. */
 #define PANEL_BYTES (128 * 1024)
-/* Rows of the remainder's scratch block (on the stack). */
+/* Rows of the remainder's scratch block (on the stack), and the bytes of one
+ * of its rows: a column unit of either type. */
 #define REM_ROWS 64
+#define REM_ROW_BYTES (MT_GEMM_COLS * sizeof(float))
+_Static_assert(MT_GEMM_COLS_F64 * sizeof(double) <= REM_ROW_BYTES, "remainder row");
 
 typedef struct {
+    mt_dtype d;
     const char *a;
     int64_t ars, acs;
     const char *b; /* rows contiguous, ldb */
     int64_t ldb;
     char *t; /* m x n result of A @ B, rows ldt apart */
     int64_t ldt, n, k;
-    char *rem; /* k x NR: B's columns past the last full tile, zero-padded */
+    char *rem; /* k x cols_of(d): B's columns past the last whole unit, zero-padded */
     bool acc;  /* float32 only: t += A @ B */
 } tile_job;
 
-/* float32 rows [i0, i1) blocks through the register-blocked kernel
+/* The column unit of the register-blocked kernel (gemm_small.h) for d. */
+static int64_t cols_of(mt_dtype d) { return d == MT_FLOAT32 ? MT_GEMM_COLS : MT_GEMM_COLS_F64; }
+
+/* Float rows [i0, i1) blocks through the register-blocked kernel
  * (gemm_small.h), a panel of rows at a time; the columns past the last whole
- * NR_f4 go through the zero-padded panel j->rem into a scratch block. The
- * job is copied first: the caller's stack frame around it is written while
- * this runs on another thread, and every read would miss. */
-static void rows_f4(void *arg, int64_t i0, int64_t i1)
+ * column unit go through the zero-padded panel j->rem into a scratch block,
+ * so narrow products run vectorised too. The job is copied first: the
+ * caller's stack frame around it is written while this runs on another
+ * thread, and every read would miss. */
+static void rows_float(void *arg, int64_t i0, int64_t i1)
 {
     const tile_job job = *(const tile_job *)arg, *j = &job;
-    const float *a = (const float *)j->a;
-    float *t = (float *)j->t;
-    int64_t full = j->n - j->n % NR_f4, tail = j->n - full;
-    int64_t panel = PANEL_BYTES / (int64_t)sizeof(float) / (j->k > 0 ? j->k : 1) / MR * MR;
+    int64_t isz = mt_itemsize(j->d), nr = cols_of(j->d);
+    int64_t full = j->n - j->n % nr, tail = j->n - full;
+    int64_t panel = PANEL_BYTES / isz / (j->k > 0 ? j->k : 1) / MR * MR;
     if (panel < MR)
         panel = MR;
     for (int64_t i = i0 * MR; i < i1 * MR; i += panel) {
         int64_t rows = i1 * MR - i < panel ? i1 * MR - i : panel;
         if (full > 0)
-            mt_gemm_f32(rows, full, j->k, a + i * j->ars, j->ars, j->acs, (const float *)j->b,
-                        j->ldb, t + i * j->ldt, j->ldt, j->acc);
+            mt_gemm_float(j->d, rows, full, j->k, j->a + i * j->ars * isz, j->ars, j->acs, j->b,
+                          j->ldb, j->t + i * j->ldt * isz, j->ldt, j->acc);
         for (int64_t r0 = 0; tail > 0 && r0 < rows; r0 += REM_ROWS) {
             int64_t rr = rows - r0 < REM_ROWS ? rows - r0 : REM_ROWS;
-            float scratch[REM_ROWS][NR_f4];
-            mt_gemm_f32(rr, NR_f4, j->k, a + (i + r0) * j->ars, j->ars, j->acs,
-                        (const float *)j->rem, NR_f4, scratch[0], NR_f4, false);
-            for (int64_t r = 0; r < rr; r++) {
-                float *out = t + (i + r0 + r) * j->ldt + full;
-                for (int64_t c = 0; c < tail; c++)
-                    out[c] = j->acc ? scratch[r][c] + out[c] : scratch[r][c];
+            _Alignas(64) double scratch[REM_ROWS * REM_ROW_BYTES / sizeof(double)];
+            char *out = j->t + ((i + r0) * j->ldt + full) * isz, *s = (char *)scratch;
+            /* the kernel adds C's remainder columns, set in front of zeros */
+            for (int64_t r = 0; j->acc && r < rr; r++) {
+                memcpy(s + r * nr * isz, out + r * j->ldt * isz, tail * isz);
+                memset(s + (r * nr + tail) * isz, 0, (nr - tail) * isz);
             }
+            mt_gemm_float(j->d, rr, nr, j->k, j->a + (i + r0) * j->ars * isz, j->ars, j->acs,
+                          j->rem, nr, s, nr, j->acc);
+            for (int64_t r = 0; r < rr; r++)
+                memcpy(out + r * j->ldt * isz, s + r * nr * isz, tail * isz);
         }
-    }
-}
-
-/* The float64 kernel: an MR x NR_f8 tile of T = A @ B kept in registers while
- * k runs, reading NR_f8 contiguous values from each row of b (row stride ldb)
- * and writing rows of out (row stride ldo). Portable version first. */
-static void tile_f8_generic(const tile_job *j, int64_t i, const void *bv, int64_t ldb,
-                            void *outv, int64_t ldo)
-{
-    const double *a = (const double *)j->a, *b = bv;
-    double acc[MR][NR_f8] = {{0}};
-    for (int64_t p = 0; p < j->k; p++) {
-        const double *bp = b + p * ldb;
-        for (int r = 0; r < MR; r++) {
-            double av = a[(i + r) * j->ars + p * j->acs];
-            for (int c = 0; c < NR_f8; c++)
-                acc[r][c] += av * bp[c];
-        }
-    }
-    for (int r = 0; r < MR; r++)
-        memcpy((double *)outv + r * ldo, acc[r], sizeof acc[r]);
-}
-
-typedef void (*tile_fn)(const tile_job *j, int64_t i, const void *b, int64_t ldb, void *out,
-                        int64_t ldo);
-
-#ifdef MT_HAVE_X86_DISPATCH
-/* The same tile with AVX2 + FMA: two vectors of B per row of A. */
-MT_TARGET_AVX2_FMA static void tile_f8_fma(const tile_job *j, int64_t i, const void *bv,
-                                           int64_t ldb, void *outv, int64_t ldo)
-{
-    const double *a = (const double *)j->a, *b = bv;
-    const double *a0 = a + i * j->ars, *a1 = a0 + j->ars, *a2 = a1 + j->ars, *a3 = a2 + j->ars;
-    __m256d c00 = _mm256_set1_pd(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-            c30 = c00, c31 = c00;
-    for (int64_t p = 0; p < j->k; p++) {
-        const double *bp = b + p * ldb;
-        __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + NR_f8 / 2);
-        int64_t o = p * j->acs;
-        __m256d x = _mm256_set1_pd(a0[o]);
-        c00 = _mm256_fmadd_pd(x, b0, c00);
-        c01 = _mm256_fmadd_pd(x, b1, c01);
-        x = _mm256_set1_pd(a1[o]);
-        c10 = _mm256_fmadd_pd(x, b0, c10);
-        c11 = _mm256_fmadd_pd(x, b1, c11);
-        x = _mm256_set1_pd(a2[o]);
-        c20 = _mm256_fmadd_pd(x, b0, c20);
-        c21 = _mm256_fmadd_pd(x, b1, c21);
-        x = _mm256_set1_pd(a3[o]);
-        c30 = _mm256_fmadd_pd(x, b0, c30);
-        c31 = _mm256_fmadd_pd(x, b1, c31);
-    }
-    double *t = outv;
-    _mm256_storeu_pd(t, c00);
-    _mm256_storeu_pd(t + NR_f8 / 2, c01);
-    t += ldo;
-    _mm256_storeu_pd(t, c10);
-    _mm256_storeu_pd(t + NR_f8 / 2, c11);
-    t += ldo;
-    _mm256_storeu_pd(t, c20);
-    _mm256_storeu_pd(t + NR_f8 / 2, c21);
-    t += ldo;
-    _mm256_storeu_pd(t, c30);
-    _mm256_storeu_pd(t + NR_f8 / 2, c31);
-}
-
-static bool has_fma(void)
-{
-    static int cached = -1;
-    if (cached < 0)
-        cached = mt_cpu_has_avx2_fma();
-    return cached;
-}
-#define TILE_F8 (has_fma() ? tile_f8_fma : tile_f8_generic)
-#else
-#define TILE_F8 tile_f8_generic
-#endif
-
-/* float64: full MR x NR_f8 tiles of rows [i0, i1) blocks, a column panel of
- * B at a time so the panel stays in L1 while the rows pass over it; the
- * columns past the last full panel read the zero-padded panel j->rem into a
- * scratch tile, so narrow products (n < NR_f8) run vectorised too. */
-static void rows_f8(void *arg, int64_t i0, int64_t i1)
-{
-    const tile_job job = *(const tile_job *)arg, *j = &job;
-    tile_fn tile = TILE_F8;
-    double *t = (double *)j->t;
-    int64_t full = j->n - j->n % NR_f8;
-    for (int64_t jc = 0; jc < full; jc += NR_f8)
-        for (int64_t i = i0 * MR; i < i1 * MR; i += MR)
-            tile(j, i, (const double *)j->b + jc, j->ldb, t + i * j->ldt + jc, j->ldt);
-    if (full == j->n)
-        return;
-    for (int64_t i = i0 * MR; i < i1 * MR; i += MR) {
-        double scratch[MR][NR_f8];
-        tile(j, i, j->rem, NR_f8, scratch, NR_f8);
-        for (int r = 0; r < MR; r++)
-            memcpy(t + (i + r) * j->ldt + full, scratch[r], (j->n - full) * sizeof(double));
     }
 }
 
@@ -221,7 +129,7 @@ TAIL_KERNEL(i2, int16_t, uint64_t)
 TAIL_KERNEL(i4, int32_t, uint64_t)
 TAIL_KERNEL(i8, int64_t, uint64_t)
 
-/* The zero-padded panel of B's last n % nr columns that rows_* read. */
+/* The zero-padded panel of B's last n % nr columns that rows_float reads. */
 static int pad_remainder(tile_job *j, int64_t nr, int isz)
 {
     int64_t full = j->n - j->n % nr;
@@ -236,14 +144,16 @@ static int pad_remainder(tile_job *j, int64_t nr, int isz)
 static int product(mt_dtype d, tile_job *j, int64_t m)
 {
     int64_t blocks = (d == MT_FLOAT32 || d == MT_FLOAT64) ? m / MR : 0;
-    int64_t nr = d == MT_FLOAT32 ? NR_f4 : NR_f8;
+    int64_t nr = cols_of(d);
     double work = (double)m * (double)j->n * (double)j->k;
     int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
     if (blocks > 0 && j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)
         return -1;
+    if (d == MT_FLOAT32 || d == MT_FLOAT64)
+        mt_parallel_for(0, blocks, grain, rows_float, j);
     switch (d) {
-    case MT_FLOAT32: mt_parallel_for(0, blocks, grain, rows_f4, j); tail_f4(j, blocks * MR, m); break;
-    case MT_FLOAT64: mt_parallel_for(0, blocks, grain, rows_f8, j); tail_f8(j, blocks * MR, m); break;
+    case MT_FLOAT32: tail_f4(j, blocks * MR, m); break;
+    case MT_FLOAT64: tail_f8(j, blocks * MR, m); break;
     case MT_UINT8: tail_u1(j, 0, m); break;
     case MT_INT8: tail_i1(j, 0, m); break;
     case MT_INT16: tail_i2(j, 0, m); break;
@@ -356,7 +266,7 @@ void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_
                   int64_t cs, int isz)
 {
 #ifdef MT_HAVE_X86_DISPATCH
-    if (isz == 4 && rs == 1 && rows >= 8 && cols >= 8 && has_fma()) {
+    if (isz == 4 && rs == 1 && rows >= 8 && cols >= 8 && mt_cpu_has_avx2_fma()) {
         pack_4_transposed((float *)dst, (const float *)src, rows, cols, cs);
         return;
     }
@@ -547,7 +457,7 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     char *bbuf = NULL, *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    tile_job j = {A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL, direct && acc};
+    tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL, direct && acc};
     if (B.cs != 1 && n > 1) {
         bbuf = malloc((size_t)(k * n) * isz + 1);
         if (!bbuf) {
