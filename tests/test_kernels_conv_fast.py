@@ -6,15 +6,13 @@ batch 1, channel counts off the product kernel's blocks, several thread
 counts, non-contiguous inputs; float64 gradcheck on the im2col path; the
 Winograd path again at every level of the product kernel (kernels/gemm_small.c)
 in a fresh process."""
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import minitorch as mt
+from kernel_levels import LEVELS, run_at_level
 
 torch = pytest.importorskip("torch")
 F = mt.nn.functional
@@ -218,8 +216,6 @@ def test_winograd_smallest_outputs():
 
 # A child process picks the product kernel's level from its environment afresh.
 LEVEL_CHILD = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, "tests")
     from test_kernels_conv_fast import WINOGRAD, compare
     for case in WINOGRAD:
         compare(*case[:5], padding=case[5])
@@ -227,16 +223,8 @@ LEVEL_CHILD = textwrap.dedent("""
     compare(4, 64, 64, 20, 20, padding=1)  # full register blocks and several chunks
     print("ok")
 """)
-LEVELS = {"best": {}, "avx2": {"MINITORCH_SMALL_GEMM": "avx2"},
-          "generic": {"MINITORCH_SMALL_GEMM": "generic"},
-          "no-avx512": {"MINITORCH_NO_AVX512": "1"}}
 
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_winograd_at_every_product_kernel_level(level):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root, **LEVELS[level])
-    r = subprocess.run([sys.executable, "-c", LEVEL_CHILD], cwd=root, env=env,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok"
+    run_at_level(LEVEL_CHILD, LEVELS[level], timeout=600)

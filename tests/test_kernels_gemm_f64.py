@@ -8,19 +8,16 @@ bias and other alpha and beta, a transposed out=, bmm, broadcast matmul and
 linear's gradients. The levels that fuse (AVX-512, AVX2 + FMA) sum each term
 in the same order, so they must give the same bits; so must 1 and 2
 threads."""
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import minitorch as mt
+from kernel_levels import LEVELS, run_at_level
 
 torch = pytest.importorskip("torch")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CHILD = textwrap.dedent("""
     import sys
@@ -95,24 +92,19 @@ CHILD = textwrap.dedent("""
     print("ok")
 """)
 
-LEVELS = {"best": {}, "avx2": {"MINITORCH_SMALL_GEMM": "avx2"},
-          "generic": {"MINITORCH_SMALL_GEMM": "generic"},
-          "no-avx512": {"MINITORCH_NO_AVX512": "1"},
-          "best-noblas": {"MINITORCH_BLAS": "none"},
-          "avx2-noblas": {"MINITORCH_BLAS": "none", "MINITORCH_SMALL_GEMM": "avx2"}}
+# the levels with BLAS off too, so matmul's every product reaches the kernel
+F64_LEVELS = dict(LEVELS, **{
+    "best-noblas": {"MINITORCH_BLAS": "none"},
+    "avx2-noblas": {"MINITORCH_BLAS": "none", "MINITORCH_SMALL_GEMM": "avx2"}})
 
 
 def run_level(level, path):
-    env = dict(os.environ, PYTHONPATH=ROOT, **LEVELS[level])
-    r = subprocess.run([sys.executable, "-c", CHILD, str(path)], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok"
+    run_at_level(CHILD, F64_LEVELS[level], path)
     with np.load(path) as z:
         return [z[f] for f in z.files]
 
 
-@pytest.mark.parametrize("level", sorted(LEVELS))
+@pytest.mark.parametrize("level", sorted(F64_LEVELS))
 def test_products_match_torch_at_every_level(level, tmp_path):
     run_level(level, tmp_path / "out.npz")
 

@@ -4,19 +4,16 @@ portable level, chosen by MINITORCH_SMALL_GEMM or MINITORCH_NO_AVX512 in a
 fresh process) against torch, on sizes that leave partial row blocks, partial
 strips and partial runs of strips; and the thread split over sequences, which must not change a
 single bit."""
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import minitorch as mt
+from kernel_levels import LEVELS, run_at_level
 
 torch = pytest.importorskip("torch")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Run in a child so the kernel level is picked from the environment afresh.
 CHILD = textwrap.dedent("""
@@ -57,18 +54,9 @@ CHILD = textwrap.dedent("""
 """)
 
 
-LEVELS = {"best": {}, "avx2": {"MINITORCH_SMALL_GEMM": "avx2"},
-          "generic": {"MINITORCH_SMALL_GEMM": "generic"},
-          "no-avx512": {"MINITORCH_NO_AVX512": "1"}}
-
-
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_layers_match_torch_at_every_kernel_level(level):
-    env = dict(os.environ, PYTHONPATH=ROOT, **LEVELS[level])
-    r = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok"
+    run_at_level(CHILD, LEVELS[level])
 
 
 @pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
