@@ -10,15 +10,18 @@ import sysconfig
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PLAIN_C = ("core", "kernels", "autograd", "ops")
+# the floors below the binding, and the plain-C host standing in for it
+PLAIN_C = ("core", "kernels", "ops", "autograd", "standalone")
+
+
+def plain_c_files(suffixes=(".c", ".h", ".def")):
+    return [p for layer in PLAIN_C for p in sorted((ROOT / "csrc" / layer).rglob("*"))
+            if p.suffix in suffixes]
 
 
 def test_plain_c_layers_do_not_use_python():
-    offenders = [str(p.relative_to(ROOT))
-                 for layer in PLAIN_C
-                 for p in sorted((ROOT / "csrc" / layer).glob("*"))
-                 if p.suffix in (".c", ".h", ".def")
-                 and any(w in p.read_text() for w in ("Python.h", "PyObject"))]
+    offenders = [str(p.relative_to(ROOT)) for p in plain_c_files()
+                 if any(w in p.read_text() for w in ("Python.h", "PyObject"))]
     assert offenders == []
 
 
@@ -33,7 +36,7 @@ def c_test_program(tmp_path_factory):
     cc = compiler()
     if not cc:
         pytest.skip("no C compiler on this machine: the plain-C test cannot be built")
-    sources = [str(p) for layer in PLAIN_C for p in sorted((ROOT / "csrc" / layer).glob("*.c"))]
+    sources = [str(p) for p in plain_c_files((".c",))]
     exe = tmp_path_factory.mktemp("c_layer") / "test_op_layer"
     cmd = [cc, "-std=c11", "-O1", "-pthread", "-o", str(exe),
            str(ROOT / "tests" / "c" / "test_op_layer.c"), *sources, "-lm", "-ldl"]

@@ -1,7 +1,11 @@
+/* Derivative kinds from the op table's rows, and each row's kind, guard and
+ * path variants, resolved once at start-up so recording a call compares no
+ * strings. */
 #include "derivatives.h"
 #include "backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MT_DERIV(Name, fn, saves, save_out, mat) MT_DERIV_AS(Name, Name, fn, saves, save_out, mat)
@@ -107,6 +111,8 @@ const mt_node_kind *mt_derivative_variant(const mt_node *n)
         int p = resolved[i].param;
         if (resolved[i].kind != n->kind)
             continue;
+        if (p >= MT_PATH_BASE)
+            continue;
         if (p < 0 ? n->nedges > 0 && n->edge_meta[0].ndim == -p - 1
                   : p < n->nparams && !n->args[p].none && n->edge_count[p] == 0)
             return resolved[i].variant;
@@ -125,3 +131,84 @@ static int not_implemented_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
 
 const mt_node_kind mt_not_implemented_kind = {"NotImplemented", not_implemented_backward, 0,
                                               false, false};
+
+typedef int (*guard_fn)(const mt_args *);
+
+#define MT_GUARD(id, fn) int fn(const mt_args *);
+#include "../ops.def"
+#undef MT_GUARD
+
+static const struct {
+    mt_op_id id;
+    guard_fn fn;
+} guards[] = {
+#define MT_GUARD(id, fn) {MT_OP_##id, fn},
+#include "../ops.def"
+#undef MT_GUARD
+};
+
+/* Per built-in row: its kind and guard. Custom rows (ids from MT_OP_COUNT)
+ * get theirs as they are registered. */
+static struct {
+    const mt_node_kind *kind;
+    guard_fn guard;
+} rows[MT_OP_COUNT];
+static const mt_node_kind **custom_kinds;
+static int ncustom;
+
+int mt_autograd_init(void)
+{
+    for (int r = 0; r < MT_OP_COUNT; r++) {
+        const mt_op *op = &mt_ops[r];
+        if (op->derivative_name[0] &&
+            !(rows[r].kind = mt_derivative_kind(op->derivative_name)))
+            return mt_error(MT_ERR_RUNTIME, "minitorch: unknown derivative '%s' for '%s'",
+                            op->derivative_name, op->text);
+    }
+    for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++)
+        rows[guards[g].id].guard = guards[g].fn;
+    return 0;
+}
+
+const mt_node_kind *mt_op_derivative(const mt_op *op)
+{
+    int id = op->id;
+    if (id < MT_OP_COUNT)
+        return rows[id].kind;
+    id -= MT_OP_COUNT;
+    /* a host custom op records itself (through an autograd.Function) */
+    return id < ncustom && custom_kinds[id] ? custom_kinds[id] : &mt_nondifferentiable_kind;
+}
+
+int mt_set_op_derivative(int id, const mt_node_kind *kind)
+{
+    int k = id - MT_OP_COUNT;
+    if (k < 0)
+        return mt_error(MT_ERR_RUNTIME, "minitorch: row %d is not a custom op", id);
+    if (k >= ncustom) {
+        const mt_node_kind **grown = realloc(custom_kinds, sizeof *grown * (size_t)(k + 1));
+        if (!grown)
+            return mt_error(MT_ERR_MEMORY, "out of memory");
+        memset(grown + ncustom, 0, sizeof *grown * (size_t)(k + 1 - ncustom));
+        custom_kinds = grown;
+        ncustom = k + 1;
+    }
+    custom_kinds[k] = kind;
+    return 0;
+}
+
+int mt_op_guard(const mt_op *op, const mt_args *a)
+{
+    guard_fn g = op->id < MT_OP_COUNT ? rows[op->id].guard : NULL;
+    return g ? g(a) : 0;
+}
+
+const mt_node_kind *mt_path_variant(const mt_node_kind *kind, int path)
+{
+    if (!variants_resolved)
+        resolve_variants();
+    for (size_t i = 0; i < NVARIANTS; i++)
+        if (resolved[i].kind == kind && resolved[i].param == MT_PATH(path))
+            return resolved[i].variant;
+    return kind;
+}

@@ -1,6 +1,6 @@
 #include "engine.h"
 #include "backend.h"
-#include "../ops/call.h"
+#include "call.h"
 #include "grad_mode.h"
 
 #include <stdio.h>

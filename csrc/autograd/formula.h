@@ -1,6 +1,6 @@
 /* Helpers for writing derivative formulas in terms of differentiable ops, so
  * that with create_graph=True the formulas themselves record a graph. The
- * ops run through mt_call (ops/call.h): below __torch_function__, as
+ * ops run through mt_call (autograd/call.h): below __torch_function__, as
  * torch's backward does. */
 #ifndef MT_AUTOGRAD_FORMULA_H
 #define MT_AUTOGRAD_FORMULA_H
@@ -8,7 +8,7 @@
 #include "backend.h"
 #include "meta.h"
 
-#include "../ops/call.h"
+#include "call.h"
 
 /* Does edge e need a gradient? */
 static inline bool mt_needs(const mt_node *n, int e) { return n->edges[e].fn != NULL; }

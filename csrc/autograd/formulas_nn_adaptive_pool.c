@@ -3,7 +3,7 @@
  * scatter_add so the gradient is itself differentiable (in grad_output). */
 #include "formula.h"
 
-#include "../ops/call.h"
+#include "call.h"
 
 int adaptive_max_pool_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {

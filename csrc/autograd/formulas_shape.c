@@ -5,6 +5,7 @@
  * of the input's element numbers, and mt_embed scatter-adds the gradient
  * there. */
 #include "formula.h"
+#include "../ops/tensor.h"
 #include "formulas_shape.h"
 
 mt_tensor *mt_positions(mt_node *n, int e)
@@ -102,15 +103,33 @@ static int copy_into(mt_tensor *view, mt_tensor *g)
  * saw. A key that gives a view of zeros reads each element once; one with
  * lists gives a copy, and may repeat elements, so its gradient goes through
  * the positions it picks. */
+/* narrow's start: its int argument, or the 0-d tensor narrow_tensor saved */
+static int narrow_start(mt_node *n, int64_t *start)
+{
+    if (!n->edge_count[2]) {
+        *start = n->args[2].i;
+        return 0;
+    }
+    mt_tensor *s = mt_node_saved(n, 2);
+    if (!s)
+        return -1;
+    *start = mt_scalar_at(s, mt_data(s)).i;
+    mt_release(s);
+    return 0;
+}
+
 int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
+    int64_t start = 0;
+    if (n->nparams != 2 && narrow_start(n, &start) < 0)
+        return -1;
     mt_tensor *z = edge_zeros(n), *v;
     if (!z)
         return -1;
     if (n->nparams == 2)
         v = mt_call(MT_OP___getitem__np, "TO", z, n->args[1].obj);
     else
-        v = mt_call(MT_OP_narrow, "Tiii", z, n->args[1].i, n->args[2].i, n->args[3].i);
+        v = mt_call(MT_OP_narrow, "Tiii", z, n->args[1].i, start, n->args[3].i);
     if (v && v->storage != z->storage) {
         mt_release(v);
         mt_release(z);

@@ -1,6 +1,6 @@
 #include "meta.h"
 #include "backend.h"
-#include "../ops/call.h"
+#include "call.h"
 #include "grad_mode.h"
 #include "view_tracking.h"
 #include "../core/hot.h"

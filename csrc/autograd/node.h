@@ -63,6 +63,10 @@ typedef struct mt_node_kind {
     bool materialize;     /* missing output grads become zeros */
     void (*release)(mt_node *n); /* optional: frees what a custom kind saved itself */
     mt_jvp_fn jvp;        /* NULL: derived from backward (see forward.h) */
+    /* The row's impl runs with recording off (a custom op's kernel, which
+     * may call ops back through the C API), as torch runs kernels below
+     * autograd: the call is recorded once, with this kind. */
+    bool runs_below;
 } mt_node_kind;
 
 #define MT_NODE_MAX_PARAMS 14

@@ -1,6 +1,6 @@
 /* Who owns tensor objects. Every mt_tensor lives inside an object made by the
  * layer that hosts the library: the Python binding (a minitorch.Tensor) or,
- * for plain C programs, ops/standalone.c. Code below the binding makes,
+ * for plain C programs, standalone/standalone.c. Code below the binding makes,
  * keeps and drops tensors only through these hooks, so it never needs to
  * know which host it runs under.
  *
@@ -19,7 +19,7 @@ typedef struct {
     /* Only the caller refers to t and t alone uses its memory. */
     bool (*unshared)(mt_tensor *t);
     /* Around long pure-C work: lets other host threads run (the GIL). The
-     * token from unlock goes back to relock. Called through ops/unlock.h,
+     * token from unlock goes back to relock. Called through ops/runtime/unlock.h,
      * which keeps the running call's storages alive meanwhile. */
     void *(*unlock)(void);
     void (*relock)(void *token);

@@ -3,9 +3,9 @@
  * these rows are public, so they refuse what would read out of bounds), the
  * operands as strided views with no copies, and contiguous results. The
  * products may use the host's BLAS, located (mt_blas_prepare) first. */
-#include "args.h"
+#include "runtime/args.h"
 #include "reduce.h"
-#include "signature.h"
+#include "runtime/signature.h"
 
 #include "../core/error.h"
 #include "../kernels/attention.h"

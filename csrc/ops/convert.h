@@ -3,7 +3,7 @@
 #ifndef MT_OPS_CONVERT_H
 #define MT_OPS_CONVERT_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 /* torch's to(): t itself (a new reference) when it already has dtype and no
  * copy is asked for, else a converted copy laid out like t when t is dense. */

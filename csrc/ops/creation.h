@@ -3,7 +3,7 @@
 #ifndef MT_OPS_CREATION_H
 #define MT_OPS_CREATION_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 /* Marks t as requiring grad when asked (floating dtypes only, as torch);
  * -1 with an error otherwise, t left as it was. */

@@ -2,7 +2,7 @@
  * storages and kernels, makes and drops tensors only through the owner hooks
  * (core/owner.h) and reports through mt_error; no Python. */
 #include "elementwise.h"
-#include "unlock.h"
+#include "runtime/unlock.h"
 #include "out_param.h"
 
 #include "../core/shape.h"

@@ -6,7 +6,7 @@
 #ifndef MT_OPS_ELEMENTWISE_H
 #define MT_OPS_ELEMENTWISE_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 #include "../kernels/iter.h"
 

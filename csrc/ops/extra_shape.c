@@ -3,8 +3,8 @@
  * mt_args, make tensors through the owner hooks (core/owner.h), reach other
  * rows through the op table and report failures with mt_error; nothing here
  * may touch Python. */
-#include "args.h"
-#include "table.h"
+#include "runtime/args.h"
+#include "runtime/table.h"
 #include "shape.h"
 
 #include "../core/shape.h"

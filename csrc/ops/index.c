@@ -7,9 +7,9 @@
  * (csrc/python/indexing.c): its keys are Python objects. */
 #include "index.h"
 
-#include "args.h"
+#include "runtime/args.h"
 #include "creation.h"
-#include "table.h"
+#include "runtime/table.h"
 #include "shape.h"
 
 #include "../core/overlap.h"

@@ -5,13 +5,12 @@
  * BLAS that mt_gemm may use is located through the host's hook
  * (mt_blas_prepare) before the first floating product, since finding it asks
  * NumPy. */
-#include "args.h"
-#include "table.h"
-#include "unlock.h"
+#include "runtime/args.h"
+#include "runtime/table.h"
+#include "runtime/unlock.h"
 #include "elementwise.h"
 #include "out_param.h"
 
-#include "../autograd/derivatives.h"
 #include "../core/shape.h"
 #include "../kernels/pointwise.h"
 #include "../kernels/blas.h"
@@ -517,6 +516,8 @@ int impl_outer(mt_args *a, mt_result *r)
 /* ----------------------------------------------------------------- linear */
 
 /* The names torch gives linear's node: that of the op its graph ends in. */
+/* The ways linear runs; the call's path, which linalg.def's variant rows
+ * name a derivative for (MT_PATH(k) is path k). */
 typedef enum {
     LIN_ADDMM,       /* 2-D input with a bias: addmm(bias, input, weight.t()) */
     LIN_VIEW,        /* other inputs with a bias, folded into addmm, then viewed */
@@ -526,20 +527,7 @@ typedef enum {
     LIN_UNSAFE_VIEW, /* its folded mm or mv (input of 3 dims or more), */
     LIN_MV,          /* mv (1-D weight) */
     LIN_DOT,         /* or dot (both 1-D) */
-    LIN_NKINDS
-} linear_kind;
-
-static const struct mt_node_kind *linear_node_kind(linear_kind which)
-{
-    static const char *const keys[LIN_NKINDS] = {
-        "LinearBackward", "LinearViewBackward", "LinearAddBackward",
-        "LinearMmBackward", "LinearSqueezeBackward", "LinearUnsafeViewBackward",
-        "LinearMvBackward", "LinearDotBackward"};
-    static const struct mt_node_kind *kinds[LIN_NKINDS];
-    if (!kinds[which])
-        kinds[which] = mt_derivative_kind(keys[which]);
-    return kinds[which];
-}
+} linear_path;
 
 /* nn.functional.linear(input, weight, bias=None) as torch computes it: with a
  * bias, addmm of the input folded into a matrix when the input is 2-D, or
@@ -569,7 +557,7 @@ int impl_linear(mt_args *a, mt_result *r)
     for (int d = 0; d < dx - 1; d++)
         rows *= x->sizes[d];
     bool contiguous = mt_tensor_is_contiguous(x);
-    linear_kind which;
+    linear_path which;
     if (bias && (dx == 2 || (contiguous && (dx == 3 || bias->ndim == 1)))) {
         /* addmm on the folded input: the checks are addmm's on the matrix,
          * the product runs on the input's own dims */
@@ -615,6 +603,6 @@ int impl_linear(mt_args *a, mt_result *r)
             which = dx == 1 ? LIN_SQUEEZE : dx == 2 ? LIN_MM : LIN_UNSAFE_VIEW;
         }
     }
-    a->derivative = linear_node_kind(which);
+    a->path = which;
     return 0;
 }

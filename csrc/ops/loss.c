@@ -4,10 +4,8 @@
  * impls read typed mt_args, the grad mode and whether the weight requires
  * grad, make tensors through the owner hooks (core/owner.h) and report
  * failures with mt_error; nothing here may touch Python. */
-#include "args.h"
+#include "runtime/args.h"
 
-#include "../autograd/grad_mode.h"
-#include "../autograd/meta.h"
 #include "../core/shape.h"
 #include "../kernels/cross_entropy.h"
 #include "../kernels/loss.h"
@@ -60,10 +58,6 @@ int impl_nll_loss(mt_args *a, mt_result *r)
                         mt_dtype_infos[in->dtype].scalar_name);
     if (check_nll(in->ndim, in->sizes, t, w, a->v[3].i) < 0)
         return -1;
-    if (w && mt_grad_enabled && mt_requires_grad(w))
-        return mt_error(MT_ERR_RUNTIME,
-                        "The function 'nll_loss_forward' is not differentiable with respect "
-                        "to argument 'weight'. This input cannot have requires_grad True.");
     if (w && w->dtype != in->dtype)
         return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
                         mt_dtype_infos[in->dtype].scalar_name,
@@ -172,10 +166,6 @@ int impl_cross_entropy(mt_args *a, mt_result *r)
     if (check_cross_entropy(in, t, w, a->v[3].i, &n, &c, &inner) < 0 ||
         check_smoothing(a->v[5].f) < 0)
         return -1;
-    if (w && mt_grad_enabled && mt_requires_grad(w))
-        return mt_error(MT_ERR_RUNTIME,
-                        "The function 'nll_loss_forward' is not differentiable with respect "
-                        "to argument 'weight'. This input cannot have requires_grad True.");
     mt_ce_options o = {(mt_reduction)a->v[3].i, a->v[4].i, a->v[5].f};
     bool none = o.reduction == MT_REDUCTION_NONE;
     mt_tensor *out = mt_new(in->dtype, none ? t->ndim : 0, t->sizes, false);

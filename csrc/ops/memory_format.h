@@ -4,7 +4,7 @@
 #ifndef MT_OPS_MEMORY_FORMAT_H
 #define MT_OPS_MEMORY_FORMAT_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 typedef enum {
     MT_FORMAT_CONTIGUOUS = 0,

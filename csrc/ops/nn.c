@@ -5,9 +5,9 @@
  * (core/owner.h), run the conv and pool kernels (convolution after
  * mt_blas_prepare, the host's hook) and report failures with mt_error;
  * nothing here may touch Python. */
-#include "args.h"
+#include "runtime/args.h"
 #include "nn_geometry.h"
-#include "unlock.h"
+#include "runtime/unlock.h"
 
 #include "../core/shape.h"
 #include "../kernels/blas.h"

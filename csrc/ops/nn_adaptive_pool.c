@@ -3,10 +3,9 @@
  * each plane (torch's indices). float16 and bfloat16 pool through float32,
  * exact for a maximum. The grad_fn is AdaptiveMaxPool2DBackward0 or
  * AdaptiveMaxPool3DBackward0 by the number of pooled dims, as torch's. */
-#include "args.h"
-#include "unlock.h"
+#include "runtime/args.h"
+#include "runtime/unlock.h"
 
-#include "../autograd/derivatives.h"
 #include "../core/shape.h"
 #include "../kernels/copy.h"
 #include "../kernels/nn_pool_adaptive_max.h"
@@ -84,8 +83,8 @@ int impl_adaptive_max_pool(mt_args *a, mt_result *r)
         goto fail;
     r->t[0] = out;
     r->t[1] = idx;
-    a->derivative = mt_derivative_kind(k == 3 ? "AdaptiveMaxPool3DBackward0"
-                                              : "AdaptiveMaxPool2DBackward0");
+    /* path 1: three pooled dims (the 3-d node, nn_adaptive_pool.def) */
+    a->path = k == 3;
     return 0;
 fail:
     mt_xrelease(out);

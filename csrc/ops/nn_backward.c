@@ -6,9 +6,9 @@
  * run the conv and pool kernels (convolution after mt_blas_prepare, the
  * host's hook) and report failures with mt_error; nothing here may touch
  * Python. */
-#include "args.h"
+#include "runtime/args.h"
 #include "nn_geometry.h"
-#include "unlock.h"
+#include "runtime/unlock.h"
 
 #include "../kernels/blas.h"
 #include "../kernels/nn_conv.h"

@@ -4,7 +4,7 @@
 #ifndef MT_OPS_NN_GEOMETRY_H
 #define MT_OPS_NN_GEOMETRY_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 /* t's geometry with a size-1 dim (stride 0) inserted at position at. */
 static inline mt_tensor insert_dim(const mt_tensor *t, int at)

@@ -6,9 +6,9 @@
  * C: impls read typed mt_args, make tensors through the owner hooks, run the
  * kernels unlocked and report failures with mt_error; nothing here may touch
  * Python. */
-#include "args.h"
+#include "runtime/args.h"
 #include "reduce.h"
-#include "unlock.h"
+#include "runtime/unlock.h"
 
 #include "../kernels/rnn.h"
 

@@ -3,9 +3,9 @@
  * types, whose results convert back), contiguous operands, and the results.
  * nn.functional checks shapes with torch's messages; these rows are public,
  * so they refuse what would read out of bounds. */
-#include "args.h"
+#include "runtime/args.h"
 #include "reduce.h"
-#include "signature.h"
+#include "runtime/signature.h"
 
 #include "../core/error.h"
 #include "../kernels/norm.h"

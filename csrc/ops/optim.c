@@ -4,7 +4,7 @@
  * copies. Plain C: impls read typed mt_args, write the parameter and its
  * state in place (bumping their versions), and report failures with
  * mt_error; nothing here may touch Python. */
-#include "args.h"
+#include "runtime/args.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"

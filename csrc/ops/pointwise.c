@@ -4,7 +4,7 @@
  * reports through mt_error; no Python. The operators with a NumPy operand
  * stay in the binding (csrc/python/pointwise_numpy.c). */
 #include "elementwise.h"
-#include "table.h"
+#include "runtime/table.h"
 
 #include <string.h>
 

@@ -3,12 +3,11 @@
  * reads only typed arguments, makes tensors through the owner hooks, reports
  * through mt_error; no Python. */
 #include "elementwise.h"
-#include "table.h"
+#include "runtime/table.h"
 
 #include <float.h>
 #include <string.h>
 
-#include "../autograd/derivatives.h"
 #include "../kernels/pointwise_unary.h"
 
 static mt_loop_fn unary_loop_for(int op, mt_dtype d)
@@ -205,17 +204,12 @@ int impl_silu_nn(mt_args *a, mt_result *r)
 }
 
 /* nn.functional.leaky_relu(input, negative_slope=0.01, inplace=False). In
- * place, torch's node reads the result instead of the overwritten input and
- * is named LeakyReluBackward1. */
+ * place (path 1), torch's node reads the result instead of the overwritten
+ * input and is named LeakyReluBackward1. */
 int impl_leaky_relu(mt_args *a, mt_result *r)
 {
-    static const struct mt_node_kind *inplace_kind;
     mt_unary_ctx ctx = {.a = a->v[1].s.f};
     bool inplace = a->v[2].b;
-    if (inplace) {
-        if (!inplace_kind)
-            inplace_kind = mt_derivative_kind("LeakyReluBackward1");
-        a->derivative = inplace_kind;
-    }
+    a->path = inplace;
     return unary(a, r, MT_UN_LEAKY_RELU, "leaky_relu_cpu", inplace ? U_INPLACE : 0, &ctx);
 }

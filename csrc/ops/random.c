@@ -3,15 +3,14 @@
  * generator: the one passed, or the core's default; multinomial draws
  * categories from rows of probabilities. Tensors are made through
  * core/owner.h; checks fail with torch's messages through mt_error. */
-#include "args.h"
-#include "call.h"
+#include "runtime/args.h"
+#include "runtime/call.h"
 #include "creation.h"
 #include "memory_format.h"
 #include "out_param.h"
 #include "reduce.h"
-#include "table.h"
+#include "runtime/table.h"
 
-#include "../autograd/grad_mode.h"
 #include "../kernels/copy.h"
 #include "../kernels/random.h"
 
@@ -209,14 +208,15 @@ int impl_normal_size(mt_args *a, mt_result *r)
 
 /* normal with a tensor mean, a tensor std, or both: z ~ N(0, 1) of the
  * broadcast shape, scaled and shifted by the operands. The arithmetic runs
- * below autograd: torch's derivative of a draw is zeros (the row's node),
- * not the reparameterized one the arithmetic would record. */
+ * below autograd (mt_exec records nothing): torch's derivative of a draw is
+ * zeros (the row's node), not the reparameterized one the arithmetic would
+ * record. */
 static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *std,
                          double mean_f, double std_f)
 {
     if (std) {
-        mt_tensor *low = mt_call(MT_OP_lt, "Tf", std, 0.0);
-        mt_tensor *any = low ? mt_call(MT_OP_any, "T", low) : NULL;
+        mt_tensor *low = mt_exec(MT_OP_lt, "Tf", std, 0.0);
+        mt_tensor *any = low ? mt_exec(MT_OP_any, "T", low) : NULL;
         bool bad = any && *(const bool *)mt_data(any);
         mt_xrelease(low);
         mt_xrelease(any);
@@ -231,17 +231,14 @@ static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *s
         return -1;
     if (std && !floating_or_raise(std->dtype, "normal_kernel_cpu"))
         return -1;
-    bool grad = mt_grad_enabled;
-    mt_grad_enabled = false;
-    mt_tensor *like = mean && std ? mt_call(MT_OP_add, "TT", mean, std) : NULL;
+    mt_tensor *like = mean && std ? mt_exec(MT_OP_add, "TT", mean, std) : NULL;
     const mt_tensor *shape = mean && std ? like : mean ? mean : std;
     mt_tensor *z = shape ? mt_empty_like(shape, shape->dtype) : NULL;
     mt_tensor *scaled = NULL, *out = NULL;
     if (z && sample(&a->v[2], z, &normal01) == 0)
-        scaled = std ? mt_call(MT_OP_mul, "TT", z, std) : mt_call(MT_OP_mul, "Tf", z, std_f);
+        scaled = std ? mt_exec(MT_OP_mul, "TT", z, std) : mt_exec(MT_OP_mul, "Tf", z, std_f);
     if (scaled)
-        out = mean ? mt_call(MT_OP_add, "TT", scaled, mean) : mt_call(MT_OP_add, "Tf", scaled, mean_f);
-    mt_grad_enabled = grad;
+        out = mean ? mt_exec(MT_OP_add, "TT", scaled, mean) : mt_exec(MT_OP_add, "Tf", scaled, mean_f);
     mt_xrelease(like);
     mt_xrelease(z);
     mt_xrelease(scaled);

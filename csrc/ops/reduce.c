@@ -3,11 +3,11 @@
  * kernels' drivers. Plain C: it reads only typed arguments, makes and drops
  * tensors through core/owner.h, reports through core/error.h and calls into
  * core/ and kernels/; nothing here may touch the Python binding. */
-#include "args.h"
+#include "runtime/args.h"
 #include "out_param.h"
 #include "reduce.h"
-#include "unlock.h"
-#include "table.h"
+#include "runtime/unlock.h"
+#include "runtime/table.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"

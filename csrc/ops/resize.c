@@ -2,19 +2,16 @@
  * takes contiguous strides (or the memory format's) at its storage offset
  * and its storage grows to hold them, keeping its bytes; a storage never
  * shrinks, and asking for the shape the tensor has changes nothing. A tensor
- * requiring grad is refused even under no_grad, as torch refuses it. */
-#include "args.h"
+ * requiring grad is refused even under no_grad, as torch refuses it (the
+ * rows' guard, autograd/guards.c). */
+#include "runtime/args.h"
 #include "memory_format.h"
-
-#include "../autograd/meta.h"
 
 #include <string.h>
 
 static int resize(mt_tensor *t, int ndim, const int64_t *sizes, const mt_args *a, int mf,
                   mt_memory_format preserve_as)
 {
-    if (mt_requires_grad(t))
-        return mt_error(MT_ERR_RUNTIME, "cannot resize variables that require grad");
     if (ndim > MT_MAX_DIMS)
         return mt_error(MT_ERR_RUNTIME, "minitorch supports at most %d dimensions, got %d",
                         MT_MAX_DIMS, ndim);

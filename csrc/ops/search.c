@@ -3,7 +3,7 @@
  * C: it reads only typed arguments, makes and drops tensors through
  * core/owner.h, reports through core/error.h and calls into core/ and
  * kernels/; nothing here may touch the Python binding. */
-#include "args.h"
+#include "runtime/args.h"
 #include "reduce.h"
 
 #include "../core/shape.h"

@@ -6,8 +6,7 @@
 #include "shape.h"
 #include "memory_format.h"
 
-#include "args.h"
-#include "call.h"
+#include "runtime/args.h"
 #include "tensor.h"
 
 #include "../core/shape.h"
@@ -437,7 +436,8 @@ static mt_tensor *narrowed(mt_args *a, int d, int64_t start, int64_t length)
     return view_of(a, g.ndim, g.sizes, g.strides, g.offset);
 }
 
-int impl_narrow(mt_args *a, mt_result *r)
+/* narrow's view of a->v[0] along a->v[1] from start for a->v[3] elements */
+static int narrow_from(mt_args *a, mt_result *r, int64_t start)
 {
     mt_tensor *t = a->v[0].t;
     int d;
@@ -445,7 +445,7 @@ int impl_narrow(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
     if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
         return -1;
-    int64_t start = a->v[2].i, length = a->v[3].i, size = t->sizes[d];
+    int64_t length = a->v[3].i, size = t->sizes[d];
     if (length < 0)
         return mt_error(MT_ERR_RUNTIME, "narrow(): length must be non-negative.");
     if (start < -size || start > size)
@@ -461,15 +461,18 @@ int impl_narrow(mt_args *a, mt_result *r)
     return mt_result_tensor(r, narrowed(a, d, start, length));
 }
 
+int impl_narrow(mt_args *a, mt_result *r)
+{
+    return narrow_from(a, r, a->v[2].i);
+}
+
 /* narrow(input, dim, start, length) with start a 0-dim integer tensor */
 int impl_narrow_tensor(mt_args *a, mt_result *r)
 {
     const mt_tensor *s = a->v[2].t;
     if (s->ndim != 0 || !mt_is_integral(s->dtype, false))
         return mt_error(MT_ERR_RUNTIME, "start must be an 0-dim integral Tensor.");
-    int64_t start = mt_scalar_at(s, mt_data(s)).i;
-    return mt_result_tensor(r, mt_call(MT_OP_narrow, "Tiii", a->v[0].t, a->v[1].i, start,
-                                       a->v[3].i));
+    return narrow_from(a, r, mt_scalar_at(s, mt_data(s)).i);
 }
 
 static mt_tensor *selected(mt_args *a, int d, int64_t index)

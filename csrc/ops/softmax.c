@@ -2,9 +2,9 @@
  * forward's output in one fused pass (kernels/softmax.c), computed in the
  * output's dtype (float16 and bfloat16 in float32) and given in input_dtype.
  * Plain C: no Python. */
-#include "args.h"
+#include "runtime/args.h"
 #include "reduce.h"
-#include "unlock.h"
+#include "runtime/unlock.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"

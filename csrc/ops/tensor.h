@@ -3,7 +3,7 @@
 #ifndef MT_OPS_TENSOR_H
 #define MT_OPS_TENSOR_H
 
-#include "args.h"
+#include "runtime/args.h"
 
 /* The element at p (inside t's storage) as a bool, an int or a float, by
  * t's dtype; f is set for every kind. */

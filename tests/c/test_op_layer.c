@@ -6,8 +6,8 @@
 #include "../../csrc/autograd/engine.h"
 #include "../../csrc/autograd/grad_mode.h"
 #include "../../csrc/kernels/copy.h"
-#include "../../csrc/ops/custom.h"
-#include "../../csrc/ops/standalone.h"
+#include "../../csrc/autograd/custom_kind.h"
+#include "../../csrc/standalone/standalone.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -168,8 +168,8 @@ static int scale_backward(mt_node *n, mt_tensor *g, mt_tensor **gi)
 
 static void test_custom_op(void)
 {
-    int id = mt_custom_register("ctest::scale(Tensor a, *, float k=2.0) -> Tensor", scale_kernel,
-                                scale_backward, NULL, NULL, NULL);
+    int id = mt_custom_register_c("ctest::scale(Tensor a, *, float k=2.0) -> Tensor",
+                                  scale_kernel, scale_backward, NULL);
     check(id >= MT_OP_COUNT && mt_op_find("ctest::scale") == id, "a custom op gets a new id");
     mt_tensor *x = vector(2, (double[]){1, -3});
     x->flags |= MT_FLAG_REQUIRES_GRAD;
@@ -182,8 +182,7 @@ static void test_custom_op(void)
     mt_tensor *d = mt_call((mt_op_id)id, "T", x);
     check(values_are(d, 2, (double[]){2, -6}), "its default applies");
     const char *msg;
-    check(mt_custom_register("noscope(Tensor a) -> Tensor", scale_kernel, NULL, NULL, NULL,
-                             NULL) < 0 &&
+    check(mt_custom_register_c("noscope(Tensor a) -> Tensor", scale_kernel, NULL, NULL) < 0 &&
               mt_error_take(&msg) == MT_ERR_VALUE && strstr(msg, "namespace::name("),
           "a schema without a namespace is refused");
     mt_xrelease(d);

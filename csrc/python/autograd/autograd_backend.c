@@ -5,7 +5,7 @@
 
 #include "../../autograd/backend.h"
 #include "../../autograd/grad_mode.h"
-#include "../../ops/call.h"
+#include "../../autograd/call.h"
 #include "../../core/hot.h"
 
 /* ------------------------------------------------------------------ owner

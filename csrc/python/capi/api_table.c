@@ -8,7 +8,7 @@
 #include "../autograd/autograd_bind.h"
 
 #include "../../autograd/formula.h"
-#include "../../ops/custom.h"
+#include "../../autograd/custom_kind.h"
 #include "../../ops/out_param.h"
 
 #define MINITORCH_INTERNAL
@@ -195,8 +195,8 @@ static PyObject *register_op(const char *schema, minitorch_kernel kernel,
 {
     if (!kernel)
         return PyErr_Format(PyExc_ValueError, "register_op: '%s' needs a kernel", schema);
-    int id = mt_custom_register(schema, (mt_custom_kernel)kernel, (mt_custom_backward)backward,
-                                (mt_custom_jvp)jvp, NULL, NULL);
+    int id = mt_custom_register_c(schema, (mt_custom_kernel)kernel,
+                                  (mt_custom_backward)backward, (mt_custom_jvp)jvp);
     if (id < 0)
         return mtpy_raise();
     return mtpy_custom_publish(id);

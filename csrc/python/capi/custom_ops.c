@@ -1,5 +1,5 @@
 /* Custom ops on the Python side: publishes each registered row
- * (csrc/ops/custom.h) as a function object in minitorch._C._custom_ops,
+ * (csrc/ops/runtime/custom.h) as a function object in minitorch._C._custom_ops,
  * which minitorch.ops.<namespace>.<name> reads, and runs the rows whose
  * implementation is a Python callable (minitorch.library.custom_op). */
 #include "capi.h"
@@ -7,7 +7,7 @@
 #include "../dispatch/function.h"
 #include "../dispatch/op_table.h"
 
-#include "../../ops/custom.h"
+#include "../../ops/runtime/custom.h"
 
 #include <string.h>
 
@@ -84,7 +84,7 @@ static PyObject *define_custom_op(PyObject *m, PyObject *args)
         return PyErr_Format(PyExc_TypeError, "_define_custom_op: impl must be callable");
     /* the row keeps impl for the life of the process, as rows are never
      * removed */
-    int id = mt_custom_register(schema, NULL, NULL, NULL, run_python, impl);
+    int id = mt_custom_register(schema, NULL, run_python, impl);
     if (id < 0)
         return mtpy_raise();
     Py_INCREF(impl);

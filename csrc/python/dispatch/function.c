@@ -5,7 +5,8 @@
 #include "../types/return_types.h"
 #include "../interop/foreign_tensors.h"
 
-#include "../../ops/run.h"
+#include "../../autograd/derivatives.h"
+#include "../../autograd/record.h"
 
 #include <structmember.h>
 #ifdef __GLIBC__
@@ -151,7 +152,7 @@ PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
 {
     mt_result r;
     const mt_op *op = f->rows[c->a.overload];
-    /* built-in rows only: custom ops (ops/custom.c) have ids past the table */
+    /* built-in rows only: custom ops (ops/runtime/custom.c) have ids past the table */
     if (op->id < MT_OP_COUNT)
         mtpy_row_runs[op->id]++;
     if (mt_op_run(op, &c->a, &r) < 0)
@@ -348,7 +349,7 @@ static PyObject *function_get_derivatives(MTFunctionObject *f, void *c)
 {
     PyObject *out = PyTuple_New(f->nsigs);
     for (int k = 0; out && k < f->nsigs; k++) {
-        const mt_node_kind *kind = f->rows[k]->derivative;
+        const mt_node_kind *kind = mt_op_derivative(f->rows[k]);
         PyObject *s = PyUnicode_FromString(kind ? kind->name : "");
         if (!s) {
             Py_CLEAR(out);

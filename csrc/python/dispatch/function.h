@@ -6,7 +6,7 @@
 
 #include "parser.h"
 
-#include "../../ops/table.h"
+#include "../../ops/runtime/table.h"
 
 typedef struct {
     PyObject_HEAD

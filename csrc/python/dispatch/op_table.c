@@ -1,10 +1,11 @@
-/* Publishes the rows of the op table (csrc/ops/table.h) as minitorch
+/* Publishes the rows of the op table (csrc/ops/runtime/table.h) as minitorch
  * functions, Tensor methods and nn.functional functions, and defines the
  * entry point of each MT_PYOP row: its binding impl behind the row's C
  * calling convention. */
 #include "function.h"
 #include "op_table.h"
 #include "../autograd/autograd_bind.h"
+#include "../../autograd/derivatives.h"
 
 #include <string.h>
 
@@ -75,7 +76,7 @@ static PyObject *run_for_c(mtpy_impl_fn impl, mt_args *a)
         v->obj = held[i];
     }
     r = impl(&c.a);
-    a->derivative = c.a.derivative;
+    a->path = c.a.path;
 done:
     for (int i = 0; i < s->nparams; i++)
         Py_XDECREF(held[i]);
@@ -141,7 +142,10 @@ static bool seen_before(int r, unsigned kind)
 
 int mt_op_table_install(PyObject *functions, PyObject *nn_functions)
 {
-    if (mt_ops_init() < 0)
+#define MT_PYOP(id, ...) mt_op_install_host_impl(MT_OP_##id, mtpy_row_##id);
+#include "../../ops.def"
+#undef MT_PYOP
+    if (mt_ops_init() < 0 || mt_autograd_init() < 0)
         return mtpy_raise_int();
     for (int r = 0; r < MT_OP_COUNT; r++)
         if (mtpy_signature_bind(mt_ops[r].sig) < 0)

@@ -3,7 +3,7 @@
 
 #include "../types/common.h"
 
-#include "../../ops/signature.h"
+#include "../../ops/runtime/signature.h"
 
 /* Fills functions (minitorch.*) and nn_functions (minitorch.nn.functional.*)
  * dicts and TensorBase's methods from the op table. */

@@ -1,5 +1,5 @@
 /* The argument parser: parses each Python call against the op rows'
- * signatures (csrc/ops/signature.h) in one pass, converting arguments to the
+ * signatures (csrc/ops/runtime/signature.h) in one pass, converting arguments to the
  * typed values of mt_args while collecting the operands that override
  * __torch_function__. */
 #ifndef MT_PYTHON_PARSER_H
@@ -7,7 +7,7 @@
 
 #include "../types/common.h"
 
-#include "../../ops/signature.h"
+#include "../../ops/runtime/signature.h"
 
 /* Distinct overloading types a call keeps without allocating; more grow
  * the list on the heap. */

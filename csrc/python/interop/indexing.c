@@ -7,7 +7,6 @@
 #include "numpy_bridge.h"
 #include "foreign_tensors.h"
 
-#include "../../autograd/derivatives.h"
 #include "../../core/overlap.h"
 #include "../../core/shape.h"
 #include "../../kernels/copy.h"
@@ -31,7 +30,8 @@ static const char *tensor_type_name(mt_dtype d)
 
 /* The key after parsing: a view for the basic part and, per advanced
  * index, the view dim it indexes and its int64 tensor. */
-/* The view op torch applies last for a key, which names its grad_fn. */
+/* The view op torch applies last for a key, which names its grad_fn (the
+ * numbers are the paths of ops/host/indexing.def). */
 typedef enum { LAST_NONE, LAST_SLICE, LAST_SELECT, LAST_UNSQUEEZE, LAST_INDEX } last_op;
 
 typedef struct {
@@ -366,32 +366,14 @@ static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p, int *res_
     return 0;
 }
 
-/* The derivative kind of x[key]: torch names the grad_fn for the view op
- * it applies last. NULL keeps the op row's: SliceBackward0 for a Python key
- * ending in a slice, IndexBackward0 for a tensor key (a 0-d integer one
- * selects). */
-static const struct mt_node_kind *getitem_kind(last_op last, bool tensor_key)
-{
-    static const struct mt_node_kind *kinds[2][LAST_INDEX + 1];
-    static const char *const keys[2][LAST_INDEX + 1] = {
-        {[LAST_NONE] = "GetitemAlias", [LAST_SELECT] = "GetitemSelect",
-         [LAST_UNSQUEEZE] = "GetitemUnsqueeze", [LAST_INDEX] = "GetitemIndex"},
-        {[LAST_SELECT] = "GetitemTensorSelect"}};
-    const char *key = keys[tensor_key][last];
-    if (!key)
-        return NULL;
-    if (!kinds[tensor_key][last])
-        kinds[tensor_key][last] = mt_derivative_kind(key);
-    return kinds[tensor_key][last];
-}
-
 MT_HOT static PyObject *getitem(mt_args *a)
 {
     parsed_key k;
     PyObject *self = a->v[0].obj, *out = NULL;
     if (parse_key(self, a->v[1].obj ? a->v[1].obj : Py_None, &k) < 0)
         goto done;
-    a->derivative = getitem_kind(k.last, a->v[1].obj && MTPy_Check(a->v[1].obj));
+    /* the path names the node (the variant rows of ops/host/indexing.def) */
+    a->path = (a->v[1].obj && MTPy_Check(a->v[1].obj) ? 8 : 1) + (int)k.last;
     if (!k.nadv) {
         out = Py_NewRef(k.view);
         goto done;

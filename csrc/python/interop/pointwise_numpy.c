@@ -6,7 +6,7 @@
  * it. */
 #include "../dispatch/function.h"
 
-#include "../../ops/run.h"
+#include "../../autograd/record.h"
 #include "numpy_bridge.h"
 #include "foreign_tensors.h"
 

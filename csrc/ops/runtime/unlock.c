@@ -4,7 +4,7 @@
 #include "unlock.h"
 
 #include "table.h"
-#include "../core/hot.h"
+#include "../../core/hot.h"
 
 #include <stdlib.h>
 

@@ -5,9 +5,9 @@
 #ifndef MT_OPS_ARGS_H
 #define MT_OPS_ARGS_H
 
-#include "../core/error.h"
-#include "../core/owner.h"
-#include "../core/philox.h"
+#include "../../core/error.h"
+#include "../../core/owner.h"
+#include "../../core/philox.h"
 
 #define MT_MAX_PARAMS 14
 #define MT_MAX_LIST 32
@@ -62,7 +62,6 @@ typedef struct {
 extern const char mt_given_marker;
 
 typedef struct mt_signature mt_signature;
-struct mt_node_kind;
 struct mt_op;
 
 typedef struct mt_args {
@@ -71,10 +70,12 @@ typedef struct mt_args {
     int overload; /* index of the row among the rows of its name */
     mt_value v[MT_MAX_PARAMS];
     int64_t listbuf[MT_MAX_PARAMS][MT_MAX_LIST];
-    /* Set by an impl whose derivative kind depends on the argument values
-     * (x[key] is SelectBackward0, SliceBackward0, ... as torch names the view
-     * op it applies last); replaces the op row's kind. */
-    const struct mt_node_kind *derivative;
+    /* Which of its ways the impl took, when that changes what the call
+     * stands for (x[key] ends in a select, a slice, ... as torch names the
+     * view op it applies last): 0 unless the impl sets it. The autograd
+     * floor's variant rows (MT_VARIANT with MT_PATH) name a derivative per
+     * path. */
+    int path;
     /* The binding's state for this call (its Python arguments), or NULL when
      * C code made the call. */
     void *host;

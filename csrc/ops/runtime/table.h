@@ -2,7 +2,7 @@
  * (MT_OP_add, MT_OP_sum_dim, ...). Rows come in three forms:
  *
  *     MT_OP(id, kinds, impl, "signature", Derivative)    impl in csrc/ops/, plain C
- *     MT_PYOP(id, kinds, impl, "signature", Derivative)  impl in the Python binding
+ *     MT_PYOP(id, kinds, impl, "signature", Derivative)  impl installed by the host
  *     MT_OPERATOR(id, stem, forms, kinds, impl, "signature", Derivative, ReflectedDerivative)
  *
  * A MT_PYOP impl takes Python data (tensor() from nested lists, indexing
@@ -23,7 +23,7 @@ typedef enum {
 #define MT_PYOP(id, ...) MT_OP_##id,
 #define MT_OPERATOR(id, ...) \
     MT_OP_##id, MT_OP_##id##_, MT_OP_##id##_dunder, MT_OP_##id##_idunder, MT_OP_##id##_rdunder,
-#include "../ops.def"
+#include "../../ops.def"
 #undef MT_OP
 #undef MT_PYOP
 #undef MT_OPERATOR
@@ -55,13 +55,20 @@ typedef struct mt_op {
     const char *form_name; /* "__radd__": the name of a form (NULL: id_) */
     /* filled by mt_ops_init */
     mt_signature *sig;
-    const struct mt_node_kind *derivative; /* NULL: no formula */
     bool inplace;     /* writes into its first argument */
     unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
     int overload;     /* index among the rows of its name and kind */
 } mt_op;
 
 extern mt_op mt_ops[MT_OP_COUNT];
+
+/* Whether a call writes into its first argument: an in-place row, or a row
+ * whose `inplace=True` parameter asks it to (F.relu(x, inplace=True)). */
+static inline bool mt_writes_inplace(const mt_op *op, const mt_args *a)
+{
+    int ip = op->sig->inplace_param;
+    return op->inplace || (ip >= 0 && a->v[ip].b);
+}
 
 /* Where a call writes besides a new tensor: its input, for the forms that
  * work in place (NULL otherwise), and its out= tensor (NULL when none). */
@@ -75,7 +82,10 @@ static inline mt_tensor *mt_out_target(const mt_args *a)
     return p >= 0 && !mt_is_none(a, p) ? a->v[p].t : NULL;
 }
 
-/* Parses every signature and resolves derivatives; -1 with an mt_error. */
+/* Parses every signature; -1 with an mt_error. */
 int mt_ops_init(void);
+/* The host's impl of MT_PYOP row id (the binding installs one per row at
+ * module init; C callers without a host find none and are refused). */
+void mt_op_install_host_impl(mt_op_id id, mt_impl_fn impl);
 
 #endif

@@ -1,10 +1,12 @@
 /* The owner for programs without Python: each tensor lives in a malloc'd box
  * with a reference count and its autograd meta, and the autograd backend has
  * no user hooks to run. The Python binding installs its own owner instead;
- * this one serves C programs and the C unit test (tests/c/). */
+ * this one serves C programs and the C unit test (tests/c/). A host of its
+ * own, above the autograd floor. */
 #include "standalone.h"
 
 #include "../autograd/backend.h"
+#include "../autograd/derivatives.h"
 #include "../autograd/meta.h"
 
 #include <stddef.h>
@@ -113,5 +115,7 @@ int mt_standalone_init(void)
         .run_post_hooks = no_post_hooks,
         .run_tensor_post_acc_hooks = no_acc_hooks,
     };
-    return mt_ops_init();
+    if (mt_ops_init() < 0)
+        return -1;
+    return mt_autograd_init();
 }

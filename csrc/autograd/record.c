@@ -1,18 +1,20 @@
-/* The runner of op-table rows and the recording of their calls into the
- * autograd graph (backward nodes and forward-mode tangents). One generic
- * recorder serves every row: it reads the row's signature to find tensor
- * inputs, and the row's derivative kind to know what to save. */
-#include "run.h"
+/* The recording runner: every op call from the binding or from mt_call
+ * runs here, above the op layer's plain runner (mt_op_exec). It decides
+ * whether the call records (grad mode, inputs requiring grad, forward-mode
+ * tangents), refuses what autograd refuses (in-place on a leaf, out= with
+ * autograd, the row's guard), runs the row below autograd, and attaches one
+ * generic node to the outputs and their tangents. The recorder reads the
+ * row's signature to find tensor inputs, and the row's derivative kind
+ * (resolved from the row's name by derivatives.c) to know what to save. */
+#include "record.h"
 
-#include "../autograd/backend.h"
-#include "../autograd/derivatives.h"
-#include "../autograd/forward.h"
-#include "../autograd/grad_mode.h"
-#include "../autograd/view_tracking.h"
-#include "../kernels/copy.h"
-#include "unlock.h"
-#include "write_overlap.h"
+#include "backend.h"
+#include "derivatives.h"
+#include "forward.h"
+#include "grad_mode.h"
+#include "view_tracking.h"
 #include "../core/hot.h"
+#include "../kernels/copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,42 +376,33 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
 
 MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
 {
-    const mt_node_kind *kind = op->derivative;
+    const mt_node_kind *kind = mt_op_derivative(op);
     const char *name = op->sig->name;
-    int ip = op->sig->inplace_param;
-    bool inplace = op->inplace || (ip >= 0 && a->v[ip].b);
     record_state st;
     a->op = op;
     a->sig = op->sig;
-    r->n = 0;
-    r->host = NULL;
-    r->t = r->inline_t;
-    if (!op->impl)
-        return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
-                        name);
+    if (mt_op_guard(op, a) < 0)
+        return -1;
+    bool inplace = mt_writes_inplace(op, a);
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
-    mt_tensor *target = inplace ? a->v[0].t : mt_out_target(a);
-    if (target && mt_check_write_overlap(op, a, target) < 0) {
-        mt_xrelease(st.old_self);
-        return -1;
+    int rc;
+    if (kind && kind->runs_below) {
+        bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
+        mt_grad_enabled = false;
+        mt_fw_grad_enabled = false;
+        rc = mt_op_exec(op, a, r);
+        mt_grad_enabled = grad;
+        mt_fw_grad_enabled = fw;
+    } else {
+        rc = mt_op_exec(op, a, r);
     }
-    a->derivative = NULL;
-    mt_running_call running;
-    if (mt_running_call_enter(&running, a) < 0) {
-        mt_xrelease(st.old_self);
-        return -1;
-    }
-    int rc = op->impl(a, r);
-    mt_running_call_leave(&running);
-    if (a->derivative)
-        kind = a->derivative;
+    if (rc == 0 && a->path)
+        kind = mt_path_variant(kind, a->path);
     if (rc == 0 && st.forward)
         rc = forward_propagate(name, kind, inplace, a, &st, r);
     if (rc == 0)
         rc = record(name, kind, inplace, a, &st, r);
-    else
-        r->kind = MT_RESULT_NONE;
     mt_xrelease(st.old_self);
     if (rc < 0 && r->kind != MT_RESULT_NONE)
         mt_result_clear(r);

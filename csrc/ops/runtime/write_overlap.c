@@ -5,7 +5,7 @@
  * checks less or more; mt_op_run applies the rule, so no impl checks. */
 #include "write_overlap.h"
 
-#include "../core/overlap.h"
+#include "../../core/overlap.h"
 
 #include <string.h>
 

@@ -1,20 +1,17 @@
-/* The rows of csrc/ops.def as mt_op entries, their signatures parsed and
- * their derivative kinds resolved once at start-up. */
+/* The rows of csrc/ops.def as mt_op entries, their signatures parsed once at
+ * start-up. A row names its derivative; the autograd floor resolves the
+ * name (autograd/derivatives.c). A MT_PYOP row's impl is the host's: the
+ * binding installs it (mt_op_install_host_impl) before the rows are used. */
 #include "table.h"
 #include "write_overlap.h"
-
-#include "../autograd/derivatives.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MT_OP(id, kinds, impl, sig, ...) int impl(mt_args *, mt_result *);
-#define MT_PYOP(id, kinds, impl, sig, ...) \
-    int mtpy_row_##id(mt_args *, mt_result *) __attribute__((weak));
 #define MT_OPERATOR(id, stem, forms, kinds, impl, ...) int impl(mt_args *, mt_result *);
-#include "../ops.def"
+#include "../../ops.def"
 #undef MT_OP
-#undef MT_PYOP
 #undef MT_OPERATOR
 
 /* An operator's forms are methods; the in-place one may also be a function. */
@@ -28,7 +25,7 @@ mt_op mt_ops[MT_OP_COUNT] = {
 #define MT_OP(id, kinds, impl, sig, ...) \
     {MT_OP_##id, sig, kinds, impl, false, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
 #define MT_PYOP(id, kinds, impl, sig, ...) \
-    {MT_OP_##id, sig, kinds, mtpy_row_##id, true, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
+    {MT_OP_##id, sig, kinds, NULL, true, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
 #define MT_OPERATOR(id, stem, forms, kinds, impl, sig, deriv, rderiv)                             \
     {MT_OP_##id, sig, kinds, impl, false, #deriv, MT_FORM_PLAIN, MT_OP_##id},                    \
     {MT_OP_##id##_, NULL, FORM_KINDS(forms, MT_FORM_INPLACE, kinds), impl, false, #deriv,        \
@@ -39,7 +36,7 @@ mt_op mt_ops[MT_OP_COUNT] = {
      MT_FORM_IDUNDER, MT_OP_##id, "__i" #stem "__"},                                             \
     {MT_OP_##id##_rdunder, NULL, FORM_KINDS(forms, MT_FORM_RDUNDER, kinds), impl, false, #rderiv, \
      MT_FORM_RDUNDER, MT_OP_##id, "__r" #stem "__"},
-#include "../ops.def"
+#include "../../ops.def"
 #undef MT_OP
 #undef MT_PYOP
 #undef MT_OPERATOR
@@ -162,10 +159,6 @@ int mt_ops_init(void)
             return mt_error(MT_ERR_MEMORY, "out of memory");
         if (!(op->sig = mt_signature_parse(op->text, op->kinds)))
             return -1;
-        if (op->derivative_name[0] &&
-            !(op->derivative = mt_derivative_kind(op->derivative_name)))
-            return mt_error(MT_ERR_RUNTIME, "minitorch: unknown derivative '%s' for '%s'",
-                            op->derivative_name, op->text);
         op->inplace = is_inplace_name(op->sig->name);
         op->write_overlap = mt_write_overlap_rule(op->sig->name);
     }
@@ -175,4 +168,10 @@ int mt_ops_init(void)
             mt_ops[r].base = plain_twin(&mt_ops[r]);
     }
     return 0;
+}
+
+void mt_op_install_host_impl(mt_op_id id, mt_impl_fn impl)
+{
+    if (mt_ops[id].host_impl)
+        mt_ops[id].impl = impl;
 }

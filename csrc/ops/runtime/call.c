@@ -1,4 +1,7 @@
-/* Building mt_args from a format string for C callers of op rows. */
+/* Building mt_args from a format string for C callers of op rows, and the
+ * plain call of a row below autograd for impls that compose rows. Knows
+ * nothing of autograd: the recording call (mt_call) is autograd/call.c,
+ * built on mt_args_from_format. */
 #include "call.h"
 #include "custom.h"
 
@@ -114,13 +117,9 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
     }
 }
 
-int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
+int mt_args_from_format(const mt_op *op, mt_args *a, const char *fmt, va_list ap)
 {
-    const mt_op *op = mt_op_row((int)id);
-    if (!op)
-        return mt_error(MT_ERR_RUNTIME, "minitorch: no op with id %d", (int)id);
     const mt_signature *s = op->sig;
-    mt_args a;
     bool given[MT_MAX_PARAMS] = {false};
     va_list cur;
     va_copy(cur, ap);
@@ -139,7 +138,7 @@ int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
             status = mt_error(MT_ERR_TYPE, "%s() takes %d arguments", s->name, s->nparams);
             break;
         }
-        status = put(op, &a, p, *c, &cur);
+        status = put(op, a, p, *c, &cur);
         given[p] = true;
     }
     va_end(cur);
@@ -151,40 +150,33 @@ int mt_call_v(mt_op_id id, mt_result *r, const char *fmt, va_list ap)
         if (!s->params[p].has_default)
             return mt_error(MT_ERR_TYPE, "%s() missing required argument '%s'", s->name,
                             s->params[p].name);
-        mt_signature_default(&s->params[p], &a.v[p], a.listbuf[p]);
+        mt_signature_default(&s->params[p], &a->v[p], a->listbuf[p]);
     }
-    a.overload = op->overload;
-    a.host = NULL;
-    return mt_op_run(op, &a, r);
+    a->overload = op->overload;
+    a->host = NULL;
+    return 0;
 }
 
-mt_tensor *mt_call_tensor_v(mt_op_id id, const char *fmt, va_list ap)
+mt_tensor *mt_result_single(const mt_op *op, mt_result *r)
 {
+    if (r->kind != MT_RESULT_TENSOR || r->host) {
+        mt_result_clear(r);
+        mt_error(MT_ERR_RUNTIME, "%s() did not return a tensor", op->sig->name);
+        return NULL;
+    }
+    return r->t[0];
+}
+
+mt_tensor *mt_exec(mt_op_id id, const char *fmt, ...)
+{
+    const mt_op *op = &mt_ops[id];
+    mt_args a;
     mt_result r;
-    if (mt_call_v(id, &r, fmt, ap) < 0)
-        return NULL;
-    if (r.kind != MT_RESULT_TENSOR || r.host) {
-        mt_result_clear(&r);
-        mt_error(MT_ERR_RUNTIME, "%s() did not return a tensor", mt_op_row((int)id)->sig->name);
-        return NULL;
-    }
-    return r.t[0];
-}
-
-int mt_call_result(mt_op_id id, mt_result *r, const char *fmt, ...)
-{
     va_list ap;
     va_start(ap, fmt);
-    int rc = mt_call_v(id, r, fmt, ap);
+    int rc = mt_args_from_format(op, &a, fmt, ap);
     va_end(ap);
-    return rc;
-}
-
-mt_tensor *mt_call(mt_op_id id, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mt_tensor *t = mt_call_tensor_v(id, fmt, ap);
-    va_end(ap);
-    return t;
+    if (rc < 0 || mt_op_exec(op, &a, &r) < 0)
+        return NULL;
+    return mt_result_single(op, &r);
 }

@@ -3,7 +3,7 @@
 #ifndef MT_OPS_STANDALONE_H
 #define MT_OPS_STANDALONE_H
 
-#include "call.h"
+#include "../autograd/call.h"
 
 /* Installs the plain-C owner and autograd backend and reads the op table.
  * Call once before anything else; 0, or -1 with an mt_error. Rows whose impl

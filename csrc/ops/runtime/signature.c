@@ -1,7 +1,7 @@
 /* Reading signature strings into mt_signature tables. Runs once per row at
  * start-up; nothing here is on a call's path. */
 #include "signature.h"
-#include "../core/hot.h"
+#include "../../core/hot.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Result buffers of op calls. */
 #include "args.h"
-#include "../core/hot.h"
+#include "../../core/hot.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,36 @@
+/* The plain runner of op-table rows: the one path every row's impl runs
+ * on, whoever the caller. It refuses writes whose memory overlaps an input
+ * (write_overlap.h), pins the storages of the call's tensors while the
+ * impl may leave the host's lock (unlock.h), and runs the impl. It knows
+ * nothing of autograd: the recording runner (autograd/record.c) wraps it. */
+#include "run.h"
+
+#include "unlock.h"
+#include "write_overlap.h"
+#include "../../core/hot.h"
+
+MT_HOT int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
+{
+    a->op = op;
+    a->sig = op->sig;
+    a->path = 0;
+    r->kind = MT_RESULT_NONE;
+    r->n = 0;
+    r->host = NULL;
+    r->t = r->inline_t;
+    if (!op->impl)
+        return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
+                        op->sig->name);
+    mt_tensor *target = mt_writes_inplace(op, a) ? a->v[0].t : mt_out_target(a);
+    if (target && mt_check_write_overlap(op, a, target) < 0)
+        return -1;
+    mt_running_call running;
+    if (mt_running_call_enter(&running, a) < 0)
+        return -1;
+    int rc = op->impl(a, r);
+    mt_running_call_leave(&running);
+    /* a failed impl holds nothing (it released what it made) */
+    if (rc < 0)
+        r->kind = MT_RESULT_NONE;
+    return rc;
+}
