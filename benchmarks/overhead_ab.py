@@ -1,0 +1,125 @@
+"""Per-call overhead of tiny ops: two minitorch builds (before and after a change) and PyTorch, side by side.
+
+    python benchmarks/overhead_ab.py --before PATH --after PATH [--cpu] [--rounds N]
+
+PATH is a checkout with the extension built in place (`python setup.py build_ext
+--inplace`). Each library runs in a child process of its own (two builds of
+minitorch._C cannot share one), started once; the parent then interleaves the
+rounds, one round of every case in every child in turn, so that a change in the
+machine's load lands on all of them alike. A round times a batch of calls; the
+table gives each case's median time per call and the ratios after/before and
+after/torch. --cpu times with the process's CPU clock (robust on a busy machine,
+for one thread); the load average before and after is printed.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+# Each case: (name, setup, statement, calls per round). `lib` is the library;
+# the statements are ones torch and minitorch both run.
+CASES = [
+    ("add 1 element", "x = lib.ones(1); y = lib.ones(1)", "x + y", 2000),
+    ("torch.add 1 element", "x = lib.ones(1); y = lib.ones(1)", "lib.add(x, y)", 2000),
+    ("sum 1 element", "x = lib.ones(1)", "x.sum()", 2000),
+    ("relu 1 element", "x = lib.ones(1)", "x.relu()", 2000),
+    ("x[0] of 4x4", "x = lib.ones(4, 4)", "x[0]", 2000),
+    ("add, requires_grad", "x = lib.ones(1, requires_grad=True); y = lib.ones(1)", "x + y", 2000),
+    ("linear 1x8 @ 8x8", "x = lib.ones(1, 8); w = lib.ones(8, 8); b = lib.ones(8)",
+     "lib.nn.functional.linear(x, w, b)", 2000),
+    ("1000-op chain, forward", "x = lib.ones(1, requires_grad=True)",
+     "y = x\nfor _ in range(1000):\n    y = y * 1.0001", 3),
+    ("1000-op chain, forward+backward", "x = lib.ones(1, requires_grad=True)",
+     "y = x\nfor _ in range(1000):\n    y = y * 1.0001\ny.backward()", 3),
+]
+
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1]) if sys.argv[1] else None
+lib = __import__(sys.argv[2])
+lib.set_num_threads(1)
+clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
+cases = json.loads(sys.stdin.readline())
+funcs = []
+for name, setup, stmt, n in cases:
+    env = {"lib": lib}
+    exec(setup, env)
+    code = compile("def run(n):\n    for _ in range(n):\n" +
+                   "\n".join("        " + line for line in stmt.splitlines()), name, "exec")
+    exec(code, env)
+    env["run"](n)
+    funcs.append((env["run"], n))
+print(json.dumps(lib.__file__), flush=True)
+for line in sys.stdin:
+    run, n = funcs[int(line)]
+    t0 = clock()
+    run(n)
+    print(json.dumps((clock() - t0) / n), flush=True)
+"""
+
+
+def start(root, module, clock):
+    p = subprocess.Popen([sys.executable, "-c", CHILD, root, module, clock],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1"))
+    p.stdin.write(json.dumps(CASES) + "\n")
+    p.stdin.flush()
+    where = json.loads(p.stdout.readline())
+    return p, where
+
+
+def time_one(p, k):
+    p.stdin.write("%d\n" % k)
+    p.stdin.flush()
+    return json.loads(p.stdout.readline())
+
+
+def fmt(t):
+    return "%.2f µs" % (t * 1e6) if t < 1e-3 else "%.2f ms" % (t * 1e3)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", required=True, help="checkout of the build before the change")
+    ap.add_argument("--after", required=True, help="checkout of the build after the change")
+    ap.add_argument("--rounds", type=int, default=41)
+    ap.add_argument("--cpu", action="store_true", help="time with the process CPU clock")
+    args = ap.parse_args(argv)
+    clock = "cpu" if args.cpu else "wall"
+    libs = [("before", args.before, "minitorch"), ("after", args.after, "minitorch")]
+    try:
+        import torch  # noqa: F401
+        libs.append(("torch", "", "torch"))
+    except ImportError:
+        pass
+    load0 = os.getloadavg()[0]
+    procs = {}
+    for label, root, module in libs:
+        procs[label], where = start(root, module, clock)
+        print("%-7s %s" % (label, where))
+    times = {(label, k): [] for label, _, _ in libs for k in range(len(CASES))}
+    for _ in range(args.rounds):
+        for k in range(len(CASES)):
+            for label, _, _ in libs:
+                times[label, k].append(time_one(procs[label], k))
+    for p in procs.values():
+        p.stdin.close()
+        p.wait()
+    print("clock: %s, 1 thread, %d interleaved rounds; load average %.2f before, %.2f after"
+          % (clock, args.rounds, load0, os.getloadavg()[0]))
+    has_torch = any(label == "torch" for label, _, _ in libs)
+    print("| case | before | after | after/before |" + (" torch | after/torch |" if has_torch else ""))
+    print("|---|---|---|---|" + ("---|---|" if has_torch else ""))
+    for k, (name, *_rest) in enumerate(CASES):
+        med = {label: statistics.median(times[label, k]) for label, _, _ in libs}
+        row = "| %s | %s | %s | %.2f |" % (name, fmt(med["before"]), fmt(med["after"]),
+                                            med["after"] / med["before"])
+        if has_torch:
+            row += " %s | %.2f |" % (fmt(med["torch"]), med["after"] / med["torch"])
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
