@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch.nn import functional_attention as fa
+from minitorch.nn.functional import attention as fa
 
 torch = pytest.importorskip("torch")
 

@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 import minitorch
-from ..overrides import overridable as _overridable
+from ...overrides import overridable as _overridable
+from .namespace import publish
 
 Tensor = minitorch.Tensor
 _Size = Union[int, Sequence[int], None]
@@ -260,3 +261,6 @@ def upsample_bilinear(input: Tensor, size: _Size = None, scale_factor: _Scale = 
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+publish(globals())
