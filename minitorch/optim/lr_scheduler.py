@@ -9,8 +9,9 @@ from .cyclic_schedulers import CosineAnnealingWarmRestarts, CyclicLR
 from .factor_schedulers import ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR
 from .optimizer import Optimizer
 from .plateau_scheduler import ReduceLROnPlateau
-from .scheduler_base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LambdaScheduler, \
-    _format_param, _group_values, _warn_get_lr_called_within_step
+from .scheduler_base import EPOCH_DEPRECATION_WARNING as EPOCH_DEPRECATION_WARNING
+from .scheduler_base import LRScheduler, _LambdaScheduler, _format_param, _group_values, \
+    _warn_get_lr_called_within_step
 from .scheduler_composition import ChainedScheduler, SequentialLR
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",

@@ -169,7 +169,8 @@ def _check_dtype(input: Tensor, mode: str, k: int) -> None:
         return
     name = str(input.dtype).split(".")[-1]
     kernel = {"nearest": f"upsample_nearest{k}d", "nearest-exact": f"_upsample_nearest_exact{k}d",
-              "bicubic": "compute_indices_weights_cubic"}.get(mode, "compute_indices_weights_linear")
+              "bicubic": "compute_indices_weights_cubic"}.get(
+                  mode, "compute_indices_weights_linear")
     label = {"float16": "Half", "bfloat16": "BFloat16", "bool": "Bool", "int8": "Char",
              "int16": "Short", "int32": "Int", "int64": "Long", "complex64": "ComplexFloat",
              "complex128": "ComplexDouble"}.get(name, name)

@@ -131,7 +131,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
-    n, c = input.shape[0], input.shape[1]
+    c = input.shape[1]
     if c % num_groups != 0:
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "

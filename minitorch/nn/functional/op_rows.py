@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from ... import _C
 
 if TYPE_CHECKING:  # the same functions, typed from their rows (tools/gen_stubs.py)
-    from .._op_functions import *  # noqa: F401,F403
+    from .._op_functions import *  # noqa: F403
 else:
     globals().update(_C._nn_functions)
     __all__ = sorted(_C._nn_functions)
