@@ -60,7 +60,8 @@ def _loader(workers):
 def cases():
     return [
         trio(GROUP, "pickle 100 MB float32, protocol 5 out-of-band, dump+load", _pickle_oob,
-             np_setup=_pickle_oob, target_np=2.0, notes=["torch pickles its storage in band (a copy each way)"]),
+             np_setup=_pickle_oob, target_np=2.0,
+             notes=["torch pickles its storage in band (a copy each way)"]),
         Case(GROUP, "DataLoader epoch, 64 augmented 3x64x64 samples, batch 8",
              [Variant("2 workers", "minitorch", _loader(2)),
               Variant("in process", "minitorch", _loader(0)),

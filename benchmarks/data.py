@@ -1,4 +1,5 @@
-"""Input data shared by the cases: one NumPy array per shape, handed to each library as its own copy."""
+"""Input data shared by the cases: one NumPy array per shape, handed to each
+library as its own copy."""
 from functools import lru_cache
 
 import numpy as np

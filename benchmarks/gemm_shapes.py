@@ -14,7 +14,10 @@ import time
 
 def cases(lib):
     g = lib.Generator().manual_seed(0) if hasattr(lib, "Generator") else None
-    r = lambda *s: lib.randn(*s, generator=g)
+
+    def r(*s):
+        return lib.randn(*s, generator=g)
+
     x, w3, w4, w4b = r(1024, 128), r(384, 128), r(512, 128), r(128, 512)
     dy3, h = r(1024, 384), r(1024, 512)
     q, k, att = r(64, 64, 32), r(64, 64, 32), r(64, 64, 64)

@@ -16,17 +16,17 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
 from . import linalg  # noqa: E402,F401
-from .functional import *  # noqa: E402,F401,F403  (its __all__)
-from .broadcasting import *  # noqa: E402,F401,F403  (its __all__)
-from .composites import *  # noqa: E402,F401,F403  (its __all__)
-from .composites_split import *  # noqa: E402,F401,F403  (its __all__)
-from .composites_index import *  # noqa: E402,F401,F403  (its __all__)
-from .composites_search import *  # noqa: E402,F401,F403  (its __all__)
-from .composites_conv import *  # noqa: E402,F401,F403  (its __all__)
-from ._legacy_tensor_types import *  # noqa: E402,F401,F403  (its __all__)
-from ._global_flags import *  # noqa: E402,F401,F403  (its __all__)
+from .functional import *  # noqa: E402,F403  (its __all__)
+from .broadcasting import *  # noqa: E402,F403  (its __all__)
+from .composites import *  # noqa: E402,F403  (its __all__)
+from .composites_split import *  # noqa: E402,F403  (its __all__)
+from .composites_index import *  # noqa: E402,F403  (its __all__)
+from .composites_search import *  # noqa: E402,F403  (its __all__)
+from .composites_conv import *  # noqa: E402,F403  (its __all__)
+from ._legacy_tensor_types import *  # noqa: E402,F403  (its __all__)
+from ._global_flags import *  # noqa: E402,F403  (its __all__)
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
-from ._windows import *  # noqa: E402,F401,F403  (its __all__)
+from ._windows import *  # noqa: E402,F403  (its __all__)
 from ._scalar_factory import scalar_tensor  # noqa: E402,F401
 from ._compile_stubs import compile  # noqa: E402,F401
 from ._constants import e, inf, nan, pi  # noqa: E402,F401

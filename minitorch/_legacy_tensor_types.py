@@ -86,7 +86,8 @@ class _LegacyTensorType(type):
 
 
 def _legacy_type(name: str, dtype: Any) -> type:
-    doc = f"The legacy tensor type of {dtype}: constructs such tensors; isinstance checks the dtype."
+    doc = (f"The legacy tensor type of {dtype}: constructs such tensors; isinstance checks "
+           "the dtype.")
     return _LegacyTensorType(name, (), {"dtype": dtype, "__doc__": doc, "__module__": "minitorch"})
 
 

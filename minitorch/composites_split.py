@@ -3,7 +3,7 @@ torch has for them), composed of views, cat and products as torch composes
 them, so their gradients (and grad_fn names) come from those inner ops."""
 import itertools
 import math
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._tensor import Tensor

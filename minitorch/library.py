@@ -82,7 +82,7 @@ def infer_schema(prototype_function: Callable, /, *, mutates_args, op_name: Opti
     sig = inspect.signature(prototype_function)
     try:
         hints = typing.get_type_hints(prototype_function)
-    except Exception:  # unresolvable string annotations: report them as missing
+    except Exception:  # noqa: BLE001 - unresolvable string annotations: report them as missing
         hints = {}
     params, star = [], False
     for p in sig.parameters.values():

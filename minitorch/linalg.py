@@ -4,6 +4,7 @@ import math
 import numbers
 
 from . import _C
+from ._tensor import Tensor
 from .overrides import overridable as _overridable
 
 _mt = _C._functions

@@ -146,7 +146,7 @@ def _dummy_for(func, is_method: bool):
             try:
                 dflt = eval(default, {"__builtins__": {}}, {"None": None, "True": True,
                                                              "False": False})
-            except Exception:  # a default spelled like a C value: keep its text
+            except Exception:  # noqa: BLE001 - a default spelled like a C value: keep its text
                 dflt = default
         params.append(inspect.Parameter(name, kind, default=dflt, annotation=type_text))
 

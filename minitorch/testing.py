@@ -5,7 +5,6 @@ import math
 import numpy as np
 
 from . import _C
-from ._tensor import Tensor
 
 __all__ = ["assert_close"]
 

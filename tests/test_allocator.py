@@ -223,7 +223,7 @@ def test_thread_churn():
                 z = mt.zeros(n)
                 np.testing.assert_allclose(t.numpy(), a * 2 + 1, rtol=1e-6)
                 assert not bool(z.any())
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - collected from the threads, asserted below
             errors.append(repr(e))
 
     pool = [threading.Thread(target=work, args=(i,)) for i in range(4)]

@@ -33,7 +33,7 @@ def make_cycle(lib, custom, tensor_hook, calls):
     obj = Sentinel()
 
     def hook(*args):
-        grad_fn, obj  # noqa: B018 - the closure holds both
+        grad_fn, obj  # the closure holds both
         calls.append(1)
 
     if tensor_hook:

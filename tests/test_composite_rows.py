@@ -44,7 +44,7 @@ def both(fn, *args, dtypes=None):
     for lib in (mt, torch):
         try:
             out.append(fn(lib, *[make(lib, a, d) for a, d in zip(args, dtypes)]))
-        except Exception as e:  # compared below
+        except Exception as e:  # noqa: BLE001 - compared below
             out.append(e)
     ours, theirs = out
     if isinstance(theirs, Exception):

@@ -6,7 +6,6 @@ import inspect
 import re
 import types
 
-import pytest
 
 import minitorch
 import minitorch.nn.functional as F

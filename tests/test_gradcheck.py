@@ -1,6 +1,5 @@
 """gradcheck / gradgradcheck and minitorch.func (vjp, grad), against torch."""
 import inspect
-import warnings
 
 import numpy as np
 import pytest

@@ -143,7 +143,7 @@ def run_in_thread(fn, stack_size):
     def body():
         try:
             result["value"] = fn()
-        except BaseException as e:  # reported to the test below
+        except BaseException as e:  # noqa: BLE001 - reported to the test below
             result["error"] = e
 
     old = threading.stack_size(stack_size)
@@ -324,7 +324,7 @@ def test_functional_non_tensor_is_a_type_error_where_torch_says_so(name, args):
             f(*real)
         except TypeError as e:
             return "TypeError", str(e)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - compared with torch's
             return type(e).__name__, str(e)
         return "ok", ""
 

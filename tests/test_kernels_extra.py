@@ -113,7 +113,7 @@ def both(fn, *arrays):
         try:
             r = fn(lib, *[lib.from_numpy(np.array(a, copy=True)) for a in arrays])
             out.append(("ok", r))
-        except Exception as e:  # type and message are compared
+        except Exception as e:  # noqa: BLE001 - type and message are compared
             out.append((type(e).__name__, str(e)))
     (s1, r1), (s2, r2) = out
     assert s1 == s2, out
@@ -236,7 +236,7 @@ def test_linalg_norm_errors_and_2d():
         for lib in (mt, torch):
             try:
                 out.append(("ok", fn(lib, lib.from_numpy(x.copy())).numpy()))
-            except Exception as e:  # compared below
+            except Exception as e:  # noqa: BLE001 - compared below
                 out.append((type(e).__name__, str(e)))
         assert out[0][0] == out[1][0]
         if out[0][0] == "ok":
@@ -262,7 +262,7 @@ def test_einsum_diagonals_and_ellipsis(eq, shapes):
     for lib in (mt, torch):
         try:
             out.append(("ok", lib.einsum(eq, *[lib.from_numpy(a.copy()) for a in arrays]).numpy()))
-        except Exception as e:  # compared below
+        except Exception as e:  # noqa: BLE001 - compared below
             out.append((type(e).__name__, str(e)))
     assert out[0][0] == out[1][0], out
     if out[0][0] == "ok":

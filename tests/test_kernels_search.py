@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import minitorch as mt
 from test_kernels_extra import both
 
 torch = pytest.importorskip("torch")

@@ -115,7 +115,10 @@ def test_nn_functional_form_and_empty(name):
 @pytest.mark.parametrize("shape,dim", [((4, 5), 1), ((4, 5), 0), ((2, 3, 4), 1), ((5,), 0), ((), 0)])
 def test_gradcheck_and_gradgradcheck(name, shape, dim):
     x = mt.tensor(RNG.standard_normal(shape)).requires_grad_(True)
-    f = lambda a: getattr(mt, name)(a, dim)
+
+    def f(a):
+        return getattr(mt, name)(a, dim)
+
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
 
@@ -136,7 +139,10 @@ def test_backward_rows_match_aten_and_gradcheck(name, shape, dim):
     close(got.to(mt.float64).numpy(), want.double().numpy(), 2e-3)
     gm = mt.tensor(g.numpy()).requires_grad_(True)
     ym = mt.tensor(y.numpy()).requires_grad_(True)
-    f = lambda a, b: row(a, b, dim, mt.float64)
+
+    def f(a, b):
+        return row(a, b, dim, mt.float64)
+
     assert gradcheck(f, (gm, ym))
     assert gradgradcheck(f, (gm, ym))
 

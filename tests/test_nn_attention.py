@@ -202,7 +202,10 @@ def test_mha_errors(call):
 def _mha_fn_args(lib, rng_seed=3, **over):
     """Positional arguments of F.multi_head_attention_forward for E=4, 2 heads."""
     r = np.random.default_rng(rng_seed)
-    t = (lambda *s: lib.tensor(r.standard_normal(s)))
+
+    def t(*s):
+        return lib.tensor(r.standard_normal(s))
+
     args = dict(query=t(3, 2, 4), key=t(5, 2, 4), value=t(5, 2, 4), embed_dim_to_check=4,
                 num_heads=2, in_proj_weight=t(12, 4), in_proj_bias=t(12), bias_k=None,
                 bias_v=None, add_zero_attn=False, dropout_p=0.0, out_proj_weight=t(4, 4),

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-import minitorch.nn as nn
 import minitorch.nn.functional as F
 from test_nn_attention import same_error
 from test_nn_grads import check, rand

@@ -34,14 +34,20 @@ def test_cell_parameters_and_repr(kind):
 @pytest.mark.parametrize("kind", CELLS)
 @pytest.mark.parametrize("bias", [True, False])
 def test_cell_batched_values_and_grads(kind, bias):
-    make = (lambda n: getattr(n, kind)(4, 3, bias=bias))
+
+    def make(n):
+        return getattr(n, kind)(4, 3, bias=bias)
+
     check(make, rand(2, 4))
     check(make, rand(2, 4), _state(kind, 2, 3))
 
 
 @pytest.mark.parametrize("kind", CELLS)
 def test_cell_unbatched(kind):
-    make = (lambda n: getattr(n, kind)(4, 3))
+
+    def make(n):
+        return getattr(n, kind)(4, 3)
+
     check(make, rand(4))
     check(make, rand(4), _state(kind, 3))
 

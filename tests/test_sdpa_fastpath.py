@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch.nn import functional_attention as fa
+from minitorch.nn.functional import attention as fa
 from test_nn_grads import check, rand
 
 torch = pytest.importorskip("torch")

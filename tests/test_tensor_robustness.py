@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minitorch as mt
@@ -176,7 +176,7 @@ def test_random_view_chains_match_numpy(data):
         assert tuple(t.shape) == a.shape
         np.testing.assert_array_equal(t.numpy(), a)
     # the views share storage with base: a write through base shows up
-    if t.numel() and t.data_ptr() != 0 and not np.may_share_memory(a, base_np) is False:
+    if t.numel() and t.data_ptr() != 0 and np.may_share_memory(a, base_np) is not False:
         base.add_(1000)
         np.testing.assert_array_equal(t.numpy(), a + 1000)
 

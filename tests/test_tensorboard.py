@@ -13,10 +13,10 @@ import pytest
 import minitorch as mt
 
 pytest.importorskip("tensorboard")
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from minitorch.utils.tensorboard import SummaryWriter  # noqa: E402
-from minitorch.utils.tensorboard import _summary  # noqa: E402
+from minitorch.utils.tensorboard import SummaryWriter
+from minitorch.utils.tensorboard import _summary
 
 
 def load(path):

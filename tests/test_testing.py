@@ -47,7 +47,7 @@ def outcome(fn, ac):
     try:
         fn(ac)
         return "ok"
-    except Exception as e:  # the type and text are what is compared
+    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
         return "%s: %s" % (type(e).__name__, str(e).replace("minitorch.", "torch."))
 
 

@@ -17,8 +17,8 @@ become @overload defs, and an int list a call may also spell as varargs
 and an __init__.pyi for each package of PACKAGES, re-exporting every name the
 package holds from the module that makes it (the op table's functions from
 _op_functions.pyi), as mypy --strict and pyright want re-exports spelled.
-nn/functional.py star-imports nn/_op_functions.pyi under TYPE_CHECKING, where
-at run time it spreads `_C._nn_functions` into its namespace. The Python
+nn/functional/op_rows.py star-imports nn/_op_functions.pyi under TYPE_CHECKING,
+where at run time it spreads `_C._nn_functions` into its namespace. The Python
 modules are typed by their own annotations. tests/test_typing.py checks the
 committed stubs equal this output.
 """
@@ -417,7 +417,8 @@ TENSOR_ATTRIBUTES = '''\
     @property
     def _version(self) -> _int: ...
     def backward(self, gradient: Tensor | None = ..., retain_graph: _bool | None = ...,
-                 create_graph: _bool = ..., inputs: Tensor | Sequence[Tensor] | None = ...) -> None: ...
+                 create_graph: _bool = ...,
+                 inputs: Tensor | Sequence[Tensor] | None = ...) -> None: ...
     def requires_grad_(self, requires_grad: _bool = ...) -> Self: ...
     def retain_grad(self) -> None: ...
     def detach_(self) -> Self: ...

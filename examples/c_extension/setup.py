@@ -13,7 +13,7 @@ except ImportError:
     # minitorch's headers and build helpers are those of the environment
     # being installed into (.pth files included, so editable installs count)
     site.addsitedir(sysconfig.get_paths()["purelib"])
-from minitorch.utils.cpp_extension import BuildExtension, CExtension  # noqa: E402
+from minitorch.utils.cpp_extension import BuildExtension, CExtension
 
 setup(
     name="minitorch-c-example",

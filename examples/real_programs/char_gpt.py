@@ -20,8 +20,15 @@ chars = sorted(set(text))
 vocab_size = len(chars)
 stoi = {ch: i for i, ch in enumerate(chars)}
 itos = {i: ch for ch, i in stoi.items()}
-encode = lambda s: [stoi[c] for c in s]
-decode = lambda l: "".join(itos[i] for i in l)
+
+
+def encode(s):
+    return [stoi[c] for c in s]
+
+
+def decode(ids):
+    return "".join(itos[i] for i in ids)
+
 
 data = torch.tensor(encode(text), dtype=torch.long)
 n = int(0.9 * len(data))

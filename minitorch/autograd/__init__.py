@@ -4,7 +4,7 @@ The graph and the engine are C (csrc/autograd); this module is the public
 entry: backward(), grad() and the grad-mode context managers.
 """
 import threading
-from typing import Optional, Sequence, Union
+from typing import Optional
 
 from .. import _C
 from .grad_mode import (  # noqa: F401
@@ -214,10 +214,10 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 
 from . import forward_ad, function, functional, graph  # noqa: E402,F401
-from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
-from .function import Function  # noqa: E402,F401
-from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
-from .variable import Variable  # noqa: E402,F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .function import Function  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from .variable import Variable  # noqa: E402
 
 __all__ += ["Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
             "Variable"]

@@ -6,7 +6,7 @@ of the input's memory (central differences); analytical Jacobians take one
 out as torch does: one (input numel, output numel) matrix per pair.
 """
 import warnings
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -281,8 +281,9 @@ def _slow_mode_detail(func, inputs, func_out, outputs, eps, i, j):
     n = _numerical_jacobian(func, inputs, [k], [outputs[i].numel()], eps)[j][0]
     a = _analytical_jacobian(inputs, outputs[i], float("inf"), False)[j]
     dtype = outputs[i].dtype
+    worst = np.abs(a - n).max() if a.size else 0.0
     return (f"Numerical:\n {_as_mt(n, dtype)}\nAnalytical:\n{_as_mt(a, dtype)}\n\n"
-            f"The max per-element difference (slow mode) is: {np.abs(a - n).max() if a.size else 0.0}.\n")
+            f"The max per-element difference (slow mode) is: {worst}.\n")
 
 
 class _UndefinedGrad(Function):

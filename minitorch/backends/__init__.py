@@ -2,6 +2,6 @@
 
 The flags scripts set (``cudnn.benchmark = True``) are plain attributes that
 change nothing; the availability probes report False."""
-from . import cuda, cudnn, mps  # noqa: F401
+from . import cuda, cudnn, mps
 
 __all__ = ["cuda", "cudnn", "mps"]

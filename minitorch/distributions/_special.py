@@ -79,7 +79,8 @@ def erfinv(y: Any) -> Any:
         slope = 2 / math.sqrt(math.pi) * minitorch.exp(-x * x)
         # towards 1, Newton on log erfc(x) = log(1 - |y|): nearly linear, so few steps
         c = minitorch.erfc(x)
-        tail_step = (minitorch.log(c) - minitorch.log(minitorch.where(tail, 1 - safe, 1.0))) * c / slope
+        tail_step = ((minitorch.log(c) - minitorch.log(minitorch.where(tail, 1 - safe, 1.0)))
+                     * c / slope)
         x = x + minitorch.where(tail, tail_step, (safe - minitorch.erf(x)) / slope)
     edge = minitorch.where(a.detach() == 1, math.inf, math.nan)
     return (minitorch.where(inside, x, edge) * sign).to(y.dtype)

@@ -86,7 +86,8 @@ class Bernoulli(Distribution):
 
     def enumerate_support(self, expand: bool = True) -> Any:
         """[0, 1] along a new leading dim, expanded over the batch."""
-        values = minitorch.arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
+        values = minitorch.arange(2, dtype=self._param.dtype).view(
+            (-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values

@@ -15,7 +15,8 @@ __all__ = ["Beta"]
 class Beta(Distribution):
     """Beta distribution with concentrations concentration1 (alpha) and
     concentration0 (beta)."""
-    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 
@@ -31,7 +32,8 @@ class Beta(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Beta":
         """Beta with the parameters expanded to `batch_shape`."""
-        return self._expanded(Beta, batch_shape, _instance, _dirichlet=self._dirichlet.expand(batch_shape))
+        return self._expanded(Beta, batch_shape, _instance,
+                              _dirichlet=self._dirichlet.expand(batch_shape))
 
     @property
     def concentration1(self) -> Any:

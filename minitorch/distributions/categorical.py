@@ -19,7 +19,8 @@ _FLOAT_MIN = {minitorch.float16: -65504.0, minitorch.bfloat16: -3.38953138925153
 class Categorical(Distribution):
     """Categorical distribution over {0, ..., K-1}, parameterised by probs or logits
     (either normalised over the last dim)."""
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+    arg_constraints = {"probs": constraints.simplex,
+                       "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,
@@ -41,7 +42,8 @@ class Categorical(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
         """Categorical with the parameters expanded to `batch_shape`."""
         params = expand_probs_or_logits(self, tuple(batch_shape) + (self._num_events,))
-        return self._expanded(Categorical, batch_shape, _instance, _num_events=self._num_events, **params)
+        return self._expanded(Categorical, batch_shape, _instance, _num_events=self._num_events,
+                              **params)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

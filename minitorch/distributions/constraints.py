@@ -100,7 +100,8 @@ class _IndependentConstraint(Constraint):
         return result.all(-1)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+        return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
+                f"{self.reinterpreted_batch_ndims})")
 
 
 class _Boolean(Constraint):

@@ -29,8 +29,9 @@ class Dirichlet(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Dirichlet":
         """Dirichlet with the concentration expanded to `batch_shape`."""
-        return self._expanded(Dirichlet, batch_shape, _instance, concentration=self.concentration.expand(
-            tuple(batch_shape) + tuple(self.event_shape)))
+        return self._expanded(Dirichlet, batch_shape, _instance,
+                              concentration=self.concentration.expand(
+                                  tuple(batch_shape) + tuple(self.event_shape)))
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         """Points of the simplex: Gamma(concentration) draws over their sum,

@@ -62,7 +62,8 @@ class _Match:
 
 
 def _dispatch_kl(type_p: type, type_q: type) -> Any:
-    matches = [(sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    matches = [(sp, sq) for sp, sq in _KL_REGISTRY
+               if issubclass(type_p, sp) and issubclass(type_q, sq)]
     if not matches:
         return NotImplemented
     left_p, left_q = min(_Match(*m) for m in matches).types

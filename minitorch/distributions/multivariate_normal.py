@@ -57,7 +57,8 @@ class MultivariateNormal(Distribution):
         if matrix.dim() < 2:
             raise ValueError(f"{name} must be at least two-dimensional, "
                              "with optional leading batch dimensions")
-        batch_shape = tuple(minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
+        batch_shape = tuple(minitorch.broadcast_shapes(tuple(matrix.shape[:-2]),
+                                                       tuple(loc.shape[:-1])))
         expanded = matrix.expand(batch_shape + (-1, -1))
         if scale_tril is not None:
             self.scale_tril = expanded
@@ -78,9 +79,11 @@ class MultivariateNormal(Distribution):
         """MultivariateNormal with loc and the matrices expanded to `batch_shape`."""
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
         cov_shape = loc_shape + tuple(self.event_shape)
-        matrices = {name: self.__dict__[name].expand(cov_shape) for name in
-                    ("covariance_matrix", "scale_tril", "precision_matrix") if name in self.__dict__}
-        return self._expanded(MultivariateNormal, batch_shape, _instance, loc=self.loc.expand(loc_shape),
+        matrices = {name: self.__dict__[name].expand(cov_shape)
+                    for name in ("covariance_matrix", "scale_tril", "precision_matrix")
+                    if name in self.__dict__}
+        return self._expanded(MultivariateNormal, batch_shape, _instance,
+                              loc=self.loc.expand(loc_shape),
                               _unbroadcasted_scale_tril=self._unbroadcasted_scale_tril, **matrices)
 
     def _matrix_shape(self) -> tuple:

@@ -26,7 +26,8 @@ class Normal(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
         """Normal with loc and scale expanded to `batch_shape`."""
-        return self._expanded(Normal, batch_shape, _instance, loc=self.loc.expand(tuple(batch_shape)),
+        return self._expanded(Normal, batch_shape, _instance,
+                              loc=self.loc.expand(tuple(batch_shape)),
                               scale=self.scale.expand(tuple(batch_shape)))
 
     @property
@@ -66,7 +67,8 @@ class Normal(Distribution):
         """Gaussian cumulative distribution via erf."""
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + minitorch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        z = (value - self.loc) * self.scale.reciprocal() / math.sqrt(2)
+        return 0.5 * (1 + minitorch.erf(z))
 
     def icdf(self, value: Any) -> Any:
         """loc + scale * sqrt(2) * erfinv(2 value - 1)."""

@@ -25,7 +25,8 @@ class Uniform(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
         """Uniform with low and high expanded to `batch_shape`."""
-        return self._expanded(Uniform, batch_shape, _instance, low=self.low.expand(tuple(batch_shape)),
+        return self._expanded(Uniform, batch_shape, _instance,
+                              low=self.low.expand(tuple(batch_shape)),
                               high=self.high.expand(tuple(batch_shape)))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)

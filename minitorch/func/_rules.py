@@ -535,7 +535,6 @@ def roll(func, args, kwargs, level):
 @_rule("norm")
 def norm(func, args, kwargs, level):
     """p-norms over dims; the Frobenius norm of a whole tensor is its 2-norm."""
-    x = args[0]
     p = _get(args, kwargs, 1, "p", 2)
     if _get(args, kwargs, 2, "dim") is None and p == "fro":
         args, kwargs = _set(args, kwargs, 1, "p", 2)
@@ -704,7 +703,10 @@ def _fold(spatial):
             return wrap_outputs(func(p, *args[1:], **kwargs), level)
         b, n = p.shape[0], p.shape[1]
         out = func(p.reshape((b * n,) + tuple(p.shape[2:])), *args[1:], **kwargs)
-        unfold = (lambda o: make(o.reshape((b, n) + tuple(o.shape[1:])), 0, level))
+
+        def unfold(o):
+            return make(o.reshape((b, n) + tuple(o.shape[1:])), 0, level)
+
         return type(out)([unfold(o) for o in out]) if isinstance(out, tuple) else unfold(out)
 
     return rule

@@ -8,7 +8,7 @@ same memory instead of unpickling a copy. Everything else is
 multiprocessing's own, re-exported.
 """
 import multiprocessing
-from multiprocessing import *  # noqa: F401,F403
+from multiprocessing import *  # noqa: F403
 
 from .reductions import init_reductions
 

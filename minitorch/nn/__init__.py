@@ -1,7 +1,7 @@
 """minitorch.nn: neural-network building blocks."""
 from . import functional, init  # noqa: F401
 from .parameter import Parameter  # noqa: F401
-from .modules import *  # noqa: F401,F403
+from .modules import *  # noqa: F403
 from .modules import (  # noqa: F401
     Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear,
     Bilinear, Flatten, Unflatten, ReLU, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax,
@@ -11,6 +11,6 @@ from .modules import (  # noqa: F401
     KLDivLoss, ELU, SELU, CELU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, Mish, LogSigmoid,
     Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus,
     CosineSimilarity, PairwiseDistance, RMSNorm)
-from . import modules  # noqa: F401,E402
-from . import parallel  # noqa: F401,E402
-from . import utils  # noqa: F401,E402
+from . import modules  # noqa: F401
+from . import parallel  # noqa: F401
+from . import utils  # noqa: F401

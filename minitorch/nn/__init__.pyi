@@ -2,18 +2,6 @@
 """minitorch.nn: every name the package holds, re-exported for type checkers."""
 
 from minitorch.nn import functional as functional
-from minitorch.nn import functional_activations as functional_activations
-from minitorch.nn import functional_adaptive_max as functional_adaptive_max
-from minitorch.nn import functional_attention as functional_attention
-from minitorch.nn import functional_fold as functional_fold
-from minitorch.nn import functional_grid as functional_grid
-from minitorch.nn import functional_interpolate as functional_interpolate
-from minitorch.nn import functional_losses as functional_losses
-from minitorch.nn import functional_norms as functional_norms
-from minitorch.nn import functional_padding as functional_padding
-from minitorch.nn import functional_pixel_shuffle as functional_pixel_shuffle
-from minitorch.nn import functional_pooling as functional_pooling
-from minitorch.nn import functional_pooling3d as functional_pooling3d
 from minitorch.nn import init as init
 from minitorch.nn import modules as modules
 from minitorch.nn import parallel as parallel

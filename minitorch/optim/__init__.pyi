@@ -16,6 +16,7 @@ from minitorch.optim import plateau_scheduler as plateau_scheduler
 from minitorch.optim import radam as radam
 from minitorch.optim import rmsprop as rmsprop
 from minitorch.optim import rprop as rprop
+from minitorch.optim import scheduler_base as scheduler_base
 from minitorch.optim import scheduler_composition as scheduler_composition
 from minitorch.optim import sgd as sgd
 from minitorch.optim import sparse_adam as sparse_adam

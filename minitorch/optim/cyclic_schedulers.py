@@ -5,9 +5,9 @@ import types
 from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from .lr_scheduler import LRScheduler, _format_param, _group_values, \
-    _warn_get_lr_called_within_step
 from .optimizer import Optimizer
+from .scheduler_base import LRScheduler, _format_param, _group_values, \
+    _warn_get_lr_called_within_step
 
 
 class CyclicLR(LRScheduler):

@@ -2,9 +2,9 @@
 MultiplicativeLR, ConstantLR, LinearLR and PolynomialLR (warm-up and decay)."""
 from typing import Callable, List, Union
 
-from .lr_scheduler import LRScheduler, _LambdaScheduler, _group_values, \
-    _warn_get_lr_called_within_step
 from .optimizer import Optimizer
+from .scheduler_base import LRScheduler, _LambdaScheduler, _group_values, \
+    _warn_get_lr_called_within_step
 
 
 class MultiplicativeLR(_LambdaScheduler):

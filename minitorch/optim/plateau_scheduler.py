@@ -4,8 +4,8 @@ import warnings
 from math import inf
 from typing import Any, Dict, List, SupportsFloat, Union
 
-from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _group_values
 from .optimizer import Optimizer
+from .scheduler_base import EPOCH_DEPRECATION_WARNING, LRScheduler, _group_values
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -3,9 +3,9 @@ another, switching at milestones) and ChainedScheduler (all at every step)."""
 from bisect import bisect_right
 from typing import Any, Dict, List, Optional, Sequence
 
-from .lr_scheduler import LRScheduler, _group_values
 from .optimizer import Optimizer
 from .plateau_scheduler import ReduceLROnPlateau
+from .scheduler_base import LRScheduler, _group_values
 
 
 def _check_schedulers(owner: str, optimizer: Optimizer,

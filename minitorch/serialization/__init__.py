@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, List, Tuple, Union
 
 from .._tensor import device
 from . import native
-from .weights_only import (  # noqa: F401  (the public allow-list API)
+from .weights_only import (  # the public allow-list API
     add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals, unsafe_globals,
 )
 from .legacy_reader import load_legacy

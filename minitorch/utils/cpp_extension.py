@@ -107,7 +107,7 @@ def compiler_available() -> bool:
     """Whether the C compiler load() would use is installed."""
     try:
         compiler = _compiler()
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to set one up means no compiler
         return False
     command = getattr(compiler, "compiler_so", None) or getattr(compiler, "compiler", None)
     if not command:  # MSVC finds itself when compiling

@@ -72,10 +72,10 @@ def _check_tensors(tensors: Dict[str, Tensor]) -> None:
             failing.append(group)
     if failing:
         raise RuntimeError(
-            "\n            Some tensors share memory, this will lead to duplicate memory on disk and "
-            f"potential differences when loading them again: {failing}.\n            A potential "
-            "way to correctly save your model is to use `save_model`.\n            More "
-            "information at https://huggingface.co/docs/safetensors/torch_shared_tensors\n"
+            "\n            Some tensors share memory, this will lead to duplicate memory on disk "
+            f"and potential differences when loading them again: {failing}.\n"
+            "            A potential way to correctly save your model is to use `save_model`.\n"
+            "            More information at https://huggingface.co/docs/safetensors/torch_shared_tensors\n"
             "            ")
     for k, v in tensors.items():
         if not v.is_contiguous():

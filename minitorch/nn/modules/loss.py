@@ -1,5 +1,6 @@
 """Loss modules over the functional losses."""
 from .. import functional as F
+from ..functional.reduction import _legacy_reduction
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
@@ -10,7 +11,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+            self.reduction = _legacy_reduction(size_average, reduce, reduction)
         else:
             self.reduction = reduction
 

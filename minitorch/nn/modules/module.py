@@ -567,7 +567,7 @@ class Module:
                 continue
             try:
                 param.detach().copy_(input_param.detach())
-            except Exception as ex:
+            except Exception as ex:  # noqa: BLE001 - listed with the other mismatches, as torch
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the model '
                     f"are {param.size()} and whose dimensions in the checkpoint are "

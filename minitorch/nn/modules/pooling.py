@@ -23,8 +23,10 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return getattr(F, f"max_pool{self._n}d")(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return getattr(F, f"max_pool{self._n}d")(input, self.kernel_size, self.stride,
+                                                 self.padding, self.dilation,
+                                                 ceil_mode=self.ceil_mode,
+                                                 return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
@@ -47,8 +49,9 @@ class _AvgPoolNd(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return getattr(F, f"avg_pool{self._n}d")(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, f"avg_pool{self._n}d")(input, self.kernel_size, self.stride,
+                                                 self.padding, self.ceil_mode,
+                                                 self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -5,8 +5,9 @@ PackedSequences.
 A padded batch in float32 or float64 without projections runs each layer and
 direction as one ``_rnn_layer`` op (a C loop over the steps with fused gate
 arithmetic and a fused backward). Otherwise every layer and direction runs,
-with differentiable ops, over a list of time steps where step ``t`` holds only the ``sizes[t]`` sequences still running (all of them for a padded
-batch; the packed batch sizes otherwise, sorted by decreasing length). A step
+with differentiable ops, over a list of time steps where step ``t`` holds only
+the ``sizes[t]`` sequences still running (all of them for a padded batch; the
+packed batch sizes otherwise, sorted by decreasing length). A step
 updates the state rows of the running sequences and leaves the others, so a
 finished sequence keeps its last state, and in the reverse direction a
 sequence starts from its initial state at its own last element.

@@ -8,7 +8,7 @@ from typing import Callable, Optional, Union
 
 import minitorch
 from .. import functional as F, init
-from ..functional_attention import _canonical_mask
+from ..functional.attention import _canonical_mask
 from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout

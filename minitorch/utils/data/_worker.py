@@ -76,7 +76,7 @@ class _ExceptionWrapper:
             msg = _KeyErrorMessage(msg)
         try:
             exception = self.exc_type(msg)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a type that takes no message
             raise RuntimeError(msg) from None
         raise exception
 
@@ -148,7 +148,7 @@ def _send(result_queue, item, where):
     drop a batch it cannot pickle and leave the main process waiting."""
     try:
         payload = ForkingPickler.dumps(item)
-    except Exception:
+    except Exception:  # noqa: BLE001 - sent to the main process, raised there
         payload = ForkingPickler.dumps((item[0], _ExceptionWrapper(where)))
     result_queue.put(bytes(payload))  # dumps gives a memoryview, which cannot be pickled
 
@@ -170,7 +170,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
         if init_fn is not None:
             init_fn(worker_id)
         fetcher = _Fetcher(dataset, iterable, auto_collation, batch_size, collate_fn, drop_last)
-    except Exception:
+    except Exception:  # noqa: BLE001 - sent to the main process, raised there
         init_error = _ExceptionWrapper(where)
     try:
         while not done_event.is_set():
@@ -196,7 +196,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
                 data = fetcher.fetch(indices)
             except StopIteration:
                 data = _IterableEnd(worker_id)
-            except Exception:
+            except Exception:  # noqa: BLE001 - sent to the main process, raised there
                 data = _ExceptionWrapper(where)
             _send(result_queue, (task_id, data), where)
             del data

@@ -25,7 +25,8 @@ def make_np(x: Any) -> np.ndarray:
     raise NotImplementedError(f"Got {type(x)}, but numpy array or torch tensor are expected.")
 
 
-def scalar(name: str, value: Any, new_style: bool = False, double_precision: bool = False) -> Summary:
+def scalar(name: str, value: Any, new_style: bool = False,
+           double_precision: bool = False) -> Summary:
     """A scalar summary: a simple_value, or a scalars-plugin tensor when new_style."""
     array = make_np(value).squeeze()
     if array.ndim != 0:
@@ -96,7 +97,8 @@ def _png(pixels: np.ndarray) -> bytes:
     raw = b"".join(b"\x00" + pixels[row].tobytes() for row in range(height))
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
     header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
             + chunk(b"IEND", b""))
@@ -121,4 +123,5 @@ def text(tag: str, text_string: str) -> Summary:
     proto = TensorProto(dtype="DT_STRING", string_val=[text_string.encode(encoding="utf_8")],
                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
     return Summary(value=[Summary.Value(tag=tag + "/text_summary",
-                                        metadata=SummaryMetadata(plugin_data=plugin), tensor=proto)])
+                                        metadata=SummaryMetadata(plugin_data=plugin),
+                                        tensor=proto)])

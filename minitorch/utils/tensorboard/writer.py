@@ -79,7 +79,8 @@ class SummaryWriter:
             self.all_writers = {self.file_writer.get_logdir(): self.file_writer}
             if self.purge_step is not None:
                 # TensorBoard drops the events after purge_step that an earlier run wrote
-                self.file_writer.add_event(Event(step=self.purge_step, file_version="brain.Event:2"))
+                self.file_writer.add_event(Event(step=self.purge_step,
+                                                 file_version="brain.Event:2"))
                 self.file_writer.add_event(Event(step=self.purge_step,
                                                  session_log=SessionLog(status=SessionLog.START)))
                 self.purge_step = None
@@ -112,14 +113,15 @@ class SummaryWriter:
             self.all_writers[fw_tag].add_summary(_summary.scalar(main_tag, value), global_step,
                                                  walltime)
 
-    def add_histogram(self, tag: str, values: Any, global_step: Any = None, bins: Any = "tensorflow",
-                      walltime: Optional[float] = None, max_bins: Optional[int] = None) -> None:
+    def add_histogram(self, tag: str, values: Any, global_step: Any = None,
+                      bins: Any = "tensorflow", walltime: Optional[float] = None,
+                      max_bins: Optional[int] = None) -> None:
         """Log a histogram of values; bins as numpy.histogram takes them, or
         'tensorflow' for TensorFlow's exponential buckets."""
         if isinstance(bins, str) and bins == "tensorflow":
             bins = self.default_bins
-        self._get_file_writer().add_summary(_summary.histogram(tag, values, bins, max_bins=max_bins),
-                                            global_step, walltime)
+        summary = _summary.histogram(tag, values, bins, max_bins=max_bins)
+        self._get_file_writer().add_summary(summary, global_step, walltime)
 
     def add_image(self, tag: str, img_tensor: Any, global_step: Any = None,
                   walltime: Optional[float] = None, dataformats: str = "CHW") -> None:

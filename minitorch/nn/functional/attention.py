@@ -14,9 +14,13 @@ import warnings
 from typing import Optional, Tuple
 
 import minitorch
-from ..overrides import overridable as _overridable
-from .. import _C
-from .functional import _torch_size, dropout, linear, pad
+from ...overrides import overridable as _overridable
+from ... import _C
+from .dropouts import dropout
+from .namespace import publish
+from .op_rows import linear
+from .padding import pad
+from .reduction import _torch_size
 
 Tensor = minitorch.Tensor
 _fused_attention = _C._functions["_fused_attention"]
@@ -361,3 +365,6 @@ def multi_head_attention_forward(
     if not is_batched:
         weights = weights.squeeze(0)
     return out, weights
+
+
+publish(globals())

@@ -7,9 +7,10 @@ import math
 from typing import Optional, Union
 
 import minitorch
-from ..overrides import overridable as _overridable
-from .functional import _check_reduction, _legacy_reduction, _reduce, _torch_size
-from .functional_activations import logsigmoid, pairwise_distance
+from ...overrides import overridable as _overridable
+from .activations import logsigmoid, pairwise_distance
+from .namespace import publish
+from .reduction import _check_reduction, _legacy_reduction, _reduce, _torch_size
 
 Tensor = minitorch.Tensor
 
@@ -191,3 +192,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float],
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce_strict(loss, reduction)
+
+
+publish(globals())

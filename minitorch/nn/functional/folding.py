@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple, Union
 
 import minitorch
-from ..overrides import overridable as _overridable
+from ...overrides import overridable as _overridable
+from .namespace import publish
 
 Tensor = minitorch.Tensor
 _Size2 = Union[int, Sequence[int]]
@@ -132,3 +133,6 @@ def fold(input: Tensor, output_size: _Size2, kernel_size: _Size2, dilation: _Siz
     out = out.reshape(n, c, padded[0], padded[1])
     out = out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]].contiguous()
     return out if input.dim() == 3 else out.squeeze(0)
+
+
+publish(globals())

@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 import minitorch
-from ..overrides import overridable as _overridable
+from ...overrides import overridable as _overridable
+from .namespace import publish
 
 Tensor = minitorch.Tensor
 _Size = Union[int, Sequence[int], None]
@@ -168,7 +169,8 @@ def _check_dtype(input: Tensor, mode: str, k: int) -> None:
         return
     name = str(input.dtype).split(".")[-1]
     kernel = {"nearest": f"upsample_nearest{k}d", "nearest-exact": f"_upsample_nearest_exact{k}d",
-              "bicubic": "compute_indices_weights_cubic"}.get(mode, "compute_indices_weights_linear")
+              "bicubic": "compute_indices_weights_cubic"}.get(
+                  mode, "compute_indices_weights_linear")
     label = {"float16": "Half", "bfloat16": "BFloat16", "bool": "Bool", "int8": "Char",
              "int16": "Short", "int32": "Int", "int64": "Long", "complex64": "ComplexFloat",
              "complex128": "ComplexDouble"}.get(name, name)
@@ -260,3 +262,6 @@ def upsample_bilinear(input: Tensor, size: _Size = None, scale_factor: _Scale = 
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+publish(globals())

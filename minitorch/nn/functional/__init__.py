@@ -1,0 +1,29 @@
+"""minitorch.nn.functional: the functional forms of layers and losses.
+
+The op table's rows declared with MT_KIND_NN come from C (op_rows) and
+dispatch __torch_function__ there; the Python-level functions, in one module
+per job, are written with differentiable minitorch ops and dispatch through
+overrides.overridable. This module only gathers them: it is the namespace
+users, pickle and the stubs name every one of them by.
+"""
+from ..._tensor import Tensor as Tensor
+from ...composites_conv import (  # torch.conv3d is F.conv3d, and so on
+    conv3d as conv3d, conv_transpose1d as conv_transpose1d,
+    conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d)
+from .op_rows import *  # noqa: F403  (first: padding's pad takes over from the row)
+from .bilinear_map import *  # noqa: F403
+from .dropouts import *  # noqa: F403
+from .embeddings import *  # noqa: F403
+from .normalization import *  # noqa: F403
+from .losses import *  # noqa: F403
+from .activations import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .margin_losses import *  # noqa: F403
+from .pooling1d import *  # noqa: F403
+from .interpolation import *  # noqa: F403
+from .pixel_shuffling import *  # noqa: F403
+from .folding import *  # noqa: F403
+from .grid_sampling import *  # noqa: F403
+from .attention import *  # noqa: F403
+from .pooling3d import *  # noqa: F403
+from .adaptive_max_pooling import *  # noqa: F403
