@@ -1,5 +1,8 @@
-"""Floors of the package's layout (issue 29): no module-level import cycle
-inside minitorch, and nn.functional a package that only gathers its modules.
+"""Floors of the package's layout: the C floors include only headers of
+their own floor and the floors below it (so no file under csrc/ops includes
+an autograd header), nothing below csrc/python names Python, no module-level
+import cycle inside minitorch, and nn.functional a package that only gathers
+its modules.
 
 An import cycle is a strongly connected set of more than one module in the
 graph of module-level imports (those at the top of a module, and those inside
@@ -8,11 +11,78 @@ sees depend on which one was imported first. A module importing one of its
 own ancestor packages is how packages are laid out and is not counted."""
 import ast
 import importlib
+import os
 import pkgutil
+import re
 import types
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "minitorch"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "minitorch"
+CSRC = ROOT / "csrc"
+# Each C floor, lowest first; a file may include its own floor and those
+# below. The two hosts (the binding and the plain-C one) stand on autograd.
+FLOORS = {"core": 0, "kernels": 1, "ops": 2, "autograd": 3, "python": 4, "standalone": 4}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+# CPython's header and API names (Py_INCREF, PyErr_Format, PyObject, ...),
+# not words such as PyTorch
+PYTHON_NAMES = re.compile(r"Python\.h|\bPy_\w+|\bPy[A-Z][A-Za-z]*_\w+|\bPy\w*Object\b")
+
+
+def _floor_of(path: Path, csrc: Path = CSRC):
+    """The floor of a file under csrc/; None for csrc/ops.def, the table
+    every floor reads."""
+    rel = path.relative_to(csrc).parts
+    return FLOORS[rel[0]] if len(rel) > 1 else None
+
+
+def _c_files(csrc: Path = CSRC):
+    return sorted(p for p in csrc.rglob("*") if p.suffix in (".c", ".h", ".def"))
+
+
+def include_violations(csrc: Path = CSRC, files=None):
+    """(file, included file) pairs, relative to csrc, where a file includes a
+    header of a floor above its own."""
+    out = []
+    for path in _c_files(csrc) if files is None else files:
+        own = _floor_of(path, csrc)
+        for target in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            resolved = Path(os.path.normpath(path.parent / target))
+            if own is None or csrc not in resolved.parents:
+                continue
+            other = _floor_of(resolved, csrc)
+            if other is not None and other > own:
+                out.append((str(path.relative_to(csrc)), str(resolved.relative_to(csrc))))
+    return out
+
+
+def test_c_floors_include_only_their_own_floor_and_those_below():
+    assert include_violations() == []
+
+
+def test_no_op_file_includes_an_autograd_header():
+    ops = [p for p in _c_files() if p.relative_to(CSRC).parts[0] == "ops"]
+    includes = [t for p in ops for t in INCLUDE.findall(p.read_text(encoding="utf-8"))]
+    assert len(ops) > 50 and len(includes) > 100
+    assert [t for t in includes if "autograd/" in t] == []
+
+
+def test_the_floor_check_sees_an_include_from_above(tmp_path):
+    for folder in ("ops/runtime", "autograd", "core"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "autograd" / "node.h").write_text("")
+    (tmp_path / "core" / "tensor.h").write_text("")
+    (tmp_path / "ops" / "runtime" / "run.c").write_text(
+        '#include "../../core/tensor.h"\n#include "../../autograd/node.h"\n')
+    (tmp_path / "autograd" / "record.c").write_text('#include "../ops/runtime/run.c"\n')
+    assert include_violations(tmp_path) == [("ops/runtime/run.c", "autograd/node.h")]
+
+
+def test_nothing_below_the_binding_names_python():
+    below = [p for p in _c_files() if p.relative_to(CSRC).parts[0] != "python"]
+    assert len(below) > 100
+    assert [str(p.relative_to(ROOT)) for p in below
+            if PYTHON_NAMES.search(p.read_text(encoding="utf-8"))] == []
 
 
 def _module_names(package_dir: Path) -> dict:
@@ -156,3 +226,11 @@ def test_nn_functional_submodules_shadow_no_function():
     assert "losses" in names and "op_rows" in names
     for name in names:
         assert isinstance(getattr(F, name), types.ModuleType), name
+
+
+def test_the_python_check_knows_cpython_names_from_words():
+    found = [w for w in ("PyObject", "Py_INCREF", "PyErr_Format", "PyTypeObject",
+                         "#include <Python.h>", "PyTorch", "a Python number", "numpy")
+             if PYTHON_NAMES.search(w)]
+    assert found == ["PyObject", "Py_INCREF", "PyErr_Format", "PyTypeObject",
+                     "#include <Python.h>"]
