@@ -85,33 +85,44 @@ const mt_node_kind *mt_derivative_kind(const char *name)
 
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 
-/* variants[] resolved once to kind pointers, so recording a node never
- * compares strings. */
+/* variants[] resolved once, at mt_autograd_init, to kind pointers, so
+ * recording a node never compares strings. */
 static struct {
     const mt_node_kind *kind, *variant;
     int param;
 } resolved[NVARIANTS ? NVARIANTS : 1];
-static bool variants_resolved;
+static int nresolved;
 
-static void resolve_variants(void)
+/* The rules on arguments go to resolved[]; those on paths to their kind's
+ * by_path table, one lookup per call. */
+static int resolve_variants(void)
 {
+    nresolved = 0;
     for (size_t i = 0; i < NVARIANTS; i++) {
-        resolved[i].kind = mt_derivative_kind(variants[i].key);
-        resolved[i].variant = mt_derivative_kind(variants[i].variant);
-        resolved[i].param = variants[i].param;
+        mt_node_kind *kind = (mt_node_kind *)mt_derivative_kind(variants[i].key);
+        const mt_node_kind *variant = mt_derivative_kind(variants[i].variant);
+        int p = variants[i].param, path = p - MT_PATH_BASE;
+        if (p < MT_PATH_BASE) {
+            resolved[nresolved].kind = kind;
+            resolved[nresolved].variant = variant;
+            resolved[nresolved++].param = p;
+            continue;
+        }
+        if (path >= MT_PATH_COUNT)
+            return mt_error(MT_ERR_RUNTIME, "minitorch: path %d of '%s' is out of range", path,
+                            variants[i].key);
+        if (!kind->by_path && !(kind->by_path = calloc(MT_PATH_COUNT, sizeof *kind->by_path)))
+            return mt_error(MT_ERR_MEMORY, "out of memory");
+        kind->by_path[path] = variant;
     }
-    variants_resolved = true;
+    return 0;
 }
 
 const mt_node_kind *mt_derivative_variant(const mt_node *n)
 {
-    if (!variants_resolved)
-        resolve_variants();
-    for (size_t i = 0; i < NVARIANTS; i++) {
+    for (int i = 0; i < nresolved; i++) {
         int p = resolved[i].param;
         if (resolved[i].kind != n->kind)
-            continue;
-        if (p >= MT_PATH_BASE)
             continue;
         if (p < 0 ? n->nedges > 0 && n->edge_meta[0].ndim == -p - 1
                   : p < n->nparams && !n->args[p].none && n->edge_count[p] == 0)
@@ -147,12 +158,8 @@ static const struct {
 #undef MT_GUARD
 };
 
-/* Per built-in row: its kind and guard. Custom rows (ids from MT_OP_COUNT)
- * get theirs as they are registered. */
-static struct {
-    const mt_node_kind *kind;
-    guard_fn guard;
-} rows[MT_OP_COUNT];
+mt_op_autograd mt_op_autograd_rows[MT_OP_COUNT];
+/* Custom rows (ids from MT_OP_COUNT) get their kinds as they are registered. */
 static const mt_node_kind **custom_kinds;
 static int ncustom;
 
@@ -161,20 +168,17 @@ int mt_autograd_init(void)
     for (int r = 0; r < MT_OP_COUNT; r++) {
         const mt_op *op = &mt_ops[r];
         if (op->derivative_name[0] &&
-            !(rows[r].kind = mt_derivative_kind(op->derivative_name)))
+            !(mt_op_autograd_rows[r].kind = mt_derivative_kind(op->derivative_name)))
             return mt_error(MT_ERR_RUNTIME, "minitorch: unknown derivative '%s' for '%s'",
                             op->derivative_name, op->text);
     }
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++)
-        rows[guards[g].id].guard = guards[g].fn;
-    return 0;
+        mt_op_autograd_rows[guards[g].id].guard = guards[g].fn;
+    return resolve_variants();
 }
 
-const mt_node_kind *mt_op_derivative(const mt_op *op)
+const mt_node_kind *mt_custom_op_derivative(int id)
 {
-    int id = op->id;
-    if (id < MT_OP_COUNT)
-        return rows[id].kind;
     id -= MT_OP_COUNT;
     /* a host custom op records itself (through an autograd.Function) */
     return id < ncustom && custom_kinds[id] ? custom_kinds[id] : &mt_nondifferentiable_kind;
@@ -197,18 +201,3 @@ int mt_set_op_derivative(int id, const mt_node_kind *kind)
     return 0;
 }
 
-int mt_op_guard(const mt_op *op, const mt_args *a)
-{
-    guard_fn g = op->id < MT_OP_COUNT ? rows[op->id].guard : NULL;
-    return g ? g(a) : 0;
-}
-
-const mt_node_kind *mt_path_variant(const mt_node_kind *kind, int path)
-{
-    if (!variants_resolved)
-        resolve_variants();
-    for (size_t i = 0; i < NVARIANTS; i++)
-        if (resolved[i].kind == kind && resolved[i].param == MT_PATH(path))
-            return resolved[i].variant;
-    return kind;
-}

@@ -18,18 +18,34 @@
 /* Resolves every row's derivative name (after mt_ops_init); -1 with an
  * mt_error naming a row whose derivative is unknown. */
 int mt_autograd_init(void);
-/* The derivative kind of a row: NULL when it has none (its float results
- * get the not-implemented kind), mt_nondifferentiable_kind when it records
- * nothing. */
-const mt_node_kind *mt_op_derivative(const mt_op *op);
+/* What autograd holds for a built-in row: its kind (NULL when it has none:
+ * its float results get the not-implemented kind; mt_nondifferentiable_kind
+ * when it records nothing) and its guard, the check autograd makes before
+ * the row runs as torch's autograd kernels make it (MT_GUARD rows: 0, or -1
+ * with an mt_error). Read on every call, so inline over this array. */
+typedef struct {
+    const mt_node_kind *kind;
+    int (*guard)(const mt_args *a);
+} mt_op_autograd;
+extern mt_op_autograd mt_op_autograd_rows[MT_OP_COUNT];
+/* A custom row's kind (mt_nondifferentiable_kind for a host op's). */
+const mt_node_kind *mt_custom_op_derivative(int id);
+
+static inline const mt_node_kind *mt_op_derivative(const mt_op *op)
+{
+    return op->id < MT_OP_COUNT ? mt_op_autograd_rows[op->id].kind
+                                : mt_custom_op_derivative(op->id);
+}
 /* Gives custom row id its kind (a C op's, made by custom_kind.c); -1 with
  * an mt_error when out of memory. */
 int mt_set_op_derivative(int id, const mt_node_kind *kind);
-/* The checks autograd makes before a row runs, as torch's autograd kernels
- * make them (MT_GUARD rows): 0, or -1 with an mt_error. */
-int mt_op_guard(const mt_op *op, const mt_args *a);
 /* The kind a call of kind takes when its impl took path (MT_PATH rows). */
-const mt_node_kind *mt_path_variant(const mt_node_kind *kind, int path);
+static inline const mt_node_kind *mt_path_variant(const mt_node_kind *kind, int path)
+{
+    const mt_node_kind *v = kind && kind->by_path && path < MT_PATH_COUNT ? kind->by_path[path]
+                                                                           : NULL;
+    return v ? v : kind;
+}
 
 /* The kind called name (e.g. "MulBackward0"), or NULL. */
 const mt_node_kind *mt_derivative_kind(const char *name);

@@ -67,7 +67,13 @@ typedef struct mt_node_kind {
      * may call ops back through the C API), as torch runs kernels below
      * autograd: the call is recorded once, with this kind. */
     bool runs_below;
+    /* The kind a call takes by the path its impl took (MT_PATH variant rows;
+     * NULL entries keep this kind), or NULL when no rule names this kind. */
+    const struct mt_node_kind **by_path;
 } mt_node_kind;
+
+/* Paths an impl may report (mt_args.path) are below this. */
+#define MT_PATH_COUNT 16
 
 #define MT_NODE_MAX_PARAMS 14
 

@@ -376,13 +376,19 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
 
 MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
 {
-    const mt_node_kind *kind = mt_op_derivative(op);
+    const mt_node_kind *kind;
     const char *name = op->sig->name;
     record_state st;
     a->op = op;
     a->sig = op->sig;
-    if (mt_op_guard(op, a) < 0)
-        return -1;
+    if (op->id < MT_OP_COUNT) {
+        const mt_op_autograd *row = &mt_op_autograd_rows[op->id];
+        kind = row->kind;
+        if (row->guard && row->guard(a) < 0)
+            return -1;
+    } else {
+        kind = mt_custom_op_derivative(op->id);
+    }
     bool inplace = mt_writes_inplace(op, a);
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
