@@ -27,7 +27,7 @@ ROOT = os.path.dirname(HERE)
 # The checkout's minitorch when it is built in place; otherwise the installed
 # one (after `pip install .` the checkout holds only the sources, and a copy of
 # this script elsewhere has no checkout around it at all).
-# Only a compiled _C counts: the sources hold _C.pyi, the typing stub.
+# Only a compiled _C counts, not _C.pyi, the typing stub a build writes beside it.
 if any(os.path.exists(os.path.join(ROOT, "minitorch", "_C" + suffix))
        for suffix in importlib.machinery.EXTENSION_SUFFIXES):
     sys.path.insert(0, ROOT)

@@ -449,7 +449,7 @@ def _row_targets(rows):
               "n": (_C._nn_functions, "F.")}
     order = {}
     targets = []
-    for r, (cid, name, kinds, text, _) in enumerate(rows):
+    for r, (cid, name, kinds, text, *_rest) in enumerate(rows):
         for kind in kinds:
             k = order.setdefault((kind, name), [])
             k.append(r)

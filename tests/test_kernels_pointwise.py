@@ -317,12 +317,19 @@ def test_zero_size():
     assert tuple(mt.where(a > 0, a, 1.0).shape) == (0, 3)
 
 
-UNARY = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-         "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-         "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "round", "trunc", "frac",
-         "reciprocal", "square", "nan_to_num", "isnan", "isinf", "isfinite", "logical_not",
-         "bitwise_not", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "sgn",
-         "signbit"]
+def one_tensor_input(signature):
+    """Whether a signature's only tensor is its input, the rest optional."""
+    params = signature[signature.index("(") + 1:-1].split(", ")
+    positional = params[:params.index("*")] if "*" in params else params
+    return (positional[0] == "Tensor input" and all("=" in p for p in positional[1:])
+            and not any(p.startswith("Tensor") for p in positional[1:]))
+
+
+# Every function of the op table's pointwise rows (tagged in the row) that
+# takes one tensor; in-place forms are test_inplace_and_out's.
+UNARY = sorted({name for _id, name, kinds, signature, _runs, tags, _sample in mt._C._op_rows()
+                if "pointwise" in tags and "f" in kinds and not name.endswith("_")
+                and one_tensor_input(signature)})
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -342,10 +349,11 @@ def test_unary_matches_torch(name, dtype):
         if dtype == "float32" and shape == (3, 4):
             check(getattr(mt, name)(ma.t()), getattr(torch, name)(ta.t()), exact=False)
             if not expect.dtype == torch.bool:
-                r = getattr(ma, name + "_")()
-                getattr(ta, name + "_")()
-                assert r is ma
-                check(ma, ta, exact=False)
+                if hasattr(ma, name + "_"):  # the aliases' rows make no in-place form
+                    r = getattr(ma, name + "_")()
+                    getattr(ta, name + "_")()
+                    assert r is ma
+                    check(ma, ta, exact=False)
                 out = mt.empty(3, 4)
                 assert getattr(mt, name)(ma, out=out) is out
 

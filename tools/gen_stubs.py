@@ -1,7 +1,11 @@
 """Writes minitorch's type stubs from the op table (issue 19).
 
-    python tools/gen_stubs.py           rewrite the stubs
-    python tools/gen_stubs.py --check   exit 1 when a committed stub differs
+    python tools/gen_stubs.py                 rewrite the checkout's stubs
+    python tools/gen_stubs.py --check         exit 1 when a stub differs
+    python tools/gen_stubs.py --into DIR      the stubs of the package built in DIR
+
+setup.py's build_ext runs it after each build, so the stubs are build output
+(git-ignored), never a file to remember.
 
 Reads the rows of the built extension (`minitorch._C._op_rows()`): each
 published row's signature string becomes a typed def, rows sharing a name
@@ -20,7 +24,7 @@ _op_functions.pyi), as mypy --strict and pyright want re-exports spelled.
 nn/functional/op_rows.py star-imports nn/_op_functions.pyi under TYPE_CHECKING,
 where at run time it spreads `_C._nn_functions` into its namespace. The Python
 modules are typed by their own annotations. tests/test_typing.py checks the
-committed stubs equal this output.
+package's stubs equal this output.
 """
 import argparse
 import difflib
@@ -206,7 +210,7 @@ def rows_for(kind):
     """{name: [signature, ...]} of the rows published with kind, in table order."""
     import minitorch
     out = {}
-    for _id, name, kinds, signature, _flags in minitorch._C._op_rows():
+    for _id, name, kinds, signature, *_rest in minitorch._C._op_rows():
         if kind in kinds:
             out.setdefault(name, []).append(signature)
     return out
@@ -597,11 +601,14 @@ def render():
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="fail when a committed stub differs")
+    ap.add_argument("--check", action="store_true", help="fail when a stub differs")
+    ap.add_argument("--into", default=ROOT,
+                    help="the folder holding the built minitorch package (default: the checkout)")
     args = ap.parse_args(argv)
+    sys.path.insert(0, args.into)
     stale = 0
     for rel, text in render().items():
-        path = os.path.join(ROOT, rel)
+        path = os.path.join(args.into, rel)
         old = open(path).read() if os.path.exists(path) else ""
         if old == text:
             continue
@@ -618,5 +625,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, ROOT)
     sys.exit(main())

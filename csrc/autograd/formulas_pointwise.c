@@ -11,6 +11,7 @@
 #define TWO_OVER_SQRTPI 1.12837916709551257390
 #define SQRT2 1.41421356237309504880
 #define SQRT1_2 0.70710678118654752440
+#define PI 3.14159265358979323846
 #define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
 #define PI_UNDER_180 57.295779513082320876798154814105170332405472466564
 
@@ -554,6 +555,19 @@ UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
 #undef X
 #undef Y
 #undef S
+
+/* sinc: grad (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0,
+ * in torch's order of operations */
+int sinc_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    mt_tensor *px = mul_f(&s, x, PI);
+    mt_tensor *pxx = mul_f(&s, mul(&s, x, x), PI);
+    mt_tensor *d = sub(&s, mul(&s, px, cos_(&s, px)), sin_(&s, px));
+    give(&s, n, out, 0, where_0_or(&s, eq_f(&s, pxx, 0.0), div(&s, mul(&s, g[0], d), pxx)));
+    return done(&s);
+}
 
 /* deg2rad and rad2deg scale by a constant */
 int deg2rad_backward(mt_node *n, mt_tensor **g, mt_tensor **out)

@@ -239,19 +239,18 @@ MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
     VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
     HALF_LOOP(NAME, f2, mt_f16)                                                         \
     HALF_LOOP(NAME, bf, mt_bf16)
-DEFINE(gelu_d, -3.9f * (float)SQRT2, -5.9 * SQRT2, PICK_AVX2)
-DEFINE(gelu_tanh_d, -INFINITY, -INFINITY, PICK16)
-DEFINE(silu_d, -INFINITY, -INFINITY, PICK16)
-DEFINE(tanh_d, -INFINITY, -INFINITY, PICK16)
-DEFINE(sigmoid_d, -INFINITY, -INFINITY, PICK16)
+#define MT_ACTIVATION_BACKWARD_KERNEL(ID, NAME, LIMIT4, LIMIT8, PICK) \
+    DEFINE(NAME, LIMIT4, LIMIT8, PICK)
+#include "activation_backward.def"
+#undef MT_ACTIVATION_BACKWARD_KERNEL
 
-static const mt_loop_fn table[MT_NUM_ACTB][MT_NUM_DTYPES] = {
-    [MT_ACTB_GELU] = MT_ROW_FLOAT(gelu_d),
-    [MT_ACTB_GELU_TANH] = MT_ROW_FLOAT(gelu_tanh_d),
-    [MT_ACTB_SILU] = MT_ROW_FLOAT(silu_d),
-    [MT_ACTB_TANH] = MT_ROW_FLOAT(tanh_d),
-    [MT_ACTB_SIGMOID] = MT_ROW_FLOAT(sigmoid_d),
+static const mt_loop_fn table[][MT_NUM_DTYPES] = {
+#define MT_ACTIVATION_BACKWARD_KERNEL(ID, NAME, ...) [MT_ACTB_##ID] = MT_ROW_FLOAT(NAME),
+#include "activation_backward.def"
+#undef MT_ACTIVATION_BACKWARD_KERNEL
 };
+_Static_assert(sizeof table / sizeof table[0] == MT_NUM_ACTB,
+               "an activation backward kernel without its row");
 
 mt_loop_fn mt_activation_backward_loop(mt_activation_backward_op op, mt_dtype dtype)
 {

@@ -5,12 +5,11 @@
 
 #include "iter.h"
 
+/* One per row of activation_backward.def, in its order. */
 typedef enum {
-    MT_ACTB_GELU,
-    MT_ACTB_GELU_TANH,
-    MT_ACTB_SILU,
-    MT_ACTB_TANH,
-    MT_ACTB_SIGMOID,
+#define MT_ACTIVATION_BACKWARD_KERNEL(ID, ...) MT_ACTB_##ID,
+#include "activation_backward.def"
+#undef MT_ACTIVATION_BACKWARD_KERNEL
     MT_NUM_ACTB
 } mt_activation_backward_op;
 

@@ -1,20 +1,16 @@
+/* The binary and ternary loop table (pointwise.h): one loop per kernel row
+ * of pointwise.def and dtype, stamped out by kernel_rows.h. */
 #include "pointwise.h"
 #include "../core/portable.h"
-#include "typed.h"
+#include "kernel_rows.h"
 #include "../core/hot.h"
 
 #include <math.h>
 
-#define ALPHA_b1(c) ((c)->alpha_i)
-#define ALPHA_u1(c) ((c)->alpha_i)
-#define ALPHA_i1(c) ((c)->alpha_i)
-#define ALPHA_i2(c) ((c)->alpha_i)
-#define ALPHA_i4(c) ((c)->alpha_i)
-#define ALPHA_i8(c) ((c)->alpha_i)
-#define ALPHA_f2(c) ((float)(c)->alpha_f)
-#define ALPHA_bf(c) ((float)(c)->alpha_f)
-#define ALPHA_f4(c) ((float)(c)->alpha_f)
-#define ALPHA_f8(c) ((c)->alpha_f)
+/* add's alpha (and addcmul's, addcdiv's value) in the loop's compute type:
+ * float for the narrow floats, double for float64, int64 for the rest. */
+#define ALPHA(c) _Generic((acc)0, float: (float)(c)->alpha_f, double: (c)->alpha_f, \
+                          default: (c)->alpha_i)
 
 /* Integer division never traps: x86 faults on /0 and on INT64_MIN / -1. */
 static inline void zero_div(mt_binary_ctx *c) { __atomic_store_n(&c->zero_div, 1, __ATOMIC_RELAXED); }
@@ -217,55 +213,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define SAME(SFX, T, NAME, EXPR) BINARY_LOOP(NAME, SFX, T, T, MT_STORE_##SFX, EXPR)
 #define PRED(SFX, T, NAME, EXPR) BINARY_LOOP(NAME, SFX, T, uint8_t, TO_BOOL, EXPR)
 
-/* Every dtype. */
-#define DEF_ALL(DE, SFX, T)                                                         \
-    SAME(SFX, T, add, (acc)(x + ALPHA_##SFX(ctx) * y))                              \
-    SAME(SFX, T, mul, (acc)(x * y))                                                 \
-    SAME(SFX, T, maximum, MAXN(x, y))                                               \
-    SAME(SFX, T, minimum, MINN(x, y))                                               \
-    SAME(SFX, T, fmax, FMAX(x, y))                                                  \
-    SAME(SFX, T, fmin, FMIN(x, y))                                                  \
-    PRED(SFX, T, eq, x == y)                                                        \
-    PRED(SFX, T, ne, x != y)                                                        \
-    PRED(SFX, T, lt, x < y)                                                         \
-    PRED(SFX, T, le, x <= y)                                                        \
-    PRED(SFX, T, gt, x > y)                                                         \
-    PRED(SFX, T, ge, x >= y)                                                        \
-    PRED(SFX, T, logical_and, x != 0 && y != 0)                                     \
-    PRED(SFX, T, logical_or, x != 0 || y != 0)                                      \
-    PRED(SFX, T, logical_xor, (x != 0) != (y != 0))                                 \
-    PRED(SFX, T, isclose, CLOSE(x, y, ctx))                                         \
-    TERNARY_LOOP(where, SFX, T, x != 0 ? y : z)                                     \
-    TERNARY_LOOP(clamp, SFX, T, clamp_v(x, y, z, ctx))                              \
-    TERNARY_LOOP(addcmul, SFX, T, (acc)(x + ALPHA_##SFX(ctx) * y * z))
-
-/* Numbers: integers and floats, not bool. */
-#define DEF_NUM(DE, SFX, T)                                                         \
-    SAME(SFX, T, div_trunc, GEN(div_trunc, x, y, ctx))                              \
-    SAME(SFX, T, div_floor, GEN(div_floor, x, y, ctx))                              \
-    SAME(SFX, T, remainder, GEN(remainder, x, y, ctx))                              \
-    SAME(SFX, T, fmod, GEN(fmod, x, y, ctx))                                        \
-    SAME(SFX, T, pow, GEN(pow, x, y, ctx))
-
-#define DEF_FLOAT(DE, SFX, T)                                                       \
-    SAME(SFX, T, div, x / y)                                                        \
-    SAME(SFX, T, atan2, _Generic(x, float: atan2f, default: atan2)(x, y))           \
-    SAME(SFX, T, hypot, _Generic(x, float: hypotf, default: hypot)(x, y))           \
-    SAME(SFX, T, copysign, _Generic(x, float: copysignf, default: copysign)(x, y))  \
-    SAME(SFX, T, xlogy, y != y ? y : x == 0 ? (acc)0 : x * FN(log, x)(y))           \
-    SAME(SFX, T, logaddexp, log_add_exp(x, y, FN(exp, x), (acc)1))                  \
-    SAME(SFX, T, logaddexp2, log_add_exp(x, y, FN(exp2, x), (acc)INV_LN2))          \
-    TERNARY_LOOP(lerp, SFX, T, lerp_v(x, y, z))                                     \
-    TERNARY_LOOP(addcdiv, SFX, T, x + ALPHA_##SFX(ctx) * y / z)
-
-/* Bits: bool and integers; shifts exclude bool. */
-#define DEF_BITS(DE, SFX, T)                                                        \
-    SAME(SFX, T, bitand, x & y)                                                     \
-    SAME(SFX, T, bitor, x | y)                                                      \
-    SAME(SFX, T, bitxor, x ^ y)
-#define DEF_SHIFT(DE, SFX, T)                                                       \
-    SAME(SFX, T, lshift, shl(x, y, 8 * (int)sizeof(T)))                             \
-    SAME(SFX, T, rshift, shr(x, y, 8 * (int)sizeof(T)))
+#define TER(SFX, T, NAME, EXPR) TERNARY_LOOP(NAME, SFX, T, EXPR)
 
 /* The float or double libm function for the type of x. */
 #define FN(fn, x) _Generic((x), float: fn##f, default: fn)
@@ -288,57 +236,18 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define lerp_v(s, e, w)                                                             \
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
 
-MT_FOR_ALL_DTYPES(DEF_ALL)
-MT_FOR_INT_DTYPES(DEF_NUM)
-MT_FOR_FLOAT_DTYPES(DEF_NUM)
-MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
-DEF_BITS(MT_BOOL, b1, uint8_t)
-MT_FOR_INT_DTYPES(DEF_BITS)
-MT_FOR_INT_DTYPES(DEF_SHIFT)
+#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT) \
+    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT)
+#include "pointwise.def"
+#undef MT_BINARY_KERNEL
 
-#define ROW_BITS(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
-#define ROW_SHIFT(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8}
-
-static const mt_loop_fn table[MT_NUM_BINARY][MT_NUM_DTYPES] = {
-    [MT_BIN_ADD] = MT_ROW(add),
-    [MT_BIN_MUL] = MT_ROW(mul),
-    [MT_BIN_DIV] = MT_ROW_FLOAT(div),
-    [MT_BIN_DIV_TRUNC] = MT_ROW_NUM(div_trunc),
-    [MT_BIN_DIV_FLOOR] = MT_ROW_NUM(div_floor),
-    [MT_BIN_REMAINDER] = MT_ROW_NUM(remainder),
-    [MT_BIN_FMOD] = MT_ROW_NUM(fmod),
-    [MT_BIN_POW] = MT_ROW_NUM(pow),
-    [MT_BIN_MAXIMUM] = MT_ROW(maximum),
-    [MT_BIN_MINIMUM] = MT_ROW(minimum),
-    [MT_BIN_FMAX] = MT_ROW(fmax),
-    [MT_BIN_FMIN] = MT_ROW(fmin),
-    [MT_BIN_ATAN2] = MT_ROW_FLOAT(atan2),
-    [MT_BIN_HYPOT] = MT_ROW_FLOAT(hypot),
-    [MT_BIN_COPYSIGN] = MT_ROW_FLOAT(copysign),
-    [MT_BIN_XLOGY] = MT_ROW_FLOAT(xlogy),
-    [MT_BIN_LOGADDEXP] = MT_ROW_FLOAT(logaddexp),
-    [MT_BIN_LOGADDEXP2] = MT_ROW_FLOAT(logaddexp2),
-    [MT_BIN_BITAND] = ROW_BITS(bitand),
-    [MT_BIN_BITOR] = ROW_BITS(bitor),
-    [MT_BIN_BITXOR] = ROW_BITS(bitxor),
-    [MT_BIN_LSHIFT] = ROW_SHIFT(lshift),
-    [MT_BIN_RSHIFT] = ROW_SHIFT(rshift),
-    [MT_BIN_EQ] = MT_ROW(eq),
-    [MT_BIN_NE] = MT_ROW(ne),
-    [MT_BIN_LT] = MT_ROW(lt),
-    [MT_BIN_LE] = MT_ROW(le),
-    [MT_BIN_GT] = MT_ROW(gt),
-    [MT_BIN_GE] = MT_ROW(ge),
-    [MT_BIN_LOGICAL_AND] = MT_ROW(logical_and),
-    [MT_BIN_LOGICAL_OR] = MT_ROW(logical_or),
-    [MT_BIN_LOGICAL_XOR] = MT_ROW(logical_xor),
-    [MT_BIN_ISCLOSE] = MT_ROW(isclose),
-    [MT_TER_WHERE] = MT_ROW(where),
-    [MT_TER_CLAMP] = MT_ROW(clamp),
-    [MT_TER_LERP] = MT_ROW_FLOAT(lerp),
-    [MT_TER_ADDCMUL] = MT_ROW(addcmul),
-    [MT_TER_ADDCDIV] = MT_ROW_FLOAT(addcdiv),
+static const mt_loop_fn table[][MT_NUM_DTYPES] = {
+#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT) \
+    [MT_##ID] = MT_KROW_CELLS(NAME, NAME, NAME, ON_BOOL, ON_INT, ON_FLOAT),
+#include "pointwise.def"
+#undef MT_BINARY_KERNEL
 };
+_Static_assert(sizeof table / sizeof table[0] == MT_NUM_BINARY, "a binary kernel without its row");
 
 MT_HOT mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)
 {

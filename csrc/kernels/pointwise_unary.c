@@ -1,8 +1,10 @@
-/* The unary loop table (pointwise_unary.h): a scalar loop per op and dtype,
- * and vector loops for the float32/float64 rows with a vector form (vmath.h;
- * float32 on 16 lanes with vmath16.h where the machine has AVX-512). */
+/* The unary loop table (pointwise_unary.h): a scalar loop per kernel row of
+ * pointwise_unary.def and dtype, and vector loops for the float32/float64
+ * rows with a vector form (vmath.h; float32 on 16 lanes with vmath16.h where
+ * the machine has AVX-512). */
 #include "pointwise_unary.h"
 #include "../core/portable.h"
+#include "kernel_rows.h"
 #include "lane_pick.h"
 #include "typed.h"
 #include "vmath.h"
@@ -68,78 +70,10 @@ static inline float round_decf(float x, int64_t d)
 
 /* x Phi(x) with Phi = erfc(-x / sqrt 2) / 2, precise in the negative tail;
  * gelu(+inf) is inf (torch's float32 and bfloat16 kernels give NaN there
- * inside their vector blocks and inf in their scalar tails) */
-#define GELU_f2(x) (0.5f * x * erfcf(-x * (float)SQRT1_2))
-#define GELU_bf(x) GELU_f2(x)
-#define GELU_f4(x) GELU_f2(x)
+ * inside their vector blocks and inf in their scalar tails). GELU_f8 is also
+ * the vector loops' libm pass. */
+#define GELU(x) ((acc)0.5 * x * M(erfc, -x * (acc)SQRT1_2))
 #define GELU_f8(x) (0.5 * x * erfc(-x * SQRT1_2))
-
-#define DEF_FLOAT(DE, SFX, T)                                                           \
-    SAME(SFX, T, exp, M(exp, x))                                                        \
-    SAME(SFX, T, exp2, M(exp2, x))                                                      \
-    SAME(SFX, T, expm1, M(expm1, x))                                                    \
-    SAME(SFX, T, log, M(log, x))                                                        \
-    SAME(SFX, T, log2, M(log2, x))                                                      \
-    SAME(SFX, T, log10, M(log10, x))                                                    \
-    SAME(SFX, T, log1p, M(log1p, x))                                                    \
-    SAME(SFX, T, sqrt, M(sqrt, x))                                                      \
-    SAME(SFX, T, rsqrt, 1 / M(sqrt, x))                                                 \
-    SAME(SFX, T, sin, M(sin, x))                                                        \
-    SAME(SFX, T, cos, M(cos, x))                                                        \
-    SAME(SFX, T, tan, M(tan, x))                                                        \
-    SAME(SFX, T, asin, M(asin, x))                                                      \
-    SAME(SFX, T, acos, M(acos, x))                                                      \
-    SAME(SFX, T, atan, M(atan, x))                                                      \
-    SAME(SFX, T, asinh, M(asinh, x))                                                    \
-    SAME(SFX, T, acosh, M(acosh, x))                                                    \
-    SAME(SFX, T, atanh, M(atanh, x))                                                    \
-    SAME(SFX, T, sinh, M(sinh, x))                                                      \
-    SAME(SFX, T, cosh, M(cosh, x))                                                      \
-    SAME(SFX, T, tanh, M(tanh, x))                                                      \
-    SAME(SFX, T, sigmoid, 1 / (1 + M(exp, -x)))                                         \
-    SAME(SFX, T, gelu, GELU_##SFX(x))                                                   \
-    SAME(SFX, T, gelu_tanh,                                                             \
-         (acc)0.5 * x * (1 + M(tanh, (acc)SQRT_2_PI * (x + (acc)0.044715 * x * x * x)))) \
-    SAME(SFX, T, silu, x / (1 + M(exp, -x)))                                            \
-    SAME(SFX, T, softplus,                                                              \
-         x * (acc)ctx->a > (acc)ctx->b ? x : M(log1p, M(exp, x * (acc)ctx->a)) / (acc)ctx->a) \
-    SAME(SFX, T, leaky_relu, x > 0 ? x : x * (acc)ctx->a)                               \
-    SAME(SFX, T, erf, M(erf, x))                                                        \
-    SAME(SFX, T, erfc, M(erfc, x))                                                      \
-    SAME(SFX, T, reciprocal, 1 / x)                                                     \
-    SAME(SFX, T, frac, x - M(trunc, x))                                                 \
-    SAME(SFX, T, round_dec, _Generic(x, float: round_decf, default: round_dec)(x, ctx->decimals)) \
-    SAME(SFX, T, floor, M(floor, x))                                                    \
-    SAME(SFX, T, ceil, M(ceil, x))                                                      \
-    SAME(SFX, T, round, M(nearbyint, x))                                                \
-    SAME(SFX, T, trunc, M(trunc, x))                                                    \
-    SAME(SFX, T, nan_to_num,                                                            \
-         x != x ? (acc)ctx->a : x == (acc)INFINITY ? (acc)ctx->b                        \
-                          : x == -(acc)INFINITY ? (acc)ctx->c : x)                      \
-    /* in float lanes (NaN compares false both ways: 0), so it vectorises */             \
-    SAME(SFX, T, sign, (acc)(x > 0) - (acc)(x < 0))                                     \
-    PRED(SFX, T, isnan, x != x)                                                         \
-    PRED(SFX, T, isinf, M(fabs, x) == (acc)INFINITY)                                    \
-    PRED(SFX, T, isfinite, x - x == 0)                                                  \
-    /* signbit() itself vectorises into an insn GCC 12 cannot emit */                  \
-    PRED(SFX, T, signbit, _Generic(x, float: copysignf, default: copysign)(1, x) < 0)
-
-#define DEF_NUM(DE, SFX, T)                                                             \
-    SAME(SFX, T, neg, (acc)(0 - x))                                                     \
-    SAME(SFX, T, abs, x < 0 ? (acc)(0 - x) : x)                                         \
-    SAME(SFX, T, relu, x > 0 || x != x ? x : 0)                                                   \
-    SAME(SFX, T, square, (acc)(x * x))
-
-#define DEF_INT(DE, SFX, T)                                                             \
-    SAME(SFX, T, ident, x)                                                              \
-    SAME(SFX, T, sign, (acc)((x > 0) - (x < 0)))                                        \
-    SAME(SFX, T, bitnot, (acc)~x)                                                       \
-    PRED(SFX, T, isnan, 0 * x)                                                          \
-    PRED(SFX, T, isinf, 0 * x)                                                          \
-    PRED(SFX, T, isfinite, 1 + 0 * x)                                                   \
-    PRED(SFX, T, signbit, x < 0)
-
-#define DEF_ALL(DE, SFX, T) PRED(SFX, T, logical_not, x == 0)
 
 /* float32/float64 functions with a vector form (vmath.h): W lanes at a time;
  * strided operands and the tail go through a lane buffer. */
@@ -308,82 +242,18 @@ GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
 F4_ROW(vgelu_tanh, vgelu_tanh8, vgelu_tanh16)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
-MT_FOR_FLOAT_DTYPES(DEF_FLOAT)
-MT_FOR_FLOAT_DTYPES(DEF_NUM)
-MT_FOR_INT_DTYPES(DEF_NUM)
-MT_FOR_INT_DTYPES(DEF_INT)
-MT_FOR_ALL_DTYPES(DEF_ALL)
-SAME(b1, uint8_t, ident, x)
-SAME(b1, uint8_t, bitnot, !x)
-PRED(b1, uint8_t, isnan, 0 * x)
-PRED(b1, uint8_t, isinf, 0 * x)
-PRED(b1, uint8_t, isfinite, 1 + 0 * x)
-PRED(b1, uint8_t, signbit, 0 * x)
+#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, F4, F8) \
+    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT)
+#include "pointwise_unary.def"
+#undef MT_UNARY_KERNEL
 
-/* integer rows fall back to the identity */
-#define ROW_ROUNDING(N) {NULL, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8, N##_f2, \
-                         N##_bf, N##_f4, N##_f8}
-
-static const mt_loop_fn table[MT_NUM_UNARY][MT_NUM_DTYPES] = {
-    [MT_UN_EXP] = {[MT_FLOAT16] = exp_f2, [MT_BFLOAT16] = exp_bf, [MT_FLOAT32] = vexp_f4,
-                   [MT_FLOAT64] = vexp_f8},
-    [MT_UN_EXP2] = MT_ROW_FLOAT(exp2),
-    [MT_UN_EXPM1] = MT_ROW_FLOAT(expm1),
-    [MT_UN_LOG] = {[MT_FLOAT16] = log_f2, [MT_BFLOAT16] = log_bf, [MT_FLOAT32] = vlog_f4,
-                   [MT_FLOAT64] = log_f8},
-    [MT_UN_LOG2] = MT_ROW_FLOAT(log2),
-    [MT_UN_LOG10] = MT_ROW_FLOAT(log10),
-    [MT_UN_LOG1P] = MT_ROW_FLOAT(log1p),
-    [MT_UN_SQRT] = MT_ROW_FLOAT(sqrt),
-    [MT_UN_RSQRT] = MT_ROW_FLOAT(rsqrt),
-    [MT_UN_SIN] = MT_ROW_FLOAT(sin),
-    [MT_UN_COS] = MT_ROW_FLOAT(cos),
-    [MT_UN_TAN] = MT_ROW_FLOAT(tan),
-    [MT_UN_ASIN] = MT_ROW_FLOAT(asin),
-    [MT_UN_ACOS] = MT_ROW_FLOAT(acos),
-    [MT_UN_ATAN] = MT_ROW_FLOAT(atan),
-    [MT_UN_ASINH] = MT_ROW_FLOAT(asinh),
-    [MT_UN_ACOSH] = MT_ROW_FLOAT(acosh),
-    [MT_UN_ATANH] = MT_ROW_FLOAT(atanh),
-    [MT_UN_SINH] = MT_ROW_FLOAT(sinh),
-    [MT_UN_COSH] = MT_ROW_FLOAT(cosh),
-    [MT_UN_TANH] = {[MT_FLOAT16] = tanh_f2, [MT_BFLOAT16] = tanh_bf, [MT_FLOAT32] = vtanh_f4,
-                    [MT_FLOAT64] = tanh_f8},
-    [MT_UN_SIGMOID] = {[MT_FLOAT16] = sigmoid_f2, [MT_BFLOAT16] = sigmoid_bf,
-                       [MT_FLOAT32] = vsigmoid_f4, [MT_FLOAT64] = vsigmoid_f8},
-    [MT_UN_GELU] = {[MT_FLOAT16] = gelu_f2, [MT_BFLOAT16] = gelu_bf, [MT_FLOAT32] = vgelu_f4,
-                    [MT_FLOAT64] = vgelu_f8},
-    [MT_UN_GELU_TANH] = {[MT_FLOAT16] = gelu_tanh_f2, [MT_BFLOAT16] = gelu_tanh_bf,
-                         [MT_FLOAT32] = vgelu_tanh_f4, [MT_FLOAT64] = vgelu_tanh_f8},
-    [MT_UN_SILU] = {[MT_FLOAT16] = silu_f2, [MT_BFLOAT16] = silu_bf, [MT_FLOAT32] = vsilu_f4,
-                    [MT_FLOAT64] = vsilu_f8},
-    [MT_UN_SOFTPLUS] = MT_ROW_FLOAT(softplus),
-    [MT_UN_LEAKY_RELU] = MT_ROW_FLOAT(leaky_relu),
-    [MT_UN_ERF] = {[MT_FLOAT16] = erf_f2, [MT_BFLOAT16] = erf_bf, [MT_FLOAT32] = verf_f4,
-                   [MT_FLOAT64] = verf_f8},
-    [MT_UN_ERFC] = MT_ROW_FLOAT(erfc),
-    [MT_UN_RECIPROCAL] = MT_ROW_FLOAT(reciprocal),
-    [MT_UN_FRAC] = MT_ROW_FLOAT(frac),
-    [MT_UN_ROUND_DECIMALS] = MT_ROW_FLOAT(round_dec),
-    [MT_UN_NEG] = MT_ROW_NUM(neg),
-    [MT_UN_ABS] = MT_ROW_NUM(abs),
-    [MT_UN_RELU] = MT_ROW_NUM(relu),
-    [MT_UN_SQUARE] = MT_ROW_NUM(square),
-    [MT_UN_FLOOR] = ROW_ROUNDING(floor),
-    [MT_UN_CEIL] = ROW_ROUNDING(ceil),
-    [MT_UN_ROUND] = ROW_ROUNDING(round),
-    [MT_UN_TRUNC] = ROW_ROUNDING(trunc),
-    [MT_UN_NAN_TO_NUM] = {ident_b1, ident_u1, ident_i1, ident_i2, ident_i4, ident_i8,
-                          nan_to_num_f2, nan_to_num_bf, nan_to_num_f4, nan_to_num_f8},
-    [MT_UN_SIGN] = {ident_b1, sign_u1, sign_i1, sign_i2, sign_i4, sign_i8, sign_f2, sign_bf,
-                    sign_f4, sign_f8},
-    [MT_UN_BITWISE_NOT] = {bitnot_b1, bitnot_u1, bitnot_i1, bitnot_i2, bitnot_i4, bitnot_i8},
-    [MT_UN_ISNAN] = MT_ROW(isnan),
-    [MT_UN_ISINF] = MT_ROW(isinf),
-    [MT_UN_ISFINITE] = MT_ROW(isfinite),
-    [MT_UN_LOGICAL_NOT] = MT_ROW(logical_not),
-    [MT_UN_SIGNBIT] = MT_ROW(signbit),
+static const mt_loop_fn table[][MT_NUM_DTYPES] = {
+#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, F4, F8) \
+    [MT_UN_##ID] = MT_KROW_CELLS(NAME, F4, F8, ON_BOOL, ON_INT, ON_FLOAT),
+#include "pointwise_unary.def"
+#undef MT_UNARY_KERNEL
 };
+_Static_assert(sizeof table / sizeof table[0] == MT_NUM_UNARY, "a unary kernel without its row");
 
 mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype)
 {

@@ -345,13 +345,12 @@ static const red_fn var_fns[MT_NUM_DTYPES] = {red_var_b1, red_var_u1, red_var_i1
 static const red_fn norm_fns[MT_NUM_DTYPES] = MT_ROW(red_norm);
 static const red_fn lse_fns[MT_NUM_DTYPES] = MT_ROW(red_lse);
 
-static const red_fn *const op_fns[MT_NUM_RED] = {
-    [MT_RED_SUM] = sum_fns,     [MT_RED_MEAN] = sum_fns,     [MT_RED_PROD] = prod_fns,
-    [MT_RED_MAX] = max_fns,     [MT_RED_MIN] = min_fns,      [MT_RED_ARGMAX] = max_fns,
-    [MT_RED_ARGMIN] = min_fns,  [MT_RED_ALL] = all_fns,      [MT_RED_ANY] = any_fns,
-    [MT_RED_COUNT_NZ] = count_fns, [MT_RED_VAR] = var_fns,   [MT_RED_STD] = var_fns,
-    [MT_RED_NORM] = norm_fns,   [MT_RED_LOGSUMEXP] = lse_fns,
+static const red_fn *const op_fns[] = {
+#define MT_REDUCE_KERNEL(ID, FNS) [MT_RED_##ID] = FNS##_fns,
+#include "reduce.def"
+#undef MT_REDUCE_KERNEL
 };
+_Static_assert(sizeof op_fns / sizeof op_fns[0] == MT_NUM_RED, "a reduction without its row");
 
 /* Outer reductions (the reduced dims are not the innermost in memory) add
  * whole rows into a vector of accumulators instead of walking each output's

@@ -6,21 +6,11 @@
 
 #include "../core/tensor.h"
 
+/* One per row of reduce.def, in its order. */
 typedef enum {
-    MT_RED_SUM,
-    MT_RED_MEAN,
-    MT_RED_PROD,
-    MT_RED_MAX,
-    MT_RED_MIN,
-    MT_RED_ARGMAX,
-    MT_RED_ARGMIN,
-    MT_RED_ALL,
-    MT_RED_ANY,
-    MT_RED_COUNT_NZ,
-    MT_RED_VAR,  /* Welford moments; param = correction */
-    MT_RED_STD,
-    MT_RED_NORM, /* param = p */
-    MT_RED_LOGSUMEXP,
+#define MT_REDUCE_KERNEL(ID, ...) MT_RED_##ID,
+#include "reduce.def"
+#undef MT_REDUCE_KERNEL
     MT_NUM_RED
 } mt_reduce_op;
 

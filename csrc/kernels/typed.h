@@ -20,6 +20,19 @@
     X(MT_BFLOAT16, bf, mt_bf16)        \
     X(MT_FLOAT32, f4, float)           \
     X(MT_FLOAT64, f8, double)
+/* The same, passing the caller's further arguments to each X, as kernel
+ * tables stamp one row's loops out for a class of dtypes. */
+#define MT_FOR_INT_DTYPES_ARGS(X, ...)              \
+    X(MT_UINT8, u1, uint8_t, __VA_ARGS__)           \
+    X(MT_INT8, i1, int8_t, __VA_ARGS__)             \
+    X(MT_INT16, i2, int16_t, __VA_ARGS__)           \
+    X(MT_INT32, i4, int32_t, __VA_ARGS__)           \
+    X(MT_INT64, i8, int64_t, __VA_ARGS__)
+#define MT_FOR_FLOAT_DTYPES_ARGS(X, ...)            \
+    X(MT_FLOAT16, f2, mt_f16, __VA_ARGS__)          \
+    X(MT_BFLOAT16, bf, mt_bf16, __VA_ARGS__)        \
+    X(MT_FLOAT32, f4, float, __VA_ARGS__)           \
+    X(MT_FLOAT64, f8, double, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */

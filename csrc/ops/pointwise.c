@@ -98,41 +98,15 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
                                    flags & F_INPLACE ? a->v[0].t : NULL));
 }
 
-#define DEF(IMPL, OP, NAME, FLAGS) \
-    int IMPL(mt_args *a, mt_result *r) { return binary(a, r, OP, NAME, FLAGS); }
-
-DEF(impl_add, MT_BIN_ADD, "add", 0)
-DEF(impl_sub, MT_BIN_ADD, "sub", F_SUB)
-DEF(impl_mul, MT_BIN_MUL, "mul", 0)
-DEF(impl_true_divide, MT_BIN_DIV, "div_true_cpu", F_TO_FLOAT)
-DEF(impl_floor_divide, MT_BIN_DIV_FLOOR, "div_floor_cpu", 0)
-DEF(impl_remainder, MT_BIN_REMAINDER, "remainder_cpu", 0)
-DEF(impl_fmod, MT_BIN_FMOD, "fmod_cpu", 0)
-DEF(impl_pow, MT_BIN_POW, "pow", 0)
-DEF(impl_maximum, MT_BIN_MAXIMUM, "maximum_cpu", 0)
-DEF(impl_minimum, MT_BIN_MINIMUM, "minimum_cpu", 0)
-DEF(impl_fmax, MT_BIN_FMAX, "fmax_cpu", 0)
-DEF(impl_fmin, MT_BIN_FMIN, "fmin_cpu", 0)
-DEF(impl_atan2, MT_BIN_ATAN2, "atan2_cpu", F_TO_FLOAT)
-DEF(impl_hypot, MT_BIN_HYPOT, "hypot_cpu", 0)
-DEF(impl_copysign, MT_BIN_COPYSIGN, "copysign_cpu", F_TO_FLOAT)
-DEF(impl_bitwise_and, MT_BIN_BITAND, "bitwise_and_cpu", 0)
-DEF(impl_bitwise_or, MT_BIN_BITOR, "bitwise_or_cpu", 0)
-DEF(impl_bitwise_xor, MT_BIN_BITXOR, "bitwise_xor_cpu", 0)
-DEF(impl_lshift, MT_BIN_LSHIFT, "lshift_cpu", 0)
-DEF(impl_rshift, MT_BIN_RSHIFT, "rshift_cpu", 0)
-DEF(impl_eq, MT_BIN_EQ, "eq_cpu", 0)
-DEF(impl_ne, MT_BIN_NE, "ne_cpu", 0)
-DEF(impl_lt, MT_BIN_LT, "lt_cpu", 0)
-DEF(impl_le, MT_BIN_LE, "le_cpu", 0)
-DEF(impl_gt, MT_BIN_GT, "gt_cpu", 0)
-DEF(impl_ge, MT_BIN_GE, "ge_cpu", 0)
-DEF(impl_logical_and, MT_BIN_LOGICAL_AND, "logical_and_cpu", 0)
-DEF(impl_logical_or, MT_BIN_LOGICAL_OR, "logical_or_cpu", 0)
-DEF(impl_logical_xor, MT_BIN_LOGICAL_XOR, "logical_xor_cpu", 0)
-DEF(impl_xlogy, MT_BIN_XLOGY, "xlogy_cpu", F_TO_FLOAT)
-DEF(impl_logaddexp, MT_BIN_LOGADDEXP, "logaddexp_cpu", 0)
-DEF(impl_logaddexp2, MT_BIN_LOGADDEXP2, "logaddexp2_cpu", 0)
+/* name(input, other, ...) in its forms, for each MT_BINARY_OPERATOR and
+ * MT_BINARY row of pointwise.def */
+#define MT_BINARY_OPERATOR(ID, STEM, FORMS, SIG, DERIV, RDERIV, KERNEL, KNAME, FLAGS) \
+    int impl_##ID(mt_args *a, mt_result *r) { return binary(a, r, MT_##KERNEL, KNAME, FLAGS); }
+#define MT_BINARY(ID, SIG, DERIV, KERNEL, KNAME, FLAGS) \
+    MT_BINARY_OPERATOR(ID, , , SIG, DERIV, , KERNEL, KNAME, FLAGS)
+#include "../ops.def"
+#undef MT_BINARY_OPERATOR
+#undef MT_BINARY
 
 /* div(input, other, *, rounding_mode=None, out=None) and div_ */
 int impl_div(mt_args *a, mt_result *r)

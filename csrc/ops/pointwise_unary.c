@@ -52,46 +52,15 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
                                             flags & U_INPLACE ? a->v[0].t : NULL));
 }
 
-/* name(input, *, out=None) and its in-place form name_(input) */
-#define U(NAME, OP, KNAME, FLAGS) \
-    int impl_##NAME(mt_args *a, mt_result *r) { return unary(a, r, OP, KNAME, FLAGS, NULL); }
-
-U(exp, MT_UN_EXP, "exp_vml_cpu", U_TO_FLOAT)
-U(exp2, MT_UN_EXP2, "exp2_cpu", U_TO_FLOAT)
-U(expm1, MT_UN_EXPM1, "expm1_vml_cpu", U_TO_FLOAT)
-U(log, MT_UN_LOG, "log_vml_cpu", U_TO_FLOAT)
-U(log2, MT_UN_LOG2, "log2_vml_cpu", U_TO_FLOAT)
-U(log10, MT_UN_LOG10, "log10_vml_cpu", U_TO_FLOAT)
-U(log1p, MT_UN_LOG1P, "log1p_vml_cpu", U_TO_FLOAT)
-U(sqrt, MT_UN_SQRT, "sqrt_vml_cpu", U_TO_FLOAT)
-U(rsqrt, MT_UN_RSQRT, "rsqrt_cpu", U_TO_FLOAT)
-U(sin, MT_UN_SIN, "sin_vml_cpu", U_TO_FLOAT)
-U(cos, MT_UN_COS, "cos_vml_cpu", U_TO_FLOAT)
-U(tan, MT_UN_TAN, "tan_vml_cpu", U_TO_FLOAT)
-U(asin, MT_UN_ASIN, "asin_vml_cpu", U_TO_FLOAT)
-U(acos, MT_UN_ACOS, "acos_vml_cpu", U_TO_FLOAT)
-U(atan, MT_UN_ATAN, "atan_vml_cpu", U_TO_FLOAT)
-U(asinh, MT_UN_ASINH, "asinh_cpu", U_TO_FLOAT)
-U(acosh, MT_UN_ACOSH, "acosh_cpu", U_TO_FLOAT)
-U(atanh, MT_UN_ATANH, "atanh_cpu", U_TO_FLOAT)
-U(sinh, MT_UN_SINH, "sinh_vml_cpu", U_TO_FLOAT)
-U(cosh, MT_UN_COSH, "cosh_vml_cpu", U_TO_FLOAT)
-U(tanh, MT_UN_TANH, "tanh_vml_cpu", U_TO_FLOAT)
-U(sigmoid, MT_UN_SIGMOID, "sigmoid_cpu", U_TO_FLOAT)
-U(erf, MT_UN_ERF, "erf_vml_cpu", U_TO_FLOAT)
-U(erfc, MT_UN_ERFC, "erfc_vml_cpu", U_TO_FLOAT)
-U(reciprocal, MT_UN_RECIPROCAL, "reciprocal_cpu", U_TO_FLOAT)
-U(frac, MT_UN_FRAC, "frac_cpu", 0)
-U(neg, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG)
-U(abs, MT_UN_ABS, "abs_cpu", 0)
-U(relu, MT_UN_RELU, "clamp_min_scalar_cpu", U_NO_BOOL_RELU)
-U(square, MT_UN_SQUARE, "pow", U_BOOL_SQUARE)
-U(floor, MT_UN_FLOOR, "floor_vml_cpu", 0)
-U(ceil, MT_UN_CEIL, "ceil_vml_cpu", 0)
-U(trunc, MT_UN_TRUNC, "trunc_vml_cpu", 0)
-U(sign, MT_UN_SIGN, "sign_cpu", 0)
-U(bitwise_not, MT_UN_BITWISE_NOT, "bitwise_not_cpu", 0)
-U(logical_not, MT_UN_LOGICAL_NOT, "logical_not_cpu", 0)
+/* name(input, *, out=None) and its in-place form name_(input), for each
+ * MT_UNARY row of pointwise.def */
+#define MT_UNARY(NAME, DERIV, KERNEL, KNAME, FLAGS, SAMPLE)                         \
+    int impl_##NAME(mt_args *a, mt_result *r)                                       \
+    {                                                                               \
+        return unary(a, r, MT_UN_##KERNEL, KNAME, FLAGS, NULL);                     \
+    }
+#include "../ops.def"
+#undef MT_UNARY
 
 int impl_isnan(mt_args *a, mt_result *r)
 {

@@ -66,22 +66,9 @@ def _expand_front(t, size):
 
 # ---- pointwise: the batch dim first, logical ranks aligned by padding ----
 
-_POINTWISE = """
-abs absolute acos acosh add addcdiv addcmul arccos arccosh arcsin arcsinh arctan arctan2 arctanh
-asin asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_not bitwise_or
-bitwise_right_shift bitwise_xor ceil clamp clamp_max clamp_min clip copysign cos cosh deg2rad div
-divide eq erf erfc exp exp2 expm1 fix floor floor_divide fmax fmin fmod frac gelu hypot isfinite
-isinf isnan leaky_relu lerp log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not
-logical_or logical_xor maximum minimum mul multiply nan_to_num neg negative pow rad2deg reciprocal
-relu remainder round rsqrt sgn sigmoid sign signbit silu sin sinh softplus sqrt square sub subtract
-tan tanh true_divide trunc where xlogy masked_fill ge gt le lt ne greater greater_equal less
-less_equal not_equal isclose
-__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__
-__rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__
-__lshift__ __rlshift__ __rshift__ __rrshift__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __neg__
-__pos__ __abs__ __invert__ __iadd__ __isub__ __imul__ __itruediv__ __ifloordiv__ __imod__ __ipow__
-__iand__ __ior__ __ixor__ __ilshift__ __irshift__
-""".split()
+# The published rows of the op table tagged pointwise (MT_TAGS), with the in-place and
+# operator forms of those that are operators.
+_POINTWISE = sorted({row[1] for row in _C._op_rows() if row[2] and "pointwise" in row[5]})
 
 
 # torch checks these in-place ops' physical broadcast before their batch dims
@@ -127,7 +114,6 @@ def pointwise(func, args, kwargs, level):
 
 for _name in _POINTWISE:
     RULES[_name] = pointwise
-    RULES[_name + "_"] = pointwise
 
 
 @_rule("clone", "detach", "contiguous", "to", "type", "float", "double", "half", "bfloat16",

@@ -1,11 +1,13 @@
 /* Publishes the rows of the op table (csrc/ops/runtime/table.h) as minitorch
- * functions, Tensor methods and nn.functional functions, and defines the
- * entry point of each MT_PYOP row: its binding impl behind the row's C
- * calling convention. */
+ * functions, Tensor methods and nn.functional functions, lists them with
+ * their tags and sample domains for tests and transforms (_C._op_rows()),
+ * and defines the entry point of each MT_PYOP row: its binding impl behind
+ * the row's C calling convention, installed into the table at init. */
 #include "function.h"
 #include "op_table.h"
 #include "../autograd/autograd_bind.h"
 #include "../../autograd/derivatives.h"
+#include "../../ops/tags.h"
 
 #include <string.h>
 
@@ -189,6 +191,47 @@ static const char *const row_ids[MT_OP_COUNT] = {
 #undef MT_OPERATOR
 };
 
+static const unsigned row_tags[MT_OP_COUNT] = {
+#define MT_TAGS(id, tags) [MT_OP_##id] = (tags),
+#include "../../ops.def"
+#undef MT_TAGS
+};
+
+static const char *const row_samples[MT_OP_COUNT] = {
+#define MT_SAMPLE(id, domain) [MT_OP_##id] = (domain),
+#include "../../ops.def"
+#undef MT_SAMPLE
+};
+
+static const char *const tag_names[] = {
+#define MT_TAG_NAME(NAME, TEXT) TEXT,
+    MT_FOR_TAGS(MT_TAG_NAME)
+#undef MT_TAG_NAME
+};
+
+/* A row's tag names; an operator's forms (add_, __add__, ...) are tagged as
+ * the operator. */
+static PyObject *row_tag_names(const mt_op *op)
+{
+    unsigned tags = row_tags[op->id] | row_tags[op->base];
+    int n = 0;
+    for (size_t k = 0; k < sizeof tag_names / sizeof tag_names[0]; k++)
+        n += tags >> k & 1u;
+    PyObject *out = PyTuple_New(n);
+    for (size_t k = 0, i = 0; out && k < sizeof tag_names / sizeof tag_names[0]; k++) {
+        if (!(tags >> k & 1u))
+            continue;
+        PyObject *name = PyUnicode_FromString(tag_names[k]);
+        if (!name)
+            Py_CLEAR(out);
+        else
+            PyTuple_SET_ITEM(out, i++, name);
+    }
+    return out;
+}
+
+/* Each row as (C id, name, kinds: "f" function "m" method "n" nn.functional,
+ * signature, times run, tags, sample domain or None). */
 PyObject *mt_op_rows(PyObject *module, PyObject *unused)
 {
     PyObject *out = PyTuple_New(MT_OP_COUNT);
@@ -203,8 +246,12 @@ PyObject *mt_op_rows(PyObject *module, PyObject *unused)
         if (op->kinds & MT_KIND_NN)
             kinds[n++] = 'n';
         kinds[n] = '\0';
-        PyObject *row = Py_BuildValue("(sss#sk)", row_ids[r], op->sig->name, kinds,
-                                      (Py_ssize_t)n, op->sig->text, mtpy_row_runs[r]);
+        PyObject *tags = row_tag_names(op);
+        const char *sample = row_samples[op->id] ? row_samples[op->id] : row_samples[op->base];
+        PyObject *row = tags ? Py_BuildValue("(sss#skNz)", row_ids[r], op->sig->name, kinds,
+                                             (Py_ssize_t)n, op->sig->text, mtpy_row_runs[r],
+                                             tags, sample)
+                             : NULL;
         if (!row)
             Py_CLEAR(out);
         else

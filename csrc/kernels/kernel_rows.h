@@ -1,0 +1,62 @@
+/* Stamps a kernel family's loops and dispatch table out of its .def rows
+ * (pointwise_unary.def, pointwise.def), so a kernel is one row: its enum
+ * value, its loop per dtype and its table entry cannot drift apart.
+ *
+ * A row says, for each dtype class (bool, the integers, the floats), either
+ * MT_ON(expression) - the class computes the expression, which reads the
+ * loaded operands x, y, z of the compute type `acc` (and the row's ctx) - or
+ * MT_NO - the class is unsupported, its table entry NULL (the op's "not
+ * implemented for" error). */
+#ifndef MT_KERNELS_KERNEL_ROWS_H
+#define MT_KERNELS_KERNEL_ROWS_H
+
+#include "typed.h"
+
+#include <stdbool.h>
+
+/* A row's out column: SAME (the compute dtype), PRED (bool) or TER (the
+ * compute dtype, from three operands). */
+#define MT_KROW_OUT_IS_PRED_SAME false
+#define MT_KROW_OUT_IS_PRED_PRED true
+#define MT_KROW_OUT_IS_PRED_TER false
+
+/* MT_ON and MT_NO are not macros, so a column travels through the row
+ * macros as one argument; at a leaf it is pasted into MT_KROW_SPLIT_<it>,
+ * which gives two arguments: whether the class is supported, then the
+ * expression. */
+#define MT_KROW_SPLIT_MT_ON(...) 1, __VA_ARGS__
+#define MT_KROW_SPLIT_MT_NO 0, ~
+
+/* LOOP(SFX, T, NAME, EXPR) for one dtype, or nothing. */
+#define MT_KROW_LOOP(E, SFX, T, NAME, LOOP, COL) \
+    MT_KROW_LOOP_(SFX, T, NAME, LOOP, MT_KROW_SPLIT_##COL)
+#define MT_KROW_LOOP_(SFX, T, NAME, LOOP, SPLIT) MT_KROW_LOOP__(SFX, T, NAME, LOOP, SPLIT)
+#define MT_KROW_LOOP__(SFX, T, NAME, LOOP, HAS, ...) \
+    MT_KROW_LOOP_##HAS(SFX, T, NAME, LOOP, __VA_ARGS__)
+#define MT_KROW_LOOP_0(...)
+#define MT_KROW_LOOP_1(SFX, T, NAME, LOOP, ...) LOOP(SFX, T, NAME, __VA_ARGS__)
+
+/* Every loop of a row: NAME_<sfx> for each dtype its classes support. */
+#define MT_KROW_LOOPS(NAME, LOOP, ON_BOOL, ON_INT, ON_FLOAT)        \
+    MT_KROW_LOOP(MT_BOOL, b1, uint8_t, NAME, LOOP, ON_BOOL)         \
+    MT_FOR_INT_DTYPES_ARGS(MT_KROW_LOOP, NAME, LOOP, ON_INT)        \
+    MT_FOR_FLOAT_DTYPES_ARGS(MT_KROW_LOOP, NAME, LOOP, ON_FLOAT)
+
+/* [dtype] = NAME_<sfx>, or NULL where the class is unsupported. */
+#define MT_KROW_CELL(E, SFX, T, NAME, COL) [E] = MT_KROW_CELL_(NAME##_##SFX, MT_KROW_SPLIT_##COL),
+#define MT_KROW_CELL_(FN, SPLIT) MT_KROW_CELL__(FN, SPLIT)
+#define MT_KROW_CELL__(FN, HAS, ...) MT_KROW_CELL_##HAS(FN)
+#define MT_KROW_CELL_0(FN) NULL
+#define MT_KROW_CELL_1(FN) FN
+
+/* A row's table entry; float32 and float64 may be served by other loops
+ * (F4_f4, F8_f8: the vector ones) than the row's own. */
+#define MT_KROW_CELLS(NAME, F4, F8, ON_BOOL, ON_INT, ON_FLOAT)      \
+    {MT_KROW_CELL(MT_BOOL, b1, uint8_t, NAME, ON_BOOL)              \
+     MT_FOR_INT_DTYPES_ARGS(MT_KROW_CELL, NAME, ON_INT)             \
+     MT_KROW_CELL(MT_FLOAT16, f2, mt_f16, NAME, ON_FLOAT)           \
+     MT_KROW_CELL(MT_BFLOAT16, bf, mt_bf16, NAME, ON_FLOAT)         \
+     MT_KROW_CELL(MT_FLOAT32, f4, float, F4, ON_FLOAT)              \
+     MT_KROW_CELL(MT_FLOAT64, f8, double, F8, ON_FLOAT)}
+
+#endif

@@ -1,0 +1,22 @@
+/* The kinds an op row can be tagged with (MT_TAGS in the family .def files,
+ * csrc/ops.def), as bits, and their published names. A transform or a test
+ * that treats a kind of op alike reads the tag instead of keeping a list. */
+#ifndef MT_OPS_TAGS_H
+#define MT_OPS_TAGS_H
+
+/* X(NAME, "published name") */
+#define MT_FOR_TAGS(X) X(POINTWISE, "pointwise") /* elementwise over broadcast operands */
+
+enum {
+#define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,
+    MT_FOR_TAGS(MT_TAG_BIT)
+#undef MT_TAG_BIT
+};
+
+enum {
+#define MT_TAG_VALUE(NAME, TEXT) MT_TAG_##NAME = 1u << MT_TAG_BIT_##NAME,
+    MT_FOR_TAGS(MT_TAG_VALUE)
+#undef MT_TAG_VALUE
+};
+
+#endif
