@@ -1,6 +1,7 @@
 /* Formulas of the reductions, softmax and cumulative ops, written as torch
  * writes them (FunctionsManual.cpp) so that first and second derivatives agree. */
 #include "formula.h"
+#include "formulas_reduce.h"
 #include "grad_mode.h"
 
 #include <float.h>
@@ -419,8 +420,7 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * dim (sort, topk and the scans always do). A 0-d input was its own pick.
  * The positions are the saved indices (output 1), or for msort, which
  * returns none, argsort of the saved input (the same stable order). */
-static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim,
-                            bool keepdim)
+int mt_indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim, bool keepdim)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     if (!g[0])
@@ -446,43 +446,13 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
 /* max, min, median, nanmedian, mode (input, dim, keepdim) */
 int dim_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return indices_backward(n, g, out, n->args[1].i, n->args[2].i);
-}
-
-/* sort(input, dim, descending) */
-int sort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[1].i, true);
-}
-
-/* sort(input, *, stable, dim, descending) */
-int sort_stable_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, true);
-}
-
-/* msort(input): sort along dim 0, positions recomputed from the saved input */
-int msort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, 0, true);
-}
-
-/* topk(input, k, dim, ...) */
-int topk_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, true);
-}
-
-/* kthvalue(input, k, dim, keepdim) */
-int kthvalue_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, n->args[3].i);
+    return mt_indices_backward(n, g, out, n->args[1].i, n->args[2].i);
 }
 
 /* cummax, cummin (input, dim) */
 int cum_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return indices_backward(n, g, out, n->args[1].i, true);
+    return mt_indices_backward(n, g, out, n->args[1].i, true);
 }
 
 /* ------------------------------------------------------------ var, std */
