@@ -2,7 +2,7 @@
  * share over a contiguous row of n scores: its maximum, the sum of
  * exp(x - max) (storing the exps when asked), a block of rows' maxima and
  * sums together, the logs of a block of sums at once, the outputs, and the
- * backward row. Included by kernels/softmax.c, kernels/cross_entropy.c and
+ * backward row. Included by kernels/softmax.c, kernels/loss_cross_entropy.c and
  * kernels/attention.c, whose vector loops inline them: smr_*_f4 (8 floats),
  * smr_*_f8 (4 doubles) and, where the machine has AVX-512, smr_*_x16 (16
  * floats), so a faster exp or wider vector lands in all of them from here.
