@@ -2,7 +2,7 @@
  * 16-lane loop (vmath16.h) where mt_use_avx512(), for rows that have one an
  * AVX2 loop (vmath_avx2.h) where mt_use_avx2_fma(), and the 8-lane
  * clone NAME##_8_f4 (vmath.h) otherwise. One header for
- * kernels/pointwise_unary.c and kernels/activation_backward.c.
+ * kernels/pointwise_unary.c and kernels/activation.c.
  *
  *   MT_F4_PICK_UNARY(NAME, VFN16)           out = VFN16(a)
  *   MT_F4_PICK_BINARY(NAME, VFN16)          out = VFN16(g, v), g the incoming

@@ -1,7 +1,7 @@
 /* Fused backward kernels of the activations: grad_input = grad_output * f'(v)
  * in one pass, v the forward's input (gelu, silu) or output (tanh, sigmoid). */
-#ifndef MT_KERNELS_ACTIVATION_BACKWARD_H
-#define MT_KERNELS_ACTIVATION_BACKWARD_H
+#ifndef MT_KERNELS_ACTIVATION_H
+#define MT_KERNELS_ACTIVATION_H
 
 #include "iter.h"
 

@@ -1,10 +1,10 @@
-/* Fused activation backward loops (activation_backward.h): one pass over the
+/* Fused activation backward loops (activation.h): one pass over the
  * incoming gradient and the saved tensor, float16/bfloat16 computed in float.
  * float32 and float64 run in vector lanes (vmath.h; float32 on 16 lanes with
  * vmath16.h where the machine has AVX-512); the formulas are torch's
  * (the same operations in the same order), so NaN and infinities come out as
  * torch's do, e.g. gelu's gradient at +-inf is NaN. */
-#include "activation_backward.h"
+#include "activation.h"
 #include "../core/portable.h"
 #include "lane_pick.h"
 #include "typed.h"
