@@ -23,6 +23,13 @@ static inline bool mt_param_needs(const mt_node *n, int p)
     return e >= 0 && mt_needs(n, e);
 }
 
+/* Puts r (NULL: a failed call, its error set) in *slot: 0, or -1 when it failed. */
+static inline int mt_store(mt_tensor **slot, mt_tensor *r)
+{
+    *slot = r;
+    return r ? 0 : -1;
+}
+
 /* Reduces a broadcast gradient back to the shape (and dtype) of edge e's
  * input. Consumes g. */
 mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g);
