@@ -327,3 +327,15 @@ int triu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return mt_store(&out[0], mt_call(MT_OP_triu, "Ti", g[0], n->args[1].i));
 }
+
+/* x[index tensor] */
+int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
+    mt_tensor *pos = p && key ? mt_call(MT_OP___getitem__, "TT", p, key) : NULL;
+    if (p)
+        mt_release(p);
+    if (key)
+        mt_release(key);
+    return mt_embed_view(n, g[0], out, pos);
+}

@@ -69,8 +69,7 @@ mt_tensor *mt_embed(mt_node *n, int e, mt_tensor *g, mt_tensor *pos)
     return mt_embed_finish(n, e, acc);
 }
 
-/* Edge 0's gradient from g at the positions view(arange) picks. */
-static int embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
+int mt_embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
 {
     out[0] = mt_embed(n, 0, g, pos);
     if (pos)
@@ -137,7 +136,7 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *pos = p ? mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj) : NULL;
         if (p)
             mt_release(p);
-        return embed_view(n, g[0], out, pos);
+        return mt_embed_view(n, g[0], out, pos);
     }
     if (copy_into(v, g[0]) < 0) {
         mt_release(z);
@@ -145,18 +144,6 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     out[0] = z;
     return 0;
-}
-
-/* x[index tensor] */
-int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
-    mt_tensor *pos = p && key ? mt_call(MT_OP___getitem__, "TT", p, key) : NULL;
-    if (p)
-        mt_release(p);
-    if (key)
-        mt_release(key);
-    return embed_view(n, g[0], out, pos);
 }
 
 int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -179,7 +166,7 @@ int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
                        : NULL;
     if (p)
         mt_release(p);
-    return embed_view(n, g[0], out, pos);
+    return mt_embed_view(n, g[0], out, pos);
 }
 
 /* unbind(input, dim), split(input, size(s), dim), chunk(input, chunks, dim):
@@ -270,7 +257,7 @@ done:
         mt_release(slots);
     if (!pos)
         return -1;
-    return embed_view(n, g[0], out, pos);
+    return mt_embed_view(n, g[0], out, pos);
 }
 
 /* Any op that only reshapes: the gradient is reshaped back. */
