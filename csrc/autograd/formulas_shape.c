@@ -305,3 +305,42 @@ int identity_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return 0;
 }
 
+/* Direct forward-mode formulas of the view ops: the tangent takes the same
+ * view. */
+int reshape_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_tensor_meta *m = &n->out_meta[0];
+    return mt_store(&tout[0], mt_call(MT_OP_reshape, "TL", tin[0], m->ndim, m->sizes));
+}
+
+int expand_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_tensor_meta *m = &n->out_meta[0];
+    return mt_store(&tout[0], mt_call(MT_OP_expand, "TL", tin[0], m->ndim, m->sizes));
+}
+
+int t_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    return mt_store(&tout[0], mt_call(MT_OP_t, "T", tin[0]));
+}
+
+int transpose_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    return mt_store(&tout[0], mt_call(MT_OP_transpose, "Tii", tin[0], n->args[1].i, n->args[2].i));
+}
+
+int permute_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_ad_value *d = &n->args[1];
+    return mt_store(&tout[0], mt_call(MT_OP_permute, "TL", tin[0], d->nints, d->ints));
+}
