@@ -68,4 +68,25 @@ static inline mt_tensor *mt_scope_keep(mt_scope *s, mt_tensor *t)
 
 #define MT_SCOPE_CALL(s, ...) ((s)->failed ? NULL : mt_scope_keep((s), mt_call(__VA_ARGS__)))
 
+/* The saved tensor of slot, taken into s. */
+static inline mt_tensor *mt_scope_saved(mt_scope *s, mt_node *n, int slot)
+{
+    return s->failed ? NULL : mt_scope_keep(s, mt_node_saved(n, slot));
+}
+
+/* Ends a formula: a new reference to r (NULL after a failure), temporaries released. */
+static inline mt_tensor *mt_scope_finish(mt_scope *s, mt_tensor *r)
+{
+    if (!s->failed && r)
+        mt_retain(r);
+    mt_release_all(s->n, s->t);
+    return s->failed ? NULL : r;
+}
+
+/* Dim d of a tensor of ndim dims, counted from 0 (0 for a 0-d tensor). */
+static inline int mt_wrapped_dim(int64_t d, int ndim)
+{
+    return ndim ? (int)((d % ndim + ndim) % ndim) : 0;
+}
+
 #endif
