@@ -21,7 +21,7 @@
 #include "../core/portable.h"
 #include "gemm_small.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "simd/vmath.h"
 
 /* Bytes of transformed tiles (input and output side together) per chunk,
  * run whole on one thread: with the transformed filter (or, for the weight

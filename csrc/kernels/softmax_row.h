@@ -14,8 +14,8 @@
 #ifndef MT_KERNELS_SOFTMAX_ROW_H
 #define MT_KERNELS_SOFTMAX_ROW_H
 
-#include "vmath.h"
-#include "vmath16.h"
+#include "simd/vmath.h"
+#include "simd/vmath16.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -252,7 +252,7 @@ MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, mt_vexp4_at,
                       smr_hsum_f8)
 
 #ifdef MT_HAVE_AVX512
-/* float32 in 16 lanes (vmath16.h), for functions marked MT_TARGET_AVX512
+/* float32 in 16 lanes (simd/vmath16.h), for functions marked MT_TARGET_AVX512
  * that run when mt_use_avx512(); suffix x16. */
 typedef int32_t mt_v16i __attribute__((vector_size(64)));
 MT_V16 void mt_vexp16_at(__m512 *x)

@@ -14,10 +14,10 @@
  * (an mt_loop_fn). One loop macro serves both widths: contiguous operands in
  * full vectors and a masked one for the tail, strided ones through lane
  * buffers. */
-#ifndef MT_KERNELS_LANE_PICK_H
-#define MT_KERNELS_LANE_PICK_H
+#ifndef MT_KERNELS_SIMD_LANE_PICK_H
+#define MT_KERNELS_SIMD_LANE_PICK_H
 
-#include "../core/portable.h"
+#include "../../core/portable.h"
 #include "vmath16.h"
 #include "vmath_avx2.h"
 
