@@ -1,4 +1,4 @@
-"""The levels of the register-blocked product kernel (kernels/gemm_small.c)
+"""The levels of the register-blocked product kernel (kernels/gemm/gemm_small.c)
 that a child process is put on by its environment, and a script run at one
 of them: the tests of the kernels built on it (matmul, the recurrent layers,
 Winograd) reach every level on an AVX-512 machine this way, as the level is

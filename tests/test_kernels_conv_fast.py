@@ -4,7 +4,7 @@ each side; its input gradient only for padding <= 2) and im2col + gemm
 (everything else), with odd sizes, paddings, strides, dilation, groups, 1x1,
 batch 1, channel counts off the product kernel's blocks, several thread
 counts, non-contiguous inputs; float64 gradcheck on the im2col path; the
-Winograd path again at every level of the product kernel (kernels/gemm_small.c)
+Winograd path again at every level of the product kernel (kernels/gemm/gemm_small.c)
 in a fresh process."""
 import textwrap
 

@@ -1,4 +1,4 @@
-"""The fused cross_entropy rows (kernels/cross_entropy.c) against torch:
+"""The fused cross_entropy rows (kernels/loss_cross_entropy.c) against torch:
 class-index targets of every rank, weights, ignore_index, label smoothing,
 the three reductions, float32 and float64, gradients, double backward and
 the errors."""

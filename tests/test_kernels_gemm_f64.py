@@ -1,4 +1,4 @@
-"""float64 products on the register-blocked kernel (kernels/gemm_small.c's
+"""float64 products on the register-blocked kernel (kernels/gemm/gemm_small.c's
 float64 levels, driven by mt_gemm's row panels like float32): the small
 products below the BLAS threshold, and every size with MINITORCH_BLAS=none.
 Checked against torch in a fresh process at each kernel level, on sizes that

@@ -1,5 +1,5 @@
 """float32 products that mt_gemm runs on its own register-blocked kernel
-(kernels/gemm_small.c) instead of BLAS: k up to 1024 and n up to 512,
+(kernels/gemm/gemm_small.c) instead of BLAS: k up to 1024 and n up to 512,
 where the AVX-512 level is in use. Checked against torch in a
 fresh process at each kernel level (the AVX-512 one takes the own path,
 MINITORCH_SMALL_GEMM=avx2 and MINITORCH_NO_AVX512 send the same products to

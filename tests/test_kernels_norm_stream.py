@@ -1,5 +1,5 @@
 """Normalization outputs of 8 MiB and more, which the kernels write with
-streaming stores (csrc/kernels/stream.h), against torch: layer, RMS, group and
+streaming stores (csrc/kernels/simd/stream.h), against torch: layer, RMS, group and
 batch norm in float32 and float64, rows whose starts are not 16-byte aligned
 (odd lengths: each row has a scalar head before its streamed vectors), a
 non-contiguous input, and the running statistics batch norm moves beside."""

@@ -1,5 +1,5 @@
 """The packed small-row products behind the recurrent layers
-(kernels/gemm_small.c): every instruction-set level (AVX-512, AVX2 + FMA, the
+(kernels/gemm/gemm_small.c): every instruction-set level (AVX-512, AVX2 + FMA, the
 portable level, chosen by MINITORCH_SMALL_GEMM or MINITORCH_NO_AVX512 in a
 fresh process) against torch, on sizes that leave partial row blocks, partial
 strips and partial runs of strips; and the thread split over sequences, which must not change a

@@ -1,4 +1,4 @@
-"""searchsorted and bucketize (kernels/search.c) against torch: batched and
+"""searchsorted and bucketize (kernels/sort_search.c) against torch: batched and
 1-D boundaries, both sides, sorters, NaN, dtypes, empty inputs and errors."""
 import numpy as np
 import pytest

@@ -1,7 +1,7 @@
 """The float32 vector math on each of its paths: the 16-lane AVX-512 forms
-(kernels/vmath16.h, taken on machines that have AVX-512), the 8-lane ones
-(kernels/vmath.h, forced with MINITORCH_NO_AVX512=1 in a subprocess) with
-gelu's AVX2 form (kernels/vmath_avx2.h), and gelu's portable 8-lane form
+(kernels/simd/vmath16.h, taken on machines that have AVX-512), the 8-lane ones
+(kernels/simd/vmath.h, forced with MINITORCH_NO_AVX512=1 in a subprocess) with
+gelu's AVX2 form (kernels/simd/vmath_avx2.h), and gelu's portable 8-lane form
 (MINITORCH_NO_AVX2=1 as well). Each path is checked against float64
 references in ulp over the whole float range, special values exactly, and
 every tail length of the masked loop."""
@@ -31,7 +31,7 @@ FUNCS = {
     "silu": (F.silu, torch.nn.functional.silu, 6),
     "gelu": (F.gelu, lambda t: t * 0.5 * torch.special.erfc(-t / np.sqrt(2.0)), 12),
 }
-# the portable gelu's log-erfc fit (vmath.h) is about 50 ulp in the negative tail
+# the portable gelu's log-erfc fit (simd/vmath.h) is about 50 ulp in the negative tail
 MAX_ULP_PORTABLE = {"gelu": 64}
 
 

@@ -23,6 +23,13 @@ static inline bool mt_param_needs(const mt_node *n, int p)
     return e >= 0 && mt_needs(n, e);
 }
 
+/* Puts r (NULL: a failed call, its error set) in *slot: 0, or -1 when it failed. */
+static inline int mt_store(mt_tensor **slot, mt_tensor *r)
+{
+    *slot = r;
+    return r ? 0 : -1;
+}
+
 /* Reduces a broadcast gradient back to the shape (and dtype) of edge e's
  * input. Consumes g. */
 mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g);
@@ -60,5 +67,26 @@ static inline mt_tensor *mt_scope_keep(mt_scope *s, mt_tensor *t)
 }
 
 #define MT_SCOPE_CALL(s, ...) ((s)->failed ? NULL : mt_scope_keep((s), mt_call(__VA_ARGS__)))
+
+/* The saved tensor of slot, taken into s. */
+static inline mt_tensor *mt_scope_saved(mt_scope *s, mt_node *n, int slot)
+{
+    return s->failed ? NULL : mt_scope_keep(s, mt_node_saved(n, slot));
+}
+
+/* Ends a formula: a new reference to r (NULL after a failure), temporaries released. */
+static inline mt_tensor *mt_scope_finish(mt_scope *s, mt_tensor *r)
+{
+    if (!s->failed && r)
+        mt_retain(r);
+    mt_release_all(s->n, s->t);
+    return s->failed ? NULL : r;
+}
+
+/* Dim d of a tensor of ndim dims, counted from 0 (0 for a 0-d tensor). */
+static inline int mt_wrapped_dim(int64_t d, int ndim)
+{
+    return ndim ? (int)((d % ndim + ndim) % ndim) : 0;
+}
 
 #endif

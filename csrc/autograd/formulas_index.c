@@ -1,4 +1,4 @@
-/* Formulas of the indexing and data-movement ops. Ops that pick input
+/* Formulas of the index family (csrc/ops/index.def). Ops that pick input
  * elements get their positions by picking from an arange of the input's
  * element numbers the same way, and scatter-add the gradient there. */
 #include "formula.h"
@@ -8,12 +8,6 @@
 #include "../ops/index.h"
 
 #include <string.h>
-
-static int finish(mt_tensor **slot, mt_tensor *r)
-{
-    *slot = r;
-    return r ? 0 : -1;
-}
 
 /* x[key] = value: self's gradient is g with zeros where the key wrote; a
  * tensor value's is g[key] reduced to the value's shape. */
@@ -113,7 +107,7 @@ static int accumulate_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int o
     mt_xrelease(z);
     mt_xrelease(gc);
     mt_xrelease(ix);
-    return finish(&out[0], r);
+    return mt_store(&out[0], r);
 }
 
 /* index_select and gather without a graph to record: the result is built
@@ -130,7 +124,7 @@ int index_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int dim = (int)((n->args[1].i % m->ndim + m->ndim) % m->ndim);
     mt_tensor *r = ix ? mt_index_select_backward(g[0], m->ndim, m->sizes, dim, ix) : NULL;
     mt_xrelease(ix);
-    return finish(&out[0], r);
+    return mt_store(&out[0], r);
 }
 
 int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -144,7 +138,7 @@ int gather_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int dim = (int)((n->args[1].i % m->ndim + m->ndim) % m->ndim);
     mt_tensor *r = ix ? mt_gather_backward(g[0], m->ndim, m->sizes, dim, ix) : NULL;
     mt_xrelease(ix);
-    return finish(&out[0], r);
+    return mt_store(&out[0], r);
 }
 
 int take_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -169,110 +163,11 @@ int cat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (m->ndim != g[0]->ndim)
             continue;
         if (mt_needs(n, e) &&
-            finish(&out[e], mt_call(MT_OP_narrow, "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
+            mt_store(&out[e], mt_call(MT_OP_narrow, "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
             return -1;
         start += m->sizes[d];
     }
     return 0;
-}
-
-/* hstack (rank 1) and vstack (rank 2): cat of the inputs seen with at least
- * rank dims ([n] -> [1, n] for vstack), along dim 1 for hstack of 2-D and
- * wider, else 0; each input gets its slice of g back in its own shape. */
-static int stacked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int rank)
-{
-    bool all_1d = true;
-    for (int k = 0; k < n->edge_count[0]; k++)
-        all_1d &= n->edge_meta[n->edge_start[0] + k].ndim <= 1;
-    int64_t d = rank == 1 && !all_1d ? 1 : 0, start = 0;
-    for (int k = 0; k < n->edge_count[0]; k++) {
-        int e = n->edge_start[0] + k;
-        const mt_tensor_meta *m = &n->edge_meta[e];
-        int seen_ndim = m->ndim > rank ? m->ndim : rank;
-        if (seen_ndim != g[0]->ndim)
-            continue; /* an empty 1-D input that cat skipped */
-        int64_t extent = m->ndim >= rank ? m->sizes[d] : 1;
-        if (mt_needs(n, e)) {
-            mt_tensor *piece = mt_call(MT_OP_narrow, "Tiii", g[0], d, start, extent);
-            out[e] = piece ? mt_call(MT_OP_reshape, "TL", piece, m->ndim, m->sizes) : NULL;
-            if (piece)
-                mt_release(piece);
-            if (!out[e])
-                return -1;
-        }
-        start += extent;
-    }
-    return 0;
-}
-
-int hstack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return stacked_backward(n, g, out, 1);
-}
-
-int vstack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return stacked_backward(n, g, out, 2);
-}
-
-/* diag of a vector builds a matrix: its gradient is that diagonal of g. diag
- * of an [r, c] matrix reads a diagonal: g goes back onto it, as the square
- * matrix diag(g, k) padded (or cropped, past its last nonzero) to [r, c]. */
-int diag_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    const mt_tensor_meta *m = &n->edge_meta[0];
-    int64_t k = n->args[1].i;
-    if (m->ndim == 1)
-        return finish(&out[0], mt_call(MT_OP_diagonal, "Tiii", g[0], k, (int64_t)0, (int64_t)1));
-    mt_tensor *sq = mt_call(MT_OP_diag, "Ti", g[0], k);
-    if (!sq)
-        return -1;
-    int64_t s = sq->sizes[0], pads[4] = {0, m->sizes[1] - s, 0, m->sizes[0] - s};
-    mt_tensor *r = mt_call(MT_OP_pad, "TL", sq, 4, pads);
-    mt_release(sq);
-    return finish(&out[0], r);
-}
-
-/* constant pad: g cropped back by the same amounts (zeros where pad cropped) */
-int pad_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    const mt_ad_value *p = &n->args[1];
-    int64_t neg[2 * MT_MAX_DIMS];
-    for (int k = 0; k < p->nints; k++)
-        neg[k] = -p->ints[k];
-    return finish(&out[0], mt_call(MT_OP_pad, "TL", g[0], p->nints, neg));
-}
-
-/* repeat_interleave(input, repeats, dim): slice i of the input went to
- * repeats[i] consecutive slices of the result, so its gradient is their sum:
- * index_add of g at repeat_interleave(arange(len), repeats). Without dim the
- * input was flattened first. */
-int repeat_interleave_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    const mt_tensor_meta *m = &n->edge_meta[0];
-    int64_t numel = 1, flat = -1;
-    for (int d = 0; d < m->ndim; d++)
-        numel *= m->sizes[d];
-    bool whole = n->args[2].none || m->ndim == 0;
-    int64_t d = whole ? 0 : (n->args[2].i % m->ndim + m->ndim) % m->ndim;
-    int64_t len = whole ? numel : m->sizes[d];
-    mt_tensor *tmp[6] = {0};
-    tmp[0] = mt_call(MT_OP_arange, "i", len);
-    if (n->edge_count[1]) /* repeats given as a tensor */
-        tmp[5] = mt_node_saved(n, 1);
-    if (tmp[0] && (tmp[5] || !n->edge_count[1]))
-        tmp[1] = tmp[5] ? mt_call(MT_OP_repeat_interleave, "TT", tmp[0], tmp[5])
-                        : mt_call(MT_OP_repeat_interleave_1, "Ti", tmp[0], n->args[1].i);
-    mt_tensor *gv = g[0];
-    if (whole && tmp[1])
-        gv = tmp[2] = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
-    if (gv && tmp[1])
-        tmp[3] = whole ? mt_new(g[0]->dtype, 1, &len, true) : mt_new(g[0]->dtype, m->ndim, m->sizes, true);
-    if (tmp[3])
-        tmp[4] = mt_call(MT_OP_index_add_, "TiTT", tmp[3], d, tmp[1], gv);
-    mt_tensor *r = tmp[4] ? mt_call(MT_OP_reshape, "TL", tmp[4], m->ndim, m->sizes) : NULL;
-    mt_release_all(6, tmp);
-    return finish(&out[0], r);
 }
 
 int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -280,7 +175,7 @@ int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     for (int k = 0; k < n->edge_count[0]; k++) {
         int e = n->edge_start[0] + k;
         if (mt_needs(n, e) &&
-            finish(&out[e], mt_call(MT_OP_select, "Tii", g[0], n->args[1].i, (int64_t)k)) < 0)
+            mt_store(&out[e], mt_call(MT_OP_select, "Tii", g[0], n->args[1].i, (int64_t)k)) < 0)
             return -1;
     }
     return 0;
@@ -288,7 +183,7 @@ int stack_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 int flip_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], mt_call(MT_OP_flip, "TL", g[0], n->args[1].nints, n->args[1].ints));
+    return mt_store(&out[0], mt_call(MT_OP_flip, "TL", g[0], n->args[1].nints, n->args[1].ints));
 }
 
 int roll_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -297,7 +192,7 @@ int roll_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int64_t neg[2 * MT_MAX_DIMS];
     for (int k = 0; k < s->nints; k++)
         neg[k] = -s->ints[k];
-    return finish(&out[0], mt_call(MT_OP_roll, "TLL", g[0], s->nints, neg, d->nints, d->ints));
+    return mt_store(&out[0], mt_call(MT_OP_roll, "TLL", g[0], s->nints, neg, d->nints, d->ints));
 }
 
 /* repeat(input, repeats), tile(input, dims): each repeated dim (size r * s)
@@ -328,7 +223,7 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     mt_tensor *v = mt_call(MT_OP_reshape, "TL", r, m->ndim, m->sizes);
     mt_release(r);
-    return finish(&out[0], v);
+    return mt_store(&out[0], v);
 }
 
 /* scatter(input, dim, index, src): input keeps g where nothing was written;
@@ -344,10 +239,10 @@ int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!ix)
         return -1;
     if (mt_param_needs(n, 0) &&
-        finish(&out[0], mt_call(MT_OP_scatter, "TiTf", g[0], n->args[1].i, ix, 0.0)) < 0)
+        mt_store(&out[0], mt_call(MT_OP_scatter, "TiTf", g[0], n->args[1].i, ix, 0.0)) < 0)
         goto done;
     if (mt_param_needs(n, 3) &&
-        finish(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix)) < 0)
+        mt_store(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix)) < 0)
         goto done;
     rc = 0;
 done:
@@ -364,7 +259,7 @@ int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         out[0] = (mt_retain(g[0]), g[0]);
     int rc = 0;
     if (mt_param_needs(n, 3))
-        rc = finish(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix));
+        rc = mt_store(&out[mt_edge_of(n, 3)], mt_call(MT_OP_gather, "TiT", g[0], n->args[1].i, ix));
     mt_release(ix);
     return rc;
 }
@@ -392,7 +287,7 @@ int index_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *v = s ? mt_call(MT_OP_reshape, "TL", s, m->ndim, m->sizes) : NULL;
     if (s)
         mt_release(s);
-    return finish(&out[e], v);
+    return mt_store(&out[e], v);
 }
 
 /* masked_fill(input, mask, value): a tensor value gets the sum of g where
@@ -423,40 +318,24 @@ done:
     return rc;
 }
 
-/* fill_(input, value) and zero_(input): the overwritten input gets zeros; a
- * 0-dim tensor value gets the sum of g. */
-int fill_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    if (mt_param_needs(n, 0) && !(out[0] = mt_call(MT_OP_zeros_like, "T", g[0])))
-        return -1;
-    if (n->nparams > 1 && mt_param_needs(n, 1)) {
-        int e = mt_edge_of(n, 1);
-        mt_tensor *s = mt_call(MT_OP_sum, "T", g[0]);
-        if (!s || !(out[e] = mt_reduce_to_edge(n, e, s)))
-            return -1;
-    }
-    return 0;
-}
-
 int tril_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], mt_call(MT_OP_tril, "Ti", g[0], n->args[1].i));
+    return mt_store(&out[0], mt_call(MT_OP_tril, "Ti", g[0], n->args[1].i));
 }
 
 int triu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return finish(&out[0], mt_call(MT_OP_triu, "Ti", g[0], n->args[1].i));
+    return mt_store(&out[0], mt_call(MT_OP_triu, "Ti", g[0], n->args[1].i));
 }
 
-/* copy_(self, src): self's old value is overwritten, src gets g. */
-int copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* x[index tensor] */
+int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    /* zeros, not NULL: the formulas upstream expect a gradient tensor */
-    const mt_tensor_meta *m = &n->edge_meta[0];
-    if (mt_param_needs(n, 0) && !(out[0] = mt_new(m->dtype, m->ndim, m->sizes, true)))
-        return -1;
-    if (!mt_param_needs(n, 1))
-        return 0;
-    mt_retain(g[0]);
-    return finish(&out[1], mt_reduce_to_edge(n, 1, g[0]));
+    mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
+    mt_tensor *pos = p && key ? mt_call(MT_OP___getitem__, "TT", p, key) : NULL;
+    if (p)
+        mt_release(p);
+    if (key)
+        mt_release(key);
+    return mt_embed_view(n, g[0], out, pos);
 }

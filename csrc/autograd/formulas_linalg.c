@@ -1,12 +1,6 @@
 /* Formulas of the matrix products. */
 #include "formula.h"
 
-static int finish(mt_tensor **slot, mt_tensor *r)
-{
-    *slot = r;
-    return r ? 0 : -1;
-}
-
 static mt_tensor *mT(mt_tensor *t)
 {
     return t ? mt_call(MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1) : NULL;
@@ -29,7 +23,7 @@ static int product_to(mt_node *n, mt_tensor **out, int p, mt_op_id op, mt_tensor
     int e = mt_edge_of(n, p);
     mt_tensor *r = x && y ? mt_call(op, "TT", x, y) : NULL;
     r = scaled(r, alpha);
-    return finish(&out[e], r ? mt_reduce_to_edge(n, e, r) : NULL);
+    return mt_store(&out[e], r ? mt_reduce_to_edge(n, e, r) : NULL);
 }
 
 /* The tensor of param p as saved, transposed when trans. */
@@ -53,7 +47,7 @@ static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_op_id
     if (pa && mt_param_needs(n, 0)) {
         mt_retain(g[0]);
         mt_tensor *r = scaled(g[0], beta);
-        if (finish(&out[0], r ? mt_reduce_to_edge(n, 0, r) : NULL) < 0)
+        if (mt_store(&out[0], r ? mt_reduce_to_edge(n, 0, r) : NULL) < 0)
             return -1;
     }
     if (mt_param_needs(n, pa)) {
@@ -107,7 +101,7 @@ int dot_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!mt_param_needs(n, p))
             continue;
         mt_tensor *r = mt_mul_by_param(n, g[0], 1 - p);
-        if (finish(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
+        if (mt_store(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
             return -1;
     }
     return 0;
@@ -124,7 +118,7 @@ int outer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *r = other && gm ? mt_call(MT_OP_mv, "TT", gm, other) : NULL;
         mt_tensor *tmp[] = {other, gm};
         mt_release_all(2, tmp);
-        if (finish(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
+        if (mt_store(&out[p], r ? mt_reduce_to_edge(n, p, r) : NULL) < 0)
             return -1;
     }
     return 0;

@@ -1,138 +1,9 @@
 /* Formulas of the elementwise ops, written as torch's derivatives.yaml states
  * them so gradients (and their own gradients) agree with torch. */
-#include "formula.h"
+#include "formulas_pointwise.h"
 #include "grad_mode.h"
 
 #include <string.h>
-
-/* -std=c11 hides <math.h>'s M_ constants */
-#define LN2 0.693147180559945309417
-#define LN10 2.30258509299404568402
-#define TWO_OVER_SQRTPI 1.12837916709551257390
-#define SQRT2 1.41421356237309504880
-#define SQRT1_2 0.70710678118654752440
-#define PI 3.14159265358979323846
-#define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
-#define PI_UNDER_180 57.295779513082320876798154814105170332405472466564
-
-/* Hands r (owned by s) to param p's edge, reduced to its input's shape. */
-static void give(mt_scope *s, mt_node *n, mt_tensor **out, int p, mt_tensor *r)
-{
-    if (!r) {
-        s->failed = true;
-        return;
-    }
-    int e = mt_edge_of(n, p);
-    mt_retain(r);
-    if (!(out[e] = mt_reduce_to_edge(n, e, r)))
-        s->failed = true;
-}
-
-static int done(mt_scope *s)
-{
-    mt_release_all(s->n, s->t);
-    return s->failed ? -1 : 0;
-}
-
-#define OP_T(fn, name) \
-    static mt_tensor *fn(mt_scope *s, mt_tensor *a) { return !s->failed && a ? mt_scope_keep(s, mt_call(name, "T", a)) : NULL; }
-#define OP_TT(fn, name)                                           \
-    static mt_tensor *fn(mt_scope *s, mt_tensor *a, mt_tensor *b)    \
-    {                                                             \
-        return !s->failed && a && b ? mt_scope_keep(s, mt_call(name, "TT", a, b)) : NULL;  \
-    }
-#define OP_TF(fn, name)                                          \
-    static mt_tensor *fn(mt_scope *s, mt_tensor *a, double f)       \
-    {                                                            \
-        return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL;      \
-    }
-OP_T(neg, MT_OP_neg)
-OP_T(exp_, MT_OP_exp)
-OP_T(exp2_, MT_OP_exp2)
-OP_T(log_, MT_OP_log)
-OP_T(sin_, MT_OP_sin)
-OP_T(cos_, MT_OP_cos)
-OP_T(sinh_, MT_OP_sinh)
-OP_T(cosh_, MT_OP_cosh)
-OP_T(erf_, MT_OP_erf)
-OP_T(rsqrt_, MT_OP_rsqrt)
-OP_T(sigmoid, MT_OP_sigmoid)
-OP_T(tanh_, MT_OP_tanh)
-OP_T(sign, MT_OP_sign)
-OP_T(isfinite_, MT_OP_isfinite)
-OP_T(isnan_, MT_OP_isnan)
-OP_T(zeros_like, MT_OP_zeros_like)
-OP_T(reciprocal, MT_OP_reciprocal)
-OP_T(trunc_, MT_OP_trunc)
-OP_T(detach, MT_OP_detach)
-OP_TT(add, MT_OP_add)
-OP_TT(sub, MT_OP_sub)
-OP_TT(mul, MT_OP_mul)
-OP_TT(div, MT_OP_div)
-OP_TT(floor_divide, MT_OP_floor_divide)
-OP_TT(pow_, MT_OP_pow)
-OP_TT(xlogy, MT_OP_xlogy)
-OP_TT(eq, MT_OP_eq)
-OP_TT(lt, MT_OP_lt)
-OP_TT(gt, MT_OP_gt)
-OP_TT(ge, MT_OP_ge)
-OP_TT(le, MT_OP_le)
-OP_TT(and_, MT_OP_logical_and)
-OP_TT(or_, MT_OP_logical_or)
-OP_TF(add_f, MT_OP_add)
-OP_TF(mul_f, MT_OP_mul)
-OP_TF(pow_f, MT_OP_pow)
-OP_TF(gt_f, MT_OP_gt)
-OP_TF(eq_f, MT_OP_eq)
-OP_TF(ge_f, MT_OP_ge)
-OP_TF(le_f, MT_OP_le)
-
-/* f - a */
-static mt_tensor *rsub_f(mt_scope *s, double f, mt_tensor *a)
-{
-    return !s->failed && a ? mt_scope_keep(s, mt_call(MT_OP_sub, "fT", f, a)) : NULL;
-}
-
-/* where(c, a, 0) and where(c, 0, a) */
-static mt_tensor *where_or_0(mt_scope *s, mt_tensor *c, mt_tensor *a)
-{
-    return !s->failed && c && a ? mt_scope_keep(s, mt_call(MT_OP_where, "TTf", c, a, 0.0)) : NULL;
-}
-
-static mt_tensor *where_0_or(mt_scope *s, mt_tensor *c, mt_tensor *a)
-{
-    return !s->failed && c && a ? mt_scope_keep(s, mt_call(MT_OP_where, "TfT", c, 0.0, a)) : NULL;
-}
-
-static mt_tensor *where(mt_scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
-{
-    return !s->failed && c && a && b ? mt_scope_keep(s, mt_call(MT_OP_where, "TTT", c, a, b)) : NULL;
-}
-
-static double number(const mt_ad_value *v)
-{
-    return v->is_float ? v->f : (double)v->i;
-}
-
-/* Param p as a tensor: the one saved, or a 0-dim tensor (of the result's
- * dtype, so it promotes like the number) holding the number passed for it.
- * NULL without error when p was None. */
-static mt_tensor *operand(mt_scope *s, mt_node *n, int p)
-{
-    const mt_ad_value *v = &n->args[p];
-    if (v->is_number) {
-        mt_tensor *z = mt_scope_keep(s, mt_new(n->out_meta[0].dtype, 0, NULL, true));
-        return add_f(s, z, number(v));
-    }
-    if (v->none)
-        return NULL;
-    return mt_scope_keep(s, mt_node_saved(n, p));
-}
-
-static mt_tensor *result(mt_scope *s, mt_node *n)
-{
-    return mt_scope_keep(s, mt_node_saved(n, n->nparams));
-}
 
 /* ------------------------------------------------------------ arithmetic */
 
@@ -639,25 +510,8 @@ int softplus_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* ------------------------------------------------------------ activations */
 
 /* gelu, silu, tanh and sigmoid run their fused backward rows (activation.def);
- * those rows' own derivatives below are composites, so double backward works. */
-static mt_tensor *fused(mt_scope *s, int op, mt_tensor *g, mt_tensor *v)
-{
-    return !s->failed && g && v ? mt_scope_keep(s, mt_call(op, "TT", g, v)) : NULL;
-}
-
-/* A defaulted approximate is recorded as none, with no text. */
-static const char *approximate_of(const mt_ad_value *v)
-{
-    return v->none || !v->str[0] ? "none" : v->str;
-}
-
-static mt_tensor *fused_gelu(mt_scope *s, mt_tensor *g, mt_tensor *x, const char *approximate)
-{
-    return !s->failed && g && x
-               ? mt_scope_keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
-               : NULL;
-}
-
+ * those rows' own derivatives (formulas_activation.c) are composites, so
+ * double backward works. */
 int gelu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
@@ -693,86 +547,6 @@ int sigmoid_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_scope s = {0};
     give(&s, n, out, 0, fused(&s, MT_OP__sigmoid_backward, g[0], result(&s, n)));
     return done(&s);
-}
-
-/* A backward row r = go * f'(v): linear in go, whose gradient is the same
- * row of the incoming gradient; the gradient for v is gg * go * f''(v). */
-static int activation_double_backward(mt_scope *s, mt_node *n, mt_tensor **g, mt_tensor **out,
-                                      mt_tensor *d_go, mt_tensor *f2)
-{
-    if (mt_param_needs(n, 0))
-        give(s, n, out, 0, d_go);
-    if (mt_param_needs(n, 1))
-        give(s, n, out, 1, mul(s, mul(s, g[0], operand(s, n, 0)), f2));
-    return done(s);
-}
-
-/* gelu'' = pdf(x) (2 - x^2); with the tanh form, u = beta (x + kappa x^3),
- * t = tanh u: (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2) */
-int gelu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope s = {0};
-    const char *ap = approximate_of(&n->args[2]);
-    mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
-    if (mt_param_needs(n, 0))
-        d_go = fused_gelu(&s, g[0], x, ap);
-    if (mt_param_needs(n, 1)) {
-        mt_tensor *x2 = mul(&s, x, x);
-        if (strcmp(ap, "tanh") == 0) {
-            const double beta = SQRT2 * TWO_OVER_SQRTPI * 0.5, kappa = 0.044715;
-            mt_tensor *t = tanh_(&s, mul_f(&s, add(&s, x, mul_f(&s, mul(&s, x2, x), kappa)), beta));
-            mt_tensor *du = mul_f(&s, add_f(&s, mul_f(&s, x2, 3.0 * kappa), 1.0), beta);
-            mt_tensor *ddu = mul_f(&s, x, 6.0 * beta * kappa);
-            mt_tensor *curv = add(&s, ddu, mul_f(&s, mul(&s, t, mul(&s, du, du)), -2.0));
-            mt_tensor *inner = add(&s, du, mul_f(&s, mul(&s, x, curv), 0.5));
-            f2 = mul(&s, rsub_f(&s, 1.0, mul(&s, t, t)), inner);
-        } else {
-            mt_tensor *pdf = mul_f(&s, exp_(&s, mul_f(&s, x2, -0.5)),
-                                   TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
-            f2 = mul(&s, pdf, rsub_f(&s, 2.0, x2));
-        }
-    }
-    return activation_double_backward(&s, n, g, out, d_go, f2);
-}
-
-/* silu'' = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid x */
-int silu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope s = {0};
-    mt_tensor *x = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
-    if (mt_param_needs(n, 0))
-        d_go = fused(&s, MT_OP__silu_backward, g[0], x);
-    if (mt_param_needs(n, 1)) {
-        mt_tensor *sg = sigmoid(&s, x);
-        mt_tensor *ds = mul(&s, sg, rsub_f(&s, 1.0, sg));
-        mt_tensor *k = add_f(&s, mul(&s, x, rsub_f(&s, 1.0, mul_f(&s, sg, 2.0))), 2.0);
-        f2 = mul(&s, ds, k);
-    }
-    return activation_double_backward(&s, n, g, out, d_go, f2);
-}
-
-/* in terms of the output y: d(1 - y^2)/dy = -2y */
-int tanh_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope s = {0};
-    mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
-    if (mt_param_needs(n, 0))
-        d_go = fused(&s, MT_OP__tanh_backward, g[0], y);
-    if (mt_param_needs(n, 1))
-        f2 = mul_f(&s, y, -2.0);
-    return activation_double_backward(&s, n, g, out, d_go, f2);
-}
-
-/* d((1 - y) y)/dy = 1 - 2y */
-int sigmoid_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope s = {0};
-    mt_tensor *y = operand(&s, n, 1), *f2 = NULL, *d_go = NULL;
-    if (mt_param_needs(n, 0))
-        d_go = fused(&s, MT_OP__sigmoid_backward, g[0], y);
-    if (mt_param_needs(n, 1))
-        f2 = rsub_f(&s, 1.0, mul_f(&s, y, 2.0));
-    return activation_double_backward(&s, n, g, out, d_go, f2);
 }
 
 /* add(input, other, alpha): d/dinput = g, d/dother = alpha * g */

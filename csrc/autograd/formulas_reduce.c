@@ -1,6 +1,7 @@
 /* Formulas of the reductions, softmax and cumulative ops, written as torch
  * writes them (FunctionsManual.cpp) so that first and second derivatives agree. */
 #include "formula.h"
+#include "formulas_reduce.h"
 #include "grad_mode.h"
 
 #include <float.h>
@@ -8,15 +9,6 @@
 #include <string.h>
 
 #define S(call) (sc.failed ? NULL : mt_scope_keep(&sc, (call)))
-
-/* Ends a formula: a new reference to r (NULL after a failure), temporaries released. */
-static mt_tensor *finish(mt_scope *s, mt_tensor *r)
-{
-    if (!s->failed && r)
-        mt_retain(r);
-    mt_release_all(s->n, s->t);
-    return s->failed ? NULL : r;
-}
 
 /* Stores the gradient of the input (param 0), cast back to its dtype. */
 static int set_input_grad(mt_node *n, mt_tensor **out, mt_tensor *r)
@@ -26,11 +18,6 @@ static int set_input_grad(mt_node *n, mt_tensor **out, mt_tensor *r)
     return (out[0] = mt_reduce_to_edge(n, 0, r)) ? 0 : -1;
 }
 
-static int wrap(int64_t d, int ndim)
-{
-    return ndim ? (int)((d % ndim + ndim) % ndim) : 0;
-}
-
 /* The dims a reduction over the int[] argument `dim` removed; NULL, None or
  * an empty list mean all of them. Returns how many. */
 static int reduced_dims(const mt_tensor_meta *m, const mt_ad_value *dim, bool *red)
@@ -38,7 +25,7 @@ static int reduced_dims(const mt_tensor_meta *m, const mt_ad_value *dim, bool *r
     bool all = !dim || dim->none || dim->nints == 0;
     memset(red, 0, sizeof(bool) * MT_MAX_DIMS);
     for (int k = 0; !all && k < dim->nints; k++)
-        red[wrap(dim->ints[k], m->ndim)] = true;
+        red[mt_wrapped_dim(dim->ints[k], m->ndim)] = true;
     int count = 0;
     for (int d = 0; d < m->ndim; d++)
         count += red[d] |= all;
@@ -49,7 +36,7 @@ static int one_dim(const mt_tensor_meta *m, int64_t dim, bool *red)
 {
     memset(red, 0, sizeof(bool) * MT_MAX_DIMS);
     if (m->ndim)
-        red[wrap(dim, m->ndim)] = true;
+        red[mt_wrapped_dim(dim, m->ndim)] = true;
     return m->ndim > 0;
 }
 
@@ -85,15 +72,10 @@ static mt_tensor *unsqueeze_reduced(mt_scope *s, const mt_tensor_meta *m, mt_ten
     return mt_scope_keep(s, mt_call(MT_OP_reshape, "TL", t, m->ndim, shape));
 }
 
-static mt_tensor *saved(mt_scope *s, mt_node *n, int slot)
-{
-    return s->failed ? NULL : mt_scope_keep(s, mt_node_saved(n, slot));
-}
-
 /* The saved output, shaped like a keepdim result. */
 static mt_tensor *saved_result(mt_scope *s, mt_node *n, const bool *red, bool keepdim)
 {
-    return unsqueeze_reduced(s, &n->edge_meta[0], saved(s, n, n->nparams), red, keepdim);
+    return unsqueeze_reduced(s, &n->edge_meta[0], mt_scope_saved(s, n, n->nparams), red, keepdim);
 }
 
 /* ------------------------------------------------------------ sum, mean */
@@ -106,7 +88,7 @@ int sum_dim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_scope sc = {0};
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
     mt_tensor *r = S(mt_call(MT_OP_expand, "TL", gu, m->ndim, m->sizes));
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 /* The gradient of mean for a keepdim-shaped upstream gradient gu. */
@@ -126,7 +108,7 @@ int mean_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
     mt_scope sc = {0};
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, n->args[2].i);
-    return set_input_grad(n, out, finish(&sc, mean_grad(&sc, m, gu, red)));
+    return set_input_grad(n, out, mt_scope_finish(&sc, mean_grad(&sc, m, gu, red)));
 }
 
 /* ------------------------------------------------------------ prod, cumprod */
@@ -213,14 +195,14 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     for (int d = 0; d < m->ndim; d++)
         numel *= m->sizes[d];
     bool by_dim = !n->args[1].none && m->ndim > 0;
-    if (by_dim ? m->sizes[wrap(n->args[1].i, m->ndim)] == 1 : numel == 1) {
+    if (by_dim ? m->sizes[mt_wrapped_dim(n->args[1].i, m->ndim)] == 1 : numel == 1) {
         /* a product of one factor: the gradient passes through, as in torch */
         r = g[0];
         if (by_dim && !n->args[2].i)
-            r = S(mt_call(MT_OP_unsqueeze, "Ti", g[0], (int64_t)wrap(n->args[1].i, m->ndim)));
+            r = S(mt_call(MT_OP_unsqueeze, "Ti", g[0], (int64_t)mt_wrapped_dim(n->args[1].i, m->ndim)));
         else if (!by_dim)
             r = S(mt_call(MT_OP_reshape, "TL", g[0], m->ndim, m->sizes));
-        return set_input_grad(n, out, finish(&sc, r));
+        return set_input_grad(n, out, mt_scope_finish(&sc, r));
     }
     if (by_dim) {
         bool red[MT_MAX_DIMS];
@@ -228,19 +210,19 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         bool keepdim = n->args[2].i;
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
         mt_tensor *ru = saved_result(&sc, n, red, keepdim);
-        x = saved(&sc, n, 0);
-        r = prod_grad(&sc, x, gu, ru, wrap(n->args[1].i, m->ndim));
+        x = mt_scope_saved(&sc, n, 0);
+        r = prod_grad(&sc, x, gu, ru, mt_wrapped_dim(n->args[1].i, m->ndim));
     } else {
         /* over all elements: as a line of numel elements */
-        x = saved(&sc, n, 0);
+        x = mt_scope_saved(&sc, n, 0);
         mt_tensor *xf = S(mt_call(MT_OP_reshape, "TL", x, 1, &numel));
         mt_tensor *gu = S(mt_call(MT_OP_reshape, "TL", g[0], 1, &one));
-        mt_tensor *ru = saved(&sc, n, n->nparams);
+        mt_tensor *ru = mt_scope_saved(&sc, n, n->nparams);
         ru = S(mt_call(MT_OP_reshape, "TL", ru, 1, &one));
         mt_tensor *rf = prod_grad(&sc, xf, gu, ru, 0);
         r = S(mt_call(MT_OP_reshape, "TL", rf, m->ndim, m->sizes));
     }
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 /* Marks the first zero of each line along d, and yields x with only that
@@ -318,13 +300,13 @@ static mt_tensor *cumprod_grad_quadratic(mt_scope *s, mt_tensor *x, mt_tensor *g
 int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
-    int64_t d = wrap(n->args[1].i, m->ndim);
+    int64_t d = mt_wrapped_dim(n->args[1].i, m->ndim);
     if (m->ndim == 0 || m->sizes[d] <= 1) {
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams), *r;
+    mt_tensor *x = mt_scope_saved(&sc, n, 0), *y = mt_scope_saved(&sc, n, n->nparams), *r;
     int zero = has_zero(&sc, x);
     if (zero == 0) {
         mt_tensor *w = S(mt_call(MT_OP_mul, "TT", g[0], y));
@@ -334,19 +316,19 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     } else {
         r = cumprod_grad_quadratic(&sc, x, g[0], d);
     }
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 int cumsum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
-    int64_t d = wrap(n->args[1].i, m->ndim);
+    int64_t d = mt_wrapped_dim(n->args[1].i, m->ndim);
     if (m->ndim == 0 || m->sizes[d] <= 1) {
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
     mt_scope sc = {0};
-    return set_input_grad(n, out, finish(&sc, reversed_cumsum(&sc, g[0], d)));
+    return set_input_grad(n, out, mt_scope_finish(&sc, reversed_cumsum(&sc, g[0], d)));
 }
 
 /* ------------------------------------------------------------ amax, max */
@@ -375,10 +357,10 @@ int amax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     reduced_dims(m, n->nparams > 1 ? &n->args[1] : NULL, red);
     bool keepdim = n->nparams > 2 && n->args[2].i;
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *x = mt_scope_saved(&sc, n, 0);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
-    return set_input_grad(n, out, finish(&sc, even_share(&sc, m, red, x, ru, gu)));
+    return set_input_grad(n, out, mt_scope_finish(&sc, even_share(&sc, m, red, x, ru, gu)));
 }
 
 /* aminmax(input, *, dim=None, keepdim): each output's gradient as amin's and
@@ -395,7 +377,7 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     int nd = dim_list(m, red, dims);
     bool keepdim = n->args[2].i;
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *r = NULL;
+    mt_tensor *x = mt_scope_saved(&sc, n, 0), *r = NULL;
     for (int k = 0; k < 2; k++) {
         if (!g[k])
             continue;
@@ -407,7 +389,7 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     if (!r && !sc.failed)
         return 0;
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 /* ------------------------------------------------------------ selections */
@@ -419,8 +401,7 @@ int aminmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * dim (sort, topk and the scans always do). A 0-d input was its own pick.
  * The positions are the saved indices (output 1), or for msort, which
  * returns none, argsort of the saved input (the same stable order). */
-static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim,
-                            bool keepdim)
+int mt_indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim, bool keepdim)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
     if (!g[0])
@@ -429,10 +410,10 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
-    int64_t d = wrap(dim, m->ndim);
+    int64_t d = mt_wrapped_dim(dim, m->ndim);
     mt_scope sc = {0};
-    mt_tensor *idx = n->kind->save_output ? saved(&sc, n, n->nparams)
-                                          : S(mt_call(MT_OP_argsort_1, "Ti", saved(&sc, n, 0), d));
+    mt_tensor *idx = n->kind->save_output ? mt_scope_saved(&sc, n, n->nparams)
+                                          : S(mt_call(MT_OP_argsort_1, "Ti", mt_scope_saved(&sc, n, 0), d));
     mt_tensor *gv = g[0];
     if (!keepdim) {
         idx = S(mt_call(MT_OP_unsqueeze, "Ti", idx, d));
@@ -440,49 +421,19 @@ static int indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t 
     }
     mt_tensor *zero = S(mt_new(g[0]->dtype, m->ndim, m->sizes, true));
     mt_tensor *r = S(mt_call(MT_OP_scatter_add, "TiTT", zero, d, idx, gv));
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 /* max, min, median, nanmedian, mode (input, dim, keepdim) */
 int dim_select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return indices_backward(n, g, out, n->args[1].i, n->args[2].i);
-}
-
-/* sort(input, dim, descending) */
-int sort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[1].i, true);
-}
-
-/* sort(input, *, stable, dim, descending) */
-int sort_stable_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, true);
-}
-
-/* msort(input): sort along dim 0, positions recomputed from the saved input */
-int msort_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, 0, true);
-}
-
-/* topk(input, k, dim, ...) */
-int topk_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, true);
-}
-
-/* kthvalue(input, k, dim, keepdim) */
-int kthvalue_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return indices_backward(n, g, out, n->args[2].i, n->args[3].i);
+    return mt_indices_backward(n, g, out, n->args[1].i, n->args[2].i);
 }
 
 /* cummax, cummin (input, dim) */
 int cum_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return indices_backward(n, g, out, n->args[1].i, true);
+    return mt_indices_backward(n, g, out, n->args[1].i, true);
 }
 
 /* ------------------------------------------------------------ var, std */
@@ -511,7 +462,7 @@ static mt_tensor *var_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_te
     int64_t dims[MT_MAX_DIMS];
     int nd = dim_list(m, a->red, dims);
     mt_scope sc = *s;
-    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *x = mt_scope_saved(&sc, n, 0);
     mt_tensor *mean = S(mt_call(MT_OP_mean_dim, "TLb", x, nd, dims, 1));
     mt_tensor *centered = S(mt_call(MT_OP_sub, "TT", x, mean));
     mt_tensor *scaled = S(mt_call(MT_OP_mul, "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
@@ -551,7 +502,7 @@ static int moments_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_
     }
     if (!r && !sc.failed)
         return 0;
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 int var_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -601,7 +552,7 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (p == 0) /* a count: no gradient flows, as in torch */
         return 0;
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *r;
+    mt_tensor *x = mt_scope_saved(&sc, n, 0), *r;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     if (p == 1) {
@@ -629,7 +580,7 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", x, pw));
         r = S(mt_call(MT_OP_mul, "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
     }
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 /* ------------------------------------------------------------ logsumexp, softmax */
@@ -641,11 +592,11 @@ int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     reduced_dims(m, &n->args[1], red);
     bool keepdim = n->args[2].i;
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *x = mt_scope_saved(&sc, n, 0);
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *p = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, ru))));
-    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, p))));
+    return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, p))));
 }
 
 /* sum_{i>=k} g_i exp(x_k - y_i), as torch's: the positive and the negative
@@ -658,10 +609,10 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_retain(g[0]);
         return set_input_grad(n, out, g[0]);
     }
-    int64_t d = wrap(n->args[1].i, m->ndim);
+    int64_t d = mt_wrapped_dim(n->args[1].i, m->ndim);
     double lowest = g[0]->dtype == MT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0), *y = saved(&sc, n, n->nparams);
+    mt_tensor *x = mt_scope_saved(&sc, n, 0), *y = mt_scope_saved(&sc, n, n->nparams);
     mt_tensor *log_abs = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_abs, "T", g[0]))));
     mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)),
                              lowest));
@@ -671,7 +622,7 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *lse_neg = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", neg, y)), d, true);
     mt_tensor *out_pos = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_pos, x))));
     mt_tensor *out_neg = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_neg, x))));
-    return set_input_grad(n, out, finish(&sc, S(mt_call(MT_OP_sub, "TT", out_pos, out_neg))));
+    return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_sub, "TT", out_pos, out_neg))));
 }
 
 /* d y_i = sum_{k<=i} t_k exp(x_k - y_i), as torch's logcumsumexp_jvp: with
@@ -687,14 +638,14 @@ int logcumsumexp_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
         tout[0] = tin[0];
         return 0;
     }
-    int64_t d = wrap(n->args[1].i, m->ndim);
+    int64_t d = mt_wrapped_dim(n->args[1].i, m->ndim);
     mt_scope sc = {0};
-    mt_tensor *x = saved(&sc, n, 0);
+    mt_tensor *x = mt_scope_saved(&sc, n, 0);
     mt_tensor *top = S(mt_call(MT_OP_amax, "TLb", x, 1, &d, 1));
     mt_tensor *e = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, top))));
     mt_tensor *num = S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_mul, "TT", e, tin[0])), d));
     mt_tensor *den = S(mt_call(MT_OP_add, "Tf", S(mt_call(MT_OP_cumsum, "Ti", e, d)), 1e-13));
-    tout[0] = finish(&sc, S(mt_call(MT_OP_div, "TT", num, den)));
+    tout[0] = mt_scope_finish(&sc, S(mt_call(MT_OP_div, "TT", num, den)));
     return tout[0] ? 0 : -1;
 }
 
@@ -704,7 +655,7 @@ static int64_t softmax_dim(const mt_node *n)
     int ndim = n->edge_meta[0].ndim;
     if (n->args[1].none)
         return ndim == 0 || ndim == 1 || ndim == 3 ? 0 : 1;
-    return wrap(n->args[1].i, ndim);
+    return mt_wrapped_dim(n->args[1].i, ndim);
 }
 
 /* Both run the fused row (softmax.def) on the saved output y; its dtype
@@ -713,9 +664,9 @@ static int softmax_like_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int
 {
     int64_t d = softmax_dim(n);
     mt_scope sc = {0};
-    mt_tensor *y = saved(&sc, n, n->nparams);
+    mt_tensor *y = mt_scope_saved(&sc, n, n->nparams);
     mt_tensor *r = y ? S(mt_call(op, "TTiD", g[0], y, d, (int)y->dtype)) : NULL;
-    return set_input_grad(n, out, finish(&sc, r));
+    return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 
 int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -726,70 +677,6 @@ int softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int log_softmax_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return softmax_like_backward(n, g, out, MT_OP__log_softmax_backward_data);
-}
-
-/* Gives r to param p's edge (cast and reduced to its input). */
-static int give_param(mt_node *n, mt_tensor **out, int p, mt_tensor *r)
-{
-    if (!r)
-        return -1;
-    int e = mt_edge_of(n, p);
-    return (out[e] = mt_reduce_to_edge(n, e, r)) ? 0 : -1;
-}
-
-/* r = y (go - sum(go y)): linear in go, whose gradient is the same row of
- * the incoming gg; for y it is gg (go - sum(go y)) - go sum(gg y). */
-int softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope sc = {0};
-    mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
-    if (!y)
-        return finish(&sc, NULL), -1;
-    int nd = y->ndim;
-    int64_t d = wrap(n->args[2].i, nd);
-    if (mt_param_needs(n, 0))
-        r0 = S(mt_call(MT_OP__softmax_backward_data, "TTiD", g[0], y, d, (int)y->dtype));
-    if (mt_param_needs(n, 1)) {
-        mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", go, y)), nd > 0, &d, 1));
-        mt_tensor *t = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", g[0], y)), nd > 0, &d, 1));
-        mt_tensor *a = S(mt_call(MT_OP_mul, "TT", g[0], S(mt_call(MT_OP_sub, "TT", go, s))));
-        r1 = S(mt_call(MT_OP_sub, "TT", a, S(mt_call(MT_OP_mul, "TT", go, t))));
-    }
-    int rc = sc.failed ? -1 : 0;
-    if (!rc && r0)
-        rc = give_param(n, out, 0, (mt_retain(r0), r0));
-    if (!rc && r1)
-        rc = give_param(n, out, 1, (mt_retain(r1), r1));
-    finish(&sc, NULL);
-    return rc;
-}
-
-/* r = go - exp(y) sum(go): for go, gg - sum(gg exp(y)); for y,
- * -gg exp(y) sum(go). */
-int log_softmax_backward_data_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_scope sc = {0};
-    mt_tensor *go = saved(&sc, n, 0), *y = saved(&sc, n, 1), *r0 = NULL, *r1 = NULL;
-    if (!y)
-        return finish(&sc, NULL), -1;
-    int nd = y->ndim;
-    int64_t d = wrap(n->args[2].i, nd);
-    mt_tensor *e = S(mt_call(MT_OP_exp, "T", y));
-    if (mt_param_needs(n, 0)) {
-        mt_tensor *t = S(mt_call(MT_OP_sum_dim, "TLb", S(mt_call(MT_OP_mul, "TT", g[0], e)), nd > 0, &d, 1));
-        r0 = S(mt_call(MT_OP_sub, "TT", g[0], t));
-    }
-    if (mt_param_needs(n, 1)) {
-        mt_tensor *s = S(mt_call(MT_OP_sum_dim, "TLb", go, nd > 0, &d, 1));
-        r1 = S(mt_call(MT_OP_neg, "T", S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", g[0], e)), s))));
-    }
-    int rc = sc.failed ? -1 : 0;
-    if (!rc && r0)
-        rc = give_param(n, out, 0, (mt_retain(r0), r0));
-    if (!rc && r1)
-        rc = give_param(n, out, 1, (mt_retain(r1), r1));
-    finish(&sc, NULL);
-    return rc;
 }
 
 /* sum(input, dim, keepdim): the gradient spreads back over the reduced dims. */

@@ -69,8 +69,7 @@ mt_tensor *mt_embed(mt_node *n, int e, mt_tensor *g, mt_tensor *pos)
     return mt_embed_finish(n, e, acc);
 }
 
-/* Edge 0's gradient from g at the positions view(arange) picks. */
-static int embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
+int mt_embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos)
 {
     out[0] = mt_embed(n, 0, g, pos);
     if (pos)
@@ -137,7 +136,7 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         mt_tensor *pos = p ? mt_call(MT_OP___getitem__np, "TO", p, n->args[1].obj) : NULL;
         if (p)
             mt_release(p);
-        return embed_view(n, g[0], out, pos);
+        return mt_embed_view(n, g[0], out, pos);
     }
     if (copy_into(v, g[0]) < 0) {
         mt_release(z);
@@ -145,18 +144,6 @@ int slice_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     out[0] = z;
     return 0;
-}
-
-/* x[index tensor] */
-int index_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    mt_tensor *p = mt_positions(n, 0), *key = mt_node_saved(n, 1);
-    mt_tensor *pos = p && key ? mt_call(MT_OP___getitem__, "TT", p, key) : NULL;
-    if (p)
-        mt_release(p);
-    if (key)
-        mt_release(key);
-    return embed_view(n, g[0], out, pos);
 }
 
 int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -179,7 +166,7 @@ int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
                        : NULL;
     if (p)
         mt_release(p);
-    return embed_view(n, g[0], out, pos);
+    return mt_embed_view(n, g[0], out, pos);
 }
 
 /* unbind(input, dim), split(input, size(s), dim), chunk(input, chunks, dim):
@@ -270,7 +257,7 @@ done:
         mt_release(slots);
     if (!pos)
         return -1;
-    return embed_view(n, g[0], out, pos);
+    return mt_embed_view(n, g[0], out, pos);
 }
 
 /* Any op that only reshapes: the gradient is reshaped back. */
@@ -318,3 +305,42 @@ int identity_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return 0;
 }
 
+/* Direct forward-mode formulas of the view ops: the tangent takes the same
+ * view. */
+int reshape_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_tensor_meta *m = &n->out_meta[0];
+    return mt_store(&tout[0], mt_call(MT_OP_reshape, "TL", tin[0], m->ndim, m->sizes));
+}
+
+int expand_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_tensor_meta *m = &n->out_meta[0];
+    return mt_store(&tout[0], mt_call(MT_OP_expand, "TL", tin[0], m->ndim, m->sizes));
+}
+
+int t_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    return mt_store(&tout[0], mt_call(MT_OP_t, "T", tin[0]));
+}
+
+int transpose_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    return mt_store(&tout[0], mt_call(MT_OP_transpose, "Tii", tin[0], n->args[1].i, n->args[2].i));
+}
+
+int permute_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    if (!tin[0])
+        return 0;
+    const mt_ad_value *d = &n->args[1];
+    return mt_store(&tout[0], mt_call(MT_OP_permute, "TL", tin[0], d->nints, d->ints));
+}

@@ -12,5 +12,8 @@ int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *p
 mt_tensor *mt_embed_finish(mt_node *n, int e, mt_tensor *acc);
 /* Zeros shaped as edge e's input with g added at positions pos. */
 mt_tensor *mt_embed(mt_node *n, int e, mt_tensor *g, mt_tensor *pos);
+/* Edge 0's gradient (*out) from g at the positions view(arange) picks;
+ * consumes pos. */
+int mt_embed_view(mt_node *n, mt_tensor *g, mt_tensor **out, mt_tensor *pos);
 
 #endif

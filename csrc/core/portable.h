@@ -17,8 +17,8 @@
  *    (any object format), MT_HAVE_X86_DISPATCH says so; mt_use_avx2_fma()
  *    for the elementwise rows' AVX2 level, which MINITORCH_NO_AVX2 turns off.
  *  - MT_TARGET_AVX512 + mt_use_avx512() (MT_HAVE_AVX512) the same for every
- *    AVX-512 kernel (kernels/vmath16.h, the small GEMM, vector gathers), so
- *    MINITORCH_NO_AVX512 turns them all off at once.
+ *    AVX-512 kernel (kernels/simd/vmath16.h, the small GEMM, vector
+ *    gathers), so MINITORCH_NO_AVX512 turns them all off at once.
  *
  * On x86-64 and aarch64 glibc, calls to functions whose default symbol
  * version is newer than glibc 2.17 (the manylinux2014 floor) are bound to
@@ -55,7 +55,7 @@ static inline int mt_path_on(int *state, int (*has)(void), const char *knob)
 }
 
 /* The AVX2 + FMA intrinsic forms of kernels that have one (kernels/
- * vmath_avx2.h); MINITORCH_NO_AVX2=1 keeps the portable code instead (its
+ * simd/vmath_avx2.h); MINITORCH_NO_AVX2=1 keeps the portable code instead (its
  * AVX2 clone, on such a machine), so tests can run it. */
 static inline int mt_use_avx2_fma(void)
 {
@@ -64,7 +64,7 @@ static inline int mt_use_avx2_fma(void)
 }
 #endif
 
-/* The 16-lane float path of kernels/vmath16.h: AVX-512F+DQ code behind
+/* The 16-lane float path of kernels/simd/vmath16.h: AVX-512F+DQ code behind
  * MT_TARGET_AVX512, taken when mt_use_avx512() says so. Not on Windows, where
  * GCC does not align the stack for 64-byte vector spills (GCC bug 54412).
  * MINITORCH_NO_AVX512=1 in the environment keeps the 8-lane paths on an

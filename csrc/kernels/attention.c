@@ -11,8 +11,8 @@
 #include "attention.h"
 #include "../core/error.h"
 #include "../core/portable.h"
-#include "blas.h"
-#include "linalg.h"
+#include "gemm/blas.h"
+#include "gemm/gemm.h"
 #include "parallel.h"
 #include "softmax_row.h"
 

@@ -5,7 +5,7 @@
  * multiply-adds than im2col. The forward runs in chunks of tiles sized so a
  * chunk's transformed input and output stay in L2; each thread takes whole
  * chunks (transform, 16 products by our register-blocked kernel in
- * gemm_small.h, inverse transform) with no barrier between the stages. The input gradient
+ * gemm/gemm_small.h, inverse transform) with no barrier between the stages. The input gradient
  * is the same forward over the output gradient with the filter flipped and
  * its channels swapped (padding 2 - p). The weight gradient is the adjoint
  * of the three linear maps, G^T (sum over tiles of (A dy A^T) (B^T d B)^T) G,
@@ -19,9 +19,9 @@
 #include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
-#include "gemm_small.h"
+#include "gemm/gemm_small.h"
 #include "parallel.h"
-#include "vmath.h"
+#include "simd/vmath.h"
 
 /* Bytes of transformed tiles (input and output side together) per chunk,
  * run whole on one thread: with the transformed filter (or, for the weight

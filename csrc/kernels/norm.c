@@ -5,10 +5,10 @@
  * over the thread pool; the weight and bias gradients, sums over rows, are
  * kept per part and added in a fixed order, so results do not depend on
  * timing. Batch norm splits over channels. An output too large to stay in
- * cache goes out with streaming stores (stream.h). */
+ * cache goes out with streaming stores (simd/stream.h). */
 #include "norm.h"
 #include "parallel.h"
-#include "stream.h"
+#include "simd/stream.h"
 #include "typed.h"
 
 #include "../core/error.h"

@@ -5,11 +5,11 @@
 #include "pointwise_unary.h"
 #include "../core/portable.h"
 #include "kernel_rows.h"
-#include "lane_pick.h"
+#include "simd/lane_pick.h"
 #include "typed.h"
-#include "vmath.h"
-#include "vmath16.h"
-#include "vmath_avx2.h"
+#include "simd/vmath.h"
+#include "simd/vmath16.h"
+#include "simd/vmath_avx2.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Recurrent layers over a whole sequence (rnn.h). W_ih^T and W_hh^T are
- * packed once per call (gemm_small.h); sequences are independent, so each
+ * packed once per call (gemm/gemm_small.h); sequences are independent, so each
  * task runs whole sequences for a block of rows and no step waits on another
  * thread. Per step and block: the input projection x W_ih^T and the hidden
  * projection h W_hh^T into a scratch, then one pass over the rows that adds
@@ -21,7 +21,7 @@
 #include "../core/allocator.h"
 #include "../core/error.h"
 #include "../core/portable.h"
-#include "gemm_small.h"
+#include "gemm/gemm_small.h"
 #include "parallel.h"
 #include "pointwise_unary.h"
 

@@ -2,7 +2,7 @@
  * share over a contiguous row of n scores: its maximum, the sum of
  * exp(x - max) (storing the exps when asked), a block of rows' maxima and
  * sums together, the logs of a block of sums at once, the outputs, and the
- * backward row. Included by kernels/softmax.c, kernels/cross_entropy.c and
+ * backward row. Included by kernels/softmax.c, kernels/loss_cross_entropy.c and
  * kernels/attention.c, whose vector loops inline them: smr_*_f4 (8 floats),
  * smr_*_f8 (4 doubles) and, where the machine has AVX-512, smr_*_x16 (16
  * floats), so a faster exp or wider vector lands in all of them from here.
@@ -14,8 +14,8 @@
 #ifndef MT_KERNELS_SOFTMAX_ROW_H
 #define MT_KERNELS_SOFTMAX_ROW_H
 
-#include "vmath.h"
-#include "vmath16.h"
+#include "simd/vmath.h"
+#include "simd/vmath16.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -252,7 +252,7 @@ MT_DEFINE_SOFTMAX_ROW(f8, , double, mt_v4d, mt_v4l, 4, mt_vexp4_at, mt_vexp4_at,
                       smr_hsum_f8)
 
 #ifdef MT_HAVE_AVX512
-/* float32 in 16 lanes (vmath16.h), for functions marked MT_TARGET_AVX512
+/* float32 in 16 lanes (simd/vmath16.h), for functions marked MT_TARGET_AVX512
  * that run when mt_use_avx512(); suffix x16. */
 typedef int32_t mt_v16i __attribute__((vector_size(64)));
 MT_V16 void mt_vexp16_at(__m512 *x)

@@ -1,11 +1,11 @@
 /* The rows of activation.def: grad_output and the saved tensor broadcast and
  * promote as a binary elementwise op (elementwise.h), then one fused kernel
- * (kernels/activation_backward.c). Plain C: no Python. */
+ * (kernels/activation.c). Plain C: no Python. */
 #include "elementwise.h"
 
 #include <string.h>
 
-#include "../kernels/activation_backward.h"
+#include "../kernels/activation.h"
 
 static mt_loop_fn backward_loop_for(int op, mt_dtype d)
 {

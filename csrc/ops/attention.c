@@ -9,7 +9,7 @@
 
 #include "../core/error.h"
 #include "../kernels/attention.h"
-#include "../kernels/blas.h"
+#include "../kernels/gemm/blas.h"
 
 #include <string.h>
 

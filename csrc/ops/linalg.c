@@ -13,9 +13,9 @@
 
 #include "../core/shape.h"
 #include "../kernels/pointwise.h"
-#include "../kernels/blas.h"
+#include "../kernels/gemm/blas.h"
 #include "../kernels/copy.h"
-#include "../kernels/linalg.h"
+#include "../kernels/gemm/gemm.h"
 
 #include <string.h>
 

@@ -1,13 +1,13 @@
 /* The rows of loss.def: the checks of nll_loss and cross_entropy that
  * nn.functional leaves to C (classes, weights, dtypes) and the kernels of
- * kernels/loss.c and kernels/cross_entropy.c. Plain C:
+ * kernels/loss.c and kernels/loss_cross_entropy.c. Plain C:
  * impls read typed mt_args, the grad mode and whether the weight requires
  * grad, make tensors through the owner hooks (core/owner.h) and report
  * failures with mt_error; nothing here may touch Python. */
 #include "runtime/args.h"
 
 #include "../core/shape.h"
-#include "../kernels/cross_entropy.h"
+#include "../kernels/loss_cross_entropy.h"
 #include "../kernels/loss.h"
 
 #include <string.h>

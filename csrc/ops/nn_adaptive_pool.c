@@ -8,7 +8,7 @@
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
-#include "../kernels/nn_pool_adaptive_max.h"
+#include "../kernels/nn_adaptive_pool.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include "nn_geometry.h"
 #include "runtime/unlock.h"
 
-#include "../kernels/blas.h"
+#include "../kernels/gemm/blas.h"
 #include "../kernels/nn_conv.h"
 #include "../kernels/copy.h"
 

@@ -1,4 +1,4 @@
-/* What the files of the reduce family (reduce.c, sort.c, search.c) share. */
+/* What the files of the reduce family (reduce.c, sort.c, sort_search.c) share. */
 #ifndef MT_OPS_REDUCE_H
 #define MT_OPS_REDUCE_H
 

@@ -10,7 +10,7 @@
 #include "dispatch/torch_function_state.h"
 #include "capi/capi.h"
 
-#include "../kernels/blas.h"
+#include "../kernels/gemm/blas.h"
 #include "../kernels/parallel.h"
 
 extern PyMethodDef mt_tensor_module_methods[];

@@ -5,7 +5,7 @@
  * once and loads what it picks. */
 #include "../types/common.h"
 
-#include "../../kernels/blas.h"
+#include "../../kernels/gemm/blas.h"
 
 /* minitorch._blas._locate() tries its candidates through _blas_load; without
  * a library mt_gemm keeps its own kernel. An error in the search is no

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "../core/dynlib.h"
-#include "../core/threads.h"
+#include "../../core/dynlib.h"
+#include "../../core/threads.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 

@@ -1,4 +1,4 @@
-/* The recurrent-layer rows of nn.def: _rnn_layer runs one layer in one
+/* The rows of rnn.def: _rnn_layer runs one layer in one
  * direction over a padded sequence, input projection included
  * (kernels/rnn.c), and returns (output, h_n, c_n, workspace);
  * _rnn_layer_backward is its gradient, called by the formula of

@@ -2,7 +2,7 @@
  * 16-lane loop (vmath16.h) where mt_use_avx512(), for rows that have one an
  * AVX2 loop (vmath_avx2.h) where mt_use_avx2_fma(), and the 8-lane
  * clone NAME##_8_f4 (vmath.h) otherwise. One header for
- * kernels/pointwise_unary.c and kernels/activation_backward.c.
+ * kernels/pointwise_unary.c and kernels/activation.c.
  *
  *   MT_F4_PICK_UNARY(NAME, VFN16)           out = VFN16(a)
  *   MT_F4_PICK_BINARY(NAME, VFN16)          out = VFN16(g, v), g the incoming
@@ -14,10 +14,10 @@
  * (an mt_loop_fn). One loop macro serves both widths: contiguous operands in
  * full vectors and a masked one for the tail, strided ones through lane
  * buffers. */
-#ifndef MT_KERNELS_LANE_PICK_H
-#define MT_KERNELS_LANE_PICK_H
+#ifndef MT_KERNELS_SIMD_LANE_PICK_H
+#define MT_KERNELS_SIMD_LANE_PICK_H
 
-#include "../core/portable.h"
+#include "../../core/portable.h"
 #include "vmath16.h"
 #include "vmath_avx2.h"
 

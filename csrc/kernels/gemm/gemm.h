@@ -1,12 +1,12 @@
 /* Batched matrix multiply over strided operands: the one kernel behind mm,
  * bmm, matmul, mv, dot, outer, addmm, addmv and baddbmm. */
-#ifndef MT_KERNELS_LINALG_H
-#define MT_KERNELS_LINALG_H
+#ifndef MT_KERNELS_GEMM_GEMM_H
+#define MT_KERNELS_GEMM_GEMM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/tensor.h"
+#include "../../core/tensor.h"
 
 /* One operand: the first matrix's data, its row/column strides, and a stride
  * per batch dim (0 where it broadcasts). Strides are in elements. */

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/allocator.h"
-#include "../core/error.h"
-#include "../core/portable.h"
+#include "../../core/allocator.h"
+#include "../../core/error.h"
+#include "../../core/portable.h"
 
 #define S MT_SMALL_STRIP
 /* Strips per run; rows of A per pass over all runs (a multiple of every

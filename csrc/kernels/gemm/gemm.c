@@ -1,15 +1,19 @@
-#include "linalg.h"
+/* mt_gemm (gemm.h): each product of a batch goes to the optional BLAS
+ * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size and
+ * type, and the work is split over our threads by batch items, rows or
+ * columns. */
+#include "gemm.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../../core/error.h"
 #include "blas.h"
 #include "gemm_small.h"
-#include "parallel.h"
+#include "../parallel.h"
 
-#include "../core/portable.h"
+#include "../../core/portable.h"
 #ifdef MT_HAVE_X86_DISPATCH
 #include <immintrin.h>
 #endif

@@ -7,8 +7,8 @@
  * down to the denormals are kept. On AVX-512 machines the float32 kernels
  * take vmath16.h's 16-lane forms instead; these stay the path everywhere
  * else. */
-#ifndef MT_KERNELS_VMATH_H
-#define MT_KERNELS_VMATH_H
+#ifndef MT_KERNELS_SIMD_VMATH_H
+#define MT_KERNELS_SIMD_VMATH_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* Binary search of values in sorted rows (searchsorted, bucketize). */
-#ifndef MT_KERNELS_SEARCH_H
-#define MT_KERNELS_SEARCH_H
+#ifndef MT_KERNELS_SORT_SEARCH_H
+#define MT_KERNELS_SORT_SEARCH_H
 
 #include "../core/tensor.h"
 

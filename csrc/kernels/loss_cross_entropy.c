@@ -1,5 +1,5 @@
 /* cross_entropy against class indices, fused with log_softmax
- * (cross_entropy.h). The input is seen as [n, c, inner]: a position is one
+ * (loss_cross_entropy.h). The input is seen as [n, c, inner]: a position is one
  * (sample, inner index) and its c class scores lie inner elements apart.
  * The forward takes each position's max, log-sum-exp, picked score and (for
  * label smoothing) weighted score sum in two passes over its scores and
@@ -9,7 +9,7 @@
  * float32 in 16 lanes with AVX-512). Threads split positions;
  * the reductions add the per-position losses in order afterwards, so the
  * result does not depend on the thread count. */
-#include "cross_entropy.h"
+#include "loss_cross_entropy.h"
 #include "../core/error.h"
 #include "../core/portable.h"
 #include "parallel.h"

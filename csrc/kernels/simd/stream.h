@@ -21,8 +21,8 @@
  * mt_stream_fence(): orders the streamed stores before the stores that
  *   follow (the pool's completion flag); each thread calls it after its
  *   part. */
-#ifndef MT_KERNELS_STREAM_H
-#define MT_KERNELS_STREAM_H
+#ifndef MT_KERNELS_SIMD_STREAM_H
+#define MT_KERNELS_SIMD_STREAM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,14 +1,14 @@
 /* Fused backward kernels of the activations: grad_input = grad_output * f'(v)
  * in one pass, v the forward's input (gelu, silu) or output (tanh, sigmoid). */
-#ifndef MT_KERNELS_ACTIVATION_BACKWARD_H
-#define MT_KERNELS_ACTIVATION_BACKWARD_H
+#ifndef MT_KERNELS_ACTIVATION_H
+#define MT_KERNELS_ACTIVATION_H
 
 #include "iter.h"
 
-/* One per row of activation_backward.def, in its order. */
+/* One per row of activation.def, in its order. */
 typedef enum {
 #define MT_ACTIVATION_BACKWARD_KERNEL(ID, ...) MT_ACTB_##ID,
-#include "activation_backward.def"
+#include "activation.def"
 #undef MT_ACTIVATION_BACKWARD_KERNEL
     MT_NUM_ACTB
 } mt_activation_backward_op;

@@ -1,7 +1,7 @@
 /* cross_entropy of logits against class indices, fused with log_softmax:
  * one pass per position for the loss, one for the gradient. */
-#ifndef MT_KERNELS_CROSS_ENTROPY_H
-#define MT_KERNELS_CROSS_ENTROPY_H
+#ifndef MT_KERNELS_LOSS_CROSS_ENTROPY_H
+#define MT_KERNELS_LOSS_CROSS_ENTROPY_H
 
 #include "loss.h"
 

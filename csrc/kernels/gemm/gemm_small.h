@@ -3,14 +3,14 @@
  * stays fixed over many calls (a recurrent layer's W_hh over the steps of a
  * sequence): that matrix is packed once into 16-column strips and each
  * product streams it through the same kernel, float32 or float64. */
-#ifndef MT_KERNELS_GEMM_SMALL_H
-#define MT_KERNELS_GEMM_SMALL_H
+#ifndef MT_KERNELS_GEMM_GEMM_SMALL_H
+#define MT_KERNELS_GEMM_GEMM_SMALL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/dtype.h"
+#include "../../core/dtype.h"
 
 /* C = A B, or C += A B when acc, float32, on the calling thread: A (m x k)
  * with element (i, l) at a[i * ars + l * acs], B (k x n) with rows ldb apart,

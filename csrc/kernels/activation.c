@@ -1,16 +1,16 @@
-/* Fused activation backward loops (activation_backward.h): one pass over the
- * incoming gradient and the saved tensor, float16/bfloat16 computed in float.
- * float32 and float64 run in vector lanes (vmath.h; float32 on 16 lanes with
- * vmath16.h where the machine has AVX-512); the formulas are torch's
- * (the same operations in the same order), so NaN and infinities come out as
+/* Fused activation backward loops (activation.h): one pass over the incoming
+ * gradient and the saved tensor, float16/bfloat16 computed in float. float32
+ * and float64 run in vector lanes (simd/vmath.h; float32 on 16 lanes with
+ * simd/vmath16.h where the machine has AVX-512); the formulas are torch's (the
+ * same operations in the same order), so NaN and infinities come out as
  * torch's do, e.g. gelu's gradient at +-inf is NaN. */
-#include "activation_backward.h"
+#include "activation.h"
 #include "../core/portable.h"
-#include "lane_pick.h"
+#include "simd/lane_pick.h"
 #include "typed.h"
-#include "vmath.h"
-#include "vmath16.h"
-#include "vmath_avx2.h"
+#include "simd/vmath.h"
+#include "simd/vmath16.h"
+#include "simd/vmath_avx2.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,7 +47,7 @@
 SCALAR_FORMS(float, s4)
 SCALAR_FORMS(double, s8)
 
-/* Vector forms, in place on the gradient lane vector (see MT_VAT in vmath.h). */
+/* Vector forms, in place on the gradient lane vector (see MT_VAT in simd/vmath.h). */
 MT_VINLINE void vgelu_d8(mt_v8f *pg, const mt_v8f *px, mt_v8i *far)
 {
     mt_v8f x = *px;
@@ -171,7 +171,7 @@ MT_VINLINE void vsigmoid_d4(mt_v4d *pg, const mt_v4d *py, mt_v4l *far)
 
 #ifdef MT_HAVE_AVX512
 /* 16-lane float32 forms: gradient g, saved tensor v. Phi and the density
- * come from one erfc (vmath16.h), which covers gelu's whole range. */
+ * come from one erfc (simd/vmath16.h), which covers gelu's whole range. */
 MT_V16 __m512 vgelu_d16(__m512 g, __m512 x)
 {
     __m512 pdf, cdf = mt_vphi_pdf16(x, &pdf);
@@ -208,7 +208,7 @@ MT_V16 __m512 vsigmoid_d16(__m512 g, __m512 y)
 #endif
 
 #ifdef MT_HAVE_X86_DISPATCH
-/* gelu's gradient on AVX2 + FMA machines without AVX-512 (vmath_avx2.h) */
+/* gelu's gradient on AVX2 + FMA machines without AVX-512 (simd/vmath_avx2.h) */
 MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
 {
     __m256 pdf, cdf = mt_vphi_pdf8x(x, &pdf);
@@ -241,12 +241,12 @@ MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
     HALF_LOOP(NAME, bf, mt_bf16)
 #define MT_ACTIVATION_BACKWARD_KERNEL(ID, NAME, LIMIT4, LIMIT8, PICK) \
     DEFINE(NAME, LIMIT4, LIMIT8, PICK)
-#include "activation_backward.def"
+#include "activation.def"
 #undef MT_ACTIVATION_BACKWARD_KERNEL
 
 static const mt_loop_fn table[][MT_NUM_DTYPES] = {
 #define MT_ACTIVATION_BACKWARD_KERNEL(ID, NAME, ...) [MT_ACTB_##ID] = MT_ROW_FLOAT(NAME),
-#include "activation_backward.def"
+#include "activation.def"
 #undef MT_ACTIVATION_BACKWARD_KERNEL
 };
 _Static_assert(sizeof table / sizeof table[0] == MT_NUM_ACTB,

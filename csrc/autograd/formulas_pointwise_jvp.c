@@ -1,7 +1,8 @@
-/* Direct forward-mode formulas for the hot elementwise ops and the view ops;
- * every other kind derives its jvp from its backward (forward.c). Tangents
- * come per edge (NULL = zero); results may still broadcast: mt_jvp brings
- * them to each output's shape and dtype. */
+/* Direct forward-mode formulas for the hot elementwise ops of the pointwise
+ * family (the view ops' are in formulas_shape.c); every other kind derives
+ * its jvp from its backward (forward.c). Tangents come per edge (NULL =
+ * zero); results may still broadcast: mt_jvp brings them to each output's
+ * shape and dtype. */
 #include "formula.h"
 
 static mt_tensor *tangent(mt_node *n, mt_tensor **tin, int p)
@@ -228,43 +229,4 @@ int pow_scalar_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     mt_tensor *r = p ? mt_call(MT_OP_mul, "TT", tin[0], p) : NULL;
     mt_release_all(1, &p);
     return put(&tout[0], scale(r, e), true);
-}
-
-/* View ops: the tangent takes the same view. */
-int reshape_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    if (!tin[0])
-        return 0;
-    const mt_tensor_meta *m = &n->out_meta[0];
-    return put(&tout[0], mt_call(MT_OP_reshape, "TL", tin[0], m->ndim, m->sizes), true);
-}
-
-int expand_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    if (!tin[0])
-        return 0;
-    const mt_tensor_meta *m = &n->out_meta[0];
-    return put(&tout[0], mt_call(MT_OP_expand, "TL", tin[0], m->ndim, m->sizes), true);
-}
-
-int t_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    if (!tin[0])
-        return 0;
-    return put(&tout[0], mt_call(MT_OP_t, "T", tin[0]), true);
-}
-
-int transpose_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    if (!tin[0])
-        return 0;
-    return put(&tout[0], mt_call(MT_OP_transpose, "Tii", tin[0], n->args[1].i, n->args[2].i), true);
-}
-
-int permute_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    if (!tin[0])
-        return 0;
-    const mt_ad_value *d = &n->args[1];
-    return put(&tout[0], mt_call(MT_OP_permute, "TL", tin[0], d->nints, d->ints), true);
 }

@@ -28,10 +28,10 @@
  * results in the denormal range and overflows to inf), a reciprocal is
  * vrcp14ps plus a Newton step instead of a division, lanes are chosen with
  * mask registers, and special inputs are fixed with vfixupimmps. */
-#ifndef MT_KERNELS_VMATH16_H
-#define MT_KERNELS_VMATH16_H
+#ifndef MT_KERNELS_SIMD_VMATH16_H
+#define MT_KERNELS_SIMD_VMATH16_H
 
-#include "../core/portable.h"
+#include "../../core/portable.h"
 #include "erfc_fit.h"
 
 #ifdef MT_HAVE_AVX512

@@ -1,7 +1,7 @@
-/* Adaptive max pooling (nn_pool_adaptive_max.c) over the last one to three
+/* Adaptive max pooling (nn_adaptive_pool.c) over the last one to three
  * dims of a contiguous float32/float64 input, one plane per task. */
-#ifndef MT_KERNELS_NN_POOL_ADAPTIVE_MAX_H
-#define MT_KERNELS_NN_POOL_ADAPTIVE_MAX_H
+#ifndef MT_KERNELS_NN_ADAPTIVE_POOL_H
+#define MT_KERNELS_NN_ADAPTIVE_POOL_H
 
 #include "../core/tensor.h"
 

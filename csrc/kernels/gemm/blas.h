@@ -1,13 +1,13 @@
 /* An optional BLAS found at run time (an ILP64 OpenBLAS: NumPy's bundled one,
  * or the scipy-openblas64 package's): loaded through core/dynlib.h so
  * minitorch gains no link-time or install-time dependency. */
-#ifndef MT_KERNELS_BLAS_H
-#define MT_KERNELS_BLAS_H
+#ifndef MT_KERNELS_GEMM_BLAS_H
+#define MT_KERNELS_GEMM_BLAS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/dtype.h"
+#include "../../core/dtype.h"
 
 /* Loads the library at path; returns false (and keeps the fallback) when the
  * file or its gemm symbols are missing. Safe to call more than once. */

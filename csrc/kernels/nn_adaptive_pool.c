@@ -2,7 +2,7 @@
  * size m covers [floor(o*n/m), ceil((o+1)*n/m)). The maximum is taken as
  * torch takes it: the first largest value, or the last NaN when there is
  * one, so indices (and gradients) match torch's. */
-#include "nn_pool_adaptive_max.h"
+#include "nn_adaptive_pool.h"
 
 #include <math.h>
 

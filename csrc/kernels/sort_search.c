@@ -1,5 +1,5 @@
-/* Binary search of every value in its row of sorted boundaries. */
-#include "search.h"
+/* Binary search of every value in its row of sorted boundaries (sort_search.h). */
+#include "sort_search.h"
 #include "typed.h"
 
 /* Written as torch's search: a comparison with NaN is false, so NaN (as a

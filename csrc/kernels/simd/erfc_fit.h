@@ -8,8 +8,8 @@
  * coefficients highest first; and ln 2 in two parts for the exp's
  * reduction, the first with 9 significant bits, so its product with a
  * multiple of ln 2 of at most 12 significant bits is exact. */
-#ifndef MT_KERNELS_ERFC_FIT_H
-#define MT_KERNELS_ERFC_FIT_H
+#ifndef MT_KERNELS_SIMD_ERFC_FIT_H
+#define MT_KERNELS_SIMD_ERFC_FIT_H
 
 #define MT_ERFC_P 0.3799999952316284f
 #define MT_ERFC_R8 0.058965835720300674f

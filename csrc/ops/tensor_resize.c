@@ -1,9 +1,9 @@
-/* resize_ and resize_as_: a tensor's shape changed in place. The tensor
- * takes contiguous strides (or the memory format's) at its storage offset
- * and its storage grows to hold them, keeping its bytes; a storage never
- * shrinks, and asking for the shape the tensor has changes nothing. A tensor
- * requiring grad is refused even under no_grad, as torch refuses it (the
- * rows' guard, autograd/guards.c). */
+/* The rows of tensor.def that change a tensor's shape in place, resize_ and
+ * resize_as_. The tensor takes contiguous strides (or the memory format's) at
+ * its storage offset and its storage grows to hold them, keeping its bytes; a
+ * storage never shrinks, and asking for the shape the tensor has changes
+ * nothing. A tensor requiring grad is refused even under no_grad, as torch
+ * refuses it (the rows' guard, autograd/guards.c). */
 #include "runtime/args.h"
 #include "memory_format.h"
 

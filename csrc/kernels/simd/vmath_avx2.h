@@ -17,10 +17,10 @@
  * factors, so results in the denormal range are rounded once; 1/(1 + 0.38a)
  * is a division (no 14-bit reciprocal estimate); lanes are chosen by sign
  * with vblendvps. */
-#ifndef MT_KERNELS_VMATH_AVX2_H
-#define MT_KERNELS_VMATH_AVX2_H
+#ifndef MT_KERNELS_SIMD_VMATH_AVX2_H
+#define MT_KERNELS_SIMD_VMATH_AVX2_H
 
-#include "../core/portable.h"
+#include "../../core/portable.h"
 #include "erfc_fit.h"
 
 #ifdef MT_HAVE_X86_DISPATCH

@@ -1,5 +1,5 @@
 /* searchsorted and bucketize (rows in csrc/ops/sort.def): torch's checks and
- * the contiguous operands here, the binary search in kernels/search.c. Plain
+ * the contiguous operands here, the binary search in kernels/sort_search.c. Plain
  * C: it reads only typed arguments, makes and drops tensors through
  * core/owner.h, reports through core/error.h and calls into core/ and
  * kernels/; nothing here may touch the Python binding. */
@@ -8,7 +8,7 @@
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
-#include "../kernels/search.h"
+#include "../kernels/sort_search.h"
 
 #include <string.h>
 
