@@ -37,8 +37,7 @@ static bool same_shape(const mt_tensor_meta *m, const mt_tensor *t)
 
 /* The gradient the backward gave for edge e, summed down to the input's
  * shape and dtype; consumes g. */
-static int take_gradient(const custom_kind *c, mt_node *n, int e, mt_tensor *g,
-                         mt_tensor **out)
+static int take_gradient(const custom_kind *c, mt_node *n, int e, mt_tensor *g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[e];
     char got[MT_MAX_DIMS * 24 + 4], want[MT_MAX_DIMS * 24 + 4];

@@ -140,8 +140,8 @@ static int not_implemented_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
     return -1;
 }
 
-const mt_node_kind mt_not_implemented_kind = {"NotImplemented", not_implemented_backward, 0,
-                                              false, false};
+const mt_node_kind mt_not_implemented_kind = {"NotImplemented", not_implemented_backward, 0, false,
+                                              false};
 
 typedef int (*guard_fn)(const mt_args *);
 
@@ -200,4 +200,3 @@ int mt_set_op_derivative(int id, const mt_node_kind *kind)
     custom_kinds[k] = kind;
     return 0;
 }
-

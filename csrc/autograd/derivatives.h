@@ -10,7 +10,7 @@
 #define MT_SAVE(p) (1u << (p))
 /* save_output of a kind that keeps output k (true keeps output 0). */
 #define MT_OUTPUT(k) ((k) + 1)
-#define MT_RANK(r) (-(r)-1)
+#define MT_RANK(r) (-(r) - 1)
 /* A variant row's criterion: the impl took path k (mt_args.path). */
 #define MT_PATH_BASE 1000
 #define MT_PATH(k) (MT_PATH_BASE + (k))
@@ -42,8 +42,8 @@ int mt_set_op_derivative(int id, const mt_node_kind *kind);
 /* The kind a call of kind takes when its impl took path (MT_PATH rows). */
 static inline const mt_node_kind *mt_path_variant(const mt_node_kind *kind, int path)
 {
-    const mt_node_kind *v = kind && kind->by_path && path < MT_PATH_COUNT ? kind->by_path[path]
-                                                                           : NULL;
+    const mt_node_kind *v =
+        kind && kind->by_path && path < MT_PATH_COUNT ? kind->by_path[path] : NULL;
     return v ? v : kind;
 }
 

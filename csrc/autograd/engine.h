@@ -8,7 +8,7 @@
 typedef struct {
     int nroots;
     mt_tensor **roots;
-    mt_tensor **root_grads;  /* one per root, already shaped */
+    mt_tensor **root_grads; /* one per root, already shaped */
     bool keep_graph;
     bool create_graph;
     /* Capture mode (autograd.grad, backward(inputs=...)): the gradients
@@ -16,7 +16,7 @@ typedef struct {
      * accumulated, and only the part of the graph leading to them runs. */
     int ninputs;
     mt_tensor **inputs;
-    mt_tensor **captured;    /* out: new references or NULL */
+    mt_tensor **captured; /* out: new references or NULL */
 } mt_backward_task;
 
 /* 0 on success, or -1 with an mt_error set (MT_ERR_HOST when a host hook

@@ -37,8 +37,8 @@ int gelu_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             mt_tensor *inner = add(&s, du, mul_f(&s, mul(&s, x, curv), 0.5));
             f2 = mul(&s, rsub_f(&s, 1.0, mul(&s, t, t)), inner);
         } else {
-            mt_tensor *pdf = mul_f(&s, exp_(&s, mul_f(&s, x2, -0.5)),
-                                   TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
+            mt_tensor *pdf =
+                mul_f(&s, exp_(&s, mul_f(&s, x2, -0.5)), TWO_OVER_SQRTPI * SQRT1_2 * 0.5);
             f2 = mul(&s, pdf, rsub_f(&s, 2.0, x2));
         }
     }
@@ -84,4 +84,3 @@ int sigmoid_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         f2 = rsub_f(&s, 1.0, mul_f(&s, y, 2.0));
     return activation_double_backward(&s, n, g, out, d_go, f2);
 }
-

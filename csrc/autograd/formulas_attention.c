@@ -8,7 +8,6 @@
 #include "formula.h"
 #include "grad_mode.h"
 
-
 static mt_tensor *mT(mt_scope *s, mt_tensor *t)
 {
     return MT_SCOPE_CALL(s, MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1);
@@ -66,12 +65,12 @@ static int composite(mt_node *n, mt_tensor *g, mt_tensor *gw, mt_tensor *q, mt_t
     return rc;
 }
 
-static int fused(mt_node *n, mt_tensor *g, mt_tensor *q, mt_tensor *k, mt_tensor *v,
-                 mt_tensor *w, mt_tensor **out)
+static int fused(mt_node *n, mt_tensor *g, mt_tensor *q, mt_tensor *k, mt_tensor *v, mt_tensor *w,
+                 mt_tensor **out)
 {
     mt_result r;
-    if (mt_call_result(MT_OP__fused_attention_backward, &r, "TTTTTfb", g, q, k, v, w,
-                       n->args[3].f, (int)n->args[4].i) < 0)
+    if (mt_call_result(MT_OP__fused_attention_backward, &r, "TTTTTfb", g, q, k, v, w, n->args[3].f,
+                       (int)n->args[4].i) < 0)
         return -1;
     int rc = 0;
     for (int p = 0; p < 3; p++) {

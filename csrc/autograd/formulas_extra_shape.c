@@ -94,7 +94,8 @@ int repeat_interleave_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (whole && tmp[1])
         gv = tmp[2] = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
     if (gv && tmp[1])
-        tmp[3] = whole ? mt_new(g[0]->dtype, 1, &len, true) : mt_new(g[0]->dtype, m->ndim, m->sizes, true);
+        tmp[3] = whole ? mt_new(g[0]->dtype, 1, &len, true)
+                       : mt_new(g[0]->dtype, m->ndim, m->sizes, true);
     if (tmp[3])
         tmp[4] = mt_call(MT_OP_index_add_, "TiTT", tmp[3], d, tmp[1], gv);
     mt_tensor *r = tmp[4] ? mt_call(MT_OP_reshape, "TL", tmp[4], m->ndim, m->sizes) : NULL;

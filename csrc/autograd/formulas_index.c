@@ -162,8 +162,8 @@ int cat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         /* cat skips 1-D empty inputs of other ranks */
         if (m->ndim != g[0]->ndim)
             continue;
-        if (mt_needs(n, e) &&
-            mt_store(&out[e], mt_call(MT_OP_narrow, "Tiii", g[0], (int64_t)d, start, m->sizes[d])) < 0)
+        if (mt_needs(n, e) && mt_store(&out[e], mt_call(MT_OP_narrow, "Tiii", g[0], (int64_t)d,
+                                                        start, m->sizes[d])) < 0)
             return -1;
         start += m->sizes[d];
     }
@@ -231,7 +231,8 @@ int repeat_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int scatter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (n->nparams > 4 && !n->args[4].none) {
-        mt_error(MT_ERR_RUNTIME, "the derivative for 'scatter' with a reduction is not implemented.");
+        mt_error(MT_ERR_RUNTIME,
+                 "the derivative for 'scatter' with a reduction is not implemented.");
         return -1;
     }
     mt_tensor *ix = mt_node_saved(n, 2);

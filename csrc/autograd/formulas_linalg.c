@@ -11,14 +11,15 @@ static mt_tensor *scaled(mt_tensor *t, const mt_ad_value *s)
 {
     if (!t || (s->is_float ? s->f == 1.0 : s->i == 1))
         return t;
-    mt_tensor *r = s->is_float ? mt_call(MT_OP_mul, "Tf", t, s->f) : mt_call(MT_OP_mul, "Ti", t, s->i);
+    mt_tensor *r =
+        s->is_float ? mt_call(MT_OP_mul, "Tf", t, s->f) : mt_call(MT_OP_mul, "Ti", t, s->i);
     mt_release(t);
     return r;
 }
 
 /* alpha * op(x, y) as the gradient of param p. */
-static int product_to(mt_node *n, mt_tensor **out, int p, mt_op_id op, mt_tensor *x,
-                      mt_tensor *y, const mt_ad_value *alpha)
+static int product_to(mt_node *n, mt_tensor **out, int p, mt_op_id op, mt_tensor *x, mt_tensor *y,
+                      const mt_ad_value *alpha)
 {
     int e = mt_edge_of(n, p);
     mt_tensor *r = x && y ? mt_call(op, "TT", x, y) : NULL;
@@ -39,8 +40,8 @@ static mt_tensor *saved(mt_node *n, int p, bool trans)
 
 /* out = beta * input + alpha * op(a, b) for mm, mv, bmm with a, b params 1, 2;
  * the plain products have a, b as params 0, 1 and no scalars. */
-static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_op_id op,
-                            int pa, bool is_mv)
+static int product_backward(mt_node *n, mt_tensor **g, mt_tensor **out, mt_op_id op, int pa,
+                            bool is_mv)
 {
     static const mt_ad_value one = {.i = 1, .f = 1.0};
     const mt_ad_value *beta = pa ? &n->args[3] : &one, *alpha = pa ? &n->args[4] : &one;
@@ -274,4 +275,3 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     return 0;
 }
-

@@ -17,9 +17,9 @@ int nll_loss_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *t = mt_node_saved(n, 1), *w = n->args[2].none ? NULL : mt_node_saved(n, 2);
     if (t && (w || n->args[2].none))
         out[ei] = w ? mt_call(MT_OP__nll_loss_backward, "TTTLii", g[0], t, w, m->ndim, m->sizes,
-                            n->args[3].i, n->args[4].i)
+                              n->args[3].i, n->args[4].i)
                     : mt_call(MT_OP__nll_loss_backward, "TTNLii", g[0], t, m->ndim, m->sizes,
-                            n->args[3].i, n->args[4].i);
+                              n->args[3].i, n->args[4].i);
     mt_tensor *tmp[2] = {t, w};
     mt_release_all(2, tmp);
     return out[ei] ? 0 : -1;
@@ -70,21 +70,21 @@ int cross_entropy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             out[ei] = !gd ? NULL
                       : w ? mt_call(MT_OP__cross_entropy_backward, "TTTTTiif", gd, x, t, w, lse,
                                     red, ignore, smoothing)
-                          : mt_call(MT_OP__cross_entropy_backward, "TTTNTiif", gd, x, t, lse,
-                                    red, ignore, smoothing);
+                          : mt_call(MT_OP__cross_entropy_backward, "TTTNTiif", gd, x, t, lse, red,
+                                    ignore, smoothing);
         } else {
             int dim = x->ndim == 1 ? 0 : 1;
             mt_tensor *ones = tmp[4] = mt_call(MT_OP_ones_like, "T", g[0]);
-            mt_tensor *per_class =
-                !ones ? NULL
-                : w   ? mt_call(MT_OP__cross_entropy_backward, "TTTTNiif", ones, x, t, w, red,
-                                ignore, smoothing)
-                      : mt_call(MT_OP__cross_entropy_backward, "TTTNNiif", ones, x, t, red,
-                                ignore, smoothing);
+            mt_tensor *per_class = !ones ? NULL
+                                   : w ? mt_call(MT_OP__cross_entropy_backward, "TTTTNiif", ones, x,
+                                                 t, w, red, ignore, smoothing)
+                                       : mt_call(MT_OP__cross_entropy_backward, "TTTNNiif", ones, x,
+                                                 t, red, ignore, smoothing);
             tmp[5] = per_class;
             bool spread = red == MT_REDUCTION_NONE && dim == 1;
-            mt_tensor *up = !per_class ? NULL : spread ? mt_call(MT_OP_unsqueeze, "Ti", g[0], 1)
-                                                       : g[0];
+            mt_tensor *up = !per_class ? NULL
+                            : spread   ? mt_call(MT_OP_unsqueeze, "Ti", g[0], 1)
+                                       : g[0];
             mt_tensor *glogp = up ? mt_call(MT_OP_mul, "TT", per_class, up) : NULL;
             if (spread)
                 mt_xrelease(up);

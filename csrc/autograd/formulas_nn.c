@@ -33,7 +33,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!w)
             return -1;
         out[ei] = mt_call(MT_OP__convolution_backward_input, "TTLLLLi", g[0], w, im->ndim,
-                        im->sizes, INTS(stride), npad, pads, INTS(dil), groups);
+                          im->sizes, INTS(stride), npad, pads, INTS(dil), groups);
         mt_release(w);
         if (!out[ei])
             return -1;
@@ -43,7 +43,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!x)
             return -1;
         out[ew] = mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", g[0], x, wm->ndim,
-                        wm->sizes, INTS(stride), npad, pads, INTS(dil), groups);
+                          wm->sizes, INTS(stride), npad, pads, INTS(dil), groups);
         mt_release(x);
         if (!out[ew])
             return -1;
@@ -73,7 +73,7 @@ int max_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (s->none || s->nints == 0)
         s = k;
     out[0] = mt_call(MT_OP__max_pool2d_backward, "TTLLLL", g[0], x, INTS(k), INTS(s),
-                   INTS(&n->args[3]), INTS(&n->args[4]));
+                     INTS(&n->args[3]), INTS(&n->args[4]));
     mt_release(x);
     return out[0] ? 0 : -1;
 }
@@ -86,11 +86,10 @@ int avg_pool2d_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_ad_value *k = &n->args[1], *s = &n->args[2], *div = &n->args[6];
     if (s->none || s->nints == 0)
         s = k;
-    out[0] = div->none
-                 ? mt_call(MT_OP__avg_pool2d_backward, "TLLLLbN", g[0], im->ndim, im->sizes,
-                         INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i)
-                 : mt_call(MT_OP__avg_pool2d_backward, "TLLLLbi", g[0], im->ndim, im->sizes,
-                         INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i, div->i);
+    out[0] = div->none ? mt_call(MT_OP__avg_pool2d_backward, "TLLLLbN", g[0], im->ndim, im->sizes,
+                                 INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i)
+                       : mt_call(MT_OP__avg_pool2d_backward, "TLLLLbi", g[0], im->ndim, im->sizes,
+                                 INTS(k), INTS(s), INTS(&n->args[3]), (int)n->args[5].i, div->i);
     return out[0] ? 0 : -1;
 }
 
@@ -145,9 +144,9 @@ int convolution_backward_input_backward(mt_node *n, mt_tensor **g, mt_tensor **o
         goto done;
     if (mt_needs(n, ew)) {
         const mt_tensor_meta *wm = &n->edge_meta[ew];
-        out[ew] = mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", gy, g[0], wm->ndim,
-                        wm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
-                        n->args[6].i);
+        out[ew] =
+            mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", gy, g[0], wm->ndim, wm->sizes,
+                    INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]), n->args[6].i);
         if (!out[ew])
             goto done;
     }
@@ -173,9 +172,9 @@ int convolution_backward_weight_backward(mt_node *n, mt_tensor **g, mt_tensor **
         goto done;
     if (mt_needs(n, ex)) {
         const mt_tensor_meta *xm = &n->edge_meta[ex];
-        out[ex] = mt_call(MT_OP__convolution_backward_input, "TTLLLLi", gy, g[0], xm->ndim,
-                        xm->sizes, INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]),
-                        n->args[6].i);
+        out[ex] =
+            mt_call(MT_OP__convolution_backward_input, "TTLLLLi", gy, g[0], xm->ndim, xm->sizes,
+                    INTS(&n->args[3]), INTS(&n->args[4]), INTS(&n->args[5]), n->args[6].i);
         if (!out[ex])
             goto done;
     }
@@ -220,7 +219,7 @@ int max_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_ad_value *k = &n->args[2], *s = &n->args[3], *p = &n->args[4], *d = &n->args[5];
     bool ceil = needs_ceil(gm, &x->sizes[x->ndim - 2], k, s, p, d);
     idx = mt_call(MT_OP__max_pool2d_indices, "TLLLLb", x, INTS(k), INTS(s), INTS(p), INTS(d),
-                (int)ceil);
+                  (int)ceil);
     flat_g = idx ? mt_call(MT_OP_flatten, "Ti", g[0], (int64_t)-2) : NULL;
     flat_i = flat_g ? mt_call(MT_OP_flatten, "Ti", idx, (int64_t)-2) : NULL;
     r = flat_i ? mt_call(MT_OP_gather, "TiT", flat_g, (int64_t)-1, flat_i) : NULL;
@@ -239,11 +238,10 @@ int avg_pool2d_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     const mt_ad_value *k = &n->args[2], *s = &n->args[3], *p = &n->args[4], *div = &n->args[6];
     bool ceil = needs_ceil(gm, &n->args[1].ints[n->args[1].nints - 2], k, s, p, NULL);
     int cip = (int)n->args[5].i;
-    out[0] = div->none
-                 ? mt_call(MT_OP__avg_pool2d, "TLLLbbN", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
-                         cip)
-                 : mt_call(MT_OP__avg_pool2d, "TLLLbbi", g[0], INTS(k), INTS(s), INTS(p), (int)ceil,
-                         cip, div->i);
+    out[0] = div->none ? mt_call(MT_OP__avg_pool2d, "TLLLbbN", g[0], INTS(k), INTS(s), INTS(p),
+                                 (int)ceil, cip)
+                       : mt_call(MT_OP__avg_pool2d, "TLLLbbi", g[0], INTS(k), INTS(s), INTS(p),
+                                 (int)ceil, cip, div->i);
     return out[0] ? 0 : -1;
 }
 

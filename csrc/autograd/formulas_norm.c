@@ -19,8 +19,8 @@ static mt_tensor *shaped_like_edge(mt_node *n, int e, mt_tensor *t)
 /* The gradients through x seen as [a, b, c, d], the statistics over dims
  * sdims, the weight over dims 1 and 2 (its gradients summed over 0 and 3). */
 static int composite_backward(mt_node *n, mt_tensor *g, mt_tensor *x, mt_tensor *w,
-                              const int64_t shape[4], const int64_t sdims[2], bool rms,
-                              double eps, mt_tensor **out)
+                              const int64_t shape[4], const int64_t sdims[2], bool rms, double eps,
+                              mt_tensor **out)
 {
     int ei = mt_edge_of(n, 0), ew = mt_edge_of(n, 1), eb = mt_edge_of(n, 2);
     static const int64_t wdims[2] = {0, 3};
@@ -52,16 +52,20 @@ static int composite_backward(mt_node *n, mt_tensor *g, mt_tensor *x, mt_tensor 
         inner = MT_SCOPE_CALL(&s, MT_OP_sub, "TT", inner, m1);
     }
     if (mt_needs(n, ei))
-        out[ei] = s.failed ? NULL
-                           : shaped_like_edge(n, ei, MT_SCOPE_CALL(&s, MT_OP_mul, "TT", inner, rstd));
+        out[ei] = s.failed
+                      ? NULL
+                      : shaped_like_edge(n, ei, MT_SCOPE_CALL(&s, MT_OP_mul, "TT", inner, rstd));
     if (ew >= 0 && mt_needs(n, ew)) {
         mt_tensor *gxh = MT_SCOPE_CALL(&s, MT_OP_mul, "TT", g4, xh);
-        out[ew] = s.failed ? NULL : shaped_like_edge(n, ew, MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", gxh, 2,
-                                                                 wdims, 0));
+        out[ew] =
+            s.failed
+                ? NULL
+                : shaped_like_edge(n, ew, MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", gxh, 2, wdims, 0));
     }
     if (eb >= 0 && mt_needs(n, eb))
         out[eb] = s.failed ? NULL
-                           : shaped_like_edge(n, eb, MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", g4, 2, wdims, 0));
+                           : shaped_like_edge(n, eb,
+                                              MT_SCOPE_CALL(&s, MT_OP_sum, "TLb", g4, 2, wdims, 0));
     bool failed = s.failed || (mt_needs(n, ei) && !out[ei]) ||
                   (ew >= 0 && mt_needs(n, ew) && !out[ew]) ||
                   (eb >= 0 && mt_needs(n, eb) && !out[eb]);
@@ -115,8 +119,8 @@ int norm_rows_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             mt_result r;
             rc = has_w ? mt_call_result(MT_OP__norm_rows_backward, &r, "TTTTiiib", g[0], x, w,
                                         stats, groups, channels, inner, (int)rms)
-                       : mt_call_result(MT_OP__norm_rows_backward, &r, "TTNTiiib", g[0], x,
-                                        stats, groups, channels, inner, (int)rms);
+                       : mt_call_result(MT_OP__norm_rows_backward, &r, "TTNTiiib", g[0], x, stats,
+                                        groups, channels, inner, (int)rms);
             if (rc == 0)
                 rc = fused_results(n, &r, out);
         }

@@ -76,9 +76,10 @@ static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
         give(&s, n, out, 0, g[0]);
     if (mt_param_needs(n, 1)) {
         mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
-        mt_tensor *q = !s.failed && x && y ? mt_scope_keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
-                                                            floor ? "floor" : "trunc"))
-                                           : NULL;
+        mt_tensor *q = !s.failed && x && y
+                           ? mt_scope_keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
+                                                       floor ? "floor" : "trunc"))
+                           : NULL;
         give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
     }
     return done(&s);
@@ -122,16 +123,10 @@ static int pow_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int bp, int ep)
     return done(&s);
 }
 
-int pow_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return pow_grads(n, g, out, 0, 1);
-}
+int pow_backward(mt_node *n, mt_tensor **g, mt_tensor **out) { return pow_grads(n, g, out, 0, 1); }
 
 /* __rpow__(input, other): other ** input */
-int rpow_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return pow_grads(n, g, out, 1, 0);
-}
+int rpow_backward(mt_node *n, mt_tensor **g, mt_tensor **out) { return pow_grads(n, g, out, 1, 0); }
 
 /* maximum / minimum: ties split the gradient evenly */
 static int extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_max)
@@ -157,8 +152,7 @@ int minimum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* fmax / fmin: input wins ties and a NaN other, as torch's masked_fill */
-static int nan_ignoring_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out,
-                                          bool is_max)
+static int nan_ignoring_extremum_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool is_max)
 {
     mt_scope s = {0};
     mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
@@ -222,8 +216,7 @@ int copysign_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* where(condition, input, other) */
 /* where with the condition, input and other at params c, x, y */
-static int where_params_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int c, int x,
-                                 int y)
+static int where_params_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int c, int x, int y)
 {
     mt_scope s = {0};
     mt_tensor *cond = operand(&s, n, c);
@@ -386,13 +379,13 @@ int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* grad * f(x) (or grad / f(x)) for f of the saved input x or result y */
-#define UNARY(fn, combine, operand_expr, expr)                       \
-    int fn(mt_node *n, mt_tensor **g, mt_tensor **out)               \
-    {                                                                \
-        mt_scope s = {0};                                               \
-        mt_tensor *v = (operand_expr);                               \
-        give(&s, n, out, 0, combine(&s, g[0], (expr)));              \
-        return done(&s);                                             \
+#define UNARY(fn, combine, operand_expr, expr)          \
+    int fn(mt_node *n, mt_tensor **g, mt_tensor **out)  \
+    {                                                   \
+        mt_scope s = {0};                               \
+        mt_tensor *v = (operand_expr);                  \
+        give(&s, n, out, 0, combine(&s, g[0], (expr))); \
+        return done(&s);                                \
     }
 #define X operand(&s, n, 0)
 #define Y result(&s, n)
@@ -582,4 +575,3 @@ int mul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     return 0;
 }
-

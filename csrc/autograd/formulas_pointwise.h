@@ -36,17 +36,20 @@ static inline int done(mt_scope *s)
     return s->failed ? -1 : 0;
 }
 
-#define OP_T(fn, name) \
-    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a) { return !s->failed && a ? mt_scope_keep(s, mt_call(name, "T", a)) : NULL; }
-#define OP_TT(fn, name)                                           \
-    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a, mt_tensor *b)    \
-    {                                                             \
-        return !s->failed && a && b ? mt_scope_keep(s, mt_call(name, "TT", a, b)) : NULL;  \
+#define OP_T(fn, name)                                                           \
+    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a)                       \
+    {                                                                            \
+        return !s->failed && a ? mt_scope_keep(s, mt_call(name, "T", a)) : NULL; \
     }
-#define OP_TF(fn, name)                                          \
-    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a, double f)       \
-    {                                                            \
-        return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL;      \
+#define OP_TT(fn, name)                                                                   \
+    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a, mt_tensor *b)                  \
+    {                                                                                     \
+        return !s->failed && a && b ? mt_scope_keep(s, mt_call(name, "TT", a, b)) : NULL; \
+    }
+#define OP_TF(fn, name)                                                              \
+    static inline mt_tensor *fn(mt_scope *s, mt_tensor *a, double f)                 \
+    {                                                                                \
+        return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL; \
     }
 OP_T(neg, MT_OP_neg)
 OP_T(exp_, MT_OP_exp)
@@ -108,13 +111,11 @@ static inline mt_tensor *where_0_or(mt_scope *s, mt_tensor *c, mt_tensor *a)
 
 static inline mt_tensor *where(mt_scope *s, mt_tensor *c, mt_tensor *a, mt_tensor *b)
 {
-    return !s->failed && c && a && b ? mt_scope_keep(s, mt_call(MT_OP_where, "TTT", c, a, b)) : NULL;
+    return !s->failed && c && a && b ? mt_scope_keep(s, mt_call(MT_OP_where, "TTT", c, a, b))
+                                     : NULL;
 }
 
-static inline double number(const mt_ad_value *v)
-{
-    return v->is_float ? v->f : (double)v->i;
-}
+static inline double number(const mt_ad_value *v) { return v->is_float ? v->f : (double)v->i; }
 
 /* Param p as a tensor: the one saved, or a 0-dim tensor (of the result's
  * dtype, so it promotes like the number) holding the number passed for it.
@@ -148,12 +149,12 @@ static inline const char *approximate_of(const mt_ad_value *v)
     return v->none || !v->str[0] ? "none" : v->str;
 }
 
-static inline mt_tensor *fused_gelu(mt_scope *s, mt_tensor *g, mt_tensor *x, const char *approximate)
+static inline mt_tensor *fused_gelu(mt_scope *s, mt_tensor *g, mt_tensor *x,
+                                    const char *approximate)
 {
     return !s->failed && g && x
                ? mt_scope_keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
                : NULL;
 }
-
 
 #endif

@@ -11,10 +11,7 @@ static mt_tensor *tangent(mt_node *n, mt_tensor **tin, int p)
     return e >= 0 ? tin[e] : NULL;
 }
 
-static double number(const mt_ad_value *v)
-{
-    return v->is_float ? v->f : (double)v->i;
-}
+static double number(const mt_ad_value *v) { return v->is_float ? v->f : (double)v->i; }
 
 static mt_tensor *retained(mt_tensor *t)
 {
@@ -75,15 +72,9 @@ static int add_sub(mt_node *n, mt_tensor **tin, mt_tensor **tout, double sign)
     return put(&tout[0], sum2(x, y), t0 || t1);
 }
 
-int add_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    return add_sub(n, tin, tout, 1.0);
-}
+int add_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout) { return add_sub(n, tin, tout, 1.0); }
 
-int sub_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
-{
-    return add_sub(n, tin, tout, -1.0);
-}
+int sub_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout) { return add_sub(n, tin, tout, -1.0); }
 
 int mul_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
@@ -181,8 +172,9 @@ static int output_poly(mt_node *n, mt_tensor **tin, mt_tensor **tout, bool tanh)
         return -1;
     mt_tensor *ty = mt_call(MT_OP_mul, "TT", tin[0], y);
     mt_tensor *tyy = ty ? mt_call(MT_OP_mul, "TT", ty, y) : NULL;
-    mt_tensor *r = tyy ? (tanh ? mt_call(MT_OP_sub, "TT", tin[0], tyy) : mt_call(MT_OP_sub, "TT", ty, tyy))
-                       : NULL;
+    mt_tensor *r =
+        tyy ? (tanh ? mt_call(MT_OP_sub, "TT", tin[0], tyy) : mt_call(MT_OP_sub, "TT", ty, tyy))
+            : NULL;
     mt_release_all(1, &y);
     mt_release_all(1, &ty);
     mt_release_all(1, &tyy);

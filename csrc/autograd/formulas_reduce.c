@@ -118,7 +118,8 @@ static mt_tensor *reversed_scan(mt_scope *s, mt_tensor *t, int64_t d, bool log)
 {
     mt_scope sc = *s;
     mt_tensor *f = S(mt_call(MT_OP_flip, "TL", t, 1, &d));
-    mt_tensor *c = log ? S(mt_call(MT_OP_logcumsumexp, "Ti", f, d)) : S(mt_call(MT_OP_cumsum, "Ti", f, d));
+    mt_tensor *c =
+        log ? S(mt_call(MT_OP_logcumsumexp, "Ti", f, d)) : S(mt_call(MT_OP_cumsum, "Ti", f, d));
     mt_tensor *r = S(mt_call(MT_OP_flip, "TL", c, 1, &d));
     *s = sc;
     return r;
@@ -181,7 +182,7 @@ static mt_tensor *prod_grad(mt_scope *s, mt_tensor *x, mt_tensor *gu, mt_tensor 
         q = S(mt_call(MT_OP_div, "TT", ru, x));
     else
         q = S(mt_call(MT_OP_mul, "TT", exclusive_cumprod(&sc, x, d, false),
-                    exclusive_cumprod(&sc, x, d, true)));
+                      exclusive_cumprod(&sc, x, d, true)));
     mt_tensor *r = S(mt_call(MT_OP_mul, "TT", gu, q));
     *s = sc;
     return r;
@@ -199,7 +200,8 @@ int prod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         /* a product of one factor: the gradient passes through, as in torch */
         r = g[0];
         if (by_dim && !n->args[2].i)
-            r = S(mt_call(MT_OP_unsqueeze, "Ti", g[0], (int64_t)mt_wrapped_dim(n->args[1].i, m->ndim)));
+            r = S(mt_call(MT_OP_unsqueeze, "Ti", g[0],
+                          (int64_t)mt_wrapped_dim(n->args[1].i, m->ndim)));
         else if (!by_dim)
             r = S(mt_call(MT_OP_reshape, "TL", g[0], m->ndim, m->sizes));
         return set_input_grad(n, out, mt_scope_finish(&sc, r));
@@ -248,9 +250,9 @@ static mt_tensor *cumprod_grad_masked(mt_scope *s, mt_tensor *x, mt_tensor *y, m
     mt_scope sc = *s;
     mt_tensor *x1 = NULL;
     mt_tensor *first = first_zero(&sc, x, d, &x1);
-    mt_tensor *before = S(mt_call(MT_OP_eq, "Ti", S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_eq, "Ti", x,
-                                                                         (int64_t)0)), d)),
-                                (int64_t)0));
+    mt_tensor *before = S(mt_call(
+        MT_OP_eq, "Ti",
+        S(mt_call(MT_OP_cumsum, "Ti", S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0)), d)), (int64_t)0));
     mt_tensor *safe = S(mt_call(MT_OP_where, "TTi", before, x, (int64_t)1));
     mt_tensor *w = S(mt_call(MT_OP_mul, "TT", g, y));
     mt_tensor *a0 = S(mt_call(MT_OP_div, "TT", reversed_cumsum(&sc, w, d), safe));
@@ -278,16 +280,16 @@ static mt_tensor *cumprod_grad_quadratic(mt_scope *s, mt_tensor *x, mt_tensor *g
         if (k != d)
             shape[j++] = x->sizes[k];
     shape[nd - 1] = shape[nd] = n;
-    mt_tensor *xe = S(mt_call(MT_OP_expand, "TL", S(mt_call(MT_OP_unsqueeze, "Ti", xt, (int64_t)-2)),
-                            nd + 1, shape));
+    mt_tensor *xe = S(mt_call(MT_OP_expand, "TL",
+                              S(mt_call(MT_OP_unsqueeze, "Ti", xt, (int64_t)-2)), nd + 1, shape));
     mt_tensor *ones = S(mt_call(MT_OP_ones_like, "T", xe));
-    mt_tensor *after_k = S(mt_call(MT_OP_ne, "Ti", S(mt_call(MT_OP_triu, "Ti", ones, (int64_t)1)),
-                                 (int64_t)0));
-    mt_tensor *c = S(mt_call(MT_OP_cumprod, "Ti", S(mt_call(MT_OP_where, "TTi", after_k, xe, (int64_t)1)),
-                           last));
+    mt_tensor *after_k =
+        S(mt_call(MT_OP_ne, "Ti", S(mt_call(MT_OP_triu, "Ti", ones, (int64_t)1)), (int64_t)0));
+    mt_tensor *c = S(mt_call(MT_OP_cumprod, "Ti",
+                             S(mt_call(MT_OP_where, "TTi", after_k, xe, (int64_t)1)), last));
     mt_tensor *from_k = S(mt_call(MT_OP_triu, "Ti", ones, (int64_t)0));
     mt_tensor *w = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", c, from_k)),
-                           S(mt_call(MT_OP_unsqueeze, "Ti", gt, (int64_t)-2))));
+                             S(mt_call(MT_OP_unsqueeze, "Ti", gt, (int64_t)-2))));
     mt_tensor *inner = S(mt_call(MT_OP_sum_dim, "TL", w, 1, &last));
     mt_tensor *p = exclusive_cumprod(&sc, xt, nd - 1, false);
     mt_tensor *r = S(mt_call(MT_OP_movedim, "Tii", S(mt_call(MT_OP_mul, "TT", p, inner)), last, d));
@@ -412,8 +414,9 @@ int mt_indices_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int64_t dim,
     }
     int64_t d = mt_wrapped_dim(dim, m->ndim);
     mt_scope sc = {0};
-    mt_tensor *idx = n->kind->save_output ? mt_scope_saved(&sc, n, n->nparams)
-                                          : S(mt_call(MT_OP_argsort_1, "Ti", mt_scope_saved(&sc, n, 0), d));
+    mt_tensor *idx = n->kind->save_output
+                         ? mt_scope_saved(&sc, n, n->nparams)
+                         : S(mt_call(MT_OP_argsort_1, "Ti", mt_scope_saved(&sc, n, 0), d));
     mt_tensor *gv = g[0];
     if (!keepdim) {
         idx = S(mt_call(MT_OP_unsqueeze, "Ti", idx, d));
@@ -465,7 +468,8 @@ static mt_tensor *var_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_te
     mt_tensor *x = mt_scope_saved(&sc, n, 0);
     mt_tensor *mean = S(mt_call(MT_OP_mean_dim, "TLb", x, nd, dims, 1));
     mt_tensor *centered = S(mt_call(MT_OP_sub, "TT", x, mean));
-    mt_tensor *scaled = S(mt_call(MT_OP_mul, "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
+    mt_tensor *scaled =
+        S(mt_call(MT_OP_mul, "Tf", gu, 2.0 / (reduced_numel(m, a->red) - a->correction)));
     mt_tensor *r = S(mt_call(MT_OP_mul, "TT", scaled, centered));
     *s = sc;
     return r;
@@ -563,11 +567,13 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         /* shared evenly by the elements of largest (smallest) magnitude */
         mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", S(mt_call(MT_OP_abs, "T", x)), ru));
         mt_tensor *count = S(mt_call(MT_OP_sum_dim, "TLb", mask, nd, dims, 1));
-        mt_tensor *share = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_div, "TT", gu, count)), mask));
+        mt_tensor *share =
+            S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_div, "TT", gu, count)), mask));
         r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), share));
     } else if (p < 1) {
         mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 1));
-        pw = S(mt_call(MT_OP_masked_fill, "TTi", pw, S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0)), (int64_t)0));
+        pw = S(mt_call(MT_OP_masked_fill, "TTi", pw, S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0)),
+                       (int64_t)0));
         mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), pw));
         mt_tensor *np = S(mt_call(MT_OP_pow, "Tf", ru, 1 - p));
         r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", scaled, gu)), np));
@@ -614,15 +620,16 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *y = mt_scope_saved(&sc, n, n->nparams);
     mt_tensor *log_abs = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_abs, "T", g[0]))));
-    mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)),
-                             lowest));
-    mt_tensor *neg = S(mt_call(MT_OP_masked_fill, "TTf", log_abs, S(mt_call(MT_OP_ge, "Ti", g[0], (int64_t)0)),
-                             lowest));
+    mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs,
+                               S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)), lowest));
+    mt_tensor *neg = S(mt_call(MT_OP_masked_fill, "TTf", log_abs,
+                               S(mt_call(MT_OP_ge, "Ti", g[0], (int64_t)0)), lowest));
     mt_tensor *lse_pos = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", pos, y)), d, true);
     mt_tensor *lse_neg = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", neg, y)), d, true);
     mt_tensor *out_pos = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_pos, x))));
     mt_tensor *out_neg = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse_neg, x))));
-    return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_sub, "TT", out_pos, out_neg))));
+    return set_input_grad(n, out,
+                          mt_scope_finish(&sc, S(mt_call(MT_OP_sub, "TT", out_pos, out_neg))));
 }
 
 /* d y_i = sum_{k<=i} t_k exp(x_k - y_i), as torch's logcumsumexp_jvp: with
@@ -704,4 +711,3 @@ int sum_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_release(gg);
     return out[0] ? 0 : -1;
 }
-

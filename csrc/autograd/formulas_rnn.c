@@ -4,7 +4,6 @@
  * so a second derivative through a recurrent layer raises. */
 #include "formula.h"
 
-
 int rnn_layer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     /* outputs no gradient reached count as zeros */
@@ -26,9 +25,8 @@ int rnn_layer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     bool has_bias = mt_edge_of(n, 4) >= 0 || mt_edge_of(n, 6) >= 0;
     mt_result r = {0};
-    if (mt_call_result(MT_OP__rnn_layer_backward, &r, "TTTTTTTTTbib", grads[0], grads[1],
-                       grads[2], ws, x, hx, cx, wi, w, has_bias, n->args[7].i,
-                       (int)n->args[8].i) < 0)
+    if (mt_call_result(MT_OP__rnn_layer_backward, &r, "TTTTTTTTTbib", grads[0], grads[1], grads[2],
+                       ws, x, hx, cx, wi, w, has_bias, n->args[7].i, (int)n->args[8].i) < 0)
         goto done;
     /* results, one per input of the forward: d_input, d_hx, d_cx (LSTM only),
      * d_weight_ih, d_bias_ih, d_weight_hh, d_bias_hh */

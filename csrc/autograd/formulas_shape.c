@@ -34,7 +34,8 @@ int mt_embed_into(mt_node *n, int e, mt_tensor **acc, mt_tensor *g, mt_tensor *p
             return -1;
     }
     int64_t flat = -1;
-    mt_tensor *gc = g->dtype == m->dtype ? (mt_retain(g), g) : mt_call(MT_OP_to, "TD", g, (int)m->dtype);
+    mt_tensor *gc =
+        g->dtype == m->dtype ? (mt_retain(g), g) : mt_call(MT_OP_to, "TD", g, (int)m->dtype);
     mt_tensor *gf = gc ? mt_call(MT_OP_reshape, "TL", gc, 1, &flat) : NULL;
     mt_tensor *pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
     mt_tensor *r = gf && pf ? mt_call(MT_OP_index_add_, "TiTT", *acc, (int64_t)0, pf, gf) : NULL;
@@ -162,8 +163,8 @@ int select_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int diagonal_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *p = mt_positions(n, 0);
-    mt_tensor *pos = p ? mt_call(MT_OP_diagonal, "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i)
-                       : NULL;
+    mt_tensor *pos =
+        p ? mt_call(MT_OP_diagonal, "Tiii", p, n->args[1].i, n->args[2].i, n->args[3].i) : NULL;
     if (p)
         mt_release(p);
     return mt_embed_view(n, g[0], out, pos);
@@ -210,7 +211,8 @@ int movedim_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_ad_value *src = &n->args[1], *dst = &n->args[2];
     if (src->nints || dst->nints || src->none)
-        out[0] = mt_call(MT_OP_movedim_1, "TLL", g[0], dst->nints, dst->ints, src->nints, src->ints);
+        out[0] =
+            mt_call(MT_OP_movedim_1, "TLL", g[0], dst->nints, dst->ints, src->nints, src->ints);
     else
         out[0] = mt_call(MT_OP_movedim, "Tii", g[0], dst->i, src->i);
     return out[0] ? 0 : -1;
@@ -240,7 +242,7 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!(p = mt_positions(n, 0)) || !(slots = mt_new(MT_INT64, 1, &extent, true)))
         goto done;
     mt_tensor *view = mt_call(MT_OP_as_strided, "TLLi", slots, in->ndim, in->sizes, in->ndim,
-                            in->strides, in->offset - lo);
+                              in->strides, in->offset - lo);
     mt_tensor *c = view ? mt_call(MT_OP_copy_, "TT", view, p) : NULL;
     if (view)
         mt_release(view);
@@ -248,7 +250,7 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         goto done;
     mt_release(c);
     pos = mt_call(MT_OP_as_strided, "TLLi", slots, size->nints, size->ints, stride->nints,
-                stride->ints, off - lo);
+                  stride->ints, off - lo);
 done:
     mt_release(in);
     if (p)

@@ -30,10 +30,7 @@ int mt_fw_enter_level(void)
     return 0;
 }
 
-void mt_fw_exit_level(void)
-{
-    mt_fw_level = 0;
-}
+void mt_fw_exit_level(void) { mt_fw_level = 0; }
 
 mt_tensor *mt_fw_grad(mt_tensor *t)
 {
@@ -99,8 +96,12 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     if (s && mt_requires_grad(s)) {
         if (!(one = mt_call(MT_OP_ones_like, "T", s)))
             goto done;
-        mt_backward_task task = {.nroots = 1, .roots = &s, .root_grads = &one,
-                                 .ninputs = ninputs, .inputs = inputs, .captured = captured};
+        mt_backward_task task = {.nroots = 1,
+                                 .roots = &s,
+                                 .root_grads = &one,
+                                 .ninputs = ninputs,
+                                 .inputs = inputs,
+                                 .captured = captured};
         if (mt_run_backward(&task) < 0)
             goto done;
         for (int k = 0, i = 0; k < n->nout; k++)

@@ -5,14 +5,14 @@
 #include "node.h"
 
 typedef struct mt_autograd_meta {
-    int64_t refcount;          /* shared by aliases made with as_subclass */
-    mt_node *grad_fn;          /* strong; NULL for leaves */
+    int64_t refcount; /* shared by aliases made with as_subclass */
+    mt_node *grad_fn; /* strong; NULL for leaves */
     uint32_t output_nr;
     mt_node *grad_accumulator; /* weak: cleared when the AccumulateGrad node dies */
     mt_tensor *grad;           /* strong */
     bool retains_grad;
-    void *hooks;               /* owned by the binding layer */
-    mt_tensor *fw_grad;        /* strong: the tangent, valid while fw_level is active */
+    void *hooks;        /* owned by the binding layer */
+    mt_tensor *fw_grad; /* strong: the tangent, valid while fw_level is active */
     uint64_t fw_level;
     /* A differentiable view (see view_tracking.h): its root base (strong),
      * how it was made, and the storage version its grad_fn was made for. */
@@ -24,8 +24,8 @@ typedef struct mt_autograd_meta {
 /* Every mt_tensor lives inside a binding-layer object that also holds its
  * meta; these accessors are installed with the backend. */
 typedef struct {
-    mt_autograd_meta *(*get)(mt_tensor *t);              /* may be NULL */
-    mt_autograd_meta *(*get_or_create)(mt_tensor *t);    /* NULL on OOM */
+    mt_autograd_meta *(*get)(mt_tensor *t);           /* may be NULL */
+    mt_autograd_meta *(*get_or_create)(mt_tensor *t); /* NULL on OOM */
 } mt_meta_access;
 
 extern mt_meta_access mt_meta;

@@ -13,10 +13,7 @@ mt_node *mt_running_node;
 
 static uint64_t seq_counter;
 
-uint64_t mt_next_seq(void)
-{
-    return ++seq_counter;
-}
+uint64_t mt_next_seq(void) { return ++seq_counter; }
 
 mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams)
 {
@@ -119,10 +116,7 @@ void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t o
     mt_saved_set(n, &n->saved[slot], t, is_output, output_nr);
 }
 
-mt_tensor *mt_node_saved(mt_node *n, int slot)
-{
-    return mt_saved_get(n, &n->saved[slot]);
-}
+mt_tensor *mt_node_saved(mt_node *n, int slot) { return mt_saved_get(n, &n->saved[slot]); }
 
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr)
 {
@@ -146,7 +140,8 @@ void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
 {
     if (n->saved_released) {
-        mt_error(MT_ERR_RUNTIME,
+        mt_error(
+            MT_ERR_RUNTIME,
             "Trying to backward through the graph a second time (or directly access saved "
             "tensors after they have already been freed). Saved intermediate values of the graph "
             "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "

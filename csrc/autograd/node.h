@@ -11,7 +11,7 @@
 typedef struct mt_node mt_node;
 
 typedef struct {
-    mt_node *fn;      /* NULL: that input needs no gradient */
+    mt_node *fn; /* NULL: that input needs no gradient */
     uint32_t input_nr;
 } mt_edge;
 
@@ -25,19 +25,19 @@ typedef struct {
 /* A non-tensor argument of the recorded call (or a number given for a Tensor). */
 typedef struct {
     bool none;
-    bool is_number;   /* a Python number passed where a Tensor was expected */
+    bool is_number; /* a Python number passed where a Tensor was expected */
     bool is_float;
     int64_t i;
     double f;
-    char str[16];     /* a str argument (rounding_mode, approximate) */
-    void *obj;        /* an object argument (indexing key), owned by the binding layer */
+    char str[16]; /* a str argument (rounding_mode, approximate) */
+    void *obj;    /* an object argument (indexing key), owned by the binding layer */
     int nints;
     int64_t ints[2 * MT_MAX_DIMS];
 } mt_ad_value;
 
 typedef struct {
-    mt_tensor *t;     /* for an output: an alias with no history (no cycle) */
-    void *packed;     /* instead of t, what a saved-tensor pack hook made of it */
+    mt_tensor *t; /* for an output: an alias with no history (no cycle) */
+    void *packed; /* instead of t, what a saved-tensor pack hook made of it */
     int64_t version;
     bool is_output;
     uint32_t output_nr;
@@ -56,13 +56,13 @@ typedef int (*mt_backward_fn)(mt_node *n, mt_tensor **grads_in, mt_tensor **grad
 typedef int (*mt_jvp_fn)(mt_node *n, mt_tensor **tangents_in, mt_tensor **tangents_out);
 
 typedef struct mt_node_kind {
-    const char *name;     /* "MulBackward0" */
+    const char *name; /* "MulBackward0" */
     mt_backward_fn backward;
-    uint32_t save_inputs; /* bit p: save tensor param p */
-    uint8_t save_output;  /* 0: none; MT_OUTPUT(k): output k, kept in slot [nparams] */
-    bool materialize;     /* missing output grads become zeros */
+    uint32_t save_inputs;        /* bit p: save tensor param p */
+    uint8_t save_output;         /* 0: none; MT_OUTPUT(k): output k, kept in slot [nparams] */
+    bool materialize;            /* missing output grads become zeros */
     void (*release)(mt_node *n); /* optional: frees what a custom kind saved itself */
-    mt_jvp_fn jvp;        /* NULL: derived from backward (see forward.h) */
+    mt_jvp_fn jvp;               /* NULL: derived from backward (see forward.h) */
     /* The row's impl runs with recording off (a custom op's kernel, which
      * may call ops back through the C API), as torch runs kernels below
      * autograd: the call is recorded once, with this kind. */
@@ -85,26 +85,26 @@ struct mt_node {
     int nout;
     int nparams;
     mt_edge *edges;
-    mt_tensor_meta *edge_meta;   /* per edge: the input's shape */
-    mt_tensor_meta *out_meta;    /* per output */
+    mt_tensor_meta *edge_meta; /* per edge: the input's shape */
+    mt_tensor_meta *out_meta;  /* per output */
     /* edges of tensor param p are edges[edge_start[p] .. edge_start[p] + edge_count[p]) */
     int16_t edge_start[MT_NODE_MAX_PARAMS];
     int16_t edge_count[MT_NODE_MAX_PARAMS];
-    mt_ad_value *args;           /* per param: non-tensor values */
-    mt_saved *saved;             /* per param, and [nparams] for output 0 */
+    mt_ad_value *args; /* per param: non-tensor values */
+    mt_saved *saved;   /* per param, and [nparams] for output 0 */
     bool saved_released;
     bool once_differentiable;
     /* A custom node (AccumulateGrad, Python Function) keeps its state here. */
-    mt_tensor *variable;         /* AccumulateGrad: the leaf (strong) */
-    void *py_ctx;                /* owned by the binding layer */
-    void *py_object;             /* the Python grad_fn object, borrowed */
-    void *pre_hooks;             /* owned by the binding layer */
+    mt_tensor *variable; /* AccumulateGrad: the leaf (strong) */
+    void *py_ctx;        /* owned by the binding layer */
+    void *py_object;     /* the Python grad_fn object, borrowed */
+    void *pre_hooks;     /* owned by the binding layer */
     void *post_hooks;
-    mt_node *free_next;          /* intrusive queue used while freeing a chain */
-    const char *op_name;         /* the public op that recorded this node */
-    mt_node *wrapped;            /* CopySlices: the in-place op's node (strong) */
-    void *anomaly;               /* anomaly mode: where it was made (binding-owned) */
-    void *metadata;              /* grad_fn.metadata (binding-owned) */
+    mt_node *free_next;  /* intrusive queue used while freeing a chain */
+    const char *op_name; /* the public op that recorded this node */
+    mt_node *wrapped;    /* CopySlices: the in-place op's node (strong) */
+    void *anomaly;       /* anomaly mode: where it was made (binding-owned) */
+    void *metadata;      /* grad_fn.metadata (binding-owned) */
 };
 
 /* The node whose backward is running (NULL outside the engine): in anomaly

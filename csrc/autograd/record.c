@@ -42,15 +42,9 @@ static bool any_tensor_input(const mt_args *a, bool (*fn)(mt_tensor *))
     return false;
 }
 
-static bool requires(mt_tensor *t)
-{
-    return mt_requires_grad(t);
-}
+static bool requires(mt_tensor *t) { return mt_requires_grad(t); }
 
-static bool has_tangent(mt_tensor *t)
-{
-    return mt_fw_grad(t) != NULL;
-}
+static bool has_tangent(mt_tensor *t) { return mt_fw_grad(t) != NULL; }
 
 /* Writing into a leaf that requires grad is refused while grad mode is on. */
 static int check_leaf_write(mt_tensor *self)
@@ -237,8 +231,7 @@ static int differentiable_outputs(bool inplace, const mt_args *a, const mt_resul
  * history; a node built only to compute tangents marks the inputs that carry
  * one, and saves its output as a plain tensor. */
 static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_args *a,
-                           mt_tensor *old_self, mt_tensor *const *outs, int nout,
-                           bool for_forward)
+                           mt_tensor *old_self, mt_tensor *const *outs, int nout, bool for_forward)
 {
     const mt_signature *s = a->sig;
     int np = s->nparams;
@@ -261,9 +254,9 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
         mt_argtype ty = s->params[p].type;
         n->edge_start[p] = (int16_t)e;
         copy_arg(&n->args[p], &a->v[p], ty);
-        int len = ty == MT_ARG_TENSOR && a->v[p].t                     ? 1
+        int len = ty == MT_ARG_TENSOR && a->v[p].t          ? 1
                   : ty == MT_ARG_TENSOR_LIST && a->v[p].obj ? a->v[p].nints
-                                                                       : 0;
+                                                            : 0;
         for (int k = 0; k < len; k++, e++) {
             mt_tensor *t = ty == MT_ARG_TENSOR ? a->v[p].t : a->v[p].tensors[k];
             if (!for_forward && mt_gradient_edge(t, &n->edges[e]) < 0)
@@ -331,8 +324,7 @@ static int forward_propagate(const char *op, const mt_node_kind *kind, bool inpl
     for (int p = 0; p < n->nparams; p++)
         for (int k = 0; k < n->edge_count[p]; k++) {
             int e = n->edge_start[p] + k;
-            mt_tensor *t = a->sig->params[p].type == MT_ARG_TENSOR ? a->v[p].t
-                                                                    : a->v[p].tensors[k];
+            mt_tensor *t = a->sig->params[p].type == MT_ARG_TENSOR ? a->v[p].t : a->v[p].tensors[k];
             if (n->edges[e].fn)
                 tin[e] = mt_fw_grad(t);
         }

@@ -69,9 +69,9 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
               "This behavior is forbidden. You can fix this by cloning the output of the custom "
               "Function."
             : "Given that this use case is ambiguous and error-prone, it is forbidden. You "
-                   "can clarify your code by moving both the view and the inplace either both "
-                   "inside the no_grad block (if you don't want the inplace to be tracked) or "
-                   "both outside (if you want the inplace to be tracked).";
+              "can clarify your code by moving both the view and the inplace either both "
+              "inside the no_grad block (if you don't want the inplace to be tracked) or "
+              "both outside (if you want the inplace to be tracked).";
     snprintf(msg + len, sizeof msg - len, " %s", why);
     mt_error(MT_ERR_RUNTIME, "%s", msg);
     return -1;
@@ -87,7 +87,7 @@ int mt_view_check_inplace(mt_tensor *t)
     mt_autograd_meta *bm = mt_meta.get(m->view_base);
     if (mt_requires_grad(t) && !(bm && bm->grad_fn)) {
         mt_error(MT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an "
-                        "in-place operation.");
+                                 "in-place operation.");
         return -1;
     }
     return 0;
@@ -133,10 +133,12 @@ static mt_tensor *view_positions(const mt_node *n)
     mt_tensor *slots = mt_new(MT_INT64, 1, &extent, true), *pos = NULL;
     mt_tensor *ar = mt_call(MT_OP_arange, "i", numel);
     mt_tensor *numbers = ar ? mt_call(MT_OP_reshape, "TL", ar, bnd, bs) : NULL;
-    mt_tensor *in_base = slots ? mt_call(MT_OP_as_strided, "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
+    mt_tensor *in_base =
+        slots ? mt_call(MT_OP_as_strided, "TLLi", slots, bnd, bs, bnd, bst, -lo) : NULL;
     mt_tensor *written = in_base && numbers ? mt_call(MT_OP_copy_, "TT", in_base, numbers) : NULL;
     if (written)
-        pos = mt_call(MT_OP_as_strided, "TLLi", slots, vnd, vg->ints, vnd, vg->ints + vnd, vg->i - lo);
+        pos = mt_call(MT_OP_as_strided, "TLLi", slots, vnd, vg->ints, vnd, vg->ints + vnd,
+                      vg->i - lo);
     mt_tensor *tmp[] = {slots, ar, numbers, in_base, written};
     mt_release_all(5, tmp);
     return pos;
@@ -307,8 +309,8 @@ static void copy_slices_release(mt_node *n)
         mt_node_release_saved(n->wrapped);
 }
 
-static const mt_node_kind copy_slices_kind = {"CopySlices", copy_slices_backward, 0, false, false,
-                                              copy_slices_release};
+static const mt_node_kind copy_slices_kind = {"CopySlices", copy_slices_backward, 0, false,
+                                              false,        copy_slices_release};
 
 int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge)
 {

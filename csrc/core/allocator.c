@@ -22,8 +22,8 @@
  * ours. Requests start above core/storage.c's small limit, so every block is
  * far larger than this. */
 typedef struct node {
-    struct node *next, *prev;    /* its class's blocks, newest first */
-    struct node *newer, *older;  /* all kept blocks, by when they were kept */
+    struct node *next, *prev;   /* its class's blocks, newest first */
+    struct node *newer, *older; /* all kept blocks, by when they were kept */
     size_t size;
     int cls;
 } node;
@@ -69,10 +69,23 @@ static bool parse_bytes(const char *text, uint64_t *out)
         return false;
     int shift = 0;
     switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'b' || *end == 'B')
         end++;

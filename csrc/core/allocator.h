@@ -29,11 +29,11 @@ void mt_alloc_free(void *block, size_t size);
 
 typedef struct {
     bool enabled;
-    uint64_t cap_bytes;      /* most bytes kept at once */
-    uint64_t cached_bytes;   /* bytes kept now, in cached_blocks blocks */
+    uint64_t cap_bytes;    /* most bytes kept at once */
+    uint64_t cached_bytes; /* bytes kept now, in cached_blocks blocks */
     uint64_t cached_blocks;
-    uint64_t hits, misses;   /* allocations served from the cache, and not */
-    uint64_t evictions;      /* kept blocks freed to stay under the cap */
+    uint64_t hits, misses; /* allocations served from the cache, and not */
+    uint64_t evictions;    /* kept blocks freed to stay under the cap */
 } mt_alloc_stats;
 
 mt_alloc_stats mt_alloc_get_stats(void);

@@ -43,16 +43,10 @@ static const mt_dtype promote_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
     /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
 };
 
-mt_dtype mt_promote_types(mt_dtype a, mt_dtype b)
-{
-    return promote_table[a][b];
-}
+mt_dtype mt_promote_types(mt_dtype a, mt_dtype b) { return promote_table[a][b]; }
 
 /* torch.can_cast: casting may not lower the category (float->int, int->bool). */
-bool mt_can_cast(mt_dtype from, mt_dtype to)
-{
-    return mt_category_of(from) <= mt_category_of(to);
-}
+bool mt_can_cast(mt_dtype from, mt_dtype to) { return mt_category_of(from) <= mt_category_of(to); }
 
 static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dtype lo)
 {

@@ -47,7 +47,11 @@ bool mt_can_cast(mt_dtype from, mt_dtype to);
 
 /* torch's result_type: operands ranked by kind; a lower-ranked operand only
  * matters when it is of a higher category. */
-typedef enum { MT_OPERAND_DIM = 0, MT_OPERAND_ZERO_DIM = 1, MT_OPERAND_WRAPPED = 2 } mt_operand_kind;
+typedef enum {
+    MT_OPERAND_DIM = 0,
+    MT_OPERAND_ZERO_DIM = 1,
+    MT_OPERAND_WRAPPED = 2
+} mt_operand_kind;
 mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
                         mt_dtype default_float);
 

@@ -27,10 +27,7 @@ mt_error_kind mt_error_take(const char **message)
     return k;
 }
 
-void mt_error_clear(void)
-{
-    err_kind = MT_OK;
-}
+void mt_error_clear(void) { err_kind = MT_OK; }
 
 int mt_warn(const char *fmt, ...)
 {

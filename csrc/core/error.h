@@ -19,8 +19,7 @@ typedef enum {
 } mt_error_kind;
 
 /* Always returns -1 so callers can write `return mt_error(...)`. */
-int mt_error(mt_error_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int mt_error(mt_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 mt_error_kind mt_error_take(const char **message);
 void mt_error_clear(void);
 

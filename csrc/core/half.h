@@ -58,10 +58,10 @@ static inline mt_f16 mt_f16_from_double(double d)
     uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
     uint64_t mag = b & 0x7fffffffffffffffULL;
     if (mag >= 0x7ff0000000000000ULL) /* inf, or NaN kept quiet with its top payload */
-        return (mt_f16){(uint16_t)(sign | 0x7c00u |
-                                   (mag > 0x7ff0000000000000ULL
-                                        ? 0x200u | (uint16_t)((mag >> 42) & 0x3ffu)
-                                        : 0u))};
+        return (mt_f16){
+            (uint16_t)(sign | 0x7c00u |
+                       (mag > 0x7ff0000000000000ULL ? 0x200u | (uint16_t)((mag >> 42) & 0x3ffu)
+                                                    : 0u))};
     int e = (int)(mag >> 52) - 1023;
     if (e > 15)
         return (mt_f16){(uint16_t)(sign | 0x7c00u)};

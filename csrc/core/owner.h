@@ -43,8 +43,7 @@ static inline void mt_xrelease(mt_tensor *t)
 mt_tensor *mt_new(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed);
 /* A new tensor with the given strides over fresh memory. The strides must
  * describe a dense layout of sizes (a permutation of contiguous ones). */
-mt_tensor *mt_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
-                          const int64_t *strides);
+mt_tensor *mt_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
 /* A view of base's storage (same dtype) with the given geometry. */
 mt_tensor *mt_new_view(const mt_tensor *base, int ndim, const int64_t *sizes,
                        const int64_t *strides, int64_t offset);

@@ -10,9 +10,10 @@ int mt_wrap_dim(int64_t dim, int ndim, int *out)
 {
     int64_t n = ndim > 0 ? ndim : 1; /* a 0-dim tensor accepts dim 0 and -1 */
     if (dim < -n || dim >= n)
-        return mt_error(MT_ERR_INDEX,
-                        "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                        (long long)-n, (long long)(n - 1), (long long)dim);
+        return mt_error(
+            MT_ERR_INDEX,
+            "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+            (long long)-n, (long long)(n - 1), (long long)dim);
     *out = (int)(dim < 0 ? dim + n : dim);
     return 0;
 }
@@ -62,7 +63,8 @@ MT_HOT int mt_broadcast_into(int *ndim_a, int64_t *a, int ndim_b, const int64_t 
         int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
         if (sa != sb && sa != 1 && sb != 1)
             return mt_error(MT_ERR_RUNTIME,
-                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                            "non-singleton dimension %d",
                             (long long)sa, (long long)sb, i);
         out[i] = sa == 1 ? sb : sa;
     }
@@ -109,7 +111,8 @@ int mt_infer_size(int ndim, int64_t *sizes, int64_t numel)
     mt_format_shape(buf, sizeof buf, ndim, sizes);
     if (infer >= 0 && known == 0)
         return mt_error(MT_ERR_RUNTIME,
-                        "cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous",
+                        "cannot reshape tensor of 0 elements into shape %s because the unspecified "
+                        "dimension size -1 can be any value and is ambiguous",
                         buf);
     return mt_error(MT_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld", buf,
                     (long long)numel);
@@ -137,9 +140,8 @@ bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_
     int64_t tensor_numel = 1, view_numel = 1;
     for (int tensor_d = old_ndim - 1; tensor_d >= 0; tensor_d--) {
         tensor_numel *= old_sizes[tensor_d];
-        if (tensor_d == 0 ||
-            (old_sizes[tensor_d - 1] != 1 &&
-             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+        if (tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
+                              old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
             while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
                 new_strides[view_d] = view_numel * chunk_base_stride;
                 view_numel *= new_sizes[view_d];

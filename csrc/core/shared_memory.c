@@ -92,8 +92,7 @@ static int file_length(int fd, size_t *length)
 {
     off_t end = lseek(fd, 0, SEEK_END);
     if (end < 0)
-        return mt_error(MT_ERR_RUNTIME, "unable to read a shared memory file: %s",
-                        strerror(errno));
+        return mt_error(MT_ERR_RUNTIME, "unable to read a shared memory file: %s", strerror(errno));
     *length = (size_t)end;
     return 0;
 }
@@ -141,10 +140,7 @@ static void close_fd(int fd) { (void)fd; }
 
 #endif
 
-bool mt_storage_is_shared(const mt_storage *s)
-{
-    return s->release == release_shared;
-}
+bool mt_storage_is_shared(const mt_storage *s) { return s->release == release_shared; }
 
 int mt_storage_shared_fd(const mt_storage *s)
 {
@@ -212,8 +208,7 @@ mt_storage *mt_storage_from_shared_fd(int fd, size_t nbytes)
     if (file_length(fd, &have) < 0)
         goto fail;
     if (have < c->length) {
-        mt_error(MT_ERR_RUNTIME,
-                 "shared memory file holds %llu bytes, but the storage needs %llu",
+        mt_error(MT_ERR_RUNTIME, "shared memory file holds %llu bytes, but the storage needs %llu",
                  (unsigned long long)have, (unsigned long long)nbytes);
         goto fail;
     }

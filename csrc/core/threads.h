@@ -38,7 +38,10 @@ static inline int64_t mt_monotonic_ns(void)
     QueryPerformanceCounter(&count);
     return (int64_t)((double)count.QuadPart * (1e9 / (double)freq.QuadPart));
 }
-static inline long mt_cpu_count(void) { return (long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS); }
+static inline long mt_cpu_count(void)
+{
+    return (long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+}
 #else
 #include <pthread.h>
 #include <sched.h>

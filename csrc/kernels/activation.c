@@ -23,26 +23,26 @@
 
 /* Scalar forms, for the half types and the vector loops' far lanes. */
 #define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
-#define SCALAR_FORMS(T, SFX)                                                             \
-    static inline T gelu_d_##SFX(T g, T x)                                               \
-    {                                                                                    \
-        T cdf = (T)0.5 * M(erfc, -x * (T)SQRT1_2);                                       \
-        T pdf = M(exp, (T)-0.5 * x * x) * (T)INV_SQRT_2PI;                               \
-        return g * (cdf + x * pdf);                                                      \
-    }                                                                                    \
-    static inline T gelu_tanh_d_##SFX(T g, T x)                                          \
-    {                                                                                    \
-        T x2 = x * x;                                                                    \
-        T t = M(tanh, (T)BETA * (x + (T)KAPPA * x2 * x));                                \
+#define SCALAR_FORMS(T, SFX)                                                                \
+    static inline T gelu_d_##SFX(T g, T x)                                                  \
+    {                                                                                       \
+        T cdf = (T)0.5 * M(erfc, -x * (T)SQRT1_2);                                          \
+        T pdf = M(exp, (T) - 0.5 * x * x) * (T)INV_SQRT_2PI;                                \
+        return g * (cdf + x * pdf);                                                         \
+    }                                                                                       \
+    static inline T gelu_tanh_d_##SFX(T g, T x)                                             \
+    {                                                                                       \
+        T x2 = x * x;                                                                       \
+        T t = M(tanh, (T)BETA * (x + (T)KAPPA * x2 * x));                                   \
         T right_d = (T)0.5 * x * ((T)1 - t * t) * ((T)BETA * ((T)1 + (T)(3 * KAPPA) * x2)); \
-        return g * ((T)0.5 * ((T)1 + t) + right_d);                                     \
-    }                                                                                    \
-    static inline T silu_d_##SFX(T g, T x)                                               \
-    {                                                                                    \
-        T s = (T)1 / ((T)1 + M(exp, -x));                                                \
-        return g * s * ((T)1 + x * ((T)1 - s));                                          \
-    }                                                                                    \
-    static inline T tanh_d_##SFX(T g, T y) { return g * ((T)1 - y * y); }                \
+        return g * ((T)0.5 * ((T)1 + t) + right_d);                                         \
+    }                                                                                       \
+    static inline T silu_d_##SFX(T g, T x)                                                  \
+    {                                                                                       \
+        T s = (T)1 / ((T)1 + M(exp, -x));                                                   \
+        return g * s * ((T)1 + x * ((T)1 - s));                                             \
+    }                                                                                       \
+    static inline T tanh_d_##SFX(T g, T y) { return g * ((T)1 - y * y); }                   \
     static inline T sigmoid_d_##SFX(T g, T y) { return g * ((T)1 - y) * y; }
 SCALAR_FORMS(float, s4)
 SCALAR_FORMS(double, s8)
@@ -125,48 +125,47 @@ MT_VINLINE void vsigmoid_d4(mt_v4d *pg, const mt_v4d *py, mt_v4l *far)
  * far tail, see mt_vphi8); if any was flagged, a second pass redoes the
  * elements whose v is below LIMIT with the scalar form (a branch per vector
  * would stall the loop). */
-#define VEC_LOOP(NAME, SFX, T, VT, MT, W, VFN, LIMIT, SCALAR)                           \
-    MT_CLONES_AVX2_FMA static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, \
-                                                 void *ctx)                             \
-    {                                                                                   \
-        (void)ctx;                                                                      \
-        int64_t i = 0;                                                                  \
-        VT g, v;                                                                        \
-        MT far = {0}, any = {0};                                                        \
-        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T)) {          \
-            T *o = (T *)data[0];                                                        \
-            const T *pg = (const T *)data[1], *pv = (const T *)data[2];                 \
-            for (; i + W <= n; i += W) {                                                \
-                memcpy(&g, pg + i, sizeof g);                                           \
-                memcpy(&v, pv + i, sizeof v);                                           \
-                VFN(&g, &v, &far);                                                      \
-                any |= far;                                                             \
-                memcpy(o + i, &g, sizeof g);                                            \
-            }                                                                           \
-        }                                                                               \
-        for (; i < n; i += W) {                                                         \
-            int64_t m = n - i < W ? n - i : W;                                          \
-            T bg[W] = {0}, bv[W] = {0};                                                 \
-            for (int64_t k = 0; k < m; k++) {                                           \
-                bg[k] = *(const T *)(data[1] + (i + k) * st[1]);                        \
-                bv[k] = *(const T *)(data[2] + (i + k) * st[2]);                        \
-            }                                                                           \
-            memcpy(&g, bg, sizeof g);                                                   \
-            memcpy(&v, bv, sizeof v);                                                   \
-            VFN(&g, &v, &far);                                                          \
-            any |= far;                                                                 \
-            memcpy(bg, &g, sizeof g);                                                   \
-            for (int64_t k = 0; k < m; k++)                                             \
-                *(T *)(data[0] + (i + k) * st[0]) = bg[k];                              \
-        }                                                                               \
-        mt_v4l any4 = (mt_v4l)any;                                                      \
-        if ((any4[0] | any4[1] | any4[2] | any4[3]) != 0)                               \
-            for (int64_t k = 0; k < n; k++) {                                           \
-                T x = *(const T *)(data[2] + k * st[2]);                                \
-                if (x < LIMIT)                                                          \
-                    *(T *)(data[0] + k * st[0]) =                                       \
-                        SCALAR(*(const T *)(data[1] + k * st[1]), x);                   \
-            }                                                                           \
+#define VEC_LOOP(NAME, SFX, T, VT, MT, W, VFN, LIMIT, SCALAR)                                   \
+    MT_CLONES_AVX2_FMA static void NAME##_##SFX(char **data, const int64_t *st, int64_t n,      \
+                                                void *ctx)                                      \
+    {                                                                                           \
+        (void)ctx;                                                                              \
+        int64_t i = 0;                                                                          \
+        VT g, v;                                                                                \
+        MT far = {0}, any = {0};                                                                \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T)) {                   \
+            T *o = (T *)data[0];                                                                \
+            const T *pg = (const T *)data[1], *pv = (const T *)data[2];                         \
+            for (; i + W <= n; i += W) {                                                        \
+                memcpy(&g, pg + i, sizeof g);                                                   \
+                memcpy(&v, pv + i, sizeof v);                                                   \
+                VFN(&g, &v, &far);                                                              \
+                any |= far;                                                                     \
+                memcpy(o + i, &g, sizeof g);                                                    \
+            }                                                                                   \
+        }                                                                                       \
+        for (; i < n; i += W) {                                                                 \
+            int64_t m = n - i < W ? n - i : W;                                                  \
+            T bg[W] = {0}, bv[W] = {0};                                                         \
+            for (int64_t k = 0; k < m; k++) {                                                   \
+                bg[k] = *(const T *)(data[1] + (i + k) * st[1]);                                \
+                bv[k] = *(const T *)(data[2] + (i + k) * st[2]);                                \
+            }                                                                                   \
+            memcpy(&g, bg, sizeof g);                                                           \
+            memcpy(&v, bv, sizeof v);                                                           \
+            VFN(&g, &v, &far);                                                                  \
+            any |= far;                                                                         \
+            memcpy(bg, &g, sizeof g);                                                           \
+            for (int64_t k = 0; k < m; k++)                                                     \
+                *(T *)(data[0] + (i + k) * st[0]) = bg[k];                                      \
+        }                                                                                       \
+        mt_v4l any4 = (mt_v4l)any;                                                              \
+        if ((any4[0] | any4[1] | any4[2] | any4[3]) != 0)                                       \
+            for (int64_t k = 0; k < n; k++) {                                                   \
+                T x = *(const T *)(data[2] + k * st[2]);                                        \
+                if (x < LIMIT)                                                                  \
+                    *(T *)(data[0] + k * st[0]) = SCALAR(*(const T *)(data[1] + k * st[1]), x); \
+            }                                                                                   \
     }
 
 #ifdef MT_HAVE_AVX512
@@ -187,8 +186,7 @@ MT_V16 __m512 vgelu_tanh_d16(__m512 g, __m512 x)
         _mm512_mul_ps(_mm512_mul_ps(MT_C16(0.5f), x), _mm512_fnmadd_ps(t, t, MT_C16(1.0f))),
         _mm512_mul_ps(MT_C16((float)BETA),
                       _mm512_fmadd_ps(MT_C16((float)(3 * KAPPA)), x2, MT_C16(1.0f))));
-    return _mm512_mul_ps(g, _mm512_fmadd_ps(MT_C16(0.5f), _mm512_add_ps(MT_C16(1.0f), t),
-                                            right_d));
+    return _mm512_mul_ps(g, _mm512_fmadd_ps(MT_C16(0.5f), _mm512_add_ps(MT_C16(1.0f), t), right_d));
 }
 MT_V16 __m512 vsilu_d16(__m512 g, __m512 x)
 {
@@ -217,15 +215,15 @@ MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
 #endif
 
 /* float16 and bfloat16: loaded to float, the scalar form, stored back */
-#define HALF_LOOP(NAME, SFX, T)                                                         \
-    static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *ctx)      \
-    {                                                                                   \
-        (void)ctx;                                                                      \
-        for (int64_t i = 0; i < n; i++) {                                               \
-            float g = MT_LOAD_##SFX(*(const T *)(data[1] + i * st[1]));                 \
-            float v = MT_LOAD_##SFX(*(const T *)(data[2] + i * st[2]));                 \
-            *(T *)(data[0] + i * st[0]) = MT_STORE_##SFX(NAME##_s4(g, v));              \
-        }                                                                               \
+#define HALF_LOOP(NAME, SFX, T)                                                    \
+    static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *ctx) \
+    {                                                                              \
+        (void)ctx;                                                                 \
+        for (int64_t i = 0; i < n; i++) {                                          \
+            float g = MT_LOAD_##SFX(*(const T *)(data[1] + i * st[1]));            \
+            float v = MT_LOAD_##SFX(*(const T *)(data[2] + i * st[2]));            \
+            *(T *)(data[0] + i * st[0]) = MT_STORE_##SFX(NAME##_s4(g, v));         \
+        }                                                                          \
     }
 
 /* LIMIT: where gelu's far tail starts, a little inside it (the pass is
@@ -233,11 +231,11 @@ MT_VX __m256 vgelu_d8x(__m256 g, __m256 x)
  * entry, with an AVX2 level (gelu) or without. */
 #define PICK16(NAME) MT_F4_PICK_BINARY(NAME, v##NAME##16)
 #define PICK_AVX2(NAME) MT_F4_PICK_BINARY_AVX2(NAME, v##NAME##16, v##NAME##8x)
-#define DEFINE(NAME, LIMIT4, LIMIT8, PICK)                                              \
-    VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4)     \
-    PICK(NAME)                                                                          \
-    VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)        \
-    HALF_LOOP(NAME, f2, mt_f16)                                                         \
+#define DEFINE(NAME, LIMIT4, LIMIT8, PICK)                                          \
+    VEC_LOOP(NAME##_8, f4, float, mt_v8f, mt_v8i, 8, v##NAME##8, LIMIT4, NAME##_s4) \
+    PICK(NAME)                                                                      \
+    VEC_LOOP(NAME, f8, double, mt_v4d, mt_v4l, 4, v##NAME##4, LIMIT8, NAME##_s8)    \
+    HALF_LOOP(NAME, f2, mt_f16)                                                     \
     HALF_LOOP(NAME, bf, mt_bf16)
 #define MT_ACTIVATION_BACKWARD_KERNEL(ID, NAME, LIMIT4, LIMIT8, PICK) \
     DEFINE(NAME, LIMIT4, LIMIT8, PICK)

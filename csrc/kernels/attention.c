@@ -38,35 +38,35 @@
  * of s): the exp sum's overlapping last vector rereads its source.
  * grad_row: d[0, lim) becomes scale * w (d - sum(w d)) by softmax_row.h's
  * backward row (in place), the rest zeros. */
-#define DEFINE_ROWS(SFX, ATTR, T)                                                         \
+#define DEFINE_ROWS(SFX, ATTR, T)                                                          \
     ATTR static void softmax_rows_##SFX(T *w, int64_t wrs, T *tmp, int64_t i0, int64_t i1, \
-                                        bool causal, int64_t s, T scale)                  \
-    {                                                                                     \
-        T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                           \
-        int64_t lim[SOFTMAX_BLOCK];                                                       \
-        for (int64_t r0 = i0; r0 < i1; r0 += SOFTMAX_BLOCK) {                             \
-            int64_t nb = i1 - r0 < SOFTMAX_BLOCK ? i1 - r0 : SOFTMAX_BLOCK;               \
-            for (int64_t b = 0; b < nb; b++) {                                            \
-                const T *x = w + (r0 + b) * wrs;                                          \
-                T *t = tmp + b * s;                                                       \
-                lim[b] = causal && r0 + b + 1 < s ? r0 + b + 1 : s;                       \
-                for (int64_t j = 0; j < lim[b]; j++)                                      \
-                    t[j] = x[j] * scale;                                                  \
-            }                                                                             \
-            smr_block_##SFX(w + r0 * wrs, wrs, tmp, s, lim, 1, nb, m, sum);               \
-            for (int64_t b = 0; b < nb; b++) {                                            \
-                T *x = w + (r0 + b) * wrs;                                                \
-                int64_t done = m[b] == -(T)INFINITY ? 0 : lim[b];                         \
-                if (done)                                                                 \
-                    smr_finish_##SFX(x, x, done, m[b], 1 / sum[b], false);                \
-                memset(x + done, 0, (size_t)(s - done) * sizeof(T));                      \
-            }                                                                             \
-        }                                                                                 \
-    }                                                                                     \
-    ATTR static void grad_row_##SFX(T *d, const T *w, int64_t lim, int64_t s, T scale)    \
-    {                                                                                     \
-        smr_bwd_##SFX(d, d, w, lim, scale, false);                                        \
-        memset(d + lim, 0, (size_t)(s - lim) * sizeof(T));                                \
+                                        bool causal, int64_t s, T scale)                   \
+    {                                                                                      \
+        T m[SOFTMAX_BLOCK], sum[SOFTMAX_BLOCK];                                            \
+        int64_t lim[SOFTMAX_BLOCK];                                                        \
+        for (int64_t r0 = i0; r0 < i1; r0 += SOFTMAX_BLOCK) {                              \
+            int64_t nb = i1 - r0 < SOFTMAX_BLOCK ? i1 - r0 : SOFTMAX_BLOCK;                \
+            for (int64_t b = 0; b < nb; b++) {                                             \
+                const T *x = w + (r0 + b) * wrs;                                           \
+                T *t = tmp + b * s;                                                        \
+                lim[b] = causal && r0 + b + 1 < s ? r0 + b + 1 : s;                        \
+                for (int64_t j = 0; j < lim[b]; j++)                                       \
+                    t[j] = x[j] * scale;                                                   \
+            }                                                                              \
+            smr_block_##SFX(w + r0 * wrs, wrs, tmp, s, lim, 1, nb, m, sum);                \
+            for (int64_t b = 0; b < nb; b++) {                                             \
+                T *x = w + (r0 + b) * wrs;                                                 \
+                int64_t done = m[b] == -(T)INFINITY ? 0 : lim[b];                          \
+                if (done)                                                                  \
+                    smr_finish_##SFX(x, x, done, m[b], 1 / sum[b], false);                 \
+                memset(x + done, 0, (size_t)(s - done) * sizeof(T));                       \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+    ATTR static void grad_row_##SFX(T *d, const T *w, int64_t lim, int64_t s, T scale)     \
+    {                                                                                      \
+        smr_bwd_##SFX(d, d, w, lim, scale, false);                                         \
+        memset(d + lim, 0, (size_t)(s - lim) * sizeof(T));                                 \
     }
 DEFINE_ROWS(f4, MT_CLONES_AVX2_FMA, float)
 DEFINE_ROWS(f8, MT_CLONES_AVX2_FMA, double)
@@ -83,8 +83,7 @@ static void softmax_rows(const mt_attn_shape *s, char *w, int64_t wrs, char *tmp
     }
 #ifdef MT_HAVE_AVX512
     if (mt_use_avx512()) {
-        softmax_rows_x16((float *)w, wrs, (float *)tmp, i0, i1, s->causal, s->s,
-                         (float)s->scale);
+        softmax_rows_x16((float *)w, wrs, (float *)tmp, i0, i1, s->causal, s->s, (float)s->scale);
         return;
     }
 #endif
@@ -146,10 +145,7 @@ static int64_t keys_seen(const mt_attn_shape *s, int64_t i1)
     return s->causal && i1 < s->s ? i1 : s->s;
 }
 
-static int64_t row_limit(const mt_attn_shape *s, int64_t i)
-{
-    return keys_seen(s, i + 1);
-}
+static int64_t row_limit(const mt_attn_shape *s, int64_t i) { return keys_seen(s, i + 1); }
 
 /* kt: room for the head's k^T (e x s), packed once so the score products
  * read it with contiguous rows, and then for SOFTMAX_BLOCK rows of s. */
@@ -164,8 +160,8 @@ static int forward_head(const job *j, int64_t it, char *kt)
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *wb = w + i0 * j->w->rs * isz;
-        if (product(s->d, i1 - i0, jn, s->e, 1.0, q + i0 * j->q->rs * isz, j->q->rs,
-                    j->q->cs, kt, s->s, 1, wb, j->w->rs) < 0)
+        if (product(s->d, i1 - i0, jn, s->e, 1.0, q + i0 * j->q->rs * isz, j->q->rs, j->q->cs, kt,
+                    s->s, 1, wb, j->w->rs) < 0)
             return -1;
         softmax_rows(s, w, j->w->rs, kt + s->e * s->s * isz, i0, i1);
         if (product(s->d, i1 - i0, s->ev, jn, 1.0, wb, j->w->rs, 1, v, j->v->rs, j->v->cs,
@@ -191,8 +187,8 @@ static int backward_head(const job *j, int64_t it, char *ds, char *vt)
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *db = ds + i0 * s->s * isz;
-        if (product(s->d, i1 - i0, jn, s->ev, 1.0, g + i0 * j->g->rs * isz, j->g->rs,
-                    j->g->cs, vt, s->s, 1, db, s->s) < 0)
+        if (product(s->d, i1 - i0, jn, s->ev, 1.0, g + i0 * j->g->rs * isz, j->g->rs, j->g->cs, vt,
+                    s->s, 1, db, s->s) < 0)
             return -1;
         for (int64_t i = i0; i < i1; i++)
             grad_row(s, ds + i * s->s * isz, w + i * wrs * isz, row_limit(s, i));
@@ -273,9 +269,9 @@ static int run(job *j, mt_range_fn fn)
     return atomic_load(&j->failed) ? mt_error(MT_ERR_MEMORY, "out of memory in attention") : 0;
 }
 
-int mt_attention_forward(const mt_attn_shape *s, const mt_attn_operand *q,
-                         const mt_attn_operand *k, const mt_attn_operand *v,
-                         const mt_attn_operand *w, const mt_attn_operand *out)
+int mt_attention_forward(const mt_attn_shape *s, const mt_attn_operand *q, const mt_attn_operand *k,
+                         const mt_attn_operand *v, const mt_attn_operand *w,
+                         const mt_attn_operand *out)
 {
     job j = {.s = s, .q = q, .k = k, .v = v, .w = w, .o = out};
     return run(&j, forward_range);

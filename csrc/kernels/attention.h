@@ -31,9 +31,9 @@ typedef struct {
 /* out = w @ v with w = softmax(scale * q @ k^T) along each row (the causal
  * mask's entries 0), a row with no finite score giving zeros. Returns -1 with
  * the error set (out of memory). */
-int mt_attention_forward(const mt_attn_shape *s, const mt_attn_operand *q,
-                         const mt_attn_operand *k, const mt_attn_operand *v,
-                         const mt_attn_operand *w, const mt_attn_operand *out);
+int mt_attention_forward(const mt_attn_shape *s, const mt_attn_operand *q, const mt_attn_operand *k,
+                         const mt_attn_operand *v, const mt_attn_operand *w,
+                         const mt_attn_operand *out);
 
 /* The gradients of q, k and v from the output's gradient g and the
  * forward's weights w. */

@@ -5,48 +5,44 @@
 
 #define MT_COPY_GRAIN 32768
 
-#define CAST_LOOP(DSFX, DT, SSFX, ST)                                                   \
-    static void cast_##DSFX##_##SSFX(char **data, const int64_t *strides, int64_t n,    \
-                                      void *ctx)                                         \
-    {                                                                                    \
-        (void)ctx;                                                                       \
-        char *d = data[0];                                                               \
-        const char *s = data[1];                                                         \
-        int64_t ds = strides[0], ss = strides[1];                                        \
-        if (ds == sizeof(DT) && ss == sizeof(ST)) {                                      \
-            DT *restrict dp = (DT *)d;                                                   \
-            const ST *restrict sp = (const ST *)s;                                       \
-            for (int64_t i = 0; i < n; i++)                                              \
-                dp[i] = MT_STORE_##DSFX(MT_LOAD_##SSFX(sp[i]));                          \
-            return;                                                                      \
-        }                                                                                \
-        for (int64_t i = 0; i < n; i++, d += ds, s += ss)                                \
-            *(DT *)d = MT_STORE_##DSFX(MT_LOAD_##SSFX(*(const ST *)s));                  \
+#define CAST_LOOP(DSFX, DT, SSFX, ST)                                                           \
+    static void cast_##DSFX##_##SSFX(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                           \
+        (void)ctx;                                                                              \
+        char *d = data[0];                                                                      \
+        const char *s = data[1];                                                                \
+        int64_t ds = strides[0], ss = strides[1];                                               \
+        if (ds == sizeof(DT) && ss == sizeof(ST)) {                                             \
+            DT *restrict dp = (DT *)d;                                                          \
+            const ST *restrict sp = (const ST *)s;                                              \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                dp[i] = MT_STORE_##DSFX(MT_LOAD_##SSFX(sp[i]));                                 \
+            return;                                                                             \
+        }                                                                                       \
+        for (int64_t i = 0; i < n; i++, d += ds, s += ss)                                       \
+            *(DT *)d = MT_STORE_##DSFX(MT_LOAD_##SSFX(*(const ST *)s));                         \
     }
 
-#define CAST_FROM_ALL(DE, DSFX, DT)            \
-    CAST_LOOP(DSFX, DT, b1, uint8_t)           \
-    CAST_LOOP(DSFX, DT, u1, uint8_t)           \
-    CAST_LOOP(DSFX, DT, i1, int8_t)            \
-    CAST_LOOP(DSFX, DT, i2, int16_t)           \
-    CAST_LOOP(DSFX, DT, i4, int32_t)           \
-    CAST_LOOP(DSFX, DT, i8, int64_t)           \
-    CAST_LOOP(DSFX, DT, f2, mt_f16)            \
-    CAST_LOOP(DSFX, DT, bf, mt_bf16)           \
-    CAST_LOOP(DSFX, DT, f4, float)             \
+#define CAST_FROM_ALL(DE, DSFX, DT)  \
+    CAST_LOOP(DSFX, DT, b1, uint8_t) \
+    CAST_LOOP(DSFX, DT, u1, uint8_t) \
+    CAST_LOOP(DSFX, DT, i1, int8_t)  \
+    CAST_LOOP(DSFX, DT, i2, int16_t) \
+    CAST_LOOP(DSFX, DT, i4, int32_t) \
+    CAST_LOOP(DSFX, DT, i8, int64_t) \
+    CAST_LOOP(DSFX, DT, f2, mt_f16)  \
+    CAST_LOOP(DSFX, DT, bf, mt_bf16) \
+    CAST_LOOP(DSFX, DT, f4, float)   \
     CAST_LOOP(DSFX, DT, f8, double)
 MT_FOR_ALL_DTYPES(CAST_FROM_ALL)
 
-#define ROW(DE, DSFX, DT)                                                              \
-    [DE] = {cast_##DSFX##_b1, cast_##DSFX##_u1, cast_##DSFX##_i1, cast_##DSFX##_i2,    \
-            cast_##DSFX##_i4, cast_##DSFX##_i8, cast_##DSFX##_f2, cast_##DSFX##_bf,    \
+#define ROW(DE, DSFX, DT)                                                           \
+    [DE] = {cast_##DSFX##_b1, cast_##DSFX##_u1, cast_##DSFX##_i1, cast_##DSFX##_i2, \
+            cast_##DSFX##_i4, cast_##DSFX##_i8, cast_##DSFX##_f2, cast_##DSFX##_bf, \
             cast_##DSFX##_f4, cast_##DSFX##_f8},
 static const mt_loop_fn cast_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(ROW)};
 
-mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src)
-{
-    return cast_table[dst][src];
-}
+mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src) { return cast_table[dst][src]; }
 
 static void memcpy_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
@@ -74,7 +70,7 @@ void mt_fill(mt_tensor *dst, double d, int64_t i, int is_int)
 {
     /* A 0-dim source on the stack, broadcast by the iterator with stride 0. */
     mt_storage st = {.refcount = 1, .data = is_int ? (void *)&i : (void *)&d};
-    mt_tensor src = {.storage = &st, .numel = 1, .ndim = 0,
-                     .dtype = is_int ? MT_INT64 : MT_FLOAT64};
+    mt_tensor src = {
+        .storage = &st, .numel = 1, .ndim = 0, .dtype = is_int ? MT_INT64 : MT_FLOAT64};
     mt_copy(dst, &src);
 }

@@ -14,10 +14,18 @@
 static inline void move_item(char *dst, const char *src, int isz)
 {
     switch (isz) {
-    case 1: *dst = *src; break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    default: memcpy(dst, src, 8); break;
+    case 1:
+        *dst = *src;
+        break;
+    case 2:
+        memcpy(dst, src, 2);
+        break;
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    default:
+        memcpy(dst, src, 8);
+        break;
     }
 }
 
@@ -64,7 +72,8 @@ int mt_index_wrap(const mt_tensor *t, mt_index_plan *p)
             return mt_error(MT_ERR_INDEX, "index is out of bounds for dimension with size 0");
         for (int64_t j = 0; j < p->index_numel; j++) {
             if (ix[j] < -size || ix[j] >= size)
-                return mt_error(MT_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld",
+                return mt_error(MT_ERR_INDEX,
+                                "index %lld is out of bounds for dimension %d with size %lld",
                                 (long long)ix[j], k, (long long)size);
             if (ix[j] < 0)
                 ix[j] += size;

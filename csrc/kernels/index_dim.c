@@ -31,37 +31,37 @@
  * false at one outside [0, size): a scatter has then written the entries
  * before it (as torch's kernel, which checks per element), a gather leaves
  * its values unspecified; the op fails either way. */
-typedef bool (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,
-                           char *v, int64_t vs, int64_t n, int64_t size);
+typedef bool (*dim_row_fn)(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, char *v,
+                           int64_t vs, int64_t n, int64_t size);
 
 /* A gather checks while it moves, in one pass over the index: an index out
  * of range reads element 0 instead and marks the row. */
-#define MOVE_ROWS(N, CT)                                                                    \
-    static bool gather_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix,         \
-                               int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)   \
-    {                                                                                       \
-        const CT *s = (const CT *)t;                                                        \
-        CT *d = (CT *)v;                                                                    \
-        uint64_t lim = (uint64_t)size, bad = 0;                                             \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            uint64_t x = (uint64_t)ix[i * xs];                                              \
-            bad |= x >= lim;                                                                \
-            d[i * vs] = s[i * ti + (int64_t)(x < lim ? x : 0) * td];                        \
-        }                                                                                   \
-        return bad == 0;                                                                    \
-    }                                                                                       \
-    static bool set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
-                            char *v, int64_t vs, int64_t n, int64_t size)                   \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            uint64_t x = (uint64_t)ix[i * xs];                                              \
-            if (x >= (uint64_t)size)                                                        \
-                return false;                                                               \
-            d[i * ti + (int64_t)x * td] = s[i * vs];                                        \
-        }                                                                                   \
-        return true;                                                                        \
+#define MOVE_ROWS(N, CT)                                                                       \
+    static bool gather_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                               char *v, int64_t vs, int64_t n, int64_t size)                   \
+    {                                                                                          \
+        const CT *s = (const CT *)t;                                                           \
+        CT *d = (CT *)v;                                                                       \
+        uint64_t lim = (uint64_t)size, bad = 0;                                                \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            uint64_t x = (uint64_t)ix[i * xs];                                                 \
+            bad |= x >= lim;                                                                   \
+            d[i * vs] = s[i * ti + (int64_t)(x < lim ? x : 0) * td];                           \
+        }                                                                                      \
+        return bad == 0;                                                                       \
+    }                                                                                          \
+    static bool set_row_##N(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs,    \
+                            char *v, int64_t vs, int64_t n, int64_t size)                      \
+    {                                                                                          \
+        CT *d = (CT *)t;                                                                       \
+        const CT *s = (const CT *)v;                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            uint64_t x = (uint64_t)ix[i * xs];                                                 \
+            if (x >= (uint64_t)size)                                                           \
+                return false;                                                                  \
+            d[i * ti + (int64_t)x * td] = s[i * vs];                                           \
+        }                                                                                      \
+        return true;                                                                           \
     }
 MOVE_ROWS(1, uint8_t)
 MOVE_ROWS(2, uint16_t)
@@ -73,25 +73,25 @@ MOVE_ROWS(8, uint64_t)
  * into dense values, with AVX-512 masked vector gathers: the range check is
  * the gather's mask. Chosen per call where mt_use_avx512() allows; other rows
  * take the loops above. */
-#define AVX512_GATHER(N, VEC, GATHER, STORE)                                                \
-    MT_TARGET_AVX512 static bool gather_row_##N##_avx512(                           \
-        char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, char *v, int64_t vs, \
-        int64_t n, int64_t size)                                                            \
-    {                                                                                       \
-        if (!(xs == 1 && vs == 1 && ti == 0 && td == 1))                                    \
-            return gather_row_##N(t, ti, td, ix, xs, v, vs, n, size);                       \
-        __m512i lim = _mm512_set1_epi64(size);                                              \
-        __mmask8 bad = 0;                                                                   \
-        int64_t i = 0;                                                                      \
-        for (; i + 16 <= n; i += 16) {                                                      \
-            __m512i a = _mm512_loadu_si512(ix + i), b = _mm512_loadu_si512(ix + i + 8);     \
+#define AVX512_GATHER(N, VEC, GATHER, STORE)                                                     \
+    MT_TARGET_AVX512 static bool gather_row_##N##_avx512(char *t, int64_t ti, int64_t td,        \
+                                                         const int64_t *ix, int64_t xs, char *v, \
+                                                         int64_t vs, int64_t n, int64_t size)    \
+    {                                                                                            \
+        if (!(xs == 1 && vs == 1 && ti == 0 && td == 1))                                         \
+            return gather_row_##N(t, ti, td, ix, xs, v, vs, n, size);                            \
+        __m512i lim = _mm512_set1_epi64(size);                                                   \
+        __mmask8 bad = 0;                                                                        \
+        int64_t i = 0;                                                                           \
+        for (; i + 16 <= n; i += 16) {                                                           \
+            __m512i a = _mm512_loadu_si512(ix + i), b = _mm512_loadu_si512(ix + i + 8);          \
             __mmask8 ka = _mm512_cmplt_epu64_mask(a, lim), kb = _mm512_cmplt_epu64_mask(b, lim); \
-            bad |= (__mmask8)(~ka | ~kb);                                                   \
-            VEC ga = GATHER(ka, a, t), gb = GATHER(kb, b, t);                               \
-            STORE(v + i * N, ga);                                                           \
-            STORE(v + (i + 8) * N, gb);                                                     \
-        }                                                                                   \
-        return gather_row_##N(t, 0, 1, ix + i, 1, v + i * N, 1, n - i, size) && bad == 0;   \
+            bad |= (__mmask8)(~ka | ~kb);                                                        \
+            VEC ga = GATHER(ka, a, t), gb = GATHER(kb, b, t);                                    \
+            STORE(v + i * N, ga);                                                                \
+            STORE(v + (i + 8) * N, gb);                                                          \
+        }                                                                                        \
+        return gather_row_##N(t, 0, 1, ix + i, 1, v + i * N, 1, n - i, size) && bad == 0;        \
     }
 #define GATHER_4(k, x, base) _mm512_mask_i64gather_ps(_mm256_setzero_ps(), k, x, base, 4)
 #define GATHER_8(k, x, base) _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), k, x, base, 8)
@@ -102,52 +102,52 @@ AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
 #endif
 
 /* *p += v in the compute type of dtype suffix SFX */
-#define ADD_AT(SFX, p, v)                                                                   \
+#define ADD_AT(SFX, p, v) \
     (*(p) = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*(p)) + (MT_ACC_##SFX)MT_LOAD_##SFX(v)))
 
-#define COMBINE_ROWS(E, SFX, CT)                                                            \
-    static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        int64_t i = 0;                                                                      \
+#define COMBINE_ROWS(E, SFX, CT)                                                              \
+    static bool add_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                              char *v, int64_t vs, int64_t n, int64_t size)                   \
+    {                                                                                         \
+        CT *d = (CT *)t;                                                                      \
+        const CT *s = (const CT *)v;                                                          \
+        int64_t i = 0;                                                                        \
         /* a dense row four entries a step, checked together: a step with an            \
          * index out of range is left to the loop below, which writes the               \
-         * entries before it */                                                             \
-        for (; xs == 1 && vs == 1 && ti == 0 && td == 1 && i + 4 <= n; i += 4) {            \
-            uint64_t x0 = (uint64_t)ix[i], x1 = (uint64_t)ix[i + 1];                        \
-            uint64_t x2 = (uint64_t)ix[i + 2], x3 = (uint64_t)ix[i + 3];                    \
-            if (x0 >= (uint64_t)size || x1 >= (uint64_t)size || x2 >= (uint64_t)size ||     \
-                x3 >= (uint64_t)size)                                                       \
-                break;                                                                      \
-            ADD_AT(SFX, d + x0, s[i]);                                                      \
-            ADD_AT(SFX, d + x1, s[i + 1]);                                                  \
-            ADD_AT(SFX, d + x2, s[i + 2]);                                                  \
-            ADD_AT(SFX, d + x3, s[i + 3]);                                                  \
-        }                                                                                   \
-        for (; i < n; i++) {                                                                \
-            uint64_t x = (uint64_t)ix[i * xs];                                              \
-            if (x >= (uint64_t)size)                                                        \
-                return false;                                                               \
-            ADD_AT(SFX, d + i * ti + (int64_t)x * td, s[i * vs]);                           \
-        }                                                                                   \
-        return true;                                                                        \
-    }                                                                                       \
-    static bool mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix,          \
-                              int64_t xs, char *v, int64_t vs, int64_t n, int64_t size)    \
-    {                                                                                       \
-        CT *d = (CT *)t;                                                                    \
-        const CT *s = (const CT *)v;                                                        \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            uint64_t x = (uint64_t)ix[i * xs];                                              \
-            if (x >= (uint64_t)size)                                                        \
-                return false;                                                               \
-            CT *p = d + i * ti + (int64_t)x * td;                                           \
-            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                           \
-                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                    \
-        }                                                                                   \
-        return true;                                                                        \
+         * entries before it */     \
+        for (; xs == 1 && vs == 1 && ti == 0 && td == 1 && i + 4 <= n; i += 4) {              \
+            uint64_t x0 = (uint64_t)ix[i], x1 = (uint64_t)ix[i + 1];                          \
+            uint64_t x2 = (uint64_t)ix[i + 2], x3 = (uint64_t)ix[i + 3];                      \
+            if (x0 >= (uint64_t)size || x1 >= (uint64_t)size || x2 >= (uint64_t)size ||       \
+                x3 >= (uint64_t)size)                                                         \
+                break;                                                                        \
+            ADD_AT(SFX, d + x0, s[i]);                                                        \
+            ADD_AT(SFX, d + x1, s[i + 1]);                                                    \
+            ADD_AT(SFX, d + x2, s[i + 2]);                                                    \
+            ADD_AT(SFX, d + x3, s[i + 3]);                                                    \
+        }                                                                                     \
+        for (; i < n; i++) {                                                                  \
+            uint64_t x = (uint64_t)ix[i * xs];                                                \
+            if (x >= (uint64_t)size)                                                          \
+                return false;                                                                 \
+            ADD_AT(SFX, d + i * ti + (int64_t)x * td, s[i * vs]);                             \
+        }                                                                                     \
+        return true;                                                                          \
+    }                                                                                         \
+    static bool mul_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                              char *v, int64_t vs, int64_t n, int64_t size)                   \
+    {                                                                                         \
+        CT *d = (CT *)t;                                                                      \
+        const CT *s = (const CT *)v;                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            uint64_t x = (uint64_t)ix[i * xs];                                                \
+            if (x >= (uint64_t)size)                                                          \
+                return false;                                                                 \
+            CT *p = d + i * ti + (int64_t)x * td;                                             \
+            *p = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(*p) *                             \
+                                (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]));                      \
+        }                                                                                     \
+        return true;                                                                          \
     }
 MT_FOR_ALL_DTYPES(COMBINE_ROWS)
 
@@ -161,10 +161,14 @@ static dim_row_fn by_size(int isz, bool gather)
         return isz == 4 ? gather_row_4_avx512 : gather_row_8_avx512;
 #endif
     switch (isz) {
-    case 1: return gather ? gather_row_1 : set_row_1;
-    case 2: return gather ? gather_row_2 : set_row_2;
-    case 4: return gather ? gather_row_4 : set_row_4;
-    default: return gather ? gather_row_8 : set_row_8;
+    case 1:
+        return gather ? gather_row_1 : set_row_1;
+    case 2:
+        return gather ? gather_row_2 : set_row_2;
+    case 4:
+        return gather ? gather_row_4 : set_row_4;
+    default:
+        return gather ? gather_row_8 : set_row_8;
     }
 }
 
@@ -253,8 +257,13 @@ static void dim_range(void *arg, int64_t b, int64_t e)
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
                      dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
-    dim_job w = {.t = mt_at_least_1d(t), .ix = mt_at_least_1d(index), .v = mt_at_least_1d(v),
-                 .dim = dim, .split = -1, .row = row, .fill = fill};
+    dim_job w = {.t = mt_at_least_1d(t),
+                 .ix = mt_at_least_1d(index),
+                 .v = mt_at_least_1d(v),
+                 .dim = dim,
+                 .split = -1,
+                 .row = row,
+                 .fill = fill};
     if (fill && fill_from) {
         w.init = (const char *)fill_from->storage->data;
         w.init_delta = fill_from->offset - t->offset;
@@ -271,7 +280,8 @@ static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const 
     }
     int64_t bad = atomic_load(&w.bad);
     if (bad != INT64_MIN)
-        return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
+        return mt_error(MT_ERR_RUNTIME,
+                        "index %lld is out of bounds for dimension %d with size %lld",
                         (long long)bad, dim, (long long)w.t.sizes[dim]);
     return 0;
 }

@@ -25,8 +25,8 @@
 #include <string.h>
 
 /* A strided run of n items: dst[i * ds] (op)= src[i * ss]. */
-typedef void (*run_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
-                       double af, int64_t ai);
+typedef void (*run_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, double af,
+                       int64_t ai);
 
 #define COPY_RUN(N, CT)                                                                     \
     static void copy_run_##N(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, \
@@ -51,63 +51,66 @@ COPY_RUN(8, uint64_t)
 static run_fn copy_run(int isz)
 {
     switch (isz) {
-    case 1: return copy_run_1;
-    case 2: return copy_run_2;
-    case 4: return copy_run_4;
-    default: return copy_run_8;
+    case 1:
+        return copy_run_1;
+    case 2:
+        return copy_run_2;
+    case 4:
+        return copy_run_4;
+    default:
+        return copy_run_8;
     }
 }
 
 /* Accumulation in the dtype's compute type, alpha converted to it first, as
  * torch does (so float32 adds round like torch's, not through double). Bool
  * accumulates as logical or. */
-#define ACC_RUNS(E, SFX, CT)                                                                \
-    MT_CLONES_AVX2 static void add_run_##SFX(char *dst, int64_t ds, const char *src,       \
-                                             int64_t ss, int64_t n, double af, int64_t ai) \
-    {                                                                                       \
-        CT *d = (CT *)dst;                                                                  \
-        const CT *s = (const CT *)src;                                                      \
-        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;           \
-        if (ds == 1 && ss == 1 && a == 1) {                                                 \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i]) +                   \
-                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) +             \
-                                       (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]) * a);         \
-    }                                                                                       \
-    MT_CLONES_AVX2 static void add_from_run_##SFX(char *dst, const char *from,             \
-                                                  const char *src, int64_t n, double af,   \
-                                                  int64_t ai)                              \
-    {                                                                                       \
-        CT *d = (CT *)dst;                                                                  \
-        const CT *f = (const CT *)from, *s = (const CT *)src;                               \
-        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;           \
-        if (!f) {                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a); \
-        } else if (a == 1) {                                                                \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                   \
-                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                   \
-        } else {                                                                            \
-            for (int64_t i = 0; i < n; i++)                                                 \
-                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                   \
-                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a);               \
-        }                                                                                   \
-    }                                                                                       \
-    static void mul_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, \
-                              double af, int64_t ai)                                        \
-    {                                                                                       \
-        (void)af;                                                                           \
-        (void)ai;                                                                           \
-        CT *d = (CT *)dst;                                                                  \
-        const CT *s = (const CT *)src;                                                      \
-        for (int64_t i = 0; i < n; i++)                                                     \
-            d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) *             \
-                                       (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]));             \
+#define ACC_RUNS(E, SFX, CT)                                                                     \
+    MT_CLONES_AVX2 static void add_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, \
+                                             int64_t n, double af, int64_t ai)                   \
+    {                                                                                            \
+        CT *d = (CT *)dst;                                                                       \
+        const CT *s = (const CT *)src;                                                           \
+        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                \
+        if (ds == 1 && ss == 1 && a == 1) {                                                      \
+            for (int64_t i = 0; i < n; i++)                                                      \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i]) +                        \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                        \
+            return;                                                                              \
+        }                                                                                        \
+        for (int64_t i = 0; i < n; i++)                                                          \
+            d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) +                  \
+                                       (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]) * a);              \
+    }                                                                                            \
+    MT_CLONES_AVX2 static void add_from_run_##SFX(char *dst, const char *from, const char *src,  \
+                                                  int64_t n, double af, int64_t ai)              \
+    {                                                                                            \
+        CT *d = (CT *)dst;                                                                       \
+        const CT *f = (const CT *)from, *s = (const CT *)src;                                    \
+        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                \
+        if (!f) {                                                                                \
+            for (int64_t i = 0; i < n; i++)                                                      \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a);  \
+        } else if (a == 1) {                                                                     \
+            for (int64_t i = 0; i < n; i++)                                                      \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                        \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]));                        \
+        } else {                                                                                 \
+            for (int64_t i = 0; i < n; i++)                                                      \
+                d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(f[i]) +                        \
+                                      (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a);                    \
+        }                                                                                        \
+    }                                                                                            \
+    static void mul_run_##SFX(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,     \
+                              double af, int64_t ai)                                             \
+    {                                                                                            \
+        (void)af;                                                                                \
+        (void)ai;                                                                                \
+        CT *d = (CT *)dst;                                                                       \
+        const CT *s = (const CT *)src;                                                           \
+        for (int64_t i = 0; i < n; i++)                                                          \
+            d[i * ds] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i * ds]) *                  \
+                                       (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]));                  \
     }
 MT_FOR_ALL_DTYPES(ACC_RUNS)
 
@@ -327,22 +330,22 @@ static void plan_job(rows_job *w, const mt_tensor *t, const mt_index_plan *p, co
     w->vi_sizes = dense ? NULL : p->index_sizes;
     w->vi_strides = v->strides + p->pre;
     w->nvi = p->index_ndim;
-    w->plain = dense && p->pre == 0 && p->k == 1 && w->nb == 1 && w->b_ts[0] == 1 &&
-               w->b_vs[0] == 1;
+    w->plain =
+        dense && p->pre == 0 && p->k == 1 && w->nb == 1 && w->b_ts[0] == 1 && w->b_vs[0] == 1;
 }
 
 /* Gathers of single items by one index array into a dense result (take,
  * x[mask], 1-d index_select): out[j] = t[index[j] * stride], with no per-item
  * block bookkeeping. */
-#define PICK(N, CT)                                                                          \
-    static void pick_##N(const rows_job *w, int64_t b, int64_t e)                           \
-    {                                                                                        \
-        const CT *s = (const CT *)w->t_data + w->t_base;                                     \
-        CT *o = (CT *)w->v_data + w->v_base;                                                 \
-        const int64_t *ix = w->p->index[0];                                                  \
-        int64_t st = w->idx_ts[0];                                                           \
-        for (int64_t j = b; j < e; j++)                                                      \
-            o[j] = s[ix[j] * st];                                                            \
+#define PICK(N, CT)                                               \
+    static void pick_##N(const rows_job *w, int64_t b, int64_t e) \
+    {                                                             \
+        const CT *s = (const CT *)w->t_data + w->t_base;          \
+        CT *o = (CT *)w->v_data + w->v_base;                      \
+        const int64_t *ix = w->p->index[0];                       \
+        int64_t st = w->idx_ts[0];                                \
+        for (int64_t j = b; j < e; j++)                           \
+            o[j] = s[ix[j] * st];                                 \
     }
 PICK(1, uint8_t)
 PICK(2, uint16_t)
@@ -353,10 +356,18 @@ static void pick_range(void *arg, int64_t b, int64_t e)
 {
     const rows_job *w = arg;
     switch (w->isz) {
-    case 1: pick_1(w, b, e); break;
-    case 2: pick_2(w, b, e); break;
-    case 4: pick_4(w, b, e); break;
-    default: pick_8(w, b, e); break;
+    case 1:
+        pick_1(w, b, e);
+        break;
+    case 2:
+        pick_2(w, b, e);
+        break;
+    case 4:
+        pick_4(w, b, e);
+        break;
+    default:
+        pick_8(w, b, e);
+        break;
     }
 }
 
@@ -390,8 +401,7 @@ void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, m
     rows_job w;
     plan_job(&w, t, p, vals);
     w.put = true;
-    w.run = op == MT_PUT_SET ? copy_run(w.isz)
-                             : (op == MT_PUT_ADD ? add_runs : mul_runs)[t->dtype];
+    w.run = op == MT_PUT_SET ? copy_run(w.isz) : (op == MT_PUT_ADD ? add_runs : mul_runs)[t->dtype];
     w.af = alpha_f;
     w.ai = alpha_i;
     int64_t pre = 1, cols = w.b_sizes[w.nb - 1];
@@ -467,7 +477,8 @@ void mt_index_add_into(mt_tensor *out, const mt_tensor *init, const mt_index_pla
 {
     if (out->numel == 0)
         return;
-    into_job z = {.first_add = add_from_runs[out->dtype], .init = init ? mt_data(init) : NULL,
+    into_job z = {.first_add = add_from_runs[out->dtype],
+                  .init = init ? mt_data(init) : NULL,
                   .size = out->sizes[p->pre]};
     plan_job(&z.w, out, p, vals);
     z.w.put = true;

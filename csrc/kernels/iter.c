@@ -84,7 +84,8 @@ MT_HOT void mt_iter_init(mt_iter *it, int nops, const mt_tensor *const *ops, int
     it->ndim = n;
 }
 
-MT_HOT void mt_iter_run_range(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t begin, int64_t end)
+MT_HOT void mt_iter_run_range(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t begin,
+                              int64_t end)
 {
     int nops = it->nops, ndim = it->ndim;
     int64_t idx[MT_MAX_DIMS];

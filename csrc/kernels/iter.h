@@ -32,7 +32,7 @@ void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t grain);
 /* Dense strides for an output that follows the memory order of the inputs,
  * as torch's TensorIterator allocates them, so a transposed input gives a
  * transposed output and both are walked in memory order. */
-void mt_output_strides_like(int nin, const mt_tensor *const *inputs, int ndim,
-                            const int64_t *shape, int64_t *out_strides);
+void mt_output_strides_like(int nin, const mt_tensor *const *inputs, int ndim, const int64_t *shape,
+                            int64_t *out_strides);
 
 #endif

@@ -37,9 +37,9 @@
 #define MT_KROW_LOOP_1(SFX, T, NAME, LOOP, ...) LOOP(SFX, T, NAME, __VA_ARGS__)
 
 /* Every loop of a row: NAME_<sfx> for each dtype its classes support. */
-#define MT_KROW_LOOPS(NAME, LOOP, ON_BOOL, ON_INT, ON_FLOAT)        \
-    MT_KROW_LOOP(MT_BOOL, b1, uint8_t, NAME, LOOP, ON_BOOL)         \
-    MT_FOR_INT_DTYPES_ARGS(MT_KROW_LOOP, NAME, LOOP, ON_INT)        \
+#define MT_KROW_LOOPS(NAME, LOOP, ON_BOOL, ON_INT, ON_FLOAT) \
+    MT_KROW_LOOP(MT_BOOL, b1, uint8_t, NAME, LOOP, ON_BOOL)  \
+    MT_FOR_INT_DTYPES_ARGS(MT_KROW_LOOP, NAME, LOOP, ON_INT) \
     MT_FOR_FLOAT_DTYPES_ARGS(MT_KROW_LOOP, NAME, LOOP, ON_FLOAT)
 
 /* [dtype] = NAME_<sfx>, or NULL where the class is unsupported. */
@@ -49,6 +49,7 @@
 #define MT_KROW_CELL_0(FN) NULL
 #define MT_KROW_CELL_1(FN) FN
 
+/* clang-format off */
 /* A row's table entry; float32 and float64 may be served by other loops
  * (F4_f4, F8_f8: the vector ones) than the row's own. */
 #define MT_KROW_CELLS(NAME, F4, F8, ON_BOOL, ON_INT, ON_FLOAT)      \
@@ -58,5 +59,6 @@
      MT_KROW_CELL(MT_BFLOAT16, bf, mt_bf16, NAME, ON_FLOAT)         \
      MT_KROW_CELL(MT_FLOAT32, f4, float, F4, ON_FLOAT)              \
      MT_KROW_CELL(MT_FLOAT64, f8, double, F8, ON_FLOAT)}
+/* clang-format on */
 
 #endif

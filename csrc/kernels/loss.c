@@ -54,8 +54,7 @@ static int each_pick(const geometry *g, const mt_tensor *target, const mt_tensor
                 if (cls == ignore_index)
                     continue;
                 if (cls < 0 || cls >= g->c)
-                    return mt_error(MT_ERR_INDEX, "Target %lld is out of bounds.",
-                                    (long long)cls);
+                    return mt_error(MT_ERR_INDEX, "Target %lld is out of bounds.", (long long)cls);
                 double w = weight ? mt_float_at(weight, cls * weight->strides[0]) : 1.0;
                 sum += w;
                 visit(ctx, pos, i * g->is[0] + cls * g->is[1] + y * g->is[2] + x * g->is[3], w);
@@ -116,15 +115,13 @@ static void backward_visit(void *p, int64_t pos, int64_t at, double w)
     mt_float_set(c->grad_input, at, -w * g);
 }
 
-int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
-                         const mt_tensor *target, const mt_tensor *weight,
-                         mt_reduction reduction, int64_t ignore_index)
+int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out, const mt_tensor *target,
+                         const mt_tensor *weight, mt_reduction reduction, int64_t ignore_index)
 {
     geometry g;
     geometry_of(&g, grad_input, target);
     /* grad_input is dense: its own strides address the picks */
-    backward_ctx c = {grad_input, grad_out, {0, 0, 0}, g.h, g.w, 0,
-                      reduction == MT_REDUCTION_NONE};
+    backward_ctx c = {grad_input, grad_out, {0, 0, 0}, g.h, g.w, 0, reduction == MT_REDUCTION_NONE};
     if (c.per_position) {
         if (grad_input->ndim >= 2)
             for (int d = 0; d < grad_out->ndim && d < 3; d++)

@@ -17,8 +17,7 @@ int mt_nll_loss(mt_tensor *out, const mt_tensor *input, const mt_tensor *target,
 
 /* The gradient of mt_nll_loss for grad_out (out's shape) into grad_input
  * (input's shape, zero-filled by the caller). */
-int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
-                         const mt_tensor *target, const mt_tensor *weight,
-                         mt_reduction reduction, int64_t ignore_index);
+int mt_nll_loss_backward(mt_tensor *grad_input, const mt_tensor *grad_out, const mt_tensor *target,
+                         const mt_tensor *weight, mt_reduction reduction, int64_t ignore_index);
 
 #endif

@@ -38,113 +38,113 @@ typedef struct {
  * logs. A contiguous position (inner 1) runs softmax_row.h's vector steps;
  * a strided one a scalar loop. Positions go a block at a time so their
  * log-sum-exps take one vector log. */
-#define DEFINE_ROWS(SFX, ATTR, T, V, W, EXPF, LOGS)                                       \
-    ATTR static void fwd_##SFX(void *arg, int64_t begin, int64_t end)                     \
-    {                                                                                     \
-        enum { B = MT_SOFTMAX_ROW_BLOCK };                                                \
-        const job *j = arg;                                                               \
-        const T *wt = (const T *)j->w;                                                    \
-        int64_t c = j->c, s = j->inner;                                                   \
-        T m[B], sum[B];                                                                   \
-        int64_t len[B];                                                                   \
-        for (int64_t p0 = begin; p0 < end; p0 += B) {                                     \
-            int64_t nb = end - p0 < B ? end - p0 : B;                                     \
-            if (s == 1) {                                                                 \
-                /* an ignored position as an empty row, its m and sum unused */          \
-                for (int64_t b = 0; b < nb; b++)                                          \
-                    len[b] = j->t[p0 + b] == j->ignore_index ? 0 : c;                     \
-                smr_block_##SFX(NULL, 0, (const T *)j->x + p0 * c, c, len, 1, nb, m, sum); \
-            } else {                                                                      \
-                for (int64_t b = 0; b < B; b++) {                                         \
-                    int64_t p = p0 + b;                                                   \
-                    m[b] = 0;                                                             \
-                    sum[b] = 1;                                                           \
-                    if (b >= nb || j->t[p] == j->ignore_index)                            \
-                        continue;                                                         \
-                    const T *x = (const T *)j->x + (p / s * c * s + p % s);               \
-                    T mx = -(T)INFINITY, acc = 0;                                         \
-                    for (int64_t k = 0; k < c; k++)                                       \
-                        if (x[k * s] > mx || x[k * s] != x[k * s])                        \
-                            mx = x[k * s];                                                \
-                    for (int64_t k = 0; k < c; k++)                                       \
-                        acc += EXPF(x[k * s] - mx);                                       \
-                    m[b] = mx;                                                            \
-                    sum[b] = acc;                                                         \
-                }                                                                         \
-            }                                                                             \
-            LOGS(sum);                                                                    \
-            for (int64_t b = 0; b < nb; b++) {                                            \
-                int64_t p = p0 + b, cls = j->t[p];                                        \
-                T *lse = (T *)j->lse + p;                                                 \
-                if (cls == j->ignore_index) {                                             \
-                    *lse = 0;                                                             \
-                    j->loss[p] = 0;                                                       \
-                    continue;                                                             \
-                }                                                                         \
-                const T *x = (const T *)j->x + (p / s * c * s + p % s);                   \
-                double l = (double)m[b] + (double)sum[b];                                 \
-                double wc = wt ? (double)wt[cls] : 1.0;                                   \
-                *lse = (T)l;                                                              \
-                double loss = (1 - j->smoothing) * wc * (l - x[cls * s]);                 \
-                if (j->smoothing != 0) {                                                  \
-                    double sx = 0;                                                        \
-                    for (int64_t k = 0; k < c; k++)                                       \
-                        sx += wt ? (double)x[k * s] * wt[k] : (double)x[k * s];           \
-                    loss += j->smoothing / (double)c * (j->wsum * l - sx);                \
-                }                                                                         \
-                j->loss[p] = loss;                                                        \
-            }                                                                             \
-        }                                                                                 \
-    }                                                                                     \
-                                                                                          \
+#define DEFINE_ROWS(SFX, ATTR, T, V, W, EXPF, LOGS)                                          \
+    ATTR static void fwd_##SFX(void *arg, int64_t begin, int64_t end)                        \
+    {                                                                                        \
+        enum { B = MT_SOFTMAX_ROW_BLOCK };                                                   \
+        const job *j = arg;                                                                  \
+        const T *wt = (const T *)j->w;                                                       \
+        int64_t c = j->c, s = j->inner;                                                      \
+        T m[B], sum[B];                                                                      \
+        int64_t len[B];                                                                      \
+        for (int64_t p0 = begin; p0 < end; p0 += B) {                                        \
+            int64_t nb = end - p0 < B ? end - p0 : B;                                        \
+            if (s == 1) {                                                                    \
+                /* an ignored position as an empty row, its m and sum unused */              \
+                for (int64_t b = 0; b < nb; b++)                                             \
+                    len[b] = j->t[p0 + b] == j->ignore_index ? 0 : c;                        \
+                smr_block_##SFX(NULL, 0, (const T *)j->x + p0 * c, c, len, 1, nb, m, sum);   \
+            } else {                                                                         \
+                for (int64_t b = 0; b < B; b++) {                                            \
+                    int64_t p = p0 + b;                                                      \
+                    m[b] = 0;                                                                \
+                    sum[b] = 1;                                                              \
+                    if (b >= nb || j->t[p] == j->ignore_index)                               \
+                        continue;                                                            \
+                    const T *x = (const T *)j->x + (p / s * c * s + p % s);                  \
+                    T mx = -(T)INFINITY, acc = 0;                                            \
+                    for (int64_t k = 0; k < c; k++)                                          \
+                        if (x[k * s] > mx || x[k * s] != x[k * s])                           \
+                            mx = x[k * s];                                                   \
+                    for (int64_t k = 0; k < c; k++)                                          \
+                        acc += EXPF(x[k * s] - mx);                                          \
+                    m[b] = mx;                                                               \
+                    sum[b] = acc;                                                            \
+                }                                                                            \
+            }                                                                                \
+            LOGS(sum);                                                                       \
+            for (int64_t b = 0; b < nb; b++) {                                               \
+                int64_t p = p0 + b, cls = j->t[p];                                           \
+                T *lse = (T *)j->lse + p;                                                    \
+                if (cls == j->ignore_index) {                                                \
+                    *lse = 0;                                                                \
+                    j->loss[p] = 0;                                                          \
+                    continue;                                                                \
+                }                                                                            \
+                const T *x = (const T *)j->x + (p / s * c * s + p % s);                      \
+                double l = (double)m[b] + (double)sum[b];                                    \
+                double wc = wt ? (double)wt[cls] : 1.0;                                      \
+                *lse = (T)l;                                                                 \
+                double loss = (1 - j->smoothing) * wc * (l - x[cls * s]);                    \
+                if (j->smoothing != 0) {                                                     \
+                    double sx = 0;                                                           \
+                    for (int64_t k = 0; k < c; k++)                                          \
+                        sx += wt ? (double)x[k * s] * wt[k] : (double)x[k * s];              \
+                    loss += j->smoothing / (double)c * (j->wsum * l - sx);                   \
+                }                                                                            \
+                j->loss[p] = loss;                                                           \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
     /* grad = scale (a softmax - b w) - scale (1 - s) w[t] at t, with                     \
      * a = (1 - s) w[t] + s W / c and b = s / c; a contiguous position in    \
-     * vectors, the last one overlapping the one before (same values) */      \
-    ATTR static void bwd_##SFX(void *arg, int64_t begin, int64_t end)                     \
-    {                                                                                     \
-        const job *j = arg;                                                               \
-        const T *wt = (const T *)j->w;                                                    \
-        int64_t c = j->c, s = j->inner;                                                   \
-        for (int64_t p = begin; p < end; p++) {                                           \
-            int64_t cls = j->t[p];                                                        \
-            T *o = (T *)j->o + (p / s * c * s + p % s);                                   \
-            if (cls == j->ignore_index) {                                                 \
-                for (int64_t k = 0; k < c; k++)                                           \
-                    o[k * s] = 0;                                                         \
-                continue;                                                                 \
-            }                                                                             \
-            const T *x = (const T *)j->x + (p / s * c * s + p % s);                       \
+     * vectors, the last one overlapping the one before (same values) */  \
+    ATTR static void bwd_##SFX(void *arg, int64_t begin, int64_t end)                        \
+    {                                                                                        \
+        const job *j = arg;                                                                  \
+        const T *wt = (const T *)j->w;                                                       \
+        int64_t c = j->c, s = j->inner;                                                      \
+        for (int64_t p = begin; p < end; p++) {                                              \
+            int64_t cls = j->t[p];                                                           \
+            T *o = (T *)j->o + (p / s * c * s + p % s);                                      \
+            if (cls == j->ignore_index) {                                                    \
+                for (int64_t k = 0; k < c; k++)                                              \
+                    o[k * s] = 0;                                                            \
+                continue;                                                                    \
+            }                                                                                \
+            const T *x = (const T *)j->x + (p / s * c * s + p % s);                          \
             double g = j->per_position ? (double)((const T *)j->g)[p] * j->scale : j->scale; \
-            double wc = wt ? (double)wt[cls] : 1.0;                                       \
-            double a = g * ((1 - j->smoothing) * wc + j->smoothing * j->wsum / (double)c); \
-            double b = g * j->smoothing / (double)c;                                      \
-            bool soft = j->lse_in != NULL;                                                \
-            T l = soft ? ((const T *)j->lse_in)[p] : 0;                                   \
-            if (s == 1) {                                                                 \
-                V va = (V){0} + (T)a, vb = (V){0} + (T)b, v, r, wv = (V){0} + 1;          \
-                for (int64_t k = 0; k < c; k += W) {                                      \
-                    int64_t at = k + W <= c ? k : c >= W ? c - W : 0;                     \
-                    if (wt)                                                               \
-                        smr_load_##SFX(&wv, wt + at, c - at, 1);                          \
-                    r = -(vb * wv);                                                       \
-                    if (soft) {                                                           \
-                        smr_load_##SFX(&v, x + at, c - at, 0);                            \
-                        v = v - l;                                                        \
-                        smr_exp_##SFX(&v);                                                \
-                        r += va * v;                                                      \
-                    }                                                                     \
-                    smr_store_##SFX(o + at, &r, c - at);                                  \
-                }                                                                         \
-            } else {                                                                      \
-                for (int64_t k = 0; k < c; k++) {                                         \
-                    double rv = -b * (wt ? (double)wt[k] : 1.0);                          \
-                    if (soft)                                                             \
-                        rv += a * EXPF(x[k * s] - l);                                     \
-                    o[k * s] = (T)rv;                                                     \
-                }                                                                         \
-            }                                                                             \
-            o[cls * s] = (T)((double)o[cls * s] - g * (1 - j->smoothing) * wc);           \
-        }                                                                                 \
+            double wc = wt ? (double)wt[cls] : 1.0;                                          \
+            double a = g * ((1 - j->smoothing) * wc + j->smoothing * j->wsum / (double)c);   \
+            double b = g * j->smoothing / (double)c;                                         \
+            bool soft = j->lse_in != NULL;                                                   \
+            T l = soft ? ((const T *)j->lse_in)[p] : 0;                                      \
+            if (s == 1) {                                                                    \
+                V va = (V){0} + (T)a, vb = (V){0} + (T)b, v, r, wv = (V){0} + 1;             \
+                for (int64_t k = 0; k < c; k += W) {                                         \
+                    int64_t at = k + W <= c ? k : c >= W ? c - W : 0;                        \
+                    if (wt)                                                                  \
+                        smr_load_##SFX(&wv, wt + at, c - at, 1);                             \
+                    r = -(vb * wv);                                                          \
+                    if (soft) {                                                              \
+                        smr_load_##SFX(&v, x + at, c - at, 0);                               \
+                        v = v - l;                                                           \
+                        smr_exp_##SFX(&v);                                                   \
+                        r += va * v;                                                         \
+                    }                                                                        \
+                    smr_store_##SFX(o + at, &r, c - at);                                     \
+                }                                                                            \
+            } else {                                                                         \
+                for (int64_t k = 0; k < c; k++) {                                            \
+                    double rv = -b * (wt ? (double)wt[k] : 1.0);                             \
+                    if (soft)                                                                \
+                        rv += a * EXPF(x[k * s] - l);                                        \
+                    o[k * s] = (T)rv;                                                        \
+                }                                                                            \
+            }                                                                                \
+            o[cls * s] = (T)((double)o[cls * s] - g * (1 - j->smoothing) * wc);              \
+        }                                                                                    \
     }
 DEFINE_ROWS(f4, MT_CLONES_AVX2_FMA, float, mt_v8f, 8, expf, mt_softmax_row_logs_f4)
 DEFINE_ROWS(f8, MT_CLONES_AVX2_FMA, double, mt_v4d, 4, exp, mt_softmax_row_logs_f8)
@@ -174,19 +174,20 @@ static int scan_targets(const job *j, int64_t positions, mt_dtype dt, double *ke
             continue;
         if (cls < 0 || cls >= j->c)
             return mt_error(MT_ERR_INDEX, "Target %lld is out of bounds.", (long long)cls);
-        sum += !j->w ? 1.0 : dt == MT_FLOAT32 ? ((const float *)j->w)[cls]
-                                             : ((const double *)j->w)[cls];
+        sum += !j->w              ? 1.0
+               : dt == MT_FLOAT32 ? ((const float *)j->w)[cls]
+                                  : ((const double *)j->w)[cls];
     }
     *kept = sum;
     return 0;
 }
 
-static int prepare(job *j, const mt_tensor *input, const mt_tensor *target,
-                   const mt_tensor *weight, int64_t c, int64_t inner, const mt_ce_options *o)
+static int prepare(job *j, const mt_tensor *input, const mt_tensor *target, const mt_tensor *weight,
+                   int64_t c, int64_t inner, const mt_ce_options *o)
 {
     if (input->dtype != MT_FLOAT32 && input->dtype != MT_FLOAT64)
         return mt_error(MT_ERR_RUNTIME, "cross_entropy: the fused kernel takes float32 or "
-                        "float64 input");
+                                        "float64 input");
     memset(j, 0, sizeof *j);
     j->x = mt_data(input);
     j->t = (const int64_t *)mt_data(target);
@@ -199,16 +200,13 @@ static int prepare(job *j, const mt_tensor *input, const mt_tensor *target,
     if (weight) {
         j->wsum = 0;
         for (int64_t k = 0; k < c; k++)
-            j->wsum += input->dtype == MT_FLOAT32 ? ((const float *)j->w)[k]
-                                                  : ((const double *)j->w)[k];
+            j->wsum +=
+                input->dtype == MT_FLOAT32 ? ((const float *)j->w)[k] : ((const double *)j->w)[k];
     }
     return 0;
 }
 
-static int64_t grain_of(int64_t c)
-{
-    return c > 0 && c < GRAIN ? GRAIN / c : 1;
-}
+static int64_t grain_of(int64_t c) { return c > 0 && c < GRAIN ? GRAIN / c : 1; }
 
 static void store_value(mt_tensor *t, int64_t i, double v)
 {
@@ -250,8 +248,8 @@ int mt_cross_entropy(mt_tensor *out, mt_tensor *lse, const mt_tensor *input,
 
 int mt_cross_entropy_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
                               const mt_tensor *input, const mt_tensor *target,
-                              const mt_tensor *weight, const mt_tensor *lse, int64_t n,
-                              int64_t c, int64_t inner, const mt_ce_options *o)
+                              const mt_tensor *weight, const mt_tensor *lse, int64_t n, int64_t c,
+                              int64_t inner, const mt_ce_options *o)
 {
     job j;
     if (prepare(&j, input, target, weight, c, inner, o) < 0)

@@ -30,7 +30,7 @@ int mt_cross_entropy(mt_tensor *out, mt_tensor *lse, const mt_tensor *input,
  * log_softmax(input) (the softmax term left out). */
 int mt_cross_entropy_backward(mt_tensor *grad_input, const mt_tensor *grad_out,
                               const mt_tensor *input, const mt_tensor *target,
-                              const mt_tensor *weight, const mt_tensor *lse, int64_t n,
-                              int64_t c, int64_t inner, const mt_ce_options *o);
+                              const mt_tensor *weight, const mt_tensor *lse, int64_t n, int64_t c,
+                              int64_t inner, const mt_ce_options *o);
 
 #endif

@@ -42,18 +42,18 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
 
 /* dst[0, n) = src[0, n) for short rows: blocks of 8 by fixed-size copies,
  * the last block overlapping the one before rather than a scalar tail. */
-#define COPY_SPAN(T)                                                                     \
-    static inline __attribute__((always_inline)) void copy_span_##T(                     \
-        T *restrict dst, const T *restrict src, int64_t n)                               \
-    {                                                                                    \
-        if (n < 8) {                                                                     \
-            for (int64_t q = 0; q < n; q++)                                              \
-                dst[q] = src[q];                                                         \
-            return;                                                                      \
-        }                                                                                \
-        for (int64_t q = 0; q + 8 < n; q += 8)                                           \
-            memcpy(dst + q, src + q, 8 * sizeof(T));                                     \
-        memcpy(dst + n - 8, src + n - 8, 8 * sizeof(T));                                 \
+#define COPY_SPAN(T)                                                 \
+    static inline __attribute__((always_inline)) void copy_span_##T( \
+        T *restrict dst, const T *restrict src, int64_t n)           \
+    {                                                                \
+        if (n < 8) {                                                 \
+            for (int64_t q = 0; q < n; q++)                          \
+                dst[q] = src[q];                                     \
+            return;                                                  \
+        }                                                            \
+        for (int64_t q = 0; q + 8 < n; q += 8)                       \
+            memcpy(dst + q, src + q, 8 * sizeof(T));                 \
+        memcpy(dst + n - 8, src + n - 8, 8 * sizeof(T));             \
     }
 COPY_SPAN(float)
 COPY_SPAN(double)
@@ -61,58 +61,58 @@ COPY_SPAN(double)
 /* With stride 1 along contiguous rows the columns inside the plane, [lo, hi)
  * of the output row, depend on the window column only, so they are found
  * once per task and each row is one span copy. */
-#define UNFOLD(T)                                                                        \
-    MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                    \
-    {                                                                                    \
-        const mt_window *g = c->win;                                                     \
-        const mt_tensor *x = c->x;                                                       \
-        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3];                       \
-        int64_t sh = x->strides[2], sw = x->strides[3];                                  \
-        for (int64_t t = t0; t < t1; t++) {                                              \
-            int64_t r = t / c->nb, n = t % c->nb;                                        \
-            int64_t j = r % g->kw, i = (r / g->kw) % g->kh, ch = r / (g->kw * g->kh);    \
-            const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +         \
-                           (c->c0 + ch) * x->strides[1];                                 \
-            T *dst = (T *)c->col + r * c->rs + n * L;                                    \
-            int64_t x0 = j * g->dw - g->pw;                                              \
-            int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow;         \
-            if (hi < lo)                                                                 \
-                hi = lo = 0;                                                             \
-            bool span = g->sw == 1 && sw == 1;                                           \
-            for (int64_t oy = 0; oy < g->oh; oy++) {                                     \
-                int64_t y = oy * g->sh - g->ph + i * g->dh;                              \
-                T *row = dst + oy * g->ow;                                               \
-                if (y < 0 || y >= H) {                                                   \
-                    memset(row, 0, sizeof(T) * g->ow);                                   \
-                    continue;                                                            \
-                }                                                                        \
-                const T *srow = src + y * sh;                                            \
-                if (span) {                                                              \
-                    for (int64_t ox = 0; ox < lo; ox++)                                  \
-                        row[ox] = 0;                                                     \
-                    copy_span_##T(row + lo, srow + x0 + lo, hi - lo);                    \
-                    for (int64_t ox = hi; ox < g->ow; ox++)                              \
-                        row[ox] = 0;                                                     \
-                    continue;                                                            \
-                }                                                                        \
-                for (int64_t ox = 0; ox < g->ow; ox++) {                                 \
-                    int64_t xx = x0 + ox * g->sw;                                        \
-                    row[ox] = xx >= 0 && xx < W ? srow[xx * sw] : (T)0;                  \
-                }                                                                        \
-            }                                                                            \
-        }                                                                                \
+#define UNFOLD(T)                                                                     \
+    MT_CLONES_AVX2 static void unfold_##T(const cols_ctx *c, int64_t t0, int64_t t1)  \
+    {                                                                                 \
+        const mt_window *g = c->win;                                                  \
+        const mt_tensor *x = c->x;                                                    \
+        int64_t L = win_area(g), H = x->sizes[2], W = x->sizes[3];                    \
+        int64_t sh = x->strides[2], sw = x->strides[3];                               \
+        for (int64_t t = t0; t < t1; t++) {                                           \
+            int64_t r = t / c->nb, n = t % c->nb;                                     \
+            int64_t j = r % g->kw, i = (r / g->kw) % g->kh, ch = r / (g->kw * g->kh); \
+            const T *src = (const T *)mt_data(x) + (c->n0 + n) * x->strides[0] +      \
+                           (c->c0 + ch) * x->strides[1];                              \
+            T *dst = (T *)c->col + r * c->rs + n * L;                                 \
+            int64_t x0 = j * g->dw - g->pw;                                           \
+            int64_t lo = x0 < 0 ? -x0 : 0, hi = W - x0 < g->ow ? W - x0 : g->ow;      \
+            if (hi < lo)                                                              \
+                hi = lo = 0;                                                          \
+            bool span = g->sw == 1 && sw == 1;                                        \
+            for (int64_t oy = 0; oy < g->oh; oy++) {                                  \
+                int64_t y = oy * g->sh - g->ph + i * g->dh;                           \
+                T *row = dst + oy * g->ow;                                            \
+                if (y < 0 || y >= H) {                                                \
+                    memset(row, 0, sizeof(T) * g->ow);                                \
+                    continue;                                                         \
+                }                                                                     \
+                const T *srow = src + y * sh;                                         \
+                if (span) {                                                           \
+                    for (int64_t ox = 0; ox < lo; ox++)                               \
+                        row[ox] = 0;                                                  \
+                    copy_span_##T(row + lo, srow + x0 + lo, hi - lo);                 \
+                    for (int64_t ox = hi; ox < g->ow; ox++)                           \
+                        row[ox] = 0;                                                  \
+                    continue;                                                         \
+                }                                                                     \
+                for (int64_t ox = 0; ox < g->ow; ox++) {                              \
+                    int64_t xx = x0 + ox * g->sw;                                     \
+                    row[ox] = xx >= 0 && xx < W ? srow[xx * sw] : (T)0;               \
+                }                                                                     \
+            }                                                                         \
+        }                                                                             \
     }
 UNFOLD(float)
 UNFOLD(double)
 
 /* dst[0, n) += src[0, n): the column buffer and the planes never overlap,
  * which restrict tells the vectorizer, so it checks no aliasing per row. */
-#define ADD_SPAN(T)                                                                      \
-    static inline __attribute__((always_inline)) void add_span_##T(                      \
-        T *restrict dst, const T *restrict src, int64_t n)                               \
-    {                                                                                    \
-        for (int64_t q = 0; q < n; q++)                                                  \
-            dst[q] += src[q];                                                            \
+#define ADD_SPAN(T)                                                 \
+    static inline __attribute__((always_inline)) void add_span_##T( \
+        T *restrict dst, const T *restrict src, int64_t n)          \
+    {                                                               \
+        for (int64_t q = 0; q < n; q++)                             \
+            dst[q] += src[q];                                       \
     }
 ADD_SPAN(float)
 ADD_SPAN(double)
@@ -120,7 +120,7 @@ ADD_SPAN(double)
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
 #define FOLD(T)                                                                          \
-    MT_CLONES_AVX2 static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)                      \
+    MT_CLONES_AVX2 static void fold_##T(const cols_ctx *c, int64_t t0, int64_t t1)       \
     {                                                                                    \
         const mt_window *g = c->win;                                                     \
         const mt_tensor *x = c->x;                                                       \
@@ -184,8 +184,8 @@ static void unfold(const mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64
 }
 
 /* col is laid out as unfold writes it, K x (nb * L) row-major. */
-static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
-                 const mt_window *win, char *col)
+static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc, const mt_window *win,
+                 char *col)
 {
     cols_ctx c = {x, n0, nb, c0, win, col, nb * win_area(win), 1};
     int64_t per_plane = win_area(win) * win->kh * win->kw;
@@ -284,8 +284,8 @@ static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, i
     if (out->dtype == MT_FLOAT32)
         bias_fill_float((float *)dst, (const float *)mt_data(bias), bias->strides[0], nb * O, O, L);
     else
-        bias_fill_double((double *)dst, (const double *)mt_data(bias), bias->strides[0], nb * O,
-                         O, L);
+        bias_fill_double((double *)dst, (const double *)mt_data(bias), bias->strides[0], nb * O, O,
+                         L);
 }
 
 /* The forward or the input gradient over chunks of images, the chunks split
@@ -315,8 +315,8 @@ static int forward_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
         unfold(j->src, n0, nb, g * s->Cg, s->Cg, j->win, col);
         mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, s->K, 1, {0}};
         mt_gemm_operand b = {col, nb * s->L, 1, {s->L}};
-        mt_gemm_operand o = {mt_data(j->dst) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
-                             {s->O * s->L}};
+        mt_gemm_operand o = {
+            mt_data(j->dst) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1, {s->O * s->L}};
         if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, j->bias ? one : zero) < 0)
             return -1;
     }
@@ -333,8 +333,8 @@ static int input_chunk(const chunks_job *j, char *col, int64_t n0, int64_t nb)
     mt_gemm_scale one = {1.0, 1}, zero = {0.0, 0};
     for (int64_t g = 0; g < j->groups; g++) {
         mt_gemm_operand a = {mt_data(j->w) + g * s->Og * s->K * isz, 1, s->K, {0}};
-        mt_gemm_operand b = {mt_data(j->src) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1,
-                             {s->O * s->L}};
+        mt_gemm_operand b = {
+            mt_data(j->src) + (n0 * s->O + g * s->Og) * s->L * isz, s->L, 1, {s->O * s->L}};
         mt_gemm_operand o = {col, nb * s->L, 1, {s->L}};
         if (mt_gemm(j->w->dtype, &shape, &a, &b, &o, one, zero) < 0)
             return -1;
@@ -479,12 +479,12 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
     give(&mb);
 }
 
-#define ADD_PARTS(T)                                                                     \
-    static void add_parts_##T(char *dst, const char *parts, int64_t n, int64_t count)   \
-    {                                                                                    \
-        for (int64_t p = 0; p < count; p++)                                              \
-            for (int64_t i = 0; i < n; i++)                                              \
-                ((T *)dst)[i] += ((const T *)parts)[p * n + i];                          \
+#define ADD_PARTS(T)                                                                  \
+    static void add_parts_##T(char *dst, const char *parts, int64_t n, int64_t count) \
+    {                                                                                 \
+        for (int64_t p = 0; p < count; p++)                                           \
+            for (int64_t i = 0; i < n; i++)                                           \
+                ((T *)dst)[i] += ((const T *)parts)[p * n + i];                       \
     }
 ADD_PARTS(float)
 ADD_PARTS(double)
@@ -493,8 +493,7 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
                               int64_t groups, mt_tensor *grad_weight)
 {
     conv_sizes s;
-    int start = backward_start(grad->dtype, x->sizes[0], grad_weight, win, groups, grad_weight,
-                               &s);
+    int start = backward_start(grad->dtype, x->sizes[0], grad_weight, win, groups, grad_weight, &s);
     if (start != 0)
         return start < 0 ? -1 : 0;
     if (mt_conv2d_winograd_fits(grad->dtype, s.Cg, s.O, win, groups))

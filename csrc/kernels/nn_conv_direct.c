@@ -27,11 +27,11 @@
 
 #define KMAX 32
 #define OMAX 32
-#define VW 8  /* lanes of a vector */
-#define MR 6  /* forward: output channels of a register block */
-#define NV 2  /* forward: vectors along the row of a register block */
-#define WR 3  /* weight gradient: output channels of a block */
-#define WK 3  /* weight gradient: window elements of a block */
+#define VW 8 /* lanes of a vector */
+#define MR 6 /* forward: output channels of a register block */
+#define NV 2 /* forward: vectors along the row of a register block */
+#define WR 3 /* weight gradient: output channels of a block */
+#define WK 3 /* weight gradient: window elements of a block */
 
 typedef float v8 __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
@@ -43,8 +43,7 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define CONTRACT __attribute__((optimize("fp-contract=fast")))
 #endif
 
-bool mt_conv2d_direct_fits(mt_dtype d, int64_t Cg, int64_t O, const mt_window *win,
-                           int64_t groups)
+bool mt_conv2d_direct_fits(mt_dtype d, int64_t Cg, int64_t O, const mt_window *win, int64_t groups)
 {
     return d == MT_FLOAT32 && groups == 1 && win->sh == 1 && win->sw == 1 && win->dh == 1 &&
            win->dw == 1 && Cg * win->kh * win->kw <= KMAX && O <= OMAX;
@@ -73,8 +72,7 @@ static padded padded_of(const mt_tensor *x, const mt_window *g)
     return p;
 }
 
-static void pad_image(const mt_tensor *x, int64_t n, const mt_window *g, const padded *p,
-                      float *xp)
+static void pad_image(const mt_tensor *x, int64_t n, const mt_window *g, const padded *p, float *xp)
 {
     int64_t H = x->sizes[2], W = x->sizes[3], sw = x->strides[3];
     int64_t lo = g->pw, hi = W + g->pw < p->wp ? W + g->pw : p->wp;
@@ -85,8 +83,8 @@ static void pad_image(const mt_tensor *x, int64_t n, const mt_window *g, const p
             memset(row, 0, sizeof(float) * (size_t)p->wp);
             if (iy < 0 || iy >= H)
                 continue;
-            const float *src = (const float *)mt_data(x) + n * x->strides[0] +
-                               c * x->strides[1] + iy * x->strides[2];
+            const float *src = (const float *)mt_data(x) + n * x->strides[0] + c * x->strides[1] +
+                               iy * x->strides[2];
             for (int64_t q = lo; q < hi; q++)
                 row[q] = src[(q - g->pw) * sw];
         }
@@ -101,59 +99,83 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
 /* ---------------------------------------------------------------- forward
  * out rows [o0, o0 + rows) at output row oy, vectors [v0, v0 + nv): wt is
  * the weight turned to (K, O) so a window element's channels sit together. */
-#define FORWARD_BLOCK(NAME, ATTR)                                                             \
-    ATTR static inline __attribute__((always_inline)) void NAME##_block(                      \
-        int rows, int nv, const padded *p, const float *xrow, const float *wt, int64_t O,     \
-        const float *bias, float *out, int64_t plane, int64_t ow, int64_t ox0)                \
-    {                                                                                         \
-        v8 s[MR][NV];                                                                         \
-        for (int r = 0; r < MR; r++)                                                          \
-            for (int v = 0; v < NV; v++)                                                      \
-                s[r][v] = (v8){0} + (bias && r < rows ? bias[r] : 0.0f);                      \
-        for (int64_t k = 0; k < p->K; k++) {                                                  \
-            v8 xv[NV];                                                                        \
-            for (int v = 0; v < nv; v++)                                                      \
+#define FORWARD_BLOCK(NAME, ATTR)                                                            \
+    ATTR static inline __attribute__((always_inline)) void NAME##_block(                     \
+        int rows, int nv, const padded *p, const float *xrow, const float *wt, int64_t O,    \
+        const float *bias, float *out, int64_t plane, int64_t ow, int64_t ox0)               \
+    {                                                                                        \
+        v8 s[MR][NV];                                                                        \
+        for (int r = 0; r < MR; r++)                                                         \
+            for (int v = 0; v < NV; v++)                                                     \
+                s[r][v] = (v8){0} + (bias && r < rows ? bias[r] : 0.0f);                     \
+        for (int64_t k = 0; k < p->K; k++) {                                                 \
+            v8 xv[NV];                                                                       \
+            for (int v = 0; v < nv; v++)                                                     \
                 LOAD8(xv[v], xrow + p->off[k] + v * VW);                                     \
-            const float *wk = wt + k * O;                                                     \
-            for (int r = 0; r < MR; r++)                                                      \
-                if (r < rows)                                                                 \
-                    for (int v = 0; v < nv; v++)                                              \
-                        s[r][v] += xv[v] * wk[r];                                             \
-        }                                                                                     \
-        for (int r = 0; r < rows; r++)                                                        \
-            for (int v = 0; v < nv; v++) {                                                    \
-                int64_t x0 = ox0 + v * VW, n = ow - x0 < VW ? ow - x0 : VW;                   \
-                memcpy(out + r * plane + x0, &s[r][v], sizeof(float) * (size_t)n);            \
-            }                                                                                 \
-    }                                                                                         \
-    ATTR static void NAME(const padded *p, const float *xp, const float *wt, int64_t O,        \
-                          const float *bias, float *out, int64_t oh, int64_t ow)              \
-    {                                                                                         \
-        int64_t plane = oh * ow;                                                              \
-        for (int64_t oy = 0; oy < oh; oy++)                                                   \
-            for (int64_t v0 = 0; v0 < p->nvec; v0 += NV) {                                    \
-                const float *xrow = xp + oy * p->wp + v0 * VW;                                \
-                int nv = p->nvec - v0 < NV ? (int)(p->nvec - v0) : NV;                        \
-                for (int64_t o0 = 0; o0 < O; o0 += MR) {                                      \
-                    const float *b = bias ? bias + o0 : NULL;                                 \
-                    float *dst = out + o0 * plane + oy * ow;                                  \
-                    int rows = O - o0 < MR ? (int)(O - o0) : MR;                              \
-                    switch (rows * 4 + nv) {                                                  \
-                    case 1 * 4 + 1: NAME##_block(1, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 2 * 4 + 1: NAME##_block(2, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 3 * 4 + 1: NAME##_block(3, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 4 * 4 + 1: NAME##_block(4, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 5 * 4 + 1: NAME##_block(5, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 6 * 4 + 1: NAME##_block(6, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 1 * 4 + 2: NAME##_block(1, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 2 * 4 + 2: NAME##_block(2, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 3 * 4 + 2: NAME##_block(3, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 4 * 4 + 2: NAME##_block(4, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    case 5 * 4 + 2: NAME##_block(5, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    default: NAME##_block(6, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); break; \
-                    }                                                                         \
-                }                                                                             \
-            }                                                                                 \
+            const float *wk = wt + k * O;                                                    \
+            for (int r = 0; r < MR; r++)                                                     \
+                if (r < rows)                                                                \
+                    for (int v = 0; v < nv; v++)                                             \
+                        s[r][v] += xv[v] * wk[r];                                            \
+        }                                                                                    \
+        for (int r = 0; r < rows; r++)                                                       \
+            for (int v = 0; v < nv; v++) {                                                   \
+                int64_t x0 = ox0 + v * VW, n = ow - x0 < VW ? ow - x0 : VW;                  \
+                memcpy(out + r * plane + x0, &s[r][v], sizeof(float) * (size_t)n);           \
+            }                                                                                \
+    }                                                                                        \
+    ATTR static void NAME(const padded *p, const float *xp, const float *wt, int64_t O,      \
+                          const float *bias, float *out, int64_t oh, int64_t ow)             \
+    {                                                                                        \
+        int64_t plane = oh * ow;                                                             \
+        for (int64_t oy = 0; oy < oh; oy++)                                                  \
+            for (int64_t v0 = 0; v0 < p->nvec; v0 += NV) {                                   \
+                const float *xrow = xp + oy * p->wp + v0 * VW;                               \
+                int nv = p->nvec - v0 < NV ? (int)(p->nvec - v0) : NV;                       \
+                for (int64_t o0 = 0; o0 < O; o0 += MR) {                                     \
+                    const float *b = bias ? bias + o0 : NULL;                                \
+                    float *dst = out + o0 * plane + oy * ow;                                 \
+                    int rows = O - o0 < MR ? (int)(O - o0) : MR;                             \
+                    switch (rows * 4 + nv) {                                                 \
+                    case 1 * 4 + 1:                                                          \
+                        NAME##_block(1, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 2 * 4 + 1:                                                          \
+                        NAME##_block(2, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 3 * 4 + 1:                                                          \
+                        NAME##_block(3, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 4 * 4 + 1:                                                          \
+                        NAME##_block(4, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 5 * 4 + 1:                                                          \
+                        NAME##_block(5, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 6 * 4 + 1:                                                          \
+                        NAME##_block(6, 1, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 1 * 4 + 2:                                                          \
+                        NAME##_block(1, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 2 * 4 + 2:                                                          \
+                        NAME##_block(2, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 3 * 4 + 2:                                                          \
+                        NAME##_block(3, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 4 * 4 + 2:                                                          \
+                        NAME##_block(4, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    case 5 * 4 + 2:                                                          \
+                        NAME##_block(5, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    default:                                                                 \
+                        NAME##_block(6, 2, p, xrow, wt + o0, O, b, dst, plane, ow, v0 * VW); \
+                        break;                                                               \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
     }
 
 /* ------------------------------------------------------- weight gradient
@@ -161,67 +183,85 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
  * gradient rows [o0, o0 + rows) by window elements [k0, k0 + nk) over one
  * image: gp is its gradient with rows padded to nvec vectors by zeros; the
  * lanes past the row's end are masked off the input too, as 0 * inf is not 0. */
-#define WEIGHT_BLOCK(NAME, ATTR)                                                              \
-    ATTR static inline __attribute__((always_inline)) void NAME##_block(                      \
-        int rows, int nk, const padded *p, const float *xp, const float *gp, int64_t oh,      \
-        int64_t k0, v8 *acc, const v8i *tail)                                                 \
-    {                                                                                         \
-        int64_t gplane = oh * p->nvec * VW;                                                   \
-        v8 s[WR][WK];                                                                         \
-        for (int r = 0; r < WR; r++)                                                          \
-            for (int q = 0; q < WK; q++)                                                      \
-                s[r][q] = r < rows && q < nk ? acc[r * p->K + k0 + q] : (v8){0};              \
-        for (int64_t oy = 0; oy < oh; oy++)                                                   \
-            for (int64_t v = 0; v < p->nvec; v++) {                                           \
-                const float *xr = xp + oy * p->wp + v * VW;                                   \
-                const float *gr = gp + (oy * p->nvec + v) * VW;                               \
-                v8i keep = v == p->nvec - 1 ? *tail : (v8i){0} - 1;                           \
-                v8 xv[WK], gv[WR];                                                            \
-                for (int q = 0; q < nk; q++) {                                                \
-                    LOAD8(xv[q], xr + p->off[k0 + q]);                                        \
-                    xv[q] = (v8)((v8i)xv[q] & keep);                                          \
-                }                                                                             \
-                for (int r = 0; r < rows; r++)                                                \
-                    LOAD8(gv[r], gr + r * gplane);                                            \
-                for (int r = 0; r < rows; r++)                                                \
-                    for (int q = 0; q < nk; q++)                                              \
-                        s[r][q] += gv[r] * xv[q];                                             \
-            }                                                                                 \
-        for (int r = 0; r < rows; r++)                                                        \
-            for (int q = 0; q < nk; q++)                                                      \
-                acc[r * p->K + k0 + q] = s[r][q];                                             \
-    }                                                                                         \
-    ATTR static void NAME(const padded *p, const float *xp, const float *gp, int64_t O,       \
-                          int64_t oh, int64_t ow, v8 *acc)                                    \
-    {                                                                                         \
-        v8i tail;                                                                             \
-        for (int l = 0; l < VW; l++)                                                          \
-            tail[l] = (p->nvec - 1) * VW + l < ow ? -1 : 0;                                   \
-        for (int64_t o0 = 0; o0 < O; o0 += WR) {                                              \
-            int rows = O - o0 < WR ? (int)(O - o0) : WR;                                      \
-            const float *g = gp + o0 * oh * p->nvec * VW;                                     \
-            v8 *a = acc + o0 * p->K;                                                          \
-            for (int64_t k0 = 0; k0 < p->K; k0 += WK) {                                       \
-                int nk = p->K - k0 < WK ? (int)(p->K - k0) : WK;                              \
-                switch (rows * 4 + nk) {                                                      \
-                case 1 * 4 + 1: NAME##_block(1, 1, p, xp, g, oh, k0, a, &tail); break;        \
-                case 1 * 4 + 2: NAME##_block(1, 2, p, xp, g, oh, k0, a, &tail); break;        \
-                case 1 * 4 + 3: NAME##_block(1, 3, p, xp, g, oh, k0, a, &tail); break;        \
-                case 2 * 4 + 1: NAME##_block(2, 1, p, xp, g, oh, k0, a, &tail); break;        \
-                case 2 * 4 + 2: NAME##_block(2, 2, p, xp, g, oh, k0, a, &tail); break;        \
-                case 2 * 4 + 3: NAME##_block(2, 3, p, xp, g, oh, k0, a, &tail); break;        \
-                case 3 * 4 + 1: NAME##_block(3, 1, p, xp, g, oh, k0, a, &tail); break;        \
-                case 3 * 4 + 2: NAME##_block(3, 2, p, xp, g, oh, k0, a, &tail); break;        \
-                default: NAME##_block(3, 3, p, xp, g, oh, k0, a, &tail); break;               \
-                }                                                                             \
-            }                                                                                 \
-        }                                                                                     \
+#define WEIGHT_BLOCK(NAME, ATTR)                                                         \
+    ATTR static inline __attribute__((always_inline)) void NAME##_block(                 \
+        int rows, int nk, const padded *p, const float *xp, const float *gp, int64_t oh, \
+        int64_t k0, v8 *acc, const v8i *tail)                                            \
+    {                                                                                    \
+        int64_t gplane = oh * p->nvec * VW;                                              \
+        v8 s[WR][WK];                                                                    \
+        for (int r = 0; r < WR; r++)                                                     \
+            for (int q = 0; q < WK; q++)                                                 \
+                s[r][q] = r < rows && q < nk ? acc[r * p->K + k0 + q] : (v8){0};         \
+        for (int64_t oy = 0; oy < oh; oy++)                                              \
+            for (int64_t v = 0; v < p->nvec; v++) {                                      \
+                const float *xr = xp + oy * p->wp + v * VW;                              \
+                const float *gr = gp + (oy * p->nvec + v) * VW;                          \
+                v8i keep = v == p->nvec - 1 ? *tail : (v8i){0} - 1;                      \
+                v8 xv[WK], gv[WR];                                                       \
+                for (int q = 0; q < nk; q++) {                                           \
+                    LOAD8(xv[q], xr + p->off[k0 + q]);                                   \
+                    xv[q] = (v8)((v8i)xv[q] & keep);                                     \
+                }                                                                        \
+                for (int r = 0; r < rows; r++)                                           \
+                    LOAD8(gv[r], gr + r * gplane);                                       \
+                for (int r = 0; r < rows; r++)                                           \
+                    for (int q = 0; q < nk; q++)                                         \
+                        s[r][q] += gv[r] * xv[q];                                        \
+            }                                                                            \
+        for (int r = 0; r < rows; r++)                                                   \
+            for (int q = 0; q < nk; q++)                                                 \
+                acc[r * p->K + k0 + q] = s[r][q];                                        \
+    }                                                                                    \
+    ATTR static void NAME(const padded *p, const float *xp, const float *gp, int64_t O,  \
+                          int64_t oh, int64_t ow, v8 *acc)                               \
+    {                                                                                    \
+        v8i tail;                                                                        \
+        for (int l = 0; l < VW; l++)                                                     \
+            tail[l] = (p->nvec - 1) * VW + l < ow ? -1 : 0;                              \
+        for (int64_t o0 = 0; o0 < O; o0 += WR) {                                         \
+            int rows = O - o0 < WR ? (int)(O - o0) : WR;                                 \
+            const float *g = gp + o0 * oh * p->nvec * VW;                                \
+            v8 *a = acc + o0 * p->K;                                                     \
+            for (int64_t k0 = 0; k0 < p->K; k0 += WK) {                                  \
+                int nk = p->K - k0 < WK ? (int)(p->K - k0) : WK;                         \
+                switch (rows * 4 + nk) {                                                 \
+                case 1 * 4 + 1:                                                          \
+                    NAME##_block(1, 1, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 1 * 4 + 2:                                                          \
+                    NAME##_block(1, 2, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 1 * 4 + 3:                                                          \
+                    NAME##_block(1, 3, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 2 * 4 + 1:                                                          \
+                    NAME##_block(2, 1, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 2 * 4 + 2:                                                          \
+                    NAME##_block(2, 2, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 2 * 4 + 3:                                                          \
+                    NAME##_block(2, 3, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 3 * 4 + 1:                                                          \
+                    NAME##_block(3, 1, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                case 3 * 4 + 2:                                                          \
+                    NAME##_block(3, 2, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                default:                                                                 \
+                    NAME##_block(3, 3, p, xp, g, oh, k0, a, &tail);                      \
+                    break;                                                               \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
     }
 
 typedef void (*forward_fn)(const padded *p, const float *xp, const float *wt, int64_t O,
                            const float *bias, float *out, int64_t oh, int64_t ow);
-typedef void (*weight_fn)(const padded *p, const float *xp, const float *gp, int64_t O,
-                          int64_t oh, int64_t ow, v8 *acc);
+typedef void (*weight_fn)(const padded *p, const float *xp, const float *gp, int64_t O, int64_t oh,
+                          int64_t ow, v8 *acc);
 
 FORWARD_BLOCK(forward_base, CONTRACT)
 WEIGHT_BLOCK(weight_base, CONTRACT)
@@ -253,7 +293,7 @@ static weight_fn weight_for_cpu(void)
 typedef struct {
     const mt_tensor *x, *grad;
     const float *wt, *bias;
-    float *out;   /* forward output, or the weight gradient's partials */
+    float *out; /* forward output, or the weight gradient's partials */
     const mt_window *win;
     padded p;
     int64_t O, runs;

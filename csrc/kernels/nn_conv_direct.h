@@ -14,8 +14,7 @@
 
 /* True when the direct kernels take a convolution of Cg input channels per
  * group into O outputs with this window. */
-bool mt_conv2d_direct_fits(mt_dtype d, int64_t Cg, int64_t O, const mt_window *win,
-                           int64_t groups);
+bool mt_conv2d_direct_fits(mt_dtype d, int64_t Cg, int64_t O, const mt_window *win, int64_t groups);
 
 /* As mt_conv2d_forward: x (N, C, H, W) strided, w (O, C, kh, kw)
  * contiguous, bias (O) or NULL, out (N, O, oh, ow) contiguous; N, O, oh, ow

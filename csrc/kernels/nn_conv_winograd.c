@@ -34,13 +34,12 @@
  * MT_GEMM_COLS). */
 #define NR 32
 
-bool mt_conv2d_winograd_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win,
-                             int64_t groups)
+bool mt_conv2d_winograd_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win, int64_t groups)
 {
     /* below a few channels the transforms cost more than the gemms save */
     return d == MT_FLOAT32 && groups == 1 && win->kh == 3 && win->kw == 3 && win->sh == 1 &&
-           win->sw == 1 && win->dh == 1 && win->dw == 1 && C >= 8 && O >= 8 &&
-           win->oh >= 2 && win->ow >= 2;
+           win->sw == 1 && win->dh == 1 && win->dw == 1 && C >= 8 && O >= 8 && win->oh >= 2 &&
+           win->ow >= 2;
 }
 
 bool mt_conv2d_winograd_input_fits(mt_dtype d, int64_t C, int64_t O, const mt_window *win,
@@ -70,19 +69,19 @@ static inline void gt3(const float *u, float *g)
 }
 
 /* A 2-d transform (columns, then rows) from an r x r block to an s x s one. */
-#define TRANSFORM_2D(NAME, FN, R, S)                                                     \
-    static inline void NAME(const float *in, float *out)                                 \
-    {                                                                                    \
-        float mid[S * R], col[R], res[S];                                                \
-        for (int j = 0; j < R; j++) {                                                    \
-            for (int i = 0; i < R; i++)                                                  \
-                col[i] = in[i * R + j];                                                  \
-            FN(col, res);                                                                \
-            for (int i = 0; i < S; i++)                                                  \
-                mid[i * R + j] = res[i];                                                 \
-        }                                                                                \
-        for (int i = 0; i < S; i++)                                                      \
-            FN(mid + i * R, out + i * S);                                                \
+#define TRANSFORM_2D(NAME, FN, R, S)                     \
+    static inline void NAME(const float *in, float *out) \
+    {                                                    \
+        float mid[S * R], col[R], res[S];                \
+        for (int j = 0; j < R; j++) {                    \
+            for (int i = 0; i < R; i++)                  \
+                col[i] = in[i * R + j];                  \
+            FN(col, res);                                \
+            for (int i = 0; i < S; i++)                  \
+                mid[i * R + j] = res[i];                 \
+        }                                                \
+        for (int i = 0; i < S; i++)                      \
+            FN(mid + i * R, out + i * S);                \
     }
 TRANSFORM_2D(filter_tile, g3, 3, 4)
 TRANSFORM_2D(filter_tile_adjoint, gt3, 4, 3)
@@ -158,10 +157,10 @@ typedef mt_v8f v8;
 
 /* Lanes of a and b (b's numbered from 8) in the order given. */
 #if defined(__clang__)
-#define SHUF(a, b, i0, i1, i2, i3, i4, i5, i6, i7)                                       \
+#define SHUF(a, b, i0, i1, i2, i3, i4, i5, i6, i7) \
     __builtin_shufflevector(a, b, i0, i1, i2, i3, i4, i5, i6, i7)
 #else
-#define SHUF(a, b, i0, i1, i2, i3, i4, i5, i6, i7)                                       \
+#define SHUF(a, b, i0, i1, i2, i3, i4, i5, i6, i7) \
     __builtin_shuffle(a, b, (mt_v8i){i0, i1, i2, i3, i4, i5, i6, i7})
 #endif
 #define EVEN(a, b) SHUF(a, b, 0, 2, 4, 6, 8, 10, 12, 14)
@@ -272,8 +271,7 @@ MT_CLONES_AVX2_FMA static void input_transform(void *arg, int64_t c0, int64_t c1
     for (int64_t c = c0; c < c1; c++)
         for (int64_t p = s->p0, n, r0, r1; p < s->p0 + s->np; p += (r1 - r0) * tw) {
             tile_rows(s, p, &n, &r0, &r1);
-            const float *plane = (const float *)mt_data(x) + n * x->strides[0] +
-                                 c * x->strides[1];
+            const float *plane = (const float *)mt_data(x) + n * x->strides[0] + c * x->strides[1];
             pad_rows(plane, x->strides[2], x->strides[3], pl->H, pl->W, 2 * r0 - pl->win->ph,
                      2 * (r1 - r0) + 2, -pl->win->pw, len, padded);
             for (int64_t ty = r0; ty < r1; ty++) {
@@ -445,8 +443,8 @@ static void forward_chunks(void *arg, int64_t c0, int64_t c1)
     size_t sin = 0, sout = 0;
     /* zeroed: the padding columns past a chunk's tiles enter the products */
     float *vin = take_quiet((size_t)(16 * C * ld) * sizeof(float), true, &bin, &sin);
-    float *vout = vin ? take_quiet((size_t)(16 * O * ld) * sizeof(float), false, &bout, &sout)
-                      : NULL;
+    float *vout =
+        vin ? take_quiet((size_t)(16 * O * ld) * sizeof(float), false, &bout, &sout) : NULL;
     if (!vout)
         atomic_store(&j->failed, 1);
     for (int64_t c = c0; c < c1 && vout && !atomic_load(&j->failed); c++) {
@@ -470,8 +468,8 @@ static void forward_chunks(void *arg, int64_t c0, int64_t c1)
 static int forward(const mt_tensor *x, int64_t O, const float *u, const float *bias,
                    const mt_window *win, mt_tensor *out)
 {
-    plan pl = plan_of(x->sizes[0], x->sizes[1], O, x->sizes[2], x->sizes[3], win,
-                      FORWARD_CHUNK_BYTES);
+    plan pl =
+        plan_of(x->sizes[0], x->sizes[1], O, x->sizes[2], x->sizes[3], win, FORWARD_CHUNK_BYTES);
     forward_job j = {&pl, x, out, u, bias, (pl.chunk + NR - 1) / NR * NR};
     atomic_init(&j.failed, 0);
     int64_t chunks = (pl.N * pl.tiles + pl.chunk - 1) / pl.chunk;
@@ -514,8 +512,8 @@ int mt_conv2d_winograd_backward_input(const mt_tensor *grad, const mt_tensor *w,
     filter_transform((const float *)mt_data(w), O, C, true, u);
     /* each input pixel sums the outputs whose windows cover it: the
      * convolution of grad padded by 2 - p with the turned filter */
-    mt_window t = {3, 3, 1, 1, 2 - win->ph, 2 - win->pw, 1, 1, grad_input->sizes[2],
-                   grad_input->sizes[3]};
+    mt_window t = {
+        3, 3, 1, 1, 2 - win->ph, 2 - win->pw, 1, 1, grad_input->sizes[2], grad_input->sizes[3]};
     int rc = forward(grad, C, u, NULL, &t, grad_input);
     give(bu, su);
     return rc;
@@ -614,8 +612,8 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
 int mt_conv2d_winograd_backward_weight(const mt_tensor *grad, const mt_tensor *x,
                                        const mt_window *win, mt_tensor *grad_weight)
 {
-    plan pl = plan_of(x->sizes[0], x->sizes[1], grad_weight->sizes[0], x->sizes[2],
-                      x->sizes[3], win, WEIGHT_CHUNK_BYTES);
+    plan pl = plan_of(x->sizes[0], x->sizes[1], grad_weight->sizes[0], x->sizes[2], x->sizes[3],
+                      win, WEIGHT_CHUNK_BYTES);
     int64_t O = pl.O, C = pl.C, Cp = (C + NR - 1) / NR * NR;
     weight_job j = {&pl, grad, x, NULL, Cp};
     j.nchunks = (pl.N * pl.tiles + pl.chunk - 1) / pl.chunk;

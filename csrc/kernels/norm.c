@@ -57,8 +57,7 @@ static void running_update(const norm_job *j, int64_t ch, double mean, double un
 #undef SFX
 
 /* Weight and bias default to ones and zeros, so one loop serves every case. */
-static void *affine_or_default(const mt_tensor *t, int64_t n, bool is64, double fill,
-                               void **owned)
+static void *affine_or_default(const mt_tensor *t, int64_t n, bool is64, double fill, void **owned)
 {
     *owned = NULL;
     if (t)
@@ -74,20 +73,24 @@ static void *affine_or_default(const mt_tensor *t, int64_t n, bool is64, double 
     return p;
 }
 
-static int64_t grain_rows(int64_t d)
-{
-    return d >= 16384 ? 1 : 16384 / (d > 0 ? d : 1);
-}
+static int64_t grain_rows(int64_t d) { return d >= 16384 ? 1 : 16384 / (d > 0 ? d : 1); }
 
-int mt_norm_rows(const mt_tensor *x, const mt_tensor *weight, const mt_tensor *bias,
-                 mt_tensor *out, mt_tensor *stats, int64_t rows, int64_t groups, int64_t cg,
-                 int64_t inner, double eps, bool rms)
+int mt_norm_rows(const mt_tensor *x, const mt_tensor *weight, const mt_tensor *bias, mt_tensor *out,
+                 mt_tensor *stats, int64_t rows, int64_t groups, int64_t cg, int64_t inner,
+                 double eps, bool rms)
 {
     bool is64 = x->dtype == MT_FLOAT64;
     int64_t d = cg * inner;
     void *own_w, *own_b;
-    norm_job j = {.x = mt_data(x), .out = mt_data(out), .stats = mt_data(stats), .rows = rows,
-                  .groups = groups, .cg = cg, .inner = inner, .eps = eps, .rms = rms,
+    norm_job j = {.x = mt_data(x),
+                  .out = mt_data(out),
+                  .stats = mt_data(stats),
+                  .rows = rows,
+                  .groups = groups,
+                  .cg = cg,
+                  .inner = inner,
+                  .eps = eps,
+                  .rms = rms,
                   .stream = mt_stream_worth(rows * d * mt_itemsize(x->dtype))};
     j.w = affine_or_default(weight, groups * cg, is64, 1, &own_w);
     j.b = affine_or_default(bias, groups * cg, is64, 0, &own_b);
@@ -135,9 +138,17 @@ int mt_norm_rows_backward(const mt_tensor *g, const mt_tensor *x, const mt_tenso
     if (nparts < 1 || rows * d < 32768)
         nparts = 1;
     void *own_w;
-    norm_job j = {.x = mt_data(x), .g = mt_data(g), .gx = mt_data(gx), .stats = mt_data(stats),
-                  .rows = rows, .groups = groups, .cg = cg, .inner = inner,
-                  .nparams = nparams, .nparts = nparts, .rms = rms};
+    norm_job j = {.x = mt_data(x),
+                  .g = mt_data(g),
+                  .gx = mt_data(gx),
+                  .stats = mt_data(stats),
+                  .rows = rows,
+                  .groups = groups,
+                  .cg = cg,
+                  .inner = inner,
+                  .nparams = nparams,
+                  .nparts = nparts,
+                  .rms = rms};
     j.w = affine_or_default(weight, nparams, is64, 1, &own_w);
     size_t bytes = (size_t)(nparts * (nparams > 0 ? nparams : 1)) * item;
     j.part_w = calloc(1, bytes);
@@ -159,15 +170,21 @@ int mt_norm_rows_backward(const mt_tensor *g, const mt_tensor *x, const mt_tenso
 }
 
 int mt_batch_norm(const mt_tensor *x, const mt_tensor *weight, const mt_tensor *bias,
-                  mt_tensor *out, mt_tensor *stats, mt_tensor *running_mean,
-                  mt_tensor *running_var, int64_t n, int64_t c, int64_t inner, double momentum,
-                  double eps)
+                  mt_tensor *out, mt_tensor *stats, mt_tensor *running_mean, mt_tensor *running_var,
+                  int64_t n, int64_t c, int64_t inner, double momentum, double eps)
 {
     bool is64 = x->dtype == MT_FLOAT64;
     void *own_w, *own_b;
-    norm_job j = {.x = mt_data(x), .out = mt_data(out), .stats = mt_data(stats), .rows = n,
-                  .groups = c, .inner = inner, .eps = eps, .momentum = momentum,
-                  .running_mean = running_mean, .running_var = running_var,
+    norm_job j = {.x = mt_data(x),
+                  .out = mt_data(out),
+                  .stats = mt_data(stats),
+                  .rows = n,
+                  .groups = c,
+                  .inner = inner,
+                  .eps = eps,
+                  .momentum = momentum,
+                  .running_mean = running_mean,
+                  .running_var = running_var,
                   .stream = mt_stream_worth(n * c * inner * mt_itemsize(x->dtype))};
     j.w = affine_or_default(weight, c, is64, 1, &own_w);
     j.b = affine_or_default(bias, c, is64, 0, &own_b);
@@ -190,8 +207,13 @@ int mt_batch_norm_backward(const mt_tensor *g, const mt_tensor *x, const mt_tens
     bool is64 = x->dtype == MT_FLOAT64;
     size_t item = is64 ? sizeof(double) : sizeof(float);
     void *own_w;
-    norm_job j = {.x = mt_data(x), .g = mt_data(g), .gx = mt_data(gx), .stats = mt_data(stats),
-                  .rows = n, .groups = c, .inner = inner};
+    norm_job j = {.x = mt_data(x),
+                  .g = mt_data(g),
+                  .gx = mt_data(gx),
+                  .stats = mt_data(stats),
+                  .rows = n,
+                  .groups = c,
+                  .inner = inner};
     j.w = affine_or_default(weight, c, is64, 1, &own_w);
     j.part_w = malloc((size_t)(c > 0 ? c : 1) * item);
     j.part_b = malloc((size_t)(c > 0 ? c : 1) * item);

@@ -14,10 +14,7 @@ typedef T NAME(vec, SFX) __attribute__((vector_size(32)));
 
 /* (vectors go by pointer: passing one by value outside an AVX function
  * has an ABI of its own) */
-static MT_INLINE void NAME(load, SFX)(VEC *v, const T *p)
-{
-    memcpy(v, p, sizeof *v);
-}
+static MT_INLINE void NAME(load, SFX)(VEC *v, const T *p) { memcpy(v, p, sizeof *v); }
 
 /* the lanes of v added pairwise */
 static MT_INLINE double NAME(fold, SFX)(const VEC *v)
@@ -135,7 +132,7 @@ static MT_INLINE int64_t NAME(head, SFX)(const T *out, int64_t n, bool *stream)
 
 /* out = x * a + c over n elements (a channel of batch or group norm) */
 static MT_INLINE void NAME(affine, SFX)(T *restrict out, const T *restrict x, int64_t n, T a, T c,
-                                       bool stream)
+                                        bool stream)
 {
     int64_t i = NAME(head, SFX)(out, n, &stream);
     for (int64_t h = 0; h < i; h++)
@@ -154,8 +151,8 @@ static MT_INLINE void NAME(affine, SFX)(T *restrict out, const T *restrict x, in
  * same shape of loop as affine, but w and b per element, and x - mean
  * first so a large mean does not cancel away the row's precision) */
 static MT_INLINE void NAME(normalize, SFX)(T *restrict out, const T *restrict x,
-                                          const T *restrict w, const T *restrict b, int64_t n,
-                                          T mean, T rstd, bool stream)
+                                           const T *restrict w, const T *restrict b, int64_t n,
+                                           T mean, T rstd, bool stream)
 {
     int64_t i = NAME(head, SFX)(out, n, &stream);
     for (int64_t h = 0; h < i; h++)
@@ -174,7 +171,7 @@ static MT_INLINE void NAME(normalize, SFX)(T *restrict out, const T *restrict x,
 
 /* sum of g * w and of g * w * xhat over a row, xhat = (x - mean) * rstd */
 static MT_INLINE void NAME(row_sums, SFX)(const T *g, const T *x, const T *w, int64_t n, T mean,
-                                       T rstd, double *s1, double *s2)
+                                          T rstd, double *s1, double *s2)
 {
     double t1 = 0, t2 = 0;
     for (int64_t b = 0; b < n; b += BLOCK) {
@@ -205,8 +202,8 @@ static MT_INLINE void NAME(row_sums, SFX)(const T *g, const T *x, const T *w, in
 
 /* grad_input of a row, and its terms of the weight and bias gradients */
 static MT_INLINE void NAME(row_grads, SFX)(const T *restrict g, const T *restrict x,
-                                        const T *restrict w, T *restrict gx, T *restrict dw,
-                                        T *restrict db, int64_t n, T mean, T rstd, T c2, T c1)
+                                           const T *restrict w, T *restrict gx, T *restrict dw,
+                                           T *restrict db, int64_t n, T mean, T rstd, T c2, T c1)
 {
     for (int64_t i = 0; i < n; i++) {
         T gi = g[i], xh = (x[i] - mean) * rstd;
@@ -267,7 +264,8 @@ MT_CLONES_AVX2_FMA static void NAME(rows_bwd, SFX)(void *arg, int64_t pbegin, in
             } else {
                 for (int64_t c = 0; c < j->cg; c++) {
                     double sg, sgx;
-                    NAME(dual, SFX)(g + c * inner, x + c * inner, inner, mean, &sg, &sgx, NULL, NULL);
+                    NAME(dual, SFX)(g + c * inner, x + c * inner, inner, mean, &sg, &sgx, NULL,
+                                    NULL);
                     double sgxh = sgx * rstd;
                     dwp[c] += (T)sgxh;
                     dbp[c] += (T)sg;

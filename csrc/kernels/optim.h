@@ -30,7 +30,7 @@ typedef struct {
 /* state: exp_avg, exp_avg_sq, max_exp_avg_sq (when amsgrad) */
 typedef struct {
     double lr, beta1, beta2, eps, weight_decay;
-    int64_t step; /* already incremented, >= 1 */
+    int64_t step;                      /* already incremented, >= 1 */
     bool amsgrad, maximize, decoupled; /* decoupled: AdamW's weight decay */
 } mt_adam_hyper;
 

@@ -42,7 +42,7 @@ typedef struct {
 #ifdef ADAM_VEC
 /* Updates a leading run of [begin, end) in vectors, with the same operations
  * in the same order as the loop below; returns where that loop takes over. */
-static int64_t ADAM_VEC(const NAME(adam_k, SFX) *k, int64_t begin, int64_t end);
+static int64_t ADAM_VEC(const NAME(adam_k, SFX) * k, int64_t begin, int64_t end);
 #endif
 
 static void NAME(adam, SFX)(void *arg, int64_t begin, int64_t end)
@@ -51,13 +51,22 @@ static void NAME(adam, SFX)(void *arg, int64_t begin, int64_t end)
     const mt_adam_hyper *h = j->hyper;
     const double step_size = h->lr / (1.0 - pow(h->beta1, (double)h->step));
     const NAME(adam_k, SFX) k = {
-        .p = j->o->param, .m = j->o->state[0], .v = j->o->state[1], .vmax = j->o->state[2],
+        .p = j->o->param,
+        .m = j->o->state[0],
+        .v = j->o->state[1],
+        .vmax = j->o->state[2],
         .gr = j->o->grad,
-        .wd = (T)h->weight_decay, .decay = (T)(1.0 - h->lr * h->weight_decay),
-        .w1 = (T)(1.0 - h->beta1), .b2 = (T)h->beta2, .w2 = (T)(1.0 - h->beta2),
-        .eps = (T)h->eps, .neg_step = (T)-step_size,
+        .wd = (T)h->weight_decay,
+        .decay = (T)(1.0 - h->lr * h->weight_decay),
+        .w1 = (T)(1.0 - h->beta1),
+        .b2 = (T)h->beta2,
+        .w2 = (T)(1.0 - h->beta2),
+        .eps = (T)h->eps,
+        .neg_step = (T)-step_size,
         .bc2_sqrt = (T)sqrt(1.0 - pow(h->beta2, (double)h->step)),
-        .small_w1 = (T)(1.0 - h->beta1) < (T)0.5, .maximize = h->maximize, .amsgrad = h->amsgrad,
+        .small_w1 = (T)(1.0 - h->beta1) < (T)0.5,
+        .maximize = h->maximize,
+        .amsgrad = h->amsgrad,
         .coupled_wd = h->weight_decay != 0 && !h->decoupled,
         .decoupled_wd = h->weight_decay != 0 && h->decoupled,
     };
@@ -191,8 +200,10 @@ static void NAME(radam, SFX)(void *arg, int64_t begin, int64_t end)
     const double rho_t = rho_inf - 2.0 * step * pow(h->beta2, step) / bc2;
     /* The variance is tractable (the update is rectified) only past rho_t = 5. */
     const bool rectified = rho_t > 5.0;
-    const T rect = rectified ? (T)sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                       ((rho_inf - 4) * (rho_inf - 2) * rho_t)) : (T)0;
+    const T rect =
+        rectified
+            ? (T)sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            : (T)0;
     const T decay = (T)(1.0 - h->lr * h->weight_decay), w1 = (T)(1.0 - h->beta1);
     const T b2 = (T)h->beta2, w2 = (T)(1.0 - h->beta2), eps = (T)h->eps;
     const T tbc1 = (T)bc1, bc2_sqrt = (T)sqrt(bc2), lr = (T)h->lr;
@@ -217,8 +228,8 @@ static void NAME(adamax, SFX)(void *arg, int64_t begin, int64_t end)
     const T neg_clr = (T)(-(h->lr / (1.0 - pow(h->beta1, (double)h->step))));
     const T w1 = (T)(1.0 - h->beta1), b2 = (T)h->beta2, eps = (T)h->eps;
     for (int64_t i = begin; i < end; i++) {
-        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
-                                            false, (T)1);
+        const T g =
+            NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay, false, (T)1);
         m[i] = NAME(lerp, SFX)(m[i], g, w1);
         const T a = u[i] * b2, b = (g < 0 ? -g : g) + eps;
         /* torch.maximum: NaN wins */
@@ -262,8 +273,8 @@ static void NAME(asgd, SFX)(void *arg, int64_t begin, int64_t end)
     const T *gr = j->o->grad;
     const T shrink = (T)(1.0 - h->lambd * h->eta), neg_eta = (T)-h->eta, mu = (T)h->mu;
     for (int64_t i = begin; i < end; i++) {
-        const T g = NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay,
-                                            false, (T)1);
+        const T g =
+            NAME(decayed_grad, SFX)(gr[i], &p[i], h->maximize, h->weight_decay, false, (T)1);
         p[i] = p[i] * shrink;
         p[i] = p[i] + neg_eta * g;
         /* mu == 1 (before t0): the average is the parameter itself */

@@ -45,7 +45,7 @@ static atomic_bool caller_asleep;
 
 #define GEN(w) ((uint32_t)((w) >> 32))
 #define NEXT(w) ((int)(((w) >> 16) & 0xffff))
-#define COUNT(w) ((int)((w)&0xffff))
+#define COUNT(w) ((int)((w) & 0xffff))
 
 /* Waits until ready(arg) or SPIN_NS pass; returns whether it became ready.
  * A pause takes about 25 ns on Zen 4, as long as reading the clock, so the
@@ -94,15 +94,9 @@ static void run_chunks(void)
     }
 }
 
-static bool new_generation(void *seen)
-{
-    return GEN(atomic_load(&work)) != *(uint32_t *)seen;
-}
+static bool new_generation(void *seen) { return GEN(atomic_load(&work)) != *(uint32_t *)seen; }
 
-static bool all_done(void *count)
-{
-    return atomic_load(&chunks_done) == *(int *)count;
-}
+static bool all_done(void *count) { return atomic_load(&chunks_done) == *(int *)count; }
 
 static void worker(void *unused)
 {

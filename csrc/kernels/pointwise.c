@@ -9,11 +9,14 @@
 
 /* add's alpha (and addcmul's, addcdiv's value) in the loop's compute type:
  * float for the narrow floats, double for float64, int64 for the rest. */
-#define ALPHA(c) _Generic((acc)0, float: (float)(c)->alpha_f, double: (c)->alpha_f, \
-                          default: (c)->alpha_i)
+#define ALPHA(c) \
+    _Generic((acc)0, float: (float)(c)->alpha_f, double: (c)->alpha_f, default: (c)->alpha_i)
 
 /* Integer division never traps: x86 faults on /0 and on INT64_MIN / -1. */
-static inline void zero_div(mt_binary_ctx *c) { __atomic_store_n(&c->zero_div, 1, __ATOMIC_RELAXED); }
+static inline void zero_div(mt_binary_ctx *c)
+{
+    __atomic_store_n(&c->zero_div, 1, __ATOMIC_RELAXED);
+}
 
 static inline int64_t i_div_trunc(int64_t a, int64_t b, mt_binary_ctx *c)
 {
@@ -65,43 +68,43 @@ static inline int64_t i_pow(int64_t b, int64_t e, mt_binary_ctx *c)
 }
 
 /* Python's floor division for floats (exact near integer boundaries). */
-#define FLOAT_HELPERS(T, SUF)                                                         \
-    static inline T f_div_trunc_##T(T a, T b, mt_binary_ctx *c)                       \
-    {                                                                                 \
-        (void)c;                                                                      \
-        return trunc##SUF(a / b);                                                     \
-    }                                                                                 \
-    static inline T f_div_floor_##T(T a, T b, mt_binary_ctx *c)                       \
-    {                                                                                 \
-        (void)c;                                                                      \
-        if (b == 0)                                                                   \
-            return a / b;                                                             \
-        T mod = fmod##SUF(a, b);                                                      \
-        T div = (a - mod) / b;                                                        \
-        if (mod != 0 && ((b < 0) != (mod < 0)))                                       \
-            div -= 1;                                                                 \
-        if (div == 0)                                                                 \
-            return copysign##SUF(0, a / b);                                           \
-        T fl = floor##SUF(div);                                                       \
-        return div - fl > (T)0.5 ? fl + 1 : fl;                                       \
-    }                                                                                 \
-    static inline T f_fmod_##T(T a, T b, mt_binary_ctx *c)                            \
-    {                                                                                 \
-        (void)c;                                                                      \
-        return fmod##SUF(a, b);                                                       \
-    }                                                                                 \
-    static inline T f_remainder_##T(T a, T b, mt_binary_ctx *c)                       \
-    {                                                                                 \
-        (void)c;                                                                      \
-        T mod = fmod##SUF(a, b);                                                      \
-        if (mod != 0 && ((b < 0) != (mod < 0)))                                       \
-            mod += b;                                                                 \
-        return mod;                                                                   \
-    }                                                                                 \
-    static inline T f_pow_##T(T a, T b, mt_binary_ctx *c)                             \
-    {                                                                                 \
-        (void)c;                                                                      \
-        return pow##SUF(a, b);                                                        \
+#define FLOAT_HELPERS(T, SUF)                                   \
+    static inline T f_div_trunc_##T(T a, T b, mt_binary_ctx *c) \
+    {                                                           \
+        (void)c;                                                \
+        return trunc##SUF(a / b);                               \
+    }                                                           \
+    static inline T f_div_floor_##T(T a, T b, mt_binary_ctx *c) \
+    {                                                           \
+        (void)c;                                                \
+        if (b == 0)                                             \
+            return a / b;                                       \
+        T mod = fmod##SUF(a, b);                                \
+        T div = (a - mod) / b;                                  \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                 \
+            div -= 1;                                           \
+        if (div == 0)                                           \
+            return copysign##SUF(0, a / b);                     \
+        T fl = floor##SUF(div);                                 \
+        return div - fl > (T)0.5 ? fl + 1 : fl;                 \
+    }                                                           \
+    static inline T f_fmod_##T(T a, T b, mt_binary_ctx *c)      \
+    {                                                           \
+        (void)c;                                                \
+        return fmod##SUF(a, b);                                 \
+    }                                                           \
+    static inline T f_remainder_##T(T a, T b, mt_binary_ctx *c) \
+    {                                                           \
+        (void)c;                                                \
+        T mod = fmod##SUF(a, b);                                \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                 \
+            mod += b;                                           \
+        return mod;                                             \
+    }                                                           \
+    static inline T f_pow_##T(T a, T b, mt_binary_ctx *c)       \
+    {                                                           \
+        (void)c;                                                \
+        return pow##SUF(a, b);                                  \
     }
 FLOAT_HELPERS(float, f)
 FLOAT_HELPERS(double, )
@@ -147,66 +150,63 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 /* One loop per (op, dtype): a contiguous path the compiler vectorises, a
  * scalar-operand path, and the general strided path. OT is the stored output
  * type and STORE converts the computed value to it. */
-#define BINARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                         \
-    MT_CLONES_AVX2 static void                                                             \
-        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
-    {                                                                                      \
-        mt_binary_ctx *ctx = vctx;                                                         \
-        (void)ctx;                                                                         \
-        typedef MT_ACC_##SFX acc;                                                          \
-        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {             \
-            OT *restrict o = (OT *)data[0];                                                \
-            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];  \
-            for (int64_t i = 0; i < n; i++) {                                              \
-                acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]);                    \
-                o[i] = STORE(EXPR);                                                        \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == 0) {                     \
-            OT *restrict o = (OT *)data[0];                                                \
-            const T *restrict pa = (const T *)data[1];                                     \
-            const acc y = MT_LOAD_##SFX(*(const T *)data[2]);                              \
-            for (int64_t i = 0; i < n; i++) {                                              \
-                acc x = MT_LOAD_##SFX(pa[i]);                                              \
-                o[i] = STORE(EXPR);                                                        \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        char *o = data[0];                                                                 \
-        const char *pa = data[1], *pb = data[2];                                           \
-        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2]) {            \
-            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb);      \
-            *(OT *)o = STORE(EXPR);                                                        \
-        }                                                                                  \
+#define BINARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                                 \
+    MT_CLONES_AVX2 static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx) \
+    {                                                                                              \
+        mt_binary_ctx *ctx = vctx;                                                                 \
+        (void)ctx;                                                                                 \
+        typedef MT_ACC_##SFX acc;                                                                  \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {                     \
+            OT *restrict o = (OT *)data[0];                                                        \
+            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];          \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]);                            \
+                o[i] = STORE(EXPR);                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == 0) {                             \
+            OT *restrict o = (OT *)data[0];                                                        \
+            const T *restrict pa = (const T *)data[1];                                             \
+            const acc y = MT_LOAD_##SFX(*(const T *)data[2]);                                      \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                acc x = MT_LOAD_##SFX(pa[i]);                                                      \
+                o[i] = STORE(EXPR);                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        char *o = data[0];                                                                         \
+        const char *pa = data[1], *pb = data[2];                                                   \
+        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2]) {                    \
+            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb);              \
+            *(OT *)o = STORE(EXPR);                                                                \
+        }                                                                                          \
     }
 
-#define TERNARY_LOOP(NAME, SFX, T, EXPR)                                                   \
-    MT_CLONES_AVX2 static void                                                             \
-        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
-    {                                                                                      \
-        mt_binary_ctx *ctx = vctx;                                                         \
-        (void)ctx;                                                                         \
-        typedef MT_ACC_##SFX acc;                                                          \
-        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T) &&              \
-            st[3] == sizeof(T)) {                                                          \
-            T *restrict o = (T *)data[0];                                                  \
-            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2],  \
-                              *restrict pc = (const T *)data[3];                           \
-            for (int64_t i = 0; i < n; i++) {                                              \
-                acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]),                    \
-                    z = MT_LOAD_##SFX(pc[i]);                                              \
-                o[i] = MT_STORE_##SFX(EXPR);                                               \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        char *o = data[0];                                                                 \
-        const char *pa = data[1], *pb = data[2], *pc = data[3];                            \
-        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2], pc += st[3]) { \
-            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb),      \
-                z = MT_LOAD_##SFX(*(const T *)pc);                                         \
-            *(T *)o = MT_STORE_##SFX(EXPR);                                                \
-        }                                                                                  \
+#define TERNARY_LOOP(NAME, SFX, T, EXPR)                                                           \
+    MT_CLONES_AVX2 static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx) \
+    {                                                                                              \
+        mt_binary_ctx *ctx = vctx;                                                                 \
+        (void)ctx;                                                                                 \
+        typedef MT_ACC_##SFX acc;                                                                  \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T) && st[2] == sizeof(T) &&                      \
+            st[3] == sizeof(T)) {                                                                  \
+            T *restrict o = (T *)data[0];                                                          \
+            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2],          \
+                              *restrict pc = (const T *)data[3];                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]), z = MT_LOAD_##SFX(pc[i]);  \
+                o[i] = MT_STORE_##SFX(EXPR);                                                       \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        char *o = data[0];                                                                         \
+        const char *pa = data[1], *pb = data[2], *pc = data[3];                                    \
+        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2], pc += st[3]) {       \
+            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb),              \
+                z = MT_LOAD_##SFX(*(const T *)pc);                                                 \
+            *(T *)o = MT_STORE_##SFX(EXPR);                                                        \
+        }                                                                                          \
     }
 
 #define TO_BOOL(e) ((uint8_t)((e) != 0))
@@ -220,20 +220,21 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define INV_LN2 1.44269504088896340736
 /* max + log1p(base**-|x - y|) / ln(base), the sum of two powers of base
  * without overflow; equal infinities give that infinity, not inf - inf. */
-#define log_add_exp(x, y, pow_base, scale)                                          \
-    ((x) == (y) && isinf(x) ? (x)                                                   \
-                            : MAXN(x, y) + FN(log1p, x)(pow_base(-FN(fabs, x)((x) - (y)))) * (scale))
+#define log_add_exp(x, y, pow_base, scale) \
+    ((x) == (y) && isinf(x)                \
+         ? (x)                             \
+         : MAXN(x, y) + FN(log1p, x)(pow_base(-FN(fabs, x)((x) - (y)))) * (scale))
 
-#define clamp_v(x, lo, hi, c)                                                       \
-    ({                                                                              \
-        __typeof__(x) r_ = (x);                                                     \
-        if ((c)->has_lo)                                                            \
-            r_ = MAXN(r_, (lo));                                                    \
-        if ((c)->has_hi)                                                            \
-            r_ = MINN(r_, (hi));                                                    \
-        r_;                                                                         \
+#define clamp_v(x, lo, hi, c)    \
+    ({                           \
+        __typeof__(x) r_ = (x);  \
+        if ((c)->has_lo)         \
+            r_ = MAXN(r_, (lo)); \
+        if ((c)->has_hi)         \
+            r_ = MINN(r_, (hi)); \
+        r_;                      \
     })
-#define lerp_v(s, e, w)                                                             \
+#define lerp_v(s, e, w) \
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
 
 #define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT) \
@@ -249,7 +250,4 @@ static const mt_loop_fn table[][MT_NUM_DTYPES] = {
 };
 _Static_assert(sizeof table / sizeof table[0] == MT_NUM_BINARY, "a binary kernel without its row");
 
-MT_HOT mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype)
-{
-    return table[op][dtype];
-}
+MT_HOT mt_loop_fn mt_binary_loop(mt_binary_op op, mt_dtype dtype) { return table[op][dtype]; }

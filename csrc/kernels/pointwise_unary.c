@@ -14,28 +14,27 @@
 #include <math.h>
 #include <string.h>
 
-#define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                          \
-    MT_CLONES_AVX2 static void                                                             \
-        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
-    {                                                                                      \
-        const mt_unary_ctx *ctx = vctx;                                                    \
-        (void)ctx;                                                                         \
-        typedef MT_ACC_##SFX acc;                                                          \
-        if (st[0] == sizeof(OT) && st[1] == sizeof(T)) {                                   \
-            OT *restrict o = (OT *)data[0];                                                \
-            const T *restrict pa = (const T *)data[1];                                     \
-            for (int64_t i = 0; i < n; i++) {                                              \
-                acc x = MT_LOAD_##SFX(pa[i]);                                              \
-                o[i] = STORE(EXPR);                                                        \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        char *o = data[0];                                                                 \
-        const char *pa = data[1];                                                          \
-        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1]) {                         \
-            acc x = MT_LOAD_##SFX(*(const T *)pa);                                         \
-            *(OT *)o = STORE(EXPR);                                                        \
-        }                                                                                  \
+#define UNARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                                  \
+    MT_CLONES_AVX2 static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx) \
+    {                                                                                              \
+        const mt_unary_ctx *ctx = vctx;                                                            \
+        (void)ctx;                                                                                 \
+        typedef MT_ACC_##SFX acc;                                                                  \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(T)) {                                           \
+            OT *restrict o = (OT *)data[0];                                                        \
+            const T *restrict pa = (const T *)data[1];                                             \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                acc x = MT_LOAD_##SFX(pa[i]);                                                      \
+                o[i] = STORE(EXPR);                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        char *o = data[0];                                                                         \
+        const char *pa = data[1];                                                                  \
+        for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1]) {                                 \
+            acc x = MT_LOAD_##SFX(*(const T *)pa);                                                 \
+            *(OT *)o = STORE(EXPR);                                                                \
+        }                                                                                          \
     }
 
 #define TO_BOOL(e) ((uint8_t)((e) != 0))
@@ -77,45 +76,38 @@ static inline float round_decf(float x, int64_t d)
 
 /* float32/float64 functions with a vector form (vmath.h): W lanes at a time;
  * strided operands and the tail go through a lane buffer. */
-#define VEC_LOOP(NAME, SFX, T, VT, W, VFN)                                                \
-    MT_CLONES_AVX2_FMA                                                                     \
-    static void                                                                            \
-        NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx)                \
-    {                                                                                      \
-        (void)vctx;                                                                        \
-        int64_t i = 0;                                                                     \
-        VT v;                                                                              \
-        if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                                    \
-            T *o = (T *)data[0];                                                           \
-            const T *pa = (const T *)data[1];                                              \
-            for (; i + W <= n; i += W) {                                                   \
-                memcpy(&v, pa + i, sizeof v);                                              \
-                VFN##_at(&v);                                                              \
-                memcpy(o + i, &v, sizeof v);                                               \
-            }                                                                              \
-        }                                                                                  \
-        for (; i < n; i += W) {                                                            \
-            int64_t m = n - i < W ? n - i : W;                                             \
-            T buf[W] = {0};                                                                \
-            for (int64_t k = 0; k < m; k++)                                                \
-                buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                          \
-            memcpy(&v, buf, sizeof v);                                                     \
-            VFN##_at(&v);                                                                  \
-            memcpy(buf, &v, sizeof v);                                                     \
-            for (int64_t k = 0; k < m; k++)                                                \
-                *(T *)(data[0] + (i + k) * st[0]) = buf[k];                                \
-        }                                                                                  \
+#define VEC_LOOP(NAME, SFX, T, VT, W, VFN)                                          \
+    MT_CLONES_AVX2_FMA                                                              \
+    static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx) \
+    {                                                                               \
+        (void)vctx;                                                                 \
+        int64_t i = 0;                                                              \
+        VT v;                                                                       \
+        if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                             \
+            T *o = (T *)data[0];                                                    \
+            const T *pa = (const T *)data[1];                                       \
+            for (; i + W <= n; i += W) {                                            \
+                memcpy(&v, pa + i, sizeof v);                                       \
+                VFN##_at(&v);                                                       \
+                memcpy(o + i, &v, sizeof v);                                        \
+            }                                                                       \
+        }                                                                           \
+        for (; i < n; i += W) {                                                     \
+            int64_t m = n - i < W ? n - i : W;                                      \
+            T buf[W] = {0};                                                         \
+            for (int64_t k = 0; k < m; k++)                                         \
+                buf[k] = *(const T *)(data[1] + (i + k) * st[1]);                   \
+            memcpy(&v, buf, sizeof v);                                              \
+            VFN##_at(&v);                                                           \
+            memcpy(buf, &v, sizeof v);                                              \
+            for (int64_t k = 0; k < m; k++)                                         \
+                *(T *)(data[0] + (i + k) * st[0]) = buf[k];                         \
+        }                                                                           \
     }
 
-static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x)
-{
-    return x * mt_vsigmoid8(x);
-}
+static inline __attribute__((always_inline)) mt_v8f vsilu8(mt_v8f x) { return x * mt_vsigmoid8(x); }
 MT_VAT(vsilu8, mt_v8f)
-static inline __attribute__((always_inline)) mt_v4d vsilu4(mt_v4d x)
-{
-    return x * mt_vsigmoid4(x);
-}
+static inline __attribute__((always_inline)) mt_v4d vsilu4(mt_v4d x) { return x * mt_vsigmoid4(x); }
 MT_VAT(vsilu4, mt_v4d)
 
 #define ANY_LANE(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
@@ -138,7 +130,7 @@ static inline __attribute__((always_inline)) void vgelu4(mt_v4d *px, mt_v4l *far
  * edge) are redone with libm's erfc; a branch per vector would stall the
  * loop. The pass rereads the input, so gelu has no in-place form here. */
 #define GELU_LOOP(SFX, T, VT, MT, W, VFN, LIMIT, EXACT)                                   \
-    MT_CLONES_AVX2_FMA static void vgelu_##SFX(char **data, const int64_t *st, int64_t n,  \
+    MT_CLONES_AVX2_FMA static void vgelu_##SFX(char **data, const int64_t *st, int64_t n, \
                                                void *vctx)                                \
     {                                                                                     \
         (void)vctx;                                                                       \
@@ -192,16 +184,10 @@ MT_VAT(vgelu_tanh4, mt_v4d)
 
 #ifdef MT_HAVE_AVX512
 /* the 16-lane element functions (vmath16.h) beside the 8-lane ones above */
-MT_V16 __m512 vsilu16(__m512 x)
-{
-    return _mm512_mul_ps(x, mt_vsigmoid16(x));
-}
+MT_V16 __m512 vsilu16(__m512 x) { return _mm512_mul_ps(x, mt_vsigmoid16(x)); }
 
 /* x Phi(x): the 16-lane Phi covers the whole range, no far lanes */
-MT_V16 __m512 vgelu16(__m512 x)
-{
-    return _mm512_mul_ps(x, mt_vphi16(x));
-}
+MT_V16 __m512 vgelu16(__m512 x) { return _mm512_mul_ps(x, mt_vphi16(x)); }
 
 MT_V16 __m512 vgelu_tanh16(__m512 x)
 {
@@ -222,8 +208,8 @@ MT_VX __m256 vgelu8x(__m256 x)
 }
 #endif
 
-#define F4_ROW(NAME, VFN8, VFN16)                                                         \
-    VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8)                                        \
+#define F4_ROW(NAME, VFN8, VFN16)                  \
+    VEC_LOOP(NAME##_8, f4, float, mt_v8f, 8, VFN8) \
     MT_F4_PICK_UNARY(NAME, VFN16)
 
 F4_ROW(vexp, mt_vexp8, mt_vexp16)
@@ -255,7 +241,4 @@ static const mt_loop_fn table[][MT_NUM_DTYPES] = {
 };
 _Static_assert(sizeof table / sizeof table[0] == MT_NUM_UNARY, "a unary kernel without its row");
 
-mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype)
-{
-    return table[op][dtype];
-}
+mt_loop_fn mt_unary_loop(mt_unary_op op, mt_dtype dtype) { return table[op][dtype]; }

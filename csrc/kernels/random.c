@@ -15,10 +15,14 @@
 static int float_digits(mt_dtype d)
 {
     switch (d) {
-    case MT_FLOAT16: return 11;
-    case MT_BFLOAT16: return 8;
-    case MT_FLOAT32: return 24;
-    default: return 53;
+    case MT_FLOAT16:
+        return 11;
+    case MT_BFLOAT16:
+        return 8;
+    case MT_FLOAT32:
+        return 24;
+    default:
+        return 53;
     }
 }
 
@@ -27,10 +31,7 @@ static inline uint64_t bits64(uint32_t lo, uint32_t hi)
     return (uint64_t)lo | ((uint64_t)hi << 32);
 }
 
-static inline double unit53(uint64_t x)
-{
-    return (double)(x >> 11) * 0x1.0p-53;
-}
+static inline double unit53(uint64_t x) { return (double)(x >> 11) * 0x1.0p-53; }
 
 typedef struct {
     const mt_rand_params *p;
@@ -80,23 +81,28 @@ static inline int64_t draw_int(const fill_ctx *c, int64_t i)
     return (int64_t)((uint64_t)c->p->lo + off);
 }
 
-#define FILL_LOOP(SFX, DRAW)                      \
-    for (int64_t i = begin; i < end; i++)         \
-        out[i] = MT_STORE_##SFX(DRAW(c, i));      \
+#define FILL_LOOP(SFX, DRAW)                 \
+    for (int64_t i = begin; i < end; i++)    \
+        out[i] = MT_STORE_##SFX(DRAW(c, i)); \
     break;
 
-#define FILL_FN(DE, SFX, CT)                                                       \
-    static void fill_##SFX(void *arg, int64_t begin, int64_t end)                  \
-    {                                                                              \
-        const fill_ctx *c = arg;                                                   \
-        CT *out = (CT *)c->data;                                                   \
-        switch (c->p->kind) {                                                      \
-        case MT_RAND_UNIFORM: FILL_LOOP(SFX, draw_uniform)                         \
-        case MT_RAND_NORMAL: FILL_LOOP(SFX, draw_normal)                           \
-        case MT_RAND_BERNOULLI: FILL_LOOP(SFX, draw_bernoulli)                     \
-        case MT_RAND_EXPONENTIAL: FILL_LOOP(SFX, draw_exponential)                 \
-        case MT_RAND_INT_RANGE: FILL_LOOP(SFX, draw_int)                           \
-        }                                                                          \
+#define FILL_FN(DE, SFX, CT)                                      \
+    static void fill_##SFX(void *arg, int64_t begin, int64_t end) \
+    {                                                             \
+        const fill_ctx *c = arg;                                  \
+        CT *out = (CT *)c->data;                                  \
+        switch (c->p->kind) {                                     \
+        case MT_RAND_UNIFORM:                                     \
+            FILL_LOOP(SFX, draw_uniform)                          \
+        case MT_RAND_NORMAL:                                      \
+            FILL_LOOP(SFX, draw_normal)                           \
+        case MT_RAND_BERNOULLI:                                   \
+            FILL_LOOP(SFX, draw_bernoulli)                        \
+        case MT_RAND_EXPONENTIAL:                                 \
+            FILL_LOOP(SFX, draw_exponential)                      \
+        case MT_RAND_INT_RANGE:                                   \
+            FILL_LOOP(SFX, draw_int)                              \
+        }                                                         \
     }
 MT_FOR_ALL_DTYPES(FILL_FN)
 

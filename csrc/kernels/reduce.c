@@ -17,16 +17,15 @@
 
 /* The running state of one reduction; which fields mean what depends on the op. */
 typedef struct {
-    double f; /* float value, mean (var), max (logsumexp) */
-    double g; /* m2 (var), scaled sum (logsumexp) */
-    int64_t i; /* integer value */
-    int64_t n; /* elements seen (var) */
+    double f;    /* float value, mean (var), max (logsumexp) */
+    double g;    /* m2 (var), scaled sum (logsumexp) */
+    int64_t i;   /* integer value */
+    int64_t n;   /* elements seen (var) */
     int64_t idx; /* position of the extremum, -1 before any */
 } acc_t;
 
 /* n elements from p (byte stride st); pos is the flat position of the first. */
-typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,
-                       double param);
+typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos, double param);
 
 /* Values are computed as int64 for integral dtypes and double for floats. */
 #define VAL_b1 int64_t
@@ -51,27 +50,26 @@ typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t p
 #define FIELD_f8 f
 
 /* The state lives in a local so stores to it do not alias the input. */
-#define RED_KERNEL(NAME, SFX, T, BODY)                                                    \
-    MT_CLONES_AVX2 static void                                                            \
-        NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
-                     double param)                                                        \
-    {                                                                                     \
-        acc_t s = *a;                                                                     \
-        (void)pos;                                                                        \
-        (void)param;                                                                      \
-        if (st == sizeof(T)) {                                                            \
-            const T *q = (const T *)p;                                                    \
-            for (int64_t k = 0; k < n; k++) {                                             \
-                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(q[k]);                             \
-                BODY(SFX)                                                                 \
-            }                                                                             \
-        } else {                                                                          \
-            for (int64_t k = 0; k < n; k++, p += st) {                                    \
-                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(*(const T *)p);                    \
-                BODY(SFX)                                                                 \
-            }                                                                             \
-        }                                                                                 \
-        *a = s;                                                                           \
+#define RED_KERNEL(NAME, SFX, T, BODY)                                                      \
+    MT_CLONES_AVX2 static void NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, \
+                                            int64_t pos, double param)                      \
+    {                                                                                       \
+        acc_t s = *a;                                                                       \
+        (void)pos;                                                                          \
+        (void)param;                                                                        \
+        if (st == sizeof(T)) {                                                              \
+            const T *q = (const T *)p;                                                      \
+            for (int64_t k = 0; k < n; k++) {                                               \
+                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(q[k]);                               \
+                BODY(SFX)                                                                   \
+            }                                                                               \
+        } else {                                                                            \
+            for (int64_t k = 0; k < n; k++, p += st) {                                      \
+                VAL_##SFX x = (VAL_##SFX)MT_LOAD_##SFX(*(const T *)p);                      \
+                BODY(SFX)                                                                   \
+            }                                                                               \
+        }                                                                                   \
+        *a = s;                                                                             \
     }
 
 /* NaN wins and the first extremum wins, as in torch. */
@@ -90,28 +88,28 @@ typedef void (*red_fn)(acc_t *a, const char *p, int64_t n, int64_t st, int64_t p
 #define ALL_BODY(SFX) s.i &= x != 0;
 #define ANY_BODY(SFX) s.i |= x != 0;
 #define COUNT_BODY(SFX) s.i += x != 0;
-#define VAR_BODY(SFX)                         \
-    {                                         \
-        double xd = (double)x, d = xd - s.f;  \
-        s.n++;                                \
-        s.f += d / (double)s.n;               \
-        s.g += d * (xd - s.f);                \
+#define VAR_BODY(SFX)                        \
+    {                                        \
+        double xd = (double)x, d = xd - s.f; \
+        s.n++;                               \
+        s.f += d / (double)s.n;              \
+        s.g += d * (xd - s.f);               \
     }
-#define NORM_BODY(SFX)                                        \
-    {                                                         \
-        double ax = fabs((double)x);                          \
-        if (param == 2.0)                                     \
-            s.f += ax * ax;                                   \
-        else if (param == 1.0)                                \
-            s.f += ax;                                        \
-        else if (param == INFINITY)                           \
-            s.f = ax > s.f || ax != ax ? ax : s.f;            \
-        else if (param == -INFINITY)                          \
-            s.f = ax < s.f || ax != ax ? ax : s.f;            \
-        else if (param == 0.0)                                \
-            s.f += ax != 0;                                   \
-        else                                                  \
-            s.f += pow(ax, param);                            \
+#define NORM_BODY(SFX)                             \
+    {                                              \
+        double ax = fabs((double)x);               \
+        if (param == 2.0)                          \
+            s.f += ax * ax;                        \
+        else if (param == 1.0)                     \
+            s.f += ax;                             \
+        else if (param == INFINITY)                \
+            s.f = ax > s.f || ax != ax ? ax : s.f; \
+        else if (param == -INFINITY)               \
+            s.f = ax < s.f || ax != ax ? ax : s.f; \
+        else if (param == 0.0)                     \
+            s.f += ax != 0;                        \
+        else                                       \
+            s.f += pow(ax, param);                 \
     }
 #define LSE_BODY(SFX) lse_merge(&s.f, &s.g, (double)x, 1.0);
 
@@ -137,132 +135,130 @@ static inline void lse_merge(double *m, double *s, double m2, double s2)
     }
 }
 
-#define DEFINE_KERNELS(E, SFX, T)                  \
-    RED_KERNEL(red_sum, SFX, T, SUM_BODY)          \
-    RED_KERNEL(red_prod, SFX, T, PROD_BODY)        \
-    RED_KERNEL(red_max, SFX, T, MAX_BODY)          \
-    RED_KERNEL(red_min, SFX, T, MIN_BODY)          \
-    RED_KERNEL(red_all, SFX, T, ALL_BODY)          \
-    RED_KERNEL(red_any, SFX, T, ANY_BODY)          \
-    RED_KERNEL(red_count, SFX, T, COUNT_BODY)      \
-    RED_KERNEL(red_var, SFX, T, VAR_BODY)          \
-    RED_KERNEL(red_norm, SFX, T, NORM_BODY)        \
+#define DEFINE_KERNELS(E, SFX, T)             \
+    RED_KERNEL(red_sum, SFX, T, SUM_BODY)     \
+    RED_KERNEL(red_prod, SFX, T, PROD_BODY)   \
+    RED_KERNEL(red_max, SFX, T, MAX_BODY)     \
+    RED_KERNEL(red_min, SFX, T, MIN_BODY)     \
+    RED_KERNEL(red_all, SFX, T, ALL_BODY)     \
+    RED_KERNEL(red_any, SFX, T, ANY_BODY)     \
+    RED_KERNEL(red_count, SFX, T, COUNT_BODY) \
+    RED_KERNEL(red_var, SFX, T, VAR_BODY)     \
+    RED_KERNEL(red_norm, SFX, T, NORM_BODY)   \
     RED_KERNEL(red_lse, SFX, T, LSE_BODY)
 MT_FOR_ALL_DTYPES(DEFINE_KERNELS)
 
 /* Sums of contiguous runs: blocks of SUM_BLOCK added in four 32-byte vector
  * accumulators, the block sums in double: as fast as a plain loop and far
  * more accurate. (Wider zmm accumulators measured slower on Zen 4.) */
-#define BLOCK_SUM(SFX, T)                                                                 \
-    typedef T vec32_##SFX __attribute__((vector_size(32)));                               \
-    typedef T vec16_##SFX __attribute__((vector_size(16)));                               \
-    MT_CLONES_AVX2 static double                                                          \
-        block_sum_##SFX(const T *x, int64_t n)                                            \
-    {                                                                                     \
-        enum { W = 32 / sizeof(T) };                                                      \
-        vec32_##SFX a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, v0, v1, v2, v3;               \
-        int64_t i = 0;                                                                    \
-        for (; i + 4 * W <= n; i += 4 * W) {                                              \
-            memcpy(&v0, x + i, sizeof v0);                                                \
-            memcpy(&v1, x + i + W, sizeof v1);                                            \
-            memcpy(&v2, x + i + 2 * W, sizeof v2);                                        \
-            memcpy(&v3, x + i + 3 * W, sizeof v3);                                        \
-            a0 += v0;                                                                     \
-            a1 += v1;                                                                     \
-            a2 += v2;                                                                     \
-            a3 += v3;                                                                     \
-        }                                                                                 \
-        T tail = 0;                                                                       \
-        for (; i < n; i++)                                                                \
-            tail += x[i];                                                                 \
-        a0 = (a0 + a1) + (a2 + a3);                                                       \
-        vec16_##SFX lo, hi;                                                               \
-        memcpy(&lo, &a0, sizeof lo);                                                      \
-        memcpy(&hi, (char *)&a0 + sizeof lo, sizeof hi);                                  \
-        lo += hi;                                                                         \
-        T lane[W / 2];                                                                    \
-        memcpy(lane, &lo, sizeof lane);                                                   \
-        for (int w = W / 4; w >= 1; w /= 2)                                               \
-            for (int k = 0; k < w; k++)                                                   \
-                lane[k] += lane[k + w];                                                   \
-        return (double)lane[0] + (double)tail;                                            \
-    }                                                                                     \
-    static double sum_run_##SFX(const T *x, int64_t n)                                    \
-    {                                                                                     \
-        double total = 0;                                                                 \
-        for (int64_t i = 0; i < n; i += SUM_BLOCK)                                        \
-            total += block_sum_##SFX(x + i, n - i < SUM_BLOCK ? n - i : SUM_BLOCK);       \
-        return total;                                                                     \
-    }                                                                                     \
-    static void red_sum_fast_##SFX(acc_t *a, const char *p, int64_t n, int64_t st,        \
-                                   int64_t pos, double param)                             \
-    {                                                                                     \
-        if (st != sizeof(T))                                                              \
-            red_sum_##SFX(a, p, n, st, pos, param);                                       \
-        else                                                                              \
-            a->f += sum_run_##SFX((const T *)p, n);                                       \
-    }                                                                                     \
-    /* Squared deviations of a block from m, in double lanes: the variance   */          \
-    /* of a contiguous run is merged a block at a time (Chan's update) rather */          \
-    /* than element by element, which costs a division each.                 */          \
-    typedef T v4_##SFX __attribute__((vector_size(4 * sizeof(T))));                       \
-    typedef double v4d_##SFX __attribute__((vector_size(32)));                            \
-    MT_CLONES_AVX2 static double                                                          \
-        block_dev2_##SFX(const T *x, int64_t n, double *m)                                \
-    {                                                                                     \
-        v4d_##SFX q0 = {0}, q1 = {0}, s0 = {0}, s1 = {0}, d0, d1;                         \
-        v4_##SFX u, v;                                                                    \
-        int64_t i = 0;                                                                    \
-        for (; i + 8 <= n; i += 8) {                                                      \
-            memcpy(&u, x + i, sizeof u);                                                  \
-            memcpy(&v, x + i + 4, sizeof v);                                              \
-            d0 = __builtin_convertvector(u, v4d_##SFX) - *m;                              \
-            d1 = __builtin_convertvector(v, v4d_##SFX) - *m;                              \
-            q0 += d0 * d0;                                                                \
-            q1 += d1 * d1;                                                                \
-            s0 += d0;                                                                     \
-            s1 += d1;                                                                     \
-        }                                                                                 \
-        q0 += q1;                                                                         \
-        s0 += s1;                                                                         \
-        double q = (q0[0] + q0[1]) + (q0[2] + q0[3]), sd = (s0[0] + s0[1]) + (s0[2] + s0[3]); \
-        for (; i < n; i++) {                                                              \
-            double d = (double)x[i] - *m;                                                 \
-            q += d * d;                                                                   \
-            sd += d;                                                                      \
-        }                                                                                 \
-        /* *m was the block mean up to the float sum's rounding: correct both */          \
-        if (n == 0)                                                                       \
-            return 0;                                                                     \
-        *m += sd / (double)n;                                                             \
-        return q - sd * sd / (double)n;                                                   \
-    }                                                                                     \
-    static void red_var_fast_##SFX(acc_t *a, const char *p, int64_t n, int64_t st,        \
-                                   int64_t pos, double param)                             \
-    {                                                                                     \
-        if (st != sizeof(T)) {                                                            \
-            red_var_##SFX(a, p, n, st, pos, param);                                       \
-            return;                                                                       \
-        }                                                                                 \
-        const T *x = (const T *)p;                                                        \
-        for (int64_t i = 0; i < n; i += SUM_BLOCK) {                                      \
-            int64_t len = n - i < SUM_BLOCK ? n - i : SUM_BLOCK, total = a->n + len;      \
-            double mb = block_sum_##SFX(x + i, len) / (double)len;                        \
-            double m2 = block_dev2_##SFX(x + i, len, &mb), delta = mb - a->f;             \
-            a->f += delta * (double)len / (double)total;                                  \
-            a->g += m2 + delta * delta * (double)a->n * (double)len / (double)total;      \
-            a->n = total;                                                                 \
-        }                                                                                 \
-    }                                                                                     \
-    /* Many short rows, each contiguous: one call for all of them, since the  */          \
-    /* general per-output path costs more than summing a few hundred values. */          \
-    static void inner_sum_##SFX(char *out, int64_t os, const char *in, int64_t is,        \
-                                int64_t rows, int64_t len, bool mean)                     \
-    {                                                                                     \
-        for (int64_t r = 0; r < rows; r++) {                                              \
-            double t = sum_run_##SFX((const T *)(in + r * is), len);                      \
-            *(T *)(out + r * os) = (T)(mean ? t / (double)len : t);                       \
-        }                                                                                 \
+#define BLOCK_SUM(SFX, T)                                                                        \
+    typedef T vec32_##SFX __attribute__((vector_size(32)));                                      \
+    typedef T vec16_##SFX __attribute__((vector_size(16)));                                      \
+    MT_CLONES_AVX2 static double block_sum_##SFX(const T *x, int64_t n)                          \
+    {                                                                                            \
+        enum { W = 32 / sizeof(T) };                                                             \
+        vec32_##SFX a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, v0, v1, v2, v3;                      \
+        int64_t i = 0;                                                                           \
+        for (; i + 4 * W <= n; i += 4 * W) {                                                     \
+            memcpy(&v0, x + i, sizeof v0);                                                       \
+            memcpy(&v1, x + i + W, sizeof v1);                                                   \
+            memcpy(&v2, x + i + 2 * W, sizeof v2);                                               \
+            memcpy(&v3, x + i + 3 * W, sizeof v3);                                               \
+            a0 += v0;                                                                            \
+            a1 += v1;                                                                            \
+            a2 += v2;                                                                            \
+            a3 += v3;                                                                            \
+        }                                                                                        \
+        T tail = 0;                                                                              \
+        for (; i < n; i++)                                                                       \
+            tail += x[i];                                                                        \
+        a0 = (a0 + a1) + (a2 + a3);                                                              \
+        vec16_##SFX lo, hi;                                                                      \
+        memcpy(&lo, &a0, sizeof lo);                                                             \
+        memcpy(&hi, (char *)&a0 + sizeof lo, sizeof hi);                                         \
+        lo += hi;                                                                                \
+        T lane[W / 2];                                                                           \
+        memcpy(lane, &lo, sizeof lane);                                                          \
+        for (int w = W / 4; w >= 1; w /= 2)                                                      \
+            for (int k = 0; k < w; k++)                                                          \
+                lane[k] += lane[k + w];                                                          \
+        return (double)lane[0] + (double)tail;                                                   \
+    }                                                                                            \
+    static double sum_run_##SFX(const T *x, int64_t n)                                           \
+    {                                                                                            \
+        double total = 0;                                                                        \
+        for (int64_t i = 0; i < n; i += SUM_BLOCK)                                               \
+            total += block_sum_##SFX(x + i, n - i < SUM_BLOCK ? n - i : SUM_BLOCK);              \
+        return total;                                                                            \
+    }                                                                                            \
+    static void red_sum_fast_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,  \
+                                   double param)                                                 \
+    {                                                                                            \
+        if (st != sizeof(T))                                                                     \
+            red_sum_##SFX(a, p, n, st, pos, param);                                              \
+        else                                                                                     \
+            a->f += sum_run_##SFX((const T *)p, n);                                              \
+    }                                                                                            \
+    /* Squared deviations of a block from m, in double lanes: the variance   */                  \
+    /* of a contiguous run is merged a block at a time (Chan's update) rather */                 \
+    /* than element by element, which costs a division each.                 */                  \
+    typedef T v4_##SFX __attribute__((vector_size(4 * sizeof(T))));                              \
+    typedef double v4d_##SFX __attribute__((vector_size(32)));                                   \
+    MT_CLONES_AVX2 static double block_dev2_##SFX(const T *x, int64_t n, double *m)              \
+    {                                                                                            \
+        v4d_##SFX q0 = {0}, q1 = {0}, s0 = {0}, s1 = {0}, d0, d1;                                \
+        v4_##SFX u, v;                                                                           \
+        int64_t i = 0;                                                                           \
+        for (; i + 8 <= n; i += 8) {                                                             \
+            memcpy(&u, x + i, sizeof u);                                                         \
+            memcpy(&v, x + i + 4, sizeof v);                                                     \
+            d0 = __builtin_convertvector(u, v4d_##SFX) - *m;                                     \
+            d1 = __builtin_convertvector(v, v4d_##SFX) - *m;                                     \
+            q0 += d0 * d0;                                                                       \
+            q1 += d1 * d1;                                                                       \
+            s0 += d0;                                                                            \
+            s1 += d1;                                                                            \
+        }                                                                                        \
+        q0 += q1;                                                                                \
+        s0 += s1;                                                                                \
+        double q = (q0[0] + q0[1]) + (q0[2] + q0[3]), sd = (s0[0] + s0[1]) + (s0[2] + s0[3]);    \
+        for (; i < n; i++) {                                                                     \
+            double d = (double)x[i] - *m;                                                        \
+            q += d * d;                                                                          \
+            sd += d;                                                                             \
+        }                                                                                        \
+        /* *m was the block mean up to the float sum's rounding: correct both */                 \
+        if (n == 0)                                                                              \
+            return 0;                                                                            \
+        *m += sd / (double)n;                                                                    \
+        return q - sd * sd / (double)n;                                                          \
+    }                                                                                            \
+    static void red_var_fast_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,  \
+                                   double param)                                                 \
+    {                                                                                            \
+        if (st != sizeof(T)) {                                                                   \
+            red_var_##SFX(a, p, n, st, pos, param);                                              \
+            return;                                                                              \
+        }                                                                                        \
+        const T *x = (const T *)p;                                                               \
+        for (int64_t i = 0; i < n; i += SUM_BLOCK) {                                             \
+            int64_t len = n - i < SUM_BLOCK ? n - i : SUM_BLOCK, total = a->n + len;             \
+            double mb = block_sum_##SFX(x + i, len) / (double)len;                               \
+            double m2 = block_dev2_##SFX(x + i, len, &mb), delta = mb - a->f;                    \
+            a->f += delta * (double)len / (double)total;                                         \
+            a->g += m2 + delta * delta * (double)a->n * (double)len / (double)total;             \
+            a->n = total;                                                                        \
+        }                                                                                        \
+    }                                                                                            \
+    /* Many short rows, each contiguous: one call for all of them, since the  */                 \
+    /* general per-output path costs more than summing a few hundred values. */                  \
+    static void inner_sum_##SFX(char *out, int64_t os, const char *in, int64_t is, int64_t rows, \
+                                int64_t len, bool mean)                                          \
+    {                                                                                            \
+        for (int64_t r = 0; r < rows; r++) {                                                     \
+            double t = sum_run_##SFX((const T *)(in + r * is), len);                             \
+            *(T *)(out + r * os) = (T)(mean ? t / (double)len : t);                              \
+        }                                                                                        \
     }
 BLOCK_SUM(f4, float)
 BLOCK_SUM(f8, double)
@@ -279,58 +275,56 @@ BLOCK_SUM(f8, double)
 #define LANE_bf float
 #define LANE_f4 float
 #define LANE_f8 double
-#define EXT_KERNEL(NAME, SFX, T, CMP)                                                     \
-    MT_CLONES_AVX2 static void                                                            \
-        NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st, int64_t pos,         \
-                     double param)                                                        \
-    {                                                                                     \
-        typedef LANE_##SFX lane_t;                                                        \
-        typedef lane_t vec_t __attribute__((vector_size(32)));                            \
-        typedef __typeof__((vec_t){0} < (vec_t){0}) mask_t;                               \
-        enum { W = 32 / sizeof(lane_t) };                                                 \
-        (void)param;                                                                      \
-        if (n == 0)                                                                       \
-            return;                                                                       \
-        lane_t m = (lane_t)MT_LOAD_##SFX(*(const T *)p), nans = 0;                        \
-        int64_t i = 0;                                                                    \
-        if (st == sizeof(T) && sizeof(T) == sizeof(lane_t) && n >= 2 * W) {               \
-            vec_t m0, m1, x0, x1, n0 = {0}, n1 = {0};                                     \
-            memcpy(&m0, p, sizeof m0);                                                    \
-            m1 = m0;                                                                      \
-            for (; i + 2 * W <= n; i += 2 * W) {                                          \
-                memcpy(&x0, p + i * sizeof(T), sizeof x0);                                \
-                memcpy(&x1, p + (i + W) * sizeof(T), sizeof x1);                          \
-                mask_t c0 = x0 CMP m0, c1 = x1 CMP m1, u0 = x0 != x0, u1 = x1 != x1;      \
-                m0 = (vec_t)((c0 & (mask_t)x0) | (~c0 & (mask_t)m0));                     \
-                m1 = (vec_t)((c1 & (mask_t)x1) | (~c1 & (mask_t)m1));                     \
-                n0 = (vec_t)((u0 & (mask_t)x0) | (~u0 & (mask_t)n0));                     \
-                n1 = (vec_t)((u1 & (mask_t)x1) | (~u1 & (mask_t)n1));                     \
-            }                                                                             \
-            for (int k = 0; k < W; k++) {                                                 \
-                m = m0[k] CMP m ? m0[k] : m;                                              \
-                m = m1[k] CMP m ? m1[k] : m;                                              \
-                nans = n0[k] != n0[k] ? n0[k] : nans;                                     \
-                nans = n1[k] != n1[k] ? n1[k] : nans;                                     \
-            }                                                                             \
-        }                                                                                 \
-        for (; i < n; i++) {                                                              \
-            lane_t x = (lane_t)MT_LOAD_##SFX(*(const T *)(p + i * st));                   \
-            m = x CMP m ? x : m;                                                          \
-            nans = x != x ? x : nans;                                                     \
-        }                                                                                 \
-        VAL_##SFX v = nans != nans ? (VAL_##SFX)nans : (VAL_##SFX)m;                      \
-        if (a->idx < 0 || v != v ||                                                       \
-            (a->FIELD_##SFX == a->FIELD_##SFX && v CMP a->FIELD_##SFX)) {                \
-            a->FIELD_##SFX = v;                                                           \
-            a->idx = pos;                                                                 \
-        }                                                                                 \
+#define EXT_KERNEL(NAME, SFX, T, CMP)                                                             \
+    MT_CLONES_AVX2 static void NAME##_##SFX(acc_t *a, const char *p, int64_t n, int64_t st,       \
+                                            int64_t pos, double param)                            \
+    {                                                                                             \
+        typedef LANE_##SFX lane_t;                                                                \
+        typedef lane_t vec_t __attribute__((vector_size(32)));                                    \
+        typedef __typeof__((vec_t){0} < (vec_t){0}) mask_t;                                       \
+        enum { W = 32 / sizeof(lane_t) };                                                         \
+        (void)param;                                                                              \
+        if (n == 0)                                                                               \
+            return;                                                                               \
+        lane_t m = (lane_t)MT_LOAD_##SFX(*(const T *)p), nans = 0;                                \
+        int64_t i = 0;                                                                            \
+        if (st == sizeof(T) && sizeof(T) == sizeof(lane_t) && n >= 2 * W) {                       \
+            vec_t m0, m1, x0, x1, n0 = {0}, n1 = {0};                                             \
+            memcpy(&m0, p, sizeof m0);                                                            \
+            m1 = m0;                                                                              \
+            for (; i + 2 * W <= n; i += 2 * W) {                                                  \
+                memcpy(&x0, p + i * sizeof(T), sizeof x0);                                        \
+                memcpy(&x1, p + (i + W) * sizeof(T), sizeof x1);                                  \
+                mask_t c0 = x0 CMP m0, c1 = x1 CMP m1, u0 = x0 != x0, u1 = x1 != x1;              \
+                m0 = (vec_t)((c0 & (mask_t)x0) | (~c0 & (mask_t)m0));                             \
+                m1 = (vec_t)((c1 & (mask_t)x1) | (~c1 & (mask_t)m1));                             \
+                n0 = (vec_t)((u0 & (mask_t)x0) | (~u0 & (mask_t)n0));                             \
+                n1 = (vec_t)((u1 & (mask_t)x1) | (~u1 & (mask_t)n1));                             \
+            }                                                                                     \
+            for (int k = 0; k < W; k++) {                                                         \
+                m = m0[k] CMP m ? m0[k] : m;                                                      \
+                m = m1[k] CMP m ? m1[k] : m;                                                      \
+                nans = n0[k] != n0[k] ? n0[k] : nans;                                             \
+                nans = n1[k] != n1[k] ? n1[k] : nans;                                             \
+            }                                                                                     \
+        }                                                                                         \
+        for (; i < n; i++) {                                                                      \
+            lane_t x = (lane_t)MT_LOAD_##SFX(*(const T *)(p + i * st));                           \
+            m = x CMP m ? x : m;                                                                  \
+            nans = x != x ? x : nans;                                                             \
+        }                                                                                         \
+        VAL_##SFX v = nans != nans ? (VAL_##SFX)nans : (VAL_##SFX)m;                              \
+        if (a->idx < 0 || v != v || (a->FIELD_##SFX == a->FIELD_##SFX && v CMP a->FIELD_##SFX)) { \
+            a->FIELD_##SFX = v;                                                                   \
+            a->idx = pos;                                                                         \
+        }                                                                                         \
     }
 #define DEFINE_EXT(E, SFX, T) EXT_KERNEL(red_amax, SFX, T, >) EXT_KERNEL(red_amin, SFX, T, <)
 MT_FOR_ALL_DTYPES(DEFINE_EXT)
 
-static const red_fn sum_fns[MT_NUM_DTYPES] = {red_sum_b1, red_sum_u1, red_sum_i1, red_sum_i2,
-                                               red_sum_i4, red_sum_i8, red_sum_f2, red_sum_bf,
-                                               red_sum_fast_f4, red_sum_fast_f8};
+static const red_fn sum_fns[MT_NUM_DTYPES] = {
+    red_sum_b1, red_sum_u1, red_sum_i1, red_sum_i2,      red_sum_i4,
+    red_sum_i8, red_sum_f2, red_sum_bf, red_sum_fast_f4, red_sum_fast_f8};
 static const red_fn prod_fns[MT_NUM_DTYPES] = MT_ROW(red_prod);
 static const red_fn max_fns[MT_NUM_DTYPES] = MT_ROW(red_max);
 static const red_fn min_fns[MT_NUM_DTYPES] = MT_ROW(red_min);
@@ -339,9 +333,9 @@ static const red_fn amin_fns[MT_NUM_DTYPES] = MT_ROW(red_amin);
 static const red_fn all_fns[MT_NUM_DTYPES] = MT_ROW(red_all);
 static const red_fn any_fns[MT_NUM_DTYPES] = MT_ROW(red_any);
 static const red_fn count_fns[MT_NUM_DTYPES] = MT_ROW(red_count);
-static const red_fn var_fns[MT_NUM_DTYPES] = {red_var_b1, red_var_u1, red_var_i1, red_var_i2,
-                                               red_var_i4, red_var_i8, red_var_f2, red_var_bf,
-                                               red_var_fast_f4, red_var_fast_f8};
+static const red_fn var_fns[MT_NUM_DTYPES] = {
+    red_var_b1, red_var_u1, red_var_i1, red_var_i2,      red_var_i4,
+    red_var_i8, red_var_f2, red_var_bf, red_var_fast_f4, red_var_fast_f8};
 static const red_fn norm_fns[MT_NUM_DTYPES] = MT_ROW(red_norm);
 static const red_fn lse_fns[MT_NUM_DTYPES] = MT_ROW(red_lse);
 
@@ -356,25 +350,25 @@ _Static_assert(sizeof op_fns / sizeof op_fns[0] == MT_NUM_RED, "a reduction with
  * whole rows into a vector of accumulators instead of walking each output's
  * column: row fns combine m contiguous elements into acc (first: overwrite). */
 typedef void (*row_fn)(double *restrict acc, const char *row, int64_t m, bool first);
-#define OUTER_ROW(NAME, SFX, T, EXPR)                                                     \
-    MT_CLONES_AVX2 static void                                                            \
-        NAME##_##SFX(double *restrict acc, const char *row, int64_t m, bool first)        \
-    {                                                                                     \
-        const T *restrict q = (const T *)row;                                             \
-        if (first) {                                                                      \
-            for (int64_t k = 0; k < m; k++)                                               \
-                acc[k] = q[k];                                                            \
-            return;                                                                       \
-        }                                                                                 \
-        for (int64_t k = 0; k < m; k++) {                                                 \
-            double x = q[k], a = acc[k];                                                  \
-            acc[k] = EXPR;                                                                \
-        }                                                                                 \
+#define OUTER_ROW(NAME, SFX, T, EXPR)                                                         \
+    MT_CLONES_AVX2 static void NAME##_##SFX(double *restrict acc, const char *row, int64_t m, \
+                                            bool first)                                       \
+    {                                                                                         \
+        const T *restrict q = (const T *)row;                                                 \
+        if (first) {                                                                          \
+            for (int64_t k = 0; k < m; k++)                                                   \
+                acc[k] = q[k];                                                                \
+            return;                                                                           \
+        }                                                                                     \
+        for (int64_t k = 0; k < m; k++) {                                                     \
+            double x = q[k], a = acc[k];                                                      \
+            acc[k] = EXPR;                                                                    \
+        }                                                                                     \
     }
-#define DEFINE_OUTER(SFX, T)                                          \
-    OUTER_ROW(row_sum, SFX, T, a + x)                                 \
-    OUTER_ROW(row_prod, SFX, T, a * x)                                \
-    OUTER_ROW(row_max, SFX, T, x > a || x != x ? x : a)               \
+#define DEFINE_OUTER(SFX, T)                            \
+    OUTER_ROW(row_sum, SFX, T, a + x)                   \
+    OUTER_ROW(row_prod, SFX, T, a *x)                   \
+    OUTER_ROW(row_max, SFX, T, x > a || x != x ? x : a) \
     OUTER_ROW(row_min, SFX, T, x < a || x != x ? x : a)
 DEFINE_OUTER(f4, float)
 DEFINE_OUTER(f8, double)
@@ -391,11 +385,11 @@ typedef struct {
     int64_t rnumel;
     mt_dtype out_dtype;
     bool has_idx, has_mean;
-    bool split; /* each reduction runs on several threads */
+    bool split;   /* each reduction runs on several threads */
     row_fn outer; /* set when outputs adjacent in memory read adjacent inputs */
     /* set when each output sums one contiguous run of the input */
-    void (*inner)(char *out, int64_t os, const char *in, int64_t is, int64_t rows,
-                  int64_t len, bool mean);
+    void (*inner)(char *out, int64_t os, const char *in, int64_t is, int64_t rows, int64_t len,
+                  bool mean);
     int64_t isz;
 } plan_t;
 
@@ -490,8 +484,7 @@ static void acc_combine(const plan_t *p, acc_t *a, const acc_t *b)
 }
 
 /* Reduces flat positions [begin, end) of the reduced geometry starting at base. */
-static void reduce_range(const plan_t *p, const char *base, int64_t begin, int64_t end,
-                         acc_t *s)
+static void reduce_range(const plan_t *p, const char *base, int64_t begin, int64_t end, acc_t *s)
 {
     int64_t idx[MT_MAX_DIMS];
     if (begin >= end)
@@ -538,8 +531,7 @@ static void split_chunk(void *arg, int64_t begin, int64_t end)
     for (int64_t b = begin; b < end; b++) {
         int64_t lo = b * j->chunk, hi = lo + j->chunk;
         acc_init(j->p, &j->partials[b]);
-        reduce_range(j->p, j->base, lo, hi < j->p->rnumel ? hi : j->p->rnumel,
-                     &j->partials[b]);
+        reduce_range(j->p, j->base, lo, hi < j->p->rnumel ? hi : j->p->rnumel, &j->partials[b]);
     }
 }
 
@@ -567,8 +559,8 @@ static void reduce_one(const plan_t *p, const char *base, acc_t *s)
 static void store(mt_dtype d, char *ptr, double f, int64_t i, bool is_int)
 {
     switch (d) {
-#define STORE_CASE(E, SFX, T)                                    \
-    case E:                                                      \
+#define STORE_CASE(E, SFX, T)                                       \
+    case E:                                                         \
         *(T *)ptr = is_int ? MT_STORE_##SFX(i) : MT_STORE_##SFX(f); \
         break;
         MT_FOR_ALL_DTYPES(STORE_CASE)
@@ -797,7 +789,7 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
     p.split = it.numel < mt_get_num_threads() && p.rnumel >= 2 * GRAIN;
     if (!p.split && (op == MT_RED_SUM || op == MT_RED_MEAN) && out->dtype == in->dtype &&
         p.rnd == 1 && p.rstrides[0] == p.isz)
-        p.inner = in->dtype == MT_FLOAT32 ? inner_sum_f4
+        p.inner = in->dtype == MT_FLOAT32   ? inner_sum_f4
                   : in->dtype == MT_FLOAT64 ? inner_sum_f8
                                             : NULL;
     if (p.split)
@@ -820,15 +812,14 @@ static void line_loop(char **data, const int64_t *st, int64_t n, void *ctx)
     const line_job *j = ctx;
     for (int64_t k = 0; k < n; k++) {
         if (j->idx_fn)
-            j->idx_fn(data[0] + k * st[0], j->os, data[2] + k * st[2], j->xs,
-                      data[1] + k * st[1], j->is, j->len);
+            j->idx_fn(data[0] + k * st[0], j->os, data[2] + k * st[2], j->xs, data[1] + k * st[1],
+                      j->is, j->len);
         else
             j->fn(data[0] + k * st[0], j->os, data[1] + k * st[1], j->is, j->len, j->ctx);
     }
 }
 
-static void run_lines(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, int dim,
-                      line_job *j)
+static void run_lines(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, int dim, line_job *j)
 {
     mt_tensor ov = *out, iv = *in, xv = indices ? *indices : *out;
     j->len = in->ndim ? in->sizes[dim] : 1;
@@ -861,93 +852,92 @@ void mt_along_dim_idx(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, i
 
 #define AT(T, p, st, k) (*(T *)((p) + (k) * (st)))
 
-#define SOFTMAX_LINES(E, SFX, T)                                                          \
-    static void softmax_line_##SFX(char *o, int64_t os, const char *x, int64_t is,       \
-                                   int64_t n, bool logsm)                                 \
-    {                                                                                     \
-        double m = -INFINITY, s = 0;                                                      \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                              \
-            m = v > m || v != v ? v : m;                                                  \
-        }                                                                                 \
-        for (int64_t k = 0; k < n; k++)                                                   \
-            s += exp(MT_LOAD_##SFX(AT(const T, x, is, k)) - m);                           \
-        double ls = log(s);                                                               \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            double v = MT_LOAD_##SFX(AT(const T, x, is, k)) - m;                          \
-            AT(T, o, os, k) = MT_STORE_##SFX(logsm ? v - ls : exp(v) / s);                \
-        }                                                                                 \
-    }                                                                                     \
-    static void softmax_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
-                              void *ctx)                                                  \
-    {                                                                                     \
-        softmax_line_##SFX(o, os, x, is, n, false);                                       \
-    }                                                                                     \
-    static void log_softmax_##SFX(char *o, int64_t os, const char *x, int64_t is,        \
-                                  int64_t n, void *ctx)                                   \
-    {                                                                                     \
-        softmax_line_##SFX(o, os, x, is, n, true);                                        \
+#define SOFTMAX_LINES(E, SFX, T)                                                              \
+    static void softmax_line_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                                   bool logsm)                                                \
+    {                                                                                         \
+        double m = -INFINITY, s = 0;                                                          \
+        for (int64_t k = 0; k < n; k++) {                                                     \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                                  \
+            m = v > m || v != v ? v : m;                                                      \
+        }                                                                                     \
+        for (int64_t k = 0; k < n; k++)                                                       \
+            s += exp(MT_LOAD_##SFX(AT(const T, x, is, k)) - m);                               \
+        double ls = log(s);                                                                   \
+        for (int64_t k = 0; k < n; k++) {                                                     \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k)) - m;                              \
+            AT(T, o, os, k) = MT_STORE_##SFX(logsm ? v - ls : exp(v) / s);                    \
+        }                                                                                     \
+    }                                                                                         \
+    static void softmax_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n,      \
+                              void *ctx)                                                      \
+    {                                                                                         \
+        softmax_line_##SFX(o, os, x, is, n, false);                                           \
+    }                                                                                         \
+    static void log_softmax_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n,  \
+                                  void *ctx)                                                  \
+    {                                                                                         \
+        softmax_line_##SFX(o, os, x, is, n, true);                                            \
     }
 
-#define CUM_LINES(E, SFX, T)                                                              \
-    static void cumsum_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n,  \
-                             void *ctx)                                                   \
-    {                                                                                     \
-        VAL_##SFX acc = 0;                                                                \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            acc += (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                       \
-            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
-        }                                                                                 \
-    }                                                                                     \
-    static void cumprod_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
-                              void *ctx)                                                  \
-    {                                                                                     \
-        VAL_##SFX acc = 1;                                                                \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            acc *= (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                       \
-            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
-        }                                                                                 \
+#define CUM_LINES(E, SFX, T)                                                                       \
+    static void cumsum_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, void *ctx) \
+    {                                                                                              \
+        VAL_##SFX acc = 0;                                                                         \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            acc += (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                                \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    static void cumprod_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n,           \
+                              void *ctx)                                                           \
+    {                                                                                              \
+        VAL_##SFX acc = 1;                                                                         \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            acc *= (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                                \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                                 \
+        }                                                                                          \
     }
 MT_FOR_ALL_DTYPES(CUM_LINES)
 
 /* A NaN wins and keeps its position; otherwise an equal value moves the
  * position on (>=, <=), as torch's cummax_cummin_helper. */
-#define CUM_EXTREMUM(NAME, SFX, T, CMP)                                                   \
-    static void NAME##_##SFX(char *o, int64_t os, char *ix, int64_t xs, const char *x,   \
-                             int64_t is, int64_t n)                                       \
-    {                                                                                     \
-        VAL_##SFX best = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, 0));                 \
-        int64_t at = 0;                                                                   \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            VAL_##SFX v = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                \
-            if (v != v || (best == best && v CMP best)) {                                 \
-                best = v;                                                                 \
-                at = k;                                                                   \
-            }                                                                             \
-            AT(T, o, os, k) = MT_STORE_##SFX(best);                                       \
-            AT(int64_t, ix, xs, k) = at;                                                  \
-        }                                                                                 \
+#define CUM_EXTREMUM(NAME, SFX, T, CMP)                                                            \
+    static void NAME##_##SFX(char *o, int64_t os, char *ix, int64_t xs, const char *x, int64_t is, \
+                             int64_t n)                                                            \
+    {                                                                                              \
+        VAL_##SFX best = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, 0));                          \
+        int64_t at = 0;                                                                            \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            VAL_##SFX v = (VAL_##SFX)MT_LOAD_##SFX(AT(const T, x, is, k));                         \
+            if (v != v || (best == best && v CMP best)) {                                          \
+                best = v;                                                                          \
+                at = k;                                                                            \
+            }                                                                                      \
+            AT(T, o, os, k) = MT_STORE_##SFX(best);                                                \
+            AT(int64_t, ix, xs, k) = at;                                                           \
+        }                                                                                          \
     }
 #define CUM_EXTREMA(E, SFX, T) CUM_EXTREMUM(cummax, SFX, T, >=) CUM_EXTREMUM(cummin, SFX, T, <=)
 MT_FOR_ALL_DTYPES(CUM_EXTREMA)
 
 /* Accumulates in double with torch's log_add_exp_helper (NaN in either
  * operand wins; equal infinities stay themselves instead of giving inf - inf). */
-#define LOGCUMSUMEXP_LINE(E, SFX, T)                                                      \
-    static void logcumsumexp_##SFX(char *o, int64_t os, const char *x, int64_t is,       \
-                                   int64_t n, void *ctx)                                  \
-    {                                                                                     \
-        double acc = -INFINITY;                                                           \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                              \
-            double lo = acc != acc ? acc : acc < v ? acc : v;                             \
-            double hi = acc != acc ? acc : v < acc ? acc : v;                             \
-            if (lo != hi || isfinite(lo))                                                 \
-                acc = log1p(exp(lo - hi)) + hi;                                           \
-            else                                                                          \
-                acc = v;                                                                  \
-            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                        \
-        }                                                                                 \
+#define LOGCUMSUMEXP_LINE(E, SFX, T)                                                          \
+    static void logcumsumexp_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                                   void *ctx)                                                 \
+    {                                                                                         \
+        double acc = -INFINITY;                                                               \
+        for (int64_t k = 0; k < n; k++) {                                                     \
+            double v = MT_LOAD_##SFX(AT(const T, x, is, k));                                  \
+            double lo = acc != acc ? acc : acc < v ? acc : v;                                 \
+            double hi = acc != acc ? acc : v < acc ? acc : v;                                 \
+            if (lo != hi || isfinite(lo))                                                     \
+                acc = log1p(exp(lo - hi)) + hi;                                               \
+            else                                                                              \
+                acc = v;                                                                      \
+            AT(T, o, os, k) = MT_STORE_##SFX(acc);                                            \
+        }                                                                                     \
     }
 LOGCUMSUMEXP_LINE(MT_FLOAT16, f2, mt_f16)
 LOGCUMSUMEXP_LINE(MT_BFLOAT16, bf, mt_bf16)

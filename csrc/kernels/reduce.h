@@ -23,8 +23,7 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
 
 /* A function over one line along a dim: n elements of in (byte stride is)
  * into out (byte stride os); out and in have the same dtype. */
-typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, int64_t n,
-                           void *ctx);
+typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, int64_t n, void *ctx);
 /* Calls fn on every line of in along dim, with the matching line of out
  * (same shape as in), on several threads for large inputs. */
 void mt_along_dim(mt_tensor *out, const mt_tensor *in, int dim, mt_line_fn fn, void *ctx);

@@ -31,10 +31,7 @@
  * handoff costs a few microseconds, this much work about ten. */
 #define PARALLEL_MIN_WORK (1024.0 * 1024.0)
 
-int mt_rnn_gates(mt_rnn_mode mode)
-{
-    return mode == MT_RNN_LSTM ? 4 : mode == MT_RNN_GRU ? 3 : 1;
-}
+int mt_rnn_gates(mt_rnn_mode mode) { return mode == MT_RNN_LSTM ? 4 : mode == MT_RNN_GRU ? 3 : 1; }
 
 int mt_rnn_workspace_width(mt_rnn_mode mode)
 {
@@ -78,54 +75,54 @@ typedef struct {
 #define IN(k, kh) (bi ? gx[kh] + bi[k] : gx[kh])
 #define PRE(k, kh) (IN(k, kh) + (b ? gh[kh] + b[k] : gh[kh]))
 
-#define FORWARD_ROWS(T)                                                                  \
-    MT_CLONES_AVX2 static void forward_rows_##T(const step *s, int64_t r0, int64_t r1)   \
-    {                                                                                    \
-        int64_t H = s->H, W = s->gw;                                                     \
-        const T *b = (const T *)s->b, *bi = (const T *)s->bi;                            \
-        for (int64_t r = r0; r < r1; r++) {                                              \
-            const T *gx = (const T *)s->gx + (r - r0) * s->ghl;                          \
-            const T *gh = (const T *)s->gh + (r - r0) * s->ghl;                          \
-            const T *hp = (const T *)s->hp + r * s->hps;                                 \
-            T *w = (T *)s->ws + r * s->S, *h = w + h_slot(s->mode) * H;                  \
-            if (s->mode == MT_RNN_TANH || s->mode == MT_RNN_RELU) {                      \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    w[j] = PRE(j, j);                                                    \
-                if (s->mode == MT_RNN_TANH)                                              \
-                    tanh_##T(w, H);                                                      \
-                else                                                                     \
-                    for (int64_t j = 0; j < H; j++)                                      \
-                        w[j] = w[j] < 0 ? 0 : w[j];                                      \
-            } else if (s->mode == MT_RNN_LSTM) {                                         \
-                const T *cp = (const T *)s->cp + r * s->hps;                             \
-                T *c = w + 4 * H;                                                        \
-                for (int64_t g = 0; g < 4; g++)                                          \
-                    for (int64_t j = 0; j < H; j++)                                      \
-                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
-                sigmoid_##T(w, 2 * H);                                                   \
-                tanh_##T(w + 2 * H, H);                                                  \
-                sigmoid_##T(w + 3 * H, H);                                               \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    h[j] = c[j] = w[H + j] * cp[j] + w[j] * w[2 * H + j];                \
-                tanh_##T(h, H);                                                          \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    h[j] *= w[3 * H + j];                                                \
-            } else {                                                                     \
-                T *n = w + 2 * H, *hn = w + 3 * H;                                       \
-                for (int64_t g = 0; g < 2; g++)                                          \
-                    for (int64_t j = 0; j < H; j++)                                      \
-                        w[g * H + j] = PRE(g * H + j, g * W + j);                        \
-                sigmoid_##T(w, 2 * H);                                                   \
-                for (int64_t j = 0; j < H; j++) {                                        \
-                    hn[j] = b ? gh[2 * W + j] + b[2 * H + j] : gh[2 * W + j];            \
-                    n[j] = IN(2 * H + j, 2 * W + j) + hn[j] * w[j];                      \
-                }                                                                        \
-                tanh_##T(n, H);                                                          \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    h[j] = (hp[j] - n[j]) * w[H + j] + n[j];                             \
-            }                                                                            \
-            memcpy((T *)s->out + r * H, h, sizeof(T) * (size_t)H);                       \
-        }                                                                                \
+#define FORWARD_ROWS(T)                                                                \
+    MT_CLONES_AVX2 static void forward_rows_##T(const step *s, int64_t r0, int64_t r1) \
+    {                                                                                  \
+        int64_t H = s->H, W = s->gw;                                                   \
+        const T *b = (const T *)s->b, *bi = (const T *)s->bi;                          \
+        for (int64_t r = r0; r < r1; r++) {                                            \
+            const T *gx = (const T *)s->gx + (r - r0) * s->ghl;                        \
+            const T *gh = (const T *)s->gh + (r - r0) * s->ghl;                        \
+            const T *hp = (const T *)s->hp + r * s->hps;                               \
+            T *w = (T *)s->ws + r * s->S, *h = w + h_slot(s->mode) * H;                \
+            if (s->mode == MT_RNN_TANH || s->mode == MT_RNN_RELU) {                    \
+                for (int64_t j = 0; j < H; j++)                                        \
+                    w[j] = PRE(j, j);                                                  \
+                if (s->mode == MT_RNN_TANH)                                            \
+                    tanh_##T(w, H);                                                    \
+                else                                                                   \
+                    for (int64_t j = 0; j < H; j++)                                    \
+                        w[j] = w[j] < 0 ? 0 : w[j];                                    \
+            } else if (s->mode == MT_RNN_LSTM) {                                       \
+                const T *cp = (const T *)s->cp + r * s->hps;                           \
+                T *c = w + 4 * H;                                                      \
+                for (int64_t g = 0; g < 4; g++)                                        \
+                    for (int64_t j = 0; j < H; j++)                                    \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                      \
+                sigmoid_##T(w, 2 * H);                                                 \
+                tanh_##T(w + 2 * H, H);                                                \
+                sigmoid_##T(w + 3 * H, H);                                             \
+                for (int64_t j = 0; j < H; j++)                                        \
+                    h[j] = c[j] = w[H + j] * cp[j] + w[j] * w[2 * H + j];              \
+                tanh_##T(h, H);                                                        \
+                for (int64_t j = 0; j < H; j++)                                        \
+                    h[j] *= w[3 * H + j];                                              \
+            } else {                                                                   \
+                T *n = w + 2 * H, *hn = w + 3 * H;                                     \
+                for (int64_t g = 0; g < 2; g++)                                        \
+                    for (int64_t j = 0; j < H; j++)                                    \
+                        w[g * H + j] = PRE(g * H + j, g * W + j);                      \
+                sigmoid_##T(w, 2 * H);                                                 \
+                for (int64_t j = 0; j < H; j++) {                                      \
+                    hn[j] = b ? gh[2 * W + j] + b[2 * H + j] : gh[2 * W + j];          \
+                    n[j] = IN(2 * H + j, 2 * W + j) + hn[j] * w[j];                    \
+                }                                                                      \
+                tanh_##T(n, H);                                                        \
+                for (int64_t j = 0; j < H; j++)                                        \
+                    h[j] = (hp[j] - n[j]) * w[H + j] + n[j];                           \
+            }                                                                          \
+            memcpy((T *)s->out + r * H, h, sizeof(T) * (size_t)H);                     \
+        }                                                                              \
     }
 FORWARD_ROWS(float)
 FORWARD_ROWS(double)
@@ -133,54 +130,54 @@ FORWARD_ROWS(double)
 /* dh (the gradient of this step's h, plus out's) becomes the gate gradients;
  * dc becomes the gradient of the previous c, and for GRU dh that of the
  * previous h through z (the gemm adds the part through W_hh). */
-#define BACKWARD_ROWS(T)                                                                 \
-    MT_CLONES_AVX2 static void backward_rows_##T(const step *s, int64_t r0, int64_t r1)  \
-    {                                                                                    \
-        int64_t H = s->H, G = s->G;                                                      \
-        for (int64_t r = r0; r < r1; r++) {                                              \
-            const T *w = (const T *)s->ws + r * s->S;                                    \
-            const T *hp = (const T *)s->hp + r * s->hps;                                 \
-            T *dh = (T *)s->dh + r * H, *dgi = (T *)s->dgi + r * G;                      \
-            T *dgh = (T *)s->dgh + r * G;                                                \
-            if (s->gout) {                                                               \
-                const T *go = (const T *)s->gout + r * H;                                \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    dh[j] += go[j];                                                      \
-            }                                                                            \
-            if (s->mode == MT_RNN_TANH) {                                                \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    dgi[j] = dh[j] * (1 - w[j] * w[j]);                                  \
-            } else if (s->mode == MT_RNN_RELU) {                                         \
-                for (int64_t j = 0; j < H; j++)                                          \
-                    dgi[j] = w[j] <= 0 ? 0 : dh[j];                                      \
-            } else if (s->mode == MT_RNN_LSTM) {                                         \
-                const T *cp = (const T *)s->cp + r * s->hps;                             \
-                T *dc = (T *)s->dc + r * H, *tc = dgi + 3 * H;                           \
-                memcpy(tc, w + 4 * H, sizeof(T) * (size_t)H);                            \
-                tanh_##T(tc, H);                                                         \
-                for (int64_t j = 0; j < H; j++) {                                        \
-                    T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];        \
-                    T t = tc[j];                                                         \
-                    T d = dc[j] + dh[j] * o * (1 - t * t);                               \
-                    dgi[3 * H + j] = dh[j] * t * (1 - o) * o;                            \
-                    dgi[j] = d * g * (1 - i) * i;                                        \
-                    dgi[H + j] = d * cp[j] * (1 - f) * f;                                \
-                    dgi[2 * H + j] = d * i * (1 - g * g);                                \
-                    dc[j] = d * f;                                                       \
-                }                                                                        \
-            } else {                                                                     \
-                for (int64_t j = 0; j < H; j++) {                                        \
-                    T rg = w[j], z = w[H + j], n = w[2 * H + j], hn = w[3 * H + j];      \
-                    T d = dh[j];                                                         \
-                    T da = d * (1 - z) * (1 - n * n), dz = d * (hp[j] - n);              \
-                    dh[j] = d * z;                                                       \
-                    dgi[2 * H + j] = da;                                                 \
-                    dgh[2 * H + j] = da * rg;                                            \
-                    dgi[j] = dgh[j] = da * hn * (1 - rg) * rg;                           \
-                    dgi[H + j] = dgh[H + j] = dz * (1 - z) * z;                          \
-                }                                                                        \
-            }                                                                            \
-        }                                                                                \
+#define BACKWARD_ROWS(T)                                                                \
+    MT_CLONES_AVX2 static void backward_rows_##T(const step *s, int64_t r0, int64_t r1) \
+    {                                                                                   \
+        int64_t H = s->H, G = s->G;                                                     \
+        for (int64_t r = r0; r < r1; r++) {                                             \
+            const T *w = (const T *)s->ws + r * s->S;                                   \
+            const T *hp = (const T *)s->hp + r * s->hps;                                \
+            T *dh = (T *)s->dh + r * H, *dgi = (T *)s->dgi + r * G;                     \
+            T *dgh = (T *)s->dgh + r * G;                                               \
+            if (s->gout) {                                                              \
+                const T *go = (const T *)s->gout + r * H;                               \
+                for (int64_t j = 0; j < H; j++)                                         \
+                    dh[j] += go[j];                                                     \
+            }                                                                           \
+            if (s->mode == MT_RNN_TANH) {                                               \
+                for (int64_t j = 0; j < H; j++)                                         \
+                    dgi[j] = dh[j] * (1 - w[j] * w[j]);                                 \
+            } else if (s->mode == MT_RNN_RELU) {                                        \
+                for (int64_t j = 0; j < H; j++)                                         \
+                    dgi[j] = w[j] <= 0 ? 0 : dh[j];                                     \
+            } else if (s->mode == MT_RNN_LSTM) {                                        \
+                const T *cp = (const T *)s->cp + r * s->hps;                            \
+                T *dc = (T *)s->dc + r * H, *tc = dgi + 3 * H;                          \
+                memcpy(tc, w + 4 * H, sizeof(T) * (size_t)H);                           \
+                tanh_##T(tc, H);                                                        \
+                for (int64_t j = 0; j < H; j++) {                                       \
+                    T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];       \
+                    T t = tc[j];                                                        \
+                    T d = dc[j] + dh[j] * o * (1 - t * t);                              \
+                    dgi[3 * H + j] = dh[j] * t * (1 - o) * o;                           \
+                    dgi[j] = d * g * (1 - i) * i;                                       \
+                    dgi[H + j] = d * cp[j] * (1 - f) * f;                               \
+                    dgi[2 * H + j] = d * i * (1 - g * g);                               \
+                    dc[j] = d * f;                                                      \
+                }                                                                       \
+            } else {                                                                    \
+                for (int64_t j = 0; j < H; j++) {                                       \
+                    T rg = w[j], z = w[H + j], n = w[2 * H + j], hn = w[3 * H + j];     \
+                    T d = dh[j];                                                        \
+                    T da = d * (1 - z) * (1 - n * n), dz = d * (hp[j] - n);             \
+                    dh[j] = d * z;                                                      \
+                    dgi[2 * H + j] = da;                                                \
+                    dgh[2 * H + j] = da * rg;                                           \
+                    dgi[j] = dgh[j] = da * hn * (1 - rg) * rg;                          \
+                    dgi[H + j] = dgh[H + j] = dz * (1 - z) * z;                         \
+                }                                                                       \
+            }                                                                           \
+        }                                                                               \
     }
 BACKWARD_ROWS(float)
 BACKWARD_ROWS(double)
@@ -268,8 +265,7 @@ static void forward_task(void *arg, int64_t b0, int64_t b1)
         for (int64_t blk = b0; blk < b1; blk++) {
             int64_t r0 = blk * BLOCK, r1 = r0 + BLOCK < L->N ? r0 + BLOCK : L->N;
             char *gx = L->scratch + blk * L->per * isz, *gh = gx + BLOCK * s.ghl * isz;
-            mt_small_gemm(&L->wi, r1 - r0, L->x + (t * L->N + r0) * L->I * isz, L->I, 1, gx,
-                          s.ghl);
+            mt_small_gemm(&L->wi, r1 - r0, L->x + (t * L->N + r0) * L->I * isz, L->I, 1, gx, s.ghl);
             mt_small_gemm(&L->wh, r1 - r0, s.hp + r0 * s.hps * isz, s.hps, 1, gh, s.ghl);
             s.gx = gx;
             s.gh = gh;
@@ -283,19 +279,19 @@ static void forward_task(void *arg, int64_t b0, int64_t b1)
 
 /* Rows r0..r1 of a product (rows ldp apart) into dst (rows n apart), or
  * added to it. */
-#define FOLD(T)                                                                          \
+#define FOLD(T)                                                                            \
     static void fold_##T(char *dstv, const char *pv, int64_t rows, int64_t n, int64_t ldp, \
-                         bool add)                                                       \
-    {                                                                                    \
-        for (int64_t r = 0; r < rows; r++) {                                             \
-            T *dst = (T *)dstv + r * n;                                                  \
-            const T *p = (const T *)pv + r * ldp;                                        \
-            if (add)                                                                     \
-                for (int64_t j = 0; j < n; j++)                                          \
-                    dst[j] += p[j];                                                      \
-            else                                                                         \
-                memcpy(dst, p, sizeof(T) * (size_t)n);                                   \
-        }                                                                                \
+                         bool add)                                                         \
+    {                                                                                      \
+        for (int64_t r = 0; r < rows; r++) {                                               \
+            T *dst = (T *)dstv + r * n;                                                    \
+            const T *p = (const T *)pv + r * ldp;                                          \
+            if (add)                                                                       \
+                for (int64_t j = 0; j < n; j++)                                            \
+                    dst[j] += p[j];                                                        \
+            else                                                                           \
+                memcpy(dst, p, sizeof(T) * (size_t)n);                                     \
+        }                                                                                  \
     }
 FOLD(float)
 FOLD(double)
@@ -345,8 +341,7 @@ static void run_blocks(layer *L, mt_range_fn task, double work)
 }
 
 /* Rows of n values, src rows ss apart, into a dense (rows, n) dst. */
-static void copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64_t ss,
-                      size_t isz)
+static void copy_rows(char *dst, const char *src, int64_t rows, int64_t n, int64_t ss, size_t isz)
 {
     for (int64_t r = 0; r < rows; r++)
         memcpy(dst + r * n * isz, src + r * ss * isz, (size_t)n * isz);
@@ -478,16 +473,16 @@ static int input_weight_gradient(const layer *L, mt_tensor *d_w)
 }
 
 /* d_b = the column sums of the (rows, G) gate gradients. */
-#define BIAS_SUM(T)                                                                      \
-    static void bias_sum_##T(const char *dg, int64_t rows, int64_t G, char *out)         \
-    {                                                                                    \
-        T *o = (T *)out;                                                                 \
-        memset(o, 0, sizeof(T) * (size_t)G);                                             \
-        for (int64_t r = 0; r < rows; r++) {                                             \
-            const T *row = (const T *)dg + r * G;                                        \
-            for (int64_t k = 0; k < G; k++)                                              \
-                o[k] += row[k];                                                          \
-        }                                                                                \
+#define BIAS_SUM(T)                                                              \
+    static void bias_sum_##T(const char *dg, int64_t rows, int64_t G, char *out) \
+    {                                                                            \
+        T *o = (T *)out;                                                         \
+        memset(o, 0, sizeof(T) * (size_t)G);                                     \
+        for (int64_t r = 0; r < rows; r++) {                                     \
+            const T *row = (const T *)dg + r * G;                                \
+            for (int64_t k = 0; k < G; k++)                                      \
+                o[k] += row[k];                                                  \
+        }                                                                        \
     }
 BIAS_SUM(float)
 BIAS_SUM(double)
@@ -509,12 +504,11 @@ static void start_from(mt_tensor *dst, const mt_tensor *src, size_t isz)
         memset(mt_data(dst), 0, (size_t)dst->numel * isz);
 }
 
-int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
-                    const mt_tensor *g_hn, const mt_tensor *g_cn, const mt_tensor *ws,
-                    const mt_tensor *x, const mt_tensor *hx, const mt_tensor *cx,
-                    const mt_tensor *w_ih, const mt_tensor *w_hh, mt_tensor *d_x,
-                    mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_wih, mt_tensor *d_bih,
-                    mt_tensor *d_whh, mt_tensor *d_bhh)
+int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out, const mt_tensor *g_hn,
+                    const mt_tensor *g_cn, const mt_tensor *ws, const mt_tensor *x,
+                    const mt_tensor *hx, const mt_tensor *cx, const mt_tensor *w_ih,
+                    const mt_tensor *w_hh, mt_tensor *d_x, mt_tensor *d_hx, mt_tensor *d_cx,
+                    mt_tensor *d_wih, mt_tensor *d_bih, mt_tensor *d_whh, mt_tensor *d_bhh)
 {
     mt_dtype d = ws->dtype;
     if (check_dtype(d) < 0)

@@ -32,11 +32,10 @@ int mt_rnn_forward(mt_rnn_mode mode, bool reverse, const mt_tensor *x, const mt_
  * I), d_hx (N, H), d_cx (N, H; LSTM only, else NULL), d_wih (G, I), d_whh
  * (G, H), d_bih and d_bhh (G; both or neither may be NULL). All contiguous,
  * all overwritten. */
-int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out,
-                    const mt_tensor *g_hn, const mt_tensor *g_cn, const mt_tensor *ws,
-                    const mt_tensor *x, const mt_tensor *hx, const mt_tensor *cx,
-                    const mt_tensor *w_ih, const mt_tensor *w_hh, mt_tensor *d_x,
-                    mt_tensor *d_hx, mt_tensor *d_cx, mt_tensor *d_wih, mt_tensor *d_bih,
-                    mt_tensor *d_whh, mt_tensor *d_bhh);
+int mt_rnn_backward(mt_rnn_mode mode, bool reverse, const mt_tensor *g_out, const mt_tensor *g_hn,
+                    const mt_tensor *g_cn, const mt_tensor *ws, const mt_tensor *x,
+                    const mt_tensor *hx, const mt_tensor *cx, const mt_tensor *w_ih,
+                    const mt_tensor *w_hh, mt_tensor *d_x, mt_tensor *d_hx, mt_tensor *d_cx,
+                    mt_tensor *d_wih, mt_tensor *d_bih, mt_tensor *d_whh, mt_tensor *d_bhh);
 
 #endif

@@ -9,8 +9,8 @@
  * along each row when inner is 1, across the contiguous inner dim otherwise.
  * in and out are contiguous, of one dtype (float32 or float64); returns -1
  * for others. */
-int mt_softmax_forward(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n,
-                       int64_t inner, bool logsm);
+int mt_softmax_forward(mt_tensor *out, const mt_tensor *in, int64_t outer, int64_t n, int64_t inner,
+                       bool logsm);
 
 /* grad_input from grad_output g and the forward's output y (all contiguous,
  * one dtype, float32 or float64; -1 for others): y (g - sum(g y)) for

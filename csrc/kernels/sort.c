@@ -18,7 +18,7 @@ typedef struct {
 typedef struct {
     int64_t len, vs, is, xs; /* line length; byte strides of values, indices, in along dim */
     bool is_float, descending;
-    int pick; /* an mt_pick, or KEEP_ALL */
+    int pick;  /* an mt_pick, or KEEP_ALL */
     int64_t k; /* MT_PICK_KTH: 0-based position in the sorted line */
     mt_dtype dtype;
     int isz;
@@ -108,16 +108,16 @@ static void quick_select(const sort_plan *p, item *a, int64_t n, int64_t k)
 static void load_keys(const sort_plan *p, item *it, const char *x)
 {
     switch (p->dtype) {
-#define LOAD_CASE(E, SFX, T)                                                   \
-    case E:                                                                    \
-        for (int64_t k = 0; k < p->len; k++) {                                 \
-            T v = *(const T *)(x + k * p->xs);                                 \
-            if (p->is_float)                                                   \
-                it[k].f = (double)MT_LOAD_##SFX(v);                            \
-            else                                                               \
-                it[k].i = (int64_t)MT_LOAD_##SFX(v);                           \
-            it[k].idx = k;                                                     \
-        }                                                                      \
+#define LOAD_CASE(E, SFX, T)                         \
+    case E:                                          \
+        for (int64_t k = 0; k < p->len; k++) {       \
+            T v = *(const T *)(x + k * p->xs);       \
+            if (p->is_float)                         \
+                it[k].f = (double)MT_LOAD_##SFX(v);  \
+            else                                     \
+                it[k].i = (int64_t)MT_LOAD_##SFX(v); \
+            it[k].idx = k;                           \
+        }                                            \
         break;
         MT_FOR_ALL_DTYPES(LOAD_CASE)
 #undef LOAD_CASE
@@ -232,8 +232,7 @@ static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in
     mt_iter_run(&it, sort_loop, &p, work >= 32768 ? 1 : 32768 / work);
 }
 
-void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
-             bool descending)
+void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending)
 {
     run_lines(values, indices, in, dim, descending, KEEP_ALL, 0);
 }
@@ -246,8 +245,10 @@ void mt_pick(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim
 
 int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)
 {
-    sort_plan p = {.len = sorted->numel, .xs = mt_itemsize(sorted->dtype),
-                   .is_float = mt_is_floating(sorted->dtype), .dtype = sorted->dtype};
+    sort_plan p = {.len = sorted->numel,
+                   .xs = mt_itemsize(sorted->dtype),
+                   .is_float = mt_is_floating(sorted->dtype),
+                   .dtype = sorted->dtype};
     if (p.len == 0)
         return 0;
     item *it = malloc((size_t)p.len * sizeof *it);
@@ -290,11 +291,12 @@ static bool rows_equal(const sort_plan *p, const item *it, int64_t m, int64_t a,
     return true;
 }
 
-int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm,
-                       int64_t *groups)
+int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm, int64_t *groups)
 {
-    sort_plan p = {.len = n * m, .xs = mt_itemsize(rows->dtype),
-                   .is_float = mt_is_floating(rows->dtype), .dtype = rows->dtype};
+    sort_plan p = {.len = n * m,
+                   .xs = mt_itemsize(rows->dtype),
+                   .is_float = mt_is_floating(rows->dtype),
+                   .dtype = rows->dtype};
     if (n == 0)
         return 0;
     item *it = malloc((size_t)(p.len ? p.len : 1) * sizeof *it);

@@ -8,8 +8,7 @@
 
 /* values (in's dtype) and indices (int64), both of in's shape, receive every
  * line of in along dim sorted; equal elements keep their order. */
-void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
-             bool descending);
+void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending);
 
 typedef enum {
     MT_PICK_MEDIAN,    /* the lower median (a line with NaN gives its first NaN) */
@@ -30,7 +29,6 @@ int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups);
 /* Sorts the rows of a contiguous [n, m] tensor lexicographically (stable; NaN
  * last) into perm, and numbers the runs of equal rows in sorted order into
  * groups. Returns the number of runs, -1 on error. */
-int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm,
-                       int64_t *groups);
+int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *perm, int64_t *groups);
 
 #endif

@@ -9,38 +9,37 @@
 
 /* X(ENUM, suffix, ctype) */
 #define MT_FOR_ALL_DTYPES(X) X(MT_BOOL, b1, uint8_t) MT_FOR_INT_DTYPES(X) MT_FOR_FLOAT_DTYPES(X)
-#define MT_FOR_INT_DTYPES(X)           \
-    X(MT_UINT8, u1, uint8_t)           \
-    X(MT_INT8, i1, int8_t)             \
-    X(MT_INT16, i2, int16_t)           \
-    X(MT_INT32, i4, int32_t)           \
+#define MT_FOR_INT_DTYPES(X) \
+    X(MT_UINT8, u1, uint8_t) \
+    X(MT_INT8, i1, int8_t)   \
+    X(MT_INT16, i2, int16_t) \
+    X(MT_INT32, i4, int32_t) \
     X(MT_INT64, i8, int64_t)
-#define MT_FOR_FLOAT_DTYPES(X)         \
-    X(MT_FLOAT16, f2, mt_f16)          \
-    X(MT_BFLOAT16, bf, mt_bf16)        \
-    X(MT_FLOAT32, f4, float)           \
+#define MT_FOR_FLOAT_DTYPES(X)  \
+    X(MT_FLOAT16, f2, mt_f16)   \
+    X(MT_BFLOAT16, bf, mt_bf16) \
+    X(MT_FLOAT32, f4, float)    \
     X(MT_FLOAT64, f8, double)
 /* The same, passing the caller's further arguments to each X, as kernel
  * tables stamp one row's loops out for a class of dtypes. */
-#define MT_FOR_INT_DTYPES_ARGS(X, ...)              \
-    X(MT_UINT8, u1, uint8_t, __VA_ARGS__)           \
-    X(MT_INT8, i1, int8_t, __VA_ARGS__)             \
-    X(MT_INT16, i2, int16_t, __VA_ARGS__)           \
-    X(MT_INT32, i4, int32_t, __VA_ARGS__)           \
+#define MT_FOR_INT_DTYPES_ARGS(X, ...)    \
+    X(MT_UINT8, u1, uint8_t, __VA_ARGS__) \
+    X(MT_INT8, i1, int8_t, __VA_ARGS__)   \
+    X(MT_INT16, i2, int16_t, __VA_ARGS__) \
+    X(MT_INT32, i4, int32_t, __VA_ARGS__) \
     X(MT_INT64, i8, int64_t, __VA_ARGS__)
-#define MT_FOR_FLOAT_DTYPES_ARGS(X, ...)            \
-    X(MT_FLOAT16, f2, mt_f16, __VA_ARGS__)          \
-    X(MT_BFLOAT16, bf, mt_bf16, __VA_ARGS__)        \
-    X(MT_FLOAT32, f4, float, __VA_ARGS__)           \
+#define MT_FOR_FLOAT_DTYPES_ARGS(X, ...)     \
+    X(MT_FLOAT16, f2, mt_f16, __VA_ARGS__)   \
+    X(MT_BFLOAT16, bf, mt_bf16, __VA_ARGS__) \
+    X(MT_FLOAT32, f4, float, __VA_ARGS__)    \
     X(MT_FLOAT64, f8, double, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */
 #define MT_ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
-#define MT_ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, \
-                       N##_f8}
-#define MT_ROW_FLOAT(N) {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, \
-                         [MT_FLOAT64] = N##_f8}
+#define MT_ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+#define MT_ROW_FLOAT(N) \
+    {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, [MT_FLOAT64] = N##_f8}
 
 /* Loading a stored value as an arithmetic value, and storing one back. */
 #define MT_LOAD_b1(v) (v)
@@ -99,9 +98,9 @@ static inline void mt_float_set(mt_tensor *t, int64_t i, double v)
 {
     char *p = mt_data(t) + i * mt_itemsize(t->dtype);
     switch (t->dtype) {
-#define MT_FLOAT_SET_CASE(E, SFX, CT)   \
-    case E:                             \
-        *(CT *)p = MT_STORE_##SFX(v);   \
+#define MT_FLOAT_SET_CASE(E, SFX, CT) \
+    case E:                           \
+        *(CT *)p = MT_STORE_##SFX(v); \
         break;
         MT_FOR_FLOAT_DTYPES(MT_FLOAT_SET_CASE)
 #undef MT_FLOAT_SET_CASE

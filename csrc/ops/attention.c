@@ -20,8 +20,8 @@ static int check_operands(const mt_args *a, mt_tensor *const *t, int n)
             return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", a->sig->name,
                             mt_dtype_infos[t[i]->dtype].scalar_name);
         if (t[i]->dtype != t[0]->dtype)
-            return mt_error(MT_ERR_RUNTIME, "%s: expected %s to have the dtype of %s",
-                            a->sig->name, a->sig->params[i].name, a->sig->params[0].name);
+            return mt_error(MT_ERR_RUNTIME, "%s: expected %s to have the dtype of %s", a->sig->name,
+                            a->sig->params[i].name, a->sig->params[0].name);
         if (t[i]->ndim < 2 || t[i]->ndim != t[0]->ndim ||
             memcmp(t[i]->sizes, t[0]->sizes, sizeof(int64_t) * (t[0]->ndim - 2)) != 0)
             return mt_error(MT_ERR_RUNTIME, "%s: expected %s with the batch dimensions of %s",
@@ -36,15 +36,15 @@ static int check_size(const mt_args *a, int p, int dim, int64_t want)
     const mt_tensor *t = a->v[p].t;
     if (t->sizes[t->ndim + dim] != want)
         return mt_error(MT_ERR_RUNTIME, "%s: %s has size %lld at dimension %d, expected %lld",
-                        a->sig->name, a->sig->params[p].name,
-                        (long long)t->sizes[t->ndim + dim], t->ndim + dim, (long long)want);
+                        a->sig->name, a->sig->params[p].name, (long long)t->sizes[t->ndim + dim],
+                        t->ndim + dim, (long long)want);
     return 0;
 }
 
 static mt_attn_operand operand(const mt_tensor *t)
 {
-    mt_attn_operand o = {.data = mt_data(t), .rs = t->strides[t->ndim - 2],
-                         .cs = t->strides[t->ndim - 1]};
+    mt_attn_operand o = {
+        .data = mt_data(t), .rs = t->strides[t->ndim - 2], .cs = t->strides[t->ndim - 1]};
     memcpy(o.bs, t->strides, sizeof(int64_t) * (t->ndim - 2));
     return o;
 }
@@ -52,9 +52,14 @@ static mt_attn_operand operand(const mt_tensor *t)
 static mt_attn_shape shape_of(const mt_tensor *q, const mt_tensor *k, const mt_tensor *v,
                               double scale, bool causal)
 {
-    mt_attn_shape s = {.d = q->dtype, .nbatch = q->ndim - 2, .l = q->sizes[q->ndim - 2],
-                       .s = k->sizes[k->ndim - 2], .e = q->sizes[q->ndim - 1],
-                       .ev = v->sizes[v->ndim - 1], .scale = scale, .causal = causal};
+    mt_attn_shape s = {.d = q->dtype,
+                       .nbatch = q->ndim - 2,
+                       .l = q->sizes[q->ndim - 2],
+                       .s = k->sizes[k->ndim - 2],
+                       .e = q->sizes[q->ndim - 1],
+                       .ev = v->sizes[v->ndim - 1],
+                       .scale = scale,
+                       .causal = causal};
     memcpy(s.batch, q->sizes, sizeof(int64_t) * (q->ndim - 2));
     return s;
 }
@@ -98,9 +103,10 @@ int impl_fused_attention_backward(mt_args *a, mt_result *r)
     mt_tensor *g = t[0], *qt = t[1], *kt = t[2], *vt = t[3], *wt = t[4];
     int nd = qt->ndim;
     if (check_operands(a, t, 5) < 0 || check_size(a, 2, -1, qt->sizes[nd - 1]) < 0 ||
-        check_size(a, 3, -2, kt->sizes[nd - 2]) < 0 || check_size(a, 0, -2, qt->sizes[nd - 2]) < 0 ||
-        check_size(a, 0, -1, vt->sizes[nd - 1]) < 0 || check_size(a, 4, -2, qt->sizes[nd - 2]) < 0 ||
-        check_size(a, 4, -1, kt->sizes[nd - 2]) < 0)
+        check_size(a, 3, -2, kt->sizes[nd - 2]) < 0 ||
+        check_size(a, 0, -2, qt->sizes[nd - 2]) < 0 ||
+        check_size(a, 0, -1, vt->sizes[nd - 1]) < 0 ||
+        check_size(a, 4, -2, qt->sizes[nd - 2]) < 0 || check_size(a, 4, -1, kt->sizes[nd - 2]) < 0)
         return -1;
     mt_attn_shape s = shape_of(qt, kt, vt, a->v[5].f, a->v[6].b);
     mt_tensor *w = wt, *res[3] = {new_like_batch(qt, s.l, s.e), new_like_batch(qt, s.s, s.e),

@@ -58,7 +58,7 @@ int impl_to_device(mt_args *a, mt_result *r)
 }
 
 /* float(), double(), ...: the dtype is named by the method. */
-#define CAST(name, dtype)                                                                      \
+#define CAST(name, dtype) \
     int impl_cast_##name(mt_args *a, mt_result *r) { return to_dtype(a, r, dtype, false, 1); }
 CAST(float, MT_FLOAT32)
 CAST(double, MT_FLOAT64)
@@ -72,10 +72,7 @@ CAST(byte, MT_UINT8)
 CAST(bool, MT_BOOL)
 #undef CAST
 
-static bool overlaps(const mt_tensor *x, const mt_tensor *y)
-{
-    return x->storage == y->storage;
-}
+static bool overlaps(const mt_tensor *x, const mt_tensor *y) { return x->storage == y->storage; }
 
 /* copy_(input, src, non_blocking) */
 int impl_copy_(mt_args *a, mt_result *r)
@@ -90,8 +87,8 @@ int impl_copy_(mt_args *a, mt_result *r)
         char want[256], got[256];
         mt_format_shape(want, sizeof want, dst->ndim, dst->sizes);
         mt_format_shape(got, sizeof got, n, shape);
-        return mt_error(MT_ERR_RUNTIME,
-                        "output with shape %s doesn't match the broadcast shape %s", want, got);
+        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        want, got);
     }
     mt_tensor *tmp = NULL;
     if (overlaps(dst, src) && dst != src) {

@@ -65,8 +65,8 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
     if (s->kind == MT_SCALAR_INT && (mt_is_floating(d) || d == MT_INT64))
         fits = (double)s->i >= range[d].lo && (double)s->i <= range[d].hi;
     else if (s->kind == MT_SCALAR_INT)
-        fits = s->i <= (int64_t)range[d].hi &&
-               s->i >= (d == MT_UINT8 ? -255 : (int64_t)range[d].lo);
+        fits =
+            s->i <= (int64_t)range[d].hi && s->i >= (d == MT_UINT8 ? -255 : (int64_t)range[d].lo);
     else if (mt_is_floating(d))
         fits = !isfinite(s->f) || (s->f >= range[d].lo && s->f <= range[d].hi);
     else /* the int64 bound is 2**63, which no double in range reaches */
@@ -84,8 +84,9 @@ static void fill_scalar(mt_tensor *t, const mt_scalar *s)
 /* torch infers full()'s dtype from the fill value. */
 static mt_dtype scalar_dtype(const mt_scalar *s)
 {
-    return s->kind == MT_SCALAR_BOOL ? MT_BOOL
-           : s->kind == MT_SCALAR_INT ? MT_INT64 : mt_default_dtype;
+    return s->kind == MT_SCALAR_BOOL  ? MT_BOOL
+           : s->kind == MT_SCALAR_INT ? MT_INT64
+                                      : mt_default_dtype;
 }
 
 static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_grad)
@@ -317,10 +318,7 @@ static double linspace_value_f(const double *p, int64_t i)
     return i < steps / 2 ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
 }
 
-static double logspace_value(const double *p, int64_t i)
-{
-    return pow(p[4], linspace_value(p, i));
-}
+static double logspace_value(const double *p, int64_t i) { return pow(p[4], linspace_value(p, i)); }
 
 static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int rgi)
 {
@@ -335,10 +333,9 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
         start = trunc(start);
         end = trunc(end);
     }
-    double p[5] = {start, end, steps > 1 ? (end - start) / (double)(steps - 1) : 0,
-                   (double)steps, base};
-    value_fn f = log ? logspace_value
-                 : d == MT_FLOAT32 ? linspace_value_f : linspace_value;
+    double p[5] = {start, end, steps > 1 ? (end - start) / (double)(steps - 1) : 0, (double)steps,
+                   base};
+    value_fn f = log ? logspace_value : d == MT_FLOAT32 ? linspace_value_f : linspace_value;
     if (steps == 1)
         p[1] = start;
     return mt_result_made(r, range_tensor(d, steps, f, p), a->v[rgi].b);
@@ -352,11 +349,9 @@ int impl_logspace(mt_args *a, mt_result *r) { return spaced(a, r, a->v[3].f, tru
 static int eye(mt_args *a, mt_result *r, int64_t n, int64_t m, int di, int rgi)
 {
     if (n < 0)
-        return mt_error(MT_ERR_RUNTIME, "n must be greater or equal to 0, got %lld",
-                        (long long)n);
+        return mt_error(MT_ERR_RUNTIME, "n must be greater or equal to 0, got %lld", (long long)n);
     if (m < 0)
-        return mt_error(MT_ERR_RUNTIME, "m must be greater or equal to 0, got %lld",
-                        (long long)m);
+        return mt_error(MT_ERR_RUNTIME, "m must be greater or equal to 0, got %lld", (long long)m);
     int64_t sizes[2] = {n, m};
     mt_tensor *t = mt_new(mt_dtype_arg(a, di, mt_default_dtype), 2, sizes, true);
     if (t) {

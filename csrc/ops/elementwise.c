@@ -56,20 +56,19 @@ static int shape_mismatch(const char *what, const mt_tensor *o, int ndim, const 
     char a[256], b[256];
     mt_format_shape(a, sizeof a, o->ndim, o->sizes);
     mt_format_shape(b, sizeof b, ndim, shape);
-    return mt_error(MT_ERR_RUNTIME, "%s with shape %s doesn't match the broadcast shape %s",
-                    what, a, b);
+    return mt_error(MT_ERR_RUNTIME, "%s with shape %s doesn't match the broadcast shape %s", what,
+                    a, b);
 }
 
 /* Checks an out= or in-place target against the result; an out= tensor of
  * another shape is resized, its old storage handed back in *old. */
-static int check_target(mt_tensor *o, bool inplace, mt_dtype result, int ndim,
-                        const int64_t *shape, mt_storage **old)
+static int check_target(mt_tensor *o, bool inplace, mt_dtype result, int ndim, const int64_t *shape,
+                        mt_storage **old)
 {
     if (!mt_can_cast(result, o->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "result type %s can't be cast to the desired output type %s",
-                        mt_dtype_infos[result].scalar_name,
-                        mt_dtype_infos[o->dtype].scalar_name);
+                        mt_dtype_infos[result].scalar_name, mt_dtype_infos[o->dtype].scalar_name);
     if (mt_same_shape(o, ndim, shape))
         return 0;
     if (inplace)

@@ -73,8 +73,7 @@ int impl_cat(mt_args *a, mt_result *r)
         ref = items[0];
     if (ref->ndim == 0)
         return mt_error(MT_ERR_RUNTIME,
-                        "zero-dimensional tensor (at position %d) cannot be concatenated",
-                        ref_i);
+                        "zero-dimensional tensor (at position %d) cannot be concatenated", ref_i);
     if (mt_wrap_dim(a->v[1].i, ref->ndim, &dim) < 0)
         return -1;
     int64_t sizes[MT_MAX_DIMS];
@@ -86,12 +85,11 @@ int impl_cat(mt_args *a, mt_result *r)
             continue;
         if (t->ndim == 0)
             return mt_error(MT_ERR_RUNTIME,
-                            "zero-dimensional tensor (at position %d) cannot be concatenated",
-                            i);
+                            "zero-dimensional tensor (at position %d) cannot be concatenated", i);
         if (t->ndim != ref->ndim)
             return mt_error(MT_ERR_RUNTIME,
-                            "Tensors must have same number of dimensions: got %d and %d",
-                            ref->ndim, t->ndim);
+                            "Tensors must have same number of dimensions: got %d and %d", ref->ndim,
+                            t->ndim);
         for (int d = 0; d < t->ndim; d++)
             if (d != dim && t->sizes[d] != ref->sizes[d])
                 return mt_error(MT_ERR_RUNTIME,
@@ -138,7 +136,8 @@ int impl_stack(mt_args *a, mt_result *r)
             mt_format_shape(s1, sizeof s1, t->ndim, t->sizes);
             return mt_error(MT_ERR_RUNTIME,
                             "stack expects each tensor to be equal size, but got %s at entry 0 "
-                            "and %s at entry %d", s0, s1, i);
+                            "and %s at entry %d",
+                            s0, s1, i);
         }
     }
     int64_t sizes[MT_MAX_DIMS];
@@ -169,8 +168,7 @@ int impl_flip(mt_args *a, mt_result *r)
         if (mt_wrap_dim(a->v[1].ints[i], v.ndim, &d) < 0)
             return -1;
         if (seen[d])
-            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
-                            d);
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
         seen[d] = true;
         if (v.ndim && v.sizes[d] > 0) {
             v.offset += (v.sizes[d] - 1) * v.strides[d];
@@ -222,8 +220,8 @@ int impl_roll(mt_args *a, mt_result *r)
         return mt_result_tensor(r, out);
     }
     if (ns != nd)
-        return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
-                        ns, nd);
+        return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d", ns,
+                        nd);
     mt_tensor *cur = clone_of(t);
     for (int i = 0; cur && i < nd; i++) {
         int d;
@@ -255,13 +253,16 @@ static mt_tensor *repeat_with(const mt_tensor *t, int n, const int64_t *reps)
         return NULL;
     }
     int64_t sizes[MT_MAX_DIMS];
-    mt_tensor src = {.storage = t->storage, .offset = t->offset, .numel = t->numel,
-                     .ndim = 2 * n, .dtype = t->dtype};
+    mt_tensor src = {.storage = t->storage,
+                     .offset = t->offset,
+                     .numel = t->numel,
+                     .ndim = 2 * n,
+                     .dtype = t->dtype};
     for (int i = 0; i < n; i++) {
         int j = i - (n - t->ndim);
         if (reps[i] < 0) {
-            mt_error(MT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: ",
-                     (long long)reps[i]);
+            mt_error(MT_ERR_RUNTIME,
+                     "Trying to create tensor with negative dimension %lld: ", (long long)reps[i]);
             return NULL;
         }
         int64_t s = j >= 0 ? t->sizes[j] : 1;
@@ -346,8 +347,7 @@ static int index_in_range(const mt_index_plan *p, int dim, int64_t size, index_r
 /* t gathered by one index array along dim: index_select and take. A strict
  * rule refuses negatives, so nothing is wrapped and a dense int64 index is
  * read where it is. */
-static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index,
-                               index_rule rule)
+static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *index, index_rule rule)
 {
     /* index may be a caller's view on its stack: read, never retained */
     mt_tensor *copy = NULL;
@@ -356,7 +356,9 @@ static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *ind
             return NULL;
         mt_copy(copy, index);
     }
-    mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = index->ndim,
+    mt_index_plan p = {.pre = dim,
+                       .k = 1,
+                       .index_ndim = index->ndim,
                        .index_numel = index->numel,
                        .index = {(int64_t *)mt_data(copy ? copy : index)}};
     memcpy(p.index_sizes, index->sizes, sizeof(int64_t) * index->ndim);
@@ -365,8 +367,7 @@ static mt_tensor *select_along(const mt_tensor *t, int dim, const mt_tensor *ind
     int64_t shape[MT_MAX_DIMS];
     if ((rule == WRAP_NEGATIVE ? mt_index_wrap(t, &p)
                                : index_in_range(&p, dim, t->ndim ? t->sizes[dim] : 1, rule)) == 0 &&
-        mt_index_result_shape(t, &p, &nd, shape) == 0 &&
-        (out = mt_new(t->dtype, nd, shape, false)))
+        mt_index_result_shape(t, &p, &nd, shape) == 0 && (out = mt_new(t->dtype, nd, shape, false)))
         mt_index_gather(t, &p, out);
     mt_xrelease(copy);
     return out;
@@ -378,8 +379,12 @@ mt_tensor *mt_index_select_backward(const mt_tensor *g, int ndim, const int64_t 
     mt_tensor *ix = dense_long(index, "index_select");
     mt_tensor *t = ix ? mt_new(g->dtype, ndim, sizes, false) : NULL;
     if (t) {
-        mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
-                           .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ix)}};
+        mt_index_plan p = {.pre = dim,
+                           .k = 1,
+                           .index_ndim = 1,
+                           .index_numel = ix->numel,
+                           .index_sizes = {ix->numel},
+                           .index = {(int64_t *)mt_data(ix)}};
         mt_index_add_into(t, NULL, &p, g, 1.0, 1);
     }
     mt_xrelease(ix);
@@ -395,8 +400,7 @@ int impl_index_select(mt_args *a, mt_result *r)
     if (ix->ndim > 1)
         return mt_error(MT_ERR_INDEX, "index_select(): Index is supposed to be a vector");
     if (!mt_is_integral(ix->dtype, false) || ix->dtype < MT_INT32)
-        return mt_error(MT_ERR_RUNTIME,
-                        "index_select(): Expected dtype int32 or int64 for index");
+        return mt_error(MT_ERR_RUNTIME, "index_select(): Expected dtype int32 or int64 for index");
     mt_tensor i1 = mt_at_least_1d(ix);
     if (t.ndim == 0) {
         t = mt_at_least_1d(&t);
@@ -406,7 +410,8 @@ int impl_index_select(mt_args *a, mt_result *r)
         return mt_result_tensor(r, out);
     }
     if (t.sizes[dim] == 0 && i1.numel > 0)
-        return mt_error(MT_ERR_RUNTIME, "index_select(): self indexing axis dim should be positive");
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_select(): self indexing axis dim should be positive");
     bool dim1 = t.ndim > 1 && dim == 1 && t.numel > 0;
     return mt_result_tensor(r, select_along(&t, dim, &i1, dim1 ? STRICT_DIM1 : STRICT));
 }
@@ -446,8 +451,8 @@ int impl_gather(mt_args *a, mt_result *r)
             char is[300], ts[300];
             return mt_error(MT_ERR_RUNTIME,
                             "Size does not match at dimension %d expected index %s to be no "
-                            "larger than self %s apart from dimension %d", d,
-                            size_text(is, sizeof is, ix->ndim, ix->sizes),
+                            "larger than self %s apart from dimension %d",
+                            d, size_text(is, sizeof is, ix->ndim, ix->sizes),
                             size_text(ts, sizeof ts, t->ndim, t->sizes), dim);
         }
     mt_tensor *out = mt_new(t->dtype, ix->ndim, ix->sizes, false);
@@ -496,12 +501,13 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             if (v->is_scalar)
                 return mt_error(MT_ERR_RUNTIME,
                                 "Expected index %s to be no larger than self %s apart from "
-                                "dimension %d", is, ts, dim);
+                                "dimension %d",
+                                is, ts, dim);
             mt_format_shape(ss, sizeof ss, v->t->ndim, v->t->sizes);
             return mt_error(MT_ERR_RUNTIME,
                             "Expected index %s to be no larger than self %s apart from "
-                            "dimension %d and to be no larger size than src %s", is, ts, dim,
-                            ss);
+                            "dimension %d and to be no larger size than src %s",
+                            is, ts, dim, ss);
         }
     }
     /* out of place, self is copied into out by the scatter itself */
@@ -549,29 +555,22 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
     return mt_result_tensor(r, out);
 }
 
-int impl_scatter(mt_args *a, mt_result *r)
-{
-    return scatter_common(a, r, MT_PUT_SET, true);
-}
+int impl_scatter(mt_args *a, mt_result *r) { return scatter_common(a, r, MT_PUT_SET, true); }
 
-int impl_scatter_add(mt_args *a, mt_result *r)
-{
-    return scatter_common(a, r, MT_PUT_ADD, false);
-}
+int impl_scatter_add(mt_args *a, mt_result *r) { return scatter_common(a, r, MT_PUT_ADD, false); }
 
 /* torch's checks of index_add before it reads an index, in its order and
  * words (index_func_meta_impl). A 0-dim source stands for one slice;
  * torch words a count that does not match it by failing to read its size. */
-static int index_add_checks(const mt_tensor *t, int dim, const mt_tensor *ix,
-                            const mt_tensor *src)
+static int index_add_checks(const mt_tensor *t, int dim, const mt_tensor *ix, const mt_tensor *src)
 {
     char s0[256], s1[256];
     if (ix->ndim > 1) {
         mt_format_shape(s0, sizeof s0, ix->ndim, ix->sizes);
         return mt_error(MT_ERR_INDEX,
                         "index_add_(): Index is supposed to be a vector, but got dim: %d with "
-                        "type: %s and size: %s", ix->ndim, mt_dtype_infos[ix->dtype].scalar_name,
-                        s0);
+                        "type: %s and size: %s",
+                        ix->ndim, mt_dtype_infos[ix->dtype].scalar_name, s0);
     }
     if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
         return mt_error(MT_ERR_RUNTIME,
@@ -585,14 +584,15 @@ static int index_add_checks(const mt_tensor *t, int dim, const mt_tensor *ix,
     if (dim != 0 && dim >= src->ndim)
         return mt_error(MT_ERR_RUNTIME,
                         "index_add_(): Indexing dim %d is out of bounds of the source tensor "
-                        "with dim %d", dim, src->ndim);
+                        "with dim %d",
+                        dim, src->ndim);
     if (src->ndim == 0 && ix->numel != 1)
         return mt_error(MT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
     if (src->ndim && ix->numel != src->sizes[dim])
         return mt_error(MT_ERR_RUNTIME,
                         "index_add_(): Number of indices (%lld) should be equal to "
-                        "source.size(dim): (%lld), for dim: %d", (long long)ix->numel,
-                        (long long)src->sizes[dim], dim);
+                        "source.size(dim): (%lld), for dim: %d",
+                        (long long)ix->numel, (long long)src->sizes[dim], dim);
     /* the shapes match apart from dim, or whole when either is 0-dim */
     bool cut = t->ndim && src->ndim, same = t->ndim == src->ndim;
     for (int d = 0; same && d < t->ndim; d++)
@@ -603,7 +603,8 @@ static int index_add_checks(const mt_tensor *t, int dim, const mt_tensor *ix,
     mt_format_shape(s1, sizeof s1, src->ndim, src->sizes);
     return mt_error(MT_ERR_RUNTIME,
                     "source tensor shape must match self tensor shape, excluding the specified "
-                    "dimension. Got self.shape = %s source.shape = %s", s0, s1);
+                    "dimension. Got self.shape = %s source.shape = %s",
+                    s0, s1);
 }
 
 /* index_add and index_add_: out = self (a copy, or self itself in place),
@@ -630,13 +631,17 @@ int impl_index_add(mt_args *a, mt_result *r)
     mt_tensor *ixl = dense_long(ix, "index_add_");
     if (!ixl)
         return -1;
-    mt_index_plan p = {.pre = dim, .k = 1, .index_ndim = 1, .index_numel = ix->numel,
-                       .index_sizes = {ix->numel}, .index = {(int64_t *)mt_data(ixl)}};
+    mt_index_plan p = {.pre = dim,
+                       .k = 1,
+                       .index_ndim = 1,
+                       .index_numel = ix->numel,
+                       .index_sizes = {ix->numel},
+                       .index = {(int64_t *)mt_data(ixl)}};
     /* torch checks no index of an empty self of 2 or more dims; the rest in
      * the words of the kernel a case goes to (see index_rule) */
     bool checked = !(t.ndim > 1 && (t.numel == 0 || ix->numel == 0));
-    bool as_scatter = t.ndim > 1 && ix->dtype == MT_INT64 && alpha->f == 1.0 &&
-                      (dim == 0 || dim == t.ndim - 1);
+    bool as_scatter =
+        t.ndim > 1 && ix->dtype == MT_INT64 && alpha->f == 1.0 && (dim == 0 || dim == t.ndim - 1);
     mt_tensor *out = NULL;
     if (checked && index_in_range(&p, dim, t.sizes[dim], as_scatter ? STRICT_SCATTER : STRICT) < 0)
         goto done;
@@ -680,7 +685,8 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
     if (!v->is_scalar && v->t->ndim != 0)
         return mt_error(MT_ERR_RUNTIME,
                         "masked_fill_ only supports a 0-dimensional value tensor, but got "
-                        "tensor with %d dimension(s).", v->t->ndim);
+                        "tensor with %d dimension(s).",
+                        v->t->ndim);
     mt_tensor *val = mt_new(dst->dtype, 0, NULL, false);
     if (!val)
         return -1;

@@ -27,8 +27,8 @@
 static const char *cpp_name(mt_dtype d)
 {
     static const char *const names[MT_NUM_DTYPES] = {
-        "bool", "unsigned char", "signed char", "short int", "int", "long int",
-        "c10::Half", "c10::BFloat16", "float", "double"};
+        "bool",     "unsigned char", "signed char",   "short int", "int",
+        "long int", "c10::Half",     "c10::BFloat16", "float",     "double"};
     return names[d];
 }
 
@@ -92,12 +92,13 @@ static int check_expand(const mt_tensor *c, int ndim, const int64_t *shape)
                 return mt_error(MT_ERR_RUNTIME,
                                 "expand(torch.FloatTensor{%s}, size=%s): the number of sizes "
                                 "provided (%d) must be greater or equal to the number of "
-                                "dimensions in the tensor (%d)", b, a, ndim, c->ndim);
+                                "dimensions in the tensor (%d)",
+                                b, a, ndim, c->ndim);
             return mt_error(MT_ERR_RUNTIME,
                             "The expanded size of the tensor (%lld) must match the existing "
                             "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                            "Tensor sizes: %s", (long long)shape[j], (long long)c->sizes[i], j,
-                            a, b);
+                            "Tensor sizes: %s",
+                            (long long)shape[j], (long long)c->sizes[i], j, a, b);
         }
     }
     return 0;
@@ -112,7 +113,7 @@ typedef struct {
     int64_t m, n, k;
     bool has_m, has_n;
     const mt_tensor *a, *b;
-    const mt_tensor *c;         /* the beta term, broadcast to the result; or NULL */
+    const mt_tensor *c; /* the beta term, broadcast to the result; or NULL */
     mt_gemm_scale alpha, beta;
 } problem;
 
@@ -234,16 +235,14 @@ static int mm_check(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c)
                         (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0],
                         (long long)b->sizes[1]);
     if (c && a->dtype != b->dtype)
-        return mt_error(MT_ERR_RUNTIME,
-                        "mat1 and mat2 must have the same dtype, but got %s and %s",
+        return mt_error(MT_ERR_RUNTIME, "mat1 and mat2 must have the same dtype, but got %s and %s",
                         sname(a->dtype), sname(b->dtype));
     if (a->dtype != b->dtype)
         return mt_error(MT_ERR_RUNTIME,
                         "expected m1 and m2 to have the same dtype, but got: %s != %s",
                         cpp_name(a->dtype), cpp_name(b->dtype));
     if (c && c->dtype != a->dtype)
-        return mt_error(MT_ERR_RUNTIME,
-                        "self and mat2 must have the same dtype, but got %s and %s",
+        return mt_error(MT_ERR_RUNTIME, "self and mat2 must have the same dtype, but got %s and %s",
                         sname(c->dtype), sname(b->dtype));
     if (a->dtype == MT_BOOL)
         return not_implemented("addmm_impl_cpu_", MT_BOOL);
@@ -255,8 +254,7 @@ static int mm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c
 {
     if (mm_check(a, b, c) < 0)
         return -1;
-    problem p = {0, {0}, a->sizes[0], b->sizes[1], a->sizes[1], true, true, a, b, c, alpha,
-                 beta};
+    problem p = {0, {0}, a->sizes[0], b->sizes[1], a->sizes[1], true, true, a, b, c, alpha, beta};
     return run(&p, a->dtype, out, r);
 }
 
@@ -282,8 +280,8 @@ int impl_out_dtype_unsupported(mt_args *a, mt_result *r)
 
 int impl_addmm(mt_args *a, mt_result *r)
 {
-    return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                      scale_of(&a->v[3].s), target(a), r);
+    return mm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s), scale_of(&a->v[3].s),
+                      target(a), r);
 }
 
 /* ------------------------------------------------------------- bmm family */
@@ -302,17 +300,17 @@ static int bmm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *
                         (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
                         (long long)b->sizes[1]);
     if (a->dtype != b->dtype)
-        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        sname(a->dtype), sname(b->dtype));
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s", sname(a->dtype),
+                        sname(b->dtype));
     if (c && (c->dtype != a->dtype || c->dtype != b->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "Input dtypes must be the same, got: input %s, batch1: %s, "
-                        "batch2: %s", cpp_name(c->dtype), cpp_name(a->dtype),
-                        cpp_name(b->dtype));
+                        "batch2: %s",
+                        cpp_name(c->dtype), cpp_name(a->dtype), cpp_name(b->dtype));
     if (a->dtype == MT_BOOL)
         return not_implemented(c ? "baddbmm" : "bmm", MT_BOOL);
-    problem p = {1, {a->sizes[0]}, a->sizes[1], b->sizes[2], a->sizes[2], true, true, a, b, c,
-                 alpha, beta};
+    problem p = {1, {a->sizes[0]}, a->sizes[1], b->sizes[2], a->sizes[2], true, true, a, b,
+                 c, alpha,         beta};
     return run(&p, a->dtype, out, r);
 }
 
@@ -323,16 +321,15 @@ int impl_bmm(mt_args *a, mt_result *r)
 
 int impl_baddbmm(mt_args *a, mt_result *r)
 {
-    return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s),
-                       scale_of(&a->v[3].s), target(a), r);
+    return bmm_checked(a->v[1].t, a->v[2].t, a->v[0].t, scale_of(&a->v[4].s), scale_of(&a->v[3].s),
+                       target(a), r);
 }
 
 /* ------------------------------------------------------------- mv family */
 
 /* first: the dtype torch names first (the result's). */
-static int mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_tensor *c,
-                      mt_dtype first, mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out,
-                      mt_result *r)
+static int mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_tensor *c, mt_dtype first,
+                      mt_gemm_scale alpha, mt_gemm_scale beta, mt_tensor *out, mt_result *r)
 {
     int in_ndim = c ? c->ndim : 1;
     if (m->ndim != 2 || v->ndim != 1 || in_ndim > 1)
@@ -347,7 +344,8 @@ static int mv_checked(const mt_tensor *m, const mt_tensor *v, const mt_tensor *c
     if (first != m->dtype || m->dtype != v->dtype)
         return mt_error(MT_ERR_RUNTIME,
                         "addmv input tensors must have the same dtype, but got %s, %s, "
-                        "and %s", sname(first), sname(m->dtype), sname(v->dtype));
+                        "and %s",
+                        sname(first), sname(m->dtype), sname(v->dtype));
     if (m->dtype == MT_BOOL)
         return not_implemented("addmv_impl_cpu", MT_BOOL);
     problem p = {0, {0}, m->sizes[0], 1, m->sizes[1], true, false, m, v, c, alpha, beta};
@@ -371,22 +369,23 @@ int impl_addmv(mt_args *a, mt_result *r)
 
 /* ------------------------------------------------------------ vector ops */
 
-static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out,
-                       const char *name, mt_result *r)
+static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, const char *name,
+                       mt_result *r)
 {
     if (x->ndim != 1 || y->ndim != 1)
-        return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors",
-                        x->ndim, y->ndim);
+        return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", x->ndim,
+                        y->ndim);
     if (x->dtype != y->dtype)
         return mt_error(MT_ERR_RUNTIME,
-                        "%s : expected both vectors to have same dtype, but found %s and %s",
-                        name, sname(x->dtype), sname(y->dtype));
+                        "%s : expected both vectors to have same dtype, but found %s and %s", name,
+                        sname(x->dtype), sname(y->dtype));
     if (x->sizes[0] != y->sizes[0])
         return mt_error(MT_ERR_RUNTIME,
                         "inconsistent tensor size, expected tensor [%lld] and src [%lld] to "
                         "have the same number of elements, but got %lld and %lld elements "
-                        "respectively", (long long)x->sizes[0], (long long)y->sizes[0],
-                        (long long)x->sizes[0], (long long)y->sizes[0]);
+                        "respectively",
+                        (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0],
+                        (long long)y->sizes[0]);
     if (x->dtype == MT_BOOL)
         return not_implemented(name, MT_BOOL);
     if (out && out->dtype != x->dtype)
@@ -415,7 +414,8 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
     if (dx == 0 || dy == 0)
         return mt_error(MT_ERR_RUNTIME,
                         "both arguments to matmul need to be at least 1D, but they are %dD "
-                        "and %dD", dx, dy);
+                        "and %dD",
+                        dx, dy);
     if (dx == 1 && dy == 1)
         return dot_checked(x, y, out, "dot", r);
     if (dx == 2 && dy == 1) {
@@ -436,22 +436,32 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
         if (k != ky)
             return mt_error(MT_ERR_RUNTIME,
                             "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                            "%lldx%lld)", (long long)rows, (long long)k, (long long)ky,
-                            (long long)ny);
+                            "%lldx%lld)",
+                            (long long)rows, (long long)k, (long long)ky, (long long)ny);
         if (x->dtype != y->dtype) {
             if (dy == 1)
                 return mt_error(MT_ERR_RUNTIME,
                                 "addmv input tensors must have the same dtype, but got %s, "
-                                "%s, and %s", sname(y->dtype), sname(x->dtype),
-                                sname(y->dtype));
+                                "%s, and %s",
+                                sname(y->dtype), sname(x->dtype), sname(y->dtype));
             return mt_error(MT_ERR_RUNTIME,
                             "expected m1 and m2 to have the same dtype, but got: %s != %s",
                             cpp_name(x->dtype), cpp_name(y->dtype));
         }
         if (x->dtype == MT_BOOL)
             return not_implemented(dy == 1 ? "addmv_impl_cpu" : "addmm_impl_cpu_", MT_BOOL);
-        problem p = {dx - 2 > 0 ? dx - 2 : 0, {0}, dx > 1 ? x->sizes[dx - 2] : 1, ny, k,
-                     dx > 1, dy == 2, x, y, NULL, ONE, ONE};
+        problem p = {dx - 2 > 0 ? dx - 2 : 0,
+                     {0},
+                     dx > 1 ? x->sizes[dx - 2] : 1,
+                     ny,
+                     k,
+                     dx > 1,
+                     dy == 2,
+                     x,
+                     y,
+                     NULL,
+                     ONE,
+                     ONE};
         memcpy(p.batch, x->sizes, sizeof(int64_t) * p.nb);
         return run(&p, x->dtype, out, r);
     }
@@ -470,12 +480,13 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
                         "[%lld, %lld] but got: [%lld, %lld].",
                         (long long)total, (long long)k, (long long)total, (long long)ky);
     if (x->dtype != y->dtype)
-        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        sname(x->dtype), sname(y->dtype));
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s", sname(x->dtype),
+                        sname(y->dtype));
     if (x->dtype == MT_BOOL)
         return not_implemented("bmm", MT_BOOL);
-    problem p = {nb, {0}, dx > 1 ? x->sizes[dx - 2] : 1, y->sizes[dy - 1], k, dx > 1, true,
-                 x, y, NULL, ONE, ONE};
+    problem p = {
+        nb,  {0}, dx > 1 ? x->sizes[dx - 2] : 1, y->sizes[dy - 1], k, dx > 1, true, x, y, NULL,
+        ONE, ONE};
     memcpy(p.batch, batch, sizeof(int64_t) * nb);
     return run(&p, x->dtype, out, r);
 }
@@ -494,11 +505,9 @@ int impl_outer(mt_args *a, mt_result *r)
 {
     const mt_tensor *x = a->v[0].t, *y = a->v[1].t;
     if (x->ndim != 1)
-        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D",
-                        x->ndim);
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D", x->ndim);
     if (y->ndim != 1)
-        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D",
-                        y->ndim);
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D", y->ndim);
     mt_operand in[2] = {{.t = *x, .kind = MT_OPERAND_DIM}, {.t = *y, .kind = MT_OPERAND_DIM}};
     in[0].t.ndim = 2;
     in[0].t.sizes[1] = 1;
@@ -509,7 +518,7 @@ int impl_outer(mt_args *a, mt_result *r)
     if (out && mt_resize_out(out, 2, shape, NULL) < 0)
         return -1;
     mt_binary_ctx ctx = {1.0, 1};
-    mt_kernel_ref k = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
+    mt_kernel_ref k = {(mt_loop_fn (*)(int, mt_dtype))mt_binary_loop, MT_BIN_MUL, &ctx, "mul"};
     return mt_result_tensor(r, mt_pointwise(&k, 2, in, result, result, out, NULL));
 }
 
@@ -542,7 +551,8 @@ int impl_linear(mt_args *a, mt_result *r)
     if (dx == 0 || w->ndim == 0)
         return mt_error(MT_ERR_RUNTIME,
                         "both arguments to linear need to be at least 1D, but they are %dD "
-                        "and %dD", dx, w->ndim);
+                        "and %dD",
+                        dx, w->ndim);
     if (w->ndim > 2)
         return mt_error(MT_ERR_RUNTIME,
                         "t() expects a tensor with <= 2 dimensions, but self is %dD", w->ndim);
@@ -572,8 +582,18 @@ int impl_linear(mt_args *a, mt_result *r)
         int64_t mat[2] = {rows, wt.sizes[1]};
         if (check_expand(bias, 2, mat) < 0)
             return -1;
-        problem p = {dx > 2 ? dx - 2 : 0, {0}, dx > 1 ? x->sizes[dx - 2] : 1, wt.sizes[1], k,
-                     dx > 1, true, x, &wt, bias, ONE, ONE};
+        problem p = {dx > 2 ? dx - 2 : 0,
+                     {0},
+                     dx > 1 ? x->sizes[dx - 2] : 1,
+                     wt.sizes[1],
+                     k,
+                     dx > 1,
+                     true,
+                     x,
+                     &wt,
+                     bias,
+                     ONE,
+                     ONE};
         memcpy(p.batch, x->sizes, sizeof(int64_t) * p.nb);
         if (run(&p, x->dtype, NULL, r) < 0)
             return -1;
@@ -588,7 +608,7 @@ int impl_linear(mt_args *a, mt_result *r)
             mt_operand_from(&in[1], &vb);
             mt_dtype d = mt_operands_result_type(2, in);
             mt_binary_ctx ctx = {1.0, 1};
-            mt_kernel_ref kr = {(mt_loop_fn(*)(int, mt_dtype))mt_binary_loop, MT_BIN_ADD, &ctx,
+            mt_kernel_ref kr = {(mt_loop_fn (*)(int, mt_dtype))mt_binary_loop, MT_BIN_ADD, &ctx,
                                 "add"};
             mt_tensor *sum = mt_pointwise(&kr, 2, in, d, d, NULL, r->t[0]);
             if (!sum) {

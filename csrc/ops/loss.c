@@ -20,8 +20,7 @@ static int check_nll(int ndim, const int64_t *sizes, const mt_tensor *t, const m
 {
     char is[256], ts[256];
     if (ndim != 1 && ndim != 2 && ndim != 4)
-        return mt_error(MT_ERR_RUNTIME, "_nll_loss: expected 1-, 2- or 4-D input, got %d-D",
-                        ndim);
+        return mt_error(MT_ERR_RUNTIME, "_nll_loss: expected 1-, 2- or 4-D input, got %d-D", ndim);
     if (t->dtype != MT_INT64)
         return mt_error(MT_ERR_RUNTIME, "expected scalar type Long but found %s",
                         mt_dtype_infos[t->dtype].scalar_name);
@@ -31,8 +30,7 @@ static int check_nll(int ndim, const int64_t *sizes, const mt_tensor *t, const m
     if (!match) {
         mt_format_shape(is, sizeof is, ndim, sizes);
         mt_format_shape(ts, sizeof ts, t->ndim, t->sizes);
-        return mt_error(MT_ERR_RUNTIME, "_nll_loss: target %s does not match input %s", ts,
-                        is);
+        return mt_error(MT_ERR_RUNTIME, "_nll_loss: target %s does not match input %s", ts, is);
     }
     int64_t classes = ndim == 1 ? sizes[0] : sizes[1];
     if (w && (w->ndim != 1 || w->numel != classes)) {
@@ -84,12 +82,12 @@ int impl_nll_loss_backward(mt_args *a, mt_result *r)
             return mt_error(MT_ERR_RUNTIME, "_nll_loss_backward: negative input size");
     if (!mt_is_floating(g->dtype) || (w && w->dtype != g->dtype))
         return mt_error(MT_ERR_RUNTIME, "_nll_loss_backward: expected grad_output and weight "
-                        "of one floating dtype");
+                                        "of one floating dtype");
     bool per_position = a->v[4].i == MT_REDUCTION_NONE;
     if (per_position ? g->ndim != t->ndim || memcmp(g->sizes, t->sizes, sizeof(int64_t) * t->ndim)
                      : g->numel != 1)
         return mt_error(MT_ERR_RUNTIME, "_nll_loss_backward: grad_output does not match the "
-                        "reduction and target");
+                                        "reduction and target");
     mt_tensor *out = mt_new(g->dtype, a->v[3].nints, sizes, true);
     if (out && mt_nll_loss_backward(out, g, t, w, (mt_reduction)a->v[4].i, a->v[5].i) < 0) {
         mt_release(out);
@@ -105,11 +103,13 @@ static int check_cross_entropy(const mt_tensor *in, const mt_tensor *t, const mt
                                int64_t reduction, int64_t *n, int64_t *c, int64_t *inner)
 {
     if (in->dtype != MT_FLOAT32 && in->dtype != MT_FLOAT64)
-        return mt_error(MT_ERR_RUNTIME, "_cross_entropy: expected float32 or float64 input, "
-                        "got %s", mt_dtype_infos[in->dtype].scalar_name);
+        return mt_error(MT_ERR_RUNTIME,
+                        "_cross_entropy: expected float32 or float64 input, "
+                        "got %s",
+                        mt_dtype_infos[in->dtype].scalar_name);
     if (in->ndim < 1)
         return mt_error(MT_ERR_RUNTIME, "_cross_entropy: expected input of 1 or more "
-                        "dimensions");
+                                        "dimensions");
     if (t->dtype != MT_INT64)
         return mt_error(MT_ERR_RUNTIME, "expected scalar type Long but found %s",
                         mt_dtype_infos[t->dtype].scalar_name);
@@ -120,8 +120,8 @@ static int check_cross_entropy(const mt_tensor *in, const mt_tensor *t, const mt
         char is[256], ts[256];
         mt_format_shape(is, sizeof is, in->ndim, in->sizes);
         mt_format_shape(ts, sizeof ts, t->ndim, t->sizes);
-        return mt_error(MT_ERR_RUNTIME, "_cross_entropy: target %s does not match input %s",
-                        ts, is);
+        return mt_error(MT_ERR_RUNTIME, "_cross_entropy: target %s does not match input %s", ts,
+                        is);
     }
     *n = in->ndim == 1 ? 1 : in->sizes[0];
     *c = in->ndim == 1 ? in->sizes[0] : in->sizes[1];
@@ -143,7 +143,7 @@ static int check_cross_entropy(const mt_tensor *in, const mt_tensor *t, const mt
     if (!mt_tensor_is_contiguous(in) || !mt_tensor_is_contiguous(t) ||
         (w && !mt_tensor_is_contiguous(w)))
         return mt_error(MT_ERR_RUNTIME, "_cross_entropy: expected contiguous input, target "
-                        "and weight");
+                                        "and weight");
     if (reduction < MT_REDUCTION_NONE || reduction > MT_REDUCTION_SUM)
         return mt_error(MT_ERR_RUNTIME, "_cross_entropy: %lld is not a valid reduction",
                         (long long)reduction);
@@ -153,8 +153,7 @@ static int check_cross_entropy(const mt_tensor *in, const mt_tensor *t, const mt
 static int check_smoothing(double s)
 {
     if (!(s >= 0.0 && s <= 1.0))
-        return mt_error(MT_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g",
-                        s);
+        return mt_error(MT_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g", s);
     return 0;
 }
 
@@ -194,15 +193,13 @@ int impl_cross_entropy_backward(mt_args *a, mt_result *r)
     mt_ce_options o = {(mt_reduction)a->v[5].i, a->v[6].i, a->v[7].f};
     bool per_position = o.reduction == MT_REDUCTION_NONE;
     if (g->dtype != in->dtype || !mt_tensor_is_contiguous(g) ||
-        (per_position ? g->ndim != t->ndim ||
-                            memcmp(g->sizes, t->sizes, sizeof(int64_t) * t->ndim)
+        (per_position ? g->ndim != t->ndim || memcmp(g->sizes, t->sizes, sizeof(int64_t) * t->ndim)
                       : g->numel != 1))
         return mt_error(MT_ERR_RUNTIME, "_cross_entropy_backward: grad_output does not match "
-                        "the reduction, target and input dtype");
-    if (lse && (lse->dtype != in->dtype || !mt_tensor_is_contiguous(lse) ||
-                lse->numel != t->numel))
+                                        "the reduction, target and input dtype");
+    if (lse && (lse->dtype != in->dtype || !mt_tensor_is_contiguous(lse) || lse->numel != t->numel))
         return mt_error(MT_ERR_RUNTIME, "_cross_entropy_backward: lse does not match target "
-                        "and input dtype");
+                                        "and input dtype");
     mt_tensor *out = mt_new(in->dtype, in->ndim, in->sizes, false);
     if (out && mt_cross_entropy_backward(out, g, in, t, w, lse, n, c, inner, &o) < 0) {
         mt_release(out);

@@ -48,8 +48,8 @@ static int spatial(const mt_value *v, int nsp, int64_t *out, const char *name)
         mt_format_shape(given, sizeof given, v->nints, v->ints);
         return mt_error(MT_ERR_RUNTIME,
                         "expected %s to be a single integer value or a list of %d values to "
-                        "match the convolution dimensions, but got %s=%s", name, nsp, name,
-                        given);
+                        "match the convolution dimensions, but got %s=%s",
+                        name, nsp, name, given);
     }
     for (int i = 0; i < nsp; i++)
         out[i] = v->ints[v->nints == 1 ? 0 : i];
@@ -66,10 +66,9 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
     if (in->ndim != nsp + 1 && in->ndim != nsp + 2)
         return mt_error(MT_ERR_RUNTIME,
                         "Expected %s (unbatched) or %s (batched) input to %s, but got input "
-                        "of size: %s", batch_names[nsp + 1], batch_names[nsp + 2], op,
-                        shape_of(in).s);
-    if (spatial(&a->v[3], nsp, stride, "stride") < 0 ||
-        spatial(&a->v[5], nsp, dil, "dilation") < 0)
+                        "of size: %s",
+                        batch_names[nsp + 1], batch_names[nsp + 2], op, shape_of(in).s);
+    if (spatial(&a->v[3], nsp, stride, "stride") < 0 || spatial(&a->v[5], nsp, dil, "dilation") < 0)
         return -1;
     if (!str_padding && spatial(&a->v[4], nsp, pad, "padding") < 0)
         return -1;
@@ -78,8 +77,7 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
         return mt_error(MT_ERR_RUNTIME,
                         "Expected %d-dimensional input for %d-dimensional weight %s, but got "
                         "%d-dimensional input of size %s instead",
-                        wt->ndim, wt->ndim, shape_of(wt).s, in->ndim + !batched,
-                        shape_of(in).s);
+                        wt->ndim, wt->ndim, shape_of(wt).s, in->ndim + !batched, shape_of(in).s);
     for (int i = 0; i < nsp; i++) {
         if (stride[i] <= 0)
             return mt_error(MT_ERR_RUNTIME, "non-positive stride is not supported");
@@ -108,9 +106,8 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
         if (same) {
             for (int i = 0; i < nsp; i++)
                 if (stride[i] != 1)
-                    return mt_error(MT_ERR_RUNTIME,
-                                    "padding='same' is not supported for strided "
-                                    "convolutions");
+                    return mt_error(MT_ERR_RUNTIME, "padding='same' is not supported for strided "
+                                                    "convolutions");
             /* The odd padding element goes to the far side, as in torch. */
             for (int i = 0; i < 2; i++)
                 full_pad[i] = full_dil[i] * (w.sizes[2 + i] - 1) / 2;
@@ -140,17 +137,24 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
     if (bias && (bias->ndim != 1 || bias->sizes[0] != O))
         return mt_error(MT_ERR_RUNTIME,
                         "Given weight of size %s, expected bias to be 1-dimensional with %lld "
-                        "elements, but got bias of size %s instead", shape_of(wt).s,
-                        (long long)O, shape_of(bias).s);
+                        "elements, but got bias of size %s instead",
+                        shape_of(wt).s, (long long)O, shape_of(bias).s);
     if (x.dtype != w.dtype || (bias && bias->dtype != x.dtype)) {
         const mt_tensor *other = x.dtype != w.dtype ? &w : bias;
         return mt_error(MT_ERR_RUNTIME, "Input type (%s) and %s type (%s) should be the same",
-                        cpp_name(x.dtype), other == &w ? "weight" : "bias",
-                        cpp_name(other->dtype));
+                        cpp_name(x.dtype), other == &w ? "weight" : "bias", cpp_name(other->dtype));
     }
 
-    mt_window win = {w.sizes[2], w.sizes[3], full_stride[0], full_stride[1], full_pad[0],
-                     full_pad[1], full_dil[0], full_dil[1], 0, 0};
+    mt_window win = {w.sizes[2],
+                     w.sizes[3],
+                     full_stride[0],
+                     full_stride[1],
+                     full_pad[0],
+                     full_pad[1],
+                     full_dil[0],
+                     full_dil[1],
+                     0,
+                     0};
     int64_t out_sp[2];
     for (int i = 0; i < 2; i++) {
         int64_t padded = x.sizes[2 + i] + 2 * full_pad[i];
@@ -162,12 +166,14 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
                 return mt_error(MT_ERR_RUNTIME,
                                 "Calculated padded input size per channel: (%lld). Kernel "
                                 "size: (%lld). Kernel size can't be greater than actual "
-                                "input size", (long long)padded, (long long)ext);
+                                "input size",
+                                (long long)padded, (long long)ext);
             int64_t ph = x.sizes[2] + 2 * full_pad[0], pw = x.sizes[3] + 2 * full_pad[1];
             return mt_error(MT_ERR_RUNTIME,
                             "Calculated padded input size per channel: (%lld x %lld). "
                             "Kernel size: (%lld x %lld). Kernel size can't be greater "
-                            "than actual input size", (long long)ph, (long long)pw,
+                            "than actual input size",
+                            (long long)ph, (long long)pw,
                             (long long)(full_dil[0] * (w.sizes[2] - 1) + 1),
                             (long long)(full_dil[1] * (w.sizes[3] - 1) + 1));
         }
@@ -231,13 +237,13 @@ static int pair(const mt_value *v, int64_t *out, const char *op, const char *wha
 /* Parses and checks the window of a pooling call; x becomes the 4-d view of
  * the input and win its window. Arguments from index 1: kernel_size, stride,
  * padding, then dilation when has_dilation. */
-static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_mode,
-                       mt_tensor *x, mt_window *win)
+static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_mode, mt_tensor *x,
+                       mt_window *win)
 {
     mt_tensor *in = a->v[0].t;
     int64_t k[2], s[2], p[2], d[2] = {1, 1};
-    if (pair(&a->v[1], k, op,
-             "kernel_size must either be a single int, or a tuple of two ints") < 0)
+    if (pair(&a->v[1], k, op, "kernel_size must either be a single int, or a tuple of two ints") <
+        0)
         return -1;
     if (mt_is_none(a, 2) || a->v[2].nints == 0) {
         s[0] = k[0];
@@ -262,10 +268,11 @@ static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_
     if (d[0] <= 0 || d[1] <= 0)
         return mt_error(MT_ERR_RUNTIME,
                         "dilation should be greater than zero, but got dilationH: %lld "
-                        "dilationW: %lld", (long long)d[0], (long long)d[1]);
-    bool empty_plane = in->ndim >= 3 && (in->sizes[in->ndim - 1] == 0 ||
-                                         in->sizes[in->ndim - 2] == 0 ||
-                                         (in->ndim == 4 && in->sizes[1] == 0));
+                        "dilationW: %lld",
+                        (long long)d[0], (long long)d[1]);
+    bool empty_plane =
+        in->ndim >= 3 && (in->sizes[in->ndim - 1] == 0 || in->sizes[in->ndim - 2] == 0 ||
+                          (in->ndim == 4 && in->sizes[1] == 0));
     if (in->ndim < 3 && !has_dilation)
         return mt_error(MT_ERR_INDEX,
                         "Dimension out of range (expected to be in range of [%d, %d], but got -3)",
@@ -287,8 +294,8 @@ static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_
         return mt_error(MT_ERR_RUNTIME,
                         "Given input size: (%lldx%lldx%lld). Calculated output size: "
                         "(%lldx%lldx%lld). Output size is too small",
-                        (long long)x->sizes[1], (long long)H, (long long)W,
-                        (long long)x->sizes[1], (long long)oh, (long long)ow);
+                        (long long)x->sizes[1], (long long)H, (long long)W, (long long)x->sizes[1],
+                        (long long)oh, (long long)ow);
     mt_window w = {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
     *win = w;
     return 0;
@@ -402,7 +409,8 @@ int impl_adaptive_avg_pool2d(mt_args *a, mt_result *r)
             return mt_error(MT_ERR_RUNTIME,
                             "adaptive_avg_pool2d(): Expected input to have non-zero size for "
                             "non-batch dimensions, but input has sizes %s with dimension %d "
-                            "being empty", shape_of(in).s, d);
+                            "being empty",
+                            shape_of(in).s, d);
     if (size[0] < 0 || size[1] < 0)
         return mt_error(MT_ERR_RUNTIME,
                         "adaptive_avg_pool2d: elements of output_size must be greater than "

@@ -34,11 +34,11 @@ int impl_adaptive_max_pool(mt_args *a, mt_result *r)
     char shape[MT_MAX_DIMS * 22 + 3];
     if (k != 2 && k != 3)
         return mt_error(MT_ERR_RUNTIME, "adaptive_max_pool2d(): internal error: "
-                        "output_size.size() must be 2");
+                                        "output_size.size() must be 2");
     mt_format_shape(shape, sizeof shape, in->ndim, in->sizes);
     if (in->ndim != k + 1 && in->ndim != k + 2)
-        return mt_error(MT_ERR_RUNTIME, "%s(): Expected %dD or %dD tensor, but got: %s", op,
-                        k + 1, k + 2, shape);
+        return mt_error(MT_ERR_RUNTIME, "%s(): Expected %dD or %dD tensor, but got: %s", op, k + 1,
+                        k + 2, shape);
     for (int d = 1; d < in->ndim; d++)
         if (in->sizes[d] == 0)
             return mt_error(MT_ERR_RUNTIME,
@@ -67,8 +67,9 @@ int impl_adaptive_max_pool(mt_args *a, mt_result *r)
     if (out->numel > 0) {
         mt_dtype work = in->dtype == MT_FLOAT64 ? MT_FLOAT64 : MT_FLOAT32;
         src = float_source(in, work);
-        work_out = !src ? NULL : work == out->dtype ? (mt_retain(out), out)
-                                                    : mt_new(work, in->ndim, sizes, false);
+        work_out = !src                 ? NULL
+                   : work == out->dtype ? (mt_retain(out), out)
+                                        : mt_new(work, in->ndim, sizes, false);
         if (!work_out)
             goto fail;
         void *tok = mt_unlock();

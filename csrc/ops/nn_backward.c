@@ -62,8 +62,8 @@ static int conv_window(mt_args *a, int nsp, const mt_tensor *w4, const mt_tensor
         return mt_error(MT_ERR_RUNTIME,
                         "convolution backward: groups must be positive and divide the "
                         "output channels");
-    mt_window w = {w4->sizes[2], w4->sizes[3], s[0], s[1], p[0], p[1], d[0], d[1],
-                   g4->sizes[2], g4->sizes[3]};
+    mt_window w = {w4->sizes[2], w4->sizes[3], s[0], s[1],         p[0],
+                   p[1],         d[0],         d[1], g4->sizes[2], g4->sizes[3]};
     *win = w;
     return 0;
 }
@@ -72,8 +72,8 @@ static int conv_window(mt_args *a, int nsp, const mt_tensor *w4, const mt_tensor
 static int conv_shapes(const mt_tensor *g4, const mt_tensor *x4, const mt_tensor *w4,
                        int64_t groups, int grad_ndim, int input_ndim)
 {
-    if (grad_ndim != input_ndim || g4->sizes[0] != x4->sizes[0] ||
-        g4->sizes[1] != w4->sizes[0] || x4->sizes[1] != w4->sizes[1] * groups)
+    if (grad_ndim != input_ndim || g4->sizes[0] != x4->sizes[0] || g4->sizes[1] != w4->sizes[0] ||
+        x4->sizes[1] != w4->sizes[1] * groups)
         return mt_error(MT_ERR_RUNTIME,
                         "convolution backward: grad_output, input and weight shapes do not "
                         "match");
@@ -96,7 +96,8 @@ static int conv_nsp(int weight_ndim, int input_ndim)
         return nsp;
     return mt_error(MT_ERR_RUNTIME,
                     "convolution backward: expected a 3-d or 4-d weight and an input of its "
-                    "rank or one less, got %d-d weight and %d-d input", weight_ndim, input_ndim);
+                    "rank or one less, got %d-d weight and %d-d input",
+                    weight_ndim, input_ndim);
 }
 
 typedef int (*conv_backward_kernel)(const mt_tensor *, const mt_tensor *, const mt_window *,
@@ -141,8 +142,8 @@ static int conv_backward(mt_args *a, mt_result *r, bool wants_input)
         mt_window win;
         if (conv_window(a, nsp, w4, &g4, &win) == 0 &&
             conv_shapes(&g4, x4, w4, groups, grad->ndim, x_ndim) == 0) {
-            conv_backward_kernel kernel = wants_input ? mt_conv2d_backward_input
-                                                      : mt_conv2d_backward_weight;
+            conv_backward_kernel kernel =
+                wants_input ? mt_conv2d_backward_input : mt_conv2d_backward_weight;
             mt_blas_prepare();
             void *tok = mt_unlock();
             rc = kernel(&g4, &o4, &win, groups, &r4);
@@ -156,10 +157,7 @@ static int conv_backward(mt_args *a, mt_result *r, bool wants_input)
     return kernel_result(r, result, rc);
 }
 
-int impl_convolution_backward_input(mt_args *a, mt_result *r)
-{
-    return conv_backward(a, r, true);
-}
+int impl_convolution_backward_input(mt_args *a, mt_result *r) { return conv_backward(a, r, true); }
 
 int impl_convolution_backward_weight(mt_args *a, mt_result *r)
 {
@@ -188,8 +186,8 @@ static int pool_pair(const mt_value *v, int64_t *out, int64_t lo, const char *na
 
 /* A new contiguous gradient shaped like the input (3-d or 4-d, sizes from
  * input_size) whose leading dims match grad's; r4 and g4 get the 4-d views. */
-static mt_tensor *pool_result(const mt_tensor *grad, int ndim, const int64_t *sizes,
-                              mt_tensor *g4, mt_tensor *r4)
+static mt_tensor *pool_result(const mt_tensor *grad, int ndim, const int64_t *sizes, mt_tensor *g4,
+                              mt_tensor *r4)
 {
     if ((ndim != 3 && ndim != 4) || grad->ndim != ndim) {
         mt_error(MT_ERR_RUNTIME,
@@ -230,7 +228,8 @@ static int check_pooled_grad(const mt_tensor *g4, const int64_t *in_hw, const in
              g != pooled_size(in_hw[i], k[i], p[i], s[i], d[i], true)))
             return mt_error(MT_ERR_RUNTIME,
                             "pooling backward: grad_output's size %lld in dim %d is not the "
-                            "pooled size of the input", (long long)g, g4->ndim - 2 + i);
+                            "pooled size of the input",
+                            (long long)g, g4->ndim - 2 + i);
     }
     return 0;
 }

@@ -41,7 +41,7 @@ static inline int window_pair_fits(const int64_t *v)
     for (int i = 0; i < 2; i++)
         if (v[i] > INT32_MAX || v[i] < INT32_MIN)
             return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type int without "
-                            "overflow");
+                                            "overflow");
     return 0;
 }
 

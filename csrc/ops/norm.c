@@ -22,10 +22,7 @@ static mt_tensor *operand(mt_tensor *t, mt_dtype ct)
     return mt_contiguous_as(t, ct);
 }
 
-static mt_dtype compute_dtype(mt_dtype d)
-{
-    return d == MT_FLOAT64 ? MT_FLOAT64 : MT_FLOAT32;
-}
+static mt_dtype compute_dtype(mt_dtype d) { return d == MT_FLOAT64 ? MT_FLOAT64 : MT_FLOAT32; }
 
 /* A kernel's result in dtype d (consumes t). */
 static mt_tensor *as_dtype(mt_tensor *t, mt_dtype d)
@@ -50,18 +47,18 @@ typedef struct {
 } rows_geometry;
 
 /* input seen as rows of channels / num_groups * inner elements */
-static int rows_geometry_of(const mt_args *a, int first, const mt_tensor *in,
-                            const mt_tensor *w, const mt_tensor *b, rows_geometry *geo)
+static int rows_geometry_of(const mt_args *a, int first, const mt_tensor *in, const mt_tensor *w,
+                            const mt_tensor *b, rows_geometry *geo)
 {
     int64_t groups = a->v[first].i, channels = a->v[first + 1].i, inner = a->v[first + 2].i;
     if (groups < 1 || channels < 0 || inner < 1 || channels % groups != 0)
-        return mt_error(MT_ERR_RUNTIME, "%s: invalid num_groups, channels or inner",
-                        a->sig->name);
+        return mt_error(MT_ERR_RUNTIME, "%s: invalid num_groups, channels or inner", a->sig->name);
     int64_t d = channels / groups * inner;
     if ((d == 0 && in->numel != 0) || (d > 0 && in->numel % (d * groups) != 0))
-        return mt_error(MT_ERR_RUNTIME, "%s: input of %lld elements is not a whole number of "
-                        "rows of %lld elements", a->sig->name, (long long)in->numel,
-                        (long long)d);
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: input of %lld elements is not a whole number of "
+                        "rows of %lld elements",
+                        a->sig->name, (long long)in->numel, (long long)d);
     const mt_tensor *affine[2] = {w, b};
     for (int k = 0; k < 2; k++)
         if (affine[k] && affine[k]->numel != channels)
@@ -165,8 +162,8 @@ int impl_norm_rows_backward(mt_args *a, mt_result *r)
     mt_tensor *res[3] = {NULL, NULL, NULL};
     if (convert(&o, ct, 4, src)) {
         if (new_grads(res, ct, in, w, geo.groups * geo.cg) &&
-            mt_norm_rows_backward(o.t[0], o.t[1], o.t[2], o.t[3], res[0], res[1], res[2],
-                                  geo.rows, geo.groups, geo.cg, geo.inner, a->v[7].b) < 0) {
+            mt_norm_rows_backward(o.t[0], o.t[1], o.t[2], o.t[3], res[0], res[1], res[2], geo.rows,
+                                  geo.groups, geo.cg, geo.inner, a->v[7].b) < 0) {
             mt_release(res[0]);
             res[0] = NULL;
         }
@@ -197,8 +194,7 @@ static int check_channels(const mt_args *a, int first, int count, int64_t c)
     for (int i = first; i < first + count; i++)
         if (!mt_is_none(a, i) && a->v[i].t->numel != c)
             return mt_error(MT_ERR_RUNTIME, "%s should contain %lld elements not %lld",
-                            a->sig->params[i].name, (long long)c,
-                            (long long)a->v[i].t->numel);
+                            a->sig->params[i].name, (long long)c, (long long)a->v[i].t->numel);
     return 0;
 }
 
@@ -217,8 +213,10 @@ int impl_batch_norm_train(mt_args *a, mt_result *r)
     for (int k = 0; k < 2; k++)
         if (running[k] && (!mt_is_floating(running[k]->dtype) ||
                            (running[k]->ndim != 1 && !mt_tensor_is_contiguous(running[k]))))
-            return mt_error(MT_ERR_RUNTIME, "%s: running statistics must be 1-D or contiguous "
-                            "floating tensors", a->sig->name);
+            return mt_error(MT_ERR_RUNTIME,
+                            "%s: running statistics must be 1-D or contiguous "
+                            "floating tensors",
+                            a->sig->name);
     mt_dtype ct = compute_dtype(in->dtype);
     operands o = {{NULL}};
     mt_tensor *src[3] = {in, w, b};
@@ -230,8 +228,7 @@ int impl_batch_norm_train(mt_args *a, mt_result *r)
         bool update = geo.n * geo.inner > 0;
         if (res[0] && res[1] &&
             mt_batch_norm(o.t[0], o.t[1], o.t[2], res[0], res[1], update ? rm : NULL,
-                          update ? rv : NULL, geo.n, geo.c, geo.inner, a->v[5].f,
-                          a->v[6].f) < 0) {
+                          update ? rv : NULL, geo.n, geo.c, geo.inner, a->v[5].f, a->v[6].f) < 0) {
             mt_release(res[0]);
             res[0] = NULL;
         }
@@ -261,8 +258,8 @@ int impl_batch_norm_backward(mt_args *a, mt_result *r)
     mt_tensor *res[3] = {NULL, NULL, NULL};
     if (convert(&o, ct, 4, src)) {
         if (new_grads(res, ct, in, w, geo.c) &&
-            mt_batch_norm_backward(o.t[0], o.t[1], o.t[2], o.t[3], res[0], res[1], res[2],
-                                   geo.n, geo.c, geo.inner) < 0) {
+            mt_batch_norm_backward(o.t[0], o.t[1], o.t[2], o.t[3], res[0], res[1], res[2], geo.n,
+                                   geo.c, geo.inner) < 0) {
             mt_release(res[0]);
             res[0] = NULL;
         }

@@ -52,9 +52,8 @@ static bool check(const char *op, const operand *ops, int n)
             char want[256], got[256];
             mt_format_shape(want, sizeof want, p->ndim, p->sizes);
             mt_format_shape(got, sizeof got, t->ndim, t->sizes);
-            mt_error(MT_ERR_RUNTIME,
-                     "%s(): expected %s to have the shape of param %s, but got %s", op,
-                     ops[k].name, want, got);
+            mt_error(MT_ERR_RUNTIME, "%s(): expected %s to have the shape of param %s, but got %s",
+                     op, ops[k].name, want, got);
             return false;
         }
         if (ops[k].written && has_internal_overlap(t)) {
@@ -87,8 +86,8 @@ static void *operand_data(const operand *ops, int k, mt_tensor *work)
 }
 
 /* ops[0] is param, ops[1] grad, the rest the kernel's state slots in order. */
-static int step(mt_result *r, const char *op, const operand *ops, int n,
-                optim_kernel kernel, const void *hyper)
+static int step(mt_result *r, const char *op, const operand *ops, int n, optim_kernel kernel,
+                const void *hyper)
 {
     if (!check(op, ops, n))
         return -1;
@@ -162,8 +161,8 @@ int impl_fused_sgd_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_sgd_step";
     mt_sgd_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].b, a->v[8].b, a->v[9].b};
-    operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"momentum_buffer", NULL, true}};
+    operand ops[3] = {
+        {"param", a->v[0].t, true}, {"grad", a->v[1].t, false}, {"momentum_buffer", NULL, true}};
     if (!state_arg(a, 2, h.momentum != 0, op, "momentum_buffer", "momentum != 0", &ops[2].t))
         return -1;
     return step(r, op, ops, 3, sgd_kernel, &h);
@@ -182,12 +181,14 @@ static bool check_step(const char *op, int64_t step)
 int impl_fused_adam_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_adam_step";
-    mt_adam_hyper h = {a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
+    mt_adam_hyper h = {a->v[5].f,  a->v[6].f,  a->v[7].f,  a->v[8].f, a->v[9].f,
                        a->v[10].i, a->v[11].b, a->v[12].b, a->v[13].b};
     if (!check_step(op, h.step))
         return -1;
-    operand ops[5] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true},
+    operand ops[5] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true},
+                      {"exp_avg_sq", a->v[3].t, true},
                       {"max_exp_avg_sq", NULL, true}};
     if (!state_arg(a, 4, h.amsgrad, op, "max_exp_avg_sq", "amsgrad=True", &ops[4].t))
         return -1;
@@ -199,10 +200,12 @@ int impl_fused_adam_step(mt_args *a, mt_result *r)
 int impl_fused_rmsprop_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_rmsprop_step";
-    mt_rmsprop_hyper h = {a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
-                          a->v[10].b, a->v[11].b};
-    operand ops[5] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"square_avg", a->v[2].t, true}, {"grad_avg", NULL, true},
+    mt_rmsprop_hyper h = {a->v[5].f, a->v[6].f,  a->v[7].f, a->v[8].f,
+                          a->v[9].f, a->v[10].b, a->v[11].b};
+    operand ops[5] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"square_avg", a->v[2].t, true},
+                      {"grad_avg", NULL, true},
                       {"momentum_buffer", NULL, true}};
     if (!state_arg(a, 3, h.centered, op, "grad_avg", "centered=True", &ops[3].t) ||
         !state_arg(a, 4, h.momentum > 0, op, "momentum_buffer", "momentum > 0", &ops[4].t))
@@ -218,8 +221,8 @@ int impl_fused_adagrad_step(mt_args *a, mt_result *r)
     mt_adagrad_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].i, a->v[8].b};
     if (!check_step(op, h.step))
         return -1;
-    operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"state_sum", a->v[2].t, true}};
+    operand ops[3] = {
+        {"param", a->v[0].t, true}, {"grad", a->v[1].t, false}, {"state_sum", a->v[2].t, true}};
     return step(r, op, ops, 3, adagrad_kernel, &h);
 }
 
@@ -228,12 +231,14 @@ int impl_fused_adagrad_step(mt_args *a, mt_result *r)
 int impl_fused_nadam_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_nadam_step";
-    mt_nadam_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f, a->v[9].f,
-                        a->v[10].f, a->v[11].i, a->v[12].b, a->v[13].b};
+    mt_nadam_hyper h = {a->v[4].f, a->v[5].f,  a->v[6].f,  a->v[7].f,  a->v[8].f,
+                        a->v[9].f, a->v[10].f, a->v[11].i, a->v[12].b, a->v[13].b};
     if (!check_step(op, h.step))
         return -1;
-    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true}};
+    operand ops[4] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true},
+                      {"exp_avg_sq", a->v[3].t, true}};
     return step(r, op, ops, 4, nadam_kernel, &h);
 }
 
@@ -242,12 +247,14 @@ int impl_fused_nadam_step(mt_args *a, mt_result *r)
 int impl_fused_radam_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_radam_step";
-    mt_radam_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f,
-                        a->v[9].i, a->v[10].b, a->v[11].b};
+    mt_radam_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f,  a->v[7].f,
+                        a->v[8].f, a->v[9].i, a->v[10].b, a->v[11].b};
     if (!check_step(op, h.step))
         return -1;
-    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"exp_avg", a->v[2].t, true}, {"exp_avg_sq", a->v[3].t, true}};
+    operand ops[4] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true},
+                      {"exp_avg_sq", a->v[3].t, true}};
     return step(r, op, ops, 4, radam_kernel, &h);
 }
 
@@ -256,12 +263,14 @@ int impl_fused_radam_step(mt_args *a, mt_result *r)
 int impl_fused_adamax_step(mt_args *a, mt_result *r)
 {
     const char *op = "_fused_adamax_step";
-    mt_adamax_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].f,
-                         a->v[9].i, a->v[10].b};
+    mt_adamax_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f,
+                         a->v[8].f, a->v[9].i, a->v[10].b};
     if (!check_step(op, h.step))
         return -1;
-    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"exp_avg", a->v[2].t, true}, {"exp_inf", a->v[3].t, true}};
+    operand ops[4] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"exp_avg", a->v[2].t, true},
+                      {"exp_inf", a->v[3].t, true}};
     return step(r, op, ops, 4, adamax_kernel, &h);
 }
 
@@ -270,8 +279,10 @@ int impl_fused_adamax_step(mt_args *a, mt_result *r)
 int impl_fused_rprop_step(mt_args *a, mt_result *r)
 {
     mt_rprop_hyper h = {a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].f, a->v[8].b};
-    operand ops[4] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"prev", a->v[2].t, true}, {"step_size", a->v[3].t, true}};
+    operand ops[4] = {{"param", a->v[0].t, true},
+                      {"grad", a->v[1].t, false},
+                      {"prev", a->v[2].t, true},
+                      {"step_size", a->v[3].t, true}};
     return step(r, "_fused_rprop_step", ops, 4, rprop_kernel, &h);
 }
 
@@ -279,7 +290,7 @@ int impl_fused_rprop_step(mt_args *a, mt_result *r)
 int impl_fused_asgd_step(mt_args *a, mt_result *r)
 {
     mt_asgd_hyper h = {a->v[3].f, a->v[4].f, a->v[5].f, a->v[6].f, a->v[7].b};
-    operand ops[3] = {{"param", a->v[0].t, true}, {"grad", a->v[1].t, false},
-                      {"ax", a->v[2].t, true}};
+    operand ops[3] = {
+        {"param", a->v[0].t, true}, {"grad", a->v[1].t, false}, {"ax", a->v[2].t, true}};
     return step(r, "_fused_asgd_step", ops, 3, asgd_kernel, &h);
 }

@@ -35,8 +35,8 @@ static int not_bool_sub(const mt_operand *in)
                     "operator instead.");
 }
 
-static mt_tensor *run(mt_binary_op op, const char *name, int nin, mt_operand *in,
-                      mt_dtype compute, mt_binary_ctx *ctx, mt_tensor *out, mt_tensor *self)
+static mt_tensor *run(mt_binary_op op, const char *name, int nin, mt_operand *in, mt_dtype compute,
+                      mt_binary_ctx *ctx, mt_tensor *out, mt_tensor *self)
 {
     bool pred = mt_binary_is_predicate(op);
     mt_kernel_ref k = {binary_loop_for, op, ctx, name, pred};
@@ -49,7 +49,6 @@ static mt_tensor *run(mt_binary_op op, const char *name, int nin, mt_operand *in
     return r;
 }
 
-
 /* The parameter after the operands is alpha when it is a Scalar (add, sub). */
 static int alpha_param(const mt_signature *sig)
 {
@@ -58,7 +57,8 @@ static int alpha_param(const mt_signature *sig)
 
 /* One binary operator in any of its forms (a->op->form): in place writes
  * into input, reflected computes other (op) input. */
-MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name, unsigned flags)
+MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *name,
+                         unsigned flags)
 {
     if (mt_inplace_target(a))
         flags |= F_INPLACE;
@@ -82,8 +82,7 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
                             "For integral input tensors, argument alpha must not be a "
                             "floating point number.");
         if (al->kind == MT_SCALAR_BOOL && result != MT_BOOL)
-            return mt_error(MT_ERR_RUNTIME,
-                            "Boolean alpha only supported for Boolean results.");
+            return mt_error(MT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
         ctx.alpha_f = al->f;
         ctx.alpha_i = al->i;
     }
@@ -148,8 +147,8 @@ int impl_where_method(mt_args *a, mt_result *r) { return where(a, r, 1, 0, 2); }
 
 /* torch prints these dtypes by their C++ type names. */
 static const char *const cpp_names[MT_NUM_DTYPES] = {
-    "bool", "unsigned char", "signed char", "short int", "int", "long int",
-    "c10::Half", "c10::BFloat16", "float", "double",
+    "bool",     "unsigned char", "signed char",   "short int", "int",
+    "long int", "c10::Half",     "c10::BFloat16", "float",     "double",
 };
 
 /* clamp(input, min=None, max=None), clamp_min(input, min), clamp_max(input, max):
@@ -184,14 +183,13 @@ static int clamp(mt_args *a, mt_result *r, int lo, int hi)
                         ctx.has_lo ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu");
     if (numbers && out && out->dtype != result)
         return mt_error(MT_ERR_RUNTIME, "Found dtype %s but expected %s",
-                        mt_dtype_infos[out->dtype].scalar_name,
-                        mt_dtype_infos[result].scalar_name);
+                        mt_dtype_infos[out->dtype].scalar_name, mt_dtype_infos[result].scalar_name);
     if (numbers && inplace && !mt_can_cast(result, self->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "result type %s can't be cast to the desired output type %s",
                         mt_dtype_infos[result].scalar_name, cpp_names[self->dtype]);
-    return mt_result_tensor(r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out,
-                                   inplace ? self : NULL));
+    return mt_result_tensor(
+        r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out, inplace ? self : NULL));
 }
 
 int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 1, 2); }
@@ -208,8 +206,8 @@ static int angle(mt_args *a, mt_result *r, double factor)
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &c);
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
-    return mt_result_tensor(r, run(MT_BIN_MUL, "mul", 2, in, mt_operands_result_type(2, in),
-                                   &ctx, mt_out_target(a), mt_inplace_target(a)));
+    return mt_result_tensor(r, run(MT_BIN_MUL, "mul", 2, in, mt_operands_result_type(2, in), &ctx,
+                                   mt_out_target(a), mt_inplace_target(a)));
 }
 
 #define PI_OVER_180 0.017453292519943295769236907684886127134428718885417
@@ -220,8 +218,8 @@ int impl_rad2deg(mt_args *a, mt_result *r) { return angle(a, r, PI_UNDER_180); }
 
 static int dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 {
-    return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
-                    cpp_names[want], what, cpp_names[got]);
+    return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s", cpp_names[want],
+                    what, cpp_names[got]);
 }
 
 /* lerp(input, end, weight): no promotion, as torch. */
@@ -238,8 +236,8 @@ int impl_lerp(mt_args *a, mt_result *r)
     mt_binary_ctx ctx = {0};
     const char *name =
         in[2].kind == MT_OPERAND_WRAPPED ? "lerp_kernel_scalar" : "lerp_kernel_tensor";
-    return mt_result_tensor(r, run(MT_TER_LERP, name, 3, in, d, &ctx,
-                                   mt_out_target(a), mt_inplace_target(a)));
+    return mt_result_tensor(
+        r, run(MT_TER_LERP, name, 3, in, d, &ctx, mt_out_target(a), mt_inplace_target(a)));
 }
 
 /* addcmul/addcdiv(input, tensor1, tensor2, *, value=1) */
@@ -263,8 +261,8 @@ static int addc(mt_args *a, mt_result *r, mt_binary_op op)
     mt_binary_ctx ctx = {.alpha_f = v->f,
                          .alpha_i = v->kind == MT_SCALAR_FLOAT ? (int64_t)v->f : v->i};
     const char *name = op == MT_TER_ADDCMUL ? "addcmul_cpu_out" : "addcdiv_cpu_out";
-    return mt_result_tensor(r, run(op, name, 3, in, result, &ctx,
-                                   mt_out_target(a), mt_inplace_target(a)));
+    return mt_result_tensor(
+        r, run(op, name, 3, in, result, &ctx, mt_out_target(a), mt_inplace_target(a)));
 }
 
 int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL); }
@@ -283,8 +281,8 @@ static mt_tensor *isclose(mt_args *a)
         return NULL;
     }
     mt_binary_ctx ctx = {.alpha_f = a->v[2].f, .atol = a->v[3].f, .equal_nan = a->v[4].b};
-    return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx,
-               NULL, NULL);
+    return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx, NULL,
+               NULL);
 }
 
 static int bool_result(mt_result *r, bool value)
@@ -323,6 +321,6 @@ int impl_equal(mt_args *a, mt_result *r)
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &a->v[1]);
     mt_binary_ctx ctx = {0};
-    return all_true(r, run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx,
-                           NULL, NULL));
+    return all_true(
+        r, run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx, NULL, NULL));
 }

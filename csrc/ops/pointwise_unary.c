@@ -10,10 +10,7 @@
 
 #include "../kernels/pointwise_unary.h"
 
-static mt_loop_fn unary_loop_for(int op, mt_dtype d)
-{
-    return mt_unary_loop((mt_unary_op)op, d);
-}
+static mt_loop_fn unary_loop_for(int op, mt_dtype d) { return mt_unary_loop((mt_unary_op)op, d); }
 
 enum {
     U_INPLACE = 1 << 0,
@@ -54,22 +51,16 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
 
 /* name(input, *, out=None) and its in-place form name_(input), for each
  * MT_UNARY row of pointwise.def */
-#define MT_UNARY(NAME, DERIV, KERNEL, KNAME, FLAGS, SAMPLE)                         \
-    int impl_##NAME(mt_args *a, mt_result *r)                                       \
-    {                                                                               \
-        return unary(a, r, MT_UN_##KERNEL, KNAME, FLAGS, NULL);                     \
+#define MT_UNARY(NAME, DERIV, KERNEL, KNAME, FLAGS, SAMPLE)     \
+    int impl_##NAME(mt_args *a, mt_result *r)                   \
+    {                                                           \
+        return unary(a, r, MT_UN_##KERNEL, KNAME, FLAGS, NULL); \
     }
 #include "../ops.def"
 #undef MT_UNARY
 
-int impl_isnan(mt_args *a, mt_result *r)
-{
-    return unary(a, r, MT_UN_ISNAN, "isnan", 0, NULL);
-}
-int impl_isinf(mt_args *a, mt_result *r)
-{
-    return unary(a, r, MT_UN_ISINF, "isinf", 0, NULL);
-}
+int impl_isnan(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_ISNAN, "isnan", 0, NULL); }
+int impl_isinf(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_ISINF, "isinf", 0, NULL); }
 int impl_isfinite(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_ISFINITE, "isfinite", 0, NULL);
@@ -84,10 +75,7 @@ int impl_neg_dunder(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, NULL);
 }
-int impl_abs_dunder(mt_args *a, mt_result *r)
-{
-    return unary(a, r, MT_UN_ABS, "abs_cpu", 0, NULL);
-}
+int impl_abs_dunder(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_ABS, "abs_cpu", 0, NULL); }
 int impl_invert_dunder(mt_args *a, mt_result *r)
 {
     if (mt_is_floating(a->v[0].t->dtype))

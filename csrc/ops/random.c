@@ -137,7 +137,10 @@ static int randint_like(mt_args *a, mt_result *r, int64_t low, int64_t high, int
 }
 
 int impl_randint_like(mt_args *a, mt_result *r) { return randint_like(a, r, 0, a->v[1].i, 2); }
-int impl_randint_like_low(mt_args *a, mt_result *r) { return randint_like(a, r, a->v[1].i, a->v[2].i, 3); }
+int impl_randint_like_low(mt_args *a, mt_result *r)
+{
+    return randint_like(a, r, a->v[1].i, a->v[2].i, 3);
+}
 
 /* randperm(n, *, generator, dtype, layout, device, requires_grad, pin_memory) */
 int impl_randperm(mt_args *a, mt_result *r)
@@ -179,8 +182,8 @@ int impl_uniform_(mt_args *a, mt_result *r)
         return -1;
     if (!(from <= to)) {
         mt_error(MT_ERR_RUNTIME,
-                 "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
-                 from, to);
+                 "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from,
+                 to);
         return -1;
     }
     mt_rand_params p = {MT_RAND_UNIFORM, from, to, 0, 0};
@@ -211,8 +214,8 @@ int impl_normal_size(mt_args *a, mt_result *r)
  * below autograd (mt_exec records nothing): torch's derivative of a draw is
  * zeros (the row's node), not the reparameterized one the arithmetic would
  * record. */
-static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *std,
-                         double mean_f, double std_f)
+static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *std, double mean_f,
+                         double std_f)
 {
     if (std) {
         mt_tensor *low = mt_exec(MT_OP_lt, "Tf", std, 0.0);
@@ -238,7 +241,8 @@ static int normal_tensor(mt_args *a, mt_result *r, mt_tensor *mean, mt_tensor *s
     if (z && sample(&a->v[2], z, &normal01) == 0)
         scaled = std ? mt_exec(MT_OP_mul, "TT", z, std) : mt_exec(MT_OP_mul, "Tf", z, std_f);
     if (scaled)
-        out = mean ? mt_exec(MT_OP_add, "TT", scaled, mean) : mt_exec(MT_OP_add, "Tf", scaled, mean_f);
+        out = mean ? mt_exec(MT_OP_add, "TT", scaled, mean)
+                   : mt_exec(MT_OP_add, "Tf", scaled, mean_f);
     mt_xrelease(like);
     mt_xrelease(z);
     mt_xrelease(scaled);
@@ -266,23 +270,32 @@ int impl_normal_tensor_tensor(mt_args *a, mt_result *r)
 static int64_t dtype_top(mt_dtype d)
 {
     switch (d) {
-    case MT_BOOL: return 1;
-    case MT_UINT8: return UINT8_MAX;
-    case MT_INT8: return INT8_MAX;
-    case MT_INT16: return INT16_MAX;
-    case MT_INT32: return INT32_MAX;
-    case MT_INT64: return INT64_MAX;
-    case MT_FLOAT16: return 1 << 11;
-    case MT_BFLOAT16: return 1 << 8;
-    case MT_FLOAT32: return 1 << 24;
-    default: return (int64_t)1 << 53;
+    case MT_BOOL:
+        return 1;
+    case MT_UINT8:
+        return UINT8_MAX;
+    case MT_INT8:
+        return INT8_MAX;
+    case MT_INT16:
+        return INT16_MAX;
+    case MT_INT32:
+        return INT32_MAX;
+    case MT_INT64:
+        return INT64_MAX;
+    case MT_FLOAT16:
+        return 1 << 11;
+    case MT_BFLOAT16:
+        return 1 << 8;
+    case MT_FLOAT32:
+        return 1 << 24;
+    default:
+        return (int64_t)1 << 53;
     }
 }
 
 static int random_range(mt_args *a, mt_result *r, int64_t from, int64_t to_inclusive, int gi)
 {
-    mt_rand_params p = {MT_RAND_INT_RANGE, 0, 0, from,
-                        (uint64_t)to_inclusive - (uint64_t)from + 1};
+    mt_rand_params p = {MT_RAND_INT_RANGE, 0, 0, from, (uint64_t)to_inclusive - (uint64_t)from + 1};
     return sample_inplace(a, r, gi, &p);
 }
 
@@ -444,8 +457,8 @@ int impl_multinomial(mt_args *a, mt_result *r)
         goto fail;
     mt_generator *g = generator_of(&a->v[3]);
     uint64_t first = mt_generator_reserve(g, (uint64_t)(rows * (replacement ? n : k)));
-    mt_multinomial((double *)mt_data(p), rows, k, n, replacement, scratch,
-                   (int64_t *)mt_data(out), g->seed, first);
+    mt_multinomial((double *)mt_data(p), rows, k, n, replacement, scratch, (int64_t *)mt_data(out),
+                   g->seed, first);
     free(scratch);
     mt_release(p);
     if (out_arg) {

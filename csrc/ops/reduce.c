@@ -34,8 +34,7 @@ static int dims_mask(const mt_tensor *t, const mt_value *v, bool *mask)
         if (t->ndim == 0)
             continue;
         if (mask[d])
-            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
-                            d);
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
         mask[d] = true;
     }
     return 0;
@@ -107,8 +106,8 @@ static mt_tensor *reduce(const mt_tensor *in, const bool *mask, bool keepdim, mt
     return out;
 }
 
-static mt_tensor *reduce_cast(const mt_tensor *in, mt_dtype compute, const bool *mask,
-                              bool keepdim, mt_reduce_op op, double param)
+static mt_tensor *reduce_cast(const mt_tensor *in, mt_dtype compute, const bool *mask, bool keepdim,
+                              mt_reduce_op op, double param)
 {
     mt_tensor *hold;
     const mt_tensor *src = as_dtype(in, compute, &hold);
@@ -144,8 +143,7 @@ int impl_mean(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME,
                         "mean(): could not infer output dtype. %s dtype must be either a "
                         "floating point or complex dtype. Got: %s",
-                        mt_is_none(a, 3) ? "Input" : "Optional",
-                        mt_dtype_infos[out].scalar_name);
+                        mt_is_none(a, 3) ? "Input" : "Optional", mt_dtype_infos[out].scalar_name);
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
     return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[2].b, MT_RED_MEAN, 0));
@@ -177,8 +175,7 @@ static int amax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op
 {
     mt_tensor *t = a->v[0].t;
     bool mask[MT_MAX_DIMS];
-    if (dims_mask(t, &a->v[1], mask) < 0 ||
-        check_nonempty(name, t, mask, a->v[1].nints > 0) < 0)
+    if (dims_mask(t, &a->v[1], mask) < 0 || check_nonempty(name, t, mask, a->v[1].nints > 0) < 0)
         return -1;
     return mt_result_tensor(r, reduce(t, mask, a->v[2].b, t->dtype, op, 0, NULL));
 }
@@ -328,8 +325,7 @@ int impl_norm(mt_args *a, mt_result *r)
         if (!mt_is_none(a, 1))
             p = a->v[1].s.f;
     } else if (strcmp(a->v[1].str, "fro") != 0) {
-        return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.",
-                        a->v[1].str);
+        return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", a->v[1].str);
     }
     if (!mt_is_floating(t->dtype))
         return mt_error(MT_ERR_RUNTIME,
@@ -425,15 +421,12 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     bool fused = src->numel > 0 && mt_tensor_is_contiguous(src) &&
                  (src->dtype == MT_FLOAT32 || src->dtype == MT_FLOAT64);
     mt_tensor *out = fused ? softmax_contiguous(src, d, is_log)
-                            : along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
+                           : along(src, d, is_log ? MT_LINE_LOG_SOFTMAX : MT_LINE_SOFTMAX, kname);
     mt_xrelease(hold);
     return mt_result_tensor(r, out);
 }
 
-int impl_softmax(mt_args *a, mt_result *r)
-{
-    return softmax_like(a, r, &a->v[1], &a->v[2], false);
-}
+int impl_softmax(mt_args *a, mt_result *r) { return softmax_like(a, r, &a->v[1], &a->v[2], false); }
 
 int impl_log_softmax(mt_args *a, mt_result *r)
 {
@@ -485,8 +478,7 @@ int impl_logcumsumexp(mt_args *a, mt_result *r)
         return -1;
     if (o && o->dtype != t->dtype)
         return mt_error(MT_ERR_RUNTIME, "expected scalar_type %s but found %s",
-                        mt_dtype_infos[t->dtype].scalar_name,
-                        mt_dtype_infos[o->dtype].scalar_name);
+                        mt_dtype_infos[t->dtype].scalar_name, mt_dtype_infos[o->dtype].scalar_name);
     mt_tensor *res = along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
     if (!res || !o)
         return mt_result_tensor(r, res);

@@ -123,8 +123,9 @@ int impl_rnn_layer(mt_args *a, mt_result *r)
     make(&m, d, 2, N, H, 0);
     make(&m, d, lstm ? 2 : 1, lstm ? N : 0, H, 0);
     make(&m, d, 3, T, N, mt_rnn_workspace_width(mode) * H);
-    mt_tensor *ops[7] = {dense(in), dense(hx), lstm ? dense(cx) : NULL, dense(wi),
-                         bi ? dense(bi) : NULL, dense(w), b ? dense(b) : NULL};
+    mt_tensor *ops[7] = {
+        dense(in), dense(hx),          lstm ? dense(cx) : NULL, dense(wi), bi ? dense(bi) : NULL,
+        dense(w),  b ? dense(b) : NULL};
     bool ok = ops[0] && ops[1] && ops[3] && ops[5] && (!lstm || ops[2]) && (!bi || ops[4]) &&
               (!b || ops[6]);
     for (int i = 0; i < m.n; i++)
@@ -187,8 +188,9 @@ int impl_rnn_layer_backward(mt_args *a, mt_result *r)
     make(&m, d, 1, has_bias ? G : 0, 0, 0);
     make(&m, d, 2, G, H, 0);
     make(&m, d, 1, has_bias ? G : 0, 0, 0);
-    mt_tensor *ops[8] = {dense(go), dense(ghy), lstm ? dense(gcy) : NULL, dense(ws),
-                         dense(in), dense(hx), dense(wi), dense(w)};
+    mt_tensor *ops[8] = {dense(go), dense(ghy), lstm ? dense(gcy) : NULL,
+                         dense(ws), dense(in),  dense(hx),
+                         dense(wi), dense(w)};
     mt_tensor *cxd = lstm ? dense(cx) : NULL;
     bool ok = (!lstm || cxd);
     for (int i = 0; i < 8; i++)
@@ -205,10 +207,9 @@ int impl_rnn_layer_backward(mt_args *a, mt_result *r)
         for (int i = 0; i < 7; i++)
             c[9 + i] = *m.t[i];
         void *tok = mt_unlock();
-        rc = mt_rnn_backward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3], &c[4],
-                             &c[5], lstm ? &c[8] : NULL, &c[6], &c[7], &c[9], &c[10],
-                             lstm ? &c[11] : NULL, &c[12], has_bias ? &c[13] : NULL, &c[14],
-                             has_bias ? &c[15] : NULL);
+        rc = mt_rnn_backward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3], &c[4], &c[5],
+                             lstm ? &c[8] : NULL, &c[6], &c[7], &c[9], &c[10], lstm ? &c[11] : NULL,
+                             &c[12], has_bias ? &c[13] : NULL, &c[14], has_bias ? &c[15] : NULL);
         mt_relock(tok);
     }
     for (int i = 0; i < 8; i++)

@@ -194,7 +194,8 @@ int impl_expand(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME,
                         "expand(minitorch.FloatTensor{...}, size=%s): the number of sizes "
                         "provided (%d) must be greater or equal to the number of dimensions "
-                        "in the tensor (%d)", want, n, t->ndim);
+                        "in the tensor (%d)",
+                        want, n, t->ndim);
     }
     if (n > MT_MAX_DIMS)
         return too_many_dims();
@@ -205,7 +206,8 @@ int impl_expand(mt_args *a, mt_result *r)
         if (j < 0 && want < 0)
             return mt_error(MT_ERR_RUNTIME,
                             "The expanded size of the tensor (%lld) isn't allowed in a "
-                            "leading, non-existing dimension %d", (long long)want, i);
+                            "leading, non-existing dimension %d",
+                            (long long)want, i);
         if (want == -1)
             want = have;
         if (have == want) {
@@ -221,8 +223,8 @@ int impl_expand(mt_args *a, mt_result *r)
             return mt_error(MT_ERR_RUNTIME,
                             "The expanded size of the tensor (%lld) must match the existing "
                             "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                            "Tensor sizes: %s", (long long)want, (long long)have, i, target,
-                            current);
+                            "Tensor sizes: %s",
+                            (long long)want, (long long)have, i, target, current);
         }
     }
     return mt_result_tensor(r, view_of(a, n, sizes, strides, t->offset));
@@ -349,7 +351,8 @@ int impl_unflatten(mt_args *a, mt_result *r)
         mt_format_shape(buf, sizeof buf, n, a->v[2].ints);
         return mt_error(MT_ERR_RUNTIME,
                         "unflatten: Provided sizes %s don't multiply up to the size of dim "
-                        "%d (%lld) in the input tensor", buf, d, (long long)have);
+                        "%d (%lld) in the input tensor",
+                        buf, d, (long long)have);
     }
     int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
     int m = 0;
@@ -376,10 +379,7 @@ static int squeeze_dims(mt_args *a, mt_result *r, const bool *mask)
     return mt_result_tensor(r, geom_view(a, &g));
 }
 
-int impl_squeeze(mt_args *a, mt_result *r)
-{
-    return squeeze_dims(a, r, NULL);
-}
+int impl_squeeze(mt_args *a, mt_result *r) { return squeeze_dims(a, r, NULL); }
 
 int impl_squeeze_dim(mt_args *a, mt_result *r)
 {
@@ -399,8 +399,7 @@ int impl_squeeze_dims(mt_args *a, mt_result *r)
         if (mt_wrap_dim(a->v[1].ints[i], a->v[0].t->ndim, &d) < 0)
             return -1;
         if (mask[d])
-            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
-                            d);
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
         mask[d] = true;
     }
     return squeeze_dims(a, r, mask);
@@ -412,7 +411,8 @@ int impl_adjoint(mt_args *a, mt_result *r)
     if (nd < 2)
         return mt_error(MT_ERR_RUNTIME,
                         "tensor.adjoint() is only supported on matrices or batches of "
-                        "matrices. Got %d-D tensor.", nd);
+                        "matrices. Got %d-D tensor.",
+                        nd);
     return mt_result_tensor(r, transposed(a, nd - 2, nd - 1));
 }
 
@@ -451,7 +451,8 @@ static int narrow_from(mt_args *a, mt_result *r, int64_t start)
     if (start < -size || start > size)
         return mt_error(MT_ERR_INDEX,
                         "start out of range (expected to be in range of [%lld, %lld], but "
-                        "got %lld)", (long long)-size, (long long)size, (long long)start);
+                        "got %lld)",
+                        (long long)-size, (long long)size, (long long)start);
     if (start < 0)
         start += size;
     if (start > size - length)
@@ -461,10 +462,7 @@ static int narrow_from(mt_args *a, mt_result *r, int64_t start)
     return mt_result_tensor(r, narrowed(a, d, start, length));
 }
 
-int impl_narrow(mt_args *a, mt_result *r)
-{
-    return narrow_from(a, r, a->v[2].i);
-}
+int impl_narrow(mt_args *a, mt_result *r) { return narrow_from(a, r, a->v[2].i); }
 
 /* narrow(input, dim, start, length) with start a 0-dim integer tensor */
 int impl_narrow_tensor(mt_args *a, mt_result *r)
@@ -498,7 +496,8 @@ int impl_select(mt_args *a, mt_result *r)
         mt_format_shape(buf, sizeof buf, t->ndim, t->sizes);
         return mt_error(MT_ERR_INDEX,
                         "select(): index %lld out of range for tensor of size %s at "
-                        "dimension %d", (long long)i, buf, d);
+                        "dimension %d",
+                        (long long)i, buf, d);
     }
     return mt_result_tensor(r, selected(a, d, i < 0 ? i + size : i));
 }
@@ -522,8 +521,10 @@ static int pieces(mt_args *a, mt_result *r, int d, int n, const int64_t *lengths
 static int dim_of(mt_args *a, int i, int *d)
 {
     if (a->v[0].t->ndim == 0)
-        return mt_error(MT_ERR_INDEX, "Dimension specified as %lld but tensor has no "
-                        "dimensions", (long long)a->v[i].i);
+        return mt_error(MT_ERR_INDEX,
+                        "Dimension specified as %lld but tensor has no "
+                        "dimensions",
+                        (long long)a->v[i].i);
     return mt_wrap_dim(a->v[i].i, a->v[0].t->ndim, d);
 }
 
@@ -574,7 +575,8 @@ int impl_split(mt_args *a, mt_result *r)
     if (step == 0 && size != 0)
         return mt_error(MT_ERR_RUNTIME,
                         "split_size can only be 0 if dimension size is 0, but got dimension "
-                        "size of %lld", (long long)size);
+                        "size of %lld",
+                        (long long)size);
     return split_even(a, r, d, step);
 }
 
@@ -595,7 +597,8 @@ int impl_split_with_sizes(mt_args *a, mt_result *r)
         if (negative)
             return mt_error(MT_ERR_RUNTIME,
                             "split_with_sizes expects split_sizes have only non-negative "
-                            "entries, but got split_sizes=%s", buf);
+                            "entries, but got split_sizes=%s",
+                            buf);
         return mt_error(MT_ERR_RUNTIME,
                         "split_with_sizes expects split_sizes to sum exactly to %lld (input "
                         "tensor's size at dimension %d), but got split_sizes=%s",
@@ -611,8 +614,7 @@ int impl_chunk(mt_args *a, mt_result *r)
     if (a->v[0].t->ndim == 0)
         return mt_error(MT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
     if (chunks <= 0)
-        return mt_error(MT_ERR_RUNTIME,
-                        "chunk expects `chunks` to be greater than 0, got: %lld",
+        return mt_error(MT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld",
                         (long long)chunks);
     if (dim_of(a, 2, &d) < 0)
         return -1;
@@ -640,22 +642,22 @@ int impl_as_strided(mt_args *a, mt_result *r)
         return too_many_dims();
     int64_t offset = mt_is_none(a, 3) ? t->offset : a->v[3].i;
     if (offset < 0)
-        return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld",
-                        (long long)offset);
+        return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
     int64_t last = offset;
     bool empty = false, overflow = false;
     for (int i = 0; i < n; i++) {
         int64_t sz = a->v[1].ints[i], st = a->v[2].ints[i], span;
         if (sz < 0)
-            return mt_error(MT_ERR_RUNTIME,
-                            "Trying to create tensor with negative dimension %lld: ",
-                            (long long)sz);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Trying to create tensor with negative dimension %lld: ", (long long)sz);
         if (st < 0) {
             char buf[256];
             mt_format_shape(buf, sizeof buf, n, a->v[2].ints);
             return mt_error(MT_ERR_RUNTIME,
                             "as_strided: Negative strides are not supported at the moment, "
-                            "got strides: %s", buf);
+                            "got strides: %s",
+                            buf);
         }
         empty |= sz == 0;
         if (sz > 0)
@@ -677,15 +679,15 @@ int impl_as_strided(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME,
                         "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize "
                         "%d requiring a storage size of %lld are out of bounds for storage "
-                        "of size %lld", sz, st, (long long)offset, isz, (long long)need,
+                        "of size %lld",
+                        sz, st, (long long)offset, isz, (long long)need,
                         (long long)t->storage->nbytes);
     }
     return mt_result_tensor(r, view_of(a, n, a->v[1].ints, a->v[2].ints, offset));
 }
 
 /* Fills perm so that source dims land at destination positions, the others keep order. */
-static int movedim_perm(mt_args *a, int nsrc, const int64_t *src, const int64_t *dst,
-                        int64_t *perm)
+static int movedim_perm(mt_args *a, int nsrc, const int64_t *src, const int64_t *dst, int64_t *perm)
 {
     int nd = a->v[0].t->ndim;
     int s[MT_MAX_DIMS], t[MT_MAX_DIMS];
@@ -706,8 +708,7 @@ static int movedim_perm(mt_args *a, int nsrc, const int64_t *src, const int64_t 
         char buf[256];
         if (used_dst[t[i]]) {
             mt_format_shape(buf, sizeof buf, nsrc, dst);
-            return mt_error(MT_ERR_RUNTIME, "movedim: repeated dim in `destination` (%s)",
-                            buf);
+            return mt_error(MT_ERR_RUNTIME, "movedim: repeated dim in `destination` (%s)", buf);
         }
         used_dst[t[i]] = true;
     }
@@ -742,10 +743,7 @@ static int moved(mt_args *a, mt_result *r, int n, const int64_t *src, const int6
     return mt_result_tensor(r, geom_view(a, &g));
 }
 
-int impl_movedim(mt_args *a, mt_result *r)
-{
-    return moved(a, r, 1, &a->v[1].i, &a->v[2].i);
-}
+int impl_movedim(mt_args *a, mt_result *r) { return moved(a, r, 1, &a->v[1].i, &a->v[2].i); }
 
 int impl_movedim_list(mt_args *a, mt_result *r)
 {
@@ -756,7 +754,8 @@ int impl_movedim_list(mt_args *a, mt_result *r)
         mt_format_shape(d, sizeof d, a->v[2].nints, a->v[2].ints);
         return mt_error(MT_ERR_RUNTIME,
                         "movedim: Invalid source or destination dims: source (%s dims) should "
-                        "contain the same number of dims as destination (%s dims)", s, d);
+                        "contain the same number of dims as destination (%s dims)",
+                        s, d);
     }
     return moved(a, r, n, a->v[1].ints, a->v[2].ints);
 }
@@ -806,12 +805,13 @@ int impl_view_dtype(mt_args *a, mt_result *r)
         goto done;
     if (t->ndim == 0)
         return mt_error(MT_ERR_RUNTIME,
-                        "self.dim() cannot be 0 to view %s as %s (different element sizes)",
-                        fn, tn);
+                        "self.dim() cannot be 0 to view %s as %s (different element sizes)", fn,
+                        tn);
     if (t->strides[t->ndim - 1] != 1)
         return mt_error(MT_ERR_RUNTIME,
                         "self.stride(-1) must be 1 to view %s as %s (different element "
-                        "sizes), but got %lld", fn, tn, (long long)t->strides[t->ndim - 1]);
+                        "sizes), but got %lld",
+                        fn, tn, (long long)t->strides[t->ndim - 1]);
     if (from_sz > to_sz) {
         int k = from_sz / to_sz;
         for (int d = 0; d < g.ndim - 1; d++)
@@ -823,19 +823,19 @@ int impl_view_dtype(mt_args *a, mt_result *r)
         if (g.sizes[g.ndim - 1] % k)
             return mt_error(MT_ERR_RUNTIME,
                             "self.size(-1) must be divisible by %d to view %s as %s "
-                            "(different element sizes), but got %lld", k, fn, tn,
-                            (long long)g.sizes[g.ndim - 1]);
+                            "(different element sizes), but got %lld",
+                            k, fn, tn, (long long)g.sizes[g.ndim - 1]);
         if (g.offset % k)
             return mt_error(MT_ERR_RUNTIME,
                             "self.storage_offset() must be divisible by %d to view %s as %s "
-                            "(different element sizes), but got %lld", k, fn, tn,
-                            (long long)g.offset);
+                            "(different element sizes), but got %lld",
+                            k, fn, tn, (long long)g.offset);
         for (int d = 0; d < g.ndim - 1; d++) {
             if (g.strides[d] % k)
                 return mt_error(MT_ERR_RUNTIME,
                                 "self.stride(%d) must be divisible by %d to view %s as %s "
-                                "(different element sizes), but got %lld", d, k, fn, tn,
-                                (long long)g.strides[d]);
+                                "(different element sizes), but got %lld",
+                                d, k, fn, tn, (long long)g.strides[d]);
             g.strides[d] /= k;
         }
         g.sizes[g.ndim - 1] /= k;

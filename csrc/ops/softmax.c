@@ -26,8 +26,7 @@ static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
     mt_dtype in_dtype = mt_is_none(a, 3) ? y->dtype : a->v[3].dtype;
     int d = 0;
     if (!mt_is_floating(y->dtype) || !mt_is_floating(in_dtype))
-        return mt_error(MT_ERR_RUNTIME, "%s: expected floating point output and input_dtype",
-                        name);
+        return mt_error(MT_ERR_RUNTIME, "%s: expected floating point output and input_dtype", name);
     bool same = g->ndim == y->ndim;
     for (int k = 0; same && k < y->ndim; k++)
         same = g->sizes[k] == y->sizes[k];
@@ -35,8 +34,8 @@ static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
         char gs[256], ys[256];
         mt_format_shape(gs, sizeof gs, g->ndim, g->sizes);
         mt_format_shape(ys, sizeof ys, y->ndim, y->sizes);
-        return mt_error(MT_ERR_RUNTIME, "%s: grad_output %s does not match output %s", name,
-                        gs, ys);
+        return mt_error(MT_ERR_RUNTIME, "%s: grad_output %s does not match output %s", name, gs,
+                        ys);
     }
     if (mt_wrap_dim(a->v[2].i, y->ndim, &d) < 0)
         return -1;

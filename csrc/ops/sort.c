@@ -98,8 +98,8 @@ int impl_topk(mt_args *a, mt_result *r)
 
 /* (values, indices) of one pick per line along dim (median, nanmedian,
  * mode, kthvalue), dim removed unless keepdim. kth is 1-based, as kthvalue's k. */
-static int pick_along_dim(mt_result *r, mt_tensor *t, int64_t dim, bool keepdim,
-                          const char *name, mt_pick_op pick, int64_t kth)
+static int pick_along_dim(mt_result *r, mt_tensor *t, int64_t dim, bool keepdim, const char *name,
+                          mt_pick_op pick, int64_t kth)
 {
     int d;
     if (mt_wrap_dim(dim, t->ndim, &d) < 0)
@@ -191,14 +191,13 @@ int impl_mode(mt_args *a, mt_result *r)
 
 int impl_kthvalue(mt_args *a, mt_result *r)
 {
-    return pick_along_dim(r, a->v[0].t, a->v[2].i, a->v[3].b, "kthvalue", MT_PICK_KTH,
-                          a->v[1].i);
+    return pick_along_dim(r, a->v[0].t, a->v[2].i, a->v[3].b, "kthvalue", MT_PICK_KTH, a->v[1].i);
 }
 
 /* (output, inverse, counts) packed as torch.unique returns them; consumes
  * the three. */
-static int unique_result(mt_result *r, mt_tensor *out, mt_tensor *inv, mt_tensor *cnt,
-                         bool inverse, bool counts)
+static int unique_result(mt_result *r, mt_tensor *out, mt_tensor *inv, mt_tensor *cnt, bool inverse,
+                         bool counts)
 {
     if (!inverse)
         mt_release(inv);

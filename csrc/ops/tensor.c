@@ -18,15 +18,33 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
         s.kind = MT_SCALAR_BOOL;
         s.i = *(const uint8_t *)p != 0;
         break;
-    case MT_UINT8: s.i = *(const uint8_t *)p; break;
-    case MT_INT8: s.i = *(const int8_t *)p; break;
-    case MT_INT16: s.i = *(const int16_t *)p; break;
-    case MT_INT32: s.i = *(const int32_t *)p; break;
-    case MT_INT64: s.i = *(const int64_t *)p; break;
-    case MT_FLOAT16: s.f = mt_f16_to_float(*(const mt_f16 *)p); break;
-    case MT_BFLOAT16: s.f = mt_bf16_to_float(*(const mt_bf16 *)p); break;
-    case MT_FLOAT32: s.f = *(const float *)p; break;
-    default: s.f = *(const double *)p; break;
+    case MT_UINT8:
+        s.i = *(const uint8_t *)p;
+        break;
+    case MT_INT8:
+        s.i = *(const int8_t *)p;
+        break;
+    case MT_INT16:
+        s.i = *(const int16_t *)p;
+        break;
+    case MT_INT32:
+        s.i = *(const int32_t *)p;
+        break;
+    case MT_INT64:
+        s.i = *(const int64_t *)p;
+        break;
+    case MT_FLOAT16:
+        s.f = mt_f16_to_float(*(const mt_f16 *)p);
+        break;
+    case MT_BFLOAT16:
+        s.f = mt_bf16_to_float(*(const mt_bf16 *)p);
+        break;
+    case MT_FLOAT32:
+        s.f = *(const float *)p;
+        break;
+    default:
+        s.f = *(const double *)p;
+        break;
     }
     if (mt_is_floating(t->dtype))
         s.kind = MT_SCALAR_FLOAT;
@@ -63,7 +81,8 @@ int impl_data_ptr(mt_args *a, mt_result *r)
 }
 int impl_is_contiguous(mt_args *a, mt_result *r)
 {
-    return bool_result(r, mt_is_contiguous_as(a->v[0].t, mt_format_arg(a, 1, MT_FORMAT_CONTIGUOUS)));
+    return bool_result(r,
+                       mt_is_contiguous_as(a->v[0].t, mt_format_arg(a, 1, MT_FORMAT_CONTIGUOUS)));
 }
 int impl_is_floating_point(mt_args *a, mt_result *r)
 {
@@ -94,8 +113,7 @@ int impl_float(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     if (t->numel != 1)
-        return mt_error(MT_ERR_TYPE,
-                        "only one element tensors can be converted to Python scalars");
+        return mt_error(MT_ERR_TYPE, "only one element tensors can be converted to Python scalars");
     r->kind = MT_RESULT_FLOAT;
     r->f = mt_scalar_at(t, mt_data(t)).f;
     return 0;

@@ -8,13 +8,11 @@
 static PyObject *allocator_stats(PyObject *m, PyObject *unused)
 {
     mt_alloc_stats s = mt_alloc_get_stats();
-    return Py_BuildValue("{s:O,s:K,s:K,s:K,s:K,s:K,s:K}", "enabled",
-                         s.enabled ? Py_True : Py_False, "cap_bytes",
-                         (unsigned long long)s.cap_bytes, "cached_bytes",
-                         (unsigned long long)s.cached_bytes, "cached_blocks",
-                         (unsigned long long)s.cached_blocks, "hits",
-                         (unsigned long long)s.hits, "misses", (unsigned long long)s.misses,
-                         "evictions", (unsigned long long)s.evictions);
+    return Py_BuildValue(
+        "{s:O,s:K,s:K,s:K,s:K,s:K,s:K}", "enabled", s.enabled ? Py_True : Py_False, "cap_bytes",
+        (unsigned long long)s.cap_bytes, "cached_bytes", (unsigned long long)s.cached_bytes,
+        "cached_blocks", (unsigned long long)s.cached_blocks, "hits", (unsigned long long)s.hits,
+        "misses", (unsigned long long)s.misses, "evictions", (unsigned long long)s.evictions);
 }
 
 static PyObject *allocator_release(PyObject *m, PyObject *unused)

@@ -43,8 +43,8 @@ static PyObject *get_num_threads(PyObject *m, PyObject *unused)
 static PyObject *handle_torch_function(PyObject *m, PyObject *args)
 {
     PyObject *func, *relevant, *fargs, *fkwargs = NULL;
-    if (!PyArg_ParseTuple(args, "OOO!|O:_handle_torch_function", &func, &relevant,
-                          &PyTuple_Type, &fargs, &fkwargs))
+    if (!PyArg_ParseTuple(args, "OOO!|O:_handle_torch_function", &func, &relevant, &PyTuple_Type,
+                          &fargs, &fkwargs))
         return NULL;
     return mt_handle_torch_function(func, relevant, fargs, fkwargs == Py_None ? NULL : fkwargs);
 }
@@ -122,10 +122,7 @@ static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "minitorch._C", "The C engine of minitorch.", -1, module_methods,
 };
 
-static int add_methods(PyObject *m, PyMethodDef *defs)
-{
-    return PyModule_AddFunctions(m, defs);
-}
+static int add_methods(PyObject *m, PyMethodDef *defs) { return PyModule_AddFunctions(m, defs); }
 
 /* The engine needs the GIL, also on free-threaded CPython (3.13t+), where
  * this makes loading _C turn the GIL on for the process: the binding's
@@ -158,17 +155,15 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *functions = PyDict_New();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init(m) < 0 ||
-        mtpy_dtype_init(m) < 0 ||
-        mtpy_size_init(m) < 0 || mtpy_generator_init(m) < 0 || mt_function_init(m) < 0 ||
-        mt_tensor_type_init(m) < 0 || mt_torch_function_state_init(m) < 0 ||
-        add_methods(m, mt_tensor_module_methods) < 0 ||
+        mtpy_dtype_init(m) < 0 || mtpy_size_init(m) < 0 || mtpy_generator_init(m) < 0 ||
+        mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 ||
+        mt_torch_function_state_init(m) < 0 || add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
-        add_methods(m, mt_autograd_module_methods) < 0 ||
-        add_methods(m, mtpy_blas_methods) < 0 || add_methods(m, mtpy_build_info_methods) < 0 ||
+        add_methods(m, mt_autograd_module_methods) < 0 || add_methods(m, mtpy_blas_methods) < 0 ||
+        add_methods(m, mtpy_build_info_methods) < 0 ||
         add_methods(m, mtpy_storage_sharing_methods) < 0 ||
-        add_methods(m, mtpy_allocator_methods) < 0 ||
-        mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 ||
-        mt_forward_ad_init(m) < 0 ||
+        add_methods(m, mtpy_allocator_methods) < 0 || mt_autograd_bind_init(m) < 0 ||
+        mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
         mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||

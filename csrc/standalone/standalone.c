@@ -18,10 +18,7 @@ typedef struct {
     mt_tensor t;
 } box;
 
-static box *box_of(mt_tensor *t)
-{
-    return (box *)((char *)t - offsetof(box, t));
-}
+static box *box_of(mt_tensor *t) { return (box *)((char *)t - offsetof(box, t)); }
 
 static mt_tensor *box_make(void)
 {
@@ -34,10 +31,7 @@ static mt_tensor *box_make(void)
     return &b->t;
 }
 
-static void box_retain(mt_tensor *t)
-{
-    box_of(t)->refcount++;
-}
+static void box_retain(mt_tensor *t) { box_of(t)->refcount++; }
 
 static void box_release(mt_tensor *t)
 {
@@ -58,15 +52,9 @@ static bool box_unshared(mt_tensor *t)
 }
 
 /* Objects are the host's; a plain-C program has none to keep. */
-static void no_object(void *o)
-{
-    (void)o;
-}
+static void no_object(void *o) { (void)o; }
 
-static mt_autograd_meta *meta_get(mt_tensor *t)
-{
-    return box_of(t)->meta;
-}
+static mt_autograd_meta *meta_get(mt_tensor *t) { return box_of(t)->meta; }
 
 static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
 {

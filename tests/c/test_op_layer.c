@@ -65,8 +65,11 @@ static int backward(mt_tensor *root, bool create_graph)
     if (!one)
         return -1;
     mt_fill(one, 1.0, 1, 0);
-    mt_backward_task task = {.nroots = 1, .roots = &root, .root_grads = &one,
-                             .create_graph = create_graph, .keep_graph = create_graph};
+    mt_backward_task task = {.nroots = 1,
+                             .roots = &root,
+                             .root_grads = &one,
+                             .create_graph = create_graph,
+                             .keep_graph = create_graph};
     int rc = mt_run_backward(&task);
     mt_release(one);
     return rc;
@@ -145,8 +148,7 @@ static void test_errors(void)
                           "non-singleton dimension 0") == 0,
           "with torch's message");
     check(mt_call(MT_OP_numpy, "T", x) == NULL, "a row of the Python binding refuses C callers");
-    check(mt_error_take(&msg) == MT_ERR_RUNTIME && strstr(msg, "Python binding"),
-          "and says why");
+    check(mt_error_take(&msg) == MT_ERR_RUNTIME && strstr(msg, "Python binding"), "and says why");
     check(mt_call(MT_OP_mul, "T", x) == NULL && mt_error_take(&msg) == MT_ERR_TYPE,
           "a missing argument is a TypeError");
     mt_release(x);
@@ -168,8 +170,8 @@ static int scale_backward(mt_node *n, mt_tensor *g, mt_tensor **gi)
 
 static void test_custom_op(void)
 {
-    int id = mt_custom_register_c("ctest::scale(Tensor a, *, float k=2.0) -> Tensor",
-                                  scale_kernel, scale_backward, NULL);
+    int id = mt_custom_register_c("ctest::scale(Tensor a, *, float k=2.0) -> Tensor", scale_kernel,
+                                  scale_backward, NULL);
     check(id >= MT_OP_COUNT && mt_op_find("ctest::scale") == id, "a custom op gets a new id");
     mt_tensor *x = vector(2, (double[]){1, -3});
     x->flags |= MT_FLAG_REQUIRES_GRAD;

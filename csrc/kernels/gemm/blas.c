@@ -11,10 +11,10 @@
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 
 /* OpenBLAS's ILP64 cblas interface: the enums are ints, the sizes 64-bit. */
-typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
-                         int64_t, const float *, int64_t, float, float *, int64_t);
-typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
-                         int64_t, const double *, int64_t, double, double *, int64_t);
+typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                         const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t,
+                         const double *, int64_t, double, double *, int64_t);
 
 void (*mt_blas_locate)(void);
 
@@ -109,8 +109,8 @@ void mt_blas_end(void)
 }
 
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                  double beta, void *c, int64_t ldc)
+                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                  void *c, int64_t ldc)
 {
     int ta = trans_a ? TRANS : NO_TRANS, tb = trans_b ? TRANS : NO_TRANS;
     if (d == MT_FLOAT32)

@@ -41,7 +41,7 @@ void mt_blas_begin(void);
 void mt_blas_end(void);
 /* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_FLOAT32/MT_FLOAT64. */
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                  double beta, void *c, int64_t ldc);
+                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                  void *c, int64_t ldc);
 
 #endif

@@ -105,25 +105,24 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
 
 /* Rows past the last full MR block, and integer dtypes: plain dot products,
  * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
-#define TAIL_KERNEL(sfx, T, ACC)                                                              \
-    MT_CLONES_AVX2 static void tail_##sfx(                                                    \
-        const tile_job *j, int64_t i0, int64_t m)                                             \
-    {                                                                                         \
-        /* locals, so stores to t cannot be taken to change the job's fields */               \
-        const T *a = (const T *)j->a, *b = (const T *)j->b;                                   \
-        T *restrict t = (T *)j->t;                                                            \
-        int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb, ldt = j->ldt;   \
-        for (int64_t i = i0; i < m; i++) {                                                    \
-            T *restrict tp = t + i * ldt;                                                     \
-            if (!j->acc)                                                                      \
-                memset(tp, 0, n * sizeof(T));                                                 \
-            for (int64_t p = 0; p < k; p++) {                                                 \
-                ACC av = (ACC)a[i * ars + p * acs];                                           \
-                const T *restrict bp = b + p * ldb;                                           \
-                for (int64_t c = 0; c < n; c++)                                               \
-                    tp[c] = (T)((ACC)tp[c] + av * (ACC)bp[c]);                                \
-            }                                                                                 \
-        }                                                                                     \
+#define TAIL_KERNEL(sfx, T, ACC)                                                            \
+    MT_CLONES_AVX2 static void tail_##sfx(const tile_job *j, int64_t i0, int64_t m)         \
+    {                                                                                       \
+        /* locals, so stores to t cannot be taken to change the job's fields */             \
+        const T *a = (const T *)j->a, *b = (const T *)j->b;                                 \
+        T *restrict t = (T *)j->t;                                                          \
+        int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb, ldt = j->ldt; \
+        for (int64_t i = i0; i < m; i++) {                                                  \
+            T *restrict tp = t + i * ldt;                                                   \
+            if (!j->acc)                                                                    \
+                memset(tp, 0, n * sizeof(T));                                               \
+            for (int64_t p = 0; p < k; p++) {                                               \
+                ACC av = (ACC)a[i * ars + p * acs];                                         \
+                const T *restrict bp = b + p * ldb;                                         \
+                for (int64_t c = 0; c < n; c++)                                             \
+                    tp[c] = (T)((ACC)tp[c] + av * (ACC)bp[c]);                              \
+            }                                                                               \
+        }                                                                                   \
     }
 TAIL_KERNEL(f4, float, float)
 TAIL_KERNEL(f8, double, double)
@@ -156,13 +155,27 @@ static int product(mt_dtype d, tile_job *j, int64_t m)
     if (d == MT_FLOAT32 || d == MT_FLOAT64)
         mt_parallel_for(0, blocks, grain, rows_float, j);
     switch (d) {
-    case MT_FLOAT32: tail_f4(j, blocks * MR, m); break;
-    case MT_FLOAT64: tail_f8(j, blocks * MR, m); break;
-    case MT_UINT8: tail_u1(j, 0, m); break;
-    case MT_INT8: tail_i1(j, 0, m); break;
-    case MT_INT16: tail_i2(j, 0, m); break;
-    case MT_INT32: tail_i4(j, 0, m); break;
-    default: tail_i8(j, 0, m); break;
+    case MT_FLOAT32:
+        tail_f4(j, blocks * MR, m);
+        break;
+    case MT_FLOAT64:
+        tail_f8(j, blocks * MR, m);
+        break;
+    case MT_UINT8:
+        tail_u1(j, 0, m);
+        break;
+    case MT_INT8:
+        tail_i1(j, 0, m);
+        break;
+    case MT_INT16:
+        tail_i2(j, 0, m);
+        break;
+    case MT_INT32:
+        tail_i4(j, 0, m);
+        break;
+    default:
+        tail_i8(j, 0, m);
+        break;
     }
     free(j->rem);
     j->rem = NULL;
@@ -170,19 +183,19 @@ static int product(mt_dtype d, tile_job *j, int64_t m)
 }
 
 /* C = beta * C + alpha * T (T contiguous m x n, or absent: alpha * 0). */
-#define COMBINE(sfx, T, FIELD)                                                                \
-    static void combine_##sfx(char *cp, int64_t rs, int64_t cs, const char *tp, int64_t m,    \
-                              int64_t n, mt_gemm_scale al, mt_gemm_scale be)                  \
-    {                                                                                         \
-        T *c = (T *)cp;                                                                       \
-        const T *t = (const T *)tp;                                                           \
-        T alpha = (T)al.FIELD, beta = (T)be.FIELD;                                            \
-        for (int64_t i = 0; i < m; i++)                                                       \
-            for (int64_t j = 0; j < n; j++) {                                                 \
-                T v = t ? (T)(alpha * t[i * n + j]) : (T)0;                                   \
-                T *o = c + i * rs + j * cs;                                                   \
-                *o = be.FIELD == 0 ? v : (T)(v + beta * *o);                                  \
-            }                                                                                 \
+#define COMBINE(sfx, T, FIELD)                                                             \
+    static void combine_##sfx(char *cp, int64_t rs, int64_t cs, const char *tp, int64_t m, \
+                              int64_t n, mt_gemm_scale al, mt_gemm_scale be)               \
+    {                                                                                      \
+        T *c = (T *)cp;                                                                    \
+        const T *t = (const T *)tp;                                                        \
+        T alpha = (T)al.FIELD, beta = (T)be.FIELD;                                         \
+        for (int64_t i = 0; i < m; i++)                                                    \
+            for (int64_t j = 0; j < n; j++) {                                              \
+                T v = t ? (T)(alpha * t[i * n + j]) : (T)0;                                \
+                T *o = c + i * rs + j * cs;                                                \
+                *o = be.FIELD == 0 ? v : (T)(v + beta * *o);                               \
+            }                                                                              \
     }
 COMBINE(f4, float, f)
 COMBINE(f8, double, f)
@@ -196,31 +209,45 @@ static void combine(mt_dtype d, char *c, int64_t rs, int64_t cs, const char *t, 
                     int64_t n, mt_gemm_scale al, mt_gemm_scale be)
 {
     switch (d) {
-    case MT_FLOAT32: combine_f4(c, rs, cs, t, m, n, al, be); break;
-    case MT_FLOAT64: combine_f8(c, rs, cs, t, m, n, al, be); break;
-    case MT_UINT8: combine_u1(c, rs, cs, t, m, n, al, be); break;
-    case MT_INT8: combine_i1(c, rs, cs, t, m, n, al, be); break;
-    case MT_INT16: combine_i2(c, rs, cs, t, m, n, al, be); break;
-    case MT_INT32: combine_i4(c, rs, cs, t, m, n, al, be); break;
-    default: combine_i8(c, rs, cs, t, m, n, al, be); break;
+    case MT_FLOAT32:
+        combine_f4(c, rs, cs, t, m, n, al, be);
+        break;
+    case MT_FLOAT64:
+        combine_f8(c, rs, cs, t, m, n, al, be);
+        break;
+    case MT_UINT8:
+        combine_u1(c, rs, cs, t, m, n, al, be);
+        break;
+    case MT_INT8:
+        combine_i1(c, rs, cs, t, m, n, al, be);
+        break;
+    case MT_INT16:
+        combine_i2(c, rs, cs, t, m, n, al, be);
+        break;
+    case MT_INT32:
+        combine_i4(c, rs, cs, t, m, n, al, be);
+        break;
+    default:
+        combine_i8(c, rs, cs, t, m, n, al, be);
+        break;
     }
 }
 
 /* Copies a strided rows x cols matrix into dense row-major memory, in square
  * tiles so a transposed source is read a few cache lines at a time. */
 #define PACK_TILE 16
-#define PACK_TYPED(NAME, T)                                                                   \
-    static void NAME(T *restrict dst, const T *restrict src, int64_t rows, int64_t cols,      \
-                     int64_t rs, int64_t cs)                                                  \
-    {                                                                                         \
-        for (int64_t i0 = 0; i0 < rows; i0 += PACK_TILE)                                      \
-            for (int64_t j0 = 0; j0 < cols; j0 += PACK_TILE) {                                \
-                int64_t i1 = i0 + PACK_TILE < rows ? i0 + PACK_TILE : rows;                   \
-                int64_t j1 = j0 + PACK_TILE < cols ? j0 + PACK_TILE : cols;                   \
-                for (int64_t i = i0; i < i1; i++)                                             \
-                    for (int64_t j = j0; j < j1; j++)                                         \
-                        dst[i * cols + j] = src[i * rs + j * cs];                             \
-            }                                                                                 \
+#define PACK_TYPED(NAME, T)                                                              \
+    static void NAME(T *restrict dst, const T *restrict src, int64_t rows, int64_t cols, \
+                     int64_t rs, int64_t cs)                                             \
+    {                                                                                    \
+        for (int64_t i0 = 0; i0 < rows; i0 += PACK_TILE)                                 \
+            for (int64_t j0 = 0; j0 < cols; j0 += PACK_TILE) {                           \
+                int64_t i1 = i0 + PACK_TILE < rows ? i0 + PACK_TILE : rows;              \
+                int64_t j1 = j0 + PACK_TILE < cols ? j0 + PACK_TILE : cols;              \
+                for (int64_t i = i0; i < i1; i++)                                        \
+                    for (int64_t j = j0; j < j1; j++)                                    \
+                        dst[i * cols + j] = src[i * rs + j * cs];                        \
+            }                                                                            \
     }
 PACK_TYPED(pack_1, uint8_t)
 PACK_TYPED(pack_2, uint16_t)
@@ -266,8 +293,8 @@ MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const floa
 }
 #endif
 
-void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
-                  int64_t cs, int isz)
+void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                  int isz)
 {
 #ifdef MT_HAVE_X86_DISPATCH
     if (isz == 4 && rs == 1 && rows >= 8 && cols >= 8 && mt_cpu_has_avx2_fma()) {
@@ -276,18 +303,25 @@ void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_
     }
 #endif
     switch (isz) {
-    case 1: pack_1((uint8_t *)dst, (const uint8_t *)src, rows, cols, rs, cs); break;
-    case 2: pack_2((uint16_t *)dst, (const uint16_t *)src, rows, cols, rs, cs); break;
-    case 4: pack_4((uint32_t *)dst, (const uint32_t *)src, rows, cols, rs, cs); break;
-    default: pack_8((uint64_t *)dst, (const uint64_t *)src, rows, cols, rs, cs); break;
+    case 1:
+        pack_1((uint8_t *)dst, (const uint8_t *)src, rows, cols, rs, cs);
+        break;
+    case 2:
+        pack_2((uint16_t *)dst, (const uint16_t *)src, rows, cols, rs, cs);
+        break;
+    case 4:
+        pack_4((uint32_t *)dst, (const uint32_t *)src, rows, cols, rs, cs);
+        break;
+    default:
+        pack_8((uint64_t *)dst, (const uint64_t *)src, rows, cols, rs, cs);
+        break;
     }
 }
 
 /* How BLAS can read a rows x cols operand in place: row-major (lead = rs) or
  * transposed (lead = cs; a single row whose elements are cs apart is a
  * column of a matrix with rows cs apart); false when neither stride is 1. */
-static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
-                      int64_t *ld)
+static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans, int64_t *ld)
 {
     if (cols == 1)
         cs = 1;
@@ -312,8 +346,7 @@ typedef struct {
 } mat;
 
 /* A BLAS-readable form of x, packing into *buf when the strides forbid. */
-static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool *trans,
-                        int64_t *ld)
+static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool *trans, int64_t *ld)
 {
     if (blas_view(x->rows, x->cols, x->rs, x->cs, trans, ld)) {
         *p = x->p;
@@ -387,8 +420,7 @@ static void blas_split(blas_job *j)
         blas_rows(j, 0, 1);
         return;
     }
-    mt_parallel_for(0, blocks, (blocks + parts - 1) / parts, by_rows ? blas_rows : blas_cols,
-                    j);
+    mt_parallel_for(0, blocks, (blocks + parts - 1) / parts, by_rows ? blas_rows : blas_cols, j);
 }
 
 /* C (row-major in place) = alpha A B + beta C with BLAS; C^T = B^T A^T when C
@@ -427,8 +459,7 @@ static int gemm_blas(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, 
     if (blas_operand(&A, isz, &abuf, &ap, &ta, &lda) < 0 ||
         blas_operand(&B, isz, &bbuf, &bp, &tb, &ldb) < 0)
         goto done;
-    blas_job bj = {d,  ta, tb, m,  n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0,
-                   cp, ldc, m};
+    blas_job bj = {d, ta, tb, m, n, k, al.f, ap, lda, bp, ldb, dense_c ? be.f : 0.0, cp, ldc, m};
     double work = (double)m * (double)n * (double)k;
     /* our threads split C when each BLAS call runs on one (always, where the
      * library allows it; else below the size where it starts its own) */
@@ -446,8 +477,8 @@ done:
     return rc;
 }
 
-static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
-                    int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
+static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
+                    int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
     int isz = mt_itemsize(d);
     /* A plain product into row-major C is written in place: a scratch result
@@ -512,8 +543,7 @@ static int gemm_item(batch_job *j, int64_t it)
         return 0;
     }
     if (j->blas)
-        return gemm_blas(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha,
-                         j->beta);
+        return gemm_blas(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
     return gemm_own(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
 }
 
@@ -538,8 +568,8 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
 #define OWN_MAX_B (512 * 1024)
 static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
 {
-    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N &&
-           s->k * s->n <= OWN_MAX_B && mt_gemm_f32_wide();
+    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B &&
+           mt_gemm_f32_wide();
 }
 
 /* Folds the innermost batch dims into m while B repeats along them and the
@@ -588,8 +618,8 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
-             work > BLAS_MIN_WORK && !own_beats_blas(d, s);
+    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) && work > BLAS_MIN_WORK &&
+             !own_beats_blas(d, s);
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
@@ -603,8 +633,7 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     int nt = mt_get_num_threads();
     int64_t grain = 1 + (int64_t)(PARALLEL_MIN_WORK / 2 / (work + 1));
     bool by_items = one_thread_each && disjoint &&
-                    (nb % nt == 0 || nb >= BATCH_ITEMS_PER_THREAD * nt ||
-                     work < PARALLEL_MIN_WORK);
+                    (nb % nt == 0 || nb >= BATCH_ITEMS_PER_THREAD * nt || work < PARALLEL_MIN_WORK);
     if (j.blas)
         mt_blas_begin();
     /* an item split runs each product's own split inline (the pool is busy) */

@@ -31,13 +31,12 @@ typedef struct {
 /* C = beta * C + alpha * A @ B per batch (beta == 0 ignores C's contents, as
  * torch does). Refuses bool and the half types (the caller computes those in
  * float32); returns -1 with the error set. C must not overlap A or B. */
-int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
-            const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
-            mt_gemm_scale beta);
+int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b,
+            const mt_gemm_operand *c, mt_gemm_scale alpha, mt_gemm_scale beta);
 /* Copies a rows x cols matrix, element (i, j) at src[(i * rs + j * cs) * isz],
  * into dense row-major dst (items of isz 1, 2, 4 or 8 bytes). */
-void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs,
-                  int64_t cs, int isz);
+void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                  int isz);
 /* Work in multiply-adds, to decide on releasing the GIL. */
 static inline double mt_gemm_work(const mt_gemm_shape *s)
 {

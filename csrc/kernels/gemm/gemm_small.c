@@ -58,81 +58,96 @@ typedef double v4d __attribute__((vector_size(32)));
  * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
  * nv as constants once inlined, so its accumulators are registers; it takes
  * only pointers and scalars, never a vector, across the target boundary. */
-#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV)                                             \
-    INNER static inline __attribute__((always_inline)) void NAME##_block(                    \
-        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,      \
-        int64_t ldb, T *c, int64_t ldc, bool acc)                                           \
-    {                                                                                       \
-        VT s[MR][NV];                                                                       \
-        for (int i = 0; i < MR; i++)                                                        \
-            for (int v = 0; v < NV; v++)                                                    \
-                s[i][v] = (VT){0};                                                          \
-        for (int64_t l = 0; l < k; l++, a += acs, b += ldb) {                               \
-            VT bv[NV];                                                                      \
-            for (int v = 0; v < nv; v++)                                                    \
-                memcpy(&bv[v], b + v * W, sizeof(VT));                                      \
-            /* a vector times a scalar: a broadcast, with no add of zero */                 \
-            for (int i = 0; i < rows; i++) {                                                \
-                T x = a[i * ars];                                                           \
-                for (int v = 0; v < nv; v++)                                                \
-                    s[i][v] += bv[v] * x;                                                   \
-            }                                                                               \
-        }                                                                                   \
-        /* through a copy: the address of s itself would keep s in memory */                \
-        for (int i = 0; i < rows; i++)                                                      \
-            for (int v = 0; v < nv; v++) {                                                  \
-                T *cp = c + i * ldc + v * W;                                                \
-                VT sum = s[i][v];                                                           \
-                if (acc) {                                                                  \
-                    VT old;                                                                 \
-                    memcpy(&old, cp, sizeof(VT));                                           \
-                    sum += old;                                                             \
-                }                                                                           \
-                memcpy(cp, &sum, sizeof(VT));                                               \
-            }                                                                               \
-    }                                                                                       \
-    INNER static inline __attribute__((always_inline)) void NAME##_rows(                     \
-        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,      \
-        int64_t ldb, T *c, int64_t ldc, bool acc)                                           \
-    {                                                                                       \
-        switch (rows) {                                                                     \
-        case 1: NAME##_block(1, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
-        case 2: NAME##_block(2, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
-        case 3: NAME##_block(3, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;            \
-        case 4: NAME##_block(4 < MR ? 4 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
-            break;                                                                          \
-        case 5: NAME##_block(5 < MR ? 5 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
-            break;                                                                          \
-        case 6: NAME##_block(6 < MR ? 6 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
-            break;                                                                          \
-        case 7: NAME##_block(7 < MR ? 7 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);     \
-            break;                                                                          \
-        default: NAME##_block(MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc); break;          \
-        }                                                                                   \
-    }                                                                                       \
-    ATTR static void NAME(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars,         \
-                          int64_t acs, const T *b, int64_t ldb, T *c, int64_t ldc, bool acc) \
-    {                                                                                       \
-        for (int64_t j = 0; j < n;) {                                                       \
-            int nv = n - j >= NV * W ? NV : (int)((n - j) / W);                             \
-            for (int64_t i = 0; i < m; i += MR) {                                           \
-                int rows = m - i < MR ? (int)(m - i) : MR;                                  \
-                const T *ai = a + i * ars, *bj = b + j;                                     \
-                T *cij = c + i * ldc + j;                                                   \
-                switch (nv) {                                                               \
-                case 1: NAME##_rows(rows, 1, ai, ars, acs, k, bj, ldb, cij, ldc, acc); break; \
-                case 2: NAME##_rows(rows, 2 < NV ? 2 : NV, ai, ars, acs, k, bj, ldb, cij,   \
-                                    ldc, acc);                                              \
-                    break;                                                                  \
-                case 3: NAME##_rows(rows, 3 < NV ? 3 : NV, ai, ars, acs, k, bj, ldb, cij,   \
-                                    ldc, acc);                                              \
-                    break;                                                                  \
-                default: NAME##_rows(rows, NV, ai, ars, acs, k, bj, ldb, cij, ldc, acc);     \
-                    break;                                                                  \
-                }                                                                           \
-            }                                                                               \
-            j += nv * W;                                                                    \
-        }                                                                                   \
+#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV)                                          \
+    INNER static inline __attribute__((always_inline)) void NAME##_block(                        \
+        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,           \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
+    {                                                                                            \
+        VT s[MR][NV];                                                                            \
+        for (int i = 0; i < MR; i++)                                                             \
+            for (int v = 0; v < NV; v++)                                                         \
+                s[i][v] = (VT){0};                                                               \
+        for (int64_t l = 0; l < k; l++, a += acs, b += ldb) {                                    \
+            VT bv[NV];                                                                           \
+            for (int v = 0; v < nv; v++)                                                         \
+                memcpy(&bv[v], b + v * W, sizeof(VT));                                           \
+            /* a vector times a scalar: a broadcast, with no add of zero */                      \
+            for (int i = 0; i < rows; i++) {                                                     \
+                T x = a[i * ars];                                                                \
+                for (int v = 0; v < nv; v++)                                                     \
+                    s[i][v] += bv[v] * x;                                                        \
+            }                                                                                    \
+        }                                                                                        \
+        /* through a copy: the address of s itself would keep s in memory */                     \
+        for (int i = 0; i < rows; i++)                                                           \
+            for (int v = 0; v < nv; v++) {                                                       \
+                T *cp = c + i * ldc + v * W;                                                     \
+                VT sum = s[i][v];                                                                \
+                if (acc) {                                                                       \
+                    VT old;                                                                      \
+                    memcpy(&old, cp, sizeof(VT));                                                \
+                    sum += old;                                                                  \
+                }                                                                                \
+                memcpy(cp, &sum, sizeof(VT));                                                    \
+            }                                                                                    \
+    }                                                                                            \
+    INNER static inline __attribute__((always_inline)) void NAME##_rows(                         \
+        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,           \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
+    {                                                                                            \
+        switch (rows) {                                                                          \
+        case 1:                                                                                  \
+            NAME##_block(1, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                            \
+            break;                                                                               \
+        case 2:                                                                                  \
+            NAME##_block(2, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                            \
+            break;                                                                               \
+        case 3:                                                                                  \
+            NAME##_block(3, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                            \
+            break;                                                                               \
+        case 4:                                                                                  \
+            NAME##_block(4 < MR ? 4 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);              \
+            break;                                                                               \
+        case 5:                                                                                  \
+            NAME##_block(5 < MR ? 5 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);              \
+            break;                                                                               \
+        case 6:                                                                                  \
+            NAME##_block(6 < MR ? 6 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);              \
+            break;                                                                               \
+        case 7:                                                                                  \
+            NAME##_block(7 < MR ? 7 : MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);              \
+            break;                                                                               \
+        default:                                                                                 \
+            NAME##_block(MR, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                           \
+            break;                                                                               \
+        }                                                                                        \
+    }                                                                                            \
+    ATTR static void NAME(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t acs, \
+                          const T *b, int64_t ldb, T *c, int64_t ldc, bool acc)                  \
+    {                                                                                            \
+        for (int64_t j = 0; j < n;) {                                                            \
+            int nv = n - j >= NV * W ? NV : (int)((n - j) / W);                                  \
+            for (int64_t i = 0; i < m; i += MR) {                                                \
+                int rows = m - i < MR ? (int)(m - i) : MR;                                       \
+                const T *ai = a + i * ars, *bj = b + j;                                          \
+                T *cij = c + i * ldc + j;                                                        \
+                switch (nv) {                                                                    \
+                case 1:                                                                          \
+                    NAME##_rows(rows, 1, ai, ars, acs, k, bj, ldb, cij, ldc, acc);               \
+                    break;                                                                       \
+                case 2:                                                                          \
+                    NAME##_rows(rows, 2 < NV ? 2 : NV, ai, ars, acs, k, bj, ldb, cij, ldc, acc); \
+                    break;                                                                       \
+                case 3:                                                                          \
+                    NAME##_rows(rows, 3 < NV ? 3 : NV, ai, ars, acs, k, bj, ldb, cij, ldc, acc); \
+                    break;                                                                       \
+                default:                                                                         \
+                    NAME##_rows(rows, NV, ai, ars, acs, k, bj, ldb, cij, ldc, acc);              \
+                    break;                                                                       \
+                }                                                                                \
+            }                                                                                    \
+            j += nv * W;                                                                         \
+        }                                                                                        \
     }
 
 typedef void (*gemm_f32_fn)(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars,
@@ -146,15 +161,15 @@ GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3)
 GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3)
 #ifdef MT_HAVE_X86_DISPATCH
 GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2)
-GEMM_LEVEL(gemm_double_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, double,
-           v4d, 4, 4, 2)
+GEMM_LEVEL(gemm_double_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, double, v4d,
+           4, 4, 2)
 #endif
 #ifdef MT_HAVE_AVX512
 typedef float v16f __attribute__((vector_size(64)));
 typedef double v8d __attribute__((vector_size(64)));
 GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 4, 4)
-GEMM_LEVEL(gemm_double_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, double, v8d,
-           8, 4, 4)
+GEMM_LEVEL(gemm_double_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, double, v8d, 8,
+           4, 4)
 #endif
 
 static int best_level(void)
@@ -230,28 +245,28 @@ static int64_t run_offset(int64_t u, int64_t k) { return u * k * RUN * S; }
 /* Strip s of rows k0.. from B: its columns past the group's width are zero.
  * Row by row when B's rows are contiguous, column by column when its columns
  * are (a transposed weight), so the reads run along memory either way. */
-#define PACK(T)                                                                          \
-    static void pack_##T(mt_small_packed *p, int64_t k0, int64_t rows, const T *b,       \
-                         int64_t brs, int64_t bcs)                                       \
-    {                                                                                    \
-        int64_t w = p->n / p->groups, per = p->gw / S;                                   \
-        for (int64_t s = 0; s < p->strips; s++) {                                        \
-            int64_t g = s / per, q = s % per, u = s / RUN;                               \
-            int64_t ld = (p->strips - u * RUN < RUN ? p->strips - u * RUN : RUN) * S;    \
-            int64_t valid = w - q * S < S ? w - q * S : S;                               \
-            T *dst = (T *)p->data + run_offset(u, p->k) + k0 * ld + (s % RUN) * S;       \
-            const T *src = b + (g * w + q * S) * bcs;                                    \
-            if (bcs == 1) {                                                              \
-                for (int64_t r = 0; r < rows; r++) {                                     \
-                    memcpy(dst + r * ld, src + r * brs, sizeof(T) * (size_t)valid);      \
-                    memset(dst + r * ld + valid, 0, sizeof(T) * (size_t)(S - valid));    \
-                }                                                                        \
-                continue;                                                                \
-            }                                                                            \
-            for (int64_t l = 0; l < S; l++)                                              \
-                for (int64_t r = 0; r < rows; r++)                                       \
-                    dst[r * ld + l] = l < valid ? src[l * bcs + r * brs] : 0;            \
-        }                                                                                \
+#define PACK(T)                                                                                 \
+    static void pack_##T(mt_small_packed *p, int64_t k0, int64_t rows, const T *b, int64_t brs, \
+                         int64_t bcs)                                                           \
+    {                                                                                           \
+        int64_t w = p->n / p->groups, per = p->gw / S;                                          \
+        for (int64_t s = 0; s < p->strips; s++) {                                               \
+            int64_t g = s / per, q = s % per, u = s / RUN;                                      \
+            int64_t ld = (p->strips - u * RUN < RUN ? p->strips - u * RUN : RUN) * S;           \
+            int64_t valid = w - q * S < S ? w - q * S : S;                                      \
+            T *dst = (T *)p->data + run_offset(u, p->k) + k0 * ld + (s % RUN) * S;              \
+            const T *src = b + (g * w + q * S) * bcs;                                           \
+            if (bcs == 1) {                                                                     \
+                for (int64_t r = 0; r < rows; r++) {                                            \
+                    memcpy(dst + r * ld, src + r * brs, sizeof(T) * (size_t)valid);             \
+                    memset(dst + r * ld + valid, 0, sizeof(T) * (size_t)(S - valid));           \
+                }                                                                               \
+                continue;                                                                       \
+            }                                                                                   \
+            for (int64_t l = 0; l < S; l++)                                                     \
+                for (int64_t r = 0; r < rows; r++)                                              \
+                    dst[r * ld + l] = l < valid ? src[l * bcs + r * brs] : 0;                   \
+        }                                                                                       \
     }
 PACK(float)
 PACK(double)
@@ -262,16 +277,16 @@ int mt_small_alloc(mt_dtype d, int64_t k, int64_t n, int64_t groups, mt_small_pa
     *out = (mt_small_packed){d, k, n, groups, gw, groups * gw / S};
     size_t isz = d == MT_FLOAT32 ? sizeof(float) : sizeof(double);
     int64_t runs = (out->strips + RUN - 1) / RUN;
-    out->block = mt_alloc((size_t)(run_offset(runs, k) + 1) * isz, 64, false, &out->data,
-                          &out->size);
+    out->block =
+        mt_alloc((size_t)(run_offset(runs, k) + 1) * isz, 64, false, &out->data, &out->size);
     if (!out->block)
-        return mt_error(MT_ERR_MEMORY, "out of memory packing a %lld x %lld matrix",
-                        (long long)k, (long long)n);
+        return mt_error(MT_ERR_MEMORY, "out of memory packing a %lld x %lld matrix", (long long)k,
+                        (long long)n);
     return 0;
 }
 
-void mt_small_pack_rows(mt_small_packed *p, int64_t k0, int64_t rows, const void *b,
-                        int64_t brs, int64_t bcs)
+void mt_small_pack_rows(mt_small_packed *p, int64_t k0, int64_t rows, const void *b, int64_t brs,
+                        int64_t bcs)
 {
     if (p->dtype == MT_FLOAT32)
         pack_float(p, k0, rows, b, brs, bcs);
@@ -295,8 +310,8 @@ void mt_small_unpack(mt_small_packed *p)
     p->block = p->data = NULL;
 }
 
-void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t ars,
-                   int64_t acs, void *c, int64_t ldc)
+void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t ars, int64_t acs,
+                   void *c, int64_t ldc)
 {
     size_t isz = p->dtype == MT_FLOAT32 ? sizeof(float) : sizeof(double);
     /* a few rows of A against every run, so they stay in cache while B streams */

@@ -48,8 +48,8 @@ typedef struct {
  * mt_small_pack_rows. Returns -1 with the error set when out of memory. */
 int mt_small_alloc(mt_dtype d, int64_t k, int64_t n, int64_t groups, mt_small_packed *out);
 /* Packs rows k0 .. k0 + rows of B, row k0 + i's column c at b[i * brs + c * bcs]. */
-void mt_small_pack_rows(mt_small_packed *p, int64_t k0, int64_t rows, const void *b,
-                        int64_t brs, int64_t bcs);
+void mt_small_pack_rows(mt_small_packed *p, int64_t k0, int64_t rows, const void *b, int64_t brs,
+                        int64_t bcs);
 /* mt_small_alloc, then all k rows from b. */
 int mt_small_pack(mt_dtype d, const void *b, int64_t brs, int64_t bcs, int64_t k, int64_t n,
                   int64_t groups, mt_small_packed *out);
@@ -59,7 +59,7 @@ void mt_small_unpack(mt_small_packed *p);
  * groups * gw values at c + i * ldc (strides in elements), group g's column j
  * at g * gw + j and the padding columns zero. Overwrites C; runs on the
  * calling thread. Contiguous rows of A (acs 1) read fastest. */
-void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t ars,
-                   int64_t acs, void *c, int64_t ldc);
+void mt_small_gemm(const mt_small_packed *p, int64_t m, const void *a, int64_t ars, int64_t acs,
+                   void *c, int64_t ldc);
 
 #endif

@@ -58,7 +58,7 @@ static inline __attribute__((always_inline)) void mt_stream16(void *p, const voi
 }
 
 static inline __attribute__((always_inline)) void mt_stream_put(void *p, const void *v,
-                                                               size_t bytes, bool stream)
+                                                                size_t bytes, bool stream)
 {
     if (stream) {
         for (size_t k = 0; k < bytes; k += 16)

@@ -50,14 +50,8 @@ MT_VINLINE mt_v4d mt_vrint4(mt_v4d x, mt_v4l *n)
 }
 
 /* 2^n for integral n in [-126, 127] */
-MT_VINLINE mt_v8f mt_vpow2i8(mt_v8i n)
-{
-    return (mt_v8f)((n + 127) << 23);
-}
-MT_VINLINE mt_v4d mt_vpow2i4(mt_v4l n)
-{
-    return (mt_v4d)((n + 1023) << 52);
-}
+MT_VINLINE mt_v8f mt_vpow2i8(mt_v8i n) { return (mt_v8f)((n + 127) << 23); }
+MT_VINLINE mt_v4d mt_vpow2i4(mt_v4l n) { return (mt_v4d)((n + 1023) << 52); }
 
 /* exp(xc) for xc already in [lo, hi]: the shared core of the float exps */
 MT_VINLINE mt_v8f mt_vexp_core8(mt_v8f xc)

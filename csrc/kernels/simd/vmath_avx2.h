@@ -37,7 +37,8 @@
 MT_VX __m256 mt_vscale8x(__m256 v, __m256i n)
 {
     __m256i n1 = _mm256_srai_epi32(n, 1);
-    __m256 f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+    __m256 f1 =
+        _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
     __m256 f2 = _mm256_castsi256_ps(
         _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(n, n1), _mm256_set1_epi32(127)), 23));
     return _mm256_mul_ps(_mm256_mul_ps(v, f1), f2);
@@ -49,13 +50,12 @@ MT_VX __m256 mt_vscale8x(__m256 v, __m256i n)
 MT_VX __m256 mt_vexp_negsq8x(__m256 x, float s2)
 {
     const __m256 t8 = _mm256_setr_ps(1.0f, 1.0905077457427979f, 1.1892070770263672f,
-                                     1.2968395948410034f, 1.4142135381698608f,
-                                     1.5422108173370361f, 1.6817928552627563f,
-                                     1.8340080976486206f);
-    const __m256 d8 = _mm256_setr_ps(0.0f, -1.199215748926008e-08f, 3.1934181521364735e-08f,
-                                     -3.0990719324108795e-08f, 1.7114270889351246e-08f,
-                                     5.233334210430485e-09f, -1.4719605090363075e-08f,
-                                     -6.128259677495862e-09f);
+                                     1.2968395948410034f, 1.4142135381698608f, 1.5422108173370361f,
+                                     1.6817928552627563f, 1.8340080976486206f);
+    const __m256 d8 =
+        _mm256_setr_ps(0.0f, -1.199215748926008e-08f, 3.1934181521364735e-08f,
+                       -3.0990719324108795e-08f, 1.7114270889351246e-08f, 5.233334210430485e-09f,
+                       -1.4719605090363075e-08f, -6.128259677495862e-09f);
     const float c = -s2;
     __m256 sq = _mm256_mul_ps(x, x);
     __m256 kk = _mm256_fmadd_ps(sq, MT_CX(-s2 * 1.44269504088896341f), MT_CX(MT_EXP8X_ROUND));
@@ -69,11 +69,13 @@ MT_VX __m256 mt_vexp_negsq8x(__m256 x, float s2)
     p = _mm256_fmadd_ps(p, rho, MT_CX(c));
     __m256 q = _mm256_fmadd_ps(p, rho, _mm256_permutevar8x32_ps(d8, j));
     __m256 t = _mm256_permutevar8x32_ps(t8, j);
-    __m256i n = _mm256_srai_epi32(_mm256_sub_epi32(j, _mm256_castps_si256(MT_CX(MT_EXP8X_ROUND))), 3);
+    __m256i n =
+        _mm256_srai_epi32(_mm256_sub_epi32(j, _mm256_castps_si256(MT_CX(MT_EXP8X_ROUND))), 3);
     __m256 y = _mm256_fmadd_ps(t, q, t);
     __m256i low = _mm256_cmpgt_epi32(_mm256_set1_epi32(-126), n);
     if (_mm256_testz_si256(low, low))
-        return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(y), _mm256_slli_epi32(n, 23)));
+        return _mm256_castsi256_ps(
+            _mm256_add_epi32(_mm256_castps_si256(y), _mm256_slli_epi32(n, 23)));
     return mt_vscale8x(y, n);
 }
 
@@ -85,8 +87,7 @@ MT_VX __m256 mt_vphi_pdf8x(__m256 x, __m256 *pdf)
     const float s = 0.70710678118654752440f;
     __m256 ax = _mm256_andnot_ps(MT_CX(-0.0f), x);
     __m256 xc = _mm256_min_ps(MT_CX(10.25f / s), ax);
-    __m256 t = _mm256_div_ps(MT_CX(1.0f), _mm256_fmadd_ps(xc, MT_CX(MT_ERFC_P * s),
-                                                          MT_CX(1.0f)));
+    __m256 t = _mm256_div_ps(MT_CX(1.0f), _mm256_fmadd_ps(xc, MT_CX(MT_ERFC_P * s), MT_CX(1.0f)));
     __m256 r = MT_CX(MT_ERFC_R8 * 0.5f);
     r = _mm256_fmadd_ps(r, t, MT_CX(MT_ERFC_R7 * 0.5f));
     r = _mm256_fmadd_ps(r, t, MT_CX(MT_ERFC_R6 * 0.5f));

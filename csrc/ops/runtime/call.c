@@ -9,8 +9,8 @@
 
 static int bad_arg(const mt_op *op, int p, char c)
 {
-    return mt_error(MT_ERR_TYPE, "%s(): argument %d cannot take a '%c' value", op->sig->name,
-                    p + 1, c);
+    return mt_error(MT_ERR_TYPE, "%s(): argument %d cannot take a '%c' value", op->sig->name, p + 1,
+                    c);
 }
 
 /* A number ('i', 'b' or 'f') goes where the row takes one: an int, bool,

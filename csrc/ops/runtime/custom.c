@@ -53,8 +53,7 @@ int mt_custom_failure(const char *qualname, const char *what)
         snprintf(copy, sizeof copy, "%s", msg);
         return mt_error(k, "%s", copy);
     }
-    return mt_error(MT_ERR_RUNTIME, "%s: the %s failed without setting an error", qualname,
-                    what);
+    return mt_error(MT_ERR_RUNTIME, "%s: the %s failed without setting an error", qualname, what);
 }
 
 static int run_kernel(mt_args *a, mt_result *r)

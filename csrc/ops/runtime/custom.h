@@ -15,7 +15,7 @@
 typedef mt_tensor *(*mt_custom_kernel)(const mt_args *a);
 
 typedef struct mt_custom_op {
-    mt_op row; /* first: a->op of a call of this row points here */
+    mt_op row;         /* first: a->op of a call of this row points here */
     char qualname[96]; /* "mylib::myadd" */
     mt_custom_kernel kernel;
     void *host; /* a host op's implementation (a Python callable), opaque here */

@@ -14,13 +14,22 @@ static const struct {
     const char *text;
     mt_argtype type;
 } type_names[] = {
-    {"Tensor|Scalar", MT_ARG_TENSOR}, {"Tensor|Number", MT_ARG_TENSOR},
-    {"Tensor[]", MT_ARG_TENSOR_LIST}, {"Tensor", MT_ARG_TENSOR},
+    {"Tensor|Scalar", MT_ARG_TENSOR},
+    {"Tensor|Number", MT_ARG_TENSOR},
+    {"Tensor[]", MT_ARG_TENSOR_LIST},
+    {"Tensor", MT_ARG_TENSOR},
     {"int[]", MT_ARG_INT_LIST},
-    {"int", MT_ARG_INT},              {"float", MT_ARG_FLOAT},     {"Scalar", MT_ARG_SCALAR},
-    {"bool", MT_ARG_BOOL},            {"dtype", MT_ARG_DTYPE},     {"str", MT_ARG_STR},
-    {"Generator", MT_ARG_GENERATOR},  {"Device", MT_ARG_DEVICE},   {"Layout", MT_ARG_LAYOUT},
-    {"MemoryFormat", MT_ARG_MEMORY_FORMAT}, {"object", MT_ARG_OBJECT},
+    {"int", MT_ARG_INT},
+    {"float", MT_ARG_FLOAT},
+    {"Scalar", MT_ARG_SCALAR},
+    {"bool", MT_ARG_BOOL},
+    {"dtype", MT_ARG_DTYPE},
+    {"str", MT_ARG_STR},
+    {"Generator", MT_ARG_GENERATOR},
+    {"Device", MT_ARG_DEVICE},
+    {"Layout", MT_ARG_LAYOUT},
+    {"MemoryFormat", MT_ARG_MEMORY_FORMAT},
+    {"object", MT_ARG_OBJECT},
 };
 #define NTYPES (sizeof type_names / sizeof type_names[0])
 

@@ -33,7 +33,7 @@ struct mt_signature {
     const char *text;
     unsigned flags;
     int nparams;
-    int npositional;   /* params that may be given positionally */
+    int npositional; /* params that may be given positionally */
     int nrequired;
     int varargs_param; /* a lone positional int[] taking varargs, or -1 */
     int inplace_param; /* `bool inplace` (nn.functional.relu, ...), or -1 */

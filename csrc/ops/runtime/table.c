@@ -15,12 +15,14 @@
 #undef MT_OPERATOR
 
 /* An operator's forms are methods; the in-place one may also be a function. */
-#define FORM_KINDS(forms, f, kinds)                                                   \
-    (!((forms) & (f)) ? 0u                                                             \
-     : (f) == MT_FORM_INPLACE && ((forms) & MT_FORM_INPLACE_FUNCTION)                  \
-         ? ((kinds) & ~MT_KIND_NN) | MT_KIND_METHOD                                    \
+#define FORM_KINDS(forms, f, kinds)                                   \
+    (!((forms) & (f)) ? 0u                                            \
+     : (f) == MT_FORM_INPLACE && ((forms) & MT_FORM_INPLACE_FUNCTION) \
+         ? ((kinds) & ~MT_KIND_NN) | MT_KIND_METHOD                   \
          : MT_KIND_METHOD)
 
+/* one initializer per form, laid out as the row is */
+/* clang-format off */
 mt_op mt_ops[MT_OP_COUNT] = {
 #define MT_OP(id, kinds, impl, sig, ...) \
     {MT_OP_##id, sig, kinds, impl, false, #__VA_ARGS__, MT_FORM_PLAIN, MT_OP_##id},
@@ -41,11 +43,9 @@ mt_op mt_ops[MT_OP_COUNT] = {
 #undef MT_PYOP
 #undef MT_OPERATOR
 };
+/* clang-format on */
 
-static size_t name_len(const char *sig)
-{
-    return strchr(sig, '(') - sig;
-}
+static size_t name_len(const char *sig) { return strchr(sig, '(') - sig; }
 
 static bool same_name(const char *a, const char *b)
 {

@@ -47,17 +47,17 @@ typedef struct mt_op {
     const char *text; /* the signature string; a form's is made from its base's */
     unsigned kinds;   /* 0: a form its operator does not ask for (unpublished) */
     mt_impl_fn impl;
-    bool host_impl;   /* a MT_PYOP row */
+    bool host_impl; /* a MT_PYOP row */
     const char *derivative_name;
     mt_form form;
-    mt_op_id base;    /* the operator row of a form; for a MT_PYOP row, the
+    mt_op_id base;         /* the operator row of a form; for a MT_PYOP row, the
                          plain-C row of the same name it stands beside */
     const char *form_name; /* "__radd__": the name of a form (NULL: id_) */
     /* filled by mt_ops_init */
     mt_signature *sig;
-    bool inplace;     /* writes into its first argument */
+    bool inplace;           /* writes into its first argument */
     unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
-    int overload;     /* index among the rows of its name and kind */
+    int overload;           /* index among the rows of its name and kind */
 } mt_op;
 
 extern mt_op mt_ops[MT_OP_COUNT];

@@ -10,7 +10,6 @@
 
 static _Thread_local const mt_args *running;
 
-
 typedef struct {
     void *host_token;
     int n;

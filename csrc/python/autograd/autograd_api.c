@@ -13,10 +13,7 @@
 
 PyObject *mtpy_add_hook(PyObject *dict, PyObject *fn, const char *prefix);
 
-static mt_autograd_meta *meta_of(PyObject *self)
-{
-    return ((MTTensorObject *)self)->ag;
-}
+static mt_autograd_meta *meta_of(PyObject *self) { return ((MTTensorObject *)self)->ag; }
 
 static PyObject *get_grad(PyObject *self, void *c)
 {
@@ -30,7 +27,8 @@ static int set_grad(PyObject *self, PyObject *v, void *c)
 {
     if (v && v != Py_None) {
         if (!MTPy_Check(v)) {
-            PyErr_Format(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got grad of type %s",
+            PyErr_Format(PyExc_TypeError,
+                         "assigned grad expected to be a Tensor or None but got grad of type %s",
                          Py_TYPE(v)->tp_name);
             return -1;
         }
@@ -172,8 +170,8 @@ PyGetSetDef mt_autograd_getset[] = {
      "Whether autograd records operations on this tensor; settable on leaves.", NULL},
     {"retains_grad", get_retains_grad, NULL,
      "True when retain_grad() was called on this non-leaf tensor.", NULL},
-    {"output_nr", get_output_nr, NULL,
-     "Which output of its grad_fn this tensor is (0 for a leaf).", NULL},
+    {"output_nr", get_output_nr, NULL, "Which output of its grad_fn this tensor is (0 for a leaf).",
+     NULL},
     {"data", get_data, set_data,
      "The tensor's values outside autograd: a detached alias; assigning replaces the\n"
      "tensor's storage, shape and dtype.",
@@ -378,8 +376,9 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
         return python_backward(self, v[0], v[1], v[2], v[3]);
     mt_tensor *t = MTPy_T(self);
     if (!mt_requires_grad(t))
-        return PyErr_Format(PyExc_RuntimeError,
-                            "element 0 of tensors does not require grad and does not have a grad_fn");
+        return PyErr_Format(
+            PyExc_RuntimeError,
+            "element 0 of tensors does not require grad and does not have a grad_fn");
     int create = PyObject_IsTrue(v[2]);
     int keep = v[1] == Py_None ? create : PyObject_IsTrue(v[1]);
     if (create < 0 || keep < 0)
@@ -401,20 +400,23 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
             PyObject *gs = mtpy_size(g->ndim, g->sizes), *ts = mtpy_size(t->ndim, t->sizes);
             PyErr_Format(PyExc_RuntimeError,
                          "Mismatch in shape: grad_output[0] has a shape of %R and output[0] has "
-                         "a shape of %R.", gs, ts);
+                         "a shape of %R.",
+                         gs, ts);
             Py_XDECREF(gs);
             Py_XDECREF(ts);
             return NULL;
         }
         grad = Py_NewRef(v[0]);
     } else {
-        return PyErr_Format(PyExc_TypeError,
-                            "gradients can be either Tensors or None, but got %s",
+        return PyErr_Format(PyExc_TypeError, "gradients can be either Tensors or None, but got %s",
                             Py_TYPE(v[0])->tp_name);
     }
     mt_tensor *root = t, *root_grad = MTPy_T(grad);
-    mt_backward_task task = {.nroots = 1, .roots = &root, .root_grads = &root_grad,
-                             .keep_graph = keep, .create_graph = create};
+    mt_backward_task task = {.nroots = 1,
+                             .roots = &root,
+                             .root_grads = &root_grad,
+                             .keep_graph = keep,
+                             .create_graph = create};
     int r = run_engine(&task);
     Py_DECREF(grad);
     if (r < 0)
@@ -496,9 +498,14 @@ static PyObject *run_backward(PyObject *m, PyObject *args)
         goto done;
     }
     mt_backward_task task = {
-        .nroots = (int)nr, .roots = buf, .root_grads = buf + nr,
-        .keep_graph = keep, .create_graph = create,
-        .ninputs = (int)ni, .inputs = buf + 2 * nr, .captured = buf + 2 * nr + ni,
+        .nroots = (int)nr,
+        .roots = buf,
+        .root_grads = buf + nr,
+        .keep_graph = keep,
+        .create_graph = create,
+        .ninputs = (int)ni,
+        .inputs = buf + 2 * nr,
+        .captured = buf + 2 * nr + ni,
     };
     if (tensor_array(rs, task.roots, nr, "tensors") < 0 ||
         tensor_array(gs, task.root_grads, nr, "grad_tensors") < 0 ||

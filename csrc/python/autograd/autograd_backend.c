@@ -24,15 +24,9 @@ MT_HOT static mt_tensor *owner_make(void)
     return MTPy_T(o);
 }
 
-static void owner_retain(mt_tensor *t)
-{
-    Py_INCREF((PyObject *)mtpy_container(t));
-}
+static void owner_retain(mt_tensor *t) { Py_INCREF((PyObject *)mtpy_container(t)); }
 
-static void owner_release(mt_tensor *t)
-{
-    Py_DECREF((PyObject *)mtpy_container(t));
-}
+static void owner_release(mt_tensor *t) { Py_DECREF((PyObject *)mtpy_container(t)); }
 
 /* Only the engine's gradient buffer refers to t, and t alone uses its memory. */
 static bool owner_unshared(mt_tensor *t)
@@ -40,30 +34,15 @@ static bool owner_unshared(mt_tensor *t)
     return Py_REFCNT((PyObject *)mtpy_container(t)) == 1 && t->storage->refcount == 1;
 }
 
-static void *owner_unlock(void)
-{
-    return PyEval_SaveThread();
-}
+static void *owner_unlock(void) { return PyEval_SaveThread(); }
 
-static void owner_relock(void *token)
-{
-    PyEval_RestoreThread(token);
-}
+static void owner_relock(void *token) { PyEval_RestoreThread(token); }
 
-static void owner_retain_object(void *o)
-{
-    Py_INCREF((PyObject *)o);
-}
+static void owner_retain_object(void *o) { Py_INCREF((PyObject *)o); }
 
-static void owner_release_object(void *o)
-{
-    Py_DECREF((PyObject *)o);
-}
+static void owner_release_object(void *o) { Py_DECREF((PyObject *)o); }
 
-static int warn_hook(const char *msg)
-{
-    return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
-}
+static int warn_hook(const char *msg) { return PyErr_WarnEx(PyExc_UserWarning, msg, 1); }
 
 /* ------------------------------------------------------------------- hooks
  * Tensor hooks live in a dict on the tensor's meta. A leaf's hooks run when
@@ -129,8 +108,9 @@ static int call_node_prehooks(mt_node *n, PyObject *fns, mt_tensor **grads)
     for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
         PyObject *tup = PyTuple_New(n->nout);
         for (int k = 0; tup && k < n->nout; k++)
-            PyTuple_SET_ITEM(tup, k, grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
-                                              : Py_NewRef(Py_None));
+            PyTuple_SET_ITEM(tup, k,
+                             grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
+                                      : Py_NewRef(Py_None));
         PyObject *r = tup ? PyObject_CallOneArg(PyList_GET_ITEM(fns, i), tup) : NULL;
         Py_XDECREF(tup);
         if (!r) {
@@ -216,11 +196,11 @@ static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
     if (!ins || !outs)
         goto done;
     for (int e = 0; e < n->nedges; e++)
-        PyTuple_SET_ITEM(ins, e, gout[e] ? Py_NewRef((PyObject *)mtpy_container(gout[e]))
-                                         : Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(
+            ins, e, gout[e] ? Py_NewRef((PyObject *)mtpy_container(gout[e])) : Py_NewRef(Py_None));
     for (int k = 0; k < n->nout; k++)
-        PyTuple_SET_ITEM(outs, k, gin[k] ? Py_NewRef((PyObject *)mtpy_container(gin[k]))
-                                         : Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(
+            outs, k, gin[k] ? Py_NewRef((PyObject *)mtpy_container(gin[k])) : Py_NewRef(Py_None));
     PyObject *fns = PyDict_Values(hooks);
     if (!fns)
         goto done;
@@ -439,10 +419,7 @@ static void be_node_freed(mt_node *n)
 
 /* ------------------------------------------------------------------- meta */
 
-MT_HOT static mt_autograd_meta *meta_get(mt_tensor *t)
-{
-    return mtpy_container(t)->ag;
-}
+MT_HOT static mt_autograd_meta *meta_get(mt_tensor *t) { return mtpy_container(t)->ag; }
 
 MT_HOT static mt_autograd_meta *meta_get_or_create(mt_tensor *t)
 {
@@ -471,10 +448,7 @@ static void unregister_retains(mt_autograd_meta *m, mt_node *n)
     }
 }
 
-static void unregister_from_node(mt_autograd_meta *m)
-{
-    unregister_retains(m, m->grad_fn);
-}
+static void unregister_from_node(mt_autograd_meta *m) { unregister_retains(m, m->grad_fn); }
 
 /* The hooks registered so far stay with the old grad_fn (they see the
  * gradient of the tensor before the in-place change); later ones go to a new

@@ -85,7 +85,4 @@ static PyMethodDef methods[] = {
     {NULL},
 };
 
-int mt_forward_ad_init(PyObject *module)
-{
-    return PyModule_AddFunctions(module, methods);
-}
+int mt_forward_ad_init(PyObject *module) { return PyModule_AddFunctions(module, methods); }

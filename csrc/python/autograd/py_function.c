@@ -26,13 +26,12 @@ typedef struct {
 } function_kind;
 
 typedef struct {
-    PyObject_HEAD
-    mt_node *node;          /* the node owning this object (alive while we are) */
+    PyObject_HEAD mt_node *node; /* the node owning this object (alive while we are) */
     PyObject *ctx;
     PyObject *kind_capsule;
     int ninputs;
-    int *input_edge;        /* per forward argument: its edge, or -1 (not a tensor) */
-    bool *out_is_tensor;    /* per output */
+    int *input_edge;     /* per forward argument: its edge, or -1 (not a tensor) */
+    bool *out_is_tensor; /* per output */
     int nsaved;
     mt_saved *saved;
     bool materialize;
@@ -41,8 +40,7 @@ typedef struct {
 } FunctionNodeObject;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *node_ref;     /* weak reference to the FunctionNode, once recorded */
+    PyObject_HEAD PyObject *node_ref; /* weak reference to the FunctionNode, once recorded */
 } FunctionBaseObject;
 
 static PyTypeObject FunctionNode_Type;
@@ -152,7 +150,8 @@ static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
             g = Py_NewRef(Py_None);
         PyTuple_SET_ITEM(grads, k, g);
     }
-    if (!(apply = PyObject_GetAttrString(h->ctx, "apply")) || !(r = PyObject_Call(apply, grads, NULL)))
+    if (!(apply = PyObject_GetAttrString(h->ctx, "apply")) ||
+        !(r = PyObject_Call(apply, grads, NULL)))
         goto done;
     if (!(seq = PyTuple_Check(r) ? Py_NewRef(r) : PyTuple_Pack(1, r)))
         goto done;
@@ -213,9 +212,8 @@ static PyObject *function_kind_new(PyObject *m, PyObject *name)
         return PyErr_NoMemory();
     snprintf(k->name, sizeof k->name, "%sBackward", s);
     snprintf(k->cls_name, sizeof k->cls_name, "%s", s);
-    k->kind = (mt_node_kind){.name = k->name,
-                             .backward = python_function_backward,
-                             .release = python_function_release};
+    k->kind = (mt_node_kind){
+        .name = k->name, .backward = python_function_backward, .release = python_function_release};
     PyObject *cap = PyCapsule_New(k, "minitorch.function_kind", kind_capsule_free);
     if (!cap)
         PyMem_Free(k);
@@ -261,8 +259,7 @@ static int check_dirty(PyObject *args, PyObject *outs, PyObject *dirty, PyObject
                             "outputs of the Function.");
             return -1;
         }
-        if (!record || !MTPy_Check(d) || contains(nondiff, d) ||
-            !mt_is_floating(MTPy_T(d)->dtype))
+        if (!record || !MTPy_Check(d) || contains(nondiff, d) || !mt_is_floating(MTPy_T(d)->dtype))
             continue;
         mt_tensor *t = MTPy_T(d);
         mt_autograd_meta *dm = mt_meta.get(t);
@@ -558,8 +555,8 @@ static PyObject *get_saved_tensors(FunctionBaseObject *self, void *c)
         PyTuple_SET_ITEM(r, i, o);
     }
     /* the Function may ask that the node let go of them once handed out */
-    PyObject *clear = r ? PyObject_GetAttrString((PyObject *)self,
-                                                 "clear_saved_tensors_on_access") : NULL;
+    PyObject *clear =
+        r ? PyObject_GetAttrString((PyObject *)self, "clear_saved_tensors_on_access") : NULL;
     int take = clear ? PyObject_IsTrue(clear) : 0;
     Py_XDECREF(clear);
     if (r && (take < 0 || !clear)) {

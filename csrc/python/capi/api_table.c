@@ -19,8 +19,7 @@
 _Static_assert(MINITORCH_BOOL == (int)MT_BOOL && MINITORCH_UINT8 == (int)MT_UINT8 &&
                    MINITORCH_INT8 == (int)MT_INT8 && MINITORCH_INT16 == (int)MT_INT16 &&
                    MINITORCH_INT32 == (int)MT_INT32 && MINITORCH_INT64 == (int)MT_INT64 &&
-                   MINITORCH_FLOAT16 == (int)MT_FLOAT16 &&
-                   MINITORCH_BFLOAT16 == (int)MT_BFLOAT16 &&
+                   MINITORCH_FLOAT16 == (int)MT_FLOAT16 && MINITORCH_BFLOAT16 == (int)MT_BFLOAT16 &&
                    MINITORCH_FLOAT32 == (int)MT_FLOAT32 && MINITORCH_FLOAT64 == (int)MT_FLOAT64,
                "minitorch.h numbers dtypes as csrc/core/dtype.h does");
 
@@ -37,10 +36,7 @@ static minitorch_tensor *raised(void)
 
 /* ------------------------------------------------------------ objects */
 
-static int check(PyObject *o)
-{
-    return MTPy_Check(o);
-}
+static int check(PyObject *o) { return MTPy_Check(o); }
 
 static minitorch_tensor *unwrap(PyObject *o)
 {
@@ -51,20 +47,11 @@ static minitorch_tensor *unwrap(PyObject *o)
     return H(MTPy_T(o));
 }
 
-static PyObject *wrap(minitorch_tensor *t)
-{
-    return (PyObject *)mtpy_container(T(t));
-}
+static PyObject *wrap(minitorch_tensor *t) { return (PyObject *)mtpy_container(T(t)); }
 
-static void retain(minitorch_tensor *t)
-{
-    mt_retain(T(t));
-}
+static void retain(minitorch_tensor *t) { mt_retain(T(t)); }
 
-static void release(minitorch_tensor *t)
-{
-    mt_release(T(t));
-}
+static void release(minitorch_tensor *t) { mt_release(T(t)); }
 
 /* ----------------------------------------------------------- creation */
 
@@ -77,14 +64,13 @@ static int check_shape(int ndim, const int64_t *sizes, minitorch_dtype dtype)
                         ndim);
     for (int d = 0; d < ndim; d++)
         if (sizes[d] < 0)
-            return mt_error(MT_ERR_RUNTIME,
-                            "Trying to create tensor with negative dimension %lld: ",
-                            (long long)sizes[d]);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Trying to create tensor with negative dimension %lld: ", (long long)sizes[d]);
     return 0;
 }
 
-static minitorch_tensor *create(int ndim, const int64_t *sizes, minitorch_dtype dtype,
-                                bool zeroed)
+static minitorch_tensor *create(int ndim, const int64_t *sizes, minitorch_dtype dtype, bool zeroed)
 {
     if (check_shape(ndim, sizes, dtype) < 0)
         return raised();
@@ -195,8 +181,8 @@ static PyObject *register_op(const char *schema, minitorch_kernel kernel,
 {
     if (!kernel)
         return PyErr_Format(PyExc_ValueError, "register_op: '%s' needs a kernel", schema);
-    int id = mt_custom_register_c(schema, (mt_custom_kernel)kernel,
-                                  (mt_custom_backward)backward, (mt_custom_jvp)jvp);
+    int id = mt_custom_register_c(schema, (mt_custom_kernel)kernel, (mt_custom_backward)backward,
+                                  (mt_custom_jvp)jvp);
     if (id < 0)
         return mtpy_raise();
     return mtpy_custom_publish(id);
@@ -207,10 +193,7 @@ static const mt_value *arg(const minitorch_args *h, int i)
     return i >= 0 && i < A(h)->sig->nparams ? &A(h)->v[i] : NULL;
 }
 
-static mt_argtype arg_type(const minitorch_args *h, int i)
-{
-    return A(h)->sig->params[i].type;
-}
+static mt_argtype arg_type(const minitorch_args *h, int i) { return A(h)->sig->params[i].type; }
 
 static minitorch_tensor *arg_tensor(const minitorch_args *h, int i)
 {
@@ -316,15 +299,44 @@ static int needs_grad(minitorch_node *h, int p)
 }
 
 static const minitorch_api table = {
-    MINITORCH_ABI_MAJOR, MINITORCH_ABI_MINOR,
-    check, unwrap, wrap, retain, release,
-    empty, zeros, from_data, empty_like,
-    ndim, sizes, strides, dtype, numel, is_contiguous, data_ptr, storage_offset, element_size,
+    MINITORCH_ABI_MAJOR,
+    MINITORCH_ABI_MINOR,
+    check,
+    unwrap,
+    wrap,
+    retain,
+    release,
+    empty,
+    zeros,
+    from_data,
+    empty_like,
+    ndim,
+    sizes,
+    strides,
+    dtype,
+    numel,
+    is_contiguous,
+    data_ptr,
+    storage_offset,
+    element_size,
     requires_grad,
-    contiguous, resize_as,
-    op_id, call, call_id,
-    register_op, arg_tensor, arg_is_none, arg_double, arg_int, arg_int_list, arg_str,
-    saved_input, saved_output, saved_double, saved_int, needs_grad,
+    contiguous,
+    resize_as,
+    op_id,
+    call,
+    call_id,
+    register_op,
+    arg_tensor,
+    arg_is_none,
+    arg_double,
+    arg_int,
+    arg_int_list,
+    arg_str,
+    saved_input,
+    saved_output,
+    saved_double,
+    saved_int,
+    needs_grad,
 };
 
 int mtpy_capi_init(PyObject *module)

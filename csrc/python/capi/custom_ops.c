@@ -98,7 +98,8 @@ static PyMethodDef methods[] = {
 
 int mtpy_custom_ops_init(PyObject *module)
 {
-    if (!(custom_ops = PyDict_New()) || PyModule_AddObjectRef(module, "_custom_ops", custom_ops) < 0)
+    if (!(custom_ops = PyDict_New()) ||
+        PyModule_AddObjectRef(module, "_custom_ops", custom_ops) < 0)
         return -1;
     return PyModule_AddFunctions(module, methods);
 }

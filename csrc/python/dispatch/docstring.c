@@ -48,12 +48,12 @@ static PyObject *row_description(const mt_op *op)
     case MT_FORM_INPLACE:
         return PyUnicode_FromFormat("In-place version of %s().", base);
     case MT_FORM_DUNDER:
-        return PyUnicode_FromFormat("Implements the operator %s as %s(self, other).",
-                                    op->form_name, base);
+        return PyUnicode_FromFormat("Implements the operator %s as %s(self, other).", op->form_name,
+                                    base);
     case MT_FORM_IDUNDER:
         return PyUnicode_FromFormat(
-            "Implements the augmented assignment %s as %s_(self, other), in place.",
-            op->form_name, base);
+            "Implements the augmented assignment %s as %s_(self, other), in place.", op->form_name,
+            base);
     case MT_FORM_RDUNDER:
         return PyUnicode_FromFormat("Implements the reflected operator %s as %s(other, self).",
                                     op->form_name, base);

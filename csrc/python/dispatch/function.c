@@ -77,8 +77,8 @@ PyObject *mt_dispatch_python_level(PyObject *func, PyObject *args, PyObject *kwa
     if (!mt_tf_disabled && !mt_tf_subclass_disabled)
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(relevant) && !any; i++)
             any = mt_has_torch_function(PyTuple_GET_ITEM(relevant, i));
-    PyObject *r = any ? mt_handle_torch_function(func, relevant, args, kwargs)
-                      : Py_NewRef(Py_NotImplemented);
+    PyObject *r =
+        any ? mt_handle_torch_function(func, relevant, args, kwargs) : Py_NewRef(Py_NotImplemented);
     Py_DECREF(relevant);
     return r;
 }
@@ -237,11 +237,11 @@ MT_HOT int mtpy_result_from_object(PyObject *o, mt_result *r)
 /* Python's operator protocol calls these dunders for `a + b`, `a < b`, ... */
 static bool is_binary_dunder(const char *name)
 {
-    static const char *const ops[] = {
-        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-        "xor", "lshift", "rshift", "div", NULL};
-    static const char *const cmps[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__",
-                                       "__ge__", NULL};
+    static const char *const ops[] = {"add", "sub",    "mul",    "truediv", "floordiv",
+                                      "mod", "pow",    "matmul", "and",     "or",
+                                      "xor", "lshift", "rshift", "div",     NULL};
+    static const char *const cmps[] = {"__lt__", "__le__", "__eq__", "__ne__",
+                                       "__gt__", "__ge__", NULL};
     size_t n = strlen(name);
     if (n < 5 || strncmp(name, "__", 2) != 0 || strcmp(name + n - 2, "__") != 0)
         return false;
@@ -318,15 +318,9 @@ static PyObject *function_get_qualname(MTFunctionObject *f, void *c)
     return Py_NewRef(f->qualname);
 }
 
-static PyObject *function_get_module(MTFunctionObject *f, void *c)
-{
-    return Py_NewRef(f->module);
-}
+static PyObject *function_get_module(MTFunctionObject *f, void *c) { return Py_NewRef(f->module); }
 
-static PyObject *function_get_doc(MTFunctionObject *f, void *c)
-{
-    return mt_function_doc(f);
-}
+static PyObject *function_get_doc(MTFunctionObject *f, void *c) { return mt_function_doc(f); }
 
 /* (signature params, ...) for overrides.get_testing_overrides() */
 static PyObject *function_get_signatures(MTFunctionObject *f, void *c)
@@ -548,8 +542,8 @@ static bool stack_nearly_full(void)
 #endif
 }
 
-static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types,
-                              PyObject *args, PyObject *kwargs)
+static PyObject *call_handler(PyObject *handler, PyObject *func, PyObject *types, PyObject *args,
+                              PyObject *kwargs)
 {
     if (stack_nearly_full()) {
         PyErr_SetString(PyExc_RecursionError,
@@ -574,8 +568,8 @@ static bool is_classmethod_handler(PyObject *handler)
  * then each operand's handler in order, until one does not return
  * NotImplemented. from_row: the call is an op row's, where torch refuses a
  * mode whose __torch_function__ is a classmethod. */
-static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n,
-                               PyObject *types, PyObject *args, PyObject *kwargs, bool from_row)
+static PyObject *call_handlers(PyObject *func, PyObject *const *overloaded, int n, PyObject *types,
+                               PyObject *args, PyObject *kwargs, bool from_row)
 {
     if (mt_mode_active()) {
         PyObject *mode = mt_mode_pop();
@@ -659,8 +653,8 @@ PyObject *mt_dispatch_in_c(PyObject *func, mtpy_impl_fn impl, mtpy_call *a, mt_p
         return r;
     }
     int n = a->noverloaded;
-    pending->ops = n <= MT_INLINE_OVERLOADED ? pending->inline_ops
-                                             : PyMem_Malloc(sizeof(PyObject *) * n);
+    pending->ops =
+        n <= MT_INLINE_OVERLOADED ? pending->inline_ops : PyMem_Malloc(sizeof(PyObject *) * n);
     if (!pending->ops)
         return PyErr_NoMemory();
     for (int i = 0; i < n; i++)

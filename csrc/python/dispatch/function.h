@@ -9,8 +9,7 @@
 #include "../../ops/runtime/table.h"
 
 typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
+    PyObject_HEAD vectorcallfunc vectorcall;
     const char *name;
     PyObject *public_name; /* "torch.add": how messages name it, as the note does */
     PyObject *qualname;

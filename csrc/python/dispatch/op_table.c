@@ -47,8 +47,7 @@ PyObject *mtpy_object_of(const mt_param *p, const mt_value *v)
         return PyUnicode_FromString(v->str);
     default:
         PyErr_Format(PyExc_RuntimeError,
-                     "minitorch: argument '%s' needs a Python object when called from C",
-                     p->name);
+                     "minitorch: argument '%s' needs a Python object when called from C", p->name);
         return NULL;
     }
 }
@@ -99,12 +98,12 @@ static int row_result(PyObject *o, mt_result *r)
 }
 
 #define MT_OP(id, kinds, impl, sig, ...)
-#define MT_PYOP(id, kinds, impl, sig, ...)                                              \
-    PyObject *impl(mt_args *a);                                                         \
-    int mtpy_row_##id(mt_args *a, mt_result *r);                                        \
-    int mtpy_row_##id(mt_args *a, mt_result *r)                                         \
-    {                                                                                   \
-        return row_result(a->host ? impl(a) : run_for_c(impl, a), r);                   \
+#define MT_PYOP(id, kinds, impl, sig, ...)                            \
+    PyObject *impl(mt_args *a);                                       \
+    int mtpy_row_##id(mt_args *a, mt_result *r);                      \
+    int mtpy_row_##id(mt_args *a, mt_result *r)                       \
+    {                                                                 \
+        return row_result(a->host ? impl(a) : run_for_c(impl, a), r); \
     }
 #include "../../ops.def"
 #undef MT_OP
@@ -168,8 +167,8 @@ int mt_op_table_install(PyObject *functions, PyObject *nn_functions)
             Py_DECREF(f);
         }
         if ((mt_ops[r].kinds & MT_KIND_METHOD) && !seen_before(r, MT_KIND_METHOD)) {
-            PyObject *m = build(r, MT_KIND_METHOD, &MTMethod_Type, "torch.Tensor.",
-                                "minitorch", "Tensor.");
+            PyObject *m =
+                build(r, MT_KIND_METHOD, &MTMethod_Type, "torch.Tensor.", "minitorch", "Tensor.");
             if (!m || PyDict_SetItemString(MTTensorBase_Type.tp_dict, name, m) < 0)
                 return -1;
             Py_DECREF(m);
@@ -182,7 +181,7 @@ int mt_op_table_install(PyObject *functions, PyObject *nn_functions)
 static const char *const row_ids[MT_OP_COUNT] = {
 #define MT_OP(id, ...) "MT_OP_" #id,
 #define MT_PYOP(id, ...) "MT_OP_" #id,
-#define MT_OPERATOR(id, ...)                                                            \
+#define MT_OPERATOR(id, ...)                                                         \
     "MT_OP_" #id, "MT_OP_" #id "_", "MT_OP_" #id "_dunder", "MT_OP_" #id "_idunder", \
         "MT_OP_" #id "_rdunder",
 #include "../../ops.def"
@@ -248,10 +247,10 @@ PyObject *mt_op_rows(PyObject *module, PyObject *unused)
         kinds[n] = '\0';
         PyObject *tags = row_tag_names(op);
         const char *sample = row_samples[op->id] ? row_samples[op->id] : row_samples[op->base];
-        PyObject *row = tags ? Py_BuildValue("(sss#skNz)", row_ids[r], op->sig->name, kinds,
-                                             (Py_ssize_t)n, op->sig->text, mtpy_row_runs[r],
-                                             tags, sample)
-                             : NULL;
+        PyObject *row =
+            tags ? Py_BuildValue("(sss#skNz)", row_ids[r], op->sig->name, kinds, (Py_ssize_t)n,
+                                 op->sig->text, mtpy_row_runs[r], tags, sample)
+                 : NULL;
         if (!row)
             Py_CLEAR(out);
         else

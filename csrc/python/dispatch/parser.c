@@ -17,7 +17,8 @@ static PyObject *str_torch_function;
 
 int mtpy_signature_bind(mt_signature *s)
 {
-    if (!str_torch_function && !(str_torch_function = PyUnicode_InternFromString("__torch_function__")))
+    if (!str_torch_function &&
+        !(str_torch_function = PyUnicode_InternFromString("__torch_function__")))
         return -1;
     for (int i = 0; i < s->nparams; i++) {
         mt_param *p = &s->params[i];
@@ -36,9 +37,9 @@ PyObject *mt_signature_params(const mt_signature *s)
         return NULL;
     for (int i = 0; i < s->nparams; i++) {
         const mt_param *p = &s->params[i];
-        PyObject *item = Py_BuildValue("(ssOz)", p->name, p->type_text,
-                                       p->kwonly ? Py_True : Py_False,
-                                       p->has_default ? p->default_text : NULL);
+        PyObject *item =
+            Py_BuildValue("(ssOz)", p->name, p->type_text, p->kwonly ? Py_True : Py_False,
+                          p->has_default ? p->default_text : NULL);
         if (!item) {
             Py_DECREF(out);
             return NULL;
@@ -64,10 +65,7 @@ static PyObject *torch_function_of(PyObject *obj)
     return attr;
 }
 
-bool mt_has_torch_function(PyObject *obj)
-{
-    return torch_function_of(obj) != NULL;
-}
+bool mt_has_torch_function(PyObject *obj) { return torch_function_of(obj) != NULL; }
 
 bool mt_has_custom_torch_function(PyObject *obj)
 {
@@ -160,9 +158,8 @@ MT_HOT bool mt_collect_overloaded(mtpy_call *out, PyObject *obj)
 static bool stands_in_for_dispatch(mtpy_call *out, PyObject *o)
 {
     PyTypeObject *tp = Py_TYPE(o);
-    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type ||
-        tp == &PyUnicode_Type || tp == &MTDtype_Type || tp == &PyTuple_Type ||
-        tp == &PyList_Type || MTPy_Check(o))
+    if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyBool_Type || tp == &PyUnicode_Type ||
+        tp == &MTDtype_Type || tp == &PyTuple_Type || tp == &PyList_Type || MTPy_Check(o))
         return false; /* the common arguments, without a type lookup */
     return mt_collect_overloaded(out, o);
 }
@@ -241,10 +238,7 @@ static number_kind number_kind_of(PyObject *o)
     return PyFloat_Check(o) ? NUM_FLOAT : NUM_NONE;
 }
 
-static bool is_number(PyObject *o)
-{
-    return number_kind_of(o) != NUM_NONE;
-}
+static bool is_number(PyObject *o) { return number_kind_of(o) != NUM_NONE; }
 
 /* A number (is_number) or a one-element tensor, as an mt_scalar. */
 static int as_scalar(PyObject *o, mt_scalar *s)
@@ -608,11 +602,11 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
     if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s'%s must be %s, but found element of type %s at pos %d",
-                     s->name, p->name, where, mtpy_param_type_name(p), Py_TYPE(det->bad_elem)->tp_name,
-                     det->bad_pos);
+                     s->name, p->name, where, mtpy_param_type_name(p),
+                     Py_TYPE(det->bad_elem)->tp_name, det->bad_pos);
     else
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be %s, not %s", s->name,
-                     p->name, where, mtpy_param_type_name(p), Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be %s, not %s", s->name, p->name,
+                     where, mtpy_param_type_name(p), Py_TYPE(o)->tp_name);
 }
 
 /* Some Tensor operand other than out= is a tensor (or a tensor-like). */
@@ -651,9 +645,8 @@ MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssi
             return 1;
         int lo = s->nrequired - self_shift, hi = s->npositional - self_shift;
         if (lo == hi)
-            PyErr_Format(PyExc_TypeError,
-                         "%s() takes %d positional argument%s but %zd %s given", s->name, hi,
-                         hi == 1 ? "" : "s", nargs - self_shift,
+            PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
+                         s->name, hi, hi == 1 ? "" : "s", nargs - self_shift,
                          nargs - self_shift == 1 ? "was" : "were");
         else
             PyErr_Format(PyExc_TypeError,
@@ -678,8 +671,8 @@ MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssi
         if (found < 0) {
             if (!raise)
                 return 1;
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
-                         s->name, key);
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", s->name,
+                         key);
             return -1;
         }
         if (slots[found] || (npos != nargs && found == s->varargs_param)) {
@@ -766,8 +759,8 @@ MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssi
         if (!raise)
             return 1;
         conv_detail none = {0, NULL};
-        raise_bad_type(s, &s->params[lone_number], lone_number, positional[lone_number],
-                       is_method, slots[lone_number], &none);
+        raise_bad_type(s, &s->params[lone_number], lone_number, positional[lone_number], is_method,
+                       slots[lone_number], &none);
         return -1;
     }
     out->a.sig = s;
@@ -794,9 +787,9 @@ static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         bool found = false;
         for (int i = 0; i < s->nparams && !found; i++)
-            found = PyUnicode_Compare(s->params[i].host_name, key) == 0 ||
-                    (s->params[i].host_alias &&
-                     PyUnicode_Compare(s->params[i].host_alias, key) == 0);
+            found =
+                PyUnicode_Compare(s->params[i].host_name, key) == 0 ||
+                (s->params[i].host_alias && PyUnicode_Compare(s->params[i].host_alias, key) == 0);
         if (!found)
             return false;
     }
@@ -833,10 +826,10 @@ static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs
                 sep = ", ";
                 star = true;
             }
-            PyUnicode_AppendAndDel(
-                &msg, PyUnicode_FromFormat("%s%s %s%s%s", sep, p->type_text, p->name,
-                                           p->has_default ? " = " : "",
-                                           p->has_default ? p->default_text : ""));
+            PyUnicode_AppendAndDel(&msg,
+                                   PyUnicode_FromFormat("%s%s %s%s%s", sep, p->type_text, p->name,
+                                                        p->has_default ? " = " : "",
+                                                        p->has_default ? p->default_text : ""));
         }
         PyUnicode_AppendAndDel(&msg, PyUnicode_FromString(")"));
     }

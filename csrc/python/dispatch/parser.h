@@ -45,8 +45,8 @@ const char *mtpy_param_type_name(const mt_param *p);
 /* Parses a vectorcall against the overloads; on failure raises TypeError in
  * torch's words and returns -1. is_method shifts positions in messages. On
  * success the caller releases the call with mtpy_call_release. */
-int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args,
-             Py_ssize_t nargs, PyObject *kwnames, bool is_method, mtpy_call *out);
+int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames, bool is_method, mtpy_call *out);
 /* Frees what parsing allocated (tensor lists, the overloaded list). */
 void mtpy_call_release(mtpy_call *c);
 /* An empty overloaded list, for callers that collect without parsing, and

@@ -40,10 +40,7 @@ int mt_mode_push(PyObject *mode)
     return r ? 0 : -1;
 }
 
-static PyObject *pop_mode(PyObject *m, PyObject *unused)
-{
-    return mt_mode_pop();
-}
+static PyObject *pop_mode(PyObject *m, PyObject *unused) { return mt_mode_pop(); }
 
 static PyObject *len_modes(PyObject *m, PyObject *unused)
 {
@@ -76,8 +73,7 @@ static PyObject *is_all_disabled(PyObject *m, PyObject *unused)
 /* ----------------------------------------------------------- guard objects */
 
 typedef struct {
-    PyObject_HEAD
-    int *counter;
+    PyObject_HEAD int *counter;
 } GuardObject;
 
 static PyObject *guard_enter(GuardObject *self, PyObject *unused)

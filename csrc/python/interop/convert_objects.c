@@ -12,7 +12,7 @@
 
 /* The legacy tensor type names, indexed by dtype. */
 static const char *const type_names[MT_NUM_DTYPES] = {
-    "BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
+    "BoolTensor", "ByteTensor", "CharTensor",     "ShortTensor", "IntTensor",
     "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor",
 };
 

@@ -19,17 +19,13 @@ static PyObject *with_requires_grad(PyObject *t, bool requires_grad)
     return mtpy_result_object(&r);
 }
 
-static PyObject *data_arg(const mt_args *a, int i)
-{
-    return a->v[i].obj ? a->v[i].obj : Py_None;
-}
+static PyObject *data_arg(const mt_args *a, int i) { return a->v[i].obj ? a->v[i].obj : Py_None; }
 
 /* tensor(data, *, dtype, device, requires_grad, pin_memory) */
 PyObject *impl_tensor(mt_args *a)
 {
     return with_requires_grad(
-        mtpy_from_data(data_arg(a, 0), mt_is_none(a, 1) ? NULL : &a->v[1].dtype, false),
-        a->v[3].b);
+        mtpy_from_data(data_arg(a, 0), mt_is_none(a, 1) ? NULL : &a->v[1].dtype, false), a->v[3].b);
 }
 
 /* as_tensor(data, dtype, device) */

@@ -141,10 +141,7 @@ PyObject *impl_dlpack(mt_args *a)
     return cap;
 }
 
-PyObject *impl_dlpack_device(mt_args *a)
-{
-    return Py_BuildValue("(ii)", kDLCPU, 0);
-}
+PyObject *impl_dlpack_device(mt_args *a) { return Py_BuildValue("(ii)", kDLCPU, 0); }
 
 static int mt_dtype_of_dl(DLDataType d, mt_dtype *out)
 {
@@ -156,9 +153,8 @@ static int mt_dtype_of_dl(DLDataType d, mt_dtype *out)
                 return 0;
             }
         }
-    PyErr_Format(PyExc_BufferError,
-                 "Unsupported dtype in DLTensor (code %d, bits %d, lanes %d)", d.code, d.bits,
-                 d.lanes);
+    PyErr_Format(PyExc_BufferError, "Unsupported dtype in DLTensor (code %d, bits %d, lanes %d)",
+                 d.code, d.bits, d.lanes);
     return -1;
 }
 
@@ -207,7 +203,8 @@ static PyObject *tensor_from_dl(DLTensor *dl, import_ctx *ctx)
         last += (sizes[d] - 1) * strides[d];
     }
     size_t nbytes = numel ? (size_t)(last + 1) * mt_itemsize(dtype) : 0;
-    mt_storage *st = mt_storage_wrap((char *)dl->data + dl->byte_offset, nbytes, release_import, ctx);
+    mt_storage *st =
+        mt_storage_wrap((char *)dl->data + dl->byte_offset, nbytes, release_import, ctx);
     if (!st)
         return mtpy_raise();
     MTTensorObject *o = (MTTensorObject *)mtpy_tensor_class->tp_alloc(mtpy_tensor_class, 0);
@@ -287,6 +284,7 @@ PyObject *impl_from_dlpack(mt_args *a)
 {
     PyObject *obj = a->v[0].obj;
     if (!obj)
-        return PyErr_Format(PyExc_TypeError, "from_dlpack(): argument 'ext_tensor' must not be None");
+        return PyErr_Format(PyExc_TypeError,
+                            "from_dlpack(): argument 'ext_tensor' must not be None");
     return mtpy_from_dlpack_object(obj);
 }

@@ -33,14 +33,20 @@ static bool is_sequence(PyObject *o)
 /* torch checks the nesting while it stores, so a bad nesting only raises
  * when there is something to store; the dtype comes from every leaf, an
  * empty sequence counting as the default dtype. */
-typedef enum { NEST_OK, NEST_LENGTH, NEST_NOT_SEQUENCE, NEST_MISPLACED, NEST_NOT_SCALAR } nest_error;
+typedef enum {
+    NEST_OK,
+    NEST_LENGTH,
+    NEST_NOT_SEQUENCE,
+    NEST_MISPLACED,
+    NEST_NOT_SCALAR
+} nest_error;
 
 typedef struct {
     int ndim;
     int64_t sizes[MT_MAX_DIMS];
-    int has_dtype;  /* inferred dtype so far */
+    int has_dtype; /* inferred dtype so far */
     mt_dtype dtype;
-    bool leaf_seen; /* a scalar fixed the number of dims */
+    bool leaf_seen;   /* a scalar fixed the number of dims */
     nest_error error; /* the first bad nesting, raised by raise_nesting() */
     int64_t expected, got;
     int error_dim;
@@ -251,10 +257,16 @@ static int infer(PyObject *o, int depth, shape_info *s)
  * the type's range; ints must too, except that negative ints wrap into uint8. */
 static bool int_overflows(mt_dtype d, bool is_int, int64_t i, double f)
 {
-    static const double lo[] = {[MT_UINT8] = 0, [MT_INT8] = -128, [MT_INT16] = -32768,
-                                [MT_INT32] = -2147483648.0, [MT_INT64] = -9223372036854775808.0};
-    static const double hi[] = {[MT_UINT8] = 255, [MT_INT8] = 127, [MT_INT16] = 32767,
-                                [MT_INT32] = 2147483647.0, [MT_INT64] = 9223372036854775807.0};
+    static const double lo[] = {[MT_UINT8] = 0,
+                                [MT_INT8] = -128,
+                                [MT_INT16] = -32768,
+                                [MT_INT32] = -2147483648.0,
+                                [MT_INT64] = -9223372036854775808.0};
+    static const double hi[] = {[MT_UINT8] = 255,
+                                [MT_INT8] = 127,
+                                [MT_INT16] = 32767,
+                                [MT_INT32] = 2147483647.0,
+                                [MT_INT64] = 9223372036854775807.0};
     if (d == MT_BOOL || !mt_is_integral(d, false))
         return false;
     if (!is_int)
@@ -356,8 +368,8 @@ static int fill(PyObject *o, int depth, const shape_info *s, mt_tensor *out, cha
             return -1;
         }
         mt_storage st = {.refcount = 1, .data = *cursor};
-        mt_tensor dst = {.storage = &st, .numel = src->numel, .ndim = src->ndim,
-                         .dtype = out->dtype};
+        mt_tensor dst = {
+            .storage = &st, .numel = src->numel, .ndim = src->ndim, .dtype = out->dtype};
         memcpy(dst.sizes, src->sizes, sizeof(int64_t) * src->ndim);
         mt_contiguous_strides(dst.ndim, dst.sizes, dst.strides);
         mt_copy(&dst, src);

@@ -22,8 +22,8 @@
 static const char *tensor_type_name(mt_dtype d)
 {
     static const char *const names[MT_NUM_DTYPES] = {
-        "torch.BoolTensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
-        "torch.IntTensor", "torch.LongTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
+        "torch.BoolTensor",  "torch.ByteTensor",  "torch.CharTensor", "torch.ShortTensor",
+        "torch.IntTensor",   "torch.LongTensor",  "torch.HalfTensor", "torch.BFloat16Tensor",
         "torch.FloatTensor", "torch.DoubleTensor"};
     return names[d];
 }
@@ -75,7 +75,8 @@ static PyObject *invalid_index(PyObject *item)
 {
     return PyErr_Format(PyExc_IndexError,
                         "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                        "Variables are valid indices (got %s)", Py_TYPE(item)->tp_name);
+                        "Variables are valid indices (got %s)",
+                        Py_TYPE(item)->tp_name);
 }
 
 /* A sequence item becomes an index tensor as torch makes one: bool and uint8
@@ -110,8 +111,8 @@ static int sequence_is_tuple(PyObject *key)
             PyErr_Clear();
             return 0;
         }
-        bool multi = MTPy_Check(o) || PySequence_Check(o) || PySlice_Check(o) ||
-                     o == Py_Ellipsis || o == Py_None;
+        bool multi = MTPy_Check(o) || PySequence_Check(o) || PySlice_Check(o) || o == Py_Ellipsis ||
+                     o == Py_None;
         Py_DECREF(o);
         if (multi)
             return PyErr_WarnEx(PyExc_UserWarning,
@@ -119,7 +120,10 @@ static int sequence_is_tuple(PyObject *key)
                                 "deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] "
                                 "instead of x[seq]. In pytorch 2.9 this will be interpreted as "
                                 "tensor index, x[torch.tensor(seq)], which will result either in "
-                                "an error or a different result", 1) < 0 ? -1 : 1;
+                                "an error or a different result",
+                                1) < 0
+                       ? -1
+                       : 1;
     }
     return 0;
 }
@@ -150,7 +154,8 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             continue;
         if (it == Py_Ellipsis) {
             if (ellipsis >= 0) {
-                PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
+                PyErr_SetString(PyExc_IndexError,
+                                "an index can only have a single ellipsis ('...')");
                 return -1;
             }
             ellipsis = (int)i;
@@ -178,8 +183,10 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             return -1;
         items[i] = tt;
         if (MTPy_T(tt)->dtype == MT_UINT8 &&
-            PyErr_WarnEx(PyExc_UserWarning, "indexing with dtype torch.uint8 is now deprecated, "
-                         "please use a dtype torch.bool instead.", 1) < 0)
+            PyErr_WarnEx(PyExc_UserWarning,
+                         "indexing with dtype torch.uint8 is now deprecated, "
+                         "please use a dtype torch.bool instead.",
+                         1) < 0)
             return -1;
         if (is_bool_tensor(tt))
             consumed += MTPy_T(tt)->ndim;
@@ -197,14 +204,15 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
     /* second pass: the view geometry and the advanced indices */
     int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS], offset = t->offset;
     int sd = 0, od = 0;
-#define NEW_DIM(sz, st)                                                                       \
-    do {                                                                                      \
-        if (od >= MT_MAX_DIMS) {                                                              \
-            PyErr_Format(PyExc_IndexError, "minitorch supports at most %d dimensions", MT_MAX_DIMS); \
-            return -1;                                                                        \
-        }                                                                                     \
-        sizes[od] = (sz);                                                                     \
-        strides[od++] = (st);                                                                 \
+#define NEW_DIM(sz, st)                                                                \
+    do {                                                                               \
+        if (od >= MT_MAX_DIMS) {                                                       \
+            PyErr_Format(PyExc_IndexError, "minitorch supports at most %d dimensions", \
+                         MT_MAX_DIMS);                                                 \
+            return -1;                                                                 \
+        }                                                                              \
+        sizes[od] = (sz);                                                              \
+        strides[od++] = (st);                                                          \
     } while (0)
     bool advanced = false; /* torch indexes after the views, whatever the order */
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -242,8 +250,9 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             if (v == -1 && PyErr_Occurred())
                 return -1;
             if (v < -t->sizes[sd] || v >= t->sizes[sd]) {
-                PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension %d with size %lld",
-                             v, sd, (long long)t->sizes[sd]);
+                PyErr_Format(PyExc_IndexError,
+                             "index %lld is out of bounds for dimension %d with size %lld", v, sd,
+                             (long long)t->sizes[sd]);
                 return -1;
             }
             offset += (v < 0 ? v + t->sizes[sd] : v) * t->strides[sd];
@@ -259,7 +268,8 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
                     mt_format_shape(ts, sizeof ts, t->ndim, t->sizes);
                     PyErr_Format(PyExc_IndexError,
                                  "The shape of the mask %s at index %d does not match the shape "
-                                 "of the indexed tensor %s at index %d", ms, j, ts, sd + j);
+                                 "of the indexed tensor %s at index %d",
+                                 ms, j, ts, sd + j);
                     return -1;
                 }
             if (m->ndim == 0) {
@@ -324,7 +334,8 @@ static int make_plan(parsed_key *k, mt_tensor *view, mt_index_plan *p, int *res_
             if (list)
                 PyErr_Format(PyExc_IndexError,
                              "shape mismatch: indexing tensors could not be broadcast together "
-                             "with shapes %U", list);
+                             "with shapes %U",
+                             list);
             Py_XDECREF(list);
             return -1;
         }
@@ -423,8 +434,8 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
     if (advanced && v.dtype != dtype) {
         PyErr_Format(PyExc_RuntimeError,
                      "Index put requires the source and destination dtypes match, got %s for "
-                     "the destination and %s for the source.", mt_dtype_infos[dtype].scalar_name,
-                     mt_dtype_infos[v.dtype].scalar_name);
+                     "the destination and %s for the source.",
+                     mt_dtype_infos[dtype].scalar_name, mt_dtype_infos[v.dtype].scalar_name);
         goto fail;
     }
     while (v.ndim > nd && v.sizes[0] == 1) {
@@ -443,12 +454,14 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
         if (advanced || i == nd)
             PyErr_Format(PyExc_RuntimeError,
                          "shape mismatch: value tensor of shape %s cannot be broadcast to "
-                         "indexing result of shape %s", vs, ts);
+                         "indexing result of shape %s",
+                         vs, ts);
         else
             PyErr_Format(PyExc_RuntimeError,
                          "The expanded size of the tensor (%lld) must match the existing size "
                          "(%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor "
-                         "sizes: %s", (long long)shape[i], (long long)v.sizes[j], i, ts, vs);
+                         "sizes: %s",
+                         (long long)shape[i], (long long)v.sizes[j], i, ts, vs);
         goto fail;
     }
     mt_copy(MTPy_T(out), &v);
@@ -547,13 +560,6 @@ static PyObject *dispatch_indexing(mt_args *args, const char *name, mtpy_impl_fn
     return ret;
 }
 
-MT_HOT PyObject *impl_getitem(mt_args *a)
-{
-    return dispatch_indexing(a, "__getitem__", getitem);
-}
+MT_HOT PyObject *impl_getitem(mt_args *a) { return dispatch_indexing(a, "__getitem__", getitem); }
 
-PyObject *impl_setitem(mt_args *a)
-{
-    return dispatch_indexing(a, "__setitem__", setitem);
-}
-
+PyObject *impl_setitem(mt_args *a) { return dispatch_indexing(a, "__setitem__", setitem); }

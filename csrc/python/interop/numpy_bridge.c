@@ -12,31 +12,50 @@ int mtpy_numpy_init(void)
 static int to_npy(mt_dtype d)
 {
     switch (d) {
-    case MT_BOOL: return NPY_BOOL;
-    case MT_UINT8: return NPY_UINT8;
-    case MT_INT8: return NPY_INT8;
-    case MT_INT16: return NPY_INT16;
-    case MT_INT32: return NPY_INT32;
-    case MT_INT64: return NPY_INT64;
-    case MT_FLOAT16: return NPY_FLOAT16;
-    case MT_FLOAT32: return NPY_FLOAT32;
-    case MT_FLOAT64: return NPY_FLOAT64;
-    default: return -1;
+    case MT_BOOL:
+        return NPY_BOOL;
+    case MT_UINT8:
+        return NPY_UINT8;
+    case MT_INT8:
+        return NPY_INT8;
+    case MT_INT16:
+        return NPY_INT16;
+    case MT_INT32:
+        return NPY_INT32;
+    case MT_INT64:
+        return NPY_INT64;
+    case MT_FLOAT16:
+        return NPY_FLOAT16;
+    case MT_FLOAT32:
+        return NPY_FLOAT32;
+    case MT_FLOAT64:
+        return NPY_FLOAT64;
+    default:
+        return -1;
     }
 }
 
 static int from_npy(int t)
 {
     switch (t) {
-    case NPY_BOOL: return MT_BOOL;
-    case NPY_UINT8: return MT_UINT8;
-    case NPY_INT8: return MT_INT8;
-    case NPY_INT16: return MT_INT16;
-    case NPY_INT32: return MT_INT32;
-    case NPY_INT64: return MT_INT64;
-    case NPY_FLOAT16: return MT_FLOAT16;
-    case NPY_FLOAT32: return MT_FLOAT32;
-    case NPY_FLOAT64: return MT_FLOAT64;
+    case NPY_BOOL:
+        return MT_BOOL;
+    case NPY_UINT8:
+        return MT_UINT8;
+    case NPY_INT8:
+        return MT_INT8;
+    case NPY_INT16:
+        return MT_INT16;
+    case NPY_INT32:
+        return MT_INT32;
+    case NPY_INT64:
+        return MT_INT64;
+    case NPY_FLOAT16:
+        return MT_FLOAT16;
+    case NPY_FLOAT32:
+        return MT_FLOAT32;
+    case NPY_FLOAT64:
+        return MT_FLOAT64;
     default:
         if (t == NPY_LONGLONG && sizeof(long long) == 8)
             return MT_INT64;
@@ -48,10 +67,7 @@ static int from_npy(int t)
     }
 }
 
-bool mtpy_is_ndarray(PyObject *o)
-{
-    return PyArray_Check(o);
-}
+bool mtpy_is_ndarray(PyObject *o) { return PyArray_Check(o); }
 
 int mtpy_numpy_dtype_of(PyObject *o)
 {
@@ -120,18 +136,20 @@ PyObject *mtpy_from_numpy(PyObject *obj)
     PyArrayObject *arr = (PyArrayObject *)obj;
     int dt = from_npy(PyArray_TYPE(arr));
     if (dt < 0)
-        return PyErr_Format(PyExc_TypeError,
-                            "can't convert np.ndarray of type %s. The only supported types are: "
-                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
-                            PyArray_DESCR(arr)->typeobj->tp_name);
+        return PyErr_Format(
+            PyExc_TypeError,
+            "can't convert np.ndarray of type %s. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
+            PyArray_DESCR(arr)->typeobj->tp_name);
     int ndim = PyArray_NDIM(arr);
     if (ndim > MT_MAX_DIMS)
         return PyErr_Format(PyExc_RuntimeError, "minitorch supports at most %d dimensions",
                             MT_MAX_DIMS);
     if (!PyArray_ISNOTSWAPPED(arr))
-        return PyErr_Format(PyExc_ValueError,
-                            "given numpy array has byte order different from the native byte order. "
-                            "Conversion between byte orders is currently not supported.");
+        return PyErr_Format(
+            PyExc_ValueError,
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported.");
     int isz = mt_itemsize((mt_dtype)dt);
     int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
     for (int d = 0; d < ndim; d++) {
@@ -149,8 +167,8 @@ PyObject *mtpy_from_numpy(PyObject *obj)
                                 " with array.copy().) ");
         strides[d] = st / isz;
     }
-    mt_storage *st = mt_storage_wrap(PyArray_DATA(arr), (size_t)PyArray_NBYTES(arr),
-                                     release_array, Py_NewRef(obj));
+    mt_storage *st = mt_storage_wrap(PyArray_DATA(arr), (size_t)PyArray_NBYTES(arr), release_array,
+                                     Py_NewRef(obj));
     if (!st) {
         Py_DECREF(obj);
         return mtpy_raise();

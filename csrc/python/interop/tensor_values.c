@@ -12,9 +12,12 @@ PyObject *mtpy_scalar_at(const mt_tensor *t, const char *p)
 {
     mt_scalar s = mt_scalar_at(t, p);
     switch (s.kind) {
-    case MT_SCALAR_BOOL: return PyBool_FromLong((long)s.i);
-    case MT_SCALAR_INT: return PyLong_FromLongLong(s.i);
-    default: return PyFloat_FromDouble(s.f);
+    case MT_SCALAR_BOOL:
+        return PyBool_FromLong((long)s.i);
+    case MT_SCALAR_INT:
+        return PyLong_FromLongLong(s.i);
+    default:
+        return PyFloat_FromDouble(s.f);
     }
 }
 
@@ -76,10 +79,7 @@ static PyObject *tolist_rec(const mt_tensor *t, int d, const char *p)
     return list;
 }
 
-PyObject *impl_tolist(mt_args *a)
-{
-    return tolist_rec(a->v[0].t, 0, mt_data(a->v[0].t));
-}
+PyObject *impl_tolist(mt_args *a) { return tolist_rec(a->v[0].t, 0, mt_data(a->v[0].t)); }
 
 PyObject *impl_numpy(mt_args *a)
 {

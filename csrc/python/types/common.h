@@ -12,8 +12,7 @@
 struct mt_autograd_meta;
 
 typedef struct {
-    PyObject_HEAD
-    mt_tensor t;
+    PyObject_HEAD mt_tensor t;
     struct mt_autograd_meta *ag; /* NULL until the tensor joins autograd */
 } MTTensorObject;
 
@@ -26,7 +25,7 @@ extern _Thread_local PyTypeObject *mtpy_result_class;
 
 /* Most operands are minitorch.Tensor or a direct subclass of it: test that
  * before walking the MRO. */
-#define MTPy_Check(o)                                                          \
+#define MTPy_Check(o)                                                               \
     (Py_TYPE(o) == mtpy_tensor_class || Py_TYPE(o)->tp_base == mtpy_tensor_class || \
      PyObject_TypeCheck((o), &MTTensorBase_Type))
 #define MTPy_T(o) (&((MTTensorObject *)(o))->t)
@@ -40,8 +39,7 @@ void mtpy_load_blas(void);
 
 /* New tensors of the minitorch.Tensor class. */
 PyObject *mtpy_new_contiguous(mt_dtype dtype, int ndim, const int64_t *sizes, bool zeroed);
-PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
-                           const int64_t *strides);
+PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
 /* A view of base's storage (same dtype) with the given geometry. */
 PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
                         int64_t offset);
@@ -51,8 +49,7 @@ PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls);
 /* dtype objects */
 extern PyTypeObject MTDtype_Type;
 typedef struct {
-    PyObject_HEAD
-    mt_dtype dtype;
+    PyObject_HEAD mt_dtype dtype;
 } MTDtypeObject;
 PyObject *mtpy_dtype_obj(mt_dtype d); /* borrowed */
 /* Accepts minitorch dtypes and the Python types float/int/bool. */

@@ -5,10 +5,7 @@
 
 static MTDtypeObject dtype_objs[MT_NUM_DTYPES];
 
-PyObject *mtpy_dtype_obj(mt_dtype d)
-{
-    return (PyObject *)&dtype_objs[d];
-}
+PyObject *mtpy_dtype_obj(mt_dtype d) { return (PyObject *)&dtype_objs[d]; }
 
 int mtpy_dtype_from(PyObject *o, mt_dtype *out)
 {
@@ -32,15 +29,9 @@ int mtpy_dtype_from(PyObject *o, mt_dtype *out)
     return -1;
 }
 
-mt_dtype mtpy_default_dtype(void)
-{
-    return mt_default_dtype;
-}
+mt_dtype mtpy_default_dtype(void) { return mt_default_dtype; }
 
-void mtpy_set_default_dtype(mt_dtype d)
-{
-    mt_default_dtype = d;
-}
+void mtpy_set_default_dtype(mt_dtype d) { mt_default_dtype = d; }
 
 static PyObject *dtype_repr(MTDtypeObject *self)
 {
@@ -57,10 +48,7 @@ static PyObject *dtype_is_signed(MTDtypeObject *self, void *c)
     return PyBool_FromLong(mt_dtype_infos[self->dtype].is_signed);
 }
 
-static PyObject *dtype_is_complex(MTDtypeObject *self, void *c)
-{
-    Py_RETURN_FALSE;
-}
+static PyObject *dtype_is_complex(MTDtypeObject *self, void *c) { Py_RETURN_FALSE; }
 
 static PyObject *dtype_itemsize(MTDtypeObject *self, void *c)
 {
@@ -73,18 +61,13 @@ static PyObject *dtype_reduce(MTDtypeObject *self, PyObject *unused)
     return PyUnicode_FromString(mt_dtype_infos[self->dtype].name);
 }
 
-static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused)
-{
-    return Py_NewRef(self);
-}
+static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused) { return Py_NewRef(self); }
 
 static PyGetSetDef dtype_getset[] = {
-    {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.",
-     NULL},
+    {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.", NULL},
     {"is_signed", (getter)dtype_is_signed, NULL, "True for dtypes that hold negative values.",
      NULL},
-    {"is_complex", (getter)dtype_is_complex, NULL, "False: minitorch has no complex dtypes.",
-     NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL, "False: minitorch has no complex dtypes.", NULL},
     {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
     {NULL},
 };
@@ -92,7 +75,8 @@ static PyGetSetDef dtype_getset[] = {
 static PyMethodDef dtype_methods[] = {
     {"__reduce__", (PyCFunction)dtype_reduce, METH_NOARGS, NULL},
     {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS,
-     "to_real($self, /)\n--\n\nReturns the real dtype of this one: itself, as no dtype is complex."},
+     "to_real($self, /)\n--\n\nReturns the real dtype of this one: itself, as no dtype is "
+     "complex."},
     {NULL},
 };
 
@@ -127,10 +111,7 @@ static PyObject *set_default_dtype(PyObject *m, PyObject *d)
     Py_RETURN_NONE;
 }
 
-static int dtype_arg(PyObject *o, void *out)
-{
-    return mtpy_dtype_from(o, out) == 0;
-}
+static int dtype_arg(PyObject *o, void *out) { return mtpy_dtype_from(o, out) == 0; }
 
 static PyObject *promote_types(PyObject *m, PyObject *args)
 {

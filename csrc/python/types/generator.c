@@ -128,10 +128,14 @@ static PyObject *generator_device(PyObject *self, void *unused)
 }
 
 static PyMethodDef generator_methods[] = {
-    {"manual_seed", generator_manual_seed, METH_O, "Sets the seed for generating random numbers. Returns a `minitorch.Generator` object."},
-    {"seed", generator_seed, METH_NOARGS, "Gets a non-deterministic random number from the OS and seeds the Generator with it."},
-    {"initial_seed", generator_initial_seed, METH_NOARGS, "Returns the initial seed for generating random numbers."},
-    {"get_state", generator_get_state, METH_NOARGS, "Returns the Generator state as a `minitorch.ByteTensor`."},
+    {"manual_seed", generator_manual_seed, METH_O,
+     "Sets the seed for generating random numbers. Returns a `minitorch.Generator` object."},
+    {"seed", generator_seed, METH_NOARGS,
+     "Gets a non-deterministic random number from the OS and seeds the Generator with it."},
+    {"initial_seed", generator_initial_seed, METH_NOARGS,
+     "Returns the initial seed for generating random numbers."},
+    {"get_state", generator_get_state, METH_NOARGS,
+     "Returns the Generator state as a `minitorch.ByteTensor`."},
     {"set_state", generator_set_state, METH_O, "Sets the Generator state."},
     {"__reduce__", generator_reduce, METH_NOARGS, NULL},
     {"__setstate__", generator_setstate, METH_O, NULL},
@@ -144,11 +148,11 @@ static PyGetSetDef generator_getset[] = {
 };
 
 PyTypeObject MTGenerator_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "minitorch._C.Generator",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.Generator",
     .tp_basicsize = sizeof(MTGeneratorObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Generator(device='cpu')\n\nCreates and returns a generator object that manages the state of the algorithm which produces pseudo random numbers.",
+    .tp_doc = "Generator(device='cpu')\n\nCreates and returns a generator object that manages the "
+              "state of the algorithm which produces pseudo random numbers.",
     .tp_new = generator_new,
     .tp_methods = generator_methods,
     .tp_getset = generator_getset,

@@ -6,8 +6,7 @@
 #include "../../core/philox.h"
 
 typedef struct {
-    PyObject_HEAD
-    mt_generator *gen; /* own, or the core's default for default_generator */
+    PyObject_HEAD mt_generator *gen; /* own, or the core's default for default_generator */
     mt_generator own;
 } MTGeneratorObject;
 

@@ -4,8 +4,7 @@
 #include <structmember.h>
 
 typedef struct {
-    PyObject_HEAD
-    mt_node *node;
+    PyObject_HEAD mt_node *node;
 } MTNodeObject;
 
 static PyObject *node_types; /* kind name -> class */
@@ -13,8 +12,7 @@ static PyTypeObject MTNode_Type;
 
 /* A handle whose remove() deletes one key from a hooks dict. */
 typedef struct {
-    PyObject_HEAD
-    PyObject *dict;
+    PyObject_HEAD PyObject *dict;
     PyObject *key;
 } HandleObject;
 
@@ -100,10 +98,7 @@ PyObject *mtpy_node_object(mt_node *n)
     return (PyObject *)o;
 }
 
-mt_node *mtpy_node_of(PyObject *o)
-{
-    return ((MTNodeObject *)o)->node;
-}
+mt_node *mtpy_node_of(PyObject *o) { return ((MTNodeObject *)o)->node; }
 
 /* The per-kind classes are heap subclasses made by type(): their
  * subtype_dealloc drops the reference an instance holds on its class. */
@@ -122,10 +117,7 @@ static void node_dealloc(MTNodeObject *o)
  * through it (a hook whose closure holds this grad_fn) be garbage, so only
  * then are the node's hooks, its custom Function's ctx and its argument
  * objects visited, and its hooks cleared. */
-static bool owns_node(MTNodeObject *o)
-{
-    return o->node && o->node->refcount == 1;
-}
+static bool owns_node(MTNodeObject *o) { return o->node && o->node->refcount == 1; }
 
 static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
 {
@@ -240,8 +232,8 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
     r = PyObject_GetAttr(ctx, name);
     if (!r && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute '%U'",
-                     o->node->kind->name, name);
+        PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute '%U'", o->node->kind->name,
+                     name);
     }
     return r;
 }

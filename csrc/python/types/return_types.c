@@ -31,8 +31,8 @@ int mtpy_return_types_init(PyObject *module)
     for (int k = 0; k < NTYPES; k++) {
         char qual[64];
         snprintf(qual, sizeof qual, "minitorch.return_types.%s", names[k]);
-        PyStructSequence_Desc desc = {
-            NULL, NULL, strcmp(names[k], "aminmax") == 0 ? minmax_fields : fields, 2};
+        PyStructSequence_Desc desc = {NULL, NULL,
+                                      strcmp(names[k], "aminmax") == 0 ? minmax_fields : fields, 2};
         /* the type keeps a pointer to its name: give it storage that lives on */
         desc.name = PyMem_RawMalloc(strlen(qual) + 1);
         if (!desc.name)

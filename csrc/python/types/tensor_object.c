@@ -68,8 +68,7 @@ PyObject *mtpy_new_contiguous(mt_dtype dtype, int ndim, const int64_t *sizes, bo
     return (PyObject *)o;
 }
 
-PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
-                           const int64_t *strides)
+PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides)
 {
     PyObject *o = mtpy_new_contiguous(dtype, ndim, sizes, false);
     if (o && ndim)
@@ -77,8 +76,8 @@ PyObject *mtpy_new_strided(mt_dtype dtype, int ndim, const int64_t *sizes,
     return o;
 }
 
-MT_HOT PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
-                               int64_t offset)
+MT_HOT PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes,
+                               const int64_t *strides, int64_t offset)
 {
     MTTensorObject *o = alloc_object(mtpy_result_class ? mtpy_result_class : mtpy_tensor_class);
     if (!o)
@@ -93,8 +92,8 @@ MT_HOT PyObject *mtpy_new_view(PyObject *base, int ndim, const int64_t *sizes, c
 PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls)
 {
     if (!PyType_IsSubtype(cls, &MTTensorBase_Type))
-        return PyErr_Format(PyExc_TypeError,
-                            "cls must be a subclass of minitorch.Tensor, got %s", cls->tp_name);
+        return PyErr_Format(PyExc_TypeError, "cls must be a subclass of minitorch.Tensor, got %s",
+                            cls->tp_name);
     MTTensorObject *o = alloc_object(cls);
     if (!o)
         return NULL;
@@ -105,10 +104,7 @@ PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls)
 }
 
 /* Tensors hash by identity, as torch's do (parameters key optimizer state). */
-static Py_hash_t tensor_hash(PyObject *self)
-{
-    return _Py_HashPointer(self);
-}
+static Py_hash_t tensor_hash(PyObject *self) { return _Py_HashPointer(self); }
 
 MT_HOT static void tensor_dealloc(PyObject *self)
 {
@@ -130,7 +126,8 @@ static PyObject *tensor_new(PyTypeObject *cls, PyObject *args, PyObject *kwargs)
     }
     bool all_ints = true;
     for (Py_ssize_t i = 0; i < n && all_ints; i++)
-        all_ints = PyLong_Check(PyTuple_GET_ITEM(args, i)) && !PyBool_Check(PyTuple_GET_ITEM(args, i));
+        all_ints =
+            PyLong_Check(PyTuple_GET_ITEM(args, i)) && !PyBool_Check(PyTuple_GET_ITEM(args, i));
     if (n == 1 && PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &MTSize_Type))
         args = PyTuple_GET_ITEM(args, 0), all_ints = true, n = PyTuple_GET_SIZE(args);
     if (n == 0 || all_ints) {
@@ -180,10 +177,7 @@ static PyObject *get_dtype(PyObject *self, void *c)
     return Py_NewRef(mtpy_dtype_obj(MTPy_T(self)->dtype));
 }
 
-static PyObject *get_ndim(PyObject *self, void *c)
-{
-    return PyLong_FromLong(MTPy_T(self)->ndim);
-}
+static PyObject *get_ndim(PyObject *self, void *c) { return PyLong_FromLong(MTPy_T(self)->ndim); }
 
 static PyObject *get_itemsize(PyObject *self, void *c)
 {

@@ -160,7 +160,7 @@ typedef struct {
     /* Address of the first element (storage offset applied). */
     void *(*data_ptr)(minitorch_tensor *t);
     int64_t (*storage_offset)(minitorch_tensor *t); /* in elements */
-    int (*element_size)(minitorch_dtype dtype);    /* bytes */
+    int (*element_size)(minitorch_dtype dtype);     /* bytes */
     int (*requires_grad)(minitorch_tensor *t);
 
     /* -- Layout ---------------------------------------------------------- */
