@@ -1,4 +1,4 @@
-"""Per-call overhead of tiny ops: two minitorch builds (before and after a change) and PyTorch, side by side.
+"""Per-call overhead of tiny ops: two minitorch builds and PyTorch, side by side.
 
     python benchmarks/overhead_ab.py --before PATH --after PATH [--cpu] [--rounds N]
 
@@ -110,7 +110,8 @@ def main(argv=None):
     print("clock: %s, 1 thread, %d interleaved rounds; load average %.2f before, %.2f after"
           % (clock, args.rounds, load0, os.getloadavg()[0]))
     has_torch = any(label == "torch" for label, _, _ in libs)
-    print("| case | before | after | after/before |" + (" torch | after/torch |" if has_torch else ""))
+    torch_cols = " torch | after/torch |" if has_torch else ""
+    print("| case | before | after | after/before |" + torch_cols)
     print("|---|---|---|---|" + ("---|---|" if has_torch else ""))
     for k, (name, *_rest) in enumerate(CASES):
         med = {label: statistics.median(times[label, k]) for label, _, _ in libs}

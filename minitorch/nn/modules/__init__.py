@@ -1,29 +1,22 @@
-"""The nn layers, one file per family, as torch.nn.modules."""
-from .module import Module  # noqa: F401
-from .container import (  # noqa: F401
-    Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
-from .linear import Identity, Linear, Bilinear  # noqa: F401
-from .flatten import Flatten, Unflatten  # noqa: F401
-from .activation import (  # noqa: F401
-    ReLU, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax, MultiheadAttention)
-from .activation_simple import (  # noqa: F401
-    ELU, SELU, CELU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign,
-    Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, Softmin, Softplus, CosineSimilarity,
-    PairwiseDistance)
-from .conv import Conv1d, Conv2d  # noqa: F401
-from .conv import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
-from .pooling import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d  # noqa: F401
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, RMSNorm  # noqa: F401
+"""The nn layers, one file per family, as torch.nn.modules. Each family's
+file lists its public classes in its __all__; this package and minitorch.nn
+export them, so a new layer is its class and its name in that list."""
+from .module import *  # noqa: F403
+from .container import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .activation import *  # noqa: F403
+from .activation_simple import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .normalization import *  # noqa: F403
 from .instancenorm import *  # noqa: F403
 from .transformer import *  # noqa: F403
-from .dropout import Dropout  # noqa: F401
-from .sparse import Embedding  # noqa: F401
-from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
-from .rnn_cells import RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
-from .loss import (  # noqa: F401
-    L1Loss, MSELoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
-    KLDivLoss)
+from .dropout import *  # noqa: F403
+from .sparse import *  # noqa: F403
+from .rnn import *  # noqa: F403
+from .rnn_cells import *  # noqa: F403
+from .loss import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .loss_extra import *  # noqa: F403
 from .pooling1d import *  # noqa: F403
