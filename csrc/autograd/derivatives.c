@@ -99,9 +99,14 @@ static int resolve_variants(void)
 {
     nresolved = 0;
     for (size_t i = 0; i < NVARIANTS; i++) {
-        mt_node_kind *kind = (mt_node_kind *)mt_derivative_kind(variants[i].key);
+        const mt_node_kind *base = mt_derivative_kind(variants[i].key);
         const mt_node_kind *variant = mt_derivative_kind(variants[i].variant);
         int p = variants[i].param, path = p - MT_PATH_BASE;
+        if (!base || base == &mt_nondifferentiable_kind || !variant)
+            return mt_error(MT_ERR_RUNTIME, "minitorch: bad variant row %s -> %s", variants[i].key,
+                            variants[i].variant);
+        /* a key names an entry of kinds[], which is ours to fill */
+        mt_node_kind *kind = (mt_node_kind *)base;
         if (p < MT_PATH_BASE) {
             resolved[nresolved].kind = kind;
             resolved[nresolved].variant = variant;

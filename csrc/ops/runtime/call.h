@@ -22,7 +22,8 @@ int mt_args_from_format(const mt_op *op, mt_args *a, const char *fmt, va_list ap
 /* The tensor of a row's result (new reference), or NULL with an error when
  * the row returned anything else (r is cleared then). */
 mt_tensor *mt_result_single(const mt_op *op, mt_result *r);
-/* Runs row id (one returning a tensor) with mt_op_exec: no recording. */
+/* Runs built-in row id (one returning a tensor) with mt_op_exec: no
+ * recording. The tensor (new reference), or NULL with an mt_error. */
 mt_tensor *mt_exec(mt_op_id id, const char *fmt, ...);
 
 #endif
