@@ -1,9 +1,9 @@
-#ifndef MT_AUTOGRAD_DERIVATIVES_H
-#define MT_AUTOGRAD_DERIVATIVES_H
-
 /* The derivative kinds of the op table's rows: the MT_DERIV, MT_VARIANT,
  * MT_JVP and MT_GUARD rows of csrc/ops/<family>.def, resolved here from the
  * names the op rows give, so the op layer below knows no kind. */
+#ifndef MT_AUTOGRAD_DERIVATIVES_H
+#define MT_AUTOGRAD_DERIVATIVES_H
+
 #include "node.h"
 #include "../ops/runtime/table.h"
 

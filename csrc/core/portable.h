@@ -1,6 +1,8 @@
-/* Compiler, ISA and C library switches, kept in this one header so that the
- * rest of the C code names no instruction set, no compiler and no libc version
- * directly and builds with GCC and clang on x86-64 and aarch64 (Linux, macOS).
+/* Compiler, ISA and C library switches, kept in this header so that the rest
+ * of the C code chooses SIMD levels and pins libc versions through its names
+ * and builds with GCC and clang on x86-64 and aarch64 (Linux, macOS). The few
+ * files that test a compiler or platform macro themselves say why (a section
+ * attribute, a POSIX call, an intrinsic of one ISA).
  *
  * SIMD is chosen at run time and degrades to portable code:
  *  - MT_CLONES_AVX2 / MT_CLONES_AVX2_FMA put on a loop compile it twice, an

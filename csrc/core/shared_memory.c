@@ -1,5 +1,7 @@
-/* Shared-memory storages (see shared_memory.h). The POSIX calls stay in
- * open_unnamed_file and map_file; elsewhere both fail with a clear error. */
+/* Shared-memory storages (see shared_memory.h). The POSIX calls stay in five
+ * small functions (opening the unnamed file, mapping it, reading its length,
+ * unmapping and closing); elsewhere the first three fail with a clear error
+ * and the other two only free what they were given. */
 #if defined(__linux__)
 #define _GNU_SOURCE /* memfd_create */
 #else

@@ -1,3 +1,5 @@
+/* Publication of the op table's rows as Python callables, and the rows
+ * listed for tests and transforms (minitorch._C._op_rows()). */
 #ifndef MT_PYTHON_OP_TABLE_H
 #define MT_PYTHON_OP_TABLE_H
 

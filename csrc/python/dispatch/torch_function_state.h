@@ -1,3 +1,5 @@
+/* The state __torch_function__ dispatch reads: the mode stack and whether
+ * torch function is disabled (DisableTorchFunction), per thread. */
 #ifndef MT_PYTHON_TORCH_FUNCTION_STATE_H
 #define MT_PYTHON_TORCH_FUNCTION_STATE_H
 
