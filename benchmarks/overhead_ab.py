@@ -8,8 +8,11 @@ minitorch._C cannot share one), started once; the parent then interleaves the
 rounds, one round of every case in every child in turn, so that a change in the
 machine's load lands on all of them alike. A round times a batch of calls; the
 table gives each case's median time per call and the ratios after/before and
-after/torch. --cpu times with the process's CPU clock (robust on a busy machine,
-for one thread); the load average before and after is printed.
+after/torch. As timeit does, a round runs with the garbage collector off (and
+after a collection): a collection of the whole heap landing in one library's
+round and not another's would otherwise be timed as the op's cost. --cpu
+times with the process's CPU clock (robust on a busy machine, for one
+thread); the load average before and after is printed.
 """
 import argparse
 import json
@@ -36,7 +39,7 @@ CASES = [
 ]
 
 CHILD = r"""
-import json, sys, time
+import gc, json, sys, time
 sys.path.insert(0, sys.argv[1]) if sys.argv[1] else None
 lib = __import__(sys.argv[2])
 lib.set_num_threads(1)
@@ -54,9 +57,13 @@ for name, setup, stmt, n in cases:
 print(json.dumps(lib.__file__), flush=True)
 for line in sys.stdin:
     run, n = funcs[int(line)]
+    gc.collect()
+    gc.disable()
     t0 = clock()
     run(n)
-    print(json.dumps((clock() - t0) / n), flush=True)
+    dt = clock() - t0
+    gc.enable()
+    print(json.dumps(dt / n), flush=True)
 """
 
 
