@@ -1,13 +1,44 @@
-/* Running an op-table row below autograd: the overlap checks, the pins, the
- * impl. Callers that record (the binding, mt_call) go through mt_op_run of
- * autograd/record.h, which wraps this. */
+/* Running an op-table row below autograd: the one path every row's impl
+ * runs on, whoever the caller. It refuses writes whose memory overlaps an
+ * input (write_overlap.h), pins the storages of the call's tensors while the
+ * impl may leave the host's lock (unlock.h), and runs the impl. It knows
+ * nothing of autograd: callers that record (the binding, mt_call) go through
+ * mt_op_run of autograd/record.h, which wraps this. Inline: it is the body
+ * of every op call, and as a call of its own in another file it cost a
+ * 1-element op about 5% (benchmarks/overhead_ab.py). */
 #ifndef MT_OPS_RUN_H
 #define MT_OPS_RUN_H
 
 #include "table.h"
+#include "unlock.h"
+#include "write_overlap.h"
 
 /* Runs op on a (whose op, sig and path it fills). On success r holds the
  * result; -1 with an mt_error set (r then holds nothing). */
-int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r);
+static inline int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
+{
+    a->op = op;
+    a->sig = op->sig;
+    a->path = 0;
+    r->kind = MT_RESULT_NONE;
+    r->n = 0;
+    r->host = NULL;
+    r->t = r->inline_t;
+    if (!op->impl)
+        return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
+                        op->sig->name);
+    mt_tensor *target = mt_writes_inplace(op, a) ? a->v[0].t : mt_out_target(a);
+    if (target && mt_check_write_overlap(op, a, target) < 0)
+        return -1;
+    mt_running_call running;
+    if (mt_running_call_enter(&running, a) < 0)
+        return -1;
+    int rc = op->impl(a, r);
+    mt_running_call_leave(&running);
+    /* a failed impl holds nothing (it released what it made) */
+    if (rc < 0)
+        r->kind = MT_RESULT_NONE;
+    return rc;
+}
 
 #endif
