@@ -1,7 +1,10 @@
 /* mt_gemm (gemm.h): each product of a batch goes to the optional BLAS
- * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size and
- * type, and the work is split over our threads by batch items, rows or
- * columns. */
+ * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size,
+ * type and operands' layouts (whether B would have to be packed); products
+ * of one row or column, and a few rows against a transposed B, go to a
+ * matrix-vector path (BLAS gemv, or dot products of rows read in place)
+ * that neither packs nor allocates. The work is split over our threads by
+ * batch items, rows or columns. */
 #include "gemm.h"
 
 #include <stdatomic.h>
