@@ -639,23 +639,54 @@ DOTS_4X1(f4, float)
 DOTS_2X4(f8, double)
 DOTS_4X1(f8, double)
 
-/* One vector against M in any layout: v[l] times column l of M added in
- * turn, which runs along memory when M is a transposed matrix. */
-#define AXPY_KERNEL(sfx, T)                                                                       \
-    MT_CLONES_AVX2_FMA static void axpys_##sfx(T *restrict t, int64_t len, const T *m,            \
-                                               int64_t mrs, int64_t mcs, const T *v, int64_t vcs, \
-                                               int64_t c)                                         \
-    {                                                                                             \
-        memset(t, 0, len * sizeof(T));                                                            \
-        for (int64_t l = 0; l < c; l++) {                                                         \
-            T x = v[l * vcs];                                                                     \
-            const T *restrict col = m + l * mcs;                                                  \
-            for (int64_t i = 0; i < len; i++)                                                     \
-                t[i] += x * col[i * mrs];                                                         \
-        }                                                                                         \
+/* R vectors (R < MR: the rows of a product too short for the register-
+ * blocked kernel) against M in any other layout: v[l] times column l of M
+ * added in turn, which runs along memory when M's columns are contiguous
+ * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
+#define AXPY_KERNEL(sfx, T, R)                                                              \
+    MT_CLONES_AVX2_FMA static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, \
+                                                    int64_t mrs, int64_t mcs, const T *v,   \
+                                                    int64_t vrs, int64_t vcs, int64_t c)    \
+    {                                                                                       \
+        memset(t, 0, R * len * sizeof(T));                                                  \
+        for (int64_t l = 0; l < c; l++) {                                                   \
+            const T *restrict col = m + l * mcs;                                            \
+            T x[R];                                                                         \
+            for (int p = 0; p < R; p++)                                                     \
+                x[p] = v[p * vrs + l * vcs];                                                \
+            if (mrs == 1)                                                                   \
+                for (int64_t i = 0; i < len; i++)                                           \
+                    for (int p = 0; p < R; p++)                                             \
+                        t[p * len + i] += x[p] * col[i];                                    \
+            else                                                                            \
+                for (int64_t i = 0; i < len; i++)                                           \
+                    for (int p = 0; p < R; p++)                                             \
+                        t[p * len + i] += x[p] * col[i * mrs];                              \
+        }                                                                                   \
     }
-AXPY_KERNEL(f4, float)
-AXPY_KERNEL(f8, double)
+AXPY_KERNEL(f4, float, 1)
+AXPY_KERNEL(f4, float, 2)
+AXPY_KERNEL(f4, float, 3)
+AXPY_KERNEL(f8, double, 1)
+AXPY_KERNEL(f8, double, 2)
+AXPY_KERNEL(f8, double, 3)
+_Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
+
+static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
+{
+    int64_t nv = g->nv;
+    if (g->d == MT_FLOAT32) {
+        const float *v = (const float *)g->v, *mm = (const float *)m;
+        (nv == 1   ? axpys1_f4
+         : nv == 2 ? axpys2_f4
+                   : axpys3_f4)((float *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
+    } else {
+        const double *v = (const double *)g->v, *mm = (const double *)m;
+        (nv == 1   ? axpys1_f8
+         : nv == 2 ? axpys2_f8
+                   : axpys3_f8)((double *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
+    }
+}
 
 static bool dots_layout(const gemv_job *g) { return g->c == 1 || (g->mcs == 1 && g->vcs == 1); }
 
@@ -672,14 +703,8 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
     for (int64_t b0 = i0; b0 < i1; b0 += step) {
         int64_t len = i1 - b0 < step ? i1 - b0 : step;
         const char *m = g->m + b0 * g->mrs * isz;
-        if (!dots_layout(g)) {
-            if (f4)
-                axpys_f4((float *)t, len, (const float *)m, g->mrs, g->mcs, (const float *)g->v,
-                         g->vcs, g->c);
-            else
-                axpys_f8(t, len, (const double *)m, g->mrs, g->mcs, (const double *)g->v, g->vcs,
-                         g->c);
-        }
+        if (!dots_layout(g))
+            axpys(g, t, len, m);
         for (int64_t p = 0; dots_layout(g) && p < g->nv;) {
             const char *vp = g->v + p * g->vrs * isz;
             char *tp = (char *)t + p * len * isz;
@@ -741,13 +766,18 @@ static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, 
     mt_parallel_for(0, g.r, grain, gemv_rows, &g);
 }
 
-/* Rows of A up to which A @ W^T (B transposed: W's rows contiguous, and A's)
- * runs as dot products of W's rows read in place: from about here a pack of
- * W^T costs less than the register-blocked kernel then gains. */
+/* Products for the matrix-vector path: one row or column; up to DOT_MAX_M
+ * rows of A @ W^T (B transposed: W's rows contiguous, and A's), dot
+ * products of W's rows read in place (from about here a pack of W^T costs
+ * less than the register-blocked kernel then gains); under MR rows with B's
+ * rows contiguous, B streamed once for all of them (the register-blocked
+ * kernel has no whole block to run, its plain loop streams B once per row,
+ * and BLAS packs all of B). */
 #define DOT_MAX_M 16
-static bool dots_fit(const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b)
+static bool gemv_fit(const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b)
 {
-    return s->m == 1 || s->n == 1 || (s->m <= DOT_MAX_M && b->rs == 1 && a->cs == 1);
+    return s->m == 1 || s->n == 1 || (s->m <= DOT_MAX_M && b->rs == 1 && a->cs == 1) ||
+           (s->m < MR && b->cs == 1);
 }
 
 typedef struct {
@@ -796,9 +826,7 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
             atomic_store(&j->failed, 1);
 }
 
-/* Products the register-blocked kernel runs faster than BLAS. Under MR
- * rows, with B's rows contiguous, its plain loop streams B once a row in
- * place, where BLAS would pack all of B for a row or two. Otherwise float32: it
+/* float32 products the register-blocked kernel runs faster than BLAS: it
  * reads A in place where BLAS packs both operands, which pays while B
  * (k x n) stays near the core as the panels of A pass over it (a
  * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
@@ -809,10 +837,8 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
 #define OWN_MAX_K 1024
 #define OWN_MAX_N 512
 #define OWN_MAX_B (512 * 1024)
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *b)
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
 {
-    if (s->m < MR && b->cs == 1)
-        return true;
     return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B &&
            mt_gemm_f32_wide();
 }
@@ -863,9 +889,9 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    j.gemv = !j.zero_product && mt_is_floating(d) && dots_fit(s, &fa, b);
+    j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(s, &fa, b);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
-             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, b)));
+             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s)));
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
