@@ -156,3 +156,15 @@ def test_everything_again_without_blas():
                        env=dict(child_env(), MINITORCH_BLAS="none", **{CHILD_FLAG: "1"}),
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 24, 40), (64, 8, 9), (40, 1000, 512), (100, 17, 33),
+                                   (24, 784, 512)])
+def test_rows_past_the_dot_products_pack_the_transposed_b(m, k, n):
+    """More rows than the dot products take: W^T packed (in 16-element
+    stretches of W's rows, an 8-row one at the end of an odd k) for the
+    register-blocked kernel."""
+    g = torch.Generator().manual_seed(k + n)
+    a = torch.randn(m, k, generator=g)
+    w = torch.randn(n, k, generator=g)
+    close(at_threads(lambda: mt_of(a) @ mt_of(w).t()), a @ w.t(), k)

@@ -260,36 +260,41 @@ PACK_TYPED(pack_8, uint64_t)
 #ifdef MT_HAVE_X86_DISPATCH
 /* float32 whose rows lie along the source's columns (rs 1: a transposed
  * weight, or the keys of an attention head): 8 x 8 blocks transposed in
- * registers, the edges one element at a time. */
+ * registers, the edges one element at a time. The blocks go along dst's
+ * rows, 16 of the source's elements (a cache line of each source row read)
+ * at a time: down dst's columns instead, a power-of-two width put each
+ * block's stores 2 KB apart into a few cache sets (W^T of 784 x 512 packed
+ * in about 3 times 784 x 500's time). */
 MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const float *restrict src,
                                                  int64_t rows, int64_t cols, int64_t cs)
 {
     int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
-    for (int64_t j = 0; j < c8; j += 8)
-        for (int64_t i = 0; i < r8; i += 8) {
-            const float *p = src + i + j * cs;
-            __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + cs),
-                   r2 = _mm256_loadu_ps(p + 2 * cs), r3 = _mm256_loadu_ps(p + 3 * cs),
-                   r4 = _mm256_loadu_ps(p + 4 * cs), r5 = _mm256_loadu_ps(p + 5 * cs),
-                   r6 = _mm256_loadu_ps(p + 6 * cs), r7 = _mm256_loadu_ps(p + 7 * cs);
-            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
-                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
-                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
-                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
-                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
-                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-            float *d = dst + i * cols + j;
-            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
-            _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
-            _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
-            _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
-            _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
-            _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
-            _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
-            _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
-        }
+    for (int64_t i = 0; i < r8; i += 16)
+        for (int64_t j = 0; j < c8; j += 8)
+            for (int64_t i2 = i; i2 < i + 16 && i2 < r8; i2 += 8) {
+                const float *p = src + i2 + j * cs;
+                __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + cs),
+                       r2 = _mm256_loadu_ps(p + 2 * cs), r3 = _mm256_loadu_ps(p + 3 * cs),
+                       r4 = _mm256_loadu_ps(p + 4 * cs), r5 = _mm256_loadu_ps(p + 5 * cs),
+                       r6 = _mm256_loadu_ps(p + 6 * cs), r7 = _mm256_loadu_ps(p + 7 * cs);
+                __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                       t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                       t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                       t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                       u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                       u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                       u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float *d = dst + i2 * cols + j;
+                _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+                _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
+                _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
+                _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
+                _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
+                _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
+                _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
+                _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
+            }
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = i < r8 ? c8 : 0; j < cols; j++)
             dst[i * cols + j] = src[i + j * cs];
@@ -766,18 +771,49 @@ static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, 
     mt_parallel_for(0, g.r, grain, gemv_rows, &g);
 }
 
+/* float32 products the register-blocked kernel runs faster than BLAS: it
+ * reads A in place where BLAS packs both operands, which pays while B
+ * (k x n) stays near the core as the panels of A pass over it (a
+ * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
+ * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
+ * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
+ * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
+ * kernel, the one measured ahead. */
+#define OWN_MAX_K 1024
+#define OWN_MAX_N 512
+#define OWN_MAX_B (512 * 1024)
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
+{
+    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B &&
+           mt_gemm_f32_wide();
+}
+
 /* Products for the matrix-vector path: one row or column; up to DOT_MAX_M
  * rows of A @ W^T (B transposed: W's rows contiguous, and A's), dot
- * products of W's rows read in place (from about here a pack of W^T costs
- * less than the register-blocked kernel then gains); under MR rows with B's
- * rows contiguous, B streamed once for all of them (the register-blocked
- * kernel has no whole block to run, its plain loop streams B once per row,
- * and BLAS packs all of B). */
+ * products of W's rows read in place, where BLAS would pack W^T (its
+ * sgemm/dgemm pack both operands) or, against the own kernel's pack of W^T
+ * (a pass over k x n, then its faster product), while the dots are long
+ * enough to amortize their reductions: all DOT_MAX_M rows from k = 2 *
+ * DOT_LONG_K, half of them from DOT_LONG_K, a quarter below; and under MR
+ * rows with B's rows contiguous, B streamed once for all of them (the
+ * register-blocked kernel has no whole block to run, its plain loop streams
+ * B once per row, and BLAS packs all of B). Measured on one Zen 4 core,
+ * dots against pack: 784 x 512 at m = 12 133 against 148-168 us, m = 16
+ * about even; 500 x 500 at m = 8 even, m = 12 110-128 against 89 us;
+ * 128 x 384 at m = 8 18 against 13 us. */
 #define DOT_MAX_M 16
-static bool gemv_fit(const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b)
+#define DOT_LONG_K 256
+static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+                     const mt_gemm_operand *b)
 {
-    return s->m == 1 || s->n == 1 || (s->m <= DOT_MAX_M && b->rs == 1 && a->cs == 1) ||
-           (s->m < MR && b->cs == 1);
+    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1))
+        return true;
+    if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
+        return false;
+    int64_t own_m = s->k >= 2 * DOT_LONG_K ? DOT_MAX_M
+                    : s->k >= DOT_LONG_K   ? DOT_MAX_M / 2
+                                           : DOT_MAX_M / 4;
+    return s->m <= own_m || !own_beats_blas(d, s);
 }
 
 typedef struct {
@@ -826,23 +862,6 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
             atomic_store(&j->failed, 1);
 }
 
-/* float32 products the register-blocked kernel runs faster than BLAS: it
- * reads A in place where BLAS packs both operands, which pays while B
- * (k x n) stays near the core as the panels of A pass over it (a
- * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
- * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
- * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
- * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
- * kernel, the one measured ahead. */
-#define OWN_MAX_K 1024
-#define OWN_MAX_N 512
-#define OWN_MAX_B (512 * 1024)
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
-{
-    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B &&
-           mt_gemm_f32_wide();
-}
-
 /* Folds the innermost batch dims into m while B repeats along them and the
  * rows of A and C run on from one item into the next: one product of
  * batch * m rows instead of batch products of m, as torch folds
@@ -889,7 +908,7 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(s, &fa, b);
+    j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
              (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s)));
     atomic_init(&j.failed, 0);
