@@ -159,7 +159,7 @@ def test_everything_again_without_blas():
 
 
 @pytest.mark.parametrize("m,k,n", [(64, 24, 40), (64, 8, 9), (40, 1000, 512), (100, 17, 33),
-                                   (24, 784, 512)])
+                                   (24, 784, 512), (64, 64, 1000), (20, 128, 2048)])
 def test_rows_past_the_dot_products_pack_the_transposed_b(m, k, n):
     """More rows than the dot products take: W^T packed (in 16-element
     stretches of W's rows, an 8-row one at the end of an odd k) for the
