@@ -181,3 +181,18 @@ def test_table_withholds_contended_ratios_and_tells_minitorch_from_torch():
     quiet, busy = list(table.rows({"cases": [case(0.1), case(1.5)]}))[2:]
     assert "| 2.00 |" in quiet and "40% / 80%" in quiet and "| 1 |" in quiet
     assert "| CONTENDED |" in busy and "| 2.00 |" not in busy
+
+
+def test_matmul_sweep_quick_run_checks_and_lists_the_cases_over_torch():
+    """The matmul shape sweep's --quick run (a few small cases, each checked
+    against torch before it is timed), in a child: --cpu sets the thread
+    counts of both libraries."""
+    import subprocess
+
+    from child_env import child_env
+
+    r = subprocess.run([sys.executable, os.path.join(BENCH, "matmul_sweep.py"), "--quick",
+                        "--cpu"], env=child_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "load average" in r.stdout and "Linear(784->512) batch 1" in r.stdout
+    assert "cases above 1.0 of torch" in r.stdout

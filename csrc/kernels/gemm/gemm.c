@@ -1,7 +1,10 @@
 /* mt_gemm (gemm.h): each product of a batch goes to the optional BLAS
- * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size and
- * type, and the work is split over our threads by batch items, rows or
- * columns. */
+ * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size,
+ * type and operands' layouts (whether B would have to be packed); products
+ * of one row or column, and a few rows against a transposed B, go to a
+ * matrix-vector path (BLAS gemv, or dot products of rows read in place)
+ * that neither packs nor allocates. The work is split over our threads by
+ * batch items, rows or columns. */
 #include "gemm.h"
 
 #include <stdatomic.h>
@@ -257,36 +260,41 @@ PACK_TYPED(pack_8, uint64_t)
 #ifdef MT_HAVE_X86_DISPATCH
 /* float32 whose rows lie along the source's columns (rs 1: a transposed
  * weight, or the keys of an attention head): 8 x 8 blocks transposed in
- * registers, the edges one element at a time. */
+ * registers, the edges one element at a time. The blocks go along dst's
+ * rows, 16 of the source's elements (a cache line of each source row read)
+ * at a time: down dst's columns instead, a power-of-two width put each
+ * block's stores 2 KB apart into a few cache sets (W^T of 784 x 512 packed
+ * in about 3 times 784 x 500's time). */
 MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const float *restrict src,
                                                  int64_t rows, int64_t cols, int64_t cs)
 {
     int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
-    for (int64_t j = 0; j < c8; j += 8)
-        for (int64_t i = 0; i < r8; i += 8) {
-            const float *p = src + i + j * cs;
-            __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + cs),
-                   r2 = _mm256_loadu_ps(p + 2 * cs), r3 = _mm256_loadu_ps(p + 3 * cs),
-                   r4 = _mm256_loadu_ps(p + 4 * cs), r5 = _mm256_loadu_ps(p + 5 * cs),
-                   r6 = _mm256_loadu_ps(p + 6 * cs), r7 = _mm256_loadu_ps(p + 7 * cs);
-            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
-                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
-                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
-                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
-                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
-                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-            float *d = dst + i * cols + j;
-            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
-            _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
-            _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
-            _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
-            _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
-            _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
-            _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
-            _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
-        }
+    for (int64_t i = 0; i < r8; i += 16)
+        for (int64_t j = 0; j < c8; j += 8)
+            for (int64_t i2 = i; i2 < i + 16 && i2 < r8; i2 += 8) {
+                const float *p = src + i2 + j * cs;
+                __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + cs),
+                       r2 = _mm256_loadu_ps(p + 2 * cs), r3 = _mm256_loadu_ps(p + 3 * cs),
+                       r4 = _mm256_loadu_ps(p + 4 * cs), r5 = _mm256_loadu_ps(p + 5 * cs),
+                       r6 = _mm256_loadu_ps(p + 6 * cs), r7 = _mm256_loadu_ps(p + 7 * cs);
+                __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                       t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                       t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                       t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                       u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                       u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                       u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float *d = dst + i2 * cols + j;
+                _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+                _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
+                _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
+                _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
+                _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
+                _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
+                _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
+                _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
+            }
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = i < r8 ? c8 : 0; j < cols; j++)
             dst[i * cols + j] = src[i + j * cs];
@@ -513,12 +521,315 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     return rc;
 }
 
+/* Y = alpha * V M^T + beta * Y for nv vectors: the form of a product with
+ * one column (M = A, the vector B's column, Y = C's column), one row (M =
+ * B^T, the vector A's row) or a few rows against a transposed B (x @ W^T,
+ * nn.Linear's product: M = W, the vectors A's rows, Y = C), which reads the
+ * rows of M in place instead of packing B. M is r x c with element (i, l)
+ * at m[i * mrs + l * mcs]; vector p's element l at v[p * vrs + l * vcs];
+ * Y's element (p, i) at y[p * yrs + i * ycs]. */
+typedef struct {
+    mt_dtype d;
+    const char *m;
+    int64_t mrs, mcs;
+    const char *v;
+    int64_t vrs, vcs, nv;
+    char *y;
+    int64_t yrs, ycs, r, c;
+    mt_gemm_scale al, be;
+} gemv_job;
+
+/* Values of Y a block holds on the stack (over all vectors). */
+#define GEMV_BLOCK 1024
+/* Vectors a row of M is dotted with per pass (and rows of M per pass with
+ * them, 2; one vector alone goes against 4 rows): each chunk of a row,
+ * loaded once, serves all the vectors, each chunk of a vector all the rows. */
+#define DOT_VECS 4
+/* Unaligned loads: the type's alignment is its element's. */
+typedef float dvec_f4 __attribute__((vector_size(32), aligned(4)));
+typedef double dvec_f8 __attribute__((vector_size(32), aligned(8)));
+
+/* t[p * len + i] = dot(row i of M, vector p) for DOT_VECS vectors from vp
+ * (DOTS_2X4) or one (DOTS_4X1), M's rows and the vectors contiguous, in a
+ * register's lanes of partial sums, the accumulators named so they stay in
+ * registers; a last row short of a pass is computed again in its place. */
+#define LANES_SUM(sfx, T, v, out)                                          \
+    do {                                                                   \
+        for (int q_ = 0; q_ < (int)(sizeof(dvec_##sfx) / sizeof(T)); q_++) \
+            out += (v)[q_];                                                \
+    } while (0)
+#define DOTS_2X4(sfx, T)                                                                           \
+    MT_CLONES_AVX2_FMA static void dots2x4_##sfx(T *restrict t, int64_t len, const T *m,           \
+                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
+    {                                                                                              \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
+        const T *v0 = vp, *v1 = vp + vrs, *v2 = vp + 2 * vrs, *v3 = vp + 3 * vrs;                  \
+        for (int64_t i = 0; i < len; i += 2) {                                                     \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
+            dvec_##sfx a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0};                                 \
+            dvec_##sfx a10 = {0}, a11 = {0}, a12 = {0}, a13 = {0};                                 \
+            int64_t l = 0;                                                                         \
+            for (; l + W <= c; l += W) {                                                           \
+                dvec_##sfx w0 = *(const dvec_##sfx *)(r0 + l), w1 = *(const dvec_##sfx *)(r1 + l); \
+                dvec_##sfx x0 = *(const dvec_##sfx *)(v0 + l), x1 = *(const dvec_##sfx *)(v1 + l); \
+                dvec_##sfx x2 = *(const dvec_##sfx *)(v2 + l), x3 = *(const dvec_##sfx *)(v3 + l); \
+                a00 += w0 * x0;                                                                    \
+                a01 += w0 * x1;                                                                    \
+                a02 += w0 * x2;                                                                    \
+                a03 += w0 * x3;                                                                    \
+                a10 += w1 * x0;                                                                    \
+                a11 += w1 * x1;                                                                    \
+                a12 += w1 * x2;                                                                    \
+                a13 += w1 * x3;                                                                    \
+            }                                                                                      \
+            T s[2][4] = {{0}};                                                                     \
+            for (int64_t x = l; x < c; x++) {                                                      \
+                s[0][0] += r0[x] * v0[x];                                                          \
+                s[0][1] += r0[x] * v1[x];                                                          \
+                s[0][2] += r0[x] * v2[x];                                                          \
+                s[0][3] += r0[x] * v3[x];                                                          \
+                s[1][0] += r1[x] * v0[x];                                                          \
+                s[1][1] += r1[x] * v1[x];                                                          \
+                s[1][2] += r1[x] * v2[x];                                                          \
+                s[1][3] += r1[x] * v3[x];                                                          \
+            }                                                                                      \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
+            LANES_SUM(sfx, T, a02, s[0][2]);                                                       \
+            LANES_SUM(sfx, T, a03, s[0][3]);                                                       \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
+            LANES_SUM(sfx, T, a12, s[1][2]);                                                       \
+            LANES_SUM(sfx, T, a13, s[1][3]);                                                       \
+            for (int r = 0; r < 2 && i + r < len; r++)                                             \
+                for (int p = 0; p < 4; p++)                                                        \
+                    t[p * len + i + r] = s[r][p];                                                  \
+        }                                                                                          \
+    }
+#define DOTS_4X1(sfx, T)                                                                          \
+    MT_CLONES_AVX2_FMA static void dots4x1_##sfx(T *restrict t, int64_t len, const T *m,          \
+                                                 int64_t mrs, const T *v, int64_t vrs, int64_t c) \
+    {                                                                                             \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                              \
+        (void)vrs;                                                                                \
+        for (int64_t i = 0; i < len; i += 4) {                                                    \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                         \
+            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0; \
+            dvec_##sfx a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                    \
+            int64_t l = 0;                                                                        \
+            for (; l + W <= c; l += W) {                                                          \
+                dvec_##sfx x = *(const dvec_##sfx *)(v + l);                                      \
+                a0 += *(const dvec_##sfx *)(r0 + l) * x;                                          \
+                a1 += *(const dvec_##sfx *)(r1 + l) * x;                                          \
+                a2 += *(const dvec_##sfx *)(r2 + l) * x;                                          \
+                a3 += *(const dvec_##sfx *)(r3 + l) * x;                                          \
+            }                                                                                     \
+            T s[4] = {0};                                                                         \
+            for (int64_t x = l; x < c; x++) {                                                     \
+                s[0] += r0[x] * v[x];                                                             \
+                s[1] += r1[x] * v[x];                                                             \
+                s[2] += r2[x] * v[x];                                                             \
+                s[3] += r3[x] * v[x];                                                             \
+            }                                                                                     \
+            LANES_SUM(sfx, T, a0, s[0]);                                                          \
+            LANES_SUM(sfx, T, a1, s[1]);                                                          \
+            LANES_SUM(sfx, T, a2, s[2]);                                                          \
+            LANES_SUM(sfx, T, a3, s[3]);                                                          \
+            for (int r = 0; r < 4 && i + r < len; r++)                                            \
+                t[i + r] = s[r];                                                                  \
+        }                                                                                         \
+    }
+DOTS_2X4(f4, float)
+DOTS_4X1(f4, float)
+DOTS_2X4(f8, double)
+DOTS_4X1(f8, double)
+
+/* R vectors (R < MR: the rows of a product too short for the register-
+ * blocked kernel) against M in any other layout: v[l] times column l of M
+ * added in turn, which runs along memory when M's columns are contiguous
+ * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
+#define AXPY_KERNEL(sfx, T, R)                                                              \
+    MT_CLONES_AVX2_FMA static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, \
+                                                    int64_t mrs, int64_t mcs, const T *v,   \
+                                                    int64_t vrs, int64_t vcs, int64_t c)    \
+    {                                                                                       \
+        memset(t, 0, R * len * sizeof(T));                                                  \
+        for (int64_t l = 0; l < c; l++) {                                                   \
+            const T *restrict col = m + l * mcs;                                            \
+            T x[R];                                                                         \
+            for (int p = 0; p < R; p++)                                                     \
+                x[p] = v[p * vrs + l * vcs];                                                \
+            if (mrs == 1)                                                                   \
+                for (int64_t i = 0; i < len; i++)                                           \
+                    for (int p = 0; p < R; p++)                                             \
+                        t[p * len + i] += x[p] * col[i];                                    \
+            else                                                                            \
+                for (int64_t i = 0; i < len; i++)                                           \
+                    for (int p = 0; p < R; p++)                                             \
+                        t[p * len + i] += x[p] * col[i * mrs];                              \
+        }                                                                                   \
+    }
+AXPY_KERNEL(f4, float, 1)
+AXPY_KERNEL(f4, float, 2)
+AXPY_KERNEL(f4, float, 3)
+AXPY_KERNEL(f8, double, 1)
+AXPY_KERNEL(f8, double, 2)
+AXPY_KERNEL(f8, double, 3)
+_Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
+
+static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
+{
+    int64_t nv = g->nv;
+    if (g->d == MT_FLOAT32) {
+        const float *v = (const float *)g->v, *mm = (const float *)m;
+        (nv == 1   ? axpys1_f4
+         : nv == 2 ? axpys2_f4
+                   : axpys3_f4)((float *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
+    } else {
+        const double *v = (const double *)g->v, *mm = (const double *)m;
+        (nv == 1   ? axpys1_f8
+         : nv == 2 ? axpys2_f8
+                   : axpys3_f8)((double *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
+    }
+}
+
+static bool dots_layout(const gemv_job *g) { return g->c == 1 || (g->mcs == 1 && g->vcs == 1); }
+
+/* Rows [i0, i1) of M (columns of Y) through a scratch block on the stack: no
+ * pack and no allocation. Each value's sum runs the same way whatever the
+ * split, so threads change no bit. */
+static void gemv_rows(void *arg, int64_t i0, int64_t i1)
+{
+    const gemv_job job = *(const gemv_job *)arg, *g = &job;
+    _Alignas(64) double t[GEMV_BLOCK];
+    int isz = mt_itemsize(g->d);
+    bool f4 = g->d == MT_FLOAT32;
+    int64_t step = GEMV_BLOCK / (g->nv < DOT_VECS ? DOT_VECS : g->nv);
+    for (int64_t b0 = i0; b0 < i1; b0 += step) {
+        int64_t len = i1 - b0 < step ? i1 - b0 : step;
+        const char *m = g->m + b0 * g->mrs * isz;
+        if (!dots_layout(g))
+            axpys(g, t, len, m);
+        for (int64_t p = 0; dots_layout(g) && p < g->nv;) {
+            const char *vp = g->v + p * g->vrs * isz;
+            char *tp = (char *)t + p * len * isz;
+            bool four = g->nv - p >= DOT_VECS;
+            if (f4 && four)
+                dots2x4_f4((float *)tp, len, (const float *)m, g->mrs, (const float *)vp, g->vrs,
+                           g->c);
+            else if (f4)
+                dots4x1_f4((float *)tp, len, (const float *)m, g->mrs, (const float *)vp, g->vrs,
+                           g->c);
+            else if (four)
+                dots2x4_f8((double *)tp, len, (const double *)m, g->mrs, (const double *)vp, g->vrs,
+                           g->c);
+            else
+                dots4x1_f8((double *)tp, len, (const double *)m, g->mrs, (const double *)vp, g->vrs,
+                           g->c);
+            p += four ? DOT_VECS : 1;
+        }
+        combine(g->d, g->y + b0 * g->ycs * isz, g->yrs, g->ycs, (const char *)t, g->nv, len, g->al,
+                g->be);
+    }
+}
+
+/* BLAS's gemv for one vector, reading M either way round in place; false
+ * when it cannot (neither stride of M is 1, or v is broadcast: stride 0). */
+static bool gemv_blas(const gemv_job *g)
+{
+    bool trans;
+    int64_t ld;
+    if (g->nv != 1 || g->vcs == 0 || !blas_view(g->r, g->c, g->mrs, g->mcs, &trans, &ld))
+        return false;
+    /* beta 0 must not read y (an out= may hold NaN), which BLAS's scaling
+     * by 0 would */
+    if (g->be.f == 0)
+        combine(g->d, g->y, 0, g->ycs, NULL, 1, g->r, g->al, g->be);
+    mt_blas_gemv(g->d, trans, trans ? g->c : g->r, trans ? g->r : g->c, g->al.f, g->m, ld, g->v,
+                 g->vcs, g->be.f, g->y, g->ycs);
+    return true;
+}
+
+static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
+                 int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
+{
+    gemv_job g = n == 1 && m > 1
+                     ? (gemv_job){d, A.p, A.rs, A.cs, B.p, 0, B.rs, 1, c, 0, crs, m, k}
+                     : (gemv_job){d, B.p, B.cs, B.rs, A.p, A.rs, A.cs, m, c, crs, ccs, n, k};
+    g.al = al;
+    g.be = be;
+    /* a stride along a dim of one is arbitrary (0 too), which BLAS refuses */
+    if (g.r == 1)
+        g.ycs = 1;
+    if (g.c == 1)
+        g.vcs = 1;
+    if (blas && gemv_blas(&g))
+        return;
+    double work = (double)g.nv * (double)g.r * (double)g.c;
+    int nt = mt_get_num_threads();
+    int64_t grain = work >= PARALLEL_MIN_WORK ? (g.r + nt - 1) / nt : g.r + 1;
+    mt_parallel_for(0, g.r, grain, gemv_rows, &g);
+}
+
+/* float32 products the register-blocked kernel runs faster than BLAS: it
+ * reads A in place where BLAS packs both operands, which pays while B
+ * (k x n) stays near the core as the panels of A pass over it (a
+ * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
+ * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
+ * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
+ * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
+ * kernel, the one measured ahead. */
+#define OWN_MAX_K 1024
+#define OWN_MAX_N 512
+#define OWN_MAX_B (512 * 1024)
+#define OWN_PACKED_MAX_M 256
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *b)
+{
+    if (d != MT_FLOAT32 || s->k > OWN_MAX_K || !mt_gemm_f32_wide())
+        return false;
+    /* B transposed (W^T): BLAS packs it as the own kernel does, and then
+     * runs slower up to a few hundred rows whatever B's size (1 thread: 64
+     * x 4096 at m = 64 382 against 497 us, at 256 1295 against 1647; 1024 x
+     * 1024 at 64 1568 against 1801, even at 256) */
+    if (b->rs == 1 && b->cs != 1 && s->m <= OWN_PACKED_MAX_M)
+        return true;
+    return s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B;
+}
+
+/* Products for the matrix-vector path: one row or column; up to DOT_MAX_M
+ * rows of A @ W^T (B transposed: W's rows contiguous, and A's), dot
+ * products of W's rows read in place, where BLAS would pack W^T (its
+ * sgemm/dgemm pack both operands) or, against the own kernel's pack of W^T
+ * (a pass over k x n, then its faster product), while the dots are long
+ * enough to amortize their reductions: all DOT_MAX_M rows from k = 2 *
+ * DOT_LONG_K, half of them from DOT_LONG_K, a quarter below; and under MR
+ * rows with B's rows contiguous, B streamed once for all of them (the
+ * register-blocked kernel has no whole block to run, its plain loop streams
+ * B once per row, and BLAS packs all of B). Measured on one Zen 4 core,
+ * dots against pack: 784 x 512 at m = 12 133 against 148-168 us, m = 16
+ * about even; 500 x 500 at m = 8 even, m = 12 110-128 against 89 us;
+ * 128 x 384 at m = 8 18 against 13 us. */
+#define DOT_MAX_M 16
+#define DOT_LONG_K 256
+static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+                     const mt_gemm_operand *b)
+{
+    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1))
+        return true;
+    if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
+        return false;
+    int64_t own_m = s->k >= 2 * DOT_LONG_K ? DOT_MAX_M
+                    : s->k >= DOT_LONG_K   ? DOT_MAX_M / 2
+                                           : DOT_MAX_M / 4;
+    return s->m <= own_m || !own_beats_blas(d, s, b);
+}
+
 typedef struct {
     mt_dtype d;
     const mt_gemm_shape *s;
     const mt_gemm_operand *a, *b, *c;
     mt_gemm_scale alpha, beta;
-    bool zero_product, blas;
+    bool zero_product, gemv, blas;
     atomic_int failed;
 } batch_job;
 
@@ -542,6 +853,10 @@ static int gemm_item(batch_job *j, int64_t it)
         combine(j->d, cp, j->c->rs, j->c->cs, NULL, s->m, s->n, j->alpha, j->beta);
         return 0;
     }
+    if (j->gemv) {
+        gemv(j->d, j->blas, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
+        return 0;
+    }
     if (j->blas)
         return gemm_blas(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
     return gemm_own(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
@@ -553,23 +868,6 @@ static void batch_range(void *arg, int64_t begin, int64_t end)
     for (int64_t it = begin; it < end && !atomic_load(&j->failed); it++)
         if (gemm_item(j, it) < 0)
             atomic_store(&j->failed, 1);
-}
-
-/* float32 products the register-blocked kernel runs faster than BLAS: it
- * reads A in place where BLAS packs both operands, which pays while B
- * (k x n) stays near the core as the panels of A pass over it (a
- * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
- * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
- * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
- * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
- * kernel, the one measured ahead. */
-#define OWN_MAX_K 1024
-#define OWN_MAX_N 512
-#define OWN_MAX_B (512 * 1024)
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
-{
-    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B &&
-           mt_gemm_f32_wide();
 }
 
 /* Folds the innermost batch dims into m while B repeats along them and the
@@ -618,8 +916,9 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
-    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) && work > BLAS_MIN_WORK &&
-             !own_beats_blas(d, s);
+    j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
+    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
+             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, b)));
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
