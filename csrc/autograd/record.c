@@ -369,6 +369,7 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
 MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
 {
     const mt_node_kind *kind;
+    bool below = false;
     const char *name = op->sig->name;
     record_state st;
     a->op = op;
@@ -379,21 +380,24 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
         if (row->guard && row->guard(a) < 0)
             return -1;
     } else {
+        /* only a custom op's kernel runs below autograd */
         kind = mt_custom_op_derivative(op->id);
+        below = kind->runs_below;
     }
     bool inplace = mt_writes_inplace(op, a);
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
+    mt_tensor *target = inplace ? a->v[0].t : mt_out_target(a);
     int rc;
-    if (kind && kind->runs_below) {
+    if (below) {
         bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
         mt_grad_enabled = false;
         mt_fw_grad_enabled = false;
-        rc = mt_op_exec(op, a, r);
+        rc = mt_op_exec_into(op, a, r, target);
         mt_grad_enabled = grad;
         mt_fw_grad_enabled = fw;
     } else {
-        rc = mt_op_exec(op, a, r);
+        rc = mt_op_exec_into(op, a, r, target);
     }
     if (rc == 0 && a->path)
         kind = mt_path_variant(kind, a->path);

@@ -13,12 +13,11 @@
 #include "unlock.h"
 #include "write_overlap.h"
 
-/* Runs op on a (whose op, sig and path it fills). On success r holds the
- * result; -1 with an mt_error set (r then holds nothing). */
-static inline int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
+/* Runs op on a, whose op and sig are set and whose write target (an
+ * in-place self or an out= tensor) is target, or NULL. On success r holds
+ * the result; -1 with an mt_error set (r then holds nothing). */
+static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
 {
-    a->op = op;
-    a->sig = op->sig;
     a->path = 0;
     r->kind = MT_RESULT_NONE;
     r->n = 0;
@@ -27,7 +26,6 @@ static inline int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
     if (!op->impl)
         return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
                         op->sig->name);
-    mt_tensor *target = mt_writes_inplace(op, a) ? a->v[0].t : mt_out_target(a);
     if (target && mt_check_write_overlap(op, a, target) < 0)
         return -1;
     mt_running_call running;
@@ -39,6 +37,15 @@ static inline int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
     if (rc < 0)
         r->kind = MT_RESULT_NONE;
     return rc;
+}
+
+/* Runs op on a (whose op, sig and path it fills): mt_op_exec_into with the
+ * call's own write target. */
+static inline int mt_op_exec(const mt_op *op, mt_args *a, mt_result *r)
+{
+    a->op = op;
+    a->sig = op->sig;
+    return mt_op_exec_into(op, a, r, mt_writes_inplace(op, a) ? a->v[0].t : mt_out_target(a));
 }
 
 #endif
