@@ -92,11 +92,13 @@ MT_HOT void mt_iter_run_range(const mt_iter *it, mt_loop_fn fn, void *ctx, int64
     char *ptr[MT_ITER_MAX_OPS];
     if (begin >= end)
         return;
-    /* Decompose the start position into per-dim counters. */
+    /* Decompose the start position into per-dim counters (without the
+     * divisions for a walk from the start: they cost a tiny op more than
+     * its element does). */
     int64_t rem = begin;
     for (int d = 0; d < ndim; d++) {
-        idx[d] = rem % it->shape[d];
-        rem /= it->shape[d];
+        idx[d] = rem ? rem % it->shape[d] : 0;
+        rem = rem ? rem / it->shape[d] : 0;
     }
     for (int k = 0; k < nops; k++) {
         ptr[k] = it->base[k];
@@ -145,6 +147,14 @@ MT_HOT static void run_chunk(void *arg, int64_t begin, int64_t end)
 
 MT_HOT void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx, int64_t grain)
 {
+    /* one run of one chunk (every small contiguous op): the inner loop alone */
+    if (it->ndim == 1 && it->numel < 2 * grain) {
+        char *ptr[MT_ITER_MAX_OPS];
+        memcpy(ptr, it->base, sizeof(char *) * (size_t)it->nops);
+        if (it->numel > 0)
+            fn(ptr, it->strides[0], it->numel, ctx);
+        return;
+    }
     run_job job = {it, fn, ctx};
     mt_parallel_for(0, it->numel, grain, run_chunk, &job);
 }
