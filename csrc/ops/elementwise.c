@@ -9,10 +9,8 @@
 #include "../kernels/copy.h"
 #include "../core/hot.h"
 
-/* Elements per thread chunk, and the size above which other host threads may
- * run during the kernel. */
+/* Elements per thread chunk. */
 #define MT_POINTWISE_GRAIN 32768
-#define MT_POINTWISE_UNLOCKED (1 << 16)
 
 MT_HOT void mt_operand_from(mt_operand *op, const mt_value *v)
 {
@@ -149,13 +147,9 @@ MT_HOT mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, 
     if (o->numel) {
         mt_iter it;
         mt_iter_init(&it, nin + 1, ops, ndim, shape);
-        if (o->numel < MT_POINTWISE_UNLOCKED) {
-            mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
-        } else {
-            void *tok = mt_unlock();
-            mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
-            mt_relock(tok);
-        }
+        void *tok = mt_unlock((double)o->numel);
+        mt_iter_run(&it, loop, k->ctx, MT_POINTWISE_GRAIN);
+        mt_relock(tok);
     }
     if (scratch)
         mt_copy(dest, o);

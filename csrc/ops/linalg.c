@@ -19,10 +19,6 @@
 
 #include <string.h>
 
-/* Multiply-adds above which the GIL is released around the kernel: about
- * 5 us of work, below which taking the GIL back costs a visible share. */
-#define NOGIL_WORK (80.0 * 80.0 * 80.0)
-
 /* torch's C++ type names, used by some of its messages. */
 static const char *cpp_name(mt_dtype d)
 {
@@ -178,13 +174,9 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
     int rc;
     if (mt_is_floating(cd))
         mt_blas_prepare();
-    if (mt_gemm_work(&s) >= NOGIL_WORK) {
-        void *tok = mt_unlock();
-        rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
-        mt_relock(tok);
-    } else {
-        rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
-    }
+    void *tok = mt_unlock(mt_gemm_work(&s) / MT_MULADDS_PER_STEP);
+    rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+    mt_relock(tok);
     if (rc < 0)
         goto fail;
     if (wc)

@@ -207,7 +207,8 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
     mt_tensor o4 = contiguous_as(out, 4, sizes4);
     mt_blas_prepare();
     mt_tensor b = bias ? *bias : (mt_tensor){0}; /* bias may change while unlocked */
-    void *tok = mt_unlock();
+    double muladds = (double)o4.numel * (double)w.numel / (double)w.sizes[0];
+    void *tok = mt_unlock(muladds / MT_MULADDS_PER_STEP);
     int rc = mt_conv2d_forward(&x, &w, bias ? &b : NULL, &win, groups, &o4);
     mt_relock(tok);
     mt_xrelease(wc);
@@ -336,7 +337,7 @@ static mt_tensor *max_pool(mt_args *a, mt_tensor **idx)
     }
     if (!out)
         return NULL;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)o4.numel * (double)(win.kh * win.kw));
     int rc = mt_max_pool2d_forward(&x, &win, &o4, idx ? &i4 : NULL);
     mt_relock(tok);
     if (rc < 0) {
@@ -388,7 +389,7 @@ int impl_avg_pool2d(mt_args *a, mt_result *r)
     mt_tensor *out = pooled_output(in, in->dtype, win.oh, win.ow, &o4);
     if (!out)
         return -1;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)o4.numel * (double)(win.kh * win.kw));
     int rc = mt_avg_pool2d_forward(&x, &win, count_include_pad, divisor, &o4);
     mt_relock(tok);
     return kernel_result(r, out, rc);
@@ -420,7 +421,7 @@ int impl_adaptive_avg_pool2d(mt_args *a, mt_result *r)
     mt_tensor *out = pooled_output(in, in->dtype, size[0], size[1], &o4);
     if (!out)
         return -1;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)x.numel);
     int rc = mt_adaptive_avg_pool2d_forward(&x, &o4);
     mt_relock(tok);
     return kernel_result(r, out, rc);

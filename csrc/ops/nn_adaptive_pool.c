@@ -72,7 +72,7 @@ int impl_adaptive_max_pool(mt_args *a, mt_result *r)
                                         : mt_new(work, in->ndim, sizes, false);
         if (!work_out)
             goto fail;
-        void *tok = mt_unlock();
+        void *tok = mt_unlock((double)in->numel);
         mt_adaptive_max_pool_forward(src, planes, insz, o3, work_out, idx);
         mt_relock(tok);
         if (work_out != out)

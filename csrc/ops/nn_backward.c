@@ -145,7 +145,8 @@ static int conv_backward(mt_args *a, mt_result *r, bool wants_input)
             conv_backward_kernel kernel =
                 wants_input ? mt_conv2d_backward_input : mt_conv2d_backward_weight;
             mt_blas_prepare();
-            void *tok = mt_unlock();
+            double muladds = (double)g4.numel * (double)w4->numel / (double)w4->sizes[0];
+            void *tok = mt_unlock(muladds / MT_MULADDS_PER_STEP);
             rc = kernel(&g4, &o4, &win, groups, &r4);
             mt_relock(tok);
         }
@@ -251,7 +252,7 @@ int impl_max_pool2d_backward(mt_args *a, mt_result *r)
         return -1;
     }
     mt_window win = {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], g4.sizes[2], g4.sizes[3]};
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)g4.numel * (double)(win.kh * win.kw));
     int rc = mt_max_pool2d_backward(&g4, &x4, &win, &r4);
     mt_relock(tok);
     return kernel_result(r, result, rc);
@@ -277,7 +278,7 @@ int impl_avg_pool2d_backward(mt_args *a, mt_result *r)
         return -1;
     }
     mt_window win = {k[0], k[1], s[0], s[1], p[0], p[1], 1, 1, g4.sizes[2], g4.sizes[3]};
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)g4.numel * (double)(win.kh * win.kw));
     int rc = mt_avg_pool2d_backward(&g4, &win, count_include_pad, divisor, &r4);
     mt_relock(tok);
     return kernel_result(r, result, rc);
@@ -289,7 +290,7 @@ int impl_adaptive_avg_pool2d_backward(mt_args *a, mt_result *r)
     mt_tensor *result = pool_result(grad, a->v[1].nints, a->v[1].ints, &g4, &r4);
     if (!result)
         return -1;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)r4.numel);
     int rc = mt_adaptive_avg_pool2d_backward(&g4, &r4);
     mt_relock(tok);
     return kernel_result(r, result, rc);

@@ -99,7 +99,7 @@ static mt_tensor *reduce(const mt_tensor *in, const bool *mask, bool keepdim, mt
         *second = extra;
     }
     mt_tensor src = *in; /* in's metadata may change while unlocked */
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)src.numel);
     mt_reduce(out, extra && idx ? extra : NULL, &src, mask, op, param,
               extra && !idx ? extra : NULL);
     mt_relock(tok);
@@ -367,7 +367,7 @@ static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *
     if (!out)
         return NULL;
     mt_tensor src = *t;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)src.numel);
     mt_along_dim(out, &src, dim, fn, NULL);
     mt_relock(tok);
     return out;
@@ -386,7 +386,7 @@ static mt_tensor *softmax_contiguous(const mt_tensor *t, int dim, bool is_log)
     if (!out)
         return NULL;
     mt_tensor src = *t;
-    void *tok = mt_unlock();
+    void *tok = mt_unlock((double)src.numel);
     mt_softmax_forward(out, &src, outer, t->ndim ? t->sizes[dim] : 1, inner, is_log);
     mt_relock(tok);
     return out;
@@ -503,7 +503,7 @@ static int cum_extremum(mt_args *a, mt_result *r, const char *name, bool max)
     mt_tensor *i = mt_new(MT_INT64, t->ndim, t->sizes, false);
     if (v && i && t->numel) {
         mt_tensor src = *t;
-        void *tok = mt_unlock();
+        void *tok = mt_unlock((double)src.numel);
         mt_along_dim_idx(v, i, &src, d, mt_cum_extremum_kernel(max, t->dtype));
         mt_relock(tok);
     }

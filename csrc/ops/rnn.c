@@ -138,7 +138,9 @@ int impl_rnn_layer(mt_args *a, mt_result *r)
             c[i] = ops[i] ? *ops[i] : (mt_tensor){0};
         for (int i = 0; i < 4; i++)
             c[7 + i] = *m.t[i];
-        void *tok = mt_unlock();
+        /* each step multiplies the batch by both weights */
+        double muladds = (double)(T * N) * (double)(wi->numel + w->numel);
+        void *tok = mt_unlock(muladds / MT_MULADDS_PER_STEP);
         rc = mt_rnn_forward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3],
                             bi ? &c[4] : NULL, &c[5], b ? &c[6] : NULL, &c[7], &c[8],
                             lstm ? &c[9] : NULL, &c[10]);
@@ -206,7 +208,9 @@ int impl_rnn_layer_backward(mt_args *a, mt_result *r)
         c[8] = cxd ? *cxd : (mt_tensor){0};
         for (int i = 0; i < 7; i++)
             c[9 + i] = *m.t[i];
-        void *tok = mt_unlock();
+        /* twice the forward's products: the inputs' and the weights' gradients */
+        double muladds = 2.0 * (double)(T * N) * (double)(wi->numel + w->numel);
+        void *tok = mt_unlock(muladds / MT_MULADDS_PER_STEP);
         rc = mt_rnn_backward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3], &c[4], &c[5],
                              lstm ? &c[8] : NULL, &c[6], &c[7], &c[9], &c[10], lstm ? &c[11] : NULL,
                              &c[12], has_bias ? &c[13] : NULL, &c[14], has_bias ? &c[15] : NULL);

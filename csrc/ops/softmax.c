@@ -50,7 +50,7 @@ static int softmax_backward_data(mt_args *a, mt_result *r, bool logsm)
         for (int k = d + 1; k < y->ndim; k++)
             inner *= y->sizes[k];
         mt_tensor gs = *gw, ys = *yw; /* the kernel reads copies (unlock.h) */
-        void *tok = mt_unlock();
+        void *tok = mt_unlock((double)gs.numel);
         mt_softmax_backward(res, &gs, &ys, outer, y->ndim ? y->sizes[d] : 1, inner, logsm);
         mt_relock(tok);
     }

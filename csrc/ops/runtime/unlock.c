@@ -74,9 +74,9 @@ MT_HOT void mt_running_call_leave(mt_running_call *rc)
         free(rc->pins);
 }
 
-void *mt_unlock(void)
+void *mt_unlock(double work)
 {
-    if (!mt_owner.unlock)
+    if (work < MT_UNLOCK_MIN_WORK || !mt_owner.unlock)
         return NULL;
     int n = running ? count_tensors(running) : 0;
     unlock_token *tok = malloc(sizeof *tok + sizeof(mt_storage *) * (size_t)n);

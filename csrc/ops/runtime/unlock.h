@@ -26,9 +26,16 @@ typedef struct {
 int mt_running_call_enter(mt_running_call *rc, const mt_args *a);
 void mt_running_call_leave(mt_running_call *rc);
 
-/* Brackets long pure-C work inside an impl; touch no host object between
- * the two. The token from mt_unlock goes back to mt_relock. */
-void *mt_unlock(void);
+/* Brackets pure-C work inside an impl; touch no host object between the
+ * two. The token from mt_unlock goes back to mt_relock. work is the
+ * kernel's size: the elements it reads or writes, or for a product its
+ * multiply-adds over MT_MULADDS_PER_STEP (they run vectorized). The lock is
+ * released only from MT_UNLOCK_MIN_WORK up: for less, dropping and taking
+ * it back costs more than another thread could gain (a 1-element sum spent
+ * a sixth of its time on it). */
+#define MT_UNLOCK_MIN_WORK 65536.0
+#define MT_MULADDS_PER_STEP 8.0
+void *mt_unlock(double work);
 void mt_relock(void *token);
 
 #endif
