@@ -239,7 +239,12 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags)
         s->varargs_param = last_list;
     s->inplace_param = -1;
     s->out_param = -1;
+    s->max_tensors = 0;
     for (int i = 0; i < s->nparams; i++) {
+        if (s->max_tensors >= 0 && s->params[i].type == MT_ARG_TENSOR)
+            s->max_tensors++;
+        if (s->params[i].type == MT_ARG_TENSOR_LIST)
+            s->max_tensors = -1;
         if (s->params[i].type == MT_ARG_BOOL && strcmp(s->params[i].name, "inplace") == 0)
             s->inplace_param = i;
         if (strcmp(s->params[i].name, "out") == 0)

@@ -53,10 +53,10 @@ MT_HOT static int pin_call(mt_storage **pins, const mt_args *a)
 
 MT_HOT int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
 {
-    int n = count_tensors(a);
-    rc->pins = n <= (int)(sizeof rc->inline_pins / sizeof rc->inline_pins[0])
-                   ? rc->inline_pins
-                   : malloc(sizeof(mt_storage *) * (size_t)n);
+    /* the signature bounds the count but for a Tensor[] */
+    const int room = (int)(sizeof rc->inline_pins / sizeof rc->inline_pins[0]);
+    int n = a->sig->max_tensors >= 0 ? a->sig->max_tensors : count_tensors(a);
+    rc->pins = n <= room ? rc->inline_pins : malloc(sizeof(mt_storage *) * (size_t)n);
     if (!rc->pins)
         return mt_error(MT_ERR_MEMORY, "out of memory");
     rc->n = pin_call(rc->pins, a);
