@@ -15,7 +15,7 @@
 
 uint64_t mt_fw_level;
 static uint64_t last_level;
-_Thread_local bool mt_fw_grad_enabled = true;
+MT_HOT_TLS _Thread_local bool mt_fw_grad_enabled = true;
 
 static const mt_node_kind marker_kind = {"ForwardTangent", NULL, 0, false, false};
 mt_node mt_fw_edge_marker = {.refcount = INT64_MAX / 2, .kind = &marker_kind};

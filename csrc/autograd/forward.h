@@ -5,13 +5,14 @@
 #define MT_AUTOGRAD_FORWARD_H
 
 #include "meta.h"
+#include "../core/hot.h"
 
 /* Id of the active dual level (0: none). Ids are never reused, so a tangent
  * stored under a level that has been exited is simply stale. */
 extern uint64_t mt_fw_level;
 /* Off while a custom Function's forward runs and while tangents are being
  * computed: the ops run there propagate nothing. */
-extern _Thread_local bool mt_fw_grad_enabled;
+extern _Thread_local bool mt_fw_grad_enabled MT_HOT_TLS;
 
 /* 0 on success; -1 when a level is already active (error set). */
 int mt_fw_enter_level(void);

@@ -1,6 +1,6 @@
 #include "grad_mode.h"
 
-_Thread_local bool mt_grad_enabled = true;
-_Thread_local bool mt_inference_mode = false;
+MT_HOT_TLS _Thread_local bool mt_grad_enabled = true;
+MT_HOT_TLS _Thread_local bool mt_inference_mode = false;
 bool mt_anomaly_enabled = false;
 bool mt_anomaly_check_nan = true;

@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 
-extern _Thread_local bool mt_grad_enabled;
-extern _Thread_local bool mt_inference_mode;
+#include "../core/hot.h"
+
+extern _Thread_local bool mt_grad_enabled MT_HOT_TLS;
+extern _Thread_local bool mt_inference_mode MT_HOT_TLS;
 /* Anomaly mode: nodes remember where they were made, a failing node reports
  * it, and (check_nan) a node returning NaN fails. */
 extern bool mt_anomaly_enabled;

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-static _Thread_local const mt_args *running;
+static MT_HOT_TLS _Thread_local const mt_args *running;
 
 typedef struct {
     void *host_token;

@@ -520,8 +520,7 @@ static int warn_plain_method(PyTypeObject *tp)
 static bool stack_nearly_full(void)
 {
 #if defined(__GLIBC__)
-    /* initial-exec: read without a call into the dynamic linker */
-    static _Thread_local char *bound __attribute__((tls_model("initial-exec")));
+    static MT_HOT_TLS _Thread_local char *bound;
     char here;
     if (!bound) {
         pthread_attr_t attr;

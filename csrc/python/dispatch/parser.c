@@ -7,8 +7,8 @@
 #include <ctype.h>
 #include <string.h>
 
-_Thread_local int mt_tf_disabled = 0;
-_Thread_local int mt_tf_subclass_disabled = 0;
+MT_HOT_TLS _Thread_local int mt_tf_disabled = 0;
+MT_HOT_TLS _Thread_local int mt_tf_subclass_disabled = 0;
 PyObject *mt_default_tf = NULL;
 PyObject *mt_disabled_tf = NULL;
 static PyObject *str_torch_function;

@@ -8,6 +8,7 @@
 #include "../types/common.h"
 
 #include "../../ops/runtime/signature.h"
+#include "../../core/hot.h"
 
 /* Distinct overloading types a call keeps without allocating; more grow
  * the list on the heap. */
@@ -69,8 +70,8 @@ bool mt_has_custom_torch_function(PyObject *obj);
 bool mt_collect_overloaded(mtpy_call *c, PyObject *obj);
 
 /* Thread-local switches behind DisableTorchFunction(Subclass). */
-extern _Thread_local int mt_tf_disabled;          /* everything but modes */
-extern _Thread_local int mt_tf_subclass_disabled; /* Tensor subclasses */
+extern _Thread_local int mt_tf_disabled MT_HOT_TLS;          /* everything but modes */
+extern _Thread_local int mt_tf_subclass_disabled MT_HOT_TLS; /* Tensor subclasses */
 /* Tensor.__torch_function__ and the disabled marker, set at module init. */
 extern PyObject *mt_default_tf;
 extern PyObject *mt_disabled_tf;

@@ -4,7 +4,7 @@
 #include "torch_function_state.h"
 #include "../../core/hot.h"
 
-_Thread_local PyObject *mt_mode_stack = NULL; /* list, created on first push */
+MT_HOT_TLS _Thread_local PyObject *mt_mode_stack = NULL; /* list, created on first push */
 
 MT_HOT bool mt_mode_active(void)
 {

@@ -8,6 +8,7 @@
 
 #include "../../core/tensor.h"
 #include "../../core/error.h"
+#include "../../core/hot.h"
 
 struct mt_autograd_meta;
 
@@ -21,7 +22,7 @@ extern PyTypeObject MTTensorBase_Type;
 extern PyTypeObject *mtpy_tensor_class;
 /* While a Tensor subclass's default __torch_function__ runs an op in C, new
  * tensors are made of that class directly instead of converted afterwards. */
-extern _Thread_local PyTypeObject *mtpy_result_class;
+extern _Thread_local PyTypeObject *mtpy_result_class MT_HOT_TLS;
 
 /* Most operands are minitorch.Tensor or a direct subclass of it: test that
  * before walking the MRO. */

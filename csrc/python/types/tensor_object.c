@@ -8,7 +8,7 @@
 #include "../../core/hot.h"
 
 PyTypeObject *mtpy_tensor_class = &MTTensorBase_Type;
-_Thread_local PyTypeObject *mtpy_result_class = NULL;
+MT_HOT_TLS _Thread_local PyTypeObject *mtpy_result_class = NULL;
 
 PyObject *mtpy_raise(void)
 {
