@@ -1,12 +1,13 @@
 """nn.Module: the base class of every layer, with torch's registration rules,
 traversal, state_dict, hooks and repr."""
+import inspect
 import itertools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Dict, Iterator, Optional, Set, Tuple
 
 import minitorch
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from . import _module_hooks
 from ._module_hooks import (
     _WrappedHook, register_module_backward_hook, register_module_buffer_registration_hook,
@@ -284,14 +285,31 @@ class Module:
                     "_global_module_registration_hooks", self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, minitorch.Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    buffers[name] = _module_hooks.run_registration_hooks(
-                        "_global_buffer_registration_hooks", self, name, value)
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                    else:
+                        persistent = name not in self._non_persistent_buffers_set
+                    self._assign_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
+
+    def _assign_buffer(self, name: str, value, persistent: bool) -> None:
+        # through register_buffer, which a subclass may override, possibly
+        # without the persistent argument
+        if getattr(self.register_buffer, "__func__", None) is Module.register_buffer:
+            self.register_buffer(name, value, persistent)
+        elif "persistent" in inspect.signature(self.register_buffer).parameters:
+            self.register_buffer(name, value, persistent)
+        elif not persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that "
+                               "implements register_buffer() without the persistent argument "
+                               "is not allowed.")
+        else:
+            self.register_buffer(name, value)
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
