@@ -432,3 +432,62 @@ def test_legacy_hook_warnings():
         return log
     log = same(run)
     assert [len(entry) for entry in log] == [1, 1, 1, 1, 0]
+
+
+def test_keyword_tensors_are_not_in_grad_input():
+    def run(L):
+        log = []
+
+        class M(L.nn.Module):
+            def forward(self, x, bias=None):
+                return x * 2 + bias
+
+        m = M()
+        m.register_full_backward_hook(lambda mod, gi, go: log.append((val(gi), val(go))))
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        bias = L.tensor([0.5, 0.5], requires_grad=True)
+        m(x, bias=bias).sum().backward()
+        log.append((val(x.grad), val(bias.grad)))
+        return log
+    same(run)
+
+
+def test_forward_hook_output_is_what_backward_hooks_wrap():
+    def run(L):
+        log = []
+        m = linear(L)
+        m.register_forward_hook(lambda mod, args, out: (out, out * 3, "tag"))
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", val(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("full", val(gi))))
+        a, b, tag = m(L.ones(1, 3, requires_grad=True))
+        (a.sum() + b.sum()).backward()
+        log.append(tag)
+        return log
+    same(run)
+
+
+def test_dead_module_hook_is_an_error():
+    def run(L):
+        m = L.nn.Linear(2, 2)
+        m._register_load_state_dict_pre_hook(lambda *a: None, True)
+        hook = next(iter(m._load_state_dict_pre_hooks.values()))
+        del m
+        import gc
+        gc.collect()
+        return errmsg(lambda: hook({}, "", {}, True, [], [], []))
+    assert same(run)[0] == "RuntimeError"
+
+
+def test_double_backward_fires_hooks_once():
+    def run(L):
+        log = []
+        m = L.nn.Tanh()
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", val(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("full", val(gi))))
+        x = L.tensor([0.5, -1.0], requires_grad=True)
+        (g,) = L.autograd.grad(m(x).sum(), x, create_graph=True)
+        log.append(("g", val(g)))
+        g.sum().backward()
+        log.append(("x.grad", val(x.grad)))
+        return log
+    same(run)
