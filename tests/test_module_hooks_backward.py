@@ -491,3 +491,19 @@ def test_double_backward_fires_hooks_once():
         log.append(("x.grad", val(x.grad)))
         return log
     same(run)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.nn.Identity(), lambda L: L.nn.Dropout(0.5).eval(),
+                                  lambda L: L.nn.Flatten(0)])
+def test_module_returning_its_input_or_a_view(make):
+    def run(L):
+        log = []
+        m = make(L)
+        m.register_full_backward_pre_hook(lambda mod, go: (go[0] * 2,))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append((val(gi), val(go))))
+        x = L.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
+        out = m(x)
+        (out * L.arange(out.numel(), dtype=L.float32).reshape(out.shape)).sum().backward()
+        log.append(val(x.grad))
+        return log
+    same(run)

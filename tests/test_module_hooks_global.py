@@ -479,3 +479,24 @@ def test_module_hook_handle_is_torch_utils_hooks_class():
     h = m.register_forward_hook(lambda *a: None)
     assert type(h) is minitorch.utils.hooks.RemovableHandle
     assert minitorch.nn.modules.module.RemovableHandle is minitorch.utils.hooks.RemovableHandle
+
+
+@pytest.mark.parametrize("global_full", [True, False])
+def test_global_and_module_backward_kinds_combine(global_full):
+    def run(L, global_full):
+        log = []
+        mm = L.nn.modules.module
+        if global_full:
+            mm.register_module_full_backward_hook(lambda m, gi, go: log.append(("g full",
+                                                                                val(gi))))
+        else:
+            mm.register_module_backward_hook(lambda m, gi, go: log.append(("g legacy", val(gi))))
+        a, b = L.nn.Tanh(), L.nn.Sigmoid()
+        a.register_backward_hook(lambda m, gi, go: log.append(("a legacy", val(gi))))
+        b.register_full_backward_hook(lambda m, gi, go: log.append(("b full", val(gi))))
+        x = L.tensor([0.25, -0.5], requires_grad=True)
+        _, warns = caught(lambda: b(a(x * 1)).sum().backward())
+        log.append(val(x.grad))
+        log.append(len(warns))
+        return log
+    same(run, global_full)
