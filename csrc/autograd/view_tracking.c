@@ -40,8 +40,11 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
     char msg[1024], name[64] = "";
     int len;
     if (m->grad_fn) {
-        /* "UnbindBackward0" -> "Unbind" */
-        const char *k = m->grad_fn->kind->name, *cut = strstr(k, "Backward");
+        /* "UnbindBackward0" -> "Unbind"; the last "Backward" is the suffix, so
+         * "BackwardHookFunctionBackward" -> "BackwardHookFunction" */
+        const char *k = m->grad_fn->kind->name, *cut = NULL;
+        for (const char *p = strstr(k, "Backward"); p; p = strstr(p + 1, "Backward"))
+            cut = p;
         snprintf(name, sizeof name, "%.*s", (int)(cut ? cut - k : (long)strlen(k)), k);
     }
     if (m->view_creation == MT_VIEW_NO_GRAD && m->grad_fn)

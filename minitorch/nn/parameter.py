@@ -1,4 +1,5 @@
-"""nn.Parameter: a Tensor that a Module registers as a parameter."""
+"""nn.Parameter and nn.Buffer: tensors a Module registers as a parameter or a buffer
+when assigned as attributes."""
 from .. import _C
 from .._tensor import Tensor
 
@@ -28,3 +29,32 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
+
+
+class _BufferMeta(type):
+    # a Buffer is a plain tensor carrying the _is_buffer flag, so isinstance
+    # checks the flag rather than the class
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer",
+                                                                      False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that a Module registers as a buffer when assigned as an attribute.
+
+    ``Buffer(data, persistent=True)`` returns ``data`` detached (keeping its
+    requires_grad) and marked, so ``module.name = Buffer(t)`` is
+    ``module.register_buffer("name", t, persistent)``.
+    """
+
+    __torch_function__ = _C._disabled_torch_function_impl
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _C._functions["empty"](0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -1,3 +1,3 @@
 """minitorch.utils: helpers beside the tensor library (data loading, activation
-checkpointing)."""
-from . import checkpoint, data, safetensors  # noqa: F401
+checkpointing, hook handles)."""
+from . import checkpoint, data, hooks, safetensors  # noqa: F401

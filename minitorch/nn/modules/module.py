@@ -1,13 +1,38 @@
 """nn.Module: the base class of every layer, with torch's registration rules,
 traversal, state_dict, hooks and repr."""
+import inspect
 import itertools
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Set, Tuple
 
 import minitorch
-from ..parameter import Parameter
+from ...utils.hooks import RemovableHandle
+from ..parameter import Buffer, Parameter
+from . import _module_hooks
+from ._module_hooks import (
+    _WrappedHook, register_module_backward_hook, register_module_buffer_registration_hook,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook)
 
-__all__ = ["Module"]
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "Module"]
+
+# Hooks common to all modules, read by _module_hooks at every call. They live here
+# because torch code and tests read and reset them as torch.nn.modules.module._global_*.
+_global_buffer_registration_hooks: Dict[int, Callable] = OrderedDict()
+_global_module_registration_hooks: Dict[int, Callable] = OrderedDict()
+_global_parameter_registration_hooks: Dict[int, Callable] = OrderedDict()
+_global_backward_pre_hooks: Dict[int, Callable] = OrderedDict()
+_global_backward_hooks: Dict[int, Callable] = OrderedDict()
+_global_is_full_backward_hook: Optional[bool] = None
+_global_forward_pre_hooks: Dict[int, Callable] = OrderedDict()
+_global_forward_hooks: Dict[int, Callable] = OrderedDict()
+_global_forward_hooks_always_called: Dict[int, bool] = OrderedDict()
+_global_forward_hooks_with_kwargs: Dict[int, bool] = OrderedDict()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -17,25 +42,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """A handle whose remove() takes its hook out of the dict it was put in."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict: dict) -> None:
-        self.hooks_dict = hooks_dict
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self) -> None:
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -81,11 +87,18 @@ class Module:
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
-        setattr_(self, "_forward_hooks", OrderedDict())
-        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_forward_pre_hooks", OrderedDict())
-        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        for name in _HOOK_DICTS:
+            setattr_(self, name, OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
         setattr_(self, "_modules", {})
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        # modules pickled before a hook table existed get it empty
+        for name in _HOOK_DICTS:
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
     def forward(self, *input: Any) -> Any:
         """Defines the computation of the module; every subclass overrides it.
@@ -123,6 +136,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, minitorch.Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        tensor = _module_hooks.run_registration_hooks(
+            "_global_buffer_registration_hooks", self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -159,7 +174,8 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _module_hooks.run_registration_hooks(
+                "_global_parameter_registration_hooks", self, name, param)
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
         """Adds a child module under ``name``; it becomes an attribute of this module.
@@ -178,7 +194,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _module_hooks.run_registration_hooks(
+            "_global_module_registration_hooks", self, name, module)
 
     def register_module(self, name: str, module: Optional["Module"]) -> None:
         """Adds a child module under ``name``; the same as ``add_module``."""
@@ -258,21 +275,41 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers,
                             self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _module_hooks.run_registration_hooks(
+                    "_global_module_registration_hooks", self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = _module_hooks.run_registration_hooks(
+                    "_global_module_registration_hooks", self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, minitorch.Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    buffers[name] = value
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                    else:
+                        persistent = name not in self._non_persistent_buffers_set
+                    self._assign_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
+
+    def _assign_buffer(self, name: str, value, persistent: bool) -> None:
+        # through register_buffer, which a subclass may override, possibly
+        # without the persistent argument
+        if getattr(self.register_buffer, "__func__", None) is Module.register_buffer:
+            self.register_buffer(name, value, persistent)
+        elif "persistent" in inspect.signature(self.register_buffer).parameters:
+            self.register_buffer(name, value, persistent)
+        elif not persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that "
+                               "implements register_buffer() without the persistent argument "
+                               "is not allowed.")
+        else:
+            self.register_buffer(name, value)
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
@@ -535,15 +572,27 @@ class Module:
         local_metadata = dict(version=self._version)
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if hook_result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif hook_result is not None:
+                destination = hook_result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items()
                               if k not in self._non_persistent_buffers_set}
         local_name_params = itertools.chain(self._parameters.items(), persistent_buffers.items())
@@ -609,6 +658,13 @@ class Module:
                     child_state = {k: v for k, v in local_state_dict.items()
                                    if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
 
         load(self, state_dict)
         if strict:
@@ -631,12 +687,14 @@ class Module:
 
         A hook may return replacement positional arguments. With ``with_kwargs=True``
         it is called as ``hook(module, args, kwargs)`` and may return ``(args, kwargs)``.
-        ``prepend=True`` runs it before the hooks already registered.
+        ``prepend=True`` runs it before the hooks already registered (global hooks
+        from ``register_module_forward_pre_hook`` still run first).
 
         Returns:
             A handle whose ``remove()`` unregisters the hook.
         """
-        handle = RemovableHandle(self._forward_pre_hooks)
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -650,44 +708,134 @@ class Module:
 
         A hook may return a replacement output. With ``with_kwargs=True`` it is
         called as ``hook(module, args, kwargs, output)``. ``prepend=True`` runs it
-        before the hooks already registered.
+        before the hooks already registered; ``always_call=True`` runs it even when
+        ``forward`` (or an earlier hook) raises.
 
         Returns:
             A handle whose ``remove()`` unregisters the hook.
         """
-        handle = RemovableHandle(self._forward_hooks)
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def _call_impl(self, *args, **kwargs):
-        """Runs the forward pre-hooks, ``forward``, then the forward hooks, and returns the
-        output.
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, grad_output)`` to run when the gradients of the
+        module's outputs are ready, before its inputs' gradients are computed.
+
+        ``grad_output`` is a tuple with None at non-tensor outputs; the hook may
+        return a tuple of the same length to use instead.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
         """
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                hook_result = hook(self, args, kwargs, result)
-            else:
-                hook_result = hook(self, args, result)
-            if hook_result is not None:
-                result = hook_result
-        return result
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _claim_backward_kind(self, full: bool) -> None:
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = full
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Registers a legacy backward hook, called with the grad_input and
+        grad_output of the autograd node that made the module's output.
+
+        Deprecated in favour of :meth:`register_full_backward_hook`, which sees
+        the whole module; the two kinds cannot be mixed on one module.
+        """
+        self._claim_backward_kind(False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, grad_input, grad_output)`` to run once the
+        gradients with respect to the module's inputs are computed.
+
+        Both are tuples with None at non-tensor positions (``grad_input`` is all
+        None when no input requires grad). The hook may return a tuple of the
+        same length to use as the inputs' gradients.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
+        self._claim_backward_kind(True)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """Registers ``hook(module, state_dict, prefix, local_metadata)`` to run after
+        ``state_dict()``; a non-None return replaces the state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """Registers ``hook(module, state_dict, prefix, local_metadata)`` to run after
+        ``state_dict()``; it edits the dict in place and must return None."""
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """Registers ``hook(module, prefix, keep_vars)`` to run before ``state_dict()``
+        saves this module."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False
+                                           ) -> RemovableHandle:
+        """Registers ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` to run before this module loads its part of a
+        state dict; with ``with_module`` the module comes first."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """Registers ``hook(module, state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)`` to run before this module
+        loads its part of a state dict."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """Registers ``hook(module, incompatible_keys)`` to run after
+        ``load_state_dict`` loads this module; it may edit the key lists in place
+        and must return None."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    def _call_impl(self, *args, **kwargs):
+        """Runs ``forward`` with the global and module hooks around it, and returns
+        the output."""
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
+            return _module_hooks.call_with_hooks(self, self.forward, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     __call__ = _call_impl
 
@@ -718,6 +866,12 @@ class Module:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         main_str += ")"
         return main_str
+
+
+_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+               "_forward_pre_hooks_with_kwargs", "_state_dict_hooks", "_state_dict_pre_hooks",
+               "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
 
 
 def _typename(obj) -> str:
