@@ -196,3 +196,35 @@ def test_matmul_sweep_quick_run_checks_and_lists_the_cases_over_torch():
     assert r.returncode == 0, r.stderr[-3000:]
     assert "load average" in r.stdout and "Linear(784->512) batch 1" in r.stdout
     assert "cases above 1.0 of torch" in r.stdout
+
+
+def test_latency_suite_cases_agree_with_torch_and_all_aim_at_torch():
+    """Every latency case targets minitorch/torch <= 1.0; the cheap ones' checks pass
+    (the 100 MB save/load and the matmul-heavy ones run in the benchmark only)."""
+    cases_latency = pytest.importorskip("cases_latency")
+    cases = cases_latency.cases(1)
+    assert len(cases) > 25
+    assert all([r.target for r in c.ratios] == [1.0] for c in cases)
+    checked = [c for c in cases if c.check is not None and "batch 512" not in c.name]
+    assert len(checked) > 10
+    for c in checked:
+        ok, detail = c.check(LIBS)
+        assert ok, (c.name, detail)
+
+
+def test_cpu_clock_ratios_are_not_withheld_for_contention(monkeypatch):
+    import time
+
+    import run
+
+    case = harness.Case("g", "n", [harness.Variant(k, k, None) for k in ("minitorch", "torch")],
+                        [harness.Ratio("minitorch/torch", "minitorch", "torch", 1.0)])
+    results = {k: harness.Result(k, k, "ok", samples_ns=[ns]) for k, ns in
+               (("minitorch", 1.0), ("torch", 2.0))}
+    monkeypatch.setattr(harness, "run_check", lambda case, libs: (None, "no check"))
+    monkeypatch.setattr(harness, "run_case", lambda case, libs, *t: (results, 1.9))
+    for clock, want in ((time.perf_counter_ns, "CONTENDED"), (time.process_time_ns, "PASS")):
+        monkeypatch.setattr(harness, "CLOCK_NS", clock)
+        counts = {}
+        run.run_one(case, LIBS, 1, counts, ())
+        assert counts == {want: 1}
