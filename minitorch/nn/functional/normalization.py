@@ -33,6 +33,9 @@ _rms_norm_rows = _C._functions["_rms_norm_rows"]
 def _check_norm_dtypes(input: Tensor, kernel: str, *params: Optional[Tensor]) -> None:
     """torch's dtype rules for the normalization kernels: a floating input, and
     parameters of its dtype, or float32 ones beside a float16/bfloat16 input."""
+    dtype = input.dtype
+    if all(p is None or p.dtype is dtype for p in params) and input.is_floating_point():
+        return  # the common case, without building the set below
     if not input.is_floating_point():
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_SCALAR_NAMES[str(input.dtype)]}'")
@@ -108,19 +111,20 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
     if not isinstance(normalized_shape, (list, tuple)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}")
-    normalized_shape = list(normalized_shape)
-    k = len(normalized_shape)
+    shape = tuple(normalized_shape)  # compared with Sizes as they are: no lists per call
+    normalized_shape = list(shape)
+    k = len(shape)
     for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and list(t.shape) != normalized_shape:
+        if t is not None and t.shape != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
                                f"{normalized_shape}")
-    if list(input.shape[input.dim() - k:]) != normalized_shape or input.dim() < k:
+    if input.shape[input.dim() - k:] != shape or input.dim() < k:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
                            f"shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(input.shape)}")
     _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
-    out, _ = _layer_norm_rows(input, weight, bias, 1, math.prod(normalized_shape), 1, eps, False)
+    out, _ = _layer_norm_rows(input, weight, bias, 1, math.prod(shape), 1, eps, False)
     return out
 
 
@@ -162,20 +166,21 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
     if not isinstance(normalized_shape, (list, tuple)):
         raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}")
-    normalized_shape = list(normalized_shape)
-    k = len(normalized_shape)
-    if input.dim() < k or list(input.shape[input.dim() - k:]) != normalized_shape:
+    shape = tuple(normalized_shape)
+    normalized_shape = list(shape)
+    k = len(shape)
+    if input.dim() < k or input.shape[input.dim() - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
                            f"shape [*{', '.join(map(str, normalized_shape))}], but got input "
                            f"of size{list(input.shape)}")
-    if weight is not None and list(weight.shape) != normalized_shape:
+    if weight is not None and weight.shape != shape:
         raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{normalized_shape}")
     _check_norm_dtypes(input, "rms_norm")
     if eps is None:
         eps = _MACHINE_EPS.get(str(input.dtype).split(".")[-1], _MACHINE_EPS["float32"])
-    out, _ = _rms_norm_rows(input, weight, None, 1, math.prod(normalized_shape), 1, eps, True)
+    out, _ = _rms_norm_rows(input, weight, None, 1, math.prod(shape), 1, eps, True)
     return out
 
 
