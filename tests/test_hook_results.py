@@ -301,3 +301,29 @@ def test_register_hook_needs_requires_grad(lib):
         with pytest.raises(RuntimeError, match="^cannot register a hook on a tensor that "
                                                "doesn't require gradient$"):
             t.register_hook(hook)
+
+
+@pytest.mark.parametrize("mode", ["autograd.grad", "create_graph", "inputs="])
+@pytest.mark.parametrize("returns", ["ok", "shape", "dtype"])
+def test_checked_on_every_way_into_the_engine(mode, returns):
+    def build(lib):
+        x = _leaf(lib, (2, 3))
+        y = x.exp()
+        z = y.gather(1, lib.tensor([[0], [2]]))
+
+        def named(g):
+            return {"ok": g * 2, "shape": g.reshape(-1), "dtype": g.double()}[returns]
+        z.register_hook(named)
+        if mode == "autograd.grad":
+            (g,) = lib.autograd.grad(z.sum(), x)
+        elif mode == "create_graph":
+            (g,) = lib.autograd.grad(z.sum(), x, create_graph=True)
+            g.sum().backward()
+        else:
+            z.sum().backward(inputs=[x])
+            g = x.grad
+        x.grad = g.detach()
+        return [x]
+
+    out = _same(build)
+    assert (out[0] == "ok") == (returns == "ok")
