@@ -327,3 +327,27 @@ def test_checked_on_every_way_into_the_engine(mode, returns):
 
     out = _same(build)
     assert (out[0] == "ok") == (returns == "ok")
+
+
+@pytest.mark.parametrize("kind", ["prehook", "hook", "tensor"])
+def test_handle_removed_by_an_earlier_hook_of_the_same_run(kind):
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * x
+        log = []
+
+        def first(*args):
+            log.append("first")
+            second_handle.remove()
+
+        def second(*args):
+            log.append("second")
+        register = y.register_hook if kind == "tensor" else \
+            getattr(y.grad_fn, "register_" + kind)
+        register(first)
+        second_handle = register(second)
+        for _ in range(3):
+            y.sum().backward(retain_graph=True)
+        return log, x.grad.tolist()
+
+    assert run(mt) == run(torch) == (["first", "second", "first", "first"], [6.0, 6.0])
