@@ -14,7 +14,6 @@
 #include "../../autograd/grad_mode.h"
 #include "../../autograd/validate.h"
 #include "../../autograd/view_tracking.h"
-#include "../../core/shape.h"
 
 #include <string.h>
 
