@@ -14,6 +14,14 @@ without a change here. Each target first needs a baseline call that works
 working baseline is reported as uncovered. Then every parameter position gets
 every value of the pool while the other arguments keep their baseline values.
 A call passes when it returns or raises an Exception other than SystemError.
+
+Every differentiable row (its baseline call returns a floating tensor with a
+grad_fn when its floating tensor arguments require grad) is then driven
+backward with hooks that return values of the wrong shape, the wrong dtype,
+None or a non-tensor: on the output, on the output's grad_fn (prehook) and
+on a leaf input. A wrong value must be refused with torch's error ("hook ...
+has changed the size/type of value", "expected Variable"), and None must
+leave the backward as it was; anything else is a finding.
 """
 import functools
 import faulthandler
@@ -763,6 +771,123 @@ def _sweep_target(sweep, target):
                         dict(_args_from(target, base)[1], fuzz_unknown=1)))
 
 
+# ---------------------------------------------------------------- hooks
+
+
+def _requiring_grad(v):
+    """v with its floating tensors (also inside lists) made leaves that require grad."""
+    if isinstance(v, mt.Tensor) and v.is_floating_point():
+        return v.detach().clone().requires_grad_()
+    if isinstance(v, (list, tuple)) and any(isinstance(x, mt.Tensor) for x in v):
+        return type(v)(_requiring_grad(x) for x in v)
+    return v
+
+
+def _differentiable_call(target):
+    """(leaf inputs, first differentiable output) of a fresh baseline call, or None."""
+    args, kwargs = _baseline_args(target)
+    args = [_requiring_grad(a) for a in args]
+    kwargs = {k: _requiring_grad(v) for k, v in kwargs.items()}
+    out = target.func(*args, **kwargs)
+    leaves = [a for a in list(args) + list(kwargs.values())
+              if isinstance(a, mt.Tensor) and a.requires_grad]
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for o in outs:
+        if isinstance(o, mt.Tensor) and o.grad_fn is not None and o.is_floating_point():
+            return leaves, o
+    return None
+
+
+def _larger_shape(g):
+    return mt.zeros(tuple(g.shape) + (2,), dtype=g.dtype)
+
+
+def _flat_shape(g):
+    return mt.ones(g.numel() + 1, dtype=g.dtype)
+
+
+def _wrong_dtype(g):
+    return g.detach().to(mt.float64 if g.dtype != mt.float64 else mt.float32)
+
+
+HOOK_RESULTS = (  # label, what the hook returns, the error it must raise (or None)
+    ("None", lambda g: None, None),
+    ("a larger shape", _larger_shape, (RuntimeError, "has changed the size of value")),
+    ("another flat shape", _flat_shape, (RuntimeError, "has changed the size of value")),
+    ("wrong dtype", _wrong_dtype, (RuntimeError, "has changed the type of value")),
+    ("a non-tensor", lambda g: 1.5, (TypeError, "expected Variable, but hook returned")),
+)
+
+
+def _hook_on(where, leaves, out, result):
+    if where == "output":
+        out.register_hook(result)
+    elif where == "output grad_fn prehook":
+        def prehook(gs):
+            r = tuple(None if g is None else result(g) for g in gs)
+            return None if all(v is None for v in r) else r
+        out.grad_fn.register_prehook(prehook)
+    elif leaves:
+        leaves[0].register_hook(result)
+    else:
+        return False
+    return True
+
+
+def _sweep_hooks(sweep, target):
+    """The differentiable row's backward with each wrong hook result."""
+    def plain():
+        made = _differentiable_call(target)
+        if made is None:
+            raise LookupError("not differentiable")
+        made[1].sum().backward()
+        return [None if x.grad is None else x.grad.clone() for x in made[0]]
+
+    sweep.note(f"{target.key}: backward without hooks")
+    try:
+        plain_grads = plain()
+        plain_out = "ok"
+    except LookupError:
+        return
+    except Exception as e:  # noqa: BLE001 - a clean failure of the row itself
+        plain_out = type(e).__name__
+    for where in ("output", "output grad_fn prehook", "leaf input"):
+        for label, result, expect in HOOK_RESULTS:
+            desc = f"{target.key}: backward with a hook on the {where} returning {label}"
+            sweep.note(desc)
+            sweep.calls += 1
+            called = []
+
+            def hook(g, result=result):
+                called.append(1)
+                return result(g)
+            try:
+                made = _differentiable_call(target)
+                if made is None or not _hook_on(where, *made, hook):
+                    continue
+                made[1].sum().backward()
+                out = "ok"
+            except SystemError as e:
+                sweep.findings.append(f"SystemError: {desc}: {e}")
+                continue
+            except Exception as e:  # noqa: BLE001 - compared below
+                out, err = type(e).__name__, e
+            if plain_out != "ok" or not called:
+                continue  # the row's backward fails anyway, or the hook's gradient was None
+            if expect is None:
+                # the same gradients' shapes and dtypes (random rows differ in values)
+                grads = [None if x.grad is None else x.grad for x in made[0]]
+                same = out == "ok" and all(
+                    (a is None) == (b is None)
+                    and (a is None or (a.shape, a.dtype) == (b.shape, b.dtype))
+                    for a, b in zip(plain_grads, grads))
+                if not same:
+                    sweep.findings.append(f"{desc}: changed the backward ({out})")
+            elif out == "ok" or not (isinstance(err, expect[0]) and expect[1] in str(err)):
+                sweep.findings.append(f"{desc}: {out}, not {expect[0].__name__}: {expect[1]}"
+                                      + ("" if out == "ok" else f" ({err})"))
+
+
 POOL = _pool()
 MODULES = {}
 
@@ -795,6 +920,8 @@ def run(summary_path, progress_path):
             MODULES[target.key[3:]] = functools.partial(_construct, target)
         if target.baseline is not None:
             _sweep_target(sweep, target)
+        if target.baseline_ok and target.row is not None:
+            _sweep_hooks(sweep, target)
         sweep.restore()
         gc.collect(0)
     faulthandler.cancel_dump_traceback_later()

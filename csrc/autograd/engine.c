@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "call.h"
 #include "grad_mode.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,17 @@ static int check_nan(mt_node *n, mt_tensor **gout)
     return 0;
 }
 
+/* torch saves a number given for a Tensor param it keeps as a wrapped
+ * tensor, so a backward through a node whose saved values were freed fails
+ * for such a param too (a saved tensor fails when its formula reads it). */
+static int check_numbers_kept(mt_node *n)
+{
+    for (int p = 0; p < n->nparams && p < 32; p++)
+        if ((n->kind->save_inputs & (1u << p)) && n->args[p].is_number)
+            return mt_node_saved(n, p) ? 0 : -1; /* raises torch's freed error */
+    return 0;
+}
+
 static int materialize(mt_node *n, mt_tensor **buf)
 {
     for (int k = 0; k < n->nout; k++)
@@ -371,7 +383,11 @@ int mt_run_backward(mt_backward_task *task)
             fail_oom();
             goto done;
         }
+        if (any_grad && n->saved_released && check_numbers_kept(n) < 0)
+            goto done;
         if (any_grad && n->kind->backward(n, s->buf, gout) < 0)
+            goto done;
+        if (mt_validate_outputs(n, gout) < 0)
             goto done;
         if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)
             goto done;

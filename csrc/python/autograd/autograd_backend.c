@@ -4,6 +4,7 @@
 #include "autograd_bind.h"
 
 #include "../../autograd/backend.h"
+#include "../../autograd/validate.h"
 #include "../../autograd/grad_mode.h"
 #include "../../autograd/call.h"
 #include "../../core/hot.h"
@@ -50,41 +51,114 @@ static int warn_hook(const char *msg) { return PyErr_WarnEx(PyExc_UserWarning, m
  * grad_fn receives the gradient for its output. Node pre_hooks hold entries
  * (output_nr, hooks dict, retains-grad meta or NULL) as a Python list. */
 
+/* torch names a hook in its errors by __name__, or "<unknown>". */
+static PyObject *hook_name(PyObject *hook)
+{
+    PyObject *name = PyObject_GetAttrString(hook, "__name__");
+    if (name && PyUnicode_Check(name))
+        return name;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return PyUnicode_FromString("<unknown>");
+}
+
+/* The one check of a non-None value v a hook returned for a gradient was
+ * (NULL: that gradient is None): the Python side here, the tensor's dtype
+ * and shape in the engine's mt_check_hook_value. */
+static int check_returned(PyObject *hook, const mt_tensor *was, PyObject *v)
+{
+    if (!was) {
+        PyErr_SetString(PyExc_RuntimeError, "can't replace a None gradient with a non-None value");
+        return -1;
+    }
+    if (!MTPy_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
+                     Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    PyObject *name = hook_name(hook);
+    const char *s = name ? PyUnicode_AsUTF8(name) : NULL;
+    int rc = s ? mt_check_hook_value(was, MTPy_T(v), s) : -1;
+    Py_XDECREF(name);
+    return rc < 0 && !PyErr_Occurred() ? mtpy_raise_int() : rc;
+}
+
+/* A hook given a tuple of gradients returned r in its place: torch's checks
+ * of the tuple, then of each value against the one it replaces. */
+static int check_returned_tuple(PyObject *hook, PyObject *was, PyObject *r)
+{
+    if (!PyTuple_Check(r)) {
+        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+        return -1;
+    }
+    if (PyTuple_GET_SIZE(r) != PyTuple_GET_SIZE(was)) {
+        PyObject *name = hook_name(hook);
+        if (name)
+            PyErr_Format(PyExc_RuntimeError,
+                         "hook '%U' has returned an incorrect number of values (got %zd, but "
+                         "expected %zd)",
+                         name, PyTuple_GET_SIZE(r), PyTuple_GET_SIZE(was));
+        Py_XDECREF(name);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r); i++) {
+        PyObject *w = PyTuple_GET_ITEM(was, i), *v = PyTuple_GET_ITEM(r, i);
+        if (v != Py_None && check_returned(hook, w == Py_None ? NULL : MTPy_T(w), v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *grads_tuple(int count, mt_tensor **grads)
+{
+    PyObject *tup = PyTuple_New(count);
+    for (int k = 0; tup && k < count; k++)
+        PyTuple_SET_ITEM(tup, k,
+                         grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
+                                  : Py_NewRef(Py_None));
+    return tup;
+}
+
+/* Puts the values of a checked tuple back into grads (None: no gradient). */
+static void take_grads_tuple(PyObject *tup, int count, mt_tensor **grads)
+{
+    for (int k = 0; k < count; k++) {
+        PyObject *v = PyTuple_GET_ITEM(tup, k);
+        if (grads[k])
+            owner_release(grads[k]);
+        grads[k] = v == Py_None ? NULL : (Py_INCREF(v), MTPy_T(v));
+    }
+}
+
+/* The tensor hooks of a dict, in registration order as the run starts, on
+ * the gradient in *slot: each sees what the one before returned. */
 static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
 {
     if (!hooks || !*slot)
         return 0;
-    PyObject *fn;
     PyObject *items = PyDict_Items(hooks);
     if (!items)
         return -1;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+    int status = 0;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(items); i++) {
         PyObject *kv = PyList_GET_ITEM(items, i);
         /* post-accumulate hooks share the dict (tuple keys) and run after
          * accumulation, on the leaf, not here on its gradient */
         if (PyTuple_Check(PyTuple_GET_ITEM(kv, 0)))
             continue;
-        fn = PyTuple_GET_ITEM(kv, 1);
+        PyObject *fn = PyTuple_GET_ITEM(kv, 1);
         PyObject *r = PyObject_CallOneArg(fn, (PyObject *)mtpy_container(*slot));
-        if (!r) {
-            Py_DECREF(items);
-            return -1;
+        if (!r || (r != Py_None && check_returned(fn, *slot, r) < 0))
+            status = -1;
+        else if (r != Py_None) {
+            owner_release(*slot);
+            *slot = (Py_INCREF(r), MTPy_T(r));
         }
-        if (r == Py_None) {
-            Py_DECREF(r);
-            continue;
-        }
-        if (!MTPy_Check(r)) {
-            Py_DECREF(r);
-            Py_DECREF(items);
-            PyErr_Format(PyExc_TypeError, "hook returned a non-Tensor value");
-            return -1;
-        }
-        owner_release(*slot);
-        *slot = MTPy_T(r);
+        Py_XDECREF(r);
     }
     Py_DECREF(items);
-    return 0;
+    return status;
 }
 
 static int retain_into(mt_autograd_meta *m, mt_tensor *g)
@@ -106,31 +180,15 @@ static int call_node_prehooks(mt_node *n, PyObject *fns, mt_tensor **grads)
 {
     int status = 0;
     for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
-        PyObject *tup = PyTuple_New(n->nout);
-        for (int k = 0; tup && k < n->nout; k++)
-            PyTuple_SET_ITEM(tup, k,
-                             grads[k] ? Py_NewRef((PyObject *)mtpy_container(grads[k]))
-                                      : Py_NewRef(Py_None));
-        PyObject *r = tup ? PyObject_CallOneArg(PyList_GET_ITEM(fns, i), tup) : NULL;
-        Py_XDECREF(tup);
-        if (!r) {
+        PyObject *fn = PyList_GET_ITEM(fns, i);
+        PyObject *tup = grads_tuple(n->nout, grads);
+        PyObject *r = tup ? PyObject_CallOneArg(fn, tup) : NULL;
+        if (!r || (r != Py_None && check_returned_tuple(fn, tup, r) < 0))
             status = -1;
-            break;
-        }
-        if (r != Py_None) {
-            if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n->nout) {
-                PyErr_SetString(PyExc_RuntimeError,
-                                "hook returned an incorrect number of gradients");
-                status = -1;
-            }
-            for (int k = 0; status == 0 && k < n->nout; k++) {
-                PyObject *v = PyTuple_GET_ITEM(r, k);
-                if (grads[k])
-                    owner_release(grads[k]);
-                grads[k] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
-            }
-        }
-        Py_DECREF(r);
+        else if (r != Py_None)
+            take_grads_tuple(r, n->nout, grads);
+        Py_XDECREF(r);
+        Py_XDECREF(tup);
     }
     return status;
 }
@@ -153,6 +211,9 @@ static PyObject *node_prehooks_now(PyObject *list)
     return out;
 }
 
+/* As torch's engine: the tensor hooks of the node's outputs, then their
+ * retained grads (which see what the hooks returned), then the node's own
+ * prehooks. */
 static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
 {
     PyObject *list = n->pre_hooks;
@@ -166,63 +227,44 @@ static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
     PyObject *entries = PySequence_List(list);
     PyObject *prehooks = entries ? node_prehooks_now(entries) : NULL;
     int status = prehooks ? 0 : -1;
-    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(entries); i++) {
-        PyObject *e = PyList_GET_ITEM(entries, i);
-        long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
-        PyObject *hooks = PyTuple_GET_ITEM(e, 1);
-        if (nr < 0) { /* grad_fn.register_prehook(fn): fn(grad_outputs) */
-            status = call_node_prehooks(n, PyList_GET_ITEM(prehooks, i), grads);
-            continue;
+    for (int pass = 0; pass < 3; pass++)
+        for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(entries); i++) {
+            PyObject *e = PyList_GET_ITEM(entries, i);
+            long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+            PyObject *hooks = PyTuple_GET_ITEM(e, 1), *metaaddr = PyTuple_GET_ITEM(e, 2);
+            if (nr >= n->nout)
+                continue;
+            if (pass == 0 && nr >= 0 && hooks != Py_None)
+                status = call_hook_dict(hooks, &grads[nr]);
+            else if (pass == 1 && nr >= 0 && metaaddr != Py_None)
+                status = retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]);
+            else if (pass == 2 && nr < 0) /* grad_fn.register_prehook(fn): fn(grad_outputs) */
+                status = call_node_prehooks(n, PyList_GET_ITEM(prehooks, i), grads);
         }
-        if (nr >= n->nout)
-            continue;
-        if (hooks != Py_None && call_hook_dict(hooks, &grads[nr]) < 0)
-            status = -1;
-        PyObject *metaaddr = PyTuple_GET_ITEM(e, 2);
-        if (status == 0 && metaaddr != Py_None &&
-            retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]) < 0)
-            status = -1;
-    }
     Py_XDECREF(prehooks);
     Py_XDECREF(entries);
     return status;
 }
 
+/* grad_fn.register_hook(fn): fn(grad_inputs, grad_outputs); a tuple it
+ * returns replaces grad_inputs, and the next hook sees it. */
 static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
-    PyObject *hooks = n->post_hooks;
-    PyObject *ins = PyTuple_New(n->nedges), *outs = PyTuple_New(n->nout);
-    int status = -1;
-    if (!ins || !outs)
-        goto done;
-    for (int e = 0; e < n->nedges; e++)
-        PyTuple_SET_ITEM(
-            ins, e, gout[e] ? Py_NewRef((PyObject *)mtpy_container(gout[e])) : Py_NewRef(Py_None));
-    for (int k = 0; k < n->nout; k++)
-        PyTuple_SET_ITEM(
-            outs, k, gin[k] ? Py_NewRef((PyObject *)mtpy_container(gin[k])) : Py_NewRef(Py_None));
-    PyObject *fns = PyDict_Values(hooks);
-    if (!fns)
-        goto done;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(fns); i++) {
-        PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(fns, i), ins, outs, NULL);
-        if (!r) {
-            Py_DECREF(fns);
-            goto done;
-        }
-        if (r != Py_None && PyTuple_Check(r) && PyTuple_GET_SIZE(r) == n->nedges) {
-            for (int e = 0; e < n->nedges; e++) {
-                PyObject *v = PyTuple_GET_ITEM(r, e);
-                if (gout[e])
-                    owner_release(gout[e]);
-                gout[e] = MTPy_Check(v) ? (Py_INCREF(v), MTPy_T(v)) : NULL;
-            }
-        }
-        Py_DECREF(r);
+    PyObject *ins = grads_tuple(n->nedges, gout), *outs = grads_tuple(n->nout, gin);
+    PyObject *fns = ins && outs ? PyDict_Values(n->post_hooks) : NULL;
+    int status = fns ? 0 : -1;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
+        PyObject *fn = PyList_GET_ITEM(fns, i);
+        PyObject *r = PyObject_CallFunctionObjArgs(fn, ins, outs, NULL);
+        if (!r || (r != Py_None && check_returned_tuple(fn, ins, r) < 0))
+            status = -1;
+        else if (r != Py_None)
+            Py_SETREF(ins, Py_NewRef(r));
+        Py_XDECREF(r);
     }
-    Py_DECREF(fns);
-    status = 0;
-done:
+    if (status == 0)
+        take_grads_tuple(ins, n->nedges, gout);
+    Py_XDECREF(fns);
     Py_XDECREF(ins);
     Py_XDECREF(outs);
     return status;
@@ -238,20 +280,27 @@ static int be_post_acc_hooks(mt_tensor *leaf)
     PyObject *items = PyDict_Items(m->hooks);
     if (!items)
         return -1;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+    int status = 0;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(items); i++) {
         PyObject *kv = PyList_GET_ITEM(items, i);
-        PyObject *key = PyTuple_GET_ITEM(kv, 0);
-        if (!PyTuple_Check(key))
+        PyObject *fn = PyTuple_GET_ITEM(kv, 1);
+        if (!PyTuple_Check(PyTuple_GET_ITEM(kv, 0)))
             continue;
-        PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(kv, 1), self);
-        if (!r) {
-            Py_DECREF(items);
-            return -1;
+        PyObject *r = PyObject_CallOneArg(fn, self);
+        if (!r)
+            status = -1;
+        else if (r != Py_None && r != self) {
+            /* torch checks the value as a gradient's before refusing it (the
+             * leaf itself passes) */
+            if (check_returned(fn, leaf, r) == 0)
+                PyErr_SetString(PyExc_RuntimeError,
+                                "Tensor post accumulate grad hooks should return None.");
+            status = -1;
         }
-        Py_DECREF(r);
+        Py_XDECREF(r);
     }
     Py_DECREF(items);
-    return 0;
+    return status;
 }
 
 /* ---------------------------------------------------------- anomaly mode

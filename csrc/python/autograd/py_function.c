@@ -12,8 +12,8 @@
 #include "../../autograd/backend.h"
 #include "../../autograd/formula.h"
 #include "../../autograd/grad_mode.h"
+#include "../../autograd/validate.h"
 #include "../../autograd/view_tracking.h"
-#include "../../core/shape.h"
 
 #include <string.h>
 
@@ -80,50 +80,6 @@ static void python_function_release(mt_node *n)
         release_saved_entries(n->py_ctx);
 }
 
-static PyObject *shape_str(int ndim, const int64_t *sizes)
-{
-    char buf[MT_MAX_DIMS * 24 + 4];
-    mt_format_shape(buf, sizeof buf, ndim, sizes);
-    return PyUnicode_FromString(buf);
-}
-
-/* Whether a gradient of shape g can be summed down to the input's shape. */
-static bool expandable_to(const mt_tensor_meta *m, const mt_tensor *g)
-{
-    if (m->ndim > g->ndim)
-        return false;
-    for (int d = 1; d <= m->ndim; d++) {
-        int64_t want = m->sizes[m->ndim - d], have = g->sizes[g->ndim - d];
-        if (want != have && want != 1)
-            return false;
-    }
-    return true;
-}
-
-/* Checks one returned gradient for edge e and stores it (reduced to the
- * input's shape and dtype) in *out. */
-static int take_gradient(mt_node *n, const char *name, int e, PyObject *v, mt_tensor **out)
-{
-    mt_tensor *g = MTPy_T(v);
-    const mt_tensor_meta *m = &n->edge_meta[e];
-    if (!n->edges[e].fn)
-        return 0; /* that input needs no gradient */
-    if (!expandable_to(m, g)) {
-        PyObject *got = shape_str(g->ndim, g->sizes), *want = shape_str(m->ndim, m->sizes);
-        if (got && want)
-            PyErr_Format(PyExc_RuntimeError,
-                         "Function %s returned an invalid gradient at index %d - got %U but "
-                         "expected shape compatible with %U",
-                         name, e, got, want);
-        Py_XDECREF(got);
-        Py_XDECREF(want);
-        return -1;
-    }
-    mt_retain(g);
-    *out = mt_reduce_to_edge(n, e, g);
-    return *out ? 0 : -1;
-}
-
 static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
     FunctionNodeObject *h = n->py_ctx;
@@ -182,10 +138,11 @@ static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
                          Py_TYPE(v)->tp_name);
             goto done;
         }
-        if (take_gradient(n, name, e, v, &gout[e]) < 0)
-            goto done;
+        if (n->edges[e].fn) /* else that input needs no gradient */
+            gout[e] = (Py_INCREF(v), MTPy_T(v));
     }
-    status = 0;
+    /* also here, not only in the engine: CopySlices calls this backward too */
+    status = mt_validate_outputs(n, gout);
 done:
     if (status < 0)
         mt_release_all(n->nedges, gout);
