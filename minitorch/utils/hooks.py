@@ -142,7 +142,10 @@ class BackwardHook:
                 # outputs (double backward): nothing to pair it with
                 return None
             # torch's node materializes the gradient of every tensor input, even
-            # one that does not require grad: a zero tensor, never None
+            # one that does not require grad: a zero tensor, never None. Those
+            # go nowhere, so the node gets None back for them (the engine
+            # refuses a value in place of a None gradient).
+            absent = [g is None for g in grad_input]
             grad_input = tuple(g if g is not None else zeros() for g, zeros in
                                zip(grad_input, self.input_zeros))
             res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
@@ -155,7 +158,8 @@ class BackwardHook:
                                        f"got {len(out)}, but expected {len(res)}")
                 res = out
             self.grad_outputs = None
-            return self._unpack_none(self.input_tensors_index, res)
+            return tuple(None if gone else g for g, gone in
+                         zip(self._unpack_none(self.input_tensors_index, res), absent))
 
         grad_fn.register_hook(hook)
 
