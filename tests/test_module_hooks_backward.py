@@ -9,33 +9,17 @@ import warnings
 
 import pytest
 
-import minitorch
 
 torch = pytest.importorskip("torch")
-
-LIBS = (torch, minitorch)
-
-
-def val(x):
-    """A hook argument as comparable plain data."""
-    if x is None:
-        return None
-    if isinstance(x, (tuple, list)):
-        return tuple(val(v) for v in x)
-    if hasattr(x, "detach"):
-        return ("T", tuple(x.shape), [round(v, 4) for v in x.detach().reshape(-1).tolist()])
-    return x
-
-
-def both(scenario, *args):
-    """Runs ``scenario(L, *args)`` with torch and with minitorch; returns the two logs."""
-    return [scenario(L, *args) for L in LIBS]
+from side_by_side import both as _both, errmsg, same as _same, val  # noqa: E402
 
 
 def same(scenario, *args):
-    ref, got = both(scenario, *args)
-    assert got == ref
-    return got
+    return _same(torch, scenario, *args)
+
+
+def both(scenario, *args):
+    return _both(torch, scenario, *args)
 
 
 def linear(L, n_in=3, n_out=2, bias=True):
@@ -45,14 +29,6 @@ def linear(L, n_in=3, n_out=2, bias=True):
         if bias:
             m.bias.copy_(L.arange(n_out, dtype=L.float32) - 0.5)
     return m
-
-
-def errmsg(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return (type(e).__name__, str(e))
-    return None
 
 
 # ---- full backward hooks: values, order, counts --------------------------------------

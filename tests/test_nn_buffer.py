@@ -3,25 +3,13 @@ not), isinstance follows the flag, and assignment to an existing buffer
 goes through register_buffer (and so through the registration hooks)."""
 import pytest
 
-import minitorch
 
 torch = pytest.importorskip("torch")
-
-LIBS = (torch, minitorch)
-
-
-def same(scenario):
-    ref, got = [scenario(L) for L in LIBS]
-    assert got == ref
-    return got
+from side_by_side import errmsg, same as _same  # noqa: E402
 
 
-def errmsg(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return (type(e).__name__, str(e).replace("minitorch.", "torch."))
-    return None
+def same(scenario, *args):
+    return _same(torch, scenario, *args)
 
 
 @pytest.mark.parametrize("requires_grad", [False, True])

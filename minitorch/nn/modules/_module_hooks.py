@@ -249,27 +249,23 @@ def _run_always_called_hooks(module, t, args, kwargs, result, called_always):
     """After forward (or a hook) raised: the ``always_call`` forward hooks that have
     not run yet run now; their own errors become warnings so the first error is
     the one raised."""
-    for hook_id, hook in t._global_forward_hooks.items():
-        if hook_id in t._global_forward_hooks_always_called and hook_id not in called_always:
+    for label, hooks, always, with_kwargs in (
+            ("global module", t._global_forward_hooks, t._global_forward_hooks_always_called,
+             ()),
+            ("module", module._forward_hooks, module._forward_hooks_always_called,
+             module._forward_hooks_with_kwargs)):
+        for hook_id, hook in hooks.items():
+            if hook_id not in always or hook_id in called_always:
+                continue
             try:
-                new = hook(module, args, result)
-                if new is not None:
-                    result = new
-            except Exception as e:  # noqa: BLE001 - torch turns any of them into a warning
-                warnings.warn("global module forward hook with ``always_call=True`` raised an "
-                              "exception that was silenced as another error was raised in "
-                              f"forward: {str(e)}", stacklevel=4)
-    for hook_id, hook in module._forward_hooks.items():
-        if hook_id in module._forward_hooks_always_called and hook_id not in called_always:
-            try:
-                if hook_id in module._forward_hooks_with_kwargs:
+                if hook_id in with_kwargs:
                     new = hook(module, args, kwargs, result)
                 else:
                     new = hook(module, args, result)
                 if new is not None:
                     result = new
             except Exception as e:  # noqa: BLE001 - torch turns any of them into a warning
-                warnings.warn("module forward hook with ``always_call=True`` raised an "
+                warnings.warn(f"{label} forward hook with ``always_call=True`` raised an "
                               "exception that was silenced as another error was raised in "
                               f"forward: {str(e)}", stacklevel=4)
 
