@@ -522,3 +522,12 @@ def test_view_of_view_made_in_inference_mode(view):
     assert log[1][1].startswith("Output 0 of ")
     assert "is a view of a view which was created in inference mode and is being modified " \
            "inplace in normal mode." in log[1][1]
+
+
+def test_requires_grad_on_integer_inference_tensor_names_the_dtype():
+    for lib in LIBS:
+        with lib.inference_mode():
+            i = lib.ones(2, dtype=lib.int64)
+        with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+            i.requires_grad_()
+        assert i.requires_grad_(False).requires_grad is False

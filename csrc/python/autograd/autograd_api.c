@@ -91,14 +91,14 @@ static int set_requires_grad_flag(PyObject *self, bool value)
         }
         return 0;
     }
-    if (value && MTPy_T(self)->storage->inference && !mt_inference_mode) {
-        PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
-                                            "outside InferenceMode is not allowed.");
-        return -1;
-    }
     if (value && !mt_is_floating(MTPy_T(self)->dtype)) {
         PyErr_SetString(PyExc_RuntimeError,
                         "only Tensors of floating point and complex dtype can require gradients");
+        return -1;
+    }
+    if (value && MTPy_T(self)->storage->inference && !mt_inference_mode) {
+        PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
+                                            "outside InferenceMode is not allowed.");
         return -1;
     }
     if (value)
