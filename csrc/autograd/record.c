@@ -204,9 +204,9 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
 
 /* Float results sharing input 0's memory are its views (detach's result is
  * one for memory only), whether or not anything requires grad; an inference
- * tensor's views are plain inference tensors. An out=
- * tensor is not: it may share an input's memory only to be written into
- * (mm(x.t(), y, out=x) made x a view of itself). */
+ * tensor's views are plain inference tensors. An out= tensor is not: it may
+ * share an input's memory only to be written into (mm(x.t(), y, out=x) made
+ * x a view of itself). */
 static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_result *r)
 {
     if (kind == &mt_nondifferentiable_kind || a->sig->nparams == 0 ||
