@@ -39,6 +39,17 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def set_warn_always(b, /) -> None:
+    """When b is True, warnings that are otherwise given once per process
+    are given every time (useful in tests); False restores the default."""
+    _C._set_warnAlways(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether set_warn_always is on."""
+    return _C._get_warnAlways()
+
+
 # Random number generation: one default Philox generator behind every sampler.
 import builtins as _builtins  # noqa: E402
 from ._C import Generator, default_generator  # noqa: E402

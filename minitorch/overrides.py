@@ -46,6 +46,7 @@ _IGNORED = {
         "empty", "enable_grad", "eye", "from_numpy", "full", "get_default_dtype",
         "get_num_threads", "inference_mode", "initial_seed", "is_anomaly_check_nan_enabled",
         "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+        "is_warn_always_enabled", "set_warn_always",
         "linspace", "load", "logspace", "manual_seed", "no_grad", "normal", "ones",
         "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
         "randperm", "result_type", "save", "seed", "set_anomaly_enabled", "set_grad_enabled",

@@ -1,12 +1,14 @@
-"""minitorch.testing: assert_close with torch.testing's tolerances and messages."""
+"""minitorch.testing: assert_close with torch.testing's tolerances and messages, and
+make_tensor (minitorch/_testing_creation.py)."""
 import collections.abc
 import math
 
 import numpy as np
 
 from . import _C
+from ._testing_creation import make_tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
 
 # (rtol, atol) by dtype, as torch.testing; integral dtypes compare exactly
 _TOLERANCES = {

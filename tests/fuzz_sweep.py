@@ -237,6 +237,7 @@ BASELINES = {
     "mt.promote_types": lambda: ((mt.int64, mt.float32), {}),
     "mt.set_default_dtype": lambda: ((mt.float32,), {}),
     "mt.set_num_threads": lambda: ((1,), {}),
+    "mt.set_warn_always": lambda: ((False,), {}),
     "mt.set_default_device": lambda: (("cpu",), {}),
     "mt.use_deterministic_algorithms": lambda: ((False,), {}),
     "mt.autocast": lambda: (("cpu",), {}),
@@ -639,6 +640,7 @@ class Sweep:
         mt.set_grad_enabled(True)
         mt.set_num_threads(self.threads)
         mt.set_printoptions(profile="default")
+        mt.set_warn_always(False)
         while _C._len_torch_function_stack():
             _C._pop_torch_function_stack()
 

@@ -57,6 +57,30 @@ static int check_leaf_write(mt_tensor *self)
     return 0;
 }
 
+static bool shares_input_storage(const mt_args *a, const mt_tensor *o)
+{
+    const mt_signature *s = a->sig;
+    for (int p = 0; p < s->nparams; p++) {
+        mt_argtype ty = s->params[p].type;
+        if (ty == MT_ARG_TENSOR && a->v[p].t && a->v[p].t->storage == o->storage)
+            return true;
+        if (ty == MT_ARG_TENSOR_LIST && a->v[p].obj)
+            for (int k = 0; k < a->v[p].nints; k++)
+                if (a->v[p].tensors[k]->storage == o->storage)
+                    return true;
+    }
+    return false;
+}
+
+/* In inference mode a result with memory of its own is an inference tensor;
+ * one sharing an input's memory (a view) is whatever that input is. */
+static void mark_inference_results(const mt_args *a, const mt_result *r)
+{
+    for (int k = 0; k < r->n; k++)
+        if (r->t[k] && !shares_input_storage(a, r->t[k]))
+            r->t[k]->storage->inference = true;
+}
+
 static bool out_given(const mt_args *a)
 {
     int p = a->sig->out_param;
@@ -179,13 +203,14 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
 }
 
 /* Float results sharing input 0's memory are its views (detach's result is
- * one for memory only), whether or not anything requires grad. An out=
- * tensor is not: it may share an input's memory only to be written into
- * (mm(x.t(), y, out=x) made x a view of itself). */
+ * one for memory only), whether or not anything requires grad; an inference
+ * tensor's views are plain inference tensors. An out= tensor is not: it may
+ * share an input's memory only to be written into (mm(x.t(), y, out=x) made
+ * x a view of itself). */
 static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_result *r)
 {
     if (kind == &mt_nondifferentiable_kind || a->sig->nparams == 0 ||
-        a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t)
+        a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t || a->v[0].t->storage->inference)
         return 0;
     mt_tensor *in = a->v[0].t, *out = mt_out_target(a);
     /* views returned in a tuple or list (unbind, split) are one op's several
@@ -273,6 +298,11 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
     for (int p = 0; p < np && p < 32; p++) {
         if (!(n->kind->save_inputs & (1u << p)))
             continue;
+        if (!for_forward && a->v[p].t && s->params[p].type == MT_ARG_TENSOR &&
+            a->v[p].t->storage->inference) {
+            mt_error(MT_ERR_RUNTIME, "%s", mt_inference_save_message);
+            goto fail;
+        }
         if (p == 0 && old_self)
             mt_node_save(n, 0, old_self, false, 0);
         else if (a->v[p].t && s->params[p].type == MT_ARG_TENSOR)
@@ -353,6 +383,11 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     int nout;
     if (!st->active || !(nout = differentiable_outputs(inplace, a, r, &self_out, &outs)))
         return 0;
+    /* an inference tensor's views are inference tensors, which have no
+     * history (torch keeps no autograd data for them) */
+    for (int k = 0; k < nout; k++)
+        if (outs[k] && outs[k]->storage->inference)
+            return 0;
     mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, false);
     if (!n)
         return -1;
@@ -388,6 +423,12 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
     if (prepare(name, kind, inplace, a, &st) < 0)
         return -1;
     mt_tensor *target = inplace ? a->v[0].t : mt_out_target(a);
+    /* after autograd's own refusals, as torch's ADInplaceOrView kernel runs
+     * below autograd's */
+    if (mt_inference_check_write(target) < 0) {
+        mt_xrelease(st.old_self);
+        return -1;
+    }
     int rc;
     if (below) {
         bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
@@ -399,6 +440,8 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
     } else {
         rc = mt_op_exec_into(op, a, r, target);
     }
+    if (rc == 0 && mt_inference_mode)
+        mark_inference_results(a, r);
     if (rc == 0 && a->path)
         kind = mt_path_variant(kind, a->path);
     if (rc == 0 && st.forward)

@@ -16,6 +16,8 @@ MT_HOT int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
     /* a view of a refused view is refused alike */
     if (im && im->view_base && im->view_creation != MT_VIEW_DEFAULT)
         creation = im->view_creation;
+    else if (mt_inference_mode)
+        creation = MT_VIEW_INFERENCE_MODE;
     else if (!mt_grad_enabled)
         creation = MT_VIEW_NO_GRAD;
     else if (multi_output)
@@ -52,6 +54,16 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
                        "Output %u of %s is a view of a view which was created in no_grad mode and "
                        "%s modified inplace with grad mode enabled.",
                        m->output_nr, name, what);
+    else if (m->view_creation == MT_VIEW_INFERENCE_MODE && m->grad_fn)
+        len = snprintf(msg, sizeof msg,
+                       "Output %u of %s is a view of a view which was created in inference mode "
+                       "and %s modified inplace in normal mode.",
+                       m->output_nr, name, what);
+    else if (m->view_creation == MT_VIEW_INFERENCE_MODE)
+        len = snprintf(msg, sizeof msg,
+                       "A view was created in inference mode and %s modified inplace in normal "
+                       "mode.",
+                       what);
     else if (!m->grad_fn)
         len = snprintf(msg, sizeof msg,
                        "A view was created in no_grad mode and %s modified inplace with grad "
@@ -73,9 +85,11 @@ static int refuse(const mt_autograd_meta *m, bool indirect)
               "Function."
             : "Given that this use case is ambiguous and error-prone, it is forbidden. You "
               "can clarify your code by moving both the view and the inplace either both "
-              "inside the no_grad block (if you don't want the inplace to be tracked) or "
+              "inside the %s block (if you don't want the inplace to be tracked) or "
               "both outside (if you want the inplace to be tracked).";
-    snprintf(msg + len, sizeof msg - len, " %s", why);
+    const char *block = m->view_creation == MT_VIEW_INFERENCE_MODE ? "inference_mode" : "no_grad";
+    msg[len++] = ' ';
+    snprintf(msg + len, sizeof msg - len, why, block);
     mt_error(MT_ERR_RUNTIME, "%s", msg);
     return -1;
 }

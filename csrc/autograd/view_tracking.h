@@ -10,6 +10,7 @@
 enum {
     MT_VIEW_DEFAULT,
     MT_VIEW_NO_GRAD,            /* made in no_grad mode */
+    MT_VIEW_INFERENCE_MODE,     /* made in inference mode (of a normal tensor) */
     MT_VIEW_MULTI_OUTPUT,       /* one of several views returned by one op (unbind, split) */
     MT_VIEW_IN_CUSTOM_FUNCTION, /* returned by a custom Function, whose backward CopySlices
                                    would bypass */

@@ -8,6 +8,7 @@ static _Thread_local mt_error_kind err_kind = MT_OK;
 static _Thread_local char err_msg[1024];
 
 int (*mt_warn_hook)(const char *message);
+bool mt_warn_always = false;
 
 int mt_error(mt_error_kind kind, const char *fmt, ...)
 {

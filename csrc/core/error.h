@@ -5,6 +5,8 @@
 #ifndef MT_CORE_ERROR_H
 #define MT_CORE_ERROR_H
 
+#include <stdbool.h>
+
 typedef enum {
     MT_OK = 0,
     MT_ERR_RUNTIME,         /* RuntimeError */
@@ -27,5 +29,8 @@ void mt_error_clear(void);
 int mt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The host's warning sink; NULL prints to stderr. */
 extern int (*mt_warn_hook)(const char *message);
+/* torch.set_warn_always: warnings torch gives once per process are given
+ * every time while it is on. */
+extern bool mt_warn_always;
 
 #endif

@@ -20,6 +20,9 @@ typedef struct mt_storage {
     /* Bumped by every in-place write; shared by all views of the storage so
      * autograd can detect a saved tensor that was modified. */
     int64_t version;
+    /* Made in inference mode (set by the recording runner): its tensors and
+     * their views are inference tensors, as torch's. */
+    bool inference;
 } mt_storage;
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed);

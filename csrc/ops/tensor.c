@@ -88,6 +88,10 @@ int impl_is_floating_point(mt_args *a, mt_result *r)
 {
     return bool_result(r, mt_is_floating(a->v[0].t->dtype));
 }
+int impl_is_inference(mt_args *a, mt_result *r)
+{
+    return bool_result(r, a->v[0].t->storage->inference);
+}
 
 int impl_len(mt_args *a, mt_result *r)
 {

@@ -101,6 +101,20 @@ static PyObject *disabled_torch_function_impl(PyObject *m, PyObject *args, PyObj
     return r;
 }
 
+static PyObject *set_warn_always(PyObject *m, PyObject *v)
+{
+    if (!PyBool_Check(v))
+        return PyErr_Format(PyExc_RuntimeError, "setWarnOnlyOnce expects a bool, but got %s",
+                            Py_TYPE(v)->tp_name);
+    mt_warn_always = v == Py_True;
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_warn_always(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(mt_warn_always);
+}
+
 static PyMethodDef disabled_def = {"_disabled_torch_function_impl",
                                    (PyCFunction)(void (*)(void))disabled_torch_function_impl,
                                    METH_VARARGS | METH_KEYWORDS, NULL};
@@ -115,6 +129,8 @@ static PyMethodDef module_methods[] = {
     {"_relevant_args", (PyCFunction)(void (*)(void))relevant_args, METH_FASTCALL, NULL},
     {"_dispatch_python_level", dispatch_python_level, METH_VARARGS, NULL},
     {"_op_rows", mt_op_rows, METH_NOARGS, NULL},
+    {"_set_warnAlways", set_warn_always, METH_O, NULL},
+    {"_get_warnAlways", get_warn_always, METH_NOARGS, NULL},
     {NULL},
 };
 

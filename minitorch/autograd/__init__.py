@@ -8,8 +8,8 @@ from typing import Optional
 
 from .. import _C
 from .grad_mode import (  # noqa: F401
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-    set_grad_enabled,
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+    is_multithreading_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",

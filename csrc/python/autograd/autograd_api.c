@@ -96,6 +96,11 @@ static int set_requires_grad_flag(PyObject *self, bool value)
                         "only Tensors of floating point and complex dtype can require gradients");
         return -1;
     }
+    if (value && MTPy_T(self)->storage->inference && !mt_inference_mode) {
+        PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
+                                            "outside InferenceMode is not allowed.");
+        return -1;
+    }
     if (value)
         MTPy_T(self)->flags |= MT_FLAG_REQUIRES_GRAD;
     else

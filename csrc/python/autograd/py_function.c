@@ -304,6 +304,10 @@ static PyObject *function_record(PyObject *m, PyObject *a)
                                 "save_for_backward can only save variables, but argument %d is "
                                 "of type %s",
                                 i, Py_TYPE(o)->tp_name);
+        if (o != Py_None && MTPy_T(o)->storage->inference) {
+            PyErr_SetString(PyExc_RuntimeError, mt_inference_save_message);
+            return NULL;
+        }
     }
     if (check_dirty(args, outs, dirty, nondiff, record) < 0)
         return NULL;

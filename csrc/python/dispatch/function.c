@@ -501,11 +501,13 @@ static int warn_plain_method(PyTypeObject *tp)
     PyObject *attr = _PyType_Lookup(tp, str_torch_function);
     if (!attr || !PyFunction_Check(attr))
         return 0;
-    int seen = PySet_Contains(warned_types, (PyObject *)tp);
-    if (seen)
-        return seen < 0 ? -1 : 0;
-    if (PySet_Add(warned_types, (PyObject *)tp) < 0)
-        return -1;
+    if (!mt_warn_always) {
+        int seen = PySet_Contains(warned_types, (PyObject *)tp);
+        if (seen)
+            return seen < 0 ? -1 : 0;
+        if (PySet_Add(warned_types, (PyObject *)tp) < 0)
+            return -1;
+    }
     return PyErr_WarnEx(PyExc_DeprecationWarning,
                         "Defining your `__torch_function__` as a plain method is deprecated and "
                         "will be an error in future, please define it as a classmethod.",

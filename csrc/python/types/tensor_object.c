@@ -191,6 +191,8 @@ static PyObject *get_nbytes(PyObject *self, void *c)
 
 static PyObject *get_version(PyObject *self, void *c)
 {
+    if (MTPy_T(self)->storage->inference)
+        return PyErr_Format(PyExc_RuntimeError, "Inference tensors do not track version counter.");
     return PyLong_FromLongLong(MTPy_T(self)->storage->version);
 }
 
