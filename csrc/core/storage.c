@@ -32,6 +32,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
         s->release = NULL;
         s->release_ctx = NULL;
         s->version = 0;
+        s->untracked = 0;
         return s;
     }
     mt_storage *s = malloc(sizeof(mt_storage));
@@ -49,6 +50,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     s->refcount = 1;
     s->nbytes = nbytes;
     s->version = 0;
+    s->untracked = 0;
     return s;
 oom:
     mt_error(MT_ERR_MEMORY,
@@ -70,6 +72,7 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, vo
     s->release = release;
     s->release_ctx = ctx;
     s->version = 0;
+    s->untracked = 0;
     return s;
 }
 

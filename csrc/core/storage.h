@@ -20,6 +20,10 @@ typedef struct mt_storage {
     /* Bumped by every in-place write; shared by all views of the storage so
      * autograd can detect a saved tensor that was modified. */
     int64_t version;
+    /* The part of version bumped through .data aliases: tensors that are not
+     * such aliases see version - untracked, so those writes stay out of their
+     * autograd checks (torch gives .data its own version counter). */
+    int64_t untracked;
 } mt_storage;
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed);
