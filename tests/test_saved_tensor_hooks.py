@@ -396,3 +396,44 @@ def test_hooks_entered_during_a_failing_backward_do_not_outlive_it():
         b = leaf(lib, seed=4)
         b.sin().sum().backward()  # the leaked pack hook would divide by zero
         np.testing.assert_allclose(b.grad.numpy(), np.cos(b.detach().numpy()), rtol=1e-6)
+
+
+@pytest.mark.parametrize("unpacked", ["double", "shape"])
+def test_unpack_of_another_dtype_or_shape(unpacked):
+    """First order: the formula uses what unpack returned and the gradient
+    comes back in the input's dtype and shape, as torch's. Differentiating
+    through it (create_graph) is refused here rather than sending the
+    original a gradient of the wrong dtype or shape (torch converts it)."""
+    def change(lib, x):
+        return x.double() if unpacked == "double" else x[:1]
+
+    seen = []
+    for lib in LIBS:
+        a = leaf(lib)
+        with lib.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: change(lib, x)):
+            y = (a * a).sum()
+        (g,) = lib.autograd.grad(y, a)
+        seen.append((g.dtype == a.dtype, tuple(g.shape), np.round(g.numpy(), 5).tolist()))
+    assert seen[0] == seen[1]
+    a = leaf(mt)
+    with mt.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: change(mt, x)):
+        y = (a * a).sum()
+    with pytest.raises(RuntimeError, match="unpack_hook returned a tensor of another dtype"):
+        mt.autograd.grad(y, a, create_graph=True)
+
+
+@pytest.mark.parametrize("drop_intermediate", [True, False])
+def test_double_backward_through_a_packed_non_leaf(drop_intermediate):
+    seen = []
+    for lib in LIBS:
+        a = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        b = a * 2
+        with lib.autograd.graph.saved_tensors_hooks(lambda x: x * 1, lambda x: x):
+            y = b * b * b.sin()
+        if drop_intermediate:
+            del b
+        (g,) = lib.autograd.grad(y.sum(), a, create_graph=True)
+        g.sum().backward()
+        seen.append((g.detach().numpy(), a.grad.numpy()))
+    for x, y in zip(seen[0], seen[1]):
+        np.testing.assert_allclose(x, y, rtol=1e-5)

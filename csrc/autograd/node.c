@@ -145,10 +145,25 @@ void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_
     }
 }
 
-/* The unpacked input joins the original's history; the producer's output
- * metadata stays the original's, whatever the unpack hook returned. */
+/* The unpacked input joins the original's history. The engine checks a
+ * gradient against its sender's record of the input, so one of another
+ * dtype or shape would reach the original unconverted: that only matters
+ * when the use is differentiated (grad mode on), and is refused then. */
 static mt_tensor *attach_input_history(mt_tensor *out, const mt_edge *e)
 {
+    const mt_tensor_meta *want = &e->fn->out_meta[e->input_nr];
+    bool same = want->dtype == out->dtype && want->ndim == out->ndim &&
+                memcmp(want->sizes, out->sizes, sizeof(int64_t) * out->ndim) == 0;
+    if (!same) {
+        if (!mt_grad_enabled)
+            return out;
+        mt_release(out);
+        mt_error(MT_ERR_RUNTIME,
+                 "the saved tensors unpack_hook returned a tensor of another dtype or shape "
+                 "than the saved one; minitorch cannot differentiate through it "
+                 "(create_graph=True): return a tensor like the one pack_hook received");
+        return NULL;
+    }
     mt_autograd_meta *m = mt_meta.get_or_create(out);
     if (!m) {
         mt_release(out);
