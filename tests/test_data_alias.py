@@ -143,3 +143,33 @@ def test_assigning_integer_data_to_a_tensor_requiring_grad_is_refused():
         plain.data = lib.ones(2, dtype=lib.int64)
         assert plain.dtype == lib.int64
     assert messages[0] == messages[1]
+
+
+def test_alias_and_tensor_count_their_own_writes():
+    seen = []
+    for lib in LIBS:
+        w = leaf(lib)
+        d = w.data
+        steps = [(w._version, d._version)]
+        d.add_(1)
+        d[0] = 2.0
+        steps.append((w._version, d._version))
+        with lib.no_grad():
+            w.mul_(3)
+        steps.append((w._version, d._version))
+        seen.append(steps)
+    assert seen[0] == seen[1] == [(0, 0), (0, 2), (1, 2)]
+
+
+def test_tensor_write_does_not_trip_a_graph_that_saved_its_alias():
+    seen = []
+    for lib in LIBS:
+        a = leaf(lib)
+        w = leaf(lib, seed=1)
+        d = w.data
+        y = a * d  # saves d
+        with lib.no_grad():
+            w.mul_(2)
+        y.sum().backward()
+        seen.append(a.grad.numpy())
+    np.testing.assert_allclose(seen[0], seen[1], rtol=1e-6)

@@ -21,8 +21,9 @@ typedef struct mt_storage {
      * autograd can detect a saved tensor that was modified. */
     int64_t version;
     /* The part of version bumped through .data aliases: tensors that are not
-     * such aliases see version - untracked, so those writes stay out of their
-     * autograd checks (torch gives .data its own version counter). */
+     * such aliases see version - untracked, the aliases see untracked, so
+     * each side's writes stay out of the other's autograd checks (torch gives
+     * .data its own version counter). */
     int64_t untracked;
 } mt_storage;
 

@@ -39,10 +39,11 @@ static inline void mt_bump_version(mt_tensor *t)
         t->storage->untracked++;
 }
 
-/* The version autograd checks for t (its _version). */
+/* The version autograd checks for t (its _version): a .data alias counts
+ * only the writes made through such aliases, the others every other write. */
 static inline int64_t mt_version(const mt_tensor *t)
 {
-    return t->flags & MT_FLAG_DATA_ALIAS ? t->storage->version
+    return t->flags & MT_FLAG_DATA_ALIAS ? t->storage->untracked
                                          : t->storage->version - t->storage->untracked;
 }
 
