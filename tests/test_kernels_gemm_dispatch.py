@@ -64,7 +64,7 @@ def at_threads(f):
     for nt in (1, 2):
         minitorch.set_num_threads(nt)
         r = f()
-        out.append([x.numpy() for x in (r if isinstance(r, tuple) else (r,))])
+        out.append([x.detach().numpy() for x in (r if isinstance(r, tuple) else (r,))])
     return out
 
 

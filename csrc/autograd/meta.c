@@ -98,7 +98,7 @@ int mt_set_history(mt_tensor *t, mt_node *n, uint32_t output_nr)
     /* a view's new history already accounts for the changes made to it so
      * far (a custom Function may change its outputs before they get one) */
     if (m->view_base)
-        m->view_version = t->storage->version;
+        m->view_version = mt_version(t);
     fill_meta(&n->out_meta[output_nr], t);
     int rc = old && old != n && mt_ad.history_moved ? mt_ad.history_moved(t, old) : 0;
     if (old)

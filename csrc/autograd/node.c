@@ -46,8 +46,11 @@ void mt_saved_release(mt_saved *s)
         mt_release(s->t);
     if (s->packed)
         mt_owner.release_object(s->packed);
+    if (s->history.fn)
+        mt_node_decref(s->history.fn);
     s->t = NULL;
     s->packed = NULL;
+    s->history.fn = NULL;
 }
 
 int mt_saved_pack(mt_saved *s, int count)
@@ -60,6 +63,10 @@ int mt_saved_pack(mt_saved *s, int count)
             return -1;
         if (!packed)
             return 0; /* no hooks active */
+        if (!s[i].is_output && mt_gradient_edge(s[i].t, &s[i].history) < 0) {
+            mt_owner.release_object(packed);
+            return -1;
+        }
         mt_release(s[i].t);
         s[i].t = NULL;
         s[i].packed = packed;
@@ -121,10 +128,11 @@ mt_tensor *mt_node_saved(mt_node *n, int slot) { return mt_saved_get(n, &n->save
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr)
 {
     s->t = is_output ? mt_alias(t) : (mt_retain(t), t);
-    s->version = t->storage->version;
+    s->version = mt_version(t);
     s->is_output = is_output;
     s->output_nr = output_nr;
     s->producer = NULL;
+    s->history.fn = NULL;
     if (is_output) {
         s->producer = n->kind->name;
         s->producer_nr = output_nr;
@@ -135,6 +143,36 @@ void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_
             s->producer_nr = m->output_nr;
         }
     }
+}
+
+/* The unpacked input joins the original's history. The engine checks a
+ * gradient against its sender's record of the input, so one of another
+ * dtype or shape would reach the original unconverted: that only matters
+ * when the use is differentiated (grad mode on), and is refused then. */
+static mt_tensor *attach_input_history(mt_tensor *out, const mt_edge *e)
+{
+    const mt_tensor_meta *want = &e->fn->out_meta[e->input_nr];
+    bool same = want->dtype == out->dtype && want->ndim == out->ndim &&
+                memcmp(want->sizes, out->sizes, sizeof(int64_t) * out->ndim) == 0;
+    if (!same) {
+        if (!mt_grad_enabled)
+            return out;
+        mt_release(out);
+        mt_error(MT_ERR_RUNTIME,
+                 "the saved tensors unpack_hook returned a tensor of another dtype or shape "
+                 "than the saved one; minitorch cannot differentiate through it "
+                 "(create_graph=True): return a tensor like the one pack_hook received");
+        return NULL;
+    }
+    mt_autograd_meta *m = mt_meta.get_or_create(out);
+    if (!m) {
+        mt_release(out);
+        return NULL;
+    }
+    mt_node_incref(e->fn);
+    m->grad_fn = e->fn;
+    m->output_nr = e->input_nr;
+    return out;
 }
 
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
@@ -151,10 +189,12 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
     }
     if (s->packed) {
         mt_tensor *t = mt_ad.unpack_saved(s->packed);
-        if (!t || !s->is_output)
+        if (!t || !(s->is_output || s->history.fn))
             return t;
         mt_tensor *out = mt_alias(t);
         mt_release(t);
+        if (out && !s->is_output)
+            return attach_input_history(out, &s->history);
         if (out && mt_set_history(out, n, s->output_nr) < 0) {
             mt_release(out);
             return NULL;
@@ -163,7 +203,7 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
     }
     if (!s->t)
         return NULL;
-    if (s->t->storage->version != s->version) {
+    if (mt_version(s->t) != s->version) {
         char msg[768], shape[256], origin[160] = "";
         int len = 0;
         shape[0] = 0;
@@ -171,16 +211,16 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
             len += snprintf(shape + len, sizeof shape - len, d ? ", %lld" : "%lld",
                             (long long)s->t->sizes[d]);
         if (s->producer)
-            snprintf(origin, sizeof origin, ", which is output %u of %s", s->producer_nr,
+            snprintf(origin, sizeof origin, ", which is output %u of %s,", s->producer_nr,
                      s->producer);
         snprintf(msg, sizeof msg,
                  "one of the variables needed for gradient computation has been modified by an "
-                 "inplace operation: [minitorch.%sTensor [%s]]%s, is at version %lld; expected "
+                 "inplace operation: [minitorch.%sTensor [%s]]%s is at version %lld; expected "
                  "version %lld instead. Hint: the backtrace further above shows the operation "
                  "that failed to compute its gradient. The variable in question was changed in "
                  "there or anywhere later. Good luck!",
                  mt_dtype_infos[s->t->dtype].scalar_name, shape, origin,
-                 (long long)s->t->storage->version, (long long)s->version);
+                 (long long)mt_version(s->t), (long long)s->version);
         mt_error(MT_ERR_RUNTIME, "%s", msg);
         return NULL;
     }

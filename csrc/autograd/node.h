@@ -43,6 +43,9 @@ typedef struct {
     uint32_t output_nr;
     const char *producer; /* kind name of the tensor's grad_fn when saved, or NULL */
     uint32_t producer_nr;
+    /* A packed input's gradient edge (strong), which the unpacked tensor
+     * gets as its history so double backward reaches the original. */
+    mt_edge history;
 } mt_saved;
 
 /* Gradient formula: grads_in[k] is the gradient of output k (NULL when the

@@ -30,7 +30,7 @@ MT_HOT int mt_view_track(mt_tensor *view, mt_tensor *input, bool multi_output)
         mt_release(m->view_base);
     m->view_base = base;
     m->view_creation = creation;
-    m->view_version = view->storage->version;
+    m->view_version = mt_version(view);
     return 0;
 }
 
@@ -223,14 +223,14 @@ static int set_view_history(mt_tensor *t, mt_node *n)
     int rc = mt_set_history(t, n, 0);
     mt_node_decref(n);
     if (rc == 0)
-        mt_meta.get(t)->view_version = t->storage->version;
+        mt_meta.get(t)->view_version = mt_version(t);
     return rc;
 }
 
 int mt_view_refresh(mt_tensor *t)
 {
     mt_autograd_meta *m = mt_meta.get(t);
-    if (!m || !m->view_base || t->storage->version == m->view_version)
+    if (!m || !m->view_base || mt_version(t) == m->view_version)
         return 0;
     if (!m->grad_fn && !mt_requires_grad(m->view_base))
         return 0;

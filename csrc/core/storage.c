@@ -33,6 +33,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
         s->release_ctx = NULL;
         s->version = 0;
         s->inference = false;
+        s->untracked = 0;
         return s;
     }
     mt_storage *s = malloc(sizeof(mt_storage));
@@ -51,6 +52,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     s->nbytes = nbytes;
     s->version = 0;
     s->inference = false;
+    s->untracked = 0;
     return s;
 oom:
     mt_error(MT_ERR_MEMORY,
@@ -73,6 +75,7 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, vo
     s->release_ctx = ctx;
     s->version = 0;
     s->inference = false;
+    s->untracked = 0;
     return s;
 }
 

@@ -23,6 +23,11 @@ typedef struct mt_storage {
     /* Made in inference mode (set by the recording runner): its tensors and
      * their views are inference tensors, as torch's. */
     bool inference;
+    /* The part of version bumped through .data aliases: tensors that are not
+     * such aliases see version - untracked, the aliases see untracked, so
+     * each side's writes stay out of the other's autograd checks (torch gives
+     * .data its own version counter). */
+    int64_t untracked;
 } mt_storage;
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed);

@@ -44,6 +44,7 @@ MT_HOT int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, con
     t->numel = numel;
     t->ndim = ndim;
     t->dtype = src->dtype;
+    t->flags = (t->flags & ~MT_FLAG_DATA_ALIAS) | (src->flags & MT_FLAG_DATA_ALIAS);
     if (ndim) {
         memcpy(t->sizes, sizes, sizeof(int64_t) * ndim);
         memcpy(t->strides, strides, sizeof(int64_t) * ndim);

@@ -10,6 +10,9 @@
 
 enum {
     MT_FLAG_REQUIRES_GRAD = 1u << 0,
+    /* t is .data of some tensor (or a view of one): its in-place writes do
+     * not count in the version the other tensors of the storage see. */
+    MT_FLAG_DATA_ALIAS = 1u << 1,
 };
 
 typedef struct mt_tensor {
@@ -26,6 +29,22 @@ typedef struct mt_tensor {
 static inline char *mt_data(const mt_tensor *t)
 {
     return (char *)t->storage->data + t->offset * mt_itemsize(t->dtype);
+}
+
+/* Marks an in-place write through t. */
+static inline void mt_bump_version(mt_tensor *t)
+{
+    t->storage->version++;
+    if (t->flags & MT_FLAG_DATA_ALIAS)
+        t->storage->untracked++;
+}
+
+/* The version autograd checks for t (its _version): a .data alias counts
+ * only the writes made through such aliases, the others every other write. */
+static inline int64_t mt_version(const mt_tensor *t)
+{
+    return t->flags & MT_FLAG_DATA_ALIAS ? t->storage->untracked
+                                         : t->storage->version - t->storage->untracked;
 }
 
 /* A 0-dim t seen as a 1-dim view of its one element; others as they are. */

@@ -99,7 +99,7 @@ int impl_copy_(mt_args *a, mt_result *r)
     }
     mt_copy(dst, src);
     mt_xrelease(tmp);
-    dst->storage->version++;
+    mt_bump_version(dst);
     mt_retain(dst);
     return mt_result_tensor(r, dst);
 }

@@ -184,7 +184,7 @@ int impl_new_full(mt_args *a, mt_result *r) { return new_like(a, r, 3, 6, &a->v[
 static int written_self(mt_args *a, mt_result *r)
 {
     mt_tensor *self = a->v[0].t;
-    self->storage->version++;
+    mt_bump_version(self);
     mt_retain(self);
     return mt_result_tensor(r, self);
 }

@@ -154,7 +154,7 @@ MT_HOT mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, 
     if (scratch)
         mt_copy(dest, o);
     if (target)
-        dest->storage->version++;
+        mt_bump_version(dest);
     ret = dest;
     dest = NULL;
 done:

@@ -551,7 +551,7 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
         mt_release(out);
         return -1;
     }
-    out->storage->version++;
+    mt_bump_version(out);
     return mt_result_tensor(r, out);
 }
 
@@ -649,7 +649,7 @@ int impl_index_add(mt_args *a, mt_result *r)
         if (checked)
             mt_index_put(&t, &p, &s, MT_PUT_ADD, alpha->f, alpha_i);
         out = a->v[0].t;
-        out->storage->version++;
+        mt_bump_version(out);
         mt_retain(out);
     } else if ((out = mt_new(t.dtype, a->v[0].t->ndim, a->v[0].t->sizes, false))) {
         mt_tensor o = mt_at_least_1d(out);
@@ -696,7 +696,7 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
         mt_copy(val, v->t);
     mt_masked_fill(dst, mask, val);
     mt_release(val);
-    dst->storage->version++;
+    mt_bump_version(dst);
     return 0;
 }
 

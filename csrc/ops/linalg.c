@@ -182,7 +182,7 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
     if (wc)
         mt_copy(dest, work);
     if (out)
-        dest->storage->version++;
+        mt_bump_version(dest);
     mt_xrelease(wa);
     mt_xrelease(wb);
     mt_xrelease(wc);

@@ -234,7 +234,7 @@ int impl_batch_norm_train(mt_args *a, mt_result *r)
         }
         for (int k = 0; k < 2 && update; k++)
             if (running[k])
-                running[k]->storage->version++;
+                mt_bump_version(running[k]);
         res[0] = as_dtype(res[0], in->dtype);
     }
     release_operands(&o);

@@ -116,7 +116,7 @@ static int step(mt_result *r, const char *op, const operand *ops, int n, optim_k
             continue;
         if (work)
             mt_copy(ops[k].t, &work[k]);
-        ops[k].t->storage->version++;
+        mt_bump_version(ops[k].t);
     }
     for (int k = 0; k < made; k++)
         if (ops[k].t)

@@ -169,7 +169,7 @@ static int sample_inplace(mt_args *a, mt_result *r, int gi, const mt_rand_params
     mt_tensor *self = a->v[0].t;
     if (sample(&a->v[gi], self, p) < 0)
         return -1;
-    self->storage->version++;
+    mt_bump_version(self);
     mt_retain(self);
     return mt_result_tensor(r, self);
 }

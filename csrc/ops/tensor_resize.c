@@ -43,7 +43,7 @@ static int resize(mt_tensor *t, int ndim, const int64_t *sizes, const mt_args *a
     t->numel = numel;
     memcpy(t->sizes, sizes, sizeof(int64_t) * ndim);
     memcpy(t->strides, strides, sizeof(int64_t) * ndim);
-    t->storage->version++;
+    mt_bump_version(t);
     return 0;
 }
 

@@ -11,17 +11,20 @@ runs ``function`` without keeping what its backward needs, and runs it again
 - use_reentrant=False: the forward runs under saved-tensor hooks that keep
   only a position; the first saved tensor backward asks for re-runs
   ``function`` under hooks that collect what it saves, and each is handed out
-  once.
+  once per backward run (a second run over a retained graph recomputes).
+  The re-run stops as soon as it has saved as many tensors as the forward
+  did, unless early stop is off (``early_stop=False`` or
+  ``set_checkpoint_early_stop(False)`` around the forward).
 """
 import contextlib
 import warnings
 
 from .. import _C
-from ..autograd import Function
+from ..autograd import Function, _graph_task
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.grad_mode import enable_grad, no_grad
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
 
 
 def _tensor_type():
@@ -100,44 +103,90 @@ class CheckpointFunction(Function):
                                     for d in detached)
 
 
+_early_stop = None  # set_checkpoint_early_stop's setting, None outside it
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """Whether non-reentrant checkpoints made inside stop their recomputation
+    once it has saved every tensor backward needs (the default) or run the
+    whole function again. Only the forward needs to run inside."""
+    global _early_stop
+    previous = _early_stop
+    _early_stop = enable
+    try:
+        yield
+    finally:
+        _early_stop = previous
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once it has all it needs."""
+
+
 class _Recompute:
     """What one non-reentrant checkpoint call saved: positions in the forward,
     filled by a re-run the first time backward asks for one."""
 
-    def __init__(self, function, args, kwargs, rng_state, preserve):
+    def __init__(self, function, args, kwargs, rng_state, preserve, early_stop):
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state, self.preserve = rng_state, preserve
+        self.early_stop = early_stop
         self.count = 0
-        self.values = None
+        self.forward_done = False
 
     def pack(self, t):
         self.count += 1
         return self.count - 1
 
-    def unpack(self, i):
-        if self.values is None:
-            self.values = {}
-            got = []
-            with _rng_state(self.rng_state, self.preserve), enable_grad(), \
-                    saved_tensors_hooks(lambda t: got.append(t) or len(got) - 1, lambda k: got[k]):
-                self.function(*self.args, **self.kwargs)
-            if len(got) != self.count:
+    def _pack_again(self, got, t):
+        if len(got) >= self.count:
+            if self.forward_done:
                 raise RuntimeError(
-                    "torch.utils.checkpoint: A different number of tensors was saved during "
-                    f"the original forward and recomputation.\nNumber of tensors saved during "
-                    f"forward: {self.count}\nNumber of tensors saved during recomputation: "
-                    f"{len(got)}.")
-            self.values = dict(enumerate(got))
-        if i not in self.values:
+                    "torch.utils.checkpoint: trying to save more tensors during recomputation "
+                    "than during the original forward pass.")
+            return t  # a backward inside the checkpointed function: not ours to keep
+        got.append(t.detach() if t.requires_grad else t)
+        if self.early_stop and len(got) == self.count:
+            raise _StopRecomputation
+        return len(got) - 1
+
+    def _recompute(self):
+        got = []
+        try:
+            with _rng_state(self.rng_state, self.preserve), enable_grad(), \
+                    saved_tensors_hooks(lambda t: self._pack_again(got, t),
+                                        lambda k: got[k] if isinstance(k, int) else k):
+                self.function(*self.args, **self.kwargs)
+        except _StopRecomputation:
+            pass
+        if len(got) != self.count:
+            raise RuntimeError(
+                "torch.utils.checkpoint: A different number of tensors was saved during "
+                f"the original forward and recomputation.\nNumber of tensors saved during "
+                f"forward: {self.count}\nNumber of tensors saved during recomputation: "
+                f"{len(got)}.")
+        return dict(enumerate(got))
+
+    def unpack(self, i):
+        # one recomputation per backward run (two runs over a retained graph
+        # recompute twice), kept in the run's state so it dies with it
+        task = _graph_task.current()
+        values = None if task is None else task.state.get(self)
+        if values is None:
+            values = self._recompute()
+            if task is not None:
+                task.state[self] = values
+        if i not in values:
             raise RuntimeError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
                 "unpacked once. If you are calling ctx.saved_tensors in backward, make sure to do "
                 "so only once. Otherwise please open an issue with details on your use case.")
-        return self.values.pop(i)
+        return values.pop(i)
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
-               debug=False, preserve_rng_state=True, **kwargs):
+               debug=False, early_stop=True, preserve_rng_state=True, **kwargs):
     """Runs ``function(*args, **kwargs)`` keeping nothing for backward, which
     recomputes it. See the module docstring for the two variants."""
     if use_reentrant is None:
@@ -156,9 +205,12 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     state = _C.default_generator.get_state() if preserve_rng_state else None
-    frame = _Recompute(function, args, kwargs, state, preserve_rng_state)
+    frame = _Recompute(function, args, kwargs, state, preserve_rng_state,
+                       early_stop if _early_stop is None else _early_stop)
     with saved_tensors_hooks(frame.pack, frame.unpack):
-        return function(*args, **kwargs)
+        out = function(*args, **kwargs)
+    frame.forward_done = True
+    return out
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

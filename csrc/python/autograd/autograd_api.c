@@ -129,11 +129,15 @@ static PyObject *get_output_nr(PyObject *self, void *c)
     return PyLong_FromLong(m ? (long)m->output_nr : 0);
 }
 
-/* .data: the same memory with no history; assigning replaces the memory. */
+/* .data: the same memory with no history and writes autograd does not see
+ * (torch's fresh version counter); assigning replaces the memory. */
 static PyObject *get_data(PyObject *self, void *c)
 {
     mt_tensor *t = MTPy_T(self);
-    return mtpy_new_view(self, t->ndim, t->sizes, t->strides, t->offset);
+    PyObject *out = mtpy_new_view(self, t->ndim, t->sizes, t->strides, t->offset);
+    if (out)
+        MTPy_T(out)->flags |= MT_FLAG_DATA_ALIAS;
+    return out;
 }
 
 static int set_data(PyObject *self, PyObject *v, void *c)
@@ -143,6 +147,11 @@ static int set_data(PyObject *self, PyObject *v, void *c)
         return -1;
     }
     mt_tensor *t = MTPy_T(self), *src = MTPy_T(v);
+    if (mt_requires_grad(t) && !mt_is_floating(src->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "data set to a tensor that requires gradients must be "
+                                            "floating point or complex dtype");
+        return -1;
+    }
     mt_storage *old = t->storage;
     uint32_t flags = t->flags;
     mt_storage_incref(src->storage);
@@ -289,15 +298,83 @@ static _Thread_local int engine_depth;
  * reentrant checkpoint refuses those, as torch's. */
 static _Thread_local bool engine_captures;
 
+/* The run in progress (torch's graph task): hooks that must tell one run
+ * from the next, or know its roots, read it (_current_graph_task_*); its
+ * state dict lives as long as the run. */
+typedef struct graph_run {
+    int64_t id;
+    mt_backward_task *task;
+    PyObject *state; /* dict, made on first use */
+    struct graph_run *outer;
+} graph_run;
+static _Thread_local graph_run *current_run;
+static int64_t last_run_id;
+
+/* A run also puts back the saved-tensor hooks stack it started with, as
+ * torch's engine restores its thread state: what hooks enter or leave during
+ * backward does not outlive it. */
 static int run_engine(mt_backward_task *task)
 {
+    PyObject *hooks = mtpy_saved_hooks_stack();
+    PyObject *kept = PyList_GetSlice(hooks, 0, PyList_GET_SIZE(hooks));
+    if (!kept)
+        return -1;
+    graph_run run = {.id = __atomic_add_fetch(&last_run_id, 1, __ATOMIC_RELAXED),
+                     .task = task,
+                     .outer = current_run};
+    current_run = &run;
     bool outer = engine_captures;
     engine_captures = task->ninputs > 0;
     engine_depth++;
     int r = mt_run_backward(task);
     engine_depth--;
     engine_captures = outer;
+    current_run = run.outer;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (PyList_SetSlice(hooks, 0, PyList_GET_SIZE(hooks), kept) < 0)
+        PyErr_Clear(); /* a list slice of a list: cannot fail short of memory */
+    Py_DECREF(kept);
+    Py_XDECREF(run.state);
+    PyErr_Restore(type, value, tb);
     return r;
+}
+
+static PyObject *current_graph_task_id(PyObject *m, PyObject *unused)
+{
+    return PyLong_FromLongLong(current_run ? current_run->id : -1);
+}
+
+/* _current_graph_task_state(): the running pass's dict, or None outside one. */
+static PyObject *current_graph_task_state(PyObject *m, PyObject *unused)
+{
+    if (!current_run)
+        Py_RETURN_NONE;
+    if (!current_run->state && !(current_run->state = PyDict_New()))
+        return NULL;
+    return Py_NewRef(current_run->state);
+}
+
+static PyObject *tensor_tuple(mt_tensor **ts, int n)
+{
+    PyObject *out = PyTuple_New(n);
+    for (int i = 0; out && i < n; i++)
+        PyTuple_SET_ITEM(out, i, Py_NewRef((PyObject *)mtpy_container(ts[i])));
+    return out;
+}
+
+/* _current_graph_task_roots(): (roots, inputs or None) of the running pass. */
+static PyObject *current_graph_task_roots(PyObject *m, PyObject *unused)
+{
+    if (!current_run)
+        return PyErr_Format(PyExc_RuntimeError, "no backward pass is running");
+    mt_backward_task *t = current_run->task;
+    PyObject *roots = tensor_tuple(t->roots, t->nroots);
+    PyObject *inputs = t->ninputs ? tensor_tuple(t->inputs, t->ninputs) : Py_NewRef(Py_None);
+    PyObject *out = roots && inputs ? PyTuple_Pack(2, roots, inputs) : NULL;
+    Py_XDECREF(roots);
+    Py_XDECREF(inputs);
+    return out;
 }
 
 static PyObject *engine_is_plain_backward(PyObject *m, PyObject *unused)
@@ -600,6 +677,9 @@ PyMethodDef mt_autograd_module_methods[] = {
      "is_grad_enabled()\n--\n\nReturns True if autograd records operations (not inside no_grad)."},
     {"_set_anomaly_enabled", set_anomaly_enabled, METH_VARARGS, NULL},
     {"_engine_is_plain_backward", engine_is_plain_backward, METH_NOARGS, NULL},
+    {"_current_graph_task_id", current_graph_task_id, METH_NOARGS, NULL},
+    {"_current_graph_task_state", current_graph_task_state, METH_NOARGS, NULL},
+    {"_current_graph_task_roots", current_graph_task_roots, METH_NOARGS, NULL},
     {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, NULL},
     {"is_anomaly_check_nan_enabled", is_anomaly_check_nan_enabled, METH_NOARGS, NULL},
     {"_set_inference_mode", set_inference_mode, METH_O, NULL},

@@ -387,25 +387,35 @@ static int be_pack_saved(mt_tensor *t, void **packed)
     *packed = NULL;
     if (depth == 0)
         return 0;
-    PyObject *pair = PyList_GET_ITEM(saved_hooks_stack, depth - 1);
-    int64_t version = t->storage->version;
+    /* held: the hook may change the stack while it runs */
+    PyObject *pair = Py_NewRef(PyList_GET_ITEM(saved_hooks_stack, depth - 1));
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        Py_DECREF(pair);
+        PyErr_SetString(PyExc_RuntimeError, "saved tensors hooks must be (pack, unpack) pairs");
+        return -1;
+    }
+    int64_t version = mt_version(t);
     /* in no_grad mode, as torch's: what the hook computes saves nothing */
     bool grad_mode = mt_grad_enabled;
     mt_grad_enabled = false;
     PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(pair, 0), (PyObject *)mtpy_container(t));
     mt_grad_enabled = grad_mode;
-    if (!r)
+    if (!r) {
+        Py_DECREF(pair);
         return -1;
-    if (t->storage->version != version) {
+    }
+    if (mt_version(t) != version) {
+        Py_DECREF(pair);
         Py_DECREF(r);
         PyErr_SetString(PyExc_RuntimeError,
                         "A saved tensor pack hook is modifying its input in place. Tensors "
-                        "provided as input to pack hook can not be modified by in-place operations "
+                        "provided as input to pack hook cannot be modified by in-place operations "
                         "as this can lead to unexpected side-effects. Please open an issue if you "
                         "need to perform in-place operations on the input to a pack hook.");
         return -1;
     }
     *packed = PyTuple_Pack(2, PyTuple_GET_ITEM(pair, 1), r);
+    Py_DECREF(pair);
     Py_DECREF(r);
     return *packed ? 0 : -1;
 }
@@ -427,31 +437,18 @@ static mt_tensor *be_unpack_saved(void *packed)
     return MTPy_T(r); /* the new reference r is the tensor's */
 }
 
-/* _push_saved_tensors_hooks(pack, unpack) / _pop_saved_tensors_hooks() */
-static PyObject *push_saved_hooks(PyObject *m, PyObject *args)
+/* _saved_tensors_hooks_stack(): the stack itself, a list of (pack, unpack)
+ * tuples; autograd.graph pushes and pops it, and a backward run puts back
+ * the stack it started with. */
+static PyObject *get_saved_hooks_stack(PyObject *m, PyObject *unused)
 {
-    PyObject *pack, *unpack;
-    if (!PyArg_ParseTuple(args, "OO:_push_saved_tensors_hooks", &pack, &unpack))
-        return NULL;
-    PyObject *pair = PyTuple_Pack(2, pack, unpack);
-    int rc = pair ? PyList_Append(saved_hooks_stack, pair) : -1;
-    Py_XDECREF(pair);
-    if (rc < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return Py_NewRef(saved_hooks_stack);
 }
 
-static PyObject *pop_saved_hooks(PyObject *m, PyObject *unused)
-{
-    Py_ssize_t n = PyList_GET_SIZE(saved_hooks_stack);
-    if (n && PySequence_DelItem(saved_hooks_stack, n - 1) < 0)
-        return NULL;
-    Py_RETURN_NONE;
-}
+PyObject *mtpy_saved_hooks_stack(void) { return saved_hooks_stack; }
 
 static PyMethodDef saved_hooks_methods[] = {
-    {"_push_saved_tensors_hooks", push_saved_hooks, METH_VARARGS, NULL},
-    {"_pop_saved_tensors_hooks", pop_saved_hooks, METH_NOARGS, NULL},
+    {"_saved_tensors_hooks_stack", get_saved_hooks_stack, METH_NOARGS, NULL},
     {NULL},
 };
 

@@ -19,6 +19,9 @@ void mtpy_meta_release(MTTensorObject *o);
 /* Makes dst share src's autograd meta (as_subclass aliases). */
 void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src);
 
+/* The saved-tensor hooks stack, a list of (pack, unpack) tuples (borrowed). */
+PyObject *mtpy_saved_hooks_stack(void);
+
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
 /* The node a grad_fn object stands for. */

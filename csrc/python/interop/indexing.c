@@ -520,7 +520,7 @@ static PyObject *setitem(mt_args *a)
             goto done;
         mt_index_put(&view, &p, MTPy_T(vals), MT_PUT_SET, 0, 0);
     }
-    MTPy_T(self)->storage->version++;
+    mt_bump_version(MTPy_T(self));
     ret = Py_NewRef(Py_None);
 done:
     Py_XDECREF(vals);

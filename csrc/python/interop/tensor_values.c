@@ -7,6 +7,8 @@
 
 #include "../../core/shape.h"
 #include "../../ops/tensor.h"
+#include "../../autograd/grad_mode.h"
+#include "../../autograd/meta.h"
 
 PyObject *mtpy_scalar_at(const mt_tensor *t, const char *p)
 {
@@ -81,9 +83,11 @@ static PyObject *tolist_rec(const mt_tensor *t, int d, const char *p)
 
 PyObject *impl_tolist(mt_args *a) { return tolist_rec(a->v[0].t, 0, mt_data(a->v[0].t)); }
 
+/* As torch's, the refusal only applies while grad mode is on: under no_grad
+ * the array cannot feed a recorded graph. */
 PyObject *impl_numpy(mt_args *a)
 {
-    if (a->v[0].t->flags & MT_FLAG_REQUIRES_GRAD)
+    if (!a->v[1].b && mt_grad_enabled && mt_requires_grad(a->v[0].t))
         return PyErr_Format(PyExc_RuntimeError,
                             "Can't call numpy() on Tensor that requires grad. Use "
                             "tensor.detach().numpy() instead.");

@@ -193,7 +193,7 @@ static PyObject *get_version(PyObject *self, void *c)
 {
     if (MTPy_T(self)->storage->inference)
         return PyErr_Format(PyExc_RuntimeError, "Inference tensors do not track version counter.");
-    return PyLong_FromLongLong(MTPy_T(self)->storage->version);
+    return PyLong_FromLongLong(mt_version(MTPy_T(self)));
 }
 
 static PyGetSetDef tensor_getset[] = {
@@ -229,7 +229,21 @@ static PyObject *tensor_as_subclass(PyObject *self, PyObject *cls)
 {
     if (!PyType_Check(cls))
         return PyErr_Format(PyExc_TypeError, "as_subclass(): argument 'cls' must be a type");
-    return mtpy_as_subclass(self, (PyTypeObject *)cls);
+    if (!PyType_IsSubtype((PyTypeObject *)cls, &MTTensorBase_Type))
+        return PyErr_Format(PyExc_TypeError, "cls must be a subclass of minitorch.Tensor, got %s",
+                            ((PyTypeObject *)cls)->tp_name);
+    /* As torch's: an alias recorded by autograd (AliasBackward0), taken
+     * through a plain Tensor so self's own indexing overrides stay out. */
+    if (!mt_meta.get_or_create(MTPy_T(self))) /* so plain shares it */
+        return PyErr_NoMemory();
+    PyObject *plain = mtpy_as_subclass(self, mtpy_tensor_class);
+    PyObject *base = plain ? PyObject_GetItem(plain, Py_Ellipsis) : NULL;
+    Py_XDECREF(plain);
+    if (!base)
+        return NULL;
+    PyObject *out = mtpy_as_subclass(base, (PyTypeObject *)cls);
+    Py_DECREF(base);
+    return out;
 }
 
 static PyMethodDef tensor_methods[] = {
@@ -239,8 +253,8 @@ static PyMethodDef tensor_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     {"as_subclass", tensor_as_subclass, METH_O,
      "as_subclass($self, cls, /)\n--\n\n"
-     "Returns a tensor of type cls (a Tensor subclass) sharing this tensor's data and\n"
-     "its place in the autograd graph."},
+     "Returns a tensor of type cls (a Tensor subclass) sharing this tensor's data, an\n"
+     "alias autograd records (AliasBackward0)."},
     {NULL},
 };
 
