@@ -424,8 +424,8 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
         return -1;
     mt_tensor *target = inplace ? a->v[0].t : mt_out_target(a);
     /* after autograd's own refusals, as torch's ADInplaceOrView kernel runs
-     * below autograd's */
-    if (mt_inference_check_write(target) < 0) {
+     * below autograd's; the flag is read here so the common call stays inline */
+    if (target && target->storage->inference && mt_inference_check_write(target) < 0) {
         mt_xrelease(st.old_self);
         return -1;
     }
