@@ -27,6 +27,17 @@ def counting(lib, pack_fn=None, unpack_fn=None):
     return calls, lib.autograd.graph.saved_tensors_hooks(pack, unpack)
 
 
+def assert_hooks_work(lib):
+    """A fresh hooks context packs and unpacks exp's saved output once: the
+    stack was left clean by whatever ran before."""
+    calls, hooks = counting(lib)
+    a = leaf(lib)
+    with hooks:
+        y = a.exp()
+    y.sum().backward()
+    assert calls == {"pack": 1, "unpack": 1}
+
+
 def leaf(lib, shape=(3,), seed=0, dtype="float32"):
     data = np.random.default_rng(seed).standard_normal(shape)
     return lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=True)
@@ -148,12 +159,7 @@ def test_context_left_in_unpack_does_not_crash():
                                            rtol=1e-6)
         for _ in range(10):
             ctx_1.__exit__(None, None, None)
-        calls, hooks = counting(lib)
-        a = leaf(lib)
-        with hooks:
-            y = a.exp()
-        y.sum().backward()
-        assert calls == {"pack": 1, "unpack": 1}
+        assert_hooks_work(lib)
 
 
 def test_same_object_entered_twice_nested():
@@ -325,12 +331,7 @@ def test_disable_saved_tensors_hooks_messages_and_restoration():
         assert _error_of(enter_inside) == "no hooks here"
         assert _error_of(disable_inside) == "hooks are active"
         # both leave hooks usable again
-        calls, hooks = counting(lib)
-        a = leaf(lib)
-        with hooks:
-            y = a.exp()
-        y.sum().backward()
-        assert calls == {"pack": 1, "unpack": 1}
+        assert_hooks_work(lib)
 
 
 def test_disable_saved_tensors_hooks_nested_keeps_outer_message():
