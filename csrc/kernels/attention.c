@@ -156,7 +156,7 @@ static int forward_head(const job *j, int64_t it, char *kt)
     char *q = head(j, j->q, it), *k = head(j, j->k, it), *v = head(j, j->v, it);
     char *w = head(j, j->w, it), *o = head(j, j->o, it);
     int64_t br = block_rows(s);
-    mt_gemm_pack(kt, k, s->e, s->s, j->k->cs, j->k->rs, isz);
+    mt_gemm_pack(kt, s->s, k, s->e, s->s, j->k->cs, j->k->rs, isz);
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *wb = w + i0 * j->w->rs * isz;
@@ -183,7 +183,7 @@ static int backward_head(const job *j, int64_t it, char *ds, char *vt)
     char *v = head(j, j->v, it), *w = head(j, j->w, it);
     char *dq = head(j, j->dq, it), *dk = head(j, j->dk, it), *dv = head(j, j->dv, it);
     int64_t br = block_rows(s), wrs = j->w->rs;
-    mt_gemm_pack(vt, v, s->ev, s->s, j->v->cs, j->v->rs, isz);
+    mt_gemm_pack(vt, s->s, v, s->ev, s->s, j->v->cs, j->v->rs, isz);
     for (int64_t i0 = 0; i0 < s->l; i0 += br) {
         int64_t i1 = i0 + br < s->l ? i0 + br : s->l, jn = keys_seen(s, i1);
         char *db = ds + i0 * s->s * isz;

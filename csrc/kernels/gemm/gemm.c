@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/allocator.h"
 #include "../../core/error.h"
 #include "blas.h"
 #include "gemm_small.h"
@@ -62,7 +63,7 @@ typedef struct {
     const char *b; /* rows contiguous, ldb */
     int64_t ldb;
     char *t; /* m x n result of A @ B, rows ldt apart */
-    int64_t ldt, n, k;
+    int64_t ldt, m, n, k;
     char *rem; /* k x cols_of(d): B's columns past the last whole unit, zero-padded */
     bool acc;  /* float32 only: t += A @ B */
 } tile_job;
@@ -70,12 +71,12 @@ typedef struct {
 /* The column unit of the register-blocked kernel (gemm_small.h) for d. */
 static int64_t cols_of(mt_dtype d) { return d == MT_FLOAT32 ? MT_GEMM_COLS : MT_GEMM_COLS_F64; }
 
-/* Float rows [i0, i1) blocks through the register-blocked kernel
- * (gemm_small.h), a panel of rows at a time; the columns past the last whole
- * column unit go through the zero-padded panel j->rem into a scratch block,
- * so narrow products run vectorised too. The job is copied first: the
- * caller's stack frame around it is written while this runs on another
- * thread, and every read would miss. */
+/* Float rows [i0, i1) blocks (the last one short of MR when m is) through
+ * the register-blocked kernel (gemm_small.h), a panel of rows at a time; the
+ * columns past the last whole column unit go through the zero-padded panel
+ * j->rem into a scratch block, so narrow products run vectorised too. The
+ * job is copied first: the caller's stack frame around it is written while
+ * this runs on another thread, and every read would miss. */
 static void rows_float(void *arg, int64_t i0, int64_t i1)
 {
     const tile_job job = *(const tile_job *)arg, *j = &job;
@@ -84,8 +85,9 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
     int64_t panel = PANEL_BYTES / isz / (j->k > 0 ? j->k : 1) / MR * MR;
     if (panel < MR)
         panel = MR;
-    for (int64_t i = i0 * MR; i < i1 * MR; i += panel) {
-        int64_t rows = i1 * MR - i < panel ? i1 * MR - i : panel;
+    int64_t end = i1 * MR < j->m ? i1 * MR : j->m;
+    for (int64_t i = i0 * MR; i < end; i += panel) {
+        int64_t rows = end - i < panel ? end - i : panel;
         if (full > 0)
             mt_gemm_float(j->d, rows, full, j->k, j->a + i * j->ars * isz, j->ars, j->acs, j->b,
                           j->ldb, j->t + i * j->ldt * isz, j->ldt, j->acc);
@@ -106,16 +108,16 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
     }
 }
 
-/* Rows past the last full MR block, and integer dtypes: plain dot products,
- * integers accumulated modulo 2^64 so overflow wraps like the stored type. */
-#define TAIL_KERNEL(sfx, T, ACC)                                                            \
-    MT_CLONES_AVX2 static void tail_##sfx(const tile_job *j, int64_t i0, int64_t m)         \
+/* Integer dtypes: plain dot products, accumulated modulo 2^64 so overflow
+ * wraps like the stored type. */
+#define INT_KERNEL(sfx, T, ACC)                                                             \
+    MT_CLONES_AVX2 static void ints_##sfx(const tile_job *j, int64_t m)                     \
     {                                                                                       \
         /* locals, so stores to t cannot be taken to change the job's fields */             \
         const T *a = (const T *)j->a, *b = (const T *)j->b;                                 \
         T *restrict t = (T *)j->t;                                                          \
         int64_t n = j->n, k = j->k, ars = j->ars, acs = j->acs, ldb = j->ldb, ldt = j->ldt; \
-        for (int64_t i = i0; i < m; i++) {                                                  \
+        for (int64_t i = 0; i < m; i++) {                                                   \
             T *restrict tp = t + i * ldt;                                                   \
             if (!j->acc)                                                                    \
                 memset(tp, 0, n * sizeof(T));                                               \
@@ -127,13 +129,11 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
             }                                                                               \
         }                                                                                   \
     }
-TAIL_KERNEL(f4, float, float)
-TAIL_KERNEL(f8, double, double)
-TAIL_KERNEL(u1, uint8_t, uint64_t)
-TAIL_KERNEL(i1, int8_t, uint64_t)
-TAIL_KERNEL(i2, int16_t, uint64_t)
-TAIL_KERNEL(i4, int32_t, uint64_t)
-TAIL_KERNEL(i8, int64_t, uint64_t)
+INT_KERNEL(u1, uint8_t, uint64_t)
+INT_KERNEL(i1, int8_t, uint64_t)
+INT_KERNEL(i2, int16_t, uint64_t)
+INT_KERNEL(i4, int32_t, uint64_t)
+INT_KERNEL(i8, int64_t, uint64_t)
 
 /* The zero-padded panel of B's last n % nr columns that rows_float reads. */
 static int pad_remainder(tile_job *j, int64_t nr, int isz)
@@ -147,41 +147,41 @@ static int pad_remainder(tile_job *j, int64_t nr, int isz)
     return 0;
 }
 
+/* The float kernel takes the last MR rows block short (it has a block for
+ * each row count): a plain loop over them streamed all of B once per row,
+ * and 6 rows took longer than 8. */
 static int product(mt_dtype d, tile_job *j, int64_t m)
 {
-    int64_t blocks = (d == MT_FLOAT32 || d == MT_FLOAT64) ? m / MR : 0;
     int64_t nr = cols_of(d);
-    double work = (double)m * (double)j->n * (double)j->k;
-    int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
-    if (blocks > 0 && j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)
-        return -1;
-    if (d == MT_FLOAT32 || d == MT_FLOAT64)
+    j->m = m;
+    if (d == MT_FLOAT32 || d == MT_FLOAT64) {
+        int64_t blocks = (m + MR - 1) / MR;
+        double work = (double)m * (double)j->n * (double)j->k;
+        int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
+        if (j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)
+            return -1;
         mt_parallel_for(0, blocks, grain, rows_float, j);
+        free(j->rem);
+        j->rem = NULL;
+        return 0;
+    }
     switch (d) {
-    case MT_FLOAT32:
-        tail_f4(j, blocks * MR, m);
-        break;
-    case MT_FLOAT64:
-        tail_f8(j, blocks * MR, m);
-        break;
     case MT_UINT8:
-        tail_u1(j, 0, m);
+        ints_u1(j, m);
         break;
     case MT_INT8:
-        tail_i1(j, 0, m);
+        ints_i1(j, m);
         break;
     case MT_INT16:
-        tail_i2(j, 0, m);
+        ints_i2(j, m);
         break;
     case MT_INT32:
-        tail_i4(j, 0, m);
+        ints_i4(j, m);
         break;
     default:
-        tail_i8(j, 0, m);
+        ints_i8(j, m);
         break;
     }
-    free(j->rem);
-    j->rem = NULL;
     return 0;
 }
 
@@ -239,18 +239,18 @@ static void combine(mt_dtype d, char *c, int64_t rs, int64_t cs, const char *t, 
 /* Copies a strided rows x cols matrix into dense row-major memory, in square
  * tiles so a transposed source is read a few cache lines at a time. */
 #define PACK_TILE 16
-#define PACK_TYPED(NAME, T)                                                              \
-    static void NAME(T *restrict dst, const T *restrict src, int64_t rows, int64_t cols, \
-                     int64_t rs, int64_t cs)                                             \
-    {                                                                                    \
-        for (int64_t i0 = 0; i0 < rows; i0 += PACK_TILE)                                 \
-            for (int64_t j0 = 0; j0 < cols; j0 += PACK_TILE) {                           \
-                int64_t i1 = i0 + PACK_TILE < rows ? i0 + PACK_TILE : rows;              \
-                int64_t j1 = j0 + PACK_TILE < cols ? j0 + PACK_TILE : cols;              \
-                for (int64_t i = i0; i < i1; i++)                                        \
-                    for (int64_t j = j0; j < j1; j++)                                    \
-                        dst[i * cols + j] = src[i * rs + j * cs];                        \
-            }                                                                            \
+#define PACK_TYPED(NAME, T)                                                            \
+    static void NAME(T *restrict dst, int64_t ld, const T *restrict src, int64_t rows, \
+                     int64_t cols, int64_t rs, int64_t cs)                             \
+    {                                                                                  \
+        for (int64_t i0 = 0; i0 < rows; i0 += PACK_TILE)                               \
+            for (int64_t j0 = 0; j0 < cols; j0 += PACK_TILE) {                         \
+                int64_t i1 = i0 + PACK_TILE < rows ? i0 + PACK_TILE : rows;            \
+                int64_t j1 = j0 + PACK_TILE < cols ? j0 + PACK_TILE : cols;            \
+                for (int64_t i = i0; i < i1; i++)                                      \
+                    for (int64_t j = j0; j < j1; j++)                                  \
+                        dst[i * ld + j] = src[i * rs + j * cs];                        \
+            }                                                                          \
     }
 PACK_TYPED(pack_1, uint8_t)
 PACK_TYPED(pack_2, uint16_t)
@@ -265,8 +265,9 @@ PACK_TYPED(pack_8, uint64_t)
  * at a time: down dst's columns instead, a power-of-two width put each
  * block's stores 2 KB apart into a few cache sets (W^T of 784 x 512 packed
  * in about 3 times 784 x 500's time). */
-MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const float *restrict src,
-                                                 int64_t rows, int64_t cols, int64_t cs)
+MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, int64_t ld,
+                                                 const float *restrict src, int64_t rows,
+                                                 int64_t cols, int64_t cs)
 {
     int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
     for (int64_t i = 0; i < r8; i += 16)
@@ -285,43 +286,43 @@ MT_TARGET_AVX2_FMA static void pack_4_transposed(float *restrict dst, const floa
                        u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
                        u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
                        u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-                float *d = dst + i2 * cols + j;
+                float *d = dst + i2 * ld + j;
                 _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
-                _mm256_storeu_ps(d + cols, _mm256_permute2f128_ps(u1, u5, 0x20));
-                _mm256_storeu_ps(d + 2 * cols, _mm256_permute2f128_ps(u2, u6, 0x20));
-                _mm256_storeu_ps(d + 3 * cols, _mm256_permute2f128_ps(u3, u7, 0x20));
-                _mm256_storeu_ps(d + 4 * cols, _mm256_permute2f128_ps(u0, u4, 0x31));
-                _mm256_storeu_ps(d + 5 * cols, _mm256_permute2f128_ps(u1, u5, 0x31));
-                _mm256_storeu_ps(d + 6 * cols, _mm256_permute2f128_ps(u2, u6, 0x31));
-                _mm256_storeu_ps(d + 7 * cols, _mm256_permute2f128_ps(u3, u7, 0x31));
+                _mm256_storeu_ps(d + ld, _mm256_permute2f128_ps(u1, u5, 0x20));
+                _mm256_storeu_ps(d + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
+                _mm256_storeu_ps(d + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
+                _mm256_storeu_ps(d + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
+                _mm256_storeu_ps(d + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
+                _mm256_storeu_ps(d + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
+                _mm256_storeu_ps(d + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
             }
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = i < r8 ? c8 : 0; j < cols; j++)
-            dst[i * cols + j] = src[i + j * cs];
+            dst[i * ld + j] = src[i + j * cs];
 }
 #endif
 
-void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-                  int isz)
+void mt_gemm_pack(char *dst, int64_t ld, const char *src, int64_t rows, int64_t cols, int64_t rs,
+                  int64_t cs, int isz)
 {
 #ifdef MT_HAVE_X86_DISPATCH
     if (isz == 4 && rs == 1 && rows >= 8 && cols >= 8 && mt_cpu_has_avx2_fma()) {
-        pack_4_transposed((float *)dst, (const float *)src, rows, cols, cs);
+        pack_4_transposed((float *)dst, ld, (const float *)src, rows, cols, cs);
         return;
     }
 #endif
     switch (isz) {
     case 1:
-        pack_1((uint8_t *)dst, (const uint8_t *)src, rows, cols, rs, cs);
+        pack_1((uint8_t *)dst, ld, (const uint8_t *)src, rows, cols, rs, cs);
         break;
     case 2:
-        pack_2((uint16_t *)dst, (const uint16_t *)src, rows, cols, rs, cs);
+        pack_2((uint16_t *)dst, ld, (const uint16_t *)src, rows, cols, rs, cs);
         break;
     case 4:
-        pack_4((uint32_t *)dst, (const uint32_t *)src, rows, cols, rs, cs);
+        pack_4((uint32_t *)dst, ld, (const uint32_t *)src, rows, cols, rs, cs);
         break;
     default:
-        pack_8((uint64_t *)dst, (const uint64_t *)src, rows, cols, rs, cs);
+        pack_8((uint64_t *)dst, ld, (const uint64_t *)src, rows, cols, rs, cs);
         break;
     }
 }
@@ -363,7 +364,7 @@ static int blas_operand(const mat *x, int isz, char **buf, const char **p, bool 
     *buf = malloc((size_t)(x->rows * x->cols) * isz);
     if (!*buf)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    mt_gemm_pack(*buf, x->p, x->rows, x->cols, x->rs, x->cs, isz);
+    mt_gemm_pack(*buf, x->cols, x->p, x->rows, x->cols, x->rs, x->cs, isz);
     *p = *buf;
     *trans = false;
     *ld = x->cols;
@@ -485,6 +486,82 @@ done:
     return rc;
 }
 
+/* The row length (in items) of a packed B: an odd number of cache lines,
+ * so the kernel's walk down a strip of columns (and the pack's stores down
+ * them) visits every cache set; rows a power of two of lines apart (n =
+ * 512: 2 KB; n = 4096: 16 KB) all land in one or two sets and evict each
+ * other from L1 (64 x 4096 W^T packed and multiplied at m = 8 in about
+ * twice the time of 64 x 4080). */
+static int64_t packed_ld(int64_t n, int isz)
+{
+    int64_t per_line = 64 / isz, lines = (n + per_line - 1) / per_line;
+    return (lines | 1) * per_line;
+}
+
+/* Bytes of packed B a block of its columns fills: packed and then read by
+ * every row of A while it stays in L2 (1 MB per core here, beside a panel of
+ * A's rows). All of a large W^T at once (1024 x 1024: 4 MB) was written out
+ * to L3 and read back from there by each panel. */
+#define PACKED_BLOCK_BYTES (256 * 1024)
+
+/* A product whose B is packed a block of columns at a time. */
+typedef struct {
+    tile_job job; /* all of C's columns; a block's copy narrows it */
+    const char *b;
+    int64_t brs, bcs, width, ld;
+    atomic_int failed;
+} packed_job;
+
+/* Column blocks [b0, b1): each packed into this thread's buffer (from the
+ * caching allocator: a fresh 256 KB block faults in and zeroes 64 pages on
+ * every call) and multiplied by all of A's rows. */
+static void packed_blocks(void *arg, int64_t b0, int64_t b1)
+{
+    packed_job *pj = arg;
+    tile_job j = pj->job;
+    int isz = mt_itemsize(j.d);
+    void *buf;
+    size_t size;
+    void *block = mt_alloc((size_t)(j.k * pj->ld) * isz, 64, false, &buf, &size);
+    if (!block) {
+        atomic_store(&pj->failed, 1);
+        return;
+    }
+    for (int64_t blk = b0; blk < b1 && !atomic_load(&pj->failed); blk++) {
+        int64_t c0 = blk * pj->width;
+        j.n = pj->job.n - c0 < pj->width ? pj->job.n - c0 : pj->width;
+        j.t = pj->job.t + c0 * isz;
+        j.b = buf;
+        j.ldb = pj->ld;
+        mt_gemm_pack(buf, pj->ld, pj->b + c0 * pj->bcs * isz, j.k, j.n, pj->brs, pj->bcs, isz);
+        if (product(j.d, &j, j.m) < 0)
+            atomic_store(&pj->failed, 1);
+    }
+    mt_alloc_free(block, size);
+}
+
+/* B (not row-contiguous) packed by blocks of columns. Several blocks are
+ * split over the threads, each packing its own (the pack was a serial pass
+ * before a parallel product: at m = 4 the whole of it); blocks come in a
+ * multiple of the thread count, so no thread is left with one less. One
+ * block is packed once and its product split by rows. */
+static int packed_product(tile_job *j, const mat *B)
+{
+    int isz = mt_itemsize(j->d), nt = mt_get_num_threads();
+    int64_t n = j->n, per_block = PACKED_BLOCK_BYTES / isz / (j->k > 0 ? j->k : 1);
+    int64_t blocks = (n + per_block - 1) / (per_block > 0 ? per_block : 1);
+    if (blocks > 1)
+        blocks = (blocks + nt - 1) / nt * nt;
+    int64_t width = (n + blocks - 1) / blocks;
+    width = (width + MT_GEMM_COLS - 1) / MT_GEMM_COLS * MT_GEMM_COLS;
+    blocks = (n + width - 1) / width;
+    packed_job pj = {*j, B->p, B->rs, B->cs, width, packed_ld(width, isz)};
+    atomic_init(&pj.failed, 0);
+    double work = (double)j->m * (double)n * (double)j->k;
+    mt_parallel_for(0, blocks, work >= PARALLEL_MIN_WORK ? 1 : blocks + 1, packed_blocks, &pj);
+    return atomic_load(&pj.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in matmul") : 0;
+}
+
 static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
                     int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
@@ -497,25 +574,13 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     /* float32's kernel adds C itself (addmm's bias, copied into C first) */
     bool acc = d == MT_FLOAT32 && al.f == 1 && be.f == 1;
     bool direct = (plain || acc) && (ccs == 1 || n == 1) && (crs >= n || m == 1);
-    char *bbuf = NULL, *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
+    char *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, n, k, NULL, direct && acc};
-    if (B.cs != 1 && n > 1) {
-        bbuf = malloc((size_t)(k * n) * isz + 1);
-        if (!bbuf) {
-            if (!direct)
-                free(t);
-            return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-        }
-        mt_gemm_pack(bbuf, B.p, k, n, B.rs, B.cs, isz);
-        j.b = bbuf;
-        j.ldb = n;
-    }
-    int rc = product(d, &j, m);
+    tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, m, n, k, NULL, direct && acc};
+    int rc = B.cs != 1 && n > 1 ? packed_product(&j, &B) : product(d, &j, m);
     if (rc == 0 && !direct)
         combine(d, c, crs, ccs, t, m, n, al, be);
-    free(bbuf);
     if (!direct)
         free(t);
     return rc;
@@ -796,32 +861,30 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
     return s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B;
 }
 
-/* Products for the matrix-vector path: one row or column; up to DOT_MAX_M
- * rows of A @ W^T (B transposed: W's rows contiguous, and A's), dot
- * products of W's rows read in place, where BLAS would pack W^T (its
- * sgemm/dgemm pack both operands) or, against the own kernel's pack of W^T
- * (a pass over k x n, then its faster product), while the dots are long
- * enough to amortize their reductions: all DOT_MAX_M rows from k = 2 *
- * DOT_LONG_K, half of them from DOT_LONG_K, a quarter below; and under MR
- * rows with B's rows contiguous, B streamed once for all of them (the
- * register-blocked kernel has no whole block to run, its plain loop streams
- * B once per row, and BLAS packs all of B). Measured on one Zen 4 core,
- * dots against pack: 784 x 512 at m = 12 133 against 148-168 us, m = 16
- * about even; 500 x 500 at m = 8 even, m = 12 110-128 against 89 us;
- * 128 x 384 at m = 8 18 against 13 us. */
+/* Products for the matrix-vector path: one row or column; a few rows
+ * against a B of DOT_STREAM_ELEMS and more with its rows contiguous,
+ * streamed once for all of them (BLAS packs all of it, 1024 x 1024 at m = 2
+ * in 240 against 136 us; a smaller B goes faster through the kernel, from
+ * L2: 784 x 512 at m = 2 25 against 49 us); and up to DOT_MAX_M rows of A @
+ * W^T (B transposed: W's rows contiguous, and A's), dot products of W's rows
+ * read in place, while they beat packing W^T (a pass over k x n, then the
+ * kernel's faster product): the longer k, the more rows the dots' sums
+ * amortize over, dots for m < 2 + k / DOT_K_PER_ROW. Measured on one core
+ * (Zen 4), dots against pack, us: k 64 (n 4096) at m = 2 37/40, m = 3
+ * 53/45; k 128 at m = 4 13/11; k 256 at m = 6 30/29; k 500 at m = 8 74/69;
+ * k 784 at m = 12 133/132, m = 16 175/160; k 1024 (n 256) at m = 16
+ * 109/130. */
 #define DOT_MAX_M 16
-#define DOT_LONG_K 256
+#define DOT_K_PER_ROW 64
+#define DOT_STREAM_ELEMS (1024 * 1024)
 static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
                      const mt_gemm_operand *b)
 {
-    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1))
+    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1 && s->k * s->n >= DOT_STREAM_ELEMS))
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    int64_t own_m = s->k >= 2 * DOT_LONG_K ? DOT_MAX_M
-                    : s->k >= DOT_LONG_K   ? DOT_MAX_M / 2
-                                           : DOT_MAX_M / 4;
-    return s->m <= own_m || !own_beats_blas(d, s, b);
+    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, b);
 }
 
 typedef struct {

@@ -34,9 +34,10 @@ typedef struct {
 int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b,
             const mt_gemm_operand *c, mt_gemm_scale alpha, mt_gemm_scale beta);
 /* Copies a rows x cols matrix, element (i, j) at src[(i * rs + j * cs) * isz],
- * into dense row-major dst (items of isz 1, 2, 4 or 8 bytes). */
-void mt_gemm_pack(char *dst, const char *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-                  int isz);
+ * into row-major dst with rows ld >= cols items apart (items of isz 1, 2, 4
+ * or 8 bytes). */
+void mt_gemm_pack(char *dst, int64_t ld, const char *src, int64_t rows, int64_t cols, int64_t rs,
+                  int64_t cs, int isz);
 /* Work in multiply-adds, to decide on releasing the GIL. */
 static inline double mt_gemm_work(const mt_gemm_shape *s)
 {
