@@ -292,20 +292,23 @@ def _tensor_params(func: Callable) -> tuple:
     return tuple(out)
 
 
+_ABSENT = object()
+
+
 def _check_tensor_args(name: str, params: tuple, args: tuple, kwargs: dict) -> None:
     """The op parser's TypeError for a non-tensor in a Tensor parameter of a
     Python-level function, before its body trips over it."""
+    given = len(args)
     for i, pname, optional in params:
-        if i < len(args):
-            value, where = args[i], " (position %d)" % (i + 1)
-        elif pname in kwargs:
-            value, where = kwargs[pname], ""
-        else:
+        # the message is built only for a refused value: every call pays this loop
+        value = args[i] if i < given else kwargs.get(pname, _ABSENT)
+        if isinstance(value, minitorch.Tensor) or value is _ABSENT or (optional and value is None):
             continue
-        if not isinstance(value, minitorch.Tensor) and not (optional and value is None):
-            _C._refuse_foreign(name, "argument '%s'%s" % (pname, where), value)
-            raise TypeError("%s(): argument '%s'%s must be Tensor, not %s"
-                            % (name, pname, where, type(value).__name__))
+        # with its position also when passed by keyword: torch's Python-level
+        # functions hand their arguments on to their op by position
+        what = "argument '%s' (position %d)" % (pname, i + 1)
+        _C._refuse_foreign(name, what, value)
+        raise TypeError("%s(): %s must be Tensor, not %s" % (name, what, type(value).__name__))
 
 
 def overridable(func: _F) -> _F:

@@ -34,8 +34,12 @@ def _check_norm_dtypes(input: Tensor, kernel: str, *params: Optional[Tensor]) ->
     """torch's dtype rules for the normalization kernels: a floating input, and
     parameters of its dtype, or float32 ones beside a float16/bfloat16 input."""
     dtype = input.dtype
-    if all(p is None or p.dtype is dtype for p in params) and input.is_floating_point():
-        return  # the common case, without building the set below
+    for p in params:
+        if p is not None and p.dtype is not dtype:
+            break
+    else:
+        if input.is_floating_point():
+            return  # the common case, without building the set below
     if not input.is_floating_point():
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_SCALAR_NAMES[str(input.dtype)]}'")
@@ -111,17 +115,18 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
     if not isinstance(normalized_shape, (list, tuple)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}")
-    shape = tuple(normalized_shape)  # compared with Sizes as they are: no lists per call
-    normalized_shape = list(shape)
+    # compared with Sizes as they are; the messages' lists only on failure
+    shape = tuple(normalized_shape)
     k = len(shape)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.shape != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
-                               f"{normalized_shape}")
-    if input.shape[input.dim() - k:] != shape or input.dim() < k:
-        raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
-                           f"shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                               f"{list(shape)}")
+    dims = tuple(input.shape)  # a tuple slices in a tenth of a Size's time
+    if len(dims) < k or dims[len(dims) - k:] != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with "
+                           f"shape [*, {', '.join(map(str, shape))}], but got "
                            f"input of size{list(input.shape)}")
     _check_norm_dtypes(input, "LayerNormKernelImpl", weight, bias)
     out, _ = _layer_norm_rows(input, weight, bias, 1, math.prod(shape), 1, eps, False)
