@@ -12,7 +12,6 @@ import io
 import pickle
 import struct
 import zipfile
-import zlib
 from typing import Any, BinaryIO, Callable, Dict
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from .. import _C
 from .native import _CHUNK, _fail
 from .raw import check_bool, empty_raw, mapped_raw
+from .stored_zip import crc32
 from .torch_names import LoadedStorage, StorageType, allowed_globals, unsupported_torch_kind
 from .weights_only import WeightsUnpickler
 
@@ -91,7 +91,7 @@ class Archive:
         # straight from the file into out (records are stored), then the CRC
         self.f.seek(self._data_start(info))
         read_chunked(self.f, out, f"record {info.filename}")
-        if zlib.crc32(out) != info.CRC:
+        if crc32(out) != info.CRC:
             raise _fail(f"record {info.filename} is corrupted (bad CRC-32)")
 
     def mapped_record(self, info: zipfile.ZipInfo) -> np.ndarray:

@@ -14,17 +14,15 @@ reach, because a storage's element count is part of every reference to it.
 import io
 import os
 import pickle
-import struct
-import zipfile
 from collections import OrderedDict
 from typing import Any, BinaryIO, Dict, List, Tuple
 
 from .. import _C
 from .._tensor import Tensor, device
 from .raw import raw_bytes
+from .stored_zip import ALIGN, StoredZipWriter
 from .torch_names import TorchGlobal, dtype_global, storage_global
 
-_ALIGN = 64
 _TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 _PARAMETER_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
@@ -179,27 +177,6 @@ def _pickle(obj: Any, protocol: int) -> Tuple[bytes, _Storages]:
     return out.getvalue(), storages
 
 
-def _aligned_info(zf: zipfile.ZipFile, name: str, size: int) -> Tuple[zipfile.ZipInfo, bool]:
-    info = zipfile.ZipInfo(name)
-    info.compress_type = zipfile.ZIP_STORED
-    info.file_size = size
-    zip64 = size * 1.05 > zipfile.ZIP64_LIMIT
-    used = zf.start_dir + 30 + len(name.encode("utf-8")) + (20 if zip64 else 0)
-    pad = -used % _ALIGN
-    if 0 < pad < 4:
-        pad += _ALIGN
-    if pad:
-        info.extra = b"FB" + struct.pack("<H", pad - 4) + b"Z" * (pad - 4)
-    return info, zip64
-
-
-def _write_record(zf: zipfile.ZipFile, name: str, data) -> None:
-    data = memoryview(data)
-    info, zip64 = _aligned_info(zf, name, len(data))
-    with zf.open(info, "w", force_zip64=zip64) as dst:
-        dst.write(data)
-
-
 def _storage_bytes(storage: _Storage) -> memoryview:
     return raw_bytes(storage.member.detach().as_strided((storage.numel,), (1,), 0))
 
@@ -207,13 +184,14 @@ def _storage_bytes(storage: _Storage) -> memoryview:
 def write_zip(obj: Any, out: BinaryIO, archive_name: str, protocol: int) -> None:
     data_pkl, storages = _pickle(obj, protocol)
     prefix = archive_name + "/"
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
-        _write_record(zf, prefix + "data.pkl", data_pkl)
-        _write_record(zf, prefix + ".format_version", b"1")
-        _write_record(zf, prefix + ".storage_alignment", str(_ALIGN).encode())
-        _write_record(zf, prefix + "byteorder", b"little")
-        for storage in storages.order:
-            _write_record(zf, f"{prefix}data/{storage.key}", _storage_bytes(storage))
-        _write_record(zf, prefix + "version", b"3\n")
-        serialization_id = str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40]
-        _write_record(zf, prefix + ".data/serialization_id", serialization_id.encode())
+    zf = StoredZipWriter(out)
+    zf.add(prefix + "data.pkl", data_pkl)
+    zf.add(prefix + ".format_version", b"1")
+    zf.add(prefix + ".storage_alignment", str(ALIGN).encode())
+    zf.add(prefix + "byteorder", b"little")
+    for storage in storages.order:
+        zf.add(f"{prefix}data/{storage.key}", _storage_bytes(storage))
+    zf.add(prefix + "version", b"3\n")
+    serialization_id = str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40]
+    zf.add(prefix + ".data/serialization_id", serialization_id.encode())
+    zf.close()
