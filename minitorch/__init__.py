@@ -95,6 +95,7 @@ from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401
+from . import _weak_tensor_ref  # noqa: E402,F401  (installs _C._WeakTensorRef)
 
 overrides._finish_registration()
 

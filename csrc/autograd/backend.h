@@ -14,7 +14,11 @@
 struct mt_node;
 
 typedef struct {
-    /* Node hooks kept by the binding layer (Python callables). Return -1 on error. */
+    /* Hooks kept by the binding layer (Python callables), in torch's order:
+     * the tensor hooks of n's outputs (of its leaf, for AccumulateGrad) and
+     * their retained grads, then the node's own prehooks, then (after its
+     * backward) its post hooks. Return -1 on error. */
+    int (*run_tensor_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_post_hooks)(struct mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);
     int (*run_tensor_post_acc_hooks)(mt_tensor *leaf);

@@ -260,12 +260,13 @@ static int check_nan(mt_node *n, mt_tensor **gout)
 }
 
 /* torch saves a number given for a Tensor param it keeps as a wrapped
- * tensor, so a backward through a node whose saved values were freed fails
- * for such a param too (a saved tensor fails when its formula reads it). */
+ * tensor, and the index tensors of an indexing key, so a backward through a
+ * node whose saved values were freed fails for such a param too (a saved
+ * tensor fails when its formula reads it). */
 static int check_numbers_kept(mt_node *n)
 {
     for (int p = 0; p < n->nparams && p < 32; p++)
-        if ((n->kind->save_inputs & (1u << p)) && n->args[p].is_number)
+        if ((n->kind->save_inputs & (1u << p)) && (n->args[p].is_number || n->args[p].obj))
             return mt_node_saved(n, p) ? 0 : -1; /* raises torch's freed error */
     return 0;
 }
@@ -279,6 +280,29 @@ static int materialize(mt_node *n, mt_tensor **buf)
                 return -1;
         }
     return 0;
+}
+
+static bool is_target(const mt_backward_task *task, const capture_target *targets, mt_node *n)
+{
+    for (int t = 0; t < task->ninputs; t++)
+        if (targets[t].node == n)
+            return true;
+    return false;
+}
+
+/* Captures the gradients buf holds for the targets at node n. */
+static void capture(mt_backward_task *task, const capture_target *targets, mt_node *n,
+                    mt_tensor **buf)
+{
+    for (int t = 0; t < task->ninputs; t++)
+        if (targets[t].node == n) {
+            mt_tensor *g = buf[targets[t].input_nr];
+            if (g)
+                mt_retain(g);
+            if (task->captured[t])
+                mt_release(task->captured[t]);
+            task->captured[t] = g;
+        }
 }
 
 int mt_run_backward(mt_backward_task *task)
@@ -347,25 +371,28 @@ int mt_run_backward(mt_backward_task *task)
             goto done;
         }
     mt_grad_enabled = task->create_graph;
+    bool capturing = task->ninputs > 0 && !task->accumulate;
     while (heap.n) {
         mt_node *n = heap_pop(&heap);
         node_state *s = map_get(&map, n, false);
         failing = mt_running_node = n;
-        if ((n->pre_hooks || n->variable) && mt_ad.run_pre_hooks(n, s->buf) < 0)
+        /* As torch's engine: a captured node that runs on (it leads to
+         * further targets) gives its gradient as it arrived, before any
+         * hook; one that does not only has its tensor hooks run (not its
+         * own pre- or post-hooks), and gives what they returned. A captured
+         * leaf is not accumulated into. */
+        bool target = capturing && is_target(task, targets, n);
+        bool only_captured = target && !s->runs;
+        if (target && !only_captured)
+            capture(task, targets, n, s->buf);
+        if ((n->pre_hooks || n->variable) && mt_ad.run_tensor_pre_hooks(n, s->buf) < 0)
             goto done;
-        bool captured_here = false;
-        for (int t = 0; t < task->ninputs; t++)
-            if (targets[t].node == n) {
-                mt_tensor *g = s->buf[targets[t].input_nr];
-                if (g)
-                    mt_retain(g);
-                task->captured[t] = g;
-                captured_here = true;
-            }
-        /* A captured leaf is not accumulated into, nor does a captured node
-         * run unless it leads to further targets. */
-        if (captured_here && (n->kind == &mt_accumulate_grad_kind || !s->runs))
+        if (only_captured) {
+            capture(task, targets, n, s->buf);
             continue;
+        }
+        if (n->pre_hooks && mt_ad.run_pre_hooks(n, s->buf) < 0)
+            goto done;
         /* As in torch, a node no gradient reached passes none on, even one that
          * materialises missing outputs (formulas may assume a defined
          * gradient); a custom Function's backward still runs, its ctx decides

@@ -11,12 +11,16 @@ typedef struct {
     mt_tensor **root_grads; /* one per root, already shaped */
     bool keep_graph;
     bool create_graph;
-    /* Capture mode (autograd.grad, backward(inputs=...)): the gradients
-     * reaching these tensors are returned in captured[] instead of being
-     * accumulated, and only the part of the graph leading to them runs. */
+    /* Only the part of the graph leading to these tensors runs. Capture
+     * mode (autograd.grad): the gradients reaching them are returned in
+     * captured[] instead of being accumulated. With accumulate
+     * (backward(inputs=...)) their nodes run as in a plain backward (a
+     * leaf's .grad accumulates; a non-leaf input retains its grad, which
+     * the caller asks for) and nothing is captured. */
     int ninputs;
     mt_tensor **inputs;
     mt_tensor **captured; /* out: new references or NULL */
+    bool accumulate;
 } mt_backward_task;
 
 /* 0 on success, or -1 with an mt_error set (MT_ERR_HOST when a host hook

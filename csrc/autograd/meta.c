@@ -25,10 +25,20 @@ static int accumulate_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
         return 0;
     if (!m)
         return -1;
-    if (!m->grad) {
+    if (!m->grad && mt_grad_enabled) {
+        /* As torch's: a copy into a fresh tensor laid out as the leaf, made
+         * by copy_, so double backward reaches g through its CopyBackwards. */
+        mt_tensor *e = mt_call(MT_OP_empty_like, "T", n->variable);
+        mt_tensor *own = e ? mt_call(MT_OP_copy_, "TT", e, g) : NULL;
+        if (e)
+            mt_release(e);
+        if (!own)
+            return -1;
+        m->grad = own;
+    } else if (!m->grad) {
         /* A view or a tensor the caller still holds is copied; a fresh
-         * contiguous gradient (or one that must keep its graph) is kept. */
-        bool keep = mt_grad_enabled || (mt_owner.unshared(g) && mt_tensor_is_contiguous(g));
+         * contiguous gradient is kept. */
+        bool keep = mt_owner.unshared(g) && mt_tensor_is_contiguous(g);
         mt_tensor *own = keep ? (mt_retain(g), g) : mt_call(MT_OP_clone, "T", g);
         if (!own)
             return -1;
@@ -73,6 +83,9 @@ int mt_gradient_edge(mt_tensor *t, mt_edge *out)
         mt_node *acc = mt_node_new(&mt_accumulate_grad_kind, 0, 1, 0);
         if (!acc)
             return -1;
+        /* as torch's, it runs as soon as it is ready: a leaf's hooks and
+         * .grad come before any other node that is ready with it */
+        acc->seq = UINT64_MAX;
         mt_retain(t);
         acc->variable = t;
         fill_meta(&acc->out_meta[0], t);

@@ -25,6 +25,7 @@ int mt_tensor_type_init(PyObject *module);
 int mtpy_size_init(PyObject *module);
 int mt_py_function_init(PyObject *module);
 int mt_forward_ad_init(PyObject *module);
+int mt_autograd_api_init(PyObject *module);
 
 static PyObject *set_num_threads(PyObject *m, PyObject *arg)
 {
@@ -159,6 +160,18 @@ static int declare_gil_used(PyObject *m)
     return PyModule_AddObjectRef(m, "_requires_gil", Py_True);
 }
 
+/* _C._functions: the op functions by name, in a dict whose instances take
+ * attributes, where minitorch.autograd puts the node classes torch keeps
+ * in its _C._functions module (AccumulateGrad, DelayedError, ...). */
+static PyObject *new_function_table(void)
+{
+    PyObject *cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s(O){s:s}", "_FunctionTable",
+                                          (PyObject *)&PyDict_Type, "__module__", "minitorch._C");
+    PyObject *table = cls ? PyObject_CallNoArgs(cls) : NULL;
+    Py_XDECREF(cls);
+    return table;
+}
+
 PyMODINIT_FUNC PyInit__C(void)
 {
     PyObject *m = PyModule_Create(&module_def);
@@ -169,7 +182,7 @@ PyMODINIT_FUNC PyInit__C(void)
         return NULL;
     }
     mt_blas_locate = mtpy_load_blas;
-    PyObject *functions = PyDict_New();
+    PyObject *functions = new_function_table();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init(m) < 0 ||
         mtpy_dtype_init(m) < 0 || mtpy_size_init(m) < 0 || mtpy_generator_init(m) < 0 ||
@@ -181,8 +194,8 @@ PyMODINIT_FUNC PyInit__C(void)
         add_methods(m, mtpy_storage_sharing_methods) < 0 ||
         add_methods(m, mtpy_allocator_methods) < 0 || add_methods(m, mtpy_crc32_methods) < 0 ||
         mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 ||
-        mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
-        mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
+        mt_autograd_api_init(m) < 0 || mt_op_table_install(functions, nn_functions) < 0 ||
+        mtpy_return_types_init(m) < 0 || mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||
         !(mt_disabled_tf = PyCFunction_New(&disabled_def, NULL)) ||

@@ -99,6 +99,7 @@ int mt_standalone_init(void)
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     mt_ad = (mt_ad_backend){
+        .run_tensor_pre_hooks = no_pre_hooks,
         .run_pre_hooks = no_pre_hooks,
         .run_post_hooks = no_post_hooks,
         .run_tensor_post_acc_hooks = no_acc_hooks,

@@ -4,6 +4,7 @@ The graph and the engine are C (csrc/autograd); this module is the public
 entry: backward(), grad() and the grad-mode context managers.
 """
 import threading
+import warnings
 from typing import Optional
 
 from .. import _C
@@ -111,14 +112,33 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
                                "a grad_fn" % i)
     grads = _make_grads(tensors, grads)
     inputs = _as_tuple(inputs)
+    if create_graph:
+        _warn_create_graph_cycle()
     if not inputs:
         _run_backward(tensors, grads, retain_graph, create_graph, None)
         return
-    captured = _run_backward(tensors, grads, retain_graph, create_graph, inputs)
-    for inp, g in zip(inputs, captured):
-        if g is None:
-            continue
-        inp.grad = g if inp.grad is None else inp.grad + g
+    # as torch's: the inputs' nodes run as in a full backward, a non-leaf
+    # input retaining its grad (a leaf's .grad accumulates as usual)
+    for t in inputs:
+        t.retain_grad()
+    _run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
+
+
+_create_graph_warned = False
+
+
+def _warn_create_graph_cycle():
+    """torch's warning for backward(create_graph=True), given once per
+    process unless set_warn_always(True)."""
+    global _create_graph_warned
+    if _create_graph_warned and not _C._get_warnAlways():
+        return
+    _create_graph_warned = True
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle between "
+                  "the parameter and its gradient which can cause a memory leak. We recommend "
+                  "using autograd.grad when creating the graph to avoid this. If you have to use "
+                  "this function, make sure to reset the .grad fields of your parameters to None "
+                  "after use to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None,
@@ -213,7 +233,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                  for col in zip(*per))
 
 
-from . import forward_ad, function, functional, graph  # noqa: E402,F401
+from . import _functions, forward_ad, function, functional, graph  # noqa: E402,F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .function import Function  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

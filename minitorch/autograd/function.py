@@ -69,6 +69,9 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     dirty_tensors = ()
     non_differentiable = ()
     materialize_grads = True
+    # False: the grads of outputs marked non-differentiable stay None even
+    # when grads are materialized
+    _materialize_non_diff_grads = True
     needs_input_grad: Tuple[bool, ...] = ()
 
     def apply(self, *args):
@@ -93,7 +96,9 @@ class FunctionMeta(type):
                                  {"_forward_cls": cls, "__module__": cls.__module__,
                                   "clear_saved_tensors_on_access":
                                       getattr(cls, "clear_saved_tensors_on_access", False)})
-        cls._node_kind = _C._function_kind(name)
+        # _node_name: the name torch gives the node of one of its own
+        # Functions (minitorch.autograd._functions), if not <name>Backward
+        cls._node_kind = _C._function_kind(name, attrs.get("_node_name"))
         super().__init__(name, bases, attrs)
 
 
@@ -352,19 +357,6 @@ class NestedIOFunction(Function):
     """Legacy interface; not supported."""
 
 
-class DelayedError(Function):
-    """Passes tensors through; differentiating them raises ``msg``."""
-
-    @staticmethod
-    def forward(ctx, msg, *inputs):
-        ctx.msg = msg
-        return tuple(i.view_as(i) for i in inputs)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(ctx.msg)
-
-
 def once_differentiable(fn):
     """Marks a backward as not differentiable: it runs with grad mode off, and
     differentiating its result raises an error."""
@@ -387,11 +379,10 @@ def once_differentiable(fn):
                 v.requires_grad = True
             return v
 
-        tensors = [fake_requires_grad(v) for v in outs if v is not None]
-        wrapped = iter(DelayedError.apply(
-            "trying to differentiate twice a function that was marked with "
-            "@once_differentiable", *tensors))
-        outs = tuple(None if v is None else next(wrapped) for v in outs)
-        return outs[0] if single else outs
+        err_fn = _C._functions.DelayedError(
+            b"trying to differentiate twice a function that was marked with "
+            b"@once_differentiable", len(outs))
+        outs = err_fn(*(fake_requires_grad(v) for v in outs))
+        return outs if single or isinstance(outs, tuple) else (outs,)
 
     return wrapper

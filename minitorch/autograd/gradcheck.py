@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import _C
 from ._gradcheck_batched import batched_forward_grad_check, batched_grad_check
-from .function import Function
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -286,18 +285,6 @@ def _slow_mode_detail(func, inputs, func_out, outputs, eps, i, j):
             f"The max per-element difference (slow mode) is: {worst}.\n")
 
 
-class _UndefinedGrad(Function):
-    """Passes its input through; the gradient flowing back is undefined (None)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, g):
-        return None
-
-
 def _check_undefined_grad_support(func, inputs):
     """As torch's: backward must cope with undefined output grads, all of them at
     once and (for several outputs) one at a time, each on a fresh graph."""
@@ -329,10 +316,11 @@ def _check_undefined_grad_support(func, inputs):
                     "gradients\" in \"tools/autograd/derivatives.yaml\"")
 
     outputs = _differentiable_outputs(func(*inputs))
-    check([_UndefinedGrad.apply(o) for o in outputs])
+    undefined = _C._functions.UndefinedGrad()
+    check([undefined(o) for o in outputs])
     for k in range(len(outputs) if len(outputs) > 1 else 0):
         fresh = _differentiable_outputs(func(*inputs))
-        check([_UndefinedGrad.apply(o) if i == k else o for i, o in enumerate(fresh)])
+        check([undefined(o) if i == k else o for i, o in enumerate(fresh)])
 
 
 def _check_no_differentiable_outputs(func, inputs, func_out, eps):

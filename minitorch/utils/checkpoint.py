@@ -14,17 +14,32 @@ runs ``function`` without keeping what its backward needs, and runs it again
   once per backward run (a second run over a retained graph recomputes).
   The re-run stops as soon as it has saved as many tensors as the forward
   did, unless early stop is off (``early_stop=False`` or
-  ``set_checkpoint_early_stop(False)`` around the forward).
+  ``set_checkpoint_early_stop(False)`` around the forward). The re-run must
+  save what the forward saved: as many tensors, each of the same shape,
+  dtype and device (``determinism_check="default"``; ``"none"`` skips the
+  metadata), or backward raises ``CheckpointError``; with ``debug=True`` (or
+  ``set_checkpoint_debug_enabled(True)``) the error lists the operators the
+  forward and the re-run called, with where each was called from.
+
+Both variants re-run ``function`` in the autocast state the forward ran in.
 """
 import contextlib
+import traceback
 import warnings
 
 from .. import _C
 from ..autograd import Function, _graph_task
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..overrides import TorchFunctionMode
 
-__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled", "CheckpointError"]
+
+
+class CheckpointError(RuntimeError):
+    """What a non-reentrant checkpoint raises when its re-run differs from
+    the forward."""
 
 
 def _tensor_type():
@@ -48,6 +63,18 @@ def _rng_state(state, restore):
         gen.set_state(current)
 
 
+def _autocast_state():
+    """The CPU autocast state to re-run a checkpointed function in."""
+    from ..amp import autocast_mode as amp
+    return {"enabled": amp.is_autocast_enabled("cpu"), "dtype": amp.get_autocast_dtype("cpu"),
+            "cache_enabled": amp.is_autocast_cache_enabled()}
+
+
+def _in_autocast(state):
+    from ..amp import autocast
+    return autocast("cpu", **state)
+
+
 def _detached(args):
     Tensor = _tensor_type()
     out = []
@@ -69,6 +96,7 @@ class CheckpointFunction(Function):
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         ctx.rng_state = _C.default_generator.get_state() if preserve_rng_state else None
+        ctx.autocast = _autocast_state()
         Tensor = _tensor_type()
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -88,7 +116,8 @@ class CheckpointFunction(Function):
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
         detached = _detached(inputs)
-        with _rng_state(ctx.rng_state, ctx.preserve_rng_state), enable_grad():
+        with _rng_state(ctx.rng_state, ctx.preserve_rng_state), enable_grad(), \
+                _in_autocast(ctx.autocast):
             outputs = ctx.run_function(*detached)
         Tensor = _tensor_type()
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
@@ -120,6 +149,64 @@ def set_checkpoint_early_stop(enable: bool):
         _early_stop = previous
 
 
+_debug_enabled = None  # set_checkpoint_debug_enabled's setting, None outside it
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Whether checkpoints report the operators behind a re-run that differs
+    from the forward; inside, it overrides checkpoint's ``debug`` (None:
+    each checkpoint's own ``debug`` decides)."""
+    global _debug_enabled
+    previous = _debug_enabled
+    _debug_enabled = enabled
+    try:
+        yield
+    finally:
+        _debug_enabled = previous
+
+
+def _metadata(t):
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
+
+
+_METADATA_CHECKS = {"default": _metadata, "none": lambda t: None}
+
+_DEBUG_TIP = (
+    "\nTip: To see a more detailed error message, either pass `debug=True` to "
+    "`torch.utils.checkpoint.checkpoint(...)` or wrap the code block with `with "
+    "torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to enable checkpoint-debug "
+    "mode globally.\n")
+
+
+class _OpLog(TorchFunctionMode):
+    """Debug mode: the operators a run calls, each with where it was called."""
+
+    def __init__(self):
+        self.ops = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        where = "".join(traceback.format_stack(limit=4)[:-1])
+        self.ops.append((getattr(func, "__name__", repr(func)), where))
+        return func(*args, **(kwargs or {}))
+
+    def report(self, title):
+        calls = "\n".join(f"{i}: {name}" for i, (name, _) in enumerate(self.ops))
+        stacks = "\n".join(f"{i}: {name}\n{where}" for i, (name, where) in enumerate(self.ops))
+        return f"Operators called {title}:\n{calls}\n\nWhere each was called:\n{stacks}\n"
+
+
+def _debug_report(forward, recompute):
+    """Debug mode's error, in place of the one the check raised (as torch's)."""
+    return (f"{forward.report('in the original forward')}\n"
+            f"{recompute.report('in the recomputation')}\n"
+            "Detected non-determinism while running activation checkpointing. You are seeing "
+            "this error because you passed `debug=True` to checkpoint and tensors to be saved "
+            "during the original forward and differ between those saved during "
+            "recomputation: compare the two lists of operators above to find where the runs "
+            "diverge.")
+
+
 class _StopRecomputation(Exception):
     """Raised by the recomputation's pack hook once it has all it needs."""
 
@@ -128,23 +215,29 @@ class _Recompute:
     """What one non-reentrant checkpoint call saved: positions in the forward,
     filled by a re-run the first time backward asks for one."""
 
-    def __init__(self, function, args, kwargs, rng_state, preserve, early_stop):
+    def __init__(self, function, args, kwargs, rng_state, preserve, early_stop, metadata_fn,
+                 debug):
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state, self.preserve = rng_state, preserve
+        self.autocast = _autocast_state()
         self.early_stop = early_stop
+        self.metadata_fn = metadata_fn
+        self.metadata = []  # per saved tensor, what the re-run must match
+        self.forward_log = _OpLog() if debug else None
         self.count = 0
         self.forward_done = False
 
     def pack(self, t):
         self.count += 1
+        self.metadata.append(self.metadata_fn(t))
         return self.count - 1
 
     def _pack_again(self, got, t):
         if len(got) >= self.count:
             if self.forward_done:
-                raise RuntimeError(
+                raise CheckpointError(
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
-                    "than during the original forward pass.")
+                    f"than during the original forward pass.\n{_DEBUG_TIP}")
             return t  # a backward inside the checkpointed function: not ours to keep
         got.append(t.detach() if t.requires_grad else t)
         if self.early_stop and len(got) == self.count:
@@ -152,21 +245,44 @@ class _Recompute:
         return len(got) - 1
 
     def _recompute(self):
+        log = _OpLog() if self.forward_log is not None else contextlib.nullcontext()
+        try:
+            got = self._run_again(log)
+            self._check(got)
+        except CheckpointError as e:
+            if self.forward_log is None:
+                raise
+            raise CheckpointError(_debug_report(self.forward_log, log)) from e
+        return dict(enumerate(got))
+
+    def _run_again(self, log):
         got = []
         try:
             with _rng_state(self.rng_state, self.preserve), enable_grad(), \
+                    _in_autocast(self.autocast), \
                     saved_tensors_hooks(lambda t: self._pack_again(got, t),
-                                        lambda k: got[k] if isinstance(k, int) else k):
+                                        lambda k: got[k] if isinstance(k, int) else k), log:
                 self.function(*self.args, **self.kwargs)
         except _StopRecomputation:
             pass
+        return got
+
+    def _check(self, got):
         if len(got) != self.count:
-            raise RuntimeError(
+            raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during "
                 f"the original forward and recomputation.\nNumber of tensors saved during "
                 f"forward: {self.count}\nNumber of tensors saved during recomputation: "
-                f"{len(got)}.")
-        return dict(enumerate(got))
+                f"{len(got)}.\n{_DEBUG_TIP}")
+        different = [(i, was, self.metadata_fn(t))
+                     for i, (was, t) in enumerate(zip(self.metadata, got))
+                     if was != self.metadata_fn(t)]
+        if different:
+            listed = "".join(f"tensor at position {i}:\nsaved metadata: {was}\n"
+                             f"recomputed metadata: {now}\n" for i, was, now in different)
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                f"different metadata than during the forward pass.\n{listed}.\n{_DEBUG_TIP}")
 
     def unpack(self, i):
         # one recomputation per backward run (two runs over a retained graph
@@ -204,10 +320,18 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    if determinism_check not in _METADATA_CHECKS:
+        raise ValueError(f"determinism_check should be one of {list(_METADATA_CHECKS)}, but got "
+                         f"{determinism_check}")
+    debug = debug if _debug_enabled is None else _debug_enabled
+    if debug and context_fn is not None:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
     state = _C.default_generator.get_state() if preserve_rng_state else None
     frame = _Recompute(function, args, kwargs, state, preserve_rng_state,
-                       early_stop if _early_stop is None else _early_stop)
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+                       early_stop if _early_stop is None else _early_stop,
+                       _METADATA_CHECKS[determinism_check], debug)
+    log = frame.forward_log if debug else contextlib.nullcontext()
+    with saved_tensors_hooks(frame.pack, frame.unpack), log:
         out = function(*args, **kwargs)
     frame.forward_done = True
     return out

@@ -377,6 +377,30 @@ static PyObject *current_graph_task_roots(PyObject *m, PyObject *unused)
     return out;
 }
 
+/* _C._autograd._get_current_graph_task_keep_graph(): whether the running
+ * pass keeps the graph (True outside one, as torch's). */
+static PyObject *current_graph_task_keep_graph(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(current_run ? current_run->task->keep_graph : true);
+}
+
+static PyMethodDef autograd_submodule_methods[] = {
+    {"_get_current_graph_task_keep_graph", current_graph_task_keep_graph, METH_NOARGS, NULL},
+    {NULL},
+};
+
+/* _C._autograd: what torch keeps in its torch._C._autograd module. */
+int mt_autograd_api_init(PyObject *module)
+{
+    PyObject *sub = PyModule_New("minitorch._C._autograd");
+    if (!sub || PyModule_AddFunctions(sub, autograd_submodule_methods) < 0 ||
+        PyModule_AddObject(module, "_autograd", sub) < 0) {
+        Py_XDECREF(sub);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *engine_is_plain_backward(PyObject *m, PyObject *unused)
 {
     return PyBool_FromLong(!engine_captures);
@@ -427,8 +451,8 @@ done:
 }
 
 /* Tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None):
- * the common case runs the engine directly; inputs= goes through
- * minitorch.autograd.backward. */
+ * the common case runs the engine directly; inputs= and create_graph go
+ * through minitorch.autograd.backward. */
 static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
@@ -454,16 +478,19 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
                                 "backward() got an unexpected keyword argument '%s'", key);
         v[found] = args[nargs + k];
     }
-    if (v[3] != Py_None || engine_depth > 0)
+    int create = PyObject_IsTrue(v[2]);
+    if (create < 0)
+        return NULL;
+    /* create_graph too: minitorch.autograd.backward gives torch's warning */
+    if (v[3] != Py_None || engine_depth > 0 || create)
         return python_backward(self, v[0], v[1], v[2], v[3]);
     mt_tensor *t = MTPy_T(self);
     if (!mt_requires_grad(t))
         return PyErr_Format(
             PyExc_RuntimeError,
             "element 0 of tensors does not require grad and does not have a grad_fn");
-    int create = PyObject_IsTrue(v[2]);
-    int keep = v[1] == Py_None ? create : PyObject_IsTrue(v[1]);
-    if (create < 0 || keep < 0)
+    int keep = v[1] == Py_None ? 0 : PyObject_IsTrue(v[1]);
+    if (keep < 0)
         return NULL;
     PyObject *grad;
     if (v[0] == Py_None) {
@@ -559,13 +586,17 @@ static int tensor_array(PyObject *seq, mt_tensor **out, Py_ssize_t n, const char
     return 0;
 }
 
-/* _run_backward(roots, grads, keep_graph, create_graph, inputs or None)
- * -> tuple of captured gradients (None where none reached) or None */
+/* _run_backward(roots, grads, keep_graph, create_graph, inputs or None,
+ *               accumulate=False)
+ * -> tuple of captured gradients (None where none reached) or None; with
+ * accumulate, the inputs' nodes run (backward(inputs=...)) and nothing is
+ * captured. */
 static PyObject *run_backward(PyObject *m, PyObject *args)
 {
     PyObject *roots, *grads, *inputs;
-    int keep, create;
-    if (!PyArg_ParseTuple(args, "OOppO:_run_backward", &roots, &grads, &keep, &create, &inputs))
+    int keep, create, accumulate = 0;
+    if (!PyArg_ParseTuple(args, "OOppO|p:_run_backward", &roots, &grads, &keep, &create, &inputs,
+                          &accumulate))
         return NULL;
     PyObject *rs = PySequence_Fast(roots, "roots"), *gs = PySequence_Fast(grads, "grads");
     PyObject *is = inputs == Py_None ? NULL : PySequence_Fast(inputs, "inputs");
@@ -588,6 +619,7 @@ static PyObject *run_backward(PyObject *m, PyObject *args)
         .ninputs = (int)ni,
         .inputs = buf + 2 * nr,
         .captured = buf + 2 * nr + ni,
+        .accumulate = accumulate,
     };
     if (tensor_array(rs, task.roots, nr, "tensors") < 0 ||
         tensor_array(gs, task.root_grads, nr, "grad_tensors") < 0 ||
@@ -598,7 +630,7 @@ static PyObject *run_backward(PyObject *m, PyObject *args)
             mtpy_raise();
         goto done;
     }
-    if (!is) {
+    if (!is || accumulate) {
         result = Py_NewRef(Py_None);
         goto done;
     }

@@ -132,10 +132,12 @@ static void take_grads_tuple(PyObject *tup, int count, mt_tensor **grads)
 }
 
 /* The tensor hooks of a dict, in registration order as the run starts, on
- * the gradient in *slot: each sees what the one before returned. */
+ * the gradient in *slot: each sees what the one before returned. As in
+ * torch, a gradient that is None (an output of a running node that got
+ * none) is handed to them as None. */
 static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
 {
-    if (!hooks || !*slot)
+    if (!hooks)
         return 0;
     PyObject *items = PyDict_Items(hooks);
     if (!items)
@@ -148,7 +150,7 @@ static int call_hook_dict(PyObject *hooks, mt_tensor **slot)
         if (PyTuple_Check(PyTuple_GET_ITEM(kv, 0)))
             continue;
         PyObject *fn = PyTuple_GET_ITEM(kv, 1);
-        PyObject *r = PyObject_CallOneArg(fn, (PyObject *)mtpy_container(*slot));
+        PyObject *r = PyObject_CallOneArg(fn, *slot ? (PyObject *)mtpy_container(*slot) : Py_None);
         if (!r || (r != Py_None && check_returned(fn, *slot, r) < 0))
             status = -1;
         else if (r != Py_None) {
@@ -212,35 +214,46 @@ static PyObject *node_prehooks_now(PyObject *list)
 }
 
 /* As torch's engine: the tensor hooks of the node's outputs, then their
- * retained grads (which see what the hooks returned), then the node's own
- * prehooks. */
-static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
+ * retained grads (which see what the hooks returned). */
+static int be_run_tensor_pre_hooks(mt_node *n, mt_tensor **grads)
 {
-    PyObject *list = n->pre_hooks;
     if (n->variable) { /* AccumulateGrad: the leaf's own hooks */
         mt_autograd_meta *m = mt_meta.get(n->variable);
         if (m && call_hook_dict(m->hooks, &grads[0]) < 0)
             return -1;
     }
-    if (!list)
+    if (!n->pre_hooks)
         return 0;
-    PyObject *entries = PySequence_List(list);
-    PyObject *prehooks = entries ? node_prehooks_now(entries) : NULL;
-    int status = prehooks ? 0 : -1;
-    for (int pass = 0; pass < 3; pass++)
+    PyObject *entries = PySequence_List(n->pre_hooks);
+    int status = entries ? 0 : -1;
+    for (int pass = 0; pass < 2; pass++)
         for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(entries); i++) {
             PyObject *e = PyList_GET_ITEM(entries, i);
             long nr = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
             PyObject *hooks = PyTuple_GET_ITEM(e, 1), *metaaddr = PyTuple_GET_ITEM(e, 2);
-            if (nr >= n->nout)
+            if (nr < 0 || nr >= n->nout)
                 continue;
-            if (pass == 0 && nr >= 0 && hooks != Py_None)
+            if (pass == 0 && hooks != Py_None)
                 status = call_hook_dict(hooks, &grads[nr]);
-            else if (pass == 1 && nr >= 0 && metaaddr != Py_None)
+            else if (pass == 1 && metaaddr != Py_None)
                 status = retain_into(PyLong_AsVoidPtr(metaaddr), grads[nr]);
-            else if (pass == 2 && nr < 0) /* grad_fn.register_prehook(fn): fn(grad_outputs) */
-                status = call_node_prehooks(n, PyList_GET_ITEM(prehooks, i), grads);
         }
+    Py_XDECREF(entries);
+    return status;
+}
+
+/* The node's own prehooks (grad_fn.register_prehook(fn): fn(grad_outputs)),
+ * after its tensor hooks. */
+static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
+{
+    if (!n->pre_hooks)
+        return 0;
+    PyObject *entries = PySequence_List(n->pre_hooks);
+    PyObject *prehooks = entries ? node_prehooks_now(entries) : NULL;
+    int status = prehooks ? 0 : -1;
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(entries); i++)
+        if (PyLong_AsLong(PyTuple_GET_ITEM(PyList_GET_ITEM(entries, i), 0)) < 0)
+            status = call_node_prehooks(n, PyList_GET_ITEM(prehooks, i), grads);
     Py_XDECREF(prehooks);
     Py_XDECREF(entries);
     return status;
@@ -551,6 +564,7 @@ int mt_autograd_bind_init(PyObject *module)
     };
     mt_warn_hook = warn_hook;
     mt_ad = (mt_ad_backend){
+        .run_tensor_pre_hooks = be_run_tensor_pre_hooks,
         .run_pre_hooks = be_run_pre_hooks,
         .run_post_hooks = be_run_post_hooks,
         .run_tensor_post_acc_hooks = be_post_acc_hooks,

@@ -25,13 +25,15 @@ typedef struct {
     char cls_name[128]; /* "LinearFunction": names saved outputs in version errors */
 } function_kind;
 
+enum { OUT_NONE, OUT_DIFF, OUT_NONDIFF };
+
 typedef struct {
     PyObject_HEAD mt_node *node; /* the node owning this object (alive while we are) */
     PyObject *ctx;
     PyObject *kind_capsule;
     int ninputs;
     int *input_edge;     /* per forward argument: its edge, or -1 (not a tensor) */
-    bool *out_is_tensor; /* per output */
+    uint8_t *out_tensor; /* per output: OUT_NONE, OUT_DIFF or OUT_NONDIFF */
     int nsaved;
     mt_saved *saved;
     bool materialize;
@@ -59,7 +61,7 @@ static void function_node_dealloc(FunctionNodeObject *h)
     release_saved_entries(h);
     PyMem_Free(h->saved);
     PyMem_Free(h->input_edge);
-    PyMem_Free(h->out_is_tensor);
+    PyMem_Free(h->out_tensor);
     Py_XDECREF(h->ctx);
     Py_XDECREF(h->kind_capsule);
     PyObject_Free(h);
@@ -80,6 +82,17 @@ static void python_function_release(mt_node *n)
         release_saved_entries(n->py_ctx);
 }
 
+/* ctx._materialize_non_diff_grads (default True): False leaves the grads of
+ * non-differentiable outputs None even when grads are materialized. */
+static bool materialize_non_diff(FunctionNodeObject *h)
+{
+    PyObject *v = PyObject_GetAttrString(h->ctx, "_materialize_non_diff_grads");
+    int b = v ? PyObject_IsTrue(v) : 1;
+    Py_XDECREF(v);
+    PyErr_Clear();
+    return b != 0;
+}
+
 static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
     FunctionNodeObject *h = n->py_ctx;
@@ -96,7 +109,8 @@ static int python_function_backward(mt_node *n, mt_tensor **gin, mt_tensor **gou
         PyObject *g;
         if (gin[k])
             g = Py_NewRef((PyObject *)mtpy_container(gin[k]));
-        else if (h->materialize && h->out_is_tensor[k]) {
+        else if (h->materialize && h->out_tensor[k] &&
+                 (h->out_tensor[k] == OUT_DIFF || materialize_non_diff(h))) {
             mt_tensor_meta *m = &n->out_meta[k];
             mt_tensor *z = mt_new(m->dtype, m->ndim, m->sizes, true);
             if (!z)
@@ -153,21 +167,26 @@ done:
     return status;
 }
 
-/* _function_kind(class_name) -> capsule with the node kind of that class */
+/* _function_kind(class_name, node_name=None) -> capsule with the node kind
+ * of that class, named node_name (default: class_name + "Backward"; torch's
+ * own nodes made by Python Functions here, such as Error, differ). */
 static void kind_capsule_free(PyObject *cap)
 {
     PyMem_Free(PyCapsule_GetPointer(cap, "minitorch.function_kind"));
 }
 
-static PyObject *function_kind_new(PyObject *m, PyObject *name)
+static PyObject *function_kind_new(PyObject *m, PyObject *args)
 {
-    const char *s = PyUnicode_AsUTF8(name);
-    if (!s)
+    const char *s, *node_name = NULL;
+    if (!PyArg_ParseTuple(args, "s|z:_function_kind", &s, &node_name))
         return NULL;
     function_kind *k = PyMem_Calloc(1, sizeof *k);
     if (!k)
         return PyErr_NoMemory();
-    snprintf(k->name, sizeof k->name, "%sBackward", s);
+    if (node_name)
+        snprintf(k->name, sizeof k->name, "%s", node_name);
+    else
+        snprintf(k->name, sizeof k->name, "%sBackward", s);
     snprintf(k->cls_name, sizeof k->cls_name, "%s", s);
     k->kind = (mt_node_kind){
         .name = k->name, .backward = python_function_backward, .release = python_function_release};
@@ -335,10 +354,10 @@ static PyObject *function_record(PyObject *m, PyObject *a)
             h->saved_taken = false;
             h->weakrefs = NULL;
             h->input_edge = PyMem_Calloc(nargs + 1, sizeof(int));
-            h->out_is_tensor = PyMem_Calloc(nout + 1, sizeof(bool));
+            h->out_tensor = PyMem_Calloc(nout + 1, sizeof(uint8_t));
             h->saved = PyMem_Calloc(nsaved + 1, sizeof(mt_saved));
         }
-        if (!h || !h->input_edge || !h->out_is_tensor || !h->saved) {
+        if (!h || !h->input_edge || !h->out_tensor || !h->saved) {
             PyErr_NoMemory();
             goto fail;
         }
@@ -379,7 +398,7 @@ static PyObject *function_record(PyObject *m, PyObject *a)
         PyTuple_SET_ITEM(result, k, o);
         if (!record)
             continue;
-        h->out_is_tensor[k] = true;
+        h->out_tensor[k] = diff[k] ? OUT_DIFF : OUT_NONDIFF;
         mt_tensor *t = MTPy_T(o);
         n->out_meta[k].dtype = t->dtype;
         n->out_meta[k].ndim = t->ndim;
@@ -555,7 +574,7 @@ static PyTypeObject FunctionBase_Type = {
 };
 
 static PyMethodDef function_methods[] = {
-    {"_function_kind", function_kind_new, METH_O, NULL},
+    {"_function_kind", function_kind_new, METH_VARARGS, NULL},
     {"_function_record", function_record, METH_VARARGS, NULL},
     {NULL},
 };

@@ -1,6 +1,7 @@
 /* grad_fn objects: one Python class per node kind (AddBackward0, ...). */
 #include "../autograd/autograd_bind.h"
 
+#include <string.h>
 #include <structmember.h>
 
 typedef struct {
@@ -144,9 +145,18 @@ static int node_clear(MTNodeObject *o)
     return 0;
 }
 
+/* torch's hand-written nodes (not generated from derivatives.yaml) name
+ * themselves with their C++ namespace. */
+static const char *const cpp_named[] = {"AccumulateGrad", "CopySlices", "CopyBackwards", "Error",
+                                        "UndefinedGradBackward"};
+
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
 {
-    return PyUnicode_FromString(o->node->kind->name);
+    const char *name = o->node->kind->name;
+    for (size_t i = 0; i < sizeof cpp_named / sizeof *cpp_named; i++)
+        if (strcmp(name, cpp_named[i]) == 0)
+            return PyUnicode_FromFormat("torch::autograd::%s", name);
+    return PyUnicode_FromString(name);
 }
 
 static PyObject *node_next_functions(MTNodeObject *o, void *c)
