@@ -221,13 +221,27 @@ static PyObject *node_repr(MTNodeObject *o)
 }
 
 /* torch's grad_fn of a custom Function is its ctx: saved_tensors,
- * needs_input_grad and whatever forward set on ctx read through here. */
+ * needs_input_grad and whatever forward set on ctx read through here, after
+ * what the node saved. */
 static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 {
     PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
-    PyObject *ctx = r ? NULL : mtpy_function_ctx(o->node);
-    if (!ctx || !PyErr_ExceptionMatches(PyExc_AttributeError))
+    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError))
         return r;
+    /* what the node saved (grad_fn._saved_self, ...) */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    r = mtpy_node_saved_attr(o->node, name);
+    if (r || PyErr_Occurred()) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return r;
+    }
+    PyErr_Restore(type, value, tb);
+    PyObject *ctx = mtpy_function_ctx(o->node);
+    if (!ctx)
+        return NULL;
     PyErr_Clear();
     r = PyObject_GetAttr(ctx, name);
     if (!r && PyErr_ExceptionMatches(PyExc_AttributeError)) {
