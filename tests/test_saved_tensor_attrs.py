@@ -474,3 +474,29 @@ def test_default_hooks_warn_once_per_saved_tensor():
 
     same(torch, scenario)
 
+
+def test_post_hook_registered_by_an_unpack_hook():
+    def scenario(L):
+        seen = []
+
+        def unpack(t):
+            node = L._C._current_autograd_node()
+
+            def hook(grad_inputs, grad_outputs):
+                seen.append((node.name(), val(grad_inputs), grad_outputs))
+                return tuple(g / 2 for g in grad_inputs)
+            node.register_hook(hook)
+            return t
+
+        a = L.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        with L.autograd.graph.saved_tensors_hooks(ident, unpack):
+            y = a.exp()
+        y.sum().backward()
+        first = val(a.grad)
+        # registered before the node ran: it sees the gradients it got
+        z = a.sin()
+        z.grad_fn.register_hook(lambda gi, go: seen.append(("before", val(gi), val(go))))
+        z.sum().backward()
+        return seen, first
+
+    same(torch, scenario)

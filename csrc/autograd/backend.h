@@ -14,7 +14,9 @@
 struct mt_node;
 
 typedef struct {
-    /* Node hooks kept by the binding layer (Python callables). Return -1 on error. */
+    /* Node hooks kept by the binding layer (Python callables). Return -1 on
+     * error. run_post_hooks gets grads_in NULL when the node had no post
+     * hooks as its formula started: they see no grad_outputs. */
     int (*run_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_post_hooks)(struct mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);
     int (*run_tensor_post_acc_hooks)(mt_tensor *leaf);

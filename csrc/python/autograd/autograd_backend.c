@@ -247,10 +247,11 @@ static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
 }
 
 /* grad_fn.register_hook(fn): fn(grad_inputs, grad_outputs); a tuple it
- * returns replaces grad_inputs, and the next hook sees it. */
+ * returns replaces grad_inputs, and the next hook sees it. With gin NULL
+ * grad_outputs is (), as torch gives it to hooks registered mid-call. */
 static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
-    PyObject *ins = grads_tuple(n->nedges, gout), *outs = grads_tuple(n->nout, gin);
+    PyObject *ins = grads_tuple(n->nedges, gout), *outs = grads_tuple(gin ? n->nout : 0, gin);
     PyObject *fns = ins && outs ? PyDict_Values(n->post_hooks) : NULL;
     int status = fns ? 0 : -1;
     for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
