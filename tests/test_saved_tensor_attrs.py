@@ -62,7 +62,18 @@ def test_saved_values_of_builtin_nodes(dtype, shape):
 def test_saved_non_tensor_arguments():
     def scenario(L):
         a = L.tensor([[0.5, 1.5, -2.0], [1.0, 2.0, 3.0]], requires_grad=True)
+        b = L.tensor([[1.0, 2.0, 0.5], [0.25, 4.0, 1.0]], requires_grad=True)
         out = []
+        # arguments left to their defaults read as the defaults
+        out.append(L.add(a, b).grad_fn._saved_alpha)
+        out.append(L.sub(a, b, alpha=2).grad_fn._saved_alpha)
+        out.append(L.nn.functional.gelu(a).grad_fn._saved_approximate)
+        out.append(L.nn.functional.gelu(a, approximate="tanh").grad_fn._saved_approximate)
+        out.append(L.cat([a, b]).grad_fn._saved_dim)
+        out.append(L.cat([a, b], 1).grad_fn._saved_dim)
+        out.append(a.div(2.0).grad_fn._saved_self)
+        sp = L.nn.functional.softplus(a).grad_fn
+        out.append((sp._saved_beta, sp._saved_threshold))
         y = a.sum(0)
         out.append((y.grad_fn._saved_dim, y.grad_fn._saved_keepdim))
         y = a.sum(1, keepdim=True)
@@ -142,6 +153,29 @@ def test_mul_needed_save_double_backward_and_forward_mode():
             tangent = fa.unpack_dual(d * L.tensor([2.0, 3.0])).tangent
             tangent2 = fa.unpack_dual(L.tensor([2.0, 3.0]) / d).tangent
         return val(g), val(gg), val(tangent), val(tangent2)
+
+    same(torch, scenario)
+
+
+@pytest.mark.parametrize("op", ["max", "min", "sort", "topk", "cummax", "kthvalue", "median",
+                                "mode", "adaptive_max_pool2d"])
+def test_kept_output_names(op):
+    def scenario(L):
+        a = L.tensor([[0.5, 1.5, -2.0, 4.0], [1.0, 3.0, 2.0, -1.0], [0.0, 2.5, 1.0, 0.25]],
+                     requires_grad=True)
+        call = {
+            "max": lambda: L.max(a, 0), "min": lambda: L.min(a, 1), "sort": lambda: L.sort(a),
+            "topk": lambda: L.topk(a, 2), "cummax": lambda: L.cummax(a, 0),
+            "kthvalue": lambda: L.kthvalue(a, 2), "median": lambda: L.median(a, 1),
+            "mode": lambda: L.mode(a, 1),
+            "adaptive_max_pool2d": lambda: L.nn.functional.adaptive_max_pool2d(
+                a[None], 2, return_indices=True),
+        }[op]
+        values, indices = call()
+        g = values.grad_fn
+        names = [n for n in ("_saved_result", "_saved_result1", "_saved_indices",
+                             "_saved_values") if hasattr(g, n)]
+        return type(g).__name__, names, val(getattr(g, names[0])), val(indices)
 
     same(torch, scenario)
 

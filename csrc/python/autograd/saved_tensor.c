@@ -7,7 +7,8 @@
  *
  * Names come from the node's row signature, as torch's from the op's
  * schema: a method row's "input" is torch's "self", the kept output is
- * "result" ("result<k>" when the op has several outputs). A tensor param of
+ * "result" ("result<k>" when the op has several outputs, "values" or
+ * "indices" when they came as such a named tuple). A tensor param of
  * the kind's save_inputs is a SavedTensor (None when its MT_SAVE_IF rule
  * kept nothing); a number given for a tensor param is its value (a wrapped
  * 0-d tensor for a `Tensor|Number` param, as torch wraps it); other
@@ -189,11 +190,14 @@ static PyObject *number_value(const mt_ad_value *v, bool wrapped)
     return t;
 }
 
-/* A non-tensor argument as Python sees it; NULL with no error for a type
- * this does not show. */
-static PyObject *arg_value(const mt_ad_value *v, mt_argtype ty)
+/* A non-tensor argument of param p as Python sees it; NULL with no error
+ * for a type this does not show. An argument left out holds p's default
+ * (a str's is p's own: the node keeps only given ones). */
+static PyObject *arg_value(const mt_param *p, const mt_ad_value *v)
 {
-    if (v->none && ty != MT_ARG_BOOL)
+    bool defaulted = v->none && p->has_default && !p->default_none;
+    mt_argtype ty = p->type;
+    if (v->none && !defaulted && ty != MT_ARG_BOOL)
         Py_RETURN_NONE;
     switch (ty) {
     case MT_ARG_INT:
@@ -205,7 +209,7 @@ static PyObject *arg_value(const mt_ad_value *v, mt_argtype ty)
     case MT_ARG_BOOL:
         return PyBool_FromLong((long)v->i);
     case MT_ARG_STR:
-        return PyUnicode_FromString(v->str);
+        return PyUnicode_FromString(defaulted ? p->def.str : v->str);
     case MT_ARG_DTYPE:
         return Py_NewRef(mtpy_dtype_obj((mt_dtype)v->i));
     case MT_ARG_INT_LIST: {
@@ -220,7 +224,7 @@ static PyObject *arg_value(const mt_ad_value *v, mt_argtype ty)
         return r;
     }
     case MT_ARG_OBJECT:
-        return Py_NewRef(v->obj ? (PyObject *)v->obj : Py_None);
+        return v->obj ? Py_NewRef((PyObject *)v->obj) : NULL;
     default:
         return NULL;
     }
@@ -233,7 +237,9 @@ static mt_saved *output_entry(mt_node *n, const char *name)
     char want[24];
     if (k < 0 || k >= n->nout)
         return NULL;
-    if (n->nout == 1)
+    if (n->values_indices && k < 2)
+        snprintf(want, sizeof want, "%s", k ? "indices" : "values");
+    else if (n->nout == 1)
         snprintf(want, sizeof want, "result");
     else
         snprintf(want, sizeof want, "result%d", k);
@@ -288,7 +294,7 @@ PyObject *mtpy_node_saved_attr(mt_node *n, PyObject *attr)
             return !(n->kind->save_inputs & (1u << p)) ? NULL
                    : raw                               ? saved_tensor_wrap(n, &n->saved[p])
                                                        : unpack_entry(n, &n->saved[p]);
-        return raw || ty == MT_ARG_TENSOR_LIST ? NULL : arg_value(&n->args[p], ty);
+        return raw || ty == MT_ARG_TENSOR_LIST ? NULL : arg_value(&sig->params[p], &n->args[p]);
     }
     return NULL;
 }
