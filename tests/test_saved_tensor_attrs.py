@@ -101,7 +101,8 @@ def test_number_operand_is_a_wrapped_tensor_and_is_never_packed(number):
         out = [len(packed)]
         for r in (y, z, w):
             g = r.grad_fn
-            out.append((g._saved_self, val(g._saved_other), dtype_name(g._saved_other.dtype)))
+            out.append((g._saved_self, val(g._saved_other), dtype_name(g._saved_other.dtype),
+                        val(g._raw_saved_other.unpack())))
         (ga,) = L.autograd.grad((y + z + w).sum(), (a,))
         out.append(val(ga))
         return out
@@ -176,6 +177,42 @@ def test_kept_output_names(op):
         names = [n for n in ("_saved_result", "_saved_result1", "_saved_indices",
                              "_saved_values") if hasattr(g, n)]
         return type(g).__name__, names, val(getattr(g, names[0])), val(indices)
+
+    same(torch, scenario)
+
+
+@pytest.mark.parametrize("op", ["exp", "mul", "mul_number", "mul_const", "pow", "pow_tensor",
+                                "div", "max_dim", "sin", "custom"])
+def test_dir_lists_what_was_saved(op):
+    # what tools such as torchviz's show_saved walk: every _saved_ name dir()
+    # lists reads without error
+    def scenario(L):
+        a = L.tensor([[0.5, 1.5], [2.0, 3.0]], requires_grad=True)
+        b = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+
+        class Fn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        out = {"exp": lambda: a.exp(), "mul": lambda: a * b, "mul_number": lambda: a * 2,
+               "mul_const": lambda: a * b.detach(), "pow": lambda: a ** 2,
+               "pow_tensor": lambda: a ** b, "div": lambda: a / b,
+               "max_dim": lambda: L.max(a, 1)[0], "sin": lambda: a.sin(),
+               "custom": lambda: Fn.apply(a)}[op]()
+        g = out.grad_fn
+        names = sorted(n for n in dir(g) if n.startswith(("_saved_", "_raw_saved_"))
+                       and not n.endswith(("_sym_sizes", "_sym_strides")))
+        got = []
+        for n in names:
+            v = getattr(g, n)
+            got.append((n, type(v).__name__ if not isinstance(v, tuple) else len(v)))
+        return got
 
     same(torch, scenario)
 

@@ -190,16 +190,15 @@ static PyObject *number_value(const mt_ad_value *v, bool wrapped)
     return t;
 }
 
-/* A non-tensor argument of param p as Python sees it; NULL with no error
- * for a type this does not show. An argument left out holds p's default
- * (a str's is p's own: the node keeps only given ones). */
+/* A non-tensor argument of param p as Python sees it. An argument left
+ * out holds p's default (a str's is p's own: the node keeps only given
+ * ones). */
 static PyObject *arg_value(const mt_param *p, const mt_ad_value *v)
 {
     bool defaulted = v->none && p->has_default && !p->default_none;
-    mt_argtype ty = p->type;
-    if (v->none && !defaulted && ty != MT_ARG_BOOL)
+    if (v->none && !defaulted && p->type != MT_ARG_BOOL)
         Py_RETURN_NONE;
-    switch (ty) {
+    switch (p->type) {
     case MT_ARG_INT:
         return PyLong_FromLongLong(v->i);
     case MT_ARG_FLOAT:
@@ -223,27 +222,65 @@ static PyObject *arg_value(const mt_param *p, const mt_ad_value *v)
         }
         return r;
     }
-    case MT_ARG_OBJECT:
-        return v->obj ? Py_NewRef((PyObject *)v->obj) : NULL;
-    default:
-        return NULL;
+    default: /* MT_ARG_OBJECT (shown_as shows no other type) */
+        return Py_NewRef(v->obj ? (PyObject *)v->obj : Py_None);
     }
 }
 
-/* The kept output's entry when name is its name, else NULL. */
-static mt_saved *output_entry(mt_node *n, const char *name)
+/* How param p of n shows: not at all, as a value (_saved_<name>), as a
+ * saved tensor (also _raw_saved_<name>), or as the 0-d tensor torch wraps a
+ * number given for a `Tensor|Number` param in (also _raw_saved_<name>: a
+ * SavedTensor of its own, as the node reads the number). */
+enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_SAVED, SHOWN_WRAPPED };
+
+static int shown_as(const mt_node *n, int p)
+{
+    const mt_signature *sig = n->sig;
+    switch (sig->params[p].type) {
+    case MT_ARG_TENSOR:
+        if (p == sig->out_param)
+            return SHOWN_NOT;
+        if (n->args[p].is_number)
+            return sig->params[p].numbers_alone ? SHOWN_WRAPPED : SHOWN_VALUE;
+        return n->kind->save_inputs & (1u << p) ? SHOWN_SAVED : SHOWN_NOT;
+    case MT_ARG_INT:
+    case MT_ARG_FLOAT:
+    case MT_ARG_SCALAR:
+    case MT_ARG_BOOL:
+    case MT_ARG_STR:
+    case MT_ARG_DTYPE:
+    case MT_ARG_INT_LIST:
+    case MT_ARG_OBJECT:
+        return SHOWN_VALUE;
+    default:
+        return SHOWN_NOT;
+    }
+}
+
+/* The name of n's kept output into buf, or NULL when it keeps none. */
+static const char *output_name(const mt_node *n, char *buf, size_t size)
 {
     int k = n->kind->save_output - 1;
-    char want[24];
     if (k < 0 || k >= n->nout)
         return NULL;
     if (n->values_indices && k < 2)
-        snprintf(want, sizeof want, "%s", k ? "indices" : "values");
+        snprintf(buf, size, "%s", k ? "indices" : "values");
     else if (n->nout == 1)
-        snprintf(want, sizeof want, "result");
+        snprintf(buf, size, "result");
     else
-        snprintf(want, sizeof want, "result%d", k);
-    return strcmp(name, want) == 0 ? &n->saved[n->nparams] : NULL;
+        snprintf(buf, size, "result%d", k);
+    return buf;
+}
+
+/* A SavedTensor of its own holding the wrapped number v. */
+static PyObject *wrapped_saved(const mt_ad_value *v)
+{
+    PyObject *t = number_value(v, true);
+    SavedTensorObject *o = t ? (SavedTensorObject *)saved_tensor_wrap(NULL, NULL) : NULL;
+    if (o)
+        mt_saved_set(NULL, &o->own, MTPy_T(t), false, 0);
+    Py_XDECREF(t);
+    return (PyObject *)o;
 }
 
 static PyObject *custom_saved(mt_node *n, const char *name, bool raw)
@@ -271,32 +308,62 @@ PyObject *mtpy_node_saved_attr(mt_node *n, PyObject *attr)
 {
     const char *s = PyUnicode_AsUTF8(attr);
     bool raw = s && strncmp(s, "_raw_saved_", 11) == 0;
+    char buf[24];
     if (!s) {
         PyErr_Clear();
         return NULL;
     }
     if (!raw && strncmp(s, "_saved_", 7) != 0)
         return NULL;
-    const char *name = s + (raw ? 11 : 7);
+    const char *name = s + (raw ? 11 : 7), *out = n->sig ? output_name(n, buf, sizeof buf) : NULL;
     if (!n->sig)
         return custom_saved(n, name, raw);
-    mt_saved *entry = output_entry(n, name);
-    if (entry)
+    if (out && strcmp(name, out) == 0) {
+        mt_saved *entry = &n->saved[n->nparams];
         return raw ? saved_tensor_wrap(n, entry) : unpack_entry(n, entry);
+    }
     const mt_signature *sig = n->sig;
-    for (int p = 0; p < n->nparams && p < sig->nparams; p++) {
-        if (strcmp(torch_param_name(sig, p), name) != 0 || p == sig->out_param)
+    for (int p = 0; p < n->nparams; p++) {
+        int how = shown_as(n, p);
+        if (how == SHOWN_NOT || strcmp(torch_param_name(sig, p), name) != 0)
             continue;
-        mt_argtype ty = sig->params[p].type;
-        if (ty == MT_ARG_TENSOR && n->args[p].is_number)
-            return raw ? NULL : number_value(&n->args[p], sig->params[p].numbers_alone);
-        if (ty == MT_ARG_TENSOR)
-            return !(n->kind->save_inputs & (1u << p)) ? NULL
-                   : raw                               ? saved_tensor_wrap(n, &n->saved[p])
-                                                       : unpack_entry(n, &n->saved[p]);
-        return raw || ty == MT_ARG_TENSOR_LIST ? NULL : arg_value(&sig->params[p], &n->args[p]);
+        if (how == SHOWN_SAVED)
+            return raw ? saved_tensor_wrap(n, &n->saved[p]) : unpack_entry(n, &n->saved[p]);
+        if (how == SHOWN_WRAPPED)
+            return raw ? wrapped_saved(&n->args[p]) : number_value(&n->args[p], true);
+        if (raw)
+            return NULL;
+        return sig->params[p].type == MT_ARG_TENSOR ? number_value(&n->args[p], false)
+                                                    : arg_value(&sig->params[p], &n->args[p]);
     }
     return NULL;
+}
+
+static int append_name(PyObject *list, const char *prefix, const char *name)
+{
+    PyObject *s = PyUnicode_FromFormat("%s%s", prefix, name);
+    int rc = s ? PyList_Append(list, s) : -1;
+    Py_XDECREF(s);
+    return rc;
+}
+
+int mtpy_node_saved_names(mt_node *n, PyObject *list)
+{
+    int count;
+    char buf[24];
+    if (!n->sig)
+        return mtpy_function_saved(n, &count) ? append_name(list, "_raw_saved_", "tensors") : 0;
+    const char *out = output_name(n, buf, sizeof buf);
+    if (out && (append_name(list, "_saved_", out) < 0 || append_name(list, "_raw_saved_", out) < 0))
+        return -1;
+    for (int p = 0; p < n->nparams; p++) {
+        int how = shown_as(n, p);
+        const char *name = torch_param_name(n->sig, p);
+        if ((how != SHOWN_NOT && append_name(list, "_saved_", name) < 0) ||
+            (how >= SHOWN_SAVED && append_name(list, "_raw_saved_", name) < 0))
+            return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------- _C._autograd */

@@ -252,7 +252,17 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
     return r;
 }
 
+/* object.__dir__ and what the node saved, as torch lists its properties */
+static PyObject *node_dir(MTNodeObject *o, PyObject *unused)
+{
+    PyObject *list = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", o);
+    if (list && mtpy_node_saved_names(o->node, list) < 0)
+        Py_CLEAR(list);
+    return list;
+}
+
 static PyMethodDef node_methods[] = {
+    {"__dir__", (PyCFunction)node_dir, METH_NOARGS, NULL},
     {"name", (PyCFunction)node_name, METH_NOARGS, NULL},
     {"register_hook", (PyCFunction)node_register_hook, METH_O, NULL},
     {"register_prehook", (PyCFunction)node_register_prehook, METH_O, NULL},
