@@ -17,7 +17,9 @@ typedef struct {
     /* Hooks kept by the binding layer (Python callables), in torch's order:
      * the tensor hooks of n's outputs (of its leaf, for AccumulateGrad) and
      * their retained grads, then the node's own prehooks, then (after its
-     * backward) its post hooks. Return -1 on error. */
+     * backward) its post hooks. Return -1 on error. run_post_hooks gets
+     * grads_in NULL when the node had no post hooks as its formula started:
+     * they see no grad_outputs. */
     int (*run_tensor_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_pre_hooks)(struct mt_node *n, mt_tensor **grads);
     int (*run_post_hooks)(struct mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);

@@ -45,6 +45,36 @@ static const struct {
 #undef MT_VARIANT
 };
 
+static const struct {
+    const char *key;
+    int param;
+    uint32_t needed_by;
+} save_ifs[] = {
+#define MT_SAVE_IF(Key, p, mask) {#Key, p, mask},
+#include "../ops.def"
+#undef MT_SAVE_IF
+};
+
+/* The MT_SAVE_IF rows, once, into their kinds' save_if tables. */
+static int attach_save_ifs(void)
+{
+    for (size_t r = 0; r < sizeof save_ifs / sizeof save_ifs[0]; r++) {
+        size_t i = 0;
+        while (i < NKINDS && strcmp(keys[i], save_ifs[r].key) != 0)
+            i++;
+        int p = save_ifs[r].param;
+        if (i == NKINDS || p < 0 || p >= MT_NODE_MAX_PARAMS)
+            return mt_error(MT_ERR_RUNTIME, "minitorch: bad MT_SAVE_IF row for %s",
+                            save_ifs[r].key);
+        uint32_t *table = (uint32_t *)kinds[i].save_if;
+        if (!table && !(table = calloc(MT_NODE_MAX_PARAMS, sizeof *table)))
+            return mt_error(MT_ERR_MEMORY, "out of memory");
+        table[p] = save_ifs[r].needed_by;
+        kinds[i].save_if = table;
+    }
+    return 0;
+}
+
 #define MT_JVP(Key, fn) int fn(mt_node *, mt_tensor **, mt_tensor **);
 #include "../ops.def"
 #undef MT_JVP
@@ -179,6 +209,8 @@ int mt_autograd_init(void)
     }
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++)
         mt_op_autograd_rows[guards[g].id].guard = guards[g].fn;
+    if (attach_save_ifs() < 0)
+        return -1;
     return resolve_variants();
 }
 

@@ -410,13 +410,16 @@ int mt_run_backward(mt_backward_task *task)
             fail_oom();
             goto done;
         }
+        /* post hooks registered while the formula runs (by an unpack hook)
+         * get no grad_outputs: torch hands the node its inputs to consume */
+        bool had_post_hooks = n->post_hooks != NULL;
         if (any_grad && n->saved_released && check_numbers_kept(n) < 0)
             goto done;
         if (any_grad && n->kind->backward(n, s->buf, gout) < 0)
             goto done;
         if (mt_validate_outputs(n, gout) < 0)
             goto done;
-        if (n->post_hooks && mt_ad.run_post_hooks(n, s->buf, gout) < 0)
+        if (n->post_hooks && mt_ad.run_post_hooks(n, had_post_hooks ? s->buf : NULL, gout) < 0)
             goto done;
         if (mt_anomaly_enabled && mt_anomaly_check_nan && check_nan(n, gout) < 0)
             goto done;

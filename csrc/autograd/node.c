@@ -42,6 +42,8 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
 
 void mt_saved_release(mt_saved *s)
 {
+    if (s->t || s->packed)
+        s->released = true;
     if (s->t)
         mt_release(s->t);
     if (s->packed)
@@ -63,14 +65,21 @@ int mt_saved_pack(mt_saved *s, int count)
             return -1;
         if (!packed)
             return 0; /* no hooks active */
-        if (!s[i].is_output && mt_gradient_edge(s[i].t, &s[i].history) < 0) {
-            mt_owner.release_object(packed);
+        if (mt_saved_take_packed(&s[i], packed) < 0)
             return -1;
-        }
-        mt_release(s[i].t);
-        s[i].t = NULL;
-        s[i].packed = packed;
     }
+    return 0;
+}
+
+int mt_saved_take_packed(mt_saved *s, void *packed)
+{
+    if (!s->is_output && mt_gradient_edge(s->t, &s->history) < 0) {
+        mt_owner.release_object(packed);
+        return -1;
+    }
+    mt_release(s->t);
+    s->t = NULL;
+    s->packed = packed;
     return 0;
 }
 
@@ -133,6 +142,7 @@ void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_
     s->output_nr = output_nr;
     s->producer = NULL;
     s->history.fn = NULL;
+    s->released = false;
     if (is_output) {
         s->producer = n->kind->name;
         s->producer_nr = output_nr;
@@ -177,7 +187,7 @@ static mt_tensor *attach_input_history(mt_tensor *out, const mt_edge *e)
 
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
 {
-    if (n->saved_released) {
+    if ((n && n->saved_released) || s->released) {
         mt_error(
             MT_ERR_RUNTIME,
             "Trying to backward through the graph a second time (or directly access saved "
@@ -203,6 +213,14 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
     }
     if (!s->t)
         return NULL;
+    /* an input saved with history that lost it (x.detach_()) can no longer
+     * lead double backward back to x: torch refuses it */
+    if (!s->is_output && s->producer && !mt_requires_grad(s->t)) {
+        mt_error(MT_ERR_RUNTIME,
+                 "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                 ".detach_().This is not supported, please use out-of-place `.detach()` instead");
+        return NULL;
+    }
     if (mt_version(s->t) != s->version) {
         char msg[768], shape[256], origin[160] = "";
         int len = 0;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 typedef struct mt_node mt_node;
+struct mt_signature;
 
 typedef struct {
     mt_node *fn; /* NULL: that input needs no gradient */
@@ -46,6 +47,7 @@ typedef struct {
     /* A packed input's gradient edge (strong), which the unpacked tensor
      * gets as its history so double backward reaches the original. */
     mt_edge history;
+    bool released; /* held a tensor once, now freed (an empty entry saved None) */
 } mt_saved;
 
 /* Gradient formula: grads_in[k] is the gradient of output k (NULL when the
@@ -73,6 +75,10 @@ typedef struct mt_node_kind {
     /* The kind a call takes by the path its impl took (MT_PATH variant rows;
      * NULL entries keep this kind), or NULL when no rule names this kind. */
     const struct mt_node_kind **by_path;
+    /* NULL, or per param p (MT_SAVE_IF rows): p is saved only when a param
+     * of this mask needs a gradient (or a tangent), as torch's formulas save
+     * x of x * y only when y requires grad; 0 keeps p unconditional. */
+    const uint32_t *save_if;
 } mt_node_kind;
 
 /* Paths an impl may report (mt_args.path) are below this. */
@@ -108,6 +114,12 @@ struct mt_node {
     mt_node *wrapped;    /* CopySlices: the in-place op's node (strong) */
     void *anomaly;       /* anomaly mode: where it was made (binding-owned) */
     void *metadata;      /* grad_fn.metadata (binding-owned) */
+    /* The recording row's signature (NULL for custom nodes): names what the
+     * node keeps (grad_fn._saved_<name>) after its parameters. */
+    const struct mt_signature *sig;
+    /* The call returned a (values, indices) named tuple, after which torch
+     * names its outputs (grad_fn._saved_indices). */
+    bool values_indices;
 };
 
 /* The node whose backward is running (NULL outside the engine): in anomaly
@@ -127,10 +139,14 @@ mt_tensor *mt_node_saved(mt_node *n, int slot);
 void mt_node_release_saved(mt_node *n);
 /* The same for a saved entry kept outside n->saved (custom kinds save any number). */
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr);
+/* n may be NULL for an entry saved outside any node (a saved input). */
 mt_tensor *mt_saved_get(mt_node *n, mt_saved *s);
 /* Hands the count saved entries s of n to the active saved-tensor hooks, if
  * any (autograd.graph.saved_tensors_hooks). */
 int mt_saved_pack(mt_saved *s, int count);
+/* Keeps packed (what a pack hook made of s's tensor, consumed) in place of
+ * the tensor. */
+int mt_saved_take_packed(mt_saved *s, void *packed);
 void mt_saved_release(mt_saved *s);
 
 /* Sequence numbers: later nodes run first. */

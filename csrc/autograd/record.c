@@ -251,6 +251,21 @@ static int differentiable_outputs(bool inplace, const mt_args *a, const mt_resul
     return differentiable ? r->n : 0;
 }
 
+/* Whether n keeps saved param p: some param its MT_SAVE_IF rule names has
+ * an edge (a gradient or, for a forward node, a tangent to carry). */
+static bool save_needed(const mt_node *n, int p)
+{
+    uint32_t mask = n->kind->save_if ? n->kind->save_if[p] : 0;
+    if (!mask)
+        return true;
+    for (int q = 0; q < n->nparams && q < 32; q++)
+        if ((mask & (1u << q)))
+            for (int k = 0; k < n->edge_count[q]; k++)
+                if (n->edges[n->edge_start[q] + k].fn)
+                    return true;
+    return false;
+}
+
 /* A node for the call: edges, arguments, saved inputs, output metadata and
  * the saved output. For the backward graph the edges lead to the inputs'
  * history; a node built only to compute tangents marks the inputs that carry
@@ -274,6 +289,7 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
         return NULL;
     }
     n->op_name = op;
+    n->sig = s;
     int e = 0;
     for (int p = 0; p < np; p++) {
         mt_argtype ty = s->params[p].type;
@@ -296,7 +312,7 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
     }
     n->kind = mt_derivative_variant(n);
     for (int p = 0; p < np && p < 32; p++) {
-        if (!(n->kind->save_inputs & (1u << p)))
+        if (!(n->kind->save_inputs & (1u << p)) || !save_needed(n, p))
             continue;
         if (!for_forward && a->v[p].t && s->params[p].type == MT_ARG_TENSOR &&
             a->v[p].t->storage->inference) {
@@ -391,6 +407,7 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, false);
     if (!n)
         return -1;
+    n->values_indices = r->tuple_name != NULL;
     int status = 0;
     for (int k = 0; k < nout && status == 0; k++) {
         mt_tensor *o = outs[k];

@@ -239,5 +239,7 @@ from .function import Function  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from .variable import Variable  # noqa: E402
 
+SavedTensor = _C._autograd.SavedTensor  # what grad_fn._raw_saved_<name> returns
+
 __all__ += ["Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
             "Variable"]

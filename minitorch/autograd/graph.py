@@ -8,8 +8,9 @@ stack; the innermost applies. The stack lives in the C binding; a backward
 run puts back the stack it started with (what hooks enter or leave during it
 does not outlive it), and leaving a context drops its entry and anything left
 above it. ``disable_saved_tensors_hooks(message)`` makes installing hooks (or
-being inside some) an error with that message; ``save_on_cpu`` keeps saved
-tensors in CPU memory.
+being inside some) an error with that message, per thread (the switch lives in
+``_C._autograd``, as torch's); ``save_on_cpu`` keeps saved tensors in CPU
+memory.
 
 ``register_multi_grad_hook(tensors, fn, mode=...)`` calls ``fn`` once per
 backward: with the gradients of all ``tensors`` the run reaches (``"all"``)
@@ -24,11 +25,9 @@ from . import _graph_task
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook"]
 
-_disabled = threading.local()  # .message: why hooks are disabled, or absent
-
 
 def _check_enabled() -> None:
-    message = getattr(_disabled, "message", None)
+    message = _C._autograd._saved_tensors_hooks_get_disabled_error_message()
     if message is not None:
         raise RuntimeError(message)
 
@@ -79,14 +78,15 @@ class save_on_cpu(saved_tensors_hooks):
 def disable_saved_tensors_hooks(error_message: str):
     """Inside, entering ``saved_tensors_hooks`` raises RuntimeError with
     ``error_message``; entering it while hooks are installed raises too."""
-    previous = getattr(_disabled, "message", None)
-    _disabled.message = error_message
+    previous = _C._autograd._saved_tensors_hooks_get_disabled_error_message()
     try:
-        if _C._saved_tensors_hooks_stack():
-            raise RuntimeError(error_message)
+        _C._autograd._saved_tensors_hooks_disable(error_message)
         yield
     finally:
-        _disabled.message = previous
+        if previous is None:
+            _C._autograd._saved_tensors_hooks_enable()
+        else:
+            _C._autograd._saved_tensors_hooks_disable(previous, fail_if_non_empty=False)
 
 
 class _MultiHandle:

@@ -389,16 +389,14 @@ static PyMethodDef autograd_submodule_methods[] = {
     {NULL},
 };
 
-/* _C._autograd: what torch keeps in its torch._C._autograd module. */
+/* Adds this file's part of _C._autograd (torch's torch._C._autograd), the
+ * submodule saved_tensor.c creates. */
 int mt_autograd_api_init(PyObject *module)
 {
-    PyObject *sub = PyModule_New("minitorch._C._autograd");
-    if (!sub || PyModule_AddFunctions(sub, autograd_submodule_methods) < 0 ||
-        PyModule_AddObject(module, "_autograd", sub) < 0) {
-        Py_XDECREF(sub);
-        return -1;
-    }
-    return 0;
+    PyObject *sub = PyObject_GetAttrString(module, "_autograd");
+    int rc = sub ? PyModule_AddFunctions(sub, autograd_submodule_methods) : -1;
+    Py_XDECREF(sub);
+    return rc;
 }
 
 static PyObject *engine_is_plain_backward(PyObject *m, PyObject *unused)

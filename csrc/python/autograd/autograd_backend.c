@@ -260,10 +260,11 @@ static int be_run_pre_hooks(mt_node *n, mt_tensor **grads)
 }
 
 /* grad_fn.register_hook(fn): fn(grad_inputs, grad_outputs); a tuple it
- * returns replaces grad_inputs, and the next hook sees it. */
+ * returns replaces grad_inputs, and the next hook sees it. With gin NULL
+ * grad_outputs is (), as torch gives it to hooks registered mid-call. */
 static int be_run_post_hooks(mt_node *n, mt_tensor **gin, mt_tensor **gout)
 {
-    PyObject *ins = grads_tuple(n->nedges, gout), *outs = grads_tuple(n->nout, gin);
+    PyObject *ins = grads_tuple(n->nedges, gout), *outs = grads_tuple(gin ? n->nout : 0, gin);
     PyObject *fns = ins && outs ? PyDict_Values(n->post_hooks) : NULL;
     int status = fns ? 0 : -1;
     for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(fns); i++) {
@@ -407,18 +408,22 @@ static int be_pack_saved(mt_tensor *t, void **packed)
         PyErr_SetString(PyExc_RuntimeError, "saved tensors hooks must be (pack, unpack) pairs");
         return -1;
     }
+    int rc = mtpy_pack_saved_with(pair, t, packed);
+    Py_DECREF(pair);
+    return rc;
+}
+
+int mtpy_pack_saved_with(PyObject *pair, mt_tensor *t, void **packed)
+{
     int64_t version = mt_version(t);
     /* in no_grad mode, as torch's: what the hook computes saves nothing */
     bool grad_mode = mt_grad_enabled;
     mt_grad_enabled = false;
     PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(pair, 0), (PyObject *)mtpy_container(t));
     mt_grad_enabled = grad_mode;
-    if (!r) {
-        Py_DECREF(pair);
+    if (!r)
         return -1;
-    }
     if (mt_version(t) != version) {
-        Py_DECREF(pair);
         Py_DECREF(r);
         PyErr_SetString(PyExc_RuntimeError,
                         "A saved tensor pack hook is modifying its input in place. Tensors "
@@ -428,7 +433,6 @@ static int be_pack_saved(mt_tensor *t, void **packed)
         return -1;
     }
     *packed = PyTuple_Pack(2, PyTuple_GET_ITEM(pair, 1), r);
-    Py_DECREF(pair);
     Py_DECREF(r);
     return *packed ? 0 : -1;
 }
@@ -578,6 +582,8 @@ int mt_autograd_bind_init(PyObject *module)
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     if (!(saved_hooks_stack = PyList_New(0)) ||
         PyModule_AddFunctions(module, saved_hooks_methods) < 0)
+        return -1;
+    if (mtpy_saved_tensor_init(module) < 0)
         return -1;
     return mt_node_object_init(module);
 }

@@ -21,6 +21,17 @@ void mtpy_meta_share(MTTensorObject *dst, MTTensorObject *src);
 
 /* The saved-tensor hooks stack, a list of (pack, unpack) tuples (borrowed). */
 PyObject *mtpy_saved_hooks_stack(void);
+/* *packed = what pair's pack hook made of t, kept with pair's unpack hook
+ * (a new reference); -1 with a Python error (the hook failed or wrote into t). */
+int mtpy_pack_saved_with(PyObject *pair, mt_tensor *t, void **packed);
+/* grad_fn._saved_<name> / _raw_saved_<name> of node n (saved_tensor.c), or
+ * NULL with no error set when n keeps nothing of that name. */
+PyObject *mtpy_node_saved_attr(mt_node *n, PyObject *name);
+/* Appends those names of n to list (for dir(grad_fn)); -1 on error. */
+int mtpy_node_saved_names(mt_node *n, PyObject *list);
+/* Adds _C._autograd (SavedTensor and the saved-tensor hook state) and
+ * _C._current_autograd_node. */
+int mtpy_saved_tensor_init(PyObject *module);
 
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
@@ -30,5 +41,8 @@ int mt_node_object_init(PyObject *module);
 /* The ctx a custom Function's forward saw, for a node of such a Function
  * (borrowed); NULL for every other node. */
 PyObject *mtpy_function_ctx(mt_node *n);
+/* The entries a custom Function's save_for_backward kept (*count of them),
+ * or NULL for every other node. */
+mt_saved *mtpy_function_saved(mt_node *n, int *count);
 
 #endif

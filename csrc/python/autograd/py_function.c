@@ -467,6 +467,15 @@ PyObject *mtpy_function_ctx(mt_node *n)
     return ((FunctionNodeObject *)n->py_ctx)->ctx;
 }
 
+mt_saved *mtpy_function_saved(mt_node *n, int *count)
+{
+    if (n->kind->backward != python_function_backward || !n->py_ctx)
+        return NULL;
+    FunctionNodeObject *h = n->py_ctx;
+    *count = h->nsaved;
+    return h->saved;
+}
+
 /* ------------------------------------------------------------ _FunctionBase */
 
 /* Python subclasses' subtype_dealloc drops the type reference itself. */

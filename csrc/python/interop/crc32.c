@@ -62,8 +62,7 @@ MT_TARGET_CLMUL static uint32_t crc_clmul(uint32_t state, const uint8_t *p, size
 {
     const __m128i k64 = _mm_set_epi64x(0x1c6e41596LL, 0x154442bd4LL);
     const __m128i k16 = _mm_set_epi64x(0x0ccaa009eLL, 0x1751997d0LL);
-    __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-                               _mm_cvtsi32_si128((int)state));
+    __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)state));
     __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
     __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
     __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
@@ -119,7 +118,10 @@ static PyObject *py_crc32(PyObject *m, PyObject *args)
     return PyLong_FromUnsignedLong(crc);
 }
 
-static PyObject *py_crc32_fast(PyObject *m, PyObject *noargs) { return PyBool_FromLong(fast_path()); }
+static PyObject *py_crc32_fast(PyObject *m, PyObject *noargs)
+{
+    return PyBool_FromLong(fast_path());
+}
 
 PyMethodDef mtpy_crc32_methods[] = {
     {"_crc32", py_crc32, METH_VARARGS, NULL},

@@ -231,13 +231,27 @@ static PyObject *node_repr(MTNodeObject *o)
 }
 
 /* torch's grad_fn of a custom Function is its ctx: saved_tensors,
- * needs_input_grad and whatever forward set on ctx read through here. */
+ * needs_input_grad and whatever forward set on ctx read through here, after
+ * what the node saved. */
 static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 {
     PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
-    PyObject *ctx = r ? NULL : mtpy_function_ctx(o->node);
-    if (!ctx || !PyErr_ExceptionMatches(PyExc_AttributeError))
+    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError))
         return r;
+    /* what the node saved (grad_fn._saved_self, ...) */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    r = mtpy_node_saved_attr(o->node, name);
+    if (r || PyErr_Occurred()) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return r;
+    }
+    PyErr_Restore(type, value, tb);
+    PyObject *ctx = mtpy_function_ctx(o->node);
+    if (!ctx)
+        return NULL;
     PyErr_Clear();
     r = PyObject_GetAttr(ctx, name);
     if (!r && PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -248,7 +262,17 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
     return r;
 }
 
+/* object.__dir__ and what the node saved, as torch lists its properties */
+static PyObject *node_dir(MTNodeObject *o, PyObject *unused)
+{
+    PyObject *list = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", o);
+    if (list && mtpy_node_saved_names(o->node, list) < 0)
+        Py_CLEAR(list);
+    return list;
+}
+
 static PyMethodDef node_methods[] = {
+    {"__dir__", (PyCFunction)node_dir, METH_NOARGS, NULL},
     {"name", (PyCFunction)node_name, METH_NOARGS, NULL},
     {"register_hook", (PyCFunction)node_register_hook, METH_O, NULL},
     {"register_prehook", (PyCFunction)node_register_prehook, METH_O, NULL},
