@@ -1,0 +1,115 @@
+"""Moving torch's sample data to minitorch and comparing results: the one
+conversion every conformance check uses, and the report line each check
+writes for tools/gen_conformance.py."""
+import json
+import os
+
+import numpy as np
+import torch
+
+import minitorch as mt
+
+_DTYPES = {getattr(torch, n): getattr(mt, n) for n in (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64")}
+
+
+class Unsupported(Exception):
+    """The sample holds something minitorch has no counterpart for (a complex
+    or sparse tensor, a dtype it lacks): the sample is skipped, not failed."""
+
+
+def mt_dtype(d):
+    try:
+        return _DTYPES[d]
+    except KeyError:
+        raise Unsupported(f"dtype {d}") from None
+
+
+def to_mt(obj):
+    """torch tensors (leaves keep requires_grad), dtypes, Sizes and devices
+    inside obj as minitorch's; containers rebuilt; anything else as is."""
+    if isinstance(obj, torch.Tensor):
+        if obj.layout != torch.strided or obj.is_complex() or obj.is_quantized:
+            raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
+        d = mt_dtype(obj.dtype)
+        base = obj.detach()
+        # the whole storage copied, then viewed with the sample's own strides
+        # and offset: transposed, expanded and offset samples are the point
+        count = base.untyped_storage().nbytes() // max(base.element_size(), 1)
+        flat = torch.as_strided(base, (count,), (1,), 0).clone()
+        if flat.dtype == torch.bfloat16:
+            storage = mt.tensor(flat.view(torch.int16).numpy()).view(mt.bfloat16)
+        else:
+            storage = mt.tensor(flat.numpy()).to(d)
+        out = storage.as_strided(tuple(base.shape), tuple(base.stride()), base.storage_offset())
+        return out.requires_grad_() if obj.requires_grad else out
+    if isinstance(obj, torch.dtype):
+        return mt_dtype(obj)
+    if isinstance(obj, torch.Size):
+        return mt.Size(obj)
+    if isinstance(obj, torch.device):
+        if obj.type != "cpu":
+            raise Unsupported(f"device {obj}")
+        return mt.device("cpu")
+    if isinstance(obj, (list, tuple)):
+        items = [to_mt(v) for v in obj]
+        return type(obj)(items) if type(obj) in (list, tuple) else type(obj)(*items)
+    if isinstance(obj, dict):
+        return {k: to_mt(v) for k, v in obj.items()}
+    if isinstance(obj, torch.memory_format):
+        return getattr(mt, str(obj).split(".")[-1])
+    return obj
+
+
+def to_np(x):
+    """A tensor of either library as a NumPy array (bfloat16 as float32)."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach()
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
+    x = x.detach()
+    return (x.float() if x.dtype == mt.bfloat16 else x).numpy()
+
+
+def dtype_name(d):
+    return str(d).split(".")[-1]
+
+
+def assert_same(got, want, rtol, atol, path="result"):
+    """got (minitorch) equals want (torch) as torch.testing would judge:
+    same structure, shapes and dtypes, values within rtol/atol, NaN where
+    NaN, exactly for integers and bools."""
+    if isinstance(want, torch.Tensor):
+        assert isinstance(got, mt.Tensor), f"{path}: {type(got).__name__}, expected a tensor"
+        assert tuple(got.shape) == tuple(want.shape), \
+            f"{path}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+        assert dtype_name(got.dtype) == dtype_name(want.dtype), \
+            f"{path}: dtype {got.dtype} != {want.dtype}"
+        g, w = to_np(got), to_np(want)
+        if w.dtype.kind in "biu":
+            np.testing.assert_array_equal(g, w, err_msg=path)
+        else:
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
+    elif isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), \
+            f"{path}: {type(got).__name__} of {len(got) if hasattr(got, '__len__') else '?'}, " \
+            f"expected {len(want)} items"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, rtol, atol, f"{path}[{i}]")
+    elif isinstance(want, torch.dtype):
+        assert dtype_name(got) == dtype_name(want), f"{path}: {got} != {want}"
+    elif isinstance(want, float) and isinstance(got, (int, float)):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
+    else:
+        assert got == want, f"{path}: {got!r} != {want!r}"
+
+
+def report(kind, namespace, name, present, passed, detail=""):
+    """One line for tools/gen_conformance.py, when MT_CONFORMANCE_REPORT
+    names a file: kind 'op', 'module' or 'optim'; namespace as torch's
+    ('torch', 'nn.functional', 'Tensor', 'nn', 'optim', ...)."""
+    path = os.environ.get("MT_CONFORMANCE_REPORT")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"kind": kind, "namespace": namespace, "name": name,
+                                "present": present, "passed": passed, "detail": detail}) + "\n")
