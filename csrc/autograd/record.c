@@ -114,17 +114,18 @@ static int prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_ar
     st->active = false;
     st->forward = false;
     st->old_self = NULL;
+    /* zeros(size, out=w) too, whose only tensor is the out= one */
+    if (out_given(a) && mt_grad_enabled && any_tensor_input(a, requires))
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.",
+                        op);
     if (kind == &mt_nondifferentiable_kind)
         return inplace && mt_grad_enabled ? check_leaf_write(a->v[0].t) : 0;
     bool backward = mt_grad_enabled && any_tensor_input(a, requires);
     bool forward = mt_fw_active() && any_tensor_input(a, has_tangent);
     if (!backward && !forward)
         return 0;
-    if (backward && out_given(a))
-        return mt_error(MT_ERR_RUNTIME,
-                        "%s(): functions with out=... arguments don't support automatic "
-                        "differentiation, but one of the arguments requires grad.",
-                        op);
     if (inplace) {
         mt_tensor *self = a->v[0].t;
         if (backward && mt_view_check_inplace(self) < 0)

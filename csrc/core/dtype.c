@@ -6,16 +6,16 @@ mt_dtype mt_default_dtype = MT_FLOAT32;
 #include <stddef.h>
 
 const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
-    [MT_BOOL] = {"bool", NULL, "Bool", 1, MT_CAT_BOOL, false},
-    [MT_UINT8] = {"uint8", NULL, "Byte", 1, MT_CAT_INT, false},
-    [MT_INT8] = {"int8", NULL, "Char", 1, MT_CAT_INT, true},
-    [MT_INT16] = {"int16", "short", "Short", 2, MT_CAT_INT, true},
-    [MT_INT32] = {"int32", "int", "Int", 4, MT_CAT_INT, true},
-    [MT_INT64] = {"int64", "long", "Long", 8, MT_CAT_INT, true},
-    [MT_FLOAT16] = {"float16", "half", "Half", 2, MT_CAT_FLOAT, true},
-    [MT_BFLOAT16] = {"bfloat16", NULL, "BFloat16", 2, MT_CAT_FLOAT, true},
-    [MT_FLOAT32] = {"float32", "float", "Float", 4, MT_CAT_FLOAT, true},
-    [MT_FLOAT64] = {"float64", "double", "Double", 8, MT_CAT_FLOAT, true},
+    [MT_BOOL] = {"bool", NULL, "Bool", 1, MT_CAT_BOOL, false, "bool"},
+    [MT_UINT8] = {"uint8", NULL, "Byte", 1, MT_CAT_INT, false, "unsigned char"},
+    [MT_INT8] = {"int8", NULL, "Char", 1, MT_CAT_INT, true, "signed char"},
+    [MT_INT16] = {"int16", "short", "Short", 2, MT_CAT_INT, true, "short int"},
+    [MT_INT32] = {"int32", "int", "Int", 4, MT_CAT_INT, true, "int"},
+    [MT_INT64] = {"int64", "long", "Long", 8, MT_CAT_INT, true, "long int"},
+    [MT_FLOAT16] = {"float16", "half", "Half", 2, MT_CAT_FLOAT, true, "c10::Half"},
+    [MT_BFLOAT16] = {"bfloat16", NULL, "BFloat16", 2, MT_CAT_FLOAT, true, "c10::BFloat16"},
+    [MT_FLOAT32] = {"float32", "float", "Float", 4, MT_CAT_FLOAT, true, "float"},
+    [MT_FLOAT64] = {"float64", "double", "Double", 8, MT_CAT_FLOAT, true, "double"},
 };
 
 /* torch's promotion table restricted to our dtypes (c10/core/ScalarType.cpp). */

@@ -29,6 +29,7 @@ typedef struct {
     int itemsize;
     mt_category category;
     bool is_signed;
+    const char *cpp_name; /* "float": the C++ type torch's out= messages name */
 } mt_dtype_info;
 
 extern const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES];

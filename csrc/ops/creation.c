@@ -5,6 +5,8 @@
  * from_numpy, new_tensor) stay in csrc/python/data_factories.c. */
 #include "creation.h"
 #include "memory_format.h"
+#include "out_param.h"
+#include "runtime/table.h"
 
 #include "../core/dtype.h"
 #include "../kernels/copy.h"
@@ -100,9 +102,35 @@ static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_
     return mt_result_made(r, t, requires_grad);
 }
 
-/* size, dtype at 1, requires_grad at 4 for every factory of this shape */
+/* A factory's out= target: of the dtype= given, if any, resized quietly to
+ * the size asked for, then filled with s (left as it is when NULL). */
+static int into_out(mt_args *a, mt_result *r, mt_tensor *out, const mt_scalar *s)
+{
+    mt_dtype d = mt_dtype_arg(a, 1, out->dtype);
+    if (d != out->dtype)
+        return mt_error(MT_ERR_RUNTIME, "dtype %s does not match dtype of out parameter (%s)",
+                        mt_dtype_infos[d].scalar_name, mt_dtype_infos[out->dtype].scalar_name);
+    if (mt_resize_out_quietly(out, a->v[0].nints, a->v[0].ints) < 0)
+        return -1;
+    if (s) {
+        if (mt_check_scalar_fits(s, out->dtype) < 0)
+            return -1;
+        fill_scalar(out, s);
+        mt_bump_version(out);
+    }
+    mt_retain(out);
+    return mt_result_tensor(r, out);
+}
+
+/* size, dtype at 1, requires_grad at 4 for every factory of this shape;
+ * out= where the row has one */
 static int factory(mt_args *a, mt_result *r, bool zeroed, bool fill, double value)
 {
+    mt_tensor *out = mt_out_target(a);
+    if (out) {
+        mt_scalar s = {.kind = MT_SCALAR_INT, .i = (int64_t)value, .f = value};
+        return into_out(a, r, out, zeroed || fill ? &s : NULL);
+    }
     mt_dtype d = mt_dtype_arg(a, 1, mt_default_dtype);
     mt_tensor *t = mt_new(d, a->v[0].nints, a->v[0].ints, zeroed);
     if (t && fill)
@@ -114,7 +142,7 @@ static int factory(mt_args *a, mt_result *r, bool zeroed, bool fill, double valu
 int impl_empty(mt_args *a, mt_result *r)
 {
     mt_memory_format f = mt_format_arg(a, 6, MT_FORMAT_CONTIGUOUS);
-    if (f == MT_FORMAT_CONTIGUOUS)
+    if (f == MT_FORMAT_CONTIGUOUS || mt_out_target(a))
         return factory(a, r, false, false, 0);
     int64_t strides[MT_MAX_DIMS];
     int n = a->v[0].nints; /* the formats below name rank 4 or 5 only */

@@ -2,6 +2,7 @@
 #include "out_param.h"
 
 #include "../core/shape.h"
+#include "../kernels/copy.h"
 
 bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
 {
@@ -13,13 +14,13 @@ bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
     return true;
 }
 
-int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old)
+static int resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old, bool warn)
 {
     if (old)
         *old = NULL;
     if (mt_same_shape(o, ndim, shape))
         return 0;
-    if (o->numel) {
+    if (o->numel && warn) {
         char a[256], b[256];
         mt_format_shape(a, sizeof a, o->ndim, o->sizes);
         mt_format_shape(b, sizeof b, ndim, shape);
@@ -42,4 +43,28 @@ int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old
         mt_storage_decref(o->storage);
     *o = fresh;
     return 0;
+}
+
+int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old)
+{
+    return resize_out(o, ndim, shape, old, true);
+}
+
+int mt_resize_out_quietly(mt_tensor *o, int ndim, const int64_t *shape)
+{
+    return resize_out(o, ndim, shape, NULL, false);
+}
+
+int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out)
+{
+    if (!res)
+        return -1;
+    int rc = mt_resize_out(out, res->ndim, res->sizes, NULL);
+    if (rc == 0)
+        mt_copy(out, res);
+    mt_release(res);
+    if (rc < 0)
+        return -1;
+    mt_retain(out);
+    return mt_result_tensor(r, out);
 }

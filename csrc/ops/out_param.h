@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/tensor.h"
+#include "runtime/args.h"
 
 #include <stdbool.h>
 
@@ -12,5 +13,13 @@ bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape);
  * was empty). When old is not NULL, the previous storage is handed back for
  * the caller to release after the kernel, since an input may still read it. */
 int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old);
+/* The same without the warning: torch's factories (zeros(size, out=o), ...)
+ * give o the size asked for whatever it held. */
+int mt_resize_out_quietly(mt_tensor *o, int ndim, const int64_t *shape);
+/* A call's result handed over through its out= tensor: out resized (as
+ * mt_resize_out) and given res's values, res released; r holds out. res
+ * NULL (its computation failed, the error set) returns -1. Copying lets
+ * out be one of the inputs. */
+int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out);
 
 #endif

@@ -461,17 +461,7 @@ int impl_multinomial(mt_args *a, mt_result *r)
                    g->seed, first);
     free(scratch);
     mt_release(p);
-    if (out_arg) {
-        if (mt_resize_out(out_arg, in->ndim, oshape, NULL) < 0) {
-            mt_release(out);
-            return -1;
-        }
-        mt_copy(out_arg, out);
-        mt_release(out);
-        mt_retain(out_arg);
-        return mt_result_tensor(r, out_arg);
-    }
-    return mt_result_tensor(r, out);
+    return out_arg ? mt_result_into_out(r, out, out_arg) : mt_result_tensor(r, out);
 fail:
     free(scratch);
     mt_xrelease(p);

@@ -118,17 +118,38 @@ static mt_tensor *reduce_cast(const mt_tensor *in, mt_dtype compute, const bool 
     return r;
 }
 
-/* sum and prod: integers accumulate to int64 unless dtype= says otherwise. */
+/* The out= tensor of the dim forms of sum, prod and mean (param 4; the forms
+ * without a dim have none): its dtype must be dtype='s when both are given. */
+static int reduction_out(mt_args *a, mt_tensor **out)
+{
+    *out = a->sig->nparams > 4 && !mt_is_none(a, 4) ? a->v[4].t : NULL;
+    if (*out && !mt_is_none(a, 3) && a->v[3].dtype != (*out)->dtype)
+        return mt_error(MT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                        mt_dtype_infos[a->v[3].dtype].cpp_name,
+                        mt_dtype_infos[(*out)->dtype].cpp_name);
+    return 0;
+}
+
+static int reduced(mt_result *r, mt_tensor *res, mt_tensor *out)
+{
+    return out ? mt_result_into_out(r, res, out) : mt_result_tensor(r, res);
+}
+
+/* sum and prod: integers accumulate to int64 unless dtype= (or out='s
+ * dtype) says otherwise. */
 static int sum_like(mt_args *a, mt_result *r, bool single, mt_reduce_op op)
 {
-    mt_tensor *t = a->v[0].t;
+    mt_tensor *t = a->v[0].t, *o;
     bool mask[MT_MAX_DIMS];
-    if ((single ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &a->v[1], mask)) < 0)
+    if ((single ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &a->v[1], mask)) < 0 ||
+        reduction_out(a, &o) < 0)
         return -1;
     mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : MT_INT64;
     if (!mt_is_none(a, 3))
         out = a->v[3].dtype;
-    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[2].b, op, 0));
+    else if (o)
+        out = o->dtype;
+    return reduced(r, reduce_cast(t, out, mask, a->v[2].b, op, 0), o);
 }
 
 int impl_sum(mt_args *a, mt_result *r) { return sum_like(a, r, false, MT_RED_SUM); }
@@ -136,7 +157,7 @@ int impl_prod(mt_args *a, mt_result *r) { return sum_like(a, r, true, MT_RED_PRO
 
 int impl_mean(mt_args *a, mt_result *r)
 {
-    mt_tensor *t = a->v[0].t;
+    mt_tensor *t = a->v[0].t, *o;
     bool mask[MT_MAX_DIMS];
     mt_dtype out = mt_is_none(a, 3) ? t->dtype : a->v[3].dtype;
     if (!mt_is_floating(out))
@@ -144,9 +165,15 @@ int impl_mean(mt_args *a, mt_result *r)
                         "mean(): could not infer output dtype. %s dtype must be either a "
                         "floating point or complex dtype. Got: %s",
                         mt_is_none(a, 3) ? "Input" : "Optional", mt_dtype_infos[out].scalar_name);
-    if (dims_mask(t, &a->v[1], mask) < 0)
+    if (dims_mask(t, &a->v[1], mask) < 0 || reduction_out(a, &o) < 0)
         return -1;
-    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[2].b, MT_RED_MEAN, 0));
+    if (o && !mt_is_floating(o->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "result type %s can't be cast to the desired output type %s",
+                        mt_dtype_infos[out].scalar_name, mt_dtype_infos[o->dtype].scalar_name);
+    if (o)
+        out = o->dtype;
+    return reduced(r, reduce_cast(t, out, mask, a->v[2].b, MT_RED_MEAN, 0), o);
 }
 
 /* max/min/amax/amin/argmax/argmin need a non-empty reduction. */
@@ -479,17 +506,7 @@ int impl_logcumsumexp(mt_args *a, mt_result *r)
     if (o && o->dtype != t->dtype)
         return mt_error(MT_ERR_RUNTIME, "expected scalar_type %s but found %s",
                         mt_dtype_infos[t->dtype].scalar_name, mt_dtype_infos[o->dtype].scalar_name);
-    mt_tensor *res = along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu");
-    if (!res || !o)
-        return mt_result_tensor(r, res);
-    int rc = mt_resize_out(o, t->ndim, t->sizes, NULL);
-    if (rc == 0)
-        mt_copy(o, res);
-    mt_release(res);
-    if (rc < 0)
-        return -1;
-    mt_retain(o);
-    return mt_result_tensor(r, o);
+    return reduced(r, along(t, d, MT_LINE_LOGCUMSUMEXP, "logcumsumexp_out_cpu"), o);
 }
 
 /* cummax/cummin(input, dim) -> (values, indices) */

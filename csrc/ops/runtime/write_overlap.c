@@ -38,6 +38,11 @@ static const struct {
     {"index_add_", MT_WRITE_INTERNAL | MT_WRITE_PARTIAL | MT_WRITE_DISJOINT},
     {"scatter_", MT_WRITE_INTERNAL | MT_WRITE_PARTIAL | MT_WRITE_DISJOINT},
     {"scatter_add_", MT_WRITE_INTERNAL | MT_WRITE_PARTIAL | MT_WRITE_DISJOINT},
+    /* torch's reductions into out= check no partial overlap (mean checks
+     * internal overlap); the result reaches out by a copy here */
+    {"sum", 0},
+    {"prod", 0},
+    {"mean", MT_WRITE_INTERNAL},
     /* x[key] = v checks the indexed view, not x (interop/indexing.c) */
     {"__setitem__", 0},
 };

@@ -668,6 +668,9 @@ MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssi
             if (PyUnicode_Compare(s->params[i].host_name, key) == 0 ||
                 (s->params[i].host_alias && PyUnicode_Compare(s->params[i].host_alias, key) == 0))
                 found = i;
+        /* torch's methods have no out= (x.sum(0, out=o) is refused) */
+        if (found >= 0 && found == s->out_param && is_method)
+            found = -1;
         if (found < 0) {
             if (!raise)
                 return 1;
@@ -821,6 +824,8 @@ static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs
         for (int i = is_method ? 1 : 0; msg && i < s->nparams; i++) {
             const mt_param *p = &s->params[i];
             const char *sep = i > (is_method ? 1 : 0) ? ", " : "";
+            if (is_method && i == s->out_param)
+                continue;
             if (p->kwonly && !star) {
                 PyUnicode_AppendAndDel(&msg, PyUnicode_FromFormat("%s*", sep));
                 sep = ", ";
