@@ -111,8 +111,10 @@ static PyObject *gradient_edge_tensor(PyObject *m, PyObject *args)
     if (!n)
         return PyErr_Format(PyExc_RuntimeError, "the GradientEdge's node was freed");
     if (nr < 0 || nr >= n->nout)
-        return PyErr_Format(PyExc_IndexError, "GradientEdge.output_nr %lld is out of range for a "
-                            "node of %d outputs", nr, n->nout);
+        return PyErr_Format(PyExc_IndexError,
+                            "GradientEdge.output_nr %lld is out of range for a "
+                            "node of %d outputs",
+                            nr, n->nout);
     const mt_tensor_meta *want = &n->out_meta[nr];
     mt_tensor *t = mt_new(want->dtype, want->ndim, want->sizes, true);
     if (!t)
