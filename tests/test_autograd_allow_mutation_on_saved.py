@@ -114,3 +114,18 @@ def test_errors():
             nested = errmsg(nest)
         return outside, other, nested
     same(torch, scenario)
+
+
+def test_calls_that_change_no_elements_clone_nothing():
+    def scenario(L):
+        with L.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            a = L.arange(1.0, 4.0, requires_grad=True)
+            out = (a * a).sum()
+            a.requires_grad_()
+            a.share_memory_()
+            before = _counts(ctx)[0]
+            a.detach_()
+            after = _counts(ctx)[0]
+            out.backward()
+        return before, after
+    same(torch, scenario)

@@ -258,9 +258,9 @@ class _AllowMutationOnSavedContext:
             self.cloned[handle] = self.original.pop(handle).clone()
 
 
-# Methods whose name ends in "_" but write no element.
-_NOT_WRITES = frozenset({"requires_grad_", "retain_grad", "share_memory_", "detach_",
-                         "register_hook"})
+# Methods whose name ends in "_" that change no tensor (torch's dispatch mode
+# never sees them).
+_NOT_WRITES = frozenset({"requires_grad_", "share_memory_"})
 
 
 def _written(func, args, kwargs):
