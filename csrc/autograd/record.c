@@ -391,6 +391,8 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     mt_tensor *const *outs;
     if (!inplace && track_views(kind, a, r) < 0)
         return -1;
+    if (inplace && a->op->alias == MT_ALIAS_INPLACE_VIEW)
+        mt_view_forget_ops(a->v[0].t);
     int nout;
     if (!st->active || !(nout = differentiable_outputs(inplace, a, r, &self_out, &outs)))
         return 0;
@@ -410,9 +412,8 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
             status = inplace && mt_is_view(o) && a->op->alias != MT_ALIAS_INPLACE_VIEW
                          ? mt_view_rebase(o, n, 0)
                          : mt_set_history(o, n, k);
-        if (status == 0 && o && mt_is_view(o) &&
-            (!inplace || a->op->alias == MT_ALIAS_INPLACE_VIEW))
-            mt_view_note_op(o, a->v[0].t, n, inplace);
+        if (status == 0 && o && !inplace && mt_is_view(o))
+            mt_view_note_op(o, a->v[0].t, n);
     }
     mt_node_decref(n);
     return status;

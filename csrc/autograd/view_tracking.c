@@ -221,16 +221,22 @@ static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
 
 _Thread_local bool mt_view_replay = false;
 
-void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n, bool in_place)
+void mt_view_forget_ops(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (m && m->view_fn) {
+        mt_node_decref(m->view_fn);
+        m->view_fn = NULL;
+    }
+}
+
+void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n)
 {
     mt_autograd_meta *m = mt_meta.get(t);
     if (!m || !m->view_base)
         return;
-    if (m->view_fn) {
-        mt_node_decref(m->view_fn);
-        m->view_fn = NULL;
-    }
-    if (in_place || !mt_view_replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
+    mt_view_forget_ops(t);
+    if (!mt_view_replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
         return;
     int depth = 1;
     if (input != m->view_base) {
