@@ -153,6 +153,9 @@ SAMPLES.update({
     "xlogy": lambda t: [S(t.n(2, 3), t.p(3)), S(1.5, t.p(2, 3)), S(t.n(2, 3), 2.0)],
     "logaddexp": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "logaddexp2": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    "threshold": lambda t: [S(t.a(2, 3), 0.0, 2.0), S(t.a(2, 3), 0, -1)],
+    "F.threshold": lambda t: [S(t.a(2, 3), 0.0, 2.0),
+                              S(t.a(2, 3), 0.0, 2.0, True, _opt=Opt(call=inplace))],
     "leaky_relu": lambda t: [S(t.a(2, 3)), S(t.a(2, 3), 0.2), S(t.a(2, 3), -0.5),
                              S(t.a(2, 3), 0.2, True, _opt=Opt(call=inplace))],
     # every path torch's linear takes: addmm (2-D, or a folded input with a

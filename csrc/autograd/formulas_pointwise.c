@@ -459,6 +459,32 @@ static int leaky_relu_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool fro
     return done(&s);
 }
 
+/* threshold(x, t, v) and threshold_ (whose x is the input before it): the
+ * gradient where x is above t, through the _threshold_backward row as torch's */
+int threshold_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    give(&s, n, out, 0,
+         x ? MT_SCOPE_CALL(&s, MT_OP__threshold_backward, "TTf", g[0], x, number(&n->args[1]))
+           : NULL);
+    return done(&s);
+}
+
+/* _threshold_backward(grad_output, input, t): linear in grad_output, and
+ * piecewise constant in input */
+int threshold_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (!mt_needs(n, 0))
+        return 0;
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 1);
+    give(&s, n, out, 0,
+         x ? MT_SCOPE_CALL(&s, MT_OP__threshold_backward, "TTf", g[0], x, number(&n->args[2]))
+           : NULL);
+    return done(&s);
+}
+
 int leaky_relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return leaky_relu_grads(n, g, out, false);
