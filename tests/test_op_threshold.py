@@ -78,3 +78,16 @@ def test_gradient_row_gradcheck():
     out = minitorch._threshold_backward(g, x, 0.5)
     assert out.tolist() == [0.0, 0.0, 2.0, 0.5]
     assert out.grad_fn.name() == "ThresholdBackwardBackward0"
+
+
+@pytest.mark.parametrize("relu", [lambda L, x: L.relu(x), lambda L, x: x.relu(),
+                                  lambda L, x: L.nn.functional.relu(x),
+                                  lambda L, x: L.nn.functional.relu(x * 1, inplace=True)])
+def test_relu_gradient_is_the_threshold_row(relu):
+    def scenario(L):
+        x = L.tensor([-1.5, -0.0, 0.0, 0.5, 2.0], dtype=L.float64, requires_grad=True)
+        y = relu(L, x)
+        (g,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), x)
+        return y.grad_fn.name(), g.grad_fn.name(), val(g), val(gg)
+    same(torch, scenario)
