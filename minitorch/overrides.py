@@ -195,7 +195,7 @@ _PYTHON_LEVEL_ROWS = {
     "minitorch": ("split", "norm", "unique"),
     "minitorch.Tensor": ("split", "norm", "unique", "unflatten"),
     "minitorch.nn.functional": ("adaptive_avg_pool2d", "max_pool2d", "leaky_relu", "log_softmax",
-                                "relu", "sigmoid", "silu", "softmax", "tanh"),
+                                "relu", "sigmoid", "silu", "softmax", "tanh", "threshold"),
 }
 
 

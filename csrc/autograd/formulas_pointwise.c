@@ -459,6 +459,35 @@ static int leaky_relu_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool fro
     return done(&s);
 }
 
+/* threshold(x, t, v) and threshold_ (whose x is the input before it): the
+ * gradient where x is above t, through the _threshold_backward row as torch's */
+int threshold_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    give(&s, n, out, 0,
+         x ? MT_SCOPE_CALL(&s, MT_OP__threshold_backward, "TTf", g[0], x, number(&n->args[1]))
+           : NULL);
+    return done(&s);
+}
+
+/* _threshold_backward(grad_output, input, t): linear in grad_output, and
+ * piecewise constant in input, whose gradient is zeros (not none: torch
+ * keeps input connected) */
+int threshold_backward_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    if (mt_needs(n, 0)) {
+        mt_tensor *x = operand(&s, n, 1);
+        give(&s, n, out, 0,
+             x ? MT_SCOPE_CALL(&s, MT_OP__threshold_backward, "TTf", g[0], x, number(&n->args[2]))
+               : NULL);
+    }
+    if (mt_needs(n, 1))
+        give(&s, n, out, 1, zeros_like(&s, g[0]));
+    return done(&s);
+}
+
 int leaky_relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     return leaky_relu_grads(n, g, out, false);
@@ -482,11 +511,13 @@ int leaky_relu_inplace_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 /* torch's threshold_backward: 0 where the result is <= 0, else the gradient.
  * The zeros are sign(result) (exactly 0 there), so the gradient stays
  * connected to the input with a zero derivative, as torch's is. */
+/* torch's: the threshold gradient of the result at 0 */
 int relu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
     mt_tensor *r = result(&s, n);
-    give(&s, n, out, 0, where(&s, le_f(&s, r, 0.0), sign(&s, r), g[0]));
+    give(&s, n, out, 0,
+         r ? MT_SCOPE_CALL(&s, MT_OP__threshold_backward, "TTf", g[0], r, 0.0) : NULL);
     return done(&s);
 }
 

@@ -229,7 +229,12 @@ int adjoint_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
  * that buffer gives the positions. */
 int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    mt_tensor *in = mt_node_saved(n, 0), *p = NULL, *slots = NULL, *pos = NULL;
+    /* only the input's geometry is read, which no in-place change of its
+     * elements moves (torch saves the geometry alone): an input kept as it
+     * is skips the version check */
+    mt_tensor *in = n->saved[0].t && !n->saved_released ? (mt_retain(n->saved[0].t), n->saved[0].t)
+                                                        : mt_node_saved(n, 0);
+    mt_tensor *p = NULL, *slots = NULL, *pos = NULL;
     if (!in)
         return -1;
     int64_t lo = in->offset, hi = in->offset;

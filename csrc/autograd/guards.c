@@ -17,11 +17,12 @@ int guard_nll_weight(const mt_args *a)
     return 0;
 }
 
-/* resize_ and resize_as_ refuse a tensor requiring grad even under no_grad,
- * and an inference tensor outside inference mode while grad mode is on. */
+/* resize_ and resize_as_ refuse a tensor requiring grad even under no_grad
+ * (not in inference mode, which skips torch's autograd kernels), and an
+ * inference tensor outside inference mode while grad mode is on. */
 int guard_resize(const mt_args *a)
 {
-    if (mt_requires_grad(a->v[0].t))
+    if (!mt_inference_mode && mt_requires_grad(a->v[0].t))
         return mt_error(MT_ERR_RUNTIME, "cannot resize variables that require grad");
     /* torch's check sits where grad mode switches it off */
     return mt_grad_enabled ? mt_inference_check_write(a->v[0].t) : 0;

@@ -137,4 +137,8 @@ MT_HOT void mt_meta_clear(mt_autograd_meta *m)
         mt_release(m->view_base);
         m->view_base = NULL;
     }
+    if (m->view_fn) {
+        mt_node_decref(m->view_fn);
+        m->view_fn = NULL;
+    }
 }

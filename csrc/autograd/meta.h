@@ -19,6 +19,12 @@ typedef struct mt_autograd_meta {
     mt_tensor *view_base;
     uint8_t view_creation;
     int64_t view_version;
+    /* The node of the op that made the view, kept (strong) when view
+     * replay was on, and how many view nodes lead from it (through their
+     * first edges) back to the base: replayed on the base's new history
+     * instead of an as_strided view when the base changes (view_tracking.h). */
+    mt_node *view_fn;
+    int view_fn_depth;
 } mt_autograd_meta;
 
 /* Every mt_tensor lives inside a binding-layer object that also holds its

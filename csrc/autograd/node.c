@@ -243,6 +243,15 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
         return NULL;
     }
     if (!s->is_output) {
+        /* an input saved with a history that detach_() has since cut */
+        mt_autograd_meta *m = mt_meta.get(s->t);
+        if (s->producer && !(m && m->grad_fn)) {
+            mt_error(MT_ERR_RUNTIME,
+                     "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                     ".detach_().This is not supported, please use out-of-place `.detach()` "
+                     "instead");
+            return NULL;
+        }
         mt_retain(s->t);
         return s->t;
     }

@@ -87,14 +87,18 @@ static bool out_given(const mt_args *a)
     return p >= 0 && a->v[p].obj;
 }
 
-/* The copy of self an in-place op's formula reads: it stands for self before
- * the op, history included, so that double backward reaches it. */
-static mt_tensor *copy_of_old_self(mt_tensor *self)
+/* Self before an in-place op, history included, so that double backward
+ * reaches it: a copy of its elements, which the op's formula reads, or (for
+ * an in-place view op, which writes none) an alias keeping its geometry,
+ * from which the node takes its input's shape and as_strided_ its strides. */
+static mt_tensor *old_self_of(mt_tensor *self, bool copy_elements)
 {
-    mt_tensor *copy = mt_new(self->dtype, self->ndim, self->sizes, false);
+    mt_tensor *copy =
+        copy_elements ? mt_new(self->dtype, self->ndim, self->sizes, false) : mt_alias(self);
     if (!copy)
         return NULL;
-    mt_copy(copy, self);
+    if (copy_elements)
+        mt_copy(copy, self);
     mt_edge e;
     int rc = mt_gradient_edge(self, &e);
     if (rc == 0 && e.fn) {
@@ -132,7 +136,9 @@ static int prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_ar
             return -1;
         if (backward && check_leaf_write(self) < 0)
             return -1;
-        if (kind && (kind->save_inputs & 1) && !(st->old_self = copy_of_old_self(self)))
+        bool reshapes = a->op->alias == MT_ALIAS_INPLACE_VIEW;
+        if ((reshapes || (kind && (kind->save_inputs & 1))) &&
+            !(st->old_self = old_self_of(self, !reshapes)))
             return -1;
     }
     st->active = backward;
@@ -210,8 +216,9 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
  * x a view of itself). */
 static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_result *r)
 {
-    if (kind == &mt_nondifferentiable_kind || a->sig->nparams == 0 ||
-        a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t || a->v[0].t->storage->inference)
+    if (kind == &mt_nondifferentiable_kind || a->op->alias == MT_ALIAS_UNTRACKED ||
+        a->sig->nparams == 0 || a->sig->params[0].type != MT_ARG_TENSOR || !a->v[0].t ||
+        a->v[0].t->storage->inference)
         return 0;
     mt_tensor *in = a->v[0].t, *out = mt_out_target(a);
     /* views returned in a tuple or list (unbind, split) are one op's several
@@ -301,13 +308,17 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
                                                             : 0;
         for (int k = 0; k < len; k++, e++) {
             mt_tensor *t = ty == MT_ARG_TENSOR ? a->v[p].t : a->v[p].tensors[k];
-            if (!for_forward && mt_gradient_edge(t, &n->edges[e]) < 0)
+            /* an in-place view op's input is self before the op: its new
+             * geometry is the output's */
+            mt_tensor *was =
+                p == 0 && old_self && a->op->alias == MT_ALIAS_INPLACE_VIEW ? old_self : t;
+            if (!for_forward && mt_gradient_edge(was, &n->edges[e]) < 0)
                 goto fail;
             if (for_forward && mt_fw_grad(t)) {
                 n->edges[e].fn = &mt_fw_edge_marker;
                 mt_node_incref(&mt_fw_edge_marker);
             }
-            fill_edge_meta(&n->edge_meta[e], t);
+            fill_edge_meta(&n->edge_meta[e], was);
         }
         n->edge_count[p] = (int16_t)len;
     }
@@ -397,6 +408,8 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     mt_tensor *const *outs;
     if (!inplace && track_views(kind, a, r) < 0)
         return -1;
+    if (inplace && a->op->alias == MT_ALIAS_INPLACE_VIEW)
+        mt_view_forget_ops(a->v[0].t);
     int nout;
     if (!st->active || !(nout = differentiable_outputs(inplace, a, r, &self_out, &outs)))
         return 0;
@@ -413,7 +426,12 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     for (int k = 0; k < nout && status == 0; k++) {
         mt_tensor *o = outs[k];
         if (o && mt_is_floating(o->dtype))
-            status = inplace && mt_is_view(o) ? mt_view_rebase(o, n, 0) : mt_set_history(o, n, k);
+            /* an in-place view op leaves the base's history alone, as torch's */
+            status = inplace && mt_is_view(o) && a->op->alias != MT_ALIAS_INPLACE_VIEW
+                         ? mt_view_rebase(o, n, 0)
+                         : mt_set_history(o, n, k);
+        if (status == 0 && o && !inplace && mt_is_view(o))
+            mt_view_note_op(o, a->v[0].t, n);
     }
     mt_node_decref(n);
     return status;

@@ -217,6 +217,97 @@ static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
     return n;
 }
 
+/* ------------------------------------------------------------ view replay */
+
+_Thread_local bool mt_view_replay = false;
+
+void mt_view_forget_ops(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (m && m->view_fn) {
+        mt_node_decref(m->view_fn);
+        m->view_fn = NULL;
+    }
+}
+
+void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (!m || !m->view_base)
+        return;
+    mt_view_forget_ops(t);
+    if (!mt_view_replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
+        return;
+    int depth = 1;
+    if (input != m->view_base) {
+        mt_autograd_meta *im = mt_meta.get((mt_tensor *)input);
+        if (!im || !im->view_fn || im->grad_fn != im->view_fn || n->edges[0].fn != im->grad_fn)
+            return;
+        depth = im->view_fn_depth + 1;
+    }
+    mt_node_incref(n);
+    m->view_fn = n;
+    m->view_fn_depth = depth;
+}
+
+/* A copy of view op node f whose input edge is e (consumed): the op replayed
+ * on the base's new history. Its other edges (view_as's template) stay. */
+static mt_node *replay(const mt_node *f, mt_edge e)
+{
+    mt_node *n = mt_node_new(f->kind, f->nedges, 1, f->nparams);
+    if (!n) {
+        if (e.fn)
+            mt_node_decref(e.fn);
+        mt_error(MT_ERR_RUNTIME, "out of memory");
+        return NULL;
+    }
+    n->op_name = f->op_name;
+    n->edges[0] = e;
+    for (int k = 1; k < f->nedges; k++) {
+        n->edges[k] = f->edges[k];
+        if (n->edges[k].fn)
+            mt_node_incref(n->edges[k].fn);
+    }
+    memcpy(n->edge_meta, f->edge_meta, sizeof *n->edge_meta * f->nedges);
+    n->out_meta[0] = f->out_meta[0];
+    memcpy(n->edge_start, f->edge_start, sizeof n->edge_start);
+    memcpy(n->edge_count, f->edge_count, sizeof n->edge_count);
+    memcpy(n->args, f->args, sizeof *n->args * f->nparams);
+    for (int p = 0; p < f->nparams; p++)
+        if (n->args[p].obj)
+            mt_owner.retain_object(n->args[p].obj);
+    return n;
+}
+
+/* The chain of depth view nodes ending in f replayed from edge e (consumed). */
+static mt_node *replay_chain(const mt_node *f, int depth, mt_edge e)
+{
+    if (depth > 1) {
+        mt_node *parent = replay_chain(f->edges[0].fn, depth - 1, e);
+        if (!parent)
+            return NULL;
+        e = (mt_edge){parent, 0};
+    }
+    return replay(f, e);
+}
+
+/* The history t (a view of base) takes from base's history through edge e
+ * (consumed): its ops replayed (the new last node is then the one it keeps),
+ * or an as_strided view. */
+static mt_node *history_from_base(mt_tensor *base, mt_tensor *t, mt_edge e)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    if (!m || !m->view_fn)
+        return view_of_base(base, t, e);
+    mt_node *n = replay_chain(m->view_fn, m->view_fn_depth, e);
+    if (n) {
+        mt_node_decref(m->view_fn);
+        mt_node_incref(n);
+        m->view_fn = n;
+    }
+    return n;
+}
+
 /* Gives t the history node n (consumed) as of its storage's current version. */
 static int set_view_history(mt_tensor *t, mt_node *n)
 {
@@ -239,7 +330,7 @@ int mt_view_refresh(mt_tensor *t)
     mt_edge e;
     if (mt_gradient_edge(m->view_base, &e) < 0)
         return -1;
-    mt_node *n = view_of_base(m->view_base, t, e);
+    mt_node *n = history_from_base(m->view_base, t, e);
     return n ? set_view_history(t, n) : -1;
 }
 
@@ -278,7 +369,9 @@ static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op
     return rc;
 }
 
-static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+/* A base whose layout has holes or overlaps: the view's part of the
+ * gradient is read and written back through the element positions. */
+static int copy_slices_by_positions(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_node *op = n->wrapped;
     int self = (int)n->args[2].i;
@@ -317,6 +410,72 @@ done:
     }
     mt_tensor *tmp[] = {pos, slice, src, gf, pf, put};
     mt_release_all(6, tmp);
+    return rc;
+}
+
+/* The last element (relative to the base's first) a geometry kept by
+ * put_geometry reaches, or -1 for an empty one. */
+static int64_t last_element(const mt_ad_value *v)
+{
+    int nd = v->nints / 2;
+    int64_t last = v->i;
+    for (int d = 0; d < nd; d++) {
+        if (v->ints[d] == 0)
+            return -1;
+        last += (v->ints[d] - 1) * v->ints[nd + d];
+    }
+    return last;
+}
+
+/* As torch's CopySlices: the gradient laid out as the base is, the op's
+ * formula run on a copy of the view's part of it, and what the formula gives
+ * for the view written back into that part. With create_graph the steps
+ * record as torch's do (CopyBackwards, then a CopySlices of the result). */
+static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    const mt_ad_value *vg = &n->args[0], *bg = &n->args[1];
+    int vnd = vg->nints / 2, bnd = bg->nints / 2;
+    mt_tensor layout = *g[0];
+    layout.ndim = bnd;
+    memcpy(layout.sizes, bg->ints, sizeof(int64_t) * bnd);
+    memcpy(layout.strides, bg->ints + bnd, sizeof(int64_t) * bnd);
+    if (!mt_tensor_is_non_overlapping_and_dense(&layout) || vg->i < 0 ||
+        last_element(vg) > last_element(bg))
+        return copy_slices_by_positions(n, g, out);
+    mt_node *op = n->wrapped;
+    int self = (int)n->args[2].i;
+    mt_tensor **op_out = calloc(op->nedges ? op->nedges : 1, sizeof *op_out);
+    mt_tensor *result = mt_new_strided(g[0]->dtype, bnd, bg->ints, bg->ints + bnd);
+    mt_tensor *copied = NULL, *slice = NULL, *part = NULL, *put = NULL;
+    int rc = -1;
+    if (!op_out || !result || !(copied = mt_call(MT_OP_copy_, "TT", result, g[0])))
+        goto done;
+    slice = mt_call(MT_OP_as_strided, "TLLi", result, vnd, vg->ints, vnd, vg->ints + vnd, vg->i);
+    if (!slice || !(part = mt_call(MT_OP_clone, "T", slice)) ||
+        run_op_backward(n, op, part, op_out) < 0)
+        goto done;
+    if (mt_needs(n, self)) {
+        put = op_out[self] ? mt_call(MT_OP_copy_, "TT", slice, op_out[self])
+                           : mt_call(MT_OP_zero_, "T", slice);
+        if (!put)
+            goto done;
+        out[self] = result;
+        result = NULL;
+    }
+    for (int e = 0; e < op->nedges; e++) {
+        if (e == self)
+            continue;
+        out[e] = op_out[e];
+        op_out[e] = NULL;
+    }
+    rc = 0;
+done:
+    if (op_out) {
+        mt_release_all(op->nedges, op_out);
+        free(op_out);
+    }
+    mt_tensor *tmp[] = {result, copied, slice, part, put};
+    mt_release_all(5, tmp);
     return rc;
 }
 
@@ -366,7 +525,7 @@ int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge)
     if (mt_set_history(base, c, 0) < 0)
         goto fail;
     mt_node_incref(c);
-    mt_node *v = view_of_base(base, t, (mt_edge){c, 0});
+    mt_node *v = history_from_base(base, t, (mt_edge){c, 0});
     mt_node_decref(c);
     return v ? set_view_history(t, v) : -1;
 fail:

@@ -29,6 +29,19 @@ int mt_view_refresh(mt_tensor *t);
  * self_edge) modified t's base: the base's history becomes CopySlices(op)
  * and t's a view of it. */
 int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge);
+/* View replay (torch's autograd._force_original_view_tracking), per thread:
+ * while on, a view made by replayable ops (one output, nothing saved) from
+ * its base, or from a view made so, keeps the node of its op, and when the
+ * base changes gets copies of the chain of such nodes on the base's new
+ * history, where otherwise it gets an AsStridedBackward0 view of it. */
+extern _Thread_local bool mt_view_replay;
+/* After node n recorded the op that made view t from input: keeps n for
+ * replay when replay is on, n is replayable, and input is t's base or a
+ * view whose history is its replayable chain. */
+void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n);
+/* t's geometry changed in place (an in-place view op, recorded or not): the
+ * ops t kept for replay no longer make it. */
+void mt_view_forget_ops(mt_tensor *t);
 /* Marks view t as made by a custom Function, or (multi_output) as one of
  * several differentiable outputs of one: in-place changes to it are refused. */
 void mt_view_mark_custom(mt_tensor *t, bool multi_output);

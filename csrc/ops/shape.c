@@ -7,6 +7,7 @@
 #include "memory_format.h"
 
 #include "runtime/args.h"
+#include "runtime/signature.h"
 #include "tensor.h"
 
 #include "../core/shape.h"
@@ -124,7 +125,8 @@ int impl_t(mt_args *a, mt_result *r)
     int nd = a->v[0].t->ndim;
     if (nd > 2)
         return mt_error(MT_ERR_RUNTIME,
-                        "t() expects a tensor with <= 2 dimensions, but self is %dD", nd);
+                        "%s() expects a tensor with <= 2 dimensions, but self is %dD", a->sig->name,
+                        nd);
     return mt_result_tensor(r, transposed(a, 0, nd == 2 ? 1 : 0));
 }
 
@@ -562,9 +564,16 @@ static int split_even(mt_args *a, mt_result *r, int d, int64_t step)
     return rc;
 }
 
+static int split_of_0d(void)
+{
+    return mt_error(MT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
+}
+
 int impl_split(mt_args *a, mt_result *r)
 {
     int d;
+    if (a->v[0].t->ndim == 0)
+        return split_of_0d();
     if (dim_of(a, 2, &d) < 0)
         return -1;
     int64_t step = a->v[1].i, size = a->v[0].t->sizes[d];
@@ -583,6 +592,8 @@ int impl_split(mt_args *a, mt_result *r)
 int impl_split_with_sizes(mt_args *a, mt_result *r)
 {
     int d;
+    if (a->v[0].t->ndim == 0)
+        return split_of_0d();
     if (dim_of(a, 2, &d) < 0)
         return -1;
     int64_t sum = 0, size = a->v[0].t->sizes[d];

@@ -16,6 +16,7 @@
 extern PyMethodDef mt_tensor_module_methods[];
 extern PyMethodDef mt_dtype_module_methods[];
 extern PyMethodDef mt_autograd_module_methods[];
+int mt_tracking_init(PyObject *module);
 extern PyMethodDef mtpy_blas_methods[];
 extern PyMethodDef mtpy_build_info_methods[];
 extern PyMethodDef mtpy_storage_sharing_methods[];
@@ -189,8 +190,8 @@ PyMODINIT_FUNC PyInit__C(void)
         mt_function_init(m) < 0 || mt_tensor_type_init(m) < 0 ||
         mt_torch_function_state_init(m) < 0 || add_methods(m, mt_tensor_module_methods) < 0 ||
         add_methods(m, mt_dtype_module_methods) < 0 ||
-        add_methods(m, mt_autograd_module_methods) < 0 || add_methods(m, mtpy_blas_methods) < 0 ||
-        add_methods(m, mtpy_build_info_methods) < 0 ||
+        add_methods(m, mt_autograd_module_methods) < 0 || mt_tracking_init(m) < 0 ||
+        add_methods(m, mtpy_blas_methods) < 0 || add_methods(m, mtpy_build_info_methods) < 0 ||
         add_methods(m, mtpy_storage_sharing_methods) < 0 ||
         add_methods(m, mtpy_allocator_methods) < 0 || add_methods(m, mtpy_crc32_methods) < 0 ||
         mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 ||

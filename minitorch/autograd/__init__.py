@@ -152,7 +152,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     Args:
         outputs (Tensor or sequence of Tensors): the differentiated outputs.
         inputs (Tensor or sequence of Tensors): the tensors to differentiate with
-            respect to.
+            respect to; a ``graph.GradientEdge`` stands for the gradient reaching
+            that edge.
         grad_outputs (Tensor or sequence, optional): the gradient of each output
             (the vector of the vector-Jacobian product); None stands for 1 for a
             one-element output.
@@ -177,7 +178,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs_t = _as_tuple(inputs)
+    inputs_t = (inputs,) if isinstance(inputs, graph.GradientEdge) else _as_tuple(inputs)
+    if materialize_grads and any(isinstance(i, graph.GradientEdge) for i in inputs_t):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
+    # a GradientEdge is captured through a tensor whose history is that edge
+    inputs_t = tuple(_C._gradient_edge_tensor(i.node, i.output_nr)
+                     if isinstance(i, graph.GradientEdge) else i for i in inputs_t)
     relevant = outputs + inputs_t
     if _C._has_torch_function(relevant):
         return _C._handle_torch_function(
@@ -238,8 +245,11 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .function import Function  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from .variable import Variable  # noqa: E402
+from .view_tracking import (  # noqa: E402,F401
+    _force_original_view_tracking, _unsafe_preserve_version_counter, is_view_replay_enabled,
+)
 
 SavedTensor = _C._autograd.SavedTensor  # what grad_fn._raw_saved_<name> returns
 
 __all__ += ["Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
-            "Variable"]
+            "Variable", "is_view_replay_enabled"]

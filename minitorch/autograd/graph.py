@@ -15,15 +15,29 @@ memory.
 ``register_multi_grad_hook(tensors, fn, mode=...)`` calls ``fn`` once per
 backward: with the gradients of all ``tensors`` the run reaches (``"all"``)
 or with the first one computed (``"any"``).
+
+``get_gradient_edge(t)`` names where a gradient for ``t`` flows now (its
+grad_fn and output number, or a leaf's AccumulateGrad), as a
+``GradientEdge`` that ``autograd.grad`` takes in place of a tensor: the
+gradient reaching that edge, even after ``t`` was changed in place.
+``increment_version(t)`` marks an in-place change autograd did not see.
+
+``allow_mutation_on_saved_tensors()``: inside, changing in place a tensor
+that a node saved for backward (or a tensor sharing its memory) first
+clones the saved value, and backward reads the clone.
 """
 import contextlib
 import threading
+import weakref
+from collections import defaultdict
+from typing import Any, NamedTuple, Optional
 
 from .. import _C
 from . import _graph_task
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
+           "increment_version", "allow_mutation_on_saved_tensors"]
 
 
 def _check_enabled() -> None:
@@ -153,3 +167,148 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
         return hook
 
     return _MultiHandle(t.register_hook(collector(i)) for i, t in enumerate(tensors))
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient flows: output ``output_nr`` of ``node``."""
+
+    node: Any
+    output_nr: int
+    ownership_token: Optional[Any] = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge a gradient for ``tensor`` takes now (see the module docstring)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node = _graph_task.node_of(tensor)
+    return GradientEdge(node, tensor.output_nr if tensor.grad_fn is not None else 0)
+
+
+def increment_version(tensor) -> None:
+    """Marks ``tensor`` (or each tensor of a sequence) as changed in place;
+    an inference tensor has no version counter and is left alone."""
+    for t in (tensor,) if isinstance(tensor, _C.TensorBase) else tensor:
+        _C._increment_version(t)
+
+
+# allow_mutation_on_saved_tensors: a saved tensor is found again by what it
+# was when saved, (id, data_ptr, version); a tensor about to change finds the
+# saved tensors it may alias by (data_ptr, version).
+_mutation_context_active = False
+
+
+def _tensor_key(t):
+    return id(t), t.data_ptr(), t._version
+
+
+def _memory_key(t):
+    return t.data_ptr(), t._version
+
+
+class _Handle:
+    """What a node keeps for one saved tensor: a key into the context."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block: the saved
+    originals and clones by handle, the handles by tensor key, and which
+    tensor keys share a memory key."""
+
+    def __init__(self) -> None:
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor):
+        tid = _tensor_key(tensor)
+        self.sid_to_tid[_memory_key(tensor)].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:
+            handle = self.tid_to_weakhandle[tid] = _Handle()
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle):
+        message = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                   "in which the graph was originally recorded.")
+        if not _mutation_context_active:
+            raise AssertionError(message)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(message)
+        return self.original[handle]
+
+    def before_write(self, tensor) -> None:
+        """Clones the saved tensors ``tensor`` may alias, once each."""
+        for tid in self.sid_to_tid.get(_memory_key(tensor), ()):
+            handle = self.tid_to_weakhandle.get(tid)
+            # saved once, but its node has freed it since
+            if handle is None or handle in self.cloned:
+                continue
+            self.cloned[handle] = self.original.pop(handle).clone()
+
+
+# Methods whose name ends in "_" that change no tensor (torch's dispatch mode
+# never sees them).
+_NOT_WRITES = frozenset({"requires_grad_", "share_memory_"})
+
+
+def _written(func, args, kwargs):
+    """The tensors a call of ``func`` writes into: its out=, its first
+    argument for an in-place method or operator, every tensor of a list
+    for the in-place _foreach functions."""
+    name = getattr(func, "__name__", "")
+    written = []
+    out = kwargs.get("out")
+    if out is not None:
+        written.extend(out if isinstance(out, (tuple, list)) else (out,))
+    in_place = (name == "__setitem__" or (name.startswith("__i") and name.endswith("__"))
+                or (name.endswith("_") and not name.startswith("__") and name not in _NOT_WRITES))
+    if in_place and args:
+        first = args[0]
+        written.extend(first if isinstance(first, (tuple, list)) else (first,))
+    return [t for t in written if isinstance(t, _C.TensorBase)]
+
+
+def _clone_before_write_mode(ctx):
+    """A function mode that lets ``ctx`` clone what each call is about to change."""
+    from ..overrides import TorchFunctionMode
+
+    class CloneBeforeWrite(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            for t in _written(func, args, kwargs):
+                ctx.before_write(t)
+            return func(*args, **kwargs)
+
+    return CloneBeforeWrite()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which tensors saved for backward may be changed
+    in place: the saved value is cloned first (see the module docstring).
+    Run the forward and the backward inside the same block. Yields the
+    block's state; it is cleared on exit, after which a backward through a
+    graph recorded inside raises AssertionError."""
+    global _mutation_context_active
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack), _clone_before_write_mode(ctx):
+        try:
+            if _mutation_context_active:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_context_active = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_context_active = False

@@ -45,6 +45,16 @@ mt_op mt_ops[MT_OP_COUNT] = {
 };
 /* clang-format on */
 
+/* The MT_ALIAS rows. */
+static const struct {
+    mt_op_id id;
+    mt_alias_rule rule;
+} alias_rows[] = {
+#define MT_ALIAS(id, rule) {MT_OP_##id, rule},
+#include "../../ops.def"
+#undef MT_ALIAS
+};
+
 static size_t name_len(const char *sig) { return strchr(sig, '(') - sig; }
 
 static bool same_name(const char *a, const char *b)
@@ -161,6 +171,13 @@ int mt_ops_init(void)
             return -1;
         op->inplace = is_inplace_name(op->sig->name);
         op->write_overlap = mt_write_overlap_rule(op->sig->name);
+    }
+    for (size_t i = 0; i < sizeof alias_rows / sizeof alias_rows[0]; i++) {
+        mt_op *op = &mt_ops[alias_rows[i].id];
+        op->alias = alias_rows[i].rule;
+        /* a new geometry over the same elements writes none of them */
+        if (op->alias == MT_ALIAS_INPLACE_VIEW)
+            op->write_overlap = 0;
     }
     for (int r = 0; r < MT_OP_COUNT; r++) {
         mt_ops[r].overload = overload_index(r);

@@ -42,6 +42,19 @@ typedef enum {
 } mt_form;
 #define MT_FORMS_ALL (MT_FORM_INPLACE | MT_FORM_DUNDER | MT_FORM_IDUNDER | MT_FORM_RDUNDER)
 
+/* How a row's results alias its input where the rule autograd applies by
+ * default (a result sharing input 0's memory is its view; an in-place row
+ * writes input 0's elements) is not torch's: the MT_ALIAS rows. */
+typedef enum {
+    MT_ALIAS_DEFAULT = 0,
+    /* changes input 0's geometry in place (transpose_): no element is
+     * written, and the tensor's history continues from its old self */
+    MT_ALIAS_INPLACE_VIEW,
+    /* results share input 0's memory but are no views for autograd
+     * (unsafe_split): in-place changes to them are not tracked as such */
+    MT_ALIAS_UNTRACKED,
+} mt_alias_rule;
+
 typedef struct mt_op {
     mt_op_id id;
     const char *text; /* the signature string; a form's is made from its base's */
@@ -57,6 +70,7 @@ typedef struct mt_op {
     mt_signature *sig;
     bool inplace;           /* writes into its first argument */
     unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
+    mt_alias_rule alias;    /* MT_ALIAS rows */
     int overload;           /* index among the rows of its name and kind */
 } mt_op;
 

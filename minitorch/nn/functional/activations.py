@@ -16,7 +16,7 @@ from .op_rows import softmax, softplus
 Tensor = minitorch.Tensor
 
 __all__ = ["elu", "selu", "celu", "relu6", "hardtanh", "hardsigmoid", "hardswish", "mish",
-           "logsigmoid", "softsign", "softshrink", "hardshrink", "tanhshrink", "threshold",
+           "logsigmoid", "softsign", "softshrink", "hardshrink", "tanhshrink",
            "glu", "softmin", "normalize", "cosine_similarity", "pairwise_distance"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -116,12 +116,6 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x)."""
     return input - input.tanh()
-
-
-@_overridable
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """x where x > threshold, else value."""
-    return _out(input, minitorch.where(input > threshold, input, value), inplace)
 
 
 @_overridable
