@@ -28,7 +28,9 @@ PARTIAL = ("unsupported operation: some elements of the input tensor and the wri
 NOT_INPLACE_DUNDERS = {"__index__", "__int__", "__invert__", "__init__", "__iter__"}
 # named like in-place methods, but they change autograd state, where the
 # memory lives or the shape, not elements
-NOT_WRITING = {"requires_grad_", "detach_", "share_memory_", "resize_", "resize_as_"}
+NOT_WRITING = {"requires_grad_", "detach_", "share_memory_", "resize_", "resize_as_",
+               "as_strided_", "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_",
+               "unsqueeze_"}
 # torch's matrix products read an operand that is also the target after
 # writing into it (addmm copies its bias into out= first); minitorch computes
 # the product of the values given, which torch computes on a clone.

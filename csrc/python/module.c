@@ -183,6 +183,13 @@ PyMODINIT_FUNC PyInit__C(void)
         return NULL;
     }
     mt_blas_locate = mtpy_load_blas;
+    /* _C._autograd (torch's torch._C._autograd), which several files fill */
+    PyObject *autograd_sub = PyModule_New("minitorch._C._autograd");
+    if (!autograd_sub || PyModule_AddObject(m, "_autograd", autograd_sub) < 0) {
+        Py_XDECREF(autograd_sub);
+        Py_DECREF(m);
+        return NULL;
+    }
     PyObject *functions = new_function_table();
     PyObject *nn_functions = PyDict_New();
     if (!functions || !nn_functions || mtpy_numpy_init() < 0 || mtpy_foreign_init(m) < 0 ||

@@ -390,7 +390,7 @@ static PyMethodDef autograd_submodule_methods[] = {
 };
 
 /* Adds this file's part of _C._autograd (torch's torch._C._autograd), the
- * submodule saved_tensor.c creates. */
+ * submodule module.c creates. */
 int mt_autograd_api_init(PyObject *module)
 {
     PyObject *sub = PyObject_GetAttrString(module, "_autograd");

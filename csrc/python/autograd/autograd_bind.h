@@ -29,7 +29,7 @@ int mtpy_pack_saved_with(PyObject *pair, mt_tensor *t, void **packed);
 PyObject *mtpy_node_saved_attr(mt_node *n, PyObject *name);
 /* Appends those names of n to list (for dir(grad_fn)); -1 on error. */
 int mtpy_node_saved_names(mt_node *n, PyObject *list);
-/* Adds _C._autograd (SavedTensor and the saved-tensor hook state) and
+/* Adds to _C._autograd SavedTensor and the saved-tensor hook state, and
  * _C._current_autograd_node. */
 int mtpy_saved_tensor_init(PyObject *module);
 

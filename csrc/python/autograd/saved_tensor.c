@@ -1,9 +1,9 @@
 /* What a node keeps for backward, as torch shows it to Python:
  * grad_fn._saved_<name> (the value: a saved tensor unpacked through its
  * hooks, or an argument), grad_fn._raw_saved_<name> (a SavedTensor), and a
- * custom Function node's _raw_saved_tensors. Also minitorch._C._autograd
- * (SavedTensor, _make_saved_tensor and the per-thread switch
- * disable_saved_tensors_hooks turns) and _C._current_autograd_node.
+ * custom Function node's _raw_saved_tensors. Also, in minitorch._C._autograd:
+ * SavedTensor, _make_saved_tensor and the per-thread switch
+ * disable_saved_tensors_hooks turns; and _C._current_autograd_node.
  *
  * Names come from the node's row signature, as torch's from the op's
  * schema: a method row's "input" is torch's "self", the kept output is
@@ -446,10 +446,6 @@ static PyMethodDef autograd_methods[] = {
     {NULL},
 };
 
-static struct PyModuleDef autograd_module = {
-    PyModuleDef_HEAD_INIT, "minitorch._C._autograd", NULL, -1, autograd_methods,
-};
-
 /* The node whose backward is running (its unpack hooks run in it), or None. */
 static PyObject *current_autograd_node(PyObject *m, PyObject *unused)
 {
@@ -465,12 +461,11 @@ int mtpy_saved_tensor_init(PyObject *module)
 {
     if (PyType_Ready(&SavedTensor_Type) < 0 || PyModule_AddFunctions(module, c_methods) < 0)
         return -1;
-    PyObject *sub = PyModule_Create(&autograd_module);
-    if (!sub || PyModule_AddObjectRef(sub, "SavedTensor", (PyObject *)&SavedTensor_Type) < 0) {
-        Py_XDECREF(sub);
-        return -1;
-    }
-    int rc = PyModule_AddObjectRef(module, "_autograd", sub);
-    Py_DECREF(sub);
+    PyObject *sub = PyObject_GetAttrString(module, "_autograd");
+    int rc = sub && PyModule_AddFunctions(sub, autograd_methods) == 0 &&
+                     PyModule_AddObjectRef(sub, "SavedTensor", (PyObject *)&SavedTensor_Type) == 0
+                 ? 0
+                 : -1;
+    Py_XDECREF(sub);
     return rc;
 }

@@ -144,10 +144,8 @@ int mt_tracking_init(PyObject *module)
 {
     if (PyModule_AddFunctions(module, module_methods) < 0)
         return -1;
-    PyObject *sub = PyModule_New("minitorch._C._autograd");
-    if (!sub || PyModule_AddFunctions(sub, autograd_methods) < 0) {
-        Py_XDECREF(sub);
-        return -1;
-    }
-    return PyModule_AddObject(module, "_autograd", sub) < 0 ? (Py_DECREF(sub), -1) : 0;
+    PyObject *sub = PyObject_GetAttrString(module, "_autograd");
+    int rc = sub ? PyModule_AddFunctions(sub, autograd_methods) : -1;
+    Py_XDECREF(sub);
+    return rc;
 }
