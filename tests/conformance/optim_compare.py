@@ -1,0 +1,145 @@
+"""One OptimizerInfo configuration of torch's optim_db against its
+minitorch.optim counterpart: the same parameters (a few shapes, float32 and
+float64) stepped a few times by both with the same gradients (fresh each
+step, or from a small loss through a closure where the optimizer needs
+one), parameters and the optimizer's state_dict compared after every step."""
+import torch
+
+import minitorch as mt
+
+from .convert import Unsupported, assert_same, to_mt
+
+# torch's thread pool spins on tiny tensors when cores are shared
+torch.set_num_threads(1)
+
+SHAPES = ((2, 3), (4,), (3, 1, 2))
+STEPS = 5
+DTYPES = (torch.float32, torch.float64)
+# torch.testing's defaults, which torch's own foreach-against-for-loop
+# comparisons use: its foreach and fused paths round differently
+TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}
+# the state holds float32 scalars (step, eta, mu) next to float64 tensors and
+# quantities derived through cancelling sums (LBFGS's direction and
+# curvature pairs) that rounding moves more than the parameters
+STATE_TOLERANCE = (1e-4, 1e-5)
+# the implementation flags optim_db marks per optimizer, each a check of its
+# own over every configuration; fused only where torch has it on the CPU
+IMPLS = ("foreach", "fused", "capturable", "differentiable")
+
+
+def counterpart(optim_cls):
+    return getattr(mt.optim, optim_cls.__name__, None)
+
+
+def configs(info):
+    return info.optim_inputs_func(device="cpu")
+
+
+def impls(info):
+    """The flags of IMPLS torch supports for info on the CPU."""
+    supported = set(info.supported_impls)
+    if "cpu" not in info.supports_fused_on:
+        supported.discard("fused")
+    if info.has_capturable_arg:
+        supported.add("capturable")
+    return [i for i in IMPLS if i in supported]
+
+
+def _loss(params, targets):
+    """A small convex loss, quadratic plus quartic, for the closure."""
+    total = 0
+    for p, c in zip(params, targets):
+        d = (p - c) * (p - c)
+        total = total + d.sum() + 0.1 * (d * d).sum()
+    return total
+
+
+def _inputs(dtype):
+    """Parameters, loss targets and per-step gradients, the same every call."""
+    g = torch.Generator().manual_seed(0)
+    leaves = [torch.randn(s, generator=g, dtype=dtype).requires_grad_() for s in SHAPES]
+    targets = [torch.randn(s, generator=g, dtype=dtype) for s in SHAPES]
+    grads = [[torch.randn(s, generator=g, dtype=dtype) for s in SHAPES] for _ in range(STEPS)]
+    return leaves, targets, grads
+
+
+class _Run:
+    """One library's parameters and optimizer, stepped as the check asks."""
+
+    def __init__(self, optim_cls, leaves, kwargs, differentiable, sparse):
+        # a differentiable optimizer updates in place inside autograd: its
+        # parameters are non-leaf copies, as torch's own tests use them
+        self.params = [p.clone() if differentiable else p for p in leaves]
+        self.opt = optim_cls(self.params, **kwargs)
+        self.sparse = sparse
+
+    def step(self, grads, targets, closure):
+        if closure:
+            def fn():
+                self.opt.zero_grad()
+                loss = _loss(self.params, targets)
+                loss.backward()
+                return loss
+            return self.opt.step(fn)
+        for p, gr in zip(self.params, grads):
+            p.grad = gr.to_sparse() if self.sparse else gr.clone()
+        return self.opt.step()
+
+
+def check_config(info, kwargs, impl=None):
+    """The config's kwargs (with impl=True when given) on both dtypes: raises
+    AssertionError naming the dtype, step and the first difference."""
+    if impl is not None:
+        kwargs = {**kwargs, impl: True}
+    ran = 0
+    for dtype in DTYPES:
+        try:
+            ran += _check_dtype(info, kwargs, dtype, impl == "differentiable")
+        except Unsupported:
+            raise
+        except Exception as e:
+            raise AssertionError(f"{dtype}: {type(e).__name__}: {e}") from e
+    if not ran:
+        raise Unsupported("torch refuses the configuration on the CPU")
+
+
+def _torch_refuses(info, kwargs, dtype, differentiable):
+    leaves, targets, grads = _inputs(dtype)
+    try:
+        t = _Run(info.optim_cls, leaves, kwargs, differentiable,
+                 info.only_supports_sparse_grads)
+        for k in range(STEPS):
+            t.step(grads[k], targets, info.step_requires_closure)
+    except Exception:  # noqa: BLE001 - a configuration torch refuses is none of ours
+        return True
+    return False
+
+
+def _check_dtype(info, kwargs, dtype, differentiable):
+    if _torch_refuses(info, kwargs, dtype, differentiable):
+        return 0
+    rtol, atol = TOLERANCES[dtype]
+    closure = info.step_requires_closure
+    leaves, targets, grads = _inputs(dtype)
+    # converted before torch's steps update the leaves in place
+    m_leaves, m_targets, m_grads, m_kwargs = to_mt((leaves, targets, grads, kwargs))
+    t = _Run(info.optim_cls, leaves, kwargs, differentiable,
+             info.only_supports_sparse_grads)
+    m = _Run(counterpart(info.optim_cls), m_leaves, m_kwargs, differentiable, False)
+    for k in range(STEPS):
+        lt = t.step(grads[k], targets, closure)
+        lm = m.step(m_grads[k], m_targets, closure)
+        assert_same(lm, lt, rtol, atol, f"loss of step {k + 1}")
+        assert_same(m.params, t.params, rtol, atol, f"parameters after step {k + 1}")
+        assert_same(_comparable(m.opt.state_dict()), _comparable(t.opt.state_dict()),
+                    *STATE_TOLERANCE, f"state_dict after step {k + 1}")
+    return 1
+
+
+def _comparable(state_dict):
+    """The optimizer's state_dict without LBFGS's `al`, the scratch of its
+    last two-loop recursion: sums of cancelling terms that rounding alone
+    moves by percents."""
+    state = {k: {n: v for n, v in s.items() if n != "al"}
+             for k, s in state_dict["state"].items()}
+    return {**state_dict, "state": state}

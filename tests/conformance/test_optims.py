@@ -1,0 +1,49 @@
+"""torch's optim_db as minitorch's conformance suite for minitorch.optim:
+one check per OptimizerInfo configuration (optim::<Name>::config<i>) and
+one per implementation flag over every configuration
+(optim::<Name>::<flag>), held to expected_failures/optims.txt."""
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")
+
+from torch.testing._internal.common_optimizers import optim_db  # noqa: E402
+
+from .convert import report  # noqa: E402
+from .expected import assert_list_current  # noqa: E402
+from .optim_compare import check_config, configs, counterpart, impls  # noqa: E402
+from .reported import run_reported  # noqa: E402
+
+
+def _checks():
+    out = []
+    for info in optim_db:
+        name = info.optim_cls.__name__
+        cfgs = [c.kwargs for c in configs(info)]
+        out += [(f"optim::{name}::config{i}", info, [kw], None) for i, kw in enumerate(cfgs)]
+        out += [(f"optim::{name}::{impl}", info, cfgs, impl) for impl in impls(info)]
+    return out
+
+
+CHECKS = _checks()
+
+
+@pytest.mark.parametrize("check,info,kwargs_list,impl", CHECKS, ids=[c[0] for c in CHECKS])
+def test_optim(check, info, kwargs_list, impl):
+    name = info.optim_cls.__name__
+    if counterpart(info.optim_cls) is None:
+        report("optim", "optim", name, False, False, check)
+        pytest.skip(f"minitorch.optim.{name} does not exist")
+
+    def fn():
+        for i, kwargs in enumerate(kwargs_list):
+            try:
+                check_config(info, kwargs, impl)
+            except AssertionError as e:
+                raise AssertionError(f"{kwargs}: {e}") from e
+
+    run_reported("optim", "optim", name, check, fn, "optims")
+
+
+def test_optims_list_is_current():
+    assert_list_current("optims", [c[0] for c in CHECKS])
