@@ -2,8 +2,10 @@
 each sample's module built in both libraries from the same constructor
 arguments, torch's parameters and buffers copied in by name, then forward
 outputs, buffers after forward, and the gradients of the outputs (times a
-fixed cotangent) with respect to inputs and parameters compared."""
+fixed cotangent) with respect to inputs and parameters compared; and its
+error inputs raising torch's exception type and message."""
 import contextlib
+import re
 import warnings
 
 import torch
@@ -253,3 +255,49 @@ def _check_gradients(conv, tm, mm, out_t, out_m, rtol, atol):
         else:
             assert gm is not None, f"{name}: minitorch gives None"
             assert_same(gm, gt, rtol, atol, name)
+
+
+def check_module_errors(info):
+    """Each of info's error inputs makes minitorch raise torch's exception
+    type, with a message matching torch's, where torch raises (on
+    construction or on forward)."""
+    from torch.testing._internal.common_modules import ModuleErrorEnum
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(0)
+        with recording_constructors():
+            errors = info.module_error_inputs_func(info, device="cpu", dtype=torch.float32,
+                                                   requires_grad=False, training=True)
+    for n, err in enumerate(errors):
+        sample = err.module_error_input
+        conv = Converter()
+        args = conv(sample.constructor_input.args)
+        kwargs = conv(sample.constructor_input.kwargs)
+        where = f"error input {n} ({sample.desc or 'default'})"
+
+        def construct():
+            return counterpart(info.module_cls)(*args, **kwargs)
+
+        if err.error_on == ModuleErrorEnum.CONSTRUCTION_ERROR:
+            _expect_raises(construct, err, where)
+            continue
+        module = construct()
+        fargs, fkwargs = conv(sample.forward_input.args), conv(sample.forward_input.kwargs)
+        _expect_raises(lambda: module(*fargs, **fkwargs), err, where)
+
+
+def _expect_raises(fn, err, where):
+    want = f"{err.error_type.__name__} matching {err.error_regex!r}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn()
+    except err.error_type as e:
+        assert re.search(err.error_regex, str(e)), \
+            f"{where}: {type(e).__name__}: {str(e)[:200]!r}, torch raises {want}"
+    except Exception as e:
+        raise AssertionError(f"{where}: {type(e).__name__}: {str(e)[:200]}, "
+                             f"torch raises {want}") from e
+    else:
+        raise AssertionError(f"{where}: raises nothing, torch raises {want}")
