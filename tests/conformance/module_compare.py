@@ -80,6 +80,10 @@ class Converter:
             return self.tensors[id(obj)][1]
         if isinstance(obj, torch.nn.Module):
             return self.module(obj)
+        if isinstance(obj, torch.nn.Parameter):
+            if id(obj) not in self.tensors:
+                self.tensors[id(obj)] = (obj, mt.nn.Parameter(to_mt(obj.detach())))
+            return self.tensors[id(obj)][1]
         if isinstance(obj, (list, tuple)) and type(obj) in (list, tuple):
             return type(obj)(self(v) for v in obj)
         if isinstance(obj, dict):
@@ -280,14 +284,26 @@ def check_module_errors(info):
             return counterpart(info.module_cls)(*args, **kwargs)
 
         if err.error_on == ModuleErrorEnum.CONSTRUCTION_ERROR:
-            _expect_raises(construct, err, where)
+            expect_raises(construct, err, where)
             continue
         module = construct()
         fargs, fkwargs = conv(sample.forward_input.args), conv(sample.forward_input.kwargs)
-        _expect_raises(lambda: module(*fargs, **fkwargs), err, where)
+        expect_raises(lambda: module(*fargs, **fkwargs), err, where)
 
 
-def _expect_raises(fn, err, where):
+def expect_raises(fn, err, where):
+    """fn raises err.error_type with a message matching err.error_regex (an
+    ErrorModuleInput's or ErrorOptimizerInput's), or, for a Warning type,
+    warns so."""
+    if issubclass(err.error_type, Warning):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn()
+        assert any(issubclass(w.category, err.error_type)
+                   and re.search(err.error_regex, str(w.message)) for w in caught), \
+            f"{where}: warns {[str(w.message)[:100] for w in caught]}, torch warns " \
+            f"{err.error_type.__name__} matching {err.error_regex!r}"
+        return
     want = f"{err.error_type.__name__} matching {err.error_regex!r}"
     try:
         with warnings.catch_warnings():

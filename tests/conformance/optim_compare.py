@@ -8,6 +8,7 @@ import torch
 import minitorch as mt
 
 from .convert import Unsupported, assert_same, to_mt
+from .module_compare import Converter, expect_raises
 
 # torch's thread pool spins on tiny tensors when cores are shared
 torch.set_num_threads(1)
@@ -143,3 +144,28 @@ def _comparable(state_dict):
     state = {k: {n: v for n, v in s.items() if n != "al"}
              for k, s in state_dict["state"].items()}
     return {**state_dict, "state": state}
+
+
+def check_errors(info):
+    """Each of info's error inputs makes minitorch raise (or warn) torch's
+    exception type with a message matching torch's."""
+    from torch.testing._internal.common_optimizers import OptimizerErrorEnum
+
+    torch.manual_seed(0)
+    for n, err in enumerate(info.optim_error_inputs_func(device="cpu", dtype=torch.float32)):
+        given = err.optimizer_error_input
+        conv = Converter()
+        try:
+            params = conv(given.params if given.params is not None
+                          else [torch.nn.Parameter(torch.randn(2, 2))])
+            kwargs = conv(given.kwargs)
+        except Unsupported:
+            continue  # sparse or complex parameters: no minitorch counterpart
+        optim_cls = counterpart(info.optim_cls)
+
+        def run():
+            opt = optim_cls(params, **kwargs)
+            if err.error_on == OptimizerErrorEnum.STEP_ERROR:
+                opt.step()
+
+        expect_raises(run, err, f"error input {n} ({given.desc})")

@@ -1,7 +1,8 @@
 """torch's optim_db as minitorch's conformance suite for minitorch.optim:
 one check per OptimizerInfo configuration (optim::<Name>::config<i>) and
 one per implementation flag over every configuration
-(optim::<Name>::<flag>), held to expected_failures/optims.txt."""
+(optim::<Name>::<flag>) and one of its error inputs (optim::<Name>::errors),
+held to expected_failures/optims.txt."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -11,7 +12,7 @@ from torch.testing._internal.common_optimizers import optim_db  # noqa: E402
 
 from .convert import report  # noqa: E402
 from .expected import assert_list_current  # noqa: E402
-from .optim_compare import check_config, configs, counterpart, impls  # noqa: E402
+from .optim_compare import check_config, check_errors, configs, counterpart, impls  # noqa: E402
 from .reported import run_reported  # noqa: E402
 
 
@@ -22,6 +23,8 @@ def _checks():
         cfgs = [c.kwargs for c in configs(info)]
         out += [(f"optim::{name}::config{i}", info, [kw], None) for i, kw in enumerate(cfgs)]
         out += [(f"optim::{name}::{impl}", info, cfgs, impl) for impl in impls(info)]
+        if info.optim_error_inputs_func is not None:
+            out.append((f"optim::{name}::errors", info, None, None))
     return out
 
 
@@ -36,7 +39,10 @@ def test_optim(check, info, kwargs_list, impl):
         pytest.skip(f"minitorch.optim.{name} does not exist")
 
     def fn():
-        for i, kwargs in enumerate(kwargs_list):
+        if kwargs_list is None:
+            check_errors(info)
+            return
+        for kwargs in kwargs_list:
             try:
                 check_config(info, kwargs, impl)
             except AssertionError as e:
