@@ -10,6 +10,8 @@ pytest.importorskip("expecttest")
 
 from torch.testing._internal.common_optimizers import optim_db  # noqa: E402
 
+import minitorch as mt  # noqa: E402
+
 from .convert import report  # noqa: E402
 from .expected import assert_list_current  # noqa: E402
 from .optim_compare import check_config, check_errors, configs, counterpart, impls  # noqa: E402
@@ -53,3 +55,30 @@ def test_optim(check, info, kwargs_list, impl):
 
 def test_optims_list_is_current():
     assert_list_current("optims", [c[0] for c in CHECKS])
+
+
+# The harness itself: a minitorch optimizer that is wrong in its update or
+# in its state must fail its check.
+INFOS = {info.optim_cls.__name__: info for info in optim_db}
+
+
+def test_harness_catches_a_wrong_update(monkeypatch):
+    update = mt.optim.SGD._update_group
+
+    def wrong(self, group):
+        update(self, {**group, "lr": group["lr"] * 1.01})
+    monkeypatch.setattr(mt.optim.SGD, "_update_group", wrong)
+    with pytest.raises(AssertionError, match="parameters after step 1"):
+        check_config(INFOS["SGD"], {"lr": 0.1})
+
+
+def test_harness_catches_a_wrong_state(monkeypatch):
+    update = mt.optim.Adam._update_group
+
+    def wrong(self, group):
+        update(self, group)
+        for p in group["params"]:
+            self.state[p]["exp_avg"].mul_(1.01)
+    monkeypatch.setattr(mt.optim.Adam, "_update_group", wrong)
+    with pytest.raises(AssertionError, match="state_dict after step 1.*exp_avg"):
+        check_config(INFOS["Adam"], {})
