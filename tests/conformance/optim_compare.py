@@ -26,6 +26,8 @@ STATE_TOLERANCE = (1e-4, 1e-5)
 # the implementation flags optim_db marks per optimizer, each a check of its
 # own over every configuration; fused only where torch has it on the CPU
 IMPLS = ("foreach", "fused", "capturable", "differentiable")
+# the second group's own options in the param_groups check
+GROUP_OPTIONS = {"lr": 0.02, "weight_decay": 0.05}
 
 
 def counterpart(optim_cls):
@@ -67,11 +69,14 @@ def _inputs(dtype):
 class _Run:
     """One library's parameters and optimizer, stepped as the check asks."""
 
-    def __init__(self, optim_cls, leaves, kwargs, differentiable, sparse):
+    def __init__(self, optim_cls, leaves, kwargs, variant, sparse):
         # a differentiable optimizer updates in place inside autograd: its
         # parameters are non-leaf copies, as torch's own tests use them
-        self.params = [p.clone() if differentiable else p for p in leaves]
-        self.opt = optim_cls(self.params, **kwargs)
+        self.params = [p.clone() if variant == "differentiable" else p for p in leaves]
+        given = self.params
+        if variant == "param_groups":
+            given = [{"params": self.params[:1]}, {"params": self.params[1:], **GROUP_OPTIONS}]
+        self.opt = optim_cls(given, **kwargs)
         self.sparse = sparse
 
     def step(self, grads, targets, closure):
@@ -87,15 +92,17 @@ class _Run:
         return self.opt.step()
 
 
-def check_config(info, kwargs, impl=None):
-    """The config's kwargs (with impl=True when given) on both dtypes: raises
-    AssertionError naming the dtype, step and the first difference."""
-    if impl is not None:
-        kwargs = {**kwargs, impl: True}
+def check_config(info, kwargs, variant=None):
+    """The config's kwargs on both dtypes, with variant (one of IMPLS, set
+    True, or "param_groups": the parameters in two groups, the second with
+    GROUP_OPTIONS) when given: raises AssertionError naming the dtype, step
+    and the first difference."""
+    if variant in IMPLS:
+        kwargs = {**kwargs, variant: True}
     ran = 0
     for dtype in DTYPES:
         try:
-            ran += _check_dtype(info, kwargs, dtype, impl == "differentiable")
+            ran += _check_dtype(info, kwargs, dtype, variant)
         except Unsupported:
             raise
         except Exception as e:
@@ -104,11 +111,10 @@ def check_config(info, kwargs, impl=None):
         raise Unsupported("torch refuses the configuration on the CPU")
 
 
-def _torch_refuses(info, kwargs, dtype, differentiable):
+def _torch_refuses(info, kwargs, dtype, variant):
     leaves, targets, grads = _inputs(dtype)
     try:
-        t = _Run(info.optim_cls, leaves, kwargs, differentiable,
-                 info.only_supports_sparse_grads)
+        t = _Run(info.optim_cls, leaves, kwargs, variant, info.only_supports_sparse_grads)
         for k in range(STEPS):
             t.step(grads[k], targets, info.step_requires_closure)
     except Exception:  # noqa: BLE001 - a configuration torch refuses is none of ours
@@ -116,17 +122,16 @@ def _torch_refuses(info, kwargs, dtype, differentiable):
     return False
 
 
-def _check_dtype(info, kwargs, dtype, differentiable):
-    if _torch_refuses(info, kwargs, dtype, differentiable):
+def _check_dtype(info, kwargs, dtype, variant):
+    if _torch_refuses(info, kwargs, dtype, variant):
         return 0
     rtol, atol = TOLERANCES[dtype]
     closure = info.step_requires_closure
     leaves, targets, grads = _inputs(dtype)
     # converted before torch's steps update the leaves in place
     m_leaves, m_targets, m_grads, m_kwargs = to_mt((leaves, targets, grads, kwargs))
-    t = _Run(info.optim_cls, leaves, kwargs, differentiable,
-             info.only_supports_sparse_grads)
-    m = _Run(counterpart(info.optim_cls), m_leaves, m_kwargs, differentiable, False)
+    t = _Run(info.optim_cls, leaves, kwargs, variant, info.only_supports_sparse_grads)
+    m = _Run(counterpart(info.optim_cls), m_leaves, m_kwargs, variant, False)
     for k in range(STEPS):
         lt = t.step(grads[k], targets, closure)
         lm = m.step(m_grads[k], m_targets, closure)

@@ -1,7 +1,9 @@
 """torch's optim_db as minitorch's conformance suite for minitorch.optim:
 one check per OptimizerInfo configuration (optim::<Name>::config<i>) and
 one per implementation flag over every configuration
-(optim::<Name>::<flag>) and one of its error inputs (optim::<Name>::errors),
+(optim::<Name>::<flag>), one with the parameters in two groups over every
+configuration (optim::<Name>::param_groups) and one of its error inputs
+(optim::<Name>::errors),
 held to expected_failures/optims.txt."""
 import pytest
 
@@ -25,6 +27,8 @@ def _checks():
         cfgs = [c.kwargs for c in configs(info)]
         out += [(f"optim::{name}::config{i}", info, [kw], None) for i, kw in enumerate(cfgs)]
         out += [(f"optim::{name}::{impl}", info, cfgs, impl) for impl in impls(info)]
+        if info.supports_param_groups:
+            out.append((f"optim::{name}::param_groups", info, cfgs, "param_groups"))
         if info.optim_error_inputs_func is not None:
             out.append((f"optim::{name}::errors", info, None, None))
     return out
@@ -33,8 +37,8 @@ def _checks():
 CHECKS = _checks()
 
 
-@pytest.mark.parametrize("check,info,kwargs_list,impl", CHECKS, ids=[c[0] for c in CHECKS])
-def test_optim(check, info, kwargs_list, impl):
+@pytest.mark.parametrize("check,info,kwargs_list,variant", CHECKS, ids=[c[0] for c in CHECKS])
+def test_optim(check, info, kwargs_list, variant):
     name = info.optim_cls.__name__
     if counterpart(info.optim_cls) is None:
         report("optim", "optim", name, False, False, check)
@@ -46,7 +50,7 @@ def test_optim(check, info, kwargs_list, impl):
             return
         for kwargs in kwargs_list:
             try:
-                check_config(info, kwargs, impl)
+                check_config(info, kwargs, variant)
             except AssertionError as e:
                 raise AssertionError(f"{kwargs}: {e}") from e
 
@@ -82,3 +86,14 @@ def test_harness_catches_a_wrong_state(monkeypatch):
     monkeypatch.setattr(mt.optim.Adam, "_update_group", wrong)
     with pytest.raises(AssertionError, match="state_dict after step 1.*exp_avg"):
         check_config(INFOS["Adam"], {})
+
+
+def test_harness_catches_group_options_ignored(monkeypatch):
+    update = mt.optim.SGD._update_group
+
+    def wrong(self, group):
+        update(self, {**group, "lr": self.defaults["lr"]})
+    monkeypatch.setattr(mt.optim.SGD, "_update_group", wrong)
+    check_config(INFOS["SGD"], {"lr": 0.1})
+    with pytest.raises(AssertionError, match=r"parameters after step 1\[1\]"):
+        check_config(INFOS["SGD"], {"lr": 0.1}, "param_groups")
