@@ -19,10 +19,11 @@ DTYPES = (torch.float32, torch.float64)
 # torch.testing's defaults, which torch's own foreach-against-for-loop
 # comparisons use: its foreach and fused paths round differently
 TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}
-# the state holds float32 scalars (step, eta, mu) next to float64 tensors and
-# quantities derived through cancelling sums (LBFGS's direction and
-# curvature pairs) that rounding moves more than the parameters
-STATE_TOLERANCE = (1e-4, 1e-5)
+# the state holds float32 scalars (step, eta, mu) next to float64 tensors,
+# and quantities derived through cancelling sums that rounding moves more
+# than the parameters: torch's own LBFGS in float32 with a tensor lr, its
+# dot products accumulated in double, moves its direction d by 1.3e-4
+STATE_TOLERANCES = {torch.float32: (1e-3, 1e-5), torch.float64: (1e-6, 1e-8)}
 # the implementation flags optim_db marks per optimizer, each a check of its
 # own over every configuration; fused only where torch has it on the CPU
 IMPLS = ("foreach", "fused", "capturable", "differentiable")
@@ -138,7 +139,7 @@ def _check_dtype(info, kwargs, dtype, variant):
         assert_same(lm, lt, rtol, atol, f"loss of step {k + 1}")
         assert_same(m.params, t.params, rtol, atol, f"parameters after step {k + 1}")
         assert_same(_comparable(m.opt.state_dict()), _comparable(t.opt.state_dict()),
-                    *STATE_TOLERANCE, f"state_dict after step {k + 1}")
+                    *STATE_TOLERANCES[dtype], f"state_dict after step {k + 1}")
     return 1
 
 
