@@ -1,10 +1,9 @@
 """torch's optim_db as minitorch's conformance suite for minitorch.optim:
-one check per OptimizerInfo configuration (optim::<Name>::config<i>) and
-one per implementation flag over every configuration
-(optim::<Name>::<flag>), one with the parameters in two groups over every
-configuration (optim::<Name>::param_groups) and one of its error inputs
-(optim::<Name>::errors),
-held to expected_failures/optims.txt."""
+one check per OptimizerInfo configuration (optim::<Name>::config<i>), one
+per implementation flag over every configuration (optim::<Name>::<flag>),
+one with the parameters in two groups over every configuration
+(optim::<Name>::param_groups) and one of its error inputs
+(optim::<Name>::errors), held to expected_failures/optims.txt."""
 import pytest
 
 torch = pytest.importorskip("torch")
