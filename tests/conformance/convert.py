@@ -77,8 +77,8 @@ def dtype_name(d):
 
 def assert_same(got, want, rtol, atol, path="result"):
     """got (minitorch) equals want (torch) as torch.testing would judge:
-    same structure, shapes and dtypes, values within rtol/atol, NaN where
-    NaN, exactly for integers and bools."""
+    same structure (lists, tuples, dicts by key), shapes and dtypes, values
+    within rtol/atol, NaN where NaN, exactly for integers and bools."""
     if isinstance(want, torch.Tensor):
         assert isinstance(got, mt.Tensor), f"{path}: {type(got).__name__}, expected a tensor"
         assert tuple(got.shape) == tuple(want.shape), \
@@ -96,6 +96,12 @@ def assert_same(got, want, rtol, atol, path="result"):
             f"expected {len(want)} items"
         for i, (g, w) in enumerate(zip(got, want)):
             assert_same(g, w, rtol, atol, f"{path}[{i}]")
+    elif isinstance(want, dict):
+        assert isinstance(got, dict), f"{path}: {type(got).__name__}, expected a dict"
+        assert sorted(got, key=repr) == sorted(want, key=repr), \
+            f"{path}: keys {sorted(got, key=repr)} != {sorted(want, key=repr)}"
+        for k, w in want.items():
+            assert_same(got[k], w, rtol, atol, f"{path}[{k!r}]")
     elif isinstance(want, torch.dtype):
         assert dtype_name(got) == dtype_name(want), f"{path}: {got} != {want}"
     elif isinstance(want, float) and isinstance(got, (int, float)):
