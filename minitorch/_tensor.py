@@ -142,13 +142,16 @@ class Tensor(_C.TensorBase):
         """The tensor with its dimensions reversed (a view); for other than 2 dimensions torch
         deprecates it and warns.
         """
-        if self.dim() != 2:
+        if self.dim() == 0:
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=2)
+        elif self.dim() != 2:
             warnings.warn(
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                 "deprecated and it will throw an error in a future release. Consider `x.mT` to "
                 "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
                 "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-        return self.permute(*range(self.dim() - 1, -1, -1))
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
     @property
     def mT(self) -> "Tensor":

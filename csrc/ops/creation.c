@@ -283,6 +283,18 @@ static int arange(mt_args *a, mt_result *r, const mt_scalar *start, const mt_sca
     mt_dtype d = mt_dtype_arg(a, di, any_float ? mt_default_dtype : MT_INT64);
     if (!isfinite(start->f) || !isfinite(end->f))
         return mt_error(MT_ERR_RUNTIME, "unsupported range: %g -> %g", start->f, end->f);
+    if (any_float && d == MT_INT64) {
+        /* torch converts the three to int64 first for an int64 result
+         * (arange(0, 3, 0.5, dtype=int64) has step 0; its other integer
+         * dtypes compute in double) */
+        mt_scalar is[3];
+        const mt_scalar *src[3] = {start, end, step};
+        for (int k = 0; k < 3; k++)
+            is[k] = (mt_scalar){MT_SCALAR_INT, (int64_t)src[k]->f, trunc(src[k]->f)};
+        if (is[2].i == 0)
+            return mt_error(MT_ERR_VALUE, "step must be nonzero");
+        return arange(a, r, &is[0], &is[1], &is[2], di, rgi);
+    }
     if (step->f == 0)
         return mt_error(MT_ERR_RUNTIME, "step must be nonzero");
     if (!((step->f > 0 && end->f >= start->f) || (step->f < 0 && end->f <= start->f)))

@@ -53,7 +53,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """x clamped to [min_val, max_val]; the gradient is 0 at the bounds, as torch's."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    inside = (input > min_val) & (input < max_val)
+    if not input.is_floating_point():
+        # torch's kernel takes the bounds in the input's type: ints stay ints
+        min_val, max_val = int(min_val), int(max_val)
+        if input.dtype == minitorch.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    # NaN is inside (torch's gradient passes it through)
+    inside = ~((input <= min_val) | (input >= max_val))
     out = minitorch.where(inside, input, input.detach().clamp(min_val, max_val))
     return _out(input, out, inplace)
 
@@ -102,14 +108,17 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd:g}.")
-    return minitorch.where(input > lambd, input - lambd,
-                           minitorch.where(input < -lambd, input + lambd, 0.0))
+    # as torch's kernels: x * 0 keeps -0.0; NaN is outside [-lambd, lambd],
+    # stays NaN and passes its gradient
+    inside = (input >= -lambd) & (input <= lambd)
+    return minitorch.where(inside, input * 0,
+                           minitorch.where(input > lambd, input - lambd, input + lambd))
 
 
 @_overridable
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``abs(x) > lambd``, else 0."""
-    return minitorch.where((input > lambd) | (input < -lambd), input, 0.0)
+    return minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 @_overridable
