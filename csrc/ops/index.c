@@ -435,14 +435,24 @@ int impl_take(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
+/* The index as the kernels read it, int64 (gather and scatter take int32
+ * too): a new reference. */
+static mt_tensor *kernel_index(mt_tensor *ix, const char *op)
+{
+    if (ix->dtype != MT_INT64)
+        return dense_long(ix, op);
+    mt_retain(ix);
+    return ix;
+}
+
 int impl_gather(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
         return -1;
-    if (ix->dtype != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "gather(): Expected dtype int64 for index");
+    if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
+        return mt_error(MT_ERR_RUNTIME, "gather(): Expected dtype int32/int64 for index");
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as input tensor");
@@ -456,10 +466,12 @@ int impl_gather(mt_args *a, mt_result *r)
                             size_text(ts, sizeof ts, t->ndim, t->sizes), dim);
         }
     mt_tensor *out = mt_new(t->dtype, ix->ndim, ix->sizes, false);
-    if (out && mt_gather_dim(t, dim, ix, out) < 0) {
+    mt_tensor *wide = out ? kernel_index(ix, "gather") : NULL;
+    if (out && (!wide || mt_gather_dim(t, dim, wide, out) < 0)) {
         mt_release(out);
-        return -1;
+        out = NULL;
     }
+    mt_xrelease(wide);
     return mt_result_tensor(r, out);
 }
 
@@ -467,10 +479,12 @@ mt_tensor *mt_gather_backward(const mt_tensor *g, int ndim, const int64_t *sizes
                               const mt_tensor *index)
 {
     mt_tensor *t = mt_new(g->dtype, ndim, sizes, false);
-    if (t && mt_scatter_dim_into(t, NULL, dim, index, g, MT_PUT_ADD) < 0) {
+    mt_tensor *wide = t ? kernel_index((mt_tensor *)index, "gather") : NULL;
+    if (t && (!wide || mt_scatter_dim_into(t, NULL, dim, wide, g, MT_PUT_ADD) < 0)) {
         mt_release(t);
-        return NULL;
+        t = NULL;
     }
+    mt_xrelease(wide);
     return t;
 }
 
@@ -481,8 +495,8 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
         return -1;
-    if (ix->dtype != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "scatter(): Expected dtype int64 for index");
+    if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
+        return mt_error(MT_ERR_RUNTIME, "scatter(): Expected dtype int32/int64 for index");
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as self tensor");
@@ -544,8 +558,11 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             return mt_error(MT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
         }
     }
-    int rc = inplace ? mt_scatter_dim(out, dim, ix, src ? src : &part, op)
-                     : mt_scatter_dim_into(out, t, dim, ix, src ? src : &part, op);
+    mt_tensor *wide = kernel_index(ix, "scatter");
+    int rc = !wide     ? -1
+             : inplace ? mt_scatter_dim(out, dim, wide, src ? src : &part, op)
+                       : mt_scatter_dim_into(out, t, dim, wide, src ? src : &part, op);
+    mt_xrelease(wide);
     mt_xrelease(src);
     if (rc < 0) {
         mt_release(out);
