@@ -63,10 +63,21 @@ def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim:
 
 @composite()
 def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
-    """input's values at indices along dim (of the flattened input without dim)."""
+    """input's values at indices along dim (of the flattened input without dim).
+    Along a dim, torch takes the indices modulo its size (negative ones count
+    from the end, none is out of range); the flattened form checks them."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
+    if indices.dtype != _C.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_SCALAR_NAMES[str(indices.dtype)]}")
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
     d = dim % input.dim()
+    if input.shape[d]:
+        indices = indices.remainder(input.shape[d])
     shape_in, shape_ix = list(input.shape), list(indices.shape)
     shape_in[d] = shape_ix[d] = 1
     common = list(broadcast_shapes(shape_in, shape_ix))
