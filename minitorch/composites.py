@@ -68,13 +68,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     from the end, none is out of range); the flattened form checks them."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
-    if indices.dtype != _C.int64:
-        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_SCALAR_NAMES[str(indices.dtype)]}")
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.dim()} dimensions for input, "
                            f"and {indices.dim()} dimensions for indices")
+    if indices.dtype != _C.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_SCALAR_NAMES[str(indices.dtype)]}")
     d = dim % input.dim()
     if input.shape[d]:
         indices = indices.remainder(input.shape[d])
