@@ -291,6 +291,8 @@ BASELINES = {
     "nn.Upsample.forward": lambda: ((_f(1, 2, 3, 3),), {}),
     "nn.UpsamplingNearest2d.forward": lambda: ((_f(1, 2, 3, 3),), {}),
     "nn.UpsamplingBilinear2d.forward": lambda: ((_f(1, 2, 3, 3),), {}),
+    "nn.DataParallel": lambda: ((mt.nn.Linear(3, 2),), {}),
+    "nn.DataParallel.forward": lambda: ((_f(2, 3),), {}),
     "nn.PixelShuffle": lambda: ((2,), {}),
     "nn.PixelShuffle.forward": lambda: ((_f(1, 4, 2, 2),), {}),
     "nn.PixelUnshuffle": lambda: ((2,), {}),

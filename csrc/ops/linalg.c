@@ -203,6 +203,13 @@ static mt_tensor *target(const mt_args *a)
     return self ? self : mt_out_target(a);
 }
 
+/* torch makes a bool product that has no multiply-adds (an empty dim), and
+ * refuses any other. */
+static bool bool_refused(mt_dtype d, int64_t m, int64_t n, int64_t k)
+{
+    return d == MT_BOOL && m > 0 && n > 0 && k > 0;
+}
+
 static int not_implemented(const char *name, mt_dtype d)
 {
     return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, sname(d));
@@ -236,7 +243,7 @@ static int mm_check(const mt_tensor *a, const mt_tensor *b, const mt_tensor *c)
     if (c && c->dtype != a->dtype)
         return mt_error(MT_ERR_RUNTIME, "self and mat2 must have the same dtype, but got %s and %s",
                         sname(c->dtype), sname(b->dtype));
-    if (a->dtype == MT_BOOL)
+    if (bool_refused(a->dtype, a->sizes[0], b->sizes[1], a->sizes[1]))
         return not_implemented("addmm_impl_cpu_", MT_BOOL);
     return 0;
 }
@@ -299,7 +306,7 @@ static int bmm_checked(const mt_tensor *a, const mt_tensor *b, const mt_tensor *
                         "Input dtypes must be the same, got: input %s, batch1: %s, "
                         "batch2: %s",
                         cpp_name(c->dtype), cpp_name(a->dtype), cpp_name(b->dtype));
-    if (a->dtype == MT_BOOL)
+    if (bool_refused(a->dtype, a->sizes[0] * a->sizes[1], b->sizes[2], a->sizes[2]))
         return not_implemented(c ? "baddbmm" : "bmm", MT_BOOL);
     problem p = {1, {a->sizes[0]}, a->sizes[1], b->sizes[2], a->sizes[2], true, true, a, b,
                  c, alpha,         beta};
@@ -440,7 +447,7 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
                             "expected m1 and m2 to have the same dtype, but got: %s != %s",
                             cpp_name(x->dtype), cpp_name(y->dtype));
         }
-        if (x->dtype == MT_BOOL)
+        if (bool_refused(x->dtype, x->numel, y->numel, 1))
             return not_implemented(dy == 1 ? "addmv_impl_cpu" : "addmm_impl_cpu_", MT_BOOL);
         problem p = {dx - 2 > 0 ? dx - 2 : 0,
                      {0},

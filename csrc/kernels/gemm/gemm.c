@@ -218,6 +218,7 @@ static void combine(mt_dtype d, char *c, int64_t rs, int64_t cs, const char *t, 
     case MT_FLOAT64:
         combine_f8(c, rs, cs, t, m, n, al, be);
         break;
+    case MT_BOOL: /* only a product without multiply-adds: its zeros (false) */
     case MT_UINT8:
         combine_u1(c, rs, cs, t, m, n, al, be);
         break;
@@ -961,9 +962,6 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
             const mt_gemm_operand *b, const mt_gemm_operand *c, mt_gemm_scale alpha,
             mt_gemm_scale beta)
 {
-    if (!mt_is_integral(d, false) && d != MT_FLOAT32 && d != MT_FLOAT64)
-        return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
-                        mt_dtype_infos[d].scalar_name);
     mt_gemm_shape fs = *shape;
     mt_gemm_operand fa = *a, fc = *c;
     const mt_gemm_shape *s = &fs;
@@ -979,6 +977,11 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
     double work = (double)s->m * s->n * s->k;
     batch_job j = {d, s, &fa, b, &fc, alpha, beta};
     j.zero_product = s->k == 0 || (mt_is_floating(d) ? alpha.f == 0 : alpha.i == 0);
+    /* torch makes a bool product without multiply-adds (k = 0) */
+    bool supported = mt_is_integral(d, false) || d == MT_FLOAT32 || d == MT_FLOAT64;
+    if (!supported && !(d == MT_BOOL && s->k == 0))
+        return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
+                        mt_dtype_infos[d].scalar_name);
     j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
              (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, b)));

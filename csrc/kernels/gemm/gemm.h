@@ -29,8 +29,9 @@ typedef struct {
 } mt_gemm_scale;
 
 /* C = beta * C + alpha * A @ B per batch (beta == 0 ignores C's contents, as
- * torch does). Refuses bool and the half types (the caller computes those in
- * float32); returns -1 with the error set. C must not overlap A or B. */
+ * torch does). Refuses the half types (the caller computes those in
+ * float32) and bool (but for k = 0, as torch); returns -1 with the error
+ * set. C must not overlap A or B. */
 int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b,
             const mt_gemm_operand *c, mt_gemm_scale alpha, mt_gemm_scale beta);
 /* Copies a rows x cols matrix, element (i, j) at src[(i * rs + j * cs) * isz],
