@@ -100,14 +100,18 @@ class Tally:
     def __init__(self):
         self.total = self.agree = 0
         self.failures = []
+        # variant -> [cases, agreeing], for the report's per-variant figures
+        self.variants = {}
 
-    def record(self, label, check):
+    def record(self, label, check, variant=None):
         try:
             check()
         except Unsupported:
             return
         except Exception as e:  # noqa: BLE001 - any difference is a finding
             self.total += 1
+            if variant:
+                self.variants.setdefault(variant, [0, 0])[0] += 1
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
             text = " / ".join(line for line in lines
                               if not line.startswith(("x:", "y:", "ACTUAL", "DESIRED", "array(")))
@@ -115,6 +119,10 @@ class Tally:
             return
         self.total += 1
         self.agree += 1
+        if variant:
+            counts = self.variants.setdefault(variant, [0, 0])
+            counts[0] += 1
+            counts[1] += 1
 
     def raise_if_failed(self, what):
         if self.failures:
@@ -162,13 +170,13 @@ def check_values(mapped):
 
             def function(sample=sample, want=want):
                 same(call_mt(mapped.function, sample)[1], want, "function")
-            tally.record(f"{label} function", function)
+            tally.record(f"{label} function", function, "function")
 
             if op.method_variant is not None and isinstance(sample.input, torch.Tensor):
                 def method(sample=sample, want=want):
                     assert mapped.method is not None, "no method variant"
                     same(call_mt(mapped.method, sample)[1], want, "method")
-                tally.record(f"{label} method", method)
+                tally.record(f"{label} method", method, "method")
 
             # writing in place into memory that several elements share is
             # undefined (torch checks it only where it can tell cheaply)
@@ -185,7 +193,7 @@ def check_values(mapped):
                         args, got = call_mt(mapped.inplace, sample)
                         assert got is args[0], "in-place variant did not return its input"
                         same(args[0], target, "in-place")
-                    tally.record(f"{label} inplace", inplace)
+                    tally.record(f"{label} inplace", inplace, "inplace")
 
             if op.supports_out and not random and tensors(want) and \
                     all(isinstance(w, torch.Tensor) for w in tensors(want)):
@@ -201,7 +209,7 @@ def check_values(mapped):
                         same(mt_out, out, "out=")
                         assert all(g is m for g, m in zip(tensors(got), tensors(mt_out))), \
                             "out= variant did not return out"
-                    tally.record(f"{label} out=", out_variant)
+                    tally.record(f"{label} out=", out_variant, "out=")
     return tally
 
 

@@ -68,6 +68,8 @@ def test_op(mapped, kind):
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
         detail = {"check": kind, "total": tally.total, "agree": tally.agree}
+        if tally.variants:
+            detail["variants"] = tally.variants
         if kind == "errors":
             detail["type"] = tally.type_ok
         if tally.failures:
