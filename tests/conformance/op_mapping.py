@@ -140,12 +140,20 @@ def rebind(fn):
     return out
 
 
-def _variant(torch_fn):
-    """The minitorch callable for one of an OpInfo's torch callables."""
+def _variant(torch_fn, hint=None):
+    """The minitorch callable for one of an OpInfo's torch callables; hint,
+    the (namespace, attribute) the OpInfo's name gives, wins when torch
+    exposes the callable there too (torch.nn.functional.hardshrink is
+    torch.hardshrink; F.threshold's function is named _threshold)."""
     if torch_fn is None:
         return None
+    if hint is not None and getattr(torch_namespace(hint[0]), hint[1], None) is torch_fn:
+        space = mt_namespace(hint[0])
+        found = None if space is None else getattr(space, hint[1], None)
+        if found is not None:
+            return found
     if isinstance(torch_fn, functools.partial):
-        inner = _variant(torch_fn.func)
+        inner = _variant(torch_fn.func, hint)
         return None if inner is None else functools.partial(inner, *torch_fn.args,
                                                             **torch_fn.keywords)
     if isinstance(torch_fn, types.FunctionType) and _locate(torch_fn) is None:
@@ -165,7 +173,8 @@ class Mapped:
         self.op = op
         self.namespace = namespace_of(op)
         self.id = op.name + ("." + op.variant_test_name if op.variant_test_name else "")
-        self.function = _variant(op.op)
+        ns = self.namespace if self.namespace not in ("aten", "cuda.jiterator") else "torch"
+        self.function = _variant(op.op, (ns, op.name.split(".")[-1]))
         self.method = _variant(op.method_variant)
         self.inplace = _variant(op.inplace_variant)
         self.dtypes = [d for d in DTYPES if d in op.supported_dtypes("cpu")]

@@ -13,11 +13,13 @@ from .convert import Unsupported, assert_same, dtype_name, to_mt
 from .op_mapping import rebind
 
 # per (OpInfo, dtype): the first SAMPLE_CAP sample inputs, and for OpInfos
-# with their own reference inputs every REFERENCE_STEP-th of the first
-# REFERENCE_SPAN (sample inputs come first, then extremal and
-# non-contiguous cases)
+# with their own reference inputs up to REFERENCE_CAP of the first
+# REFERENCE_SPAN after them: those holding NaN or inf first (the extremal
+# cases come in runs a fixed stride would step over), then non-contiguous
+# ones, then every REFERENCE_STEP-th
 SAMPLE_CAP = 6
 REFERENCE_SPAN = 48
+REFERENCE_CAP = 8
 REFERENCE_STEP = 6
 
 # torch.testing's defaults for float32, a little wider in rtol since
@@ -43,9 +45,26 @@ def samples(op, dtype, requires_grad=False):
         out = list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=requires_grad),
                                     SAMPLE_CAP))
         if op.reference_inputs_func is not None and not requires_grad:
-            out += itertools.islice(op.reference_inputs("cpu", dtype), SAMPLE_CAP,
-                                    REFERENCE_SPAN, REFERENCE_STEP)
+            out += _pick_references(list(itertools.islice(
+                op.reference_inputs("cpu", dtype), SAMPLE_CAP, REFERENCE_SPAN)))
     return out
+
+
+def _nonfinite(sample):
+    return any(t.is_floating_point() and not bool(torch.isfinite(t).all())
+               for t in tensors((sample.input, sample.args, sample.kwargs)))
+
+
+def _noncontiguous(sample):
+    return isinstance(sample.input, torch.Tensor) and not sample.input.is_contiguous()
+
+
+def _pick_references(refs):
+    order = [i for i, r in enumerate(refs) if _nonfinite(r)]
+    order += [i for i, r in enumerate(refs) if _noncontiguous(r)]
+    order += range(0, len(refs), REFERENCE_STEP)
+    chosen = list(dict.fromkeys(order))[:REFERENCE_CAP]
+    return [refs[i] for i in sorted(chosen)]
 
 
 def tensors(obj):
