@@ -66,6 +66,10 @@ def to_np(x):
     """A tensor of either library as a NumPy array (bfloat16 as float32)."""
     if isinstance(x, torch.Tensor):
         x = x.detach()
+        if x._is_zerotensor():
+            # torch's gradient formulas may hand back a ZeroTensor, which
+            # has no memory to show
+            x = torch.zeros(x.shape, dtype=x.dtype)
         return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
     x = x.detach()
     return (x.float() if x.dtype == mt.bfloat16 else x).numpy()
