@@ -1,7 +1,8 @@
 """The matmul shape sweep of issue #30 ("no shape cliffs"): Linear over batch
 sizes, matmul over rows x (k, n) x operand layouts, and mv, minitorch beside
-torch and NumPy in one process, the libraries interleaved round by round,
-medians and ratios to torch. Samples rather than a few square sizes, so a
+torch and NumPy in one process, timed by the main suites' harness
+(harness.run_case: the libraries interleaved round by round, each in its own
+steady state), medians and ratios to torch. Samples rather than a few square sizes, so a
 dispatch rule that is wrong for some m, layout or power-of-two width shows.
 
     python benchmarks/matmul_sweep.py [--cpu] [--threads N] [--quick]
@@ -15,9 +16,10 @@ after; the cases above 1.0 and 1.1 of torch's time are listed at the end.
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
+
+import harness
 
 np = None  # imported by main once the BLAS thread count is in the environment
 
@@ -101,25 +103,17 @@ def cases(mt, torch, quick):
         yield f"mv {rows}x{cols}", mv_case(mt, torch, rows, cols)
 
 
-def measure(fns, clock, rounds, sample_ns):
-    """Median time per call of each library, the libraries taking turns in
-    every round so a change in the machine's load falls on all of them."""
-    calls = {}
-    for name, f in fns.items():
-        f()
-        t0 = clock()
-        f()
-        one = max(clock() - t0, 1)
-        calls[name] = max(1, int(sample_ns / one))
-    samples = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, f in fns.items():
-            n = calls[name]
-            t0 = clock()
-            for _ in range(n):
-                f()
-            samples[name].append((clock() - t0) / n)
-    return {name: statistics.median(s) for name, s in samples.items()}
+def measure(fns, rounds, sample_ns):
+    """Median time per call of each library, through the main suites' timing
+    (harness.run_case): the libraries take turns in every round, each timed
+    in its own steady state (the others' idle threads parked, its own awake),
+    so a change in the machine's load falls on all of them."""
+    libs = {"minitorch": True, "torch": True, "numpy": True}
+    case = harness.Case("matmul", "sweep",
+                        [harness.Variant(name, name, lambda lib, f=f: f)
+                         for name, f in fns.items()], [])
+    results, _ = harness.run_case(case, libs, rounds, sample_ns, 40 * rounds * sample_ns)
+    return {name: results[name].median_ns for name in fns}
 
 
 def main(argv=None):
@@ -146,7 +140,7 @@ def main(argv=None):
     if threads:
         torch.set_num_threads(threads)
         mt.set_num_threads(threads)
-    clock = time.process_time_ns if args.cpu else time.perf_counter_ns
+    harness.CLOCK_NS = time.process_time_ns if args.cpu else time.perf_counter_ns
     rounds = 1 if args.quick else args.rounds
     sample_ns = (0.1 if args.quick else args.sample_ms) * 1e6
     print(f"minitorch {mt.__version__ if hasattr(mt, '__version__') else '?'}, torch "
@@ -162,7 +156,7 @@ def main(argv=None):
         want = np.asarray(fns["torch"]().numpy())
         got = np.asarray(fns["minitorch"]().numpy())
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * max(1, abs(want).max()))
-        med = measure(fns, clock, rounds, sample_ns)
+        med = measure(fns, rounds, sample_ns)
         r = med["minitorch"] / med["torch"]
         flag = " >1.1" if r > 1.1 else " >1.0" if r > 1.0 else ""
         print(f"{name:40s} {med['minitorch'] / 1e3:9.1f}us {med['torch'] / 1e3:9.1f}us "
