@@ -96,7 +96,9 @@ def test_ddp_matches_single_process(ranks, tmp_path):
 def test_a_rank_that_raises_ends_the_job(tmp_path):
     code, out, err, seconds = launch(3, [WORKER, "raise", str(tmp_path)], timeout=60)
     assert code != 0
-    assert "ValueError: rank failed on purpose" in err
+    # the failing rank's traceback reaches the user; its last line may be cut
+    # short when the launcher ends the job while the rank still writes it
+    assert 'raise ValueError("rank failed on purpose")' in err
     assert seconds < 60
 
 
