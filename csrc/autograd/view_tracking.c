@@ -343,6 +343,25 @@ int mt_view_refresh(mt_tensor *t)
 /* The op's formula on the gradient of its output. An output it saved comes
  * back with the history the view has after the op (a view of n), not with
  * op's, which is no node of the graph. */
+/* The in-place op's gradients for its other inputs are CopySlices' own. */
+static void hand_over_others(const mt_node *op, int self, mt_tensor **op_out, mt_tensor **out)
+{
+    for (int e = 0; e < op->nedges; e++) {
+        if (e == self)
+            continue;
+        out[e] = op_out[e];
+        op_out[e] = NULL;
+    }
+}
+
+static void free_op_grads(const mt_node *op, mt_tensor **op_out)
+{
+    if (op_out) {
+        mt_release_all(op->nedges, op_out);
+        free(op_out);
+    }
+}
+
 static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op_out)
 {
     mt_saved *s = &op->saved[op->nparams];
@@ -396,18 +415,10 @@ static int copy_slices_by_positions(mt_node *n, mt_tensor **g, mt_tensor **out)
         if (!put || !(out[self] = mt_call(MT_OP_reshape, "TL", put, bm->ndim, bm->sizes)))
             goto done;
     }
-    for (int e = 0; e < op->nedges; e++) {
-        if (e == self)
-            continue;
-        out[e] = op_out[e];
-        op_out[e] = NULL;
-    }
+    hand_over_others(op, self, op_out, out);
     rc = 0;
 done:
-    if (op_out) {
-        mt_release_all(op->nedges, op_out);
-        free(op_out);
-    }
+    free_op_grads(op, op_out);
     mt_tensor *tmp[] = {pos, slice, src, gf, pf, put};
     mt_release_all(6, tmp);
     return rc;
@@ -462,18 +473,10 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         out[self] = result;
         result = NULL;
     }
-    for (int e = 0; e < op->nedges; e++) {
-        if (e == self)
-            continue;
-        out[e] = op_out[e];
-        op_out[e] = NULL;
-    }
+    hand_over_others(op, self, op_out, out);
     rc = 0;
 done:
-    if (op_out) {
-        mt_release_all(op->nedges, op_out);
-        free(op_out);
-    }
+    free_op_grads(op, op_out);
     mt_tensor *tmp[] = {result, copied, slice, part, put};
     mt_release_all(5, tmp);
     return rc;
