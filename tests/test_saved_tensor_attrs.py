@@ -110,19 +110,25 @@ def test_number_operand_is_a_wrapped_tensor_and_is_never_packed(number):
     same(torch, scenario)
 
 
+def _counting_hooks():
+    """(counts, pack, unpack): identity hooks that count their calls."""
+    count = {"pack": 0, "unpack": 0}
+
+    def pack(t):
+        count["pack"] += 1
+        return t
+
+    def unpack(t):
+        count["unpack"] += 1
+        return t
+    return count, pack, unpack
+
+
 @pytest.mark.parametrize("op", ["mul", "div"])
 @pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
 def test_only_what_a_gradient_needs_is_saved(op, needs):
     def scenario(L):
-        count = {"pack": 0, "unpack": 0}
-
-        def pack(t):
-            count["pack"] += 1
-            return t
-
-        def unpack(t):
-            count["unpack"] += 1
-            return t
+        count, pack, unpack = _counting_hooks()
 
         x = L.tensor([1.0, 2.0, 4.0], requires_grad=needs[0])
         y = L.tensor([3.0, 5.0, 7.0], requires_grad=needs[1])
@@ -435,15 +441,7 @@ def test_custom_function_raw_saved_tensors():
 
 def test_make_saved_tensor():
     def scenario(L):
-        count = {"pack": 0, "unpack": 0}
-
-        def pack(t):
-            count["pack"] += 1
-            return t
-
-        def unpack(t):
-            count["unpack"] += 1
-            return t
+        count, pack, unpack = _counting_hooks()
         a = L.tensor([1.0, 2.0], requires_grad=True)
         out = []
         with L.autograd.graph.saved_tensors_hooks(pack, unpack):
