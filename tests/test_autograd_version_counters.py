@@ -93,17 +93,3 @@ def test_set_version_of_a_data_alias_keeps_the_tensors_own():
         L._C._autograd._unsafe_set_version_counter((d,), (0,))
         return d._version, x._version, error_head(out.backward)
     same(torch, scenario)
-
-
-def test_saved_input_detached_in_place():
-    def scenario(L):
-        a = L.tensor(1.0, requires_grad=True).clone()
-        b = a.sin()
-        a.detach_()
-        first = errmsg(b.backward)
-        # an output saved for backward may be detached
-        c = L.tensor(1.0, requires_grad=True).clone()
-        d = c.exp()
-        c.detach_()
-        return first, errmsg(d.backward)
-    same(torch, scenario)

@@ -289,26 +289,28 @@ def _warn_legacy(what: str) -> None:
     warnings.warn(what, FutureWarning, stacklevel=5)
 
 
+def _tensor_tuple(x):
+    """x as a tuple of tensors, or None when it is neither a tensor nor one."""
+    if isinstance(x, minitorch.Tensor):
+        return (x,)
+    if isinstance(x, tuple) and all(isinstance(t, minitorch.Tensor) for t in x):
+        return x
+    return None
+
+
 def _warn_legacy_backward_hook(inputs, result, grad_fn) -> None:
     """The cases where a legacy hook on the output's grad_fn cannot see the whole
     module: torch warns that they are deprecated."""
-    Tensor = minitorch.Tensor
-    if isinstance(result, Tensor):
-        result = (result,)
-    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-        _warn_legacy("Using non-full backward hooks on a Module that does not return a single "
-                     "Tensor or a tuple of Tensors is deprecated and will be removed in future "
-                     "versions. This hook will be missing some of the grad_output. Please use "
-                     "register_full_backward_hook to get the documented behavior.")
-        return
-    if isinstance(inputs, Tensor):
-        inputs = (inputs,)
-    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-        _warn_legacy("Using non-full backward hooks on a Module that does not take as input a "
-                     "single Tensor or a tuple of Tensors is deprecated and will be removed in "
-                     "future versions. This hook will be missing some of the grad_input. Please "
-                     "use register_full_backward_hook to get the documented behavior.")
-        return
+    result, inputs = _tensor_tuple(result), _tensor_tuple(inputs)
+    for got, what, grads in ((result, "return", "grad_output"),
+                             (inputs, "take as input", "grad_input")):
+        if got is None:
+            _warn_legacy(f"Using non-full backward hooks on a Module that does not {what} a "
+                         "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                         f"in future versions. This hook will be missing some of the {grads}. "
+                         "Please use register_full_backward_hook to get the documented "
+                         "behavior.")
+            return
     out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
     if not out_grad_fn or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
         _warn_legacy("Using a non-full backward hook when outputs are nested in python data "
