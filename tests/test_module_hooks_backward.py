@@ -483,3 +483,23 @@ def test_module_returning_its_input_or_a_view(make):
         log.append(val(x.grad))
         return log
     same(run)
+
+
+@pytest.mark.parametrize("shape", ["dict out", "list in"])
+def test_legacy_hook_warns_when_it_cannot_see_the_whole_module(shape):
+    def scenario(L):
+        class DictOut(L.nn.Module):
+            def forward(self, x):
+                return {"a": x * 2}
+
+        class ListIn(L.nn.Module):
+            def forward(self, x):
+                return x[0] * 2
+        x = L.ones(2, requires_grad=True)
+        mod, arg = (DictOut(), x) if shape == "dict out" else (ListIn(), [x])
+        mod.register_backward_hook(lambda *a: None)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            mod(arg)
+        return [(w.category.__name__, str(w.message)) for w in seen]
+    assert _same(torch, scenario)
