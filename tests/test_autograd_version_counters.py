@@ -1,6 +1,7 @@
 """Version counters as torch's autograd reads them: autograd.graph.increment_version,
 autograd._unsafe_preserve_version_counter and _C._autograd._unsafe_set_version_counter,
-and a saved input cut from its graph by detach_(), compared with torch."""
+a saved input cut from its graph by detach_(), and which tensors share a counter
+(views, .data, x.data = y, unsafe_split's pieces, a resized out=), compared with torch."""
 import pytest
 
 from side_by_side import errmsg, same
@@ -92,4 +93,79 @@ def test_set_version_of_a_data_alias_keeps_the_tensors_own():
         d.mul_(2)
         L._C._autograd._unsafe_set_version_counter((d,), (0,))
         return d._version, x._version, error_head(out.backward)
+    same(torch, scenario)
+
+
+def test_assigning_data_keeps_the_tensors_counter_shared_with_its_views():
+    def scenario(L):
+        x = L.randn(1, 2)
+        x.add_(1).add_(1)
+        xz = x[:]
+        xz.add_(1)
+        seen = [x._version, xz._version]
+        x.data = L.randn(2, 3)
+        seen.append(x._version)
+        x.add_(1)
+        seen += [x._version, xz._version]
+        xz.add_(1)
+        seen += [x._version, xz._version]
+        return seen
+    same(torch, scenario)
+
+
+def test_assigned_data_keeps_its_own_counter():
+    def scenario(L):
+        y = L.zeros(3)
+        y.add_(1)
+        x = L.ones(2)
+        x.data = y
+        x.add_(1).add_(1)
+        return x._version, y._version, y.tolist()
+    same(torch, scenario)
+
+
+def test_each_data_alias_counts_apart():
+    def scenario(L):
+        a = L.ones(4)
+        d1, d2 = a.data, a.data
+        d1.add_(1)
+        d1[1:].add_(1)
+        d2.mul_(2)
+        a.add_(1)
+        return a._version, d1._version, d2._version, d1[1:]._version
+    same(torch, scenario)
+
+
+@pytest.mark.parametrize("op", ["unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"])
+def test_unsafe_split_pieces_count_apart(op):
+    def scenario(L):
+        x = L.zeros(6)
+        x.add_(1)
+        arg = [2, 4] if op == "unsafe_split_with_sizes" else 2
+        pieces = getattr(x, op)(arg)
+        pieces[0].add_(1)
+        pieces[0].add_(1)
+        pieces[1][:1].add_(1)
+        return [p._version for p in pieces], x._version, x.tolist()
+    same(torch, scenario)
+
+
+def test_a_saved_tensor_written_after_its_data_was_assigned_is_caught():
+    def scenario(L):
+        w = L.ones(3, requires_grad=True)
+        x = L.ones(3)
+        x.data = L.full((3,), 2.0)
+        out = (w * x).sum()
+        x.mul_(3)
+        return error_head(out.backward)
+    same(torch, scenario)
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+def test_a_resized_out_tensor_keeps_its_counter():
+    def scenario(L):
+        out = L.zeros(2)
+        view = out[:1]
+        L.add(L.ones(5), 1, out=out)
+        return out._version, view._version, out.tolist()
     same(torch, scenario)

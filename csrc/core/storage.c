@@ -33,7 +33,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
         s->release_ctx = NULL;
         s->version = 0;
         s->inference = false;
-        s->untracked = 0;
+        s->counter = NULL;
         return s;
     }
     mt_storage *s = malloc(sizeof(mt_storage));
@@ -52,7 +52,7 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     s->nbytes = nbytes;
     s->version = 0;
     s->inference = false;
-    s->untracked = 0;
+    s->counter = NULL;
     return s;
 oom:
     mt_error(MT_ERR_MEMORY,
@@ -75,7 +75,7 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, vo
     s->release_ctx = ctx;
     s->version = 0;
     s->inference = false;
-    s->untracked = 0;
+    s->counter = NULL;
     return s;
 }
 
@@ -92,6 +92,7 @@ MT_HOT void mt_storage_decref(mt_storage *s)
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     free_data(s);
+    mt_version_counter_decref(s->counter);
     free(s);
 }
 

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "version_counter.h"
+
 typedef void (*mt_release_fn)(void *ctx, void *data);
 
 typedef struct mt_storage {
@@ -17,17 +19,15 @@ typedef struct mt_storage {
     mt_release_fn release;
     void *release_ctx;
     size_t block_size; /* of release_ctx's block when this file allocated it */
-    /* Bumped by every in-place write; shared by all views of the storage so
-     * autograd can detect a saved tensor that was modified. */
+    /* The version counter of the tensors over this memory that have none of
+     * their own (core/version_counter.h): counter when set, else version. */
     int64_t version;
     /* Made in inference mode (set by the recording runner): its tensors and
      * their views are inference tensors, as torch's. */
     bool inference;
-    /* The part of version bumped through .data aliases: tensors that are not
-     * such aliases see version - untracked, the aliases see untracked, so
-     * each side's writes stay out of the other's autograd checks (torch gives
-     * .data its own version counter). */
-    int64_t untracked;
+    /* Set when a tensor moved to other memory keeping its counter while its
+     * views stayed here: they go on sharing it (mt_tensor_keep_counter). */
+    mt_version_counter *counter;
 } mt_storage;
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed);

@@ -17,6 +17,7 @@ MT_HOT int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, con
     if (numel > (INT64_MAX / 8))
         return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
     t->storage = mt_storage_new((size_t)numel * mt_itemsize(dtype), zeroed);
+    t->counter = NULL;
     if (!t->storage)
         return -1;
     t->offset = 0;
@@ -44,7 +45,7 @@ MT_HOT int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, con
     t->numel = numel;
     t->ndim = ndim;
     t->dtype = src->dtype;
-    t->flags = (t->flags & ~MT_FLAG_DATA_ALIAS) | (src->flags & MT_FLAG_DATA_ALIAS);
+    t->counter = mt_version_counter_incref(src->counter);
     if (ndim) {
         memcpy(t->sizes, sizes, sizeof(int64_t) * ndim);
         memcpy(t->strides, strides, sizeof(int64_t) * ndim);
@@ -58,6 +59,29 @@ MT_HOT void mt_tensor_release(mt_tensor *t)
         mt_storage_decref(t->storage);
         t->storage = NULL;
     }
+    mt_version_counter_decref(t->counter);
+    t->counter = NULL;
+}
+
+int mt_tensor_own_counter(mt_tensor *t, int64_t value)
+{
+    mt_version_counter *c = mt_version_counter_new(value);
+    if (!c)
+        return -1;
+    mt_version_counter_decref(t->counter);
+    t->counter = c;
+    return 0;
+}
+
+int mt_tensor_keep_counter(mt_tensor *t)
+{
+    if (t->counter)
+        return 0;
+    mt_storage *s = t->storage;
+    if (!s->counter && !(s->counter = mt_version_counter_new(s->version)))
+        return -1;
+    t->counter = mt_version_counter_incref(s->counter);
+    return 0;
 }
 
 bool mt_tensor_is_contiguous(const mt_tensor *t)

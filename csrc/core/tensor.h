@@ -10,9 +10,6 @@
 
 enum {
     MT_FLAG_REQUIRES_GRAD = 1u << 0,
-    /* t is .data of some tensor (or a view of one): its in-place writes do
-     * not count in the version the other tensors of the storage see. */
-    MT_FLAG_DATA_ALIAS = 1u << 1,
 };
 
 typedef struct mt_tensor {
@@ -24,6 +21,9 @@ typedef struct mt_tensor {
     uint32_t flags;
     int64_t sizes[MT_MAX_DIMS];
     int64_t strides[MT_MAX_DIMS]; /* in elements */
+    /* NULL: t counts its writes in its storage's counter; else its own
+     * (core/version_counter.h), shared with its views */
+    mt_version_counter *counter;
 } mt_tensor;
 
 static inline char *mt_data(const mt_tensor *t)
@@ -31,21 +31,18 @@ static inline char *mt_data(const mt_tensor *t)
     return (char *)t->storage->data + t->offset * mt_itemsize(t->dtype);
 }
 
-/* Marks an in-place write through t. */
-static inline void mt_bump_version(mt_tensor *t)
+static inline int64_t *mt_version_slot(const mt_tensor *t)
 {
-    t->storage->version++;
-    if (t->flags & MT_FLAG_DATA_ALIAS)
-        t->storage->untracked++;
+    if (t->counter)
+        return &t->counter->value;
+    return t->storage->counter ? &t->storage->counter->value : &t->storage->version;
 }
 
-/* The version autograd checks for t (its _version): a .data alias counts
- * only the writes made through such aliases, the others every other write. */
-static inline int64_t mt_version(const mt_tensor *t)
-{
-    return t->flags & MT_FLAG_DATA_ALIAS ? t->storage->untracked
-                                         : t->storage->version - t->storage->untracked;
-}
+/* Marks an in-place write through t. */
+static inline void mt_bump_version(mt_tensor *t) { ++*mt_version_slot(t); }
+
+/* The version autograd checks for t (its _version). */
+static inline int64_t mt_version(const mt_tensor *t) { return *mt_version_slot(t); }
 
 /* A 0-dim t seen as a 1-dim view of its one element; others as they are. */
 static inline mt_tensor mt_at_least_1d(const mt_tensor *t)
@@ -65,8 +62,15 @@ int mt_tensor_init_contiguous(mt_tensor *t, mt_dtype dtype, int ndim, const int6
 /* Makes t a view of src's storage with the given geometry (takes a storage reference). */
 int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, const int64_t *sizes,
                         const int64_t *strides, int64_t offset);
-/* Drops the storage reference; t can be re-initialised afterwards. */
+/* Drops the storage and counter references; t can be re-initialised afterwards. */
 void mt_tensor_release(mt_tensor *t);
+/* Gives t a counter of its own reading value (.data, unsafe_split's pieces);
+ * its views made afterwards share it. */
+int mt_tensor_own_counter(mt_tensor *t, int64_t value);
+/* Makes t hold its counter itself before it moves to other memory
+ * (x.data = y, an out= resized), so that it and the views it leaves behind
+ * go on counting together. */
+int mt_tensor_keep_counter(mt_tensor *t);
 
 bool mt_tensor_is_contiguous(const mt_tensor *t);
 /* True when the elements cover a dense block without overlap in some order. */

@@ -34,9 +34,11 @@ static int resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage *
             return -1;
     }
     mt_tensor fresh;
-    if (mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
+    if (mt_tensor_keep_counter(o) < 0 ||
+        mt_tensor_init_contiguous(&fresh, o->dtype, ndim, shape, false) < 0)
         return -1;
     fresh.flags = o->flags;
+    fresh.counter = o->counter;
     if (old)
         *old = o->storage;
     else

@@ -131,6 +131,9 @@ int mt_result_tuple(mt_result *r, int n, mt_tensor **ts);
 /* Drops the result's own references (not those under a host object, whose
  * release belongs to the host). */
 void mt_result_clear(mt_result *r);
+/* Gives every tensor of r a version counter of its own, at 0 (unsafe_split's
+ * pieces, as torch's); on failure r is cleared. */
+int mt_result_own_counters(mt_result *r);
 
 /* Row kinds: where an op is published. */
 enum {

@@ -65,3 +65,13 @@ int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b)
     r->t[1] = b;
     return 0;
 }
+
+int mt_result_own_counters(mt_result *r)
+{
+    for (int k = 0; k < r->n; k++)
+        if (r->t[k] && mt_tensor_own_counter(r->t[k], 0) < 0) {
+            mt_result_clear(r);
+            return -1;
+        }
+    return 0;
+}

@@ -33,6 +33,8 @@ static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_
         return -1;
     int rc = op->impl(a, r);
     mt_running_call_leave(&running);
+    if (rc == 0 && op->alias == MT_ALIAS_UNTRACKED)
+        rc = mt_result_own_counters(r);
     /* a failed impl holds nothing (it released what it made) */
     if (rc < 0)
         r->kind = MT_RESULT_NONE;

@@ -51,7 +51,8 @@ typedef enum {
      * written, and the tensor's history continues from its old self */
     MT_ALIAS_INPLACE_VIEW,
     /* results share input 0's memory but are no views for autograd
-     * (unsafe_split): in-place changes to them are not tracked as such */
+     * (unsafe_split): in-place changes to them are not tracked as such, and
+     * each counts its versions apart (mt_result_own_counters) */
     MT_ALIAS_UNTRACKED,
 } mt_alias_rule;
 

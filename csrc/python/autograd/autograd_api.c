@@ -129,14 +129,15 @@ static PyObject *get_output_nr(PyObject *self, void *c)
     return PyLong_FromLong(m ? (long)m->output_nr : 0);
 }
 
-/* .data: the same memory with no history and writes autograd does not see
- * (torch's fresh version counter); assigning replaces the memory. */
+/* .data: the same memory with no history and a version counter of its own,
+ * so writes through it are not seen by autograd's checks; assigning
+ * replaces the memory and keeps the tensor's counter (torch's set_data). */
 static PyObject *get_data(PyObject *self, void *c)
 {
     mt_tensor *t = MTPy_T(self);
     PyObject *out = mtpy_new_view(self, t->ndim, t->sizes, t->strides, t->offset);
-    if (out)
-        MTPy_T(out)->flags |= MT_FLAG_DATA_ALIAS;
+    if (out && mt_tensor_own_counter(MTPy_T(out), 0) < 0)
+        Py_CLEAR(out);
     return out;
 }
 
@@ -152,11 +153,17 @@ static int set_data(PyObject *self, PyObject *v, void *c)
                                             "floating point or complex dtype");
         return -1;
     }
+    if (mt_tensor_keep_counter(t) < 0) {
+        mtpy_raise();
+        return -1;
+    }
     mt_storage *old = t->storage;
     uint32_t flags = t->flags;
+    mt_version_counter *counter = t->counter;
     mt_storage_incref(src->storage);
     *t = *src;
     t->flags = flags;
+    t->counter = counter;
     mt_storage_decref(old);
     return 0;
 }

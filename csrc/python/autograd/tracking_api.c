@@ -18,19 +18,6 @@ static PyObject *increment_version(PyObject *m, PyObject *t)
     Py_RETURN_NONE;
 }
 
-/* t's counter reads v afterwards; a .data alias's part of it and the
- * tensor's part move apart (core/tensor.h, mt_version). */
-static void set_version(mt_tensor *t, int64_t v)
-{
-    mt_storage *s = t->storage;
-    if (t->flags & MT_FLAG_DATA_ALIAS) {
-        s->version += v - s->untracked;
-        s->untracked = v;
-    } else {
-        s->version = s->untracked + v;
-    }
-}
-
 /* _unsafe_set_version_counter(tensors, versions) */
 static PyObject *unsafe_set_version_counter(PyObject *m, PyObject *args)
 {
@@ -67,7 +54,7 @@ static PyObject *unsafe_set_version_counter(PyObject *m, PyObject *args)
                          "Cannot set a version_counter to a value below 0: %lld", v);
             goto done;
         }
-        set_version(MTPy_T(t), v);
+        *mt_version_slot(MTPy_T(t)) = v;
     }
     result = Py_NewRef(Py_None);
 done:

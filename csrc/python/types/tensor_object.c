@@ -99,6 +99,7 @@ PyObject *mtpy_as_subclass(PyObject *self, PyTypeObject *cls)
         return NULL;
     o->t = *MTPy_T(self);
     mt_storage_incref(o->t.storage);
+    mt_version_counter_incref(o->t.counter);
     mtpy_meta_share(o, (MTTensorObject *)self);
     return (PyObject *)o;
 }
