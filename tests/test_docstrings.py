@@ -158,7 +158,7 @@ def test_overloads_show_every_signature_and_each_parameter_once():
 
 def test_string_defaults_are_quoted_and_optional_types_marked():
     doc = F.gelu.__doc__
-    assert doc.startswith("gelu(input, approximate='none')\n")
+    assert doc.startswith("gelu(input, approximate='none', *, out=None)\n")
     assert "    approximate (str): 'none' for the exact formula" in doc
     assert "Default: ``'none'``." in doc
     assert "    dtype (minitorch.dtype, optional): " in minitorch.sum.__doc__

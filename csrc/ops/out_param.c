@@ -3,6 +3,9 @@
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
+#include "convert.h"
+#include "runtime/signature.h"
+#include "runtime/table.h"
 
 bool mt_same_shape(const mt_tensor *t, int ndim, const int64_t *shape)
 {
@@ -69,4 +72,57 @@ int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out)
         return -1;
     mt_retain(out);
     return mt_result_tensor(r, out);
+}
+
+int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
+{
+    int p = a->sig->out_param, d = mt_signature_find(a->sig, "dtype");
+    mt_value given = a->v[p];
+    mt_tensor *out = given.t;
+    bool take_dtype = op->out_rule == MT_OUT_TAKES_DTYPE && d >= 0 && mt_is_none(a, d);
+    a->v[p].obj = NULL;
+    a->v[p].t = NULL;
+    if (take_dtype) {
+        a->v[d].obj = MT_GIVEN;
+        a->v[d].dtype = out->dtype;
+    }
+    mt_tensor *input = a->v[0].t, *widened = NULL;
+    if (op->out_rule == MT_OUT_REDUCES_IN_ITS_DTYPE && mt_is_floating(input->dtype) &&
+        mt_is_floating(out->dtype) && input->dtype != out->dtype) {
+        if (!(widened = mt_to_dtype(input, out->dtype, false)))
+            return -1;
+        a->v[0].t = widened;
+    }
+    int rc = op->impl(a, r);
+    a->v[0].t = input;
+    mt_xrelease(widened);
+    a->v[p] = given;
+    if (take_dtype)
+        a->v[d].obj = NULL;
+    if (rc < 0)
+        return -1;
+    if (r->kind != MT_RESULT_TENSOR || r->n != 1) {
+        mt_result_clear(r);
+        return mt_error(MT_ERR_RUNTIME, "%s(): out= is given one tensor, but the call returns %d",
+                        a->sig->name, r->n);
+    }
+    mt_tensor *res = r->t[0];
+    r->t[0] = NULL;
+    mt_result_clear(r);
+    if (op->out_rule == MT_OUT_SAME_DTYPE && res->dtype != out->dtype) {
+        mt_error(MT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                 mt_dtype_infos[res->dtype].cpp_name, mt_dtype_infos[out->dtype].cpp_name);
+        mt_release(res);
+        return -1;
+    }
+    if (!mt_can_cast(res->dtype, out->dtype)) {
+        mt_error(MT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                 mt_dtype_infos[res->dtype].scalar_name, mt_dtype_infos[out->dtype].scalar_name);
+        mt_release(res);
+        return -1;
+    }
+    if (mt_result_into_out(r, res, out) < 0)
+        return -1;
+    mt_bump_version(out);
+    return 0;
 }

@@ -21,5 +21,10 @@ int mt_resize_out_quietly(mt_tensor *o, int ndim, const int64_t *shape);
  * NULL (its computation failed, the error set) returns -1. Copying lets
  * out be one of the inputs. */
 int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out);
+/* Runs an MT_OUT_BY_COPY row called with out=: its impl makes a new result
+ * (in out's dtype when dtype= is None and the rule says so), which then goes
+ * into out by the row's rule (mt_out_rule): resized, cast where allowed,
+ * its version bumped. r holds out. */
+int mt_exec_out_by_copy(const struct mt_op *op, mt_args *a, mt_result *r);
 
 #endif

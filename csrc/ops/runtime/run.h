@@ -9,6 +9,7 @@
 #ifndef MT_OPS_RUN_H
 #define MT_OPS_RUN_H
 
+#include "../out_param.h"
 #include "table.h"
 #include "unlock.h"
 #include "write_overlap.h"
@@ -31,7 +32,8 @@ static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_
     mt_running_call running;
     if (mt_running_call_enter(&running, a) < 0)
         return -1;
-    int rc = op->impl(a, r);
+    int rc = op->out_rule && target && target == mt_out_target(a) ? mt_exec_out_by_copy(op, a, r)
+                                                                  : op->impl(a, r);
     mt_running_call_leave(&running);
     if (rc == 0 && op->alias == MT_ALIAS_UNTRACKED)
         rc = mt_result_own_counters(r);

@@ -55,6 +55,17 @@ static const struct {
 #undef MT_ALIAS
 };
 
+/* The MT_OUT_BY_COPY rows. */
+static const struct {
+    mt_op_id id;
+    mt_out_rule rule;
+    unsigned overlap;
+} out_rows[] = {
+#define MT_OUT_BY_COPY(id, rule, overlap) {MT_OP_##id, rule, overlap},
+#include "../../ops.def"
+#undef MT_OUT_BY_COPY
+};
+
 static size_t name_len(const char *sig) { return strchr(sig, '(') - sig; }
 
 static bool same_name(const char *a, const char *b)
@@ -178,6 +189,10 @@ int mt_ops_init(void)
         /* a new geometry over the same elements writes none of them */
         if (op->alias == MT_ALIAS_INPLACE_VIEW)
             op->write_overlap = 0;
+    }
+    for (size_t i = 0; i < sizeof out_rows / sizeof out_rows[0]; i++) {
+        mt_ops[out_rows[i].id].out_rule = out_rows[i].rule;
+        mt_ops[out_rows[i].id].write_overlap = out_rows[i].overlap;
     }
     for (int r = 0; r < MT_OP_COUNT; r++) {
         mt_ops[r].overload = overload_index(r);

@@ -56,6 +56,20 @@ typedef enum {
     MT_ALIAS_UNTRACKED,
 } mt_alias_rule;
 
+/* How the runner writes the result of an MT_OUT_BY_COPY row into its out=
+ * tensor, by the rule torch's out= variant of the op follows. */
+typedef enum {
+    MT_OUT_BY_IMPL = 0, /* the impl writes out= itself */
+    /* out must have the result's dtype */
+    MT_OUT_SAME_DTYPE,
+    /* the result is cast into out where torch allows the cast */
+    MT_OUT_CAST,
+    /* dtype= left None defaults to out's (factories, cumulative ops); then cast */
+    MT_OUT_TAKES_DTYPE,
+    /* a floating input is reduced in a floating out's dtype; then cast */
+    MT_OUT_REDUCES_IN_ITS_DTYPE,
+} mt_out_rule;
+
 typedef struct mt_op {
     mt_op_id id;
     const char *text; /* the signature string; a form's is made from its base's */
@@ -72,6 +86,7 @@ typedef struct mt_op {
     bool inplace;           /* writes into its first argument */
     unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
     mt_alias_rule alias;    /* MT_ALIAS rows */
+    mt_out_rule out_rule;   /* MT_OUT_BY_COPY rows: out= written by the runner */
     int overload;           /* index among the rows of its name and kind */
 } mt_op;
 

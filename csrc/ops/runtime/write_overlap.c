@@ -43,6 +43,7 @@ static const struct {
     {"sum", 0},
     {"prod", 0},
     {"mean", MT_WRITE_INTERNAL},
+
     /* x[key] = v checks the indexed view, not x (interop/indexing.c) */
     {"__setitem__", 0},
 };
@@ -69,8 +70,9 @@ int mt_check_write_overlap(const mt_op *op, const mt_args *a, const mt_tensor *t
         if (p == s->out_param || (ty == MT_ARG_TENSOR && (!a->v[p].t || a->v[p].is_scalar)))
             continue;
         if (ty == MT_ARG_TENSOR) {
-            /* an in-place row's self is its target, whatever the rule */
-            bool self = p == 0 && a->v[p].t == target;
+            /* an in-place row's self is its target, whatever the rule;
+             * an out= that is input 0 is refused where inputs must be disjoint */
+            bool self = p == 0 && a->v[p].t == target && !(full && target == mt_out_target(a));
             if (!self && mt_check_overlap(target, a->v[p].t, full) < 0)
                 return -1;
             if (rule & MT_WRITE_FIRST)
