@@ -4,6 +4,7 @@ gradients follow from those ops."""
 from typing import Optional, Sequence
 
 from . import _C
+from ._out_param import write_out
 from ._tensor import Tensor
 from .overrides import composite
 
@@ -80,9 +81,11 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 @composite()
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Tensor:
+                  end: Optional[int] = None, step: int = 1, *,
+                  out: Optional[Tensor] = None) -> Tensor:
     """Embeds the values of the src tensor into input at the given dimension."""
-    return _scatter_into(input, src, lambda t: t[_along(t, dim, slice(start, end, step))])
+    result = _scatter_into(input, src, lambda t: t[_along(t, dim, slice(start, end, step))])
+    return result if out is None else write_out(out, result)
 
 
 @composite()
@@ -111,6 +114,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     """Creates a tensor whose diagonals of certain 2D planes (specified by dim1
     and dim2) are filled by input."""
     nd = input.dim() + 1
+    for d in (dim1, dim2):
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                             f"{nd - 1}], but got {d})")
     d1, d2 = dim1 % nd, dim2 % nd
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

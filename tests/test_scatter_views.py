@@ -110,3 +110,27 @@ def test_as_strided_scatter_refuses_a_non_contiguous_input_that_requires_grad():
     x = mt.zeros(3, 4, requires_grad=True)
     with pytest.raises(RuntimeError, match="only supported for contiguous inputs"):
         mt.as_strided_scatter(x.t(), mt.ones(2), (2,), (1,), 1)
+
+
+def test_slice_scatter_out():
+    x, src = mt.zeros(3, 4), mt.ones(3, 2)
+    out = mt.empty(3, 4)
+    assert mt.slice_scatter(x, src, 1, 0, 4, 2, out=out) is out
+    want = torch.slice_scatter(torch.zeros(3, 4), torch.ones(3, 2), 1, 0, 4, 2)
+    np.testing.assert_array_equal(out.numpy(), want.numpy())
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got "
+                                           "double instead"):
+        mt.slice_scatter(x, src, 1, 0, 4, 2, out=mt.empty(3, 4, dtype=mt.float64))
+    with pytest.raises(TypeError):
+        mt.select_scatter(x, mt.ones(4), 0, 0, out=out)
+
+
+@pytest.mark.parametrize("shape", [(10, 20), (10, 5, 20), (3,)])
+@pytest.mark.parametrize("dims", [{"dim1": 1, "dim2": 1}, {"dim1": 10000}, {"dim2": 10000},
+                                  {"dim1": -5}, {"dim1": 0, "dim2": -4}])
+def test_diag_embed_errors_as_torch(shape, dims):
+    with pytest.raises(Exception) as want:
+        torch.diag_embed(torch.ones(shape), **dims)
+    with pytest.raises(type(want.value)) as got:
+        mt.diag_embed(mt.ones(*shape), **dims)
+    assert str(got.value) == str(want.value)
