@@ -62,12 +62,15 @@ def _fresh(t: Tensor) -> Tensor:
 
 def _make(name: str, view: Callable, out_name) -> Callable:
     def copy(input: Tensor, *args, out=None, **kwargs):
+        # copied before out= is written: out may share memory with input
         result = view(input, *args, **kwargs)
         if out_name is None:
-            return _fresh(result) if out is None else write_out(out, result)
+            fresh = _fresh(result)
+            return fresh if out is None else write_out(out, fresh)
+        pieces = tuple(_fresh(t) for t in result)
         if out is None:
-            return tuple(_fresh(t) for t in result)
-        write_out_list(out_name, out, result)
+            return pieces
+        write_out_list(out_name, out, pieces)
         return None
     copy.__name__ = copy.__qualname__ = name
     view_name = name[:-len("_copy")]

@@ -124,6 +124,16 @@ def test_out_of_another_dtype_is_refused(out_dtype, name):
         mt.t_copy(mt.ones(2, 3), out=mt.empty(3, 2, dtype=out_dtype))
 
 
+def test_out_may_be_the_input():
+    for lib in (mt, torch):
+        x = lib.arange(9.).reshape(3, 3)
+        lib.t_copy(x, out=x)
+        assert x.tolist() == [[0.0, 3.0, 6.0], [1.0, 4.0, 7.0], [2.0, 5.0, 8.0]]
+        y = lib.arange(9.).reshape(3, 3)
+        lib.diagonal_copy(y, out=y[0])
+        assert y[0].tolist() == [0.0, 4.0, 8.0]
+
+
 def test_list_out():
     x = mt.arange(6.).reshape(3, 2)
     outs = [mt.empty(2), mt.empty(0), mt.empty(2)]
