@@ -107,6 +107,11 @@ class Tensor(_C.TensorBase):
             suffixes=suffixes)
 
     @overridable
+    def __rdiv__(self, other: Any) -> "Tensor":
+        """other / self: reflected true division under its Python 2 name."""
+        return _C.TensorBase.__rtruediv__(self, other)
+
+    @overridable
     def __reduce_ex__(self, protocol: Any) -> tuple:
         return _tensor_pickle.reduce_tensor(self)
 

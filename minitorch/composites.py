@@ -1,6 +1,7 @@
 """Functions (and the Tensor methods torch has for them) written in Python
 over differentiable ops: small conveniences whose gradients follow from the
 ops they are built of. Each dispatches __torch_function__ as a C op does."""
+import itertools
 import warnings
 from typing import Any, Optional, Sequence, Tuple, Union
 
@@ -11,7 +12,7 @@ from .overrides import composite
 
 __all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_dim",
            "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "diff", "fliplr", "flipud",
-           "logit", "cdist", "quantile", "nanquantile"]
+           "logit", "cdist", "quantile", "nanquantile", "combinations"]
 
 _f = _C._functions
 _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
@@ -310,3 +311,20 @@ def cuda(self, device: Any = None, non_blocking: bool = False,
          memory_format: Any = None) -> Tensor:
     """Raises AssertionError: minitorch runs on the CPU only."""
     raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+@composite(method=False)
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of the elements of the 1-D input, one per row
+    (as itertools.combinations, or combinations_with_replacement)."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _f["empty"]([0], dtype=input.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = [i for row in pick(range(input.shape[0]), r) for i in row]
+    index = _f["tensor"](rows, dtype=_C.int64)
+    return input.index_select(0, index).reshape(-1, r)

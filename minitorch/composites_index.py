@@ -1,13 +1,15 @@
 """Index, scatter and diagonal functions (and the Tensor methods torch has
 for them) composed of clone, views and in-place writes into views, so their
 gradients follow from those ops."""
-from typing import Optional
+from typing import Optional, Sequence
 
 from . import _C
+from ._out_param import write_out
 from ._tensor import Tensor
 from .overrides import composite
 
-__all__ = ["index_copy", "index_fill", "select_scatter", "slice_scatter", "diag_embed"]
+__all__ = ["index_copy", "index_fill", "select_scatter", "slice_scatter", "diagonal_scatter",
+           "as_strided_scatter", "diag_embed"]
 
 _f = _C._functions
 
@@ -62,25 +64,49 @@ def _check_slice(src: Tensor, part: Tensor) -> None:
                            f"{list(src.shape)}, slice size = {list(part.shape)}")
 
 
-@composite()
-def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    """Embeds the values of the src tensor into input at the given index."""
+def _scatter_into(input: Tensor, src: Tensor, view) -> Tensor:
+    """A copy of input whose part that view(copy) selects holds src."""
     out = input.clone()
-    part = out.select(dim, index)
+    part = view(out)
     _check_slice(src, part)
     part.copy_(src)
     return out
+
+
+@composite()
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """Embeds the values of the src tensor into input at the given index."""
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
 
 
 @composite()
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Tensor:
+                  end: Optional[int] = None, step: int = 1, *,
+                  out: Optional[Tensor] = None) -> Tensor:
     """Embeds the values of the src tensor into input at the given dimension."""
-    out = input.clone()
-    part = out[_along(out, dim, slice(start, end, step))]
-    _check_slice(src, part)
-    part.copy_(src)
-    return out
+    result = _scatter_into(input, src, lambda t: t[_along(t, dim, slice(start, end, step))])
+    return result if out is None else write_out(out, result)
+
+
+@composite()
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """Embeds the values of the src tensor into input along the diagonal
+    elements of input, with respect to dim1 and dim2."""
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@composite()
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],
+                       storage_offset: Optional[int] = None) -> Tensor:
+    """Embeds the values of the src tensor into input along the elements
+    that as_strided(size, stride, storage_offset) would select."""
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError("as_strided_scatter is currently only supported for contiguous "
+                           "inputs")
+    # the offset counts from input's first element, as the copy starts there
+    shift = 0 if storage_offset is None else storage_offset - input.storage_offset()
+    return _scatter_into(input, src, lambda t: t.as_strided(size, stride, shift))
 
 
 @composite()
@@ -88,6 +114,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     """Creates a tensor whose diagonals of certain 2D planes (specified by dim1
     and dim2) are filled by input."""
     nd = input.dim() + 1
+    for d in (dim1, dim2):
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                             f"{nd - 1}], but got {d})")
     d1, d2 = dim1 % nd, dim2 % nd
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

@@ -57,7 +57,8 @@ _IGNORED = {
         "finfo", "get_default_device", "get_float32_matmul_precision", "hamming_window",
         "hann_window", "iinfo", "is_deterministic_algorithms_warn_only_enabled", "kaiser_window",
         "memory_format", "scalar_tensor", "set_default_device", "set_float32_matmul_precision",
-        "use_deterministic_algorithms",
+        "use_deterministic_algorithms", "empty_strided", "empty_permuted",
+        "fill",
         # autocast's state (torch.amp)
         "clear_autocast_cache", "get_autocast_dtype", "is_autocast_cache_enabled",
         "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_dtype",
@@ -65,7 +66,8 @@ _IGNORED = {
     "minitorch.Tensor": (
         "__class__", "__delattr__", "__dir__", "__getattribute__", "__hash__", "__init__",
         "__iter__", "__new__", "__setattr__", "_make_subclass", "as_subclass", "new_empty",
-        "new", "new_full", "new_ones", "new_tensor", "new_zeros", "stride", "unflatten"),
+        "new_empty_strided", "new", "new_full", "new_ones", "new_tensor", "new_zeros", "stride",
+        "unflatten"),
     "minitorch.nn.functional": ("hardsigmoid", "hardswish", "sigmoid", "tanh", "upsample",
                                 "upsample_bilinear", "upsample_nearest"),
     "minitorch.nn.init": ("calculate_gain",),

@@ -9,6 +9,7 @@
 #include "record.h"
 
 #include "backend.h"
+#include "call.h"
 #include "derivatives.h"
 #include "forward.h"
 #include "grad_mode.h"
@@ -353,6 +354,69 @@ fail:
     return NULL;
 }
 
+/* The lowest and highest storage positions t's elements occupy. */
+static void extent(const mt_tensor *t, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = t->offset;
+    for (int d = 0; d < t->ndim && t->numel; d++) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        *(span < 0 ? lo : hi) += span;
+    }
+}
+
+/* An in-place op changed view, whose new tangent is tangent: as torch's, the
+ * change reaches the base, whose tangent (zeros when it had none) is copied
+ * into fresh memory laid out as the base is, with tangent written in the
+ * view's place; the view's tangent is that part of it. 1 when the view
+ * reaches outside its base's elements or is no view for forward AD (the
+ * caller keeps the tangent on the view alone). */
+static int fw_write_through_base(mt_tensor *view, mt_tensor *tangent)
+{
+    mt_tensor *base = mt_meta.get(view)->view_base;
+    int64_t lo, hi, vlo, vhi;
+    extent(base, &lo, &hi);
+    extent(view, &vlo, &vhi);
+    if (view->numel && (vlo < lo || vhi > hi))
+        return 1;
+    /* read while forward AD is on: off, no tensor has a tangent */
+    mt_tensor *old = mt_fw_grad(base);
+    /* a view's tangent is part of its base's, unless the view got its own
+     * (make_dual's result, a view of a primal without one, or views of it):
+     * torch's forward AD then sees it as no view */
+    if (!old && mt_fw_grad(view))
+        return 1;
+    int64_t n = hi - lo + 1;
+    mt_tensor *slots = mt_new(base->dtype, 1, &n, true), *bt = NULL, *part = NULL, *c = NULL;
+    if (!slots)
+        return -1;
+    int status = -1;
+    bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
+    mt_grad_enabled = mt_fw_grad_enabled = false;
+    if (!(bt = mt_call(MT_OP_as_strided, "TLLi", slots, base->ndim, base->sizes, base->ndim,
+                       base->strides, base->offset - lo)))
+        goto done;
+    if (old) {
+        if (!(c = mt_call(MT_OP_copy_, "TT", bt, old)))
+            goto done;
+        mt_release(c);
+    }
+    if (!(part = mt_call(MT_OP_as_strided, "TLLi", slots, view->ndim, view->sizes, view->ndim,
+                         view->strides, view->offset - lo)))
+        goto done;
+    if (!(c = mt_call(MT_OP_copy_, "TT", part, tangent)))
+        goto done;
+    mt_release(c);
+    if (mt_fw_set_grad(base, bt) == 0 && mt_fw_set_grad(view, part) == 0)
+        status = 0;
+done:
+    mt_grad_enabled = grad;
+    mt_fw_grad_enabled = fw;
+    mt_release(slots);
+    mt_xrelease(bt);
+    mt_xrelease(part);
+    return status;
+}
+
 static int forward_propagate(const char *op, const mt_node_kind *kind, bool inplace,
                              const mt_args *a, record_state *st, const mt_result *r)
 {
@@ -391,7 +455,12 @@ static int forward_propagate(const char *op, const mt_node_kind *kind, bool inpl
     status = 0;
     for (int k = 0; k < nout; k++)
         if (tout[k]) {
-            if (status == 0 && mt_fw_set_grad(outs[k], tout[k]) < 0)
+            /* an in-place view op changes the view's geometry, not its values */
+            int through = status == 0 && inplace && a->op->alias != MT_ALIAS_INPLACE_VIEW &&
+                                  mt_is_view(outs[k])
+                              ? fw_write_through_base(outs[k], tout[k])
+                              : 1;
+            if (through < 0 || (status == 0 && through && mt_fw_set_grad(outs[k], tout[k]) < 0))
                 status = -1;
             mt_release(tout[k]);
         }

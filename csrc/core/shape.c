@@ -109,7 +109,7 @@ int mt_infer_size(int ndim, int64_t *sizes, int64_t numel)
     }
     char buf[512];
     mt_format_shape(buf, sizeof buf, ndim, sizes);
-    if (infer >= 0 && known == 0)
+    if (infer >= 0 && known == 0 && numel == 0)
         return mt_error(MT_ERR_RUNTIME,
                         "cannot reshape tensor of 0 elements into shape %s because the unspecified "
                         "dimension size -1 can be any value and is ambiguous",
