@@ -3,12 +3,12 @@ the positions an index gives (sum, prod, mean, amax, amin), self's own value
 taking part or not (include_self).
 
 index_reduce is scatter_reduce with its index vector spread along dim over
-source's shape. The values come from scatter_add / scatter(reduce="multiply")
-(which check the index as torch does) and, for amax and amin, from sorting
-the contributions by target position. Gradients and tangents are torch's
-formulas (ties of amax/amin share the gradient evenly; a zero in a product
-is excluded from its own gradient), written in differentiable ops so that
-double backward works."""
+source's shape. The values come from the C scatter along a dim (its index
+checks in torch's words, and its add, multiply, max and min rows).
+Gradients and tangents are torch's formulas (ties of amax/amin share the
+gradient evenly; a zero in a product is excluded from its own gradient),
+written in differentiable ops so that double backward works."""
+import warnings
 from typing import Optional
 
 from . import _C
@@ -31,39 +31,14 @@ def _index_part(src: Tensor, index: Tensor) -> Tensor:
     return src[tuple(slice(0, n) for n in index.shape)]
 
 
-def _extreme(self: Tensor, dim: int, index: Tensor, src: Tensor, largest: bool,
-             include_self: bool) -> Tensor:
-    """amax / amin: each target's contributions sorted by value, then by
-    target (stably), so that the last of each run of one target is its
-    extreme; NaN (sorted last ascending) then overrides."""
-    out = self.clone()
-    flat = out.reshape(-1)
-    targets = _f["arange"](self.numel()).reshape(self.shape).gather(dim, index).reshape(-1)
-    vals = _index_part(src, index).reshape(-1)
-    if vals.numel() == 0:
-        return out
-    by_value = vals.sort(stable=True, descending=not largest)[1]
-    order = by_value[targets[by_value].sort(stable=True)[1]]
-    targets, vals = targets[order], vals[order]
-    last = _f["ones_like"](targets, dtype=_C.bool)
-    last[:-1] = targets[1:] != targets[:-1]
-    at, best = targets[last], vals[last]
-    if include_self:
-        best = best.maximum(flat[at]) if largest else best.minimum(flat[at])
-    flat[at] = best
-    if vals.is_floating_point():
-        flat[targets[vals.isnan()]] = float("nan")
-    return out
-
-
 def _reduced(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
              include_self: bool) -> Tensor:
     """The values of scatter_reduce, outside autograd."""
     if reduce in ("amax", "amin"):
-        return _extreme(self, dim, index, src, reduce == "amax", include_self)
+        return _f["_scatter_extreme"](self, dim, index, src, reduce == "amax", include_self)
     base = self if include_self else self.scatter(dim, index, 1 if reduce == "prod" else 0)
     if reduce == "prod":
-        return base.scatter(dim, index, _index_part(src, index), reduce="multiply")
+        return base.scatter(dim, index, src, reduce="multiply")
     out = base.scatter_add(dim, index, src)
     if reduce == "sum":
         return out
@@ -256,6 +231,17 @@ def _type_name(t: Tensor) -> str:
     return _SCALAR_NAMES[str(t.dtype)]
 
 
+_warned = []
+
+
+def _warn_beta() -> None:
+    """torch warns once a process that index_reduce is in beta."""
+    if not _warned:
+        _warned.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=4)
+
+
 def _spread(index: Tensor, source: Tensor, dim: int) -> Tensor:
     """index's vector laid along dim over source's shape."""
     if source.dim() == 0:
@@ -270,6 +256,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     """Reduces the elements of source into input at the indices given in
     index along dim, using the reduction given by reduce ("prod", "mean",
     "amax", "amin"); include_self says whether the values of input take part."""
+    _warn_beta()
     d = _index_checks(input, dim, index, source, reduce)
     result = _apply(input, d, _spread(index, source, d), source, reduce, include_self,
                     "index_reduce")
