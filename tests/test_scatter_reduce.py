@@ -234,3 +234,29 @@ def test_empty_index(reduce, include_self):
     got = mt.scatter_reduce(to_mt(self), 0, mt.zeros(0, 3, dtype=mt.int64), mt.zeros(0, 3),
                             reduce, include_self=include_self)
     close(got, want)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool])
+def test_extreme_rows_large_and_threaded(reduce, dtype):
+    # big enough that the scatter splits across threads; NaN in self and src
+    g = torch.Generator().manual_seed(5)
+    self = (torch.randn(300, 200, generator=g) * 3).round().to(dtype)
+    src = (torch.randn(700, 200, generator=g) * 3).round().to(dtype)
+    if dtype.is_floating_point:
+        src[3, 5] = float("nan")
+        self[7, 7] = float("nan")
+    for dim, index, part in [(0, torch.randint(0, 300, (700, 200), generator=g), src),
+                             (1, torch.randint(0, 200, (300, 150), generator=g),
+                              src[:300, :150])]:
+        for include_self in (True, False):
+            want = torch.scatter_reduce(self, dim, index, part, reduce, include_self=include_self)
+            got = mt.scatter_reduce(mt.from_numpy(self.numpy().copy()), dim,
+                                    mt.from_numpy(index.numpy().copy()),
+                                    mt.from_numpy(part.contiguous().numpy().copy()), reduce,
+                                    include_self=include_self)
+            got = torch.from_numpy(got.numpy())
+            if dtype.is_floating_point:
+                assert torch.equal(got.isnan(), want.isnan())
+                got, want = got.nan_to_num(), want.nan_to_num()
+            assert torch.equal(got, want)
