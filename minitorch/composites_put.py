@@ -10,7 +10,7 @@ from ._tensor import Tensor
 from .broadcasting import broadcast_shapes
 from .overrides import composite
 
-__all__ = ["index_put", "put", "masked_scatter"]
+__all__ = ["index_put", "index_put_", "put", "masked_scatter"]
 
 _f = _C._functions
 

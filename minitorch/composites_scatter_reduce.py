@@ -168,10 +168,18 @@ def _scatter_checks(self: Tensor, index: Tensor, src: Tensor, reduce: str) -> No
             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
 
 
+def _wrap_dim(dim: int, ndim: int) -> int:
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim})")
+    return dim % nd
+
+
 def _apply(self, dim, index, src, reduce, include_self, name) -> Tensor:
-    # a scatter_add of nothing checks the index (dims, sizes, range) in torch's words
-    _f["zeros_like"](self).scatter_add(dim, index, _f["zeros_like"](src))
-    dim = dim % max(self.dim(), 1)
+    """The index's dims, sizes and range are checked by the scatters that
+    compute the values, in torch's words."""
+    dim = _wrap_dim(dim, self.dim())
     node = _ScatterReduce if name == "scatter_reduce" else _IndexReduce
     return node.apply(self, dim, index.to(_C.int64), src, reduce, include_self, name)
 
@@ -198,11 +206,7 @@ def _index_checks(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
-    nd = max(self.dim(), 1)
-    if not -nd <= dim < nd:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
-                         f"but got {dim})")
-    d = dim % nd
+    d = _wrap_dim(dim, self.dim())
     if index.dim() > 1:
         raise IndexError(
             "index_reduce_(): Index is supposed to be a vector, but got dim: "

@@ -186,3 +186,13 @@ def test_masked_scatter_errors():
     with pytest.raises(RuntimeError, match="masked_scatter_ only supports boolean masks, but "
                                            "got mask with dtype Byte"):
         mt.zeros(3).masked_scatter(mt.ones(3, dtype=mt.uint8), mt.ones(3))
+
+
+def test_namespaces_match_torch():
+    for name in ("index_put_", "index_put", "put", "masked_scatter"):
+        assert hasattr(mt, name) and hasattr(mt.Tensor, name)
+    for name in ("put_", "masked_scatter_"):
+        assert hasattr(mt.Tensor, name) and not hasattr(mt, name)
+    x = mt.zeros(3)
+    assert mt.index_put_(x, (mt.tensor([0, 0]),), mt.tensor(1.0), True) is x
+    assert x.tolist() == [2.0, 0.0, 0.0]
