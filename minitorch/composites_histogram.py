@@ -147,6 +147,31 @@ def _check_input(input: Tensor, weight: Optional[Tensor]) -> None:
                            f"shape {list(weight.shape)}")
 
 
+_HISTOGRAM_FORMS = (
+    " * (Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of "
+    "Tensors out = None)\n"
+    " * (Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+    "bool density = False, tuple of Tensors out = None)\n")
+_HISTOGRAMDD_FORMS = "".join(
+    f" * (Tensor input, {kind} bins, tuple of floats range = None, Tensor weight = None, bool "
+    "density = False)\n" for kind in ("int", "tuple of ints", "tuple of Tensors"))
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_bins(name: str, bins: Any, forms: str, sequences: bool) -> None:
+    """bins as torch's argument parser takes it: an int, a tensor (histogram)
+    or a sequence of ints or of tensors (histogramdd)."""
+    ok = _is_int(bins) or (not sequences and isinstance(bins, Tensor))
+    if sequences and isinstance(bins, (list, tuple)):
+        ok = all(_is_int(b) for b in bins) or all(isinstance(b, Tensor) for b in bins)
+    if not ok:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(bins).__name__}), but expected one of:\n{forms}")
+
+
 def _into(result: Tensor, out: Optional[Tensor]) -> Tensor:
     if out is None:
         return result
@@ -167,6 +192,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]
                            "same shape as the input tensor excluding its innermost dimension, "
                            f"but got input with shape {list(input.reshape(-1, 1).shape)} and "
                            f"weight with shape {list(weight.shape)}")
+    _check_bins("histogram", bins, _HISTOGRAM_FORMS, False)
     points = input.reshape(-1, 1)
     _check_input(points, None)
     edges = _edges(points, bins, range, "torch.histogram()")
@@ -182,6 +208,7 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Optional[Sequence[float
     """Computes a multi-dimensional histogram of the points in the innermost
     dimension of input: bins is a count, one count per dimension, or one 1-d
     edge tensor per dimension. Returns (hist, bin_edges)."""
+    _check_bins("histogramdd", bins, _HISTOGRAMDD_FORMS, True)
     _check_input(input, weight)
     points = input.reshape(-1, input.shape[-1])
     d = points.shape[1]

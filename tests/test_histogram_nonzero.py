@@ -117,7 +117,11 @@ def test_histogram_errors():
     for args, kw in cases:
         same_error(lambda: torch.histogram(*args, **kw),
                    lambda: mt.histogram(*to_mt(args), **{k: to_mt(v) for k, v in kw.items()}))
+    for bins in ([1, 2], 2.5, None, "a", True):
+        same_error(lambda: torch.histogram(x, bins), lambda: mt.histogram(to_mt(x), bins))
     y = torch.randn(5, 2)
+    for bins in ("a", 2.5):
+        same_error(lambda: torch.histogramdd(y, bins), lambda: mt.histogramdd(to_mt(y), bins))
     for args, kw in [((y, [2, 3, 4]), {}), ((y, [2, 3]), {"range": [0.0, 1.0]}),
                      ((torch.randn(5), [2]), {}), ((y, 2), {"weight": torch.ones(4)})]:
         same_error(lambda: torch.histogramdd(*args, **kw),
