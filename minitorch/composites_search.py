@@ -1,5 +1,6 @@
 """Search and count functions built on the C searchsorted and index_add_,
-and unique_consecutive on comparisons of neighbours."""
+unique_consecutive on comparisons of neighbours, and argwhere /
+nonzero_static on nonzero."""
 import math
 from typing import Any, Optional
 
@@ -8,7 +9,7 @@ from ._tensor import Tensor
 from .composites import _SCALAR_NAMES
 from .overrides import composite
 
-__all__ = ["isin", "bincount", "histc", "unique_consecutive"]
+__all__ = ["isin", "bincount", "histc", "unique_consecutive", "argwhere", "nonzero_static"]
 
 _f = _C._functions
 
@@ -121,3 +122,23 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         ends = _f["cat"]([firsts[1:], _f["tensor"]([n], dtype=_C.int64)])
         result.append(ends - firsts)
     return result[0] if len(result) == 1 else tuple(result)
+
+
+@composite()
+def argwhere(input: Tensor) -> Tensor:
+    """Returns a tensor containing the indices of all non-zero elements of
+    input, one row per element."""
+    return input.nonzero()
+
+
+@composite()
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """nonzero with an output of exactly size rows: the first size positions,
+    or all of them followed by rows of fill_value."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size].clone()
+    pad = _f["full"]([size - found.shape[0], found.shape[1]], fill_value, dtype=_C.int64)
+    return _f["cat"]([found, pad])

@@ -26,7 +26,9 @@ int mt_index_result_shape(const mt_tensor *t, const mt_index_plan *p, int *ndim,
 /* out <- t[plan]; out has the result shape and t's dtype. */
 void mt_index_gather(const mt_tensor *t, const mt_index_plan *p, mt_tensor *out);
 
-typedef enum { MT_PUT_SET, MT_PUT_ADD, MT_PUT_MUL } mt_put_op;
+/* MAX and MIN (NaN winning, a tie keeping the value already there) are for
+ * scatters along a dim only. */
+typedef enum { MT_PUT_SET, MT_PUT_ADD, MT_PUT_MUL, MT_PUT_MAX, MT_PUT_MIN } mt_put_op;
 /* t[plan] (op)= vals; vals has the result shape and t's dtype. ADD scales
  * vals by alpha (alpha_f for floating t, alpha_i otherwise). */
 void mt_index_put(mt_tensor *t, const mt_index_plan *p, const mt_tensor *vals, mt_put_op op,

@@ -1,9 +1,9 @@
 /* torch.gather and torch.scatter along one dim (mt_gather_dim, mt_scatter_dim).
  * The index's shape is walked as rows along its last dim with offsets that
  * advance incrementally; each row is moved by a row loop chosen per item size
- * (gather, scatter set) or per dtype and reduction (scatter add, multiply)
- * once per call, which checks the row's indices in the pass that moves
- * (gathers with AVX-512 vector gathers where the CPU has them).
+ * (gather, scatter set) or per dtype and reduction (scatter add, multiply,
+ * max, min) once per call, which checks the row's indices in the pass that
+ * moves (gathers with AVX-512 vector gathers where the CPU has them).
  *
  * Threads split one dim of the index, s, into ranges; each range is a narrowed
  * view of index, values and (when s is not the gathered dim) self. A gather may
@@ -151,8 +151,37 @@ AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
     }
 MT_FOR_ALL_DTYPES(COMBINE_ROWS)
 
+/* *p becomes v where v is NaN or beats it (v OP *p): as torch's amax/amin,
+ * NaN propagates and a tie keeps the value already there */
+#define EXTREME_ROW(E, SFX, CT, NAME, OP)                                                        \
+    static bool NAME##_row_##SFX(char *t, int64_t ti, int64_t td, const int64_t *ix, int64_t xs, \
+                                 char *v, int64_t vs, int64_t n, int64_t size)                   \
+    {                                                                                            \
+        CT *d = (CT *)t;                                                                         \
+        const CT *s = (const CT *)v;                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                        \
+            uint64_t x = (uint64_t)ix[i * xs];                                                   \
+            if (x >= (uint64_t)size)                                                             \
+                return false;                                                                    \
+            CT *p = d + i * ti + (int64_t)x * td;                                                \
+            MT_ACC_##SFX a = (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * vs]);                             \
+            MT_ACC_##SFX old = (MT_ACC_##SFX)MT_LOAD_##SFX(*p);                                  \
+            if (a OP old || a != a)                                                              \
+                *p = s[i * vs];                                                                  \
+        }                                                                                        \
+        return true;                                                                             \
+    }
+#define EXTREME_ROWS(NAME, OP)                    \
+    EXTREME_ROW(MT_BOOL, b1, uint8_t, NAME, OP)   \
+    MT_FOR_INT_DTYPES_ARGS(EXTREME_ROW, NAME, OP) \
+    MT_FOR_FLOAT_DTYPES_ARGS(EXTREME_ROW, NAME, OP)
+EXTREME_ROWS(max, >)
+EXTREME_ROWS(min, <)
+
 static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW(add_row);
 static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
+static const dim_row_fn max_rows[MT_NUM_DTYPES] = MT_ROW(max_row);
+static const dim_row_fn min_rows[MT_NUM_DTYPES] = MT_ROW(min_row);
 
 static dim_row_fn by_size(int isz, bool gather)
 {
@@ -293,8 +322,18 @@ int mt_gather_dim(const mt_tensor *t, int dim, const mt_tensor *index, mt_tensor
 
 static dim_row_fn scatter_row(mt_dtype dtype, mt_put_op op)
 {
-    return op == MT_PUT_SET ? by_size(mt_itemsize(dtype), false)
-                            : (op == MT_PUT_ADD ? add_rows : mul_rows)[dtype];
+    switch (op) {
+    case MT_PUT_SET:
+        return by_size(mt_itemsize(dtype), false);
+    case MT_PUT_ADD:
+        return add_rows[dtype];
+    case MT_PUT_MUL:
+        return mul_rows[dtype];
+    case MT_PUT_MAX:
+        return max_rows[dtype];
+    default:
+        return min_rows[dtype];
+    }
 }
 
 int mt_scatter_dim(mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *src,

@@ -488,7 +488,10 @@ mt_tensor *mt_gather_backward(const mt_tensor *g, int ndim, const int64_t *sizes
     return t;
 }
 
-static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce)
+/* src_first: each position the index names first takes one of its src
+ * values, then the op combines the rest (self's value left out, for an
+ * idempotent op: max, min). */
+static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduce, bool src_first)
 {
     bool inplace = mt_inplace_target(a) != NULL;
     mt_tensor *t = a->v[0].t, *ix = a->v[2].t;
@@ -559,9 +562,13 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
         }
     }
     mt_tensor *wide = kernel_index(ix, "scatter");
+    const mt_tensor *vals = src ? src : &part;
+    mt_put_op first = src_first ? MT_PUT_SET : op;
     int rc = !wide     ? -1
-             : inplace ? mt_scatter_dim(out, dim, wide, src ? src : &part, op)
-                       : mt_scatter_dim_into(out, t, dim, wide, src ? src : &part, op);
+             : inplace ? mt_scatter_dim(out, dim, wide, vals, first)
+                       : mt_scatter_dim_into(out, t, dim, wide, vals, first);
+    if (rc == 0 && first != op)
+        rc = mt_scatter_dim(out, dim, wide, vals, op);
     mt_xrelease(wide);
     mt_xrelease(src);
     if (rc < 0) {
@@ -572,9 +579,20 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
     return mt_result_tensor(r, out);
 }
 
-int impl_scatter(mt_args *a, mt_result *r) { return scatter_common(a, r, MT_PUT_SET, true); }
+int impl_scatter(mt_args *a, mt_result *r) { return scatter_common(a, r, MT_PUT_SET, true, false); }
 
-int impl_scatter_add(mt_args *a, mt_result *r) { return scatter_common(a, r, MT_PUT_ADD, false); }
+int impl_scatter_add(mt_args *a, mt_result *r)
+{
+    return scatter_common(a, r, MT_PUT_ADD, false, false);
+}
+
+/* scatter_reduce's amax / amin values (its checks and gradient are in
+ * minitorch/composites_scatter_reduce.py) */
+int impl_scatter_extreme(mt_args *a, mt_result *r)
+{
+    bool largest = a->v[4].b, include_self = a->v[5].b;
+    return scatter_common(a, r, largest ? MT_PUT_MAX : MT_PUT_MIN, false, !include_self);
+}
 
 /* torch's checks of index_add before it reads an index, in its order and
  * words (index_func_meta_impl). A 0-dim source stands for one slice;
