@@ -97,6 +97,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import backends, cuda, jit  # noqa: E402,F401  (CPU-only stubs of torch's)
 from . import distributed  # noqa: E402,F401  (imports no MPI until init_process_group)
 from . import distributions  # noqa: E402,F401
+from . import masked  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401

@@ -51,11 +51,6 @@ def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
                         f"not {type(ord).__name__}")
     _check_float("vector_norm", x, dtype)
     dims = _dims(dim)
-    if ord < 0 or math.isinf(ord):
-        reduced = range(x.dim()) if not dims else dims
-        if any(x.shape[d] == 0 for d in reduced) or (x.dim() == 0 and x.numel() == 0):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                               f"tensor because the operation does not have an identity")
     if dtype is not None:
         x = x.to(dtype)
     return _mt["norm"](x, float(ord), dims if dims else None, keepdim)

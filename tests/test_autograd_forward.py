@@ -198,6 +198,30 @@ def test_float32_and_zero_size():
         assert t.tolist() == [0.0, 0.0, 0.0]
 
 
+# rows of zeros have norm 0; constant rows have std 0
+ZERO_NORM_ROWS = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [0.0, 0.0, 0.0]])
+ZERO_STD_ROWS = np.array([[3.0, 3.0, 3.0], [1.0, -2.0, 0.5], [-1.0, -1.0, -1.0]])
+
+
+@pytest.mark.parametrize("fn,primal", [
+    (lambda M, x: M.linalg.vector_norm(x, 2.0, 1), ZERO_NORM_ROWS),
+    (lambda M, x: M.linalg.vector_norm(x, 3.0, 1, keepdim=True), ZERO_NORM_ROWS),
+    (lambda M, x: M.linalg.vector_norm(x, 1.5, 1), ZERO_NORM_ROWS),
+    (lambda M, x: M.norm(x, 2, 1), ZERO_NORM_ROWS),
+    (lambda M, x: M.linalg.vector_norm(x, 2.0), np.zeros((2, 3))),
+    (lambda M, x: M.std(x, 1), ZERO_STD_ROWS),
+    (lambda M, x: M.std(x, 1, correction=0, keepdim=True), ZERO_STD_ROWS),
+    (lambda M, x: M.std_mean(x, 1)[0], ZERO_STD_ROWS),
+], ids=["norm2", "norm3-keepdim", "norm1.5", "torch.norm", "norm2-all", "std", "std-keepdim",
+        "std_mean"])
+def test_tangent_where_the_norm_or_std_is_zero(fn, primal):
+    """0 where the reduced value is 0, as torch's (not 0 * inf = NaN)."""
+    tangent = np.random.default_rng(0).standard_normal(primal.shape)
+    (mp, mtan), (tp, ttan) = jvp_both(fn, [primal], [tangent])
+    assert np.isfinite(mtan).all()
+    np.testing.assert_allclose(mtan, ttan, rtol=1e-10, atol=1e-12)
+
+
 def test_inplace_ops_update_self_tangent():
     rng = np.random.default_rng(2)
     p, q, tp, tq = (rand(rng, 4) for _ in range(4))

@@ -2,7 +2,8 @@
 (zeros, ones, empty) write into out (resized without a warning, dtype=
 checked against it, an out that requires grad refused); the dim forms of
 sum, prod and mean (and mean without a dim) take out, whose dtype is the
-result's unless dtype= is given; methods never take out=, nor do the
+result's unless dtype= is given; amax and amin take an out of the input's
+dtype only; methods never take out=, nor do the
 full reductions sum() and prod()."""
 import warnings
 
@@ -84,6 +85,16 @@ REDUCTIONS = [
     ("mean into int64", lambda L, o: L.mean(L.ones(3), 0, out=o.long()), 0.0),
     ("sum out requiring grad input", lambda L, o: L.sum(L.ones(3, requires_grad=True), 0,
                                                         out=o), 0.0),
+    ("amax dim", lambda L, o: L.amax(L.arange(6.0).reshape(2, 3), 1, out=o), [0.0, 0.0]),
+    ("amax dims keepdim", lambda L, o: L.amax(L.arange(6.0).reshape(2, 3), (0, 1), True,
+                                              out=o), [[0.0]]),
+    ("amax of all", lambda L, o: L.amax(L.tensor([3.0, -1.0]), out=o), 0.0),
+    ("amax resizes with a warning", lambda L, o: L.amax(L.ones(2, 3), 0, out=o), [0.0] * 5),
+    ("amax into an empty out", lambda L, o: L.amax(L.ones(2, 3), 0, out=o), []),
+    ("amax into another dtype", lambda L, o: L.amax(L.ones(2, 3), 0, out=o.long()), 0.0),
+    ("amin dim", lambda L, o: L.amin(L.tensor([[4, 2], [1, 7]]), 0, out=o.long()), [0, 0]),
+    ("amin into another dtype", lambda L, o: L.amin(L.tensor([1, 2]), 0, out=o), 0.0),
+    ("amin of bool", lambda L, o: L.amin(L.tensor([True, False]), 0, out=o.bool()), True),
 ]
 
 
@@ -105,7 +116,10 @@ def test_reductions_write_into_out(name, fn, init):
     lambda L: L.ones(2).add(1, out=L.empty(2)),
     lambda L: L.sum(L.ones(3), out=L.empty(())),
     lambda L: L.prod(L.ones(3), out=L.empty(())),
-], ids=["Tensor.sum", "Tensor.mean", "Tensor.mm", "Tensor.add", "sum()", "prod()"])
+    lambda L: L.ones(2, 3).amax(1, out=L.empty(2)),
+    lambda L: L.ones(2, 3).amin(out=L.empty(())),
+], ids=["Tensor.sum", "Tensor.mean", "Tensor.mm", "Tensor.add", "sum()", "prod()", "Tensor.amax",
+        "Tensor.amin"])
 def test_out_refused_where_torch_has_none(call):
     got, want = errmsg(lambda: call(mt)), errmsg(lambda: call(torch))
     assert got[0] == want[0] == "TypeError"

@@ -244,7 +244,8 @@ def _reveal_cases():
 
 NAMESPACES = ("minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch.nn.init",
               "minitorch.optim", "minitorch.optim.lr_scheduler", "minitorch.linalg",
-              "minitorch.autograd", "minitorch.func", "minitorch.utils.data", "minitorch.testing")
+              "minitorch.autograd", "minitorch.func", "minitorch.utils.data", "minitorch.testing",
+              "minitorch.masked")
 
 
 def _api_names(module):

@@ -475,15 +475,27 @@ static mt_tensor *var_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_te
     return r;
 }
 
+/* num / den, and 0 where base (whose zeros den shares) is 0. The quotient is
+ * taken over den with those elements made 1, so that its derivatives
+ * (forward mode differentiates this formula) never meet 0 * inf there. */
+static mt_tensor *div_or_zero(mt_scope *s, mt_tensor *num, mt_tensor *den, mt_tensor *base)
+{
+    mt_scope sc = *s;
+    mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", base, (int64_t)0));
+    mt_tensor *safe = S(mt_call(MT_OP_masked_fill, "TTi", den, zero, (int64_t)1));
+    mt_tensor *q = S(mt_call(MT_OP_div, "TT", num, safe));
+    mt_tensor *r = S(mt_call(MT_OP_masked_fill, "TTi", q, zero, (int64_t)0));
+    *s = sc;
+    return r;
+}
+
 /* d std = d var / (2 std), and 0 where std is 0. */
 static mt_tensor *std_grad(mt_scope *s, mt_node *n, const moments_args *a, mt_tensor *gu)
 {
     mt_scope sc = *s;
     mt_tensor *std = saved_result(&sc, n, a->red, a->keepdim);
     mt_tensor *twice = S(mt_call(MT_OP_mul, "Ti", std, (int64_t)2));
-    mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, twice));
-    mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", std, (int64_t)0));
-    mt_tensor *gv = S(mt_call(MT_OP_masked_fill, "TTi", q, zero, (int64_t)0));
+    mt_tensor *gv = div_or_zero(&sc, gu, twice, std);
     *s = sc;
     return var_grad(s, n, a, gv);
 }
@@ -536,9 +548,7 @@ static mt_tensor *scale_by_norm(mt_scope *s, mt_tensor *gu, mt_tensor *ru, doubl
 {
     mt_scope sc = *s;
     mt_tensor *den = p == 2 ? ru : S(mt_call(MT_OP_pow, "Tf", ru, p - 1));
-    mt_tensor *q = S(mt_call(MT_OP_div, "TT", gu, den));
-    mt_tensor *zero = S(mt_call(MT_OP_eq, "Ti", ru, (int64_t)0));
-    mt_tensor *r = S(mt_call(MT_OP_masked_fill, "TTi", q, zero, (int64_t)0));
+    mt_tensor *r = div_or_zero(&sc, gu, den, ru);
     *s = sc;
     return r;
 }

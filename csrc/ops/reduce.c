@@ -27,15 +27,16 @@ static int dims_mask(const mt_tensor *t, const mt_value *v, bool *mask)
             mask[d] = true;
         return 0;
     }
+    /* a 0-d tensor has one dim to name (0 or -1), which it may name only once */
+    bool named[MT_MAX_DIMS] = {false};
     for (int k = 0; k < v->nints; k++) {
         int d;
         if (mt_wrap_dim(v->ints[k], t->ndim, &d) < 0)
             return -1;
-        if (t->ndim == 0)
-            continue;
-        if (mask[d])
+        if (named[d])
             return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
-        mask[d] = true;
+        named[d] = true;
+        mask[d] = t->ndim > 0;
     }
     return 0;
 }
@@ -198,13 +199,20 @@ static int check_nonempty(const char *name, const mt_tensor *t, const bool *mask
     return 0;
 }
 
+/* amax/amin: an out= tensor must have the input's dtype (no cast, unlike sum's). */
 static int amax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op)
 {
     mt_tensor *t = a->v[0].t;
+    mt_tensor *o = mt_is_none(a, 3) ? NULL : a->v[3].t;
     bool mask[MT_MAX_DIMS];
     if (dims_mask(t, &a->v[1], mask) < 0 || check_nonempty(name, t, mask, a->v[1].nints > 0) < 0)
         return -1;
-    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, t->dtype, op, 0, NULL));
+    if (o && o->dtype != t->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected the dtype for input and out to match, but got %s for input's "
+                        "dtype and %s for out's dtype.",
+                        mt_dtype_infos[t->dtype].scalar_name, mt_dtype_infos[o->dtype].scalar_name);
+    return reduced(r, reduce(t, mask, a->v[2].b, t->dtype, op, 0, NULL), o);
 }
 
 int impl_amax(mt_args *a, mt_result *r) { return amax_like(a, r, "amax", MT_RED_MAX); }
@@ -342,6 +350,30 @@ int impl_std(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_STD, false)
 int impl_var_mean(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_VAR, true); }
 int impl_std_mean(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_STD, true); }
 
+/* A norm without an identity (p < 0 or inf) of an empty tensor: refused over
+ * the whole tensor (dim None or empty) or over an empty dim, as torch words it
+ * (the dim as given, run into "because"); p printed as torch prints a Scalar. */
+static int empty_norm_dim(const mt_tensor *t, const mt_value *dims, double p)
+{
+    if (!dims->obj || dims->nints == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.vector_norm cannot compute the %g norm on an empty tensor "
+                        "because the operation does not have an identity",
+                        p);
+    for (int k = 0; k < dims->nints; k++) {
+        int d;
+        if (mt_wrap_dim(dims->ints[k], t->ndim, &d) < 0)
+            return -1;
+        if (t->sizes[d] == 0)
+            return mt_error(MT_ERR_RUNTIME,
+                            "linalg.vector_norm cannot compute the %g norm on the dimension "
+                            "%lldbecause this dimension is empty and the operation does not "
+                            "have an identity",
+                            p, (long long)dims->ints[k]);
+    }
+    return 0;
+}
+
 /* norm(input, p, dim, keepdim, *, dtype): p a number, or 'fro' (the 2-norm). */
 int impl_norm(mt_args *a, mt_result *r)
 {
@@ -359,13 +391,10 @@ int impl_norm(mt_args *a, mt_result *r)
                         "linalg.vector_norm: Expected a floating point or complex tensor as "
                         "input. Got %s",
                         mt_dtype_infos[t->dtype].scalar_name);
+    if ((p < 0 || p == INFINITY) && t->numel == 0 && empty_norm_dim(t, &a->v[2], p) < 0)
+        return -1;
     if (dims_mask(t, &a->v[2], mask) < 0)
         return -1;
-    if (p < 0 && t->numel == 0)
-        return mt_error(MT_ERR_RUNTIME,
-                        "linalg.vector_norm cannot compute the %s norm on an empty tensor "
-                        "because the operation does not have an identity",
-                        isinf(p) ? "-inf" : "negative");
     mt_dtype out = mt_is_none(a, 4) ? t->dtype : a->v[4].dtype;
     return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[3].b, MT_RED_NORM, p));
 }

@@ -19,6 +19,7 @@ NAMESPACES = [
     ("torch.autograd.forward_ad", "minitorch.autograd.forward_ad"),
     ("torch.func", "minitorch.func"),
     ("torch.linalg", "minitorch.linalg"),
+    ("torch.masked", "minitorch.masked"),
     ("torch.utils.data", "minitorch.utils.data"),
     ("torch.utils.checkpoint", "minitorch.utils.checkpoint"),
     ("torch.library", "minitorch.library"),
