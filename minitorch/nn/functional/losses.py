@@ -9,6 +9,7 @@ from typing import Optional
 
 import minitorch
 from ... import _C
+from ...linalg import _scalar_name
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size
@@ -79,6 +80,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     diff = (input - target).abs()
     loss = minitorch.where(diff < delta, 0.5 * diff.square(), delta * (diff - 0.5 * delta))
     if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
         loss = loss * weight
     return _reduce(loss, reduction)
 
@@ -171,6 +174,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                            f"{label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
+    if target.shape == input.shape and not target.is_floating_point():
+        # a target shaped like the input holds class probabilities, never indices
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_scalar_name(target.dtype)}")
     if _fused_cross_entropy_applies(input, target, weight):
         x, t = input.contiguous(), target.contiguous()
         flat = input.dim() == 3 or input.dim() > 4
