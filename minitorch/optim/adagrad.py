@@ -1,6 +1,6 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
@@ -14,6 +14,7 @@ class Adagrad(_FusedOptimizer):
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
                  maximize: bool = False, differentiable: bool = False, fused=None) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("lr_decay value", lr_decay),
                            ("weight_decay value", weight_decay),
                            ("initial_accumulator_value value", initial_accumulator_value),

@@ -1,6 +1,7 @@
 """Adamax, as torch.optim.Adamax."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
+from .optimizer import (_FusedOptimizer, _check_betas, _check_flags, _check_nonnegative,
+                        _check_tensor_lr)
 
 _fused_adamax_step = _C._functions["_fused_adamax_step"]
 
@@ -12,6 +13,7 @@ class Adamax(_FusedOptimizer):
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach=None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
         _check_betas(betas)
         _check_nonnegative(("weight_decay value", weight_decay))

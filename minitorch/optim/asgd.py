@@ -1,6 +1,6 @@
 """ASGD, as torch.optim.ASGD."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_asgd_step = _C._functions["_fused_asgd_step"]
 _scalar_tensor = _C._functions["tensor"]
@@ -15,6 +15,7 @@ class ASGD(_FusedOptimizer):
                  t0: float = 1e6, weight_decay: float = 0, foreach=None,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("weight_decay value", weight_decay))
         _check_flags("ASGD", capturable, differentiable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,

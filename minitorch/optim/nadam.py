@@ -1,6 +1,7 @@
 """NAdam, as torch.optim.NAdam."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
+from .optimizer import (_FusedOptimizer, _check_betas, _check_flags, _check_nonnegative,
+                        _check_tensor_lr)
 
 _fused_nadam_step = _C._functions["_fused_nadam_step"]
 
@@ -13,6 +14,7 @@ class NAdam(_FusedOptimizer):
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach=None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
         _check_betas(betas)
         _check_nonnegative(("weight_decay value", weight_decay),

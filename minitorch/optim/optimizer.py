@@ -299,6 +299,13 @@ class _FusedOptimizer(Optimizer):
         return state
 
 
+def _check_tensor_lr(lr) -> None:
+    """torch's ValueError for a tensor lr of other than one element, checked
+    before any comparison with it."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def _check_nonnegative(*checks) -> None:
     """torch's ValueError for the first (what, value) whose value is negative or NaN."""
     for what, value in checks:

@@ -1,6 +1,6 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 
@@ -13,6 +13,7 @@ class RMSprop(_FusedOptimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps),
                            ("momentum value", momentum), ("weight_decay value", weight_decay),
                            ("alpha value", alpha))

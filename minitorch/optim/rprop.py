@@ -1,6 +1,6 @@
 """Rprop, as torch.optim.Rprop."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_rprop_step = _C._functions["_fused_rprop_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -16,6 +16,7 @@ class Rprop(_FusedOptimizer):
     def __init__(self, params, lr: float = 1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr))
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")

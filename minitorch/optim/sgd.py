@@ -1,6 +1,6 @@
 """Stochastic gradient descent (optionally with momentum), as torch.optim.SGD."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags
+from .optimizer import _FusedOptimizer, _check_flags, _check_tensor_lr
 
 _fused_sgd_step = _C._functions["_fused_sgd_step"]
 
@@ -12,6 +12,7 @@ class SGD(_FusedOptimizer):
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach=None, differentiable: bool = False, fused=None) -> None:
+        _check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
