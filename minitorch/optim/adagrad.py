@@ -1,13 +1,14 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class Adagrad(_FusedOptimizer):
+class Adagrad(_GroupOptimizer):
     r"""Implements the Adagrad algorithm, with torch.optim.Adagrad's arguments
     and update rule. Its state is created for every parameter up front."""
 
@@ -34,6 +35,9 @@ class Adagrad(_FusedOptimizer):
         for p, grad in self._params_with_grad(group):
             state = self.state[p]
             state["step"] += 1
+            if group["differentiable"]:
+                differentiable.adagrad(p, grad, state, group)
+                continue
             _fused_adagrad_step(p, grad, state["sum"], float(group["lr"]),
                                 group["lr_decay"], group["weight_decay"], group["eps"],
                                 int(state["step"].item()), group["maximize"])

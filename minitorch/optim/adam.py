@@ -1,7 +1,8 @@
 """Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW."""
 from .. import _C
 from .._tensor import Tensor
-from .optimizer import (_FusedOptimizer, _check_betas, _check_flags, _check_nonnegative,
+from . import differentiable
+from .optimizer import (_GroupOptimizer, _check_betas, _check_flags, _check_nonnegative,
                         _check_tensor_lr)
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
@@ -25,7 +26,7 @@ def _check_tensor_betas(betas, foreach, capturable) -> None:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
-class Adam(_FusedOptimizer):
+class Adam(_GroupOptimizer):
     r"""Implements the Adam algorithm, with torch.optim.Adam's arguments and
     update rule (``decoupled_weight_decay=True`` gives AdamW)."""
 
@@ -55,6 +56,9 @@ class Adam(_FusedOptimizer):
         amsgrad = group["amsgrad"]
         for p, grad in self._params_with_grad(group):
             state = self._stepped_state(p, _AMSGRAD_BUFFERS if amsgrad else _BUFFERS)
+            if group["differentiable"]:
+                differentiable.adam(p, grad, state, group)
+                continue
             _fused_adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"],
                              state.get("max_exp_avg_sq"), float(group["lr"]), beta1,
                              beta2, group["eps"], group["weight_decay"],

@@ -1,12 +1,13 @@
 """ASGD, as torch.optim.ASGD."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_asgd_step = _C._functions["_fused_asgd_step"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class ASGD(_FusedOptimizer):
+class ASGD(_GroupOptimizer):
     r"""Implements averaged stochastic gradient descent (the average of the
     iterates is kept in state["ax"]), with torch.optim.ASGD's arguments and
     update rule."""
@@ -28,8 +29,12 @@ class ASGD(_FusedOptimizer):
         for p, grad in self._params_with_grad(group):
             state = self._stepped_state(p, ("ax",), (("eta", lr), ("mu", 1.0)))
             # eta and mu are float32 tensors, read (rounded) as torch reads them.
-            _fused_asgd_step(p, grad, state["ax"], state["eta"].item(), state["mu"].item(),
-                             lambd, group["weight_decay"], group["maximize"])
+            if group["differentiable"]:
+                differentiable.asgd(p, grad, state, group)
+            else:
+                _fused_asgd_step(p, grad, state["ax"], state["eta"].item(),
+                                 state["mu"].item(), lambd, group["weight_decay"],
+                                 group["maximize"])
             step = state["step"].item()
             # The new values pass through float32 tensors, as torch.as_tensor
             # makes them, even when loading has widened eta and mu.

@@ -1,11 +1,12 @@
 """Stochastic gradient descent (optionally with momentum), as torch.optim.SGD."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_tensor_lr
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_tensor_lr
 
 _fused_sgd_step = _C._functions["_fused_sgd_step"]
 
 
-class SGD(_FusedOptimizer):
+class SGD(_GroupOptimizer):
     r"""Implements stochastic gradient descent (optionally with momentum),
     with torch.optim.SGD's arguments and update rule."""
 
@@ -30,6 +31,10 @@ class SGD(_FusedOptimizer):
     def _update_group(self, group):
         momentum = group["momentum"]
         for p, grad in self._params_with_grad(group):
+            if group["differentiable"]:
+                # without momentum torch keeps no state for the parameter
+                differentiable.sgd(p, grad, self.state[p] if momentum != 0 else None, group)
+                continue
             buf = None
             first = False
             if momentum != 0:

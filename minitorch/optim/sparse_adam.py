@@ -1,10 +1,10 @@
 """SparseAdam, as torch.optim.SparseAdam. minitorch has no sparse (or complex)
 tensors, so every gradient is dense and step() raises torch's error for dense
 gradients."""
-from .optimizer import _FusedOptimizer, _check_betas, _check_tensor_lr
+from .optimizer import _GroupOptimizer, _check_betas, _check_tensor_lr
 
 
-class SparseAdam(_FusedOptimizer):
+class SparseAdam(_GroupOptimizer):
     r"""The lazy Adam variant for sparse gradients, with torch.optim.SparseAdam's
     arguments and checks; it accepts only sparse gradients, which minitorch
     cannot produce."""
