@@ -57,9 +57,12 @@ def test_huber_loss_module(reduction, delta):
 def test_huber_loss_checks():
     for delta in (1j, "1", None):
         _raises_like(lambda: nn.HuberLoss(delta=delta), lambda: torch.nn.HuberLoss(delta=delta))
-    _raises_like(lambda: F.huber_loss(mt.zeros(2, 3), mt.zeros(2, 3), weight=mt.ones(3)),
-                 lambda: torch.nn.functional.huber_loss(torch.zeros(2, 3), torch.zeros(2, 3),
-                                                        weight=torch.ones(3)))
+    for kwargs in ({"weight": (3,)}, {"delta": 0.0}, {"delta": -1.5},
+                   {"delta": -1.0, "weight": (3,)}, {"delta": -1.0, "reduction": "x"}):
+        def call(lib, kwargs=kwargs):
+            kw = {k: lib.ones(v) if k == "weight" else v for k, v in kwargs.items()}
+            return lib.nn.functional.huber_loss(lib.zeros(2, 3), lib.zeros(2, 3), **kw)
+        _raises_like(lambda: call(mt), lambda: call(torch))
 
 
 @pytest.mark.parametrize("momentum", [0.1, None])

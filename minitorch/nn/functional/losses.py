@@ -78,10 +78,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     _warn_size(input, target)
     _check_reduction(reduction)
     diff = (input - target).abs()
+    if weight is not None and weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss = minitorch.where(diff < delta, 0.5 * diff.square(), delta * (diff - 0.5 * delta))
     if weight is not None:
-        if weight.size() != input.size():
-            raise ValueError("Weights and input must have the same size.")
         loss = loss * weight
     return _reduce(loss, reduction)
 
