@@ -9,6 +9,7 @@ import pytest
 
 import minitorch as mt
 import minitorch.nn as nn
+from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 torch = pytest.importorskip("torch")
@@ -131,7 +132,7 @@ def test_lazy_dtype_set_before_the_first_forward():
 
 
 def test_mixin_requires_initialize_parameters():
-    class Half(nn.LazyModuleMixin, nn.Module):
+    class Half(LazyModuleMixin, nn.Module):
         def __init__(self):
             super().__init__()
             self.w = UninitializedParameter()

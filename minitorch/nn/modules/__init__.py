@@ -25,5 +25,4 @@ from .upsampling import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
-from .lazy import *  # noqa: F403
 from .conv_lazy import *  # noqa: F403
