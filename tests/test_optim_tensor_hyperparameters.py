@@ -1,7 +1,8 @@
-"""Tensor lr and betas given to the optimizers, against torch: the 1-element
-check every optimizer makes first, Adam/AdamW's refusals of a tensor lr or
-betas with foreach=True and of betas mixing floats and tensors, and a valid
-tensor lr stepping as the float would."""
+"""Tensor lr and betas, and conflicting flags, given to the optimizers, against
+torch: the 1-element check every optimizer makes first, Adam/AdamW's refusals
+of a tensor lr or betas with foreach=True and of betas mixing floats and
+tensors, a valid tensor lr stepping as the float would, and fused=True's
+conflicts with differentiable and foreach."""
 import numpy as np
 import pytest
 
@@ -66,3 +67,11 @@ def test_one_element_tensor_lr_steps_like_its_float(name, lr_shape):
         outs.append(p.detach().numpy())
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12)
     np.testing.assert_allclose(outs[0], outs[2], rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad"])
+@pytest.mark.parametrize("kwargs", [{"fused": True, "differentiable": True},
+                                    {"fused": True, "foreach": True},
+                                    {"fused": True, "foreach": True, "differentiable": True}])
+def test_fused_flag_conflicts(name, kwargs):
+    _raises_like(name, {"lr": 0.1, **kwargs}, {"lr": 0.1, **kwargs})

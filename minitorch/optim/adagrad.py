@@ -1,7 +1,8 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .. import _C
 from . import differentiable
-from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
+from .optimizer import (_GroupOptimizer, _check_flags, _check_fused, _check_nonnegative,
+                        _check_tensor_lr)
 
 _fused_adagrad_step = _C._functions["_fused_adagrad_step"]
 _full_like = _C._functions["full_like"]
@@ -25,6 +26,7 @@ class Adagrad(_GroupOptimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]

@@ -2,8 +2,8 @@
 from .. import _C
 from .._tensor import Tensor
 from . import differentiable
-from .optimizer import (_GroupOptimizer, _check_betas, _check_flags, _check_nonnegative,
-                        _check_tensor_lr)
+from .optimizer import (_GroupOptimizer, _check_betas, _check_flags, _check_fused,
+                        _check_nonnegative, _check_tensor_lr)
 
 _fused_adam_step = _C._functions["_fused_adam_step"]
 _BUFFERS = ("exp_avg", "exp_avg_sq")
@@ -50,6 +50,7 @@ class Adam(_GroupOptimizer):
                         differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def _update_group(self, group):
         beta1, beta2 = group["betas"]

@@ -322,6 +322,16 @@ def _check_betas(betas) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
+def _check_fused(fused, foreach, differentiable) -> None:
+    """torch's RuntimeErrors for fused=True with differentiable or foreach (both
+    checked after the parameter groups, as torch's are)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:
     # Updates run on the CPU, where no graph is captured.
     if capturable:

@@ -1,7 +1,7 @@
 """Stochastic gradient descent (optionally with momentum), as torch.optim.SGD."""
 from .. import _C
 from . import differentiable
-from .optimizer import _GroupOptimizer, _check_flags, _check_tensor_lr
+from .optimizer import _GroupOptimizer, _check_flags, _check_fused, _check_tensor_lr
 
 _fused_sgd_step = _C._functions["_fused_sgd_step"]
 
@@ -27,6 +27,7 @@ class SGD(_GroupOptimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def _update_group(self, group):
         momentum = group["momentum"]
