@@ -150,3 +150,21 @@ def test_mixin_requires_initialize_parameters():
 
     with pytest.raises(RuntimeError, match="module Forgets has not been fully initialized"):
         Forgets()(mt.zeros(2))
+
+
+def test_uninitialized_state_saves_and_loads():
+    import io
+    import pickle
+    m = nn.LazyConv1d(3, 2)
+    buf = io.BytesIO()
+    mt.save(m.state_dict(), buf)
+    buf.seek(0)
+    loaded = mt.load(buf, weights_only=False)
+    assert sorted(loaded) == ["bias", "weight"]
+    assert all(type(v) is UninitializedParameter for v in loaded.values())
+    buf.seek(0)
+    from_torch = torch.load(buf, weights_only=False)
+    assert all(type(v) is torch.nn.UninitializedParameter for v in from_torch.values())
+    copied = pickle.loads(pickle.dumps(m))
+    copied(mt.zeros(1, 2, 5))
+    assert type(copied) is nn.Conv1d and copied.weight.shape == (3, 2, 2)

@@ -80,6 +80,9 @@ class _Discard:
 def _reduce_torch(storages: "_Storages", obj):
     """How torch pickles obj, when obj is a tensor, Size or device."""
     if isinstance(obj, Tensor):
+        from ..nn.parameter import is_lazy
+        if is_lazy(obj):
+            return NotImplemented  # no data yet: pickled by its own __reduce_ex__
         return _reduce_tensor(storages, obj)
     if type(obj) is _C.Size:
         return (_SIZE, (tuple(obj),))
