@@ -82,7 +82,8 @@ def _reduce_torch(storages: "_Storages", obj):
     if isinstance(obj, Tensor):
         from ..nn.parameter import is_lazy
         if is_lazy(obj):
-            return NotImplemented  # no data yet: pickled by its own __reduce_ex__
+            # no data yet: rebuilt from requires_grad alone, by torch's class of its name
+            return (TorchGlobal("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
         return _reduce_tensor(storages, obj)
     if type(obj) is _C.Size:
         return (_SIZE, (tuple(obj),))
