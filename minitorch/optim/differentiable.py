@@ -70,7 +70,7 @@ def adam(p, grad, state, group):
     if isinstance(beta2, Tensor) and beta2.requires_grad:
         exp_avg_sq.lerp_(grad.square(), 1 - beta2)
     else:
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - float(beta2))
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=float(1 - beta2))
     # the step stays a (float32) tensor, as in torch's differentiable branch
     step = state["step"]
     bias_correction1 = 1 - beta1 ** step.clone()
