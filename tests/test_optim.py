@@ -291,8 +291,8 @@ def test_load_state_dict_errors():
 
 
 def test_unsupported_flags():
-    with pytest.raises(RuntimeError, match="differentiable=True"):
-        optim.Adam([param_with_grad([1.0])], differentiable=True)
+    with pytest.raises(RuntimeError, match="capturable=True"):
+        optim.Adam([param_with_grad([1.0])], capturable=True)
 
 
 # ---------------------------------------------------------------- schedulers

@@ -1,12 +1,13 @@
 """ASGD, as torch.optim.ASGD."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_asgd_step = _C._functions["_fused_asgd_step"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class ASGD(_FusedOptimizer):
+class ASGD(_GroupOptimizer):
     r"""Implements averaged stochastic gradient descent (the average of the
     iterates is kept in state["ax"]), with torch.optim.ASGD's arguments and
     update rule."""
@@ -15,6 +16,7 @@ class ASGD(_FusedOptimizer):
                  t0: float = 1e6, weight_decay: float = 0, foreach=None,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("weight_decay value", weight_decay))
         _check_flags("ASGD", capturable, differentiable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
@@ -27,8 +29,12 @@ class ASGD(_FusedOptimizer):
         for p, grad in self._params_with_grad(group):
             state = self._stepped_state(p, ("ax",), (("eta", lr), ("mu", 1.0)))
             # eta and mu are float32 tensors, read (rounded) as torch reads them.
-            _fused_asgd_step(p, grad, state["ax"], state["eta"].item(), state["mu"].item(),
-                             lambd, group["weight_decay"], group["maximize"])
+            if group["differentiable"]:
+                differentiable.asgd(p, grad, state, group)
+            else:
+                _fused_asgd_step(p, grad, state["ax"], state["eta"].item(),
+                                 state["mu"].item(), lambd, group["weight_decay"],
+                                 group["maximize"])
             step = state["step"].item()
             # The new values pass through float32 tensors, as torch.as_tensor
             # makes them, even when loading has widened eta and mu.

@@ -7,7 +7,7 @@ from typing import Any, Callable, List, Optional
 from .. import _C
 from ..autograd.grad_mode import enable_grad, no_grad
 from .line_search import strong_wolfe
-from .optimizer import Optimizer, _check_nonnegative
+from .optimizer import Optimizer, _check_nonnegative, _check_tensor_lr
 
 _cat = _C._functions["cat"]
 _zeros = _C._functions["zeros"]
@@ -22,6 +22,7 @@ class LBFGS(Optimizer):
                  max_eval: Optional[int] = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: Optional[str] = None) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr))
         if max_eval is None:
             max_eval = max_iter * 5 // 4

@@ -1,11 +1,13 @@
 """NAdam, as torch.optim.NAdam."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_betas, _check_flags, _check_nonnegative
+from . import differentiable
+from .optimizer import (_GroupOptimizer, _check_betas, _check_flags, _check_nonnegative,
+                        _check_tensor_lr)
 
 _fused_nadam_step = _C._functions["_fused_nadam_step"]
 
 
-class NAdam(_FusedOptimizer):
+class NAdam(_GroupOptimizer):
     r"""Implements the NAdam algorithm (Adam with Nesterov momentum), with
     torch.optim.NAdam's arguments and update rule."""
 
@@ -13,6 +15,7 @@ class NAdam(_FusedOptimizer):
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach=None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps))
         _check_betas(betas)
         _check_nonnegative(("weight_decay value", weight_decay),
@@ -32,6 +35,9 @@ class NAdam(_FusedOptimizer):
             step = int(state["step"].item())
             # The running product lives in a float32 tensor, rounded as torch's is.
             state["mu_product"] *= beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+            if group["differentiable"]:
+                differentiable.nadam(p, grad, state, group)
+                continue
             _fused_nadam_step(p, grad, state["exp_avg"], state["exp_avg_sq"],
                               float(group["lr"]), beta1, beta2, group["eps"],
                               group["weight_decay"], momentum_decay,

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from .. import _C
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
 
 
 class _RequiredParameter:
@@ -263,10 +263,12 @@ _zeros_like = _C._functions["zeros_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class _FusedOptimizer(Optimizer):
+class _GroupOptimizer(Optimizer):
     """An optimizer whose step hands each parameter group to its
-    _update_group(group), a fused C update run outside autograd as torch's
-    optimizers run theirs."""
+    _update_group(group), run outside autograd as torch's optimizers run
+    theirs, or inside it for an optimizer made with differentiable=True. Most
+    updates are fused C calls, with their tensor-op form in optim.differentiable
+    for differentiable=True; the newer optimizers' are tensor ops either way."""
 
     def step(self, closure: Optional[Callable[[], float]] = None) -> Optional[float]:
         """Performs a single optimization step.
@@ -279,7 +281,7 @@ class _FusedOptimizer(Optimizer):
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
                 self._update_group(group)
         return loss
@@ -299,6 +301,13 @@ class _FusedOptimizer(Optimizer):
         return state
 
 
+def _check_tensor_lr(lr) -> None:
+    """torch's ValueError for a tensor lr of other than one element, checked
+    before any comparison with it."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def _check_nonnegative(*checks) -> None:
     """torch's ValueError for the first (what, value) whose value is negative or NaN."""
     for what, value in checks:
@@ -313,9 +322,17 @@ def _check_betas(betas) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
+def _check_fused(fused, foreach, differentiable) -> None:
+    """torch's RuntimeErrors for fused=True with differentiable or foreach (both
+    checked after the parameter groups, as torch's are)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def _check_flags(name: str, capturable: bool, differentiable: bool) -> None:
-    # Updates run as fused C loops outside autograd, on the CPU.
-    if differentiable:
-        raise RuntimeError(f"{name}: differentiable=True is not supported by minitorch")
+    # Updates run on the CPU, where no graph is captured.
     if capturable:
         raise RuntimeError(f"{name}: capturable=True is not supported by minitorch (CPU only)")

@@ -1,11 +1,12 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_rmsprop_step = _C._functions["_fused_rmsprop_step"]
 
 
-class RMSprop(_FusedOptimizer):
+class RMSprop(_GroupOptimizer):
     r"""Implements the RMSprop algorithm, with torch.optim.RMSprop's arguments
     and update rule."""
 
@@ -13,6 +14,7 @@ class RMSprop(_FusedOptimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr), ("epsilon value", eps),
                            ("momentum value", momentum), ("weight_decay value", weight_decay),
                            ("alpha value", alpha))
@@ -28,6 +30,9 @@ class RMSprop(_FusedOptimizer):
             buffers = ("square_avg",) + (("momentum_buffer",) if momentum > 0 else ()) \
                 + (("grad_avg",) if centered else ())
             state = self._stepped_state(p, buffers)
+            if group["differentiable"]:
+                differentiable.rmsprop(p, grad, state, group)
+                continue
             _fused_rmsprop_step(p, grad, state["square_avg"], state.get("grad_avg"),
                                 state.get("momentum_buffer"), float(group["lr"]),
                                 group["alpha"], group["eps"], group["weight_decay"],

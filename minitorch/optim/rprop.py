@@ -1,6 +1,7 @@
 """Rprop, as torch.optim.Rprop."""
 from .. import _C
-from .optimizer import _FusedOptimizer, _check_flags, _check_nonnegative
+from . import differentiable
+from .optimizer import _GroupOptimizer, _check_flags, _check_nonnegative, _check_tensor_lr
 
 _fused_rprop_step = _C._functions["_fused_rprop_step"]
 _zeros_like = _C._functions["zeros_like"]
@@ -8,7 +9,7 @@ _full_like = _C._functions["full_like"]
 _scalar_tensor = _C._functions["tensor"]
 
 
-class Rprop(_FusedOptimizer):
+class Rprop(_GroupOptimizer):
     r"""Implements the resilient backpropagation algorithm (per-element step
     sizes driven by the gradient's sign), with torch.optim.Rprop's arguments
     and update rule."""
@@ -16,6 +17,7 @@ class Rprop(_FusedOptimizer):
     def __init__(self, params, lr: float = 1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable: bool = False, foreach=None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         _check_nonnegative(("learning rate", lr))
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
@@ -34,5 +36,8 @@ class Rprop(_FusedOptimizer):
                 state["prev"] = _zeros_like(p)
                 state["step_size"] = _full_like(grad, float(group["lr"]))
             state["step"] += 1
+            if group["differentiable"]:
+                differentiable.rprop(p, grad, state, group)
+                continue
             _fused_rprop_step(p, grad, state["prev"], state["step_size"], etaminus, etaplus,
                               size_min, size_max, group["maximize"])

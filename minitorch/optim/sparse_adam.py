@@ -1,16 +1,17 @@
 """SparseAdam, as torch.optim.SparseAdam. minitorch has no sparse (or complex)
 tensors, so every gradient is dense and step() raises torch's error for dense
 gradients."""
-from .optimizer import _FusedOptimizer, _check_betas
+from .optimizer import _GroupOptimizer, _check_betas, _check_tensor_lr
 
 
-class SparseAdam(_FusedOptimizer):
+class SparseAdam(_GroupOptimizer):
     r"""The lazy Adam variant for sparse gradients, with torch.optim.SparseAdam's
     arguments and checks; it accepts only sparse gradients, which minitorch
     cannot produce."""
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  maximize: bool = False) -> None:
+        _check_tensor_lr(lr)
         if not 0.0 < lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < eps:

@@ -80,6 +80,10 @@ class _Discard:
 def _reduce_torch(storages: "_Storages", obj):
     """How torch pickles obj, when obj is a tensor, Size or device."""
     if isinstance(obj, Tensor):
+        from ..nn.parameter import is_lazy
+        if is_lazy(obj):
+            # no data yet: rebuilt from requires_grad alone, by torch's class of its name
+            return (TorchGlobal("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
         return _reduce_tensor(storages, obj)
     if type(obj) is _C.Size:
         return (_SIZE, (tuple(obj),))

@@ -14,6 +14,9 @@ from .module_compare import Converter, expect_raises
 torch.set_num_threads(1)
 
 SHAPES = ((2, 3), (4,), (3, 1, 2))
+# for an optimizer of matrices only (Muon), as torch's own optimizer tests
+# build every parameter: wide, tall and square
+MATRIX_SHAPES = ((2, 3), (4, 2), (3, 3))
 STEPS = 5
 DTYPES = (torch.float32, torch.float64)
 # torch.testing's defaults, which torch's own foreach-against-for-loop
@@ -58,12 +61,21 @@ def _loss(params, targets):
     return total
 
 
-def _inputs(dtype):
+def _shapes(info):
+    """SHAPES, or MATRIX_SHAPES for an optimizer that refuses a vector."""
+    try:
+        info.optim_cls([torch.zeros(2, requires_grad=True)])
+    except ValueError:
+        return MATRIX_SHAPES
+    return SHAPES
+
+
+def _inputs(dtype, shapes=SHAPES):
     """Parameters, loss targets and per-step gradients, the same every call."""
     g = torch.Generator().manual_seed(0)
-    leaves = [torch.randn(s, generator=g, dtype=dtype).requires_grad_() for s in SHAPES]
-    targets = [torch.randn(s, generator=g, dtype=dtype) for s in SHAPES]
-    grads = [[torch.randn(s, generator=g, dtype=dtype) for s in SHAPES] for _ in range(STEPS)]
+    leaves = [torch.randn(s, generator=g, dtype=dtype).requires_grad_() for s in shapes]
+    targets = [torch.randn(s, generator=g, dtype=dtype) for s in shapes]
+    grads = [[torch.randn(s, generator=g, dtype=dtype) for s in shapes] for _ in range(STEPS)]
     return leaves, targets, grads
 
 
@@ -113,7 +125,7 @@ def check_config(info, kwargs, variant=None):
 
 
 def _torch_refuses(info, kwargs, dtype, variant):
-    leaves, targets, grads = _inputs(dtype)
+    leaves, targets, grads = _inputs(dtype, _shapes(info))
     try:
         t = _Run(info.optim_cls, leaves, kwargs, variant, info.only_supports_sparse_grads)
         for k in range(STEPS):
@@ -128,7 +140,7 @@ def _check_dtype(info, kwargs, dtype, variant):
         return 0
     rtol, atol = TOLERANCES[dtype]
     closure = info.step_requires_closure
-    leaves, targets, grads = _inputs(dtype)
+    leaves, targets, grads = _inputs(dtype, _shapes(info))
     # converted before torch's steps update the leaves in place
     m_leaves, m_targets, m_grads, m_kwargs = to_mt((leaves, targets, grads, kwargs))
     t = _Run(info.optim_cls, leaves, kwargs, variant, info.only_supports_sparse_grads)

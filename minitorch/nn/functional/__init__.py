@@ -27,3 +27,4 @@ from .grid_sampling import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .pooling3d import *  # noqa: F403
 from .adaptive_max_pooling import *  # noqa: F403
+from .lp_pooling import *  # noqa: F403

@@ -9,6 +9,7 @@ from typing import Optional
 
 import minitorch
 from ... import _C
+from ...linalg import _scalar_name
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size
@@ -77,6 +78,10 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     _warn_size(input, target)
     _check_reduction(reduction)
     diff = (input - target).abs()
+    if weight is not None and weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss = minitorch.where(diff < delta, 0.5 * diff.square(), delta * (diff - 0.5 * delta))
     if weight is not None:
         loss = loss * weight
@@ -171,6 +176,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                            f"{label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
+    if target.shape == input.shape and not target.is_floating_point():
+        # a target shaped like the input holds class probabilities, never indices
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_scalar_name(target.dtype)}")
     if _fused_cross_entropy_applies(input, target, weight):
         x, t = input.contiguous(), target.contiguous()
         flat = input.dim() == 3 or input.dim() > 4

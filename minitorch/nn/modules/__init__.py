@@ -24,3 +24,5 @@ from .pooling_adaptive_max import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .lp_pooling import *  # noqa: F403
+from .conv_lazy import *  # noqa: F403

@@ -7,8 +7,8 @@ from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
-           "MultiheadAttention"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "Softmax2d",
+           "LogSoftmax", "MultiheadAttention"]
 
 
 class ReLU(Module):
@@ -95,6 +95,16 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Applies Softmax over the channels at each spatial location of a 3D or 4D input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class LogSoftmax(Module):

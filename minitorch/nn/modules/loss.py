@@ -3,8 +3,8 @@ from .. import functional as F
 from ..functional.reduction import _legacy_reduction
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-           "BCEWithLogitsLoss", "KLDivLoss"]
+__all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 
 
 class _Loss(Module):
@@ -47,6 +47,20 @@ class SmoothL1Loss(_Loss):
 
     def forward(self, input, target):
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """A squared term where the absolute error is below delta, a delta-scaled L1 term
+    otherwise."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        if not isinstance(delta, (float, int)):
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class NLLLoss(_WeightedLoss):

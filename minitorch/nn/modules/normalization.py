@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d, LayerNorm, GroupNorm and RMSNorm."""
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm and RMSNorm."""
 import numbers
 
 import minitorch
@@ -6,7 +6,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype) -> None:
@@ -109,6 +109,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Applies Batch Normalization over a 5D input."""
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):

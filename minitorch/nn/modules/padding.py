@@ -28,6 +28,17 @@ class _PadNd(Module):
         return str(self.padding)
 
 
+class _CircularPadNd(_PadNd):
+    mode = "circular"
+
+    def forward(self, input):
+        # torch's circular modules check the rank themselves, the other modes leave it to F.pad
+        if input.dim() not in (self.dims + 1, self.dims + 2):
+            raise ValueError(f"expected {self.dims + 1}D or {self.dims + 2}D input "
+                             f"(got {input.dim()}D input)")
+        return super().forward(input)
+
+
 class _ConstantPadNd(_PadNd):
     def __init__(self, padding: Union[int, Sequence[int]], value: float) -> None:
         super().__init__(padding)
@@ -59,7 +70,7 @@ ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (
 ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (
     _kind(_PadNd, f"ReplicationPad{n}d", "replicate", n) for n in (1, 2, 3))
 CircularPad1d, CircularPad2d, CircularPad3d = (
-    _kind(_PadNd, f"CircularPad{n}d", "circular", n) for n in (1, 2, 3))
+    _kind(_CircularPadNd, f"CircularPad{n}d", "circular", n) for n in (1, 2, 3))
 ConstantPad1d, ConstantPad2d, ConstantPad3d = (
     _kind(_ConstantPadNd, f"ConstantPad{n}d", "constant", n) for n in (1, 2, 3))
 ZeroPad1d, ZeroPad2d, ZeroPad3d = (

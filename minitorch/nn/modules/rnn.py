@@ -58,6 +58,13 @@ class RNNBase(Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                           "non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}")
+        for what, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                  ("input_size", input_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{what} should be of type {kind.__name__}, got: "
+                                f"{type(value).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: "
                             f"{type(hidden_size).__name__}")
@@ -140,6 +147,15 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.dim()}D tensor instead")
+        self._check_dtype(input)
+
+    def _check_dtype(self, input) -> None:
+        # autocast casts the input and weights itself, so torch checks only outside it
+        weight = getattr(self, self._flat_weights_names[0])
+        if input.dtype != weight.dtype and not minitorch.is_autocast_enabled("cpu"):
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({weight.dtype}). Convert input: input.to({weight.dtype}), or "
+                             f"convert model: model.to({input.dtype})")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
@@ -257,6 +273,7 @@ class RNNBase(Module):
         packed = isinstance(input, PackedSequence)
         if packed:
             data, batch_sizes, sorted_indices, unsorted_indices = input
+            self._check_dtype(data)
             if data.dim() != 2:
                 raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
             if data.size(-1) != self.input_size:
