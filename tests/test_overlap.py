@@ -86,6 +86,10 @@ EXPLICIT = {
     "baddbmm_": ([("T", (2, 3, 3)), ("T", (2, 3, 3))], {"_self": (2, 3, 3)}),
     "max": ([T, T], {}),
     "min": ([T, T], {}),
+    "scatter_reduce_": ([0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T, "sum"], {}),
+    "index_reduce_": ([0, ("I", [2, 0, 1]), T, "prod"], {}),
+    "put_": ([("I", [2, 0, 1]), ("T", (3,))], {}),
+    "masked_scatter_": ([("B", [[True, False, True]] * 3), T], {}),
     "cumsum": ([T, 0], {}),
     "cumprod": ([T, 1], {}),
     "softmax": ([T, 0], {}),
@@ -106,7 +110,7 @@ EXPLICIT = {
 
 # a list of tensors as the input: the cases here build tensor arguments only
 # (tests/test_out_by_copy.py writes cat's out= over one of its inputs)
-TENSOR_LISTS = {"cat", "stack", "hstack", "vstack"}
+TENSOR_LISTS = {"cat", "stack", "hstack", "vstack", "index_put_"}
 # nn.functional's out= forms: torch has them under torch._C._nn only
 NN_OUT = {"avg_pool2d", "gelu", "linear", "softplus"}
 # out= of another dtype than every input: no target can share an input's memory
@@ -272,15 +276,16 @@ def _scenarios(case):
                 yield "transposed", k
 
 
-# Python composites that write through x[key] = v, whose check is index_put_'s
-# (a warning for an expanded target) where torch's index_copy_ refuses.
-COMPOSITE_GAPS = {"index_copy_"}
+# Python composites that write through x[key] = v or copy_, whose checks are
+# those (a warning for an expanded target, none for a source sharing the
+# target's memory) where torch's kernels refuse.
+COMPOSITE_GAPS = {"index_copy_", "index_reduce_", "masked_scatter_", "put_", "scatter_reduce_"}
 
 
 def _params():
     out = []
     for name, method in sorted(ROWS):
-        marks = [pytest.mark.xfail(strict=True, reason="composite checks as index_put_")
+        marks = [pytest.mark.xfail(strict=True, reason="composite checks as the op it writes with")
                  ] if name in COMPOSITE_GAPS else []
         out.append(pytest.param(name, method, id=f"{'Tensor.' if method else ''}{name}",
                                 marks=marks))

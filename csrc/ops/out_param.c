@@ -65,8 +65,10 @@ int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out)
     if (!res)
         return -1;
     int rc = mt_resize_out(out, res->ndim, res->sizes, NULL);
-    if (rc == 0)
+    if (rc == 0) {
         mt_copy(out, res);
+        mt_bump_version(out);
+    }
     mt_release(res);
     if (rc < 0)
         return -1;
@@ -121,8 +123,5 @@ int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
         mt_release(res);
         return -1;
     }
-    if (mt_result_into_out(r, res, out) < 0)
-        return -1;
-    mt_bump_version(out);
-    return 0;
+    return mt_result_into_out(r, res, out);
 }

@@ -17,7 +17,8 @@ int mt_resize_out(mt_tensor *o, int ndim, const int64_t *shape, mt_storage **old
  * give o the size asked for whatever it held. */
 int mt_resize_out_quietly(mt_tensor *o, int ndim, const int64_t *shape);
 /* A call's result handed over through its out= tensor: out resized (as
- * mt_resize_out) and given res's values, res released; r holds out. res
+ * mt_resize_out) and given res's values (its version bumped), res
+ * released; r holds out. res
  * NULL (its computation failed, the error set) returns -1. Copying lets
  * out be one of the inputs. */
 int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out);

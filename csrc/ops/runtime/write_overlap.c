@@ -43,6 +43,8 @@ static const struct {
     {"sum", 0},
     {"prod", 0},
     {"mean", MT_WRITE_INTERNAL},
+    {"amax", MT_WRITE_INTERNAL},
+    {"amin", MT_WRITE_INTERNAL},
 
     /* x[key] = v checks the indexed view, not x (interop/indexing.c) */
     {"__setitem__", 0},
