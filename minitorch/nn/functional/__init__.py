@@ -13,6 +13,8 @@ from ...composites_conv import (  # torch.conv3d is F.conv3d, and so on
 from .op_rows import *  # noqa: F403  (first: padding's pad takes over from the row)
 from .bilinear_map import *  # noqa: F403
 from .dropouts import *  # noqa: F403
+from .rectifiers import *  # noqa: F403
+from .condensed_distances import *  # noqa: F403
 from .embeddings import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .losses import *  # noqa: F403

@@ -7,7 +7,8 @@ from .module import Module
 
 __all__ = ["ELU", "SELU", "CELU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish",
            "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink", "Threshold",
-           "GLU", "Softmin", "Softplus", "CosineSimilarity", "PairwiseDistance"]
+           "GLU", "Softmin", "Softplus", "CosineSimilarity", "PairwiseDistance",
+           "LocalResponseNorm", "ChannelShuffle"]
 
 _REQUIRED = object()
 
@@ -97,3 +98,8 @@ CosineSimilarity = _module("CosineSimilarity", F.cosine_similarity,
                            [("dim", 1), ("eps", 1e-8)], inputs=2)
 PairwiseDistance = _module("PairwiseDistance", F.pairwise_distance,
                            [("p", 2.0), ("eps", 1e-6), ("keepdim", False)], inputs=2)
+LocalResponseNorm = _module("LocalResponseNorm", F.local_response_norm,
+                            [("size", _REQUIRED), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],
+                            lambda m: f"{m.size}, alpha={m.alpha}, beta={m.beta}, k={m.k}")
+ChannelShuffle = _module("ChannelShuffle", F.channel_shuffle, [("groups", _REQUIRED)],
+                         lambda m: f"groups={m.groups}")
