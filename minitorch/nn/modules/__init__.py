@@ -24,3 +24,4 @@ from .pooling_adaptive_max import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .unpooling import *  # noqa: F403
