@@ -31,3 +31,5 @@ from .pooling3d import *  # noqa: F403
 from .adaptive_max_pooling import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .embedding_bags import *  # noqa: F403
+from .fractional_pooling import *  # noqa: F403
+from .ctc import *  # noqa: F403

@@ -25,3 +25,4 @@ from .upsampling import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .unpooling import *  # noqa: F403
+from .pooling_fractional import *  # noqa: F403

@@ -8,7 +8,7 @@ from .loss import _Loss, _WeightedLoss
 __all__ = ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MultiMarginLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelMarginLoss",
-           "TripletMarginWithDistanceLoss"]
+           "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
 class _MarginLoss(_Loss):
@@ -106,6 +106,20 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss of unsegmented sequences."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(None, None, reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
 
 
 class TripletMarginLoss(_Loss):
