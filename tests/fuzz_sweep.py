@@ -359,6 +359,8 @@ BASELINES = {
     "nn.AdaptiveAvgPool1d": lambda: ((2,), {}),
     "nn.Embedding.forward": lambda: ((_idx(0, 2),), {}),
     "nn.EmbeddingBag.forward": lambda: ((_idx(0, 2, 3), _idx(0, 2)), {}),
+    "nn.LinearCrossEntropyLoss": lambda: ((3, 2), {}),
+    "nn.LinearCrossEntropyLoss.forward": lambda: ((_f(2, 3), _idx(0, 1)), {}),
     "F.ctc_loss": lambda: ((_f(4, 2, 3), _idx(1, 2, 2, 1), [4, 4], [2, 2]), {}),
     "nn.CTCLoss.forward": lambda: ((_f(4, 2, 3), _idx(1, 2, 2, 1), [4, 4], [2, 2]), {}),
     "F.embedding_bag": lambda: ((_idx(0, 2, 3), _f(4, 3), _idx(0, 2)), {}),

@@ -9,6 +9,7 @@ from typing import Optional
 
 import minitorch
 from ... import _C
+from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size
@@ -94,11 +95,6 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     (_nll_loss), which takes 1-, 2- and 4-D inputs. Other ranks go through
     the 4-D form as (N, C, 1, rest), as torch's nll_loss_nd does."""
     _check_reduction(reduction)
-    if target.is_floating_point() or target.dtype == minitorch.bool:
-        name = {minitorch.float32: "Float", minitorch.float64: "Double",
-                minitorch.float16: "Half", minitorch.bfloat16: "BFloat16",
-                minitorch.bool: "Bool"}[target.dtype]
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -113,6 +109,12 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
                            f"got {list(target.shape)}")
+    # torch checks the shapes before its kernel checks the dtype
+    if target.is_floating_point() or target.dtype == minitorch.bool:
+        name = {minitorch.float32: "Float", minitorch.float64: "Double",
+                minitorch.float16: "Half", minitorch.bfloat16: "BFloat16",
+                minitorch.bool: "Bool"}[target.dtype]
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if target.dtype != minitorch.int64:
         target = target.long()
     red = _REDUCTIONS[reduction]
@@ -171,6 +173,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                            f"{label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
+    if target.shape == input.shape and not target.is_floating_point():
+        # a target shaped like the input holds probabilities, as in torch
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_SCALAR_NAMES[str(target.dtype)]}")
     if _fused_cross_entropy_applies(input, target, weight):
         x, t = input.contiguous(), target.contiguous()
         flat = input.dim() == 3 or input.dim() > 4

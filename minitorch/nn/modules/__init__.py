@@ -26,3 +26,4 @@ from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .pooling_fractional import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403
