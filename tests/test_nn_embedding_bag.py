@@ -79,6 +79,15 @@ def test_max_norm_renormalises_the_rows_used():
     lambda ns, F: F.embedding_bag(ns.tensor([1, 2]), ns.ones(5, 2), ns.tensor([[0]])),
     lambda ns, F: F.embedding_bag(ns.tensor([[1, 2]]), ns.ones(5, 2), ns.tensor([0])),
     lambda ns, F: F.embedding_bag(ns.tensor([[[1, 2]]]), ns.ones(5, 2)),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, 9]), ns.ones(5, 2), ns.tensor([0])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, 9, 3]), ns.ones(5, 2), ns.tensor([0, 1])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, -1]), ns.ones(5, 2), ns.tensor([0, 1])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, 3]), ns.ones(5, 2), ns.tensor([1, 2])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, 3], dtype=ns.int32), ns.ones(5, 2),
+                                  ns.tensor([1, 2], dtype=ns.int32)),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2, 3]), ns.ones(5, 2), ns.tensor([0, 4])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1.0, 2.0]), ns.ones(5, 2), ns.tensor([0])),
+    lambda ns, F: F.embedding_bag(ns.tensor([1, 2]), ns.ones(5, 2), ns.tensor([0.0])),
 ])
 def test_errors(call):
     with pytest.raises(Exception) as m:

@@ -39,6 +39,34 @@ def _flatten_bags(input: Tensor, offsets: Optional[Tensor], per_sample_weights, 
     raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
 
 
+def _check_indices(indices: Tensor, offsets: Tensor, rows: int) -> None:
+    """torch's kernel checks, in its order and words."""
+    for t in (indices, offsets):
+        if t.dtype not in (minitorch.int64, minitorch.int32):
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                               "following scalar types: Long, Int; but got "
+                               f"{t.type()} instead (while "
+                               "checking arguments for embedding_bag)")
+    count = indices.numel()
+    if offsets.numel():
+        if int(offsets[0]) != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               "mini-batch has to start from position 0. However, got "
+                               f"{int(offsets[0])}\n[ {offsets.type()}"
+                               "{} ]")  # torch prints offsets[0] as a 0-d tensor too
+        if int(offsets[-1]) > count:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {count} but "
+                               f"got offsets[-1] of {int(offsets[-1])}")
+    bad = ((indices < 0) | (indices >= rows)).nonzero().reshape(-1)
+    if bad.numel():
+        at = int(bad[0])
+        # torch numbers the index within its bag
+        start = int((offsets <= at).long().sum()) - 1 if offsets.numel() else 0
+        within = at - (int(offsets[start]) if offsets.numel() else 0)
+        raise RuntimeError(f"Index {within} of input takes value {int(indices[at])} which is "
+                           f"not in the valid range [0, {rows})")
+
+
 @_overridable
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = None,
                   max_norm: Optional[float] = None, norm_type: float = 2,
@@ -74,6 +102,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
                                   f"(got mode='{mode}'). Please open a feature request on GitHub.")
+    _check_indices(indices, offsets, weight.size(0))
     count, rows_total = indices.numel(), weight.size(0)
     if padding_idx is not None:
         if not -rows_total <= padding_idx < rows_total:
