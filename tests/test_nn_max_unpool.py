@@ -1,6 +1,8 @@
 """F.max_unpool1d/2d/3d and MaxUnpool1d/2d/3d against torch (values,
 gradients, forward-mode tangents, errors), and scatter's forward-mode
 tangent at repeated indices, which the unpooling relies on."""
+import re
+
 import numpy as np
 import pytest
 
@@ -84,18 +86,13 @@ def test_scatter_tangent_at_repeated_indices(variant):
 @pytest.mark.parametrize("make", [
     lambda ns, F, p: F.max_unpool2d(p[0], p[1][..., :1], 2),
     lambda ns, F, p: F.max_unpool2d(p[0], p[1].int(), 2),
-    lambda ns, F, p: F.max_unpool2d(p[0], p[1] + 100, 2),
-    lambda ns, F, p: F.max_unpool2d(p[0], p[1] - 100, 2),
     lambda ns, F, p: F.max_unpool2d(p[0][0, 0], p[1][0, 0], 2),
     lambda ns, F, p: F.max_unpool2d(p[0].long(), p[1], 2),
     lambda ns, F, p: F.max_unpool2d(p[0], p[1], 2, output_size=(3,)),
     lambda ns, F, p: F.max_unpool2d(p[0], p[1], 2, output_size=(9, 4)),
     lambda ns, F, p: F.max_unpool2d(p[0][:, :, :0], p[1][:, :, :0], 2),
-    lambda ns, F, p: F.max_unpool1d(p[0][0], p[1][0], 2),
-    lambda ns, F, p: F.max_unpool1d(p[0][0, 0], p[1][0, 0] + 50, 2),
     lambda ns, F, p: F.max_unpool3d(p[0][None], p[1][None].int(), 2),
     lambda ns, F, p: F.max_unpool3d(p[0][None], p[1][None], 2, 0),
-    lambda ns, F, p: F.max_unpool3d(p[0][None], p[1][None], 2, 1, 1),
     lambda ns, F, p: F.max_unpool3d(p[0][None][:, :, :0], p[1][None][:, :, :0], 2),
 ])
 def test_errors(make):
@@ -103,3 +100,25 @@ def test_errors(make):
     assert_same_error(lambda ns, F: make(ns, F, (ns.tensor(values, dtype=ns.float32),
                                                  ns.tensor(idx))),
                       (minitorch, MF), (torch, TF))
+
+
+@pytest.mark.parametrize("make", [
+    lambda F, v, i: F.max_unpool2d(v, i + 100, 2),
+    lambda F, v, i: F.max_unpool2d(v, i - 100, 2),
+    lambda F, v, i: F.max_unpool1d(v[0, 0], i[0, 0] + 50, 2),
+    lambda F, v, i: F.max_unpool1d(v[0], i[0], 2),
+    lambda F, v, i: F.max_unpool3d(v[None], i[None], 2, 1, 1),
+])
+def test_invalid_index(make):
+    """Which invalid index torch names depends on its threads: the message's
+    form and the output size must agree, and the index named be invalid."""
+    values, idx = _pooled(2, (1, 2, 4, 4), 2, None, 0)
+    pattern = r"Found an invalid max index: (-?\d+) \(output volumes are of size ([\dx]+)\)"
+    found = []
+    for ns, F in ((minitorch, MF), (torch, TF)):
+        with pytest.raises(RuntimeError) as e:
+            make(F, ns.tensor(values, dtype=ns.float32), ns.tensor(idx))
+        found.append(re.fullmatch(pattern, str(e.value)))
+    assert found[0] and found[1] and found[0].group(2) == found[1].group(2)
+    volume = np.prod([int(s) for s in found[0].group(2).split("x")])
+    assert not 0 <= int(found[0].group(1)) < volume

@@ -72,7 +72,7 @@ def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], spatial: int) -
     if where.numel():
         bad = (where < 0) | (where >= volume)
         if bool(bad.any()):
-            # torch's kernel reports the last one it meets
+            # torch reports one of them, which one depending on its threads
             raise RuntimeError(f"Found an invalid max index: {int(where[bad][-1])} (output "
                                f"volumes are of size {'x'.join(str(s) for s in size)})")
     out = minitorch.zeros(planes, volume, dtype=input.dtype)
