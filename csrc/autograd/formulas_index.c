@@ -251,6 +251,35 @@ done:
     return rc;
 }
 
+/* Forward mode as torch's: the tangents scatter as the values did, the last
+ * write winning at a repeated index. (The transpose of the backward, which
+ * gives every repeated source the gradient, would mix their tangents.) */
+int scatter_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
+{
+    int e0 = mt_edge_of(n, 0), e3 = mt_edge_of(n, 3);
+    mt_tensor *t0 = e0 >= 0 ? tin[e0] : NULL, *t3 = e3 >= 0 ? tin[e3] : NULL;
+    if (!t0 && !t3)
+        return 0;
+    if (n->nparams > 4 && !n->args[4].none) {
+        mt_error(MT_ERR_RUNTIME,
+                 "the derivative for 'scatter' with a reduction is not implemented.");
+        return -1;
+    }
+    const mt_tensor_meta *m = &n->out_meta[0];
+    mt_tensor *ix = mt_node_saved(n, 2);
+    mt_tensor *base = !ix  ? NULL
+                      : t0 ? (mt_retain(t0), t0)
+                           : mt_call(MT_OP_new_zeros, "TL", t3, m->ndim, m->sizes);
+    mt_tensor *r = !base ? NULL
+                   : t3  ? mt_call(MT_OP_scatter, "TiTT", base, n->args[1].i, ix, t3)
+                         : mt_call(MT_OP_scatter, "TiTf", base, n->args[1].i, ix, 0.0);
+    if (ix)
+        mt_release(ix);
+    if (base)
+        mt_release(base);
+    return mt_store(&tout[0], r);
+}
+
 int scatter_add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_tensor *ix = mt_node_saved(n, 2);

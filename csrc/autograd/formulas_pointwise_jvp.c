@@ -1,8 +1,8 @@
 /* Direct forward-mode formulas for the hot elementwise ops of the pointwise
- * family (the view ops' are in formulas_shape.c); every other kind derives
- * its jvp from its backward (forward.c). Tangents come per edge (NULL =
- * zero); results may still broadcast: mt_jvp brings them to each output's
- * shape and dtype. */
+ * family (the view ops' are in formulas_shape.c, scatter's in
+ * formulas_index.c); every other kind derives its jvp from its backward
+ * (forward.c). Tangents come per edge (NULL = zero); results may still
+ * broadcast: mt_jvp brings them to each output's shape and dtype. */
 #include "formula.h"
 
 static mt_tensor *tangent(mt_node *n, mt_tensor **tin, int p)

@@ -59,7 +59,26 @@ def to_mt(obj):
         return {k: to_mt(v) for k, v in obj.items()}
     if isinstance(obj, torch.memory_format):
         return getattr(mt, str(obj).split(".")[-1])
+    if isinstance(obj, torch.nn.Module):
+        return _mt_module(obj)
     return obj
+
+
+def _mt_module(module):
+    """A torch module a sample passes as an argument (triplet_margin_with_
+    distance_loss's distance_function, a PairwiseDistance) as minitorch's
+    module of the same class and attributes; one holding state is not
+    converted."""
+    cls = getattr(mt.nn, type(module).__name__, None)
+    if cls is None or any(True for _ in module.parameters()) or \
+            any(True for _ in module.buffers()) or any(True for _ in module.children()):
+        raise Unsupported(f"module {type(module).__name__} as an argument")
+    out = cls.__new__(cls)
+    mt.nn.Module.__init__(out)
+    for key, value in vars(module).items():
+        if not key.startswith("_"):
+            setattr(out, key, value)
+    return out
 
 
 def to_np(x):

@@ -13,6 +13,8 @@ from ...composites_conv import (  # torch.conv3d is F.conv3d, and so on
 from .op_rows import *  # noqa: F403  (first: padding's pad takes over from the row)
 from .bilinear_map import *  # noqa: F403
 from .dropouts import *  # noqa: F403
+from .rectifiers import *  # noqa: F403
+from .condensed_distances import *  # noqa: F403
 from .embeddings import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .losses import *  # noqa: F403
@@ -28,3 +30,8 @@ from .attention import *  # noqa: F403
 from .pooling3d import *  # noqa: F403
 from .adaptive_max_pooling import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
+from .unpooling import *  # noqa: F403
+from .embedding_bags import *  # noqa: F403
+from .fractional_pooling import *  # noqa: F403
+from .ctc import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403

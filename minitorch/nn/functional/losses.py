@@ -99,11 +99,6 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     (_nll_loss), which takes 1-, 2- and 4-D inputs. Other ranks go through
     the 4-D form as (N, C, 1, rest), as torch's nll_loss_nd does."""
     _check_reduction(reduction)
-    if target.is_floating_point() or target.dtype == minitorch.bool:
-        name = {minitorch.float32: "Float", minitorch.float64: "Double",
-                minitorch.float16: "Half", minitorch.bfloat16: "BFloat16",
-                minitorch.bool: "Bool"}[target.dtype]
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -118,6 +113,12 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
                            f"got {list(target.shape)}")
+    # torch checks the shapes before its kernel checks the dtype
+    if target.is_floating_point() or target.dtype == minitorch.bool:
+        name = {minitorch.float32: "Float", minitorch.float64: "Double",
+                minitorch.float16: "Half", minitorch.bfloat16: "BFloat16",
+                minitorch.bool: "Bool"}[target.dtype]
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if target.dtype != minitorch.int64:
         target = target.long()
     red = _REDUCTIONS[reduction]

@@ -4,9 +4,10 @@ size_average/reduce arguments go through the helpers of nn.functional."""
 from __future__ import annotations
 
 import math
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import minitorch
+from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .activations import logsigmoid, pairwise_distance
 from .namespace import publish
@@ -16,7 +17,8 @@ Tensor = minitorch.Tensor
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "multilabel_soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
-           "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+           "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "multilabel_margin_loss", "triplet_margin_with_distance_loss"]
 
 # added to the squared norms in cosine_embedding_loss, as torch does
 _COSINE_EPS = 1e-12
@@ -192,6 +194,67 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float],
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce_strict(loss, reduction)
+
+
+@_overridable
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: target lists each sample's classes, ended by the
+    first -1; the sum over listed j and unlisted i of max(0, 1 - (x[j] - x[i])),
+    divided by the number of classes."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    ndim = input.dim()
+    if not (ndim == 2 and input.shape[1] != 0 or ndim == 1 and input.shape[0] != 0
+            or ndim == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    classes = input.shape[-1] if ndim else 1
+    fits = (target.dim() <= 1 and target.numel() == classes if ndim <= 1 else
+            target.dim() == 2 and tuple(target.shape) == tuple(input.shape))
+    if not fits:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    if target.dtype != minitorch.int64:
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_SCALAR_NAMES[str(target.dtype)]}")
+    rows, labels = input.reshape(-1, classes), target.reshape(-1, classes)
+    if labels.numel() and (int(labels.min()) < -1 or int(labels.max()) >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    # a sample's labels are those before its first -1; duplicates count again
+    listed = (labels != -1).long().cumprod(1).bool()
+    hits = (labels.unsqueeze(2) == minitorch.arange(classes)) & listed.unsqueeze(2)
+    is_target = hits.any(1)
+    scores = rows.gather(1, labels.clamp(min=0))
+    hinge = (1 - scores.unsqueeze(2) + rows.unsqueeze(1)).clamp(min=0)
+    pairs = listed.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (hinge * pairs).sum((1, 2)) / classes
+    if reduction != "none" and not loss.numel():
+        # torch leaves an empty batch's reduction unwritten memory; 0 here
+        return loss.sum()
+    return _reduce(loss if ndim == 2 else loss.reshape(()), reduction)
+
+
+@_overridable
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Optional[Callable] = None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """triplet_margin_loss with any distance (pairwise_distance by default)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.dim()}D, "
+                           f"positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = minitorch.minimum(d_neg, distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
 
 
 publish(globals())

@@ -16,7 +16,8 @@ from .reduction import _torch_size
 
 Tensor = minitorch.Tensor
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm",
+           "local_response_norm"]
 
 
 def _channel_view(t: Tensor, ndim: int) -> Tensor:
@@ -223,6 +224,26 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
                 var = (stats[:, :, 1].pow(-2) - eps) * (spatial / (spatial - 1))
                 running_var.lerp_(var.mean(0).to(running_var.dtype), momentum)
     return out
+
+
+@_overridable
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """input / (k + alpha * mean of the squares over `size` neighbouring
+    channels) ** beta, the window zero-padded at the ends of dimension 1."""
+    dim = input.dim()
+    if dim < 3:
+        # torch's message carries the indentation of its source line
+        raise ValueError("Expected 3D or higher dimensionality                          "
+                         f"input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = minitorch.nn.functional.pad(input * input,
+                                          (0, 0) * (dim - 2) + (size // 2, (size - 1) // 2))
+    total = squares.unfold(1, size, 1).sum(-1)
+    # torch averages with a pooling kernel, which divides integers exactly
+    mean = total / size if input.is_floating_point() else total // size
+    return input / (mean * alpha + k) ** beta
 
 
 publish(globals())

@@ -1,6 +1,7 @@
-"""nn.functional.pixel_shuffle and pixel_unshuffle (re-exported by nn.functional):
-moving r x r blocks between the channel and the spatial dimensions is a
-reshape, a permute and a reshape, so the gradient is the inverse permutation."""
+"""nn.functional.pixel_shuffle, pixel_unshuffle and channel_shuffle (re-exported
+by nn.functional): moving r x r blocks between the channel and the spatial
+dimensions, or channels between groups, is a reshape, a permute and a
+reshape, so the gradient is the inverse permutation."""
 from __future__ import annotations
 
 import minitorch
@@ -9,7 +10,7 @@ from .namespace import publish
 
 Tensor = minitorch.Tensor
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
 def _check(input: Tensor, factor: int, name: str, what: str) -> None:
@@ -60,5 +61,25 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
 
+
+@_overridable
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Splits the C channels of (N, C, *) into groups and interleaves them:
+    channel g * (C / groups) + k moves to k * groups + g."""
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+    return x.reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
 
 publish(globals())

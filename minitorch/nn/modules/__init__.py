@@ -26,3 +26,6 @@ from .pixelshuffle import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
 from .conv_lazy import *  # noqa: F403
+from .unpooling import *  # noqa: F403
+from .pooling_fractional import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403

@@ -7,8 +7,8 @@ from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "Softmax2d",
-           "LogSoftmax", "MultiheadAttention"]
+__all__ = ["ReLU", "LeakyReLU", "PReLU", "RReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
+           "Softmax2d", "LogSoftmax", "MultiheadAttention"]
 
 
 class ReLU(Module):
@@ -39,6 +39,47 @@ class LeakyReLU(Module):
     def extra_repr(self) -> str:
         inplace_str = ", inplace=True" if self.inplace else ""
         return f"negative_slope={self.negative_slope}{inplace_str}"
+
+
+class PReLU(Module):
+    """LeakyReLU whose negative slope is learned: one weight, or one per channel."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
+                 dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(minitorch.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Sets every slope to init."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """LeakyReLU whose negative slope is drawn from U(lower, upper) in training
+    and is (lower + upper) / 2 in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
 
 
 class GELU(Module):

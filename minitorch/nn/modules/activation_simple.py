@@ -7,7 +7,8 @@ from .module import Module
 
 __all__ = ["ELU", "SELU", "CELU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish",
            "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink", "Threshold",
-           "GLU", "Softmin", "Softplus", "CosineSimilarity", "PairwiseDistance"]
+           "GLU", "Softmin", "Softplus", "CosineSimilarity", "PairwiseDistance",
+           "LocalResponseNorm", "ChannelShuffle"]
 
 _REQUIRED = object()
 
@@ -16,11 +17,13 @@ def _inplace(m):
     return ", inplace=True" if m.inplace else ""
 
 
-def _module(name, fn, params, extra=None, inputs=1, check=None):
+def _module(name, fn, params, extra=None, inputs=1, check=None, stored=None):
     """A Module class called `name` whose forward(*inputs) is
-    fn(*inputs, *params), params being (attribute, default) pairs; check(self)
-    vets the arguments as torch's __init__ does."""
+    fn(*inputs, *params), params being (argument, default) pairs, each kept in
+    the attribute of its name or the one `stored` maps it to (as torch names
+    it); check(self) vets the arguments as torch's __init__ does."""
     names = [p for p, _ in params]
+    attrs = [(stored or {}).get(n, n) for n in names]
 
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
@@ -40,8 +43,8 @@ def _module(name, fn, params, extra=None, inputs=1, check=None):
             raise TypeError(f"{name}.__init__() missing {len(missing)} required positional "
                             f"argument{'s' if len(missing) > 1 else ''}: "
                             + " and ".join(f"'{n}'" for n in missing))
-        for n in names:
-            setattr(self, n, values[n])
+        for n, attr in zip(names, attrs):
+            setattr(self, attr, values[n])
         if check is not None:
             check(self)
 
@@ -49,7 +52,7 @@ def _module(name, fn, params, extra=None, inputs=1, check=None):
         if len(xs) != inputs:
             raise TypeError(f"{name}.forward() takes {inputs + 1} positional argument"
                             f"{'s' if inputs else ''} but {len(xs) + 1} were given")
-        return fn(*xs, *(getattr(self, n) for n in names))
+        return fn(*xs, *(getattr(self, attr) for attr in attrs))
 
     forward.__doc__ = (f"Returns nn.functional.{fn.__name__} of the input with the "
                        "module's arguments.")
@@ -96,4 +99,10 @@ Softplus = _module("Softplus", F.softplus, [("beta", 1.0), ("threshold", 20.0)],
 CosineSimilarity = _module("CosineSimilarity", F.cosine_similarity,
                            [("dim", 1), ("eps", 1e-8)], inputs=2)
 PairwiseDistance = _module("PairwiseDistance", F.pairwise_distance,
-                           [("p", 2.0), ("eps", 1e-6), ("keepdim", False)], inputs=2)
+                           [("p", 2.0), ("eps", 1e-6), ("keepdim", False)], inputs=2,
+                           stored={"p": "norm"})
+LocalResponseNorm = _module("LocalResponseNorm", F.local_response_norm,
+                            [("size", _REQUIRED), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],
+                            lambda m: f"{m.size}, alpha={m.alpha}, beta={m.beta}, k={m.k}")
+ChannelShuffle = _module("ChannelShuffle", F.channel_shuffle, [("groups", _REQUIRED)],
+                         lambda m: f"groups={m.groups}")

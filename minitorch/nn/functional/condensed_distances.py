@@ -1,0 +1,28 @@
+"""nn.functional.pdist (re-exported by nn.functional): the p-norm distances
+between every pair of rows, upper triangle only, row-major."""
+from __future__ import annotations
+
+import minitorch
+from ...overrides import overridable as _overridable
+from .namespace import publish
+
+Tensor = minitorch.Tensor
+
+__all__ = ["pdist"]
+
+
+@_overridable
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """||input[i] - input[j]||_p for i < j, a tensor of N * (N - 1) / 2 elements."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    first, second = minitorch.triu_indices(n, n, 1)
+    return (input[first] - input[second]).norm(p, dim=-1)
+
+
+publish(globals())
