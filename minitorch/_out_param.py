@@ -1,29 +1,16 @@
-"""out= for functions written in Python, as csrc/ops/out_param.c does it for
-op rows: out must have the result's dtype; one of another shape is resized
-(with torch's deprecation warning unless it was empty) and given the values."""
-import warnings
+"""out= for functions written in Python, handed over by the op rows' own C
+path (csrc/ops/out_param.c through _C._write_out): out must have the
+result's dtype; one of another shape is resized (with torch's deprecation
+warning unless it was empty) and given the values."""
 from typing import Sequence
 
-from ._legacy_tensor_types import _CPP_NAMES
+from . import _C
 from ._tensor import Tensor
 
 
 def write_out(out: Tensor, result: Tensor) -> Tensor:
     """result's values written into out, which is returned."""
-    if out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[result.dtype]}, but "
-                           f"got {_CPP_NAMES[out.dtype]} instead")
-    if tuple(out.shape) != tuple(result.shape):
-        if out.numel():
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out.shape)}, which does not match the required output shape "
-                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=3)
-        out.resize_(tuple(result.shape))
-    return out.copy_(result)
+    return _C._write_out(out, result)
 
 
 def write_out_list(name: str, out: Sequence[Tensor], results: Sequence[Tensor]) -> None:

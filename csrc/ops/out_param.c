@@ -76,6 +76,18 @@ int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out)
     return mt_result_tensor(r, out);
 }
 
+int mt_check_out_dtype(mt_out_rule rule, mt_dtype result, const mt_tensor *out)
+{
+    if (rule == MT_OUT_SAME_DTYPE && result != out->dtype)
+        return mt_error(MT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                        mt_dtype_infos[result].cpp_name, mt_dtype_infos[out->dtype].cpp_name);
+    if (!mt_can_cast(result, out->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "result type %s can't be cast to the desired output type %s",
+                        mt_dtype_infos[result].scalar_name, mt_dtype_infos[out->dtype].scalar_name);
+    return 0;
+}
+
 int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
 {
     int p = a->sig->out_param, d = mt_signature_find(a->sig, "dtype");
@@ -111,15 +123,7 @@ int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
     mt_tensor *res = r->t[0];
     r->t[0] = NULL;
     mt_result_clear(r);
-    if (op->out_rule == MT_OUT_SAME_DTYPE && res->dtype != out->dtype) {
-        mt_error(MT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
-                 mt_dtype_infos[res->dtype].cpp_name, mt_dtype_infos[out->dtype].cpp_name);
-        mt_release(res);
-        return -1;
-    }
-    if (!mt_can_cast(res->dtype, out->dtype)) {
-        mt_error(MT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                 mt_dtype_infos[res->dtype].scalar_name, mt_dtype_infos[out->dtype].scalar_name);
+    if (mt_check_out_dtype(op->out_rule, res->dtype, out) < 0) {
         mt_release(res);
         return -1;
     }

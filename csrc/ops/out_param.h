@@ -5,6 +5,7 @@
 #include "../core/error.h"
 #include "../core/tensor.h"
 #include "runtime/args.h"
+#include "runtime/table.h"
 
 #include <stdbool.h>
 
@@ -22,6 +23,8 @@ int mt_resize_out_quietly(mt_tensor *o, int ndim, const int64_t *shape);
  * NULL (its computation failed, the error set) returns -1. Copying lets
  * out be one of the inputs. */
 int mt_result_into_out(mt_result *r, mt_tensor *res, mt_tensor *out);
+/* Refuses, by rule, an out= tensor that cannot take a result of dtype result. */
+int mt_check_out_dtype(mt_out_rule rule, mt_dtype result, const mt_tensor *out);
 /* Runs an MT_OUT_BY_COPY row called with out=: its impl makes a new result
  * (in out's dtype when dtype= is None and the rule says so), which then goes
  * into out by the row's rule (mt_out_rule): resized, cast where allowed,

@@ -22,6 +22,7 @@ extern PyMethodDef mtpy_build_info_methods[];
 extern PyMethodDef mtpy_storage_sharing_methods[];
 extern PyMethodDef mtpy_allocator_methods[];
 extern PyMethodDef mtpy_crc32_methods[];
+extern PyMethodDef mtpy_out_param_methods[];
 int mt_tensor_type_init(PyObject *module);
 int mtpy_size_init(PyObject *module);
 int mt_py_function_init(PyObject *module);
@@ -201,9 +202,10 @@ PyMODINIT_FUNC PyInit__C(void)
         add_methods(m, mtpy_blas_methods) < 0 || add_methods(m, mtpy_build_info_methods) < 0 ||
         add_methods(m, mtpy_storage_sharing_methods) < 0 ||
         add_methods(m, mtpy_allocator_methods) < 0 || add_methods(m, mtpy_crc32_methods) < 0 ||
-        mt_autograd_bind_init(m) < 0 || mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 ||
-        mt_autograd_api_init(m) < 0 || mt_op_table_install(functions, nn_functions) < 0 ||
-        mtpy_return_types_init(m) < 0 || mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
+        add_methods(m, mtpy_out_param_methods) < 0 || mt_autograd_bind_init(m) < 0 ||
+        mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 || mt_autograd_api_init(m) < 0 ||
+        mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
+        mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||
         PyModule_AddObject(m, "_functions", functions) < 0 ||
         PyModule_AddObject(m, "_nn_functions", nn_functions) < 0 ||
         !(mt_disabled_tf = PyCFunction_New(&disabled_def, NULL)) ||
