@@ -96,3 +96,40 @@ def test_out_aliasing_an_input_reads_it_first():
         L.tril(y, out=y)
         return x.tolist(), y.tolist()
     same(torch, scenario)
+
+
+TUPLE_CALLS = {
+    "max": lambda L, x, o: L.max(x, 1, out=o),
+    "min": lambda L, x, o: L.min(x, 0, True, out=o),
+    "sort": lambda L, x, o: L.sort(x, 1, descending=True, out=o),
+    "sort_stable": lambda L, x, o: L.sort(x, stable=True, dim=0, out=o),
+    "topk": lambda L, x, o: L.topk(x, 2, out=o),
+    "kthvalue": lambda L, x, o: L.kthvalue(x, 2, 0, out=o),
+    "mode": lambda L, x, o: L.mode(x, 1, out=o),
+    "cummax": lambda L, x, o: L.cummax(x, 1, out=o),
+    "cummin": lambda L, x, o: L.cummin(x, 0, out=o),
+    "aminmax": lambda L, x, o: L.aminmax(x, dim=1, out=o),
+}
+
+
+# torch words the dtype refusal of these per op
+TUPLE_OWN_WORDING = {"cummax", "cummin", "kthvalue", "mode"}
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("name", sorted(TUPLE_CALLS))
+@pytest.mark.parametrize("outs", [("float32", "int64"), ("float32", "float32"),
+                                  ("float64", "int64"), ("float32",)])
+def test_tuple_out(name, outs):
+    def scenario(L):
+        x = L.tensor([[0.25, 0.5, 0.75], [1.0, 0.125, 0.625], [0.375, 0.875, 0.0]])
+        if name == "aminmax":
+            o = tuple(L.zeros(2, dtype=getattr(L, outs[0])) for _ in outs)
+        else:
+            o = tuple(L.zeros(2, dtype=getattr(L, d)) for d in outs)
+        e = errmsg(lambda: TUPLE_CALLS[name](L, x, o))
+        if e:
+            return (e[0], "raises") if name in TUPLE_OWN_WORDING else e
+        r = TUPLE_CALLS[name](L, x, o)
+        return all(a is b for a, b in zip(r, o)), [t.tolist() for t in o], [t._version for t in o]
+    same(torch, scenario)

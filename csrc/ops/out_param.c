@@ -88,6 +88,31 @@ int mt_check_out_dtype(mt_out_rule rule, mt_dtype result, const mt_tensor *out)
     return 0;
 }
 
+/* The results of a tuple-returning row handed over into its out= tensors
+ * (max(x, dim, out=(values, indices))): each must have its result's dtype. */
+static int tuple_into_outs(mt_result *r, const mt_value *outs)
+{
+    if (r->kind != MT_RESULT_TUPLE || r->n != outs->nints) {
+        int n = r->n;
+        mt_result_clear(r);
+        return mt_error(MT_ERR_TYPE, "expected tuple of %d elements but got %d", n, outs->nints);
+    }
+    for (int k = 0; k < r->n; k++) {
+        mt_tensor *res = r->t[k], *out = outs->tensors[k];
+        if (mt_check_out_dtype(MT_OUT_SAME_DTYPE, res->dtype, out) < 0 ||
+            mt_resize_out(out, res->ndim, res->sizes, NULL) < 0) {
+            mt_result_clear(r);
+            return -1;
+        }
+        mt_copy(out, res);
+        mt_bump_version(out);
+        mt_release(res);
+        mt_retain(out);
+        r->t[k] = out;
+    }
+    return 0;
+}
+
 int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
 {
     int p = a->sig->out_param, d = mt_signature_find(a->sig, "dtype");
@@ -96,6 +121,8 @@ int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
     bool take_dtype = op->out_rule == MT_OUT_TAKES_DTYPE && d >= 0 && mt_is_none(a, d);
     a->v[p].obj = NULL;
     a->v[p].t = NULL;
+    a->v[p].tensors = NULL;
+    a->v[p].nints = 0;
     if (take_dtype) {
         a->v[d].obj = MT_GIVEN;
         a->v[d].dtype = out->dtype;
@@ -115,6 +142,8 @@ int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
         a->v[d].obj = NULL;
     if (rc < 0)
         return -1;
+    if (a->sig->params[p].type == MT_ARG_TENSOR_LIST)
+        return tuple_into_outs(r, &given);
     if (r->kind != MT_RESULT_TENSOR || r->n != 1) {
         mt_result_clear(r);
         return mt_error(MT_ERR_RUNTIME, "%s(): out= is given one tensor, but the call returns %d",

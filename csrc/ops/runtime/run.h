@@ -32,8 +32,8 @@ static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_
     mt_running_call running;
     if (mt_running_call_enter(&running, a) < 0)
         return -1;
-    int rc = op->out_rule && target && target == mt_out_target(a) ? mt_exec_out_by_copy(op, a, r)
-                                                                  : op->impl(a, r);
+    int p = a->sig->out_param;
+    int rc = op->out_rule && p >= 0 && a->v[p].obj ? mt_exec_out_by_copy(op, a, r) : op->impl(a, r);
     mt_running_call_leave(&running);
     if (rc == 0 && op->alias == MT_ALIAS_UNTRACKED)
         rc = mt_result_own_counters(r);
