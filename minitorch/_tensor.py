@@ -111,6 +111,14 @@ class Tensor(_C.TensorBase):
         """other / self: reflected true division under its Python 2 name."""
         return _C.TensorBase.__rtruediv__(self, other)
 
+    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
+                          device: Any = None, requires_grad: bool = False,
+                          pin_memory: bool = False) -> "Tensor":
+        """An uninitialised tensor of the given size and strides, of self's
+        dtype unless dtype is given (not overridable, as in torch)."""
+        from .composites_empty import _strided
+        return _strided(size, stride, self.dtype if dtype is None else dtype, requires_grad)
+
     @overridable
     def __reduce_ex__(self, protocol: Any) -> tuple:
         return _tensor_pickle.reduce_tensor(self)

@@ -1,9 +1,9 @@
 """Uninitialised tensors of a chosen memory layout: empty_strided (given
-strides), empty_permuted (dense, its dimensions laid out in a given order)
-and Tensor.new_empty_strided. Each is a fresh storage seen through
-as_strided_, so the result is no view. Like torch's factories, they do not
+strides, also behind Tensor.new_empty_strided) and empty_permuted (dense,
+its dimensions laid out in a given order). Each is a fresh storage seen
+through as_strided_, so the result is no view. Like torch's factories, they do not
 dispatch __torch_function__ (overrides lists them as ignored)."""
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from . import _C
 from ._tensor import Tensor
@@ -60,16 +60,3 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
         stride[d] = step
         step *= max(size[d], 1)
     return _strided(size, stride, dtype, requires_grad)
-
-
-def new_empty_strided(self, size: Sequence[int], stride: Sequence[int], *,
-                      dtype: Optional[Any] = None, layout: Any = None, device: Any = None,
-                      requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """An uninitialised tensor of the given size and strides, of self's
-    dtype unless dtype is given."""
-    return _strided(size, stride, self.dtype if dtype is None else dtype, requires_grad)
-
-
-new_empty_strided.__qualname__ = "Tensor.new_empty_strided"
-Tensor.new_empty_strided = new_empty_strided
-del new_empty_strided

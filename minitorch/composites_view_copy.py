@@ -34,24 +34,6 @@ def _narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return input.narrow(dim, start, length)
 
 
-# copy name -> (the view it copies, the name torch gives a list out= in its
-# size check, where the view gives several tensors)
-_VIEWS = {
-    "alias_copy": (_alias, None),
-    "as_strided_copy": (Tensor.as_strided, None),
-    "diagonal_copy": (Tensor.diagonal, None),
-    "expand_copy": (Tensor.expand, None),
-    "narrow_copy": (_narrow, None),
-    "permute_copy": (Tensor.permute, None),
-    "split_with_sizes_copy": (Tensor.split_with_sizes, "split_with_sizes_copy_out"),
-    "squeeze_copy": (Tensor.squeeze, None),
-    "t_copy": (Tensor.t, None),
-    "transpose_copy": (Tensor.transpose, None),
-    "unbind_copy": (Tensor.unbind, "unbind_copy_int_out"),
-    "unfold_copy": (Tensor.unfold, None),
-    "unsqueeze_copy": (Tensor.unsqueeze, None),
-    "view_copy": (Tensor.view, None),
-}
 # the ones torch also has as a Tensor method
 _METHODS = {"narrow_copy"}
 
@@ -79,7 +61,22 @@ def _make(name: str, view: Callable, out_name) -> Callable:
     return composite(method=name in _METHODS)(copy)
 
 
-for _name, (_view, _out_name) in _VIEWS.items():
-    globals()[_name] = _make(_name, _view, _out_name)
+# one row per copy: its name, the view it copies, and the name torch gives a
+# list out= in its size check where the view gives several tensors
+alias_copy = _make("alias_copy", _alias, None)
+as_strided_copy = _make("as_strided_copy", Tensor.as_strided, None)
+diagonal_copy = _make("diagonal_copy", Tensor.diagonal, None)
+expand_copy = _make("expand_copy", Tensor.expand, None)
+narrow_copy = _make("narrow_copy", _narrow, None)
+permute_copy = _make("permute_copy", Tensor.permute, None)
+split_with_sizes_copy = _make("split_with_sizes_copy", Tensor.split_with_sizes,
+                              "split_with_sizes_copy_out")
+squeeze_copy = _make("squeeze_copy", Tensor.squeeze, None)
+t_copy = _make("t_copy", Tensor.t, None)
+transpose_copy = _make("transpose_copy", Tensor.transpose, None)
+unbind_copy = _make("unbind_copy", Tensor.unbind, "unbind_copy_int_out")
+unfold_copy = _make("unfold_copy", Tensor.unfold, None)
+unsqueeze_copy = _make("unsqueeze_copy", Tensor.unsqueeze, None)
+view_copy = _make("view_copy", Tensor.view, None)
 
-__all__ = list(_VIEWS)
+__all__ = [name for name in dir() if name.endswith("_copy")]
