@@ -22,6 +22,7 @@ enum {
     F_TO_FLOAT = 1 << 2,   /* integral results compute in the default float dtype */
     F_SUB = 1 << 3,        /* sub: add with -alpha, refused for bool */
     F_SAME_DTYPE = 1 << 4, /* heaviside: no promotion between the operands */
+    F_NO_HALF = 1 << 5,    /* nextafter: its float loop would step in float, not in the half type */
 };
 
 static int not_bool_sub(const mt_operand *in)
@@ -78,6 +79,9 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
         return not_bool_sub(in);
     if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
         result = mt_default_dtype;
+    if ((flags & F_NO_HALF) && (result == MT_FLOAT16 || result == MT_BFLOAT16))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
+                        mt_dtype_infos[result].scalar_name);
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     if (alpha_idx >= 0) {
         const mt_scalar *al = &a->v[alpha_idx].s;
