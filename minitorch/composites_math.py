@@ -266,5 +266,6 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
 
 @composite(function=False)
 def renorm_(self, p: float, dim: int, maxnorm: float) -> Tensor:
-    """In place renorm."""
-    return self.copy_(renorm(self, p, dim, maxnorm))
+    """In place renorm; the norms are taken of a copy, which the gradient
+    still needs after self is overwritten."""
+    return self.copy_(renorm(self.clone(), p, dim, maxnorm))

@@ -260,6 +260,8 @@ def test_renorm(p, dim, maxnorm):
     same(out, torch.renorm(t, p, dim, maxnorm), 1e-10, 1e-12)
     grads_as_torch(lambda x: mt.renorm(x, p, dim, maxnorm),
                    lambda x: torch.renorm(x, p, dim, maxnorm), pair(values, grad=True))
+    grads_as_torch(lambda x: (x * 1).renorm_(p, dim, maxnorm),
+                   lambda x: (x * 1).renorm_(p, dim, maxnorm), pair(values, grad=True))
 
 
 def test_renorm_errors():
@@ -275,3 +277,17 @@ def test_gradcheck_of_composites():
     x = mt.tensor(RNG.standard_normal((3, 4)), dtype=mt.float64, requires_grad=True)
     assert gradcheck(lambda x: mt.renorm(x, 2, 0, 1.0), (x,))
     assert gradcheck(lambda x: mt.cross(x[:, :3].t(), x[:, 1:].t(), dim=0), (x,))
+
+
+@pytest.mark.parametrize("name, call", [
+    ("mvlgamma_", lambda L, y: y.add_(3).mvlgamma_(2)),
+    ("float_power_", lambda L, y: y.float_power_(2)),
+    ("ldexp_", lambda L, y: y.ldexp_(L.tensor([1.0, 2.0, -3.0, 4.0], dtype=L.float64))),
+    ("addbmm_", lambda L, y: y.addbmm_(L.ones(2, 3, 2, dtype=L.float64),
+                                       L.ones(2, 2, 4, dtype=L.float64), alpha=0.5)),
+    ("addr_", lambda L, y: y.addr_(L.ones(3, dtype=L.float64), L.ones(4, dtype=L.float64),
+                                   beta=2)),
+])
+def test_inplace_forms_keep_gradients(name, call):
+    values = RNG.uniform(0.5, 2.0, (3, 4)).tolist()
+    grads_as_torch(lambda x: call(mt, x * 1), lambda x: call(torch, x * 1), pair(values, grad=True))
