@@ -180,3 +180,18 @@ def test_gradients_match_torchs():
     got, = mt.autograd.grad(mt.erfinv(x).sum(), x)
     want, = torch.autograd.grad(torch.erfinv(t).sum(), t)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_at_large_a(name):
+    # past a = 1e6 the series and the continued fraction are slow and lose
+    # their prefactor's digits: torch and minitorch switch to Temme's expansion
+    a, x = [], []
+    for big in (1e5, 2e6, 1e8, 1e10, 1e15, 1e300):
+        for r in (0.5, 0.99, 1.0, 1.0 + 1 / big ** 0.5, 1.001, 1.5):
+            a.append(big)
+            x.append(big * r)
+    got = getattr(mt, name)(mt.tensor(a, dtype=mt.float64), mt.tensor(x, dtype=mt.float64))
+    want = getattr(torch, name)(torch.tensor(a, dtype=torch.float64),
+                                torch.tensor(x, dtype=torch.float64))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-8, atol=1e-12)

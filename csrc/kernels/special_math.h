@@ -230,6 +230,42 @@ static inline double mt_igammac_fraction(double a, double x)
     return h * mt_igamma_factor(a, x);
 }
 
+/* log(1 + d) - d, by its series where the two nearly cancel */
+static inline double mt_log1pmx(double d)
+{
+    if (fabs(d) > 0.5)
+        return log1p(d) - d;
+    double power = d * d, sum = 0;
+    for (int k = 2; k < 200; k++) {
+        double term = (k % 2 ? power : -power) / k;
+        sum += term;
+        if (fabs(term) < MT_SPECIAL_EPS * fabs(sum))
+            break;
+        power *= d;
+    }
+    return sum;
+}
+
+/* Temme's uniform asymptotic expansion for large a, to its first term:
+ * Q = erfc(eta sqrt(a / 2)) / 2 + e^(-a eta^2 / 2) / sqrt(2 pi a) C0(eta) and
+ * P = erfc(-eta sqrt(a / 2)) / 2 - the same term, where eta^2 / 2 =
+ * x/a - 1 - log(x/a) carries the sign of x - a and C0 = 1 / (x/a - 1) - 1 /
+ * eta (its Taylor series near eta = 0). The next term is below 1e-12 past
+ * a = 1e6, where the series and the fraction get slow and their prefactor
+ * loses digits. */
+static inline double mt_igamma_temme(double a, double x, int upper)
+{
+    double d = (x - a) / a, h = -mt_log1pmx(d);
+    double eta = copysign(sqrt(2 * h), d);
+    double c0 =
+        fabs(eta) < 1e-2
+            ? -1.0 / 3 + eta * (1.0 / 12 + eta * (-2.0 / 135 + eta * (1.0 / 864 + eta / 2835)))
+            : 1 / d - 1 / eta;
+    double r = exp(-a * h) / sqrt(2 * MT_SPECIAL_PI * a) * c0;
+    double z = eta * sqrt(a / 2);
+    return upper ? 0.5 * erfc(z) + r : 0.5 * erfc(-z) - r;
+}
+
 /* The regularised lower incomplete gamma P(a, x) = igamma, and the upper
  * Q(a, x) = 1 - P = igammac, with torch's values at the domain's edges */
 static inline double mt_igamma(double a, double x)
@@ -246,6 +282,8 @@ static inline double mt_igamma(double a, double x)
         return 1.0;
     if (a != a || x != x)
         return NAN;
+    if (a > 1e6)
+        return mt_igamma_temme(a, x, 0);
     return x < a + 1 ? mt_igamma_series(a, x) : 1 - mt_igammac_fraction(a, x);
 }
 
@@ -263,6 +301,8 @@ static inline double mt_igammac(double a, double x)
         return 0.0;
     if (a != a || x != x)
         return NAN;
+    if (a > 1e6)
+        return mt_igamma_temme(a, x, 1);
     return x < a + 1 ? 1 - mt_igamma_series(a, x) : mt_igammac_fraction(a, x);
 }
 
