@@ -134,6 +134,15 @@ SAMPLES.update({
     "atan2": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "hypot": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), t.a(2, 3))],
     "copysign": lambda t: [S(t.a(2, 3), t.a(3)), S(t.a(2, 1), -1.5)],
+    # nextafter moves input by one ulp: its gradient is 1 for input, 0 for other
+    "nextafter": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
+    # torch has no derivative in the first argument
+    "igamma": lambda t: [S(t.r(0.5, 3.0, 2, 3, grad=False), t.p(3)),
+                         S(t.r(0.5, 3.0, 2, 1, grad=False), t.r(2.0, 5.0, 2, 3))],
+    "igammac": lambda t: [S(t.r(0.5, 3.0, 2, 3, grad=False), t.p(3)),
+                          S(t.r(0.5, 3.0, 2, 1, grad=False), t.r(2.0, 5.0, 2, 3))],
+    "polygamma": lambda t: [S(0, t.p(2, 3)), S(1, t.p(2, 3)), S(3, t.p(3))],
+    "Tensor.polygamma": lambda t: [S(t.p(2, 3), 1), S(t.p(3), 2)],
     "maximum": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "fmax": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],
     "fmin": lambda t: [S(t.n(2, 3), t.n(3)), S(t.n(2, 1), t.n(2, 3))],

@@ -606,3 +606,115 @@ int mul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     return 0;
 }
+
+/* nextafter: the gradient passes to input unchanged, other gets zeros, as
+ * torch */
+int nextafter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    if (mt_param_needs(n, 0))
+        give(&s, n, out, 0, g[0]);
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, zeros_like(&s, g[0]));
+    return done(&s);
+}
+
+OP_T(lgamma_, MT_OP_lgamma)
+OP_T(digamma_, MT_OP_digamma)
+OP_T(i0_, MT_OP_i0)
+OP_T(i1_, MT_OP__i1)
+
+/* polygamma(n, x), a row call like the others */
+static inline mt_tensor *polygamma_(mt_scope *s, int64_t order, mt_tensor *x)
+{
+    return !s->failed && x ? mt_scope_keep(s, mt_call(MT_OP_polygamma, "iT", order, x)) : NULL;
+}
+
+/* igamma(a, x) and igammac(a, x): torch has no derivative in a; in x
+ * +-e^-x x^(a-1) / Gamma(a), in logs */
+static int incomplete_gamma_backward(mt_node *n, mt_tensor **g, mt_tensor **out, double sign,
+                                     const char *name)
+{
+    if (mt_param_needs(n, 0))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "the derivative for '%s: input' is not implemented.", name);
+    mt_scope s = {0};
+    if (mt_param_needs(n, 1)) {
+        mt_tensor *a = operand(&s, n, 0), *x = operand(&s, n, 1);
+        mt_tensor *e =
+            sub(&s, sub(&s, mul(&s, add_f(&s, a, -1.0), log_(&s, x)), x), lgamma_(&s, a));
+        give(&s, n, out, 1, mul(&s, g[0], mul_f(&s, exp_(&s, e), sign)));
+    }
+    return done(&s);
+}
+
+int igamma_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return incomplete_gamma_backward(n, g, out, 1.0, "igamma");
+}
+
+int igammac_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return incomplete_gamma_backward(n, g, out, -1.0, "igammac");
+}
+
+/* lgamma' = digamma, digamma' = polygamma(1, .), polygamma(n)' = polygamma(n + 1) */
+int lgamma_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    give(&s, n, out, 0, mul(&s, g[0], digamma_(&s, operand(&s, n, 0))));
+    return done(&s);
+}
+
+int digamma_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    give(&s, n, out, 0, mul(&s, g[0], polygamma_(&s, 1, operand(&s, n, 0))));
+    return done(&s);
+}
+
+/* the order at param order, the input at param x */
+static int polygamma_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int order, int x)
+{
+    mt_scope s = {0};
+    int64_t next = (int64_t)number(&n->args[order]) + 1;
+    give(&s, n, out, x, mul(&s, g[0], polygamma_(&s, next, operand(&s, n, x))));
+    return done(&s);
+}
+
+int polygamma_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return polygamma_grads(n, g, out, 0, 1);
+}
+
+int polygamma_method_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return polygamma_grads(n, g, out, 1, 0);
+}
+
+/* erfinv' = sqrt(pi) / 2 e^(erfinv(x)^2), from the result */
+int erfinv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *y = result(&s, n);
+    give(&s, n, out, 0, mul(&s, g[0], mul_f(&s, exp_(&s, mul(&s, y, y)), 0.88622692545275801365)));
+    return done(&s);
+}
+
+/* i0' = i1; i1' = i0 - i1 / x, 1/2 at 0 */
+int i0_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    give(&s, n, out, 0, mul(&s, g[0], i1_(&s, operand(&s, n, 0))));
+    return done(&s);
+}
+
+int i1_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    mt_tensor *d = sub(&s, i0_(&s, x), div(&s, result(&s, n), x));
+    mt_tensor *half = add_f(&s, zeros_like(&s, d), 0.5);
+    give(&s, n, out, 0, mul(&s, g[0], where(&s, eq_f(&s, x, 0.0), half, d)));
+    return done(&s);
+}

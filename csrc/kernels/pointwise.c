@@ -4,8 +4,10 @@
 #include "../core/portable.h"
 #include "kernel_rows.h"
 #include "../core/hot.h"
+#include "special_math.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* add's alpha (and addcmul's, addcdiv's value) in the loop's compute type:
  * float for the narrow floats, double for float64, int64 for the rest. */
@@ -139,6 +141,14 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 }
 
 #define CLOSE(x, y, c) _Generic((x), float: close_f, default: close_d)(x, y, c)
+
+/* torch's lcm takes |a / gcd * b| in C++'s arithmetic: int for the types
+ * narrower than int (the stored value wraps after), the element type else
+ * (INT_MIN staying itself) */
+#define LCM(x, y)                                                 \
+    (sizeof(acc) < sizeof(int) ? (acc)llabs(mt_lcm_product(x, y)) \
+                               : lcm_wrap((acc)mt_lcm_product(x, y)))
+#define lcm_wrap(v) ((v) < 0 ? (acc)(0 - (uint64_t)(v)) : (v))
 
 /* NaN-propagating max/min, as torch.maximum/minimum. */
 #define MAXN(a, b) ((a) != (a) || (a) > (b) ? (a) : (b))

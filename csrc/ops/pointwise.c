@@ -17,10 +17,12 @@ MT_HOT static mt_loop_fn binary_loop_for(int op, mt_dtype d)
 }
 
 enum {
-    F_INPLACE = 1 << 0,  /* write into input */
-    F_REVERSED = 1 << 1, /* reflected dunder: other (op) input */
-    F_TO_FLOAT = 1 << 2, /* integral results compute in the default float dtype */
-    F_SUB = 1 << 3,      /* sub: add with -alpha, refused for bool */
+    F_INPLACE = 1 << 0,    /* write into input */
+    F_REVERSED = 1 << 1,   /* reflected dunder: other (op) input */
+    F_TO_FLOAT = 1 << 2,   /* integral results compute in the default float dtype */
+    F_SUB = 1 << 3,        /* sub: add with -alpha, refused for bool */
+    F_SAME_DTYPE = 1 << 4, /* heaviside: no promotion between the operands */
+    F_NO_HALF = 1 << 5,    /* nextafter: its float loop would step in float, not in the half type */
 };
 
 static int not_bool_sub(const mt_operand *in)
@@ -69,11 +71,17 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
     int first = flags & F_REVERSED ? 1 : 0;
     mt_operand_from(&in[first], &a->v[0]);
     mt_operand_from(&in[1 - first], &a->v[1]);
+    if ((flags & F_SAME_DTYPE) && in[0].t.dtype != in[1].t.dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "heaviside is not yet implemented for tensors with different dtypes.");
     mt_dtype result = mt_operands_result_type(2, in);
     if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
         return not_bool_sub(in);
     if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
         result = mt_default_dtype;
+    if ((flags & F_NO_HALF) && (result == MT_FLOAT16 || result == MT_BFLOAT16))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
+                        mt_dtype_infos[result].scalar_name);
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     if (alpha_idx >= 0) {
         const mt_scalar *al = &a->v[alpha_idx].s;

@@ -20,15 +20,15 @@ enum {
     U_NO_BOOL_RELU = 1 << 4,
 };
 
-/* One unary op in either form: the in-place one (a->op->form) writes into
- * input; out= is whatever the row's signature has. */
-static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
-                 mt_unary_ctx *ctx)
+/* One unary op on param x in either form: the in-place one (a->op->form)
+ * writes into input; out= is whatever the row's signature has. */
+static int unary_at(mt_args *a, mt_result *r, int x, mt_unary_op op, const char *name,
+                    unsigned flags, mt_unary_ctx *ctx)
 {
     if (mt_inplace_target(a))
         flags |= U_INPLACE;
     mt_operand in;
-    mt_operand_from(&in, &a->v[0]);
+    mt_operand_from(&in, &a->v[x]);
     mt_dtype d = in.t.dtype;
     if (d == MT_BOOL && (flags & U_NO_BOOL_NEG))
         return mt_error(MT_ERR_RUNTIME,
@@ -46,7 +46,13 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
     mt_kernel_ref k = {unary_loop_for, op, ctx ? ctx : &zero, name, pred};
     mt_tensor *out = mt_out_target(a);
     return mt_result_tensor(r, mt_pointwise(&k, 1, &in, d, pred ? MT_BOOL : d, out,
-                                            flags & U_INPLACE ? a->v[0].t : NULL));
+                                            flags & U_INPLACE ? a->v[x].t : NULL));
+}
+
+static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
+                 mt_unary_ctx *ctx)
+{
+    return unary_at(a, r, 0, op, name, flags, ctx);
 }
 
 /* name(input, *, out=None) and its in-place form name_(input), for each
@@ -71,6 +77,50 @@ int impl_signbit(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "signbit does not support non-boolean outputs.");
     return unary(a, r, MT_UN_SIGNBIT, "signbit_cpu", 0, NULL);
 }
+/* isposinf / isneginf(input, *, out=None): a bool out= only, as torch */
+static int isinf_signed(mt_args *a, mt_result *r, mt_unary_op op, const char *name)
+{
+    if (!mt_is_none(a, 1) && a->v[1].t->dtype != MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "%s does not support non-boolean outputs.", name);
+    return unary(a, r, op, name, 0, NULL);
+}
+int impl_isposinf(mt_args *a, mt_result *r)
+{
+    return isinf_signed(a, r, MT_UN_ISPOSINF, "isposinf");
+}
+int impl_isneginf(mt_args *a, mt_result *r)
+{
+    return isinf_signed(a, r, MT_UN_ISNEGINF, "isneginf");
+}
+
+/* the special functions: integral inputs compute in the default float dtype */
+int impl_lgamma(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_LGAMMA, "lgamma_vml_cpu", U_TO_FLOAT, NULL);
+}
+int impl_digamma(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_DIGAMMA, "digamma", U_TO_FLOAT, NULL);
+}
+int impl_erfinv(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_ERFINV, "erfinv_vml_cpu", U_TO_FLOAT, NULL);
+}
+int impl__i1(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_I1, "i1_cpu", U_TO_FLOAT, NULL); }
+
+/* polygamma(n, input) and input.polygamma(n): the order n at param order,
+ * the input at param x */
+static int polygamma(mt_args *a, mt_result *r, int order, int x)
+{
+    int64_t n = a->v[order].i;
+    if (n < 0)
+        return mt_error(MT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    mt_unary_ctx ctx = {.decimals = n};
+    return unary_at(a, r, x, MT_UN_POLYGAMMA, "polygamma", U_TO_FLOAT, &ctx);
+}
+int impl_polygamma(mt_args *a, mt_result *r) { return polygamma(a, r, 0, 1); }
+int impl_polygamma_method(mt_args *a, mt_result *r) { return polygamma(a, r, 1, 0); }
+
 int impl_neg_dunder(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_NEG, "neg_cpu", U_NO_BOOL_NEG, NULL);

@@ -7,7 +7,7 @@ from typing import Any
 
 import minitorch
 
-from ._special import digamma
+from minitorch import digamma
 from .utils import tiny
 
 

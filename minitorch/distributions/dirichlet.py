@@ -7,7 +7,7 @@ import minitorch.nn.functional as F
 
 from . import constraints
 from ._gamma_sampler import StandardGamma
-from ._special import digamma, lgamma
+from minitorch import digamma, lgamma
 from .distribution import Distribution
 
 __all__ = ["Dirichlet"]

@@ -6,7 +6,7 @@ import minitorch
 
 from . import constraints
 from ._gamma_sampler import StandardGamma
-from ._special import digamma, lgamma
+from minitorch import digamma, lgamma
 from .distribution import Distribution
 from .utils import broadcast_all
 

@@ -9,7 +9,7 @@ import minitorch
 import minitorch.nn.functional as F
 
 from ._linalg import solve_lower
-from ._special import digamma, lgamma
+from minitorch import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical

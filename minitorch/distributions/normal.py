@@ -6,7 +6,7 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
-from ._special import erfinv
+from minitorch import erfinv
 from .distribution import Distribution
 from .utils import broadcast_all
 

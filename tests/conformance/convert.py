@@ -32,6 +32,8 @@ def to_mt(obj):
     if isinstance(obj, torch.Tensor):
         if obj.layout != torch.strided or obj.is_complex() or obj.is_quantized:
             raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
+        if obj.device.type != "cpu":
+            raise Unsupported(f"tensor on {obj.device}")
         d = mt_dtype(obj.dtype)
         base = obj.detach()
         # the whole storage copied, then viewed with the sample's own strides

@@ -1,18 +1,20 @@
 /* minitorch.return_types: the named (values, indices) tuples of max, min,
- * median, nanmedian, mode, sort, topk, kthvalue, cummax and cummin, and
- * aminmax's (min, max). */
+ * median, nanmedian, mode, sort, topk, kthvalue, cummax and cummin,
+ * aminmax's (min, max) and frexp's (mantissa, exponent). */
 #include "return_types.h"
 
 #include <structmember.h>
 #include <string.h>
 
-static const char *names[] = {"max",  "min",      "median", "nanmedian", "mode",   "sort",
-                              "topk", "kthvalue", "cummax", "cummin",    "aminmax"};
+static const char *names[] = {"max",  "min",      "median", "nanmedian", "mode",    "sort",
+                              "topk", "kthvalue", "cummax", "cummin",    "aminmax", "frexp"};
 #define NTYPES ((int)(sizeof names / sizeof names[0]))
 static PyTypeObject *types[NTYPES];
 
 static PyStructSequence_Field fields[] = {{"values", NULL}, {"indices", NULL}, {NULL, NULL}};
 static PyStructSequence_Field minmax_fields[] = {{"min", NULL}, {"max", NULL}, {NULL, NULL}};
+static PyStructSequence_Field frexp_fields[] = {
+    {"mantissa", NULL}, {"exponent", NULL}, {NULL, NULL}};
 
 /* torch prints one field a line: "torch.return_types.max(\nvalues=...,\nindices=...)" */
 static PyObject *pair_repr(PyObject *self)
@@ -31,8 +33,10 @@ int mtpy_return_types_init(PyObject *module)
     for (int k = 0; k < NTYPES; k++) {
         char qual[64];
         snprintf(qual, sizeof qual, "minitorch.return_types.%s", names[k]);
-        PyStructSequence_Desc desc = {NULL, NULL,
-                                      strcmp(names[k], "aminmax") == 0 ? minmax_fields : fields, 2};
+        PyStructSequence_Field *f = strcmp(names[k], "aminmax") == 0 ? minmax_fields
+                                    : strcmp(names[k], "frexp") == 0 ? frexp_fields
+                                                                     : fields;
+        PyStructSequence_Desc desc = {NULL, NULL, f, 2};
         /* the type keeps a pointer to its name: give it storage that lives on */
         desc.name = PyMem_RawMalloc(strlen(qual) + 1);
         if (!desc.name)
