@@ -36,10 +36,11 @@ NOT_WRITING = {"requires_grad_", "detach_", "share_memory_", "resize_", "resize_
 # the product of the values given, which torch computes on a clone.
 PRODUCTS = {"addmm", "addmm_", "addmv", "addmv_", "baddbmm", "baddbmm_", "bmm", "mm", "mv",
             "matmul"}
-RANDOM = {"bernoulli_", "exponential_", "multinomial", "normal_", "random_", "uniform_"}
+RANDOM = {"bernoulli_", "exponential_", "multinomial", "normal_", "random_", "uniform_",
+          "cauchy_", "log_normal_", "geometric_"}
 INT_OPS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
            "bitwise_right_shift", "__iand__", "__ior__", "__ixor__", "__ilshift__",
-           "__irshift__"}
+           "__irshift__", "gcd", "gcd_", "lcm", "lcm_"}
 
 # Arguments that a signature alone does not say: name -> (positional, keyword).
 # "T" is a float tensor of the target's shape (3, 3); ("T", shape) another
@@ -90,6 +91,17 @@ EXPLICIT = {
     "index_reduce_": ([0, ("I", [2, 0, 1]), T, "prod"], {}),
     "put_": ([("I", [2, 0, 1]), ("T", (3,))], {}),
     "masked_scatter_": ([("B", [[True, False, True]] * 3), T], {}),
+    "polygamma": ([1, T], {}),
+    "polygamma_": ([1], {}),
+    "float_power_": ([2.0], {}),
+    "ldexp_": ([T], {}),
+    "mvlgamma_": ([1], {}),
+    "addr_": ([("T", (3,)), ("T", (3,))], {}),
+    "addbmm_": ([("T", (2, 3, 3)), ("T", (2, 3, 3))], {}),
+    "renorm_": ([2.0, 0, 1.0], {}),
+    "cauchy_": ([], {}),
+    "log_normal_": ([], {}),
+    "geometric_": ([0.5], {}),
     "cumsum": ([T, 0], {}),
     "cumprod": ([T, 1], {}),
     "softmax": ([T, 0], {}),
@@ -115,6 +127,8 @@ TENSOR_LISTS = {"cat", "stack", "hstack", "vstack", "index_put_"}
 NN_OUT = {"avg_pool2d", "gelu", "linear", "softplus"}
 # out= of another dtype than every input: no target can share an input's memory
 OTHER_DTYPE_OUT = {"all", "any", "argmax", "argmin"}
+# out= as a (values, indices) tuple: tests/test_out_by_copy.py covers them
+TUPLE_OUT = {"aminmax", "cummax", "cummin", "kthvalue", "mode", "sort", "topk"}
 
 
 def _rows():
@@ -124,7 +138,7 @@ def _rows():
         for f in fns:
             name = getattr(f, "__name__", "")
             sigs = getattr(f, "_signatures", None)
-            if name in NOT_WRITING or name in TENSOR_LISTS | NN_OUT | OTHER_DTYPE_OUT:
+            if name in NOT_WRITING or name in TENSOR_LISTS | NN_OUT | OTHER_DTYPE_OUT | TUPLE_OUT:
                 continue
             if ns is mt.Tensor and (name.endswith("_") and not name.startswith("__")
                                     or name.startswith("__i") and name.endswith("__")
@@ -279,7 +293,8 @@ def _scenarios(case):
 # Python composites that write through x[key] = v or copy_, whose checks are
 # those (a warning for an expanded target, none for a source sharing the
 # target's memory) where torch's kernels refuse.
-COMPOSITE_GAPS = {"index_copy_", "index_reduce_", "masked_scatter_", "put_", "scatter_reduce_"}
+COMPOSITE_GAPS = {"index_copy_", "index_reduce_", "masked_scatter_", "put_", "scatter_reduce_",
+                  "addr_"}
 
 
 def _params():

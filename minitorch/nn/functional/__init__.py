@@ -34,4 +34,4 @@ from .unpooling import *  # noqa: F403
 from .embedding_bags import *  # noqa: F403
 from .fractional_pooling import *  # noqa: F403
 from .ctc import *  # noqa: F403
-from .linear_cross_entropy import *  # noqa: F403
+from .fused_linear_losses import *  # noqa: F403

@@ -41,11 +41,12 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
-    shape = _feature_shape(input, batched) if feature else tuple(input.shape)
     # the mask is built outside autograd, so forward and backward are one
     # multiply (and for alpha one add) each
     with minitorch.no_grad():
-        noise = minitorch.empty(shape, dtype=input.dtype).bernoulli_(1.0 - p)
+        # empty_like: under vmap an elementwise mask is drawn per batch entry
+        noise = (minitorch.empty(_feature_shape(input, batched), dtype=input.dtype) if feature
+                 else minitorch.empty_like(input)).bernoulli_(1.0 - p)
         if alpha:
             a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
             shift = noise.add(-1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
