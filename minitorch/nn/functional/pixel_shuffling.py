@@ -64,7 +64,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 @_overridable
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """Splits the C channels of (N, C, *) into groups and interleaves them:
+    """Splits the C channels of (N, C, ...) into groups and interleaves them:
     channel g * (C / groups) + k moves to k * groups + g."""
     if input.dim() <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
