@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import minitorch as mt  # noqa: E402
+from torch_pairs import close, raises_as_torch  # noqa: E402
 
 
 def to_mt(t):
@@ -17,18 +18,9 @@ def to_mt(t):
     return mt.tensor(t.tolist(), dtype=getattr(mt, str(t.dtype).split(".")[1])).reshape(t.shape)
 
 
-def close(got, want):
-    assert got.dtype == getattr(mt, str(want.dtype).split(".")[1])
-    w = torch.tensor(got.tolist(), dtype=want.dtype).reshape(want.shape)
-    torch.testing.assert_close(w, want, equal_nan=True)
-
 
 def same_error(fn_torch, fn_mt):
-    with pytest.raises(Exception) as want:
-        fn_torch()
-    with pytest.raises(want.type) as got:
-        fn_mt()
-    assert str(got.value) == str(want.value)
+    raises_as_torch(fn_mt, fn_torch)
 
 
 HIST_CASES = [

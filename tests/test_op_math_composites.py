@@ -10,29 +10,10 @@ from minitorch.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
 
-
-def pair(values, dtype="float64", grad=False):
-    m = mt.tensor(values, dtype=getattr(mt, dtype))
-    t = torch.tensor(values, dtype=getattr(torch, dtype))
-    if grad:
-        m.requires_grad_()
-        t.requires_grad_()
-    return m, t
+from torch_pairs import pair, raises_as_torch, same  # noqa: E402
 
 
-def same(got, want, rtol=1e-6, atol=1e-6):
-    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1], (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=rtol, atol=atol,
-                               equal_nan=True)
 
-
-def raises_as_torch(fn_mt, fn_torch):
-    with pytest.raises(Exception) as want:
-        fn_torch()
-    with pytest.raises(type(want.value)) as got:
-        fn_mt()
-    assert str(got.value) == str(want.value)
 
 
 def grads_as_torch(fn_mt, fn_torch, *inputs):

@@ -10,37 +10,12 @@ import minitorch as mt
 
 torch = pytest.importorskip("torch")
 
+from torch_pairs import pair, raises_as_torch, same  # noqa: E402
+
 RNG = np.random.default_rng(1)
 
 
-def pair(values, dtype="float64", grad=False):
-    m = mt.tensor(values, dtype=getattr(mt, dtype))
-    t = torch.tensor(values, dtype=getattr(torch, dtype))
-    if grad:
-        m.requires_grad_()
-        t.requires_grad_()
-    return m, t
 
-
-def same(got, want, rtol=1e-6, atol=1e-6):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w, rtol, atol)
-        return
-    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1], (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=rtol, atol=atol,
-                               equal_nan=True)
-
-
-def raises_as_torch(fn_mt, fn_torch, exact=True):
-    with pytest.raises(Exception) as want:
-        fn_torch()
-    with pytest.raises(type(want.value)) as got:
-        fn_mt()
-    if exact:
-        assert str(got.value) == str(want.value)
 
 
 def grads_as_torch(fn_mt, fn_torch, *inputs):

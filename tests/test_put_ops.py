@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import minitorch as mt  # noqa: E402
+from torch_pairs import close, raises_as_torch  # noqa: E402
 
 
 def to_mt(t, requires_grad=False):
@@ -18,18 +19,9 @@ def to_mt(t, requires_grad=False):
     return out.requires_grad_() if requires_grad else out
 
 
-def close(got, want):
-    assert got.dtype == getattr(mt, str(want.dtype).split(".")[1])
-    w = torch.tensor(got.detach().tolist(), dtype=want.dtype).reshape(want.shape)
-    torch.testing.assert_close(w, want, equal_nan=True)
-
 
 def same_error(fn_torch, fn_mt):
-    with pytest.raises(Exception) as want:
-        fn_torch()
-    with pytest.raises(want.type) as got:
-        fn_mt()
-    assert str(got.value) == str(want.value)
+    raises_as_torch(fn_mt, fn_torch)
 
 
 INDEX_PUT_CASES = [

@@ -8,6 +8,17 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _row_index(padding_idx, num_embeddings: int, spelled: str):
+    """padding_idx counted from the front (torch's assertion when out of
+    range; Embedding and EmbeddingBag capitalise it differently)."""
+    if padding_idx is not None and padding_idx > 0:
+        assert padding_idx < num_embeddings, f"{spelled} must be within num_embeddings"
+    elif padding_idx is not None and padding_idx < 0:
+        assert padding_idx >= -num_embeddings, f"{spelled} must be within num_embeddings"
+        padding_idx += num_embeddings
+    return padding_idx
+
+
 class Embedding(Module):
     """A simple lookup table that stores embeddings of a fixed dictionary and size."""
 
@@ -18,15 +29,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < self.num_embeddings, \
-                    "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -self.num_embeddings, \
-                    "Padding_idx must be within num_embeddings"
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _row_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -97,15 +100,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < self.num_embeddings, \
-                    "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -self.num_embeddings, \
-                    "padding_idx must be within num_embeddings"
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _row_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(minitorch.empty(num_embeddings, embedding_dim, dtype=dtype))
             self.reset_parameters()
