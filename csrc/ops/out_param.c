@@ -115,7 +115,7 @@ static int tuple_into_outs(mt_result *r, const mt_value *outs)
 
 int mt_exec_out_by_copy(const mt_op *op, mt_args *a, mt_result *r)
 {
-    int p = a->sig->out_param, d = mt_signature_find(a->sig, "dtype");
+    int p = a->sig->out_param, d = a->sig->dtype_param;
     mt_value given = a->v[p];
     mt_tensor *out = given.t;
     bool take_dtype = op->out_rule == MT_OUT_TAKES_DTYPE && d >= 0 && mt_is_none(a, d);

@@ -239,6 +239,7 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags)
         s->varargs_param = last_list;
     s->inplace_param = -1;
     s->out_param = -1;
+    s->dtype_param = -1;
     s->max_tensors = 0;
     for (int i = 0; i < s->nparams; i++) {
         if (s->max_tensors >= 0 && s->params[i].type == MT_ARG_TENSOR)
@@ -249,6 +250,8 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags)
             s->inplace_param = i;
         if (strcmp(s->params[i].name, "out") == 0)
             s->out_param = i;
+        if (s->params[i].type == MT_ARG_DTYPE && strcmp(s->params[i].name, "dtype") == 0)
+            s->dtype_param = i;
     }
     return s;
 bad:

@@ -38,6 +38,7 @@ struct mt_signature {
     int varargs_param; /* a lone positional int[] taking varargs, or -1 */
     int inplace_param; /* `bool inplace` (nn.functional.relu, ...), or -1 */
     int out_param;     /* `Tensor? out`, or -1 */
+    int dtype_param;   /* `dtype? dtype`, or -1 */
     int max_tensors;   /* the most tensor arguments a call has; -1 with a Tensor[] */
     mt_param params[MT_MAX_PARAMS];
 };
