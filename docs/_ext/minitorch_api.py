@@ -41,6 +41,11 @@ PAGES = [
       ("minitorch.utils.checkpoint", "minitorch.utils.checkpoint", "functions"),
       ("minitorch.utils.cpp_extension", "minitorch.utils.cpp_extension", "functions"),
       ("Extension classes", "minitorch.utils.cpp_extension", "classes")]),
+    ("pytree", "minitorch.utils._pytree",
+     "Nested containers (pytrees): flattening to leaves and a TreeSpec, mapping over the "
+     "leaves, key paths and registering container types, as torch.utils._pytree.",
+     [("Functions", "minitorch.utils._pytree", "functions"),
+      ("Classes", "minitorch.utils._pytree", "classes")]),
     ("extending", "minitorch.library, overrides and testing",
      "Custom ops, the __torch_function__ helpers and test assertions.",
      [("minitorch.library", "minitorch.library", "functions"),

@@ -9,7 +9,7 @@ import functools
 from typing import Callable, Tuple, Union
 
 from .. import _C
-from ._pytree import flatten, unflatten
+from ..utils._pytree import tree_flatten, tree_unflatten
 from ._transforms import _check_argnums, jvp, vjp
 from ._vmap import vmap
 
@@ -35,9 +35,9 @@ def _layout(rows, out_spec, in_spec, argnums):
     (out shape + in shape) tensors nested as torch nests them."""
     per_out = []
     for row in rows:
-        per_arg = unflatten(row, in_spec)
+        per_arg = tree_unflatten(row, in_spec)
         per_out.append(per_arg[0] if isinstance(argnums, int) else tuple(per_arg))
-    return unflatten(per_out, out_spec)
+    return tree_unflatten(per_out, out_spec)
 
 
 def jacrev(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, *, has_aux: bool = False,
@@ -55,8 +55,8 @@ def jacrev(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, *, has_aux:
         f = _bind(lambda *a: func(*a, **kwargs), args, nums)
         res = vjp(f, *primals, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
-        out_flat, out_spec = flatten(out)
-        in_flat, in_spec = flatten(primals)
+        out_flat, out_spec = tree_flatten(out)
+        in_flat, in_spec = tree_flatten(primals)
         zeros = [_F["zeros"](tuple(o.shape), dtype=o.dtype) for o in out_flat]
         rows = []
         for k, o in enumerate(out_flat):
@@ -66,7 +66,7 @@ def jacrev(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, *, has_aux:
                 onehot[j] = 1
                 cts = list(zeros)
                 cts[k] = onehot.reshape(tuple(o.shape))
-                per_elem.append(flatten(vjp_fn(unflatten(cts, out_spec)))[0])
+                per_elem.append(tree_flatten(vjp_fn(tree_unflatten(cts, out_spec)))[0])
             rows.append([_stack_rows([g[i] for g in per_elem], o, x)
                          for i, x in enumerate(in_flat)])
         jac = _layout(rows, out_spec, in_spec, argnums)
@@ -92,23 +92,23 @@ def jacfwd(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0, has_aux: bo
         nums = _check_argnums(argnums, len(args))
         primals = tuple(args[a] for a in nums)
         f = _bind(lambda *a: func(*a, **kwargs), args, nums)
-        in_flat, in_spec = flatten(primals)
+        in_flat, in_spec = tree_flatten(primals)
         sizes = [x.numel() for x in in_flat]
         total = sum(sizes)
         basis = _F["eye"](total, dtype=in_flat[0].dtype)
         tangents = [t.reshape((total,) + tuple(x.shape)).to(x.dtype) for t, x in
                     zip(basis.split(sizes, 1), in_flat)]
         def push(*ts):
-            res = jvp(f, primals, unflatten(list(ts), in_spec), has_aux=has_aux)
+            res = jvp(f, primals, tree_unflatten(list(ts), in_spec), has_aux=has_aux)
             return (res[1], res[2]) if has_aux else res[1]
 
         jvps = vmap(push, randomness=randomness)(*tangents)
         if has_aux:
             # aux came out once per basis vector; every copy is the same
             jvps, aux = jvps
-            leaves, aux_spec = flatten(aux)
-            aux = unflatten([x[0] for x in leaves], aux_spec)
-        out, out_spec = flatten(jvps)
+            leaves, aux_spec = tree_flatten(aux)
+            aux = tree_unflatten([x[0] for x in leaves], aux_spec)
+        out, out_spec = tree_flatten(jvps)
         rows = []
         for o in out:
             # o: (total,) + out shape; split the columns back per input leaf

@@ -15,8 +15,7 @@ from typing import Any, Callable, Tuple, Union
 
 from .. import _C
 from ..autograd import grad as _autograd_grad
-from ._pytree import flatten as _flatten, spec_str as _spec_str, treespec_str as _treespec_str
-from ._pytree import unflatten as _unflatten
+from ..utils._pytree import tree_flatten, tree_unflatten, treespec_pprint
 from ._batched import from_physical, levels, to_physical
 
 
@@ -80,19 +79,19 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     ``cotangents``, computes the reverse-mode Jacobian of ``func`` with respect
     to ``primals`` times ``cotangents``."""
     lift = _Lift()
-    flat, spec = _flatten(primals)
+    flat, spec = tree_flatten(primals)
     flat = [lift.up(x) for x in flat]
     outer = any(_is_tensor(x) and x.requires_grad for x in flat) and _C.is_grad_enabled()
     diff = _differentiable(flat)
     with _C_grad_enabled(True):
-        result = func(*_unflatten([lift.down(d) for d in diff], spec))
+        result = func(*tree_unflatten([lift.down(d) for d in diff], spec))
     aux = None
     if has_aux:
         if not (isinstance(result, tuple) and len(result) == 2):
             raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
                                "(output, aux) if has_aux is True")
         result, aux = result
-    out_flat, out_spec = _flatten(result)
+    out_flat, out_spec = tree_flatten(result)
     for o in out_flat:
         if not _is_tensor(o):
             raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
@@ -100,12 +99,12 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     out_flat = [lift.up(o) for o in out_flat]
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
-        ct_flat, ct_spec = _flatten(cotangents)
+        ct_flat, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure of "
-                f"outputs to the function. cotangents: {_spec_str(ct_spec)}, primal output: "
-                f"{_spec_str(out_spec)}")
+                f"outputs to the function. cotangents: {treespec_pprint(ct_spec)}, primal output: "
+                f"{treespec_pprint(out_spec)}")
         pairs = [(o, lift.up(c)) for o, c in zip(out_flat, ct_flat) if o.requires_grad]
         if create_graph is None:
             create_graph = outer or any(c.requires_grad for _, c in pairs)
@@ -115,9 +114,9 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             grads = _autograd_grad([o for o, _ in pairs], diff, [c for _, c in pairs],
                                    retain_graph=retain_graph, create_graph=create_graph,
                                    allow_unused=True, materialize_grads=True)
-        return _unflatten([lift.down(_undo(g, create_graph)) for g in grads], spec)
+        return tree_unflatten([lift.down(_undo(g, create_graph)) for g in grads], spec)
 
-    out = _unflatten([lift.down(_undo(o, outer)) for o in out_flat], out_spec)
+    out = tree_unflatten([lift.down(_undo(o, outer)) for o in out_flat], out_spec)
     if has_aux:
         return out, vjp_fn, _unflatten_aux(aux, outer)
     return out, vjp_fn
@@ -132,14 +131,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
-    flat, spec = _flatten(primals)
-    t_flat, t_spec = _flatten(tangents)
+    flat, spec = tree_flatten(primals)
+    t_flat, t_spec = tree_flatten(tangents)
     if t_spec != spec:
         raise RuntimeError(
             "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
             "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
-            f"Got primals with structure {_treespec_str(spec)} and tangents with structure "
-            f"{_treespec_str(t_spec)}")
+            f"Got primals with structure {spec} and tangents with structure "
+            f"{t_spec}")
     if not flat:
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to contain at least one "
                            "Tensor.")
@@ -151,14 +150,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     lift = _Lift()
     with fwAD.dual_level():
         duals = [lift.down(fwAD.make_dual(lift.up(p), lift.up(t))) for p, t in zip(flat, t_flat)]
-        result = func(*_unflatten(duals, spec))
+        result = func(*tree_unflatten(duals, spec))
         aux = None
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
                                    "tuple: (output, aux) if has_aux is True")
             result, aux = result
-        out_flat, out_spec = _flatten(result)
+        out_flat, out_spec = tree_flatten(result)
         primals_out, tangents_out = [], []
         for o in out_flat:
             if not _is_tensor(o):
@@ -167,13 +166,13 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
             p, t = fwAD.unpack_dual(lift.up(o))
             primals_out.append(lift.down(p))
             tangents_out.append(lift.down(_C._functions["zeros_like"](p) if t is None else t))
-    out = (_unflatten(primals_out, out_spec), _unflatten(tangents_out, out_spec))
+    out = (tree_unflatten(primals_out, out_spec), tree_unflatten(tangents_out, out_spec))
     return out + (aux,) if has_aux else out
 
 
 def _unflatten_aux(aux, outer):
-    leaves, spec = _flatten(aux)
-    return _unflatten([_undo(x, outer) for x in leaves], spec)
+    leaves, spec = tree_flatten(aux)
+    return tree_unflatten([_undo(x, outer) for x in leaves], spec)
 
 
 class _C_grad_enabled:
@@ -212,12 +211,12 @@ def grad_and_value(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
         nums = _check_argnums(argnums, len(args))
         outer = _C.is_grad_enabled()
         lift = _Lift()
-        flat_specs = [_flatten(args[a]) for a in nums]
+        flat_specs = [tree_flatten(args[a]) for a in nums]
         phys_flat = [[lift.up(x) for x in lv] for lv, _ in flat_specs]
         diff_flat = [_differentiable(lv) for lv in phys_flat]
         new_args = list(args)
         for a, d, (_, sp) in zip(nums, diff_flat, flat_specs):
-            new_args[a] = _unflatten([lift.down(x) for x in d], sp)
+            new_args[a] = tree_unflatten([lift.down(x) for x in d], sp)
         with _C_grad_enabled(True):
             result = func(*new_args, **kwargs)
         aux = None
@@ -244,7 +243,7 @@ def grad_and_value(func: Callable, argnums: Union[int, Tuple[int, ...]] = 0,
         grads = [lift.down(_undo(g, keep)) for g in grads]
         per_arg, k = [], 0
         for d, (_, sp) in zip(diff_flat, flat_specs):
-            per_arg.append(_unflatten(grads[k:k + len(d)], sp))
+            per_arg.append(tree_unflatten(grads[k:k + len(d)], sp))
             k += len(d)
         g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
         value = lift.down(_undo(result, keep))

@@ -9,7 +9,8 @@ from .._tensor import Tensor
 from . import _batched
 from ._batched import Level, make, unwrap
 from ._dispatch import VmapMode
-from ._pytree import flatten, treespec_str, unflatten
+from ..utils._pytree import (_broadcast_to_and_flatten, tree_flatten, tree_leaves,
+                             tree_structure, tree_unflatten)
 
 __all__ = ["vmap"]
 
@@ -18,34 +19,22 @@ def _name(func):
     return getattr(func, "__name__", repr(func))
 
 
-def _leaf_dims(dims, tree):
-    """One dim per leaf of tree: dims is a leaf (applies to the whole subtree)
-    or a tuple/list/dict matching tree's structure at that point; None when
-    the structures do not match."""
-    if dims is None or isinstance(dims, int):
-        return [dims] * len(flatten(tree)[0])
-    if isinstance(dims, (tuple, list)) and type(dims) is type(tree) and len(dims) == len(tree):
-        pairs = zip(dims, tree)
-    elif isinstance(dims, dict) and isinstance(tree, dict) and list(dims) == list(tree):
-        pairs = zip(dims.values(), tree.values())
-    else:
-        return None
-    out = []
-    for d, t in pairs:
-        sub = _leaf_dims(d, t)
-        if sub is None:
-            return None
-        out += sub
-    return out
-
-
 def _broadcast(dims, tree, what, tree_name, prefix):
-    out = _leaf_dims(dims, tree)
+    """One dim per leaf of tree: dims is a prefix of tree's structure."""
+    spec = tree_structure(tree)
+    out = None
+    if isinstance(tree, Tensor):
+        # torch's edge case: a single tensor output also takes out_dims=(d,)
+        if dims is None or isinstance(dims, int):
+            out = [dims]
+        elif isinstance(dims, tuple) and len(dims) == 1:
+            out = list(dims)
+    else:
+        out = _broadcast_to_and_flatten(dims, spec)
     if out is None:
         raise ValueError(
             f"{prefix}: {what} is not compatible with the structure of `{tree_name}`. {what} "
-            f"has structure {treespec_str(flatten(dims)[1])} but {tree_name} has structure "
-            f"{treespec_str(flatten(tree)[1])}.")
+            f"has structure {tree_structure(dims)} but {tree_name} has structure {spec}.")
     return out
 
 
@@ -59,7 +48,7 @@ def _check_in_dims(func, in_dims, args):
         raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to "
                          "add inputs, or you are trying to vmap over a function with no "
                          "inputs. The latter is unsupported.")
-    flat, spec = flatten(args)
+    flat, spec = tree_flatten(args)
     dims = _broadcast(in_dims, args, "in_dims", "inputs", prefix)
     sizes = []
     for x, d in zip(flat, dims):
@@ -112,18 +101,18 @@ def _run(func, flat, spec, dims, size, randomness, out_dims, kwargs):
     _batched.push_level(level)
     try:
         with mode:
-            out = func(*unflatten(wrapped, spec), **kwargs)
+            out = func(*tree_unflatten(wrapped, spec), **kwargs)
     finally:
         _batched.pop_level(level)
         level.mode = None  # the level and its mode refer to each other
-    out_flat, out_spec = flatten(out)
+    out_flat, out_spec = tree_flatten(out)
     prefix = f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>)"
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
         raise ValueError(f"{prefix}: expected `out_dims` to be int or a (potentially nested) "
                          f"tuple matching the structure of outputs, got: {type(out_dims)}.")
     odims = _broadcast(out_dims, out, "out_dims", "outputs", prefix)
-    return unflatten([_unwrap_output(x, d, level, func) for x, d in zip(out_flat, odims)],
-                     out_spec)
+    return tree_unflatten([_unwrap_output(x, d, level, func) for x, d in zip(out_flat, odims)],
+                          out_spec)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -158,10 +147,11 @@ def _chunked(func, flat, spec, dims, size, randomness, out_dims, kwargs, chunk_s
         n = min(chunk_size, size - start)
         part = [x if d is None else x.narrow(d, start, n) for x, d in zip(flat, dims)]
         outs.append(_run(func, part, spec, dims, n, randomness, out_dims, kwargs))
-    leaves, out_spec = flatten(outs[0])
+    out_spec = tree_structure(outs[0])
+    flats = [tree_leaves(o) for o in outs]
     odims = _broadcast(out_dims, outs[0], "out_dims", "outputs", "vmap")
     joined = []
     for i, d in enumerate(odims):
-        pieces = [flatten(o)[0][i] for o in outs]
+        pieces = [f[i] for f in flats]
         joined.append(pieces[0] if d is None else _C._functions["cat"](pieces, d))
-    return unflatten(joined, out_spec)
+    return tree_unflatten(joined, out_spec)

@@ -1,3 +1,3 @@
 """minitorch.utils: helpers beside the tensor library (data loading, activation
-checkpointing, hook handles)."""
-from . import checkpoint, data, hooks, safetensors  # noqa: F401
+checkpointing, hook handles, pytrees)."""
+from . import _pytree, checkpoint, data, hooks, safetensors  # noqa: F401
