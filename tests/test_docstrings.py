@@ -20,7 +20,7 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.masked",
               "minitorch.func", "minitorch.utils", "minitorch.utils.data",
               "minitorch.utils.checkpoint", "minitorch.utils.cpp_extension",
-              "minitorch.utils._pytree",
+              "minitorch.utils._pytree", "minitorch.utils.benchmark",
               "minitorch.library", "minitorch.overrides", "minitorch.testing",
               "minitorch.distributions", "minitorch.distributions.constraints",
               "minitorch.cuda", "minitorch.backends", "minitorch.jit",

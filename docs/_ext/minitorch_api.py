@@ -46,6 +46,11 @@ PAGES = [
      "leaves, key paths and registering container types, as torch.utils._pytree.",
      [("Functions", "minitorch.utils._pytree", "functions"),
       ("Classes", "minitorch.utils._pytree", "classes")]),
+    ("benchmark", "minitorch.utils.benchmark",
+     "Timing statements (Timer), their results (Measurement) and tables comparing them "
+     "(Compare), as torch.utils.benchmark.",
+     [("Classes", "minitorch.utils.benchmark", "classes"),
+      ("Functions", "minitorch.utils.benchmark", "functions")]),
     ("extending", "minitorch.library, overrides and testing",
      "Custom ops, the __torch_function__ helpers and test assertions.",
      [("minitorch.library", "minitorch.library", "functions"),

@@ -1,0 +1,1 @@
+"""The modules of minitorch.utils.benchmark, laid out as torch's."""
