@@ -499,3 +499,13 @@ def test_vmap_single_tensor_output_takes_one_element_out_dims():
     x, tx = minitorch.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
     assert minitorch.vmap(lambda v: v * 2, out_dims=(1,))(x).tolist() == \
         torch.vmap(lambda v: v * 2, out_dims=(1,))(tx).tolist()
+
+
+@pytest.mark.parametrize("tree", TREES[:12] + TREES[13:16], ids=IDS[:12] + IDS[13:16])
+def test_specs_copy_and_pickle(tree):
+    import copy
+    import pickle
+    spec = mp.tree_structure(tree)
+    for other in (copy.deepcopy(spec), pickle.loads(pickle.dumps(spec))):
+        assert other == spec and repr(other) == repr(spec)
+        assert other.unflatten(mp.tree_leaves(tree)) == tree
