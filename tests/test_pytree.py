@@ -509,3 +509,39 @@ def test_specs_copy_and_pickle(tree):
     for other in (copy.deepcopy(spec), pickle.loads(pickle.dumps(spec))):
         assert other == spec and repr(other) == repr(spec)
         assert other.unflatten(mp.tree_leaves(tree)) == tree
+
+
+def test_register_dataclass_as_torch():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Pt:
+        x: object
+        y: object
+        z: object = None
+
+    mp.register_dataclass(Pt)
+    tp.register_dataclass(Pt)
+    try:
+        tree = [Pt(1, [2, 3]), Pt(4, None, 5)]
+        leaves, spec = mp.tree_flatten(tree)
+        t_leaves, t_spec = tp.tree_flatten(tree)
+        assert leaves == t_leaves == [1, 2, 3, 4, 5] and repr(spec) == repr(t_spec)
+        assert mp.tree_unflatten(leaves, spec) == tree
+        assert [mp.keystr(k) for k, _ in mp.tree_leaves_with_path(tree)] == \
+            [tp.keystr(k) for k, _ in tp.tree_leaves_with_path(tree)]
+        assert mp.tree_map(lambda v: v * 2, tree) == tp.tree_map(lambda v: v * 2, tree)
+    finally:
+        mp._deregister_pytree_node(Pt)
+        tp._deregister_pytree_node(Pt)
+
+    class Plain:
+        pass
+
+    ours, theirs = _both(lambda: mp.register_dataclass(Plain),
+                         lambda: tp.register_dataclass(Plain))
+    assert ours == theirs and ours[0] == "ValueError"
+    for names in (["x"], ["x", "y", "w"]):
+        ours, theirs = _both(lambda: mp.register_dataclass(Pt, field_names=names),
+                             lambda: tp.register_dataclass(Pt, field_names=names))
+        assert ours == theirs and ours[0] == "ValueError"

@@ -16,6 +16,7 @@ level's randomness.
 from .. import _C
 from .._tensor import Tensor
 from ..overrides import TorchFunctionMode
+from ..utils._pytree import tree_any, tree_flatten, tree_map_only
 from . import _batched
 from ._batched import BatchedTensor, make, unwrap
 
@@ -41,16 +42,10 @@ def is_inplace(name):
 
 
 def _walk(obj, level):
-    """True if obj (a tensor, or a list/tuple/dict holding some) has a
-    BatchedTensor of level (always the outermost wrapper when it reaches this
-    level's mode: the modes of inner levels unwrap theirs first)."""
-    if type(obj) is BatchedTensor:
-        return obj._level is level
-    if isinstance(obj, (list, tuple)):
-        return any(_walk(o, level) for o in obj)
-    if isinstance(obj, dict):
-        return any(_walk(o, level) for o in obj.values())
-    return False
+    """True if the pytree obj holds a BatchedTensor of level (always the
+    outermost wrapper when it reaches this level's mode: the modes of inner
+    levels unwrap theirs first)."""
+    return tree_any(lambda x: type(x) is BatchedTensor and x._level is level, obj)
 
 
 def is_batched(t, level):
@@ -66,12 +61,8 @@ def front(t, level):
 
 
 def wrap_outputs(out, level):
-    """Wraps every tensor in out (batch dim first) at level."""
-    if isinstance(out, Tensor):
-        return make(out, 0, level)
-    if isinstance(out, (tuple, list)):
-        return type(out)([wrap_outputs(o, level) for o in out])
-    return out
+    """Wraps every tensor in the pytree out (batch dim first) at level."""
+    return tree_map_only(Tensor, lambda t: make(t, 0, level), out)
 
 
 class VmapMode(TorchFunctionMode):
@@ -121,15 +112,9 @@ def _plain_args(args):
 
 
 def _sample(obj, level, b):
-    if type(obj) is BatchedTensor:
-        if obj._level is level:
-            return obj._value.select(obj._bdim, b)
-        return obj
-    if isinstance(obj, (tuple, list)):
-        return type(obj)([_sample(o, level, b) for o in obj])
-    if isinstance(obj, dict):
-        return {k: _sample(v, level, b) for k, v in obj.items()}
-    return obj
+    """The pytree obj with each BatchedTensor of level replaced by sample b."""
+    return tree_map_only(BatchedTensor, lambda t: t._value.select(t._bdim, b)
+                         if t._level is level else t, obj)
 
 
 def _check_inplace(name, args, level):
@@ -165,16 +150,30 @@ def _autograd_grad():
 
 
 def _stack_results(results, level):
+    """The per-sample results joined: tensors stacked along a new dim 0, the
+    Python values kept when every sample gave the same."""
     first = results[0]
+    leaves, spec = tree_flatten(first)
+    if not any(isinstance(x, Tensor) for x in leaves):
+        # kept whole, so a Size stays a Size
+        if all(type(r) is type(first) and r == first for r in results[1:]):
+            return first
+        raise RuntimeError(_DIFFERING_VALUES)
+    columns = zip(leaves, *(spec.flatten_up_to(r) for r in results[1:]))
+    return spec.unflatten([_stack_leaf(list(c), level) for c in columns])
+
+
+def _stack_leaf(values, level):
+    first = values[0]
     if isinstance(first, Tensor):
-        return make(_C._functions["stack"](results), 0, level)
-    if isinstance(first, (tuple, list)):
-        items = [_stack_results([r[i] for r in results], level) for i in range(len(first))]
-        return type(first)(items)
-    if first is None or all(type(r) is type(first) and r == first for r in results[1:]):
+        return make(_C._functions["stack"](values), 0, level)
+    if first is None or all(type(v) is type(first) and v == first for v in values[1:]):
         return first
-    raise RuntimeError("vmap: the per-sample results of this operation are Python values that "
-                       "differ between samples; vmap can only batch tensors")
+    raise RuntimeError(_DIFFERING_VALUES)
+
+
+_DIFFERING_VALUES = ("vmap: the per-sample results of this operation are Python values that "
+                     "differ between samples; vmap can only batch tensors")
 
 
 # Random operations: a factory with no batched input follows the level's
