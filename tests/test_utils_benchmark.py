@@ -231,3 +231,33 @@ def test_public_names_match_torch():
         assert minitorch.get_num_threads() == 2
     assert minitorch.get_num_threads() == before
     assert mb.timer() <= mb.timer()
+
+
+class _Clock:
+    """A deterministic clock: each execution of the statement advances it by
+    `step` and each reading by `tick` (the timer's own overhead)."""
+
+    def __init__(self, step, tick):
+        self.t, self.step, self.tick = 0.0, step, tick
+
+    def read(self):
+        self.t += self.tick
+        return self.t
+
+
+@pytest.mark.parametrize("step,tick", [(1e-6, 1e-9), (3e-4, 1e-8), (2e-8, 5e-9), (0.05, 1e-7)])
+def test_autorange_block_sizes_and_times_match_torch(step, tick):
+    results = []
+    for lib in (mb, tb):
+        clock = _Clock(step, tick)
+        t = lib.Timer("clock.t += clock.step", timer=clock.read, globals={"clock": clock})
+        calls = []
+        blocked = t.blocked_autorange(callback=lambda n, s: calls.append((n, s)),
+                                      min_run_time=0.1)
+        adaptive = t.adaptive_autorange(threshold=0.1, min_run_time=0.01, max_run_time=1.0)
+        timed = t.timeit(1000)
+        results.append([(m.number_per_run, m.raw_times) for m in (blocked, adaptive, timed)]
+                       + [calls])
+    assert results[0] == results[1]
+    (number, raw), _, _, calls = results[0]
+    assert calls == [(number, s) for s in raw]
