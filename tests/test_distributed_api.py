@@ -2,6 +2,7 @@
 errors before init_process_group, DistributedSampler against torch's, and
 that importing minitorch starts no MPI runtime."""
 import inspect
+import os
 import subprocess
 import sys
 
@@ -16,7 +17,9 @@ FUNCTIONS = ["init_process_group", "destroy_process_group", "new_group", "get_ra
              "get_world_size", "barrier", "broadcast", "all_reduce", "reduce", "all_gather",
              "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter", "send",
              "recv", "isend", "irecv", "is_initialized", "is_available", "is_mpi_available",
-             "get_backend"]
+             "get_backend", "all_to_all", "all_to_all_single", "broadcast_object_list",
+             "all_gather_object", "gather_object", "scatter_object_list", "monitored_barrier",
+             "is_gloo_available", "is_nccl_available", "is_torchelastic_launched"]
 NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                    "init_process_group.")
 
@@ -72,14 +75,88 @@ def test_calls_before_init_raise_torchs_error(call):
     assert str(e.value) == NOT_INITIALIZED
 
 
+def test_syncbn_signature_matches_torch():
+    torch = pytest.importorskip("torch")
+    assert _params(minitorch.nn.SyncBatchNorm.__init__) == \
+        _params(torch.nn.SyncBatchNorm.__init__)
+
+
+def test_backend_names_as_torch():
+    tdist = pytest.importorskip("torch.distributed")
+    for name in ("gloo", "GLOO", "mpi", "cpu:gloo", "nccl", "foo"):
+        assert dist.Backend(name) == tdist.Backend(name)
+    for name in ("UNDEFINED", "GLOO", "NCCL", "UCC", "MPI"):
+        assert getattr(dist.Backend, name) == getattr(tdist.Backend, name)
+    with pytest.raises(ValueError, match="^Backend constructor parameter must be string-ish$"):
+        dist.Backend(3)
+    assert dist.is_gloo_available() == dist.is_available() and not dist.is_nccl_available()
+
+
 def test_bad_arguments_before_any_mpi():
-    with pytest.raises(ValueError, match="has only the 'mpi' backend"):
+    with pytest.raises(RuntimeError, match="^Distributed package doesn't have NCCL built in$"):
         dist.init_process_group("nccl")
+    with pytest.raises(RuntimeError, match="^Distributed package doesn't have NCCL built in$"):
+        dist.init_process_group("cpu:gloo,cuda:nccl")
+    with pytest.raises(ValueError, match="^Unknown backend type foo$"):
+        dist.init_process_group("foo")
+    with pytest.raises(RuntimeError, match=r"^No rendezvous handler for xyz://$"):
+        dist.init_process_group("gloo", init_method="xyz://a")
+    for rank, world, missing in ((-1, -1, "rank"), (0, -1, "world size")):
+        with pytest.raises(ValueError, match=f"^Error initializing torch.distributed using "
+                                             f"tcp:// rendezvous: {missing} parameter missing$"):
+            dist.init_process_group("gloo", init_method="tcp://h:1", rank=rank,
+                                    world_size=world)
+    with pytest.raises(ValueError, match="^Cannot specify both init_method and store.$"):
+        dist.init_process_group("gloo", init_method="env://", store=object())
     with pytest.raises(ValueError, match="init_method 'tcp://h:1' is not supported"):
         dist.init_process_group("mpi", init_method="tcp://h:1")
     with pytest.raises(TypeError, match="datetime.timedelta"):
         dist.init_process_group("mpi", timeout=5)
     assert not dist.is_initialized()
+
+
+ENV_VARS = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
+
+@pytest.mark.parametrize("missing", ENV_VARS[1:])
+def test_env_rendezvous_errors_match_torch(missing, monkeypatch):
+    """With RANK set the environment alone decides (no MPI starts); each variable
+    torch's env:// needs is asked for, in torch's order and words."""
+    tdist = pytest.importorskip("torch.distributed")
+    for name in ENV_VARS:
+        monkeypatch.setenv(name, {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "localhost",
+                                  "MASTER_PORT": "1"}[name])
+    monkeypatch.delenv(missing)
+    with pytest.raises(ValueError) as ours:
+        dist.init_process_group("gloo")
+    with pytest.raises(ValueError) as theirs:
+        tdist.init_process_group("gloo")
+    assert str(ours.value) == str(theirs.value)
+    assert not dist.is_initialized()
+
+
+def test_env_rendezvous_without_a_launcher():
+    """A lone process with no RANK: torch's error; `WORLD_SIZE=2` in a process MPI
+    started alone: the error says how to launch."""
+    code = ("import minitorch.distributed as d\n"
+            "for b in ('gloo', None):\n"
+            "    try:\n        d.init_process_group(b)\n"
+            "    except ValueError as e:\n        print(e)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ENV_VARS}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["Error initializing torch.distributed using env:// "
+                                       "rendezvous: environment variable RANK expected, but "
+                                       "not set"] * 2
+    env.update(RANK="0", WORLD_SIZE="2", MASTER_ADDR="localhost", MASTER_PORT="1")
+    code = "import minitorch.distributed as d\nd.init_process_group('gloo')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert out.returncode != 0
+    assert ("RuntimeError: world size 2 but this process is alone in its MPI job; "
+            "minitorch.distributed connects its processes through MPI: start them with "
+            "`python -m minitorch.distributed.run --nproc_per_node 2 script.py`") in out.stderr
 
 
 def test_importing_minitorch_starts_no_mpi():
