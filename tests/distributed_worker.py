@@ -481,7 +481,13 @@ def ddp_checks(rank, world):
         try:
             ddp(torch.ones(2, 4))
         except RuntimeError as e:
-            assert "Expected to have finished reduction in the prior iteration" in str(e)
+            text = str(e)
+            assert text.startswith("Expected to have finished reduction in the prior iteration "
+                                   "before starting a new one."), text
+            assert "`find_unused_parameters=True` to `torch.nn.parallel.Distributed" in text
+            assert (f"\nParameter indices which did not receive grad for rank {rank}: 4 5\n In "
+                    f"addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG "
+                    f"to either INFO or DETAIL") in text, text
         else:
             raise AssertionError("no error for an unfinished reduction")
         for b in ddp.reducer.buckets:

@@ -33,7 +33,10 @@ _UNFINISHED = (
     "able to locate the output tensors in the return value of your module's `forward` "
     "function. Please include the loss function and the structure of the return value of "
     "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\n"
-    "Parameter indices which did not receive grad for rank {rank}: {missing}")
+    "Parameter indices which did not receive grad for rank {rank}: {missing}\n In addition, "
+    "you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to "
+    "print out information about which particular parameters did not receive gradient on this "
+    "rank as part of this error")
 
 
 class _Bucket:
@@ -102,7 +105,7 @@ class Reducer:
         if self.started:
             missing = [i for i, r in enumerate(self.ready) if not r]
             raise RuntimeError(_UNFINISHED.format(rank=dist.get_rank(self.group),
-                                                  missing=missing))
+                                                  missing=" ".join(map(str, missing))))
 
     def prepare(self, outputs) -> None:
         """Starts an iteration: called after each forward that will be backpropagated."""
