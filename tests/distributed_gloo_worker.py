@@ -281,6 +281,33 @@ def syncbn_checks(rank, world):
         assert not net[1].training and net[2][0].weight is None
         assert type(net[2][0]) is torch.nn.SyncBatchNorm
     check(rank, "convert_sync_batchnorm", converted)
+
+    def ddp_training():
+        """DDP over a converted model on each rank's share of every batch reaches
+        the parameters and running statistics of BatchNorm on the whole batch."""
+        from minitorch.nn.parallel import DistributedDataParallel as DDP
+
+        def model():
+            torch.manual_seed(0)
+            return torch.nn.Sequential(torch.nn.Conv2d(C, 4, 1), torch.nn.BatchNorm2d(4),
+                                       torch.nn.ReLU(), torch.nn.Flatten(),
+                                       torch.nn.Linear(4 * 2 * 3, 2))
+        alone = model()
+        ddp = DDP(torch.nn.SyncBatchNorm.convert_sync_batchnorm(model()))
+        for net, rows in ((alone, slice(0, ROWS)), (ddp, slice(lo, hi))):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+            for step in range(3):
+                x, g, _, _ = syncbn_data("4d")
+                opt.zero_grad()
+                # the sum over the whole batch: a rank's share of it times the
+                # world size, since DDP averages the ranks' gradients
+                scale = world if net is ddp else 1
+                (net(torch.tensor(x[rows] * (step + 1))).sum() * scale).backward()
+                opt.step()
+        for (name, a), b in zip(alone.state_dict().items(), ddp.module.state_dict().values()):
+            np.testing.assert_allclose(b.double().numpy(), a.double().numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=name)
+    check(rank, "ddp-sync_batchnorm", ddp_training)
     if rank == 0:
         np.savez(os.path.join(sys.argv[2], "syncbn.npz"), **gathered)
 

@@ -67,6 +67,14 @@ def test_reduce_op_matches_torch():
     lambda: dist.destroy_process_group(),
     lambda: DistributedSampler(range(4)),
     lambda: DistributedDataParallel(minitorch.nn.Linear(2, 2)),
+    lambda: dist.broadcast_object_list([1]),
+    lambda: dist.all_gather_object([None], 1),
+    lambda: dist.gather_object(1),
+    lambda: dist.scatter_object_list([None], [1]),
+    lambda: dist.all_to_all_single(minitorch.ones(2), minitorch.ones(2)),
+    lambda: dist.all_to_all([minitorch.ones(2)], [minitorch.ones(2)]),
+    lambda: dist.monitored_barrier(),
+    lambda: dist.get_backend(),
 ])
 def test_calls_before_init_raise_torchs_error(call):
     assert not dist.is_initialized()
@@ -157,6 +165,29 @@ def test_env_rendezvous_without_a_launcher():
     assert ("RuntimeError: world size 2 but this process is alone in its MPI job; "
             "minitorch.distributed connects its processes through MPI: start them with "
             "`python -m minitorch.distributed.run --nproc_per_node 2 script.py`") in out.stderr
+
+
+def test_sync_batchnorm_without_a_process_group_is_batchnorm():
+    """Not initialized (or in eval mode), SyncBatchNorm is BatchNorm: values,
+    gradients and running statistics."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    x = np.random.RandomState(0).randn(5, 3, 4).astype(np.float32)
+    for training in (True, False):
+        ours, theirs = minitorch.nn.SyncBatchNorm(3, momentum=None), torch.nn.BatchNorm1d(3)
+        theirs.momentum = None
+        ours.train(training)
+        theirs.train(training)
+        a = minitorch.tensor(x, requires_grad=True)
+        b = torch.tensor(x, requires_grad=True)
+        for _ in range(2):
+            (ours(a) ** 2).sum().backward()
+            (theirs(b) ** 2).sum().backward()
+        np.testing.assert_allclose(ours(a).detach().numpy(), theirs(b).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours.running_var.numpy(), theirs.running_var.numpy(),
+                                   rtol=1e-6)
 
 
 def test_importing_minitorch_starts_no_mpi():
