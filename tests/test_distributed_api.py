@@ -240,3 +240,25 @@ def test_sampler_errors_match_torch():
             TorchSampler(range(4), 3, rank)
         assert str(ours.value) == str(theirs.value)
     del torch
+
+
+def test_install_hints_name_the_distribution(monkeypatch):
+    """The package on the index is minitorch-c: no message or page says
+    `pip install "minitorch[...]"`, and a missing mpi4py names the right extra."""
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    wrong = re.compile(r"minitorch\[")
+    for folder in ("minitorch", "examples", "docs"):
+        for dirpath, _, files in os.walk(os.path.join(root, folder)):
+            for name in files:
+                if name.endswith((".py", ".md", ".pyi")):
+                    with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                        assert not wrong.search(f.read()), os.path.join(dirpath, name)
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        assert not wrong.search(f.read())
+    from minitorch.distributed import _mpi
+    monkeypatch.setattr(_mpi, "_MPI", None)
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
+    with pytest.raises(RuntimeError, match=r'pip install "minitorch-c\[distributed\]"'):
+        _mpi.mpi()
