@@ -146,6 +146,7 @@ def test_env_rendezvous_errors_match_torch(missing, monkeypatch):
 def test_env_rendezvous_without_a_launcher():
     """A lone process with no RANK: torch's error; `WORLD_SIZE=2` in a process MPI
     started alone: the error says how to launch."""
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed")
     code = ("import minitorch.distributed as d\n"
             "for b in ('gloo', None):\n"
             "    try:\n        d.init_process_group(b)\n"

@@ -8,9 +8,25 @@ import pytest
 from minitorch.distributed import launch, run
 
 
+@pytest.fixture(autouse=True)
+def any_mpiexec(monkeypatch):
+    """The command lines do not depend on where (or whether) mpiexec is installed."""
+    monkeypatch.setattr(run, "mpiexec", lambda: "mpiexec")
+
+
+def test_a_missing_mpiexec_names_the_extra(monkeypatch):
+    monkeypatch.undo()
+    monkeypatch.setattr(run.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(run.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match=r'needs an MPI launcher \(mpiexec\): pip install '
+                                           r'"minitorch-c\[distributed\]"'):
+        run.mpiexec()
+
+
 def segments(cmd):
     """mpiexec's MPMD segments: (environment, program and arguments) per rank."""
     parts, current = [], []
+    assert cmd[0] == "mpiexec"
     for word in cmd[1:] + [":"]:
         if word == ":":
             parts.append(current)
