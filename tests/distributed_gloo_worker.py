@@ -121,6 +121,24 @@ def object_checks(rank, world):
                lambda: dist.scatter_object_list([], [1] * world))
     check(rank, "scatter_object_list", scatter)
 
+    def subgroup():
+        """src and dst are global ranks; a rank outside the group is left alone."""
+        members = [0, world - 1] if world > 1 else [0]
+        g = dist.new_group(members)
+        objs, gathered = [f"mine{rank}"], [None] * len(members)
+        dist.broadcast_object_list(objs, src=world - 1, group=g)
+        dist.all_gather_object(gathered, rank * 10, group=g)
+        out = [None] * len(members) if rank == 0 else None
+        dist.gather_object(rank, out, dst=0, group=g)
+        if rank in members:
+            expect(objs == [f"mine{world - 1}"], objs)
+            expect(gathered == [m * 10 for m in members], gathered)
+            expect(rank != 0 or out == members, out)
+            dist.destroy_process_group(g)
+        else:
+            expect(objs == [f"mine{rank}"] and gathered == [None, None], (objs, gathered))
+    check(rank, "object-collectives-subgroup", subgroup)
+
 
 def a2a_checks(rank, world):
     dtypes = [torch.float32, torch.float64, torch.int64, torch.int16, torch.bool,

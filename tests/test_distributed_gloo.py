@@ -62,7 +62,7 @@ def one_rank(tmp_path_factory):
 
 
 FEATURES = {"init-env", "broadcast_object_list", "all_gather_object", "gather_object",
-            "scatter_object_list", "all_to_all_single-even", "all_to_all_single-split-sizes",
+            "scatter_object_list", "object-collectives-subgroup", "all_to_all_single-even", "all_to_all_single-split-sizes",
             "all_to_all", "monitored_barrier", "monitored_barrier-late-rank",
             "monitored_barrier-late-ranks-wait_all_ranks", "sync_batchnorm-3d",
             "sync_batchnorm-4d", "sync_batchnorm-errors", "convert_sync_batchnorm",
