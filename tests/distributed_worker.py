@@ -404,6 +404,18 @@ class Branchy(torch.nn.Module):
         return self.used_by_0(x) if self.rank == 0 else x
 
 
+class TwoHeads(torch.nn.Module):
+    """A main head and an auxiliary one, returned in a dict and a list."""
+
+    def __init__(self):
+        super().__init__()
+        self.main = torch.nn.Linear(4, 3)
+        self.aux = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return {"main": self.main(x), "aux": [self.aux(x)]}
+
+
 def ddp_checks(rank, world):
     def broadcast_at_start():
         model = make_model(seed=rank)
@@ -458,6 +470,28 @@ def ddp_checks(rank, world):
         np.testing.assert_allclose(model.used_by_0.weight.grad.numpy(), 2 * g.numpy(),
                                    rtol=1e-6)
     check(rank, "ddp-find_unused_parameters", unused)
+
+    def output_not_in_loss():
+        """The loss leaves the auxiliary output out: its head gets no gradient (as
+        in torch) and the reduction finishes, iteration after iteration."""
+        torch.manual_seed(0)
+        model = TwoHeads()
+        ddp = DDP(model, find_unused_parameters=True)
+        for _ in range(2):
+            ddp(torch.full((3, 4), float(rank + 1)))["main"].sum().backward()
+        expect(model.aux.weight.grad is None and model.aux.bias.grad is None,
+               "the auxiliary head got a gradient")
+        alone = TwoHeads()
+        alone.load_state_dict(model.state_dict())
+        for r in range(world):
+            alone(torch.full((3, 4), float(r + 1)))["main"].sum().backward()
+        np.testing.assert_allclose(model.main.weight.grad.numpy(),
+                                   2 * alone.main.weight.grad.numpy() / world, rtol=1e-6)
+        out = ddp(torch.ones(2, 4))
+        (out["main"].sum() + out["aux"][0].sum()).backward()
+        assert model.aux.weight.grad is not None
+        expect(same_on_all_ranks(model.aux.weight.grad, world), "aux gradient differs")
+    check(rank, "ddp-find_unused_parameters-output-not-in-loss", output_not_in_loss)
 
     def buffers():
         torch.manual_seed(rank)
