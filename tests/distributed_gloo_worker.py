@@ -22,8 +22,10 @@ from distributed_worker import MISMATCHES, check, expect, report
 
 C = 3
 ROWS = 7
-SHAPES = {"3d": (ROWS, C, 4), "4d": (ROWS, C, 2, 3)}
-MOMENTA = {"3d": 0.1, "4d": None}
+# the SyncBatchNorm layers checked: input shape, layer arguments, dtype
+LAYERS = {"3d": ((ROWS, C, 4), {"momentum": 0.1}, np.float32),
+          "4d": ((ROWS, C, 2, 3), {"momentum": None}, np.float32),
+          "2d": ((ROWS, C), {"momentum": 0.3, "affine": False}, np.float64)}
 
 
 def raises(kind, text, fn):
@@ -48,10 +50,11 @@ def shares(world):
 def syncbn_data(kind):
     """The whole batch, the output weights of the loss, and the affine parameters
     (NumPy, so the test rebuilds them for torch)."""
+    shape, _, dtype = LAYERS[kind]
     rs = np.random.RandomState(7)
-    x = (rs.randn(*SHAPES[kind]) * 2 + 1).astype(np.float32)
-    g = rs.randn(*SHAPES[kind]).astype(np.float32)
-    w, b = rs.rand(C).astype(np.float32) + 0.5, rs.randn(C).astype(np.float32)
+    x = (rs.randn(*shape) * 2 + 1).astype(dtype)
+    g = rs.randn(*shape).astype(dtype)
+    w, b = rs.rand(C).astype(dtype) + 0.5, rs.randn(C).astype(dtype)
     return x, g, w, b
 
 
@@ -249,10 +252,13 @@ def syncbn_checks(rank, world):
 
     def run(kind):
         x_all, g_all, w, b = syncbn_data(kind)
-        bn = torch.nn.SyncBatchNorm(C, momentum=MOMENTA[kind])
-        with torch.no_grad():
-            bn.weight.copy_(torch.tensor(w))
-            bn.bias.copy_(torch.tensor(b))
+        bn = torch.nn.SyncBatchNorm(C, **LAYERS[kind][1])
+        if x_all.dtype == np.float64:
+            bn.double()
+        if bn.weight is not None:
+            with torch.no_grad():
+                bn.weight.copy_(torch.tensor(w))
+                bn.bias.copy_(torch.tensor(b))
         results = {}
         for step in range(2):
             x = torch.tensor(x_all[lo:hi] * (step + 1), requires_grad=True)
@@ -260,7 +266,7 @@ def syncbn_checks(rank, world):
             (out * torch.tensor(g_all[lo:hi])).sum().backward()
             results[f"out{step}"] = out.detach().numpy()
             results[f"xgrad{step}"] = x.grad.numpy()
-        for name in ("weight", "bias"):
+        for name in ("weight", "bias") if bn.weight is not None else ():
             grad = getattr(bn, name).grad.clone()
             dist.all_reduce(grad)  # the whole batch's: each rank holds its share's
             results[f"{name}grad"] = grad.numpy()
@@ -278,7 +284,7 @@ def syncbn_checks(rank, world):
                 gathered[f"{kind}-{name}"] = results[name]
                 expect(all(np.array_equal(p[name], results[name]) for p in parts),
                        f"{name} differs across ranks")
-    for kind in SHAPES:
+    for kind in LAYERS:
         check(rank, f"sync_batchnorm-{kind}", lambda kind=kind: run(kind))
 
     def errors():

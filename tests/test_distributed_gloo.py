@@ -65,7 +65,7 @@ FEATURES = {"init-env", "broadcast_object_list", "all_gather_object", "gather_ob
             "scatter_object_list", "object-collectives-subgroup", "all_to_all_single-even", "all_to_all_single-split-sizes",
             "all_to_all", "monitored_barrier", "monitored_barrier-late-rank",
             "monitored_barrier-late-ranks-wait_all_ranks", "sync_batchnorm-3d",
-            "sync_batchnorm-4d", "sync_batchnorm-errors", "convert_sync_batchnorm",
+            "sync_batchnorm-4d", "sync_batchnorm-2d", "sync_batchnorm-errors", "convert_sync_batchnorm",
             "ddp-sync_batchnorm", "finished"}
 
 
@@ -73,20 +73,24 @@ def torch_batchnorm(kind):
     """torch's BatchNorm on the whole batch in one process: what every SyncBatchNorm
     run must reproduce."""
     torch = pytest.importorskip("torch")
-    from distributed_gloo_worker import C, MOMENTA, syncbn_data
+    from distributed_gloo_worker import C, LAYERS, syncbn_data
     x, g, w, b = syncbn_data(kind)
-    layer = (torch.nn.BatchNorm1d if kind == "3d" else torch.nn.BatchNorm2d)(
-        C, momentum=MOMENTA[kind])
-    with torch.no_grad():
-        layer.weight.copy_(torch.tensor(w))
-        layer.bias.copy_(torch.tensor(b))
+    layer = (torch.nn.BatchNorm2d if x.ndim == 4 else torch.nn.BatchNorm1d)(C, **LAYERS[kind][1])
+    if x.dtype == np.float64:
+        layer.double()
+    if layer.weight is not None:
+        with torch.no_grad():
+            layer.weight.copy_(torch.tensor(w))
+            layer.bias.copy_(torch.tensor(b))
     want = {}
     for step in range(2):
         xt = torch.tensor(x * (step + 1), requires_grad=True)
         out = layer(xt)
         (out * torch.tensor(g)).sum().backward()
         want[f"out{step}"], want[f"xgrad{step}"] = out.detach().numpy(), xt.grad.numpy()
-    want["weightgrad"], want["biasgrad"] = layer.weight.grad.numpy(), layer.bias.grad.numpy()
+    if layer.weight is not None:
+        want["weightgrad"] = layer.weight.grad.numpy()
+        want["biasgrad"] = layer.bias.grad.numpy()
     want["running_mean"] = layer.running_mean.numpy()
     want["running_var"] = layer.running_var.numpy()
     layer.eval()
@@ -106,7 +110,10 @@ def test_features_match_one_rank_and_torch(ranks, one_rank, tmp_path):
     for name in got:
         np.testing.assert_allclose(got[name], one_rank[name], rtol=1e-5, atol=1e-5,
                                    err_msg=name)
-    for kind in ("3d", "4d"):
+    from distributed_gloo_worker import LAYERS
+    for kind in LAYERS:
+        assert {n for n in got if n.startswith(kind + "-")} == \
+            {f"{kind}-{n}" for n in torch_batchnorm(kind)}
         for name, want in torch_batchnorm(kind).items():
             np.testing.assert_allclose(got[f"{kind}-{name}"], want, rtol=1e-5, atol=1e-5,
                                        err_msg=f"{kind}-{name}")
