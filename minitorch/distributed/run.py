@@ -120,8 +120,8 @@ def config_from_args(args: argparse.Namespace):
     if args.rdzv_endpoint:
         host, _, text = args.rdzv_endpoint.rpartition(":")
         addr, port = (host, int(text)) if host else (args.rdzv_endpoint, port)
-    if args.standalone or port == 0:
-        addr, port = "localhost" if args.standalone else addr, _free_port()
+    if port == 0:
+        port = _free_port()
     run_id = args.rdzv_id if args.rdzv_id != "none" else str(uuid.uuid4())
     return _nproc(args.nproc_per_node), addr, port, run_id
 
