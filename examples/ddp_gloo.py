@@ -19,6 +19,7 @@ import os
 import minitorch as torch
 import minitorch.distributed as dist
 import minitorch.nn as nn
+from minitorch.distributed.elastic.multiprocessing.errors import record
 from minitorch.nn.parallel import DistributedDataParallel as DDP
 from minitorch.utils.data import DataLoader, TensorDataset
 from minitorch.utils.data.distributed import DistributedSampler
@@ -42,6 +43,7 @@ def make_model():
         nn.Flatten(), nn.Linear(8 * 4 * 4, 32), nn.ReLU(), nn.Linear(32, 4))
 
 
+@record
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=3)

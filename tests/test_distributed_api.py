@@ -19,7 +19,8 @@ FUNCTIONS = ["init_process_group", "destroy_process_group", "new_group", "get_ra
              "recv", "isend", "irecv", "is_initialized", "is_available", "is_mpi_available",
              "get_backend", "all_to_all", "all_to_all_single", "broadcast_object_list",
              "all_gather_object", "gather_object", "scatter_object_list", "monitored_barrier",
-             "is_gloo_available", "is_nccl_available", "is_torchelastic_launched"]
+             "is_gloo_available", "is_nccl_available", "is_torchelastic_launched",
+             "get_node_local_rank"]
 NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                    "init_process_group.")
 
@@ -263,3 +264,42 @@ def test_install_hints_name_the_distribution(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
     with pytest.raises(RuntimeError, match=r'pip install "minitorch-c\[distributed\]"'):
         _mpi.mpi()
+
+
+def test_get_node_local_rank_as_torch(monkeypatch):
+    tdist = pytest.importorskip("torch.distributed")
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    with pytest.raises(RuntimeError) as ours:
+        dist.get_node_local_rank()
+    with pytest.raises(RuntimeError) as theirs:
+        tdist.get_node_local_rank()
+    assert str(ours.value) == str(theirs.value)
+    monkeypatch.setenv("LOCAL_RANK", "2")
+    assert dist.get_node_local_rank(fallback_rank=0) == 2
+
+
+def test_elastic_record_as_torch():
+    pytest.importorskip("torch")
+    from torch.distributed.elastic.multiprocessing.errors import record as torch_record
+
+    from minitorch.distributed.elastic.multiprocessing.errors import record
+    assert _params(record) == _params(torch_record)
+
+    def finishes(code):
+        """Returns 5, or exits with `code`."""
+        if code is not None:
+            sys.exit(code)
+        return 5
+
+    def fails():
+        raise KeyError("boom")
+    for decorator in (record, torch_record):
+        wrapped = decorator(finishes)
+        assert wrapped.__name__ == "finishes" and wrapped.__doc__ == finishes.__doc__
+        assert wrapped(None) == 5 and wrapped(0) is None
+        with pytest.raises(SystemExit) as e:
+            wrapped(4)
+        assert e.value.code == 4
+        with pytest.raises(KeyError, match="boom"):
+            decorator(fails)()

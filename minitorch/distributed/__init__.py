@@ -22,8 +22,8 @@ from .objects import (  # noqa: F401
 from .p2p import irecv, isend, recv, send  # noqa: F401
 from .process_group import (  # noqa: F401
     Backend, GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank,
-    get_group_rank, get_process_group_ranks, get_rank, get_world_size, group,
-    init_process_group, is_initialized, new_group,
+    get_group_rank, get_node_local_rank, get_process_group_ranks, get_rank, get_world_size,
+    group, init_process_group, is_initialized, new_group,
 )
 from .reduce_op import ReduceOp  # noqa: F401
 from .work import DistBackendError, DistError, Work  # noqa: F401

@@ -19,8 +19,8 @@ from ._mpi import mpi
 
 __all__ = ["ProcessGroup", "GroupMember", "group", "Backend", "init_process_group",
            "destroy_process_group", "new_group", "is_initialized", "get_rank",
-           "get_world_size", "get_backend", "get_process_group_ranks", "get_group_rank",
-           "get_global_rank"]
+           "get_world_size", "get_node_local_rank", "get_backend", "get_process_group_ranks",
+           "get_group_rank", "get_global_rank"]
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                     "init_process_group.")
@@ -282,6 +282,18 @@ def get_world_size(group=None) -> int:
     """The number of ranks in ``group`` (default: the world); -1 outside it."""
     pg = resolve(group)
     return -1 if pg is None else pg.size()
+
+
+def get_node_local_rank(fallback_rank: Optional[int] = None) -> int:
+    """This process's rank on its node: LOCAL_RANK, as the launcher sets it, else
+    ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to "
+                       "allow `get_node_local_rank` to work, assuming you are not running in a "
+                       "multi-device context and want the code to run locally instead.")
 
 
 def get_backend(group=None) -> str:
