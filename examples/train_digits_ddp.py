@@ -7,7 +7,7 @@ learning rate and global batch of 32), with each rank training on its share of
 every batch: a DistributedSampler deals the examples out, DistributedDataParallel
 averages the gradients, so every rank keeps identical parameters. Rank 0 prints
 the loss and accuracy over all ranks, checks that the ranks' parameters are
-identical, and saves the models (needs `pip install "minitorch[distributed]"`).
+identical, and saves the models (needs `pip install "minitorch-c[distributed]"`).
 """
 import argparse
 import os

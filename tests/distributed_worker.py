@@ -404,6 +404,18 @@ class Branchy(torch.nn.Module):
         return self.used_by_0(x) if self.rank == 0 else x
 
 
+class TwoHeads(torch.nn.Module):
+    """A main head and an auxiliary one, returned in a dict and a list."""
+
+    def __init__(self):
+        super().__init__()
+        self.main = torch.nn.Linear(4, 3)
+        self.aux = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return {"main": self.main(x), "aux": [self.aux(x)]}
+
+
 def ddp_checks(rank, world):
     def broadcast_at_start():
         model = make_model(seed=rank)
@@ -459,6 +471,28 @@ def ddp_checks(rank, world):
                                    rtol=1e-6)
     check(rank, "ddp-find_unused_parameters", unused)
 
+    def output_not_in_loss():
+        """The loss leaves the auxiliary output out: its head gets no gradient (as
+        in torch) and the reduction finishes, iteration after iteration."""
+        torch.manual_seed(0)
+        model = TwoHeads()
+        ddp = DDP(model, find_unused_parameters=True)
+        for _ in range(2):
+            ddp(torch.full((3, 4), float(rank + 1)))["main"].sum().backward()
+        expect(model.aux.weight.grad is None and model.aux.bias.grad is None,
+               "the auxiliary head got a gradient")
+        alone = TwoHeads()
+        alone.load_state_dict(model.state_dict())
+        for r in range(world):
+            alone(torch.full((3, 4), float(r + 1)))["main"].sum().backward()
+        np.testing.assert_allclose(model.main.weight.grad.numpy(),
+                                   2 * alone.main.weight.grad.numpy() / world, rtol=1e-6)
+        out = ddp(torch.ones(2, 4))
+        (out["main"].sum() + out["aux"][0].sum()).backward()
+        assert model.aux.weight.grad is not None
+        expect(same_on_all_ranks(model.aux.weight.grad, world), "aux gradient differs")
+    check(rank, "ddp-find_unused_parameters-output-not-in-loss", output_not_in_loss)
+
     def buffers():
         torch.manual_seed(rank)
         model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
@@ -481,7 +515,13 @@ def ddp_checks(rank, world):
         try:
             ddp(torch.ones(2, 4))
         except RuntimeError as e:
-            assert "Expected to have finished reduction in the prior iteration" in str(e)
+            text = str(e)
+            assert text.startswith("Expected to have finished reduction in the prior iteration "
+                                   "before starting a new one."), text
+            assert "`find_unused_parameters=True` to `torch.nn.parallel.Distributed" in text
+            assert (f"\nParameter indices which did not receive grad for rank {rank}: 4 5\n In "
+                    f"addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG "
+                    f"to either INFO or DETAIL") in text, text
         else:
             raise AssertionError("no error for an unfinished reduction")
         for b in ddp.reducer.buckets:

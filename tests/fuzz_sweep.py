@@ -365,6 +365,8 @@ BASELINES = {
     "nn.BatchNorm2d": lambda: ((2,), {}),
     "nn.BatchNorm3d": lambda: ((2,), {}),
     "nn.BatchNorm3d.forward": lambda: ((_f(2, 2, 2, 2, 2),), {}),
+    "nn.SyncBatchNorm": lambda: ((2,), {}),
+    "nn.SyncBatchNorm.forward": lambda: ((_f(3, 2, 2),), {}),
     "F.lp_pool3d": lambda: ((_f(1, 2, 4, 4, 4), 2.0, 2), {}),
     "nn.LPPool1d": lambda: ((2.0, 2), {}),
     "nn.LPPool1d.forward": lambda: ((_f(1, 2, 6),), {}),

@@ -90,7 +90,8 @@ def test_ddp_matches_single_process(ranks, tmp_path):
     assert set(results[0]) == {
         "ddp-broadcast-at-start", "ddp-matches-single-process-one-bucket",
         "ddp-matches-single-process-many-buckets", "ddp-many-buckets-planned", "ddp-no_sync",
-        "ddp-find_unused_parameters", "ddp-broadcast-buffers", "ddp-unfinished-reduction-error"}
+        "ddp-find_unused_parameters", "ddp-find_unused_parameters-output-not-in-loss",
+        "ddp-broadcast-buffers", "ddp-unfinished-reduction-error"}
 
 
 def test_a_rank_that_raises_ends_the_job(tmp_path):

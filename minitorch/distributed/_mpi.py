@@ -21,6 +21,6 @@ def mpi():
         except ImportError as e:
             raise RuntimeError(
                 "minitorch.distributed needs mpi4py and an MPI runtime: "
-                "pip install \"minitorch[distributed]\"") from e
+                "pip install \"minitorch-c[distributed]\"") from e
         _MPI = MPI
     return _MPI

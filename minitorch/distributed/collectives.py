@@ -7,7 +7,7 @@ A rank outside `group` returns None at once, as torch's collectives do.
 from .. import _C
 from ._mpi import mpi
 from .buffers import Staged, raw
-from .launch import average, check_tensor_list, members, mpi_op, root_rank, run, start
+from .common import average, check_tensor_list, members, mpi_op, root_rank, run, start
 from .process_group import resolve
 from .reduce_op import ReduceOp
 

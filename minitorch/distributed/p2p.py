@@ -2,7 +2,7 @@
 as raw bytes of a contiguous staging tensor (the caller's own when contiguous)."""
 from ._mpi import mpi
 from .buffers import Staged
-from .launch import members, run
+from .common import members, run
 
 __all__ = ["send", "recv", "isend", "irecv"]
 

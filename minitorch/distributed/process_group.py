@@ -2,47 +2,84 @@
 new_group, each an MPI communicator; init_process_group, destroy_process_group,
 and the rank and size queries, with torch's signatures and messages.
 
-MPI's launcher (mpiexec) decides rank and world size. torch's launcher
-variables (RANK, WORLD_SIZE, LOCAL_RANK) are read to catch processes started by
-another launcher, which MPI would see as unrelated one-process worlds, and are
-set for user code that reads them, as torch's launchers set them.
+MPI's launcher (mpiexec, or minitorch.distributed.run over it) decides rank and
+world size. The "gloo" backend reads torch's init methods (rendezvous.py) and
+checks them against MPI; the "mpi" backend reads WORLD_SIZE only to catch
+processes another launcher started, which MPI would see as unrelated
+one-process worlds. RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE are set
+for user code that reads them, as torch's launchers set them.
 """
 import os
 import warnings
 from datetime import timedelta
 from typing import List, Optional
 
-from . import abort
+from . import abort, rendezvous
 from ._mpi import mpi
 
 __all__ = ["ProcessGroup", "GroupMember", "group", "Backend", "init_process_group",
            "destroy_process_group", "new_group", "is_initialized", "get_rank",
-           "get_world_size", "get_backend", "get_process_group_ranks", "get_group_rank",
-           "get_global_rank"]
+           "get_world_size", "get_node_local_rank", "get_backend", "get_process_group_ranks",
+           "get_group_rank", "get_global_rank"]
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                     "init_process_group.")
 
 
 class Backend(str):
+    """A backend's name, lower-cased (``Backend("GLOO") == "gloo"``). Every
+    backend here runs over MPI: "gloo" (and specs such as "cpu:gloo") and "mpi"
+    differ only in how init_process_group reads rank and world size."""
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    UCC = "ucc"
     MPI = "mpi"
+    XCCL = "xccl"
+    FAKE = "fake"
+    backend_list = [UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI]
 
     def __new__(cls, name: str):
         if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, got {type(name)}")
-        value = name.lower()
-        if value != cls.MPI:
-            raise ValueError(f"minitorch.distributed has only the 'mpi' backend, got {name!r}")
+            raise ValueError("Backend constructor parameter must be string-ish")
+        value = getattr(Backend, name.upper(), Backend.UNDEFINED)
+        if value == Backend.UNDEFINED:
+            value = name.lower()
         return super().__new__(cls, value)
 
 
-class ProcessGroup:
-    """A set of ranks that run collectives together: one MPI communicator."""
+def _backend_kind(backend) -> str:
+    """Checks a backend spec ("gloo", "cpu:gloo", "cpu:gloo,cuda:nccl", None) and
+    gives the one whose semantics the CPU follows: "gloo" or "mpi"."""
+    if backend is None:
+        return Backend.GLOO
+    spec = Backend(backend)
+    pairs = [part.split(":", 1) if ":" in part else ["cpu", part] for part in spec.split(",")]
+    kind = None
+    for device, name in pairs:
+        if name not in Backend.backend_list or name == Backend.UNDEFINED:
+            raise ValueError(f"Unknown backend type {name}")
+        if name in (Backend.NCCL, Backend.UCC, Backend.XCCL):
+            raise RuntimeError(f"Distributed package doesn't have {name.upper()} built in")
+        if device == "cpu" or kind is None:
+            kind = name
+    return kind
 
-    def __init__(self, comm, ranks: List[int], timeout: Optional[timedelta]):
+
+class ProcessGroup:
+    """A set of ranks that run collectives together: one MPI communicator (and a
+    duplicate of it for the package's own messages, which so never meet the
+    user's point-to-point tags)."""
+
+    def __init__(self, comm, ranks: List[int], timeout: Optional[timedelta],
+                 backend: str = Backend.MPI):
         self._comm = comm
+        self._control = comm.Dup()
         self._ranks = ranks  # the global rank of each group rank
         self._timeout = timeout
+        self._backend = backend
+        self._sequence = 0
+        self._pending = []  # control sends still in flight
 
     def rank(self) -> int:
         """This process's rank within the group."""
@@ -53,11 +90,18 @@ class ProcessGroup:
         return len(self._ranks)
 
     def name(self) -> str:
-        """The backend's name: "mpi"."""
-        return Backend.MPI
+        """The backend's name: "gloo" or "mpi"."""
+        return Backend.MPI if self._backend == Backend.MPI else Backend.GLOO
+
+    def _next_tag(self) -> int:
+        """A tag no earlier control exchange of this group used (every member
+        counts the same calls), so a late message of a failed exchange is never
+        taken for the next one's."""
+        self._sequence += 1
+        return self._sequence
 
     def __repr__(self):
-        return f"<minitorch.distributed.ProcessGroup mpi ranks={self._ranks}>"
+        return f"<minitorch.distributed.ProcessGroup {self._backend} ranks={self._ranks}>"
 
 
 class GroupMember:
@@ -120,7 +164,7 @@ def _int_env(name: str) -> Optional[int]:
                          f"environment variable {name} expected, but not set") from None
 
 
-def _check_launch(world_size: int, rank: int, comm) -> None:
+def _check_mpi_launch(world_size: int, rank: int, comm) -> None:
     env_size = _int_env("WORLD_SIZE")
     if env_size is not None and env_size > 1 and comm.Get_size() == 1:
         raise RuntimeError(
@@ -145,21 +189,32 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
                        timeout: Optional[timedelta] = None, world_size: int = -1,
                        rank: int = -1, store=None, group_name: str = "", pg_options=None,
                        device_id=None) -> None:
-    """Joins this process to the MPI job's default process group."""
+    """Joins this process to the MPI job's default process group.
+
+    With "gloo" (or None, "cpu:gloo"), rank and world size come from the init
+    method as torch reads them (env:// by default: RANK, WORLD_SIZE, MASTER_ADDR
+    and MASTER_PORT, as minitorch.distributed.run sets them) and must be the MPI
+    job's; with "mpi", MPI alone decides."""
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    if backend is not None:
-        Backend(backend)
-    if init_method not in (None, "env://"):
-        raise ValueError(f"the 'mpi' backend takes its ranks from the MPI launcher; "
-                         f"init_method {init_method!r} is not supported")
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, "
                         f"got {timeout}")
-    comm = mpi().COMM_WORLD
-    _check_launch(world_size, rank, comm)
+    kind = _backend_kind(backend)
+    if kind == Backend.MPI and init_method not in (None, "env://"):
+        raise ValueError(f"the 'mpi' backend takes its ranks from the MPI launcher; "
+                         f"init_method {init_method!r} is not supported")
+    if kind == Backend.MPI:
+        comm = mpi().COMM_WORLD
+        _check_mpi_launch(world_size, rank, comm)
+    else:
+        asked = rendezvous.requested(init_method, rank, world_size, store,
+                                     lambda: mpi().COMM_WORLD.Get_size())
+        comm = mpi().COMM_WORLD
+        rendezvous.check_against_mpi(*asked, comm)
     _publish_env(comm)
-    _state.default = ProcessGroup(comm, list(range(comm.Get_size())), timeout)
+    name = Backend.UNDEFINED if backend is None else Backend(backend)
+    _state.default = ProcessGroup(comm, list(range(comm.Get_size())), timeout, name)
     _state.groups = []
     abort.install()
 
@@ -169,7 +224,9 @@ def destroy_process_group(group: Optional[ProcessGroup] = None) -> None:
     pg = default_group()
     if group is None or group is pg:
         for sub in _state.groups:
+            sub._control.Free()
             sub._comm.Free()
+        pg._control.Free()
         _state.groups = []
         _state.default = None
         abort.uninstall()
@@ -177,6 +234,7 @@ def destroy_process_group(group: Optional[ProcessGroup] = None) -> None:
     if group not in _state.groups:
         raise ValueError("Invalid process group specified")
     _state.groups.remove(group)
+    group._control.Free()
     group._comm.Free()
 
 
@@ -187,7 +245,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     it (as torch requires); a non-member gets GroupMember.NON_GROUP_MEMBER."""
     pg = default_group()
     if backend is not None:
-        Backend(backend)
+        _backend_kind(backend)
     world = pg.size()
     if ranks is None:
         ranks = list(range(world))
@@ -208,7 +266,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     members.Free()
     if comm == mpi().COMM_NULL:
         return GroupMember.NON_GROUP_MEMBER
-    sub = ProcessGroup(comm, ranks, timeout if timeout is not None else pg._timeout)
+    sub = ProcessGroup(comm, ranks, timeout if timeout is not None else pg._timeout,
+                       pg._backend if backend is None else Backend(backend))
     _state.groups.append(sub)
     return sub
 
@@ -225,12 +284,25 @@ def get_world_size(group=None) -> int:
     return -1 if pg is None else pg.size()
 
 
+def get_node_local_rank(fallback_rank: Optional[int] = None) -> int:
+    """This process's rank on its node: LOCAL_RANK, as the launcher sets it, else
+    ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to "
+                       "allow `get_node_local_rank` to work, assuming you are not running in a "
+                       "multi-device context and want the code to run locally instead.")
+
+
 def get_backend(group=None) -> str:
-    """The backend of ``group``: "mpi"."""
+    """The backend ``group`` was made with, as torch names it: "gloo", "cpu:gloo",
+    "mpi", or "undefined" for init_process_group(None)."""
     pg = resolve(group)
     if pg is None:
         raise ValueError("Invalid process group specified")
-    return Backend.MPI
+    return pg._backend
 
 
 def get_process_group_ranks(group) -> List[int]:

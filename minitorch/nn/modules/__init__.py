@@ -29,3 +29,4 @@ from .conv_lazy import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .pooling_fractional import *  # noqa: F403
 from .linear_cross_entropy import *  # noqa: F403
+from .sync_batchnorm import *  # noqa: F403

@@ -64,7 +64,7 @@ class DistributedDataParallel(Module):
             self.reducer.check_finished()
         output = self.module(*inputs, **kwargs)
         if syncing:
-            self.reducer.prepare(output)
+            output = self.reducer.prepare(output)
         return output
 
     @contextlib.contextmanager

@@ -14,10 +14,14 @@ With find_unused_parameters, the parameters the forward's outputs do not reach
 are marked ready at once (contributing the .grad they hold, or zeros, as torch's
 do), and a used-flag all_reduce (the last collective of the
 iteration) tells which are unused on every rank: their .grad is left as it is,
-as torch leaves it.
+as torch leaves it. The outputs pass through an identity node (_Sink, torch's
+_DDPSink) whose backward runs first and sees which outputs the loss used; the
+parameters only the other outputs reach are marked unused then, so a model
+whose loss leaves out an output (an auxiliary head) finishes its reduction.
 """
 from ... import _C
 from ... import distributed as dist
+from ...autograd.function import Function
 
 _empty = _C._functions["empty"]
 _zeros = _C._functions["zeros"]
@@ -33,7 +37,10 @@ _UNFINISHED = (
     "able to locate the output tensors in the return value of your module's `forward` "
     "function. Please include the loss function and the structure of the return value of "
     "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\n"
-    "Parameter indices which did not receive grad for rank {rank}: {missing}")
+    "Parameter indices which did not receive grad for rank {rank}: {missing}\n In addition, "
+    "you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to "
+    "print out information about which particular parameters did not receive gradient on this "
+    "rank as part of this error")
 
 
 class _Bucket:
@@ -102,10 +109,11 @@ class Reducer:
         if self.started:
             missing = [i for i, r in enumerate(self.ready) if not r]
             raise RuntimeError(_UNFINISHED.format(rank=dist.get_rank(self.group),
-                                                  missing=missing))
+                                                  missing=" ".join(map(str, missing))))
 
-    def prepare(self, outputs) -> None:
-        """Starts an iteration: called after each forward that will be backpropagated."""
+    def prepare(self, outputs):
+        """Starts an iteration: called after each forward that will be backpropagated;
+        gives the outputs to return (with find_unused_parameters, through _Sink)."""
         self.started = False
         self.ready = [False] * len(self.params)
         self.used = [True] * len(self.params)
@@ -114,12 +122,30 @@ class Reducer:
             b.pending = len(b.params)
             b.work = None
         self.armed = True
-        if self.find_unused:
-            reached = _reached_leaves(outputs)
-            for i, p in enumerate(self.params):
-                if id(p) not in reached:
-                    self.used[i] = False
-                    self._mark_ready(i, p.grad)
+        if not self.find_unused:
+            return outputs
+        tensors = [t for t in _tensors(outputs) if t.requires_grad]
+        self._mark_unused(_reached_leaves(tensors))
+        if not tensors:
+            return outputs
+        self.output_nodes = [t.grad_fn for t in tensors]
+        passed = _Sink.apply(self, *tensors)
+        passed = passed if isinstance(passed, tuple) else (passed,)
+        return _replace_tensors(outputs, dict(zip(map(id, tensors), passed)))
+
+    def _mark_unused(self, reached) -> None:
+        for i, p in enumerate(self.params):
+            if self.used[i] and id(p) not in reached:
+                self.used[i] = False
+                self._mark_ready(i, p.grad)
+
+    def outputs_used(self, used) -> None:
+        """From _Sink's backward: marks unused the parameters that only the outputs
+        the loss did not use reach."""
+        nodes = [node for node, u in zip(self.output_nodes, used) if u]
+        self.output_nodes = []
+        if self.armed:
+            self._mark_unused(_reached_leaves(nodes))
 
     def _mark_ready(self, i, grad) -> None:
         if self.ready[i]:
@@ -165,9 +191,41 @@ class Reducer:
         self.started = False
 
 
-def _reached_leaves(outputs):
-    """ids of the leaf tensors the autograd graph of `outputs` accumulates into."""
-    roots = [t.grad_fn for t in _tensors(outputs) if t.grad_fn is not None]
+class _Sink(Function):
+    """The identity on a forward's outputs; its backward, the first node of the
+    backward pass, tells the reducer which outputs received a gradient."""
+
+    @staticmethod
+    def forward(ctx, reducer, *tensors):
+        ctx.set_materialize_grads(False)
+        ctx.reducer = reducer
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        ctx.reducer.outputs_used([g is not None for g in grads])
+        return (None,) + grads
+
+
+def _replace_tensors(obj, new):
+    """`obj` (tensors in lists, tuples and dicts) with the tensors `new` maps by id."""
+    if isinstance(obj, _C.TensorBase):
+        return new.get(id(obj), obj)
+    if isinstance(obj, list):
+        return [_replace_tensors(item, new) for item in obj]
+    if isinstance(obj, tuple) and not hasattr(obj, "_fields"):
+        return tuple(_replace_tensors(item, new) for item in obj)
+    if isinstance(obj, tuple):
+        return type(obj)(*(_replace_tensors(item, new) for item in obj))
+    if isinstance(obj, dict):
+        return type(obj)((k, _replace_tensors(v, new)) for k, v in obj.items())
+    return obj
+
+
+def _reached_leaves(roots):
+    """ids of the leaf tensors the autograd graph from `roots` (tensors or graph
+    nodes) accumulates into."""
+    roots = [r.grad_fn if isinstance(r, _C.TensorBase) else r for r in roots]
     # the node objects themselves, not their ids: a node object that is let go
     # can be freed and its id reused by the next one
     seen, reached = set(), set()

@@ -1,0 +1,1 @@
+"""minitorch.distributed.elastic.multiprocessing: its ``errors`` module."""
