@@ -1,4 +1,5 @@
-"""Parsing a safetensors header or a checkpoint's zip directory costs memory
+"""Parsing a safetensors header, a checkpoint's zip directory or the header
+of minitorch's own earlier format costs memory
 bounded by a small multiple of what the file holds, however hostile its
 layout (many tiny entries, long shapes, large metadata), and a header
 declaring more bytes than the file holds is refused before it is read."""
@@ -11,6 +12,7 @@ import zipfile
 import pytest
 
 import minitorch as mt
+from minitorch.serialization import native
 from minitorch.serialization.zip_reader import Archive
 from minitorch.utils import safetensors as ms
 
@@ -138,3 +140,42 @@ def test_checkpoint_directory_memory_is_bounded():
     peak = _peak(lambda: Archive(io.BytesIO(data), len(data)))
     assert peak < 8 * len(data), (peak, len(data), peak / len(data))
     assert mt.load(io.BytesIO(data)) == {}
+
+
+NATIVE = {
+    "many_ints": [0] * 5000,
+    "many_nones": [None] * 5000,
+    "many_small_pairs": {f"k{i}": i for i in range(3000)},
+    "nested_empty_lists": [[[]]] * 2000,
+    "floats_and_bools": [1.5, True] * 2500,
+}
+
+
+@pytest.mark.parametrize("kind", list(NATIVE))
+def test_native_header_memory_is_bounded(kind):
+    buf = io.BytesIO()
+    native.save(NATIVE[kind], buf)
+    data = buf.getvalue()
+    native.load_from(io.BytesIO(data))
+    # everything load_from allocates, the file's bytes and the result included
+    peak = _peak(lambda: native.load_from(io.BytesIO(data)))
+    assert peak < 8 * len(data), (peak, len(data), peak / len(data))
+    assert native.load_from(io.BytesIO(data)) == NATIVE[kind]
+
+
+def test_native_nodes_stand_only_where_the_format_puts_them():
+    import hashlib
+
+    def forged(text):
+        digest = hashlib.sha256(text).digest()
+        return native._PREFIX.pack(native.MAGIC, native.VERSION, len(text), 0, digest) + text
+
+    for text in [b'{"root":{"type":"size","value":[{"type":"int","value":"3"}]}}',
+                 b'{"root":{"type":"str","value":{"type":"none"}}}',
+                 b'{"root":{"type":"list","items":[{"root":{"type":"none"}}]}}',
+                 b'{"root":{"type":"list","items":[1]}}',
+                 b'{"type":"none"}']:
+        with pytest.raises(RuntimeError, match="minitorch.load: malformed"):
+            native.load_from(io.BytesIO(forged(text)))
+    good = b'{"root":{"type":"size","value":[2,3]}}'
+    assert native.load_from(io.BytesIO(forged(good))) == mt.Size([2, 3])
