@@ -103,6 +103,8 @@ from . import distributed  # noqa: E402,F401  (imports no MPI until init_process
 from . import distributions  # noqa: E402,F401
 from . import masked  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+from . import _function_pickle  # noqa: E402,F401  (C functions pickle by reference)
+from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._ops import ops  # noqa: E402,F401
 from . import library  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401

@@ -5,12 +5,15 @@ naturally Python: printing, iteration and the NumPy protocol hooks, and the
 __torch_function__ dispatch of the binding's autograd methods.
 """
 import warnings
-from typing import Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import numpy as np
 
 from . import _C, _tensor_pickle, _tensor_str
 from .overrides import overridable
+
+if TYPE_CHECKING:
+    from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["Tensor", "device"]
 
@@ -139,6 +142,21 @@ class Tensor(_C.TensorBase):
         """Whether the storage lives in shared memory (after ``share_memory_()``, or when
         received from another process)."""
         return _C._is_shared(self)
+
+    @overridable
+    def untyped_storage(self) -> "UntypedStorage":
+        """The storage this tensor views: the bytes it shares with every view
+        of it (the same object for all of them while it lives)."""
+        from .storage import UntypedStorage
+        return UntypedStorage._of(self)
+
+    @overridable
+    def storage(self) -> "TypedStorage":
+        """The storage as a TypedStorage of the tensor's dtype; deprecated, as
+        in torch, which warns: prefer ``untyped_storage()``."""
+        from .storage import TypedStorage, UntypedStorage, _warn_typed
+        _warn_typed(3)  # past overridable's frame, at the caller
+        return TypedStorage._wrap(UntypedStorage._of(self), self.dtype)
 
     @property
     def device(self) -> device:

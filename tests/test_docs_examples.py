@@ -43,3 +43,15 @@ def test_a_failing_block_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", str(tmp_path))
     with pytest.raises(AssertionError):
         _run("bad.md", monkeypatch)
+
+
+@pytest.mark.parametrize("page", ["training.md", "custom_function.md", "torch_checkpoint.md"])
+def test_gallery_runs(page, monkeypatch):
+    assert len(_run("gallery/" + page, monkeypatch)) >= 1
+
+
+def test_gallery_c_op_runs(monkeypatch):
+    from minitorch.utils.cpp_extension import compiler_available
+    if not compiler_available():
+        pytest.skip("the C extension example needs a C compiler")
+    assert len(_run("gallery/custom_c_op.md", monkeypatch)) == 1

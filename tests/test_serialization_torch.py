@@ -352,7 +352,7 @@ def test_whole_model_pickles_with_weights_only_false(tmp_path):
         mt.load(path)
     msg = str(info.value)
     assert msg.startswith("Weights only load failed.")
-    assert "Unsupported global: GLOBAL minitorch.nn.modules.container.Sequential was not an " \
+    assert "Unsupported global: GLOBAL torch.nn.modules.container.Sequential was not an " \
            "allowed global by default" in msg
     again = mt.load(path, weights_only=False)
     assert type(again) is mt.nn.Sequential

@@ -16,8 +16,10 @@ Layout (all integers little-endian):
 Only plain data can be saved: tensors (and nn.Parameter), None, bool, int,
 float, str, bytes, list, tuple, dict, OrderedDict, minitorch.Size and dtypes.
 Loading checks every declared size against the bytes actually present before
-allocating, verifies the digest before parsing, and refuses pickle files
-instead of unpickling them. Tensor entries may not overlap (save never writes
+allocating, verifies the digest before parsing, decodes each header node as
+json parses it (so the JSON tree is never built whole: a few times the
+header's size, not fifteen), and refuses pickle files instead of unpickling
+them. Tensor entries may not overlap (save never writes
 overlapping runs), so what load allocates is bounded by the file's size.
 """
 import base64
@@ -201,7 +203,6 @@ def _read_exact(f: BinaryIO, n: int, what: str) -> bytes:
 class _Reader:
     def __init__(self, payload: memoryview) -> None:
         self.payload = payload
-        self.depth = 0
         self.runs: List[Tuple[int, int]] = []  # (offset, nbytes) of every tensor read
         self.claimed = 0
 
@@ -256,53 +257,86 @@ class _Reader:
             return Tensor._make_subclass(Tensor, t, True)
         return t
 
-    def decode(self, node: Any) -> Any:
-        if not isinstance(node, dict):
+    def node(self, node: Dict[str, Any]) -> "_Decoded":
+        """json's object_hook: decodes one node as soon as it is parsed, its
+        children already decoded, so the JSON tree is never built whole (it
+        would cost many times the header's size)."""
+        if "type" not in node:
+            if set(node) == {"root"}:
+                return _Root(node["root"])
             raise _fail("malformed header")
-        kind = node.get("type")
+        kind = node["type"]
         value = node.get("value")
         try:
             if kind == "none":
-                return None
+                return _NONE
             if kind == "bool" and isinstance(value, bool):
-                return value
+                return _TRUE if value else _FALSE
             if kind == "int" and isinstance(value, str) and len(value) < 4300:
-                return int(value)
+                return _Decoded(int(value))
             if kind == "float" and isinstance(value, str):
-                return float.fromhex(value)
+                return _Decoded(float.fromhex(value))
             if kind == "str" and isinstance(value, str):
-                return value
+                return _Decoded(value)
             if kind == "bytes" and isinstance(value, str):
-                return base64.b64decode(value, validate=True)
-            if kind == "dtype" and value in _DTYPES:
-                return _DTYPES[value][0]
-            if kind == "size" and isinstance(value, list):
-                return _C.Size([int(v) for v in value])
+                return _Decoded(base64.b64decode(value, validate=True))
+            if kind == "dtype" and isinstance(value, str) and value in _DTYPES:
+                return _Decoded(_DTYPES[value][0])
+            if kind == "size" and isinstance(value, list) and all(
+                    type(v) is int for v in value):
+                return _Decoded(_C.Size(value))
         except (ValueError, TypeError) as e:
             raise _fail(f"malformed {kind} value in header ({e})") from None
         if kind == "tensor":
-            return self.tensor(node)
+            return _Decoded(self.tensor(node))
         items = node.get("items")
         if kind in ("list", "tuple", "dict", "odict") and isinstance(items, list):
-            self.depth += 1
-            if self.depth > _MAX_DEPTH:
-                raise _fail("header nests containers too deeply")
             if kind in ("list", "tuple"):
-                out = [self.decode(v) for v in items]
-                result = out if kind == "list" else tuple(out)
+                children = items
             else:
                 if not all(isinstance(kv, list) and len(kv) == 2 for kv in items):
                     raise _fail("malformed dict in header")
-                result = OrderedDict() if kind == "odict" else {}
-                for k, v in items:
-                    key = self.decode(k)
-                    try:
-                        result[key] = self.decode(v)
-                    except TypeError:
-                        raise _fail("unhashable dict key in header") from None
-            self.depth -= 1
-            return result
+                children = [c for kv in items for c in kv]
+            if not all(type(c) is _Decoded for c in children):
+                raise _fail("malformed header")
+            depth = 1 + max((c.depth for c in children), default=0)
+            if depth > _MAX_DEPTH:
+                raise _fail("header nests containers too deeply")
+            if kind == "list":
+                return _Decoded([c.value for c in items], depth)
+            if kind == "tuple":
+                return _Decoded(tuple(c.value for c in items), depth)
+            result = OrderedDict() if kind == "odict" else {}
+            for k, v in items:
+                try:
+                    result[k.value] = v.value
+                except TypeError:
+                    raise _fail("unhashable dict key in header") from None
+            return _Decoded(result, depth)
         raise _fail(f"malformed header entry of type {kind!r}")
+
+
+class _Decoded:
+    """A decoded node, told apart from the JSON values around it (a node may
+    stand only where the format puts nodes) and knowing how deeply it nests
+    containers."""
+
+    __slots__ = ("value", "depth")
+
+    def __init__(self, value: Any, depth: int = 0) -> None:
+        self.value = value
+        self.depth = depth
+
+
+# the constants' nodes are shared: a header of many Nones costs no wrappers
+_NONE, _TRUE, _FALSE = _Decoded(None), _Decoded(True), _Decoded(False)
+
+
+class _Root:
+    __slots__ = ("node",)
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
 
 
 def load_from(f: BinaryIO) -> Any:
@@ -331,14 +365,14 @@ def load_from(f: BinaryIO) -> Any:
     check.update(payload)
     if check.digest() != digest:
         raise _fail("checksum mismatch: the file is corrupted")
-    try:
-        root = json.loads(header.decode("utf-8"))["root"]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        raise _fail("malformed header") from None
     reader = _Reader(memoryview(payload))
     try:
-        result = reader.decode(root)
-    except RecursionError:
-        raise _fail("header nests containers too deeply") from None
+        text = header.decode("utf-8")
+        del header
+        root = json.loads(text, object_hook=reader.node)
+    except (ValueError, TypeError, RecursionError):
+        raise _fail("malformed header") from None
+    if type(root) is not _Root or type(root.node) is not _Decoded:
+        raise _fail("malformed header")
     reader.check_overlaps()
-    return result
+    return root.node.value

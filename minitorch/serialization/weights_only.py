@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Tuple, Union
 
 from .._tensor import Tensor
 from .torch_names import allowed_globals, unsupported_torch_kind
+from .torch_paths import torch_name
 
 # what the pure-Python unpickler raises on a malformed stream
 _MALFORMED = (EOFError, IndexError, KeyError, ValueError, TypeError, AttributeError,
@@ -65,6 +66,10 @@ def _user_allowed() -> Dict[str, Any]:
             out[g[1]] = g[0]
         else:
             out[f"{g.__module__}.{g.__qualname__}"] = g
+            # checkpoints name minitorch's nn classes and functions by torch's names
+            path = torch_name(g)
+            if path is not None:
+                out[".".join(path)] = g
     return out
 
 

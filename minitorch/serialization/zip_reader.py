@@ -20,6 +20,7 @@ from .. import _C
 from .native import _CHUNK, _fail
 from .raw import check_bool, empty_raw, mapped_raw
 from .stored_zip import crc32
+from .torch_paths import from_torch
 from .torch_names import LoadedStorage, StorageType, allowed_globals, unsupported_torch_kind
 from .weights_only import WeightsUnpickler
 
@@ -200,10 +201,10 @@ class FullUnpickler(pickle.Unpickler):
         if kind is not None:
             raise RuntimeError(f"minitorch.load: minitorch cannot load {kind}")
         if module == "torch" or module.startswith("torch."):
-            try:
-                return super().find_class("mini" + module, name)
-            except (ImportError, AttributeError):
-                raise RuntimeError(f"minitorch.load: {full} has no minitorch counterpart") from None
+            found = from_torch(module, name)
+            if found is None:
+                raise RuntimeError(f"minitorch.load: {full} has no minitorch counterpart")
+            return found
         return super().find_class(module, name)
 
 

@@ -14,6 +14,7 @@ reach, because a storage's element count is part of every reference to it.
 import io
 import os
 import pickle
+import types
 from collections import OrderedDict
 from typing import Any, BinaryIO, Dict, List, Tuple
 
@@ -22,6 +23,7 @@ from .._tensor import Tensor, device
 from .raw import raw_bytes
 from .stored_zip import ALIGN, StoredZipWriter
 from .torch_names import TorchGlobal, dtype_global, storage_global
+from .torch_paths import torch_name
 
 _TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
@@ -129,10 +131,15 @@ class TorchPickler(pickle._Pickler):
             self._write_global(_TENSOR_CLASS, obj)
         elif obj is Parameter:
             self._write_global(_PARAMETER_CLASS, obj)
+        elif (path := torch_name(obj)) is not None:
+            # nn classes and public functions under torch's names, so
+            # torch.load rebuilds a saved model from its own classes
+            self._write_global(TorchGlobal(*path), obj)
         else:
             super().save_global(obj, name)
 
     dispatch[TorchGlobal] = save_torch_global
+    dispatch[types.FunctionType] = save_global  # the base table holds the base's
     dispatch[_C.dtype] = save_torch_global
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _C
 from .._tensor import Tensor
 from ..serialization.raw import check_bool, empty_raw, mapped_raw, raw_bytes
+from ._safetensors_header import Header, parse
 
 __all__ = ["SafetensorError", "save", "save_file", "load", "load_file"]
 
@@ -128,32 +129,14 @@ def save_file(tensors: Dict[str, Tensor], filename, metadata: Optional[Dict[str,
 
 # ------------------------------------------------------------------- load
 
-def _parse_header(text: bytes, data_len: int) -> List[Tuple[str, str, Tuple[int, ...], int, int]]:
+def _parse_header(text: bytes, data_len: int) -> Header:
     try:
-        header = json.loads(text.decode("utf-8"))
+        decoded = text.decode("utf-8")
     except UnicodeDecodeError as e:
         raise _fail(f"invalid UTF-8 in header: {e}") from None
-    except (ValueError, RecursionError) as e:
-        raise _fail(f"invalid JSON in header: {e}") from None
-    if not isinstance(header, dict):
-        raise _fail("invalid JSON in header: expected an object")
-    metadata = header.pop("__metadata__", None)
-    if metadata is not None and not (isinstance(metadata, dict) and all(
-            isinstance(v, str) for v in metadata.values())):
-        raise _fail("invalid JSON in header: __metadata__ must map strings to strings")
-    entries = []
-    for name, info in header.items():
-        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-            raise _fail(f"invalid JSON in header: malformed entry for tensor `{name}`")
-        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if dtype not in _KNOWN:
-            raise _fail(f"invalid JSON in header: unknown dtype {dtype!r}")
-        if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)
-                and isinstance(offsets, list) and len(offsets) == 2
-                and all(type(o) is int and o >= 0 for o in offsets)):
-            raise _fail(f"invalid JSON in header: malformed shape or offsets for tensor `{name}`")
-        entries.append((name, dtype, tuple(shape), offsets[0], offsets[1]))
-    entries.sort(key=lambda e: (e[3], e[4]))
+    del text  # the caller's copy is the only one left while parsing
+    entries = parse(decoded, tuple(_KNOWN), _fail)
+    del decoded
     end = 0
     for name, dtype, shape, start, stop in entries:
         if start != end or stop < start:

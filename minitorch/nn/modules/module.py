@@ -52,6 +52,16 @@ def _addindent(s_: str, num_spaces: int) -> str:
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
+def _forward_unimplemented(self, *input: Any) -> Any:
+    """Defines the computation of the module; every subclass overrides it.
+
+    Call the module (``module(x)``) rather than ``forward`` directly: the call
+    also runs the registered forward pre-hooks and hooks.
+    """
+    raise NotImplementedError(
+        f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
 class Module:
     """Base class for all neural network modules.
 
@@ -100,14 +110,9 @@ class Module:
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
-    def forward(self, *input: Any) -> Any:
-        """Defines the computation of the module; every subclass overrides it.
-
-        Call the module (``module(x)``) rather than ``forward`` directly: the call
-        also runs the registered forward pre-hooks and hooks.
-        """
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function')
+    # declared as a callable attribute, as torch declares it, so a subclass's
+    # forward of any signature is no incompatible override to type checkers
+    forward: Callable[..., Any] = _forward_unimplemented
 
     # ---- registration -------------------------------------------------------
 

@@ -117,6 +117,17 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def __getstate__(self):
+        # torch's RNNBase.__setstate__ rebuilds its weight references from
+        # _flat_weights, so a pickle torch.load reads must carry it
+        state = dict(self.__dict__)
+        state["_flat_weights"] = [getattr(self, n) for n in self._flat_weights_names]
+        return state
+
+    def __setstate__(self, state):
+        state = {k: v for k, v in state.items() if k not in ("_flat_weights", "_flat_weight_refs")}
+        super().__setstate__(state)
+
     def flatten_parameters(self) -> None:
         """Does nothing: torch packs the weights into one buffer for cuDNN only,
         and these layers use the parameters as they are.
