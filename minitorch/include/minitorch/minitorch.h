@@ -66,6 +66,16 @@
  *    dtype; a default after '='; keyword-only parameters after '*'. See the
  *    callback types below, and examples/c_extension/my_lib.c in the
  *    minitorch sources for a complete extension.
+ *
+ * 6. C++
+ *
+ *    The header is C and C++ alike (C99 and C++11 or later, clean under
+ *    -Wall -Wextra -pedantic): its declarations have C linkage, so a C++
+ *    extension (minitorch.utils.cpp_extension.load_inline, or .cpp files
+ *    given to load or CppExtension) includes it as a C one does. Callbacks
+ *    given to MT->register_op are plain functions (a static function or a
+ *    captureless lambda); an exception thrown in C++ must not cross them:
+ *    catch it and set a Python exception instead.
  */
 #ifndef MINITORCH_MINITORCH_H
 #define MINITORCH_MINITORCH_H
@@ -73,6 +83,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The ABI this header describes. Overriding MINITORCH_ABI_MAJOR (-D) builds
  * an extension that claims another version, to test the refusal. */
@@ -232,7 +246,7 @@ static inline int import_minitorch(void)
     Py_DECREF(capsule);
     if (!api)
         return -1;
-    if (api->abi_major != MINITORCH_ABI_MAJOR || api->abi_minor < MINITORCH_ABI_MINOR) {
+    if (api->abi_major != MINITORCH_ABI_MAJOR || (int)api->abi_minor < MINITORCH_ABI_MINOR) {
         PyErr_Format(PyExc_ImportError,
                      "module compiled against minitorch C API version %d.%d, but the installed "
                      "minitorch provides version %u.%u",
@@ -244,5 +258,9 @@ static inline int import_minitorch(void)
 }
 
 #endif /* MINITORCH_INTERNAL */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
