@@ -175,6 +175,31 @@ def test_lltm_built_by_setup_py(tmp_path):
     assert mt.allclose(new_h, ref_h) and mt.allclose(new_cell, ref_cell)
 
 
+def test_build_extension_takes_torchs_dict_of_flags(tmp_path):
+    from setuptools import Distribution
+    (tmp_path / "flags.cpp").write_text(
+        "#include <minitorch/minitorch.h>\n"
+        "static PyModuleDef def = {PyModuleDef_HEAD_INIT, \"flags\", nullptr, -1, nullptr,\n"
+        "                          nullptr, nullptr, nullptr, nullptr};\n"
+        "PyMODINIT_FUNC PyInit_flags(void)\n{\n"
+        "    PyObject *m = import_minitorch() < 0 ? nullptr : PyModule_Create(&def);\n"
+        "    if (m && PyModule_AddIntConstant(m, \"value\", FLAG_VALUE) < 0)\n"
+        "        Py_CLEAR(m);\n    return m;\n}\n")
+    ext = cpp_extension.CppExtension("flags", [str(tmp_path / "flags.cpp")],
+                                     extra_compile_args={"cxx": ["-DFLAG_VALUE=7"],
+                                                         "nvcc": ["-O3"]})
+    dist = Distribution({"name": "flags", "ext_modules": [ext],
+                         "cmdclass": {"build_ext": cpp_extension.BuildExtension}})
+    cmd = dist.get_command_obj("build_ext")
+    cmd.build_lib, cmd.build_temp = str(tmp_path / "lib"), str(tmp_path / "tmp")
+    dist.run_command("build_ext")
+    (built,) = os.listdir(tmp_path / "lib")
+    spec = importlib.util.spec_from_file_location("flags", str(tmp_path / "lib" / built))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.value == 7
+
+
 # ------------------------------------------------------------ the header
 
 HEADER_PROBE = r"""

@@ -13,12 +13,13 @@ Just in time, from Python:
     my_lib = load("my_lib", ["my_lib.c"], extra_cflags=["-O2"], verbose=True)
     lltm = load_inline("lltm_cpp", cpp_sources=text, functions=["forward", "backward"])
 
-Each source is compiled by its suffix: ``.c`` as C (``-std=c11``) with the C
-compiler, ``.cpp``/``.cc``/``.cxx``/``.c++``/``.C`` as C++ (``-std=c++17``)
-with the C++ compiler (those Python was built with, through setuptools; the
-``CC``/``CXX`` variables override them), and a library with C++ in it is
-linked by the C++ compiler. ``load_inline``'s ``cpp_sources`` are C++. A
-``-std=`` of your own in ``extra_cflags`` replaces ours for its language.
+Each source is compiled by its suffix: ``.c`` as C with the C compiler
+(``load`` adds ``-std=c11``), ``.cpp``/``.cc``/``.cxx``/``.c++``/``.C`` as C++
+(``-std=c++17``) with the C++ compiler (those Python was built with, through
+setuptools; the ``CC``/``CXX`` variables override them), and a library with
+C++ in it is linked by the C++ compiler. ``load_inline``'s ``cpp_sources``
+are C++. A ``-std=`` of your own in ``extra_cflags`` replaces ours for its
+language.
 
 ``load`` builds into ``build_directory`` (default: a folder per name under
 ``$MINITORCH_EXTENSIONS_DIR`` or ``~/.cache/minitorch_extensions``). The
@@ -63,12 +64,17 @@ def _is_cpp(path: str) -> bool:
 
 
 def _std_flags(compiler, cpp: bool, user_flags: Sequence[str]) -> List[str]:
-    """Our language standard and optimisation for one language, unless the
-    user's flags name a standard of that language."""
+    """Our language standard for one language, unless the user's flags name a
+    standard of that language."""
     if compiler.compiler_type == "msvc":
-        return ["/O2", "/std:c++17"] if cpp else ["/O2"]
+        return ["/std:c++17"] if cpp else []
     own = any(f.startswith("-std=") and _std_is_cpp(f) == cpp for f in user_flags)
-    return ["-O2"] + ([] if own else ["-std=c++17" if cpp else "-std=c11"])
+    return [] if own else ["-std=c++17" if cpp else "-std=c11"]
+
+
+def _optimisation(compiler) -> List[str]:
+    """load()'s optimisation level, before the user's flags."""
+    return ["/O2"] if compiler.compiler_type == "msvc" else ["-O2"]
 
 
 def _std_is_cpp(flag: str) -> bool:
@@ -105,10 +111,10 @@ def CppExtension(name: str, sources: Sequence[str], *args, **kwargs) -> Extensio
 
 class BuildExtension(build_ext):
     """setuptools' build_ext, making sure every extension sees minitorch's
-    headers (an Extension not made by CExtension included) and compiles each
-    source in its language's standard: extra_compile_args may be a list, for
-    every source, or torch's dict ({"cxx": [...]}: for every source too, as
-    torch gives them to C files as well)."""
+    headers (an Extension not made by CExtension included) and compiles C++
+    sources as C++17 (unless their flags name a standard). extra_compile_args
+    may be a list, for every source, or torch's dict ({"cxx": [...]}: for
+    every source too, as torch gives them to C files as well)."""
 
     @classmethod
     def with_options(cls, **options):
@@ -137,10 +143,12 @@ class BuildExtension(build_ext):
         original = compiler._compile
 
         def compile_one(obj, src, ext, cc_args, extra_postargs, pp_opts):
+            # C sources keep the compiler's own standard here, as torch's
+            # BuildExtension leaves them
             cpp = _is_cpp(src)
             flags = _flags_for(cpp, extra_postargs)
-            return original(obj, src, ext, cc_args, _std_flags(compiler, cpp, flags) + flags,
-                            pp_opts)
+            std = _std_flags(compiler, cpp, flags) if cpp else []
+            return original(obj, src, ext, cc_args, std + flags, pp_opts)
         if compiler.compiler_type != "msvc":  # MSVC compiles through compile(), not _compile
             compiler._compile = compile_one
         super().build_extensions()
@@ -248,8 +256,9 @@ def _build(name, sources, cflags, ldflags, include_dirs, directory, library, ver
         for cpp, group in ((False, c_sources), (True, cpp_sources)):
             if group:
                 flags = _flags_for(cpp, cflags)
+                own = _optimisation(compiler) + _std_flags(compiler, cpp, flags)
                 objects += compiler.compile(group, output_dir=objects_dir, include_dirs=includes,
-                                            extra_postargs=_std_flags(compiler, cpp, flags) + flags)
+                                            extra_postargs=own + flags)
         partial = library + ".partial"
         compiler.link_shared_object(objects, partial, extra_postargs=list(ldflags),
                                     target_lang="c++" if cpp_sources else "c")
