@@ -20,9 +20,10 @@ import typing
 from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import _C
+from ._opcheck import OpCheckError, opcheck
 
 __all__ = ["custom_op", "register_autograd", "register_fake", "register_kernel",
-           "infer_schema", "CustomOpDef"]
+           "infer_schema", "CustomOpDef", "opcheck", "OpCheckError"]
 
 _OPS = {}  # qualname -> CustomOpDef, for the functions taking an op by name
 
@@ -132,8 +133,10 @@ class CustomOpDef:
     """A custom op defined in Python: call it as the function it decorated, or
     as minitorch.ops.<namespace>.<name>."""
 
-    def __init__(self, namespace: str, name: str, schema: str, fn: Callable):
+    def __init__(self, namespace: str, name: str, schema: str, fn: Callable,
+                 mutated: Optional[Sequence[str]] = ()):
         self._namespace, self._name = namespace, name
+        self._mutated = mutated  # the names in mutates_args, None for "unknown"
         self._init_fn = fn
         self._backward_fn = None
         self._setup_context_fn = None
@@ -214,8 +217,9 @@ class CustomOpDef:
 
     def register_fake(self, fn: Callable, /) -> Callable:
         """Stores the fake (meta) implementation. minitorch runs eagerly on the
-        CPU and has no fake tensors or tracing, the only callers torch has for
-        it, so it is never called: a no-op with torch's CPU semantics."""
+        CPU and has no fake tensors or tracing: only opcheck calls it, on
+        copies of real arguments, to compare its outputs' shapes and dtypes
+        with the real ones'."""
         self._fake_fn = fn
         return fn
 
@@ -241,7 +245,7 @@ def custom_op(name: str, fn: Optional[Callable] = None, /, *,
     def inner(fn):
         text = schema.replace("SymInt", "int") if schema is not None else \
             infer_schema(fn, mutates_args=mutates_args)
-        opdef = CustomOpDef(namespace, opname, text, fn)
+        opdef = CustomOpDef(namespace, opname, text, fn, _mutated_names(mutates_args))
         if device_types is not None:
             opdef.register_kernel(device_types, fn)
         return opdef
@@ -268,7 +272,7 @@ def register_autograd(op, backward: Callable, /, *, setup_context: Optional[Call
 
 def register_fake(op, func: Optional[Callable] = None, /, *, lib=None, _stacklevel: int = 1,
                   allow_override: bool = True):
-    """Stores a fake implementation; never called (see CustomOpDef.register_fake)."""
+    """Stores a fake implementation, which opcheck checks (see CustomOpDef.register_fake)."""
     def register(func):
         return _opdef(op).register_fake(func)
     return register if func is None else register(func)

@@ -611,5 +611,7 @@ def test_module_names_are_identifiers(tmp_path):
 def test_c_extension_object_for_setuptools():
     ext = cpp_extension.CExtension("pkg.mod", ["a.c"], include_dirs=["x"])
     assert ext.name == "pkg.mod" and ext.sources == ["a.c"]
-    assert ext.include_dirs == ["x", mt.get_include()]
-    assert cpp_extension.CppExtension is cpp_extension.CExtension
+    assert ext.include_dirs == ["x", mt.get_include()] and ext.language == "c"
+    cpp = cpp_extension.CppExtension("pkg.mod", ["a.cpp", "b.c"])
+    assert cpp.language == "c++" and cpp.include_dirs == [mt.get_include()]
+    assert cpp_extension.CExtension("m", ["a.c", "b.cc"]).language == "c++"

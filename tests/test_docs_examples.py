@@ -31,8 +31,8 @@ def test_quickstart_runs(monkeypatch, capsys):
 
 def test_extending_runs(monkeypatch):
     from minitorch.utils.cpp_extension import compiler_available
-    if not compiler_available():
-        pytest.skip("the C extension example needs a C compiler")
+    if not compiler_available() or not compiler_available(cpp=True):
+        pytest.skip("the C and C++ extension examples need a C and a C++ compiler")
     assert len(_run("extending.md", monkeypatch)) >= 7
 
 

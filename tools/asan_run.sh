@@ -2,7 +2,7 @@
 # Builds minitorch._C with AddressSanitizer + UBSan into build/asan-lib (the in-place
 # build is left alone) and runs tests against it. Any sanitizer report fails the run.
 #
-#   tools/asan_run.sh                      # the fuzz sweep, hostile-input, overlap, core,
+#   tools/asan_run.sh                      # the fuzz sweeps, hostile-input, overlap, core,
 #                                          # kernel, autograd, func, nn, resize and
 #                                          # memory-format test files
 #                                          # (what .ci/run runs)
@@ -29,8 +29,9 @@ MINITORCH_SANITIZE=1 "$PYTHON" setup.py -q build_ext --build-temp build/asan-tem
     --build-lib "$LIB" -j"$(nproc)" 2>&1 | grep -E "error|warning:" || true
 
 if [ "$#" -eq 0 ]; then
-    set -- tests/test_fuzz_sweep.py tests/test_fuzz_findings.py tests/test_hostile_input.py \
-        tests/test_overlap.py tests/test_unlocked_lifetime.py tests/test_serialization.py \
+    set -- tests/test_fuzz_sweep.py tests/test_fuzz_capi.py tests/test_fuzz_findings.py \
+        tests/test_hostile_input.py tests/test_overlap.py tests/test_unlocked_lifetime.py \
+        tests/test_serialization.py \
         tests/test_tensor_*.py tests/test_parser.py tests/test_torch_function*.py \
         tests/test_overrides_*.py tests/test_kernels_*.py tests/test_autograd_*.py \
         tests/test_gradcheck*.py tests/test_checkpoint.py tests/test_func_*.py \

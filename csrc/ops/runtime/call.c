@@ -77,6 +77,13 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
         if (prm->type != MT_ARG_TENSOR)
             return bad_arg(op, p, c);
         v->t = va_arg(*ap, mt_tensor *);
+        /* NULL is None where the row takes None, as an undefined C++ tensor */
+        if (!v->t && !prm->optional)
+            return mt_error(MT_ERR_TYPE,
+                            "%s(): argument '%s' (position %d) must be Tensor, not NULL",
+                            op->sig->name, prm->name, p + 1);
+        if (!v->t)
+            v->obj = NULL;
         return 0;
     case 'N':
         v->obj = NULL;
@@ -91,20 +98,30 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
         if (prm->type != MT_ARG_OBJECT || !(v->obj = va_arg(*ap, void *)))
             return bad_arg(op, p, c);
         return 0;
-    case 'D':
+    case 'D': {
         if (prm->type != MT_ARG_DTYPE)
             return bad_arg(op, p, c);
-        v->dtype = (mt_dtype)va_arg(*ap, int);
+        int d = va_arg(*ap, int);
+        if (d < 0 || d >= MT_NUM_DTYPES)
+            return mt_error(MT_ERR_VALUE, "%s(): argument '%s' (position %d): invalid dtype %d",
+                            op->sig->name, prm->name, p + 1, d);
+        v->dtype = (mt_dtype)d;
         return 0;
+    }
     case 's':
         if (prm->type != MT_ARG_STR)
             return bad_arg(op, p, c);
         v->str = va_arg(*ap, const char *);
+        if (!v->str && !prm->optional)
+            return mt_error(MT_ERR_TYPE, "%s(): argument '%s' (position %d) must be str, not NULL",
+                            op->sig->name, prm->name, p + 1);
+        if (!v->str)
+            v->obj = NULL;
         return 0;
     case 'L': {
         int n = va_arg(*ap, int);
         const int64_t *src = va_arg(*ap, const int64_t *);
-        if (prm->type != MT_ARG_INT_LIST || n < 0 || n > MT_MAX_LIST)
+        if (prm->type != MT_ARG_INT_LIST || n < 0 || n > MT_MAX_LIST || (n && !src))
             return bad_arg(op, p, c);
         if (n)
             memcpy(a->listbuf[p], src, sizeof(int64_t) * n);
@@ -128,6 +145,10 @@ int mt_args_from_format(const mt_op *op, mt_args *a, const char *fmt, va_list ap
         int p = next;
         if (*c == 'k') {
             const char *name = va_arg(cur, const char *);
+            if (!name) {
+                status = mt_error(MT_ERR_TYPE, "%s(): keyword argument name is NULL", s->name);
+                break;
+            }
             if ((p = mt_signature_find(s, name)) < 0) {
                 status = mt_error(MT_ERR_TYPE, "%s() got an unexpected keyword argument '%s'",
                                   s->name, name);
@@ -136,6 +157,11 @@ int mt_args_from_format(const mt_op *op, mt_args *a, const char *fmt, va_list ap
             c++;
         } else if (next++ >= s->nparams) {
             status = mt_error(MT_ERR_TYPE, "%s() takes %d arguments", s->name, s->nparams);
+            break;
+        }
+        if (given[p]) {
+            status = mt_error(MT_ERR_TYPE, "%s() got multiple values for argument '%s'", s->name,
+                              s->params[p].name);
             break;
         }
         status = put(op, a, p, *c, &cur);

@@ -1,8 +1,12 @@
 /* The function table of the public C API (minitorch.h), exported as the
  * capsule minitorch._C._C_API. Each entry wraps the owner and op-layer API
  * in the header's terms: opaque handles for mt_tensor, mt_args and mt_node,
- * failures as NULL or -1 with a Python exception set. Append new entries at
- * the end of the table only, raising MINITORCH_ABI_MINOR. */
+ * failures as NULL or -1 with a Python exception set. Every entry checks
+ * what an extension hands it (NULL handles and names, dtype codes, ndim and
+ * sizes, format letters, op ids, parameter indices and kinds) before
+ * anything reads it, so a wrong argument is an exception and never a crash.
+ * Append new entries at the end of the table only, raising
+ * MINITORCH_ABI_MINOR. */
 #include "capi.h"
 
 #include "../autograd/autograd_bind.h"
@@ -34,39 +38,86 @@ static minitorch_tensor *raised(void)
     return NULL;
 }
 
+/* The error of a NULL handle given to entry fn: -1, with torch's wording
+ * for an undefined tensor. */
+static int undefined(const char *fn, const char *what)
+{
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s(): expected a proper %s but got NULL (an undefined %s in C++)", fn, what,
+                 what);
+    return -1;
+}
+
+#define NEED_TENSOR(h, fail)               \
+    do {                                   \
+        if (!(h)) {                        \
+            undefined(__func__, "Tensor"); \
+            return fail;                   \
+        }                                  \
+    } while (0)
+
+static int need_text(const char *fn, const char *what, const char *text)
+{
+    if (text)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s(): %s must be a string, got NULL", fn, what);
+    return -1;
+}
+
 /* ------------------------------------------------------------ objects */
 
-static int check(PyObject *o) { return MTPy_Check(o); }
+static int check(PyObject *o) { return o && MTPy_Check(o); }
 
 static minitorch_tensor *unwrap(PyObject *o)
 {
-    if (!MTPy_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "expected a minitorch.Tensor, got %s", Py_TYPE(o)->tp_name);
+    if (!o || !MTPy_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a minitorch.Tensor, got %s",
+                     o ? Py_TYPE(o)->tp_name : "NULL");
         return NULL;
     }
     return H(MTPy_T(o));
 }
 
-static PyObject *wrap(minitorch_tensor *t) { return (PyObject *)mtpy_container(T(t)); }
+static PyObject *wrap(minitorch_tensor *t)
+{
+    NEED_TENSOR(t, NULL);
+    return (PyObject *)mtpy_container(T(t));
+}
 
-static void retain(minitorch_tensor *t) { mt_retain(T(t)); }
+/* NULL is accepted and ignored, as by Py_XINCREF and Py_XDECREF */
+static void retain(minitorch_tensor *t)
+{
+    if (t)
+        mt_retain(T(t));
+}
 
-static void release(minitorch_tensor *t) { mt_release(T(t)); }
+static void release(minitorch_tensor *t)
+{
+    if (t)
+        mt_release(T(t));
+}
 
 /* ----------------------------------------------------------- creation */
 
-static int check_shape(int ndim, const int64_t *sizes, minitorch_dtype dtype)
+static int check_dtype(minitorch_dtype dtype)
 {
     if ((unsigned)dtype >= MT_NUM_DTYPES)
         return mt_error(MT_ERR_VALUE, "minitorch: invalid dtype %d", (int)dtype);
+    return 0;
+}
+
+/* What mt_new trusts: the dtype code, ndim and the sizes pointer (negative
+ * sizes and overflowing products it refuses itself, in torch's words). */
+static int check_shape(int ndim, const int64_t *sizes, minitorch_dtype dtype)
+{
+    if (check_dtype(dtype) < 0)
+        return -1;
     if (ndim < 0 || ndim > MT_MAX_DIMS)
         return mt_error(MT_ERR_VALUE, "minitorch: ndim must be in [0, %d], got %d", MT_MAX_DIMS,
                         ndim);
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] < 0)
-            return mt_error(
-                MT_ERR_RUNTIME,
-                "Trying to create tensor with negative dimension %lld: ", (long long)sizes[d]);
+    if (ndim && !sizes)
+        return mt_error(MT_ERR_VALUE, "minitorch: sizes is NULL for a tensor of %d dimensions",
+                        ndim);
     return 0;
 }
 
@@ -92,6 +143,11 @@ static minitorch_tensor *from_data(const void *data, int ndim, const int64_t *si
                                    minitorch_dtype dtype)
 {
     minitorch_tensor *h = create(ndim, sizes, dtype, false);
+    if (h && T(h)->numel && !data) {
+        release(h);
+        PyErr_SetString(PyExc_ValueError, "from_data(): data is NULL for a non-empty tensor");
+        return NULL;
+    }
     if (h && T(h)->numel)
         memcpy(mt_data(T(h)), data, (size_t)T(h)->numel * mt_itemsize(T(h)->dtype));
     return h;
@@ -99,31 +155,41 @@ static minitorch_tensor *from_data(const void *data, int ndim, const int64_t *si
 
 static minitorch_tensor *empty_like(minitorch_tensor *h)
 {
+    NEED_TENSOR(h, NULL);
     mt_tensor *t = mt_new(T(h)->dtype, T(h)->ndim, T(h)->sizes, false);
     return t ? H(t) : raised();
 }
 
 /* ----------------------------------------------------------- metadata */
 
-static int ndim(minitorch_tensor *t) { return T(t)->ndim; }
-static const int64_t *sizes(minitorch_tensor *t) { return T(t)->sizes; }
-static const int64_t *strides(minitorch_tensor *t) { return T(t)->strides; }
-static minitorch_dtype dtype(minitorch_tensor *t) { return (minitorch_dtype)T(t)->dtype; }
-static int64_t numel(minitorch_tensor *t) { return T(t)->numel; }
-static int is_contiguous(minitorch_tensor *t) { return mt_tensor_is_contiguous(T(t)); }
-static void *data_ptr(minitorch_tensor *t) { return mt_data(T(t)); }
-static int64_t storage_offset(minitorch_tensor *t) { return T(t)->offset; }
-static int requires_grad(minitorch_tensor *t) { return mt_requires_grad(T(t)); }
+/* A NULL handle is the only failure: -1 or NULL with a RuntimeError. */
+#define METADATA(type, name, fail, expr)  \
+    static type name(minitorch_tensor *t) \
+    {                                     \
+        NEED_TENSOR(t, fail);             \
+        return expr;                      \
+    }
+
+METADATA(int, ndim, -1, T(t)->ndim)
+METADATA(const int64_t *, sizes, NULL, T(t)->sizes)
+METADATA(const int64_t *, strides, NULL, T(t)->strides)
+METADATA(minitorch_dtype, dtype, (minitorch_dtype)-1, (minitorch_dtype)T(t)->dtype)
+METADATA(int64_t, numel, -1, T(t)->numel)
+METADATA(int, is_contiguous, -1, mt_tensor_is_contiguous(T(t)))
+METADATA(void *, data_ptr, NULL, mt_data(T(t)))
+METADATA(int64_t, storage_offset, -1, T(t)->offset)
+METADATA(int, requires_grad, -1, mt_requires_grad(T(t)))
 
 static int element_size(minitorch_dtype d)
 {
-    return (unsigned)d < MT_NUM_DTYPES ? mt_itemsize((mt_dtype)d) : 0;
+    return check_dtype(d) < 0 ? mtpy_raise_int() : mt_itemsize((mt_dtype)d);
 }
 
 /* ------------------------------------------------------------- layout */
 
 static minitorch_tensor *contiguous(minitorch_tensor *h)
 {
+    NEED_TENSOR(h, NULL);
     if (mt_tensor_is_contiguous(T(h))) {
         mt_retain(T(h));
         return h;
@@ -134,6 +200,8 @@ static minitorch_tensor *contiguous(minitorch_tensor *h)
 
 static int resize_as(minitorch_tensor *out, minitorch_tensor *like)
 {
+    NEED_TENSOR(out, -1);
+    NEED_TENSOR(like, -1);
     if (mt_resize_out(T(out), T(like)->ndim, T(like)->sizes, NULL) < 0)
         return mtpy_raise_int();
     return 0;
@@ -143,21 +211,58 @@ static int resize_as(minitorch_tensor *out, minitorch_tensor *like)
 
 static int op_id(const char *name)
 {
+    if (need_text(__func__, "the op name", name) < 0)
+        return -1;
     int id = mt_op_find(name);
     return id < 0 ? mtpy_raise_int() : id;
 }
 
+/* The letters the header documents: a value letter, each optionally after
+ * 'k'. Checked whole before any argument is read, so a wrong format never
+ * reads a vararg as the wrong type. */
+static int check_format(const char *name, const char *fmt)
+{
+    if (need_text(name, "the format", fmt) < 0)
+        return -1;
+    for (const char *c = fmt; *c; c++) {
+        bool keyword = *c == 'k';
+        if (keyword && !*++c) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): format \"%s\" ends with 'k', which must precede a value letter",
+                         name, fmt);
+            return -1;
+        }
+        if (!*c || !strchr("TNifbDsL", *c)) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): unknown format character '%c' at position %d of \"%s\" (one of "
+                         "T N i f b D s L, each optionally after k)",
+                         name, *c, (int)(c - fmt), fmt);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static minitorch_tensor *call_v(int id, const char *fmt, va_list ap)
 {
+    const mt_op *row = mt_op_row(id);
+    /* rows without kinds are a form no public name reaches: op_id never
+     * returns them */
+    if (!row || !row->kinds) {
+        PyErr_Format(PyExc_ValueError, "minitorch: no op with id %d", id);
+        return NULL;
+    }
+    if (check_format(row->sig->name, fmt) < 0)
+        return NULL;
     mt_tensor *t = mt_call_tensor_v((mt_op_id)id, fmt, ap);
     return t ? H(t) : raised();
 }
 
 static minitorch_tensor *call(const char *name, const char *fmt, ...)
 {
-    int id = mt_op_find(name);
+    int id = op_id(name);
     if (id < 0)
-        return raised();
+        return NULL;
     va_list ap;
     va_start(ap, fmt);
     minitorch_tensor *t = call_v(id, fmt, ap);
@@ -179,6 +284,8 @@ static minitorch_tensor *call_id(int id, const char *fmt, ...)
 static PyObject *register_op(const char *schema, minitorch_kernel kernel,
                              minitorch_backward backward, minitorch_jvp jvp)
 {
+    if (need_text(__func__, "the schema", schema) < 0)
+        return NULL;
     if (!kernel)
         return PyErr_Format(PyExc_ValueError, "register_op: '%s' needs a kernel", schema);
     int id = mt_custom_register_c(schema, (mt_custom_kernel)kernel, (mt_custom_backward)backward,
@@ -188,29 +295,58 @@ static PyObject *register_op(const char *schema, minitorch_kernel kernel,
     return mtpy_custom_publish(id);
 }
 
-static const mt_value *arg(const minitorch_args *h, int i)
+/* Parameter i of a kernel's arguments, or NULL with an exception: a NULL
+ * handle, an index outside the schema, or (kinds non-zero) a parameter
+ * whose kind is not among the bits of kinds, 1 << mt_argtype. */
+static const mt_value *arg_of(const char *fn, const minitorch_args *h, int i, unsigned kinds)
 {
-    return i >= 0 && i < A(h)->sig->nparams ? &A(h)->v[i] : NULL;
+    if (!h) {
+        undefined(fn, "minitorch_args");
+        return NULL;
+    }
+    const mt_signature *s = A(h)->sig;
+    if (i < 0 || i >= s->nparams) {
+        PyErr_Format(PyExc_IndexError,
+                     "%s(): parameter index %d is out of range for %s, which "
+                     "has %d parameters",
+                     fn, i, s->name, s->nparams);
+        return NULL;
+    }
+    mt_argtype type = s->params[i].type;
+    if (kinds && !(kinds & (1u << type))) {
+        PyErr_Format(PyExc_TypeError, "%s(): parameter %d ('%s') of %s is of type %s", fn, i,
+                     s->params[i].name, s->name, s->params[i].type_text);
+        return NULL;
+    }
+    return &A(h)->v[i];
 }
+
+#define KIND(k) (1u << (k))
 
 static mt_argtype arg_type(const minitorch_args *h, int i) { return A(h)->sig->params[i].type; }
 
 static minitorch_tensor *arg_tensor(const minitorch_args *h, int i)
 {
-    const mt_value *v = arg(h, i);
+    const mt_value *v = arg_of(__func__, h, i, KIND(MT_ARG_TENSOR));
     return v ? H(v->t) : NULL;
 }
 
 static int arg_is_none(const minitorch_args *h, int i)
 {
-    const mt_value *v = arg(h, i);
-    const mt_param *p = v ? &A(h)->sig->params[i] : NULL;
-    return !v || (!v->obj && (!p->has_default || p->default_none));
+    const mt_value *v = arg_of(__func__, h, i, 0);
+    if (!v)
+        return -1;
+    const mt_param *p = &A(h)->sig->params[i];
+    return !v->obj && (!p->has_default || p->default_none);
 }
+
+#define NUMBER_KINDS                                                                   \
+    (KIND(MT_ARG_FLOAT) | KIND(MT_ARG_INT) | KIND(MT_ARG_BOOL) | KIND(MT_ARG_SCALAR) | \
+     KIND(MT_ARG_TENSOR))
 
 static double arg_double(const minitorch_args *h, int i)
 {
-    const mt_value *v = arg(h, i);
+    const mt_value *v = arg_of(__func__, h, i, NUMBER_KINDS);
     if (!v)
         return 0;
     switch (arg_type(h, i)) {
@@ -231,7 +367,9 @@ static double arg_double(const minitorch_args *h, int i)
 
 static int64_t arg_int(const minitorch_args *h, int i)
 {
-    const mt_value *v = arg(h, i);
+    const mt_value *v =
+        arg_of(__func__, h, i,
+               KIND(MT_ARG_INT) | KIND(MT_ARG_BOOL) | KIND(MT_ARG_SCALAR) | KIND(MT_ARG_TENSOR));
     if (!v)
         return 0;
     switch (arg_type(h, i)) {
@@ -249,20 +387,28 @@ static int64_t arg_int(const minitorch_args *h, int i)
 
 static const int64_t *arg_int_list(const minitorch_args *h, int i, int *n)
 {
-    const mt_value *v = arg(h, i);
-    bool list = v && arg_type(h, i) == MT_ARG_INT_LIST && v->ints;
+    const mt_value *v = arg_of(__func__, h, i, KIND(MT_ARG_INT_LIST));
+    if (!n) {
+        PyErr_SetString(PyExc_ValueError, "arg_int_list(): n is NULL");
+        return NULL;
+    }
+    bool list = v && v->ints;
     *n = list ? v->nints : 0;
     return list ? v->ints : NULL;
 }
 
 static const char *arg_str(const minitorch_args *h, int i)
 {
-    const mt_value *v = arg(h, i);
-    return v && arg_type(h, i) == MT_ARG_STR && !arg_is_none(h, i) ? v->str : NULL;
+    const mt_value *v = arg_of(__func__, h, i, KIND(MT_ARG_STR));
+    return v && !arg_is_none(h, i) ? v->str : NULL;
 }
 
 static minitorch_tensor *saved_input(minitorch_node *h, int p)
 {
+    if (!h) {
+        undefined(__func__, "minitorch_node");
+        return NULL;
+    }
     if (p < 0 || p >= N(h)->nparams || !(N(h)->kind->save_inputs & (1u << p)))
         return PyErr_Format(PyExc_IndexError, "saved_input: parameter %d is no saved Tensor", p),
                NULL;
@@ -272,30 +418,49 @@ static minitorch_tensor *saved_input(minitorch_node *h, int p)
 
 static minitorch_tensor *saved_output(minitorch_node *h)
 {
+    if (!h) {
+        undefined(__func__, "minitorch_node");
+        return NULL;
+    }
     mt_tensor *t = mt_node_saved(N(h), N(h)->nparams);
     return t ? H(t) : raised();
 }
 
-static const mt_ad_value *saved_arg(minitorch_node *h, int p)
+/* 0 when node h has a parameter p, else -1 with an exception */
+static int node_param(const char *fn, minitorch_node *h, int p)
 {
-    return p >= 0 && p < N(h)->nparams ? &N(h)->args[p] : NULL;
+    if (!h)
+        return undefined(fn, "minitorch_node");
+    if (p < 0 || p >= N(h)->nparams) {
+        PyErr_Format(PyExc_IndexError,
+                     "%s(): parameter index %d is out of range for a node of %d parameters", fn, p,
+                     N(h)->nparams);
+        return -1;
+    }
+    return 0;
 }
 
 static double saved_double(minitorch_node *h, int p)
 {
-    const mt_ad_value *v = saved_arg(h, p);
-    return !v ? 0 : v->is_float ? v->f : (double)v->i;
+    if (node_param(__func__, h, p) < 0)
+        return 0;
+    const mt_ad_value *v = &N(h)->args[p];
+    return v->is_float ? v->f : (double)v->i;
 }
 
 static int64_t saved_int(minitorch_node *h, int p)
 {
-    const mt_ad_value *v = saved_arg(h, p);
-    return !v ? 0 : v->is_float ? (int64_t)v->f : v->i;
+    if (node_param(__func__, h, p) < 0)
+        return 0;
+    const mt_ad_value *v = &N(h)->args[p];
+    return v->is_float ? (int64_t)v->f : v->i;
 }
 
 static int needs_grad(minitorch_node *h, int p)
 {
-    return p >= 0 && p < N(h)->nparams && mt_param_needs(N(h), p);
+    if (node_param(__func__, h, p) < 0)
+        return -1;
+    return mt_param_needs(N(h), p);
 }
 
 static const minitorch_api table = {

@@ -41,6 +41,22 @@
  *    Python exception set; pass the failure up the same way. Functions
  *    that cannot fail say so.
  *
+ *    Every function checks its arguments before reading them, so a wrong
+ *    one is an exception, never a crash: a NULL handle (RuntimeError
+ *    "expected a proper Tensor but got NULL (an undefined Tensor in
+ *    C++)"), a dtype code outside minitorch_dtype or an ndim outside
+ *    [0, 16], NULL sizes, negative sizes and sizes whose product overflows
+ *    (ValueError or RuntimeError, as torch.empty words them), a NULL or
+ *    unknown op name, an op id no op has, a format with a letter not
+ *    listed at MT->call or values the op's parameters do not take, and a
+ *    parameter index outside the schema (IndexError) or of another kind
+ *    (TypeError). Where the documented result of a function can also be a
+ *    valid value (0 from MT->arg_double, NULL from MT->arg_tensor for
+ *    None), tell a failure by PyErr_Occurred(). Only what no check can see
+ *    stays your responsibility: a pointer that is not NULL but points at
+ *    no tensor, fewer varargs than the format names, or a data pointer
+ *    shorter than the sizes say.
+ *
  * 4. The interpreter lock
  *
  *    Every function of the table needs the GIL. Around pure computation on
@@ -66,6 +82,16 @@
  *    dtype; a default after '='; keyword-only parameters after '*'. See the
  *    callback types below, and examples/c_extension/my_lib.c in the
  *    minitorch sources for a complete extension.
+ *
+ * 6. C++
+ *
+ *    The header is C and C++ alike (C99 and C++11 or later, clean under
+ *    -Wall -Wextra -pedantic): its declarations have C linkage, so a C++
+ *    extension (minitorch.utils.cpp_extension.load_inline, or .cpp files
+ *    given to load or CppExtension) includes it as a C one does. Callbacks
+ *    given to MT->register_op are plain functions (a static function or a
+ *    captureless lambda); an exception thrown in C++ must not cross them:
+ *    catch it and set a Python exception instead.
  */
 #ifndef MINITORCH_MINITORCH_H
 #define MINITORCH_MINITORCH_H
@@ -73,6 +99,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The ABI this header describes. Overriding MINITORCH_ABI_MAJOR (-D) builds
  * an extension that claims another version, to test the refusal. */
@@ -130,7 +160,8 @@ typedef struct {
     unsigned abi_minor;
 
     /* -- Python objects -------------------------------------------------- */
-    /* 1 if obj is a minitorch.Tensor (or subclass), else 0; cannot fail. */
+    /* 1 if obj is a minitorch.Tensor (or subclass), else 0 (NULL too);
+     * cannot fail. */
     int (*check)(PyObject *obj);
     /* The tensor inside obj (borrowed, lives as long as obj), or NULL with a
      * TypeError. */
@@ -138,6 +169,7 @@ typedef struct {
     /* The minitorch.Tensor of t; consumes the reference t, returns a new one
      * to the object. */
     PyObject *(*wrap)(minitorch_tensor *t);
+    /* NULL is ignored, as by Py_XINCREF and Py_XDECREF. */
     void (*retain)(minitorch_tensor *t);
     void (*release)(minitorch_tensor *t);
 
@@ -150,7 +182,8 @@ typedef struct {
     /* Same shape and dtype as t, uninitialised. */
     minitorch_tensor *(*empty_like)(minitorch_tensor *t);
 
-    /* -- Metadata (cannot fail) ------------------------------------------ */
+    /* -- Metadata: fails only for a NULL handle (-1 or NULL); element_size
+     * also for a dtype code outside minitorch_dtype (-1) ----------------- */
     int (*ndim)(minitorch_tensor *t);
     const int64_t *(*sizes)(minitorch_tensor *t);   /* ndim entries */
     const int64_t *(*strides)(minitorch_tensor *t); /* in elements */
@@ -171,7 +204,8 @@ typedef struct {
     int (*resize_as)(minitorch_tensor *out, minitorch_tensor *like);
 
     /* -- Running ops ----------------------------------------------------- */
-    /* The id of the op called name ("add", "mylib::myadd"), or -1. */
+    /* The id of the op called name ("add", "mylib::myadd"), or -1 with a
+     * ValueError. */
     int (*op_id)(const char *name);
     /* Runs an op with typed arguments: fmt has one character per argument,
      * in the op's parameter order:
@@ -182,7 +216,13 @@ typedef struct {
      * comes first. Parameters not given take their defaults. The call
      * checks, promotes and records for autograd as minitorch.<name> does,
      * below __torch_function__. Returns the op's tensor (new reference), e.g.
-     *   MT->call("add", "TTkf", a, b, "alpha", 2.0) */
+     *   MT->call("add", "TTkf", a, b, "alpha", 2.0)
+     * or NULL with an exception (a ValueError for a letter not above; the
+     * op's TypeError for a value its parameter does not take, a missing or
+     * repeated argument, a NULL 'T' or 's' where None is not allowed: NULL
+     * is None where it is; ValueError "invalid dtype" for a 'D' code
+     * outside minitorch_dtype). An op returning something else than one
+     * tensor is an error too. */
     minitorch_tensor *(*call)(const char *name, const char *fmt, ...);
     minitorch_tensor *(*call_id)(int id, const char *fmt, ...);
 
@@ -192,10 +232,13 @@ typedef struct {
      * as minitorch.ops.<namespace>.<name>, or NULL. */
     PyObject *(*register_op)(const char *schema, minitorch_kernel kernel,
                              minitorch_backward backward, minitorch_jvp jvp);
-    /* A kernel's arguments, by parameter position (cannot fail). arg_tensor
-     * is borrowed and NULL for None (or a number given for Tensor|Scalar,
-     * which arg_double then reads); arg_double reads float, Scalar, int and
-     * bool parameters, arg_int int, bool and integral Scalar ones. */
+    /* A kernel's arguments, by parameter position. arg_tensor is borrowed
+     * and NULL for None (or a number given for Tensor|Scalar, which
+     * arg_double then reads); arg_double reads float, Scalar, int and bool
+     * parameters, arg_int int, bool and integral Scalar ones. A position
+     * outside the schema is an IndexError, a parameter of another type a
+     * TypeError (arg_is_none: -1; the others: 0 or NULL, with the exception
+     * set: see section 3). */
     minitorch_tensor *(*arg_tensor)(const minitorch_args *args, int i);
     int (*arg_is_none)(const minitorch_args *args, int i);
     double (*arg_double)(const minitorch_args *args, int i);
@@ -205,7 +248,9 @@ typedef struct {
     /* In a backward or jvp: the saved Tensor input p (new reference, NULL
      * with an error when it was modified in place since), the saved output,
      * the recorded value of a non-Tensor parameter, and whether input p
-     * needs a gradient. */
+     * needs a gradient. A position outside the schema is an IndexError
+     * (needs_grad: -1; saved_double and saved_int: 0 with the exception
+     * set). */
     minitorch_tensor *(*saved_input)(minitorch_node *node, int p);
     minitorch_tensor *(*saved_output)(minitorch_node *node);
     double (*saved_double)(minitorch_node *node, int p);
@@ -232,7 +277,7 @@ static inline int import_minitorch(void)
     Py_DECREF(capsule);
     if (!api)
         return -1;
-    if (api->abi_major != MINITORCH_ABI_MAJOR || api->abi_minor < MINITORCH_ABI_MINOR) {
+    if (api->abi_major != MINITORCH_ABI_MAJOR || (int)api->abi_minor < MINITORCH_ABI_MINOR) {
         PyErr_Format(PyExc_ImportError,
                      "module compiled against minitorch C API version %d.%d, but the installed "
                      "minitorch provides version %u.%u",
@@ -244,5 +289,9 @@ static inline int import_minitorch(void)
 }
 
 #endif /* MINITORCH_INTERNAL */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
