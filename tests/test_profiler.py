@@ -528,3 +528,22 @@ def test_metadata_and_conversion_calls_named_as_torch(call):
             eval(call)
         names[name] = [e.name for e in p.events() if e.cpu_parent is None]
     assert names["minitorch"] == names["torch"]
+
+
+@pytest.mark.parametrize("graph", ["x * 2", "(x * x).exp()", "x.relu() + x.sigmoid()"])
+def test_backward_inside_record_function_nests_as_torch(graph):
+    """The engine's events sit inside the range that called backward, each
+    node's formula inside its turn; compared on the non-op events, whose
+    names and places both libraries share."""
+    shapes = {}
+    for name in ("minitorch", "torch"):
+        lib, prof, _ = LIBS[name]
+        x = lib.ones(2, requires_grad=True)  # noqa: F841 - read by the graph
+        with prof.profile() as p:
+            y = eval(graph).sum()
+            with prof.record_function("bwd"):
+                y.backward()
+        shapes[name] = [(e.name, e.cpu_parent.name if e.cpu_parent else None)
+                        for e in p.events() if not e.name.startswith(("aten::", "detach"))]
+    assert shapes["minitorch"] == shapes["torch"]
+    assert shapes["torch"][0] == ("bwd", None)
