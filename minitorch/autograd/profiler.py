@@ -95,9 +95,10 @@ class profile:
         enabled: False makes the context manager do nothing.
         record_shapes: record the shapes of each op's inputs.
         profile_memory: record the tensor memory each op allocates and frees.
-        with_stack, with_flops, with_modules, use_cuda, use_device, use_kineto,
-        use_cpu, experimental_config, acc_events: accepted as torch accepts
-            them; CPU events carry no stacks, FLOPs or modules here.
+        acc_events: keep the events of every run, not only the last one.
+
+    The other arguments are accepted as torch accepts them; the events carry
+    no stacks, FLOPs or modules here.
     """
 
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,

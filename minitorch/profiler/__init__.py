@@ -129,10 +129,11 @@ class profile:
         on_trace_ready: called with the profiler when a cycle's trace is ready.
         record_shapes: record the shapes of each op's inputs.
         profile_memory: record the tensor memory each op allocates and frees.
-        with_stack, with_flops, with_modules, experimental_config,
-        execution_trace_observer, use_cuda, custom_trace_id_callback:
-            accepted as torch accepts them.
         acc_events: keep the events of every cycle, not only the last one.
+
+    The other arguments (with_stack, with_flops, with_modules, ...) are
+    accepted as torch accepts them; the events carry no stacks, FLOPs or
+    modules here.
     """
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
