@@ -91,7 +91,7 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled,
 )
 from . import nn, overrides, testing  # noqa: E402,F401
-from . import optim, utils  # noqa: E402,F401
+from . import optim, profiler, utils  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
 from .amp.autocast_mode import (  # noqa: E402,F401

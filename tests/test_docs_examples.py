@@ -29,6 +29,12 @@ def test_quickstart_runs(monkeypatch, capsys):
     assert "minitorch.Size([2, 2]) minitorch.float32" in capsys.readouterr().out
 
 
+def test_profiling_runs(monkeypatch, capsys):
+    assert len(_run("profiling.md", monkeypatch)) == 1
+    out = capsys.readouterr().out
+    assert "Self CPU time total: " in out and "aten::linear" in out
+
+
 def test_extending_runs(monkeypatch):
     from minitorch.utils.cpp_extension import compiler_available
     if not compiler_available() or not compiler_available(cpp=True):

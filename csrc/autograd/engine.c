@@ -3,6 +3,7 @@
 #include "call.h"
 #include "grad_mode.h"
 #include "validate.h"
+#include "../ops/runtime/profile_events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,18 @@ static void capture(mt_backward_task *task, const capture_target *targets, mt_no
         }
 }
 
+/* The node's formula, as a profiler event of its own inside the node's
+ * turn when a session is active (torch's two events per node). */
+static int run_formula(mt_node *n, mt_tensor **buf, mt_tensor **gout)
+{
+    if (!mt_profile_active)
+        return n->kind->backward(n, buf, gout);
+    int64_t event = mt_profile_begin(MT_PROFILE_NODE, n->kind->name);
+    int rc = n->kind->backward(n, buf, gout);
+    mt_profile_end(event);
+    return rc;
+}
+
 int mt_run_backward(mt_backward_task *task)
 {
     node_map map = {0};
@@ -316,6 +329,8 @@ int mt_run_backward(mt_backward_task *task)
     int status = -1;
     bool saved_mode = mt_grad_enabled;
     mt_node *outer = mt_running_node, *failing = NULL;
+    /* a node's turn as a profiler event: ended when the next one begins */
+    int64_t node_event = -1;
     if (!root_edges || !targets) {
         fail_oom();
         goto done;
@@ -374,6 +389,10 @@ int mt_run_backward(mt_backward_task *task)
     bool capturing = task->ninputs > 0 && !task->accumulate;
     while (heap.n) {
         mt_node *n = heap_pop(&heap);
+        if (mt_profile_active) {
+            mt_profile_end(node_event);
+            node_event = mt_profile_begin(MT_PROFILE_NODE_EVAL, n->kind->name);
+        }
         node_state *s = map_get(&map, n, false);
         failing = mt_running_node = n;
         /* As torch's engine: a captured node that runs on (it leads to
@@ -415,7 +434,7 @@ int mt_run_backward(mt_backward_task *task)
         bool had_post_hooks = n->post_hooks != NULL;
         if (any_grad && n->saved_released && check_numbers_kept(n) < 0)
             goto done;
-        if (any_grad && n->kind->backward(n, s->buf, gout) < 0)
+        if (any_grad && run_formula(n, s->buf, gout) < 0)
             goto done;
         if (mt_validate_outputs(n, gout) < 0)
             goto done;
@@ -456,6 +475,7 @@ int mt_run_backward(mt_backward_task *task)
     }
     status = 0;
 done:
+    mt_profile_end(node_event);
     if (status < 0 && failing && mt_anomaly_enabled && mt_ad.node_failed)
         mt_ad.node_failed(failing);
     mt_running_node = outer;

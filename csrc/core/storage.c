@@ -15,6 +15,8 @@
 #define MT_BIG_ALIGN 64
 #define MT_SMALL_LIMIT 256
 
+void (*mt_storage_observer)(int64_t nbytes);
+
 MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
 {
     if (nbytes > ((size_t)1 << 62))
@@ -34,6 +36,8 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
         s->version = 0;
         s->inference = false;
         s->counter = NULL;
+        if (mt_storage_observer && nbytes)
+            mt_storage_observer((int64_t)nbytes);
         return s;
     }
     mt_storage *s = malloc(sizeof(mt_storage));
@@ -53,6 +57,8 @@ MT_HOT mt_storage *mt_storage_new(size_t nbytes, bool zeroed)
     s->version = 0;
     s->inference = false;
     s->counter = NULL;
+    if (mt_storage_observer)
+        mt_storage_observer((int64_t)nbytes);
     return s;
 oom:
     mt_error(MT_ERR_MEMORY,
@@ -91,6 +97,8 @@ MT_HOT void mt_storage_decref(mt_storage *s)
 {
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+    if (mt_storage_observer && !s->release && s->nbytes)
+        mt_storage_observer(-(int64_t)s->nbytes);
     free_data(s);
     mt_version_counter_decref(s->counter);
     free(s);

@@ -31,6 +31,10 @@ typedef struct mt_storage {
 } mt_storage;
 
 mt_storage *mt_storage_new(size_t nbytes, bool zeroed);
+/* Told the size of every storage this file allocates (positive) and frees
+ * (negative) while set: the profiler's memory columns (ops/runtime/
+ * profile_events.c sets it for a session with profile_memory). */
+extern void (*mt_storage_observer)(int64_t nbytes);
 mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_release_fn release, void *ctx);
 
 static inline void mt_storage_incref(mt_storage *s)

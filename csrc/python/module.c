@@ -21,6 +21,7 @@ extern PyMethodDef mtpy_blas_methods[];
 extern PyMethodDef mtpy_build_info_methods[];
 extern PyMethodDef mtpy_storage_sharing_methods[];
 extern PyMethodDef mtpy_allocator_methods[];
+extern PyMethodDef mtpy_profiler_methods[];
 extern PyMethodDef mtpy_crc32_methods[];
 extern PyMethodDef mtpy_out_param_methods[];
 int mt_tensor_type_init(PyObject *module);
@@ -188,6 +189,10 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *autograd_sub = PyModule_New("minitorch._C._autograd");
     if (!autograd_sub || PyModule_AddObject(m, "_autograd", autograd_sub) < 0) {
         Py_XDECREF(autograd_sub);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (add_methods(m, mtpy_profiler_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

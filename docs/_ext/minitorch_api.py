@@ -31,6 +31,13 @@ PAGES = [
       ("minitorch.autograd.forward_ad", "minitorch.autograd.forward_ad", "functions"),
       ("Forward AD classes", "minitorch.autograd.forward_ad", "classes"),
       ("minitorch.autograd.graph", "minitorch.autograd.graph", "classes")]),
+    ("profiler", "minitorch.profiler",
+     "The CPU profiler: op and backward-node events, summary tables, schedules and "
+     "Chrome traces (see the Profiling page).",
+     [("minitorch.profiler", "minitorch.profiler", "functions"),
+      ("Profiler classes", "minitorch.profiler", "classes"),
+      ("minitorch.autograd.profiler", "minitorch.autograd.profiler", "classes"),
+      ("minitorch.autograd.profiler_util", "minitorch.autograd.profiler_util", "classes")]),
     ("func", "minitorch.func, linalg and masked",
      "Function transforms, linear algebra, and reductions over the elements a mask selects.",
      [("minitorch.func", "minitorch.func", "functions"),

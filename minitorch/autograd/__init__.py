@@ -240,7 +240,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                  for col in zip(*per))
 
 
-from . import _functions, forward_ad, function, functional, graph  # noqa: E402,F401
+from . import _functions, forward_ad, function, functional, graph, profiler  # noqa: E402,F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .function import Function  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

@@ -10,14 +10,13 @@
 #define MT_OPS_RUN_H
 
 #include "../out_param.h"
+#include "profile_events.h"
 #include "table.h"
 #include "unlock.h"
 #include "write_overlap.h"
 
-/* Runs op on a, whose op and sig are set and whose write target (an
- * in-place self or an out= tensor) is target, or NULL. On success r holds
- * the result; -1 with an mt_error set (r then holds nothing). */
-static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
+/* mt_op_exec_into without the profiler's look. */
+static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
 {
     a->path = 0;
     r->kind = MT_RESULT_NONE;
@@ -41,6 +40,17 @@ static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_
     if (rc < 0)
         r->kind = MT_RESULT_NONE;
     return rc;
+}
+
+/* Runs op on a, whose op and sig are set and whose write target (an
+ * in-place self or an out= tensor) is target, or NULL. On success r holds
+ * the result; -1 with an mt_error set (r then holds nothing). While a
+ * profiler session is active the call is one of its events. */
+static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
+{
+    if (mt_profile_active)
+        return mt_op_exec_profiled(op, a, r, target);
+    return mt_op_exec_plain(op, a, r, target);
 }
 
 /* Runs op on a (whose op, sig and path it fills): mt_op_exec_into with the
