@@ -5,15 +5,12 @@ naturally Python: printing, iteration and the NumPy protocol hooks, and the
 __torch_function__ dispatch of the binding's autograd methods.
 """
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
 from . import _C, _tensor_pickle, _tensor_str
 from .overrides import overridable
-
-if TYPE_CHECKING:
-    from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["Tensor", "device"]
 
@@ -144,14 +141,14 @@ class Tensor(_C.TensorBase):
         return _C._is_shared(self)
 
     @overridable
-    def untyped_storage(self) -> "UntypedStorage":
+    def untyped_storage(self) -> Any:
         """The storage this tensor views: the bytes it shares with every view
         of it (the same object for all of them while it lives)."""
         from .storage import UntypedStorage
         return UntypedStorage._of(self)
 
     @overridable
-    def storage(self) -> "TypedStorage":
+    def storage(self) -> Any:
         """The storage as a TypedStorage of the tensor's dtype; deprecated, as
         in torch, which warns: prefer ``untyped_storage()``."""
         from .storage import TypedStorage, UntypedStorage, _warn_typed

@@ -823,4 +823,17 @@ def _rebuild_return_type(cls, values, context):
 
 _register_return_types()
 
-from ._pytree_serialize import treespec_dumps, treespec_loads  # noqa: E402
+
+# the JSON form lives in _pytree_serialize, which reads this module's
+# registries: imported when first used, so the two do not import each other
+def treespec_dumps(treespec: "TreeSpec", protocol: Optional[int] = None) -> str:
+    """The spec as JSON text (types by their serialized names), which
+    :func:`treespec_loads` reads back."""
+    from . import _pytree_serialize
+    return _pytree_serialize.treespec_dumps(treespec, protocol)
+
+
+def treespec_loads(serialized: str) -> "TreeSpec":
+    """The TreeSpec that :func:`treespec_dumps` wrote as ``serialized``."""
+    from . import _pytree_serialize
+    return _pytree_serialize.treespec_loads(serialized)
