@@ -1,11 +1,12 @@
-"""minitorch.linalg: the matrix products and norms under torch.linalg's names,
-built from the C ops (norm, abs, sum, amax/amin)."""
+"""The matrix products and norms of minitorch.linalg, built from the C ops
+(norm, abs, sum, amax/amin)."""
 import math
 import numbers
 
-from . import _C
-from ._tensor import Tensor
-from .overrides import overridable as _overridable
+from .. import _C
+from .._tensor import Tensor
+from ..overrides import overridable as _overridable
+from ._common import scalar_name as _scalar_name
 
 _mt = _C._functions
 
@@ -34,12 +35,6 @@ def _check_float(name, x, dtype):
     if not (dtype or x.dtype).is_floating_point:
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
                            f"input. Got {_scalar_name(x.dtype)}")
-
-
-def _scalar_name(d):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-            "float64": "Double"}[str(d).split(".")[-1]]
 
 
 @_overridable
