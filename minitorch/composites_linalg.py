@@ -1,13 +1,14 @@
 """The linear-algebra names torch keeps outside torch.linalg (torch.det,
 inverse, logdet, slogdet, lu, lu_solve, lu_unpack, cholesky,
-cholesky_solve, cholesky_inverse, triangular_solve, matrix_power) and their
+cholesky_solve, cholesky_inverse, triangular_solve, matrix_power, svd, qr,
+geqrf, orgqr, ormqr, pinverse, matrix_exp, svd_lowrank, pca_lowrank) and their
 Tensor methods: each is its minitorch.linalg function under torch's older
 signature and messages."""
 import warnings
 from typing import Optional
 
 from ._tensor import Tensor
-from .linalg import _lu, _triangular
+from .linalg import _lu, _products, _spectral, _triangular
 from .overrides import composite
 
 _WARNED = set()
@@ -45,7 +46,8 @@ def _deprecated(name: str) -> None:
 
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "lu", "lu_solve", "lu_unpack", "cholesky",
-           "cholesky_solve", "cholesky_inverse", "triangular_solve", "matrix_power"]
+           "cholesky_solve", "cholesky_inverse", "triangular_solve", "matrix_power", "svd", "qr",
+           "geqrf", "orgqr", "ormqr", "pinverse", "matrix_exp", "svd_lowrank", "pca_lowrank"]
 
 
 @composite()
@@ -137,3 +139,91 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """input raised to the integer power n; see linalg.matrix_power."""
     return _lu.matrix_power(input, n)
+
+
+@composite()
+def svd(input: Tensor, some=True, compute_uv=True, *, out=None):
+    """(U, S, V) with input = U diag(S) V^T (V, not Vh; see linalg.svd)."""
+    return _spectral.legacy_svd(input, some, compute_uv, out=out)
+
+
+@composite()
+def qr(input: Tensor, some=True, *, out=None):
+    """(Q, R), reduced when some, complete otherwise; see linalg.qr."""
+    return _spectral.legacy_qr(input, some, out=out)
+
+
+@composite()
+def geqrf(input: Tensor, *, out=None):
+    """LAPACK's packed QR: (a, tau); see householder_product."""
+    return _spectral.geqrf(input, out=out)
+
+
+@composite()
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """The product of the Householder reflectors (input, input2); see
+    linalg.householder_product."""
+    return _spectral.householder_product(input, input2)
+
+
+@composite()
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False, *,
+          out=None):
+    """input3 multiplied by the product of the Householder reflectors (input, input2)."""
+    return _spectral.ormqr(input, input2, input3, left, transpose, out=out)
+
+
+@composite()
+def pinverse(input: Tensor, rcond=1e-15) -> Tensor:
+    """The pseudo-inverse of input; see linalg.pinv."""
+    return _spectral.pinverse(input, rcond)
+
+
+@composite()
+def matrix_exp(input: Tensor) -> Tensor:
+    """The matrix exponential of each square matrix of input; see linalg.matrix_exp."""
+    return _products.matrix_exp(input)
+
+
+def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
+    """Orthonormal columns spanning most of A's range (Halko et al. 2009, algorithm
+    4.4): a random projection refined by niter subspace iterations."""
+    from . import randn
+    R = randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)
+    Q = _spectral.qr(A @ R).Q
+    for _ in range(niter):
+        Q = _spectral.qr(A.mT @ Q).Q
+        Q = _spectral.qr(A @ Q).Q
+    return Q
+
+
+@composite(method=False)
+def svd_lowrank(A: Tensor, q=6, niter=2, M=None):
+    """An approximate rank-q SVD (U, S, V) of A (minus M) by random projection."""
+    q = 6 if q is None else q
+    X = A if M is None else A - M
+    m, n = X.shape[-2], X.shape[-1]
+    if m < n or n > q:
+        # through the transpose, which keeps the small factor small
+        Q = _approximate_basis(X.mT, q, niter)
+        U, S, Vh = _spectral.svd(X @ Q, full_matrices=False)
+        return U, S, Q @ Vh.mT
+    Q = _approximate_basis(X, q, niter)
+    U, S, Vh = _spectral.svd(Q.mT @ X, full_matrices=False)
+    return Q @ U, S, Vh.mT
+
+
+@composite(method=False)
+def pca_lowrank(A: Tensor, q=None, center=True, niter=2):
+    """(U, S, V) of an approximate rank-q principal component analysis of A's rows
+    (centered by their mean unless center is False)."""
+    m, n = A.shape[-2], A.shape[-1]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={min(m, n)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    X = A - A.mean(-2, keepdim=True) if center else A
+    return svd_lowrank(X, q, niter)

@@ -172,3 +172,46 @@ CholeskyExResult = named("linalg_cholesky_ex", _CholeskyEx)
 TriangularSolveResult = named("triangular_solve", _TriangularSolve)
 LDLFactorResult = named("linalg_ldl_factor", _LDLFactor)
 LDLFactorExResult = named("linalg_ldl_factor_ex", _LDLFactorEx)
+
+
+class _Eigh(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class _USVh(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class _USV(NamedTuple):
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+class _QR(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class _Geqrf(NamedTuple):
+    a: Tensor
+    tau: Tensor
+
+
+class _Lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+EighResult = named("linalg_eigh", _Eigh)
+SVDResult = named("linalg_svd", _USVh)
+LegacySVDResult = named("svd", _USV)
+QRResult = named("linalg_qr", _QR)
+LegacyQRResult = named("qr", _QR)
+GeqrfResult = named("geqrf", _Geqrf)
+LstsqResult = named("linalg_lstsq", _Lstsq)
