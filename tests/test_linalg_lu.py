@@ -265,3 +265,15 @@ def test_namespace_exports_only_its_functions():
     assert not hasattr(mt.linalg, "math") and not hasattr(mt.linalg, "numbers")
     for name in mt.linalg.__all__:
         assert hasattr(torch.linalg, name)
+
+
+@pytest.mark.parametrize("matrix", [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]],
+                                    [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]],
+                                    [[1.0, 2.0], [2.0, 4.0000001]]])
+def test_det_gradient_at_and_near_singular_matrices(matrix):
+    m = mt.tensor(matrix, dtype=mt.float64, requires_grad=True)
+    t = torch.tensor(matrix, dtype=torch.float64, requires_grad=True)
+    mt.linalg.det(m).backward()
+    torch.linalg.det(t).backward()
+    assert np.isfinite(to_np(m.grad)).all()
+    np.testing.assert_allclose(to_np(m.grad), to_np(t.grad), rtol=1e-6, atol=1e-9)

@@ -340,11 +340,54 @@ def _det_parts(name: str, A: Tensor):
     return LU.diagonal(0, -2, -1), sign
 
 
+def _det_value(A: Tensor) -> Tensor:
+    """det(A) from LAPACK's LU, without autograd."""
+    LU, pivots, _ = _mt["_lapack_getrf"](A.detach())
+    n = A.shape[-1]
+    swaps = (pivots != _mt["arange"](1, n + 1, dtype=pivots.dtype)).sum(-1)
+    return (1 - 2 * (swaps % 2).to(A.dtype)) * LU.diagonal(0, -2, -1).prod(-1)
+
+
+def _cofactors(A: Tensor, d: Tensor) -> Tensor:
+    """det's gradient d A^-T; zero where d is exactly zero, as torch's (its
+    triangular solves skip a zero right-hand side instead of dividing it by a
+    zero pivot)."""
+    if A.shape[-1] == 0:
+        return _mt["zeros_like"](A)
+    nonzero = (d != 0).unsqueeze(-1).unsqueeze(-1)
+    eye = _mt["eye"](A.shape[-1], dtype=A.dtype).expand(*A.shape)
+    safe = _mt["where"](nonzero, A, eye)
+    return _mt["where"](nonzero, d.unsqueeze(-1).unsqueeze(-1) * inv(safe).mT,
+                        _mt["zeros_like"](A))
+
+
+class _Det(Function):
+    @staticmethod
+    def forward(ctx, A):
+        d = _det_value(A)
+        ctx.A, ctx.d = A, d
+        ctx.save_for_backward(A, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        A, d = ctx.saved_tensors
+        return g.unsqueeze(-1).unsqueeze(-1) * _cofactors(A, d)
+
+    @staticmethod
+    def jvp(ctx, dA):
+        return (_cofactors(ctx.A, ctx.d) * dA).sum((-2, -1))
+
+
 @_overridable
 def det(A: Tensor, *, out=None):
     """The determinant of the square matrix A (per matrix of a batch)."""
-    d, sign = _det_parts("linalg.det", A)
-    return write_out(out, sign * d.prod(-1))
+    name = "linalg.det"
+    c.check_matrix(name, A)
+    c.check_float(name, A)
+    c.check_square(name, A)
+    c.check_lapack_dtype("lu_cpu", A)
+    return write_out(out, _Det.apply(A))
 
 
 def _slogdet(name: str, A: Tensor):
