@@ -42,15 +42,15 @@ static int prepare(const mt_tensor *t, const char *op, batch *b)
     return 0;
 }
 
-static int same_batch(const mt_tensor *t, const batch *b, int extra, mt_dtype dtype,
-                      const char *op, const char *what)
+static int same_batch(const mt_tensor *t, const batch *b, int extra, mt_dtype dtype, const char *op,
+                      const char *what)
 {
     bool ok = t->ndim == b->nb + extra && t->dtype == dtype;
     for (int i = 0; ok && i < b->nb; i++)
         ok = t->sizes[i] == b->sizes[i];
     if (!ok)
-        return mt_error(MT_ERR_RUNTIME, "%s: %s must be a %s tensor with A's batch dims", op,
-                        what, mt_dtype_infos[dtype].scalar_name);
+        return mt_error(MT_ERR_RUNTIME, "%s: %s must be a %s tensor with A's batch dims", op, what,
+                        mt_dtype_infos[dtype].scalar_name);
     return 0;
 }
 
@@ -131,6 +131,27 @@ static int tuple(mt_result *r, int n, mt_tensor **ts, int status)
 
 static int failed(int64_t info) { return info == MT_LAPACK_FAILED ? -1 : 0; }
 
+/* OpenBLAS's LAPACK wakes its thread team even for small matrices, and on a
+ * busy machine a 64 x 64 getrs then takes milliseconds instead of
+ * microseconds: matrices up to SOLO_ELEMENTS run on the calling thread alone
+ * (mt_blas_begin/end, which restore the library's count exactly), larger ones
+ * keep the library's threads. */
+enum { SOLO_ELEMENTS = 256 * 256 };
+
+static bool solo_begin(int64_t rows, int64_t cols)
+{
+    if (rows * cols > SOLO_ELEMENTS)
+        return false;
+    mt_blas_begin();
+    return true;
+}
+
+static void solo_end(bool solo)
+{
+    if (solo)
+        mt_blas_end();
+}
+
 int impl_lapack_getrf(mt_args *a, mt_result *r)
 {
     const mt_tensor *t = a->v[0].t;
@@ -143,6 +164,7 @@ int impl_lapack_getrf(mt_args *a, mt_result *r)
     int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(k) : NULL;
     if (!ipiv)
         return tuple(r, 3, ts, -1);
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; i < b.count; i++) {
         int64_t info = mt_lapack_getrf(t->dtype, m, n, matrix(ts[0], i), max1(m), ipiv);
         int32_t *piv = (int32_t *)row(ts[1], i);
@@ -150,6 +172,7 @@ int impl_lapack_getrf(mt_args *a, mt_result *r)
             piv[j] = (int32_t)ipiv[j];
         ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
     }
+    solo_end(solo);
     free(ipiv);
     return tuple(r, 3, ts, 0);
 }
@@ -189,12 +212,14 @@ int impl_lapack_getrs(mt_args *a, mt_result *r)
     if (!status)
         mt_copy(pivc, piv);
     int64_t nrhs = rhs->sizes[rhs->ndim - 1];
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; !status && i < b.count; i++) {
         status = read_pivots(pivc, i, n, ipiv, op);
         if (!status && nrhs)
             mt_lapack_getrs(lu->dtype, a->v[3].b, n, nrhs, matrix(luc, i), max1(n), ipiv,
                             matrix(x, i), max1(n));
     }
+    solo_end(solo);
     free(ipiv);
     mt_xrelease(luc);
     mt_xrelease(pivc);
@@ -232,9 +257,11 @@ int impl_lapack_potrf(mt_args *a, mt_result *r)
     mt_tensor *ts[2] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; i < b.count; i++)
         ((int32_t *)mt_data(ts[1]))[i] =
             (int32_t)mt_lapack_potrf(t->dtype, upper, n, matrix(ts[0], i), max1(n));
+    solo_end(solo);
     zero_triangle(ts[0], &b, n, upper);
     return tuple(r, 2, ts, 0);
 }
@@ -255,9 +282,11 @@ int impl_lapack_potrs(mt_args *a, mt_result *r)
         mt_xrelease(fc);
         return -1;
     }
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; nrhs && i < b.count; i++)
         mt_lapack_potrs(f->dtype, a->v[2].b, n, nrhs, matrix(fc, i), max1(n), matrix(x, i),
                         max1(n));
+    solo_end(solo);
     mt_release(fc);
     return mt_result_tensor(r, x);
 }
@@ -291,9 +320,11 @@ int impl_lapack_potri(mt_args *a, mt_result *r)
     mt_tensor *ts[2] = {fortran_copy(f, &b), batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; i < b.count; i++)
         ((int32_t *)mt_data(ts[1]))[i] =
             (int32_t)mt_lapack_potri(f->dtype, upper, n, matrix(ts[0], i), max1(n));
+    solo_end(solo);
     symmetrize(ts[0], &b, n, upper);
     return tuple(r, 2, ts, 0);
 }
@@ -316,9 +347,11 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
         mt_xrelease(tc);
         return -1;
     }
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; m && cols && i < b.count; i++)
-        mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols, matrix(tc, i),
-                       max1(n), matrix(x, i), max1(m));
+        mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols, matrix(tc, i), max1(n),
+                       matrix(x, i), max1(m));
+    solo_end(solo);
     mt_release(tc);
     return mt_result_tensor(r, x);
 }
@@ -336,6 +369,7 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
     if (!ts[0] || !ts[1] || !ts[2])
         return tuple(r, 3, ts, -1);
     int status = 0;
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; !status && i < b.count; i++) {
         int64_t info = n ? mt_lapack_syevd(t->dtype, a->v[2].b, a->v[1].b, n, matrix(ts[1], i),
                                            max1(n), row(ts[0], i))
@@ -343,6 +377,7 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
         status = failed(info);
         ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
     }
+    solo_end(solo);
     return tuple(r, 3, ts, status);
 }
 
@@ -371,10 +406,9 @@ int impl_lapack_gesdd(mt_args *a, mt_result *r)
         return -1;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
     int64_t ucols = uv ? (full ? m : k) : 0, vrows = uv ? (full ? n : k) : 0;
-    mt_tensor *ts[4] = {fortran_new(t->dtype, &b, uv ? m : 0, ucols),
-                        batch_new(t->dtype, &b, k, false),
-                        fortran_new(t->dtype, &b, vrows, uv ? n : 0),
-                        batch_new(MT_INT32, &b, -1, true)};
+    mt_tensor *ts[4] = {
+        fortran_new(t->dtype, &b, uv ? m : 0, ucols), batch_new(t->dtype, &b, k, false),
+        fortran_new(t->dtype, &b, vrows, uv ? n : 0), batch_new(MT_INT32, &b, -1, true)};
     mt_tensor *work = ts[0] && ts[1] && ts[2] && ts[3] ? fortran_copy(t, &b) : NULL;
     if (!work)
         return tuple(r, 4, ts, -1);
@@ -384,14 +418,15 @@ int impl_lapack_gesdd(mt_args *a, mt_result *r)
         identity(ts[2], &b, n);
     }
     char jobz = uv ? (full ? 'A' : 'S') : 'N';
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; k && !status && i < b.count; i++) {
-        int64_t info =
-            mt_lapack_gesdd(t->dtype, jobz, m, n, matrix(work, i), max1(m), row(ts[1], i),
-                            uv ? matrix(ts[0], i) : NULL, max1(m),
-                            uv ? matrix(ts[2], i) : NULL, max1(vrows));
+        int64_t info = mt_lapack_gesdd(t->dtype, jobz, m, n, matrix(work, i), max1(m),
+                                       row(ts[1], i), uv ? matrix(ts[0], i) : NULL, max1(m),
+                                       uv ? matrix(ts[2], i) : NULL, max1(vrows));
         status = failed(info);
         ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
     }
+    solo_end(solo);
     mt_release(work);
     return tuple(r, 4, ts, status);
 }
@@ -408,8 +443,10 @@ int impl_lapack_geqrf(mt_args *a, mt_result *r)
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
     int status = 0;
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; k && !status && i < b.count; i++)
         status = failed(mt_lapack_geqrf(t->dtype, m, n, matrix(ts[0], i), max1(m), row(ts[1], i)));
+    solo_end(solo);
     return tuple(r, 2, ts, status);
 }
 
@@ -423,16 +460,18 @@ int impl_lapack_orgqr(mt_args *a, mt_result *r)
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = tau->sizes[tau->ndim - 1];
     if (n > m || k > n)
         return mt_error(MT_ERR_RUNTIME, "%s: needs rows >= columns >= reflectors", op);
-    mt_tensor *q = fortran_copy(t, &b), *tc = q ? mt_new(tau->dtype, tau->ndim, tau->sizes, false)
-                                                : NULL;
+    mt_tensor *q = fortran_copy(t, &b),
+              *tc = q ? mt_new(tau->dtype, tau->ndim, tau->sizes, false) : NULL;
     if (!tc) {
         mt_xrelease(q);
         return -1;
     }
     mt_copy(tc, tau);
     int status = 0;
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; n && !status && i < b.count; i++)
         status = failed(mt_lapack_orgqr(t->dtype, m, n, k, matrix(q, i), max1(m), row(tc, i)));
+    solo_end(solo);
     mt_release(tc);
     if (status < 0) {
         mt_release(q);
@@ -459,9 +498,11 @@ int impl_lapack_ormqr(mt_args *a, mt_result *r)
     int status = tc ? 0 : -1;
     if (!status)
         mt_copy(tc, tau);
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; m && n && !status && i < b.count; i++)
         status = failed(mt_lapack_ormqr(t->dtype, left, a->v[4].b, m, n, k, matrix(ac, i),
                                         max1(rows), row(tc, i), matrix(x, i), max1(m)));
+    solo_end(solo);
     mt_xrelease(ac);
     mt_xrelease(tc);
     if (status < 0) {
@@ -485,6 +526,7 @@ int impl_lapack_sytrf(mt_args *a, mt_result *r)
     if (!ipiv)
         return tuple(r, 3, ts, -1);
     int status = 0;
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; n && !status && i < b.count; i++) {
         int64_t info = mt_lapack_sytrf(t->dtype, a->v[1].b, n, matrix(ts[0], i), max1(n), ipiv);
         status = failed(info);
@@ -493,6 +535,7 @@ int impl_lapack_sytrf(mt_args *a, mt_result *r)
             piv[j] = (int32_t)ipiv[j];
         ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
     }
+    solo_end(solo);
     free(ipiv);
     return tuple(r, 3, ts, status);
 }
@@ -516,18 +559,20 @@ int impl_lapack_sytrs(mt_args *a, mt_result *r)
     int status = ldc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
+    bool solo = solo_begin(n, n);
     for (int64_t i = 0; !status && i < b.count; i++) {
         const int32_t *p = (const int32_t *)row(pivc, i);
         for (int64_t j = 0; !status && j < n; j++) {
             if (p[j] == 0 || p[j] > n || p[j] < -n)
-                status = mt_error(MT_ERR_RUNTIME, "%s: pivots must lie between -%lld and %lld",
-                                  op, (long long)n, (long long)n);
+                status = mt_error(MT_ERR_RUNTIME, "%s: pivots must lie between -%lld and %lld", op,
+                                  (long long)n, (long long)n);
             ipiv[j] = p[j];
         }
         if (!status && nrhs)
             mt_lapack_sytrs(ld->dtype, a->v[3].b, n, nrhs, matrix(ldc, i), max1(n), ipiv,
                             matrix(x, i), max1(n));
     }
+    solo_end(solo);
     free(ipiv);
     mt_xrelease(ldc);
     mt_xrelease(pivc);
@@ -564,15 +609,17 @@ int impl_lapack_gels(mt_args *a, mt_result *r)
     top.numel = b.count * m * nrhs;
     mt_copy(&top, rhs);
     int status = 0;
+    bool solo = solo_begin(m, n);
     for (int64_t i = 0; k && nrhs && !status && i < b.count; i++) {
         int64_t rank = 0;
-        int64_t info = mt_lapack_gels(t->dtype, (int)driver, m, n, nrhs, matrix(ac, i), max1(m),
-                                      matrix(ts[0], i), max1(rows), a->v[2].f, row(ts[2], i),
-                                      &rank);
+        int64_t info =
+            mt_lapack_gels(t->dtype, (int)driver, m, n, nrhs, matrix(ac, i), max1(m),
+                           matrix(ts[0], i), max1(rows), a->v[2].f, row(ts[2], i), &rank);
         status = failed(info);
         ((int64_t *)mt_data(ts[1]))[i] = rank;
         ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
     }
+    solo_end(solo);
     mt_release(ac);
     return tuple(r, 4, ts, status);
 }

@@ -100,6 +100,13 @@ def not_pd_message(code: int) -> str:
             f"positive-definite (the leading minor of order {code} is not positive-definite).")
 
 
+def differentiated(t: Tensor) -> bool:
+    """Whether t carries a gradient or a forward-mode tangent (a LAPACK row
+    alone then will not do)."""
+    from ..autograd.forward_ad import unpack_dual
+    return t.requires_grad or unpack_dual(t).tangent is not None
+
+
 def broadcast_batch(A: Tensor, B: Tensor):
     """A and B expanded to their common batch dims (the last two of each are
     their matrices)."""

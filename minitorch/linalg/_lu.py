@@ -221,6 +221,11 @@ def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, adjoint: bool) -> Tens
 def _lu_solve(LU, pivots, B, left, adjoint):
     LUb, Bb = c.broadcast_batch(LU, B)
     piv = pivots.expand(*LUb.shape[:-1])
+    if not (c.differentiated(LUb) or c.differentiated(Bb)):
+        # nothing to differentiate: LAPACK's getrs in one call
+        if left:
+            return _mt["_lapack_getrs"](LUb, piv, Bb, adjoint)
+        return _mt["_lapack_getrs"](LUb, piv, Bb.mT, not adjoint).mT
     if left:
         return _lu_solve_left(LUb, piv, Bb, adjoint)
     return _lu_solve_left(LUb, piv, Bb.mT, not adjoint).mT

@@ -504,7 +504,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     Ab, Bb = c.broadcast_batch(A, Bm)
     X, rank, sv, _ = _mt["_lapack_gels"](Ab.detach(), Bb.detach(), rc, _DRIVERS[driver])
     X = X[..., :n, :]
-    if _differentiated(A) or _differentiated(B):
+    if c.differentiated(A) or c.differentiated(B):
         # the differentiable path for the solution: pinv(A) B (equal where A has full rank)
         X = pinv(Ab) @ Bb
     # empty results are still functions of the inputs (they require grad), as torch's
@@ -520,9 +520,4 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
         X = X.squeeze(-1)
     return _tuple_out(out, (X, residuals, rank, sv), c.LstsqResult)
 
-
-def _differentiated(t: Tensor) -> bool:
-    """Whether t carries a gradient or a forward-mode tangent."""
-    from ..autograd.forward_ad import unpack_dual
-    return t.requires_grad or unpack_dual(t).tangent is not None
 

@@ -232,8 +232,8 @@ i64 mt_lapack_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void 
     return info;
 }
 
-typedef void (*geqrf_fn)(const i64 *, const i64 *, void *, const i64 *, void *, void *,
-                         const i64 *, i64 *);
+typedef void (*geqrf_fn)(const i64 *, const i64 *, void *, const i64 *, void *, void *, const i64 *,
+                         i64 *);
 i64 mt_lapack_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
 {
     geqrf_fn f = (geqrf_fn)FN(GEQRF, d);
@@ -269,8 +269,8 @@ i64 mt_lapack_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const voi
 typedef void (*ormqr_fn)(const char *, const char *, const i64 *, const i64 *, const i64 *,
                          const void *, const i64 *, const void *, void *, const i64 *, void *,
                          const i64 *, i64 *, len_t, len_t);
-i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *a,
-                    i64 lda, const void *tau, void *c, i64 ldc)
+i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *a, i64 lda,
+                    const void *tau, void *c, i64 ldc)
 {
     ormqr_fn f = (ormqr_fn)FN(ORMQR, d);
     char side = left ? 'L' : 'R', t = trans ? 'T' : 'N';
@@ -286,8 +286,8 @@ i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, cons
     return info;
 }
 
-typedef void (*sytrf_fn)(const char *, const i64 *, void *, const i64 *, i64 *, void *,
-                         const i64 *, i64 *, len_t);
+typedef void (*sytrf_fn)(const char *, const i64 *, void *, const i64 *, i64 *, void *, const i64 *,
+                         i64 *, len_t);
 i64 mt_lapack_sytrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
 {
     sytrf_fn f = (sytrf_fn)FN(SYTRF, d);
@@ -336,8 +336,8 @@ static void gels_call(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i
         ((gels_fn)FN(GELS, d))(&t, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);
         break;
     case 1:
-        ((gelsy_fn)FN(GELSY, d))(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, rcond, rank, work,
-                                 &lwork, info);
+        ((gelsy_fn)FN(GELSY, d))(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, rcond, rank, work, &lwork,
+                                 info);
         break;
     case 2:
         ((gelsd_fn)FN(GELSD, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, work, &lwork,
@@ -369,8 +369,7 @@ i64 mt_lapack_gels(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 
         free(jpvt);
         return MT_LAPACK_FAILED;
     }
-    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, work, lwork, iwork,
-              &info);
+    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, work, lwork, iwork, &info);
     free(work);
     free(iwork);
     free(jpvt);
