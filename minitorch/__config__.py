@@ -1,6 +1,7 @@
 """How this minitorch was built and what it uses on this machine, as torch's
 ``torch.__config__.show()`` reports it: the compiler, the SIMD kernels chosen
-at run time, float16 support and the BLAS behind matmul."""
+at run time, float16 support, the BLAS behind matmul and the LAPACK behind
+minitorch.linalg."""
 from . import _C, _blas
 
 
@@ -18,6 +19,7 @@ def show() -> str:
         f"  - CPU capability usage: {simd}",
         f"  - float16: {half}",
         f"  - BLAS: {_blas.describe()}",
+        f"  - LAPACK: {_blas.describe_lapack()}",
         f"  - threads: {_C.get_num_threads()}",
     ]
     return "\n".join(lines) + "\n"

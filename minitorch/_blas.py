@@ -15,7 +15,10 @@ calls ``_locate``), and tries in order:
 
 A library qualifies when it exports the ILP64 ``cblas_?gemm`` (with either
 symbol spelling). Without one, matmul uses minitorch's own kernel, and
-``info()`` and ``minitorch.__config__.show()`` say so.
+``info()`` and ``minitorch.__config__.show()`` say so. The same library's
+LAPACK routines (``dgetrf_64_`` and the others minitorch.linalg runs) are
+resolved when it is loaded; ``info()["lapack"]`` names the getrf symbol
+found, or is None (minitorch.linalg's factorizations then raise).
 """
 import glob
 import os
@@ -103,6 +106,7 @@ def _locate() -> None:
             report.update(found=True, path=path, source=source, symbol=symbol)
             break
     report["tried"] = tried
+    report["lapack"] = _C._lapack_symbol()
     chosen = os.environ.get(ENV)
     if chosen and chosen.lower() != "none" and not report["found"]:
         warnings.warn(
@@ -113,13 +117,15 @@ def _locate() -> None:
 
 def info() -> Dict[str, object]:
     """Which BLAS matmul uses: ``found``, ``path``, ``source`` (``MINITORCH_BLAS``,
-    ``numpy``, ``scipy_openblas64`` or ``loaded``), the gemm ``symbol``, and the
-    paths ``tried``. Runs the search if no product has yet."""
+    ``numpy``, ``scipy_openblas64`` or ``loaded``), the gemm ``symbol``, the
+    paths ``tried``, and the ``lapack`` getrf symbol (None without LAPACK).
+    Runs the search if no product has yet."""
     from . import _C
 
     _C._blas_locate()
     if _report is None:  # the search failed; the C side dropped its error
-        return {"found": False, "path": None, "source": None, "symbol": None, "tried": []}
+        return {"found": False, "path": None, "source": None, "symbol": None, "tried": [],
+                "lapack": None}
     return dict(_report)
 
 
@@ -130,3 +136,11 @@ def describe() -> str:
         return f"OpenBLAS (ILP64, {r['symbol']}) from {r['source']}: {r['path']}"
     why = f"{ENV}=none" if (os.environ.get(ENV) or "").lower() == "none" else "none found"
     return f"none ({why}); matmul uses minitorch's own kernel"
+
+
+def describe_lapack() -> str:
+    """One line for minitorch.__config__.show(): the LAPACK minitorch.linalg uses."""
+    r = info()
+    if r.get("lapack"):
+        return f"OpenBLAS's LAPACK (ILP64, {r['lapack']}) from {r['source']}: {r['path']}"
+    return "none found; minitorch.linalg's factorizations and solves raise"

@@ -212,6 +212,12 @@ def _f(*shape):
                      .astype(np.float32))
 
 
+def _spd():
+    """A symmetric positive-definite 3 x 3 float32 matrix (the linalg baselines)."""
+    a = _f(3, 3)
+    return a @ a.mT + mt.eye(3)
+
+
 def _params(*p):
     return lambda: mt.nn.Parameter(_f(*p))
 
@@ -294,6 +300,20 @@ BASELINES = {
     "mt.renorm": lambda: ((_f(2, 3), 2.0, 0, 0.5), {}),
     "Tensor.renorm": lambda: ((_f(2, 3), 2.0, 0, 0.5), {}),
     "Tensor.renorm_": lambda: ((_f(2, 3), 2.0, 0, 0.5), {}),
+    "mt.cholesky": lambda: ((_spd(),), {}),
+    "Tensor.cholesky": lambda: ((_spd(),), {}),
+    "linalg.cholesky": lambda: ((_spd(),), {}),
+    "mt.lu_solve": lambda: ((_f(3, 2), *mt.linalg.lu_factor(_spd())), {}),
+    "Tensor.lu_solve": lambda: ((_f(3, 2), *mt.linalg.lu_factor(_spd())), {}),
+    "linalg.lu_solve": lambda: ((*mt.linalg.lu_factor(_spd()), _f(3, 2)), {}),
+    "mt.lu_unpack": lambda: (tuple(mt.linalg.lu_factor(_spd())), {}),
+    "linalg.ldl_solve": lambda: ((*mt.linalg.ldl_factor(_spd()), _f(3, 2)), {}),
+    "linalg.solve_triangular": lambda: ((_spd(), _f(3, 2)), {"upper": True}),
+    "linalg.tensorinv": lambda: ((_spd().reshape(3, 3, 1), 1), {}),
+    "linalg.tensorsolve": lambda: ((_spd().reshape(3, 3, 1), _f(3)), {}),
+    # iteration counts as keywords (a swept 2**62 iterations would only be slow, as in torch)
+    "mt.svd_lowrank": lambda: ((_f(4, 3),), {"q": 2, "niter": 1}),
+    "mt.pca_lowrank": lambda: ((_f(4, 3),), {"q": 2, "niter": 1}),
     "Tensor.fill_diagonal_": lambda: ((_f(3, 3), 1.5), {}),
     "Tensor.__format__": lambda: ((mt.tensor(1.5), ".2f"), {}),
     "Tensor.__deepcopy__": lambda: ((_f(2), {}), {}),

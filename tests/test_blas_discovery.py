@@ -66,12 +66,17 @@ def test_finds_numpys_openblas():
     assert info["symbol"] in ("scipy_cblas_sgemm64_", "cblas_sgemm64_")
     assert info["tried"] == [info["path"]]
     assert f"BLAS: OpenBLAS (ILP64, {info['symbol']}) from numpy: {info['path']}" in show
+    assert info["lapack"] in ("scipy_dgetrf_64_", "dgetrf_64_")
+    assert f"LAPACK: OpenBLAS's LAPACK (ILP64, {info['lapack']}) from numpy: {info['path']}" \
+        in show
 
 
 def test_none_uses_own_kernel():
     info, show, err = run("", blas="none")
-    assert info == {"found": False, "path": None, "source": None, "symbol": None, "tried": []}
+    assert info == {"found": False, "path": None, "source": None, "symbol": None, "tried": [],
+                    "lapack": None}
     assert "BLAS: none (MINITORCH_BLAS=none); matmul uses minitorch's own kernel" in show
+    assert "LAPACK: none found; minitorch.linalg's factorizations and solves raise" in show
     assert "Warning" not in err
 
 
@@ -108,7 +113,18 @@ def test_info_in_process_matches_a_product():
     """info() runs the search itself, and what it reports is what matmul uses:
     a product right after it is still right."""
     info = minitorch._blas.info()
-    assert set(info) == {"found", "path", "source", "symbol", "tried"}
+    assert set(info) == {"found", "path", "source", "symbol", "tried", "lapack"}
     a = np.random.default_rng(1).standard_normal((200, 200))
     np.testing.assert_allclose((minitorch.from_numpy(a) @ minitorch.from_numpy(a)).numpy(),
                                a @ a, rtol=1e-10, atol=1e-10)
+
+
+def test_linalg_without_lapack_raises_clearly():
+    env = dict(os.environ, PYTHONPATH=ROOT, MINITORCH_BLAS="none")
+    script = ("import minitorch as mt\n"
+              "try:\n    mt.linalg.inv(mt.eye(3))\n"
+              "except RuntimeError as e:\n    print(e)\n")
+    p = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "found no LAPACK" in p.stdout and "minitorch.__config__.show()" in p.stdout

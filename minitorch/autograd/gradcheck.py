@@ -95,7 +95,10 @@ def _forward_jacobian(func, inputs, out_idx, out_numels):
                 for k, y in diff:
                     tangent = _fn("zeros_like")(y.detach())
                     if k == i:
-                        tangent.view(-1)[j] = 1
+                        # element j in logical order, whatever y's strides
+                        unit = _fn("zeros")(y.numel(), dtype=y.dtype)
+                        unit[j] = 1
+                        tangent.copy_(unit.reshape(y.shape))
                     args[k] = fwAD.make_dual(y.detach(), tangent)
                 outs = _as_tuple(func(*args))
                 for r, k in enumerate(out_idx):

@@ -1,4 +1,5 @@
-/* The optional OpenBLAS behind mt_gemm: its gemm and gemv symbols, found at run time,
+/* The optional OpenBLAS behind mt_gemm: its gemm and gemv symbols, found at run time
+ * (and, handed to kernels/lapack, its LAPACK routines),
  * and its process-wide thread count, held at one while our products run and
  * restored exactly after (see blas.h). */
 #include "blas.h"
@@ -7,6 +8,7 @@
 
 #include "../../core/dynlib.h"
 #include "../../core/threads.h"
+#include "../lapack/lapack.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 
@@ -76,6 +78,8 @@ bool mt_blas_load(const char *path)
     sgemm = (sgemm_fn)s;
     dgemm = (dgemm_fn)d;
     sgemm_name = snames[si];
+    /* the same library's LAPACK, for minitorch.linalg; the BLAS works without it */
+    mt_lapack_resolve(h);
     static const char *const gnames[] = {"scipy_openblas_get_num_threads64_",
                                          "openblas_get_num_threads64_", NULL};
     static const char *const tnames[] = {"scipy_openblas_set_num_threads64_",

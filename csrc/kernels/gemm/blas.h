@@ -10,7 +10,9 @@
 #include "../../core/dtype.h"
 
 /* Loads the library at path; returns false (and keeps the fallback) when the
- * file or its gemm or gemv symbols are missing. Safe to call more than once. */
+ * file or its gemm or gemv symbols are missing. Its LAPACK routines, when it
+ * has them, go to kernels/lapack (mt_lapack_resolve). Safe to call more than
+ * once. */
 bool mt_blas_load(const char *path);
 /* The host's way of finding the library and passing it to mt_blas_load (the
  * Python binding asks NumPy where its copy is), or NULL. Finding it may run

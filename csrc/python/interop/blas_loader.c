@@ -6,6 +6,7 @@
 #include "../types/common.h"
 
 #include "../../kernels/gemm/blas.h"
+#include "../../kernels/lapack/lapack.h"
 
 /* minitorch._blas._locate() tries its candidates through _blas_load; without
  * a library mt_gemm keeps its own kernel. An error in the search is no
@@ -35,6 +36,15 @@ static PyObject *blas_load(PyObject *m, PyObject *path)
     return PyUnicode_FromString(mt_blas_symbol());
 }
 
+/* _lapack_symbol() -> the getrf symbol the loaded library answered to, or None. */
+static PyObject *lapack_symbol(PyObject *m, PyObject *unused)
+{
+    const char *s = mt_lapack_symbol();
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(s);
+}
+
 static PyObject *blas_locate(PyObject *m, PyObject *unused)
 {
     mtpy_load_blas();
@@ -44,5 +54,6 @@ static PyObject *blas_locate(PyObject *m, PyObject *unused)
 PyMethodDef mtpy_blas_methods[] = {
     {"_blas_load", blas_load, METH_O, NULL},
     {"_blas_locate", blas_locate, METH_NOARGS, NULL},
+    {"_lapack_symbol", lapack_symbol, METH_NOARGS, NULL},
     {NULL},
 };

@@ -9,7 +9,7 @@ from typing import Optional
 
 import minitorch
 from ... import _C
-from ...linalg import _scalar_name
+from ...linalg._common import scalar_name as _scalar_name
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size

@@ -1,11 +1,13 @@
-"""minitorch.linalg: the matrix products and norms under torch.linalg's names,
-built from the C ops (norm, abs, sum, amax/amin)."""
+"""The matrix products and norms of minitorch.linalg, built from the C ops
+(norm, abs, sum, amax/amin)."""
 import math
 import numbers
 
-from . import _C
-from ._tensor import Tensor
-from .overrides import overridable as _overridable
+from .. import _C
+from .._tensor import Tensor
+from ..overrides import overridable as _overridable
+from ._common import scalar_name as _scalar_name
+from ._out import write_out
 
 _mt = _C._functions
 
@@ -14,14 +16,14 @@ matmul = _mt["matmul"]
 __all__ = ["matmul", "multi_dot", "vector_norm", "matrix_norm", "norm"]
 
 
-def multi_dot(tensors):
+def multi_dot(tensors, *, out=None):
     """Efficiently multiplies two or more matrices, left to right."""
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     result = tensors[0]
     for t in tensors[1:]:
         result = _mt["matmul"](result, t)
-    return result
+    return write_out(out, result)
 
 
 def _dims(dim):
@@ -36,14 +38,7 @@ def _check_float(name, x, dtype):
                            f"input. Got {_scalar_name(x.dtype)}")
 
 
-def _scalar_name(d):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-            "float64": "Double"}[str(d).split(".")[-1]]
-
-
-@_overridable
-def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
+def _vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
     """Computes a vector norm over dim (all elements when None): ``sum(abs(x)**ord)**(1/ord)``,
     ``max(abs(x))`` for inf, ``min(abs(x))`` for -inf, the count of non-zeros for 0."""
     if not isinstance(ord, numbers.Number) or isinstance(ord, bool):
@@ -62,11 +57,10 @@ def _squeeze_dims(t, dims):
     return t
 
 
-@_overridable
-def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """Computes a matrix norm over the two dims in dim: 'fro', or the max/min absolute
-    column (ord=1/-1) or row (ord=inf/-inf) sum. 'nuc' and 2/-2 need an SVD, which
-    minitorch does not have yet."""
+def _matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Computes a matrix norm over the two dims in dim: 'fro', the max/min absolute
+    column (ord=1/-1) or row (ord=inf/-inf) sum, or from the singular values the
+    largest (2), smallest (-2) or their sum ('nuc')."""
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -84,8 +78,10 @@ def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=No
     if ord == "fro":
         return _mt["norm"](A, 2.0, [d0, d1], keepdim)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
-                                  f"which minitorch does not compute yet")
+        from ._spectral import matrix_norm_svd
+        perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
+        r = matrix_norm_svd(A.permute(*perm), ord)
+        return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
     if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # |ord| 1: sum down the rows (dim d0) then extremum over columns; inf: the reverse
@@ -95,17 +91,16 @@ def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=No
     return r if keepdim else _squeeze_dims(r, [d0, d1])
 
 
-@_overridable
-def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
+def _norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
     dims = _dims(dim)
     if dims is not None and len(dims) == 2 and (ord is None or isinstance(ord, str)
                                                 or ord in (1, -1, 2, -2, math.inf, -math.inf)):
-        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return _matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     if isinstance(ord, str):
         if dims is None and A.dim() == 2:
-            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+            return _matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if dims is None:
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
                                f"must be 1D or 2D. Got {A.dim()}D.")
@@ -113,8 +108,30 @@ def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
                            f"{' '.join(str(d) for d in dims)}")
     if ord is not None and dims is None:
         if A.dim() == 2:
-            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+            return _matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if A.dim() != 1:
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
                                f"must be 1D or 2D. Got {A.dim()}D.")
-    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+    return _vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+@_overridable
+def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Computes a vector norm over dim (all elements when None): ``sum(abs(x)**ord)**(1/ord)``,
+    ``max(abs(x))`` for inf, ``min(abs(x))`` for -inf, the count of non-zeros for 0."""
+    return write_out(out, _vector_norm(x, ord, dim, keepdim, dtype=dtype))
+
+
+@_overridable
+def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Computes a matrix norm over the two dims in dim: 'fro', the max/min absolute
+    column (ord=1/-1) or row (ord=inf/-inf) sum, or from the singular values the
+    largest (2), smallest (-2) or their sum ('nuc')."""
+    return write_out(out, _matrix_norm(A, ord, dim, keepdim, dtype=dtype))
+
+
+@_overridable
+def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
+    input without dim), vector norms otherwise."""
+    return write_out(out, _norm(A, ord, dim, keepdim, dtype=dtype))

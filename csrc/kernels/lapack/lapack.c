@@ -1,0 +1,377 @@
+/* LAPACK through Fortran's ILP64 calling convention (see lapack.h): every
+ * argument by pointer, integers 64-bit, and each character argument's
+ * hidden length appended at the end. Workspaces are sized by LAPACK's own
+ * query (lwork = -1) and allocated per call. */
+#include "lapack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/dynlib.h"
+#include "../../core/error.h"
+
+typedef int64_t i64;
+typedef size_t len_t; /* a character argument's hidden length */
+
+enum {
+    GETRF,
+    GETRS,
+    POTRF,
+    POTRS,
+    POTRI,
+    TRSM,
+    SYEVD,
+    GESDD,
+    GEQRF,
+    ORGQR,
+    ORMQR,
+    SYTRF,
+    SYTRS,
+    GELS,
+    GELSY,
+    GELSD,
+    GELSS,
+    ROUTINES
+};
+static const char *const routine_names[ROUTINES] = {
+    "getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf",
+    "orgqr", "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss"};
+/* One column per dtype with routines: the type letter of its symbols. */
+enum { COLUMNS = 2 };
+static const char type_letters[COLUMNS] = {'s', 'd'};
+
+static void *fns[ROUTINES][COLUMNS];
+static char getrf_name[64];
+
+static int column(mt_dtype d)
+{
+    switch (d) {
+    case MT_FLOAT32:
+        return 0;
+    case MT_FLOAT64:
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+static void *find(void *h, char letter, const char *routine, char *name, size_t size)
+{
+    static const char *const spellings[] = {"scipy_%c%s_64_", "%c%s_64_"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        snprintf(name, size, spellings[i], letter, routine);
+        void *f = mt_dynlib_symbol(h, name);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+bool mt_lapack_resolve(void *handle)
+{
+    void *found[ROUTINES][COLUMNS];
+    char name[64], first[64] = "";
+    for (int r = 0; r < ROUTINES; r++)
+        for (int c = 0; c < COLUMNS; c++) {
+            found[r][c] = find(handle, type_letters[c], routine_names[r], name, sizeof name);
+            if (!found[r][c])
+                return false;
+            if (r == GETRF && c == 1)
+                memcpy(first, name, sizeof first);
+        }
+    memcpy(fns, found, sizeof fns);
+    memcpy(getrf_name, first, sizeof getrf_name);
+    return true;
+}
+
+bool mt_lapack_available(void) { return fns[GETRF][1] != NULL; }
+
+const char *mt_lapack_symbol(void) { return getrf_name[0] ? getrf_name : NULL; }
+
+int mt_lapack_check(mt_dtype d, const char *op)
+{
+    if (column(d) < 0)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", op,
+                        mt_dtype_infos[d].scalar_name);
+    if (!mt_lapack_available())
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: minitorch found no LAPACK (it uses the ILP64 OpenBLAS NumPy ships, "
+                        "or the library MINITORCH_BLAS names); see "
+                        "minitorch.__config__.show()",
+                        op);
+    return 0;
+}
+
+#define FN(r, d) (fns[r][column(d)])
+
+/* The size a workspace query wrote into its first element. */
+static i64 queried(mt_dtype d, const void *w)
+{
+    double v = d == MT_FLOAT32 ? (double)*(const float *)w : *(const double *)w;
+    /* a float32 answer may have lost its last digits */
+    i64 n = (i64)(v * (d == MT_FLOAT32 ? 1.000001 : 1.0)) + 1;
+    return n > 1 ? n : 1;
+}
+
+static void *work_alloc(i64 n, size_t item)
+{
+    void *p = malloc((size_t)n * item);
+    if (!p)
+        mt_error(MT_ERR_MEMORY, "LAPACK: cannot allocate a workspace of %lld bytes",
+                 (long long)n * (long long)item);
+    return p;
+}
+
+typedef void (*getrf_fn)(const i64 *, const i64 *, void *, const i64 *, i64 *, i64 *);
+i64 mt_lapack_getrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, i64 *ipiv)
+{
+    i64 info = 0;
+    ((getrf_fn)FN(GETRF, d))(&m, &n, a, &lda, ipiv, &info);
+    return info;
+}
+
+typedef void (*getrs_fn)(const char *, const i64 *, const i64 *, const void *, const i64 *,
+                         const i64 *, void *, const i64 *, i64 *, len_t);
+i64 mt_lapack_getrs(mt_dtype d, bool trans, i64 n, i64 nrhs, const void *a, i64 lda,
+                    const i64 *ipiv, void *b, i64 ldb)
+{
+    i64 info = 0;
+    char t = trans ? 'T' : 'N';
+    ((getrs_fn)FN(GETRS, d))(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+    return info;
+}
+
+typedef void (*potrf_fn)(const char *, const i64 *, void *, const i64 *, i64 *, len_t);
+i64 mt_lapack_potrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda)
+{
+    i64 info = 0;
+    char u = upper ? 'U' : 'L';
+    ((potrf_fn)FN(POTRF, d))(&u, &n, a, &lda, &info, 1);
+    return info;
+}
+
+typedef void (*potrs_fn)(const char *, const i64 *, const i64 *, const void *, const i64 *, void *,
+                         const i64 *, i64 *, len_t);
+i64 mt_lapack_potrs(mt_dtype d, bool upper, i64 n, i64 nrhs, const void *a, i64 lda, void *b,
+                    i64 ldb)
+{
+    i64 info = 0;
+    char u = upper ? 'U' : 'L';
+    ((potrs_fn)FN(POTRS, d))(&u, &n, &nrhs, a, &lda, b, &ldb, &info, 1);
+    return info;
+}
+
+i64 mt_lapack_potri(mt_dtype d, bool upper, i64 n, void *a, i64 lda)
+{
+    i64 info = 0;
+    char u = upper ? 'U' : 'L';
+    ((potrf_fn)FN(POTRI, d))(&u, &n, a, &lda, &info, 1);
+    return info;
+}
+
+typedef void (*trsm_fn)(const char *, const char *, const char *, const char *, const i64 *,
+                        const i64 *, const void *, const void *, const i64 *, void *, const i64 *,
+                        len_t, len_t, len_t, len_t);
+void mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, i64 m, i64 n,
+                    const void *a, i64 lda, void *b, i64 ldb)
+{
+    char side = left ? 'L' : 'R', uplo = upper ? 'U' : 'L', t = trans ? 'T' : 'N',
+         diag = unit ? 'U' : 'N';
+    float one_f = 1.0f;
+    double one_d = 1.0;
+    const void *alpha = d == MT_FLOAT32 ? (const void *)&one_f : (const void *)&one_d;
+    ((trsm_fn)FN(TRSM, d))(&side, &uplo, &t, &diag, &m, &n, alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+typedef void (*syevd_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,
+                         void *, const i64 *, i64 *, const i64 *, i64 *, len_t, len_t);
+i64 mt_lapack_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 lda, void *w)
+{
+    char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+    syevd_fn f = (syevd_fn)FN(SYEVD, d);
+    double wq;
+    i64 iq = 0, info = 0, lwork = -1, liwork = -1;
+    f(&jobz, &uplo, &n, a, &lda, w, &wq, &lwork, &iq, &liwork, &info, 1, 1);
+    lwork = queried(d, &wq);
+    liwork = iq > 1 ? iq : 1;
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    i64 *iwork = work ? work_alloc(liwork, sizeof(i64)) : NULL;
+    if (!iwork) {
+        free(work);
+        return MT_LAPACK_FAILED;
+    }
+    f(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    free(work);
+    free(iwork);
+    return info;
+}
+
+typedef void (*gesdd_fn)(const char *, const i64 *, const i64 *, void *, const i64 *, void *,
+                         void *, const i64 *, void *, const i64 *, void *, const i64 *, i64 *,
+                         i64 *, len_t);
+i64 mt_lapack_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void *s, void *u,
+                    i64 ldu, void *vt, i64 ldvt)
+{
+    gesdd_fn f = (gesdd_fn)FN(GESDD, d);
+    i64 k = m < n ? m : n, info = 0, lwork = -1;
+    double wq;
+    i64 *iwork = work_alloc(8 * (k > 0 ? k : 1), sizeof(i64));
+    if (!iwork)
+        return MT_LAPACK_FAILED;
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &wq, &lwork, iwork, &info, 1);
+    lwork = queried(d, &wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (!work) {
+        free(iwork);
+        return MT_LAPACK_FAILED;
+    }
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, &info, 1);
+    free(work);
+    free(iwork);
+    return info;
+}
+
+typedef void (*geqrf_fn)(const i64 *, const i64 *, void *, const i64 *, void *, void *, const i64 *,
+                         i64 *);
+i64 mt_lapack_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
+{
+    geqrf_fn f = (geqrf_fn)FN(GEQRF, d);
+    i64 info = 0, lwork = -1;
+    double wq;
+    f(&m, &n, a, &lda, tau, &wq, &lwork, &info);
+    lwork = queried(d, &wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (!work)
+        return MT_LAPACK_FAILED;
+    f(&m, &n, a, &lda, tau, work, &lwork, &info);
+    free(work);
+    return info;
+}
+
+typedef void (*orgqr_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, const void *,
+                         void *, const i64 *, i64 *);
+i64 mt_lapack_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const void *tau)
+{
+    orgqr_fn f = (orgqr_fn)FN(ORGQR, d);
+    i64 info = 0, lwork = -1;
+    double wq;
+    f(&m, &n, &k, a, &lda, tau, &wq, &lwork, &info);
+    lwork = queried(d, &wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (!work)
+        return MT_LAPACK_FAILED;
+    f(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    free(work);
+    return info;
+}
+
+typedef void (*ormqr_fn)(const char *, const char *, const i64 *, const i64 *, const i64 *,
+                         const void *, const i64 *, const void *, void *, const i64 *, void *,
+                         const i64 *, i64 *, len_t, len_t);
+i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *a, i64 lda,
+                    const void *tau, void *c, i64 ldc)
+{
+    ormqr_fn f = (ormqr_fn)FN(ORMQR, d);
+    char side = left ? 'L' : 'R', t = trans ? 'T' : 'N';
+    i64 info = 0, lwork = -1;
+    double wq;
+    f(&side, &t, &m, &n, &k, a, &lda, tau, c, &ldc, &wq, &lwork, &info, 1, 1);
+    lwork = queried(d, &wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (!work)
+        return MT_LAPACK_FAILED;
+    f(&side, &t, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1);
+    free(work);
+    return info;
+}
+
+typedef void (*sytrf_fn)(const char *, const i64 *, void *, const i64 *, i64 *, void *, const i64 *,
+                         i64 *, len_t);
+i64 mt_lapack_sytrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
+{
+    sytrf_fn f = (sytrf_fn)FN(SYTRF, d);
+    char u = upper ? 'U' : 'L';
+    i64 info = 0, lwork = -1;
+    double wq;
+    f(&u, &n, a, &lda, ipiv, &wq, &lwork, &info, 1);
+    lwork = queried(d, &wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (!work)
+        return MT_LAPACK_FAILED;
+    f(&u, &n, a, &lda, ipiv, work, &lwork, &info, 1);
+    free(work);
+    return info;
+}
+
+typedef void (*sytrs_fn)(const char *, const i64 *, const i64 *, const void *, const i64 *,
+                         const i64 *, void *, const i64 *, i64 *, len_t);
+i64 mt_lapack_sytrs(mt_dtype d, bool upper, i64 n, i64 nrhs, const void *a, i64 lda,
+                    const i64 *ipiv, void *b, i64 ldb)
+{
+    char u = upper ? 'U' : 'L';
+    i64 info = 0;
+    ((sytrs_fn)FN(SYTRS, d))(&u, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+    return info;
+}
+
+typedef void (*gels_fn)(const char *, const i64 *, const i64 *, const i64 *, void *, const i64 *,
+                        void *, const i64 *, void *, const i64 *, i64 *, len_t);
+typedef void (*gelsy_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                         const i64 *, i64 *, const void *, i64 *, void *, const i64 *, i64 *);
+typedef void (*gelsd_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                         const i64 *, void *, const void *, i64 *, void *, const i64 *, i64 *,
+                         i64 *);
+typedef void (*gelss_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                         const i64 *, void *, const void *, i64 *, void *, const i64 *, i64 *);
+
+/* One call of the driver: a query when lwork is -1. */
+static void gels_call(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 lda, void *b,
+                      i64 ldb, const void *rcond, void *s, i64 *rank, i64 *jpvt, void *work,
+                      i64 lwork, i64 *iwork, i64 *info)
+{
+    char t = 'N';
+    switch (driver) {
+    case 0:
+        ((gels_fn)FN(GELS, d))(&t, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);
+        break;
+    case 1:
+        ((gelsy_fn)FN(GELSY, d))(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, rcond, rank, work, &lwork,
+                                 info);
+        break;
+    case 2:
+        ((gelsd_fn)FN(GELSD, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, work, &lwork,
+                                 iwork, info);
+        break;
+    default:
+        ((gelss_fn)FN(GELSS, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, work, &lwork,
+                                 info);
+    }
+}
+
+i64 mt_lapack_gels(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 lda, void *b,
+                   i64 ldb, double rcond, void *s, i64 *rank)
+{
+    float rc_f = (float)rcond;
+    const void *rc = d == MT_FLOAT32 ? (const void *)&rc_f : (const void *)&rcond;
+    i64 info = 0, iq = 1;
+    double wq;
+    i64 *jpvt = work_alloc(n > 0 ? n : 1, sizeof(i64));
+    if (!jpvt)
+        return MT_LAPACK_FAILED;
+    memset(jpvt, 0, (size_t)(n > 0 ? n : 1) * sizeof(i64));
+    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, &wq, -1, &iq, &info);
+    i64 lwork = queried(d, &wq), liwork = iq > 1 ? iq : 1;
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    i64 *iwork = work ? work_alloc(liwork, sizeof(i64)) : NULL;
+    if (!iwork) {
+        free(work);
+        free(jpvt);
+        return MT_LAPACK_FAILED;
+    }
+    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, work, lwork, iwork, &info);
+    free(work);
+    free(iwork);
+    free(jpvt);
+    return info;
+}

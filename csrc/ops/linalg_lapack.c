@@ -1,0 +1,625 @@
+/* The _lapack_* rows (ops/linalg_lapack.def): each copies its operands into
+ * column-major stacks of matrices (LAPACK overwrites them in place, and
+ * wants that layout whatever the input's strides), runs one kernels/lapack
+ * routine per matrix and returns LAPACK's info per matrix instead of
+ * raising, so that minitorch.linalg raises torch's LinAlgError for its op.
+ * Operands must share their batch dims (the Python side broadcasts). */
+#include "runtime/args.h"
+#include "runtime/table.h"
+
+#include "../core/owner.h"
+#include "../kernels/copy.h"
+#include "../kernels/gemm/blas.h"
+#include "../kernels/lapack/lapack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
+static int64_t min2(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The matrices' common batch dims and their count. */
+typedef struct {
+    int nb;
+    int64_t sizes[MT_MAX_DIMS];
+    int64_t count;
+} batch;
+
+static int prepare(const mt_tensor *t, const char *op, batch *b)
+{
+    mt_blas_prepare();
+    if (t->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: expected a batch of matrices, got %d dims", op,
+                        (int)t->ndim);
+    if (mt_lapack_check(t->dtype, op) < 0)
+        return -1;
+    b->nb = t->ndim - 2;
+    b->count = 1;
+    for (int i = 0; i < b->nb; i++) {
+        b->sizes[i] = t->sizes[i];
+        b->count *= t->sizes[i];
+    }
+    return 0;
+}
+
+static int same_batch(const mt_tensor *t, const batch *b, int extra, mt_dtype dtype, const char *op,
+                      const char *what)
+{
+    bool ok = t->ndim == b->nb + extra && t->dtype == dtype;
+    for (int i = 0; ok && i < b->nb; i++)
+        ok = t->sizes[i] == b->sizes[i];
+    if (!ok)
+        return mt_error(MT_ERR_RUNTIME, "%s: %s must be a %s tensor with A's batch dims", op, what,
+                        mt_dtype_infos[dtype].scalar_name);
+    return 0;
+}
+
+static int square(const mt_tensor *t, const char *op)
+{
+    if (t->sizes[t->ndim - 1] != t->sizes[t->ndim - 2])
+        return mt_error(MT_ERR_RUNTIME, "%s: A must be batches of square matrices", op);
+    return 0;
+}
+
+/* A new (batch..., rows, cols) tensor laid out as column-major matrices. */
+static mt_tensor *fortran_new(mt_dtype d, const batch *b, int64_t rows, int64_t cols)
+{
+    int64_t sizes[MT_MAX_DIMS], strides[MT_MAX_DIMS];
+    int n = b->nb + 2;
+    memcpy(sizes, b->sizes, sizeof(int64_t) * b->nb);
+    sizes[n - 2] = rows;
+    sizes[n - 1] = cols;
+    strides[n - 2] = 1;
+    strides[n - 1] = max1(rows);
+    int64_t s = max1(rows) * max1(cols);
+    for (int i = b->nb - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= max1(b->sizes[i]);
+    }
+    return mt_new_strided(d, n, sizes, strides);
+}
+
+/* A column-major copy of t, whose matrices are its last two dims. */
+static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
+{
+    mt_tensor *c = fortran_new(t->dtype, b, t->sizes[t->ndim - 2], t->sizes[t->ndim - 1]);
+    if (c)
+        mt_copy(c, t);
+    return c;
+}
+
+/* A contiguous (batch..., extra) tensor of dtype d (extra < 0: none). */
+static mt_tensor *batch_new(mt_dtype d, const batch *b, int64_t extra, bool zeroed)
+{
+    int64_t sizes[MT_MAX_DIMS];
+    memcpy(sizes, b->sizes, sizeof(int64_t) * b->nb);
+    int n = b->nb;
+    if (extra >= 0)
+        sizes[n++] = extra;
+    return mt_new(d, n, sizes, zeroed);
+}
+
+static char *matrix(const mt_tensor *t, int64_t i)
+{
+    int64_t stride = t->ndim > 2 ? t->strides[t->ndim - 3] : 0;
+    return mt_data(t) + i * stride * mt_itemsize(t->dtype);
+}
+
+/* The i-th row of a (batch..., n) tensor. */
+static char *row(const mt_tensor *t, int64_t i)
+{
+    return mt_data(t) + i * t->sizes[t->ndim - 1] * mt_itemsize(t->dtype);
+}
+
+static int64_t *pivots_buffer(int64_t n)
+{
+    int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n));
+    if (!p)
+        mt_error(MT_ERR_MEMORY, "LAPACK: out of memory");
+    return p;
+}
+
+static int tuple(mt_result *r, int n, mt_tensor **ts, int status)
+{
+    if (status < 0) {
+        for (int i = 0; i < n; i++)
+            mt_xrelease(ts[i]);
+        return -1;
+    }
+    return mt_result_tuple(r, n, ts);
+}
+
+static int failed(int64_t info) { return info == MT_LAPACK_FAILED ? -1 : 0; }
+
+/* OpenBLAS's LAPACK wakes its thread team even for small matrices, and on a
+ * busy machine a 64 x 64 getrs then takes milliseconds instead of
+ * microseconds: matrices up to SOLO_ELEMENTS run on the calling thread alone
+ * (mt_blas_begin/end, which restore the library's count exactly), larger ones
+ * keep the library's threads. */
+enum { SOLO_ELEMENTS = 256 * 256 };
+
+static bool solo_begin(int64_t rows, int64_t cols)
+{
+    if (rows * cols > SOLO_ELEMENTS)
+        return false;
+    mt_blas_begin();
+    return true;
+}
+
+static void solo_end(bool solo)
+{
+    if (solo)
+        mt_blas_end();
+}
+
+int impl_lapack_getrf(mt_args *a, mt_result *r)
+{
+    const mt_tensor *t = a->v[0].t;
+    batch b;
+    if (prepare(t, "linalg.lu_factor", &b) < 0)
+        return -1;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
+    mt_tensor *ts[3] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, k, false),
+                        batch_new(MT_INT32, &b, -1, false)};
+    int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(k) : NULL;
+    if (!ipiv)
+        return tuple(r, 3, ts, -1);
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; i < b.count; i++) {
+        int64_t info = mt_lapack_getrf(t->dtype, m, n, matrix(ts[0], i), max1(m), ipiv);
+        int32_t *piv = (int32_t *)row(ts[1], i);
+        for (int64_t j = 0; j < k; j++)
+            piv[j] = (int32_t)ipiv[j];
+        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    free(ipiv);
+    return tuple(r, 3, ts, 0);
+}
+
+/* The pivots of matrix i as LAPACK's int64, checked to lie in 1..n. */
+static int read_pivots(const mt_tensor *p, int64_t i, int64_t n, int64_t *out, const char *op)
+{
+    const int32_t *piv = (const int32_t *)row(p, i);
+    for (int64_t j = 0; j < n; j++) {
+        if (piv[j] < 1 || piv[j] > n)
+            return mt_error(MT_ERR_RUNTIME, "%s: pivots must lie between 1 and %lld", op,
+                            (long long)n);
+        out[j] = piv[j];
+    }
+    return 0;
+}
+
+int impl_lapack_getrs(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.lu_solve";
+    const mt_tensor *lu = a->v[0].t, *piv = a->v[1].t, *rhs = a->v[2].t;
+    batch b;
+    if (prepare(lu, op, &b) < 0 || square(lu, op) < 0)
+        return -1;
+    int64_t n = lu->sizes[lu->ndim - 1];
+    mt_tensor pc = *piv;
+    if (same_batch(piv, &b, 1, MT_INT32, op, "pivots") < 0 ||
+        same_batch(rhs, &b, 2, lu->dtype, op, "B") < 0)
+        return -1;
+    if (piv->sizes[piv->ndim - 1] != n || rhs->sizes[rhs->ndim - 2] != n)
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of LU, pivots and B", op);
+    mt_tensor *pivc = mt_new(MT_INT32, pc.ndim, pc.sizes, false);
+    mt_tensor *x = pivc ? fortran_copy(rhs, &b) : NULL;
+    int64_t *ipiv = x ? pivots_buffer(n) : NULL;
+    mt_tensor *luc = ipiv ? fortran_copy(lu, &b) : NULL;
+    int status = luc ? 0 : -1;
+    if (!status)
+        mt_copy(pivc, piv);
+    int64_t nrhs = rhs->sizes[rhs->ndim - 1];
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; !status && i < b.count; i++) {
+        status = read_pivots(pivc, i, n, ipiv, op);
+        if (!status && nrhs)
+            mt_lapack_getrs(lu->dtype, a->v[3].b, n, nrhs, matrix(luc, i), max1(n), ipiv,
+                            matrix(x, i), max1(n));
+    }
+    solo_end(solo);
+    free(ipiv);
+    mt_xrelease(luc);
+    mt_xrelease(pivc);
+    if (status < 0) {
+        mt_xrelease(x);
+        return -1;
+    }
+    return mt_result_tensor(r, x);
+}
+
+/* Zeroes the strict triangle of each matrix of the column-major c that
+ * LAPACK left untouched: below the diagonal when upper. */
+static void zero_triangle(mt_tensor *c, const batch *b, int64_t n, bool upper)
+{
+    size_t item = mt_itemsize(c->dtype);
+    for (int64_t i = 0; i < b->count; i++) {
+        char *m = matrix(c, i);
+        for (int64_t col = 0; col < n; col++) {
+            int64_t from = upper ? col + 1 : 0, to = upper ? n : col;
+            if (to > from)
+                memset(m + (col * max1(n) + from) * item, 0, (size_t)(to - from) * item);
+        }
+    }
+}
+
+int impl_lapack_potrf(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.cholesky";
+    const mt_tensor *t = a->v[0].t;
+    bool upper = a->v[1].b;
+    batch b;
+    if (prepare(t, op, &b) < 0 || square(t, op) < 0)
+        return -1;
+    int64_t n = t->sizes[t->ndim - 1];
+    mt_tensor *ts[2] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, -1, false)};
+    if (!ts[0] || !ts[1])
+        return tuple(r, 2, ts, -1);
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; i < b.count; i++)
+        ((int32_t *)mt_data(ts[1]))[i] =
+            (int32_t)mt_lapack_potrf(t->dtype, upper, n, matrix(ts[0], i), max1(n));
+    solo_end(solo);
+    zero_triangle(ts[0], &b, n, upper);
+    return tuple(r, 2, ts, 0);
+}
+
+int impl_lapack_potrs(mt_args *a, mt_result *r)
+{
+    const char *op = "cholesky_solve";
+    const mt_tensor *f = a->v[0].t, *rhs = a->v[1].t;
+    batch b;
+    if (prepare(f, op, &b) < 0 || square(f, op) < 0 ||
+        same_batch(rhs, &b, 2, f->dtype, op, "B") < 0)
+        return -1;
+    int64_t n = f->sizes[f->ndim - 1], nrhs = rhs->sizes[rhs->ndim - 1];
+    if (rhs->sizes[rhs->ndim - 2] != n)
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of A and B", op);
+    mt_tensor *fc = fortran_copy(f, &b), *x = fc ? fortran_copy(rhs, &b) : NULL;
+    if (!x) {
+        mt_xrelease(fc);
+        return -1;
+    }
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; nrhs && i < b.count; i++)
+        mt_lapack_potrs(f->dtype, a->v[2].b, n, nrhs, matrix(fc, i), max1(n), matrix(x, i),
+                        max1(n));
+    solo_end(solo);
+    mt_release(fc);
+    return mt_result_tensor(r, x);
+}
+
+/* Copies each matrix's computed triangle onto the other one. */
+static void symmetrize(mt_tensor *c, const batch *b, int64_t n, bool upper)
+{
+    size_t item = mt_itemsize(c->dtype);
+    for (int64_t i = 0; i < b->count; i++) {
+        char *m = matrix(c, i);
+        for (int64_t col = 0; col < n; col++)
+            for (int64_t rw = col + 1; rw < n; rw++) {
+                char *lo = m + (col * n + rw) * item, *up = m + (rw * n + col) * item;
+                if (upper)
+                    memcpy(lo, up, item);
+                else
+                    memcpy(up, lo, item);
+            }
+    }
+}
+
+int impl_lapack_potri(mt_args *a, mt_result *r)
+{
+    const char *op = "cholesky_inverse";
+    const mt_tensor *f = a->v[0].t;
+    bool upper = a->v[1].b;
+    batch b;
+    if (prepare(f, op, &b) < 0 || square(f, op) < 0)
+        return -1;
+    int64_t n = f->sizes[f->ndim - 1];
+    mt_tensor *ts[2] = {fortran_copy(f, &b), batch_new(MT_INT32, &b, -1, false)};
+    if (!ts[0] || !ts[1])
+        return tuple(r, 2, ts, -1);
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; i < b.count; i++)
+        ((int32_t *)mt_data(ts[1]))[i] =
+            (int32_t)mt_lapack_potri(f->dtype, upper, n, matrix(ts[0], i), max1(n));
+    solo_end(solo);
+    symmetrize(ts[0], &b, n, upper);
+    return tuple(r, 2, ts, 0);
+}
+
+int impl_lapack_trsm(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.solve_triangular";
+    const mt_tensor *t = a->v[0].t, *rhs = a->v[1].t;
+    bool left = a->v[3].b;
+    batch b;
+    if (prepare(t, op, &b) < 0 || square(t, op) < 0 ||
+        same_batch(rhs, &b, 2, t->dtype, op, "B") < 0)
+        return -1;
+    int64_t n = t->sizes[t->ndim - 1], m = rhs->sizes[rhs->ndim - 2],
+            cols = rhs->sizes[rhs->ndim - 1];
+    if ((left ? m : cols) != n)
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of A and B", op);
+    mt_tensor *tc = fortran_copy(t, &b), *x = tc ? fortran_copy(rhs, &b) : NULL;
+    if (!x) {
+        mt_xrelease(tc);
+        return -1;
+    }
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; m && cols && i < b.count; i++)
+        mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols, matrix(tc, i), max1(n),
+                       matrix(x, i), max1(m));
+    solo_end(solo);
+    mt_release(tc);
+    return mt_result_tensor(r, x);
+}
+
+int impl_lapack_syevd(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.eigh";
+    const mt_tensor *t = a->v[0].t;
+    batch b;
+    if (prepare(t, op, &b) < 0 || square(t, op) < 0)
+        return -1;
+    int64_t n = t->sizes[t->ndim - 1];
+    mt_tensor *ts[3] = {batch_new(t->dtype, &b, n, false), fortran_copy(t, &b),
+                        batch_new(MT_INT32, &b, -1, false)};
+    if (!ts[0] || !ts[1] || !ts[2])
+        return tuple(r, 3, ts, -1);
+    int status = 0;
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; !status && i < b.count; i++) {
+        int64_t info = n ? mt_lapack_syevd(t->dtype, a->v[2].b, a->v[1].b, n, matrix(ts[1], i),
+                                           max1(n), row(ts[0], i))
+                         : 0;
+        status = failed(info);
+        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    return tuple(r, 3, ts, status);
+}
+
+/* Sets each (rows x rows) column-major matrix of c to the identity. */
+static void identity(mt_tensor *c, const batch *b, int64_t rows)
+{
+    size_t item = mt_itemsize(c->dtype);
+    float one_f = 1.0f;
+    double one_d = 1.0;
+    const void *one = c->dtype == MT_FLOAT32 ? (const void *)&one_f : (const void *)&one_d;
+    for (int64_t i = 0; i < b->count; i++) {
+        char *m = matrix(c, i);
+        memset(m, 0, (size_t)(rows * rows) * item);
+        for (int64_t j = 0; j < rows; j++)
+            memcpy(m + (j * rows + j) * item, one, item);
+    }
+}
+
+int impl_lapack_gesdd(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.svd";
+    const mt_tensor *t = a->v[0].t;
+    bool full = a->v[1].b, uv = a->v[2].b;
+    batch b;
+    if (prepare(t, op, &b) < 0)
+        return -1;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
+    int64_t ucols = uv ? (full ? m : k) : 0, vrows = uv ? (full ? n : k) : 0;
+    mt_tensor *ts[4] = {
+        fortran_new(t->dtype, &b, uv ? m : 0, ucols), batch_new(t->dtype, &b, k, false),
+        fortran_new(t->dtype, &b, vrows, uv ? n : 0), batch_new(MT_INT32, &b, -1, true)};
+    mt_tensor *work = ts[0] && ts[1] && ts[2] && ts[3] ? fortran_copy(t, &b) : NULL;
+    if (!work)
+        return tuple(r, 4, ts, -1);
+    int status = 0;
+    if (k == 0 && full && uv) {
+        identity(ts[0], &b, m);
+        identity(ts[2], &b, n);
+    }
+    char jobz = uv ? (full ? 'A' : 'S') : 'N';
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; k && !status && i < b.count; i++) {
+        int64_t info = mt_lapack_gesdd(t->dtype, jobz, m, n, matrix(work, i), max1(m),
+                                       row(ts[1], i), uv ? matrix(ts[0], i) : NULL, max1(m),
+                                       uv ? matrix(ts[2], i) : NULL, max1(vrows));
+        status = failed(info);
+        ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    mt_release(work);
+    return tuple(r, 4, ts, status);
+}
+
+int impl_lapack_geqrf(mt_args *a, mt_result *r)
+{
+    const char *op = "geqrf";
+    const mt_tensor *t = a->v[0].t;
+    batch b;
+    if (prepare(t, op, &b) < 0)
+        return -1;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
+    mt_tensor *ts[2] = {fortran_copy(t, &b), batch_new(t->dtype, &b, k, false)};
+    if (!ts[0] || !ts[1])
+        return tuple(r, 2, ts, -1);
+    int status = 0;
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; k && !status && i < b.count; i++)
+        status = failed(mt_lapack_geqrf(t->dtype, m, n, matrix(ts[0], i), max1(m), row(ts[1], i)));
+    solo_end(solo);
+    return tuple(r, 2, ts, status);
+}
+
+int impl_lapack_orgqr(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.householder_product";
+    const mt_tensor *t = a->v[0].t, *tau = a->v[1].t;
+    batch b;
+    if (prepare(t, op, &b) < 0 || same_batch(tau, &b, 1, t->dtype, op, "tau") < 0)
+        return -1;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = tau->sizes[tau->ndim - 1];
+    if (n > m || k > n)
+        return mt_error(MT_ERR_RUNTIME, "%s: needs rows >= columns >= reflectors", op);
+    mt_tensor *q = fortran_copy(t, &b),
+              *tc = q ? mt_new(tau->dtype, tau->ndim, tau->sizes, false) : NULL;
+    if (!tc) {
+        mt_xrelease(q);
+        return -1;
+    }
+    mt_copy(tc, tau);
+    int status = 0;
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; n && !status && i < b.count; i++)
+        status = failed(mt_lapack_orgqr(t->dtype, m, n, k, matrix(q, i), max1(m), row(tc, i)));
+    solo_end(solo);
+    mt_release(tc);
+    if (status < 0) {
+        mt_release(q);
+        return -1;
+    }
+    return mt_result_tensor(r, q);
+}
+
+int impl_lapack_ormqr(mt_args *a, mt_result *r)
+{
+    const char *op = "ormqr";
+    const mt_tensor *t = a->v[0].t, *tau = a->v[1].t, *c = a->v[2].t;
+    bool left = a->v[3].b;
+    batch b;
+    if (prepare(t, op, &b) < 0 || same_batch(tau, &b, 1, t->dtype, op, "tau") < 0 ||
+        same_batch(c, &b, 2, t->dtype, op, "C") < 0)
+        return -1;
+    int64_t rows = t->sizes[t->ndim - 2], k = tau->sizes[tau->ndim - 1];
+    int64_t m = c->sizes[c->ndim - 2], n = c->sizes[c->ndim - 1];
+    if (rows != (left ? m : n) || k > rows || k > t->sizes[t->ndim - 1])
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of A, tau and C", op);
+    mt_tensor *ac = fortran_copy(t, &b), *x = ac ? fortran_copy(c, &b) : NULL;
+    mt_tensor *tc = x ? mt_new(tau->dtype, tau->ndim, tau->sizes, false) : NULL;
+    int status = tc ? 0 : -1;
+    if (!status)
+        mt_copy(tc, tau);
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; m && n && !status && i < b.count; i++)
+        status = failed(mt_lapack_ormqr(t->dtype, left, a->v[4].b, m, n, k, matrix(ac, i),
+                                        max1(rows), row(tc, i), matrix(x, i), max1(m)));
+    solo_end(solo);
+    mt_xrelease(ac);
+    mt_xrelease(tc);
+    if (status < 0) {
+        mt_xrelease(x);
+        return -1;
+    }
+    return mt_result_tensor(r, x);
+}
+
+int impl_lapack_sytrf(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.ldl_factor";
+    const mt_tensor *t = a->v[0].t;
+    batch b;
+    if (prepare(t, op, &b) < 0 || square(t, op) < 0)
+        return -1;
+    int64_t n = t->sizes[t->ndim - 1];
+    mt_tensor *ts[3] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, n, false),
+                        batch_new(MT_INT32, &b, -1, true)};
+    int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(n) : NULL;
+    if (!ipiv)
+        return tuple(r, 3, ts, -1);
+    int status = 0;
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; n && !status && i < b.count; i++) {
+        int64_t info = mt_lapack_sytrf(t->dtype, a->v[1].b, n, matrix(ts[0], i), max1(n), ipiv);
+        status = failed(info);
+        int32_t *piv = (int32_t *)row(ts[1], i);
+        for (int64_t j = 0; j < n; j++)
+            piv[j] = (int32_t)ipiv[j];
+        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    free(ipiv);
+    return tuple(r, 3, ts, status);
+}
+
+int impl_lapack_sytrs(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.ldl_solve";
+    const mt_tensor *ld = a->v[0].t, *piv = a->v[1].t, *rhs = a->v[2].t;
+    batch b;
+    if (prepare(ld, op, &b) < 0 || square(ld, op) < 0 ||
+        same_batch(piv, &b, 1, MT_INT32, op, "pivots") < 0 ||
+        same_batch(rhs, &b, 2, ld->dtype, op, "B") < 0)
+        return -1;
+    int64_t n = ld->sizes[ld->ndim - 1], nrhs = rhs->sizes[rhs->ndim - 1];
+    if (piv->sizes[piv->ndim - 1] != n || rhs->sizes[rhs->ndim - 2] != n)
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of LD, pivots and B", op);
+    mt_tensor *pivc = mt_new(MT_INT32, piv->ndim, piv->sizes, false);
+    mt_tensor *x = pivc ? fortran_copy(rhs, &b) : NULL;
+    int64_t *ipiv = x ? pivots_buffer(n) : NULL;
+    mt_tensor *ldc = ipiv ? fortran_copy(ld, &b) : NULL;
+    int status = ldc ? 0 : -1;
+    if (!status)
+        mt_copy(pivc, piv);
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; !status && i < b.count; i++) {
+        const int32_t *p = (const int32_t *)row(pivc, i);
+        for (int64_t j = 0; !status && j < n; j++) {
+            if (p[j] == 0 || p[j] > n || p[j] < -n)
+                status = mt_error(MT_ERR_RUNTIME, "%s: pivots must lie between -%lld and %lld", op,
+                                  (long long)n, (long long)n);
+            ipiv[j] = p[j];
+        }
+        if (!status && nrhs)
+            mt_lapack_sytrs(ld->dtype, a->v[3].b, n, nrhs, matrix(ldc, i), max1(n), ipiv,
+                            matrix(x, i), max1(n));
+    }
+    solo_end(solo);
+    free(ipiv);
+    mt_xrelease(ldc);
+    mt_xrelease(pivc);
+    if (status < 0) {
+        mt_xrelease(x);
+        return -1;
+    }
+    return mt_result_tensor(r, x);
+}
+
+int impl_lapack_gels(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.lstsq";
+    const mt_tensor *t = a->v[0].t, *rhs = a->v[1].t;
+    int64_t driver = a->v[3].i;
+    batch b;
+    if (prepare(t, op, &b) < 0 || same_batch(rhs, &b, 2, t->dtype, op, "B") < 0)
+        return -1;
+    if (driver < 0 || driver > 3)
+        return mt_error(MT_ERR_RUNTIME, "%s: driver must be 0 to 3", op);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
+    int64_t nrhs = rhs->sizes[rhs->ndim - 1], rows = m > n ? m : n;
+    if (rhs->sizes[rhs->ndim - 2] != m)
+        return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of A and B", op);
+    mt_tensor *ts[4] = {fortran_new(t->dtype, &b, rows, nrhs), batch_new(MT_INT64, &b, -1, true),
+                        batch_new(t->dtype, &b, k, true), batch_new(MT_INT32, &b, -1, true)};
+    mt_tensor *ac = ts[0] && ts[1] && ts[2] && ts[3] ? fortran_copy(t, &b) : NULL;
+    if (!ac)
+        return tuple(r, 4, ts, -1);
+    /* B goes into the top m rows of X's taller buffer */
+    mt_fill(ts[0], 0.0, 0, 0);
+    mt_tensor top = *ts[0];
+    top.sizes[top.ndim - 2] = m;
+    top.numel = b.count * m * nrhs;
+    mt_copy(&top, rhs);
+    int status = 0;
+    bool solo = solo_begin(m, n);
+    for (int64_t i = 0; k && nrhs && !status && i < b.count; i++) {
+        int64_t rank = 0;
+        int64_t info =
+            mt_lapack_gels(t->dtype, (int)driver, m, n, nrhs, matrix(ac, i), max1(m),
+                           matrix(ts[0], i), max1(rows), a->v[2].f, row(ts[2], i), &rank);
+        status = failed(info);
+        ((int64_t *)mt_data(ts[1]))[i] = rank;
+        ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    mt_release(ac);
+    return tuple(r, 4, ts, status);
+}

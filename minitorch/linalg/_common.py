@@ -1,0 +1,224 @@
+"""What the linalg modules share: LinAlgError, torch's argument checks and
+messages, the named return types, the LAPACK rows (private `_lapack_*` ops
+of csrc/ops/linalg_lapack.def) and the turning of their info tensors into
+torch's errors."""
+from typing import NamedTuple, Optional
+
+from .. import _C
+from .. import return_types as _return_types
+from .._tensor import Tensor
+from ..broadcasting import broadcast_shapes
+
+_mt = _C._functions
+
+
+class LinAlgError(RuntimeError):
+    """Raised when a linear-algebra routine fails on its input (a singular
+    matrix, a matrix that is not positive-definite, no convergence)."""
+
+
+LinAlgError.__module__ = "minitorch.linalg"
+
+
+def named(name: str, base: type) -> type:
+    """A return type listed in minitorch.return_types, printed as torch's."""
+    def __repr__(self):
+        fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+        return f"minitorch.return_types.{name}(\n{fields})"
+
+    cls = type(name, (base,), {"__repr__": __repr__, "__module__": "minitorch.return_types"})
+    setattr(_return_types, name, cls)
+    return cls
+
+
+def scalar_name(dtype) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+            "float64": "Double"}[str(dtype).split(".")[-1]]
+
+
+def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+
+
+def check_float(name: str, A: Tensor) -> None:
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_name(A.dtype)}")
+
+
+def check_square(name: str, A: Tensor, arg: str = "A") -> None:
+    check_matrix(name, A, arg)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def check_lapack_dtype(kernel: str, A: Tensor) -> None:
+    """torch's refusal of a dtype its LAPACK kernels have no routine for."""
+    if str(A.dtype) not in ("minitorch.float32", "minitorch.float64"):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A.dtype)}'")
+
+
+def check_low_precision(name: str, A: Tensor) -> None:
+    if str(A.dtype) in ("minitorch.float16", "minitorch.bfloat16"):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. "
+                           f"Got {scalar_name(A.dtype)}")
+
+
+def check_same_dtype(name: str, a: Tensor, b: Tensor, na: str = "A", nb: str = "B") -> None:
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected {na} and {nb} to have the same dtype, but found "
+                           f"{na} of type {scalar_name(a.dtype)} and {nb} of type "
+                           f"{scalar_name(b.dtype)} instead")
+
+
+def raise_for_info(info: Tensor, message, error=LinAlgError, name: Optional[str] = None) -> None:
+    """Raises error(message(code)) for the first nonzero entry of info, with
+    torch's "(Batch element i): " for a batch. name prefixes the message."""
+    if info.numel() == 0:
+        return
+    flat = info.reshape(-1)
+    bad = (flat != 0).nonzero()
+    if bad.numel() == 0:
+        return
+    i = int(bad[0, 0])
+    text = message(int(flat[i]))
+    if info.dim() > 0:
+        text = f"(Batch element {i}): {text}"
+    raise error(f"{name}: {text}" if name else text)
+
+
+def singular_message(code: int) -> str:
+    return (f"The diagonal element {code} is zero, the inversion could not be completed "
+            f"because the input matrix is singular.")
+
+
+def not_pd_message(code: int) -> str:
+    return (f"The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {code} is not positive-definite).")
+
+
+def differentiated(t: Tensor) -> bool:
+    """Whether t carries a gradient or a forward-mode tangent (a LAPACK row
+    alone then will not do)."""
+    from ..autograd.forward_ad import unpack_dual
+    return t.requires_grad or unpack_dual(t).tangent is not None
+
+
+def broadcast_batch(A: Tensor, B: Tensor):
+    """A and B expanded to their common batch dims (the last two of each are
+    their matrices)."""
+    batch = tuple(broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2])))
+    return (A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:]))
+
+
+class _LUFactor(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class _LUFactorEx(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+class _PLU(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+class _SignLogAbsDet(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class _InvEx(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+
+class _SolveEx(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+
+class _CholeskyEx(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+
+class _TriangularSolve(NamedTuple):
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+
+class _LDLFactor(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+
+
+class _LDLFactorEx(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+LUFactorResult = named("linalg_lu_factor", _LUFactor)
+LUFactorExResult = named("linalg_lu_factor_ex", _LUFactorEx)
+LUResult = named("linalg_lu", _PLU)
+LUUnpackResult = named("lu_unpack", _PLU)
+SlogdetResult = named("linalg_slogdet", _SignLogAbsDet)
+LegacySlogdetResult = named("slogdet", _SignLogAbsDet)
+InvExResult = named("linalg_inv_ex", _InvEx)
+SolveExResult = named("linalg_solve_ex", _SolveEx)
+CholeskyExResult = named("linalg_cholesky_ex", _CholeskyEx)
+TriangularSolveResult = named("triangular_solve", _TriangularSolve)
+LDLFactorResult = named("linalg_ldl_factor", _LDLFactor)
+LDLFactorExResult = named("linalg_ldl_factor_ex", _LDLFactorEx)
+
+
+class _Eigh(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class _USVh(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class _USV(NamedTuple):
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+class _QR(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class _Geqrf(NamedTuple):
+    a: Tensor
+    tau: Tensor
+
+
+class _Lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+EighResult = named("linalg_eigh", _Eigh)
+SVDResult = named("linalg_svd", _USVh)
+LegacySVDResult = named("svd", _USV)
+QRResult = named("linalg_qr", _QR)
+LegacyQRResult = named("qr", _QR)
+GeqrfResult = named("geqrf", _Geqrf)
+LstsqResult = named("linalg_lstsq", _Lstsq)

@@ -1,0 +1,89 @@
+"""torch.linalg's functions over plain tensor ops: vecdot, cross, diagonal,
+vander and matrix_exp (scaling and squaring of a Taylor polynomial, so its
+gradient and tangent come from the matrix products)."""
+import math
+
+from .. import _C
+from .._tensor import Tensor
+from ..overrides import overridable as _overridable
+from . import _common as c
+from ._out import write_out
+
+_mt = _C._functions
+
+
+@_overridable
+def vecdot(x: Tensor, y: Tensor, *, dim=-1, out=None):
+    """The dot product of x and y along dim, broadcasting their other dims."""
+    name = "linalg.vecdot"
+    c.check_same_dtype(name, x, y, "x", "y")
+    c.check_float(name, x)
+    return write_out(out, (x * y).sum(dim))
+
+
+@_overridable
+def cross(input: Tensor, other: Tensor, *, dim=-1, out=None):
+    """The cross product of 3-vectors along dim, broadcasting the other dims."""
+    name = "linalg.cross"
+    if input.dim() != other.dim():
+        raise RuntimeError(f"{name}: inputs must have the same number of dimensions.")
+    nd = input.dim()
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim})")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
+    from ..composites_math import cross as _cross
+    return write_out(out, _cross(input, other, dim=dim))
+
+
+@_overridable
+def diagonal(A: Tensor, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal of each matrix of A (a view): torch.diagonal with the matrix dims last."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+@_overridable
+def vander(x: Tensor, *, N=None):
+    """The Vandermonde matrix of x: columns x**0, x**1, ..., x**(N-1) (N defaults to
+    x's last size)."""
+    n = N if N is not None else (x.shape[-1] if x.dim() else 1)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dim() == 0:
+        x = x.reshape(1)
+    ones = _mt["ones_like"](x).unsqueeze(-1)
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return _mt["cat"]([ones, powers], -1)
+
+
+# The Taylor polynomial's degree and the norm it is accurate to, in units of
+# the dtype's epsilon, once A is scaled down to a 1-norm of at most 1/2
+_TAYLOR_DEGREE = 18
+_SCALED_NORM = 0.5
+
+
+@_overridable
+def matrix_exp(A: Tensor):
+    """The matrix exponential of each square matrix of A."""
+    name = "linalg.matrix_exp"
+    c.check_matrix(name, A)
+    c.check_square(name, A)
+    c.check_float(name, A)
+    n = A.shape[-1]
+    if A.numel() == 0:
+        return A.clone()
+    if str(A.dtype) != "minitorch.float64":
+        # the polynomial and the squarings lose digits in float32 and below
+        return matrix_exp(A.to(_C.float64)).to(A.dtype)
+    norm = float(A.detach().abs().sum(-2).amax())
+    squarings = max(0, math.ceil(math.log2(norm / _SCALED_NORM))) if norm > 0 else 0
+    X = A / (2.0 ** squarings)
+    eye = _mt["eye"](n, dtype=A.dtype).expand(*A.shape)
+    E = eye
+    for k in range(_TAYLOR_DEGREE, 0, -1):
+        E = eye + (X @ E) / k
+    for _ in range(squarings):
+        E = E @ E
+    return E

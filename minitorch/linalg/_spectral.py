@@ -1,0 +1,523 @@
+"""The spectral family: eigh (LAPACK syevd), svd (gesdd) and qr (geqrf,
+orgqr) as autograd Functions with torch's backward and tangent formulas in
+differentiable ops, and the functions built on them: eigvalsh, svdvals,
+torch.svd, torch.qr, geqrf, householder_product, ormqr, pinv, matrix_rank,
+cond, lstsq, and the 2, -2 and nuclear matrix norms."""
+from .. import _C
+from .._dtype_info import finfo
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..overrides import overridable as _overridable
+from . import _common as c
+from ._out import write_out
+from ._triangular import solve_triangular
+
+_mt = _C._functions
+
+
+def _tuple_out(out, results, kind):
+    if out is None:
+        return kind(*results)
+    for o, r in zip(out, results):
+        write_out(o, r)
+    return kind(*out)
+
+
+def _inv_gaps(values: Tensor) -> Tensor:
+    """F with F[i, j] = 1 / (values[j] - values[i]) where they differ, else 0."""
+    E = values.unsqueeze(-2) - values.unsqueeze(-1)
+    # equal values (the diagonal, repeated ones) have no gap to divide by:
+    # their directions contribute nothing
+    distinct = E != 0
+    return _mt["where"](distinct, 1 / _mt["where"](distinct, E, _mt["ones_like"](E)),
+                        _mt["zeros_like"](E))
+
+
+class _EighFn(Function):
+    @staticmethod
+    def forward(ctx, A, upper, vectors):
+        L, V, info = _mt["_lapack_syevd"](A, upper, vectors)
+        ctx.mark_non_differentiable(info)
+        ctx.L, ctx.V = L, V
+        ctx.save_for_backward(L, V)
+        return L, V, info
+
+    @staticmethod
+    def backward(ctx, gL, gV, _gi):
+        L, V = ctx.saved_tensors
+        inner = gL.diag_embed()
+        if gV is not None:
+            # only V^T gV's skew part moves orthonormal eigenvectors (torch's projection,
+            # which makes the gradient symmetric)
+            inner = inner + _inv_gaps(L) * (_skew(V.mT @ gV) * 0.5)
+        return V @ inner @ V.mT, None, None
+
+    @staticmethod
+    def jvp(ctx, dA, *_):
+        L, V = ctx.L, ctx.V
+        S = V.mT @ dA @ V
+        dL = S.diagonal(0, -2, -1)
+        dV = V @ (_inv_gaps(L) * S)
+        return dL, dV, None
+
+
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def _eigh(name, A, UPLO, vectors):
+    c.check_matrix(name, A)
+    c.check_square(name, A)
+    _check_uplo(UPLO)
+    c.check_lapack_dtype("linalg_eigh_cpu", A)
+    L, V, info = _EighFn.apply(A, UPLO in ("U", "u"), vectors)
+    c.raise_for_info(info, lambda code: (
+        f"The algorithm failed to converge because the input matrix is ill-conditioned or has "
+        f"too many repeated eigenvalues (error code: {code})."), name=name)
+    return L, V
+
+
+@_overridable
+def eigh(A: Tensor, UPLO="L", *, out=None):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric A, read from its
+    lower (UPLO='L') or upper triangle."""
+    return _tuple_out(out, _eigh("linalg.eigh", A, UPLO, True), c.EighResult)
+
+
+@_overridable
+def eigvalsh(A: Tensor, UPLO="L", *, out=None):
+    """The eigenvalues (ascending) of the symmetric A."""
+    # the eigenvectors carry its gradient and tangent
+    return write_out(out, _eigh("linalg.eigvalsh", A, UPLO, True)[0])
+
+
+def _skew(X: Tensor) -> Tensor:
+    return X - X.mT
+
+
+class _SvdFn(Function):
+    """A = U diag(S) Vh, reduced (k = min(m, n) columns) or full; the
+    gradient reads the first k columns only, as torch's."""
+
+    @staticmethod
+    def forward(ctx, A, full, compute_uv):
+        U, S, Vh, info = _mt["_lapack_gesdd"](A, full, compute_uv)
+        ctx.mark_non_differentiable(info)
+        ctx.full, ctx.A = full, A
+        ctx.U, ctx.S, ctx.Vh = U, S, Vh
+        ctx.save_for_backward(U, S, Vh)
+        return U, S, Vh, info
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh, _gi):
+        U, S, Vh = ctx.saved_tensors
+        k = S.shape[-1]
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        return _svd_backward(U, S, Vh, gU, gS, gVh, ctx.full), None, None
+
+    @staticmethod
+    def jvp(ctx, dA, *_):
+        U, S, Vh = ctx.U, ctx.S, ctx.Vh
+        k = S.shape[-1]
+        m, n = dA.shape[-2], dA.shape[-1]
+        if ctx.full and m != n:
+            raise RuntimeError("linalg.svd: the forward-mode derivative of the full U and Vh of "
+                               "a rectangular matrix is not defined; use full_matrices=False")
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        V = Vh.mT
+        P = U.mT @ dA @ V
+        dS = P.diagonal(0, -2, -1)
+        if U.numel() == 0 and ctx.U.shape[-1] == 0:
+            return ctx.U, dS, ctx.Vh, None
+        Sd = S.diag_embed()
+        F = _inv_gaps(S * S)
+        dU = U @ (F * (P @ Sd + Sd @ P.mT))
+        dV = V @ (F * (Sd @ P + P.mT @ Sd))
+        if m > k:
+            dU = dU + (dA @ V - U @ P) / S.unsqueeze(-2)
+        if n > k:
+            dV = dV + (dA.mT @ U - V @ P.mT) / S.unsqueeze(-2)
+        return dU, dS, dV.mT, None
+
+
+def _svd_backward(U, S, Vh, gU, gS, gVh, full):
+    k = S.shape[-1]
+    if gU is not None:
+        gU = gU[..., :, :k]
+    if gVh is not None:
+        gVh = gVh[..., :k, :]
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        return (U * gS.unsqueeze(-2)) @ Vh
+    inner = gS.diag_embed() if gS is not None else _mt["zeros_like"](U[..., :k, :k])
+    E = _inv_gaps(S * S)
+    Sd = S.diag_embed()
+    if gU is not None:
+        inner = inner + (E * _skew(U.mT @ gU)) @ Sd
+    if gVh is not None:
+        V, gV = Vh.mT, gVh.mT
+        inner = inner + Sd @ (E * _skew(V.mT @ gV))
+    gA = U @ inner @ Vh
+    if gU is not None and m > k:
+        gA = gA + ((gU - U @ (U.mT @ gU)) / S.unsqueeze(-2)) @ Vh
+    if gVh is not None and n > k:
+        gA = gA + U @ ((gVh - (gVh @ Vh.mT) @ Vh) / S.unsqueeze(-1))
+    return gA
+
+
+def _check_driver(driver):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
+def _svd(name, A, full, compute_uv):
+    c.check_matrix(name, A)
+    c.check_float(name, A)
+    c.check_lapack_dtype("linalg_svd_cpu", A)
+    U, S, Vh, info = _SvdFn.apply(A, bool(full), bool(compute_uv))
+    c.raise_for_info(info, lambda code: (
+        f"The algorithm failed to converge because the input matrix is ill-conditioned or has "
+        f"too many repeated singular values (error code: {code})."), name=name)
+    return U, S, Vh
+
+
+@_overridable
+def svd(A: Tensor, full_matrices=True, *, driver=None, out=None):
+    """The singular value decomposition A = U diag(S) Vh, S descending; U and Vh
+    square (full_matrices) or with min(m, n) columns / rows."""
+    _check_driver(driver)
+    return _tuple_out(out, _svd("linalg.svd", A, full_matrices, True), c.SVDResult)
+
+
+@_overridable
+def svdvals(A: Tensor, *, driver=None, out=None):
+    """The singular values of A, descending."""
+    _check_driver(driver)
+    # U and Vh carry its gradient and tangent
+    return write_out(out, _svd("linalg.svd", A, False, True)[1])
+
+
+def legacy_svd(input: Tensor, some=True, compute_uv=True, *, out=None):
+    """torch.svd: (U, S, V) with V, not Vh; zero U and V of full size without
+    compute_uv."""
+    if compute_uv:
+        U, S, Vh = _svd("linalg.svd", input, not some, True)
+        results = (U, S, Vh.mT)
+    else:
+        S = svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        results = (_mt["zeros"](*batch, m, m, dtype=input.dtype), S,
+                   _mt["zeros"](*batch, n, n, dtype=input.dtype))
+    return _tuple_out(out, results, c.LegacySVDResult)
+
+
+class _QRFn(Function):
+    """Q, R of A (m >= n, reduced); wide A goes through _qr's split."""
+
+    @staticmethod
+    def forward(ctx, A, complete):
+        a, tau = _mt["_lapack_geqrf"](A)
+        m, n = A.shape[-2], A.shape[-1]
+        k = min(m, n)
+        cols = m if complete else k
+        if cols > n:
+            pad = _mt["zeros"](*A.shape[:-1], cols - n, dtype=A.dtype)
+            a = _mt["cat"]([a, pad], -1)
+        Q = _mt["_lapack_orgqr"](a[..., :, :cols].contiguous(), tau)
+        R = a[..., :cols, :n].triu()
+        ctx.Q, ctx.R = Q, R
+        ctx.save_for_backward(Q, R)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        Q, R = ctx.saved_tensors
+        return _qr_backward(Q, R, gQ, gR), None
+
+    @staticmethod
+    def jvp(ctx, dA, _):
+        return _qr_jvp(ctx.Q, ctx.R, dA)
+
+
+def _copy_upper_to_lower(M: Tensor) -> Tensor:
+    return M.triu() + M.triu(1).mT
+
+
+def _qr_backward(Q, R, gQ, gR):
+    m, n = Q.shape[-2], R.shape[-1]
+    if gQ is None:
+        gQ = _mt["zeros_like"](Q)
+    if gR is None:
+        gR = _mt["zeros_like"](R)
+    if Q.shape[-1] > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if m >= n:
+        M = gR @ R.mT - Q.mT @ gQ
+        B = gQ + Q @ _copy_upper_to_lower(M)
+        return solve_triangular(R.mT, B, upper=False, left=False)
+    # A = Q [R1 R2]: R2 = Q^T A2
+    R1, R2, gR1, gR2 = R[..., :, :m], R[..., :, m:], gR[..., :, :m], gR[..., :, m:]
+    A2 = Q @ R2
+    gA2 = Q @ gR2
+    gQ = gQ + A2 @ gR2.mT
+    gA1 = _qr_backward(Q, R1, gQ, gR1)
+    return _mt["cat"]([gA1, gA2], -1)
+
+
+def _qr_jvp(Q, R, dA):
+    m, n = Q.shape[-2], R.shape[-1]
+    if Q.shape[-1] > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if m < n:
+        R1, R2 = R[..., :, :m], R[..., :, m:]
+        dQ, dR1 = _qr_jvp(Q, R1, dA[..., :, :m])
+        dR2 = dQ.mT @ (Q @ R2) + Q.mT @ dA[..., :, m:]
+        return dQ, _mt["cat"]([dR1, dR2], -1)
+    C = solve_triangular(R, Q.mT @ dA, upper=True, left=False)
+    low = C.tril(-1)
+    Omega = low - low.mT
+    dR = (C - Omega) @ R
+    dQ = solve_triangular(R, dA, upper=True, left=False) - Q @ (C - Omega)
+    return dQ, dR
+
+
+def _qr(name, A, mode):
+    c.check_matrix(name, A)
+    c.check_float(name, A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           f"'reduced' (default), 'r', or 'complete'")
+    c.check_lapack_dtype("linalg_qr_cpu", A)
+    Q, R = _QRFn.apply(A, mode == "complete")
+    if mode == "r":
+        return _mt["empty"](0, dtype=A.dtype), R
+    return Q, R
+
+
+@_overridable
+def qr(A: Tensor, mode="reduced", *, out=None):
+    """The QR decomposition A = Q R: Q with orthonormal columns, R upper
+    triangular; mode 'reduced', 'complete' (square Q) or 'r' (R only)."""
+    return _tuple_out(out, _qr("linalg.qr", A, mode), c.QRResult)
+
+
+def legacy_qr(input: Tensor, some=True, *, out=None):
+    """torch.qr: (Q, R), reduced when some, else complete."""
+    return _tuple_out(out, _qr("linalg.qr", input, "reduced" if some else "complete"),
+                      c.LegacyQRResult)
+
+
+def geqrf(input: Tensor, *, out=None):
+    """LAPACK's geqrf: R above the diagonal and the Householder reflectors below
+    it, with their scalar factors tau. Not differentiable, as torch's."""
+    c.check_matrix("geqrf", input, "input")
+    c.check_lapack_dtype("geqrf_cpu", input)
+    a, tau = _mt["_lapack_geqrf"](input.detach())
+    return _tuple_out(out, (a, tau), c.GeqrfResult)
+
+
+def _reflector(A: Tensor, i: int) -> Tensor:
+    """The i-th Householder vector stored in A's column i: 1 at row i, zeros above."""
+    v = A[..., :, i].clone()
+    m = A.shape[-2]
+    mask = _mt["arange"](m) > i
+    unit = (_mt["arange"](m) == i).to(A.dtype)
+    return _mt["where"](mask, v, _mt["zeros_like"](v)) + unit
+
+
+def _apply_reflectors(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool):
+    """op(Q) C or C op(Q) for Q = H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^T, by one
+    rank-one update per reflector (differentiable in A, tau and C)."""
+    k = tau.shape[-1]
+    # Q C applies H_{k-1} first; Q^T C applies H_0 first; C Q applies H_0 first
+    order = list(range(k)) if left == transpose else list(range(k - 1, -1, -1))
+    for i in order:
+        v = _reflector(A, i).unsqueeze(-1)
+        t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+        if left:
+            C = C - t * v @ (v.mT @ C)
+        else:
+            C = C - t * (C @ v) @ v.mT
+    return C
+
+
+@_overridable
+def householder_product(A: Tensor, tau: Tensor, *, out=None):
+    """The first n columns of the product of the Householder reflectors stored in
+    A's columns with scalar factors tau (LAPACK's orgqr), differentiable in both."""
+    name = "torch.linalg.householder_product"
+    c.check_matrix(name, A, "input")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           f"input.shape[-1]")
+    if tau.shape[-1] > A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           f"tau.shape[-1]")
+    c.check_same_dtype(name, A, tau, "input", "tau")
+    c.check_lapack_dtype("orgqr_cpu", A)
+    m, n = A.shape[-2], A.shape[-1]
+    eye = _mt["eye"](m, n, dtype=A.dtype).expand(*A.shape[:-2], m, n)
+    Q = _apply_reflectors(A, tau, eye, True, False)
+    if tau.shape[-1] == 0:
+        # no reflectors: the identity, still a function of A and tau as torch's is
+        Q = Q + A * 0 + tau.sum(-1, keepdim=True).unsqueeze(-1) * 0
+    return write_out(out, Q)
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False, *,
+          out=None):
+    """input3 multiplied by the product Q of the Householder reflectors (input,
+    input2): Q C, Q^T C, C Q or C Q^T."""
+    name = "torch.ormqr"
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input3.dim() < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    rows = input3.shape[side]
+    if input2.shape[-1] > min(rows, input.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           f"input.shape[-1])")
+    if input.shape[-2] != rows:
+        raise RuntimeError(f"{name}: input.shape[-2] must be equal to other.shape[{side}]")
+    c.check_lapack_dtype("ormqr_cpu", input)
+    c.check_same_dtype(name, input, input3, "input", "other")
+    return write_out(out, _apply_reflectors(input, input2, input3, bool(left), bool(transpose)))
+
+
+def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
+    """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
+    eps = finfo(A.dtype).eps
+    if rtol is None:
+        rtol = 0.0 if (atol is not None and not isinstance(atol, Tensor) and atol > 0) \
+            else eps * max(A.shape[-2], A.shape[-1])
+    smax = S.amax(-1, keepdim=True) if S.numel() else _mt["zeros"](
+        *S.shape[:-1], 1, dtype=S.dtype)
+    cut = smax * rtol
+    if atol is not None:
+        cut = _mt["maximum"](cut, atol if isinstance(atol, Tensor) else
+                             _mt["full_like"](cut, float(atol)))
+    return cut
+
+
+def _safe_reciprocal(x: Tensor, keep: Tensor) -> Tensor:
+    """1 / x where keep, else 0, with no infinite intermediate for the
+    gradient to multiply by zero."""
+    one = _mt["ones_like"](x)
+    return _mt["where"](keep, 1 / _mt["where"](keep, x, one), _mt["zeros_like"](x))
+
+
+@_overridable
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse of A: singular values at or below
+    max(atol, rtol * largest) dropped."""
+    name = "linalg.pinv"
+    c.check_matrix(name, A)
+    c.check_float(name, A)
+    if hermitian:
+        L, V = _eigh("linalg.eigh", A, "L", True)
+        S = L.abs()
+        cut = _tolerances(S, A, atol, rtol, True)
+        inv = _safe_reciprocal(L, S > cut)
+        return write_out(out, (V * inv.unsqueeze(-2)) @ V.mT)
+    U, S, Vh = _svd("linalg.svd", A, False, True)
+    cut = _tolerances(S, A, atol, rtol, False)
+    inv = _safe_reciprocal(S, S > cut)
+    return write_out(out, (Vh.mT * inv.unsqueeze(-2)) @ U.mT)
+
+
+def pinverse(input: Tensor, rcond=1e-15):
+    """The pseudo-inverse of input, singular values at or below rcond times the
+    largest dropped; see linalg.pinv."""
+    return pinv(input, rtol=rcond)
+
+
+@_overridable
+def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The number of singular values of A above max(atol, rtol * largest)."""
+    name = "torch.linalg.matrix_rank"
+    c.check_matrix(name, A, "input")
+    c.check_float("linalg.svd", A)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    S = (_eigh("linalg.eigh", A.detach(), "L", False)[0].abs() if hermitian
+         else _svd("linalg.svd", A.detach(), False, False)[1])
+    cut = _tolerances(S, A, atol, rtol, hermitian)
+    return write_out(out, (S > cut).sum(-1))
+
+
+def matrix_norm_svd(A: Tensor, ord) -> Tensor:
+    """The 2, -2 and nuclear matrix norms over the last two dims, from the
+    singular values."""
+    S = svdvals(A)
+    if ord == "nuc":
+        return S.sum(-1)
+    return S.amax(-1) if ord == 2 else S.amin(-1)
+
+
+@_overridable
+def cond(A: Tensor, p=None, *, out=None):
+    """The condition number of A in the norm p (2 when None: the ratio of the
+    largest to the smallest singular value)."""
+    name = "linalg.cond"
+    c.check_matrix(name, A)
+    if p in (None, 2, -2):
+        S = svdvals(A)
+        r = S[..., 0] / S[..., -1] if p in (None, 2) else S[..., -1] / S[..., 0]
+        return write_out(out, r)
+    from ._lu import inv
+    from ._norms import matrix_norm
+    c.check_square(name, A)
+    return write_out(out, matrix_norm(A, p) * matrix_norm(inv(A), p))
+
+
+_DRIVERS = {"gels": 0, "gelsy": 1, "gelsd": 2, "gelss": 3}
+
+
+@_overridable
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
+    """The least-squares solution of A X = B: (solution, residuals, rank,
+    singular_values), the last three as torch's driver gives them."""
+    name = "torch.linalg.lstsq"
+    if driver is None:
+        driver = "gelsy"
+    if driver not in _DRIVERS:
+        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                           f"gelss)")
+    c.check_matrix("linalg.lstsq", A, "input")
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    Bm = B.unsqueeze(-1) if vector else B
+    if Bm.dim() < 2:
+        raise RuntimeError("linalg.lstsq: input must have at least 2 dimensions.")
+    if A.shape[-2] != Bm.shape[-2]:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+    c.check_same_dtype("linalg.lstsq", A, B, "input", "other")
+    c.check_lapack_dtype("linalg_lstsq_cpu", A)
+    m, n = A.shape[-2], A.shape[-1]
+    eps = finfo(A.dtype).eps
+    rc = float(rcond) if rcond is not None else eps * max(m, n)
+    Ab, Bb = c.broadcast_batch(A, Bm)
+    X, rank, sv, _ = _mt["_lapack_gels"](Ab.detach(), Bb.detach(), rc, _DRIVERS[driver])
+    X = X[..., :n, :]
+    if c.differentiated(A) or c.differentiated(B):
+        # the differentiable path for the solution: pinv(A) B (equal where A has full rank)
+        X = pinv(Ab) @ Bb
+    # empty results are still functions of the inputs (they require grad), as torch's
+    empty = X.reshape(-1)[:0]
+    residuals = empty
+    if m > n and driver != "gelsy" and X.numel() and (driver == "gels" or bool((rank == n).all())):
+        residuals = (Ab @ X - Bb).pow(2).sum(-2)
+    if driver == "gels":
+        rank = _mt["empty"](0, dtype=_C.int64)
+    if driver not in ("gelsd", "gelss"):
+        sv = empty
+    if vector:
+        X = X.squeeze(-1)
+    return _tuple_out(out, (X, residuals, rank, sv), c.LstsqResult)
+
+
