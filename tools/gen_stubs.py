@@ -55,6 +55,10 @@ RETURNS = {
                     "tuple[Tensor, Tensor]"),
     **dict.fromkeys(("_norm_rows_backward", "_batch_norm_backward", "_fused_attention_backward"),
                     "tuple[Tensor, Tensor, Tensor]"),
+    # the LAPACK rows answer their factors with LAPACK's info
+    **dict.fromkeys(("_lapack_getrf", "_lapack_potrf", "_lapack_potri", "_lapack_syevd",
+                     "_lapack_gesdd", "_lapack_geqrf", "_lapack_sytrf", "_lapack_gels"),
+                    "tuple[Tensor, ...]"),
     "_rnn_layer": "tuple[Tensor, Tensor, Tensor, Tensor]",
     "_rnn_layer_backward": "tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]",
     "unique": "Any",  # a Tensor, or a tuple with return_inverse / return_counts
