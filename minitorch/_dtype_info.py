@@ -25,6 +25,8 @@ class finfo:
 
     def __init__(self, type: Optional[Any] = None) -> None:
         dtype = _C.get_default_dtype() if type is None else _check(finfo, type)
+        # a complex dtype's limits are its parts'
+        dtype = dtype.to_real()
         if not dtype.is_floating_point:
             raise TypeError("minitorch.finfo() requires a floating point input type. "
                             "Use minitorch.iinfo to handle 'minitorch.finfo'")
@@ -64,7 +66,7 @@ class iinfo:
         dtype = _check(iinfo, type)
         if dtype == _C.bool:
             raise TypeError("minitorch.bool is not supported by minitorch.iinfo")
-        if dtype.is_floating_point:
+        if dtype.is_floating_point or dtype.is_complex:
             raise TypeError("minitorch.iinfo() requires an integer input type. "
                             "Use minitorch.finfo to handle 'minitorch.iinfo'")
         info = np.iinfo(np.dtype(_name(dtype)))

@@ -182,6 +182,27 @@ class Tensor(_C.TensorBase):
         return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
     @property
+    def real(self) -> "Tensor":
+        """The real parts of a complex tensor as a real view; a real tensor itself."""
+        return _C._functions["real"](self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self.real.copy_(value)
+
+    @property
+    def imag(self) -> "Tensor":
+        """The imaginary parts of a complex tensor as a real view."""
+        return _C._functions["imag"](self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self.imag.copy_(value)
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    @property
     def mT(self) -> "Tensor":
         """A view with the last two dimensions swapped (a batch of transposed matrices)."""
         if self.dim() < 2:

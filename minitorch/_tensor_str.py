@@ -15,6 +15,7 @@ _PROFILES = {
     "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
 }
 _FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+_COMPLEX_DTYPES = frozenset({"complex64", "complex128"})
 # Integer literals already read as int64 and True/False as bool, so these never need a dtype suffix.
 _IMPLIED_DTYPES = frozenset({"int64", "bool"})
 
@@ -89,6 +90,21 @@ class _ElementFormat:
         return text.rjust(self.width)
 
 
+class _ComplexFormat:
+    """Real and imaginary parts each with a notation and width of their own, as torch's."""
+
+    def __init__(self, shown):
+        self.real = _ElementFormat(shown.real, True)
+        self.imag = _ElementFormat(shown.imag, True)
+        # the imaginary part's "j"
+        self.width = self.real.width + self.imag.width + 1
+
+    def __call__(self, value):
+        imag = (self.imag(value.imag) + "j").lstrip()
+        # a signed imaginary part (-0.0 too) carries its own sign
+        return self.real(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _render(shown, cut, indent, fmt):
     """Nest the shown values in brackets; ``cut[d]`` says whether axis d hides a middle part."""
     if shown.ndim == 0:
@@ -110,7 +126,7 @@ def _render(shown, cut, indent, fmt):
     return "[" + separator.join(rows) + "]"
 
 
-def _body(values, is_float, indent):
+def _body(values, is_float, indent, is_complex=False):
     edge = _options["edgeitems"]
     if values.size > _options["threshold"]:
         cut = [n > 2 * edge for n in values.shape]
@@ -120,7 +136,8 @@ def _body(values, is_float, indent):
     else:
         cut = [False] * values.ndim
         shown = values
-    return _render(shown, cut, indent, _ElementFormat(shown, is_float))
+    fmt = _ComplexFormat(shown) if is_complex else _ElementFormat(shown, is_float)
+    return _render(shown, cut, indent, fmt)
 
 
 def _close(text, extras, indent):
@@ -148,9 +165,14 @@ def format_tensor(values, dtype_name, *, default_dtype_name="float32", suffixes=
     """
     values = np.asarray(values)
     is_float = dtype_name in _FLOAT_DTYPES
+    is_complex = dtype_name in _COMPLEX_DTYPES
     if is_float:
         # float64 holds every narrower float exactly, and torch computes the layout in double.
         values = values.astype(np.float64)
+    elif is_complex:
+        values = values.astype(np.complex128)
+    # a Python complex's dtype goes unsaid, as a Python float's does
+    default_complex = "complex128" if default_dtype_name == "float64" else "complex64"
     indent = len(prefix) - prefix.rfind("\n") - 1
     extras = []
     if values.size == 0:
@@ -164,8 +186,9 @@ def format_tensor(values, dtype_name, *, default_dtype_name="float32", suffixes=
         if not _options["edgeitems"]:
             # torch spells out the shape whenever edgeitems is 0, even if nothing is elided.
             extras.append(f"size={tuple(values.shape)}")
-        if dtype_name != default_dtype_name and dtype_name not in _IMPLIED_DTYPES:
+        if (dtype_name not in (default_dtype_name, default_complex)
+                and dtype_name not in _IMPLIED_DTYPES):
             extras.append(f"dtype=minitorch.{dtype_name}")
-        body = _body(values, is_float, indent)
+        body = _body(values, is_float, indent, is_complex)
     extras.extend(f"{key}={value}" for key, value in suffixes)
     return _close(prefix + body, extras, indent)

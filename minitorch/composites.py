@@ -18,7 +18,8 @@ _f = _C._functions
 _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
                  "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long",
                  "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
-                 "minitorch.float32": "Float", "minitorch.float64": "Double"}
+                 "minitorch.float32": "Float", "minitorch.float64": "Double",
+                 "minitorch.complex64": "ComplexFloat", "minitorch.complex128": "ComplexDouble"}
 
 
 @composite()

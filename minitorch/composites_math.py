@@ -1,5 +1,5 @@
 """Math functions torch itself writes over other ops (float_power, ldexp,
-frexp, mvlgamma, addr, addbmm, cross, dist, renorm), written the same way
+frexp, mvlgamma, addr, addbmm, cross, dist, renorm, isreal), written the same way
 over minitorch's: their gradients, forward-mode derivatives and dtype rules
 follow from the ops they are built of. Each dispatches __torch_function__
 as a C op does."""
@@ -15,7 +15,7 @@ from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__ = ["float_power", "ldexp", "ldexp_", "frexp", "mvlgamma", "addr", "addbmm", "cross",
-           "dist", "renorm"]
+           "dist", "renorm", "isreal"]
 
 _f = _C._functions
 
@@ -47,6 +47,15 @@ def _into(out, result, fn):
 
 def _as_double(x):
     return x.to(_C.float64) if isinstance(x, Tensor) else float(x)
+
+
+@composite()
+def isreal(input: Tensor) -> Tensor:
+    """True where an element has no imaginary part: everywhere for a real tensor."""
+    _require_tensor("isreal", "input", 1, input)
+    if not input.is_complex():
+        return _f["ones_like"](input, dtype=_C.bool)
+    return input.imag == 0
 
 
 @composite()

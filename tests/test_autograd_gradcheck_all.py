@@ -337,11 +337,19 @@ def _rdiv(t):
 
 
 SAMPLES.update({"__rsub__": _rsub, "__rpow__": _rpow, "__rtruediv__": _rdiv})
+# their real forms: a real tensor is its own conjugate and real part; angle
+# is constant away from 0
+SAMPLES.update({name: (lambda t: [S(t.a(2, 3))]) for name in (
+    "conj", "conj_physical", "real", "angle")})
 
 # Differentiable by the table but with nothing to check, and why.
 NOT_CHECKED = {
     "__float__": "returns a Python float",
 }
+# complex values in or out: gradcheck here perturbs and compares real numbers
+# only; tests/test_complex_core.py compares these gradients with torch's
+NOT_CHECKED.update({name: "complex input or output" for name in (
+    "view_as_real", "view_as_complex", "imag", "complex", "polar", "cfloat", "cdouble")})
 
 
 def _inplace_base(name):

@@ -42,10 +42,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RETURNS = {
     **dict.fromkeys(("dim", "ndimension", "numel", "element_size", "storage_offset", "data_ptr",
                      "__len__", "__index__", "__int__"), "_int"),
-    **dict.fromkeys(("is_contiguous", "is_floating_point", "is_inference", "__bool__", "allclose",
-                     "equal"), "_bool"),
+    **dict.fromkeys(("is_contiguous", "is_floating_point", "is_complex", "is_conj", "is_neg",
+                     "is_inference", "__bool__", "allclose", "equal"), "_bool"),
     "__float__": "_float",
-    "item": "_int | _float | _bool",
+    "item": "_int | _float | _bool | complex",
     "tolist": "Any",
     "numpy": "_np.ndarray[Any, Any]",
     **dict.fromkeys(("unbind", "split", "split_with_sizes", "chunk", "unsafe_split",

@@ -239,7 +239,7 @@ static int check_nan(mt_node *n, mt_tensor **gout)
 {
     for (int e = 0; e < n->nedges; e++) {
         mt_tensor *g = gout[e];
-        if (!g || !mt_is_floating(g->dtype))
+        if (!g || !mt_is_inexact(g->dtype))
             continue;
         mt_tensor *isnan = mt_call(MT_OP_isnan, "T", g);
         mt_tensor *any = isnan ? mt_call(MT_OP_any, "T", isnan) : NULL;

@@ -26,6 +26,14 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
                 return NULL;
         }
     }
+    /* a real input's gradient is the real part of a complex one, as torch's
+     * formulas take it */
+    if (mt_is_complex(r->dtype) && !mt_is_complex(m->dtype)) {
+        mt_tensor *re = mt_call(MT_OP_real, "T", r);
+        mt_release(r);
+        if (!(r = re))
+            return NULL;
+    }
     if (r->dtype != m->dtype) {
         mt_tensor *c = mt_call(MT_OP_to, "TD", r, (int)m->dtype);
         mt_release(r);
@@ -37,11 +45,21 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
 mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
 {
     const mt_ad_value *v = &n->args[p];
+    /* torch's convention for complex values: the gradient is scaled by the
+     * conjugate of the other factor */
+    if (v->is_number && v->is_complex)
+        return mt_call(MT_OP_mul, "Tc", g, v->f, -v->im);
     if (v->is_number)
         return v->is_float ? mt_call(MT_OP_mul, "Tf", g, v->f) : mt_call(MT_OP_mul, "Ti", g, v->i);
     mt_tensor *t = mt_node_saved(n, p);
     if (!t)
         return NULL;
+    if (mt_is_complex(t->dtype)) {
+        mt_tensor *c = mt_call(MT_OP_conj, "T", t);
+        mt_release(t);
+        if (!(t = c))
+            return NULL;
+    }
     mt_tensor *r = mt_call(MT_OP_mul, "TT", g, t);
     mt_release(t);
     return r;

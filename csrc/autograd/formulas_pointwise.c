@@ -11,10 +11,13 @@
 int sub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    double alpha = n->nparams > 2 && !n->args[2].none ? number(&n->args[2]) : 1.0;
+    const mt_ad_value *al = n->nparams > 2 && !n->args[2].none ? &n->args[2] : NULL;
+    double alpha = al ? number(al) : 1.0;
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, g[0]);
-    if (mt_param_needs(n, 1))
+    if (mt_param_needs(n, 1) && al && al->is_complex)
+        give(&s, n, out, 1, MT_SCOPE_CALL(&s, MT_OP_mul, "Tc", g[0], -al->f, al->im));
+    else if (mt_param_needs(n, 1))
         give(&s, n, out, 1, mul_f(&s, g[0], -alpha));
     return done(&s);
 }
@@ -33,11 +36,11 @@ int rsub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int div_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    mt_tensor *other = operand(&s, n, 1);
+    mt_tensor *other = conj_(&s, operand(&s, n, 1));
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, div(&s, g[0], other));
     if (mt_param_needs(n, 1)) {
-        mt_tensor *q = div(&s, div(&s, operand(&s, n, 0), other), other);
+        mt_tensor *q = div(&s, div(&s, conj_(&s, operand(&s, n, 0)), other), other);
         give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
     }
     return done(&s);
@@ -57,8 +60,8 @@ int zero_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    mt_tensor *x = operand(&s, n, 0), *c = operand(&s, n, 1);
-    mt_tensor *r = reciprocal(&s, x);
+    mt_tensor *x = operand(&s, n, 0), *c = conj_(&s, operand(&s, n, 1));
+    mt_tensor *r = conj_(&s, reciprocal(&s, x));
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, mul(&s, neg(&s, mul(&s, g[0], c)), mul(&s, r, r)));
     if (mt_param_needs(n, 1))
@@ -371,6 +374,14 @@ int addcdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 
 /* ----------------------------------------------------------------- unary */
 
+/* |z| is no holomorphic function: its gradient is grad * sgn(z) itself */
+int abs_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    give(&s, n, out, 0, mul(&s, g[0], sgn_(&s, operand(&s, n, 0))));
+    return done(&s);
+}
+
 int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
@@ -378,14 +389,15 @@ int neg_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
-/* grad * f(x) (or grad / f(x)) for f of the saved input x or result y */
-#define UNARY(fn, combine, operand_expr, expr)          \
-    int fn(mt_node *n, mt_tensor **g, mt_tensor **out)  \
-    {                                                   \
-        mt_scope s = {0};                               \
-        mt_tensor *v = (operand_expr);                  \
-        give(&s, n, out, 0, combine(&s, g[0], (expr))); \
-        return done(&s);                                \
+/* grad * f(x) (or grad / f(x)) for f of the saved input x or result y; a
+ * complex f'(x) enters conjugated, as torch's convention has it */
+#define UNARY(fn, combine, operand_expr, expr)                   \
+    int fn(mt_node *n, mt_tensor **g, mt_tensor **out)           \
+    {                                                            \
+        mt_scope s = {0};                                        \
+        mt_tensor *v = (operand_expr);                           \
+        give(&s, n, out, 0, combine(&s, g[0], conj_(&s, expr))); \
+        return done(&s);                                         \
     }
 #define X operand(&s, n, 0)
 #define Y result(&s, n)
@@ -413,7 +425,6 @@ UNARY(sinh_backward, mul, X, cosh_(S, v))
 UNARY(cosh_backward, mul, X, sinh_(S, v))
 UNARY(erf_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), TWO_OVER_SQRTPI))
 UNARY(erfc_backward, mul, X, mul_f(S, exp_(S, neg(S, mul(S, v, v))), -TWO_OVER_SQRTPI))
-UNARY(abs_backward, mul, X, sign(S, v))
 UNARY(nan_to_num_backward, mul, X, isfinite_(S, v))
 UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
 #undef X
@@ -584,7 +595,9 @@ int add_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (mt_param_needs(n, 1)) {
         const mt_ad_value *alpha = n->nparams > 2 ? &n->args[2] : NULL;
         mt_tensor *ga;
-        if (alpha && !alpha->none && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1))
+        if (alpha && !alpha->none && alpha->is_complex)
+            ga = mt_call(MT_OP_mul, "Tc", g[0], alpha->f, -alpha->im);
+        else if (alpha && !alpha->none && (alpha->is_float ? alpha->f != 1.0 : alpha->i != 1))
             ga = alpha->is_float ? mt_call(MT_OP_mul, "Tf", g[0], alpha->f)
                                  : mt_call(MT_OP_mul, "Ti", g[0], alpha->i);
         else

@@ -51,6 +51,7 @@ static inline int done(mt_scope *s)
     {                                                                                \
         return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL; \
     }
+OP_T(sgn_, MT_OP_sgn)
 OP_T(neg, MT_OP_neg)
 OP_T(exp_, MT_OP_exp)
 OP_T(exp2_, MT_OP_exp2)
@@ -125,6 +126,8 @@ static inline mt_tensor *operand(mt_scope *s, mt_node *n, int p)
     const mt_ad_value *v = &n->args[p];
     if (v->is_number) {
         mt_tensor *z = mt_scope_keep(s, mt_new(n->out_meta[0].dtype, 0, NULL, true));
+        if (v->is_complex)
+            return MT_SCOPE_CALL(s, MT_OP_add, "Tc", z, v->f, v->im);
         return add_f(s, z, number(v));
     }
     if (v->none)
@@ -155,6 +158,14 @@ static inline mt_tensor *fused_gelu(mt_scope *s, mt_tensor *g, mt_tensor *x,
     return !s->failed && g && x
                ? mt_scope_keep(s, mt_call(MT_OP__gelu_backward, "TTs", g, x, approximate))
                : NULL;
+}
+
+/* The conjugate of a complex a (kept in s); a real a itself. */
+static inline mt_tensor *conj_(mt_scope *s, mt_tensor *a)
+{
+    if (s->failed || !a || !mt_is_complex(a->dtype))
+        return a;
+    return mt_scope_keep(s, mt_call(MT_OP_conj, "T", a));
 }
 
 #endif

@@ -66,7 +66,7 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     int ninputs = 0, status = -1;
     for (int k = 0; k < n->nout; k++) {
         const mt_tensor_meta *m = &n->out_meta[k];
-        if (!mt_is_floating(m->dtype))
+        if (!mt_is_inexact(m->dtype))
             continue;
         if (!(u[k] = mt_new(m->dtype, m->ndim, m->sizes, true)))
             goto done;
@@ -157,7 +157,7 @@ int mt_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     int status = (n->kind->jvp ? n->kind->jvp : jvp_from_backward)(n, tin, tout);
     mt_grad_enabled = grad;
     for (int k = 0; status == 0 && k < n->nout; k++) {
-        if (!mt_is_floating(n->out_meta[k].dtype)) {
+        if (!mt_is_inexact(n->out_meta[k].dtype)) {
             if (tout[k]) {
                 mt_release(tout[k]);
                 tout[k] = NULL;

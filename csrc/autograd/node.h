@@ -28,8 +28,10 @@ typedef struct {
     bool none;
     bool is_number; /* a Python number passed where a Tensor was expected */
     bool is_float;
+    bool is_complex; /* a complex number: f is its real part, im its imaginary part */
     int64_t i;
     double f;
+    double im;
     char str[16]; /* a str argument (rounding_mode, approximate) */
     void *obj;    /* an object argument (indexing key), owned by the binding layer */
     int nints;

@@ -164,14 +164,18 @@ static void copy_arg(mt_ad_value *d, const mt_value *v, mt_argtype ty)
             d->none = false;
             d->is_number = true;
             d->is_float = v->s.kind == MT_SCALAR_FLOAT;
+            d->is_complex = v->s.kind == MT_SCALAR_COMPLEX;
             d->i = v->s.i;
             d->f = v->s.f;
+            d->im = v->s.im;
         }
         break;
     case MT_ARG_SCALAR:
         d->is_float = v->s.kind == MT_SCALAR_FLOAT;
+        d->is_complex = v->s.kind == MT_SCALAR_COMPLEX;
         d->i = v->s.i;
         d->f = v->s.f;
+        d->im = v->s.im;
         break;
     case MT_ARG_INT:
         d->i = v->i;
@@ -227,7 +231,7 @@ static int track_views(const mt_node_kind *kind, const mt_args *a, const mt_resu
     bool several = r->kind == MT_RESULT_TUPLE || r->kind == MT_RESULT_LIST;
     for (int k = 0; k < r->n; k++) {
         mt_tensor *o = r->t[k];
-        if (o && o != in && o != out && o->storage == in->storage && mt_is_floating(o->dtype) &&
+        if (o && o != in && o != out && o->storage == in->storage && mt_is_inexact(o->dtype) &&
             mt_view_track(o, in, several) < 0)
             return -1;
     }
@@ -243,7 +247,7 @@ static int differentiable_outputs(bool inplace, const mt_args *a, const mt_resul
     if (inplace && r->n == 0) {
         *self_out = a->v[0].t;
         *outs = self_out;
-        return mt_is_floating(a->v[0].t->dtype) ? 1 : 0;
+        return mt_is_inexact(a->v[0].t->dtype) ? 1 : 0;
     }
     bool differentiable = false;
     for (int k = 0; k < r->n; k++) {
@@ -254,7 +258,7 @@ static int differentiable_outputs(bool inplace, const mt_args *a, const mt_resul
             for (int p = 0; p < a->sig->nparams; p++)
                 if (a->v[p].t == o)
                     return 0;
-        differentiable |= mt_is_floating(o->dtype);
+        differentiable |= mt_is_inexact(o->dtype);
     }
     *outs = r->t;
     return differentiable ? r->n : 0;
@@ -344,7 +348,7 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
     if (kept >= 0 && kept < nout && outs[kept]) {
         /* indices carry no history: kept as they are, not re-attached to n */
         mt_tensor *t = outs[kept];
-        mt_node_save(n, np, t, !for_forward && mt_is_floating(t->dtype), (uint32_t)kept);
+        mt_node_save(n, np, t, !for_forward && mt_is_inexact(t->dtype), (uint32_t)kept);
     }
     if (!for_forward && mt_saved_pack(n->saved, np + 1) < 0)
         goto fail;
@@ -494,7 +498,7 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     int status = 0;
     for (int k = 0; k < nout && status == 0; k++) {
         mt_tensor *o = outs[k];
-        if (o && mt_is_floating(o->dtype))
+        if (o && mt_is_inexact(o->dtype))
             /* an in-place view op leaves the base's history alone, as torch's */
             status = inplace && mt_is_view(o) && a->op->alias != MT_ALIAS_INPLACE_VIEW
                          ? mt_view_rebase(o, n, 0)

@@ -16,6 +16,10 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
     [MT_BFLOAT16] = {"bfloat16", NULL, "BFloat16", 2, MT_CAT_FLOAT, true, "c10::BFloat16"},
     [MT_FLOAT32] = {"float32", "float", "Float", 4, MT_CAT_FLOAT, true, "float"},
     [MT_FLOAT64] = {"float64", "double", "Double", 8, MT_CAT_FLOAT, true, "double"},
+    [MT_COMPLEX64] = {"complex64", "cfloat", "ComplexFloat", 8, MT_CAT_COMPLEX, true,
+                      "c10::complex<float>"},
+    [MT_COMPLEX128] = {"complex128", "cdouble", "ComplexDouble", 16, MT_CAT_COMPLEX, true,
+                       "c10::complex<double>"},
 };
 
 /* torch's promotion table restricted to our dtypes (c10/core/ScalarType.cpp). */
@@ -29,18 +33,24 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
 #define bf MT_BFLOAT16
 #define f4 MT_FLOAT32
 #define f8 MT_FLOAT64
+#define c8 MT_COMPLEX64
+#define cd MT_COMPLEX128
+/* float16 and bfloat16 meet complex64 there, where torch has a complex32 of
+ * its own for float16 (minitorch has no complex32). */
 static const mt_dtype promote_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
-    /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
-    /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
-    /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
-    /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
-    /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
-    /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
-    /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
-    /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
-    /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
-    /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
-    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+    /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8  c8  cd */
+    /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd},
+    /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd},
+    /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd},
+    /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd},
+    /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8, c8, cd},
+    /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8, c8, cd},
+    /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8, c8, cd},
+    /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8, c8, cd},
+    /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, c8, cd},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, cd, cd},
+    /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, cd, c8, cd},
+    /* cd */ {cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd},
 };
 
 mt_dtype mt_promote_types(mt_dtype a, mt_dtype b) { return promote_table[a][b]; }
@@ -54,6 +64,11 @@ static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dty
         return lo;
     if (!have_lo)
         return hi;
+    if (mt_is_complex(hi))
+        return hi;
+    /* a complex operand of lower rank keeps a floating operand's precision */
+    if (mt_is_complex(lo))
+        return mt_is_floating(hi) ? mt_complex_of(hi) : lo;
     if (mt_is_floating(hi))
         return hi;
     if (hi == MT_BOOL || mt_is_floating(lo))
@@ -68,9 +83,12 @@ MT_HOT mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_k
     int have[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         mt_dtype d = dtypes[i];
-        /* a Python float counts as the default dtype, a Python int as int64 */
+        /* a Python float counts as the default dtype, a Python complex as
+         * the default's complex, a Python int as int64 */
         if (kinds[i] == MT_OPERAND_WRAPPED && mt_is_floating(d))
             d = default_float;
+        else if (kinds[i] == MT_OPERAND_WRAPPED && mt_is_complex(d))
+            d = mt_complex_of(default_float);
         acc[kinds[i]] = have[kinds[i]] ? mt_promote_types(acc[kinds[i]], d) : d;
         have[kinds[i]] = 1;
     }

@@ -16,11 +16,14 @@ typedef enum {
     MT_BFLOAT16,
     MT_FLOAT32,
     MT_FLOAT64,
+    /* complex numbers as (real, imaginary) pairs of float32 and float64 */
+    MT_COMPLEX64,
+    MT_COMPLEX128,
     MT_NUM_DTYPES
 } mt_dtype;
 
 /* Categories order promotion: a Python scalar only moves a tensor up a category. */
-typedef enum { MT_CAT_BOOL = 0, MT_CAT_INT = 1, MT_CAT_FLOAT = 2 } mt_category;
+typedef enum { MT_CAT_BOOL = 0, MT_CAT_INT = 1, MT_CAT_FLOAT = 2, MT_CAT_COMPLEX = 3 } mt_category;
 
 typedef struct {
     const char *name;        /* "float32" */
@@ -42,6 +45,21 @@ static inline bool mt_is_integral(mt_dtype d, bool include_bool)
     return c == MT_CAT_INT || (include_bool && c == MT_CAT_BOOL);
 }
 static inline mt_category mt_category_of(mt_dtype d) { return mt_dtype_infos[d].category; }
+static inline bool mt_is_complex(mt_dtype d) { return d >= MT_COMPLEX64; }
+/* Floating or complex: the dtypes that carry gradients. */
+static inline bool mt_is_inexact(mt_dtype d) { return mt_dtype_infos[d].category >= MT_CAT_FLOAT; }
+/* The part type of a complex dtype (complex64 -> float32); others unchanged. */
+static inline mt_dtype mt_complex_part(mt_dtype d)
+{
+    return d == MT_COMPLEX64 ? MT_FLOAT32 : d == MT_COMPLEX128 ? MT_FLOAT64 : d;
+}
+/* The complex dtype holding a floating dtype's values (float64 ->
+ * complex128; the narrow floats, which have no complex of their own here,
+ * -> complex64); complex dtypes unchanged. */
+static inline mt_dtype mt_complex_of(mt_dtype d)
+{
+    return d == MT_FLOAT64 || d == MT_COMPLEX128 ? MT_COMPLEX128 : MT_COMPLEX64;
+}
 
 mt_dtype mt_promote_types(mt_dtype a, mt_dtype b);
 bool mt_can_cast(mt_dtype from, mt_dtype to);

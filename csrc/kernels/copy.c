@@ -33,14 +33,18 @@
     CAST_LOOP(DSFX, DT, f2, mt_f16)  \
     CAST_LOOP(DSFX, DT, bf, mt_bf16) \
     CAST_LOOP(DSFX, DT, f4, float)   \
-    CAST_LOOP(DSFX, DT, f8, double)
+    CAST_LOOP(DSFX, DT, f8, double)  \
+    CAST_LOOP(DSFX, DT, c8, mt_c64)  \
+    CAST_LOOP(DSFX, DT, c16, mt_c128)
 MT_FOR_ALL_DTYPES(CAST_FROM_ALL)
+MT_FOR_COMPLEX_DTYPES(CAST_FROM_ALL)
 
 #define ROW(DE, DSFX, DT)                                                           \
     [DE] = {cast_##DSFX##_b1, cast_##DSFX##_u1, cast_##DSFX##_i1, cast_##DSFX##_i2, \
             cast_##DSFX##_i4, cast_##DSFX##_i8, cast_##DSFX##_f2, cast_##DSFX##_bf, \
-            cast_##DSFX##_f4, cast_##DSFX##_f8},
-static const mt_loop_fn cast_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(ROW)};
+            cast_##DSFX##_f4, cast_##DSFX##_f8, cast_##DSFX##_c8, cast_##DSFX##_c16},
+static const mt_loop_fn cast_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(ROW)
+                                                                        MT_FOR_COMPLEX_DTYPES(ROW)};
 
 mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src) { return cast_table[dst][src]; }
 
@@ -64,6 +68,14 @@ void mt_copy(mt_tensor *dst, const mt_tensor *src)
         return;
     }
     mt_iter_run(&it, cast_table[dst->dtype][src->dtype], NULL, MT_COPY_GRAIN);
+}
+
+void mt_fill_complex(mt_tensor *dst, double re, double im)
+{
+    mt_c128 v = CMPLX(re, im);
+    mt_storage st = {.refcount = 1, .data = &v};
+    mt_tensor src = {.storage = &st, .numel = 1, .ndim = 0, .dtype = MT_COMPLEX128};
+    mt_copy(dst, &src);
 }
 
 void mt_fill(mt_tensor *dst, double d, int64_t i, int is_int)

@@ -12,5 +12,7 @@ void mt_copy(mt_tensor *dst, const mt_tensor *src);
 mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src);
 /* Sets every element of dst to a value held as double (is_int=0) or int64. */
 void mt_fill(mt_tensor *dst, double d, int64_t i, int is_int);
+/* Every element of dst set to re + im*j (its real part in a real dst). */
+void mt_fill_complex(mt_tensor *dst, double re, double im);
 
 #endif

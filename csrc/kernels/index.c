@@ -23,8 +23,11 @@ static inline void move_item(char *dst, const char *src, int isz)
     case 4:
         memcpy(dst, src, 4);
         break;
-    default:
+    case 8:
         memcpy(dst, src, 8);
+        break;
+    default:
+        memcpy(dst, src, 16);
         break;
     }
 }

@@ -67,6 +67,7 @@ MOVE_ROWS(1, uint8_t)
 MOVE_ROWS(2, uint16_t)
 MOVE_ROWS(4, uint32_t)
 MOVE_ROWS(8, uint64_t)
+MOVE_ROWS(16, mt_item16)
 
 #ifdef MT_HAVE_AVX512
 /* Gathers of 4- and 8-byte items along a dense row of self, by a dense index
@@ -150,6 +151,7 @@ AVX512_GATHER(8, __m512i, GATHER_8, STORE_8)
         return true;                                                                          \
     }
 MT_FOR_ALL_DTYPES(COMBINE_ROWS)
+MT_FOR_COMPLEX_DTYPES(COMBINE_ROWS)
 
 /* *p becomes v where v is NaN or beats it (v OP *p): as torch's amax/amin,
  * NaN propagates and a tie keeps the value already there */
@@ -178,7 +180,7 @@ MT_FOR_ALL_DTYPES(COMBINE_ROWS)
 EXTREME_ROWS(max, >)
 EXTREME_ROWS(min, <)
 
-static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW(add_row);
+static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(add_row);
 static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
 static const dim_row_fn max_rows[MT_NUM_DTYPES] = MT_ROW(max_row);
 static const dim_row_fn min_rows[MT_NUM_DTYPES] = MT_ROW(min_row);
@@ -196,8 +198,10 @@ static dim_row_fn by_size(int isz, bool gather)
         return gather ? gather_row_2 : set_row_2;
     case 4:
         return gather ? gather_row_4 : set_row_4;
-    default:
+    case 8:
         return gather ? gather_row_8 : set_row_8;
+    default:
+        return gather ? gather_row_16 : set_row_16;
     }
 }
 

@@ -47,6 +47,7 @@ COPY_RUN(1, uint8_t)
 COPY_RUN(2, uint16_t)
 COPY_RUN(4, uint32_t)
 COPY_RUN(8, uint64_t)
+COPY_RUN(16, mt_item16)
 
 static run_fn copy_run(int isz)
 {
@@ -57,8 +58,10 @@ static run_fn copy_run(int isz)
         return copy_run_2;
     case 4:
         return copy_run_4;
-    default:
+    case 8:
         return copy_run_8;
+    default:
+        return copy_run_16;
     }
 }
 
@@ -71,7 +74,7 @@ static run_fn copy_run(int isz)
     {                                                                                            \
         CT *d = (CT *)dst;                                                                       \
         const CT *s = (const CT *)src;                                                           \
-        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                \
+        MT_ACC_##SFX a = mt_is_inexact(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                 \
         if (ds == 1 && ss == 1 && a == 1) {                                                      \
             for (int64_t i = 0; i < n; i++)                                                      \
                 d[i] = MT_STORE_##SFX((MT_ACC_##SFX)MT_LOAD_##SFX(d[i]) +                        \
@@ -87,7 +90,7 @@ static run_fn copy_run(int isz)
     {                                                                                            \
         CT *d = (CT *)dst;                                                                       \
         const CT *f = (const CT *)from, *s = (const CT *)src;                                    \
-        MT_ACC_##SFX a = mt_is_floating(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                \
+        MT_ACC_##SFX a = mt_is_inexact(E) ? (MT_ACC_##SFX)af : (MT_ACC_##SFX)ai;                 \
         if (!f) {                                                                                \
             for (int64_t i = 0; i < n; i++)                                                      \
                 d[i] = MT_STORE_##SFX((MT_ACC_##SFX)0 + (MT_ACC_##SFX)MT_LOAD_##SFX(s[i]) * a);  \
@@ -113,14 +116,15 @@ static run_fn copy_run(int isz)
                                        (MT_ACC_##SFX)MT_LOAD_##SFX(s[i * ss]));                  \
     }
 MT_FOR_ALL_DTYPES(ACC_RUNS)
+MT_FOR_COMPLEX_DTYPES(ACC_RUNS)
 
-static const run_fn add_runs[MT_NUM_DTYPES] = MT_ROW(add_run);
-static const run_fn mul_runs[MT_NUM_DTYPES] = MT_ROW(mul_run);
+static const run_fn add_runs[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(add_run);
+static const run_fn mul_runs[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(mul_run);
 /* A dense row's first addition, fused with its fill: dst = from + alpha * src,
  * or 0 + alpha * src without from (so -0 becomes +0, as in zeros + src). */
 typedef void (*add_from_fn)(char *dst, const char *from, const char *src, int64_t n, double af,
                             int64_t ai);
-static const add_from_fn add_from_runs[MT_NUM_DTYPES] = MT_ROW(add_from_run);
+static const add_from_fn add_from_runs[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(add_from_run);
 
 typedef struct {
     char *t_data, *v_data; /* at element 0 of their storages */
@@ -351,6 +355,7 @@ PICK(1, uint8_t)
 PICK(2, uint16_t)
 PICK(4, uint32_t)
 PICK(8, uint64_t)
+PICK(16, mt_item16)
 
 static void pick_range(void *arg, int64_t b, int64_t e)
 {
@@ -365,8 +370,11 @@ static void pick_range(void *arg, int64_t b, int64_t e)
     case 4:
         pick_4(w, b, e);
         break;
-    default:
+    case 8:
         pick_8(w, b, e);
+        break;
+    default:
+        pick_16(w, b, e);
         break;
     }
 }

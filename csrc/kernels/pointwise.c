@@ -11,8 +11,33 @@
 
 /* add's alpha (and addcmul's, addcdiv's value) in the loop's compute type:
  * float for the narrow floats, double for float64, int64 for the rest. */
-#define ALPHA(c) \
-    _Generic((acc)0, float: (float)(c)->alpha_f, double: (c)->alpha_f, default: (c)->alpha_i)
+#define ALPHA(c)                                                           \
+    _Generic((acc)0,                                                       \
+        float: (float)(c)->alpha_f,                                        \
+        double: (c)->alpha_f,                                              \
+        mt_c64: (mt_c64)CMPLXF((float)(c)->alpha_f, (float)(c)->alpha_im), \
+        mt_c128: CMPLX((c)->alpha_f, (c)->alpha_im),                       \
+        default: (c)->alpha_i)
+
+/* torch's complex division (c10::complex, after NumPy's): the larger part
+ * of the divisor scales the others, so |y|^2 never overflows */
+#define CDIV(x, y) _Generic((x), mt_c64: cdiv_f, default: cdiv_d)(x, y)
+#define CDIV_FN(NAME, T, R, MAKE)                                  \
+    static inline T NAME(T x, T y)                                 \
+    {                                                              \
+        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);  \
+        R ac = (R)fabs(c), ad = (R)fabs(d);                        \
+        if (ac >= ad) {                                            \
+            if (ac == 0 && ad == 0)                                \
+                return MAKE(a / ac, b / ad);                       \
+            R rat = d / c, scl = (R)1 / (c + d * rat);             \
+            return MAKE((a + b * rat) * scl, (b - a * rat) * scl); \
+        }                                                          \
+        R rat = c / d, scl = (R)1 / (d + c * rat);                 \
+        return MAKE((a * rat + b) * scl, (b * rat - a) * scl);     \
+    }
+CDIV_FN(cdiv_f, mt_c64, float, CMPLXF)
+CDIV_FN(cdiv_d, mt_c128, double, CMPLX)
 
 /* Integer division never traps: x86 faults on /0 and on INT64_MIN / -1. */
 static inline void zero_div(mt_binary_ctx *c)
@@ -247,14 +272,14 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define lerp_v(s, e, w) \
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
 
-#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT) \
-    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT)
+#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX) \
+    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX)
 #include "pointwise.def"
 #undef MT_BINARY_KERNEL
 
 static const mt_loop_fn table[][MT_NUM_DTYPES] = {
-#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT) \
-    [MT_##ID] = MT_KROW_CELLS(NAME, NAME, NAME, ON_BOOL, ON_INT, ON_FLOAT),
+#define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX) \
+    [MT_##ID] = MT_KROW_CELLS(NAME, NAME, NAME, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX),
 #include "pointwise.def"
 #undef MT_BINARY_KERNEL
 };

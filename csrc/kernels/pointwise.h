@@ -17,6 +17,7 @@ typedef enum {
 typedef struct {
     double alpha_f; /* alpha of add, value of addcmul/addcdiv, rtol of isclose */
     int64_t alpha_i;
+    double alpha_im; /* a complex alpha's imaginary part (alpha_f its real part) */
     double atol;
     bool equal_nan;
     bool has_lo, has_hi;

@@ -41,6 +41,16 @@
 #define TO_BOOL(e) ((uint8_t)((e) != 0))
 #define SAME(SFX, T, NAME, EXPR) UNARY_LOOP(NAME, SFX, T, T, MT_STORE_##SFX, EXPR)
 #define PRED(SFX, T, NAME, EXPR) UNARY_LOOP(NAME, SFX, T, uint8_t, TO_BOOL, EXPR)
+/* a complex element's real-valued function (abs, angle), in its part type */
+#define PART(SFX, T, NAME, EXPR) UNARY_LOOP(NAME, SFX, T, MT_PART_##SFX, MT_STORE_PART_##SFX, EXPR)
+
+/* complex.h by precision */
+#define CM(FN, x) _Generic((x), mt_c64: c##FN##f, default: c##FN)(x)
+#define CONJ_OF(x) _Generic((x), mt_c64: conjf, default: conj)(x)
+#define CNAN(x) (isnan(creal(x)) || isnan(cimag(x)))
+#define CINF(x) (isinf(creal(x)) || isinf(cimag(x)))
+/* torch's sgn: x / |x|, 0 at 0 */
+#define CSGN(x) (x == 0 ? (acc)0 : x / CM(abs, x))
 
 /* libm by precision: float for float16/bfloat16/float32, double for float64 */
 #define M(FN, x) _Generic((x), float: FN##f, default: FN)(x)
@@ -229,14 +239,14 @@ GELU_LOOP(f8, double, mt_v4d, mt_v4l, 4, vgelu4, -5.9 * SQRT_2, GELU_f8)
 F4_ROW(vgelu_tanh, vgelu_tanh8, vgelu_tanh16)
 VEC_LOOP(vgelu_tanh, f8, double, mt_v4d, 4, vgelu_tanh4)
 
-#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, F4, F8) \
-    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT)
+#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX, F4, F8) \
+    MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX)
 #include "pointwise_unary.def"
 #undef MT_UNARY_KERNEL
 
 static const mt_loop_fn table[][MT_NUM_DTYPES] = {
-#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, F4, F8) \
-    [MT_UN_##ID] = MT_KROW_CELLS(NAME, F4, F8, ON_BOOL, ON_INT, ON_FLOAT),
+#define MT_UNARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX, F4, F8) \
+    [MT_UN_##ID] = MT_KROW_CELLS(NAME, F4, F8, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX),
 #include "pointwise_unary.def"
 #undef MT_UNARY_KERNEL
 };

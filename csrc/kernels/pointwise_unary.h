@@ -36,4 +36,18 @@ static inline bool mt_unary_is_predicate(mt_unary_op op)
     }
 }
 
+/* Whether the kernel writes a complex compute dtype's part type (PART). */
+static inline bool mt_unary_is_part(mt_unary_op op)
+{
+    switch (op) {
+#define MT_UNARY_KERNEL(ID, NAME, OUT, ...) \
+    case MT_UN_##ID:                        \
+        return MT_KROW_IS_PART_##OUT;
+#include "pointwise_unary.def"
+#undef MT_UNARY_KERNEL
+    default:
+        return false;
+    }
+}
+
 #endif

@@ -7,6 +7,21 @@
 #include "../core/half.h"
 #include "../core/tensor.h"
 
+#include <complex.h>
+/* the header's spellings of _Complex and the imaginary unit would take
+ * ordinary names (a dimension I, an op called complex) */
+#undef complex
+#undef I
+
+/* Complex elements are C99 complex numbers, laid out as torch's and NumPy's:
+ * the real part, then the imaginary part. */
+typedef float _Complex mt_c64;
+typedef double _Complex mt_c128;
+/* A complex128 element as the kernels that only move elements see it. */
+typedef struct {
+    uint64_t lo, hi;
+} mt_item16;
+
 /* X(ENUM, suffix, ctype) */
 #define MT_FOR_ALL_DTYPES(X) X(MT_BOOL, b1, uint8_t) MT_FOR_INT_DTYPES(X) MT_FOR_FLOAT_DTYPES(X)
 #define MT_FOR_INT_DTYPES(X) \
@@ -20,6 +35,9 @@
     X(MT_BFLOAT16, bf, mt_bf16) \
     X(MT_FLOAT32, f4, float)    \
     X(MT_FLOAT64, f8, double)
+/* The complex dtypes stand apart: a kernel stamped for every real dtype
+ * (comparisons, extrema, bit operations) has no meaning for them. */
+#define MT_FOR_COMPLEX_DTYPES(X) X(MT_COMPLEX64, c8, mt_c64) X(MT_COMPLEX128, c16, mt_c128)
 /* The same, passing the caller's further arguments to each X, as kernel
  * tables stamp one row's loops out for a class of dtypes. */
 #define MT_FOR_INT_DTYPES_ARGS(X, ...)    \
@@ -33,11 +51,18 @@
     X(MT_BFLOAT16, bf, mt_bf16, __VA_ARGS__) \
     X(MT_FLOAT32, f4, float, __VA_ARGS__)    \
     X(MT_FLOAT64, f8, double, __VA_ARGS__)
+#define MT_FOR_COMPLEX_DTYPES_ARGS(X, ...)   \
+    X(MT_COMPLEX64, c8, mt_c64, __VA_ARGS__) \
+    X(MT_COMPLEX128, c16, mt_c128, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */
 #define MT_ROW(N) {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
 #define MT_ROW_NUM(N) {NULL, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, N##_f2, N##_bf, N##_f4, N##_f8}
+/* MT_ROW's entries and the complex dtypes'. */
+#define MT_ROW_AND_COMPLEX(N)                        \
+    {N##_b1, N##_u1, N##_i1, N##_i2, N##_i4, N##_i8, \
+     N##_f2, N##_bf, N##_f4, N##_f8, N##_c8, N##_c16}
 #define MT_ROW_FLOAT(N) \
     {[MT_FLOAT16] = N##_f2, [MT_BFLOAT16] = N##_bf, [MT_FLOAT32] = N##_f4, [MT_FLOAT64] = N##_f8}
 
@@ -52,6 +77,8 @@
 #define MT_LOAD_bf(v) mt_bf16_to_float(v)
 #define MT_LOAD_f4(v) (v)
 #define MT_LOAD_f8(v) (v)
+#define MT_LOAD_c8(v) (v)
+#define MT_LOAD_c16(v) (v)
 
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
@@ -63,6 +90,10 @@
 #define MT_STORE_bf(x) mt_float_to_bf16((float)(x))
 #define MT_STORE_f4(x) ((float)(x))
 #define MT_STORE_f8(x) ((double)(x))
+/* a real value becomes (x, 0); a complex one stored as real keeps its real
+ * part (C's conversion), as torch's casts do */
+#define MT_STORE_c8(x) ((mt_c64)(x))
+#define MT_STORE_c16(x) ((mt_c128)(x))
 
 /* Compute types of elementwise kernels: narrow floats widen to float, bool
  * computes as uint8. */
@@ -76,6 +107,14 @@
 #define MT_ACC_bf float
 #define MT_ACC_f4 float
 #define MT_ACC_f8 double
+#define MT_ACC_c8 mt_c64
+#define MT_ACC_c16 mt_c128
+
+/* The part type of a complex element, and a value stored as one. */
+#define MT_PART_c8 float
+#define MT_PART_c16 double
+#define MT_STORE_PART_c8(x) ((float)(x))
+#define MT_STORE_PART_c16(x) ((double)(x))
 
 /* Element i (counted in items from the tensor's data pointer) of a floating
  * tensor as a double, and a double stored there: for scalar paths that touch

@@ -12,9 +12,20 @@
 
 #include <string.h>
 
+/* torch warns when a cast drops imaginary parts; -1 when the warning was
+ * turned into an error. */
+static int warn_complex_to_real(mt_dtype from, mt_dtype to)
+{
+    if (mt_is_complex(from) && !mt_is_complex(to))
+        return mt_warn("Casting complex values to real discards the imaginary part");
+    return 0;
+}
+
 /* A copy of t converted to dtype, laid out in format f. */
 static mt_tensor *converted(const mt_tensor *t, mt_dtype dtype, mt_memory_format f)
 {
+    if (warn_complex_to_real(t->dtype, dtype) < 0)
+        return NULL;
     mt_tensor *out = mt_new_in_format(t, dtype, f);
     if (out)
         mt_copy(out, t);
@@ -70,6 +81,8 @@ CAST(short, MT_INT16)
 CAST(char, MT_INT8)
 CAST(byte, MT_UINT8)
 CAST(bool, MT_BOOL)
+CAST(cfloat, MT_COMPLEX64)
+CAST(cdouble, MT_COMPLEX128)
 #undef CAST
 
 static bool overlaps(const mt_tensor *x, const mt_tensor *y) { return x->storage == y->storage; }
@@ -90,6 +103,8 @@ int impl_copy_(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                         want, got);
     }
+    if (warn_complex_to_real(src->dtype, dst->dtype) < 0)
+        return -1;
     mt_tensor *tmp = NULL;
     if (overlaps(dst, src) && dst != src) {
         /* read everything before writing when the memory is shared */

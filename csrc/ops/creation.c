@@ -20,7 +20,7 @@ int mt_set_requires_grad_arg(mt_tensor *t, bool requires_grad)
 {
     if (!requires_grad)
         return 0;
-    if (!mt_is_floating(t->dtype))
+    if (!mt_is_inexact(t->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "Only Tensors of floating point and complex dtype can require gradients");
     t->flags |= MT_FLAG_REQUIRES_GRAD;
@@ -61,6 +61,10 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
         [MT_BFLOAT16] = {-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"},
         [MT_FLOAT32] = {-FLT_MAX, FLT_MAX, "float"},
     };
+    /* a complex number fits a real dtype only without its imaginary part */
+    if (s->kind == MT_SCALAR_COMPLEX && !mt_is_complex(d) && s->im != 0)
+        return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                        mt_dtype_infos[d].cpp_name);
     if (!range[d].name || s->kind == MT_SCALAR_BOOL)
         return 0;
     bool fits;
@@ -78,17 +82,21 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
                            range[d].name);
 }
 
-static void fill_scalar(mt_tensor *t, const mt_scalar *s)
+void mt_fill_scalar(mt_tensor *t, const mt_scalar *s)
 {
-    mt_fill(t, s->f, s->i, s->kind != MT_SCALAR_FLOAT);
+    if (s->kind == MT_SCALAR_COMPLEX)
+        mt_fill_complex(t, s->f, s->im);
+    else
+        mt_fill(t, s->f, s->i, s->kind != MT_SCALAR_FLOAT);
 }
 
 /* torch infers full()'s dtype from the fill value. */
 static mt_dtype scalar_dtype(const mt_scalar *s)
 {
-    return s->kind == MT_SCALAR_BOOL  ? MT_BOOL
-           : s->kind == MT_SCALAR_INT ? MT_INT64
-                                      : mt_default_dtype;
+    return s->kind == MT_SCALAR_BOOL      ? MT_BOOL
+           : s->kind == MT_SCALAR_INT     ? MT_INT64
+           : s->kind == MT_SCALAR_COMPLEX ? mt_complex_of(mt_default_dtype)
+                                          : mt_default_dtype;
 }
 
 static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_grad)
@@ -98,7 +106,7 @@ static int filled(mt_result *r, mt_tensor *t, const mt_scalar *s, bool requires_
         return -1;
     }
     if (t && s)
-        fill_scalar(t, s);
+        mt_fill_scalar(t, s);
     return mt_result_made(r, t, requires_grad);
 }
 
@@ -115,7 +123,7 @@ static int into_out(mt_args *a, mt_result *r, mt_tensor *out, const mt_scalar *s
     if (s) {
         if (mt_check_scalar_fits(s, out->dtype) < 0)
             return -1;
-        fill_scalar(out, s);
+        mt_fill_scalar(out, s);
         mt_bump_version(out);
     }
     mt_retain(out);
@@ -222,7 +230,7 @@ int impl_fill_(mt_args *a, mt_result *r)
 {
     if (mt_check_scalar_fits(&a->v[1].s, a->v[0].t->dtype) < 0)
         return -1;
-    fill_scalar(a->v[0].t, &a->v[1].s);
+    mt_fill_scalar(a->v[0].t, &a->v[1].s);
     return written_self(a, r);
 }
 
@@ -241,7 +249,7 @@ int impl_fill_tensor_(mt_args *a, mt_result *r)
 
 int impl_zero_(mt_args *a, mt_result *r)
 {
-    fill_scalar(a->v[0].t, &zero);
+    mt_fill_scalar(a->v[0].t, &zero);
     return written_self(a, r);
 }
 
@@ -401,7 +409,7 @@ static int eye(mt_args *a, mt_result *r, int64_t n, int64_t m, int di, int rgi)
         diag.sizes[0] = n < m ? n : m;
         diag.strides[0] = m + 1;
         diag.numel = diag.sizes[0];
-        fill_scalar(&diag, &one);
+        mt_fill_scalar(&diag, &one);
     }
     return mt_result_made(r, t, a->v[rgi].b);
 }

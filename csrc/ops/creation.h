@@ -14,6 +14,8 @@ int mt_result_made(mt_result *r, mt_tensor *t, bool requires_grad);
 /* Whether s converts to dtype d as torch converts a fill value or an alpha:
  * -1 with torch's "value cannot be converted" error when it does not fit. */
 int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d);
+/* Every element of t set to s, converted to t's dtype. */
+void mt_fill_scalar(mt_tensor *t, const mt_scalar *s);
 /* An uninitialised tensor shaped like src, laid out like it
  * (torch.preserve_format). */
 mt_tensor *mt_empty_like(const mt_tensor *src, mt_dtype dtype);

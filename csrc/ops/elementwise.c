@@ -35,6 +35,11 @@ MT_HOT void mt_operand_from(mt_operand *op, const mt_value *v)
         op->num.f = v->s.f;
         op->t.dtype = MT_FLOAT64;
         break;
+    case MT_SCALAR_COMPLEX:
+        op->num.c[0] = v->s.f;
+        op->num.c[1] = v->s.im;
+        op->t.dtype = MT_COMPLEX128;
+        break;
     }
 }
 
@@ -83,7 +88,7 @@ MT_HOT mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, 
     mt_tensor *ret = NULL, *dest, *scratch = NULL;
     mt_storage *old_storage = NULL;
     mt_loop_fn loop = k->loop_for(k->op, compute);
-    mt_dtype kout = k->out_bool ? MT_BOOL : compute;
+    mt_dtype kout = k->out_bool ? MT_BOOL : k->out_part ? mt_complex_part(compute) : compute;
     if (!loop) {
         mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", k->name,
                  mt_dtype_infos[compute].scalar_name);
@@ -115,7 +120,8 @@ MT_HOT mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, 
     const mt_tensor *ops[MT_ITER_MAX_OPS];
     mt_tensor num_t[MT_ITER_MAX_OPS];
     mt_storage num_st[MT_ITER_MAX_OPS];
-    uint64_t num[MT_ITER_MAX_OPS];
+    /* room for the widest number, a complex128 */
+    _Alignas(16) double num[MT_ITER_MAX_OPS][2];
     for (int i = 0; i < nin; i++) {
         if (in[i].t.dtype == compute) {
             ops[i + 1] = &in[i].t;

@@ -18,6 +18,7 @@ typedef struct {
         double f;
         int64_t i;
         uint8_t b;
+        double c[2]; /* a complex number: real, imaginary */
     } num;
     mt_operand_kind kind;
 } mt_operand;
@@ -31,6 +32,7 @@ typedef struct {
     void *ctx;
     const char *name; /* for messages */
     bool out_bool;    /* the kernel writes bool whatever the compute dtype */
+    bool out_part;    /* the kernel writes a complex compute dtype's part type */
 } mt_kernel_ref;
 
 /* Runs an elementwise op over nin operands.

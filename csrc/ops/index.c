@@ -546,7 +546,7 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
             return -1;
         }
         if (v->is_scalar)
-            mt_fill(src, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+            mt_fill_scalar(src, &v->s);
         else
             mt_copy(src, &part);
     }
@@ -653,6 +653,9 @@ int impl_index_add(mt_args *a, mt_result *r)
     if (mt_wrap_dim(a->v[1].i, t.ndim, &dim) < 0 || index_add_checks(&t, dim, ix, &s) < 0 ||
         mt_check_scalar_fits(alpha, t.dtype) < 0)
         return -1;
+    if (alpha->kind == MT_SCALAR_COMPLEX && alpha->im != 0)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "index_add_(): minitorch takes no complex alpha with an imaginary part");
     /* torch converts alpha to self's dtype (bool: nonzero); a float alpha
      * fits an integer dtype here, and a floating one never reads alpha_i */
     int64_t alpha_i = alpha->kind != MT_SCALAR_FLOAT ? alpha->i : 0;
@@ -726,7 +729,7 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
     if (!val)
         return -1;
     if (v->is_scalar)
-        mt_fill(val, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+        mt_fill_scalar(val, &v->s);
     else
         mt_copy(val, v->t);
     mt_masked_fill(dst, mask, val);

@@ -20,13 +20,7 @@
 #include <string.h>
 
 /* torch's C++ type names, used by some of its messages. */
-static const char *cpp_name(mt_dtype d)
-{
-    static const char *const names[MT_NUM_DTYPES] = {
-        "bool",     "unsigned char", "signed char",   "short int", "int",
-        "long int", "c10::Half",     "c10::BFloat16", "float",     "double"};
-    return names[d];
-}
+static const char *cpp_name(mt_dtype d) { return mt_dtype_infos[d].cpp_name; }
 
 static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
 

@@ -77,7 +77,7 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
     mt_dtype result = mt_operands_result_type(2, in);
     if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
         return not_bool_sub(in);
-    if ((flags & F_TO_FLOAT) && !mt_is_floating(result))
+    if ((flags & F_TO_FLOAT) && !mt_is_inexact(result))
         result = mt_default_dtype;
     if ((flags & F_NO_HALF) && (result == MT_FLOAT16 || result == MT_BFLOAT16))
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
@@ -85,17 +85,23 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
     mt_binary_ctx ctx = {.alpha_f = 1.0, .alpha_i = 1};
     if (alpha_idx >= 0) {
         const mt_scalar *al = &a->v[alpha_idx].s;
-        if (al->kind == MT_SCALAR_FLOAT && !mt_is_floating(result))
+        if (al->kind == MT_SCALAR_FLOAT && !mt_is_inexact(result))
             return mt_error(MT_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a "
                             "floating point number.");
+        if (al->kind == MT_SCALAR_COMPLEX && !mt_is_complex(result))
+            return mt_error(MT_ERR_RUNTIME,
+                            "For non-complex input tensors, argument alpha must not be a "
+                            "complex number.");
         if (al->kind == MT_SCALAR_BOOL && result != MT_BOOL)
             return mt_error(MT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
         ctx.alpha_f = al->f;
         ctx.alpha_i = al->i;
+        ctx.alpha_im = al->im;
     }
     if (flags & F_SUB) {
         ctx.alpha_f = -ctx.alpha_f;
+        ctx.alpha_im = -ctx.alpha_im;
         ctx.alpha_i = (int64_t)(0 - (uint64_t)ctx.alpha_i);
     }
     if (op == MT_BIN_POW && !mt_is_floating(result) && in[1].kind == MT_OPERAND_WRAPPED &&
@@ -153,12 +159,6 @@ int impl_where(mt_args *a, mt_result *r) { return where(a, r, 0, 1, 2); }
 /* x.where(condition, other): self is the input, as in torch */
 int impl_where_method(mt_args *a, mt_result *r) { return where(a, r, 1, 0, 2); }
 
-/* torch prints these dtypes by their C++ type names. */
-static const char *const cpp_names[MT_NUM_DTYPES] = {
-    "bool",     "unsigned char", "signed char",   "short int", "int",
-    "long int", "c10::Half",     "c10::BFloat16", "float",     "double",
-};
-
 /* clamp(input, min=None, max=None), clamp_min(input, min), clamp_max(input, max):
  * the bounds are params lo and hi (-1: the op has none); an absent bound is
  * replaced by input itself and ignored by the kernel. Number bounds take
@@ -195,7 +195,7 @@ static int clamp(mt_args *a, mt_result *r, int lo, int hi)
     if (numbers && inplace && !mt_can_cast(result, self->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "result type %s can't be cast to the desired output type %s",
-                        mt_dtype_infos[result].scalar_name, cpp_names[self->dtype]);
+                        mt_dtype_infos[result].scalar_name, mt_dtype_infos[self->dtype].cpp_name);
     return mt_result_tensor(
         r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out, inplace ? self : NULL));
 }
@@ -226,8 +226,8 @@ int impl_rad2deg(mt_args *a, mt_result *r) { return angle(a, r, PI_UNDER_180); }
 
 static int dtype_mismatch(const char *what, mt_dtype want, mt_dtype got)
 {
-    return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s", cpp_names[want],
-                    what, cpp_names[got]);
+    return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
+                    mt_dtype_infos[want].cpp_name, what, mt_dtype_infos[got].cpp_name);
 }
 
 /* lerp(input, end, weight): no promotion, as torch. */

@@ -20,6 +20,10 @@ enum {
     U_NO_BOOL_RELU = 1 << 4,
 };
 
+/* The kernel a row runs on complex input where it is another one: abs is
+ * the modulus, of the part type. */
+static mt_unary_op complex_form(mt_unary_op op) { return op == MT_UN_ABS ? MT_UN_CABS : op; }
+
 /* One unary op on param x in either form: the in-place one (a->op->form)
  * writes into input; out= is whatever the row's signature has. */
 static int unary_at(mt_args *a, mt_result *r, int x, mt_unary_op op, const char *name,
@@ -37,16 +41,19 @@ static int unary_at(mt_args *a, mt_result *r, int x, mt_unary_op op, const char 
                         "operator instead.");
     if (d == MT_BOOL && (flags & U_NO_BOOL_RELU))
         return mt_error(MT_ERR_RUNTIME, "Boolean inputs not supported for relu");
-    if ((flags & U_TO_FLOAT) && !mt_is_floating(d))
+    if ((flags & U_TO_FLOAT) && !mt_is_inexact(d))
         d = mt_default_dtype;
+    if (mt_is_complex(d))
+        op = complex_form(op);
     if ((flags & U_BOOL_SQUARE) && d == MT_BOOL)
         d = MT_INT64;
     mt_unary_ctx zero = {0};
-    bool pred = mt_unary_is_predicate(op);
-    mt_kernel_ref k = {unary_loop_for, op, ctx ? ctx : &zero, name, pred};
+    bool pred = mt_unary_is_predicate(op), part = mt_unary_is_part(op);
+    mt_kernel_ref k = {unary_loop_for, op, ctx ? ctx : &zero, name, pred, part};
     mt_tensor *out = mt_out_target(a);
-    return mt_result_tensor(r, mt_pointwise(&k, 1, &in, d, pred ? MT_BOOL : d, out,
-                                            flags & U_INPLACE ? a->v[x].t : NULL));
+    mt_dtype result = pred ? MT_BOOL : part ? mt_complex_part(d) : d;
+    return mt_result_tensor(
+        r, mt_pointwise(&k, 1, &in, d, result, out, flags & U_INPLACE ? a->v[x].t : NULL));
 }
 
 static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, unsigned flags,
@@ -64,6 +71,30 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
     }
 #include "../ops.def"
 #undef MT_UNARY
+
+/* conj(input): a real tensor is its own conjugate, returned as itself */
+int impl_conj(mt_args *a, mt_result *r)
+{
+    if (!mt_is_complex(a->v[0].t->dtype)) {
+        mt_retain(a->v[0].t);
+        return mt_result_tensor(r, a->v[0].t);
+    }
+    return unary(a, r, MT_UN_CONJ, "conj", 0, NULL);
+}
+int impl_conj_physical(mt_args *a, mt_result *r)
+{
+    return unary(a, r, MT_UN_CONJ, "conj_physical", 0, NULL);
+}
+int impl_angle(mt_args *a, mt_result *r)
+{
+    bool c = mt_is_complex(a->v[0].t->dtype);
+    return unary(a, r, c ? MT_UN_CANGLE : MT_UN_ANGLE, "angle", U_TO_FLOAT, NULL);
+}
+int impl_sgn(mt_args *a, mt_result *r)
+{
+    bool c = mt_is_complex(a->v[0].t->dtype);
+    return unary(a, r, c ? MT_UN_SGN : MT_UN_SIGN, c ? "sgn" : "sign_cpu", 0, NULL);
+}
 
 int impl_isnan(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_ISNAN, "isnan", 0, NULL); }
 int impl_isinf(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_ISINF, "isinf", 0, NULL); }

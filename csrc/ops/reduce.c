@@ -6,6 +6,7 @@
 #include "runtime/args.h"
 #include "out_param.h"
 #include "reduce.h"
+#include "complex.h"
 #include "runtime/unlock.h"
 #include "runtime/table.h"
 
@@ -86,9 +87,32 @@ static const mt_tensor *as_dtype(const mt_tensor *in, mt_dtype dtype, mt_tensor 
 static mt_tensor *reduce(const mt_tensor *in, const bool *mask, bool keepdim, mt_dtype out_dtype,
                          mt_reduce_op op, double param, mt_tensor **second)
 {
+    if (mt_is_complex(in->dtype) &&
+        !(in->dtype == out_dtype && !second && (op == MT_RED_SUM || op == MT_RED_MEAN))) {
+        mt_error(MT_ERR_NOT_IMPLEMENTED, "reduction not implemented for '%s'",
+                 mt_dtype_infos[in->dtype].scalar_name);
+        return NULL;
+    }
+    if (mt_is_complex(in->dtype) && in->ndim == MT_MAX_DIMS) {
+        mt_error(MT_ERR_RUNTIME, "minitorch: a complex reduction has at most %d dims",
+                 MT_MAX_DIMS - 1);
+        return NULL;
+    }
     mt_tensor *out = new_result(in, mask, keepdim, out_dtype);
     if (!out)
         return NULL;
+    if (mt_is_complex(in->dtype)) {
+        /* sums and means of complex numbers are those of their parts, each
+         * pair's two parts kept apart by an unreduced last dim */
+        bool pair_mask[MT_MAX_DIMS];
+        memcpy(pair_mask, mask, sizeof(bool) * (size_t)in->ndim);
+        pair_mask[in->ndim] = false;
+        mt_tensor src = mt_complex_pairs(in), dst = mt_complex_pairs(out);
+        void *tok = mt_unlock((double)src.numel);
+        mt_reduce(&dst, NULL, &src, pair_mask, op, param, NULL);
+        mt_relock(tok);
+        return out;
+    }
     bool idx = op == MT_RED_MAX || op == MT_RED_MIN;
     mt_tensor *extra = NULL;
     if (second) {
@@ -145,7 +169,7 @@ static int sum_like(mt_args *a, mt_result *r, bool single, mt_reduce_op op)
     if ((single ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &a->v[1], mask)) < 0 ||
         reduction_out(a, &o) < 0)
         return -1;
-    mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : MT_INT64;
+    mt_dtype out = mt_is_inexact(t->dtype) ? t->dtype : MT_INT64;
     if (!mt_is_none(a, 3))
         out = a->v[3].dtype;
     else if (o)
@@ -161,14 +185,14 @@ int impl_mean(mt_args *a, mt_result *r)
     mt_tensor *t = a->v[0].t, *o;
     bool mask[MT_MAX_DIMS];
     mt_dtype out = mt_is_none(a, 3) ? t->dtype : a->v[3].dtype;
-    if (!mt_is_floating(out))
+    if (!mt_is_inexact(out))
         return mt_error(MT_ERR_RUNTIME,
                         "mean(): could not infer output dtype. %s dtype must be either a "
                         "floating point or complex dtype. Got: %s",
                         mt_is_none(a, 3) ? "Input" : "Optional", mt_dtype_infos[out].scalar_name);
     if (dims_mask(t, &a->v[1], mask) < 0 || reduction_out(a, &o) < 0)
         return -1;
-    if (o && !mt_is_floating(o->dtype))
+    if (o && !mt_is_inexact(o->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "result type %s can't be cast to the desired output type %s",
                         mt_dtype_infos[out].scalar_name, mt_dtype_infos[o->dtype].scalar_name);

@@ -4,6 +4,7 @@
  * core/owner.h, reports through core/error.h and calls into core/ and
  * kernels/; nothing here may touch the Python binding. */
 #include "runtime/args.h"
+#include "creation.h"
 #include "reduce.h"
 
 #include "../core/shape.h"
@@ -24,7 +25,7 @@ static mt_tensor *value_tensor(const mt_value *v)
                                               : MT_FLOAT64;
     mt_tensor *r = mt_new(d, 0, NULL, false);
     if (r)
-        mt_fill(r, v->s.f, v->s.i, v->s.kind != MT_SCALAR_FLOAT);
+        mt_fill_scalar(r, &v->s);
     return r;
 }
 

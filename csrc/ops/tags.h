@@ -5,7 +5,10 @@
 #define MT_OPS_TAGS_H
 
 /* X(NAME, "published name") */
-#define MT_FOR_TAGS(X) X(POINTWISE, "pointwise") /* elementwise over broadcast operands */
+#define MT_FOR_TAGS(X)                                                       \
+    X(POINTWISE, "pointwise") /* elementwise over broadcast operands */      \
+    /* computes on complex tensors: the runner refuses them to other rows */ \
+    X(COMPLEX, "complex")
 
 enum {
 #define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,

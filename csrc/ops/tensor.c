@@ -42,12 +42,22 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
     case MT_FLOAT32:
         s.f = *(const float *)p;
         break;
+    case MT_COMPLEX64:
+        s.f = ((const float *)p)[0];
+        s.im = ((const float *)p)[1];
+        break;
+    case MT_COMPLEX128:
+        s.f = ((const double *)p)[0];
+        s.im = ((const double *)p)[1];
+        break;
     default:
         s.f = *(const double *)p;
         break;
     }
     if (mt_is_floating(t->dtype))
         s.kind = MT_SCALAR_FLOAT;
+    else if (mt_is_complex(t->dtype))
+        s.kind = MT_SCALAR_COMPLEX;
     else
         s.f = (double)s.i;
     return s;
@@ -88,6 +98,10 @@ int impl_is_floating_point(mt_args *a, mt_result *r)
 {
     return bool_result(r, mt_is_floating(a->v[0].t->dtype));
 }
+int impl_is_complex(mt_args *a, mt_result *r)
+{
+    return bool_result(r, mt_is_complex(a->v[0].t->dtype));
+}
 int impl_is_inference(mt_args *a, mt_result *r)
 {
     return bool_result(r, a->v[0].t->storage->inference);
@@ -110,6 +124,8 @@ int impl_bool(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME,
                         "Boolean value of Tensor with more than one value is ambiguous");
     mt_scalar s = mt_scalar_at(t, mt_data(t));
+    if (s.kind == MT_SCALAR_COMPLEX)
+        return bool_result(r, s.f != 0.0 || s.im != 0.0);
     return bool_result(r, s.kind == MT_SCALAR_FLOAT ? s.f != 0.0 : s.i != 0);
 }
 

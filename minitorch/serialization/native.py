@@ -52,6 +52,7 @@ _DTYPES: Dict[str, Tuple[Any, str]] = {
     "int16": (_C.int16, "<i2"), "int32": (_C.int32, "<i4"), "int64": (_C.int64, "<i8"),
     "float16": (_C.float16, "<f2"), "bfloat16": (_C.bfloat16, "<i2"),
     "float32": (_C.float32, "<f4"), "float64": (_C.float64, "<f8"),
+    "complex64": (_C.complex64, "<c8"), "complex128": (_C.complex128, "<c16"),
 }
 _DTYPE_NAMES = {d: name for name, (d, _) in _DTYPES.items()}
 

@@ -22,7 +22,8 @@ STORAGE_DTYPES = {
     "DoubleStorage": _C.float64, "FloatStorage": _C.float32, "HalfStorage": _C.float16,
     "BFloat16Storage": _C.bfloat16, "LongStorage": _C.int64, "IntStorage": _C.int32,
     "ShortStorage": _C.int16, "CharStorage": _C.int8, "ByteStorage": _C.uint8,
-    "BoolStorage": _C.bool,
+    "BoolStorage": _C.bool, "ComplexFloatStorage": _C.complex64,
+    "ComplexDoubleStorage": _C.complex128,
 }
 STORAGE_NAMES = {d: name for name, d in STORAGE_DTYPES.items()}
 _MAX_DIMS = 64

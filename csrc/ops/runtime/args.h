@@ -29,12 +29,13 @@ typedef enum {
     MT_ARG_OBJECT,
 } mt_argtype;
 
-typedef enum { MT_SCALAR_BOOL, MT_SCALAR_INT, MT_SCALAR_FLOAT } mt_scalar_kind;
+typedef enum { MT_SCALAR_BOOL, MT_SCALAR_INT, MT_SCALAR_FLOAT, MT_SCALAR_COMPLEX } mt_scalar_kind;
 
 typedef struct {
     mt_scalar_kind kind;
     int64_t i; /* for bool and int */
-    double f;  /* always set */
+    double f;  /* always set; a complex number's real part */
+    double im; /* a complex number's imaginary part, else 0 */
 } mt_scalar;
 
 typedef struct {

@@ -22,6 +22,11 @@ static int put_number(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
     mt_scalar s;
     if (c == 'f') {
         s = (mt_scalar){MT_SCALAR_FLOAT, 0, va_arg(*ap, double)};
+    } else if (c == 'c') {
+        double re = va_arg(*ap, double), im = va_arg(*ap, double);
+        s = (mt_scalar){MT_SCALAR_COMPLEX, 0, re, im};
+        if (prm->type != MT_ARG_SCALAR && !(prm->type == MT_ARG_TENSOR && prm->numbers))
+            return bad_arg(op, p, c);
     } else {
         int64_t x = c == 'i' ? va_arg(*ap, int64_t) : (int64_t)(va_arg(*ap, int) != 0);
         s = (mt_scalar){c == 'b' ? MT_SCALAR_BOOL : MT_SCALAR_INT, x, (double)x};
@@ -93,6 +98,7 @@ static int put(const mt_op *op, mt_args *a, int p, char c, va_list *ap)
     case 'i':
     case 'b':
     case 'f':
+    case 'c':
         return put_number(op, a, p, c, ap);
     case 'O':
         if (prm->type != MT_ARG_OBJECT || !(v->obj = va_arg(*ap, void *)))

@@ -12,6 +12,7 @@
 /* Fills a for row op from fmt, one char per argument, in the row's
  * parameter order from the first:
  *   T mt_tensor *      N None             i int64_t        f double
+ *   c double re, double im (a complex number, for Scalar parameters)
  *   b int (a bool)     D int (an mt_dtype) s const char *   L int n, const int64_t *v
  *   O void * (an object of the host's, for MT_PYOP rows that take one)
  * A 'k' before any of these makes it a keyword argument: its parameter name

@@ -1,5 +1,6 @@
 /* Running an op-table row below autograd: the one path every row's impl
- * runs on, whoever the caller. It refuses writes whose memory overlaps an
+ * runs on, whoever the caller. It refuses complex tensors to the rows not
+ * written for them (complex_gate.h), writes whose memory overlaps an
  * input (write_overlap.h), pins the storages of the call's tensors while the
  * impl may leave the host's lock (unlock.h), and runs the impl. It knows
  * nothing of autograd: callers that record (the binding, mt_call) go through
@@ -10,6 +11,7 @@
 #define MT_OPS_RUN_H
 
 #include "../out_param.h"
+#include "complex_gate.h"
 #include "profile_events.h"
 #include "table.h"
 #include "unlock.h"
@@ -26,6 +28,8 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
     if (!op->impl)
         return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
                         op->sig->name);
+    if (mt_complex_gate(op, a) < 0)
+        return -1;
     if (target && mt_check_write_overlap(op, a, target) < 0)
         return -1;
     mt_running_call running;

@@ -66,6 +66,17 @@ static const struct {
 #undef MT_OUT_BY_COPY
 };
 
+/* The MT_TAGS rows; a row may be tagged by several (its family's, and one
+ * of its own), which add up. */
+static const struct {
+    mt_op_id id;
+    unsigned tags;
+} tag_rows[] = {
+#define MT_TAGS(id, tags) {MT_OP_##id, (tags)},
+#include "../../ops.def"
+#undef MT_TAGS
+};
+
 static size_t name_len(const char *sig) { return strchr(sig, '(') - sig; }
 
 static bool same_name(const char *a, const char *b)
@@ -194,7 +205,11 @@ int mt_ops_init(void)
         mt_ops[out_rows[i].id].out_rule = out_rows[i].rule;
         mt_ops[out_rows[i].id].write_overlap = out_rows[i].overlap;
     }
+    for (size_t i = 0; i < sizeof tag_rows / sizeof tag_rows[0]; i++)
+        mt_ops[tag_rows[i].id].tags |= tag_rows[i].tags;
     for (int r = 0; r < MT_OP_COUNT; r++) {
+        /* an operator's forms (add_, __add__, ...) are tagged as the operator */
+        mt_ops[r].tags |= mt_ops[mt_ops[r].base].tags;
         mt_ops[r].overload = overload_index(r);
         if (mt_ops[r].host_impl)
             mt_ops[r].base = plain_twin(&mt_ops[r]);

@@ -17,6 +17,7 @@
 #define MT_OPS_TABLE_H
 
 #include "signature.h"
+#include "../tags.h"
 
 typedef enum {
 #define MT_OP(id, ...) MT_OP_##id,
@@ -87,6 +88,7 @@ typedef struct mt_op {
     unsigned write_overlap; /* what a write may not overlap (write_overlap.h) */
     mt_alias_rule alias;    /* MT_ALIAS rows */
     mt_out_rule out_rule;   /* MT_OUT_BY_COPY rows: out= written by the runner */
+    unsigned tags;          /* MT_TAG_* (ops/tags.h); a form's are its operator's */
     int overload;           /* index among the rows of its name and kind */
 } mt_op;
 

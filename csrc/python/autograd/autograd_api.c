@@ -91,7 +91,7 @@ static int set_requires_grad_flag(PyObject *self, bool value)
         }
         return 0;
     }
-    if (value && !mt_is_floating(MTPy_T(self)->dtype)) {
+    if (value && !mt_is_inexact(MTPy_T(self)->dtype)) {
         PyErr_SetString(PyExc_RuntimeError,
                         "only Tensors of floating point and complex dtype can require gradients");
         return -1;
@@ -148,7 +148,7 @@ static int set_data(PyObject *self, PyObject *v, void *c)
         return -1;
     }
     mt_tensor *t = MTPy_T(self), *src = MTPy_T(v);
-    if (mt_requires_grad(t) && !mt_is_floating(src->dtype)) {
+    if (mt_requires_grad(t) && !mt_is_inexact(src->dtype)) {
         PyErr_SetString(PyExc_RuntimeError, "data set to a tensor that requires gradients must be "
                                             "floating point or complex dtype");
         return -1;
@@ -502,6 +502,11 @@ static PyObject *tensor_backward(PyObject *self, PyObject *const *args, Py_ssize
         if (t->numel != 1)
             return PyErr_Format(PyExc_RuntimeError,
                                 "grad can be implicitly created only for scalar outputs");
+        if (mt_is_complex(t->dtype))
+            return PyErr_Format(PyExc_RuntimeError,
+                                "grad can be implicitly created only for real scalar outputs but "
+                                "got minitorch.%s",
+                                mt_dtype_infos[t->dtype].name);
         if (!(grad = mtpy_new_contiguous(t->dtype, t->ndim, t->sizes, false)))
             return NULL;
         mt_fill(MTPy_T(grad), 1.0, 1, 0);

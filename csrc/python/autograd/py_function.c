@@ -235,7 +235,7 @@ static int check_dirty(PyObject *args, PyObject *outs, PyObject *dirty, PyObject
                             "outputs of the Function.");
             return -1;
         }
-        if (!record || !MTPy_Check(d) || contains(nondiff, d) || !mt_is_floating(MTPy_T(d)->dtype))
+        if (!record || !MTPy_Check(d) || contains(nondiff, d) || !mt_is_inexact(MTPy_T(d)->dtype))
             continue;
         mt_tensor *t = MTPy_T(d);
         mt_autograd_meta *dm = mt_meta.get(t);
@@ -387,7 +387,7 @@ static PyObject *function_record(PyObject *m, PyObject *a)
             PyTuple_SET_ITEM(result, k, Py_NewRef(o));
             continue;
         }
-        diff[k] = record && mt_is_floating(MTPy_T(o)->dtype) && !contains(nondiff, o);
+        diff[k] = record && mt_is_inexact(MTPy_T(o)->dtype) && !contains(nondiff, o);
         ndiff += diff[k];
         if (tensor_index(args, o) >= 0 && !contains(dirty, o))
             o = returned_input(o, diff[k]);

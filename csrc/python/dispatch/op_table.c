@@ -20,6 +20,8 @@ PyObject *mtpy_object_of(const mt_param *p, const mt_value *v)
     switch (p->type) {
     case MT_ARG_TENSOR:
     case MT_ARG_SCALAR:
+        if (v->s.kind == MT_SCALAR_COMPLEX)
+            return PyComplex_FromDoubles(v->s.f, v->s.im);
         return v->s.kind == MT_SCALAR_FLOAT  ? PyFloat_FromDouble(v->s.f)
                : v->s.kind == MT_SCALAR_BOOL ? PyBool_FromLong((long)v->s.i)
                                              : PyLong_FromLongLong(v->s.i);
@@ -190,12 +192,6 @@ static const char *const row_ids[MT_OP_COUNT] = {
 #undef MT_OPERATOR
 };
 
-static const unsigned row_tags[MT_OP_COUNT] = {
-#define MT_TAGS(id, tags) [MT_OP_##id] = (tags),
-#include "../../ops.def"
-#undef MT_TAGS
-};
-
 static const char *const row_samples[MT_OP_COUNT] = {
 #define MT_SAMPLE(id, domain) [MT_OP_##id] = (domain),
 #include "../../ops.def"
@@ -208,11 +204,10 @@ static const char *const tag_names[] = {
 #undef MT_TAG_NAME
 };
 
-/* A row's tag names; an operator's forms (add_, __add__, ...) are tagged as
- * the operator. */
+/* A row's tag names. */
 static PyObject *row_tag_names(const mt_op *op)
 {
-    unsigned tags = row_tags[op->id] | row_tags[op->base];
+    unsigned tags = op->tags;
     int n = 0;
     for (size_t k = 0; k < sizeof tag_names / sizeof tag_names[0]; k++)
         n += tags >> k & 1u;

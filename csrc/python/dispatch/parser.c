@@ -210,7 +210,7 @@ MT_HOT static int as_int(PyObject *o, int64_t *out)
  * and an np.complex64 drops its imaginary part with NumPy's ComplexWarning. A
  * Python complex (np.complex128 is one) is no number: there is no complex
  * dtype. Exact int and float come first: they are what calls pass. */
-typedef enum { NUM_NONE, NUM_BOOL, NUM_INT, NUM_FLOAT } number_kind;
+typedef enum { NUM_NONE, NUM_BOOL, NUM_INT, NUM_FLOAT, NUM_COMPLEX } number_kind;
 
 static number_kind number_kind_of(PyObject *o)
 {
@@ -222,13 +222,14 @@ static number_kind number_kind_of(PyObject *o)
     if (tp == &PyBool_Type)
         return NUM_BOOL;
     if (PyComplex_Check(o))
-        return NUM_NONE;
+        return NUM_COMPLEX;
     switch (mtpy_numpy_scalar_kind(o)) {
     case MTPY_NP_INTEGER:
         return NUM_INT;
+    case MTPY_NP_COMPLEX:
+        return NUM_COMPLEX;
     case MTPY_NP_BOOL:
     case MTPY_NP_FLOATING:
-    case MTPY_NP_COMPLEX:
         return NUM_FLOAT;
     case MTPY_NP_NONE:
         break;
@@ -248,6 +249,7 @@ static int as_scalar(PyObject *o, mt_scalar *s)
         s->kind = MT_SCALAR_BOOL;
         s->i = o == Py_True;
         s->f = (double)s->i;
+        s->im = 0;
         return 0;
     case NUM_INT: {
         int overflow;
@@ -265,6 +267,7 @@ static int as_scalar(PyObject *o, mt_scalar *s)
         }
         s->kind = MT_SCALAR_INT;
         s->f = (double)s->i;
+        s->im = 0;
         return 0;
     }
     case NUM_FLOAT:
@@ -273,7 +276,18 @@ static int as_scalar(PyObject *o, mt_scalar *s)
             return -1;
         s->kind = MT_SCALAR_FLOAT;
         s->i = 0;
+        s->im = 0;
         return 0;
+    case NUM_COMPLEX: {
+        Py_complex c = PyComplex_AsCComplex(o);
+        if (c.real == -1.0 && PyErr_Occurred())
+            return -1;
+        s->kind = MT_SCALAR_COMPLEX;
+        s->i = 0;
+        s->f = c.real;
+        s->im = c.imag;
+        return 0;
+    }
     case NUM_NONE:
         break;
     }
@@ -469,6 +483,8 @@ static conv_result convert(const mt_signature *sig, const mt_param *p, PyObject 
     scalar_float:
         if (as_scalar(o, &v->s) < 0)
             return CONV_ERROR;
+        if (v->s.kind == MT_SCALAR_COMPLEX)
+            return CONV_BAD_TYPE;
         v->f = v->s.f;
         return CONV_OK;
     case MT_ARG_SCALAR:

@@ -10,11 +10,14 @@
 
 #include <string.h>
 
-/* The legacy tensor type names, indexed by dtype. */
-static const char *const type_names[MT_NUM_DTYPES] = {
-    "BoolTensor", "ByteTensor", "CharTensor",     "ShortTensor", "IntTensor",
-    "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor",
-};
+/* Whether name is dtype d's legacy tensor type name: its scalar name and
+ * "Tensor" (FloatTensor, ComplexDoubleTensor). */
+static bool is_type_name(const char *name, mt_dtype d)
+{
+    const char *scalar = mt_dtype_infos[d].scalar_name;
+    size_t n = strlen(scalar);
+    return strncmp(name, scalar, n) == 0 && strcmp(name + n, "Tensor") == 0;
+}
 
 /* type(input, dtype=None, non_blocking=False) */
 PyObject *impl_type(mt_args *a)
@@ -23,7 +26,7 @@ PyObject *impl_type(mt_args *a)
     PyObject *o = a->v[1].obj;
     mt_dtype d;
     if (!o)
-        return PyUnicode_FromFormat("minitorch.%s", type_names[t->dtype]);
+        return PyUnicode_FromFormat("minitorch.%sTensor", mt_dtype_infos[t->dtype].scalar_name);
     if (PyUnicode_Check(o)) {
         const char *s = PyUnicode_AsUTF8(o);
         if (!s)
@@ -33,7 +36,7 @@ PyObject *impl_type(mt_args *a)
                                                              : NULL;
         int k = MT_NUM_DTYPES;
         for (k = 0; name && k < MT_NUM_DTYPES; k++)
-            if (strcmp(name, type_names[k]) == 0)
+            if (is_type_name(name, (mt_dtype)k))
                 break;
         if (!name || k == MT_NUM_DTYPES)
             return PyErr_Format(PyExc_ValueError, "invalid type: '%s'", s);

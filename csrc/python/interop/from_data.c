@@ -78,11 +78,9 @@ static int scalar_dtype(PyObject *o, mt_dtype *d)
         *d = MT_INT64;
     else if (PyFloat_Check(o))
         *d = mtpy_default_dtype();
+    else if (PyComplex_Check(o))
+        *d = mt_complex_of(mtpy_default_dtype());
     else {
-        if (PyComplex_Check(o)) {
-            PyErr_SetString(PyExc_TypeError, "minitorch does not support complex numbers");
-            return -1;
-        }
         if (PyUnicode_Check(o) || PyBytes_Check(o))
             PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
         else
@@ -302,6 +300,14 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
     } else if (PyFloat_Check(o)) {
         f = PyFloat_AS_DOUBLE(o);
         is_int = false;
+    } else if (PyComplex_Check(o)) {
+        Py_complex c = PyComplex_AsCComplex(o);
+        if (c.real == -1.0 && PyErr_Occurred())
+            return -1;
+        mt_storage st = {.refcount = 1, .data = p};
+        mt_tensor dst = {.storage = &st, .numel = 1, .dtype = d};
+        mt_fill_complex(&dst, c.real, c.imag);
+        return 0;
     } else {
         /* NumPy scalars and 0-dim tensors */
         PyObject *item = PyObject_CallMethod(o, "item", NULL);

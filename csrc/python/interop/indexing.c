@@ -19,14 +19,6 @@
 #define MAX_ITEMS 64
 
 /* "torch.FloatTensor": how torch names a tensor type in messages. */
-static const char *tensor_type_name(mt_dtype d)
-{
-    static const char *const names[MT_NUM_DTYPES] = {
-        "torch.BoolTensor",  "torch.ByteTensor",  "torch.CharTensor", "torch.ShortTensor",
-        "torch.IntTensor",   "torch.LongTensor",  "torch.HalfTensor", "torch.BFloat16Tensor",
-        "torch.FloatTensor", "torch.DoubleTensor"};
-    return names[d];
-}
 
 /* The key after parsing: a view for the basic part and, per advanced
  * index, the view dim it indexes and its int64 tensor. */
@@ -421,13 +413,26 @@ static PyObject *value_as(PyObject *value, mt_dtype dtype, int nd, const int64_t
         mt_fill(MTPy_T(out), PyFloat_AS_DOUBLE(value), 0, 0);
         return out;
     }
+    if (PyComplex_Check(value)) {
+        Py_complex c = PyComplex_AsCComplex(value);
+        if (c.real == -1.0 && PyErr_Occurred())
+            goto fail;
+        if (!mt_is_complex(dtype) && c.imag != 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "value cannot be converted to type %s without overflow",
+                         mt_dtype_infos[dtype].cpp_name);
+            goto fail;
+        }
+        mt_fill_complex(MTPy_T(out), c.real, c.imag);
+        return out;
+    }
     if (mtpy_is_foreign_tensor(value)) {
         mtpy_raise_foreign("__setitem__", "the value", value);
         goto fail;
     }
     if (!MTPy_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "can't assign a %s to a %s", Py_TYPE(value)->tp_name,
-                     tensor_type_name(dtype));
+        PyErr_Format(PyExc_TypeError, "can't assign a %s to a torch.%sTensor",
+                     Py_TYPE(value)->tp_name, mt_dtype_infos[dtype].scalar_name);
         goto fail;
     }
     mt_tensor v = *MTPy_T(value);

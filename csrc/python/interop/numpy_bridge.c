@@ -30,6 +30,10 @@ static int to_npy(mt_dtype d)
         return NPY_FLOAT32;
     case MT_FLOAT64:
         return NPY_FLOAT64;
+    case MT_COMPLEX64:
+        return NPY_COMPLEX64;
+    case MT_COMPLEX128:
+        return NPY_COMPLEX128;
     default:
         return -1;
     }
@@ -56,6 +60,10 @@ static int from_npy(int t)
         return MT_FLOAT32;
     case NPY_FLOAT64:
         return MT_FLOAT64;
+    case NPY_COMPLEX64:
+        return MT_COMPLEX64;
+    case NPY_COMPLEX128:
+        return MT_COMPLEX128;
     default:
         if (t == NPY_LONGLONG && sizeof(long long) == 8)
             return MT_INT64;

@@ -18,6 +18,8 @@ PyObject *mtpy_scalar_at(const mt_tensor *t, const char *p)
         return PyBool_FromLong((long)s.i);
     case MT_SCALAR_INT:
         return PyLong_FromLongLong(s.i);
+    case MT_SCALAR_COMPLEX:
+        return PyComplex_FromDoubles(s.f, s.im);
     default:
         return PyFloat_FromDouble(s.f);
     }

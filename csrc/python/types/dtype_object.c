@@ -25,6 +25,10 @@ int mtpy_dtype_from(PyObject *o, mt_dtype *out)
         *out = MT_BOOL;
         return 0;
     }
+    if (o == (PyObject *)&PyComplex_Type) {
+        *out = MT_COMPLEX128;
+        return 0;
+    }
     PyErr_Format(PyExc_TypeError, "expected a minitorch.dtype, got %s", Py_TYPE(o)->tp_name);
     return -1;
 }
@@ -48,7 +52,10 @@ static PyObject *dtype_is_signed(MTDtypeObject *self, void *c)
     return PyBool_FromLong(mt_dtype_infos[self->dtype].is_signed);
 }
 
-static PyObject *dtype_is_complex(MTDtypeObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *dtype_is_complex(MTDtypeObject *self, void *c)
+{
+    return PyBool_FromLong(mt_is_complex(self->dtype));
+}
 
 static PyObject *dtype_itemsize(MTDtypeObject *self, void *c)
 {
@@ -61,13 +68,27 @@ static PyObject *dtype_reduce(MTDtypeObject *self, PyObject *unused)
     return PyUnicode_FromString(mt_dtype_infos[self->dtype].name);
 }
 
-static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused) { return Py_NewRef(self); }
+static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused)
+{
+    return Py_NewRef(mtpy_dtype_obj(mt_complex_part(self->dtype)));
+}
+
+/* torch's toComplexType: float16 would give complex32, which minitorch
+ * lacks; bfloat16 and the integers have none. */
+static PyObject *dtype_to_complex(MTDtypeObject *self, PyObject *unused)
+{
+    mt_dtype d = self->dtype;
+    if (d == MT_FLOAT32 || d == MT_FLOAT64 || mt_is_complex(d))
+        return Py_NewRef(mtpy_dtype_obj(mt_complex_of(d)));
+    return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s",
+                        mt_dtype_infos[d].scalar_name);
+}
 
 static PyGetSetDef dtype_getset[] = {
     {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.", NULL},
     {"is_signed", (getter)dtype_is_signed, NULL, "True for dtypes that hold negative values.",
      NULL},
-    {"is_complex", (getter)dtype_is_complex, NULL, "False: minitorch has no complex dtypes.", NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL, "True for complex64 and complex128.", NULL},
     {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
     {NULL},
 };
@@ -75,8 +96,11 @@ static PyGetSetDef dtype_getset[] = {
 static PyMethodDef dtype_methods[] = {
     {"__reduce__", (PyCFunction)dtype_reduce, METH_NOARGS, NULL},
     {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS,
-     "to_real($self, /)\n--\n\nReturns the real dtype of this one: itself, as no dtype is "
-     "complex."},
+     "to_real($self, /)\n--\n\nReturns the real dtype of this one: a complex dtype's part "
+     "type, any other dtype itself."},
+    {"to_complex", (PyCFunction)dtype_to_complex, METH_NOARGS,
+     "to_complex($self, /)\n--\n\nReturns the complex dtype of this one: complex64 for "
+     "float32, complex128 for float64, a complex dtype itself."},
     {NULL},
 };
 

@@ -1,0 +1,191 @@
+/* The rows of complex.def that are not elementwise kernels: a complex
+ * tensor's parts as real views (view_as_real, real, imag) and back
+ * (view_as_complex), and complex tensors built from real ones (complex,
+ * polar). A complex element is its real part followed by its imaginary
+ * part, so a part is a view of the part dtype with every stride doubled.
+ * Plain C: makes tensors through the owner hooks, reports through mt_error;
+ * no Python. */
+#include "creation.h"
+#include "runtime/table.h"
+#include "runtime/call.h"
+
+#include "../core/shape.h"
+#include "../kernels/copy.h"
+
+#include <string.h>
+
+static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
+
+/* Part k (0 real, 1 imaginary) of complex t, seen in place as a tensor of the
+ * part dtype and t's shape (extra_dim: with a last dim of 2 holding both
+ * parts instead); a new view of t. */
+static mt_tensor *part_view(const mt_tensor *t, int k, bool extra_dim)
+{
+    int64_t sizes[MT_MAX_DIMS + 1], strides[MT_MAX_DIMS + 1];
+    for (int d = 0; d < t->ndim; d++) {
+        sizes[d] = t->sizes[d];
+        strides[d] = 2 * t->strides[d];
+    }
+    int nd = t->ndim;
+    if (extra_dim) {
+        sizes[nd] = 2;
+        strides[nd++] = 1;
+    }
+    mt_tensor *v = mt_new_view(t, nd, sizes, strides, 2 * t->offset + k);
+    if (v)
+        v->dtype = mt_complex_part(t->dtype);
+    return v;
+}
+
+/* The same on the stack, for kernels to write through: no reference held. */
+static mt_tensor part_of(const mt_tensor *t, int k)
+{
+    mt_tensor p = *t;
+    p.dtype = mt_complex_part(t->dtype);
+    for (int d = 0; d < t->ndim; d++)
+        p.strides[d] = 2 * t->strides[d];
+    p.offset = 2 * t->offset + k;
+    return p;
+}
+
+int impl_view_as_real(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    if (!mt_is_complex(t->dtype))
+        return mt_error(MT_ERR_RUNTIME, "view_as_real is only supported for complex tensors");
+    if (t->ndim == MT_MAX_DIMS)
+        return mt_error(MT_ERR_RUNTIME, "view_as_real: too many dimensions (the most is %d)",
+                        MT_MAX_DIMS);
+    return mt_result_tensor(r, part_view(t, 0, true));
+}
+
+int impl_view_as_complex(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    if (t->dtype != MT_FLOAT32 && t->dtype != MT_FLOAT64 && t->dtype != MT_FLOAT16)
+        return mt_error(MT_ERR_RUNTIME,
+                        "view_as_complex is only supported for half, float and double tensors, "
+                        "but got a tensor of scalar type: %s",
+                        sname(t->dtype));
+    if (t->dtype == MT_FLOAT16)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "minitorch has no complex32: view_as_complex of a float16 tensor is not "
+                        "supported");
+    if (t->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME, "Input tensor must have one or more dimensions");
+    if (t->sizes[t->ndim - 1] != 2)
+        return mt_error(MT_ERR_RUNTIME, "Tensor must have a last dimension of size 2");
+    if (t->strides[t->ndim - 1] != 1)
+        return mt_error(MT_ERR_RUNTIME, "Tensor must have a last dimension with stride 1");
+    for (int d = 0; d < t->ndim - 1; d++)
+        if (t->strides[d] % 2)
+            return mt_error(MT_ERR_RUNTIME,
+                            "Tensor must have a stride divisible by 2 for all but last dimension");
+    if (t->offset % 2)
+        return mt_error(MT_ERR_RUNTIME, "Tensor must have a storage_offset divisible by 2");
+    int64_t strides[MT_MAX_DIMS];
+    for (int d = 0; d < t->ndim - 1; d++)
+        strides[d] = t->strides[d] / 2;
+    mt_tensor *v = mt_new_view(t, t->ndim - 1, t->sizes, strides, t->offset / 2);
+    if (v)
+        v->dtype = mt_complex_of(t->dtype);
+    return mt_result_tensor(r, v);
+}
+
+int impl_real(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    if (!mt_is_complex(t->dtype)) {
+        mt_retain(t);
+        return mt_result_tensor(r, t);
+    }
+    return mt_result_tensor(r, part_view(t, 0, false));
+}
+
+int impl_imag(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    if (!mt_is_complex(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "imag is not implemented for tensors with non-complex dtypes.");
+    return mt_result_tensor(r, part_view(t, 1, false));
+}
+
+int impl_is_conj(mt_args *a, mt_result *r)
+{
+    (void)a;
+    r->kind = MT_RESULT_BOOL;
+    r->i = 0;
+    return 0;
+}
+
+/* Nothing is lazily conjugated or negated: the input itself, as torch
+ * returns a tensor without the bit. */
+int impl_resolve(mt_args *a, mt_result *r)
+{
+    mt_retain(a->v[0].t);
+    return mt_result_tensor(r, a->v[0].t);
+}
+
+/* complex(re, im) and polar(abs, angle) take two real tensors of one of
+ * torch's dtypes. */
+static int check_parts(const mt_tensor *x, const mt_tensor *y)
+{
+    if ((x->dtype != MT_FLOAT32 && x->dtype != MT_FLOAT64 && x->dtype != MT_FLOAT16) ||
+        (y->dtype != MT_FLOAT32 && y->dtype != MT_FLOAT64 && y->dtype != MT_FLOAT16))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected both inputs to be Half, Float or Double tensors but got %s "
+                        "and %s",
+                        sname(x->dtype), sname(y->dtype));
+    if (x->dtype != y->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected object of scalar type %s but got scalar type %s for second "
+                        "argument",
+                        sname(x->dtype), sname(y->dtype));
+    if (x->dtype == MT_FLOAT16)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "minitorch has no complex32: complex() of float16 tensors is not "
+                        "supported");
+    return 0;
+}
+
+/* The complex tensor re + im*j, re and im broadcast together. */
+static mt_tensor *from_parts(const mt_tensor *re, const mt_tensor *im)
+{
+    int nd = re->ndim;
+    int64_t shape[MT_MAX_DIMS];
+    memcpy(shape, re->sizes, sizeof(int64_t) * (size_t)nd);
+    if (mt_broadcast_into(&nd, shape, im->ndim, im->sizes) < 0)
+        return NULL;
+    mt_tensor *out = mt_new(mt_complex_of(re->dtype), nd, shape, false);
+    if (!out)
+        return NULL;
+    mt_tensor pr = part_of(out, 0), pi = part_of(out, 1);
+    mt_copy(&pr, re);
+    mt_copy(&pi, im);
+    return out;
+}
+
+int impl_complex(mt_args *a, mt_result *r)
+{
+    mt_tensor *re = a->v[0].t, *im = a->v[1].t;
+    if (check_parts(re, im) < 0)
+        return -1;
+    return mt_result_tensor(r, from_parts(re, im));
+}
+
+int impl_polar(mt_args *a, mt_result *r)
+{
+    mt_tensor *abs = a->v[0].t, *angle = a->v[1].t;
+    if (check_parts(abs, angle) < 0)
+        return -1;
+    mt_tensor *c = mt_exec(MT_OP_cos, "T", angle), *s = mt_exec(MT_OP_sin, "T", angle);
+    mt_tensor *re = c ? mt_exec(MT_OP_mul, "TT", abs, c) : NULL;
+    mt_tensor *im = s ? mt_exec(MT_OP_mul, "TT", abs, s) : NULL;
+    mt_tensor *out = re && im ? from_parts(re, im) : NULL;
+    mt_xrelease(c);
+    mt_xrelease(s);
+    mt_xrelease(re);
+    mt_xrelease(im);
+    return mt_result_tensor(r, out);
+}
