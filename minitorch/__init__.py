@@ -101,6 +101,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 )
 from . import backends, cuda, jit  # noqa: E402,F401  (CPU-only stubs of torch's)
 from . import distributed  # noqa: E402,F401  (imports no MPI until init_process_group)
+from . import onnx  # noqa: E402,F401  (imports the onnx package only when export runs)
 from . import distributions  # noqa: E402,F401
 from . import masked  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

@@ -1,0 +1,233 @@
+"""The ONNX mapping of torch-level calls: each handler gets the graph, the
+traced result and the call's arguments, adds nodes, and returns the names of
+the result's tensors. A handler registers under every public name of the call
+(torch.<f>, torch.Tensor.<f>, torch.nn.functional.<f>)."""
+import math
+
+import numpy as np
+
+import minitorch
+
+from ._graph import np_dtype
+
+_TABLE = {}
+
+
+def lookup(name: str):
+    return _TABLE.get(name)
+
+
+def register(*names, fn=True, method=True, functional=False):
+    """Registers a handler under torch.<n>, torch.Tensor.<n> and, with
+    functional, torch.nn.functional.<n>; a dotted name is taken as is."""
+    def deco(handler):
+        for n in names:
+            if "." in n:
+                _TABLE[n] = handler
+                continue
+            if fn:
+                _TABLE["torch." + n] = handler
+            if method:
+                _TABLE["torch.Tensor." + n] = handler
+            if functional:
+                _TABLE["torch.nn.functional." + n] = handler
+        return handler
+    return deco
+
+
+def onnx_type(g, dtype):
+    return onnx_type_of(g.onnx, dtype)
+
+
+def operand(g, x, dtype):
+    """A tensor or Python scalar as a value of the given minitorch dtype."""
+    if isinstance(x, minitorch.Tensor):
+        name = g.value(x)
+        return name if x.dtype == dtype else g.node("Cast", [name], to=onnx_type(g, dtype))
+    return g.scalar(x, np_dtype(minitorch.empty(0, dtype=dtype)))
+
+
+def _axis(dim, rank):
+    return dim + rank if dim < 0 else dim
+
+
+# elementwise
+
+
+def _binary(op, swap=False):
+    def handler(g, r, a, b, *, alpha=1, out=None):
+        dtype = r.dtype if op not in _COMPARE else minitorch.result_type(a, b)
+        x, y = operand(g, a, dtype), operand(g, b, dtype)
+        if alpha != 1:
+            y = g.node("Mul", [y, g.scalar(alpha, np_dtype(r))])
+        return g.node(op, [y, x] if swap else [x, y])
+    return handler
+
+
+_COMPARE = ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor")
+
+for _names, _op in ((("add", "__add__", "__radd__", "__iadd__", "add_"), "Add"),
+                    (("sub", "subtract", "__sub__", "__isub__", "sub_"), "Sub"),
+                    (("mul", "multiply", "__mul__", "__rmul__", "__imul__", "mul_"), "Mul"),
+                    (("div", "divide", "true_divide", "__truediv__", "__itruediv__", "div_"),
+                     "Div"),
+                    (("pow", "__pow__"), "Pow"),
+                    (("eq", "__eq__"), "Equal"), (("lt", "less", "__lt__"), "Less"),
+                    (("gt", "greater", "__gt__"), "Greater"),
+                    (("le", "less_equal", "__le__"), "LessOrEqual"),
+                    (("ge", "greater_equal", "__ge__"), "GreaterOrEqual"),
+                    (("logical_and", "__and__"), "And"), (("logical_or", "__or__"), "Or"),
+                    (("maximum",), "Max"), (("minimum",), "Min")):
+    register(*_names)(_binary(_op))
+for _names, _op in ((("__rsub__", "rsub"), "Sub"), (("__rtruediv__", "__rdiv__"), "Div"),
+                    (("__rpow__",), "Pow")):
+    register(*_names)(_binary(_op, swap=True))
+
+
+@register("ne", "not_equal", "__ne__")
+def _ne(g, r, a, b, *, out=None):
+    return g.node("Not", [_binary("Equal")(g, r, a, b)])
+
+
+@register("matmul", "mm", "bmm", "__matmul__")
+def _matmul(g, r, a, b, *, out=None):
+    return g.node("MatMul", [g.value(a), g.value(b)])
+
+
+def _unary(op, **attrs):
+    def handler(g, r, x, *args, inplace=False, out=None, **kwargs):
+        return g.node(op, [g.value(x)], **attrs)
+    return handler
+
+
+for _names, _op in ((("neg", "negative", "__neg__", "neg_"), "Neg"), (("sqrt", "sqrt_"), "Sqrt"),
+                    (("exp", "exp_"), "Exp"), (("log", "log_"), "Log"),
+                    (("tanh", "tanh_"), "Tanh"), (("sigmoid", "sigmoid_"), "Sigmoid"),
+                    (("relu", "relu_"), "Relu"), (("abs", "abs_", "__abs__"), "Abs"),
+                    (("sin",), "Sin"), (("cos",), "Cos"), (("erf",), "Erf"),
+                    (("reciprocal",), "Reciprocal"), (("floor",), "Floor"), (("ceil",), "Ceil"),
+                    (("logical_not", "__invert__"), "Not"), (("softplus",), "Softplus")):
+    register(*_names, functional=True)(_unary(_op))
+
+
+@register("rsqrt")
+def _rsqrt(g, r, x, *, out=None):
+    return g.node("Reciprocal", [g.node("Sqrt", [g.value(x)])])
+
+
+@register("square")
+def _square(g, r, x, *, out=None):
+    return g.node("Mul", [g.value(x), g.value(x)])
+
+
+@register("contiguous", "detach", "clone")
+def _identity(g, r, x, *args, **kwargs):
+    name = g.value(x)
+    return name if r is x else g.node("Identity", [name])
+
+
+@register("dropout", "dropout1d", "dropout2d", "alpha_dropout", fn=False, method=False,
+          functional=True)
+def _dropout(g, r, x, p=0.5, training=True, inplace=False):
+    if training and p > 0:
+        raise RuntimeError("minitorch.onnx.export: dropout in training mode has no ONNX "
+                           "mapping; export the model in eval mode")
+    return _identity(g, r, x)
+
+
+@register("gelu", functional=True)
+def _gelu(g, r, x, approximate="none"):
+    if g.opset >= 20:
+        return g.node("Gelu", [g.value(x)], approximate=approximate)
+    dt = np_dtype(x)
+    xs = g.value(x)
+    if approximate == "tanh":
+        cube = g.node("Mul", [xs, g.node("Mul", [xs, xs])])
+        inner = g.node("Add", [xs, g.node("Mul", [cube, g.scalar(0.044715, dt)])])
+        t = g.node("Tanh", [g.node("Mul", [inner, g.scalar(math.sqrt(2 / math.pi), dt)])])
+    else:
+        t = g.node("Erf", [g.node("Mul", [xs, g.scalar(1 / math.sqrt(2), dt)])])
+    half = g.node("Mul", [xs, g.scalar(0.5, dt)])
+    return g.node("Mul", [half, g.node("Add", [t, g.scalar(1.0, dt)])])
+
+
+@register("silu", functional=True)
+def _silu(g, r, x, inplace=False):
+    return g.node("Mul", [g.value(x), g.node("Sigmoid", [g.value(x)])])
+
+
+@register("leaky_relu", functional=True)
+def _leaky_relu(g, r, x, negative_slope=0.01, inplace=False):
+    return g.node("LeakyRelu", [g.value(x)], alpha=float(negative_slope))
+
+
+@register("elu", functional=True)
+def _elu(g, r, x, alpha=1.0, inplace=False):
+    return g.node("Elu", [g.value(x)], alpha=float(alpha))
+
+
+@register("hardtanh", functional=True)
+def _hardtanh(g, r, x, min_val=-1.0, max_val=1.0, inplace=False):
+    return _clamp(g, r, x, min_val, max_val)
+
+
+@register("clamp", "clip")
+def _clamp(g, r, x, min=None, max=None, *, out=None):
+    dt = np_dtype(x)
+    bounds = ["" if v is None else operand(g, v, x.dtype) if isinstance(v, minitorch.Tensor)
+              else g.scalar(v, dt) for v in (min, max)]
+    return g.node("Clip", [g.value(x)] + bounds)
+
+
+def _softmax_op(op):
+    def handler(g, r, x, dim=None, _stacklevel=3, dtype=None):
+        xs = operand(g, x, r.dtype)
+        return g.node(op, [xs], axis=_axis(dim if dim is not None else -1, x.dim()))
+    return handler
+
+
+register("softmax", functional=True)(_softmax_op("Softmax"))
+register("log_softmax", functional=True)(_softmax_op("LogSoftmax"))
+
+
+@register("where")
+def _where(g, r, condition, input=None, other=None, *, out=None):
+    return g.node("Where", [g.value(condition), operand(g, input, r.dtype),
+                            operand(g, other, r.dtype)])
+
+
+@register("masked_fill", "masked_fill_")
+def _masked_fill(g, r, x, mask, value):
+    return g.node("Where", [g.value(mask), operand(g, value, r.dtype), g.value(x)])
+
+
+def _cast(g, r, x, *args, **kwargs):
+    if r.dtype == x.dtype:
+        return g.value(x)
+    return g.node("Cast", [g.value(x)], to=onnx_type(g, r.dtype))
+
+
+register("to", "type", "float", "double", "long", "int", "bool", "half", "type_as", fn=False)(_cast)
+
+
+# reductions
+
+
+def _reduce(op):
+    def handler(g, r, x, dim=None, keepdim=False, *, dtype=None, out=None):
+        if isinstance(dim, int):
+            dim = [dim]
+        axes = range(x.dim()) if dim is None or len(dim) == 0 else [_axis(d, x.dim()) for d in dim]
+        return g.reduce(op, operand(g, x, r.dtype), axes, keepdim)
+    return handler
+
+
+register("mean")(_reduce("ReduceMean"))
+register("sum")(_reduce("ReduceSum"))
+register("amax")(_reduce("ReduceMax"))
+register("amin")(_reduce("ReduceMin"))
+
+
+def onnx_type_of(onnx, dtype):
+    return onnx.helper.np_dtype_to_tensor_dtype(
+        np.dtype(minitorch.empty(0, dtype=dtype).numpy().dtype))
