@@ -31,11 +31,13 @@ def export_and_run(model, args, run_args=None, opset=None, **kwargs):
     inputs = _flat(run_args if isinstance(run_args, tuple) else (run_args,))
     feed = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
     got = sess.run(None, feed)
-    training = model.training
-    model.eval()  # export traces the model in eval mode
+    training = getattr(model, "training", False)
+    if training:
+        model.eval()  # export traces the model in eval mode
     with torch.no_grad():
         want = model(*run_args) if isinstance(run_args, tuple) else model(run_args)
-    model.train(training)
+    if training:
+        model.train()
     want = _flat(want)
     assert len(got) == len(want)
     for g, w in zip(got, want):
@@ -123,3 +125,146 @@ def test_without_onnx_installed(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(ImportError, match=r'pip install "minitorch-c\[onnx\]"'):
         torch.onnx.export(nn.Linear(2, 2), (torch.randn(1, 2),), io.BytesIO())
+
+
+class CNN(nn.Module):
+    def __init__(self, pool):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding="valid", groups=2, dilation=1)
+        self.conv3 = nn.Conv2d(8, 6, 3, padding="same", dilation=2, bias=False)
+        self.pool = pool
+        self.fc = nn.Linear(6 * 2 * 2 if not isinstance(pool, nn.AdaptiveAvgPool2d) or
+                            pool.output_size != 1 else 6, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn(self.conv1(x)))
+        x = nn.functional.max_pool2d(x, 2)
+        x = nn.functional.avg_pool2d(torch.tanh(self.conv2(x)), 1)
+        x = self.pool(self.conv3(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+@pytest.mark.parametrize("pool", [lambda: nn.AdaptiveAvgPool2d(1), lambda: nn.AdaptiveAvgPool2d(2),
+                                  lambda: nn.MaxPool2d(2, 2)])
+def test_cnn(pool):
+    torch.manual_seed(0)
+    m = CNN(pool())
+    m.bn.running_mean.uniform_(-0.5, 0.5)
+    m.bn.running_var.uniform_(0.5, 2.0)
+    x = torch.randn(2, 3, 20, 20)
+    proto = export_and_run(m, (x,), (torch.randn(5, 3, 20, 20),),
+                           input_names=["image"], dynamic_axes={"image": [0]})
+    ops = {n.op_type for n in proto.graph.node}
+    assert {"Conv", "BatchNormalization", "MaxPool", "AveragePool"} <= ops
+    assert "bn.running_mean" in {i.name for i in proto.graph.initializer}
+
+
+def test_conv1d_and_pool1d():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv1d(2, 4, 3, padding=2, stride=2), nn.ReLU(), nn.MaxPool1d(2),
+                      nn.AvgPool1d(2), nn.Flatten(), nn.Linear(4 * 2, 3))
+    export_and_run(m, (torch.randn(3, 2, 20),))
+
+
+class LanguageModel(nn.Module):
+    """pytorch/examples' word_language_model: Embedding, an RNN, a decoder."""
+
+    def __init__(self, kind, ntoken=20, ninp=8, nhid=12, nlayers=2, batch_first=False):
+        super().__init__()
+        self.kind = kind
+        self.encoder = nn.Embedding(ntoken, ninp)
+        self.rnn = getattr(nn, kind)(ninp, nhid, nlayers, batch_first=batch_first)
+        self.decoder = nn.Linear(nhid, ntoken)
+        self.ntoken = ntoken
+
+    def forward(self, input, hidden):
+        output, hidden = self.rnn(self.encoder(input), hidden)
+        decoded = self.decoder(output).view(-1, self.ntoken)
+        return nn.functional.log_softmax(decoded, dim=1), hidden
+
+    def init_hidden(self, bsz):
+        h = torch.randn(2, bsz, 12)
+        return (h, torch.randn(2, bsz, 12)) if self.kind == "LSTM" else h
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_rnn_language_model(kind, batch_first, tmp_path):
+    torch.manual_seed(0)
+    m = LanguageModel(kind, batch_first=batch_first)
+    tokens = torch.randint(0, 20, (4, 3) if batch_first else (3, 4))
+    proto = export_and_run(m, (tokens, m.init_hidden(4)))
+    assert {"LSTM": "LSTM", "GRU": "GRU", "RNN": "RNN"}[kind] in {n.op_type for n in
+                                                                  proto.graph.node}
+    # word_language_model's own call: a path, the input and the hidden state
+    path = tmp_path / "model.onnx"
+    torch.onnx.export(m, (tokens, m.init_hidden(4)), str(path))
+    onnx.checker.check_model(onnx.load(str(path)))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_rnn_without_state_dynamic_batch(kind, batch_first, bidirectional):
+    torch.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 6)
+            self.rnn = getattr(nn, kind)(6, 5, batch_first=batch_first,
+                                         bidirectional=bidirectional)
+            self.out = nn.Linear(10 if bidirectional else 5, 3)
+
+        def forward(self, x):
+            return self.out(self.rnn(self.emb(x))[0])
+
+    dims = (4, 7) if batch_first else (7, 4)
+    other = (9, 7) if batch_first else (7, 9)
+    b = 0 if batch_first else 1
+    export_and_run(M(), (torch.randint(0, 10, dims),), (torch.randint(0, 10, other),),
+                   input_names=["tokens"], dynamic_axes={"tokens": [b]})
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_transformer_encoder_layer(batch_first, norm_first, activation):
+    torch.manual_seed(0)
+    m = nn.TransformerEncoderLayer(16, 4, 32, batch_first=batch_first, norm_first=norm_first,
+                                   activation=activation)
+    x = torch.randn(3, 5, 16)
+    other = torch.randn(7, 5, 16) if batch_first else torch.randn(3, 7, 16)
+    export_and_run(m, (x,), (other,), input_names=["src"],
+                   dynamic_axes={"src": [0 if batch_first else 1]})
+
+
+@pytest.mark.parametrize("opset", [13, 17])
+def test_transformer_encoder_with_mask(opset):
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    m = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+    x = torch.randn(2, 4, 8)
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = m
+
+        def forward(self, x):
+            return self.enc(x, mask=mask)
+    export_and_run(M(), (x,), opset=opset)
+
+
+def test_scaled_dot_product_attention():
+    q, k, v = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 4)
+    mask = torch.rand(5, 6) > 0.3
+    mask[:, 0] = True
+    F = nn.functional
+    export_and_run(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+                   (q, k, v))
+    export_and_run(lambda q, k: F.scaled_dot_product_attention(q, k, k, is_causal=True,
+                                                               scale=0.3), (q, q))

@@ -40,9 +40,8 @@ def _dim_names(name, axes):
 
 def _value_info(onnx, name, t, dynamic, known_shape):
     elem = _symbolic.onnx_type_of(onnx, t.dtype)
-    if not known_shape and name not in dynamic:
-        return onnx.helper.make_tensor_value_info(name, elem, None)
-    dims = dict(enumerate(t.shape))
+    # an output's dims are unknown when an input's are dynamic (named only as told)
+    dims = dict(enumerate(t.shape if known_shape else [None] * t.dim()))
     dims.update(dynamic.get(name, {}))
     return onnx.helper.make_tensor_value_info(name, elem, [dims[i] for i in range(t.dim())])
 

@@ -13,6 +13,11 @@ from ._graph import np_dtype
 _TABLE = {}
 
 
+class Unsupported(Exception):
+    """Raised by a handler, before it adds nodes, for a form of its call it
+    does not map: the call is then recorded through the calls it makes."""
+
+
 def lookup(name: str):
     return _TABLE.get(name)
 

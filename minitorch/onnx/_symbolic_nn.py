@@ -7,6 +7,7 @@ import numpy as np
 import minitorch
 
 from ._graph import np_dtype
+from . import _symbolic
 from ._symbolic import register
 
 
@@ -212,3 +213,66 @@ def _rnn_layer(g, r, x, h, c, w_ih, b_ih, w_hh, b_hh, cell, reverse):
     cn = g.node("Squeeze", [outs[2], g.ints([0])]) if cell == 2 else hn
     return [y, hn, cn]
 
+
+
+def _mask_bias(g, mask, dt):
+    """An attention mask as the float added to the scores (True: -inf)."""
+    if mask.dtype == minitorch.bool:
+        return g.node("Where", [g.value(mask), g.scalar(-np.inf, dt), g.scalar(0.0, dt)])
+    return g.value(mask)
+
+
+def _project(g, x, w, b, heads):
+    """(T, N, E) projected and split into heads as (N, heads, T, E / heads)."""
+    y = g.node("MatMul", [g.value(x), g.node("Transpose", [w], perm=[1, 0])])
+    if b is not None:
+        y = g.node("Add", [y, b])
+    y = g.node("Reshape", [y, g.ints([0, 0, heads, -1])])
+    return g.node("Transpose", [y], perm=[1, 2, 0, 3])
+
+
+@register("multi_head_attention_forward", fn=False, method=False, functional=True)
+def _multi_head_attention(g, r, query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                          in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                          out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+                          need_weights=True, attn_mask=None, use_separate_proj_weight=False,
+                          q_proj_weight=None, k_proj_weight=None, v_proj_weight=None,
+                          static_k=None, static_v=None, average_attn_weights=True,
+                          is_causal=False):
+    """The batched (L, N, E) case without extra key/value biases, written with
+    reshapes that keep L, S and N dynamic; other forms are recorded through
+    the function's own calls."""
+    if (query.dim() != 3 or bias_k is not None or add_zero_attn or static_k is not None
+            or static_v is not None or (attn_mask is not None and attn_mask.dim() != 2)
+            or (training and dropout_p > 0)):
+        raise _symbolic.Unsupported()
+    dt = np_dtype(query)
+    if use_separate_proj_weight:
+        ws = [g.value(w) for w in (q_proj_weight, k_proj_weight, v_proj_weight)]
+    else:
+        e = in_proj_weight.shape[0] // 3
+        ws = g.node("Split", [g.value(in_proj_weight), g.ints([e] * 3)], n_out=3, axis=0)
+    bs = [None] * 3
+    if in_proj_bias is not None:
+        e = in_proj_bias.shape[0] // 3
+        bs = g.node("Split", [g.value(in_proj_bias), g.ints([e] * 3)], n_out=3, axis=0)
+    q, k, v = (_project(g, x, w, b, num_heads) for x, w, b in zip((query, key, value), ws, bs))
+    head_dim = query.shape[2] // num_heads
+    kt = g.node("Transpose", [k], perm=[0, 1, 3, 2])
+    scores = g.node("Mul", [g.node("MatMul", [q, kt]), g.scalar(1.0 / math.sqrt(head_dim), dt)])
+    if attn_mask is not None:
+        scores = g.node("Add", [scores, _mask_bias(g, attn_mask, dt)])
+    if key_padding_mask is not None:
+        kpm = g.node("Unsqueeze", [_mask_bias(g, key_padding_mask, dt), g.ints([1, 2])])
+        scores = g.node("Add", [scores, kpm])
+    attn = g.node("Softmax", [scores], axis=-1)
+    out = g.node("Transpose", [g.node("MatMul", [attn, v])], perm=[2, 0, 1, 3])
+    out = g.node("Reshape", [out, g.ints([0, 0, -1])])
+    out = g.node("MatMul", [out, g.node("Transpose", [g.value(out_proj_weight)], perm=[1, 0])])
+    if out_proj_bias is not None:
+        out = g.node("Add", [out, g.value(out_proj_bias)])
+    if not need_weights:
+        return [out]
+    if average_attn_weights:
+        attn = g.reduce("ReduceMean", attn, [1], False)
+    return [out, attn]

@@ -76,9 +76,9 @@ def _stack(g, r, tensors, dim=0, *, out=None):
     return g.node("Concat", parts, axis=axis)
 
 
-def _split_as(g, r, x, dim):
+def _split_as(g, r, x, dim, sizes=None):
     axis = _axis(dim, x.dim())
-    sizes = [t.shape[axis] for t in r]
+    sizes = [t.shape[axis] for t in r] if sizes is None else sizes
     outs = g.node("Split", [g.value(x), g.ints(sizes)], n_out=len(sizes), axis=axis)
     return [outs] if len(sizes) == 1 else outs
 
@@ -95,7 +95,7 @@ def _chunk(g, r, x, chunks, dim=0):
 
 @register("unbind")
 def _unbind(g, r, x, dim=0):
-    parts = _split_as(g, r, x, dim)
+    parts = _split_as(g, r, x, dim, [1] * len(r))
     axis = g.ints([_axis(dim, x.dim())])
     return [g.node("Squeeze", [p, axis]) for p in parts]
 

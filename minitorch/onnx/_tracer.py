@@ -45,21 +45,29 @@ class Tracer(TorchFunctionMode):
             return func(*args, **kwargs)
         name = resolve_name(func)
         handler = _symbolic.lookup(name)
-        if handler is None:
-            body = getattr(func, "__wrapped__", None)
-            if body is None or _mutates(name):
-                raise self._unmapped(func)
-            with self:
-                result = body(*args, **kwargs)
-            if not all(g.is_live(t) for t in tensors_in(result)):
+        if handler is not None:
+            result = func(*args, **kwargs)
+            try:
+                outs = handler(g, result, *args, **kwargs)
+            except _symbolic.Unsupported:
+                pass
+            else:
+                for t, out in zip(tensors_in(result), [outs] if isinstance(outs, str) else outs):
+                    g.bind(t, out)
+                return result
+        if _mutates(name):
+            raise self._unmapped(func)
+        body = getattr(func, "__wrapped__", None)
+        if body is None:
+            # a query (dim, size, numel) is read as a Python value of the traced run
+            result = func(*args, **kwargs)
+            if tensors_in(result):
                 raise self._unmapped(func)
             return result
-        result = func(*args, **kwargs)
-        outs = handler(g, result, *args, **kwargs)
-        if isinstance(outs, str):
-            outs = [outs]
-        for t, out in zip(tensors_in(result), outs):
-            g.bind(t, out)
+        with self:
+            result = body(*args, **kwargs)
+        if not all(g.is_live(t) for t in tensors_in(result)):
+            raise self._unmapped(func)
         return result
 
     @staticmethod
