@@ -69,6 +69,10 @@ PAGES = [
      [("minitorch.utils.safetensors", "minitorch.utils.safetensors", "functions"),
       ("Errors", "minitorch.utils.safetensors", "classes"),
       ("minitorch.utils.tensorboard", "minitorch.utils.tensorboard", "classes")]),
+    ("onnx", "minitorch.onnx",
+     "Exporting a model to an ONNX file by tracing one run of it (see the ONNX export "
+     "page); needs the onnx extra.",
+     [("Functions", "minitorch.onnx", "functions")]),
     ("extending", "minitorch.library, overrides and testing",
      "Custom ops, the __torch_function__ helpers and test assertions.",
      [("minitorch.library", "minitorch.library", "functions"),
