@@ -212,7 +212,8 @@ def test_rnn_language_model(kind, batch_first, tmp_path):
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_rnn_without_state_dynamic_batch(kind, batch_first, bidirectional):
+@pytest.mark.parametrize("opset", [13, 21])
+def test_rnn_without_state_dynamic_batch(kind, batch_first, bidirectional, opset):
     torch.manual_seed(0)
 
     class M(nn.Module):
@@ -230,20 +231,21 @@ def test_rnn_without_state_dynamic_batch(kind, batch_first, bidirectional):
     other = (9, 7) if batch_first else (7, 9)
     b = 0 if batch_first else 1
     export_and_run(M(), (torch.randint(0, 10, dims),), (torch.randint(0, 10, other),),
-                   input_names=["tokens"], dynamic_axes={"tokens": [b]})
+                   input_names=["tokens"], dynamic_axes={"tokens": [b]}, opset=opset)
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
-def test_transformer_encoder_layer(batch_first, norm_first, activation):
+@pytest.mark.parametrize("opset", [13, 17, 21])
+def test_transformer_encoder_layer(batch_first, norm_first, activation, opset):
     torch.manual_seed(0)
     m = nn.TransformerEncoderLayer(16, 4, 32, batch_first=batch_first, norm_first=norm_first,
                                    activation=activation)
     x = torch.randn(3, 5, 16)
     other = torch.randn(7, 5, 16) if batch_first else torch.randn(3, 7, 16)
     export_and_run(m, (x,), (other,), input_names=["src"],
-                   dynamic_axes={"src": [0 if batch_first else 1]})
+                   dynamic_axes={"src": [0 if batch_first else 1]}, opset=opset)
 
 
 @pytest.mark.parametrize("opset", [13, 17])
@@ -307,7 +309,8 @@ def test_multihead_attention_bool_mask_and_bias_kv():
     export_and_run(lambda x: m(x, x, x, attn_mask=mask)[0], (x,))
 
 
-def test_shape_and_indexing_ops():
+@pytest.mark.parametrize("opset", [13, 17, 18, 21])
+def test_shape_and_indexing_ops(opset):
     torch.manual_seed(0)
 
     def f(x, y):
@@ -321,19 +324,23 @@ def test_shape_and_indexing_ops():
         idx = torch.tensor([2, 0, 2])
         h = x[:, idx].flatten(1) + y.unbind(1)[3].repeat(1, 3)
         i = torch.where(x > 0, x, y).masked_fill(y < -0.5, 7.0).clamp(-1, 2).expand(2, 2, 4, 6)
+        values, indices = x.max(1, keepdim=True)
+        assert x.type().endswith("FloatTensor")
         return (a, b, c, d, e1 - e2[:, :1], f1 / (f2.abs() + 1), g, h.view(2, 3, -1), i,
-                x.amin(), x.float().long())
-    export_and_run(f, (torch.randn(2, 4, 6), torch.randn(2, 4, 6)))
+                x.amin(), x.float().long(), values, indices, x.min(-1)[1], x.max(), y.min(),
+                torch.max(x, y), x.argmax(), y.argmin(2, keepdim=True), x.mean(), y.sum(0))
+    export_and_run(f, (torch.randn(2, 4, 6), torch.randn(2, 4, 6)), opset=opset)
 
 
-def test_elementwise_and_scalars():
+@pytest.mark.parametrize("opset", [13, 21])
+def test_elementwise_and_scalars(opset):
     def f(x, n):
         y = 2 - x * 3 + 1.5 / (x.exp() + 1)
         z = (x.abs() + 1).log().rsqrt() ** 2 + 2 ** x.tanh() + torch.sigmoid(x).pow(0.5)
         w = nn.functional.leaky_relu(x, 0.2) + nn.functional.elu(x) + nn.functional.hardtanh(x)
         k = (x.eq(x) & (x != 1)).logical_not() | (x >= 0)
         return y, z, w, k, torch.maximum(x, y), n * 2 + 1, n + x
-    export_and_run(f, (torch.randn(3, 4), torch.arange(4)))
+    export_and_run(f, (torch.randn(3, 4), torch.arange(4)), opset=opset)
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
@@ -440,3 +447,9 @@ def test_minitorch_imports_without_onnx():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert 'pip install "minitorch-c[onnx]"' in out
+
+
+def test_verbose_prints_the_graph(capsys):
+    torch.onnx.export(nn.Linear(2, 3), (torch.randn(1, 2),), io.BytesIO(), verbose=True)
+    out = capsys.readouterr().out
+    assert "Gemm" in out and "weight" in out

@@ -116,7 +116,8 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     # the IR version of the opset's ONNX release: runtimes refuse newer ones
     proto.ir_version = 8 if opset <= 18 else 9 if opset <= 20 else 10
     if verbose:
-        print(onnx.helper.printable_graph(proto.graph))
+        import onnx.printer
+        print(onnx.printer.to_text(proto.graph))
     data = proto.SerializeToString()
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as fh:

@@ -236,3 +236,32 @@ register("amin")(_reduce("ReduceMin"))
 def onnx_type_of(onnx, dtype):
     return onnx.helper.np_dtype_to_tensor_dtype(
         np.dtype(minitorch.empty(0, dtype=dtype).numpy().dtype))
+
+
+def _max_min(reduce_op, arg_op, elementwise_op):
+    def handler(g, r, x, dim=None, keepdim=False, *, out=None):
+        if isinstance(dim, minitorch.Tensor):
+            return g.node(elementwise_op, [operand(g, x, r.dtype), operand(g, dim, r.dtype)])
+        if dim is None:
+            return g.reduce(reduce_op, g.value(x), range(x.dim()), False)
+        axis = _axis(dim, x.dim())
+        values = g.reduce(reduce_op, g.value(x), [axis], keepdim)
+        return [values, g.node(arg_op, [g.value(x)], axis=axis, keepdims=int(keepdim))]
+    return handler
+
+
+register("max")(_max_min("ReduceMax", "ArgMax", "Max"))
+register("min")(_max_min("ReduceMin", "ArgMin", "Min"))
+
+
+def _arg(op):
+    def handler(g, r, x, dim=None, keepdim=False, *, out=None):
+        if dim is None:
+            flat = g.node("Reshape", [g.value(x), g.ints([-1])])
+            return g.node(op, [flat], axis=0, keepdims=0)
+        return g.node(op, [g.value(x)], axis=_axis(dim, x.dim()), keepdims=int(keepdim))
+    return handler
+
+
+register("argmax")(_arg("ArgMax"))
+register("argmin")(_arg("ArgMin"))

@@ -47,6 +47,8 @@ class Tracer(TorchFunctionMode):
         handler = _symbolic.lookup(name)
         if handler is not None:
             result = func(*args, **kwargs)
+            if not tensors_in(result):  # x.type() names the type: nothing to record
+                return result
             try:
                 outs = handler(g, result, *args, **kwargs)
             except _symbolic.Unsupported:
