@@ -27,7 +27,7 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.distributions", "minitorch.distributions.constraints",
               "minitorch.cuda", "minitorch.backends", "minitorch.jit",
               "minitorch.multiprocessing", "minitorch.distributed", "minitorch.nn.parallel",
-              "minitorch.serialization", "minitorch.utils.safetensors",
+              "minitorch.serialization", "minitorch.utils.safetensors", "minitorch.onnx",
               "minitorch.utils.data.distributed"]
 
 SIGNATURE_LINE = re.compile(r"^[\w.:]+\(.*\)( -> .*)?$")
