@@ -453,3 +453,36 @@ def test_verbose_prints_the_graph(capsys):
     torch.onnx.export(nn.Linear(2, 3), (torch.randn(1, 2),), io.BytesIO(), verbose=True)
     out = capsys.readouterr().out
     assert "Gemm" in out and "weight" in out
+
+
+@pytest.mark.parametrize("mode,opset", [("constant", 17), ("reflect", 17), ("replicate", 13),
+                                        ("circular", 19)])
+def test_pad(mode, opset):
+    x = torch.randn(2, 3, 5, 6)
+    value = 0.5 if mode == "constant" else None
+    export_and_run(lambda x: nn.functional.pad(x, (1, 2, 2, 1), mode, value) * 2, (x,),
+                   opset=opset)
+    export_and_run(nn.ZeroPad2d((1, 0, 2, 3)), (x,))
+
+
+def test_pad_mode_refused_below_its_opset():
+    with pytest.raises(RuntimeError, match="no ONNX mapping for pad mode 'circular' at opset 17"):
+        torch.onnx.export(lambda x: nn.functional.pad(x, (1, 1), "circular"),
+                          (torch.randn(1, 2, 4),), io.BytesIO())
+
+
+@pytest.mark.parametrize("case", ["unbatched_lstm", "lstm_cell", "gru_cell", "lstm_proj",
+                                  "float64"])
+def test_more_recurrent_forms_and_dtypes(case):
+    torch.manual_seed(0)
+    m, args = {
+        "unbatched_lstm": (nn.LSTM(3, 4, 2), (torch.randn(5, 3),)),
+        "lstm_cell": (nn.LSTMCell(3, 4), (torch.randn(2, 3), (torch.randn(2, 4),
+                                                              torch.randn(2, 4)))),
+        "gru_cell": (nn.GRUCell(3, 4), (torch.randn(2, 3),)),
+        # projections run step by step: recorded through the steps' calls
+        "lstm_proj": (nn.LSTM(3, 4, proj_size=2), (torch.randn(5, 2, 3),)),
+        "float64": (nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.LayerNorm(4)).double(),
+                    (torch.randn(4, 3, dtype=torch.float64),)),
+    }[case]
+    export_and_run(m, args)

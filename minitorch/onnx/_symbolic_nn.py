@@ -276,3 +276,22 @@ def _multi_head_attention(g, r, query, key, value, embed_dim_to_check, num_heads
     if average_attn_weights:
         attn = g.reduce("ReduceMean", attn, [1], False)
     return [out, attn]
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+              "circular": "wrap"}
+
+
+@register("pad", fn=False, method=False, functional=True)
+def _pad(g, r, x, pad, mode="constant", value=None):
+    if mode not in _PAD_MODES or (mode == "circular" and g.opset < 19):
+        raise RuntimeError("minitorch.onnx.export: no ONNX mapping for pad mode '%s' at opset "
+                           "%d" % (mode, g.opset))
+    n = x.dim()
+    begins, ends = [0] * n, [0] * n
+    for i in range(len(pad) // 2):
+        begins[n - 1 - i], ends[n - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    inputs = [g.value(x), g.ints(begins + ends)]
+    if mode == "constant":
+        inputs.append(g.scalar(0 if value is None else value, np_dtype(x)))
+    return g.node("Pad", inputs, mode=_PAD_MODES[mode])
