@@ -486,3 +486,10 @@ def test_more_recurrent_forms_and_dtypes(case):
                     (torch.randn(4, 3, dtype=torch.float64),)),
     }[case]
     export_and_run(m, args)
+
+
+def test_keep_initializers_as_inputs():
+    m = nn.Linear(3, 2)
+    proto = export_and_run(m, (torch.randn(2, 3),), keep_initializers_as_inputs=True)
+    assert [i.name for i in proto.graph.input] == ["input_0", "weight", "bias"]
+    assert {i.name for i in proto.graph.initializer} == {"weight", "bias"}

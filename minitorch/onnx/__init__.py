@@ -46,6 +46,12 @@ def _value_info(onnx, name, t, dynamic, known_shape):
     return onnx.helper.make_tensor_value_info(name, elem, [dims[i] for i in range(t.dim())])
 
 
+def _initializer_inputs(onnx, g):
+    """The initializers listed as graph inputs too (a runtime may then override them)."""
+    return [onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
+            for i in g.initializers]
+
+
 def _flat_args(args):
     if isinstance(args, minitorch.Tensor):
         return (args,), {}
@@ -68,8 +74,12 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     initializers named by their state_dict names (graph inputs with
     ``export_params=False``), other tensors the run reads become constants.
     ``dynamic_axes`` maps input and output names to the dims (a list, or a dict
-    of dim to name) that stay symbolic. A call with no mapping raises
-    RuntimeError naming it."""
+    of dim to name) that stay symbolic; ``keep_initializers_as_inputs`` also
+    lists the initializers as graph inputs. A call with no mapping raises
+    RuntimeError naming it. ``do_constant_folding``, ``operator_export_type``,
+    ``custom_opsets``, ``export_modules_as_functions``, ``autograd_inlining``
+    and ``dynamo`` are accepted for torch's signature: calls on constants are
+    always folded, and there is one exporter."""
     onnx = _import_onnx()
     opset = _DEFAULT_OPSET if opset_version is None else int(opset_version)
     if opset not in _OPSETS:
@@ -108,7 +118,7 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     graph = onnx.helper.make_graph(
         g.nodes, type(model).__name__ if is_module else getattr(model, "__name__", "graph"),
         [_value_info(onnx, n, t, dynamic, True) for t, n in zip(inputs, input_names)]
-        + g.param_inputs,
+        + g.param_inputs + (_initializer_inputs(onnx, g) if keep_initializers_as_inputs else []),
         [_value_info(onnx, n, t, dynamic, not dynamic) for t, n in zip(outputs, output_names)],
         g.initializers)
     proto = onnx.helper.make_model(graph, producer_name="minitorch",
