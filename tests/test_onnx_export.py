@@ -493,3 +493,17 @@ def test_keep_initializers_as_inputs():
     proto = export_and_run(m, (torch.randn(2, 3),), keep_initializers_as_inputs=True)
     assert [i.name for i in proto.graph.input] == ["input_0", "weight", "bias"]
     assert {i.name for i in proto.graph.initializer} == {"weight", "bias"}
+
+
+@pytest.mark.parametrize("rounding_mode", [None, "floor", "trunc"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_div_rounding_modes(rounding_mode, dtype):
+    a = (torch.randn(4, 5) * 10).to(dtype)
+    b = torch.tensor([3, -2, 4, -7, 5]).to(dtype)
+    export_and_run(lambda a, b: torch.div(a, b, rounding_mode=rounding_mode), (a, b))
+    export_and_run(lambda a: a.div(-3, rounding_mode=rounding_mode), (a,))
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.5])
+def test_softplus(beta):
+    export_and_run(lambda x: nn.functional.softplus(x, beta), (torch.randn(3, 4) * 3,))

@@ -74,8 +74,7 @@ _COMPARE = ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", 
 for _names, _op in ((("add", "__add__", "__radd__", "__iadd__", "add_"), "Add"),
                     (("sub", "subtract", "__sub__", "__isub__", "sub_"), "Sub"),
                     (("mul", "multiply", "__mul__", "__rmul__", "__imul__", "mul_"), "Mul"),
-                    (("div", "divide", "true_divide", "__truediv__", "__itruediv__", "div_"),
-                     "Div"),
+                    (("true_divide", "__truediv__", "__itruediv__"), "Div"),
                     (("pow", "__pow__"), "Pow"),
                     (("eq", "__eq__"), "Equal"), (("lt", "less", "__lt__"), "Less"),
                     (("gt", "greater", "__gt__"), "Greater"),
@@ -89,6 +88,19 @@ for _names, _op in ((("__rsub__", "rsub"), "Sub"), (("__rtruediv__", "__rdiv__")
     register(*_names)(_binary(_op, swap=True))
 
 
+@register("div", "divide", "div_")
+def _div(g, r, a, b, *, rounding_mode=None, out=None):
+    if rounding_mode is None:
+        return _binary("Div")(g, r, a, b)
+    # the quotient in float64, rounded as told, then cast to the result's dtype
+    q = g.node("Div", [operand(g, a, minitorch.float64), operand(g, b, minitorch.float64)])
+    if rounding_mode == "floor":
+        q = g.node("Floor", [q])
+    else:
+        q = g.node("Mul", [g.node("Sign", [q]), g.node("Floor", [g.node("Abs", [q])])])
+    return g.node("Cast", [q], to=onnx_type(g, r.dtype))
+
+
 @register("ne", "not_equal", "__ne__")
 def _ne(g, r, a, b, *, out=None):
     return g.node("Not", [_binary("Equal")(g, r, a, b)])
@@ -99,9 +111,9 @@ def _matmul(g, r, a, b, *, out=None):
     return g.node("MatMul", [g.value(a), g.value(b)])
 
 
-def _unary(op, **attrs):
-    def handler(g, r, x, *args, inplace=False, out=None, **kwargs):
-        return g.node(op, [g.value(x)], **attrs)
+def _unary(op):
+    def handler(g, r, x, inplace=False, *, out=None):
+        return g.node(op, [g.value(x)])
     return handler
 
 
@@ -111,8 +123,18 @@ for _names, _op in ((("neg", "negative", "__neg__", "neg_"), "Neg"), (("sqrt", "
                     (("relu", "relu_"), "Relu"), (("abs", "abs_", "__abs__"), "Abs"),
                     (("sin",), "Sin"), (("cos",), "Cos"), (("erf",), "Erf"),
                     (("reciprocal",), "Reciprocal"), (("floor",), "Floor"), (("ceil",), "Ceil"),
-                    (("logical_not", "__invert__"), "Not"), (("softplus",), "Softplus")):
+                    (("logical_not", "__invert__"), "Not")):
     register(*_names, functional=True)(_unary(_op))
+
+
+@register("softplus", functional=True)
+def _softplus(g, r, x, beta=1.0, threshold=20.0):
+    # past the threshold torch returns x itself, which softplus equals there to
+    # within float rounding
+    if beta == 1:
+        return g.node("Softplus", [g.value(x)])
+    b = g.scalar(beta, np_dtype(x))
+    return g.node("Div", [g.node("Softplus", [g.node("Mul", [g.value(x), b])]), b])
 
 
 @register("rsqrt")
