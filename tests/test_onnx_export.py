@@ -507,3 +507,11 @@ def test_div_rounding_modes(rounding_mode, dtype):
 @pytest.mark.parametrize("beta", [1.0, 2.5])
 def test_softplus(beta):
     export_and_run(lambda x: nn.functional.softplus(x, beta), (torch.randn(3, 4) * 3,))
+
+
+def test_softmax_implicit_dim_and_one_argument_where():
+    with pytest.warns(UserWarning):
+        export_and_run(lambda x: nn.functional.softmax(x) + nn.functional.log_softmax(x[0]),
+                       (torch.randn(2, 3, 4),))
+    with pytest.raises(RuntimeError, match="'minitorch.where' with one argument"):
+        torch.onnx.export(lambda x: torch.where(x > 0)[0], (torch.randn(4),), io.BytesIO())

@@ -208,8 +208,9 @@ def _clamp(g, r, x, min=None, max=None, *, out=None):
 
 def _softmax_op(op):
     def handler(g, r, x, dim=None, _stacklevel=3, dtype=None):
-        xs = operand(g, x, r.dtype)
-        return g.node(op, [xs], axis=_axis(dim if dim is not None else -1, x.dim()))
+        if dim is None:  # torch's implicit choice, deprecated there
+            dim = 0 if x.dim() in (0, 1, 3) else 1
+        return g.node(op, [operand(g, x, r.dtype)], axis=_axis(dim, x.dim()))
     return handler
 
 
@@ -219,6 +220,9 @@ register("log_softmax", functional=True)(_softmax_op("LogSoftmax"))
 
 @register("where")
 def _where(g, r, condition, input=None, other=None, *, out=None):
+    if input is None:
+        raise RuntimeError("minitorch.onnx.export: no ONNX mapping for 'minitorch.where' with "
+                           "one argument (its result's size depends on the data)")
     return g.node("Where", [g.value(condition), operand(g, input, r.dtype),
                             operand(g, other, r.dtype)])
 
