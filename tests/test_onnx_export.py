@@ -515,3 +515,18 @@ def test_softmax_implicit_dim_and_one_argument_where():
                        (torch.randn(2, 3, 4),))
     with pytest.raises(RuntimeError, match="'minitorch.where' with one argument"):
         torch.onnx.export(lambda x: torch.where(x > 0)[0], (torch.randn(4),), io.BytesIO())
+
+
+def test_training_modes():
+    m = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+    x = torch.randn(2, 3)
+    with pytest.raises(RuntimeError, match="dropout in training mode"):
+        torch.onnx.export(m, (x,), io.BytesIO(), training=torch.onnx.TrainingMode.PRESERVE)
+    with pytest.raises(RuntimeError, match="dropout in training mode"):
+        torch.onnx.export(m.eval(), (x,), io.BytesIO(), training=torch.onnx.TrainingMode.TRAINING)
+    assert not m.training and not m[1].training
+    m.eval()
+    export_and_run(m, (x,), training=torch.onnx.TrainingMode.PRESERVE)
+    m.train()
+    export_and_run(m, (x,), training=torch.onnx.TrainingMode.EVAL)
+    assert m.training and m[1].training

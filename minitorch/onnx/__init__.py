@@ -2,6 +2,7 @@
 
 The onnx package is an optional extra (``pip install "minitorch-c[onnx]"``);
 minitorch imports without it and export asks for it when called."""
+import enum
 import os
 
 import minitorch
@@ -10,7 +11,15 @@ from . import _symbolic, _symbolic_nn, _symbolic_shape  # noqa: F401  (register 
 from ._graph import Graph
 from ._tracer import Tracer, tensors_in
 
-__all__ = ["export", "is_in_onnx_export"]
+__all__ = ["export", "is_in_onnx_export", "TrainingMode"]
+
+
+class TrainingMode(enum.Enum):
+    """The mode export traces a module in: eval (the default), the module's
+    own (PRESERVE), or training (where dropout and batch norm refuse)."""
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
 
 _DEFAULT_OPSET = 17
 _OPSETS = range(13, 22)
@@ -101,7 +110,10 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     try:
         _exporting = True
         if is_module:
-            model.train(bool(training))
+            if training is True or training is TrainingMode.TRAINING:
+                model.train()
+            elif training is not TrainingMode.PRESERVE:
+                model.eval()
         with minitorch.no_grad(), Tracer(g):
             result = model(*pos, **kw)
     finally:
