@@ -72,7 +72,8 @@ PAGES = [
     ("onnx", "minitorch.onnx",
      "Exporting a model to an ONNX file by tracing one run of it (see the ONNX export "
      "page); needs the onnx extra.",
-     [("Functions", "minitorch.onnx", "functions")]),
+     [("Functions", "minitorch.onnx", "functions"),
+      ("Classes", "minitorch.onnx", "classes")]),
     ("extending", "minitorch.library, overrides and testing",
      "Custom ops, the __torch_function__ helpers and test assertions.",
      [("minitorch.library", "minitorch.library", "functions"),
