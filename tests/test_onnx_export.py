@@ -530,3 +530,27 @@ def test_training_modes():
     m.train()
     export_and_run(m, (x,), training=torch.onnx.TrainingMode.EVAL)
     assert m.training and m[1].training
+
+
+@pytest.mark.parametrize("case", ["group_norm", "instance_norm", "instance_norm_running",
+                                  "rms_norm", "rms_norm_eps", "upsample", "index_select"])
+def test_more_normalizations_and_gathers(case):
+    torch.manual_seed(0)
+    inorm = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
+    inorm.running_mean.uniform_(-1, 1)
+    m = {
+        "group_norm": nn.Sequential(nn.Conv2d(3, 4, 1), nn.GroupNorm(2, 4)),
+        "instance_norm": nn.Sequential(nn.Conv2d(3, 4, 1), nn.InstanceNorm2d(4, affine=True)),
+        "instance_norm_running": nn.Sequential(nn.Conv2d(3, 4, 1), inorm),
+        "rms_norm": nn.Sequential(nn.Conv2d(3, 4, 1), nn.RMSNorm([5, 5])),
+        "rms_norm_eps": nn.Sequential(nn.Conv2d(3, 4, 1), nn.RMSNorm(5, eps=0.1)),
+        "upsample": nn.Sequential(nn.Conv2d(3, 4, 1), nn.Upsample(scale_factor=2)),
+        "index_select": lambda x: x.index_select(1, torch.tensor([2, 0])) * 2,
+    }[case]
+    export_and_run(m, (torch.randn(2, 3, 5, 5),), (torch.randn(4, 3, 5, 5),),
+                   dynamic_axes={"input_0": [0]})
+
+
+def test_addcmul_addcdiv():
+    export_and_run(lambda x, y: torch.addcmul(x, x, y, value=0.5) + x.addcdiv(y, y.abs() + 1),
+                   (torch.randn(3, 4), torch.randn(3, 4)))

@@ -291,3 +291,16 @@ def _arg(op):
 
 register("argmax")(_arg("ArgMax"))
 register("argmin")(_arg("ArgMin"))
+
+
+def _addc(op):
+    def handler(g, r, x, tensor1, tensor2, *, value=1, out=None):
+        t = g.node(op, [operand(g, tensor1, r.dtype), operand(g, tensor2, r.dtype)])
+        if value != 1:
+            t = g.node("Mul", [t, g.scalar(value, np_dtype(r))])
+        return g.node("Add", [operand(g, x, r.dtype), t])
+    return handler
+
+
+register("addcmul", "addcmul_")(_addc("Mul"))
+register("addcdiv", "addcdiv_")(_addc("Div"))

@@ -295,3 +295,48 @@ def _pad(g, r, x, pad, mode="constant", value=None):
     if mode == "constant":
         inputs.append(g.scalar(0 if value is None else value, np_dtype(x)))
     return g.node("Pad", inputs, mode=_PAD_MODES[mode])
+
+
+def _group_normalized(g, x, groups, eps):
+    """x normalized over each sample's groups of channels (and their spatial
+    dims), in x's shape; with Shape, so every dim stays dynamic."""
+    dt = np_dtype(x)
+    y = g.node("Reshape", [g.value(x), g.ints([0, groups, -1])])
+    d = g.node("Sub", [y, g.reduce("ReduceMean", y, [2], True)])
+    var = g.reduce("ReduceMean", g.node("Mul", [d, d]), [2], True)
+    y = g.node("Div", [d, g.node("Sqrt", [g.node("Add", [var, g.scalar(eps, dt)])])])
+    return g.node("Reshape", [y, g.node("Shape", [g.value(x)])])
+
+
+def _per_channel(g, y, x, weight, bias):
+    """y * weight + bias with (C,) weight and bias broadcast over x's channel dim."""
+    shape = g.ints([-1] + [1] * (x.dim() - 2))
+    if weight is not None:
+        y = g.node("Mul", [y, g.node("Reshape", [g.value(weight), shape])])
+    if bias is not None:
+        y = g.node("Add", [y, g.node("Reshape", [g.value(bias), shape])])
+    return y
+
+
+@register("group_norm", fn=False, method=False, functional=True)
+def _group_norm(g, r, x, num_groups, weight=None, bias=None, eps=1e-5):
+    return _per_channel(g, _group_normalized(g, x, num_groups, eps), x, weight, bias)
+
+
+@register("instance_norm", fn=False, method=False, functional=True)
+def _instance_norm(g, r, x, running_mean=None, running_var=None, weight=None, bias=None,
+                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    if not use_input_stats:
+        raise _symbolic.Unsupported()
+    return _per_channel(g, _group_normalized(g, x, x.shape[1], eps), x, weight, bias)
+
+
+@register("rms_norm", fn=False, method=False, functional=True)
+def _rms_norm(g, r, x, normalized_shape, weight=None, eps=None):
+    if eps is None:
+        eps = float(np.finfo(np_dtype(x)).eps)
+    axes = list(range(x.dim() - len(normalized_shape), x.dim()))
+    xs = g.value(x)
+    ms = g.reduce("ReduceMean", g.node("Mul", [xs, xs]), axes, True)
+    y = g.node("Div", [xs, g.node("Sqrt", [g.node("Add", [ms, g.scalar(eps, np_dtype(x))])])])
+    return y if weight is None else g.node("Mul", [y, g.value(weight)])

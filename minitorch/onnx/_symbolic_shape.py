@@ -160,3 +160,8 @@ def _repeat(g, r, x, *sizes):
         shape = [1] * (len(sizes) - x.dim()) + list(x.shape)
         cur = g.node("Reshape", [cur, g.ints(shape)])
     return g.node("Tile", [cur, g.ints(sizes)])
+
+
+@register("index_select")
+def _index_select(g, r, x, dim, index, *, out=None):
+    return g.node("Gather", [g.value(x), g.value(index)], axis=_axis(dim, x.dim()))
