@@ -554,3 +554,26 @@ def test_more_normalizations_and_gathers(case):
 def test_addcmul_addcdiv():
     export_and_run(lambda x, y: torch.addcmul(x, x, y, value=0.5) + x.addcdiv(y, y.abs() + 1),
                    (torch.randn(3, 4), torch.randn(3, 4)))
+
+
+def test_keyword_arguments_as_trailing_dict_or_kwargs():
+    torch.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+
+        def forward(self, x, bias=None, scale=1.0):
+            return self.lin(x) * scale + (0 if bias is None else bias)
+    m, x, b = M(), torch.randn(2, 3), torch.randn(3)
+    for how in ({"args": (x, {"bias": b, "scale": 2.0})},
+                {"args": (x,), "kwargs": {"bias": b, "scale": 2.0}}):
+        f = io.BytesIO()
+        torch.onnx.export(m, f=f, **how)
+        sess = ort.InferenceSession(f.getvalue(), providers=["CPUExecutionProvider"])
+        assert [i.name for i in sess.get_inputs()] == ["input_0", "input_1"]
+        got = sess.run(None, {"input_0": x.numpy(), "input_1": b.numpy()})[0]
+        np.testing.assert_allclose(got, m(x, bias=b, scale=2.0).detach().numpy(), rtol=1e-5)
+    with pytest.raises(TypeError):
+        torch.onnx.export(m, (x,), io.BytesIO(), no_such_option=True)

@@ -74,7 +74,8 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
            input_names=None, output_names=None, operator_export_type=None,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None,
-           export_modules_as_functions=False, autograd_inlining=True, dynamo=False, **kwargs):
+           export_modules_as_functions=False, autograd_inlining=True, dynamo=False,
+           kwargs=None):
     """Exports ``model`` (a Module or a function) run on ``args`` to the ONNX
     file or file-like object ``f``.
 
@@ -82,7 +83,9 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     have an ONNX mapping become nodes, parameters and buffers become
     initializers named by their state_dict names (graph inputs with
     ``export_params=False``), other tensors the run reads become constants.
-    ``dynamic_axes`` maps input and output names to the dims (a list, or a dict
+    ``args`` is a tensor or a tuple of arguments (nested tuples and lists of
+    tensors are inputs in order; a trailing dict, or ``kwargs``, holds keyword
+    arguments). ``dynamic_axes`` maps input and output names to the dims (a list, or a dict
     of dim to name) that stay symbolic; ``keep_initializers_as_inputs`` also
     lists the initializers as graph inputs. A call with no mapping raises
     RuntimeError naming it. ``do_constant_folding``, ``operator_export_type``,
@@ -94,6 +97,7 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     if opset not in _OPSETS:
         raise ValueError("minitorch.onnx.export: opset_version must be in 13..21, got %d" % opset)
     pos, kw = _flat_args(args)
+    kw = {**kw, **(kwargs or {})}
     inputs = tensors_in((pos, kw))
     params = {}
     is_module = isinstance(model, minitorch.nn.Module)

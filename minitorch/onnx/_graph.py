@@ -80,5 +80,10 @@ class Graph:
         return self.node(op, [x], axes=axes, keepdims=int(keepdims))
 
 
+def numpy_dtype(dtype):
+    """The NumPy dtype of a minitorch dtype, as its tensors convert to."""
+    return minitorch.empty(0, dtype=dtype).numpy().dtype
+
+
 def np_dtype(t):
-    return np.dtype(minitorch.empty(0, dtype=t.dtype).numpy().dtype)
+    return numpy_dtype(t.dtype)

@@ -4,11 +4,10 @@ the result's tensors. A handler registers under every public name of the call
 (torch.<f>, torch.Tensor.<f>, torch.nn.functional.<f>)."""
 import math
 
-import numpy as np
 
 import minitorch
 
-from ._graph import np_dtype
+from ._graph import np_dtype, numpy_dtype
 
 _TABLE = {}
 
@@ -49,7 +48,7 @@ def operand(g, x, dtype):
     if isinstance(x, minitorch.Tensor):
         name = g.value(x)
         return name if x.dtype == dtype else g.node("Cast", [name], to=onnx_type(g, dtype))
-    return g.scalar(x, np_dtype(minitorch.empty(0, dtype=dtype)))
+    return g.scalar(x, numpy_dtype(dtype))
 
 
 def _axis(dim, rank):
@@ -260,8 +259,7 @@ register("amin")(_reduce("ReduceMin"))
 
 
 def onnx_type_of(onnx, dtype):
-    return onnx.helper.np_dtype_to_tensor_dtype(
-        np.dtype(minitorch.empty(0, dtype=dtype).numpy().dtype))
+    return onnx.helper.np_dtype_to_tensor_dtype(numpy_dtype(dtype))
 
 
 def _max_min(reduce_op, arg_op, elementwise_op):
