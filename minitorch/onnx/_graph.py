@@ -10,11 +10,11 @@ class Graph:
     def __init__(self, onnx, opset: int, params: dict, export_params: bool):
         self.onnx = onnx
         self.opset = opset
-        self.nodes = []
-        self.initializers = []
-        self.param_inputs = []  # parameters as graph inputs (export_params=False)
-        self._names = {}  # id(tensor) -> value name
-        self._alive = []  # keeps traced tensors alive so that their ids stay unique
+        self.nodes: list = []
+        self.initializers: list = []
+        self.param_inputs: list = []  # parameters as graph inputs (export_params=False)
+        self._names: dict = {}  # id(tensor) -> value name
+        self._alive: list = []  # keeps traced tensors alive so that their ids stay unique
         self._params = params  # id(tensor) -> (state_dict name, tensor)
         self._export_params = export_params
         self._count = 0

@@ -9,7 +9,7 @@ import minitorch
 
 from ._graph import np_dtype, numpy_dtype
 
-_TABLE = {}
+_TABLE: dict = {}
 
 
 class Unsupported(Exception):
@@ -70,6 +70,7 @@ def _binary(op, swap=False):
 
 _COMPARE = ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor")
 
+_names: tuple  # the public names of each registration loop's rows
 for _names, _op in ((("add", "__add__", "__radd__", "__iadd__", "add_"), "Add"),
                     (("sub", "subtract", "__sub__", "__isub__", "sub_"), "Sub"),
                     (("mul", "multiply", "__mul__", "__rmul__", "__imul__", "mul_"), "Mul"),
