@@ -577,3 +577,13 @@ def test_keyword_arguments_as_trailing_dict_or_kwargs():
         np.testing.assert_allclose(got, m(x, bias=b, scale=2.0).detach().numpy(), rtol=1e-5)
     with pytest.raises(TypeError):
         torch.onnx.export(m, (x,), io.BytesIO(), no_such_option=True)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer_encoder_with_key_padding_mask(batch_first):
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=batch_first)
+    m = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    x = torch.randn(2, 5, 8) if batch_first else torch.randn(5, 2, 8)
+    pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    export_and_run(lambda x, pad: m(x, src_key_padding_mask=pad), (x, pad))
