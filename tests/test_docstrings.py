@@ -17,7 +17,7 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.optim", "minitorch.optim.lr_scheduler",
               "minitorch.autograd", "minitorch.autograd.functional",
               "minitorch.autograd.forward_ad", "minitorch.autograd.graph", "minitorch.linalg",
-              "minitorch.masked",
+              "minitorch.special", "minitorch.signal.windows", "minitorch.masked",
               "minitorch.func", "minitorch.utils", "minitorch.utils.data",
               "minitorch.utils.checkpoint", "minitorch.utils.cpp_extension",
               "minitorch.library", "minitorch.overrides", "minitorch.testing",
