@@ -1,7 +1,9 @@
 /* The body of special_polynomials.h, written once over the type MT_T and
  * included once per type (torch evaluates the polynomials in the input's
  * own type, float for float32): the includer defines MT_T, MT_FN(name) and
- * MT_M(fn) as for special_bessel_typed.h. No include guard. */
+ * MT_M(fn) as for special_bessel_typed.h. Each recurrence step a p - b q is
+ * one fma(a, p, -(b q)), the contraction torch's build makes of it, so the
+ * rounding (which high orders amplify) is torch's. No include guard. */
 
 static inline int64_t MT_FN(mt_poly_order)(MT_T n)
 {
@@ -15,7 +17,7 @@ static inline MT_T MT_FN(mt_chebyshev_recur)(MT_T t, MT_T q1, int64_t n)
         return 1;
     MT_T p = 1, q = q1;
     for (int64_t k = 2; k <= n && q == q; k++) {
-        MT_T r = (t + t) * q - p;
+        MT_T r = MT_M(fma)(t + t, q, -p);
         p = q;
         q = r;
     }
@@ -86,7 +88,7 @@ static inline MT_T MT_FN(mt_hermite)(int prob, MT_T x, MT_T order)
      * rounded in torch's order */
     MT_T p = 1, q = prob ? x : x + x;
     for (int64_t k = 1; k < n; k++) {
-        MT_T r = prob ? x * q - (MT_T)k * p : (x + x) * q - (MT_T)(k + k) * p;
+        MT_T r = prob ? MT_M(fma)(x, q, -((MT_T)k * p)) : MT_M(fma)(x + x, q, -((MT_T)(k + k) * p));
         p = q;
         q = r;
     }
@@ -104,7 +106,7 @@ static inline MT_T MT_FN(mt_laguerre)(MT_T x, MT_T order)
         return NAN;
     MT_T p = 1, q = 1 - x;
     for (int64_t k = 1; k < n && q == q; k++) {
-        MT_T r = (((MT_T)(k + k) + (1 - x)) * q - (MT_T)k * p) / (MT_T)(k + 1);
+        MT_T r = MT_M(fma)((MT_T)(k + k) + (1 - x), q, -((MT_T)k * p)) / (MT_T)(k + 1);
         p = q;
         q = r;
     }
@@ -124,7 +126,7 @@ static inline MT_T MT_FN(mt_legendre)(MT_T x, MT_T order)
         return 1;
     MT_T p = 1, q = x;
     for (int64_t k = 1; k < n && q == q; k++) {
-        MT_T r = ((MT_T)(k + k + 1) * x * q - (MT_T)k * p) / (MT_T)(k + 1);
+        MT_T r = MT_M(fma)((MT_T)(k + k + 1) * x, q, -((MT_T)k * p)) / (MT_T)(k + 1);
         p = q;
         q = r;
     }
