@@ -5,14 +5,16 @@
  * (the function's name for the type), MT_M(fn) (libm's fn for the type)
  * and MT_EPSILON; the coefficient tables are special_bessel.h's, in double,
  * each coefficient rounded to MT_T where it is used as torch's tables of T
- * round them. No include guard: it is meant to be included twice. */
+ * round them. A product followed by a sum is one fma, the contraction
+ * torch's build makes of it. No include guard: it is meant to be included
+ * twice. */
 
 /* c[0] z^(n-1) + ... + c[n-1], by Horner's rule, as torch's loops run it */
 static inline MT_T MT_FN(mt_horner)(const double *c, int n, MT_T z)
 {
     MT_T r = 0;
     for (int i = 0; i < n; i++)
-        r = r * z + (MT_T)c[i];
+        r = MT_M(fma)(r, z, (MT_T)c[i]);
     return r;
 }
 
@@ -36,7 +38,7 @@ static inline MT_T MT_FN(mt_airy_ai)(MT_T x)
             z * MT_FN(mt_horner)(mt_airy_agn, 11, zz) / MT_FN(mt_horner)(mt_airy_agd, 10, zz);
         MT_T t = zeta + (MT_T)0.25 * (MT_T)MT_SPECIAL_PI;
         return inv_sqrt_pi / MT_M(sqrt)(MT_M(sqrt)(-x)) *
-               (MT_M(sin)(t) * modulus - MT_M(cos)(t) * phase);
+               MT_M(fma)(MT_M(sin)(t), modulus, -(MT_M(cos)(t) * phase));
     }
     MT_T ai = 0;
     if (x >= (MT_T)2.09) {
@@ -63,8 +65,9 @@ static inline MT_T MT_FN(mt_airy_ai)(MT_T x)
         g += n;
         t = MT_M(fabs)(m / f);
     }
-    return x >= (MT_T)2.09 ? ai
-                           : (MT_T)0.355028053887817239260 * f - (MT_T)0.258819403792806798405 * g;
+    return x >= (MT_T)2.09
+               ? ai
+               : MT_M(fma)((MT_T)0.355028053887817239260, f, -((MT_T)0.258819403792806798405 * g));
 }
 
 /* J0, J1, Y0, Y1 as torch computes them (Cephes' j0, j1, y0, y1 with the
@@ -82,7 +85,8 @@ static inline MT_T MT_FN(mt_bessel_asymptotic)(int order, int second, MT_T x, MT
     MT_T q = (MT_T)5.0 / x * (MT_FN(mt_horner)(qp, 8, z) / MT_FN(mt_horner)(qq, 7, z));
     MT_T s = x - (order ? (MT_T)2.356194490192344928846982537459627163
                         : (MT_T)0.785398163397448309615660845819875721);
-    MT_T r = second ? p * MT_M(sin)(s) + q * MT_M(cos)(s) : p * MT_M(cos)(s) - q * MT_M(sin)(s);
+    MT_T r = second ? MT_M(fma)(p, MT_M(sin)(s), q * MT_M(cos)(s))
+                    : MT_M(fma)(p, MT_M(cos)(s), -(q * MT_M(sin)(s)));
     return r * (MT_T)0.797884560802865355879892119868763737 / MT_M(sqrt)(x);
 }
 
@@ -125,8 +129,9 @@ static inline MT_T MT_FN(mt_bessel_y0)(MT_T x)
         if (x < 0)
             return NAN;
         MT_T z = x * x;
-        return MT_FN(mt_horner)(mt_y0_yp, 8, z) / MT_FN(mt_horner)(mt_y0_yq, 7, z) +
-               (MT_T)0.636619772367581343075535053490057448 * MT_M(log)(x) * MT_FN(mt_bessel_j0)(x);
+        return MT_M(fma)((MT_T)0.636619772367581343075535053490057448 * MT_M(log)(x),
+                         MT_FN(mt_bessel_j0)(x),
+                         MT_FN(mt_horner)(mt_y0_yp, 8, z) / MT_FN(mt_horner)(mt_y0_yq, 7, z));
     }
     return MT_FN(mt_bessel_asymptotic)(0, 1, x, (MT_T)25.0 / (x * x));
 }
@@ -141,9 +146,9 @@ static inline MT_T MT_FN(mt_bessel_y1)(MT_T x)
         if (x < 0)
             return NAN;
         MT_T z = x * x;
-        return x * (MT_FN(mt_horner)(mt_y1_yp, 6, z) / MT_FN(mt_horner)(mt_y1_yq, 8, z)) +
-               (MT_T)0.636619772367581343075535053490057448 *
-                   (MT_FN(mt_bessel_j1)(x) * MT_M(log)(x) - (MT_T)1.0 / x);
+        MT_T logged = MT_M(fma)(MT_FN(mt_bessel_j1)(x), MT_M(log)(x), -((MT_T)1.0 / x));
+        return MT_M(fma)(x, MT_FN(mt_horner)(mt_y1_yp, 6, z) / MT_FN(mt_horner)(mt_y1_yq, 8, z),
+                         (MT_T)0.636619772367581343075535053490057448 * logged);
     }
     return MT_FN(mt_bessel_asymptotic)(1, 1, x, (MT_T)5.0 / x * ((MT_T)5.0 / x));
 }
