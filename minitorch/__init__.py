@@ -14,7 +14,8 @@ from ._C import (  # noqa: F401  dtypes and their torch aliases
 from ._tensor import Tensor, device  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
-globals().update(_C._functions)
+# torch.special's rows live in minitorch.special only
+globals().update({k: v for k, v in _C._functions.items() if not k.startswith("special_")})
 from . import linalg  # noqa: E402,F401
 from .functional import *  # noqa: E402,F403  (its __all__)
 from .broadcasting import *  # noqa: E402,F403  (its __all__)
@@ -39,6 +40,8 @@ from ._global_flags import *  # noqa: E402,F403  (its __all__)
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._windows import *  # noqa: E402,F403  (its __all__)
 from ._scalar_factory import scalar_tensor  # noqa: E402,F401
+from . import special  # noqa: E402,F401
+from . import signal  # noqa: E402,F401
 from ._compile_stubs import compile  # noqa: E402,F401
 from ._constants import e, inf, nan, pi  # noqa: E402,F401
 

@@ -101,13 +101,13 @@ def _overridable() -> Dict[Any, List[Callable]]:
     ignored = set(map(id, _ignored()))
     out = {
         minitorch: [f for f in _op_table_callables(_C._functions) + _python_overridable(minitorch)
-                    if _listed_in_torch_namespace(f)],
+                    if _listed_in_torch_namespace(f) and not f.__name__.startswith("special_")],
         minitorch.Tensor: (_op_table_callables(_C.TensorBase.__dict__)
                            + _python_overridable(minitorch.Tensor)),
         F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
                   key=lambda f: f.__name__),
     }
-    for mod_name in ("linalg",):
+    for mod_name in ("linalg", "special"):
         mod = getattr(minitorch, mod_name, None)
         if mod is not None:
             out[mod] = _op_table_callables(vars(mod)) + _python_overridable(mod)
@@ -252,7 +252,7 @@ def resolve_name(f) -> str:
     if name is not None:
         return name
     name = getattr(f, "__name__", "")
-    for ns in ("minitorch", "minitorch.nn.functional", "minitorch.linalg"):
+    for ns in ("minitorch", "minitorch.nn.functional", "minitorch.linalg", "minitorch.special"):
         if getattr(sys.modules.get(ns), name, None) is f:
             return "%s.%s" % (ns.replace("minitorch", "torch", 1), name)
     if vars(minitorch.Tensor).get(name) is f:

@@ -321,6 +321,15 @@ ALIASES = {
     "triu": "tril", "concat": "cat", "long": "int", "short": "int", "row_stack": "vstack",
     "char": "int", "byte": "int", "bool": "int", "__radd__": "__add__",
     "__sub__": "__add__", "__mul__": "__add__", "__rmul__": "__add__",
+    # torch.special's names for the ops above
+    "special_erf": "erf", "special_erfc": "erfc", "special_erfinv": "erfinv",
+    "special_expm1": "expm1", "special_exp2": "exp2", "special_log1p": "log1p",
+    "special_sinc": "sinc", "special_expit": "sigmoid", "special_digamma": "digamma",
+    "special_psi": "digamma", "special_gammaln": "lgamma", "special_i0": "i0",
+    "special_xlogy": "xlogy", "special_gammainc": "igamma", "special_gammaincc": "igammac",
+    "special_polygamma": "polygamma", "special_round": "round",
+    "special_logsumexp": "logsumexp", "special_softmax": "softmax",
+    "special_log_softmax": "log_softmax",
 }
 
 
@@ -341,6 +350,13 @@ SAMPLES.update({"__rsub__": _rsub, "__rpow__": _rpow, "__rtruediv__": _rdiv})
 # is constant away from 0
 SAMPLES.update({name: (lambda t: [S(t.a(2, 3))]) for name in (
     "conj", "conj_physical", "real", "angle")})
+SAMPLES.update({
+    "special_ndtri": lambda t: [S(t.r(0.05, 0.95, 2, 3))],
+    "special_xlog1py": lambda t: [S(t.n(2, 3), t.p(3)), S(1.5, t.p(2, 3)), S(t.n(2, 3), 0.5)],
+    # torch has no derivative in the exponent
+    "special_zeta": lambda t: [S(t.r(1.5, 3.0, 2, 3, grad=False), t.p(3)),
+                               S(2.5, t.p(2, 3))],
+})
 
 # Differentiable by the table but with nothing to check, and why.
 NOT_CHECKED = {
@@ -366,7 +382,7 @@ def _kinds(f):
 
 def _ops():
     """(namespace, name, callable) for every differentiable op."""
-    names = {mt: "mt", mt.Tensor: "Tensor", F: "F"}
+    names = {mt: "mt", mt.Tensor: "Tensor", F: "F", mt.special: "special"}
     out = []
     for ns, fs in get_overridable_functions().items():
         if ns not in names:

@@ -19,7 +19,7 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.autograd.forward_ad", "minitorch.autograd.graph", "minitorch.linalg",
               "minitorch.autograd.profiler", "minitorch.autograd.profiler_util",
               "minitorch.profiler", "minitorch.profiler.itt",
-              "minitorch.masked",
+              "minitorch.special", "minitorch.signal.windows", "minitorch.masked",
               "minitorch.func", "minitorch.utils", "minitorch.utils.data",
               "minitorch.utils.checkpoint", "minitorch.utils.cpp_extension",
               "minitorch.utils._pytree", "minitorch.utils.benchmark",

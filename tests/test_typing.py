@@ -245,7 +245,7 @@ def _reveal_cases():
 NAMESPACES = ("minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch.nn.init",
               "minitorch.optim", "minitorch.optim.lr_scheduler", "minitorch.linalg",
               "minitorch.autograd", "minitorch.func", "minitorch.utils.data", "minitorch.testing",
-              "minitorch.masked")
+              "minitorch.masked", "minitorch.special", "minitorch.signal.windows")
 
 
 def _api_names(module):

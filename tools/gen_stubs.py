@@ -17,6 +17,7 @@ become @overload defs, and an int list a call may also spell as varargs
                                     Tensor methods overrides.composite adds
     minitorch/_op_functions.pyi     the rows published as minitorch.<name>
     minitorch/nn/_op_functions.pyi  the rows published as nn.functional.<name>
+    minitorch/_special_functions.pyi  the rows published as special.<name>
 
 and an __init__.pyi for each package of PACKAGES, re-exporting every name the
 package holds from the module that makes it (the op table's functions from
@@ -492,8 +493,12 @@ def render_c():
     return "\n".join(lines) + "\n"
 
 
-def render_functions(kind, doc):
+def render_functions(kind, doc, prefix=""):
+    """The stub of one kind's rows; with prefix, only the rows named
+    prefix<name>, under their short names (torch.special's)."""
     rows = rows_for(kind)
+    if prefix:
+        rows = {n[len(prefix):]: s for n, s in rows.items() if n.startswith(prefix)}
     # nn.functional's names whose rows are all minitorch's too are typed there
     shared = ({n for n, sigs in rows.items() if rows_for("f").get(n) == sigs}
               if kind == "n" else set())
@@ -598,6 +603,9 @@ def render():
         "minitorch/nn/_op_functions.pyi": render_functions(
             "n", "The op table's rows published as minitorch.nn.functional.<name> (at run "
                  "time minitorch._C._nn_functions)."),
+        "minitorch/_special_functions.pyi": render_functions(
+            "f", "The op table's rows published as minitorch.special.<name> (at run time "
+                 "the rows special_<name> of minitorch._C._functions).", prefix="special_"),
     }
     for modname in PACKAGES:
         stubs[modname.replace(".", "/") + "/__init__.pyi"] = render_package(modname)

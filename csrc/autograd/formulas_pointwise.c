@@ -635,7 +635,10 @@ int nextafter_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 OP_T(lgamma_, MT_OP_lgamma)
 OP_T(digamma_, MT_OP_digamma)
 OP_T(i0_, MT_OP_i0)
-OP_T(i1_, MT_OP__i1)
+OP_T(i1_, MT_OP_special_i1)
+OP_T(i1e_, MT_OP_special_i1e)
+OP_T(log1p_, MT_OP_log1p)
+OP_TT(zeta_, MT_OP_special_zeta)
 
 /* polygamma(n, x), a row call like the others */
 static inline mt_tensor *polygamma_(mt_scope *s, int64_t order, mt_tensor *x)
@@ -729,5 +732,92 @@ int i1_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *d = sub(&s, i0_(&s, x), div(&s, result(&s, n), x));
     mt_tensor *half = add_f(&s, zeros_like(&s, d), 0.5);
     give(&s, n, out, 0, mul(&s, g[0], where(&s, eq_f(&s, x, 0.0), half, d)));
+    return done(&s);
+}
+
+/* i0e' = i1e - sgn(x) i0e; i1e' = i0e - i1e (sgn(x) + 1 / x), 1/2 at 0 */
+int i0e_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    mt_tensor *d = sub(&s, i1e_(&s, x), mul(&s, sign(&s, x), result(&s, n)));
+    give(&s, n, out, 0, mul(&s, g[0], d));
+    return done(&s);
+}
+
+int i1e_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    mt_tensor *d = sub(&s, mt_scope_keep(&s, mt_call(MT_OP_special_i0e, "T", x)),
+                       mul(&s, result(&s, n), add(&s, sign(&s, x), reciprocal(&s, x))));
+    mt_tensor *half = add_f(&s, zeros_like(&s, d), 0.5);
+    give(&s, n, out, 0, mul(&s, g[0], where(&s, eq_f(&s, x, 0.0), half, d)));
+    return done(&s);
+}
+
+/* erfcx' = 2 x erfcx(x) - 2 / sqrt(pi) */
+int erfcx_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *d =
+        add_f(&s, mul_f(&s, mul(&s, operand(&s, n, 0), result(&s, n)), 2.0), -TWO_OVER_SQRTPI);
+    give(&s, n, out, 0, mul(&s, g[0], d));
+    return done(&s);
+}
+
+/* log_ndtr' = e^(-(log_ndtr(x) + x^2 / 2)) / sqrt(2 pi), from the result */
+int log_ndtr_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0);
+    mt_tensor *e = neg(&s, add(&s, result(&s, n), mul_f(&s, mul(&s, x, x), 0.5)));
+    give(&s, n, out, 0, mul(&s, g[0], mul_f(&s, exp_(&s, e), 0.39894228040143267794)));
+    return done(&s);
+}
+
+/* ndtri' = sqrt(2 pi) e^(ndtri(p)^2 / 2), from the result */
+int ndtri_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *y = result(&s, n);
+    mt_tensor *d = mul_f(&s, exp_(&s, mul_f(&s, mul(&s, y, y), 0.5)), 2.50662827463100050242);
+    give(&s, n, out, 0, mul(&s, g[0], d));
+    return done(&s);
+}
+
+/* entr' = -(1 + log x) */
+int entr_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *d = neg(&s, add_f(&s, log_(&s, operand(&s, n, 0)), 1.0));
+    give(&s, n, out, 0, mul(&s, g[0], d));
+    return done(&s);
+}
+
+/* xlog1py(input, other) = input * log1p(other): the input's gradient is 0
+ * where input is 0 and other <= -1, as torch masks it */
+int xlog1py_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    if (mt_param_needs(n, 0)) {
+        mt_tensor *masked = and_(&s, eq_f(&s, x, 0.0), le_f(&s, y, -1.0));
+        give(&s, n, out, 0, where_0_or(&s, masked, mul(&s, g[0], log1p_(&s, y))));
+    }
+    if (mt_param_needs(n, 1))
+        give(&s, n, out, 1, div(&s, mul(&s, g[0], x), add_f(&s, y, 1.0)));
+    return done(&s);
+}
+
+/* zeta(x, q): torch has no derivative in x; in q, -x zeta(x + 1, q) */
+int zeta_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    if (mt_param_needs(n, 0))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "the derivative for 'zeta' is not implemented.");
+    mt_scope s = {0};
+    mt_tensor *x = operand(&s, n, 0), *q = operand(&s, n, 1);
+    mt_tensor *d = mul(&s, neg(&s, x), zeta_(&s, add_f(&s, x, 1.0), q));
+    give(&s, n, out, 1, mul(&s, g[0], d));
     return done(&s);
 }

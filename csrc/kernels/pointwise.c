@@ -5,6 +5,7 @@
 #include "kernel_rows.h"
 #include "../core/hot.h"
 #include "special_math.h"
+#include "special_polynomials.h"
 
 #include <math.h>
 #include <stdlib.h>

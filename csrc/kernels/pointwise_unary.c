@@ -10,6 +10,7 @@
 #include "simd/vmath.h"
 #include "simd/vmath16.h"
 #include "simd/vmath_avx2.h"
+#include "special_bessel.h"
 #include "special_math.h"
 
 #include <math.h>

@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #define MT_SPECIAL_PI 3.14159265358979323846
+/* The form of fn for a kernel's lane: fn##f (computing in float, as torch
+ * does for float32) where the lane is a float, fn (double) otherwise. */
+#define MT_TYPED(lane, fn) _Generic((lane), float: fn##f, default: fn)
 #define MT_SPECIAL_EPS 1.1102230246251565e-16
 
 /* digamma: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then
@@ -161,8 +164,11 @@ static inline double mt_erfinv(double y)
 /* I_nu(x) for nu 0 or 1: the power series up to |x| = 30, beyond it the
  * asymptotic series times e^|x|, which overflows where torch's does (and
  * gives NaN at infinity, as torch's); with single, e^|x| is taken in float
- * as torch's float kernel does, overflowing past 88.7. I1 is odd. */
-static inline double mt_bessel_i(int nu, double x, int single)
+ * as torch's float kernel does, overflowing past 88.7. I1 is odd. scaled
+ * gives e^-|x| I_nu(x) (torch's i0e, i1e), which neither overflows nor
+ * loses the factor: the asymptotic series alone, or the power series times
+ * e^-|x|. */
+static inline double mt_bessel_i_core(int nu, double x, int single, int scaled)
 {
     double ax = fabs(x), r;
     if (ax > 30) {
@@ -174,7 +180,7 @@ static inline double mt_bessel_i(int nu, double x, int single)
             if (fabs(term) < MT_SPECIAL_EPS * fabs(sum))
                 break;
         }
-        double e = single ? (double)expf((float)ax) : exp(ax);
+        double e = scaled ? 1 : single ? (double)expf((float)ax) : exp(ax);
         r = e * sum / sqrt(2 * MT_SPECIAL_PI * ax);
     } else {
         double q = ax * ax / 4, term = nu ? ax / 2 : 1, sum = term;
@@ -182,9 +188,14 @@ static inline double mt_bessel_i(int nu, double x, int single)
             term *= q / ((double)k * (k + nu));
             sum += term;
         }
-        r = x != x ? x : sum;
+        r = x != x ? x : scaled ? sum * exp(-ax) : sum;
     }
     return nu && x < 0 ? -r : r;
+}
+
+static inline double mt_bessel_i(int nu, double x, int single)
+{
+    return mt_bessel_i_core(nu, x, single, 0);
 }
 
 /* e^-x x^a / Gamma(a), in logs */
@@ -329,6 +340,85 @@ static inline int64_t mt_lcm_product(int64_t a, int64_t b)
         return 0;
     int64_t q = g == -1 ? (int64_t)(0 - (uint64_t)a) : a / g;
     return (int64_t)((uint64_t)q * (uint64_t)b);
+}
+
+/* e^(x^2) erfc(x). Below 3, e^(x^2) with x^2 split exactly into its
+ * rounded value and the rounding error (so the factor keeps full relative
+ * precision) times libm's erfc; from 3 on, the continued fraction
+ * 1 / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...)))) summed
+ * backwards; for negative x, 2 e^(x^2) - erfcx(-x), infinite below -26.7. */
+static inline double mt_exp_square(double x)
+{
+    double hi = x * x, lo = fma(x, x, -hi);
+    return exp(hi) * (1 + lo);
+}
+
+static inline double mt_erfcx(double x)
+{
+    if (x != x)
+        return x;
+    if (x < 0)
+        return x < -26.7 ? INFINITY : 2 * mt_exp_square(x) - mt_erfcx(-x);
+    if (x < 3)
+        return mt_exp_square(x) * erfc(x);
+    if (x > 1e9)
+        return 1 / (sqrt(MT_SPECIAL_PI) * x);
+    double t = x;
+    for (int k = 90; k > 0; k--)
+        t = x + (k / 2.0) / t;
+    return 1 / (sqrt(MT_SPECIAL_PI) * t);
+}
+
+/* log(ndtr(x)): log1p of the upper tail from -1 up, and below it
+ * log(erfcx(-x / sqrt 2) / 2) - x^2 / 2, which does not underflow */
+static inline double mt_log_ndtr(double x)
+{
+    double t = x * 0.70710678118654752440;
+    if (x < -1)
+        return log(mt_erfcx(-t) / 2) - t * t;
+    return log1p(-erfc(t) / 2);
+}
+
+/* The inverse of ndtr on [0, 1] (-inf and inf at the ends, NaN outside).
+ * The centre through erfinv; the tails from the rational guess of
+ * Abramowitz and Stegun 26.2.23 refined by Halley steps on
+ * (ndtr(x) - p) / ndtr'(x), written with erfcx and log(p) so that nothing
+ * underflows down to the least subnormal p; the upper tail by symmetry
+ * from 1 - p, exact there. */
+static inline double mt_ndtri_lower(double p)
+{
+    double t = sqrt(-2 * log(p)), lp = log(p);
+    double x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
+                         (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+    for (int i = 0; i < 4; i++) {
+        double r = sqrt(MT_SPECIAL_PI / 2) * mt_erfcx(-x * 0.70710678118654752440) -
+                   sqrt(2 * MT_SPECIAL_PI) * exp(lp + x * x / 2);
+        x -= r / (1 + x * r / 2);
+    }
+    return x;
+}
+
+static inline double mt_ndtri(double p)
+{
+    if (p != p || p < 0 || p > 1)
+        return NAN;
+    if (p == 0)
+        return -INFINITY;
+    if (p == 1)
+        return INFINITY;
+    if (p >= 0.3 && p <= 0.7)
+        return 1.41421356237309504880 * mt_erfinv(2 * p - 1);
+    return p < 0.5 ? mt_ndtri_lower(p) : -mt_ndtri_lower(1 - p);
+}
+
+/* -x log(x): 0 at 0, -inf below it */
+static inline double mt_entr(double x)
+{
+    if (x != x)
+        return x;
+    if (x > 0)
+        return -x * log(x);
+    return x == 0 ? 0 : -INFINITY;
 }
 
 #endif

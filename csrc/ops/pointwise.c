@@ -117,9 +117,13 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
     int impl_##ID(mt_args *a, mt_result *r) { return binary(a, r, MT_##KERNEL, KNAME, FLAGS); }
 #define MT_BINARY(ID, SIG, DERIV, KERNEL, KNAME, FLAGS) \
     MT_BINARY_OPERATOR(ID, , , SIG, DERIV, , KERNEL, KNAME, FLAGS)
+/* and special_name(x, y, *, out=None), integral results in the default float */
+#define MT_SPECIAL_BINARY(NAME, PARAMS, DERIV, KERNEL, KNAME) \
+    MT_BINARY_OPERATOR(special_##NAME, , , , DERIV, , KERNEL, KNAME, F_TO_FLOAT)
 #include "../ops.def"
 #undef MT_BINARY_OPERATOR
 #undef MT_BINARY
+#undef MT_SPECIAL_BINARY
 
 /* div(input, other, *, rounding_mode=None, out=None) and div_ */
 int impl_div(mt_args *a, mt_result *r)

@@ -69,8 +69,15 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
     {                                                           \
         return unary(a, r, MT_UN_##KERNEL, KNAME, FLAGS, NULL); \
     }
+/* special_name(input, *, out=None), for each MT_SPECIAL_UNARY row */
+#define MT_SPECIAL_UNARY(NAME, PARAM, DERIV, KERNEL, KNAME, SAMPLE)  \
+    int impl_special_##NAME(mt_args *a, mt_result *r)                \
+    {                                                                \
+        return unary(a, r, MT_UN_##KERNEL, KNAME, U_TO_FLOAT, NULL); \
+    }
 #include "../ops.def"
 #undef MT_UNARY
+#undef MT_SPECIAL_UNARY
 
 /* conj(input): a real tensor is its own conjugate, returned as itself */
 int impl_conj(mt_args *a, mt_result *r)
@@ -137,7 +144,6 @@ int impl_erfinv(mt_args *a, mt_result *r)
 {
     return unary(a, r, MT_UN_ERFINV, "erfinv_vml_cpu", U_TO_FLOAT, NULL);
 }
-int impl__i1(mt_args *a, mt_result *r) { return unary(a, r, MT_UN_I1, "i1_cpu", U_TO_FLOAT, NULL); }
 
 /* polygamma(n, input) and input.polygamma(n): the order n at param order,
  * the input at param x */

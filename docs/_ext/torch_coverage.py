@@ -19,6 +19,8 @@ NAMESPACES = [
     ("torch.autograd.forward_ad", "minitorch.autograd.forward_ad"),
     ("torch.func", "minitorch.func"),
     ("torch.linalg", "minitorch.linalg"),
+    ("torch.special", "minitorch.special"),
+    ("torch.signal.windows", "minitorch.signal.windows"),
     ("torch.masked", "minitorch.masked"),
     ("torch.utils.data", "minitorch.utils.data"),
     ("torch.utils.checkpoint", "minitorch.utils.checkpoint"),

@@ -12,8 +12,13 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from . import transforms  # noqa: F401
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
+                         TanhTransform, Transform)
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Gamma", "Independent",
-           "MultivariateNormal", "Normal", "Uniform",
-           "kl_divergence", "register_kl"]
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform",
+           "Dirichlet", "Distribution", "ExpTransform", "Gamma", "Independent",
+           "MultivariateNormal", "Normal", "SigmoidTransform", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]

@@ -282,9 +282,14 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
     f->is_method = type == &MTMethod_Type;
     f->python_level = false;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
-    f->public_name = PyUnicode_FromFormat("%s%s", public_prefix, name);
+    /* torch.special's rows, special_<name> as torch names them, are public
+     * (and documented) as torch.special.<name> */
+    bool special =
+        !f->is_method && strcmp(public_prefix, "torch.") == 0 && strncmp(name, "special_", 8) == 0;
+    f->public_name = special ? PyUnicode_FromFormat("torch.special.%s", name + 8)
+                             : PyUnicode_FromFormat("%s%s", public_prefix, name);
     f->qualname = PyUnicode_FromFormat("%s%s", qualname_prefix, name);
-    f->module = PyUnicode_FromString(module);
+    f->module = PyUnicode_FromString(special ? "minitorch.special" : module);
     if (!f->public_name || !f->qualname || !f->module) {
         Py_DECREF(f);
         return NULL;

@@ -1,0 +1,2 @@
+"""minitorch.signal: torch.signal's window functions (minitorch.signal.windows)."""
+from . import windows  # noqa: F401
