@@ -560,7 +560,6 @@ def test_requires_grad_on_complex():
 
 @pytest.mark.parametrize("call", [
     lambda m: mt.sort(m),
-    lambda m: m @ m,
     lambda m: mt.cumsum(m, 0),
     lambda m: m.max(),
     lambda m: mt.clamp(m, 0, 1),
@@ -585,3 +584,85 @@ def test_save_and_load_cross_torch(dtype, tmp_path):
     back = mt.load(tmp_path / "t.pt")["z"]
     check(back, t)
     assert back.dtype == getattr(mt, dtype)
+
+
+# ------------------------------------------------------------------ products
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((1, 7), (7, 1)), ((2, 3, 4), (4, 2)),
+                                    ((4,), (4, 3)), ((2, 5), (5,)), ((6,), (6,)),
+                                    ((2, 1, 3, 4), (5, 4, 2))])
+def test_matmul(dtype, shapes):
+    a, ta = rand_complex(shapes[0], dtype, seed=12)
+    b, tb = rand_complex(shapes[1], dtype, seed=13)
+    check(a @ b, ta @ tb)
+    if len(shapes[0]) == 2 and len(shapes[1]) == 2:
+        check(mt.mm(a, b), torch.mm(ta, tb))
+        check(mt.mm(a.t().contiguous().t(), b), torch.mm(ta, tb))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_other_products(dtype):
+    a, ta = rand_complex((2, 3, 4), dtype, seed=14)
+    b, tb = rand_complex((2, 4, 5), dtype, seed=15)
+    check(mt.bmm(a, b), torch.bmm(ta, tb))
+    m, tm = rand_complex((3, 4), dtype, seed=16)
+    v, tv = rand_complex((4,), dtype, seed=17)
+    w, tw = rand_complex((3,), dtype, seed=18)
+    check(mt.mv(m, v), torch.mv(tm, tv))
+    check(mt.dot(v, v.conj()), torch.dot(tv, tv.conj()))
+    check(mt.vdot(v, v * 1j), torch.vdot(tv, tv * 1j))
+    check(mt.outer(w, v), torch.outer(tw, tv))
+    with pytest.raises(RuntimeError):
+        mt.mm(m, mt.ones(4, 2))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, z: z.reshape(2, 2) @ z.reshape(2, 2).t(),
+    lambda lib, z: lib.mv(z.reshape(2, 2), z[:2].conj()),
+    lambda lib, z: lib.dot(z, z * 2j).reshape(1),
+    lambda lib, z: lib.vdot(z, z * (1 + 1j)).reshape(1),
+    lambda lib, z: lib.outer(z, z[:2]),
+    lambda lib, z: z @ z.reshape(4, 1),
+])
+def test_gradients_of_products(fn):
+    grads(fn, ZC)
+
+
+# ----------------------------------------------------------- powers, samples
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow(dtype):
+    a, ta = rand_complex((3, 4), dtype, seed=19)
+    b, tb = rand_complex((4,), dtype, seed=20)
+    check(a ** b, ta ** tb)
+    for e in (2, 0.5, -1, 1j, 0):
+        check(a ** e, ta ** e)
+    check(2 ** a, 2 ** ta)
+    check(mt.pow(a, 3), torch.pow(ta, 3))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, z: z ** 2 + z ** 0.5,
+    lambda lib, z: z ** (1 + 1j),
+    lambda lib, z: z ** z,
+    lambda lib, z: 2 ** z,
+])
+def test_gradients_of_powers(fn):
+    grads(fn, ZC)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_random_complex(dtype):
+    d = getattr(mt, dtype)
+    mt.manual_seed(0)
+    x = mt.randn(20000, dtype=d)
+    assert x.dtype == d
+    re, im = x.real.numpy(), x.imag.numpy()
+    # each part has variance 1/2, so E|z|^2 = 1, as torch's
+    assert abs(re.var() - 0.5) < 0.03 and abs(im.var() - 0.5) < 0.03
+    assert abs(np.mean(np.abs(x.numpy()) ** 2) - 1) < 0.05
+    u = mt.rand(20000, dtype=d)
+    assert 0 <= u.real.min().item() and u.real.max().item() < 1
+    assert 0 <= u.imag.min().item() and u.imag.max().item() < 1
+    assert mt.randn_like(x[:3]).dtype == d and mt.rand_like(x[:3]).shape == (3,)

@@ -5,7 +5,6 @@
  * with mt_call so double backward records. */
 #include "formulas_pointwise.h"
 
-OP_T(real_, MT_OP_real)
 OP_T(imag_, MT_OP_imag)
 OP_T(abs_, MT_OP_abs)
 OP_T(contiguous_, MT_OP_contiguous)

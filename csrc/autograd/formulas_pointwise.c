@@ -106,21 +106,25 @@ static int pow_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int bp, int ep)
     if (mt_param_needs(n, bp)) {
         const mt_ad_value *e = &n->args[ep];
         mt_tensor *r;
-        if (e->is_number)
+        if (e->is_number && !e->is_complex)
             r = number(e) == 0.0
                     ? zeros_like(&s, g[0])
-                    : mul(&s, g[0], mul_f(&s, pow_f(&s, base, number(e) - 1.0), number(e)));
+                    : mul(&s, g[0],
+                          conj_(&s, mul_f(&s, pow_f(&s, base, number(e) - 1.0), number(e))));
         else {
             mt_tensor *ex = operand(&s, n, ep);
-            mt_tensor *d = mul(&s, g[0], mul(&s, ex, pow_(&s, base, add_f(&s, ex, -1.0))));
+            mt_tensor *d =
+                mul(&s, g[0], conj_(&s, mul(&s, ex, pow_(&s, base, add_f(&s, ex, -1.0)))));
             r = where_0_or(&s, eq_f(&s, ex, 0.0), d);
         }
         give(&s, n, out, bp, r);
     }
     if (mt_param_needs(n, ep)) {
         mt_tensor *ex = operand(&s, n, ep);
-        mt_tensor *cond = and_(&s, eq_f(&s, base, 0.0), ge_f(&s, ex, 0.0));
-        mt_tensor *d = where_0_or(&s, cond, mul(&s, result(&s, n), log_(&s, base)));
+        /* a complex exponent is judged by its real part, as torch's */
+        mt_tensor *ex_re = ex && mt_is_complex(ex->dtype) ? real_(&s, ex) : ex;
+        mt_tensor *cond = and_(&s, eq_f(&s, base, 0.0), ge_f(&s, ex_re, 0.0));
+        mt_tensor *d = where_0_or(&s, cond, conj_(&s, mul(&s, result(&s, n), log_(&s, base))));
         give(&s, n, out, ep, mul(&s, g[0], d));
     }
     return done(&s);

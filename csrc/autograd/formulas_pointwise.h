@@ -52,6 +52,7 @@ static inline int done(mt_scope *s)
         return !s->failed && a ? mt_scope_keep(s, mt_call(name, "Tf", a, f)) : NULL; \
     }
 OP_T(sgn_, MT_OP_sgn)
+OP_T(real_, MT_OP_real)
 OP_T(neg, MT_OP_neg)
 OP_T(exp_, MT_OP_exp)
 OP_T(exp2_, MT_OP_exp2)

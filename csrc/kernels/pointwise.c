@@ -20,6 +20,8 @@
         mt_c128: CMPLX((c)->alpha_f, (c)->alpha_im),                       \
         default: (c)->alpha_i)
 
+#define CPOW(x, y) _Generic((x), mt_c64: cpowf, default: cpow)(x, y)
+
 /* torch's complex division (c10::complex, after NumPy's): the larger part
  * of the divisor scales the others, so |y|^2 never overflows */
 #define CDIV(x, y) _Generic((x), mt_c64: cdiv_f, default: cdiv_d)(x, y)

@@ -5,6 +5,7 @@
  * part, so a part is a view of the part dtype with every stride doubled.
  * Plain C: makes tensors through the owner hooks, reports through mt_error;
  * no Python. */
+#include "complex.h"
 #include "creation.h"
 #include "runtime/table.h"
 #include "runtime/call.h"
@@ -35,17 +36,6 @@ static mt_tensor *part_view(const mt_tensor *t, int k, bool extra_dim)
     if (v)
         v->dtype = mt_complex_part(t->dtype);
     return v;
-}
-
-/* The same on the stack, for kernels to write through: no reference held. */
-static mt_tensor part_of(const mt_tensor *t, int k)
-{
-    mt_tensor p = *t;
-    p.dtype = mt_complex_part(t->dtype);
-    for (int d = 0; d < t->ndim; d++)
-        p.strides[d] = 2 * t->strides[d];
-    p.offset = 2 * t->offset + k;
-    return p;
 }
 
 int impl_view_as_real(mt_args *a, mt_result *r)
@@ -160,7 +150,7 @@ static mt_tensor *from_parts(const mt_tensor *re, const mt_tensor *im)
     mt_tensor *out = mt_new(mt_complex_of(re->dtype), nd, shape, false);
     if (!out)
         return NULL;
-    mt_tensor pr = part_of(out, 0), pi = part_of(out, 1);
+    mt_tensor pr = mt_complex_part_of(out, 0), pi = mt_complex_part_of(out, 1);
     mt_copy(&pr, re);
     mt_copy(&pi, im);
     return out;

@@ -22,4 +22,16 @@ static inline mt_tensor mt_complex_pairs(const mt_tensor *t)
     return p;
 }
 
+/* Part k (0 real, 1 imaginary) of complex t in place, as a tensor of the
+ * part dtype and t's shape, on the stack (no reference held). */
+static inline mt_tensor mt_complex_part_of(const mt_tensor *t, int k)
+{
+    mt_tensor p = *t;
+    p.dtype = mt_complex_part(t->dtype);
+    for (int d = 0; d < t->ndim; d++)
+        p.strides[d] = 2 * t->strides[d];
+    p.offset = 2 * t->offset + k;
+    return p;
+}
+
 #endif

@@ -6,10 +6,12 @@
  * (mt_blas_prepare) before the first floating product, since finding it asks
  * NumPy. */
 #include "runtime/args.h"
+#include "runtime/call.h"
 #include "runtime/table.h"
 #include "runtime/unlock.h"
 #include "elementwise.h"
 #include "out_param.h"
+#include "complex.h"
 
 #include "../core/shape.h"
 #include "../kernels/pointwise.h"
@@ -118,6 +120,27 @@ static mt_tensor *widened(const mt_tensor *v)
     return o;
 }
 
+/* A complex product as four real ones over the parts, each through the
+ * real kernels' whole machinery (batches, strides, BLAS):
+ * (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br). */
+static int complex_gemm(const mt_gemm_shape *s, const mt_tensor *a, const mt_tensor *b,
+                        const mt_tensor *c, mt_gemm_scale alpha, mt_gemm_scale beta)
+{
+    mt_dtype part = mt_complex_part(a->dtype);
+    mt_tensor ar = mt_complex_part_of(a, 0), ai = mt_complex_part_of(a, 1);
+    mt_tensor br = mt_complex_part_of(b, 0), bi = mt_complex_part_of(b, 1);
+    mt_tensor cr = mt_complex_part_of(c, 0), ci = mt_complex_part_of(c, 1);
+    mt_gemm_operand gar = operand(&ar), gai = operand(&ai), gbr = operand(&br), gbi = operand(&bi),
+                    gcr = operand(&cr), gci = operand(&ci);
+    mt_gemm_scale minus = {-alpha.f, -alpha.i}, one = {1.0, 1};
+    if (mt_gemm(part, s, &gar, &gbr, &gcr, alpha, beta) < 0 ||
+        mt_gemm(part, s, &gai, &gbi, &gcr, minus, one) < 0 ||
+        mt_gemm(part, s, &gar, &gbi, &gci, alpha, beta) < 0 ||
+        mt_gemm(part, s, &gai, &gbr, &gci, alpha, one) < 0)
+        return -1;
+    return 0;
+}
+
 static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
 {
     int rndim = p->nb + p->has_m + p->has_n;
@@ -157,7 +180,7 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
         work = wc;
     }
     mt_gemm_scale beta = p->beta;
-    if (p->c && (mt_is_floating(d) ? beta.f != 0 : beta.i != 0))
+    if (p->c && (mt_is_inexact(d) ? beta.f != 0 : beta.i != 0))
         mt_copy(work, p->c);
     else
         beta = (mt_gemm_scale){0.0, 0};
@@ -166,10 +189,11 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
     memcpy(s.batch, p->batch, sizeof(int64_t) * p->nb);
     mt_gemm_operand ga = operand(&av), gb = operand(&bv), gc = operand(&cv);
     int rc;
-    if (mt_is_floating(cd))
+    if (mt_is_inexact(cd))
         mt_blas_prepare();
     void *tok = mt_unlock(mt_gemm_work(&s) / MT_MULADDS_PER_STEP);
-    rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+    rc = mt_is_complex(cd) ? complex_gemm(&s, &av, &bv, &cv, p->alpha, beta)
+                           : mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
     mt_relock(tok);
     if (rc < 0)
         goto fail;
@@ -393,10 +417,18 @@ int impl_dot(mt_args *a, mt_result *r)
     return dot_checked(a->v[0].t, a->v[1].t, mt_out_target(a), "dot", r);
 }
 
-/* Real dtypes only, so vdot is dot. */
+/* dot of conj(x) and y; a real x is its own conjugate */
 int impl_vdot(mt_args *a, mt_result *r)
 {
-    return dot_checked(a->v[0].t, a->v[1].t, mt_out_target(a), "dot", r);
+    mt_tensor *x = a->v[0].t;
+    if (!mt_is_complex(x->dtype))
+        return dot_checked(x, a->v[1].t, mt_out_target(a), "dot", r);
+    mt_tensor *c = mt_exec(MT_OP_conj, "T", x);
+    if (!c)
+        return -1;
+    int rc = dot_checked(c, a->v[1].t, mt_out_target(a), "dot", r);
+    mt_release(c);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- matmul */

@@ -104,7 +104,7 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
         ctx.alpha_im = -ctx.alpha_im;
         ctx.alpha_i = (int64_t)(0 - (uint64_t)ctx.alpha_i);
     }
-    if (op == MT_BIN_POW && !mt_is_floating(result) && in[1].kind == MT_OPERAND_WRAPPED &&
+    if (op == MT_BIN_POW && !mt_is_inexact(result) && in[1].kind == MT_OPERAND_WRAPPED &&
         in[1].t.dtype == MT_INT64 && in[1].num.i < 0)
         return mt_error(MT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
     return mt_result_tensor(r, run(op, name, 2, in, result, &ctx, mt_out_target(a),

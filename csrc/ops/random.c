@@ -25,6 +25,20 @@ static mt_generator *generator_of(const mt_value *v)
 
 static int sample(const mt_value *gen, mt_tensor *t, const mt_rand_params *p)
 {
+    if (mt_is_complex(t->dtype)) {
+        /* both parts drawn, as torch draws a complex tensor's real view; a
+         * normal one's parts with the std over sqrt(2), so |z| has it */
+        mt_tensor pairs = *t; /* dense and new: its parts, in memory order */
+        pairs.dtype = mt_complex_part(t->dtype);
+        pairs.ndim = 1;
+        pairs.sizes[0] = pairs.numel = 2 * t->numel;
+        pairs.strides[0] = 1;
+        pairs.offset = 2 * t->offset;
+        mt_rand_params q = *p;
+        if (q.kind == MT_RAND_NORMAL)
+            q.b *= 0.70710678118654752440;
+        return sample(gen, &pairs, &q);
+    }
     mt_generator *g = generator_of(gen);
     uint64_t first = mt_generator_reserve(g, (uint64_t)t->numel);
     return mt_random_fill(t, g->seed, first, p);
@@ -32,7 +46,7 @@ static int sample(const mt_value *gen, mt_tensor *t, const mt_rand_params *p)
 
 static bool floating_or_raise(mt_dtype d, const char *kernel)
 {
-    if (mt_is_floating(d))
+    if (mt_is_inexact(d))
         return true;
     mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
              mt_dtype_infos[d].scalar_name);

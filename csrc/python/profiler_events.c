@@ -66,10 +66,10 @@ static PyObject *event_tuple(const mt_profile_log *log, const mt_profile_event *
         Py_XDECREF(name);
         return NULL;
     }
-    return Py_BuildValue("(iNLLLLLLN)", (int)e->kind, name, (long long)(e->start_ns - log->start_ns),
-                         (long long)(e->end_ns - log->start_ns), (long long)e->parent,
-                         (long long)e->thread, (long long)e->alloc_bytes,
-                         (long long)e->freed_bytes, shapes);
+    return Py_BuildValue(
+        "(iNLLLLLLN)", (int)e->kind, name, (long long)(e->start_ns - log->start_ns),
+        (long long)(e->end_ns - log->start_ns), (long long)e->parent, (long long)e->thread,
+        (long long)e->alloc_bytes, (long long)e->freed_bytes, shapes);
 }
 
 /* None when no session ran; else the list of events, each (kind, name,

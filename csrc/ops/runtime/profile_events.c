@@ -92,10 +92,7 @@ static void observe_memory(int64_t nbytes)
     mt_mutex_unlock(&lock);
 }
 
-static void reset(void)
-{
-    nevents = ntext = nshapes = 0;
-}
+static void reset(void) { nevents = ntext = nshapes = 0; }
 
 int mt_profile_start(bool shapes_wanted, bool profile_memory)
 {
@@ -196,8 +193,8 @@ static void note_shapes(int64_t at, const mt_args *a)
         if ((p == s->out_param && !a->v[p].obj) || p == s->inplace_param)
             continue;
         count++;
-        const mt_tensor *t = s->params[p].type == MT_ARG_TENSOR && !a->v[p].is_scalar ? a->v[p].t
-                                                                                       : NULL;
+        const mt_tensor *t =
+            s->params[p].type == MT_ARG_TENSOR && !a->v[p].is_scalar ? a->v[p].t : NULL;
         if (!t) {
             shapes[nshapes++] = -1;
             continue;

@@ -221,13 +221,15 @@ static number_kind number_kind_of(PyObject *o)
         return NUM_INT;
     if (tp == &PyBool_Type)
         return NUM_BOOL;
+    /* a subclass of complex (NumPy's complex128) is no number to torch */
     if (PyComplex_Check(o))
-        return NUM_COMPLEX;
+        return PyComplex_CheckExact(o) ? NUM_COMPLEX : NUM_NONE;
     switch (mtpy_numpy_scalar_kind(o)) {
     case MTPY_NP_INTEGER:
         return NUM_INT;
+    /* torch reads a NumPy complex scalar as a float (NumPy warns of the
+     * dropped imaginary part); only Python's complex is a complex number */
     case MTPY_NP_COMPLEX:
-        return NUM_COMPLEX;
     case MTPY_NP_BOOL:
     case MTPY_NP_FLOATING:
         return NUM_FLOAT;
