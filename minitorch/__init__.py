@@ -16,6 +16,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 globals().update(_C._functions)
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from .functional import *  # noqa: E402,F403  (its __all__)
 from .broadcasting import *  # noqa: E402,F403  (its __all__)
 from .composites import *  # noqa: E402,F403  (its __all__)
