@@ -31,15 +31,11 @@ def _norm_mode(norm, forward: bool) -> int:
     raise RuntimeError(f'Invalid normalization mode: "{norm}"')
 
 
-def _promote(name: str, x: Tensor, require_complex: bool = False,
-             require_real: bool = False) -> Tensor:
+def _promote(name: str, x: Tensor, require_complex: bool = False) -> Tensor:
     """torch's promote_tensor_fft: integers and bools to the default dtype,
     reals to complex where the transform needs it."""
     from . import get_default_dtype, float16, bfloat16
     if x.is_complex():
-        if require_real:
-            raise RuntimeError(f"{name} expects a real input tensor, but got "
-                               f"{_type_name(x.dtype)}")
         return x
     if x.dtype in (float16, bfloat16):
         raise RuntimeError(f"Unsupported dtype {_type_name(x.dtype)}")
@@ -189,7 +185,14 @@ def ifft2(input: Tensor, s=None, dim=(-2, -1), norm: Optional[str] = None, *,
 def _r2c(name, x, dims, sizes, norm, forward, out):
     """rfft(n) (forward) and ihfft(n) (conjugated inverse): the half spectrum
     of a real signal."""
-    x = _promote(name, x, require_real=True)
+    if x.is_complex():
+        if name in ("ihfft2", "ihfftn"):
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: "
+                               f"{_type_name(x.dtype)}")
+        kind = "real-valued" if name in ("rfft2", "rfftn") else "real"
+        raise RuntimeError(f"{name.replace('rfft2', 'rfftn')} expects a {kind} input tensor, "
+                           f"but got {_type_name(x.dtype)}")
+    x = _promote(name, x)
     if not dims:
         raise RuntimeError(f"{name} must transform at least one axis")
     x = _resize(x, dims, sizes)
