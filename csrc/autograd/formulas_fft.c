@@ -46,9 +46,9 @@ int fft_r2c_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             gf = z && idx ? MT_SCOPE_CALL(&s, MT_OP_index_add, "TiTT", z, last, idx, gf) : NULL;
         }
     }
-    mt_tensor *c = gf ? MT_SCOPE_CALL(&s, MT_OP__fft_c2c, "TLib", gf, dim->nints, dim->ints,
-                                      n->args[2].i, 0)
-                      : NULL;
+    mt_tensor *c =
+        gf ? MT_SCOPE_CALL(&s, MT_OP__fft_c2c, "TLib", gf, dim->nints, dim->ints, n->args[2].i, 0)
+           : NULL;
     give(&s, n, out, 0, real_(&s, c));
     return done(&s);
 }

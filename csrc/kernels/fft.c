@@ -1,13 +1,16 @@
-/* Complex discrete Fourier transforms of any length, in double: a recursive
- * mixed-radix Cooley-Tukey over factors 4, 2, 3 and 5 with one table of
- * twiddles per length, and Bluestein's chirp convolution (through a
+/* Complex discrete Fourier transforms of any length, in double: Stockham
+ * autosort passes of radix 4, 2, 3 and 5 with one table of twiddles per
+ * length, and Bluestein's chirp convolution (through a
  * power-of-two transform) for lengths with any other prime factor. Inverse
  * transforms conjugate on the way in and out, so one forward loop serves both.
  * float rows are widened to double and rounded once on the way out, which
  * keeps them within float32 rounding of torch's. Rows are independent and
- * split over threads (kernels/parallel.h). Plain C, no Python. */
+ * split over threads (kernels/parallel.h); plans are cached per length. Plain
+ * C, no Python. */
 #include "fft.h"
 #include "parallel.h"
+
+#include "../core/threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,7 +58,7 @@ static bool factor(fft_plan *p)
     return n == 1;
 }
 
-static void transform(const fft_plan *p, const double *in, double *out);
+static double *stockham(const fft_plan *p, double *x, double *work);
 
 static fft_plan *plan_new(int64_t n)
 {
@@ -79,7 +82,7 @@ static fft_plan *plan_new(int64_t n)
     p->m = m;
     p->chirp = malloc(sizeof(double) * 2 * (size_t)n);
     p->bf = calloc(2 * (size_t)m, sizeof(double));
-    double *b = calloc(2 * (size_t)m, sizeof(double));
+    double *b = calloc(4 * (size_t)m, sizeof(double));
     if (!p->chirp || !p->bf || !b || !(p->sub = plan_new(m))) {
         free(b);
         goto fail;
@@ -98,7 +101,7 @@ static fft_plan *plan_new(int64_t n)
             b[2 * (m - k) + 1] = b[2 * k + 1];
         }
     }
-    transform(p->sub, b, p->bf);
+    memcpy(p->bf, stockham(p->sub, b, b + 2 * m), sizeof(double) * 2 * (size_t)m);
     free(b);
     return p;
 fail:
@@ -106,113 +109,120 @@ fail:
     return NULL;
 }
 
-/* The length-n transform of in (stride is complex elements) into out
- * (contiguous), n * s being the plan's length and fi the next factor. */
-static void rec(const fft_plan *p, const double *in, int64_t is, double *out, int64_t n, int64_t s,
-                int fi)
+/* x * w for complex pairs */
+#define CMUL_RE(xr, xi, wr, wi) ((xr) * (wr) - (xi) * (wi))
+#define CMUL_IM(xr, xi, wr, wi) ((xr) * (wi) + (xi) * (wr))
+
+/* One radix-r pass of the Stockham autosort transform: src holds r * m
+ * blocks of s interleaved sequences; each sequence's r points p + j m go
+ * through a length-r transform, twiddled by exp(-2 pi i p k / (r m)) on the
+ * way into dst's points r p + k. Every access runs along q, so the passes
+ * stream through memory. */
+static void pass(const fft_plan *p, int r, int64_t m, int64_t s, const double *src, double *dst)
 {
-    if (n == 1) {
-        out[0] = in[0];
-        out[1] = in[1];
-        return;
-    }
-    int r = p->fac[fi];
-    int64_t m = n / r;
-    for (int j = 0; j < r; j++)
-        rec(p, in + 2 * j * is, is * r, out + 2 * j * m, m, s * r, fi + 1);
     const double *tw = p->tw;
     int64_t step = p->n / r; /* exp(-2 pi i / r) is tw[step] */
-    for (int64_t k = 0; k < m; k++) {
-        double tr[5], ti[5];
-        for (int j = 0; j < r; j++) {
-            double xr = out[2 * (j * m + k)], xi = out[2 * (j * m + k) + 1];
-            if (j && k) {
-                int64_t e = j * k * s;
-                double wr = tw[2 * e], wi = tw[2 * e + 1];
-                tr[j] = xr * wr - xi * wi;
-                ti[j] = xr * wi + xi * wr;
+    for (int64_t j = 0; j < m; j++) {
+        const double *w1 = tw + 2 * j * s;
+        for (int64_t q = 0; q < s; q++) {
+            const double *x = src + 2 * (q + s * j);
+            double *y = dst + 2 * (q + s * r * j);
+            int64_t xs = 2 * s * m, ys = 2 * s;
+            if (r == 4) {
+                const double *w2 = tw + 4 * j * s, *w3 = tw + 6 * j * s;
+                double ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
+                double br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
+                double cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
+                double dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
+                /* u1 = b - i d, u3 = b + i d */
+                double u1r = br + di, u1i = bi - dr, u2r = ar - cr, u2i = ai - ci;
+                double u3r = br - di, u3i = bi + dr;
+                y[0] = ar + cr;
+                y[1] = ai + ci;
+                y[ys] = CMUL_RE(u1r, u1i, w1[0], w1[1]);
+                y[ys + 1] = CMUL_IM(u1r, u1i, w1[0], w1[1]);
+                y[2 * ys] = CMUL_RE(u2r, u2i, w2[0], w2[1]);
+                y[2 * ys + 1] = CMUL_IM(u2r, u2i, w2[0], w2[1]);
+                y[3 * ys] = CMUL_RE(u3r, u3i, w3[0], w3[1]);
+                y[3 * ys + 1] = CMUL_IM(u3r, u3i, w3[0], w3[1]);
+            } else if (r == 2) {
+                double ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+                y[0] = x[0] + x[xs];
+                y[1] = x[1] + x[xs + 1];
+                y[ys] = CMUL_RE(ur, ui, w1[0], w1[1]);
+                y[ys + 1] = CMUL_IM(ur, ui, w1[0], w1[1]);
             } else {
-                tr[j] = xr;
-                ti[j] = xi;
-            }
-        }
-        double *y = out + 2 * k;
-        int64_t ys = 2 * m;
-        if (r == 2) {
-            y[0] = tr[0] + tr[1];
-            y[1] = ti[0] + ti[1];
-            y[ys] = tr[0] - tr[1];
-            y[ys + 1] = ti[0] - ti[1];
-        } else if (r == 4) {
-            double ar = tr[0] + tr[2], ai = ti[0] + ti[2], br = tr[0] - tr[2], bi = ti[0] - ti[2];
-            double cr = tr[1] + tr[3], ci = ti[1] + ti[3], dr = tr[1] - tr[3], di = ti[1] - ti[3];
-            y[0] = ar + cr;
-            y[1] = ai + ci;
-            y[2 * ys] = ar - cr;
-            y[2 * ys + 1] = ai - ci;
-            /* -i (t1 - t3) and +i (t1 - t3) */
-            y[ys] = br + di;
-            y[ys + 1] = bi - dr;
-            y[3 * ys] = br - di;
-            y[3 * ys + 1] = bi + dr;
-        } else {
-            for (int q = 0; q < r; q++) {
-                double sr = 0, si = 0;
-                for (int j = 0; j < r; j++) {
-                    int64_t e = ((int64_t)j * q % r) * step;
-                    double wr = tw[2 * e], wi = tw[2 * e + 1];
-                    sr += tr[j] * wr - ti[j] * wi;
-                    si += tr[j] * wi + ti[j] * wr;
+                for (int k = 0; k < r; k++) {
+                    double sr = 0, si = 0;
+                    for (int i = 0; i < r; i++) {
+                        const double *w = tw + 2 * ((int64_t)(i * k % r) * step);
+                        sr += CMUL_RE(x[i * xs], x[i * xs + 1], w[0], w[1]);
+                        si += CMUL_IM(x[i * xs], x[i * xs + 1], w[0], w[1]);
+                    }
+                    const double *w = tw + 2 * (j * k * s);
+                    y[k * ys] = CMUL_RE(sr, si, w[0], w[1]);
+                    y[k * ys + 1] = CMUL_IM(sr, si, w[0], w[1]);
                 }
-                y[q * ys] = sr;
-                y[q * ys + 1] = si;
             }
         }
     }
 }
 
-/* Forward transform of contiguous in into out, both of the plan's length n,
- * as the cyclic convolution of the chirped input with the conjugate chirp;
- * a and fa are scratch of length m each. */
+/* The forward transform of x (the plan's length, contiguous) using work of
+ * the same length: a pointer to the result, x or work. */
+static double *stockham(const fft_plan *p, double *x, double *work)
+{
+    double *src = x, *dst = work;
+    int64_t s = 1, len = p->n;
+    for (int f = 0; f < p->nf; f++) {
+        int r = p->fac[f];
+        pass(p, r, len / r, s, src, dst);
+        double *t = src;
+        src = dst;
+        dst = t;
+        s *= r;
+        len /= r;
+    }
+    return src;
+}
+
+/* The forward transform of contiguous in into out, both of the plan's
+ * length n, as the cyclic convolution of the chirped input with the
+ * conjugate chirp; a and fa are scratch of length m each. */
 static void bluestein(const fft_plan *p, const double *in, double *out, double *a, double *fa)
 {
     int64_t n = p->n, m = p->m;
     const double *w = p->chirp;
     memset(a, 0, sizeof(double) * 2 * (size_t)m);
     for (int64_t k = 0; k < n; k++) {
-        double xr = in[2 * k], xi = in[2 * k + 1];
-        a[2 * k] = xr * w[2 * k] - xi * w[2 * k + 1];
-        a[2 * k + 1] = xr * w[2 * k + 1] + xi * w[2 * k];
+        a[2 * k] = CMUL_RE(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
+        a[2 * k + 1] = CMUL_IM(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
     }
-    rec(p->sub, a, 1, fa, m, 1, 0);
-    /* multiply by bf and conjugate, so the forward loop inverts */
+    double *res = stockham(p->sub, a, fa), *other = res == a ? fa : a;
+    /* times bf, conjugated so the forward transform inverts */
     for (int64_t k = 0; k < m; k++) {
-        double xr = fa[2 * k], xi = fa[2 * k + 1], br = p->bf[2 * k], bi = p->bf[2 * k + 1];
-        a[2 * k] = xr * br - xi * bi;
-        a[2 * k + 1] = -(xr * bi + xi * br);
+        double xr = res[2 * k], xi = res[2 * k + 1], br = p->bf[2 * k], bi = p->bf[2 * k + 1];
+        other[2 * k] = CMUL_RE(xr, xi, br, bi);
+        other[2 * k + 1] = -CMUL_IM(xr, xi, br, bi);
     }
-    rec(p->sub, a, 1, fa, m, 1, 0);
+    res = stockham(p->sub, other, res);
     double inv_m = 1.0 / (double)m;
     for (int64_t k = 0; k < n; k++) {
-        double xr = fa[2 * k] * inv_m, xi = -fa[2 * k + 1] * inv_m;
-        out[2 * k] = xr * w[2 * k] - xi * w[2 * k + 1];
-        out[2 * k + 1] = xr * w[2 * k + 1] + xi * w[2 * k];
+        double xr = res[2 * k] * inv_m, xi = -res[2 * k + 1] * inv_m;
+        out[2 * k] = CMUL_RE(xr, xi, w[2 * k], w[2 * k + 1]);
+        out[2 * k + 1] = CMUL_IM(xr, xi, w[2 * k], w[2 * k + 1]);
     }
 }
 
 static int64_t scratch_len(const fft_plan *p) { return p->sub ? 4 * p->m : 0; }
 
-static void transform_with(const fft_plan *p, const double *in, double *out, double *scratch)
+/* The forward transform of x into x or y (the pointer returned). */
+static double *transform_row(const fft_plan *p, double *x, double *y, double *scratch)
 {
-    if (p->sub)
-        bluestein(p, in, out, scratch, scratch + 2 * p->m);
-    else
-        rec(p, in, 1, out, p->n, 1, 0);
-}
-
-static void transform(const fft_plan *p, const double *in, double *out)
-{
-    rec(p, in, 1, out, p->n, 1, 0);
+    if (!p->sub)
+        return stockham(p, x, y);
+    bluestein(p, x, y, scratch, scratch + 2 * p->m);
+    return y;
 }
 
 typedef struct {
@@ -251,23 +261,49 @@ static void run_rows(void *ctx, int64_t begin, int64_t end)
                 x[2 * k + 1] = sign * d[2 * (base + k * inner) + 1];
             }
         }
-        transform_with(job->p, x, y, scratch);
+        const double *res = transform_row(job->p, x, y, scratch);
         double sr = job->scale, si = sign * job->scale;
         if (job->single) {
             float *d = (float *)job->data;
             for (int64_t k = 0; k < n; k++) {
-                d[2 * (base + k * inner)] = (float)(y[2 * k] * sr);
-                d[2 * (base + k * inner) + 1] = (float)(y[2 * k + 1] * si);
+                d[2 * (base + k * inner)] = (float)(res[2 * k] * sr);
+                d[2 * (base + k * inner) + 1] = (float)(res[2 * k + 1] * si);
             }
         } else {
             double *d = (double *)job->data;
             for (int64_t k = 0; k < n; k++) {
-                d[2 * (base + k * inner)] = y[2 * k] * sr;
-                d[2 * (base + k * inner) + 1] = y[2 * k + 1] * si;
+                d[2 * (base + k * inner)] = res[2 * k] * sr;
+                d[2 * (base + k * inner) + 1] = res[2 * k + 1] * si;
             }
         }
     }
     free(buf);
+}
+
+/* Plans of the lengths transformed so far, kept for the process's life (a
+ * plan is read-only once made, so threads share them); lengths past the
+ * cache's room get a plan per call. */
+#define PLAN_CACHE 64
+static fft_plan *cached[PLAN_CACHE];
+static int ncached;
+static mt_mutex cache_lock = MT_MUTEX_INIT;
+
+static fft_plan *plan_for(int64_t n, bool *owned)
+{
+    fft_plan *p = NULL;
+    *owned = false;
+    mt_mutex_lock(&cache_lock);
+    for (int i = 0; i < ncached && !p; i++)
+        if (cached[i]->n == n)
+            p = cached[i];
+    if (!p && (p = plan_new(n))) {
+        if (ncached < PLAN_CACHE)
+            cached[ncached++] = p;
+        else
+            *owned = true;
+    }
+    mt_mutex_unlock(&cache_lock);
+    return p;
 }
 
 int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner, bool inverse,
@@ -275,14 +311,16 @@ int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner,
 {
     if (outer * n * inner == 0)
         return 0;
-    fft_plan *p = plan_new(n);
+    bool owned;
+    fft_plan *p = plan_for(n, &owned);
     if (!p)
         return -1;
     rows_job job = {p, data, single, inverse, n, inner, scale, 0};
     int64_t rows = outer * inner;
     double work = (double)n * (p->sub ? 4.0 * (double)p->m / (double)n : 1.0) * log2((double)n + 1);
     mt_parallel_for(0, rows, (int64_t)(1 + 32768.0 / (work + 1)), run_rows, &job);
-    plan_free(p);
+    if (owned)
+        plan_free(p);
     return job.failed ? -1 : 0;
 }
 

@@ -131,8 +131,8 @@ int impl_fft_r2c(mt_args *a, mt_result *r)
     if (!a->v[3].b)
         return mt_result_tensor(r, full);
     int last = dims[nd - 1];
-    mt_tensor *half = mt_exec(MT_OP_narrow, "Tiii", full, (int64_t)last, (int64_t)0,
-                              t->sizes[last] / 2 + 1);
+    mt_tensor *half =
+        mt_exec(MT_OP_narrow, "Tiii", full, (int64_t)last, (int64_t)0, t->sizes[last] / 2 + 1);
     mt_release(full);
     mt_tensor *out = half ? mt_exec(MT_OP_contiguous, "T", half) : NULL;
     mt_xrelease(half);
