@@ -56,7 +56,8 @@ def test_c2c_lengths(fn, n, dtype):
     check(fn, data((3, n), dtype))
 
 
-@pytest.mark.parametrize("n", LENGTHS)
+# even lengths take the half-length transform unless half has a prime above 5 (34, 14)
+@pytest.mark.parametrize("n", LENGTHS + [14, 34, 2 * 3 * 5 * 4])
 @pytest.mark.parametrize("fn", R2C)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_r2c_lengths(fn, n, dtype):

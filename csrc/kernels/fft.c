@@ -324,6 +324,96 @@ int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner,
     return job.failed ? -1 : 0;
 }
 
+/* A real row of even length n as the complex row z_k = x_2k + i x_2k+1 of
+ * length h = n / 2: its transform Z gives the even and odd samples' spectra
+ * E_k = (Z_k + conj Z_h-k) / 2 and O_k = (Z_k - conj Z_h-k) / 2i, and
+ * X_k = E_k + exp(-2 pi i k / n) O_k for k <= h. */
+typedef struct {
+    const fft_plan *half, *full; /* full: only its twiddles */
+    const void *src;
+    void *dst;
+    bool single;
+    int64_t n, inner;
+    double scale;
+    int failed;
+} r2c_job;
+
+static void run_r2c(void *ctx, int64_t begin, int64_t end)
+{
+    r2c_job *job = ctx;
+    int64_t n = job->n, h = n / 2, inner = job->inner;
+    double *buf = malloc(sizeof(double) * (size_t)(4 * h));
+    if (!buf) {
+        job->failed = 1;
+        return;
+    }
+    const double *tw = job->full->tw;
+    double sc = job->scale;
+    for (int64_t row = begin; row < end; row++) {
+        int64_t o = row / inner, i = row % inner;
+        int64_t sbase = o * n * inner + i, dbase = o * (h + 1) * inner + i;
+        if (job->single) {
+            const float *x = job->src;
+            for (int64_t k = 0; k < n; k++)
+                buf[k] = x[sbase + k * inner];
+        } else {
+            const double *x = job->src;
+            for (int64_t k = 0; k < n; k++)
+                buf[k] = x[sbase + k * inner];
+        }
+        const double *z = stockham(job->half, buf, buf + 2 * h);
+        for (int64_t k = 0; k <= h; k++) {
+            double xr, xi;
+            if (k == 0 || k == h) {
+                xr = k == 0 ? z[0] + z[1] : z[0] - z[1];
+                xi = 0.0;
+            } else {
+                double ar = z[2 * k], ai = z[2 * k + 1];
+                double br = z[2 * (h - k)], bi = -z[2 * (h - k) + 1];
+                double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
+                double odr = 0.5 * (ai - bi), odi = -0.5 * (ar - br);
+                xr = er + CMUL_RE(odr, odi, tw[2 * k], tw[2 * k + 1]);
+                xi = ei + CMUL_IM(odr, odi, tw[2 * k], tw[2 * k + 1]);
+            }
+            int64_t d = 2 * (dbase + k * inner);
+            if (job->single) {
+                float *y = job->dst;
+                y[d] = (float)(xr * sc);
+                y[d + 1] = (float)(xi * sc);
+            } else {
+                double *y = job->dst;
+                y[d] = xr * sc;
+                y[d + 1] = xi * sc;
+            }
+        }
+    }
+    free(buf);
+}
+
+int mt_fft_r2c_half(const void *src, void *dst, bool single, int64_t outer, int64_t n,
+                    int64_t inner, double scale)
+{
+    if (n < 2 || n % 2)
+        return 1;
+    bool owned_half, owned_full;
+    fft_plan *half = plan_for(n / 2, &owned_half);
+    fft_plan *full = half && !half->sub ? plan_for(n, &owned_full) : NULL;
+    int rc = 1;
+    if (full && !full->sub) {
+        r2c_job job = {half, full, src, dst, single, n, inner, scale, 0};
+        double work = (double)n * log2((double)n + 1);
+        mt_parallel_for(0, outer * inner, (int64_t)(1 + 32768.0 / (work + 1)), run_r2c, &job);
+        rc = job.failed ? -1 : 0;
+    } else if (!half || (!half->sub && !full)) {
+        rc = -1;
+    }
+    if (half && owned_half)
+        plan_free(half);
+    if (full && owned_full)
+        plan_free(full);
+    return rc;
+}
+
 void mt_fft_hermitian_fill(void *dst, const void *src, bool single, int64_t outer, int64_t h,
                            int64_t n, int64_t inner)
 {

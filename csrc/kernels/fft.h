@@ -15,6 +15,14 @@
 int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner, bool inverse,
                double scale);
 
+/* The first n / 2 + 1 frequencies of the forward transform of every real row
+ * of length n along the middle axis of src, [outer][n][inner], into dst,
+ * [outer][n / 2 + 1][inner] (complex), times scale: a transform of half the
+ * length. 0; 1 when n is odd or has a prime factor above 5 (the caller
+ * transforms the complex signal instead); -1 when out of memory. */
+int mt_fft_r2c_half(const void *src, void *dst, bool single, int64_t outer, int64_t n,
+                    int64_t inner, double scale);
+
 /* Fills dst, [outer][n][inner], with the full spectrum of a real signal of
  * length n along the middle axis from its first half src, [outer][h][inner]
  * (entries past h read as zero): dst_k = src_k for k <= n / 2, and

@@ -108,6 +108,42 @@ int impl_fft_c2c(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
+/* The one-sided r2c through a transform of half the last dim's length, then
+ * the other dims on the half spectrum: 0 with the result, 1 when the length
+ * does not allow it, -1 with an error. */
+static int half_spectrum(const mt_tensor *t, const int *dims, int nd, double scale, mt_result *r)
+{
+    int last = dims[nd - 1];
+    int64_t n = t->sizes[last], sizes[MT_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    sizes[last] = n / 2 + 1;
+    mt_tensor *src = mt_exec(MT_OP_contiguous, "T", t);
+    mt_tensor *out = src ? mt_new(mt_complex_of(t->dtype), t->ndim, sizes, false) : NULL;
+    if (!out) {
+        mt_xrelease(src);
+        return -1;
+    }
+    int64_t outer = 1, inner = 1;
+    for (int j = 0; j < last; j++)
+        outer *= sizes[j];
+    for (int j = last + 1; j < t->ndim; j++)
+        inner *= sizes[j];
+    void *tok = mt_unlock((double)t->numel * 4.0);
+    int rc =
+        mt_fft_r2c_half(mt_data(src), mt_data(out), t->dtype == MT_FLOAT32, outer, n, inner, scale);
+    mt_relock(tok);
+    mt_release(src);
+    if (rc == 0)
+        rc = transform_dims(out, dims, nd - 1, false, 1.0);
+    else if (rc < 0)
+        mt_error(MT_ERR_MEMORY, "fft: out of memory");
+    if (rc != 0) {
+        mt_release(out);
+        return rc;
+    }
+    return mt_result_tensor(r, out);
+}
+
 int impl_fft_r2c(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
@@ -120,10 +156,15 @@ int impl_fft_r2c(mt_args *a, mt_result *r)
         return -1;
     if (nd == 0)
         return mt_error(MT_ERR_RUNTIME, "_fft_r2c: expected at least one dim");
+    double scale = norm_scale(a->v[2].i, signal_numel(t->sizes, dims, nd));
+    if (a->v[3].b) {
+        int rc = half_spectrum(t, dims, nd, scale, r);
+        if (rc <= 0)
+            return rc;
+    }
     mt_tensor *full = complex_copy(t, mt_complex_of(t->dtype));
     if (!full)
         return -1;
-    double scale = norm_scale(a->v[2].i, signal_numel(t->sizes, dims, nd));
     if (transform_dims(full, dims, nd, false, scale) < 0) {
         mt_release(full);
         return -1;
