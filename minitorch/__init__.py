@@ -17,6 +17,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 # torch.special's rows live in minitorch.special only
 globals().update({k: v for k, v in _C._functions.items() if not k.startswith("special_")})
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from .functional import *  # noqa: E402,F403  (its __all__)
 from .broadcasting import *  # noqa: E402,F403  (its __all__)
 from .composites import *  # noqa: E402,F403  (its __all__)
@@ -29,6 +30,7 @@ from .composites_scatter_reduce import *  # noqa: E402,F403  (its __all__)
 from .composites_put import *  # noqa: E402,F403  (its __all__)
 from .composites_histogram import *  # noqa: E402,F403  (its __all__)
 from .composites_search import *  # noqa: E402,F403  (its __all__)
+from .composites_stft import *  # noqa: E402,F403  (its __all__)
 from ._foreach import *  # noqa: E402,F403  (its __all__)
 from .composites_conv import *  # noqa: E402,F403  (its __all__)
 from .composites_math import *  # noqa: E402,F403  (its __all__)

@@ -107,7 +107,7 @@ def _overridable() -> Dict[Any, List[Callable]]:
         F: sorted(set(_op_table_callables(vars(F)) + _python_overridable(F)),
                   key=lambda f: f.__name__),
     }
-    for mod_name in ("linalg", "special"):
+    for mod_name in ("linalg", "special", "fft"):
         mod = getattr(minitorch, mod_name, None)
         if mod is not None:
             out[mod] = _op_table_callables(vars(mod)) + _python_overridable(mod)

@@ -301,6 +301,12 @@ BASELINES = {
     "Tensor.renorm": lambda: ((_f(2, 3), 2.0, 0, 0.5), {}),
     "Tensor.renorm_": lambda: ((_f(2, 3), 2.0, 0, 0.5), {}),
     "mt.cholesky": lambda: ((_spd(),), {}),
+    "mt.stft": lambda: ((_f(40), 8), {"return_complex": True}),
+    "Tensor.stft": lambda: ((_f(40), 8), {"return_complex": True}),
+    "mt.istft": lambda: ((mt.stft(_f(40), 8, return_complex=True), 8), {}),
+    "Tensor.istft": lambda: ((mt.stft(_f(40), 8, return_complex=True), 8), {}),
+    "fft.fftfreq": lambda: ((5,), {}),
+    "fft.rfftfreq": lambda: ((5,), {}),
     "Tensor.cholesky": lambda: ((_spd(),), {}),
     "linalg.cholesky": lambda: ((_spd(),), {}),
     "mt.lu_solve": lambda: ((_f(3, 2), *mt.linalg.lu_factor(_spd())), {}),
@@ -612,7 +618,7 @@ def _function_targets():
     linalg, Tensor's methods and property setters, nn modules (constructor and
     forward) and optim (optimizers, with a step, and LR schedulers)."""
     targets = []
-    spaces = [("mt.", mt), ("F.", F), ("linalg.", minitorch.linalg)]
+    spaces = [("mt.", mt), ("F.", F), ("linalg.", minitorch.linalg), ("fft.", minitorch.fft)]
     for prefix, module in spaces:
         for name, obj in sorted(_public(module).items()):
             if _is_row_callable(obj):

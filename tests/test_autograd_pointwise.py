@@ -112,7 +112,7 @@ UNARY_ROWS = {name: sample for _id, name, kinds, signature, _runs, tags, sample
 UNARY = {name: dom for name, dom in UNARY_ROWS.items()
          if set(getattr(mt, name)._derivatives) - {"", "NonDifferentiable"}}
 # zero derivative almost everywhere: no second derivative to compare
-PIECEWISE_CONSTANT = {"sign", "sgn", "floor", "ceil", "round", "trunc", "fix"}
+PIECEWISE_CONSTANT = {"sign", "sgn", "floor", "ceil", "round", "trunc", "fix", "angle"}
 for _name, _dom in UNARY.items():
     CASES[_name] = ((lambda n: lambda L, a: getattr(L, n)(a))(_name), [(A, _dom)],
                     _name not in PIECEWISE_CONSTANT)

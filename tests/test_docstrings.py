@@ -17,6 +17,7 @@ NAMESPACES = ["minitorch", "minitorch.nn", "minitorch.nn.functional", "minitorch
               "minitorch.optim", "minitorch.optim.lr_scheduler",
               "minitorch.autograd", "minitorch.autograd.functional",
               "minitorch.autograd.forward_ad", "minitorch.autograd.graph", "minitorch.linalg",
+              "minitorch.fft",
               "minitorch.autograd.profiler", "minitorch.autograd.profiler_util",
               "minitorch.profiler", "minitorch.profiler.itt",
               "minitorch.special", "minitorch.signal.windows", "minitorch.masked",

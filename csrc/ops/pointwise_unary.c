@@ -88,8 +88,14 @@ int impl_conj(mt_args *a, mt_result *r)
     }
     return unary(a, r, MT_UN_CONJ, "conj", 0, NULL);
 }
+/* conj_physical(input, *, out=None) and conj_physical_(input): a real input
+ * is returned as itself (in place: left alone), as torch's; out= gets a copy */
 int impl_conj_physical(mt_args *a, mt_result *r)
 {
+    if (!mt_is_complex(a->v[0].t->dtype) && !mt_out_target(a)) {
+        mt_retain(a->v[0].t);
+        return mt_result_tensor(r, a->v[0].t);
+    }
     return unary(a, r, MT_UN_CONJ, "conj_physical", 0, NULL);
 }
 int impl_angle(mt_args *a, mt_result *r)

@@ -38,11 +38,12 @@ PAGES = [
       ("Profiler classes", "minitorch.profiler", "classes"),
       ("minitorch.autograd.profiler", "minitorch.autograd.profiler", "classes"),
       ("minitorch.autograd.profiler_util", "minitorch.autograd.profiler_util", "classes")]),
-    ("func", "minitorch.func, linalg, special, signal and masked",
-     "Function transforms, linear algebra, special functions, window functions, and "
-     "reductions over the elements a mask selects.",
+    ("func", "minitorch.func, linalg, fft, special, signal and masked",
+     "Function transforms, linear algebra, discrete Fourier transforms, special functions, "
+     "window functions, and reductions over the elements a mask selects.",
      [("minitorch.func", "minitorch.func", "functions"),
       ("minitorch.linalg", "minitorch.linalg", "functions"),
+      ("minitorch.fft", "minitorch.fft", "functions"),
       ("minitorch.special", "minitorch.special", "functions"),
       ("minitorch.signal.windows", "minitorch.signal.windows", "functions"),
       ("minitorch.masked", "minitorch.masked", "functions")]),
