@@ -336,6 +336,8 @@ BASELINES = {
     "Tensor.data": lambda: ((_f(2), _f(2)), {}),
     "Tensor.grad": lambda: ((_f(2), _f(2)), {}),
     "Tensor.requires_grad": lambda: ((_f(2), True), {}),
+    "Tensor.real": lambda: ((_f(2), _f(2)), {}),
+    "Tensor.imag": lambda: ((mt.zeros(2, dtype=mt.complex64), _f(2)), {}),
     "nn.CosineSimilarity.forward": lambda: ((_f(2, 3), _f(2, 3)), {}),
     "nn.PairwiseDistance.forward": lambda: ((_f(2, 3), _f(2, 3)), {}),
     "F.adaptive_avg_pool1d": lambda: ((_f(1, 2, 6), 3), {}),

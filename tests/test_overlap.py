@@ -311,6 +311,13 @@ def _scenarios(case):
 # target's memory) where torch's kernels refuse.
 COMPOSITE_GAPS = {"index_copy_", "index_reduce_", "masked_scatter_", "put_", "scatter_reduce_",
                   "addr_"}
+# rows whose checks differ from torch's for another reason, and which
+KNOWN_GAPS = {
+    # torch's conj_physical_ of a real tensor returns before its overlap check
+    "conj_physical_": "the runner checks overlap before the impl sees a real input",
+    # torch.special.logsumexp's out= is written after the reduction, not checked
+    "special_logsumexp": "out= overlapping the input is refused where torch writes it",
+}
 
 
 def _params():
@@ -318,6 +325,8 @@ def _params():
     for name, method in sorted(ROWS):
         marks = [pytest.mark.xfail(strict=True, reason="composite checks as the op it writes with")
                  ] if name in COMPOSITE_GAPS else []
+        if name in KNOWN_GAPS:
+            marks = [pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[name])]
         out.append(pytest.param(name, method, id=f"{'Tensor.' if method else ''}{name}",
                                 marks=marks))
     return out

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-OP_T(real_, MT_OP_real)
-
 /* The input's shape, from param 0's edge. */
 static const mt_tensor_meta *input_meta(mt_node *n) { return &n->edge_meta[mt_edge_of(n, 0)]; }
 

@@ -54,8 +54,27 @@ int mt_fw_set_grad(mt_tensor *t, mt_tensor *tangent)
     return 0;
 }
 
+/* The transpose trick pairs tangents with a backward that conjugates
+ * complex factors (torch's convention), and the tangents it gives come out
+ * conjugated: refused until complex jvps are derived right. */
+static int refuse_complex(const mt_node *n, mt_tensor **tin)
+{
+    bool complex = false;
+    for (int k = 0; k < n->nout; k++)
+        complex |= mt_is_complex(n->out_meta[k].dtype);
+    for (int e = 0; e < n->nedges; e++)
+        complex |= tin[e] && mt_is_complex(tin[e]->dtype);
+    if (!complex)
+        return 0;
+    return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                    "minitorch: forward-mode AD through complex values is not implemented (%s)",
+                    n->kind->name);
+}
+
 static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
+    if (refuse_complex(n, tin) < 0)
+        return -1;
     mt_tensor **u = calloc((size_t)n->nout * 3 + n->nedges + 1, sizeof(mt_tensor *));
     if (!u) {
         mt_error(MT_ERR_RUNTIME, "out of memory");
