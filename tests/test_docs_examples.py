@@ -56,6 +56,12 @@ def test_gallery_runs(page, monkeypatch):
     assert len(_run("gallery/" + page, monkeypatch)) >= 1
 
 
+def test_gallery_ddp_runs(monkeypatch, capsys):
+    pytest.importorskip("mpi4py")
+    assert len(_run("gallery/ddp.md", monkeypatch)) == 1
+    assert "[" in capsys.readouterr().out
+
+
 def test_gallery_c_op_runs(monkeypatch):
     from minitorch.utils.cpp_extension import compiler_available
     if not compiler_available():

@@ -101,7 +101,7 @@ class Transform:
         raise NotImplementedError
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y = t(x))."""
+        """log abs(dy/dx) at the pair (x, y = t(x))."""
         raise NotImplementedError
 
     def forward_shape(self, shape: Any) -> Any:
@@ -161,7 +161,7 @@ class _InverseTransform(Transform):
         return self._inv._inv_call(x)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         return -self._inv.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape: Any) -> Any:
@@ -251,7 +251,7 @@ class ComposeTransform(Transform):
         return x
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         if not self.parts:
             return _mt().zeros_like(x)
         xs = [x]
@@ -306,7 +306,7 @@ class ExpTransform(Transform):
         return y.log()
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         return x
 
 
@@ -337,7 +337,7 @@ class SigmoidTransform(Transform):
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         F = _mt().nn.functional
         return -F.softplus(-x) - F.softplus(x)
 
@@ -362,7 +362,7 @@ class TanhTransform(Transform):
         return _mt().atanh(y)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         # the numerically stable 2 (log 2 - x - softplus(-2x)), as torch
         return 2.0 * (math.log(2.0) - x - _mt().nn.functional.softplus(-2.0 * x))
 
@@ -428,7 +428,7 @@ class AffineTransform(Transform):
         return (y - self.loc) / self.scale
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |dy/dx| at the pair (x, y)."""
+        """log abs(dy/dx) at the pair (x, y)."""
         shape = x.shape
         scale = self.scale
         if isinstance(scale, numbers.Real):

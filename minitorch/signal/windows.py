@@ -51,7 +51,7 @@ def _line(start, end, M, dtype, device, requires_grad):
 def exponential(M: int, *, center: Optional[float] = None, tau: float = 1.0, sym: bool = True,
                 dtype: Optional[Any] = None, layout: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Any:
-    """The exponential (Poisson) window exp(-|n - center| / tau)."""
+    """The exponential (Poisson) window exp(-abs(n - center) / tau)."""
     dtype = _checked("exponential", M, dtype, layout)
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
@@ -116,7 +116,7 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Optional[Any]
 
 def bartlett(M: int, *, sym: bool = True, dtype: Optional[Any] = None, layout: Any = None,
              device: Any = None, requires_grad: bool = False) -> Any:
-    """The Bartlett (triangular) window 1 - |2n / (M - 1) - 1|."""
+    """The Bartlett (triangular) window 1 - abs(2n / (M - 1) - 1)."""
     dtype = _checked("bartlett", M, dtype, layout)
     w = _trivial(M, dtype, device, requires_grad)
     if w is not None:

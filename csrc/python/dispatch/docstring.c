@@ -83,9 +83,11 @@ static void append_default(PyObject **doc, const mt_param *p, const char *prefix
 }
 
 /* One overload's line: name(params) in Python's spelling, without self. */
-static void append_signature(PyObject **doc, const mt_signature *s, int first)
+/* A row's signature line, the function called by its public name (a
+ * torch.special row's special_<name> is shown as <name>). */
+static void append_signature(PyObject **doc, const mt_signature *s, int first, const char *name)
 {
-    APPEND(doc, "%s(", s->name);
+    APPEND(doc, "%s(", name);
     bool star = false;
     for (int i = first; *doc && i < s->nparams; i++) {
         const mt_param *p = &s->params[i];
@@ -145,11 +147,15 @@ static void append_params(PyObject **doc, const MTFunctionObject *f, bool kwonly
  * their types read alike without them. */
 static PyObject *signature_lines(const MTFunctionObject *f, bool described)
 {
+    const char *public_name = PyUnicode_AsUTF8(f->public_name);
+    if (!public_name)
+        return NULL;
+    const char *shown = strrchr(public_name, '.') ? strrchr(public_name, '.') + 1 : public_name;
     PyObject *lines = PyList_New(0);
     for (int k = 0; lines && k < f->nsigs; k++) {
         PyObject *line = PyUnicode_FromString(described ? "" : f->sigs[k]->text);
         if (described)
-            append_signature(&line, f->sigs[k], f->is_method ? 1 : 0);
+            append_signature(&line, f->sigs[k], f->is_method ? 1 : 0, shown);
         int seen = line ? PySequence_Contains(lines, line) : -1;
         if (seen < 0 || (!seen && PyList_Append(lines, line) < 0))
             Py_CLEAR(lines);
