@@ -8,7 +8,9 @@
 #define MT_FOR_TAGS(X)                                                       \
     X(POINTWISE, "pointwise") /* elementwise over broadcast operands */      \
     /* computes on complex tensors: the runner refuses them to other rows */ \
-    X(COMPLEX, "complex")
+    X(COMPLEX, "complex")                                                    \
+    /* an overload torch keeps for old programs: no docstring shows it */    \
+    X(DEPRECATED, "deprecated")
 
 enum {
 #define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,

@@ -153,6 +153,8 @@ static PyObject *signature_lines(const MTFunctionObject *f, bool described)
     const char *shown = strrchr(public_name, '.') ? strrchr(public_name, '.') + 1 : public_name;
     PyObject *lines = PyList_New(0);
     for (int k = 0; lines && k < f->nsigs; k++) {
+        if (f->rows[k]->tags & MT_TAG_DEPRECATED)
+            continue;
         PyObject *line = PyUnicode_FromString(described ? "" : f->sigs[k]->text);
         if (described)
             append_signature(&line, f->sigs[k], f->is_method ? 1 : 0, shown);
