@@ -87,15 +87,26 @@ static double signal_numel(const int64_t *sizes, const int *dims, int nd)
     return n;
 }
 
-int impl_fft_c2c(mt_args *a, mt_result *r)
+/* The dims a complex-input row (c2c, c2r) transforms, into dims, after its
+ * checks of the input and the normalization; -1 with an error. */
+static int complex_input_dims(const mt_args *a, int *dims)
 {
-    mt_tensor *t = a->v[0].t;
-    int dims[MT_MAX_DIMS];
+    const mt_tensor *t = a->v[0].t;
     if (!mt_is_complex(t->dtype))
         return mt_error(MT_ERR_RUNTIME, "expects a complex input tensor, but got %s",
                         sname(t->dtype));
     int nd = read_dims(t, &a->v[1], dims);
     if (nd < 0 || check_norm(a->v[2].i) < 0)
+        return -1;
+    return nd;
+}
+
+int impl_fft_c2c(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    int dims[MT_MAX_DIMS];
+    int nd = complex_input_dims(a, dims);
+    if (nd < 0)
         return -1;
     mt_tensor *out = complex_copy(t, t->dtype);
     if (!out)
@@ -184,11 +195,8 @@ int impl_fft_c2r(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     int dims[MT_MAX_DIMS];
-    if (!mt_is_complex(t->dtype))
-        return mt_error(MT_ERR_RUNTIME, "expects a complex input tensor, but got %s",
-                        sname(t->dtype));
-    int nd = read_dims(t, &a->v[1], dims);
-    if (nd < 0 || check_norm(a->v[2].i) < 0)
+    int nd = complex_input_dims(a, dims);
+    if (nd < 0)
         return -1;
     int64_t n = a->v[3].i;
     if (nd == 0)

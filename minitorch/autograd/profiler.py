@@ -226,45 +226,46 @@ class record_function(contextlib.ContextDecorator):
         return False
 
 
-class emit_itt:
+class _Annotation:
+    """torch's annotation context managers (ITT, NVTX): not reentrant;
+    entering one runs _start."""
+
+    _name = ""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def _start(self):
+        pass
+
+    def __enter__(self):
+        if not self.enabled:
+            return
+        if self.entered:
+            raise RuntimeError(f"{self._name} annotation context manager is not reentrant")
+        self.entered = True
+        self._start()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False
+
+
+class emit_itt(_Annotation):
     """torch's ITT annotation context manager: ITT is not available to a CPU
     build, so entering and leaving it do nothing else."""
 
-    def __init__(self, enabled=True, record_shapes=False):
-        self.enabled = enabled
-        self.entered = False
-        self.record_shapes = record_shapes
-
-    def __enter__(self):
-        if not self.enabled:
-            return
-        if self.entered:
-            raise RuntimeError("ITT annotation context manager is not reentrant")
-        self.entered = True
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        return False
+    _name = "ITT"
 
 
-class emit_nvtx:
+class emit_nvtx(_Annotation):
     """torch's NVTX annotation context manager: it needs CUDA, so entering it
     raises as torch's does without CUDA."""
 
-    def __init__(self, enabled=True, record_shapes=False):
-        self.enabled = enabled
-        self.entered = False
-        self.record_shapes = record_shapes
+    _name = "NVTX"
 
-    def __enter__(self):
-        if not self.enabled:
-            return
-        if self.entered:
-            raise RuntimeError("NVTX annotation context manager is not reentrant")
-        self.entered = True
+    def _start(self):
         from .. import cuda
         cuda.synchronize()
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        return False
