@@ -72,7 +72,7 @@ void mt_copy(mt_tensor *dst, const mt_tensor *src)
 
 void mt_fill_complex(mt_tensor *dst, double re, double im)
 {
-    mt_c128 v = CMPLX(re, im);
+    mt_c128 v = mt_cmplx(re, im);
     mt_storage st = {.refcount = 1, .data = &v};
     mt_tensor src = {.storage = &st, .numel = 1, .ndim = 0, .dtype = MT_COMPLEX128};
     mt_copy(dst, &src);

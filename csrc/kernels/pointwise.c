@@ -12,12 +12,12 @@
 
 /* add's alpha (and addcmul's, addcdiv's value) in the loop's compute type:
  * float for the narrow floats, double for float64, int64 for the rest. */
-#define ALPHA(c)                                                           \
-    _Generic((acc)0,                                                       \
-        float: (float)(c)->alpha_f,                                        \
-        double: (c)->alpha_f,                                              \
-        mt_c64: (mt_c64)CMPLXF((float)(c)->alpha_f, (float)(c)->alpha_im), \
-        mt_c128: CMPLX((c)->alpha_f, (c)->alpha_im),                       \
+#define ALPHA(c)                                                      \
+    _Generic((acc)0,                                                  \
+        float: (float)(c)->alpha_f,                                   \
+        double: (c)->alpha_f,                                         \
+        mt_c64: mt_cmplxf((float)(c)->alpha_f, (float)(c)->alpha_im), \
+        mt_c128: mt_cmplx((c)->alpha_f, (c)->alpha_im),               \
         default: (c)->alpha_i)
 
 #define CPOW(x, y) _Generic((x), mt_c64: cpowf, default: cpow)(x, y)
@@ -39,8 +39,8 @@
         R rat = c / d, scl = (R)1 / (d + c * rat);                 \
         return MAKE((a * rat + b) * scl, (b * rat - a) * scl);     \
     }
-CDIV_FN(cdiv_f, mt_c64, float, CMPLXF)
-CDIV_FN(cdiv_d, mt_c128, double, CMPLX)
+CDIV_FN(cdiv_f, mt_c64, float, mt_cmplxf)
+CDIV_FN(cdiv_d, mt_c128, double, mt_cmplx)
 
 /* Integer division never traps: x86 faults on /0 and on INT64_MIN / -1. */
 static inline void zero_div(mt_binary_ctx *c)

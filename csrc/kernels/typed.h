@@ -17,6 +17,25 @@
  * the real part, then the imaginary part. */
 typedef float _Complex mt_c64;
 typedef double _Complex mt_c128;
+/* re + im*i built from its parts, exactly (no arithmetic on an infinite or
+ * NaN part): C11's CMPLX, which not every compiler's complex.h has. */
+static inline mt_c64 mt_cmplxf(float re, float im)
+{
+    union {
+        float part[2];
+        mt_c64 z;
+    } u = {{re, im}};
+    return u.z;
+}
+static inline mt_c128 mt_cmplx(double re, double im)
+{
+    union {
+        double part[2];
+        mt_c128 z;
+    } u = {{re, im}};
+    return u.z;
+}
+
 /* A complex128 element as the kernels that only move elements see it. */
 typedef struct {
     uint64_t lo, hi;

@@ -32,6 +32,7 @@ struct mt_signature {
     char name[64];
     const char *text;
     unsigned flags;
+    bool deprecated; /* torch's deprecated overload: no error message lists it */
     int nparams;
     int npositional; /* params that may be given positionally */
     int nrequired;

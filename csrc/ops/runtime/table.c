@@ -210,6 +210,8 @@ int mt_ops_init(void)
     for (int r = 0; r < MT_OP_COUNT; r++) {
         /* an operator's forms (add_, __add__, ...) are tagged as the operator */
         mt_ops[r].tags |= mt_ops[mt_ops[r].base].tags;
+        if (mt_ops[r].tags & MT_TAG_DEPRECATED)
+            mt_ops[r].sig->deprecated = true;
         mt_ops[r].overload = overload_index(r);
         if (mt_ops[r].host_impl)
             mt_ops[r].base = plain_twin(&mt_ops[r]);

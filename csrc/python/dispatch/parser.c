@@ -837,6 +837,8 @@ static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs
     PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("), but expected one of:"));
     for (int k = 0; msg && k < nsigs; k++) {
         const mt_signature *s = sigs[k];
+        if (s->deprecated)
+            continue;
         PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("\n * ("));
         bool star = false;
         for (int i = is_method ? 1 : 0; msg && i < s->nparams; i++) {
@@ -898,13 +900,23 @@ MT_HOT int mt_parse(const mt_signature *const *sigs, int nsigs, PyObject *const 
         if (r < 0)
             return -1;
     }
-    /* No overload matched: be specific when only one could have. */
-    int only = -1, count = 0;
-    for (int k = 0; k < nsigs; k++)
+    /* No overload matched: be specific when only one could have, or when
+     * torch lists only one (it leaves its deprecated overloads out). */
+    int only = -1, count = 0, listed = 0, last = -1;
+    for (int k = 0; k < nsigs; k++) {
+        if (sigs[k]->deprecated)
+            continue;
+        listed++;
+        last = k;
         if (plausible(sigs[k], nargs, kwnames)) {
             only = k;
             count++;
         }
+    }
+    if (listed == 1) {
+        only = last;
+        count = 1;
+    }
     if (count == 1) {
         out->a.sig = sigs[only];
         for (int i = 0; i < sigs[only]->nparams; i++)
