@@ -4,7 +4,7 @@ gradients, forward AD and errors."""
 import pytest
 
 import minitorch as mt
-from tests.linalg_pairs import raises_like, rand, same
+from linalg_pairs import raises_like, rand, same
 
 torch = pytest.importorskip("torch")
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from tests.linalg_pairs import raises_like, rand, same, to_np, tol
+from linalg_pairs import raises_like, rand, same, to_np, tol
 
 torch = pytest.importorskip("torch")
 
