@@ -20,6 +20,17 @@
 static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
 
 /* The wrapped, distinct dims of param p into dims (their count), in order. */
+/* The elements before and after dim d of a (ndim, sizes) shape: the
+ * transform's batch (outer) and its stride (inner). */
+static void split_at(int ndim, const int64_t *sizes, int d, int64_t *outer, int64_t *inner)
+{
+    *outer = *inner = 1;
+    for (int j = 0; j < d; j++)
+        *outer *= sizes[j];
+    for (int j = d + 1; j < ndim; j++)
+        *inner *= sizes[j];
+}
+
 static int read_dims(const mt_tensor *t, const mt_value *v, int *dims)
 {
     bool seen[MT_MAX_DIMS] = {false};
@@ -58,11 +69,8 @@ static int transform_dims(mt_tensor *t, const int *dims, int nd, bool inverse, d
     void *tok = mt_unlock((double)t->numel * 8.0);
     for (int k = 0; k < nd && rc == 0; k++) {
         int d = dims[k];
-        int64_t outer = 1, inner = 1;
-        for (int j = 0; j < d; j++)
-            outer *= t->sizes[j];
-        for (int j = d + 1; j < t->ndim; j++)
-            inner *= t->sizes[j];
+        int64_t outer, inner;
+        split_at(t->ndim, t->sizes, d, &outer, &inner);
         rc = mt_fft_c2c(mt_data(t), single, outer, t->sizes[d], inner, inverse,
                         k == nd - 1 ? scale : 1.0);
     }
@@ -134,11 +142,8 @@ static int half_spectrum(const mt_tensor *t, const int *dims, int nd, double sca
         mt_xrelease(src);
         return -1;
     }
-    int64_t outer = 1, inner = 1;
-    for (int j = 0; j < last; j++)
-        outer *= sizes[j];
-    for (int j = last + 1; j < t->ndim; j++)
-        inner *= sizes[j];
+    int64_t outer, inner;
+    split_at(t->ndim, sizes, last, &outer, &inner);
     void *tok = mt_unlock((double)t->numel * 4.0);
     int rc =
         mt_fft_r2c_half(mt_data(src), mt_data(out), t->dtype == MT_FLOAT32, outer, n, inner, scale);
@@ -221,11 +226,8 @@ int impl_fft_c2r(mt_args *a, mt_result *r)
         mt_release(half);
         return -1;
     }
-    int64_t outer = 1, inner = 1;
-    for (int j = 0; j < last; j++)
-        outer *= sizes[j];
-    for (int j = last + 1; j < t->ndim; j++)
-        inner *= sizes[j];
+    int64_t outer, inner;
+    split_at(t->ndim, sizes, last, &outer, &inner);
     mt_fft_hermitian_fill(mt_data(full), mt_data(half), t->dtype == MT_COMPLEX64, outer,
                           t->sizes[last], n, inner);
     mt_release(half);
