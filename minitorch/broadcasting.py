@@ -12,7 +12,9 @@ def broadcast_shapes(*shapes):
     """The shape every one of shapes broadcasts to."""
     out = []
     for k, given in enumerate(shapes):
-        given = (given,) if isinstance(given, int) else tuple(given)
+        # torch's message shows a Size as a Size and anything else as a tuple
+        given = (given,) if isinstance(given, int) else (
+            given if isinstance(given, _C.Size) else tuple(given))
         shape = list(given)
         if any(s < 0 for s in shape):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "

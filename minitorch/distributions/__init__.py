@@ -10,6 +10,8 @@ from .distribution import Distribution
 from .gamma import Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .lkj_cholesky import LKJCholesky
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from . import transforms  # noqa: F401
@@ -17,8 +19,10 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
                          TanhTransform, Transform)
 from .uniform import Uniform
+from .wishart import Wishart
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform",
-           "Dirichlet", "Distribution", "ExpTransform", "Gamma", "Independent",
-           "MultivariateNormal", "Normal", "SigmoidTransform", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
+           "Dirichlet", "Distribution", "ExpTransform", "Gamma", "Independent", "LKJCholesky",
+           "LowRankMultivariateNormal", "MultivariateNormal", "Normal", "SigmoidTransform",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Wishart",
+           "kl_divergence", "register_kl"]

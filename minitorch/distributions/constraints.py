@@ -7,12 +7,12 @@ from typing import Any
 
 import minitorch
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "symmetric", "square",
-           "unit_interval"]
+__all__ = ["Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property",
+           "greater_than", "greater_than_eq", "half_open_interval", "independent",
+           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky",
+           "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
+           "positive_definite", "positive_integer", "real", "real_vector", "simplex", "symmetric",
+           "square", "unit_interval"]
 
 
 class Constraint:
@@ -251,6 +251,18 @@ class _LowerCholesky(Constraint):
                 & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1))
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower Cholesky with unit-norm rows."""
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        """Whether each matrix is lower Cholesky with every row of norm 1 (to 10 n eps)."""
+        from .utils import eps
+        tol = eps(value.dtype) * value.shape[-1] * 10
+        row_norm = minitorch.linalg.vector_norm(value.detach(), dim=-1)
+        return lower_cholesky.check(value) & ((row_norm - 1.0).abs() <= tol).all(-1)
+
+
 class _Square(Constraint):
     """Square matrices."""
     event_dim = 2
@@ -305,6 +317,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
