@@ -1,15 +1,22 @@
 /* Complex discrete Fourier transforms of any length, in double: Stockham
  * autosort passes of radix 4, 2, 3 and 5 with one table of twiddles per
  * length, and Bluestein's chirp convolution (through a
- * power-of-two transform) for lengths with any other prime factor. Inverse
- * transforms conjugate on the way in and out, so one forward loop serves both.
- * float rows are widened to double and rounded once on the way out, which
- * keeps them within float32 rounding of torch's. Rows are independent and
- * split over threads (kernels/parallel.h); plans are cached per length. Plain
- * C, no Python. */
+ * power-of-two transform) for lengths with any other prime factor. Long
+ * lengths (SPLIT_MIN and up) go by the four-step method, n = n1 n2: n2
+ * transforms of length n1 down the columns, a twiddle, n1 of length n2
+ * along the rows, and a transpose, so each short transform stays in cache.
+ * Inverse transforms conjugate on the way in and out, so one forward loop
+ * serves both. float rows are widened to double and rounded once on the way
+ * out, which keeps them within float32 rounding of torch's. Rows are
+ * independent and split over threads (kernels/parallel.h); rows along an
+ * inner dim are gathered a block of neighbours at a time, so every cache
+ * line read serves several rows. Plans are cached per length. Plain C, no
+ * Python. */
 #include "fft.h"
 #include "parallel.h"
 
+#include "../core/allocator.h"
+#include "../core/portable.h"
 #include "../core/threads.h"
 
 #include <math.h>
@@ -28,13 +35,23 @@ typedef struct fft_plan {
     struct fft_plan *sub; /* the power-of-two plan of length m */
     double *chirp;        /* exp(-pi i k^2 / n), k < n */
     double *bf;           /* the transform of the conjugate chirp, length m */
+    /* four-step, for long factorable lengths: n = n1 n2, plans of n1 and n2 */
+    struct fft_plan *s1, *s2;
 } fft_plan;
+
+/* The length from which a factorable transform goes by four steps: its
+ * double buffers (16 n bytes, twice) no longer fit in a core's L2. */
+#define SPLIT_MIN 65536
+/* At most this many neighbouring rows (or columns) are gathered together. */
+#define BLOCK_MAX 16
 
 static void plan_free(fft_plan *p)
 {
     if (!p)
         return;
     plan_free(p->sub);
+    plan_free(p->s1);
+    plan_free(p->s2);
     free(p->tw);
     free(p->chirp);
     free(p->bf);
@@ -60,7 +77,18 @@ static bool factor(fft_plan *p)
 
 static double *stockham(const fft_plan *p, double *x, double *work);
 
-static fft_plan *plan_new(int64_t n)
+/* The divisor of n nearest its square root from below (n1 <= n2). */
+static int64_t split_point(int64_t n)
+{
+    int64_t d = (int64_t)sqrt((double)n);
+    while (d > 1 && n % d)
+        d--;
+    return d;
+}
+
+/* A plan for length n; split allows the four-step form (Bluestein's inner
+ * power-of-two plan is called through stockham directly, so it is never split). */
+static fft_plan *plan_new(int64_t n, bool split)
 {
     fft_plan *p = calloc(1, sizeof *p);
     if (!p)
@@ -74,6 +102,9 @@ static fft_plan *plan_new(int64_t n)
             p->tw[2 * k] = cos(a);
             p->tw[2 * k + 1] = -sin(a);
         }
+        int64_t n1 = split && n >= SPLIT_MIN ? split_point(n) : 1;
+        if (n1 > 1 && (!(p->s1 = plan_new(n1, false)) || !(p->s2 = plan_new(n / n1, false))))
+            goto fail;
         return p;
     }
     int64_t m = 1;
@@ -83,7 +114,7 @@ static fft_plan *plan_new(int64_t n)
     p->chirp = malloc(sizeof(double) * 2 * (size_t)n);
     p->bf = calloc(2 * (size_t)m, sizeof(double));
     double *b = calloc(4 * (size_t)m, sizeof(double));
-    if (!p->chirp || !p->bf || !b || !(p->sub = plan_new(m))) {
+    if (!p->chirp || !p->bf || !b || !(p->sub = plan_new(m, false))) {
         free(b);
         goto fail;
     }
@@ -113,59 +144,93 @@ fail:
 #define CMUL_RE(xr, xi, wr, wi) ((xr) * (wr) - (xi) * (wi))
 #define CMUL_IM(xr, xi, wr, wi) ((xr) * (wi) + (xi) * (wr))
 
-/* One radix-r pass of the Stockham autosort transform: src holds r * m
- * blocks of s interleaved sequences; each sequence's r points p + j m go
- * through a length-r transform, twiddled by exp(-2 pi i p k / (r m)) on the
- * way into dst's points r p + k. Every access runs along q, so the passes
- * stream through memory. */
-static void pass(const fft_plan *p, int r, int64_t m, int64_t s, const double *src, double *dst)
+/* The radix-r passes of the Stockham autosort transform: src holds r * m
+ * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
+ * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
+ * tw[j k s] on the way into dst's points q + s (r j + k). Every access runs
+ * along q, so the passes stream through memory; j = 0 needs no twiddle. */
+
+/* the radix-4 butterfly of the points x[0], x[xs], x[2 xs], x[3 xs] into
+ * u0..u3 (u1 = b - i d, u3 = b + i d) */
+#define BFLY4(x, xs)                                                                  \
+    double ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];                          \
+    double br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];                          \
+    double cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];                    \
+    double dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];                    \
+    double u0r = ar + cr, u0i = ai + ci, u1r = br + di, u1i = bi - dr, u2r = ar - cr; \
+    double u2i = ai - ci, u3r = br - di, u3i = bi + dr
+
+MT_CLONES_AVX2 static void pass4(const double *restrict tw, int64_t m, int64_t s,
+                                 const double *restrict src, double *restrict dst)
 {
-    const double *tw = p->tw;
-    int64_t step = p->n / r; /* exp(-2 pi i / r) is tw[step] */
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t q = 0; q < s; q++) {
+        const double *x = src + 2 * q;
+        double *y = dst + 2 * q;
+        BFLY4(x, xs);
+        y[0] = u0r, y[1] = u0i, y[ys] = u1r, y[ys + 1] = u1i;
+        y[2 * ys] = u2r, y[2 * ys + 1] = u2i, y[3 * ys] = u3r, y[3 * ys + 1] = u3i;
+    }
+    for (int64_t j = 1; j < m; j++) {
+        double w1r = tw[2 * j * s], w1i = tw[2 * j * s + 1];
+        double w2r = tw[4 * j * s], w2i = tw[4 * j * s + 1];
+        double w3r = tw[6 * j * s], w3i = tw[6 * j * s + 1];
+        for (int64_t q = 0; q < s; q++) {
+            const double *x = src + 2 * (q + s * j);
+            double *y = dst + 2 * (q + s * 4 * j);
+            BFLY4(x, xs);
+            y[0] = u0r;
+            y[1] = u0i;
+            y[ys] = CMUL_RE(u1r, u1i, w1r, w1i);
+            y[ys + 1] = CMUL_IM(u1r, u1i, w1r, w1i);
+            y[2 * ys] = CMUL_RE(u2r, u2i, w2r, w2i);
+            y[2 * ys + 1] = CMUL_IM(u2r, u2i, w2r, w2i);
+            y[3 * ys] = CMUL_RE(u3r, u3i, w3r, w3i);
+            y[3 * ys + 1] = CMUL_IM(u3r, u3i, w3r, w3i);
+        }
+    }
+}
+
+MT_CLONES_AVX2 static void pass2(const double *restrict tw, int64_t m, int64_t s,
+                                 const double *restrict src, double *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s;
     for (int64_t j = 0; j < m; j++) {
-        const double *w1 = tw + 2 * j * s;
+        double wr = tw[2 * j * s], wi = tw[2 * j * s + 1];
+        for (int64_t q = 0; q < s; q++) {
+            const double *x = src + 2 * (q + s * j);
+            double *y = dst + 2 * (q + s * 2 * j);
+            double ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+            y[0] = x[0] + x[xs];
+            y[1] = x[1] + x[xs + 1];
+            y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+            y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+        }
+    }
+}
+
+/* radix 3 and 5: the length-r transform written as its sum */
+static void pass_odd(const double *tw, int64_t n, int r, int64_t m, int64_t s, const double *src,
+                     double *dst)
+{
+    int64_t step = n / r; /* exp(-2 pi i / r) is tw[step] */
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++)
         for (int64_t q = 0; q < s; q++) {
             const double *x = src + 2 * (q + s * j);
             double *y = dst + 2 * (q + s * r * j);
-            int64_t xs = 2 * s * m, ys = 2 * s;
-            if (r == 4) {
-                const double *w2 = tw + 4 * j * s, *w3 = tw + 6 * j * s;
-                double ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
-                double br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
-                double cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
-                double dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
-                /* u1 = b - i d, u3 = b + i d */
-                double u1r = br + di, u1i = bi - dr, u2r = ar - cr, u2i = ai - ci;
-                double u3r = br - di, u3i = bi + dr;
-                y[0] = ar + cr;
-                y[1] = ai + ci;
-                y[ys] = CMUL_RE(u1r, u1i, w1[0], w1[1]);
-                y[ys + 1] = CMUL_IM(u1r, u1i, w1[0], w1[1]);
-                y[2 * ys] = CMUL_RE(u2r, u2i, w2[0], w2[1]);
-                y[2 * ys + 1] = CMUL_IM(u2r, u2i, w2[0], w2[1]);
-                y[3 * ys] = CMUL_RE(u3r, u3i, w3[0], w3[1]);
-                y[3 * ys + 1] = CMUL_IM(u3r, u3i, w3[0], w3[1]);
-            } else if (r == 2) {
-                double ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
-                y[0] = x[0] + x[xs];
-                y[1] = x[1] + x[xs + 1];
-                y[ys] = CMUL_RE(ur, ui, w1[0], w1[1]);
-                y[ys + 1] = CMUL_IM(ur, ui, w1[0], w1[1]);
-            } else {
-                for (int k = 0; k < r; k++) {
-                    double sr = 0, si = 0;
-                    for (int i = 0; i < r; i++) {
-                        const double *w = tw + 2 * ((int64_t)(i * k % r) * step);
-                        sr += CMUL_RE(x[i * xs], x[i * xs + 1], w[0], w[1]);
-                        si += CMUL_IM(x[i * xs], x[i * xs + 1], w[0], w[1]);
-                    }
-                    const double *w = tw + 2 * (j * k * s);
-                    y[k * ys] = CMUL_RE(sr, si, w[0], w[1]);
-                    y[k * ys + 1] = CMUL_IM(sr, si, w[0], w[1]);
+            for (int k = 0; k < r; k++) {
+                double sr = 0, si = 0;
+                for (int i = 0; i < r; i++) {
+                    const double *w = tw + 2 * ((int64_t)(i * k % r) * step);
+                    sr += CMUL_RE(x[i * xs], x[i * xs + 1], w[0], w[1]);
+                    si += CMUL_IM(x[i * xs], x[i * xs + 1], w[0], w[1]);
                 }
+                const double *w = tw + 2 * (j * k * s);
+                y[k * ys] = CMUL_RE(sr, si, w[0], w[1]);
+                y[k * ys + 1] = CMUL_IM(sr, si, w[0], w[1]);
             }
         }
-    }
 }
 
 /* The forward transform of x (the plan's length, contiguous) using work of
@@ -176,7 +241,12 @@ static double *stockham(const fft_plan *p, double *x, double *work)
     int64_t s = 1, len = p->n;
     for (int f = 0; f < p->nf; f++) {
         int r = p->fac[f];
-        pass(p, r, len / r, s, src, dst);
+        if (r == 4)
+            pass4(p->tw, len / r, s, src, dst);
+        else if (r == 2)
+            pass2(p->tw, len / r, s, src, dst);
+        else
+            pass_odd(p->tw, p->n, r, len / r, s, src, dst);
         double *t = src;
         src = dst;
         dst = t;
@@ -214,70 +284,179 @@ static void bluestein(const fft_plan *p, const double *in, double *out, double *
     }
 }
 
-static int64_t scratch_len(const fft_plan *p) { return p->sub ? 4 * p->m : 0; }
+/* Rows of length n gathered together: enough to fill a few cache lines of
+ * each point, few enough that the block stays in L2. */
+static int64_t block_rows(int64_t n, int64_t avail)
+{
+    int64_t b = 32768 / (n > 0 ? n : 1);
+    b = b < 1 ? 1 : b > BLOCK_MAX ? BLOCK_MAX : b;
+    return b < avail ? b : avail;
+}
+
+static int64_t four_step_block(const fft_plan *p) { return block_rows(p->s1->n, p->s2->n); }
+
+static int64_t scratch_len(const fft_plan *p)
+{
+    if (p->sub)
+        return 4 * p->m;
+    if (p->s1) {
+        int64_t n1 = p->s1->n, n2 = p->s2->n;
+        return 2 * four_step_block(p) * n1 + 2 * (n1 > n2 ? n1 : n2);
+    }
+    return 0;
+}
+
+/* The four-step transform of x (length n = n1 n2, read as [n1][n2]) into y:
+ * columns transformed and twiddled in place, rows transformed in place, then
+ * x[k1][k2] written to y[k1 + n1 k2]. */
+static double *four_step(const fft_plan *p, double *x, double *y, double *scratch)
+{
+    const fft_plan *p1 = p->s1, *p2 = p->s2;
+    int64_t n1 = p1->n, n2 = p2->n, bs = four_step_block(p);
+    double *cols = scratch, *work = scratch + 2 * bs * n1;
+    for (int64_t c0 = 0; c0 < n2; c0 += bs) {
+        int64_t b = n2 - c0 < bs ? n2 - c0 : bs;
+        for (int64_t j1 = 0; j1 < n1; j1++)
+            for (int64_t c = 0; c < b; c++) {
+                cols[2 * (c * n1 + j1)] = x[2 * (j1 * n2 + c0 + c)];
+                cols[2 * (c * n1 + j1) + 1] = x[2 * (j1 * n2 + c0 + c) + 1];
+            }
+        for (int64_t c = 0; c < b; c++) {
+            double *col = cols + 2 * c * n1, *res = stockham(p1, col, work);
+            if (res != col)
+                memcpy(col, res, sizeof(double) * 2 * (size_t)n1);
+        }
+        /* exp(-2 pi i j2 k1 / n) as exp(-2 pi i hi / n1) exp(-2 pi i lo / n) with
+         * j2 k1 = hi n2 + lo: two small tables instead of strides through the
+         * length-n one, which for long lengths missed the cache at every point */
+        int64_t hi[BLOCK_MAX] = {0}, lo[BLOCK_MAX] = {0};
+        for (int64_t k1 = 0; k1 < n1; k1++)
+            for (int64_t c = 0; c < b; c++) {
+                const double *wh = p1->tw + 2 * hi[c], *wl = p->tw + 2 * lo[c];
+                double wr = CMUL_RE(wh[0], wh[1], wl[0], wl[1]);
+                double wi = CMUL_IM(wh[0], wh[1], wl[0], wl[1]);
+                double vr = cols[2 * (c * n1 + k1)], vi = cols[2 * (c * n1 + k1) + 1];
+                x[2 * (k1 * n2 + c0 + c)] = CMUL_RE(vr, vi, wr, wi);
+                x[2 * (k1 * n2 + c0 + c) + 1] = CMUL_IM(vr, vi, wr, wi);
+                if ((lo[c] += c0 + c) >= n2) {
+                    lo[c] -= n2;
+                    hi[c]++;
+                }
+            }
+    }
+    for (int64_t r0 = 0; r0 < n1; r0 += bs) {
+        int64_t b = n1 - r0 < bs ? n1 - r0 : bs;
+        for (int64_t r = r0; r < r0 + b; r++) {
+            double *row = x + 2 * r * n2, *res = stockham(p2, row, work);
+            if (res != row)
+                memcpy(row, res, sizeof(double) * 2 * (size_t)n2);
+        }
+        for (int64_t k2 = 0; k2 < n2; k2++)
+            for (int64_t r = r0; r < r0 + b; r++) {
+                y[2 * (r + n1 * k2)] = x[2 * (r * n2 + k2)];
+                y[2 * (r + n1 * k2) + 1] = x[2 * (r * n2 + k2) + 1];
+            }
+    }
+    return y;
+}
 
 /* The forward transform of x into x or y (the pointer returned). */
 static double *transform_row(const fft_plan *p, double *x, double *y, double *scratch)
 {
+    if (p->s1)
+        return four_step(p, x, y, scratch);
     if (!p->sub)
         return stockham(p, x, y);
     bluestein(p, x, y, scratch, scratch + 2 * p->m);
     return y;
 }
 
+/* A task's buffers, from the caching allocator: long transforms need tens of
+ * MiB, which fresh from malloc would page-fault in on every call. */
+typedef struct {
+    void *block;
+    size_t size;
+} scratch_block;
+
+static double *scratch_new(int64_t doubles, scratch_block *sb)
+{
+    void *data = NULL;
+    sb->block = mt_alloc(sizeof(double) * (size_t)doubles, 64, false, &data, &sb->size);
+    return sb->block ? data : NULL;
+}
+
 typedef struct {
     const fft_plan *p;
     void *data;
     bool single, inverse;
-    int64_t n, inner;
+    int64_t n, inner, block, nblocks; /* nblocks: blocks of `block` rows per outer index */
     double scale;
     int failed;
 } rows_job;
 
+/* Reads rows i0..i0+b of the [n][inner] complex slab d (float when single)
+ * into b contiguous double rows of x, conjugated when sign is -1. */
+static void gather_rows(double *x, const void *d, bool single, int64_t n, int64_t inner, int64_t b,
+                        double sign)
+{
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t c = 0; c < b; c++) {
+            int64_t at = 2 * (k * inner + c);
+            double re = single ? ((const float *)d)[at] : ((const double *)d)[at];
+            double im = single ? ((const float *)d)[at + 1] : ((const double *)d)[at + 1];
+            x[2 * (c * n + k)] = re;
+            x[2 * (c * n + k) + 1] = sign * im;
+        }
+}
+
+/* Writes b contiguous double rows of x back into the slab, times (sr, si). */
+static void scatter_rows(void *d, const double *x, bool single, int64_t n, int64_t inner, int64_t b,
+                         double sr, double si)
+{
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t c = 0; c < b; c++) {
+            int64_t at = 2 * (k * inner + c);
+            double re = x[2 * (c * n + k)] * sr, im = x[2 * (c * n + k) + 1] * si;
+            if (single) {
+                ((float *)d)[at] = (float)re;
+                ((float *)d)[at + 1] = (float)im;
+            } else {
+                ((double *)d)[at] = re;
+                ((double *)d)[at + 1] = im;
+            }
+        }
+}
+
 static void run_rows(void *ctx, int64_t begin, int64_t end)
 {
     rows_job *job = ctx;
-    int64_t n = job->n, inner = job->inner;
+    int64_t n = job->n, inner = job->inner, bs = job->block;
     double sign = job->inverse ? -1.0 : 1.0;
-    double *buf = malloc(sizeof(double) * (size_t)(4 * n + scratch_len(job->p)));
+    scratch_block sb;
+    double *buf = scratch_new(2 * n * (bs + 1) + scratch_len(job->p), &sb);
     if (!buf) {
         job->failed = 1;
         return;
     }
-    double *x = buf, *y = buf + 2 * n, *scratch = buf + 4 * n;
-    for (int64_t row = begin; row < end; row++) {
-        int64_t o = row / inner, i = row % inner;
-        int64_t base = o * n * inner + i;
-        if (job->single) {
-            float *d = (float *)job->data;
-            for (int64_t k = 0; k < n; k++) {
-                x[2 * k] = d[2 * (base + k * inner)];
-                x[2 * k + 1] = sign * d[2 * (base + k * inner) + 1];
+    double *x = buf, *y = buf + 2 * n * bs, *scratch = y + 2 * n;
+    size_t esize = job->single ? 2 * sizeof(float) : 2 * sizeof(double);
+    for (int64_t task = begin; task < end; task++) {
+        int64_t o = task / job->nblocks, i0 = (task % job->nblocks) * bs;
+        int64_t b = inner - i0 < bs ? inner - i0 : bs;
+        char *slab = (char *)job->data + (size_t)(o * n * inner + i0) * esize;
+        gather_rows(x, slab, job->single, n, inner, b, sign);
+        const double *out = x;
+        if (b == 1)
+            out = transform_row(job->p, x, y, scratch);
+        else
+            for (int64_t c = 0; c < b; c++) {
+                double *row = x + 2 * c * n, *res = transform_row(job->p, row, y, scratch);
+                if (res != row)
+                    memcpy(row, res, sizeof(double) * 2 * (size_t)n);
             }
-        } else {
-            double *d = (double *)job->data;
-            for (int64_t k = 0; k < n; k++) {
-                x[2 * k] = d[2 * (base + k * inner)];
-                x[2 * k + 1] = sign * d[2 * (base + k * inner) + 1];
-            }
-        }
-        const double *res = transform_row(job->p, x, y, scratch);
-        double sr = job->scale, si = sign * job->scale;
-        if (job->single) {
-            float *d = (float *)job->data;
-            for (int64_t k = 0; k < n; k++) {
-                d[2 * (base + k * inner)] = (float)(res[2 * k] * sr);
-                d[2 * (base + k * inner) + 1] = (float)(res[2 * k + 1] * si);
-            }
-        } else {
-            double *d = (double *)job->data;
-            for (int64_t k = 0; k < n; k++) {
-                d[2 * (base + k * inner)] = res[2 * k] * sr;
-                d[2 * (base + k * inner) + 1] = res[2 * k + 1] * si;
-            }
-        }
+        scatter_rows(slab, out, job->single, n, inner, b, job->scale, sign * job->scale);
     }
-    free(buf);
+    mt_alloc_free(sb.block, sb.size);
 }
 
 /* Plans of the lengths transformed so far, kept for the process's life (a
@@ -296,7 +475,7 @@ static fft_plan *plan_for(int64_t n, bool *owned)
     for (int i = 0; i < ncached && !p; i++)
         if (cached[i]->n == n)
             p = cached[i];
-    if (!p && (p = plan_new(n))) {
+    if (!p && (p = plan_new(n, true))) {
         if (ncached < PLAN_CACHE)
             cached[ncached++] = p;
         else
@@ -315,10 +494,11 @@ int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner,
     fft_plan *p = plan_for(n, &owned);
     if (!p)
         return -1;
-    rows_job job = {p, data, single, inverse, n, inner, scale, 0};
-    int64_t rows = outer * inner;
-    double work = (double)n * (p->sub ? 4.0 * (double)p->m / (double)n : 1.0) * log2((double)n + 1);
-    mt_parallel_for(0, rows, (int64_t)(1 + 32768.0 / (work + 1)), run_rows, &job);
+    int64_t block = inner > 1 ? block_rows(n, inner) : 1, nblocks = (inner + block - 1) / block;
+    rows_job job = {p, data, single, inverse, n, inner, block, nblocks, scale, 0};
+    double work =
+        (double)(n * block) * (p->sub ? 4.0 * (double)p->m / (double)n : 1.0) * log2((double)n + 1);
+    mt_parallel_for(0, outer * nblocks, (int64_t)(1 + 32768.0 / (work + 1)), run_rows, &job);
     if (owned)
         plan_free(p);
     return job.failed ? -1 : 0;
@@ -342,7 +522,8 @@ static void run_r2c(void *ctx, int64_t begin, int64_t end)
 {
     r2c_job *job = ctx;
     int64_t n = job->n, h = n / 2, inner = job->inner;
-    double *buf = malloc(sizeof(double) * (size_t)(4 * h));
+    scratch_block sb;
+    double *buf = scratch_new(4 * h + scratch_len(job->half), &sb);
     if (!buf) {
         job->failed = 1;
         return;
@@ -361,7 +542,7 @@ static void run_r2c(void *ctx, int64_t begin, int64_t end)
             for (int64_t k = 0; k < n; k++)
                 buf[k] = x[sbase + k * inner];
         }
-        const double *z = stockham(job->half, buf, buf + 2 * h);
+        const double *z = transform_row(job->half, buf, buf + 2 * h, buf + 4 * h);
         for (int64_t k = 0; k <= h; k++) {
             double xr, xi;
             if (k == 0 || k == h) {
@@ -387,7 +568,7 @@ static void run_r2c(void *ctx, int64_t begin, int64_t end)
             }
         }
     }
-    free(buf);
+    mt_alloc_free(sb.block, sb.size);
 }
 
 int mt_fft_r2c_half(const void *src, void *dst, bool single, int64_t outer, int64_t n,
