@@ -14,6 +14,7 @@
  * Python. */
 #include "fft.h"
 #include "parallel.h"
+#include "simd/vmath.h"
 
 #include "../core/allocator.h"
 #include "../core/portable.h"
@@ -160,33 +161,68 @@ fail:
     double u0r = ar + cr, u0i = ai + ci, u1r = br + di, u1i = bi - dr, u2r = ar - cr; \
     double u2i = ai - ci, u3r = br - di, u3i = bi + dr
 
+/* Two neighbouring sequences q, q + 1 as one vector (re, im, re, im); the
+ * vector forms do the scalar ones' operations in the same order, so results
+ * are the same bits. */
+MT_VINLINE mt_v4d vload(const double *p)
+{
+    mt_v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+MT_VINLINE void vstore(double *p, mt_v4d v) { memcpy(p, &v, sizeof v); }
+MT_VINLINE mt_v4d vswap(mt_v4d v) { return __builtin_shufflevector(v, v, 1, 0, 3, 2); }
+/* v times (wr, wi) in both complex lanes: re = vr wr - vi wi, im = vi wr + vr wi */
+MT_VINLINE mt_v4d vcmul(mt_v4d v, double wr, double wi)
+{
+    mt_v4d r = {wr, wr, wr, wr}, i = {-wi, wi, -wi, wi};
+    return v * r + vswap(v) * i;
+}
+
+/* The radix-4 butterfly of sequences q and q + 1 (x at q's first point),
+ * u1 and u3 twiddled unless j is 0. */
+MT_VINLINE void bfly4_pair(const double *x, double *y, int64_t xs, int64_t ys, bool twiddle,
+                           const double w[6])
+{
+    const mt_v4d pm = {1.0, -1.0, 1.0, -1.0};
+    mt_v4d x0 = vload(x), x1 = vload(x + xs), x2 = vload(x + 2 * xs), x3 = vload(x + 3 * xs);
+    mt_v4d a = x0 + x2, b = x0 - x2, c = x1 + x3, d = vswap(x1 - x3) * pm;
+    mt_v4d u0 = a + c, u1 = b + d, u2 = a - c, u3 = b - d;
+    if (twiddle) {
+        u1 = vcmul(u1, w[0], w[1]);
+        u2 = vcmul(u2, w[2], w[3]);
+        u3 = vcmul(u3, w[4], w[5]);
+    }
+    vstore(y, u0);
+    vstore(y + ys, u1);
+    vstore(y + 2 * ys, u2);
+    vstore(y + 3 * ys, u3);
+}
+
 MT_CLONES_AVX2 static void pass4(const double *restrict tw, int64_t m, int64_t s,
                                  const double *restrict src, double *restrict dst)
 {
     int64_t xs = 2 * s * m, ys = 2 * s;
-    for (int64_t q = 0; q < s; q++) {
-        const double *x = src + 2 * q;
-        double *y = dst + 2 * q;
-        BFLY4(x, xs);
-        y[0] = u0r, y[1] = u0i, y[ys] = u1r, y[ys + 1] = u1i;
-        y[2 * ys] = u2r, y[2 * ys + 1] = u2i, y[3 * ys] = u3r, y[3 * ys + 1] = u3i;
-    }
-    for (int64_t j = 1; j < m; j++) {
-        double w1r = tw[2 * j * s], w1i = tw[2 * j * s + 1];
-        double w2r = tw[4 * j * s], w2i = tw[4 * j * s + 1];
-        double w3r = tw[6 * j * s], w3i = tw[6 * j * s + 1];
-        for (int64_t q = 0; q < s; q++) {
-            const double *x = src + 2 * (q + s * j);
-            double *y = dst + 2 * (q + s * 4 * j);
+    for (int64_t j = 0; j < m; j++) {
+        const double w[6] = {tw[2 * j * s],     tw[2 * j * s + 1], tw[4 * j * s],
+                             tw[4 * j * s + 1], tw[6 * j * s],     tw[6 * j * s + 1]};
+        const double *xj = src + 2 * s * j;
+        double *yj = dst + 2 * s * 4 * j;
+        int64_t q = 0;
+        for (; q + 1 < s; q += 2)
+            bfly4_pair(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+        for (; q < s; q++) {
+            const double *x = xj + 2 * q;
+            double *y = yj + 2 * q;
             BFLY4(x, xs);
             y[0] = u0r;
             y[1] = u0i;
-            y[ys] = CMUL_RE(u1r, u1i, w1r, w1i);
-            y[ys + 1] = CMUL_IM(u1r, u1i, w1r, w1i);
-            y[2 * ys] = CMUL_RE(u2r, u2i, w2r, w2i);
-            y[2 * ys + 1] = CMUL_IM(u2r, u2i, w2r, w2i);
-            y[3 * ys] = CMUL_RE(u3r, u3i, w3r, w3i);
-            y[3 * ys + 1] = CMUL_IM(u3r, u3i, w3r, w3i);
+            y[ys] = j ? CMUL_RE(u1r, u1i, w[0], w[1]) : u1r;
+            y[ys + 1] = j ? CMUL_IM(u1r, u1i, w[0], w[1]) : u1i;
+            y[2 * ys] = j ? CMUL_RE(u2r, u2i, w[2], w[3]) : u2r;
+            y[2 * ys + 1] = j ? CMUL_IM(u2r, u2i, w[2], w[3]) : u2i;
+            y[3 * ys] = j ? CMUL_RE(u3r, u3i, w[4], w[5]) : u3r;
+            y[3 * ys + 1] = j ? CMUL_IM(u3r, u3i, w[4], w[5]) : u3i;
         }
     }
 }
@@ -197,9 +233,18 @@ MT_CLONES_AVX2 static void pass2(const double *restrict tw, int64_t m, int64_t s
     int64_t xs = 2 * s * m, ys = 2 * s;
     for (int64_t j = 0; j < m; j++) {
         double wr = tw[2 * j * s], wi = tw[2 * j * s + 1];
-        for (int64_t q = 0; q < s; q++) {
-            const double *x = src + 2 * (q + s * j);
-            double *y = dst + 2 * (q + s * 2 * j);
+        const double *xj = src + 2 * s * j;
+        double *yj = dst + 2 * s * 2 * j;
+        int64_t q = 0;
+        for (; q + 1 < s; q += 2) {
+            mt_v4d x0 = vload(xj + 2 * q), x1 = vload(xj + 2 * q + xs);
+            mt_v4d u = x0 - x1;
+            vstore(yj + 2 * q, x0 + x1);
+            vstore(yj + 2 * q + ys, j ? vcmul(u, wr, wi) : u);
+        }
+        for (; q < s; q++) {
+            const double *x = xj + 2 * q;
+            double *y = yj + 2 * q;
             double ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
             y[0] = x[0] + x[xs];
             y[1] = x[1] + x[xs + 1];
@@ -394,38 +439,44 @@ typedef struct {
     int failed;
 } rows_job;
 
-/* Reads rows i0..i0+b of the [n][inner] complex slab d (float when single)
- * into b contiguous double rows of x, conjugated when sign is -1. */
-static void gather_rows(double *x, const void *d, bool single, int64_t n, int64_t inner, int64_t b,
-                        double sign)
-{
-    for (int64_t k = 0; k < n; k++)
-        for (int64_t c = 0; c < b; c++) {
-            int64_t at = 2 * (k * inner + c);
-            double re = single ? ((const float *)d)[at] : ((const double *)d)[at];
-            double im = single ? ((const float *)d)[at + 1] : ((const double *)d)[at + 1];
-            x[2 * (c * n + k)] = re;
-            x[2 * (c * n + k) + 1] = sign * im;
-        }
-}
-
-/* Writes b contiguous double rows of x back into the slab, times (sr, si). */
-static void scatter_rows(void *d, const double *x, bool single, int64_t n, int64_t inner, int64_t b,
-                         double sr, double si)
-{
-    for (int64_t k = 0; k < n; k++)
-        for (int64_t c = 0; c < b; c++) {
-            int64_t at = 2 * (k * inner + c);
-            double re = x[2 * (c * n + k)] * sr, im = x[2 * (c * n + k) + 1] * si;
-            if (single) {
-                ((float *)d)[at] = (float)re;
-                ((float *)d)[at + 1] = (float)im;
-            } else {
-                ((double *)d)[at] = re;
-                ((double *)d)[at + 1] = im;
-            }
-        }
-}
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of b contiguous
+ * double rows of x, times the (re, im) factors f[0], f[1] (a conjugation, a
+ * scale). A lone contiguous row is one flat loop the compiler vectorizes. */
+#define SLAB_COPY(T)                                                                            \
+    MT_CLONES_AVX2 static void slab_in_##T(double *restrict x, const T *restrict d, int64_t n,  \
+                                           int64_t inner, int64_t b, const double f[2])         \
+    {                                                                                           \
+        if (b == 1 && inner == 1) {                                                             \
+            for (int64_t k = 0; k < 2 * n; k++)                                                 \
+                x[k] = (double)d[k] * f[k & 1];                                                 \
+            return;                                                                             \
+        }                                                                                       \
+        for (int64_t k = 0; k < n; k++) {                                                       \
+            const T *src = d + 2 * k * inner;                                                   \
+            for (int64_t c = 0; c < b; c++) {                                                   \
+                x[2 * (c * n + k)] = (double)src[2 * c] * f[0];                                 \
+                x[2 * (c * n + k) + 1] = (double)src[2 * c + 1] * f[1];                         \
+            }                                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    MT_CLONES_AVX2 static void slab_out_##T(T *restrict d, const double *restrict x, int64_t n, \
+                                            int64_t inner, int64_t b, const double f[2])        \
+    {                                                                                           \
+        if (b == 1 && inner == 1) {                                                             \
+            for (int64_t k = 0; k < 2 * n; k++)                                                 \
+                d[k] = (T)(x[k] * f[k & 1]);                                                    \
+            return;                                                                             \
+        }                                                                                       \
+        for (int64_t k = 0; k < n; k++) {                                                       \
+            T *dst = d + 2 * k * inner;                                                         \
+            for (int64_t c = 0; c < b; c++) {                                                   \
+                dst[2 * c] = (T)(x[2 * (c * n + k)] * f[0]);                                    \
+                dst[2 * c + 1] = (T)(x[2 * (c * n + k) + 1] * f[1]);                            \
+            }                                                                                   \
+        }                                                                                       \
+    }
+SLAB_COPY(float)
+SLAB_COPY(double)
 
 static void run_rows(void *ctx, int64_t begin, int64_t end)
 {
@@ -444,7 +495,11 @@ static void run_rows(void *ctx, int64_t begin, int64_t end)
         int64_t o = task / job->nblocks, i0 = (task % job->nblocks) * bs;
         int64_t b = inner - i0 < bs ? inner - i0 : bs;
         char *slab = (char *)job->data + (size_t)(o * n * inner + i0) * esize;
-        gather_rows(x, slab, job->single, n, inner, b, sign);
+        const double in_f[2] = {1.0, sign}, out_f[2] = {job->scale, sign * job->scale};
+        if (job->single)
+            slab_in_float(x, (const float *)slab, n, inner, b, in_f);
+        else
+            slab_in_double(x, (const double *)slab, n, inner, b, in_f);
         const double *out = x;
         if (b == 1)
             out = transform_row(job->p, x, y, scratch);
@@ -454,7 +509,10 @@ static void run_rows(void *ctx, int64_t begin, int64_t end)
                 if (res != row)
                     memcpy(row, res, sizeof(double) * 2 * (size_t)n);
             }
-        scatter_rows(slab, out, job->single, n, inner, b, job->scale, sign * job->scale);
+        if (job->single)
+            slab_out_float((float *)slab, out, n, inner, b, out_f);
+        else
+            slab_out_double((double *)slab, out, n, inner, b, out_f);
     }
     mt_alloc_free(sb.block, sb.size);
 }
