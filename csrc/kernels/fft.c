@@ -199,11 +199,51 @@ MT_VINLINE void bfly4_pair(const double *x, double *y, int64_t xs, int64_t ys, b
     vstore(y + 3 * ys, u3);
 }
 
+/* v times the per-lane complex w = (wr, wi, wr', wi') */
+MT_VINLINE mt_v4d vcmulv(mt_v4d v, mt_v4d w)
+{
+    const mt_v4d pm = {-1.0, 1.0, -1.0, 1.0};
+    mt_v4d re = __builtin_shufflevector(w, w, 0, 0, 2, 2);
+    mt_v4d im = __builtin_shufflevector(w, w, 1, 1, 3, 3) * pm;
+    return v * re + vswap(v) * im;
+}
+
+MT_VINLINE mt_v4d vpair(const double *a, const double *b)
+{
+    mt_v4d v = {a[0], a[1], b[0], b[1]};
+    return v;
+}
+
+/* The first radix-4 pass (s = 1), two j at a time: its sequences are single
+ * points, so the vectors run along j, with a twiddle per lane. */
+MT_VINLINE void pass4_first_pair(const double *tw, int64_t m, int64_t j, const double *src,
+                                 double *dst)
+{
+    const mt_v4d pm = {1.0, -1.0, 1.0, -1.0};
+    const double *x = src + 2 * j;
+    mt_v4d x0 = vload(x), x1 = vload(x + 2 * m), x2 = vload(x + 4 * m), x3 = vload(x + 6 * m);
+    mt_v4d a = x0 + x2, b = x0 - x2, c = x1 + x3, d = vswap(x1 - x3) * pm;
+    mt_v4d u0 = a + c;
+    mt_v4d u1 = vcmulv(b + d, vload(tw + 2 * j));
+    mt_v4d u2 = vcmulv(a - c, vpair(tw + 4 * j, tw + 4 * j + 4));
+    mt_v4d u3 = vcmulv(b - d, vpair(tw + 6 * j, tw + 6 * j + 6));
+    double *y = dst + 8 * j;
+    vstore(y, __builtin_shufflevector(u0, u1, 0, 1, 4, 5));
+    vstore(y + 4, __builtin_shufflevector(u2, u3, 0, 1, 4, 5));
+    vstore(y + 8, __builtin_shufflevector(u0, u1, 2, 3, 6, 7));
+    vstore(y + 12, __builtin_shufflevector(u2, u3, 2, 3, 6, 7));
+}
+
 MT_CLONES_AVX2 static void pass4(const double *restrict tw, int64_t m, int64_t s,
                                  const double *restrict src, double *restrict dst)
 {
-    int64_t xs = 2 * s * m, ys = 2 * s;
-    for (int64_t j = 0; j < m; j++) {
+    int64_t xs = 2 * s * m, ys = 2 * s, j0 = 0;
+    /* s = 1: j from 1 in vector pairs; j = 0 (no twiddle) and any j past the
+     * last pair go through the loop below, which then skips from 0 to j0 */
+    if (s == 1)
+        for (j0 = 1; j0 + 1 < m; j0 += 2)
+            pass4_first_pair(tw, m, j0, src, dst);
+    for (int64_t j = 0; j < m; j = j == 0 && j0 > 1 ? j0 : j + 1) {
         const double w[6] = {tw[2 * j * s],     tw[2 * j * s + 1], tw[4 * j * s],
                              tw[4 * j * s + 1], tw[6 * j * s],     tw[6 * j * s + 1]};
         const double *xj = src + 2 * s * j;
