@@ -301,3 +301,47 @@ def test_lkj_sample_statistics(dim, eta):
 ], ids=range(5))
 def test_lkj_errors_match_torch(make):
     assert message(lambda: make(D, mt)) == message(lambda: make(TD, torch))
+
+
+# ---------------------------------------------------------------- CorrCholeskyTransform
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (2, 6), (4, 1, 10)], ids=str)
+def test_corr_cholesky_transform_matches_torch(shape):
+    x, tx = pair(np.random.default_rng(len(shape)).normal(scale=1.5, size=shape), True)
+    t, tt = D.CorrCholeskyTransform(), TD.CorrCholeskyTransform()
+    y, ty = t(x), tt(tx)
+    close(y, ty, 1e-12)
+    assert bool(D.constraints.corr_cholesky.check(y).all())
+    close(t.inv(y), tx, 1e-9)
+    close(t.log_abs_det_jacobian(x, y), tt.log_abs_det_jacobian(tx, ty), 1e-10)
+    (y.sum() + t.log_abs_det_jacobian(x, y).sum()).backward()
+    (ty.sum() + tt.log_abs_det_jacobian(tx, ty).sum()).backward()
+    close(x.grad, tx.grad, 1e-9)
+    assert tuple(t.forward_shape(shape)) == tuple(tt.forward_shape(torch.Size(shape)))
+    assert tuple(t.inverse_shape(tuple(y.shape))) == shape
+    assert t == D.CorrCholeskyTransform() and t.bijective
+    assert t.domain is D.constraints.real_vector and t.codomain is D.constraints.corr_cholesky
+
+
+@pytest.mark.parametrize("make", [
+    lambda M, T: M.CorrCholeskyTransform().forward_shape(T.Size([4])),
+    lambda M, T: M.CorrCholeskyTransform().forward_shape(T.Size([])),
+    lambda M, T: M.CorrCholeskyTransform().inverse_shape(T.Size([3, 4])),
+    lambda M, T: M.CorrCholeskyTransform().inverse_shape(T.Size([3])),
+    lambda M, T: M.CorrCholeskyTransform()(T.zeros(4)),
+], ids=range(5))
+def test_corr_cholesky_transform_errors_match_torch(make):
+    assert message(lambda: make(D, mt)) == message(lambda: make(TD, torch))
+
+
+def test_tril_vector_helpers_match_torch():
+    from minitorch.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
+    from torch.distributions.utils import tril_matrix_to_vec as t_to_vec
+    from torch.distributions.utils import vec_to_tril_matrix as t_to_mat
+    m, tm = pair(np.arange(2 * 16.0).reshape(2, 4, 4))
+    for diag in (-2, -1, 0, 1):
+        close(tril_matrix_to_vec(m, diag), t_to_vec(tm, diag))
+        close(vec_to_tril_matrix(tril_matrix_to_vec(m, diag), diag), t_to_mat(t_to_vec(tm, diag), diag))
+    assert message(lambda: tril_matrix_to_vec(m, 4)) == message(lambda: t_to_vec(tm, 4))
+    assert message(lambda: vec_to_tril_matrix(m[0, 0, :2], -1)) == message(
+        lambda: t_to_mat(tm[0, 0, :2], -1))

@@ -16,13 +16,13 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from . import transforms  # noqa: F401
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
-                         TanhTransform, Transform)
+from .transforms import (AffineTransform, ComposeTransform, CorrCholeskyTransform, ExpTransform,
+                         SigmoidTransform, TanhTransform, Transform)
 from .uniform import Uniform
 from .wishart import Wishart
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform",
-           "Dirichlet", "Distribution", "ExpTransform", "Gamma", "Independent", "LKJCholesky",
-           "LowRankMultivariateNormal", "MultivariateNormal", "Normal", "SigmoidTransform",
-           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Wishart",
-           "kl_divergence", "register_kl"]
+           "CorrCholeskyTransform", "Dirichlet", "Distribution", "ExpTransform", "Gamma",
+           "Independent", "LKJCholesky", "LowRankMultivariateNormal", "MultivariateNormal",
+           "Normal", "SigmoidTransform", "TanhTransform", "Transform", "TransformedDistribution",
+           "Uniform", "Wishart", "kl_divergence", "register_kl"]

@@ -13,8 +13,8 @@ from typing import Any, List
 from . import constraints
 from .independent import _sum_rightmost
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AffineTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform",
+           "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 def _mt() -> Any:
@@ -450,3 +450,66 @@ class AffineTransform(Transform):
         """The shape of t.inv(y) for a y of shape `shape`."""
         return self.forward_shape(shape)
 
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length D (D - 1) / 2 to Cholesky factors of D x D
+    correlation matrices: the vector fills the strict lower triangle row by
+    row through tanh, and each row is then stick-broken (signed) to unit length."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, CorrCholeskyTransform)
+
+    def __hash__(self) -> int:
+        return hash(CorrCholeskyTransform)
+
+    def _call(self, x: Any) -> Any:
+        from .utils import eps, vec_to_tril_matrix
+        mt = _mt()
+        x = x.tanh()
+        e = eps(x.dtype)
+        r = vec_to_tril_matrix(x.clamp(min=-1 + e, max=1 - e), diag=-1)
+        # row i keeps, at column j, r_ij times the length left by the earlier columns
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        r = r + mt.eye(r.shape[-1], dtype=r.dtype)
+        return r * mt.nn.functional.pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        from .utils import tril_matrix_to_vec
+        mt = _mt()
+        left = 1 - mt.cumsum(y * y, dim=-1)
+        left = mt.nn.functional.pad(left[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Any, y: Any, intermediates: Any = None) -> Any:
+        """The stick-breaking part, half the log of the lengths left before each
+        strict-lower entry but the last of its row, plus tanh's log derivative."""
+        from .utils import tril_matrix_to_vec
+        mt = _mt()
+        left = 1 - (y * y).cumsum(dim=-1)
+        stick = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh = -2 * (x + mt.nn.functional.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick + tanh
+
+    def forward_shape(self, shape: Any) -> Any:
+        """(..., N) to (..., D, D) with N = D (D - 1) / 2."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (D, D)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        """(..., D, D) to (..., D (D - 1) / 2)."""
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return tuple(shape[:-2]) + (D * (D - 1) // 2,)

@@ -6,7 +6,8 @@ from typing import Any, Dict, Tuple
 import minitorch
 import minitorch.nn.functional as F
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
+           "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 _EPS = {minitorch.float16: 0.0009765625, minitorch.bfloat16: 0.0078125,
         minitorch.float32: 1.1920928955078125e-07, minitorch.float64: 2.220446049250313e-16}
@@ -74,6 +75,34 @@ def probs_to_logits(probs: Any, is_binary: bool = False) -> Any:
     if is_binary:
         return minitorch.log(p) - minitorch.log1p(-p)
     return minitorch.log(p)
+
+
+def _tril_mask(n: int, diag: int) -> Any:
+    rows = minitorch.arange(n)
+    return rows < rows.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Any, diag: int = 0) -> Any:
+    """The entries on and below diagonal `diag` of each D x D matrix, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec: Any, diag: int = 0) -> Any:
+    """D x D matrices holding each vector, row by row, on and below diagonal
+    `diag` (zeros elsewhere); the vector's length fixes D."""
+    # D is the positive root of D^2 + (1 + 2 diag) D - |diag| (diag + 1) - 2 len = 0
+    b = 1 + 2 * diag
+    n = (-b + (b * b + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > eps(vec.dtype):
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = minitorch.zeros(tuple(vec.shape[:-1]) + (n, n), dtype=vec.dtype)
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
 
 
 class lazy_property:
