@@ -98,14 +98,6 @@ int mt_index_result_shape(const mt_tensor *t, const mt_index_plan *p, int *ndim,
     return 0;
 }
 
-static int64_t offset_of(const mt_tensor *t, const int64_t *pos)
-{
-    int64_t off = t->offset;
-    for (int d = 0; d < t->ndim; d++)
-        off += pos[d] * t->strides[d];
-    return off;
-}
-
 static void masked_fill_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     int isz = (int)(intptr_t)ctx;
@@ -128,14 +120,22 @@ void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value)
 
 void mt_triangle_zero(mt_tensor *t, int64_t diag, bool lower)
 {
-    int64_t pos[MT_MAX_DIMS] = {0};
-    int isz = mt_itemsize(t->dtype), nd = t->ndim;
-    for (int64_t i = 0; i < t->numel; i++) {
-        int64_t band = pos[nd - 1] - pos[nd - 2];
-        if (lower ? band > diag : band < diag)
-            memset((char *)t->storage->data + offset_of(t, pos) * isz, 0, isz);
-        advance(nd, t->sizes, pos);
-    }
+    int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
+    int64_t mats = rows > 0 && cols > 0 ? t->numel / (rows * cols) : 0;
+    size_t isz = (size_t)mt_itemsize(t->dtype);
+    char *base = mt_data(t);
+    /* diagonals past the matrix act as its edges (and cannot overflow below) */
+    diag = diag < -rows - 1 ? -rows - 1 : diag > cols ? cols : diag;
+    /* row i keeps columns j - i <= diag (lower) or j - i >= diag (upper): one
+     * run of columns to zero per row */
+    for (int64_t m = 0; m < mats; m++)
+        for (int64_t i = 0; i < rows; i++) {
+            int64_t edge = i + diag + (lower ? 1 : 0);
+            edge = edge < 0 ? 0 : edge > cols ? cols : edge;
+            int64_t from = lower ? edge : 0, to = lower ? cols : edge;
+            char *row = base + (size_t)((m * rows + i) * cols) * isz;
+            memset(row + (size_t)from * isz, 0, (size_t)(to - from) * isz);
+        }
 }
 
 int64_t mt_count_set(const mt_tensor *b)

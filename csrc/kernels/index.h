@@ -54,8 +54,8 @@ int mt_scatter_dim_into(mt_tensor *out, const mt_tensor *init, int dim, const mt
 
 /* Where mask (bool, broadcast to t) is set, t <- value (0-dim, t's dtype). */
 void mt_masked_fill(mt_tensor *t, const mt_tensor *mask, const mt_tensor *value);
-/* Zeroes the elements of the last two dims outside the band: keep j - i <= diag
- * (lower) or j - i >= diag (upper). */
+/* Zeroes the elements of the last two dims of contiguous t outside the band:
+ * keep j - i <= diag (lower) or j - i >= diag (upper). */
 void mt_triangle_zero(mt_tensor *t, int64_t diag, bool lower);
 /* Positions of the set bytes of a dense bool tensor, as a [count, ndim] int64
  * array written to out; count is mt_count_set's. */
