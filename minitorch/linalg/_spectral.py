@@ -226,8 +226,11 @@ class _QRFn(Function):
         if cols > n:
             pad = _mt["zeros"](*A.shape[:-1], cols - n, dtype=A.dtype)
             a = _mt["cat"]([a, pad], -1)
-        Q = _mt["_lapack_orgqr"](a[..., :, :cols].contiguous(), tau)
-        R = a[..., :cols, :n].triu()
+        # a is column-major from LAPACK: handed on as it is (orgqr's copy is then
+        # a plain one), and R taken as the lower triangle of its transpose, so R
+        # is column-major as torch's
+        Q = _mt["_lapack_orgqr"](a[..., :, :cols], tau)
+        R = a[..., :cols, :n].mT.tril().mT
         ctx.Q, ctx.R = Q, R
         ctx.save_for_backward(Q, R)
         return Q, R
