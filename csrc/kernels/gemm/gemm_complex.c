@@ -176,8 +176,7 @@ static void tasks(void *arg, int64_t begin, int64_t end)
         }
         cmat A = {j->a->data + oa * isz, rows, s->k, j->a->rs, j->a->cs, j->conj_a};
         cmat B = {j->b->data + ob * isz, s->k, s->n, j->b->rs, j->b->cs, j->conj_b};
-        if (product(j->d, A, B, j->c->data + oc * isz, j->c->rs, j->c->cs, &j->alpha, &j->beta) <
-            0)
+        if (product(j->d, A, B, j->c->data + oc * isz, j->c->rs, j->c->cs, &j->alpha, &j->beta) < 0)
             atomic_store(&j->failed, 1);
     }
 }
