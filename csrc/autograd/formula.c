@@ -42,19 +42,18 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
     return r;
 }
 
-mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
+/* g * param p, the param conjugated when conj and complex. */
+static mt_tensor *times_param(mt_node *n, mt_tensor *g, int p, bool conj)
 {
     const mt_ad_value *v = &n->args[p];
-    /* torch's convention for complex values: the gradient is scaled by the
-     * conjugate of the other factor */
     if (v->is_number && v->is_complex)
-        return mt_call(MT_OP_mul, "Tc", g, v->f, -v->im);
+        return mt_call(MT_OP_mul, "Tc", g, v->f, conj ? -v->im : v->im);
     if (v->is_number)
         return v->is_float ? mt_call(MT_OP_mul, "Tf", g, v->f) : mt_call(MT_OP_mul, "Ti", g, v->i);
     mt_tensor *t = mt_node_saved(n, p);
     if (!t)
         return NULL;
-    if (mt_is_complex(t->dtype)) {
+    if (conj && mt_is_complex(t->dtype)) {
         mt_tensor *c = mt_call(MT_OP_conj, "T", t);
         mt_release(t);
         if (!(t = c))
@@ -63,6 +62,16 @@ mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p)
     mt_tensor *r = mt_call(MT_OP_mul, "TT", g, t);
     mt_release(t);
     return r;
+}
+
+/* torch's convention for complex values: the gradient is scaled by the
+ * conjugate of the other factor */
+mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p) { return times_param(n, g, p, true); }
+
+/* a tangent is scaled by the factor itself */
+mt_tensor *mt_tangent_by_param(mt_node *n, mt_tensor *t, int p)
+{
+    return times_param(n, t, p, false);
 }
 
 void mt_release_all(int count, mt_tensor **ts)

@@ -35,6 +35,9 @@ static inline int mt_store(mt_tensor **slot, mt_tensor *r)
 mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g);
 /* grad * (number or saved tensor of param p); consumes nothing. */
 mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p);
+/* tangent * (number or saved tensor of param p), never conjugated (a jvp's
+ * factor); consumes nothing. */
+mt_tensor *mt_tangent_by_param(mt_node *n, mt_tensor *t, int p);
 
 /* Releases every non-NULL tensor in the list; for error paths. */
 void mt_release_all(int count, mt_tensor **ts);

@@ -3,9 +3,17 @@
  * its source. */
 #include "formula.h"
 
+/* a real input's gradient is the real part of a complex one (no warning of
+ * a discarded imaginary part, as torch's _to_copy_backward) */
 int to_copy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    out[0] = mt_call(MT_OP_to, "TD", g[0], (int)n->edge_meta[0].dtype);
+    mt_dtype d = n->edge_meta[0].dtype;
+    if (mt_is_complex(g[0]->dtype) && !mt_is_complex(d)) {
+        mt_tensor *re = mt_call(MT_OP_real, "T", g[0]);
+        out[0] = re ? mt_call(MT_OP_to, "TD", re, (int)d) : NULL;
+        mt_release_all(1, &re);
+    } else
+        out[0] = mt_call(MT_OP_to, "TD", g[0], (int)d);
     return out[0] ? 0 : -1;
 }
 

@@ -40,6 +40,16 @@ static mt_tensor *scale(mt_tensor *a, double k)
     return r;
 }
 
+/* a * k * v for a number v, complex or not; consumes a. */
+static mt_tensor *scale_by(mt_tensor *a, const mt_ad_value *v, double k)
+{
+    if (!a || !v->is_complex)
+        return scale(a, k * number(v));
+    mt_tensor *r = mt_call(MT_OP_mul, "Tc", a, k * v->f, k * v->im);
+    mt_release(a);
+    return r;
+}
+
 /* t * saved tensor of slot; NULL with an error when it cannot be read. */
 static mt_tensor *mul_saved(mt_node *n, mt_tensor *t, int slot)
 {
@@ -62,8 +72,9 @@ static int add_sub(mt_node *n, mt_tensor **tin, mt_tensor **tout, double sign)
 {
     mt_tensor *t0 = tangent(n, tin, 0), *t1 = tangent(n, tin, 1);
     const mt_ad_value *alpha = n->nparams > 2 ? &n->args[2] : NULL;
-    double a = sign * (alpha && !alpha->none ? number(alpha) : 1.0);
-    mt_tensor *x = t0 ? retained(t0) : NULL, *y = t1 ? scale(retained(t1), a) : NULL;
+    mt_tensor *x = t0 ? retained(t0) : NULL, *y = NULL;
+    if (t1)
+        y = alpha && !alpha->none ? scale_by(retained(t1), alpha, sign) : scale(retained(t1), sign);
     if (t1 && !y) {
         if (x)
             mt_release(x);
@@ -79,9 +90,9 @@ int sub_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout) { return add_sub(n, t
 int mul_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     mt_tensor *t0 = tangent(n, tin, 0), *t1 = tangent(n, tin, 1), *a = NULL, *b = NULL;
-    if (t0 && !(a = mt_mul_by_param(n, t0, 1)))
+    if (t0 && !(a = mt_tangent_by_param(n, t0, 1)))
         return -1;
-    if (t1 && !(b = mt_mul_by_param(n, t1, 0))) {
+    if (t1 && !(b = mt_tangent_by_param(n, t1, 0))) {
         if (a)
             mt_release(a);
         return -1;
@@ -93,8 +104,11 @@ int mul_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 int div_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     mt_tensor *t0 = tangent(n, tin, 0), *t1 = tangent(n, tin, 1);
-    if (n->args[1].is_number)
-        return put(&tout[0], t0 ? mt_call(MT_OP_div, "Tf", t0, number(&n->args[1])) : NULL, t0);
+    const mt_ad_value *d = &n->args[1];
+    if (d->is_number && d->is_complex)
+        return put(&tout[0], t0 ? mt_call(MT_OP_div, "Tc", t0, d->f, d->im) : NULL, t0);
+    if (d->is_number)
+        return put(&tout[0], t0 ? mt_call(MT_OP_div, "Tf", t0, number(d)) : NULL, t0);
     mt_tensor *y = mt_node_saved(n, 1), *a = NULL, *b = NULL;
     if (!y)
         return -1;
@@ -210,15 +224,17 @@ int pow_scalar_jvp(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
     if (!tin[0])
         return 0;
-    double e = number(&n->args[1]);
-    if (e == 0.0)
+    const mt_ad_value *v = &n->args[1];
+    double e = v->is_complex ? v->f : number(v), ei = v->is_complex ? v->im : 0.0;
+    if (e == 0.0 && ei == 0.0)
         return 0;
     mt_tensor *x = mt_node_saved(n, 0);
     if (!x)
         return -1;
-    mt_tensor *p = mt_call(MT_OP_pow, "Tf", x, e - 1.0);
+    mt_tensor *p = v->is_complex ? mt_call(MT_OP_pow, "Tc", x, e - 1.0, ei)
+                                 : mt_call(MT_OP_pow, "Tf", x, e - 1.0);
     mt_release(x);
     mt_tensor *r = p ? mt_call(MT_OP_mul, "TT", tin[0], p) : NULL;
     mt_release_all(1, &p);
-    return put(&tout[0], scale(r, e), true);
+    return put(&tout[0], scale_by(r, v, 1.0), true);
 }

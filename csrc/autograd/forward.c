@@ -3,7 +3,8 @@
  * A kind without its own jvp gets one from its backward by the transpose
  * trick: the vjp v = J^T u is linear in u and built from differentiable ops,
  * so with u a zeros tensor that requires grad, s = sum_e <v_e, t_e> = <u, J t>
- * and ds/du = J t, which one capture-mode run of the engine yields. */
+ * and ds/du = J t, which one capture-mode run of the engine yields (<,> the
+ * real inner product Re sum conj(a) b, which complex values need). */
 #include "forward.h"
 #include "backend.h"
 #include "engine.h"
@@ -54,27 +55,29 @@ int mt_fw_set_grad(mt_tensor *t, mt_tensor *tangent)
     return 0;
 }
 
-/* The transpose trick pairs tangents with a backward that conjugates
- * complex factors (torch's convention), and the tangents it gives come out
- * conjugated: refused until complex jvps are derived right. */
-static int refuse_complex(const mt_node *n, mt_tensor **tin)
+/* <v, t> = Re sum conj(v) t, the real inner product the vjp is the adjoint
+ * under (torch's convention conjugates complex factors in backward), so its
+ * gradient in u is J t for complex values as for real ones. */
+static mt_tensor *pairing(mt_tensor *v, mt_tensor *t)
 {
-    bool complex = false;
-    for (int k = 0; k < n->nout; k++)
-        complex |= mt_is_complex(n->out_meta[k].dtype);
-    for (int e = 0; e < n->nedges; e++)
-        complex |= tin[e] && mt_is_complex(tin[e]->dtype);
-    if (!complex)
-        return 0;
-    return mt_error(MT_ERR_NOT_IMPLEMENTED,
-                    "minitorch: forward-mode AD through complex values is not implemented (%s)",
-                    n->kind->name);
+    if (!mt_is_complex(v->dtype) && !mt_is_complex(t->dtype)) {
+        mt_tensor *p = mt_call(MT_OP_mul, "TT", v, t);
+        mt_tensor *q = p ? mt_call(MT_OP_sum, "T", p) : NULL;
+        mt_release_all(1, &p);
+        return q;
+    }
+    mt_tensor *c = mt_call(MT_OP_conj, "T", v);
+    mt_tensor *p = c ? mt_call(MT_OP_mul, "TT", c, t) : NULL;
+    mt_tensor *re = p ? mt_call(MT_OP_real, "T", p) : NULL;
+    mt_tensor *q = re ? mt_call(MT_OP_sum, "T", re) : NULL;
+    mt_release_all(1, &c);
+    mt_release_all(1, &p);
+    mt_release_all(1, &re);
+    return q;
 }
 
 static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
 {
-    if (refuse_complex(n, tin) < 0)
-        return -1;
     mt_tensor **u = calloc((size_t)n->nout * 3 + n->nedges + 1, sizeof(mt_tensor *));
     if (!u) {
         mt_error(MT_ERR_RUNTIME, "out of memory");
@@ -97,10 +100,7 @@ static int jvp_from_backward(mt_node *n, mt_tensor **tin, mt_tensor **tout)
     for (int e = 0; e < n->nedges; e++) {
         if (!v[e] || !tin[e])
             continue;
-        mt_tensor *p = mt_call(MT_OP_mul, "TT", v[e], tin[e]);
-        mt_tensor *q = p ? mt_call(MT_OP_sum, "T", p) : NULL;
-        if (p)
-            mt_release(p);
+        mt_tensor *q = pairing(v[e], tin[e]);
         if (!q)
             goto done;
         if (s) {

@@ -21,6 +21,11 @@ typedef enum {
 void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bool *mask,
                mt_reduce_op op, double param, mt_tensor *mean2);
 
+/* The sums (s[0], s[1], in double) of the first and the second values of n
+ * contiguous pairs of MT_FLOAT32 or MT_FLOAT64: a contiguous complex tensor's
+ * real and imaginary parts. */
+void mt_sum_pairs(mt_dtype d, const void *x, int64_t n, double *s);
+
 /* A function over one line along a dim: n elements of in (byte stride is)
  * into out (byte stride os); out and in have the same dtype. */
 typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, int64_t n, void *ctx);

@@ -107,9 +107,10 @@ typedef struct {
     const mt_tensor *a, *b;
     const mt_tensor *c; /* the beta term, broadcast to the result; or NULL */
     mt_gemm_scale alpha, beta;
+    bool conj_a; /* a read conjugated (vdot): complex only, with the BLAS's cgemm */
 } problem;
 
-static mt_gemm_scale scale_of(const mt_scalar *s) { return (mt_gemm_scale){s->f, s->i}; }
+static mt_gemm_scale scale_of(const mt_scalar *s) { return (mt_gemm_scale){s->f, s->i, s->im}; }
 
 /* A float32 copy of a half/bfloat16 stack. */
 static mt_tensor *widened(const mt_tensor *v)
@@ -121,11 +122,15 @@ static mt_tensor *widened(const mt_tensor *v)
 }
 
 /* A complex product as four real ones over the parts, each through the
- * real kernels' whole machinery (batches, strides, BLAS):
- * (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br). */
+ * real kernels' whole machinery, where the BLAS has no cgemm/zgemm:
+ * (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br). Real
+ * scales only (a complex one would mix the parts). */
 static int complex_gemm(const mt_gemm_shape *s, const mt_tensor *a, const mt_tensor *b,
                         const mt_tensor *c, mt_gemm_scale alpha, mt_gemm_scale beta)
 {
+    if (alpha.im != 0 || beta.im != 0)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                        "minitorch: a complex alpha or beta needs a BLAS with cgemm/zgemm");
     mt_dtype part = mt_complex_part(a->dtype);
     mt_tensor ar = mt_complex_part_of(a, 0), ai = mt_complex_part_of(a, 1);
     mt_tensor br = mt_complex_part_of(b, 0), bi = mt_complex_part_of(b, 1);
@@ -180,7 +185,7 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
         work = wc;
     }
     mt_gemm_scale beta = p->beta;
-    if (p->c && (mt_is_inexact(d) ? beta.f != 0 : beta.i != 0))
+    if (p->c && (mt_is_inexact(d) ? beta.f != 0 || beta.im != 0 : beta.i != 0))
         mt_copy(work, p->c);
     else
         beta = (mt_gemm_scale){0.0, 0};
@@ -192,8 +197,12 @@ static int run(const problem *p, mt_dtype d, mt_tensor *out, mt_result *r)
     if (mt_is_inexact(cd))
         mt_blas_prepare();
     void *tok = mt_unlock(mt_gemm_work(&s) / MT_MULADDS_PER_STEP);
-    rc = mt_is_complex(cd) ? complex_gemm(&s, &av, &bv, &cv, p->alpha, beta)
-                           : mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+    if (!mt_is_complex(cd))
+        rc = mt_gemm(cd, &s, &ga, &gb, &gc, p->alpha, beta);
+    else if (mt_blas_complex_available())
+        rc = mt_gemm_complex(cd, &s, &ga, &gb, &gc, p->conj_a, false, p->alpha, beta);
+    else
+        rc = complex_gemm(&s, &av, &bv, &cv, p->alpha, beta);
     mt_relock(tok);
     if (rc < 0)
         goto fail;
@@ -386,8 +395,9 @@ int impl_addmv(mt_args *a, mt_result *r)
 
 /* ------------------------------------------------------------ vector ops */
 
-static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, const char *name,
-                       mt_result *r)
+/* x . y, or conj(x) . y when conj_x */
+static int dot_checked(const mt_tensor *x, const mt_tensor *y, bool conj_x, mt_tensor *out,
+                       const char *name, mt_result *r)
 {
     if (x->ndim != 1 || y->ndim != 1)
         return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", x->ndim,
@@ -408,25 +418,29 @@ static int dot_checked(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, c
     if (out && out->dtype != x->dtype)
         return mt_error(MT_ERR_RUNTIME, "result dtype %s does not match input dtype %s",
                         sname(out->dtype), sname(x->dtype));
-    problem p = {0, {0}, 1, 1, x->sizes[0], false, false, x, y, NULL, ONE, ONE};
+    problem p = {0, {0}, 1, 1, x->sizes[0], false, false, x, y, NULL, ONE, ONE, conj_x};
     return run(&p, x->dtype, out, r);
 }
 
 int impl_dot(mt_args *a, mt_result *r)
 {
-    return dot_checked(a->v[0].t, a->v[1].t, mt_out_target(a), "dot", r);
+    return dot_checked(a->v[0].t, a->v[1].t, false, mt_out_target(a), "dot", r);
 }
 
-/* dot of conj(x) and y; a real x is its own conjugate */
+/* dot of conj(x) and y (cgemm's 'C' flag reads x conjugated); a real x is
+ * its own conjugate */
 int impl_vdot(mt_args *a, mt_result *r)
 {
     mt_tensor *x = a->v[0].t;
     if (!mt_is_complex(x->dtype))
-        return dot_checked(x, a->v[1].t, mt_out_target(a), "dot", r);
+        return dot_checked(x, a->v[1].t, false, mt_out_target(a), "dot", r);
+    mt_blas_prepare();
+    if (mt_blas_complex_available())
+        return dot_checked(x, a->v[1].t, true, mt_out_target(a), "dot", r);
     mt_tensor *c = mt_exec(MT_OP_conj, "T", x);
     if (!c)
         return -1;
-    int rc = dot_checked(c, a->v[1].t, mt_out_target(a), "dot", r);
+    int rc = dot_checked(c, a->v[1].t, false, mt_out_target(a), "dot", r);
     mt_release(c);
     return rc;
 }
@@ -442,7 +456,7 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
                         "and %dD",
                         dx, dy);
     if (dx == 1 && dy == 1)
-        return dot_checked(x, y, out, "dot", r);
+        return dot_checked(x, y, false, out, "dot", r);
     if (dx == 2 && dy == 1) {
         mt_dtype first = out ? out->dtype : y->dtype;
         return mv_checked(x, y, NULL, first, ONE, ONE, out, r);

@@ -4,6 +4,12 @@ Numerical Jacobians perturb each input element in place through a NumPy view
 of the input's memory (central differences); analytical Jacobians take one
 ``autograd.grad`` per output element with a one-hot grad_output. Both are laid
 out as torch does: one (input numel, output numel) matrix per pair.
+
+Complex values are checked as torch checks them: a complex input's entries are
+conjugate Wirtinger derivatives ds/dx + i ds/dy (the real and imaginary parts
+perturbed apart), which is what backward returns; a complex output is checked
+as its imaginary part, then its real part; forward mode checks a complex
+input as its real part, then its imaginary part, each a real input.
 """
 import warnings
 from typing import Callable, Optional
@@ -49,7 +55,7 @@ def _check_inputs(inputs):
     any_requires = False
     for idx, inp in enumerate(inputs):
         if _is_tensor(inp) and inp.requires_grad:
-            if inp.dtype != _C.float64:
+            if inp.dtype not in (_C.float64, _C.complex128):
                 warnings.warn(
                     f"Input #{idx} requires gradient and is not a double precision floating "
                     "point or complex. This check will likely fail if all the inputs are not of "
@@ -70,15 +76,51 @@ def _diff_inputs(inputs):
     return [(i, x) for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
 
 
+def _np_dtype(x):
+    return np.complex128 if x.dtype.is_complex else np.float64
+
+
 def _outputs_np(func, inputs, out_idx):
-    """func's outputs at out_idx, flattened to float64 NumPy copies."""
+    """func's outputs at out_idx, flattened to float64 (complex128) NumPy copies."""
     outs = _as_tuple(func(*inputs))
-    return [np.array(outs[k].detach().numpy(), dtype=np.float64).reshape(-1) for k in out_idx]
+    return [np.array(outs[k].detach().numpy(), dtype=_np_dtype(outs[k])).reshape(-1)
+            for k in out_idx]
 
 
 def _float_output_indices(func_out):
     return [k for k, o in enumerate(_as_tuple(func_out))
-            if _is_tensor(o) and o.dtype.is_floating_point]
+            if _is_tensor(o) and (o.dtype.is_floating_point or o.dtype.is_complex)]
+
+
+def _prefix(k, complex_indices, part, element):
+    if k not in complex_indices:
+        return ""
+    return f"While considering the {part} part of complex {element} only, "
+
+
+def _real_and_imag_output(func):
+    """func with its complex outputs replaced by their real parts, and by
+    their imaginary parts."""
+    def applied(part):
+        def wrapped(*inputs):
+            return tuple(_fn(part)(o) if _is_tensor(o) and o.dtype.is_complex else o
+                         for o in _as_tuple(func(*inputs)))
+        return wrapped
+    return applied("real"), applied("imag")
+
+
+def _real_and_imag_input(func, complex_idx, inputs):
+    """func of real tensors standing for its complex inputs' real parts (the
+    imaginary parts held at the inputs'), and for their imaginary parts."""
+    def applied(make):
+        def wrapped(*args):
+            args = list(args)
+            for k in complex_idx:
+                args[k] = make(args[k], inputs[k])
+            return _as_tuple(func(*args))
+        return wrapped
+    return (applied(lambda x, orig: x + orig.imag * 1j),
+            applied(lambda y, orig: orig.real + y * 1j))
 
 
 def _forward_jacobian(func, inputs, out_idx, out_numels):
@@ -86,9 +128,11 @@ def _forward_jacobian(func, inputs, out_idx, out_numels):
     row per unit tangent, computed with forward-mode AD."""
     from . import forward_ad as fwAD
     diff = _diff_inputs(inputs)
+    outs0 = _as_tuple(func(*inputs))
+    kinds = [_np_dtype(outs0[k]) for k in out_idx]
     result = []
     for i, x in diff:
-        jac = [np.zeros((x.numel(), n)) for n in out_numels]
+        jac = [np.zeros((x.numel(), n), dtype=kd) for n, kd in zip(out_numels, kinds)]
         for j in range(x.numel()):
             with fwAD.dual_level():
                 args = list(inputs)
@@ -112,6 +156,18 @@ def _forward_jacobian(func, inputs, out_idx, out_numels):
 def _forward_ad_check(func, inputs, eps, atol, rtol):
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
+    complex_idx = [k for k, x in enumerate(tupled) if _is_tensor(x) and x.dtype.is_complex]
+    if not complex_idx:
+        return _forward_ad_check_real(func, tupled, eps, atol, rtol, [], "real")
+    real_fn, imag_fn = _real_and_imag_input(func, complex_idx, tupled)
+    imag_inputs = tuple(x.imag if k in complex_idx else x for k, x in enumerate(tupled))
+    _forward_ad_check_real(imag_fn, imag_inputs, eps, atol, rtol, complex_idx, "imaginary")
+    real_inputs = tuple(x.real if k in complex_idx else x for k, x in enumerate(tupled))
+    _forward_ad_check_real(real_fn, real_inputs, eps, atol, rtol, complex_idx, "real")
+
+
+def _forward_ad_check_real(func, tupled, eps, atol, rtol, complex_idx, part):
+    """The forward-mode check of func over real inputs (its outputs may be complex)."""
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
     if not outputs:
@@ -124,27 +180,41 @@ def _forward_ad_check(func, inputs, eps, atol, rtol):
     for j, (fw_cols, num_cols) in enumerate(zip(forward, numerical)):
         for i, (a, n) in enumerate(zip(fw_cols, num_cols)):
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError("Jacobian computed with forward mode mismatch for output "
+                raise GradcheckError(_prefix(j, complex_idx, part, "inputs") +
+                                     "Jacobian computed with forward mode mismatch for output "
                                      f"{i:d} with respect to input {j:d},\n"
                                      f"numerical:{_as_mt(n, outputs[i].dtype)}\n"
                                      f"analytical:{_as_mt(a, outputs[i].dtype)}\n")
 
 
+def _central_difference(func, inputs, out_idx, view, pos, step):
+    orig = view[pos].item()
+    view[pos] = orig - step
+    outa = _outputs_np(func, inputs, out_idx)
+    view[pos] = orig + step
+    outb = _outputs_np(func, inputs, out_idx)
+    view[pos] = orig
+    return [(b - a) / (2 * abs(step)) for a, b in zip(outa, outb)]
+
+
 def _numerical_jacobian(func, inputs, out_idx, out_numels, eps):
-    """Per differentiable input, per output in out_idx: (input numel, output numel)."""
+    """Per differentiable input, per output in out_idx: (input numel, output
+    numel); a complex input's entries are ds/dx + i ds/dy."""
     result = []
     for _, x in _diff_inputs(inputs):
         view = x.detach().numpy()  # shares x's memory, whatever its strides
-        jac = [np.zeros((x.numel(), n)) for n in out_numels]
-        for j, pos in enumerate(np.ndindex(view.shape)):
-            orig = view[pos].item()
-            view[pos] = orig - eps
-            outa = _outputs_np(func, inputs, out_idx)
-            view[pos] = orig + eps
-            outb = _outputs_np(func, inputs, out_idx)
-            view[pos] = orig
-            for k in range(len(out_idx)):
-                jac[k][j] = (outb[k] - outa[k]) / (2 * eps)
+        columns = []
+        for pos in np.ndindex(view.shape):
+            col = _central_difference(func, inputs, out_idx, view, pos, eps)
+            if x.dtype.is_complex:
+                dy = _central_difference(func, inputs, out_idx, view, pos, eps * 1j)
+                col = [dx + 1j * d for dx, d in zip(col, dy)]
+            columns.append(col)
+        jac = []
+        for k, n in enumerate(out_numels):
+            rows = [c[k] for c in columns]
+            kind = np.result_type(np.float64, *rows) if rows else _np_dtype(x)
+            jac.append(np.array(rows, dtype=kind).reshape(x.numel(), n))
         result.append(jac)
     return result
 
@@ -161,7 +231,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
     on sizes, dtypes and reentrancy."""
     diff = [x for _, x in _diff_inputs(inputs)]
     n_out = output.numel()
-    jacs = [[np.zeros((x.numel(), n_out)) for x in diff] for _ in range(2)]
+    jacs = [[np.zeros((x.numel(), n_out), dtype=_np_dtype(x)) for x in diff] for _ in range(2)]
     sizes_ok = types_ok = True
     for rep in range(2):
         for k in range(n_out):
@@ -190,11 +260,13 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
 
 
 def _as_mt(a, dtype):
+    if np.iscomplexobj(a) and not dtype.is_complex:
+        dtype = _C.complex128
     return _fn("tensor")(a, dtype=dtype)
 
 
-def _notallclose_msg(analytical, numerical, i, j, dtype):
-    return (f"Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
+def _notallclose_msg(analytical, numerical, i, j, dtype, prefix=""):
+    return (f"{prefix}Jacobian mismatch for output {i:d} with respect to input {j:d},\n"
             f"numerical:{_as_mt(numerical, dtype)}\nanalytical:{_as_mt(analytical, dtype)}\n")
 
 
@@ -203,7 +275,7 @@ def _allclose(a, n, rtol, atol):
 
 
 def _slow_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol,
-                    check_grad_dtypes):
+                    check_grad_dtypes, complex_out=(), part="real"):
     out_all = _as_tuple(func_out)
     out_idx = [next(k for k, o in enumerate(out_all) if o is out) for out in outputs]
     numerical = _numerical_jacobian(func, inputs, out_idx, [o.numel() for o in outputs], eps)
@@ -212,7 +284,8 @@ def _slow_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol
         for j, a in enumerate(analytical):
             n = numerical[j][i]
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(_notallclose_msg(a, n, i, j, o.dtype))
+                raise GradcheckError(_notallclose_msg(a, n, i, j, o.dtype,
+                                                      _prefix(i, complex_out, part, "outputs")))
 
 
 def _unit_vector(numel, rng):
@@ -222,28 +295,43 @@ def _unit_vector(numel, rng):
 
 
 def _fast_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol,
-                    check_grad_dtypes):
-    """Compares v^T J u for random unit vectors u (per input) and v (per output)."""
+                    check_grad_dtypes, complex_out=(), part="real"):
+    """Compares v^T J u for random unit vectors u (per input) and v (per
+    output); a complex input has one u for its real parts and one for its
+    imaginary parts, giving v^T J u_r + i v^T J u_i."""
     from . import grad as autograd_grad
     rng = np.random.default_rng(0)
     diff = [x for _, x in _diff_inputs(inputs)]
     out_all = _as_tuple(func_out)
     out_idx = [next(k for k, o in enumerate(out_all) if o is out) for out in outputs]
     all_u = [_unit_vector(x.numel(), rng) for x in diff]
+    all_ui = [_unit_vector(x.numel(), rng) if x.dtype.is_complex else None for x in diff]
     all_v = [_unit_vector(o.numel(), rng) for o in outputs]
-    numerical = np.zeros((len(outputs), len(diff)))
-    for j, x in enumerate(diff):
-        view = x.detach().numpy()
+    numerical = np.zeros((len(outputs), len(diff)), dtype=np.complex128)
+
+    def directional(view, u):
         orig = view.copy()
-        u = all_u[j].reshape(view.shape).astype(view.dtype)
-        view[...] = orig - eps * u
+        view[...] = orig - u
         outa = _outputs_np(func, inputs, out_idx)
-        view[...] = orig + eps * u
+        view[...] = orig + u
         outb = _outputs_np(func, inputs, out_idx)
         view[...] = orig
-        for i in range(len(outputs)):
-            numerical[i, j] = all_v[i] @ ((outb[i] - outa[i]) / (2 * eps))
+        return [all_v[i] @ ((outb[i] - outa[i]) / (2 * eps)) for i in range(len(outputs))]
+
+    for j, x in enumerate(diff):
+        view = x.detach().numpy()
+        col = directional(view, eps * all_u[j].reshape(view.shape))
+        if all_ui[j] is not None:
+            dy = directional(view, 1j * eps * all_ui[j].reshape(view.shape))
+            col = [dx + 1j * d for dx, d in zip(col, dy)]
+        numerical[:, j] = col
     analytical = np.zeros_like(numerical)
+
+    def reduced(g, j):
+        g = g.detach().numpy().reshape(-1)
+        if all_ui[j] is None:
+            return g @ all_u[j]
+        return g.real @ all_u[j] + 1j * (g.imag @ all_ui[j])
     for i, o in enumerate(outputs):
         v = _fn("tensor")(all_v[i].reshape(tuple(o.shape)), dtype=o.dtype)
         reps = [autograd_grad(o, diff, v, retain_graph=True, allow_unused=True) for _ in range(2)]
@@ -255,8 +343,7 @@ def _fast_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol
                 raise GradcheckError("Analytical gradient has incorrect size")
             if check_grad_dtypes and g1.dtype != x.dtype:
                 raise GradcheckError("Gradient has dtype mismatch")
-            a1 = g1.detach().numpy().reshape(-1) @ all_u[j]
-            a2 = g2.detach().numpy().reshape(-1) @ all_u[j]
+            a1, a2 = reduced(g1, j), reduced(g2, j)
             if abs(a1 - a2) > nondet_tol:
                 raise GradcheckError(
                     "Backward is not reentrant, i.e., running backward with same input and "
@@ -266,9 +353,14 @@ def _fast_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol
             analytical[i, j] = a1
     for i, o in enumerate(outputs):
         for j in range(len(diff)):
-            tol = atol * all_u[j].sum() * all_v[i].sum()
-            if not _allclose(analytical[i, j], numerical[i, j], rtol, tol):
-                msg = _notallclose_msg(analytical[i, j], numerical[i, j], i, j, o.dtype)
+            u_sum = all_u[j].sum() + (all_ui[j].sum() if all_ui[j] is not None else 0.0)
+            tol = atol * u_sum * all_v[i].sum()
+            a, n = analytical[i, j], numerical[i, j]
+            if all_ui[j] is None:
+                a, n = a.real, n.real
+            if not _allclose(a, n, rtol, tol):
+                msg = _notallclose_msg(a, n, i, j, o.dtype,
+                                       _prefix(i, complex_out, part, "outputs"))
                 raise GradcheckError(
                     msg + "\nThe above quantities relating the numerical and analytical "
                     "jacobians are computed \nin fast mode. See: "
@@ -381,12 +473,30 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
         _check_no_differentiable_outputs(func, tupled, func_out, eps)
         return
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
-    check(func, tupled, func_out, outputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+    complex_out = [i for i, o in enumerate(outputs) if o.dtype.is_complex]
+    if any(_is_tensor(o) and o.dtype.is_complex for o in _as_tuple(func_out)):
+        real_fn, imag_fn = _real_and_imag_output(func)
+        for part, fn in (("imaginary", imag_fn), ("real", real_fn)):
+            out = fn(*tupled)
+            check(fn, tupled, out, _differentiable_outputs(out), eps, atol, rtol, nondet_tol,
+                  check_grad_dtypes, complex_out, part)
+    else:
+        check(func, tupled, func_out, outputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
     if check_batched_grad:
         for i, o in enumerate(outputs):
             batched_grad_check(tupled, o, i)
     if check_undefined_grad:
         _check_undefined_grad_support(func, tupled)
+
+
+def _random_grad_output(o):
+    """Uniform in [-1, 1) (both parts for a complex o), o's shape and dtype."""
+    def uniform(dtype):
+        return _fn("rand")(tuple(o.shape), dtype=dtype) * 2 - 1
+    if o.dtype.is_complex:
+        part = _C.float64 if o.dtype == _C.complex128 else _C.float32
+        return _fn("complex")(uniform(part), uniform(part))
+    return uniform(o.dtype if o.dtype.is_floating_point else _C.float64)
 
 
 def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
@@ -415,8 +525,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         outputs = _differentiable_outputs(func(*tupled))
         grads = []
         for o in outputs:
-            dtype = o.dtype if o.dtype.is_floating_point else _C.float64
-            g = _fn("rand")(tuple(o.shape), dtype=dtype) * 2 - 1
+            g = _random_grad_output(o)
             if gen_non_contig_grad_outputs and o.dim() > 0:
                 g = _fn("stack")([g, _fn("zeros_like")(g)], -1)[..., 0]
             grads.append(g.requires_grad_())

@@ -10,7 +10,7 @@
 #include "../../core/threads.h"
 #include "../lapack/lapack.h"
 
-enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
 
 /* OpenBLAS's ILP64 cblas interface: the enums are ints, the sizes 64-bit. */
 typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
@@ -23,12 +23,17 @@ typedef void (*sgemv_fn)(int, int, int64_t, int64_t, float, const float *, int64
 typedef void (*dgemv_fn)(int, int, int64_t, int64_t, double, const double *, int64_t,
                          const double *, int64_t, double, double *, int64_t);
 
+/* cgemm/zgemm: alpha and beta by address, as complex numbers are passed */
+typedef void (*cgemm_fn)(int, int, int, int64_t, int64_t, int64_t, const void *, const void *,
+                         int64_t, const void *, int64_t, const void *, void *, int64_t);
+
 void (*mt_blas_locate)(void);
 
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
 static sgemv_fn sgemv;
 static dgemv_fn dgemv;
+static cgemm_fn cgemm, zgemm;
 static const char *sgemm_name;
 /* OpenBLAS's thread count. It is one process-wide setting (even
  * openblas_set_num_threads_local, up to at least 0.3.31, reads the global
@@ -78,6 +83,14 @@ bool mt_blas_load(const char *path)
     sgemm = (sgemm_fn)s;
     dgemm = (dgemm_fn)d;
     sgemm_name = snames[si];
+    /* the complex products fall back to four real ones without them */
+    static const char *const cnames[] = {"scipy_cblas_cgemm64_", "cblas_cgemm64_", NULL};
+    static const char *const znames[] = {"scipy_cblas_zgemm64_", "cblas_zgemm64_", NULL};
+    void *c, *z;
+    if (find(h, cnames, &c) >= 0 && find(h, znames, &z) >= 0) {
+        cgemm = (cgemm_fn)c;
+        zgemm = (cgemm_fn)z;
+    }
     /* the same library's LAPACK, for minitorch.linalg; the BLAS works without it */
     mt_lapack_resolve(h);
     static const char *const gnames[] = {"scipy_openblas_get_num_threads64_",
@@ -93,6 +106,8 @@ bool mt_blas_load(const char *path)
 }
 
 bool mt_blas_available(void) { return sgemm && dgemm; }
+
+bool mt_blas_complex_available(void) { return cgemm && zgemm; }
 
 const char *mt_blas_symbol(void) { return sgemm_name; }
 
@@ -143,4 +158,18 @@ void mt_blas_gemv(mt_dtype d, bool trans, int64_t rows, int64_t cols, double alp
         sgemv(ROW_MAJOR, t, rows, cols, (float)alpha, a, lda, x, incx, (float)beta, y, incy);
     else
         dgemv(ROW_MAJOR, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+static int op_code(char op) { return op == 'C' ? CONJ_TRANS : op == 'T' ? TRANS : NO_TRANS; }
+
+void mt_blas_cgemm(mt_dtype d, char op_a, char op_b, int64_t m, int64_t n, int64_t k,
+                   const double alpha[2], const void *a, int64_t lda, const void *b, int64_t ldb,
+                   const double beta[2], void *c, int64_t ldc)
+{
+    int ta = op_code(op_a), tb = op_code(op_b);
+    if (d == MT_COMPLEX64) {
+        float al[2] = {(float)alpha[0], (float)alpha[1]}, be[2] = {(float)beta[0], (float)beta[1]};
+        cgemm(ROW_MAJOR, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
+    } else
+        zgemm(ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

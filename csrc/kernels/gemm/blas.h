@@ -50,5 +50,13 @@ void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, 
  * nonzero. */
 void mt_blas_gemv(mt_dtype d, bool trans, int64_t rows, int64_t cols, double alpha, const void *a,
                   int64_t lda, const void *x, int64_t incx, double beta, void *y, int64_t incy);
+/* Whether the library has cgemm and zgemm (kernels/gemm/gemm_complex.c). */
+bool mt_blas_complex_available(void);
+/* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_COMPLEX64/MT_COMPLEX128,
+ * op 'N' (as stored), 'T' (transposed) or 'C' (conjugate transposed); alpha
+ * and beta as {real, imaginary}. */
+void mt_blas_cgemm(mt_dtype d, char op_a, char op_b, int64_t m, int64_t n, int64_t k,
+                   const double alpha[2], const void *a, int64_t lda, const void *b, int64_t ldb,
+                   const double beta[2], void *c, int64_t ldc);
 
 #endif

@@ -22,10 +22,12 @@ typedef struct {
     int64_t m, n, k;
 } mt_gemm_shape;
 
-/* alpha/beta as the dtype's category reads them. */
+/* alpha/beta as the dtype's category reads them (im: a complex one's
+ * imaginary part). */
 typedef struct {
     double f;
     int64_t i;
+    double im;
 } mt_gemm_scale;
 
 /* C = beta * C + alpha * A @ B per batch (beta == 0 ignores C's contents, as
@@ -34,6 +36,12 @@ typedef struct {
  * set. C must not overlap A or B. */
 int mt_gemm(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a, const mt_gemm_operand *b,
             const mt_gemm_operand *c, mt_gemm_scale alpha, mt_gemm_scale beta);
+/* mt_gemm for MT_COMPLEX64/MT_COMPLEX128 on the BLAS's cgemm/zgemm (the
+ * caller checks mt_blas_complex_available), reading A and/or B conjugated
+ * when conj_a/conj_b (torch's conjugate views). */
+int mt_gemm_complex(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+                    const mt_gemm_operand *b, const mt_gemm_operand *c, bool conj_a, bool conj_b,
+                    mt_gemm_scale alpha, mt_gemm_scale beta);
 /* Copies a rows x cols matrix, element (i, j) at src[(i * rs + j * cs) * isz],
  * into row-major dst with rows ld >= cols items apart (items of isz 1, 2, 4
  * or 8 bytes). */
