@@ -214,23 +214,23 @@ class Tensor(_C.TensorBase):
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix: its transpose for real tensors (a view)."""
         if self.dim() == 0:
-            return self.view_as(self)
+            return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() != 2:
             hint = (" For batches of matrices, consider using tensor.mH" if self.dim() > 2
                     else "")
             raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self.dim()}-D tensor.{hint}")
-        return self.transpose(0, 1)
+        return self.transpose(0, 1).conj()
 
     @property
     def mH(self) -> "Tensor":
         """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view)."""
         if self.dim() == 0:
-            return self.view_as(self)
+            return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() < 2:
             raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
                                f"Got {self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     @overridable
     def __format__(self, spec: str) -> str:

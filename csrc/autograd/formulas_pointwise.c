@@ -362,15 +362,17 @@ int lerp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_scope s = {0};
     mt_tensor *w = operand(&s, n, 2);
     if (mt_param_needs(n, 0))
-        give(&s, n, out, 0, mul(&s, g[0], rsub_f(&s, 1.0, w)));
+        give(&s, n, out, 0, mul(&s, g[0], conj_(&s, rsub_f(&s, 1.0, w))));
     if (mt_param_needs(n, 1))
-        give(&s, n, out, 1, mul(&s, g[0], w));
+        give(&s, n, out, 1, mul(&s, g[0], conj_(&s, w)));
     if (mt_param_needs(n, 2))
-        give(&s, n, out, 2, mul(&s, g[0], sub(&s, operand(&s, n, 1), operand(&s, n, 0))));
+        give(&s, n, out, 2,
+             mul(&s, g[0], conj_(&s, sub(&s, operand(&s, n, 1), operand(&s, n, 0)))));
     return done(&s);
 }
 
-/* addcmul(input, tensor1, tensor2, value): input + value * tensor1 * tensor2 */
+/* addcmul(input, tensor1, tensor2, value): input + value * tensor1 * tensor2;
+ * here and in lerp and addcdiv a complex factor enters conjugated */
 int addcmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
@@ -379,7 +381,7 @@ int addcmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         give(&s, n, out, 0, g[0]);
     for (int p = 1; p < 3; p++)
         if (mt_param_needs(n, p))
-            give(&s, n, out, p, mul(&s, g[0], mul_f(&s, operand(&s, n, 3 - p), v)));
+            give(&s, n, out, p, mul(&s, g[0], conj_(&s, mul_f(&s, operand(&s, n, 3 - p), v))));
     return done(&s);
 }
 
@@ -392,11 +394,11 @@ int addcdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (mt_param_needs(n, 0))
         give(&s, n, out, 0, g[0]);
     if (mt_param_needs(n, 1))
-        give(&s, n, out, 1, mul(&s, g[0], mul_f(&s, reciprocal(&s, t2), v)));
+        give(&s, n, out, 1, mul(&s, g[0], conj_(&s, mul_f(&s, reciprocal(&s, t2), v))));
     if (mt_param_needs(n, 2)) {
         mt_tensor *t1 = operand(&s, n, 1);
         mt_tensor *d = div(&s, mul_f(&s, t1, -v), mul(&s, t2, t2));
-        give(&s, n, out, 2, mul(&s, g[0], d));
+        give(&s, n, out, 2, mul(&s, g[0], conj_(&s, d)));
     }
     return done(&s);
 }
@@ -599,17 +601,27 @@ int silu_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
+/* The fused backward kernels are real: a complex result y takes
+ * grad * conj(f'), f' being 1 - y^2 for tanh and y (1 - y) for sigmoid. */
 int tanh_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    give(&s, n, out, 0, fused(&s, MT_OP__tanh_backward, g[0], result(&s, n)));
+    mt_tensor *y = result(&s, n);
+    if (y && mt_is_complex(y->dtype))
+        give(&s, n, out, 0, mul(&s, g[0], conj_(&s, rsub_f(&s, 1.0, mul(&s, y, y)))));
+    else
+        give(&s, n, out, 0, fused(&s, MT_OP__tanh_backward, g[0], y));
     return done(&s);
 }
 
 int sigmoid_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    give(&s, n, out, 0, fused(&s, MT_OP__sigmoid_backward, g[0], result(&s, n)));
+    mt_tensor *y = result(&s, n);
+    if (y && mt_is_complex(y->dtype))
+        give(&s, n, out, 0, mul(&s, g[0], conj_(&s, mul(&s, y, rsub_f(&s, 1.0, y)))));
+    else
+        give(&s, n, out, 0, fused(&s, MT_OP__sigmoid_backward, g[0], y));
     return done(&s);
 }
 

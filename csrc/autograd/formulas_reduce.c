@@ -567,29 +567,36 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return 0;
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *r;
+    /* a complex element's sign is z / |z| */
+    mt_op_id sign_op = x && mt_is_complex(x->dtype) ? MT_OP_sgn : MT_OP_sign;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     if (p == 1) {
-        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), gu));
+        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(sign_op, "T", x)), gu));
     } else if (p == 2) {
         r = S(mt_call(MT_OP_mul, "TT", x, scale_by_norm(&sc, gu, ru, p)));
     } else if (isinf(p)) {
-        /* shared evenly by the elements of largest (smallest) magnitude */
-        mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", S(mt_call(MT_OP_abs, "T", x)), ru));
+        /* shared evenly by the elements of largest (smallest) magnitude; a
+         * complex input's extreme is taken again over abs()'s magnitudes,
+         * which may differ in the last place from the forward's */
+        mt_tensor *mag = S(mt_call(MT_OP_abs, "T", x)), *top = ru;
+        if (x && mt_is_complex(x->dtype))
+            top = S(mt_call(p > 0 ? MT_OP_amax : MT_OP_amin, "TLb", mag, nd, dims, 1));
+        mt_tensor *mask = S(mt_call(MT_OP_eq, "TT", mag, top));
         mt_tensor *count = S(mt_call(MT_OP_sum_dim, "TLb", mask, nd, dims, 1));
         mt_tensor *share =
             S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_div, "TT", gu, count)), mask));
-        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), share));
+        r = S(mt_call(MT_OP_mul, "TT", S(mt_call(sign_op, "T", x)), share));
     } else if (p < 1) {
         mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 1));
         pw = S(mt_call(MT_OP_masked_fill, "TTi", pw, S(mt_call(MT_OP_eq, "Ti", x, (int64_t)0)),
                        (int64_t)0));
-        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), pw));
+        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(sign_op, "T", x)), pw));
         mt_tensor *np = S(mt_call(MT_OP_pow, "Tf", ru, 1 - p));
         r = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_mul, "TT", scaled, gu)), np));
     } else if (p < 2) {
         mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 1));
-        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(MT_OP_sign, "T", x)), pw));
+        mt_tensor *scaled = S(mt_call(MT_OP_mul, "TT", S(mt_call(sign_op, "T", x)), pw));
         r = S(mt_call(MT_OP_mul, "TT", scaled, scale_by_norm(&sc, gu, ru, p)));
     } else {
         mt_tensor *pw = S(mt_call(MT_OP_pow, "Tf", S(mt_call(MT_OP_abs, "T", x)), p - 2));

@@ -287,6 +287,10 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
     })
 #define lerp_v(s, e, w) \
     ((w) < 0.5 && (w) > -0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * (1 - (w)))
+/* the same, a complex weight's side chosen by its magnitude, as torch's */
+#define clerp_v(s, e, w)                                                            \
+    (_Generic((w), mt_c64: cabsf, default: cabs)(w) < 0.5 ? (s) + (w) * ((e) - (s)) \
+                                                          : (e) - ((e) - (s)) * (1 - (w)))
 
 #define MT_BINARY_KERNEL(ID, NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX) \
     MT_KROW_LOOPS(NAME, OUT, ON_BOOL, ON_INT, ON_FLOAT, ON_COMPLEX)

@@ -59,6 +59,26 @@ static inline double cabs_fast(mt_c128 x)
 #define CABS(x) _Generic((x), mt_c64: cabsf, default: cabs_fast)(x)
 #define CNAN(x) (isnan(creal(x)) || isnan(cimag(x)))
 #define CINF(x) (isinf(creal(x)) || isinf(cimag(x)))
+#define LN_2 0.69314718055994530942
+#define LN_10 2.30258509299404568402
+
+/* exp(z) - 1 and log(1 + z) in double, without the cancellation near 0:
+ * the real part of the one as expm1(a) cos(b) - 2 sin^2(b / 2), of the
+ * other as log1p(2a + a^2 + b^2) / 2 */
+static inline mt_c128 cexpm1_d(mt_c128 z)
+{
+    double a = creal(z), b = cimag(z), h = sin(b / 2);
+    return mt_cmplx(expm1(a) * cos(b) - 2 * h * h, exp(a) * sin(b));
+}
+
+static inline mt_c128 clog1p_d(mt_c128 z)
+{
+    double a = creal(z), b = cimag(z);
+    return mt_cmplx(log1p(a * (2 + a) + b * b) / 2, atan2(b, 1 + a));
+}
+#define CEXPM1(x) ((acc)cexpm1_d(x))
+#define CLOG1P(x) ((acc)clog1p_d(x))
+
 /* torch's sgn: x / |x|, 0 at 0 */
 #define CSGN(x) (x == 0 ? (acc)0 : x / CM(abs, x))
 

@@ -329,6 +329,20 @@ static int argmax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op 
 int impl_argmax(mt_args *a, mt_result *r) { return argmax_like(a, r, "argmax", MT_RED_ARGMAX); }
 int impl_argmin(mt_args *a, mt_result *r) { return argmax_like(a, r, "argmin", MT_RED_ARGMIN); }
 
+/* all, any and count_nonzero ask only whether each element is nonzero: a
+ * complex input is reduced as its truth values */
+static mt_tensor *reduce_truth(const mt_tensor *t, const bool *mask, bool keepdim, mt_dtype out,
+                               mt_reduce_op op)
+{
+    if (!mt_is_complex(t->dtype))
+        return reduce(t, mask, keepdim, out, op, 0, NULL);
+    mt_tensor *hold;
+    const mt_tensor *b = as_dtype(t, MT_BOOL, &hold);
+    mt_tensor *res = b ? reduce(b, mask, keepdim, out, op, 0, NULL) : NULL;
+    mt_xrelease(hold);
+    return res;
+}
+
 static int logical(mt_args *a, mt_result *r, mt_reduce_op op)
 {
     mt_tensor *t = a->v[0].t;
@@ -336,7 +350,7 @@ static int logical(mt_args *a, mt_result *r, mt_reduce_op op)
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
     mt_dtype out = t->dtype == MT_UINT8 ? MT_UINT8 : MT_BOOL;
-    return mt_result_tensor(r, reduce(t, mask, a->v[2].b, out, op, 0, NULL));
+    return mt_result_tensor(r, reduce_truth(t, mask, a->v[2].b, out, op));
 }
 
 int impl_all(mt_args *a, mt_result *r) { return logical(a, r, MT_RED_ALL); }
@@ -348,7 +362,53 @@ int impl_count_nonzero(mt_args *a, mt_result *r)
     bool mask[MT_MAX_DIMS];
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
-    return mt_result_tensor(r, reduce(t, mask, false, MT_INT64, MT_RED_COUNT_NZ, 0, NULL));
+    return mt_result_tensor(r, reduce_truth(t, mask, false, MT_INT64, MT_RED_COUNT_NZ));
+}
+
+/* Reduces the last dim of t (a complex tensor's pairs) with op and param,
+ * releasing t. */
+static mt_tensor *fold_pairs(mt_tensor *t, mt_reduce_op op, double param)
+{
+    if (!t)
+        return NULL;
+    bool last[MT_MAX_DIMS] = {0};
+    last[t->ndim - 1] = true;
+    mt_tensor *r = reduce(t, last, false, t->dtype, op, param, NULL);
+    mt_release(t);
+    return r;
+}
+
+/* |z| of each element of complex t, of the part dtype: the 2-norm of its pair */
+static mt_tensor *complex_abs(const mt_tensor *t)
+{
+    if (t->ndim == MT_MAX_DIMS) {
+        mt_error(MT_ERR_RUNTIME, "minitorch: a complex reduction has at most %d dims",
+                 MT_MAX_DIMS - 1);
+        return NULL;
+    }
+    mt_tensor pairs = mt_complex_pairs(t);
+    bool last[MT_MAX_DIMS] = {0};
+    last[t->ndim] = true;
+    return reduce(&pairs, last, false, pairs.dtype, MT_RED_NORM, 2, NULL);
+}
+
+/* The variance of complex numbers is the sum of their parts' (their
+ * squared distances from the mean), a real number; the standard deviation
+ * its root, the 2-norm of the parts' deviations. */
+static mt_tensor *complex_spread(const mt_tensor *t, const bool *mask, bool keepdim,
+                                 mt_reduce_op op, double correction)
+{
+    if (t->ndim == MT_MAX_DIMS) {
+        mt_error(MT_ERR_RUNTIME, "minitorch: a complex reduction has at most %d dims",
+                 MT_MAX_DIMS - 1);
+        return NULL;
+    }
+    mt_tensor pairs = mt_complex_pairs(t);
+    bool pair_mask[MT_MAX_DIMS];
+    memcpy(pair_mask, mask, sizeof(bool) * (size_t)t->ndim);
+    pair_mask[t->ndim] = false;
+    mt_tensor *parts = reduce(&pairs, pair_mask, keepdim, pairs.dtype, op, correction, NULL);
+    return op == MT_RED_STD ? fold_pairs(parts, MT_RED_NORM, 2) : fold_pairs(parts, MT_RED_SUM, 0);
 }
 
 /* var/std and var_mean/std_mean share three overloads:
@@ -361,7 +421,7 @@ static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
     double correction = 1;
     bool keepdim = false;
     mt_value none = {0};
-    if (!mt_is_floating(t->dtype))
+    if (!mt_is_inexact(t->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "std and var only support floating point and complex dtypes");
     switch (a->overload) {
@@ -379,6 +439,17 @@ static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
     }
     if (dims_mask(t, a->overload == 0 ? &none : &a->v[1], mask) < 0)
         return -1;
+    if (mt_is_complex(t->dtype)) {
+        mt_tensor *spread = complex_spread(t, mask, keepdim, op, correction);
+        if (!spread || !with_mean)
+            return mt_result_tensor(r, spread);
+        mt_tensor *mean = reduce(t, mask, keepdim, t->dtype, MT_RED_MEAN, 0, NULL);
+        if (!mean) {
+            mt_release(spread);
+            return -1;
+        }
+        return mt_result_pair(r, NULL, spread, mean);
+    }
     if (!with_mean)
         return mt_result_tensor(r, reduce(t, mask, keepdim, t->dtype, op, correction, NULL));
     mt_tensor *mean = NULL;
@@ -430,7 +501,7 @@ int impl_norm(mt_args *a, mt_result *r)
     } else if (strcmp(a->v[1].str, "fro") != 0) {
         return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", a->v[1].str);
     }
-    if (!mt_is_floating(t->dtype))
+    if (!mt_is_inexact(t->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "linalg.vector_norm: Expected a floating point or complex tensor as "
                         "input. Got %s",
@@ -440,7 +511,16 @@ int impl_norm(mt_args *a, mt_result *r)
     if (dims_mask(t, &a->v[2], mask) < 0)
         return -1;
     mt_dtype out = mt_is_none(a, 4) ? t->dtype : a->v[4].dtype;
-    return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[3].b, MT_RED_NORM, p));
+    if (!mt_is_complex(t->dtype))
+        return mt_result_tensor(r, reduce_cast(t, out, mask, a->v[3].b, MT_RED_NORM, p));
+    /* a complex tensor's norm is that of its elements' magnitudes */
+    mt_tensor *mag = complex_abs(t);
+    if (!mag)
+        return -1;
+    mt_tensor *res = reduce_cast(mag, mt_is_complex(out) ? mt_complex_part(out) : out, mask,
+                                 a->v[3].b, MT_RED_NORM, p);
+    mt_release(mag);
+    return mt_result_tensor(r, res);
 }
 
 int impl_logsumexp(mt_args *a, mt_result *r)
@@ -457,7 +537,10 @@ int impl_logsumexp(mt_args *a, mt_result *r)
 
 static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *kernel_name)
 {
-    mt_line_fn fn = mt_line_kernel(op, t->dtype);
+    /* a running sum of complex numbers is that of each part apart, the
+     * pairs' last dim left alone (a 0-d input is its own sum) */
+    bool parts = mt_is_complex(t->dtype) && op == MT_LINE_CUMSUM && t->ndim < MT_MAX_DIMS;
+    mt_line_fn fn = mt_line_kernel(op, parts ? mt_complex_part(t->dtype) : t->dtype);
     if (!fn) {
         mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel_name,
                  mt_dtype_infos[t->dtype].scalar_name);
@@ -466,9 +549,14 @@ static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *
     mt_tensor *out = mt_new(t->dtype, t->ndim, t->sizes, false);
     if (!out)
         return NULL;
-    mt_tensor src = *t;
+    if (parts && t->ndim == 0) {
+        mt_copy(out, t);
+        return out;
+    }
+    mt_tensor src = parts ? mt_complex_pairs(t) : *t;
+    mt_tensor dst = parts ? mt_complex_pairs(out) : *out;
     void *tok = mt_unlock((double)src.numel);
-    mt_along_dim(out, &src, dim, fn, NULL);
+    mt_along_dim(&dst, &src, dim, fn, NULL);
     mt_relock(tok);
     return out;
 }
@@ -549,7 +637,7 @@ static int cumulative(mt_args *a, mt_result *r, mt_line_op op)
     int d;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &d) < 0)
         return -1;
-    mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : MT_INT64;
+    mt_dtype out = mt_is_inexact(t->dtype) ? t->dtype : MT_INT64;
     if (!mt_is_none(a, 2))
         out = a->v[2].dtype;
     if (out == MT_BOOL)

@@ -11,12 +11,13 @@ import minitorch as mt
 
 _DTYPES = {getattr(torch, n): getattr(mt, n) for n in (
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64")}
+    "float64", "complex64", "complex128")}
 
 
 class Unsupported(Exception):
-    """The sample holds something minitorch has no counterpart for (a complex
-    or sparse tensor, a dtype it lacks): the sample is skipped, not failed."""
+    """The sample holds something minitorch has no counterpart for (a sparse
+    or quantized tensor, a dtype it lacks): the sample is skipped, not
+    failed."""
 
 
 def mt_dtype(d):
@@ -30,7 +31,7 @@ def to_mt(obj):
     """torch tensors (leaves keep requires_grad), dtypes, Sizes and devices
     inside obj as minitorch's; containers rebuilt; anything else as is."""
     if isinstance(obj, torch.Tensor):
-        if obj.layout != torch.strided or obj.is_complex() or obj.is_quantized:
+        if obj.layout != torch.strided or obj.is_quantized:
             raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
         if obj.device.type != "cpu":
             raise Unsupported(f"tensor on {obj.device}")
@@ -131,7 +132,7 @@ def assert_same(got, want, rtol, atol, path="result"):
             assert_same(got[k], w, rtol, atol, f"{path}[{k!r}]")
     elif isinstance(want, torch.dtype):
         assert dtype_name(got) == dtype_name(want), f"{path}: {got} != {want}"
-    elif isinstance(want, float) and isinstance(got, (int, float)):
+    elif isinstance(want, (float, complex)) and isinstance(got, (int, float, complex)):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
     else:
         assert got == want, f"{path}: {got!r} != {want!r}"

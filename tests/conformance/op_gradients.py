@@ -1,13 +1,15 @@
 """float64 derivatives of an OpInfo on both libraries: reverse mode (the
 gradient of the sum of the outputs times a fixed random cotangent, w.r.t.
 every input that requires grad) and forward mode (the outputs' tangents
-for fixed random input tangents)."""
+for fixed random input tangents); reverse mode at complex128 too, where a
+complex output's cotangent is complex and the gradients are torch's
+conjugate Wirtinger derivatives of the real loss Re(sum(conj(cot) * out))."""
 import torch
 import torch.autograd.forward_ad as fwAD
 
 import minitorch as mt
 
-from .convert import assert_same, to_mt
+from .convert import assert_same, dtype_name, to_mt
 from .op_samples import (Tally, assert_meta, call_torch, is_random, process_fn, samples, tensors,
                          tolerance)
 
@@ -45,18 +47,22 @@ def _or_zeros(g, like, zeros_like):
     return zeros_like(like) if g is None else g
 
 
-def _gradient_cases(mapped):
+def _gradient_cases(mapped, dtype=torch.float64):
     gen = torch.Generator().manual_seed(0)
-    for i, sample in enumerate(samples(mapped.op, torch.float64, requires_grad=True)):
+    for i, sample in enumerate(samples(mapped.op, dtype, requires_grad=True)):
         inputs = _grad_inputs((sample.input, sample.args, sample.kwargs))
         if inputs:
             yield i, sample, inputs, gen
 
 
-def check_gradients(mapped):
+def check_complex_gradients(mapped):
+    return check_gradients(mapped, torch.complex128)
+
+
+def check_gradients(mapped, dtype=torch.float64):
     op = mapped.op
     tally = Tally()
-    for i, sample, t_inputs, gen in _gradient_cases(mapped):
+    for i, sample, t_inputs, gen in _gradient_cases(mapped, dtype):
         try:
             t_outs = tensors(sample.output_process_fn_grad(call_torch(op.op, sample)))
             chosen = [k for k, o in enumerate(t_outs) if o.requires_grad]
@@ -82,7 +88,7 @@ def check_gradients(mapped):
             for j, (g, w) in enumerate(zip(got, want)):
                 _same(is_random(op), _or_zeros(g, m_inputs[j], mt.zeros_like),
                       _or_zeros(w, t_inputs[j], torch.zeros_like), f"grad of input {j}")
-        tally.record(f"float64 sample {i}", check)
+        tally.record(f"{dtype_name(dtype)} sample {i}", check)
     return tally
 
 

@@ -17,8 +17,11 @@ import minitorch as mt
 NAMESPACES = ("torch", "nn.functional", "linalg", "special", "fft", "masked",
               "signal.windows", "sparse", "Tensor")
 
-# the dtypes the harness runs (complex and the half types are out of scope)
+# the dtypes the harness runs (the half types are out of scope); an OpInfo
+# is applicable when it lists one of DTYPES, and is checked at each of
+# COMPLEX_DTYPES it lists too, as checks of their own
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.bool)
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 
 
 def _resolve(root, path):
@@ -178,6 +181,7 @@ class Mapped:
         self.method = _variant(op.method_variant)
         self.inplace = _variant(op.inplace_variant)
         self.dtypes = [d for d in DTYPES if d in op.supported_dtypes("cpu")]
+        self.complex_dtypes = [d for d in COMPLEX_DTYPES if d in op.supported_dtypes("cpu")]
         if self.function is not None and isinstance(op.op, types.FunctionType) \
                 and _locate(op.op) is None and not self._named_in_mt():
             # a lambda over torch runs on minitorch only when the op it

@@ -24,7 +24,8 @@ REFERENCE_STEP = 6
 
 # torch.testing's defaults for float32, a little wider in rtol since
 # minitorch's reductions and BLAS sum in another order
-TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-7, 1e-7)}
+TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-7, 1e-7),
+              torch.complex64: (1e-5, 1e-5), torch.complex128: (1e-7, 1e-7)}
 
 
 def tolerance(dtype):
@@ -34,8 +35,9 @@ def tolerance(dtype):
 def result_tolerance(want):
     """The tolerance of the least precise floating dtype among the results
     (an int64 input may give a float32 result)."""
-    floats = [t.dtype for t in tensors(want) if t.is_floating_point()]
-    return tolerance(torch.float32 if torch.float32 in floats or not floats else floats[0])
+    floats = [t.dtype for t in tensors(want) if t.is_floating_point() or t.is_complex()]
+    single = {torch.float32, torch.complex64} & set(floats)
+    return tolerance(torch.float32 if single or not floats else floats[0])
 
 
 def samples(op, dtype, requires_grad=False):
@@ -166,9 +168,15 @@ def _mt_empty_like(want):
     return type(want)(_mt_empty_like(w) for w in want)
 
 
-def check_values(mapped):
-    """Every capped sample and reference input of every dtype, through
-    function, method, in-place and out= variants; returns the Tally."""
+def check_complex_values(mapped):
+    """check_values at the complex dtypes the OpInfo lists."""
+    return check_values(mapped, mapped.complex_dtypes)
+
+
+def check_values(mapped, dtypes=None):
+    """Every capped sample and reference input of every dtype (of
+    mapped.dtypes, or of dtypes given), through function, method, in-place
+    and out= variants; returns the Tally."""
     op = mapped.op
     random = is_random(op)
     tally = Tally()
@@ -178,7 +186,7 @@ def check_values(mapped):
         else:
             assert_same(got, want, *result_tolerance(want), path)
 
-    for dtype in mapped.dtypes:
+    for dtype in mapped.dtypes if dtypes is None else dtypes:
 
         for i, sample in enumerate(samples(op, dtype)):
             label = f"{dtype_name(dtype)} sample {i}"

@@ -2,7 +2,9 @@
 ids `op::<OpInfo>::<check>`, held to expected_failures/ops.txt. Checks:
 samples (values of every variant over the capped sample and reference
 inputs), grad (float64 reverse mode), fwad (float64 forward mode), errors
-(error inputs). OpInfos without a minitorch counterpart are only reported."""
+(error inputs), and for OpInfos listing complex dtypes complex_samples (the
+samples check at complex64 and complex128) and complex_grad (reverse mode
+at complex128). OpInfos without a minitorch counterpart are only reported."""
 import signal
 
 import pytest
@@ -15,12 +17,13 @@ import torch
 from .convert import report
 from .expected import assert_list_current, run_check
 from .op_errors import check_errors
-from .op_gradients import check_forward_ad, check_gradients
+from .op_gradients import check_complex_gradients, check_forward_ad, check_gradients
 from .op_mapping import mapped_op_db
-from .op_samples import check_values
+from .op_samples import check_complex_values, check_values
 
 CHECKS = {"samples": check_values, "grad": check_gradients, "fwad": check_forward_ad,
-          "errors": check_errors}
+          "errors": check_errors, "complex_samples": check_complex_values,
+          "complex_grad": check_complex_gradients}
 
 # a check still running after this long is a hang, reported as a failure
 HANG_SECONDS = 120
@@ -39,6 +42,11 @@ def kinds(mapped):
         out.append("fwad")
     if op.error_inputs_func is not None:
         out.append("errors")
+    if mapped.complex_dtypes:
+        out.append("complex_samples")
+    if op.supports_autograd and torch.complex128 in mapped.complex_dtypes and \
+            torch.complex128 in op.supported_backward_dtypes("cpu"):
+        out.append("complex_grad")
     return out
 
 
@@ -75,7 +83,7 @@ def test_op(mapped, kind):
         if tally.failures:
             detail["failures"] = [f[:300] for f in tally.failures[:10]]
         report("op", mapped.namespace, mapped.id, True, not tally.failures, detail)
-        tally.raise_if_failed("checks" if kind == "samples" else "cases")
+        tally.raise_if_failed("checks" if kind.endswith("samples") else "cases")
     run_check("ops", check_id(mapped, kind), run)
 
 
