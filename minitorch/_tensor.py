@@ -212,7 +212,8 @@ class Tensor(_C.TensorBase):
 
     @property
     def H(self) -> "Tensor":
-        """The conjugate transpose of a matrix: its transpose for real tensors (a view)."""
+        """The conjugate transpose of a matrix: its transpose for real tensors (a view),
+        a conjugated copy for complex ones."""
         if self.dim() == 0:
             return self.view_as(self)
         if self.dim() != 2:
@@ -220,17 +221,20 @@ class Tensor(_C.TensorBase):
                     else "")
             raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self.dim()}-D tensor.{hint}")
-        return self.transpose(0, 1)
+        # conj is eager here (no conjugate bit): a complex tensor's H is a copy
+        return self.transpose(0, 1).conj() if self.is_complex() else self.transpose(0, 1)
 
     @property
     def mH(self) -> "Tensor":
-        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view)."""
+        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view),
+        a conjugated copy for complex ones."""
         if self.dim() == 0:
             return self.view_as(self)
         if self.dim() < 2:
             raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
                                f"Got {self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        t = self.transpose(-2, -1)
+        return t.conj() if self.is_complex() else t
 
     @overridable
     def __format__(self, spec: str) -> str:
