@@ -192,7 +192,7 @@ def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
     R = randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)
     Q = _spectral.qr(A @ R).Q
     for _ in range(niter):
-        Q = _spectral.qr(A.mT @ Q).Q
+        Q = _spectral.qr(A.mH @ Q).Q
         Q = _spectral.qr(A @ Q).Q
     return Q
 
@@ -205,12 +205,12 @@ def svd_lowrank(A: Tensor, q=6, niter=2, M=None):
     m, n = X.shape[-2], X.shape[-1]
     if m < n or n > q:
         # through the transpose, which keeps the small factor small
-        Q = _approximate_basis(X.mT, q, niter)
+        Q = _approximate_basis(X.mH, q, niter)
         U, S, Vh = _spectral.svd(X @ Q, full_matrices=False)
-        return U, S, Q @ Vh.mT
+        return U, S, Q @ Vh.mH
     Q = _approximate_basis(X, q, niter)
-    U, S, Vh = _spectral.svd(Q.mT @ X, full_matrices=False)
-    return Q @ U, S, Vh.mT
+    U, S, Vh = _spectral.svd(Q.mH @ X, full_matrices=False)
+    return Q @ U, S, Vh.mH
 
 
 @composite(method=False)

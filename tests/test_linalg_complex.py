@@ -288,6 +288,18 @@ def test_lstsq(dtype, driver, m, n):
     same(tuple(got), tuple(want), **ctol(dtype))
 
 
+@pytest.mark.parametrize("shape", [(8, 5), (5, 8)])
+def test_svd_lowrank_of_an_exact_low_rank_matrix(shape):
+    b, _ = crand(shape[0], 2, kind="plain", seed=28)
+    c, _ = crand(2, shape[1], kind="plain", seed=29)
+    a = b @ c
+    mt.manual_seed(0)
+    U, S, V = mt.svd_lowrank(a, q=3)
+    np.testing.assert_allclose(to_np((U * S.to(a.dtype).unsqueeze(-2)) @ V.mH), to_np(a),
+                               atol=1e-8)
+    np.testing.assert_allclose(to_np(S[:2]), to_np(mt.linalg.svdvals(a)[:2]), rtol=1e-8)
+
+
 def test_cross_tensorinv_tensorsolve():
     a, t = crand(4, 3, kind="plain", seed=22)
     b, tb = crand(4, 3, kind="plain", seed=23)
