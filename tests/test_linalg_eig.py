@@ -186,3 +186,9 @@ def test_tangents_match_torch():
     for b in range(2):
         order = [int(np.argmin(np.abs(to_np(L)[b] - w))) for w in tL[b].detach().numpy()]
         np.testing.assert_allclose(dL[b][order], tdL[b], rtol=1e-7, atol=1e-9)
+
+
+def test_removed_legacy_eig_raises_as_torch():
+    a, t = pair(3, 3)
+    raises_like(lambda: mt.eig(a), lambda: torch.eig(t))
+    raises_like(lambda: a.eig(eigenvectors=True), lambda: t.eig(eigenvectors=True))
