@@ -212,7 +212,8 @@ class Tensor(_C.TensorBase):
 
     @property
     def H(self) -> "Tensor":
-        """The conjugate transpose of a matrix: its transpose for real tensors (a view)."""
+        """The conjugate transpose of a matrix: its transpose for real tensors (a view),
+        a conjugated copy for complex ones."""
         if self.dim() == 0:
             return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() != 2:
@@ -224,7 +225,8 @@ class Tensor(_C.TensorBase):
 
     @property
     def mH(self) -> "Tensor":
-        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view)."""
+        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view),
+        a conjugated copy for complex ones."""
         if self.dim() == 0:
             return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() < 2:

@@ -3,7 +3,8 @@ inverse, logdet, slogdet, lu, lu_solve, lu_unpack, cholesky,
 cholesky_solve, cholesky_inverse, triangular_solve, matrix_power, svd, qr,
 geqrf, orgqr, ormqr, pinverse, matrix_exp, svd_lowrank, pca_lowrank) and their
 Tensor methods: each is its minitorch.linalg function under torch's older
-signature and messages."""
+signature and messages; and eig, which torch removed but still answers with
+the error that points to linalg.eig."""
 import warnings
 from typing import Optional
 
@@ -47,7 +48,8 @@ def _deprecated(name: str) -> None:
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "lu", "lu_solve", "lu_unpack", "cholesky",
            "cholesky_solve", "cholesky_inverse", "triangular_solve", "matrix_power", "svd", "qr",
-           "geqrf", "orgqr", "ormqr", "pinverse", "matrix_exp", "svd_lowrank", "pca_lowrank"]
+           "geqrf", "orgqr", "ormqr", "pinverse", "matrix_exp", "svd_lowrank", "pca_lowrank",
+           "eig"]
 
 
 @composite()
@@ -192,7 +194,7 @@ def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
     R = randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)
     Q = _spectral.qr(A @ R).Q
     for _ in range(niter):
-        Q = _spectral.qr(A.mT @ Q).Q
+        Q = _spectral.qr(A.mH @ Q).Q
         Q = _spectral.qr(A @ Q).Q
     return Q
 
@@ -205,12 +207,12 @@ def svd_lowrank(A: Tensor, q=6, niter=2, M=None):
     m, n = X.shape[-2], X.shape[-1]
     if m < n or n > q:
         # through the transpose, which keeps the small factor small
-        Q = _approximate_basis(X.mT, q, niter)
+        Q = _approximate_basis(X.mH, q, niter)
         U, S, Vh = _spectral.svd(X @ Q, full_matrices=False)
-        return U, S, Q @ Vh.mT
+        return U, S, Q @ Vh.mH
     Q = _approximate_basis(X, q, niter)
-    U, S, Vh = _spectral.svd(Q.mT @ X, full_matrices=False)
-    return Q @ U, S, Vh.mT
+    U, S, Vh = _spectral.svd(Q.mH @ X, full_matrices=False)
+    return Q @ U, S, Vh.mH
 
 
 @composite(method=False)
@@ -227,3 +229,27 @@ def pca_lowrank(A: Tensor, q=None, center=True, niter=2):
         raise ValueError(f"niter(={niter}) must be non-negative integer")
     X = A - A.mean(-2, keepdim=True) if center else A
     return svd_lowrank(X, q, niter)
+
+
+_EIG_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
+    "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
+    "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = "
+    "torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be "
+    "replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+
+
+def eig(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
+    """Removed from torch in 1.9 (as torch, not overridable): raises the error
+    that points to linalg.eig and linalg.eigvals."""
+    raise RuntimeError(_EIG_REMOVED)
+
+
+def _eig_method(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
+    """Removed from torch in 1.9: raises the error that points to linalg.eig
+    and linalg.eigvals (a method apart from torch.eig, as torch's)."""
+    return eig(self, eigenvectors, e=e, v=v)
+
+
+_eig_method.__name__, _eig_method.__qualname__ = "eig", "Tensor.eig"
+Tensor.eig = _eig_method

@@ -548,6 +548,8 @@ NO_FORWARD = ("ModuleDict", "ModuleList", "ParameterList", "ParameterDict", "RNN
 ALWAYS_RAISE = {
     "mt.dtype": "dtype instances cannot be created",
     "Tensor.cuda": "no CUDA, as in a CPU-only torch",
+    "mt.eig": "removed from torch in 1.9: raises the error that points to linalg.eig",
+    "Tensor.eig": "removed from torch in 1.9: raises the error that points to linalg.eig",
 }
 
 

@@ -22,7 +22,8 @@ def rand(*shape, dtype="float64", seed=0, kind="general"):
 
 
 def to_np(t):
-    return t.detach().numpy()
+    # torch's lazily conjugated results (its adjoint solves) resolve first
+    return t.detach().resolve_conj().numpy()
 
 
 def same(got, want, rtol=1e-7, atol=1e-9):

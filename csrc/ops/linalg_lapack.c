@@ -291,19 +291,23 @@ int impl_lapack_potrs(mt_args *a, mt_result *r)
     return mt_result_tensor(r, x);
 }
 
-/* Copies each matrix's computed triangle onto the other one. */
+/* Copies each matrix's computed triangle onto the other one, conjugated
+ * when complex (the matrix is Hermitian). */
 static void symmetrize(mt_tensor *c, const batch *b, int64_t n, bool upper)
 {
-    size_t item = mt_itemsize(c->dtype);
+    size_t item = mt_itemsize(c->dtype), half = item / 2;
+    bool cplx = mt_is_complex(c->dtype);
     for (int64_t i = 0; i < b->count; i++) {
         char *m = matrix(c, i);
         for (int64_t col = 0; col < n; col++)
             for (int64_t rw = col + 1; rw < n; rw++) {
                 char *lo = m + (col * n + rw) * item, *up = m + (rw * n + col) * item;
-                if (upper)
-                    memcpy(lo, up, item);
-                else
-                    memcpy(up, lo, item);
+                char *to = upper ? lo : up;
+                memcpy(to, upper ? up : lo, item);
+                if (cplx && half == sizeof(float))
+                    *(float *)(to + half) = -*(float *)(to + half);
+                else if (cplx)
+                    *(double *)(to + half) = -*(double *)(to + half);
             }
     }
 }
@@ -364,7 +368,7 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
     if (prepare(t, op, &b) < 0 || square(t, op) < 0)
         return -1;
     int64_t n = t->sizes[t->ndim - 1];
-    mt_tensor *ts[3] = {batch_new(t->dtype, &b, n, false), fortran_copy(t, &b),
+    mt_tensor *ts[3] = {batch_new(mt_complex_part(t->dtype), &b, n, false), fortran_copy(t, &b),
                         batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1] || !ts[2])
         return tuple(r, 3, ts, -1);
@@ -385,9 +389,10 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
 static void identity(mt_tensor *c, const batch *b, int64_t rows)
 {
     size_t item = mt_itemsize(c->dtype);
-    float one_f = 1.0f;
-    double one_d = 1.0;
-    const void *one = c->dtype == MT_FLOAT32 ? (const void *)&one_f : (const void *)&one_d;
+    static const float one_f[2] = {1.0f, 0.0f};
+    static const double one_d[2] = {1.0, 0.0};
+    const void *one =
+        mt_complex_part(c->dtype) == MT_FLOAT32 ? (const void *)one_f : (const void *)one_d;
     for (int64_t i = 0; i < b->count; i++) {
         char *m = matrix(c, i);
         memset(m, 0, (size_t)(rows * rows) * item);
@@ -406,9 +411,10 @@ int impl_lapack_gesdd(mt_args *a, mt_result *r)
         return -1;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
     int64_t ucols = uv ? (full ? m : k) : 0, vrows = uv ? (full ? n : k) : 0;
-    mt_tensor *ts[4] = {
-        fortran_new(t->dtype, &b, uv ? m : 0, ucols), batch_new(t->dtype, &b, k, false),
-        fortran_new(t->dtype, &b, vrows, uv ? n : 0), batch_new(MT_INT32, &b, -1, true)};
+    mt_tensor *ts[4] = {fortran_new(t->dtype, &b, uv ? m : 0, ucols),
+                        batch_new(mt_complex_part(t->dtype), &b, k, false),
+                        fortran_new(t->dtype, &b, vrows, uv ? n : 0),
+                        batch_new(MT_INT32, &b, -1, true)};
     mt_tensor *work = ts[0] && ts[1] && ts[2] && ts[3] ? fortran_copy(t, &b) : NULL;
     if (!work)
         return tuple(r, 4, ts, -1);
@@ -528,7 +534,8 @@ int impl_lapack_sytrf(mt_args *a, mt_result *r)
     int status = 0;
     bool solo = solo_begin(n, n);
     for (int64_t i = 0; n && !status && i < b.count; i++) {
-        int64_t info = mt_lapack_sytrf(t->dtype, a->v[1].b, n, matrix(ts[0], i), max1(n), ipiv);
+        int64_t info = (a->v[2].b ? mt_lapack_hetrf : mt_lapack_sytrf)(
+            t->dtype, a->v[1].b, n, matrix(ts[0], i), max1(n), ipiv);
         status = failed(info);
         int32_t *piv = (int32_t *)row(ts[1], i);
         for (int64_t j = 0; j < n; j++)
@@ -569,8 +576,9 @@ int impl_lapack_sytrs(mt_args *a, mt_result *r)
             ipiv[j] = p[j];
         }
         if (!status && nrhs)
-            mt_lapack_sytrs(ld->dtype, a->v[3].b, n, nrhs, matrix(ldc, i), max1(n), ipiv,
-                            matrix(x, i), max1(n));
+            (a->v[4].b ? mt_lapack_hetrs : mt_lapack_sytrs)(ld->dtype, a->v[3].b, n, nrhs,
+                                                            matrix(ldc, i), max1(n), ipiv,
+                                                            matrix(x, i), max1(n));
     }
     solo_end(solo);
     free(ipiv);
@@ -598,7 +606,8 @@ int impl_lapack_gels(mt_args *a, mt_result *r)
     if (rhs->sizes[rhs->ndim - 2] != m)
         return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of A and B", op);
     mt_tensor *ts[4] = {fortran_new(t->dtype, &b, rows, nrhs), batch_new(MT_INT64, &b, -1, true),
-                        batch_new(t->dtype, &b, k, true), batch_new(MT_INT32, &b, -1, true)};
+                        batch_new(mt_complex_part(t->dtype), &b, k, true),
+                        batch_new(MT_INT32, &b, -1, true)};
     mt_tensor *ac = ts[0] && ts[1] && ts[2] && ts[3] ? fortran_copy(t, &b) : NULL;
     if (!ac)
         return tuple(r, 4, ts, -1);
@@ -622,4 +631,32 @@ int impl_lapack_gels(mt_args *a, mt_result *r)
     solo_end(solo);
     mt_release(ac);
     return tuple(r, 4, ts, status);
+}
+
+int impl_lapack_geev(mt_args *a, mt_result *r)
+{
+    const char *op = "linalg.eig";
+    const mt_tensor *t = a->v[0].t;
+    bool vectors = a->v[1].b;
+    batch b;
+    if (prepare(t, op, &b) < 0 || square(t, op) < 0)
+        return -1;
+    int64_t n = t->sizes[t->ndim - 1];
+    mt_dtype c = mt_complex_of(t->dtype);
+    mt_tensor *ts[3] = {batch_new(c, &b, n, false), fortran_new(c, &b, vectors ? n : 0, n),
+                        batch_new(MT_INT32, &b, -1, true)};
+    mt_tensor *work = ts[0] && ts[1] && ts[2] ? fortran_copy(t, &b) : NULL;
+    if (!work)
+        return tuple(r, 3, ts, -1);
+    int status = 0;
+    bool solo = solo_begin(n, n);
+    for (int64_t i = 0; n && !status && i < b.count; i++) {
+        int64_t info = mt_lapack_geev(t->dtype, vectors, n, matrix(work, i), max1(n), row(ts[0], i),
+                                      vectors ? matrix(ts[1], i) : NULL);
+        status = failed(info);
+        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
+    }
+    solo_end(solo);
+    mt_release(work);
+    return tuple(r, 3, ts, status);
 }

@@ -34,7 +34,8 @@ def named(name: str, base: type) -> type:
 def scalar_name(dtype) -> str:
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
             "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-            "float64": "Double"}[str(dtype).split(".")[-1]]
+            "float64": "Double", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}[str(dtype).split(".")[-1]]
 
 
 def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
@@ -43,7 +44,7 @@ def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
 
 
 def check_float(name: str, A: Tensor) -> None:
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_name(A.dtype)}")
 
@@ -57,7 +58,8 @@ def check_square(name: str, A: Tensor, arg: str = "A") -> None:
 
 def check_lapack_dtype(kernel: str, A: Tensor) -> None:
     """torch's refusal of a dtype its LAPACK kernels have no routine for."""
-    if str(A.dtype) not in ("minitorch.float32", "minitorch.float64"):
+    if str(A.dtype) not in ("minitorch.float32", "minitorch.float64", "minitorch.complex64",
+                            "minitorch.complex128"):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A.dtype)}'")
 
 
@@ -72,6 +74,17 @@ def check_same_dtype(name: str, a: Tensor, b: Tensor, na: str = "A", nb: str = "
         raise RuntimeError(f"{name}: Expected {na} and {nb} to have the same dtype, but found "
                            f"{na} of type {scalar_name(a.dtype)} and {nb} of type "
                            f"{scalar_name(b.dtype)} instead")
+
+
+def prod_last(x: Tensor) -> Tensor:
+    """The product over x's last dim; complex products one factor at a time,
+    as the engine's prod has no complex kernel."""
+    if not x.dtype.is_complex:
+        return x.prod(-1)
+    result = _C._functions["ones"](tuple(x.shape[:-1]), dtype=x.dtype)
+    for i in range(x.shape[-1]):
+        result = result * x[..., i]
+    return result
 
 
 def raise_for_info(info: Tensor, message, error=LinAlgError, name: Optional[str] = None) -> None:

@@ -65,18 +65,18 @@ def _lu_backward(LU: Tensor, P: Tensor, gLU: Tensor) -> Tensor:
     gU = gLU[..., :k, :].triu()
     if m > n:
         L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
-        G2 = solve_triangular(U.mT, gL2, upper=False, left=False)
-        gU = gU - L2.mT @ G2
+        G2 = solve_triangular(U.mH, gL2, upper=False, left=False)
+        gU = gU - L2.mH @ G2
         L, gL, U1 = L1, gL1, U
     elif m < n:
         U1, U2, gU2 = U[..., :, :m], U[..., :, m:], gU[..., :, m:]
-        G2 = solve_triangular(L.mT, gU2, upper=True, unitriangular=True)
-        gL = gL - G2 @ U2.mT
+        G2 = solve_triangular(L.mH, gU2, upper=True, unitriangular=True)
+        gL = gL - G2 @ U2.mH
         gU = gU[..., :, :m]
     else:
         U1 = U
-    phi = (L.mT @ gL).tril(-1) + (gU @ U1.mT).triu()
-    gA1 = solve_triangular(L.mT, solve_triangular(U1.mT, phi, upper=False, left=False),
+    phi = (L.mH @ gL).tril(-1) + (gU @ U1.mH).triu()
+    gA1 = solve_triangular(L.mH, solve_triangular(U1.mH, phi, upper=False, left=False),
                            upper=True, unitriangular=True)
     if m > n:
         gA1 = _mt["cat"]([gA1, G2], -2)
@@ -213,8 +213,8 @@ def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, adjoint: bool) -> Tens
     if not adjoint:
         Y = solve_triangular(LU, _apply_pt(pivots, B, False), upper=False, unitriangular=True)
         return solve_triangular(LU, Y, upper=True)
-    Y = solve_triangular(LU.mT, B, upper=False)
-    Y = solve_triangular(LU.mT, Y, upper=True, unitriangular=True)
+    Y = solve_triangular(LU.mH, B, upper=False)
+    Y = solve_triangular(LU.mH, Y, upper=True, unitriangular=True)
     return _apply_pt(pivots, Y, True)
 
 
@@ -225,15 +225,15 @@ def _lu_solve(LU, pivots, B, left, adjoint):
         # nothing to differentiate: LAPACK's getrs in one call
         if left:
             return _mt["_lapack_getrs"](LUb, piv, Bb, adjoint)
-        return _mt["_lapack_getrs"](LUb, piv, Bb.mT, not adjoint).mT
+        return _mt["_lapack_getrs"](LUb, piv, Bb.mH, not adjoint).mH
     if left:
         return _lu_solve_left(LUb, piv, Bb, adjoint)
-    return _lu_solve_left(LUb, piv, Bb.mT, not adjoint).mT
+    return _lu_solve_left(LUb, piv, Bb.mH, not adjoint).mH
 
 
 @_overridable
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False, out=None):
-    """Solves A X = B (X A = B when left is False; with A^T when adjoint) from
+    """Solves A X = B (X A = B when left is False; with A^H when adjoint) from
     lu_factor's (LU, pivots) of A."""
     name = "linalg.lu_solve"
     c.check_square(name, LU, "LU")
@@ -265,9 +265,9 @@ def _solve_ex(name: str, A: Tensor, B: Tensor, left: bool):
     c.check_square(name, A)
     c.check_same_dtype(name, A, B)
     vector = _vector_rhs(A, B)
+    # a vector is a column whichever side A is on (torch's rule: X A = b is
+    # refused for a vector b)
     Bm = B.unsqueeze(-1) if vector else B
-    if vector and not left:
-        Bm = B.unsqueeze(-2)
     n = A.shape[-1]
     if (Bm.shape[-2] if left else Bm.shape[-1]) != n:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
@@ -277,7 +277,7 @@ def _solve_ex(name: str, A: Tensor, B: Tensor, left: bool):
     LU, pivots, info = _LuFactor.apply(A)
     X = _lu_solve(LU, pivots, Bm, left, False)
     if vector:
-        X = X.squeeze(-1) if left else X.squeeze(-2)
+        X = X.squeeze(-1)
     return X, info
 
 
@@ -350,11 +350,12 @@ def _det_value(A: Tensor) -> Tensor:
     LU, pivots, _ = _mt["_lapack_getrf"](A.detach())
     n = A.shape[-1]
     swaps = (pivots != _mt["arange"](1, n + 1, dtype=pivots.dtype)).sum(-1)
-    return (1 - 2 * (swaps % 2).to(A.dtype)) * LU.diagonal(0, -2, -1).prod(-1)
+    return (1 - 2 * (swaps % 2).to(A.dtype)) * c.prod_last(LU.diagonal(0, -2, -1))
 
 
 def _cofactors(A: Tensor, d: Tensor) -> Tensor:
-    """det's gradient d A^-T; zero where d is exactly zero, as torch's (its
+    """det's derivative d A^-T (its tangent is (d A^-T * dA).sum(), its
+    gradient g conj(d A^-T)); zero where d is exactly zero, as torch's (its
     triangular solves skip a zero right-hand side instead of dividing it by a
     zero pivot)."""
     if A.shape[-1] == 0:
@@ -377,7 +378,7 @@ class _Det(Function):
     @staticmethod
     def backward(ctx, g):
         A, d = ctx.saved_tensors
-        return g.unsqueeze(-1).unsqueeze(-1) * _cofactors(A, d)
+        return g.unsqueeze(-1).unsqueeze(-1) * _cofactors(A, d).conj()
 
     @staticmethod
     def jvp(ctx, dA):
@@ -397,7 +398,8 @@ def det(A: Tensor, *, out=None):
 
 def _slogdet(name: str, A: Tensor):
     d, sign = _det_parts(name, A)
-    s = sign * d.sign().prod(-1)
+    # sgn: a complex pivot's phase (the sign of a real one)
+    s = sign * c.prod_last(d.sgn())
     return s, d.abs().log().sum(-1)
 
 
@@ -415,8 +417,10 @@ def legacy_slogdet(input: Tensor, *, out=None):
 
 def logdet(input: Tensor):
     """The logarithm of input's determinant: NaN where it is negative, -inf
-    where it is zero."""
+    where it is zero; complex input, its complex logarithm."""
     sign, logabs = _slogdet("linalg.slogdet", input)
+    if input.dtype.is_complex:
+        return sign.log() + logabs
     nan = _mt["full_like"](logabs, math.nan)
     return _mt["where"](sign < 0, nan, logabs)
 

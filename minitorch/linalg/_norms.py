@@ -33,7 +33,8 @@ def _dims(dim):
 
 
 def _check_float(name, x, dtype):
-    if not (dtype or x.dtype).is_floating_point:
+    d = dtype or x.dtype
+    if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
                            f"input. Got {_scalar_name(x.dtype)}")
 
@@ -48,6 +49,8 @@ def _vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim)
     if dtype is not None:
         x = x.to(dtype)
+    # a complex vector's norm is that of its elements' moduli
+    x = x.abs() if x.dtype.is_complex else x
     return _mt["norm"](x, float(ord), dims if dims else None, keepdim)
 
 
@@ -76,7 +79,7 @@ def _matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
     if dtype is not None:
         A = A.to(dtype)
     if ord == "fro":
-        return _mt["norm"](A, 2.0, [d0, d1], keepdim)
+        return _mt["norm"](A.abs() if A.dtype.is_complex else A, 2.0, [d0, d1], keepdim)
     if ord in ("nuc", 2, -2):
         from ._spectral import matrix_norm_svd
         perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]

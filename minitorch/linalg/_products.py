@@ -14,11 +14,12 @@ _mt = _C._functions
 
 @_overridable
 def vecdot(x: Tensor, y: Tensor, *, dim=-1, out=None):
-    """The dot product of x and y along dim, broadcasting their other dims."""
+    """The dot product of x and y along dim (x conjugated), broadcasting their
+    other dims."""
     name = "linalg.vecdot"
     c.check_same_dtype(name, x, y, "x", "y")
     c.check_float(name, x)
-    return write_out(out, (x * y).sum(dim))
+    return write_out(out, (x.conj() * y).sum(dim))
 
 
 @_overridable
@@ -54,6 +55,12 @@ def vander(x: Tensor, *, N=None):
     if x.dim() == 0:
         x = x.reshape(1)
     ones = _mt["ones_like"](x).unsqueeze(-1)
+    if x.dtype.is_complex:
+        # the engine's cumprod has no complex kernel: one power at a time
+        columns = [ones]
+        for _ in range(n - 1):
+            columns.append(columns[-1] * x.unsqueeze(-1))
+        return _mt["cat"](columns, -1)
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
     return _mt["cat"]([ones, powers], -1)
 
@@ -74,9 +81,10 @@ def matrix_exp(A: Tensor):
     n = A.shape[-1]
     if A.numel() == 0:
         return A.clone()
-    if str(A.dtype) != "minitorch.float64":
+    if str(A.dtype) not in ("minitorch.float64", "minitorch.complex128"):
         # the polynomial and the squarings lose digits in float32 and below
-        return matrix_exp(A.to(_C.float64)).to(A.dtype)
+        wide = _C.complex128 if A.dtype.is_complex else _C.float64
+        return matrix_exp(A.to(wide)).to(A.dtype)
     norm = float(A.detach().abs().sum(-2).amax())
     squarings = max(0, math.ceil(math.log2(norm / _SCALED_NORM))) if norm > 0 else 0
     X = A / (2.0 ** squarings)

@@ -47,18 +47,30 @@ class _EighFn(Function):
         L, V = ctx.saved_tensors
         inner = gL.diag_embed()
         if gV is not None:
-            # only V^T gV's skew part moves orthonormal eigenvectors (torch's projection,
-            # which makes the gradient symmetric)
-            inner = inner + _inv_gaps(L) * (_skew(V.mT @ gV) * 0.5)
-        return V @ inner @ V.mT, None, None
+            VhgV = V.mH @ gV
+            _check_phase(VhgV.diagonal(0, -2, -1), "linalg_eigh_backward")
+            # only V^H gV's skew part moves orthonormal eigenvectors (torch's projection,
+            # which makes the gradient Hermitian)
+            inner = inner + _inv_gaps(L) * (_skew(VhgV) * 0.5)
+        return V @ inner @ V.mH, None, None
 
     @staticmethod
     def jvp(ctx, dA, *_):
         L, V = ctx.L, ctx.V
-        S = V.mT @ dA @ V
+        S = V.mH @ dA @ V
         dL = S.diagonal(0, -2, -1)
+        dL = dL.real if dL.dtype.is_complex else dL
         dV = V @ (_inv_gaps(L) * S)
         return dL, dV, None
+
+
+def _check_phase(diag: Tensor, op: str) -> None:
+    """torch's refusal of a gradient through complex eigenvectors that depends
+    on their phases: diag, that of V^H gV, must be real (to 1e-2)."""
+    if diag.dtype.is_complex and bool(diag.imag.abs().gt(1e-2).any()):
+        raise RuntimeError(f"{op}: The eigenvectors in the complex case are specified up to "
+                           f"multiplication by e^{{i phi}}. The specified loss function depends "
+                           f"on this quantity, so it is ill-defined.")
 
 
 def _check_uplo(UPLO):
@@ -93,7 +105,7 @@ def eigvalsh(A: Tensor, UPLO="L", *, out=None):
 
 
 def _skew(X: Tensor) -> Tensor:
-    return X - X.mT
+    return X - X.mH
 
 
 class _SvdFn(Function):
@@ -125,20 +137,26 @@ class _SvdFn(Function):
             raise RuntimeError("linalg.svd: the forward-mode derivative of the full U and Vh of "
                                "a rectangular matrix is not defined; use full_matrices=False")
         U, Vh = U[..., :, :k], Vh[..., :k, :]
-        V = Vh.mT
-        P = U.mT @ dA @ V
+        V = Vh.mH
+        P = U.mH @ dA @ V
         dS = P.diagonal(0, -2, -1)
+        dS = dS.real if dS.dtype.is_complex else dS
         if U.numel() == 0 and ctx.U.shape[-1] == 0:
             return ctx.U, dS, ctx.Vh, None
-        Sd = S.diag_embed()
+        Sd = S.to(P.dtype).diag_embed()
         F = _inv_gaps(S * S)
-        dU = U @ (F * (P @ Sd + Sd @ P.mT))
-        dV = V @ (F * (Sd @ P + P.mT @ Sd))
+        dU = U @ (F * (P @ Sd + Sd @ P.mH))
+        dV = V @ (F * (Sd @ P + P.mH @ Sd))
+        if P.dtype.is_complex:
+            # the phase P's imaginary diagonal asks for, split between U and V
+            phase = (P.diagonal(0, -2, -1).imag / (2 * S)) * 1j
+            dU = dU + U * phase.unsqueeze(-2)
+            dV = dV - V * phase.unsqueeze(-2)
         if m > k:
             dU = dU + (dA @ V - U @ P) / S.unsqueeze(-2)
         if n > k:
-            dV = dV + (dA.mT @ U - V @ P.mT) / S.unsqueeze(-2)
-        return dU, dS, dV.mT, None
+            dV = dV + (dA.mH @ U - V @ P.mH) / S.unsqueeze(-2)
+        return dU, dS, dV.mH, None
 
 
 def _svd_backward(U, S, Vh, gU, gS, gVh, full):
@@ -150,19 +168,30 @@ def _svd_backward(U, S, Vh, gU, gS, gVh, full):
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
         return (U * gS.unsqueeze(-2)) @ Vh
-    inner = gS.diag_embed() if gS is not None else _mt["zeros_like"](U[..., :k, :k])
+    inner = gS.to(U.dtype).diag_embed() if gS is not None else _mt["zeros_like"](U[..., :k, :k])
     E = _inv_gaps(S * S)
-    Sd = S.diag_embed()
-    if gU is not None:
-        inner = inner + (E * _skew(U.mT @ gU)) @ Sd
-    if gVh is not None:
-        V, gV = Vh.mT, gVh.mT
-        inner = inner + Sd @ (E * _skew(V.mT @ gV))
+    Sd = S.to(U.dtype).diag_embed()
+    UhgU = _skew(U.mH @ gU) if gU is not None else None
+    VhgV = _skew(Vh @ gVh.mH) if gVh is not None else None
+    if U.dtype.is_complex:
+        im_u = UhgU.diagonal(0, -2, -1).imag if UhgU is not None else 0 * S
+        im_v = VhgV.diagonal(0, -2, -1).imag if VhgV is not None else 0 * S
+        if bool((im_u + im_v).abs().gt(1e-2 + 1e-2 * im_v.abs()).any()):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this "
+                "phase term, making it ill-defined.")
+    if UhgU is not None:
+        inner = inner + (E * UhgU) @ Sd
+    if VhgV is not None:
+        inner = inner + Sd @ (E * VhgV)
+    if U.dtype.is_complex and UhgU is not None and VhgV is not None:
+        inner = inner + (UhgU.diagonal(0, -2, -1) / (2 * S)).diag_embed()
     gA = U @ inner @ Vh
     if gU is not None and m > k:
-        gA = gA + ((gU - U @ (U.mT @ gU)) / S.unsqueeze(-2)) @ Vh
+        gA = gA + ((gU - U @ (U.mH @ gU)) / S.unsqueeze(-2)) @ Vh
     if gVh is not None and n > k:
-        gA = gA + U @ ((gVh - (gVh @ Vh.mT) @ Vh) / S.unsqueeze(-1))
+        gA = gA + U @ ((gVh - (gVh @ Vh.mH) @ Vh) / S.unsqueeze(-1))
     return gA
 
 
@@ -204,7 +233,7 @@ def legacy_svd(input: Tensor, some=True, compute_uv=True, *, out=None):
     compute_uv."""
     if compute_uv:
         U, S, Vh = _svd("linalg.svd", input, not some, True)
-        results = (U, S, Vh.mT)
+        results = (U, S, Vh.mH)
     else:
         S = svdvals(input)
         m, n = input.shape[-2], input.shape[-1]
@@ -245,8 +274,17 @@ class _QRFn(Function):
         return _qr_jvp(ctx.Q, ctx.R, dA)
 
 
+def _imag_diag(M: Tensor) -> Tensor:
+    """i Im(diag(M)) as a matrix: the part of M's diagonal a complex QR's real
+    R diagonal cannot move."""
+    return (M.diagonal(0, -2, -1).imag * 1j).diag_embed()
+
+
 def _copy_upper_to_lower(M: Tensor) -> Tensor:
-    return M.triu() + M.triu(1).mT
+    """M's upper triangle made Hermitian, its diagonal real (torch's
+    syminvadj of triu(M))."""
+    out = M.triu() + M.triu(1).mH
+    return out - _imag_diag(M) if M.dtype.is_complex else out
 
 
 def _qr_backward(Q, R, gQ, gR):
@@ -259,14 +297,14 @@ def _qr_backward(Q, R, gQ, gR):
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
     if m >= n:
-        M = gR @ R.mT - Q.mT @ gQ
+        M = gR @ R.mH - Q.mH @ gQ
         B = gQ + Q @ _copy_upper_to_lower(M)
-        return solve_triangular(R.mT, B, upper=False, left=False)
+        return solve_triangular(R.mH, B, upper=False, left=False)
     # A = Q [R1 R2]: R2 = Q^T A2
     R1, R2, gR1, gR2 = R[..., :, :m], R[..., :, m:], gR[..., :, :m], gR[..., :, m:]
     A2 = Q @ R2
     gA2 = Q @ gR2
-    gQ = gQ + A2 @ gR2.mT
+    gQ = gQ + A2 @ gR2.mH
     gA1 = _qr_backward(Q, R1, gQ, gR1)
     return _mt["cat"]([gA1, gA2], -1)
 
@@ -279,11 +317,13 @@ def _qr_jvp(Q, R, dA):
     if m < n:
         R1, R2 = R[..., :, :m], R[..., :, m:]
         dQ, dR1 = _qr_jvp(Q, R1, dA[..., :, :m])
-        dR2 = dQ.mT @ (Q @ R2) + Q.mT @ dA[..., :, m:]
+        dR2 = dQ.mH @ (Q @ R2) + Q.mH @ dA[..., :, m:]
         return dQ, _mt["cat"]([dR1, dR2], -1)
-    C = solve_triangular(R, Q.mT @ dA, upper=True, left=False)
+    C = solve_triangular(R, Q.mH @ dA, upper=True, left=False)
     low = C.tril(-1)
-    Omega = low - low.mT
+    Omega = low - low.mH
+    if C.dtype.is_complex:
+        Omega = Omega + _imag_diag(C)
     dR = (C - Omega) @ R
     dQ = solve_triangular(R, dA, upper=True, left=False) - Q @ (C - Omega)
     return dQ, dR
@@ -334,18 +374,20 @@ def _reflector(A: Tensor, i: int) -> Tensor:
 
 
 def _apply_reflectors(A: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool):
-    """op(Q) C or C op(Q) for Q = H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^T, by one
+    """op(Q) C or C op(Q) for Q = H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^H, by one
     rank-one update per reflector (differentiable in A, tau and C)."""
     k = tau.shape[-1]
-    # Q C applies H_{k-1} first; Q^T C applies H_0 first; C Q applies H_0 first
+    # Q C applies H_{k-1} first; Q^H C applies H_0 first; C Q applies H_0 first
     order = list(range(k)) if left == transpose else list(range(k - 1, -1, -1))
     for i in order:
         v = _reflector(A, i).unsqueeze(-1)
         t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+        # H_i^H = I - conj(tau_i) v_i v_i^H
+        t = t.conj() if transpose else t
         if left:
-            C = C - t * v @ (v.mT @ C)
+            C = C - t * v @ (v.mH @ C)
         else:
-            C = C - t * (C @ v) @ v.mT
+            C = C - t * (C @ v) @ v.mH
     return C
 
 
@@ -427,11 +469,11 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
         S = L.abs()
         cut = _tolerances(S, A, atol, rtol, True)
         inv = _safe_reciprocal(L, S > cut)
-        return write_out(out, (V * inv.unsqueeze(-2)) @ V.mT)
+        return write_out(out, (V * inv.unsqueeze(-2)) @ V.mH)
     U, S, Vh = _svd("linalg.svd", A, False, True)
     cut = _tolerances(S, A, atol, rtol, False)
     inv = _safe_reciprocal(S, S > cut)
-    return write_out(out, (Vh.mT * inv.unsqueeze(-2)) @ U.mT)
+    return write_out(out, (Vh.mH * inv.unsqueeze(-2)) @ U.mH)
 
 
 def pinverse(input: Tensor, rcond=1e-15):
@@ -510,11 +552,13 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     if c.differentiated(A) or c.differentiated(B):
         # the differentiable path for the solution: pinv(A) B (equal where A has full rank)
         X = pinv(Ab) @ Bb
-    # empty results are still functions of the inputs (they require grad), as torch's
+    # empty results are still functions of the inputs (they require grad), as torch's,
+    # and real as its residuals and singular values are
     empty = X.reshape(-1)[:0]
+    empty = empty.abs() if empty.dtype.is_complex else empty
     residuals = empty
     if m > n and driver != "gelsy" and X.numel() and (driver == "gels" or bool((rank == n).all())):
-        residuals = (Ab @ X - Bb).pow(2).sum(-2)
+        residuals = (Ab @ X - Bb).abs().pow(2).sum(-2)
     if driver == "gels":
         rank = _mt["empty"](0, dtype=_C.int64)
     if driver not in ("gelsd", "gelss"):

@@ -33,10 +33,10 @@ class _SolveTriangular(Function):
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
         upper, left, unit = ctx.flags
-        gB = solve_triangular(A.mT, gX, upper=not upper, left=left, unitriangular=unit)
+        gB = solve_triangular(A.mH, gX, upper=not upper, left=left, unitriangular=unit)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = _triangle(-(gB @ X.mT) if left else -(X.mT @ gB), upper, unit)
+            gA = _triangle(-(gB @ X.mH) if left else -(X.mH @ gB), upper, unit)
         return gA, gB if ctx.needs_input_grad[1] else None, None, None, None
 
     @staticmethod
@@ -108,7 +108,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
 
 def _phi(M: Tensor) -> Tensor:
     """The lower triangle of M with its diagonal halved: the map that turns
-    L^-1 dA L^-T into L^-1 dL."""
+    L^-1 dA L^-H into L^-1 dL."""
     return M.tril(-1) + M.diagonal(0, -2, -1).diag_embed() * 0.5
 
 
@@ -124,16 +124,16 @@ class _Cholesky(Function):
     @staticmethod
     def backward(ctx, gL, _ginfo):
         (L,) = ctx.saved_tensors
-        # gA = L^-T phi(L^T gL) L^-1, symmetrized as torch does
-        P = _phi(L.mT @ gL)
-        gA = solve_triangular(L.mT, solve_triangular(L, P, upper=False, left=False),
-                              upper=True)
-        return (gA + gA.mT) * 0.5
+        # torch's gA = L^-H sym(tril(L^H gL)) L^-1, sym(M) = (M + tril(M, -1)^H) / 2
+        M = (L.mH @ gL).tril()
+        M = (M + M.tril(-1).mH) * 0.5
+        return solve_triangular(L.mH, solve_triangular(L, M, upper=False, left=False),
+                                upper=True)
 
     @staticmethod
     def jvp(ctx, dA):
         L = ctx.L
-        S = solve_triangular(L, solve_triangular(L.mT, dA, upper=True, left=False),
+        S = solve_triangular(L, solve_triangular(L.mH, dA, upper=True, left=False),
                              upper=False)
         return L @ _phi(S), None
 
@@ -143,7 +143,7 @@ def _cholesky_ex(name: str, A: Tensor, upper: bool):
     c.check_float(name, A)
     c.check_lapack_dtype("cholesky_cpu", A)
     L, info = _Cholesky.apply(A)
-    return (L.mT if upper else L), info
+    return (L.mH if upper else L), info
 
 
 @_overridable
@@ -180,8 +180,8 @@ def legacy_cholesky(input: Tensor, upper=False, *, out=None):
 def _triangular_solves(B: Tensor, F: Tensor, upper: bool) -> Tensor:
     """A^-1 B for A = F^T F (upper) or F F^T, by two triangular solves."""
     if upper:
-        return solve_triangular(F, solve_triangular(F.mT, B, upper=False), upper=True)
-    return solve_triangular(F.mT, solve_triangular(F, B, upper=False), upper=True)
+        return solve_triangular(F, solve_triangular(F.mH, B, upper=False), upper=True)
+    return solve_triangular(F.mH, solve_triangular(F, B, upper=False), upper=True)
 
 
 class _CholeskySolve(Function):
@@ -201,8 +201,8 @@ class _CholeskySolve(Function):
         gB = _CholeskySolve.apply(gX, F, ctx.upper)
         gF = None
         if ctx.needs_input_grad[1]:
-            common = gB @ X.mT
-            common = common + common.mT
+            common = gB @ X.mH
+            common = common + common.mH
             gF = -(F @ common) if ctx.upper else -(common @ F)
         return gB if ctx.needs_input_grad[0] else None, gF, None
 
@@ -211,7 +211,7 @@ class _CholeskySolve(Function):
         F, X = ctx.F, ctx.X
         r = dB if dB is not None else _mt["zeros_like"](X)
         if dF is not None:
-            dA = dF.mT @ F + F.mT @ dF if ctx.upper else dF @ F.mT + F @ dF.mT
+            dA = dF.mH @ F + F.mH @ dF if ctx.upper else dF @ F.mH + F @ dF.mH
             r = r - dA @ X
         return _CholeskySolve.apply(r, F, ctx.upper)
 
@@ -258,7 +258,7 @@ def _ldl(name: str, A: Tensor, hermitian: bool):
     c.check_square(name, A)
     c.check_float(name, A)
     c.check_lapack_dtype("ldl_factor_cpu", A)
-    LD, pivots, info = _mt["_lapack_sytrf"](A.detach(), False)
+    LD, pivots, info = _mt["_lapack_sytrf"](A.detach(), False, bool(hermitian))
     return LD.tril(), pivots, info
 
 
@@ -308,4 +308,5 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian=False, out=Non
                            f"({LD.shape[-2]}x{LD.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     LDb, Bb = c.broadcast_batch(LD, B)
     piv = pivots.expand(*LDb.shape[:-1])
-    return write_out(out, _mt["_lapack_sytrs"](LDb.detach(), piv, Bb.detach(), False))
+    return write_out(out, _mt["_lapack_sytrs"](LDb.detach(), piv, Bb.detach(), False,
+                                               bool(hermitian)))

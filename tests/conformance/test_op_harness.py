@@ -47,8 +47,9 @@ def test_lambda_over_torch_runs_on_minitorch(name, value):
 
 
 def test_absent_and_inapplicable():
-    assert not MAPPED["linalg.eig"].present and MAPPED["linalg.eig"].applicable
-    assert MAPPED["linalg.eig"].namespace == "linalg"
+    assert not MAPPED["grid_sampler_2d"].present and MAPPED["grid_sampler_2d"].applicable
+    assert MAPPED["grid_sampler_2d"].namespace == "torch"
+    assert MAPPED["linalg.eig"].present and MAPPED["linalg.eig"].namespace == "linalg"
     jit = next(m for m in MAPPED.values() if m.namespace == "cuda.jiterator")
     assert not jit.applicable and not jit.present
     # a method whose in-place form minitorch lacks maps to None, not to another

@@ -32,14 +32,22 @@ enum {
     GELSY,
     GELSD,
     GELSS,
+    GEEV,
+    HETRF,
+    HETRS,
     ROUTINES
 };
-static const char *const routine_names[ROUTINES] = {
-    "getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf",
-    "orgqr", "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss"};
+/* A routine's name for real and for complex types: the Hermitian routines
+ * stand in for the symmetric ones (heevd for syevd, ungqr for orgqr), and
+ * hetrf/hetrs, Hermitian LDL^H, is sytrf/sytrs on real matrices. */
+static const char *const routine_names[2][ROUTINES] = {
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf", "orgqr",
+     "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "sytrf", "sytrs"},
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd", "geqrf", "ungqr",
+     "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "hetrf", "hetrs"}};
 /* One column per dtype with routines: the type letter of its symbols. */
-enum { COLUMNS = 2 };
-static const char type_letters[COLUMNS] = {'s', 'd'};
+enum { COLUMNS = 4 };
+static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};
 
 static void *fns[ROUTINES][COLUMNS];
 static char getrf_name[64];
@@ -51,6 +59,10 @@ static int column(mt_dtype d)
         return 0;
     case MT_FLOAT64:
         return 1;
+    case MT_COMPLEX64:
+        return 2;
+    case MT_COMPLEX128:
+        return 3;
     default:
         return -1;
     }
@@ -74,7 +86,8 @@ bool mt_lapack_resolve(void *handle)
     char name[64], first[64] = "";
     for (int r = 0; r < ROUTINES; r++)
         for (int c = 0; c < COLUMNS; c++) {
-            found[r][c] = find(handle, type_letters[c], routine_names[r], name, sizeof name);
+            found[r][c] =
+                find(handle, type_letters[c], routine_names[c >= 2][r], name, sizeof name);
             if (!found[r][c])
                 return false;
             if (r == GETRF && c == 1)
@@ -103,11 +116,21 @@ int mt_lapack_check(mt_dtype d, const char *op)
     return 0;
 }
 
-#define FN(r, d) (fns[r][column(d)])
+/* The column of a dtype mt_lapack_check has let through (others never
+ * reach a routine). */
+static int checked_column(mt_dtype d)
+{
+    int c = column(d);
+    return c < 0 ? 0 : c;
+}
 
-/* The size a workspace query wrote into its first element. */
+#define FN(r, d) (fns[r][checked_column(d)])
+
+/* The size a workspace query wrote into its first element (a complex
+ * element's real part). */
 static i64 queried(mt_dtype d, const void *w)
 {
+    d = mt_complex_part(d);
     double v = d == MT_FLOAT32 ? (double)*(const float *)w : *(const double *)w;
     /* a float32 answer may have lost its last digits */
     i64 n = (i64)(v * (d == MT_FLOAT32 ? 1.000001 : 1.0)) + 1;
@@ -137,7 +160,7 @@ i64 mt_lapack_getrs(mt_dtype d, bool trans, i64 n, i64 nrhs, const void *a, i64 
                     const i64 *ipiv, void *b, i64 ldb)
 {
     i64 info = 0;
-    char t = trans ? 'T' : 'N';
+    char t = trans ? (mt_is_complex(d) ? 'C' : 'T') : 'N';
     ((getrs_fn)FN(GETRS, d))(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
     return info;
 }
@@ -178,22 +201,28 @@ void mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, i6
 {
     char side = left ? 'L' : 'R', uplo = upper ? 'U' : 'L', t = trans ? 'T' : 'N',
          diag = unit ? 'U' : 'N';
-    float one_f = 1.0f;
-    double one_d = 1.0;
-    const void *alpha = d == MT_FLOAT32 ? (const void *)&one_f : (const void *)&one_d;
+    /* one, with a zero imaginary part for the complex routines */
+    static const float one_f[2] = {1.0f, 0.0f};
+    static const double one_d[2] = {1.0, 0.0};
+    const void *alpha =
+        mt_complex_part(d) == MT_FLOAT32 ? (const void *)one_f : (const void *)one_d;
     ((trsm_fn)FN(TRSM, d))(&side, &uplo, &t, &diag, &m, &n, alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
 }
 
 typedef void (*syevd_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,
                          void *, const i64 *, i64 *, const i64 *, i64 *, len_t, len_t);
+static i64 heevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 lda, void *w);
+
 i64 mt_lapack_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 lda, void *w)
 {
+    if (mt_is_complex(d))
+        return heevd(d, vectors, upper, n, a, lda, w);
     char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
     syevd_fn f = (syevd_fn)FN(SYEVD, d);
-    double wq;
+    double wq[2]; /* room for a complex answer */
     i64 iq = 0, info = 0, lwork = -1, liwork = -1;
-    f(&jobz, &uplo, &n, a, &lda, w, &wq, &lwork, &iq, &liwork, &info, 1, 1);
-    lwork = queried(d, &wq);
+    f(&jobz, &uplo, &n, a, &lda, w, wq, &lwork, &iq, &liwork, &info, 1, 1);
+    lwork = queried(d, wq);
     liwork = iq > 1 ? iq : 1;
     void *work = work_alloc(lwork, mt_itemsize(d));
     i64 *iwork = work ? work_alloc(liwork, sizeof(i64)) : NULL;
@@ -210,17 +239,22 @@ i64 mt_lapack_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 ld
 typedef void (*gesdd_fn)(const char *, const i64 *, const i64 *, void *, const i64 *, void *,
                          void *, const i64 *, void *, const i64 *, void *, const i64 *, i64 *,
                          i64 *, len_t);
+static i64 cgesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void *s, void *u, i64 ldu,
+                  void *vt, i64 ldvt);
+
 i64 mt_lapack_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void *s, void *u,
                     i64 ldu, void *vt, i64 ldvt)
 {
+    if (mt_is_complex(d))
+        return cgesdd(d, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
     gesdd_fn f = (gesdd_fn)FN(GESDD, d);
     i64 k = m < n ? m : n, info = 0, lwork = -1;
-    double wq;
+    double wq[2]; /* room for a complex answer */
     i64 *iwork = work_alloc(8 * (k > 0 ? k : 1), sizeof(i64));
     if (!iwork)
         return MT_LAPACK_FAILED;
-    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &wq, &lwork, iwork, &info, 1);
-    lwork = queried(d, &wq);
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, wq, &lwork, iwork, &info, 1);
+    lwork = queried(d, wq);
     void *work = work_alloc(lwork, mt_itemsize(d));
     if (!work) {
         free(iwork);
@@ -238,9 +272,9 @@ i64 mt_lapack_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
 {
     geqrf_fn f = (geqrf_fn)FN(GEQRF, d);
     i64 info = 0, lwork = -1;
-    double wq;
-    f(&m, &n, a, &lda, tau, &wq, &lwork, &info);
-    lwork = queried(d, &wq);
+    double wq[2]; /* room for a complex answer */
+    f(&m, &n, a, &lda, tau, wq, &lwork, &info);
+    lwork = queried(d, wq);
     void *work = work_alloc(lwork, mt_itemsize(d));
     if (!work)
         return MT_LAPACK_FAILED;
@@ -255,9 +289,9 @@ i64 mt_lapack_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const voi
 {
     orgqr_fn f = (orgqr_fn)FN(ORGQR, d);
     i64 info = 0, lwork = -1;
-    double wq;
-    f(&m, &n, &k, a, &lda, tau, &wq, &lwork, &info);
-    lwork = queried(d, &wq);
+    double wq[2]; /* room for a complex answer */
+    f(&m, &n, &k, a, &lda, tau, wq, &lwork, &info);
+    lwork = queried(d, wq);
     void *work = work_alloc(lwork, mt_itemsize(d));
     if (!work)
         return MT_LAPACK_FAILED;
@@ -273,11 +307,11 @@ i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, cons
                     const void *tau, void *c, i64 ldc)
 {
     ormqr_fn f = (ormqr_fn)FN(ORMQR, d);
-    char side = left ? 'L' : 'R', t = trans ? 'T' : 'N';
+    char side = left ? 'L' : 'R', t = trans ? (mt_is_complex(d) ? 'C' : 'T') : 'N';
     i64 info = 0, lwork = -1;
-    double wq;
-    f(&side, &t, &m, &n, &k, a, &lda, tau, c, &ldc, &wq, &lwork, &info, 1, 1);
-    lwork = queried(d, &wq);
+    double wq[2]; /* room for a complex answer */
+    f(&side, &t, &m, &n, &k, a, &lda, tau, c, &ldc, wq, &lwork, &info, 1, 1);
+    lwork = queried(d, wq);
     void *work = work_alloc(lwork, mt_itemsize(d));
     if (!work)
         return MT_LAPACK_FAILED;
@@ -288,20 +322,30 @@ i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, cons
 
 typedef void (*sytrf_fn)(const char *, const i64 *, void *, const i64 *, i64 *, void *, const i64 *,
                          i64 *, len_t);
-i64 mt_lapack_sytrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
+static i64 ldl_factor(int routine, mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
 {
-    sytrf_fn f = (sytrf_fn)FN(SYTRF, d);
+    sytrf_fn f = (sytrf_fn)FN(routine, d);
     char u = upper ? 'U' : 'L';
     i64 info = 0, lwork = -1;
-    double wq;
-    f(&u, &n, a, &lda, ipiv, &wq, &lwork, &info, 1);
-    lwork = queried(d, &wq);
+    double wq[2]; /* room for a complex answer */
+    f(&u, &n, a, &lda, ipiv, wq, &lwork, &info, 1);
+    lwork = queried(d, wq);
     void *work = work_alloc(lwork, mt_itemsize(d));
     if (!work)
         return MT_LAPACK_FAILED;
     f(&u, &n, a, &lda, ipiv, work, &lwork, &info, 1);
     free(work);
     return info;
+}
+
+i64 mt_lapack_sytrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
+{
+    return ldl_factor(SYTRF, d, upper, n, a, lda, ipiv);
+}
+
+i64 mt_lapack_hetrf(mt_dtype d, bool upper, i64 n, void *a, i64 lda, i64 *ipiv)
+{
+    return ldl_factor(HETRF, d, upper, n, a, lda, ipiv);
 }
 
 typedef void (*sytrs_fn)(const char *, const i64 *, const i64 *, const void *, const i64 *,
@@ -315,6 +359,15 @@ i64 mt_lapack_sytrs(mt_dtype d, bool upper, i64 n, i64 nrhs, const void *a, i64 
     return info;
 }
 
+i64 mt_lapack_hetrs(mt_dtype d, bool upper, i64 n, i64 nrhs, const void *a, i64 lda,
+                    const i64 *ipiv, void *b, i64 ldb)
+{
+    char u = upper ? 'U' : 'L';
+    i64 info = 0;
+    ((sytrs_fn)FN(HETRS, d))(&u, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+    return info;
+}
+
 typedef void (*gels_fn)(const char *, const i64 *, const i64 *, const i64 *, void *, const i64 *,
                         void *, const i64 *, void *, const i64 *, i64 *, len_t);
 typedef void (*gelsy_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
@@ -325,12 +378,21 @@ typedef void (*gelsd_fn)(const i64 *, const i64 *, const i64 *, void *, const i6
 typedef void (*gelss_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
                          const i64 *, void *, const void *, i64 *, void *, const i64 *, i64 *);
 
+static void complex_gels_call(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 lda,
+                              void *b, i64 ldb, const void *rcond, void *s, i64 *rank, i64 *jpvt,
+                              void *work, i64 lwork, i64 *iwork, i64 *info);
+
 /* One call of the driver: a query when lwork is -1. */
 static void gels_call(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 lda, void *b,
                       i64 ldb, const void *rcond, void *s, i64 *rank, i64 *jpvt, void *work,
                       i64 lwork, i64 *iwork, i64 *info)
 {
     char t = 'N';
+    if (driver > 0 && mt_is_complex(d)) {
+        complex_gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rcond, s, rank, jpvt, work, lwork,
+                          iwork, info);
+        return;
+    }
     switch (driver) {
     case 0:
         ((gels_fn)FN(GELS, d))(&t, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);
@@ -353,15 +415,15 @@ i64 mt_lapack_gels(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 
                    i64 ldb, double rcond, void *s, i64 *rank)
 {
     float rc_f = (float)rcond;
-    const void *rc = d == MT_FLOAT32 ? (const void *)&rc_f : (const void *)&rcond;
+    const void *rc = mt_complex_part(d) == MT_FLOAT32 ? (const void *)&rc_f : (const void *)&rcond;
     i64 info = 0, iq = 1;
-    double wq;
+    double wq[2]; /* room for a complex answer */
     i64 *jpvt = work_alloc(n > 0 ? n : 1, sizeof(i64));
     if (!jpvt)
         return MT_LAPACK_FAILED;
     memset(jpvt, 0, (size_t)(n > 0 ? n : 1) * sizeof(i64));
-    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, &wq, -1, &iq, &info);
-    i64 lwork = queried(d, &wq), liwork = iq > 1 ? iq : 1;
+    gels_call(d, driver, m, n, nrhs, a, lda, b, ldb, rc, s, rank, jpvt, wq, -1, &iq, &info);
+    i64 lwork = queried(d, wq), liwork = iq > 1 ? iq : 1;
     void *work = work_alloc(lwork, mt_itemsize(d));
     i64 *iwork = work ? work_alloc(liwork, sizeof(i64)) : NULL;
     if (!iwork) {
@@ -374,4 +436,205 @@ i64 mt_lapack_gels(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 
     free(iwork);
     free(jpvt);
     return info;
+}
+
+/* The complex routines whose arguments differ from the real ones': they
+ * take a real workspace (rwork) beside the complex one, and their
+ * eigenvalues, singular values and rcond are of the part type. */
+
+typedef void (*heevd_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,
+                         void *, const i64 *, void *, const i64 *, i64 *, const i64 *, i64 *, len_t,
+                         len_t);
+static i64 heevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 lda, void *w)
+{
+    char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+    heevd_fn f = (heevd_fn)FN(SYEVD, d);
+    mt_dtype part = mt_complex_part(d);
+    double wq[2], rq;
+    i64 iq = 0, info = 0, lwork = -1, lrwork = -1, liwork = -1;
+    f(&jobz, &uplo, &n, a, &lda, w, wq, &lwork, &rq, &lrwork, &iq, &liwork, &info, 1, 1);
+    lwork = queried(d, wq);
+    lrwork = queried(part, &rq);
+    liwork = iq > 1 ? iq : 1;
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    void *rwork = work ? work_alloc(lrwork, mt_itemsize(part)) : NULL;
+    i64 *iwork = rwork ? work_alloc(liwork, sizeof(i64)) : NULL;
+    if (iwork)
+        f(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, &info, 1, 1);
+    free(work);
+    free(rwork);
+    free(iwork);
+    return iwork ? info : MT_LAPACK_FAILED;
+}
+
+typedef void (*cgesdd_fn)(const char *, const i64 *, const i64 *, void *, const i64 *, void *,
+                          void *, const i64 *, void *, const i64 *, void *, const i64 *, void *,
+                          i64 *, i64 *, len_t);
+static i64 cgesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void *s, void *u, i64 ldu,
+                  void *vt, i64 ldvt)
+{
+    cgesdd_fn f = (cgesdd_fn)FN(GESDD, d);
+    i64 k = m < n ? m : n, mx = m > n ? m : n, info = 0, lwork = -1;
+    /* LAPACK's bound on the real workspace (the larger, older one for 'N') */
+    i64 a1 = 5 * k + 7, a2 = 2 * mx + 2 * k + 1;
+    i64 lrwork = jobz == 'N' ? 7 * k : k * (a1 > a2 ? a1 : a2);
+    double wq[2];
+    i64 *iwork = work_alloc(8 * (k > 0 ? k : 1), sizeof(i64));
+    void *rwork =
+        iwork ? work_alloc(lrwork > 1 ? lrwork : 1, mt_itemsize(mt_complex_part(d))) : NULL;
+    void *work = NULL;
+    if (rwork) {
+        f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, wq, &lwork, rwork, iwork, &info, 1);
+        lwork = queried(d, wq);
+        work = work_alloc(lwork, mt_itemsize(d));
+    }
+    if (work)
+        f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, &info, 1);
+    free(work);
+    free(rwork);
+    free(iwork);
+    return work ? info : MT_LAPACK_FAILED;
+}
+
+typedef void (*cgelsy_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                          const i64 *, i64 *, const void *, i64 *, void *, const i64 *, void *,
+                          i64 *);
+typedef void (*cgelsd_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                          const i64 *, void *, const void *, i64 *, void *, const i64 *, void *,
+                          i64 *, i64 *);
+typedef void (*cgelss_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, void *,
+                          const i64 *, void *, const void *, i64 *, void *, const i64 *, void *,
+                          i64 *);
+
+/* gels_call's complex gelsy, gelsd and gelss, each with its real workspace:
+ * gelsy's 2n, gelss's 5 min(m, n), gelsd's as its own query reports it. */
+static void complex_gels_call(mt_dtype d, int driver, i64 m, i64 n, i64 nrhs, void *a, i64 lda,
+                              void *b, i64 ldb, const void *rcond, void *s, i64 *rank, i64 *jpvt,
+                              void *work, i64 lwork, i64 *iwork, i64 *info)
+{
+    mt_dtype part = mt_complex_part(d);
+    i64 k = m < n ? m : n, lrwork = driver == 1 ? 2 * n : 5 * k;
+    if (driver == 2) {
+        double rq = 0, wq[2];
+        i64 iq = 1, query = -1;
+        ((cgelsd_fn)FN(GELSD, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, wq, &query, &rq,
+                                  &iq, info);
+        lrwork = queried(part, &rq);
+    }
+    void *rwork = work_alloc(lrwork > 1 ? lrwork : 1, mt_itemsize(part));
+    if (!rwork) {
+        *info = MT_LAPACK_FAILED;
+        return;
+    }
+    switch (driver) {
+    case 1:
+        ((cgelsy_fn)FN(GELSY, d))(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, rcond, rank, work, &lwork,
+                                  rwork, info);
+        break;
+    case 2:
+        ((cgelsd_fn)FN(GELSD, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, work, &lwork,
+                                  rwork, iwork, info);
+        break;
+    default:
+        ((cgelss_fn)FN(GELSS, d))(&m, &n, &nrhs, a, &lda, b, &ldb, s, rcond, rank, work, &lwork,
+                                  rwork, info);
+    }
+    free(rwork);
+}
+
+typedef void (*geev_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,
+                        void *, void *, const i64 *, void *, const i64 *, void *, const i64 *,
+                        i64 *, len_t, len_t);
+typedef void (*cgeev_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,
+                         void *, const i64 *, void *, const i64 *, void *, const i64 *, void *,
+                         i64 *, len_t, len_t);
+
+/* Element i of a real (re, im NULL) or complex part-typed array as doubles,
+ * and back. */
+static double part_at(mt_dtype part, const void *p, i64 i)
+{
+    return part == MT_FLOAT32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static void part_set(mt_dtype part, void *p, i64 i, double v)
+{
+    if (part == MT_FLOAT32)
+        ((float *)p)[i] = (float)v;
+    else
+        ((double *)p)[i] = v;
+}
+
+/* sgeev/dgeev's eigenvalues (wr, wi) and right eigenvectors vr made
+ * complex: a pair with wi > 0 then wi < 0 stores v = vr[j] + i vr[j+1] in
+ * columns j and j + 1, whose eigenvectors are v and conj(v). */
+static void real_to_complex(mt_dtype part, i64 n, const void *wr, const void *wi, const void *vr,
+                            void *w, void *v)
+{
+    for (i64 j = 0; j < n; j++) {
+        part_set(part, w, 2 * j, part_at(part, wr, j));
+        part_set(part, w, 2 * j + 1, part_at(part, wi, j));
+    }
+    for (i64 j = 0; v && j < n; j++) {
+        bool pair = part_at(part, wi, j) != 0.0 && j + 1 < n;
+        for (i64 r = 0; r < n; r++) {
+            double re = part_at(part, vr, j * n + r),
+                   im = pair ? part_at(part, vr, (j + 1) * n + r) : 0.0;
+            part_set(part, v, 2 * (j * n + r), re);
+            part_set(part, v, 2 * (j * n + r) + 1, im);
+            if (pair) {
+                part_set(part, v, 2 * ((j + 1) * n + r), re);
+                part_set(part, v, 2 * ((j + 1) * n + r) + 1, -im);
+            }
+        }
+        j += pair;
+    }
+}
+
+static i64 real_geev(mt_dtype d, bool vectors, i64 n, void *a, i64 lda, void *w, void *v)
+{
+    geev_fn f = (geev_fn)FN(GEEV, d);
+    char jl = 'N', jr = vectors ? 'V' : 'N';
+    i64 info = 0, lwork = -1, one = 1, ldv = vectors ? n : 1;
+    size_t item = mt_itemsize(d);
+    double wq[2];
+    char *buf = work_alloc(2 * n + (vectors ? n * n : 0), item);
+    if (!buf)
+        return MT_LAPACK_FAILED;
+    char *wr = buf, *wi = buf + n * item, *vr = vectors ? buf + 2 * n * item : NULL;
+    f(&jl, &jr, &n, a, &lda, wr, wi, NULL, &one, vr, &ldv, wq, &lwork, &info, 1, 1);
+    lwork = queried(d, wq);
+    void *work = work_alloc(lwork, item);
+    if (work) {
+        f(&jl, &jr, &n, a, &lda, wr, wi, NULL, &one, vr, &ldv, work, &lwork, &info, 1, 1);
+        if (info == 0)
+            real_to_complex(d, n, wr, wi, vr, w, v);
+    }
+    free(work);
+    free(buf);
+    return work ? info : MT_LAPACK_FAILED;
+}
+
+static i64 complex_geev(mt_dtype d, bool vectors, i64 n, void *a, i64 lda, void *w, void *v)
+{
+    cgeev_fn f = (cgeev_fn)FN(GEEV, d);
+    char jl = 'N', jr = vectors ? 'V' : 'N';
+    i64 info = 0, lwork = -1, one = 1, ldv = vectors ? n : 1;
+    double wq[2];
+    void *rwork = work_alloc(2 * n, mt_itemsize(mt_complex_part(d)));
+    if (!rwork)
+        return MT_LAPACK_FAILED;
+    f(&jl, &jr, &n, a, &lda, w, NULL, &one, v, &ldv, wq, &lwork, rwork, &info, 1, 1);
+    lwork = queried(d, wq);
+    void *work = work_alloc(lwork, mt_itemsize(d));
+    if (work)
+        f(&jl, &jr, &n, a, &lda, w, NULL, &one, v, &ldv, work, &lwork, rwork, &info, 1, 1);
+    free(work);
+    free(rwork);
+    return work ? info : MT_LAPACK_FAILED;
+}
+
+i64 mt_lapack_geev(mt_dtype d, bool vectors, i64 n, void *a, i64 lda, void *w, void *v)
+{
+    return mt_is_complex(d) ? complex_geev(d, vectors, n, a, lda, w, v)
+                            : real_geev(d, vectors, n, a, lda, w, v);
 }

@@ -8,9 +8,11 @@
  * returns LAPACK's info (0 success, > 0 the routine's numerical failure,
  * < 0 a bad argument, which callers never pass), or MT_LAPACK_FAILED after
  * setting an error (no workspace memory). The dtype is checked once, by
- * mt_lapack_check, before any call: float32 and float64 have their routines
- * here; another dtype (complex, once the engine has it) is one more column
- * of the routine table. Callers run mt_blas_prepare first, which finds the
+ * mt_lapack_check, before any call: float32, float64, complex64 and
+ * complex128 have their routines here (the Hermitian ones for complex:
+ * syevd runs heevd, orgqr ungqr, ormqr unmqr, and a transposed getrs or
+ * ormqr is the conjugate transpose). Eigenvalues, singular values and rcond
+ * are of the part type. Callers run mt_blas_prepare first, which finds the
  * library. */
 #ifndef MT_KERNELS_LAPACK_LAPACK_H
 #define MT_KERNELS_LAPACK_LAPACK_H
@@ -57,6 +59,14 @@ int64_t mt_lapack_ormqr(mt_dtype d, bool left, bool trans, int64_t m, int64_t n,
 int64_t mt_lapack_sytrf(mt_dtype d, bool upper, int64_t n, void *a, int64_t lda, int64_t *ipiv);
 int64_t mt_lapack_sytrs(mt_dtype d, bool upper, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                         const int64_t *ipiv, void *b, int64_t ldb);
+/* Hermitian LDL^H (hetrf/hetrs; sytrf/sytrs on real matrices). */
+int64_t mt_lapack_hetrf(mt_dtype d, bool upper, int64_t n, void *a, int64_t lda, int64_t *ipiv);
+int64_t mt_lapack_hetrs(mt_dtype d, bool upper, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                        const int64_t *ipiv, void *b, int64_t ldb);
+/* Eigenvalues w (n complex of d's part type) and, when vectors, the right
+ * eigenvectors v (n x n complex, column-major, each of norm 1) of a general
+ * matrix, which is destroyed; a real matrix's are made complex. */
+int64_t mt_lapack_geev(mt_dtype d, bool vectors, int64_t n, void *a, int64_t lda, void *w, void *v);
 /* Least squares by driver: 0 gels (QR, full rank), 1 gelsy (pivoted QR),
  * 2 gelsd (SVD, divide and conquer), 3 gelss (SVD). b is max(m, n) x nrhs.
  * rcond is for gelsy/gelsd/gelss; s (min(m, n) values) for gelsd/gelss;
