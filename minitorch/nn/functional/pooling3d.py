@@ -85,6 +85,13 @@ def _window(input: Tensor, op: str, kernel_size: _Size3, stride: Optional[_Size3
     return k, s, p, d, out
 
 
+def _window_extent(o: int, n: int, k: int, s: int, p: int, include_pad: bool) -> int:
+    """How many positions output o's window spans along a dim of n inputs:
+    clipped to the padded input, or to the input itself without include_pad."""
+    lo, hi = o * s - p, min(o * s - p + k, n + p)
+    return hi - lo if include_pad else min(hi, n) - max(lo, 0)
+
+
 def _planes(input: Tensor) -> Tuple[Tensor, List[int]]:
     """input (N, C, D, H, W) or (C, D, H, W) as (N, C * D, H, W), and its lead sizes."""
     lead = list(input.shape[:-3])
@@ -138,12 +145,30 @@ def avg_pool3d(input: Tensor, kernel_size: _Size3, stride: Optional[_Size3] = No
         raise RuntimeError("divisor must be not zero")
     k, s, p, _, size = _window(input, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode,
                                True)
-    planes, lead = _planes(input)
-    hw = avg_pool2d(planes, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, divisor_override)
-    # with an override the first pass already divided: the second only sums
-    val = avg_pool2d(_depth_last(hw, input.shape[-3]), (1, k[0]), (1, s[0]), (0, p[0]),
-                     ceil_mode, count_include_pad, None if divisor_override is None else 1)
-    return write_out(out, _restore(val, lead, size[1], size[2]))
+
+    def two_passes(x, divisor):
+        planes, lead = _planes(x)
+        hw = avg_pool2d(planes, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, divisor)
+        # with an override the first pass already divided: the second only sums
+        val = avg_pool2d(_depth_last(hw, x.shape[-3]), (1, k[0]), (1, s[0]), (0, p[0]),
+                         ceil_mode, count_include_pad, None if divisor is None else 1)
+        return _restore(val, lead, size[1], size[2])
+
+    if input.is_floating_point():
+        return write_out(out, two_passes(input, divisor_override))
+    # integers divide once, truncating, as torch's: the window sums over their sizes
+    sums = two_passes(input, 1)
+    if divisor_override is not None:
+        counts = divisor_override
+    else:
+        counts = minitorch.ones(size, dtype=minitorch.int64)
+        for i in range(3):
+            along = [_window_extent(o, input.shape[-3 + i], k[i], s[i], p[i], count_include_pad)
+                     for o in range(size[i])]
+            shape = [1, 1, 1]
+            shape[i] = size[i]
+            counts = counts * minitorch.tensor(along).reshape(shape)
+    return write_out(out, minitorch.div(sums, counts, rounding_mode="trunc"))
 
 
 @_overridable
