@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 from . import _C
 from ._tensor import Tensor
 from .broadcasting import broadcast_shapes
+from ._out_param import write_out
 from .overrides import composite
 
 __all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_dim",
@@ -44,32 +45,32 @@ def trace(input: Tensor) -> Tensor:
 
 @composite()
 def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
-           *, dtype: Optional[_C.dtype] = None) -> Tensor:
+           *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """sum with NaN counted as zero."""
-    if not input.is_floating_point():
-        return input.sum(dim, keepdim, dtype=dtype) if dim is not None else input.sum(dtype=dtype)
-    clean = _f["where"](input.isnan(), 0.0, input)
-    return clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
+    clean = _f["where"](input.isnan(), 0.0, input) if input.is_floating_point() else input
+    summed = clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
+    return write_out(out, summed)
 
 
 @composite()
 def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
-            *, dtype: Optional[_C.dtype] = None) -> Tensor:
+            *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """mean over the elements that are not NaN."""
     if not input.is_floating_point():
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_SCALAR_NAMES[str(input.dtype)]}")
     kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
-    return nansum(input, dim, keepdim, dtype=dtype) / kept
+    return write_out(out, nansum(input, dim, keepdim, dtype=dtype) / kept)
 
 
 @composite()
-def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None, *,
+                   out: Optional[Tensor] = None) -> Tensor:
     """input's values at indices along dim (of the flattened input without dim).
     Along a dim, torch takes the indices modulo its size (negative ones count
     from the end, none is out of range); the flattened form checks them."""
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+        return write_out(out, input.reshape(-1).gather(0, indices.reshape(-1)))
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.dim()} dimensions for input, "
@@ -85,7 +86,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     common = list(broadcast_shapes(shape_in, shape_ix))
     want_in, want_ix = list(common), list(common)
     want_in[d], want_ix[d] = input.shape[d], indices.shape[d]
-    return input.expand(want_in).gather(d, indices.expand(want_ix))
+    return write_out(out, input.expand(want_in).gather(d, indices.expand(want_ix)))
 
 
 def _atleast(nd, tensors):
@@ -153,7 +154,7 @@ def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> Tuple[Tensor, ...
 
 @composite()
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None,
-         append: Optional[Tensor] = None) -> Tensor:
+         append: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """The n-th forward difference along dim."""
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -167,7 +168,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
             break
         hi, lo = x.narrow(dim, 1, length - 1), x.narrow(dim, 0, length - 1)
         x = _f["logical_xor"](hi, lo) if x.dtype == _C.bool else hi - lo
-    return x
+    return write_out(out, x)
 
 
 @composite()
@@ -187,10 +188,12 @@ def flipud(input: Tensor) -> Tensor:
 
 
 @composite()
-def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
+def logit(input: Tensor, eps: Optional[float] = None, *,
+          out: Optional[Tensor] = None) -> Tensor:
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
-    p = input if eps is None else input.clamp(eps, 1 - eps)
-    return (p / (1 - p)).log()
+    p = input if input.is_floating_point() else input.to(_C.get_default_dtype())
+    p = p if eps is None else p.clamp(eps, 1 - eps)
+    return write_out(out, (p / (1 - p)).log())
 
 
 @composite(method=False)
@@ -275,16 +278,18 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
 
 @composite()
 def quantile(input: Tensor, q: Union[float, Tensor], dim: Optional[int] = None,
-             keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+             keepdim: bool = False, *, interpolation: str = "linear",
+             out: Optional[Tensor] = None) -> Tensor:
     """The q-th quantiles of each row of input along dim (of all elements when dim is None)."""
-    return _quantile(input, q, dim, keepdim, interpolation, False)
+    return write_out(out, _quantile(input, q, dim, keepdim, interpolation, False))
 
 
 @composite()
 def nanquantile(input: Tensor, q: Union[float, Tensor], dim: Optional[int] = None,
-                keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+                keepdim: bool = False, *, interpolation: str = "linear",
+                out: Optional[Tensor] = None) -> Tensor:
     """quantile over the values that are not NaN; a row of only NaN gives NaN."""
-    return _quantile(input, q, dim, keepdim, interpolation, True)
+    return write_out(out, _quantile(input, q, dim, keepdim, interpolation, True))
 
 
 # other: Any, as overridable's check of a Tensor parameter would count self in

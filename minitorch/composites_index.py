@@ -19,6 +19,12 @@ def _along(input: Tensor, dim: int, key) -> tuple:
     return (slice(None),) * (dim % max(input.dim(), 1)) + (key,)
 
 
+def _lines(t: Tensor) -> Tensor:
+    """t, or a 0-d t as a one-element vector view (torch indexes a 0-d tensor
+    along dim 0 as if it were one)."""
+    return t.reshape(1) if t.dim() == 0 else t
+
+
 def _check_index(name: str, index: Tensor) -> None:
     if index.dtype != _C.int64:
         raise IndexError(f"{name}(): Expected dtype int64 for index.")
@@ -33,14 +39,16 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if index.numel() != count:
         raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal "
                          f"to source.size(dim) ({count})")
-    self[_along(self, dim, index.reshape(-1))] = source
+    lines = _lines(self)
+    lines[_along(lines, dim, index.reshape(-1))] = source
     return self
 
 
 @composite()
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+               out: Optional[Tensor] = None) -> Tensor:
     """Out-of-place version of ``Tensor.index_copy_``."""
-    return index_copy_(input.clone(), dim, index, source)
+    return write_out(out, index_copy_(input.clone(), dim, index, source))
 
 
 @composite()
@@ -48,7 +56,9 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Fills the elements of self with value value by selecting the indices
     in the order given in index along dim."""
     _check_index("index_fill_", index)
-    self[_along(self, dim, index.reshape(-1))] = value
+    lines = _lines(self)
+    # each line filled once, so a tensor value's gradient counts a repeated index once
+    lines[_along(lines, dim, _f["unique"](index.reshape(-1)))] = value
     return self
 
 

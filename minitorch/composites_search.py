@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from . import _C
 from ._tensor import Tensor
+from ._out_param import write_out
 from .composites import _SCALAR_NAMES
 from .overrides import composite
 
@@ -16,7 +17,7 @@ _f = _C._functions
 
 @composite(method=False)
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
-         invert: bool = False) -> Tensor:
+         invert: bool = False, out: Optional[Tensor] = None) -> Tensor:
     """Tests if each element of elements is in test_elements. Returns a
     boolean tensor of the same shape as elements that is True for elements in
     test_elements and False otherwise."""
@@ -32,7 +33,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     else:
         at = _f["searchsorted"](pool, elements).clamp(max=pool.numel() - 1)
         found = pool.take(at) == elements
-    return ~found if invert else found
+    return write_out(out, ~found if invert else found)
 
 
 @composite()
@@ -57,7 +58,8 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
 
 
 @composite()
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
+          out: Optional[Tensor] = None) -> Tensor:
     """Computes the histogram of a tensor. The elements are sorted into equal
     width bins between min and max. If min and max are both zero, the minimum
     and maximum values of the data are used."""
@@ -80,7 +82,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     # computed in input's dtype as torch does, so edge elements land in the same bin
     pos = ((x - lo) / (hi - lo) * bins).to(_C.int64).clamp(max=bins - 1)
     counts = _f["zeros"]([bins], dtype=input.dtype)
-    return counts.index_add_(0, pos.masked_select(inside), _f["ones_like"](x).masked_select(inside))
+    ones = _f["ones_like"](x).masked_select(inside)
+    return write_out(out, counts.index_add_(0, pos.masked_select(inside), ones))
 
 
 @composite()

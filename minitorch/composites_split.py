@@ -8,6 +8,7 @@ from typing import Optional, Sequence, Tuple, Union
 from . import _C
 from ._tensor import Tensor
 from .composites import atleast_3d, meshgrid
+from ._out_param import write_out
 from .overrides import composite
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "dstack", "column_stack",
@@ -58,6 +59,13 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> Tuple[Tens
 def _split_at(name: str, input: Tensor, min_dims: int, dim: int, indices_or_sections):
     """hsplit, vsplit and dsplit: tensor_split along dim, whose int form must
     divide the dim evenly."""
+    if not isinstance(indices_or_sections, (int, list, tuple, Tensor)):
+        got = type(indices_or_sections).__name__
+        forms = "".join(f" * (Tensor input, {form})\n      didn't match because some of the "
+                        f"arguments have invalid types: (Tensor, !{got}!)\n"
+                        for form in ("int sections", "tuple of ints indices"))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{got}), but expected one of:\n{forms}")
     if input.dim() < min_dims:
         if min_dims == 1:
             raise RuntimeError(f"torch.{name} requires a tensor with at least 1 dimension, but "
@@ -100,18 +108,19 @@ def _nonempty(name: str, tensors: Sequence[Tensor]) -> None:
 
 
 @composite(method=False)
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
+def dstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
     """Stack tensors in sequence depthwise (along third axis)."""
     _nonempty("dstack", tensors)
     shaped = atleast_3d(list(tensors))
-    return _f["cat"](list(shaped) if isinstance(shaped, tuple) else [shaped], 2)
+    return _f["cat"](list(shaped) if isinstance(shaped, tuple) else [shaped], 2, out=out)
 
 
 @composite(method=False)
-def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+def column_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
     """Creates a new tensor by horizontally stacking the tensors in tensors."""
     _nonempty("column_stack", tensors)
-    return _f["hstack"]([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
+    return _f["hstack"]([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors],
+                        out=out)
 
 
 @composite(method=False)
@@ -152,7 +161,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 
 @composite()
-def kron(input: Tensor, other: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Computes the Kronecker product of input and other."""
     nd = max(input.dim(), other.dim())
     a = input.reshape([1] * (nd - input.dim()) + list(input.shape))
@@ -160,23 +169,23 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     # a's dims interleaved with b's: a[i, j] * b[k, l] lands at [i, k, j, l]
     spread_a = [s for d in a.shape for s in (d, 1)]
     spread_b = [s for d in b.shape for s in (1, d)]
-    out = a.reshape(spread_a) * b.reshape(spread_b)
-    return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
+    spread = a.reshape(spread_a) * b.reshape(spread_b)
+    return write_out(out, spread.reshape([x * y for x, y in zip(a.shape, b.shape)]))
 
 
 @composite()
-def inner(input: Tensor, other: Tensor) -> Tensor:
+def inner(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Computes the dot product for 1D tensors. For higher dimensions, sums
     the product of elements from input and other along their last dimension."""
     if input.dim() == 0 or other.dim() == 0:
-        return input * other
+        return write_out(out, input * other)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError("inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(input.shape)} and {list(other.shape)}")
     n = input.shape[-1]
     rows = math.prod(input.shape[:-1]), math.prod(other.shape[:-1])
     flat = input.reshape(rows[0], n).matmul(other.reshape(rows[1], n).t())
-    return flat.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
+    return write_out(out, flat.reshape(list(input.shape[:-1]) + list(other.shape[:-1])))
 
 
 @composite(method=False)

@@ -4,6 +4,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._tensor import Tensor
+from ._out_param import write_out
 from .overrides import composite
 
 __all__ = ["einsum", "tensordot"]
@@ -157,7 +158,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 # a, b: Any, as torch's tensordot does not check them (overridable would refuse
 # a non-tensor in a Tensor parameter)
 @composite(method=False)
-def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
+def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2, *,
+              out: Optional[Tensor] = None) -> Tensor:
     """Returns a contraction of a and b over multiple dimensions."""
     if isinstance(dims, int):
         if dims < 0:
@@ -170,7 +172,12 @@ def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2) -> 
     ca = [d % a.dim() for d in dims_a] if a.dim() else []
     cb = [d % b.dim() for d in dims_b] if b.dim() else []
     for da, db, ia, ib in zip(dims_a, dims_b, ca, cb):
-        if a.shape[ia] != b.shape[ib]:
+        # a contracted dim of size 1 on one side broadcasts: the other side is summed over it
+        if a.shape[ia] == 1 and b.shape[ib] != 1:
+            b = b.sum(ib, keepdim=True)
+        elif b.shape[ib] == 1 and a.shape[ia] != 1:
+            a = a.sum(ia, keepdim=True)
+        elif a.shape[ia] != b.shape[ib]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[ia]} in dim {da} and second has size "
                                f"{b.shape[ib]} in dim {db}")
@@ -188,4 +195,4 @@ def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2) -> 
     a2 = a.permute(free_a + ca).reshape([ma, k])
     b2 = b.permute(cb + free_b).reshape([k, nb])
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
-    return _mt["mm"](a2, b2).reshape(shape)
+    return write_out(out, _mt["mm"](a2, b2).reshape(shape))

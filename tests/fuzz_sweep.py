@@ -250,6 +250,12 @@ BASELINES = {
     "Tensor.scatter_reduce_": lambda: ((_f(2, 3), 0, _idx(0, 1, 0).expand(2, 3), _f(2, 3), "sum"),
                                        {}),
     "mt.index_reduce": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "amin"), {}),
+    "mt.native_layer_norm": lambda: ((_f(2, 3), [3], _f(3), _f(3), 1e-5), {}),
+    "mt.native_group_norm": lambda: ((_f(2, 4, 3), _f(4), _f(4), 2, 4, 3, 2, 1e-5), {}),
+    "mt.native_batch_norm": lambda: ((_f(4, 3), _f(3), _f(3), _f(3), _f(3), True, 0.1, 1e-5),
+                                     {}),
+    "mt.grid_sampler_2d": lambda: ((_f(1, 2, 3, 4), _f(1, 2, 2, 2), 0, 0, False), {}),
+    "mt.grid_sampler_3d": lambda: ((_f(1, 2, 3, 4, 2), _f(1, 2, 2, 2, 3), 0, 0, False), {}),
     "Tensor.index_reduce": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "mean"), {}),
     "Tensor.index_reduce_": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "prod"), {}),
 

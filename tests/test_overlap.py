@@ -88,6 +88,13 @@ EXPLICIT = {
     "max": ([T, T], {}),
     "min": ([T, T], {}),
     "scatter_reduce_": ([0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T, "sum"], {}),
+    **{f"{op}_": ([T], {}) for op in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+                                        "logical_or", "logical_xor")},
+    "tril_": ([0], {}),
+    "triu_": ([1], {}),
+    "cumsum_": ([0], {}),
+    "cumprod_": ([1], {}),
+    "logit_": ([], {}),
     "index_reduce_": ([0, ("I", [2, 0, 1]), T, "prod"], {}),
     "put_": ([("I", [2, 0, 1]), ("T", (3,))], {}),
     "masked_scatter_": ([("B", [[True, False, True]] * 3), T], {}),
@@ -308,9 +315,13 @@ def _scenarios(case):
 
 # Python composites that write through x[key] = v or copy_, whose checks are
 # those (a warning for an expanded target, none for a source sharing the
-# target's memory) where torch's kernels refuse.
+# target's memory) where torch's kernels refuse; and the in-place forms of
+# composites_inplace.py: copy_ refuses an expanded self that torch's tril_
+# and triu_ write, and lets through an other sharing part of self's memory,
+# which torch's comparisons and logical binaries refuse.
 COMPOSITE_GAPS = {"index_copy_", "index_reduce_", "masked_scatter_", "put_", "scatter_reduce_",
-                  "addr_"}
+                  "addr_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "logical_and_",
+                  "logical_or_", "logical_xor_", "tril_", "triu_"}
 # rows whose checks differ from torch's for another reason, and which
 KNOWN_GAPS = {
     # torch's conj_physical_ of a real tensor returns before its overlap check

@@ -4,14 +4,12 @@
 #include "formula.h"
 
 /* hstack (rank 1) and vstack (rank 2): cat of the inputs seen with at least
- * rank dims ([n] -> [1, n] for vstack), along dim 1 for hstack of 2-D and
- * wider, else 0; each input gets its slice of g back in its own shape. */
+ * rank dims ([n] -> [1, n] for vstack), along dim 1 for hstack whose first
+ * input is 2-D or wider, else 0; each input gets its slice of g back in its
+ * own shape. */
 static int stacked_backward(mt_node *n, mt_tensor **g, mt_tensor **out, int rank)
 {
-    bool all_1d = true;
-    for (int k = 0; k < n->edge_count[0]; k++)
-        all_1d &= n->edge_meta[n->edge_start[0] + k].ndim <= 1;
-    int64_t d = rank == 1 && !all_1d ? 1 : 0, start = 0;
+    int64_t d = rank == 1 && n->edge_meta[n->edge_start[0]].ndim > 1 ? 1 : 0, start = 0;
     for (int k = 0; k < n->edge_count[0]; k++) {
         int e = n->edge_start[0] + k;
         const mt_tensor_meta *m = &n->edge_meta[e];

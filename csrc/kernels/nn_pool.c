@@ -1,4 +1,5 @@
-/* 2-d max, average and adaptive average pooling, forward and backward. Every
+/* 2-d max, average and adaptive average pooling, forward and backward (float
+ * and double; max and average forward take int64 too, as torch's do). Every
  * loop runs one (n, c) plane per task; a backward task writes only its own
  * plane of the (zeroed, contiguous) input gradient. */
 #include "nn_conv.h"
@@ -67,14 +68,14 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
  * at (-1 where a window holds no element). For every output the taps are
  * visited in (i, j) order, so the first maximum wins, and the last NaN, as in
  * torch; the loop over outputs is innermost so it runs without branches. */
-#define ARGMAX_ROW(T)                                                                      \
+#define ARGMAX_ROW(T, LOWEST)                                                              \
     static void argmax_row_##T(const T *src, int64_t H, int64_t W, int64_t sh, int64_t sw, \
                                const mt_window *g, int64_t oy, T *best, int64_t *at)       \
     {                                                                                      \
         int64_t y0 = oy * g->sh - g->ph, i0, i1;                                           \
         taps(y0, g->dh, g->kh, H, &i0, &i1);                                               \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                           \
-            best[ox] = -INFINITY;                                                          \
+            best[ox] = LOWEST;                                                             \
             at[ox] = -1;                                                                   \
         }                                                                                  \
         /* only the taps j some output's window puts inside the row: a huge    \
@@ -102,8 +103,8 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
         }                                                                                  \
     }
 
-#define MAX_POOL(T)                                                                       \
-    ARGMAX_ROW(T)                                                                         \
+#define MAX_POOL(T, LOWEST)                                                               \
+    ARGMAX_ROW(T, LOWEST)                                                                 \
     static void max_pool_##T(const pool_ctx *c, int64_t p0, int64_t p1)                   \
     {                                                                                     \
         const mt_window *g = c->win;                                                      \
@@ -142,8 +143,9 @@ static inline void taps(int64_t start, int64_t d, int64_t k, int64_t n, int64_t 
         free(at);                                                                         \
         free(best);                                                                       \
     }
-MAX_POOL(float)
-MAX_POOL(double)
+MAX_POOL(float, -INFINITY)
+MAX_POOL(double, -INFINITY)
+MAX_POOL(int64_t, INT64_MIN)
 
 /* ------------------------------------------- kernel 2, stride 2, no padding */
 
@@ -313,6 +315,8 @@ static void max_pool_range(void *arg, int64_t p0, int64_t p1)
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         max_pool_float(c, p0, p1);
+    else if (c->x->dtype == MT_INT64)
+        max_pool_int64_t(c, p0, p1);
     else
         max_pool_double(c, p0, p1);
 }
@@ -340,6 +344,8 @@ static void max_pool_backward_range(void *arg, int64_t p0, int64_t p1)
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         max_pool_backward_float(c, p0, p1);
+    else if (c->x->dtype == MT_INT64)
+        max_pool_backward_int64_t(c, p0, p1);
     else
         max_pool_backward_double(c, p0, p1);
 }
@@ -347,10 +353,11 @@ static void max_pool_backward_range(void *arg, int64_t p0, int64_t p1)
 int mt_max_pool2d_forward(const mt_tensor *x, const mt_window *win, mt_tensor *out,
                           mt_tensor *indices)
 {
-    if (check_float(x->dtype, "max_pool2d") < 0)
+    /* int64 forward as torch's; the vector pair path is for floats */
+    if (x->dtype != MT_INT64 && check_float(x->dtype, "max_pool2d") < 0)
         return -1;
     pool_ctx c = {x, NULL, win, mt_data(out), indices ? (int64_t *)mt_data(indices) : NULL, 0, 0};
-    bool pair = is_pair_tile(win, x);
+    bool pair = x->dtype != MT_INT64 && is_pair_tile(win, x);
     mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win),
                     pair ? max_pair_range : max_pool_range, &c);
     return 0;
@@ -390,7 +397,7 @@ static inline int64_t avg_window(const pool_ctx *c, int64_t H, int64_t W, int64_
     *x0 = b < 0 ? 0 : b;
     *y1 = e > H ? H : e;
     *x1 = f > W ? W : f;
-    if (c->divisor_override > 0)
+    if (c->divisor_override != 0) /* 0: none given (the op refuses a zero override) */
         return c->divisor_override;
     return c->count_include_pad ? padded : (*y1 - *y0) * (*x1 - *x0);
 }
@@ -452,12 +459,15 @@ static inline void adaptive_range(int64_t i, int64_t in, int64_t out, int64_t *l
     }
 AVG_POOL(float)
 AVG_POOL(double)
+AVG_POOL(int64_t)
 
 static void avg_pool_range(void *arg, int64_t p0, int64_t p1)
 {
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         avg_pool_float(c, p0, p1, false);
+    else if (c->x->dtype == MT_INT64)
+        avg_pool_int64_t(c, p0, p1, false);
     else
         avg_pool_double(c, p0, p1, false);
 }
@@ -467,6 +477,8 @@ static void adaptive_avg_range(void *arg, int64_t p0, int64_t p1)
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         avg_pool_float(c, p0, p1, true);
+    else if (c->x->dtype == MT_INT64)
+        avg_pool_int64_t(c, p0, p1, true);
     else
         avg_pool_double(c, p0, p1, true);
 }
@@ -476,6 +488,8 @@ static void avg_pool_backward_range(void *arg, int64_t p0, int64_t p1)
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         avg_pool_backward_float(c, p0, p1, false);
+    else if (c->x->dtype == MT_INT64)
+        avg_pool_backward_int64_t(c, p0, p1, false);
     else
         avg_pool_backward_double(c, p0, p1, false);
 }
@@ -485,6 +499,8 @@ static void adaptive_avg_backward_range(void *arg, int64_t p0, int64_t p1)
     const pool_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         avg_pool_backward_float(c, p0, p1, true);
+    else if (c->x->dtype == MT_INT64)
+        avg_pool_backward_int64_t(c, p0, p1, true);
     else
         avg_pool_backward_double(c, p0, p1, true);
 }
@@ -492,7 +508,7 @@ static void adaptive_avg_backward_range(void *arg, int64_t p0, int64_t p1)
 int mt_avg_pool2d_forward(const mt_tensor *x, const mt_window *win, bool count_include_pad,
                           int64_t divisor_override, mt_tensor *out)
 {
-    if (check_float(x->dtype, "avg_pool2d") < 0)
+    if (x->dtype != MT_INT64 && check_float(x->dtype, "avg_pool2d") < 0)
         return -1;
     pool_ctx c = {x, NULL, win, mt_data(out), NULL, count_include_pad, divisor_override};
     mt_parallel_for(0, x->sizes[0] * x->sizes[1], plane_grain(win), avg_pool_range, &c);

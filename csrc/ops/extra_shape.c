@@ -25,7 +25,6 @@ static int stack_like(mt_args *a, mt_result *r, const char *name, int rank, bool
     if (!seen)
         return mt_error(MT_ERR_MEMORY, "out of memory");
     int rc = -1;
-    bool all_1d = true;
     for (int i = 0; i < n; i++) {
         mt_tensor *t = a->v[0].tensors[i];
         if (t->ndim >= rank) {
@@ -38,7 +37,6 @@ static int stack_like(mt_args *a, mt_result *r, const char *name, int rank, bool
             if (!seen[i])
                 goto done;
         }
-        all_1d &= seen[i]->ndim == 1;
     }
     const mt_op *cat = &mt_ops[MT_OP_cat];
     mt_args b;
@@ -50,7 +48,8 @@ static int stack_like(mt_args *a, mt_result *r, const char *name, int rank, bool
     b.v[0].tensors = seen;
     b.v[0].nints = n;
     b.v[1].obj = MT_GIVEN;
-    b.v[1].i = horizontal && !all_1d ? 1 : 0;
+    /* as torch's, the first tensor's rank picks the dim; cat refuses a mix */
+    b.v[1].i = horizontal && seen[0]->ndim != 1 ? 1 : 0;
     rc = cat->impl(&b, r);
 done:
     for (int i = 0; i < n; i++)

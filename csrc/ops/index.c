@@ -222,6 +222,9 @@ int impl_roll(mt_args *a, mt_result *r)
     if (ns != nd)
         return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d", ns,
                         nd);
+    if (t->ndim == 0) /* torch wraps no dim of a 0-d tensor here */
+        return mt_error(MT_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions",
+                        (long long)a->v[2].ints[0]);
     mt_tensor *cur = clone_of(t);
     for (int i = 0; cur && i < nd; i++) {
         int d;
@@ -500,10 +503,12 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
         return -1;
     if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
         return mt_error(MT_ERR_RUNTIME, "scatter(): Expected dtype int32/int64 for index");
+    const mt_value *v = &a->v[3];
+    if (!v->is_scalar && v->t->dtype != t->dtype)
+        return mt_error(MT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as self tensor");
-    const mt_value *v = &a->v[3];
     if (!v->is_scalar && v->t->ndim != ix->ndim && !(v->t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as src tensor");

@@ -278,15 +278,28 @@ static int pool_window(mt_args *a, const char *op, bool has_dilation, bool ceil_
         return mt_error(MT_ERR_INDEX,
                         "Dimension out of range (expected to be in range of [%d, %d], but got -3)",
                         -in->ndim, in->ndim - 1);
-    if ((in->ndim != 3 && in->ndim != 4) || empty_plane)
-        return mt_error(MT_ERR_RUNTIME,
-                        "non-empty 3D or 4D (batch mode) tensor expected for input");
+    /* torch checks the padding before the input's shape */
+    for (int i = 0; i < 2; i++)
+        if (p[i] < 0)
+            return mt_error(MT_ERR_RUNTIME, "pad must be non-negative, but got pad: %lld",
+                            (long long)p[i]);
     for (int i = 0; i < 2; i++)
         if (!pool_pad_ok(p[i], k[i], d[i]))
             return mt_error(MT_ERR_RUNTIME,
                             "pad should be at most half of effective kernel size, but got "
                             "pad=%lld, kernel_size=%lld and dilation=%lld",
                             (long long)p[i], (long long)k[i], (long long)d[i]);
+    /* max pooling words a wrong rank otherwise than an empty plane; average
+     * pooling words both alike */
+    bool rank_ok = in->ndim == 3 || in->ndim == 4;
+    if (!rank_ok && has_dilation)
+        return mt_error(MT_ERR_RUNTIME,
+                        "non-empty 3D or 4D (batch mode) tensor expected for input");
+    if (!rank_ok || empty_plane)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                        "for input, but got:%s",
+                        shape_of(in).s);
     *x = in->ndim == 4 ? *in : insert_dim(in, 0);
     int64_t H = x->sizes[2], W = x->sizes[3];
     int64_t oh = pooled_size(H, k[0], p[0], s[0], d[0], ceil_mode);

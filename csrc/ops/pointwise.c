@@ -341,6 +341,12 @@ static mt_tensor *isclose(mt_args *a)
                  mt_dtype_infos[in[1].t.dtype].scalar_name);
         return NULL;
     }
+    for (int k = 2; k <= 3; k++)
+        if (a->v[k].f < 0) {
+            mt_error(MT_ERR_RUNTIME, "%s must be greater than or equal to zero, but got %g",
+                     k == 2 ? "rtol" : "atol", a->v[k].f);
+            return NULL;
+        }
     mt_binary_ctx ctx = {.alpha_f = a->v[2].f, .atol = a->v[3].f, .equal_nan = a->v[4].b};
     return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx, NULL,
                NULL);

@@ -29,6 +29,7 @@ from .grid_sampling import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .pooling3d import *  # noqa: F403
 from .adaptive_max_pooling import *  # noqa: F403
+from .adaptive_avg_pooling import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .embedding_bags import *  # noqa: F403

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Optional
 
 import minitorch
+from ..._out_param import write_out
+from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import softmax, softplus
@@ -92,9 +94,9 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @_overridable
-def logsigmoid(input: Tensor) -> Tensor:
+def logsigmoid(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """log(sigmoid(x)), as -softplus(-x) so it stays finite."""
-    return -softplus(-input)
+    return write_out(out, -softplus(-input))
 
 
 @_overridable
@@ -104,21 +106,24 @@ def softsign(input: Tensor) -> Tensor:
 
 
 @_overridable
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def softshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd:g}.")
+    top = minitorch.finfo(input.dtype).max if input.is_floating_point() else float("inf")
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_SCALAR_NAMES[str(input.dtype)]}, but found "
+                           f"{lambd:g}")
     # as torch's kernels: x * 0 keeps -0.0; NaN is outside [-lambd, lambd],
     # stays NaN and passes its gradient
     inside = (input >= -lambd) & (input <= lambd)
-    return minitorch.where(inside, input * 0,
-                           minitorch.where(input > lambd, input - lambd, input + lambd))
+    return write_out(out, minitorch.where(
+        inside, input * 0, minitorch.where(input > lambd, input - lambd, input + lambd)))
 
 
 @_overridable
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """``x`` where ``abs(x) > lambd``, else 0."""
-    return minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return write_out(out, minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input))
 
 
 @_overridable

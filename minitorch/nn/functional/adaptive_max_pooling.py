@@ -17,16 +17,23 @@ _Size = Union[int, Sequence[Optional[int]]]
 __all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
 
 
+def with_default(input: Tensor, output_size: _Size) -> _Size:
+    """output_size as torch's adaptive pools read a sequence in Python (None
+    keeps the input's size, and input needs a dim more than the sequence);
+    an int as it is."""
+    if not isinstance(output_size, (tuple, list)):
+        return output_size
+    if input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return [input.shape[input.dim() - len(output_size) + i] if v is None else v
+            for i, v in enumerate(output_size)]
+
+
 def _sizes(input: Tensor, output_size: _Size, n: int, op: str) -> list:
     """torch's reading of output_size: an int for every dim, or one per dim
     with None keeping the input's size."""
-    if isinstance(output_size, (tuple, list)):
-        if input.dim() <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        sizes = [input.shape[input.dim() - len(output_size) + i] if v is None else int(v)
-                 for i, v in enumerate(output_size)]
-    else:
-        sizes = [int(output_size)] * n
+    sizes = with_default(input, output_size)
+    sizes = [int(v) for v in sizes] if isinstance(sizes, list) else [int(sizes)] * n
     if len(sizes) != n:
         raise RuntimeError(f"{op}(): internal error: output_size.size() must be {n}")
     return sizes

@@ -237,18 +237,38 @@ class _BinaryCrossEntropy(minitorch.autograd.Function):
     @staticmethod
     def forward(ctx, input: Tensor, target: Tensor) -> Tensor:
         ctx.save_for_backward(input, target)
+        ctx.save_for_forward(input, target)
         return -(target * input.log().clamp(min=-100)
                  + (1 - target) * (1 - input).log().clamp(min=-100))
+
+    @staticmethod
+    def _input_term(grad: Tensor, input: Tensor, target: Tensor) -> Tensor:
+        return grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+
+    @staticmethod
+    def _target_term(grad: Tensor, input: Tensor) -> Tensor:
+        return grad * ((1 - input).log() - input.log())
 
     @staticmethod
     def backward(ctx, grad: Tensor):
         input, target = ctx.saved_tensors
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
-            grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+            grad_input = _BinaryCrossEntropy._input_term(grad, input, target)
         if ctx.needs_input_grad[1]:
-            grad_target = grad * ((1 - input).log() - input.log())
+            grad_target = _BinaryCrossEntropy._target_term(grad, input)
         return grad_input, grad_target
+
+    @staticmethod
+    def jvp(ctx, input_t: Optional[Tensor], target_t: Optional[Tensor]) -> Tensor:
+        """torch's tangent: the two gradient terms applied to the tangents."""
+        input, target = ctx.saved_tensors
+        terms = []
+        if input_t is not None:
+            terms.append(_BinaryCrossEntropy._input_term(input_t, input, target))
+        if target_t is not None:
+            terms.append(_BinaryCrossEntropy._target_term(target_t, input))
+        return sum(terms[1:], terms[0]) if terms else minitorch.zeros_like(input)
 
 
 @_overridable

@@ -41,7 +41,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {_torch_size(input1)}, input2: "
                            f"{_torch_size(input2)}, target: {_torch_size(target)} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    # margin is a double in torch: an integer input gives a float loss
+    return _reduce((-target * (input1 - input2) + float(margin)).clamp(min=0), reduction)
 
 
 @_overridable
@@ -62,7 +63,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     """The two-class logistic loss log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    return _reduce((-target * input).exp().log1p(), reduction)
+    return _reduce((-input * target).exp().log1p(), reduction)
 
 
 @_overridable
@@ -109,11 +110,13 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    if (input.dim() not in (1, 2) or input.shape[-1] == 0
-            or (input.dim() == 1 and input.numel() == 0)):
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    # a 0-d input is one sample of one class
+    if input.dim() > 2 or input.dim() and input.shape[-1] == 0:
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
                            f"but got: {list(input.shape)}")
-    rows = input.reshape(-1, input.shape[-1])
+    rows = input.reshape(-1, input.shape[-1] if input.dim() else 1)
     n, c = rows.shape
     if target.dim() > 1 or target.numel() != n:
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
@@ -123,7 +126,10 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got "
                            f"{list(weight.shape)}")
-    labels = target.reshape(n, 1).long()
+    if target.dtype != minitorch.int64:
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_SCALAR_NAMES[str(target.dtype)]}")
+    labels = target.reshape(n, 1)
     if n and (int(labels.min()) < 0 or int(labels.max()) >= c):
         raise RuntimeError("target out of range")
     hinge = (margin - rows.gather(1, labels) + rows).clamp(min=0)
@@ -183,9 +189,14 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float],
     variance var (clamped below at eps); full adds the constant log(2 pi) / 2."""
     if not isinstance(var, Tensor):
         var = minitorch.full_like(input, var)
-    elif var.shape != input.shape and var.shape == input.shape[:-1]:
-        # one variance per sample, shared by its last dimension
-        var = var.unsqueeze(-1)
+    elif var.shape != input.shape:
+        if var.shape == input.shape[:-1]:
+            # one variance per sample, shared by its last dimension
+            var = var.unsqueeze(-1)
+        elif var.dim() != input.dim() or sum(
+                v for i, v in zip(input.shape, var.shape) if i != v) != 1:
+            # torch broadcasts var only where its mismatched sizes add up to one
+            raise ValueError("var is of incorrect size")
     if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     # the clamp moves the value only: the gradient reaches var unchanged, as in torch

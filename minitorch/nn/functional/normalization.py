@@ -175,6 +175,9 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
     shape = tuple(normalized_shape)
     normalized_shape = list(shape)
     k = len(shape)
+    if not k:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     if input.dim() < k or input.shape[input.dim() - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with "
                            f"shape [*{', '.join(map(str, normalized_shape))}], but got input "

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import minitorch
+from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .pooling3d import _pooled
 
 Tensor = minitorch.Tensor
 _Size1 = Union[int, Sequence[int]]
@@ -30,17 +32,41 @@ def _check_rank(input: Tensor, name: str) -> None:
                            f"tensor for argument #1 'self' (while checking arguments for {name})")
 
 
+def _check_window1d(input: Tensor, k: int, s: int, p: int, d: int, ceil_mode: bool) -> None:
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    width = _pooled(input.shape[-1], k, p, s, d, ceil_mode)
+    if width <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
+
+
 @_overridable
 def max_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = None,
                padding: _Size1 = 0, dilation: _Size1 = 1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Maximum over sliding windows of the last dimension."""
-    if input.dim() not in (2, 3):
+    if input.dim() not in (2, 3) or 0 in input.shape[input.dim() - 2:]:
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
-    k = _single(kernel_size)
-    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, _stride(stride, k)), (0, _single(padding)),
-                     (1, _single(dilation)), ceil_mode=ceil_mode, return_indices=return_indices)
+    k, p, d = _single(kernel_size), _single(padding), _single(dilation)
+    s = _stride(stride, k)
+    if not return_indices:
+        # torch's 1-d kernel checks the window itself (with indices, the 2-d one does)
+        _check_window1d(input, k, s, p, d, ceil_mode)
+        if not input.is_floating_point():
+            raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
+                                      f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode=ceil_mode,
+                     return_indices=return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)

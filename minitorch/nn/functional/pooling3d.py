@@ -10,6 +10,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import minitorch
 from ...overrides import overridable as _overridable
+from ..._out_param import write_out
+from .adaptive_max_pooling import with_default
 from .namespace import publish
 from .op_rows import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
@@ -57,22 +59,37 @@ def _window(input: Tensor, op: str, kernel_size: _Size3, stride: Optional[_Size3
     if min(d) <= 0:
         raise RuntimeError("dilation should be greater than zero, got dilationT: {} dilationH: "
                            "{} dilationW: {}".format(*d))
-    if input.dim() not in (4, 5) or any(n == 0 for n in input.shape[1:]):
+    for i in range(3):
+        if p[i] < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p[i]}")
+        if p[i] > (d[i] * (k[i] - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p[i]}, kernel_size={k[i]} and dilation={d[i]}")
+    if input.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if any(n == 0 for n in input.shape[input.dim() - 4:]):
+        # torch's message names dimension 0 whichever is empty
+        where = "max_pool3d_with_indices_out_cpu_template" if op == "max_pool3d" else op
+        raise RuntimeError(f"{where}(): Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {list(input.shape)} and "
+                           "non-batch dimension 0 has length zero!")
     size = input.shape[-3:]
     if check_input_size and any(size[i] < k[i] for i in range(3)):
         raise RuntimeError("input image (T: {} H: {} W: {}) smaller than kernel size (kT: {} "
                            "kH: {} kW: {})".format(*size, *k))
-    for i in range(3):
-        if p[i] < 0 or p[i] > (d[i] * (k[i] - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p[i]}, kernel_size={k[i]} and dilation={d[i]}")
     out = [_pooled(size[i], k[i], p[i], s[i], d[i], ceil_mode) for i in range(3)]
     if min(out) < 1:
         c = input.shape[-4]
         raise RuntimeError("Given input size: ({}x{}x{}x{}). Calculated output size: "
                            "({}x{}x{}x{}). Output size is too small".format(c, *size, c, *out))
     return k, s, p, d, out
+
+
+def _window_extent(o: int, n: int, k: int, s: int, p: int, include_pad: bool) -> int:
+    """How many positions output o's window spans along a dim of n inputs:
+    clipped to the padded input, or to the input itself without include_pad."""
+    lo, hi = o * s - p, min(o * s - p + k, n + p)
+    return hi - lo if include_pad else min(hi, n) - max(lo, 0)
 
 
 def _planes(input: Tensor) -> Tuple[Tensor, List[int]]:
@@ -121,24 +138,44 @@ def max_pool3d(input: Tensor, kernel_size: _Size3, stride: Optional[_Size3] = No
 @_overridable
 def avg_pool3d(input: Tensor, kernel_size: _Size3, stride: Optional[_Size3] = None,
                padding: _Size3 = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
+               divisor_override: Optional[int] = None, *,
+               out: Optional[Tensor] = None) -> Tensor:
     """Mean over sliding (kD, kH, kW) windows of the last three dimensions."""
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    k, s, p, _, out = _window(input, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode,
-                              True)
-    planes, lead = _planes(input)
-    hw = avg_pool2d(planes, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, divisor_override)
-    # with an override the first pass already divided: the second only sums
-    val = avg_pool2d(_depth_last(hw, input.shape[-3]), (1, k[0]), (1, s[0]), (0, p[0]),
-                     ceil_mode, count_include_pad, None if divisor_override is None else 1)
-    return _restore(val, lead, out[1], out[2])
+    k, s, p, _, size = _window(input, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode,
+                               True)
+
+    def two_passes(x, divisor):
+        planes, lead = _planes(x)
+        hw = avg_pool2d(planes, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, divisor)
+        # with an override the first pass already divided: the second only sums
+        val = avg_pool2d(_depth_last(hw, x.shape[-3]), (1, k[0]), (1, s[0]), (0, p[0]),
+                         ceil_mode, count_include_pad, None if divisor is None else 1)
+        return _restore(val, lead, size[1], size[2])
+
+    if input.is_floating_point():
+        return write_out(out, two_passes(input, divisor_override))
+    # integers divide once, truncating, as torch's: the window sums over their sizes
+    sums = two_passes(input, 1)
+    if divisor_override is not None:
+        counts = divisor_override
+    else:
+        counts = minitorch.ones(size, dtype=minitorch.int64)
+        for i in range(3):
+            along = [_window_extent(o, input.shape[-3 + i], k[i], s[i], p[i], count_include_pad)
+                     for o in range(size[i])]
+            shape = [1, 1, 1]
+            shape[i] = size[i]
+            counts = counts * minitorch.tensor(along).reshape(shape)
+    return write_out(out, minitorch.div(sums, counts, rounding_mode="trunc"))
 
 
 @_overridable
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Mean over output_size nearly equal windows of the last three dimensions
     (None in output_size keeps that input size)."""
+    output_size = with_default(input, output_size)
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
