@@ -30,20 +30,6 @@ def check(got, want):
     torch.testing.assert_close(g, want.detach(), equal_nan=True, **tol)
 
 
-def tagged(name, dtype):
-    """Skips while the op's row does not take complex tensors yet (the rows
-    are tagged complex-capable by the conformance work, not here)."""
-    x = mt.zeros(1, 1, dtype=getattr(mt, dtype))
-    args = {"addmm": (x, x, x), "addmv": (x[0], x, x[0]), "baddbmm": (x[None], x[None], x[None]),
-            "addbmm": (x, x[None], x[None])}[name]
-    try:
-        getattr(mt, name)(*args)
-    except RuntimeError as e:
-        if "not implemented for 'Complex" not in str(e):
-            raise
-        pytest.skip("%s takes no complex tensors yet (its row is not tagged complex)" % name)
-
-
 # (m, k, n): rows and columns of one, k of one, empty dims, BLAS-sized ones
 MKN = [(3, 4, 5), (1, 7, 6), (6, 7, 1), (1, 9, 1), (5, 1, 4), (0, 3, 4), (3, 0, 4), (3, 4, 0),
        (64, 48, 80), (130, 70, 33)]
@@ -107,8 +93,6 @@ def test_bmm(dtype, shapes):
                                     ((3, 1, 4), (3, 4, 6)), ((0, 2, 3), (0, 3, 4)),
                                     ((6, 40, 30), (6, 30, 50))])
 def test_baddbmm_addbmm(dtype, shapes):
-    tagged("baddbmm", dtype)
-    tagged("addbmm", dtype)
     a, ta = pair(shapes[0], dtype, 9)
     b, tb = pair(shapes[1], dtype, 10)
     c, tc = pair((shapes[0][0], shapes[0][1], shapes[1][2]), dtype, 11)
@@ -134,8 +118,6 @@ def test_matmul_shapes(dtype, shapes):
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("alpha,beta", [(1, 1), (2j, 0.5), (1 - 1j, 0), (0, 1j), (-0.5, 2 + 3j)])
 def test_addmm_addmv_scales(dtype, alpha, beta):
-    tagged("addmm", dtype)
-    tagged("addmv", dtype)
     a, ta = pair((5, 6), dtype, 15)
     b, tb = pair((6, 3), dtype, 16)
     for cshape in ((5, 3), (3,), (1, 3), ()):
@@ -154,7 +136,6 @@ def test_addmm_addmv_scales(dtype, alpha, beta):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_beta_zero_ignores_nan(dtype):
-    tagged("addmm", dtype)
     a, ta = pair((4, 3), dtype, 21)
     b, tb = pair((3, 2), dtype, 22)
     c = mt.full((4, 2), complex(float("nan"), float("nan")), dtype=getattr(mt, dtype))
