@@ -1,5 +1,7 @@
 """Dispatch modes (torch.utils._python_dispatch.TorchDispatchMode) and the
 aten op overloads they receive, against torch's behaviour."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -257,3 +259,73 @@ def test_op_overload_calls_run_the_row_without_autograd():
     assert type(y.grad_fn).__name__ == "SinBackward0"
     with pytest.raises(TypeError):
         aten.sin.default(x, 1, 2)
+
+
+@pytest.mark.parametrize("op", [
+    lambda v: v.t_(),
+    lambda v: v.transpose_(0, 1),
+    lambda v: v.unsqueeze_(0),
+    lambda v: v.mul_(2),
+])
+def test_views_and_indexing_record_the_kind_the_impl_chose(op):
+    """Rows whose impl reports the op it stands for (indexing, views) are
+    recorded as without a mode, and differentiate the same."""
+    def run(t, mode):
+        leaf = t.arange(6.0).reshape(2, 3).requires_grad_()
+        with mode:
+            base = leaf.clone()
+            v = base[:]
+            op(v)
+            w = base[1:, ::2]
+            (v.sum() + (w * w).sum()).backward()
+        return leaf.grad.tolist(), v.grad_fn.name(), w.grad_fn.name()
+
+    ours = run(minitorch, Log())
+    assert ours == run(minitorch, contextlib.nullcontext())
+    theirs = run(torch, TorchLog())
+    assert ours[0] == theirs[0]
+
+
+def test_modes_popped_for_a_while_come_back():
+    from minitorch.utils._python_dispatch import _disable_current_modes, _pop_mode_temporarily
+    a, b = Log(), Log()
+    x = minitorch.ones(2)
+    with a, b:
+        with _pop_mode_temporarily() as top:
+            assert top is b
+            x.exp()
+        with _disable_current_modes() as popped:
+            assert popped == [b, a]
+            x.neg()
+        x.sin()
+    assert a.ops == ["exp.default", "sin.default"]
+    assert b.ops == ["sin.default"]
+    assert _len_torch_dispatch_stack() == 0
+
+
+def test_profiler_and_mode_see_the_same_rows():
+    log = Log()
+    x = minitorch.ones(3, requires_grad=True)
+    with minitorch.profiler.profile() as prof, log:
+        x.exp().sum().backward()
+    names = [e.name for e in prof.events()]
+    assert "aten::exp" in names and "aten::sum" in names
+    assert log.ops[:2] == ["exp.default", "sum.default"]
+    assert x.grad.tolist() == pytest.approx([2.718281828] * 3)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("to_device", lambda t, x: x.to(t.device("cpu"), non_blocking=False) + 0),
+    ("to_dtype", lambda t, x: x.to(t.float64)),
+    ("view_varargs", lambda t, x: x.view(3, 2)),
+    ("reshape_list", lambda t, x: x.reshape([6])),
+    ("index", lambda t, x: x[1, ::2]),
+    ("cat", lambda t, x: t.cat([x, x], 1)),
+])
+def test_arguments_reach_the_mode_as_given(name, fn):
+    got = Log()
+    x = minitorch.arange(6.0).reshape(2, 3)
+    with got:
+        out = fn(minitorch, x)
+    _close(out, fn(torch, torch.arange(6.0).reshape(2, 3)))
+    assert got.ops  # every call was seen and ran

@@ -18,7 +18,7 @@ from .. import _C
 
 __all__ = ["TorchDispatchMode", "_get_current_dispatch_mode", "_get_current_dispatch_mode_stack",
            "_push_mode", "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes",
-           "_len_torch_dispatch_stack", "is_in_torch_dispatch_mode", "return_and_correct_aliasing"]
+           "_len_torch_dispatch_stack", "is_in_torch_dispatch_mode"]
 
 _local = threading.local()
 _lock = threading.Lock()
@@ -133,13 +133,3 @@ def _disable_current_modes():
     finally:
         for mode in reversed(popped):
             _push_mode(mode)
-
-
-def return_and_correct_aliasing(func, args, kwargs, out):
-    """A mode's result as the op's: an in-place op returns its first
-    argument, an out= op its ``out``."""
-    if func.overloadpacket.__name__.endswith("_") and args:
-        return args[0]
-    if kwargs and kwargs.get("out") is not None:
-        return kwargs["out"]
-    return out

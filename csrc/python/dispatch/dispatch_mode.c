@@ -22,9 +22,17 @@
 
 static PyObject *handler;
 
+/* The row _run_row ran last on this thread and the path its impl reported
+ * (args.h): a dispatched call takes its row's path from the run its mode
+ * made, so autograd records the kind the impl chose (a mode that answers
+ * without running the row leaves the row's default). */
+static _Thread_local const mt_op *ran_op;
+static _Thread_local int ran_path;
+
 /* The call's arguments as the row's signature lays them out: positional
  * parameters in order, keyword-only ones in kwargs unless None. A value
- * left at its default has no object: it is None only where None is the default. */
+ * left at its default has no object: it is None only where None is the
+ * default, else it is made from the typed value. */
 static int call_objects(const mt_args *a, PyObject **args, PyObject **kwargs)
 {
     const mt_signature *s = a->sig;
@@ -39,7 +47,12 @@ static int call_objects(const mt_args *a, PyObject **args, PyObject **kwargs)
         bool none = !v->obj && (p->default_none || (p->optional && !p->has_default));
         if (none && !positional)
             continue;
-        PyObject *o = none ? Py_NewRef(Py_None) : mtpy_object_of(p, v);
+        /* a call from Python hands over the objects it was given (a device,
+         * a layout), but for varargs, which keep only their first */
+        bool given = a->host && v->obj && v->obj != MT_GIVEN && i != s->varargs_param;
+        PyObject *o = none    ? Py_NewRef(Py_None)
+                      : given ? Py_NewRef((PyObject *)v->obj)
+                              : mtpy_object_of(p, v);
         if (!o)
             return -1;
         if (positional) {
@@ -70,8 +83,9 @@ static int result_of(PyObject *o, mt_result *r)
         return 0;
     }
     if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) {
-        r->kind = PyBool_Check(o) ? MT_RESULT_BOOL : PyLong_Check(o) ? MT_RESULT_INT
-                                                                      : MT_RESULT_FLOAT;
+        r->kind = PyBool_Check(o)   ? MT_RESULT_BOOL
+                  : PyLong_Check(o) ? MT_RESULT_INT
+                                    : MT_RESULT_FLOAT;
         if (r->kind == MT_RESULT_FLOAT)
             r->f = PyFloat_AsDouble(o);
         else
@@ -113,6 +127,10 @@ static int dispatch(const mt_op *op, mt_args *a, mt_result *r)
     r->n = 0;
     r->host = NULL;
     r->t = r->inline_t;
+    a->path = 0;
+    const mt_op *outer_op = ran_op;
+    int outer_path = ran_path;
+    ran_op = NULL;
     PyGILState_STATE gil = PyGILState_Ensure();
     PyObject *args = NULL, *kwargs = NULL, *out = NULL;
     int rc = -1;
@@ -130,6 +148,10 @@ static int dispatch(const mt_op *op, mt_args *a, mt_result *r)
     } else if ((rc = result_of(out, r)) < 0) {
         r->kind = MT_RESULT_NONE;
     }
+    if (rc == 0 && ran_op == op)
+        a->path = ran_path;
+    ran_op = outer_op;
+    ran_path = outer_path;
     PyGILState_Release(gil);
     return rc;
 }
@@ -174,8 +196,7 @@ static int rows_of(PyObject *ids, const mt_op **rows)
 static PyObject *run_row(PyObject *self, PyObject *const *argv, Py_ssize_t nargs)
 {
     if (nargs != 3 || !PyTuple_Check(argv[1]) || (argv[2] != Py_None && !PyDict_Check(argv[2]))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "_run_row(row_ids, args: tuple, kwargs: dict | None)");
+        PyErr_SetString(PyExc_TypeError, "_run_row(row_ids, args: tuple, kwargs: dict | None)");
         return NULL;
     }
     const mt_op *rows[MAX_ROWS];
@@ -209,7 +230,10 @@ static PyObject *run_row(PyObject *self, PyObject *const *argv, Py_ssize_t nargs
         /* rows sharing an impl tell themselves apart by their overload */
         c.a.overload = op->overload;
         mt_result r;
-        out = mt_op_exec(op, &c.a, &r) < 0 ? mtpy_raise() : mtpy_result_object(&r);
+        int rc = mt_op_exec(op, &c.a, &r);
+        ran_op = op;
+        ran_path = c.a.path;
+        out = rc < 0 ? mtpy_raise() : mtpy_result_object(&r);
         mtpy_call_release(&c);
     }
     PyMem_Free(items);
