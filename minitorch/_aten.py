@@ -6,7 +6,8 @@ mode's ``__torch_dispatch__`` receives as ``func`` for a row call, and a
 callable that runs its row below autograd. Both are made from the op table
 (``_C._op_rows()``) when first asked for, with torch's names: an operator's
 forms are its in-place op (``__imul__`` is ``mul_``) or the op itself
-(``__mul__``, ``__rmul__``); an overload is ``correction`` for a reduction taking
+(``__mul__``, ``__rmul__``, whose call a mode sees with the operands in
+the op's order: ``2 - x`` is ``sub.Tensor(2, x)``); an overload is ``correction`` for a reduction taking
 one (rows taking ``unbiased`` instead run as that overload, as torch
 decomposes them), the row id's suffix after the name for a row that has one
 (``view_dtype`` is ``view.dtype``, ``sum_dim`` ``sum.dim``), ``Tensor`` or
@@ -168,6 +169,13 @@ def overload_of_row(row):
     """The OpOverload a call of row ``row`` is, for dispatch modes."""
     name, overload = _table()[1][row]
     return getattr(_packet(name), overload)
+
+
+@functools.lru_cache(maxsize=None)
+def is_reflected(row):
+    """Whether row ``row`` is an operator's reflected form (``__rsub__``):
+    its first two arguments are the op's in the other order."""
+    return _C._op_rows()[row][0].endswith("_rdunder")
 
 
 class AtenNamespace:

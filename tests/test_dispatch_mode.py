@@ -329,3 +329,22 @@ def test_arguments_reach_the_mode_as_given(name, fn):
         out = fn(minitorch, x)
     _close(out, fn(torch, torch.arange(6.0).reshape(2, 3)))
     assert got.ops  # every call was seen and ran
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("rsub", lambda x: 2 - x),
+    ("rtruediv", lambda x: 2 / x),
+    ("rpow", lambda x: 2 ** x),
+    ("rmul", lambda x: 3 * x),
+    ("isub", lambda x: x.clone().__isub__(1)),
+])
+def test_reflected_operators_keep_their_operand_order(name, fn):
+    # (torch names some of them apart: rsub, reciprocal then mul)
+    got = Log()
+    x = minitorch.tensor([0.5, 1.0, 4.0])
+    with got:
+        out = fn(x)
+    _close(out, fn(torch.tensor([0.5, 1.0, 4.0])))
+    packet = {"rsub": "sub", "rtruediv": "true_divide", "rpow": "pow", "rmul": "mul",
+              "isub": "sub_"}[name]
+    assert got.ops[-1].split(".")[0] == packet

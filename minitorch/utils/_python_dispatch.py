@@ -37,8 +37,10 @@ def _dispatch(row, args, kwargs):
     stack = _stack()
     if not stack:
         return NotImplemented
-    from .._aten import overload_of_row
+    from .._aten import is_reflected, overload_of_row
     func = overload_of_row(row)
+    if is_reflected(row):
+        args = (args[1], args[0]) + args[2:]
     mode = stack.pop()
     try:
         return mode.__torch_dispatch__(func, (), args, kwargs)
