@@ -7,11 +7,12 @@ callable that runs its row below autograd. Both are made from the op table
 (``_C._op_rows()``) when first asked for, with torch's names: an operator's
 forms are its in-place op (``__imul__`` is ``mul_``) or the op itself
 (``__mul__``, ``__rmul__``, whose call a mode sees with the operands in
-the op's order: ``2 - x`` is ``sub.Tensor(2, x)``); an overload is ``correction`` for a reduction taking
-one (rows taking ``unbiased`` instead run as that overload, as torch
-decomposes them), the row id's suffix after the name for a row that has one
-(``view_dtype`` is ``view.dtype``, ``sum_dim`` ``sum.dim``), ``Tensor`` or
-``Scalar`` by an ``other`` operand (``mul.Tensor``), else ``default``. One object per overload, so
+the op's order: ``2 - x`` is ``sub.Tensor(2, x)``); an overload is
+``correction`` for a reduction taking one (rows taking ``unbiased`` instead
+run as that overload, as torch decomposes them), the row id's suffix after
+the name for a row that has one (``view_dtype`` is ``view.dtype``,
+``sum_dim`` ``sum.dim``), ``Tensor`` or ``Scalar`` by an ``other`` operand
+(``mul.Tensor``), else ``default``. One object per overload, so
 ``func is minitorch.ops.aten.sin.default`` holds.
 """
 import functools
