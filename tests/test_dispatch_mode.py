@@ -321,6 +321,10 @@ def test_profiler_and_mode_see_the_same_rows():
     ("reshape_list", lambda t, x: x.reshape([6])),
     ("index", lambda t, x: x[1, ::2]),
     ("cat", lambda t, x: t.cat([x, x], 1)),
+    ("norm_p_none", lambda t, x: x.norm(None, 1)),
+    ("norm_p_default", lambda t, x: x.norm(dim=0)),
+    ("sum_keepdim", lambda t, x: x.sum(1, keepdim=True)),
+    ("std_correction", lambda t, x: x.std(1, correction=0)),
 ])
 def test_arguments_reach_the_mode_as_given(name, fn):
     got = Log()

@@ -31,8 +31,8 @@ static _Thread_local int ran_path;
 
 /* The call's arguments as the row's signature lays them out: positional
  * parameters in order, keyword-only ones in kwargs unless None. A value
- * left at its default has no object: it is None only where None is the
- * default, else it is made from the typed value. */
+ * without an object is None where the parameter is optional (an impl reads
+ * it so, whatever the default), else it is made from the typed value. */
 static int call_objects(const mt_args *a, PyObject **args, PyObject **kwargs)
 {
     const mt_signature *s = a->sig;
@@ -44,7 +44,7 @@ static int call_objects(const mt_args *a, PyObject **args, PyObject **kwargs)
         const mt_param *p = &s->params[i];
         const mt_value *v = &a->v[i];
         bool positional = i < s->npositional;
-        bool none = !v->obj && (p->default_none || (p->optional && !p->has_default));
+        bool none = !v->obj && (p->optional || p->default_none);
         if (none && !positional)
             continue;
         /* a call from Python hands over the objects it was given (a device,
