@@ -3,10 +3,13 @@
 ``minitorch.ops.mylib.myadd`` is the op registered as "mylib::myadd", from C
 (``MT->register_op``) or Python (``minitorch.library.custom_op``): a row of
 the op table, published by the C side in ``_C._custom_ops``.
+``minitorch.ops.aten`` holds the built-in rows as torch's op overloads
+(``_aten.py``).
 """
 import types
 
 from . import _C
+from ._aten import OpOverload, OpOverloadPacket, aten  # noqa: F401 (torch._ops names them)
 
 
 class _OpNamespace(types.ModuleType):
@@ -44,6 +47,8 @@ class _Ops(types.ModuleType):
         # private names are probes (getattr(f, "_dispatches", False)), not namespaces
         if name.startswith("_"):
             raise AttributeError(name)
+        if name == "aten":
+            return aten
         namespace = _OpNamespace(name)
         setattr(self, name, namespace)
         return namespace

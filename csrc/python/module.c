@@ -22,6 +22,7 @@ extern PyMethodDef mtpy_build_info_methods[];
 extern PyMethodDef mtpy_storage_sharing_methods[];
 extern PyMethodDef mtpy_allocator_methods[];
 extern PyMethodDef mtpy_profiler_methods[];
+extern PyMethodDef mtpy_dispatch_mode_methods[];
 extern PyMethodDef mtpy_crc32_methods[];
 extern PyMethodDef mtpy_out_param_methods[];
 int mt_tensor_type_init(PyObject *module);
@@ -192,7 +193,8 @@ PyMODINIT_FUNC PyInit__C(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (add_methods(m, mtpy_profiler_methods) < 0) {
+    if (add_methods(m, mtpy_profiler_methods) < 0 ||
+        add_methods(m, mtpy_dispatch_mode_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

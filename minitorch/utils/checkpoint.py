@@ -20,6 +20,11 @@ runs ``function`` without keeping what its backward needs, and runs it again
   metadata), or backward raises ``CheckpointError``; with ``debug=True`` (or
   ``set_checkpoint_debug_enabled(True)``) the error lists the operators the
   forward and the re-run called, with where each was called from.
+  ``context_fn`` returns two context managers: the forward runs inside the
+  first, the re-run inside the second (dispatch modes, such as the pair
+  ``create_selective_checkpoint_contexts`` makes for selective
+  checkpointing). Inside a ``GraphExecGroup``, the backward calls share one
+  re-run per checkpoint, and each saved tensor may be asked for once.
 
 Both variants re-run ``function`` in the autocast state the forward ran in.
 """
@@ -32,9 +37,14 @@ from ..autograd import Function, _graph_task
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..overrides import TorchFunctionMode
+from ._selective_checkpoint import (  # noqa: F401 (torch.utils.checkpoint's names)
+    SAC_IGNORED_OPS, CheckpointPolicy, SelectiveCheckpointContext, _CachedTorchDispatchMode,
+    _CachingTorchDispatchMode, create_selective_checkpoint_contexts)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop",
-           "set_checkpoint_debug_enabled", "CheckpointError"]
+           "set_checkpoint_debug_enabled", "CheckpointError", "CheckpointPolicy",
+           "SelectiveCheckpointContext", "create_selective_checkpoint_contexts", "SAC_IGNORED_OPS",
+           "GraphExecGroup"]
 
 
 class CheckpointError(RuntimeError):
@@ -207,6 +217,31 @@ def _debug_report(forward, recompute):
             "diverge.")
 
 
+class GraphExecGroup:
+    """Backward calls made inside share each non-reentrant checkpoint's
+    re-run (one per checkpoint for the whole group); they must not need the
+    same saved tensor twice, even over a retained graph."""
+
+    _current = None
+
+    def __init__(self):
+        self._values = {}  # per checkpoint, its re-run's saved tensors not yet handed out
+
+    def __enter__(self):
+        if GraphExecGroup._current is not None:
+            raise RuntimeError("GraphExecGroup contexts cannot be nested. Already inside group "
+                               f"{GraphExecGroup._current}")
+        GraphExecGroup._current = self
+        return self
+
+    def __exit__(self, *args):
+        GraphExecGroup._current = None
+
+    @classmethod
+    def _get_current_group(cls):
+        return cls._current
+
+
 class _StopRecomputation(Exception):
     """Raised by the recomputation's pack hook once it has all it needs."""
 
@@ -216,8 +251,9 @@ class _Recompute:
     filled by a re-run the first time backward asks for one."""
 
     def __init__(self, function, args, kwargs, rng_state, preserve, early_stop, metadata_fn,
-                 debug):
+                 debug, recompute_context):
         self.function, self.args, self.kwargs = function, args, kwargs
+        self.recompute_context = recompute_context
         self.rng_state, self.preserve = rng_state, preserve
         self.autocast = _autocast_state()
         self.early_stop = early_stop
@@ -239,7 +275,12 @@ class _Recompute:
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
                     f"than during the original forward pass.\n{_DEBUG_TIP}")
             return t  # a backward inside the checkpointed function: not ours to keep
-        got.append(t.detach() if t.requires_grad else t)
+        # torch detaches what requires grad; an op's output is packed here
+        # before autograd gives it its history, so everything is detached
+        # but the function's own arguments that need no grad, which come
+        # back as themselves
+        given = any(t is a for a in self.args) or any(t is v for v in self.kwargs.values())
+        got.append(t if given and not t.requires_grad else t.detach())
         if self.early_stop and len(got) == self.count:
             raise _StopRecomputation
         return len(got) - 1
@@ -261,7 +302,8 @@ class _Recompute:
             with _rng_state(self.rng_state, self.preserve), enable_grad(), \
                     _in_autocast(self.autocast), \
                     saved_tensors_hooks(lambda t: self._pack_again(got, t),
-                                        lambda k: got[k] if isinstance(k, int) else k), log:
+                                        lambda k: got[k] if isinstance(k, int) else k), log, \
+                    self.recompute_context:
                 self.function(*self.args, **self.kwargs)
         except _StopRecomputation:
             pass
@@ -286,18 +328,26 @@ class _Recompute:
 
     def unpack(self, i):
         # one recomputation per backward run (two runs over a retained graph
-        # recompute twice), kept in the run's state so it dies with it
+        # recompute twice), or per GraphExecGroup, kept in the run's (the
+        # group's) state so it dies with it
+        group = GraphExecGroup._current
         task = _graph_task.current()
-        values = None if task is None else task.state.get(self)
+        state = group._values if group is not None else None if task is None else task.state
+        values = None if state is None else state.get(self)
         if values is None:
             values = self._recompute()
-            if task is not None:
-                task.state[self] = values
+            if state is not None:
+                state[self] = values
         if i not in values:
-            raise RuntimeError(
+            extra = "" if group is None else (
+                "Performing two backward calls that overlap (i.e. require the same saved "
+                "activation in order to compute gradients) is not allowed while under the "
+                "torch.utils.checkpoint.GraphExecGroup context. ")
+            raise CheckpointError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
-                "unpacked once. If you are calling ctx.saved_tensors in backward, make sure to do "
-                "so only once. Otherwise please open an issue with details on your use case.")
+                f"unpacked once. {extra}If you are calling ctx.saved_tensors in backward, make "
+                "sure to do so only once. Otherwise please open an issue with details on your use "
+                "case.")
         return values.pop(i)
 
 
@@ -326,12 +376,14 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     debug = debug if _debug_enabled is None else _debug_enabled
     if debug and context_fn is not None:
         raise ValueError("debug=True is incompatible with non-default context_fn")
+    forward_context, recompute_context = (contextlib.nullcontext(), contextlib.nullcontext()) \
+        if context_fn is None else context_fn()
     state = _C.default_generator.get_state() if preserve_rng_state else None
     frame = _Recompute(function, args, kwargs, state, preserve_rng_state,
                        early_stop if _early_stop is None else _early_stop,
-                       _METADATA_CHECKS[determinism_check], debug)
+                       _METADATA_CHECKS[determinism_check], debug, recompute_context)
     log = frame.forward_log if debug else contextlib.nullcontext()
-    with saved_tensors_hooks(frame.pack, frame.unpack), log:
+    with saved_tensors_hooks(frame.pack, frame.unpack), log, forward_context:
         out = function(*args, **kwargs)
     frame.forward_done = True
     return out

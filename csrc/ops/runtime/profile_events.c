@@ -6,6 +6,7 @@
  * ended (a record_function left after stop()) touches nothing. */
 #include "profile_events.h"
 
+#include "op_watch.h"
 #include "run.h"
 #include "../../core/storage.h"
 #include "../../core/threads.h"
@@ -104,6 +105,7 @@ int mt_profile_start(bool shapes_wanted, bool profile_memory)
     start_ns = mt_monotonic_ns();
     mt_storage_observer = profile_memory ? observe_memory : NULL;
     mt_profile_active = true;
+    mt_op_watchers |= MT_WATCH_PROFILE;
     mt_mutex_unlock(&lock);
     return replaced;
 }
@@ -117,6 +119,7 @@ int mt_profile_stop(mt_profile_log *log)
         return 0;
     }
     mt_profile_active = false;
+    mt_op_watchers &= (unsigned char)~MT_WATCH_PROFILE;
     mt_storage_observer = NULL;
     session++;
     int64_t now = mt_monotonic_ns();

@@ -12,6 +12,7 @@
 
 #include "../out_param.h"
 #include "complex_gate.h"
+#include "op_watch.h"
 #include "profile_events.h"
 #include "table.h"
 #include "unlock.h"
@@ -49,11 +50,11 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
 /* Runs op on a, whose op and sig are set and whose write target (an
  * in-place self or an out= tensor) is target, or NULL. On success r holds
  * the result; -1 with an mt_error set (r then holds nothing). While a
- * profiler session is active the call is one of its events. */
+ * watcher is on (op_watch.h: the profiler, a dispatch mode) it sees the call. */
 static inline int mt_op_exec_into(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
 {
-    if (mt_profile_active)
-        return mt_op_exec_profiled(op, a, r, target);
+    if (mt_op_watchers)
+        return mt_op_exec_watched(op, a, r, target);
     return mt_op_exec_plain(op, a, r, target);
 }
 

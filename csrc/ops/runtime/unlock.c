@@ -65,6 +65,8 @@ MT_HOT int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
     return 0;
 }
 
+const mt_args *mt_running_call_current(void) { return running; }
+
 MT_HOT void mt_running_call_leave(mt_running_call *rc)
 {
     running = rc->outer;

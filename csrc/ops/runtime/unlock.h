@@ -25,6 +25,8 @@ typedef struct {
 /* -1 with an mt_error when the pins find no memory. */
 int mt_running_call_enter(mt_running_call *rc, const mt_args *a);
 void mt_running_call_leave(mt_running_call *rc);
+/* The call whose impl runs on this thread, or NULL outside any impl. */
+const mt_args *mt_running_call_current(void);
 
 /* Brackets pure-C work inside an impl; touch no host object between the
  * two. The token from mt_unlock goes back to mt_relock. work is the

@@ -1,0 +1,199 @@
+"""torch.ops.aten: the op table's rows as torch's op overloads.
+
+``minitorch.ops.aten.<name>`` is an OpOverloadPacket and
+``minitorch.ops.aten.<name>.<overload>`` an OpOverload: what a dispatch
+mode's ``__torch_dispatch__`` receives as ``func`` for a row call, and a
+callable that runs its row below autograd. Both are made from the op table
+(``_C._op_rows()``) when first asked for, with torch's names: an operator's
+forms are its in-place op (``__imul__`` is ``mul_``) or the op itself
+(``__mul__``, ``__rmul__``, whose call a mode sees with the operands in
+the op's order: ``2 - x`` is ``sub.Tensor(2, x)``); an overload is
+``correction`` for a reduction taking one (rows taking ``unbiased`` instead
+run as that overload, as torch decomposes them), the row id's suffix after
+the name for a row that has one (``view_dtype`` is ``view.dtype``,
+``sum_dim`` ``sum.dim``), ``Tensor`` or ``Scalar`` by an ``other`` operand
+(``mul.Tensor``), else ``default``. One object per overload, so
+``func is minitorch.ops.aten.sin.default`` holds.
+"""
+import functools
+
+from . import _C
+
+_FORM_SUFFIXES = ("_idunder", "_rdunder", "_dunder")
+
+
+class OpOverload:
+    """One overload of an aten op: callable (runs its row without recording,
+    as torch's OpOverload runs below autograd)."""
+
+    def __init__(self, packet, overload, rows):
+        self.overloadpacket = packet
+        self._overloadname = overload
+        self._rows = tuple(rows)
+        self._op = packet._op
+        self.__name__ = f"{packet.__name__}.{overload}"
+        self.__qualname__ = self.__name__
+        self.__module__ = "minitorch.ops.aten"
+
+    def name(self):
+        base = f"aten::{self.overloadpacket.__name__}"
+        return base if self._overloadname == "default" else f"{base}.{self._overloadname}"
+
+    @property
+    def _schema(self):
+        return _C._op_rows()[self._rows[0]][3]
+
+    @property
+    def namespace(self):
+        return "aten"
+
+    def __call__(self, *args, **kwargs):
+        return _C._run_row(self._rows, args, kwargs)
+
+    def __repr__(self):
+        return f"<OpOverload(op='aten.{self.overloadpacket.__name__}', " \
+               f"overload='{self._overloadname}')>"
+
+    def __reduce__(self):
+        return _overload, (self.overloadpacket.__name__, self._overloadname)
+
+
+class OpOverloadPacket:
+    """All overloads of one aten op name; calling it runs the public op
+    (through autograd), as torch's packet does."""
+
+    def __init__(self, name, overloads):
+        self.__name__ = name
+        self.__qualname__ = name
+        self._qualified_op_name = f"aten::{name}"
+        self._overloads = {}
+        for overload, rows in overloads.items():
+            self._overloads[overload] = OpOverload(self, overload, rows)
+
+    @property
+    def _op(self):
+        from . import Tensor
+        import minitorch
+        op = getattr(minitorch, self.__name__, None)
+        return op if op is not None else getattr(Tensor, self.__name__, None)
+
+    def overloads(self):
+        return list(self._overloads)
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        try:
+            return self._overloads[overload]
+        except KeyError:
+            raise AttributeError(f"The underlying op of 'aten.{self.__name__}' has no overload "
+                                 f"name '{overload}'") from None
+
+    def __call__(self, *args, **kwargs):
+        op = self._op
+        if op is None:
+            raise NotImplementedError(f"minitorch has no implementation of aten::{self.__name__}")
+        return op(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
+
+
+def _packet_name(cid, name, ids):
+    """The aten name of a row: an operator form's is its operator's (or its
+    in-place op's)."""
+    for suffix in _FORM_SUFFIXES:
+        if cid.endswith(suffix):
+            base = ids[cid[:-len(suffix)]][1]
+            return base + "_" if suffix == "_idunder" else base
+    return name
+
+
+def _base_id(cid, ids):
+    """A row's C id without MT_OP_; an operator form's is its operator's."""
+    cid = cid[len("MT_OP_"):]
+    for suffix in _FORM_SUFFIXES:
+        if cid.endswith(suffix):
+            return cid[:-len(suffix)]
+    return cid
+
+
+@functools.lru_cache(maxsize=None)
+def _table():
+    """(packets by name, (packet name, overload) per row)."""
+    rows = _C._op_rows()
+    ids = {r[0]: r for r in rows}
+    by_name = {}
+    for i, r in enumerate(rows):
+        by_name.setdefault(_packet_name(r[0], r[1], ids), []).append(i)
+    per_row = [None] * len(rows)
+    packets = {}
+    for name, members in by_name.items():
+        has_correction = any("correction" in rows[i][3] for i in members)
+        overloads = {}
+        for i in members:
+            cid, sig = _base_id(rows[i][0], ids), rows[i][3]
+            params = sig[sig.index("(") + 1:sig.rindex(")")]
+            stem = name.rstrip("_")
+            if "correction" in params or (has_correction and "unbiased" in params):
+                overload = "correction"
+            elif cid.startswith(stem + "_") and cid[len(stem) + 1:] and cid != name:
+                overload = cid[len(stem) + 1:]
+            elif " other" in params:
+                overload = "Tensor" if "Tensor" in params.split(" other")[0].split(",")[-1] \
+                    else "Scalar"
+            else:
+                overload = "default"
+            # a call of the overload runs whichever of its rows its arguments
+            # fit, trying the one taking torch's parameters first
+            rows_of = overloads.setdefault(overload, [])
+            rows_of.insert(0 if overload == "correction" and "correction" in params else
+                           len(rows_of), i)
+            per_row[i] = (name, overload)
+        packets[name] = overloads
+    return packets, per_row
+
+
+@functools.lru_cache(maxsize=None)
+def _packet(name):
+    packets, _ = _table()
+    if name not in packets:
+        return None
+    return OpOverloadPacket(name, packets[name])
+
+
+def _overload(name, overload):
+    return getattr(_packet(name), overload)
+
+
+def overload_of_row(row):
+    """The OpOverload a call of row ``row`` is, for dispatch modes."""
+    name, overload = _table()[1][row]
+    return getattr(_packet(name), overload)
+
+
+@functools.lru_cache(maxsize=None)
+def is_reflected(row):
+    """Whether row ``row`` is an operator's reflected form (``__rsub__``):
+    its first two arguments are the op's in the other order."""
+    return _C._op_rows()[row][0].endswith("_rdunder")
+
+
+class AtenNamespace:
+    """``minitorch.ops.aten``."""
+
+    name = "aten"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        packet = _packet(name)
+        if packet is None:
+            raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'")
+        return packet
+
+    def __iter__(self):
+        return iter(sorted(_table()[0]))
+
+
+aten = AtenNamespace()
