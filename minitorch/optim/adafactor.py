@@ -48,6 +48,7 @@ class Adafactor(_GroupOptimizer):
     def _update_group(self, group):
         lr, d, weight_decay = group["lr"], group["d"], group["weight_decay"]
         eps1, eps2 = group["eps"]
+        self._refuse_complex(group)
         for p, grad in self._params_with_grad(group):
             state = self._state(p, grad)
             if group["maximize"]:

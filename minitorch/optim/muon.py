@@ -72,6 +72,7 @@ class Muon(_GroupOptimizer):
 
     def _update_group(self, group):
         lr, momentum = group["lr"], group["momentum"]
+        self._refuse_complex(group)
         for p, grad in self._params_with_grad(group):
             state = self.state[p]
             if "momentum_buffer" not in state:

@@ -251,6 +251,14 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
+    def _refuse_complex(self, group: Dict[str, Any]) -> None:
+        """Raises torch's error, before any update, when a parameter of group
+        with a gradient is complex (for the optimizers torch defines only for
+        real parameters)."""
+        for p, _ in self._params_with_grad(group):
+            if p.is_complex():
+                raise RuntimeError(f"{type(self).__name__} does not support complex parameters")
+
     def _params_with_grad(self, group: Dict[str, Any]):
         """(param, grad) for the parameters of group that have a gradient."""
         for p in group["params"]:

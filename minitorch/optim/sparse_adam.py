@@ -1,4 +1,4 @@
-"""SparseAdam, as torch.optim.SparseAdam. minitorch has no sparse (or complex)
+"""SparseAdam, as torch.optim.SparseAdam. minitorch has no sparse
 tensors, so every gradient is dense and step() raises torch's error for dense
 gradients."""
 from .optimizer import _GroupOptimizer, _check_betas, _check_tensor_lr
@@ -19,6 +19,11 @@ class SparseAdam(_GroupOptimizer):
         _check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, maximize=maximize)
         super().__init__(params, defaults)
+        complex_params = [[g, i] for g, group in enumerate(self.param_groups)
+                          for i, p in enumerate(group["params"]) if p.is_complex()]
+        if complex_params:
+            raise ValueError(f"Complex params at indices {complex_params}: "
+                             "SparseAdam does not support complex parameters")
 
     def _update_group(self, group):
         if next(self._params_with_grad(group), None) is not None:

@@ -164,6 +164,21 @@ def _comparable(state_dict):
     return {**state_dict, "state": state}
 
 
+def copy_grads(tparams, params, conv):
+    """Gives the converted parameters the gradients torch's error input set on
+    its own (a step error may depend on them), walking lists and param-group
+    dicts in parallel."""
+    if isinstance(tparams, torch.Tensor):
+        if tparams.grad is not None:
+            params.grad = conv(tparams.grad)
+    elif isinstance(tparams, dict):
+        for k in tparams:
+            copy_grads(tparams[k], params[k], conv)
+    elif isinstance(tparams, (list, tuple)):
+        for t, p in zip(tparams, params):
+            copy_grads(t, p, conv)
+
+
 def check_errors(info):
     """Each of info's error inputs makes minitorch raise (or warn) torch's
     exception type with a message matching torch's."""
@@ -173,12 +188,14 @@ def check_errors(info):
     for n, err in enumerate(info.optim_error_inputs_func(device="cpu", dtype=torch.float32)):
         given = err.optimizer_error_input
         conv = Converter()
+        tparams = (given.params if given.params is not None
+                   else [torch.nn.Parameter(torch.randn(2, 2))])
         try:
-            params = conv(given.params if given.params is not None
-                          else [torch.nn.Parameter(torch.randn(2, 2))])
+            params = conv(tparams)
+            copy_grads(tparams, params, conv)
             kwargs = conv(given.kwargs)
         except Unsupported:
-            continue  # sparse or complex parameters: no minitorch counterpart
+            continue  # sparse parameters: no minitorch counterpart
         optim_cls = counterpart(info.optim_cls)
 
         def run():
