@@ -106,6 +106,8 @@ def op_section(lines):
                 sums[k + "_total"] += ch.get("total", 0)
                 sums[k + "_agree"] += ch.get("agree", 0)
             if k == "samples":
+                c["samples_total"] += ch.get("total", 0)
+                c["samples_agree"] += ch.get("agree", 0)
                 for v, (t, a) in ch.get("variants", {}).items():
                     sums[v + "_total"] += t
                     sums[v + "_agree"] += a
@@ -114,20 +116,24 @@ def op_section(lines):
            "float64, int64 and bool. *Present*: minitorch has the callable. *Values agree*: "
            "every sample and reference input (function, method, in-place and out= variants), "
            "every float64 gradient and forward-mode tangent agrees with torch. *All checks*: "
-           "also every error input raises torch's exception type and message.", "",
+           "also every error input raises torch's exception type and message. *Sample checks*: "
+           "the single checks of samples and reference inputs (each variant and dtype) that "
+           "agree.", "",
            "| namespace | OpInfos | applicable | present | values agree | all checks "
-           "| error inputs: torch's type | and message |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "| sample checks | error inputs: torch's type | and message |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     total = collections.Counter()
     for ns in sorted(per_ns, key=lambda n: (-per_ns[n]["opinfos"], n)):
         c = per_ns[ns]
         total.update(c)
         out.append(f"| {ns} | {c['opinfos']} | {c['applicable']} | {c['present']} | "
-                   f"{c['values']} | {c['all']} | {c['err_type']} of {c['err_total']} | "
+                   f"{c['values']} | {c['all']} | {_pct(c['samples_agree'], c['samples_total'])} | "
+                   f"{c['err_type']} of {c['err_total']} | "
                    f"{c['err_msg']} |")
     c = total
     out.append(f"| **total** | **{c['opinfos']}** | **{c['applicable']}** | "
                f"**{c['present']}** | **{c['values']}** | **{c['all']}** | "
+               f"**{_pct(c['samples_agree'], c['samples_total'])}** | "
                f"**{c['err_type']} of {c['err_total']}** | **{c['err_msg']}** |")
     out += ["", "| figure | minitorch |", "|---|---|",
             f"| OpInfos with a minitorch callable, of applicable | "

@@ -85,9 +85,10 @@ def test_table_counts_from_report_lines(tmp_path):
         ("kind", "namespace", "name", "present", "passed", "detail"), line))) + "\n"
         for line in lines))
     page = _gen_tool().render(_gen_tool().read_report(report))
-    assert "| torch | 2 | 2 | 2 | 1 | 1 | 3 of 4 | 1 |" in page
-    assert "| fft | 1 | 1 | 0 | 0 | 0 | 0 of 0 | 0 |" in page
-    assert "| **total** | **4** | **3** | **2** | **1** | **1** | **3 of 4** | **1** |" in page
+    assert "| torch | 2 | 2 | 2 | 1 | 1 | 12 of 14 (85.7%) | 3 of 4 | 1 |" in page
+    assert "| fft | 1 | 1 | 0 | 0 | 0 | 0 of 0 | 0 of 0 | 0 |" in page
+    assert "| **total** | **4** | **3** | **2** | **1** | **1** | **12 of 14 (85.7%)** " \
+        "| **3 of 4** | **1** |" in page
     assert "| the same, leaving out `out=` | 2 of 2 (100.0%) |" in page
     assert "| sample checks agreeing (all variants, all dtypes) | 12 of 14 (85.7%) |" in page
     assert "| ... through the out= variant | 5 of 7 (71.4%) |" in page
@@ -112,7 +113,7 @@ def test_complex_figures_kept_apart(tmp_path):
         for line in lines))
     page = _gen_tool().render(_gen_tool().read_report(report))
     # the real figures do not count the complex checks
-    assert "| torch | 3 | 3 | 3 | 3 | 3 | 0 of 0 | 0 |" in page
+    assert "| torch | 3 | 3 | 3 | 3 | 3 | 6 of 6 (100.0%) | 0 of 0 | 0 |" in page
     assert "| ... through the function variant | 4 of 4 (100.0%) |" in page
     assert "| present OpInfos listing complex dtypes whose every complex check agrees | " \
         "1 of 2 (50.0%) |" in page
