@@ -8,6 +8,7 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
+from ._parameter_views import CenteredAtLoc
 from .distribution import Distribution
 from .utils import lazy_property
 
@@ -40,7 +41,7 @@ def _lowrank_mahalanobis(W: Any, D: Any, x: Any, capacitance_tril: Any) -> Any:
     return (x.pow(2) / D).sum(-1) - y.squeeze(-1).pow(2).sum(-1)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(CenteredAtLoc, Distribution):
     """Multivariate normal with covariance cov_factor @ cov_factor^T + diag(cov_diag);
     rsample is loc + cov_factor @ eps_W + sqrt(cov_diag) * eps_D."""
     arg_constraints = {"loc": constraints.real_vector,
@@ -88,16 +89,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @property
-    def mean(self) -> Any:
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self) -> Any:
-        """loc."""
-        return self.loc
 
     @lazy_property
     def variance(self) -> Any:

@@ -8,8 +8,8 @@ import minitorch
 
 from . import constraints
 from ._linalg import cholesky, solve_lower
+from ._parameter_views import CenteredAtLoc, ScaleTrilMatrices
 from .distribution import Distribution
-from .utils import lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -34,7 +34,7 @@ def batch_mahalanobis(L: Any, x: Any) -> Any:
     return y.squeeze(-1).pow(2).sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(CenteredAtLoc, ScaleTrilMatrices, Distribution):
     """Multivariate normal N(loc, Sigma); rsample is loc + scale_tril @ eps."""
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
@@ -88,33 +88,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Any:
-        """The lower Cholesky factor of the covariance."""
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Any:
-        """scale_tril @ scale_tril^T."""
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Any:
-        """The inverse covariance, L^-T L^-1."""
-        L_inv = _inverse_lower(self._unbroadcasted_scale_tril)
-        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
-
-    @property
-    def mean(self) -> Any:
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self) -> Any:
-        """loc."""
-        return self.loc
 
     @property
     def variance(self) -> Any:

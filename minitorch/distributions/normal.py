@@ -7,13 +7,14 @@ import minitorch
 
 from . import constraints
 from minitorch import erfinv
+from ._parameter_views import CenteredAtLoc
 from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(CenteredAtLoc, Distribution):
     """Normal (Gaussian) distribution N(loc, scale^2); rsample is loc + eps * scale."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -29,16 +30,6 @@ class Normal(Distribution):
         return self._expanded(Normal, batch_shape, _instance,
                               loc=self.loc.expand(tuple(batch_shape)),
                               scale=self.scale.expand(tuple(batch_shape)))
-
-    @property
-    def mean(self) -> Any:
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self) -> Any:
-        """loc."""
-        return self.loc
 
     @property
     def stddev(self) -> Any:

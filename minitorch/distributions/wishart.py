@@ -10,10 +10,11 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
+from ._parameter_views import ScaleTrilMatrices
 from .distribution import Distribution
 from .gamma import Gamma
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import eps, lazy_property
+from .utils import eps
 
 __all__ = ["Wishart"]
 
@@ -28,7 +29,7 @@ def _mvdigamma(x: Any, p: int) -> Any:
     return minitorch.digamma(x.unsqueeze(-1) - offsets).sum(-1)
 
 
-class Wishart(Distribution):
+class Wishart(ScaleTrilMatrices, Distribution):
     """Wishart distribution W(df, Sigma) on p x p positive-definite matrices."""
     support = constraints.positive_definite
     has_rsample = True
@@ -102,24 +103,6 @@ class Wishart(Distribution):
 
     def _matrix_shape(self) -> tuple:
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Any:
-        """The lower Cholesky factor of Sigma."""
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Any:
-        """Sigma = scale_tril @ scale_tril^T."""
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Any:
-        """Sigma^-1, by a Cholesky solve against the identity."""
-        L = self._unbroadcasted_scale_tril
-        identity = minitorch.eye(self._event_shape[-1], dtype=L.dtype)
-        return minitorch.cholesky_solve(identity, L).expand(self._matrix_shape())
 
     def _df_matrix(self) -> Any:
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))
