@@ -149,7 +149,13 @@ static int pow_grads(mt_node *n, mt_tensor **g, mt_tensor **out, int bp, int ep)
         /* a complex exponent is judged by its real part, as torch's */
         mt_tensor *ex_re = ex && mt_is_complex(ex->dtype) ? real_(&s, ex) : ex;
         mt_tensor *cond = and_(&s, eq_f(&s, base, 0.0), ge_f(&s, ex_re, 0.0));
-        mt_tensor *d = where_0_or(&s, cond, conj_(&s, mul(&s, result(&s, n), log_(&s, base))));
+        mt_tensor *res = result(&s, n);
+        /* a real base under a complex result takes the complex log, as torch's (a
+         * negative base has no real one) */
+        mt_tensor *lb = base && res && base->dtype != res->dtype
+                            ? MT_SCOPE_CALL(&s, MT_OP_to, "TD", base, (int)res->dtype)
+                            : base;
+        mt_tensor *d = where_0_or(&s, cond, conj_(&s, mul(&s, res, log_(&s, lb))));
         give(&s, n, out, ep, mul(&s, g[0], d));
     }
     return done(&s);

@@ -124,6 +124,13 @@ static void put_geometry(mt_ad_value *v, const mt_tensor *t, int64_t offset)
     v->i = offset;
 }
 
+/* t's storage offset from base's first element, counted in t's elements (a
+ * view of another dtype, view_as_real's, counts in its own). */
+static int64_t offset_in_base(const mt_tensor *t, const mt_tensor *base)
+{
+    return t->offset - base->offset * mt_itemsize(base->dtype) / mt_itemsize(t->dtype);
+}
+
 static void fill_meta(mt_tensor_meta *m, const mt_tensor *t)
 {
     m->dtype = t->dtype;
@@ -199,7 +206,7 @@ static mt_node *view_of_base(mt_tensor *base, mt_tensor *t, mt_edge e)
     mt_node *n = new_view_of_base(e);
     if (n) {
         fill_meta(&n->edge_meta[0], base);
-        put_geometry(&n->args[0], t, t->offset - base->offset);
+        put_geometry(&n->args[0], t, offset_in_base(t, base));
         put_geometry(&n->args[1], base, 0);
     }
     return n;
@@ -221,13 +228,23 @@ static mt_node *view_of_base_geometry(const mt_node *g, mt_edge e)
 
 _Thread_local bool mt_view_replay = false;
 
-void mt_view_forget_ops(mt_tensor *t)
+static void drop_ops(mt_autograd_meta *m)
 {
-    mt_autograd_meta *m = mt_meta.get(t);
     if (m && m->view_fn) {
         mt_node_decref(m->view_fn);
         m->view_fn = NULL;
     }
+}
+
+void mt_view_forget_ops(mt_tensor *t)
+{
+    mt_autograd_meta *m = mt_meta.get(t);
+    /* a view of another dtype than its base's keeps its ops: it has no
+     * as_strided form, and torch too keeps its view_fn, so it replays without
+     * the in-place view op (pytorch#49825) */
+    if (m && m->view_base && t->dtype != m->view_base->dtype)
+        return;
+    drop_ops(m);
 }
 
 void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n)
@@ -235,8 +252,11 @@ void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n)
     mt_autograd_meta *m = mt_meta.get(t);
     if (!m || !m->view_base)
         return;
-    mt_view_forget_ops(t);
-    if (!mt_view_replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
+    drop_ops(m);
+    /* a view of another dtype than its base's (view_as_real) has no as_strided
+     * form over the base: its ops are kept for replay, as torch keeps its view_fn */
+    bool replay = mt_view_replay || t->dtype != m->view_base->dtype;
+    if (!replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
         return;
     int depth = 1;
     if (input != m->view_base) {
@@ -450,18 +470,26 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     layout.ndim = bnd;
     memcpy(layout.sizes, bg->ints, sizeof(int64_t) * bnd);
     memcpy(layout.strides, bg->ints + bnd, sizeof(int64_t) * bnd);
-    if (!mt_tensor_is_non_overlapping_and_dense(&layout) || vg->i < 0 ||
-        last_element(vg) > last_element(bg))
-        return copy_slices_by_positions(n, g, out);
     mt_node *op = n->wrapped;
     int self = (int)n->args[2].i;
+    /* a view of another dtype than the base's counts its geometry in its own
+     * elements, and reads the gradient as its dtype */
+    mt_dtype vd = op->edge_meta[self].dtype;
+    int64_t ends = (last_element(bg) + 1) * mt_itemsize(g[0]->dtype) / mt_itemsize(vd);
+    if (!mt_tensor_is_non_overlapping_and_dense(&layout) || vg->i < 0 || last_element(vg) >= ends)
+        return copy_slices_by_positions(n, g, out);
     mt_tensor **op_out = calloc(op->nedges ? op->nedges : 1, sizeof *op_out);
     mt_tensor *result = mt_new_strided(g[0]->dtype, bnd, bg->ints, bg->ints + bnd);
-    mt_tensor *copied = NULL, *slice = NULL, *part = NULL, *put = NULL;
+    mt_tensor *copied = NULL, *over = NULL, *slice = NULL, *part = NULL, *put = NULL;
     int rc = -1;
     if (!op_out || !result || !(copied = mt_call(MT_OP_copy_, "TT", result, g[0])))
         goto done;
-    slice = mt_call(MT_OP_as_strided, "TLLi", result, vnd, vg->ints, vnd, vg->ints + vnd, vg->i);
+    over = vd == result->dtype            ? (mt_retain(result), result)
+           : mt_is_complex(result->dtype) ? mt_call(MT_OP_view_as_real, "T", result)
+                                          : mt_call(MT_OP_view_as_complex, "T", result);
+    slice = over
+                ? mt_call(MT_OP_as_strided, "TLLi", over, vnd, vg->ints, vnd, vg->ints + vnd, vg->i)
+                : NULL;
     if (!slice || !(part = mt_call(MT_OP_clone, "T", slice)) ||
         run_op_backward(n, op, part, op_out) < 0)
         goto done;
@@ -477,8 +505,8 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     rc = 0;
 done:
     free_op_grads(op, op_out);
-    mt_tensor *tmp[] = {result, copied, slice, part, put};
-    mt_release_all(5, tmp);
+    mt_tensor *tmp[] = {result, copied, over, slice, part, put};
+    mt_release_all(6, tmp);
     return rc;
 }
 
@@ -523,7 +551,7 @@ int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge)
         mt_node_incref(own->fn);
     mt_node_incref(op);
     c->wrapped = op;
-    put_geometry(&c->args[0], t, t->offset - base->offset);
+    put_geometry(&c->args[0], t, offset_in_base(t, base));
     put_geometry(&c->args[1], base, 0);
     if (mt_set_history(base, c, 0) < 0)
         goto fail;

@@ -36,11 +36,12 @@ int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge);
  * history, where otherwise it gets an AsStridedBackward0 view of it. */
 extern _Thread_local bool mt_view_replay;
 /* After node n recorded the op that made view t from input: keeps n for
- * replay when replay is on, n is replayable, and input is t's base or a
+ * replay when replay is on or t's dtype is not its base's, n is replayable, and input is t's base or a
  * view whose history is its replayable chain. */
 void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n);
 /* t's geometry changed in place (an in-place view op, recorded or not): the
- * ops t kept for replay no longer make it. */
+ * ops t kept for replay no longer make it (a view of another dtype than its
+ * base's keeps them, as torch does). */
 void mt_view_forget_ops(mt_tensor *t);
 /* Marks view t as made by a custom Function, or (multi_output) as one of
  * several differentiable outputs of one: in-place changes to it are refused. */
