@@ -1,6 +1,8 @@
 """Complex tensors beyond tests/test_complex_ops.py, against torch: the ops
 that refuse complex inputs raise torch's own exception type and wording
-(each op its own, not the generic "not implemented")."""
+(each op its own, not the generic "not implemented"); isclose/allclose by
+complex distance, and equal."""
+import numpy as np
 import pytest
 
 import minitorch as mt
@@ -76,3 +78,75 @@ def test_refusal_leaves_real_inputs_working(case):
     want = want if isinstance(want, tuple) else (want,)
     for g, w in zip(got, want):
         assert g.tolist() == w.tolist()
+
+
+# ------------------------------------------------------ closeness, equality
+
+def cpair(dtype, shape, seed=0, special=False):
+    rng = np.random.default_rng(seed)
+    z = rng.uniform(-2, 2, shape) + 1j * rng.uniform(-2, 2, shape)
+    if special:
+        flat = z.reshape(-1)
+        odd = [complex(np.nan, 0), complex(0, np.inf), complex(-np.inf, np.nan), complex(np.inf, 1),
+               complex(1, -np.inf), complex(np.nan, np.nan)]
+        flat[:len(odd)] = odd[:flat.size]
+    return (mt.tensor(z).to(getattr(mt, dtype)), torch.tensor(z).to(getattr(torch, dtype)))
+
+
+CD = ["complex64", "complex128"]
+SHAPES = [(), (5,), (3, 4), (2, 3, 2)]
+
+
+@pytest.mark.parametrize("dtype", CD)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("special", [False, True])
+@pytest.mark.parametrize("rtol,atol,equal_nan", [(1e-5, 1e-8, False), (1e-5, 1e-8, True),
+                                                 (0.3, 0.0, False), (0.0, 0.5, True),
+                                                 (0.0, 0.0, True)])
+def test_isclose_and_allclose(dtype, shape, special, rtol, atol, equal_nan):
+    m, t = cpair(dtype, shape, 1, special)
+    # other: the same values nudged by various distances, some equal, some NaN-matched
+    noise = np.random.default_rng(2).uniform(-0.4, 0.4, shape) * (1 + 1j)
+    m2 = m + mt.tensor(noise).to(m.dtype)
+    t2 = t + torch.tensor(noise).to(t.dtype)
+    if m.numel() > 1:
+        m2[(0,) * len(shape)] = m[(0,) * len(shape)]
+        t2[(0,) * len(shape)] = t[(0,) * len(shape)]
+    for a, b, ta, tb in [(m, m2, t, t2), (m2, m, t2, t), (m, m, t, t)]:
+        got = mt.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        want = torch.isclose(ta, tb, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        assert got.dtype == mt.bool
+        assert got.tolist() == want.tolist()
+        assert a.isclose(b, rtol, atol, equal_nan).tolist() == want.tolist()
+        assert (mt.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+                == torch.allclose(ta, tb, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@pytest.mark.parametrize("dtype", CD)
+def test_isclose_complex_errors_match_torch(dtype):
+    m, t = cpair(dtype, (3,))
+    for f in [lambda k, a: k.isclose(a, a.real), lambda k, a: k.isclose(a, a, rtol=-1.0),
+              lambda k, a: k.isclose(a, a, atol=-0.5)]:
+        with pytest.raises(Exception) as want:
+            f(torch, t)
+        with pytest.raises(Exception) as got:
+            f(mt, m)
+        assert type(got.value).__name__ == type(want.value).__name__
+        assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("dtype", CD)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_equal(dtype, shape):
+    m, t = cpair(dtype, shape, 3, special=True)
+    m2, t2 = cpair(dtype, shape, 3, special=True)
+    assert mt.equal(m2, m) == torch.equal(t2, t)
+    a, ta = cpair(dtype, shape, 4)
+    assert mt.equal(a, a.clone()) and torch.equal(ta, ta.clone())
+    b, tb = a.clone(), ta.clone()
+    if b.numel():
+        b.view(-1)[-1] = b.view(-1)[-1] + 1j
+        tb.view(-1)[-1] = tb.view(-1)[-1] + 1j
+    assert mt.equal(a, b) == torch.equal(ta, tb)
+    assert a.equal(a.reshape(1, -1)) == ta.equal(ta.reshape(1, -1))
+
