@@ -1,7 +1,7 @@
 """Complex tensors beyond tests/test_complex_ops.py, against torch: the ops
 that refuse complex inputs raise torch's own exception type and wording
 (each op its own, not the generic "not implemented"); isclose/allclose by
-complex distance, and equal."""
+complex distance, equal, and prod/cumprod with their gradients."""
 import numpy as np
 import pytest
 
@@ -150,3 +150,71 @@ def test_equal(dtype, shape):
     assert mt.equal(a, b) == torch.equal(ta, tb)
     assert a.equal(a.reshape(1, -1)) == ta.equal(ta.reshape(1, -1))
 
+
+
+# ------------------------------------------------------------ prod, cumprod
+
+def close(got, want, dtype):
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", CD)
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (3, 4), (2, 3, 2), (0, 3), (3, 0)])
+def test_prod_and_cumprod_values(dtype, shape):
+    m, t = cpair(dtype, shape, 8)
+    close(mt.prod(m), torch.prod(t), dtype)
+    close(m.prod(), t.prod(), dtype)
+    for d in range(-len(shape), len(shape)) or [0]:
+        for keepdim in (False, True):
+            close(mt.prod(m, d, keepdim=keepdim), torch.prod(t, d, keepdim=keepdim), dtype)
+        close(mt.cumprod(m, d), torch.cumprod(t, d), dtype)
+        close(m.cumprod(d), t.cumprod(d), dtype)
+    if len(shape) >= 2:
+        close(mt.prod(m.transpose(0, 1), 1), torch.prod(t.transpose(0, 1), 1), dtype)
+        close(mt.cumprod(m.transpose(0, 1), 0), torch.cumprod(t.transpose(0, 1), 0), dtype)
+
+
+@pytest.mark.parametrize("dtype", CD)
+def test_prod_dtype_and_out(dtype):
+    m, t = cpair(dtype, (3, 4), 9)
+    r, tr = cpair("complex64", (3, 4), 10)
+    close(mt.prod(r, 1, dtype=getattr(mt, dtype)), torch.prod(tr, 1, dtype=getattr(torch, dtype)),
+          dtype)
+    close(mt.prod(r, dtype=getattr(mt, dtype)), torch.prod(tr, dtype=getattr(torch, dtype)), dtype)
+    x = mt.tensor([[1.0, 2.0], [3.0, -1.5]])
+    close(mt.prod(x, 0, dtype=getattr(mt, dtype)),
+          torch.prod(torch.tensor([[1.0, 2.0], [3.0, -1.5]]), 0, dtype=getattr(torch, dtype)), dtype)
+    out = mt.empty(0, dtype=m.dtype)
+    assert mt.prod(m, 0, out=out) is out
+    close(out, torch.prod(t, 0), dtype)
+    out = mt.empty(0, dtype=m.dtype)
+    assert mt.cumprod(m, 1, out=out) is out
+    close(out, torch.cumprod(t, 1), dtype)
+
+
+@pytest.mark.parametrize("shape,dim", [((5,), 0), ((3, 4), 1), ((3, 4), 0), ((2, 3, 2), -1)])
+@pytest.mark.parametrize("op", ["prod", "cumprod"])
+def test_prod_and_cumprod_gradients(op, shape, dim):
+    z = np.random.default_rng(11).uniform(0.5, 1.5, shape) * np.exp(
+        1j * np.random.default_rng(12).uniform(-3, 3, shape))
+    mz, tz = mt.tensor(z).requires_grad_(), torch.tensor(z, requires_grad=True)
+    m_out, t_out = getattr(mt, op)(mz, dim), getattr(torch, op)(tz, dim)
+    cot = np.random.default_rng(13).standard_normal(tuple(t_out.shape)) * (1 + 0.5j)
+    (want,) = torch.autograd.grad(t_out, tz, torch.tensor(cot))
+    (got,) = mt.autograd.grad(m_out, mz, mt.tensor(cot))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_prod_gradient_over_all(zero):
+    z = np.random.default_rng(14).uniform(-1.2, 1.2, (2, 3)) + 1j * np.random.default_rng(
+        15).uniform(-1.2, 1.2, (2, 3))
+    if zero:
+        z[1, 2] = 0
+    mz, tz = mt.tensor(z).requires_grad_(), torch.tensor(z, requires_grad=True)
+    (want,) = torch.autograd.grad(torch.prod(tz), tz, torch.tensor(0.3 - 1.1j, dtype=tz.dtype))
+    (got,) = mt.autograd.grad(mt.prod(mz), mz, mt.tensor(0.3 - 1.1j, dtype=mz.dtype))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
