@@ -183,6 +183,9 @@ static mt_tensor *prod_grad(mt_scope *s, mt_tensor *x, mt_tensor *gu, mt_tensor 
     else
         q = S(mt_call(MT_OP_mul, "TT", exclusive_cumprod(&sc, x, d, false),
                       exclusive_cumprod(&sc, x, d, true)));
+    /* torch's convention for complex values: the conjugate factor */
+    if (q && mt_is_complex(q->dtype))
+        q = S(mt_call(MT_OP_conj, "T", q));
     mt_tensor *r = S(mt_call(MT_OP_mul, "TT", gu, q));
     *s = sc;
     return r;
@@ -298,7 +301,9 @@ static mt_tensor *cumprod_grad_quadratic(mt_scope *s, mt_tensor *x, mt_tensor *g
 }
 
 /* d/dx_k of sum_i g_i y_i, y = cumprod(x): sum_{i>=k} g_i y_i / x_k without
- * zeros; through zeros see the two functions above. */
+ * zeros; through zeros see the two functions above. Each is linear in g with
+ * factors analytic in x, so a complex gradient, g times the conjugate
+ * factors, is conj(formula(conj(g))). */
 int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     const mt_tensor_meta *m = &n->edge_meta[0];
@@ -309,15 +314,19 @@ int cumprod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *y = mt_scope_saved(&sc, n, n->nparams), *r;
+    bool cx = mt_is_complex(g[0]->dtype);
+    mt_tensor *gc = cx ? S(mt_call(MT_OP_conj, "T", g[0])) : g[0];
     int zero = has_zero(&sc, x);
     if (zero == 0) {
-        mt_tensor *w = S(mt_call(MT_OP_mul, "TT", g[0], y));
+        mt_tensor *w = S(mt_call(MT_OP_mul, "TT", gc, y));
         r = S(mt_call(MT_OP_div, "TT", reversed_cumsum(&sc, w, d), x));
     } else if (!mt_grad_enabled) {
-        r = cumprod_grad_masked(&sc, x, y, g[0], d);
+        r = cumprod_grad_masked(&sc, x, y, gc, d);
     } else {
-        r = cumprod_grad_quadratic(&sc, x, g[0], d);
+        r = cumprod_grad_quadratic(&sc, x, gc, d);
     }
+    if (cx)
+        r = S(mt_call(MT_OP_conj, "T", r));
     return set_input_grad(n, out, mt_scope_finish(&sc, r));
 }
 

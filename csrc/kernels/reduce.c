@@ -923,6 +923,26 @@ void mt_along_dim_idx(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, i
     }
 MT_FOR_ALL_DTYPES(CUM_LINES)
 
+/* torch's running product of complex numbers: c10::complex's plain product
+ * (ac - bd) + i(ad + bc), accumulated in double parts as its acc_type. */
+#define CUMPROD_COMPLEX(SFX, P)                                                          \
+    static void cumprod_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                              void *ctx)                                                 \
+    {                                                                                    \
+        double re = 1, im = 0;                                                           \
+        for (int64_t k = 0; k < n; k++) {                                                \
+            const P *v = (const P *)(x + k * is);                                        \
+            double c = v[0], d = v[1], next = re * c - im * d;                           \
+            im = re * d + im * c;                                                        \
+            re = next;                                                                   \
+            P *w = (P *)(o + k * os);                                                    \
+            w[0] = (P)re;                                                                \
+            w[1] = (P)im;                                                                \
+        }                                                                                \
+    }
+CUMPROD_COMPLEX(c8, float)
+CUMPROD_COMPLEX(c16, double)
+
 /* A NaN wins and keeps its position; otherwise an equal value moves the
  * position on (>=, <=), as torch's cummax_cummin_helper. */
 #define CUM_EXTREMUM(NAME, SFX, T, CMP)                                                            \
@@ -982,7 +1002,7 @@ SOFTMAX_LINES(MT_FLOAT64, f8, double)
 mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
 {
     static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = MT_ROW(cumsum);
-    static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW(cumprod);
+    static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(cumprod);
     static const mt_line_fn logcumsumexp_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(logcumsumexp);
     static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(softmax);
     static const mt_line_fn log_softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(log_softmax);

@@ -329,6 +329,41 @@ static int addc(mt_args *a, mt_result *r, mt_binary_op op)
 int impl_addcmul(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCMUL); }
 int impl_addcdiv(mt_args *a, mt_result *r) { return addc(a, r, MT_TER_ADDCDIV); }
 
+/* Row id of two tensors, consuming both (either NULL: NULL, the error set). */
+static mt_tensor *consume2(mt_op_id id, mt_tensor *x, mt_tensor *y)
+{
+    mt_tensor *r = x && y ? mt_exec(id, "TT", x, y) : NULL;
+    mt_xrelease(x);
+    mt_xrelease(y);
+    return r;
+}
+
+/* torch's isclose of complex tensors: equal, or (both NaN under equal_nan),
+ * or a finite distance |x - y| within atol + |rtol * y|, the distance and the
+ * allowance in the part dtype. */
+static mt_tensor *isclose_complex(mt_tensor *x, mt_tensor *y, double rtol, double atol,
+                                  bool equal_nan)
+{
+    mt_tensor *close = mt_exec(MT_OP_eq, "TT", x, y);
+    if (close && equal_nan)
+        close = consume2(MT_OP_logical_or, close,
+                         consume2(MT_OP_logical_and, mt_exec(MT_OP_isnan, "T", x),
+                                  mt_exec(MT_OP_isnan, "T", y)));
+    if (!close || (rtol == 0 && atol == 0))
+        return close;
+    mt_tensor *diff = mt_exec(MT_OP_sub, "TT", x, y);
+    mt_tensor *actual = diff ? mt_exec(MT_OP_abs, "T", diff) : NULL;
+    mt_xrelease(diff);
+    mt_tensor *scaled = mt_exec(MT_OP_mul, "Tf", y, rtol);
+    mt_tensor *part = scaled ? mt_exec(MT_OP_abs, "T", scaled) : NULL;
+    mt_xrelease(scaled);
+    mt_tensor *allowed = part ? mt_exec(MT_OP_add, "Tf", part, atol) : NULL;
+    mt_xrelease(part);
+    mt_tensor *finite = actual ? mt_exec(MT_OP_isfinite, "T", actual) : NULL;
+    mt_tensor *within = consume2(MT_OP_le, actual, allowed);
+    return consume2(MT_OP_logical_or, close, consume2(MT_OP_logical_and, finite, within));
+}
+
 /* isclose(input, other, rtol, atol, equal_nan): integers compare as double. */
 static mt_tensor *isclose(mt_args *a)
 {
@@ -347,6 +382,8 @@ static mt_tensor *isclose(mt_args *a)
                      k == 2 ? "rtol" : "atol", a->v[k].f);
             return NULL;
         }
+    if (mt_is_complex(d))
+        return isclose_complex(a->v[0].t, a->v[1].t, a->v[2].f, a->v[3].f, a->v[4].b);
     mt_binary_ctx ctx = {.alpha_f = a->v[2].f, .atol = a->v[3].f, .equal_nan = a->v[4].b};
     return run(MT_BIN_ISCLOSE, "isclose", 2, in, mt_is_floating(d) ? d : MT_FLOAT64, &ctx, NULL,
                NULL);

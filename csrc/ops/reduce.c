@@ -4,6 +4,7 @@
  * tensors through core/owner.h, reports through core/error.h and calls into
  * core/ and kernels/; nothing here may touch the Python binding. */
 #include "runtime/args.h"
+#include "runtime/call.h"
 #include "out_param.h"
 #include "reduce.h"
 #include "complex.h"
@@ -197,8 +198,66 @@ static int sum_like(mt_args *a, mt_result *r, bool single, mt_reduce_op op)
     return reduced(r, reduce_cast(t, out, mask, a->v[2].b, op, 0), o);
 }
 
+static mt_tensor *along(const mt_tensor *t, int dim, mt_line_op op, const char *kernel_name);
+
+/* The product of complex numbers (in dtype, complex): the last of their
+ * running product along dim, or over the flattened tensor when dim is None,
+ * since the parts do not multiply apart; an empty product is 1. */
+static mt_tensor *complex_prod(const mt_tensor *t, const mt_value *dimv, bool keepdim,
+                               mt_dtype dtype)
+{
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(t, dtype, &hold);
+    if (!src)
+        return NULL;
+    int d = 0;
+    mt_tensor *line = NULL;
+    if (!dimv->obj || src->ndim == 0) {
+        int64_t all = -1;
+        line = mt_exec(MT_OP_reshape, "TL", src, 1, &all);
+    } else if (mt_wrap_dim(dimv->i, src->ndim, &d) == 0) {
+        line = (mt_tensor *)src; /* a reference of our own, released below */
+        mt_retain(line);
+    }
+    mt_xrelease(hold);
+    if (!line)
+        return NULL;
+    mt_tensor *res;
+    if (line->sizes[d] == 0) {
+        int64_t sizes[MT_MAX_DIMS];
+        for (int k = 0; k < line->ndim; k++)
+            sizes[k] = k == d ? 1 : line->sizes[k];
+        mt_tensor *ones = mt_new(dtype, line->ndim, sizes, false);
+        if (ones)
+            mt_fill_complex(ones, 1.0, 0.0);
+        res = ones ? mt_exec(MT_OP_select, "Tii", ones, (int64_t)d, (int64_t)0) : NULL;
+        mt_xrelease(ones);
+    } else {
+        mt_tensor *run = along(line, d, MT_LINE_CUMPROD, "");
+        res = run ? mt_exec(MT_OP_select, "Tii", run, (int64_t)d, line->sizes[d] - 1) : NULL;
+        mt_xrelease(run);
+    }
+    mt_release(line);
+    if (res && keepdim && dimv->obj && t->ndim > 0) {
+        mt_tensor *kept = mt_exec(MT_OP_unsqueeze, "Ti", res, (int64_t)d);
+        mt_release(res);
+        res = kept;
+    }
+    return res;
+}
+
 int impl_sum(mt_args *a, mt_result *r) { return sum_like(a, r, false, MT_RED_SUM); }
-int impl_prod(mt_args *a, mt_result *r) { return sum_like(a, r, true, MT_RED_PROD); }
+int impl_prod(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t, *o;
+    if (reduction_out(a, &o) < 0)
+        return -1;
+    mt_dtype out = !mt_is_none(a, 3) ? a->v[3].dtype : o ? o->dtype : t->dtype;
+    /* a complex input asked for a real product is cast first, as torch */
+    if (!mt_is_complex(out))
+        return sum_like(a, r, true, MT_RED_PROD);
+    return reduced(r, complex_prod(t, &a->v[1], a->v[2].b, out), o);
+}
 
 int impl_mean(mt_args *a, mt_result *r)
 {

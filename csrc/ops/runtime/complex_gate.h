@@ -3,12 +3,15 @@
  * by their size may know no 16-byte item: rather than trust every impl to
  * check, the runner lets complex tensors (as inputs, out=, or a complex
  * dtype= asked for) and complex numbers reach only the rows tagged MT_TAG_COMPLEX, whose impls
- * were written for them, and refuses the rest with torch's "not
- * implemented" error. */
+ * were written for them, and refuses the rest with torch's error for that
+ * op (complex_refusal.c). */
 #ifndef MT_OPS_COMPLEX_GATE_H
 #define MT_OPS_COMPLEX_GATE_H
 
 #include "table.h"
+
+/* -1 with torch's error for row op given a complex tensor of dtype d. */
+int mt_complex_refusal(const mt_op *op, const mt_args *a, mt_dtype d);
 
 static inline bool mt_args_hold_complex(const mt_args *a)
 {
@@ -44,8 +47,7 @@ static inline int mt_complex_gate(const mt_op *op, const mt_args *a)
             d = a->v[p].t->dtype;
             break;
         }
-    return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", a->sig->name,
-                    mt_dtype_infos[d].scalar_name);
+    return mt_complex_refusal(op, a, d);
 }
 
 #endif
