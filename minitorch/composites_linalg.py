@@ -5,6 +5,7 @@ geqrf, orgqr, ormqr, pinverse, matrix_exp, svd_lowrank, pca_lowrank) and their
 Tensor methods: each is its minitorch.linalg function under torch's older
 signature and messages; and eig, which torch removed but still answers with
 the error that points to linalg.eig."""
+import functools
 import warnings
 from typing import Optional
 
@@ -245,11 +246,11 @@ def eig(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
     raise RuntimeError(_EIG_REMOVED)
 
 
+# a method apart from torch.eig, as torch's; wrapping eig, the stubs type it
+@functools.wraps(eig)
 def _eig_method(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
-    """Removed from torch in 1.9: raises the error that points to linalg.eig
-    and linalg.eigvals (a method apart from torch.eig, as torch's)."""
     return eig(self, eigenvectors, e=e, v=v)
 
 
-_eig_method.__name__, _eig_method.__qualname__ = "eig", "Tensor.eig"
+_eig_method.__qualname__ = "Tensor.eig"
 Tensor.eig = _eig_method

@@ -59,7 +59,8 @@ RETURNS = {
                     "tuple[Tensor, Tensor, Tensor]"),
     # the LAPACK rows answer their factors with LAPACK's info
     **dict.fromkeys(("_lapack_getrf", "_lapack_potrf", "_lapack_potri", "_lapack_syevd",
-                     "_lapack_gesdd", "_lapack_geqrf", "_lapack_sytrf", "_lapack_gels"),
+                     "_lapack_gesdd", "_lapack_geqrf", "_lapack_sytrf", "_lapack_gels",
+                     "_lapack_geev"),
                     "tuple[Tensor, ...]"),
     "_rnn_layer": "tuple[Tensor, Tensor, Tensor, Tensor]",
     "_rnn_layer_backward": "tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]",
