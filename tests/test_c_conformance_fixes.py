@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
+from torch_errors import same_error
 
 torch = pytest.importorskip("torch")
 
@@ -19,15 +20,6 @@ def ints(shape, seed=0):
 def floats(shape, seed=0):
     a = np.random.default_rng(seed).normal(size=shape)
     return mt.from_numpy(a.copy()), torch.from_numpy(a.copy())
-
-
-def same_error(call_mt, call_torch):
-    with pytest.raises(Exception) as theirs:
-        call_torch()
-    with pytest.raises(Exception) as ours:
-        call_mt()
-    assert type(ours.value) is type(theirs.value)
-    assert str(ours.value) == str(theirs.value)
 
 
 POOLS = [
