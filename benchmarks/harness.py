@@ -35,7 +35,10 @@ WARM_NS = 20e6
 # long as each of minitorch's two threads (schedstat), and the matmul took
 # 13.2 instead of 8.8 ms. A variant waits until no thread of this process has
 # used more than a quarter of a QUIET_PROBE_S sleep, for at most QUIET_MAX_NS.
-QUIET_PROBE_S = 0.002
+# The probe spans several scheduler ticks: the kernel charges a thread running
+# on another core to the process's CPU clock only at a tick (4 ms at HZ=250),
+# so a 2 ms probe read OpenBLAS's spinning worker as idle every other time.
+QUIET_PROBE_S = 0.012
 QUIET_MAX_NS = 300e6
 
 
