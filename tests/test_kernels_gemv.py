@@ -168,3 +168,24 @@ def test_rows_past_the_dot_products_pack_the_transposed_b(m, k, n):
     a = torch.randn(m, k, generator=g)
     w = torch.randn(n, k, generator=g)
     close(at_threads(lambda: mt_of(a) @ mt_of(w).t()), a @ w.t(), k)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 8, 12])
+@pytest.mark.parametrize("k", [17, 20, 23, 31, 33, 40, 500])
+def test_last_partial_chunk_counts_each_term_once(dtype, m, k):
+    # The last chunk of a dot is loaded ending at the row's end, overlapping
+    # the chunk before it: an infinity inside that overlap must be counted
+    # once (a sum of +inf), never met by a masked-out zero (inf * 0 = nan).
+    # A's rows start one element into a wider matrix, so they are read from
+    # the aligned copy; W's rows are read in place.
+    g = torch.Generator().manual_seed(k * 31 + m)
+    wide = torch.rand(m, k + 1, generator=g, dtype=dtype) + 0.5
+    wide[:, k - 9] = float("inf")
+    w = torch.rand(70, k, generator=g, dtype=dtype) + 0.5
+    a = wide[:, 1:]
+    ma, mw = mt_of(wide)[:, 1:], mt_of(w)
+    got = at_threads(lambda: ma @ mw.t())
+    assert np.isposinf(got).all()
+    a[:, k - 10] = 1.0  # a is a view of wide: now every term is finite
+    close(mt_of(wide)[:, 1:] @ mw.t(), a @ w.t(), k)
