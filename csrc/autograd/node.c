@@ -122,9 +122,24 @@ void mt_node_decref(mt_node *n)
                 mt_node_decref(m->edges[e].fn);
         if (m->wrapped)
             mt_node_decref(m->wrapped);
+        if (m->own_out_meta)
+            free(m->out_meta);
         free(m);
     }
     draining = false;
+}
+
+int mt_node_set_outputs(mt_node *n, int nout)
+{
+    if (nout > n->nout) {
+        mt_tensor_meta *m = calloc((size_t)nout, sizeof *m);
+        if (!m)
+            return mt_error(MT_ERR_MEMORY, "out of memory");
+        n->out_meta = m;
+        n->own_out_meta = true;
+    }
+    n->nout = nout;
+    return 0;
 }
 
 void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t output_nr)
