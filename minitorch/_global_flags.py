@@ -8,11 +8,31 @@ from typing import Any, Optional
 
 from ._tensor import device
 
-__all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format", "use_deterministic_algorithms",
+__all__ = ["layout", "strided", "memory_format", "contiguous_format", "channels_last",
+           "channels_last_3d", "preserve_format", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_default_device", "get_default_device", "set_float32_matmul_precision",
            "get_float32_matmul_precision"]
+
+
+class layout:
+    """How a tensor's elements are stored: minitorch has torch's default,
+    ``strided`` (a dense array addressed by strides), only."""
+
+    __module__ = "minitorch"
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"minitorch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+strided = layout("strided")
 
 
 class memory_format:

@@ -84,6 +84,70 @@ class Tensor(_C.TensorBase):
     # ndarray + Tensor defers to Tensor.__radd__ instead of making an array.
     __array_priority__ = 1000
 
+    # set on the instances _make_wrapper_subclass makes
+    _is_wrapper_subclass = False
+
+    @property
+    def layout(self) -> Any:
+        """How the elements are stored: always ``minitorch.strided``."""
+        import minitorch
+        return minitorch.strided
+
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None,
+                               dtype=None, layout=None, device=None, pin_memory=False,
+                               requires_grad=False, dispatch_sizes_strides_policy=None,
+                               dispatch_device=False, dispatch_layout=False,
+                               _extra_dispatch_keys=None, storage_size=None):
+        """A tensor of subclass cls with the given geometry and dtype that
+        holds no data of its own: every op on it goes to cls.__torch_dispatch__
+        (minitorch.utils._python_dispatch), which usually runs it on tensors
+        the instance wraps. Its memory is zeros no kernel reads."""
+        import minitorch
+        from .utils._python_dispatch import _wrapper_made
+        if not isinstance(cls, type) or not issubclass(cls, Tensor):
+            raise TypeError(f"_make_wrapper_subclass(): cls must be a subclass of "
+                            f"minitorch.Tensor, got {cls!r}")
+        if layout is not None and layout is not minitorch.strided:
+            raise NotImplementedError(f"minitorch tensors are strided: _make_wrapper_subclass("
+                                      f"layout={layout}) is not supported")
+        if device is not None and device != "cpu" and device != _CPU:
+            raise NotImplementedError(f"minitorch tensors live on the cpu: "
+                                      f"_make_wrapper_subclass(device={device!r}) is not "
+                                      f"supported")
+        size = tuple(int(s) for s in size)
+        if any(s < 0 for s in size):
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(size)}: {list(size)}")
+        if strides is None:
+            strides, step = [], 1
+            for s in reversed(size):
+                strides.insert(0, step)
+                step *= max(s, 1)
+        strides = tuple(int(s) for s in strides)
+        if len(strides) != len(size):
+            raise RuntimeError(f"mismatch in length of strides and shape: {len(strides)} "
+                               f"strides for {len(size)} dimensions")
+        offset = int(storage_offset or 0)
+        lo = hi = offset
+        for s, st in zip(size, strides):
+            if s == 0:
+                lo, hi = offset, offset - 1
+                break
+            lo, hi = lo + min(0, (s - 1) * st), hi + max(0, (s - 1) * st)
+        if lo < 0:
+            raise RuntimeError("_make_wrapper_subclass(): the strides and storage_offset reach "
+                               "before the start of the storage")
+        extent = max(hi + 1, int(storage_size or 0), 0)
+        dtype = _C.get_default_dtype() if dtype is None else dtype
+        backing = minitorch.zeros(extent, dtype=dtype)
+        out = Tensor._make_subclass(cls, backing.as_strided(size, strides, offset), False)
+        if requires_grad:
+            out.requires_grad_(True)
+        out._is_wrapper_subclass = True
+        _wrapper_made(out)
+        return out
+
     # Subclass handlers see Tensor.__repr__; the default one then runs it with
     # subclass dispatch off, so printing never recurses.
     @overridable

@@ -14,16 +14,19 @@ listed by ``minitorch.overrides``. Its implementation runs inside an
 ``autograd.Function`` named ``GeneratedBackwardFor_mylib_myadd_default``, as
 torch's does, so the grad_fn and the backward behave as torch's.
 """
+import contextlib
 import inspect
+import re
 import types
 import typing
 from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import _C
 from ._opcheck import OpCheckError, opcheck
+from ._ops import custom_overload
 
 __all__ = ["custom_op", "register_autograd", "register_fake", "register_kernel",
-           "infer_schema", "CustomOpDef", "opcheck", "OpCheckError"]
+           "infer_schema", "CustomOpDef", "opcheck", "OpCheckError", "Library", "define", "impl"]
 
 _OPS = {}  # qualname -> CustomOpDef, for the functions taking an op by name
 
@@ -56,11 +59,12 @@ def _return_text(annotation) -> Optional[str]:
     from . import Tensor
     if annotation is None or annotation is type(None):
         return "()"
-    if annotation is Tensor:
-        return "Tensor"
+    single = {Tensor: "Tensor", int: "int", float: "float", bool: "bool"}
+    if annotation in single:
+        return single[annotation]
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is tuple and args and all(a is Tensor for a in args):
-        return "(" + ", ".join("Tensor" for _ in args) + ")"
+    if origin is tuple and args and all(a in single for a in args):
+        return "(" + ", ".join(single[a] for a in args) + ")"
     if origin is list and args == (Tensor,):
         return "Tensor[]"
     return None
@@ -147,6 +151,7 @@ class CustomOpDef:
         self._kwonly = [p.split("=")[0].split(" ")[-1] for p in params[star + 1:]]
         self._autograd_function = self._make_autograd_function()
         self._op = _C._define_custom_op(f"{namespace}::{name}{schema}", self._dispatch)
+        self._overload = custom_overload(self._op, self._kernel)
         self.__name__ = name
         self.__doc__ = fn.__doc__
         _OPS[f"{namespace}::{name}"] = self
@@ -163,8 +168,16 @@ class CustomOpDef:
         return self._autograd_function.apply(*args, *(kwargs[k] for k in self._kwonly))
 
     def _run(self, *args):
+        """The op below its autograd: seen by the dispatch modes as its
+        ``.default`` overload, whose call runs the kernel."""
+        from .utils._python_dispatch import _dispatch_custom
         positional, keywords = args[:self._npositional], args[self._npositional:]
-        out = self._init_fn(*positional, **dict(zip(self._kwonly, keywords)))
+        return _dispatch_custom(self._overload, self._kernel, positional,
+                                dict(zip(self._kwonly, keywords)))
+
+    def _kernel(self, *args, **kwargs):
+        out = self._init_fn(*args, **kwargs)
+        args = args + tuple(kwargs.values())
         Tensor = _tensor_type()
         outs = out if isinstance(out, (tuple, list)) else (out,)
         inputs = [a for a in args if isinstance(a, Tensor)]
@@ -281,3 +294,216 @@ def register_fake(op, func: Optional[Callable] = None, /, *, lib=None, _stacklev
 def register_kernel(op, device_types, func: Optional[Callable] = None, /, *, lib=None):
     """Replaces the implementation of a custom op for "cpu"."""
     return _opdef(op).register_kernel(device_types, func)
+
+
+# ---------------------------------------------------------------- Library
+
+_KINDS = ("IMPL", "DEF", "FRAGMENT")
+_RESERVED_NAMESPACES = ("prim",)
+_KERNEL_KEYS = ("Autograd", "AutogradCPU", "CompositeImplicitAutograd", "CPU",
+                "CompositeExplicitAutograd")
+_def_libraries = {"aten": None}  # namespace -> the DEF Library that owns it
+_library_ops = {}  # qualname -> _LibraryOp, ops defined through a Library
+_kernels = {}  # qualname -> {dispatch key: (fn, Library)}, also before the op is defined
+
+
+class _LibraryOp:
+    """The implementation of an op a Library defined: picks its kernel by
+    dispatch key as torch's dispatcher does for CPU tensors (an Autograd
+    kernel, else a CompositeImplicitAutograd one when no backend kernel is
+    registered, else the CPU / CompositeExplicitAutograd kernel, run below
+    the op's autograd where dispatch modes see it as its ``.default``)."""
+
+    def __init__(self, qualname: str):
+        self.qualname = qualname
+        self.function = None
+
+    def _kernel_for(self, *keys):
+        table = _kernels.get(self.qualname, {})
+        for key in keys:
+            if key in table:
+                return table[key][0]
+        return None
+
+    def __call__(self, *args, **kwargs):
+        fn = self._kernel_for("AutogradCPU", "Autograd")
+        backend = self._kernel_for("CPU", "CompositeExplicitAutograd")
+        if fn is None and backend is None:
+            fn = self._kernel_for("CompositeImplicitAutograd")
+        if fn is not None:
+            return fn(*args, **kwargs)
+        if backend is None:
+            raise NotImplementedError(
+                f"Could not run '{self.qualname}' with arguments from the 'CPU' backend. This "
+                "could be because the operator doesn't exist for this backend, or was omitted "
+                "during the selective/custom build process (if using custom build).")
+        from .utils._python_dispatch import _dispatch_custom
+        return _dispatch_custom(self.function.default, self._backend, args, kwargs)
+
+    def _backend(self, *args, **kwargs):
+        fn = self._kernel_for("CPU", "CompositeExplicitAutograd")
+        return fn(*args, **kwargs)
+
+
+_ALIAS_ANNOTATION = re.compile(r"\(\s*[a-z]\s*!?\s*\)")
+
+
+class Library:
+    """torch.library.Library: defines ops of namespace ``ns`` ("DEF" owns the
+    namespace, "FRAGMENT" adds to it) and registers their kernels ("IMPL"
+    or either other kind), callable as ``minitorch.ops.<ns>.<name>``. Its
+    registrations last until ``_destroy()`` (``_scoped_library`` calls it on
+    leaving its ``with`` block)."""
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = ""):
+        if kind not in _KINDS:
+            raise ValueError("Unsupported kind: ", kind)
+        if ns in _RESERVED_NAMESPACES and kind in ("DEF", "FRAGMENT"):
+            raise ValueError(ns, " is a reserved namespace. Please try creating a library with "
+                                 "another name.")
+        if kind == "DEF" and ns in _def_libraries:
+            raise RuntimeError(
+                f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; please "
+                "put all of your definitions in a single TORCH_LIBRARY block.  If you were trying "
+                "to specify implementations, consider using TORCH_LIBRARY_IMPL (which can be "
+                "duplicated).  If you really intended to define operators for a single namespace "
+                "in a distributed way, you can use TORCH_LIBRARY_FRAGMENT to explicitly indicate "
+                "this.")
+        if kind == "DEF":
+            _def_libraries[ns] = self
+        self.ns, self.kind, self.dispatch_key = ns, kind, dispatch_key
+        self._op_defs = []
+        self._op_impls = []  # (qualname, dispatch key)
+        self._destroyed = False
+
+    def __repr__(self):
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+
+    def define(self, schema: str, alias_analysis: str = "", *, tags=()) -> str:
+        """Defines the op ``schema`` spells ("name(Tensor x) -> Tensor") and
+        returns its name."""
+        if self.kind == "IMPL":
+            raise RuntimeError(f"define() may not be used in a Library of kind IMPL "
+                               f"(namespace {self.ns}): use kind DEF or FRAGMENT")
+        if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
+            raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
+        name, sep, rest = schema.strip().partition("(")
+        if "::" in name:
+            namespace, name = name.split("::")
+            if namespace != self.ns:
+                raise ValueError(f"Explicitly provided namespace ({namespace}) in schema "
+                                 f"string does not match namespace of enclosing TORCH_LIBRARY "
+                                 f"block ({self.ns}).")
+        if not sep or not name.isidentifier():
+            if "." in name:
+                raise NotImplementedError(f"minitorch ops have one overload: define "
+                                          f"{name.split('.')[0]} without the overload name")
+            raise RuntimeError(f"Expected an operator schema such as 'name(Tensor x) -> Tensor', "
+                               f"got {schema!r}")
+        qualname = f"{self.ns}::{name}"
+        if qualname in _library_ops or qualname in _OPS:
+            raise RuntimeError(
+                f"Tried to register an operator ({qualname}({rest}) with the same name and "
+                "overload name multiple times. Each overload's schema should only be registered "
+                "with a single call to def(). Duplicate registration: registered by a Library")
+        text = _ALIAS_ANNOTATION.sub("", "(" + rest).replace("SymInt", "int")
+        op = _LibraryOp(qualname)
+        op.function = _C._define_custom_op(qualname + text, op)
+        custom_overload(op.function, op._backend)
+        _library_ops[qualname] = op
+        self._op_defs.append(qualname)
+        return name
+
+    def impl(self, op_name, fn: Callable, dispatch_key: str = "", *, with_keyset: bool = False,
+             allow_override: bool = False) -> None:
+        """Registers fn as op_name's kernel for dispatch_key ("" takes the
+        library's; the default is CompositeImplicitAutograd)."""
+        from ._aten import OpOverload
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type "
+                            f"{type(fn)}")
+        if isinstance(op_name, OpOverload):
+            op_name = op_name.name()
+        elif not isinstance(op_name, str):
+            raise RuntimeError("impl should be passed either a name or an OpOverload object as "
+                               "the first argument")
+        if with_keyset:
+            raise NotImplementedError("minitorch has no dispatch key sets: with_keyset=True is "
+                                      "not supported")
+        name = op_name.split("::")[-1]
+        qualname = f"{self.ns}::{name}"
+        if self.ns == "aten":
+            raise NotImplementedError(f"minitorch cannot replace the kernel of a built-in op "
+                                      f"({qualname})")
+        key = dispatch_key or self.dispatch_key or "CompositeImplicitAutograd"
+        table = _kernels.setdefault(qualname, {})
+        if key == "Meta" and qualname in _OPS:
+            _OPS[qualname].register_fake(fn)
+        table[key] = (fn, self)
+        self._op_impls.append((qualname, key))
+
+    def fallback(self, fn, dispatch_key: str = "", *, with_keyset: bool = False):
+        """Refused: a fallback kernel serves a dispatch key for every op, and
+        minitorch dispatches by op, not by key."""
+        raise NotImplementedError("minitorch has no dispatch keys to register a fallback for")
+
+    def _destroy(self):
+        """Undoes this library's registrations: its ops leave minitorch.ops."""
+        if self._destroyed:
+            return
+        self._destroyed = True
+        for qualname, key in self._op_impls:
+            table = _kernels.get(qualname, {})
+            if key in table and table[key][1] is self:
+                del table[key]
+        for qualname in self._op_defs:
+            _library_ops.pop(qualname, None)
+            _kernels.pop(qualname, None)
+            _C._custom_ops.pop(qualname, None)
+        if _def_libraries.get(self.ns) is self:
+            del _def_libraries[self.ns]
+
+
+@contextlib.contextmanager
+def _scoped_library(*args, **kwargs):
+    """A Library for the ``with`` block, destroyed on leaving it."""
+    lib = Library(*args, **kwargs)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
+
+
+_kept_libraries = []  # libraries define() and impl() made without a lib=
+
+
+def define(qualname: str, schema: str, *, lib: Optional[Library] = None, tags=()) -> None:
+    """Defines op ``qualname`` ("ns::name") with ``schema`` ("(Tensor x) ->
+    Tensor") in ``lib``, or in a FRAGMENT library kept for the process."""
+    namespace, name = _split_name(qualname)
+    if lib is None:
+        lib = Library(namespace, "FRAGMENT")
+        _kept_libraries.append(lib)
+    lib.define(name + schema, tags=tags)
+
+
+def impl(qualname, types, func: Optional[Callable] = None, *, lib: Optional[Library] = None):
+    """Registers ``func`` as the kernel of op ``qualname`` for ``types`` ("cpu",
+    "default" or dispatch keys), in ``lib`` or a FRAGMENT library kept for
+    the process; a decorator when ``func`` is not given."""
+    from ._aten import OpOverload
+    if isinstance(qualname, OpOverload):
+        qualname = qualname.name()
+    namespace, name = _split_name(qualname)
+    keys = (types,) if isinstance(types, str) else tuple(types)
+    keys = tuple({"cpu": "CPU", "default": "CompositeExplicitAutograd"}.get(k, k) for k in keys)
+
+    def register(func):
+        target = lib
+        if target is None:
+            target = Library(namespace, "FRAGMENT")
+            _kept_libraries.append(target)
+        for key in keys:
+            target.impl(name, func, key)
+        return func
+    return register if func is None else register(func)

@@ -212,6 +212,15 @@ def _idx(*v):
     return mt.tensor(list(v), dtype=mt.int64)
 
 
+class _SweepWrapper(mt.Tensor):
+    """The subclass Tensor._make_wrapper_subclass is swept with: it answers
+    no op, so any op reaching one raises."""
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args, kwargs):
+        return NotImplemented
+
+
 def _f(*shape):
     return mt.tensor(np.random.default_rng(len(shape)).uniform(0.25, 0.75, shape)
                      .astype(np.float32))
@@ -338,6 +347,7 @@ BASELINES = {
     "Tensor.__new__": lambda: ((mt.Tensor, [1.0, 2.0]), {}),
     "Tensor.__torch_function__": lambda: ((mt.add, (mt.Tensor,), (_f(2), _f(2)), {}), {}),
     "Tensor._make_subclass": lambda: ((mt.Tensor, _f(2)), {}),
+    "Tensor._make_wrapper_subclass": lambda: ((_SweepWrapper, (2, 3)), {"dtype": mt.float64}),
     "Tensor.as_subclass": lambda: ((_f(2), mt.Tensor), {}),
     "Tensor.backward": lambda: ((_f(2).requires_grad_().sum(),), {}),
     "Tensor.retain_grad": lambda: ((_f(2).requires_grad_().exp(),), {}),

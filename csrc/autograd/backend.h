@@ -37,6 +37,11 @@ typedef struct {
      * tensor back (a new reference). */
     int (*pack_saved)(mt_tensor *t, void **packed);
     mt_tensor *(*unpack_saved)(void *packed);
+    /* A new tensor standing for t in a saved entry (an output kept without
+     * history, an unpacked entry given history): the host's own for a tensor
+     * whose data the host holds elsewhere (a wrapper subclass), else NULL
+     * for a plain alias. */
+    mt_tensor *(*alias_saved)(mt_tensor *t);
 } mt_ad_backend;
 
 extern mt_ad_backend mt_ad;

@@ -122,9 +122,24 @@ void mt_node_decref(mt_node *n)
                 mt_node_decref(m->edges[e].fn);
         if (m->wrapped)
             mt_node_decref(m->wrapped);
+        if (m->own_out_meta)
+            free(m->out_meta);
         free(m);
     }
     draining = false;
+}
+
+int mt_node_set_outputs(mt_node *n, int nout)
+{
+    if (nout > n->nout) {
+        mt_tensor_meta *m = calloc((size_t)nout, sizeof *m);
+        if (!m)
+            return mt_error(MT_ERR_MEMORY, "out of memory");
+        n->out_meta = m;
+        n->own_out_meta = true;
+    }
+    n->nout = nout;
+    return 0;
 }
 
 void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t output_nr)
@@ -134,9 +149,17 @@ void mt_node_save(mt_node *n, int slot, mt_tensor *t, bool is_output, uint32_t o
 
 mt_tensor *mt_node_saved(mt_node *n, int slot) { return mt_saved_get(n, &n->saved[slot]); }
 
+/* A new tensor on t's memory for a saved entry: the host's when it keeps
+ * t's data itself, else a plain alias. */
+static mt_tensor *saved_alias(mt_tensor *t)
+{
+    mt_tensor *own = mt_ad.alias_saved ? mt_ad.alias_saved(t) : NULL;
+    return own ? own : mt_alias(t);
+}
+
 void mt_saved_set(mt_node *n, mt_saved *s, mt_tensor *t, bool is_output, uint32_t output_nr)
 {
-    s->t = is_output ? mt_alias(t) : (mt_retain(t), t);
+    s->t = is_output ? saved_alias(t) : (mt_retain(t), t);
     s->version = mt_version(t);
     s->is_output = is_output;
     s->output_nr = output_nr;
@@ -201,7 +224,7 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
         mt_tensor *t = mt_ad.unpack_saved(s->packed);
         if (!t || !(s->is_output || s->history.fn))
             return t;
-        mt_tensor *out = mt_alias(t);
+        mt_tensor *out = saved_alias(t);
         mt_release(t);
         if (out && !s->is_output)
             return attach_input_history(out, &s->history);
@@ -256,7 +279,7 @@ mt_tensor *mt_saved_get(mt_node *n, mt_saved *s)
         return s->t;
     }
     /* An output saved without history gets it back, pointing at n. */
-    mt_tensor *out = mt_alias(s->t);
+    mt_tensor *out = saved_alias(s->t);
     if (out && mt_set_history(out, n, s->output_nr) < 0) {
         mt_release(out);
         return NULL;

@@ -98,6 +98,7 @@ struct mt_node {
     mt_edge *edges;
     mt_tensor_meta *edge_meta; /* per edge: the input's shape */
     mt_tensor_meta *out_meta;  /* per output */
+    bool own_out_meta;         /* out_meta is its own block (mt_node_set_outputs) */
     /* edges of tensor param p are edges[edge_start[p] .. edge_start[p] + edge_count[p]) */
     int16_t edge_start[MT_NODE_MAX_PARAMS];
     int16_t edge_count[MT_NODE_MAX_PARAMS];
@@ -130,6 +131,11 @@ extern mt_node *mt_running_node;
 
 mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams);
 static inline void mt_node_incref(mt_node *n) { n->refcount++; }
+/* Sets n's output count once its call has run (a recorded op's node is made,
+ * and its inputs saved, before the kernel, when the outputs are not known):
+ * room for nout output metadata beyond the count n was made with comes from
+ * a block of its own. -1 with an mt_error when out of memory. */
+int mt_node_set_outputs(mt_node *n, int nout);
 void mt_node_decref(mt_node *n);
 
 /* Saves t for the backward of n in slot (a param index, or nparams for output 0). */

@@ -25,6 +25,11 @@ typedef struct {
     bool active;         /* grad mode on and some input requires grad */
     bool forward;        /* a dual level is active and some input has a tangent */
     mt_tensor *old_self; /* in-place ops whose formula reads self: a copy */
+    /* The backward node, made with the inputs saved before the kernel runs,
+     * as torch's autograd saves them (a saved-tensor pack hook that raises
+     * stops the call before its kernel); NULL when the kind is known only
+     * from the path the impl takes (MT_PATH rows): then it is made after. */
+    mt_node *node;
 } record_state;
 
 /* Calls fn(t) for every tensor argument; stops when it returns true. */
@@ -119,6 +124,7 @@ static int prepare(const char *op, const mt_node_kind *kind, bool inplace, mt_ar
     st->active = false;
     st->forward = false;
     st->old_self = NULL;
+    st->node = NULL;
     /* zeros(size, out=w) too, whose only tensor is the out= one */
     if (out_given(a) && mt_grad_enabled && any_tensor_input(a, requires))
         return mt_error(MT_ERR_RUNTIME,
@@ -279,12 +285,12 @@ static bool save_needed(const mt_node *n, int p)
     return false;
 }
 
-/* A node for the call: edges, arguments, saved inputs, output metadata and
- * the saved output. For the backward graph the edges lead to the inputs'
- * history; a node built only to compute tangents marks the inputs that carry
- * one, and saves its output as a plain tensor. */
-static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_args *a,
-                           mt_tensor *old_self, mt_tensor *const *outs, int nout, bool for_forward)
+/* A node for the call's inputs: edges, arguments and saved inputs, handed to
+ * the saved-tensor hooks (for the backward graph). The edges lead to the
+ * inputs' history; a node built only to compute tangents marks the inputs
+ * that carry one. Room for nout outputs (mt_node_set_outputs grows it). */
+static mt_node *node_for_inputs(const mt_node_kind *kind, const char *op, const mt_args *a,
+                                mt_tensor *old_self, int nout, bool for_forward)
 {
     const mt_signature *s = a->sig;
     int np = s->nparams;
@@ -341,21 +347,41 @@ static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_ar
         else if (a->v[p].t && s->params[p].type == MT_ARG_TENSOR)
             mt_node_save(n, p, a->v[p].t, false, 0);
     }
-    for (int k = 0; k < nout; k++)
-        if (outs[k])
-            fill_edge_meta(&n->out_meta[k], outs[k]);
-    int kept = n->kind->save_output - 1;
-    if (kept >= 0 && kept < nout && outs[kept]) {
-        /* indices carry no history: kept as they are, not re-attached to n */
-        mt_tensor *t = outs[kept];
-        mt_node_save(n, np, t, !for_forward && mt_is_inexact(t->dtype), (uint32_t)kept);
-    }
-    if (!for_forward && mt_saved_pack(n->saved, np + 1) < 0)
+    if (!for_forward && mt_saved_pack(n->saved, np) < 0)
         goto fail;
     return n;
 fail:
     mt_node_decref(n);
     return NULL;
+}
+
+/* Completes n with the call's outputs: their metadata and the saved output. */
+static int node_set_outputs(mt_node *n, mt_tensor *const *outs, int nout, bool for_forward)
+{
+    if (mt_node_set_outputs(n, nout) < 0)
+        return -1;
+    for (int k = 0; k < nout; k++)
+        if (outs[k])
+            fill_edge_meta(&n->out_meta[k], outs[k]);
+    int np = n->nparams, kept = n->kind->save_output - 1;
+    if (kept >= 0 && kept < nout && outs[kept]) {
+        /* indices carry no history: kept as they are, not re-attached to n */
+        mt_tensor *t = outs[kept];
+        mt_node_save(n, np, t, !for_forward && mt_is_inexact(t->dtype), (uint32_t)kept);
+    }
+    return for_forward ? 0 : mt_saved_pack(&n->saved[np], 1);
+}
+
+/* A node for a call that has run: its inputs' part, then its outputs'. */
+static mt_node *build_node(const char *op, const mt_node_kind *kind, const mt_args *a,
+                           mt_tensor *old_self, mt_tensor *const *outs, int nout, bool for_forward)
+{
+    mt_node *n = node_for_inputs(kind, op, a, old_self, nout, for_forward);
+    if (n && node_set_outputs(n, outs, nout, for_forward) < 0) {
+        mt_node_decref(n);
+        return NULL;
+    }
+    return n;
 }
 
 /* The lowest and highest storage positions t's elements occupy. */
@@ -491,8 +517,13 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     for (int k = 0; k < nout; k++)
         if (outs[k] && outs[k]->storage->inference)
             return 0;
-    mt_node *n = build_node(op, kind, a, st->old_self, outs, nout, false);
-    if (!n)
+    mt_node *n = st->node;
+    st->node = NULL;
+    if (n && node_set_outputs(n, outs, nout, false) < 0) {
+        mt_node_decref(n);
+        return -1;
+    }
+    if (!n && !(n = build_node(op, kind, a, st->old_self, outs, nout, false)))
         return -1;
     n->values_indices = r->tuple_name != NULL;
     int status = 0;
@@ -538,6 +569,11 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
         mt_xrelease(st.old_self);
         return -1;
     }
+    if (st.active && !(kind && kind->by_path) &&
+        !(st.node = node_for_inputs(kind, name, a, st.old_self, 1, false))) {
+        mt_xrelease(st.old_self);
+        return -1;
+    }
     int rc;
     if (below) {
         bool grad = mt_grad_enabled, fw = mt_fw_grad_enabled;
@@ -557,6 +593,8 @@ MT_HOT int mt_op_run(const mt_op *op, mt_args *a, mt_result *r)
         rc = forward_propagate(name, kind, inplace, a, &st, r);
     if (rc == 0)
         rc = record(name, kind, inplace, a, &st, r);
+    if (st.node)
+        mt_node_decref(st.node);
     mt_xrelease(st.old_self);
     if (rc < 0 && r->kind != MT_RESULT_NONE)
         mt_result_clear(r);

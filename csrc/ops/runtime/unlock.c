@@ -67,6 +67,13 @@ MT_HOT int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
 
 const mt_args *mt_running_call_current(void) { return running; }
 
+const mt_args *mt_running_call_swap(const mt_args *a)
+{
+    const mt_args *was = running;
+    running = a;
+    return was;
+}
+
 MT_HOT void mt_running_call_leave(mt_running_call *rc)
 {
     running = rc->outer;

@@ -27,6 +27,11 @@ int mt_running_call_enter(mt_running_call *rc, const mt_args *a);
 void mt_running_call_leave(mt_running_call *rc);
 /* The call whose impl runs on this thread, or NULL outside any impl. */
 const mt_args *mt_running_call_current(void);
+/* Makes a the call running on this thread and returns the one that was:
+ * a host impl (a custom op written in Python) runs its code outside any
+ * call, so its ops are seen as the host's own (by dispatch modes), then
+ * puts the call back. */
+const mt_args *mt_running_call_swap(const mt_args *a);
 
 /* Brackets pure-C work inside an impl; touch no host object between the
  * two. The token from mt_unlock goes back to mt_relock. work is the

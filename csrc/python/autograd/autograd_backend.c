@@ -454,6 +454,41 @@ static mt_tensor *be_unpack_saved(void *packed)
     return MTPy_T(r); /* the new reference r is the tensor's */
 }
 
+/* A saved entry standing for a wrapper subclass instance
+ * (Tensor._make_wrapper_subclass) is the instance's detach() as its
+ * __torch_dispatch__ answers it, as torch saves such tensors through a
+ * dispatched detach: a plain alias would stand for the placeholder memory.
+ * A detach that fails is reported as unraisable and the entry aliases. */
+static mt_tensor *be_alias_saved(mt_tensor *t)
+{
+    PyObject *o = (PyObject *)mtpy_container(t);
+    if (Py_TYPE(o) == mtpy_tensor_class)
+        return NULL;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *flag = PyObject_GetAttrString(o, "_is_wrapper_subclass");
+    int wrapper = flag ? PyObject_IsTrue(flag) : -1;
+    Py_XDECREF(flag);
+    PyObject *r = NULL;
+    if (wrapper > 0) {
+        bool grad = mt_grad_enabled;
+        PyTypeObject *result_class = mtpy_result_class;
+        mt_grad_enabled = false;
+        mtpy_result_class = NULL;
+        r = PyObject_CallMethod(o, "detach", NULL);
+        mt_grad_enabled = grad;
+        mtpy_result_class = result_class;
+        if (r && !MTPy_Check(r)) {
+            PyErr_Format(PyExc_TypeError, "detach() of a wrapper subclass returned %s",
+                         Py_TYPE(r)->tp_name);
+            Py_CLEAR(r);
+        }
+    }
+    if (wrapper != 0 && !r)
+        PyErr_WriteUnraisable(o);
+    PyGILState_Release(gil);
+    return r ? MTPy_T(r) : NULL; /* the new reference r is the tensor's */
+}
+
 /* _saved_tensors_hooks_stack(): the stack itself, a list of (pack, unpack)
  * tuples; autograd.graph pushes and pops it, and a backward run puts back
  * the stack it started with. */
@@ -578,6 +613,7 @@ int mt_autograd_bind_init(PyObject *module)
         .node_failed = be_node_failed,
         .pack_saved = be_pack_saved,
         .unpack_saved = be_unpack_saved,
+        .alias_saved = be_alias_saved,
     };
     mt_meta = (mt_meta_access){.get = meta_get, .get_or_create = meta_get_or_create};
     if (!(saved_hooks_stack = PyList_New(0)) ||

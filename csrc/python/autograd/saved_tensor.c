@@ -272,6 +272,43 @@ static const char *output_name(const mt_node *n, char *buf, size_t size)
     return buf;
 }
 
+/* The backward classes whose torch node keeps its input's sizes
+ * (grad_fn._saved_self_sym_sizes); minitorch's node has them as the
+ * metadata of self's edge. */
+static const char *const self_sizes_kinds[] = {
+    "ViewBackward0",    "ExpandBackward0",      "SumBackward0",
+    "SumBackward1",     "MeanBackward0",        "MeanBackward1",
+    "SelectBackward0",  "SliceBackward0",       "SqueezeBackward0",
+    "SqueezeBackward1", "IndexSelectBackward0", "RepeatBackward0",
+    "UnfoldBackward0",  "DiagonalBackward0",    "SplitBackward0",
+    "IndexBackward0",   "MaxBackward0",         NULL,
+};
+
+static bool keeps_self_sizes(const mt_node *n)
+{
+    if (n->nparams < 1 || n->sig->params[0].type != MT_ARG_TENSOR || n->edge_count[0] != 1)
+        return false;
+    for (const char *const *k = self_sizes_kinds; *k; k++)
+        if (strcmp(n->kind->name, *k) == 0)
+            return true;
+    return false;
+}
+
+static PyObject *self_sizes(const mt_node *n)
+{
+    const mt_tensor_meta *m = &n->edge_meta[n->edge_start[0]];
+    PyObject *out = PyTuple_New(m->ndim);
+    for (int d = 0; out && d < m->ndim; d++) {
+        PyObject *v = PyLong_FromLongLong(m->sizes[d]);
+        if (!v) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, d, v);
+    }
+    return out;
+}
+
 /* A SavedTensor of its own holding the wrapped number v. */
 static PyObject *wrapped_saved(const mt_ad_value *v)
 {
@@ -318,6 +355,8 @@ PyObject *mtpy_node_saved_attr(mt_node *n, PyObject *attr)
     const char *name = s + (raw ? 11 : 7), *out = n->sig ? output_name(n, buf, sizeof buf) : NULL;
     if (!n->sig)
         return custom_saved(n, name, raw);
+    if (!raw && strcmp(name, "self_sym_sizes") == 0 && keeps_self_sizes(n))
+        return self_sizes(n);
     if (out && strcmp(name, out) == 0) {
         mt_saved *entry = &n->saved[n->nparams];
         return raw ? saved_tensor_wrap(n, entry) : unpack_entry(n, entry);
@@ -355,6 +394,8 @@ int mtpy_node_saved_names(mt_node *n, PyObject *list)
         return mtpy_function_saved(n, &count) ? append_name(list, "_raw_saved_", "tensors") : 0;
     const char *out = output_name(n, buf, sizeof buf);
     if (out && (append_name(list, "_saved_", out) < 0 || append_name(list, "_raw_saved_", out) < 0))
+        return -1;
+    if (keeps_self_sizes(n) && append_name(list, "_saved_", "self_sym_sizes") < 0)
         return -1;
     for (int p = 0; p < n->nparams; p++) {
         int how = shown_as(n, p);

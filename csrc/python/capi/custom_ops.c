@@ -8,6 +8,7 @@
 #include "../dispatch/op_table.h"
 
 #include "../../ops/runtime/custom.h"
+#include "../../ops/runtime/unlock.h"
 
 #include <string.h>
 
@@ -66,8 +67,13 @@ static int run_python(mt_args *a, mt_result *r)
 {
     const mt_custom_op *c = mt_custom_of(a->op);
     PyObject *args = NULL, *kwargs = NULL, *out = NULL;
-    if (python_arguments(a, &args, &kwargs) == 0)
+    if (python_arguments(a, &args, &kwargs) == 0) {
+        /* the Python impl's ops are calls of their own, as torch's Python
+         * kernels' are: dispatch modes see them */
+        const mt_args *call = mt_running_call_swap(NULL);
         out = PyObject_Call((PyObject *)c->host, args, kwargs);
+        mt_running_call_swap(call);
+    }
     Py_XDECREF(args);
     Py_XDECREF(kwargs);
     return mtpy_result_from_object(out, r);

@@ -135,8 +135,13 @@ static int dispatch(const mt_op *op, mt_args *a, mt_result *r)
     PyObject *args = NULL, *kwargs = NULL, *out = NULL;
     int rc = -1;
     PyObject *h = Py_NewRef(handler);
+    /* below __torch_function__: the handler's own calls make plain tensors,
+     * whatever subclass the outer call's results take */
+    PyTypeObject *result_class = mtpy_result_class;
+    mtpy_result_class = NULL;
     if (call_objects(a, &args, &kwargs) == 0)
         out = PyObject_CallFunction(h, "iOO", (int)op->id, args, kwargs);
+    mtpy_result_class = result_class;
     Py_DECREF(h);
     Py_XDECREF(args);
     Py_XDECREF(kwargs);

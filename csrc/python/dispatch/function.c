@@ -281,6 +281,7 @@ PyObject *mt_function_new(PyTypeObject *type, const char *name, const char *publ
         f->sigs[k] = rows[k]->sig;
     f->is_method = type == &MTMethod_Type;
     f->python_level = false;
+    f->dict = NULL;
     f->type_error_to_not_implemented = f->is_method && is_binary_dunder(name);
     /* torch.special's rows, special_<name> as torch names them, are public
      * (and documented) as torch.special.<name> */
@@ -303,6 +304,7 @@ static void function_dealloc(MTFunctionObject *f)
     Py_XDECREF(f->public_name);
     Py_XDECREF(f->qualname);
     Py_XDECREF(f->module);
+    Py_XDECREF(f->dict);
     PyObject_Free(f);
 }
 
@@ -392,6 +394,7 @@ PyTypeObject MTFunction_Type = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_getset = function_getset,
     .tp_members = function_members,
+    .tp_dictoffset = offsetof(MTFunctionObject, dict),
 };
 
 PyTypeObject MTMethod_Type = {

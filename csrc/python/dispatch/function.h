@@ -24,6 +24,8 @@ typedef struct {
     /* torch's function is written in Python: it dispatches on its raw
      * arguments before parsing (set by minitorch.overrides) */
     bool python_level;
+    /* attributes Python sets: a custom op's overloads (minitorch.ops.ns.op.default) */
+    PyObject *dict;
 } MTFunctionObject;
 
 extern PyTypeObject MTFunction_Type;
