@@ -177,9 +177,10 @@ def cases(threads):
     for batch in (1, 8, 64):
         setup, check = _inference(_mlp, (batch, 784), "mlp x")
         out.append(_case("MLP 784-512-512-10 inference, batch %d" % batch, setup, check))
-    setup, check = _inference(lambda lib: init_params(lib, lenet5(lib), "lenet"), (1, 1, 28, 28),
-                              "lenet x")
-    out.append(_case("LeNet-5 inference, batch 1", setup, check))
+    for batch in (1, 8, 64):
+        setup, check = _inference(lambda lib: init_params(lib, lenet5(lib), "lenet"),
+                                  (batch, 1, 28, 28), "lenet x")
+        out.append(_case("LeNet-5 inference, batch %d" % batch, setup, check))
     for batch in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512):
         setup, check = _inference(
             lambda lib: init_params(lib, lib.nn.Linear(784, 512), "lin"), (batch, 784), "lin x")
@@ -189,6 +190,13 @@ def cases(threads):
         a, x = lib.tensor(seeded("mv a", (512, 784))), lib.tensor(seeded("mv x", (784,)))
         return lambda: lib.mv(a, x)
     out.append(_case("mv 512x784", mv, _agree(lambda lib: mv(lib)())))
+    def embedding(lib):
+        table = lib.nn.Embedding(32000, 512)
+        table.weight.data.copy_(lib.tensor(seeded("emb w", (32000, 512))))
+        ids = lib.tensor([[17]])
+        return lambda: table(ids)
+    out.append(_case("Embedding 32000x512, one token", embedding,
+                     _agree(lambda lib: embedding(lib)())))
     out.append(_case("decode 32 tokens with a KV cache, small GPT, batch 1", _decode_setup,
                      _agree(lambda lib: _decode_setup(lib, 8)().float()),
                      notes=["width 128, 4 heads, 2 layers, prompt of 8, greedy"]))
