@@ -13,6 +13,7 @@ from minitorch.utils.checkpoint import (
     CheckpointError, CheckpointPolicy, GraphExecGroup, checkpoint,
     create_selective_checkpoint_contexts)
 from minitorch.utils._python_dispatch import TorchDispatchMode
+from dispatch_log import log_mode
 
 torch = pytest.importorskip("torch")
 import torch.utils.checkpoint as tcp  # noqa: E402
@@ -22,18 +23,6 @@ LIBS = {"minitorch": (minitorch, checkpoint, create_selective_checkpoint_context
                       CheckpointPolicy, TorchDispatchMode),
         "torch": (torch, tcp.checkpoint, tcp.create_selective_checkpoint_contexts,
                   tcp.CheckpointPolicy, TorchMode)}
-
-
-def _counter(base):
-    class Count(base):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-    return Count
 
 
 def _inputs(t):
@@ -75,7 +64,7 @@ def test_backward_reruns_only_what_is_not_saved(kind):
         x, y = _inputs(t)
         out = cp(_fn(t), x, y, use_reentrant=False, context_fn=_context_fn(lib, kind)) \
             if kind != "none" else cp(_fn(t), x, y, use_reentrant=False)
-        with _counter(base)() as seen:
+        with log_mode(base)() as seen:
             out.backward()
         # (the last op, sin, runs in minitorch's re-run before early stop ends it:
         # torch packs an op's inputs before its kernel, minitorch after)
@@ -210,7 +199,7 @@ def test_kept_outputs_are_detached_and_freed():
 @pytest.mark.parametrize("lib", list(LIBS))
 def test_context_fn_contexts_wrap_forward_and_recompute(lib):
     t, cp, _, _, base = LIBS[lib]
-    mode = _counter(base)()
+    mode = log_mode(base)()
     x = t.tensor(1.0, requires_grad=True)
     cp(lambda x: x.exp(), x, use_reentrant=False,
        context_fn=lambda: (mode, contextlib.nullcontext()))
@@ -241,7 +230,7 @@ def test_mode_around_checkpoint_sees_recompute_per_early_stop(early_stop):
             return x.sin()
 
         x = t.tensor(1.0, requires_grad=True)
-        with _counter(base)() as seen:
+        with log_mode(base)() as seen:
             with stop(early_stop):
                 out = cp(fn, x, use_reentrant=False)
             out.backward()

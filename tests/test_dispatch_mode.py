@@ -9,6 +9,7 @@ import minitorch
 from minitorch.utils._python_dispatch import (
     TorchDispatchMode, _get_current_dispatch_mode, _get_current_dispatch_mode_stack,
     _len_torch_dispatch_stack)
+from dispatch_log import log_mode
 
 torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import TorchDispatchMode as TorchMode  # noqa: E402
@@ -16,20 +17,8 @@ from torch.utils._python_dispatch import TorchDispatchMode as TorchMode  # noqa:
 aten = minitorch.ops.aten
 
 
-def _log_mode(base):
-    class Log(base):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-    return Log
-
-
-Log = _log_mode(TorchDispatchMode)
-TorchLog = _log_mode(TorchMode)
+Log = log_mode(TorchDispatchMode)
+TorchLog = log_mode(TorchMode)
 
 FORWARD_CASES = [
     ("sin", lambda t, x, y: x.sin()),

@@ -5,6 +5,7 @@ ends; against torch."""
 import pytest
 
 import minitorch
+from dispatch_log import log_mode
 
 torch = pytest.importorskip("torch")
 
@@ -17,16 +18,7 @@ def _mode(lib):
         from minitorch.utils._python_dispatch import TorchDispatchMode
     else:
         from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Log(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-    return Log()
+    return log_mode(TorchDispatchMode, str)()
 
 
 @pytest.mark.parametrize("lib", LIBS, ids=IDS)
@@ -89,10 +81,10 @@ def test_modes_see_backend_kernels_as_the_op(lib):
         x = lib.ones(2)
         with _mode(lib) as m:
             getattr(lib.ops, ns).k(x)
-        assert m.seen == [f"{ns}.k.default"]
+        assert m.ops == [f"{ns}.k.default"]
         with _mode(lib) as m:
             getattr(lib.ops, ns).c(x)
-        assert m.seen == ["aten.cos.default"]
+        assert m.ops == ["aten.cos.default"]
 
 
 @pytest.mark.parametrize("lib", LIBS, ids=IDS)
@@ -166,7 +158,7 @@ def test_custom_op_in_a_scoped_library_seen_by_modes(lib):
         x = lib.tensor([0.1, 0.7, -1.2], requires_grad=True)
         with _mode(lib) as m:
             out, n = lib.ops.mt_scoped_h.with_extra(x)
-        assert m.seen == ["mt_scoped_h.with_extra.default"] and n == 2 and calls == [1]
+        assert m.ops == ["mt_scoped_h.with_extra.default"] and n == 2 and calls == [1]
         out.sum().backward()
         assert x.grad.tolist() == pytest.approx(x.detach().cos().tolist())
 
