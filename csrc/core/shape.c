@@ -158,3 +158,13 @@ bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_
     }
     return view_d == -1;
 }
+
+int64_t mt_item_offset(int n, const int64_t *sizes, const int64_t *strides, int64_t item)
+{
+    int64_t off = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        off += item % sizes[i] * strides[i];
+        item /= sizes[i];
+    }
+    return off;
+}

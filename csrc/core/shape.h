@@ -19,6 +19,9 @@ int mt_infer_size(int ndim, int64_t *sizes, int64_t numel);
  * returns false when impossible (torch's computeStride). */
 bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_strides,
                      int new_ndim, const int64_t *new_sizes, int64_t *new_strides);
+/* Element offset of item `item` of a batch (row-major over sizes[0..n)) in
+ * an operand with those dims' strides: the batched kernels' per-item start. */
+int64_t mt_item_offset(int n, const int64_t *sizes, const int64_t *strides, int64_t item);
 /* Writes "[2, 3]" into buf. */
 void mt_format_shape(char *buf, size_t cap, int ndim, const int64_t *sizes);
 

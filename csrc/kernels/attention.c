@@ -10,6 +10,7 @@
  * block of one head. */
 #include "attention.h"
 #include "../core/error.h"
+#include "../core/shape.h"
 #include "../core/portable.h"
 #include "gemm/blas.h"
 #include "gemm/gemm.h"
@@ -126,12 +127,7 @@ typedef struct {
 /* Pointer of head `it` in operand x. */
 static char *head(const job *j, const mt_attn_operand *x, int64_t it)
 {
-    int64_t off = 0;
-    for (int i = j->s->nbatch - 1; i >= 0; i--) {
-        off += (it % j->s->batch[i]) * x->bs[i];
-        it /= j->s->batch[i];
-    }
-    return x->data + off * mt_itemsize(j->s->d);
+    return x->data + mt_item_offset(j->s->nbatch, j->s->batch, x->bs, it) * mt_itemsize(j->s->d);
 }
 
 static int64_t block_rows(const mt_attn_shape *s)

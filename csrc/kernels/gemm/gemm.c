@@ -13,6 +13,7 @@
 
 #include "../../core/allocator.h"
 #include "../../core/error.h"
+#include "../../core/shape.h"
 #include "blas.h"
 #include "gemm_small.h"
 #include "../parallel.h"
@@ -944,14 +945,9 @@ static int gemm_item(batch_job *j, int64_t it)
 {
     const mt_gemm_shape *s = j->s;
     int isz = mt_itemsize(j->d);
-    int64_t oa = 0, ob = 0, oc = 0;
-    for (int i = s->nbatch - 1; i >= 0; i--) {
-        int64_t ix = it % s->batch[i];
-        it /= s->batch[i];
-        oa += ix * j->a->bs[i];
-        ob += ix * j->b->bs[i];
-        oc += ix * j->c->bs[i];
-    }
+    int64_t oa = mt_item_offset(s->nbatch, s->batch, j->a->bs, it);
+    int64_t ob = mt_item_offset(s->nbatch, s->batch, j->b->bs, it);
+    int64_t oc = mt_item_offset(s->nbatch, s->batch, j->c->bs, it);
     mat A = {j->a->data + oa * isz, s->m, s->k, j->a->rs, j->a->cs};
     mat B = {j->b->data + ob * isz, s->k, s->n, j->b->rs, j->b->cs};
     char *cp = j->c->data + oc * isz;

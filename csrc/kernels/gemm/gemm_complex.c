@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../core/error.h"
+#include "../../core/shape.h"
 #include "../parallel.h"
 #include "../typed.h"
 #include "blas.h"
@@ -166,14 +167,9 @@ static void tasks(void *arg, int64_t begin, int64_t end)
     for (int64_t t = begin; t < end && !atomic_load(&j->failed); t++) {
         int64_t it = t / j->row_blocks, r0 = t % j->row_blocks * j->rows;
         int64_t rows = s->m - r0 < j->rows ? s->m - r0 : j->rows;
-        int64_t oa = r0 * j->a->rs, ob = 0, oc = r0 * j->c->rs;
-        for (int i = s->nbatch - 1; i >= 0; i--) {
-            int64_t ix = it % s->batch[i];
-            it /= s->batch[i];
-            oa += ix * j->a->bs[i];
-            ob += ix * j->b->bs[i];
-            oc += ix * j->c->bs[i];
-        }
+        int64_t oa = r0 * j->a->rs + mt_item_offset(s->nbatch, s->batch, j->a->bs, it);
+        int64_t ob = mt_item_offset(s->nbatch, s->batch, j->b->bs, it);
+        int64_t oc = r0 * j->c->rs + mt_item_offset(s->nbatch, s->batch, j->c->bs, it);
         cmat A = {j->a->data + oa * isz, rows, s->k, j->a->rs, j->a->cs, j->conj_a};
         cmat B = {j->b->data + ob * isz, s->k, s->n, j->b->rs, j->b->cs, j->conj_b};
         if (product(j->d, A, B, j->c->data + oc * isz, j->c->rs, j->c->cs, &j->alpha, &j->beta) < 0)
