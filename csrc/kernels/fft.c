@@ -45,6 +45,11 @@ typedef struct fft_plan {
 #define SPLIT_MIN 65536
 /* At most this many neighbouring rows (or columns) are gathered together. */
 #define BLOCK_MAX 16
+/* The stride, in complex points, between the gathered rows of a block of
+ * length-n rows: one cache line more than n, so that the block's rows, a
+ * power of two apart otherwise, do not all fall in the same few cache sets
+ * as a gather writes (and a scatter reads) one point of each in turn. */
+#define PADDED(n) ((n) + 4)
 
 static void plan_free(fft_plan *p)
 {
@@ -386,28 +391,80 @@ static int64_t scratch_len(const fft_plan *p)
         return 4 * p->m;
     if (p->s1) {
         int64_t n1 = p->s1->n, n2 = p->s2->n;
-        return 2 * four_step_block(p) * n1 + 2 * (n1 > n2 ? n1 : n2);
+        return 2 * four_step_block(p) * PADDED(n1) + 2 * (n1 > n2 ? n1 : n2);
     }
     return 0;
 }
 
-/* The four-step transform of x (length n = n1 n2, read as [n1][n2]) into y:
- * columns transformed and twiddled in place, rows transformed in place, then
- * x[k1][k2] written to y[k1 + n1 k2]. */
-static double *four_step(const fft_plan *p, double *x, double *y, double *scratch)
+/* One end of a four-step transform: complex pairs of float (single) or of
+ * double at p, each part multiplied by f[0] (real) or f[1] (imaginary) as
+ * it is read or written, so the conversion, conjugation and scale of a row
+ * ride along with the gather and the transpose instead of passes of their own. */
+typedef struct {
+    void *p;
+    bool single;
+    double f[2];
+} io_view;
+
+MT_VINLINE void io_get(const io_view *v, int64_t e, double *re, double *im)
+{
+    if (v->single) {
+        const float *s = (const float *)v->p + 2 * e;
+        *re = (double)s[0] * v->f[0];
+        *im = (double)s[1] * v->f[1];
+    } else {
+        const double *s = (const double *)v->p + 2 * e;
+        *re = s[0] * v->f[0];
+        *im = s[1] * v->f[1];
+    }
+}
+
+MT_VINLINE void io_put(const io_view *v, int64_t e, double re, double im)
+{
+    if (v->single) {
+        float *d = (float *)v->p + 2 * e;
+        d[0] = (float)(re * v->f[0]);
+        d[1] = (float)(im * v->f[1]);
+    } else {
+        double *d = (double *)v->p + 2 * e;
+        d[0] = re * v->f[0];
+        d[1] = im * v->f[1];
+    }
+}
+
+/* Rows this far ahead of a strided gather are prefetched: its rows are pages
+ * apart, beyond what the hardware prefetchers follow. */
+#define PREFETCH_AHEAD 8
+
+MT_VINLINE void prefetch_row(const io_view *v, int64_t e, int write)
+{
+    const char *a = (const char *)v->p + (size_t)e * (v->single ? 8 : 16);
+    __builtin_prefetch(a, write);
+    __builtin_prefetch(a + 64, write);
+}
+
+/* The four-step transform of in (length n = n1 n2, read as [n1][n2]) into
+ * out: columns gathered from in, transformed and twiddled into x, rows of x
+ * transformed in place, then x[k1][k2] written to out[k1 + n1 k2]. in may be
+ * x itself. */
+static void four_step(const fft_plan *p, const io_view *in, const io_view *out, double *x,
+                      double *scratch)
 {
     const fft_plan *p1 = p->s1, *p2 = p->s2;
     int64_t n1 = p1->n, n2 = p2->n, bs = four_step_block(p);
-    double *cols = scratch, *work = scratch + 2 * bs * n1;
+    int64_t ld = PADDED(n1);
+    double *cols = scratch, *work = scratch + 2 * bs * ld;
     for (int64_t c0 = 0; c0 < n2; c0 += bs) {
         int64_t b = n2 - c0 < bs ? n2 - c0 : bs;
-        for (int64_t j1 = 0; j1 < n1; j1++)
-            for (int64_t c = 0; c < b; c++) {
-                cols[2 * (c * n1 + j1)] = x[2 * (j1 * n2 + c0 + c)];
-                cols[2 * (c * n1 + j1) + 1] = x[2 * (j1 * n2 + c0 + c) + 1];
-            }
+        for (int64_t j1 = 0; j1 < n1; j1++) {
+            if (j1 + PREFETCH_AHEAD < n1)
+                prefetch_row(in, (j1 + PREFETCH_AHEAD) * n2 + c0, 0);
+            for (int64_t c = 0; c < b; c++)
+                io_get(in, j1 * n2 + c0 + c, &cols[2 * (c * ld + j1)],
+                       &cols[2 * (c * ld + j1) + 1]);
+        }
         for (int64_t c = 0; c < b; c++) {
-            double *col = cols + 2 * c * n1, *res = stockham(p1, col, work);
+            double *col = cols + 2 * c * ld, *res = stockham(p1, col, work);
             if (res != col)
                 memcpy(col, res, sizeof(double) * 2 * (size_t)n1);
         }
@@ -420,7 +477,7 @@ static double *four_step(const fft_plan *p, double *x, double *y, double *scratc
                 const double *wh = p1->tw + 2 * hi[c], *wl = p->tw + 2 * lo[c];
                 double wr = CMUL_RE(wh[0], wh[1], wl[0], wl[1]);
                 double wi = CMUL_IM(wh[0], wh[1], wl[0], wl[1]);
-                double vr = cols[2 * (c * n1 + k1)], vi = cols[2 * (c * n1 + k1) + 1];
+                double vr = cols[2 * (c * ld + k1)], vi = cols[2 * (c * ld + k1) + 1];
                 x[2 * (k1 * n2 + c0 + c)] = CMUL_RE(vr, vi, wr, wi);
                 x[2 * (k1 * n2 + c0 + c) + 1] = CMUL_IM(vr, vi, wr, wi);
                 if ((lo[c] += c0 + c) >= n2) {
@@ -436,20 +493,23 @@ static double *four_step(const fft_plan *p, double *x, double *y, double *scratc
             if (res != row)
                 memcpy(row, res, sizeof(double) * 2 * (size_t)n2);
         }
-        for (int64_t k2 = 0; k2 < n2; k2++)
-            for (int64_t r = r0; r < r0 + b; r++) {
-                y[2 * (r + n1 * k2)] = x[2 * (r * n2 + k2)];
-                y[2 * (r + n1 * k2) + 1] = x[2 * (r * n2 + k2) + 1];
-            }
+        for (int64_t k2 = 0; k2 < n2; k2++) {
+            if (k2 + PREFETCH_AHEAD < n2)
+                prefetch_row(out, r0 + n1 * (k2 + PREFETCH_AHEAD), 1);
+            for (int64_t r = r0; r < r0 + b; r++)
+                io_put(out, r + n1 * k2, x[2 * (r * n2 + k2)], x[2 * (r * n2 + k2) + 1]);
+        }
     }
-    return y;
 }
 
 /* The forward transform of x into x or y (the pointer returned). */
 static double *transform_row(const fft_plan *p, double *x, double *y, double *scratch)
 {
-    if (p->s1)
-        return four_step(p, x, y, scratch);
+    if (p->s1) {
+        const io_view in = {x, false, {1.0, 1.0}}, out = {y, false, {1.0, 1.0}};
+        four_step(p, &in, &out, x, scratch);
+        return y;
+    }
     if (!p->sub)
         return stockham(p, x, y);
     bluestein(p, x, y, scratch, scratch + 2 * p->m);
@@ -472,16 +532,18 @@ static double *scratch_new(int64_t doubles, scratch_block *sb)
 
 typedef struct {
     const fft_plan *p;
-    void *data;
+    const void *src;
+    void *dst;
     bool single, inverse;
     int64_t n, inner, block, nblocks; /* nblocks: blocks of `block` rows per outer index */
     double scale;
     int failed;
 } rows_job;
 
-/* Rows i0..i0+b of an [n][inner] complex slab d in and out of b contiguous
- * double rows of x, times the (re, im) factors f[0], f[1] (a conjugation, a
- * scale). A lone contiguous row is one flat loop the compiler vectorizes. */
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of b double rows
+ * of x, PADDED(n) points apart, times the (re, im) factors f[0], f[1] (a
+ * conjugation, a scale). A lone contiguous row is one flat loop the compiler
+ * vectorizes. */
 #define SLAB_COPY(T)                                                                            \
     MT_CLONES_AVX2 static void slab_in_##T(double *restrict x, const T *restrict d, int64_t n,  \
                                            int64_t inner, int64_t b, const double f[2])         \
@@ -493,9 +555,13 @@ typedef struct {
         }                                                                                       \
         for (int64_t k = 0; k < n; k++) {                                                       \
             const T *src = d + 2 * k * inner;                                                   \
+            if (k + PREFETCH_AHEAD < n) {                                                       \
+                __builtin_prefetch(src + 2 * PREFETCH_AHEAD * inner);                           \
+                __builtin_prefetch((const char *)(src + 2 * PREFETCH_AHEAD * inner) + 64);      \
+            }                                                                                   \
             for (int64_t c = 0; c < b; c++) {                                                   \
-                x[2 * (c * n + k)] = (double)src[2 * c] * f[0];                                 \
-                x[2 * (c * n + k) + 1] = (double)src[2 * c + 1] * f[1];                         \
+                x[2 * (c * PADDED(n) + k)] = (double)src[2 * c] * f[0];                         \
+                x[2 * (c * PADDED(n) + k) + 1] = (double)src[2 * c + 1] * f[1];                 \
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
@@ -509,9 +575,13 @@ typedef struct {
         }                                                                                       \
         for (int64_t k = 0; k < n; k++) {                                                       \
             T *dst = d + 2 * k * inner;                                                         \
+            if (k + PREFETCH_AHEAD < n) {                                                       \
+                __builtin_prefetch(dst + 2 * PREFETCH_AHEAD * inner, 1);                        \
+                __builtin_prefetch((char *)(dst + 2 * PREFETCH_AHEAD * inner) + 64, 1);         \
+            }                                                                                   \
             for (int64_t c = 0; c < b; c++) {                                                   \
-                dst[2 * c] = (T)(x[2 * (c * n + k)] * f[0]);                                    \
-                dst[2 * c + 1] = (T)(x[2 * (c * n + k) + 1] * f[1]);                            \
+                dst[2 * c] = (T)(x[2 * (c * PADDED(n) + k)] * f[0]);                            \
+                dst[2 * c + 1] = (T)(x[2 * (c * PADDED(n) + k) + 1] * f[1]);                    \
             }                                                                                   \
         }                                                                                       \
     }
@@ -524,28 +594,39 @@ static void run_rows(void *ctx, int64_t begin, int64_t end)
     int64_t n = job->n, inner = job->inner, bs = job->block;
     double sign = job->inverse ? -1.0 : 1.0;
     scratch_block sb;
-    double *buf = scratch_new(2 * n * (bs + 1) + scratch_len(job->p), &sb);
+    /* y holds a row's result unless the four steps write it out themselves */
+    int64_t ylen = inner == 1 && job->p->s1 ? 0 : 2 * n;
+    double *buf = scratch_new(2 * PADDED(n) * bs + ylen + scratch_len(job->p), &sb);
     if (!buf) {
         job->failed = 1;
         return;
     }
-    double *x = buf, *y = buf + 2 * n * bs, *scratch = y + 2 * n;
+    double *x = buf, *y = buf + 2 * PADDED(n) * bs, *scratch = y + ylen;
     size_t esize = job->single ? 2 * sizeof(float) : 2 * sizeof(double);
     for (int64_t task = begin; task < end; task++) {
         int64_t o = task / job->nblocks, i0 = (task % job->nblocks) * bs;
         int64_t b = inner - i0 < bs ? inner - i0 : bs;
-        char *slab = (char *)job->data + (size_t)(o * n * inner + i0) * esize;
+        size_t at = (size_t)(o * n * inner + i0) * esize;
+        const char *in = (const char *)job->src + at;
+        char *slab = (char *)job->dst + at;
         const double in_f[2] = {1.0, sign}, out_f[2] = {job->scale, sign * job->scale};
+        if (b == 1 && inner == 1 && job->p->s1) {
+            /* a lone long row: the four steps read and write the slab themselves */
+            const io_view vin = {(void *)in, job->single, {in_f[0], in_f[1]}};
+            const io_view vout = {slab, job->single, {out_f[0], out_f[1]}};
+            four_step(job->p, &vin, &vout, x, scratch);
+            continue;
+        }
         if (job->single)
-            slab_in_float(x, (const float *)slab, n, inner, b, in_f);
+            slab_in_float(x, (const float *)in, n, inner, b, in_f);
         else
-            slab_in_double(x, (const double *)slab, n, inner, b, in_f);
+            slab_in_double(x, (const double *)in, n, inner, b, in_f);
         const double *out = x;
         if (b == 1)
             out = transform_row(job->p, x, y, scratch);
         else
             for (int64_t c = 0; c < b; c++) {
-                double *row = x + 2 * c * n, *res = transform_row(job->p, row, y, scratch);
+                double *row = x + 2 * c * PADDED(n), *res = transform_row(job->p, row, y, scratch);
                 if (res != row)
                     memcpy(row, res, sizeof(double) * 2 * (size_t)n);
             }
@@ -583,8 +664,8 @@ static fft_plan *plan_for(int64_t n, bool *owned)
     return p;
 }
 
-int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner, bool inverse,
-               double scale)
+int mt_fft_c2c(const void *src, void *dst, bool single, int64_t outer, int64_t n, int64_t inner,
+               bool inverse, double scale)
 {
     if (outer * n * inner == 0)
         return 0;
@@ -593,7 +674,7 @@ int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner,
     if (!p)
         return -1;
     int64_t block = inner > 1 ? block_rows(n, inner) : 1, nblocks = (inner + block - 1) / block;
-    rows_job job = {p, data, single, inverse, n, inner, block, nblocks, scale, 0};
+    rows_job job = {p, src, dst, single, inverse, n, inner, block, nblocks, scale, 0};
     double work =
         (double)(n * block) * (p->sub ? 4.0 * (double)p->m / (double)n : 1.0) * log2((double)n + 1);
     mt_parallel_for(0, outer * nblocks, (int64_t)(1 + 32768.0 / (work + 1)), run_rows, &job);
