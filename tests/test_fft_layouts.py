@@ -119,3 +119,22 @@ def test_out_of_place_result_keeps_gradient():
     mt.fft.fft2(xm).abs().sum().backward()
     torch.fft.fft2(xt).abs().sum().backward()
     np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+# radix 3 and 5 only: their passes see an odd number of sequences (s = 1, 3,
+# 15, ...), so the last one goes alone in the low lanes; with a radix-4 or 8
+# first, pairs only
+@pytest.mark.parametrize("n", [3, 15, 45, 75, 135, 375, 3 ** 7, 5 ** 5, 24, 40, 96, 1000, 4800])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_radix_three_and_five(n, dtype):
+    agree(*both("fft", data((2, n), dtype)))
+    agree(*both("ifft", data((2, n), dtype, seed=3), norm="ortho"))
+    agree(*both("fft", data((n, 3), dtype, seed=4), dim=0))
+
+
+# radix 8 after the first radix-4 pass: 32 = 4 8, 512 = 4 8 8 2, 4096 = 4 8 8 8 2,
+# 2^15 = 4 8 8 8 4 (the last of each a lone radix-4 or 2 pass)
+@pytest.mark.parametrize("n", [32, 256, 512, 2048, 4096, 1 << 15, 8 * 3, 8 * 8 * 5 * 4])
+def test_radix_eight(n):
+    agree(*both("fft", data((3, n), "complex128")))
+    agree(*both("fft", data((3, n), "complex64", seed=5)))

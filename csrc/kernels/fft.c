@@ -1,5 +1,5 @@
 /* Complex discrete Fourier transforms of any length, in double: Stockham
- * autosort passes of radix 4, 2, 3 and 5 with one table of twiddles per
+ * autosort passes of radix 4, 8, 2, 3 and 5 with one table of twiddles per
  * length, and Bluestein's chirp convolution (through a
  * power-of-two transform) for lengths with any other prime factor. Long
  * lengths (SPLIT_MIN and up) go by the four-step method, n = n1 n2: n2
@@ -68,6 +68,17 @@ static bool factor(fft_plan *p)
 {
     int64_t n = p->n;
     p->nf = 0;
+    /* one radix-4 pass first (its points are single, with a pass of its own),
+     * then radix 8 while it divides: fewer passes over the row; the radix-8
+     * passes thus always see s a multiple of 4 */
+    if (n % 4 == 0) {
+        p->fac[p->nf++] = 4;
+        n /= 4;
+        while (n % 8 == 0) {
+            p->fac[p->nf++] = 8;
+            n /= 8;
+        }
+    }
     while (n % 4 == 0) {
         p->fac[p->nf++] = 4;
         n /= 4;
@@ -272,6 +283,53 @@ MT_CLONES_AVX2 static void pass4(const double *restrict tw, int64_t m, int64_t s
     }
 }
 
+/* -i v for the complex lanes of v */
+MT_VINLINE mt_v4d vmul_negi(mt_v4d v)
+{
+    const mt_v4d pm = {1.0, -1.0, 1.0, -1.0};
+    return vswap(v) * pm;
+}
+
+/* The radix-8 pass, for s even (two sequences q, q + 1 per vector): the
+ * length-4 transforms of the even and the odd points, the odd ones turned by
+ * exp(-2 pi i k / 8), combined; then the twiddles tw[j k s] unless j is 0. */
+MT_CLONES_AVX2 static void pass8(const double *restrict tw, int64_t m, int64_t s,
+                                 const double *restrict src, double *restrict dst)
+{
+    const double h = 0.70710678118654752440084436210484904;
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        double w[14];
+        for (int k = 1; k < 8; k++) {
+            w[2 * k - 2] = tw[2 * j * k * s];
+            w[2 * k - 1] = tw[2 * j * k * s + 1];
+        }
+        const double *xj = src + 2 * s * j;
+        double *yj = dst + 2 * s * 8 * j;
+        for (int64_t q = 0; q < s; q += 2) {
+            const double *x = xj + 2 * q;
+            mt_v4d x0 = vload(x), x1 = vload(x + xs), x2 = vload(x + 2 * xs);
+            mt_v4d x3 = vload(x + 3 * xs), x4 = vload(x + 4 * xs), x5 = vload(x + 5 * xs);
+            mt_v4d x6 = vload(x + 6 * xs), x7 = vload(x + 7 * xs);
+            mt_v4d a = x0 + x4, b = x0 - x4, c = x2 + x6, d = vmul_negi(x2 - x6);
+            mt_v4d e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
+            a = x1 + x5;
+            b = x1 - x5;
+            c = x3 + x7;
+            d = vmul_negi(x3 - x7);
+            mt_v4d o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
+            o1 = (o1 + vmul_negi(o1)) * h;
+            o2 = vmul_negi(o2);
+            o3 = (vmul_negi(o3) - o3) * h;
+            mt_v4d y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
+            double *out = yj + 2 * q;
+            vstore(out, y[0]);
+            for (int k = 1; k < 8; k++)
+                vstore(out + k * ys, j ? vcmul(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+        }
+    }
+}
+
 MT_CLONES_AVX2 static void pass2(const double *restrict tw, int64_t m, int64_t s,
                                  const double *restrict src, double *restrict dst)
 {
@@ -299,28 +357,73 @@ MT_CLONES_AVX2 static void pass2(const double *restrict tw, int64_t m, int64_t s
     }
 }
 
-/* radix 3 and 5: the length-r transform written as its sum */
-static void pass_odd(const double *tw, int64_t n, int r, int64_t m, int64_t s, const double *src,
-                     double *dst)
+/* The length-3 transform of x[0..3) into y, on two complex lanes:
+ * y1, y2 = x0 - (x1 + x2) / 2 -+ i sin(2 pi / 3) (x1 - x2). */
+MT_VINLINE void bfly3(mt_v4d *y, const mt_v4d *x)
 {
-    int64_t step = n / r; /* exp(-2 pi i / r) is tw[step] */
+    const double sin3 = 0.86602540378443864676372317075293618;
+    mt_v4d t1 = x[1] + x[2], t2 = x[0] - t1 * 0.5, t3 = vmul_negi((x[1] - x[2]) * sin3);
+    y[0] = x[0] + t1;
+    y[1] = t2 + t3;
+    y[2] = t2 - t3;
+}
+
+/* The length-5 transform of x[0..5) into y, on two complex lanes, from the
+ * sums and differences of the points k and 5 - k. */
+MT_VINLINE void bfly5(mt_v4d *y, const mt_v4d *x)
+{
+    const double c1 = 0.30901699437494742410229341718281906;  /* cos(2 pi / 5) */
+    const double c2 = -0.80901699437494742410229341718281906; /* cos(4 pi / 5) */
+    const double s1 = 0.95105651629515357211643933337938214;  /* sin(2 pi / 5) */
+    const double s2 = 0.58778525229247312916870595463907277;  /* sin(4 pi / 5) */
+    mt_v4d a1 = x[1] + x[4], b1 = x[1] - x[4], a2 = x[2] + x[3], b2 = x[2] - x[3];
+    mt_v4d r1 = x[0] + a1 * c1 + a2 * c2, r2 = x[0] + a1 * c2 + a2 * c1;
+    mt_v4d i1 = vmul_negi(b1 * s1 + b2 * s2), i2 = vmul_negi(b1 * s2 - b2 * s1);
+    y[0] = x[0] + a1 + a2;
+    y[1] = r1 + i1;
+    y[4] = r1 - i1;
+    y[2] = r2 + i2;
+    y[3] = r2 - i2;
+}
+
+/* The radix-3 and radix-5 passes, two sequences q, q + 1 per vector (a lone
+ * last one in the low lanes when s is odd). */
+MT_CLONES_AVX2 static void pass35(int r, const double *restrict tw, int64_t m, int64_t s,
+                                  const double *restrict src, double *restrict dst)
+{
+    static const double zero[2] = {0.0, 0.0};
     int64_t xs = 2 * s * m, ys = 2 * s;
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t q = 0; q < s; q++) {
-            const double *x = src + 2 * (q + s * j);
-            double *y = dst + 2 * (q + s * r * j);
+    for (int64_t j = 0; j < m; j++) {
+        double w[8];
+        for (int k = 1; k < r; k++) {
+            w[2 * k - 2] = tw[2 * j * k * s];
+            w[2 * k - 1] = tw[2 * j * k * s + 1];
+        }
+        const double *xj = src + 2 * s * j;
+        double *yj = dst + 2 * s * r * j;
+        for (int64_t q = 0; q < s; q += 2) {
+            bool pair = q + 1 < s;
+            mt_v4d x[5], y[5];
+            for (int i = 0; i < r; i++) {
+                const double *p = xj + 2 * q + i * xs;
+                x[i] = pair ? vload(p) : vpair(p, zero);
+            }
+            if (r == 3)
+                bfly3(y, x);
+            else
+                bfly5(y, x);
+            double *out = yj + 2 * q;
             for (int k = 0; k < r; k++) {
-                double sr = 0, si = 0;
-                for (int i = 0; i < r; i++) {
-                    const double *w = tw + 2 * ((int64_t)(i * k % r) * step);
-                    sr += CMUL_RE(x[i * xs], x[i * xs + 1], w[0], w[1]);
-                    si += CMUL_IM(x[i * xs], x[i * xs + 1], w[0], w[1]);
+                mt_v4d v = j && k ? vcmul(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
+                if (pair) {
+                    vstore(out + k * ys, v);
+                } else {
+                    out[k * ys] = v[0];
+                    out[k * ys + 1] = v[1];
                 }
-                const double *w = tw + 2 * (j * k * s);
-                y[k * ys] = CMUL_RE(sr, si, w[0], w[1]);
-                y[k * ys + 1] = CMUL_IM(sr, si, w[0], w[1]);
             }
         }
+    }
 }
 
 /* The forward transform of x (the plan's length, contiguous) using work of
@@ -331,12 +434,14 @@ static double *stockham(const fft_plan *p, double *x, double *work)
     int64_t s = 1, len = p->n;
     for (int f = 0; f < p->nf; f++) {
         int r = p->fac[f];
-        if (r == 4)
+        if (r == 8)
+            pass8(p->tw, len / r, s, src, dst);
+        else if (r == 4)
             pass4(p->tw, len / r, s, src, dst);
         else if (r == 2)
             pass2(p->tw, len / r, s, src, dst);
         else
-            pass_odd(p->tw, p->n, r, len / r, s, src, dst);
+            pass35(r, p->tw, len / r, s, src, dst);
         double *t = src;
         src = dst;
         dst = t;
@@ -543,14 +648,18 @@ typedef struct {
 /* Rows i0..i0+b of an [n][inner] complex slab d in and out of b double rows
  * of x, PADDED(n) points apart, times the (re, im) factors f[0], f[1] (a
  * conjugation, a scale). A lone contiguous row is one flat loop the compiler
- * vectorizes. */
+ * vectorizes (its factors as two scalars: indexed by k & 1 they became a
+ * gather). */
 #define SLAB_COPY(T)                                                                            \
     MT_CLONES_AVX2 static void slab_in_##T(double *restrict x, const T *restrict d, int64_t n,  \
                                            int64_t inner, int64_t b, const double f[2])         \
     {                                                                                           \
         if (b == 1 && inner == 1) {                                                             \
-            for (int64_t k = 0; k < 2 * n; k++)                                                 \
-                x[k] = (double)d[k] * f[k & 1];                                                 \
+            const double f0 = f[0], f1 = f[1];                                                  \
+            for (int64_t k = 0; k < n; k++) {                                                   \
+                x[2 * k] = (double)d[2 * k] * f0;                                               \
+                x[2 * k + 1] = (double)d[2 * k + 1] * f1;                                       \
+            }                                                                                   \
             return;                                                                             \
         }                                                                                       \
         for (int64_t k = 0; k < n; k++) {                                                       \
@@ -569,8 +678,11 @@ typedef struct {
                                             int64_t inner, int64_t b, const double f[2])        \
     {                                                                                           \
         if (b == 1 && inner == 1) {                                                             \
-            for (int64_t k = 0; k < 2 * n; k++)                                                 \
-                d[k] = (T)(x[k] * f[k & 1]);                                                    \
+            const double f0 = f[0], f1 = f[1];                                                  \
+            for (int64_t k = 0; k < n; k++) {                                                   \
+                d[2 * k] = (T)(x[2 * k] * f0);                                                  \
+                d[2 * k + 1] = (T)(x[2 * k + 1] * f1);                                          \
+            }                                                                                   \
             return;                                                                             \
         }                                                                                       \
         for (int64_t k = 0; k < n; k++) {                                                       \
