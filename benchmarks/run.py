@@ -1,12 +1,13 @@
 """Times minitorch beside NumPy and PyTorch in one process and checks the speed targets.
 
-    python benchmarks/run.py [--quick] [--filter SUBSTR] [--json out.json]
+    python benchmarks/run.py [--quick] [--filter SUBSTR] [--threads 1,2] [--clock cpu] [--json F]
     python benchmarks/run.py --suite realistic [--threads 1,2] [--quick] ...
 
 Run from the repository root after building (`python setup.py build_ext --inplace`);
 minitorch is imported from the checkout when it has been built there, otherwise from
 the installed package. PyTorch is optional (`pip install torch==2.13.0`); without it
-the PyTorch column reads n/a. The default suite runs on 2 threads; the realistic
+the PyTorch column reads n/a. The default suite runs on 2 threads (or each count in
+--threads; --clock cpu times the 1-thread pass in process CPU time); the realistic
 suite (model-sized ops and whole training steps, cases_models.py) runs each case
 once per thread count in --threads, every library set to that count.
 
@@ -98,9 +99,9 @@ def main(argv=None):
     ap.add_argument("--suite", choices=("kernels", "realistic", "latency"), default="kernels",
                     help="kernels: op overhead and big kernels (default); realistic: model-sized"
                          " ops and training steps; latency: inference, decoding, small programs")
-    ap.add_argument("--threads", default="1,%d" % THREADS,
-                    help="realistic and latency suites: comma-separated thread counts"
-                         " (default 1,%d)" % THREADS)
+    ap.add_argument("--threads", default=None,
+                    help="comma-separated thread counts (default: 1,%d for the realistic and"
+                         " latency suites, %d for kernels)" % (THREADS, THREADS))
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="cpu: time 1-thread passes in process CPU time (more threads: wall)")
     args = ap.parse_args(argv)
@@ -113,11 +114,12 @@ def main(argv=None):
     else:
         rounds, round_ns, budget_ns, min_rounds = 15, 10e6, 2.5e9, 3
     if args.suite in THREADED_MODULES:
-        passes = [(int(t), THREADED_MODULES[args.suite]) for t in args.threads.split(",")]
+        counts_arg = args.threads or "1,%d" % THREADS
+        passes = [(int(t), THREADED_MODULES[args.suite]) for t in counts_arg.split(",")]
         # model-sized cases take milliseconds a call: fewer, fuller rounds
         budget_ns = 0.6e9 if args.quick else 1.5e9
     else:
-        passes = [(THREADS, CASE_MODULES)]
+        passes = [(int(t), CASE_MODULES) for t in (args.threads or str(THREADS)).split(",")]
 
     print("minitorch %s (%s)" % (getattr(mt, "__version__", "?"), os.path.dirname(mt.__file__)))
     print("numpy %s | torch %s | python %s | %s | %s threads | %s | suite %s"

@@ -34,13 +34,15 @@ def _norm_mode(norm, forward: bool) -> int:
 def _promote(name: str, x: Tensor, require_complex: bool = False) -> Tensor:
     """torch's promote_tensor_fft: integers and bools to the default dtype,
     reals to complex where the transform needs it."""
-    from . import get_default_dtype, float16, bfloat16
     if x.is_complex():
         return x
-    if x.dtype in (float16, bfloat16):
-        raise RuntimeError(f"Unsupported dtype {_type_name(x.dtype)}")
-    if not x.is_floating_point():
-        x = x.to(get_default_dtype())
+    # float32 and float64, the common case, skip the imports
+    if not (x.dtype.is_floating_point and x.dtype.itemsize > 2):
+        from . import get_default_dtype, float16, bfloat16
+        if x.dtype in (float16, bfloat16):
+            raise RuntimeError(f"Unsupported dtype {_type_name(x.dtype)}")
+        if not x.is_floating_point():
+            x = x.to(get_default_dtype())
     if require_complex:
         x = _mt["complex"](x, _mt["zeros_like"](x))
     return x
@@ -66,6 +68,9 @@ def _check_n(n: int) -> None:
 
 def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
     """x trimmed or zero-padded at the end of each dim to its size."""
+    shape = x.shape
+    if all(shape[d] == n for d, n in zip(dims, sizes)):
+        return x
     for d, n in zip(dims, sizes):
         have = x.shape[d]
         if n < have:

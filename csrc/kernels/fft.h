@@ -7,13 +7,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Transforms in place every row of length n of the contiguous complex buffer
- * data laid out as [outer][n][inner] (pairs of float when single, else of
- * double), along its middle axis: X_k = sum_j x_j exp(-+2 pi i jk / n), the
- * minus sign forward, unnormalized, then every value times scale. float rows
- * are computed in double and rounded once. 0, or -1 when out of memory. */
-int mt_fft_c2c(void *data, bool single, int64_t outer, int64_t n, int64_t inner, bool inverse,
-               double scale);
+/* Transforms every row of length n of the contiguous complex buffer src laid
+ * out as [outer][n][inner] (pairs of float when single, else of double),
+ * along its middle axis, into the same places of dst (src itself for in
+ * place): X_k = sum_j x_j exp(-+2 pi i jk / n), the minus sign forward,
+ * unnormalized, then every value times scale. float rows are computed in
+ * double and rounded once. 0, or -1 when out of memory. */
+int mt_fft_c2c(const void *src, void *dst, bool single, int64_t outer, int64_t n, int64_t inner,
+               bool inverse, double scale);
 
 /* The first n / 2 + 1 frequencies of the forward transform of every real row
  * of length n along the middle axis of src, [outer][n][inner], into dst,

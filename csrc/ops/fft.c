@@ -60,9 +60,11 @@ static int check_norm(int64_t mode)
     return 0;
 }
 
-/* Transforms contiguous complex t in place along dims[0..nd), the last pass
- * scaled by scale. */
-static int transform_dims(mt_tensor *t, const int *dims, int nd, bool inverse, double scale)
+/* Transforms contiguous complex t along dims[0..nd), the last pass scaled by
+ * scale: the first pass reads src (t's values, or t itself for in place),
+ * a contiguous buffer of t's dtype and shape, so a copy need not come first. */
+static int transform_dims(mt_tensor *t, const void *src, const int *dims, int nd, bool inverse,
+                          double scale)
 {
     bool single = t->dtype == MT_COMPLEX64;
     int rc = 0;
@@ -71,8 +73,8 @@ static int transform_dims(mt_tensor *t, const int *dims, int nd, bool inverse, d
         int d = dims[k];
         int64_t outer, inner;
         split_at(t->ndim, t->sizes, d, &outer, &inner);
-        rc = mt_fft_c2c(mt_data(t), single, outer, t->sizes[d], inner, inverse,
-                        k == nd - 1 ? scale : 1.0);
+        rc = mt_fft_c2c(k == 0 ? src : mt_data(t), mt_data(t), single, outer, t->sizes[d], inner,
+                        inverse, k == nd - 1 ? scale : 1.0);
     }
     mt_relock(tok);
     return rc < 0 ? mt_error(MT_ERR_MEMORY, "fft: out of memory") : 0;
@@ -116,11 +118,14 @@ int impl_fft_c2c(mt_args *a, mt_result *r)
     int nd = complex_input_dims(a, dims);
     if (nd < 0)
         return -1;
-    mt_tensor *out = complex_copy(t, t->dtype);
+    /* a contiguous input is read by the first pass itself, a copy saved */
+    bool direct = nd > 0 && mt_tensor_is_contiguous(t);
+    mt_tensor *out =
+        direct ? mt_new(t->dtype, t->ndim, t->sizes, false) : complex_copy(t, t->dtype);
     if (!out)
         return -1;
     double scale = norm_scale(a->v[2].i, signal_numel(t->sizes, dims, nd));
-    if (transform_dims(out, dims, nd, !a->v[3].b, scale) < 0) {
+    if (transform_dims(out, direct ? mt_data(t) : mt_data(out), dims, nd, !a->v[3].b, scale) < 0) {
         mt_release(out);
         return -1;
     }
@@ -150,7 +155,7 @@ static int half_spectrum(const mt_tensor *t, const int *dims, int nd, double sca
     mt_relock(tok);
     mt_release(src);
     if (rc == 0)
-        rc = transform_dims(out, dims, nd - 1, false, 1.0);
+        rc = transform_dims(out, mt_data(out), dims, nd - 1, false, 1.0);
     else if (rc < 0)
         mt_error(MT_ERR_MEMORY, "fft: out of memory");
     if (rc != 0) {
@@ -181,7 +186,7 @@ int impl_fft_r2c(mt_args *a, mt_result *r)
     mt_tensor *full = complex_copy(t, mt_complex_of(t->dtype));
     if (!full)
         return -1;
-    if (transform_dims(full, dims, nd, false, scale) < 0) {
+    if (transform_dims(full, mt_data(full), dims, nd, false, scale) < 0) {
         mt_release(full);
         return -1;
     }
@@ -214,7 +219,7 @@ int impl_fft_c2r(mt_args *a, mt_result *r)
     if (!half)
         return -1;
     /* the other dims first, then the last one's Hermitian inverse */
-    if (transform_dims(half, dims, nd - 1, true, 1.0) < 0) {
+    if (transform_dims(half, mt_data(half), dims, nd - 1, true, 1.0) < 0) {
         mt_release(half);
         return -1;
     }
@@ -232,7 +237,7 @@ int impl_fft_c2r(mt_args *a, mt_result *r)
                           t->sizes[last], n, inner);
     mt_release(half);
     double scale = norm_scale(a->v[2].i, signal_numel(sizes, dims, nd));
-    if (transform_dims(full, &last, 1, true, scale) < 0) {
+    if (transform_dims(full, mt_data(full), &last, 1, true, scale) < 0) {
         mt_release(full);
         return -1;
     }

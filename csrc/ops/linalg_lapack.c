@@ -11,6 +11,7 @@
 #include "../kernels/copy.h"
 #include "../kernels/gemm/blas.h"
 #include "../kernels/lapack/lapack.h"
+#include "../kernels/parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +136,13 @@ static int failed(int64_t info) { return info == MT_LAPACK_FAILED ? -1 : 0; }
  * busy machine a 64 x 64 getrs then takes milliseconds instead of
  * microseconds: matrices up to SOLO_ELEMENTS run on the calling thread alone
  * (mt_blas_begin/end, which restore the library's count exactly), larger ones
- * keep the library's threads. */
+ * keep the library's threads unless minitorch is set to one thread
+ * (set_num_threads(1) then holds for the factorizations too, as torch's). */
 enum { SOLO_ELEMENTS = 256 * 256 };
 
 static bool solo_begin(int64_t rows, int64_t cols)
 {
-    if (rows * cols > SOLO_ELEMENTS)
+    if (rows * cols > SOLO_ELEMENTS && mt_get_num_threads() > 1)
         return false;
     mt_blas_begin();
     return true;

@@ -7,6 +7,7 @@ from typing import NamedTuple, Optional
 from .. import _C
 from .. import return_types as _return_types
 from .._tensor import Tensor
+from ..autograd import forward_ad as _forward_ad
 from ..broadcasting import broadcast_shapes
 
 _mt = _C._functions
@@ -90,7 +91,7 @@ def prod_last(x: Tensor) -> Tensor:
 def raise_for_info(info: Tensor, message, error=LinAlgError, name: Optional[str] = None) -> None:
     """Raises error(message(code)) for the first nonzero entry of info, with
     torch's "(Batch element i): " for a batch. name prefixes the message."""
-    if info.numel() == 0:
+    if info.numel() == 0 or not info.any():
         return
     flat = info.reshape(-1)
     bad = (flat != 0).nonzero()
@@ -116,13 +117,25 @@ def not_pd_message(code: int) -> str:
 def differentiated(t: Tensor) -> bool:
     """Whether t carries a gradient or a forward-mode tangent (a LAPACK row
     alone then will not do)."""
-    from ..autograd.forward_ad import unpack_dual
-    return t.requires_grad or unpack_dual(t).tangent is not None
+    if t.requires_grad:
+        return True
+    # no dual level entered: no tangent anywhere, and unpack_dual's view is saved
+    return _forward_ad._current_level >= 0 and _forward_ad.unpack_dual(t).tangent is not None
+
+
+def lapack_direct(*tensors: Tensor) -> bool:
+    """Whether LAPACK rows may be called on tensors directly, skipping the
+    autograd Function around them: plain tensors with nothing to
+    differentiate (for small matrices the Function costs as much as the
+    factorization)."""
+    return all(type(t) is Tensor and not differentiated(t) for t in tensors)
 
 
 def broadcast_batch(A: Tensor, B: Tensor):
     """A and B expanded to their common batch dims (the last two of each are
     their matrices)."""
+    if A.shape[:-2] == B.shape[:-2]:
+        return A, B
     batch = tuple(broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2])))
     return (A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:]))
 

@@ -220,7 +220,7 @@ def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, adjoint: bool) -> Tens
 
 def _lu_solve(LU, pivots, B, left, adjoint):
     LUb, Bb = c.broadcast_batch(LU, B)
-    piv = pivots.expand(*LUb.shape[:-1])
+    piv = pivots if pivots.shape == LUb.shape[:-1] else pivots.expand(*LUb.shape[:-1])
     if not (c.differentiated(LUb) or c.differentiated(Bb)):
         # nothing to differentiate: LAPACK's getrs in one call
         if left:
@@ -274,7 +274,7 @@ def _solve_ex(name: str, A: Tensor, B: Tensor, left: bool):
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
                            f"{Bm.shape[-2]}x{Bm.shape[-1]})")
     c.check_lapack_dtype("lu_cpu", A)
-    LU, pivots, info = _LuFactor.apply(A)
+    LU, pivots, info = _mt["_lapack_getrf"](A) if c.lapack_direct(A) else _LuFactor.apply(A)
     X = _lu_solve(LU, pivots, Bm, left, False)
     if vector:
         X = X.squeeze(-1)

@@ -83,7 +83,9 @@ def _eigh(name, A, UPLO, vectors):
     c.check_square(name, A)
     _check_uplo(UPLO)
     c.check_lapack_dtype("linalg_eigh_cpu", A)
-    L, V, info = _EighFn.apply(A, UPLO in ("U", "u"), vectors)
+    upper = UPLO in ("U", "u")
+    L, V, info = (_mt["_lapack_syevd"](A, upper, vectors) if c.lapack_direct(A)
+                  else _EighFn.apply(A, upper, vectors))
     c.raise_for_info(info, lambda code: (
         f"The algorithm failed to converge because the input matrix is ill-conditioned or has "
         f"too many repeated eigenvalues (error code: {code})."), name=name)
@@ -205,7 +207,8 @@ def _svd(name, A, full, compute_uv):
     c.check_matrix(name, A)
     c.check_float(name, A)
     c.check_lapack_dtype("linalg_svd_cpu", A)
-    U, S, Vh, info = _SvdFn.apply(A, bool(full), bool(compute_uv))
+    U, S, Vh, info = (_mt["_lapack_gesdd"](A, bool(full), bool(compute_uv)) if c.lapack_direct(A)
+                      else _SvdFn.apply(A, bool(full), bool(compute_uv)))
     c.raise_for_info(info, lambda code: (
         f"The algorithm failed to converge because the input matrix is ill-conditioned or has "
         f"too many repeated singular values (error code: {code})."), name=name)
@@ -243,23 +246,29 @@ def legacy_svd(input: Tensor, some=True, compute_uv=True, *, out=None):
     return _tuple_out(out, results, c.LegacySVDResult)
 
 
+def _qr_factors(A, complete):
+    """Q, R of A (m >= n) from LAPACK's geqrf and orgqr."""
+    a, tau = _mt["_lapack_geqrf"](A)
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    cols = m if complete else k
+    if cols > n:
+        pad = _mt["zeros"](*A.shape[:-1], cols - n, dtype=A.dtype)
+        a = _mt["cat"]([a, pad], -1)
+    # a is column-major from LAPACK: handed on as it is (orgqr's copy is then
+    # a plain one), and R taken as the lower triangle of its transpose, so R
+    # is column-major as torch's
+    Q = _mt["_lapack_orgqr"](a[..., :, :cols], tau)
+    R = a[..., :cols, :n].mT.tril().mT
+    return Q, R
+
+
 class _QRFn(Function):
     """Q, R of A (m >= n, reduced); wide A goes through _qr's split."""
 
     @staticmethod
     def forward(ctx, A, complete):
-        a, tau = _mt["_lapack_geqrf"](A)
-        m, n = A.shape[-2], A.shape[-1]
-        k = min(m, n)
-        cols = m if complete else k
-        if cols > n:
-            pad = _mt["zeros"](*A.shape[:-1], cols - n, dtype=A.dtype)
-            a = _mt["cat"]([a, pad], -1)
-        # a is column-major from LAPACK: handed on as it is (orgqr's copy is then
-        # a plain one), and R taken as the lower triangle of its transpose, so R
-        # is column-major as torch's
-        Q = _mt["_lapack_orgqr"](a[..., :, :cols], tau)
-        R = a[..., :cols, :n].mT.tril().mT
+        Q, R = _qr_factors(A, complete)
         ctx.Q, ctx.R = Q, R
         ctx.save_for_backward(Q, R)
         return Q, R
@@ -336,7 +345,8 @@ def _qr(name, A, mode):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
     c.check_lapack_dtype("linalg_qr_cpu", A)
-    Q, R = _QRFn.apply(A, mode == "complete")
+    complete = mode == "complete"
+    Q, R = _qr_factors(A, complete) if c.lapack_direct(A) else _QRFn.apply(A, complete)
     if mode == "r":
         return _mt["empty"](0, dtype=A.dtype), R
     return Q, R

@@ -142,7 +142,7 @@ def _cholesky_ex(name: str, A: Tensor, upper: bool):
     c.check_square(name, A)
     c.check_float(name, A)
     c.check_lapack_dtype("cholesky_cpu", A)
-    L, info = _Cholesky.apply(A)
+    L, info = _mt["_lapack_potrf"](A, False) if c.lapack_direct(A) else _Cholesky.apply(A)
     return (L.mH if upper else L), info
 
 
