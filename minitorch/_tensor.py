@@ -153,7 +153,7 @@ class Tensor(_C.TensorBase):
     @overridable
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         name = self.dtype.__repr__()[len("minitorch."):]
-        values = (self.float() if name == "bfloat16" else self).detach().numpy()
+        values = (self.float() if name == "bfloat16" else self).detach().resolve_conj().numpy()
         suffixes = []
         try:
             grad_fn = self.grad_fn
@@ -276,8 +276,8 @@ class Tensor(_C.TensorBase):
 
     @property
     def H(self) -> "Tensor":
-        """The conjugate transpose of a matrix: its transpose for real tensors (a view),
-        a conjugated copy for complex ones."""
+        """The conjugate transpose of a matrix: its transpose for real tensors, a
+        conjugate view of it for complex ones (views either way)."""
         if self.dim() == 0:
             return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() != 2:
@@ -289,8 +289,8 @@ class Tensor(_C.TensorBase):
 
     @property
     def mH(self) -> "Tensor":
-        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors (a view),
-        a conjugated copy for complex ones."""
+        """The conjugate transpose of a batch of matrices: ``mT`` for real tensors, a
+        conjugate view of it for complex ones (views either way)."""
         if self.dim() == 0:
             return self.conj() if self.is_complex() else self.view_as(self)
         if self.dim() < 2:

@@ -60,8 +60,9 @@ def _rebuild_storage(buffer):
     return _from_numpy(arr)
 
 
-def _rebuild_tensor_v5(cls, raw, dtype_name, size, stride, offset, requires_grad, state):
-    """A tensor over a rebuilt storage with its pickled geometry."""
+def _rebuild_tensor_v5(cls, raw, dtype_name, size, stride, offset, requires_grad, state,
+                       conj=False):
+    """A tensor over a rebuilt storage with its pickled geometry (and conjugate bit)."""
     if isinstance(raw, _StorageBytes):
         raw = raw.raw  # copy.copy passes the reduce's arguments through: share, as torch
     dtype = getattr(_C, dtype_name)
@@ -73,6 +74,8 @@ def _rebuild_tensor_v5(cls, raw, dtype_name, size, stride, offset, requires_grad
     else:
         base = (raw if usable == nbytes else raw[:usable]).view(dtype)
     t = _as_strided(base, size, stride, offset)
+    if conj:
+        t = t.conj()
     if cls is not t.__class__:
         t = t.as_subclass(cls)
     if requires_grad:
@@ -88,9 +91,10 @@ def _dtype_name(t) -> str:
 
 def reduce_tensor(t):
     state = dict(t.__dict__) if hasattr(t, "__dict__") else {}
-    return (_rebuild_tensor_v5,
-            (type(t), _storage_of(t), _dtype_name(t), tuple(t.shape), t.stride(),
-             t.storage_offset(), t.requires_grad, state))
+    args = (type(t), _storage_of(t), _dtype_name(t), tuple(t.shape), t.stride(),
+            t.storage_offset(), t.requires_grad, state)
+    # the conjugate bit travels as torch's does; only when set, so older readers load the rest
+    return (_rebuild_tensor_v5, args + (True,) if t.is_conj() else args)
 
 
 def deepcopy_tensor(t, memo):
@@ -111,7 +115,10 @@ def deepcopy_tensor(t, memo):
         # the original stays in the memo so its address is not reused meanwhile
         pair = memo[key] = (raw, raw.clone())
     dup = _rebuild_tensor_v5(type(t), pair[1], _dtype_name(t), tuple(t.shape), t.stride(),
-                             t.storage_offset(), t.requires_grad, {})
+                             t.storage_offset(), t.requires_grad and not t.is_conj(), {})
+    if t.is_conj():
+        # as torch's: the copy holds the values, its conjugate bit resolved
+        dup = dup.conj().resolve_conj().requires_grad_(t.requires_grad)
     memo[id(t)] = dup
     if hasattr(t, "__dict__"):
         dup.__dict__.update(copy.deepcopy(t.__dict__, memo))

@@ -77,7 +77,7 @@ def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
         warnings.warn("stft with return_complex=False is deprecated. In a future pytorch "
                       "release, stft will return complex tensors for all inputs, and "
                       "return_complex=False will raise an error.", UserWarning)
-        return _f["view_as_real"](out.contiguous())
+        return _f["view_as_real"](out.contiguous().resolve_conj())
     return out
 
 

@@ -77,7 +77,8 @@ def _isclose(a, e, rtol, atol, equal_nan):
 
 
 def _as_numpy(t):
-    t = t.detach()  # torch compares values: a tensor requiring grad is welcome
+    # torch compares values: a tensor requiring grad or a conjugate view is welcome
+    t = t.detach().resolve_conj()
     if t.dtype == _C.bfloat16:
         t = t.float()
     return np.array(t.numpy(), copy=True)

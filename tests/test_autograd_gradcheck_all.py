@@ -366,7 +366,7 @@ NOT_CHECKED = {
 NOT_CHECKED.update({name: "complex input or output" for name in (
     "view_as_real", "view_as_complex", "imag", "complex", "polar", "cfloat", "cdouble")})
 NOT_CHECKED.update({name: "returns its real input itself" for name in (
-    "conj", "real", "conj_physical")})
+    "conj", "real", "conj_physical", "resolve_conj")})
 
 
 def _inplace_base(name):

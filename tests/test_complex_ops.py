@@ -31,7 +31,7 @@ def same(got, want, tol):
     if isinstance(want, torch.Tensor):
         assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
         assert tuple(got.shape) == tuple(want.shape)
-        np.testing.assert_allclose(got.numpy(), want.resolve_conj().numpy(), rtol=tol, atol=tol,
+        np.testing.assert_allclose(got.resolve_conj().numpy(), want.resolve_conj().numpy(), rtol=tol, atol=tol,
                                    equal_nan=True)
     elif isinstance(want, (tuple, list)):
         assert len(got) == len(want)

@@ -310,6 +310,18 @@ static void capture(mt_backward_task *task, const capture_target *targets, mt_no
  * turn when a session is active (torch's two events per node). */
 static int run_formula(mt_node *n, mt_tensor **buf, mt_tensor **gout)
 {
+    /* a formula may hand its gradient to a kernel directly (the fused index
+     * backward paths), and kernels read memory, not the conjugate bit: a
+     * conjugate view (conj's gradient) is resolved first, recorded under
+     * create_graph */
+    for (int k = 0; k < n->nout; k++)
+        if (buf[k] && mt_is_conj(buf[k])) {
+            mt_tensor *r = mt_call(MT_OP_resolve_conj, "T", buf[k]);
+            if (!r)
+                return -1;
+            mt_release(buf[k]);
+            buf[k] = r;
+        }
     if (!mt_profile_active)
         return n->kind->backward(n, buf, gout);
     int64_t event = mt_profile_begin(MT_PROFILE_NODE, n->kind->name);

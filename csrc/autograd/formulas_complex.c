@@ -27,7 +27,9 @@ int view_as_real_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 int view_as_complex_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
-    give(&s, n, out, 0, MT_SCOPE_CALL(&s, MT_OP_view_as_real, "T", g[0]));
+    /* view_as_real refuses a conjugate view: the gradient may be one */
+    mt_tensor *r = MT_SCOPE_CALL(&s, MT_OP_resolve_conj, "T", g[0]);
+    give(&s, n, out, 0, r ? MT_SCOPE_CALL(&s, MT_OP_view_as_real, "T", r) : NULL);
     return done(&s);
 }
 

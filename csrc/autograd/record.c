@@ -433,6 +433,13 @@ static int fw_write_through_base(mt_tensor *view, mt_tensor *tangent)
     if (!(part = mt_call(MT_OP_as_strided, "TLLi", slots, view->ndim, view->sizes, view->ndim,
                          view->strides, view->offset - lo)))
         goto done;
+    /* a conjugate view of its base reads its part of the base's tangent conjugated */
+    if (mt_is_conj(view) != mt_is_conj(base)) {
+        mt_tensor *conj = mt_call(MT_OP_conj, "T", part);
+        mt_release(part);
+        if (!(part = conj))
+            goto done;
+    }
     if (!(c = mt_call(MT_OP_copy_, "TT", part, tangent)))
         goto done;
     mt_release(c);

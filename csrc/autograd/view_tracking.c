@@ -236,13 +236,20 @@ static void drop_ops(mt_autograd_meta *m)
     }
 }
 
+/* Whether view t reads as an as_strided of its base: same dtype, same
+ * conjugate bit. */
+static bool as_strided_of_base(const mt_tensor *t, const mt_tensor *base)
+{
+    return t->dtype == base->dtype && mt_is_conj(t) == mt_is_conj(base);
+}
+
 void mt_view_forget_ops(mt_tensor *t)
 {
     mt_autograd_meta *m = mt_meta.get(t);
     /* a view of another dtype than its base's keeps its ops: it has no
      * as_strided form, and torch too keeps its view_fn, so it replays without
      * the in-place view op (pytorch#49825) */
-    if (m && m->view_base && t->dtype != m->view_base->dtype)
+    if (m && m->view_base && !as_strided_of_base(t, m->view_base))
         return;
     drop_ops(m);
 }
@@ -253,9 +260,10 @@ void mt_view_note_op(mt_tensor *t, const mt_tensor *input, mt_node *n)
     if (!m || !m->view_base)
         return;
     drop_ops(m);
-    /* a view of another dtype than its base's (view_as_real) has no as_strided
-     * form over the base: its ops are kept for replay, as torch keeps its view_fn */
-    bool replay = mt_view_replay || t->dtype != m->view_base->dtype;
+    /* a view of another dtype than its base's (view_as_real) or another
+     * conjugate bit has no as_strided form over the base: its ops are kept
+     * for replay, as torch keeps its view_fn */
+    bool replay = mt_view_replay || !as_strided_of_base(t, m->view_base);
     if (!replay || n->nout != 1 || n->kind->save_inputs || n->kind->save_output)
         return;
     int depth = 1;
@@ -408,6 +416,15 @@ static int run_op_backward(mt_node *n, mt_node *op, mt_tensor *g, mt_tensor **op
     return rc;
 }
 
+/* *t replaced by its conjugate in new memory. */
+static int swap_for_conjugate(mt_tensor **t)
+{
+    mt_tensor *c = mt_call(MT_OP_conj_physical, "T", *t);
+    mt_release(*t);
+    *t = c;
+    return c ? 0 : -1;
+}
+
 /* A base whose layout has holes or overlaps: the view's part of the
  * gradient is read and written back through the element positions. */
 static int copy_slices_by_positions(mt_node *n, mt_tensor **g, mt_tensor **out)
@@ -422,6 +439,8 @@ static int copy_slices_by_positions(mt_node *n, mt_tensor **g, mt_tensor **out)
     int rc = -1;
     if (!op_out || !pos || !(slice = mt_call(MT_OP_take, "TT", g[0], pos)))
         goto done;
+    if (n->args[3].i && swap_for_conjugate(&slice) < 0) /* see copy_slices_backward */
+        goto done;
     if (run_op_backward(n, op, slice, op_out) < 0)
         goto done;
     if (mt_needs(n, self)) {
@@ -429,6 +448,8 @@ static int copy_slices_by_positions(mt_node *n, mt_tensor **g, mt_tensor **out)
             src = mt_call(MT_OP_reshape, "TL", op_out[self], 1, &flat);
         else
             src = mt_new(bm->dtype, 1, &slice->numel, true);
+        if (src && n->args[3].i && swap_for_conjugate(&src) < 0)
+            goto done;
         gf = mt_call(MT_OP_reshape, "TL", g[0], 1, &flat);
         pf = mt_call(MT_OP_reshape, "TL", pos, 1, &flat);
         put = src && gf && pf ? mt_call(MT_OP_scatter, "TiTT", gf, (int64_t)0, pf, src) : NULL;
@@ -490,6 +511,12 @@ static int copy_slices_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     slice = over
                 ? mt_call(MT_OP_as_strided, "TLLi", over, vnd, vg->ints, vnd, vg->ints + vnd, vg->i)
                 : NULL;
+    if (slice && n->args[3].i) {
+        /* the view's part read and written through a conjugate view of it */
+        mt_tensor *c = mt_call(MT_OP_conj, "T", slice);
+        mt_release(slice);
+        slice = c;
+    }
     if (!slice || !(part = mt_call(MT_OP_clone, "T", slice)) ||
         run_op_backward(n, op, part, op_out) < 0)
         goto done;
@@ -523,13 +550,16 @@ int mt_view_rebase(mt_tensor *t, mt_node *op, int self_edge)
 {
     mt_autograd_meta *m = mt_meta.get(t);
     mt_tensor *base = m->view_base;
-    mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 3);
+    mt_node *c = mt_node_new(&copy_slices_kind, op->nedges, 1, 4);
     if (!c) {
         mt_error(MT_ERR_RUNTIME, "out of memory");
         return -1;
     }
     c->op_name = op->op_name;
     c->args[2].i = self_edge;
+    /* a conjugate view of a base without the bit (or the reverse) reads the
+     * base's gradient conjugated */
+    c->args[3].i = mt_is_conj(t) != mt_is_conj(base);
     if (mt_gradient_edge(base, &c->edges[self_edge]) < 0)
         goto fail;
     fill_meta(&c->edge_meta[self_edge], base);

@@ -45,6 +45,7 @@ MT_HOT int mt_tensor_init_view(mt_tensor *t, const mt_tensor *src, int ndim, con
     t->numel = numel;
     t->ndim = ndim;
     t->dtype = src->dtype;
+    t->flags = (t->flags & ~MT_FLAG_CONJ) | (src->flags & MT_FLAG_CONJ);
     t->counter = mt_version_counter_incref(src->counter);
     if (ndim) {
         memcpy(t->sizes, sizes, sizeof(int64_t) * ndim);

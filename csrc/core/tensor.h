@@ -10,6 +10,10 @@
 
 enum {
     MT_FLAG_REQUIRES_GRAD = 1u << 0,
+    /* torch's conjugate bit: a complex tensor whose elements read as the
+     * conjugates of those in its memory (x.conj()); its views inherit it,
+     * the runner resolves it before a kernel reads it (ops/runtime/conj_view.h) */
+    MT_FLAG_CONJ = 1u << 1,
 };
 
 typedef struct mt_tensor {
@@ -25,6 +29,8 @@ typedef struct mt_tensor {
      * (core/version_counter.h), shared with its views */
     mt_version_counter *counter;
 } mt_tensor;
+
+static inline bool mt_is_conj(const mt_tensor *t) { return t->flags & MT_FLAG_CONJ; }
 
 static inline char *mt_data(const mt_tensor *t)
 {

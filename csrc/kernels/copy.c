@@ -54,12 +54,53 @@ static void memcpy_loop(char **data, const int64_t *strides, int64_t n, void *ct
     memcpy(data[0], data[1], (size_t)n * (size_t)(intptr_t)ctx);
 }
 
+static void neg_f4_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    (void)ctx;
+    char *d = data[0];
+    for (int64_t i = 0; i < n; i++, d += strides[0])
+        *(float *)d = -*(float *)d;
+}
+
+static void neg_f8_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    (void)ctx;
+    char *d = data[0];
+    for (int64_t i = 0; i < n; i++, d += strides[0])
+        *(double *)d = -*(double *)d;
+}
+
+void mt_conj_inplace(mt_tensor *t)
+{
+    if (t->numel == 0 || !mt_is_complex(t->dtype))
+        return;
+    mt_tensor im = *t;
+    im.dtype = mt_complex_part(t->dtype);
+    for (int d = 0; d < t->ndim; d++)
+        im.strides[d] = 2 * t->strides[d];
+    im.offset = 2 * t->offset + 1;
+    const mt_tensor *ops[1] = {&im};
+    mt_iter it;
+    mt_iter_init(&it, 1, ops, im.ndim, im.sizes);
+    mt_iter_run(&it, im.dtype == MT_FLOAT32 ? neg_f4_loop : neg_f8_loop, NULL, MT_COPY_GRAIN);
+}
+
+static void copy_plain(mt_tensor *dst, const mt_tensor *src);
+
 void mt_copy(mt_tensor *dst, const mt_tensor *src)
+{
+    if (dst->numel == 0)
+        return;
+    copy_plain(dst, src);
+    if (mt_is_conj(dst) != mt_is_conj(src) && mt_is_complex(dst->dtype) &&
+        mt_is_complex(src->dtype))
+        mt_conj_inplace(dst);
+}
+
+static void copy_plain(mt_tensor *dst, const mt_tensor *src)
 {
     const mt_tensor *ops[2] = {dst, src};
     mt_iter it;
-    if (dst->numel == 0)
-        return;
     mt_iter_init(&it, 2, ops, dst->ndim, dst->sizes);
     int isz = mt_itemsize(dst->dtype);
     if (dst->dtype == src->dtype && it.strides[0][0] == isz && it.strides[0][1] == isz &&

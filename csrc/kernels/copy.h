@@ -6,8 +6,13 @@
 #include "iter.h"
 
 /* dst <- src (src broadcast to dst's shape, converted to dst's dtype). The
- * caller guarantees the shapes broadcast. */
+ * caller guarantees the shapes broadcast. A complex dst and src whose
+ * conjugate bits differ get the conjugates, as torch's copy_: dst reads as
+ * src reads. */
 void mt_copy(mt_tensor *dst, const mt_tensor *src);
+/* Negates the imaginary part of every element of complex t in its memory
+ * (its conjugate bit is left alone). */
+void mt_conj_inplace(mt_tensor *t);
 /* The inner cast loop from one dtype to another (data[0]=dst, data[1]=src). */
 mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src);
 /* Sets every element of dst to a value held as double (is_int=0) or int64. */

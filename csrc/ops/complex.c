@@ -9,6 +9,7 @@
 #include "creation.h"
 #include "runtime/table.h"
 #include "runtime/call.h"
+#include "runtime/conj_view.h"
 
 #include "../core/shape.h"
 #include "../kernels/copy.h"
@@ -33,8 +34,10 @@ static mt_tensor *part_view(const mt_tensor *t, int k, bool extra_dim)
         strides[nd++] = 1;
     }
     mt_tensor *v = mt_new_view(t, nd, sizes, strides, 2 * t->offset + k);
-    if (v)
+    if (v) {
         v->dtype = mt_complex_part(t->dtype);
+        v->flags &= ~MT_FLAG_CONJ;
+    }
     return v;
 }
 
@@ -43,6 +46,12 @@ int impl_view_as_real(mt_args *a, mt_result *r)
     mt_tensor *t = a->v[0].t;
     if (!mt_is_complex(t->dtype))
         return mt_error(MT_ERR_RUNTIME, "view_as_real is only supported for complex tensors");
+    if (mt_is_conj(t))
+        return mt_error(MT_ERR_RUNTIME,
+                        "view_as_real doesn't work on unresolved conjugated tensors.  To resolve "
+                        "the conjugate tensor so you can view it as real, use self.resolve_conj(); "
+                        "however, be warned that the resulting tensor will NOT alias the "
+                        "original.");
     if (t->ndim == MT_MAX_DIMS)
         return mt_error(MT_ERR_RUNTIME, "view_as_real: too many dimensions (the most is %d)",
                         MT_MAX_DIMS);
@@ -103,18 +112,33 @@ int impl_imag(mt_args *a, mt_result *r)
 
 int impl_is_conj(mt_args *a, mt_result *r)
 {
+    r->kind = MT_RESULT_BOOL;
+    r->i = mt_is_conj(a->v[0].t);
+    return 0;
+}
+
+/* minitorch has no negative bit: nothing is lazily negated */
+int impl_is_neg(mt_args *a, mt_result *r)
+{
     (void)a;
     r->kind = MT_RESULT_BOOL;
     r->i = 0;
     return 0;
 }
 
-/* Nothing is lazily conjugated or negated: the input itself, as torch
- * returns a tensor without the bit. */
+/* The input itself, as torch returns a tensor without the bit. */
 int impl_resolve(mt_args *a, mt_result *r)
 {
     mt_retain(a->v[0].t);
     return mt_result_tensor(r, a->v[0].t);
+}
+
+/* A conjugate view's values in new memory; any other tensor itself. */
+int impl_resolve_conj(mt_args *a, mt_result *r)
+{
+    if (!mt_is_conj(a->v[0].t))
+        return impl_resolve(a, r);
+    return mt_result_tensor(r, mt_resolved_conj(a->v[0].t));
 }
 
 /* complex(re, im) and polar(abs, angle) take two real tensors of one of

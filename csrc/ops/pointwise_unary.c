@@ -80,13 +80,19 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
 #undef MT_SPECIAL_UNARY
 
 /* conj(input): a real tensor is its own conjugate, returned as itself */
+/* conj(input): a real input itself; a complex one's view with the
+ * conjugate bit flipped (ops/runtime/conj_view.h), as torch's */
 int impl_conj(mt_args *a, mt_result *r)
 {
-    if (!mt_is_complex(a->v[0].t->dtype)) {
-        mt_retain(a->v[0].t);
-        return mt_result_tensor(r, a->v[0].t);
+    mt_tensor *t = a->v[0].t;
+    if (!mt_is_complex(t->dtype)) {
+        mt_retain(t);
+        return mt_result_tensor(r, t);
     }
-    return unary(a, r, MT_UN_CONJ, "conj", 0, NULL);
+    mt_tensor *v = mt_alias(t);
+    if (v)
+        v->flags ^= MT_FLAG_CONJ;
+    return mt_result_tensor(r, v);
 }
 /* conj_physical(input, *, out=None) and conj_physical_(input): a real input
  * is returned as itself (in place: left alone), as torch's; out= gets a copy */

@@ -415,7 +415,11 @@ int impl_adjoint(mt_args *a, mt_result *r)
                         "tensor.adjoint() is only supported on matrices or batches of "
                         "matrices. Got %d-D tensor.",
                         nd);
-    return mt_result_tensor(r, transposed(a, nd - 2, nd - 1));
+    /* the conjugate transpose: a complex input's view flips the conjugate bit */
+    mt_tensor *v = transposed(a, nd - 2, nd - 1);
+    if (v && mt_is_complex(v->dtype))
+        v->flags ^= MT_FLAG_CONJ;
+    return mt_result_tensor(r, v);
 }
 
 /* Runs impl with the other tensor's shape as its int[] argument. */
@@ -810,6 +814,10 @@ int impl_view_dtype(mt_args *a, mt_result *r)
     mt_dtype to = a->v[1].dtype;
     int from_sz = mt_itemsize(t->dtype), to_sz = mt_itemsize(to);
     const char *fn = mt_dtype_infos[t->dtype].scalar_name, *tn = mt_dtype_infos[to].scalar_name;
+    /* torch refuses even the same dtype */
+    if (mt_is_conj(t))
+        return mt_error(MT_ERR_RUNTIME, "torch.Tensor.view is not supported for conjugate view "
+                                        "tensors when converting to a different dtype.");
     geom g;
     geom_of(&g, t);
     if (from_sz == to_sz)

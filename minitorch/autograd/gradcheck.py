@@ -83,7 +83,7 @@ def _np_dtype(x):
 def _outputs_np(func, inputs, out_idx):
     """func's outputs at out_idx, flattened to float64 (complex128) NumPy copies."""
     outs = _as_tuple(func(*inputs))
-    return [np.array(outs[k].detach().numpy(), dtype=_np_dtype(outs[k])).reshape(-1)
+    return [np.array(outs[k].detach().resolve_conj().numpy(), dtype=_np_dtype(outs[k])).reshape(-1)
             for k in out_idx]
 
 
@@ -148,7 +148,7 @@ def _forward_jacobian(func, inputs, out_idx, out_numels):
                 for r, k in enumerate(out_idx):
                     t = fwAD.unpack_dual(outs[k]).tangent
                     if t is not None:
-                        jac[r][j] = t.detach().numpy().reshape(-1)
+                        jac[r][j] = t.detach().resolve_conj().numpy().reshape(-1)
         result.append(jac)
     return result
 
@@ -244,7 +244,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
                     continue
                 if g.dtype != x.dtype:
                     types_ok = False
-                jacs[rep][j][:, k] = g.detach().numpy().reshape(-1)
+                jacs[rep][j][:, k] = g.detach().resolve_conj().numpy().reshape(-1)
     if not types_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
     if not sizes_ok:
@@ -328,7 +328,7 @@ def _fast_gradcheck(func, inputs, func_out, outputs, eps, atol, rtol, nondet_tol
     analytical = np.zeros_like(numerical)
 
     def reduced(g, j):
-        g = g.detach().numpy().reshape(-1)
+        g = g.detach().resolve_conj().numpy().reshape(-1)
         if all_ui[j] is None:
             return g @ all_u[j]
         return g.real @ all_u[j] + 1j * (g.imag @ all_ui[j])

@@ -71,7 +71,7 @@ class _Writer:
         from ..nn import Parameter
 
         name = _DTYPE_NAMES[t.dtype]
-        data = t.detach().contiguous()
+        data = t.detach().resolve_conj().contiguous()
         if name == "bfloat16":
             data = data.view(_C.int16)
         raw = np.ascontiguousarray(data.numpy()).astype(_DTYPES[name][1], copy=False).tobytes()

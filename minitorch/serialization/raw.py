@@ -19,8 +19,9 @@ def _host(t: Tensor) -> np.ndarray:
 
 def raw_bytes(t: Tensor) -> memoryview:
     """The bytes of t's elements in row-major order: a writable view of t's
-    memory when t is contiguous, else of a contiguous copy."""
-    arr = np.ascontiguousarray(_host(t.detach()))
+    memory when t is contiguous, else of a contiguous copy (a conjugate
+    view's values, resolved)."""
+    arr = np.ascontiguousarray(_host(t.detach().resolve_conj()))
     return memoryview(arr.reshape(-1).view(np.uint8))
 
 

@@ -106,6 +106,8 @@ def _view(storage, storage_offset, size, stride) -> Tensor:
 def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
                       backward_hooks, metadata=None) -> Tensor:
     t = _view(storage, storage_offset, size, stride)
+    if isinstance(metadata, dict) and metadata.get("conj") is True:
+        t = t.conj()
     if requires_grad is True:
         t.requires_grad_(True)
     return t

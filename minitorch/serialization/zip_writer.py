@@ -175,6 +175,8 @@ def _reduce_tensor(storages: _Storages, t: Tensor):
         t = t.contiguous()
     storage, offset = storages.locate(t)
     args = (storage, offset, tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
+    if t.is_conj():
+        args += ({"conj": True},)  # torch's tensor metadata: the conjugate bit
     if type(t) is Tensor and not state:
         return (_TENSOR_V2, args)
     return (_FROM_TYPE_V2, (_TENSOR_V2, type(t), args, state))

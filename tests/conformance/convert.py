@@ -92,10 +92,11 @@ def to_np(x):
             # torch's gradient formulas may hand back a ZeroTensor, which
             # has no memory to show
             x = torch.zeros(x.shape, dtype=x.dtype)
-        # torch's lazy conjugate (ifft, ihfft) has to be applied to be shown
+        # a lazy conjugate (torch's ifft, ihfft, either library's conj) has to
+        # be applied to be shown
         x = x.resolve_conj()
         return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    x = x.detach()
+    x = x.detach().resolve_conj()
     return (x.float() if x.dtype == mt.bfloat16 else x).numpy()
 
 

@@ -1,6 +1,7 @@
 /* Running an op-table row below autograd: the one path every row's impl
  * runs on, whoever the caller. It refuses complex tensors to the rows not
- * written for them (complex_gate.h), writes whose memory overlaps an
+ * written for them (complex_gate.h), resolves conjugate views for the rows
+ * that read values (conj_view.h), writes whose memory overlaps an
  * input (write_overlap.h), pins the storages of the call's tensors while the
  * impl may leave the host's lock (unlock.h), and runs the impl. It knows
  * nothing of autograd: callers that record (the binding, mt_call) go through
@@ -12,11 +13,19 @@
 
 #include "../out_param.h"
 #include "complex_gate.h"
+#include "conj_view.h"
 #include "op_watch.h"
 #include "profile_events.h"
 #include "table.h"
 #include "unlock.h"
 #include "write_overlap.h"
+
+/* The impl's run: by the runner's copy into out= for the rows that ask it. */
+static inline int mt_op_run_impl(const mt_op *op, mt_args *a, mt_result *r)
+{
+    int p = a->sig->out_param;
+    return op->out_rule && p >= 0 && a->v[p].obj ? mt_exec_out_by_copy(op, a, r) : op->impl(a, r);
+}
 
 /* mt_op_exec_into without the profiler's look. */
 static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt_tensor *target)
@@ -36,8 +45,10 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
     mt_running_call running;
     if (mt_running_call_enter(&running, a) < 0)
         return -1;
-    int p = a->sig->out_param;
-    int rc = op->out_rule && p >= 0 && a->v[p].obj ? mt_exec_out_by_copy(op, a, r) : op->impl(a, r);
+    /* custom rows (ids past the table) read values */
+    int rc = running.conj && (op->id >= MT_OP_COUNT || !mt_conj_view_rows[op->id])
+                 ? mt_exec_resolving_conj(op, a, r, target, mt_op_run_impl)
+                 : mt_op_run_impl(op, a, r);
     mt_running_call_leave(&running);
     if (rc == 0 && op->alias == MT_ALIAS_UNTRACKED)
         rc = mt_result_own_counters(r);

@@ -27,26 +27,27 @@ static int count_tensors(const mt_args *a)
     return n;
 }
 
-static void pin(mt_storage **pins, int *n, const mt_tensor *t)
+static void pin(mt_storage **pins, int *n, unsigned *flags, const mt_tensor *t)
 {
     if (t && t->storage) {
         mt_storage_incref(t->storage);
         pins[(*n)++] = t->storage;
+        *flags |= t->flags;
     }
 }
 
 /* Pins the storages of a's tensor arguments into pins (room for
- * count_tensors(a)); how many. */
-MT_HOT static int pin_call(mt_storage **pins, const mt_args *a)
+ * count_tensors(a)); how many. *flags gathers the tensors' flags. */
+MT_HOT static int pin_call(mt_storage **pins, const mt_args *a, unsigned *flags)
 {
     int n = 0;
     for (int p = 0; p < a->sig->nparams; p++) {
         const mt_value *v = &a->v[p];
         if (a->sig->params[p].type == MT_ARG_TENSOR)
-            pin(pins, &n, v->t);
+            pin(pins, &n, flags, v->t);
         else if (a->sig->params[p].type == MT_ARG_TENSOR_LIST && v->obj)
             for (int k = 0; k < v->nints; k++)
-                pin(pins, &n, v->tensors[k]);
+                pin(pins, &n, flags, v->tensors[k]);
     }
     return n;
 }
@@ -59,7 +60,9 @@ MT_HOT int mt_running_call_enter(mt_running_call *rc, const mt_args *a)
     rc->pins = n <= room ? rc->inline_pins : malloc(sizeof(mt_storage *) * (size_t)n);
     if (!rc->pins)
         return mt_error(MT_ERR_MEMORY, "out of memory");
-    rc->n = pin_call(rc->pins, a);
+    unsigned flags = 0;
+    rc->n = pin_call(rc->pins, a, &flags);
+    rc->conj = flags & MT_FLAG_CONJ;
     rc->outer = running;
     running = a;
     return 0;
@@ -92,7 +95,8 @@ void *mt_unlock(double work)
     /* without room for the pins the kernel keeps the lock: slower, not unsafe */
     if (!tok)
         return NULL;
-    tok->n = running ? pin_call(tok->pinned, running) : 0;
+    unsigned flags = 0;
+    tok->n = running ? pin_call(tok->pinned, running, &flags) : 0;
     tok->host_token = mt_owner.unlock();
     return tok;
 }

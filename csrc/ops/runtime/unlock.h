@@ -18,6 +18,7 @@
 typedef struct {
     const mt_args *outer;
     int n;
+    bool conj; /* a tensor argument carries the conjugate bit */
     mt_storage **pins;
     mt_storage *inline_pins[6];
 } mt_running_call;

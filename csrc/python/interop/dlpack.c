@@ -85,6 +85,8 @@ PyObject *impl_dlpack(mt_args *a)
     if (t->flags & MT_FLAG_REQUIRES_GRAD)
         return PyErr_Format(PyExc_BufferError,
                             "Can't export tensors that require gradient, use tensor.detach()");
+    if (mt_is_conj(t))
+        return PyErr_Format(PyExc_BufferError, "Can't export tensors with the conjugate bit set");
     PyObject *dev = a->v[3].obj;
     if (dev) {
         PyObject *want = Py_BuildValue("(ii)", kDLCPU, 0);

@@ -388,8 +388,12 @@ MT_HOT static PyObject *getitem(mt_args *a)
     if (make_plan(&k, &view, &p, &nd, shape) < 0)
         goto done;
     out = mtpy_new_contiguous(view.dtype, nd, shape, false);
-    if (out)
+    if (out) {
         mt_index_gather(&view, &p, MTPy_T(out));
+        /* the gather moved a conjugate view's memory: its values are the conjugates */
+        if (mt_is_conj(&view))
+            mt_conj_inplace(MTPy_T(out));
+    }
 done:
     key_clear(&k);
     return out;
@@ -523,6 +527,9 @@ static PyObject *setitem(mt_args *a)
             goto done;
         if (!(vals = value_as(value, view.dtype, nd, shape, true)))
             goto done;
+        /* vals is ours: a conjugate view's memory takes the conjugates */
+        if (mt_is_conj(&view))
+            mt_conj_inplace(MTPy_T(vals));
         mt_index_put(&view, &p, MTPy_T(vals), MT_PUT_SET, 0, 0);
     }
     mt_bump_version(MTPy_T(self));

@@ -93,6 +93,17 @@ PyObject *impl_numpy(mt_args *a)
         return PyErr_Format(PyExc_RuntimeError,
                             "Can't call numpy() on Tensor that requires grad. Use "
                             "tensor.detach().numpy() instead.");
+    if (!a->v[1].b && mt_is_conj(a->v[0].t))
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                            "tensor.resolve_conj().numpy() instead.");
+    if (mt_is_conj(a->v[0].t)) {
+        /* force=True: a copy with the bit resolved, as torch's */
+        PyObject *resolved = PyObject_CallMethod(a->v[0].obj, "resolve_conj", NULL);
+        PyObject *arr = resolved ? mtpy_to_numpy(resolved) : NULL;
+        Py_XDECREF(resolved);
+        return arr;
+    }
     return mtpy_to_numpy(a->v[0].obj);
 }
 
