@@ -45,6 +45,8 @@ static const struct {
     {"mean", MT_WRITE_INTERNAL},
     {"amax", MT_WRITE_INTERNAL},
     {"amin", MT_WRITE_INTERNAL},
+    /* torch draws into out= as bernoulli_ would, after reading input */
+    {"bernoulli", MT_WRITE_INTERNAL},
 
     /* x[key] = v checks the indexed view, not x (interop/indexing.c) */
     {"__setitem__", 0},
@@ -74,7 +76,7 @@ int mt_check_write_overlap(const mt_op *op, const mt_args *a, const mt_tensor *t
         if (ty == MT_ARG_TENSOR) {
             /* an in-place row's self is its target, whatever the rule;
              * an out= that is input 0 is refused where inputs must be disjoint */
-            bool self = p == 0 && a->v[p].t == target && !(full && target == mt_out_target(a));
+            bool self = p == 0 && a->v[p].t == target && !(full && !mt_writes_inplace(op, a));
             if (!self && mt_check_overlap(target, a->v[p].t, full) < 0)
                 return -1;
             if (rule & MT_WRITE_FIRST)
