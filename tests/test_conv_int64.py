@@ -105,15 +105,29 @@ def test_malformed_weight_messages(name, xs, ws, kw):
 
 
 @pytest.mark.parametrize("name", ["conv1d", "conv2d", "conv3d"])
-@pytest.mark.parametrize("dtype", ["int64", "float32"])
-def test_bias_dtype_is_checked_first(name, dtype):
+@pytest.mark.parametrize("dtype,bias_dtype", [("int64", "float64"), ("float32", "float64"),
+                                              ("float16", "int32"), ("float64", "bool")])
+def test_bias_dtype_is_checked_first(name, dtype, bias_dtype):
     nsp = int(name[4])
-    x = mt.zeros((1,) * (nsp + 1), dtype=getattr(mt, dtype))
-    w = mt.zeros((3,) * 2, dtype=getattr(mt, dtype))  # malformed too: the bias comes first
-    # torch names the dtypes as C++ does ("long int"); ours by their short names
-    with pytest.raises(RuntimeError, match=r"Input type \((long|float)\) and bias type "
-                                           r"\(double\) should be the same"):
-        getattr(MF, name)(x, w, mt.zeros(1, dtype=mt.float64))
+
+    def call(lib, fn):
+        x = lib.zeros((1,) * (nsp + 1), dtype=getattr(lib, dtype))
+        w = lib.zeros((3,) * 2, dtype=getattr(lib, dtype))  # malformed too: the bias comes first
+        return getattr(fn, name)(x, w, lib.zeros(1, dtype=getattr(lib, bias_dtype)))
+    same_error(lambda: call(mt, MF), lambda: call(torch, F))
+
+
+@pytest.mark.parametrize("name", ["conv1d", "conv2d"])
+@pytest.mark.parametrize("dtype,weight_dtype", [("float64", "int64"), ("float32", "float64"),
+                                                ("int64", "float32")])
+def test_weight_dtype_mismatch(name, dtype, weight_dtype):
+    nsp = int(name[4])
+
+    def call(lib, fn):
+        x = lib.zeros((1, 2) + (4,) * nsp, dtype=getattr(lib, dtype))
+        w = lib.zeros((3, 2) + (2,) * nsp, dtype=getattr(lib, weight_dtype))
+        return getattr(fn, name)(x, w)
+    same_error(lambda: call(mt, MF), lambda: call(torch, F))
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=(2, 3), padding=1),

@@ -108,6 +108,9 @@ def test_scatter_out_takes_a_scalar_src_and_the_input_itself():
     # src sharing part of out's memory
     lambda lib, x, i, s: (lambda: lib.scatter(x, 0, i, x[:2], out=x)),
     lambda lib, x, i, s: (lambda: lib.scatter_add(x, 0, i, x[1:], out=x)),
+    # src being out itself (out being the input is fine)
+    lambda lib, x, i, s: (lambda: lib.scatter(x, 0, i, x, out=x)),
+    lambda lib, x, i, s: (lambda: lib.scatter_add(x.clone(), 0, i, x, out=x)),
     # out with elements that are one location
     lambda lib, x, i, s: (lambda: lib.scatter_add(x, 0, i, s, out=lib.zeros(1, 1, dtype=lib.float64)
                                                   .expand(3, 4))),
@@ -130,6 +133,7 @@ def test_scatter_out_refusals(make):
     lambda lib, x: lib.max(x, 0, out=(x[:1], lib.zeros(1, dtype=lib.int64))),
     lambda lib, x: lib.aminmax(x, dim=0, out=(x[:1], lib.zeros(1))),
     lambda lib, x: lib.bernoulli(x / 10, out=lib.zeros(1).expand(4)),
+    lambda lib, x: (lambda y: lib.bernoulli(y[:4], out=y[1:]))(lib.rand(5)),
 ])
 def test_out_overlapping_an_input_is_refused(make):
     same_error(lambda: quiet(lambda: make(mt, mt.tensor([3.0, 1.0, 2.0, 5.0]))),

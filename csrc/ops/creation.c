@@ -379,7 +379,7 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
     if (mt_check_scalar_fits(&a->v[0].s, d) < 0 || mt_check_scalar_fits(&a->v[1].s, d) < 0)
         return -1;
     double start = a->v[0].s.f, end = a->v[1].s.f;
-    if (!log && mt_is_integral(d, true)) {
+    if (mt_is_integral(d, true)) {
         start = trunc(start);
         end = trunc(end);
     }

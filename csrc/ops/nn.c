@@ -31,13 +31,6 @@ static shape_text shape_of(const mt_tensor *t)
     return b;
 }
 
-/* The C++ spelling torch's conv messages use for a dtype. */
-static const char *cpp_name(mt_dtype d)
-{
-    const mt_dtype_info *info = &mt_dtype_infos[d];
-    return info->alias ? info->alias : info->name;
-}
-
 static const char *const batch_names[] = {"", "1D", "2D", "3D", "4D"};
 
 /* An int[N] argument (of 1 or nsp values: conv_geometry_checks) as nsp
@@ -140,7 +133,7 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
     /* torch's conv1d and conv2d check the bias's dtype before anything else */
     if (bias && bias->dtype != in->dtype)
         return mt_error(MT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
-                        cpp_name(in->dtype), cpp_name(bias->dtype));
+                        mt_dtype_infos[in->dtype].cpp_name, mt_dtype_infos[bias->dtype].cpp_name);
     if (in->ndim != nsp + 1 && in->ndim != nsp + 2)
         return mt_error(MT_ERR_RUNTIME,
                         "Expected %s (unbatched) or %s (batched) input to %s, but got input "
@@ -196,8 +189,8 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
                         "elements, but got bias of size %s instead",
                         shape_of(wt).s, (long long)O, shape_of(bias).s);
     if (x.dtype != w.dtype)
-        return mt_error(MT_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
-                        cpp_name(x.dtype), cpp_name(w.dtype));
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        mt_dtype_infos[x.dtype].scalar_name, mt_dtype_infos[w.dtype].scalar_name);
 
     mt_window win = {w.sizes[2],
                      w.sizes[3],
