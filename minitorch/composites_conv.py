@@ -48,14 +48,39 @@ def _batched(input: Tensor, nsp: int, op: str) -> bool:
     return input.dim() == nsp + 2
 
 
+def _check_weight_rank(weight: Tensor, groups: int) -> None:
+    """torch's first checks of a convolution's weight, before its geometry."""
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+
+
+def _check_spread(weight: Tensor, x: Tensor, lists) -> None:
+    """A weight whose rank is not the batched input x's: torch first spreads
+    each (name, values) of lists over the weight's spatial dims, refusing a
+    list of another length, then compares the ranks."""
+    wd = weight.dim()
+    if wd == x.dim():
+        return
+    for name, vals in lists:
+        if len(vals) not in (1, wd - 2):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of "
+                               f"{wd - 2} values to match the convolution dimensions, but got "
+                               f"{name}={list(vals)}")
+    raise RuntimeError(f"Expected {wd}-dimensional input for {wd}-dimensional weight "
+                       f"{list(weight.shape)}, but got {x.dim()}-dimensional input of size "
+                       f"{list(x.shape)} instead")
+
+
 def _check_common(stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                   groups: int) -> None:
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
 
@@ -64,6 +89,9 @@ def _check_weight(x: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int
                   transposed: bool) -> int:
     """torch's channel, groups and bias checks; returns the output channels."""
     ws = list(weight.shape)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {ws} instead")
     if ws[0] % groups != 0:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{ws}] instead")
@@ -86,19 +114,29 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
            padding: Union[_Size, str] = 0, dilation: _Size = 1, groups: int = 1) -> Tensor:
     """Applies a 3-d convolution (cross-correlation) of weight over input of shape
     (N, C, D, H, W)."""
+    if bias is not None and bias.dtype != input.dtype:
+        # torch checks the bias's dtype first; conv2d words it as torch does
+        _f["conv2d"](input, weight, bias)
     batched = _batched(input, 3, "conv3d")
     s, d = _tuple(stride, 3, "stride"), _tuple(dilation, 3, "dilation")
-    if weight.dim() != 5:
-        raise RuntimeError(f"Expected 5-dimensional input for 5-dimensional weight "
-                           f"{list(weight.shape)}, but got {input.dim() + (not batched)}"
-                           f"-dimensional input of size {list(input.shape)} instead")
+    if isinstance(padding, str) and padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    _check_weight_rank(weight, groups)
+    x = input if batched else input.unsqueeze(0)
+    same = padding == "same"
+    if same and weight.dim() != 5:
+        # torch's 'same' path compares the ranks first (no space before the shape)
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}"
+                           f"-dimensional weight{list(weight.shape)}, but got 5-dimensional "
+                           f"input of size {list(x.shape)} instead")
+    if same and any(v != 1 for v in s):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    spread = [("stride", s), ("dilation", d), ("output_padding", (0, 0, 0))]
+    if not isinstance(padding, str):
+        spread.insert(1, ("padding", _tuple(padding, 3, "padding")))
+    _check_spread(weight, x, spread)
     k = tuple(weight.shape[2:])
     if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        same = padding == "same"
-        if same and any(v != 1 for v in s):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
         total = [d[i] * (k[i] - 1) if same else 0 for i in range(3)]
         # the odd element of 'same' padding goes to the far side, as in torch
         lo, hi = [t // 2 for t in total], [t - t // 2 for t in total]
@@ -106,7 +144,6 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         p = _tuple(padding, 3, "padding")
         lo, hi = list(p), list(p)
     _check_common(s, lo, d, groups)
-    x = input if batched else input.unsqueeze(0)
     out_ch = _check_weight(x, weight, bias, groups, False)
     padded = [x.shape[2 + i] + lo[i] + hi[i] for i in range(3)]
     ext = [d[i] * (k[i] - 1) + 1 for i in range(3)]
@@ -118,9 +155,6 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         names = [f"torch.{t.type().split('.')[-1]}" for t in (x, weight)]
         raise RuntimeError(f"Input type ({names[0]}) and weight type ({names[1]}) should be the "
                            "same or input should be a MKLDNN tensor and weight is a dense tensor")
-    if bias is not None and bias.dtype != x.dtype:
-        # conv2d words the bias mismatch as torch's 3-d path does
-        return _f["conv2d"](x[:, :, 0], weight[:, :, 0], bias)
     N, C, _, H, W = x.shape
     if lo[0] or hi[0]:
         x = _f["cat"]([x.new_zeros((N, C, lo[0], H, W)), x, x.new_zeros((N, C, hi[0], H, W))], 2)
@@ -172,15 +206,13 @@ def _transposed_args(input: Tensor, weight: Tensor, bias: Optional[Tensor], stri
     s, p = _tuple(stride, nsp, "stride"), _tuple(padding, nsp, "padding")
     d = _tuple(dilation, nsp, "dilation")
     o = _tuple(output_padding, nsp, "output_padding")
+    _check_weight_rank(weight, groups)
+    x = input if batched else input.unsqueeze(0)
+    _check_spread(weight, x, [("stride", s), ("padding", p), ("dilation", d),
+                              ("output_padding", o)])
     _check_common(s, p, d, groups)
-    if weight.dim() != nsp + 2:
-        raise RuntimeError(f"Expected {nsp + 2}-dimensional input for {nsp + 2}-dimensional "
-                           f"weight {list(weight.shape)}, but got "
-                           f"{input.dim() + (not batched)}-dimensional input of size "
-                           f"{list(input.shape)} instead")
     if any(v < 0 for v in o):
         raise RuntimeError("negative output_padding is not supported")
-    x = input if batched else input.unsqueeze(0)
     out_ch = _check_weight(x, weight, bias, groups, True)
     return x, batched, out_ch, s, p, o, d
 

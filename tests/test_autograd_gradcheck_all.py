@@ -345,7 +345,12 @@ def _rdiv(t):
     return [S(t.a(2, 3), t.n(3)), S(t.a(2, 3), 2.0)]
 
 
-SAMPLES.update({"__rsub__": _rsub, "__rpow__": _rpow, "__rtruediv__": _rdiv})
+def _rmod(t):
+    # x.__rmod__(y) is remainder(y, x): the divisor first
+    return [S(*remainder_pair(t, (2, 3), (3,))[::-1])]
+
+
+SAMPLES.update({"__rsub__": _rsub, "__rpow__": _rpow, "__rtruediv__": _rdiv, "__rmod__": _rmod})
 # their real forms: a real tensor is its own conjugate and real part; angle
 # is constant away from 0
 SAMPLES.update({name: (lambda t: [S(t.a(2, 3))]) for name in ("angle",)})
@@ -360,6 +365,8 @@ SAMPLES.update({
 # Differentiable by the table but with nothing to check, and why.
 NOT_CHECKED = {
     "__float__": "returns a Python float",
+    # tests/test_out_overlap_rules.py checks its zero gradient
+    "bernoulli": "random draws: numerical differences of new draws mean nothing",
 }
 # complex values in or out: gradcheck here perturbs and compares real numbers
 # only; tests/test_complex_core.py compares these gradients with torch's

@@ -36,7 +36,7 @@ NOT_WRITING = {"requires_grad_", "detach_", "share_memory_", "resize_", "resize_
 # the product of the values given, which torch computes on a clone.
 PRODUCTS = {"addmm", "addmm_", "addmv", "addmv_", "baddbmm", "baddbmm_", "bmm", "mm", "mv",
             "matmul"}
-RANDOM = {"bernoulli_", "exponential_", "multinomial", "normal_", "random_", "uniform_",
+RANDOM = {"bernoulli", "bernoulli_", "exponential_", "multinomial", "normal_", "random_", "uniform_",
           "cauchy_", "log_normal_", "geometric_"}
 INT_OPS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
            "bitwise_right_shift", "__iand__", "__ior__", "__ixor__", "__ilshift__",
@@ -53,6 +53,8 @@ EXPLICIT = {
     "index_fill_": ([1, ("I", [2, 0]), 0.5], {}),
     "scatter_": ([0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T], {}),
     "scatter_add_": ([0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T], {}),
+    "scatter": ([T, 0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T], {}),
+    "scatter_add": ([T, 0, ("I", [[2, 0, 1], [1, 2, 0], [0, 1, 2]]), T], {}),
     "masked_fill_": ([("B", [[True, False, True]] * 3), 0.5], {}),
     "fill_diagonal_": ([0.5], {}),
     "fill_": ([0.5], {}),

@@ -107,6 +107,8 @@ const mt_node_kind *mt_derivative_kind(const char *name)
     }
     if (strcmp(name, "NonDifferentiable") == 0)
         return &mt_nondifferentiable_kind;
+    if (strcmp(name, "NotImplemented") == 0)
+        return &mt_not_implemented_kind;
     for (size_t i = 0; i < NKINDS; i++)
         if (strcmp(keys[i], name) == 0)
             return &kinds[i];

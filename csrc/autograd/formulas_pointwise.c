@@ -94,33 +94,40 @@ int rdiv_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
-/* remainder and fmod: input - other * q with q the rounded quotient, as
- * torch's div(..., rounding_mode=...): piecewise constant, so its own
- * derivative is zeros (not None) */
-static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor)
+/* remainder and fmod: x - y * q for the dividend x (param xp) and the
+ * divisor y (param yp), with q the rounded quotient, as torch's div(...,
+ * rounding_mode=...): piecewise constant, so its own derivative is zeros
+ * (not None) */
+static int mod_backward(mt_node *n, mt_tensor **g, mt_tensor **out, bool floor, int xp, int yp)
 {
     mt_scope s = {0};
-    if (mt_param_needs(n, 0))
-        give(&s, n, out, 0, g[0]);
-    if (mt_param_needs(n, 1)) {
-        mt_tensor *x = operand(&s, n, 0), *y = operand(&s, n, 1);
+    if (mt_param_needs(n, xp))
+        give(&s, n, out, xp, g[0]);
+    if (mt_param_needs(n, yp)) {
+        mt_tensor *x = operand(&s, n, xp), *y = operand(&s, n, yp);
         mt_tensor *q = !s.failed && x && y
                            ? mt_scope_keep(&s, mt_call(MT_OP_div, "TTks", x, y, "rounding_mode",
                                                        floor ? "floor" : "trunc"))
                            : NULL;
-        give(&s, n, out, 1, mul(&s, neg(&s, g[0]), q));
+        give(&s, n, out, yp, mul(&s, neg(&s, g[0]), q));
     }
     return done(&s);
 }
 
 int remainder_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return mod_backward(n, g, out, true);
+    return mod_backward(n, g, out, true, 0, 1);
+}
+
+/* input.__rmod__(other): remainder(other, input) */
+int rremainder_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
+{
+    return mod_backward(n, g, out, true, 1, 0);
 }
 
 int fmod_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
-    return mod_backward(n, g, out, false);
+    return mod_backward(n, g, out, false, 0, 1);
 }
 
 /* base ** exponent with the base in param bp and the exponent in param ep */

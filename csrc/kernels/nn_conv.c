@@ -5,7 +5,8 @@
  * its gemm has a long inner dimension. Each chunk's column buffer is
  * cache-sized and the chunks split over threads, each thread with its own
  * buffer; the weight gradient's threads sum into partial copies added up at
- * the end. */
+ * the end. float32 and float64 run this way, and int64 too (torch's slow
+ * path computes int64 convolutions; the gemm takes int64). */
 #include "nn_conv.h"
 
 #include <stdatomic.h>
@@ -57,6 +58,7 @@ static inline int64_t win_area(const mt_window *g) { return g->oh * g->ow; }
     }
 COPY_SPAN(float)
 COPY_SPAN(double)
+COPY_SPAN(int64_t)
 
 /* With stride 1 along contiguous rows the columns inside the plane, [lo, hi)
  * of the output row, depend on the window column only, so they are found
@@ -104,6 +106,7 @@ COPY_SPAN(double)
     }
 UNFOLD(float)
 UNFOLD(double)
+UNFOLD(int64_t)
 
 /* dst[0, n) += src[0, n): the column buffer and the planes never overlap,
  * which restrict tells the vectorizer, so it checks no aliasing per row. */
@@ -116,6 +119,7 @@ UNFOLD(double)
     }
 ADD_SPAN(float)
 ADD_SPAN(double)
+ADD_SPAN(int64_t)
 
 /* The adjoint of unfold: adds the columns back into the (zeroed) planes;
  * one task per (channel, image) plane, so no two tasks write one element. */
@@ -156,14 +160,17 @@ ADD_SPAN(double)
     }
 FOLD(float)
 FOLD(double)
+FOLD(int64_t)
 
 static void unfold_range(void *arg, int64_t t0, int64_t t1)
 {
     const cols_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         unfold_float(c, t0, t1);
-    else
+    else if (c->x->dtype == MT_FLOAT64)
         unfold_double(c, t0, t1);
+    else
+        unfold_int64_t(c, t0, t1);
 }
 
 static void fold_range(void *arg, int64_t t0, int64_t t1)
@@ -171,8 +178,10 @@ static void fold_range(void *arg, int64_t t0, int64_t t1)
     const cols_ctx *c = arg;
     if (c->x->dtype == MT_FLOAT32)
         fold_float(c, t0, t1);
-    else
+    else if (c->x->dtype == MT_FLOAT64)
         fold_double(c, t0, t1);
+    else
+        fold_int64_t(c, t0, t1);
 }
 
 static void unfold(const mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc,
@@ -194,9 +203,9 @@ static void fold(mt_tensor *x, int64_t n0, int64_t nb, int64_t c0, int64_t nc, c
 
 /* ------------------------------------------------------------------ api */
 
-static int check_float(mt_dtype d, const char *op)
+static int check_dtype(mt_dtype d, const char *op)
 {
-    if (d == MT_FLOAT32 || d == MT_FLOAT64)
+    if (d == MT_FLOAT32 || d == MT_FLOAT64 || d == MT_INT64)
         return 0;
     return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", op,
                     mt_dtype_infos[d].scalar_name);
@@ -253,7 +262,7 @@ static conv_sizes sizes_of(int64_t N, const mt_tensor *weight, mt_dtype d, const
 static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const mt_window *win,
                           int64_t groups, mt_tensor *result, conv_sizes *s)
 {
-    if (check_float(d, "slow_conv2d_cpu") < 0)
+    if (check_dtype(d, "slow_conv2d_cpu") < 0)
         return -1;
     *s = sizes_of(N, weight, d, win, groups);
     memset(mt_data(result), 0, (size_t)result->numel * s->isz);
@@ -276,6 +285,7 @@ static int backward_start(mt_dtype d, int64_t N, const mt_tensor *weight, const 
     }
 BIAS_FILL(float)
 BIAS_FILL(double)
+BIAS_FILL(int64_t)
 
 static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, int64_t nb)
 {
@@ -283,9 +293,12 @@ static void bias_into(const mt_tensor *out, const mt_tensor *bias, int64_t n0, i
     char *dst = mt_data(out) + n0 * out->strides[0] * (int64_t)mt_itemsize(out->dtype);
     if (out->dtype == MT_FLOAT32)
         bias_fill_float((float *)dst, (const float *)mt_data(bias), bias->strides[0], nb * O, O, L);
-    else
+    else if (out->dtype == MT_FLOAT64)
         bias_fill_double((double *)dst, (const double *)mt_data(bias), bias->strides[0], nb * O, O,
                          L);
+    else
+        bias_fill_int64_t((int64_t *)dst, (const int64_t *)mt_data(bias), bias->strides[0], nb * O,
+                          O, L);
 }
 
 /* The forward or the input gradient over chunks of images, the chunks split
@@ -380,7 +393,7 @@ static int run_chunks(chunks_job *j)
 int mt_conv2d_forward(const mt_tensor *x, const mt_tensor *w, const mt_tensor *bias,
                       const mt_window *win, int64_t groups, mt_tensor *out)
 {
-    if (check_float(x->dtype, "slow_conv2d_cpu") < 0)
+    if (check_dtype(x->dtype, "slow_conv2d_cpu") < 0)
         return -1;
     conv_sizes s = sizes_of(x->sizes[0], w, x->dtype, win, groups);
     if (mt_conv2d_winograd_fits(x->dtype, s.Cg, s.O, win, groups))
@@ -488,6 +501,7 @@ static void weight_runs(void *arg, int64_t r0, int64_t r1)
     }
 ADD_PARTS(float)
 ADD_PARTS(double)
+ADD_PARTS(int64_t)
 
 int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const mt_window *win,
                               int64_t groups, mt_tensor *grad_weight)
@@ -518,8 +532,10 @@ int mt_conv2d_backward_weight(const mt_tensor *grad, const mt_tensor *x, const m
     if (!atomic_load(&j.failed) && j.runs > 1) {
         if (grad->dtype == MT_FLOAT32)
             add_parts_float(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
-        else
+        else if (grad->dtype == MT_FLOAT64)
             add_parts_double(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
+        else
+            add_parts_int64_t(mt_data(grad_weight), j.parts, s.O * s.K, j.runs - 1);
     }
     give(&pb);
     if (atomic_load(&j.failed))

@@ -114,11 +114,23 @@ typedef struct {
 #define MT_LOAD_c8(v) (v)
 #define MT_LOAD_c16(v) (v)
 
+/* torch converts a floating value to int8, int16 and int32 through int32
+ * (x86's truncation: INT32_MIN for NaN and values out of range), and to
+ * uint8 and int64 through int64 */
+static inline int32_t mt_double_to_i32(double x)
+{
+    return x > -2147483649.0 && x < 2147483648.0 ? (int32_t)x : INT32_MIN;
+}
+#define MT_TO_I32(x)                           \
+    _Generic((x),                              \
+        float: mt_double_to_i32((double)(x)),  \
+        double: mt_double_to_i32((double)(x)), \
+        default: (int32_t)(int64_t)(x))
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
-#define MT_STORE_i1(x) ((int8_t)(int64_t)(x))
-#define MT_STORE_i2(x) ((int16_t)(int64_t)(x))
-#define MT_STORE_i4(x) ((int32_t)(int64_t)(x))
+#define MT_STORE_i1(x) ((int8_t)MT_TO_I32(x))
+#define MT_STORE_i2(x) ((int16_t)MT_TO_I32(x))
+#define MT_STORE_i4(x) MT_TO_I32(x)
 #define MT_STORE_i8(x) ((int64_t)(x))
 #define MT_STORE_f2(x) MT_F16_FROM(x)
 #define MT_STORE_bf(x) mt_float_to_bf16((float)(x))

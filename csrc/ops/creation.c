@@ -6,7 +6,9 @@
 #include "creation.h"
 #include "memory_format.h"
 #include "out_param.h"
+#include "runtime/signature.h"
 #include "runtime/table.h"
+#include "tensor.h"
 
 #include "../core/dtype.h"
 #include "../kernels/copy.h"
@@ -377,7 +379,7 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
     if (mt_check_scalar_fits(&a->v[0].s, d) < 0 || mt_check_scalar_fits(&a->v[1].s, d) < 0)
         return -1;
     double start = a->v[0].s.f, end = a->v[1].s.f;
-    if (!log && mt_is_integral(d, true)) {
+    if (mt_is_integral(d, true)) {
         start = trunc(start);
         end = trunc(end);
     }
@@ -393,6 +395,39 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
 int impl_linspace(mt_args *a, mt_result *r) { return spaced(a, r, 0, false, 3, 6); }
 /* logspace(start, end, steps, base=10.0, *, dtype, layout, device, requires_grad) */
 int impl_logspace(mt_args *a, mt_result *r) { return spaced(a, r, a->v[3].f, true, 4, 7); }
+
+/* The ends of torch's overloads of linspace and logspace that take tensors:
+ * each tensor must be 0-d and stands for its value. */
+static int ends_as_numbers(mt_args *a)
+{
+    bool ts = a->sig->params[0].type == MT_ARG_TENSOR, te = a->sig->params[1].type == MT_ARG_TENSOR;
+    int ds = ts ? a->v[0].t->ndim : 0, de = te ? a->v[1].t->ndim : 0;
+    const char *name = a->sig->name;
+    if (ts && te && (ds || de))
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s only supports 0-dimensional start and end tensors, but got start with "
+                        "%d dimension(s) and end with %d dimension(s).",
+                        name, ds, de);
+    if (ds || de)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s only supports 0-dimensional start and end tensors, but got %s with %d "
+                        "dimension(s).",
+                        name, ds ? "start" : "end", ds ? ds : de);
+    for (int i = 0; i < 2; i++)
+        if (a->sig->params[i].type == MT_ARG_TENSOR)
+            a->v[i].s = mt_scalar_at(a->v[i].t, mt_data(a->v[i].t));
+    return 0;
+}
+
+int impl_linspace_ends(mt_args *a, mt_result *r)
+{
+    return ends_as_numbers(a) < 0 ? -1 : impl_linspace(a, r);
+}
+
+int impl_logspace_ends(mt_args *a, mt_result *r)
+{
+    return ends_as_numbers(a) < 0 ? -1 : impl_logspace(a, r);
+}
 
 static int eye(mt_args *a, mt_result *r, int64_t n, int64_t m, int di, int rgi)
 {

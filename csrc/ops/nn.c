@@ -31,63 +31,125 @@ static shape_text shape_of(const mt_tensor *t)
     return b;
 }
 
-/* The C++ spelling torch's conv messages use for a dtype. */
-static const char *cpp_name(mt_dtype d)
-{
-    const mt_dtype_info *info = &mt_dtype_infos[d];
-    return info->alias ? info->alias : info->name;
-}
-
 static const char *const batch_names[] = {"", "1D", "2D", "3D", "4D"};
 
-/* An int[N] argument as nsp values: one value repeats. */
-static int spatial(const mt_value *v, int nsp, int64_t *out, const char *name)
+/* An int[N] argument (of 1 or nsp values: conv_geometry_checks) as nsp
+ * values: one value repeats. */
+static void spatial(const mt_value *v, int nsp, int64_t *out)
 {
-    if (v->nints != 1 && v->nints != nsp) {
-        char given[MT_MAX_LIST * 22 + 3];
-        mt_format_shape(given, sizeof given, v->nints, v->ints);
-        return mt_error(MT_ERR_RUNTIME,
-                        "expected %s to be a single integer value or a list of %d values to "
-                        "match the convolution dimensions, but got %s=%s",
-                        name, nsp, name, given);
-    }
     for (int i = 0; i < nsp; i++)
         out[i] = v->ints[v->nints == 1 ? 0 : i];
-    return 0;
 }
 
 /* ------------------------------------------------------------------ conv */
+
+/* torch spreads stride, padding and dilation over the weight's dim spatial
+ * dims: an int (which the nsp-d signature made nsp copies of) or a list of
+ * one value spreads, another list must have dim values. */
+static int spreads(const mt_value *v, int nsp, int dim, const char *name)
+{
+    int n = v->nints == 1 ? nsp : v->nints;
+    if (n == 1 || n == dim)
+        return 0;
+    int64_t shown[MT_MAX_LIST];
+    for (int i = 0; i < n; i++)
+        shown[i] = v->ints[v->nints == 1 ? 0 : i];
+    char given[MT_MAX_LIST * 22 + 3];
+    mt_format_shape(given, sizeof given, n, shown);
+    return mt_error(MT_ERR_RUNTIME,
+                    "expected %s to be a single integer value or a list of %d values to match "
+                    "the convolution dimensions, but got %s=%s",
+                    name, dim, name, given);
+}
+
+static bool any_below(const mt_value *v, int64_t least)
+{
+    for (int i = 0; i < v->nints; i++)
+        if (v->ints[i] < least)
+            return true;
+    return false;
+}
+
+/* torch's checks of a convolution's weight and geometry before its shapes
+ * are compared, in its order: the weight's rank, groups, the spreading of
+ * the int lists over the weight's spatial dims ('same' padding checks the
+ * ranks and the stride first), their signs, then the ranks. x is the
+ * batched input. */
+static int conv_geometry_checks(mt_args *a, int nsp, bool str_padding, bool same,
+                                const mt_tensor *x, const mt_tensor *wt)
+{
+    int64_t groups = a->v[6].i;
+    if (wt->ndim < 3)
+        return mt_error(MT_ERR_RUNTIME, "weight should have at least three dimensions");
+    if (groups <= 0)
+        return mt_error(MT_ERR_RUNTIME, "non-positive groups is not supported");
+    int dim = wt->ndim - 2;
+    if (same) {
+        if (wt->ndim != x->ndim)
+            return mt_error(MT_ERR_RUNTIME,
+                            "Expected %d-dimensional input for %d-dimensional weight%s, but got "
+                            "%d-dimensional input of size %s instead",
+                            wt->ndim, wt->ndim, shape_of(wt).s, x->ndim, shape_of(x).s);
+        for (int i = 0; i < a->v[3].nints; i++)
+            if (a->v[3].ints[i] != 1)
+                return mt_error(MT_ERR_RUNTIME, "padding='same' is not supported for strided "
+                                                "convolutions");
+    }
+    if (spreads(&a->v[3], nsp, dim, "stride") < 0 ||
+        (!str_padding && spreads(&a->v[4], nsp, dim, "padding") < 0) ||
+        spreads(&a->v[5], nsp, dim, "dilation") < 0)
+        return -1;
+    /* the output_padding torch passes a forward convolution: nsp zeros */
+    if (nsp != 1 && nsp != dim) {
+        int64_t zeros[2] = {0, 0};
+        mt_value op = {.nints = nsp, .ints = zeros};
+        if (spreads(&op, nsp, dim, "output_padding") < 0)
+            return -1;
+    }
+    if (!str_padding && any_below(&a->v[4], 0))
+        return mt_error(MT_ERR_RUNTIME, "negative padding is not supported");
+    if (any_below(&a->v[3], 1))
+        return mt_error(MT_ERR_RUNTIME, "non-positive stride is not supported");
+    if (any_below(&a->v[5], 1))
+        return mt_error(MT_ERR_RUNTIME, "dilation should be greater than zero");
+    if (wt->ndim != x->ndim)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected %d-dimensional input for %d-dimensional weight %s, but got "
+                        "%d-dimensional input of size %s instead",
+                        wt->ndim, wt->ndim, shape_of(wt).s, x->ndim, shape_of(x).s);
+    if (wt->sizes[0] < groups)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Given groups=%lld, expected weight to be at least %lld at dimension 0, "
+                        "but got weight of size %s instead",
+                        (long long)groups, (long long)groups, shape_of(wt).s);
+    return 0;
+}
 
 static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_padding)
 {
     mt_tensor *in = a->v[0].t, *wt = a->v[1].t, *bias = mt_is_none(a, 2) ? NULL : a->v[2].t;
     int64_t groups = a->v[6].i;
     int64_t stride[2] = {1, 1}, pad[2] = {0, 0}, dil[2] = {1, 1};
+    /* torch's conv1d and conv2d check the bias's dtype before anything else */
+    if (bias && bias->dtype != in->dtype)
+        return mt_error(MT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
+                        mt_dtype_infos[in->dtype].cpp_name, mt_dtype_infos[bias->dtype].cpp_name);
     if (in->ndim != nsp + 1 && in->ndim != nsp + 2)
         return mt_error(MT_ERR_RUNTIME,
                         "Expected %s (unbatched) or %s (batched) input to %s, but got input "
                         "of size: %s",
                         batch_names[nsp + 1], batch_names[nsp + 2], op, shape_of(in).s);
-    if (spatial(&a->v[3], nsp, stride, "stride") < 0 || spatial(&a->v[5], nsp, dil, "dilation") < 0)
-        return -1;
-    if (!str_padding && spatial(&a->v[4], nsp, pad, "padding") < 0)
-        return -1;
     bool batched = in->ndim == nsp + 2;
-    if (wt->ndim != nsp + 2)
-        return mt_error(MT_ERR_RUNTIME,
-                        "Expected %d-dimensional input for %d-dimensional weight %s, but got "
-                        "%d-dimensional input of size %s instead",
-                        wt->ndim, wt->ndim, shape_of(wt).s, in->ndim + !batched, shape_of(in).s);
-    for (int i = 0; i < nsp; i++) {
-        if (stride[i] <= 0)
-            return mt_error(MT_ERR_RUNTIME, "non-positive stride is not supported");
-        if (dil[i] <= 0)
-            return mt_error(MT_ERR_RUNTIME, "dilation should be greater than zero");
-        if (pad[i] < 0)
-            return mt_error(MT_ERR_RUNTIME, "negative padding is not supported");
-    }
-    if (groups <= 0)
-        return mt_error(MT_ERR_RUNTIME, "non-positive groups is not supported");
+    bool same = str_padding && strcmp(a->v[4].str, "same") == 0;
+    mt_tensor shown = batched ? *in : insert_dim(in, 0);
+    if (str_padding && !same && strcmp(a->v[4].str, "valid") != 0)
+        return mt_error(MT_ERR_RUNTIME, "Invalid padding string: '%s'", a->v[4].str);
+    if (conv_geometry_checks(a, nsp, str_padding, same, &shown, wt) < 0)
+        return -1;
+    spatial(&a->v[3], nsp, stride);
+    spatial(&a->v[5], nsp, dil);
+    if (!str_padding)
+        spatial(&a->v[4], nsp, pad);
 
     mt_tensor x = batched ? *in : insert_dim(in, 0), w = *wt;
     if (nsp == 1) {
@@ -99,22 +161,11 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
         full_stride[2 - nsp + i] = stride[i];
         full_dil[2 - nsp + i] = dil[i];
     }
-    bool same = false;
-    if (str_padding) {
-        const char *mode = a->v[4].str;
-        same = strcmp(mode, "same") == 0;
-        if (same) {
-            for (int i = 0; i < nsp; i++)
-                if (stride[i] != 1)
-                    return mt_error(MT_ERR_RUNTIME, "padding='same' is not supported for strided "
-                                                    "convolutions");
-            /* The odd padding element goes to the far side, as in torch. */
-            for (int i = 0; i < 2; i++)
-                full_pad[i] = full_dil[i] * (w.sizes[2 + i] - 1) / 2;
-        } else if (strcmp(mode, "valid") != 0) {
-            return mt_error(MT_ERR_RUNTIME, "Invalid padding string: '%s'", mode);
-        }
-    } else {
+    if (same) {
+        /* The odd padding element goes to the far side, as in torch. */
+        for (int i = 0; i < 2; i++)
+            full_pad[i] = full_dil[i] * (w.sizes[2 + i] - 1) / 2;
+    } else if (!str_padding) {
         for (int i = 0; i < nsp; i++)
             full_pad[2 - nsp + i] = pad[i];
     }
@@ -126,24 +177,20 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
                         "Given groups=%lld, expected weight to be divisible by %lld at "
                         "dimension 0, but got weight of size [%s] instead",
                         (long long)groups, (long long)groups, shape_of(wt).s);
-    if (x.sizes[1] != w.sizes[1] * groups) {
-        mt_tensor shown = batched ? *in : insert_dim(in, 0);
+    if (x.sizes[1] != w.sizes[1] * groups)
         return mt_error(MT_ERR_RUNTIME,
                         "Given groups=%lld, weight of size %s, expected input%s to have %lld "
                         "channels, but got %lld channels instead",
                         (long long)groups, shape_of(wt).s, shape_of(&shown).s,
                         (long long)(w.sizes[1] * groups), (long long)x.sizes[1]);
-    }
     if (bias && (bias->ndim != 1 || bias->sizes[0] != O))
         return mt_error(MT_ERR_RUNTIME,
                         "Given weight of size %s, expected bias to be 1-dimensional with %lld "
                         "elements, but got bias of size %s instead",
                         shape_of(wt).s, (long long)O, shape_of(bias).s);
-    if (x.dtype != w.dtype || (bias && bias->dtype != x.dtype)) {
-        const mt_tensor *other = x.dtype != w.dtype ? &w : bias;
-        return mt_error(MT_ERR_RUNTIME, "Input type (%s) and %s type (%s) should be the same",
-                        cpp_name(x.dtype), other == &w ? "weight" : "bias", cpp_name(other->dtype));
-    }
+    if (x.dtype != w.dtype)
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        mt_dtype_infos[x.dtype].scalar_name, mt_dtype_infos[w.dtype].scalar_name);
 
     mt_window win = {w.sizes[2],
                      w.sizes[3],

@@ -377,7 +377,8 @@ int impl_exponential_(mt_args *a, mt_result *r)
     return sample_inplace(a, r, 2, &p);
 }
 
-/* bernoulli(input, *, generator): each element is 1 with the probability input holds. */
+/* bernoulli(input, *, generator, out): each element is 1 with the probability
+ * input holds; out= takes the draws in any dtype, as torch draws in out's. */
 int impl_bernoulli(mt_args *a, mt_result *r)
 {
     const mt_tensor *probs = a->v[0].t;
@@ -400,7 +401,8 @@ int impl_bernoulli(mt_args *a, mt_result *r)
     mt_copy(out, u);
     mt_release(u);
     mt_release(p);
-    return mt_result_tensor(r, out);
+    mt_tensor *given = mt_out_target(a);
+    return given ? mt_result_into_out(r, out, given) : mt_result_tensor(r, out);
 fail:
     mt_xrelease(out);
     mt_xrelease(u);
@@ -418,20 +420,35 @@ static bool check_multinomial(const mt_tensor *in, const double *p, int64_t k, i
         return mt_error(MT_ERR_RUNTIME,
                         "cannot sample n_sample > prob_dist.size(-1) samples without replacement"),
                false;
+    /* torch draws through float32 category indices */
+    if (k > ((int64_t)1 << 24))
+        return mt_error(MT_ERR_RUNTIME, "number of categories cannot exceed 2^24"), false;
     if (k == 0 && replacement)
         return mt_error(MT_ERR_RUNTIME,
                         "aminmax(): cannot compute aminmax over an empty dimension as the "
                         "operation has no identity."),
                false;
-    for (int64_t i = 0; i < in->numel; i++)
+    /* torch checks the whole tensor first where it draws without
+     * replacement (or once), and each entry as it scans a row otherwise */
+    bool whole = !replacement || n == 1;
+    for (int64_t i = 0; whole && i < in->numel; i++)
         if (!(p[i] >= 0.0 && p[i] < INFINITY))
             return mt_error(MT_ERR_RUNTIME,
                             "probability tensor contains either `inf`, `nan` or element < 0"),
                    false;
     for (int64_t i = 0; i < in->numel; i += k) {
         double sum = 0.0;
-        for (int64_t j = 0; j < k; j++)
+        for (int64_t j = 0; j < k; j++) {
+            if (!(p[i + j] >= 0.0))
+                return mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (encountering "
+                                                "probability entry < 0)"),
+                       false;
+            if (!isfinite(p[i + j]))
+                return mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (encountering "
+                                                "probability entry = infinity or NaN)"),
+                       false;
             sum += p[i + j];
+        }
         if (!(sum > 0.0))
             return mt_error(MT_ERR_RUNTIME,
                             "invalid multinomial distribution (sum of probabilities <= 0)"),

@@ -27,26 +27,21 @@ def mt_dtype(d):
         raise Unsupported(f"dtype {d}") from None
 
 
-def to_mt(obj):
+def to_mt(obj, shared=None):
     """torch tensors (leaves keep requires_grad), dtypes, Sizes and devices
-    inside obj as minitorch's; containers rebuilt; anything else as is."""
+    inside obj as minitorch's; containers rebuilt; anything else as is.
+    Given a dict `shared` (one per conversion), torch tensors that are one
+    object, or views of one storage, come out so in minitorch too: error
+    inputs pass an input as out= to be refused for the overlap."""
     if isinstance(obj, torch.Tensor):
-        if obj.layout != torch.strided or obj.is_quantized:
-            raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
-        if obj.device.type != "cpu":
-            raise Unsupported(f"tensor on {obj.device}")
-        d = mt_dtype(obj.dtype)
-        base = obj.detach()
-        # the whole storage copied, then viewed with the sample's own strides
-        # and offset: transposed, expanded and offset samples are the point
-        count = base.untyped_storage().nbytes() // max(base.element_size(), 1)
-        flat = torch.as_strided(base, (count,), (1,), 0).clone()
-        if flat.dtype == torch.bfloat16:
-            storage = mt.tensor(flat.view(torch.int16).numpy()).view(mt.bfloat16)
-        else:
-            storage = mt.tensor(flat.numpy()).to(d)
-        out = storage.as_strided(tuple(base.shape), tuple(base.stride()), base.storage_offset())
-        return out.requires_grad_() if obj.requires_grad else out
+        if shared is not None and id(obj) in shared:
+            return shared[id(obj)]
+        out = _tensor_to_mt(obj, shared)
+        if shared is not None:
+            # the torch tensor is held so that its id is not reused
+            shared[id(obj)] = out
+            shared.setdefault("held", []).append(obj)
+        return out
     if isinstance(obj, torch.dtype):
         return mt_dtype(obj)
     if isinstance(obj, torch.Size):
@@ -56,15 +51,39 @@ def to_mt(obj):
             raise Unsupported(f"device {obj}")
         return mt.device("cpu")
     if isinstance(obj, (list, tuple)):
-        items = [to_mt(v) for v in obj]
+        items = [to_mt(v, shared) for v in obj]
         return type(obj)(items) if type(obj) in (list, tuple) else type(obj)(*items)
     if isinstance(obj, dict):
-        return {k: to_mt(v) for k, v in obj.items()}
+        return {k: to_mt(v, shared) for k, v in obj.items()}
     if isinstance(obj, torch.memory_format):
         return getattr(mt, str(obj).split(".")[-1])
     if isinstance(obj, torch.nn.Module):
         return _mt_module(obj)
     return obj
+
+
+def _tensor_to_mt(obj, shared):
+    if obj.layout != torch.strided or obj.is_quantized:
+        raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
+    if obj.device.type != "cpu":
+        raise Unsupported(f"tensor on {obj.device}")
+    d = mt_dtype(obj.dtype)
+    base = obj.detach()
+    # the whole storage copied, then viewed with the sample's own strides
+    # and offset: transposed, expanded and offset samples are the point
+    key = ("storage", base.untyped_storage().data_ptr(), base.dtype)
+    storage = shared.get(key) if shared is not None and key[1] else None
+    if storage is None:
+        count = base.untyped_storage().nbytes() // max(base.element_size(), 1)
+        flat = torch.as_strided(base, (count,), (1,), 0).clone()
+        if flat.dtype == torch.bfloat16:
+            storage = mt.tensor(flat.view(torch.int16).numpy()).view(mt.bfloat16)
+        else:
+            storage = mt.tensor(flat.numpy()).to(d)
+        if shared is not None and key[1]:
+            shared[key] = storage
+    out = storage.as_strided(tuple(base.shape), tuple(base.stride()), base.storage_offset())
+    return out.requires_grad_() if obj.requires_grad else out
 
 
 def _mt_module(module):

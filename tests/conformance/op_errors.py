@@ -34,7 +34,7 @@ def check_errors(mapped):
             continue
 
         def check(sample=sample, case=case):
-            args = to_mt((sample.input, sample.args, sample.kwargs))
+            args = to_mt((sample.input, sample.args, sample.kwargs), shared={})
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

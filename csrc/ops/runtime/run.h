@@ -40,7 +40,13 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
                         op->sig->name);
     if (mt_complex_gate(op, a) < 0)
         return -1;
-    if (target && mt_check_write_overlap(op, a, target) < 0)
+    int p = a->sig->out_param;
+    /* of a (values, indices) out=, torch checks the values only */
+    mt_tensor *written = target;
+    if (!written && p >= 0 && a->sig->params[p].type == MT_ARG_TENSOR_LIST && a->v[p].obj &&
+        a->v[p].nints > 0)
+        written = a->v[p].tensors[0];
+    if (written && mt_check_write_overlap(op, a, written) < 0)
         return -1;
     mt_running_call running;
     if (mt_running_call_enter(&running, a) < 0)

@@ -73,8 +73,10 @@ int mt_check_write_overlap(const mt_op *op, const mt_args *a, const mt_tensor *t
             continue;
         if (ty == MT_ARG_TENSOR) {
             /* an in-place row's self is its target, whatever the rule;
-             * an out= that is input 0 is refused where inputs must be disjoint */
-            bool self = p == 0 && a->v[p].t == target && !(full && target == mt_out_target(a));
+             * an out= that is input 0 is refused where inputs must be
+             * disjoint, unless the rule lets it be */
+            bool self = p == 0 && a->v[p].t == target &&
+                        (!full || (rule & MT_WRITE_OUT_SELF) || mt_writes_inplace(op, a));
             if (!self && mt_check_overlap(target, a->v[p].t, full) < 0)
                 return -1;
             if (rule & MT_WRITE_FIRST)

@@ -10,6 +10,8 @@ enum {
     MT_WRITE_PARTIAL = 1u << 1,  /* an input sharing part of the target's memory */
     MT_WRITE_FIRST = 1u << 2,    /* with PARTIAL: the first tensor input only */
     MT_WRITE_DISJOINT = 1u << 3, /* with PARTIAL: the inputs may not be the target either */
+    /* with DISJOINT: but out= may be input 0, which torch copies into it first */
+    MT_WRITE_OUT_SELF = 1u << 4,
 };
 
 /* The checks for the row of this name. */

@@ -617,7 +617,11 @@ static void raise_bad_type(const mt_signature *s, const mt_param *p, int idx, bo
         mtpy_raise_foreign(s->name, what, foreign);
         return;
     }
-    if (det->bad_elem && (p->type == MT_ARG_INT_LIST || p->type == MT_ARG_TENSOR_LIST))
+    if (det->bad_elem && p->type == MT_ARG_TENSOR_LIST)
+        /* torch counts arguments from 0, a method's self not among them */
+        PyErr_Format(PyExc_TypeError, "expected Tensor as element %d in argument %d, but got %s",
+                     det->bad_pos, idx - (is_method ? 1 : 0), Py_TYPE(det->bad_elem)->tp_name);
+    else if (det->bad_elem && p->type == MT_ARG_INT_LIST)
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s'%s must be %s, but found element of type %s at pos %d",
                      s->name, p->name, where, mtpy_param_type_name(p),
