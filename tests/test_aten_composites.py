@@ -204,3 +204,58 @@ def test_dispatch_mode_sees_a_composites_ops():
         out = mt.ops.aten.native_dropout_backward.default(g, m, 2.0)
     assert out.tolist() == [2.0, 0.0, 2.0, 2.0]
     assert "aten::mul.Tensor" in seen and "aten::native_dropout_backward" not in seen
+
+
+AA_CASES = [((2, 3, 10, 20), [3, 3], False, {}), ((2, 3, 10, 20), [5, 5], False, {}),
+            ((2, 3, 10, 20), None, False, {"scale_factors": [1.7, 0.9]}),
+            ((2, 3, 10, 20), None, True, {"scale_factors": [0.8, 1.0]}),
+            ((1, 2, 7, 9), [3, 3], False, {"scales_h": 1.7, "scales_w": 0.9}),
+            ((1, 2, 7, 9), [3, 3], True, {"scales_h": 1.7, "scales_w": 0.9}),
+            ((1, 1, 4, 5), [9, 11], False, {}), ((1, 1, 6, 6), [1, 1], True, {}),
+            ((2, 1, 30, 8), [4, 8], False, {})]
+
+
+@pytest.mark.parametrize("case", range(len(AA_CASES)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_upsample_bilinear2d_aa(case, dtype):
+    shape, size, corners, kw = AA_CASES[case]
+    x, tx = both(shape, 17, dtype)
+    x.requires_grad_()
+    tx.requires_grad_()
+    got = mt.ops.aten._upsample_bilinear2d_aa(x, size, corners, **kw)
+    want = torch.ops.aten._upsample_bilinear2d_aa(tx, size, corners, **kw)
+    tol = (1e-10, 1e-12) if dtype == np.float64 else (1e-5, 1e-6)
+    close(got, want, *tol)
+    if "scale_factors" in kw:
+        close(mt.ops.aten._upsample_bilinear2d_aa.vec(x, None, corners, kw["scale_factors"]),
+              torch.ops.aten._upsample_bilinear2d_aa.vec(tx, None, corners, kw["scale_factors"]),
+              *tol)
+    c, tc = both(tuple(want.shape), 18, dtype)
+    (got * c).sum().backward()
+    (want * tc).sum().backward()
+    close(x.grad, tx.grad, *tol)
+
+
+@pytest.mark.parametrize("args,kw", [(((3, 4, 5), [2, 2], False), {}),
+                                     (((1, 3, 4, 5), [2, 2], False), {"scale_factors": [1., 1.]}),
+                                     (((1, 3, 4, 5), None, False), {"scale_factors": None}),
+                                     (((1, 3, 4, 5), [0, 2], False), {}),
+                                     (((1, 3, 4, 5), [2], False), {})])
+def test_upsample_bilinear2d_aa_errors(args, kw):
+    shape, *rest = args
+    x, tx = both(shape, 19)
+    same_error(lambda: mt.ops.aten._upsample_bilinear2d_aa(x, *rest, **kw),
+               lambda: torch.ops.aten._upsample_bilinear2d_aa(tx, *rest, **kw))
+    same_error(lambda: mt.ops.aten._upsample_bilinear2d_aa(x.long(), [2, 2], False),
+               lambda: torch.ops.aten._upsample_bilinear2d_aa(tx.long(), [2, 2], False))
+
+
+@pytest.mark.parametrize("kw", [{"size": (3, 4)}, {"size": 9}, {"scale_factor": 0.45},
+                                {"scale_factor": (0.3, 1.6), "recompute_scale_factor": True},
+                                {"size": (2, 5), "align_corners": True}])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_interpolate_bilinear_antialias(kw, dtype):
+    x, tx = both((2, 3, 11, 13), 20, dtype)
+    got = mt.nn.functional.interpolate(x, mode="bilinear", antialias=True, **kw)
+    want = torch.nn.functional.interpolate(tx, mode="bilinear", antialias=True, **kw)
+    close(got, want, *((1e-10, 1e-12) if dtype == np.float64 else (1e-5, 1e-6)))
