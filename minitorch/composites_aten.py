@@ -2,9 +2,10 @@
 written in Python over public ops and registered as minitorch's overloads of
 the same names (``_aten.register_composite``): slice.Tensor,
 native_dropout_backward, _batch_norm_with_update,
-max_pool2d_with_indices_backward and _upsample_bilinear2d_aa, and the overloads of torch's public
-underscore functions minitorch writes in Python (_safe_softmax.default).
-Their gradients follow from the ops they are written with."""
+max_pool2d_with_indices_backward and _upsample_bilinear2d_aa (default and
+vec), and the overloads of torch's public underscore functions minitorch
+writes in Python (_safe_softmax.default). Their gradients follow from the
+ops they are written with."""
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
