@@ -14,8 +14,15 @@ the name for a row that has one (``view_dtype`` is ``view.dtype``,
 ``sum_dim`` ``sum.dim``), ``Tensor`` or ``Scalar`` by an ``other`` operand
 (``mul.Tensor``), else ``default``. One object per overload, so
 ``func is minitorch.ops.aten.sin.default`` holds.
+
+aten ops minitorch writes in Python rather than as rows (``slice.Tensor``,
+``_safe_softmax.default``: composites_aten.py registers them with
+``register_composite``) are overloads too; calling one runs its function,
+which records autograd through the ops it is written with, so a dispatch
+mode sees those ops, as torch's modes see a composite's decomposition.
 """
 import functools
+import inspect
 
 from . import _C
 
@@ -29,8 +36,10 @@ class OpOverload:
     def __init__(self, packet, overload, rows):
         self.overloadpacket = packet
         self._overloadname = overload
-        self._rows = tuple(rows)
-        self._op = packet._op
+        # a composite's overload holds its function instead of rows
+        self._fn = rows if callable(rows) else None
+        self._rows = () if self._fn else tuple(rows)
+        self._op = self._fn if self._fn is not None else packet._op
         self.__name__ = f"{packet.__name__}.{overload}"
         self.__qualname__ = self.__name__
         self.__module__ = "minitorch.ops.aten"
@@ -41,6 +50,8 @@ class OpOverload:
 
     @property
     def _schema(self):
+        if self._fn is not None:
+            return f"{self.overloadpacket.__name__}{inspect.signature(self._fn)}"
         return _C._op_rows()[self._rows[0]][3]
 
     @property
@@ -48,6 +59,8 @@ class OpOverload:
         return "aten"
 
     def __call__(self, *args, **kwargs):
+        if self._fn is not None:
+            return self._fn(*args, **kwargs)
         return _C._run_row(self._rows, args, kwargs)
 
     def __str__(self):
@@ -78,7 +91,12 @@ class OpOverloadPacket:
         from . import Tensor
         import minitorch
         op = getattr(minitorch, self.__name__, None)
-        return op if op is not None else getattr(Tensor, self.__name__, None)
+        if op is None:
+            op = getattr(Tensor, self.__name__, None)
+        if op is None and self._overloads:
+            # an aten-only composite: its first registered overload
+            op = next(iter(self._overloads.values()))._fn
+        return op
 
     def overloads(self):
         return list(self._overloads)
@@ -216,12 +234,27 @@ _METADATA_OPS = {
 }
 
 
+# aten ops written in Python: name -> {overload: function}
+_COMPOSITES = {}
+
+
+def register_composite(name, overload="default"):
+    """Makes the decorated function ``ops.aten.<name>.<overload>``."""
+    def register(fn):
+        _COMPOSITES.setdefault(name, {})[overload] = fn
+        _packet.cache_clear()
+        return fn
+    return register
+
+
 @functools.lru_cache(maxsize=None)
 def _packet(name):
     packets, _ = _table()
-    if name not in packets:
-        return _MetadataPacket(name, _METADATA_OPS[name]) if name in _METADATA_OPS else None
-    return OpOverloadPacket(name, packets[name])
+    if name in _METADATA_OPS and name not in packets:
+        return _MetadataPacket(name, _METADATA_OPS[name])
+    if name not in packets and name not in _COMPOSITES:
+        return None
+    return OpOverloadPacket(name, {**packets.get(name, {}), **_COMPOSITES.get(name, {})})
 
 
 def _overload(name, overload):
@@ -255,7 +288,7 @@ class AtenNamespace:
         return packet
 
     def __iter__(self):
-        return iter(sorted(set(_table()[0]) | set(_METADATA_OPS)))
+        return iter(sorted(set(_table()[0]) | set(_METADATA_OPS) | set(_COMPOSITES)))
 
 
 aten = AtenNamespace()

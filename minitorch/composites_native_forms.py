@@ -1,6 +1,8 @@
 """torch's aten-level functions that are another form of a public op:
 native_layer_norm, native_group_norm and native_batch_norm (the normalized
-output with the mean and reciprocal standard deviation it used), grid_sampler_2d/3d
+output with the mean and reciprocal standard deviation it used; also
+_native_batch_norm_legit, its form whose running statistics may be left
+out), grid_sampler_2d/3d
 (grid_sample with its modes as torch's integer codes). Their gradients
 follow from the ops they are written with."""
 from typing import Optional, Sequence, Tuple
@@ -9,8 +11,8 @@ from ._out_param import write_out_list
 from ._tensor import Tensor
 from .overrides import composite
 
-__all__ = ["native_layer_norm", "native_group_norm", "native_batch_norm", "grid_sampler_2d",
-           "grid_sampler_3d"]
+__all__ = ["native_layer_norm", "native_group_norm", "native_batch_norm",
+           "_native_batch_norm_legit", "grid_sampler_2d", "grid_sampler_3d"]
 
 
 def _statistics(rows: Tensor, eps: float) -> Tuple[Tensor, Tensor]:
@@ -76,6 +78,29 @@ def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
         return results
     write_out_list("native_batch_norm", out, results)
     return tuple(out)
+
+
+@composite(method=False)
+def _native_batch_norm_legit(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                             *args, out: Optional[Sequence[Tensor]] = None
+                             ) -> Tuple[Tensor, Tensor, Tensor]:
+    """native_batch_norm called as (input, weight, bias, running_mean,
+    running_var, training, momentum, eps), or without running statistics as
+    (input, weight, bias, training, momentum, eps)."""
+    if len(args) == 5:
+        running_mean, running_var, training, momentum, eps = args
+    elif len(args) == 3:
+        running_mean = running_var = None
+        training, momentum, eps = args
+        if not training:
+            # torch crashes here
+            raise RuntimeError("_native_batch_norm_legit without running statistics needs "
+                               "training=True")
+    else:
+        raise TypeError(f"_native_batch_norm_legit() takes 6 or 8 positional arguments but "
+                        f"{3 + len(args)} were given")
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                             eps, out=out)
 
 
 _MODES = ("bilinear", "nearest", "bicubic")

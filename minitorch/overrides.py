@@ -93,8 +93,9 @@ def _ignored() -> tuple:
 
 def _listed_in_torch_namespace(f) -> bool:
     """torch lists no in-place function (torch.exp_) in its own namespace,
-    nor from_dlpack."""
-    return not f.__name__.endswith("_") and f.__name__ != "from_dlpack"
+    nor from_dlpack and segment_reduce (it walks torch.__all__, which leaves
+    them out)."""
+    return not f.__name__.endswith("_") and f.__name__ not in ("from_dlpack", "segment_reduce")
 
 
 @functools.lru_cache(None)

@@ -265,6 +265,7 @@ BASELINES = {
                                      {}),
     "mt.grid_sampler_2d": lambda: ((_f(1, 2, 3, 4), _f(1, 2, 2, 2), 0, 0, False), {}),
     "mt.grid_sampler_3d": lambda: ((_f(1, 2, 3, 4, 2), _f(1, 2, 2, 2, 3), 0, 0, False), {}),
+    "mt.segment_reduce": lambda: ((_f(4), "sum"), {"lengths": _idx(1, 3)}),
     "Tensor.index_reduce": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "mean"), {}),
     "Tensor.index_reduce_": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "prod"), {}),
 
@@ -447,6 +448,7 @@ BASELINES = {
     "F.fractional_max_pool2d_with_indices": lambda: ((_f(1, 2, 4, 4), 2, 2), {}),
     "F.fractional_max_pool3d": lambda: ((_f(1, 2, 4, 4, 4), 2, 2), {}),
     "F.fractional_max_pool3d_with_indices": lambda: ((_f(1, 2, 4, 4, 4), 2, 2), {}),
+    "F.max_pool3d_with_indices": lambda: ((_f(1, 2, 4, 4, 4), 2), {}),
     "nn.EmbeddingBag": lambda: ((4, 3), {}),
     "nn.GRU": lambda: ((3, 4), {}),
     "nn.LSTM": lambda: ((3, 4), {}),

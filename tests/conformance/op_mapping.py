@@ -143,6 +143,18 @@ def rebind(fn):
     return out
 
 
+def _aten_counterpart(torch_fn):
+    """minitorch's ops.aten packet or overload of the same names as torch's
+    (aten.slice -> ops.aten.slice, aten.slice.Tensor -> ops.aten.slice.Tensor)."""
+    packet = torch_fn.overloadpacket if isinstance(torch_fn, torch._ops.OpOverload) else torch_fn
+    if not packet._qualified_op_name.startswith("aten::"):
+        return None
+    found = getattr(mt.ops.aten, packet.__name__, None)
+    if found is None or packet is torch_fn:
+        return found
+    return getattr(found, torch_fn._overloadname, None)
+
+
 def _variant(torch_fn, hint=None):
     """The minitorch callable for one of an OpInfo's torch callables; hint,
     the (namespace, attribute) the OpInfo's name gives, wins when torch
@@ -150,6 +162,8 @@ def _variant(torch_fn, hint=None):
     torch.hardshrink; F.threshold's function is named _threshold)."""
     if torch_fn is None:
         return None
+    if isinstance(torch_fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return _aten_counterpart(torch_fn)
     if hint is not None and getattr(torch_namespace(hint[0]), hint[1], None) is torch_fn:
         space = mt_namespace(hint[0])
         found = None if space is None else getattr(space, hint[1], None)
@@ -192,7 +206,7 @@ class Mapped:
         last = self.op.name.split(".")[-1]
         space = mt_namespace(self.namespace) if self.namespace != "aten" else None
         return any(getattr(s, n, None) is not None
-                   for s in (space, mt, mt.Tensor) if s is not None
+                   for s in (space, mt, mt.Tensor, mt.ops.aten) if s is not None
                    for n in (last, last + "_"))
 
     @property

@@ -58,6 +58,17 @@ def test_absent_and_inapplicable():
     assert MAPPED["sum"].method is mt.Tensor.sum and MAPPED["sum"].inplace is None
 
 
+def test_aten_overloads_map_to_minitorchs_of_the_same_names():
+    # a packet, an overload, and an overload named inside a lambda over torch
+    assert MAPPED["_softmax_backward_data"].function is mt.ops.aten._softmax_backward_data
+    assert MAPPED["slice"].function is mt.ops.aten.slice.Tensor
+    assert MAPPED["torch.ops.aten._safe_softmax.default"].function is \
+        mt.ops.aten._safe_softmax.default
+    assert MAPPED["max_pool2d_with_indices_backward"].present
+    assert all(MAPPED[name].namespace == "aten" for name in ("_softmax_backward_data",
+                                                              "_chunk_cat"))
+
+
 def _gen_tool():
     path = Path(__file__).resolve().parents[2] / "tools" / "gen_conformance.py"
     spec = importlib.util.spec_from_file_location("gen_conformance", path)

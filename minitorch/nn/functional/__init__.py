@@ -34,5 +34,6 @@ from .lp_pooling import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .embedding_bags import *  # noqa: F403
 from .fractional_pooling import *  # noqa: F403
+from .max_pooling_with_indices import *  # noqa: F403
 from .ctc import *  # noqa: F403
 from .fused_linear_losses import *  # noqa: F403

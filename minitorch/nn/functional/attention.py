@@ -115,19 +115,6 @@ def _causal_bias(L: int, S: int, dtype) -> Tensor:
     return bias
 
 
-def _safe_softmax(scores: Tensor) -> Tensor:
-    """softmax(-1) whose rows with every score -inf come out as zeros, not NaN. One
-    row-max pass finds such rows; the masking runs only when there is one."""
-    if scores.shape[-1] == 0 or scores.numel() == 0:
-        return scores.softmax(-1)
-    with minitorch.no_grad():
-        empty = scores.amax(-1, keepdim=True) == float("-inf")
-        any_empty = bool(empty.any())
-    if not any_empty:
-        return scores.softmax(-1)
-    return scores.masked_fill(empty, 0.0).softmax(-1).masked_fill(empty, 0.0)
-
-
 @_overridable
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Optional[Tensor] = None, dropout_p: float = 0.0,
@@ -164,7 +151,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = _safe_softmax(scores)
+    weights = minitorch._safe_softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)

@@ -5,7 +5,9 @@ gathering its taps (index_select) and summing them times per-position weights,
 so the backward is the scatter-add of the same weights that index_select's
 gradient already does. Indices and weights are computed in NumPy the way
 ATen's CPU kernels compute them (in the op-math type, source coordinates
-floored after a cast to float), so the chosen source pixels match torch's."""
+floored after a cast to float), so the chosen source pixels match torch's.
+Antialiased bilinear is torch's aten._upsample_bilinear2d_aa
+(composites_aten.py); antialiased bicubic is not written yet."""
 from __future__ import annotations
 
 import math
@@ -213,8 +215,12 @@ def interpolate(input: Tensor, size: _Size = None, scale_factor: _Scale = None,
             raise NotImplementedError("interpolate(): mode 'lanczos' is not supported by "
                                       "minitorch yet")
         _wrong_rank(input, mode)
+    if antialias and mode == "bilinear":
+        _check_sizes(input, out)
+        return minitorch.ops.aten._upsample_bilinear2d_aa(input, out, align_corners, *scales)
     if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported by minitorch yet")
+        raise NotImplementedError("interpolate(): antialias=True is not supported by minitorch "
+                                  "yet for mode 'bicubic'")
     if mode == "area":
         pool = getattr(minitorch.nn.functional, f"adaptive_avg_pool{k}d", None)
         if pool is None:
