@@ -582,12 +582,57 @@ int impl_norm(mt_args *a, mt_result *r)
     return mt_result_tensor(r, res);
 }
 
+/* The largest real part over dims (kept as size 1 when keep), 0 where it is
+ * infinite: the shift of a complex logsumexp. */
+static mt_tensor *real_shift(const mt_tensor *re, int nd, const int64_t *dims, bool keep)
+{
+    mt_tensor *m = mt_exec(MT_OP_amax, "TLb", re, nd, dims, (int)keep);
+    mt_tensor *inf = m ? mt_exec(MT_OP_isinf, "T", m) : NULL;
+    mt_tensor *r = inf ? mt_exec(MT_OP_masked_fill, "TTf", m, inf, 0.0) : NULL;
+    mt_xrelease(m);
+    mt_xrelease(inf);
+    return r;
+}
+
+/* torch's logsumexp of complex values: log(sum(exp(x - shift))) + shift over
+ * the dims, the shift from the real parts (real_shift); without elements, the
+ * plain log of the sum. */
+static mt_tensor *logsumexp_complex(mt_tensor *t, const bool *mask, bool keepdim)
+{
+    int64_t dims[MT_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < t->ndim; k++)
+        if (mask[k])
+            dims[nd++] = k;
+    mt_tensor *tmp[7] = {0}, *res = NULL;
+    if (t->numel == 0) {
+        tmp[0] = mt_exec(MT_OP_exp, "T", t);
+        tmp[1] = tmp[0] ? mt_exec(MT_OP_sum_dim, "TLb", tmp[0], nd, dims, (int)keepdim) : NULL;
+        res = tmp[1] ? mt_exec(MT_OP_log, "T", tmp[1]) : NULL;
+    } else {
+        mt_tensor *re = tmp[0] = mt_exec(MT_OP_real, "T", t);
+        mt_tensor *kept = tmp[1] = re ? real_shift(re, nd, dims, true) : NULL;
+        mt_tensor *shift = tmp[2] = kept ? real_shift(re, nd, dims, keepdim) : NULL;
+        mt_tensor *d = tmp[3] = shift ? mt_exec(MT_OP_sub, "TT", t, kept) : NULL;
+        mt_tensor *e = tmp[4] = d ? mt_exec(MT_OP_exp, "T", d) : NULL;
+        mt_tensor *sum = tmp[5] =
+            e ? mt_exec(MT_OP_sum_dim, "TLb", e, nd, dims, (int)keepdim) : NULL;
+        mt_tensor *l = tmp[6] = sum ? mt_exec(MT_OP_log, "T", sum) : NULL;
+        res = l ? mt_exec(MT_OP_add, "TT", l, shift) : NULL;
+    }
+    for (int k = 0; k < 7; k++)
+        mt_xrelease(tmp[k]);
+    return res;
+}
+
 int impl_logsumexp(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     bool mask[MT_MAX_DIMS];
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
+    if (mt_is_complex(t->dtype))
+        return mt_result_tensor(r, logsumexp_complex(t, mask, a->v[2].b));
     mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : mt_default_dtype;
     return mt_result_tensor(r, reduce(t, mask, a->v[2].b, out, MT_RED_LOGSUMEXP, 0, NULL));
 }
