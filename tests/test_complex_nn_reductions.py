@@ -320,3 +320,41 @@ def test_masked_mean_var_std(dtype, op, dim, keepdim, masked):
     compare(lambda x: getattr(mt.masked, op)(x, dim, keepdim=keepdim, mask=mm),
             lambda x: getattr(torch.masked, op)(x, dim, keepdim=keepdim, mask=tm), [a], dtype)
 
+
+# ------------------------------------------------------------ norm 'nuc'
+
+@pytest.mark.parametrize("dtype", CD + ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((4, 4), None), ((3, 5), None), ((2, 4, 3), (1, 2)),
+                                       ((2, 4, 3), (2, 0)), ((3, 2, 4), (-3, -1))])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_norm_nuc(dtype, shape, dim, keepdim):
+    a = carray(shape, 39)
+    if not dtype.startswith("complex"):
+        a = a.real.copy()
+    grad_dtype = "complex128" if dtype.startswith("complex") else "float64"
+    for d in (dtype, grad_dtype):
+        compare(lambda x: mt.norm(x, "nuc", dim, keepdim), lambda x: torch.norm(x, "nuc", dim, keepdim),
+                [a], d, grad=d == "complex128")
+        compare(lambda x: x.norm("nuc", dim, keepdim), lambda x: x.norm("nuc", dim, keepdim), [a], d,
+                grad=False)
+    if grad_dtype == "float64":
+        m, t = mt.tensor(a).requires_grad_(), torch.tensor(a, requires_grad=True)
+        (gm,) = mt.autograd.grad(mt.norm(m, "nuc", dim, keepdim).sum(), m)
+        (gt,) = torch.autograd.grad(torch.norm(t, "nuc", dim, keepdim).sum(), t)
+        np.testing.assert_allclose(gm.numpy(), gt.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("args", [((2, 3, 4), "nuc"), ((3,), "nuc"), ((3, 4), "nuc", (0, 0)),
+                                  ((3, 4), "nuc", (0, 1, 1))])
+def test_norm_nuc_errors_as_torch(args):
+    shape, rest = args[0], args[1:]
+    with pytest.raises(RuntimeError) as want:
+        torch.norm(torch.ones(shape), *rest)
+    with pytest.raises(RuntimeError) as got:
+        mt.norm(mt.ones(shape), *rest)
+    assert str(got.value) == str(want.value)
+    with pytest.raises(RuntimeError) as want:
+        torch.norm(torch.ones((3, 4), dtype=torch.int64), "nuc")
+    with pytest.raises(RuntimeError) as got:
+        mt.norm(mt.ones((3, 4), dtype=mt.int64), "nuc")
+    assert str(got.value) == str(want.value)

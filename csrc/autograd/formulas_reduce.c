@@ -3,6 +3,7 @@
 #include "formula.h"
 #include "formulas_reduce.h"
 #include "grad_mode.h"
+#include "../ops/nuclear_norm.h"
 
 #include <float.h>
 #include <math.h>
@@ -576,6 +577,14 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return 0;
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *r;
+    if (strcmp(pv->str, "nuc") == 0) {
+        /* U Vh of the two dims' matrices, scaled by g (torch's svd backward for
+         * a gradient of the singular values only); U Vh is taken as a
+         * constant, so the formula is right to first order only */
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+        mt_tensor *f = x ? S(mt_nuclear_norm_factor(x, (int)dims[0], (int)dims[1])) : NULL;
+        return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, f))));
+    }
     /* a complex element's sign is z / |z| */
     mt_op_id sign_op = x && mt_is_complex(x->dtype) ? MT_OP_sgn : MT_OP_sign;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);

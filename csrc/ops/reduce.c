@@ -8,6 +8,7 @@
 #include "out_param.h"
 #include "reduce.h"
 #include "complex.h"
+#include "nuclear_norm.h"
 #include "runtime/unlock.h"
 #include "runtime/table.h"
 
@@ -548,7 +549,43 @@ static int empty_norm_dim(const mt_tensor *t, const mt_value *dims, double p)
     return 0;
 }
 
-/* norm(input, p, dim, keepdim, *, dtype): p a number, or 'fro' (the 2-norm). */
+/* norm(input, 'nuc', dim, keepdim, *, dtype): over the two dims in dim (both
+ * of a matrix when None), with torch's matrix_norm checks. */
+static int nuclear(mt_args *a, mt_result *r, mt_tensor *t)
+{
+    const mt_value *dims = &a->v[2];
+    if (!mt_is_inexact(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: Expected a floating point or complex tensor as "
+                        "input. Got %s",
+                        mt_dtype_infos[t->dtype].scalar_name);
+    if (t->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+    int n = dims->obj ? dims->nints : t->ndim, d[2];
+    if (n != 2) {
+        char shown[MT_MAX_DIMS * 24] = "";
+        for (int k = 0, at = 0; k < n && at < (int)sizeof shown; k++)
+            at += snprintf(shown + at, sizeof shown - at, "%s%lld", k ? " " : "",
+                           (long long)(dims->obj ? dims->ints[k] : k));
+        return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %s", shown);
+    }
+    for (int k = 0; k < 2; k++)
+        if (mt_wrap_dim(dims->obj ? dims->ints[k] : k, t->ndim, &d[k]) < 0)
+            return -1;
+    if (d[0] == d[1])
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: dims must be different. Got (%lld, %lld)",
+                        (long long)dims->ints[0], (long long)dims->ints[1]);
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(t, mt_is_none(a, 4) ? t->dtype : a->v[4].dtype, &hold);
+    mt_tensor *res = src ? mt_nuclear_norm(src, d[0], d[1], a->v[3].b) : NULL;
+    mt_xrelease(hold);
+    return mt_result_tensor(r, res);
+}
+
+/* norm(input, p, dim, keepdim, *, dtype): p a number, 'fro' (the 2-norm) or
+ * 'nuc' (the nuclear norm of matrices). */
 int impl_norm(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
@@ -557,6 +594,8 @@ int impl_norm(mt_args *a, mt_result *r)
     if (a->op->id == MT_OP_norm) {
         if (!mt_is_none(a, 1))
             p = a->v[1].s.f;
+    } else if (strcmp(a->v[1].str, "nuc") == 0) {
+        return nuclear(a, r, t);
     } else if (strcmp(a->v[1].str, "fro") != 0) {
         return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", a->v[1].str);
     }
