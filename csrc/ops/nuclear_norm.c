@@ -36,8 +36,7 @@ static mt_tensor *singular(mt_tensor *a, mt_tensor **uvh)
     const mt_op *op = &mt_ops[MT_OP__lapack_gesdd];
     mt_args args;
     mt_result r;
-    if (args_of(op, &args, "Tbb", a, 0, uvh != NULL) < 0 ||
-        mt_op_exec(op, &args, &r) < 0)
+    if (args_of(op, &args, "Tbb", a, 0, uvh != NULL) < 0 || mt_op_exec(op, &args, &r) < 0)
         return NULL;
     mt_tensor *s = r.t[1];
     mt_retain(s);
@@ -58,8 +57,8 @@ mt_tensor *mt_nuclear_norm(const mt_tensor *t, int d0, int d1, bool keepdim)
     mt_xrelease(m);
     mt_xrelease(s);
     for (int k = 0; sum && keepdim && k < 2; k++) {
-        mt_tensor *u = mt_exec(MT_OP_unsqueeze, "Ti", sum, (int64_t)(k ? (d0 > d1 ? d0 : d1)
-                                                                         : (d0 < d1 ? d0 : d1)));
+        mt_tensor *u = mt_exec(MT_OP_unsqueeze, "Ti", sum,
+                               (int64_t)(k ? (d0 > d1 ? d0 : d1) : (d0 < d1 ? d0 : d1)));
         mt_release(sum);
         sum = u;
     }

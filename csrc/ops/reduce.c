@@ -8,6 +8,7 @@
 #include "out_param.h"
 #include "reduce.h"
 #include "complex.h"
+#include "convert.h"
 #include "nuclear_norm.h"
 #include "runtime/unlock.h"
 #include "runtime/table.h"
@@ -741,8 +742,11 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     }
     if (mt_wrap_dim(dim, t->ndim, &d) < 0)
         return -1;
+    mt_dtype compute = dtypev->obj ? dtypev->dtype : t->dtype;
+    if (mt_warn_complex_to_real(t->dtype, compute) < 0)
+        return -1;
     mt_tensor *hold;
-    const mt_tensor *src = as_dtype(t, dtypev->obj ? dtypev->dtype : t->dtype, &hold);
+    const mt_tensor *src = as_dtype(t, compute, &hold);
     if (!src)
         return -1;
     bool last = t->ndim == 0 || d == t->ndim - 1;
