@@ -85,6 +85,19 @@ def _check_common(stride: Sequence[int], padding: Sequence[int], dilation: Seque
         raise RuntimeError("non-positive groups is not supported")
 
 
+def _check_same_type(x: Tensor, weight: Tensor) -> None:
+    """torch's words for a weight of another dtype than the input, as conv2d's
+    row gives them: the scalar types for a real input; a complex one names
+    the tensor types, a real weight's in the legacy form."""
+    if x.dtype == weight.dtype:
+        return
+    xs, ws = (t.type().split(".")[-1][:-len("Tensor")] for t in (x, weight))
+    if not x.is_complex():
+        raise RuntimeError(f"expected scalar type {xs} but found {ws}")
+    shown = f"CPU{ws}Type" if weight.is_complex() else f"torch.{ws}Tensor"
+    raise RuntimeError(f"Input type (CPU{xs}Type) and weight type ({shown}) should be the same")
+
+
 def _check_weight(x: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int,
                   transposed: bool) -> int:
     """torch's channel, groups and bias checks; returns the output channels."""
@@ -151,10 +164,15 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError("Calculated padded input size per channel: ({}). Kernel size: ({}). "
                            "Kernel size can't be greater than actual input size".format(
                                " x ".join(map(str, padded)), " x ".join(map(str, ext))))
-    if x.dtype != weight.dtype:
+    if x.dtype != weight.dtype and not x.is_complex():
+        # torch's 3-d path for real tensors words it so (a complex input takes conv2d's words)
         names = [f"torch.{t.type().split('.')[-1]}" for t in (x, weight)]
         raise RuntimeError(f"Input type ({names[0]}) and weight type ({names[1]}) should be the "
                            "same or input should be a MKLDNN tensor and weight is a dense tensor")
+    _check_same_type(x, weight)
+    if bias is not None and bias.dtype != x.dtype:
+        # conv2d words the bias mismatch as torch's 3-d path does
+        return _f["conv2d"](x[:, :, 0], weight[:, :, 0], bias)
     N, C, _, H, W = x.shape
     if lo[0] or hi[0]:
         x = _f["cat"]([x.new_zeros((N, C, lo[0], H, W)), x, x.new_zeros((N, C, hi[0], H, W))], 2)
@@ -214,6 +232,7 @@ def _transposed_args(input: Tensor, weight: Tensor, bias: Optional[Tensor], stri
     if any(v < 0 for v in o):
         raise RuntimeError("negative output_padding is not supported")
     out_ch = _check_weight(x, weight, bias, groups, True)
+    _check_same_type(x, weight)
     return x, batched, out_ch, s, p, o, d
 
 

@@ -42,6 +42,16 @@ mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g)
     return r;
 }
 
+mt_tensor *mt_node_saved_conj(mt_node *n, int p)
+{
+    mt_tensor *t = mt_node_saved(n, p);
+    if (!t || !mt_is_complex(t->dtype))
+        return t;
+    mt_tensor *c = mt_call(MT_OP_conj, "T", t);
+    mt_release(t);
+    return c;
+}
+
 /* g * param p, the param conjugated when conj and complex. */
 static mt_tensor *times_param(mt_node *n, mt_tensor *g, int p, bool conj)
 {
@@ -50,15 +60,9 @@ static mt_tensor *times_param(mt_node *n, mt_tensor *g, int p, bool conj)
         return mt_call(MT_OP_mul, "Tc", g, v->f, conj ? -v->im : v->im);
     if (v->is_number)
         return v->is_float ? mt_call(MT_OP_mul, "Tf", g, v->f) : mt_call(MT_OP_mul, "Ti", g, v->i);
-    mt_tensor *t = mt_node_saved(n, p);
+    mt_tensor *t = conj ? mt_node_saved_conj(n, p) : mt_node_saved(n, p);
     if (!t)
         return NULL;
-    if (conj && mt_is_complex(t->dtype)) {
-        mt_tensor *c = mt_call(MT_OP_conj, "T", t);
-        mt_release(t);
-        if (!(t = c))
-            return NULL;
-    }
     mt_tensor *r = mt_call(MT_OP_mul, "TT", g, t);
     mt_release(t);
     return r;

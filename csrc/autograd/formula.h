@@ -33,6 +33,10 @@ static inline int mt_store(mt_tensor **slot, mt_tensor *r)
 /* Reduces a broadcast gradient back to the shape (and dtype) of edge e's
  * input. Consumes g. */
 mt_tensor *mt_reduce_to_edge(mt_node *n, int e, mt_tensor *g);
+/* The saved tensor of param p, conjugated when complex (torch's gradients
+ * take the other operand of a product conjugated): a new reference, or NULL
+ * with an error. */
+mt_tensor *mt_node_saved_conj(mt_node *n, int p);
 /* grad * (number or saved tensor of param p); consumes nothing. */
 mt_tensor *mt_mul_by_param(mt_node *n, mt_tensor *g, int p);
 /* tangent * (number or saved tensor of param p), never conjugated (a jvp's

@@ -1,32 +1,22 @@
 /* Formulas of the matrix products. A product is linear in each operand, so
  * an operand's gradient is the product of the gradient with the other
  * operand conjugated (torch's convention for complex values): the saved
- * operands are read through conjugated(). */
+ * operands are read through mt_node_saved_conj(). */
 #include "formula.h"
-
-/* Saved param p, conjugated when complex (a new reference, or NULL). */
-static mt_tensor *conjugated(mt_node *n, int p)
-{
-    mt_tensor *t = mt_node_saved(n, p);
-    if (!t || !mt_is_complex(t->dtype))
-        return t;
-    mt_tensor *c = mt_call(MT_OP_conj, "T", t);
-    mt_release(t);
-    return c;
-}
 
 static mt_tensor *mT(mt_tensor *t)
 {
     return t ? mt_call(MT_OP_transpose, "Tii", t, (int64_t)-2, (int64_t)-1) : NULL;
 }
 
-/* t * (Scalar arg), consuming t; t itself when the scalar is 1. */
+/* t * conj(Scalar arg), consuming t; t itself when the scalar is 1. */
 static mt_tensor *scaled(mt_tensor *t, const mt_ad_value *s)
 {
-    if (!t || (s->is_float ? s->f == 1.0 : s->i == 1))
+    if (!t || (s->is_complex ? s->f == 1.0 && s->im == 0.0 : s->is_float ? s->f == 1.0 : s->i == 1))
         return t;
-    mt_tensor *r =
-        s->is_float ? mt_call(MT_OP_mul, "Tf", t, s->f) : mt_call(MT_OP_mul, "Ti", t, s->i);
+    mt_tensor *r = s->is_complex ? mt_call(MT_OP_mul, "Tc", t, s->f, -s->im)
+                   : s->is_float ? mt_call(MT_OP_mul, "Tf", t, s->f)
+                                 : mt_call(MT_OP_mul, "Ti", t, s->i);
     mt_release(t);
     return r;
 }
@@ -44,7 +34,7 @@ static int product_to(mt_node *n, mt_tensor **out, int p, mt_op_id op, mt_tensor
 /* The tensor of param p as saved, transposed when trans. */
 static mt_tensor *saved(mt_node *n, int p, bool trans)
 {
-    mt_tensor *t = conjugated(n, p);
+    mt_tensor *t = mt_node_saved_conj(n, p);
     if (!t || !trans)
         return t;
     mt_tensor *r = mT(t);
@@ -147,7 +137,7 @@ int outer_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     for (int p = 0; p < 2; p++) {
         if (!mt_param_needs(n, p))
             continue;
-        mt_tensor *other = conjugated(n, 1 - p);
+        mt_tensor *other = mt_node_saved_conj(n, 1 - p);
         mt_tensor *gm = p ? mt_call(MT_OP_t, "T", g[0]) : (mt_retain(g[0]), g[0]);
         mt_tensor *r = other && gm ? mt_call(MT_OP_mv, "TT", gm, other) : NULL;
         mt_tensor *tmp[] = {other, gm};
@@ -188,7 +178,7 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!(g1 = mt_call(MT_OP_reshape, "TL", g[0], nd, shape)))
         goto done;
     if (mt_needs(n, ea)) {
-        b = conjugated(n, pb);
+        b = mt_node_saved_conj(n, pb);
         t = b && db == 1 ? mt_call(MT_OP_unsqueeze, "Ti", b, (int64_t)0) : mT(b);
         r = t ? mt_call(MT_OP_matmul, "TT", g1, t) : NULL;
         if (r && da == 1) {
@@ -202,7 +192,7 @@ int matmul_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         t = NULL;
     }
     if (mt_needs(n, eb)) {
-        a = conjugated(n, pa);
+        a = mt_node_saved_conj(n, pa);
         t = a && da == 1 ? mt_call(MT_OP_unsqueeze, "Ti", a, (int64_t)-1) : mT(a);
         r = t ? mt_call(MT_OP_matmul, "TT", t, g1) : NULL;
         if (r && db == 1) {
@@ -252,7 +242,7 @@ int linear_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (!g2)
         goto done;
     if (mt_needs(n, ex)) {
-        w = conjugated(n, 1);
+        w = mt_node_saved_conj(n, 1);
         t = as_matrix(w, cols, k);
         r = t ? mt_call(MT_OP_mm, "TT", g2, t) : NULL;
         if (!(out[ex] = as_meta(r, xm)))
@@ -262,7 +252,7 @@ int linear_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         t = r = NULL;
     }
     if (mt_needs(n, ew)) {
-        x = conjugated(n, 0);
+        x = mt_node_saved_conj(n, 0);
         mt_tensor *gt = mt_call(MT_OP_t, "T", g2);
         t = as_matrix(x, rows, k);
         r = gt && t ? mt_call(MT_OP_mm, "TT", gt, t) : NULL;
@@ -287,7 +277,7 @@ done:
 int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     if (mt_param_needs(n, 0)) {
-        mt_tensor *b = conjugated(n, 1), *bt = b ? mt_call(MT_OP_t, "T", b) : NULL;
+        mt_tensor *b = mt_node_saved_conj(n, 1), *bt = b ? mt_call(MT_OP_t, "T", b) : NULL;
         out[0] = bt ? mt_call(MT_OP_mm, "TT", g[0], bt) : NULL;
         if (b)
             mt_release(b);
@@ -297,7 +287,7 @@ int mm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             return -1;
     }
     if (mt_param_needs(n, 1)) {
-        mt_tensor *a = conjugated(n, 0), *at = a ? mt_call(MT_OP_t, "T", a) : NULL;
+        mt_tensor *a = mt_node_saved_conj(n, 0), *at = a ? mt_call(MT_OP_t, "T", a) : NULL;
         out[1] = at ? mt_call(MT_OP_mm, "TT", at, g[0]) : NULL;
         if (a)
             mt_release(a);

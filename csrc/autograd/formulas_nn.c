@@ -1,6 +1,8 @@
 /* Formulas of convolution and pooling: each resolves the forward's geometry
  * from the recorded arguments and shapes, then calls a backward row of
- * ops/nn.def so the call is recorded like any other op. */
+ * ops/nn.def so the call is recorded like any other op. A convolution is
+ * bilinear, so an operand's gradient takes the other one conjugated when
+ * complex (mt_node_saved_conj), as torch's. */
 #include "formula.h"
 
 /* An int[] argument as recorded (1 or nsp values, the backward rows repeat one). */
@@ -29,7 +31,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     }
     const int64_t *pads = padding->nints ? padding->ints : pad;
     if (mt_needs(n, ei)) {
-        mt_tensor *w = mt_node_saved(n, 1);
+        mt_tensor *w = mt_node_saved_conj(n, 1);
         if (!w)
             return -1;
         out[ei] = mt_call(MT_OP__convolution_backward_input, "TTLLLLi", g[0], w, im->ndim,
@@ -39,7 +41,7 @@ int convolution_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
             return -1;
     }
     if (mt_needs(n, ew)) {
-        mt_tensor *x = mt_node_saved(n, 0);
+        mt_tensor *x = mt_node_saved_conj(n, 0);
         if (!x)
             return -1;
         out[ew] = mt_call(MT_OP__convolution_backward_weight, "TTLLLLi", g[0], x, wm->ndim,
@@ -136,7 +138,7 @@ static mt_tensor *conv_like(mt_node *n, mt_tensor *x, mt_tensor *w)
 int convolution_backward_input_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     int eg = mt_edge_of(n, 0), ew = mt_edge_of(n, 1);
-    mt_tensor *gy = mt_node_saved(n, 0), *w = mt_node_saved(n, 1);
+    mt_tensor *gy = mt_node_saved_conj(n, 0), *w = mt_node_saved_conj(n, 1);
     int rc = -1;
     if (!gy || !w)
         goto done;
@@ -164,7 +166,7 @@ done:
 int convolution_backward_weight_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     int eg = mt_edge_of(n, 0), ex = mt_edge_of(n, 1);
-    mt_tensor *gy = mt_node_saved(n, 0), *x = mt_node_saved(n, 1);
+    mt_tensor *gy = mt_node_saved_conj(n, 0), *x = mt_node_saved_conj(n, 1);
     int rc = -1;
     if (!gy || !x)
         goto done;

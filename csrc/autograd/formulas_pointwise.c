@@ -345,7 +345,7 @@ int xlogy_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* logaddexp(input, other) and its base-2 form: each input's share is
- * grad / (1 + base ** (the other - it)) */
+ * grad / (1 + base ** (the other - it)), the divisor conjugated when complex */
 static int log_add_exp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool base2)
 {
     mt_scope s = {0};
@@ -354,7 +354,7 @@ static int log_add_exp_grads(mt_node *n, mt_tensor **g, mt_tensor **out, bool ba
         if (mt_param_needs(n, p)) {
             mt_tensor *d = sub(&s, v[1 - p], v[p]);
             mt_tensor *e = base2 ? exp2_(&s, d) : exp_(&s, d);
-            give(&s, n, out, p, div(&s, g[0], add_f(&s, e, 1.0)));
+            give(&s, n, out, p, div(&s, g[0], conj_(&s, add_f(&s, e, 1.0))));
         }
     return done(&s);
 }

@@ -3,6 +3,7 @@
 #include "formula.h"
 #include "formulas_reduce.h"
 #include "grad_mode.h"
+#include "../ops/nuclear_norm.h"
 
 #include <float.h>
 #include <math.h>
@@ -576,6 +577,14 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
         return 0;
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *r;
+    if (strcmp(pv->str, "nuc") == 0) {
+        /* U Vh of the two dims' matrices, scaled by g (torch's svd backward for
+         * a gradient of the singular values only); U Vh is taken as a
+         * constant, so the formula is right to first order only */
+        mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
+        mt_tensor *f = x ? S(mt_nuclear_norm_factor(x, (int)dims[0], (int)dims[1])) : NULL;
+        return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, f))));
+    }
     /* a complex element's sign is z / |z| */
     mt_op_id sign_op = x && mt_is_complex(x->dtype) ? MT_OP_sgn : MT_OP_sign;
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
@@ -628,6 +637,8 @@ int logsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
     mt_tensor *ru = saved_result(&sc, n, red, keepdim);
     mt_tensor *p = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_sub, "TT", x, ru))));
+    if (p && mt_is_complex(p->dtype))
+        p = S(mt_call(MT_OP_conj, "T", p));
     return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, p))));
 }
 
@@ -645,6 +656,14 @@ int logcumsumexp_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     double lowest = g[0]->dtype == MT_FLOAT64 ? -DBL_MAX : -FLT_MAX;
     mt_scope sc = {0};
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *y = mt_scope_saved(&sc, n, n->nparams);
+    if (mt_is_complex(g[0]->dtype)) {
+        /* a complex log takes g whole, no split by sign: torch's
+         * conj(exp(reversed logcumsumexp(log(conj g) - y) + x)) */
+        mt_tensor *log_g = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_conj, "T", g[0]))));
+        mt_tensor *lse = reversed_scan(&sc, S(mt_call(MT_OP_sub, "TT", log_g, y)), d, true);
+        mt_tensor *e = S(mt_call(MT_OP_exp, "T", S(mt_call(MT_OP_add, "TT", lse, x))));
+        return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_conj, "T", e))));
+    }
     mt_tensor *log_abs = S(mt_call(MT_OP_log, "T", S(mt_call(MT_OP_abs, "T", g[0]))));
     mt_tensor *pos = S(mt_call(MT_OP_masked_fill, "TTf", log_abs,
                                S(mt_call(MT_OP_le, "Ti", g[0], (int64_t)0)), lowest));

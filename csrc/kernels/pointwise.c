@@ -2,6 +2,7 @@
  * of pointwise.def and dtype, stamped out by kernel_rows.h. */
 #include "pointwise.h"
 #include "../core/portable.h"
+#include "complex_log_add_exp.h"
 #include "kernel_rows.h"
 #include "../core/hot.h"
 #include "special_math.h"

@@ -3,6 +3,7 @@
 #include "parallel.h"
 #include "../core/portable.h"
 #include "typed.h"
+#include "complex_log_add_exp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -987,6 +988,20 @@ LOGCUMSUMEXP_LINE(MT_BFLOAT16, bf, mt_bf16)
 LOGCUMSUMEXP_LINE(MT_FLOAT32, f4, float)
 LOGCUMSUMEXP_LINE(MT_FLOAT64, f8, double)
 
+/* torch's complex running sum: from (-inf, 0), each element met with the sum
+ * (the element first, as torch orders them), in double. */
+#define CLOGCUMSUMEXP_LINE(E, SFX, T)                                                         \
+    static void logcumsumexp_##SFX(char *o, int64_t os, const char *x, int64_t is, int64_t n, \
+                                   void *ctx)                                                 \
+    {                                                                                         \
+        mt_c128 acc = mt_cmplx(-INFINITY, 0);                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                     \
+            acc = mt_clog_add_exp((mt_c128)AT(const T, x, is, k), acc);                       \
+            AT(T, o, os, k) = (T)acc;                                                         \
+        }                                                                                     \
+    }
+MT_FOR_COMPLEX_DTYPES(CLOGCUMSUMEXP_LINE)
+
 mt_line_idx_fn mt_cum_extremum_kernel(bool max, mt_dtype dtype)
 {
     static const mt_line_idx_fn cummax_fns[MT_NUM_DTYPES] = MT_ROW(cummax);
@@ -1003,7 +1018,10 @@ mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
 {
     static const mt_line_fn cumsum_fns[MT_NUM_DTYPES] = MT_ROW(cumsum);
     static const mt_line_fn cumprod_fns[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(cumprod);
-    static const mt_line_fn logcumsumexp_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(logcumsumexp);
+    static const mt_line_fn logcumsumexp_fns[MT_NUM_DTYPES] = {
+        [MT_FLOAT16] = logcumsumexp_f2,   [MT_BFLOAT16] = logcumsumexp_bf,
+        [MT_FLOAT32] = logcumsumexp_f4,   [MT_FLOAT64] = logcumsumexp_f8,
+        [MT_COMPLEX64] = logcumsumexp_c8, [MT_COMPLEX128] = logcumsumexp_c16};
     static const mt_line_fn softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(softmax);
     static const mt_line_fn log_softmax_fns[MT_NUM_DTYPES] = MT_ROW_FLOAT(log_softmax);
     switch (op) {

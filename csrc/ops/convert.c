@@ -12,9 +12,7 @@
 
 #include <string.h>
 
-/* torch warns when a cast drops imaginary parts; -1 when the warning was
- * turned into an error. */
-static int warn_complex_to_real(mt_dtype from, mt_dtype to)
+int mt_warn_complex_to_real(mt_dtype from, mt_dtype to)
 {
     if (mt_is_complex(from) && !mt_is_complex(to))
         return mt_warn("Casting complex values to real discards the imaginary part");
@@ -24,7 +22,7 @@ static int warn_complex_to_real(mt_dtype from, mt_dtype to)
 /* A copy of t converted to dtype, laid out in format f. */
 static mt_tensor *converted(const mt_tensor *t, mt_dtype dtype, mt_memory_format f)
 {
-    if (warn_complex_to_real(t->dtype, dtype) < 0)
+    if (mt_warn_complex_to_real(t->dtype, dtype) < 0)
         return NULL;
     mt_tensor *out = mt_new_in_format(t, dtype, f);
     if (out)
@@ -103,7 +101,7 @@ int impl_copy_(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                         want, got);
     }
-    if (warn_complex_to_real(src->dtype, dst->dtype) < 0)
+    if (mt_warn_complex_to_real(src->dtype, dst->dtype) < 0)
         return -1;
     mt_tensor *tmp = NULL;
     if (overlaps(dst, src) && dst != src) {

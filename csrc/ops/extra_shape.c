@@ -309,7 +309,10 @@ int impl_pad(mt_args *a, mt_result *r)
     if (!out)
         return -1;
     double value = mt_is_none(a, 3) ? 0.0 : a->v[3].f;
-    mt_fill(out, value, (int64_t)value, !mt_is_floating(t->dtype));
+    if (mt_is_complex(t->dtype))
+        mt_fill_complex(out, value, 0.0);
+    else
+        mt_fill(out, value, (int64_t)value, !mt_is_floating(t->dtype));
     mt_tensor dst = *out;
     for (int k = 0; k < np / 2; k++) {
         int d = t->ndim - 1 - k;

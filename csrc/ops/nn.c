@@ -5,7 +5,9 @@
  * (core/owner.h), run the conv and pool kernels (convolution after
  * mt_blas_prepare, the host's hook) and report failures with mt_error;
  * nothing here may touch Python. */
+#include "complex_bilinear.h"
 #include "runtime/args.h"
+#include "runtime/call.h"
 #include "nn_geometry.h"
 #include "runtime/unlock.h"
 
@@ -29,6 +31,19 @@ static shape_text shape_of(const mt_tensor *t)
     shape_text b;
     mt_format_shape(b.s, sizeof b.s, t->ndim, t->sizes);
     return b;
+}
+
+/* torch's words for a weight of another dtype than the input: the scalar
+ * types for a real input; a complex one (checked first on torch's complex
+ * path) names the tensor types, a real weight's in the legacy form. */
+static int weight_type_mismatch(mt_dtype x, mt_dtype w)
+{
+    const char *xs = mt_dtype_infos[x].scalar_name, *ws = mt_dtype_infos[w].scalar_name;
+    if (!mt_is_complex(x))
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s", xs, ws);
+    return mt_error(MT_ERR_RUNTIME,
+                    "Input type (CPU%sType) and weight type (%s%s%s) should be the same", xs,
+                    mt_is_complex(w) ? "CPU" : "torch.", ws, mt_is_complex(w) ? "Type" : "Tensor");
 }
 
 static const char *const batch_names[] = {"", "1D", "2D", "3D", "4D"};
@@ -125,6 +140,33 @@ static int conv_geometry_checks(mt_args *a, int nsp, bool str_padding, bool same
     return 0;
 }
 
+int impl_conv2d(mt_args *a, mt_result *r);
+int impl_conv2d_str(mt_args *a, mt_result *r);
+int impl_conv1d(mt_args *a, mt_result *r);
+int impl_conv1d_str(mt_args *a, mt_result *r);
+
+/* A checked convolution of complex input and weight, as torch's: the real
+ * convolution of the parts (mt_complex_bilinear) without the bias, which is
+ * added after, one value per output channel. */
+static int conv_complex(const mt_args *a, mt_result *r, int nsp, bool str_padding)
+{
+    mt_impl_fn impl = nsp == 1 ? (str_padding ? impl_conv1d_str : impl_conv1d)
+                               : (str_padding ? impl_conv2d_str : impl_conv2d);
+    mt_args b = *a;
+    b.v[2].obj = NULL;
+    b.v[2].t = NULL;
+    if (mt_complex_bilinear(&b, r, impl) < 0)
+        return -1;
+    if (mt_is_none(a, 2))
+        return 0;
+    int64_t shape[3] = {a->v[2].t->sizes[0], 1, 1};
+    mt_tensor *bias = mt_exec(MT_OP_reshape, "TL", a->v[2].t, 1 + nsp, shape);
+    mt_tensor *sum = bias ? mt_exec(MT_OP_add, "TT", r->t[0], bias) : NULL;
+    mt_xrelease(bias);
+    mt_result_clear(r);
+    return mt_result_tensor(r, sum);
+}
+
 static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_padding)
 {
     mt_tensor *in = a->v[0].t, *wt = a->v[1].t, *bias = mt_is_none(a, 2) ? NULL : a->v[2].t;
@@ -189,8 +231,9 @@ static int conv_nd(mt_args *a, mt_result *r, int nsp, const char *op, bool str_p
                         "elements, but got bias of size %s instead",
                         shape_of(wt).s, (long long)O, shape_of(bias).s);
     if (x.dtype != w.dtype)
-        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        mt_dtype_infos[x.dtype].scalar_name, mt_dtype_infos[w.dtype].scalar_name);
+        return weight_type_mismatch(x.dtype, w.dtype);
+    if (mt_is_complex(x.dtype))
+        return conv_complex(a, r, nsp, str_padding);
 
     mt_window win = {w.sizes[2],
                      w.sizes[3],

@@ -6,6 +6,7 @@
  * run the conv and pool kernels (convolution after mt_blas_prepare, the
  * host's hook) and report failures with mt_error; nothing here may touch
  * Python. */
+#include "complex_bilinear.h"
 #include "runtime/args.h"
 #include "nn_geometry.h"
 #include "runtime/unlock.h"
@@ -100,6 +101,9 @@ static int conv_nsp(int weight_ndim, int input_ndim)
                     weight_ndim, input_ndim);
 }
 
+int impl_convolution_backward_input(mt_args *a, mt_result *r);
+int impl_convolution_backward_weight(mt_args *a, mt_result *r);
+
 typedef int (*conv_backward_kernel)(const mt_tensor *, const mt_tensor *, const mt_window *,
                                     int64_t, mt_tensor *);
 
@@ -112,6 +116,9 @@ static int conv_backward(mt_args *a, mt_result *r, bool wants_input)
     int64_t groups = a->v[6].i;
     if (same_dtype(grad, t1) < 0)
         return -1;
+    if (mt_is_complex(grad->dtype))
+        return mt_complex_bilinear(
+            a, r, wants_input ? impl_convolution_backward_input : impl_convolution_backward_weight);
     int w_ndim = wants_input ? t1->ndim : size->nints;
     int x_ndim = wants_input ? size->nints : t1->ndim;
     int nsp = conv_nsp(w_ndim, x_ndim);

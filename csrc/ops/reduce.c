@@ -8,6 +8,8 @@
 #include "out_param.h"
 #include "reduce.h"
 #include "complex.h"
+#include "convert.h"
+#include "nuclear_norm.h"
 #include "runtime/unlock.h"
 #include "runtime/table.h"
 
@@ -548,7 +550,43 @@ static int empty_norm_dim(const mt_tensor *t, const mt_value *dims, double p)
     return 0;
 }
 
-/* norm(input, p, dim, keepdim, *, dtype): p a number, or 'fro' (the 2-norm). */
+/* norm(input, 'nuc', dim, keepdim, *, dtype): over the two dims in dim (both
+ * of a matrix when None), with torch's matrix_norm checks. */
+static int nuclear(mt_args *a, mt_result *r, mt_tensor *t)
+{
+    const mt_value *dims = &a->v[2];
+    if (!mt_is_inexact(t->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: Expected a floating point or complex tensor as "
+                        "input. Got %s",
+                        mt_dtype_infos[t->dtype].scalar_name);
+    if (t->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+    int n = dims->obj ? dims->nints : t->ndim, d[2];
+    if (n != 2) {
+        char shown[MT_MAX_DIMS * 24] = "";
+        for (int k = 0, at = 0; k < n && at < (int)sizeof shown; k++)
+            at += snprintf(shown + at, sizeof shown - at, "%s%lld", k ? " " : "",
+                           (long long)(dims->obj ? dims->ints[k] : k));
+        return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %s", shown);
+    }
+    for (int k = 0; k < 2; k++)
+        if (mt_wrap_dim(dims->obj ? dims->ints[k] : k, t->ndim, &d[k]) < 0)
+            return -1;
+    if (d[0] == d[1])
+        return mt_error(MT_ERR_RUNTIME,
+                        "linalg.matrix_norm: dims must be different. Got (%lld, %lld)",
+                        (long long)dims->ints[0], (long long)dims->ints[1]);
+    mt_tensor *hold;
+    const mt_tensor *src = as_dtype(t, mt_is_none(a, 4) ? t->dtype : a->v[4].dtype, &hold);
+    mt_tensor *res = src ? mt_nuclear_norm(src, d[0], d[1], a->v[3].b) : NULL;
+    mt_xrelease(hold);
+    return mt_result_tensor(r, res);
+}
+
+/* norm(input, p, dim, keepdim, *, dtype): p a number, 'fro' (the 2-norm) or
+ * 'nuc' (the nuclear norm of matrices). */
 int impl_norm(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
@@ -557,6 +595,8 @@ int impl_norm(mt_args *a, mt_result *r)
     if (a->op->id == MT_OP_norm) {
         if (!mt_is_none(a, 1))
             p = a->v[1].s.f;
+    } else if (strcmp(a->v[1].str, "nuc") == 0) {
+        return nuclear(a, r, t);
     } else if (strcmp(a->v[1].str, "fro") != 0) {
         return mt_error(MT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", a->v[1].str);
     }
@@ -582,12 +622,57 @@ int impl_norm(mt_args *a, mt_result *r)
     return mt_result_tensor(r, res);
 }
 
+/* The largest real part over dims (kept as size 1 when keep), 0 where it is
+ * infinite: the shift of a complex logsumexp. */
+static mt_tensor *real_shift(const mt_tensor *re, int nd, const int64_t *dims, bool keep)
+{
+    mt_tensor *m = mt_exec(MT_OP_amax, "TLb", re, nd, dims, (int)keep);
+    mt_tensor *inf = m ? mt_exec(MT_OP_isinf, "T", m) : NULL;
+    mt_tensor *r = inf ? mt_exec(MT_OP_masked_fill, "TTf", m, inf, 0.0) : NULL;
+    mt_xrelease(m);
+    mt_xrelease(inf);
+    return r;
+}
+
+/* torch's logsumexp of complex values: log(sum(exp(x - shift))) + shift over
+ * the dims, the shift from the real parts (real_shift); without elements, the
+ * plain log of the sum. */
+static mt_tensor *logsumexp_complex(mt_tensor *t, const bool *mask, bool keepdim)
+{
+    int64_t dims[MT_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < t->ndim; k++)
+        if (mask[k])
+            dims[nd++] = k;
+    mt_tensor *tmp[7] = {0}, *res = NULL;
+    if (t->numel == 0) {
+        tmp[0] = mt_exec(MT_OP_exp, "T", t);
+        tmp[1] = tmp[0] ? mt_exec(MT_OP_sum_dim, "TLb", tmp[0], nd, dims, (int)keepdim) : NULL;
+        res = tmp[1] ? mt_exec(MT_OP_log, "T", tmp[1]) : NULL;
+    } else {
+        mt_tensor *re = tmp[0] = mt_exec(MT_OP_real, "T", t);
+        mt_tensor *kept = tmp[1] = re ? real_shift(re, nd, dims, true) : NULL;
+        mt_tensor *shift = tmp[2] = kept ? real_shift(re, nd, dims, keepdim) : NULL;
+        mt_tensor *d = tmp[3] = shift ? mt_exec(MT_OP_sub, "TT", t, kept) : NULL;
+        mt_tensor *e = tmp[4] = d ? mt_exec(MT_OP_exp, "T", d) : NULL;
+        mt_tensor *sum = tmp[5] =
+            e ? mt_exec(MT_OP_sum_dim, "TLb", e, nd, dims, (int)keepdim) : NULL;
+        mt_tensor *l = tmp[6] = sum ? mt_exec(MT_OP_log, "T", sum) : NULL;
+        res = l ? mt_exec(MT_OP_add, "TT", l, shift) : NULL;
+    }
+    for (int k = 0; k < 7; k++)
+        mt_xrelease(tmp[k]);
+    return res;
+}
+
 int impl_logsumexp(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     bool mask[MT_MAX_DIMS];
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
+    if (mt_is_complex(t->dtype))
+        return mt_result_tensor(r, logsumexp_complex(t, mask, a->v[2].b));
     mt_dtype out = mt_is_floating(t->dtype) ? t->dtype : mt_default_dtype;
     return mt_result_tensor(r, reduce(t, mask, a->v[2].b, out, MT_RED_LOGSUMEXP, 0, NULL));
 }
@@ -657,8 +742,11 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     }
     if (mt_wrap_dim(dim, t->ndim, &d) < 0)
         return -1;
+    mt_dtype compute = dtypev->obj ? dtypev->dtype : t->dtype;
+    if (mt_warn_complex_to_real(t->dtype, compute) < 0)
+        return -1;
     mt_tensor *hold;
-    const mt_tensor *src = as_dtype(t, dtypev->obj ? dtypev->dtype : t->dtype, &hold);
+    const mt_tensor *src = as_dtype(t, compute, &hold);
     if (!src)
         return -1;
     bool last = t->ndim == 0 || d == t->ndim - 1;

@@ -53,6 +53,8 @@ def identity(op, input, ord=None):
         low = op not in ("amin", "argmin")
         if dtype.is_floating_point:
             return mt.tensor(-mt.inf if low else mt.inf, dtype=dtype)
+        if op == "logsumexp" and dtype.is_complex:
+            return mt.tensor(complex(-mt.inf, 0), dtype=dtype)
         if dtype.is_signed or dtype == mt.uint8:
             info = mt.iinfo(dtype)
             return mt.tensor(info.min if low else info.max, dtype=dtype)

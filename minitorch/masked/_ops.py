@@ -110,7 +110,7 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     source = "Optional"
     if dtype is None:
         dtype, source = input.dtype, "Input"
-    if not dtype.is_floating_point:
+    if not _inexact(dtype):
         raise ValueError(f"mean(): Could not infer output dtype. {source} dtype must be either "
                          f"a floating point or complex dtype. Got: {dtype}")
     count, total, _ = _count_and_total(input, dim, keepdim, dtype, mask)
@@ -162,21 +162,27 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
                                  dtype=dtype)
 
 
+def _inexact(dtype):
+    return dtype.is_floating_point or dtype.is_complex
+
+
 def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt):
     if unbiased is not None and correction is not None:
         raise AssertionError("Only one of unbiased and correction may be given")
     if correction is None:
         correction = 1.0 if unbiased is None or unbiased else 0.0
     if dtype is None:
-        dtype = input.dtype if input.dtype.is_floating_point else mt.float32
-    compute_dtype = dtype if dtype.is_floating_point else mt.float32
+        dtype = input.dtype if _inexact(input.dtype) else mt.float32
+    compute_dtype = dtype if _inexact(dtype) else mt.float32
     count, total, inmask = _count_and_total(input, dim, True, dtype, mask)
     x = input - total / count
-    squares = sum(x * x, dim, keepdim=keepdim, dtype=compute_dtype, mask=inmask)
+    # |x|^2 kept in the compute dtype: a complex variance is complex, as torch's
+    squares = sum(x * x.conj(), dim, keepdim=keepdim, dtype=compute_dtype, mask=inmask)
     if not keepdim:
         count = count.reshape(squares.shape)
     if correction != 0:
-        count = mt.clamp_min(count.to(compute_dtype) - float(correction), 0)
+        real = compute_dtype.to_real() if compute_dtype.is_complex else compute_dtype
+        count = mt.clamp_min(count.to(real) - float(correction), 0)
     output = (squares / count).to(dtype=dtype)
     return output.sqrt() if take_sqrt else output
 

@@ -77,7 +77,8 @@ def unfold(input: Tensor, kernel_size: _Size2, dilation: _Size2 = 1, padding: _S
     if input.dim() > 4 or any(n == 0 for n in input.shape[input.dim() - 3:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(input.shape)}")
-    _check_dtype(input, "im2col_out_cpu")
+    if not input.is_complex():  # im2col gathers complex elements as it does real ones
+        _check_dtype(input, "im2col_out_cpu")
     size = list(input.shape[-2:])
     blocks = _blocks(size, k, d, p, s)
     if blocks[0] < 1 or blocks[1] < 1:

@@ -164,6 +164,18 @@ _MACHINE_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** 
                 "float64": 2.0 ** -52}
 
 
+def _rms_norm_complex(input: Tensor, k: int, weight: Optional[Tensor],
+                      eps: Optional[float]) -> Tensor:
+    """torch's rms_norm of complex values, composed as torch composes it: the
+    mean of the squares (x**2, not |x|**2) over the last k dims, eps (by
+    default the machine epsilon of the part dtype) added, its rsqrt times x."""
+    if eps is None:
+        eps = _MACHINE_EPS[str(input.dtype.to_real()).split(".")[-1]]
+    dims = list(range(input.dim() - k, input.dim()))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
 @_overridable
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
              eps: Optional[float] = None) -> Tensor:
@@ -186,6 +198,8 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
         raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{normalized_shape}")
+    if input.is_complex():
+        return _rms_norm_complex(input, k, weight, eps)
     _check_norm_dtypes(input, "rms_norm")
     if eps is None:
         eps = _MACHINE_EPS.get(str(input.dtype).split(".")[-1], _MACHINE_EPS["float32"])
