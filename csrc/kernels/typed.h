@@ -118,7 +118,10 @@ typedef struct {
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
 #define MT_STORE_i1(x) ((int8_t)(int64_t)(x))
 #define MT_STORE_i2(x) ((int16_t)(int64_t)(x))
-#define MT_STORE_i4(x) ((int32_t)(int64_t)(x))
+/* a floating value converts straight to int32, as torch's casts: NaN and
+ * values out of range give INT_MIN (x86's conversion), not the low half of
+ * int64's */
+#define MT_STORE_i4(x) ((int32_t)(x))
 #define MT_STORE_i8(x) ((int64_t)(x))
 #define MT_STORE_f2(x) MT_F16_FROM(x)
 #define MT_STORE_bf(x) mt_float_to_bf16((float)(x))
