@@ -1,7 +1,8 @@
 """Complex reciprocal, rsqrt, sigmoid, log2, log10 and sinc at zeros,
 infinities, NaNs and overflowing magnitudes, bit for bit as torch computes
-them (its complex division by Smith's method), sinc's gradient, and the int32
-conversion of NaN, infinities and out-of-range values."""
+them (its complex division by Smith's method), sinc's gradient, the int32
+conversion of NaN, infinities and out-of-range values, and float16 stores
+rounding through float32 as torch's."""
 import itertools
 import math
 import warnings
@@ -80,3 +81,25 @@ def test_int32_conversion_of_nan_and_out_of_range(src):
         for big in (1, 5000):  # scalar tail and vector body
             assert np.array_equal(m.repeat(big).int().numpy(), t.repeat(big).int().numpy())
         assert np.array_equal(m.to(mt.int64).numpy(), t.to(torch.int64).numpy())
+
+
+@pytest.mark.parametrize("src", ["float64", "complex128", "int64"])
+def test_float16_rounds_through_float32(src):
+    rng = np.random.default_rng(3)
+    if src == "int64":
+        v = rng.integers(-2**40, 2**40, 20000)
+    else:
+        v = rng.standard_normal(20000) * 5
+        v[:3] = [1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), 65519.99]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = torch.from_numpy(v).to(getattr(torch, src))
+        m = mt.from_numpy(v).to(getattr(mt, src))
+        want = t.half().numpy()
+        assert np.array_equal(m.half().numpy(), want)
+        assert np.array_equal(m[::3].half().numpy(), t[::3].half().numpy())
+    if src == "float64":
+        assert np.array_equal(mt.full((4,), float(v[0]), dtype=mt.float16).numpy(),
+                              torch.full((4,), float(v[0]), dtype=torch.float16).numpy())
+        # a single rounding would give 1 + 2**-10 here
+        assert want[0] == 1.0

@@ -2,10 +2,11 @@
  * float16 is the compiler's _Float16 where it has one (__FLT16_MAX__ is its
  * feature test: GCC 12+ on x86-64, GCC and clang on aarch64, clang 15+ on
  * x86-64) and otherwise 16 stored bits converted in software with the same
- * rounding (to nearest even, from double so a float or double rounds once),
- * so both spellings give the same bits. Code reads float16 values only with
- * mt_f16_to_float and writes them only with MT_F16_FROM, which rounds any
- * real value once (kernels reach them as MT_LOAD_f2 and MT_STORE_f2). */
+ * rounding (to nearest even), so both spellings give the same bits. Code
+ * reads float16 values only with mt_f16_to_float and writes them only with
+ * MT_F16_FROM (kernels reach them as MT_LOAD_f2 and MT_STORE_f2), which
+ * rounds a value to float first, then to float16, as torch's Half (made
+ * from a float) does: a double or an int64 may round twice. */
 #ifndef MT_CORE_HALF_H
 #define MT_CORE_HALF_H
 
@@ -31,14 +32,14 @@ static inline uint32_t mt_float_bits(float f)
 #if defined(__FLT16_MAX__)
 #define MT_HAVE_FLOAT16 1
 typedef _Float16 mt_f16;
-#define MT_F16_FROM(x) ((mt_f16)(x))
+#define MT_F16_FROM(x) ((mt_f16)(float)(x))
 
 static inline float mt_f16_to_float(mt_f16 h) { return (float)h; }
 #else
 typedef struct {
     uint16_t bits;
 } mt_f16;
-#define MT_F16_FROM(x) mt_f16_from_double((double)(x))
+#define MT_F16_FROM(x) mt_f16_from_double((double)(float)(x))
 
 static inline float mt_f16_to_float(mt_f16 h)
 {
