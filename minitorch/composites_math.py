@@ -45,8 +45,18 @@ def _into(out, result, fn):
     return out
 
 
-def _as_double(x):
-    return x.to(_C.float64) if isinstance(x, Tensor) else float(x)
+def _float_power_dtype(*operands):
+    """complex128 when an operand is complex, else float64: float_power's
+    computing dtype."""
+    complex_ = any(x.is_complex() if isinstance(x, Tensor) else isinstance(x, complex)
+                   for x in operands)
+    return _C.complex128 if complex_ else _C.float64
+
+
+def _as_dtype(x, dtype):
+    if isinstance(x, Tensor):
+        return x.to(dtype)
+    return complex(x) if dtype == _C.complex128 else float(x)
 
 
 @composite()
@@ -61,20 +71,23 @@ def isreal(input: Tensor) -> Tensor:
 @composite()
 def float_power(input: Union[Tensor, float], exponent: Union[Tensor, float], *,
                 out: Optional[Tensor] = None) -> Tensor:
-    """input ** exponent computed in float64 whatever the operands' dtypes."""
-    if out is not None and out.dtype != _C.float64:
+    """input ** exponent computed in float64 (complex128 when either is
+    complex) whatever the operands' dtypes."""
+    dtype = _float_power_dtype(input, exponent)
+    if out is not None and out.dtype != dtype:
         raise RuntimeError(f"the output given to float_power has dtype {_name(out.dtype)} but "
-                           "the operation's result requires dtype Double")
-    return _f["pow"](_as_double(input), _as_double(exponent), out=out)
+                           f"the operation's result requires dtype {_name(dtype)}")
+    return _f["pow"](_as_dtype(input, dtype), _as_dtype(exponent, dtype), out=out)
 
 
 @composite(function=False)
 def float_power_(self, exponent: Union[Tensor, float]) -> Tensor:
-    """In place float_power: self must already be float64."""
-    if self.dtype != _C.float64:
+    """In place float_power: self must already have the computing dtype."""
+    dtype = _float_power_dtype(self, exponent)
+    if self.dtype != dtype:
         raise RuntimeError(f"the base given to float_power_ has dtype {_name(self.dtype)} but "
-                           "the operation's result requires dtype Double")
-    return self.pow_(_as_double(exponent))
+                           f"the operation's result requires dtype {_name(dtype)}")
+    return self.pow_(_as_dtype(exponent, dtype))
 
 
 @composite()

@@ -63,20 +63,24 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
                       "than the number of observations.", UserWarning, stacklevel=3)
         norm = norm.clamp(min=0)
     centred = x - avg.unsqueeze(1)
-    c = _f["mm"](centred, (centred if w is None else centred * w).t())
+    other = (centred if w is None else centred * w).t()
+    c = _f["mm"](centred, other.conj() if other.is_complex() else other)
     return (c / norm).squeeze()
 
 
 @composite()
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson's correlation coefficients of the variables in input's rows,
-    clamped to [-1, 1]."""
+    clamped to [-1, 1] (a complex one's real and imaginary parts apart)."""
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    std = c.diagonal().sqrt()
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
+    if c.is_complex():
+        return _f["complex"](c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 

@@ -475,8 +475,8 @@ UNARY(square_backward, mul, X, mul_f(S, v, 2.0))
 #undef Y
 #undef S
 
-/* sinc: grad (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0,
- * in torch's order of operations */
+/* sinc: grad conj((pi x cos(pi x) - sin(pi x)) / (pi x^2)), 0 where pi x^2
+ * is 0, in torch's order of operations */
 int sinc_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     mt_scope s = {0};
@@ -484,7 +484,8 @@ int sinc_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *px = mul_f(&s, x, PI);
     mt_tensor *pxx = mul_f(&s, mul(&s, x, x), PI);
     mt_tensor *d = sub(&s, mul(&s, px, cos_(&s, px)), sin_(&s, px));
-    give(&s, n, out, 0, where_0_or(&s, eq_f(&s, pxx, 0.0), div(&s, mul(&s, g[0], d), pxx)));
+    give(&s, n, out, 0,
+         where_0_or(&s, eq_f(&s, pxx, 0.0), mul(&s, g[0], conj_(&s, div(&s, d, pxx)))));
     return done(&s);
 }
 

@@ -225,8 +225,11 @@ int adjoint_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 }
 
 /* as_strided reads the input's storage: a buffer over the storage slots the
- * input covers holds each slot's element number, and the same as_strided of
- * that buffer gives the positions. */
+ * input and the result cover holds each of the input's slots' element
+ * number (-1 in the others), and the same as_strided of that buffer gives
+ * the positions. A result element read from a slot that is no element of
+ * the input (before a view's offset, or between its strides) passes no
+ * gradient, as torch's. */
 int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {
     /* only the input's geometry is read, which no in-place change of its
@@ -234,18 +237,31 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
      * is skips the version check */
     mt_tensor *in = n->saved[0].t && !n->saved_released ? (mt_retain(n->saved[0].t), n->saved[0].t)
                                                         : mt_node_saved(n, 0);
-    mt_tensor *p = NULL, *slots = NULL, *pos = NULL;
+    mt_tensor *p = NULL, *slots = NULL, *pos = NULL, *gm = NULL;
     if (!in)
         return -1;
-    int64_t lo = in->offset, hi = in->offset;
+    const mt_ad_value *size = &n->args[1], *stride = &n->args[2];
+    int64_t off = n->args[3].none ? in->offset : n->args[3].i;
+    int64_t lo = in->offset, hi = in->offset, olo = off, ohi = off, onumel = 1;
     for (int d = 0; d < in->ndim && in->numel; d++) {
         int64_t span = (in->sizes[d] - 1) * in->strides[d];
         *(span < 0 ? &lo : &hi) += span;
     }
-    const mt_ad_value *size = &n->args[1], *stride = &n->args[2];
-    int64_t off = n->args[3].none ? in->offset : n->args[3].i, extent = hi - lo + 1;
-    if (!(p = mt_positions(n, 0)) || !(slots = mt_new(MT_INT64, 1, &extent, true)))
+    for (int d = 0; d < size->nints; d++)
+        onumel *= size->ints[d];
+    for (int d = 0; d < size->nints && d < stride->nints && onumel; d++) {
+        int64_t span = (size->ints[d] - 1) * stride->ints[d];
+        *(span < 0 ? &olo : &ohi) += span;
+    }
+    if (onumel && olo < lo)
+        lo = olo;
+    if (onumel && ohi > hi)
+        hi = ohi;
+    int64_t extent = hi - lo + 1;
+    if (!(p = mt_positions(n, 0)) || !(slots = mt_new(MT_INT64, 1, &extent, false)))
         goto done;
+    for (int64_t i = 0; i < extent; i++)
+        ((int64_t *)mt_data(slots))[i] = -1;
     mt_tensor *view = mt_call(MT_OP_as_strided, "TLLi", slots, in->ndim, in->sizes, in->ndim,
                               in->strides, in->offset - lo);
     mt_tensor *c = view ? mt_call(MT_OP_copy_, "TT", view, p) : NULL;
@@ -256,15 +272,25 @@ int as_strided_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_release(c);
     pos = mt_call(MT_OP_as_strided, "TLLi", slots, size->nints, size->ints, stride->nints,
                   stride->ints, off - lo);
+    if (pos && extent != in->numel) {
+        mt_tensor *outside = mt_call(MT_OP_lt, "Ti", pos, (int64_t)0);
+        gm = outside ? mt_call(MT_OP_masked_fill, "TTf", g[0], outside, 0.0) : NULL;
+        mt_tensor *kept = gm ? mt_call(MT_OP_masked_fill, "TTi", pos, outside, (int64_t)0) : NULL;
+        mt_xrelease(outside);
+        mt_release(pos);
+        pos = kept;
+    }
 done:
     mt_release(in);
-    if (p)
-        mt_release(p);
-    if (slots)
-        mt_release(slots);
-    if (!pos)
+    mt_xrelease(p);
+    mt_xrelease(slots);
+    if (!pos) {
+        mt_xrelease(gm);
         return -1;
-    return mt_embed_view(n, g[0], out, pos);
+    }
+    int rc = mt_embed_view(n, gm ? gm : g[0], out, pos);
+    mt_xrelease(gm);
+    return rc;
 }
 
 /* Any op that only reshapes: the gradient is reshaped back. */

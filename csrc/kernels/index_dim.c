@@ -181,7 +181,7 @@ EXTREME_ROWS(max, >)
 EXTREME_ROWS(min, <)
 
 static const dim_row_fn add_rows[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(add_row);
-static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW(mul_row);
+static const dim_row_fn mul_rows[MT_NUM_DTYPES] = MT_ROW_AND_COMPLEX(mul_row);
 static const dim_row_fn max_rows[MT_NUM_DTYPES] = MT_ROW(max_row);
 static const dim_row_fn min_rows[MT_NUM_DTYPES] = MT_ROW(min_row);
 
@@ -290,6 +290,9 @@ static void dim_range(void *arg, int64_t b, int64_t e)
 static int run_split(const mt_tensor *t, int dim, const mt_tensor *index, const mt_tensor *v,
                      dim_row_fn row, bool may_split_dim, const mt_tensor *fill_from, bool fill)
 {
+    /* an empty index may have any shape (torch checks none) */
+    if (index->numel == 0)
+        return 0;
     dim_job w = {.t = mt_at_least_1d(t),
                  .ix = mt_at_least_1d(index),
                  .v = mt_at_least_1d(v),

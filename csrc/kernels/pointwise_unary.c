@@ -59,6 +59,9 @@ static inline double cabs_fast(mt_c128 x)
 #define CABS(x) _Generic((x), mt_c64: cabsf, default: cabs_fast)(x)
 #define CNAN(x) (isnan(creal(x)) || isnan(cimag(x)))
 #define CINF(x) (isinf(creal(x)) || isinf(cimag(x)))
+/* z / r for a real r, each part divided in the part type (torch's log2
+ * and log10 of a complex number) */
+#define CDIV_PART(z, r) _Generic((z), mt_c64: (z) / (float)(r), default: (z) / (r))
 #define LN_2 0.69314718055994530942
 #define LN_10 2.30258509299404568402
 
@@ -78,6 +81,35 @@ static inline mt_c128 clog1p_d(mt_c128 z)
 }
 #define CEXPM1(x) ((acc)cexpm1_d(x))
 #define CLOG1P(x) ((acc)clog1p_d(x))
+
+/* n / z as torch divides complex numbers (Smith's method, as NumPy): the
+ * ratio of the smaller part of z to the larger keeps the squares from
+ * overflowing, and n / 0 is (re n / 0, im n / 0); reciprocal, rsqrt, sigmoid
+ * and sinc take torch's infinities and NaNs from it. In the part type. */
+#define CDIV_OF(T, MK, n, z)                                                  \
+    do {                                                                      \
+        T a = MK##real(n), b = MK##imag(n), c = MK##real(z), d = MK##imag(z); \
+        if (MK##abs_part(c) >= MK##abs_part(d)) {                             \
+            if (c == 0 && d == 0)                                             \
+                return MK##cmplx(a / MK##abs_part(c), b / MK##abs_part(d));   \
+            T rat = d / c, scl = 1 / (c + d * rat);                           \
+            return MK##cmplx((a + b * rat) * scl, (b - a * rat) * scl);       \
+        }                                                                     \
+        T rat = c / d, scl = 1 / (d + c * rat);                               \
+        return MK##cmplx((a * rat + b) * scl, (b * rat - a) * scl);           \
+    } while (0)
+#define f_real crealf
+#define f_imag cimagf
+#define f_abs_part fabsf
+#define f_cmplx mt_cmplxf
+#define d_real creal
+#define d_imag cimag
+#define d_abs_part fabs
+#define d_cmplx mt_cmplx
+static inline mt_c64 cdiv_f(mt_c64 n, mt_c64 z) { CDIV_OF(float, f_, n, z); }
+static inline mt_c128 cdiv_d(mt_c128 n, mt_c128 z) { CDIV_OF(double, d_, n, z); }
+#define CDIV(n, z) _Generic((z), mt_c64: cdiv_f, default: cdiv_d)(n, z)
+#define CRECIP(x) CDIV((acc)1, x)
 
 /* torch's sgn: x / |x|, 0 at 0 */
 #define CSGN(x) (x == 0 ? (acc)0 : x / CM(abs, x))

@@ -114,9 +114,9 @@ typedef struct {
 #define MT_LOAD_c8(v) (v)
 #define MT_LOAD_c16(v) (v)
 
-/* torch converts a floating value to int8, int16 and int32 through int32
- * (x86's truncation: INT32_MIN for NaN and values out of range), and to
- * uint8 and int64 through int64 */
+/* torch converts a floating value (a complex one's real part) to int8,
+ * int16 and int32 through int32 (x86's truncation: INT32_MIN for NaN and
+ * values out of range), and to uint8 and int64 through int64 */
 static inline int32_t mt_double_to_i32(double x)
 {
     return x > -2147483649.0 && x < 2147483648.0 ? (int32_t)x : INT32_MIN;
@@ -125,6 +125,8 @@ static inline int32_t mt_double_to_i32(double x)
     _Generic((x),                              \
         float: mt_double_to_i32((double)(x)),  \
         double: mt_double_to_i32((double)(x)), \
+        mt_c64: mt_double_to_i32((double)crealf(x)), \
+        mt_c128: mt_double_to_i32(creal(x)),       \
         default: (int32_t)(int64_t)(x))
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))

@@ -7,6 +7,7 @@
  * no Python. */
 #include "complex.h"
 #include "creation.h"
+#include "out_param.h"
 #include "runtime/table.h"
 #include "runtime/call.h"
 #include "runtime/conj_view.h"
@@ -143,7 +144,7 @@ int impl_resolve_conj(mt_args *a, mt_result *r)
 
 /* complex(re, im) and polar(abs, angle) take two real tensors of one of
  * torch's dtypes. */
-static int check_parts(const mt_tensor *x, const mt_tensor *y)
+static int check_parts(const mt_args *a, const mt_tensor *x, const mt_tensor *y)
 {
     if ((x->dtype != MT_FLOAT32 && x->dtype != MT_FLOAT64 && x->dtype != MT_FLOAT16) ||
         (y->dtype != MT_FLOAT32 && y->dtype != MT_FLOAT64 && y->dtype != MT_FLOAT16))
@@ -160,6 +161,13 @@ static int check_parts(const mt_tensor *x, const mt_tensor *y)
         return mt_error(MT_ERR_NOT_IMPLEMENTED,
                         "minitorch has no complex32: complex() of float16 tensors is not "
                         "supported");
+    /* torch checks out='s dtype before computing, in words of its own */
+    const mt_tensor *out = mt_out_target(a);
+    if (out && out->dtype != mt_complex_of(x->dtype))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected object of scalar type %s but got scalar type %s for argument "
+                        "'out'",
+                        sname(mt_complex_of(x->dtype)), sname(out->dtype));
     return 0;
 }
 
@@ -180,18 +188,25 @@ static mt_tensor *from_parts(const mt_tensor *re, const mt_tensor *im)
     return out;
 }
 
+/* res as the call's result: written into out= when one is given. */
+static int into_out(mt_args *a, mt_result *r, mt_tensor *res)
+{
+    mt_tensor *out = mt_out_target(a);
+    return out ? mt_result_into_out(r, res, out) : mt_result_tensor(r, res);
+}
+
 int impl_complex(mt_args *a, mt_result *r)
 {
     mt_tensor *re = a->v[0].t, *im = a->v[1].t;
-    if (check_parts(re, im) < 0)
+    if (check_parts(a, re, im) < 0)
         return -1;
-    return mt_result_tensor(r, from_parts(re, im));
+    return into_out(a, r, from_parts(re, im));
 }
 
 int impl_polar(mt_args *a, mt_result *r)
 {
     mt_tensor *abs = a->v[0].t, *angle = a->v[1].t;
-    if (check_parts(abs, angle) < 0)
+    if (check_parts(a, abs, angle) < 0)
         return -1;
     mt_tensor *c = mt_exec(MT_OP_cos, "T", angle), *s = mt_exec(MT_OP_sin, "T", angle);
     mt_tensor *re = c ? mt_exec(MT_OP_mul, "TT", abs, c) : NULL;
@@ -201,5 +216,5 @@ int impl_polar(mt_args *a, mt_result *r)
     mt_xrelease(s);
     mt_xrelease(re);
     mt_xrelease(im);
-    return mt_result_tensor(r, out);
+    return into_out(a, r, out);
 }

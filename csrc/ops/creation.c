@@ -3,6 +3,7 @@
  * fills. Plain C: they read the typed arguments and write only the tensors
  * they make or fill. The rows taking Python data (tensor, as_tensor,
  * from_numpy, new_tensor) stay in csrc/python/data_factories.c. */
+#include "complex.h"
 #include "creation.h"
 #include "memory_format.h"
 #include "out_param.h"
@@ -13,6 +14,7 @@
 #include "../core/dtype.h"
 #include "../kernels/copy.h"
 #include "../kernels/iter.h"
+#include "../kernels/typed.h"
 #include "../core/hot.h"
 
 #include <float.h>
@@ -66,7 +68,7 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
     /* a complex number fits a real dtype only without its imaginary part */
     if (s->kind == MT_SCALAR_COMPLEX && !mt_is_complex(d) && s->im != 0)
         return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        mt_dtype_infos[d].cpp_name);
+                        range[d].name ? range[d].name : mt_dtype_infos[d].cpp_name);
     if (!range[d].name || s->kind == MT_SCALAR_BOOL)
         return 0;
     bool fits;
@@ -370,6 +372,56 @@ static double linspace_value_f(const double *p, int64_t i)
 
 static double logspace_value(const double *p, int64_t i) { return pow(p[4], linspace_value(p, i)); }
 
+/* A complex linspace is one of each part, spaced in the part type as torch
+ * steps a complex number; a complex logspace raises base to it as
+ * libstdc++'s pow(real, complex): |base^z| = base^re at angle im log(base)
+ * for a positive base, the complex power otherwise. */
+static mt_tensor *spaced_complex(mt_dtype d, const mt_scalar *start, const mt_scalar *end,
+                                 int64_t steps, double base, bool logscale)
+{
+    mt_dtype part = mt_complex_part(d);
+    mt_tensor *out = mt_new(d, 1, &steps, false);
+    mt_tensor *parts[2] = {NULL, NULL};
+    for (int k = 0; out && k < 2; k++) {
+        double s0 = k ? start->im : start->f, s1 = k ? end->im : end->f;
+        double p[4] = {s0, steps == 1 ? s0 : s1, steps > 1 ? (s1 - s0) / (double)(steps - 1) : 0,
+                       (double)steps};
+        value_fn f = part == MT_FLOAT32 ? linspace_value_f : linspace_value;
+        parts[k] = range_tensor(MT_FLOAT64, steps, f, p);
+        if (!parts[k]) {
+            mt_release(out);
+            out = NULL;
+        }
+    }
+    if (out && !logscale)
+        for (int k = 0; k < 2; k++) {
+            mt_tensor o = mt_complex_part_of(out, k);
+            mt_copy(&o, parts[k]);
+        }
+    else if (out) {
+        const double *re = (const double *)mt_data(parts[0]),
+                     *im = (const double *)mt_data(parts[1]);
+        mt_tensor *z = mt_new(MT_COMPLEX128, 1, &steps, false);
+        if (z) {
+            mt_c128 *zd = (mt_c128 *)mt_data(z);
+            for (int64_t i = 0; i < steps; i++)
+                if (base > 0) {
+                    double m = pow(base, re[i]), th = im[i] * log(base);
+                    zd[i] = mt_cmplx(m * cos(th), m * sin(th));
+                } else
+                    zd[i] = cpow(mt_cmplx(base, 0), mt_cmplx(re[i], im[i]));
+            mt_copy(out, z);
+            mt_release(z);
+        } else {
+            mt_release(out);
+            out = NULL;
+        }
+    }
+    mt_xrelease(parts[0]);
+    mt_xrelease(parts[1]);
+    return out;
+}
+
 static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int rgi)
 {
     int64_t steps = a->v[2].i;
@@ -378,6 +430,9 @@ static int spaced(mt_args *a, mt_result *r, double base, bool log, int di, int r
     mt_dtype d = mt_dtype_arg(a, di, mt_default_dtype);
     if (mt_check_scalar_fits(&a->v[0].s, d) < 0 || mt_check_scalar_fits(&a->v[1].s, d) < 0)
         return -1;
+    if (mt_is_complex(d))
+        return mt_result_made(r, spaced_complex(d, &a->v[0].s, &a->v[1].s, steps, base, log),
+                              a->v[rgi].b);
     double start = a->v[0].s.f, end = a->v[1].s.f;
     if (mt_is_integral(d, true)) {
         start = trunc(start);

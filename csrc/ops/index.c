@@ -11,6 +11,7 @@
 #include "creation.h"
 #include "runtime/table.h"
 #include "shape.h"
+#include "tensor.h"
 
 #include "../core/overlap.h"
 #include "../core/shape.h"
@@ -454,6 +455,9 @@ int impl_gather(mt_args *a, mt_result *r)
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
         return -1;
+    /* torch reads neither the dtype nor the shape of an empty index */
+    if (ix->numel == 0)
+        return mt_result_tensor(r, mt_new(t->dtype, ix->ndim, ix->sizes, false));
     if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
         return mt_error(MT_ERR_RUNTIME, "gather(): Expected dtype int32/int64 for index");
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
@@ -501,11 +505,19 @@ static int scatter_common(mt_args *a, mt_result *r, mt_put_op op, bool has_reduc
     int dim;
     if (mt_wrap_dim(a->v[1].i, t->ndim, &dim) < 0)
         return -1;
-    if (ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
+    bool empty = ix->numel == 0;
+    if (!empty && ix->dtype != MT_INT64 && ix->dtype != MT_INT32)
         return mt_error(MT_ERR_RUNTIME, "scatter(): Expected dtype int32/int64 for index");
     const mt_value *v = &a->v[3];
     if (!v->is_scalar && v->t->dtype != t->dtype)
         return mt_error(MT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
+    /* nothing to write, and torch checks no shape of an empty index */
+    if (empty) {
+        mt_tensor *same = inplace ? (mt_retain(t), t) : mt_new(t->dtype, t->ndim, t->sizes, false);
+        if (same && !inplace)
+            mt_copy(same, t);
+        return mt_result_tensor(r, same);
+    }
     if (ix->ndim != t->ndim && !(t->ndim <= 1 && ix->ndim <= 1))
         return mt_error(MT_ERR_RUNTIME,
                         "Index tensor must have the same number of dimensions as self tensor");
@@ -730,6 +742,10 @@ static int masked_fill_into(mt_tensor *dst, mt_args *a)
                         "masked_fill_ only supports a 0-dimensional value tensor, but got "
                         "tensor with %d dimension(s).",
                         v->t->ndim);
+    /* torch reads a value tensor as a number, then converts it with checks */
+    mt_scalar num = v->is_scalar ? v->s : mt_scalar_at(v->t, mt_data(v->t));
+    if (mt_check_scalar_fits(&num, dst->dtype) < 0)
+        return -1;
     mt_tensor *val = mt_new(dst->dtype, 0, NULL, false);
     if (!val)
         return -1;

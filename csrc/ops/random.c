@@ -3,6 +3,7 @@
  * generator: the one passed, or the core's default; multinomial draws
  * categories from rows of probabilities. Tensors are made through
  * core/owner.h; checks fail with torch's messages through mt_error. */
+#include "complex.h"
 #include "runtime/args.h"
 #include "runtime/call.h"
 #include "creation.h"
@@ -28,12 +29,7 @@ static int sample(const mt_value *gen, mt_tensor *t, const mt_rand_params *p)
     if (mt_is_complex(t->dtype)) {
         /* both parts drawn, as torch draws a complex tensor's real view; a
          * normal one's parts with the std over sqrt(2), so |z| has it */
-        mt_tensor pairs = *t; /* dense and new: its parts, in memory order */
-        pairs.dtype = mt_complex_part(t->dtype);
-        pairs.ndim = 1;
-        pairs.sizes[0] = pairs.numel = 2 * t->numel;
-        pairs.strides[0] = 1;
-        pairs.offset = 2 * t->offset;
+        mt_tensor pairs = mt_complex_pairs(t);
         mt_rand_params q = *p;
         if (q.kind == MT_RAND_NORMAL)
             q.b *= 0.70710678118654752440;
