@@ -367,3 +367,15 @@ def test_norm_nuc_errors_as_torch(args):
     with pytest.raises(RuntimeError) as got:
         mt.norm(mt.ones((3, 4), dtype=mt.int64), "nuc")
     assert str(got.value) == str(want.value)
+
+
+def test_norm_nuc_refuses_a_graph_of_its_gradient():
+    # the formula holds U Vh constant, which is right to first order only: a
+    # create_graph backward must raise rather than give wrong second derivatives
+    x = mt.tensor(np.arange(12.0).reshape(4, 3) ** 1.5, requires_grad=True)
+    (g,) = mt.autograd.grad(mt.norm(x, "nuc"), x)
+    tx = torch.tensor(np.arange(12.0).reshape(4, 3) ** 1.5, requires_grad=True)
+    (tg,) = torch.autograd.grad(torch.norm(tx, "nuc"), tx)
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-10)
+    with pytest.raises(NotImplementedError, match="not implemented twice"):
+        mt.autograd.grad(mt.norm(x, "nuc"), x, create_graph=True)

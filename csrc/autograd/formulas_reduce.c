@@ -580,7 +580,15 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     if (strcmp(pv->str, "nuc") == 0) {
         /* U Vh of the two dims' matrices, scaled by g (torch's svd backward for
          * a gradient of the singular values only); U Vh is taken as a
-         * constant, so the formula is right to first order only */
+         * constant, so the formula is right to first order only: a graph of
+         * it (create_graph) would give wrong second derivatives, and is
+         * refused instead */
+        if (mt_grad_enabled) {
+            mt_scope_finish(&sc, NULL);
+            return mt_error(MT_ERR_NOT_IMPLEMENTED,
+                            "the derivative of norm(p='nuc') is not implemented twice "
+                            "(its backward with create_graph=True)");
+        }
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
         mt_tensor *f = x ? S(mt_nuclear_norm_factor(x, (int)dims[0], (int)dims[1])) : NULL;
         return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, f))));

@@ -121,12 +121,12 @@ static inline int32_t mt_double_to_i32(double x)
 {
     return x > -2147483649.0 && x < 2147483648.0 ? (int32_t)x : INT32_MIN;
 }
-#define MT_TO_I32(x)                           \
-    _Generic((x),                              \
-        float: mt_double_to_i32((double)(x)),  \
-        double: mt_double_to_i32((double)(x)), \
+#define MT_TO_I32(x)                                 \
+    _Generic((x),                                    \
+        float: mt_double_to_i32((double)(x)),        \
+        double: mt_double_to_i32((double)(x)),       \
         mt_c64: mt_double_to_i32((double)crealf(x)), \
-        mt_c128: mt_double_to_i32(creal(x)),       \
+        mt_c128: mt_double_to_i32(creal(x)),         \
         default: (int32_t)(int64_t)(x))
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
