@@ -5,12 +5,15 @@
 #define MT_OPS_TAGS_H
 
 /* X(NAME, "published name") */
-#define MT_FOR_TAGS(X)                                                       \
-    X(POINTWISE, "pointwise") /* elementwise over broadcast operands */      \
-    /* computes on complex tensors: the runner refuses them to other rows */ \
-    X(COMPLEX, "complex")                                                    \
-    /* an overload torch keeps for old programs: no docstring shows it */    \
-    X(DEPRECATED, "deprecated")
+#define MT_FOR_TAGS(X)                                                        \
+    X(POINTWISE, "pointwise") /* elementwise over broadcast operands */       \
+    /* computes on complex tensors: the runner refuses them to other rows */  \
+    X(COMPLEX, "complex")                                                     \
+    /* an overload torch keeps for old programs: no docstring shows it */     \
+    X(DEPRECATED, "deprecated")                                               \
+    /* takes a conjugate view as it is (views, copies, metadata, the        \
+     * bit's own rows): the runner resolves the bit for every other row */ \
+    X(CONJ_VIEW, "conj_view")
 
 enum {
 #define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,

@@ -1,6 +1,6 @@
-/* The conjugate bit at the op boundary (see conj_view.h): the rows that
- * take conjugate views as they are, and the resolving run of every other
- * row given one. Plain C: makes tensors through the owner hooks. */
+/* The conjugate bit at the op boundary (see conj_view.h): the resolving
+ * run of a row not tagged MT_TAG_CONJ_VIEW given a conjugate view. Plain
+ * C: makes tensors through the owner hooks. */
 #include "conj_view.h"
 
 #include "../memory_format.h"
@@ -8,37 +8,6 @@
 #include "../../kernels/copy.h"
 
 #include <stdlib.h>
-
-#define KEEPS(id) [MT_OP_##id] = true
-const bool mt_conj_view_rows[MT_OP_COUNT] = {
-    /* the conjugation rows and the bit's own queries */
-    KEEPS(conj), KEEPS(is_conj), KEEPS(resolve_conj), KEEPS(is_neg), KEEPS(resolve_neg),
-    /* views: the result inherits the bit (real drops it, view_as_real and a
-     * view to another dtype refuse it, as torch's) */
-    KEEPS(view), KEEPS(reshape), KEEPS(t), KEEPS(transpose), KEEPS(permute), KEEPS(unsqueeze),
-    KEEPS(view_as), KEEPS(reshape_as), KEEPS(flatten), KEEPS(unflatten), KEEPS(squeeze),
-    KEEPS(squeeze_1), KEEPS(squeeze_2), KEEPS(adjoint), KEEPS(swapaxes), KEEPS(swapdims),
-    KEEPS(expand_as), KEEPS(expand), KEEPS(narrow), KEEPS(select), KEEPS(unbind), KEEPS(split),
-    KEEPS(split_1), KEEPS(split_with_sizes), KEEPS(chunk), KEEPS(as_strided), KEEPS(movedim),
-    KEEPS(movedim_1), KEEPS(moveaxis), KEEPS(moveaxis_1), KEEPS(diagonal), KEEPS(detach),
-    KEEPS(unsafe_split), KEEPS(unsafe_split_with_sizes), KEEPS(unsafe_chunk),
-    KEEPS(view_dtype), KEEPS(view_as_real), KEEPS(real),
-    /* in-place view ops change geometry only */
-    KEEPS(transpose_), KEEPS(t_), KEEPS(swapdims_), KEEPS(swapaxes_), KEEPS(squeeze_),
-    KEEPS(squeeze__1), KEEPS(squeeze__2), KEEPS(unsqueeze_), KEEPS(as_strided_),
-    /* self when already so, else a copy through mt_copy, which reads the bit */
-    KEEPS(contiguous), KEEPS(clone), KEEPS(to), KEEPS(to_other), KEEPS(to_device),
-    KEEPS(copy_),
-    /* metadata */
-    KEEPS(data_ptr), KEEPS(dim), KEEPS(ndimension), KEEPS(numel), KEEPS(element_size),
-    KEEPS(storage_offset), KEEPS(is_contiguous), KEEPS(is_complex), KEEPS(is_floating_point),
-    KEEPS(empty_like), KEEPS(new_empty), KEEPS(size), KEEPS(stride),
-    /* the binding's rows that handle the bit themselves (indexing through
-     * views and mt_copy, numpy() and __dlpack__ refusing it) */
-    KEEPS(__getitem__), KEEPS(__getitem__np), KEEPS(__setitem__), KEEPS(__setitem__np),
-    KEEPS(numpy), KEEPS(__dlpack__),
-};
-#undef KEEPS
 
 mt_tensor *mt_resolved_conj(const mt_tensor *t)
 {

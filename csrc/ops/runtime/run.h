@@ -51,8 +51,7 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
     mt_running_call running;
     if (mt_running_call_enter(&running, a) < 0)
         return -1;
-    /* custom rows (ids past the table) read values */
-    int rc = running.conj && (op->id >= MT_OP_COUNT || !mt_conj_view_rows[op->id])
+    int rc = running.conj && !(op->tags & MT_TAG_CONJ_VIEW)
                  ? mt_exec_resolving_conj(op, a, r, target, mt_op_run_impl)
                  : mt_op_run_impl(op, a, r);
     mt_running_call_leave(&running);
