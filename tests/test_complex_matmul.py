@@ -9,15 +9,9 @@ import pytest
 import minitorch as mt
 
 torch = pytest.importorskip("torch")
+from torch_pairs import random_pair  # noqa: E402
 
 CDTYPES = ["complex64", "complex128"]
-
-
-def pair(shape, dtype, seed):
-    rng = np.random.default_rng(seed)
-    v = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-    v = np.asarray(v).astype(dtype)
-    return mt.from_numpy(v.copy()), torch.from_numpy(v.copy())
 
 
 def check(got, want):
@@ -38,18 +32,18 @@ MKN = [(3, 4, 5), (1, 7, 6), (6, 7, 1), (1, 9, 1), (5, 1, 4), (0, 3, 4), (3, 0, 
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("m,k,n", MKN)
 def test_mm_layouts(dtype, m, k, n):
-    a, ta = pair((m, k), dtype, 1)
-    b, tb = pair((k, n), dtype, 2)
+    a, ta = random_pair((m, k), dtype, 1)
+    b, tb = random_pair((k, n), dtype, 2)
     check(mt.mm(a, b), torch.mm(ta, tb))
     # transposed operands (column-major), each and both
-    at, tat = pair((k, m), dtype, 3)
-    bt, tbt = pair((n, k), dtype, 4)
+    at, tat = random_pair((k, m), dtype, 3)
+    bt, tbt = random_pair((n, k), dtype, 4)
     check(mt.mm(at.t(), b), torch.mm(tat.t(), tb))
     check(mt.mm(a, bt.t()), torch.mm(ta, tbt.t()))
     check(mt.mm(at.t(), bt.t()), torch.mm(tat.t(), tbt.t()))
     # strided operands no BLAS layout reads (packed)
-    aw, taw = pair((m, 2 * k + 1), dtype, 5)
-    bw, tbw = pair((2 * k, 3 * n), dtype, 6)
+    aw, taw = random_pair((m, 2 * k + 1), dtype, 5)
+    bw, tbw = random_pair((2 * k, 3 * n), dtype, 6)
     check(mt.mm(aw[:, ::2][:, :k], bw[::2, ::3]), torch.mm(taw[:, ::2][:, :k], tbw[::2, ::3]))
     # conjugated operands, as the autograd formulas make them
     check(mt.mm(at.conj().t(), b.conj()), torch.mm(tat.conj().t(), tb.conj()))
@@ -58,8 +52,8 @@ def test_mm_layouts(dtype, m, k, n):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_mm_into_strided_and_transposed_out(dtype):
-    a, ta = pair((5, 6), dtype, 7)
-    b, tb = pair((6, 4), dtype, 8)
+    a, ta = random_pair((5, 6), dtype, 7)
+    b, tb = random_pair((6, 4), dtype, 8)
     for make in (lambda lib: lib.zeros(4, 5, dtype=getattr(lib, dtype)).t(),
                  lambda lib: lib.zeros(5, 8, dtype=getattr(lib, dtype))[:, ::2],
                  lambda lib: lib.zeros(10, 4, dtype=getattr(lib, dtype))[::2]):
@@ -79,8 +73,8 @@ def test_mm_into_strided_and_transposed_out(dtype):
                                     ((3, 1, 4), (3, 4, 6)), ((0, 2, 3), (0, 3, 4)),
                                     ((6, 40, 30), (6, 30, 50))])
 def test_bmm(dtype, shapes):
-    a, ta = pair(shapes[0], dtype, 9)
-    b, tb = pair(shapes[1], dtype, 10)
+    a, ta = random_pair(shapes[0], dtype, 9)
+    b, tb = random_pair(shapes[1], dtype, 10)
     check(mt.bmm(a, b), torch.bmm(ta, tb))
     check(mt.bmm(a.transpose(1, 2).contiguous().transpose(1, 2), b),
           torch.bmm(ta.transpose(1, 2).contiguous().transpose(1, 2), tb))
@@ -93,13 +87,13 @@ def test_bmm(dtype, shapes):
                                     ((3, 1, 4), (3, 4, 6)), ((0, 2, 3), (0, 3, 4)),
                                     ((6, 40, 30), (6, 30, 50))])
 def test_baddbmm_addbmm(dtype, shapes):
-    a, ta = pair(shapes[0], dtype, 9)
-    b, tb = pair(shapes[1], dtype, 10)
-    c, tc = pair((shapes[0][0], shapes[0][1], shapes[1][2]), dtype, 11)
+    a, ta = random_pair(shapes[0], dtype, 9)
+    b, tb = random_pair(shapes[1], dtype, 10)
+    c, tc = random_pair((shapes[0][0], shapes[0][1], shapes[1][2]), dtype, 11)
     check(mt.baddbmm(c, a, b), torch.baddbmm(tc, ta, tb))
     check(mt.baddbmm(c, a, b, beta=0.5 - 1j, alpha=2j), torch.baddbmm(tc, ta, tb, beta=0.5 - 1j,
                                                                       alpha=2j))
-    c2, tc2 = pair((shapes[0][1], shapes[1][2]), dtype, 12)
+    c2, tc2 = random_pair((shapes[0][1], shapes[1][2]), dtype, 12)
     check(mt.addbmm(c2, a, b), torch.addbmm(tc2, ta, tb))
     check(mt.addbmm(c2, a, b, beta=1j, alpha=-1 + 0.5j),
           torch.addbmm(tc2, ta, tb, beta=1j, alpha=-1 + 0.5j))
@@ -110,25 +104,25 @@ def test_baddbmm_addbmm(dtype, shapes):
                                     ((4,), (3, 4, 2)), ((3, 2, 4), (4,)), ((7,), (7,)),
                                     ((3, 4), (4,)), ((4,), (4, 3)), ((2, 0, 4), (4, 3))])
 def test_matmul_shapes(dtype, shapes):
-    a, ta = pair(shapes[0], dtype, 13)
-    b, tb = pair(shapes[1], dtype, 14)
+    a, ta = random_pair(shapes[0], dtype, 13)
+    b, tb = random_pair(shapes[1], dtype, 14)
     check(mt.matmul(a, b), torch.matmul(ta, tb))
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("alpha,beta", [(1, 1), (2j, 0.5), (1 - 1j, 0), (0, 1j), (-0.5, 2 + 3j)])
 def test_addmm_addmv_scales(dtype, alpha, beta):
-    a, ta = pair((5, 6), dtype, 15)
-    b, tb = pair((6, 3), dtype, 16)
+    a, ta = random_pair((5, 6), dtype, 15)
+    b, tb = random_pair((6, 3), dtype, 16)
     for cshape in ((5, 3), (3,), (1, 3), ()):
-        c, tc = pair(cshape, dtype, 17)
+        c, tc = random_pair(cshape, dtype, 17)
         check(mt.addmm(c, a, b, beta=beta, alpha=alpha),
               torch.addmm(tc, ta, tb, beta=beta, alpha=alpha))
-    v, tv = pair((6,), dtype, 18)
-    c, tc = pair((5,), dtype, 19)
+    v, tv = random_pair((6,), dtype, 18)
+    c, tc = random_pair((5,), dtype, 19)
     check(mt.addmv(c, a, v, beta=beta, alpha=alpha), torch.addmv(tc, ta, tv, beta=beta,
                                                                  alpha=alpha))
-    c, tc = pair((5, 3), dtype, 20)
+    c, tc = random_pair((5, 3), dtype, 20)
     c.addmm_(a, b, beta=beta, alpha=alpha)
     tc.addmm_(ta, tb, beta=beta, alpha=alpha)
     check(c, tc)
@@ -136,8 +130,8 @@ def test_addmm_addmv_scales(dtype, alpha, beta):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_beta_zero_ignores_nan(dtype):
-    a, ta = pair((4, 3), dtype, 21)
-    b, tb = pair((3, 2), dtype, 22)
+    a, ta = random_pair((4, 3), dtype, 21)
+    b, tb = random_pair((3, 2), dtype, 22)
     c = mt.full((4, 2), complex(float("nan"), float("nan")), dtype=getattr(mt, dtype))
     tc = torch.full((4, 2), complex(float("nan"), float("nan")), dtype=getattr(torch, dtype))
     check(mt.addmm(c, a, b, beta=0), torch.addmm(tc, ta, tb, beta=0))
@@ -146,19 +140,19 @@ def test_beta_zero_ignores_nan(dtype):
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("m,n", [(5, 7), (1, 7), (7, 1), (0, 3), (3, 0), (200, 90)])
 def test_mv(dtype, m, n):
-    a, ta = pair((m, n), dtype, 23)
-    v, tv = pair((n,), dtype, 24)
+    a, ta = random_pair((m, n), dtype, 23)
+    v, tv = random_pair((n,), dtype, 24)
     check(mt.mv(a, v), torch.mv(ta, tv))
     check(mt.mv(a.t().contiguous().t(), v), torch.mv(ta.t().contiguous().t(), tv))
-    w, tw = pair((2 * n,), dtype, 25)
+    w, tw = random_pair((2 * n,), dtype, 25)
     check(mt.mv(a, w[::2]), torch.mv(ta, tw[::2]))
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("n", [0, 1, 5, 1000])
 def test_dot_vdot_inner(dtype, n):
-    x, tx = pair((n,), dtype, 26)
-    y, ty = pair((2 * n,), dtype, 27)
+    x, tx = random_pair((n,), dtype, 26)
+    y, ty = random_pair((2 * n,), dtype, 27)
     for xs, txs in ((x, tx), (y[::2], ty[::2])):
         check(mt.dot(xs, y[1::2]), torch.dot(txs, ty[1::2]))
         check(mt.vdot(xs, y[1::2]), torch.vdot(txs, ty[1::2]))
@@ -176,7 +170,7 @@ def test_dot_vdot_inner(dtype, n):
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_vdot_of_a_real_first_operand(dtype):
     x = np.arange(4.0)
-    y, ty = pair((4,), dtype, 28)
+    y, ty = random_pair((4,), dtype, 28)
     rd = "float32" if dtype == "complex64" else "float64"
     with pytest.raises(RuntimeError) as got:
         mt.vdot(mt.tensor(x, dtype=getattr(mt, rd)), y)
@@ -187,11 +181,11 @@ def test_vdot_of_a_real_first_operand(dtype):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_inner_outer_einsum_tensordot(dtype):
-    a, ta = pair((3, 4, 5), dtype, 29)
-    b, tb = pair((6, 5), dtype, 30)
+    a, ta = random_pair((3, 4, 5), dtype, 29)
+    b, tb = random_pair((6, 5), dtype, 30)
     check(mt.inner(a, b), torch.inner(ta, tb))
-    v, tv = pair((4,), dtype, 31)
-    w, tw = pair((7,), dtype, 32)
+    v, tv = random_pair((4,), dtype, 31)
+    w, tw = random_pair((7,), dtype, 32)
     check(mt.outer(v, w), torch.outer(tv, tw))
     check(mt.einsum("ijk,lk->ijl", a, b), torch.einsum("ijk,lk->ijl", ta, tb))
     check(mt.einsum("ijk,j->ik", a, v), torch.einsum("ijk,j->ik", ta, tv))
@@ -203,7 +197,7 @@ def test_inner_outer_einsum_tensordot(dtype):
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_complex_with_real_operands(dtype):
     rd = "float32" if dtype == "complex64" else "float64"
-    a, ta = pair((3, 4), dtype, 33)
+    a, ta = random_pair((3, 4), dtype, 33)
     r = np.random.default_rng(34).standard_normal((4, 2))
     b, tb = mt.tensor(r, dtype=getattr(mt, rd)), torch.tensor(r, dtype=getattr(torch, rd))
     # the products refuse mixed dtypes in torch's words; outer promotes
@@ -225,8 +219,8 @@ def test_complex_with_real_operands(dtype):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_special_values_propagate(dtype):
-    a, ta = pair((3, 3), dtype, 35)
-    b, tb = pair((3, 3), dtype, 36)
+    a, ta = random_pair((3, 3), dtype, 35)
+    b, tb = random_pair((3, 3), dtype, 36)
     a[1, 2] = complex(float("inf"), 0)
     ta[1, 2] = complex(float("inf"), 0)
     b[0, 0] = complex(float("nan"), 1)
@@ -240,9 +234,9 @@ def test_special_values_propagate(dtype):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_product_gradients(dtype):
-    a, ta = pair((4, 3), dtype, 37)
-    b, tb = pair((3, 5), dtype, 38)
-    g, tg = pair((4, 5), dtype, 39)
+    a, ta = random_pair((4, 3), dtype, 37)
+    b, tb = random_pair((3, 5), dtype, 38)
+    g, tg = random_pair((4, 5), dtype, 39)
     a.requires_grad_()
     b.requires_grad_()
     ta.requires_grad_()

@@ -9,18 +9,10 @@ import minitorch as mt
 from torch_errors import same_error
 
 torch = pytest.importorskip("torch")
+from torch_pairs import random_pair  # noqa: E402
 
 CDTYPES = ["complex64", "complex128"]
 DTYPES = CDTYPES + ["float32", "float64"]
-
-
-def pair(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    v = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        v = v + 1j * rng.standard_normal(shape)
-    v = v.astype(dtype)
-    return mt.from_numpy(v.copy()), torch.from_numpy(v.copy())
 
 
 def index_pair(values, dtype="int64"):
@@ -38,7 +30,7 @@ def check(got, want):
 @pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_gather(dtype, index_dtype, dim):
-    m, t = pair((4, 5), dtype)
+    m, t = random_pair((4, 5), dtype)
     rng = np.random.default_rng(1)
     size = 4 if dim == 0 else 5
     im, it = index_pair(rng.integers(0, size, (3, 2)).tolist(), index_dtype)
@@ -54,7 +46,7 @@ def test_gather(dtype, index_dtype, dim):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(5,), (2, 0), (0,)])
 def test_gather_empty_index_of_any_integer_dtype(dtype, shape):
-    m, t = pair((5,), dtype)
+    m, t = random_pair((5,), dtype)
     im, it = mt.zeros(*shape, dtype=mt.uint8), torch.zeros(*shape, dtype=torch.uint8)
     if 0 in shape:
         check(mt.gather(m, 0, im), torch.gather(t, 0, it))
@@ -67,8 +59,8 @@ def test_gather_empty_index_of_any_integer_dtype(dtype, shape):
 @pytest.mark.parametrize("reduce", [None, "add", "multiply"])
 @pytest.mark.parametrize("dim", [0, 1])
 def test_scatter(dtype, index_dtype, reduce, dim):
-    m, t = pair((4, 5), dtype)
-    sm, st = pair((3, 4), dtype, seed=2)
+    m, t = random_pair((4, 5), dtype)
+    sm, st = random_pair((3, 4), dtype, seed=2)
     rng = np.random.default_rng(3)
     im, it = index_pair(rng.integers(0, 4 if dim == 0 else 5, (3, 4)).tolist(), index_dtype)
     kw = {} if reduce is None else {"reduce": reduce}
@@ -86,8 +78,8 @@ def test_scatter(dtype, index_dtype, reduce, dim):
 @pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_scatter_add(dtype, index_dtype, dim):
-    m, t = pair((4, 5), dtype)
-    sm, st = pair((4, 3), dtype, seed=4)
+    m, t = random_pair((4, 5), dtype)
+    sm, st = random_pair((4, 3), dtype, seed=4)
     rng = np.random.default_rng(5)
     im, it = index_pair(rng.integers(0, 4 if dim == 0 else 5, (4, 3)).tolist(), index_dtype)
     check(mt.scatter_add(m, dim, im, sm), torch.scatter_add(t, dim, it, st))
@@ -99,9 +91,9 @@ def test_scatter_add(dtype, index_dtype, dim):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_scatter_empty_index_leaves_input(dtype):
-    m, t = pair((3, 4), dtype)
+    m, t = random_pair((3, 4), dtype)
     im, it = mt.zeros(0, dtype=mt.uint8), torch.zeros(0, dtype=torch.uint8)
-    sm, st = pair((0,), dtype)
+    sm, st = random_pair((0,), dtype)
     check(mt.scatter(m, 0, im, sm), torch.scatter(t, 0, it, st))
     check(mt.scatter_add(m, 1, im, sm), torch.scatter_add(t, 1, it, st))
     same_error(lambda: mt.scatter(m, 0, mt.zeros(2, 4, dtype=mt.uint8), sm[:1]),
@@ -143,10 +135,10 @@ def test_gradients(index_dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_index_add_out(dtype, dim):
-    m, t = pair((4, 5), dtype)
+    m, t = random_pair((4, 5), dtype)
     n = 3
     shape = (n, 5) if dim == 0 else (4, n)
-    sm, st = pair(shape, dtype, seed=6)
+    sm, st = random_pair(shape, dtype, seed=6)
     im, it = index_pair([1, 0, 1] if dim == 0 else [4, 0, 4])
     om, ot = mt.empty(0, dtype=m.dtype), torch.empty(0, dtype=t.dtype)
     rm = mt.index_add(m, dim, im, sm, alpha=2, out=om)
@@ -163,7 +155,7 @@ def test_index_add_out(dtype, dim):
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("dim", [None, 0, 1])
 def test_repeat_interleave(dtype, dim):
-    m, t = pair((3, 2), dtype)
+    m, t = random_pair((3, 2), dtype)
     check(mt.repeat_interleave(m, 2, dim=dim), torch.repeat_interleave(t, 2, dim=dim))
     check(m.repeat_interleave(3, dim), t.repeat_interleave(3, dim))
     if dim is not None:

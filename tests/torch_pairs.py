@@ -18,6 +18,17 @@ def pair(values, dtype="float64", grad=False):
     return m, t
 
 
+def random_pair(shape, dtype, seed=0):
+    """Standard-normal values of shape (both parts for a complex dtype, named
+    as a string) as a minitorch and a torch tensor of their own memory."""
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        v = v + 1j * rng.standard_normal(shape)
+    v = np.asarray(v).astype(dtype)
+    return mt.from_numpy(v.copy()), torch.from_numpy(v.copy())
+
+
 def same(got, want, rtol=1e-6, atol=1e-6):
     """got (minitorch) has want's (torch) dtype, shape and values; tuples
     are compared item by item."""
