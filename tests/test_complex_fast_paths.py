@@ -95,3 +95,23 @@ def test_sum_paths_agree(dtype):
     out = mt.empty((), dtype=getattr(mt, dtype))
     check(mt.sum(x, (0, 1), out=out), torch.sum(tx, (0, 1)), **tol)
     check(out, torch.sum(tx), **tol)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("n", [32767, 32768, 32769, 100_003, 1 << 20])
+def test_whole_sum_in_chunks_same_bits_at_any_thread_count(dtype, n):
+    # a whole tensor's sum is taken in fixed chunks summed on the threads and
+    # added in order: torch's value, and the same bits on one thread as on two
+    rng = np.random.default_rng(n)
+    x, tx = both(rng.standard_normal(n) + 1j * rng.standard_normal(n), dtype)
+    before = mt.get_num_threads()
+    try:
+        got = []
+        for nt in (1, 2):
+            mt.set_num_threads(nt)
+            got.append(x.sum().item())
+    finally:
+        mt.set_num_threads(before)
+    assert got[0] == got[1]
+    tol = {} if dtype == "complex128" else {"rtol": 1e-5, "atol": 1e-3}
+    check(x.sum(), tx.sum(), **tol)

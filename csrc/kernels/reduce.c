@@ -337,13 +337,58 @@ BLOCK_SUM(f8, double)
 #define DEFINE_EXT(E, SFX, T) EXT_KERNEL(red_amax, SFX, T, >) EXT_KERNEL(red_amin, SFX, T, <)
 MT_FOR_ALL_DTYPES(DEFINE_EXT)
 
+/* A whole complex tensor's sum is taken in chunks of PAIR_CHUNK values
+ * (a multiple of SUM_BLOCK), summed on the threads and added in order: the
+ * same bits at any thread count (at 2 threads 1M complex64 values took 1.7x
+ * torch's time on one). */
+#define PAIR_CHUNK (16 * SUM_BLOCK)
+#define PAIR_STACK_CHUNKS 64
+typedef struct {
+    mt_dtype d;
+    const char *x;
+    int64_t n; /* values: twice the pairs */
+    double *part;
+} pair_job;
+
+static void pair_chunks(void *arg, int64_t c0, int64_t c1)
+{
+    const pair_job *j = arg;
+    int isz = j->d == MT_FLOAT32 ? 4 : 8;
+    for (int64_t c = c0; c < c1; c++) {
+        int64_t at = c * PAIR_CHUNK, len = j->n - at < PAIR_CHUNK ? j->n - at : PAIR_CHUNK;
+        double *s = j->part + 2 * c;
+        s[0] = s[1] = 0;
+        if (j->d == MT_FLOAT32)
+            pair_sums_f4((const float *)(j->x + at * isz), len, s);
+        else
+            pair_sums_f8((const double *)(j->x + at * isz), len, s);
+    }
+}
+
 void mt_sum_pairs(mt_dtype d, const void *x, int64_t n, double *s)
 {
+    double stack[2 * PAIR_STACK_CHUNKS];
+    pair_job j = {d, x, 2 * n, stack};
+    int64_t chunks = (j.n + PAIR_CHUNK - 1) / PAIR_CHUNK;
+    if (chunks > PAIR_STACK_CHUNKS && !(j.part = malloc(sizeof(double) * 2 * (size_t)chunks))) {
+        /* no room for the partial sums: one run on this thread */
+        j.part = stack;
+        chunks = 1;
+        stack[0] = stack[1] = 0;
+        if (d == MT_FLOAT32)
+            pair_sums_f4(x, 2 * n, stack);
+        else
+            pair_sums_f8(x, 2 * n, stack);
+    } else {
+        mt_parallel_for(0, chunks, 2, pair_chunks, &j);
+    }
     s[0] = s[1] = 0;
-    if (d == MT_FLOAT32)
-        pair_sums_f4(x, 2 * n, s);
-    else
-        pair_sums_f8(x, 2 * n, s);
+    for (int64_t c = 0; c < chunks; c++) {
+        s[0] += j.part[2 * c];
+        s[1] += j.part[2 * c + 1];
+    }
+    if (j.part != stack)
+        free(j.part);
 }
 
 static const red_fn sum_fns[MT_NUM_DTYPES] = {
