@@ -3,7 +3,6 @@
 #include "formula.h"
 #include "formulas_reduce.h"
 #include "grad_mode.h"
-#include "../ops/nuclear_norm.h"
 
 #include <float.h>
 #include <math.h>
@@ -579,18 +578,13 @@ int norm_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     mt_tensor *x = mt_scope_saved(&sc, n, 0), *r;
     if (strcmp(pv->str, "nuc") == 0) {
         /* U Vh of the two dims' matrices, scaled by g (torch's svd backward for
-         * a gradient of the singular values only); U Vh is taken as a
-         * constant, so the formula is right to first order only: a graph of
-         * it (create_graph) would give wrong second derivatives, and is
-         * refused instead */
-        if (mt_grad_enabled) {
-            mt_scope_finish(&sc, NULL);
-            return mt_error(MT_ERR_NOT_IMPLEMENTED,
-                            "the derivative of norm(p='nuc') is not implemented twice "
-                            "(its backward with create_graph=True)");
-        }
+         * a gradient of the singular values only). The factor's row has no
+         * derivative: a graph of this gradient (create_graph) is right in g,
+         * which forward AD's double backward needs, and raises where a second
+         * derivative would go through the factor */
         mt_tensor *gu = unsqueeze_reduced(&sc, m, g[0], red, keepdim);
-        mt_tensor *f = x ? S(mt_nuclear_norm_factor(x, (int)dims[0], (int)dims[1])) : NULL;
+        mt_tensor *f =
+            x ? S(mt_call(MT_OP__nuclear_norm_factor, "Tii", x, dims[0], dims[1])) : NULL;
         return set_input_grad(n, out, mt_scope_finish(&sc, S(mt_call(MT_OP_mul, "TT", gu, f))));
     }
     /* a complex element's sign is z / |z| */

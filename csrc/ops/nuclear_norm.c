@@ -6,6 +6,7 @@
 #include "nuclear_norm.h"
 #include "runtime/call.h"
 #include "runtime/table.h"
+#include "../core/shape.h"
 
 #include <stdarg.h>
 
@@ -80,4 +81,13 @@ mt_tensor *mt_nuclear_norm_factor(const mt_tensor *t, int d0, int d1)
     mt_tensor *r = mt_exec(MT_OP_permute, "TL", p, t->ndim, back);
     mt_release(p);
     return r;
+}
+
+int impl_nuclear_norm_factor(mt_args *a, mt_result *r)
+{
+    const mt_tensor *t = a->v[0].t;
+    int d0, d1;
+    if (mt_wrap_dim(a->v[1].i, t->ndim, &d0) < 0 || mt_wrap_dim(a->v[2].i, t->ndim, &d1) < 0)
+        return -1;
+    return mt_result_tensor(r, mt_nuclear_norm_factor(t, d0, d1));
 }
