@@ -55,7 +55,7 @@ def compare(mfn, tfn, arrays, dtype, grad=True):
     want = torch.autograd.grad(to, [tins[i] for i in leaves], torch.tensor(cot, dtype=to.dtype))
     got = mt.autograd.grad(mo, [mins[i] for i in leaves], mt.tensor(cot).to(mo.dtype))
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g.numpy(), w.resolve_conj().numpy(), rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(g.resolve_conj().numpy(), w.resolve_conj().numpy(), rtol=1e-9, atol=1e-10)
 
 
 # ------------------------------------------------------------ softmax family
