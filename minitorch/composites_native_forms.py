@@ -42,7 +42,7 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
 @composite(method=False)
 def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], N: int,
                       C: int, HxW: int, group: int, eps: float) -> Tuple[Tensor, Tensor, Tensor]:
-    """group_norm of input (N, C, *) with `group` groups, with the mean and
+    """group_norm of input ``(N, C, *)`` with `group` groups, with the mean and
     rstd of each (sample, group), shaped (N, group)."""
     from .nn import functional as F  # nn is imported after the composites
     if input.numel() != N * C * HxW:
