@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from tests.torch_errors import same_error
 
 torch = pytest.importorskip("torch")
+from torch_errors import same_error  # noqa: E402
 
 DTYPES = ["complex64", "complex128"]
 SHAPES = [(5,), (3, 4), (2, 3, 4)]
