@@ -547,12 +547,19 @@ MT_VINLINE void io_put(const io_view *v, int64_t e, double re, double im)
  * apart, beyond what the hardware prefetchers follow. */
 #define PREFETCH_AHEAD 8
 
-MT_VINLINE void prefetch_row(const io_view *v, int64_t e, int write)
+MT_VINLINE const char *row_address(const io_view *v, int64_t e)
 {
-    const char *a = (const char *)v->p + (size_t)e * (v->single ? 8 : 16);
-    __builtin_prefetch(a, write);
-    __builtin_prefetch(a + 64, write);
+    return (const char *)v->p + (size_t)e * (v->single ? 8 : 16);
 }
+
+/* A macro, as __builtin_prefetch takes its read/write hint only as a constant
+ * (clang refuses one passed through a function's parameter). */
+#define PREFETCH_ROW(v, e, write)                                                                  \
+    do {                                                                                           \
+        const char *row_ = row_address(v, e);                                                      \
+        __builtin_prefetch(row_, write);                                                           \
+        __builtin_prefetch(row_ + 64, write);                                                      \
+    } while (0)
 
 /* The four-step transform of in (length n = n1 n2, read as [n1][n2]) into
  * out: columns gathered from in, transformed and twiddled into x, rows of x
@@ -569,7 +576,7 @@ static void four_step(const fft_plan *p, const io_view *in, const io_view *out, 
         int64_t b = n2 - c0 < bs ? n2 - c0 : bs;
         for (int64_t j1 = 0; j1 < n1; j1++) {
             if (j1 + PREFETCH_AHEAD < n1)
-                prefetch_row(in, (j1 + PREFETCH_AHEAD) * n2 + c0, 0);
+                PREFETCH_ROW(in, (j1 + PREFETCH_AHEAD) * n2 + c0, 0);
             for (int64_t c = 0; c < b; c++)
                 io_get(in, j1 * n2 + c0 + c, &cols[2 * (c * ld + j1)],
                        &cols[2 * (c * ld + j1) + 1]);
@@ -606,7 +613,7 @@ static void four_step(const fft_plan *p, const io_view *in, const io_view *out, 
         }
         for (int64_t k2 = 0; k2 < n2; k2++) {
             if (k2 + PREFETCH_AHEAD < n2)
-                prefetch_row(out, r0 + n1 * (k2 + PREFETCH_AHEAD), 1);
+                PREFETCH_ROW(out, r0 + n1 * (k2 + PREFETCH_AHEAD), 1);
             for (int64_t r = r0; r < r0 + b; r++)
                 io_put(out, r + n1 * k2, x[2 * (r * n2 + k2)], x[2 * (r * n2 + k2) + 1]);
         }
