@@ -7,9 +7,10 @@ import itertools
 import types
 import warnings
 
+import numpy as np
 import torch
 
-from .convert import Unsupported, assert_same, dtype_name, to_mt
+from .convert import Unsupported, assert_same, dtype_name, to_mt, to_np
 from .op_mapping import rebind
 
 # per (OpInfo, dtype): the first SAMPLE_CAP sample inputs, and for OpInfos
@@ -26,6 +27,39 @@ REFERENCE_STEP = 6
 # minitorch's reductions and BLAS sum in another order
 TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-7, 1e-7),
               torch.complex64: (1e-5, 1e-5), torch.complex128: (1e-7, 1e-7)}
+
+
+# OpInfos whose results hold eigenvectors (at this index), each fixed only up
+# to a unit factor (a sign when real): the LAPACK build picks it (torch's MKL
+# and minitorch's OpenBLAS pick differently), so minitorch's columns are
+# first turned by the factor that gives each the phase torch's column has at
+# torch's largest entry; a column that is no such multiple still disagrees.
+EIGENVECTOR_RESULT = {"linalg.eig": 1, "linalg.eigh": 1}
+
+
+def phase_aligned(got, want, index):
+    """got (minitorch's results) with the eigenvector columns of got[index]
+    turned to the phases of want[index]'s (torch's)."""
+    import minitorch as mt
+    g, w = to_np(got[index]), to_np(want[index])
+    if w.size == 0 or g.shape != w.shape:
+        return got
+    row = np.abs(w).argmax(axis=-2)[..., None, :]
+    gk, wk = np.take_along_axis(g, row, axis=-2), np.take_along_axis(w, row, axis=-2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where((gk != 0) & (wk != 0), (wk / np.abs(wk)) / (gk / np.abs(gk)), 1)
+    turned = mt.from_numpy(np.ascontiguousarray((g * factor).astype(g.dtype)))
+    return tuple(got[:index]) + (turned,) + tuple(got[index + 1:])
+
+
+def torch_agrees(a, b):
+    """a and b (both torch's) equal within the tolerance of b's dtype."""
+    try:
+        torch.testing.assert_close(a, b, rtol=result_tolerance(b)[0], atol=result_tolerance(b)[1],
+                                   equal_nan=True)
+    except AssertionError:
+        return False
+    return True
 
 
 def tolerance(dtype):
@@ -180,10 +214,14 @@ def check_values(mapped, dtypes=None):
     op = mapped.op
     random = is_random(op)
     tally = Tally()
+    eigenvectors = EIGENVECTOR_RESULT.get(op.name)
+
     def same(got, want, path):
         if random:
             assert_meta(got, want, path)
         else:
+            if eigenvectors is not None:
+                got = phase_aligned(got, want, eigenvectors)
             assert_same(got, want, *result_tolerance(want), path)
 
     for dtype in mapped.dtypes if dtypes is None else dtypes:
@@ -229,6 +267,11 @@ def check_values(mapped, dtypes=None):
                     call_torch(op.op, sample, out=out)
                 except Exception:  # noqa: BLE001 - torch refuses out= here
                     out = None
+                if out is not None and not torch_agrees(out, want):
+                    # torch's out= form disagrees with its own function form
+                    # (2.13's fft.ihfft2 over one dim leaves out unwritten):
+                    # the function's result is the reference
+                    out = want
                 if out is not None:
                     def out_variant(sample=sample, out=out):
                         mt_out = _mt_empty_like(out)
