@@ -268,8 +268,12 @@ def test_namespace_exports_only_its_functions():
         assert hasattr(torch.linalg, name)
 
 
+# The singular ones eliminate exactly (multipliers are powers of two), so
+# every LAPACK finds a zero pivot: one whose last pivot is left at rounding
+# level (torch's MKL 3e-16, OpenBLAS 0) has no gradient both agree on, as
+# both give d A^-T, zero where the determinant is exactly zero.
 @pytest.mark.parametrize("matrix", [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]],
-                                    [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]],
+                                    [[1.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 2.0]],
                                     [[1.0, 2.0], [2.0, 4.0000001]]])
 def test_det_gradient_at_and_near_singular_matrices(matrix):
     m = mt.tensor(matrix, dtype=mt.float64, requires_grad=True)
