@@ -7,6 +7,7 @@ import minitorch as mt
 import minitorch.nn as nn
 import minitorch.nn.functional as F
 from test_nn_grads import check, rand
+from param_ids import readable_id
 
 torch = pytest.importorskip("torch")
 
@@ -124,7 +125,7 @@ def _mha_inputs(cfg, b=2, length=3, s=4, e=8):
         rand(*shape(s, cfg.get("vdim", e)))
 
 
-@pytest.mark.parametrize("cfg", MHA_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", MHA_CONFIGS, ids=readable_id)
 @pytest.mark.parametrize("call", ["plain", "no_weights", "per_head", "masks", "float_masks",
                                   "causal"])
 def test_mha(cfg, call):
@@ -221,7 +222,7 @@ def _mha_fn_args(lib, rng_seed=3, **over):
      "q_proj_weight": lambda lib, t: t(4, 4), "k_proj_weight": lambda lib, t: t(4, 4),
      "v_proj_weight": lambda lib, t: t(4, 4)},
     {"dropout_p": 0.5, "training": False},
-], ids=str)
+], ids=readable_id)
 def test_multi_head_attention_forward(over):
     a = F.multi_head_attention_forward(**_mha_fn_args(mt, **over))
     b = torch.nn.functional.multi_head_attention_forward(**_mha_fn_args(torch, **over))
@@ -240,7 +241,7 @@ def test_multi_head_attention_forward(over):
     {"value": lambda lib, t: t(6, 2, 4)},
     {"use_separate_proj_weight": True, "value": lambda lib, t: t(6, 2, 4)},
     {"use_separate_proj_weight": True, "q_proj_weight": None},
-], ids=str)
+], ids=readable_id)
 def test_multi_head_attention_forward_errors(over):
     same_error(lambda lib: lib.nn.functional.multi_head_attention_forward(
         **_mha_fn_args(lib, **over)))

@@ -9,6 +9,7 @@ import minitorch as mt
 import minitorch.nn as nn
 from test_nn_attention import same_error
 from test_nn_grads import check, rand
+from param_ids import readable_id
 
 torch = pytest.importorskip("torch")
 
@@ -28,7 +29,7 @@ def _seq(cfg, s, b=2, e=8):
     return rand(b, s, e) if cfg.get("batch_first") else rand(s, b, e)
 
 
-@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=readable_id)
 def test_encoder_layer(cfg):
     def make(n):
         return n.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **_kw(cfg, n))
@@ -43,7 +44,7 @@ def test_encoder_layer(cfg):
     check(make, src[0] if cfg.get("batch_first") else src[:, 0])
 
 
-@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=readable_id)
 def test_decoder_layer(cfg):
     def make(n):
         return n.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **_kw(cfg, n))
