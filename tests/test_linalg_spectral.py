@@ -304,3 +304,14 @@ def test_pinv_tolerances_and_second_derivatives():
     c, _ = rand(4, 4)
     assert mt.autograd.gradgradcheck(lambda x: mt.linalg.pinv(x + x.mT, hermitian=True),
                                      (c.requires_grad_(),))
+
+
+def test_pinv_refuses_differentiable_tolerances():
+    a, t = rand(3, 3)
+    for kw in ("atol", "rtol"):
+        tol_mt = mt.tensor(0.1, dtype=mt.float64, requires_grad=True)
+        tol_t = torch.tensor(0.1, dtype=torch.float64, requires_grad=True)
+        raises_like(lambda: mt.linalg.pinv(a, **{kw: tol_mt}),
+                    lambda: torch.linalg.pinv(t, **{kw: tol_t}))
+        with mt.no_grad(), torch.no_grad():
+            same(mt.linalg.pinv(a, **{kw: tol_mt}), torch.linalg.pinv(t, **{kw: tol_t}))

@@ -532,6 +532,10 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
     name = "linalg.pinv"
     c.check_matrix(name, A)
     c.check_float(name, A)
+    for arg, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, Tensor) and tol.requires_grad and _C.is_grad_enabled():
+            raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to "
+                               f"argument '{arg}'. This input cannot have requires_grad True.")
     if c.differentiated(A):
         return write_out(out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
     return write_out(out, _pinv_value(A, atol, rtol, bool(hermitian)))
