@@ -84,10 +84,17 @@ def test_triangular_solve_legacy_tangent(upper, transpose, unit, dtype):
     # torch's legacy tangent takes dA whole: its other triangle and diagonal
     # count, and it is not transposed with transpose=True (linalg.solve_triangular's
     # reads only the triangle)
-    a, t = rand(2, 4, 4, kind="tri", dtype=dtype)
-    b, tb = rand(4, 3, seed=1, dtype=dtype)
-    da, tda = rand(2, 4, 4, seed=2, dtype=dtype)
-    db, tdb = rand(4, 3, seed=3, dtype=dtype)
+    def pair(*shape, seed):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal(shape) + 3 * np.eye(*shape[-2:])
+        if dtype == "complex128":
+            x = x + 1j * rng.standard_normal(shape)
+        return mt.tensor(x), torch.tensor(x)
+
+    a, t = pair(2, 4, 4, seed=0)
+    b, tb = pair(4, 3, seed=1)
+    da, tda = pair(2, 4, 4, seed=2)
+    db, tdb = pair(4, 3, seed=3)
     fwad, tfwad = mt.autograd.forward_ad, torch.autograd.forward_ad
     with fwad.dual_level():
         got = _legacy_solve(mt, fwad.make_dual(b, db), fwad.make_dual(a, da), upper, transpose,
