@@ -70,6 +70,65 @@ def test_triangular_solve_legacy(upper, transpose):
     assert type(got).__name__ == "triangular_solve"
 
 
+def _legacy_solve(L, b, a, upper, transpose, unit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return L.triangular_solve(b, a, upper=upper, transpose=transpose, unitriangular=unit)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("unit", [True, False])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_triangular_solve_legacy_tangent(upper, transpose, unit, dtype):
+    # torch's legacy tangent takes dA whole: its other triangle and diagonal
+    # count, and it is not transposed with transpose=True (linalg.solve_triangular's
+    # reads only the triangle)
+    def pair(*shape, seed):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal(shape) + 3 * np.eye(*shape[-2:])
+        if dtype == "complex128":
+            x = x + 1j * rng.standard_normal(shape)
+        return mt.tensor(x), torch.tensor(x)
+
+    a, t = pair(2, 4, 4, seed=0)
+    b, tb = pair(4, 3, seed=1)
+    da, tda = pair(2, 4, 4, seed=2)
+    db, tdb = pair(4, 3, seed=3)
+    fwad, tfwad = mt.autograd.forward_ad, torch.autograd.forward_ad
+    with fwad.dual_level():
+        got = _legacy_solve(mt, fwad.make_dual(b, db), fwad.make_dual(a, da), upper, transpose,
+                            unit)
+        got = [fwad.unpack_dual(r).tangent for r in got]
+    with tfwad.dual_level():
+        want = _legacy_solve(torch, tfwad.make_dual(tb, tdb), tfwad.make_dual(t, tda), upper,
+                             transpose, unit)
+        want = [tfwad.unpack_dual(r).tangent for r in want]
+    same(got[0], want[0], rtol=1e-10, atol=1e-10)
+    same(got[1], want[1])
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+def test_triangular_solve_legacy_gradients(upper, transpose):
+    a, t = rand(4, 4, kind="tri")
+    b, tb = rand(4, 2, seed=1)
+    am, bm = a.clone().requires_grad_(), b.clone().requires_grad_()
+    at, bt = t.clone().requires_grad_(), tb.clone().requires_grad_()
+    X, M = _legacy_solve(mt, bm, am, upper, transpose, False)
+    (X.pow(2).sum() + (M * M).sum()).backward()
+    X, M = _legacy_solve(torch, bt, at, upper, transpose, False)
+    (X.pow(2).sum() + (M * M).sum()).backward()
+    same(am.grad, at.grad, rtol=1e-10, atol=1e-10)
+    same(bm.grad, bt.grad, rtol=1e-10, atol=1e-10)
+
+    def solution(bb, aa):
+        return _legacy_solve(mt, bb, aa, upper, transpose, False)[0]
+
+    assert mt.autograd.gradcheck(solution, (bm, am))
+    assert mt.autograd.gradgradcheck(solution, (bm, am))
+
+
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3), (2, 0, 0)])
 @pytest.mark.parametrize("upper", [True, False])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -1,6 +1,7 @@
 """minitorch.linalg's functions over tensor ops against torch: vecdot, cross,
 diagonal, vander, matrix_exp (and torch.matrix_exp): values, broadcasting,
 gradients, forward AD and errors."""
+import numpy as np
 import pytest
 
 import minitorch as mt
@@ -28,6 +29,63 @@ def test_matrix_exp_float32_and_gradients():
     mt.linalg.matrix_exp(am).pow(2).sum().backward()
     torch.linalg.matrix_exp(at).pow(2).sum().backward()
     same(am.grad, at.grad, rtol=1e-9, atol=1e-9)
+
+
+def _complex_pair(shape, dtype, scale, seed, norm=None):
+    """Random matrices, each scaled to the 1-norm norm when given."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape) * scale
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape) * scale
+    if norm is not None:
+        a = a / np.abs(a).sum(-2).max(-1)[..., None, None] * norm
+    return mt.tensor(a, dtype=getattr(mt, dtype)), torch.tensor(a, dtype=getattr(torch, dtype))
+
+
+# 1-norms in each of torch's degree bands (1, 2, 4, 8, 12, 18 and squaring)
+# for float32 and float64
+@pytest.mark.parametrize("norm", [1e-17, 1e-8, 1e-4, 0.03, 0.2, 0.5, 1.2, 2.5, 40.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 4), (1, 5, 5), (3, 6, 6), (9, 9)])
+def test_matrix_exp_rounds_as_torch(norm, dtype, shape):
+    # the polynomial and squarings run in the input's dtype, as torch's: a
+    # float32 result carries torch's float32 rounding (far off the exact one
+    # for a large norm)
+    a, t = _complex_pair(shape, dtype, 1.0, seed=3, norm=norm)
+    single = dtype in ("float32", "complex64")
+    want = torch.linalg.matrix_exp(t)
+    # below 8 x 8 torch's products sum in order, as ours then do: the same
+    # bits; above, both are BLAS products, summed in their own orders
+    close = (1e-6 if shape[-1] < 8 else 1e-5) if single else 1e-13
+    same(mt.linalg.matrix_exp(a), want, rtol=close, atol=close * float(want.abs().max()))
+
+
+def test_matrix_exp_nonfinite_matrices_are_nan():
+    t = torch.tensor([[[float("inf"), 1.0], [0.0, 1.0]], [[1.0, 2.0], [3.0, 4.0]],
+                      [[float("nan"), 0.0], [0.0, 0.0]]])
+    same(mt.linalg.matrix_exp(mt.tensor(t.numpy())), torch.linalg.matrix_exp(t), rtol=1e-6)
+    same(mt.linalg.matrix_exp(mt.tensor(t[:1].numpy())), torch.linalg.matrix_exp(t[:1]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
+@pytest.mark.parametrize("scale", [0.01, 1.0, 6.0])
+def test_matrix_exp_derivatives_match_torch(dtype, scale):
+    # torch's gradient and tangent: blocks of the exponential of a 2n x 2n matrix
+    a, t = _complex_pair((2, 4, 4), dtype, scale, seed=4)
+    g, tg = _complex_pair((2, 4, 4), dtype, 1.0, seed=5)
+    am, at = a.clone().requires_grad_(), t.clone().requires_grad_()
+    (got,) = mt.autograd.grad(mt.linalg.matrix_exp(am), am, g)
+    (want,) = torch.autograd.grad(torch.linalg.matrix_exp(at), at, tg)
+    close = 1e-5 if dtype == "float32" else 1e-12
+    same(got, want, rtol=close, atol=close)
+    fwad, tfwad = mt.autograd.forward_ad, torch.autograd.forward_ad
+    with fwad.dual_level():
+        got = fwad.unpack_dual(mt.linalg.matrix_exp(fwad.make_dual(a, g))).tangent
+    with tfwad.dual_level():
+        want = tfwad.unpack_dual(torch.linalg.matrix_exp(tfwad.make_dual(t, tg))).tangent
+    same(got, want, rtol=close, atol=close)
+    if dtype != "float32":
+        assert mt.autograd.gradgradcheck(mt.linalg.matrix_exp, (am,))
 
 
 def test_vecdot_cross_diagonal_vander():

@@ -252,3 +252,66 @@ def test_pca_lowrank():
     assert [tuple(x.shape) for x in mt.pca_lowrank(a, q=2)] == \
         [tuple(x.shape) for x in torch.pca_lowrank(t, q=2)]
     raises_like(lambda: mt.pca_lowrank(a, q=7), lambda: torch.pca_lowrank(t, q=7))
+
+
+def _pinv_inputs(kind, dtype):
+    """(minitorch, torch) inputs where pinv's own derivative differs from the
+    SVD's or eigh's: rank-deficient (repeated zero singular values), and
+    non-Hermitian read through eigh's lower triangle."""
+    rng = np.random.default_rng(7)
+    shape = {"tall": (6, 4), "wide": (4, 6), "hermitian": (2, 4, 4)}.get(kind, (5, 5))
+    a = rng.standard_normal(shape)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(shape)
+    if kind == "deficient":
+        a = a[:, :2] @ a[:2, :]
+    return mt.tensor(a, dtype=getattr(mt, dtype)), torch.tensor(a, dtype=getattr(torch, dtype))
+
+
+@pytest.mark.parametrize("kind", ["deficient", "hermitian", "tall", "wide"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_pinv_derivatives_match_torch(kind, dtype):
+    a, t = _pinv_inputs(kind, dtype)
+    tg = torch.randn(t.mT.shape, dtype=t.dtype, generator=torch.Generator().manual_seed(1))
+    tda = torch.randn(t.shape, dtype=t.dtype, generator=torch.Generator().manual_seed(2))
+    g, da = mt.tensor(tg.numpy()), mt.tensor(tda.numpy())
+    hermitian = kind == "hermitian"
+    am, at = a.clone().requires_grad_(), t.clone().requires_grad_()
+    (got,) = mt.autograd.grad(mt.linalg.pinv(am, hermitian=hermitian), am, g)
+    (want,) = torch.autograd.grad(torch.linalg.pinv(at, hermitian=hermitian), at, tg)
+    same(got, want, rtol=1e-9, atol=1e-9)
+    fwad, tfwad = mt.autograd.forward_ad, torch.autograd.forward_ad
+    with fwad.dual_level():
+        got = fwad.unpack_dual(mt.linalg.pinv(fwad.make_dual(a, da), hermitian=hermitian)).tangent
+    with tfwad.dual_level():
+        want = tfwad.unpack_dual(torch.linalg.pinv(tfwad.make_dual(t, tda),
+                                                   hermitian=hermitian)).tangent
+    same(got, want, rtol=1e-9, atol=1e-9)
+
+
+def test_pinv_tolerances_and_second_derivatives():
+    a, t = _pinv_inputs("deficient", "float64")
+    am, at = a.clone().requires_grad_(), t.clone().requires_grad_()
+    mt.linalg.pinv(am, atol=0.5, rtol=0.1).pow(2).sum().backward()
+    torch.linalg.pinv(at, atol=0.5, rtol=0.1).pow(2).sum().backward()
+    same(am.grad, at.grad, rtol=1e-9, atol=1e-9)
+    b, _ = rand(4, 3)
+    bm = b.requires_grad_()
+    assert mt.autograd.gradcheck(mt.linalg.pinv, (bm,), check_forward_ad=True)
+    assert mt.autograd.gradgradcheck(mt.linalg.pinv, (bm,))
+    # torch's pinv derivative takes A whole; hermitian=True reads one triangle,
+    # so it is a true derivative on Hermitian inputs only
+    c, _ = rand(4, 4)
+    assert mt.autograd.gradgradcheck(lambda x: mt.linalg.pinv(x + x.mT, hermitian=True),
+                                     (c.requires_grad_(),))
+
+
+def test_pinv_refuses_differentiable_tolerances():
+    a, t = rand(3, 3)
+    for kw in ("atol", "rtol"):
+        tol_mt = mt.tensor(0.1, dtype=mt.float64, requires_grad=True)
+        tol_t = torch.tensor(0.1, dtype=torch.float64, requires_grad=True)
+        raises_like(lambda: mt.linalg.pinv(a, **{kw: tol_mt}),
+                    lambda: torch.linalg.pinv(t, **{kw: tol_t}))
+        with mt.no_grad(), torch.no_grad():
+            same(mt.linalg.pinv(a, **{kw: tol_mt}), torch.linalg.pinv(t, **{kw: tol_t}))

@@ -1,12 +1,10 @@
 """torch.linalg's functions over plain tensor ops: vecdot, cross, diagonal,
-vander and matrix_exp (scaling and squaring of a Taylor polynomial, so its
-gradient and tangent come from the matrix products)."""
-import math
-
+vander and matrix_exp (its algorithm and derivative in _matrix_exp)."""
 from .. import _C
 from .._tensor import Tensor
 from ..overrides import overridable as _overridable
 from . import _common as c
+from ._matrix_exp import matrix_exp_of
 from ._out import write_out
 
 _mt = _C._functions
@@ -65,12 +63,6 @@ def vander(x: Tensor, *, N=None):
     return _mt["cat"]([ones, powers], -1)
 
 
-# The Taylor polynomial's degree and the norm it is accurate to, in units of
-# the dtype's epsilon, once A is scaled down to a 1-norm of at most 1/2
-_TAYLOR_DEGREE = 18
-_SCALED_NORM = 0.5
-
-
 @_overridable
 def matrix_exp(A: Tensor):
     """The matrix exponential of each square matrix of A."""
@@ -78,20 +70,4 @@ def matrix_exp(A: Tensor):
     c.check_matrix(name, A)
     c.check_square(name, A)
     c.check_float(name, A)
-    n = A.shape[-1]
-    if A.numel() == 0:
-        return A.clone()
-    if str(A.dtype) not in ("minitorch.float64", "minitorch.complex128"):
-        # the polynomial and the squarings lose digits in float32 and below
-        wide = _C.complex128 if A.dtype.is_complex else _C.float64
-        return matrix_exp(A.to(wide)).to(A.dtype)
-    norm = float(A.detach().abs().sum(-2).amax())
-    squarings = max(0, math.ceil(math.log2(norm / _SCALED_NORM))) if norm > 0 else 0
-    X = A / (2.0 ** squarings)
-    eye = _mt["eye"](n, dtype=A.dtype).expand(*A.shape)
-    E = eye
-    for k in range(_TAYLOR_DEGREE, 0, -1):
-        E = eye + (X @ E) / k
-    for _ in range(squarings):
-        E = E @ E
-    return E
+    return matrix_exp_of(A)

@@ -467,6 +467,64 @@ def _safe_reciprocal(x: Tensor, keep: Tensor) -> Tensor:
     return _mt["where"](keep, 1 / _mt["where"](keep, x, one), _mt["zeros_like"](x))
 
 
+def _pinv_value(A: Tensor, atol, rtol, hermitian: bool) -> Tensor:
+    if hermitian:
+        L, V = _eigh("linalg.eigh", A, "L", True)
+        S = L.abs()
+        inv = _safe_reciprocal(L, S > _tolerances(S, A, atol, rtol, True))
+        return (V * inv.unsqueeze(-2)) @ V.mH
+    U, S, Vh = _svd("linalg.svd", A, False, True)
+    inv = _safe_reciprocal(S, S > _tolerances(S, A, atol, rtol, False))
+    return (Vh.mH * inv.unsqueeze(-2)) @ U.mH
+
+
+def _pinv_backward(g: Tensor, P: Tensor, A: Tensor) -> Tensor:
+    """torch's pinv_backward: the adjoint of _pinv_jvp, in A and its
+    pseudo-inverse P alone (so also for a Hermitian pinv of a non-Hermitian A,
+    and through repeated singular values)."""
+    Ph, gh = P.mH, g.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
+
+
+def _pinv_jvp(A: Tensor, P: Tensor, dA: Tensor) -> Tensor:
+    """torch's pinv tangent (Golub and Pereyra):
+    dP = -P dA P + (I - P A) dA^H P^H P + P P^H dA^H (I - A P)."""
+    dAh, Ph = dA.mH, P.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = Ph @ dAh
+        return P @ (K - K.mH - K @ (A @ P)) + (dAh - P @ (A @ dAh)) @ (Ph @ P)
+    K = P @ dA
+    Kh = K.mH
+    return (Kh - K - (P @ A) @ Kh) @ P + (P @ Ph) @ (dAh - (dAh @ A) @ P)
+
+
+class _PinvFn(Function):
+    """linalg.pinv with torch's own derivative of the pseudo-inverse, not that
+    of the SVD or eigh it is computed from."""
+
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):
+        P = _pinv_value(A, atol, rtol, hermitian)
+        ctx.A, ctx.P = A, P
+        ctx.save_for_backward(A, P)
+        return P
+
+    @staticmethod
+    def backward(ctx, g):
+        A, P = ctx.saved_tensors
+        return _pinv_backward(g, P, A), None, None, None
+
+    @staticmethod
+    def jvp(ctx, dA, *_):
+        return _pinv_jvp(ctx.A, ctx.P, dA)
+
+
 @_overridable
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse of A: singular values at or below
@@ -474,16 +532,13 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
     name = "linalg.pinv"
     c.check_matrix(name, A)
     c.check_float(name, A)
-    if hermitian:
-        L, V = _eigh("linalg.eigh", A, "L", True)
-        S = L.abs()
-        cut = _tolerances(S, A, atol, rtol, True)
-        inv = _safe_reciprocal(L, S > cut)
-        return write_out(out, (V * inv.unsqueeze(-2)) @ V.mH)
-    U, S, Vh = _svd("linalg.svd", A, False, True)
-    cut = _tolerances(S, A, atol, rtol, False)
-    inv = _safe_reciprocal(S, S > cut)
-    return write_out(out, (Vh.mH * inv.unsqueeze(-2)) @ U.mH)
+    for arg, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, Tensor) and tol.requires_grad and _C.is_grad_enabled():
+            raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to "
+                               f"argument '{arg}'. This input cannot have requires_grad True.")
+    if c.differentiated(A):
+        return write_out(out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
+    return write_out(out, _pinv_value(A, atol, rtol, bool(hermitian)))
 
 
 def pinverse(input: Tensor, rcond=1e-15):

@@ -75,6 +75,42 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper, left=True, unitriangular=Fa
     return write_out(out, X)
 
 
+class _LegacyTriangularSolve(Function):
+    """X = op(A)^-1 B with op(A) = A^T when transpose, read from A's upper or
+    lower triangle. Its gradient is solve_triangular's; its tangent is
+    torch's legacy one, op(A)^-1 (dB - dA X) with dA as given: neither cut to
+    the triangle nor transposed."""
+
+    @staticmethod
+    def forward(ctx, B, A, upper, transpose, unit):
+        X = _mt["_lapack_trsm"](A.mT if transpose else A, B, upper != transpose, True, unit)
+        ctx.flags = (upper, transpose, unit)
+        ctx.A, ctx.X = A, X
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        A, X = ctx.saved_tensors
+        upper, transpose, unit = ctx.flags
+        coef = A.mT if transpose else A
+        gB = solve_triangular(coef.mH, gX, upper=upper == transpose, unitriangular=unit)
+        gA = None
+        if ctx.needs_input_grad[1]:
+            gA = -(gB @ X.mH)
+            gA = _triangle(gA.mT if transpose else gA, upper, unit)
+        return gB if ctx.needs_input_grad[0] else None, gA, None, None, None
+
+    @staticmethod
+    def jvp(ctx, dB, dA, *_):
+        upper, transpose, unit = ctx.flags
+        A, X = ctx.A, ctx.X
+        r = dB if dB is not None else _mt["zeros_like"](X)
+        if dA is not None:
+            r = r - dA @ X
+        return _LegacyTriangularSolve.apply(r, A, upper, transpose, unit)
+
+
 @_overridable
 def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
                      unitriangular=False, *, out=None):
@@ -95,9 +131,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
                            f"{input.shape[-2]} by {input.shape[-1]}")
     del name
     b, Ab = c.broadcast_batch(input, A)
-    coef = Ab.mT if transpose else Ab
-    X = solve_triangular(coef, b, upper=bool(upper) != bool(transpose),
-                         unitriangular=unitriangular)
+    X = _LegacyTriangularSolve.apply(b, Ab, bool(upper), bool(transpose), bool(unitriangular))
     result = c.TriangularSolveResult(X, Ab.clone())
     if out is not None:
         write_out(out[0], result[0])
