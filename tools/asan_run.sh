@@ -53,7 +53,7 @@ status=0
     ASAN_OPTIONS="detect_leaks=0:log_path=$LOGS/asan:allocator_may_return_null=1:max_allocation_size_mb=8192" \
     UBSAN_OPTIONS="print_stacktrace=1:log_path=$LOGS/ubsan" \
     PYTHONMALLOC=malloc \
-    "$PYTHON" -m pytest -q -p no:cacheprovider "${ARGS[@]}") || status=$?
+    "$PYTHON" -m pytest -q -p no:cacheprovider -n "$(nproc)" "${ARGS[@]}") || status=$?
 
 # Huge allocations that return NULL (tests of MemoryError) only log a warning.
 if grep -lE "ERROR: AddressSanitizer|runtime error:|CHECK failed" "$LOGS"/* 2>/dev/null; then
