@@ -154,9 +154,10 @@ def result_type(name, returns):
 
 def render_defs(name, params, returns, method):
     """One row as def lines: its own, and a varargs form for a lone int list
-    that is the first positional after self."""
+    that is the first positional after self. A method takes no out= (the
+    parser refuses it, as torch's)."""
     if method:
-        params = params[1:]
+        params = [p for p in params[1:] if p.name != "out"]
     positional = [p for p in params if not p.kwonly]
     lists = [p for p in positional if p.int_list]
     forms = [None]
@@ -273,6 +274,8 @@ def python_def(name, fn, method):
     for i, p in enumerate(sig.parameters.values()):
         if i == 0 and method:
             parts.append("self")
+            continue
+        if method and p.name == "out":  # overrides.composite's methods refuse it
             continue
         if p.kind is p.VAR_POSITIONAL:
             parts.append(f"*{p.name}: {annotation_text(p.annotation)}")
