@@ -77,7 +77,7 @@ def slogdet(input: Tensor, *, out=None):
     return _lu.legacy_slogdet(input, out=out)
 
 
-@composite()
+@composite(python_method=True)
 def lu(A: Tensor, pivot=True, get_infos=False, out=None):
     """The packed LU factorization (LU, pivots), with infos when get_infos;
     see linalg.lu_factor."""

@@ -86,7 +86,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     return write_out(out, counts.index_add_(0, pos.masked_select(inside), ones))
 
 
-@composite()
+@composite(python_method=True)
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: Optional[int] = None) -> Any:
     """Keeps the first of each run of equal consecutive elements (or slices

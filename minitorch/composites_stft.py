@@ -30,7 +30,7 @@ def _window(window, n_fft, win_length, like, name):
     return window
 
 
-@composite()
+@composite(python_method=True)
 def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
          win_length: Optional[int] = None, window: Optional[Tensor] = None, center: bool = True,
          pad_mode: str = "reflect", normalized: bool = False, onesided: Optional[bool] = None,
@@ -81,7 +81,7 @@ def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
     return out
 
 
-@composite()
+@composite(python_method=True)
 def istft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
           win_length: Optional[int] = None, window: Optional[Tensor] = None,
           center: bool = True, normalized: bool = False, onesided: Optional[bool] = None,

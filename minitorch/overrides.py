@@ -321,11 +321,32 @@ def overridable(func: _F) -> _F:
     on its relevant_args, as every Python-level public function does (as
     wrap_torch_function(relevant_args) would, in one call into C); when
     nothing dispatches, its Tensor-annotated parameters must be tensors."""
+    return _dispatching(func, None)
+
+
+def _out_refusal(func, python_method: bool) -> str:
+    """How torch's Tensor method of a function refuses out= (the out= form is
+    the function's): one torch writes in Python names its class, as CPython
+    does; of the others, one taking no argument but self takes no keyword at
+    all (CPython refuses it), the parser names the keyword for the rest."""
+    name = func.__name__
+    if python_method:
+        return "Tensor.%s() got an unexpected keyword argument 'out'" % name
+    if not [p for p in inspect.signature(func).parameters if p != "out"][1:]:
+        return "TensorBase.%s() takes no keyword arguments" % name
+    return "%s() got an unexpected keyword argument 'out'" % name
+
+
+def _dispatching(func, out_refusal):
+    """overridable(func); with out_refusal, a Tensor method refusing out=
+    with that message before it dispatches, as torch's parser refuses it."""
     params = _tensor_params(func)
     name = func.__name__
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if out_refusal and "out" in kwargs:
+            raise TypeError(out_refusal)
         r = _dispatch_python_level(wrapped, args, kwargs)
         if r is not NotImplemented:
             return r
@@ -334,17 +355,20 @@ def overridable(func: _F) -> _F:
     return _mark_dispatching(wrapped)
 
 
-def composite(function: bool = True, method: bool = True) -> Callable[[_F], _F]:
+def composite(function: bool = True, method: bool = True,
+              python_method: bool = False) -> Callable[[_F], _F]:
     """Registers a public function written in Python over ops, as an op-table
     row is registered: minitorch.<name> (with function; the defining module
     exports it) and Tensor.<name> (with method), each overridable and each
-    listed by get_overridable_functions and get_testing_overrides.
+    listed by get_overridable_functions and get_testing_overrides. The
+    method takes no out=, as torch's methods take none; python_method says
+    torch writes its method in Python (for the message refusing out=).
     Returns the function, or the method when there is no function."""
     def register(fn):
         name = fn.__name__
         made = None
         if method:
-            made = overridable(fn)
+            made = _dispatching(fn, _out_refusal(fn, python_method))
             made.__qualname__ = f"Tensor.{name}"
             made._public_name = f"torch.Tensor.{name}"
             setattr(minitorch.Tensor, name, made)

@@ -6,6 +6,7 @@ import inspect
 import re
 import types
 
+import pytest
 
 import minitorch
 import minitorch.nn.functional as F
@@ -155,11 +156,21 @@ def test_generated_method_docstring_leaves_out_self():
 
 def test_overloads_show_every_signature_and_each_parameter_once():
     doc = minitorch.max.__doc__
-    # in the order torch's parser tries them: a tensor other before an int dim
+    # in the order torch's parser tries them: a tensor other before an int dim;
+    # as torch's, a line shows what its row returns where it is no Tensor
     assert doc.startswith("max(input, *, out=None)\nmax(input, other, *, out=None)\n"
-                          "max(input, dim, keepdim=False, *, out=None)\n\nReturns the maximum")
+                          "max(input, dim, keepdim=False, *, out=None) -> (Tensor values, "
+                          "Tensor indices)\n\nReturns the maximum")
     args = doc.split("Args:\n")[1].split("\n\n")[0].splitlines()
     assert [line.split()[0] for line in args] == ["input", "other", "dim", "keepdim"]
+
+
+def test_a_row_stating_its_result_shows_it_as_torch_does():
+    torch = pytest.importorskip("torch")
+    for name in ("numel", "is_floating_point", "equal"):
+        ours, theirs = (getattr(lib, name).__doc__.strip().split("\n")[0] for lib in (minitorch, torch))
+        assert ours.split(" -> ")[1] == theirs.split(" -> ")[1]
+    assert minitorch.Tensor.dim.__doc__.startswith("dim() -> int\n")
 
 
 def test_string_defaults_are_quoted_and_optional_types_marked():

@@ -309,7 +309,7 @@ NUMBER_TYPES = ("Scalar", "Tensor|Scalar", "Tensor|Number", "float")
 def _number_params(text):
     """The parameters of a row's signature text that take a number (the
     published signatures show Tensor|Scalar as torch's Tensor)."""
-    inner = text[text.index("(") + 1:text.rindex(")")]
+    inner = text[text.index("(") + 1:text.index(")")]
     names = set()
     for piece in re.split(r",\s*(?![^\[]*\])", inner):
         words = piece.split("=")[0].split()

@@ -84,3 +84,37 @@ def test_dim_index_errors_are_index_errors():
     with pytest.raises(IndexError) as e:
         mt.ones(2, 2).transpose(0, 2)
     assert str(e.value) == "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+
+
+def _methods_of_self_alone():
+    """The Tensor methods from the op table whose every row takes self alone
+    (an out= aside, which methods refuse)."""
+    out = []
+    for name in sorted({row[1] for row in mt._C._op_rows() if "m" in row[2]}):
+        sigs = getattr(mt.Tensor, name)._signatures
+        if all(len([p for p in sig if p[0] != "out"]) == 1 for sig in sigs):
+            out.append(name)
+    return out
+
+
+def test_a_method_of_self_alone_refuses_arguments_as_torchs():
+    """torch makes such a method CPython's no-argument method: it refuses any
+    keyword, out= too, then any argument, in CPython's words."""
+    torch = pytest.importorskip("torch")
+    names = _methods_of_self_alone()
+    assert {"abs", "t", "numel", "neg_"} <= set(names)
+    compared = 0
+    for name in names:
+        for kwargs, args in (({"out": None}, ()), ({}, (1,))):
+            messages = []
+            for lib in (torch, mt):
+                x = lib.ones(2, 2)
+                with pytest.raises(TypeError) as info:
+                    getattr(lib.Tensor, name)(x, *args, **kwargs)
+                messages.append(str(info.value))
+            # torch's own method may take more (an overload minitorch has not)
+            # or be another's alias (its __abs__ is abs)
+            if messages[0].startswith(f"TensorBase.{name}("):
+                assert messages[1] == messages[0]
+                compared += 1
+    assert compared > len(names)

@@ -217,7 +217,10 @@ c = torch.add(x, x, alpah=2)  # mistake
 d = x.view(2, "3")  # mistake
 e: str = x.size(0)  # mistake
 f = torch.ones(3, dtype="float32")  # mistake
+g = x.sum(0, out=x)  # mistake
+h = x.nansum(out=x)  # mistake
 ok = x.view(2, 3)
+ok_out = torch.nansum(x, out=x)
 '''
 
 

@@ -228,6 +228,21 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags)
             s->npositional = s->nparams + 1;
         s->nparams++;
     }
+    if (*c != ')')
+        goto bad;
+    c++;
+    while (*c == ' ')
+        c++;
+    if (*c) {
+        if (strncmp(c, "->", 2) != 0)
+            goto bad;
+        c += 2;
+        while (*c == ' ')
+            c++;
+        if (!*c)
+            goto bad;
+        s->returns = c;
+    }
     /* A lone positional int[] (after an optional self) also takes varargs. */
     int nlist = 0, last_list = -1;
     for (int i = 0; i < s->npositional; i++)

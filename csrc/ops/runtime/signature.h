@@ -1,6 +1,10 @@
 /* torch-style signature strings ("add(Tensor input, Tensor other, *,
  * Scalar alpha=1, Tensor? out=None)"), read once into parameter tables that
- * the binding's parser, the recorder and C callers share. */
+ * the binding's parser, the recorder and C callers share. A row returning
+ * other than one Tensor says what after the parameters, as torch's schemas
+ * do: "numel(Tensor input) -> int", "var_mean(...) -> (Tensor, Tensor)",
+ * "sort(...) -> (Tensor values, Tensor indices)" (fields named: a
+ * torch.return_types tuple). */
 #ifndef MT_OPS_SIGNATURE_H
 #define MT_OPS_SIGNATURE_H
 
@@ -31,6 +35,9 @@ typedef struct {
 struct mt_signature {
     char name[64];
     const char *text;
+    /* What follows "-> " in text ("int", "(Tensor values, Tensor indices)"),
+     * or NULL where text states none: for messages and the type stubs. */
+    const char *returns;
     unsigned flags;
     bool deprecated; /* torch's deprecated overload: no error message lists it */
     int nparams;

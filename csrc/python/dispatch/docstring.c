@@ -102,8 +102,8 @@ static void append_signature(PyObject **doc, const mt_signature *s, int first, c
             append_default(doc, p, "=", "");
     }
     APPEND(doc, ")");
-    if (*doc && strstr(s->text, "->"))
-        APPEND(doc, " %s", strstr(s->text, "->"));
+    if (*doc && s->returns)
+        APPEND(doc, " -> %s", s->returns);
 }
 
 /* Whether an earlier overload (or an earlier parameter) already listed name. */

@@ -654,6 +654,16 @@ MT_HOT static int parse_one(const mt_signature *s, PyObject *const *args, Py_ssi
     memset(slots, 0, sizeof(PyObject *) * s->nparams);
     out->noverloaded = 0;
     out->ncustom = 0;
+    /* a method of self alone is CPython's no-argument method in torch, which
+     * refuses any keyword (out= too), then any argument, in CPython's words */
+    if (raise && is_method && s->nparams - (s->out_param >= 0) == 1 && (nkw || nargs > 1)) {
+        if (nkw)
+            PyErr_Format(PyExc_TypeError, "TensorBase.%s() takes no keyword arguments", s->name);
+        else
+            PyErr_Format(PyExc_TypeError, "TensorBase.%s() takes no arguments (%zd given)", s->name,
+                         nargs - 1);
+        return -1;
+    }
 
     /* positional: varargs int list swallows the tail when it starts with an
      * int, and only when it is the one positional after self (x.reshape(2, 3),
