@@ -9,6 +9,7 @@ import pytest
 import minitorch as mt
 
 torch = pytest.importorskip("torch")
+from kernel_levels import LEVELS, run_at_level  # noqa: E402
 from torch_pairs import random_pair  # noqa: E402
 
 CDTYPES = ["complex64", "complex128"]
@@ -24,9 +25,11 @@ def check(got, want):
     torch.testing.assert_close(g, want.detach(), equal_nan=True, **tol)
 
 
-# (m, k, n): rows and columns of one, k of one, empty dims, BLAS-sized ones
+# (m, k, n): rows and columns of one, k of one, empty dims, BLAS-sized ones;
+# the AVX-512 kernel's smallest product, and one past its row, depth and
+# column blocks (96 rows, 128 steps, 8 or 16 columns) with partial ones
 MKN = [(3, 4, 5), (1, 7, 6), (6, 7, 1), (1, 9, 1), (5, 1, 4), (0, 3, 4), (3, 0, 4), (3, 4, 0),
-       (64, 48, 80), (130, 70, 33)]
+       (64, 48, 80), (130, 70, 33), (4, 3, 4), (203, 300, 37)]
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
@@ -48,6 +51,17 @@ def test_mm_layouts(dtype, m, k, n):
     # conjugated operands, as the autograd formulas make them
     check(mt.mm(at.conj().t(), b.conj()), torch.mm(tat.conj().t(), tb.conj()))
     check(a @ b, ta @ tb)
+
+
+def test_mm_layouts_on_the_blas():
+    """MINITORCH_NO_AVX512 sends the products the AVX-512 kernel takes to
+    cgemm/zgemm: the same cases in a child on that path."""
+    code = ("import test_complex_matmul as t\n"
+            "for d in t.CDTYPES:\n"
+            "    for mkn in t.MKN:\n"
+            "        t.test_mm_layouts(d, *mkn)\n"
+            "print('ok')\n")
+    run_at_level(code, LEVELS["no-avx512"])
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)

@@ -1,6 +1,8 @@
-/* mt_gemm_complex (gemm.h): complex64/complex128 products on the BLAS's
- * cgemm/zgemm, one call per batch item (or per block of rows of a large one,
- * split over our threads). An operand BLAS cannot read in place (neither
+/* mt_gemm_complex (gemm.h): complex64/complex128 products, one per batch
+ * item (or per block of rows of a large one, split over our threads), on our
+ * AVX-512 kernel (gemm_complex_avx512.c) where it runs and the product is a
+ * plain one (alpha 1, beta 0, a row- or column-major result), else on the
+ * BLAS's cgemm/zgemm. An operand BLAS cannot read in place (neither
  * stride 1) is packed; a conjugated operand is read through the 'C' flag
  * where its layout is a transposed one, and conjugated while packed
  * otherwise; a result BLAS cannot write in place (neither stride 1, or
@@ -16,6 +18,7 @@
 #include "../parallel.h"
 #include "../typed.h"
 #include "blas.h"
+#include "gemm_complex_avx512.h"
 
 /* Multiply-adds from which a product's rows are split over our threads (a
  * complex multiply-add is four real ones: the real kernels' bound over 4). */
@@ -115,6 +118,11 @@ static int product(mt_dtype d, cmat A, cmat B, char *c, int64_t crs, int64_t ccs
         n = B.cols;
         row_major = true;
     }
+    bool plain = alpha->f == 1 && alpha->im == 0 && beta->f == 0 && beta->im == 0;
+    if (row_major && plain &&
+        mt_cgemm_avx512(d, m, n, k, A.p, A.rs, A.cs, A.conj, B.p, B.rs, B.cs, B.conj, c,
+                        m == 1 ? n : crs))
+        return 0;
     int isz = mt_itemsize(d), rc = -1;
     char *abuf = NULL, *bbuf = NULL, *cbuf = NULL, *cp = c;
     int64_t ldc = m == 1 ? n : crs;
