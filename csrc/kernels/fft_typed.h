@@ -1,0 +1,627 @@
+/* The transform loops of fft.c written once over a real type and included
+ * once per type, so float rows are transformed in float (as torch's
+ * pocketfft does) at twice double's points per vector, and double rows in
+ * double. The includer defines FFT_R (the real type), FFT_V (a 32-byte
+ * vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
+ * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
+ * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3), FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in
+ * every complex lane), and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex
+ * lane's parts swapped, its real part in both, its imaginary part in both. fft.c defines the plan and the shared helpers first. No include
+ * guard: it is meant to be included twice. */
+
+#define R FFT_R
+#define V FFT_V
+#define L FFT_L
+#define FN FFT_FN
+
+MT_VINLINE V FN(vload)(const R *p)
+{
+    V v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+MT_VINLINE void FN(vstore)(R *p, V v) { memcpy(p, &v, sizeof v); }
+/* the first cnt (< L) points at p, zeros after; and their store back */
+MT_VINLINE V FN(vload_part)(const R *p, int64_t cnt)
+{
+    V v = {0};
+    memcpy(&v, p, sizeof(R) * 2 * (size_t)cnt);
+    return v;
+}
+MT_VINLINE void FN(vstore_part)(R *p, V v, int64_t cnt)
+{
+    memcpy(p, &v, sizeof(R) * 2 * (size_t)cnt);
+}
+/* v times (wr, wi) in every complex lane */
+MT_VINLINE V FN(vcmul)(V v, R wr, R wi)
+{
+    return v * FFT_SPLAT(wr) + FFT_VSWAP(v) * (FFT_SPLAT(wi) * FFT_ALT);
+}
+/* v times the per-lane complex w */
+MT_VINLINE V FN(vcmulv)(V v, V w)
+{
+    return v * FFT_VRE(w) + FFT_VSWAP(v) * (FFT_VIM(w) * FFT_ALT);
+}
+/* -i v for the complex lanes of v */
+MT_VINLINE V FN(vmul_negi)(V v) { return FFT_VSWAP(v) * -FFT_ALT; }
+
+/* The radix-r passes of the Stockham autosort transform: src holds r * m
+ * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
+ * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
+ * tw[j k s] on the way into dst's points q + s (r j + k). Every access runs
+ * along q, L sequences per vector, so the passes stream through memory;
+ * j = 0 needs no twiddle. */
+
+/* The radix-4 butterfly of L neighbouring sequences (x at the first one's
+ * first point), u1..u3 twiddled unless j is 0. */
+MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle,
+                              const R w[6])
+{
+    V x0 = FN(vload)(x), x1 = FN(vload)(x + xs), x2 = FN(vload)(x + 2 * xs);
+    V x3 = FN(vload)(x + 3 * xs);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = FN(vmul_negi)(x1 - x3);
+    V u0 = a + c, u1 = b + d, u2 = a - c, u3 = b - d;
+    if (twiddle) {
+        u1 = FN(vcmul)(u1, w[0], w[1]);
+        u2 = FN(vcmul)(u2, w[2], w[3]);
+        u3 = FN(vcmul)(u3, w[4], w[5]);
+    }
+    FN(vstore)(y, u0);
+    FN(vstore)(y + ys, u1);
+    FN(vstore)(y + 2 * ys, u2);
+    FN(vstore)(y + 3 * ys, u3);
+}
+
+/* The first radix-4 pass (s = 1), L values of j at a time: its sequences are
+ * single points, so the vectors run along j, with a twiddle per lane read
+ * from the plan's tw4 (laid out for these loads), and each lane's four
+ * results are written out as one contiguous group. */
+MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R *src, R *dst)
+{
+    const R *x = src + 2 * j, *w = tw4 + 6 * j;
+    V x0 = FN(vload)(x), x1 = FN(vload)(x + 2 * m), x2 = FN(vload)(x + 4 * m);
+    V x3 = FN(vload)(x + 6 * m);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = FN(vmul_negi)(x1 - x3);
+    V u[4] = {a + c, FN(vcmulv)(b + d, FN(vload)(w)), FN(vcmulv)(a - c, FN(vload)(w + 2 * L)),
+              FN(vcmulv)(b - d, FN(vload)(w + 4 * L))};
+    FFT_STORE4T(dst + 8 * j, u);
+}
+
+MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
+                                         int64_t s, const R *restrict src, R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s, j0 = 0;
+    /* s = 1: j in whole vectors; any j past the last one goes through the
+     * loop below, which then starts at j0 */
+    if (s == 1)
+        for (; j0 + L <= m; j0 += L)
+            FN(pass4_first_vec)(tw4, m, j0, src, dst);
+    for (int64_t j = j0; j < m; j++) {
+        const R w[6] = {tw[2 * j * s],     tw[2 * j * s + 1], tw[4 * j * s],
+                        tw[4 * j * s + 1], tw[6 * j * s],     tw[6 * j * s + 1]};
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 4 * j;
+        int64_t q = 0;
+        for (; q + L <= s; q += L)
+            FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+        for (; q < s; q++) {
+            const R *x = xj + 2 * q;
+            R *y = yj + 2 * q;
+            R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
+            R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
+            R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
+            R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
+            R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
+            y[0] = u[0];
+            y[1] = u[1];
+            for (int k = 1; k < 4; k++) {
+                R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
+                y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+            }
+        }
+    }
+}
+
+/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
+ * pass): the length-4 transforms of the even and the odd points, the odd
+ * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k s]
+ * unless j is 0. */
+MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s,
+                                     const R *restrict src, R *restrict dst)
+{
+    const R h = (R)0.70710678118654752440084436210484904;
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R w[14];
+        for (int k = 1; k < 8; k++) {
+            w[2 * k - 2] = tw[2 * j * k * s];
+            w[2 * k - 1] = tw[2 * j * k * s + 1];
+        }
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 8 * j;
+        for (int64_t q = 0; q < s; q += L) {
+            const R *x = xj + 2 * q;
+            V x0 = FN(vload)(x), x1 = FN(vload)(x + xs), x2 = FN(vload)(x + 2 * xs);
+            V x3 = FN(vload)(x + 3 * xs), x4 = FN(vload)(x + 4 * xs), x5 = FN(vload)(x + 5 * xs);
+            V x6 = FN(vload)(x + 6 * xs), x7 = FN(vload)(x + 7 * xs);
+            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = FN(vmul_negi)(x2 - x6);
+            V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
+            a = x1 + x5;
+            b = x1 - x5;
+            c = x3 + x7;
+            d = FN(vmul_negi)(x3 - x7);
+            V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
+            o1 = (o1 + FN(vmul_negi)(o1)) * h;
+            o2 = FN(vmul_negi)(o2);
+            o3 = (FN(vmul_negi)(o3) - o3) * h;
+            V y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
+            R *out = yj + 2 * q;
+            FN(vstore)(out, y[0]);
+            for (int k = 1; k < 8; k++)
+                FN(vstore)(out + k * ys, j ? FN(vcmul)(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+        }
+    }
+}
+
+MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s,
+                                     const R *restrict src, R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R wr = tw[2 * j * s], wi = tw[2 * j * s + 1];
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 2 * j;
+        int64_t q = 0;
+        for (; q + L <= s; q += L) {
+            V x0 = FN(vload)(xj + 2 * q), x1 = FN(vload)(xj + 2 * q + xs);
+            V u = x0 - x1;
+            FN(vstore)(yj + 2 * q, x0 + x1);
+            FN(vstore)(yj + 2 * q + ys, j ? FN(vcmul)(u, wr, wi) : u);
+        }
+        for (; q < s; q++) {
+            const R *x = xj + 2 * q;
+            R *y = yj + 2 * q;
+            R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+            y[0] = x[0] + x[xs];
+            y[1] = x[1] + x[xs + 1];
+            y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+            y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+        }
+    }
+}
+
+/* The length-3 transform of x[0..3) into y, lane by lane:
+ * y1, y2 = x0 - (x1 + x2) / 2 -+ i sin(2 pi / 3) (x1 - x2). */
+MT_VINLINE void FN(bfly3)(V *y, const V *x)
+{
+    const R sin3 = (R)0.86602540378443864676372317075293618;
+    V t1 = x[1] + x[2], t2 = x[0] - t1 * (R)0.5, t3 = FN(vmul_negi)((x[1] - x[2]) * sin3);
+    y[0] = x[0] + t1;
+    y[1] = t2 + t3;
+    y[2] = t2 - t3;
+}
+
+/* The length-5 transform of x[0..5) into y, lane by lane, from the sums and
+ * differences of the points k and 5 - k. */
+MT_VINLINE void FN(bfly5)(V *y, const V *x)
+{
+    const R c1 = (R)0.30901699437494742410229341718281906;  /* cos(2 pi / 5) */
+    const R c2 = (R)-0.80901699437494742410229341718281906; /* cos(4 pi / 5) */
+    const R s1 = (R)0.95105651629515357211643933337938214;  /* sin(2 pi / 5) */
+    const R s2 = (R)0.58778525229247312916870595463907277;  /* sin(4 pi / 5) */
+    V a1 = x[1] + x[4], b1 = x[1] - x[4], a2 = x[2] + x[3], b2 = x[2] - x[3];
+    V r1 = x[0] + a1 * c1 + a2 * c2, r2 = x[0] + a1 * c2 + a2 * c1;
+    V i1 = FN(vmul_negi)(b1 * s1 + b2 * s2), i2 = FN(vmul_negi)(b1 * s2 - b2 * s1);
+    y[0] = x[0] + a1 + a2;
+    y[1] = r1 + i1;
+    y[4] = r1 - i1;
+    y[2] = r2 + i2;
+    y[3] = r2 - i2;
+}
+
+/* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
+ * fewer than L, in a partly filled vector). */
+MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
+                                      const R *restrict src, R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R w[8];
+        for (int k = 1; k < r; k++) {
+            w[2 * k - 2] = tw[2 * j * k * s];
+            w[2 * k - 1] = tw[2 * j * k * s + 1];
+        }
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * r * j;
+        for (int64_t q = 0; q < s; q += L) {
+            int64_t cnt = s - q < L ? s - q : L;
+            V x[5], y[5];
+            for (int i = 0; i < r; i++) {
+                const R *p = xj + 2 * q + i * xs;
+                x[i] = cnt == L ? FN(vload)(p) : FN(vload_part)(p, cnt);
+            }
+            if (r == 3)
+                FN(bfly3)(y, x);
+            else
+                FN(bfly5)(y, x);
+            R *out = yj + 2 * q;
+            for (int k = 0; k < r; k++) {
+                V v = j && k ? FN(vcmul)(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
+                if (cnt == L)
+                    FN(vstore)(out + k * ys, v);
+                else
+                    FN(vstore_part)(out + k * ys, v, cnt);
+            }
+        }
+    }
+}
+
+/* One radix-r pass of p's transform (see above). */
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, const R *src, R *dst)
+{
+    const R *tw = p->tw;
+    if (r == 8)
+        FN(pass8)(tw, m, s, src, dst);
+    else if (r == 4)
+        FN(pass4)(tw, p->tw4, m, s, src, dst);
+    else if (r == 2)
+        FN(pass2)(tw, m, s, src, dst);
+    else
+        FN(pass35)(r, tw, m, s, src, dst);
+}
+
+/* The forward transform of x (the plan's length, contiguous) using work of
+ * the same length: a pointer to the result, x or work. */
+static R *FN(stockham)(const fft_plan *p, R *x, R *work)
+{
+    R *src = x, *dst = work;
+    int64_t s = 1, len = p->n;
+    for (int f = 0; f < p->nf; f++) {
+        int r = p->fac[f];
+        FN(pass)(p, r, len / r, s, src, dst);
+        R *t = src;
+        src = dst;
+        dst = t;
+        s *= r;
+        len /= r;
+    }
+    return src;
+}
+
+/* The forward transform of in into out (distinct; the plan's length, no
+ * Bluestein) through work: the passes alternate between out and work so
+ * that the last one lands in out, and in is only read, which spares a
+ * contiguous row its copies in and out. */
+static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
+{
+    if (p->nf == 0) {
+        memcpy(out, in, sizeof(R) * 2 * (size_t)p->n);
+        return;
+    }
+    const R *src = in;
+    int64_t s = 1, len = p->n;
+    for (int f = 0; f < p->nf; f++) {
+        int r = p->fac[f];
+        R *dst = (p->nf - 1 - f) % 2 ? work : out;
+        FN(pass)(p, r, len / r, s, src, dst);
+        src = dst;
+        s *= r;
+        len /= r;
+    }
+}
+
+/* The forward transform of contiguous in into out, both of the plan's
+ * length n, as the cyclic convolution of the chirped input with the
+ * conjugate chirp; a and fa are scratch of length m each. */
+static void FN(bluestein)(const fft_plan *p, const R *in, R *out, R *a, R *fa)
+{
+    int64_t n = p->n, m = p->m;
+    const R *w = p->chirp, *bf = p->bf;
+    memset(a, 0, sizeof(R) * 2 * (size_t)m);
+    for (int64_t k = 0; k < n; k++) {
+        a[2 * k] = CMUL_RE(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
+        a[2 * k + 1] = CMUL_IM(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
+    }
+    R *res = FN(stockham)(p->sub, a, fa), *other = res == a ? fa : a;
+    /* times bf, conjugated so the forward transform inverts */
+    for (int64_t k = 0; k < m; k++) {
+        R xr = res[2 * k], xi = res[2 * k + 1], br = bf[2 * k], bi = bf[2 * k + 1];
+        other[2 * k] = CMUL_RE(xr, xi, br, bi);
+        other[2 * k + 1] = -CMUL_IM(xr, xi, br, bi);
+    }
+    res = FN(stockham)(p->sub, other, res);
+    R inv_m = (R)(1.0 / (double)m);
+    for (int64_t k = 0; k < n; k++) {
+        R xr = res[2 * k] * inv_m, xi = -res[2 * k + 1] * inv_m;
+        out[2 * k] = CMUL_RE(xr, xi, w[2 * k], w[2 * k + 1]);
+        out[2 * k + 1] = CMUL_IM(xr, xi, w[2 * k], w[2 * k + 1]);
+    }
+}
+
+/* One end of a four-step transform: complex pairs at p, each part
+ * multiplied by f[0] (real) or f[1] (imaginary) as it is read or written, so
+ * a row's conjugation and scale ride along with the gather and the
+ * transpose instead of passes of their own. */
+typedef struct {
+    R *p;
+    R f[2];
+} FN(io_view);
+
+/* A four-step transform's shared state: its column blocks, then its row
+ * blocks, are split over threads, each with scratch of its own. */
+typedef struct {
+    const fft_plan *p;
+    const FN(io_view) * in, *out;
+    R *x;
+    int failed;
+} FN(four_job);
+
+/* Column blocks [begin, end): columns gathered from in, transformed and
+ * twiddled into x. */
+static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
+{
+    FN(four_job) *job = ctx;
+    const fft_plan *p = job->p, *p1 = p->s1;
+    const FN(io_view) *in = job->in;
+    const R *tw = p->tw, *tw1 = p1->tw;
+    int64_t n1 = p1->n, n2 = p->s2->n, bs = four_step_block(p), ld = PADDED(n1);
+    scratch_block sb;
+    R *cols = scratch_new((2 * bs * ld + 2 * n1) * (int64_t)sizeof(R), &sb), *x = job->x;
+    if (!cols) {
+        job->failed = 1;
+        return;
+    }
+    R *work = cols + 2 * bs * ld;
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t c0 = blk * bs, b = n2 - c0 < bs ? n2 - c0 : bs;
+        for (int64_t j1 = 0; j1 < n1; j1++) {
+            const R *src = in->p + 2 * (j1 * n2 + c0);
+            if (j1 + PREFETCH_AHEAD < n1)
+                PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * n2, 0);
+            for (int64_t c = 0; c < b; c++) {
+                cols[2 * (c * ld + j1)] = src[2 * c] * in->f[0];
+                cols[2 * (c * ld + j1) + 1] = src[2 * c + 1] * in->f[1];
+            }
+        }
+        for (int64_t c = 0; c < b; c++) {
+            R *col = cols + 2 * c * ld, *res = FN(stockham)(p1, col, work);
+            if (res != col)
+                memcpy(col, res, sizeof(R) * 2 * (size_t)n1);
+        }
+        /* exp(-2 pi i j2 k1 / n) as exp(-2 pi i hi / n1) exp(-2 pi i lo / n) with
+         * j2 k1 = hi n2 + lo: two small tables instead of strides through the
+         * length-n one, which for long lengths missed the cache at every point */
+        int64_t hi[BLOCK_MAX] = {0}, lo[BLOCK_MAX] = {0};
+        for (int64_t k1 = 0; k1 < n1; k1++)
+            for (int64_t c = 0; c < b; c++) {
+                const R *wh = tw1 + 2 * hi[c], *wl = tw + 2 * lo[c];
+                R wr = CMUL_RE(wh[0], wh[1], wl[0], wl[1]);
+                R wi = CMUL_IM(wh[0], wh[1], wl[0], wl[1]);
+                R vr = cols[2 * (c * ld + k1)], vi = cols[2 * (c * ld + k1) + 1];
+                x[2 * (k1 * n2 + c0 + c)] = CMUL_RE(vr, vi, wr, wi);
+                x[2 * (k1 * n2 + c0 + c) + 1] = CMUL_IM(vr, vi, wr, wi);
+                if ((lo[c] += c0 + c) >= n2) {
+                    lo[c] -= n2;
+                    hi[c]++;
+                }
+            }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* Row blocks [begin, end): rows of x transformed in place, then x[k1][k2]
+ * written to out[k1 + n1 k2]. */
+static void FN(four_rows)(void *ctx, int64_t begin, int64_t end)
+{
+    FN(four_job) *job = ctx;
+    const fft_plan *p = job->p, *p2 = p->s2;
+    const FN(io_view) *out = job->out;
+    int64_t n1 = p->s1->n, n2 = p2->n, bs = four_step_block(p);
+    scratch_block sb;
+    R *work = scratch_new(2 * n2 * (int64_t)sizeof(R), &sb), *x = job->x;
+    if (!work) {
+        job->failed = 1;
+        return;
+    }
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t r0 = blk * bs, b = n1 - r0 < bs ? n1 - r0 : bs;
+        for (int64_t r = r0; r < r0 + b; r++) {
+            R *row = x + 2 * r * n2, *res = FN(stockham)(p2, row, work);
+            if (res != row)
+                memcpy(row, res, sizeof(R) * 2 * (size_t)n2);
+        }
+        for (int64_t k2 = 0; k2 < n2; k2++) {
+            R *dst = out->p + 2 * (r0 + n1 * k2);
+            if (k2 + PREFETCH_AHEAD < n2)
+                PREFETCH_PAIR(dst + 2 * n1 * PREFETCH_AHEAD, 1);
+            for (int64_t r = 0; r < b; r++) {
+                dst[2 * r] = x[2 * ((r0 + r) * n2 + k2)] * out->f[0];
+                dst[2 * r + 1] = x[2 * ((r0 + r) * n2 + k2) + 1] * out->f[1];
+            }
+        }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* The four-step transform of in (length n = n1 n2, read as [n1][n2]) into
+ * out, through x (n points; in may be x itself): 0, or -1 when out of
+ * memory. From a single thread the passes use the pool; inside a pool's
+ * task they run inline. */
+static int FN(four_step)(const fft_plan *p, const FN(io_view) * in, const FN(io_view) * out, R *x)
+{
+    FN(four_job) job = {p, in, out, x, 0};
+    int64_t bs = four_step_block(p), n1 = p->s1->n, n2 = p->s2->n;
+    mt_parallel_for(0, (n2 + bs - 1) / bs, 1, FN(four_cols), &job);
+    if (!job.failed)
+        mt_parallel_for(0, (n1 + bs - 1) / bs, 1, FN(four_rows), &job);
+    return job.failed ? -1 : 0;
+}
+
+/* The forward transform of x into x or y (the pointer returned; NULL when
+ * out of memory). */
+static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
+{
+    if (p->s1) {
+        const FN(io_view) in = {x, {1, 1}}, out = {y, {1, 1}};
+        return FN(four_step)(p, &in, &out, x) < 0 ? NULL : y;
+    }
+    if (!p->sub)
+        return FN(stockham)(p, x, y);
+    FN(bluestein)(p, x, y, scratch, scratch + 2 * p->m);
+    return y;
+}
+
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of b rows of x,
+ * PADDED(n) points apart, times the (re, im) factors f[0], f[1] (a
+ * conjugation, a scale). A lone contiguous row is one flat loop the compiler
+ * vectorizes (its factors as two scalars: indexed by k & 1 they became a
+ * gather). */
+MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n,
+                                       int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    if (b == 1 && inner == 1) {
+        for (int64_t k = 0; k < n; k++) {
+            x[2 * k] = d[2 * k] * f0;
+            x[2 * k + 1] = d[2 * k + 1] * f1;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        const R *src = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
+        for (int64_t c = 0; c < b; c++) {
+            x[2 * (c * PADDED(n) + k)] = src[2 * c] * f0;
+            x[2 * (c * PADDED(n) + k) + 1] = src[2 * c + 1] * f1;
+        }
+    }
+}
+
+MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n,
+                                        int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    if (b == 1 && inner == 1) {
+        for (int64_t k = 0; k < n; k++) {
+            d[2 * k] = x[2 * k] * f0;
+            d[2 * k + 1] = x[2 * k + 1] * f1;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        R *dst = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
+        for (int64_t c = 0; c < b; c++) {
+            dst[2 * c] = x[2 * (c * PADDED(n) + k)] * f0;
+            dst[2 * c + 1] = x[2 * (c * PADDED(n) + k) + 1] * f1;
+        }
+    }
+}
+
+/* Tasks [begin, end) of a rows_job: blocks of neighbouring rows, gathered,
+ * transformed and scattered back. */
+static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
+{
+    rows_job *job = ctx;
+    const fft_plan *p = job->p;
+    int64_t n = job->n, inner = job->inner, bs = job->block;
+    R sign = job->inverse ? -1 : 1, scale = (R)job->scale;
+    scratch_block sb;
+    /* y holds a row's result unless the four steps write it out themselves */
+    int64_t ylen = inner == 1 && p->s1 ? 0 : 2 * n;
+    int64_t len = 2 * PADDED(n) * bs + ylen + (p->sub ? 4 * p->m : 0);
+    R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
+    if (!x) {
+        job->failed = 1;
+        return;
+    }
+    R *y = x + 2 * PADDED(n) * bs, *scratch = y + ylen;
+    const R in_f[2] = {1, sign}, out_f[2] = {scale, sign * scale};
+    for (int64_t task = begin; task < end; task++) {
+        int64_t o = task / job->nblocks, i0 = (task % job->nblocks) * bs;
+        int64_t b = inner - i0 < bs ? inner - i0 : bs;
+        const R *in = (const R *)job->src + 2 * (o * n * inner + i0);
+        R *slab = (R *)job->dst + 2 * (o * n * inner + i0);
+        if (b == 1 && inner == 1 && p->s1) {
+            /* a lone long row: the four steps read and write the slab themselves */
+            const FN(io_view) vin = {(R *)in, {in_f[0], in_f[1]}};
+            const FN(io_view) vout = {slab, {out_f[0], out_f[1]}};
+            if (FN(four_step)(p, &vin, &vout, x) < 0)
+                job->failed = 1;
+            continue;
+        }
+        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0 && in != slab) {
+            FN(stockham_into)(p, in, slab, x);
+            continue;
+        }
+        FN(slab_in)(x, in, n, inner, b, in_f);
+        const R *out = x;
+        for (int64_t c = 0; c < b && out; c++) {
+            R *row = x + 2 * c * PADDED(n), *res = FN(transform_row)(p, row, y, scratch);
+            if (b == 1)
+                out = res;
+            else if (res && res != row)
+                memcpy(row, res, sizeof(R) * 2 * (size_t)n);
+            else if (!res)
+                out = NULL;
+        }
+        if (out)
+            FN(slab_out)(slab, out, n, inner, b, out_f);
+        else
+            job->failed = 1;
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* Rows [begin, end) of an r2c_job (see there). */
+static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
+{
+    r2c_job *job = ctx;
+    int64_t n = job->n, h = n / 2, inner = job->inner;
+    scratch_block sb;
+    int64_t len = 4 * h + (job->half->sub ? 4 * job->half->m : 0);
+    R *buf = scratch_new(len * (int64_t)sizeof(R), &sb);
+    if (!buf) {
+        job->failed = 1;
+        return;
+    }
+    const R *tw = job->full->tw, *x = job->src;
+    R sc = (R)job->scale, *y = job->dst;
+    for (int64_t row = begin; row < end; row++) {
+        int64_t o = row / inner, i = row % inner;
+        int64_t sbase = o * n * inner + i, dbase = o * (h + 1) * inner + i;
+        for (int64_t k = 0; k < n; k++)
+            buf[k] = x[sbase + k * inner];
+        const R *z = FN(transform_row)(job->half, buf, buf + 2 * h, buf + 4 * h);
+        if (!z) {
+            job->failed = 1;
+            break;
+        }
+        for (int64_t k = 0; k <= h; k++) {
+            R xr, xi;
+            if (k == 0 || k == h) {
+                xr = k == 0 ? z[0] + z[1] : z[0] - z[1];
+                xi = 0;
+            } else {
+                R ar = z[2 * k], ai = z[2 * k + 1];
+                R br = z[2 * (h - k)], bi = -z[2 * (h - k) + 1];
+                R er = (R)0.5 * (ar + br), ei = (R)0.5 * (ai + bi);
+                R odr = (R)0.5 * (ai - bi), odi = (R)-0.5 * (ar - br);
+                xr = er + CMUL_RE(odr, odi, tw[2 * k], tw[2 * k + 1]);
+                xi = ei + CMUL_IM(odr, odi, tw[2 * k], tw[2 * k + 1]);
+            }
+            int64_t d = 2 * (dbase + k * inner);
+            y[d] = xr * sc;
+            y[d + 1] = xi * sc;
+        }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+#undef R
+#undef V
+#undef L
+#undef FN
