@@ -39,8 +39,10 @@ typedef struct fft_plan {
     struct fft_plan *sub; /* the power-of-two plan of length m */
     void *chirp;          /* exp(-pi i k^2 / n), k < n */
     void *bf;             /* the transform of the conjugate chirp, length m */
-    /* four-step, for long factorable lengths: n = n1 n2, plans of n1 and n2 */
+    /* four-step, for long factorable lengths: n = n1 n2, plans of n1 and n2,
+     * and twc[k1][c] = exp(-2 pi i k1 c / n), k1 < n1, c < its column block */
     struct fft_plan *s1, *s2;
+    void *twc;
 } fft_plan;
 
 /* The length from which a factorable transform goes by four steps: its
@@ -63,6 +65,7 @@ static void plan_free(fft_plan *p)
     plan_free(p->s2);
     free(p->tw);
     free(p->tw4);
+    free(p->twc);
     free(p->chirp);
     free(p->bf);
     free(p);
@@ -284,9 +287,19 @@ static fft_plan *plan_new(int64_t n, bool split, bool single)
         if (p->nf && p->fac[0] == 4 && !(p->tw4 = first_pass_table(n, single)))
             goto fail;
         int64_t n1 = split && n >= SPLIT_MIN ? split_point(n) : 1;
-        if (n1 > 1 &&
-            (!(p->s1 = plan_new(n1, false, single)) || !(p->s2 = plan_new(n / n1, false, single))))
-            goto fail;
+        if (n1 > 1) {
+            if (!(p->s1 = plan_new(n1, false, single)) ||
+                !(p->s2 = plan_new(n / n1, false, single)))
+                goto fail;
+            int64_t bs = four_step_block(p);
+            if (!(p->twc = malloc(es * 2 * (size_t)(n1 * bs))))
+                goto fail;
+            for (int64_t k1 = 0; k1 < n1; k1++)
+                for (int64_t c = 0; c < bs; c++) {
+                    double a = TWO_PI * (double)(k1 * c) / (double)n;
+                    put_pair(p->twc, single, k1 * bs + c, cos(a), -sin(a));
+                }
+        }
         return p;
     }
     int64_t m = 1;
@@ -309,8 +322,8 @@ static fft_plan *plan_new(int64_t n, bool split, bool single)
         if (k)
             put_pair(b, single, m - k, c, s);
     }
-    const void *bf = single ? (void *)stockham_f(p->sub, b, (float *)b + 2 * m)
-                            : (void *)stockham_d(p->sub, b, (double *)b + 2 * m);
+    const void *bf = single ? (void *)stockham_f(p->sub, 1, b, (float *)b + 2 * m)
+                            : (void *)stockham_d(p->sub, 1, b, (double *)b + 2 * m);
     memcpy(p->bf, bf, es * 2 * (size_t)m);
     free(b);
     return p;

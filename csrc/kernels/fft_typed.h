@@ -38,10 +38,7 @@ MT_VINLINE V FN(vcmul)(V v, R wr, R wi)
     return v * FFT_SPLAT(wr) + FFT_VSWAP(v) * (FFT_SPLAT(wi) * FFT_ALT);
 }
 /* v times the per-lane complex w */
-MT_VINLINE V FN(vcmulv)(V v, V w)
-{
-    return v * FFT_VRE(w) + FFT_VSWAP(v) * (FFT_VIM(w) * FFT_ALT);
-}
+MT_VINLINE V FN(vcmulv)(V v, V w) { return v * FFT_VRE(w) + FFT_VSWAP(v) * (FFT_VIM(w) * FFT_ALT); }
 /* -i v for the complex lanes of v */
 MT_VINLINE V FN(vmul_negi)(V v) { return FFT_VSWAP(v) * -FFT_ALT; }
 
@@ -54,8 +51,7 @@ MT_VINLINE V FN(vmul_negi)(V v) { return FFT_VSWAP(v) * -FFT_ALT; }
 
 /* The radix-4 butterfly of L neighbouring sequences (x at the first one's
  * first point), u1..u3 twiddled unless j is 0. */
-MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle,
-                              const R w[6])
+MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle, const R w[6])
 {
     V x0 = FN(vload)(x), x1 = FN(vload)(x + xs), x2 = FN(vload)(x + 2 * xs);
     V x3 = FN(vload)(x + 3 * xs);
@@ -88,7 +84,8 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
-                                         int64_t s, const R *restrict src, R *restrict dst)
+                                         int64_t s, int64_t ts, const R *restrict src,
+                                         R *restrict dst)
 {
     int64_t xs = 2 * s * m, ys = 2 * s, j0 = 0;
     /* s = 1: j in whole vectors; any j past the last one goes through the
@@ -97,8 +94,8 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
         for (; j0 + L <= m; j0 += L)
             FN(pass4_first_vec)(tw4, m, j0, src, dst);
     for (int64_t j = j0; j < m; j++) {
-        const R w[6] = {tw[2 * j * s],     tw[2 * j * s + 1], tw[4 * j * s],
-                        tw[4 * j * s + 1], tw[6 * j * s],     tw[6 * j * s + 1]};
+        const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
+                        tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
         const R *xj = src + 2 * s * j;
         R *yj = dst + 2 * s * 4 * j;
         int64_t q = 0;
@@ -127,16 +124,16 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
  * pass): the length-4 transforms of the even and the odd points, the odd
  * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k s]
  * unless j is 0. */
-MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s,
-                                     const R *restrict src, R *restrict dst)
+MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                         const R *restrict src, R *restrict dst)
 {
     const R h = (R)0.70710678118654752440084436210484904;
     int64_t xs = 2 * s * m, ys = 2 * s;
     for (int64_t j = 0; j < m; j++) {
         R w[14];
         for (int k = 1; k < 8; k++) {
-            w[2 * k - 2] = tw[2 * j * k * s];
-            w[2 * k - 1] = tw[2 * j * k * s + 1];
+            w[2 * k - 2] = tw[2 * j * k * ts];
+            w[2 * k - 1] = tw[2 * j * k * ts + 1];
         }
         const R *xj = src + 2 * s * j;
         R *yj = dst + 2 * s * 8 * j;
@@ -164,12 +161,12 @@ MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_
     }
 }
 
-MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s,
-                                     const R *restrict src, R *restrict dst)
+MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                         const R *restrict src, R *restrict dst)
 {
     int64_t xs = 2 * s * m, ys = 2 * s;
     for (int64_t j = 0; j < m; j++) {
-        R wr = tw[2 * j * s], wi = tw[2 * j * s + 1];
+        R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
         const R *xj = src + 2 * s * j;
         R *yj = dst + 2 * s * 2 * j;
         int64_t q = 0;
@@ -223,14 +220,14 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
 /* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
  * fewer than L, in a partly filled vector). */
 MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
-                                      const R *restrict src, R *restrict dst)
+                                          int64_t ts, const R *restrict src, R *restrict dst)
 {
     int64_t xs = 2 * s * m, ys = 2 * s;
     for (int64_t j = 0; j < m; j++) {
         R w[8];
         for (int k = 1; k < r; k++) {
-            w[2 * k - 2] = tw[2 * j * k * s];
-            w[2 * k - 1] = tw[2 * j * k * s + 1];
+            w[2 * k - 2] = tw[2 * j * k * ts];
+            w[2 * k - 1] = tw[2 * j * k * ts + 1];
         }
         const R *xj = src + 2 * s * j;
         R *yj = dst + 2 * s * r * j;
@@ -257,33 +254,37 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
     }
 }
 
-/* One radix-r pass of p's transform (see above). */
-static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, const R *src, R *dst)
+/* One radix-r pass of p's transform (see above), its sequences s apart and
+ * its twiddles read ts apart: ts is s but for a batch of b interleaved
+ * transforms, whose sequences are b times further apart. */
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
+                     R *dst)
 {
     const R *tw = p->tw;
     if (r == 8)
-        FN(pass8)(tw, m, s, src, dst);
+        FN(pass8)(tw, m, s, ts, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, p->tw4, m, s, src, dst);
+        FN(pass4)(tw, p->tw4, m, s, ts, src, dst);
     else if (r == 2)
-        FN(pass2)(tw, m, s, src, dst);
+        FN(pass2)(tw, m, s, ts, src, dst);
     else
-        FN(pass35)(r, tw, m, s, src, dst);
+        FN(pass35)(r, tw, m, s, ts, src, dst);
 }
 
-/* The forward transform of x (the plan's length, contiguous) using work of
- * the same length: a pointer to the result, x or work. */
-static R *FN(stockham)(const fft_plan *p, R *x, R *work)
+/* The forward transforms of b interleaved rows of the plan's length (point
+ * k of row c at x[k b + c]; b = 1 for one contiguous row) using work of the
+ * same size: a pointer to the results, laid out alike, in x or work. */
+static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
 {
     R *src = x, *dst = work;
-    int64_t s = 1, len = p->n;
+    int64_t ts = 1, len = p->n;
     for (int f = 0; f < p->nf; f++) {
         int r = p->fac[f];
-        FN(pass)(p, r, len / r, s, src, dst);
+        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
         R *t = src;
         src = dst;
         dst = t;
-        s *= r;
+        ts *= r;
         len /= r;
     }
     return src;
@@ -304,7 +305,7 @@ static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
     for (int f = 0; f < p->nf; f++) {
         int r = p->fac[f];
         R *dst = (p->nf - 1 - f) % 2 ? work : out;
-        FN(pass)(p, r, len / r, s, src, dst);
+        FN(pass)(p, r, len / r, s, s, src, dst);
         src = dst;
         s *= r;
         len /= r;
@@ -323,14 +324,14 @@ static void FN(bluestein)(const fft_plan *p, const R *in, R *out, R *a, R *fa)
         a[2 * k] = CMUL_RE(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
         a[2 * k + 1] = CMUL_IM(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
     }
-    R *res = FN(stockham)(p->sub, a, fa), *other = res == a ? fa : a;
+    R *res = FN(stockham)(p->sub, 1, a, fa), *other = res == a ? fa : a;
     /* times bf, conjugated so the forward transform inverts */
     for (int64_t k = 0; k < m; k++) {
         R xr = res[2 * k], xi = res[2 * k + 1], br = bf[2 * k], bi = bf[2 * k + 1];
         other[2 * k] = CMUL_RE(xr, xi, br, bi);
         other[2 * k + 1] = -CMUL_IM(xr, xi, br, bi);
     }
-    res = FN(stockham)(p->sub, other, res);
+    res = FN(stockham)(p->sub, 1, other, res);
     R inv_m = (R)(1.0 / (double)m);
     for (int64_t k = 0; k < n; k++) {
         R xr = res[2 * k] * inv_m, xi = -res[2 * k + 1] * inv_m;
@@ -357,55 +358,51 @@ typedef struct {
     int failed;
 } FN(four_job);
 
-/* Column blocks [begin, end): columns gathered from in, transformed and
- * twiddled into x. */
-static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
+/* Column blocks [begin, end): b neighbouring columns gathered from in's
+ * rows as they lie (b interleaved transforms), transformed together, and
+ * twiddled into x by exp(-2 pi i k1 j2 / n), j2 = c0 + c, as
+ * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n). */
+MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
 {
     FN(four_job) *job = ctx;
     const fft_plan *p = job->p, *p1 = p->s1;
     const FN(io_view) *in = job->in;
-    const R *tw = p->tw, *tw1 = p1->tw;
-    int64_t n1 = p1->n, n2 = p->s2->n, bs = four_step_block(p), ld = PADDED(n1);
+    const R *tw = p->tw, *twc = p->twc, f0 = in->f[0], f1 = in->f[1];
+    int64_t n1 = p1->n, n2 = p->s2->n, bs = four_step_block(p);
     scratch_block sb;
-    R *cols = scratch_new((2 * bs * ld + 2 * n1) * (int64_t)sizeof(R), &sb), *x = job->x;
+    R *cols = scratch_new(4 * bs * n1 * (int64_t)sizeof(R), &sb), *x = job->x;
     if (!cols) {
         job->failed = 1;
         return;
     }
-    R *work = cols + 2 * bs * ld;
+    R *work = cols + 2 * bs * n1;
     for (int64_t blk = begin; blk < end; blk++) {
         int64_t c0 = blk * bs, b = n2 - c0 < bs ? n2 - c0 : bs;
         for (int64_t j1 = 0; j1 < n1; j1++) {
             const R *src = in->p + 2 * (j1 * n2 + c0);
             if (j1 + PREFETCH_AHEAD < n1)
                 PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * n2, 0);
+            R *dst = cols + 2 * j1 * b;
             for (int64_t c = 0; c < b; c++) {
-                cols[2 * (c * ld + j1)] = src[2 * c] * in->f[0];
-                cols[2 * (c * ld + j1) + 1] = src[2 * c + 1] * in->f[1];
+                dst[2 * c] = src[2 * c] * f0;
+                dst[2 * c + 1] = src[2 * c + 1] * f1;
             }
         }
-        for (int64_t c = 0; c < b; c++) {
-            R *col = cols + 2 * c * ld, *res = FN(stockham)(p1, col, work);
-            if (res != col)
-                memcpy(col, res, sizeof(R) * 2 * (size_t)n1);
-        }
-        /* exp(-2 pi i j2 k1 / n) as exp(-2 pi i hi / n1) exp(-2 pi i lo / n) with
-         * j2 k1 = hi n2 + lo: two small tables instead of strides through the
-         * length-n one, which for long lengths missed the cache at every point */
-        int64_t hi[BLOCK_MAX] = {0}, lo[BLOCK_MAX] = {0};
-        for (int64_t k1 = 0; k1 < n1; k1++)
-            for (int64_t c = 0; c < b; c++) {
-                const R *wh = tw1 + 2 * hi[c], *wl = tw + 2 * lo[c];
-                R wr = CMUL_RE(wh[0], wh[1], wl[0], wl[1]);
-                R wi = CMUL_IM(wh[0], wh[1], wl[0], wl[1]);
-                R vr = cols[2 * (c * ld + k1)], vi = cols[2 * (c * ld + k1) + 1];
-                x[2 * (k1 * n2 + c0 + c)] = CMUL_RE(vr, vi, wr, wi);
-                x[2 * (k1 * n2 + c0 + c) + 1] = CMUL_IM(vr, vi, wr, wi);
-                if ((lo[c] += c0 + c) >= n2) {
-                    lo[c] -= n2;
-                    hi[c]++;
-                }
+        const R *res = FN(stockham)(p1, b, cols, work);
+        for (int64_t k1 = 0; k1 < n1; k1++) {
+            const R *v = res + 2 * k1 * b, *e = twc + 2 * k1 * bs, *t = tw + 2 * k1 * c0;
+            R *dst = x + 2 * (k1 * n2 + c0);
+            int64_t c = 0;
+            for (; c + L <= b; c += L)
+                FN(vstore)(dst + 2 * c, FN(vcmulv)(FN(vload)(v + 2 * c),
+                                                   FN(vcmul)(FN(vload)(e + 2 * c), t[0], t[1])));
+            for (; c < b; c++) {
+                R wr = CMUL_RE(e[2 * c], e[2 * c + 1], t[0], t[1]);
+                R wi = CMUL_IM(e[2 * c], e[2 * c + 1], t[0], t[1]);
+                dst[2 * c] = CMUL_RE(v[2 * c], v[2 * c + 1], wr, wi);
+                dst[2 * c + 1] = CMUL_IM(v[2 * c], v[2 * c + 1], wr, wi);
             }
+        }
     }
     mt_alloc_free(sb.block, sb.size);
 }
@@ -427,7 +424,7 @@ static void FN(four_rows)(void *ctx, int64_t begin, int64_t end)
     for (int64_t blk = begin; blk < end; blk++) {
         int64_t r0 = blk * bs, b = n1 - r0 < bs ? n1 - r0 : bs;
         for (int64_t r = r0; r < r0 + b; r++) {
-            R *row = x + 2 * r * n2, *res = FN(stockham)(p2, row, work);
+            R *row = x + 2 * r * n2, *res = FN(stockham)(p2, 1, row, work);
             if (res != row)
                 memcpy(row, res, sizeof(R) * 2 * (size_t)n2);
         }
@@ -467,7 +464,7 @@ static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
         return FN(four_step)(p, &in, &out, x) < 0 ? NULL : y;
     }
     if (!p->sub)
-        return FN(stockham)(p, x, y);
+        return FN(stockham)(p, 1, x, y);
     FN(bluestein)(p, x, y, scratch, scratch + 2 * p->m);
     return y;
 }
@@ -478,7 +475,7 @@ static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
  * vectorizes (its factors as two scalars: indexed by k & 1 they became a
  * gather). */
 MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n,
-                                       int64_t inner, int64_t b, const R f[2])
+                                           int64_t inner, int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -500,7 +497,7 @@ MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, i
 }
 
 MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n,
-                                        int64_t inner, int64_t b, const R f[2])
+                                            int64_t inner, int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -521,6 +518,39 @@ MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, 
     }
 }
 
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of x as b
+ * interleaved rows (point k of row c at x[k b + c]), times the factors f:
+ * each of the n reads or writes is b neighbouring points. */
+MT_CLONES_AVX2 static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
+                                             int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    for (int64_t k = 0; k < n; k++) {
+        const R *src = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
+        for (int64_t c = 0; c < b; c++) {
+            x[2 * (k * b + c)] = src[2 * c] * f0;
+            x[2 * (k * b + c) + 1] = src[2 * c + 1] * f1;
+        }
+    }
+}
+
+MT_CLONES_AVX2 static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
+                                              int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    for (int64_t k = 0; k < n; k++) {
+        R *dst = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
+        for (int64_t c = 0; c < b; c++) {
+            dst[2 * c] = x[2 * (k * b + c)] * f0;
+            dst[2 * c + 1] = x[2 * (k * b + c) + 1] * f1;
+        }
+    }
+}
+
 /* Tasks [begin, end) of a rows_job: blocks of neighbouring rows, gathered,
  * transformed and scattered back. */
 static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
@@ -530,8 +560,10 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
     int64_t n = job->n, inner = job->inner, bs = job->block;
     R sign = job->inverse ? -1 : 1, scale = (R)job->scale;
     scratch_block sb;
-    /* y holds a row's result unless the four steps write it out themselves */
-    int64_t ylen = inner == 1 && p->s1 ? 0 : 2 * n;
+    /* y holds a row's result unless the four steps write it out themselves;
+     * a block of interleaved rows needs as much room as x */
+    bool batched = inner > 1 && !p->sub && !p->s1;
+    int64_t ylen = batched ? 2 * PADDED(n) * bs : inner == 1 && p->s1 ? 0 : 2 * n;
     int64_t len = 2 * PADDED(n) * bs + ylen + (p->sub ? 4 * p->m : 0);
     R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
     if (!x) {
@@ -555,6 +587,12 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
         }
         if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0 && in != slab) {
             FN(stockham_into)(p, in, slab, x);
+            continue;
+        }
+        if (batched) {
+            /* the block's rows as they lie, b interleaved transforms at once */
+            FN(slab_in_batch)(x, in, n, inner, b, in_f);
+            FN(slab_out_batch)(slab, FN(stockham)(p, b, x, y), n, inner, b, out_f);
             continue;
         }
         FN(slab_in)(x, in, n, inner, b, in_f);
