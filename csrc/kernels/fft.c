@@ -32,8 +32,9 @@ typedef struct fft_plan {
     void *tw;    /* exp(-2 pi i k / n), k < n, as (re, im) pairs */
     void *tw4;   /* the first radix-4 pass's twiddles tw[j k], k = 1, 2, 3, in
                   * blocks of a vector's points of j: see first_pass_table */
-    int nf;
-    int fac[64];
+    int nf, nfb;
+    int fac[64];  /* the radices of its passes, first to last */
+    int facb[64]; /* those for interleaved batches, when nfb is not 0 */
     /* Bluestein, for lengths with a prime factor above 5 */
     int64_t m;
     struct fft_plan *sub; /* the power-of-two plan of length m */
@@ -75,34 +76,50 @@ static void plan_free(fft_plan *p)
  * beside torch: 4096 and 8192 gain from it, 16384 loses). */
 #define RADIX8_MAX 8192
 
-static bool factor(fft_plan *p)
+/* The radices of a transform of length len, first pass to last, into fac
+ * (their count into nf): true when they make up len. */
+static bool factor_into(int64_t len, bool lead4, int *fac, int *nf)
 {
-    int64_t n = p->n;
-    p->nf = 0;
-    /* one radix-4 pass first (its points are single, with a pass of its own),
-     * then radix 8 while it divides: fewer passes over the row; the radix-8
-     * passes thus always see s a multiple of 4. Their eight points lie n / 8
-     * apart; past RADIX8_MAX those strides (32 KiB and more) put the sixteen
-     * streams of a pass in too few cache sets, and radix 4 is faster. */
-    if (n % 4 == 0) {
-        p->fac[p->nf++] = 4;
+    int64_t n = len;
+    *nf = 0;
+    /* lead4: one radix-4 pass first (a lone row's points are single there,
+     * with a pass of its own), then radix 8 while it divides: fewer passes
+     * over the row; the radix-8 passes thus always see s a multiple of 4.
+     * Their eight points lie n / 8 apart; past RADIX8_MAX those strides
+     * (32 KiB and more) put the sixteen streams of a pass in too few cache
+     * sets, and radix 4 is faster. */
+    if (lead4 && n % 4 == 0) {
+        fac[(*nf)++] = 4;
         n /= 4;
-        while (p->n <= RADIX8_MAX && n % 8 == 0) {
-            p->fac[p->nf++] = 8;
-            n /= 8;
-        }
+    }
+    while (len <= RADIX8_MAX && n % 8 == 0) {
+        fac[(*nf)++] = 8;
+        n /= 8;
     }
     while (n % 4 == 0) {
-        p->fac[p->nf++] = 4;
+        fac[(*nf)++] = 4;
         n /= 4;
     }
     static const int small[] = {2, 3, 5};
     for (int i = 0; i < 3; i++)
         while (n % small[i] == 0) {
-            p->fac[p->nf++] = small[i];
+            fac[(*nf)++] = small[i];
             n /= small[i];
         }
     return n == 1;
+}
+
+/* A lone row's passes, and those of interleaved batches (whose first pass
+ * already has whole vectors, so radix 8 may lead) where that takes fewer
+ * passes: 512 as 8 8 8 instead of 4 8 8 2. */
+static bool factor(fft_plan *p)
+{
+    if (!factor_into(p->n, true, p->fac, &p->nf))
+        return false;
+    factor_into(p->n, false, p->facb, &p->nfb);
+    if (p->nfb >= p->nf)
+        p->nfb = 0;
+    return true;
 }
 
 /* The divisor of n nearest its square root from below (n1 <= n2). */

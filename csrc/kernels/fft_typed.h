@@ -278,8 +278,10 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
 {
     R *src = x, *dst = work;
     int64_t ts = 1, len = p->n;
-    for (int f = 0; f < p->nf; f++) {
-        int r = p->fac[f];
+    bool whole = b % L == 0 && p->nfb;
+    const int *fac = whole ? p->facb : p->fac, nf = whole ? p->nfb : p->nf;
+    for (int f = 0; f < nf; f++) {
+        int r = fac[f];
         FN(pass)(p, r, len / r, ts * b, ts, src, dst);
         R *t = src;
         src = dst;
@@ -585,8 +587,16 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
                 job->failed = 1;
             continue;
         }
-        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0 && in != slab) {
-            FN(stockham_into)(p, in, slab, x);
+        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0) {
+            /* a contiguous forward row needs no copy in, and out only when
+             * transformed in place by an odd number of passes */
+            if (in != slab) {
+                FN(stockham_into)(p, in, slab, x);
+            } else {
+                R *res = FN(stockham)(p, 1, slab, x);
+                if (res != slab)
+                    memcpy(slab, res, sizeof(R) * 2 * (size_t)n);
+            }
             continue;
         }
         if (batched) {
