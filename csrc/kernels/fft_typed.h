@@ -14,33 +14,50 @@
 #define L FFT_L
 #define FN FFT_FN
 
-MT_VINLINE V FN(vload)(const R *p)
-{
-    V v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-MT_VINLINE void FN(vstore)(R *p, V v) { memcpy(p, &v, sizeof v); }
+/* Vector loads, stores and products as macros (GNU statement expressions),
+ * not functions: clang refuses a 32-byte vector passed to or returned from
+ * a function in the default (pre-AVX) clone, inlined or not. */
+#define VLOAD(p)                       \
+    ({                                 \
+        V vl_;                         \
+        memcpy(&vl_, (p), sizeof vl_); \
+        vl_;                           \
+    })
+#define VSTORE(p, v)                   \
+    do {                               \
+        V vs_ = (v);                   \
+        memcpy((p), &vs_, sizeof vs_); \
+    } while (0)
 /* the first cnt (< L) points at p, zeros after; and their store back */
-MT_VINLINE V FN(vload_part)(const R *p, int64_t cnt)
-{
-    V v = {0};
-    memcpy(&v, p, sizeof(R) * 2 * (size_t)cnt);
-    return v;
-}
-MT_VINLINE void FN(vstore_part)(R *p, V v, int64_t cnt)
-{
-    memcpy(p, &v, sizeof(R) * 2 * (size_t)cnt);
-}
+#define VLOAD_PART(p, cnt)                                \
+    ({                                                    \
+        V vp_ = {0};                                      \
+        memcpy(&vp_, (p), sizeof(R) * 2 * (size_t)(cnt)); \
+        vp_;                                              \
+    })
+#define VSTORE_PART(p, v, cnt)                            \
+    do {                                                  \
+        V vq_ = (v);                                      \
+        memcpy((p), &vq_, sizeof(R) * 2 * (size_t)(cnt)); \
+    } while (0)
 /* v times (wr, wi) in every complex lane */
-MT_VINLINE V FN(vcmul)(V v, R wr, R wi)
-{
-    return v * FFT_SPLAT(wr) + FFT_VSWAP(v) * (FFT_SPLAT(wi) * FFT_ALT);
-}
+#define VCMUL(v, wr, wi)                                                 \
+    ({                                                                   \
+        V vc_ = (v);                                                     \
+        vc_ *FFT_SPLAT(wr) + FFT_VSWAP(vc_) * (FFT_SPLAT(wi) * FFT_ALT); \
+    })
 /* v times the per-lane complex w */
-MT_VINLINE V FN(vcmulv)(V v, V w) { return v * FFT_VRE(w) + FFT_VSWAP(v) * (FFT_VIM(w) * FFT_ALT); }
+#define VCMULV(v, w)                                                   \
+    ({                                                                 \
+        V vv_ = (v), vw_ = (w);                                        \
+        vv_ *FFT_VRE(vw_) + FFT_VSWAP(vv_) * (FFT_VIM(vw_) * FFT_ALT); \
+    })
 /* -i v for the complex lanes of v */
-MT_VINLINE V FN(vmul_negi)(V v) { return FFT_VSWAP(v) * -FFT_ALT; }
+#define VMUL_NEGI(v)               \
+    ({                             \
+        V vn_ = (v);               \
+        FFT_VSWAP(vn_) * -FFT_ALT; \
+    })
 
 /* The radix-r passes of the Stockham autosort transform: src holds r * m
  * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
@@ -53,19 +70,19 @@ MT_VINLINE V FN(vmul_negi)(V v) { return FFT_VSWAP(v) * -FFT_ALT; }
  * first point), u1..u3 twiddled unless j is 0. */
 MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle, const R w[6])
 {
-    V x0 = FN(vload)(x), x1 = FN(vload)(x + xs), x2 = FN(vload)(x + 2 * xs);
-    V x3 = FN(vload)(x + 3 * xs);
-    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = FN(vmul_negi)(x1 - x3);
+    V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
+    V x3 = VLOAD(x + 3 * xs);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = VMUL_NEGI(x1 - x3);
     V u0 = a + c, u1 = b + d, u2 = a - c, u3 = b - d;
     if (twiddle) {
-        u1 = FN(vcmul)(u1, w[0], w[1]);
-        u2 = FN(vcmul)(u2, w[2], w[3]);
-        u3 = FN(vcmul)(u3, w[4], w[5]);
+        u1 = VCMUL(u1, w[0], w[1]);
+        u2 = VCMUL(u2, w[2], w[3]);
+        u3 = VCMUL(u3, w[4], w[5]);
     }
-    FN(vstore)(y, u0);
-    FN(vstore)(y + ys, u1);
-    FN(vstore)(y + 2 * ys, u2);
-    FN(vstore)(y + 3 * ys, u3);
+    VSTORE(y, u0);
+    VSTORE(y + ys, u1);
+    VSTORE(y + 2 * ys, u2);
+    VSTORE(y + 3 * ys, u3);
 }
 
 /* The first radix-4 pass (s = 1), L values of j at a time: its sequences are
@@ -75,11 +92,11 @@ MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twi
 MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R *src, R *dst)
 {
     const R *x = src + 2 * j, *w = tw4 + 6 * j;
-    V x0 = FN(vload)(x), x1 = FN(vload)(x + 2 * m), x2 = FN(vload)(x + 4 * m);
-    V x3 = FN(vload)(x + 6 * m);
-    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = FN(vmul_negi)(x1 - x3);
-    V u[4] = {a + c, FN(vcmulv)(b + d, FN(vload)(w)), FN(vcmulv)(a - c, FN(vload)(w + 2 * L)),
-              FN(vcmulv)(b - d, FN(vload)(w + 4 * L))};
+    V x0 = VLOAD(x), x1 = VLOAD(x + 2 * m), x2 = VLOAD(x + 4 * m);
+    V x3 = VLOAD(x + 6 * m);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = VMUL_NEGI(x1 - x3);
+    V u[4] = {a + c, VCMULV(b + d, VLOAD(w)), VCMULV(a - c, VLOAD(w + 2 * L)),
+              VCMULV(b - d, VLOAD(w + 4 * L))};
     FFT_STORE4T(dst + 8 * j, u);
 }
 
@@ -139,24 +156,24 @@ MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_
         R *yj = dst + 2 * s * 8 * j;
         for (int64_t q = 0; q < s; q += L) {
             const R *x = xj + 2 * q;
-            V x0 = FN(vload)(x), x1 = FN(vload)(x + xs), x2 = FN(vload)(x + 2 * xs);
-            V x3 = FN(vload)(x + 3 * xs), x4 = FN(vload)(x + 4 * xs), x5 = FN(vload)(x + 5 * xs);
-            V x6 = FN(vload)(x + 6 * xs), x7 = FN(vload)(x + 7 * xs);
-            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = FN(vmul_negi)(x2 - x6);
+            V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
+            V x3 = VLOAD(x + 3 * xs), x4 = VLOAD(x + 4 * xs), x5 = VLOAD(x + 5 * xs);
+            V x6 = VLOAD(x + 6 * xs), x7 = VLOAD(x + 7 * xs);
+            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = VMUL_NEGI(x2 - x6);
             V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
             a = x1 + x5;
             b = x1 - x5;
             c = x3 + x7;
-            d = FN(vmul_negi)(x3 - x7);
+            d = VMUL_NEGI(x3 - x7);
             V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
-            o1 = (o1 + FN(vmul_negi)(o1)) * h;
-            o2 = FN(vmul_negi)(o2);
-            o3 = (FN(vmul_negi)(o3) - o3) * h;
+            o1 = (o1 + VMUL_NEGI(o1)) * h;
+            o2 = VMUL_NEGI(o2);
+            o3 = (VMUL_NEGI(o3) - o3) * h;
             V y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
             R *out = yj + 2 * q;
-            FN(vstore)(out, y[0]);
+            VSTORE(out, y[0]);
             for (int k = 1; k < 8; k++)
-                FN(vstore)(out + k * ys, j ? FN(vcmul)(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+                VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
         }
     }
 }
@@ -171,10 +188,10 @@ MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_
         R *yj = dst + 2 * s * 2 * j;
         int64_t q = 0;
         for (; q + L <= s; q += L) {
-            V x0 = FN(vload)(xj + 2 * q), x1 = FN(vload)(xj + 2 * q + xs);
+            V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
             V u = x0 - x1;
-            FN(vstore)(yj + 2 * q, x0 + x1);
-            FN(vstore)(yj + 2 * q + ys, j ? FN(vcmul)(u, wr, wi) : u);
+            VSTORE(yj + 2 * q, x0 + x1);
+            VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
         }
         for (; q < s; q++) {
             const R *x = xj + 2 * q;
@@ -193,7 +210,7 @@ MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_
 MT_VINLINE void FN(bfly3)(V *y, const V *x)
 {
     const R sin3 = (R)0.86602540378443864676372317075293618;
-    V t1 = x[1] + x[2], t2 = x[0] - t1 * (R)0.5, t3 = FN(vmul_negi)((x[1] - x[2]) * sin3);
+    V t1 = x[1] + x[2], t2 = x[0] - t1 * (R)0.5, t3 = VMUL_NEGI((x[1] - x[2]) * sin3);
     y[0] = x[0] + t1;
     y[1] = t2 + t3;
     y[2] = t2 - t3;
@@ -209,7 +226,7 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
     const R s2 = (R)0.58778525229247312916870595463907277;  /* sin(4 pi / 5) */
     V a1 = x[1] + x[4], b1 = x[1] - x[4], a2 = x[2] + x[3], b2 = x[2] - x[3];
     V r1 = x[0] + a1 * c1 + a2 * c2, r2 = x[0] + a1 * c2 + a2 * c1;
-    V i1 = FN(vmul_negi)(b1 * s1 + b2 * s2), i2 = FN(vmul_negi)(b1 * s2 - b2 * s1);
+    V i1 = VMUL_NEGI(b1 * s1 + b2 * s2), i2 = VMUL_NEGI(b1 * s2 - b2 * s1);
     y[0] = x[0] + a1 + a2;
     y[1] = r1 + i1;
     y[4] = r1 - i1;
@@ -236,7 +253,7 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
             V x[5], y[5];
             for (int i = 0; i < r; i++) {
                 const R *p = xj + 2 * q + i * xs;
-                x[i] = cnt == L ? FN(vload)(p) : FN(vload_part)(p, cnt);
+                x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
             }
             if (r == 3)
                 FN(bfly3)(y, x);
@@ -244,11 +261,11 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
                 FN(bfly5)(y, x);
             R *out = yj + 2 * q;
             for (int k = 0; k < r; k++) {
-                V v = j && k ? FN(vcmul)(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
+                V v = j && k ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
                 if (cnt == L)
-                    FN(vstore)(out + k * ys, v);
+                    VSTORE(out + k * ys, v);
                 else
-                    FN(vstore_part)(out + k * ys, v, cnt);
+                    VSTORE_PART(out + k * ys, v, cnt);
             }
         }
     }
@@ -363,13 +380,14 @@ typedef struct {
 /* Column blocks [begin, end): b neighbouring columns gathered from in's
  * rows as they lie (b interleaved transforms), transformed together, and
  * twiddled into x by exp(-2 pi i k1 j2 / n), j2 = c0 + c, as
- * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n). */
+ * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n),
+ * a vector of c at a time. */
 MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
 {
     FN(four_job) *job = ctx;
     const fft_plan *p = job->p, *p1 = p->s1;
     const FN(io_view) *in = job->in;
-    const R *tw = p->tw, *twc = p->twc, f0 = in->f[0], f1 = in->f[1];
+    const R *tw = p->tw, *tw1 = p1->tw, *twc = p->twc, f0 = in->f[0], f1 = in->f[1];
     int64_t n1 = p1->n, n2 = p->s2->n, bs = four_step_block(p);
     scratch_block sb;
     R *cols = scratch_new(4 * bs * n1 * (int64_t)sizeof(R), &sb), *x = job->x;
@@ -392,12 +410,18 @@ MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t e
         }
         const R *res = FN(stockham)(p1, b, cols, work);
         for (int64_t k1 = 0; k1 < n1; k1++) {
-            const R *v = res + 2 * k1 * b, *e = twc + 2 * k1 * bs, *t = tw + 2 * k1 * c0;
+            /* exp(-2 pi i k1 c0 / n) as exp(-2 pi i q / n1) exp(-2 pi i r / n) with
+             * k1 c0 = q n2 + r: two small tables, where one index into the
+             * length-n one would miss the cache at every k1 */
+            int64_t q = k1 * c0 / n2, rr = k1 * c0 - q * n2;
+            const R *wq = tw1 + 2 * q, *wr = tw + 2 * rr;
+            const R t[2] = {CMUL_RE(wq[0], wq[1], wr[0], wr[1]),
+                            CMUL_IM(wq[0], wq[1], wr[0], wr[1])};
+            const R *v = res + 2 * k1 * b, *e = twc + 2 * k1 * bs;
             R *dst = x + 2 * (k1 * n2 + c0);
             int64_t c = 0;
             for (; c + L <= b; c += L)
-                FN(vstore)(dst + 2 * c, FN(vcmulv)(FN(vload)(v + 2 * c),
-                                                   FN(vcmul)(FN(vload)(e + 2 * c), t[0], t[1])));
+                VSTORE(dst + 2 * c, VCMULV(VLOAD(v + 2 * c), VCMUL(VLOAD(e + 2 * c), t[0], t[1])));
             for (; c < b; c++) {
                 R wr = CMUL_RE(e[2 * c], e[2 * c + 1], t[0], t[1]);
                 R wi = CMUL_IM(e[2 * c], e[2 * c + 1], t[0], t[1]);
@@ -669,6 +693,13 @@ static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
     mt_alloc_free(sb.block, sb.size);
 }
 
+#undef VLOAD
+#undef VSTORE
+#undef VLOAD_PART
+#undef VSTORE_PART
+#undef VCMUL
+#undef VCMULV
+#undef VMUL_NEGI
 #undef R
 #undef V
 #undef L
