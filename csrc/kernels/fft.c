@@ -8,8 +8,9 @@
  * each short transform stays in cache; its column and row passes are split
  * over threads. Inverse transforms conjugate on the way in and out, so one
  * forward loop serves both. Rows are independent and split over threads
- * (kernels/parallel.h); rows along an inner dim are gathered a block of
- * neighbours at a time, so every cache line read serves several rows. Plans
+ * (kernels/parallel.h); rows along an inner dim are read a block of
+ * neighbours at a time and transformed as one interleaved batch, so every
+ * cache line read serves several rows. Plans
  * (their tables in the rows' type) are cached per length and type. Plain C,
  * no Python. */
 #include "fft.h"

@@ -4,10 +4,12 @@
  * double. The includer defines FFT_R (the real type), FFT_V (a 32-byte
  * vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
  * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
- * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3), FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in
- * every complex lane), and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex
- * lane's parts swapped, its real part in both, its imaginary part in both. fft.c defines the plan and the shared helpers first. No include
- * guard: it is meant to be included twice. */
+ * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3),
+ * FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in every complex lane),
+ * and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
+ * swapped, its real part in both, its imaginary part in both. fft.c defines
+ * the plan and the shared helpers first. No include guard: it is meant to
+ * be included twice. */
 
 #define R FFT_R
 #define V FFT_V
@@ -62,9 +64,9 @@
 /* The radix-r passes of the Stockham autosort transform: src holds r * m
  * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
  * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
- * tw[j k s] on the way into dst's points q + s (r j + k). Every access runs
- * along q, L sequences per vector, so the passes stream through memory;
- * j = 0 needs no twiddle. */
+ * tw[j k ts] (ts = s for a lone row) on the way into dst's points
+ * q + s (r j + k). Every access runs along q, L sequences per vector, so
+ * the passes stream through memory; j = 0 needs no twiddle. */
 
 /* The radix-4 butterfly of L neighbouring sequences (x at the first one's
  * first point), u1..u3 twiddled unless j is 0. */
@@ -139,7 +141,7 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
 
 /* The radix-8 pass, for s a multiple of L (it always follows a radix-4
  * pass): the length-4 transforms of the even and the odd points, the odd
- * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k s]
+ * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k ts]
  * unless j is 0. */
 MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
                                          const R *restrict src, R *restrict dst)
