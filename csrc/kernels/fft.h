@@ -12,7 +12,7 @@
  * along its middle axis, into the same places of dst (src itself for in
  * place): X_k = sum_j x_j exp(-+2 pi i jk / n), the minus sign forward,
  * unnormalized, then every value times scale. float rows are computed in
- * double and rounded once. 0, or -1 when out of memory. */
+ * float, as torch's. 0, or -1 when out of memory. */
 int mt_fft_c2c(const void *src, void *dst, bool single, int64_t outer, int64_t n, int64_t inner,
                bool inverse, double scale);
 

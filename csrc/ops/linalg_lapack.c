@@ -362,6 +362,31 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
     return mt_result_tensor(r, x);
 }
 
+/* A batch of syevd calls split over minitorch's threads: small matrices run
+ * each on one thread of the library (solo_begin), so a batch of them keeps
+ * every thread busy only when the batch itself is split. */
+typedef struct {
+    mt_dtype dtype;
+    bool vectors, upper;
+    int64_t n;
+    mt_tensor **ts; /* values, matrices (overwritten by vectors), infos */
+    int failed;
+} syevd_job;
+
+static void run_syevd(void *ctx, int64_t begin, int64_t end)
+{
+    syevd_job *job = ctx;
+    int64_t n = job->n;
+    for (int64_t i = begin; i < end; i++) {
+        int64_t info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n,
+                                           matrix(job->ts[1], i), max1(n), row(job->ts[0], i))
+                         : 0;
+        if (failed(info))
+            job->failed = 1;
+        ((int32_t *)mt_data(job->ts[2]))[i] = (int32_t)info;
+    }
+}
+
 int impl_lapack_syevd(mt_args *a, mt_result *r)
 {
     const char *op = "linalg.eigh";
@@ -374,17 +399,17 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
                         batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1] || !ts[2])
         return tuple(r, 3, ts, -1);
-    int status = 0;
+    syevd_job job = {t->dtype, a->v[2].b, a->v[1].b, n, ts, 0};
     bool solo = solo_begin(n, n);
-    for (int64_t i = 0; !status && i < b.count; i++) {
-        int64_t info = n ? mt_lapack_syevd(t->dtype, a->v[2].b, a->v[1].b, n, matrix(ts[1], i),
-                                           max1(n), row(ts[0], i))
-                         : 0;
-        status = failed(info);
-        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
-    }
+    if (solo)
+        mt_parallel_for(0, b.count, 1, run_syevd, &job);
+    else
+        run_syevd(&job, 0, b.count);
     solo_end(solo);
-    return tuple(r, 3, ts, status);
+    /* a worker's error is its thread's own: raise it here */
+    if (job.failed)
+        mt_error(MT_ERR_MEMORY, "%s: cannot allocate LAPACK's workspace", op);
+    return tuple(r, 3, ts, job.failed ? -1 : 0);
 }
 
 /* Sets each (rows x rows) column-major matrix of c to the identity. */

@@ -1,0 +1,708 @@
+/* The transform loops of fft.c written once over a real type and included
+ * once per type, so float rows are transformed in float (as torch's
+ * pocketfft does) at twice double's points per vector, and double rows in
+ * double. The includer defines FFT_R (the real type), FFT_V (a 32-byte
+ * vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
+ * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
+ * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3),
+ * FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in every complex lane),
+ * and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
+ * swapped, its real part in both, its imaginary part in both. fft.c defines
+ * the plan and the shared helpers first. No include guard: it is meant to
+ * be included twice. */
+
+#define R FFT_R
+#define V FFT_V
+#define L FFT_L
+#define FN FFT_FN
+
+/* Vector loads, stores and products as macros (GNU statement expressions),
+ * not functions: clang refuses a 32-byte vector passed to or returned from
+ * a function in the default (pre-AVX) clone, inlined or not. */
+#define VLOAD(p)                       \
+    ({                                 \
+        V vl_;                         \
+        memcpy(&vl_, (p), sizeof vl_); \
+        vl_;                           \
+    })
+#define VSTORE(p, v)                   \
+    do {                               \
+        V vs_ = (v);                   \
+        memcpy((p), &vs_, sizeof vs_); \
+    } while (0)
+/* the first cnt (< L) points at p, zeros after; and their store back */
+#define VLOAD_PART(p, cnt)                                \
+    ({                                                    \
+        V vp_ = {0};                                      \
+        memcpy(&vp_, (p), sizeof(R) * 2 * (size_t)(cnt)); \
+        vp_;                                              \
+    })
+#define VSTORE_PART(p, v, cnt)                            \
+    do {                                                  \
+        V vq_ = (v);                                      \
+        memcpy((p), &vq_, sizeof(R) * 2 * (size_t)(cnt)); \
+    } while (0)
+/* v times (wr, wi) in every complex lane */
+#define VCMUL(v, wr, wi)                                                 \
+    ({                                                                   \
+        V vc_ = (v);                                                     \
+        vc_ *FFT_SPLAT(wr) + FFT_VSWAP(vc_) * (FFT_SPLAT(wi) * FFT_ALT); \
+    })
+/* v times the per-lane complex w */
+#define VCMULV(v, w)                                                   \
+    ({                                                                 \
+        V vv_ = (v), vw_ = (w);                                        \
+        vv_ *FFT_VRE(vw_) + FFT_VSWAP(vv_) * (FFT_VIM(vw_) * FFT_ALT); \
+    })
+/* -i v for the complex lanes of v */
+#define VMUL_NEGI(v)               \
+    ({                             \
+        V vn_ = (v);               \
+        FFT_VSWAP(vn_) * -FFT_ALT; \
+    })
+
+/* The radix-r passes of the Stockham autosort transform: src holds r * m
+ * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
+ * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
+ * tw[j k ts] (ts = s for a lone row) on the way into dst's points
+ * q + s (r j + k). Every access runs along q, L sequences per vector, so
+ * the passes stream through memory; j = 0 needs no twiddle. */
+
+/* The radix-4 butterfly of L neighbouring sequences (x at the first one's
+ * first point), u1..u3 twiddled unless j is 0. */
+MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle, const R w[6])
+{
+    V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
+    V x3 = VLOAD(x + 3 * xs);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = VMUL_NEGI(x1 - x3);
+    V u0 = a + c, u1 = b + d, u2 = a - c, u3 = b - d;
+    if (twiddle) {
+        u1 = VCMUL(u1, w[0], w[1]);
+        u2 = VCMUL(u2, w[2], w[3]);
+        u3 = VCMUL(u3, w[4], w[5]);
+    }
+    VSTORE(y, u0);
+    VSTORE(y + ys, u1);
+    VSTORE(y + 2 * ys, u2);
+    VSTORE(y + 3 * ys, u3);
+}
+
+/* The first radix-4 pass (s = 1), L values of j at a time: its sequences are
+ * single points, so the vectors run along j, with a twiddle per lane read
+ * from the plan's tw4 (laid out for these loads), and each lane's four
+ * results are written out as one contiguous group. */
+MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R *src, R *dst)
+{
+    const R *x = src + 2 * j, *w = tw4 + 6 * j;
+    V x0 = VLOAD(x), x1 = VLOAD(x + 2 * m), x2 = VLOAD(x + 4 * m);
+    V x3 = VLOAD(x + 6 * m);
+    V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = VMUL_NEGI(x1 - x3);
+    V u[4] = {a + c, VCMULV(b + d, VLOAD(w)), VCMULV(a - c, VLOAD(w + 2 * L)),
+              VCMULV(b - d, VLOAD(w + 4 * L))};
+    FFT_STORE4T(dst + 8 * j, u);
+}
+
+MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
+                                         int64_t s, int64_t ts, const R *restrict src,
+                                         R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s, j0 = 0;
+    /* s = 1: j in whole vectors; any j past the last one goes through the
+     * loop below, which then starts at j0 */
+    if (s == 1)
+        for (; j0 + L <= m; j0 += L)
+            FN(pass4_first_vec)(tw4, m, j0, src, dst);
+    for (int64_t j = j0; j < m; j++) {
+        const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
+                        tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 4 * j;
+        int64_t q = 0;
+        for (; q + L <= s; q += L)
+            FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+        for (; q < s; q++) {
+            const R *x = xj + 2 * q;
+            R *y = yj + 2 * q;
+            R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
+            R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
+            R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
+            R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
+            R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
+            y[0] = u[0];
+            y[1] = u[1];
+            for (int k = 1; k < 4; k++) {
+                R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
+                y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+            }
+        }
+    }
+}
+
+/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
+ * pass): the length-4 transforms of the even and the odd points, the odd
+ * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k ts]
+ * unless j is 0. */
+MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                         const R *restrict src, R *restrict dst)
+{
+    const R h = (R)0.70710678118654752440084436210484904;
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R w[14];
+        for (int k = 1; k < 8; k++) {
+            w[2 * k - 2] = tw[2 * j * k * ts];
+            w[2 * k - 1] = tw[2 * j * k * ts + 1];
+        }
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 8 * j;
+        for (int64_t q = 0; q < s; q += L) {
+            const R *x = xj + 2 * q;
+            V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
+            V x3 = VLOAD(x + 3 * xs), x4 = VLOAD(x + 4 * xs), x5 = VLOAD(x + 5 * xs);
+            V x6 = VLOAD(x + 6 * xs), x7 = VLOAD(x + 7 * xs);
+            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = VMUL_NEGI(x2 - x6);
+            V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
+            a = x1 + x5;
+            b = x1 - x5;
+            c = x3 + x7;
+            d = VMUL_NEGI(x3 - x7);
+            V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
+            o1 = (o1 + VMUL_NEGI(o1)) * h;
+            o2 = VMUL_NEGI(o2);
+            o3 = (VMUL_NEGI(o3) - o3) * h;
+            V y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
+            R *out = yj + 2 * q;
+            VSTORE(out, y[0]);
+            for (int k = 1; k < 8; k++)
+                VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+        }
+    }
+}
+
+MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                         const R *restrict src, R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * 2 * j;
+        int64_t q = 0;
+        for (; q + L <= s; q += L) {
+            V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
+            V u = x0 - x1;
+            VSTORE(yj + 2 * q, x0 + x1);
+            VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
+        }
+        for (; q < s; q++) {
+            const R *x = xj + 2 * q;
+            R *y = yj + 2 * q;
+            R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+            y[0] = x[0] + x[xs];
+            y[1] = x[1] + x[xs + 1];
+            y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+            y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+        }
+    }
+}
+
+/* The length-3 transform of x[0..3) into y, lane by lane:
+ * y1, y2 = x0 - (x1 + x2) / 2 -+ i sin(2 pi / 3) (x1 - x2). */
+MT_VINLINE void FN(bfly3)(V *y, const V *x)
+{
+    const R sin3 = (R)0.86602540378443864676372317075293618;
+    V t1 = x[1] + x[2], t2 = x[0] - t1 * (R)0.5, t3 = VMUL_NEGI((x[1] - x[2]) * sin3);
+    y[0] = x[0] + t1;
+    y[1] = t2 + t3;
+    y[2] = t2 - t3;
+}
+
+/* The length-5 transform of x[0..5) into y, lane by lane, from the sums and
+ * differences of the points k and 5 - k. */
+MT_VINLINE void FN(bfly5)(V *y, const V *x)
+{
+    const R c1 = (R)0.30901699437494742410229341718281906;  /* cos(2 pi / 5) */
+    const R c2 = (R)-0.80901699437494742410229341718281906; /* cos(4 pi / 5) */
+    const R s1 = (R)0.95105651629515357211643933337938214;  /* sin(2 pi / 5) */
+    const R s2 = (R)0.58778525229247312916870595463907277;  /* sin(4 pi / 5) */
+    V a1 = x[1] + x[4], b1 = x[1] - x[4], a2 = x[2] + x[3], b2 = x[2] - x[3];
+    V r1 = x[0] + a1 * c1 + a2 * c2, r2 = x[0] + a1 * c2 + a2 * c1;
+    V i1 = VMUL_NEGI(b1 * s1 + b2 * s2), i2 = VMUL_NEGI(b1 * s2 - b2 * s1);
+    y[0] = x[0] + a1 + a2;
+    y[1] = r1 + i1;
+    y[4] = r1 - i1;
+    y[2] = r2 + i2;
+    y[3] = r2 - i2;
+}
+
+/* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
+ * fewer than L, in a partly filled vector). */
+MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
+                                          int64_t ts, const R *restrict src, R *restrict dst)
+{
+    int64_t xs = 2 * s * m, ys = 2 * s;
+    for (int64_t j = 0; j < m; j++) {
+        R w[8];
+        for (int k = 1; k < r; k++) {
+            w[2 * k - 2] = tw[2 * j * k * ts];
+            w[2 * k - 1] = tw[2 * j * k * ts + 1];
+        }
+        const R *xj = src + 2 * s * j;
+        R *yj = dst + 2 * s * r * j;
+        for (int64_t q = 0; q < s; q += L) {
+            int64_t cnt = s - q < L ? s - q : L;
+            V x[5], y[5];
+            for (int i = 0; i < r; i++) {
+                const R *p = xj + 2 * q + i * xs;
+                x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
+            }
+            if (r == 3)
+                FN(bfly3)(y, x);
+            else
+                FN(bfly5)(y, x);
+            R *out = yj + 2 * q;
+            for (int k = 0; k < r; k++) {
+                V v = j && k ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
+                if (cnt == L)
+                    VSTORE(out + k * ys, v);
+                else
+                    VSTORE_PART(out + k * ys, v, cnt);
+            }
+        }
+    }
+}
+
+/* One radix-r pass of p's transform (see above), its sequences s apart and
+ * its twiddles read ts apart: ts is s but for a batch of b interleaved
+ * transforms, whose sequences are b times further apart. */
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
+                     R *dst)
+{
+    const R *tw = p->tw;
+    if (r == 8)
+        FN(pass8)(tw, m, s, ts, src, dst);
+    else if (r == 4)
+        FN(pass4)(tw, p->tw4, m, s, ts, src, dst);
+    else if (r == 2)
+        FN(pass2)(tw, m, s, ts, src, dst);
+    else
+        FN(pass35)(r, tw, m, s, ts, src, dst);
+}
+
+/* The forward transforms of b interleaved rows of the plan's length (point
+ * k of row c at x[k b + c]; b = 1 for one contiguous row) using work of the
+ * same size: a pointer to the results, laid out alike, in x or work. */
+static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
+{
+    R *src = x, *dst = work;
+    int64_t ts = 1, len = p->n;
+    bool whole = b % L == 0 && p->nfb;
+    const int *fac = whole ? p->facb : p->fac, nf = whole ? p->nfb : p->nf;
+    for (int f = 0; f < nf; f++) {
+        int r = fac[f];
+        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        R *t = src;
+        src = dst;
+        dst = t;
+        ts *= r;
+        len /= r;
+    }
+    return src;
+}
+
+/* The forward transform of in into out (distinct; the plan's length, no
+ * Bluestein) through work: the passes alternate between out and work so
+ * that the last one lands in out, and in is only read, which spares a
+ * contiguous row its copies in and out. */
+static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
+{
+    if (p->nf == 0) {
+        memcpy(out, in, sizeof(R) * 2 * (size_t)p->n);
+        return;
+    }
+    const R *src = in;
+    int64_t s = 1, len = p->n;
+    for (int f = 0; f < p->nf; f++) {
+        int r = p->fac[f];
+        R *dst = (p->nf - 1 - f) % 2 ? work : out;
+        FN(pass)(p, r, len / r, s, s, src, dst);
+        src = dst;
+        s *= r;
+        len /= r;
+    }
+}
+
+/* The forward transform of contiguous in into out, both of the plan's
+ * length n, as the cyclic convolution of the chirped input with the
+ * conjugate chirp; a and fa are scratch of length m each. */
+static void FN(bluestein)(const fft_plan *p, const R *in, R *out, R *a, R *fa)
+{
+    int64_t n = p->n, m = p->m;
+    const R *w = p->chirp, *bf = p->bf;
+    memset(a, 0, sizeof(R) * 2 * (size_t)m);
+    for (int64_t k = 0; k < n; k++) {
+        a[2 * k] = CMUL_RE(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
+        a[2 * k + 1] = CMUL_IM(in[2 * k], in[2 * k + 1], w[2 * k], w[2 * k + 1]);
+    }
+    R *res = FN(stockham)(p->sub, 1, a, fa), *other = res == a ? fa : a;
+    /* times bf, conjugated so the forward transform inverts */
+    for (int64_t k = 0; k < m; k++) {
+        R xr = res[2 * k], xi = res[2 * k + 1], br = bf[2 * k], bi = bf[2 * k + 1];
+        other[2 * k] = CMUL_RE(xr, xi, br, bi);
+        other[2 * k + 1] = -CMUL_IM(xr, xi, br, bi);
+    }
+    res = FN(stockham)(p->sub, 1, other, res);
+    R inv_m = (R)(1.0 / (double)m);
+    for (int64_t k = 0; k < n; k++) {
+        R xr = res[2 * k] * inv_m, xi = -res[2 * k + 1] * inv_m;
+        out[2 * k] = CMUL_RE(xr, xi, w[2 * k], w[2 * k + 1]);
+        out[2 * k + 1] = CMUL_IM(xr, xi, w[2 * k], w[2 * k + 1]);
+    }
+}
+
+/* One end of a four-step transform: complex pairs at p, each part
+ * multiplied by f[0] (real) or f[1] (imaginary) as it is read or written, so
+ * a row's conjugation and scale ride along with the gather and the
+ * transpose instead of passes of their own. */
+typedef struct {
+    R *p;
+    R f[2];
+} FN(io_view);
+
+/* A four-step transform's shared state: its column blocks, then its row
+ * blocks, are split over threads, each with scratch of its own. */
+typedef struct {
+    const fft_plan *p;
+    const FN(io_view) * in, *out;
+    R *x;
+    int failed;
+} FN(four_job);
+
+/* Column blocks [begin, end): b neighbouring columns gathered from in's
+ * rows as they lie (b interleaved transforms), transformed together, and
+ * twiddled into x by exp(-2 pi i k1 j2 / n), j2 = c0 + c, as
+ * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n),
+ * a vector of c at a time. */
+MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
+{
+    FN(four_job) *job = ctx;
+    const fft_plan *p = job->p, *p1 = p->s1;
+    const FN(io_view) *in = job->in;
+    const R *tw = p->tw, *tw1 = p1->tw, *twc = p->twc, f0 = in->f[0], f1 = in->f[1];
+    int64_t n1 = p1->n, n2 = p->s2->n, bs = four_step_block(p);
+    scratch_block sb;
+    R *cols = scratch_new(4 * bs * n1 * (int64_t)sizeof(R), &sb), *x = job->x;
+    if (!cols) {
+        job->failed = 1;
+        return;
+    }
+    R *work = cols + 2 * bs * n1;
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t c0 = blk * bs, b = n2 - c0 < bs ? n2 - c0 : bs;
+        for (int64_t j1 = 0; j1 < n1; j1++) {
+            const R *src = in->p + 2 * (j1 * n2 + c0);
+            if (j1 + PREFETCH_AHEAD < n1)
+                PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * n2, 0);
+            R *dst = cols + 2 * j1 * b;
+            for (int64_t c = 0; c < b; c++) {
+                dst[2 * c] = src[2 * c] * f0;
+                dst[2 * c + 1] = src[2 * c + 1] * f1;
+            }
+        }
+        const R *res = FN(stockham)(p1, b, cols, work);
+        for (int64_t k1 = 0; k1 < n1; k1++) {
+            /* exp(-2 pi i k1 c0 / n) as exp(-2 pi i q / n1) exp(-2 pi i r / n) with
+             * k1 c0 = q n2 + r: two small tables, where one index into the
+             * length-n one would miss the cache at every k1 */
+            int64_t q = k1 * c0 / n2, rr = k1 * c0 - q * n2;
+            const R *wq = tw1 + 2 * q, *wr = tw + 2 * rr;
+            const R t[2] = {CMUL_RE(wq[0], wq[1], wr[0], wr[1]),
+                            CMUL_IM(wq[0], wq[1], wr[0], wr[1])};
+            const R *v = res + 2 * k1 * b, *e = twc + 2 * k1 * bs;
+            R *dst = x + 2 * (k1 * n2 + c0);
+            int64_t c = 0;
+            for (; c + L <= b; c += L)
+                VSTORE(dst + 2 * c, VCMULV(VLOAD(v + 2 * c), VCMUL(VLOAD(e + 2 * c), t[0], t[1])));
+            for (; c < b; c++) {
+                R wr = CMUL_RE(e[2 * c], e[2 * c + 1], t[0], t[1]);
+                R wi = CMUL_IM(e[2 * c], e[2 * c + 1], t[0], t[1]);
+                dst[2 * c] = CMUL_RE(v[2 * c], v[2 * c + 1], wr, wi);
+                dst[2 * c + 1] = CMUL_IM(v[2 * c], v[2 * c + 1], wr, wi);
+            }
+        }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* Row blocks [begin, end): rows of x transformed in place, then x[k1][k2]
+ * written to out[k1 + n1 k2]. */
+static void FN(four_rows)(void *ctx, int64_t begin, int64_t end)
+{
+    FN(four_job) *job = ctx;
+    const fft_plan *p = job->p, *p2 = p->s2;
+    const FN(io_view) *out = job->out;
+    int64_t n1 = p->s1->n, n2 = p2->n, bs = four_step_block(p);
+    scratch_block sb;
+    R *work = scratch_new(2 * n2 * (int64_t)sizeof(R), &sb), *x = job->x;
+    if (!work) {
+        job->failed = 1;
+        return;
+    }
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t r0 = blk * bs, b = n1 - r0 < bs ? n1 - r0 : bs;
+        for (int64_t r = r0; r < r0 + b; r++) {
+            R *row = x + 2 * r * n2, *res = FN(stockham)(p2, 1, row, work);
+            if (res != row)
+                memcpy(row, res, sizeof(R) * 2 * (size_t)n2);
+        }
+        for (int64_t k2 = 0; k2 < n2; k2++) {
+            R *dst = out->p + 2 * (r0 + n1 * k2);
+            if (k2 + PREFETCH_AHEAD < n2)
+                PREFETCH_PAIR(dst + 2 * n1 * PREFETCH_AHEAD, 1);
+            for (int64_t r = 0; r < b; r++) {
+                dst[2 * r] = x[2 * ((r0 + r) * n2 + k2)] * out->f[0];
+                dst[2 * r + 1] = x[2 * ((r0 + r) * n2 + k2) + 1] * out->f[1];
+            }
+        }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* The four-step transform of in (length n = n1 n2, read as [n1][n2]) into
+ * out, through x (n points; in may be x itself): 0, or -1 when out of
+ * memory. From a single thread the passes use the pool; inside a pool's
+ * task they run inline. */
+static int FN(four_step)(const fft_plan *p, const FN(io_view) * in, const FN(io_view) * out, R *x)
+{
+    FN(four_job) job = {p, in, out, x, 0};
+    int64_t bs = four_step_block(p), n1 = p->s1->n, n2 = p->s2->n;
+    mt_parallel_for(0, (n2 + bs - 1) / bs, 1, FN(four_cols), &job);
+    if (!job.failed)
+        mt_parallel_for(0, (n1 + bs - 1) / bs, 1, FN(four_rows), &job);
+    return job.failed ? -1 : 0;
+}
+
+/* The forward transform of x into x or y (the pointer returned; NULL when
+ * out of memory). */
+static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
+{
+    if (p->s1) {
+        const FN(io_view) in = {x, {1, 1}}, out = {y, {1, 1}};
+        return FN(four_step)(p, &in, &out, x) < 0 ? NULL : y;
+    }
+    if (!p->sub)
+        return FN(stockham)(p, 1, x, y);
+    FN(bluestein)(p, x, y, scratch, scratch + 2 * p->m);
+    return y;
+}
+
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of b rows of x,
+ * PADDED(n) points apart, times the (re, im) factors f[0], f[1] (a
+ * conjugation, a scale). A lone contiguous row is one flat loop the compiler
+ * vectorizes (its factors as two scalars: indexed by k & 1 they became a
+ * gather). */
+MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n,
+                                           int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    if (b == 1 && inner == 1) {
+        for (int64_t k = 0; k < n; k++) {
+            x[2 * k] = d[2 * k] * f0;
+            x[2 * k + 1] = d[2 * k + 1] * f1;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        const R *src = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
+        for (int64_t c = 0; c < b; c++) {
+            x[2 * (c * PADDED(n) + k)] = src[2 * c] * f0;
+            x[2 * (c * PADDED(n) + k) + 1] = src[2 * c + 1] * f1;
+        }
+    }
+}
+
+MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n,
+                                            int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    if (b == 1 && inner == 1) {
+        for (int64_t k = 0; k < n; k++) {
+            d[2 * k] = x[2 * k] * f0;
+            d[2 * k + 1] = x[2 * k + 1] * f1;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        R *dst = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
+        for (int64_t c = 0; c < b; c++) {
+            dst[2 * c] = x[2 * (c * PADDED(n) + k)] * f0;
+            dst[2 * c + 1] = x[2 * (c * PADDED(n) + k) + 1] * f1;
+        }
+    }
+}
+
+/* Rows i0..i0+b of an [n][inner] complex slab d in and out of x as b
+ * interleaved rows (point k of row c at x[k b + c]), times the factors f:
+ * each of the n reads or writes is b neighbouring points. */
+MT_CLONES_AVX2 static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
+                                             int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    for (int64_t k = 0; k < n; k++) {
+        const R *src = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
+        for (int64_t c = 0; c < b; c++) {
+            x[2 * (k * b + c)] = src[2 * c] * f0;
+            x[2 * (k * b + c) + 1] = src[2 * c + 1] * f1;
+        }
+    }
+}
+
+MT_CLONES_AVX2 static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
+                                              int64_t inner, int64_t b, const R f[2])
+{
+    const R f0 = f[0], f1 = f[1];
+    for (int64_t k = 0; k < n; k++) {
+        R *dst = d + 2 * k * inner;
+        if (k + PREFETCH_AHEAD < n)
+            PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
+        for (int64_t c = 0; c < b; c++) {
+            dst[2 * c] = x[2 * (k * b + c)] * f0;
+            dst[2 * c + 1] = x[2 * (k * b + c) + 1] * f1;
+        }
+    }
+}
+
+/* Tasks [begin, end) of a rows_job: blocks of neighbouring rows, gathered,
+ * transformed and scattered back. */
+static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
+{
+    rows_job *job = ctx;
+    const fft_plan *p = job->p;
+    int64_t n = job->n, inner = job->inner, bs = job->block;
+    R sign = job->inverse ? -1 : 1, scale = (R)job->scale;
+    scratch_block sb;
+    /* y holds a row's result unless the four steps write it out themselves;
+     * a block of interleaved rows needs as much room as x */
+    bool batched = inner > 1 && !p->sub && !p->s1;
+    int64_t ylen = batched ? 2 * PADDED(n) * bs : inner == 1 && p->s1 ? 0 : 2 * n;
+    int64_t len = 2 * PADDED(n) * bs + ylen + (p->sub ? 4 * p->m : 0);
+    R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
+    if (!x) {
+        job->failed = 1;
+        return;
+    }
+    R *y = x + 2 * PADDED(n) * bs, *scratch = y + ylen;
+    const R in_f[2] = {1, sign}, out_f[2] = {scale, sign * scale};
+    for (int64_t task = begin; task < end; task++) {
+        int64_t o = task / job->nblocks, i0 = (task % job->nblocks) * bs;
+        int64_t b = inner - i0 < bs ? inner - i0 : bs;
+        const R *in = (const R *)job->src + 2 * (o * n * inner + i0);
+        R *slab = (R *)job->dst + 2 * (o * n * inner + i0);
+        if (b == 1 && inner == 1 && p->s1) {
+            /* a lone long row: the four steps read and write the slab themselves */
+            const FN(io_view) vin = {(R *)in, {in_f[0], in_f[1]}};
+            const FN(io_view) vout = {slab, {out_f[0], out_f[1]}};
+            if (FN(four_step)(p, &vin, &vout, x) < 0)
+                job->failed = 1;
+            continue;
+        }
+        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0) {
+            /* a contiguous forward row needs no copy in, and out only when
+             * transformed in place by an odd number of passes */
+            if (in != slab) {
+                FN(stockham_into)(p, in, slab, x);
+            } else {
+                R *res = FN(stockham)(p, 1, slab, x);
+                if (res != slab)
+                    memcpy(slab, res, sizeof(R) * 2 * (size_t)n);
+            }
+            continue;
+        }
+        if (batched) {
+            /* the block's rows as they lie, b interleaved transforms at once */
+            FN(slab_in_batch)(x, in, n, inner, b, in_f);
+            FN(slab_out_batch)(slab, FN(stockham)(p, b, x, y), n, inner, b, out_f);
+            continue;
+        }
+        FN(slab_in)(x, in, n, inner, b, in_f);
+        const R *out = x;
+        for (int64_t c = 0; c < b && out; c++) {
+            R *row = x + 2 * c * PADDED(n), *res = FN(transform_row)(p, row, y, scratch);
+            if (b == 1)
+                out = res;
+            else if (res && res != row)
+                memcpy(row, res, sizeof(R) * 2 * (size_t)n);
+            else if (!res)
+                out = NULL;
+        }
+        if (out)
+            FN(slab_out)(slab, out, n, inner, b, out_f);
+        else
+            job->failed = 1;
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+/* Rows [begin, end) of an r2c_job (see there). */
+static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
+{
+    r2c_job *job = ctx;
+    int64_t n = job->n, h = n / 2, inner = job->inner;
+    scratch_block sb;
+    int64_t len = 4 * h + (job->half->sub ? 4 * job->half->m : 0);
+    R *buf = scratch_new(len * (int64_t)sizeof(R), &sb);
+    if (!buf) {
+        job->failed = 1;
+        return;
+    }
+    const R *tw = job->full->tw, *x = job->src;
+    R sc = (R)job->scale, *y = job->dst;
+    for (int64_t row = begin; row < end; row++) {
+        int64_t o = row / inner, i = row % inner;
+        int64_t sbase = o * n * inner + i, dbase = o * (h + 1) * inner + i;
+        for (int64_t k = 0; k < n; k++)
+            buf[k] = x[sbase + k * inner];
+        const R *z = FN(transform_row)(job->half, buf, buf + 2 * h, buf + 4 * h);
+        if (!z) {
+            job->failed = 1;
+            break;
+        }
+        for (int64_t k = 0; k <= h; k++) {
+            R xr, xi;
+            if (k == 0 || k == h) {
+                xr = k == 0 ? z[0] + z[1] : z[0] - z[1];
+                xi = 0;
+            } else {
+                R ar = z[2 * k], ai = z[2 * k + 1];
+                R br = z[2 * (h - k)], bi = -z[2 * (h - k) + 1];
+                R er = (R)0.5 * (ar + br), ei = (R)0.5 * (ai + bi);
+                R odr = (R)0.5 * (ai - bi), odi = (R)-0.5 * (ar - br);
+                xr = er + CMUL_RE(odr, odi, tw[2 * k], tw[2 * k + 1]);
+                xi = ei + CMUL_IM(odr, odi, tw[2 * k], tw[2 * k + 1]);
+            }
+            int64_t d = 2 * (dbase + k * inner);
+            y[d] = xr * sc;
+            y[d + 1] = xi * sc;
+        }
+    }
+    mt_alloc_free(sb.block, sb.size);
+}
+
+#undef VLOAD
+#undef VSTORE
+#undef VLOAD_PART
+#undef VSTORE_PART
+#undef VCMUL
+#undef VCMULV
+#undef VMUL_NEGI
+#undef R
+#undef V
+#undef L
+#undef FN
