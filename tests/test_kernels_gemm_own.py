@@ -1,6 +1,7 @@
 """float32 products that mt_gemm runs on its own register-blocked kernel
 (kernels/gemm/gemm_small.c) instead of BLAS: k up to 1024 and n up to 512,
-where the AVX-512 level is in use. Checked against torch in a
+or up to 16 rows against a row-contiguous B of any width, where the
+AVX-512 level is in use. Checked against torch in a
 fresh process at each kernel level (the AVX-512 one takes the own path,
 MINITORCH_SMALL_GEMM=avx2 and MINITORCH_NO_AVX512 send the same products to
 BLAS), on sizes that leave partial row blocks and a column remainder past the
@@ -44,7 +45,8 @@ CHILD = textwrap.dedent("""
 
     shapes = [(1024, 384, 128), (1023, 65, 128), (65, 128, 1024), (3, 48, 70),
               (130, 17, 33), (64, 64, 32), (37, 200, 1), (20, 16, 1024),
-              (40, 300, 1025), (70, 1100, 120), (33, 512, 1024), (20, 513, 64)]
+              (40, 300, 1025), (70, 1100, 120), (33, 512, 1024), (20, 513, 64),
+              (5, 1030, 64), (16, 1024, 1024), (17, 1100, 96)]
     for m, n, k in shapes:
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)

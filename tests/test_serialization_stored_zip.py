@@ -1,7 +1,8 @@
 """The zip container minitorch.save writes itself (serialization/stored_zip.py)
 and the CRC-32 it checksums records with (_C._crc32): zlib's values at every
 length around the folding widths, from any starting value, with and without
-the carry-less multiply; archives that zipfile verifies, every record's
+the carry-less multiply, on 128-bit and (where the CPU has VPCLMULQDQ)
+512-bit registers; archives that zipfile verifies, every record's
 bytes at a multiple of 64; zip64 records (thresholds lowered so a test can
 reach them) that zipfile, minitorch.load and torch.load all read; output to
 a stream that cannot seek or tell."""
@@ -19,7 +20,8 @@ import minitorch as mt
 from minitorch import _C
 from minitorch.serialization import stored_zip
 
-LENGTHS = list(range(0, 140)) + [255, 256, 257, 1000, 4096, 65535, 65536 + 7, (1 << 20) + 3]
+LENGTHS = (list(range(0, 140)) + list(range(250, 330)) +
+           [511, 512, 513, 1000, 4096, 65535, 65536 + 7, (1 << 20) + 3])
 
 
 @pytest.mark.parametrize("start", [0, 1, 0xFFFFFFFF, 0x12345678])
@@ -35,15 +37,18 @@ def test_crc32_matches_zlib(start):
         assert _C._crc32(data[n // 2:], half) == zlib.crc32(data, start), n
 
 
-def test_crc32_without_clmul_matches_zlib():
+@pytest.mark.parametrize("knob", ["MINITORCH_NO_CLMUL", "MINITORCH_NO_AVX512"])
+def test_crc32_on_the_narrower_paths_matches_zlib(knob):
+    # MINITORCH_NO_AVX512 keeps the 128-bit folding, MINITORCH_NO_CLMUL the bitwise loop
+    fast = knob == "MINITORCH_NO_AVX512" and _C._crc32_fast()
     code = ("import zlib, numpy as np\n"
             "from minitorch import _C\n"
-            "assert not _C._crc32_fast()\n"
+            f"assert _C._crc32_fast() is {fast}\n"
             "d = np.random.default_rng(1).integers(0, 256, 5000, dtype=np.uint8).tobytes()\n"
-            "for n in (0, 1, 63, 64, 65, 1000, 5000):\n"
+            "for n in (0, 1, 63, 64, 65, 255, 256, 257, 1000, 5000):\n"
             "    assert _C._crc32(d[:n], 7) == zlib.crc32(d[:n], 7), n\n"
             "print('ok')\n")
-    env = dict(os.environ, MINITORCH_NO_CLMUL="1")
+    env = dict(os.environ, **{knob: "1"})
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

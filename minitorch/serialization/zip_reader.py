@@ -25,6 +25,9 @@ from .torch_names import LoadedStorage, StorageType, allowed_globals, unsupporte
 from .weights_only import WeightsUnpickler
 
 _LOCAL_HEADER = 30
+# a record is read and checksummed this much at a time: what the read just
+# wrote is still in L2 when the checksum reads it
+_CRC_CHUNK = 1 << 18
 _CUDA_MESSAGE = (
     "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
     "If you are running on a CPU-only machine, please use torch.load with "
@@ -89,10 +92,9 @@ class Archive:
         return start
 
     def read_into(self, info: zipfile.ZipInfo, out: memoryview) -> None:
-        # straight from the file into out (records are stored), then the CRC
+        # straight from the file into out (records are stored), checksummed
         self.f.seek(self._data_start(info))
-        read_chunked(self.f, out, f"record {info.filename}")
-        if crc32(out) != info.CRC:
+        if read_chunked(self.f, out, f"record {info.filename}", checksum=True) != info.CRC:
             raise _fail(f"record {info.filename} is corrupted (bad CRC-32)")
 
     def mapped_record(self, info: zipfile.ZipInfo) -> np.ndarray:
@@ -107,15 +109,22 @@ class Archive:
         return bytes(out)
 
 
-def read_chunked(src, out: memoryview, what: str) -> None:
+def read_chunked(src, out: memoryview, what: str, checksum: bool = False) -> int:
     """Fills out from src with bounded readinto calls: no intermediate
-    copies, and a lying size never makes one huge read."""
-    pos = 0
+    copies, and a lying size never makes one huge read. With checksum, the
+    CRC-32 of out is folded in as each chunk lands, while the chunk is still
+    in L2 (a pass over the whole record afterwards would read it from memory
+    again), and returned."""
+    step = _CRC_CHUNK if checksum else _CHUNK
+    pos = crc = 0
     while pos < len(out):
-        got = src.readinto(out[pos:pos + _CHUNK])
+        got = src.readinto(out[pos:pos + step])
         if not got:
             raise _fail(f"file is truncated inside {what}")
+        if checksum:
+            crc = crc32(out[pos:pos + got], crc)
         pos += got
+    return crc
 
 
 def location_mapper(map_location) -> Callable[[LoadedStorage, str], LoadedStorage]:

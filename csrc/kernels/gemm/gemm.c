@@ -892,15 +892,31 @@ static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, 
 #define OWN_MAX_N 512
 #define OWN_MAX_B (512 * 1024)
 #define OWN_PACKED_MAX_M 256
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *b)
+#define OWN_STREAM_MAX_M 16
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
+                           const mt_gemm_operand *b)
 {
     if (d != MT_FLOAT32 || s->k > OWN_MAX_K || !mt_gemm_f32_wide())
+        return false;
+    /* A stored transposed is read in place down its columns, m items apart
+     * (4 KB at m = 1024, every step in the same cache set): past a few rows
+     * BLAS, which packs A, is ahead (1 thread, loaded machine, 1024 x 784 @
+     * 784 x 512: 16.0 against 8.3 ms for A in rows, torch 5.4) */
+    if (a->rs == 1 && a->cs != 1 && s->m > OWN_STREAM_MAX_M)
         return false;
     /* B transposed (W^T): BLAS packs it as the own kernel does, and then
      * runs slower up to a few hundred rows whatever B's size (1 thread: 64
      * x 4096 at m = 64 382 against 497 us, at 256 1295 against 1647; 1024 x
      * 1024 at 64 1568 against 1801, even at 256) */
     if (b->rs == 1 && b->cs != 1 && s->m <= OWN_PACKED_MAX_M)
+        return true;
+    /* A few rows against a row-contiguous B of any width: the kernel reads
+     * B in place, once per panel of rows, where BLAS packs all of B for a
+     * product that amortizes nothing (1 thread, loaded machine, against
+     * BLAS: 1024 x 1024 at m = 4 170 against 571 us, m = 8 338 against 599,
+     * m = 16 632 against 716; 64 x 4096 at m = 4 19 against 57, m = 16 82
+     * against 115; the same with A transposed) */
+    if (b->cs == 1 && s->m <= OWN_STREAM_MAX_M)
         return true;
     return s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B;
 }
@@ -928,7 +944,7 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, b);
+    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a, b);
 }
 
 typedef struct {
@@ -1022,7 +1038,7 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
                         mt_dtype_infos[d].scalar_name);
     j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
-             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, b)));
+             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa, b)));
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
