@@ -37,6 +37,100 @@ def test_sort_stable_matches_torch(dtype, descending):
             assert type(got).__name__ == "sort" and got.indices.dtype == mt.int64
 
 
+def tied(shape, dtype, rng):
+    """Few distinct values (NaN, -0.0 and 0.0 among floats): where equal
+    elements end is all an unstable sort leaves open."""
+    x = rng.integers(-1, rng.choice([2, 3, 9]), shape)
+    if dtype == "bool":
+        return (x > 0)
+    x = x.astype(dtype)
+    if dtype.startswith("float") and x.size:
+        x[x == 0] = -0.0 if rng.random() < 0.5 else 0.0
+        if rng.random() < 0.5:
+            x.reshape(-1)[rng.integers(0, x.size, max(1, x.size // 6))] = np.nan
+    return x
+
+
+def assert_same(got, ref):
+    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+    np.testing.assert_array_equal(np.signbit(got.values.numpy()), np.signbit(ref.values.numpy()))
+    np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_unstable_order_matches_torch(dtype):
+    # torch's unstable sort is std::sort's introsort: its order of equal
+    # elements (insertion sort up to 16, partitions beyond) is ours
+    rng = np.random.default_rng(10)
+    for shape in [(5,), (16,), (17,), (40,), (300,), (2000,), (6, 33), (3, 70, 4), (2, 3, 5, 18)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(-len(shape), len(shape)):
+            for descending in (False, True):
+                for stable in (None, False, True):
+                    assert_same(mt.sort(m, dim=dim, descending=descending, stable=stable),
+                                torch.sort(t, dim=dim, descending=descending, stable=stable))
+                np.testing.assert_array_equal(m.argsort(dim, descending).numpy(),
+                                              t.argsort(dim, descending).numpy())
+                np.testing.assert_array_equal(m.sort(dim, descending).indices.numpy(),
+                                              t.sort(dim, descending).indices.numpy())
+        np.testing.assert_array_equal(mt.msort(m).numpy(), torch.msort(t).numpy())
+    # a strided input sorts as its values do
+    x = tied((40, 30), dtype, rng)
+    m, t = pair(x)
+    assert_same(m.t()[::2].sort(1), t.t()[::2].sort(1))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "int16"])
+def test_sort_unstable_special_orders(dtype):
+    rng = np.random.default_rng(11)
+    # organ pipes drive the introsort past its depth limit into its heap sort
+    n = 1000
+    x = np.minimum(np.arange(n), n - np.arange(n)).astype(dtype)
+    m, t = pair(x)
+    for descending in (False, True):
+        assert_same(m.sort(descending=descending), t.sort(descending=descending))
+    # torch radix-sorts 1-D integral inputs of 32768 or more ascending (stable)
+    for n in (32767, 32768):
+        x = tied((n,), dtype, rng)
+        m, t = pair(x)
+        for descending in (False, True):
+            assert_same(m.sort(descending=descending), t.sort(descending=descending))
+    # a line that repeats one element (stride 0) stays in place
+    m, t = mt.tensor([[1], [2]]).expand(2, 40), torch.tensor([[1], [2]]).expand(2, 40)
+    for dim in (0, 1):
+        assert_same(m.sort(dim, True), t.sort(dim, True))
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != "bool"])
+def test_topk_ties_match_torch(dtype):
+    # torch's topk: std::partial_sort when k * 64 <= n, else std::nth_element
+    # then std::sort of the first k - 1 when sorted
+    rng = np.random.default_rng(12)
+    for shape in [(1,), (5,), (17,), (64,), (130,), (700,), (9, 40), (3, 200, 2)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(len(shape)):
+            n = shape[dim]
+            for k in sorted(k for k in {0, 1, 2, n // 64, n // 3, n - 1, n} if 0 <= k <= n):
+                for largest in (True, False):
+                    for srt in (True, False):
+                        assert_same(m.topk(k, dim, largest, srt), t.topk(k, dim, largest, srt))
+    n = 2000
+    x = np.minimum(np.arange(n), n - np.arange(n)).astype(dtype if dtype != "int8" else "int16")
+    m, t = pair(x)
+    for k in (1, 10, 666, 1000):
+        for largest in (True, False):
+            assert_same(m.topk(k, largest=largest), t.topk(k, largest=largest))
+
+
+def test_topk_bool_refused():
+    with pytest.raises(RuntimeError, match="^topk does not support bool dtypes on CPU$"):
+        mt.tensor([True, False]).topk(1)
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        mt.tensor(True).topk(2)
+
+
 def test_sort_non_contiguous_and_0dim():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((6, 8)).astype(np.float32)
