@@ -26,7 +26,7 @@ def pair(x):
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_stable_matches_torch(dtype, descending):
     rng = np.random.default_rng(0)
-    for shape in [(7,), (3, 9), (4, 0, 3), (2, 3, 50)]:
+    for shape in [(7,), (3, 9), (4, 0, 3), (2, 3, 50), (2, 3, 150), (300,)]:
         x = data(shape, dtype, rng, nan=True)
         m, t = pair(x)
         for dim in range(-len(shape), len(shape)):
@@ -129,6 +129,21 @@ def test_topk_bool_refused():
         mt.tensor([True, False]).topk(1)
     with pytest.raises(RuntimeError, match="^selected index k out of range$"):
         mt.tensor(True).topk(2)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_sort_stable_integers_full_range(dtype):
+    # stable ascending lines of integers are radix-sorted: every byte of
+    # the key, the sign included, must order as the value does
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(13)
+    x = rng.integers(info.min, info.max, (3, 500), dtype=dtype, endpoint=True)
+    x[:, :40] = rng.choice([info.min, info.max, 0, -1 if info.min else 1], (3, 40))
+    m, t = pair(x)
+    for stable in (True, None):
+        got, ref = m.sort(stable=stable), t.sort(stable=stable)
+        np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+        np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
 
 
 def test_sort_non_contiguous_and_0dim():

@@ -60,6 +60,37 @@ static item *merge_sort(const sort_plan *p, item *a, item *tmp, int64_t n)
     return a;
 }
 
+/* LSD radix sort of n integral keys, a byte per pass (stable, as the merge
+ * sort, so either gives the same order); passes whose byte all keys share
+ * are skipped. Returns the buffer holding the result. */
+static item *radix_sort(item *a, item *tmp, int64_t n)
+{
+    const uint64_t sign = (uint64_t)1 << 63; /* flipped, so unsigned order is signed order */
+    int64_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t u = (uint64_t)a[k].i ^ sign;
+        for (int b = 0; b < 8; b++)
+            count[b][(u >> (8 * b)) & 255]++;
+    }
+    for (int b = 0; b < 8; b++) {
+        int64_t *c = count[b];
+        if (c[(((uint64_t)a[0].i ^ sign) >> (8 * b)) & 255] == n)
+            continue;
+        for (int64_t v = 0, sum = 0; v < 256; v++) {
+            int64_t here = c[v];
+            c[v] = sum;
+            sum += here;
+        }
+        for (int64_t k = 0; k < n; k++)
+            tmp[c[(((uint64_t)a[k].i ^ sign) >> (8 * b)) & 255]++] = a[k];
+        item *s = a;
+        a = tmp;
+        tmp = s;
+    }
+    return a;
+}
+
 static inline void swap_items(item *a, int64_t i, int64_t j)
 {
     item t = a[i];
@@ -182,6 +213,8 @@ static item *order_line(const sort_plan *p, item *buf)
 {
     switch (p->order) {
     case ORDER_STABLE:
+        if (!p->cmp.is_float && !p->cmp.descending && p->len >= 64)
+            return radix_sort(buf, buf + p->len, p->len);
         return merge_sort(p, buf, buf + p->len, p->len);
     case ORDER_INTROSORT:
         mt_introsort(&p->cmp, buf, p->len);

@@ -10,10 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Keys compare as int64 for integral dtypes (exact) and double for floats. */
+/* Keys compare as int64 for integral dtypes (exact) and double for floats;
+ * an item holds the one its line's dtype uses. */
 typedef struct {
-    double f;
-    int64_t i;
+    union {
+        double f;
+        int64_t i;
+    };
     int64_t idx;
 } mt_sort_item;
 
