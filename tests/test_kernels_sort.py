@@ -230,19 +230,30 @@ def test_mode(dtype):
                 got, ref = m.mode(dim, keepdim), torch.mode(t, dim, keepdim)
                 np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
                 assert type(got).__name__ == "mode"
-                # we always give the last position of the mode; torch does for
-                # lines up to 16 long and some unspecified one beyond (its sort
-                # is not stable there), so longer lines check the position holds it
-                if shape[dim] <= 16:
-                    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+                # torch's position: the last of the mode's run where std::sort
+                # (unstable beyond 16) leaves it
+                np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
                 picked = np.take_along_axis(x, np.expand_dims(got.indices.numpy(), dim)
                                             if not keepdim else got.indices.numpy(), dim)
                 np.testing.assert_array_equal(picked.squeeze(dim) if not keepdim else picked,
                                               got.values.numpy())
         got, ref = mt.mode(m.transpose(0, -1)), torch.mode(t.transpose(0, -1))
         np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
-        if shape[0] <= 16:
+        np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mode_ties_match_torch(dtype):
+    # torch's mode sorts by a bare `<` (NaN unordered, each NaN a run of its
+    # own) with std::sort and takes the first longest run's last item
+    rng = np.random.default_rng(14)
+    for shape in [(17,), (40,), (300,), (5, 70), (3, 33, 4)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(len(shape)):
+            got, ref = m.mode(dim), torch.mode(t, dim)
             np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+            np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
 
 
 def test_mode_edges():

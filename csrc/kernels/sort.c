@@ -159,13 +159,6 @@ static void load_keys(const sort_plan *p, item *it, const char *x)
     }
 }
 
-static inline bool same(const sort_plan *p, const item *a, const item *b)
-{
-    if (!p->cmp.is_float)
-        return a->i == b->i;
-    return a->f == b->f || (a->f != a->f && b->f != b->f);
-}
-
 /* Where the lower median sits in a sorted line: a line with NaN gives its
  * first NaN, as torch's. */
 static int64_t median_position(const sort_plan *p, const item *s)
@@ -189,14 +182,14 @@ static int64_t nanmedian_position(const sort_plan *p, const item *s)
     return n ? (n - 1) / 2 : 0;
 }
 
-/* The most frequent value of a sorted line: the smallest of the most frequent
- * when several tie, at its last position in the input (the sort is stable, so
- * a run's last item has the largest index), as torch's. */
+/* The most frequent value of a line as torch's mode finds it: std::sort by a
+ * bare `<`, then the first longest run of equal neighbours (a NaN equals
+ * none), and the position of that run's last item. */
 static int64_t mode_position(const sort_plan *p, const item *s)
 {
     int64_t best = 0, best_count = 0, start = 0;
     for (int64_t k = 1; k <= p->len; k++) {
-        if (k < p->len && same(p, &s[k], &s[start]))
+        if (k < p->len && (p->cmp.is_float ? s[k].f == s[k - 1].f : s[k].i == s[k - 1].i))
             continue;
         if (k - start > best_count) {
             best_count = k - start;
@@ -319,8 +312,12 @@ void mt_topk(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim
 void mt_pick(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, mt_pick_op pick,
              int64_t k)
 {
-    sort_plan p = {
-        .order = pick == MT_PICK_KTH ? ORDER_QUICKSELECT : ORDER_STABLE, .pick = pick, .k = k};
+    sort_plan p = {.cmp = {.plain_less = pick == MT_PICK_MODE},
+                   .order = pick == MT_PICK_KTH    ? ORDER_QUICKSELECT
+                            : pick == MT_PICK_MODE ? ORDER_INTROSORT
+                                                   : ORDER_STABLE,
+                   .pick = pick,
+                   .k = k};
     run_lines(values, indices, in, dim, p);
 }
 

@@ -24,7 +24,7 @@ void mt_topk(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim
 typedef enum {
     MT_PICK_MEDIAN,    /* the lower median (a line with NaN gives its first NaN) */
     MT_PICK_NANMEDIAN, /* the lower median of the values that are not NaN */
-    MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), its last position */
+    MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), at torch's position */
     MT_PICK_KTH,       /* the k-th smallest, k counted from 0, at torch's position among ties */
 } mt_pick_op;
 

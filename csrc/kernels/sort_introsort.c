@@ -118,11 +118,13 @@ static int64_t partition_pivot(const mt_sort_cmp *c, mt_sort_item *a, int64_t n)
     }
 }
 
-/* inserts a[i] into the sorted run before it, which holds an item not after it */
+/* inserts a[i] into the sorted run before it, which holds an item not after
+ * it; the bound is libstdc++'s sentinel, kept only for a plain `<` among NaN,
+ * which orders nothing strictly and could otherwise walk off the front */
 static void unguarded_insert(const mt_sort_cmp *c, mt_sort_item *a, int64_t i)
 {
     mt_sort_item value = a[i];
-    while (mt_sort_before(c, &value, &a[i - 1])) {
+    while (i > 0 && mt_sort_before(c, &value, &a[i - 1])) {
         a[i] = a[i - 1];
         i--;
     }

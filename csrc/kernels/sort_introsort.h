@@ -22,6 +22,7 @@ typedef struct {
 
 typedef struct {
     bool is_float, descending;
+    bool plain_less; /* a bare `<`, NaN before and after nothing (torch's mode) */
 } mt_sort_cmp;
 
 /* a before b in ascending order; NaN last */
@@ -29,6 +30,8 @@ static inline bool mt_sort_lt(const mt_sort_cmp *c, const mt_sort_item *a, const
 {
     if (!c->is_float)
         return a->i < b->i;
+    if (c->plain_less)
+        return a->f < b->f;
     return a->f < b->f || (a->f == a->f && b->f != b->f);
 }
 
