@@ -2,10 +2,11 @@
 written in Python over public ops and registered as minitorch's overloads of
 the same names (``_aten.register_composite``): slice.Tensor,
 native_dropout_backward, _batch_norm_with_update,
-max_pool2d_with_indices_backward and _upsample_bilinear2d_aa (default and
-vec), and the overloads of torch's public underscore functions minitorch
-writes in Python (_safe_softmax.default). Their gradients follow from the
-ops they are written with."""
+max_pool2d_with_indices_backward, _upsample_bilinear2d_aa and
+_upsample_bicubic2d_aa (default and vec), and the overloads of torch's
+public underscore functions minitorch writes in Python
+(_safe_softmax.default). Their gradients follow from the ops they are
+written with."""
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 import minitorch
 
 from ._aten import register_composite
+from ._resample_weights import aa_weights
 from ._tensor import Tensor
 from .composites import _SCALAR_NAMES
 from .composites_native_forms import native_batch_norm
@@ -70,38 +72,12 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor,
     return grad.scatter_add(-1, indices.reshape(*planes, -1), flat).reshape(input.shape)
 
 
-def _aa_weights(in_size: int, out_size: int, align_corners: bool, scale: Optional[float],
-                kind: type) -> np.ndarray:
-    """The (out_size, in_size) matrix of torch's antialiased bilinear
-    resampling along one dim: a triangle filter stretched over the input
-    pixels an output pixel covers when shrinking, its weights normalized.
-    Computed in kind (np.float32 or np.float64), rounding where torch's
-    kernel rounds to the input's type, since a pixel's offset from its
-    centre cancels."""
-    if align_corners:
-        step = kind(in_size - 1) / kind(out_size - 1) if out_size > 1 else kind(0.0)
-    elif scale is not None and scale > 0:
-        step = kind(1.0 / scale)
-    else:
-        step = kind(in_size) / kind(out_size)
-    support, stretch = (step, kind(1.0 / float(step))) if step >= 1.0 else (kind(1.0), kind(1.0))
-    weights = np.zeros((out_size, in_size), dtype=kind)
-    for i in range(out_size):
-        center = kind(float(step) * (i + 0.5))
-        lo = max(int(float(center - support) + 0.5), 0)
-        hi = min(int(float(center + support) + 0.5), in_size)
-        row = [max(kind(0.0), kind(1.0) - abs(kind((float(kind(j) - center) + 0.5) *
-                                                     float(stretch))))
-               for j in range(lo, hi)]
-        total = kind(0.0)
-        for w in row:
-            total = kind(total + w)
-        weights[i, lo:hi] = [w / total for w in row] if total != 0 else row
-    return weights
-
-
 def _upsampled_aa(input: Tensor, output_size: Optional[Sequence[int]], align_corners: bool,
-                  scales: Sequence[Optional[float]]) -> Tensor:
+                  scales: Sequence[Optional[float]], interp_size: int) -> Tensor:
+    """Antialiased resizing of (N, C, H, W) with the filter of support
+    interp_size / 2: torch's separable passes, along W and then along H,
+    each a product with the dim's weight matrix (whose transpose carries
+    the gradient back)."""
     if input.dim() != 4:
         raise RuntimeError(f"It is expected input_size equals to 4, but got size {input.dim()}")
     if len(output_size) != 2:
@@ -111,15 +87,15 @@ def _upsampled_aa(input: Tensor, output_size: Optional[Sequence[int]], align_cor
     if min(h, w, oh, ow) <= 0:
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"(H: {h}, W: {w}) output (H: {oh}, W: {ow})")
-    if not input.is_floating_point():
+    if input.dtype not in (minitorch.float32, minitorch.float64):
         name = _SCALAR_NAMES.get(str(input.dtype), str(input.dtype))
         raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
                                   f"'{name}'")
     kind = np.float64 if input.dtype == minitorch.float64 else np.float32
-    rows = minitorch.from_numpy(_aa_weights(h, oh, align_corners, scales[0], kind))
-    cols = minitorch.from_numpy(_aa_weights(w, ow, align_corners, scales[1], kind))
-    rows, cols = rows.to(input.dtype), cols.to(input.dtype)
-    return rows @ input @ cols.T
+    rows = aa_weights(h, oh, align_corners, scales[0], kind, interp_size)
+    cols = aa_weights(w, ow, align_corners, scales[1], kind, interp_size)
+    rows, cols = minitorch.from_numpy(rows), minitorch.from_numpy(cols)
+    return rows @ (input @ cols.T)
 
 
 @register_composite("_upsample_bilinear2d_aa")
@@ -132,7 +108,7 @@ def _upsample_bilinear2d_aa(input: Tensor, output_size: Optional[List[int]] = No
     output_size) runs the vec overload."""
     if scale_factors is not None or output_size is None:
         return _upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors)
-    return _upsampled_aa(input, output_size, align_corners, (scales_h, scales_w))
+    return _upsampled_aa(input, output_size, align_corners, (scales_h, scales_w), 2)
 
 
 @register_composite("_upsample_bilinear2d_aa", "vec")
@@ -141,11 +117,39 @@ def _upsample_bilinear2d_aa_vec(input: Tensor, output_size: Optional[List[int]],
                                 scale_factors: Optional[List[float]]) -> Tensor:
     """_upsample_bilinear2d_aa to output_size, or to each size times its
     scale factor (rounded down)."""
+    return _upsampled_aa_vec(input, output_size, align_corners, scale_factors, 2)
+
+
+def _upsampled_aa_vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                      scale_factors: Optional[List[float]], interp_size: int) -> Tensor:
     if (output_size is None) == (scale_factors is None):
         raise RuntimeError("Must specify exactly one of output_size and scale_factors")
     if output_size is not None:
-        return _upsampled_aa(input, output_size, align_corners, (None, None))
+        return _upsampled_aa(input, output_size, align_corners, (None, None), interp_size)
     if input.dim() != 4:
         raise RuntimeError(f"It is expected input_size equals to 4, but got size {input.dim()}")
     size = [int(n * f) for n, f in zip(input.shape[2:], scale_factors)]
-    return _upsampled_aa(input, size, align_corners, tuple(scale_factors))
+    return _upsampled_aa(input, size, align_corners, tuple(scale_factors), interp_size)
+
+
+@register_composite("_upsample_bicubic2d_aa")
+def _upsample_bicubic2d_aa(input: Tensor, output_size: Optional[List[int]] = None,
+                           align_corners: bool = False, scales_h: Optional[float] = None,
+                           scales_w: Optional[float] = None, *,
+                           scale_factors: Optional[List[float]] = None) -> Tensor:
+    """Antialiased bicubic resizing of (N, C, H, W) to output_size, as
+    F.interpolate(mode="bicubic", antialias=True): Keys' cubic (a = -0.5)
+    stretched over the pixels an output pixel covers; scale_factors (with
+    no output_size) runs the vec overload."""
+    if scale_factors is not None or output_size is None:
+        return _upsample_bicubic2d_aa_vec(input, output_size, align_corners, scale_factors)
+    return _upsampled_aa(input, output_size, align_corners, (scales_h, scales_w), 4)
+
+
+@register_composite("_upsample_bicubic2d_aa", "vec")
+def _upsample_bicubic2d_aa_vec(input: Tensor, output_size: Optional[List[int]],
+                               align_corners: bool,
+                               scale_factors: Optional[List[float]]) -> Tensor:
+    """_upsample_bicubic2d_aa to output_size, or to each size times its
+    scale factor (rounded down)."""
+    return _upsampled_aa_vec(input, output_size, align_corners, scale_factors, 4)

@@ -217,18 +217,19 @@ AA_CASES = [((2, 3, 10, 20), [3, 3], False, {}), ((2, 3, 10, 20), [5, 5], False,
 
 @pytest.mark.parametrize("case", range(len(AA_CASES)))
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_upsample_bilinear2d_aa(case, dtype):
+@pytest.mark.parametrize("name", ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"])
+def test_upsample_2d_aa(name, case, dtype):
     shape, size, corners, kw = AA_CASES[case]
     x, tx = both(shape, 17, dtype)
     x.requires_grad_()
     tx.requires_grad_()
-    got = mt.ops.aten._upsample_bilinear2d_aa(x, size, corners, **kw)
-    want = torch.ops.aten._upsample_bilinear2d_aa(tx, size, corners, **kw)
+    got = getattr(mt.ops.aten, name)(x, size, corners, **kw)
+    want = getattr(torch.ops.aten, name)(tx, size, corners, **kw)
     tol = (1e-10, 1e-12) if dtype == np.float64 else (1e-5, 1e-6)
     close(got, want, *tol)
     if "scale_factors" in kw:
-        close(mt.ops.aten._upsample_bilinear2d_aa.vec(x, None, corners, kw["scale_factors"]),
-              torch.ops.aten._upsample_bilinear2d_aa.vec(tx, None, corners, kw["scale_factors"]),
+        close(getattr(mt.ops.aten, name).vec(x, None, corners, kw["scale_factors"]),
+              getattr(torch.ops.aten, name).vec(tx, None, corners, kw["scale_factors"]),
               *tol)
     c, tc = both(tuple(want.shape), 18, dtype)
     (got * c).sum().backward()
@@ -241,13 +242,15 @@ def test_upsample_bilinear2d_aa(case, dtype):
                                      (((1, 3, 4, 5), None, False), {"scale_factors": None}),
                                      (((1, 3, 4, 5), [0, 2], False), {}),
                                      (((1, 3, 4, 5), [2], False), {})])
-def test_upsample_bilinear2d_aa_errors(args, kw):
+@pytest.mark.parametrize("name", ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"])
+def test_upsample_2d_aa_errors(name, args, kw):
     shape, *rest = args
     x, tx = both(shape, 19)
-    same_error(lambda: mt.ops.aten._upsample_bilinear2d_aa(x, *rest, **kw),
-               lambda: torch.ops.aten._upsample_bilinear2d_aa(tx, *rest, **kw))
-    same_error(lambda: mt.ops.aten._upsample_bilinear2d_aa(x.long(), [2, 2], False),
-               lambda: torch.ops.aten._upsample_bilinear2d_aa(tx.long(), [2, 2], False))
+    mine, theirs = getattr(mt.ops.aten, name), getattr(torch.ops.aten, name)
+    same_error(lambda: mine(x, *rest, **kw), lambda: theirs(tx, *rest, **kw))
+    for cast in ("long", "half"):
+        same_error(lambda: mine(getattr(x, cast)(), [2, 2], False),
+                   lambda: theirs(getattr(tx, cast)(), [2, 2], False))
 
 
 @pytest.mark.parametrize("kw", [{"size": (3, 4)}, {"size": 9}, {"scale_factor": 0.45},

@@ -26,7 +26,7 @@ def pair(x):
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_stable_matches_torch(dtype, descending):
     rng = np.random.default_rng(0)
-    for shape in [(7,), (3, 9), (4, 0, 3), (2, 3, 50)]:
+    for shape in [(7,), (3, 9), (4, 0, 3), (2, 3, 50), (2, 3, 150), (300,)]:
         x = data(shape, dtype, rng, nan=True)
         m, t = pair(x)
         for dim in range(-len(shape), len(shape)):
@@ -35,6 +35,115 @@ def test_sort_stable_matches_torch(dtype, descending):
             np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
             np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
             assert type(got).__name__ == "sort" and got.indices.dtype == mt.int64
+
+
+def tied(shape, dtype, rng):
+    """Few distinct values (NaN, -0.0 and 0.0 among floats): where equal
+    elements end is all an unstable sort leaves open."""
+    x = rng.integers(-1, rng.choice([2, 3, 9]), shape)
+    if dtype == "bool":
+        return (x > 0)
+    x = x.astype(dtype)
+    if dtype.startswith("float") and x.size:
+        x[x == 0] = -0.0 if rng.random() < 0.5 else 0.0
+        if rng.random() < 0.5:
+            x.reshape(-1)[rng.integers(0, x.size, max(1, x.size // 6))] = np.nan
+    return x
+
+
+def assert_same(got, ref):
+    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+    np.testing.assert_array_equal(np.signbit(got.values.numpy()), np.signbit(ref.values.numpy()))
+    np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_unstable_order_matches_torch(dtype):
+    # torch's unstable sort is std::sort's introsort: its order of equal
+    # elements (insertion sort up to 16, partitions beyond) is ours
+    rng = np.random.default_rng(10)
+    for shape in [(5,), (16,), (17,), (40,), (300,), (2000,), (6, 33), (3, 70, 4), (2, 3, 5, 18)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(-len(shape), len(shape)):
+            for descending in (False, True):
+                for stable in (None, False, True):
+                    assert_same(mt.sort(m, dim=dim, descending=descending, stable=stable),
+                                torch.sort(t, dim=dim, descending=descending, stable=stable))
+                np.testing.assert_array_equal(m.argsort(dim, descending).numpy(),
+                                              t.argsort(dim, descending).numpy())
+                np.testing.assert_array_equal(m.sort(dim, descending).indices.numpy(),
+                                              t.sort(dim, descending).indices.numpy())
+        np.testing.assert_array_equal(mt.msort(m).numpy(), torch.msort(t).numpy())
+    # a strided input sorts as its values do
+    x = tied((40, 30), dtype, rng)
+    m, t = pair(x)
+    assert_same(m.t()[::2].sort(1), t.t()[::2].sort(1))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "int16"])
+def test_sort_unstable_special_orders(dtype):
+    rng = np.random.default_rng(11)
+    # organ pipes drive the introsort past its depth limit into its heap sort
+    n = 1000
+    x = np.minimum(np.arange(n), n - np.arange(n)).astype(dtype)
+    m, t = pair(x)
+    for descending in (False, True):
+        assert_same(m.sort(descending=descending), t.sort(descending=descending))
+    # torch radix-sorts 1-D integral inputs of 32768 or more ascending (stable)
+    for n in (32767, 32768):
+        x = tied((n,), dtype, rng)
+        m, t = pair(x)
+        for descending in (False, True):
+            assert_same(m.sort(descending=descending), t.sort(descending=descending))
+    # a line that repeats one element (stride 0) stays in place
+    m, t = mt.tensor([[1], [2]]).expand(2, 40), torch.tensor([[1], [2]]).expand(2, 40)
+    for dim in (0, 1):
+        assert_same(m.sort(dim, True), t.sort(dim, True))
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != "bool"])
+def test_topk_ties_match_torch(dtype):
+    # torch's topk: std::partial_sort when k * 64 <= n, else std::nth_element
+    # then std::sort of the first k - 1 when sorted
+    rng = np.random.default_rng(12)
+    for shape in [(1,), (5,), (17,), (64,), (130,), (700,), (9, 40), (3, 200, 2)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(len(shape)):
+            n = shape[dim]
+            for k in sorted(k for k in {0, 1, 2, n // 64, n // 3, n - 1, n} if 0 <= k <= n):
+                for largest in (True, False):
+                    for srt in (True, False):
+                        assert_same(m.topk(k, dim, largest, srt), t.topk(k, dim, largest, srt))
+    n = 2000
+    x = np.minimum(np.arange(n), n - np.arange(n)).astype(dtype if dtype != "int8" else "int16")
+    m, t = pair(x)
+    for k in (1, 10, 666, 1000):
+        for largest in (True, False):
+            assert_same(m.topk(k, largest=largest), t.topk(k, largest=largest))
+
+
+def test_topk_bool_refused():
+    with pytest.raises(RuntimeError, match="^topk does not support bool dtypes on CPU$"):
+        mt.tensor([True, False]).topk(1)
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        mt.tensor(True).topk(2)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_sort_stable_integers_full_range(dtype):
+    # stable ascending lines of integers are radix-sorted: every byte of
+    # the key, the sign included, must order as the value does
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(13)
+    x = rng.integers(info.min, info.max, (3, 500), dtype=dtype, endpoint=True)
+    x[:, :40] = rng.choice([info.min, info.max, 0, -1 if info.min else 1], (3, 40))
+    m, t = pair(x)
+    for stable in (True, None):
+        got, ref = m.sort(stable=stable), t.sort(stable=stable)
+        np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+        np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
 
 
 def test_sort_non_contiguous_and_0dim():
@@ -121,19 +230,30 @@ def test_mode(dtype):
                 got, ref = m.mode(dim, keepdim), torch.mode(t, dim, keepdim)
                 np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
                 assert type(got).__name__ == "mode"
-                # we always give the last position of the mode; torch does for
-                # lines up to 16 long and some unspecified one beyond (its sort
-                # is not stable there), so longer lines check the position holds it
-                if shape[dim] <= 16:
-                    np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+                # torch's position: the last of the mode's run where std::sort
+                # (unstable beyond 16) leaves it
+                np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
                 picked = np.take_along_axis(x, np.expand_dims(got.indices.numpy(), dim)
                                             if not keepdim else got.indices.numpy(), dim)
                 np.testing.assert_array_equal(picked.squeeze(dim) if not keepdim else picked,
                                               got.values.numpy())
         got, ref = mt.mode(m.transpose(0, -1)), torch.mode(t.transpose(0, -1))
         np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
-        if shape[0] <= 16:
+        np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mode_ties_match_torch(dtype):
+    # torch's mode sorts by a bare `<` (NaN unordered, each NaN a run of its
+    # own) with std::sort and takes the first longest run's last item
+    rng = np.random.default_rng(14)
+    for shape in [(17,), (40,), (300,), (5, 70), (3, 33, 4)]:
+        x = tied(shape, dtype, rng)
+        m, t = pair(x)
+        for dim in range(len(shape)):
+            got, ref = m.mode(dim), torch.mode(t, dim)
             np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+            np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
 
 
 def test_mode_edges():

@@ -61,6 +61,44 @@ def test_grid_sample(mode, padding, align, dims):
     _close(mg.grad, tg.grad, 1e-8)
 
 
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_float32_large_input(mode, padding, align):
+    # torch's 4-D kernel fuses the unnormalising product and shift into one
+    # fma; unfused, float32 coordinates near 300 land up to 3e-5 pixels off
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 40, 333)).astype(np.float32)
+    grid = rng.uniform(-1.3, 1.3, (2, 20, 30, 2)).astype(np.float32)
+    mo = MF.grid_sample(minitorch.tensor(a), minitorch.tensor(grid), mode, padding, align)
+    to = TF.grid_sample(torch.tensor(a), torch.tensor(grid), mode, padding, align)
+    # what is left is the order of torch's fused sums: a few float32 ulps
+    np.testing.assert_allclose(mo.numpy(), to.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_bilinear_weights_match_torch_exactly(dtype, align):
+    # one-hot planes give each output the weight of one pixel, so the
+    # coordinates and weights are compared bit for bit; in float64 the 4-D
+    # kernel's fma has no wider type to emulate it in, so there they agree
+    # to an ulp
+    h, w = 7, 300
+    planes = np.eye(h * w, dtype=dtype).reshape(1, h * w, h, w)
+    grid = np.random.default_rng(6).uniform(-1.2, 1.2, (1, 1, 400, 2)).astype(dtype)
+    mo = MF.grid_sample(minitorch.tensor(planes), minitorch.tensor(grid), "bilinear", "zeros", align)
+    to = TF.grid_sample(torch.tensor(planes), torch.tensor(grid), "bilinear", "zeros", align)
+    if dtype == np.float32:
+        np.testing.assert_array_equal(mo.numpy(), to.numpy())
+    else:
+        np.testing.assert_allclose(mo.numpy(), to.numpy(), rtol=1e-10, atol=1e-13)
+    planes = np.eye(4 * 5 * 6, dtype=dtype).reshape(1, -1, 4, 5, 6)
+    grid = np.random.default_rng(7).uniform(-1.2, 1.2, (1, 1, 1, 300, 3)).astype(dtype)
+    mo = MF.grid_sample(minitorch.tensor(planes), minitorch.tensor(grid), "bilinear", "zeros", align)
+    to = TF.grid_sample(torch.tensor(planes), torch.tensor(grid), "bilinear", "zeros", align)
+    np.testing.assert_array_equal(mo.numpy(), to.numpy())
+
+
 def test_affine_then_sample_float32_and_default_warning():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((2, 2, 6, 6)).astype(np.float32)

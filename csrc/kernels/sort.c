@@ -1,40 +1,42 @@
 #include "sort.h"
 #include "iter.h"
+#include "sort_introsort.h"
 #include "typed.h"
 #include "../core/error.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys compare as int64 for integral dtypes (exact) and double for floats. */
-typedef struct {
-    double f;
-    int64_t i;
-    int64_t idx;
-} item;
+typedef mt_sort_item item;
 
+/* What a line's kernel writes: all of its sorted items, the first k (topk),
+ * or one (an mt_pick_op). */
 #define KEEP_ALL (-1)
+#define KEEP_TOPK (-2)
+
+/* How a line is ordered: torch's stable_sort, std::sort (introsort),
+ * quickselect (kthvalue) or topk's selection. */
+typedef enum { ORDER_STABLE, ORDER_INTROSORT, ORDER_QUICKSELECT, ORDER_TOPK } line_order;
 
 typedef struct {
     int64_t len, vs, is, xs; /* line length; byte strides of values, indices, in along dim */
-    bool is_float, descending;
-    int pick;  /* an mt_pick, or KEEP_ALL */
-    int64_t k; /* MT_PICK_KTH: 0-based position in the sorted line */
+    mt_sort_cmp cmp;
+    line_order order;
+    int pick;    /* an mt_pick, KEEP_ALL or KEEP_TOPK */
+    int64_t k;   /* MT_PICK_KTH: 0-based position in the sorted line; KEEP_TOPK: the count */
+    bool sorted; /* KEEP_TOPK: the k sorted */
     mt_dtype dtype;
     int isz;
 } sort_plan;
 
-/* a before b in ascending order; NaN last */
 static inline bool lt(const sort_plan *p, const item *a, const item *b)
 {
-    if (!p->is_float)
-        return a->i < b->i;
-    return a->f < b->f || (a->f == a->f && b->f != b->f);
+    return mt_sort_lt(&p->cmp, a, b);
 }
 
 static inline bool before(const sort_plan *p, const item *a, const item *b)
 {
-    return p->descending ? lt(p, b, a) : lt(p, a, b);
+    return mt_sort_before(&p->cmp, a, b);
 }
 
 /* Bottom-up merge sort of n items (stable); returns the buffer holding the result. */
@@ -51,6 +53,37 @@ static item *merge_sort(const sort_plan *p, item *a, item *tmp, int64_t n)
             while (j < hi)
                 tmp[k++] = a[j++];
         }
+        item *s = a;
+        a = tmp;
+        tmp = s;
+    }
+    return a;
+}
+
+/* LSD radix sort of n integral keys, a byte per pass (stable, as the merge
+ * sort, so either gives the same order); passes whose byte all keys share
+ * are skipped. Returns the buffer holding the result. */
+static item *radix_sort(item *a, item *tmp, int64_t n)
+{
+    const uint64_t sign = (uint64_t)1 << 63; /* flipped, so unsigned order is signed order */
+    int64_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t u = (uint64_t)a[k].i ^ sign;
+        for (int b = 0; b < 8; b++)
+            count[b][(u >> (8 * b)) & 255]++;
+    }
+    for (int b = 0; b < 8; b++) {
+        int64_t *c = count[b];
+        if (c[(((uint64_t)a[0].i ^ sign) >> (8 * b)) & 255] == n)
+            continue;
+        for (int64_t v = 0, sum = 0; v < 256; v++) {
+            int64_t here = c[v];
+            c[v] = sum;
+            sum += here;
+        }
+        for (int64_t k = 0; k < n; k++)
+            tmp[c[(((uint64_t)a[k].i ^ sign) >> (8 * b)) & 255]++] = a[k];
         item *s = a;
         a = tmp;
         tmp = s;
@@ -112,7 +145,7 @@ static void load_keys(const sort_plan *p, item *it, const char *x)
     case E:                                          \
         for (int64_t k = 0; k < p->len; k++) {       \
             T v = *(const T *)(x + k * p->xs);       \
-            if (p->is_float)                         \
+            if (p->cmp.is_float)                     \
                 it[k].f = (double)MT_LOAD_##SFX(v);  \
             else                                     \
                 it[k].i = (int64_t)MT_LOAD_##SFX(v); \
@@ -126,19 +159,12 @@ static void load_keys(const sort_plan *p, item *it, const char *x)
     }
 }
 
-static inline bool same(const sort_plan *p, const item *a, const item *b)
-{
-    if (!p->is_float)
-        return a->i == b->i;
-    return a->f == b->f || (a->f != a->f && b->f != b->f);
-}
-
 /* Where the lower median sits in a sorted line: a line with NaN gives its
  * first NaN, as torch's. */
 static int64_t median_position(const sort_plan *p, const item *s)
 {
     int64_t pos = (p->len - 1) / 2;
-    if (p->is_float && s[p->len - 1].f != s[p->len - 1].f) {
+    if (p->cmp.is_float && s[p->len - 1].f != s[p->len - 1].f) {
         pos = p->len - 1;
         while (pos > 0 && s[pos - 1].f != s[pos - 1].f)
             pos--;
@@ -151,19 +177,19 @@ static int64_t median_position(const sort_plan *p, const item *s)
 static int64_t nanmedian_position(const sort_plan *p, const item *s)
 {
     int64_t n = p->len;
-    while (p->is_float && n > 0 && s[n - 1].f != s[n - 1].f)
+    while (p->cmp.is_float && n > 0 && s[n - 1].f != s[n - 1].f)
         n--;
     return n ? (n - 1) / 2 : 0;
 }
 
-/* The most frequent value of a sorted line: the smallest of the most frequent
- * when several tie, at its last position in the input (the sort is stable, so
- * a run's last item has the largest index), as torch's. */
+/* The most frequent value of a line as torch's mode finds it: std::sort by a
+ * bare `<`, then the first longest run of equal neighbours (a NaN equals
+ * none), and the position of that run's last item. */
 static int64_t mode_position(const sort_plan *p, const item *s)
 {
     int64_t best = 0, best_count = 0, start = 0;
     for (int64_t k = 1; k <= p->len; k++) {
-        if (k < p->len && same(p, &s[k], &s[start]))
+        if (k < p->len && (p->cmp.is_float ? s[k].f == s[k - 1].f : s[k].i == s[k - 1].i))
             continue;
         if (k - start > best_count) {
             best_count = k - start;
@@ -174,31 +200,56 @@ static int64_t mode_position(const sort_plan *p, const item *s)
     return best;
 }
 
+/* Orders the line's items as p says; returns where the ordered items are
+ * (buf, or buf + len after an odd number of merge passes). */
+static item *order_line(const sort_plan *p, item *buf)
+{
+    switch (p->order) {
+    case ORDER_STABLE:
+        if (!p->cmp.is_float && !p->cmp.descending && p->len >= 64)
+            return radix_sort(buf, buf + p->len, p->len);
+        return merge_sort(p, buf, buf + p->len, p->len);
+    case ORDER_INTROSORT:
+        mt_introsort(&p->cmp, buf, p->len);
+        break;
+    case ORDER_QUICKSELECT:
+        quick_select(p, buf, p->len, p->k);
+        break;
+    case ORDER_TOPK:
+        /* torch's topk: a heap's partial sort for few of many, else the k-th
+         * put in place and the k - 1 before it sorted when asked */
+        if (p->k * 64 <= p->len) {
+            mt_partial_sort(&p->cmp, buf, p->k, p->len);
+        } else {
+            mt_nth_element(&p->cmp, buf, p->len, p->k - 1);
+            if (p->sorted)
+                mt_introsort(&p->cmp, buf, p->k - 1);
+        }
+        break;
+    }
+    return buf;
+}
+
 static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
 {
     const sort_plan *p = ctx;
     item *buf = malloc(2 * (size_t)p->len * sizeof *buf);
     if (!buf)
         return; /* the caller checked the size; nothing sensible remains */
+    int64_t keep = p->pick == KEEP_ALL ? p->len : p->pick == KEEP_TOPK ? p->k : 1;
     for (int64_t l = 0; l < n; l++) {
         char *v = data[0] + l * st[0], *ix = data[1] + l * st[1];
         const char *x = data[2] + l * st[2];
         load_keys(p, buf, x);
-        item *s = buf;
-        if (p->pick == MT_PICK_KTH)
-            quick_select(p, buf, p->len, p->k);
-        else
-            s = merge_sort(p, buf, buf + p->len, p->len);
-        if (p->pick != KEEP_ALL) {
+        item *s = order_line(p, buf);
+        if (p->pick >= 0) {
             int64_t pos = p->pick == MT_PICK_MEDIAN      ? median_position(p, s)
                           : p->pick == MT_PICK_NANMEDIAN ? nanmedian_position(p, s)
                           : p->pick == MT_PICK_MODE      ? mode_position(p, s)
                                                          : p->k;
-            memcpy(v, x + s[pos].idx * p->xs, p->isz);
-            *(int64_t *)ix = s[pos].idx;
-            continue;
+            s += pos;
         }
-        for (int64_t k = 0; k < p->len; k++) {
+        for (int64_t k = 0; k < keep; k++) {
             memcpy(v + k * p->vs, x + s[k].idx * p->xs, p->isz);
             *(int64_t *)(ix + k * p->is) = s[k].idx;
         }
@@ -206,18 +257,17 @@ static void sort_loop(char **data, const int64_t *st, int64_t n, void *ctx)
     free(buf);
 }
 
+/* Runs p over every line of in along dim; p says how to order and what to
+ * keep, this fills in the line's geometry. */
 static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim,
-                      bool descending, int pick, int64_t k)
+                      sort_plan p)
 {
-    if (in->numel == 0)
+    if (in->numel == 0 || (p.pick == KEEP_TOPK && p.k == 0))
         return;
-    sort_plan p = {.len = in->ndim ? in->sizes[dim] : 1,
-                   .is_float = mt_is_floating(in->dtype),
-                   .descending = descending,
-                   .pick = pick,
-                   .k = k,
-                   .dtype = in->dtype,
-                   .isz = mt_itemsize(in->dtype)};
+    p.len = in->ndim ? in->sizes[dim] : 1;
+    p.cmp.is_float = mt_is_floating(in->dtype);
+    p.dtype = in->dtype;
+    p.isz = mt_itemsize(in->dtype);
     mt_tensor vv = *values, iv = *indices, xv = *in;
     if (in->ndim) {
         p.vs = values->strides[dim] * p.isz;
@@ -232,22 +282,50 @@ static void run_lines(mt_tensor *values, mt_tensor *indices, const mt_tensor *in
     mt_iter_run(&it, sort_loop, &p, work >= 32768 ? 1 : 32768 / work);
 }
 
-void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending)
+/* torch sorts the lines of an unstable sort by std::sort, except a line
+ * along which the input repeats one element (stride 0: left in place), and
+ * a 1-D integral input of 32768 elements or more in ascending order (fbgemm's
+ * radix sort): both orders are the stable one. */
+void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending,
+             bool stable)
 {
-    run_lines(values, indices, in, dim, descending, KEEP_ALL, 0);
+    bool radix =
+        in->ndim == 1 && !descending && mt_is_integral(in->dtype, false) && in->numel >= 32768;
+    bool repeated = in->ndim && in->strides[dim] == 0;
+    sort_plan p = {.cmp = {.descending = descending},
+                   .order = stable || radix || repeated ? ORDER_STABLE : ORDER_INTROSORT,
+                   .pick = KEEP_ALL};
+    run_lines(values, indices, in, dim, p);
+}
+
+void mt_topk(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, int64_t k,
+             bool largest, bool sorted)
+{
+    sort_plan p = {.cmp = {.descending = largest},
+                   .order = ORDER_TOPK,
+                   .pick = KEEP_TOPK,
+                   .k = k,
+                   .sorted = sorted};
+    run_lines(values, indices, in, dim, p);
 }
 
 void mt_pick(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, mt_pick_op pick,
              int64_t k)
 {
-    run_lines(values, indices, in, dim, false, pick, k);
+    sort_plan p = {.cmp = {.plain_less = pick == MT_PICK_MODE},
+                   .order = pick == MT_PICK_KTH    ? ORDER_QUICKSELECT
+                            : pick == MT_PICK_MODE ? ORDER_INTROSORT
+                                                   : ORDER_STABLE,
+                   .pick = pick,
+                   .k = k};
+    run_lines(values, indices, in, dim, p);
 }
 
 int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)
 {
     sort_plan p = {.len = sorted->numel,
                    .xs = mt_itemsize(sorted->dtype),
-                   .is_float = mt_is_floating(sorted->dtype),
+                   .cmp = {.is_float = mt_is_floating(sorted->dtype)},
                    .dtype = sorted->dtype};
     if (p.len == 0)
         return 0;
@@ -260,7 +338,7 @@ int64_t mt_sorted_groups(const mt_tensor *sorted, int64_t *groups)
     int64_t g = 0;
     groups[0] = 0;
     for (int64_t k = 1; k < p.len; k++) {
-        bool same = p.is_float ? it[k].f == it[k - 1].f : it[k].i == it[k - 1].i;
+        bool same = p.cmp.is_float ? it[k].f == it[k - 1].f : it[k].i == it[k - 1].i;
         g += !same;
         groups[k] = g;
     }
@@ -285,7 +363,7 @@ static bool rows_equal(const sort_plan *p, const item *it, int64_t m, int64_t a,
 {
     for (int64_t k = 0; k < m; k++) {
         const item *x = &it[a * m + k], *y = &it[b * m + k];
-        if (p->is_float ? x->f != y->f : x->i != y->i)
+        if (p->cmp.is_float ? x->f != y->f : x->i != y->i)
             return false;
     }
     return true;
@@ -295,7 +373,7 @@ int64_t mt_sorted_rows(const mt_tensor *rows, int64_t n, int64_t m, int64_t *per
 {
     sort_plan p = {.len = n * m,
                    .xs = mt_itemsize(rows->dtype),
-                   .is_float = mt_is_floating(rows->dtype),
+                   .cmp = {.is_float = mt_is_floating(rows->dtype)},
                    .dtype = rows->dtype};
     if (n == 0)
         return 0;

@@ -1,19 +1,30 @@
-/* Sorting along one dim: stable merge sort of every line, with torch's order
- * for NaN (greater than everything), and the selections built on it (median,
- * nanmedian, mode; kthvalue selects without sorting). */
+/* Sorting along one dim with torch's order for NaN (greater than
+ * everything) and torch's order among equal elements: a stable merge sort,
+ * or the unstable orders of torch's CPU kernels (sort_introsort.h); topk,
+ * and the selections built on the sort (median, nanmedian, mode; kthvalue
+ * selects without sorting). */
 #ifndef MT_KERNELS_SORT_H
 #define MT_KERNELS_SORT_H
 
 #include "../core/tensor.h"
 
 /* values (in's dtype) and indices (int64), both of in's shape, receive every
- * line of in along dim sorted; equal elements keep their order. */
-void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending);
+ * line of in along dim sorted; equal elements keep their order when stable,
+ * else end where torch's unstable sort puts them. */
+void mt_sort(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, bool descending,
+             bool stable);
+
+/* values and indices, of in's shape with sizes[dim] == k, receive the k
+ * largest (or smallest) of every line along dim, in torch's order: sorted
+ * (NaN largest) when sorted or when k * 64 <= the line's length, and equal
+ * elements where torch's selection leaves them. */
+void mt_topk(mt_tensor *values, mt_tensor *indices, const mt_tensor *in, int dim, int64_t k,
+             bool largest, bool sorted);
 
 typedef enum {
     MT_PICK_MEDIAN,    /* the lower median (a line with NaN gives its first NaN) */
     MT_PICK_NANMEDIAN, /* the lower median of the values that are not NaN */
-    MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), its last position */
+    MT_PICK_MODE,      /* the most frequent value (the smallest of a tie), at torch's position */
     MT_PICK_KTH,       /* the k-th smallest, k counted from 0, at torch's position among ties */
 } mt_pick_op;
 

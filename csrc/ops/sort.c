@@ -17,8 +17,8 @@
 
 /* Sorted values and their positions along dim; both new references, or -1
  * with both NULL. */
-static int sorted_pair(const mt_tensor *t, int64_t dim, bool descending, mt_tensor **values,
-                       mt_tensor **indices)
+static int sorted_pair(const mt_tensor *t, int64_t dim, bool descending, bool stable,
+                       mt_tensor **values, mt_tensor **indices)
 {
     int d = 0;
     *values = *indices = NULL;
@@ -32,17 +32,18 @@ static int sorted_pair(const mt_tensor *t, int64_t dim, bool descending, mt_tens
         *values = *indices = NULL;
         return -1;
     }
-    mt_sort(*values, *indices, t, d, descending);
+    mt_sort(*values, *indices, t, d, descending, stable);
     return 0;
 }
 
 /* The rows sort and argsort (not sort_1, argsort_1) put `stable` before dim
- * and descending. */
+ * and descending; sort's is optional, None being unstable as in torch. */
 int impl_sort(mt_args *a, mt_result *r)
 {
     mt_tensor *v, *i;
     int o = a->op->id == MT_OP_sort;
-    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, &v, &i) < 0)
+    bool stable = o && !mt_is_none(a, 1) && a->v[1].b;
+    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, stable, &v, &i) < 0)
         return -1;
     return mt_result_pair(r, "sort", v, i);
 }
@@ -51,7 +52,8 @@ int impl_argsort(mt_args *a, mt_result *r)
 {
     mt_tensor *v, *i;
     int o = a->op->id == MT_OP_argsort;
-    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, &v, &i) < 0)
+    bool stable = o && a->v[1].b;
+    if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, stable, &v, &i) < 0)
         return -1;
     mt_release(v);
     return mt_result_tensor(r, i);
@@ -60,21 +62,10 @@ int impl_argsort(mt_args *a, mt_result *r)
 int impl_msort(mt_args *a, mt_result *r)
 {
     mt_tensor *v, *i;
-    if (sorted_pair(a->v[0].t, 0, false, &v, &i) < 0)
+    if (sorted_pair(a->v[0].t, 0, false, false, &v, &i) < 0)
         return -1;
     mt_release(i);
     return mt_result_tensor(r, v);
-}
-
-/* A contiguous copy of the first k entries of t along dim. */
-static mt_tensor *leading(const mt_tensor *t, int dim, int64_t k)
-{
-    mt_tensor part = *t;
-    if (part.ndim) {
-        part.sizes[dim] = k;
-        part.numel = part.sizes[dim] ? part.numel / t->sizes[dim] * k : 0;
-    }
-    return mt_contiguous_as(&part, part.dtype);
 }
 
 int impl_topk(mt_args *a, mt_result *r)
@@ -87,13 +78,17 @@ int impl_topk(mt_args *a, mt_result *r)
     int64_t len = t->ndim ? t->sizes[d] : 1;
     if (k < 0 || k > len)
         return mt_error(MT_ERR_RUNTIME, "selected index k out of range");
-    mt_tensor *v, *i;
-    if (sorted_pair(t, d, a->v[3].b, &v, &i) < 0)
-        return -1;
-    mt_tensor *vk = leading(v, d, k), *ik = leading(i, d, k);
-    mt_release(v);
-    mt_release(i);
-    return mt_result_pair(r, "topk", vk, ik);
+    if (t->dtype == MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "topk does not support bool dtypes on CPU");
+    int64_t sizes[MT_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof sizes);
+    if (t->ndim)
+        sizes[d] = k;
+    mt_tensor *v = mt_new(t->dtype, t->ndim, sizes, false);
+    mt_tensor *i = mt_new(MT_INT64, t->ndim, sizes, false);
+    if (v && i)
+        mt_topk(v, i, t, d, k, a->v[3].b, a->v[4].b);
+    return mt_result_pair(r, "topk", v, i);
 }
 
 /* (values, indices) of one pick per line along dim (median, nanmedian,
@@ -319,7 +314,7 @@ int impl_unique(mt_args *a, mt_result *r)
         memcpy(mt_data(flat), mt_data(tmp), (size_t)n * mt_itemsize(t->dtype));
         mt_release(tmp);
     }
-    if (sorted_pair(flat, 0, false, &v, &i) < 0)
+    if (sorted_pair(flat, 0, false, true, &v, &i) < 0)
         goto done;
     groups = malloc((size_t)(n ? n : 1) * sizeof *groups);
     if (!groups) {

@@ -16,13 +16,15 @@ import warnings
 from typing import List, Sequence
 
 import minitorch
+from ..._resample_weights import cubic_coefficients
 from ...overrides import overridable as _overridable
-from .interpolation import _cubic_coefficients
 from .namespace import publish
 
 Tensor = minitorch.Tensor
 
 __all__ = ["affine_grid", "grid_sample"]
+
+_CUBIC_A = -0.75
 
 
 def _default_align(align_corners):
@@ -94,9 +96,19 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     return minitorch.where(flips.remainder(2) == 0, extra + low, span - extra + low)
 
 
-def _unnormalise(coord: Tensor, size: int, align: bool) -> Tensor:
-    """Pixel coordinate of a normalised grid coordinate along an axis of the given size."""
-    return (coord + 1) / 2 * (size - 1) if align else ((coord + 1) * size - 1) / 2
+def _unnormalise(coord: Tensor, size: int, align: bool, vectorised: bool) -> Tensor:
+    """Pixel coordinate of a normalised grid coordinate along an axis of the given size,
+    rounded as torch's kernels round it: its 5-D kernel as written; its 4-D (vectorised)
+    one scales by half the size with the shift fused into the product, an fma, which
+    float32 gets exactly through float64 (where its product is exact) and float64 only
+    to an ulp."""
+    if not vectorised:
+        return (coord + 1) / 2 * (size - 1) if align else ((coord + 1) * size - 1) / 2
+    if align:
+        return (coord + 1) * ((size - 1) / 2)
+    if coord.dtype == minitorch.float32:
+        return ((coord + 1).double() * (size / 2) - 0.5).float()
+    return (coord + 1) * (size / 2) - 0.5
 
 
 def _pad(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
@@ -155,7 +167,8 @@ def _gather(planes: Tensor, coords: Sequence[Tensor], sizes: Sequence[int]) -> T
 
 def _linear(planes: Tensor, coords: List[Tensor], sizes: List[int]) -> Tensor:
     """The 2 ** k corners around each point, x varying fastest as torch sums them, each
-    weighted by the product over x, y[, z] of its distance to the opposite corner."""
+    weighted by the product over x, y[, z] of its distance to the opposite corner
+    (the far one's as 1 minus the near one's in torch's 4-D kernel)."""
     lows = [c.detach().floor() for c in coords]
     out = None
     for bits in itertools.product((0, 1), repeat=len(coords)):
@@ -163,7 +176,7 @@ def _linear(planes: Tensor, coords: List[Tensor], sizes: List[int]) -> Tensor:
         corner = [lo + b for lo, b in zip(lows, bits)]
         w = None
         for c, lo, b in zip(coords, lows, bits):
-            f = c - lo if b else lo + 1 - c
+            f = c - lo if b else (1 - (c - lo) if len(coords) == 2 else lo + 1 - c)
             w = f if w is None else w * f
         term = _gather(planes, corner, sizes) * w.unsqueeze(1)
         out = term if out is None else out + term
@@ -175,7 +188,7 @@ def _bicubic(planes: Tensor, ix: Tensor, iy: Tensor, width: int, height: int,
     """4 x 4 taps around each point, each moved inside by the padding rule on its own
     (as torch's kernel does), weighted by the cubic coefficients of the fractions."""
     x0, y0 = ix.detach().floor(), iy.detach().floor()
-    wx, wy = _cubic_coefficients(ix - x0), _cubic_coefficients(iy - y0)
+    wx, wy = cubic_coefficients(ix - x0, _CUBIC_A), cubic_coefficients(iy - y0, _CUBIC_A)
     out = None
     for i in range(4):
         cy = _pad(y0 + (i - 1), height, padding_mode, align)
@@ -210,7 +223,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     k = input.dim() - 2
     sizes = list(input.shape[2:])[::-1]  # W, H[, D], the order of the grid's last axis
     g = grid.reshape(n, -1, k)
-    coords = [_unnormalise(g[..., j], sizes[j], align) for j in range(k)]
+    coords = [_unnormalise(g[..., j], sizes[j], align, k == 2) for j in range(k)]
     planes = input.reshape(n, c, -1)
     if mode == "bicubic":
         out = _bicubic(planes, coords[0], coords[1], sizes[0], sizes[1], padding_mode, align)

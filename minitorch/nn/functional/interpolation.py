@@ -6,8 +6,8 @@ so the backward is the scatter-add of the same weights that index_select's
 gradient already does. Indices and weights are computed in NumPy the way
 ATen's CPU kernels compute them (in the op-math type, source coordinates
 floored after a cast to float), so the chosen source pixels match torch's.
-Antialiased bilinear is torch's aten._upsample_bilinear2d_aa
-(composites_aten.py); antialiased bicubic is not written yet."""
+Antialiased bilinear and bicubic are torch's aten._upsample_bilinear2d_aa
+and _upsample_bicubic2d_aa (composites_aten.py)."""
 from __future__ import annotations
 
 import math
@@ -17,6 +17,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 import minitorch
+from ..._resample_weights import cubic_coefficients, fma, fused
 from ...overrides import overridable as _overridable
 from .namespace import publish
 
@@ -50,6 +51,13 @@ def _scale(opm: type, n_in: int, n_out: int, align: bool, factor: Optional[float
     return opm(n_in) / opm(n_out)
 
 
+def _source_index(opm: type, s, n_out: int, align: bool) -> np.ndarray:
+    """Where each output position samples the input (ATen's
+    area_pixel_compute_source_index, its product and shift fused)."""
+    d = np.arange(n_out).astype(opm)
+    return s * d if align else fma(s, d + opm(0.5), -0.5, opm)
+
+
 def _floor_f32(real: np.ndarray) -> np.ndarray:
     # ATen floors with floorf, so a double coordinate is rounded to float first
     return np.floor(real.astype(np.float32)).astype(np.int64)
@@ -63,34 +71,19 @@ def _nearest_taps(opm, n_in, n_out, factor, exact):
 
 
 def _linear_taps(opm, n_in, n_out, factor, align):
-    s = _scale(opm, n_in, n_out, align, factor)
-    d = np.arange(n_out).astype(opm)
-    real = s * d if align else np.maximum(s * (d + opm(0.5)) - opm(0.5), opm(0))
+    real = _source_index(opm, _scale(opm, n_in, n_out, align, factor), n_out, align)
+    real = real if align else np.maximum(real, opm(0))
     i0 = np.minimum(_floor_f32(real), n_in - 1)
     lam = np.clip(real - i0.astype(opm), 0, 1).astype(opm)
     return [i0, i0 + (i0 < n_in - 1)], [opm(1) - lam, lam]
 
 
-def _cubic_coefficients(t, a=_CUBIC_A) -> list:
-    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 from a point t in
-    [0, 1) past tap 0 (NumPy arrays or tensors; grid_sample shares them)."""
-    def near(x):  # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):  # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
-
-
 def _cubic_taps(opm, n_in, n_out, factor, align):
-    s = _scale(opm, n_in, n_out, align, factor)
-    d = np.arange(n_out).astype(opm)
-    real = s * d if align else s * (d + opm(0.5)) - opm(0.5)
-    i = _floor_f32(real)
-    t = (real - i.astype(opm)).astype(opm)
+    real = _source_index(opm, _scale(opm, n_in, n_out, align, factor), n_out, align)
+    i = np.minimum(_floor_f32(real), n_in - 1)
+    t = np.clip(real - i.astype(opm), 0, 1).astype(opm)
     idx = [np.clip(i - 1 + k, 0, n_in - 1) for k in range(4)]
-    return idx, _cubic_coefficients(t, opm(_CUBIC_A))
+    return idx, cubic_coefficients(t, opm(_CUBIC_A), fused(opm), upsampling=True)
 
 
 def _resample_dim(x: Tensor, dim: int, taps: List[np.ndarray],
@@ -215,12 +208,10 @@ def interpolate(input: Tensor, size: _Size = None, scale_factor: _Scale = None,
             raise NotImplementedError("interpolate(): mode 'lanczos' is not supported by "
                                       "minitorch yet")
         _wrong_rank(input, mode)
-    if antialias and mode == "bilinear":
+    if antialias and mode in ("bilinear", "bicubic"):
         _check_sizes(input, out)
-        return minitorch.ops.aten._upsample_bilinear2d_aa(input, out, align_corners, *scales)
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported by minitorch "
-                                  "yet for mode 'bicubic'")
+        aa = getattr(minitorch.ops.aten, f"_upsample_{mode}2d_aa")
+        return aa(input, out, align_corners, *scales)
     if mode == "area":
         pool = getattr(minitorch.nn.functional, f"adaptive_avg_pool{k}d", None)
         if pool is None:
