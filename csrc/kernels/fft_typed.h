@@ -103,10 +103,10 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
-                                         int64_t s, int64_t ts, const R *restrict src,
-                                         R *restrict dst)
+                                         int64_t s, int64_t ts, const int64_t st[4],
+                                         const R *restrict src, R *restrict dst)
 {
-    int64_t xs = 2 * s * m, ys = 2 * s, j0 = 0;
+    int64_t xs = st[0], ys = st[2], j0 = 0;
     /* s = 1: j in whole vectors; any j past the last one goes through the
      * loop below, which then starts at j0 */
     if (s == 1)
@@ -115,8 +115,8 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
     for (int64_t j = j0; j < m; j++) {
         const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
                         tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
-        const R *xj = src + 2 * s * j;
-        R *yj = dst + 2 * s * 4 * j;
+        const R *xj = src + st[1] * j;
+        R *yj = dst + st[3] * j;
         int64_t q = 0;
         for (; q + L <= s; q += L)
             FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
@@ -144,18 +144,19 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
  * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k ts]
  * unless j is 0. */
 MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const R *restrict src, R *restrict dst)
+                                         const int64_t st[4], const R *restrict src,
+                                         R *restrict dst)
 {
     const R h = (R)0.70710678118654752440084436210484904;
-    int64_t xs = 2 * s * m, ys = 2 * s;
+    int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
         R w[14];
         for (int k = 1; k < 8; k++) {
             w[2 * k - 2] = tw[2 * j * k * ts];
             w[2 * k - 1] = tw[2 * j * k * ts + 1];
         }
-        const R *xj = src + 2 * s * j;
-        R *yj = dst + 2 * s * 8 * j;
+        const R *xj = src + st[1] * j;
+        R *yj = dst + st[3] * j;
         for (int64_t q = 0; q < s; q += L) {
             const R *x = xj + 2 * q;
             V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
@@ -181,13 +182,14 @@ MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_
 }
 
 MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const R *restrict src, R *restrict dst)
+                                         const int64_t st[4], const R *restrict src,
+                                         R *restrict dst)
 {
-    int64_t xs = 2 * s * m, ys = 2 * s;
+    int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
         R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
-        const R *xj = src + 2 * s * j;
-        R *yj = dst + 2 * s * 2 * j;
+        const R *xj = src + st[1] * j;
+        R *yj = dst + st[3] * j;
         int64_t q = 0;
         for (; q + L <= s; q += L) {
             V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
@@ -239,17 +241,18 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
 /* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
  * fewer than L, in a partly filled vector). */
 MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
-                                          int64_t ts, const R *restrict src, R *restrict dst)
+                                          int64_t ts, const int64_t st[4], const R *restrict src,
+                                          R *restrict dst)
 {
-    int64_t xs = 2 * s * m, ys = 2 * s;
+    int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
         R w[8];
         for (int k = 1; k < r; k++) {
             w[2 * k - 2] = tw[2 * j * k * ts];
             w[2 * k - 1] = tw[2 * j * k * ts + 1];
         }
-        const R *xj = src + 2 * s * j;
-        R *yj = dst + 2 * s * r * j;
+        const R *xj = src + st[1] * j;
+        R *yj = dst + st[3] * j;
         for (int64_t q = 0; q < s; q += L) {
             int64_t cnt = s - q < L ? s - q : L;
             V x[5], y[5];
@@ -273,21 +276,33 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
     }
 }
 
-/* One radix-r pass of p's transform (see above), its sequences s apart and
- * its twiddles read ts apart: ts is s but for a batch of b interleaved
- * transforms, whose sequences are b times further apart. */
-static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
-                     R *dst)
+/* One radix-r pass of p's transform (see above) with the strides st, in
+ * reals: between a sequence's r points read (s m points in a buffer), from
+ * one j to the next in src (s), between its r points written (s), and from
+ * one j to the next in dst (s r); a pass reading or writing a tensor's rows
+ * directly has its row length in place of s. Its twiddles are read ts
+ * apart: ts is s but for a batch of b interleaved transforms, whose
+ * sequences are b times further apart. */
+static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
+                             const int64_t st[4], const R *src, R *dst)
 {
     const R *tw = p->tw;
     if (r == 8)
-        FN(pass8)(tw, m, s, ts, src, dst);
+        FN(pass8)(tw, m, s, ts, st, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, p->tw4, m, s, ts, src, dst);
+        FN(pass4)(tw, p->tw4, m, s, ts, st, src, dst);
     else if (r == 2)
-        FN(pass2)(tw, m, s, ts, src, dst);
+        FN(pass2)(tw, m, s, ts, st, src, dst);
     else
-        FN(pass35)(r, tw, m, s, ts, src, dst);
+        FN(pass35)(r, tw, m, s, ts, st, src, dst);
+}
+
+/* A pass between buffers laid out as the Stockham passes leave them. */
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
+                     R *dst)
+{
+    const int64_t st[4] = {2 * s * m, 2 * s, 2 * s, 2 * s * r};
+    FN(pass_strided)(p, r, m, s, ts, st, src, dst);
 }
 
 /* The forward transforms of b interleaved rows of the plan's length (point
@@ -301,6 +316,32 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
     const int *fac = whole ? p->facb : p->fac, nf = whole ? p->nfb : p->nf;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
+        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        R *t = src;
+        src = dst;
+        dst = t;
+        ts *= r;
+        len /= r;
+    }
+    return src;
+}
+
+/* The forward transforms of b neighbouring rows of an [n][inner] slab in,
+ * as b interleaved transforms whose first pass reads in's rows directly (no
+ * copy into a buffer first), through x and y (each as long as the block): a
+ * pointer to the results, in x or y, laid out as stockham's. b is a
+ * multiple of L, so the passes are those of interleaved batches. */
+static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t inner, R *x, R *y)
+{
+    const int *fac = p->nfb ? p->facb : p->fac, nf = p->nfb ? p->nfb : p->nf;
+    int r = fac[0];
+    int64_t m = p->n / r;
+    const int64_t st[4] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r};
+    FN(pass_strided)(p, r, m, b, 1, st, in, x);
+    R *src = x, *dst = y;
+    int64_t ts = r, len = m;
+    for (int f = 1; f < nf; f++) {
+        r = fac[f];
         FN(pass)(p, r, len / r, ts * b, ts, src, dst);
         R *t = src;
         src = dst;
@@ -626,7 +667,13 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
             continue;
         }
         if (batched) {
-            /* the block's rows as they lie, b interleaved transforms at once */
+            /* the block's rows as they lie, b interleaved transforms at once;
+             * a forward one's first pass reads the slab itself */
+            if (!job->inverse && b % L == 0 && p->nf) {
+                FN(slab_out_batch)(slab, FN(stockham_slab)(p, b, in, inner, x, y), n, inner, b,
+                                   out_f);
+                continue;
+            }
             FN(slab_in_batch)(x, in, n, inner, b, in_f);
             FN(slab_out_batch)(slab, FN(stockham)(p, b, x, y), n, inner, b, out_f);
             continue;
