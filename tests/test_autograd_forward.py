@@ -541,3 +541,14 @@ def test_gradcheck_forward_ad_detects_wrong_jvp():
                        match="Jacobian computed with forward mode mismatch for output 0 with "
                              "respect to input 0"):
         mt.autograd.gradcheck(Wrong.apply, (x, 2.0), check_forward_ad=True)
+
+
+def test_detach_in_place_drops_the_tangent():
+    outs = []
+    for lib, fw in ((mt, fwAD), (torch, tfw)):
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])).clone()
+            same_object = dual.detach_() is dual
+            p, t = fw.unpack_dual(dual * 2)
+            outs.append((same_object, p.tolist(), t, p.requires_grad))
+    assert outs[0] == outs[1]
