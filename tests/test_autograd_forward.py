@@ -552,3 +552,25 @@ def test_detach_in_place_drops_the_tangent():
             p, t = fw.unpack_dual(dual * 2)
             outs.append((same_object, p.tolist(), t, p.requires_grad))
     assert outs[0] == outs[1]
+
+
+def test_make_dual_copies_a_tangent_laid_out_unlike_the_primal():
+    outs = []
+    for lib, fw in ((mt, fwAD), (torch, tfw)):
+        with fw.dual_level():
+            primal = lib.arange(5.0)[:4].detach()
+            tangent = lib.arange(4.0)
+            _, kept = fw.unpack_dual(fw.make_dual(primal, tangent))
+            kept *= 2
+            dual = fw.make_dual(primal, tangent)
+            wide = fw.unpack_dual(dual.as_strided((5,), (1,), 0)).tangent
+            z = lib.ones(2, 2, dtype=lib.complex128)
+            conj_t = (lib.ones(2, 2, dtype=lib.complex128) * 1j).conj()
+            conj_tangent_kept = fw.unpack_dual(fw.make_dual(z, conj_t)).tangent is conj_t
+            plain_t = lib.ones(2, 2, dtype=lib.complex128)
+            plain_tangent_kept = fw.unpack_dual(fw.make_dual(z, plain_t)).tangent is plain_t
+            transposed_t = lib.ones(2, 2, dtype=lib.complex128).t()
+            transposed_kept = fw.unpack_dual(fw.make_dual(z, transposed_t)).tangent is transposed_t
+            outs.append((tangent.tolist(), wide.tolist()[:4], conj_tangent_kept,
+                         plain_tangent_kept, transposed_kept))
+    assert outs[0] == outs[1]
