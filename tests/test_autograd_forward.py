@@ -571,6 +571,9 @@ def test_make_dual_copies_a_tangent_laid_out_unlike_the_primal():
             plain_tangent_kept = fw.unpack_dual(fw.make_dual(z, plain_t)).tangent is plain_t
             transposed_t = lib.ones(2, 2, dtype=lib.complex128).t()
             transposed_kept = fw.unpack_dual(fw.make_dual(z, transposed_t)).tangent is transposed_t
+            empty_t = lib.tensor([1.0]).as_strided((0,), (1,), 2)
+            empty_kept = fw.unpack_dual(fw.make_dual(
+                lib.tensor([1.0]).as_strided((0,), (1,), 1), empty_t)).tangent is empty_t
             outs.append((tangent.tolist(), wide.tolist()[:4], conj_tangent_kept,
-                         plain_tangent_kept, transposed_kept))
+                         plain_tangent_kept, transposed_kept, empty_kept))
     assert outs[0] == outs[1]
