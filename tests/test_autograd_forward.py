@@ -541,3 +541,39 @@ def test_gradcheck_forward_ad_detects_wrong_jvp():
                        match="Jacobian computed with forward mode mismatch for output 0 with "
                              "respect to input 0"):
         mt.autograd.gradcheck(Wrong.apply, (x, 2.0), check_forward_ad=True)
+
+
+def test_detach_in_place_drops_the_tangent():
+    outs = []
+    for lib, fw in ((mt, fwAD), (torch, tfw)):
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])).clone()
+            same_object = dual.detach_() is dual
+            p, t = fw.unpack_dual(dual * 2)
+            outs.append((same_object, p.tolist(), t, p.requires_grad))
+    assert outs[0] == outs[1]
+
+
+def test_make_dual_copies_a_tangent_laid_out_unlike_the_primal():
+    outs = []
+    for lib, fw in ((mt, fwAD), (torch, tfw)):
+        with fw.dual_level():
+            primal = lib.arange(5.0)[:4].detach()
+            tangent = lib.arange(4.0)
+            _, kept = fw.unpack_dual(fw.make_dual(primal, tangent))
+            kept *= 2
+            dual = fw.make_dual(primal, tangent)
+            wide = fw.unpack_dual(dual.as_strided((5,), (1,), 0)).tangent
+            z = lib.ones(2, 2, dtype=lib.complex128)
+            conj_t = (lib.ones(2, 2, dtype=lib.complex128) * 1j).conj()
+            conj_tangent_kept = fw.unpack_dual(fw.make_dual(z, conj_t)).tangent is conj_t
+            plain_t = lib.ones(2, 2, dtype=lib.complex128)
+            plain_tangent_kept = fw.unpack_dual(fw.make_dual(z, plain_t)).tangent is plain_t
+            transposed_t = lib.ones(2, 2, dtype=lib.complex128).t()
+            transposed_kept = fw.unpack_dual(fw.make_dual(z, transposed_t)).tangent is transposed_t
+            empty_t = lib.tensor([1.0]).as_strided((0,), (1,), 2)
+            empty_kept = fw.unpack_dual(fw.make_dual(
+                lib.tensor([1.0]).as_strided((0,), (1,), 1), empty_t)).tangent is empty_t
+            outs.append((tangent.tolist(), wide.tolist()[:4], conj_tangent_kept,
+                         plain_tangent_kept, transposed_kept, empty_kept))
+    assert outs[0] == outs[1]

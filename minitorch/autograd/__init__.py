@@ -214,7 +214,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     for i, (inp, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
             if materialize_grads:
-                g = _C._functions["zeros_like"](inp)
+                # as torch: the zeros join the new graph when one is being built, so
+                # they can be differentiated again
+                g = _C._functions["zeros_like"](inp).requires_grad_(create_graph)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is "

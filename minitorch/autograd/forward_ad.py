@@ -84,8 +84,44 @@ def make_dual(tensor, tangent, *, level=None):
                            f"gradient at the same level {level} is not supported.")
     with _set_fwd_grad_enabled(False):
         dual = tensor.view_as(tensor)
+        # (a tangent of another shape is refused by _set_fw_grad, with torch's message;
+        # a primal whose elements overlap cannot be written into, its tangent stays)
+        if (tangent.shape == tensor.shape and not _overlaps(tensor)
+                and not _same_layout(tangent, tensor)):
+            tangent = _zeros_laid_out_as(tensor).copy_(tangent)
     _C._set_fw_grad(dual, tangent)
     return dual
+
+
+def _overlaps(t):
+    return any(stride == 0 and size > 1 for size, stride in zip(t.shape, t.stride()))
+
+
+def _storage_numel(t):
+    return t.untyped_storage().nbytes() // t.element_size()
+
+
+def _same_layout(tangent, primal):
+    """torch's test for keeping the given tangent as-is: every view the primal
+    allows (up to its whole storage) must be one the tangent allows too."""
+    if primal.numel() == 0:
+        # nothing to read or write: torch keeps such a tangent whatever its offset
+        return True
+    if tangent.storage_offset() != primal.storage_offset():
+        return False
+    if any(size != 1 and a != b
+           for size, a, b in zip(primal.shape, tangent.stride(), primal.stride())):
+        return False
+    return (_storage_numel(tangent) == _storage_numel(primal)
+            and tangent.is_conj() == primal.is_conj() and tangent.is_neg() == primal.is_neg())
+
+
+def _zeros_laid_out_as(primal):
+    """Zeros with primal's strides, storage offset, storage size and conj bit."""
+    storage = _C._functions["zeros"]((_storage_numel(primal),), dtype=primal.dtype,
+                                     device=primal.device)
+    out = storage.as_strided(primal.shape, primal.stride(), primal.storage_offset())
+    return out.conj() if primal.is_conj() else out
 
 
 class UnpackedDualTensor(NamedTuple):

@@ -5,6 +5,7 @@
 #include "../dispatch/torch_function_state.h"
 
 #include "../../autograd/engine.h"
+#include "../../autograd/forward.h"
 #include "../../autograd/grad_mode.h"
 #include "../../autograd/view_tracking.h"
 #include "../../kernels/copy.h"
@@ -294,6 +295,9 @@ static PyObject *detach_(PyObject *self, PyObject *unused)
         m->grad_fn = NULL;
     }
     MTPy_T(self)->flags &= ~MT_FLAG_REQUIRES_GRAD;
+    /* as torch's detach_, the tensor leaves forward-mode AD too: its tangent goes */
+    if (mt_fw_grad(MTPy_T(self)) && mt_fw_set_grad(MTPy_T(self), NULL) < 0)
+        return mtpy_raise();
     return Py_NewRef(self);
 }
 
