@@ -40,19 +40,24 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
     return n;
 }
 
+/* The entry is emptied before anything is released: a release can run
+ * Python code (a collection traversing this node) that must not see it. */
 void mt_saved_release(mt_saved *s)
 {
-    if (s->t || s->packed)
+    mt_tensor *t = s->t;
+    void *packed = s->packed;
+    mt_node *history = s->history.fn;
+    if (t || packed)
         s->released = true;
-    if (s->t)
-        mt_release(s->t);
-    if (s->packed)
-        mt_owner.release_object(s->packed);
-    if (s->history.fn)
-        mt_node_decref(s->history.fn);
     s->t = NULL;
     s->packed = NULL;
     s->history.fn = NULL;
+    if (t)
+        mt_release(t);
+    if (packed)
+        mt_owner.release_object(packed);
+    if (history)
+        mt_node_decref(history);
 }
 
 int mt_saved_pack(mt_saved *s, int count)

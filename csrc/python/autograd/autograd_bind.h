@@ -38,6 +38,12 @@ PyObject *mtpy_node_object(mt_node *n);
 /* The node a grad_fn object stands for. */
 mt_node *mtpy_node_of(PyObject *node_object);
 int mt_node_object_init(PyObject *module);
+/* Visits the Python objects node n holds (hooks, metadata, a custom
+ * Function's ctx, argument objects, saved tensors and what pack hooks made
+ * of them), for the tp_traverse of an object that alone holds n. */
+int mtpy_node_traverse(mt_node *n, visitproc visit, void *arg);
+/* Drops n's hooks and metadata: the tp_clear counterpart. */
+void mtpy_node_clear(mt_node *n);
 /* The ctx a custom Function's forward saw, for a node of such a Function
  * (borrowed); NULL for every other node. */
 PyObject *mtpy_function_ctx(mt_node *n);

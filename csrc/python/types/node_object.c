@@ -113,35 +113,54 @@ static void node_dealloc(MTNodeObject *o)
     Py_TYPE(o)->tp_free(o);
 }
 
-/* What the node holds belongs to this object only while nothing else holds
- * the node (no tensor, edge or run of the engine): only then can a cycle
- * through it (a hook whose closure holds this grad_fn) be garbage, so only
- * then are the node's hooks, its custom Function's ctx and its argument
- * objects visited, and its hooks cleared. */
-static bool owns_node(MTNodeObject *o) { return o->node && o->node->refcount == 1; }
-
-static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
+static int visit_saved(const mt_saved *s, int count, visitproc visit, void *arg)
 {
-    if (!owns_node(o))
-        return 0;
-    mt_node *n = o->node;
+    for (int i = 0; s && i < count; i++) {
+        if (s[i].t)
+            Py_VISIT((PyObject *)mtpy_container(s[i].t));
+        Py_VISIT((PyObject *)s[i].packed);
+    }
+    return 0;
+}
+
+int mtpy_node_traverse(mt_node *n, visitproc visit, void *arg)
+{
     Py_VISIT((PyObject *)n->metadata);
     Py_VISIT((PyObject *)n->pre_hooks);
     Py_VISIT((PyObject *)n->post_hooks);
     Py_VISIT(mtpy_function_ctx(n));
     Py_VISIT((PyObject *)n->anomaly);
+    if (n->variable)
+        Py_VISIT((PyObject *)mtpy_container(n->variable));
     for (int p = 0; n->args && p < n->nparams; p++)
         Py_VISIT((PyObject *)n->args[p].obj);
-    return 0;
+    int nsaved = 0;
+    const mt_saved *fs = mtpy_function_saved(n, &nsaved);
+    int rc = visit_saved(fs, nsaved, visit, arg);
+    return rc ? rc : visit_saved(n->saved, n->nparams + 1, visit, arg);
+}
+
+void mtpy_node_clear(mt_node *n)
+{
+    Py_CLEAR(*(PyObject **)&n->metadata);
+    Py_CLEAR(*(PyObject **)&n->pre_hooks);
+    Py_CLEAR(*(PyObject **)&n->post_hooks);
+}
+
+/* What the node holds belongs to this object only while nothing else holds
+ * the node (no tensor, edge or run of the engine): only then can a cycle
+ * through it (a hook whose closure holds this grad_fn) be garbage. */
+static bool owns_node(MTNodeObject *o) { return o->node && o->node->refcount == 1; }
+
+static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
+{
+    return owns_node(o) ? mtpy_node_traverse(o->node, visit, arg) : 0;
 }
 
 static int node_clear(MTNodeObject *o)
 {
-    if (owns_node(o)) {
-        Py_CLEAR(*(PyObject **)&o->node->metadata);
-        Py_CLEAR(*(PyObject **)&o->node->pre_hooks);
-        Py_CLEAR(*(PyObject **)&o->node->post_hooks);
-    }
+    if (owns_node(o))
+        mtpy_node_clear(o->node);
     return 0;
 }
 
