@@ -201,3 +201,58 @@ def test_cleared_tensor_in_garbage_with_finalizer_stays_usable():
 
     assert collected(make) == (True, True)
     assert seen == [(True, [5.0])]
+
+
+def test_grad_fn_of_a_custom_function_is_its_ctx():
+    for lib in libs():
+        seen = {}
+
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                seen["ctx"] = ctx
+                seen["before"] = ctx.name()
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        a = lib.ones(2, requires_grad=True)
+        out = Twice.apply(a)
+        fn = out.grad_fn
+        assert fn is seen["ctx"], lib.__name__
+        assert type(fn) is Twice._backward_cls
+        assert seen["before"] == "TwiceBackward"
+        assert fn.name() == "TwiceBackward"
+        assert type(fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+        # the grad_fn object keeps its node alive past its output
+        del out
+        gc.collect()
+        assert type(fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+        assert Twice.apply(a).grad_fn.next_functions[0][0] is not None
+
+
+def test_cycle_through_a_handed_out_ctx_is_collected():
+    for lib in libs():
+        fn = stores_on_ctx(lib)
+
+        def make():
+            metadata = {}
+            out = fn.apply(lib.ones(2, requires_grad=True), metadata)
+            metadata["foo"] = out
+            out.grad_fn.name()  # the ctx, handed out, now holds the node
+            return weakref.ref(out)
+
+        assert collected(make) == (True, True), lib.__name__
+
+
+def test_handed_out_ctx_alone_frees_its_node_on_collection():
+    fn = stores_on_ctx(mt)
+    a = mt.ones(2, requires_grad=True)
+    ctx = fn.apply(a, {}).grad_fn
+    ref = weakref.ref(ctx)
+    assert ctx.next_functions[0][0].variable is a
+    del ctx
+    gc.collect()
+    assert ref() is None

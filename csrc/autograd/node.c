@@ -113,9 +113,11 @@ void mt_node_decref(mt_node *n)
     while (queue) {
         mt_node *m = queue;
         queue = m->free_next;
+        /* saved first: a custom kind's release reads its state, which
+         * node_freed drops (with, possibly, the last hold on the kind) */
+        mt_node_release_saved(m);
         if (mt_ad.node_freed)
             mt_ad.node_freed(m);
-        mt_node_release_saved(m);
         if (m->variable) {
             mt_autograd_meta *vm = mt_meta.get(m->variable);
             if (vm && vm->grad_accumulator == m)

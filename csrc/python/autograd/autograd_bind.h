@@ -33,6 +33,14 @@ int mtpy_node_saved_names(mt_node *n, PyObject *list);
  * _C._current_autograd_node. */
 int mtpy_saved_tensor_init(PyObject *module);
 
+/* A grad_fn object: node is strong. A custom Function's ctx is one too
+ * (torch's grad_fn of such a node is its ctx), holding no node until first
+ * handed out as a grad_fn. */
+typedef struct {
+    PyObject_HEAD mt_node *node;
+} MTNodeObject;
+extern PyTypeObject MTNode_Type;
+
 /* The Python grad_fn object of a node (new reference). */
 PyObject *mtpy_node_object(mt_node *n);
 /* The node a grad_fn object stands for. */

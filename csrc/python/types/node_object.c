@@ -4,12 +4,7 @@
 #include <string.h>
 #include <structmember.h>
 
-typedef struct {
-    PyObject_HEAD mt_node *node;
-} MTNodeObject;
-
 static PyObject *node_types; /* kind name -> class */
-static PyTypeObject MTNode_Type;
 
 /* A handle whose remove() deletes one key from a hooks dict. */
 typedef struct {
@@ -78,6 +73,17 @@ PyObject *mtpy_add_hook(PyObject *dict, PyObject *fn, const char *prefix)
 
 PyObject *mtpy_node_object(mt_node *n)
 {
+    MTNodeObject *ctx = (MTNodeObject *)mtpy_function_ctx(n);
+    if (ctx) {
+        /* the ctx now keeps the node alive as a grad_fn object does (a
+         * cycle through the node's ctx, which the collector frees once the
+         * ctx alone holds the node) */
+        if (!ctx->node) {
+            mt_node_incref(n);
+            ctx->node = n;
+        }
+        return Py_NewRef((PyObject *)ctx);
+    }
     if (n->py_object)
         return Py_NewRef((PyObject *)n->py_object);
     PyObject *cls = PyDict_GetItemString(node_types, n->kind->name);
@@ -169,8 +175,21 @@ static int node_clear(MTNodeObject *o)
 static const char *const cpp_named[] = {"AccumulateGrad", "CopySlices", "CopyBackwards", "Error",
                                         "UndefinedGradBackward"};
 
+/* A custom Function's ctx before it is handed out as a grad_fn has no node. */
+static mt_node *live_node(MTNodeObject *o)
+{
+    if (!o->node)
+        PyErr_Format(PyExc_RuntimeError,
+                     "this %s is not (yet) a node of the graph: use the grad_fn of the "
+                     "Function's output",
+                     Py_TYPE(o)->tp_name);
+    return o->node;
+}
+
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
 {
+    if (!o->node) /* a ctx: torch's name() is its class name */
+        return PyUnicode_FromString(Py_TYPE(o)->tp_name);
     const char *name = o->node->kind->name;
     for (size_t i = 0; i < sizeof cpp_named / sizeof *cpp_named; i++)
         if (strcmp(name, cpp_named[i]) == 0)
@@ -181,6 +200,8 @@ static PyObject *node_name(MTNodeObject *o, PyObject *unused)
 static PyObject *node_next_functions(MTNodeObject *o, void *c)
 {
     mt_node *n = o->node;
+    if (!n) /* a ctx not recorded (yet), as torch's */
+        return PyTuple_New(0);
     PyObject *out = PyTuple_New(n->nedges);
     for (int e = 0; out && e < n->nedges; e++) {
         PyObject *fn = n->edges[e].fn ? mtpy_node_object(n->edges[e].fn) : Py_NewRef(Py_None);
@@ -197,6 +218,8 @@ static PyObject *node_next_functions(MTNodeObject *o, void *c)
 /* The dict lives on the node: every grad_fn object of it sees the same. */
 static PyObject *node_metadata(MTNodeObject *o, void *c)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = (PyObject **)&o->node->metadata;
     if (!*slot && !(*slot = PyDict_New()))
         return NULL;
@@ -205,6 +228,8 @@ static PyObject *node_metadata(MTNodeObject *o, void *c)
 
 static PyObject *node_variable(MTNodeObject *o, void *c)
 {
+    if (!live_node(o))
+        return NULL;
     if (!o->node->variable)
         return PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'",
                             o->node->kind->name);
@@ -218,6 +243,8 @@ static PyObject **hook_slot(mt_node *n, bool pre)
 
 static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = hook_slot(o->node, false);
     if (!*slot && !(*slot = PyDict_New()))
         return NULL;
@@ -228,6 +255,8 @@ static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
  * list in registration order, so its handle can remove it. */
 static PyObject *node_register_prehook(MTNodeObject *o, PyObject *fn)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = hook_slot(o->node, true);
     if (!*slot && !(*slot = PyList_New(0)))
         return NULL;
@@ -255,7 +284,7 @@ static PyObject *node_repr(MTNodeObject *o)
 static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 {
     PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
-    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError))
+    if (r || !o->node || !PyErr_ExceptionMatches(PyExc_AttributeError))
         return r;
     /* what the node saved (grad_fn._saved_self, ...) */
     PyObject *type, *value, *tb;
@@ -269,7 +298,7 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
     }
     PyErr_Restore(type, value, tb);
     PyObject *ctx = mtpy_function_ctx(o->node);
-    if (!ctx)
+    if (!ctx || ctx == (PyObject *)o)
         return NULL;
     PyErr_Clear();
     r = PyObject_GetAttr(ctx, name);
@@ -285,7 +314,7 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 static PyObject *node_dir(MTNodeObject *o, PyObject *unused)
 {
     PyObject *list = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", o);
-    if (list && mtpy_node_saved_names(o->node, list) < 0)
+    if (list && o->node && mtpy_node_saved_names(o->node, list) < 0)
         Py_CLEAR(list);
     return list;
 }
@@ -305,7 +334,7 @@ static PyGetSetDef node_getset[] = {
     {NULL},
 };
 
-static PyTypeObject MTNode_Type = {
+PyTypeObject MTNode_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.autograd.graph.Node",
     .tp_basicsize = sizeof(MTNodeObject),
     .tp_dealloc = (destructor)node_dealloc,

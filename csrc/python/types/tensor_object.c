@@ -121,6 +121,17 @@ static int visit_tensor(mt_tensor *t, visitproc visit, void *arg)
     return 0;
 }
 
+/* The tensor's meta is then all that holds its grad_fn n. A custom
+ * Function's ctx handed out as a grad_fn holds n too; held by nothing but n
+ * itself, it is part of n. */
+static bool holds_node_alone(mt_node *n)
+{
+    if (n->refcount == 1)
+        return true;
+    PyObject *ctx = mtpy_function_ctx(n);
+    return n->refcount == 2 && ctx && ((MTNodeObject *)ctx)->node == n && Py_REFCNT(ctx) == 1;
+}
+
 /* Cycle GC, as torch's tensors take part in it: a custom Function's output
  * kept on its own ctx (output -> node -> ctx -> output), a hook whose closure
  * holds its tensor. What the meta holds is this tensor's only while no alias
@@ -138,7 +149,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
         rc = visit_tensor(m->fw_grad, visit, arg);
     if (!rc)
         rc = visit_tensor(m->view_base, visit, arg);
-    if (!rc && m->grad_fn && m->grad_fn->refcount == 1)
+    if (!rc && m->grad_fn && holds_node_alone(m->grad_fn))
         rc = mtpy_node_traverse(m->grad_fn, visit, arg);
     return rc;
 }
