@@ -84,9 +84,6 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
         return user_fn(self, *args)
 
-    def name(self) -> str:
-        return type(self).__name__
-
 
 class FunctionMeta(type):
     """Gives every Function class its ctx class and its C node kind."""
