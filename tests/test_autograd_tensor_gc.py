@@ -256,3 +256,37 @@ def test_handed_out_ctx_alone_frees_its_node_on_collection():
     del ctx
     gc.collect()
     assert ref() is None
+
+
+def test_node_metadata_freed_with_the_output_without_collection():
+    # torch's test_nested_anomaly_printstack_cleanup: once no Python code
+    # holds the ctx, the output is all that holds the node, so what its
+    # metadata holds goes with the output, no collection needed
+    class Foo:
+        pass
+
+    for lib in libs():
+        fn = stores_on_ctx(lib)
+        alive = []
+        gc.disable()
+        try:
+            for hold_ctx in (False, True):
+                out = fn.apply(lib.ones(2, requires_grad=True), {})
+                ctx = out.grad_fn
+                obj = Foo()
+                ctx.metadata[0] = obj
+                ref = weakref.ref(obj)
+                del obj
+                if not hold_ctx:
+                    del ctx
+                del out
+                alive.append(ref() is not None)
+                if hold_ctx:
+                    # the ctx, held, keeps its node (and the metadata)
+                    assert type(ctx.next_functions[0][0]).__name__ == "AccumulateGrad"
+                    del ctx
+                    gc.collect()
+                    alive.append(ref() is not None)
+        finally:
+            gc.enable()
+        assert alive == [False, True, False], lib.__name__

@@ -99,8 +99,11 @@ void mt_node_release_saved(mt_node *n)
 
 void mt_node_decref(mt_node *n)
 {
-    if (--n->refcount > 0)
+    if (--n->refcount > 0) {
+        if (n->refcount == 1 && n->py_ctx && mt_ad.node_held_once)
+            mt_ad.node_held_once(n);
         return;
+    }
     /* A long chain freed recursively would overflow the C stack: nodes whose
      * last reference goes away are queued through free_next instead. */
     static mt_node *queue = NULL;

@@ -55,6 +55,10 @@ void mtpy_node_clear(mt_node *n);
 /* The ctx a custom Function's forward saw, for a node of such a Function
  * (borrowed); NULL for every other node. */
 PyObject *mtpy_function_ctx(mt_node *n);
+/* mt_ad.node_held_once: a custom Function's node held by its ctx alone,
+ * the ctx by nothing but the node, is freed (as torch's, whose ctx refers to
+ * its node weakly once no Python code holds it). */
+void mtpy_function_held_once(mt_node *n);
 /* The entries a custom Function's save_for_backward kept (*count of them),
  * or NULL for every other node. */
 mt_saved *mtpy_function_saved(mt_node *n, int *count);

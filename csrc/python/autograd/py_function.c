@@ -7,8 +7,11 @@
  *   C slot of _FunctionBase so Python code cannot hold the FunctionNode past
  *   the node's life. The FunctionNode dies exactly when the node is freed.
  *   The ctx is also the node's grad_fn object, as torch's (a _Node); once
- *   handed out as one it holds the node, a cycle its traversal lets the
- *   collector free when nothing else holds the node.
+ *   handed out as one it holds the node. When the node is left to that hold
+ *   alone and nothing but the node holds the ctx (its outputs died after
+ *   Python code let go of the ctx), node_held_once frees both at once; the
+ *   other order (the ctx let go after the outputs died) leaves a cycle its
+ *   traversal lets the collector free.
  * The engine only sees the kind: its backward pointer and py_ctx. */
 #include "autograd_bind.h"
 
@@ -469,6 +472,15 @@ PyObject *mtpy_function_ctx(mt_node *n)
     if (n->kind->backward != python_function_backward || !n->py_ctx)
         return NULL;
     return ((FunctionNodeObject *)n->py_ctx)->ctx;
+}
+
+void mtpy_function_held_once(mt_node *n)
+{
+    MTNodeObject *ctx = (MTNodeObject *)mtpy_function_ctx(n);
+    if (!ctx || ctx->node != n || Py_REFCNT(ctx) != 1)
+        return;
+    ctx->node = NULL;
+    mt_node_decref(n);
 }
 
 mt_saved *mtpy_function_saved(mt_node *n, int *count)
