@@ -25,6 +25,10 @@ typedef struct {
     int (*run_post_hooks)(struct mt_node *n, mt_tensor **grads_in, mt_tensor **grads_out);
     int (*run_tensor_post_acc_hooks)(mt_tensor *leaf);
     void (*node_freed)(struct mt_node *n);
+    /* n (with a host ctx) is down to one holder: the host breaks the cycle
+     * its ctx and n form when nothing else holds either, so n is freed at
+     * once, not at the host's next cycle collection. */
+    void (*node_held_once)(struct mt_node *n);
     /* t (a non-leaf) has a new grad_fn in place of old: its hooks stay with
      * old, its retained grad moves to the new one. */
     int (*history_moved)(mt_tensor *t, struct mt_node *old);

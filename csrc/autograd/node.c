@@ -40,19 +40,24 @@ mt_node *mt_node_new(const mt_node_kind *kind, int nedges, int nout, int nparams
     return n;
 }
 
+/* The entry is emptied before anything is released: a release can run
+ * Python code (a collection traversing this node) that must not see it. */
 void mt_saved_release(mt_saved *s)
 {
-    if (s->t || s->packed)
+    mt_tensor *t = s->t;
+    void *packed = s->packed;
+    mt_node *history = s->history.fn;
+    if (t || packed)
         s->released = true;
-    if (s->t)
-        mt_release(s->t);
-    if (s->packed)
-        mt_owner.release_object(s->packed);
-    if (s->history.fn)
-        mt_node_decref(s->history.fn);
     s->t = NULL;
     s->packed = NULL;
     s->history.fn = NULL;
+    if (t)
+        mt_release(t);
+    if (packed)
+        mt_owner.release_object(packed);
+    if (history)
+        mt_node_decref(history);
 }
 
 int mt_saved_pack(mt_saved *s, int count)
@@ -94,8 +99,11 @@ void mt_node_release_saved(mt_node *n)
 
 void mt_node_decref(mt_node *n)
 {
-    if (--n->refcount > 0)
+    if (--n->refcount > 0) {
+        if (n->refcount == 1 && n->py_ctx && mt_ad.node_held_once)
+            mt_ad.node_held_once(n);
         return;
+    }
     /* A long chain freed recursively would overflow the C stack: nodes whose
      * last reference goes away are queued through free_next instead. */
     static mt_node *queue = NULL;
@@ -108,9 +116,11 @@ void mt_node_decref(mt_node *n)
     while (queue) {
         mt_node *m = queue;
         queue = m->free_next;
+        /* saved first: a custom kind's release reads its state, which
+         * node_freed drops (with, possibly, the last hold on the kind) */
+        mt_node_release_saved(m);
         if (mt_ad.node_freed)
             mt_ad.node_freed(m);
-        mt_node_release_saved(m);
         if (m->variable) {
             mt_autograd_meta *vm = mt_meta.get(m->variable);
             if (vm && vm->grad_accumulator == m)

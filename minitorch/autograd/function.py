@@ -84,21 +84,20 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
         return user_fn(self, *args)
 
-    def name(self) -> str:
-        return type(self).__name__
-
 
 class FunctionMeta(type):
     """Gives every Function class its ctx class and its C node kind."""
 
     def __init__(cls, name, bases, attrs):
-        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+        # the ctx class is also the class of the Function's grad_fn nodes
+        node_name = attrs.get("_node_name")
+        cls._backward_cls = type(node_name or name + "Backward", (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__,
                                   "clear_saved_tensors_on_access":
                                       getattr(cls, "clear_saved_tensors_on_access", False)})
         # _node_name: the name torch gives the node of one of its own
         # Functions (minitorch.autograd._functions), if not <name>Backward
-        cls._node_kind = _C._function_kind(name, attrs.get("_node_name"))
+        cls._node_kind = _C._function_kind(name, node_name)
         super().__init__(name, bases, attrs)
 
 

@@ -608,6 +608,7 @@ int mt_autograd_bind_init(PyObject *module)
         .run_post_hooks = be_run_post_hooks,
         .run_tensor_post_acc_hooks = be_post_acc_hooks,
         .node_freed = be_node_freed,
+        .node_held_once = mtpy_function_held_once,
         .history_moved = be_history_moved,
         .node_created = be_node_created,
         .node_failed = be_node_failed,

@@ -1,11 +1,17 @@
 /* Custom autograd.Function: a node kind whose backward calls the Python
  * `backward` (or `vjp`) of the Function class.
  *
- * Ownership, with no reference cycle:
+ * Ownership:
  *   output tensors -> node -> (py_ctx) FunctionNode -> ctx (the Python object
  *   forward saw) ; ctx -> FunctionNode only through a weak reference, kept in a
  *   C slot of _FunctionBase so Python code cannot hold the FunctionNode past
  *   the node's life. The FunctionNode dies exactly when the node is freed.
+ *   The ctx is also the node's grad_fn object, as torch's (a _Node); once
+ *   handed out as one it holds the node. When the node is left to that hold
+ *   alone and nothing but the node holds the ctx (its outputs died after
+ *   Python code let go of the ctx), node_held_once frees both at once; the
+ *   other order (the ctx let go after the outputs died) leaves a cycle its
+ *   traversal lets the collector free.
  * The engine only sees the kind: its backward pointer and py_ctx. */
 #include "autograd_bind.h"
 
@@ -42,7 +48,8 @@ typedef struct {
 } FunctionNodeObject;
 
 typedef struct {
-    PyObject_HEAD PyObject *node_ref; /* weak reference to the FunctionNode, once recorded */
+    MTNodeObject base;  /* its node once handed out as a grad_fn */
+    PyObject *node_ref; /* weak reference to the FunctionNode, once recorded */
 } FunctionBaseObject;
 
 static PyTypeObject FunctionNode_Type;
@@ -467,6 +474,15 @@ PyObject *mtpy_function_ctx(mt_node *n)
     return ((FunctionNodeObject *)n->py_ctx)->ctx;
 }
 
+void mtpy_function_held_once(mt_node *n)
+{
+    MTNodeObject *ctx = (MTNodeObject *)mtpy_function_ctx(n);
+    if (!ctx || ctx->node != n || Py_REFCNT(ctx) != 1)
+        return;
+    ctx->node = NULL;
+    mt_node_decref(n);
+}
+
 mt_saved *mtpy_function_saved(mt_node *n, int *count)
 {
     if (n->kind->backward != python_function_backward || !n->py_ctx)
@@ -478,12 +494,33 @@ mt_saved *mtpy_function_saved(mt_node *n, int *count)
 
 /* ------------------------------------------------------------ _FunctionBase */
 
+static int function_base_traverse(FunctionBaseObject *o, visitproc visit, void *arg)
+{
+    Py_VISIT(o->node_ref);
+    mt_node *n = o->base.node;
+    return n && n->refcount == 1 ? mtpy_node_traverse(n, visit, arg) : 0;
+}
+
+static int function_base_clear(FunctionBaseObject *o)
+{
+    Py_CLEAR(o->node_ref);
+    mt_node *n = o->base.node;
+    o->base.node = NULL;
+    if (n)
+        mt_node_decref(n);
+    return 0;
+}
+
 /* Python subclasses' subtype_dealloc drops the type reference itself. */
 static void function_base_dealloc(FunctionBaseObject *o)
 {
-    Py_CLEAR(o->node_ref);
+    PyObject_GC_UnTrack(o);
+    function_base_clear(o);
     Py_TYPE(o)->tp_free(o);
 }
+
+/* torch's repr of a ctx / custom grad_fn: the default object repr */
+static PyObject *function_base_repr(PyObject *o) { return PyBaseObject_Type.tp_repr(o); }
 
 static PyObject *freed_error(void)
 {
@@ -577,7 +614,10 @@ static PyTypeObject FunctionBase_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C._FunctionBase",
     .tp_basicsize = sizeof(FunctionBaseObject),
     .tp_dealloc = (destructor)function_base_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_repr = function_base_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)function_base_traverse,
+    .tp_clear = (inquiry)function_base_clear,
     .tp_getset = function_base_getset,
     .tp_new = PyType_GenericNew,
 };
@@ -590,6 +630,7 @@ static PyMethodDef function_methods[] = {
 
 int mt_py_function_init(PyObject *module)
 {
+    FunctionBase_Type.tp_base = &MTNode_Type;
     if (PyType_Ready(&FunctionNode_Type) < 0 || PyType_Ready(&FunctionBase_Type) < 0)
         return -1;
     if (PyModule_AddObjectRef(module, "_FunctionBase", (PyObject *)&FunctionBase_Type) < 0)

@@ -4,12 +4,7 @@
 #include <string.h>
 #include <structmember.h>
 
-typedef struct {
-    PyObject_HEAD mt_node *node;
-} MTNodeObject;
-
 static PyObject *node_types; /* kind name -> class */
-static PyTypeObject MTNode_Type;
 
 /* A handle whose remove() deletes one key from a hooks dict. */
 typedef struct {
@@ -78,6 +73,17 @@ PyObject *mtpy_add_hook(PyObject *dict, PyObject *fn, const char *prefix)
 
 PyObject *mtpy_node_object(mt_node *n)
 {
+    MTNodeObject *ctx = (MTNodeObject *)mtpy_function_ctx(n);
+    if (ctx) {
+        /* the ctx now keeps the node alive as a grad_fn object does (a
+         * cycle through the node's ctx, which the collector frees once the
+         * ctx alone holds the node) */
+        if (!ctx->node) {
+            mt_node_incref(n);
+            ctx->node = n;
+        }
+        return Py_NewRef((PyObject *)ctx);
+    }
     if (n->py_object)
         return Py_NewRef((PyObject *)n->py_object);
     PyObject *cls = PyDict_GetItemString(node_types, n->kind->name);
@@ -113,35 +119,54 @@ static void node_dealloc(MTNodeObject *o)
     Py_TYPE(o)->tp_free(o);
 }
 
-/* What the node holds belongs to this object only while nothing else holds
- * the node (no tensor, edge or run of the engine): only then can a cycle
- * through it (a hook whose closure holds this grad_fn) be garbage, so only
- * then are the node's hooks, its custom Function's ctx and its argument
- * objects visited, and its hooks cleared. */
-static bool owns_node(MTNodeObject *o) { return o->node && o->node->refcount == 1; }
-
-static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
+static int visit_saved(const mt_saved *s, int count, visitproc visit, void *arg)
 {
-    if (!owns_node(o))
-        return 0;
-    mt_node *n = o->node;
+    for (int i = 0; s && i < count; i++) {
+        if (s[i].t)
+            Py_VISIT((PyObject *)mtpy_container(s[i].t));
+        Py_VISIT((PyObject *)s[i].packed);
+    }
+    return 0;
+}
+
+int mtpy_node_traverse(mt_node *n, visitproc visit, void *arg)
+{
     Py_VISIT((PyObject *)n->metadata);
     Py_VISIT((PyObject *)n->pre_hooks);
     Py_VISIT((PyObject *)n->post_hooks);
     Py_VISIT(mtpy_function_ctx(n));
     Py_VISIT((PyObject *)n->anomaly);
+    if (n->variable)
+        Py_VISIT((PyObject *)mtpy_container(n->variable));
     for (int p = 0; n->args && p < n->nparams; p++)
         Py_VISIT((PyObject *)n->args[p].obj);
-    return 0;
+    int nsaved = 0;
+    const mt_saved *fs = mtpy_function_saved(n, &nsaved);
+    int rc = visit_saved(fs, nsaved, visit, arg);
+    return rc ? rc : visit_saved(n->saved, n->nparams + 1, visit, arg);
+}
+
+void mtpy_node_clear(mt_node *n)
+{
+    Py_CLEAR(*(PyObject **)&n->metadata);
+    Py_CLEAR(*(PyObject **)&n->pre_hooks);
+    Py_CLEAR(*(PyObject **)&n->post_hooks);
+}
+
+/* What the node holds belongs to this object only while nothing else holds
+ * the node (no tensor, edge or run of the engine): only then can a cycle
+ * through it (a hook whose closure holds this grad_fn) be garbage. */
+static bool owns_node(MTNodeObject *o) { return o->node && o->node->refcount == 1; }
+
+static int node_traverse(MTNodeObject *o, visitproc visit, void *arg)
+{
+    return owns_node(o) ? mtpy_node_traverse(o->node, visit, arg) : 0;
 }
 
 static int node_clear(MTNodeObject *o)
 {
-    if (owns_node(o)) {
-        Py_CLEAR(*(PyObject **)&o->node->metadata);
-        Py_CLEAR(*(PyObject **)&o->node->pre_hooks);
-        Py_CLEAR(*(PyObject **)&o->node->post_hooks);
-    }
+    if (owns_node(o))
+        mtpy_node_clear(o->node);
     return 0;
 }
 
@@ -150,8 +175,21 @@ static int node_clear(MTNodeObject *o)
 static const char *const cpp_named[] = {"AccumulateGrad", "CopySlices", "CopyBackwards", "Error",
                                         "UndefinedGradBackward"};
 
+/* A custom Function's ctx before it is handed out as a grad_fn has no node. */
+static mt_node *live_node(MTNodeObject *o)
+{
+    if (!o->node)
+        PyErr_Format(PyExc_RuntimeError,
+                     "this %s is not (yet) a node of the graph: use the grad_fn of the "
+                     "Function's output",
+                     Py_TYPE(o)->tp_name);
+    return o->node;
+}
+
 static PyObject *node_name(MTNodeObject *o, PyObject *unused)
 {
+    if (!o->node) /* a ctx: torch's name() is its class name */
+        return PyUnicode_FromString(Py_TYPE(o)->tp_name);
     const char *name = o->node->kind->name;
     for (size_t i = 0; i < sizeof cpp_named / sizeof *cpp_named; i++)
         if (strcmp(name, cpp_named[i]) == 0)
@@ -162,6 +200,8 @@ static PyObject *node_name(MTNodeObject *o, PyObject *unused)
 static PyObject *node_next_functions(MTNodeObject *o, void *c)
 {
     mt_node *n = o->node;
+    if (!n) /* a ctx not recorded (yet), as torch's */
+        return PyTuple_New(0);
     PyObject *out = PyTuple_New(n->nedges);
     for (int e = 0; out && e < n->nedges; e++) {
         PyObject *fn = n->edges[e].fn ? mtpy_node_object(n->edges[e].fn) : Py_NewRef(Py_None);
@@ -178,6 +218,8 @@ static PyObject *node_next_functions(MTNodeObject *o, void *c)
 /* The dict lives on the node: every grad_fn object of it sees the same. */
 static PyObject *node_metadata(MTNodeObject *o, void *c)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = (PyObject **)&o->node->metadata;
     if (!*slot && !(*slot = PyDict_New()))
         return NULL;
@@ -186,6 +228,8 @@ static PyObject *node_metadata(MTNodeObject *o, void *c)
 
 static PyObject *node_variable(MTNodeObject *o, void *c)
 {
+    if (!live_node(o))
+        return NULL;
     if (!o->node->variable)
         return PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'",
                             o->node->kind->name);
@@ -199,6 +243,8 @@ static PyObject **hook_slot(mt_node *n, bool pre)
 
 static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = hook_slot(o->node, false);
     if (!*slot && !(*slot = PyDict_New()))
         return NULL;
@@ -209,6 +255,8 @@ static PyObject *node_register_hook(MTNodeObject *o, PyObject *fn)
  * list in registration order, so its handle can remove it. */
 static PyObject *node_register_prehook(MTNodeObject *o, PyObject *fn)
 {
+    if (!live_node(o))
+        return NULL;
     PyObject **slot = hook_slot(o->node, true);
     if (!*slot && !(*slot = PyList_New(0)))
         return NULL;
@@ -236,7 +284,7 @@ static PyObject *node_repr(MTNodeObject *o)
 static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 {
     PyObject *r = PyObject_GenericGetAttr((PyObject *)o, name);
-    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError))
+    if (r || !o->node || !PyErr_ExceptionMatches(PyExc_AttributeError))
         return r;
     /* what the node saved (grad_fn._saved_self, ...) */
     PyObject *type, *value, *tb;
@@ -250,7 +298,7 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
     }
     PyErr_Restore(type, value, tb);
     PyObject *ctx = mtpy_function_ctx(o->node);
-    if (!ctx)
+    if (!ctx || ctx == (PyObject *)o)
         return NULL;
     PyErr_Clear();
     r = PyObject_GetAttr(ctx, name);
@@ -266,7 +314,7 @@ static PyObject *node_getattro(MTNodeObject *o, PyObject *name)
 static PyObject *node_dir(MTNodeObject *o, PyObject *unused)
 {
     PyObject *list = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", o);
-    if (list && mtpy_node_saved_names(o->node, list) < 0)
+    if (list && o->node && mtpy_node_saved_names(o->node, list) < 0)
         Py_CLEAR(list);
     return list;
 }
@@ -286,7 +334,7 @@ static PyGetSetDef node_getset[] = {
     {NULL},
 };
 
-static PyTypeObject MTNode_Type = {
+PyTypeObject MTNode_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch.autograd.graph.Node",
     .tp_basicsize = sizeof(MTNodeObject),
     .tp_dealloc = (destructor)node_dealloc,

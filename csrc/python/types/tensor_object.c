@@ -109,9 +109,57 @@ static Py_hash_t tensor_hash(PyObject *self) { return _Py_HashPointer(self); }
 
 MT_HOT static void tensor_dealloc(PyObject *self)
 {
+    PyObject_GC_UnTrack(self);
     mtpy_meta_release((MTTensorObject *)self);
     mt_tensor_release(MTPy_T(self));
     Py_TYPE(self)->tp_free(self);
+}
+
+static int visit_tensor(mt_tensor *t, visitproc visit, void *arg)
+{
+    Py_VISIT(t ? (PyObject *)mtpy_container(t) : NULL);
+    return 0;
+}
+
+/* The tensor's meta is then all that holds its grad_fn n. A custom
+ * Function's ctx handed out as a grad_fn holds n too; held by nothing but n
+ * itself, it is part of n. */
+static bool holds_node_alone(mt_node *n)
+{
+    if (n->refcount == 1)
+        return true;
+    PyObject *ctx = mtpy_function_ctx(n);
+    return n->refcount == 2 && ctx && ((MTNodeObject *)ctx)->node == n && Py_REFCNT(ctx) == 1;
+}
+
+/* Cycle GC, as torch's tensors take part in it: a custom Function's output
+ * kept on its own ctx (output -> node -> ctx -> output), a hook whose closure
+ * holds its tensor. What the meta holds is this tensor's only while no alias
+ * shares the meta; what its grad_fn holds, only while nothing else (a later
+ * node's edge, a grad_fn object, the engine) holds the node. Nothing here
+ * runs on the op path: only collections traverse. */
+static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    mt_autograd_meta *m = ((MTTensorObject *)self)->ag;
+    if (!m || m->refcount != 1)
+        return 0;
+    Py_VISIT((PyObject *)m->hooks);
+    int rc = visit_tensor(m->grad, visit, arg);
+    if (!rc)
+        rc = visit_tensor(m->fw_grad, visit, arg);
+    if (!rc)
+        rc = visit_tensor(m->view_base, visit, arg);
+    if (!rc && m->grad_fn && holds_node_alone(m->grad_fn))
+        rc = mtpy_node_traverse(m->grad_fn, visit, arg);
+    return rc;
+}
+
+/* Only a tensor in garbage is cleared: dropping its autograd side (grad_fn,
+ * grad, hooks) breaks every cycle traverse reported. */
+static int tensor_clear(PyObject *self)
+{
+    mtpy_meta_release((MTTensorObject *)self);
+    return 0;
 }
 
 /* Tensor(*sizes), Tensor(size), Tensor(data), Tensor(): the legacy constructor. */
@@ -263,7 +311,9 @@ PyTypeObject MTTensorBase_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "minitorch._C.TensorBase",
     .tp_basicsize = sizeof(MTTensorObject),
     .tp_dealloc = tensor_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = tensor_traverse,
+    .tp_clear = tensor_clear,
     .tp_new = tensor_new,
     .tp_getset = tensor_getset,
     .tp_methods = tensor_methods,
