@@ -8,8 +8,6 @@ objects never form cycles only it can free.
 import gc
 import os
 import pickle
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -80,18 +78,8 @@ def minitorch_garbage():
         gc.collect()  # frees what DEBUG_SAVEALL kept
 
 
-def _let_other_threads_finish(timeout=5.0):
-    """Joins the Python threads an earlier test of this process left running,
-    for up to timeout seconds in all."""
-    deadline = time.monotonic() + timeout
-    for t in threading.enumerate():
-        if t is not threading.main_thread():
-            t.join(max(0.0, deadline - time.monotonic()))
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_rss_flat(name):
-    _let_other_threads_finish()
     fn = CASES[name]
     for _ in range(1000):
         fn()
