@@ -56,28 +56,6 @@ def _raises(fn):
         pass
 
 
-def _from_minitorch(obj):
-    if type(obj).__module__.startswith("minitorch"):
-        return True
-    code = getattr(obj, "f_code", None) or getattr(obj, "__code__", None)
-    return code is not None and f"{os.sep}minitorch{os.sep}" in code.co_filename
-
-
-def minitorch_garbage():
-    """The types of what a collection finds unreachable that minitorch made
-    (its objects, frames and functions of its code). Other garbage may come
-    from a thread an earlier test of the same process left winding down, so
-    it says nothing of the op under test."""
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        gc.collect()
-        return [type(o).__name__ for o in gc.garbage if _from_minitorch(o)]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.collect()  # frees what DEBUG_SAVEALL kept
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_rss_flat(name):
     fn = CASES[name]
@@ -93,8 +71,7 @@ def test_rss_flat(name):
     for _ in range(N):
         fn()
     grown = rss() - before
-    garbage = minitorch_garbage()
-    assert not garbage, f"{name}: cyclic garbage {garbage[:10]}"
+    assert gc.collect() == 0
     assert len(gc.get_objects()) - objects < 50
     assert grown < LIMIT, f"{name}: RSS grew {grown / 2**20:.1f} MiB over {N} iterations"
 
@@ -158,8 +135,7 @@ def test_autograd_rss_flat(name):
     for _ in range(max(N // 10, 1000)):
         fn()
     grown = rss() - before
-    garbage = minitorch_garbage()
-    assert not garbage, f"{name}: cyclic garbage {garbage[:10]}"
+    assert gc.collect() == 0
     assert len(gc.get_objects()) - objects < 50
     assert grown < LIMIT, f"{name}: RSS grew {grown / 2**20:.1f} MiB"
 
