@@ -38,8 +38,8 @@ class _EigFn(Function):
         L, V, info = _mt["_lapack_geev"](A, vectors)
         ctx.mark_non_differentiable(info)
         ctx.real_input = not A.dtype.is_complex
-        ctx.L, ctx.V = L, V
         ctx.save_for_backward(L, V)
+        ctx.save_for_forward(L, V)
         return L, V, info
 
     @staticmethod
@@ -69,7 +69,7 @@ class _EigFn(Function):
 
     @staticmethod
     def jvp(ctx, dA, _v):
-        L, V = ctx.L, ctx.V
+        L, V = ctx.saved_tensors
         dA = dA.to(L.dtype) if ctx.real_input else dA
         dP = solve(V, dA @ V)
         dL = dP.diagonal(0, -2, -1)

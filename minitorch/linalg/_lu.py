@@ -108,8 +108,8 @@ class _LuFactor(Function):
     def forward(ctx, A):
         LU, pivots, info = _mt["_lapack_getrf"](A)
         ctx.mark_non_differentiable(pivots, info)
-        ctx.LU, ctx.pivots = LU, pivots
         ctx.save_for_backward(LU, pivots)
+        ctx.save_for_forward(LU, pivots)
         return LU, pivots, info
 
     @staticmethod
@@ -119,8 +119,8 @@ class _LuFactor(Function):
 
     @staticmethod
     def jvp(ctx, dA):
-        LU = ctx.LU
-        return _lu_jvp(LU, _perm_matrix(ctx.pivots, LU.shape[-2], LU.dtype), dA), None, None
+        LU, pivots = ctx.saved_tensors
+        return _lu_jvp(LU, _perm_matrix(pivots, LU.shape[-2], LU.dtype), dA), None, None
 
 
 def _check_pivot(name: str, pivot: bool) -> None:
@@ -371,8 +371,8 @@ class _Det(Function):
     @staticmethod
     def forward(ctx, A):
         d = _det_value(A)
-        ctx.A, ctx.d = A, d
         ctx.save_for_backward(A, d)
+        ctx.save_for_forward(A, d)
         return d
 
     @staticmethod
@@ -382,7 +382,7 @@ class _Det(Function):
 
     @staticmethod
     def jvp(ctx, dA):
-        return (_cofactors(ctx.A, ctx.d) * dA).sum((-2, -1))
+        return (_cofactors(*ctx.saved_tensors) * dA).sum((-2, -1))
 
 
 @_overridable

@@ -192,8 +192,8 @@ def _differential(A: Tensor, G: Tensor) -> Tensor:
 class _MatrixExp(Function):
     @staticmethod
     def forward(ctx, A):
-        ctx.A = A
         ctx.save_for_backward(A)
+        ctx.save_for_forward(A)
         return _mexp(A)
 
     @staticmethod
@@ -203,7 +203,8 @@ class _MatrixExp(Function):
 
     @staticmethod
     def jvp(ctx, dA):
-        return _differential(ctx.A, dA)
+        (A,) = ctx.saved_tensors
+        return _differential(A, dA)
 
 
 def matrix_exp_of(A: Tensor) -> Tensor:

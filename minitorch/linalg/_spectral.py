@@ -38,8 +38,8 @@ class _EighFn(Function):
     def forward(ctx, A, upper, vectors):
         L, V, info = _mt["_lapack_syevd"](A, upper, vectors)
         ctx.mark_non_differentiable(info)
-        ctx.L, ctx.V = L, V
         ctx.save_for_backward(L, V)
+        ctx.save_for_forward(L, V)
         return L, V, info
 
     @staticmethod
@@ -56,7 +56,7 @@ class _EighFn(Function):
 
     @staticmethod
     def jvp(ctx, dA, *_):
-        L, V = ctx.L, ctx.V
+        L, V = ctx.saved_tensors
         S = V.mH @ dA @ V
         dL = S.diagonal(0, -2, -1)
         dL = dL.real if dL.dtype.is_complex else dL
@@ -118,9 +118,9 @@ class _SvdFn(Function):
     def forward(ctx, A, full, compute_uv):
         U, S, Vh, info = _mt["_lapack_gesdd"](A, full, compute_uv)
         ctx.mark_non_differentiable(info)
-        ctx.full, ctx.A = full, A
-        ctx.U, ctx.S, ctx.Vh = U, S, Vh
+        ctx.full = full
         ctx.save_for_backward(U, S, Vh)
+        ctx.save_for_forward(U, S, Vh)
         return U, S, Vh, info
 
     @staticmethod
@@ -132,19 +132,19 @@ class _SvdFn(Function):
 
     @staticmethod
     def jvp(ctx, dA, *_):
-        U, S, Vh = ctx.U, ctx.S, ctx.Vh
+        U_all, S, Vh_all = ctx.saved_tensors
         k = S.shape[-1]
         m, n = dA.shape[-2], dA.shape[-1]
         if ctx.full and m != n:
             raise RuntimeError("linalg.svd: the forward-mode derivative of the full U and Vh of "
                                "a rectangular matrix is not defined; use full_matrices=False")
-        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        U, Vh = U_all[..., :, :k], Vh_all[..., :k, :]
         V = Vh.mH
         P = U.mH @ dA @ V
         dS = P.diagonal(0, -2, -1)
         dS = dS.real if dS.dtype.is_complex else dS
-        if U.numel() == 0 and ctx.U.shape[-1] == 0:
-            return ctx.U, dS, ctx.Vh, None
+        if U.numel() == 0 and U_all.shape[-1] == 0:
+            return U_all, dS, Vh_all, None
         Sd = S.to(P.dtype).diag_embed()
         F = _inv_gaps(S * S)
         dU = U @ (F * (P @ Sd + Sd @ P.mH))
@@ -269,8 +269,8 @@ class _QRFn(Function):
     @staticmethod
     def forward(ctx, A, complete):
         Q, R = _qr_factors(A, complete)
-        ctx.Q, ctx.R = Q, R
         ctx.save_for_backward(Q, R)
+        ctx.save_for_forward(Q, R)
         return Q, R
 
     @staticmethod
@@ -280,7 +280,7 @@ class _QRFn(Function):
 
     @staticmethod
     def jvp(ctx, dA, _):
-        return _qr_jvp(ctx.Q, ctx.R, dA)
+        return _qr_jvp(*ctx.saved_tensors, dA)
 
 
 def _imag_diag(M: Tensor) -> Tensor:
@@ -511,8 +511,8 @@ class _PinvFn(Function):
     @staticmethod
     def forward(ctx, A, atol, rtol, hermitian):
         P = _pinv_value(A, atol, rtol, hermitian)
-        ctx.A, ctx.P = A, P
         ctx.save_for_backward(A, P)
+        ctx.save_for_forward(A, P)
         return P
 
     @staticmethod
@@ -522,7 +522,7 @@ class _PinvFn(Function):
 
     @staticmethod
     def jvp(ctx, dA, *_):
-        return _pinv_jvp(ctx.A, ctx.P, dA)
+        return _pinv_jvp(*ctx.saved_tensors, dA)
 
 
 @_overridable

@@ -25,8 +25,8 @@ class _SolveTriangular(Function):
     def forward(ctx, A, B, upper, left, unit):
         X = _mt["_lapack_trsm"](A, B, upper, left, unit)
         ctx.flags = (upper, left, unit)
-        ctx.A, ctx.X = A, X
         ctx.save_for_backward(A, X)
+        ctx.save_for_forward(A, X)
         return X
 
     @staticmethod
@@ -42,7 +42,7 @@ class _SolveTriangular(Function):
     @staticmethod
     def jvp(ctx, dA, dB, *_):
         upper, left, unit = ctx.flags
-        A, X = ctx.A, ctx.X
+        A, X = ctx.saved_tensors
         r = dB if dB is not None else _mt["zeros_like"](X)
         if dA is not None:
             dT = _triangle(dA, upper, unit)
@@ -85,8 +85,8 @@ class _LegacyTriangularSolve(Function):
     def forward(ctx, B, A, upper, transpose, unit):
         X = _mt["_lapack_trsm"](A.mT if transpose else A, B, upper != transpose, True, unit)
         ctx.flags = (upper, transpose, unit)
-        ctx.A, ctx.X = A, X
         ctx.save_for_backward(A, X)
+        ctx.save_for_forward(A, X)
         return X
 
     @staticmethod
@@ -104,7 +104,7 @@ class _LegacyTriangularSolve(Function):
     @staticmethod
     def jvp(ctx, dB, dA, *_):
         upper, transpose, unit = ctx.flags
-        A, X = ctx.A, ctx.X
+        A, X = ctx.saved_tensors
         r = dB if dB is not None else _mt["zeros_like"](X)
         if dA is not None:
             r = r - dA @ X
@@ -151,8 +151,8 @@ class _Cholesky(Function):
     def forward(ctx, A):
         L, info = _mt["_lapack_potrf"](A, False)
         ctx.mark_non_differentiable(info)
-        ctx.L = L
         ctx.save_for_backward(L)
+        ctx.save_for_forward(L)
         return L, info
 
     @staticmethod
@@ -166,7 +166,7 @@ class _Cholesky(Function):
 
     @staticmethod
     def jvp(ctx, dA):
-        L = ctx.L
+        (L,) = ctx.saved_tensors
         S = solve_triangular(L, solve_triangular(L.mH, dA, upper=True, left=False),
                              upper=False)
         return L @ _phi(S), None
@@ -225,8 +225,9 @@ class _CholeskySolve(Function):
     @staticmethod
     def forward(ctx, B, F, upper):
         X = _triangular_solves(B, F, upper)
-        ctx.upper, ctx.F, ctx.X = upper, F, X
+        ctx.upper = upper
         ctx.save_for_backward(F, X)
+        ctx.save_for_forward(F, X)
         return X
 
     @staticmethod
@@ -242,7 +243,7 @@ class _CholeskySolve(Function):
 
     @staticmethod
     def jvp(ctx, dB, dF, _):
-        F, X = ctx.F, ctx.X
+        F, X = ctx.saved_tensors
         r = dB if dB is not None else _mt["zeros_like"](X)
         if dF is not None:
             dA = dF.mH @ F + F.mH @ dF if ctx.upper else dF @ F.mH + F @ dF.mH
