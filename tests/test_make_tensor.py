@@ -114,12 +114,14 @@ def test_exclude_zero(dtype):
 
 
 def test_exclude_zero_uses_the_smallest_normal():
-    # float16 rounds most draws in (-1e-7, 1e-7) to zero
+    # float16 rounds the draws in (-3e-8, 3e-8), 30% of them, to zero; 25 of
+    # 200 is six standard deviations below that
+    minitorch.manual_seed(0)
     t = make_tensor(200, dtype=minitorch.float16, device="cpu", low=-1e-7, high=1e-7,
                     exclude_zero=True)
     tiny = minitorch.finfo(minitorch.float16).tiny
     v = values(t)
-    assert 0.0 not in v and v.count(tiny) > 50
+    assert 0.0 not in v and v.count(tiny) > 25
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
