@@ -3,10 +3,9 @@ spaced over range or the data's extent) or given as tensors; each point's
 bin found by searchsorted per dimension (the last edge closing the last
 bin), and the counts or weights summed into the flat bin with index_add_."""
 import math
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from . import _C
-from . import return_types as _return_types
 from ._tensor import Tensor
 from .overrides import composite
 
@@ -15,29 +14,8 @@ __all__ = ["histogram", "histogramdd"]
 _f = _C._functions
 
 
-def _named(name: str, base: type) -> type:
-    """A return type listed in minitorch.return_types, printed as torch's."""
-    def __repr__(self):
-        fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
-        return f"minitorch.return_types.{name}(\n{fields})"
-
-    cls = type(name, (base,), {"__repr__": __repr__, "__module__": "minitorch.return_types"})
-    setattr(_return_types, name, cls)
-    return cls
-
-
-class _Histogram(NamedTuple):
-    hist: Tensor
-    bin_edges: Tensor
-
-
-class _HistogramDD(NamedTuple):
-    hist: Tensor
-    bin_edges: List[Tensor]
-
-
-_HistogramResult = _named("histogram", _Histogram)
-_HistogramDDResult = _named("histogramdd", _HistogramDD)
+_HistogramResult = _C._return_type("histogram", ("hist", "bin_edges"))
+_HistogramDDResult = _C._return_type("histogramdd", ("hist", "bin_edges"))
 
 
 def _type_name(t: Tensor) -> str:
@@ -198,8 +176,8 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]
     edges = _edges(points, bins, range, "torch.histogram()")
     hist = _bin_counts(points, edges, weight, density)
     if out is not None:
-        return _HistogramResult(_into(hist, out[0]), _into(edges[0], out[1]))
-    return _HistogramResult(hist, edges[0])
+        return _HistogramResult((_into(hist, out[0]), _into(edges[0], out[1])))
+    return _HistogramResult((hist, edges[0]))
 
 
 @composite(method=False)
@@ -217,4 +195,4 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Optional[Sequence[float
                            "dimension of the input.")
     edges = _edges(points, bins, range, "torch.histogramdd()")
     hist = _bin_counts(points, edges, weight, density)
-    return _HistogramDDResult(hist, edges)
+    return _HistogramDDResult((hist, edges))

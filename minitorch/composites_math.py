@@ -105,6 +105,9 @@ def ldexp_(input: Tensor, other: Tensor) -> Tensor:
     return input.mul_(_f["pow"](2.0, other))
 
 
+_FrexpResult = _C._return_type("frexp", ("mantissa", "exponent"))
+
+
 @composite()
 def frexp(input: Tensor, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent, the
@@ -130,7 +133,7 @@ def frexp(input: Tensor, *, out=None):
         _into(out[0], mantissa, "frexp")
         _into(out[1], exponent, "frexp")
         mantissa, exponent = out
-    return _C.return_types.frexp((mantissa, exponent))
+    return _FrexpResult((mantissa, exponent))
 
 
 @composite()

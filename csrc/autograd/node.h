@@ -120,9 +120,6 @@ struct mt_node {
     /* The recording row's signature (NULL for custom nodes): names what the
      * node keeps (grad_fn._saved_<name>) after its parameters. */
     const struct mt_signature *sig;
-    /* The call returned a (values, indices) named tuple, after which torch
-     * names its outputs (grad_fn._saved_indices). */
-    bool values_indices;
 };
 
 /* The node whose backward is running (NULL outside the engine): in anomaly

@@ -532,7 +532,6 @@ static int record(const char *op, const mt_node_kind *kind, bool inplace, const 
     }
     if (!n && !(n = build_node(op, kind, a, st->old_self, outs, nout, false)))
         return -1;
-    n->values_indices = r->tuple_name != NULL;
     int status = 0;
     for (int k = 0; k < nout && status == 0; k++) {
         mt_tensor *o = outs[k];

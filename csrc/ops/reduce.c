@@ -345,7 +345,7 @@ int impl_aminmax(mt_args *a, mt_result *r)
     if (!lo)
         return -1;
     mt_tensor *hi = reduce(t, mask, a->v[2].b, t->dtype, MT_RED_MAX, 0, NULL);
-    return mt_result_pair(r, "aminmax", lo, hi);
+    return mt_result_pair(r, lo, hi);
 }
 
 /* max(input) -> value; max(input, dim, keepdim) -> (values, indices). */
@@ -362,7 +362,7 @@ static int max_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op,
     mt_tensor *values = reduce(t, mask, a->v[2].b, t->dtype, op, 0, &indices);
     if (!values)
         return -1;
-    return mt_result_pair(r, name, values, indices);
+    return mt_result_pair(r, values, indices);
 }
 
 int impl_max(mt_args *a, mt_result *r)
@@ -509,7 +509,7 @@ static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
             mt_release(spread);
             return -1;
         }
-        return mt_result_pair(r, NULL, spread, mean);
+        return mt_result_pair(r, spread, mean);
     }
     if (!with_mean)
         return mt_result_tensor(r, reduce(t, mask, keepdim, t->dtype, op, correction, NULL));
@@ -518,7 +518,7 @@ static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
     if (!spread)
         return -1;
     /* torch gives var_mean and std_mean a plain tuple, no return_types name */
-    return mt_result_pair(r, NULL, spread, mean);
+    return mt_result_pair(r, spread, mean);
 }
 
 int impl_var(mt_args *a, mt_result *r) { return moments(a, r, MT_RED_VAR, false); }
@@ -832,7 +832,7 @@ static int cum_extremum(mt_args *a, mt_result *r, const char *name, bool max)
         mt_along_dim_idx(v, i, &src, d, mt_cum_extremum_kernel(max, t->dtype));
         mt_relock(tok);
     }
-    return mt_result_pair(r, name, v, i);
+    return mt_result_pair(r, v, i);
 }
 
 int impl_cummax(mt_args *a, mt_result *r) { return cum_extremum(a, r, "cummax", true); }

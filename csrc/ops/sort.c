@@ -45,7 +45,7 @@ int impl_sort(mt_args *a, mt_result *r)
     bool stable = o && !mt_is_none(a, 1) && a->v[1].b;
     if (sorted_pair(a->v[0].t, a->v[1 + o].i, a->v[2 + o].b, stable, &v, &i) < 0)
         return -1;
-    return mt_result_pair(r, "sort", v, i);
+    return mt_result_pair(r, v, i);
 }
 
 int impl_argsort(mt_args *a, mt_result *r)
@@ -88,7 +88,7 @@ int impl_topk(mt_args *a, mt_result *r)
     mt_tensor *i = mt_new(MT_INT64, t->ndim, sizes, false);
     if (v && i)
         mt_topk(v, i, t, d, k, a->v[3].b, a->v[4].b);
-    return mt_result_pair(r, "topk", v, i);
+    return mt_result_pair(r, v, i);
 }
 
 /* (values, indices) of one pick per line along dim (median, nanmedian,
@@ -132,7 +132,7 @@ static int pick_along_dim(mt_result *r, mt_tensor *t, int64_t dim, bool keepdim,
             mt_release(x);
         }
     }
-    return mt_result_pair(r, name, pair[0], pair[1]);
+    return mt_result_pair(r, pair[0], pair[1]);
 }
 
 /* median() and nanmedian() of all elements: the pick of the flat contiguous

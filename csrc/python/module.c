@@ -209,7 +209,8 @@ PyMODINIT_FUNC PyInit__C(void)
         add_methods(m, mtpy_blas_methods) < 0 || add_methods(m, mtpy_build_info_methods) < 0 ||
         add_methods(m, mtpy_storage_sharing_methods) < 0 ||
         add_methods(m, mtpy_allocator_methods) < 0 || add_methods(m, mtpy_crc32_methods) < 0 ||
-        add_methods(m, mtpy_out_param_methods) < 0 || mt_autograd_bind_init(m) < 0 ||
+        add_methods(m, mtpy_out_param_methods) < 0 ||
+        add_methods(m, mtpy_return_type_methods) < 0 || mt_autograd_bind_init(m) < 0 ||
         mt_py_function_init(m) < 0 || mt_forward_ad_init(m) < 0 || mt_autograd_api_init(m) < 0 ||
         mt_op_table_install(functions, nn_functions) < 0 || mtpy_return_types_init(m) < 0 ||
         mtpy_custom_ops_init(m) < 0 || mtpy_capi_init(m) < 0 ||

@@ -2,10 +2,9 @@
 messages, the named return types, the LAPACK rows (private `_lapack_*` ops
 of csrc/ops/linalg_lapack.def) and the turning of their info tensors into
 torch's errors."""
-from typing import NamedTuple, Optional
+from typing import Optional
 
 from .. import _C
-from .. import return_types as _return_types
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..broadcasting import broadcast_shapes
@@ -21,15 +20,10 @@ class LinAlgError(RuntimeError):
 LinAlgError.__module__ = "minitorch.linalg"
 
 
-def named(name: str, base: type) -> type:
-    """A return type listed in minitorch.return_types, printed as torch's."""
-    def __repr__(self):
-        fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
-        return f"minitorch.return_types.{name}(\n{fields})"
-
-    cls = type(name, (base,), {"__repr__": __repr__, "__module__": "minitorch.return_types"})
-    setattr(_return_types, name, cls)
-    return cls
+def named(name: str, *fields: str) -> type:
+    """minitorch.return_types.<name>, torch's named result tuple; as torch's
+    (a struct sequence) it is made from one tuple of the values."""
+    return _C._return_type(name, fields)
 
 
 def scalar_name(dtype) -> str:
@@ -135,111 +129,24 @@ def broadcast_batch(A: Tensor, B: Tensor):
     return (A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:]))
 
 
-class _LUFactor(NamedTuple):
-    LU: Tensor
-    pivots: Tensor
+LUFactorResult = named("linalg_lu_factor", "LU", "pivots")
+LUFactorExResult = named("linalg_lu_factor_ex", "LU", "pivots", "info")
+LUResult = named("linalg_lu", "P", "L", "U")
+LUUnpackResult = named("lu_unpack", "P", "L", "U")
+SlogdetResult = named("linalg_slogdet", "sign", "logabsdet")
+LegacySlogdetResult = named("slogdet", "sign", "logabsdet")
+InvExResult = named("linalg_inv_ex", "inverse", "info")
+SolveExResult = named("linalg_solve_ex", "result", "info")
+CholeskyExResult = named("linalg_cholesky_ex", "L", "info")
+TriangularSolveResult = named("triangular_solve", "solution", "cloned_coefficient")
+LDLFactorResult = named("linalg_ldl_factor", "LD", "pivots")
+LDLFactorExResult = named("linalg_ldl_factor_ex", "LD", "pivots", "info")
 
 
-class _LUFactorEx(NamedTuple):
-    LU: Tensor
-    pivots: Tensor
-    info: Tensor
-
-
-class _PLU(NamedTuple):
-    P: Tensor
-    L: Tensor
-    U: Tensor
-
-
-class _SignLogAbsDet(NamedTuple):
-    sign: Tensor
-    logabsdet: Tensor
-
-
-class _InvEx(NamedTuple):
-    inverse: Tensor
-    info: Tensor
-
-
-class _SolveEx(NamedTuple):
-    result: Tensor
-    info: Tensor
-
-
-class _CholeskyEx(NamedTuple):
-    L: Tensor
-    info: Tensor
-
-
-class _TriangularSolve(NamedTuple):
-    solution: Tensor
-    cloned_coefficient: Tensor
-
-
-class _LDLFactor(NamedTuple):
-    LD: Tensor
-    pivots: Tensor
-
-
-class _LDLFactorEx(NamedTuple):
-    LD: Tensor
-    pivots: Tensor
-    info: Tensor
-
-
-LUFactorResult = named("linalg_lu_factor", _LUFactor)
-LUFactorExResult = named("linalg_lu_factor_ex", _LUFactorEx)
-LUResult = named("linalg_lu", _PLU)
-LUUnpackResult = named("lu_unpack", _PLU)
-SlogdetResult = named("linalg_slogdet", _SignLogAbsDet)
-LegacySlogdetResult = named("slogdet", _SignLogAbsDet)
-InvExResult = named("linalg_inv_ex", _InvEx)
-SolveExResult = named("linalg_solve_ex", _SolveEx)
-CholeskyExResult = named("linalg_cholesky_ex", _CholeskyEx)
-TriangularSolveResult = named("triangular_solve", _TriangularSolve)
-LDLFactorResult = named("linalg_ldl_factor", _LDLFactor)
-LDLFactorExResult = named("linalg_ldl_factor_ex", _LDLFactorEx)
-
-
-class _Eigh(NamedTuple):
-    eigenvalues: Tensor
-    eigenvectors: Tensor
-
-
-class _USVh(NamedTuple):
-    U: Tensor
-    S: Tensor
-    Vh: Tensor
-
-
-class _USV(NamedTuple):
-    U: Tensor
-    S: Tensor
-    V: Tensor
-
-
-class _QR(NamedTuple):
-    Q: Tensor
-    R: Tensor
-
-
-class _Geqrf(NamedTuple):
-    a: Tensor
-    tau: Tensor
-
-
-class _Lstsq(NamedTuple):
-    solution: Tensor
-    residuals: Tensor
-    rank: Tensor
-    singular_values: Tensor
-
-
-EighResult = named("linalg_eigh", _Eigh)
-SVDResult = named("linalg_svd", _USVh)
-LegacySVDResult = named("svd", _USV)
-QRResult = named("linalg_qr", _QR)
-LegacyQRResult = named("qr", _QR)
-GeqrfResult = named("geqrf", _Geqrf)
-LstsqResult = named("linalg_lstsq", _Lstsq)
+EighResult = named("linalg_eigh", "eigenvalues", "eigenvectors")
+SVDResult = named("linalg_svd", "U", "S", "Vh")
+LegacySVDResult = named("svd", "U", "S", "V")
+QRResult = named("linalg_qr", "Q", "R")
+LegacyQRResult = named("qr", "Q", "R")
+GeqrfResult = named("geqrf", "a", "tau")
+LstsqResult = named("linalg_lstsq", "solution", "residuals", "rank", "singular_values")

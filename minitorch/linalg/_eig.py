@@ -3,7 +3,6 @@ matrix by LAPACK geev (a real matrix's eigenvalues and eigenvectors come
 out complex), as an autograd Function with torch's backward
 (linalg_eig_backward, including its refusal of a loss that depends on the
 eigenvectors' phases) and tangent (linalg_eig_jvp)."""
-from typing import NamedTuple
 
 from .. import _C
 from .._tensor import Tensor
@@ -16,12 +15,7 @@ from ._out import write_out
 _mt = _C._functions
 
 
-class _Eig(NamedTuple):
-    eigenvalues: Tensor
-    eigenvectors: Tensor
-
-
-EigResult = c.named("linalg_eig", _Eig)
+EigResult = c.named("linalg_eig", "eigenvalues", "eigenvectors")
 
 
 def _gaps(L: Tensor) -> Tensor:
@@ -113,10 +107,10 @@ def eig(A: Tensor, *, out=None):
         _check_out_dtype("torch.linalg.eig", "eigenvectors", A, out[1])
     L, V = _eig("linalg.eig", A, True)
     if out is None:
-        return EigResult(L, V)
+        return EigResult((L, V))
     write_out(out[0], L.to(out[0].dtype))
     write_out(out[1], V.to(out[1].dtype))
-    return EigResult(*out)
+    return EigResult(tuple(out))
 
 
 @_overridable

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import write_out
+from ._out import tuple_out, write_out
 from ._triangular import solve_triangular
 
 _mt = _C._functions
@@ -143,14 +143,6 @@ def _u_zero_message(code: int) -> str:
             f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
-def _tuple_out(out, results, kind):
-    if out is None:
-        return kind(*results)
-    for o, r in zip(out, results):
-        write_out(o, r)
-    return kind(*out)
-
-
 @_overridable
 def lu_factor_ex(A: Tensor, *, pivot=True, check_errors=False, out=None):
     """The LU factorization of A with partial pivoting, packed as LAPACK's getrf
@@ -158,7 +150,7 @@ def lu_factor_ex(A: Tensor, *, pivot=True, check_errors=False, out=None):
     LU, pivots, info = _factor("linalg.lu_factor_ex", A, pivot)
     if check_errors:
         c.raise_for_info(info, _u_zero_message, RuntimeError, "torch.linalg.lu_factor_ex")
-    return _tuple_out(out, (LU, pivots, info), c.LUFactorExResult)
+    return tuple_out(out, (LU, pivots, info), c.LUFactorExResult)
 
 
 @_overridable
@@ -167,7 +159,7 @@ def lu_factor(A: Tensor, *, pivot=True, out=None):
     (use lu_factor_ex for those)."""
     LU, pivots, info = _factor("linalg.lu_factor", A, pivot)
     c.raise_for_info(info, _u_zero_message, RuntimeError, "torch.linalg.lu_factor")
-    return _tuple_out(out, (LU, pivots), c.LUFactorResult)
+    return tuple_out(out, (LU, pivots), c.LUFactorResult)
 
 
 def _check_unpack_pivots(LU: Tensor, pivots: Tensor) -> None:
@@ -189,7 +181,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data=True, unpack_pivot
     if unpack_pivots and P.shape[:-2] != LU_data.shape[:-2]:
         P = P.expand(*LU_data.shape[:-2], m, m)
     del n
-    return _tuple_out(out, (P, L, U), c.LUUnpackResult)
+    return tuple_out(out, (P, L, U), c.LUUnpackResult)
 
 
 @_overridable
@@ -197,7 +189,7 @@ def lu(A: Tensor, *, pivot=True, out=None):
     """The LU factorization A = P L U with partial pivoting: (P, L, U)."""
     LU, pivots, _ = _factor("linalg.lu", A, pivot)
     P, L, U = lu_unpack(LU, pivots)
-    return _tuple_out(out, (P, L, U), c.LUResult)
+    return tuple_out(out, (P, L, U), c.LUResult)
 
 
 def _apply_pt(pivots: Tensor, B: Tensor, transpose: bool) -> Tensor:
@@ -292,7 +284,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left=True, check_errors=False, out=None):
     X, info = _solve_ex("linalg.solve", A, B, left)
     if check_errors:
         c.raise_for_info(info, _solver_failed, name="torch.linalg.solve_ex")
-    return _tuple_out(out, (X, info), c.SolveExResult)
+    return tuple_out(out, (X, info), c.SolveExResult)
 
 
 @_overridable
@@ -322,7 +314,7 @@ def inv_ex(A: Tensor, *, check_errors=False, out=None):
     X, info = _inv_ex("linalg.inv", A)
     if check_errors:
         c.raise_for_info(info, c.singular_message, name="linalg.inv_ex")
-    return _tuple_out(out, (X, info), c.InvExResult)
+    return tuple_out(out, (X, info), c.InvExResult)
 
 
 @_overridable
@@ -407,12 +399,12 @@ def _slogdet(name: str, A: Tensor):
 def slogdet(A: Tensor, *, out=None):
     """(sign, logabsdet): the sign of A's determinant (0 when singular) and the
     logarithm of its absolute value."""
-    return _tuple_out(out, _slogdet("linalg.slogdet", A), c.SlogdetResult)
+    return tuple_out(out, _slogdet("linalg.slogdet", A), c.SlogdetResult)
 
 
 def legacy_slogdet(input: Tensor, *, out=None):
     """(sign, logabsdet) of input's determinant."""
-    return _tuple_out(out, _slogdet("linalg.slogdet", input), c.LegacySlogdetResult)
+    return tuple_out(out, _slogdet("linalg.slogdet", input), c.LegacySlogdetResult)
 
 
 def logdet(input: Tensor):

@@ -5,3 +5,13 @@ from .._out_param import write_out as _write_out
 
 def write_out(out, result):
     return result if out is None else _write_out(out, result)
+
+
+def tuple_out(out, results, kind):
+    """results as the return type kind, written into out's tensors (and
+    those returned) when out is given."""
+    if out is None:
+        return kind(tuple(results))
+    for o, r in zip(out, results):
+        write_out(o, r)
+    return kind(tuple(out))

@@ -9,18 +9,10 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import write_out
+from ._out import tuple_out, write_out
 from ._triangular import solve_triangular
 
 _mt = _C._functions
-
-
-def _tuple_out(out, results, kind):
-    if out is None:
-        return kind(*results)
-    for o, r in zip(out, results):
-        write_out(o, r)
-    return kind(*out)
 
 
 def _inv_gaps(values: Tensor) -> Tensor:
@@ -96,7 +88,7 @@ def _eigh(name, A, UPLO, vectors):
 def eigh(A: Tensor, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of the symmetric A, read from its
     lower (UPLO='L') or upper triangle."""
-    return _tuple_out(out, _eigh("linalg.eigh", A, UPLO, True), c.EighResult)
+    return tuple_out(out, _eigh("linalg.eigh", A, UPLO, True), c.EighResult)
 
 
 @_overridable
@@ -220,7 +212,7 @@ def svd(A: Tensor, full_matrices=True, *, driver=None, out=None):
     """The singular value decomposition A = U diag(S) Vh, S descending; U and Vh
     square (full_matrices) or with min(m, n) columns / rows."""
     _check_driver(driver)
-    return _tuple_out(out, _svd("linalg.svd", A, full_matrices, True), c.SVDResult)
+    return tuple_out(out, _svd("linalg.svd", A, full_matrices, True), c.SVDResult)
 
 
 @_overridable
@@ -243,7 +235,7 @@ def legacy_svd(input: Tensor, some=True, compute_uv=True, *, out=None):
         batch = tuple(input.shape[:-2])
         results = (_mt["zeros"](*batch, m, m, dtype=input.dtype), S,
                    _mt["zeros"](*batch, n, n, dtype=input.dtype))
-    return _tuple_out(out, results, c.LegacySVDResult)
+    return tuple_out(out, results, c.LegacySVDResult)
 
 
 def _qr_factors(A, complete):
@@ -356,12 +348,12 @@ def _qr(name, A, mode):
 def qr(A: Tensor, mode="reduced", *, out=None):
     """The QR decomposition A = Q R: Q with orthonormal columns, R upper
     triangular; mode 'reduced', 'complete' (square Q) or 'r' (R only)."""
-    return _tuple_out(out, _qr("linalg.qr", A, mode), c.QRResult)
+    return tuple_out(out, _qr("linalg.qr", A, mode), c.QRResult)
 
 
 def legacy_qr(input: Tensor, some=True, *, out=None):
     """torch.qr: (Q, R), reduced when some, else complete."""
-    return _tuple_out(out, _qr("linalg.qr", input, "reduced" if some else "complete"),
+    return tuple_out(out, _qr("linalg.qr", input, "reduced" if some else "complete"),
                       c.LegacyQRResult)
 
 
@@ -371,7 +363,7 @@ def geqrf(input: Tensor, *, out=None):
     c.check_matrix("geqrf", input, "input")
     c.check_lapack_dtype("geqrf_cpu", input)
     a, tau = _mt["_lapack_geqrf"](input.detach())
-    return _tuple_out(out, (a, tau), c.GeqrfResult)
+    return tuple_out(out, (a, tau), c.GeqrfResult)
 
 
 def _reflector(A: Tensor, i: int) -> Tensor:
@@ -630,6 +622,6 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
         sv = empty
     if vector:
         X = X.squeeze(-1)
-    return _tuple_out(out, (X, residuals, rank, sv), c.LstsqResult)
+    return tuple_out(out, (X, residuals, rank, sv), c.LstsqResult)
 
 

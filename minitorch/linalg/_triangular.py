@@ -132,11 +132,11 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
     del name
     b, Ab = c.broadcast_batch(input, A)
     X = _LegacyTriangularSolve.apply(b, Ab, bool(upper), bool(transpose), bool(unitriangular))
-    result = c.TriangularSolveResult(X, Ab.clone())
+    result = c.TriangularSolveResult((X, Ab.clone()))
     if out is not None:
         write_out(out[0], result[0])
         write_out(out[1], result[1])
-        return c.TriangularSolveResult(out[0], out[1])
+        return c.TriangularSolveResult(tuple(out))
     return result
 
 
@@ -191,8 +191,8 @@ def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
     if out is not None:
         write_out(out[0], L)
         write_out(out[1], info)
-        return c.CholeskyExResult(out[0], out[1])
-    return c.CholeskyExResult(L, info)
+        return c.CholeskyExResult(tuple(out))
+    return c.CholeskyExResult((L, info))
 
 
 @_overridable
@@ -307,8 +307,8 @@ def ldl_factor_ex(A: Tensor, *, hermitian=False, check_errors=False, out=None):
     if out is not None:
         for o, r in zip(out, (LD, pivots, info)):
             write_out(o, r)
-        return c.LDLFactorExResult(*out)
-    return c.LDLFactorExResult(LD, pivots, info)
+        return c.LDLFactorExResult(tuple(out))
+    return c.LDLFactorExResult((LD, pivots, info))
 
 
 def _ldl_message(code: int) -> str:
@@ -324,8 +324,8 @@ def ldl_factor(A: Tensor, *, hermitian=False, out=None):
     if out is not None:
         write_out(out[0], LD)
         write_out(out[1], pivots)
-        return c.LDLFactorResult(out[0], out[1])
-    return c.LDLFactorResult(LD, pivots)
+        return c.LDLFactorResult(tuple(out))
+    return c.LDLFactorResult((LD, pivots))
 
 
 @_overridable

@@ -87,7 +87,7 @@ static inline bool mt_is_none(const mt_args *a, int i) { return a->v[i].obj == N
 typedef enum {
     MT_RESULT_NONE,
     MT_RESULT_TENSOR, /* t[0] */
-    MT_RESULT_TUPLE,  /* t[0..n), named return_types.<tuple_name> when set */
+    MT_RESULT_TUPLE,  /* t[0..n) */
     MT_RESULT_LIST,   /* t[0..n) */
     MT_RESULT_BOOL,   /* i */
     MT_RESULT_INT,    /* i */
@@ -104,7 +104,6 @@ typedef struct {
      * which owns them (they are then borrowed from it). */
     mt_tensor **t;
     mt_tensor *inline_t[MT_RESULT_INLINE];
-    const char *tuple_name;
     int64_t i;
     double f;
     void *host; /* new reference, opaque here */
@@ -115,15 +114,14 @@ static inline int mt_result_tensor(mt_result *r, mt_tensor *t)
 {
     r->kind = MT_RESULT_TENSOR;
     r->host = NULL;
-    r->tuple_name = NULL;
     r->n = t ? 1 : 0;
     r->t = r->inline_t;
     r->inline_t[0] = t;
     return t ? 0 : -1;
 }
-/* A named pair (values, indices) as torch.return_types.<name>; consumes a
- * and b; -1 when either is NULL (its error already set). */
-int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b);
+/* A pair (a, b), consumed (the row's signature names its fields); -1 when
+ * either is NULL (its error already set). */
+int mt_result_pair(mt_result *r, mt_tensor *a, mt_tensor *b);
 /* Room for n result tensors (all NULL); -1 on OOM. */
 int mt_result_alloc(mt_result *r, mt_result_kind kind, int n);
 /* A plain tuple of the n tensors ts (consumed); -1 when one is NULL (its

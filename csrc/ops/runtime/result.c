@@ -9,7 +9,6 @@ int mt_result_alloc(mt_result *r, mt_result_kind kind, int n)
     r->kind = kind;
     r->n = n;
     r->host = NULL;
-    r->tuple_name = NULL;
     r->t = n <= MT_RESULT_INLINE ? r->inline_t : calloc((size_t)n, sizeof(mt_tensor *));
     if (!r->t) {
         r->n = 0;
@@ -51,7 +50,7 @@ MT_HOT void mt_result_clear(mt_result *r)
     r->kind = MT_RESULT_NONE;
 }
 
-int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b)
+int mt_result_pair(mt_result *r, mt_tensor *a, mt_tensor *b)
 {
     if (!a || !b || mt_result_alloc(r, MT_RESULT_TUPLE, 2) < 0) {
         mt_xrelease(a);
@@ -60,7 +59,6 @@ int mt_result_pair(mt_result *r, const char *name, mt_tensor *a, mt_tensor *b)
         r->n = 0;
         return -1;
     }
-    r->tuple_name = name;
     r->t[0] = a;
     r->t[1] = b;
     return 0;

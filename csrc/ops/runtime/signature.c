@@ -297,3 +297,57 @@ int mt_signature_find(const mt_signature *s, const char *name)
             return i;
     return -1;
 }
+
+/* Walks the results of "(Type name, Type name)": the k-th one's name span
+ * into *name and *len; -1 when a result before or at k has no name (or
+ * returns is no tuple), 0 past the last result, 1 found. */
+static int result_span(const char *returns, int k, const char **name, size_t *len)
+{
+    if (!returns || returns[0] != '(')
+        return -1;
+    const char *p = returns + 1;
+    for (int i = 0; *p && *p != ')'; i++) {
+        const char *end = p;
+        while (*end && *end != ',' && *end != ')')
+            end++;
+        const char *last = end;
+        while (last > p && last[-1] == ' ')
+            last--;
+        const char *word = last;
+        while (word > p && word[-1] != ' ')
+            word--;
+        if (word == p)
+            return -1;
+        if (i == k) {
+            *name = word;
+            *len = (size_t)(last - word);
+            return 1;
+        }
+        p = *end == ',' ? end + 1 : end;
+        while (*p == ' ')
+            p++;
+    }
+    return 0;
+}
+
+int mt_signature_named_results(const mt_signature *s)
+{
+    const char *name;
+    size_t len;
+    int k = 0, found;
+    while ((found = result_span(s->returns, k, &name, &len)) == 1)
+        k++;
+    return found < 0 ? 0 : k;
+}
+
+bool mt_signature_result_name(const mt_signature *s, int k, char *buf, size_t size)
+{
+    const char *name;
+    size_t len;
+    if (!size || result_span(s->returns, k, &name, &len) != 1)
+        return false;
+    len = len < size - 1 ? len : size - 1;
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    return true;
+}

@@ -57,6 +57,12 @@ mt_signature *mt_signature_parse(const char *text, unsigned flags);
 void mt_signature_default(const mt_param *p, mt_value *v, int64_t *listbuf);
 /* The parameter called name, or -1. */
 int mt_signature_find(const mt_signature *s, const char *name);
+/* How many results the signature names ("-> (Tensor values, Tensor
+ * indices)": 2); 0 when it returns no tuple or leaves one of them unnamed. */
+int mt_signature_named_results(const mt_signature *s);
+/* The name of named result k into buf (truncated to size); false when there
+ * is no such named result. */
+bool mt_signature_result_name(const mt_signature *s, int k, char *buf, size_t size);
 
 static inline const char *mt_signature_name(const mt_signature *s) { return s->name; }
 static inline int mt_signature_nparams(const mt_signature *s) { return s->nparams; }

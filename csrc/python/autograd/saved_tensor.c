@@ -17,6 +17,7 @@
 #include "autograd_bind.h"
 
 #include "../../autograd/backend.h"
+#include "../../ops/runtime/signature.h"
 
 #include <string.h>
 
@@ -263,9 +264,9 @@ static const char *output_name(const mt_node *n, char *buf, size_t size)
     int k = n->kind->save_output - 1;
     if (k < 0 || k >= n->nout)
         return NULL;
-    if (n->values_indices && k < 2)
-        snprintf(buf, size, "%s", k ? "indices" : "values");
-    else if (n->nout == 1)
+    if (n->sig && mt_signature_result_name(n->sig, k, buf, size))
+        return buf;
+    if (n->nout == 1)
         snprintf(buf, size, "result");
     else
         snprintf(buf, size, "result%d", k);

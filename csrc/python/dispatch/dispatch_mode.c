@@ -72,7 +72,6 @@ static int call_objects(const mt_args *a, PyObject **args, PyObject **kwargs)
 static int result_of(PyObject *o, mt_result *r)
 {
     r->host = NULL;
-    r->tuple_name = NULL;
     r->t = r->inline_t;
     r->n = 0;
     if (MTPy_Check(o))
@@ -103,11 +102,6 @@ static int result_of(PyObject *o, mt_result *r)
     if (mt_result_alloc(r, PyList_Check(o) ? MT_RESULT_LIST : MT_RESULT_TUPLE, (int)n) < 0) {
         Py_DECREF(o);
         return -1;
-    }
-    /* a return_types pair keeps its name (torch.return_types.max -> "max") */
-    if (r->kind == MT_RESULT_TUPLE && Py_TYPE(o) != &PyTuple_Type) {
-        const char *dot = strrchr(Py_TYPE(o)->tp_name, '.');
-        r->tuple_name = dot ? dot + 1 : Py_TYPE(o)->tp_name;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *item = PySequence_Fast_GET_ITEM(o, k);
@@ -238,7 +232,7 @@ static PyObject *run_row(PyObject *self, PyObject *const *argv, Py_ssize_t nargs
         int rc = mt_op_exec(op, &c.a, &r);
         ran_op = op;
         ran_path = c.a.path;
-        out = rc < 0 ? mtpy_raise() : mtpy_result_object(&r);
+        out = rc < 0 ? mtpy_raise() : mtpy_result_object(&r, op);
         mtpy_call_release(&c);
     }
     PyMem_Free(items);

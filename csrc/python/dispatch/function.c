@@ -157,12 +157,13 @@ PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c)
         mtpy_row_runs[op->id]++;
     if (mt_op_run(op, &c->a, &r) < 0)
         return mtpy_raise();
-    return mtpy_result_object(&r);
+    return mtpy_result_object(&r, op);
 }
 
-MT_HOT PyObject *mtpy_result_object(mt_result *r)
+MT_HOT PyObject *mtpy_result_object(mt_result *r, const mt_op *op)
 {
     PyObject *o = NULL;
+    PyTypeObject *named;
     switch (r->kind) {
     case MT_RESULT_HOST:
         o = r->host;
@@ -187,17 +188,16 @@ MT_HOT PyObject *mtpy_result_object(mt_result *r)
         break;
     case MT_RESULT_TUPLE:
     case MT_RESULT_LIST:
-        if (r->kind == MT_RESULT_TUPLE && r->tuple_name && r->n == 2) {
-            o = mtpy_return_pair(r->tuple_name, (PyObject *)mtpy_container(r->t[0]),
-                                 (PyObject *)mtpy_container(r->t[1]));
-            r->n = 0;
-            break;
-        }
-        o = r->kind == MT_RESULT_TUPLE ? PyTuple_New(r->n) : PyList_New(r->n);
+        named = r->kind == MT_RESULT_TUPLE ? mtpy_row_return_type(op) : NULL;
+        o = named                        ? PyStructSequence_New(named)
+            : r->kind == MT_RESULT_TUPLE ? PyTuple_New(r->n)
+                                         : PyList_New(r->n);
         for (int k = 0; o && k < r->n; k++) {
             PyObject *item = (PyObject *)mtpy_container(r->t[k]);
             r->t[k] = NULL;
-            if (r->kind == MT_RESULT_TUPLE)
+            if (named)
+                PyStructSequence_SetItem(o, k, item);
+            else if (r->kind == MT_RESULT_TUPLE)
                 PyTuple_SET_ITEM(o, k, item);
             else
                 PyList_SET_ITEM(o, k, item);
@@ -211,7 +211,6 @@ MT_HOT PyObject *mtpy_result_object(mt_result *r)
 MT_HOT int mtpy_result_from_object(PyObject *o, mt_result *r)
 {
     r->host = NULL;
-    r->tuple_name = NULL;
     r->t = r->inline_t;
     if (!o) {
         r->kind = MT_RESULT_NONE;

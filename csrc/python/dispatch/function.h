@@ -44,8 +44,9 @@ extern unsigned long mtpy_row_runs[MT_OP_COUNT];
 
 /* Runs the matched row (mt_op_run) and makes the Python result. */
 PyObject *mt_function_run(MTFunctionObject *f, mtpy_call *c);
-/* The Python object of a row's result; consumes r. */
-PyObject *mtpy_result_object(mt_result *r);
+/* The Python object of a result of op (NULL: of no row); consumes r. A
+ * tuple is op's return_types.<name> when op's signature names its results. */
+PyObject *mtpy_result_object(mt_result *r, const mt_op *op);
 /* Stores a binding impl's Python result into r (consuming it); -1 when it
  * is NULL (the exception stays set). */
 int mtpy_result_from_object(PyObject *o, mt_result *r);

@@ -16,7 +16,7 @@ static PyObject *with_requires_grad(PyObject *t, bool requires_grad)
     mt_result r;
     if (!t || mt_result_made(&r, MTPy_T(t), requires_grad) < 0)
         return NULL;
-    return mtpy_result_object(&r);
+    return mtpy_result_object(&r, NULL);
 }
 
 static PyObject *data_arg(const mt_args *a, int i) { return a->v[i].obj ? a->v[i].obj : Py_None; }

@@ -33,8 +33,9 @@ PyObject *impl_numpy_operand(mt_args *a)
     a->v[1].t = MTPy_T(t);
     a->v[1].is_scalar = false;
     mt_result r;
-    PyObject *ret =
-        mt_op_run(&mt_ops[row->base], a, &r) < 0 ? mtpy_raise() : mtpy_result_object(&r);
+    PyObject *ret = mt_op_run(&mt_ops[row->base], a, &r) < 0
+                        ? mtpy_raise()
+                        : mtpy_result_object(&r, &mt_ops[row->base]);
     a->op = row;
     a->sig = row->sig;
     a->v[1] = given;
