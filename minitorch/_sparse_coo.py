@@ -41,40 +41,50 @@ class _SparseCOOTensor(Tensor):
 
     @property
     def layout(self) -> Any:
+        """``minitorch.sparse_coo``."""
         return sparse_coo
 
     @property
     def is_sparse(self) -> bool:
+        """True: the layout is sparse_coo."""
         return True
 
     def sparse_dim(self) -> int:
+        """How many leading dims the coordinates address."""
         return self._sp_indices.shape[0]
 
     def dense_dim(self) -> int:
+        """How many trailing dims each value has."""
         return self._sp_values.dim() - 1
 
     def _nnz(self) -> int:
+        """How many values are stored (duplicates counted)."""
         return self._sp_values.shape[0]
 
     def _indices(self) -> Tensor:
+        """The coordinates as stored (sparse_dim x nnz)."""
         return self._sp_indices.detach()
 
     def _values(self) -> Tensor:
+        """The values as stored (nnz x dense sizes)."""
         return self._sp_values.detach()
 
     def indices(self) -> Tensor:
+        """The coordinates; only of a coalesced tensor, as torch."""
         if not self._sp_coalesced:
             raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call "
                                ".coalesce() first")
         return self._sp_indices.detach()
 
     def values(self) -> Tensor:
+        """The values; only of a coalesced tensor, as torch."""
         if not self._sp_coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
         return self._sp_values.detach()
 
     def is_coalesced(self) -> bool:
+        """Whether the coordinates are sorted and unique."""
         return self._sp_coalesced
 
     def coalesce(self) -> Tensor:
@@ -94,6 +104,7 @@ class _SparseCOOTensor(Tensor):
 
     def to_sparse(self, sparse_dim: Optional[int] = None, *, layout: Any = None,
                   blocksize: Any = None, dense_dim: Any = None) -> Tensor:
+        """self: it is sparse COO already (a different sparse_dim raises)."""
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim "
                                "argument !=self.sparse_dim() is not supported")
@@ -101,6 +112,7 @@ class _SparseCOOTensor(Tensor):
         return self
 
     def sparse_mask(self, mask: Tensor) -> Tensor:
+        """self's elements at mask's coordinates, as a sparse tensor."""
         return _sparse_mask(_dense_of(self), mask)
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
@@ -222,8 +234,8 @@ def _check_target_layout(layout, source: str) -> None:
 
 # ---- the methods torch has for either layout, as they answer a dense tensor
 
-def _dense_layout_error(name: str) -> RuntimeError:
-    return RuntimeError(f"{name} expected sparse coordinate tensor layout but got Strided")
+def _dense_layout_error(name: str, kind: str = "sparse coordinate") -> RuntimeError:
+    return RuntimeError(f"{name} expected {kind} tensor layout but got Strided")
 
 
 def _dense_backend_error(name: str) -> NotImplementedError:
@@ -327,38 +339,50 @@ def _to_dense_method(self: Tensor, dtype: Any = None, *, masked_grad: Any = None
 
 
 def _coalesce_method(self: Tensor) -> Tensor:
+    """A sparse tensor with sorted, unique coordinates; a dense one raises."""
     raise _dense_layout_error("coalesce")
 
 
 def _is_coalesced_method(self: Tensor) -> bool:
+    """Whether a sparse tensor's coordinates are sorted and unique; a dense
+    one raises."""
     raise _dense_layout_error("is_coalesced")
 
 
 def _indices_method(self: Tensor) -> Tensor:
+    """A coalesced sparse tensor's coordinates; a dense one raises."""
     raise _dense_layout_error("indices")
 
 
 def _values_method(self: Tensor) -> Tensor:
-    raise _dense_layout_error("values")
+    """A coalesced sparse tensor's values; a dense one raises."""
+    raise _dense_layout_error("values", "sparse")
 
 
 def _private_indices_method(self: Tensor) -> Tensor:
+    """A sparse tensor's coordinates as stored; a dense one raises."""
     raise _dense_backend_error("_indices")
 
 
 def _private_values_method(self: Tensor) -> Tensor:
+    """A sparse tensor's values as stored; a dense one raises."""
     raise _dense_backend_error("_values")
 
 
 def _nnz_method(self: Tensor) -> int:
+    """How many values a sparse tensor stores; a dense one raises."""
     raise _dense_backend_error("_nnz")
 
 
 def _sparse_dim_method(self: Tensor) -> int:
+    """How many leading dims a sparse tensor addresses by coordinates (0 for
+    a dense one)."""
     return 0
 
 
 def _dense_dim_method(self: Tensor) -> int:
+    """How many trailing dims each stored value has (all of a dense
+    tensor's)."""
     return self.dim()
 
 
@@ -378,11 +402,10 @@ _DENSE_METHODS = {
 for _name, _fn in _DENSE_METHODS.items():
     _fn.__name__ = _name
     _fn.__qualname__ = f"Tensor.{_name}"
-    setattr(Tensor, _name, _fn)
+    setattr(Tensor, _name, overridable(_fn))
 Tensor.is_sparse = property(lambda self: False, doc="Whether the layout is sparse_coo.")
 
 
-@overridable
 def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any = None,
                       device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
                       check_invariants: Optional[bool] = None,
