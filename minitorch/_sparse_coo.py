@@ -530,14 +530,17 @@ def _add(name, args, kwargs):
         if inplace and dtype != self.dtype and not mt.can_cast(dtype, self.dtype):
             raise _cast_error(dtype, self.dtype)
         target = self.dtype if inplace else dtype
-        indices = mt.cat([self._sp_indices, other._sp_indices], 1)
-        values = mt.cat([self._sp_values.to(target), values.to(target)], 0)
-        both = self._sp_coalesced and other._sp_coalesced
-        if both:
-            indices, values = _coalesced(indices, values, self.shape)
+        if self._sp_values.is_contiguous() and other._sp_values.is_contiguous():
+            indices, values = _merge(self._sp_indices, self._sp_values.to(target),
+                                     other._sp_indices, values.to(target))
+            coalesced = self._sp_coalesced and other._sp_coalesced
+        else:
+            indices = mt.cat([self._sp_indices, other._sp_indices], 1)
+            values = mt.cat([self._sp_values.to(target), values.to(target)], 0)
+            coalesced = False
         if not inplace:
-            return _make(indices, values, self.shape, both)
-        self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, both
+            return _make(indices, values, self.shape, coalesced)
+        self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
         return self
     if tuple(self.shape) != tuple(other.shape):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
@@ -555,6 +558,38 @@ def _add(name, args, kwargs):
     out = self.to(dtype, copy=True)
     _accumulate(out, other._sp_indices, values)
     return out
+
+
+def _merge(t_indices: Tensor, t_values: Tensor, s_indices: Tensor, s_values: Tensor):
+    """torch's sparse + sparse of contiguous values: one walk over both
+    coordinate lists as if each were sorted, a coordinate they share at the
+    same step stored once with both values summed, any other stored as it
+    comes (coalesced inputs give their sorted union)."""
+    mt = _mt()
+    tl, sl = t_indices.t().tolist(), s_indices.t().tolist()
+    t_slots, s_slots, rows = [], [], []
+    i = j = 0
+    while i < len(tl) or j < len(sl):
+        if i >= len(tl):
+            cmp = -1
+        elif j >= len(sl):
+            cmp = 1
+        else:
+            cmp = 0 if tl[i] == sl[j] else 1 if tl[i] < sl[j] else -1
+        if cmp >= 0:
+            t_slots.append(len(rows))
+            rows.append(tl[i])
+            i += 1
+        if cmp <= 0:
+            s_slots.append(len(rows) - 1 if cmp == 0 else len(rows))
+            if cmp < 0:
+                rows.append(sl[j])
+            j += 1
+    values = mt.zeros((len(rows),) + tuple(t_values.shape[1:]), dtype=t_values.dtype)
+    values.index_add_(0, mt.tensor(t_slots, dtype=mt.int64), t_values)
+    values.index_add_(0, mt.tensor(s_slots, dtype=mt.int64), s_values)
+    indices = mt.tensor(rows, dtype=mt.int64).reshape(len(rows), t_indices.shape[0]).t()
+    return indices.contiguous(), values
 
 
 def _cast_error(result, output) -> RuntimeError:

@@ -325,3 +325,75 @@ def test_sparse_adam_refusals():
     s = mt.ones(3).to_sparse()
     ts = torch.ones(3).to_sparse()
     raises_like(lambda: mt.optim.SparseAdam([s]), lambda: torch.optim.SparseAdam([ts]))
+
+
+SPARSE_SUMS = [([[0, 2, 2]], [1.0, 2.0, 3.0], [[0, 2, 1]], [4.0, 5.0, 6.0]),
+               ([[2, 0, 2]], [1.0, 2.0, 3.0], [[2, 0, 2]], [1.0, 2.0, 3.0]),
+               ([[0, 1], [1, 0]], [1.0, 2.0], [[1, 0, 0], [0, 1, 0]], [3.0, 4.0, 5.0]),
+               ([[1, 0, 1]], [1.0, 2.0, 3.0], [[2]], [1.0])]
+
+
+@pytest.mark.parametrize("case", range(len(SPARSE_SUMS)))
+@pytest.mark.parametrize("coalesce", [False, True])
+@pytest.mark.parametrize("alpha", [1, 2.5])
+def test_sparse_plus_sparse_stores_what_torch_stores(case, coalesce, alpha):
+    """torch walks both coordinate lists at once (as if sorted): the stored
+    coordinates, their order and the coalesced flag are its."""
+    ti, tv, si, sv = SPARSE_SUMS[case]
+    ma, ta = _sparse_pair(ti, tv)
+    mb, tb = _sparse_pair(si, sv, tuple(ta.shape))
+    if coalesce:
+        ma, ta, mb, tb = ma.coalesce(), ta.coalesce(), mb.coalesce(), tb.coalesce()
+    assert_same_sparse(mt.add(ma, mb, alpha=alpha), torch.add(ta, tb, alpha=alpha))
+    got, want = ma.clone(), ta.clone()
+    got.add_(mb)
+    want.add_(tb)
+    assert_same_sparse(got, want)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"padding_idx": -1}])
+@pytest.mark.parametrize("reduce", ["sum", "weighted"])
+def test_sparse_embedding_gradient_accumulates_as_torch(kwargs, reduce):
+    g = torch.Generator().manual_seed(1)
+    tw = torch.randn(5, 3, generator=g, dtype=torch.float64, requires_grad=True)
+    mw = mt.tensor(tw.detach().numpy(), requires_grad=True)
+    idx = [[0, 2], [2, 4]]
+    for _ in range(2):
+        cot = torch.randn(2, 2, 3, generator=g, dtype=torch.float64)
+        tout = torch.nn.functional.embedding(torch.tensor(idx), tw, sparse=True, **kwargs)
+        mout = mt.nn.functional.embedding(mt.tensor(idx), mw, sparse=True, **kwargs)
+        if reduce == "sum":
+            tout.sum().backward()
+            mout.sum().backward()
+        else:
+            (tout * cot).sum().backward()
+            (mout * _mt(cot)).sum().backward()
+    assert_same_sparse(mw.grad, tw.grad)
+
+
+def test_sparse_embedding_refuses_scale_grad_by_freq():
+    w = mt.randn(5, 3, requires_grad=True)
+    tw = torch.randn(5, 3, requires_grad=True)
+    raises_like(
+        lambda: mt.nn.functional.embedding(mt.tensor([1, 1]), w, sparse=True,
+                                           scale_grad_by_freq=True).sum().backward(),
+        lambda: torch.nn.functional.embedding(torch.tensor([1, 1]), tw, sparse=True,
+                                              scale_grad_by_freq=True).sum().backward())
+
+
+def test_embedding_trained_with_sparse_adam_as_torch():
+    torch.manual_seed(0)
+    temb = torch.nn.Embedding(10, 4, sparse=True)
+    memb = mt.nn.Embedding(10, 4, sparse=True)
+    with mt.no_grad():
+        memb.weight.copy_(_mt(temb.weight.detach()))
+    topt = torch.optim.SparseAdam(temb.parameters(), lr=0.1)
+    mopt = mt.optim.SparseAdam(memb.parameters(), lr=0.1)
+    for batch in ([1, 3, 3], [0, 9, 3, 1], [5]):
+        topt.zero_grad()
+        mopt.zero_grad()
+        temb(torch.tensor(batch)).pow(2).sum().backward()
+        memb(mt.tensor(batch)).pow(2).sum().backward()
+        topt.step()
+        mopt.step()
+        np.testing.assert_array_equal(memb.weight.detach().numpy(), temb.weight.detach().numpy())
