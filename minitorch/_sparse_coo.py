@@ -403,7 +403,6 @@ for _name, _fn in _DENSE_METHODS.items():
     _fn.__name__ = _name
     _fn.__qualname__ = f"Tensor.{_name}"
     setattr(Tensor, _name, overridable(_fn))
-Tensor.is_sparse = property(lambda self: False, doc="Whether the layout is sparse_coo.")
 
 
 def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any = None,
