@@ -12,6 +12,7 @@ no kernel ever reads the placeholder as if it were the data. The methods
 torch defines for both layouts (``to_sparse``, ``coalesce``, ``sparse_mask``,
 ...) are installed on ``Tensor`` here with torch's answers for a dense tensor.
 """
+import math
 from typing import Any, Optional
 
 from . import _C, _tensor_str
@@ -92,7 +93,6 @@ class _SparseCOOTensor(Tensor):
         summed in the order they appear (self when it already is)."""
         if self._sp_coalesced:
             return self
-        _check_bounds(self._sp_indices, self.shape)
         indices, values = _coalesced(self._sp_indices, self._sp_values, self.shape)
         return _make(indices, values, self.shape, True, self.requires_grad)
 
@@ -161,29 +161,33 @@ def _is_sparse(x) -> bool:
     return isinstance(x, _SparseCOOTensor)
 
 
-def _linear(indices: Tensor, size) -> Tensor:
-    """Each coordinate's row-major position among the sparse dims."""
-    mt = _mt()
-    lin = mt.zeros(indices.shape[1], dtype=mt.int64)
-    for d in range(indices.shape[0]):
-        lin = lin * int(size[d]) + indices[d]
-    return lin
-
-
 def _coalesced(indices: Tensor, values: Tensor, size):
+    """Sorted unique coordinates and their summed values. As torch, the
+    coordinates are not checked against size: each becomes its row-major
+    position in the box its own minima and maxima span."""
     mt = _mt()
-    sdim = indices.shape[0]
-    lin = _linear(indices, size)
+    sdim, nnz = indices.shape
+    if nnz == 0:
+        return indices, values
+    low = indices.amin(1)
+    extents = indices.amax(1).sub(low).add(1).tolist()
+    if math.prod(extents) >= 2 ** 62:
+        raise RuntimeError("coalesce: the coordinates span more than 2**62 positions")
+    shifted = indices - low.unsqueeze(1)
+    lin = mt.zeros(nnz, dtype=mt.int64)
+    for d in range(sdim):
+        lin = lin * extents[d] + shifted[d]
     unique, inverse = mt.unique(lin, sorted=True, return_inverse=True)
     summed = mt.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
     summed.index_add_(0, inverse, values)
     rows = []
     rest = unique
     for d in reversed(range(sdim)):
-        rows.append(rest.remainder(int(size[d])))
-        rest = rest.div(int(size[d]), rounding_mode="floor")
+        rows.append(rest.remainder(extents[d]))
+        rest = rest.div(extents[d], rounding_mode="floor")
     rows.reverse()
-    new_indices = mt.stack(rows) if rows else mt.zeros((0, unique.shape[0]), dtype=mt.int64)
+    new_indices = mt.stack(rows) + low.unsqueeze(1) if rows else \
+        mt.zeros((0, unique.shape[0]), dtype=mt.int64)
     return new_indices, summed
 
 
@@ -255,6 +259,7 @@ def _to_sparse_method(self: Tensor, sparse_dim: Optional[int] = None, *, layout:
         raise RuntimeError("dense_to_sparse: conversion from Strided to Sparse with blocksize "
                            "argument given is not supported")
     ndim = self.dim()
+    given = sparse_dim is not None
     if sparse_dim is None:
         sparse_dim = ndim if dense_dim is None else ndim - dense_dim
     if not 0 <= sparse_dim <= ndim:
@@ -263,7 +268,8 @@ def _to_sparse_method(self: Tensor, sparse_dim: Optional[int] = None, *, layout:
     if sparse_dim == 0 and ndim > 0:
         raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
                            "self.dim()>0")
-    return _ToSparse.apply(self, sparse_dim)
+    # torch names the node of to_sparse() ToSparseBackward1, of to_sparse(d) ToSparseBackward0
+    return (_ToSparse if given else _ToSparseAll).apply(self, sparse_dim)
 
 
 def _dense_values(x: Tensor, sparse_dim: int):
@@ -286,6 +292,8 @@ def _make_to_sparse():
         """dense -> sparse; its gradient is the output's gradient made dense
         (torch's ToSparseBackward0)."""
 
+        _node_name = "ToSparseBackward0"
+
         @staticmethod
         def forward(ctx, x, sparse_dim):
             indices, values = _dense_values(x, sparse_dim)
@@ -295,10 +303,13 @@ def _make_to_sparse():
         def backward(ctx, grad):
             return (grad.to_dense() if _is_sparse(grad) else grad), None
 
-    return _ToSparse
+    class _ToSparseAll(_ToSparse):
+        _node_name = "ToSparseBackward1"
+
+    return _ToSparse, _ToSparseAll
 
 
-_ToSparse = _make_to_sparse()
+_ToSparse, _ToSparseAll = _make_to_sparse()
 
 
 def _dense_of(s: _SparseCOOTensor) -> Tensor:
@@ -314,6 +325,8 @@ def _make_to_dense():
         """sparse -> dense; its gradient is the output's at the input's
         coordinates (masked_grad, the default) or all of it as a sparse
         tensor (torch's ToDenseBackward0)."""
+
+        _node_name = "ToDenseBackward0"
 
         @staticmethod
         def forward(ctx, s, masked):
@@ -480,7 +493,9 @@ def _format(s: _SparseCOOTensor) -> str:
     if s.dtype not in (default, default_complex, mt.int64, mt.bool):
         suffixes.append(f"dtype={s.dtype!r}")
     suffixes.append("layout=minitorch.sparse_coo")
-    if s.requires_grad:
+    if s.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(s.grad_fn).__name__}>")
+    elif s.requires_grad:
         suffixes.append("requires_grad=True")
     text = ("tensor(indices=tensor(" + _body(s._sp_indices, indent + len("indices=tensor("))
             + "),\n" + " " * indent + "values=tensor("
@@ -529,10 +544,16 @@ def _add(name, args, kwargs):
         if inplace and dtype != self.dtype and not mt.can_cast(dtype, self.dtype):
             raise _cast_error(dtype, self.dtype)
         target = self.dtype if inplace else dtype
-        if self._sp_values.is_contiguous() and other._sp_values.is_contiguous():
+        coalesced = self._sp_coalesced and other._sp_coalesced
+        contiguous = self._sp_values.is_contiguous() and other._sp_values.is_contiguous()
+        if contiguous and coalesced:
+            # the walk over two sorted, unique lists is their sorted union
+            indices, values = _coalesced(mt.cat([self._sp_indices, other._sp_indices], 1),
+                                         mt.cat([self._sp_values.to(target), values.to(target)]),
+                                         self.shape)
+        elif contiguous:
             indices, values = _merge(self._sp_indices, self._sp_values.to(target),
                                      other._sp_indices, values.to(target))
-            coalesced = self._sp_coalesced and other._sp_coalesced
         else:
             indices = mt.cat([self._sp_indices, other._sp_indices], 1)
             values = mt.cat([self._sp_values.to(target), values.to(target)], 0)

@@ -397,3 +397,27 @@ def test_embedding_trained_with_sparse_adam_as_torch():
         topt.step()
         mopt.step()
         np.testing.assert_array_equal(memb.weight.detach().numpy(), temb.weight.detach().numpy())
+
+
+def test_printing_names_the_node():
+    t = torch.tensor([1.0, 0.0, 2.0], requires_grad=True).to_sparse()
+    m = mt.tensor([1.0, 0.0, 2.0], requires_grad=True).to_sparse()
+    # "minitorch." is longer than "torch.": the suffixes wrap elsewhere
+    assert repr(m).split() == repr(t).replace("torch.", "minitorch.").split()
+    t = torch.tensor([1.0, 0.0, 2.0], requires_grad=True).to_sparse(1)
+    m = mt.tensor([1.0, 0.0, 2.0], requires_grad=True).to_sparse(1)
+    assert repr(m).split() == repr(t).replace("torch.", "minitorch.").split()
+    w = torch.ones(3, 2, requires_grad=True)
+    assert type(torch.nn.functional.embedding(torch.tensor([1]), w, sparse=True).grad_fn) \
+        .__name__ == type(mt.nn.functional.embedding(mt.tensor([1]), mt.ones(3, 2, requires_grad=True),
+                                                     sparse=True).grad_fn).__name__
+
+
+def test_coalesce_of_coordinates_outside_the_size_sorts_them_as_torch():
+    """torch checks coordinates only on request: coalesce sorts what it is
+    given (minitorch's to_dense then refuses the stray one instead of
+    writing out of bounds)."""
+    m, t = _sparse_pair([[0, 5, 4, 5, 2]], [1.0, 2.0, 3.0, 4.0, 5.0], (3,))
+    assert_same_sparse(m.coalesce(), t.coalesce())
+    with pytest.raises(IndexError):
+        m.to_dense()
