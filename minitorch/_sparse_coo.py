@@ -210,10 +210,23 @@ def _accumulate(dense: Tensor, indices: Tensor, values: Tensor) -> None:
     dense + sparse adds them); out-of-range coordinates raise."""
     if values.shape[0] == 0:
         return
-    if indices.shape[0] == 0:
+    sdim = indices.shape[0]
+    if sdim == 0:
         dense.add_(values.sum(0))
         return
-    dense.index_put_(tuple(indices.unbind(0)), values.to(dense.dtype), accumulate=True)
+    values = values.to(dense.dtype)
+    sizes = tuple(dense.shape[:sdim])
+    inside = bool(indices.amin() >= 0) and all(
+        m < n for m, n in zip(indices.amax(1).tolist(), sizes))
+    if not (inside and dense.is_contiguous()):
+        # index_put_ names a stray coordinate in its error
+        dense.index_put_(tuple(indices.unbind(0)), values, accumulate=True)
+        return
+    # the sparse dims folded into one: index_add_ adds row by row, in order
+    lin = indices[0]
+    for d in range(1, sdim):
+        lin = lin * sizes[d] + indices[d]
+    dense.view((math.prod(sizes),) + tuple(dense.shape[sdim:])).index_add_(0, lin, values)
 
 
 def _sparse_mask(dense: Tensor, mask: Tensor) -> Tensor:
