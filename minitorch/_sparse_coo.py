@@ -693,6 +693,20 @@ def _zeros_like(name, args, kwargs):
     return _make(mt.zeros((s.sparse_dim(), 0), dtype=mt.int64), values, s.shape, True)
 
 
+def _zero(name, args, kwargs):
+    """zero_: no values stored, as torch's."""
+    mt = _mt()
+    s = args[0]
+    s._sp_indices = mt.zeros((s.sparse_dim(), 0), dtype=mt.int64)
+    s._sp_values = mt.zeros((0,) + tuple(s._sp_values.shape[1:]), dtype=s.dtype)
+    s._sp_coalesced = True
+    return s
+
+
+def _detach_inplace(name, args, kwargs):
+    return args[0]
+
+
 def _copy(name, args, kwargs):
     def kind(t):
         mt = _mt()
@@ -733,6 +747,7 @@ for _n in ("neg", "__neg__", "negative"):
 for _n in ("to", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short",
            "char", "byte", "bool", "cfloat", "cdouble"):
     _HANDLERS[_n] = _cast
-_HANDLERS.update({"clone": _clone, "detach": _detach, "alias": _detach,
+_HANDLERS.update({"clone": _clone, "detach": _detach, "alias": _detach, "zero_": _zero,
+                  "detach_": _detach_inplace,
                   "zeros_like": _zeros_like, "copy_": _copy, "data_ptr": _no_storage,
                   "tolist": _no_storage, "item": _item, "numpy": _to_numpy})

@@ -421,3 +421,28 @@ def test_coalesce_of_coordinates_outside_the_size_sorts_them_as_torch():
     assert_same_sparse(m.coalesce(), t.coalesce())
     with pytest.raises(IndexError):
         m.to_dense()
+
+
+def test_zero_grad_keeping_a_sparse_gradient():
+    """zero_grad(set_to_none=False) zeroes a sparse gradient as torch's: no
+    values stored."""
+    temb = torch.nn.Embedding(6, 2, sparse=True)
+    memb = mt.nn.Embedding(6, 2, sparse=True)
+    temb(torch.tensor([1, 4])).sum().backward()
+    memb(mt.tensor([1, 4])).sum().backward()
+    temb.zero_grad(set_to_none=False)
+    memb.zero_grad(set_to_none=False)
+    assert_same_sparse(memb.weight.grad, temb.weight.grad)
+    temb.weight.grad = None
+    memb.weight.grad = None
+    topt = torch.optim.SparseAdam(temb.parameters())
+    mopt = mt.optim.SparseAdam(memb.parameters())
+    temb(torch.tensor([3])).sum().backward()
+    memb(mt.tensor([3])).sum().backward()
+    mopt.zero_grad(set_to_none=False)
+    topt.zero_grad(set_to_none=False)
+    assert_same_sparse(memb.weight.grad, temb.weight.grad)
+    before = memb.weight.detach().clone()
+    mopt.step()  # an empty gradient leaves the parameter as it is, as torch's
+    np.testing.assert_array_equal(memb.weight.detach().numpy(), before.numpy())
+    assert mopt.state[memb.weight]["step"] == 1
