@@ -359,6 +359,36 @@ def _make_to_dense():
 _ToDense = _make_to_dense()
 
 
+def _make_from_values():
+    from .autograd import Function
+
+    class _FromValues(Function):
+        """sparse_coo_tensor of values that require grad: each stored value's
+        gradient is the output's gradient at its coordinate."""
+
+        _node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
+
+        @staticmethod
+        def forward(ctx, values, indices, size, coalesced):
+            ctx.indices = indices
+            return _make(indices, values.detach(), size, coalesced)
+
+        @staticmethod
+        def backward(ctx, grad):
+            dense = _dense_of(grad) if _is_sparse(grad) else grad
+            indices = ctx.indices
+            if indices.shape[0] == 0:
+                picked = dense.expand((indices.shape[1],) + tuple(dense.shape))
+            else:
+                picked = dense[tuple(indices.unbind(0))]
+            return picked, None, None, None
+
+    return _FromValues
+
+
+_FromValues = _make_from_values()
+
+
 def _to_dense_method(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
     """self (a dense tensor is its own dense form), cast to dtype when given."""
     return self if dtype is None else self.to(dtype)
@@ -444,7 +474,7 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
         raise NotImplementedError(f"minitorch tensors live on the cpu: device={device!r} is "
                                   f"not supported")
     indices = indices.detach() if isinstance(indices, Tensor) else mt.tensor(indices)
-    values = values.detach() if isinstance(values, Tensor) else mt.tensor(values)
+    values = values if isinstance(values, Tensor) else mt.tensor(values)
     indices = indices.to(mt.int64)
     if dtype is not None:
         values = values.to(dtype)
@@ -482,7 +512,9 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
     if check_invariants:
         _check_bounds(indices, size)
     coalesced = bool(is_coalesced) if is_coalesced is not None else nnz <= 1
-    return _make(indices, values, size, coalesced, requires_grad)
+    if values.requires_grad and _C.is_grad_enabled():
+        return _FromValues.apply(values, indices, size, coalesced)
+    return _make(indices, values.detach(), size, coalesced, requires_grad)
 
 
 # ---- printing, as torch's _tensor_str prints a sparse tensor

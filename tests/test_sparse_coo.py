@@ -446,3 +446,15 @@ def test_zero_grad_keeping_a_sparse_gradient():
     mopt.step()  # an empty gradient leaves the parameter as it is, as torch's
     np.testing.assert_array_equal(memb.weight.detach().numpy(), before.numpy())
     assert mopt.state[memb.weight]["step"] == 1
+
+
+def test_sparse_coo_tensor_is_differentiable_in_its_values():
+    tv = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    mv = mt.tensor([1.0, 2.0, 3.0], dtype=mt.float64, requires_grad=True)
+    ts = torch.sparse_coo_tensor(torch.tensor([[0, 2, 0]]), tv, (3,))
+    ms = mt.sparse_coo_tensor(mt.tensor([[0, 2, 0]]), mv, (3,))
+    assert type(ms.grad_fn).__name__ == type(ts.grad_fn).__name__
+    cot = torch.tensor([5.0, 7.0, 11.0], dtype=torch.float64)
+    (ts.to_dense() * cot).sum().backward()
+    (ms.to_dense() * _mt(cot)).sum().backward()
+    assert_same_dense(mv.grad, tv.grad)
