@@ -115,6 +115,15 @@ class _SparseCOOTensor(Tensor):
         """self's elements at mask's coordinates, as a sparse tensor."""
         return _sparse_mask(_dense_of(self), mask)
 
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """The type name (``minitorch.sparse.FloatTensor``), or self cast
+        to the dtype given."""
+        if dtype is None:
+            return f"minitorch.sparse.{_SCALAR_NAMES[repr(self.dtype)]}Tensor"
+        if isinstance(dtype, _mt().dtype):
+            return self.to(dtype)
+        raise NotImplementedError(f"type({dtype!r}): a sparse tensor converts to a dtype only")
+
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         return _format(self)
 

@@ -65,6 +65,9 @@ def test_layout_objects():
     assert isinstance(m, mt.Tensor)
     assert m.shape == mt.Size([2, 3]) and m.size() == (2, 3) and m.dim() == 2
     assert m.numel() == 6 and m.dtype == mt.float32 and m.device == mt.device("cpu")
+    t = torch.tensor(DENSE).to_sparse()
+    assert m.type() == t.type().replace("torch.", "minitorch.")
+    assert m.stride() == t.stride() and m.is_contiguous() == t.is_contiguous()
 
 
 @pytest.mark.parametrize("sparse_dim", [None, 1, 2, 3])
