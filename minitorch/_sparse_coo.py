@@ -93,8 +93,7 @@ class _SparseCOOTensor(Tensor):
         summed in the order they appear (self when it already is)."""
         if self._sp_coalesced:
             return self
-        indices, values = _coalesced(self._sp_indices, self._sp_values, self.shape)
-        return _make(indices, values, self.shape, True, self.requires_grad)
+        return _Coalesce.apply(self)
 
     def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
         """The dense tensor: zeros with the values added at their coordinates
@@ -366,6 +365,30 @@ def _make_to_dense():
 
 
 _ToDense = _make_to_dense()
+
+
+def _make_coalesce():
+    from .autograd import Function
+
+    class _Coalesce(Function):
+        """coalesce of an uncoalesced tensor: the same elements, so the
+        gradient passes as it is (torch's CoalesceBackward0)."""
+
+        _node_name = "CoalesceBackward0"
+
+        @staticmethod
+        def forward(ctx, s):
+            indices, values = _coalesced(s._sp_indices, s._sp_values, s.shape)
+            return _make(indices, values, s.shape, True)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return _Coalesce
+
+
+_Coalesce = _make_coalesce()
 
 
 def _make_from_values():

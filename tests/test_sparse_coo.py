@@ -461,3 +461,14 @@ def test_sparse_coo_tensor_is_differentiable_in_its_values():
     (ts.to_dense() * cot).sum().backward()
     (ms.to_dense() * _mt(cot)).sum().backward()
     assert_same_dense(mv.grad, tv.grad)
+
+
+def test_coalesce_passes_the_gradient():
+    tv = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    mv = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    tc = torch.sparse_coo_tensor(torch.tensor([[0, 2, 0]]), tv, (3,)).coalesce()
+    mc = mt.sparse_coo_tensor(mt.tensor([[0, 2, 0]]), mv, (3,)).coalesce()
+    assert type(mc.grad_fn).__name__ == type(tc.grad_fn).__name__
+    (tc.to_dense() * torch.tensor([5.0, 7.0, 11.0])).sum().backward()
+    (mc.to_dense() * mt.tensor([5.0, 7.0, 11.0])).sum().backward()
+    assert_same_dense(mv.grad, tv.grad)
