@@ -34,7 +34,8 @@ import numpy as np  # noqa: E402
 import harness  # noqa: E402
 
 CASE_MODULES = ("cases_core", "cases_kernels", "cases_dispatch", "cases_autograd", "cases_func",
-                "cases_extensions", "cases_data", "cases_linalg", "cases_fft", "cases_complex")
+                "cases_extensions", "cases_data", "cases_linalg", "cases_fft", "cases_complex",
+                "cases_sparse")
 # Suites whose cases() take the thread count they are run at.
 THREADED_MODULES = {"realistic": ("cases_models",), "latency": ("cases_latency",)}
 

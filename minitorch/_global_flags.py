@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ._tensor import device
 
-__all__ = ["layout", "strided", "memory_format", "contiguous_format", "channels_last",
+__all__ = ["layout", "strided", "sparse_coo", "memory_format", "contiguous_format", "channels_last",
            "channels_last_3d", "preserve_format", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_default_device", "get_default_device", "set_float32_matmul_precision",
@@ -16,8 +16,9 @@ __all__ = ["layout", "strided", "memory_format", "contiguous_format", "channels_
 
 
 class layout:
-    """How a tensor's elements are stored: minitorch has torch's default,
-    ``strided`` (a dense array addressed by strides), only."""
+    """How a tensor's elements are stored: torch's default, ``strided`` (a
+    dense array addressed by strides), or ``sparse_coo`` (the coordinates and
+    values of the elements present, ``minitorch._sparse_coo``)."""
 
     __module__ = "minitorch"
     __slots__ = ("_name",)
@@ -33,6 +34,7 @@ class layout:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 
 
 class memory_format:

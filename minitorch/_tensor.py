@@ -84,12 +84,19 @@ class Tensor(_C.TensorBase):
     # ndarray + Tensor defers to Tensor.__radd__ instead of making an array.
     __array_priority__ = 1000
 
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the layout is ``minitorch.sparse_coo`` (see
+        ``minitorch._sparse_coo``, whose tensors answer True)."""
+        return False
+
     # set on the instances _make_wrapper_subclass makes
     _is_wrapper_subclass = False
 
     @property
     def layout(self) -> Any:
-        """How the elements are stored: always ``minitorch.strided``."""
+        """How the elements are stored: ``minitorch.strided`` (a sparse COO
+        tensor answers ``minitorch.sparse_coo``)."""
         import minitorch
         return minitorch.strided
 

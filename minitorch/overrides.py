@@ -51,7 +51,7 @@ _IGNORED = {
         "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
         "randperm", "result_type", "save", "seed", "set_anomaly_enabled", "set_grad_enabled",
         "set_num_threads", "set_printoptions", "tensor", "tril_indices", "triu_indices", "vmap",
-        "zeros",
+        "zeros", "sparse_coo_tensor",
         # added with the device stubs and legacy names (issue 17)
         "are_deterministic_algorithms_enabled", "bartlett_window", "blackman_window", "compile",
         "finfo", "get_default_device", "get_float32_matmul_precision", "hamming_window",

@@ -15,9 +15,9 @@ _DTYPES = {getattr(torch, n): getattr(mt, n) for n in (
 
 
 class Unsupported(Exception):
-    """The sample holds something minitorch has no counterpart for (a sparse
-    or quantized tensor, a dtype it lacks): the sample is skipped, not
-    failed."""
+    """The sample holds something minitorch has no counterpart for (a
+    compressed sparse or quantized tensor, a dtype it lacks): the sample is
+    skipped, not failed."""
 
 
 def mt_dtype(d):
@@ -63,6 +63,13 @@ def to_mt(obj, shared=None):
 
 
 def _tensor_to_mt(obj, shared):
+    if obj.layout == torch.sparse_coo:
+        # its coordinates and values as they are (duplicates, order), and
+        # whether torch holds it coalesced
+        indices, values = to_mt((obj._indices(), obj._values()), shared)
+        out = mt.sparse_coo_tensor(indices, values, tuple(obj.shape),
+                                   is_coalesced=obj.is_coalesced())
+        return out.requires_grad_() if obj.requires_grad else out
     if obj.layout != torch.strided or obj.is_quantized:
         raise Unsupported(f"tensor of {obj.layout} {obj.dtype}")
     if obj.device.type != "cpu":
@@ -104,7 +111,10 @@ def _mt_module(module):
 
 
 def to_np(x):
-    """A tensor of either library as a NumPy array (bfloat16 as float32)."""
+    """A tensor of either library as a NumPy array (bfloat16 as float32; a
+    sparse one as its dense form)."""
+    if x.is_sparse:
+        x = x.to_dense()
     if isinstance(x, torch.Tensor):
         x = x.detach()
         if x._is_zerotensor():
@@ -133,6 +143,14 @@ def assert_same(got, want, rtol, atol, path="result"):
             f"{path}: shape {tuple(got.shape)} != {tuple(want.shape)}"
         assert dtype_name(got.dtype) == dtype_name(want.dtype), \
             f"{path}: dtype {got.dtype} != {want.dtype}"
+        assert got.is_sparse == want.is_sparse, \
+            f"{path}: layout {got.layout} != {want.layout}"
+        if want.is_sparse:
+            # the same elements: the coalesced coordinates and values
+            g, w = got.detach().coalesce(), want.detach().coalesce()
+            assert_same(g._indices(), w._indices(), 0, 0, f"{path} (indices)")
+            assert_same(g._values(), w._values(), rtol, atol, f"{path} (values)")
+            return
         g, w = to_np(got), to_np(want)
         if w.dtype.kind in "biu":
             np.testing.assert_array_equal(g, w, err_msg=path)

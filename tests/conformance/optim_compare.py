@@ -144,7 +144,8 @@ def _check_dtype(info, kwargs, dtype, variant):
     # converted before torch's steps update the leaves in place
     m_leaves, m_targets, m_grads, m_kwargs = to_mt((leaves, targets, grads, kwargs))
     t = _Run(info.optim_cls, leaves, kwargs, variant, info.only_supports_sparse_grads)
-    m = _Run(counterpart(info.optim_cls), m_leaves, m_kwargs, variant, False)
+    m = _Run(counterpart(info.optim_cls), m_leaves, m_kwargs, variant,
+             info.only_supports_sparse_grads)
     for k in range(STEPS):
         lt = t.step(grads[k], targets, closure)
         lm = m.step(m_grads[k], m_targets, closure)
@@ -195,7 +196,7 @@ def check_errors(info):
             copy_grads(tparams, params, conv)
             kwargs = conv(given.kwargs)
         except Unsupported:
-            continue  # sparse parameters: no minitorch counterpart
+            continue  # a parameter minitorch has no counterpart for
         optim_cls = counterpart(info.optim_cls)
 
         def run():

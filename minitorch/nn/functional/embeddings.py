@@ -1,5 +1,6 @@
 """nn.functional.embedding: rows of the weight gathered by index, with
-torch's padding_idx, max_norm and scale_grad_by_freq."""
+torch's padding_idx, max_norm, scale_grad_by_freq and sparse (a sparse COO
+gradient for the weight)."""
 from __future__ import annotations
 
 from typing import Optional
@@ -27,6 +28,34 @@ class _ScaleGrad(minitorch.autograd.Function):
         return grad * scale, None
 
 
+class _SparseEmbedding(minitorch.autograd.Function):
+    """The rows of weight at indices, whose gradient for weight is sparse
+    COO, as torch's embedding(sparse=True): one stored row per index in
+    input order (uncoalesced), none for padding_idx; as torch, its backward
+    refuses scale_grad_by_freq."""
+
+    _node_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight: Tensor, indices: Tensor, padding_idx, scale_grad_by_freq, shape):
+        ctx.indices, ctx.padding_idx, ctx.scale = indices, padding_idx, scale_grad_by_freq
+        ctx.size = tuple(weight.shape)
+        return weight.index_select(0, indices).reshape(*shape, weight.size(1))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        if ctx.scale:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                               "sparse gradients")
+        indices, values = ctx.indices, grad.reshape(-1, ctx.size[1])
+        if ctx.padding_idx is not None:
+            keep = indices != ctx.padding_idx
+            indices, values = indices[keep], values[keep]
+        sparse = minitorch.sparse_coo_tensor(indices.to(minitorch.int64).unsqueeze(0),
+                                             values, ctx.size)
+        return sparse, None, None, None, None
+
+
 @_overridable
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
@@ -48,6 +77,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     flat = input.reshape(-1)
     if max_norm is not None:
         _embedding_renorm_(weight, flat, max_norm, norm_type)
+    if sparse and weight.requires_grad and minitorch.is_grad_enabled():
+        return _SparseEmbedding.apply(weight, flat, padding_idx, scale_grad_by_freq,
+                                      tuple(input.shape))
     rows = weight.index_select(0, flat)
     if padding_idx is not None:
         # The padding row reads as it is but never receives a gradient.
