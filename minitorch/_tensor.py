@@ -154,7 +154,8 @@ class Tensor(_C.TensorBase):
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         name = self.dtype.__repr__()[len("minitorch."):]
         # NumPy has no bfloat16 or complex32: shown through float32 and complex64
-        shown = self.float() if name == "bfloat16" else self.cfloat() if name == "complex32" else self
+        shown = (self.float() if name == "bfloat16" else
+                 self.cfloat() if name == "complex32" else self)
         values = shown.detach().resolve_conj().numpy()
         suffixes = []
         try:

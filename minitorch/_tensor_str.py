@@ -159,9 +159,9 @@ def format_tensor(values, dtype_name, *, default_dtype_name="float32", suffixes=
                   prefix="tensor("):
     """Return the repr of a tensor holding ``values`` with dtype ``dtype_name``.
 
-    ``values`` carries bfloat16 data as float32 and complex32 data as complex64. ``suffixes`` are extra
-    ``(key, value)`` pairs such as ``("requires_grad", "True")``, printed after
-    the dtype. Continuation lines line up under the last line of ``prefix``.
+    ``values`` carries bfloat16 data as float32 and complex32 data as
+    complex64. ``suffixes`` are extra ``(key, value)`` pairs such as
+    ``("requires_grad", "True")``, printed after the dtype. Continuation lines line up under the last line of ``prefix``.
     """
     values = np.asarray(values)
     is_float = dtype_name in _FLOAT_DTYPES

@@ -54,7 +54,10 @@ static inline bool mt_is_integral(mt_dtype d, bool include_bool)
     return c == MT_CAT_INT || (include_bool && c == MT_CAT_BOOL);
 }
 static inline mt_category mt_category_of(mt_dtype d) { return mt_dtype_infos[d].category; }
-static inline bool mt_is_complex(mt_dtype d) { return mt_dtype_infos[d].category == MT_CAT_COMPLEX; }
+static inline bool mt_is_complex(mt_dtype d)
+{
+    return mt_dtype_infos[d].category == MT_CAT_COMPLEX;
+}
 static inline bool mt_is_barebones(mt_dtype d) { return mt_dtype_infos[d].barebones; }
 /* Floating or complex: the dtypes that carry gradients. */
 static inline bool mt_is_inexact(mt_dtype d) { return mt_dtype_infos[d].category >= MT_CAT_FLOAT; }

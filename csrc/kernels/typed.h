@@ -81,9 +81,9 @@ typedef struct {
 #define MT_FOR_COMPLEX_DTYPES(X) X(MT_COMPLEX64, c8, mt_c64) X(MT_COMPLEX128, c16, mt_c128)
 /* The barebones dtypes, which the kernels only convert and move (casts,
  * hash_tensor's reading): not in MT_FOR_ALL_DTYPES, whose tables compute. */
-#define MT_FOR_BAREBONES_DTYPES(X)                                     \
-    X(MT_UINT16, u2, uint16_t) X(MT_UINT32, u4, uint32_t) X(MT_UINT64, u8, uint64_t) \
-        X(MT_COMPLEX32, c4, mt_c32)
+#define MT_FOR_BAREBONES_DTYPES(X) \
+    X(MT_UINT16, u2, uint16_t)     \
+    X(MT_UINT32, u4, uint32_t) X(MT_UINT64, u8, uint64_t) X(MT_COMPLEX32, c4, mt_c32)
 /* Every dtype, for the tables that cover them all (the casts). */
 #define MT_FOR_EVERY_DTYPE(X) \
     MT_FOR_ALL_DTYPES(X) MT_FOR_COMPLEX_DTYPES(X) MT_FOR_BAREBONES_DTYPES(X)
@@ -103,11 +103,12 @@ typedef struct {
 #define MT_FOR_COMPLEX_DTYPES_ARGS(X, ...)   \
     X(MT_COMPLEX64, c8, mt_c64, __VA_ARGS__) \
     X(MT_COMPLEX128, c16, mt_c128, __VA_ARGS__)
-#define MT_FOR_EVERY_DTYPE_ARGS(X, ...)                                        \
-    X(MT_BOOL, b1, uint8_t, __VA_ARGS__) MT_FOR_INT_DTYPES_ARGS(X, __VA_ARGS__) \
-    MT_FOR_FLOAT_DTYPES_ARGS(X, __VA_ARGS__) MT_FOR_COMPLEX_DTYPES_ARGS(X, __VA_ARGS__) \
-    X(MT_UINT16, u2, uint16_t, __VA_ARGS__) X(MT_UINT32, u4, uint32_t, __VA_ARGS__) \
-    X(MT_UINT64, u8, uint64_t, __VA_ARGS__) X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
+#define MT_FOR_EVERY_DTYPE_ARGS(X, ...)                                                     \
+    X(MT_BOOL, b1, uint8_t, __VA_ARGS__)                                                    \
+    MT_FOR_INT_DTYPES_ARGS(X, __VA_ARGS__) MT_FOR_FLOAT_DTYPES_ARGS(X, __VA_ARGS__)         \
+        MT_FOR_COMPLEX_DTYPES_ARGS(X, __VA_ARGS__) X(MT_UINT16, u2, uint16_t, __VA_ARGS__)  \
+            X(MT_UINT32, u4, uint32_t, __VA_ARGS__) X(MT_UINT64, u8, uint64_t, __VA_ARGS__) \
+                X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */
@@ -173,22 +174,25 @@ static inline uint64_t mt_double_to_u64(double x)
         return (uint64_t)mt_double_to_i64(x - 9223372036854775808.0) ^ (UINT64_C(1) << 63);
     return (uint64_t)mt_double_to_i64(x);
 }
-#define MT_TO_UNSIGNED(x, FN, T)         \
-    _Generic((x),                        \
-        float: FN((double)(x)),          \
-        double: FN((double)(x)),         \
-        mt_c64: FN((double)crealf(x)),   \
-        mt_c128: FN(creal(x)),           \
+#define MT_TO_UNSIGNED(x, FN, T)       \
+    _Generic((x),                      \
+        float: FN((double)(x)),        \
+        double: FN((double)(x)),       \
+        mt_c64: FN((double)crealf(x)), \
+        mt_c128: FN(creal(x)),         \
         default: (T)(x))
 #define MT_STORE_u2(x) ((uint16_t)MT_TO_I32(x))
 #define MT_STORE_u4(x) MT_TO_UNSIGNED(x, mt_double_to_u32, uint32_t)
 #define MT_STORE_u8(x) MT_TO_UNSIGNED(x, mt_double_to_u64, uint64_t)
 /* a real value becomes (x, 0), a complex one rounds each part */
-static inline mt_c32 mt_c32_of(float re, float im) { return (mt_c32){MT_F16_FROM(re), MT_F16_FROM(im)}; }
-#define MT_STORE_c4(x)                                            \
-    _Generic((x),                                                 \
-        mt_c64: mt_c32_of(crealf(x), cimagf(x)),                  \
-        mt_c128: mt_c32_of((float)creal(x), (float)cimag(x)),     \
+static inline mt_c32 mt_c32_of(float re, float im)
+{
+    return (mt_c32){MT_F16_FROM(re), MT_F16_FROM(im)};
+}
+#define MT_STORE_c4(x)                                        \
+    _Generic((x),                                             \
+        mt_c64: mt_c32_of(crealf(x), cimagf(x)),              \
+        mt_c128: mt_c32_of((float)creal(x), (float)cimag(x)), \
         default: mt_c32_of((float)(x), 0.0f))
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))

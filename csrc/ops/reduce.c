@@ -369,8 +369,8 @@ int impl_hash_tensor(mt_args *a, mt_result *r)
         if (!mask[d] || keepdim)
             out_sizes[out_ndim++] = mask[d] ? 1 : t->sizes[d];
     }
-    mt_tensor *wide = mt_new(mt_is_inexact(t->dtype) ? MT_FLOAT64 : MT_INT64, t->ndim,
-                             moved.sizes, false);
+    mt_tensor *wide =
+        mt_new(mt_is_inexact(t->dtype) ? MT_FLOAT64 : MT_INT64, t->ndim, moved.sizes, false);
     mt_tensor *res = wide ? mt_new(MT_UINT64, out_ndim, out_sizes, false) : NULL;
     if (res) {
         mt_copy(wide, &moved);

@@ -63,7 +63,7 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
     case MT_UINT64:
         /* the bits as int64 (the host reads them back unsigned), the value
          * as double */
-        s.i = (int64_t) * (const uint64_t *)p;
+        s.i = (int64_t)*(const uint64_t *)p;
         break;
     default:
         s.f = *(const double *)p;

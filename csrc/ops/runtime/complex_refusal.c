@@ -49,6 +49,5 @@ int mt_barebones_refusal(const mt_op *op, const mt_args *a, mt_dtype d)
             return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", f->kernel,
                             dname);
     }
-    return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", a->sig->name,
-                    dname);
+    return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", a->sig->name, dname);
 }

@@ -90,7 +90,8 @@ static PyGetSetDef dtype_getset[] = {
     {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.", NULL},
     {"is_signed", (getter)dtype_is_signed, NULL, "True for dtypes that hold negative values.",
      NULL},
-    {"is_complex", (getter)dtype_is_complex, NULL, "True for the complex dtypes (complex32, complex64, complex128).", NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL,
+     "True for the complex dtypes (complex32, complex64, complex128).", NULL},
     {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
     {NULL},
 };
