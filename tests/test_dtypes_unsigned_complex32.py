@@ -334,3 +334,23 @@ def test_chalf():
     y = mt.tensor([1.5, -2.0], requires_grad=True)
     y.chalf().real.float().sum().backward()
     assert y.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_save_load_both_ways(name, tmp_path):
+    t = torch.tensor([[0, 1, 2], [3, 40000, 5]]).to(getattr(torch, name))
+    if name == "complex32":
+        t = t * torch.tensor(1.5 - 2j).to(torch.complex32)
+    if name == "uint64":
+        t = torch.cat([torch.tensor([2**64 - 1], dtype=torch.uint64), t.flatten()[1:]]).view(2, 3)
+    x = to_mt(t)
+    torch.save({"a": t, "b": t.t()}, tmp_path / "torch.pt")
+    got = mt.load(tmp_path / "torch.pt")
+    np.testing.assert_array_equal(bits(got["a"]), bits(t))
+    np.testing.assert_array_equal(bits(got["b"]), bits(t.t()))
+    mt.save({"a": x, "b": x.t()}, tmp_path / "mt.pt")
+    back = torch.load(tmp_path / "mt.pt")
+    assert back["a"].dtype == t.dtype
+    np.testing.assert_array_equal(bits(back["a"]), bits(t))
+    np.testing.assert_array_equal(bits(back["b"]), bits(t.t()))
+    assert mt.load(tmp_path / "mt.pt")["b"].stride() == x.t().stride()
