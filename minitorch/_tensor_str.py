@@ -161,7 +161,8 @@ def format_tensor(values, dtype_name, *, default_dtype_name="float32", suffixes=
 
     ``values`` carries bfloat16 data as float32 and complex32 data as
     complex64. ``suffixes`` are extra ``(key, value)`` pairs such as
-    ``("requires_grad", "True")``, printed after the dtype. Continuation lines line up under the last line of ``prefix``.
+    ``("requires_grad", "True")``, printed after the dtype. Continuation lines
+    line up under the last line of ``prefix``.
     """
     values = np.asarray(values)
     is_float = dtype_name in _FLOAT_DTYPES

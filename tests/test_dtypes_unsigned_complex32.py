@@ -63,7 +63,7 @@ def test_dtype_attributes(name):
     assert repr(d.to_real()).split(".")[1] == str(td.to_real()).split(".")[1]
     if name == "complex32":
         assert mt.chalf is d and mt.float16.to_complex() is d
-        assert repr(mt.finfo(d)) == repr(torch.finfo(td)).replace("float16", "float16")
+        assert repr(mt.finfo(d)) == repr(torch.finfo(td))
         with pytest.raises(TypeError, match="requires an integer input type"):
             mt.iinfo(d)
     else:
@@ -215,7 +215,7 @@ def test_views_copies_and_indexing(name):
     cases = [lambda m: m.t().contiguous(), lambda m: m[1:, ::2].clone(), lambda m: m.reshape(4, 3),
              lambda m: m.unsqueeze(0).expand(2, 3, 4).contiguous(), lambda m: m.flatten(),
              lambda m: m.permute(1, 0)[2], lambda m: m.view(m.dtype), lambda m: m.select(1, 2),
-             lambda m: m[[0, 2]], lambda m: m[m.new_ones(3, 4, dtype=torch_like(m).bool)],
+             lambda m: m[[0, 2]], lambda m: m[m.new_ones(3, 4, dtype=lib(m).bool)],
              lambda m: lib(m).cat([m, m], 1), lambda m: lib(m).stack([m, m]),
              lambda m: m.narrow(0, 1, 2), lambda m: m.chunk(2, 1)[1], lambda m: m.view(
                  {2: lib(m).int16, 4: lib(m).int32, 8: lib(m).int64}[m.element_size()])]
@@ -237,10 +237,6 @@ def lib(m):
     return torch if isinstance(m, torch.Tensor) else mt
 
 
-def torch_like(m):
-    return lib(m)
-
-
 def test_cat_refuses_torchs_promotions():
     for a, b in (("uint32", "int32"), ("uint16", "uint32"), ("uint64", "bool")):
         want = raised(lambda: torch.cat([torch.ones(1, dtype=getattr(torch, a)),
@@ -255,7 +251,7 @@ def test_cat_refuses_torchs_promotions():
 @pytest.mark.parametrize("name", NEW)
 @pytest.mark.parametrize("op", [lambda m: m.neg(), lambda m: m.abs(), lambda m: m < m,
                                 lambda m: m.max(), lambda m: m.flip(0), lambda m: m.cumsum(0),
-                                lambda m: m.exp(), lambda m: m.arange(3) if False else m.tril()])
+                                lambda m: m.exp(), lambda m: m.tril()])
 def test_ops_torch_refuses_are_refused(name, op):
     t = torch.ones(2, 2, dtype=getattr(torch, name))
     want = raised(lambda: op(t))

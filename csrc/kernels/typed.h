@@ -103,12 +103,17 @@ typedef struct {
 #define MT_FOR_COMPLEX_DTYPES_ARGS(X, ...)   \
     X(MT_COMPLEX64, c8, mt_c64, __VA_ARGS__) \
     X(MT_COMPLEX128, c16, mt_c128, __VA_ARGS__)
-#define MT_FOR_EVERY_DTYPE_ARGS(X, ...)                                                     \
-    X(MT_BOOL, b1, uint8_t, __VA_ARGS__)                                                    \
-    MT_FOR_INT_DTYPES_ARGS(X, __VA_ARGS__) MT_FOR_FLOAT_DTYPES_ARGS(X, __VA_ARGS__)         \
-        MT_FOR_COMPLEX_DTYPES_ARGS(X, __VA_ARGS__) X(MT_UINT16, u2, uint16_t, __VA_ARGS__)  \
-            X(MT_UINT32, u4, uint32_t, __VA_ARGS__) X(MT_UINT64, u8, uint64_t, __VA_ARGS__) \
-                X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
+#define MT_FOR_BAREBONES_DTYPES_ARGS(X, ...) \
+    X(MT_UINT16, u2, uint16_t, __VA_ARGS__)  \
+    X(MT_UINT32, u4, uint32_t, __VA_ARGS__)  \
+    X(MT_UINT64, u8, uint64_t, __VA_ARGS__)  \
+    X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
+#define MT_FOR_EVERY_DTYPE_ARGS(X, ...)        \
+    X(MT_BOOL, b1, uint8_t, __VA_ARGS__)       \
+    MT_FOR_INT_DTYPES_ARGS(X, __VA_ARGS__)     \
+    MT_FOR_FLOAT_DTYPES_ARGS(X, __VA_ARGS__)   \
+    MT_FOR_COMPLEX_DTYPES_ARGS(X, __VA_ARGS__) \
+    MT_FOR_BAREBONES_DTYPES_ARGS(X, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */

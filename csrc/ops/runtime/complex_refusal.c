@@ -1,4 +1,5 @@
-/* The error a row not written for complex tensors raises when given one.
+/* The error a row not written for complex tensors raises when given one,
+ * and the one a row not written for the barebones dtypes raises for those.
  * torch refuses complex inputs with wording of each op's own (sort's
  * " Sort does not support complex dtypes on CPU", clamp's NotImplementedError,
  * the name of the CPU kernel whose dispatch found no complex entry); the rows
