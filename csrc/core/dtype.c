@@ -21,11 +21,11 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
                       "c10::complex<float>"},
     [MT_COMPLEX128] = {"complex128", "cdouble", "ComplexDouble", 16, MT_CAT_COMPLEX, true,
                        "c10::complex<double>"},
-    [MT_UINT16] = {"uint16", NULL, "UInt16", 2, MT_CAT_INT, false, "uint16_t", true},
-    [MT_UINT32] = {"uint32", NULL, "UInt32", 4, MT_CAT_INT, false, "uint32_t", true},
-    [MT_UINT64] = {"uint64", NULL, "UInt64", 8, MT_CAT_INT, false, "uint64_t", true},
+    [MT_UINT16] = {"uint16", NULL, "UInt16", 2, MT_CAT_INT, false, "uint16_t"},
+    [MT_UINT32] = {"uint32", NULL, "UInt32", 4, MT_CAT_INT, false, "uint32_t"},
+    [MT_UINT64] = {"uint64", NULL, "UInt64", 8, MT_CAT_INT, false, "uint64_t"},
     [MT_COMPLEX32] = {"complex32", "chalf", "ComplexHalf", 4, MT_CAT_COMPLEX, true,
-                      "c10::complex<c10::Half>", true},
+                      "c10::complex<c10::Half>"},
 };
 
 /* torch's promotion table restricted to our dtypes (c10/core/ScalarType.cpp). */

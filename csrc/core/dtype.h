@@ -41,7 +41,6 @@ typedef struct {
     mt_category category;
     bool is_signed;
     const char *cpp_name; /* "float": the C++ type torch's out= messages name */
-    bool barebones;       /* reaches only the rows tagged MT_TAG_BAREBONES or views */
 } mt_dtype_info;
 
 extern const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES];
@@ -54,11 +53,14 @@ static inline bool mt_is_integral(mt_dtype d, bool include_bool)
     return c == MT_CAT_INT || (include_bool && c == MT_CAT_BOOL);
 }
 static inline mt_category mt_category_of(mt_dtype d) { return mt_dtype_infos[d].category; }
+/* Tests of the enum value, not the table: the runner asks them of every
+ * tensor argument of every call. */
 static inline bool mt_is_complex(mt_dtype d)
 {
-    return mt_dtype_infos[d].category == MT_CAT_COMPLEX;
+    return ((1u << d) & ((1u << MT_COMPLEX64) | (1u << MT_COMPLEX128) | (1u << MT_COMPLEX32))) != 0;
 }
-static inline bool mt_is_barebones(mt_dtype d) { return mt_dtype_infos[d].barebones; }
+/* The barebones dtypes close the enum. */
+static inline bool mt_is_barebones(mt_dtype d) { return d >= MT_UINT16; }
 /* Floating or complex: the dtypes that carry gradients. */
 static inline bool mt_is_inexact(mt_dtype d) { return mt_dtype_infos[d].category >= MT_CAT_FLOAT; }
 /* The part type of a complex dtype (complex64 -> float32); others unchanged. */
