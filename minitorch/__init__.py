@@ -7,7 +7,8 @@ from . import _gil  # noqa: F401  (refuses a free-threaded Python with the GIL f
 from ._C import return_types  # noqa: F401
 from ._C import (  # noqa: F401  dtypes and their torch aliases
     Size, dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-    complex64, complex128, half, float, double, short, int, long, cfloat, cdouble,
+    complex64, complex128, uint16, uint32, uint64, complex32, half, float, double, short, int,
+    long, cfloat, cdouble, chalf,
     get_default_dtype, set_default_dtype, promote_types, can_cast,
     set_num_threads, get_num_threads,
 )

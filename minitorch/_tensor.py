@@ -160,7 +160,10 @@ class Tensor(_C.TensorBase):
     @overridable
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         name = self.dtype.__repr__()[len("minitorch."):]
-        values = (self.float() if name == "bfloat16" else self).detach().resolve_conj().numpy()
+        # NumPy has no bfloat16 or complex32: shown through float32 and complex64
+        shown = (self.float() if name == "bfloat16" else
+                 self.cfloat() if name == "complex32" else self)
+        values = shown.detach().resolve_conj().numpy()
         suffixes = []
         try:
             grad_fn = self.grad_fn

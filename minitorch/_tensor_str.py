@@ -15,7 +15,7 @@ _PROFILES = {
     "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
 }
 _FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
-_COMPLEX_DTYPES = frozenset({"complex64", "complex128"})
+_COMPLEX_DTYPES = frozenset({"complex32", "complex64", "complex128"})
 # Integer literals already read as int64 and True/False as bool, so these never need a dtype suffix.
 _IMPLIED_DTYPES = frozenset({"int64", "bool"})
 
@@ -159,9 +159,10 @@ def format_tensor(values, dtype_name, *, default_dtype_name="float32", suffixes=
                   prefix="tensor("):
     """Return the repr of a tensor holding ``values`` with dtype ``dtype_name``.
 
-    ``values`` carries bfloat16 data as float32. ``suffixes`` are extra
-    ``(key, value)`` pairs such as ``("requires_grad", "True")``, printed after
-    the dtype. Continuation lines line up under the last line of ``prefix``.
+    ``values`` carries bfloat16 data as float32 and complex32 data as
+    complex64. ``suffixes`` are extra ``(key, value)`` pairs such as
+    ``("requires_grad", "True")``, printed after the dtype. Continuation lines
+    line up under the last line of ``prefix``.
     """
     values = np.asarray(values)
     is_float = dtype_name in _FLOAT_DTYPES

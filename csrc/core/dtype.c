@@ -1,4 +1,5 @@
 #include "dtype.h"
+#include "error.h"
 #include "hot.h"
 
 mt_dtype mt_default_dtype = MT_FLOAT32;
@@ -20,6 +21,11 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
                       "c10::complex<float>"},
     [MT_COMPLEX128] = {"complex128", "cdouble", "ComplexDouble", 16, MT_CAT_COMPLEX, true,
                        "c10::complex<double>"},
+    [MT_UINT16] = {"uint16", NULL, "UInt16", 2, MT_CAT_INT, false, "uint16_t"},
+    [MT_UINT32] = {"uint32", NULL, "UInt32", 4, MT_CAT_INT, false, "uint32_t"},
+    [MT_UINT64] = {"uint64", NULL, "UInt64", 8, MT_CAT_INT, false, "uint64_t"},
+    [MT_COMPLEX32] = {"complex32", "chalf", "ComplexHalf", 4, MT_CAT_COMPLEX, true,
+                      "c10::complex<c10::Half>"},
 };
 
 /* torch's promotion table restricted to our dtypes (c10/core/ScalarType.cpp). */
@@ -35,30 +41,62 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
 #define f8 MT_FLOAT64
 #define c8 MT_COMPLEX64
 #define cd MT_COMPLEX128
-/* float16 and bfloat16 meet complex64 there, where torch has a complex32 of
- * its own for float16 (minitorch has no complex32). */
+#define u2 MT_UINT16
+#define u4 MT_UINT32
+#define u8 MT_UINT64
+#define c4 MT_COMPLEX32
+/* where torch refuses (uint16/32/64 with anything but the floats and
+ * themselves): mt_check_promotion says so before a caller reads it */
+#define no MT_INT64
 static const mt_dtype promote_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
-    /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8  c8  cd */
-    /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd},
-    /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd},
-    /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd},
-    /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd},
-    /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8, c8, cd},
-    /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8, c8, cd},
-    /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8, c8, cd},
-    /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8, c8, cd},
-    /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, c8, cd},
-    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, cd, cd},
-    /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, cd, c8, cd},
-    /* cd */ {cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd},
+    /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8  c8  cd  u2  u4  u8  c4 */
+    /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8, c8, cd, no, no, no, c4},
+    /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8, c8, cd, f2, f2, f2, c4},
+    /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8, c8, cd, bf, bf, bf, c8},
+    /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, c8, cd, f4, f4, f4, c8},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, cd, cd, f8, f8, f8, cd},
+    /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, cd, c8, cd, no, no, no, c8},
+    /* cd */ {cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, cd, no, no, no, cd},
+    /* u2 */ {no, no, no, no, no, no, f2, bf, f4, f8, no, no, u2, no, no, no},
+    /* u4 */ {no, no, no, no, no, no, f2, bf, f4, f8, no, no, no, u4, no, no},
+    /* u8 */ {no, no, no, no, no, no, f2, bf, f4, f8, no, no, no, no, u8, no},
+    /* c4 */ {c4, c4, c4, c4, c4, c4, c4, c8, c8, cd, c8, cd, no, no, no, c4},
 };
+#undef no
 
 mt_dtype mt_promote_types(mt_dtype a, mt_dtype b) { return promote_table[a][b]; }
+
+static bool wide_unsigned(mt_dtype d) { return d == MT_UINT16 || d == MT_UINT32 || d == MT_UINT64; }
+
+int mt_check_promotion(mt_dtype a, mt_dtype b)
+{
+    if (a == b || !(wide_unsigned(a) || wide_unsigned(b)) || mt_is_floating(a) || mt_is_floating(b))
+        return 0;
+    return mt_error(MT_ERR_RUNTIME,
+                    "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                    "promote %s and %s",
+                    mt_dtype_infos[a].scalar_name, mt_dtype_infos[b].scalar_name);
+}
 
 /* torch.can_cast: casting may not lower the category (float->int, int->bool). */
 bool mt_can_cast(mt_dtype from, mt_dtype to) { return mt_category_of(from) <= mt_category_of(to); }
 
-static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dtype lo)
+/* a promotion of the result type's fold: *refused set (when not NULL) on a
+ * pair torch refuses */
+static mt_dtype promote(mt_dtype a, mt_dtype b, bool *refused)
+{
+    if (refused && !*refused && mt_check_promotion(a, b) < 0)
+        *refused = true;
+    return mt_promote_types(a, b);
+}
+
+static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dtype lo,
+                                   bool *refused)
 {
     if (!have_hi)
         return lo;
@@ -72,12 +110,12 @@ static mt_dtype combine_categories(int have_hi, mt_dtype hi, int have_lo, mt_dty
     if (mt_is_floating(hi))
         return hi;
     if (hi == MT_BOOL || mt_is_floating(lo))
-        return mt_promote_types(hi, lo);
+        return promote(hi, lo, refused);
     return hi;
 }
 
-MT_HOT mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
-                               mt_dtype default_float)
+static mt_dtype result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                            mt_dtype default_float, bool *refused)
 {
     mt_dtype acc[3] = {MT_BOOL, MT_BOOL, MT_BOOL};
     int have[3] = {0, 0, 0};
@@ -89,9 +127,23 @@ MT_HOT mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_k
             d = default_float;
         else if (kinds[i] == MT_OPERAND_WRAPPED && mt_is_complex(d))
             d = mt_complex_of(default_float);
-        acc[kinds[i]] = have[kinds[i]] ? mt_promote_types(acc[kinds[i]], d) : d;
+        acc[kinds[i]] = have[kinds[i]] ? promote(acc[kinds[i]], d, refused) : d;
         have[kinds[i]] = 1;
     }
-    mt_dtype lo = combine_categories(have[1], acc[1], have[2], acc[2]);
-    return combine_categories(have[0], acc[0], have[1] || have[2], lo);
+    mt_dtype lo = combine_categories(have[1], acc[1], have[2], acc[2], refused);
+    return combine_categories(have[0], acc[0], have[1] || have[2], lo, refused);
+}
+
+MT_HOT mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                               mt_dtype default_float)
+{
+    return result_type(n, dtypes, kinds, default_float, NULL);
+}
+
+int mt_result_type_checked(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                           mt_dtype default_float, mt_dtype *out)
+{
+    bool refused = false;
+    *out = result_type(n, dtypes, kinds, default_float, &refused);
+    return refused ? -1 : 0;
 }

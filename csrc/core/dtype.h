@@ -19,6 +19,14 @@ typedef enum {
     /* complex numbers as (real, imaginary) pairs of float32 and float64 */
     MT_COMPLEX64,
     MT_COMPLEX128,
+    /* torch's barebones dtypes, which hold and move values (creation, casts,
+     * copies, views, indexing, printing) but reach only the rows written for
+     * them (ops/runtime/barebones_gate.h): unsigned 16, 32 and 64-bit
+     * integers, and complex32 as (real, imaginary) pairs of float16 */
+    MT_UINT16,
+    MT_UINT32,
+    MT_UINT64,
+    MT_COMPLEX32,
     MT_NUM_DTYPES
 } mt_dtype;
 
@@ -45,23 +53,39 @@ static inline bool mt_is_integral(mt_dtype d, bool include_bool)
     return c == MT_CAT_INT || (include_bool && c == MT_CAT_BOOL);
 }
 static inline mt_category mt_category_of(mt_dtype d) { return mt_dtype_infos[d].category; }
-static inline bool mt_is_complex(mt_dtype d) { return d >= MT_COMPLEX64; }
+/* Tests of the enum value, not the table: the runner asks them of every
+ * tensor argument of every call. */
+static inline bool mt_is_complex(mt_dtype d)
+{
+    return ((1u << d) & ((1u << MT_COMPLEX64) | (1u << MT_COMPLEX128) | (1u << MT_COMPLEX32))) != 0;
+}
+/* The barebones dtypes close the enum. */
+static inline bool mt_is_barebones(mt_dtype d) { return d >= MT_UINT16; }
 /* Floating or complex: the dtypes that carry gradients. */
 static inline bool mt_is_inexact(mt_dtype d) { return mt_dtype_infos[d].category >= MT_CAT_FLOAT; }
 /* The part type of a complex dtype (complex64 -> float32); others unchanged. */
 static inline mt_dtype mt_complex_part(mt_dtype d)
 {
-    return d == MT_COMPLEX64 ? MT_FLOAT32 : d == MT_COMPLEX128 ? MT_FLOAT64 : d;
+    return d == MT_COMPLEX64    ? MT_FLOAT32
+           : d == MT_COMPLEX128 ? MT_FLOAT64
+           : d == MT_COMPLEX32  ? MT_FLOAT16
+                                : d;
 }
 /* The complex dtype holding a floating dtype's values (float64 ->
- * complex128; the narrow floats, which have no complex of their own here,
- * -> complex64); complex dtypes unchanged. */
+ * complex128; the narrow floats -> complex64: complex32, float16's own,
+ * computes nothing here, so a float16 tensor meeting a Python complex
+ * computes in complex64); complex dtypes unchanged. */
 static inline mt_dtype mt_complex_of(mt_dtype d)
 {
-    return d == MT_FLOAT64 || d == MT_COMPLEX128 ? MT_COMPLEX128 : MT_COMPLEX64;
+    return d == MT_FLOAT64 || d == MT_COMPLEX128 ? MT_COMPLEX128
+           : d == MT_COMPLEX32                   ? MT_COMPLEX32
+                                                 : MT_COMPLEX64;
 }
 
 mt_dtype mt_promote_types(mt_dtype a, mt_dtype b);
+/* torch refuses to promote uint16/32/64 with any other dtype but the
+ * floats: 0, or -1 with torch's error. */
+int mt_check_promotion(mt_dtype a, mt_dtype b);
 bool mt_can_cast(mt_dtype from, mt_dtype to);
 
 /* torch's result_type: operands ranked by kind; a lower-ranked operand only
@@ -73,6 +97,10 @@ typedef enum {
 } mt_operand_kind;
 mt_dtype mt_result_type(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
                         mt_dtype default_float);
+/* The same into *out, or -1 with torch's error where it promotes a pair
+ * torch refuses (mt_check_promotion). */
+int mt_result_type_checked(int n, const mt_dtype *dtypes, const mt_operand_kind *kinds,
+                           mt_dtype default_float, mt_dtype *out);
 
 /* The dtype of new floating tensors (minitorch.get_default_dtype()). */
 extern mt_dtype mt_default_dtype;

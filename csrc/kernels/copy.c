@@ -23,28 +23,13 @@
             *(DT *)d = MT_STORE_##DSFX(MT_LOAD_##SSFX(*(const ST *)s));                         \
     }
 
-#define CAST_FROM_ALL(DE, DSFX, DT)  \
-    CAST_LOOP(DSFX, DT, b1, uint8_t) \
-    CAST_LOOP(DSFX, DT, u1, uint8_t) \
-    CAST_LOOP(DSFX, DT, i1, int8_t)  \
-    CAST_LOOP(DSFX, DT, i2, int16_t) \
-    CAST_LOOP(DSFX, DT, i4, int32_t) \
-    CAST_LOOP(DSFX, DT, i8, int64_t) \
-    CAST_LOOP(DSFX, DT, f2, mt_f16)  \
-    CAST_LOOP(DSFX, DT, bf, mt_bf16) \
-    CAST_LOOP(DSFX, DT, f4, float)   \
-    CAST_LOOP(DSFX, DT, f8, double)  \
-    CAST_LOOP(DSFX, DT, c8, mt_c64)  \
-    CAST_LOOP(DSFX, DT, c16, mt_c128)
-MT_FOR_ALL_DTYPES(CAST_FROM_ALL)
-MT_FOR_COMPLEX_DTYPES(CAST_FROM_ALL)
+#define CAST_FROM(SE, SSFX, ST, DSFX, DT) CAST_LOOP(DSFX, DT, SSFX, ST)
+#define CAST_FROM_ALL(DE, DSFX, DT) MT_FOR_EVERY_DTYPE_ARGS(CAST_FROM, DSFX, DT)
+MT_FOR_EVERY_DTYPE(CAST_FROM_ALL)
 
-#define ROW(DE, DSFX, DT)                                                           \
-    [DE] = {cast_##DSFX##_b1, cast_##DSFX##_u1, cast_##DSFX##_i1, cast_##DSFX##_i2, \
-            cast_##DSFX##_i4, cast_##DSFX##_i8, cast_##DSFX##_f2, cast_##DSFX##_bf, \
-            cast_##DSFX##_f4, cast_##DSFX##_f8, cast_##DSFX##_c8, cast_##DSFX##_c16},
-static const mt_loop_fn cast_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(ROW)
-                                                                        MT_FOR_COMPLEX_DTYPES(ROW)};
+#define CAST_ENTRY(SE, SSFX, ST, DSFX) [SE] = cast_##DSFX##_##SSFX,
+#define ROW(DE, DSFX, DT) [DE] = {MT_FOR_EVERY_DTYPE_ARGS(CAST_ENTRY, DSFX)},
+static const mt_loop_fn cast_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_EVERY_DTYPE(ROW)};
 
 mt_loop_fn mt_cast_loop(mt_dtype dst, mt_dtype src) { return cast_table[dst][src]; }
 
@@ -60,6 +45,14 @@ static void neg_f4_loop(char **data, const int64_t *strides, int64_t n, void *ct
     char *d = data[0];
     for (int64_t i = 0; i < n; i++, d += strides[0])
         *(float *)d = -*(float *)d;
+}
+
+static void neg_f2_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    (void)ctx;
+    char *d = data[0];
+    for (int64_t i = 0; i < n; i++, d += strides[0])
+        *(uint16_t *)d ^= 0x8000u;
 }
 
 static void neg_f8_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
@@ -82,7 +75,11 @@ void mt_conj_inplace(mt_tensor *t)
     const mt_tensor *ops[1] = {&im};
     mt_iter it;
     mt_iter_init(&it, 1, ops, im.ndim, im.sizes);
-    mt_iter_run(&it, im.dtype == MT_FLOAT32 ? neg_f4_loop : neg_f8_loop, NULL, MT_COPY_GRAIN);
+    mt_iter_run(&it,
+                im.dtype == MT_FLOAT32   ? neg_f4_loop
+                : im.dtype == MT_FLOAT16 ? neg_f2_loop
+                                         : neg_f8_loop,
+                NULL, MT_COPY_GRAIN);
 }
 
 static void copy_plain(mt_tensor *dst, const mt_tensor *src);

@@ -1083,3 +1083,28 @@ mt_line_fn mt_line_kernel(mt_line_op op, mt_dtype dtype)
     }
     return NULL;
 }
+
+typedef struct {
+    uint64_t *out;
+    const uint64_t *x;
+    int64_t n;
+} xor_job;
+
+static void xor_some_rows(void *arg, int64_t r0, int64_t r1)
+{
+    const xor_job *j = arg;
+    for (int64_t r = r0; r < r1; r++) {
+        const uint64_t *q = j->x + r * j->n;
+        uint64_t h = 0;
+        for (int64_t k = 0; k < j->n; k++)
+            h ^= q[k];
+        j->out[r] = h;
+    }
+}
+
+void mt_xor_rows(uint64_t *out, const uint64_t *x, int64_t rows, int64_t n)
+{
+    xor_job j = {out, x, n};
+    int64_t grain = GRAIN / (n > 0 ? n : 1) + 1;
+    mt_parallel_for(0, rows, grain, xor_some_rows, &j);
+}

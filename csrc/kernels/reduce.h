@@ -26,6 +26,11 @@ void mt_reduce(mt_tensor *out, mt_tensor *indices, const mt_tensor *in, const bo
  * real and imaginary parts. */
 void mt_sum_pairs(mt_dtype d, const void *x, int64_t n, double *s);
 
+/* out[r] = the xor of the n 64-bit words x[r * n .. r * n + n) for each of
+ * rows rows (0 for n == 0): hash_tensor's reduction over its contiguous
+ * upcast copy, on several threads for large inputs. */
+void mt_xor_rows(uint64_t *out, const uint64_t *x, int64_t rows, int64_t n);
+
 /* A function over one line along a dim: n elements of in (byte stride is)
  * into out (byte stride os); out and in have the same dtype. */
 typedef void (*mt_line_fn)(char *out, int64_t os, const char *in, int64_t is, int64_t n, void *ctx);

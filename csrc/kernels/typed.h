@@ -8,6 +8,7 @@
 #include "../core/tensor.h"
 
 #include <complex.h>
+#include <math.h>
 /* the header's spellings of _Complex and the imaginary unit would take
  * ordinary names (a dimension I, an op called complex) */
 #undef complex
@@ -51,6 +52,12 @@ static inline mt_c128 mt_cmplx(double re, double im)
 }
 #endif
 
+/* A complex32 element: float16 real and imaginary parts. Nothing computes
+ * in it: it loads as a complex64 value and stores back. */
+typedef struct {
+    mt_f16 re, im;
+} mt_c32;
+
 /* A complex128 element as the kernels that only move elements see it. */
 typedef struct {
     uint64_t lo, hi;
@@ -72,6 +79,14 @@ typedef struct {
 /* The complex dtypes stand apart: a kernel stamped for every real dtype
  * (comparisons, extrema, bit operations) has no meaning for them. */
 #define MT_FOR_COMPLEX_DTYPES(X) X(MT_COMPLEX64, c8, mt_c64) X(MT_COMPLEX128, c16, mt_c128)
+/* The barebones dtypes, which the kernels only convert and move (casts,
+ * hash_tensor's reading): not in MT_FOR_ALL_DTYPES, whose tables compute. */
+#define MT_FOR_BAREBONES_DTYPES(X) \
+    X(MT_UINT16, u2, uint16_t)     \
+    X(MT_UINT32, u4, uint32_t) X(MT_UINT64, u8, uint64_t) X(MT_COMPLEX32, c4, mt_c32)
+/* Every dtype, for the tables that cover them all (the casts). */
+#define MT_FOR_EVERY_DTYPE(X) \
+    MT_FOR_ALL_DTYPES(X) MT_FOR_COMPLEX_DTYPES(X) MT_FOR_BAREBONES_DTYPES(X)
 /* The same, passing the caller's further arguments to each X, as kernel
  * tables stamp one row's loops out for a class of dtypes. */
 #define MT_FOR_INT_DTYPES_ARGS(X, ...)    \
@@ -88,6 +103,17 @@ typedef struct {
 #define MT_FOR_COMPLEX_DTYPES_ARGS(X, ...)   \
     X(MT_COMPLEX64, c8, mt_c64, __VA_ARGS__) \
     X(MT_COMPLEX128, c16, mt_c128, __VA_ARGS__)
+#define MT_FOR_BAREBONES_DTYPES_ARGS(X, ...) \
+    X(MT_UINT16, u2, uint16_t, __VA_ARGS__)  \
+    X(MT_UINT32, u4, uint32_t, __VA_ARGS__)  \
+    X(MT_UINT64, u8, uint64_t, __VA_ARGS__)  \
+    X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
+#define MT_FOR_EVERY_DTYPE_ARGS(X, ...)        \
+    X(MT_BOOL, b1, uint8_t, __VA_ARGS__)       \
+    MT_FOR_INT_DTYPES_ARGS(X, __VA_ARGS__)     \
+    MT_FOR_FLOAT_DTYPES_ARGS(X, __VA_ARGS__)   \
+    MT_FOR_COMPLEX_DTYPES_ARGS(X, __VA_ARGS__) \
+    MT_FOR_BAREBONES_DTYPES_ARGS(X, __VA_ARGS__)
 
 /* Dispatch-table rows indexed by dtype: N##_<sfx> for every dtype, for the
  * numbers (no bool) or for the floats only. */
@@ -113,6 +139,10 @@ typedef struct {
 #define MT_LOAD_f8(v) (v)
 #define MT_LOAD_c8(v) (v)
 #define MT_LOAD_c16(v) (v)
+#define MT_LOAD_u2(v) (v)
+#define MT_LOAD_u4(v) (v)
+#define MT_LOAD_u8(v) (v)
+#define MT_LOAD_c4(v) mt_cmplxf(mt_f16_to_float((v).re), mt_f16_to_float((v).im))
 
 /* torch converts a floating value (a complex one's real part) to int8,
  * int16 and int32 through int32 (x86's truncation: INT32_MIN for NaN and
@@ -128,6 +158,47 @@ static inline int32_t mt_double_to_i32(double x)
         mt_c64: mt_double_to_i32((double)crealf(x)), \
         mt_c128: mt_double_to_i32(creal(x)),         \
         default: (int32_t)(int64_t)(x))
+/* torch's float to unsigned conversions, as its x86 build computes them: to
+ * uint16 through int32 (as int16), to uint32 0 for NaN, infinities and
+ * values from 2^32 up, negative values through int32 (INT32_MIN's bits when
+ * out of its range); to uint64 through int64 (INT64_MIN's bits for NaN and
+ * values out of its range), values from 2^63 up offset by 2^63 first */
+static inline int64_t mt_double_to_i64(double x)
+{
+    return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? (int64_t)x : INT64_MIN;
+}
+static inline uint32_t mt_double_to_u32(double x)
+{
+    if (x != x || x >= 4294967296.0 || x == -(double)INFINITY)
+        return 0;
+    return x >= 0 ? (uint32_t)x : (uint32_t)mt_double_to_i32(x);
+}
+static inline uint64_t mt_double_to_u64(double x)
+{
+    if (x >= 9223372036854775808.0)
+        return (uint64_t)mt_double_to_i64(x - 9223372036854775808.0) ^ (UINT64_C(1) << 63);
+    return (uint64_t)mt_double_to_i64(x);
+}
+#define MT_TO_UNSIGNED(x, FN, T)       \
+    _Generic((x),                      \
+        float: FN((double)(x)),        \
+        double: FN((double)(x)),       \
+        mt_c64: FN((double)crealf(x)), \
+        mt_c128: FN(creal(x)),         \
+        default: (T)(x))
+#define MT_STORE_u2(x) ((uint16_t)MT_TO_I32(x))
+#define MT_STORE_u4(x) MT_TO_UNSIGNED(x, mt_double_to_u32, uint32_t)
+#define MT_STORE_u8(x) MT_TO_UNSIGNED(x, mt_double_to_u64, uint64_t)
+/* a real value becomes (x, 0), a complex one rounds each part */
+static inline mt_c32 mt_c32_of(float re, float im)
+{
+    return (mt_c32){MT_F16_FROM(re), MT_F16_FROM(im)};
+}
+#define MT_STORE_c4(x)                                        \
+    _Generic((x),                                             \
+        mt_c64: mt_c32_of(crealf(x), cimagf(x)),              \
+        mt_c128: mt_c32_of((float)creal(x), (float)cimag(x)), \
+        default: mt_c32_of((float)(x), 0.0f))
 #define MT_STORE_b1(x) ((uint8_t)((x) != 0))
 #define MT_STORE_u1(x) ((uint8_t)(int64_t)(x))
 #define MT_STORE_i1(x) ((int8_t)MT_TO_I32(x))

@@ -81,6 +81,7 @@ CAST(byte, MT_UINT8)
 CAST(bool, MT_BOOL)
 CAST(cfloat, MT_COMPLEX64)
 CAST(cdouble, MT_COMPLEX128)
+CAST(chalf, MT_COMPLEX32)
 #undef CAST
 
 static bool overlaps(const mt_tensor *x, const mt_tensor *y) { return x->storage == y->storage; }

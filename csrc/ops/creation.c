@@ -64,7 +64,20 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
         [MT_FLOAT16] = {-65504.0, 65504.0, "c10::Half"},
         [MT_BFLOAT16] = {-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"},
         [MT_FLOAT32] = {-FLT_MAX, FLT_MAX, "float"},
+        [MT_UINT16] = {0, 65535.0, "uint16_t"},
+        [MT_UINT32] = {0, 4294967295.0, "uint32_t"},
+        [MT_UINT64] = {0, 18446744073709551615.0, "uint64_t"},
     };
+    /* torch fills complex32 through complex64, so checks float's range
+     * (a part beyond float16's becomes an infinity) */
+    if (d == MT_COMPLEX32 && s->kind != MT_SCALAR_BOOL) {
+        double re = s->kind == MT_SCALAR_INT ? (double)s->i : s->f;
+        double im = s->kind == MT_SCALAR_COMPLEX ? s->im : 0;
+        if ((isfinite(re) && fabs(re) > FLT_MAX) || (isfinite(im) && fabs(im) > FLT_MAX))
+            return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                            "c10::complex<float>");
+        return 0;
+    }
     /* a complex number fits a real dtype only without its imaginary part */
     if (s->kind == MT_SCALAR_COMPLEX && !mt_is_complex(d) && s->im != 0)
         return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
@@ -72,11 +85,15 @@ int mt_check_scalar_fits(const mt_scalar *s, mt_dtype d)
     if (!range[d].name || s->kind == MT_SCALAR_BOOL)
         return 0;
     bool fits;
-    if (s->kind == MT_SCALAR_INT && (mt_is_floating(d) || d == MT_INT64))
+    /* negative ints wrap into an unsigned dtype down to -max, every int64
+     * into uint64 */
+    if (s->kind == MT_SCALAR_INT && d == MT_UINT64)
+        fits = true;
+    else if (s->kind == MT_SCALAR_INT && (mt_is_floating(d) || d == MT_INT64))
         fits = (double)s->i >= range[d].lo && (double)s->i <= range[d].hi;
     else if (s->kind == MT_SCALAR_INT)
-        fits =
-            s->i <= (int64_t)range[d].hi && s->i >= (d == MT_UINT8 ? -255 : (int64_t)range[d].lo);
+        fits = s->i <= (int64_t)range[d].hi &&
+               s->i >= (mt_dtype_infos[d].is_signed ? (int64_t)range[d].lo : -(int64_t)range[d].hi);
     else if (mt_is_floating(d))
         fits = !isfinite(s->f) || (s->f >= range[d].lo && s->f <= range[d].hi);
     else /* the int64 bound is 2**63, which no double in range reaches */

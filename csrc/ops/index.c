@@ -64,6 +64,8 @@ int impl_cat(mt_args *a, mt_result *r)
     /* legacy: 1-d empty tensors are skipped whatever their neighbours' shapes */
     for (int i = 0; i < n; i++) {
         const mt_tensor *t = items[i];
+        if (i && mt_check_promotion(out_dtype, t->dtype) < 0)
+            return -1;
         out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
         if (!ref && !(t->ndim == 1 && t->numel == 0)) {
             ref = t;
@@ -127,6 +129,8 @@ int impl_stack(mt_args *a, mt_result *r)
         return -1;
     for (int i = 0; i < n; i++) {
         const mt_tensor *t = items[i];
+        if (i && mt_check_promotion(out_dtype, t->dtype) < 0)
+            return -1;
         out_dtype = i ? mt_promote_types(out_dtype, t->dtype) : t->dtype;
         bool same = t->ndim == ref->ndim;
         for (int d = 0; same && d < t->ndim; d++)

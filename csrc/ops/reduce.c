@@ -323,6 +323,63 @@ static int amax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op
 int impl_amax(mt_args *a, mt_result *r) { return amax_like(a, r, "amax", MT_RED_MAX); }
 int impl_amin(mt_args *a, mt_result *r) { return amax_like(a, r, "amin", MT_RED_MIN); }
 
+/* hash_tensor(input, dim=None, *, keepdim, mode, out): the xor of the
+ * elements' 64-bit bits, each upcast to float64 (the floats) or int64 (the
+ * integers and bool) first. The upcast is one copy into the reduced dims
+ * moved last, so each output element is the xor of a contiguous run. */
+int impl_hash_tensor(mt_args *a, mt_result *r)
+{
+    mt_tensor *t = a->v[0].t;
+    mt_tensor *o = mt_is_none(a, 4) ? NULL : a->v[4].t;
+    bool mask[MT_MAX_DIMS];
+    if (a->v[3].i != 0)
+        return mt_error(MT_ERR_RUNTIME, "Unknown hash_tensor mode: %lld", (long long)a->v[3].i);
+    /* torch's xor_sum_cpu knows the dtypes up to float64 only */
+    if (mt_is_barebones(t->dtype))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"xor_sum_cpu\" not implemented for '%s'",
+                        mt_dtype_infos[t->dtype].scalar_name);
+    if (dims_mask(t, &a->v[1], mask) < 0)
+        return -1;
+    if (t->numel == 0 && a->v[1].nints == 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "hash_tensor: Expected reduction dim to be specified for input.numel() == "
+                        "0. Specify the reduction dim with the 'dim' argument.");
+    for (int d = 0; d < t->ndim; d++)
+        if (mask[d] && t->sizes[d] == 0)
+            return mt_error(MT_ERR_INDEX,
+                            "hash_tensor: Expected reduction dim %d to have non-zero size.", d);
+    if (o && o->dtype != MT_UINT64)
+        return mt_error(MT_ERR_RUNTIME, "Expected result to be of dtype uint64, but got %s",
+                        mt_dtype_infos[o->dtype].scalar_name);
+    bool keepdim = a->v[2].b;
+    mt_tensor moved = *t;
+    int64_t out_sizes[MT_MAX_DIMS], rows = 1, n = 1;
+    int k = 0, out_ndim = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < t->ndim; d++)
+            if (mask[d] == (pass == 1)) {
+                moved.sizes[k] = t->sizes[d];
+                moved.strides[k++] = t->strides[d];
+            }
+    for (int d = 0; d < t->ndim; d++) {
+        if (mask[d])
+            n *= t->sizes[d];
+        else
+            rows *= t->sizes[d];
+        if (!mask[d] || keepdim)
+            out_sizes[out_ndim++] = mask[d] ? 1 : t->sizes[d];
+    }
+    mt_tensor *wide =
+        mt_new(mt_is_inexact(t->dtype) ? MT_FLOAT64 : MT_INT64, t->ndim, moved.sizes, false);
+    mt_tensor *res = wide ? mt_new(MT_UINT64, out_ndim, out_sizes, false) : NULL;
+    if (res) {
+        mt_copy(wide, &moved);
+        mt_xor_rows((uint64_t *)mt_data(res), (const uint64_t *)mt_data(wide), rows, n);
+    }
+    mt_xrelease(wide);
+    return reduced(r, res, o);
+}
+
 /* aminmax(input, *, dim=None, keepdim) -> (min, max); torch words its empty
  * errors unlike amin's. */
 int impl_aminmax(mt_args *a, mt_result *r)

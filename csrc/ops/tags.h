@@ -13,7 +13,11 @@
     X(DEPRECATED, "deprecated")                                               \
     /* takes a conjugate view as it is (views, copies, metadata, the        \
      * bit's own rows): the runner resolves the bit for every other row */ \
-    X(CONJ_VIEW, "conj_view")
+    X(CONJ_VIEW, "conj_view")                                                 \
+    /* written for the barebones dtypes (uint16/32/64, complex32) as well: \
+     * the runner refuses them to the rows with neither this tag nor       \
+     * CONJ_VIEW (whose views, copies and metadata move any element) */  \
+    X(BAREBONES, "barebones")
 
 enum {
 #define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,

@@ -50,6 +50,21 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
         s.f = ((const double *)p)[0];
         s.im = ((const double *)p)[1];
         break;
+    case MT_COMPLEX32:
+        s.f = mt_f16_to_float(((const mt_f16 *)p)[0]);
+        s.im = mt_f16_to_float(((const mt_f16 *)p)[1]);
+        break;
+    case MT_UINT16:
+        s.i = *(const uint16_t *)p;
+        break;
+    case MT_UINT32:
+        s.i = *(const uint32_t *)p;
+        break;
+    case MT_UINT64:
+        /* the bits as int64 (the host reads them back unsigned), the value
+         * as double */
+        s.i = (int64_t)*(const uint64_t *)p;
+        break;
     default:
         s.f = *(const double *)p;
         break;
@@ -59,7 +74,7 @@ mt_scalar mt_scalar_at(const mt_tensor *t, const void *p)
     else if (mt_is_complex(t->dtype))
         s.kind = MT_SCALAR_COMPLEX;
     else
-        s.f = (double)s.i;
+        s.f = t->dtype == MT_UINT64 ? (double)(uint64_t)s.i : (double)s.i;
     return s;
 }
 

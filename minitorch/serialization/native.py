@@ -53,7 +53,11 @@ _DTYPES: Dict[str, Tuple[Any, str]] = {
     "float16": (_C.float16, "<f2"), "bfloat16": (_C.bfloat16, "<i2"),
     "float32": (_C.float32, "<f4"), "float64": (_C.float64, "<f8"),
     "complex64": (_C.complex64, "<c8"), "complex128": (_C.complex128, "<c16"),
+    "uint16": (_C.uint16, "<u2"), "uint32": (_C.uint32, "<u4"), "uint64": (_C.uint64, "<u8"),
+    "complex32": (_C.complex32, "<i4"),
 }
+# NumPy has neither: their elements cross as integers of the same size
+AS_BITS = {_C.bfloat16: _C.int16, _C.complex32: _C.int32}
 _DTYPE_NAMES = {d: name for name, (d, _) in _DTYPES.items()}
 
 FileLike = Union[str, os.PathLike, BinaryIO]
@@ -72,8 +76,8 @@ class _Writer:
 
         name = _DTYPE_NAMES[t.dtype]
         data = t.detach().resolve_conj().contiguous()
-        if name == "bfloat16":
-            data = data.view(_C.int16)
+        if t.dtype in AS_BITS:
+            data = data.view(AS_BITS[t.dtype])
         raw = np.ascontiguousarray(data.numpy()).astype(_DTYPES[name][1], copy=False).tobytes()
         pad = -self.size % _ALIGN
         if pad:
@@ -250,8 +254,8 @@ class _Reader:
             raise _fail("bool tensor holds bytes other than 0 and 1")
         arr = arr.astype(np_dtype[1:], copy=True).reshape(shape)
         t = _C._functions["from_numpy"](arr)
-        if name == "bfloat16":
-            t = t.view(_C.bfloat16)
+        if dtype in AS_BITS:
+            t = t.view(dtype)
         if node.get("parameter") is True:
             return Parameter(t, requires_grad=node.get("requires_grad") is True)
         if node.get("requires_grad") is True:

@@ -1,5 +1,5 @@
 """A tensor's bytes as the checkpoint formats store them (little-endian, bf16
-as its 16-bit pattern), both ways, without an intermediate copy: `raw_bytes`
+and complex32 as their bit patterns), both ways, without an intermediate copy: `raw_bytes`
 views a contiguous tensor's memory, `empty_raw` makes a tensor and a
 writable byte view of its memory to read a file into, `mapped_raw` makes a
 tensor over bytes of a memory-mapped file."""
@@ -8,13 +8,12 @@ from typing import Tuple
 import numpy as np
 
 from .. import _C
-from .native import _DTYPE_NAMES, _DTYPES
+from .native import _DTYPE_NAMES, _DTYPES, AS_BITS
 from .._tensor import Tensor
 
 
 def _host(t: Tensor) -> np.ndarray:
-    # NumPy has no bfloat16: the same bits as int16
-    return (t.view(_C.int16) if t.dtype == _C.bfloat16 else t).numpy()
+    return (t.view(AS_BITS[t.dtype]) if t.dtype in AS_BITS else t).numpy()
 
 
 def raw_bytes(t: Tensor) -> memoryview:
@@ -43,6 +42,6 @@ def mapped_raw(data: np.ndarray, dtype) -> Tuple[Tensor, memoryview]:
     if data.ctypes.data % np_dtype.itemsize:
         data = data.copy()
     t = _C._functions["from_numpy"](data.view(np_dtype))
-    if dtype == _C.bfloat16:
-        t = t.view(_C.bfloat16)
+    if dtype in AS_BITS:
+        t = t.view(dtype)
     return t, memoryview(data)

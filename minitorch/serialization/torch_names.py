@@ -113,6 +113,21 @@ def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
     return t
 
 
+def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad,
+                      backward_hooks, dtype, metadata=None) -> Tensor:
+    """torch's rebuild of a tensor over an untyped (byte) storage, its dtype
+    given apart: how it saves the dtypes with no typed storage class."""
+    if not isinstance(storage, LoadedStorage) or storage.dtype != _C.uint8:
+        raise RuntimeError("minitorch.load: a tensor in the checkpoint does not refer to an "
+                           "untyped storage record")
+    if not isinstance(dtype, _C.dtype) or len(storage) % dtype.itemsize:
+        raise RuntimeError(f"minitorch.load: invalid dtype {dtype!r} for a storage of "
+                           f"{len(storage)} bytes")
+    typed = LoadedStorage(storage.flat.view(dtype))
+    return rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad,
+                             backward_hooks, metadata)
+
+
 def rebuild_parameter(data, requires_grad, backward_hooks):
     from ..nn import Parameter
 
@@ -173,6 +188,7 @@ def _bytearray(data=b"", *encoding):
 
 _REBUILDS = {
     "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
     "torch._utils._rebuild_parameter": rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
     "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,
@@ -196,6 +212,7 @@ def allowed_globals() -> Dict[str, Any]:
         _ALLOWED.update({f"torch.{name}": d for name, (d, _) in _DTYPES.items()})
         _ALLOWED.update({f"torch.{name}": StorageType(name, d)
                          for name, d in STORAGE_DTYPES.items()})
+        _ALLOWED["torch.storage.UntypedStorage"] = StorageType("UntypedStorage", _C.uint8)
         _ALLOWED.update(_REBUILDS)
     return _ALLOWED
 
@@ -207,7 +224,6 @@ def unsupported_torch_kind(full_name: str):
     if full_name.startswith("torch.") and full_name.endswith("Storage"):
         return f"storages of type {full_name} (complex and quantized dtypes)"
     if full_name.startswith("torch.") and full_name[6:] in (
-            "complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
             "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8",
             "quint8", "qint32"):
         return f"the dtype {full_name}"
@@ -219,4 +235,9 @@ def dtype_global(dtype) -> TorchGlobal:
 
 
 def storage_global(dtype) -> TorchGlobal:
-    return TorchGlobal("torch", STORAGE_NAMES[dtype])
+    """The storage class naming a storage of dtype: its typed class, or for
+    the dtypes with none (uint16/32/64, complex32) UntypedStorage, whose
+    tensors torch rebuilds with _rebuild_tensor_v3."""
+    if dtype in STORAGE_NAMES:
+        return TorchGlobal("torch", STORAGE_NAMES[dtype])
+    return TorchGlobal("torch.storage", "UntypedStorage")

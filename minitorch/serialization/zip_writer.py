@@ -22,10 +22,11 @@ from .. import _C
 from .._tensor import Tensor, device
 from .raw import raw_bytes
 from .stored_zip import ALIGN, StoredZipWriter
-from .torch_names import TorchGlobal, dtype_global, storage_global
+from .torch_names import STORAGE_NAMES, TorchGlobal, dtype_global, storage_global
 from .torch_paths import torch_name
 
 _TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3")
 _PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 _PARAMETER_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 _FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
@@ -107,7 +108,9 @@ class TorchPickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if type(obj) is _Storage:
-            return ("storage", storage_global(obj.dtype), obj.key, "cpu", obj.numel)
+            # an untyped storage counts bytes
+            numel = obj.numel if obj.dtype in STORAGE_NAMES else obj.numel * obj.dtype.itemsize
+            return ("storage", storage_global(obj.dtype), obj.key, "cpu", numel)
         return None
 
     def reducer_override(self, obj):
@@ -175,11 +178,14 @@ def _reduce_tensor(storages: _Storages, t: Tensor):
         t = t.contiguous()
     storage, offset = storages.locate(t)
     args = (storage, offset, tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
+    rebuild = _TENSOR_V2
+    if t.dtype not in STORAGE_NAMES:
+        rebuild, args = _TENSOR_V3, args + (t.dtype,)
     if t.is_conj():
         args += ({"conj": True},)  # torch's tensor metadata: the conjugate bit
     if type(t) is Tensor and not state:
-        return (_TENSOR_V2, args)
-    return (_FROM_TYPE_V2, (_TENSOR_V2, type(t), args, state))
+        return (rebuild, args)
+    return (_FROM_TYPE_V2, (rebuild, type(t), args, state))
 
 
 def _pickle(obj: Any, protocol: int) -> Tuple[bytes, _Storages]:

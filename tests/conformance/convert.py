@@ -11,7 +11,11 @@ import minitorch as mt
 
 _DTYPES = {getattr(torch, n): getattr(mt, n) for n in (
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64", "complex64", "complex128")}
+    "float64", "complex64", "complex128", "uint16", "uint32", "uint64", "complex32")}
+
+# NumPy holds neither: their elements cross as integers of the same size,
+# viewed back as the dtype on the other side
+_BITS = {torch.bfloat16: (torch.int16, "bfloat16"), torch.complex32: (torch.int32, "complex32")}
 
 
 class Unsupported(Exception):
@@ -83,8 +87,9 @@ def _tensor_to_mt(obj, shared):
     if storage is None:
         count = base.untyped_storage().nbytes() // max(base.element_size(), 1)
         flat = torch.as_strided(base, (count,), (1,), 0).clone()
-        if flat.dtype == torch.bfloat16:
-            storage = mt.tensor(flat.view(torch.int16).numpy()).view(mt.bfloat16)
+        if flat.dtype in _BITS:
+            bits, name = _BITS[flat.dtype]
+            storage = mt.tensor(flat.view(bits).numpy()).view(getattr(mt, name))
         else:
             storage = mt.tensor(flat.numpy()).to(d)
         if shared is not None and key[1]:
@@ -111,8 +116,8 @@ def _mt_module(module):
 
 
 def to_np(x):
-    """A tensor of either library as a NumPy array (bfloat16 as float32; a
-    sparse one as its dense form)."""
+    """A tensor of either library as a NumPy array (bfloat16 as float32,
+    complex32 as complex64; a sparse one as its dense form)."""
     if x.is_sparse:
         x = x.to_dense()
     if isinstance(x, torch.Tensor):
@@ -124,9 +129,11 @@ def to_np(x):
         # a lazy conjugate (torch's ifft, ihfft, either library's conj) has to
         # be applied to be shown
         x = x.resolve_conj()
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
+        return (x.float() if x.dtype == torch.bfloat16 else
+                x.cfloat() if x.dtype == torch.complex32 else x).numpy()
     x = x.detach().resolve_conj()
-    return (x.float() if x.dtype == mt.bfloat16 else x).numpy()
+    return (x.float() if x.dtype == mt.bfloat16 else
+            x.cfloat() if x.dtype == mt.complex32 else x).numpy()
 
 
 def dtype_name(d):

@@ -1,4 +1,5 @@
-/* The error a row not written for complex tensors raises when given one.
+/* The error a row not written for complex tensors raises when given one,
+ * and the one a row not written for the barebones dtypes raises for those.
  * torch refuses complex inputs with wording of each op's own (sort's
  * " Sort does not support complex dtypes on CPU", clamp's NotImplementedError,
  * the name of the CPU kernel whose dispatch found no complex entry); the rows
@@ -6,6 +7,7 @@
  * "\"<op>\" not implemented for '<dtype>'". The table is gathered from the
  * MT_COMPLEX_REFUSAL lines beside the rows. Looked up only on the refusal
  * path, so a linear scan costs the running of no op. */
+#include "barebones_gate.h"
 #include "complex_gate.h"
 
 typedef struct {
@@ -34,4 +36,19 @@ int mt_complex_refusal(const mt_op *op, const mt_args *a, mt_dtype d)
         return mt_error(f->kind, "%s", f->message);
     }
     return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", a->sig->name, dname);
+}
+
+/* torch names the same CPU kernel for a barebones dtype as for a complex one
+ * where its dispatch lacks the entry ("lt_cpu", "max_all"); other rows say
+ * their own name. */
+int mt_barebones_refusal(const mt_op *op, const mt_args *a, mt_dtype d)
+{
+    const char *dname = mt_dtype_infos[d].scalar_name;
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const refusal *f = &refusals[i];
+        if ((f->id == op->id || f->id == op->base) && f->kernel)
+            return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", f->kernel,
+                            dname);
+    }
+    return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", a->sig->name, dname);
 }

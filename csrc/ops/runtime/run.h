@@ -12,6 +12,7 @@
 #define MT_OPS_RUN_H
 
 #include "../out_param.h"
+#include "barebones_gate.h"
 #include "complex_gate.h"
 #include "conj_view.h"
 #include "op_watch.h"
@@ -38,7 +39,7 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
     if (!op->impl)
         return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
                         op->sig->name);
-    if (mt_complex_gate(op, a) < 0)
+    if (mt_complex_gate(op, a) < 0 || mt_barebones_gate(op, a) < 0)
         return -1;
     int p = a->sig->out_param;
     /* of a (values, indices) out=, torch checks the values only */

@@ -63,5 +63,9 @@ PyObject *impl_result_type(mt_args *a)
     mt_operand in[2];
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &a->v[1]);
-    return Py_NewRef(mtpy_dtype_obj(mt_operands_result_type(2, in)));
+    mt_dtype d[2] = {in[0].t.dtype, in[1].t.dtype}, out;
+    mt_operand_kind k[2] = {in[0].kind, in[1].kind};
+    if (mt_result_type_checked(2, d, k, mt_default_dtype, &out) < 0)
+        return mtpy_raise();
+    return Py_NewRef(mtpy_dtype_obj(out));
 }

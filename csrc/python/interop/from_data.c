@@ -252,27 +252,30 @@ static int infer(PyObject *o, int depth, shape_info *s)
 }
 
 /* torch's checked conversion into integer dtypes: floats (and NaN) must lie in
- * the type's range; ints must too, except that negative ints wrap into uint8. */
+ * the type's range; ints must too, except that negative ints wrap into the
+ * unsigned dtypes (down to -max; any int64 into uint64). */
 static bool int_overflows(mt_dtype d, bool is_int, int64_t i, double f)
 {
-    static const double lo[] = {[MT_UINT8] = 0,
-                                [MT_INT8] = -128,
-                                [MT_INT16] = -32768,
-                                [MT_INT32] = -2147483648.0,
-                                [MT_INT64] = -9223372036854775808.0};
-    static const double hi[] = {[MT_UINT8] = 255,
-                                [MT_INT8] = 127,
-                                [MT_INT16] = 32767,
-                                [MT_INT32] = 2147483647.0,
-                                [MT_INT64] = 9223372036854775807.0};
+    static const double lo[MT_NUM_DTYPES] = {[MT_INT8] = -128,
+                                             [MT_INT16] = -32768,
+                                             [MT_INT32] = -2147483648.0,
+                                             [MT_INT64] = -9223372036854775808.0};
+    static const double hi[MT_NUM_DTYPES] = {[MT_UINT8] = 255,
+                                             [MT_INT8] = 127,
+                                             [MT_INT16] = 32767,
+                                             [MT_INT32] = 2147483647.0,
+                                             [MT_INT64] = 9223372036854775807.0,
+                                             [MT_UINT16] = 65535.0,
+                                             [MT_UINT32] = 4294967295.0,
+                                             [MT_UINT64] = 18446744073709551615.0};
     if (d == MT_BOOL || !mt_is_integral(d, false))
         return false;
     if (!is_int)
         return !(f >= lo[d] && (d == MT_INT64 ? f < hi[d] : f <= hi[d]));
-    if (d == MT_INT64)
+    if (d == MT_INT64 || d == MT_UINT64)
         return false;
-    if (d == MT_UINT8)
-        return i > 255 || i < -255;
+    if (!mt_dtype_infos[d].is_signed)
+        return i > (int64_t)hi[d] || i < -(int64_t)hi[d];
     return i < (int64_t)lo[d] || i > (int64_t)hi[d];
 }
 
@@ -288,7 +291,14 @@ static int store_scalar(PyObject *o, mt_dtype d, char *p)
     } else if (PyLong_Check(o)) {
         int overflow;
         i = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow && mt_is_floating(d)) {
+        if (overflow > 0 && d == MT_UINT64) {
+            /* the bits of an int above int64's range, read back unsigned */
+            unsigned long long u = PyLong_AsUnsignedLongLong(o);
+            if (u == (unsigned long long)-1 && PyErr_Occurred())
+                return -1;
+            i = (int64_t)u;
+            overflow = 0;
+        } else if (overflow && mt_is_floating(d)) {
             f = PyLong_AsDouble(o);
             if (f == -1.0 && PyErr_Occurred())
                 return -1;

@@ -34,7 +34,13 @@ static int to_npy(mt_dtype d)
         return NPY_COMPLEX64;
     case MT_COMPLEX128:
         return NPY_COMPLEX128;
-    default:
+    case MT_UINT16:
+        return NPY_UINT16;
+    case MT_UINT32:
+        return NPY_UINT32;
+    case MT_UINT64:
+        return NPY_UINT64;
+    default: /* bfloat16 and complex32 have no NumPy counterpart */
         return -1;
     }
 }
@@ -64,7 +70,17 @@ static int from_npy(int t)
         return MT_COMPLEX64;
     case NPY_COMPLEX128:
         return MT_COMPLEX128;
+    case NPY_UINT16:
+        return MT_UINT16;
+    case NPY_UINT32:
+        return MT_UINT32;
+    case NPY_UINT64:
+        return MT_UINT64;
     default:
+        if ((t == NPY_ULONGLONG && sizeof(long long) == 8) || (t == NPY_ULONG && sizeof(long) == 8))
+            return MT_UINT64;
+        if (t == NPY_UINT && sizeof(int) == 4)
+            return MT_UINT32;
         if (t == NPY_LONGLONG && sizeof(long long) == 8)
             return MT_INT64;
         if (t == NPY_LONG && sizeof(long) == 8)

@@ -17,7 +17,8 @@ PyObject *mtpy_scalar_at(const mt_tensor *t, const char *p)
     case MT_SCALAR_BOOL:
         return PyBool_FromLong((long)s.i);
     case MT_SCALAR_INT:
-        return PyLong_FromLongLong(s.i);
+        return t->dtype == MT_UINT64 ? PyLong_FromUnsignedLongLong((uint64_t)s.i)
+                                     : PyLong_FromLongLong(s.i);
     case MT_SCALAR_COMPLEX:
         return PyComplex_FromDoubles(s.f, s.im);
     default:
@@ -115,6 +116,10 @@ PyObject *impl_int(mt_args *a)
     if (t->numel != 1)
         return PyErr_Format(PyExc_TypeError,
                             "only one element tensors can be converted to Python scalars");
+    /* torch converts through int64 */
+    if (t->dtype == MT_UINT64 && *(const uint64_t *)mt_data(t) > (uint64_t)INT64_MAX)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "value cannot be converted to type int64_t without overflow");
     PyObject *v = mtpy_scalar_at(t, mt_data(t));
     if (!v || PyLong_Check(v))
         return v;

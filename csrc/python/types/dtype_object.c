@@ -73,11 +73,13 @@ static PyObject *dtype_to_real(MTDtypeObject *self, PyObject *unused)
     return Py_NewRef(mtpy_dtype_obj(mt_complex_part(self->dtype)));
 }
 
-/* torch's toComplexType: float16 would give complex32, which minitorch
- * lacks; bfloat16 and the integers have none. */
+/* torch's toComplexType: float16 -> complex32; bfloat16 and the integers
+ * have none. */
 static PyObject *dtype_to_complex(MTDtypeObject *self, PyObject *unused)
 {
     mt_dtype d = self->dtype;
+    if (d == MT_FLOAT16)
+        return Py_NewRef(mtpy_dtype_obj(MT_COMPLEX32));
     if (d == MT_FLOAT32 || d == MT_FLOAT64 || mt_is_complex(d))
         return Py_NewRef(mtpy_dtype_obj(mt_complex_of(d)));
     return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s",
@@ -88,7 +90,8 @@ static PyGetSetDef dtype_getset[] = {
     {"is_floating_point", (getter)dtype_is_floating, NULL, "True for floating point dtypes.", NULL},
     {"is_signed", (getter)dtype_is_signed, NULL, "True for dtypes that hold negative values.",
      NULL},
-    {"is_complex", (getter)dtype_is_complex, NULL, "True for complex64 and complex128.", NULL},
+    {"is_complex", (getter)dtype_is_complex, NULL,
+     "True for the complex dtypes (complex32, complex64, complex128).", NULL},
     {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
     {NULL},
 };
@@ -142,6 +145,8 @@ static PyObject *promote_types(PyObject *m, PyObject *args)
     mt_dtype a, b;
     if (!PyArg_ParseTuple(args, "O&O&:promote_types", dtype_arg, &a, dtype_arg, &b))
         return NULL;
+    if (mt_check_promotion(a, b) < 0)
+        return mtpy_raise();
     return Py_NewRef(mtpy_dtype_obj(mt_promote_types(a, b)));
 }
 
