@@ -9,6 +9,7 @@
 
 #include "../core/owner.h"
 #include "../kernels/copy.h"
+#include "../kernels/eigh_small.h"
 #include "../kernels/gemm/blas.h"
 #include "../kernels/lapack/lapack.h"
 #include "../kernels/parallel.h"
@@ -364,7 +365,9 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
 
 /* A batch of syevd calls split over minitorch's threads: small matrices run
  * each on one thread of the library (solo_begin), so a batch of them keeps
- * every thread busy only when the batch itself is split. */
+ * every thread busy only when the batch itself is split. Real matrices go
+ * first to our own solver for small ones (kernels/eigh_small.h), faster
+ * there; what it declines (larger or non-finite matrices) LAPACK takes. */
 typedef struct {
     mt_dtype dtype;
     bool vectors, upper;
@@ -378,9 +381,12 @@ static void run_syevd(void *ctx, int64_t begin, int64_t end)
     syevd_job *job = ctx;
     int64_t n = job->n;
     for (int64_t i = begin; i < end; i++) {
-        int64_t info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n,
-                                           matrix(job->ts[1], i), max1(n), row(job->ts[0], i))
-                         : 0;
+        void *m = matrix(job->ts[1], i), *w = row(job->ts[0], i);
+        int64_t info = MT_EIGH_SMALL_DECLINED;
+        if (n && !mt_is_complex(job->dtype))
+            info = mt_eigh_small(job->dtype, job->vectors, job->upper, n, m, n, w);
+        if (info == MT_EIGH_SMALL_DECLINED)
+            info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n, m, max1(n), w) : 0;
         if (failed(info))
             job->failed = 1;
         ((int32_t *)mt_data(job->ts[2]))[i] = (int32_t)info;
