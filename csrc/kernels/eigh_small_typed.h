@@ -10,8 +10,7 @@
 /* z (n x n, column-major, both triangles) to tridiagonal (d, e): reflector k
  * is I - tau[k] v v^T with v = z[k+1.., k], left there. */
 MT_CLONES_AVX2_FMA static void FN(tridiagonalize)(int64_t n, R *restrict z, R *restrict d,
-                                              R *restrict e, R *restrict tau,
-                                              R *restrict p)
+                                                  R *restrict e, R *restrict tau, R *restrict p)
 {
     for (int64_t k = 0; k + 2 < n; k++) {
         int64_t m = n - k - 1;
@@ -61,8 +60,8 @@ MT_CLONES_AVX2_FMA static void FN(tridiagonalize)(int64_t n, R *restrict z, R *r
 
 /* q = the product of z's reflectors, from the last one back, so each
  * touches only the trailing block it changes. */
-MT_CLONES_AVX2_FMA static void FN(accumulate)(int64_t n, const R *restrict z,
-                                          const R *restrict tau, R *restrict q)
+MT_CLONES_AVX2_FMA static void FN(accumulate)(int64_t n, const R *restrict z, const R *restrict tau,
+                                              R *restrict q)
 {
     memset(q, 0, sizeof(R) * (size_t)(n * n));
     for (int64_t i = 0; i < n; i++)
@@ -93,8 +92,7 @@ static inline R FN(norm2)(R x, R y)
 }
 
 /* Columns i and i + 1 of q turned by the rotation (c, s). */
-MT_CLONES_AVX2_FMA static void FN(rotate)(int64_t n, R *restrict a, R *restrict b, R c,
-                                      R s)
+MT_CLONES_AVX2_FMA static void FN(rotate)(int64_t n, R *restrict a, R *restrict b, R c, R s)
 {
     for (int64_t k = 0; k < n; k++) {
         R f = b[k];
@@ -120,8 +118,7 @@ static int64_t FN(ql_implicit)(int64_t n, R *d, R *e, R *q)
         for (;;) {
             int64_t m = l;
             for (; m + 1 < n; m++)
-                if (R_ABS(e[m]) <= R_EPS * (R_ABS(d[m]) + R_ABS(d[m + 1])) ||
-                    R_ABS(e[m]) <= tiny)
+                if (R_ABS(e[m]) <= R_EPS * (R_ABS(d[m]) + R_ABS(d[m + 1])) || R_ABS(e[m]) <= tiny)
                     break;
             if (m == l)
                 break;
