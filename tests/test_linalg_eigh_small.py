@@ -111,6 +111,21 @@ def test_extreme_scales_float64(scale):
     _check(*_pair(a, "float64"), "float64", scale=10 * scale)
 
 
+@pytest.mark.parametrize("scale", [1e-30, 1e30])
+def test_extreme_scales_float32(scale):
+    # squares of these entries under- or overflow float32: the solver scales first
+    a = _sym((9, 9), seed=6) * scale
+    _check(*_pair(a, "float32"), "float32", scale=10 * scale)
+
+
+def test_subnormal_float32():
+    a = _sym((6, 6), seed=7) * 1e-40
+    m, t = _pair(a, "float32")
+    L, V = mt.linalg.eigh(m)
+    assert np.isfinite(to_np(L)).all() and np.isfinite(to_np(V)).all()
+    np.testing.assert_allclose(to_np(L), to_np(torch.linalg.eigvalsh(t)), rtol=0, atol=1e-42)
+
+
 def test_non_finite_as_torch():
     for v in (float("nan"), float("inf")):
         a = np.eye(5)

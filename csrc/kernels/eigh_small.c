@@ -34,6 +34,7 @@
 #define R_MAX fmaxf
 #define R_SAFE_LO 1e-18f
 #define R_SAFE_HI 1e18f
+#define R_MAX_EXP FLT_MAX_EXP
 #include "eigh_small_typed.h"
 #undef R
 #undef FN
@@ -44,6 +45,7 @@
 #undef R_MAX
 #undef R_SAFE_LO
 #undef R_SAFE_HI
+#undef R_MAX_EXP
 
 #define R double
 #define FN(name) name##_d
@@ -54,6 +56,7 @@
 #define R_MAX fmax
 #define R_SAFE_LO 1e-150
 #define R_SAFE_HI 1e150
+#define R_MAX_EXP DBL_MAX_EXP
 #include "eigh_small_typed.h"
 
 int64_t mt_eigh_small(mt_dtype dt, bool vectors, bool upper, int64_t n, void *a, int64_t lda,

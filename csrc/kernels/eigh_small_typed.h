@@ -4,8 +4,8 @@
  * R (the type), FN(name) (the name's form for the type), R_EPS (its
  * epsilon), R_SQRT, R_HYPOT, R_ABS and R_MAX (its libm functions), and
  * R_SAFE_LO, R_SAFE_HI (the range where a sum of two squares neither
- * underflows nor overflows). No include guard: it is meant to be included
- * twice. */
+ * underflows nor overflows) and R_MAX_EXP (its largest binary exponent).
+ * No include guard: it is meant to be included twice. */
 
 /* z (n x n, column-major, both triangles) to tridiagonal (d, e): reflector k
  * is I - tau[k] v v^T with v = z[k+1.., k], left there. */
@@ -177,6 +177,9 @@ static bool FN(load)(bool upper, int64_t n, const R *a, int64_t lda, R *z, R *sc
     *scale = 1;
     int ex = 0;
     frexp((double)amax, &ex);
+    /* 2^-ex and 2^ex must both be finite in R: the largest and the
+     * subnormal entries end a little off 1 */
+    ex = ex < 4 - R_MAX_EXP ? 4 - R_MAX_EXP : ex > R_MAX_EXP - 1 ? R_MAX_EXP - 1 : ex;
     if (amax > 0 && ex) {
         R f = (R)ldexp(1.0, -ex);
         for (int64_t k = 0; k < n * n; k++)
