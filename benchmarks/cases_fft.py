@@ -1,6 +1,7 @@
 """Discrete Fourier transforms: fft of complex64 and rfft of float32 signals
-at 1024, 4096, 2^20 and the prime 4099 (Bluestein), and fft2 of a 512x512
-complex64 image, minitorch vs NumPy (pocketfft, in double) and PyTorch."""
+at 1024, 4096, 2^20 and the prime 4099 (Bluestein), fft of a batch of short
+complex64 rows, and fft2 of 256x256, 512x512 and 1000x1000 complex64
+images, minitorch vs NumPy (pocketfft, in double) and PyTorch."""
 import numpy as np
 
 from data import array
@@ -30,7 +31,9 @@ def _case(stmt, shape, complex_input):
 OPS = (
     ("fft complex64", "lib.fft.fft(x)", True, [(label, (n,)) for label, n in LENGTHS]),
     ("rfft float32", "lib.fft.rfft(x)", False, [(label, (n,)) for label, n in LENGTHS]),
-    ("fft2 complex64", "lib.fft.fft2(x)", True, [("512x512", (512, 512))]),
+    ("fft complex64", "lib.fft.fft(x)", True, [("batch 4096 of 64", (4096, 64))]),
+    ("fft2 complex64", "lib.fft.fft2(x)", True,
+     [("256x256", (256, 256)), ("512x512", (512, 512)), ("1000x1000", (1000, 1000))]),
 )
 
 

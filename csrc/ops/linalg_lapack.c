@@ -9,6 +9,7 @@
 
 #include "../core/owner.h"
 #include "../kernels/copy.h"
+#include "../kernels/eigh_small.h"
 #include "../kernels/gemm/blas.h"
 #include "../kernels/lapack/lapack.h"
 #include "../kernels/parallel.h"
@@ -80,12 +81,89 @@ static mt_tensor *fortran_new(mt_dtype d, const batch *b, int64_t rows, int64_t 
     return mt_new_strided(d, n, sizes, strides);
 }
 
-/* A column-major copy of t, whose matrices are its last two dims. */
+static char *matrix(const mt_tensor *t, int64_t i)
+{
+    int64_t stride = t->ndim > 2 ? t->strides[t->ndim - 3] : 0;
+    return mt_data(t) + i * stride * mt_itemsize(t->dtype);
+}
+
+/* Whether t is laid out as fortran_new lays out its copies (LAPACK may read
+ * it in place). */
+static bool is_fortran(const mt_tensor *t)
+{
+    int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
+    if (mt_is_conj(t) || rows < 1 || cols < 1 || t->strides[t->ndim - 2] != 1 ||
+        t->strides[t->ndim - 1] != rows)
+        return false;
+    int64_t s = rows * cols;
+    for (int i = t->ndim - 3; i >= 0; i--) {
+        if (t->strides[i] != s)
+            return false;
+        s *= t->sizes[i];
+    }
+    return true;
+}
+
+/* dst (rows x cols, column-major, leading dimension rows) <- src (row i at
+ * src + i * ld elements, each row contiguous), by 32 x 32 tiles that stay in
+ * the cache as they are read by rows and written by columns. */
+#define TRANSPOSE_TILE 32
+#define TRANSPOSE_LOOP(T)                                           \
+    do {                                                            \
+        T *d = dst;                                                 \
+        const T *sp = src;                                          \
+        for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)       \
+            for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) { \
+                int64_t i1 = min2(i0 + TRANSPOSE_TILE, rows);       \
+                int64_t j1 = min2(j0 + TRANSPOSE_TILE, cols);       \
+                for (int64_t j = j0; j < j1; j++)                   \
+                    for (int64_t i = i0; i < i1; i++)               \
+                        d[i + j * rows] = sp[i * ld + j];           \
+            }                                                       \
+    } while (0)
+
+typedef struct {
+    uint64_t lo, hi;
+} pair64;
+
+static void transpose_into(void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
+                           size_t item)
+{
+    if (item == 4)
+        TRANSPOSE_LOOP(uint32_t);
+    else if (item == 8)
+        TRANSPOSE_LOOP(uint64_t);
+    else
+        TRANSPOSE_LOOP(pair64);
+}
+
+/* A column-major copy of t, whose matrices are its last two dims. Row-major
+ * matrices (torch's usual layout) are transposed tile by tile: the general
+ * strided copy walks one of the two sides a whole row apart per element,
+ * and took a seventh of getrf's time at 512 x 512. */
 static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
 {
-    mt_tensor *c = fortran_new(t->dtype, b, t->sizes[t->ndim - 2], t->sizes[t->ndim - 1]);
-    if (c)
+    int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
+    mt_tensor *c = fortran_new(t->dtype, b, rows, cols);
+    if (!c)
+        return NULL;
+    size_t item = mt_itemsize(t->dtype);
+    bool tiles = (item == 4 || item == 8 || item == 16) && !mt_is_conj(t) && rows > 1 && cols > 1 &&
+                 t->strides[t->ndim - 1] == 1;
+    if (!tiles) {
         mt_copy(c, t);
+        return c;
+    }
+    for (int64_t i = 0; i < b->count; i++) {
+        /* matrix i's place in t, its batch index unravelled over t's strides */
+        int64_t off = 0, rest = i;
+        for (int k = b->nb - 1; k >= 0; k--) {
+            off += (rest % b->sizes[k]) * t->strides[k];
+            rest /= b->sizes[k];
+        }
+        transpose_into(matrix(c, i), mt_data(t) + off * (int64_t)item, rows, cols,
+                       t->strides[t->ndim - 2], item);
+    }
     return c;
 }
 
@@ -98,12 +176,6 @@ static mt_tensor *batch_new(mt_dtype d, const batch *b, int64_t extra, bool zero
     if (extra >= 0)
         sizes[n++] = extra;
     return mt_new(d, n, sizes, zeroed);
-}
-
-static char *matrix(const mt_tensor *t, int64_t i)
-{
-    int64_t stride = t->ndim > 2 ? t->strides[t->ndim - 3] : 0;
-    return mt_data(t) + i * stride * mt_itemsize(t->dtype);
 }
 
 /* The i-th row of a (batch..., n) tensor. */
@@ -209,7 +281,8 @@ int impl_lapack_getrs(mt_args *a, mt_result *r)
     mt_tensor *pivc = mt_new(MT_INT32, pc.ndim, pc.sizes, false);
     mt_tensor *x = pivc ? fortran_copy(rhs, &b) : NULL;
     int64_t *ipiv = x ? pivots_buffer(n) : NULL;
-    mt_tensor *luc = ipiv ? fortran_copy(lu, &b) : NULL;
+    /* getrs only reads LU: getrf's own result needs no copy */
+    mt_tensor *luc = !ipiv ? NULL : is_fortran(lu) ? mt_alias(lu) : fortran_copy(lu, &b);
     int status = luc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
@@ -364,7 +437,9 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
 
 /* A batch of syevd calls split over minitorch's threads: small matrices run
  * each on one thread of the library (solo_begin), so a batch of them keeps
- * every thread busy only when the batch itself is split. */
+ * every thread busy only when the batch itself is split. Real matrices go
+ * first to our own solver for small ones (kernels/eigh_small.h), faster
+ * there; what it declines (larger or non-finite matrices) LAPACK takes. */
 typedef struct {
     mt_dtype dtype;
     bool vectors, upper;
@@ -378,9 +453,12 @@ static void run_syevd(void *ctx, int64_t begin, int64_t end)
     syevd_job *job = ctx;
     int64_t n = job->n;
     for (int64_t i = begin; i < end; i++) {
-        int64_t info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n,
-                                           matrix(job->ts[1], i), max1(n), row(job->ts[0], i))
-                         : 0;
+        void *m = matrix(job->ts[1], i), *w = row(job->ts[0], i);
+        int64_t info = MT_EIGH_SMALL_DECLINED;
+        if (n && !mt_is_complex(job->dtype))
+            info = mt_eigh_small(job->dtype, job->vectors, job->upper, n, m, n, w);
+        if (info == MT_EIGH_SMALL_DECLINED)
+            info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n, m, max1(n), w) : 0;
         if (failed(info))
             job->failed = 1;
         ((int32_t *)mt_data(job->ts[2]))[i] = (int32_t)info;
