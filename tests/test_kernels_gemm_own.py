@@ -1,7 +1,6 @@
 """float32 products that mt_gemm runs on its own register-blocked kernel
-(kernels/gemm/gemm_small.c) instead of BLAS: k up to 1024 and n up to 512,
-or up to 16 rows against a row-contiguous B of any width, where the
-AVX-512 level is in use. Checked against torch in a
+(kernels/gemm/gemm_small.c) instead of BLAS: k up to 1024 (A stored
+transposed: up to 64 rows), where the AVX-512 level is in use. Checked against torch in a
 fresh process at each kernel level (the AVX-512 one takes the own path,
 MINITORCH_SMALL_GEMM=avx2 and MINITORCH_NO_AVX512 send the same products to
 BLAS), on sizes that leave partial row blocks and a column remainder past the

@@ -83,9 +83,10 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
     const tile_job job = *(const tile_job *)arg, *j = &job;
     int64_t isz = mt_itemsize(j->d), nr = cols_of(j->d);
     int64_t full = j->n - j->n % nr, tail = j->n - full;
-    int64_t panel = PANEL_BYTES / isz / (j->k > 0 ? j->k : 1) / MR * MR;
-    if (panel < MR)
-        panel = MR;
+    int64_t unit = MT_GEMM_MAX_ROWS;
+    int64_t panel = PANEL_BYTES / isz / (j->k > 0 ? j->k : 1) / unit * unit;
+    if (panel < unit)
+        panel = unit;
     int64_t end = i1 * MR < j->m ? i1 * MR : j->m;
     for (int64_t i = i0 * MR; i < end; i += panel) {
         int64_t rows = end - i < panel ? end - i : panel;
@@ -313,6 +314,11 @@ void mt_gemm_pack(char *dst, int64_t ld, const char *src, int64_t rows, int64_t 
         return;
     }
 #endif
+    if (cs == 1) {
+        for (int64_t i = 0; i < rows; i++)
+            memcpy(dst + i * ld * isz, src + i * rs * isz, (size_t)(cols * isz));
+        return;
+    }
     switch (isz) {
     case 1:
         pack_1((uint8_t *)dst, ld, (const uint8_t *)src, rows, cols, rs, cs);
@@ -564,6 +570,28 @@ static int packed_product(tile_job *j, const mat *B)
     return atomic_load(&pj.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in matmul") : 0;
 }
 
+/* Whether the kernel reading B in place would evict B's own rows from L2:
+ * rows ld bytes apart fall into L2_SET_PERIOD / gcd(ld, L2_SET_PERIOD)
+ * groups of the cache's sets, each L2_WAYS lines deep, and the k rows of a
+ * column strip beyond that come from L3 for every block of rows. Then B is
+ * packed into rows an odd number of lines apart, once m has enough rows to
+ * repay the pass (at m = 16 the pack cost 784 x 512's a third more). 1
+ * thread: 256 x 1024 @ 1024 x 1024 (rows 4 KB apart) in 7.9 ms in place, 3.8
+ * packed, BLAS 4.0; 784 x 512 (2 KB apart) packed or not alike. */
+#define L2_SET_PERIOD (128 * 1024)
+#define L2_WAYS 16
+#define PACK_MIN_M 32
+static bool rows_conflict(int64_t m, int64_t k, int64_t ld_bytes)
+{
+    int64_t a = L2_SET_PERIOD, b = ld_bytes % L2_SET_PERIOD;
+    while (b != 0) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return m >= PACK_MIN_M && k > L2_WAYS * (L2_SET_PERIOD / a);
+}
+
 static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
                     int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
@@ -580,7 +608,8 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
     tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, m, n, k, NULL, direct && acc};
-    int rc = B.cs != 1 && n > 1 ? packed_product(&j, &B) : product(d, &j, m);
+    bool pack = B.cs != 1 || (fl && rows_conflict(m, k, B.rs * isz));
+    int rc = pack && n > 1 ? packed_product(&j, &B) : product(d, &j, m);
     if (rc == 0 && !direct)
         combine(d, c, crs, ccs, t, m, n, al, be);
     if (!direct)
@@ -635,7 +664,10 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
 #define PLAIN_LOAD(sfx, p, k) (*(const dvec_##sfx *)(p))
 
 /* t[p * len + i] = dot(row i of M, vector p) for DOT_VECS vectors from vp
- * (DOTS_2X4) or one (DOTS_4X1), M's rows and the vectors contiguous, in a
+ * (DOTS_2X4), two (DOTS_4X2: two rows of A against W^T read W once, where
+ * two passes of DOTS_4X1 read it twice; 1 thread, loaded machine: 2 x 784
+ * @ (512 x 784)^T in 34 against 47 us, 2 x 1024 @ (1024 x 1024)^T 163
+ * against 218) or one (DOTS_4X1), M's rows and the vectors contiguous, in a
  * register's lanes of partial sums, the accumulators named so they stay in
  * registers; a last row short of a pass is computed again in its place.
  * Rows shorter than a register are summed one element at a time. */
@@ -740,9 +772,67 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         }                                                                                         \
     }
 DOTS_2X4(f4, float)
+#define STEP_4X2(sfx, LOAD, l, k)                                            \
+    do {                                                                     \
+        dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
+        dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
+        dvec_##sfx w2 = LOAD(sfx, r2 + (l), k), w3 = LOAD(sfx, r3 + (l), k); \
+        a00 += w0 * x0;                                                      \
+        a01 += w0 * x1;                                                      \
+        a10 += w1 * x0;                                                      \
+        a11 += w1 * x1;                                                      \
+        a20 += w2 * x0;                                                      \
+        a21 += w2 * x1;                                                      \
+        a30 += w3 * x0;                                                      \
+        a31 += w3 * x1;                                                      \
+    } while (0)
+#define DOTS_4X2(sfx, T)                                                                           \
+    MT_CLONES_AVX2_FMA static void dots4x2_##sfx(T *restrict t, int64_t len, const T *m,           \
+                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
+    {                                                                                              \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
+        const T *v0 = vp, *v1 = vp + vrs;                                                          \
+        for (int64_t i = 0; i < len; i += 4) {                                                     \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
+            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0;  \
+            dvec_##sfx a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0};                                 \
+            dvec_##sfx a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};                                 \
+            int64_t l = 0;                                                                         \
+            for (; l + W <= c; l += W)                                                             \
+                STEP_4X2(sfx, PLAIN_LOAD, l, 0);                                                   \
+            if (l < c && c >= W) {                                                                 \
+                STEP_4X2(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                 \
+                l = c;                                                                             \
+            }                                                                                      \
+            T s[4][2] = {{0}};                                                                     \
+            for (int64_t x = l; x < c; x++) {                                                      \
+                s[0][0] += r0[x] * v0[x];                                                          \
+                s[0][1] += r0[x] * v1[x];                                                          \
+                s[1][0] += r1[x] * v0[x];                                                          \
+                s[1][1] += r1[x] * v1[x];                                                          \
+                s[2][0] += r2[x] * v0[x];                                                          \
+                s[2][1] += r2[x] * v1[x];                                                          \
+                s[3][0] += r3[x] * v0[x];                                                          \
+                s[3][1] += r3[x] * v1[x];                                                          \
+            }                                                                                      \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
+            LANES_SUM(sfx, T, a20, s[2][0]);                                                       \
+            LANES_SUM(sfx, T, a21, s[2][1]);                                                       \
+            LANES_SUM(sfx, T, a30, s[3][0]);                                                       \
+            LANES_SUM(sfx, T, a31, s[3][1]);                                                       \
+            for (int r = 0; r < 4 && i + r < len; r++)                                             \
+                for (int p = 0; p < 2; p++)                                                        \
+                    t[p * len + i + r] = s[r][p];                                                  \
+        }                                                                                          \
+    }
 DOTS_4X1(f4, float)
+DOTS_4X2(f4, float)
 DOTS_2X4(f8, double)
 DOTS_4X1(f8, double)
+DOTS_4X2(f8, double)
 
 /* R vectors (R < MR: the rows of a product too short for the register-
  * blocked kernel) against M in any other layout: v[l] times column l of M
@@ -828,14 +918,18 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
         for (int64_t p = 0; dots_layout(g) && p < g->nv;) {
             const char *vp = g->v + p * g->vrs * isz;
             char *tp = (char *)t + p * len * isz;
-            bool four = g->nv - p >= DOT_VECS;
+            int64_t vecs = g->nv - p >= DOT_VECS ? DOT_VECS : g->nv - p >= 2 ? 2 : 1;
             if (f4)
-                (four ? dots2x4_f4 : dots4x1_f4)((float *)tp, len, (const float *)m, g->mrs,
-                                                 (const float *)vp, g->vrs, g->c);
+                (vecs == DOT_VECS ? dots2x4_f4
+                 : vecs == 2      ? dots4x2_f4
+                                  : dots4x1_f4)((float *)tp, len, (const float *)m, g->mrs,
+                                           (const float *)vp, g->vrs, g->c);
             else
-                (four ? dots2x4_f8 : dots4x1_f8)((double *)tp, len, (const double *)m, g->mrs,
-                                                 (const double *)vp, g->vrs, g->c);
-            p += four ? DOT_VECS : 1;
+                (vecs == DOT_VECS ? dots2x4_f8
+                 : vecs == 2      ? dots4x2_f8
+                                  : dots4x1_f8)((double *)tp, len, (const double *)m, g->mrs,
+                                           (const double *)vp, g->vrs, g->c);
+            p += vecs;
         }
         combine(g->d, g->y + b0 * g->ycs * isz, g->yrs, g->ycs, (const char *)t, g->nv, len, g->al,
                 g->be);
@@ -880,45 +974,26 @@ static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, 
     mt_parallel_for(0, g.r, grain, gemv_rows, &g);
 }
 
-/* float32 products the register-blocked kernel runs faster than BLAS: it
- * reads A in place where BLAS packs both operands, which pays while B
- * (k x n) stays near the core as the panels of A pass over it (a
- * transformer's 1024 x 128 @ 128 x 384 and its gradients, up to 1024 x 128
- * @ 1024 x 512: about 113-117 against 100-103 GFLOPS on one Zen 4 core); a
- * longer k, a wider or larger B is BLAS's, whose blocking keeps its speed
- * there (at 1024 x 128 @ 128 x 1024 it is ahead). Only with the AVX-512
- * kernel, the one measured ahead. */
+/* float32 products the register-blocked kernel runs faster than BLAS, with
+ * its AVX-512 level (8 x 48 blocks, B's rows prefetched, B packed where its
+ * layout needs it: rows_conflict), on one AVX-512 Xeon core against
+ * OpenBLAS 0.3.31's SkylakeX sgemm (1 thread, loaded machine, us, own
+ * against BLAS): 64 x 1024 @ 1024 x 1024 1122/1248, W^T 1073/1211; 256 x
+ * 1024 @ 1024 x 1024 3623/3750; 64 x 64 @ 64 x 4096 245/322; 1024 x 512 @
+ * 512 x 512 3276/3502; 1024 x 1024 @ 1024 x 1024 W^T 14.5/13.4 ms and 14.5/12.8
+ * as stored (alike: the machine's load moved both by 10%); below 64 rows
+ * BLAS is 1.5-4x slower. A longer k is BLAS's, whose blocking of k keeps
+ * its speed there; so is A stored transposed past a few rows: read in place
+ * down its columns, m items apart (4 KB at m = 1024, every step in the same
+ * cache set): 256 x 784 @ 784 x 512 2.1 ms against 1.5 (at m = 64 0.43
+ * against 0.48). Without the AVX-512 kernel BLAS always. */
 #define OWN_MAX_K 1024
-#define OWN_MAX_N 512
-#define OWN_MAX_B (512 * 1024)
-#define OWN_PACKED_MAX_M 256
-#define OWN_STREAM_MAX_M 16
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
-                           const mt_gemm_operand *b)
+#define OWN_TRANSPOSED_A_MAX_M 64
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a)
 {
     if (d != MT_FLOAT32 || s->k > OWN_MAX_K || !mt_gemm_f32_wide())
         return false;
-    /* A stored transposed is read in place down its columns, m items apart
-     * (4 KB at m = 1024, every step in the same cache set): past a few rows
-     * BLAS, which packs A, is ahead (1 thread, loaded machine, 1024 x 784 @
-     * 784 x 512: 16.0 against 8.3 ms for A in rows, torch 5.4) */
-    if (a->rs == 1 && a->cs != 1 && s->m > OWN_STREAM_MAX_M)
-        return false;
-    /* B transposed (W^T): BLAS packs it as the own kernel does, and then
-     * runs slower up to a few hundred rows whatever B's size (1 thread: 64
-     * x 4096 at m = 64 382 against 497 us, at 256 1295 against 1647; 1024 x
-     * 1024 at 64 1568 against 1801, even at 256) */
-    if (b->rs == 1 && b->cs != 1 && s->m <= OWN_PACKED_MAX_M)
-        return true;
-    /* A few rows against a row-contiguous B of any width: the kernel reads
-     * B in place, once per panel of rows, where BLAS packs all of B for a
-     * product that amortizes nothing (1 thread, loaded machine, against
-     * BLAS: 1024 x 1024 at m = 4 170 against 571 us, m = 8 338 against 599,
-     * m = 16 632 against 716; 64 x 4096 at m = 4 19 against 57, m = 16 82
-     * against 115; the same with A transposed) */
-    if (b->cs == 1 && s->m <= OWN_STREAM_MAX_M)
-        return true;
-    return s->n <= OWN_MAX_N && s->k * s->n <= OWN_MAX_B;
+    return !(a->rs == 1 && a->cs != 1 && s->m > OWN_TRANSPOSED_A_MAX_M);
 }
 
 /* Products for the matrix-vector path: one row or column; a few rows
@@ -944,7 +1019,7 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a, b);
+    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a);
 }
 
 typedef struct {
@@ -1038,7 +1113,7 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
                         mt_dtype_infos[d].scalar_name);
     j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
     j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
-             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa, b)));
+             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa)));
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly

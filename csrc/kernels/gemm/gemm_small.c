@@ -4,9 +4,13 @@
  * vectors of row l of B and broadcasts one element of A per row, so the
  * MR x NV accumulators stay in registers over all of k and are stored (or
  * added to C) once. One macro compiles it per level and element type:
- * AVX-512 (zmm, 4 rows by 4 vectors: 16 of 32 registers, so a packed run of
- * 64 floats is one block; for float64 2-9% ahead of the AVX2 level on
- * matmul's small products on Zen 4, behind only where n < 8 pads to 8),
+ * AVX-512 (zmm; float 8 rows by 3 vectors: 24 of 32 registers, 11 loads
+ * per 24 multiply-adds where 4 by 4 took 8 per 16, which left the kernel
+ * waiting on B's rows from L2: on an AVX-512 Xeon, 1 thread, 8 x 500 @
+ * 500 x 500 in 28 against 43 us, 16 x 1024 @ 1024 x 1024 476 against 662,
+ * 1024 x 784 @ W^T packed 5.1 against 6.3 ms; double 4 by 4, for float64
+ * 2-9% ahead of the AVX2 level on matmul's small products on Zen 4, behind
+ * only where n < 8 pads to 8),
  * AVX2 + FMA (ymm; float 6 rows by 2 vectors: 12 of 16 registers, double 4
  * rows by 2, which measured ahead of 4 by 3) and the portable baseline
  * (4-float or 4-double vectors, which every SIMD baseline has or splits in
@@ -33,9 +37,18 @@
 
 #define S MT_SMALL_STRIP
 /* Strips per run; rows of A per pass over all runs (a multiple of every
- * level's MR). */
+ * level's MR: 4, 6, 8). */
 #define RUN 4
-#define ROWS_PER_PASS 12
+#define ROWS_PER_PASS 24
+/* Rows of B ahead of the step that each step prefetches: B read in place
+ * has rows a whole row of the matrix apart (2 KB at n = 512), a stride the
+ * hardware prefetchers left behind, so the kernel waited on every row (1
+ * thread: 64 x 784 @ 784 x 512 in 358 against 449 us, 2 x 500 @ 500 x 500
+ * 19 against 24; 32 rows ahead measured no better than 16). */
+#define PREFETCH_ROWS 16
+/* Rows up to which a product takes the wide blocks (NVF vectors: at most
+ * 3 x 8 = 24 accumulators). */
+#define FEW_ROWS 3
 
 enum { LEVEL_GENERIC, LEVEL_AVX2, LEVEL_AVX512 };
 
@@ -54,23 +67,28 @@ typedef double v4d __attribute__((vector_size(32)));
  * type T, vectors VT of W elements, blocks of MR rows by NV vectors; the
  * columns past the last whole block (n a multiple of W) run in one block as
  * many vectors wide as remain, so a narrow product still keeps MR x (n / W)
- * accumulators going. NAME has attributes
+ * accumulators going. A product of at most FEW_ROWS rows runs blocks NVF
+ * vectors wide instead (NAME_few): 2 rows by 3 vectors left each step
+ * waiting on its 6 multiply-adds' latency. NAME has attributes
  * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
  * nv as constants once inlined, so its accumulators are registers; it takes
  * only pointers and scalars, never a vector, across the target boundary. */
-#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV)                                          \
+#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV, NVF)                                     \
     INNER static inline __attribute__((always_inline)) void NAME##_block(                        \
         int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,           \
         int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
     {                                                                                            \
-        VT s[MR][NV];                                                                            \
+        VT s[MR][NVF];                                                                           \
         for (int i = 0; i < MR; i++)                                                             \
-            for (int v = 0; v < NV; v++)                                                         \
+            for (int v = 0; v < NVF; v++)                                                        \
                 s[i][v] = (VT){0};                                                               \
         for (int64_t l = 0; l < k; l++, a += acs, b += ldb) {                                    \
-            VT bv[NV];                                                                           \
+            VT bv[NVF];                                                                          \
             for (int v = 0; v < nv; v++)                                                         \
                 memcpy(&bv[v], b + v * W, sizeof(VT));                                           \
+            const T *ahead = l + PREFETCH_ROWS < k ? b + PREFETCH_ROWS * ldb : b;                \
+            for (int o = 0; o < nv * W; o += 64 / (int)sizeof(T))                                \
+                __builtin_prefetch(ahead + o, 0, 3);                                             \
             /* a vector times a scalar: a broadcast, with no add of zero */                      \
             for (int i = 0; i < rows; i++) {                                                     \
                 T x = a[i * ars];                                                                \
@@ -122,9 +140,61 @@ typedef double v4d __attribute__((vector_size(32)));
             break;                                                                               \
         }                                                                                        \
     }                                                                                            \
+    INNER static inline __attribute__((always_inline)) void NAME##_few_rows(                     \
+        int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,           \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
+    {                                                                                            \
+        if (rows == 1)                                                                           \
+            NAME##_block(1, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                            \
+        else if (rows == 2)                                                                      \
+            NAME##_block(2, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                            \
+        else                                                                                     \
+            NAME##_block(FEW_ROWS, nv, a, ars, acs, k, b, ldb, c, ldc, acc);                     \
+    }                                                                                            \
+    INNER static inline __attribute__((always_inline)) void NAME##_few(                          \
+        int rows, int64_t n, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,        \
+        int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
+    {                                                                                            \
+        for (int64_t j = 0; j < n;) {                                                            \
+            int nv = n - j >= NVF * W ? NVF : (int)((n - j) / W);                                \
+            const T *bj = b + j;                                                                 \
+            T *cj = c + j;                                                                       \
+            switch (nv) {                                                                        \
+            case 1:                                                                              \
+                NAME##_few_rows(rows, 1 < NVF ? 1 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 2:                                                                              \
+                NAME##_few_rows(rows, 2 < NVF ? 2 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 3:                                                                              \
+                NAME##_few_rows(rows, 3 < NVF ? 3 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 4:                                                                              \
+                NAME##_few_rows(rows, 4 < NVF ? 4 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 5:                                                                              \
+                NAME##_few_rows(rows, 5 < NVF ? 5 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 6:                                                                              \
+                NAME##_few_rows(rows, 6 < NVF ? 6 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            case 7:                                                                              \
+                NAME##_few_rows(rows, 7 < NVF ? 7 : NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc); \
+                break;                                                                           \
+            default:                                                                             \
+                NAME##_few_rows(rows, NVF, a, ars, acs, k, bj, ldb, cj, ldc, acc);               \
+                break;                                                                           \
+            }                                                                                    \
+            j += nv * W;                                                                         \
+        }                                                                                        \
+    }                                                                                            \
     ATTR static void NAME(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t acs, \
                           const T *b, int64_t ldb, T *c, int64_t ldc, bool acc)                  \
     {                                                                                            \
+        if (NVF > NV && m <= FEW_ROWS) {                                                         \
+            NAME##_few((int)m, n, a, ars, acs, k, b, ldb, c, ldc, acc);                          \
+            return;                                                                              \
+        }                                                                                        \
         for (int64_t j = 0; j < n;) {                                                            \
             int nv = n - j >= NV * W ? NV : (int)((n - j) / W);                                  \
             for (int64_t i = 0; i < m; i += MR) {                                                \
@@ -157,19 +227,21 @@ typedef void (*gemm_f64_fn)(int64_t m, int64_t n, int64_t k, const double *a, in
                             int64_t acs, const double *b, int64_t ldb, double *c, int64_t ldc,
                             bool acc);
 
-GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3)
-GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3)
+GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3, 3)
+GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3, 3)
 #ifdef MT_HAVE_X86_DISPATCH
-GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2)
+GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2,
+           2)
 GEMM_LEVEL(gemm_double_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, double, v4d,
-           4, 4, 2)
+           4, 4, 2, 2)
 #endif
 #ifdef MT_HAVE_AVX512
 typedef float v16f __attribute__((vector_size(64)));
 typedef double v8d __attribute__((vector_size(64)));
-GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 4, 4)
+GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 8, 3,
+           8)
 GEMM_LEVEL(gemm_double_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, double, v8d, 8,
-           4, 4)
+           4, 4, 4)
 #endif
 
 static int best_level(void)

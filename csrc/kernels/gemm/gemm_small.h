@@ -18,6 +18,8 @@
  * sum over l runs in order and C is added last. Reads fastest with acs 1
  * and B's rows 64-byte aligned. */
 #define MT_GEMM_COLS 16
+/* The most rows of A a block of any level takes (AVX-512's float). */
+#define MT_GEMM_MAX_ROWS 8
 void mt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, int64_t acs,
                  const float *b, int64_t ldb, float *c, int64_t ldc, bool acc);
 
