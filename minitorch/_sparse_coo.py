@@ -12,6 +12,7 @@ no kernel ever reads the placeholder as if it were the data. The methods
 torch defines for both layouts (``to_sparse``, ``coalesce``, ``sparse_mask``,
 ...) are installed on ``Tensor`` here with torch's answers for a dense tensor.
 """
+import functools
 import math
 from typing import Any, Optional
 
@@ -19,7 +20,7 @@ from . import _C, _tensor_str
 from ._global_flags import sparse_coo, strided
 from ._tensor import Tensor
 from .composites import _SCALAR_NAMES
-from .overrides import overridable
+from .overrides import composite
 
 __all__ = ["sparse_coo_tensor"]
 
@@ -487,10 +488,23 @@ _DENSE_METHODS = {
     "_nnz": _nnz_method, "sparse_dim": _sparse_dim_method, "dense_dim": _dense_dim_method,
     "sparse_mask": _sparse_mask_method,
 }
+def _by_layout(name: str, dense):
+    """Tensor.<name>: the sparse class's own method for a sparse tensor (also
+    when called through Tensor, as torch's one method serves both layouts),
+    else dense's answer."""
+    @functools.wraps(dense)
+    def method(self, *args, **kwargs):
+        if isinstance(self, _SparseCOOTensor):
+            return getattr(_SparseCOOTensor, name)(self, *args, **kwargs)
+        return dense(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+# installed as every Python-written Tensor method is, refusing out= with
+# torch's message
 for _name, _fn in _DENSE_METHODS.items():
-    _fn.__name__ = _name
-    _fn.__qualname__ = f"Tensor.{_name}"
-    setattr(Tensor, _name, overridable(_fn))
+    composite(function=False)(_by_layout(_name, _fn))
 
 
 def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any = None,

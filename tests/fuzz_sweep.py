@@ -226,6 +226,11 @@ def _f(*shape):
                      .astype(np.float32))
 
 
+def _sparse():
+    """A 2 x 3 sparse COO tensor with duplicate coordinates (uncoalesced)."""
+    return mt.sparse_coo_tensor(mt.tensor([[0, 1, 0], [2, 0, 2]]), _f(3), (2, 3))
+
+
 def _spd():
     """A symmetric positive-definite 3 x 3 float32 matrix (the linalg baselines)."""
     a = _f(3, 3)
@@ -268,6 +273,13 @@ BASELINES = {
     "mt.segment_reduce": lambda: ((_f(4), "sum"), {"lengths": _idx(1, 3)}),
     "Tensor.index_reduce": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "mean"), {}),
     "Tensor.index_reduce_": lambda: ((_f(3, 2), 0, _idx(0, 2, 2), _f(3, 2), "prod"), {}),
+
+    "mt.sparse_coo_tensor": lambda: ((mt.tensor([[0, 1], [2, 0]]), _f(2), (2, 3)), {}),
+    # the sparse layout's methods, which a strided tensor refuses
+    **{f"Tensor.{name}": (lambda: ((_sparse().coalesce(),), {}))
+       for name in ("coalesce", "is_coalesced", "indices", "values", "_indices", "_values",
+                    "_nnz", "sparse_dim", "dense_dim")},
+    "Tensor.sparse_mask": lambda: ((_f(2, 3), _sparse().coalesce()), {}),
 
     "mt.can_cast": lambda: ((mt.int64, mt.float32), {}),
     "mt.promote_types": lambda: ((mt.int64, mt.float32), {}),

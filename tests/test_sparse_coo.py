@@ -472,3 +472,19 @@ def test_coalesce_passes_the_gradient():
     (tc.to_dense() * torch.tensor([5.0, 7.0, 11.0])).sum().backward()
     (mc.to_dense() * mt.tensor([5.0, 7.0, 11.0])).sum().backward()
     assert_same_dense(mv.grad, tv.grad)
+
+
+@pytest.mark.parametrize("name", ["coalesce", "is_coalesced", "_indices", "_values", "_nnz",
+                                  "sparse_dim", "dense_dim", "to_dense"])
+def test_the_tensor_method_serves_both_layouts(name):
+    # torch has one Tensor.<name> for either layout: calling it through the
+    # class on a sparse tensor answers for the sparse tensor
+    ms, ts = _sparse_pair([[0, 1, 0], [2, 0, 2]], [1.0, 2.0, 3.0], (2, 3))
+    got, want = getattr(mt.Tensor, name)(ms), getattr(torch.Tensor, name)(ts)
+    if isinstance(want, torch.Tensor):
+        if want.is_sparse:
+            assert_same_sparse(got, want)
+        else:
+            assert_same_dense(got, want)
+    else:
+        assert got == want
