@@ -12,7 +12,7 @@
  * bi, im = sum ar bi + sum ai br: one fmaddsub on the second with its lanes
  * swapped). Blocks are 6 rows x 2 vectors, or 4 x 3 from WIDE_MIN_N
  * columns: the same 24 accumulators on 11 loads a step instead of 14 (256 to
- * 512 columns: 1.04-1.06x torch's time -> 0.96-1.01), which small products
+ * 512 columns: 1.04-1.06x torch's time -> 0.94-1.03), which small products
  * lose again to the wider strips' padding (64: 1.05x against 0.85x). k runs
  * in blocks of KC, so a B strip (KC x NR, 16 or 24 KB) stays in L1 while the
  * A strips of MC rows stream from L2; a block prefetches its C rows as it
