@@ -26,10 +26,14 @@ def check(got, want):
 
 
 # (m, k, n): rows and columns of one, k of one, empty dims, BLAS-sized ones;
-# the AVX-512 kernel's smallest product, and one past its row, depth and
-# column blocks (96 rows, 128 steps, 8 or 16 columns) with partial ones
+# the AVX-512 kernel's smallest product, one past its row, depth and column
+# blocks (96 rows, 128 steps, 6 rows x 8 or 16 columns) with partial ones,
+# exactly on and one short of them (whole blocks only, a last step block of
+# one); from 256 columns its wide blocks (4 rows x 12 or 24 columns), whole,
+# partial and one short
 MKN = [(3, 4, 5), (1, 7, 6), (6, 7, 1), (1, 9, 1), (5, 1, 4), (0, 3, 4), (3, 0, 4), (3, 4, 0),
-       (64, 48, 80), (130, 70, 33), (4, 3, 4), (203, 300, 37)]
+       (64, 48, 80), (130, 70, 33), (4, 3, 4), (203, 300, 37), (96, 128, 32), (95, 127, 15),
+       (97, 129, 17), (12, 257, 8), (4, 5, 264), (9, 131, 268), (99, 3, 287)]
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
