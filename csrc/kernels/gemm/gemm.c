@@ -652,8 +652,9 @@ typedef double dvec_f8 __attribute__((vector_size(32), aligned(8)));
  * row's end, overlapping the one before; both factors are masked, so the
  * overlap adds exact zeros (never 0 * inf) and the tail needs no scalar loop,
  * which at k = 500 cost as much as a tenth of the row. */
-static const int32_t keep32[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1};
-static const int64_t keep64[8] = {0, 0, 0, 0, -1, -1, -1, -1};
+static const int32_t keep32[32] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+                                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+static const int64_t keep64[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1};
 typedef int32_t ivec_f4 __attribute__((vector_size(32), aligned(4)));
 typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
 #define KEEP_f4 keep32
@@ -671,11 +672,14 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
  * register's lanes of partial sums, the accumulators named so they stay in
  * registers; a last row short of a pass is computed again in its place.
  * Rows shorter than a register are summed one element at a time. */
-#define LANES_SUM(sfx, T, v, out)                                          \
-    do {                                                                   \
-        for (int q_ = 0; q_ < (int)(sizeof(dvec_##sfx) / sizeof(T)); q_++) \
-            out += (v)[q_];                                                \
+#define LANES_SUM(sfx, T, v, out) LANES_SUM_##sfx(T, v, out)
+#define LANES_SUM_IN_ORDER(T, v, out)                             \
+    do {                                                          \
+        for (int q_ = 0; q_ < (int)(sizeof(v) / sizeof(T)); q_++) \
+            out += (v)[q_];                                       \
     } while (0)
+#define LANES_SUM_f4 LANES_SUM_IN_ORDER
+#define LANES_SUM_f8 LANES_SUM_IN_ORDER
 #define STEP_2X4(sfx, LOAD, l, k)                                            \
     do {                                                                     \
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
@@ -690,46 +694,46 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         a12 += w1 * x2;                                                      \
         a13 += w1 * x3;                                                      \
     } while (0)
-#define DOTS_2X4(sfx, T)                                                                           \
-    MT_CLONES_AVX2_FMA static void dots2x4_##sfx(T *restrict t, int64_t len, const T *m,           \
-                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
-    {                                                                                              \
-        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
-        const T *v0 = vp, *v1 = vp + vrs, *v2 = vp + 2 * vrs, *v3 = vp + 3 * vrs;                  \
-        for (int64_t i = 0; i < len; i += 2) {                                                     \
-            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
-            dvec_##sfx a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0};                                 \
-            dvec_##sfx a10 = {0}, a11 = {0}, a12 = {0}, a13 = {0};                                 \
-            int64_t l = 0;                                                                         \
-            for (; l + W <= c; l += W)                                                             \
-                STEP_2X4(sfx, PLAIN_LOAD, l, 0);                                                   \
-            if (l < c && c >= W) {                                                                 \
-                STEP_2X4(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                 \
-                l = c;                                                                             \
-            }                                                                                      \
-            T s[2][4] = {{0}};                                                                     \
-            for (int64_t x = l; x < c; x++) {                                                      \
-                s[0][0] += r0[x] * v0[x];                                                          \
-                s[0][1] += r0[x] * v1[x];                                                          \
-                s[0][2] += r0[x] * v2[x];                                                          \
-                s[0][3] += r0[x] * v3[x];                                                          \
-                s[1][0] += r1[x] * v0[x];                                                          \
-                s[1][1] += r1[x] * v1[x];                                                          \
-                s[1][2] += r1[x] * v2[x];                                                          \
-                s[1][3] += r1[x] * v3[x];                                                          \
-            }                                                                                      \
-            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
-            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
-            LANES_SUM(sfx, T, a02, s[0][2]);                                                       \
-            LANES_SUM(sfx, T, a03, s[0][3]);                                                       \
-            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
-            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
-            LANES_SUM(sfx, T, a12, s[1][2]);                                                       \
-            LANES_SUM(sfx, T, a13, s[1][3]);                                                       \
-            for (int r = 0; r < 2 && i + r < len; r++)                                             \
-                for (int p = 0; p < 4; p++)                                                        \
-                    t[p * len + i + r] = s[r][p];                                                  \
-        }                                                                                          \
+#define DOTS_2X4(ATTR, sfx, T)                                                          \
+    ATTR static void dots2x4_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs, \
+                                   const T *vp, int64_t vrs, int64_t c)                 \
+    {                                                                                   \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                    \
+        const T *v0 = vp, *v1 = vp + vrs, *v2 = vp + 2 * vrs, *v3 = vp + 3 * vrs;       \
+        for (int64_t i = 0; i < len; i += 2) {                                          \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;               \
+            dvec_##sfx a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0};                      \
+            dvec_##sfx a10 = {0}, a11 = {0}, a12 = {0}, a13 = {0};                      \
+            int64_t l = 0;                                                              \
+            for (; l + W <= c; l += W)                                                  \
+                STEP_2X4(sfx, PLAIN_LOAD, l, 0);                                        \
+            if (l < c && c >= W) {                                                      \
+                STEP_2X4(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                      \
+                l = c;                                                                  \
+            }                                                                           \
+            T s[2][4] = {{0}};                                                          \
+            for (int64_t x = l; x < c; x++) {                                           \
+                s[0][0] += r0[x] * v0[x];                                               \
+                s[0][1] += r0[x] * v1[x];                                               \
+                s[0][2] += r0[x] * v2[x];                                               \
+                s[0][3] += r0[x] * v3[x];                                               \
+                s[1][0] += r1[x] * v0[x];                                               \
+                s[1][1] += r1[x] * v1[x];                                               \
+                s[1][2] += r1[x] * v2[x];                                               \
+                s[1][3] += r1[x] * v3[x];                                               \
+            }                                                                           \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                            \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                            \
+            LANES_SUM(sfx, T, a02, s[0][2]);                                            \
+            LANES_SUM(sfx, T, a03, s[0][3]);                                            \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                            \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                            \
+            LANES_SUM(sfx, T, a12, s[1][2]);                                            \
+            LANES_SUM(sfx, T, a13, s[1][3]);                                            \
+            for (int r = 0; r < 2 && i + r < len; r++)                                  \
+                for (int p = 0; p < 4; p++)                                             \
+                    t[p * len + i + r] = s[r][p];                                       \
+        }                                                                               \
     }
 #define STEP_4X1(sfx, LOAD, l, k)             \
     do {                                      \
@@ -739,9 +743,9 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         a2 += LOAD(sfx, r2 + (l), k) * x;     \
         a3 += LOAD(sfx, r3 + (l), k) * x;     \
     } while (0)
-#define DOTS_4X1(sfx, T)                                                                          \
-    MT_CLONES_AVX2_FMA static void dots4x1_##sfx(T *restrict t, int64_t len, const T *m,          \
-                                                 int64_t mrs, const T *v, int64_t vrs, int64_t c) \
+#define DOTS_4X1(ATTR, sfx, T)                                                                    \
+    ATTR static void dots4x1_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs,           \
+                                   const T *v, int64_t vrs, int64_t c)                            \
     {                                                                                             \
         enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                              \
         (void)vrs;                                                                                \
@@ -771,7 +775,7 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
                 t[i + r] = s[r];                                                                  \
         }                                                                                         \
     }
-DOTS_2X4(f4, float)
+DOTS_2X4(MT_CLONES_AVX2_FMA, f4, float)
 #define STEP_4X2(sfx, LOAD, l, k)                                            \
     do {                                                                     \
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
@@ -786,53 +790,104 @@ DOTS_2X4(f4, float)
         a30 += w3 * x0;                                                      \
         a31 += w3 * x1;                                                      \
     } while (0)
-#define DOTS_4X2(sfx, T)                                                                           \
-    MT_CLONES_AVX2_FMA static void dots4x2_##sfx(T *restrict t, int64_t len, const T *m,           \
-                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
-    {                                                                                              \
-        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
-        const T *v0 = vp, *v1 = vp + vrs;                                                          \
-        for (int64_t i = 0; i < len; i += 4) {                                                     \
-            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
-            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0;  \
-            dvec_##sfx a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0};                                 \
-            dvec_##sfx a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};                                 \
-            int64_t l = 0;                                                                         \
-            for (; l + W <= c; l += W)                                                             \
-                STEP_4X2(sfx, PLAIN_LOAD, l, 0);                                                   \
-            if (l < c && c >= W) {                                                                 \
-                STEP_4X2(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                 \
-                l = c;                                                                             \
-            }                                                                                      \
-            T s[4][2] = {{0}};                                                                     \
-            for (int64_t x = l; x < c; x++) {                                                      \
-                s[0][0] += r0[x] * v0[x];                                                          \
-                s[0][1] += r0[x] * v1[x];                                                          \
-                s[1][0] += r1[x] * v0[x];                                                          \
-                s[1][1] += r1[x] * v1[x];                                                          \
-                s[2][0] += r2[x] * v0[x];                                                          \
-                s[2][1] += r2[x] * v1[x];                                                          \
-                s[3][0] += r3[x] * v0[x];                                                          \
-                s[3][1] += r3[x] * v1[x];                                                          \
-            }                                                                                      \
-            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
-            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
-            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
-            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
-            LANES_SUM(sfx, T, a20, s[2][0]);                                                       \
-            LANES_SUM(sfx, T, a21, s[2][1]);                                                       \
-            LANES_SUM(sfx, T, a30, s[3][0]);                                                       \
-            LANES_SUM(sfx, T, a31, s[3][1]);                                                       \
-            for (int r = 0; r < 4 && i + r < len; r++)                                             \
-                for (int p = 0; p < 2; p++)                                                        \
-                    t[p * len + i + r] = s[r][p];                                                  \
-        }                                                                                          \
+#define DOTS_4X2(ATTR, sfx, T)                                                                    \
+    ATTR static void dots4x2_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs,           \
+                                   const T *vp, int64_t vrs, int64_t c)                           \
+    {                                                                                             \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                              \
+        const T *v0 = vp, *v1 = vp + vrs;                                                         \
+        for (int64_t i = 0; i < len; i += 4) {                                                    \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                         \
+            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0; \
+            dvec_##sfx a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0};                                \
+            dvec_##sfx a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};                                \
+            int64_t l = 0;                                                                        \
+            for (; l + W <= c; l += W)                                                            \
+                STEP_4X2(sfx, PLAIN_LOAD, l, 0);                                                  \
+            if (l < c && c >= W) {                                                                \
+                STEP_4X2(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                \
+                l = c;                                                                            \
+            }                                                                                     \
+            T s[4][2] = {{0}};                                                                    \
+            for (int64_t x = l; x < c; x++) {                                                     \
+                s[0][0] += r0[x] * v0[x];                                                         \
+                s[0][1] += r0[x] * v1[x];                                                         \
+                s[1][0] += r1[x] * v0[x];                                                         \
+                s[1][1] += r1[x] * v1[x];                                                         \
+                s[2][0] += r2[x] * v0[x];                                                         \
+                s[2][1] += r2[x] * v1[x];                                                         \
+                s[3][0] += r3[x] * v0[x];                                                         \
+                s[3][1] += r3[x] * v1[x];                                                         \
+            }                                                                                     \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                                      \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                                      \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                                      \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                                      \
+            LANES_SUM(sfx, T, a20, s[2][0]);                                                      \
+            LANES_SUM(sfx, T, a21, s[2][1]);                                                      \
+            LANES_SUM(sfx, T, a30, s[3][0]);                                                      \
+            LANES_SUM(sfx, T, a31, s[3][1]);                                                      \
+            for (int r = 0; r < 4 && i + r < len; r++)                                            \
+                for (int p = 0; p < 2; p++)                                                       \
+                    t[p * len + i + r] = s[r][p];                                                 \
+        }                                                                                         \
     }
-DOTS_4X1(f4, float)
-DOTS_4X2(f4, float)
-DOTS_2X4(f8, double)
-DOTS_4X1(f8, double)
-DOTS_4X2(f8, double)
+DOTS_4X1(MT_CLONES_AVX2_FMA, f4, float)
+DOTS_4X2(MT_CLONES_AVX2_FMA, f4, float)
+DOTS_2X4(MT_CLONES_AVX2_FMA, f8, double)
+DOTS_4X1(MT_CLONES_AVX2_FMA, f8, double)
+DOTS_4X2(MT_CLONES_AVX2_FMA, f8, double)
+
+/* The same dots on 16 floats or 8 doubles a register (z4, z8), each sum's
+ * lanes added as a tree (the same tree every call). */
+typedef void (*dots_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
+                           const float *vp, int64_t vrs, int64_t c);
+typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
+                           const double *vp, int64_t vrs, int64_t c);
+/* One level's dots of one, two and DOT_VECS vectors, float32 and float64. */
+typedef struct {
+    dots_f4_fn f4[3];
+    dots_f8_fn f8[3];
+} dots_level;
+#ifdef MT_HAVE_AVX512
+typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
+typedef double dvec_z8 __attribute__((vector_size(64), aligned(8)));
+typedef int32_t ivec_z4 __attribute__((vector_size(64), aligned(4)));
+typedef int64_t ivec_z8 __attribute__((vector_size(64), aligned(8)));
+#define KEEP_z4 keep32
+#define KEEP_z8 keep64
+/* a tree of adds of halves, in registers: the sixteen adds in order took
+ * longer than the products at k = 64, 2 x 64 @ (4096 x 64)^T */
+#define LANES_SUM_z4(T, v, out) (out += _mm512_reduce_add_ps((__m512)(v)))
+#define LANES_SUM_z8(T, v, out) (out += _mm512_reduce_add_pd((__m512d)(v)))
+/* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
+#if defined(__clang__)
+#define DOTS_AVX512 MT_TARGET_AVX512
+#else
+#define DOTS_AVX512 MT_TARGET_AVX512 __attribute__((optimize("fp-contract=fast")))
+#endif
+DOTS_2X4(DOTS_AVX512, z4, float)
+DOTS_4X1(DOTS_AVX512, z4, float)
+DOTS_4X2(DOTS_AVX512, z4, float)
+DOTS_2X4(DOTS_AVX512, z8, double)
+DOTS_4X1(DOTS_AVX512, z8, double)
+DOTS_4X2(DOTS_AVX512, z8, double)
+#endif
+
+/* The dots at the small kernel's level (mt_gemm_f32_wide: AVX-512 for
+ * float32 and float64 alike), so every dot of a process sums one way. */
+static const dots_level *dots(void)
+{
+    static const dots_level ymm = {{dots4x1_f4, dots4x2_f4, dots2x4_f4},
+                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8}};
+#ifdef MT_HAVE_AVX512
+    static const dots_level zmm = {{dots4x1_z4, dots4x2_z4, dots2x4_z4},
+                                   {dots4x1_z8, dots4x2_z8, dots2x4_z8}};
+    if (mt_gemm_f32_wide())
+        return &zmm;
+#endif
+    return &ymm;
+}
 
 /* R vectors (R < MR: the rows of a product too short for the register-
  * blocked kernel) against M in any other layout: v[l] times column l of M
@@ -919,16 +974,13 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
             const char *vp = g->v + p * g->vrs * isz;
             char *tp = (char *)t + p * len * isz;
             int64_t vecs = g->nv - p >= DOT_VECS ? DOT_VECS : g->nv - p >= 2 ? 2 : 1;
+            int which = vecs == DOT_VECS ? 2 : (int)vecs - 1;
             if (f4)
-                (vecs == DOT_VECS ? dots2x4_f4
-                 : vecs == 2      ? dots4x2_f4
-                                  : dots4x1_f4)((float *)tp, len, (const float *)m, g->mrs,
-                                           (const float *)vp, g->vrs, g->c);
+                dots()->f4[which]((float *)tp, len, (const float *)m, g->mrs, (const float *)vp,
+                                  g->vrs, g->c);
             else
-                (vecs == DOT_VECS ? dots2x4_f8
-                 : vecs == 2      ? dots4x2_f8
-                                  : dots4x1_f8)((double *)tp, len, (const double *)m, g->mrs,
-                                           (const double *)vp, g->vrs, g->c);
+                dots()->f8[which]((double *)tp, len, (const double *)m, g->mrs, (const double *)vp,
+                                  g->vrs, g->c);
             p += vecs;
         }
         combine(g->d, g->y + b0 * g->ycs * isz, g->yrs, g->ycs, (const char *)t, g->nv, len, g->al,
