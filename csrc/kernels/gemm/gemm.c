@@ -844,11 +844,6 @@ typedef void (*dots_f4_fn)(float *restrict t, int64_t len, const float *m, int64
                            const float *vp, int64_t vrs, int64_t c);
 typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
                            const double *vp, int64_t vrs, int64_t c);
-/* One level's dots of one, two and DOT_VECS vectors, float32 and float64. */
-typedef struct {
-    dots_f4_fn f4[3];
-    dots_f8_fn f8[3];
-} dots_level;
 #ifdef MT_HAVE_AVX512
 typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
 typedef double dvec_z8 __attribute__((vector_size(64), aligned(8)));
@@ -874,68 +869,91 @@ DOTS_4X1(DOTS_AVX512, z8, double)
 DOTS_4X2(DOTS_AVX512, z8, double)
 #endif
 
-/* The dots at the small kernel's level (mt_gemm_f32_wide: AVX-512 for
- * float32 and float64 alike), so every dot of a process sums one way. */
+/* R vectors (R < MR: the rows of a product too short for the register-
+ * blocked kernel) against M in any other layout: v[l] times column l of M
+ * added in turn, which runs along memory when M's columns are contiguous
+ * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
+#define AXPY_KERNEL(ATTR, sfx, T, R)                                                       \
+    ATTR static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs, \
+                                      int64_t mcs, const T *v, int64_t vrs, int64_t vcs,   \
+                                      int64_t c)                                           \
+    {                                                                                      \
+        memset(t, 0, R * len * sizeof(T));                                                 \
+        for (int64_t l = 0; l < c; l++) {                                                  \
+            const T *restrict col = m + l * mcs;                                           \
+            T x[R];                                                                        \
+            for (int p = 0; p < R; p++)                                                    \
+                x[p] = v[p * vrs + l * vcs];                                               \
+            if (mrs == 1)                                                                  \
+                for (int64_t i = 0; i < len; i++)                                          \
+                    for (int p = 0; p < R; p++)                                            \
+                        t[p * len + i] += x[p] * col[i];                                   \
+            else                                                                           \
+                for (int64_t i = 0; i < len; i++)                                          \
+                    for (int p = 0; p < R; p++)                                            \
+                        t[p * len + i] += x[p] * col[i * mrs];                             \
+        }                                                                                  \
+    }
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 1)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 2)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 3)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 1)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 2)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 3)
+#ifdef MT_HAVE_AVX512
+/* the compiler's 16-float vectors: each value's terms still one fused
+ * multiply-add each, in order, so the same bits as the AVX2 clone */
+AXPY_KERNEL(DOTS_AVX512, z4, float, 1)
+AXPY_KERNEL(DOTS_AVX512, z4, float, 2)
+AXPY_KERNEL(DOTS_AVX512, z4, float, 3)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 1)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 2)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 3)
+#endif
+_Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
+
+typedef void (*axpys_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
+                            int64_t mcs, const float *v, int64_t vrs, int64_t vcs, int64_t c);
+typedef void (*axpys_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
+                            int64_t mcs, const double *v, int64_t vrs, int64_t vcs, int64_t c);
+/* One level's dots of one, two and DOT_VECS vectors and axpys of one to
+ * three, float32 and float64. */
+typedef struct {
+    dots_f4_fn f4[3];
+    dots_f8_fn f8[3];
+    axpys_f4_fn a4[3];
+    axpys_f8_fn a8[3];
+} dots_level;
+
+/* The dots and axpys at the small kernel's level (mt_gemm_f32_wide:
+ * AVX-512 for float32 and float64 alike), so every dot of a process sums
+ * one way. */
 static const dots_level *dots(void)
 {
     static const dots_level ymm = {{dots4x1_f4, dots4x2_f4, dots2x4_f4},
-                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8}};
+                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8},
+                                   {axpys1_f4, axpys2_f4, axpys3_f4},
+                                   {axpys1_f8, axpys2_f8, axpys3_f8}};
 #ifdef MT_HAVE_AVX512
     static const dots_level zmm = {{dots4x1_z4, dots4x2_z4, dots2x4_z4},
-                                   {dots4x1_z8, dots4x2_z8, dots2x4_z8}};
+                                   {dots4x1_z8, dots4x2_z8, dots2x4_z8},
+                                   {axpys1_z4, axpys2_z4, axpys3_z4},
+                                   {axpys1_z8, axpys2_z8, axpys3_z8}};
     if (mt_gemm_f32_wide())
         return &zmm;
 #endif
     return &ymm;
 }
 
-/* R vectors (R < MR: the rows of a product too short for the register-
- * blocked kernel) against M in any other layout: v[l] times column l of M
- * added in turn, which runs along memory when M's columns are contiguous
- * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
-#define AXPY_KERNEL(sfx, T, R)                                                              \
-    MT_CLONES_AVX2_FMA static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, \
-                                                    int64_t mrs, int64_t mcs, const T *v,   \
-                                                    int64_t vrs, int64_t vcs, int64_t c)    \
-    {                                                                                       \
-        memset(t, 0, R * len * sizeof(T));                                                  \
-        for (int64_t l = 0; l < c; l++) {                                                   \
-            const T *restrict col = m + l * mcs;                                            \
-            T x[R];                                                                         \
-            for (int p = 0; p < R; p++)                                                     \
-                x[p] = v[p * vrs + l * vcs];                                                \
-            if (mrs == 1)                                                                   \
-                for (int64_t i = 0; i < len; i++)                                           \
-                    for (int p = 0; p < R; p++)                                             \
-                        t[p * len + i] += x[p] * col[i];                                    \
-            else                                                                            \
-                for (int64_t i = 0; i < len; i++)                                           \
-                    for (int p = 0; p < R; p++)                                             \
-                        t[p * len + i] += x[p] * col[i * mrs];                              \
-        }                                                                                   \
-    }
-AXPY_KERNEL(f4, float, 1)
-AXPY_KERNEL(f4, float, 2)
-AXPY_KERNEL(f4, float, 3)
-AXPY_KERNEL(f8, double, 1)
-AXPY_KERNEL(f8, double, 2)
-AXPY_KERNEL(f8, double, 3)
-_Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
-
 static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
 {
-    int64_t nv = g->nv;
-    if (g->d == MT_FLOAT32) {
-        const float *v = (const float *)g->v, *mm = (const float *)m;
-        (nv == 1   ? axpys1_f4
-         : nv == 2 ? axpys2_f4
-                   : axpys3_f4)((float *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
-    } else {
-        const double *v = (const double *)g->v, *mm = (const double *)m;
-        (nv == 1   ? axpys1_f8
-         : nv == 2 ? axpys2_f8
-                   : axpys3_f8)((double *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
-    }
+    int which = g->nv < 3 ? (int)g->nv - 1 : 2;
+    if (g->d == MT_FLOAT32)
+        dots()->a4[which]((float *)t, len, (const float *)m, g->mrs, g->mcs, (const float *)g->v,
+                          g->vrs, g->vcs, g->c);
+    else
+        dots()->a8[which]((double *)t, len, (const double *)m, g->mrs, g->mcs, (const double *)g->v,
+                          g->vrs, g->vcs, g->c);
 }
 
 static bool dots_layout(const gemv_job *g) { return g->c == 1 || (g->mcs == 1 && g->vcs == 1); }
