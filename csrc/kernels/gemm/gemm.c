@@ -1078,7 +1078,10 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
  * (Zen 4), dots against pack, us: k 64 (n 4096) at m = 2 37/40, m = 3
  * 53/45; k 128 at m = 4 13/11; k 256 at m = 6 30/29; k 500 at m = 8 74/69;
  * k 784 at m = 12 133/132, m = 16 175/160; k 1024 (n 256) at m = 16
- * 109/130. */
+ * 109/130. With the AVX-512 dots (one AVX-512 Xeon core, loaded) m =
+ * DOT_VECS, one pass reading W once, wins at any k: k 64 (n 4096) 47-50
+ * against 61 us, while m = 8 there loses, 94-103 against 73, and so does k
+ * 500 at m = 16, 109-112 against 90. */
 #define DOT_MAX_M 16
 #define DOT_K_PER_ROW 64
 #define DOT_STREAM_ELEMS (1024 * 1024)
@@ -1089,7 +1092,8 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a);
+    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a) ||
+           (s->m == DOT_VECS && mt_gemm_f32_wide());
 }
 
 typedef struct {
