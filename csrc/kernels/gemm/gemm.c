@@ -654,7 +654,7 @@ typedef double dvec_f8 __attribute__((vector_size(32), aligned(8)));
  * which at k = 500 cost as much as a tenth of the row. */
 static const int32_t keep32[32] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
                                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
-static const int64_t keep64[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1};
+static const int64_t keep64[8] = {0, 0, 0, 0, -1, -1, -1, -1};
 typedef int32_t ivec_f4 __attribute__((vector_size(32), aligned(4)));
 typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
 #define KEEP_f4 keep32
@@ -838,23 +838,21 @@ DOTS_2X4(MT_CLONES_AVX2_FMA, f8, double)
 DOTS_4X1(MT_CLONES_AVX2_FMA, f8, double)
 DOTS_4X2(MT_CLONES_AVX2_FMA, f8, double)
 
-/* The same dots on 16 floats or 8 doubles a register (z4, z8), each sum's
- * lanes added as a tree (the same tree every call). */
+/* The same dots on 16 floats a register (z4), each sum's lanes added as a
+ * tree (the same tree every call). float64 keeps its 4-lane dots at every
+ * level: its products give the same bits on every level that fuses
+ * (test_kernels_gemm_f64), which float32's dots no longer do. */
 typedef void (*dots_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
                            const float *vp, int64_t vrs, int64_t c);
 typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
                            const double *vp, int64_t vrs, int64_t c);
 #ifdef MT_HAVE_AVX512
 typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
-typedef double dvec_z8 __attribute__((vector_size(64), aligned(8)));
 typedef int32_t ivec_z4 __attribute__((vector_size(64), aligned(4)));
-typedef int64_t ivec_z8 __attribute__((vector_size(64), aligned(8)));
 #define KEEP_z4 keep32
-#define KEEP_z8 keep64
 /* a tree of adds of halves, in registers: the sixteen adds in order took
  * longer than the products at k = 64, 2 x 64 @ (4096 x 64)^T */
 #define LANES_SUM_z4(T, v, out) (out += _mm512_reduce_add_ps((__m512)(v)))
-#define LANES_SUM_z8(T, v, out) (out += _mm512_reduce_add_pd((__m512d)(v)))
 /* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
 #if defined(__clang__)
 #define DOTS_AVX512 MT_TARGET_AVX512
@@ -864,9 +862,6 @@ typedef int64_t ivec_z8 __attribute__((vector_size(64), aligned(8)));
 DOTS_2X4(DOTS_AVX512, z4, float)
 DOTS_4X1(DOTS_AVX512, z4, float)
 DOTS_4X2(DOTS_AVX512, z4, float)
-DOTS_2X4(DOTS_AVX512, z8, double)
-DOTS_4X1(DOTS_AVX512, z8, double)
-DOTS_4X2(DOTS_AVX512, z8, double)
 #endif
 
 /* R vectors (R < MR: the rows of a product too short for the register-
@@ -925,9 +920,8 @@ typedef struct {
     axpys_f8_fn a8[3];
 } dots_level;
 
-/* The dots and axpys at the small kernel's level (mt_gemm_f32_wide:
- * AVX-512 for float32 and float64 alike), so every dot of a process sums
- * one way. */
+/* The dots and axpys at the small kernel's level (mt_gemm_f32_wide), so
+ * every dot of a process sums one way. */
 static const dots_level *dots(void)
 {
     static const dots_level ymm = {{dots4x1_f4, dots4x2_f4, dots2x4_f4},
@@ -936,7 +930,7 @@ static const dots_level *dots(void)
                                    {axpys1_f8, axpys2_f8, axpys3_f8}};
 #ifdef MT_HAVE_AVX512
     static const dots_level zmm = {{dots4x1_z4, dots4x2_z4, dots2x4_z4},
-                                   {dots4x1_z8, dots4x2_z8, dots2x4_z8},
+                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8},
                                    {axpys1_z4, axpys2_z4, axpys3_z4},
                                    {axpys1_z8, axpys2_z8, axpys3_z8}};
     if (mt_gemm_f32_wide())
