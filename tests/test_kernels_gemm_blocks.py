@@ -110,7 +110,7 @@ def test_dots_against_w_t(m, n, k, dtype):
     w = np.random.default_rng(n + k).standard_normal((n, k)).astype(dtype)
     mx, mw = mt.tensor(x), mt.tensor(w)
     xt = mt.tensor(np.ascontiguousarray(x.T))
-    want = torch.from_numpy(x) @ torch.from_numpy(w).t()
+    want = (torch.from_numpy(x) @ torch.from_numpy(w).t()).numpy()
     if dtype == np.float64:
         want = x @ w.T
     _check(_both_threads(lambda: mx @ mw.t()), want, k)
