@@ -95,3 +95,28 @@ def test_few_rows_against_w_t(m, k, n):
     got = (x64 @ w64.t()).numpy()
     np.testing.assert_allclose(got, x.astype(np.float64) @ w.astype(np.float64).T,
                                rtol=1e-12, atol=1e-11 * k)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("k", [15, 17, 255, 1001])
+@pytest.mark.parametrize("n", [31, 130, 256])
+@pytest.mark.parametrize("m", list(range(1, 17)))
+def test_dots_against_w_t(m, n, k, dtype):
+    """Up to 16 rows against W^T (the dots of one, two and four vectors at a
+    time, a k short of one register, a masked tail chunk, an odd row count
+    of W), x read in place and stored transposed; float64 against NumPy's
+    float64 product, float32 against torch's."""
+    x = np.random.default_rng(m * 100 + k).standard_normal((m, k)).astype(dtype)
+    w = np.random.default_rng(n + k).standard_normal((n, k)).astype(dtype)
+    mx, mw = mt.tensor(x), mt.tensor(w)
+    xt = mt.tensor(np.ascontiguousarray(x.T))
+    want = (torch.from_numpy(x) @ torch.from_numpy(w).t()).numpy()
+    if dtype == np.float64:
+        want = x @ w.T
+    _check(_both_threads(lambda: mx @ mw.t()), want, k)
+    # x stored transposed runs BLAS past a few rows, whose bits follow its threads
+    _check(xt.t() @ mw.t(), want, k)
+    bias = np.random.default_rng(n).standard_normal(n).astype(dtype)
+    _check(mt.nn.functional.linear(mx, mw, mt.tensor(bias)), want + bias, k)
+    if m < 4:
+        _check(_both_threads(lambda: mx @ mt.tensor(np.ascontiguousarray(w.T))), want, k)

@@ -652,7 +652,8 @@ typedef double dvec_f8 __attribute__((vector_size(32), aligned(8)));
  * row's end, overlapping the one before; both factors are masked, so the
  * overlap adds exact zeros (never 0 * inf) and the tail needs no scalar loop,
  * which at k = 500 cost as much as a tenth of the row. */
-static const int32_t keep32[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1};
+static const int32_t keep32[32] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+                                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static const int64_t keep64[8] = {0, 0, 0, 0, -1, -1, -1, -1};
 typedef int32_t ivec_f4 __attribute__((vector_size(32), aligned(4)));
 typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
@@ -671,11 +672,14 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
  * register's lanes of partial sums, the accumulators named so they stay in
  * registers; a last row short of a pass is computed again in its place.
  * Rows shorter than a register are summed one element at a time. */
-#define LANES_SUM(sfx, T, v, out)                                          \
-    do {                                                                   \
-        for (int q_ = 0; q_ < (int)(sizeof(dvec_##sfx) / sizeof(T)); q_++) \
-            out += (v)[q_];                                                \
+#define LANES_SUM(sfx, T, v, out) LANES_SUM_##sfx(T, v, out)
+#define LANES_SUM_IN_ORDER(T, v, out)                             \
+    do {                                                          \
+        for (int q_ = 0; q_ < (int)(sizeof(v) / sizeof(T)); q_++) \
+            out += (v)[q_];                                       \
     } while (0)
+#define LANES_SUM_f4 LANES_SUM_IN_ORDER
+#define LANES_SUM_f8 LANES_SUM_IN_ORDER
 #define STEP_2X4(sfx, LOAD, l, k)                                            \
     do {                                                                     \
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
@@ -690,46 +694,46 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         a12 += w1 * x2;                                                      \
         a13 += w1 * x3;                                                      \
     } while (0)
-#define DOTS_2X4(sfx, T)                                                                           \
-    MT_CLONES_AVX2_FMA static void dots2x4_##sfx(T *restrict t, int64_t len, const T *m,           \
-                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
-    {                                                                                              \
-        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
-        const T *v0 = vp, *v1 = vp + vrs, *v2 = vp + 2 * vrs, *v3 = vp + 3 * vrs;                  \
-        for (int64_t i = 0; i < len; i += 2) {                                                     \
-            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
-            dvec_##sfx a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0};                                 \
-            dvec_##sfx a10 = {0}, a11 = {0}, a12 = {0}, a13 = {0};                                 \
-            int64_t l = 0;                                                                         \
-            for (; l + W <= c; l += W)                                                             \
-                STEP_2X4(sfx, PLAIN_LOAD, l, 0);                                                   \
-            if (l < c && c >= W) {                                                                 \
-                STEP_2X4(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                 \
-                l = c;                                                                             \
-            }                                                                                      \
-            T s[2][4] = {{0}};                                                                     \
-            for (int64_t x = l; x < c; x++) {                                                      \
-                s[0][0] += r0[x] * v0[x];                                                          \
-                s[0][1] += r0[x] * v1[x];                                                          \
-                s[0][2] += r0[x] * v2[x];                                                          \
-                s[0][3] += r0[x] * v3[x];                                                          \
-                s[1][0] += r1[x] * v0[x];                                                          \
-                s[1][1] += r1[x] * v1[x];                                                          \
-                s[1][2] += r1[x] * v2[x];                                                          \
-                s[1][3] += r1[x] * v3[x];                                                          \
-            }                                                                                      \
-            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
-            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
-            LANES_SUM(sfx, T, a02, s[0][2]);                                                       \
-            LANES_SUM(sfx, T, a03, s[0][3]);                                                       \
-            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
-            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
-            LANES_SUM(sfx, T, a12, s[1][2]);                                                       \
-            LANES_SUM(sfx, T, a13, s[1][3]);                                                       \
-            for (int r = 0; r < 2 && i + r < len; r++)                                             \
-                for (int p = 0; p < 4; p++)                                                        \
-                    t[p * len + i + r] = s[r][p];                                                  \
-        }                                                                                          \
+#define DOTS_2X4(ATTR, sfx, T)                                                          \
+    ATTR static void dots2x4_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs, \
+                                   const T *vp, int64_t vrs, int64_t c)                 \
+    {                                                                                   \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                    \
+        const T *v0 = vp, *v1 = vp + vrs, *v2 = vp + 2 * vrs, *v3 = vp + 3 * vrs;       \
+        for (int64_t i = 0; i < len; i += 2) {                                          \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;               \
+            dvec_##sfx a00 = {0}, a01 = {0}, a02 = {0}, a03 = {0};                      \
+            dvec_##sfx a10 = {0}, a11 = {0}, a12 = {0}, a13 = {0};                      \
+            int64_t l = 0;                                                              \
+            for (; l + W <= c; l += W)                                                  \
+                STEP_2X4(sfx, PLAIN_LOAD, l, 0);                                        \
+            if (l < c && c >= W) {                                                      \
+                STEP_2X4(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                      \
+                l = c;                                                                  \
+            }                                                                           \
+            T s[2][4] = {{0}};                                                          \
+            for (int64_t x = l; x < c; x++) {                                           \
+                s[0][0] += r0[x] * v0[x];                                               \
+                s[0][1] += r0[x] * v1[x];                                               \
+                s[0][2] += r0[x] * v2[x];                                               \
+                s[0][3] += r0[x] * v3[x];                                               \
+                s[1][0] += r1[x] * v0[x];                                               \
+                s[1][1] += r1[x] * v1[x];                                               \
+                s[1][2] += r1[x] * v2[x];                                               \
+                s[1][3] += r1[x] * v3[x];                                               \
+            }                                                                           \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                            \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                            \
+            LANES_SUM(sfx, T, a02, s[0][2]);                                            \
+            LANES_SUM(sfx, T, a03, s[0][3]);                                            \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                            \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                            \
+            LANES_SUM(sfx, T, a12, s[1][2]);                                            \
+            LANES_SUM(sfx, T, a13, s[1][3]);                                            \
+            for (int r = 0; r < 2 && i + r < len; r++)                                  \
+                for (int p = 0; p < 4; p++)                                             \
+                    t[p * len + i + r] = s[r][p];                                       \
+        }                                                                               \
     }
 #define STEP_4X1(sfx, LOAD, l, k)             \
     do {                                      \
@@ -739,9 +743,9 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         a2 += LOAD(sfx, r2 + (l), k) * x;     \
         a3 += LOAD(sfx, r3 + (l), k) * x;     \
     } while (0)
-#define DOTS_4X1(sfx, T)                                                                          \
-    MT_CLONES_AVX2_FMA static void dots4x1_##sfx(T *restrict t, int64_t len, const T *m,          \
-                                                 int64_t mrs, const T *v, int64_t vrs, int64_t c) \
+#define DOTS_4X1(ATTR, sfx, T)                                                                    \
+    ATTR static void dots4x1_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs,           \
+                                   const T *v, int64_t vrs, int64_t c)                            \
     {                                                                                             \
         enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                              \
         (void)vrs;                                                                                \
@@ -771,7 +775,7 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
                 t[i + r] = s[r];                                                                  \
         }                                                                                         \
     }
-DOTS_2X4(f4, float)
+DOTS_2X4(MT_CLONES_AVX2_FMA, f4, float)
 #define STEP_4X2(sfx, LOAD, l, k)                                            \
     do {                                                                     \
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
@@ -786,101 +790,164 @@ DOTS_2X4(f4, float)
         a30 += w3 * x0;                                                      \
         a31 += w3 * x1;                                                      \
     } while (0)
-#define DOTS_4X2(sfx, T)                                                                           \
-    MT_CLONES_AVX2_FMA static void dots4x2_##sfx(T *restrict t, int64_t len, const T *m,           \
-                                                 int64_t mrs, const T *vp, int64_t vrs, int64_t c) \
-    {                                                                                              \
-        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                               \
-        const T *v0 = vp, *v1 = vp + vrs;                                                          \
-        for (int64_t i = 0; i < len; i += 4) {                                                     \
-            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                          \
-            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0;  \
-            dvec_##sfx a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0};                                 \
-            dvec_##sfx a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};                                 \
-            int64_t l = 0;                                                                         \
-            for (; l + W <= c; l += W)                                                             \
-                STEP_4X2(sfx, PLAIN_LOAD, l, 0);                                                   \
-            if (l < c && c >= W) {                                                                 \
-                STEP_4X2(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                 \
-                l = c;                                                                             \
-            }                                                                                      \
-            T s[4][2] = {{0}};                                                                     \
-            for (int64_t x = l; x < c; x++) {                                                      \
-                s[0][0] += r0[x] * v0[x];                                                          \
-                s[0][1] += r0[x] * v1[x];                                                          \
-                s[1][0] += r1[x] * v0[x];                                                          \
-                s[1][1] += r1[x] * v1[x];                                                          \
-                s[2][0] += r2[x] * v0[x];                                                          \
-                s[2][1] += r2[x] * v1[x];                                                          \
-                s[3][0] += r3[x] * v0[x];                                                          \
-                s[3][1] += r3[x] * v1[x];                                                          \
-            }                                                                                      \
-            LANES_SUM(sfx, T, a00, s[0][0]);                                                       \
-            LANES_SUM(sfx, T, a01, s[0][1]);                                                       \
-            LANES_SUM(sfx, T, a10, s[1][0]);                                                       \
-            LANES_SUM(sfx, T, a11, s[1][1]);                                                       \
-            LANES_SUM(sfx, T, a20, s[2][0]);                                                       \
-            LANES_SUM(sfx, T, a21, s[2][1]);                                                       \
-            LANES_SUM(sfx, T, a30, s[3][0]);                                                       \
-            LANES_SUM(sfx, T, a31, s[3][1]);                                                       \
-            for (int r = 0; r < 4 && i + r < len; r++)                                             \
-                for (int p = 0; p < 2; p++)                                                        \
-                    t[p * len + i + r] = s[r][p];                                                  \
-        }                                                                                          \
+#define DOTS_4X2(ATTR, sfx, T)                                                                    \
+    ATTR static void dots4x2_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs,           \
+                                   const T *vp, int64_t vrs, int64_t c)                           \
+    {                                                                                             \
+        enum { W = sizeof(dvec_##sfx) / sizeof(T) };                                              \
+        const T *v0 = vp, *v1 = vp + vrs;                                                         \
+        for (int64_t i = 0; i < len; i += 4) {                                                    \
+            const T *r0 = m + i * mrs, *r1 = i + 1 < len ? r0 + mrs : r0;                         \
+            const T *r2 = i + 2 < len ? r0 + 2 * mrs : r0, *r3 = i + 3 < len ? r0 + 3 * mrs : r0; \
+            dvec_##sfx a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0};                                \
+            dvec_##sfx a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};                                \
+            int64_t l = 0;                                                                        \
+            for (; l + W <= c; l += W)                                                            \
+                STEP_4X2(sfx, PLAIN_LOAD, l, 0);                                                  \
+            if (l < c && c >= W) {                                                                \
+                STEP_4X2(sfx, TAIL_LOAD, c - W, KEEP(sfx, c - l));                                \
+                l = c;                                                                            \
+            }                                                                                     \
+            T s[4][2] = {{0}};                                                                    \
+            for (int64_t x = l; x < c; x++) {                                                     \
+                s[0][0] += r0[x] * v0[x];                                                         \
+                s[0][1] += r0[x] * v1[x];                                                         \
+                s[1][0] += r1[x] * v0[x];                                                         \
+                s[1][1] += r1[x] * v1[x];                                                         \
+                s[2][0] += r2[x] * v0[x];                                                         \
+                s[2][1] += r2[x] * v1[x];                                                         \
+                s[3][0] += r3[x] * v0[x];                                                         \
+                s[3][1] += r3[x] * v1[x];                                                         \
+            }                                                                                     \
+            LANES_SUM(sfx, T, a00, s[0][0]);                                                      \
+            LANES_SUM(sfx, T, a01, s[0][1]);                                                      \
+            LANES_SUM(sfx, T, a10, s[1][0]);                                                      \
+            LANES_SUM(sfx, T, a11, s[1][1]);                                                      \
+            LANES_SUM(sfx, T, a20, s[2][0]);                                                      \
+            LANES_SUM(sfx, T, a21, s[2][1]);                                                      \
+            LANES_SUM(sfx, T, a30, s[3][0]);                                                      \
+            LANES_SUM(sfx, T, a31, s[3][1]);                                                      \
+            for (int r = 0; r < 4 && i + r < len; r++)                                            \
+                for (int p = 0; p < 2; p++)                                                       \
+                    t[p * len + i + r] = s[r][p];                                                 \
+        }                                                                                         \
     }
-DOTS_4X1(f4, float)
-DOTS_4X2(f4, float)
-DOTS_2X4(f8, double)
-DOTS_4X1(f8, double)
-DOTS_4X2(f8, double)
+DOTS_4X1(MT_CLONES_AVX2_FMA, f4, float)
+DOTS_4X2(MT_CLONES_AVX2_FMA, f4, float)
+DOTS_2X4(MT_CLONES_AVX2_FMA, f8, double)
+DOTS_4X1(MT_CLONES_AVX2_FMA, f8, double)
+DOTS_4X2(MT_CLONES_AVX2_FMA, f8, double)
+
+/* The same dots on 16 floats a register (z4), each sum's lanes added as a
+ * tree (the same tree every call). float64 keeps its 4-lane dots at every
+ * level: its products give the same bits on every level that fuses
+ * (test_kernels_gemm_f64), which float32's dots no longer do. */
+typedef void (*dots_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
+                           const float *vp, int64_t vrs, int64_t c);
+typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
+                           const double *vp, int64_t vrs, int64_t c);
+#ifdef MT_HAVE_AVX512
+typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
+typedef int32_t ivec_z4 __attribute__((vector_size(64), aligned(4)));
+#define KEEP_z4 keep32
+/* a tree of adds of halves, in registers: the sixteen adds in order took
+ * longer than the products at k = 64, 2 x 64 @ (4096 x 64)^T */
+#define LANES_SUM_z4(T, v, out) (out += _mm512_reduce_add_ps((__m512)(v)))
+/* fp-contract: GCC in ISO C mode would not fuse the multiply-adds */
+#if defined(__clang__)
+#define DOTS_AVX512 MT_TARGET_AVX512
+#else
+#define DOTS_AVX512 MT_TARGET_AVX512 __attribute__((optimize("fp-contract=fast")))
+#endif
+DOTS_2X4(DOTS_AVX512, z4, float)
+DOTS_4X1(DOTS_AVX512, z4, float)
+DOTS_4X2(DOTS_AVX512, z4, float)
+#endif
 
 /* R vectors (R < MR: the rows of a product too short for the register-
  * blocked kernel) against M in any other layout: v[l] times column l of M
  * added in turn, which runs along memory when M's columns are contiguous
  * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
-#define AXPY_KERNEL(sfx, T, R)                                                              \
-    MT_CLONES_AVX2_FMA static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, \
-                                                    int64_t mrs, int64_t mcs, const T *v,   \
-                                                    int64_t vrs, int64_t vcs, int64_t c)    \
-    {                                                                                       \
-        memset(t, 0, R * len * sizeof(T));                                                  \
-        for (int64_t l = 0; l < c; l++) {                                                   \
-            const T *restrict col = m + l * mcs;                                            \
-            T x[R];                                                                         \
-            for (int p = 0; p < R; p++)                                                     \
-                x[p] = v[p * vrs + l * vcs];                                                \
-            if (mrs == 1)                                                                   \
-                for (int64_t i = 0; i < len; i++)                                           \
-                    for (int p = 0; p < R; p++)                                             \
-                        t[p * len + i] += x[p] * col[i];                                    \
-            else                                                                            \
-                for (int64_t i = 0; i < len; i++)                                           \
-                    for (int p = 0; p < R; p++)                                             \
-                        t[p * len + i] += x[p] * col[i * mrs];                              \
-        }                                                                                   \
+#define AXPY_KERNEL(ATTR, sfx, T, R)                                                       \
+    ATTR static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs, \
+                                      int64_t mcs, const T *v, int64_t vrs, int64_t vcs,   \
+                                      int64_t c)                                           \
+    {                                                                                      \
+        memset(t, 0, R * len * sizeof(T));                                                 \
+        for (int64_t l = 0; l < c; l++) {                                                  \
+            const T *restrict col = m + l * mcs;                                           \
+            T x[R];                                                                        \
+            for (int p = 0; p < R; p++)                                                    \
+                x[p] = v[p * vrs + l * vcs];                                               \
+            if (mrs == 1)                                                                  \
+                for (int64_t i = 0; i < len; i++)                                          \
+                    for (int p = 0; p < R; p++)                                            \
+                        t[p * len + i] += x[p] * col[i];                                   \
+            else                                                                           \
+                for (int64_t i = 0; i < len; i++)                                          \
+                    for (int p = 0; p < R; p++)                                            \
+                        t[p * len + i] += x[p] * col[i * mrs];                             \
+        }                                                                                  \
     }
-AXPY_KERNEL(f4, float, 1)
-AXPY_KERNEL(f4, float, 2)
-AXPY_KERNEL(f4, float, 3)
-AXPY_KERNEL(f8, double, 1)
-AXPY_KERNEL(f8, double, 2)
-AXPY_KERNEL(f8, double, 3)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 1)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 2)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 3)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 1)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 2)
+AXPY_KERNEL(MT_CLONES_AVX2_FMA, f8, double, 3)
+#ifdef MT_HAVE_AVX512
+/* the compiler's 16-float vectors: each value's terms still one fused
+ * multiply-add each, in order, so the same bits as the AVX2 clone */
+AXPY_KERNEL(DOTS_AVX512, z4, float, 1)
+AXPY_KERNEL(DOTS_AVX512, z4, float, 2)
+AXPY_KERNEL(DOTS_AVX512, z4, float, 3)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 1)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 2)
+AXPY_KERNEL(DOTS_AVX512, z8, double, 3)
+#endif
 _Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
+
+typedef void (*axpys_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
+                            int64_t mcs, const float *v, int64_t vrs, int64_t vcs, int64_t c);
+typedef void (*axpys_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
+                            int64_t mcs, const double *v, int64_t vrs, int64_t vcs, int64_t c);
+/* One level's dots of one, two and DOT_VECS vectors and axpys of one to
+ * three, float32 and float64. */
+typedef struct {
+    dots_f4_fn f4[3];
+    dots_f8_fn f8[3];
+    axpys_f4_fn a4[3];
+    axpys_f8_fn a8[3];
+} dots_level;
+
+/* The dots and axpys at the small kernel's level (mt_gemm_f32_wide), so
+ * every dot of a process sums one way. */
+static const dots_level *dots(void)
+{
+    static const dots_level ymm = {{dots4x1_f4, dots4x2_f4, dots2x4_f4},
+                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8},
+                                   {axpys1_f4, axpys2_f4, axpys3_f4},
+                                   {axpys1_f8, axpys2_f8, axpys3_f8}};
+#ifdef MT_HAVE_AVX512
+    static const dots_level zmm = {{dots4x1_z4, dots4x2_z4, dots2x4_z4},
+                                   {dots4x1_f8, dots4x2_f8, dots2x4_f8},
+                                   {axpys1_z4, axpys2_z4, axpys3_z4},
+                                   {axpys1_z8, axpys2_z8, axpys3_z8}};
+    if (mt_gemm_f32_wide())
+        return &zmm;
+#endif
+    return &ymm;
+}
 
 static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
 {
-    int64_t nv = g->nv;
-    if (g->d == MT_FLOAT32) {
-        const float *v = (const float *)g->v, *mm = (const float *)m;
-        (nv == 1   ? axpys1_f4
-         : nv == 2 ? axpys2_f4
-                   : axpys3_f4)((float *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
-    } else {
-        const double *v = (const double *)g->v, *mm = (const double *)m;
-        (nv == 1   ? axpys1_f8
-         : nv == 2 ? axpys2_f8
-                   : axpys3_f8)((double *)t, len, mm, g->mrs, g->mcs, v, g->vrs, g->vcs, g->c);
-    }
+    int which = g->nv < 3 ? (int)g->nv - 1 : 2;
+    if (g->d == MT_FLOAT32)
+        dots()->a4[which]((float *)t, len, (const float *)m, g->mrs, g->mcs, (const float *)g->v,
+                          g->vrs, g->vcs, g->c);
+    else
+        dots()->a8[which]((double *)t, len, (const double *)m, g->mrs, g->mcs, (const double *)g->v,
+                          g->vrs, g->vcs, g->c);
 }
 
 static bool dots_layout(const gemv_job *g) { return g->c == 1 || (g->mcs == 1 && g->vcs == 1); }
@@ -919,16 +986,13 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
             const char *vp = g->v + p * g->vrs * isz;
             char *tp = (char *)t + p * len * isz;
             int64_t vecs = g->nv - p >= DOT_VECS ? DOT_VECS : g->nv - p >= 2 ? 2 : 1;
+            int which = vecs == DOT_VECS ? 2 : (int)vecs - 1;
             if (f4)
-                (vecs == DOT_VECS ? dots2x4_f4
-                 : vecs == 2      ? dots4x2_f4
-                                  : dots4x1_f4)((float *)tp, len, (const float *)m, g->mrs,
-                                           (const float *)vp, g->vrs, g->c);
+                dots()->f4[which]((float *)tp, len, (const float *)m, g->mrs, (const float *)vp,
+                                  g->vrs, g->c);
             else
-                (vecs == DOT_VECS ? dots2x4_f8
-                 : vecs == 2      ? dots4x2_f8
-                                  : dots4x1_f8)((double *)tp, len, (const double *)m, g->mrs,
-                                           (const double *)vp, g->vrs, g->c);
+                dots()->f8[which]((double *)tp, len, (const double *)m, g->mrs, (const double *)vp,
+                                  g->vrs, g->c);
             p += vecs;
         }
         combine(g->d, g->y + b0 * g->ycs * isz, g->yrs, g->ycs, (const char *)t, g->nv, len, g->al,
@@ -1008,7 +1072,10 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
  * (Zen 4), dots against pack, us: k 64 (n 4096) at m = 2 37/40, m = 3
  * 53/45; k 128 at m = 4 13/11; k 256 at m = 6 30/29; k 500 at m = 8 74/69;
  * k 784 at m = 12 133/132, m = 16 175/160; k 1024 (n 256) at m = 16
- * 109/130. */
+ * 109/130. With the AVX-512 dots (one AVX-512 Xeon core, loaded) m =
+ * DOT_VECS, one pass reading W once, wins at any k: k 64 (n 4096) 47-50
+ * against 61 us, while m = 8 there loses, 94-103 against 73, and so does k
+ * 500 at m = 16, 109-112 against 90. */
 #define DOT_MAX_M 16
 #define DOT_K_PER_ROW 64
 #define DOT_STREAM_ELEMS (1024 * 1024)
@@ -1019,7 +1086,8 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a);
+    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a) ||
+           (s->m == DOT_VECS && mt_gemm_f32_wide());
 }
 
 typedef struct {
