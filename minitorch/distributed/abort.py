@@ -5,6 +5,7 @@ rank that is gone. The hook prints the traceback as Python would, then calls
 MPI_Abort on COMM_WORLD, which makes the launcher end every rank.
 """
 import sys
+import time
 
 _previous = None
 
@@ -13,6 +14,10 @@ def _abort_on_exception(kind, value, tb):
     _previous(kind, value, tb)
     sys.stderr.flush()
     sys.stdout.flush()
+    # the launcher forwards a rank's output from a pipe and ends the job at
+    # the abort: give it a moment to pass the traceback on, which an abort
+    # right away cut short (the user saw its first line only)
+    time.sleep(0.5)
     from ._mpi import mpi
     mpi().COMM_WORLD.Abort(1)
 
