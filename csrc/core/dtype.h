@@ -21,7 +21,7 @@ typedef enum {
     MT_COMPLEX128,
     /* torch's barebones dtypes, which hold and move values (creation, casts,
      * copies, views, indexing, printing) but reach only the rows written for
-     * them (ops/runtime/barebones_gate.h): unsigned 16, 32 and 64-bit
+     * them (ops/runtime/dtype_gate.h): unsigned 16, 32 and 64-bit
      * integers, and complex32 as (real, imaginary) pairs of float16 */
     MT_UINT16,
     MT_UINT32,

@@ -7,8 +7,7 @@
  * "\"<op>\" not implemented for '<dtype>'". The table is gathered from the
  * MT_COMPLEX_REFUSAL lines beside the rows. Looked up only on the refusal
  * path, so a linear scan costs the running of no op. */
-#include "barebones_gate.h"
-#include "complex_gate.h"
+#include "dtype_gate.h"
 
 typedef struct {
     mt_op_id id;

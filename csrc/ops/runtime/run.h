@@ -1,6 +1,6 @@
 /* Running an op-table row below autograd: the one path every row's impl
- * runs on, whoever the caller. It refuses complex tensors to the rows not
- * written for them (complex_gate.h), resolves conjugate views for the rows
+ * runs on, whoever the caller. It refuses complex and barebones tensors to
+ * the rows not written for them (dtype_gate.h), resolves conjugate views for the rows
  * that read values (conj_view.h), writes whose memory overlaps an
  * input (write_overlap.h), pins the storages of the call's tensors while the
  * impl may leave the host's lock (unlock.h), and runs the impl. It knows
@@ -12,8 +12,7 @@
 #define MT_OPS_RUN_H
 
 #include "../out_param.h"
-#include "barebones_gate.h"
-#include "complex_gate.h"
+#include "dtype_gate.h"
 #include "conj_view.h"
 #include "op_watch.h"
 #include "profile_events.h"
@@ -39,7 +38,7 @@ static inline int mt_op_exec_plain(const mt_op *op, mt_args *a, mt_result *r, mt
     if (!op->impl)
         return mt_error(MT_ERR_RUNTIME, "%s() is implemented by the Python binding only",
                         op->sig->name);
-    if (mt_complex_gate(op, a) < 0 || mt_barebones_gate(op, a) < 0)
+    if (mt_dtype_gate(op, a) < 0)
         return -1;
     int p = a->sig->out_param;
     /* of a (values, indices) out=, torch checks the values only */
