@@ -21,10 +21,16 @@ def _triangle(M: Tensor, upper: bool, unit: bool) -> Tensor:
 
 
 class _SolveTriangular(Function):
+    """X = A^-1 B (X = B A^-1 when not left), read from A's upper or lower
+    triangle. The legacy triangular_solve differentiates as this, but its
+    tangent is torch's legacy one, A^-1 (dB - dA X) with the dA its caller
+    was given (legacy "as_given", or "transposed" when the caller passed
+    A^T): neither cut to the triangle nor transposed."""
+
     @staticmethod
-    def forward(ctx, A, B, upper, left, unit):
+    def forward(ctx, A, B, upper, left, unit, legacy=None):
         X = _mt["_lapack_trsm"](A, B, upper, left, unit)
-        ctx.flags = (upper, left, unit)
+        ctx.flags = (upper, left, unit, legacy)
         ctx.save_for_backward(A, X)
         ctx.save_for_forward(A, X)
         return X
@@ -32,22 +38,25 @@ class _SolveTriangular(Function):
     @staticmethod
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
-        upper, left, unit = ctx.flags
+        upper, left, unit, _ = ctx.flags
         gB = solve_triangular(A.mH, gX, upper=not upper, left=left, unitriangular=unit)
         gA = None
         if ctx.needs_input_grad[0]:
             gA = _triangle(-(gB @ X.mH) if left else -(X.mH @ gB), upper, unit)
-        return gA, gB if ctx.needs_input_grad[1] else None, None, None, None
+        return gA, gB if ctx.needs_input_grad[1] else None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, dA, dB, *_):
-        upper, left, unit = ctx.flags
+        upper, left, unit, legacy = ctx.flags
         A, X = ctx.saved_tensors
         r = dB if dB is not None else _mt["zeros_like"](X)
         if dA is not None:
-            dT = _triangle(dA, upper, unit)
+            if legacy is None:
+                dT = _triangle(dA, upper, unit)
+            else:
+                dT = dA.mT if legacy == "transposed" else dA
             r = r - (dT @ X if left else X @ dT)
-        return solve_triangular(A, r, upper=upper, left=left, unitriangular=unit)
+        return _SolveTriangular.apply(A, r, upper, left, unit, legacy)
 
 
 @_overridable
@@ -75,48 +84,11 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper, left=True, unitriangular=Fa
     return write_out(out, X)
 
 
-class _LegacyTriangularSolve(Function):
-    """X = op(A)^-1 B with op(A) = A^T when transpose, read from A's upper or
-    lower triangle. Its gradient is solve_triangular's; its tangent is
-    torch's legacy one, op(A)^-1 (dB - dA X) with dA as given: neither cut to
-    the triangle nor transposed."""
-
-    @staticmethod
-    def forward(ctx, B, A, upper, transpose, unit):
-        X = _mt["_lapack_trsm"](A.mT if transpose else A, B, upper != transpose, True, unit)
-        ctx.flags = (upper, transpose, unit)
-        ctx.save_for_backward(A, X)
-        ctx.save_for_forward(A, X)
-        return X
-
-    @staticmethod
-    def backward(ctx, gX):
-        A, X = ctx.saved_tensors
-        upper, transpose, unit = ctx.flags
-        coef = A.mT if transpose else A
-        gB = solve_triangular(coef.mH, gX, upper=upper == transpose, unitriangular=unit)
-        gA = None
-        if ctx.needs_input_grad[1]:
-            gA = -(gB @ X.mH)
-            gA = _triangle(gA.mT if transpose else gA, upper, unit)
-        return gB if ctx.needs_input_grad[0] else None, gA, None, None, None
-
-    @staticmethod
-    def jvp(ctx, dB, dA, *_):
-        upper, transpose, unit = ctx.flags
-        A, X = ctx.saved_tensors
-        r = dB if dB is not None else _mt["zeros_like"](X)
-        if dA is not None:
-            r = r - dA @ X
-        return _LegacyTriangularSolve.apply(r, A, upper, transpose, unit)
-
-
 @_overridable
 def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
                      unitriangular=False, *, out=None):
     """Legacy form of solve_triangular: solves A X = input (A^T X = input with
     transpose); returns (solution, cloned_coefficient)."""
-    name = "linalg.solve_triangular"
     c.check_matrix("torch.triangular_solve", input, "b")
     c.check_matrix("torch.triangular_solve", A)
     if not input.dtype.is_floating_point:
@@ -129,9 +101,10 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
                            f"{input.shape[-2]} by {input.shape[-1]}")
-    del name
     b, Ab = c.broadcast_batch(input, A)
-    X = _LegacyTriangularSolve.apply(b, Ab, bool(upper), bool(transpose), bool(unitriangular))
+    coef = Ab.mT if transpose else Ab
+    X = _SolveTriangular.apply(coef, b, bool(upper) != bool(transpose), True, bool(unitriangular),
+                               "transposed" if transpose else "as_given")
     result = c.TriangularSolveResult((X, Ab.clone()))
     if out is not None:
         write_out(out[0], result[0])
