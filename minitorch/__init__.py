@@ -49,6 +49,7 @@ from . import composites_aten  # noqa: E402,F401  (ops.aten overloads only)
 from ._legacy_tensor_types import *  # noqa: E402,F403  (its __all__)
 from ._global_flags import *  # noqa: E402,F403  (its __all__)
 from ._sparse_coo import *  # noqa: E402,F403  (its __all__)
+from . import sparse  # noqa: E402,F401
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._windows import *  # noqa: E402,F403  (its __all__)
 from ._scalar_factory import scalar_tensor  # noqa: E402,F401

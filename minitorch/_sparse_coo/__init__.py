@@ -12,8 +12,17 @@ no kernel ever reads the placeholder as if it were the data. The methods
 torch defines for both layouts (``to_sparse``, ``coalesce``, ``sparse_mask``,
 ...) are installed on ``Tensor`` here with torch's answers for a dense tensor.
 """
+from ..overrides import composite
 from . import dispatch, methods  # noqa: F401  (the handlers and Tensor methods)
+from .coords import _mt
 from .factory import sparse_coo_tensor
 from .tensor import _make, _sparse_mask  # noqa: F401  (for SparseAdam)
 
-__all__ = ["sparse_coo_tensor"]
+__all__ = ["sparse_coo_tensor", "spmm"]
+
+
+@composite(method=False)
+def spmm(input, mat2):
+    """input @ mat2 for a sparse COO (or dense) matrix input and a dense mat2:
+    the dense product, recorded as mm."""
+    return _mt().mm(input, mat2)

@@ -2,6 +2,7 @@
 and values (__torch_dispatch__ looks them up in _HANDLERS)."""
 from .._tensor import Tensor
 from ..composites import _SCALAR_NAMES
+from . import dispatch_products, dispatch_values
 from .coords import _accumulate, _coalesced, _mt, _size_list
 from .tensor import _is_sparse, _make
 
@@ -228,3 +229,5 @@ _HANDLERS.update({"clone": _clone, "detach": _detach, "alias": _detach, "zero_":
                   "detach_": _detach_inplace,
                   "zeros_like": _zeros_like, "copy_": _copy, "data_ptr": _no_storage,
                   "tolist": _no_storage, "item": _item, "numpy": _to_numpy})
+_HANDLERS.update(dispatch_products.HANDLERS)
+_HANDLERS.update(dispatch_values.HANDLERS)

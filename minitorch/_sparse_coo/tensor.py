@@ -124,9 +124,9 @@ class _SparseCOOTensor(Tensor):
         if handler is None:
             raise NotImplementedError(
                 f"Could not run '{func.name()}' with arguments from the 'SparseCPU' backend: "
-                f"minitorch's sparse COO tensors support to_dense(), coalesce(), "
-                f"dense + sparse, sparse + sparse, multiplication by a scalar and a few more; "
-                f"convert with to_dense() first")
+                f"minitorch's sparse COO tensors support to_dense(), coalesce(), addition, "
+                f"products with dense and sparse matrices, sums, transposes and the pointwise "
+                f"functions that keep zero at zero; convert with to_dense() first")
         return handler(name, args, kwargs)
 
 
