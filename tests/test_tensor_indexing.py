@@ -292,3 +292,24 @@ def test_indices_into_empty_dims_as_torch(case):
         return
     got = EMPTY_DIM_CASES[case](mt)
     assert tuple(got.shape) == tuple(want.shape)
+
+
+@pytest.mark.parametrize("shape, key", [
+    ((2, 3, 0), (Ellipsis, 0)), ((4, 5, 6), (Ellipsis, 9)), ((4, 5, 6), (Ellipsis, 9, 0)),
+    ((4, 5, 6), (0, Ellipsis, 9)), ((4, 5, 6), (None, 0, 9)), ((4, 5, 6), (None, None, -9)),
+    ((4, 5, 6), (slice(1, 2), None, Ellipsis, 7)), ((4, 5, 6), (True, 9)), ((4, 5, 6), 9),
+])
+@pytest.mark.parametrize("write", [False, True])
+def test_an_integer_out_of_range_names_its_place_in_the_key_as_torch(shape, key, write):
+    """torch's message gives the integer's position in the key tuple (not
+    the dim it selects from) and that dim's size."""
+    messages = []
+    for lib in (torch, mt):
+        x = lib.zeros(*shape)
+        with pytest.raises(IndexError) as e:
+            if write:
+                x[key] = 1.0
+            else:
+                x[key]
+        messages.append(str(e.value))
+    assert messages[1] == messages[0]

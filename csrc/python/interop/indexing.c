@@ -242,9 +242,11 @@ MT_HOT static int parse_key(PyObject *self, PyObject *key, parsed_key *k)
             if (v == -1 && PyErr_Occurred())
                 return -1;
             if (v < -t->sizes[sd] || v >= t->sizes[sd]) {
+                /* torch names the index's place in the key, not the dim it
+                 * selects from ((None, 0, 9) reports dimension 2) */
                 PyErr_Format(PyExc_IndexError,
-                             "index %lld is out of bounds for dimension %d with size %lld", v, sd,
-                             (long long)t->sizes[sd]);
+                             "index %lld is out of bounds for dimension %d with size %lld", v,
+                             (int)i, (long long)t->sizes[sd]);
                 return -1;
             }
             offset += (v < 0 ? v + t->sizes[sd] : v) * t->strides[sd];
