@@ -282,8 +282,12 @@ int impl_mean(mt_args *a, mt_result *r)
     return reduced(r, reduce_cast(t, out, mask, a->v[2].b, MT_RED_MEAN, 0), o);
 }
 
-/* max/min/amax/amin/argmax/argmin need a non-empty reduction. */
-static int check_nonempty(const char *name, const mt_tensor *t, const bool *mask, bool dim_given)
+/* max/min/amax/amin/argmax/argmin need a non-empty reduction. amax and amin
+ * name the first empty dim of their list as their caller wrote it (-1), the
+ * others the wrapped dim: given_dims is amax's list (already checked by
+ * dims_mask), or NULL. */
+static int check_nonempty(const char *name, const mt_tensor *t, const bool *mask, bool dim_given,
+                          const mt_value *given_dims)
 {
     if (t->numel != 0)
         return 0;
@@ -296,6 +300,13 @@ static int check_nonempty(const char *name, const mt_tensor *t, const bool *mask
                         "%s(): Expected reduction dim to be specified for input.numel() == 0. "
                         "Specify the reduction dim with the 'dim' argument.",
                         name);
+    }
+    for (int k = 0; given_dims && k < given_dims->nints; k++) {
+        int64_t w = given_dims->ints[k];
+        if (t->sizes[w < 0 ? w + t->ndim : w] == 0)
+            return mt_error(MT_ERR_INDEX,
+                            "%s(): Expected reduction dim %lld to have non-zero size.", name,
+                            (long long)w);
     }
     for (int d = 0; d < t->ndim; d++)
         if (mask[d] && t->sizes[d] == 0)
@@ -310,7 +321,8 @@ static int amax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op
     mt_tensor *t = a->v[0].t;
     mt_tensor *o = mt_is_none(a, 3) ? NULL : a->v[3].t;
     bool mask[MT_MAX_DIMS];
-    if (dims_mask(t, &a->v[1], mask) < 0 || check_nonempty(name, t, mask, a->v[1].nints > 0) < 0)
+    if (dims_mask(t, &a->v[1], mask) < 0 ||
+        check_nonempty(name, t, mask, a->v[1].nints > 0, &a->v[1]) < 0)
         return -1;
     if (o && o->dtype != t->dtype)
         return mt_error(MT_ERR_RUNTIME,
@@ -411,7 +423,7 @@ static int max_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op op,
     mt_tensor *t = a->v[0].t;
     bool mask[MT_MAX_DIMS];
     if ((with_dim ? dim_mask(t, &a->v[1], mask) : dims_mask(t, &(mt_value){0}, mask)) < 0 ||
-        check_nonempty(name, t, mask, with_dim) < 0)
+        check_nonempty(name, t, mask, with_dim, NULL) < 0)
         return -1;
     if (!with_dim)
         return mt_result_tensor(r, reduce(t, mask, false, t->dtype, op, 0, NULL));
@@ -438,7 +450,8 @@ static int argmax_like(mt_args *a, mt_result *r, const char *name, mt_reduce_op 
     bool mask[MT_MAX_DIMS];
     if (t->dtype == MT_BOOL)
         return mt_error(MT_ERR_RUNTIME, "%s(): does not support bool input", name);
-    if (dim_mask(t, &a->v[1], mask) < 0 || check_nonempty(name, t, mask, !mt_is_none(a, 1)) < 0)
+    if (dim_mask(t, &a->v[1], mask) < 0 ||
+        check_nonempty(name, t, mask, !mt_is_none(a, 1), NULL) < 0)
         return -1;
     /* Without a dim the position is into the flattened input; keepdim keeps every dim. */
     return mt_result_tensor(r, reduce(t, mask, a->v[2].b, MT_INT64, op, 0, NULL));

@@ -410,7 +410,7 @@ def legacy_slogdet(input: Tensor, *, out=None):
 def logdet(input: Tensor):
     """The logarithm of input's determinant: NaN where it is negative, -inf
     where it is zero; complex input, its complex logarithm."""
-    sign, logabs = _slogdet("linalg.slogdet", input)
+    sign, logabs = _slogdet("logdet", input)
     if input.dtype.is_complex:
         return sign.log() + logabs
     nan = _mt["full_like"](logabs, math.nan)

@@ -90,6 +90,14 @@ def _matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
     # |ord| 1: sum down the rows (dim d0) then extremum over columns; inf: the reverse
     first, second = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = A.abs().sum(first, keepdim=True)
+    if A.shape[second] == 0:
+        if ord < 0:
+            # torch takes the minimum over the dims left after the sum
+            left = second - (1 if not keepdim and first < second else 0)
+            raise IndexError(f"amin(): Expected reduction dim {left} to have non-zero size.")
+        # the largest of no column sums is torch's 0
+        r = sums.sum(second, keepdim=True)
+        return r if keepdim else _squeeze_dims(r, [d0, d1])
     r = (sums.amax if ord > 0 else sums.amin)(second, keepdim=True)
     return r if keepdim else _squeeze_dims(r, [d0, d1])
 

@@ -3,6 +3,8 @@ orgqr) as autograd Functions with torch's backward and tangent formulas in
 differentiable ops, and the functions built on them: eigvalsh, svdvals,
 torch.svd, torch.qr, geqrf, householder_product, ormqr, pinv, matrix_rank,
 cond, lstsq, and the 2, -2 and nuclear matrix norms."""
+import math
+
 from .. import _C
 from .._dtype_info import finfo
 from .._tensor import Tensor
@@ -95,7 +97,7 @@ def eigh(A: Tensor, UPLO="L", *, out=None):
 def eigvalsh(A: Tensor, UPLO="L", *, out=None):
     """The eigenvalues (ascending) of the symmetric A."""
     # the eigenvectors carry its gradient and tangent
-    return write_out(out, _eigh("linalg.eigvalsh", A, UPLO, True)[0])
+    return write_out(out, _eigh("linalg.eigh", A, UPLO, True)[0])
 
 
 def _skew(X: Tensor) -> Tensor:
@@ -559,22 +561,44 @@ def matrix_norm_svd(A: Tensor, ord) -> Tensor:
     S = svdvals(A)
     if ord == "nuc":
         return S.sum(-1)
+    if ord == 2 and S.shape[-1] == 0:
+        # torch's largest singular value of an empty matrix is 0; its
+        # smallest raises amin's error
+        return S.sum(-1)
     return S.amax(-1) if ord == 2 else S.amin(-1)
+
+
+def _ord_text(p) -> str:
+    """An order as torch's messages print it (3.0 as 3, inf as inf)."""
+    if isinstance(p, float) and p.is_integer():
+        return str(int(p))
+    return str(p)
 
 
 @_overridable
 def cond(A: Tensor, p=None, *, out=None):
     """The condition number of A in the norm p (2 when None: the ratio of the
-    largest to the smallest singular value)."""
-    name = "linalg.cond"
-    c.check_matrix(name, A)
+    largest to the smallest singular value); 0 for empty matrices, as torch."""
+    if isinstance(p, str):
+        # torch's string orders check the shape first, in their own name
+        c.check_square(f"linalg.cond(ord={p})", A)
+    elif A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_text(p)}")
+    if A.numel() == 0 and not isinstance(p, str):
+        part = {"complex64": _C.float32, "complex128": _C.float64}.get(
+            str(A.dtype).split(".")[-1], A.dtype)
+        return write_out(out, _mt["zeros"](tuple(A.shape[:-2]), dtype=part))
     if p in (None, 2, -2):
         S = svdvals(A)
         r = S[..., 0] / S[..., -1] if p in (None, 2) else S[..., -1] / S[..., 0]
         return write_out(out, r)
+    c.check_square(f"linalg.cond(ord={_ord_text(p)})", A)
     from ._lu import inv
     from ._norms import matrix_norm
-    c.check_square(name, A)
+    if A.numel() == 0:
+        return write_out(out, matrix_norm(A, p))
     return write_out(out, matrix_norm(A, p) * matrix_norm(inv(A), p))
 
 

@@ -158,7 +158,7 @@ def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
     """The Cholesky factor of the symmetric positive-definite A (lower, or
     upper with upper=True) and info, the order of the first leading minor
     that is not positive-definite (0 on success), per matrix."""
-    L, info = _cholesky_ex("linalg.cholesky_ex", A, upper)
+    L, info = _cholesky_ex("linalg.cholesky", A, upper)
     if check_errors:
         c.raise_for_info(info, c.not_pd_message, name="linalg.cholesky_ex")
     if out is not None:
