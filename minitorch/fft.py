@@ -136,13 +136,18 @@ def _c2c_or_r2c(name, x, dims, sizes, norm, forward, out):
     if x.is_complex():
         return _finish(name, out, _mt["_fft_c2c"](x, dims, mode, forward))
     r = _mt["_fft_r2c"](x, dims, mode, False)
-    return _finish(name, out, r if forward else r.conj())
+    if forward:
+        return _finish(name, out, r)
+    # torch's one-dimensional ifft of a real signal is a conjugate view; its
+    # n-dimensional ones transform a complex copy, so their results are not
+    return _finish(name, out, r.conj() if name == "ifft" else r.conj().resolve_conj())
 
 
 @_overridable
 def fft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
         out: Optional[Tensor] = None) -> Tensor:
     """The one-dimensional discrete Fourier transform of input along dim."""
+    input = _promote("fft", input)
     d, size = _one_dim("fft", input, n, dim)
     return _c2c_or_r2c("fft", input, [d], [size], norm, True, out)
 
@@ -151,6 +156,7 @@ def fft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[st
 def ifft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
          out: Optional[Tensor] = None) -> Tensor:
     """The one-dimensional inverse discrete Fourier transform of input along dim."""
+    input = _promote("ifft", input)
     d, size = _one_dim("ifft", input, n, dim)
     return _c2c_or_r2c("ifft", input, [d], [size], norm, False, out)
 
@@ -187,9 +193,9 @@ def ifft2(input: Tensor, s=None, dim=(-2, -1), norm: Optional[str] = None, *,
     return _c2c_or_r2c("ifft2", input, dims, sizes, norm, False, out)
 
 
-def _r2c(name, x, dims, sizes, norm, forward, out):
-    """rfft(n) (forward) and ihfft(n) (conjugated inverse): the half spectrum
-    of a real signal."""
+def _check_real(name: str, x: Tensor) -> None:
+    """The r2c transforms' refusal of complex input, which torch makes before
+    any other check."""
     if x.is_complex():
         if name in ("ihfft2", "ihfftn"):
             raise RuntimeError(f"Only supports floating-point dtypes, but found: "
@@ -197,6 +203,12 @@ def _r2c(name, x, dims, sizes, norm, forward, out):
         kind = "real-valued" if name in ("rfft2", "rfftn") else "real"
         raise RuntimeError(f"{name.replace('rfft2', 'rfftn')} expects a {kind} input tensor, "
                            f"but got {_type_name(x.dtype)}")
+
+
+def _r2c(name, x, dims, sizes, norm, forward, out):
+    """rfft(n) (forward) and ihfft(n) (conjugated inverse): the half spectrum
+    of a real signal."""
+    _check_real(name, x)
     x = _promote(name, x)
     if not dims:
         raise RuntimeError(f"{name} must transform at least one axis")
@@ -214,6 +226,8 @@ def _r2c(name, x, dims, sizes, norm, forward, out):
 def rfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
          out: Optional[Tensor] = None) -> Tensor:
     """The discrete Fourier transform of real input along dim: its non-negative frequencies."""
+    _check_real("rfft", input)
+    input = _promote("rfft", input)
     d, size = _one_dim("rfft", input, n, dim)
     return _r2c("rfft", input, [d], [size], norm, True, out)
 
@@ -222,6 +236,8 @@ def rfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[s
 def ihfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
           out: Optional[Tensor] = None) -> Tensor:
     """The inverse of hfft: the non-negative frequencies of the inverse transform of real input."""
+    _check_real("ihfft", input)
+    input = _promote("ihfft", input)
     d, size = _one_dim("ihfft", input, n, dim)
     return _r2c("ihfft", input, [d], [size], norm, False, out)
 
@@ -230,6 +246,7 @@ def ihfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[
 def rfftn(input: Tensor, s=None, dim=None, norm: Optional[str] = None, *,
           out: Optional[Tensor] = None) -> Tensor:
     """The N-dimensional transform of real input, halved along the last transformed dim."""
+    _check_real("rfftn", input)
     dims, sizes = _shape_and_dims(input, s, dim)
     return _r2c("rfftn", input, dims, sizes, norm, True, out)
 
@@ -238,6 +255,7 @@ def rfftn(input: Tensor, s=None, dim=None, norm: Optional[str] = None, *,
 def rfft2(input: Tensor, s=None, dim=(-2, -1), norm: Optional[str] = None, *,
           out: Optional[Tensor] = None) -> Tensor:
     """The two-dimensional transform of real input, halved along the last dim of dim."""
+    _check_real("rfft2", input)
     dims, sizes = _shape_and_dims(input, s, dim)
     return _r2c("rfft2", input, dims, sizes, norm, True, out)
 
@@ -270,6 +288,17 @@ def _c2r_shape(name, x, s, dim):
     return dims, sizes, last
 
 
+def _c2r_one_dim(name, x, n, dim):
+    """irfft's and hfft's dim and output length n (2 * (size - 1) by
+    default), checked as torch's one-dimensional path does: the dtype first,
+    then n itself, so an empty input reports -2."""
+    x = _promote(name, x, require_complex=True)
+    d = _wrap(dim, x.dim())
+    last = 2 * (x.shape[d] - 1) if n is None else n
+    _check_n(last)
+    return [d], [last // 2 + 1], last
+
+
 def _c2r(name, x, dims, sizes, last, norm, forward, out):
     """irfft(n) (inverse) and hfft(n) (forward, of the conjugate): a real signal
     from its half spectrum."""
@@ -286,7 +315,7 @@ def _c2r(name, x, dims, sizes, last, norm, forward, out):
 def irfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
           out: Optional[Tensor] = None) -> Tensor:
     """The inverse of rfft: the real signal of n points (2 * (size - 1) by default) along dim."""
-    dims, sizes, last = _c2r_shape("irfft", input, None if n is None else [n], [dim])
+    dims, sizes, last = _c2r_one_dim("irfft", input, n, dim)
     return _c2r("irfft", input, dims, sizes, last, norm, False, out)
 
 
@@ -294,7 +323,7 @@ def irfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[
 def hfft(input: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None, *,
          out: Optional[Tensor] = None) -> Tensor:
     """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
-    dims, sizes, last = _c2r_shape("hfft", input, None if n is None else [n], [dim])
+    dims, sizes, last = _c2r_one_dim("hfft", input, n, dim)
     return _c2r("hfft", input, dims, sizes, last, norm, True, out)
 
 
