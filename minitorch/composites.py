@@ -191,6 +191,9 @@ def flipud(input: Tensor) -> Tensor:
 def logit(input: Tensor, eps: Optional[float] = None, *,
           out: Optional[Tensor] = None) -> Tensor:
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    if input.is_complex():
+        raise NotImplementedError(f"\"logit_cpu\" not implemented for "
+                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
     p = input if input.is_floating_point() else input.to(_C.get_default_dtype())
     p = p if eps is None else p.clamp(eps, 1 - eps)
     return write_out(out, (p / (1 - p)).log())

@@ -22,13 +22,31 @@ static const refusal refusals[] = {
 #undef MT_COMPLEX_REFUSAL
 };
 
+static const struct {
+    mt_op_id id, as;
+} computes_as[] = {
+#define MT_COMPUTES_AS(id, as) {MT_OP_##id, MT_OP_##as},
+#include "../../ops.def"
+#undef MT_COMPUTES_AS
+};
+
+/* The row whose refusal op's is: its operator for a form (clamp_, max's
+ * method) or an alias (special_erf). */
+static mt_op_id refusing_row(const mt_op *op)
+{
+    for (size_t i = 0; i < sizeof computes_as / sizeof computes_as[0]; i++)
+        if (computes_as[i].id == op->id)
+            return computes_as[i].as;
+    return op->base;
+}
+
 int mt_complex_refusal(const mt_op *op, const mt_args *a, mt_dtype d)
 {
     const char *dname = mt_dtype_infos[d].scalar_name;
+    mt_op_id row = refusing_row(op);
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
         const refusal *f = &refusals[i];
-        /* a form (clamp_, max's method) refuses as its operator */
-        if (f->id != op->id && f->id != op->base)
+        if (f->id != op->id && f->id != row)
             continue;
         if (f->kernel)
             return mt_error(f->kind, "\"%s\" not implemented for '%s'", f->kernel, dname);
