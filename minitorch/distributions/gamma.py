@@ -61,6 +61,12 @@ class Gamma(Distribution):
                 + minitorch.xlogy(self.concentration - 1, value)
                 - self.rate * value - lgamma(self.concentration))
 
+    def cdf(self, value: Any) -> Any:
+        """The regularised lower incomplete gamma P(concentration, rate * value)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return minitorch.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self) -> Any:
         """c - log rate + lgamma(c) + (1 - c) digamma(c)."""
         c = self.concentration

@@ -13,7 +13,7 @@ from typing import Any, List
 from . import constraints
 from .independent import _sum_rightmost
 
-__all__ = ["AffineTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform",
            "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
@@ -308,6 +308,24 @@ class ExpTransform(Transform):
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         """log abs(dy/dx) at the pair (x, y)."""
         return x
+
+
+class AbsTransform(Transform):
+    """y = |x| (not injective: the inverse picks the nonnegative root)."""
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, AbsTransform)
+
+    def __hash__(self) -> int:
+        return hash(AbsTransform)
+
+    def _call(self, x: Any) -> Any:
+        return x.abs()
+
+    def _inverse(self, y: Any) -> Any:
+        return y
 
 
 def _clipped_sigmoid(x: Any) -> Any:
