@@ -9,12 +9,9 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all, eps, tiny
+from .utils import broadcast_all, euler_constant, eps, tiny
 
 __all__ = ["Gumbel"]
-
-_EULER = 0.57721566490153286060
-
 
 class Gumbel(TransformedDistribution):
     """Gumbel distribution with density exp(-(z + e^-z)) / scale, z = (x - loc) / scale:
@@ -51,7 +48,7 @@ class Gumbel(TransformedDistribution):
     @property
     def mean(self) -> Any:
         """loc + scale * Euler's constant."""
-        return self.loc + self.scale * _EULER
+        return self.loc + self.scale * euler_constant
 
     @property
     def mode(self) -> Any:
@@ -70,4 +67,4 @@ class Gumbel(TransformedDistribution):
 
     def entropy(self) -> Any:
         """log scale + 1 + Euler's constant."""
-        return self.scale.log() + (1 + _EULER)
+        return self.scale.log() + (1 + euler_constant)
