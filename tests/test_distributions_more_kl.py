@@ -131,3 +131,18 @@ def test_exponential_family_bregman_kl():
         TD.kl_divergence(TD.Bernoulli(0.3), TD.Normal(0.0, 1.0))
     assert str(e1.value) == str(e2.value)
     assert isinstance(D.Normal(0.0, 1.0), D.ExponentialFamily)
+
+
+def test_wishart_kl_by_bregman_divergence():
+    """Wishart is an exponential family as torch's, so KL between two goes by the fallback."""
+    a = [[[2.0, 0.5], [0.5, 1.0]], [[1.0, 0.0], [0.0, 1.0]]]
+    b = [[1.0, 0.2], [0.2, 3.0]]
+    f64 = {"dtype": mt.float64}
+    p = D.Wishart(mt.tensor([4.0, 2.5], **f64), covariance_matrix=mt.tensor(a, **f64))
+    q = D.Wishart(mt.tensor(5.5, **f64), covariance_matrix=mt.tensor(b, **f64))
+    tp = TD.Wishart(torch.tensor([4.0, 2.5], dtype=torch.float64),
+                    covariance_matrix=torch.tensor(a, dtype=torch.float64))
+    tq = TD.Wishart(torch.tensor(5.5, dtype=torch.float64),
+                    covariance_matrix=torch.tensor(b, dtype=torch.float64))
+    close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq))
+    close(D.ExponentialFamily.entropy(p), tp.entropy())

@@ -6,7 +6,7 @@ from typing import Any, Dict, Tuple
 import minitorch
 import minitorch.nn.functional as F
 
-__all__ = ["broadcast_all", "clamp_probs", "euler_constant", "lazy_property", "logits_to_probs",
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
            "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
