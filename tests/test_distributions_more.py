@@ -159,8 +159,8 @@ def test_values_match_torch(name, dtype):
     assert ours.has_rsample == theirs.has_rsample
     assert repr(ours) == repr(theirs).replace("torch.", "minitorch.")
     assert list(ours.arg_constraints) == list(theirs.arg_constraints)
-    assert repr(ours.support) == repr(theirs.support) or name in ("Pareto", "GeneralizedPareto",
-                                                                  "Binomial")
+    if torch.get_default_dtype() == torch.float32:  # else torch's reprs drop float64's dtype
+        assert repr(ours.support) == repr(theirs.support).replace("torch.", "minitorch.")
     for attr in ("mean", "mode", "variance", "stddev"):
         o, t = both(lambda: getattr(ours, attr), lambda: getattr(theirs, attr))
         if t is not None:
@@ -239,8 +239,7 @@ def test_sample_shapes_dtype_expand_and_mean(name, dtype):
     assert tuple(s.shape) == (5, 2, 3)
     assert s.dtype == DTYPES[dtype][0]
     assert not s.requires_grad
-    assert bool(ours.support.check(s).all()) if name not in ("Pareto", "GeneralizedPareto") else \
-        True
+    assert bool(ours.support.check(s).all())
     e, te = ours.expand((4, 2, 3)), theirs.expand((4, 2, 3))
     assert type(e) is type(ours)
     assert tuple(e.batch_shape) == (4, 2, 3)
