@@ -73,7 +73,8 @@ def _torch_gpd_float64(request):
     spec = getattr(request.node, "callspec", None)
     params = spec.params if spec else {}
     if (params.get("name") != "GeneralizedPareto" or params.get("dtype") == "float32"
-            or request.function.__name__ == "test_each_invalid_parameter_is_refused_as_torch"):
+            or request.function.__name__ in ("test_each_invalid_parameter_is_refused_as_torch",
+                                             "test_value_outside_support_is_refused_as_torch")):
         yield
         return
     old = torch.get_default_dtype()
@@ -379,3 +380,16 @@ def test_each_invalid_parameter_is_refused_as_torch(name):
         with pytest.raises(ValueError) as ours:
             getattr(D, name)(**ours_kw, validate_args=True)
         assert str(ours.value) == str(theirs.value).replace("torch.", "minitorch."), k
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_value_outside_support_is_refused_as_torch(name):
+    ours, theirs, _ = build(name)
+    v = values(build(name)[1], 1).clone()  # a separate sampler: sampling may cache logits
+    v[0, 1, 2] = math.nan if theirs.support is TD.constraints.real else -10.0
+    ours._validate_args = theirs._validate_args = True
+    with pytest.raises(ValueError) as theirs_v:
+        theirs.log_prob(v)
+    with pytest.raises(ValueError) as ours_v:
+        ours.log_prob(mt_of(v))
+    assert str(ours_v.value) == str(theirs_v.value).replace("torch.", "minitorch.")
