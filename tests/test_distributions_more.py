@@ -393,3 +393,31 @@ def test_value_outside_support_is_refused_as_torch(name):
     with pytest.raises(ValueError) as ours_v:
         ours.log_prob(mt_of(v))
     assert str(ours_v.value) == str(theirs_v.value).replace("torch.", "minitorch.")
+
+
+def test_samplers_on_degenerate_parameters_never_hang():
+    from minitorch.distributions._discrete_sampler import binomial, poisson
+    out = poisson(mt.tensor([0.0, math.inf, 1e12]))
+    assert out.tolist()[:2] == [0.0, math.inf] and abs(out.tolist()[2] - 1e12) < 1e7
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        poisson(mt.tensor([1.0, math.nan]))
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        D.Poisson(mt.tensor([-1.0]), validate_args=False).sample()
+    n = mt.tensor([math.nan, 5.0, math.inf, 5.0, -2.0, 1e9, 5.0, 0.0, 7.0])
+    p = mt.tensor([0.5, math.nan, 0.5, 1.5, 0.5, 0.5, 0.0, 0.3, 1.0])
+    out = binomial(n, p).tolist()
+    assert all(math.isnan(v) for v in out[:5])
+    assert abs(out[5] - 5e8) < 5e5 and out[6:] == [0.0, 0.0, 7.0]
+
+
+def test_rejection_samplers_on_degenerate_parameters_never_hang():
+    from minitorch.distributions._gamma_sampler import standard_gamma
+    tiny = 1.1754943508222875e-38
+    out = standard_gamma(mt.tensor([math.nan, math.inf, 0.0, -1.0, 2.0])).tolist()
+    assert out[:4] == [tiny, math.inf, tiny, tiny] and out[4] > 0  # torch's _standard_gamma
+    d = D.VonMises(mt.tensor([0.0, 1.0, 1.0]), mt.tensor([0.0, math.inf, math.nan]),
+                   validate_args=False)
+    s = d.sample((500,))
+    assert bool(((s[:, 0] >= -math.pi) & (s[:, 0] < math.pi)).all())
+    assert float(s[:, 0].std()) > 1.5  # uniform on the circle: std pi / sqrt(3)
+    assert bool((s[:, 1] == 1.0).all()) and bool(s[:, 2].isnan().all())

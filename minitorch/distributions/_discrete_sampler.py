@@ -54,6 +54,10 @@ def poisson(rate: Any) -> Any:
     """One Poisson(rate) draw per element (rate >= 0), in rate's dtype."""
     with minitorch.no_grad():
         lam = rate.detach().to(_F64)
+        if not bool((lam >= 0).all()):
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        infinite = lam == math.inf
+        lam = minitorch.where(infinite, 0.0, lam)  # drawn as inf below, never by a loop
         small = lam < _COUNTING_LIMIT
         out = _count_arrivals(minitorch.where(small, lam, 0.0),
                               lambda: -minitorch.log(_rand(lam.shape).clamp(min=1e-300)))
@@ -69,7 +73,7 @@ def poisson(rate: Any) -> Any:
                 return ~((us < 0.013) & (v > us)) & (lhs <= -big + k * log_lam - lgamma(k + 1))
             drawn = _transformed_rejection(big + 0.43, a, b, 0.9277 - 3.6224 / (b - 2), exact)
             out = minitorch.where(small, out, drawn)
-        return out.to(rate.dtype)
+        return minitorch.where(infinite, math.inf, out).to(rate.dtype)
 
 
 def _binomial_small(n: Any, p: Any) -> Any:
@@ -99,10 +103,13 @@ def _binomial_large(n: Any, p: Any) -> Any:
 
 
 def binomial(count: Any, prob: Any) -> Any:
-    """One Binomial(count, prob) draw per element, in prob's dtype."""
+    """One Binomial(count, prob) draw per element, in prob's dtype; NaN where
+    count is not a finite nonnegative number or prob is outside [0, 1]."""
     with minitorch.no_grad():
         n = count.detach().to(_F64)
         p0 = prob.detach().to(_F64)
+        valid = (n >= 0) & (n < math.inf) & (p0 >= 0) & (p0 <= 1)
+        n, p0 = minitorch.where(valid, n, 0.0), minitorch.where(valid, p0, 0.5)
         flip = p0 > 0.5
         p = minitorch.where(flip, 1 - p0, p0)
         small = n * p < _COUNTING_LIMIT
@@ -112,4 +119,4 @@ def binomial(count: Any, prob: Any) -> Any:
                                     minitorch.where(small, 0.5, p))
             out = minitorch.where(small, out, drawn)
         out = minitorch.where(flip, n - out, out)
-        return out.to(prob.dtype)
+        return minitorch.where(valid, out, math.nan).to(prob.dtype)

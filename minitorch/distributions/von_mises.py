@@ -77,10 +77,14 @@ class VonMises(Distribution):
         with minitorch.no_grad():
             shape = tuple(self._extended_shape(sample_shape))
             loc = self.loc.to(minitorch.float64)
-            kappa = self.concentration.to(minitorch.float64)
+            kappa = self.concentration.to(minitorch.float64).expand(shape)
             r = self._proposal_r
-            x = minitorch.zeros(shape, dtype=minitorch.float64)
-            done = minitorch.zeros(shape, dtype=minitorch.bool)
+            # the envelope needs 0 < kappa < inf: kappa = 0 is uniform on the circle, kappa =
+            # inf a point mass at loc, anything else undefined (and would never be accepted)
+            uniform = math.pi * (2 * minitorch.rand(shape, dtype=minitorch.float64) - 1)
+            x = minitorch.where(kappa == 0, uniform, minitorch.where(kappa == math.inf, 0.0,
+                                                                     math.nan))
+            done = ~((kappa > 0) & (kappa < math.inf))
             while not bool(done.all()):
                 u1, u2, u3 = minitorch.rand((3,) + shape, dtype=minitorch.float64).unbind()
                 z = minitorch.cos(math.pi * u1)
