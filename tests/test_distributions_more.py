@@ -58,8 +58,9 @@ NAMES = sorted(CASES)
 # rsample draws of one noise variable per element, through the quantile function:
 # its gradient is the implicit one for these parameters
 IMPLICIT = {"Exponential": ("rate",), "Laplace": ("loc", "scale"), "LogNormal": ("loc", "scale"),
-            "Cauchy": ("loc", "scale"), "HalfNormal": ("scale",), "HalfCauchy": ("scale",),
-            "Chi2": ("df",), "Weibull": ("scale", "concentration"), "Pareto": ("scale", "alpha"),
+            "Cauchy": ("loc", "scale"), "Gumbel": ("loc", "scale"), "HalfNormal": ("scale",),
+            "HalfCauchy": ("scale",), "Chi2": ("df",), "Weibull": ("scale", "concentration"),
+            "Pareto": ("scale", "alpha"),
             "Kumaraswamy": ("concentration1", "concentration0"),
             "InverseGamma": ("concentration", "rate"),
             "GeneralizedPareto": ("loc", "scale", "concentration"),
