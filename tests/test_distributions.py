@@ -213,8 +213,14 @@ def test_kl_independent_and_registry():
     ours = D.kl_divergence(D.Independent(D.Normal(l, s), 1), D.Independent(D.Normal(s, s), 1))
     close(ours, TD.kl_divergence(TD.Independent(TD.Normal(tl, ts), 1), TD.Independent(TD.Normal(ts, ts), 1)))
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Normal "
-                       "and q type Bernoulli"):
+                       "and q type Categorical"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(mt.tensor([0.5, 0.5])))
+    # two different exponential families fall to the Bregman pair, which refuses them as torch's
+    with pytest.raises(NotImplementedError) as ours_e:
         D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(0.5))
+    with pytest.raises(NotImplementedError) as theirs_e:
+        TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Bernoulli(0.5))
+    assert str(ours_e.value) == str(theirs_e.value)
 
     class MyNormal(D.Normal):
         """A subclass whose KL against Normal is registered specially."""

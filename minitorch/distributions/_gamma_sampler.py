@@ -3,6 +3,7 @@ vectorised: every element draws a candidate per round and the ones not yet
 accepted retry, from minitorch's own normal and uniform generators (so
 manual_seed fixes them). alpha < 1 draws Gamma(alpha + 1) and scales by
 U^(1/alpha). No graph: the draws are not differentiable in alpha."""
+import math
 from typing import Any
 
 import minitorch
@@ -15,6 +16,9 @@ def standard_gamma(alpha: Any) -> Any:
     """A Gamma(alpha, 1) draw for each element of alpha (> 0)."""
     with minitorch.no_grad():
         a = alpha.detach().to(minitorch.float64)
+        # as torch: an infinite alpha draws inf, a NaN or nonpositive one the tiny floor
+        infinite, valid = a == math.inf, (a > 0) & (a < math.inf)
+        a = minitorch.where(valid, a, 1.0)
         boost = a < 1
         d = minitorch.where(boost, a + 1, a) - 1 / 3
         c = 1 / minitorch.sqrt(9 * d)
@@ -31,8 +35,8 @@ def standard_gamma(alpha: Any) -> Any:
             todo = todo & ~ok
         u = minitorch.rand(a.shape, dtype=minitorch.float64)
         out = minitorch.where(boost, out * u ** (1 / a), out)
-        out = out.to(alpha.dtype)
-        return out.clamp(min=tiny(alpha.dtype))
+        out = minitorch.where(valid, out, minitorch.where(infinite, math.inf, 0.0))
+        return out.to(alpha.dtype).clamp(min=tiny(alpha.dtype))
 
 
 def standard_gamma_grad(alpha: Any, x: Any) -> Any:
@@ -44,6 +48,9 @@ def standard_gamma_grad(alpha: Any, x: Any) -> Any:
     The series needs about x + 10 sqrt(x) terms: summed until every term is negligible."""
     with minitorch.no_grad():
         a, z = alpha.detach().to(minitorch.float64), x.detach().to(minitorch.float64)
+        # the series only for finite positive pairs (others would never converge): NaN there
+        valid = (a > 0) & (a < math.inf) & (z > 0) & (z < math.inf)
+        a, z = minitorch.where(valid, a, 1.0), minitorch.where(valid, z, 1.0)
         term, dterm = minitorch.ones_like(a), minitorch.zeros_like(a)
         s, ds = term, dterm
         n = 0
@@ -56,7 +63,7 @@ def standard_gamma_grad(alpha: Any, x: Any) -> Any:
             if n > 20 and bool(((term <= 1e-17 * s) & (dterm.abs() <= 1e-17 * ds.abs())).all()):
                 break
         grad = -(z / a) * (s * (minitorch.log(z) - digamma(a + 1)) + ds)
-        return grad.to(alpha.dtype)
+        return minitorch.where(valid, grad, math.nan).to(alpha.dtype)
 
 
 class StandardGamma(minitorch.autograd.Function):

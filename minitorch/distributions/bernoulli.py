@@ -7,17 +7,18 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
                     logits_to_probs, probs_to_logits)
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli distribution over {0, 1}, parameterised by probs or logits."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
+    _mean_carrier_measure = 0
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,
@@ -91,3 +92,10 @@ class Bernoulli(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+    @property
+    def _natural_params(self) -> Any:
+        return (minitorch.logit(self.probs),)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return minitorch.log1p(minitorch.exp(x))

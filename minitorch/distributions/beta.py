@@ -6,13 +6,13 @@ import minitorch
 
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta distribution with concentrations concentration1 (alpha) and
     concentration0 (beta)."""
     arg_constraints = {"concentration1": constraints.positive,
@@ -74,3 +74,10 @@ class Beta(Distribution):
     def entropy(self) -> Any:
         """The entropy of the two-category Dirichlet."""
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self) -> Any:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return minitorch.lgamma(x) + minitorch.lgamma(y) - minitorch.lgamma(x + y)

@@ -7,12 +7,13 @@ from typing import Any
 
 import minitorch
 
-__all__ = ["Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property",
-           "greater_than", "greater_than_eq", "half_open_interval", "independent",
-           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky",
-           "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_definite", "positive_integer", "real", "real_vector", "simplex", "symmetric",
-           "square", "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+           "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
+           "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -102,6 +103,102 @@ class _IndependentConstraint(Constraint):
     def __repr__(self) -> str:
         return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
                 f"{self.reinterpreted_batch_ndims})")
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A component distribution's constraint checked with the mixture's
+    component dim put back (rightmost batch dim) and all-reduced over it."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        """Whether the base constraint is discrete."""
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        """The base constraint's event dims."""
+        return self.base_constraint.event_dim
+
+    def check(self, value: Any) -> Any:
+        """The base check on value with a component dim, all over that dim."""
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
+class _Multinomial(Constraint):
+    """Nonnegative count vectors summing to at most upper_bound (torch's check)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Any) -> Any:
+        """Whether each vector is nonnegative with a sum at most the bound."""
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
+
+
+class _Cat(Constraint):
+    """Constraints `cseq` on consecutive slices of `lengths` along `dim` (as cat)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        """Whether any part is discrete."""
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        """The largest event dims of the parts."""
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Any) -> Any:
+        """Each slice checked by its constraint, concatenated back along dim."""
+        checks, start = [], 0
+        for c, length in zip(self.cseq, self.lengths):
+            checks.append(c.check(value.narrow(self.dim, start, length)))
+            start += length
+        return minitorch.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraints `cseq` on the slices along `dim` (as stack)."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        """Whether any part is discrete."""
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        """The largest event dims of the parts, one more when dim is inside the event."""
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Any) -> Any:
+        """Each slice checked by its constraint, stacked back along dim."""
+        parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return minitorch.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
 
 
 class _Boolean(Constraint):
@@ -284,6 +381,17 @@ class _Symmetric(_Square):
         return minitorch.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric positive-semidefinite matrices."""
+
+    def check(self, value: Any) -> Any:
+        """Whether each matrix is symmetric with nonnegative eigenvalues."""
+        sym = super().check(value)
+        if not sym.all():
+            return sym
+        return minitorch.linalg.eigvalsh(value).ge(0).all(-1)
+
+
 class _PositiveDefinite(_Symmetric):
     """Symmetric positive-definite matrices."""
 
@@ -320,4 +428,8 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack
+multinomial = _Multinomial

@@ -8,12 +8,12 @@ import minitorch.nn.functional as F
 from . import constraints
 from ._gamma_sampler import StandardGamma
 from minitorch import digamma, lgamma
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet distribution with the given concentration (last dim = event);
     rsample normalises reparameterised Gamma draws."""
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -72,3 +72,10 @@ class Dirichlet(Distribution):
         k, a0 = c.shape[-1], c.sum(-1)
         return (lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
                 - ((c - 1.0) * digamma(c)).sum(-1))
+
+    @property
+    def _natural_params(self) -> Any:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return x.lgamma().sum(-1) - lgamma(x.sum(-1))

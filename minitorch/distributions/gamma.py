@@ -7,18 +7,19 @@ import minitorch
 from . import constraints
 from ._gamma_sampler import StandardGamma
 from minitorch import digamma, lgamma
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma distribution with density rate^c x^(c-1) e^(-rate x) / Gamma(c),
     drawn by Marsaglia-Tsang; rsample is implicitly reparameterised."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Optional[bool] = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -61,7 +62,20 @@ class Gamma(Distribution):
                 + minitorch.xlogy(self.concentration - 1, value)
                 - self.rate * value - lgamma(self.concentration))
 
+    def cdf(self, value: Any) -> Any:
+        """The regularised lower incomplete gamma P(concentration, rate * value)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return minitorch.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self) -> Any:
         """c - log rate + lgamma(c) + (1 - c) digamma(c)."""
         c = self.concentration
         return c - minitorch.log(self.rate) + lgamma(c) + (1.0 - c) * digamma(c)
+
+    @property
+    def _natural_params(self) -> Any:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return lgamma(x + 1) + (x + 1) * minitorch.log(-y.reciprocal())

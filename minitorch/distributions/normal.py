@@ -8,17 +8,18 @@ import minitorch
 from . import constraints
 from minitorch import erfinv
 from ._parameter_views import CenteredAtLoc
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(CenteredAtLoc, Distribution):
+class Normal(CenteredAtLoc, ExponentialFamily):
     """Normal (Gaussian) distribution N(loc, scale^2); rsample is loc + eps * scale."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -68,3 +69,10 @@ class Normal(CenteredAtLoc, Distribution):
     def entropy(self) -> Any:
         """0.5 + 0.5 log(2 pi) + log scale."""
         return 0.5 + 0.5 * math.log(2 * math.pi) + minitorch.log(self.scale)
+
+    @property
+    def _natural_params(self) -> Any:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return -0.25 * x.pow(2) / y + 0.5 * minitorch.log(-math.pi / y)

@@ -46,6 +46,17 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "TransformedDistribution":
+        """The same transforms over the base distribution expanded so that
+        the result has `batch_shape`."""
+        shape = tuple(batch_shape) + tuple(self.event_shape)
+        for t in reversed(self.transforms):
+            shape = tuple(t.inverse_shape(shape))
+        base_batch = shape[:len(shape) - len(self.base_dist.event_shape)]
+        return self._expanded(TransformedDistribution, batch_shape, _instance,
+                              base_dist=self.base_dist.expand(base_batch),
+                              transforms=self.transforms)
+
     @constraints.dependent_property
     def support(self) -> Any:
         """The codomain of the last transform, widened to the event dims."""

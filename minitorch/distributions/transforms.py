@@ -1,8 +1,10 @@
 """Transforms: invertible maps with the log absolute determinant of their
 Jacobian, for TransformedDistribution, as torch.distributions.transforms:
-ExpTransform, SigmoidTransform, TanhTransform, AffineTransform and
-ComposeTransform, each with its inverse (`.inv`), its sign, its domain and
-codomain constraints, and the cache of its last (x, y) pair."""
+the base Transform, ExpTransform, SigmoidTransform, TanhTransform,
+AbsTransform, AffineTransform, CorrCholeskyTransform and ComposeTransform
+here, the rest in _elementwise_transforms and _combining_transforms; each
+with its inverse (`.inv`), its sign, its domain and codomain constraints,
+and the cache of its last (x, y) pair."""
 import functools
 import math
 import numbers
@@ -13,8 +15,12 @@ from typing import Any, List
 from . import constraints
 from .independent import _sum_rightmost
 
-__all__ = ["AffineTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform",
-           "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 def _mt() -> Any:
@@ -310,6 +316,24 @@ class ExpTransform(Transform):
         return x
 
 
+class AbsTransform(Transform):
+    """y = |x| (not injective: the inverse picks the nonnegative root)."""
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, AbsTransform)
+
+    def __hash__(self) -> int:
+        return hash(AbsTransform)
+
+    def _call(self, x: Any) -> Any:
+        return x.abs()
+
+    def _inverse(self, y: Any) -> Any:
+        return y
+
+
 def _clipped_sigmoid(x: Any) -> Any:
     finfo = _mt().finfo(x.dtype)
     return _mt().clamp(_mt().sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
@@ -513,3 +537,11 @@ class CorrCholeskyTransform(Transform):
             raise ValueError("Input is not square")
         D = shape[-1]
         return tuple(shape[:-2]) + (D * (D - 1) // 2,)
+
+# the other transforms live in their own files but belong to this namespace, as torch's
+from ._combining_transforms import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+                                    IndependentTransform, ReshapeTransform, StackTransform)
+from ._elementwise_transforms import (LowerCholeskyTransform,  # noqa: E402
+                                      PositiveDefiniteTransform, PowerTransform,
+                                      SoftmaxTransform, SoftplusTransform,
+                                      StickBreakingTransform)

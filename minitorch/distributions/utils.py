@@ -6,8 +6,10 @@ from typing import Any, Dict, Tuple
 import minitorch
 import minitorch.nn.functional as F
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
-           "tril_matrix_to_vec", "vec_to_tril_matrix"]
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
 _EPS = {minitorch.float16: 0.0009765625, minitorch.bfloat16: 0.0078125,
         minitorch.float32: 1.1920928955078125e-07, minitorch.float64: 2.220446049250313e-16}

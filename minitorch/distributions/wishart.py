@@ -11,7 +11,7 @@ import minitorch
 
 from . import constraints
 from ._parameter_views import ScaleTrilMatrices
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import Gamma
 from .multivariate_normal import _precision_to_scale_tril
 from .utils import eps
@@ -29,10 +29,11 @@ def _mvdigamma(x: Any, p: int) -> Any:
     return minitorch.digamma(x.unsqueeze(-1) - offsets).sum(-1)
 
 
-class Wishart(ScaleTrilMatrices, Distribution):
+class Wishart(ScaleTrilMatrices, ExponentialFamily):
     """Wishart distribution W(df, Sigma) on p x p positive-definite matrices."""
     support = constraints.positive_definite
     has_rsample = True
+    _mean_carrier_measure = 0
 
     @property
     def arg_constraints(self) -> Any:  # type: ignore[override]
@@ -175,3 +176,14 @@ class Wishart(ScaleTrilMatrices, Distribution):
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         return ((p + 1) * (p * _LOG_2 / 2 + half_log_det) + minitorch.mvlgamma(nu / 2, p=p)
                 - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p) + nu * p / 2)
+
+    @property
+    def _natural_params(self) -> Any:
+        p = self._event_shape[-1]
+        return -self.precision_matrix / 2, (self.df - p - 1) / 2
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        p = self._event_shape[-1]
+        a = y + (p + 1) / 2
+        return (a * (-minitorch.linalg.slogdet(-2 * x).logabsdet + _LOG_2 * p)
+                + minitorch.mvlgamma(a, p=p))

@@ -1,0 +1,69 @@
+"""Laplace: the double exponential centred at loc with scale `scale`."""
+from numbers import Number
+from typing import Any, Optional
+
+import minitorch
+
+from . import constraints
+from ._parameter_views import CenteredAtLoc
+from .distribution import Distribution
+from .utils import broadcast_all, eps
+
+__all__ = ["Laplace"]
+
+
+class Laplace(CenteredAtLoc, Distribution):
+    """Laplace distribution with density exp(-|x - loc| / scale) / (2 scale);
+    rsample inverts the cdf at a uniform draw."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, Number) and isinstance(scale, Number)
+        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
+        """Laplace with loc and scale expanded to `batch_shape`."""
+        return self._expanded(Laplace, batch_shape, _instance,
+                              loc=self.loc.expand(tuple(batch_shape)),
+                              scale=self.scale.expand(tuple(batch_shape)))
+
+    @property
+    def variance(self) -> Any:
+        """2 scale^2."""
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self) -> Any:
+        """sqrt(2) scale."""
+        return 2 ** 0.5 * self.scale
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        """loc - scale sign(u) log(1 - |u|) for u uniform on (eps - 1, 1), so |u| < 1."""
+        shape = self._extended_shape(sample_shape)
+        u = minitorch.empty(shape, dtype=self.loc.dtype).uniform_(eps(self.loc.dtype) - 1, 1)
+        return self.loc - self.scale * u.sign() * minitorch.log1p(-u.abs())
+
+    def log_prob(self, value: Any) -> Any:
+        """-log(2 scale) - |value - loc| / scale."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return -minitorch.log(2 * self.scale) - minitorch.abs(value - self.loc) / self.scale
+
+    def cdf(self, value: Any) -> Any:
+        """1/2 - sign(value - loc) (exp(-|value - loc| / scale) - 1) / 2."""
+        if self._validate_args:
+            self._validate_sample(value)
+        d = value - self.loc
+        return 0.5 - 0.5 * d.sign() * minitorch.expm1(-d.abs() / self.scale)
+
+    def icdf(self, value: Any) -> Any:
+        """loc - scale sign(value - 1/2) log(1 - 2 |value - 1/2|)."""
+        t = value - 0.5
+        return self.loc - self.scale * t.sign() * minitorch.log1p(-2 * t.abs())
+
+    def entropy(self) -> Any:
+        """1 + log(2 scale)."""
+        return 1 + minitorch.log(2 * self.scale)

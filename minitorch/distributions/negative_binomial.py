@@ -1,0 +1,94 @@
+"""NegativeBinomial: failures before total_count successes of Bernoulli trials
+whose success probability is 1 - probs (torch's convention: probs is the
+probability of each counted event)."""
+from typing import Any, Optional
+
+import minitorch
+import minitorch.nn.functional as F
+
+from . import constraints
+from ._discrete_sampler import poisson
+from .distribution import Distribution
+from .gamma import Gamma
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
+                    logits_to_probs, probs_to_logits)
+
+__all__ = ["NegativeBinomial"]
+
+
+class NegativeBinomial(Distribution):
+    """Negative binomial distribution; sample is a Poisson draw at a
+    Gamma(total_count, exp(-logits)) rate."""
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
+                 validate_args: Optional[bool] = None) -> None:
+        check_probs_or_logits(probs, logits)
+        if probs is not None:
+            total_count, self.probs = broadcast_all(total_count, probs)
+            self._param = self.probs
+        else:
+            total_count, self.logits = broadcast_all(total_count, logits)
+            self._param = self.logits
+        self.total_count = total_count.type_as(self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "NegativeBinomial":
+        """NegativeBinomial with the parameters expanded to `batch_shape`."""
+        return self._expanded(NegativeBinomial, batch_shape, _instance,
+                              total_count=self.total_count.expand(tuple(batch_shape)),
+                              **expand_probs_or_logits(self, batch_shape))
+
+    @property
+    def mean(self) -> Any:
+        """total_count probs / (1 - probs)."""
+        return self.total_count * minitorch.exp(self.logits)
+
+    @property
+    def mode(self) -> Any:
+        """floor((total_count - 1) probs / (1 - probs)), at least 0."""
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self) -> Any:
+        """mean / (1 - probs)."""
+        return self.mean / minitorch.sigmoid(-self.logits)
+
+    @lazy_property
+    def logits(self) -> Any:
+        """Log-odds of probs."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Any:
+        """Probability of each counted event."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Any:
+        """Shape of the parameter tensor."""
+        return self._param.size()
+
+    @lazy_property
+    def _gamma(self) -> Gamma:
+        return Gamma(concentration=self.total_count, rate=minitorch.exp(-self.logits),
+                     validate_args=False)
+
+    def sample(self, sample_shape: Any = ()) -> Any:
+        """Poisson draws at Gamma-distributed rates."""
+        with minitorch.no_grad():
+            return poisson(self._gamma.sample(sample_shape=sample_shape))
+
+    def log_prob(self, value: Any) -> Any:
+        """log C(value + total_count - 1, value) + total_count log(1 - p) + value log p."""
+        if self._validate_args:
+            self._validate_sample(value)
+        n = self.total_count
+        unnormalized = n * F.logsigmoid(-self.logits) + value * F.logsigmoid(self.logits)
+        normalization = -minitorch.lgamma(n + value) + minitorch.lgamma(1.0 + value) \
+            + minitorch.lgamma(n)
+        normalization = normalization.masked_fill(n + value == 0.0, 0.0)
+        return unnormalized - normalization
