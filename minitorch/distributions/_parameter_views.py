@@ -1,12 +1,14 @@
 """Properties that several distributions derive alike from their parameters,
-kept once here: the mean and mode of a distribution centred at `loc`, and the
-three matrix views of a Gaussian-family scale held as its lower Cholesky
-factor (`_unbroadcasted_scale_tril`, expanded to `_matrix_shape()`)."""
+kept once here: the mean and mode of a distribution centred at `loc`; a
+binary event's probability and log-odds, each derived from the other (one is
+set by __init__); the shape of the parameter held in `_param`; and the three
+matrix views of a Gaussian-family scale held as its lower Cholesky factor
+(`_unbroadcasted_scale_tril`, expanded to `_matrix_shape()`)."""
 from typing import Any
 
 import minitorch
 
-from .utils import lazy_property
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 
 class CenteredAtLoc:
@@ -21,6 +23,29 @@ class CenteredAtLoc:
     def mode(self) -> Any:
         """loc."""
         return self.loc
+
+
+class BinaryProbsOrLogits:
+    """probs from logits or logits from probs, whichever __init__ did not set."""
+
+    @lazy_property
+    def logits(self) -> Any:
+        """Log-odds of the event."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Any:
+        """Probability of the event."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+
+class ParamShape:
+    """param_shape: the shape of the parameter tensor held in `_param`."""
+
+    @property
+    def param_shape(self) -> Any:
+        """Shape of the parameter tensor."""
+        return self._param.size()
 
 
 class ScaleTrilMatrices:

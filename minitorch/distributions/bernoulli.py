@@ -7,14 +7,14 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
+from ._parameter_views import BinaryProbsOrLogits, ParamShape
 from .exp_family import ExponentialFamily
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-                    logits_to_probs, probs_to_logits)
+from .utils import broadcast_all, check_probs_or_logits, expand_probs_or_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbsOrLogits, ParamShape, ExponentialFamily):
     """Bernoulli distribution over {0, 1}, parameterised by probs or logits."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -53,21 +53,6 @@ class Bernoulli(ExponentialFamily):
     def variance(self) -> Any:
         """probs * (1 - probs)."""
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """Log-odds of drawing 1."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """Probability of drawing 1."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """0/1 draws of shape sample_shape + batch_shape."""

@@ -5,9 +5,9 @@ import minitorch
 
 from . import constraints
 from ._discrete_sampler import binomial
+from ._parameter_views import BinaryProbsOrLogits, ParamShape
 from .distribution import Distribution
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-                    logits_to_probs, probs_to_logits)
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits)
 
 __all__ = ["Binomial"]
 
@@ -19,7 +19,7 @@ def _homogeneous_count(d: Any, what: str) -> int:
     return n
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsOrLogits, ParamShape, Distribution):
     """Binomial distribution over {0, ..., total_count}, parameterised by probs
     or logits of success."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
@@ -63,21 +63,6 @@ class Binomial(Distribution):
     def variance(self) -> Any:
         """total_count probs (1 - probs)."""
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """Log-odds of success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """Probability of success."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """Success counts of shape sample_shape + batch_shape."""

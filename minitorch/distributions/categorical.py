@@ -5,6 +5,7 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
+from ._parameter_views import ParamShape
 from .distribution import Distribution
 from .utils import (check_probs_or_logits, expand_probs_or_logits, lazy_property, logits_to_probs,
                     probs_to_logits)
@@ -16,7 +17,7 @@ _FLOAT_MIN = {minitorch.float16: -65504.0, minitorch.bfloat16: -3.38953138925153
               minitorch.float64: -1.7976931348623157e+308}
 
 
-class Categorical(Distribution):
+class Categorical(ParamShape, Distribution):
     """Categorical distribution over {0, ..., K-1}, parameterised by probs or logits
     (either normalised over the last dim)."""
     arg_constraints = {"probs": constraints.simplex,
@@ -59,11 +60,6 @@ class Categorical(Distribution):
     def probs(self) -> Any:
         """Normalised probabilities."""
         return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     @property
     def mean(self) -> Any:

@@ -8,6 +8,7 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
+from ._parameter_views import ParamShape
 from .exp_family import ExponentialFamily
 from .utils import (broadcast_all, check_probs_or_logits, clamp_probs, expand_probs_or_logits,
                     lazy_property, logits_to_probs, probs_to_logits)
@@ -15,7 +16,7 @@ from .utils import (broadcast_all, check_probs_or_logits, clamp_probs, expand_pr
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(ParamShape, ExponentialFamily):
     """Continuous Bernoulli distribution; near p = 1/2, inside `lims`, the
     normaliser and moments use their Taylor expansions, the exact forms cancelling there."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -99,11 +100,6 @@ class ContinuousBernoulli(ExponentialFamily):
     def probs(self) -> Any:
         """The shape parameter in (0, 1), clamped off 0 and 1."""
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """icdf at uniform draws, with no graph."""

@@ -6,14 +6,14 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
+from ._parameter_views import BinaryProbsOrLogits
 from .distribution import Distribution
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-                    logits_to_probs, probs_to_logits, tiny)
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, tiny)
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsOrLogits, Distribution):
     """Geometric distribution with mass p (1 - p)^k for k = 0, 1, ...,
     parameterised by probs or logits of success."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -58,16 +58,6 @@ class Geometric(Distribution):
     def variance(self) -> Any:
         """(1 / probs - 1) / probs."""
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Any:
-        """Log-odds of success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """Probability of success."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """floor(log u / log(1 - probs)) for u uniform on [tiny, 1)."""

@@ -8,15 +8,15 @@ import minitorch.nn.functional as F
 
 from . import constraints
 from ._discrete_sampler import poisson
+from ._parameter_views import BinaryProbsOrLogits, ParamShape
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-                    logits_to_probs, probs_to_logits)
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property)
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsOrLogits, ParamShape, Distribution):
     """Negative binomial distribution; sample is a Poisson draw at a
     Gamma(total_count, exp(-logits)) rate."""
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
@@ -56,21 +56,6 @@ class NegativeBinomial(Distribution):
     def variance(self) -> Any:
         """mean / (1 - probs)."""
         return self.mean / minitorch.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """Log-odds of probs."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """Probability of each counted event."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     @lazy_property
     def _gamma(self) -> Gamma:

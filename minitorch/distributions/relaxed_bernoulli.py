@@ -6,16 +6,16 @@ from typing import Any, Optional
 import minitorch
 
 from . import constraints
+from ._parameter_views import BinaryProbsOrLogits, ParamShape
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (broadcast_all, check_probs_or_logits, clamp_probs, expand_probs_or_logits,
-                    lazy_property, logits_to_probs, probs_to_logits)
+from .utils import (broadcast_all, check_probs_or_logits, clamp_probs, expand_probs_or_logits)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsOrLogits, ParamShape, Distribution):
     """The logit of a RelaxedBernoulli draw: (logit u + logits) / temperature
     for u uniform."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -40,21 +40,6 @@ class LogitRelaxedBernoulli(Distribution):
         return self._expanded(LogitRelaxedBernoulli, batch_shape, _instance,
                               temperature=self.temperature,
                               **expand_probs_or_logits(self, batch_shape))
-
-    @lazy_property
-    def logits(self) -> Any:
-        """Log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """Probability of 1 in the limit of zero temperature."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        """Shape of the parameter tensor."""
-        return self._param.size()
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         """(logit(u) + logit(probs)) / temperature with u and probs clamped off 0 and 1."""
