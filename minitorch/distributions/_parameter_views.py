@@ -8,7 +8,8 @@ from typing import Any
 
 import minitorch
 
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
+                    logits_to_probs, probs_to_logits)
 
 
 class CenteredAtLoc:
@@ -46,6 +47,26 @@ class ParamShape:
     def param_shape(self) -> Any:
         """Shape of the parameter tensor."""
         return self._param.size()
+
+
+class BinaryTrials(BinaryProbsOrLogits, ParamShape):
+    """total_count trials of a binary event given by probs or logits, the two
+    broadcast together (Binomial, NegativeBinomial)."""
+
+    def _set_trials(self, total_count: Any, probs: Any, logits: Any) -> None:
+        check_probs_or_logits(probs, logits)
+        if probs is not None:
+            total_count, self.probs = broadcast_all(total_count, probs)
+            self._param = self.probs
+        else:
+            total_count, self.logits = broadcast_all(total_count, logits)
+            self._param = self.logits
+        self.total_count = total_count.type_as(self._param)
+
+    def _expanded_trials(self, cls: Any, batch_shape: Any, _instance: Any) -> Any:
+        return self._expanded(cls, batch_shape, _instance,
+                              total_count=self.total_count.expand(tuple(batch_shape)),
+                              **expand_probs_or_logits(self, batch_shape))
 
 
 class ScaleTrilMatrices:

@@ -5,9 +5,8 @@ import minitorch
 
 from . import constraints
 from ._discrete_sampler import binomial
-from ._parameter_views import BinaryProbsOrLogits, ParamShape
+from ._parameter_views import BinaryTrials
 from .distribution import Distribution
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits)
 
 __all__ = ["Binomial"]
 
@@ -19,7 +18,7 @@ def _homogeneous_count(d: Any, what: str) -> int:
     return n
 
 
-class Binomial(BinaryProbsOrLogits, ParamShape, Distribution):
+class Binomial(BinaryTrials, Distribution):
     """Binomial distribution over {0, ..., total_count}, parameterised by probs
     or logits of success."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
@@ -28,21 +27,12 @@ class Binomial(BinaryProbsOrLogits, ParamShape, Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        check_probs_or_logits(probs, logits)
-        if probs is not None:
-            total_count, self.probs = broadcast_all(total_count, probs)
-            self._param = self.probs
-        else:
-            total_count, self.logits = broadcast_all(total_count, logits)
-            self._param = self.logits
-        self.total_count = total_count.type_as(self._param)
+        self._set_trials(total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Binomial":
         """Binomial with the parameters expanded to `batch_shape`."""
-        return self._expanded(Binomial, batch_shape, _instance,
-                              total_count=self.total_count.expand(tuple(batch_shape)),
-                              **expand_probs_or_logits(self, batch_shape))
+        return self._expanded_trials(Binomial, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

@@ -8,15 +8,15 @@ import minitorch.nn.functional as F
 
 from . import constraints
 from ._discrete_sampler import poisson
-from ._parameter_views import BinaryProbsOrLogits, ParamShape
+from ._parameter_views import BinaryTrials
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import (broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property)
+from .utils import (lazy_property)
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(BinaryProbsOrLogits, ParamShape, Distribution):
+class NegativeBinomial(BinaryTrials, Distribution):
     """Negative binomial distribution; sample is a Poisson draw at a
     Gamma(total_count, exp(-logits)) rate."""
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
@@ -26,21 +26,12 @@ class NegativeBinomial(BinaryProbsOrLogits, ParamShape, Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        check_probs_or_logits(probs, logits)
-        if probs is not None:
-            total_count, self.probs = broadcast_all(total_count, probs)
-            self._param = self.probs
-        else:
-            total_count, self.logits = broadcast_all(total_count, logits)
-            self._param = self.logits
-        self.total_count = total_count.type_as(self._param)
+        self._set_trials(total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "NegativeBinomial":
         """NegativeBinomial with the parameters expanded to `batch_shape`."""
-        return self._expanded(NegativeBinomial, batch_shape, _instance,
-                              total_count=self.total_count.expand(tuple(batch_shape)),
-                              **expand_probs_or_logits(self, batch_shape))
+        return self._expanded_trials(NegativeBinomial, batch_shape, _instance)
 
     @property
     def mean(self) -> Any:
