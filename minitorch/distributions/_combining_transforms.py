@@ -8,7 +8,7 @@ import minitorch
 
 from . import constraints
 from .independent import _sum_rightmost
-from .transforms import Transform
+from ._basic_transforms import Transform
 
 
 class IndependentTransform(Transform):

@@ -8,7 +8,7 @@ import minitorch
 import minitorch.nn.functional as F
 
 from . import constraints
-from .transforms import Transform
+from ._basic_transforms import Transform
 from .utils import broadcast_all, lazy_property, tiny
 
 

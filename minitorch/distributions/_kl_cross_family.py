@@ -12,7 +12,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
-from .kl import register_kl
+from ._kl_registry import register_kl
 from .laplace import Laplace
 from .normal import Normal
 from .pareto import Pareto

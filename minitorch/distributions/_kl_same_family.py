@@ -1,27 +1,120 @@
-"""KL(p || q) between two members of one family, for the families beyond
-kl.py's first set, and the Bregman-divergence fallback for two members of
-one exponential family (registered into kl's table on import, as torch's)."""
+"""KL(p || q) between two members of one family, and the Bregman-divergence
+fallback for two members of one exponential family (registered into
+_kl_registry's table on import, as torch's)."""
 import math
 from typing import Any
 
 import minitorch
+import minitorch.nn.functional as F
+from minitorch import digamma, lgamma
 
+from ._kl_registry import kl_divergence, register_kl
+from ._linalg import solve_lower
+from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
+from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
-from .independent import _sum_rightmost
-from .kl import _kl_categorical_categorical, _kl_normal_normal, kl_divergence, register_kl
+from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, batch_mahalanobis
+from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
+from .uniform import Uniform
 from .utils import euler_constant
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Any, q: Any) -> Any:
+    t1 = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+    t1 = minitorch.where(p.probs == 0, 0.0, minitorch.where(q.probs == 0, math.inf, t1))
+    t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
+    t2 = minitorch.where(p.probs == 1, 0.0, minitorch.where(q.probs == 1, math.inf, t2))
+    return t1 + t2
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Any, q: Any) -> Any:
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_p)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_q)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Any, q: Any) -> Any:
+    t = p.probs * (p.logits - q.logits)
+    t = minitorch.where((q.probs == 0).expand_as(t), math.inf, t)
+    t = minitorch.where((p.probs == 0).expand_as(t), 0.0, t)
+    return t.sum(-1)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Any, q: Any) -> Any:
+    sum_p, sum_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = lgamma(sum_p) - lgamma(sum_q)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + ((p.concentration - q.concentration) * t4).sum(-1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Any, q: Any) -> Any:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Any, q: Any) -> Any:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: Any, q: Any) -> Any:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = (qL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - pL.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = tuple(minitorch.broadcast_shapes(tuple(qL.shape[:-2]), tuple(pL.shape[:-2])))
+    term2 = solve_lower(qL.expand(batch + (n, n)), pL.expand(batch + (n, n))).pow(2).sum((-2, -1))
+    term3 = batch_mahalanobis(qL, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Any, q: Any) -> Any:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Any, q: Any) -> Any:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return minitorch.where((q.low > p.low) | (q.high < p.high), math.inf, result)
 
 
 @register_kl(Binomial, Binomial)
