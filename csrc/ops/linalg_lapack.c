@@ -12,6 +12,7 @@
 #include "../kernels/eigh_small.h"
 #include "../kernels/gemm/blas.h"
 #include "../kernels/lapack/lapack.h"
+#include "../kernels/lapack/lu.h"
 #include "../kernels/parallel.h"
 
 #include <stdlib.h>
@@ -226,29 +227,67 @@ static void solo_end(bool solo)
         mt_blas_end();
 }
 
+/* Whether a batch of getrf/getrs calls is split over our threads, each
+ * matrix whole on one: always for our own LU (its products then run
+ * inline, and a batch of small matrices keeps every thread busy only this
+ * way), for LAPACK's when it runs single-threaded (solo_begin). */
+static bool split_batch(mt_dtype d, bool solo, int64_t count)
+{
+    return count > 1 && (solo || mt_lu_handles(d));
+}
+
+typedef struct {
+    mt_dtype dtype;
+    int64_t m, n;
+    mt_tensor **ts; /* LU, pivots, infos */
+    int failed;
+} getrf_job;
+
+static void run_getrf(void *ctx, int64_t begin, int64_t end)
+{
+    getrf_job *job = ctx;
+    int64_t k = min2(job->m, job->n);
+    int64_t *ipiv = malloc(sizeof(int64_t) * (size_t)max1(k));
+    if (!ipiv) {
+        job->failed = 1;
+        return;
+    }
+    for (int64_t i = begin; i < end && !job->failed; i++) {
+        int64_t info =
+            mt_lapack_getrf(job->dtype, job->m, job->n, matrix(job->ts[0], i), max1(job->m), ipiv);
+        if (failed(info))
+            job->failed = 1;
+        int32_t *piv = (int32_t *)row(job->ts[1], i);
+        for (int64_t j = 0; j < k; j++)
+            piv[j] = (int32_t)ipiv[j];
+        ((int32_t *)mt_data(job->ts[2]))[i] = (int32_t)info;
+    }
+    free(ipiv);
+}
+
 int impl_lapack_getrf(mt_args *a, mt_result *r)
 {
+    const char *op = "linalg.lu_factor";
     const mt_tensor *t = a->v[0].t;
     batch b;
-    if (prepare(t, "linalg.lu_factor", &b) < 0)
+    if (prepare(t, op, &b) < 0)
         return -1;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
     mt_tensor *ts[3] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, k, false),
                         batch_new(MT_INT32, &b, -1, false)};
-    int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(k) : NULL;
-    if (!ipiv)
+    if (!ts[0] || !ts[1] || !ts[2])
         return tuple(r, 3, ts, -1);
+    getrf_job job = {t->dtype, m, n, ts, 0};
     bool solo = solo_begin(m, n);
-    for (int64_t i = 0; i < b.count; i++) {
-        int64_t info = mt_lapack_getrf(t->dtype, m, n, matrix(ts[0], i), max1(m), ipiv);
-        int32_t *piv = (int32_t *)row(ts[1], i);
-        for (int64_t j = 0; j < k; j++)
-            piv[j] = (int32_t)ipiv[j];
-        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
-    }
+    if (split_batch(t->dtype, solo, b.count))
+        mt_parallel_for(0, b.count, 1, run_getrf, &job);
+    else
+        run_getrf(&job, 0, b.count);
     solo_end(solo);
-    free(ipiv);
-    return tuple(r, 3, ts, 0);
+    /* a worker's error is its thread's own: raise it here */
+    if (job.failed)
+        mt_error(MT_ERR_MEMORY, "%s: out of memory", op);
+    return tuple(r, 3, ts, job.failed ? -1 : 0);
 }
 
 /* The pivots of matrix i as LAPACK's int64, checked to lie in 1..n. */
@@ -262,6 +301,25 @@ static int read_pivots(const mt_tensor *p, int64_t i, int64_t n, int64_t *out, c
         out[j] = piv[j];
     }
     return 0;
+}
+
+typedef struct {
+    mt_dtype dtype;
+    bool trans;
+    int64_t n, nrhs;
+    const mt_tensor *lu, *x;
+    const int64_t *ipiv; /* n per matrix */
+    int failed;
+} getrs_job;
+
+static void run_getrs(void *ctx, int64_t begin, int64_t end)
+{
+    getrs_job *job = ctx;
+    for (int64_t i = begin; i < end && !job->failed; i++)
+        if (failed(mt_lapack_getrs(job->dtype, job->trans, job->n, job->nrhs, matrix(job->lu, i),
+                                   max1(job->n), job->ipiv + i * job->n, matrix(job->x, i),
+                                   max1(job->n))))
+            job->failed = 1;
 }
 
 int impl_lapack_getrs(mt_args *a, mt_result *r)
@@ -280,21 +338,27 @@ int impl_lapack_getrs(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of LU, pivots and B", op);
     mt_tensor *pivc = mt_new(MT_INT32, pc.ndim, pc.sizes, false);
     mt_tensor *x = pivc ? fortran_copy(rhs, &b) : NULL;
-    int64_t *ipiv = x ? pivots_buffer(n) : NULL;
+    int64_t *ipiv = x ? pivots_buffer(b.count * n) : NULL;
     /* getrs only reads LU: getrf's own result needs no copy */
     mt_tensor *luc = !ipiv ? NULL : is_fortran(lu) ? mt_alias(lu) : fortran_copy(lu, &b);
     int status = luc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
+    for (int64_t i = 0; !status && i < b.count; i++)
+        status = read_pivots(pivc, i, n, ipiv + i * n, op);
     int64_t nrhs = rhs->sizes[rhs->ndim - 1];
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; !status && i < b.count; i++) {
-        status = read_pivots(pivc, i, n, ipiv, op);
-        if (!status && nrhs)
-            mt_lapack_getrs(lu->dtype, a->v[3].b, n, nrhs, matrix(luc, i), max1(n), ipiv,
-                            matrix(x, i), max1(n));
+    getrs_job job = {lu->dtype, a->v[3].b, n, nrhs, luc, x, ipiv, 0};
+    if (!status && nrhs) {
+        bool solo = solo_begin(n, n);
+        if (split_batch(lu->dtype, solo, b.count))
+            mt_parallel_for(0, b.count, 1, run_getrs, &job);
+        else
+            run_getrs(&job, 0, b.count);
+        solo_end(solo);
+        /* a worker's error is its thread's own: raise it here */
+        if (job.failed)
+            status = mt_error(MT_ERR_MEMORY, "%s: out of memory", op);
     }
-    solo_end(solo);
     free(ipiv);
     mt_xrelease(luc);
     mt_xrelease(pivc);
@@ -426,12 +490,17 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
         mt_xrelease(tc);
         return -1;
     }
+    int status = 0;
     bool solo = solo_begin(n, n);
-    for (int64_t i = 0; m && cols && i < b.count; i++)
-        mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols, matrix(tc, i), max1(n),
-                       matrix(x, i), max1(m));
+    for (int64_t i = 0; m && cols && !status && i < b.count; i++)
+        status = failed(mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols,
+                                       matrix(tc, i), max1(n), matrix(x, i), max1(m)));
     solo_end(solo);
     mt_release(tc);
+    if (status < 0) {
+        mt_release(x);
+        return -1;
+    }
     return mt_result_tensor(r, x);
 }
 
