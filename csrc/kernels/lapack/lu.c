@@ -131,241 +131,241 @@ typedef struct {
     void *b;
 } trsm_args;
 
-#define LU_KERNELS(sfx, T, DT, TINY, IT, ABS_BITS, INF_BITS)                                     \
+#define LU_KERNELS(sfx, T, DT, TINY, IT, ABS_BITS, INF_BITS)                                        \
     /* The first index of the largest |x[i]|; NaNs are skipped unless x[0]                       \
      * is one. Two passes over the magnitudes' bits (which order as the                          \
      * magnitudes do, a NaN's above infinity's): the maximum, vectorized,                        \
-     * then its first place. */                                                                  \
-    MT_CLONES_AVX2_FMA static i64 iamax_##sfx(i64 n, const T *x)                                   \
-    {                                                                                              \
-        if (x[0] != x[0])                                                                          \
-            return 0;                                                                              \
-        const IT *u = (const IT *)x;                                                               \
-        IT top = 0;                                                                                \
-        for (i64 i = 0; i < n; i++) {                                                              \
-            IT v = u[i] & ABS_BITS;                                                                \
-            v = v > INF_BITS ? 0 : v;                                                              \
-            top = v > top ? v : top;                                                               \
-        }                                                                                          \
-        for (i64 i = 0; i < n; i++)                                                                \
-            if ((u[i] & ABS_BITS) == top)                                                          \
-                return i;                                                                          \
-        return 0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
+     * then its first place. */  \
+    MT_CLONES_AVX2_FMA static i64 iamax_##sfx(i64 n, const T *x)                                    \
+    {                                                                                               \
+        if (x[0] != x[0])                                                                           \
+            return 0;                                                                               \
+        const IT *u = (const IT *)x;                                                                \
+        IT top = 0;                                                                                 \
+        for (i64 i = 0; i < n; i++) {                                                               \
+            IT v = u[i] & ABS_BITS;                                                                 \
+            v = v > INF_BITS ? 0 : v;                                                               \
+            top = v > top ? v : top;                                                                \
+        }                                                                                           \
+        for (i64 i = 0; i < n; i++)                                                                 \
+            if ((u[i] & ABS_BITS) == top)                                                           \
+                return i;                                                                           \
+        return 0;                                                                                   \
+    }                                                                                               \
+                                                                                                    \
     /* Rows i and ipiv[i] - 1 swapped in each of cols columns, for i from k1                     \
      * up to k2 (down when backward), SWAP_COLS columns at a time (the                           \
-     * pivots that swap nothing are passed over once per block). */                             \
-    static void swaps_##sfx(i64 cols, T *a, i64 lda, i64 k1, i64 k2, const i64 *ipiv,             \
-                            bool backward)                                                         \
-    {                                                                                              \
-        for (i64 c0 = 0; c0 < cols; c0 += SWAP_COLS) {                                             \
-            i64 c1 = min2(c0 + SWAP_COLS, cols);                                                   \
-            for (i64 s = k1; s < k2; s++) {                                                        \
-                i64 i = backward ? k2 - 1 - (s - k1) : s, p = ipiv[i] - 1;                         \
-                if (p == i)                                                                        \
-                    continue;                                                                      \
-                for (i64 c = c0; c < c1; c++) {                                                    \
-                    T t = a[i + c * lda];                                                          \
-                    a[i + c * lda] = a[p + c * lda];                                               \
-                    a[p + c * lda] = t;                                                            \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    static void scale_##sfx(i64 n, T *x, T pivot)                                                  \
-    {                                                                                              \
-        if ((pivot < 0 ? -pivot : pivot) >= TINY) {                                                \
-            T r = 1 / pivot;                                                                       \
-            for (i64 i = 0; i < n; i++)                                                            \
-                x[i] *= r;                                                                         \
-        } else                                                                                     \
-            for (i64 i = 0; i < n; i++)                                                            \
-                x[i] /= pivot;                                                                     \
-    }                                                                                              \
-                                                                                                   \
+     * pivots that swap nothing are passed over once per block). */  \
+    static void swaps_##sfx(i64 cols, T *a, i64 lda, i64 k1, i64 k2, const i64 *ipiv,               \
+                            bool backward)                                                          \
+    {                                                                                               \
+        for (i64 c0 = 0; c0 < cols; c0 += SWAP_COLS) {                                              \
+            i64 c1 = min2(c0 + SWAP_COLS, cols);                                                    \
+            for (i64 s = k1; s < k2; s++) {                                                         \
+                i64 i = backward ? k2 - 1 - (s - k1) : s, p = ipiv[i] - 1;                          \
+                if (p == i)                                                                         \
+                    continue;                                                                       \
+                for (i64 c = c0; c < c1; c++) {                                                     \
+                    T t = a[i + c * lda];                                                           \
+                    a[i + c * lda] = a[p + c * lda];                                                \
+                    a[p + c * lda] = t;                                                             \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
+                                                                                                    \
+    static void scale_##sfx(i64 n, T *x, T pivot)                                                   \
+    {                                                                                               \
+        if ((pivot < 0 ? -pivot : pivot) >= TINY) {                                                 \
+            T r = 1 / pivot;                                                                        \
+            for (i64 i = 0; i < n; i++)                                                             \
+                x[i] *= r;                                                                          \
+        } else                                                                                      \
+            for (i64 i = 0; i < n; i++)                                                             \
+                x[i] /= pivot;                                                                      \
+    }                                                                                               \
+                                                                                                    \
     /* Column c of the cols columns at y (lda apart) loses x times its                           \
-     * element above x: y[c * lda + 1 + i] -= x[i] * y[c * lda]. */                              \
-    MT_CLONES_AVX2_FMA static void rank1_##sfx(i64 rows, i64 cols, const T *x, T *y, i64 lda)      \
-    {                                                                                              \
-        for (i64 c = 0; c < cols; c++) {                                                           \
-            T *dst = y + c * lda;                                                                  \
-            T t = dst[0];                                                                          \
-            dst++;                                                                                 \
-            for (i64 i = 0; i < rows; i++)                                                         \
-                dst[i] -= x[i] * t;                                                                \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    /* The unblocked factorization of an m x n panel. */                                          \
-    static i64 panel_##sfx(i64 m, i64 n, T *a, i64 lda, i64 *ipiv)                                 \
-    {                                                                                              \
-        i64 info = 0, k = min2(m, n);                                                              \
-        for (i64 j = 0; j < k; j++) {                                                              \
-            T *col = a + j * lda;                                                                  \
-            i64 p = j + iamax_##sfx(m - j, col + j);                                               \
-            ipiv[j] = p + 1;                                                                       \
-            if (col[p] != 0) {                                                                     \
-                if (p != j)                                                                        \
-                    swaps_##sfx(n, a, lda, j, j + 1, ipiv, false);                                 \
-                scale_##sfx(m - j - 1, col + j + 1, col[j]);                                       \
-            } else if (info == 0)                                                                  \
-                info = j + 1;                                                                      \
-            rank1_##sfx(m - j - 1, n - j - 1, col + j + 1, a + (j + 1) * lda + j, lda);            \
-        }                                                                                          \
-        return info;                                                                               \
-    }                                                                                              \
-                                                                                                   \
+     * element above x: y[c * lda + 1 + i] -= x[i] * y[c * lda]. */  \
+    MT_CLONES_AVX2_FMA static void rank1_##sfx(i64 rows, i64 cols, const T *x, T *y, i64 lda)       \
+    {                                                                                               \
+        for (i64 c = 0; c < cols; c++) {                                                            \
+            T *dst = y + c * lda;                                                                   \
+            T t = dst[0];                                                                           \
+            dst++;                                                                                  \
+            for (i64 i = 0; i < rows; i++)                                                          \
+                dst[i] -= x[i] * t;                                                                 \
+        }                                                                                           \
+    }                                                                                               \
+                                                                                                    \
+    /* The unblocked factorization of an m x n panel. */                                            \
+    static i64 panel_##sfx(i64 m, i64 n, T *a, i64 lda, i64 *ipiv)                                  \
+    {                                                                                               \
+        i64 info = 0, k = min2(m, n);                                                               \
+        for (i64 j = 0; j < k; j++) {                                                               \
+            T *col = a + j * lda;                                                                   \
+            i64 p = j + iamax_##sfx(m - j, col + j);                                                \
+            ipiv[j] = p + 1;                                                                        \
+            if (col[p] != 0) {                                                                      \
+                if (p != j)                                                                         \
+                    swaps_##sfx(n, a, lda, j, j + 1, ipiv, false);                                  \
+                scale_##sfx(m - j - 1, col + j + 1, col[j]);                                        \
+            } else if (info == 0)                                                                   \
+                info = j + 1;                                                                       \
+            rank1_##sfx(m - j - 1, n - j - 1, col + j + 1, a + (j + 1) * lda + j, lda);             \
+        }                                                                                           \
+        return info;                                                                                \
+    }                                                                                               \
+                                                                                                    \
     /* Substitution for trsm_##sfx's small triangles, one right-hand side                       \
-     * column at a time, along T's columns (few columns). */                                     \
-    MT_CLONES_AVX2_FMA static void subst_cols_##sfx(bool upper, bool unit, i64 n, i64 nrhs,        \
-                                                    const T *t, i64 rs, i64 cs, T *b, i64 ldb)     \
-    {                                                                                              \
-        for (i64 c = 0; c < nrhs; c++) {                                                           \
-            T *x = b + c * ldb;                                                                    \
-            for (i64 s = 0; s < n; s++) {                                                          \
-                i64 i = upper ? n - 1 - s : s;                                                     \
-                if (x[i] == 0)                                                                     \
-                    continue;                                                                      \
-                if (!unit)                                                                         \
-                    x[i] /= t[i * (rs + cs)];                                                      \
-                T xi = x[i];                                                                       \
-                i64 lo = upper ? 0 : i + 1, hi = upper ? i : n;                                    \
-                const T *col = t + i * cs;                                                         \
-                if (rs == 1)                                                                       \
-                    for (i64 r = lo; r < hi; r++)                                                  \
-                        x[r] -= col[r] * xi;                                                       \
-                else                                                                               \
-                    for (i64 r = lo; r < hi; r++)                                                  \
-                        x[r] -= col[r * rs] * xi;                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
+     * column at a time, along T's columns (few columns). */   \
+    MT_CLONES_AVX2_FMA static void subst_cols_##sfx(bool upper, bool unit, i64 n, i64 nrhs,         \
+                                                    const T *t, i64 rs, i64 cs, T *b, i64 ldb)      \
+    {                                                                                               \
+        for (i64 c = 0; c < nrhs; c++) {                                                            \
+            T *x = b + c * ldb;                                                                     \
+            for (i64 s = 0; s < n; s++) {                                                           \
+                i64 i = upper ? n - 1 - s : s;                                                      \
+                if (x[i] == 0)                                                                      \
+                    continue;                                                                       \
+                if (!unit)                                                                          \
+                    x[i] /= t[i * (rs + cs)];                                                       \
+                T xi = x[i];                                                                        \
+                i64 lo = upper ? 0 : i + 1, hi = upper ? i : n;                                     \
+                const T *col = t + i * cs;                                                          \
+                if (rs == 1)                                                                        \
+                    for (i64 r = lo; r < hi; r++)                                                   \
+                        x[r] -= col[r] * xi;                                                        \
+                else                                                                                \
+                    for (i64 r = lo; r < hi; r++)                                                   \
+                        x[r] -= col[r * rs] * xi;                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
+                                                                                                    \
     /* The same for many columns: SUBST_COLS of them at a time copied into                       \
      * rows of a scratch, so that every step runs along a row. The same                          \
      * operations in the same order; a zero entry is not divided, and its                        \
-     * product with T (zero for a finite T) is subtracted all the same. */                       \
-    MT_CLONES_AVX2_FMA static void subst_rows_##sfx(bool upper, bool unit, i64 n, i64 nrhs,        \
-                                                    const T *t, i64 rs, i64 cs, T *b, i64 ldb)     \
-    {                                                                                              \
-        T s[TRSM_ROWS * SUBST_COLS];                                                               \
-        for (i64 c0 = 0; c0 < nrhs; c0 += SUBST_COLS) {                                            \
-            i64 w = min2(SUBST_COLS, nrhs - c0);                                                   \
-            for (i64 c = 0; c < w; c++)                                                            \
-                for (i64 r = 0; r < n; r++)                                                        \
-                    s[r * w + c] = b[r + (c0 + c) * ldb];                                          \
-            for (i64 step = 0; step < n; step++) {                                                 \
-                i64 i = upper ? n - 1 - step : step;                                               \
-                T *xi = s + i * w;                                                                 \
-                if (!unit) {                                                                       \
-                    T d = t[i * (rs + cs)];                                                        \
-                    for (i64 c = 0; c < w; c++)                                                    \
-                        xi[c] = xi[c] != 0 ? xi[c] / d : xi[c];                                    \
-                }                                                                                  \
-                i64 lo = upper ? 0 : i + 1, hi = upper ? i : n;                                    \
-                for (i64 r = lo; r < hi; r++) {                                                    \
-                    T l = t[r * rs + i * cs], *xr = s + r * w;                                     \
-                    for (i64 c = 0; c < w; c++)                                                    \
-                        xr[c] -= l * xi[c];                                                        \
-                }                                                                                  \
-            }                                                                                      \
-            for (i64 c = 0; c < w; c++)                                                            \
-                for (i64 r = 0; r < n; r++)                                                        \
-                    b[r + (c0 + c) * ldb] = s[r * w + c];                                          \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
+     * product with T (zero for a finite T) is subtracted all the same. */  \
+    MT_CLONES_AVX2_FMA static void subst_rows_##sfx(bool upper, bool unit, i64 n, i64 nrhs,         \
+                                                    const T *t, i64 rs, i64 cs, T *b, i64 ldb)      \
+    {                                                                                               \
+        T s[TRSM_ROWS * SUBST_COLS];                                                                \
+        for (i64 c0 = 0; c0 < nrhs; c0 += SUBST_COLS) {                                             \
+            i64 w = min2(SUBST_COLS, nrhs - c0);                                                    \
+            for (i64 c = 0; c < w; c++)                                                             \
+                for (i64 r = 0; r < n; r++)                                                         \
+                    s[r * w + c] = b[r + (c0 + c) * ldb];                                           \
+            for (i64 step = 0; step < n; step++) {                                                  \
+                i64 i = upper ? n - 1 - step : step;                                                \
+                T *xi = s + i * w;                                                                  \
+                if (!unit) {                                                                        \
+                    T d = t[i * (rs + cs)];                                                         \
+                    for (i64 c = 0; c < w; c++)                                                     \
+                        xi[c] = xi[c] != 0 ? xi[c] / d : xi[c];                                     \
+                }                                                                                   \
+                i64 lo = upper ? 0 : i + 1, hi = upper ? i : n;                                     \
+                for (i64 r = lo; r < hi; r++) {                                                     \
+                    T l = t[r * rs + i * cs], *xr = s + r * w;                                      \
+                    for (i64 c = 0; c < w; c++)                                                     \
+                        xr[c] -= l * xi[c];                                                         \
+                }                                                                                   \
+            }                                                                                       \
+            for (i64 c = 0; c < w; c++)                                                             \
+                for (i64 r = 0; r < n; r++)                                                         \
+                    b[r + (c0 + c) * ldb] = s[r * w + c];                                           \
+        }                                                                                           \
+    }                                                                                               \
+                                                                                                    \
     /* B (n x nrhs, column-major) <- T^-1 B, T n x n lower (upper when                           \
      * upper) triangular, of unit diagonal when unit, T(i, j) at                                 \
-     * t[i * rs + j * cs]. -1 when the gemm found no memory. */                                  \
-    static int trsm_##sfx(bool upper, bool unit, i64 n, i64 nrhs, const T *t, i64 rs, i64 cs,      \
-                          T *b, i64 ldb)                                                           \
-    {                                                                                              \
-        if (n <= TRSM_ROWS) {                                                                      \
-            (nrhs < ROWS_FROM ? subst_cols_##sfx : subst_rows_##sfx)(upper, unit, n, nrhs, t, rs, \
-                                                                     cs, b, ldb);                  \
-            return 0;                                                                              \
-        }                                                                                          \
-        i64 n1 = n / 2, n2 = n - n1;                                                               \
-        const T *t21 = t + n1 * rs, *t12 = t + n1 * cs, *t22 = t21 + n1 * cs;                      \
-        T *b2 = b + n1;                                                                            \
-        if (!upper)                                                                                \
-            return trsm_##sfx(false, unit, n1, nrhs, t, rs, cs, b, ldb) < 0 ||                     \
-                           sub_product(DT, n2, nrhs, n1, t21, rs, cs, b, ldb, b2, ldb) < 0         \
-                       ? -1                                                                        \
-                       : trsm_##sfx(false, unit, n2, nrhs, t22, rs, cs, b2, ldb);                  \
-        return trsm_##sfx(true, unit, n2, nrhs, t22, rs, cs, b2, ldb) < 0 ||                       \
-                       sub_product(DT, n1, nrhs, n2, t12, rs, cs, b2, ldb, b, ldb) < 0             \
-                   ? -1                                                                            \
-                   : trsm_##sfx(true, unit, n1, nrhs, t, rs, cs, b, ldb);                          \
-    }                                                                                              \
-                                                                                                   \
+     * t[i * rs + j * cs]. -1 when the gemm found no memory. */  \
+    static int trsm_##sfx(bool upper, bool unit, i64 n, i64 nrhs, const T *t, i64 rs, i64 cs,       \
+                          T *b, i64 ldb)                                                            \
+    {                                                                                               \
+        if (n <= TRSM_ROWS) {                                                                       \
+            (nrhs < ROWS_FROM ? subst_cols_##sfx : subst_rows_##sfx)(upper, unit, n, nrhs, t, rs,   \
+                                                                     cs, b, ldb);                   \
+            return 0;                                                                               \
+        }                                                                                           \
+        i64 n1 = n / 2, n2 = n - n1;                                                                \
+        const T *t21 = t + n1 * rs, *t12 = t + n1 * cs, *t22 = t21 + n1 * cs;                       \
+        T *b2 = b + n1;                                                                             \
+        if (!upper)                                                                                 \
+            return trsm_##sfx(false, unit, n1, nrhs, t, rs, cs, b, ldb) < 0 ||                      \
+                           sub_product(DT, n2, nrhs, n1, t21, rs, cs, b, ldb, b2, ldb) < 0          \
+                       ? -1                                                                         \
+                       : trsm_##sfx(false, unit, n2, nrhs, t22, rs, cs, b2, ldb);                   \
+        return trsm_##sfx(true, unit, n2, nrhs, t22, rs, cs, b2, ldb) < 0 ||                        \
+                       sub_product(DT, n1, nrhs, n2, t12, rs, cs, b2, ldb, b, ldb) < 0              \
+                   ? -1                                                                             \
+                   : trsm_##sfx(true, unit, n1, nrhs, t, rs, cs, b, ldb);                           \
+    }                                                                                               \
+                                                                                                    \
     /* Columns [c0, c1) right of the factored block: its row swaps, U12 =                         \
-     * L11^-1 A12, A22 -= L21 U12. */                                                            \
-    static int right_##sfx(const void *args, i64 c0, i64 c1)                                       \
-    {                                                                                              \
-        const right_args *r = args;                                                                \
-        i64 n1 = r->n1, lda = r->lda;                                                              \
-        T *a = r->a, *a12 = a + (n1 + c0) * lda;                                                   \
-        swaps_##sfx(c1 - c0, a12, lda, 0, n1, r->ipiv, false);                                     \
-        if (trsm_##sfx(false, true, n1, c1 - c0, a, 1, lda, a12, lda) < 0)                         \
-            return -1;                                                                             \
-        return sub_product(DT, r->m - n1, c1 - c0, n1, a + n1, 1, lda, a12, lda, a12 + n1, lda);   \
-    }                                                                                              \
-                                                                                                   \
-    static i64 getrf_##sfx(i64 m, i64 n, T *a, i64 lda, i64 *ipiv)                                 \
-    {                                                                                              \
-        i64 k = min2(m, n);                                                                        \
-        if (k <= PANEL_COLS)                                                                       \
-            return panel_##sfx(m, n, a, lda, ipiv);                                                \
-        i64 n1 = k / 2, n2 = n - n1;                                                               \
-        i64 info = getrf_##sfx(m, n1, a, lda, ipiv);                                               \
-        if (info == MT_LAPACK_FAILED)                                                              \
-            return info;                                                                           \
-        right_args r = {m, n1, lda, a, ipiv};                                                      \
-        if (split_cols(right_##sfx, &r, n2, (double)m * (double)n1 * (double)n2) < 0)              \
-            return MT_LAPACK_FAILED;                                                               \
-        i64 info2 = getrf_##sfx(m - n1, n2, a + n1 + n1 * lda, lda, ipiv + n1);                    \
-        if (info2 == MT_LAPACK_FAILED)                                                             \
-            return info2;                                                                          \
-        if (info == 0 && info2 > 0)                                                                \
-            info = info2 + n1;                                                                     \
-        for (i64 i = n1; i < k; i++)                                                               \
-            ipiv[i] += n1;                                                                         \
-        swaps_##sfx(n1, a, lda, n1, k, ipiv, false);                                               \
-        return info;                                                                               \
-    }                                                                                              \
-                                                                                                   \
-    static int tri_##sfx(const void *args, i64 c0, i64 c1)                                         \
-    {                                                                                              \
-        const trsm_args *t = args;                                                                 \
-        return trsm_##sfx(t->upper, t->unit, t->n, c1 - c0, t->a, t->rs, t->cs,                    \
-                          (T *)t->b + c0 * t->ldb, t->ldb);                                        \
-    }                                                                                              \
-                                                                                                   \
+     * L11^-1 A12, A22 -= L21 U12. */ \
+    static int right_##sfx(const void *args, i64 c0, i64 c1)                                        \
+    {                                                                                               \
+        const right_args *r = args;                                                                 \
+        i64 n1 = r->n1, lda = r->lda;                                                               \
+        T *a = r->a, *a12 = a + (n1 + c0) * lda;                                                    \
+        swaps_##sfx(c1 - c0, a12, lda, 0, n1, r->ipiv, false);                                      \
+        if (trsm_##sfx(false, true, n1, c1 - c0, a, 1, lda, a12, lda) < 0)                          \
+            return -1;                                                                              \
+        return sub_product(DT, r->m - n1, c1 - c0, n1, a + n1, 1, lda, a12, lda, a12 + n1, lda);    \
+    }                                                                                               \
+                                                                                                    \
+    static i64 getrf_##sfx(i64 m, i64 n, T *a, i64 lda, i64 *ipiv)                                  \
+    {                                                                                               \
+        i64 k = min2(m, n);                                                                         \
+        if (k <= PANEL_COLS)                                                                        \
+            return panel_##sfx(m, n, a, lda, ipiv);                                                 \
+        i64 n1 = k / 2, n2 = n - n1;                                                                \
+        i64 info = getrf_##sfx(m, n1, a, lda, ipiv);                                                \
+        if (info == MT_LAPACK_FAILED)                                                               \
+            return info;                                                                            \
+        right_args r = {m, n1, lda, a, ipiv};                                                       \
+        if (split_cols(right_##sfx, &r, n2, (double)m * (double)n1 * (double)n2) < 0)               \
+            return MT_LAPACK_FAILED;                                                                \
+        i64 info2 = getrf_##sfx(m - n1, n2, a + n1 + n1 * lda, lda, ipiv + n1);                     \
+        if (info2 == MT_LAPACK_FAILED)                                                              \
+            return info2;                                                                           \
+        if (info == 0 && info2 > 0)                                                                 \
+            info = info2 + n1;                                                                      \
+        for (i64 i = n1; i < k; i++)                                                                \
+            ipiv[i] += n1;                                                                          \
+        swaps_##sfx(n1, a, lda, n1, k, ipiv, false);                                                \
+        return info;                                                                                \
+    }                                                                                               \
+                                                                                                    \
+    static int tri_##sfx(const void *args, i64 c0, i64 c1)                                          \
+    {                                                                                               \
+        const trsm_args *t = args;                                                                  \
+        return trsm_##sfx(t->upper, t->unit, t->n, c1 - c0, t->a, t->rs, t->cs,                     \
+                          (T *)t->b + c0 * t->ldb, t->ldb);                                         \
+    }                                                                                               \
+                                                                                                    \
     /* Columns [c0, c1) of B: A = P L U, so A X = B is L U X = P^T B, and                        \
      * A^T X = B is U^T L^T (P^T X) = B, U^T and L^T read in place as                            \
-     * lower and upper triangles. */                                                             \
-    static int solve_##sfx(const void *args, i64 c0, i64 c1)                                       \
-    {                                                                                              \
-        const solve_args *s = args;                                                                \
-        i64 n = s->n, lda = s->lda, ldb = s->ldb;                                                  \
-        const T *a = s->a;                                                                         \
-        T *b = (T *)s->b + c0 * ldb;                                                               \
-        if (!s->trans) {                                                                           \
-            swaps_##sfx(c1 - c0, b, ldb, 0, n, s->ipiv, false);                                    \
-            return trsm_##sfx(false, true, n, c1 - c0, a, 1, lda, b, ldb) < 0 ||                   \
-                           trsm_##sfx(true, false, n, c1 - c0, a, 1, lda, b, ldb) < 0              \
-                       ? -1                                                                        \
-                       : 0;                                                                        \
-        }                                                                                          \
-        if (trsm_##sfx(false, false, n, c1 - c0, a, lda, 1, b, ldb) < 0 ||                         \
-            trsm_##sfx(true, true, n, c1 - c0, a, lda, 1, b, ldb) < 0)                             \
-            return -1;                                                                             \
-        swaps_##sfx(c1 - c0, b, ldb, 0, n, s->ipiv, true);                                         \
-        return 0;                                                                                  \
+     * lower and upper triangles. */  \
+    static int solve_##sfx(const void *args, i64 c0, i64 c1)                                        \
+    {                                                                                               \
+        const solve_args *s = args;                                                                 \
+        i64 n = s->n, lda = s->lda, ldb = s->ldb;                                                   \
+        const T *a = s->a;                                                                          \
+        T *b = (T *)s->b + c0 * ldb;                                                                \
+        if (!s->trans) {                                                                            \
+            swaps_##sfx(c1 - c0, b, ldb, 0, n, s->ipiv, false);                                     \
+            return trsm_##sfx(false, true, n, c1 - c0, a, 1, lda, b, ldb) < 0 ||                    \
+                           trsm_##sfx(true, false, n, c1 - c0, a, 1, lda, b, ldb) < 0               \
+                       ? -1                                                                         \
+                       : 0;                                                                         \
+        }                                                                                           \
+        if (trsm_##sfx(false, false, n, c1 - c0, a, lda, 1, b, ldb) < 0 ||                          \
+            trsm_##sfx(true, true, n, c1 - c0, a, lda, 1, b, ldb) < 0)                              \
+            return -1;                                                                              \
+        swaps_##sfx(c1 - c0, b, ldb, 0, n, s->ipiv, true);                                          \
+        return 0;                                                                                   \
     }
 
 LU_KERNELS(f4, float, MT_FLOAT32, FLT_MIN, int32_t, 0x7fffffff, 0x7f800000)
