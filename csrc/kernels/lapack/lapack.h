@@ -43,8 +43,8 @@ int64_t mt_lapack_potrs(mt_dtype d, bool upper, int64_t n, int64_t nrhs, const v
                         void *b, int64_t ldb);
 int64_t mt_lapack_potri(mt_dtype d, bool upper, int64_t n, void *a, int64_t lda);
 /* B <- op(A)^-1 B (left) or B op(A)^-1, A triangular m x m (left) or n x n;
- * a zero on A's diagonal gives infinities (and leaves a zero entry of B
- * zero, on the left of a real A). 0, or MT_LAPACK_FAILED. */
+ * a zero on A's diagonal gives infinities, as the BLAS does. 0, or
+ * MT_LAPACK_FAILED. */
 int64_t mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, int64_t m,
                        int64_t n, const void *a, int64_t lda, void *b, int64_t ldb);
 /* Eigenvalues into w (ascending), eigenvectors over a when vectors. */

@@ -9,9 +9,8 @@
  * Rounding follows LAPACK's rules where it has one: a pivot of at least the
  * smallest normal number scales its column by its reciprocal, a smaller one
  * divides it; the pivot is the first of the largest magnitudes (a NaN is
- * never larger, as in the reference isamax); a zero right-hand side entry
- * is not divided by its diagonal element (as the reference trsm: a zero
- * pivot leaves it zero instead of NaN). */
+ * never larger, as in the reference isamax). The solves divide every entry
+ * by its diagonal element, a zero one too (0 / 0 is NaN, as torch's). */
 #include "lu.h"
 
 #include <float.h>
@@ -132,10 +131,10 @@ typedef struct {
 } trsm_args;
 
 #define LU_KERNELS(sfx, T, DT, TINY, IT, ABS_BITS, INF_BITS)                                        \
-    /* The first index of the largest |x[i]|; NaNs are skipped unless x[0]                       \
-     * is one. Two passes over the magnitudes' bits (which order as the                          \
-     * magnitudes do, a NaN's above infinity's): the maximum, vectorized,                        \
-     * then its first place. */  \
+    /* The first index of the largest |x[i]|; NaNs are skipped unless x[0]                        \
+     * is one. Two passes over the magnitudes' bits (which order as the                           \
+     * magnitudes do, a NaN's above infinity's): the maximum, vectorized,                         \
+     * then its first place. */ \
     MT_CLONES_AVX2_FMA static i64 iamax_##sfx(i64 n, const T *x)                                    \
     {                                                                                               \
         if (x[0] != x[0])                                                                           \
@@ -153,9 +152,9 @@ typedef struct {
         return 0;                                                                                   \
     }                                                                                               \
                                                                                                     \
-    /* Rows i and ipiv[i] - 1 swapped in each of cols columns, for i from k1                     \
-     * up to k2 (down when backward), SWAP_COLS columns at a time (the                           \
-     * pivots that swap nothing are passed over once per block). */  \
+    /* Rows i and ipiv[i] - 1 swapped in each of cols columns, for i from k1                      \
+     * up to k2 (down when backward), SWAP_COLS columns at a time (the                            \
+     * pivots that swap nothing are passed over once per block). */ \
     static void swaps_##sfx(i64 cols, T *a, i64 lda, i64 k1, i64 k2, const i64 *ipiv,               \
                             bool backward)                                                          \
     {                                                                                               \
@@ -185,8 +184,8 @@ typedef struct {
                 x[i] /= pivot;                                                                      \
     }                                                                                               \
                                                                                                     \
-    /* Column c of the cols columns at y (lda apart) loses x times its                           \
-     * element above x: y[c * lda + 1 + i] -= x[i] * y[c * lda]. */  \
+    /* Column c of the cols columns at y (lda apart) loses x times its                            \
+     * element above x: y[c * lda + 1 + i] -= x[i] * y[c * lda]. */ \
     MT_CLONES_AVX2_FMA static void rank1_##sfx(i64 rows, i64 cols, const T *x, T *y, i64 lda)       \
     {                                                                                               \
         for (i64 c = 0; c < cols; c++) {                                                            \
@@ -217,8 +216,8 @@ typedef struct {
         return info;                                                                                \
     }                                                                                               \
                                                                                                     \
-    /* Substitution for trsm_##sfx's small triangles, one right-hand side                       \
-     * column at a time, along T's columns (few columns). */   \
+    /* Substitution for trsm_##sfx's small triangles, one right-hand side                         \
+     * column at a time, along T's columns (few columns). */ \
     MT_CLONES_AVX2_FMA static void subst_cols_##sfx(bool upper, bool unit, i64 n, i64 nrhs,         \
                                                     const T *t, i64 rs, i64 cs, T *b, i64 ldb)      \
     {                                                                                               \
@@ -226,8 +225,6 @@ typedef struct {
             T *x = b + c * ldb;                                                                     \
             for (i64 s = 0; s < n; s++) {                                                           \
                 i64 i = upper ? n - 1 - s : s;                                                      \
-                if (x[i] == 0)                                                                      \
-                    continue;                                                                       \
                 if (!unit)                                                                          \
                     x[i] /= t[i * (rs + cs)];                                                       \
                 T xi = x[i];                                                                        \
@@ -243,10 +240,9 @@ typedef struct {
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
-    /* The same for many columns: SUBST_COLS of them at a time copied into                       \
-     * rows of a scratch, so that every step runs along a row. The same                          \
-     * operations in the same order; a zero entry is not divided, and its                        \
-     * product with T (zero for a finite T) is subtracted all the same. */  \
+    /* The same for many columns: SUBST_COLS of them at a time copied into                        \
+     * rows of a scratch, so that every step runs along a row (the same                           \
+     * operations in the same order). */ \
     MT_CLONES_AVX2_FMA static void subst_rows_##sfx(bool upper, bool unit, i64 n, i64 nrhs,         \
                                                     const T *t, i64 rs, i64 cs, T *b, i64 ldb)      \
     {                                                                                               \
@@ -262,7 +258,7 @@ typedef struct {
                 if (!unit) {                                                                        \
                     T d = t[i * (rs + cs)];                                                         \
                     for (i64 c = 0; c < w; c++)                                                     \
-                        xi[c] = xi[c] != 0 ? xi[c] / d : xi[c];                                     \
+                        xi[c] /= d;                                                                 \
                 }                                                                                   \
                 i64 lo = upper ? 0 : i + 1, hi = upper ? i : n;                                     \
                 for (i64 r = lo; r < hi; r++) {                                                     \
@@ -277,9 +273,9 @@ typedef struct {
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
-    /* B (n x nrhs, column-major) <- T^-1 B, T n x n lower (upper when                           \
-     * upper) triangular, of unit diagonal when unit, T(i, j) at                                 \
-     * t[i * rs + j * cs]. -1 when the gemm found no memory. */  \
+    /* B (n x nrhs, column-major) <- T^-1 B, T n x n lower (upper when                            \
+     * upper) triangular, of unit diagonal when unit, T(i, j) at                                  \
+     * t[i * rs + j * cs]. -1 when the gemm found no memory. */ \
     static int trsm_##sfx(bool upper, bool unit, i64 n, i64 nrhs, const T *t, i64 rs, i64 cs,       \
                           T *b, i64 ldb)                                                            \
     {                                                                                               \
@@ -345,9 +341,9 @@ typedef struct {
                           (T *)t->b + c0 * t->ldb, t->ldb);                                         \
     }                                                                                               \
                                                                                                     \
-    /* Columns [c0, c1) of B: A = P L U, so A X = B is L U X = P^T B, and                        \
-     * A^T X = B is U^T L^T (P^T X) = B, U^T and L^T read in place as                            \
-     * lower and upper triangles. */  \
+    /* Columns [c0, c1) of B: A = P L U, so A X = B is L U X = P^T B, and                         \
+     * A^T X = B is U^T L^T (P^T X) = B, U^T and L^T read in place as                             \
+     * lower and upper triangles. */ \
     static int solve_##sfx(const void *args, i64 c0, i64 c1)                                        \
     {                                                                                               \
         const solve_args *s = args;                                                                 \

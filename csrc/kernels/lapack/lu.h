@@ -26,9 +26,8 @@ int64_t mt_lu_getrf(mt_dtype d, int64_t m, int64_t n, void *a, int64_t lda, int6
 int64_t mt_lu_getrs(mt_dtype d, bool trans, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                     const int64_t *ipiv, void *b, int64_t ldb);
 /* B (n x nrhs) <- op(A)^-1 B, A n x n lower (upper when upper) triangular,
- * op(A) = A^T when trans, of unit diagonal when unit; as getrs' own solves
- * (a zero B entry is not divided). 0, or MT_LAPACK_FAILED with the error
- * set. */
+ * op(A) = A^T when trans, of unit diagonal when unit, as getrs' own
+ * solves. 0, or MT_LAPACK_FAILED with the error set. */
 int64_t mt_lu_trsm(mt_dtype d, bool upper, bool trans, bool unit, int64_t n, int64_t nrhs,
                    const void *a, int64_t lda, void *b, int64_t ldb);
 
