@@ -106,30 +106,31 @@ static bool is_fortran(const mt_tensor *t)
     return true;
 }
 
-/* dst (rows x cols, column-major, leading dimension rows) <- src (row i at
- * src + i * ld elements, each row contiguous), by 32 x 32 tiles that stay in
- * the cache as they are read by rows and written by columns. */
+/* Columns [jb, je) of dst (rows x cols, column-major, leading dimension
+ * rows) <- src (row i at src + i * ld elements, each row contiguous), by
+ * 32 x 32 tiles that stay in the cache as they are read by rows and written
+ * by columns. */
 #define TRANSPOSE_TILE 32
-#define TRANSPOSE_LOOP(T)                                           \
-    do {                                                            \
-        T *d = dst;                                                 \
-        const T *sp = src;                                          \
-        for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)       \
-            for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) { \
-                int64_t i1 = min2(i0 + TRANSPOSE_TILE, rows);       \
-                int64_t j1 = min2(j0 + TRANSPOSE_TILE, cols);       \
-                for (int64_t j = j0; j < j1; j++)                   \
-                    for (int64_t i = i0; i < i1; i++)               \
-                        d[i + j * rows] = sp[i * ld + j];           \
-            }                                                       \
+#define TRANSPOSE_LOOP(T)                                          \
+    do {                                                           \
+        T *d = dst;                                                \
+        const T *sp = src;                                         \
+        for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)      \
+            for (int64_t j0 = jb; j0 < je; j0 += TRANSPOSE_TILE) { \
+                int64_t i1 = min2(i0 + TRANSPOSE_TILE, rows);      \
+                int64_t j1 = min2(j0 + TRANSPOSE_TILE, je);        \
+                for (int64_t j = j0; j < j1; j++)                  \
+                    for (int64_t i = i0; i < i1; i++)              \
+                        d[i + j * rows] = sp[i * ld + j];          \
+            }                                                      \
     } while (0)
 
 typedef struct {
     uint64_t lo, hi;
 } pair64;
 
-static void transpose_into(void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                           size_t item)
+static void transpose_into(void *dst, const void *src, int64_t rows, int64_t jb, int64_t je,
+                           int64_t ld, size_t item)
 {
     if (item == 4)
         TRANSPOSE_LOOP(uint32_t);
@@ -139,10 +140,39 @@ static void transpose_into(void *dst, const void *src, int64_t rows, int64_t col
         TRANSPOSE_LOOP(pair64);
 }
 
+typedef struct {
+    const mt_tensor *t;
+    mt_tensor *c;
+    const batch *b;
+    int64_t rows, cols, tiles; /* tiles: column tiles per matrix */
+    size_t item;
+} transpose_job;
+
+/* Units [u0, u1) of a fortran_copy: unit u is column tile u % tiles of
+ * matrix u / tiles. */
+static void transpose_units(void *arg, int64_t u0, int64_t u1)
+{
+    const transpose_job *j = arg;
+    const mt_tensor *t = j->t;
+    for (int64_t u = u0; u < u1; u++) {
+        /* matrix i's place in t, its batch index unravelled over t's strides */
+        int64_t i = u / j->tiles, jb = u % j->tiles * TRANSPOSE_TILE, off = 0, rest = i;
+        for (int k = j->b->nb - 1; k >= 0; k--) {
+            off += (rest % j->b->sizes[k]) * t->strides[k];
+            rest /= j->b->sizes[k];
+        }
+        transpose_into(matrix(j->c, i), mt_data(t) + off * (int64_t)j->item, j->rows, jb,
+                       min2(jb + TRANSPOSE_TILE, j->cols), t->strides[t->ndim - 2], j->item);
+    }
+}
+
+/* Elements a thread's share of a fortran_copy has at least. */
+enum { TRANSPOSE_GRAIN = 64 * 1024 };
+
 /* A column-major copy of t, whose matrices are its last two dims. Row-major
- * matrices (torch's usual layout) are transposed tile by tile: the general
- * strided copy walks one of the two sides a whole row apart per element,
- * and took a seventh of getrf's time at 512 x 512. */
+ * matrices (torch's usual layout) are transposed tile by tile, split over
+ * our threads: the general strided copy walks one of the two sides a whole
+ * row apart per element, and took a seventh of getrf's time at 512 x 512. */
 static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
 {
     int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
@@ -156,16 +186,9 @@ static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
         mt_copy(c, t);
         return c;
     }
-    for (int64_t i = 0; i < b->count; i++) {
-        /* matrix i's place in t, its batch index unravelled over t's strides */
-        int64_t off = 0, rest = i;
-        for (int k = b->nb - 1; k >= 0; k--) {
-            off += (rest % b->sizes[k]) * t->strides[k];
-            rest /= b->sizes[k];
-        }
-        transpose_into(matrix(c, i), mt_data(t) + off * (int64_t)item, rows, cols,
-                       t->strides[t->ndim - 2], item);
-    }
+    transpose_job j = {t, c, b, rows, cols, (cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, item};
+    mt_parallel_for(0, b->count * j.tiles, 1 + TRANSPOSE_GRAIN / (rows * TRANSPOSE_TILE),
+                    transpose_units, &j);
     return c;
 }
 
