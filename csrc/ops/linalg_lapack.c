@@ -12,8 +12,10 @@
 #include "../kernels/eigh_small.h"
 #include "../kernels/gemm/blas.h"
 #include "../kernels/lapack/lapack.h"
+#include "../kernels/lapack/lu.h"
 #include "../kernels/parallel.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,30 +106,31 @@ static bool is_fortran(const mt_tensor *t)
     return true;
 }
 
-/* dst (rows x cols, column-major, leading dimension rows) <- src (row i at
- * src + i * ld elements, each row contiguous), by 32 x 32 tiles that stay in
- * the cache as they are read by rows and written by columns. */
+/* Columns [jb, je) of dst (rows x cols, column-major, leading dimension
+ * rows) <- src (row i at src + i * ld elements, each row contiguous), by
+ * 32 x 32 tiles that stay in the cache as they are read by rows and written
+ * by columns. */
 #define TRANSPOSE_TILE 32
-#define TRANSPOSE_LOOP(T)                                           \
-    do {                                                            \
-        T *d = dst;                                                 \
-        const T *sp = src;                                          \
-        for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)       \
-            for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) { \
-                int64_t i1 = min2(i0 + TRANSPOSE_TILE, rows);       \
-                int64_t j1 = min2(j0 + TRANSPOSE_TILE, cols);       \
-                for (int64_t j = j0; j < j1; j++)                   \
-                    for (int64_t i = i0; i < i1; i++)               \
-                        d[i + j * rows] = sp[i * ld + j];           \
-            }                                                       \
+#define TRANSPOSE_LOOP(T)                                          \
+    do {                                                           \
+        T *d = dst;                                                \
+        const T *sp = src;                                         \
+        for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)      \
+            for (int64_t j0 = jb; j0 < je; j0 += TRANSPOSE_TILE) { \
+                int64_t i1 = min2(i0 + TRANSPOSE_TILE, rows);      \
+                int64_t j1 = min2(j0 + TRANSPOSE_TILE, je);        \
+                for (int64_t j = j0; j < j1; j++)                  \
+                    for (int64_t i = i0; i < i1; i++)              \
+                        d[i + j * rows] = sp[i * ld + j];          \
+            }                                                      \
     } while (0)
 
 typedef struct {
     uint64_t lo, hi;
 } pair64;
 
-static void transpose_into(void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                           size_t item)
+static void transpose_into(void *dst, const void *src, int64_t rows, int64_t jb, int64_t je,
+                           int64_t ld, size_t item)
 {
     if (item == 4)
         TRANSPOSE_LOOP(uint32_t);
@@ -137,10 +140,39 @@ static void transpose_into(void *dst, const void *src, int64_t rows, int64_t col
         TRANSPOSE_LOOP(pair64);
 }
 
+typedef struct {
+    const mt_tensor *t;
+    mt_tensor *c;
+    const batch *b;
+    int64_t rows, cols, tiles; /* tiles: column tiles per matrix */
+    size_t item;
+} transpose_job;
+
+/* Units [u0, u1) of a fortran_copy: unit u is column tile u % tiles of
+ * matrix u / tiles. */
+static void transpose_units(void *arg, int64_t u0, int64_t u1)
+{
+    const transpose_job *j = arg;
+    const mt_tensor *t = j->t;
+    for (int64_t u = u0; u < u1; u++) {
+        /* matrix i's place in t, its batch index unravelled over t's strides */
+        int64_t i = u / j->tiles, jb = u % j->tiles * TRANSPOSE_TILE, off = 0, rest = i;
+        for (int k = j->b->nb - 1; k >= 0; k--) {
+            off += (rest % j->b->sizes[k]) * t->strides[k];
+            rest /= j->b->sizes[k];
+        }
+        transpose_into(matrix(j->c, i), mt_data(t) + off * (int64_t)j->item, j->rows, jb,
+                       min2(jb + TRANSPOSE_TILE, j->cols), t->strides[t->ndim - 2], j->item);
+    }
+}
+
+/* Elements a thread's share of a fortran_copy has at least. */
+enum { TRANSPOSE_GRAIN = 64 * 1024 };
+
 /* A column-major copy of t, whose matrices are its last two dims. Row-major
- * matrices (torch's usual layout) are transposed tile by tile: the general
- * strided copy walks one of the two sides a whole row apart per element,
- * and took a seventh of getrf's time at 512 x 512. */
+ * matrices (torch's usual layout) are transposed tile by tile, split over
+ * our threads: the general strided copy walks one of the two sides a whole
+ * row apart per element, and took a seventh of getrf's time at 512 x 512. */
 static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
 {
     int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
@@ -154,16 +186,9 @@ static mt_tensor *fortran_copy(const mt_tensor *t, const batch *b)
         mt_copy(c, t);
         return c;
     }
-    for (int64_t i = 0; i < b->count; i++) {
-        /* matrix i's place in t, its batch index unravelled over t's strides */
-        int64_t off = 0, rest = i;
-        for (int k = b->nb - 1; k >= 0; k--) {
-            off += (rest % b->sizes[k]) * t->strides[k];
-            rest /= b->sizes[k];
-        }
-        transpose_into(matrix(c, i), mt_data(t) + off * (int64_t)item, rows, cols,
-                       t->strides[t->ndim - 2], item);
-    }
+    transpose_job j = {t, c, b, rows, cols, (cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, item};
+    mt_parallel_for(0, b->count * j.tiles, 1 + TRANSPOSE_GRAIN / (rows * TRANSPOSE_TILE),
+                    transpose_units, &j);
     return c;
 }
 
@@ -204,52 +229,93 @@ static int tuple(mt_result *r, int n, mt_tensor **ts, int status)
 
 static int failed(int64_t info) { return info == MT_LAPACK_FAILED ? -1 : 0; }
 
-/* OpenBLAS's LAPACK wakes its thread team even for small matrices, and on a
- * busy machine a 64 x 64 getrs then takes milliseconds instead of
- * microseconds: matrices up to SOLO_ELEMENTS run on the calling thread alone
- * (mt_blas_begin/end, which restore the library's count exactly), larger ones
- * keep the library's threads unless minitorch is set to one thread
- * (set_num_threads(1) then holds for the factorizations too, as torch's). */
-enum { SOLO_ELEMENTS = 256 * 256 };
+/* Every routine runs each matrix whole on one thread, OpenBLAS held at one
+ * thread throughout (mt_blas_begin/end, which restore the library's count
+ * exactly), and a batch is split over our threads. OpenBLAS's own threads
+ * spin for each other: under a loaded machine a 64 x 64 getrs took
+ * milliseconds instead of microseconds, and qr of 512 x 512 float32 at two
+ * threads 176 ms against 7.9 on one (1024 x 1024: 2.2 s against 82 ms);
+ * on a quieter one it was slower than torch's by 1.70 at two threads
+ * against 1.06 at one. Our LU splits a single matrix over our threads
+ * itself. item returns false when it failed (no memory). */
+typedef bool (*item_fn)(void *ctx, int64_t i);
 
-static bool solo_begin(int64_t rows, int64_t cols)
+typedef struct {
+    item_fn fn;
+    void *ctx;
+    atomic_int failed;
+} items_job;
+
+static void run_items(void *arg, int64_t begin, int64_t end)
 {
-    if (rows * cols > SOLO_ELEMENTS && mt_get_num_threads() > 1)
-        return false;
-    mt_blas_begin();
-    return true;
+    items_job *j = arg;
+    for (int64_t i = begin; i < end && !atomic_load(&j->failed); i++)
+        if (!j->fn(j->ctx, i))
+            atomic_store(&j->failed, 1);
 }
 
-static void solo_end(bool solo)
+/* -1 with op's error when an item failed (a worker's error is its own
+ * thread's: it is raised here). */
+static int each_matrix(int64_t count, item_fn fn, void *ctx, const char *op)
 {
-    if (solo)
-        mt_blas_end();
+    items_job j = {fn, ctx};
+    atomic_init(&j.failed, 0);
+    mt_blas_begin();
+    mt_parallel_for(0, count, 1, run_items, &j);
+    mt_blas_end();
+    if (atomic_load(&j.failed))
+        return mt_error(MT_ERR_MEMORY, "%s: out of memory", op);
+    return 0;
+}
+
+typedef struct {
+    mt_dtype dtype;
+    int64_t m, n;
+    mt_tensor **ts; /* LU, pivots, infos */
+    int64_t *ipiv;  /* min(m, n) per matrix */
+} getrf_job;
+
+static bool getrf_item(void *ctx, int64_t i)
+{
+    getrf_job *j = ctx;
+    int64_t k = min2(j->m, j->n), *ipiv = j->ipiv + i * k;
+    int64_t info = mt_lapack_getrf(j->dtype, j->m, j->n, matrix(j->ts[0], i), max1(j->m), ipiv);
+    int32_t *piv = (int32_t *)row(j->ts[1], i);
+    for (int64_t c = 0; c < k; c++)
+        piv[c] = (int32_t)ipiv[c];
+    ((int32_t *)mt_data(j->ts[2]))[i] = (int32_t)info;
+    return !failed(info);
 }
 
 int impl_lapack_getrf(mt_args *a, mt_result *r)
 {
+    const char *op = "linalg.lu_factor";
     const mt_tensor *t = a->v[0].t;
     batch b;
-    if (prepare(t, "linalg.lu_factor", &b) < 0)
+    if (prepare(t, op, &b) < 0)
         return -1;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = min2(m, n);
     mt_tensor *ts[3] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, k, false),
                         batch_new(MT_INT32, &b, -1, false)};
-    int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(k) : NULL;
+    int64_t *ipiv = ts[0] && ts[1] && ts[2] ? pivots_buffer(b.count * k) : NULL;
     if (!ipiv)
         return tuple(r, 3, ts, -1);
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; i < b.count; i++) {
-        int64_t info = mt_lapack_getrf(t->dtype, m, n, matrix(ts[0], i), max1(m), ipiv);
-        int32_t *piv = (int32_t *)row(ts[1], i);
-        for (int64_t j = 0; j < k; j++)
-            piv[j] = (int32_t)ipiv[j];
-        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
-    }
-    solo_end(solo);
+    getrf_job job = {t->dtype, m, n, ts, ipiv};
+    int status = each_matrix(b.count, getrf_item, &job, op);
     free(ipiv);
-    return tuple(r, 3, ts, 0);
+    return tuple(r, 3, ts, status);
 }
+
+/* The operands of one routine's calls, the same for every matrix: the
+ * fields each item function reads are named by it. */
+typedef struct {
+    mt_dtype dtype;
+    bool f[3];       /* the routine's flags (upper, left, trans, ...) */
+    int64_t d[4];    /* its sizes */
+    mt_tensor *t[5]; /* its tensors, matrix i of each read by the item */
+    char jobz;
+    double rcond;
+} lapack_job;
 
 /* The pivots of matrix i as LAPACK's int64, checked to lie in 1..n. */
 static int read_pivots(const mt_tensor *p, int64_t i, int64_t n, int64_t *out, const char *op)
@@ -262,6 +328,21 @@ static int read_pivots(const mt_tensor *p, int64_t i, int64_t n, int64_t *out, c
         out[j] = piv[j];
     }
     return 0;
+}
+
+typedef struct {
+    mt_dtype dtype;
+    bool trans;
+    int64_t n, nrhs;
+    const mt_tensor *lu, *x;
+    const int64_t *ipiv; /* n per matrix */
+} getrs_job;
+
+static bool getrs_item(void *ctx, int64_t i)
+{
+    getrs_job *j = ctx;
+    return !failed(mt_lapack_getrs(j->dtype, j->trans, j->n, j->nrhs, matrix(j->lu, i), max1(j->n),
+                                   j->ipiv + i * j->n, matrix(j->x, i), max1(j->n)));
 }
 
 int impl_lapack_getrs(mt_args *a, mt_result *r)
@@ -280,21 +361,18 @@ int impl_lapack_getrs(mt_args *a, mt_result *r)
         return mt_error(MT_ERR_RUNTIME, "%s: incompatible shapes of LU, pivots and B", op);
     mt_tensor *pivc = mt_new(MT_INT32, pc.ndim, pc.sizes, false);
     mt_tensor *x = pivc ? fortran_copy(rhs, &b) : NULL;
-    int64_t *ipiv = x ? pivots_buffer(n) : NULL;
+    int64_t *ipiv = x ? pivots_buffer(b.count * n) : NULL;
     /* getrs only reads LU: getrf's own result needs no copy */
     mt_tensor *luc = !ipiv ? NULL : is_fortran(lu) ? mt_alias(lu) : fortran_copy(lu, &b);
     int status = luc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
+    for (int64_t i = 0; !status && i < b.count; i++)
+        status = read_pivots(pivc, i, n, ipiv + i * n, op);
     int64_t nrhs = rhs->sizes[rhs->ndim - 1];
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; !status && i < b.count; i++) {
-        status = read_pivots(pivc, i, n, ipiv, op);
-        if (!status && nrhs)
-            mt_lapack_getrs(lu->dtype, a->v[3].b, n, nrhs, matrix(luc, i), max1(n), ipiv,
-                            matrix(x, i), max1(n));
-    }
-    solo_end(solo);
+    getrs_job job = {lu->dtype, a->v[3].b, n, nrhs, luc, x, ipiv};
+    if (!status && nrhs)
+        status = each_matrix(b.count, getrs_item, &job, op);
     free(ipiv);
     mt_xrelease(luc);
     mt_xrelease(pivc);
@@ -320,6 +398,15 @@ static void zero_triangle(mt_tensor *c, const batch *b, int64_t n, bool upper)
     }
 }
 
+/* f[0] upper; d[0] n; t: matrices, infos. */
+static bool potrf_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    int64_t info = mt_lapack_potrf(j->dtype, j->f[0], j->d[0], matrix(j->t[0], i), max1(j->d[0]));
+    ((int32_t *)mt_data(j->t[1]))[i] = (int32_t)info;
+    return !failed(info);
+}
+
 int impl_lapack_potrf(mt_args *a, mt_result *r)
 {
     const char *op = "linalg.cholesky";
@@ -332,13 +419,19 @@ int impl_lapack_potrf(mt_args *a, mt_result *r)
     mt_tensor *ts[2] = {fortran_copy(t, &b), batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; i < b.count; i++)
-        ((int32_t *)mt_data(ts[1]))[i] =
-            (int32_t)mt_lapack_potrf(t->dtype, upper, n, matrix(ts[0], i), max1(n));
-    solo_end(solo);
+    lapack_job job = {t->dtype, {upper}, {n}, {ts[0], ts[1]}};
+    int status = each_matrix(b.count, potrf_item, &job, op);
     zero_triangle(ts[0], &b, n, upper);
-    return tuple(r, 2, ts, 0);
+    return tuple(r, 2, ts, status);
+}
+
+/* f[0] upper; d: n, nrhs; t: factors, right-hand sides. */
+static bool potrs_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    int64_t n = j->d[0];
+    return !failed(mt_lapack_potrs(j->dtype, j->f[0], n, j->d[1], matrix(j->t[0], i), max1(n),
+                                   matrix(j->t[1], i), max1(n)));
 }
 
 int impl_lapack_potrs(mt_args *a, mt_result *r)
@@ -357,12 +450,13 @@ int impl_lapack_potrs(mt_args *a, mt_result *r)
         mt_xrelease(fc);
         return -1;
     }
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; nrhs && i < b.count; i++)
-        mt_lapack_potrs(f->dtype, a->v[2].b, n, nrhs, matrix(fc, i), max1(n), matrix(x, i),
-                        max1(n));
-    solo_end(solo);
+    lapack_job job = {f->dtype, {a->v[2].b}, {n, nrhs}, {fc, x}};
+    int status = nrhs ? each_matrix(b.count, potrs_item, &job, op) : 0;
     mt_release(fc);
+    if (status < 0) {
+        mt_release(x);
+        return -1;
+    }
     return mt_result_tensor(r, x);
 }
 
@@ -387,6 +481,15 @@ static void symmetrize(mt_tensor *c, const batch *b, int64_t n, bool upper)
     }
 }
 
+/* f[0] upper; d[0] n; t: matrices, infos. */
+static bool potri_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    int64_t info = mt_lapack_potri(j->dtype, j->f[0], j->d[0], matrix(j->t[0], i), max1(j->d[0]));
+    ((int32_t *)mt_data(j->t[1]))[i] = (int32_t)info;
+    return !failed(info);
+}
+
 int impl_lapack_potri(mt_args *a, mt_result *r)
 {
     const char *op = "cholesky_inverse";
@@ -399,13 +502,19 @@ int impl_lapack_potri(mt_args *a, mt_result *r)
     mt_tensor *ts[2] = {fortran_copy(f, &b), batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; i < b.count; i++)
-        ((int32_t *)mt_data(ts[1]))[i] =
-            (int32_t)mt_lapack_potri(f->dtype, upper, n, matrix(ts[0], i), max1(n));
-    solo_end(solo);
+    lapack_job job = {f->dtype, {upper}, {n}, {ts[0], ts[1]}};
+    int status = each_matrix(b.count, potri_item, &job, op);
     symmetrize(ts[0], &b, n, upper);
-    return tuple(r, 2, ts, 0);
+    return tuple(r, 2, ts, status);
+}
+
+/* f: left, upper, unit; d: n (A's size), B's rows and columns; t: A, B. */
+static bool trsm_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    return !failed(mt_lapack_trsm(j->dtype, j->f[0], j->f[1], false, j->f[2], j->d[1], j->d[2],
+                                  matrix(j->t[0], i), max1(j->d[0]), matrix(j->t[1], i),
+                                  max1(j->d[1])));
 }
 
 int impl_lapack_trsm(mt_args *a, mt_result *r)
@@ -426,43 +535,32 @@ int impl_lapack_trsm(mt_args *a, mt_result *r)
         mt_xrelease(tc);
         return -1;
     }
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; m && cols && i < b.count; i++)
-        mt_lapack_trsm(t->dtype, left, a->v[2].b, false, a->v[4].b, m, cols, matrix(tc, i), max1(n),
-                       matrix(x, i), max1(m));
-    solo_end(solo);
+    lapack_job job = {t->dtype, {left, a->v[2].b, a->v[4].b}, {n, m, cols}, {tc, x}};
+    int status = m && cols ? each_matrix(b.count, trsm_item, &job, op) : 0;
     mt_release(tc);
+    if (status < 0) {
+        mt_release(x);
+        return -1;
+    }
     return mt_result_tensor(r, x);
 }
 
-/* A batch of syevd calls split over minitorch's threads: small matrices run
- * each on one thread of the library (solo_begin), so a batch of them keeps
- * every thread busy only when the batch itself is split. Real matrices go
- * first to our own solver for small ones (kernels/eigh_small.h), faster
- * there; what it declines (larger or non-finite matrices) LAPACK takes. */
-typedef struct {
-    mt_dtype dtype;
-    bool vectors, upper;
-    int64_t n;
-    mt_tensor **ts; /* values, matrices (overwritten by vectors), infos */
-    int failed;
-} syevd_job;
-
-static void run_syevd(void *ctx, int64_t begin, int64_t end)
+/* Real matrices go first to our own solver for small ones
+ * (kernels/eigh_small.h), faster there; what it declines (larger or
+ * non-finite matrices) LAPACK takes. f: vectors, upper; d[0] n; t: values,
+ * matrices (overwritten by vectors), infos. */
+static bool syevd_item(void *ctx, int64_t i)
 {
-    syevd_job *job = ctx;
-    int64_t n = job->n;
-    for (int64_t i = begin; i < end; i++) {
-        void *m = matrix(job->ts[1], i), *w = row(job->ts[0], i);
-        int64_t info = MT_EIGH_SMALL_DECLINED;
-        if (n && !mt_is_complex(job->dtype))
-            info = mt_eigh_small(job->dtype, job->vectors, job->upper, n, m, n, w);
-        if (info == MT_EIGH_SMALL_DECLINED)
-            info = n ? mt_lapack_syevd(job->dtype, job->vectors, job->upper, n, m, max1(n), w) : 0;
-        if (failed(info))
-            job->failed = 1;
-        ((int32_t *)mt_data(job->ts[2]))[i] = (int32_t)info;
-    }
+    lapack_job *j = ctx;
+    int64_t n = j->d[0];
+    void *m = matrix(j->t[1], i), *w = row(j->t[0], i);
+    int64_t info = MT_EIGH_SMALL_DECLINED;
+    if (n && !mt_is_complex(j->dtype))
+        info = mt_eigh_small(j->dtype, j->f[0], j->f[1], n, m, n, w);
+    if (info == MT_EIGH_SMALL_DECLINED)
+        info = n ? mt_lapack_syevd(j->dtype, j->f[0], j->f[1], n, m, max1(n), w) : 0;
+    ((int32_t *)mt_data(j->t[2]))[i] = (int32_t)info;
+    return !failed(info);
 }
 
 int impl_lapack_syevd(mt_args *a, mt_result *r)
@@ -477,17 +575,8 @@ int impl_lapack_syevd(mt_args *a, mt_result *r)
                         batch_new(MT_INT32, &b, -1, false)};
     if (!ts[0] || !ts[1] || !ts[2])
         return tuple(r, 3, ts, -1);
-    syevd_job job = {t->dtype, a->v[2].b, a->v[1].b, n, ts, 0};
-    bool solo = solo_begin(n, n);
-    if (solo)
-        mt_parallel_for(0, b.count, 1, run_syevd, &job);
-    else
-        run_syevd(&job, 0, b.count);
-    solo_end(solo);
-    /* a worker's error is its thread's own: raise it here */
-    if (job.failed)
-        mt_error(MT_ERR_MEMORY, "%s: cannot allocate LAPACK's workspace", op);
-    return tuple(r, 3, ts, job.failed ? -1 : 0);
+    lapack_job job = {t->dtype, {a->v[2].b, a->v[1].b}, {n}, {ts[0], ts[1], ts[2]}};
+    return tuple(r, 3, ts, each_matrix(b.count, syevd_item, &job, op));
 }
 
 /* Sets each (rows x rows) column-major matrix of c to the identity. */
@@ -504,6 +593,19 @@ static void identity(mt_tensor *c, const batch *b, int64_t rows)
         for (int64_t j = 0; j < rows; j++)
             memcpy(m + (j * rows + j) * item, one, item);
     }
+}
+
+/* f[0] vectors; d: m, n, Vh's rows; t: U, S, Vh, infos, matrices. */
+static bool gesdd_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    bool uv = j->f[0];
+    int64_t m = j->d[0];
+    int64_t info = mt_lapack_gesdd(j->dtype, j->jobz, m, j->d[1], matrix(j->t[4], i), max1(m),
+                                   row(j->t[1], i), uv ? matrix(j->t[0], i) : NULL, max1(m),
+                                   uv ? matrix(j->t[2], i) : NULL, max1(j->d[2]));
+    ((int32_t *)mt_data(j->t[3]))[i] = (int32_t)info;
+    return !failed(info);
 }
 
 int impl_lapack_gesdd(mt_args *a, mt_result *r)
@@ -528,18 +630,20 @@ int impl_lapack_gesdd(mt_args *a, mt_result *r)
         identity(ts[0], &b, m);
         identity(ts[2], &b, n);
     }
-    char jobz = uv ? (full ? 'A' : 'S') : 'N';
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; k && !status && i < b.count; i++) {
-        int64_t info = mt_lapack_gesdd(t->dtype, jobz, m, n, matrix(work, i), max1(m),
-                                       row(ts[1], i), uv ? matrix(ts[0], i) : NULL, max1(m),
-                                       uv ? matrix(ts[2], i) : NULL, max1(vrows));
-        status = failed(info);
-        ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
-    }
-    solo_end(solo);
+    lapack_job job = {t->dtype, {uv}, {m, n, vrows}, {ts[0], ts[1], ts[2], ts[3], work}};
+    job.jobz = uv ? (full ? 'A' : 'S') : 'N';
+    if (k)
+        status = each_matrix(b.count, gesdd_item, &job, op);
     mt_release(work);
     return tuple(r, 4, ts, status);
+}
+
+/* d: m, n; t: matrices, tau. */
+static bool geqrf_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    return !failed(mt_lapack_geqrf(j->dtype, j->d[0], j->d[1], matrix(j->t[0], i), max1(j->d[0]),
+                                   row(j->t[1], i)));
 }
 
 int impl_lapack_geqrf(mt_args *a, mt_result *r)
@@ -553,12 +657,16 @@ int impl_lapack_geqrf(mt_args *a, mt_result *r)
     mt_tensor *ts[2] = {fortran_copy(t, &b), batch_new(t->dtype, &b, k, false)};
     if (!ts[0] || !ts[1])
         return tuple(r, 2, ts, -1);
-    int status = 0;
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; k && !status && i < b.count; i++)
-        status = failed(mt_lapack_geqrf(t->dtype, m, n, matrix(ts[0], i), max1(m), row(ts[1], i)));
-    solo_end(solo);
-    return tuple(r, 2, ts, status);
+    lapack_job job = {t->dtype, {false}, {m, n}, {ts[0], ts[1]}};
+    return tuple(r, 2, ts, k ? each_matrix(b.count, geqrf_item, &job, op) : 0);
+}
+
+/* d: m, n, k; t: matrices, tau. */
+static bool orgqr_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    return !failed(mt_lapack_orgqr(j->dtype, j->d[0], j->d[1], j->d[2], matrix(j->t[0], i),
+                                   max1(j->d[0]), row(j->t[1], i)));
 }
 
 int impl_lapack_orgqr(mt_args *a, mt_result *r)
@@ -578,17 +686,24 @@ int impl_lapack_orgqr(mt_args *a, mt_result *r)
         return -1;
     }
     mt_copy(tc, tau);
-    int status = 0;
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; n && !status && i < b.count; i++)
-        status = failed(mt_lapack_orgqr(t->dtype, m, n, k, matrix(q, i), max1(m), row(tc, i)));
-    solo_end(solo);
+    lapack_job job = {t->dtype, {false}, {m, n, k}, {q, tc}};
+    int status = n ? each_matrix(b.count, orgqr_item, &job, op) : 0;
     mt_release(tc);
     if (status < 0) {
         mt_release(q);
         return -1;
     }
     return mt_result_tensor(r, q);
+}
+
+/* f: left, trans; d: C's rows and columns, reflectors, A's rows; t: A,
+ * tau, C. */
+static bool ormqr_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    return !failed(mt_lapack_ormqr(j->dtype, j->f[0], j->f[1], j->d[0], j->d[1], j->d[2],
+                                   matrix(j->t[0], i), max1(j->d[3]), row(j->t[1], i),
+                                   matrix(j->t[2], i), max1(j->d[0])));
 }
 
 int impl_lapack_ormqr(mt_args *a, mt_result *r)
@@ -609,11 +724,9 @@ int impl_lapack_ormqr(mt_args *a, mt_result *r)
     int status = tc ? 0 : -1;
     if (!status)
         mt_copy(tc, tau);
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; m && n && !status && i < b.count; i++)
-        status = failed(mt_lapack_ormqr(t->dtype, left, a->v[4].b, m, n, k, matrix(ac, i),
-                                        max1(rows), row(tc, i), matrix(x, i), max1(m)));
-    solo_end(solo);
+    lapack_job job = {t->dtype, {left, a->v[4].b}, {m, n, k, rows}, {ac, tc, x}};
+    if (!status && m && n)
+        status = each_matrix(b.count, ormqr_item, &job, op);
     mt_xrelease(ac);
     mt_xrelease(tc);
     if (status < 0) {
@@ -637,7 +750,7 @@ int impl_lapack_sytrf(mt_args *a, mt_result *r)
     if (!ipiv)
         return tuple(r, 3, ts, -1);
     int status = 0;
-    bool solo = solo_begin(n, n);
+    mt_blas_begin();
     for (int64_t i = 0; n && !status && i < b.count; i++) {
         int64_t info = (a->v[2].b ? mt_lapack_hetrf : mt_lapack_sytrf)(
             t->dtype, a->v[1].b, n, matrix(ts[0], i), max1(n), ipiv);
@@ -647,7 +760,7 @@ int impl_lapack_sytrf(mt_args *a, mt_result *r)
             piv[j] = (int32_t)ipiv[j];
         ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
     }
-    solo_end(solo);
+    mt_blas_end();
     free(ipiv);
     return tuple(r, 3, ts, status);
 }
@@ -671,7 +784,7 @@ int impl_lapack_sytrs(mt_args *a, mt_result *r)
     int status = ldc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
-    bool solo = solo_begin(n, n);
+    mt_blas_begin();
     for (int64_t i = 0; !status && i < b.count; i++) {
         const int32_t *p = (const int32_t *)row(pivc, i);
         for (int64_t j = 0; !status && j < n; j++) {
@@ -685,7 +798,7 @@ int impl_lapack_sytrs(mt_args *a, mt_result *r)
                                                             matrix(ldc, i), max1(n), ipiv,
                                                             matrix(x, i), max1(n));
     }
-    solo_end(solo);
+    mt_blas_end();
     free(ipiv);
     mt_xrelease(ldc);
     mt_xrelease(pivc);
@@ -694,6 +807,19 @@ int impl_lapack_sytrs(mt_args *a, mt_result *r)
         return -1;
     }
     return mt_result_tensor(r, x);
+}
+
+/* d: m, n, nrhs, driver; t: X, ranks, singular values, infos, matrices. */
+static bool gels_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    int64_t m = j->d[0], n = j->d[1], rank = 0;
+    int64_t info =
+        mt_lapack_gels(j->dtype, (int)j->d[3], m, n, j->d[2], matrix(j->t[4], i), max1(m),
+                       matrix(j->t[0], i), max1(m > n ? m : n), j->rcond, row(j->t[2], i), &rank);
+    ((int64_t *)mt_data(j->t[1]))[i] = rank;
+    ((int32_t *)mt_data(j->t[3]))[i] = (int32_t)info;
+    return !failed(info);
 }
 
 int impl_lapack_gels(mt_args *a, mt_result *r)
@@ -722,20 +848,22 @@ int impl_lapack_gels(mt_args *a, mt_result *r)
     top.sizes[top.ndim - 2] = m;
     top.numel = b.count * m * nrhs;
     mt_copy(&top, rhs);
-    int status = 0;
-    bool solo = solo_begin(m, n);
-    for (int64_t i = 0; k && nrhs && !status && i < b.count; i++) {
-        int64_t rank = 0;
-        int64_t info =
-            mt_lapack_gels(t->dtype, (int)driver, m, n, nrhs, matrix(ac, i), max1(m),
-                           matrix(ts[0], i), max1(rows), a->v[2].f, row(ts[2], i), &rank);
-        status = failed(info);
-        ((int64_t *)mt_data(ts[1]))[i] = rank;
-        ((int32_t *)mt_data(ts[3]))[i] = (int32_t)info;
-    }
-    solo_end(solo);
+    lapack_job job = {t->dtype, {false}, {m, n, nrhs, driver}, {ts[0], ts[1], ts[2], ts[3], ac}};
+    job.rcond = a->v[2].f;
+    int status = k && nrhs ? each_matrix(b.count, gels_item, &job, op) : 0;
     mt_release(ac);
     return tuple(r, 4, ts, status);
+}
+
+/* f[0] vectors; d[0] n; t: values, vectors, infos, matrices. */
+static bool geev_item(void *ctx, int64_t i)
+{
+    lapack_job *j = ctx;
+    int64_t n = j->d[0];
+    int64_t info = mt_lapack_geev(j->dtype, j->f[0], n, matrix(j->t[3], i), max1(n),
+                                  row(j->t[0], i), j->f[0] ? matrix(j->t[1], i) : NULL);
+    ((int32_t *)mt_data(j->t[2]))[i] = (int32_t)info;
+    return !failed(info);
 }
 
 int impl_lapack_geev(mt_args *a, mt_result *r)
@@ -753,15 +881,8 @@ int impl_lapack_geev(mt_args *a, mt_result *r)
     mt_tensor *work = ts[0] && ts[1] && ts[2] ? fortran_copy(t, &b) : NULL;
     if (!work)
         return tuple(r, 3, ts, -1);
-    int status = 0;
-    bool solo = solo_begin(n, n);
-    for (int64_t i = 0; n && !status && i < b.count; i++) {
-        int64_t info = mt_lapack_geev(t->dtype, vectors, n, matrix(work, i), max1(n), row(ts[0], i),
-                                      vectors ? matrix(ts[1], i) : NULL);
-        status = failed(info);
-        ((int32_t *)mt_data(ts[2]))[i] = (int32_t)info;
-    }
-    solo_end(solo);
+    lapack_job job = {t->dtype, {vectors}, {n}, {ts[0], ts[1], ts[2], work}};
+    int status = n ? each_matrix(b.count, geev_item, &job, op) : 0;
     mt_release(work);
     return tuple(r, 3, ts, status);
 }

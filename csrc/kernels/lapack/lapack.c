@@ -3,6 +3,7 @@
  * hidden length appended at the end. Workspaces are sized by LAPACK's own
  * query (lwork = -1) and allocated per call. */
 #include "lapack.h"
+#include "lu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,8 @@ static void *work_alloc(i64 n, size_t item)
 typedef void (*getrf_fn)(const i64 *, const i64 *, void *, const i64 *, i64 *, i64 *);
 i64 mt_lapack_getrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, i64 *ipiv)
 {
+    if (mt_lu_handles(d))
+        return mt_lu_getrf(d, m, n, a, lda, ipiv);
     i64 info = 0;
     ((getrf_fn)FN(GETRF, d))(&m, &n, a, &lda, ipiv, &info);
     return info;
@@ -159,6 +162,8 @@ typedef void (*getrs_fn)(const char *, const i64 *, const i64 *, const void *, c
 i64 mt_lapack_getrs(mt_dtype d, bool trans, i64 n, i64 nrhs, const void *a, i64 lda,
                     const i64 *ipiv, void *b, i64 ldb)
 {
+    if (mt_lu_handles(d))
+        return mt_lu_getrs(d, trans, n, nrhs, a, lda, ipiv, b, ldb);
     i64 info = 0;
     char t = trans ? (mt_is_complex(d) ? 'C' : 'T') : 'N';
     ((getrs_fn)FN(GETRS, d))(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
@@ -196,9 +201,11 @@ i64 mt_lapack_potri(mt_dtype d, bool upper, i64 n, void *a, i64 lda)
 typedef void (*trsm_fn)(const char *, const char *, const char *, const char *, const i64 *,
                         const i64 *, const void *, const void *, const i64 *, void *, const i64 *,
                         len_t, len_t, len_t, len_t);
-void mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, i64 m, i64 n,
-                    const void *a, i64 lda, void *b, i64 ldb)
+i64 mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, i64 m, i64 n,
+                   const void *a, i64 lda, void *b, i64 ldb)
 {
+    if (left && mt_lu_handles(d))
+        return mt_lu_trsm(d, upper, trans, unit, m, n, a, lda, b, ldb);
     char side = left ? 'L' : 'R', uplo = upper ? 'U' : 'L', t = trans ? 'T' : 'N',
          diag = unit ? 'U' : 'N';
     /* one, with a zero imaginary part for the complex routines */
@@ -207,6 +214,7 @@ void mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, i6
     const void *alpha =
         mt_complex_part(d) == MT_FLOAT32 ? (const void *)one_f : (const void *)one_d;
     ((trsm_fn)FN(TRSM, d))(&side, &uplo, &t, &diag, &m, &n, alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+    return 0;
 }
 
 typedef void (*syevd_fn)(const char *, const char *, const i64 *, void *, const i64 *, void *,

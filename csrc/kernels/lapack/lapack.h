@@ -13,7 +13,8 @@
  * syevd runs heevd, orgqr ungqr, ormqr unmqr, and a transposed getrs or
  * ormqr is the conjugate transpose). Eigenvalues, singular values and rcond
  * are of the part type. Callers run mt_blas_prepare first, which finds the
- * library. */
+ * library. getrf, getrs and trsm (on the left) of float32 and float64
+ * matrices are our own (lu.h). */
 #ifndef MT_KERNELS_LAPACK_LAPACK_H
 #define MT_KERNELS_LAPACK_LAPACK_H
 
@@ -42,9 +43,10 @@ int64_t mt_lapack_potrs(mt_dtype d, bool upper, int64_t n, int64_t nrhs, const v
                         void *b, int64_t ldb);
 int64_t mt_lapack_potri(mt_dtype d, bool upper, int64_t n, void *a, int64_t lda);
 /* B <- op(A)^-1 B (left) or B op(A)^-1, A triangular m x m (left) or n x n;
- * a zero on A's diagonal gives infinities, as the BLAS does. */
-void mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, int64_t m, int64_t n,
-                    const void *a, int64_t lda, void *b, int64_t ldb);
+ * a zero on A's diagonal gives infinities, as the BLAS does. 0, or
+ * MT_LAPACK_FAILED. */
+int64_t mt_lapack_trsm(mt_dtype d, bool left, bool upper, bool trans, bool unit, int64_t m,
+                       int64_t n, const void *a, int64_t lda, void *b, int64_t ldb);
 /* Eigenvalues into w (ascending), eigenvectors over a when vectors. */
 int64_t mt_lapack_syevd(mt_dtype d, bool vectors, bool upper, int64_t n, void *a, int64_t lda,
                         void *w);
