@@ -138,3 +138,21 @@ def test_gradients_of_mv(dtype):
     mt.mv(mm, mx).sum().backward()
     check(mm.grad, tm.grad, 1)
     check(mx.grad, tx.grad, 300)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("m,k,n", [(2, 500, 500), (3, 64, 4100), (2, 1024, 1030), (3, 1100, 1001),
+                                   (2, 7, 33)])
+def test_few_rows_against_row_contiguous_b(m, k, n, dtype):
+    """2 and 3 rows against B read in place, split by columns: B below and
+    above a million elements (the kernel, or axpys streaming it), n past a
+    whole unit, A stored as is and transposed, with a bias (addmm)."""
+    g = np.random.default_rng(m * k + n)
+    a = g.standard_normal((m, k)).astype(dtype)
+    b = g.standard_normal((k, n)).astype(dtype)
+    bias = g.standard_normal(n).astype(dtype)
+    tb, mb = torch.from_numpy(b), mt.tensor(b)
+    for ta, ma in list(layouts(a).values())[:2]:
+        check(both_threads(lambda: ma @ mb), ta @ tb, k)
+        check(both_threads(lambda: mt.addmm(mt.tensor(bias), ma, mb)),
+              torch.addmm(torch.from_numpy(bias), ta, tb), k)

@@ -661,6 +661,8 @@ _Static_assert(GEMV_UNIT % MT_GEMM_COLS == 0 && GEMV_UNIT % MT_GEMM_COLS_F64 == 
  * too few sums to hide its latency: 1 x 2048 @ 2048 x 32 in 2.6 us on one
  * thread, 3.3 split in 16 columns each). */
 #define GEMV_AXPY_MIN_UNITS 8
+/* Elements of M from which the axpy form streams it from memory. */
+#define GEMV_STREAM_ELEMS (1024.0 * 1024)
 /* Vectors a row of M is dotted with per pass (and rows of M per pass with
  * them, 2; one vector alone goes against 4 rows): each chunk of a row,
  * loaded once, serves all the vectors, each chunk of a vector all the rows. */
@@ -971,13 +973,17 @@ static const dots_level *dots(void)
  * run through the register-blocked kernel, its sums in registers over all
  * of c where axpys load and store each partial sum for every term, and the
  * rest through axpys (1 thread, loaded machine: 1 x 784 @ 784 x 512 in
- * 14-16 against 24 us; OpenBLAS's sgemv 23).
+ * 14-16 against 24 us; OpenBLAS's sgemv 23), but for more than one vector
+ * against an M of GEMV_STREAM_ELEMS or more, streamed from memory, where
+ * the kernel's prefetches (a block of one row has none) cost more than they
+ * save: 2 x 1024 @ 1024 x 1024 in 270 against 213 us.
  * Both sum each value in order, a term at a time, fused where the level
  * fuses; a split at whole units leaves every value to the same one. */
 static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
 {
     int isz = mt_itemsize(g->d);
-    int64_t full = g->mrs == 1 ? len - len % cols_of(g->d) : 0;
+    bool kernel = g->mrs == 1 && (g->nv == 1 || (double)g->r * (double)g->c < GEMV_STREAM_ELEMS);
+    int64_t full = kernel ? len - len % cols_of(g->d) : 0;
     if (full > 0)
         mt_gemm_float(g->d, g->nv, full, g->c, g->v, g->vrs, g->vcs, m, g->mcs, t, len, false);
     if (full == len)
@@ -1097,7 +1103,7 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
 
 /* Products for the matrix-vector path: one row or column; fewer than MR
  * rows against a B with its rows contiguous, streamed once for all of them
- * through the register-blocked kernel and split over threads by columns,
+ * (the axpy form) and split over threads by columns,
  * where the row split has one block (loaded machine, fastest of 21 runs,
  * 1 thread against 2: 2 x 64 @ 64 x 4096 17.0/10.4 us, 3 x 784 @ 784 x
  * 512 32.3/17.6; BLAS packs all of B, 1024 x 1024 at m = 2 in 240 against
