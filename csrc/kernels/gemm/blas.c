@@ -1,4 +1,4 @@
-/* The optional OpenBLAS behind mt_gemm: its gemm and gemv symbols, found at run time
+/* The optional OpenBLAS behind mt_gemm: its gemm symbols, found at run time
  * (and, handed to kernels/lapack, its LAPACK routines),
  * and its process-wide thread count, held at one while our products run and
  * restored exactly after (see blas.h). */
@@ -18,11 +18,6 @@ typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const 
 typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t,
                          const double *, int64_t, double, double *, int64_t);
 
-typedef void (*sgemv_fn)(int, int, int64_t, int64_t, float, const float *, int64_t, const float *,
-                         int64_t, float, float *, int64_t);
-typedef void (*dgemv_fn)(int, int, int64_t, int64_t, double, const double *, int64_t,
-                         const double *, int64_t, double, double *, int64_t);
-
 /* cgemm/zgemm: alpha and beta by address, as complex numbers are passed */
 typedef void (*cgemm_fn)(int, int, int, int64_t, int64_t, int64_t, const void *, const void *,
                          int64_t, const void *, int64_t, const void *, void *, int64_t);
@@ -31,8 +26,6 @@ void (*mt_blas_locate)(void);
 
 static sgemm_fn sgemm;
 static dgemm_fn dgemm;
-static sgemv_fn sgemv;
-static dgemv_fn dgemv;
 static cgemm_fn cgemm, zgemm;
 static const char *sgemm_name;
 /* OpenBLAS's thread count. It is one process-wide setting (even
@@ -69,17 +62,12 @@ bool mt_blas_load(const char *path)
         return false;
     static const char *const snames[] = {"scipy_cblas_sgemm64_", "cblas_sgemm64_", NULL};
     static const char *const dnames[] = {"scipy_cblas_dgemm64_", "cblas_dgemm64_", NULL};
-    static const char *const svnames[] = {"scipy_cblas_sgemv64_", "cblas_sgemv64_", NULL};
-    static const char *const dvnames[] = {"scipy_cblas_dgemv64_", "cblas_dgemv64_", NULL};
-    void *s, *d, *sv, *dv;
+    void *s, *d;
     int si = find(h, snames, &s);
-    if (si < 0 || find(h, dnames, &d) < 0 || find(h, svnames, &sv) < 0 ||
-        find(h, dvnames, &dv) < 0) {
+    if (si < 0 || find(h, dnames, &d) < 0) {
         mt_dynlib_close(h);
         return false;
     }
-    sgemv = (sgemv_fn)sv;
-    dgemv = (dgemv_fn)dv;
     sgemm = (sgemm_fn)s;
     dgemm = (dgemm_fn)d;
     sgemm_name = snames[si];
@@ -148,16 +136,6 @@ void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, 
         sgemm(ROW_MAJOR, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
     else
         dgemm(ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void mt_blas_gemv(mt_dtype d, bool trans, int64_t rows, int64_t cols, double alpha, const void *a,
-                  int64_t lda, const void *x, int64_t incx, double beta, void *y, int64_t incy)
-{
-    int t = trans ? TRANS : NO_TRANS;
-    if (d == MT_FLOAT32)
-        sgemv(ROW_MAJOR, t, rows, cols, (float)alpha, a, lda, x, incx, (float)beta, y, incy);
-    else
-        dgemv(ROW_MAJOR, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 static int op_code(char op) { return op == 'C' ? CONJ_TRANS : op == 'T' ? TRANS : NO_TRANS; }

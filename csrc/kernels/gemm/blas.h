@@ -10,7 +10,7 @@
 #include "../../core/dtype.h"
 
 /* Loads the library at path; returns false (and keeps the fallback) when the
- * file or its gemm or gemv symbols are missing. Its LAPACK routines, when it
+ * file or its gemm symbols are missing. Its LAPACK routines, when it
  * has them, go to kernels/lapack (mt_lapack_resolve). Safe to call more than
  * once. */
 bool mt_blas_load(const char *path);
@@ -45,11 +45,6 @@ void mt_blas_end(void);
 void mt_blas_gemm(mt_dtype d, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                   void *c, int64_t ldc);
-/* Row-major y = alpha * op(A) @ x + beta * y, A rows x cols with rows lda
- * apart, op(A) = A^T when trans, for MT_FLOAT32/MT_FLOAT64; incx and incy
- * nonzero. */
-void mt_blas_gemv(mt_dtype d, bool trans, int64_t rows, int64_t cols, double alpha, const void *a,
-                  int64_t lda, const void *x, int64_t incx, double beta, void *y, int64_t incy);
 /* Whether the library has cgemm and zgemm (kernels/gemm/gemm_complex.c). */
 bool mt_blas_complex_available(void);
 /* Row-major C = alpha * op(A) @ op(B) + beta * C for MT_COMPLEX64/MT_COMPLEX128,

@@ -1,8 +1,8 @@
 /* mt_gemm (gemm.h): each product of a batch goes to the optional BLAS
  * (blas.h) or to our register-blocked kernel (gemm_small.h) by its size,
  * type and operands' layouts (whether B would have to be packed); products
- * of one row or column, and a few rows against a transposed B, go to a
- * matrix-vector path (BLAS gemv, or dot products of rows read in place)
+ * of one row or column, and a few rows against B read in place, go to a
+ * matrix-vector path (dot products of rows, or the kernel along columns)
  * that neither packs nor allocates. The work is split over our threads by
  * batch items, rows or columns. */
 #include "gemm.h"
@@ -137,15 +137,21 @@ INT_KERNEL(i2, int16_t, uint64_t)
 INT_KERNEL(i4, int32_t, uint64_t)
 INT_KERNEL(i8, int64_t, uint64_t)
 
-/* The zero-padded panel of B's last n % nr columns that rows_float reads. */
-static int pad_remainder(tile_job *j, int64_t nr, int isz)
+/* The zero-padded panel of B's last n % nr columns that rows_float reads,
+ * in a block of the caching allocator (*block, *size for mt_alloc_free):
+ * calloc's zeroed pages cost a fault each for every product of such an n. */
+static int pad_remainder(tile_job *j, int64_t nr, int isz, void **block, size_t *size)
 {
-    int64_t full = j->n - j->n % nr;
-    j->rem = calloc((size_t)(j->k * nr), isz);
-    if (!j->rem)
+    int64_t full = j->n - j->n % nr, tail = j->n - full;
+    void *data;
+    *block = mt_alloc((size_t)(j->k * nr * isz) + 1, 64, false, &data, size);
+    if (!*block)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
-    for (int64_t p = 0; p < j->k; p++)
-        memcpy(j->rem + p * nr * isz, j->b + (p * j->ldb + full) * isz, (j->n - full) * isz);
+    j->rem = data;
+    for (int64_t p = 0; p < j->k; p++) {
+        memcpy(j->rem + p * nr * isz, j->b + (p * j->ldb + full) * isz, tail * isz);
+        memset(j->rem + (p * nr + tail) * isz, 0, (nr - tail) * isz);
+    }
     return 0;
 }
 
@@ -160,10 +166,13 @@ static int product(mt_dtype d, tile_job *j, int64_t m)
         int64_t blocks = (m + MR - 1) / MR;
         double work = (double)m * (double)j->n * (double)j->k;
         int64_t grain = work >= PARALLEL_MIN_WORK ? 1 : blocks + 1;
-        if (j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d)) < 0)
+        void *block = NULL;
+        size_t size = 0;
+        if (j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d), &block, &size) < 0)
             return -1;
         mt_parallel_for(0, blocks, grain, rows_float, j);
-        free(j->rem);
+        if (block)
+            mt_alloc_free(block, size);
         j->rem = NULL;
         return 0;
     }
@@ -637,6 +646,23 @@ typedef struct {
 
 /* Values of Y a block holds on the stack (over all vectors). */
 #define GEMV_BLOCK 1024
+/* Values of Y in a unit of the thread split: whole cache lines of Y, and
+ * whole column units of the register-blocked kernel (axpys). */
+#define GEMV_UNIT 16
+_Static_assert(GEMV_UNIT % MT_GEMM_COLS == 0 && GEMV_UNIT % MT_GEMM_COLS_F64 == 0, "gemv unit");
+/* Bytes of M from which its rows are split over threads (whole units each):
+ * both types break even between 128 and 256 KB (M @ x on 1 thread against
+ * 2, lightly loaded machine, us: float32 M 128 x 256 1.37/1.48, 128 x 512
+ * 2.20/1.90, 512 x 512 7.2/4.6; float64 64 x 256 1.52/1.54, 128 x 256
+ * 2.62/2.10, 512 x 512 35/13, its 1 MB halves kept in each core's L2). */
+#define GEMV_PARALLEL_MIN_BYTES (256.0 * 1024)
+/* Units a thread takes at least in the axpy form: the widest block of the
+ * register-blocked kernel (float32's 8 vectors of 16; fewer columns leave it
+ * too few sums to hide its latency: 1 x 2048 @ 2048 x 32 in 2.6 us on one
+ * thread, 3.3 split in 16 columns each). */
+#define GEMV_AXPY_MIN_UNITS 8
+/* Elements of M from which the axpy form streams it from memory. */
+#define GEMV_STREAM_ELEMS (1024.0 * 1024)
 /* Vectors a row of M is dotted with per pass (and rows of M per pass with
  * them, 2; one vector alone goes against 4 rows): each chunk of a row,
  * loaded once, serves all the vectors, each chunk of a vector all the rows. */
@@ -869,11 +895,12 @@ DOTS_4X2(DOTS_AVX512, z4, float)
  * added in turn, which runs along memory when M's columns are contiguous
  * (B's rows, or a weight read as W^T), each chunk loaded once for all R. */
 #define AXPY_KERNEL(ATTR, sfx, T, R)                                                       \
-    ATTR static void axpys##R##_##sfx(T *restrict t, int64_t len, const T *m, int64_t mrs, \
-                                      int64_t mcs, const T *v, int64_t vrs, int64_t vcs,   \
-                                      int64_t c)                                           \
+    ATTR static void axpys##R##_##sfx(T *restrict t, int64_t len, int64_t ldt, const T *m, \
+                                      int64_t mrs, int64_t mcs, const T *v, int64_t vrs,   \
+                                      int64_t vcs, int64_t c)                              \
     {                                                                                      \
-        memset(t, 0, R * len * sizeof(T));                                                 \
+        for (int p = 0; p < R; p++)                                                        \
+            memset(t + p * ldt, 0, len * sizeof(T));                                       \
         for (int64_t l = 0; l < c; l++) {                                                  \
             const T *restrict col = m + l * mcs;                                           \
             T x[R];                                                                        \
@@ -882,11 +909,11 @@ DOTS_4X2(DOTS_AVX512, z4, float)
             if (mrs == 1)                                                                  \
                 for (int64_t i = 0; i < len; i++)                                          \
                     for (int p = 0; p < R; p++)                                            \
-                        t[p * len + i] += x[p] * col[i];                                   \
+                        t[p * ldt + i] += x[p] * col[i];                                   \
             else                                                                           \
                 for (int64_t i = 0; i < len; i++)                                          \
                     for (int p = 0; p < R; p++)                                            \
-                        t[p * len + i] += x[p] * col[i * mrs];                             \
+                        t[p * ldt + i] += x[p] * col[i * mrs];                             \
         }                                                                                  \
     }
 AXPY_KERNEL(MT_CLONES_AVX2_FMA, f4, float, 1)
@@ -907,10 +934,12 @@ AXPY_KERNEL(DOTS_AVX512, z4, float, 3)
 #endif
 _Static_assert(MR == 4, "axpys1..3 cover the rows under MR");
 
-typedef void (*axpys_f4_fn)(float *restrict t, int64_t len, const float *m, int64_t mrs,
-                            int64_t mcs, const float *v, int64_t vrs, int64_t vcs, int64_t c);
-typedef void (*axpys_f8_fn)(double *restrict t, int64_t len, const double *m, int64_t mrs,
-                            int64_t mcs, const double *v, int64_t vrs, int64_t vcs, int64_t c);
+typedef void (*axpys_f4_fn)(float *restrict t, int64_t len, int64_t ldt, const float *m,
+                            int64_t mrs, int64_t mcs, const float *v, int64_t vrs, int64_t vcs,
+                            int64_t c);
+typedef void (*axpys_f8_fn)(double *restrict t, int64_t len, int64_t ldt, const double *m,
+                            int64_t mrs, int64_t mcs, const double *v, int64_t vrs, int64_t vcs,
+                            int64_t c);
 /* One level's dots of one, two and DOT_VECS vectors and axpys of one to
  * three, float32 and float64. */
 typedef struct {
@@ -939,15 +968,35 @@ static const dots_level *dots(void)
     return &ymm;
 }
 
+/* The axpy form. With M's columns contiguous (B's rows read in place, or A
+ * stored transposed against one column) the whole column units of the block
+ * run through the register-blocked kernel, its sums in registers over all
+ * of c where axpys load and store each partial sum for every term, and the
+ * rest through axpys (1 thread, loaded machine: 1 x 784 @ 784 x 512 in
+ * 14-16 against 24 us; OpenBLAS's sgemv 23), but for more than one vector
+ * against an M of GEMV_STREAM_ELEMS or more, streamed from memory, where
+ * the kernel's prefetches (a block of one row has none) cost more than they
+ * save: 2 x 1024 @ 1024 x 1024 in 270 against 213 us.
+ * Both sum each value in order, a term at a time, fused where the level
+ * fuses; a split at whole units leaves every value to the same one. */
 static void axpys(const gemv_job *g, void *t, int64_t len, const char *m)
 {
+    int isz = mt_itemsize(g->d);
+    bool kernel = g->mrs == 1 && (g->nv == 1 || (double)g->r * (double)g->c < GEMV_STREAM_ELEMS);
+    int64_t full = kernel ? len - len % cols_of(g->d) : 0;
+    if (full > 0)
+        mt_gemm_float(g->d, g->nv, full, g->c, g->v, g->vrs, g->vcs, m, g->mcs, t, len, false);
+    if (full == len)
+        return;
     int which = g->nv < 3 ? (int)g->nv - 1 : 2;
+    char *tr = (char *)t + full * isz;
+    m += full * g->mrs * isz;
     if (g->d == MT_FLOAT32)
-        dots()->a4[which]((float *)t, len, (const float *)m, g->mrs, g->mcs, (const float *)g->v,
-                          g->vrs, g->vcs, g->c);
+        dots()->a4[which]((float *)tr, len - full, len, (const float *)m, g->mrs, g->mcs,
+                          (const float *)g->v, g->vrs, g->vcs, g->c);
     else
-        dots()->a8[which]((double *)t, len, (const double *)m, g->mrs, g->mcs, (const double *)g->v,
-                          g->vrs, g->vcs, g->c);
+        dots()->a8[which]((double *)tr, len - full, len, (const double *)m, g->mrs, g->mcs,
+                          (const double *)g->v, g->vrs, g->vcs, g->c);
 }
 
 static bool dots_layout(const gemv_job *g) { return g->c == 1 || (g->mcs == 1 && g->vcs == 1); }
@@ -967,15 +1016,17 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
      * aligned copy: a vector load then never spans two lines; W's rows are
      * read in place, so four of a pass's six loads are aligned. With the
      * masked tail, 8 x 500 @ (500 x 500)^T went from 88-92 to 65 us on one
-     * core (torch 71; at k = 496, rows aligned, 73 before). */
+     * core (torch 71; at k = 496, rows aligned, 73 before). Strided vectors
+     * against M's contiguous rows are gathered into it, so they are dotted
+     * too. */
     _Alignas(64) char vbuf[VEC_COPY_BYTES];
     int64_t ld = (g->c * isz + 63) / 64 * 64 / isz;
-    if (dots_layout(g) && g->c > 1 && g->nv * ld * isz <= VEC_COPY_BYTES &&
-        ((uintptr_t)g->v & 63 || (g->nv > 1 && (g->vrs * isz) & 63))) {
-        for (int64_t p = 0; p < g->nv; p++)
-            memcpy(vbuf + p * ld * isz, g->v + p * g->vrs * isz, g->c * isz);
+    if (g->mcs == 1 && g->c > 1 && g->nv * ld * isz <= VEC_COPY_BYTES &&
+        (g->vcs != 1 || (uintptr_t)g->v & 63 || (g->nv > 1 && (g->vrs * isz) & 63))) {
+        mt_gemm_pack(vbuf, ld, g->v, g->nv, g->c, g->vrs, g->vcs, isz);
         job.v = vbuf;
         job.vrs = ld;
+        job.vcs = 1;
     }
     for (int64_t b0 = i0; b0 < i1; b0 += step) {
         int64_t len = i1 - b0 < step ? i1 - b0 : step;
@@ -1000,42 +1051,32 @@ static void gemv_rows(void *arg, int64_t i0, int64_t i1)
     }
 }
 
-/* BLAS's gemv for one vector, reading M either way round in place; false
- * when it cannot (neither stride of M is 1, or v is broadcast: stride 0). */
-static bool gemv_blas(const gemv_job *g)
+/* Units of Y [u0, u1): GEMV_UNIT values each, the last one short. */
+static void gemv_units(void *arg, int64_t u0, int64_t u1)
 {
-    bool trans;
-    int64_t ld;
-    if (g->nv != 1 || g->vcs == 0 || !blas_view(g->r, g->c, g->mrs, g->mcs, &trans, &ld))
-        return false;
-    /* beta 0 must not read y (an out= may hold NaN), which BLAS's scaling
-     * by 0 would */
-    if (g->be.f == 0)
-        combine(g->d, g->y, 0, g->ycs, NULL, 1, g->r, g->al, g->be);
-    mt_blas_gemv(g->d, trans, trans ? g->c : g->r, trans ? g->r : g->c, g->al.f, g->m, ld, g->v,
-                 g->vcs, g->be.f, g->y, g->ycs);
-    return true;
+    const gemv_job *g = arg;
+    gemv_rows(arg, u0 * GEMV_UNIT, u1 * GEMV_UNIT < g->r ? u1 * GEMV_UNIT : g->r);
 }
 
-static void gemv(mt_dtype d, bool blas, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c,
-                 int64_t crs, int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
+static void gemv(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
+                 int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
     gemv_job g = n == 1 && m > 1
                      ? (gemv_job){d, A.p, A.rs, A.cs, B.p, 0, B.rs, 1, c, 0, crs, m, k}
                      : (gemv_job){d, B.p, B.cs, B.rs, A.p, A.rs, A.cs, m, c, crs, ccs, n, k};
     g.al = al;
     g.be = be;
-    /* a stride along a dim of one is arbitrary (0 too), which BLAS refuses */
+    /* a stride along a dim of one is arbitrary (0 too) */
     if (g.r == 1)
         g.ycs = 1;
     if (g.c == 1)
         g.vcs = 1;
-    if (blas && gemv_blas(&g))
-        return;
-    double work = (double)g.nv * (double)g.r * (double)g.c;
+    double bytes = (double)g.r * (double)g.c * (double)mt_itemsize(d);
     int nt = mt_get_num_threads();
-    int64_t grain = work >= PARALLEL_MIN_WORK ? (g.r + nt - 1) / nt : g.r + 1;
-    mt_parallel_for(0, g.r, grain, gemv_rows, &g);
+    int64_t units = (g.r + GEMV_UNIT - 1) / GEMV_UNIT, grain = (units + nt - 1) / nt;
+    if (g.c > 1 && g.mcs != 1 && grain < GEMV_AXPY_MIN_UNITS)
+        grain = GEMV_AXPY_MIN_UNITS;
+    mt_parallel_for(0, units, bytes >= GEMV_PARALLEL_MIN_BYTES ? grain : units + 1, gemv_units, &g);
 }
 
 /* float32 products the register-blocked kernel runs faster than BLAS, with
@@ -1060,11 +1101,13 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
     return !(a->rs == 1 && a->cs != 1 && s->m > OWN_TRANSPOSED_A_MAX_M);
 }
 
-/* Products for the matrix-vector path: one row or column; a few rows
- * against a B of DOT_STREAM_ELEMS and more with its rows contiguous,
- * streamed once for all of them (BLAS packs all of it, 1024 x 1024 at m = 2
- * in 240 against 136 us; a smaller B goes faster through the kernel, from
- * L2: 784 x 512 at m = 2 25 against 49 us); and up to DOT_MAX_M rows of A @
+/* Products for the matrix-vector path: one row or column; fewer than MR
+ * rows against a B with its rows contiguous, streamed once for all of them
+ * (the axpy form) and split over threads by columns,
+ * where the row split has one block (loaded machine, fastest of 21 runs,
+ * 1 thread against 2: 2 x 64 @ 64 x 4096 17.0/10.4 us, 3 x 784 @ 784 x
+ * 512 32.3/17.6; BLAS packs all of B, 1024 x 1024 at m = 2 in 240 against
+ * 136 us); and up to DOT_MAX_M rows of A @
  * W^T (B transposed: W's rows contiguous, and A's), dot products of W's rows
  * read in place, while they beat packing W^T (a pass over k x n, then the
  * kernel's faster product): the longer k, the more rows the dots' sums
@@ -1078,11 +1121,10 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
  * 500 at m = 16, 109-112 against 90. */
 #define DOT_MAX_M 16
 #define DOT_K_PER_ROW 64
-#define DOT_STREAM_ELEMS (1024 * 1024)
 static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
                      const mt_gemm_operand *b)
 {
-    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1 && s->k * s->n >= DOT_STREAM_ELEMS))
+    if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1))
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
@@ -1115,7 +1157,7 @@ static int gemm_item(batch_job *j, int64_t it)
         return 0;
     }
     if (j->gemv) {
-        gemv(j->d, j->blas, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
+        gemv(j->d, s->m, s->n, s->k, A, B, cp, j->c->rs, j->c->cs, j->alpha, j->beta);
         return 0;
     }
     if (j->blas)
@@ -1180,8 +1222,8 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
         return mt_error(MT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
                         mt_dtype_infos[d].scalar_name);
     j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
-    j.blas = !j.zero_product && mt_blas_available() && mt_is_floating(d) &&
-             (j.gemv || (work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa)));
+    j.blas = !j.zero_product && !j.gemv && mt_blas_available() && mt_is_floating(d) &&
+             work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa);
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly

@@ -44,7 +44,10 @@
  * has rows a whole row of the matrix apart (2 KB at n = 512), a stride the
  * hardware prefetchers left behind, so the kernel waited on every row (1
  * thread: 64 x 784 @ 784 x 512 in 358 against 449 us, 2 x 500 @ 500 x 500
- * 19 against 24; 32 rows ahead measured no better than 16). */
+ * 19 against 24; 32 rows ahead measured no better than 16). A block of one
+ * row does not: its step is a load per multiply-add, and a prefetch per
+ * line took a load slot each (1 x 512 @ 512 x 512 in 7.4 against 11.3 us,
+ * float64 41 against 51). */
 #define PREFETCH_ROWS 16
 /* Rows up to which a product takes the wide blocks (NVF vectors: at most
  * 3 x 8 = 24 accumulators). */
@@ -87,7 +90,7 @@ typedef double v4d __attribute__((vector_size(32)));
             for (int v = 0; v < nv; v++)                                                         \
                 memcpy(&bv[v], b + v * W, sizeof(VT));                                           \
             const T *ahead = l + PREFETCH_ROWS < k ? b + PREFETCH_ROWS * ldb : b;                \
-            for (int o = 0; o < nv * W; o += 64 / (int)sizeof(T))                                \
+            for (int o = 0; rows > 1 && o < nv * W; o += 64 / (int)sizeof(T))                    \
                 __builtin_prefetch(ahead + o, 0, 3);                                             \
             /* a vector times a scalar: a broadcast, with no add of zero */                      \
             for (int i = 0; i < rows; i++) {                                                     \
