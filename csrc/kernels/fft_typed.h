@@ -1,18 +1,32 @@
 /* The transform loops of fft.c written once over a real type and included
- * once per type, so float rows are transformed in float (as torch's
- * pocketfft does) at twice double's points per vector, and double rows in
- * double. The includer defines FFT_R (the real type), FFT_V (a 32-byte
- * vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
+ * once per type and vector width, so float rows are transformed in float
+ * (as torch's pocketfft does) at twice double's points per vector, and
+ * double rows in double. The includer defines FFT_R (the real type), FFT_V
+ * (a vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
  * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
  * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3),
  * FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in every complex lane),
- * and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
- * swapped, its real part in both, its imaginary part in both. fft.c defines
+ * FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
+ * swapped, its real part in both, its imaginary part in both; FFT_VEC_FN
+ * and FFT_MOVE_FN (the target attributes of the vector loops and of the
+ * gathers), FFT_TW4(p) (p's first-pass table laid out for L points); and
+ * FFT_NARROW(name), when the vectors are wider than some passes' sequences,
+ * the name of the same loops for narrower vectors of the type, with
+ * FFT_STORE8T(y, u) (as FFT_STORE4T for eight vectors of eight points),
+ * which turns on the lone row's first radix-8 pass. fft.c defines
  * the plan and the shared helpers first. No include guard: it is meant to
- * be included twice. */
+ * be included more than once. */
 
 #define R FFT_R
 #define V FFT_V
+/* a lone row's passes: the wide loops lead with radix 8 where they can */
+#ifdef FFT_STORE8T
+#define LONE_FAC(p) ((p)->nfw ? (p)->facw : (p)->fac)
+#define LONE_NF(p) ((p)->nfw ? (p)->nfw : (p)->nf)
+#else
+#define LONE_FAC(p) ((p)->fac)
+#define LONE_NF(p) ((p)->nf)
+#endif
 #define L FFT_L
 #define FN FFT_FN
 
@@ -102,9 +116,9 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
     FFT_STORE4T(dst + 8 * j, u);
 }
 
-MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
-                                         int64_t s, int64_t ts, const int64_t st[4],
-                                         const R *restrict src, R *restrict dst)
+FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[4], const R *restrict src,
+                                 R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2], j0 = 0;
     /* s = 1: j in whole vectors; any j past the last one goes through the
@@ -139,15 +153,38 @@ MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict
     }
 }
 
-/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
- * pass): the length-4 transforms of the even and the odd points, the odd
- * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k ts]
- * unless j is 0. */
-MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const int64_t st[4], const R *restrict src,
-                                         R *restrict dst)
+/* The length-8 transform of x[0..8) into y, lane by lane: the length-4
+ * transforms of the even and the odd points, the odd ones turned by
+ * exp(-2 pi i k / 8), combined. */
+MT_VINLINE void FN(bfly8)(V *y, const V *x)
 {
     const R h = (R)0.70710678118654752440084436210484904;
+    V a = x[0] + x[4], b = x[0] - x[4], c = x[2] + x[6], d = VMUL_NEGI(x[2] - x[6]);
+    V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
+    a = x[1] + x[5];
+    b = x[1] - x[5];
+    c = x[3] + x[7];
+    d = VMUL_NEGI(x[3] - x[7]);
+    V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
+    o1 = (o1 + VMUL_NEGI(o1)) * h;
+    o2 = VMUL_NEGI(o2);
+    o3 = (VMUL_NEGI(o3) - o3) * h;
+    y[0] = e0 + o0;
+    y[1] = e1 + o1;
+    y[2] = e2 + o2;
+    y[3] = e3 + o3;
+    y[4] = e0 - o0;
+    y[5] = e1 - o1;
+    y[6] = e2 - o2;
+    y[7] = e3 - o3;
+}
+
+/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
+ * pass, or the first radix-8 one below): the length-8 transforms, then the
+ * twiddles tw[j k ts] unless j is 0. */
+FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+{
     int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
         R w[14];
@@ -159,20 +196,10 @@ MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_
         R *yj = dst + st[3] * j;
         for (int64_t q = 0; q < s; q += L) {
             const R *x = xj + 2 * q;
-            V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
-            V x3 = VLOAD(x + 3 * xs), x4 = VLOAD(x + 4 * xs), x5 = VLOAD(x + 5 * xs);
-            V x6 = VLOAD(x + 6 * xs), x7 = VLOAD(x + 7 * xs);
-            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = VMUL_NEGI(x2 - x6);
-            V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
-            a = x1 + x5;
-            b = x1 - x5;
-            c = x3 + x7;
-            d = VMUL_NEGI(x3 - x7);
-            V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
-            o1 = (o1 + VMUL_NEGI(o1)) * h;
-            o2 = VMUL_NEGI(o2);
-            o3 = (VMUL_NEGI(o3) - o3) * h;
-            V y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
+            V xv[8], y[8];
+            for (int i = 0; i < 8; i++)
+                xv[i] = VLOAD(x + i * xs);
+            FN(bfly8)(y, xv);
             R *out = yj + 2 * q;
             VSTORE(out, y[0]);
             for (int k = 1; k < 8; k++)
@@ -181,9 +208,41 @@ MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_
     }
 }
 
-MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const int64_t st[4], const R *restrict src,
-                                         R *restrict dst)
+#ifdef FFT_STORE8T
+/* A lone row's first pass as radix 8 (s = 1), L values of j at a time, as
+ * the first radix-4 pass: the vectors run along j, each lane twiddled by
+ * the plan's tw8w (k = 1 .. 7 per block of L values of j, each as its real
+ * part in both halves of a point, then its imaginary part signed as
+ * VCMUL's), and each lane's eight results stored as one contiguous group
+ * (FFT_STORE8T). The last m % L values of j in a partly filled vector,
+ * through a buffer. */
+FFT_VEC_FN static void FN(pass8_first)(const R *restrict tw8, int64_t m, const R *restrict src,
+                                       R *restrict dst)
+{
+    for (int64_t j = 0; j < m; j += L) {
+        int64_t cnt = m - j < L ? m - j : L;
+        const R *x = src + 2 * j, *w = tw8 + 28 * j;
+        V xv[8], y[8];
+        for (int i = 0; i < 8; i++)
+            xv[i] = cnt == L ? VLOAD(x + 2 * i * m) : VLOAD_PART(x + 2 * i * m, cnt);
+        FN(bfly8)(y, xv);
+        for (int k = 1; k < 8; k++) {
+            const R *wk = w + 4 * L * (k - 1);
+            y[k] = y[k] * VLOAD(wk) + FFT_VSWAP(y[k]) * VLOAD(wk + 2 * L);
+        }
+        if (cnt == L) {
+            FFT_STORE8T(dst + 16 * j, y);
+        } else {
+            R part[16 * L];
+            FFT_STORE8T(part, y);
+            memcpy(dst + 16 * j, part, sizeof(R) * 16 * (size_t)cnt);
+        }
+    }
+}
+#endif
+
+FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[4], const R *restrict src, R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
@@ -239,17 +298,19 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
 }
 
 /* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
- * fewer than L, in a partly filled vector). */
-MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
-                                          int64_t ts, const int64_t st[4], const R *restrict src,
-                                          R *restrict dst)
+ * fewer than L, in a partly filled vector); r is a constant in each of the
+ * two loops below, so its arrays stay in registers. */
+MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                           const int64_t st[4], const R *restrict src, R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
     for (int64_t j = 0; j < m; j++) {
-        R w[8];
+        /* each twiddle's parts splatted once per j, the imaginary one signed
+         * for VCMUL's form */
+        V wr[5], wi[5];
         for (int k = 1; k < r; k++) {
-            w[2 * k - 2] = tw[2 * j * k * ts];
-            w[2 * k - 1] = tw[2 * j * k * ts + 1];
+            wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
+            wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
         }
         const R *xj = src + st[1] * j;
         R *yj = dst + st[3] * j;
@@ -264,16 +325,30 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
                 FN(bfly3)(y, x);
             else
                 FN(bfly5)(y, x);
+            if (j)
+                for (int k = 1; k < r; k++)
+                    y[k] = y[k] * wr[k] + FFT_VSWAP(y[k]) * wi[k];
             R *out = yj + 2 * q;
             for (int k = 0; k < r; k++) {
-                V v = j && k ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
                 if (cnt == L)
-                    VSTORE(out + k * ys, v);
+                    VSTORE(out + k * ys, y[k]);
                 else
-                    VSTORE_PART(out + k * ys, v, cnt);
+                    VSTORE_PART(out + k * ys, y[k], cnt);
             }
         }
     }
+}
+
+FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+{
+    FN(pass35)(3, tw, m, s, ts, st, src, dst);
+}
+
+FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+{
+    FN(pass35)(5, tw, m, s, ts, st, src, dst);
 }
 
 /* One radix-r pass of p's transform (see above) with the strides st, in
@@ -287,14 +362,30 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
                              const int64_t st[4], const R *src, R *dst)
 {
     const R *tw = p->tw;
+#ifdef FFT_STORE8T
+    if (r == 8 && s == 1) {
+        FN(pass8_first)(p->tw8w, m, src, dst);
+        return;
+    }
+#endif
+#ifdef FFT_NARROW
+    /* sequences fewer than a wide vector's points (a lone row's early
+     * passes) go by the narrow loops, whose vectors they fill */
+    if (s % L && !(r == 4 && s == 1)) {
+        FFT_NARROW(pass_strided)(p, r, m, s, ts, st, src, dst);
+        return;
+    }
+#endif
     if (r == 8)
         FN(pass8)(tw, m, s, ts, st, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, p->tw4, m, s, ts, st, src, dst);
+        FN(pass4)(tw, FFT_TW4(p), m, s, ts, st, src, dst);
     else if (r == 2)
         FN(pass2)(tw, m, s, ts, st, src, dst);
+    else if (r == 3)
+        FN(pass3)(tw, m, s, ts, st, src, dst);
     else
-        FN(pass35)(r, tw, m, s, ts, st, src, dst);
+        FN(pass5)(tw, m, s, ts, st, src, dst);
 }
 
 /* A pass between buffers laid out as the Stockham passes leave them. */
@@ -313,7 +404,8 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
     R *src = x, *dst = work;
     int64_t ts = 1, len = p->n;
     bool whole = b % L == 0 && p->nfb;
-    const int *fac = whole ? p->facb : p->fac, nf = whole ? p->nfb : p->nf;
+    const int *fac = whole ? p->facb : b == 1 ? LONE_FAC(p) : p->fac;
+    int nf = whole ? p->nfb : b == 1 ? LONE_NF(p) : p->nf;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
         FN(pass)(p, r, len / r, ts * b, ts, src, dst);
@@ -358,15 +450,16 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
  * contiguous row its copies in and out. */
 static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
 {
-    if (p->nf == 0) {
+    const int *fac = LONE_FAC(p), nf = LONE_NF(p);
+    if (nf == 0) {
         memcpy(out, in, sizeof(R) * 2 * (size_t)p->n);
         return;
     }
     const R *src = in;
     int64_t s = 1, len = p->n;
-    for (int f = 0; f < p->nf; f++) {
-        int r = p->fac[f];
-        R *dst = (p->nf - 1 - f) % 2 ? work : out;
+    for (int f = 0; f < nf; f++) {
+        int r = fac[f];
+        R *dst = (nf - 1 - f) % 2 ? work : out;
         FN(pass)(p, r, len / r, s, s, src, dst);
         src = dst;
         s *= r;
@@ -425,7 +518,7 @@ typedef struct {
  * twiddled into x by exp(-2 pi i k1 j2 / n), j2 = c0 + c, as
  * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n),
  * a vector of c at a time. */
-MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
+FFT_VEC_FN static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
 {
     FN(four_job) *job = ctx;
     const fft_plan *p = job->p, *p1 = p->s1;
@@ -543,8 +636,8 @@ static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
  * conjugation, a scale). A lone contiguous row is one flat loop the compiler
  * vectorizes (its factors as two scalars: indexed by k & 1 they became a
  * gather). */
-MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n,
-                                           int64_t inner, int64_t b, const R f[2])
+FFT_VEC_FN static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n, int64_t inner,
+                                   int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -565,8 +658,8 @@ MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, i
     }
 }
 
-MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n,
-                                            int64_t inner, int64_t b, const R f[2])
+FFT_VEC_FN static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n, int64_t inner,
+                                    int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -589,36 +682,58 @@ MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, 
 
 /* Rows i0..i0+b of an [n][inner] complex slab d in and out of x as b
  * interleaved rows (point k of row c at x[k b + c]), times the factors f:
- * each of the n reads or writes is b neighbouring points. */
-MT_CLONES_AVX2 static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
-                                             int64_t inner, int64_t b, const R f[2])
+ * each of the n reads or writes is b neighbouring points, a vector of L at
+ * a time. */
+#define FFT_FACTORS(fv, f)               \
+    do {                                 \
+        R fa_[2 * L];                    \
+        for (int l_ = 0; l_ < L; l_++) { \
+            fa_[2 * l_] = (f)[0];        \
+            fa_[2 * l_ + 1] = (f)[1];    \
+        }                                \
+        memcpy(&(fv), fa_, sizeof fa_);  \
+    } while (0)
+
+FFT_MOVE_FN static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
+                                          int64_t inner, int64_t b, const R f[2])
 {
-    const R f0 = f[0], f1 = f[1];
+    V fv;
+    FFT_FACTORS(fv, f);
     for (int64_t k = 0; k < n; k++) {
         const R *src = d + 2 * k * inner;
+        R *dst = x + 2 * k * b;
         if (k + PREFETCH_AHEAD < n)
             PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
-        for (int64_t c = 0; c < b; c++) {
-            x[2 * (k * b + c)] = src[2 * c] * f0;
-            x[2 * (k * b + c) + 1] = src[2 * c + 1] * f1;
+        int64_t c = 0;
+        for (; c + L <= b; c += L)
+            VSTORE(dst + 2 * c, VLOAD(src + 2 * c) * fv);
+        for (; c < b; c++) {
+            dst[2 * c] = src[2 * c] * f[0];
+            dst[2 * c + 1] = src[2 * c + 1] * f[1];
         }
     }
 }
 
-MT_CLONES_AVX2 static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
-                                              int64_t inner, int64_t b, const R f[2])
+FFT_MOVE_FN static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
+                                           int64_t inner, int64_t b, const R f[2])
 {
-    const R f0 = f[0], f1 = f[1];
+    V fv;
+    FFT_FACTORS(fv, f);
     for (int64_t k = 0; k < n; k++) {
         R *dst = d + 2 * k * inner;
+        const R *src = x + 2 * k * b;
         if (k + PREFETCH_AHEAD < n)
             PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
-        for (int64_t c = 0; c < b; c++) {
-            dst[2 * c] = x[2 * (k * b + c)] * f0;
-            dst[2 * c + 1] = x[2 * (k * b + c) + 1] * f1;
+        int64_t c = 0;
+        for (; c + L <= b; c += L)
+            VSTORE(dst + 2 * c, VLOAD(src + 2 * c) * fv);
+        for (; c < b; c++) {
+            dst[2 * c] = src[2 * c] * f[0];
+            dst[2 * c + 1] = src[2 * c + 1] * f[1];
         }
     }
 }
+#undef FFT_FACTORS
 
 /* Tasks [begin, end) of a rows_job: blocks of neighbouring rows, gathered,
  * transformed and scattered back. */
@@ -749,6 +864,8 @@ static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
 #undef VCMUL
 #undef VCMULV
 #undef VMUL_NEGI
+#undef LONE_FAC
+#undef LONE_NF
 #undef R
 #undef V
 #undef L
