@@ -117,37 +117,40 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[4], const R *restrict src,
-                                 R *restrict dst)
+                                 int64_t ts, const int64_t st[4], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2], j0 = 0;
-    /* s = 1: j in whole vectors; any j past the last one goes through the
-     * loop below, which then starts at j0 */
-    if (s == 1)
-        for (; j0 + L <= m; j0 += L)
-            FN(pass4_first_vec)(tw4, m, j0, src, dst);
-    for (int64_t j = j0; j < m; j++) {
-        const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
-                        tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        int64_t q = 0;
-        for (; q + L <= s; q += L)
-            FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
-        for (; q < s; q++) {
-            const R *x = xj + 2 * q;
-            R *y = yj + 2 * q;
-            R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
-            R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
-            R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
-            R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
-            R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
-            y[0] = u[0];
-            y[1] = u[1];
-            for (int k = 1; k < 4; k++) {
-                R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
-                y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
-                y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+    const int64_t rs_ = 2 * 4 * m * s;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        int64_t xs = st[0], ys = st[2], j0 = 0;
+        /* s = 1: j in whole vectors; any j past the last one goes through the
+         * loop below, which then starts at j0 */
+        if (s == 1)
+            for (; j0 + L <= m; j0 += L)
+                FN(pass4_first_vec)(tw4, m, j0, src, dst);
+        for (int64_t j = j0; j < m; j++) {
+            const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
+                            tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
+            const R *xj = src + st[1] * j;
+            R *yj = dst + st[3] * j;
+            int64_t q = 0;
+            for (; q + L <= s; q += L)
+                FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+            for (; q < s; q++) {
+                const R *x = xj + 2 * q;
+                R *y = yj + 2 * q;
+                R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
+                R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
+                R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
+                R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
+                R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
+                y[0] = u[0];
+                y[1] = u[1];
+                for (int k = 1; k < 4; k++) {
+                    R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
+                    y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                    y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+                }
             }
         }
     }
@@ -183,27 +186,31 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
  * pass, or the first radix-8 one below): the length-8 transforms, then the
  * twiddles tw[j k ts] unless j is 0. */
 FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        R w[14];
-        for (int k = 1; k < 8; k++) {
-            w[2 * k - 2] = tw[2 * j * k * ts];
-            w[2 * k - 1] = tw[2 * j * k * ts + 1];
-        }
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        for (int64_t q = 0; q < s; q += L) {
-            const R *x = xj + 2 * q;
-            V xv[8], y[8];
-            for (int i = 0; i < 8; i++)
-                xv[i] = VLOAD(x + i * xs);
-            FN(bfly8)(y, xv);
-            R *out = yj + 2 * q;
-            VSTORE(out, y[0]);
-            for (int k = 1; k < 8; k++)
-                VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+    const int64_t rs_ = 2 * 8 * m * s;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            R w[14];
+            for (int k = 1; k < 8; k++) {
+                w[2 * k - 2] = tw[2 * j * k * ts];
+                w[2 * k - 1] = tw[2 * j * k * ts + 1];
+            }
+            const R *xj = src + st[1] * j;
+            R *yj = dst + st[3] * j;
+            for (int64_t q = 0; q < s; q += L) {
+                const R *x = xj + 2 * q;
+                V xv[8], y[8];
+                for (int i = 0; i < 8; i++)
+                    xv[i] = VLOAD(x + i * xs);
+                FN(bfly8)(y, xv);
+                R *out = yj + 2 * q;
+                VSTORE(out, y[0]);
+                for (int k = 1; k < 8; k++)
+                    VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+            }
         }
     }
 }
@@ -216,54 +223,82 @@ FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int
  * VCMUL's), and each lane's eight results stored as one contiguous group
  * (FFT_STORE8T). The last m % L values of j in a partly filled vector,
  * through a buffer. */
-FFT_VEC_FN static void FN(pass8_first)(const R *restrict tw8, int64_t m, const R *restrict src,
-                                       R *restrict dst)
+FFT_VEC_FN static void FN(pass8_first)(const R *restrict tw8, int64_t m, int64_t rows,
+                                       const R *restrict src, R *restrict dst)
 {
-    for (int64_t j = 0; j < m; j += L) {
-        int64_t cnt = m - j < L ? m - j : L;
-        const R *x = src + 2 * j, *w = tw8 + 28 * j;
+    const int64_t rs_ = 2 * 8 * m;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        for (int64_t j = 0; j < m; j += L) {
+            int64_t cnt = m - j < L ? m - j : L;
+            const R *x = src + 2 * j, *w = tw8 + 28 * j;
+            V xv[8], y[8];
+            for (int i = 0; i < 8; i++)
+                xv[i] = cnt == L ? VLOAD(x + 2 * i * m) : VLOAD_PART(x + 2 * i * m, cnt);
+            FN(bfly8)(y, xv);
+            for (int k = 1; k < 8; k++) {
+                const R *wk = w + 4 * L * (k - 1);
+                y[k] = y[k] * VLOAD(wk) + FFT_VSWAP(y[k]) * VLOAD(wk + 2 * L);
+            }
+            if (cnt == L) {
+                FFT_STORE8T(dst + 16 * j, y);
+            } else {
+                R part[16 * L];
+                FFT_STORE8T(part, y);
+                memcpy(dst + 16 * j, part, sizeof(R) * 16 * (size_t)cnt);
+            }
+        }
+    }
+}
+/* Rows of 64 points whole in registers: the first radix-8 pass as
+ * pass8_first (one vector of j), its transposed results straight into the
+ * second pass's length-8 transforms, whose outputs are the row's 64
+ * results in order, eight to a vector. */
+FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *src, R *dst)
+{
+    for (int64_t row = 0; row < rows; row++, src += 128, dst += 128) {
         V xv[8], y[8];
         for (int i = 0; i < 8; i++)
-            xv[i] = cnt == L ? VLOAD(x + 2 * i * m) : VLOAD_PART(x + 2 * i * m, cnt);
+            xv[i] = VLOAD(src + 16 * i);
         FN(bfly8)(y, xv);
         for (int k = 1; k < 8; k++) {
-            const R *wk = w + 4 * L * (k - 1);
+            const R *wk = tw8 + 4 * L * (k - 1);
             y[k] = y[k] * VLOAD(wk) + FFT_VSWAP(y[k]) * VLOAD(wk + 2 * L);
         }
-        if (cnt == L) {
-            FFT_STORE8T(dst + 16 * j, y);
-        } else {
-            R part[16 * L];
-            FFT_STORE8T(part, y);
-            memcpy(dst + 16 * j, part, sizeof(R) * 16 * (size_t)cnt);
-        }
+        FFT_STORE8T(xv, y);
+        FN(bfly8)(y, xv);
+        for (int k = 0; k < 8; k++)
+            VSTORE(dst + 16 * k, y[k]);
     }
 }
 #endif
 
 FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        int64_t q = 0;
-        for (; q + L <= s; q += L) {
-            V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
-            V u = x0 - x1;
-            VSTORE(yj + 2 * q, x0 + x1);
-            VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
-        }
-        for (; q < s; q++) {
-            const R *x = xj + 2 * q;
-            R *y = yj + 2 * q;
-            R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
-            y[0] = x[0] + x[xs];
-            y[1] = x[1] + x[xs + 1];
-            y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
-            y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+    const int64_t rs_ = 2 * 2 * m * s;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
+            const R *xj = src + st[1] * j;
+            R *yj = dst + st[3] * j;
+            int64_t q = 0;
+            for (; q + L <= s; q += L) {
+                V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
+                V u = x0 - x1;
+                VSTORE(yj + 2 * q, x0 + x1);
+                VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
+            }
+            for (; q < s; q++) {
+                const R *x = xj + 2 * q;
+                R *y = yj + 2 * q;
+                R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+                y[0] = x[0] + x[xs];
+                y[1] = x[1] + x[xs + 1];
+                y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+            }
         }
     }
 }
@@ -301,54 +336,60 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
  * fewer than L, in a partly filled vector); r is a constant in each of the
  * two loops below, so its arrays stay in registers. */
 MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                           const int64_t st[4], const R *restrict src, R *restrict dst)
+                           const int64_t st[4], int64_t rows, const R *restrict src,
+                           R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        /* each twiddle's parts splatted once per j, the imaginary one signed
-         * for VCMUL's form */
-        V wr[5], wi[5];
-        for (int k = 1; k < r; k++) {
-            wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
-            wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
-        }
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        for (int64_t q = 0; q < s; q += L) {
-            int64_t cnt = s - q < L ? s - q : L;
-            V x[5], y[5];
-            for (int i = 0; i < r; i++) {
-                const R *p = xj + 2 * q + i * xs;
-                x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
+    const int64_t rs_ = 2 * r * m * s;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            /* each twiddle's parts splatted once per j, the imaginary one signed
+             * for VCMUL's form */
+            V wr[5], wi[5];
+            for (int k = 1; k < r; k++) {
+                wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
+                wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
             }
-            if (r == 3)
-                FN(bfly3)(y, x);
-            else
-                FN(bfly5)(y, x);
-            if (j)
-                for (int k = 1; k < r; k++)
-                    y[k] = y[k] * wr[k] + FFT_VSWAP(y[k]) * wi[k];
-            R *out = yj + 2 * q;
-            for (int k = 0; k < r; k++) {
-                if (cnt == L)
-                    VSTORE(out + k * ys, y[k]);
+            const R *xj = src + st[1] * j;
+            R *yj = dst + st[3] * j;
+            for (int64_t q = 0; q < s; q += L) {
+                int64_t cnt = s - q < L ? s - q : L;
+                V x[5], y[5];
+                for (int i = 0; i < r; i++) {
+                    const R *p = xj + 2 * q + i * xs;
+                    x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
+                }
+                if (r == 3)
+                    FN(bfly3)(y, x);
                 else
-                    VSTORE_PART(out + k * ys, y[k], cnt);
+                    FN(bfly5)(y, x);
+                if (j)
+                    for (int k = 1; k < r; k++)
+                        y[k] = y[k] * wr[k] + FFT_VSWAP(y[k]) * wi[k];
+                R *out = yj + 2 * q;
+                for (int k = 0; k < r; k++) {
+                    if (cnt == L)
+                        VSTORE(out + k * ys, y[k]);
+                    else
+                        VSTORE_PART(out + k * ys, y[k], cnt);
+                }
             }
         }
     }
 }
 
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
 {
-    FN(pass35)(3, tw, m, s, ts, st, src, dst);
+    FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
 }
 
 FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], const R *restrict src, R *restrict dst)
+                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
 {
-    FN(pass35)(5, tw, m, s, ts, st, src, dst);
+    FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
 }
 
 /* One radix-r pass of p's transform (see above) with the strides st, in
@@ -359,12 +400,12 @@ FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int
  * apart: ts is s but for a batch of b interleaved transforms, whose
  * sequences are b times further apart. */
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
-                             const int64_t st[4], const R *src, R *dst)
+                             const int64_t st[4], int64_t rows, const R *src, R *dst)
 {
     const R *tw = p->tw;
 #ifdef FFT_STORE8T
     if (r == 8 && s == 1) {
-        FN(pass8_first)(p->tw8w, m, src, dst);
+        FN(pass8_first)(p->tw8w, m, rows, src, dst);
         return;
     }
 #endif
@@ -372,28 +413,28 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
     /* sequences fewer than a wide vector's points (a lone row's early
      * passes) go by the narrow loops, whose vectors they fill */
     if (s % L && !(r == 4 && s == 1)) {
-        FFT_NARROW(pass_strided)(p, r, m, s, ts, st, src, dst);
+        FFT_NARROW(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
         return;
     }
 #endif
     if (r == 8)
-        FN(pass8)(tw, m, s, ts, st, src, dst);
+        FN(pass8)(tw, m, s, ts, st, rows, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, FFT_TW4(p), m, s, ts, st, src, dst);
+        FN(pass4)(tw, FFT_TW4(p), m, s, ts, st, rows, src, dst);
     else if (r == 2)
-        FN(pass2)(tw, m, s, ts, st, src, dst);
+        FN(pass2)(tw, m, s, ts, st, rows, src, dst);
     else if (r == 3)
-        FN(pass3)(tw, m, s, ts, st, src, dst);
+        FN(pass3)(tw, m, s, ts, st, rows, src, dst);
     else
-        FN(pass5)(tw, m, s, ts, st, src, dst);
+        FN(pass5)(tw, m, s, ts, st, rows, src, dst);
 }
 
 /* A pass between buffers laid out as the Stockham passes leave them. */
-static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
-                     R *dst)
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, int64_t rows,
+                     const R *src, R *dst)
 {
     const int64_t st[4] = {2 * s * m, 2 * s, 2 * s, 2 * s * r};
-    FN(pass_strided)(p, r, m, s, ts, st, src, dst);
+    FN(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
 }
 
 /* The forward transforms of b interleaved rows of the plan's length (point
@@ -408,7 +449,7 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
     int nf = whole ? p->nfb : b == 1 ? LONE_NF(p) : p->nf;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
-        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        FN(pass)(p, r, len / r, ts * b, ts, 1, src, dst);
         R *t = src;
         src = dst;
         dst = t;
@@ -429,12 +470,12 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     int r = fac[0];
     int64_t m = p->n / r;
     const int64_t st[4] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r};
-    FN(pass_strided)(p, r, m, b, 1, st, in, x);
+    FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
     for (int f = 1; f < nf; f++) {
         r = fac[f];
-        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        FN(pass)(p, r, len / r, ts * b, ts, 1, src, dst);
         R *t = src;
         src = dst;
         dst = t;
@@ -444,27 +485,41 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     return src;
 }
 
-/* The forward transform of in into out (distinct; the plan's length, no
- * Bluestein) through work: the passes alternate between out and work so
- * that the last one lands in out, and in is only read, which spares a
- * contiguous row its copies in and out. */
-static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
+/* The forward transforms of rows consecutive contiguous rows of the plan's
+ * length (no Bluestein) from in into out through work (each rows n
+ * points), each pass over all the rows in one call: the passes alternate
+ * between out and work so that the last one lands in out and in is only
+ * read, which spares the rows their copies in and out. In place (in ==
+ * out) with an odd number of passes the first one goes to work, and the
+ * result is copied back from there. */
+static void FN(stockham_into)(const fft_plan *p, int64_t rows, const R *in, R *out, R *work)
 {
     const int *fac = LONE_FAC(p), nf = LONE_NF(p);
+    size_t bytes = sizeof(R) * 2 * (size_t)(p->n * rows);
     if (nf == 0) {
-        memcpy(out, in, sizeof(R) * 2 * (size_t)p->n);
+        if (in != out)
+            memcpy(out, in, bytes);
         return;
     }
+#ifdef FFT_STORE8T
+    if (p->n == 64 && nf == 2) {
+        FN(rows64)(p->tw8w, rows, in, out);
+        return;
+    }
+#endif
+    bool bounce = in == out && nf % 2;
     const R *src = in;
     int64_t s = 1, len = p->n;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
-        R *dst = (nf - 1 - f) % 2 ? work : out;
-        FN(pass)(p, r, len / r, s, s, src, dst);
+        R *dst = (nf - 1 - f + bounce) % 2 ? work : out;
+        FN(pass)(p, r, len / r, s, s, rows, src, dst);
         src = dst;
         s *= r;
         len /= r;
     }
+    if (bounce)
+        memcpy(out, work, bytes);
 }
 
 /* The forward transform of contiguous in into out, both of the plan's
@@ -749,6 +804,11 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
     bool batched = inner > 1 && !p->sub && !p->s1;
     int64_t ylen = batched ? 2 * PADDED(n) * bs : inner == 1 && p->s1 ? 0 : 2 * n;
     int64_t len = 2 * PADDED(n) * bs + ylen + (p->sub ? 4 * p->m : 0);
+    /* contiguous forward rows go through the passes a group at a time */
+    bool lone = inner == 1 && !p->sub && !p->s1 && !job->inverse && job->scale == 1.0;
+    int64_t group = lone && n < LONE_GROUP ? LONE_GROUP / n : 1;
+    if (lone && len < 2 * n * group)
+        len = 2 * n * group;
     R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
     if (!x) {
         job->failed = 1;
@@ -769,16 +829,13 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
                 job->failed = 1;
             continue;
         }
-        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0) {
-            /* a contiguous forward row needs no copy in, and out only when
-             * transformed in place by an odd number of passes */
-            if (in != slab) {
-                FN(stockham_into)(p, in, slab, x);
-            } else {
-                R *res = FN(stockham)(p, 1, slab, x);
-                if (res != slab)
-                    memcpy(slab, res, sizeof(R) * 2 * (size_t)n);
-            }
+        if (lone) {
+            /* contiguous forward rows need no copy in, and out only when
+             * transformed in place by an odd number of passes; each pass
+             * takes a group of them in one call */
+            int64_t g = end - task < group ? end - task : group;
+            FN(stockham_into)(p, g, in, slab, x);
+            task += g - 1;
             continue;
         }
         if (batched) {
