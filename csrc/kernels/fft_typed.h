@@ -117,11 +117,10 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[4], int64_t rows,
+                                 int64_t ts, const int64_t st[6], int64_t rows,
                                  const R *restrict src, R *restrict dst)
 {
-    const int64_t rs_ = 2 * 4 * m * s;
-    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         int64_t xs = st[0], ys = st[2], j0 = 0;
         /* s = 1: j in whole vectors; any j past the last one goes through the
          * loop below, which then starts at j0 */
@@ -186,11 +185,10 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
  * pass, or the first radix-8 one below): the length-8 transforms, then the
  * twiddles tw[j k ts] unless j is 0. */
 FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 const int64_t st[6], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
-    const int64_t rs_ = 2 * 8 * m * s;
-    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             R w[14];
@@ -273,11 +271,10 @@ FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *
 #endif
 
 FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 const int64_t st[6], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
-    const int64_t rs_ = 2 * 2 * m * s;
-    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
@@ -336,11 +333,10 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
  * fewer than L, in a partly filled vector); r is a constant in each of the
  * two loops below, so its arrays stay in registers. */
 MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                           const int64_t st[4], int64_t rows, const R *restrict src,
+                           const int64_t st[6], int64_t rows, const R *restrict src,
                            R *restrict dst)
 {
-    const int64_t rs_ = 2 * r * m * s;
-    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             /* each twiddle's parts splatted once per j, the imaginary one signed
@@ -379,14 +375,14 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t
 }
 
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 const int64_t st[6], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
 }
 
 FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[4], int64_t rows, const R *restrict src,
+                                 const int64_t st[6], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
@@ -398,9 +394,12 @@ FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int
  * one j to the next in dst (s r); a pass reading or writing a tensor's rows
  * directly has its row length in place of s. Its twiddles are read ts
  * apart: ts is s but for a batch of b interleaved transforms, whose
- * sequences are b times further apart. */
+ * sequences are b times further apart. The pass is repeated over rows
+ * runs of sequences, st[4] apart in src and st[5] in dst: consecutive
+ * lone rows (r m s points each), or the runs of columns of a last pass
+ * that writes a slab. */
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
-                             const int64_t st[4], int64_t rows, const R *src, R *dst)
+                             const int64_t st[6], int64_t rows, const R *src, R *dst)
 {
     const R *tw = p->tw;
 #ifdef FFT_STORE8T
@@ -433,7 +432,7 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
 static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, int64_t rows,
                      const R *src, R *dst)
 {
-    const int64_t st[4] = {2 * s * m, 2 * s, 2 * s, 2 * s * r};
+    const int64_t st[6] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s};
     FN(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
 }
 
@@ -462,19 +461,29 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
 /* The forward transforms of b neighbouring rows of an [n][inner] slab in,
  * as b interleaved transforms whose first pass reads in's rows directly (no
  * copy into a buffer first), through x and y (each as long as the block): a
- * pointer to the results, in x or y, laid out as stockham's. b is a
+ * pointer to the results, in x or y, laid out as stockham's; or, given out
+ * (an [n][inner] slab like in), the last pass writes them there and out is
+ * returned. b is a
  * multiple of L, so the passes are those of interleaved batches. */
-static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t inner, R *x, R *y)
+static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t inner, R *x, R *y,
+                            R *out)
 {
     const int *fac = p->nfb ? p->facb : p->fac, nf = p->nfb ? p->nfb : p->nf;
     int r = fac[0];
     int64_t m = p->n / r;
-    const int64_t st[4] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r};
+    const int64_t st[6] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0};
     FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
     for (int f = 1; f < nf; f++) {
         r = fac[f];
+        if (out && f == nf - 1) {
+            /* one j: its sequences q = c + b k, column c's k-th point, as ts
+             * runs of the b columns, each written to its place in out */
+            const int64_t so[6] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b, 2 * inner};
+            FN(pass_strided)(p, r, 1, b, ts, so, ts, src, out);
+            return out;
+        }
         FN(pass)(p, r, len / r, ts * b, ts, 1, src, dst);
         R *t = src;
         src = dst;
@@ -486,12 +495,12 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
 }
 
 /* The forward transforms of rows consecutive contiguous rows of the plan's
- * length (no Bluestein) from in into out through work (each rows n
+ * length (no Bluestein) from in into out through work (twice rows n
  * points), each pass over all the rows in one call: the passes alternate
  * between out and work so that the last one lands in out and in is only
  * read, which spares the rows their copies in and out. In place (in ==
- * out) with an odd number of passes the first one goes to work, and the
- * result is copied back from there. */
+ * out) with an odd number of passes, those before the last alternate
+ * between work's halves (a single pass is copied back). */
 static void FN(stockham_into)(const fft_plan *p, int64_t rows, const R *in, R *out, R *work)
 {
     const int *fac = LONE_FAC(p), nf = LONE_NF(p);
@@ -507,18 +516,25 @@ static void FN(stockham_into)(const fft_plan *p, int64_t rows, const R *in, R *o
         return;
     }
 #endif
-    bool bounce = in == out && nf % 2;
+    /* in place with an odd count: the passes before the last alternate
+     * between work's two halves instead */
+    bool two = in == out && nf % 2;
+    R *other = work + 2 * p->n * rows;
     const R *src = in;
     int64_t s = 1, len = p->n;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
-        R *dst = (nf - 1 - f + bounce) % 2 ? work : out;
+        R *dst = two                ? (f == nf - 1 && nf > 1 ? out
+                                       : f % 2               ? other
+                                                             : work)
+                 : (nf - 1 - f) % 2 ? work
+                                    : out;
         FN(pass)(p, r, len / r, s, s, rows, src, dst);
         src = dst;
         s *= r;
         len /= r;
     }
-    if (bounce)
+    if (two && nf == 1)
         memcpy(out, work, bytes);
 }
 
@@ -807,8 +823,8 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
     /* contiguous forward rows go through the passes a group at a time */
     bool lone = inner == 1 && !p->sub && !p->s1 && !job->inverse && job->scale == 1.0;
     int64_t group = lone && n < LONE_GROUP ? LONE_GROUP / n : 1;
-    if (lone && len < 2 * n * group)
-        len = 2 * n * group;
+    if (lone && len < 4 * n * group)
+        len = 4 * n * group;
     R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
     if (!x) {
         job->failed = 1;
@@ -842,8 +858,12 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
             /* the block's rows as they lie, b interleaved transforms at once;
              * a forward one's first pass reads the slab itself */
             if (!job->inverse && b % L == 0 && p->nf) {
-                FN(slab_out_batch)(slab, FN(stockham_slab)(p, b, in, inner, x, y), n, inner, b,
-                                   out_f);
+                /* unscaled, its last pass writes the slab itself (after
+                 * the first one has read all of the block) */
+                bool direct = job->scale == 1.0 && (p->nfb ? p->nfb : p->nf) > 1;
+                R *res = FN(stockham_slab)(p, b, in, inner, x, y, direct ? slab : NULL);
+                if (!direct)
+                    FN(slab_out_batch)(slab, res, n, inner, b, out_f);
                 continue;
             }
             FN(slab_in_batch)(x, in, n, inner, b, in_f);
