@@ -332,15 +332,39 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
 /* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
  * fewer than L, in a partly filled vector); r is a constant in each of the
  * two loops below, so its arrays stay in registers. */
+/* The r points (r = 3 or 5) of cnt <= L neighbouring sequences at x, xs
+ * apart, transformed, twiddled by (wr, wi) unless tw is false, into y, ys
+ * apart; cnt is the constant L in the main loop, so its checks fold away. */
+MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t ys,
+                              const int64_t cnt, bool tw, const V *wr, const V *wi)
+{
+    V xv[5], yv[5];
+    for (int i = 0; i < r; i++)
+        xv[i] = cnt == L ? VLOAD(x + i * xs) : VLOAD_PART(x + i * xs, cnt);
+    if (r == 3)
+        FN(bfly3)(yv, xv);
+    else
+        FN(bfly5)(yv, xv);
+    if (tw)
+        for (int k = 1; k < r; k++)
+            yv[k] = yv[k] * wr[k] + FFT_VSWAP(yv[k]) * wi[k];
+    for (int k = 0; k < r; k++) {
+        if (cnt == L)
+            VSTORE(y + k * ys, yv[k]);
+        else
+            VSTORE_PART(y + k * ys, yv[k], cnt);
+    }
+}
+
 MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
                            const int64_t st[6], int64_t rows, const R *restrict src,
                            R *restrict dst)
 {
-    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
-        int64_t xs = st[0], ys = st[2];
+    int64_t xs = st[0], ys = st[2];
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5])
         for (int64_t j = 0; j < m; j++) {
-            /* each twiddle's parts splatted once per j, the imaginary one signed
-             * for VCMUL's form */
+            /* each twiddle's parts splatted once per j, the imaginary one
+             * signed for VCMUL's form */
             V wr[5], wi[5];
             for (int k = 1; k < r; k++) {
                 wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
@@ -348,30 +372,16 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t
             }
             const R *xj = src + st[1] * j;
             R *yj = dst + st[3] * j;
-            for (int64_t q = 0; q < s; q += L) {
-                int64_t cnt = s - q < L ? s - q : L;
-                V x[5], y[5];
-                for (int i = 0; i < r; i++) {
-                    const R *p = xj + 2 * q + i * xs;
-                    x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
-                }
-                if (r == 3)
-                    FN(bfly3)(y, x);
-                else
-                    FN(bfly5)(y, x);
-                if (j)
-                    for (int k = 1; k < r; k++)
-                        y[k] = y[k] * wr[k] + FFT_VSWAP(y[k]) * wi[k];
-                R *out = yj + 2 * q;
-                for (int k = 0; k < r; k++) {
-                    if (cnt == L)
-                        VSTORE(out + k * ys, y[k]);
-                    else
-                        VSTORE_PART(out + k * ys, y[k], cnt);
-                }
-            }
+            int64_t q = 0;
+            if (j)
+                for (; q + L <= s; q += L)
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, true, wr, wi);
+            else
+                for (; q + L <= s; q += L)
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, false, wr, wi);
+            if (q < s)
+                FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, s - q, j != 0, wr, wi);
         }
-    }
 }
 
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
