@@ -60,10 +60,11 @@ typedef struct fft_plan {
  * four-step 2^20 measured faster than with 16, 64 no better). */
 #define BLOCK_MAX 32
 /* Contiguous rows shorter than this many points go through each pass this
- * many points of them at a time (32 KiB of float rows, L1's size): one
- * call per pass instead of per row, which for 64-point rows was half their
- * time. */
-#define LONE_GROUP 4096
+ * many points of them at a time (16 KiB of float rows: the rows and their
+ * two scratch halves stay in L1; 4096 measured slower for rows of 256 and
+ * 1000): one call per pass instead of per row, which for 64-point rows was
+ * half their time. */
+#define LONE_GROUP 2048
 /* The stride, in complex points, between the gathered rows of a block of
  * length-n rows: one cache line more than n, so that the block's rows, a
  * power of two apart otherwise, do not all fall in the same few cache sets
