@@ -75,6 +75,19 @@
         FFT_VSWAP(vn_) * -FFT_ALT; \
     })
 
+/* The r runs of s points a pass reads st[6] values of j after xj, when it
+ * asks for that (st[6] not 0) and those exist. */
+MT_VINLINE void FN(prefetch_ahead)(const R *xj, int r, int64_t s, const int64_t st[7], bool exists)
+{
+    if (!st[6] || !exists)
+        return;
+    const char *p = (const char *)(xj + st[1] * st[6]);
+    size_t run = sizeof(R) * 2 * (size_t)s;
+    for (int i = 0; i < r; i++)
+        for (size_t o = 0; o < run; o += 64)
+            __builtin_prefetch(p + (size_t)st[0] * sizeof(R) * (size_t)i + o, 0);
+}
+
 /* The radix-r passes of the Stockham autosort transform: src holds r * m
  * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
  * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
@@ -117,7 +130,7 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[6], int64_t rows,
+                                 int64_t ts, const int64_t st[7], int64_t rows,
                                  const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
@@ -131,6 +144,7 @@ FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, in
             const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
                             tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
             const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 4, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             int64_t q = 0;
             for (; q + L <= s; q += L)
@@ -185,7 +199,7 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
  * pass, or the first radix-8 one below): the length-8 transforms, then the
  * twiddles tw[j k ts] unless j is 0. */
 FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[6], int64_t rows, const R *restrict src,
+                                 const int64_t st[7], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
@@ -197,6 +211,7 @@ FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int
                 w[2 * k - 1] = tw[2 * j * k * ts + 1];
             }
             const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 8, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             for (int64_t q = 0; q < s; q += L) {
                 const R *x = xj + 2 * q;
@@ -271,7 +286,7 @@ FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *
 #endif
 
 FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[6], int64_t rows, const R *restrict src,
+                                 const int64_t st[7], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
@@ -279,6 +294,7 @@ FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int
         for (int64_t j = 0; j < m; j++) {
             R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
             const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 2, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             int64_t q = 0;
             for (; q + L <= s; q += L) {
@@ -357,7 +373,7 @@ MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t
 }
 
 MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                           const int64_t st[6], int64_t rows, const R *restrict src,
+                           const int64_t st[7], int64_t rows, const R *restrict src,
                            R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
@@ -371,6 +387,7 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t
                 wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
             }
             const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, r, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             int64_t q = 0;
             if (j)
@@ -385,14 +402,14 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t
 }
 
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[6], int64_t rows, const R *restrict src,
+                                 const int64_t st[7], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
 }
 
 FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[6], int64_t rows, const R *restrict src,
+                                 const int64_t st[7], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
@@ -407,9 +424,10 @@ FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int
  * sequences are b times further apart. The pass is repeated over rows
  * runs of sequences, st[4] apart in src and st[5] in dst: consecutive
  * lone rows (r m s points each), or the runs of columns of a last pass
- * that writes a slab. */
+ * that writes a slab; st[6], when not 0, is how many values of j ahead its
+ * reads are prefetched (those of a slab's rows, pages apart). */
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
-                             const int64_t st[6], int64_t rows, const R *src, R *dst)
+                             const int64_t st[7], int64_t rows, const R *src, R *dst)
 {
     const R *tw = p->tw;
 #ifdef FFT_STORE8T
@@ -442,7 +460,7 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
 static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, int64_t rows,
                      const R *src, R *dst)
 {
-    const int64_t st[6] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s};
+    const int64_t st[7] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s, 0};
     FN(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
 }
 
@@ -481,7 +499,9 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     const int *fac = p->nfb ? p->facb : p->fac, nf = p->nfb ? p->nfb : p->nf;
     int r = fac[0];
     int64_t m = p->n / r;
-    const int64_t st[6] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0};
+    /* its reads, b points in each of the slab's rows, are pages apart:
+     * prefetched PREFETCH_AHEAD values of j ahead */
+    const int64_t st[7] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0, PREFETCH_AHEAD};
     FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
@@ -490,7 +510,7 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
         if (out && f == nf - 1) {
             /* one j: its sequences q = c + b k, column c's k-th point, as ts
              * runs of the b columns, each written to its place in out */
-            const int64_t so[6] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b, 2 * inner};
+            const int64_t so[7] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b, 2 * inner, 0};
             FN(pass_strided)(p, r, 1, b, ts, so, ts, src, out);
             return out;
         }
