@@ -77,7 +77,7 @@
 
 /* The r runs of s points a pass reads st[6] values of j after xj, when it
  * asks for that (st[6] not 0) and those exist. */
-MT_VINLINE void FN(prefetch_ahead)(const R *xj, int r, int64_t s, const int64_t st[7], bool exists)
+MT_VINLINE void FN(prefetch_ahead)(const R *xj, int r, int64_t s, const int64_t st[8], bool exists)
 {
     if (!st[6] || !exists)
         return;
@@ -86,6 +86,19 @@ MT_VINLINE void FN(prefetch_ahead)(const R *xj, int r, int64_t s, const int64_t 
     for (int i = 0; i < r; i++)
         for (size_t o = 0; o < run; o += 64)
             __builtin_prefetch(p + (size_t)st[0] * sizeof(R) * (size_t)i + o, 0);
+}
+
+/* The r runs of s points a pass writes st[7] runs after dst (a last pass
+ * of one j), when it asks for that and they exist. */
+MT_VINLINE void FN(prefetch_out)(const R *dst, int r, int64_t s, const int64_t st[8], bool exists)
+{
+    if (!st[7] || !exists)
+        return;
+    const char *p = (const char *)(dst + st[5] * st[7]);
+    size_t run = sizeof(R) * 2 * (size_t)s;
+    for (int i = 0; i < r; i++)
+        for (size_t o = 0; o < run; o += 64)
+            __builtin_prefetch(p + (size_t)st[2] * sizeof(R) * (size_t)i + o, 1);
 }
 
 /* The radix-r passes of the Stockham autosort transform: src holds r * m
@@ -130,10 +143,11 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
 }
 
 FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[7], int64_t rows,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
                                  const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 4, s, st, row_ + st[7] < rows);
         int64_t xs = st[0], ys = st[2], j0 = 0;
         /* s = 1: j in whole vectors; any j past the last one goes through the
          * loop below, which then starts at j0 */
@@ -199,10 +213,11 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
  * pass, or the first radix-8 one below): the length-8 transforms, then the
  * twiddles tw[j k ts] unless j is 0. */
 FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[7], int64_t rows, const R *restrict src,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 8, s, st, row_ + st[7] < rows);
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             R w[14];
@@ -286,10 +301,11 @@ FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *
 #endif
 
 FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[7], int64_t rows, const R *restrict src,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 2, s, st, row_ + st[7] < rows);
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
@@ -373,11 +389,12 @@ MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t
 }
 
 MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                           const int64_t st[7], int64_t rows, const R *restrict src,
+                           const int64_t st[8], int64_t rows, const R *restrict src,
                            R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
-    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5])
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, r, s, st, row_ + st[7] < rows);
         for (int64_t j = 0; j < m; j++) {
             /* each twiddle's parts splatted once per j, the imaginary one
              * signed for VCMUL's form */
@@ -399,17 +416,18 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t
             if (q < s)
                 FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, s - q, j != 0, wr, wi);
         }
+    }
 }
 
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[7], int64_t rows, const R *restrict src,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
 }
 
 FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[7], int64_t rows, const R *restrict src,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
                                  R *restrict dst)
 {
     FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
@@ -425,9 +443,10 @@ FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int
  * runs of sequences, st[4] apart in src and st[5] in dst: consecutive
  * lone rows (r m s points each), or the runs of columns of a last pass
  * that writes a slab; st[6], when not 0, is how many values of j ahead its
- * reads are prefetched (those of a slab's rows, pages apart). */
+ * reads are prefetched (those of a slab's rows, pages apart), and st[7]
+ * how many runs ahead its writes are. */
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
-                             const int64_t st[7], int64_t rows, const R *src, R *dst)
+                             const int64_t st[8], int64_t rows, const R *src, R *dst)
 {
     const R *tw = p->tw;
 #ifdef FFT_STORE8T
@@ -460,7 +479,7 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
 static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, int64_t rows,
                      const R *src, R *dst)
 {
-    const int64_t st[7] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s, 0};
+    const int64_t st[8] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s, 0, 0};
     FN(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
 }
 
@@ -501,7 +520,7 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     int64_t m = p->n / r;
     /* its reads, b points in each of the slab's rows, are pages apart:
      * prefetched PREFETCH_AHEAD values of j ahead */
-    const int64_t st[7] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0, PREFETCH_AHEAD};
+    const int64_t st[8] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0, PREFETCH_AHEAD, 0};
     FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
@@ -510,7 +529,9 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
         if (out && f == nf - 1) {
             /* one j: its sequences q = c + b k, column c's k-th point, as ts
              * runs of the b columns, each written to its place in out */
-            const int64_t so[7] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b, 2 * inner, 0};
+            /* and its writes, into rows pages apart, prefetched as many runs ahead */
+            const int64_t so[8] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b,
+                                   2 * inner,  0, PREFETCH_AHEAD};
             FN(pass_strided)(p, r, 1, b, ts, so, ts, src, out);
             return out;
         }
