@@ -519,8 +519,9 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     int r = fac[0];
     int64_t m = p->n / r;
     /* its reads, b points in each of the slab's rows, are pages apart:
-     * prefetched PREFETCH_AHEAD values of j ahead */
-    const int64_t st[8] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r, 0, 0, PREFETCH_AHEAD, 0};
+     * prefetched PASS_PREFETCH_AHEAD values of j ahead */
+    const int64_t st[8] = {2 * inner * m,       2 * inner, 2 * b, 2 * b * r, 0, 0,
+                           PASS_PREFETCH_AHEAD, 0};
     FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
@@ -530,8 +531,8 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
             /* one j: its sequences q = c + b k, column c's k-th point, as ts
              * runs of the b columns, each written to its place in out */
             /* and its writes, into rows pages apart, prefetched as many runs ahead */
-            const int64_t so[8] = {2 * b * ts, 0, 2 * ts * inner, 0, 2 * b,
-                                   2 * inner,  0, PREFETCH_AHEAD};
+            const int64_t so[8] = {2 * b * ts, 0, 2 * ts * inner,     0, 2 * b,
+                                   2 * inner,  0, PASS_PREFETCH_AHEAD};
             FN(pass_strided)(p, r, 1, b, ts, so, ts, src, out);
             return out;
         }
