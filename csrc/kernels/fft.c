@@ -133,12 +133,14 @@ static bool factor(fft_plan *p)
     if (!factor_into(p->n, true, p->fac, &p->nf))
         return false;
     factor_into(p->n, false, p->facb, &p->nfb);
+#ifdef MT_HAVE_AVX512
     /* the wide loops' lone row: radix 8 first where it fills a vector of
      * j (eight points) at least once */
     if (p->single && p->nfb && p->facb[0] == 8 && p->n >= 64) {
         memcpy(p->facw, p->facb, sizeof p->facw);
         p->nfw = p->nfb;
     }
+#endif
     if (p->nfb >= p->nf)
         p->nfb = 0;
     return true;
@@ -422,11 +424,11 @@ static void *first_pass_table(int64_t n, bool single, int64_t lanes)
  * points (-im, im), VCMUL's form; the last block padded with zeros. */
 static void *wide_first_table(int64_t n)
 {
-    int64_t m = n / 8, blocks = (m + 7) / 8;
-    float *t = calloc((size_t)(blocks * 7 * 32), sizeof(float));
+    size_t m = (size_t)n / 8, blocks = (m + 7) / 8;
+    float *t = calloc(blocks * 7 * 32, sizeof(float));
     if (!t)
         return NULL;
-    for (int64_t j = 0; j < m; j++)
+    for (int64_t j = 0; j < (int64_t)m; j++)
         for (int k = 1; k < 8; k++) {
             double a = TWO_PI * (double)(j * k) / (double)n;
             float *e = t + (j / 8) * 7 * 32 + (k - 1) * 32 + 2 * (j % 8);
@@ -459,8 +461,10 @@ static fft_plan *plan_new(int64_t n, bool split, bool single)
         if (p->nf && p->fac[0] == 4) {
             if (!(p->tw4 = first_pass_table(n, single, single ? 4 : 2)))
                 goto fail;
+#ifdef MT_HAVE_AVX512
             if (single && !(p->tw4w = first_pass_table(n, true, 8)))
                 goto fail;
+#endif
         }
         if (p->nfw && !(p->tw8w = wide_first_table(n)))
             goto fail;
