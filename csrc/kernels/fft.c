@@ -55,10 +55,11 @@ typedef struct fft_plan {
 /* The length from which a factorable transform goes by four steps: its
  * double buffers (16 n bytes, twice) no longer fit in a core's L2. */
 #define SPLIT_MIN 65536
-/* At most this many neighbouring rows (or columns) are read together: 32
- * complex64 are 256 bytes of each row of a slab (fft2 512x512 and the
- * four-step 2^20 measured faster than with 16, 64 no better). */
-#define BLOCK_MAX 32
+/* At most this many neighbouring rows (or columns) are read together: 16
+ * complex64 are 128 bytes of each row of a slab, two 16-lane vectors. With
+ * the slab passes prefetching their rows, 1000x1000 and 512x512 along dim
+ * 0 measured faster than with 32 (and with 8); before, 32 had been. */
+#define BLOCK_MAX 16
 /* Contiguous rows shorter than this many points go through each pass this
  * many points of them at a time (16 KiB of float rows: the rows and their
  * two scratch halves stay in L1; 4096 measured slower for rows of 256 and
