@@ -33,9 +33,14 @@ typedef struct fft_plan {
     void *tw;    /* exp(-2 pi i k / n), k < n, as (re, im) pairs */
     void *tw4;   /* the first radix-4 pass's twiddles tw[j k], k = 1, 2, 3, in
                   * blocks of a vector's points of j: see first_pass_table */
-    int nf, nfb;
+    void *tw4w;  /* the same in blocks of a wide vector's, for the 16-lane
+                  * float loops */
+    int nf, nfb, nfw;
     int fac[64];  /* the radices of its passes, first to last */
     int facb[64]; /* those for interleaved batches, when nfb is not 0 */
+    int facw[64]; /* those of a lone row in the 16-lane float loops, when
+                   * nfw is not 0: radix 8 first (see pass8_first) */
+    void *tw8w;   /* that first pass's twiddles (see wide_first_table) */
     /* Bluestein, for lengths with a prime factor above 5 */
     int64_t m;
     struct fft_plan *sub; /* the power-of-two plan of length m */
@@ -50,10 +55,17 @@ typedef struct fft_plan {
 /* The length from which a factorable transform goes by four steps: its
  * double buffers (16 n bytes, twice) no longer fit in a core's L2. */
 #define SPLIT_MIN 65536
-/* At most this many neighbouring rows (or columns) are read together: 32
- * complex64 are 256 bytes of each row of a slab (fft2 512x512 and the
- * four-step 2^20 measured faster than with 16, 64 no better). */
-#define BLOCK_MAX 32
+/* At most this many neighbouring rows (or columns) are read together: 16
+ * complex64 are 128 bytes of each row of a slab, two 16-lane vectors. With
+ * the slab passes prefetching their rows, 1000x1000 and 512x512 along dim
+ * 0 measured faster than with 32 (and with 8); before, 32 had been. */
+#define BLOCK_MAX 16
+/* Contiguous rows shorter than this many points go through each pass this
+ * many points of them at a time (16 KiB of float rows: the rows and their
+ * two scratch halves stay in L1; 4096 measured slower for rows of 256 and
+ * 1000): one call per pass instead of per row, which for 64-point rows was
+ * half their time. */
+#define LONE_GROUP 2048
 /* The stride, in complex points, between the gathered rows of a block of
  * length-n rows: one cache line more than n, so that the block's rows, a
  * power of two apart otherwise, do not all fall in the same few cache sets
@@ -69,6 +81,8 @@ static void plan_free(fft_plan *p)
     plan_free(p->s2);
     free(p->tw);
     free(p->tw4);
+    free(p->tw4w);
+    free(p->tw8w);
     free(p->twc);
     free(p->chirp);
     free(p->bf);
@@ -120,6 +134,14 @@ static bool factor(fft_plan *p)
     if (!factor_into(p->n, true, p->fac, &p->nf))
         return false;
     factor_into(p->n, false, p->facb, &p->nfb);
+#ifdef MT_HAVE_AVX512
+    /* the wide loops' lone row: radix 8 first where it fills a vector of
+     * j (eight points) at least once */
+    if (p->single && p->nfb && p->facb[0] == 8 && p->n >= 64) {
+        memcpy(p->facw, p->facb, sizeof p->facw);
+        p->nfw = p->nfb;
+    }
+#endif
     if (p->nfb >= p->nf)
         p->nfb = 0;
     return true;
@@ -168,6 +190,10 @@ static void *scratch_new(int64_t bytes, scratch_block *sb)
  * __builtin_prefetch takes its read/write hint only as a constant (clang
  * refuses one passed through a function's parameter). */
 #define PREFETCH_AHEAD 8
+/* The same for the passes that read or write a slab's rows themselves: they
+ * spend longer per row, so fewer rows ahead (4 measured faster than 8 and
+ * 16 for 1000 x 1000 along dim 0). */
+#define PASS_PREFETCH_AHEAD 4
 #define PREFETCH_PAIR(addr, write)                            \
     do {                                                      \
         __builtin_prefetch((addr), write);                    \
@@ -198,6 +224,10 @@ typedef struct {
     double scale;
     int failed;
 } r2c_job;
+
+#define FFT_VEC_FN MT_CLONES_AVX2_FMA
+#define FFT_MOVE_FN MT_CLONES_AVX2
+#define FFT_TW4(p) ((const FFT_R *)(p)->tw4)
 
 #define FFT_R float
 #define FFT_V mt_v8f
@@ -251,6 +281,110 @@ typedef struct {
         memcpy((y), r, sizeof r);                                        \
     } while (0)
 #include "fft_typed.h"
+#undef FFT_R
+#undef FFT_V
+#undef FFT_L
+#undef FFT_FN
+#undef FFT_VSWAP
+#undef FFT_VRE
+#undef FFT_VIM
+#undef FFT_SPLAT
+#undef FFT_ALT
+#undef FFT_STORE4T
+#undef FFT_VEC_FN
+#undef FFT_MOVE_FN
+#undef FFT_TW4
+
+#ifdef MT_HAVE_AVX512
+/* Float rows again with 16-lane vectors (8 complex points), where
+ * mt_use_avx512(): half the instructions of every pass. GCC in ISO C mode
+ * fuses multiply-adds only when told to. */
+#if defined(__clang__)
+#define FFT_VEC_FN MT_TARGET_AVX512
+#else
+#define FFT_VEC_FN MT_TARGET_AVX512 __attribute__((optimize("fp-contract=fast")))
+#endif
+#define FFT_MOVE_FN MT_TARGET_AVX512
+#define FFT_TW4(p) ((const FFT_R *)(p)->tw4w)
+#define FFT_NARROW(name) name##_f
+typedef float fft_v16f __attribute__((vector_size(64)));
+typedef uint64_t fft_v8u __attribute__((vector_size(64)));
+#define FFT_R float
+#define FFT_V fft_v16f
+#define FFT_L 8
+#define FFT_FN(name) name##_w
+#define FFT_VSWAP(v) \
+    __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14)
+#define FFT_VRE(v) \
+    __builtin_shufflevector(v, v, 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14)
+#define FFT_VIM(v) \
+    __builtin_shufflevector(v, v, 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15)
+#define FFT_SPLAT(a) ((fft_v16f){0} + (float)(a))
+#define FFT_ALT ((fft_v16f){-1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1})
+/* each complex point one 64-bit lane: the 4 x 8 transpose in two rounds */
+#define FFT_STORE4T(y, u)                                                               \
+    do {                                                                                \
+        fft_v8u a0 = (fft_v8u)u[0], a1 = (fft_v8u)u[1], a2 = (fft_v8u)u[2];             \
+        fft_v8u a3 = (fft_v8u)u[3];                                                     \
+        fft_v8u l01 = __builtin_shufflevector(a0, a1, 0, 8, 1, 9, 2, 10, 3, 11);        \
+        fft_v8u h01 = __builtin_shufflevector(a0, a1, 4, 12, 5, 13, 6, 14, 7, 15);      \
+        fft_v8u l23 = __builtin_shufflevector(a2, a3, 0, 8, 1, 9, 2, 10, 3, 11);        \
+        fft_v8u h23 = __builtin_shufflevector(a2, a3, 4, 12, 5, 13, 6, 14, 7, 15);      \
+        fft_v8u r[4] = {__builtin_shufflevector(l01, l23, 0, 1, 8, 9, 2, 3, 10, 11),    \
+                        __builtin_shufflevector(l01, l23, 4, 5, 12, 13, 6, 7, 14, 15),  \
+                        __builtin_shufflevector(h01, h23, 0, 1, 8, 9, 2, 3, 10, 11),    \
+                        __builtin_shufflevector(h01, h23, 4, 5, 12, 13, 6, 7, 14, 15)}; \
+        memcpy((y), r, sizeof r);                                                       \
+    } while (0)
+/* the 8 x 8 transpose of complex points (64-bit lanes) in three rounds */
+#define FFT_STORE8T(y, u)                                                                          \
+    do {                                                                                           \
+        fft_v8u t_[8], s_[8], r_[8];                                                               \
+        for (int i_ = 0; i_ < 8; i_ += 2) {                                                        \
+            fft_v8u a_ = (fft_v8u)u[i_], b_ = (fft_v8u)u[i_ + 1];                                  \
+            t_[i_] = __builtin_shufflevector(a_, b_, 0, 8, 2, 10, 4, 12, 6, 14);                   \
+            t_[i_ + 1] = __builtin_shufflevector(a_, b_, 1, 9, 3, 11, 5, 13, 7, 15);               \
+        }                                                                                          \
+        for (int i_ = 0; i_ < 8; i_ += 4)                                                          \
+            for (int o_ = 0; o_ < 2; o_++) {                                                       \
+                fft_v8u a_ = t_[i_ + o_], b_ = t_[i_ + o_ + 2];                                    \
+                s_[i_ + 2 * o_] = __builtin_shufflevector(a_, b_, 0, 1, 8, 9, 4, 5, 12, 13);       \
+                s_[i_ + 2 * o_ + 1] = __builtin_shufflevector(a_, b_, 2, 3, 10, 11, 6, 7, 14, 15); \
+            }                                                                                      \
+        /* s_[0..4): lanes {0, 4}, {2, 6}, {1, 5}, {3, 7} of u[0..4); s_[4..8) of u[4..8) */       \
+        static const int lo_[4] = {0, 2, 1, 3};                                                    \
+        for (int i_ = 0; i_ < 4; i_++) {                                                           \
+            fft_v8u a_ = s_[i_], b_ = s_[i_ + 4];                                                  \
+            r_[lo_[i_]] = __builtin_shufflevector(a_, b_, 0, 1, 2, 3, 8, 9, 10, 11);               \
+            r_[lo_[i_] + 4] = __builtin_shufflevector(a_, b_, 4, 5, 6, 7, 12, 13, 14, 15);         \
+        }                                                                                          \
+        memcpy((y), r_, sizeof r_);                                                                \
+    } while (0)
+#include "fft_typed.h"
+#endif
+
+/* The float loops for this machine: 16-lane where it has AVX-512. */
+static void run_rows_single(void *ctx, int64_t begin, int64_t end)
+{
+#ifdef MT_HAVE_AVX512
+    if (mt_use_avx512()) {
+        run_rows_w(ctx, begin, end);
+        return;
+    }
+#endif
+    run_rows_f(ctx, begin, end);
+}
+
+static void run_r2c_single(void *ctx, int64_t begin, int64_t end)
+{
+#ifdef MT_HAVE_AVX512
+    if (mt_use_avx512()) {
+        run_r2c_w(ctx, begin, end);
+        return;
+    }
+#endif
+    run_r2c_f(ctx, begin, end);
+}
 
 /* Entry k of a table of complex pairs of float (single) or of double. */
 static void put_pair(void *table, bool single, int64_t k, double re, double im)
@@ -268,10 +402,10 @@ static void put_pair(void *table, bool single, int64_t k, double re, double im)
  * k = 1, 2, 3, for loads of a vector's L points of j at once: the block of
  * j = j0 .. j0 + L - 1 holds k = 1's L points, then k = 2's, then k = 3's
  * (L = 4 for float, 2 for double); the last m % L, done without vectors,
- * have none. */
-static void *first_pass_table(int64_t n, bool single)
+ * have none. The 16-lane float loops read a copy laid out for L = 8. */
+static void *first_pass_table(int64_t n, bool single, int64_t lanes)
 {
-    int64_t m = n / 4, lanes = single ? 4 : 2;
+    int64_t m = n / 4;
     void *t = malloc((single ? sizeof(float) : sizeof(double)) * 6 * (size_t)m);
     if (!t)
         return NULL;
@@ -281,6 +415,27 @@ static void *first_pass_table(int64_t n, bool single)
             double a = TWO_PI * (double)(j * k) / (double)n;
             int64_t at = (j / lanes) * 3 * lanes + (k - 1) * lanes + j % lanes;
             put_pair(t, single, at, cos(a), -sin(a));
+        }
+    return t;
+}
+
+/* The wide loops' first radix-8 pass's twiddles exp(-2 pi i j k / n),
+ * j < m = n / 8, k = 1 .. 7, for loads of 8 values of j at once: per block
+ * of j = j0 .. j0 + 7, for each k in turn, 8 points (re, re) and then 8
+ * points (-im, im), VCMUL's form; the last block padded with zeros. */
+static void *wide_first_table(int64_t n)
+{
+    size_t m = (size_t)n / 8, blocks = (m + 7) / 8;
+    float *t = calloc(blocks * 7 * 32, sizeof(float));
+    if (!t)
+        return NULL;
+    for (int64_t j = 0; j < (int64_t)m; j++)
+        for (int k = 1; k < 8; k++) {
+            double a = TWO_PI * (double)(j * k) / (double)n;
+            float *e = t + (j / 8) * 7 * 32 + (k - 1) * 32 + 2 * (j % 8);
+            e[0] = e[1] = (float)cos(a);
+            e[16] = (float)sin(a);
+            e[17] = (float)-sin(a);
         }
     return t;
 }
@@ -304,7 +459,15 @@ static fft_plan *plan_new(int64_t n, bool split, bool single)
             double a = TWO_PI * (double)k / (double)n;
             put_pair(p->tw, single, k, cos(a), -sin(a));
         }
-        if (p->nf && p->fac[0] == 4 && !(p->tw4 = first_pass_table(n, single)))
+        if (p->nf && p->fac[0] == 4) {
+            if (!(p->tw4 = first_pass_table(n, single, single ? 4 : 2)))
+                goto fail;
+#ifdef MT_HAVE_AVX512
+            if (single && !(p->tw4w = first_pass_table(n, true, 8)))
+                goto fail;
+#endif
+        }
+        if (p->nfw && !(p->tw8w = wide_first_table(n)))
             goto fail;
         int64_t n1 = split && n >= SPLIT_MIN ? split_point(n) : 1;
         if (n1 > 1) {
@@ -392,7 +555,7 @@ int mt_fft_c2c(const void *src, void *dst, bool single, int64_t outer, int64_t n
     double work =
         (double)(n * block) * (p->sub ? 4.0 * (double)p->m / (double)n : 1.0) * log2((double)n + 1);
     mt_parallel_for(0, outer * nblocks, (int64_t)(1 + 32768.0 / (work + 1)),
-                    single ? run_rows_f : run_rows_d, &job);
+                    single ? run_rows_single : run_rows_d, &job);
     if (owned)
         plan_free(p);
     return job.failed ? -1 : 0;
@@ -411,7 +574,7 @@ int mt_fft_r2c_half(const void *src, void *dst, bool single, int64_t outer, int6
         r2c_job job = {half, full, src, dst, n, inner, scale, 0};
         double work = (double)n * log2((double)n + 1);
         mt_parallel_for(0, outer * inner, (int64_t)(1 + 32768.0 / (work + 1)),
-                        single ? run_r2c_f : run_r2c_d, &job);
+                        single ? run_r2c_single : run_r2c_d, &job);
         rc = job.failed ? -1 : 0;
     } else if (!half || (!half->sub && !full)) {
         rc = -1;

@@ -1,18 +1,32 @@
 /* The transform loops of fft.c written once over a real type and included
- * once per type, so float rows are transformed in float (as torch's
- * pocketfft does) at twice double's points per vector, and double rows in
- * double. The includer defines FFT_R (the real type), FFT_V (a 32-byte
- * vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
+ * once per type and vector width, so float rows are transformed in float
+ * (as torch's pocketfft does) at twice double's points per vector, and
+ * double rows in double. The includer defines FFT_R (the real type), FFT_V
+ * (a vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
  * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
  * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3),
  * FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in every complex lane),
- * and FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
- * swapped, its real part in both, its imaginary part in both. fft.c defines
+ * FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
+ * swapped, its real part in both, its imaginary part in both; FFT_VEC_FN
+ * and FFT_MOVE_FN (the target attributes of the vector loops and of the
+ * gathers), FFT_TW4(p) (p's first-pass table laid out for L points); and
+ * FFT_NARROW(name), when the vectors are wider than some passes' sequences,
+ * the name of the same loops for narrower vectors of the type, with
+ * FFT_STORE8T(y, u) (as FFT_STORE4T for eight vectors of eight points),
+ * which turns on the lone row's first radix-8 pass. fft.c defines
  * the plan and the shared helpers first. No include guard: it is meant to
- * be included twice. */
+ * be included more than once. */
 
 #define R FFT_R
 #define V FFT_V
+/* a lone row's passes: the wide loops lead with radix 8 where they can */
+#ifdef FFT_STORE8T
+#define LONE_FAC(p) ((p)->nfw ? (p)->facw : (p)->fac)
+#define LONE_NF(p) ((p)->nfw ? (p)->nfw : (p)->nf)
+#else
+#define LONE_FAC(p) ((p)->fac)
+#define LONE_NF(p) ((p)->nf)
+#endif
 #define L FFT_L
 #define FN FFT_FN
 
@@ -61,6 +75,32 @@
         FFT_VSWAP(vn_) * -FFT_ALT; \
     })
 
+/* The r runs of s points a pass reads st[6] values of j after xj, when it
+ * asks for that (st[6] not 0) and those exist. */
+MT_VINLINE void FN(prefetch_ahead)(const R *xj, int r, int64_t s, const int64_t st[8], bool exists)
+{
+    if (!st[6] || !exists)
+        return;
+    const char *p = (const char *)(xj + st[1] * st[6]);
+    size_t run = sizeof(R) * 2 * (size_t)s;
+    for (int i = 0; i < r; i++)
+        for (size_t o = 0; o < run; o += 64)
+            __builtin_prefetch(p + (size_t)st[0] * sizeof(R) * (size_t)i + o, 0);
+}
+
+/* The r runs of s points a pass writes st[7] runs after dst (a last pass
+ * of one j), when it asks for that and they exist. */
+MT_VINLINE void FN(prefetch_out)(const R *dst, int r, int64_t s, const int64_t st[8], bool exists)
+{
+    if (!st[7] || !exists)
+        return;
+    const char *p = (const char *)(dst + st[5] * st[7]);
+    size_t run = sizeof(R) * 2 * (size_t)s;
+    for (int i = 0; i < r; i++)
+        for (size_t o = 0; o < run; o += 64)
+            __builtin_prefetch(p + (size_t)st[2] * sizeof(R) * (size_t)i + o, 1);
+}
+
 /* The radix-r passes of the Stockham autosort transform: src holds r * m
  * blocks of s interleaved sequences; each sequence's r points q + s (j + i m)
  * go through a length-r transform, twiddled by exp(-2 pi i j k / (r m)) =
@@ -102,109 +142,192 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
     FFT_STORE4T(dst + 8 * j, u);
 }
 
-MT_CLONES_AVX2_FMA static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m,
-                                         int64_t s, int64_t ts, const int64_t st[4],
-                                         const R *restrict src, R *restrict dst)
+FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2], j0 = 0;
-    /* s = 1: j in whole vectors; any j past the last one goes through the
-     * loop below, which then starts at j0 */
-    if (s == 1)
-        for (; j0 + L <= m; j0 += L)
-            FN(pass4_first_vec)(tw4, m, j0, src, dst);
-    for (int64_t j = j0; j < m; j++) {
-        const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
-                        tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        int64_t q = 0;
-        for (; q + L <= s; q += L)
-            FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
-        for (; q < s; q++) {
-            const R *x = xj + 2 * q;
-            R *y = yj + 2 * q;
-            R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
-            R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
-            R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
-            R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
-            R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
-            y[0] = u[0];
-            y[1] = u[1];
-            for (int k = 1; k < 4; k++) {
-                R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
-                y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
-                y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 4, s, st, row_ + st[7] < rows);
+        int64_t xs = st[0], ys = st[2], j0 = 0;
+        /* s = 1: j in whole vectors; any j past the last one goes through the
+         * loop below, which then starts at j0 */
+        if (s == 1)
+            for (; j0 + L <= m; j0 += L)
+                FN(pass4_first_vec)(tw4, m, j0, src, dst);
+        for (int64_t j = j0; j < m; j++) {
+            const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
+                            tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 4, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            int64_t q = 0;
+            for (; q + L <= s; q += L)
+                FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+            for (; q < s; q++) {
+                const R *x = xj + 2 * q;
+                R *y = yj + 2 * q;
+                R ar = x[0] + x[2 * xs], ai = x[1] + x[2 * xs + 1];
+                R br = x[0] - x[2 * xs], bi = x[1] - x[2 * xs + 1];
+                R cr = x[xs] + x[3 * xs], ci = x[xs + 1] + x[3 * xs + 1];
+                R dr = x[xs] - x[3 * xs], di = x[xs + 1] - x[3 * xs + 1];
+                R u[8] = {ar + cr, ai + ci, br + di, bi - dr, ar - cr, ai - ci, br - di, bi + dr};
+                y[0] = u[0];
+                y[1] = u[1];
+                for (int k = 1; k < 4; k++) {
+                    R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
+                    y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                    y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+                }
             }
         }
     }
 }
 
-/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
- * pass): the length-4 transforms of the even and the odd points, the odd
- * ones turned by exp(-2 pi i k / 8), combined; then the twiddles tw[j k ts]
- * unless j is 0. */
-MT_CLONES_AVX2_FMA static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const int64_t st[4], const R *restrict src,
-                                         R *restrict dst)
+/* The length-8 transform of x[0..8) into y, lane by lane: the length-4
+ * transforms of the even and the odd points, the odd ones turned by
+ * exp(-2 pi i k / 8), combined. */
+MT_VINLINE void FN(bfly8)(V *y, const V *x)
 {
     const R h = (R)0.70710678118654752440084436210484904;
-    int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        R w[14];
-        for (int k = 1; k < 8; k++) {
-            w[2 * k - 2] = tw[2 * j * k * ts];
-            w[2 * k - 1] = tw[2 * j * k * ts + 1];
-        }
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        for (int64_t q = 0; q < s; q += L) {
-            const R *x = xj + 2 * q;
-            V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
-            V x3 = VLOAD(x + 3 * xs), x4 = VLOAD(x + 4 * xs), x5 = VLOAD(x + 5 * xs);
-            V x6 = VLOAD(x + 6 * xs), x7 = VLOAD(x + 7 * xs);
-            V a = x0 + x4, b = x0 - x4, c = x2 + x6, d = VMUL_NEGI(x2 - x6);
-            V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
-            a = x1 + x5;
-            b = x1 - x5;
-            c = x3 + x7;
-            d = VMUL_NEGI(x3 - x7);
-            V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
-            o1 = (o1 + VMUL_NEGI(o1)) * h;
-            o2 = VMUL_NEGI(o2);
-            o3 = (VMUL_NEGI(o3) - o3) * h;
-            V y[8] = {e0 + o0, e1 + o1, e2 + o2, e3 + o3, e0 - o0, e1 - o1, e2 - o2, e3 - o3};
-            R *out = yj + 2 * q;
-            VSTORE(out, y[0]);
-            for (int k = 1; k < 8; k++)
-                VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+    V a = x[0] + x[4], b = x[0] - x[4], c = x[2] + x[6], d = VMUL_NEGI(x[2] - x[6]);
+    V e0 = a + c, e1 = b + d, e2 = a - c, e3 = b - d;
+    a = x[1] + x[5];
+    b = x[1] - x[5];
+    c = x[3] + x[7];
+    d = VMUL_NEGI(x[3] - x[7]);
+    V o0 = a + c, o1 = b + d, o2 = a - c, o3 = b - d;
+    o1 = (o1 + VMUL_NEGI(o1)) * h;
+    o2 = VMUL_NEGI(o2);
+    o3 = (VMUL_NEGI(o3) - o3) * h;
+    y[0] = e0 + o0;
+    y[1] = e1 + o1;
+    y[2] = e2 + o2;
+    y[3] = e3 + o3;
+    y[4] = e0 - o0;
+    y[5] = e1 - o1;
+    y[6] = e2 - o2;
+    y[7] = e3 - o3;
+}
+
+/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
+ * pass, or the first radix-8 one below): the length-8 transforms, then the
+ * twiddles tw[j k ts] unless j is 0. */
+FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
+{
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 8, s, st, row_ + st[7] < rows);
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            R w[14];
+            for (int k = 1; k < 8; k++) {
+                w[2 * k - 2] = tw[2 * j * k * ts];
+                w[2 * k - 1] = tw[2 * j * k * ts + 1];
+            }
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 8, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            for (int64_t q = 0; q < s; q += L) {
+                const R *x = xj + 2 * q;
+                V xv[8], y[8];
+                for (int i = 0; i < 8; i++)
+                    xv[i] = VLOAD(x + i * xs);
+                FN(bfly8)(y, xv);
+                R *out = yj + 2 * q;
+                VSTORE(out, y[0]);
+                for (int k = 1; k < 8; k++)
+                    VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+            }
         }
     }
 }
 
-MT_CLONES_AVX2_FMA static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                         const int64_t st[4], const R *restrict src,
-                                         R *restrict dst)
+#ifdef FFT_STORE8T
+/* A lone row's first pass as radix 8 (s = 1), L values of j at a time, as
+ * the first radix-4 pass: the vectors run along j, each lane twiddled by
+ * the plan's tw8w (k = 1 .. 7 per block of L values of j, each as its real
+ * part in both halves of a point, then its imaginary part signed as
+ * VCMUL's), and each lane's eight results stored as one contiguous group
+ * (FFT_STORE8T). The last m % L values of j in a partly filled vector,
+ * through a buffer. */
+FFT_VEC_FN static void FN(pass8_first)(const R *restrict tw8, int64_t m, int64_t rows,
+                                       const R *restrict src, R *restrict dst)
 {
-    int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        int64_t q = 0;
-        for (; q + L <= s; q += L) {
-            V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
-            V u = x0 - x1;
-            VSTORE(yj + 2 * q, x0 + x1);
-            VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
+    const int64_t rs_ = 2 * 8 * m;
+    for (int64_t row_ = 0; row_ < rows; row_++, src += rs_, dst += rs_) {
+        for (int64_t j = 0; j < m; j += L) {
+            int64_t cnt = m - j < L ? m - j : L;
+            const R *x = src + 2 * j, *w = tw8 + 28 * j;
+            V xv[8], y[8];
+            for (int i = 0; i < 8; i++)
+                xv[i] = cnt == L ? VLOAD(x + 2 * i * m) : VLOAD_PART(x + 2 * i * m, cnt);
+            FN(bfly8)(y, xv);
+            for (int k = 1; k < 8; k++) {
+                const R *wk = w + 4 * L * (k - 1);
+                y[k] = y[k] * VLOAD(wk) + FFT_VSWAP(y[k]) * VLOAD(wk + 2 * L);
+            }
+            if (cnt == L) {
+                FFT_STORE8T(dst + 16 * j, y);
+            } else {
+                R part[16 * L];
+                FFT_STORE8T(part, y);
+                memcpy(dst + 16 * j, part, sizeof(R) * 16 * (size_t)cnt);
+            }
         }
-        for (; q < s; q++) {
-            const R *x = xj + 2 * q;
-            R *y = yj + 2 * q;
-            R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
-            y[0] = x[0] + x[xs];
-            y[1] = x[1] + x[xs + 1];
-            y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
-            y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+    }
+}
+/* Rows of 64 points whole in registers: the first radix-8 pass as
+ * pass8_first (one vector of j), its transposed results straight into the
+ * second pass's length-8 transforms, whose outputs are the row's 64
+ * results in order, eight to a vector. */
+FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *src, R *dst)
+{
+    for (int64_t row = 0; row < rows; row++, src += 128, dst += 128) {
+        V xv[8], y[8];
+        for (int i = 0; i < 8; i++)
+            xv[i] = VLOAD(src + 16 * i);
+        FN(bfly8)(y, xv);
+        for (int k = 1; k < 8; k++) {
+            const R *wk = tw8 + 4 * L * (k - 1);
+            y[k] = y[k] * VLOAD(wk) + FFT_VSWAP(y[k]) * VLOAD(wk + 2 * L);
+        }
+        FFT_STORE8T(xv, y);
+        FN(bfly8)(y, xv);
+        for (int k = 0; k < 8; k++)
+            VSTORE(dst + 16 * k, y[k]);
+    }
+}
+#endif
+
+FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
+{
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 2, s, st, row_ + st[7] < rows);
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            R wr = tw[2 * j * ts], wi = tw[2 * j * ts + 1];
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 2, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            int64_t q = 0;
+            for (; q + L <= s; q += L) {
+                V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
+                V u = x0 - x1;
+                VSTORE(yj + 2 * q, x0 + x1);
+                VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
+            }
+            for (; q < s; q++) {
+                const R *x = xj + 2 * q;
+                R *y = yj + 2 * q;
+                R ur = x[0] - x[xs], ui = x[1] - x[xs + 1];
+                y[0] = x[0] + x[xs];
+                y[1] = x[1] + x[xs + 1];
+                y[ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
+                y[ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
+            }
         }
     }
 }
@@ -239,41 +362,75 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
 }
 
 /* The radix-3 and radix-5 passes, L sequences per vector (the last ones,
- * fewer than L, in a partly filled vector). */
-MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m, int64_t s,
-                                          int64_t ts, const int64_t st[4], const R *restrict src,
-                                          R *restrict dst)
+ * fewer than L, in a partly filled vector); r is a constant in each of the
+ * two loops below, so its arrays stay in registers. */
+/* The r points (r = 3 or 5) of cnt <= L neighbouring sequences at x, xs
+ * apart, transformed, twiddled by (wr, wi) unless tw is false, into y, ys
+ * apart; cnt is the constant L in the main loop, so its checks fold away. */
+MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t ys,
+                              const int64_t cnt, bool tw, const V *wr, const V *wi)
+{
+    V xv[5], yv[5];
+    for (int i = 0; i < r; i++)
+        xv[i] = cnt == L ? VLOAD(x + i * xs) : VLOAD_PART(x + i * xs, cnt);
+    if (r == 3)
+        FN(bfly3)(yv, xv);
+    else
+        FN(bfly5)(yv, xv);
+    if (tw)
+        for (int k = 1; k < r; k++)
+            yv[k] = yv[k] * wr[k] + FFT_VSWAP(yv[k]) * wi[k];
+    for (int k = 0; k < r; k++) {
+        if (cnt == L)
+            VSTORE(y + k * ys, yv[k]);
+        else
+            VSTORE_PART(y + k * ys, yv[k], cnt);
+    }
+}
+
+MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                           const int64_t st[8], int64_t rows, const R *restrict src,
+                           R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
-    for (int64_t j = 0; j < m; j++) {
-        R w[8];
-        for (int k = 1; k < r; k++) {
-            w[2 * k - 2] = tw[2 * j * k * ts];
-            w[2 * k - 1] = tw[2 * j * k * ts + 1];
-        }
-        const R *xj = src + st[1] * j;
-        R *yj = dst + st[3] * j;
-        for (int64_t q = 0; q < s; q += L) {
-            int64_t cnt = s - q < L ? s - q : L;
-            V x[5], y[5];
-            for (int i = 0; i < r; i++) {
-                const R *p = xj + 2 * q + i * xs;
-                x[i] = cnt == L ? VLOAD(p) : VLOAD_PART(p, cnt);
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, r, s, st, row_ + st[7] < rows);
+        for (int64_t j = 0; j < m; j++) {
+            /* each twiddle's parts splatted once per j, the imaginary one
+             * signed for VCMUL's form */
+            V wr[5], wi[5];
+            for (int k = 1; k < r; k++) {
+                wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
+                wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
             }
-            if (r == 3)
-                FN(bfly3)(y, x);
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, r, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            int64_t q = 0;
+            if (j)
+                for (; q + L <= s; q += L)
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, true, wr, wi);
             else
-                FN(bfly5)(y, x);
-            R *out = yj + 2 * q;
-            for (int k = 0; k < r; k++) {
-                V v = j && k ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k];
-                if (cnt == L)
-                    VSTORE(out + k * ys, v);
-                else
-                    VSTORE_PART(out + k * ys, v, cnt);
-            }
+                for (; q + L <= s; q += L)
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, false, wr, wi);
+            if (q < s)
+                FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, s - q, j != 0, wr, wi);
         }
     }
+}
+
+FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
+{
+    FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
+}
+
+FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
+                                 const int64_t st[8], int64_t rows, const R *restrict src,
+                                 R *restrict dst)
+{
+    FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
 }
 
 /* One radix-r pass of p's transform (see above) with the strides st, in
@@ -282,27 +439,48 @@ MT_CLONES_AVX2_FMA static void FN(pass35)(int r, const R *restrict tw, int64_t m
  * one j to the next in dst (s r); a pass reading or writing a tensor's rows
  * directly has its row length in place of s. Its twiddles are read ts
  * apart: ts is s but for a batch of b interleaved transforms, whose
- * sequences are b times further apart. */
+ * sequences are b times further apart. The pass is repeated over rows
+ * runs of sequences, st[4] apart in src and st[5] in dst: consecutive
+ * lone rows (r m s points each), or the runs of columns of a last pass
+ * that writes a slab; st[6], when not 0, is how many values of j ahead its
+ * reads are prefetched (those of a slab's rows, pages apart), and st[7]
+ * how many runs ahead its writes are. */
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
-                             const int64_t st[4], const R *src, R *dst)
+                             const int64_t st[8], int64_t rows, const R *src, R *dst)
 {
     const R *tw = p->tw;
+#ifdef FFT_STORE8T
+    if (r == 8 && s == 1) {
+        FN(pass8_first)(p->tw8w, m, rows, src, dst);
+        return;
+    }
+#endif
+#ifdef FFT_NARROW
+    /* sequences fewer than a wide vector's points (a lone row's early
+     * passes) go by the narrow loops, whose vectors they fill */
+    if (s % L && !(r == 4 && s == 1)) {
+        FFT_NARROW(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
+        return;
+    }
+#endif
     if (r == 8)
-        FN(pass8)(tw, m, s, ts, st, src, dst);
+        FN(pass8)(tw, m, s, ts, st, rows, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, p->tw4, m, s, ts, st, src, dst);
+        FN(pass4)(tw, FFT_TW4(p), m, s, ts, st, rows, src, dst);
     else if (r == 2)
-        FN(pass2)(tw, m, s, ts, st, src, dst);
+        FN(pass2)(tw, m, s, ts, st, rows, src, dst);
+    else if (r == 3)
+        FN(pass3)(tw, m, s, ts, st, rows, src, dst);
     else
-        FN(pass35)(r, tw, m, s, ts, st, src, dst);
+        FN(pass5)(tw, m, s, ts, st, rows, src, dst);
 }
 
 /* A pass between buffers laid out as the Stockham passes leave them. */
-static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, const R *src,
-                     R *dst)
+static void FN(pass)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts, int64_t rows,
+                     const R *src, R *dst)
 {
-    const int64_t st[4] = {2 * s * m, 2 * s, 2 * s, 2 * s * r};
-    FN(pass_strided)(p, r, m, s, ts, st, src, dst);
+    const int64_t st[8] = {2 * s * m, 2 * s, 2 * s, 2 * s * r, 2 * r * m * s, 2 * r * m * s, 0, 0};
+    FN(pass_strided)(p, r, m, s, ts, st, rows, src, dst);
 }
 
 /* The forward transforms of b interleaved rows of the plan's length (point
@@ -313,10 +491,11 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
     R *src = x, *dst = work;
     int64_t ts = 1, len = p->n;
     bool whole = b % L == 0 && p->nfb;
-    const int *fac = whole ? p->facb : p->fac, nf = whole ? p->nfb : p->nf;
+    const int *fac = whole ? p->facb : b == 1 ? LONE_FAC(p) : p->fac;
+    int nf = whole ? p->nfb : b == 1 ? LONE_NF(p) : p->nf;
     for (int f = 0; f < nf; f++) {
         int r = fac[f];
-        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        FN(pass)(p, r, len / r, ts * b, ts, 1, src, dst);
         R *t = src;
         src = dst;
         dst = t;
@@ -329,20 +508,35 @@ static R *FN(stockham)(const fft_plan *p, int64_t b, R *x, R *work)
 /* The forward transforms of b neighbouring rows of an [n][inner] slab in,
  * as b interleaved transforms whose first pass reads in's rows directly (no
  * copy into a buffer first), through x and y (each as long as the block): a
- * pointer to the results, in x or y, laid out as stockham's. b is a
+ * pointer to the results, in x or y, laid out as stockham's; or, given out
+ * (an [n][inner] slab like in), the last pass writes them there and out is
+ * returned. b is a
  * multiple of L, so the passes are those of interleaved batches. */
-static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t inner, R *x, R *y)
+static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t inner, R *x, R *y,
+                            R *out)
 {
     const int *fac = p->nfb ? p->facb : p->fac, nf = p->nfb ? p->nfb : p->nf;
     int r = fac[0];
     int64_t m = p->n / r;
-    const int64_t st[4] = {2 * inner * m, 2 * inner, 2 * b, 2 * b * r};
-    FN(pass_strided)(p, r, m, b, 1, st, in, x);
+    /* its reads, b points in each of the slab's rows, are pages apart:
+     * prefetched PASS_PREFETCH_AHEAD values of j ahead */
+    const int64_t st[8] = {2 * inner * m,       2 * inner, 2 * b, 2 * b * r, 0, 0,
+                           PASS_PREFETCH_AHEAD, 0};
+    FN(pass_strided)(p, r, m, b, 1, st, 1, in, x);
     R *src = x, *dst = y;
     int64_t ts = r, len = m;
     for (int f = 1; f < nf; f++) {
         r = fac[f];
-        FN(pass)(p, r, len / r, ts * b, ts, src, dst);
+        if (out && f == nf - 1) {
+            /* one j: its sequences q = c + b k, column c's k-th point, as ts
+             * runs of the b columns, each written to its place in out */
+            /* and its writes, into rows pages apart, prefetched as many runs ahead */
+            const int64_t so[8] = {2 * b * ts, 0, 2 * ts * inner,     0, 2 * b,
+                                   2 * inner,  0, PASS_PREFETCH_AHEAD};
+            FN(pass_strided)(p, r, 1, b, ts, so, ts, src, out);
+            return out;
+        }
+        FN(pass)(p, r, len / r, ts * b, ts, 1, src, dst);
         R *t = src;
         src = dst;
         dst = t;
@@ -352,26 +546,48 @@ static R *FN(stockham_slab)(const fft_plan *p, int64_t b, const R *in, int64_t i
     return src;
 }
 
-/* The forward transform of in into out (distinct; the plan's length, no
- * Bluestein) through work: the passes alternate between out and work so
- * that the last one lands in out, and in is only read, which spares a
- * contiguous row its copies in and out. */
-static void FN(stockham_into)(const fft_plan *p, const R *in, R *out, R *work)
+/* The forward transforms of rows consecutive contiguous rows of the plan's
+ * length (no Bluestein) from in into out through work (twice rows n
+ * points), each pass over all the rows in one call: the passes alternate
+ * between out and work so that the last one lands in out and in is only
+ * read, which spares the rows their copies in and out. In place (in ==
+ * out) with an odd number of passes, those before the last alternate
+ * between work's halves (a single pass is copied back). */
+static void FN(stockham_into)(const fft_plan *p, int64_t rows, const R *in, R *out, R *work)
 {
-    if (p->nf == 0) {
-        memcpy(out, in, sizeof(R) * 2 * (size_t)p->n);
+    const int *fac = LONE_FAC(p), nf = LONE_NF(p);
+    size_t bytes = sizeof(R) * 2 * (size_t)(p->n * rows);
+    if (nf == 0) {
+        if (in != out)
+            memcpy(out, in, bytes);
         return;
     }
+#ifdef FFT_STORE8T
+    if (p->n == 64 && nf == 2) {
+        FN(rows64)(p->tw8w, rows, in, out);
+        return;
+    }
+#endif
+    /* in place with an odd count: the passes before the last alternate
+     * between work's two halves instead */
+    bool two = in == out && nf % 2;
+    R *other = work + 2 * p->n * rows;
     const R *src = in;
     int64_t s = 1, len = p->n;
-    for (int f = 0; f < p->nf; f++) {
-        int r = p->fac[f];
-        R *dst = (p->nf - 1 - f) % 2 ? work : out;
-        FN(pass)(p, r, len / r, s, s, src, dst);
+    for (int f = 0; f < nf; f++) {
+        int r = fac[f];
+        R *dst = two                ? (f == nf - 1 && nf > 1 ? out
+                                       : f % 2               ? other
+                                                             : work)
+                 : (nf - 1 - f) % 2 ? work
+                                    : out;
+        FN(pass)(p, r, len / r, s, s, rows, src, dst);
         src = dst;
         s *= r;
         len /= r;
     }
+    if (two && nf == 1)
+        memcpy(out, work, bytes);
 }
 
 /* The forward transform of contiguous in into out, both of the plan's
@@ -425,7 +641,7 @@ typedef struct {
  * twiddled into x by exp(-2 pi i k1 j2 / n), j2 = c0 + c, as
  * exp(-2 pi i k1 c0 / n) times the plan's twc[k1][c] = exp(-2 pi i k1 c / n),
  * a vector of c at a time. */
-MT_CLONES_AVX2_FMA static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
+FFT_VEC_FN static void FN(four_cols)(void *ctx, int64_t begin, int64_t end)
 {
     FN(four_job) *job = ctx;
     const fft_plan *p = job->p, *p1 = p->s1;
@@ -543,8 +759,8 @@ static R *FN(transform_row)(const fft_plan *p, R *x, R *y, R *scratch)
  * conjugation, a scale). A lone contiguous row is one flat loop the compiler
  * vectorizes (its factors as two scalars: indexed by k & 1 they became a
  * gather). */
-MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n,
-                                           int64_t inner, int64_t b, const R f[2])
+FFT_VEC_FN static void FN(slab_in)(R *restrict x, const R *restrict d, int64_t n, int64_t inner,
+                                   int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -565,8 +781,8 @@ MT_CLONES_AVX2_FMA static void FN(slab_in)(R *restrict x, const R *restrict d, i
     }
 }
 
-MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n,
-                                            int64_t inner, int64_t b, const R f[2])
+FFT_VEC_FN static void FN(slab_out)(R *restrict d, const R *restrict x, int64_t n, int64_t inner,
+                                    int64_t b, const R f[2])
 {
     const R f0 = f[0], f1 = f[1];
     if (b == 1 && inner == 1) {
@@ -589,36 +805,58 @@ MT_CLONES_AVX2_FMA static void FN(slab_out)(R *restrict d, const R *restrict x, 
 
 /* Rows i0..i0+b of an [n][inner] complex slab d in and out of x as b
  * interleaved rows (point k of row c at x[k b + c]), times the factors f:
- * each of the n reads or writes is b neighbouring points. */
-MT_CLONES_AVX2 static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
-                                             int64_t inner, int64_t b, const R f[2])
+ * each of the n reads or writes is b neighbouring points, a vector of L at
+ * a time. */
+#define FFT_FACTORS(fv, f)               \
+    do {                                 \
+        R fa_[2 * L];                    \
+        for (int l_ = 0; l_ < L; l_++) { \
+            fa_[2 * l_] = (f)[0];        \
+            fa_[2 * l_ + 1] = (f)[1];    \
+        }                                \
+        memcpy(&(fv), fa_, sizeof fa_);  \
+    } while (0)
+
+FFT_MOVE_FN static void FN(slab_in_batch)(R *restrict x, const R *restrict d, int64_t n,
+                                          int64_t inner, int64_t b, const R f[2])
 {
-    const R f0 = f[0], f1 = f[1];
+    V fv;
+    FFT_FACTORS(fv, f);
     for (int64_t k = 0; k < n; k++) {
         const R *src = d + 2 * k * inner;
+        R *dst = x + 2 * k * b;
         if (k + PREFETCH_AHEAD < n)
             PREFETCH_PAIR(src + 2 * PREFETCH_AHEAD * inner, 0);
-        for (int64_t c = 0; c < b; c++) {
-            x[2 * (k * b + c)] = src[2 * c] * f0;
-            x[2 * (k * b + c) + 1] = src[2 * c + 1] * f1;
+        int64_t c = 0;
+        for (; c + L <= b; c += L)
+            VSTORE(dst + 2 * c, VLOAD(src + 2 * c) * fv);
+        for (; c < b; c++) {
+            dst[2 * c] = src[2 * c] * f[0];
+            dst[2 * c + 1] = src[2 * c + 1] * f[1];
         }
     }
 }
 
-MT_CLONES_AVX2 static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
-                                              int64_t inner, int64_t b, const R f[2])
+FFT_MOVE_FN static void FN(slab_out_batch)(R *restrict d, const R *restrict x, int64_t n,
+                                           int64_t inner, int64_t b, const R f[2])
 {
-    const R f0 = f[0], f1 = f[1];
+    V fv;
+    FFT_FACTORS(fv, f);
     for (int64_t k = 0; k < n; k++) {
         R *dst = d + 2 * k * inner;
+        const R *src = x + 2 * k * b;
         if (k + PREFETCH_AHEAD < n)
             PREFETCH_PAIR(dst + 2 * PREFETCH_AHEAD * inner, 1);
-        for (int64_t c = 0; c < b; c++) {
-            dst[2 * c] = x[2 * (k * b + c)] * f0;
-            dst[2 * c + 1] = x[2 * (k * b + c) + 1] * f1;
+        int64_t c = 0;
+        for (; c + L <= b; c += L)
+            VSTORE(dst + 2 * c, VLOAD(src + 2 * c) * fv);
+        for (; c < b; c++) {
+            dst[2 * c] = src[2 * c] * f[0];
+            dst[2 * c + 1] = src[2 * c + 1] * f[1];
         }
     }
 }
+#undef FFT_FACTORS
 
 /* Tasks [begin, end) of a rows_job: blocks of neighbouring rows, gathered,
  * transformed and scattered back. */
@@ -634,6 +872,11 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
     bool batched = inner > 1 && !p->sub && !p->s1;
     int64_t ylen = batched ? 2 * PADDED(n) * bs : inner == 1 && p->s1 ? 0 : 2 * n;
     int64_t len = 2 * PADDED(n) * bs + ylen + (p->sub ? 4 * p->m : 0);
+    /* contiguous forward rows go through the passes a group at a time */
+    bool lone = inner == 1 && !p->sub && !p->s1 && !job->inverse && job->scale == 1.0;
+    int64_t group = lone && n < LONE_GROUP ? LONE_GROUP / n : 1;
+    if (lone && len < 4 * n * group)
+        len = 4 * n * group;
     R *x = scratch_new(len * (int64_t)sizeof(R), &sb);
     if (!x) {
         job->failed = 1;
@@ -654,24 +897,25 @@ static void FN(run_rows)(void *ctx, int64_t begin, int64_t end)
                 job->failed = 1;
             continue;
         }
-        if (b == 1 && inner == 1 && !p->sub && !job->inverse && job->scale == 1.0) {
-            /* a contiguous forward row needs no copy in, and out only when
-             * transformed in place by an odd number of passes */
-            if (in != slab) {
-                FN(stockham_into)(p, in, slab, x);
-            } else {
-                R *res = FN(stockham)(p, 1, slab, x);
-                if (res != slab)
-                    memcpy(slab, res, sizeof(R) * 2 * (size_t)n);
-            }
+        if (lone) {
+            /* contiguous forward rows need no copy in, and out only when
+             * transformed in place by an odd number of passes; each pass
+             * takes a group of them in one call */
+            int64_t g = end - task < group ? end - task : group;
+            FN(stockham_into)(p, g, in, slab, x);
+            task += g - 1;
             continue;
         }
         if (batched) {
             /* the block's rows as they lie, b interleaved transforms at once;
              * a forward one's first pass reads the slab itself */
             if (!job->inverse && b % L == 0 && p->nf) {
-                FN(slab_out_batch)(slab, FN(stockham_slab)(p, b, in, inner, x, y), n, inner, b,
-                                   out_f);
+                /* unscaled, its last pass writes the slab itself (after
+                 * the first one has read all of the block) */
+                bool direct = job->scale == 1.0 && (p->nfb ? p->nfb : p->nf) > 1;
+                R *res = FN(stockham_slab)(p, b, in, inner, x, y, direct ? slab : NULL);
+                if (!direct)
+                    FN(slab_out_batch)(slab, res, n, inner, b, out_f);
                 continue;
             }
             FN(slab_in_batch)(x, in, n, inner, b, in_f);
@@ -749,6 +993,8 @@ static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
 #undef VCMUL
 #undef VCMULV
 #undef VMUL_NEGI
+#undef LONE_FAC
+#undef LONE_NF
 #undef R
 #undef V
 #undef L

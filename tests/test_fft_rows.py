@@ -1,0 +1,133 @@
+"""minitorch.fft against torch.fft on the roads of the float kernel's wide
+(16-lane AVX-512) loops and of batches: a lone row's first pass as radix 8
+(a partly filled last vector when n / 8 is no multiple of 8), rows of 64
+whole in registers, contiguous rows a group per pass (in place, as fft2's
+second dim, with an odd or even pass count), blocks of columns whose last
+pass writes the result itself (unscaled) or through a copy (scaled, or a
+block tail), radix 3 and 5 passes, every dim order, non-contiguous inputs;
+the same bits at 1 and 2 threads; and the 8-lane loops (MINITORCH_NO_AVX512
+in a fresh process) over the same cases."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+torch = pytest.importorskip("torch")
+
+
+def data(shape, dtype="complex64", seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def agree(got, want):
+    g, w = got.numpy(), want.resolve_conj().numpy()
+    assert g.dtype == w.dtype and g.shape == w.shape
+    rtol, atol = (2e-5, 2e-5) if g.dtype in (np.float32, np.complex64) else (1e-10, 1e-10)
+    scale = max(1.0, float(np.abs(w).max())) if w.size else 1.0
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale)
+
+
+def both(fn, x, **kw):
+    return getattr(mt.fft, fn)(mt.tensor(x), **kw), getattr(torch.fft, fn)(torch.tensor(x), **kw)
+
+
+# radix 8 first: 64 (whole in registers), 72 = 8 3 3 and 1000 = 8 5 5 5 (a
+# partly filled last vector of j), 120 = 8 3 5, 128 = 8 8 2, 4096, 8192
+# (the longest with radix 8); 16384 (radix 4 first); 8, 16, 40 (too short
+# for it); odd and prime lengths (Bluestein)
+LENGTHS = [8, 16, 40, 64, 72, 120, 128, 200, 256, 1000, 4096, 8192, 16384, 17, 125, 243, 4099]
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_lone_and_grouped_rows(n, dtype):
+    agree(*both("fft", data((n,), dtype)))
+    # contiguous rows go a group at a time: a group's tail, and the inverse
+    agree(*both("fft", data((7, n), dtype, seed=1)))
+    agree(*both("ifft", data((5, n), dtype, seed=2)))
+    agree(*both("fft", data((3, n), dtype, seed=3), norm="ortho"))
+
+
+@pytest.mark.parametrize("rows", [1, 2, 63, 64, 65, 4096])
+def test_rows_of_64(rows):
+    agree(*both("fft", data((rows, 64))))
+    agree(*both("ifft", data((rows, 64), seed=1)))
+
+
+# the second dim in place: 256 = 8 8 4 and 512 = 8 8 8 (odd pass counts,
+# two scratch halves), 64 (registers), 1000 = 8 5 5 5 (even), 24 = 4 2 3
+@pytest.mark.parametrize("shape", [(256, 256), (512, 64), (64, 512), (40, 1000), (1000, 24),
+                                   (72, 72), (33, 64), (8, 7), (5, 3, 64)])
+@pytest.mark.parametrize("fn", ["fft2", "ifft2", "fftn"])
+def test_two_dims_in_place(fn, shape):
+    agree(*both(fn, data(shape)))
+
+
+@pytest.mark.parametrize("norm", ["backward", "forward", "ortho"])
+def test_column_blocks_direct_or_copied(norm):
+    # blocks of 32 columns and a tail of 8 (the last pass writes the result
+    # itself when unscaled) and of 36 = 32 + 4 (a tail no vector fills)
+    for shape in [(256, 40), (1000, 36), (64, 48), (125, 16)]:
+        agree(*both("fft", data(shape), dim=0, norm=norm))
+        agree(*both("fft2", data(shape, seed=1), norm=norm))
+
+
+@pytest.mark.parametrize("dim", [(0, 1), (1, 0), (-1, -2), (0, 2), (2, 0, 1)])
+def test_dims_in_any_order(dim):
+    x = data((24, 16, 40))
+    agree(*both("fftn", x, dim=dim))
+    agree(*both("ifftn", x, dim=dim, norm="ortho"))
+
+
+def test_non_contiguous_inputs():
+    x = data((128, 200))
+    for view in (lambda t: t.t(), lambda t: t[::2, 8:136], lambda t: t[:, ::2]):
+        got = mt.fft.fft2(view(mt.tensor(x)))
+        agree(got, torch.fft.fft2(view(torch.tensor(x))))
+        agree(mt.fft.fft(view(mt.tensor(x)), dim=0), torch.fft.fft(view(torch.tensor(x)), dim=0))
+
+
+@pytest.mark.parametrize("n", [64, 1000, 4096])
+def test_real_rows(n):
+    x = np.random.default_rng(n).standard_normal((3, n)).astype(np.float32)
+    agree(mt.fft.rfft(mt.tensor(x)), torch.fft.rfft(torch.tensor(x)))
+    agree(mt.fft.rfft2(mt.tensor(x)), torch.fft.rfft2(torch.tensor(x)))
+
+
+@pytest.mark.parametrize("case", [("fft", (4096, 64), {}), ("fft2", (256, 256), {}),
+                                  ("fft2", (1000, 1000), {}), ("fft", (3, 1 << 16), {}),
+                                  ("fft", (1000, 40), {"dim": 0}),
+                                  ("ifft2", (512, 512), {"norm": "ortho"}),
+                                  ("rfft", (64, 4096), {})])
+def test_thread_split_changes_no_bit(case):
+    fn, shape, kw = case
+    x = mt.tensor(data(shape).real.copy() if fn == "rfft" else data(shape))
+    before = mt.get_num_threads()
+    got = []
+    try:
+        for threads in (1, 2):
+            mt.set_num_threads(threads)
+            got.append(getattr(mt.fft, fn)(x, **kw).numpy())
+    finally:
+        mt.set_num_threads(before)
+    np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_eight_lane_loops_match_torch():
+    """The same cases on the 8-lane loops, which a fresh process takes
+    under MINITORCH_NO_AVX512 (the choice is made once per process)."""
+    if os.environ.get("MINITORCH_NO_AVX512"):
+        pytest.skip("already on the 8-lane loops")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, MINITORCH_NO_AVX512="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.abspath(__file__), "-k", "not eight_lane"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout
