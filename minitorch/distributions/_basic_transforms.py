@@ -313,7 +313,7 @@ class ExpTransform(Transform):
 
 
 class AbsTransform(Transform):
-    """y = |x| (not injective: the inverse picks the nonnegative root)."""
+    """y = abs(x) (not injective: the inverse picks the nonnegative root)."""
     domain = constraints.real
     codomain = constraints.positive
 

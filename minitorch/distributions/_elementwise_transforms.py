@@ -48,7 +48,7 @@ class PowerTransform(Transform):
         return y.pow(1 / self.exponent)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        """log |exponent y / x|."""
+        """log abs(exponent y / x)."""
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape: Any) -> Any:
