@@ -1,10 +1,12 @@
 """Properties that several distributions derive alike from their parameters,
 kept once here: the mean and mode of a distribution centred at `loc`; a
+location-scale family's two parameters; a
 binary event's probability and log-odds, each derived from the other (one is
 set by __init__); the shape of the parameter held in `_param`; and the three
 matrix views of a Gaussian-family scale held as its lower Cholesky factor
 (`_unbroadcasted_scale_tril`, expanded to `_matrix_shape()`)."""
-from typing import Any
+from numbers import Number
+from typing import Any, Optional
 
 import minitorch
 
@@ -24,6 +26,21 @@ class CenteredAtLoc:
     def mode(self) -> Any:
         """loc."""
         return self.loc
+
+
+class LocScale:
+    """A location-scale family's parameters, loc and scale broadcast together
+    (a batch shape of () when both are numbers), and their expand."""
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, Number) and isinstance(scale, Number)
+        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def _expanded_loc_scale(self, cls: Any, batch_shape: Any, _instance: Any) -> Any:
+        return self._expanded(cls, batch_shape, _instance,
+                              loc=self.loc.expand(tuple(batch_shape)),
+                              scale=self.scale.expand(tuple(batch_shape)))
 
 
 class BinaryProbsOrLogits:

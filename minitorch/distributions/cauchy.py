@@ -1,33 +1,25 @@
 """Cauchy: the ratio of two centred normals, located at loc with half-width scale."""
 import math
-from numbers import Number
-from typing import Any, Optional
+from typing import Any
 
 import minitorch
 
 from . import constraints
+from ._parameter_views import LocScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(LocScale, Distribution):
     """Cauchy (Lorentz) distribution; it has no mean and infinite variance."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Cauchy":
         """Cauchy with loc and scale expanded to `batch_shape`."""
-        return self._expanded(Cauchy, batch_shape, _instance,
-                              loc=self.loc.expand(tuple(batch_shape)),
-                              scale=self.scale.expand(tuple(batch_shape)))
+        return self._expanded_loc_scale(Cauchy, batch_shape, _instance)
 
     @property
     def mean(self) -> Any:

@@ -1,34 +1,26 @@
 """Laplace: the double exponential centred at loc with scale `scale`."""
-from numbers import Number
-from typing import Any, Optional
+from typing import Any
 
 import minitorch
 
 from . import constraints
-from ._parameter_views import CenteredAtLoc
+from ._parameter_views import CenteredAtLoc, LocScale
 from .distribution import Distribution
-from .utils import broadcast_all, eps
+from .utils import eps
 
 __all__ = ["Laplace"]
 
 
-class Laplace(CenteredAtLoc, Distribution):
+class Laplace(CenteredAtLoc, LocScale, Distribution):
     """Laplace distribution with density exp(-abs(x - loc) / scale) / (2 scale);
     rsample inverts the cdf at a uniform draw."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
         """Laplace with loc and scale expanded to `batch_shape`."""
-        return self._expanded(Laplace, batch_shape, _instance,
-                              loc=self.loc.expand(tuple(batch_shape)),
-                              scale=self.scale.expand(tuple(batch_shape)))
+        return self._expanded_loc_scale(Laplace, batch_shape, _instance)
 
     @property
     def variance(self) -> Any:

@@ -1,36 +1,27 @@
 """Normal: the Gaussian with mean loc and standard deviation scale."""
 import math
-from numbers import Number
-from typing import Any, Optional
+from typing import Any
 
 import minitorch
 
 from . import constraints
 from minitorch import erfinv
-from ._parameter_views import CenteredAtLoc
+from ._parameter_views import CenteredAtLoc, LocScale
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(CenteredAtLoc, ExponentialFamily):
+class Normal(CenteredAtLoc, LocScale, ExponentialFamily):
     """Normal (Gaussian) distribution N(loc, scale^2); rsample is loc + eps * scale."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
 
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, Number) and isinstance(scale, Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
         """Normal with loc and scale expanded to `batch_shape`."""
-        return self._expanded(Normal, batch_shape, _instance,
-                              loc=self.loc.expand(tuple(batch_shape)),
-                              scale=self.scale.expand(tuple(batch_shape)))
+        return self._expanded_loc_scale(Normal, batch_shape, _instance)
 
     @property
     def stddev(self) -> Any:
