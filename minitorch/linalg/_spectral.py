@@ -96,8 +96,8 @@ def eigh(A: Tensor, UPLO="L", *, out=None):
 @_overridable
 def eigvalsh(A: Tensor, UPLO="L", *, out=None):
     """The eigenvalues (ascending) of the symmetric A."""
-    # the eigenvectors carry its gradient and tangent
-    return write_out(out, _eigh("linalg.eigh", A, UPLO, True)[0])
+    # the eigenvectors carry its gradient and tangent: computed only when one is wanted
+    return write_out(out, _eigh("linalg.eigh", A, UPLO, c.differentiated(A))[0])
 
 
 def _skew(X: Tensor) -> Tensor:
@@ -221,8 +221,8 @@ def svd(A: Tensor, full_matrices=True, *, driver=None, out=None):
 def svdvals(A: Tensor, *, driver=None, out=None):
     """The singular values of A, descending."""
     _check_driver(driver)
-    # U and Vh carry its gradient and tangent
-    return write_out(out, _svd("linalg.svd", A, False, True)[1])
+    # U and Vh carry its gradient and tangent: computed only when one is wanted
+    return write_out(out, _svd("linalg.svd", A, False, c.differentiated(A))[1])
 
 
 def legacy_svd(input: Tensor, some=True, compute_uv=True, *, out=None):
