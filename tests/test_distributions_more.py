@@ -422,3 +422,30 @@ def test_rejection_samplers_on_degenerate_parameters_never_hang():
     assert bool(((s[:, 0] >= -math.pi) & (s[:, 0] < math.pi)).all())
     assert float(s[:, 0].std()) > 1.5  # uniform on the circle: std pi / sqrt(3)
     assert bool((s[:, 1] == 1.0).all()) and bool(s[:, 2].isnan().all())
+
+
+@pytest.mark.parametrize("name", ["RelaxedBernoulli", "RelaxedOneHotCategorical"])
+def test_relaxed_wrappers_expand_subclass_and_base_validation_as_torch(name):
+    """The two relaxed wrappers: expand keeps the subclass; a subclass with its
+    own __init__ must define expand; validate_args=False reaches the base of
+    the categorical only (torch's RelaxedBernoulli builds its base without
+    it), which shows in log_prob outside the support."""
+    probs = [0.2, 0.3, 0.5]
+    results = []
+    for lib in (mt, torch):
+        cls = getattr(lib.distributions, name)
+        plain = type("Plain", (cls,), {})
+        custom = type("Custom", (cls,), {"__init__": lambda self, t, p: cls.__init__(self, t, p)})
+        d = plain(lib.tensor(0.5), lib.tensor(probs))
+        e = d.expand((4,) + tuple(d.batch_shape))
+        with pytest.raises(NotImplementedError) as err:
+            custom(lib.tensor(0.5), lib.tensor(probs)).expand((2, 3))
+        outside = lib.tensor([1.5, 0.5, 0.5] if name == "RelaxedBernoulli" else [1.5, -0.5, 0.0])
+        try:
+            loose = cls(lib.tensor(0.5), lib.tensor(probs), validate_args=False).log_prob(outside)
+            refused = np.nan_to_num(np.asarray(loose.tolist()), nan=-123.0).round(4).tolist()
+        except ValueError as exc:
+            refused = type(exc).__name__
+        results.append((type(e).__name__, tuple(e.batch_shape), float(e.temperature),
+                        e.probs.tolist(), str(err.value), refused))
+    assert results[0] == results[1]

@@ -8,7 +8,7 @@ import minitorch
 from . import constraints
 from ._parameter_views import BinaryProbsOrLogits, ParamShape
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from ._relaxed import RelaxedOfBase
 from .transforms import SigmoidTransform
 from .utils import (broadcast_all, check_probs_or_logits, clamp_probs, expand_probs_or_logits)
 
@@ -57,33 +57,11 @@ class LogitRelaxedBernoulli(BinaryProbsOrLogits, ParamShape, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(RelaxedOfBase):
     """sigmoid of a LogitRelaxedBernoulli draw, in (0, 1)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
-
-    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
-                 validate_args: Optional[bool] = None) -> None:
-        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits), SigmoidTransform(),
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedBernoulli":
-        """RelaxedBernoulli with the parameter expanded to `batch_shape`."""
-        return super().expand(batch_shape, self._get_checked_instance(RelaxedBernoulli,
-                                                                      _instance))
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Any:
-        """Log-odds."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Any:
-        """Probability of 1 in the limit of zero temperature."""
-        return self.base_dist.probs
+    _base = LogitRelaxedBernoulli
+    _transform = SigmoidTransform
+    _base_validates = False

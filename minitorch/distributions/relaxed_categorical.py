@@ -7,7 +7,7 @@ import minitorch
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from ._relaxed import RelaxedOfBase
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
@@ -69,34 +69,11 @@ class ExpRelaxedCategorical(Distribution):
         return (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedOfBase):
     """exp of an ExpRelaxedCategorical draw: a point of the simplex."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
-
-    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
-                 validate_args: Optional[bool] = None) -> None:
-        super().__init__(ExpRelaxedCategorical(temperature, probs, logits,
-                                               validate_args=validate_args),
-                         ExpTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedOneHotCategorical":
-        """RelaxedOneHotCategorical with the parameters expanded to `batch_shape`."""
-        return super().expand(batch_shape, self._get_checked_instance(RelaxedOneHotCategorical,
-                                                                      _instance))
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Any:
-        """Normalised log-probabilities."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Any:
-        """Normalised probabilities."""
-        return self.base_dist.probs
+    _base = ExpRelaxedCategorical
+    _transform = ExpTransform
+    _base_validates = True
