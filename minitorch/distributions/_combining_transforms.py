@@ -142,22 +142,48 @@ def _check_dim(t: Any, value: Any, name: str, size: int, what: str) -> None:
                              f"{what} {size}")
 
 
-class CatTransform(Transform):
-    """Transform i applied to the i-th slice of `lengths[i]` along `dim`, concatenated."""
+class _PiecewiseTransform(Transform):
+    """Transforms `tseq`, one per slice along `dim`; subclasses say how the
+    parts' constraints combine."""
 
-    def __init__(self, tseq: Sequence[Transform], dim: int = 0,
-                 lengths: Optional[Sequence[int]] = None, cache_size: int = 0) -> None:
+    def __init__(self, tseq: Sequence[Transform], dim: int, cache_size: int) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
         if cache_size:
             tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
         self.transforms = list(tseq)
+        self.dim = dim
+
+    def _combine(self, parts: list) -> Any:
+        raise NotImplementedError
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        """Whether every part is invertible."""
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        """The parts' domains combined along dim."""
+        return self._combine([t.domain for t in self.transforms])
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        """The parts' codomains combined along dim."""
+        return self._combine([t.codomain for t in self.transforms])
+
+
+class CatTransform(_PiecewiseTransform):
+    """Transform i applied to the i-th slice of `lengths[i]` along `dim`, concatenated."""
+
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0,
+                 lengths: Optional[Sequence[int]] = None, cache_size: int = 0) -> None:
+        super().__init__(tseq, dim, cache_size)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
                                  f"({len(self.transforms)})")
-        self.dim = dim
 
     @property
     def event_dim(self) -> int:
@@ -175,68 +201,44 @@ class CatTransform(Transform):
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-    def _map(self, v: Any, name: str, inverse: bool) -> Any:
+    def _combine(self, parts: list) -> Any:
+        return constraints.cat(parts, self.dim, self.lengths)
+
+    def _slices(self, v: Any, name: str) -> Any:
         _check_dim(self, v, name, self.length, "length")
-        out, start = [], 0
-        for t, length in zip(self.transforms, self.lengths):
-            part = v.narrow(self.dim, start, length)
-            out.append(t.inv(part) if inverse else t(part))
-            start += length
-        return minitorch.cat(out, dim=self.dim)
+        return constraints.narrowed_slices(v, self.dim, self.lengths)
 
     def _call(self, x: Any) -> Any:
-        return self._map(x, "tensor", False)
+        return minitorch.cat([t(s) for t, s in zip(self.transforms, self._slices(x, "tensor"))],
+                             dim=self.dim)
 
     def _inverse(self, y: Any) -> Any:
-        return self._map(y, "tensor", True)
+        return minitorch.cat([t.inv(s) for t, s in zip(self.transforms,
+                                                        self._slices(y, "tensor"))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         """Each part's log Jacobian (summed to the common event dims), concatenated
         along dim when dim is a batch dim, else summed."""
-        _check_dim(self, x, "x", self.length, "length")
-        _check_dim(self, y, "y", self.length, "length")
-        parts, start = [], 0
-        for t, length in zip(self.transforms, self.lengths):
-            j = t.log_abs_det_jacobian(x.narrow(self.dim, start, length),
-                                       y.narrow(self.dim, start, length))
-            parts.append(_sum_rightmost(j, self.event_dim - t.event_dim))
-            start += length
+        parts = [_sum_rightmost(t.log_abs_det_jacobian(a, b), self.event_dim - t.event_dim)
+                 for t, a, b in zip(self.transforms, self._slices(x, "x"), self._slices(y, "y"))]
         dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
         return minitorch.cat(parts, dim=dim) if dim < 0 else sum(parts)
 
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        """Whether every part is invertible."""
-        return all(t.bijective for t in self.transforms)
 
-    @constraints.dependent_property
-    def domain(self) -> Any:
-        """The parts' domains concatenated."""
-        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
-
-    @constraints.dependent_property
-    def codomain(self) -> Any:
-        """The parts' codomains concatenated."""
-        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
-
-
-class StackTransform(Transform):
+class StackTransform(_PiecewiseTransform):
     """Transform i applied to the i-th slice along `dim`, stacked."""
 
     def __init__(self, tseq: Sequence[Transform], dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
-        super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
-        self.dim = dim
+        super().__init__(tseq, dim, cache_size)
 
     def with_cache(self, cache_size: int = 1) -> "StackTransform":
         """This transform with a cache of cache_size (0 or 1)."""
         if self._cache_size == cache_size:
             return self
         return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _combine(self, parts: list) -> Any:
+        return constraints.stack(parts, self.dim)
 
     def _slices(self, v: Any, name: str) -> Any:
         _check_dim(self, v, name, len(self.transforms), "len(transforms)")
@@ -255,21 +257,6 @@ class StackTransform(Transform):
         xs, ys = self._slices(x, "x"), self._slices(y, "y")
         return minitorch.stack([t.log_abs_det_jacobian(a, b)
                                 for a, b, t in zip(xs, ys, self.transforms)], dim=self.dim)
-
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        """Whether every part is invertible."""
-        return all(t.bijective for t in self.transforms)
-
-    @constraints.dependent_property
-    def domain(self) -> Any:
-        """The parts' domains stacked."""
-        return constraints.stack([t.domain for t in self.transforms], self.dim)
-
-    @constraints.dependent_property
-    def codomain(self) -> Any:
-        """The parts' codomains stacked."""
-        return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
 
 class CumulativeDistributionTransform(Transform):

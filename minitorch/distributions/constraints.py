@@ -74,17 +74,29 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """A base constraint with `reinterpreted_batch_ndims` batch dims folded into the event."""
+class _OverBase(Constraint):
+    """A constraint read through another one, `base_constraint`."""
 
-    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+    def __init__(self, base_constraint: Constraint) -> None:
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def is_discrete(self) -> bool:  # type: ignore[override]
         """Whether the base constraint is discrete."""
         return self.base_constraint.is_discrete
+
+
+def _all_after(result: Any, keep: int) -> Any:
+    """result's dims past the first `keep` all-reduced into one answer."""
+    return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+
+class _IndependentConstraint(_OverBase):
+    """A base constraint with `reinterpreted_batch_ndims` batch dims folded into the event."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        super().__init__(base_constraint)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -96,26 +108,16 @@ class _IndependentConstraint(Constraint):
         result = self.base_constraint.check(value)
         if result.dim() < self.reinterpreted_batch_ndims:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        result = result.reshape(tuple(result.shape[:result.dim() - self.reinterpreted_batch_ndims])
-                                + (-1,))
-        return result.all(-1)
+        return _all_after(result, result.dim() - self.reinterpreted_batch_ndims)
 
     def __repr__(self) -> str:
         return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
                 f"{self.reinterpreted_batch_ndims})")
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OverBase):
     """A component distribution's constraint checked with the mixture's
     component dim put back (rightmost batch dim) and all-reduced over it."""
-
-    def __init__(self, base_constraint: Constraint) -> None:
-        self.base_constraint = base_constraint
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        """Whether the base constraint is discrete."""
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -127,8 +129,7 @@ class MixtureSameFamilyConstraint(Constraint):
         result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        keep = value.dim() - self.event_dim
-        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+        return _all_after(result, value.dim() - self.event_dim)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_constraint!r})"
@@ -147,38 +148,16 @@ class _Multinomial(Constraint):
         return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
 
 
-class _Cat(Constraint):
-    """Constraints `cseq` on consecutive slices of `lengths` along `dim` (as cat)."""
-
-    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
-        self.cseq = list(cseq)
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
-                                 f"({len(self.cseq)})")
-        self.dim = dim
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        """Whether any part is discrete."""
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self) -> int:  # type: ignore[override]
-        """The largest event dims of the parts."""
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value: Any) -> Any:
-        """Each slice checked by its constraint, concatenated back along dim."""
-        checks, start = [], 0
-        for c, length in zip(self.cseq, self.lengths):
-            checks.append(c.check(value.narrow(self.dim, start, length)))
-            start += length
-        return minitorch.cat(checks, self.dim)
+def narrowed_slices(value: Any, dim: int, lengths: Any) -> Any:
+    """The consecutive slices of `lengths` along dim, as cat's parts."""
+    start = 0
+    for length in lengths:
+        yield value.narrow(dim, start, length)
+        start += length
 
 
-class _Stack(Constraint):
-    """Constraints `cseq` on the slices along `dim` (as stack)."""
+class _Piecewise(Constraint):
+    """Constraints `cseq`, one per slice along `dim`."""
 
     def __init__(self, cseq: Any, dim: int = 0) -> None:
         self.cseq = list(cseq)
@@ -191,8 +170,34 @@ class _Stack(Constraint):
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
+        """The largest event dims of the parts."""
+        return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_Piecewise):
+    """Constraints `cseq` on consecutive slices of `lengths` along `dim` (as cat)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+
+    def check(self, value: Any) -> Any:
+        """Each slice checked by its constraint, concatenated back along dim."""
+        return minitorch.cat([c.check(v) for c, v in
+                              zip(self.cseq, narrowed_slices(value, self.dim, self.lengths))],
+                             self.dim)
+
+
+class _Stack(_Piecewise):
+    """Constraints `cseq` on the slices along `dim` (as stack)."""
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
         """The largest event dims of the parts, one more when dim is inside the event."""
-        dim = max(c.event_dim for c in self.cseq)
+        dim = super().event_dim
         return dim + 1 if self.dim + dim < 0 else dim
 
     def check(self, value: Any) -> Any:
