@@ -1,10 +1,10 @@
 """The op-table rows a sparse operand may meet, computed on its coordinates
-and values (__torch_dispatch__ looks them up in _HANDLERS)."""
+and values (filled into tensor.HANDLERS, where __torch_dispatch__ looks them up)."""
 from .._tensor import Tensor
 from ..composites import _SCALAR_NAMES
 from . import dispatch_products, dispatch_values
 from .coords import _accumulate, _coalesced, _mt, _size_list
-from .tensor import _is_sparse, _make
+from .tensor import HANDLERS, _is_sparse, _make
 
 
 def _number(x) -> bool:
@@ -213,21 +213,20 @@ def _to_numpy(name, args, kwargs):
     raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
 
-_HANDLERS = {}
 for _n in ("add", "add_", "__add__", "__iadd__", "__radd__", "sub", "sub_", "__sub__",
            "__isub__", "__rsub__", "subtract"):
-    _HANDLERS[_n] = _add
+    HANDLERS[_n] = _add
 for _n in ("mul", "mul_", "__mul__", "__imul__", "__rmul__", "multiply", "div", "div_",
            "__truediv__", "__itruediv__", "divide", "true_divide"):
-    _HANDLERS[_n] = _scale
+    HANDLERS[_n] = _scale
 for _n in ("neg", "__neg__", "negative"):
-    _HANDLERS[_n] = _neg
+    HANDLERS[_n] = _neg
 for _n in ("to", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short",
            "char", "byte", "bool", "cfloat", "cdouble"):
-    _HANDLERS[_n] = _cast
-_HANDLERS.update({"clone": _clone, "detach": _detach, "alias": _detach, "zero_": _zero,
+    HANDLERS[_n] = _cast
+HANDLERS.update({"clone": _clone, "detach": _detach, "alias": _detach, "zero_": _zero,
                   "detach_": _detach_inplace,
                   "zeros_like": _zeros_like, "copy_": _copy, "data_ptr": _no_storage,
                   "tolist": _no_storage, "item": _item, "numpy": _to_numpy})
-_HANDLERS.update(dispatch_products.HANDLERS)
-_HANDLERS.update(dispatch_values.HANDLERS)
+HANDLERS.update(dispatch_products.HANDLERS)
+HANDLERS.update(dispatch_values.HANDLERS)

@@ -1,6 +1,7 @@
 """The sparse COO tensor class and its constructor from coordinates and
-values. The methods that need autograd Functions, printing or the dispatch
-table import them when called: those modules build on this one."""
+values. The methods that need autograd Functions or printing import them
+when called, and the dispatch table is filled by dispatch.py at import:
+those modules build on this one."""
 import copy
 from typing import Any, Optional
 
@@ -9,6 +10,9 @@ from .._global_flags import sparse_coo
 from .._tensor import Tensor
 from ..composites import _SCALAR_NAMES
 from .coords import _accumulate, _mt, _size_list
+
+# op name -> handler(name, args, kwargs); dispatch.py fills it when the package loads
+HANDLERS: dict = {}
 
 
 class _SparseCOOTensor(Tensor):
@@ -119,8 +123,7 @@ class _SparseCOOTensor(Tensor):
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func.overloadpacket.__name__
-        from .dispatch import _HANDLERS
-        handler = _HANDLERS.get(name)
+        handler = HANDLERS.get(name)
         if handler is None:
             raise NotImplementedError(
                 f"Could not run '{func.name()}' with arguments from the 'SparseCPU' backend: "
