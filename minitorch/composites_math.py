@@ -145,6 +145,8 @@ def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
     if input.is_complex():
         # torch's sum builds its offsets with arange in input's dtype
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_name(input.dtype)}'")
+    if input.dtype == _C.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())
     halves = _f["arange"](-(p - 1) / 2, 0.5, 0.5, dtype=x.dtype)
     r = (x.unsqueeze(-1) + halves).lgamma().sum(-1) + p * (p - 1) / 4 * math.log(math.pi)

@@ -23,7 +23,7 @@ enum {
     F_TO_FLOAT = 1 << 2,   /* integral results compute in the default float dtype */
     F_SUB = 1 << 3,        /* sub: add with -alpha, refused for bool */
     F_SAME_DTYPE = 1 << 4, /* heaviside: no promotion between the operands */
-    F_NO_HALF = 1 << 5,    /* nextafter: its float loop would step in float, not in the half type */
+    F_NO_HALF = 1 << 5,    /* float16/bfloat16 refused: torch's kernel has no entry for them */
 };
 
 static int not_bool_sub(const mt_operand *in)
@@ -119,12 +119,16 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
 #define MT_BINARY(ID, SIG, DERIV, KERNEL, KNAME, FLAGS) \
     MT_BINARY_OPERATOR(ID, , , SIG, DERIV, , KERNEL, KNAME, FLAGS)
 /* and special_name(x, y, *, out=None), integral results in the default float */
-#define MT_SPECIAL_BINARY(NAME, PARAMS, DERIV, KERNEL, KNAME) \
-    MT_BINARY_OPERATOR(special_##NAME, , , , DERIV, , KERNEL, KNAME, F_TO_FLOAT)
+#define HALF_OK 0
+#define NO_HALF F_NO_HALF
+#define MT_SPECIAL_BINARY(NAME, PARAMS, DERIV, KERNEL, KNAME, HALF) \
+    MT_BINARY_OPERATOR(special_##NAME, , , , DERIV, , KERNEL, KNAME, F_TO_FLOAT | HALF)
 #include "../ops.def"
 #undef MT_BINARY_OPERATOR
 #undef MT_BINARY
 #undef MT_SPECIAL_BINARY
+#undef HALF_OK
+#undef NO_HALF
 
 /* div(input, other, *, rounding_mode=None, out=None) and div_ */
 int impl_div(mt_args *a, mt_result *r)

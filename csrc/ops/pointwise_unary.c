@@ -18,7 +18,11 @@ enum {
     U_NO_BOOL_NEG = 1 << 2,
     U_BOOL_SQUARE = 1 << 3, /* bool squares as int64, as pow(x, 2) */
     U_NO_BOOL_RELU = 1 << 4,
+    U_NO_HALF = 1 << 5, /* float16/bfloat16 refused: torch's kernel has no entry for them */
 };
+/* the HALF word of the torch.special rows */
+#define HALF_OK 0
+#define NO_HALF U_NO_HALF
 
 /* The kernel a row runs on complex input where it is another one: abs is
  * the modulus, of the part type. */
@@ -43,6 +47,9 @@ static int unary_at(mt_args *a, mt_result *r, int x, mt_unary_op op, const char 
         return mt_error(MT_ERR_RUNTIME, "Boolean inputs not supported for relu");
     if ((flags & U_TO_FLOAT) && !mt_is_inexact(d))
         d = mt_default_dtype;
+    if ((flags & U_NO_HALF) && (d == MT_FLOAT16 || d == MT_BFLOAT16))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
+                        mt_dtype_infos[d].scalar_name);
     if (mt_is_complex(d))
         op = complex_form(op);
     if ((flags & U_BOOL_SQUARE) && d == MT_BOOL)
@@ -70,14 +77,16 @@ static int unary(mt_args *a, mt_result *r, mt_unary_op op, const char *name, uns
         return unary(a, r, MT_UN_##KERNEL, KNAME, FLAGS, NULL); \
     }
 /* special_name(input, *, out=None), for each MT_SPECIAL_UNARY row */
-#define MT_SPECIAL_UNARY(NAME, PARAM, DERIV, KERNEL, KNAME, SAMPLE)  \
-    int impl_special_##NAME(mt_args *a, mt_result *r)                \
-    {                                                                \
-        return unary(a, r, MT_UN_##KERNEL, KNAME, U_TO_FLOAT, NULL); \
+#define MT_SPECIAL_UNARY(NAME, PARAM, DERIV, KERNEL, KNAME, HALF, SAMPLE)   \
+    int impl_special_##NAME(mt_args *a, mt_result *r)                       \
+    {                                                                       \
+        return unary(a, r, MT_UN_##KERNEL, KNAME, U_TO_FLOAT | HALF, NULL); \
     }
 #include "../ops.def"
 #undef MT_UNARY
 #undef MT_SPECIAL_UNARY
+#undef HALF_OK
+#undef NO_HALF
 
 /* conj(input): a real tensor is its own conjugate, returned as itself */
 /* conj(input): a real input itself; a complex one's view with the
@@ -200,6 +209,18 @@ int impl_round(mt_args *a, mt_result *r)
         return unary(a, r, MT_UN_ROUND, "round_vml_cpu", 0, NULL);
     mt_unary_ctx ctx = {.decimals = dec};
     return unary(a, r, MT_UN_ROUND_DECIMALS, "round_cpu", 0, &ctx);
+}
+
+/* special_round(input, *, decimals=0, out=None): round without its shortcut
+ * for integers, whose decimals=0 kernel torch's special form finds no integer
+ * entry in */
+int impl_special_round(mt_args *a, mt_result *r)
+{
+    mt_dtype d = a->v[0].t->dtype;
+    if (a->v[1].i == 0 && !mt_is_inexact(d))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"round_vml_cpu\" not implemented for '%s'",
+                        mt_dtype_infos[d].scalar_name);
+    return impl_round(a, r);
 }
 
 /* gelu(input, approximate='none') */

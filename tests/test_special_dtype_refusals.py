@@ -1,9 +1,12 @@
-"""Complex input to torch.special and the real-only pointwise ops, against
-torch: the aliases (special.expit, special.exp2, special.logsumexp, ...)
-compute complex values where their operators do, and every refusal is
-torch's NotImplementedError naming torch's kernel ("erf_vml_cpu",
-"i1_cpu", "logit_cpu"; polygamma's for n >= 2, where torch names its
-own)."""
+"""The dtypes torch.special and the real-only pointwise ops refuse, against
+torch. Complex input: the aliases (special.expit, special.exp2,
+special.logsumexp, ...) compute complex values where their operators do, and
+every refusal is torch's NotImplementedError naming torch's kernel
+("erf_vml_cpu", "i1_cpu", "logit_cpu"; polygamma's for n >= 2, where torch
+names its own). float16/bfloat16, integer and bool input: computed where
+torch computes (i1, entr, the aliases), refused in torch's words where its
+kernel has no entry (the Bessel family, erfcx, ndtri, zeta, the
+polynomials; special.round of integers)."""
 import numpy as np
 import pytest
 
@@ -34,7 +37,8 @@ def _call(fn, lib, name, x):
 
 
 def _outcome(lib, fn_of, name, dtype):
-    x = lib.tensor([0.5 + 0.25j, -1.5 + 2j], dtype=getattr(lib, dtype))
+    values = [0.5 + 0.25j, -1.5 + 2j] if "complex" in dtype else [0.5, 2.0, 1.0, 0.0]
+    x = lib.tensor(values).to(getattr(lib, dtype))
     try:
         r = _call(fn_of(lib), lib, name, x)
     except (RuntimeError, NotImplementedError) as e:
@@ -45,7 +49,8 @@ def _outcome(lib, fn_of, name, dtype):
 def _same(m, t):
     assert m[:2] == t[:2]
     if t[0] == "ok":
-        np.testing.assert_allclose(m[2], t[2], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(m[2], t[2], rtol=1e-2 if "16" in t[1] else 1e-5, atol=1e-6,
+                                   equal_nan=True)
 
 
 def test_the_sweep_covers_torch_special():
@@ -83,3 +88,11 @@ def test_in_place_forms_refuse_complex_as_torch(name):
     def fn_of(lib):
         return lambda x, *a: getattr(x.clone(), name)()
     _same(_outcome(mt, fn_of, name, "complex64"), _outcome(torch, fn_of, name, "complex64"))
+
+
+@pytest.mark.parametrize("name", SPECIAL)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int64", "uint8", "bool"])
+def test_special_functions_on_half_and_integer_input_match_torch(name, dtype):
+    def fn_of(lib):
+        return getattr(lib.special, name)
+    _same(_outcome(mt, fn_of, name, dtype), _outcome(torch, fn_of, name, dtype))
