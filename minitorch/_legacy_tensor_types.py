@@ -14,15 +14,8 @@ from ._tensor import Tensor, device
 __all__ = ["BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
            "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor"]
 
-# How torch names a dtype in its TensorOptions messages.
-_CPP_NAMES = {_C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char",
-              _C.int16: "short int", _C.int32: "int", _C.int64: "long int",
-              _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16", _C.float32: "float",
-              _C.float64: "double"}
-
-
 def _options(dtype: Any) -> str:
-    return (f"TensorOptions(dtype={_CPP_NAMES[dtype]}, device=cpu, layout=Strided, "
+    return (f"TensorOptions(dtype={dtype._cpp_name}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 

@@ -9,7 +9,6 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _C
-from ._legacy_tensor_types import _CPP_NAMES
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
            "kaiser_window"]
@@ -30,7 +29,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Optional[Any],
                            f"window_length={window_length}")
     if not dtype.is_floating_point:
         raise RuntimeError(
-            f"{name} expects floating point dtypes, got: TensorOptions(dtype={_CPP_NAMES[dtype]}, "
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype={dtype._cpp_name}, "
             "device=cpu, layout=Strided (default), requires_grad=false (default), "
             "pinned_memory=false, memory_format=(nullopt))")
     if window_length <= 1:

@@ -16,11 +16,6 @@ __all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_di
            "logit", "cdist", "quantile", "nanquantile", "combinations"]
 
 _f = _C._functions
-_SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch.int8": "Char",
-                 "minitorch.int16": "Short", "minitorch.int32": "Int", "minitorch.int64": "Long",
-                 "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
-                 "minitorch.float32": "Float", "minitorch.float64": "Double",
-                 "minitorch.complex64": "ComplexFloat", "minitorch.complex128": "ComplexDouble"}
 
 
 @composite()
@@ -58,7 +53,7 @@ def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim:
     """mean over the elements that are not NaN."""
     if not input.is_floating_point():
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {_SCALAR_NAMES[str(input.dtype)]}")
+                           f"but got {input.dtype._scalar_name}")
     kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
     return write_out(out, nansum(input, dim, keepdim, dtype=dtype) / kept)
 
@@ -77,7 +72,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None, *,
                            f"and {indices.dim()} dimensions for indices")
     if indices.dtype != _C.int64:
         raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_SCALAR_NAMES[str(indices.dtype)]}")
+                           f"{indices.dtype._scalar_name}")
     d = dim % input.dim()
     if input.shape[d]:
         indices = indices.remainder(input.shape[d])
@@ -193,7 +188,7 @@ def logit(input: Tensor, eps: Optional[float] = None, *,
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
     if input.is_complex():
         raise NotImplementedError(f"\"logit_cpu\" not implemented for "
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                  f"'{input.dtype._scalar_name}'")
     p = input if input.is_floating_point() else input.to(_C.get_default_dtype())
     p = p if eps is None else p.clamp(eps, 1 - eps)
     return write_out(out, (p / (1 - p)).log())

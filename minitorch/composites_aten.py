@@ -16,7 +16,6 @@ import minitorch
 from ._aten import register_composite
 from ._resample_weights import aa_weights
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES
 from .composites_native_forms import native_batch_norm
 
 register_composite("_safe_softmax")(minitorch._safe_softmax)
@@ -88,7 +87,7 @@ def _upsampled_aa(input: Tensor, output_size: Optional[Sequence[int]], align_cor
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"(H: {h}, W: {w}) output (H: {oh}, W: {ow})")
     if input.dtype not in (minitorch.float32, minitorch.float64):
-        name = _SCALAR_NAMES.get(str(input.dtype), str(input.dtype))
+        name = input.dtype._scalar_name
         raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
                                   f"'{name}'")
     kind = np.float64 if input.dtype == minitorch.float64 else np.float32

@@ -19,8 +19,7 @@ _HistogramDDResult = _C._return_type("histogramdd", ("hist", "bin_edges"))
 
 
 def _type_name(t: Tensor) -> str:
-    from .composites import _SCALAR_NAMES
-    return _SCALAR_NAMES[str(t.dtype)]
+    return t.dtype._scalar_name
 
 
 def _fmt(v: float) -> str:

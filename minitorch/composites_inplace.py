@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from . import _C
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES, logit
+from .composites import logit
 from .overrides import composite
 
 __all__ = ["logit_"]
@@ -109,7 +109,7 @@ def logit_(input: Tensor, eps: Optional[float] = None) -> Tensor:
     """In place logit."""
     # complex input meets logit's own refusal
     if not input.is_floating_point() and not input.is_complex():
-        raise RuntimeError(f"result type {_SCALAR_NAMES[str(_C.get_default_dtype())]} can't be "
+        raise RuntimeError(f"result type {_C.get_default_dtype()._scalar_name} can't be "
                            "cast to the desired output type "
-                           f"{_SCALAR_NAMES[str(input.dtype)]}")
+                           f"{input.dtype._scalar_name}")
     return input.copy_(logit(saved_source(input), eps))

@@ -11,17 +11,12 @@ from . import _C
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .broadcasting import broadcast_shapes, broadcast_tensors
-from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__ = ["float_power", "ldexp", "ldexp_", "frexp", "mvlgamma", "addr", "addbmm", "cross",
            "dist", "renorm", "isreal"]
 
 _f = _C._functions
-
-
-def _name(dtype):
-    return _SCALAR_NAMES[str(dtype)]
 
 
 def _require_tensor(fn, arg, position, value):
@@ -36,8 +31,8 @@ def _into(out, result, fn):
     if out is None:
         return result
     if not _C.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"{fn}: result type {_name(result.dtype)} can't be cast to the "
-                           f"desired output type {_name(out.dtype)}")
+        raise RuntimeError(f"{fn}: result type {result.dtype._scalar_name} can't be cast to the "
+                           f"desired output type {out.dtype._scalar_name}")
     if tuple(out.shape) != tuple(result.shape):
         out.resize_(result.shape)
     with no_grad():
@@ -75,8 +70,9 @@ def float_power(input: Union[Tensor, float], exponent: Union[Tensor, float], *,
     complex) whatever the operands' dtypes."""
     dtype = _float_power_dtype(input, exponent)
     if out is not None and out.dtype != dtype:
-        raise RuntimeError(f"the output given to float_power has dtype {_name(out.dtype)} but "
-                           f"the operation's result requires dtype {_name(dtype)}")
+        raise RuntimeError(f"the output given to float_power has dtype "
+                           f"{out.dtype._scalar_name} but the operation's result requires dtype "
+                           f"{dtype._scalar_name}")
     return _f["pow"](_as_dtype(input, dtype), _as_dtype(exponent, dtype), out=out)
 
 
@@ -85,8 +81,9 @@ def float_power_(self, exponent: Union[Tensor, float]) -> Tensor:
     """In place float_power: self must already have the computing dtype."""
     dtype = _float_power_dtype(self, exponent)
     if self.dtype != dtype:
-        raise RuntimeError(f"the base given to float_power_ has dtype {_name(self.dtype)} but "
-                           f"the operation's result requires dtype {_name(dtype)}")
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{self.dtype._scalar_name} but the operation's result requires dtype "
+                           f"{dtype._scalar_name}")
     return self.pow_(_as_dtype(exponent, dtype))
 
 
@@ -144,7 +141,8 @@ def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
         raise RuntimeError("p has to be greater than or equal to 1")
     if input.is_complex():
         # torch's sum builds its offsets with arange in input's dtype
-        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_name(input.dtype)}'")
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{input.dtype._scalar_name}'")
     if input.dtype == _C.bool:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())
@@ -158,8 +156,8 @@ def mvlgamma_(self, p: int) -> Tensor:
     """In place mvlgamma."""
     r = mvlgamma(self, p)
     if not _C.can_cast(r.dtype, self.dtype):
-        raise RuntimeError(f"result type {_name(r.dtype)} can't be cast to the desired output "
-                           f"type {_name(self.dtype)}")
+        raise RuntimeError(f"result type {r.dtype._scalar_name} can't be cast to the desired "
+                           f"output type {self.dtype._scalar_name}")
     return self.copy_(r)
 
 

@@ -16,8 +16,7 @@ _f = _C._functions
 
 
 def _type_name(t: Tensor) -> str:
-    from .composites import _SCALAR_NAMES
-    return _SCALAR_NAMES[str(t.dtype)]
+    return t.dtype._scalar_name
 
 
 def _add_at(self: Tensor, positions: Tensor, values: Tensor) -> Tensor:

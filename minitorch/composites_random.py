@@ -8,21 +8,17 @@ from typing import Any, Optional
 from . import _C
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
-from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__: list = []
 
 _f = _C._functions
-_CPP_NAMES = {"minitorch.bool": "bool", "minitorch.uint8": "unsigned char",
-              "minitorch.int8": "signed char", "minitorch.int16": "short int",
-              "minitorch.int32": "int", "minitorch.int64": "long int"}
 
 
 def _floating(self, kernel):
     if not self.is_floating_point():
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{_SCALAR_NAMES[str(self.dtype)]}'")
+                                  f"'{self.dtype._scalar_name}'")
 
 
 @composite(function=False)
@@ -33,7 +29,7 @@ def cauchy_(self, median: float = 0, sigma: float = 1, *,
     if not self.is_floating_point():
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
                            "must be a floating point but you specified "
-                           f"{_CPP_NAMES[str(self.dtype)]}")
+                           f"{self.dtype._cpp_name}")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     self.uniform_(generator=generator)

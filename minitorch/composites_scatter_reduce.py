@@ -231,8 +231,7 @@ def _index_checks(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 
 def _type_name(t: Tensor) -> str:
-    from .composites import _SCALAR_NAMES
-    return _SCALAR_NAMES[str(t.dtype)]
+    return t.dtype._scalar_name
 
 
 _warned = []

@@ -7,7 +7,6 @@ from typing import Any, Optional
 from . import _C
 from ._tensor import Tensor
 from ._out_param import write_out
-from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__ = ["isin", "bincount", "histc", "unique_consecutive", "argwhere", "nonzero_static"]
@@ -41,7 +40,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     """Count the frequency of each value in an array of non-negative ints."""
     if input.dtype == _C.bool or input.is_floating_point():
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                  f"'{input.dtype._scalar_name}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if input.dim() != 1 or (input.numel() and input.min().item() < 0):
@@ -65,7 +64,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     and maximum values of the data are used."""
     if not input.is_floating_point():
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                  f"'{input.dtype._scalar_name}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)

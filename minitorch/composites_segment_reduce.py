@@ -10,7 +10,6 @@ from typing import Optional
 
 from . import _C
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__ = ["segment_reduce"]
@@ -62,7 +61,7 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Optional[Tensor] = Non
     axis %= max(ndim, 1)
     if not data.is_floating_point():
         raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for "
-                                  f"'{_SCALAR_NAMES.get(str(data.dtype), str(data.dtype))}'")
+                                  f"'{data.dtype._scalar_name}'")
     if lengths is None:
         lengths = offsets.narrow(-1, 1, offsets.shape[-1] - 1) - \
             offsets.narrow(-1, 0, offsets.shape[-1] - 1)

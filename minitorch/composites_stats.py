@@ -8,7 +8,6 @@ from typing import Optional, Union
 
 from . import _C
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES
 from .overrides import composite
 
 __all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
@@ -23,7 +22,7 @@ def _weights(name, w, observations, integral):
     if integral and w.is_floating_point() or not integral and not w.is_floating_point():
         kind = "integral" if integral else "floating point"
         raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
-                           f"{_SCALAR_NAMES[str(w.dtype)]} dtype")
+                           f"{w.dtype._scalar_name} dtype")
     if w.numel() != observations:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {observations}")

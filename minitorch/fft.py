@@ -8,7 +8,6 @@ from typing import Optional, Sequence
 from . import _C
 from ._out_param import write_out as _write_out
 from ._tensor import Tensor
-from .composites import _SCALAR_NAMES
 from .overrides import overridable as _overridable
 
 _mt = _C._functions
@@ -49,7 +48,7 @@ def _promote(name: str, x: Tensor, require_complex: bool = False) -> Tensor:
 
 
 def _type_name(dtype) -> str:
-    return _SCALAR_NAMES[str(dtype)]
+    return dtype._scalar_name
 
 
 def _wrap(dim: int, ndim: int) -> int:

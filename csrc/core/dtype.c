@@ -21,9 +21,9 @@ const mt_dtype_info mt_dtype_infos[MT_NUM_DTYPES] = {
                       "c10::complex<float>"},
     [MT_COMPLEX128] = {"complex128", "cdouble", "ComplexDouble", 16, MT_CAT_COMPLEX, true,
                        "c10::complex<double>"},
-    [MT_UINT16] = {"uint16", NULL, "UInt16", 2, MT_CAT_INT, false, "uint16_t"},
-    [MT_UINT32] = {"uint32", NULL, "UInt32", 4, MT_CAT_INT, false, "uint32_t"},
-    [MT_UINT64] = {"uint64", NULL, "UInt64", 8, MT_CAT_INT, false, "uint64_t"},
+    [MT_UINT16] = {"uint16", NULL, "UInt16", 2, MT_CAT_INT, false, "short unsigned int"},
+    [MT_UINT32] = {"uint32", NULL, "UInt32", 4, MT_CAT_INT, false, "unsigned int"},
+    [MT_UINT64] = {"uint64", NULL, "UInt64", 8, MT_CAT_INT, false, "long unsigned int"},
     [MT_COMPLEX32] = {"complex32", "chalf", "ComplexHalf", 4, MT_CAT_COMPLEX, true,
                       "c10::complex<c10::Half>"},
 };

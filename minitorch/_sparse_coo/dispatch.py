@@ -1,7 +1,6 @@
 """The op-table rows a sparse operand may meet, computed on its coordinates
 and values (filled into tensor.HANDLERS, where __torch_dispatch__ looks them up)."""
 from .._tensor import Tensor
-from ..composites import _SCALAR_NAMES
 from . import dispatch_products, dispatch_values
 from .coords import _accumulate, _coalesced, _mt, _size_list
 from .tensor import HANDLERS, _is_sparse, _make
@@ -104,8 +103,8 @@ def _merge(t_indices: Tensor, t_values: Tensor, s_indices: Tensor, s_values: Ten
 
 
 def _cast_error(result, output) -> RuntimeError:
-    return RuntimeError(f"Can't convert result type {_SCALAR_NAMES[repr(result)]} to output "
-                        f"{_SCALAR_NAMES[repr(output)]} in add operation")
+    return RuntimeError(f"Can't convert result type {result._scalar_name} to output "
+                        f"{output._scalar_name} in add operation")
 
 
 def _scale(name, args, kwargs):
@@ -188,7 +187,7 @@ def _detach_inplace(name, args, kwargs):
 def _copy(name, args, kwargs):
     def kind(t):
         mt = _mt()
-        base = f"{_SCALAR_NAMES[repr(t.dtype)]}Tensor"
+        base = f"{t.dtype._scalar_name}Tensor"
         return f"torch.sparse.{base}" if _is_sparse(t) else f"torch.{base}" if t.dtype != \
             mt.bool else "torch.BoolTensor"
     self, src = args[0], args[1]

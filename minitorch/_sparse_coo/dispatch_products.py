@@ -3,7 +3,6 @@ matrix (coordinates in both dims, scalar values) with a dense one, dense by
 sparse, and sparse by sparse. Each stored value is added into its output row
 in storage order, as torch's CPU kernel adds them."""
 from .._tensor import Tensor
-from ..composites import _SCALAR_NAMES
 from .coords import _mt
 from .tensor import _is_sparse, _make
 
@@ -17,8 +16,8 @@ def _matrix(s: Tensor, name: str) -> None:
 
 def _same_dtype(a: Tensor, b: Tensor) -> None:
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_SCALAR_NAMES[repr(a.dtype)]} but found "
-                           f"{_SCALAR_NAMES[repr(b.dtype)]}")
+        raise RuntimeError(f"expected scalar type {a.dtype._scalar_name} but found "
+                           f"{b.dtype._scalar_name}")
 
 
 def _sparse_times_dense(s: Tensor, d: Tensor, name: str = "addmm") -> Tensor:

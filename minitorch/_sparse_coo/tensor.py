@@ -8,7 +8,6 @@ from typing import Any, Optional
 from .. import _C
 from .._global_flags import sparse_coo
 from .._tensor import Tensor
-from ..composites import _SCALAR_NAMES
 from .coords import _accumulate, _mt, _size_list
 
 # op name -> handler(name, args, kwargs); dispatch.py fills it when the package loads
@@ -102,7 +101,7 @@ class _SparseCOOTensor(Tensor):
         """The type name (``minitorch.sparse.FloatTensor``), or self cast
         to the dtype given."""
         if dtype is None:
-            return f"minitorch.sparse.{_SCALAR_NAMES[repr(self.dtype)]}Tensor"
+            return f"minitorch.sparse.{self.dtype._scalar_name}Tensor"
         if isinstance(dtype, _mt().dtype):
             return self.to(dtype)
         raise NotImplementedError(f"type({dtype!r}): a sparse tensor converts to a dtype only")

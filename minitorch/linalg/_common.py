@@ -26,13 +26,6 @@ def named(name: str, *fields: str) -> type:
     return _C._return_type(name, fields)
 
 
-def scalar_name(dtype) -> str:
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-            "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}[str(dtype).split(".")[-1]]
-
-
 def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
     if A.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
@@ -41,7 +34,7 @@ def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
 def check_float(name: str, A: Tensor) -> None:
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {scalar_name(A.dtype)}")
+                           f"Got {A.dtype._scalar_name}")
 
 
 def check_square(name: str, A: Tensor, arg: str = "A") -> None:
@@ -55,20 +48,20 @@ def check_lapack_dtype(kernel: str, A: Tensor) -> None:
     """torch's refusal of a dtype its LAPACK kernels have no routine for."""
     if str(A.dtype) not in ("minitorch.float32", "minitorch.float64", "minitorch.complex64",
                             "minitorch.complex128"):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A.dtype)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype._scalar_name}'")
 
 
 def check_low_precision(name: str, A: Tensor) -> None:
     if str(A.dtype) in ("minitorch.float16", "minitorch.bfloat16"):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. "
-                           f"Got {scalar_name(A.dtype)}")
+                           f"Got {A.dtype._scalar_name}")
 
 
 def check_same_dtype(name: str, a: Tensor, b: Tensor, na: str = "A", nb: str = "B") -> None:
     if a.dtype != b.dtype:
         raise RuntimeError(f"{name}: Expected {na} and {nb} to have the same dtype, but found "
-                           f"{na} of type {scalar_name(a.dtype)} and {nb} of type "
-                           f"{scalar_name(b.dtype)} instead")
+                           f"{na} of type {a.dtype._scalar_name} and {nb} of type "
+                           f"{b.dtype._scalar_name} instead")
 
 
 def prod_last(x: Tensor) -> Tensor:

@@ -79,7 +79,7 @@ def _eig(name: str, A: Tensor, vectors: bool):
     c.check_matrix(name, A)
     c.check_square(name, A)
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(f"Unknown Complex ScalarType for {c.scalar_name(A.dtype)}")
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype._scalar_name}")
     c.check_lapack_dtype("linalg_eig_out_cpu", A)
     if A.numel() and not bool(A.detach().isfinite().all()):
         raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
@@ -95,7 +95,7 @@ def _check_out_dtype(name: str, what: str, A: Tensor, t: Tensor) -> None:
         complex_name = "ComplexDouble" if str(A.dtype).endswith(("float64", "complex128")) \
             else "ComplexFloat"
         raise RuntimeError(f"{name}: Expected {what} to be safely castable from {complex_name} "
-                           f"dtype, but got {what} with dtype {c.scalar_name(t.dtype)}")
+                           f"dtype, but got {what} with dtype {t.dtype._scalar_name}")
 
 
 @_overridable

@@ -6,7 +6,6 @@ import numbers
 from .. import _C
 from .._tensor import Tensor
 from ..overrides import overridable as _overridable
-from ._common import scalar_name as _scalar_name
 from ._out import write_out
 
 _mt = _C._functions
@@ -36,7 +35,7 @@ def _check_float(name, x, dtype):
     d = dtype or x.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
-                           f"input. Got {_scalar_name(x.dtype)}")
+                           f"input. Got {x.dtype._scalar_name}")
 
 
 def _vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None):

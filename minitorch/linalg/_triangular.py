@@ -95,8 +95,8 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
         c.check_lapack_dtype("triangular_solve_cpu", input)
     if input.dtype != A.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{c.scalar_name(input.dtype)} and A of type "
-                           f"{c.scalar_name(A.dtype)} instead.")
+                           f"{input.dtype._scalar_name} and A of type "
+                           f"{A.dtype._scalar_name} instead.")
     if A.shape[-1] != A.shape[-2] or input.shape[-2] != A.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
@@ -234,8 +234,8 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper=False, *, out=None):
     c.check_matrix("cholesky_solve", input2)
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{c.scalar_name(input.dtype)} and A of type "
-                           f"{c.scalar_name(input2.dtype)} instead.")
+                           f"{input.dtype._scalar_name} and A of type "
+                           f"{input2.dtype._scalar_name} instead.")
     if input2.shape[-1] != input2.shape[-2] or input.shape[-2] != input2.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{input2.shape[-2]} by {input2.shape[-1]} but each b matrix is "

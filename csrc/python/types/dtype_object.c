@@ -62,6 +62,17 @@ static PyObject *dtype_itemsize(MTDtypeObject *self, void *c)
     return PyLong_FromLong(mt_itemsize(self->dtype));
 }
 
+/* the names torch's messages give the dtype: "Float" and the C++ "float" */
+static PyObject *dtype_scalar_name(MTDtypeObject *self, void *c)
+{
+    return PyUnicode_FromString(mt_dtype_infos[self->dtype].scalar_name);
+}
+
+static PyObject *dtype_cpp_name(MTDtypeObject *self, void *c)
+{
+    return PyUnicode_FromString(mt_dtype_infos[self->dtype].cpp_name);
+}
+
 static PyObject *dtype_reduce(MTDtypeObject *self, PyObject *unused)
 {
     /* pickled by name: minitorch.<name> */
@@ -93,6 +104,11 @@ static PyGetSetDef dtype_getset[] = {
     {"is_complex", (getter)dtype_is_complex, NULL,
      "True for the complex dtypes (complex32, complex64, complex128).", NULL},
     {"itemsize", (getter)dtype_itemsize, NULL, "The size of one element in bytes.", NULL},
+    {"_scalar_name", (getter)dtype_scalar_name, NULL,
+     "The dtype's name in torch's messages: 'Float', 'Long', 'ComplexDouble'.", NULL},
+    {"_cpp_name", (getter)dtype_cpp_name, NULL,
+     "The C++ type torch's messages name for the dtype: 'float', 'long int', 'c10::Half'.",
+     NULL},
     {NULL},
 };
 

@@ -10,7 +10,6 @@ from typing import Optional
 
 import minitorch
 from ..._out_param import write_out
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import softmax, softplus
@@ -111,7 +110,7 @@ def softshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = Non
     top = minitorch.finfo(input.dtype).max if input.is_floating_point() else float("inf")
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
-                           f"{_SCALAR_NAMES[str(input.dtype)]}, but found "
+                           f"{input.dtype._scalar_name}, but found "
                            f"{lambd:g}")
     # as torch's kernels: x * 0 keeps -0.0; NaN is outside [-lambd, lambd],
     # stays NaN and passes its gradient

@@ -49,10 +49,7 @@ def _blocks(size, k, d, p, s) -> List[int]:
 def _check_dtype(input: Tensor, kernel: str) -> None:
     # torch's im2col and col2im take bool (col2im's sum is then an or)
     if not input.dtype.is_floating_point and input.dtype != minitorch.bool:
-        name = str(input.dtype).split(".")[-1]
-        label = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                 "int32": "Int", "int64": "Long"}.get(name, name)
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{label}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_name}\'')
 
 
 def _cover_index(padded: Sequence[int], k, d, s, blocks) -> Tensor:

@@ -124,8 +124,8 @@ def _pad(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
 def _check(input: Tensor, grid: Tensor) -> None:
     """torch's grid_sampler argument checks, in torch's order."""
     if input.dtype != grid.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
-                           f"{_scalar_name(grid)}")
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                           f"{grid.dtype._scalar_name}")
     shapes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but "
@@ -142,11 +142,6 @@ def _check(input: Tensor, grid: Tensor) -> None:
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
 
-
-def _scalar_name(t: Tensor) -> str:
-    name = str(t.dtype).split(".")[-1]
-    return {"float32": "Float", "float64": "Double", "float16": "Half",
-            "bfloat16": "BFloat16"}.get(name, name)
 
 
 def _gather(planes: Tensor, coords: Sequence[Tensor], sizes: Sequence[int]) -> Tensor:

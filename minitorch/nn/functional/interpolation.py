@@ -162,14 +162,10 @@ def _check_dtype(input: Tensor, mode: str, k: int) -> None:
     if input.dtype.is_floating_point or (mode.startswith("nearest") and
                                          input.dtype == minitorch.uint8):
         return
-    name = str(input.dtype).split(".")[-1]
     kernel = {"nearest": f"upsample_nearest{k}d", "nearest-exact": f"_upsample_nearest_exact{k}d",
               "bicubic": "compute_indices_weights_cubic"}.get(
                   mode, "compute_indices_weights_linear")
-    label = {"float16": "Half", "bfloat16": "BFloat16", "bool": "Bool", "int8": "Char",
-             "int16": "Short", "int32": "Int", "int64": "Long", "complex64": "ComplexFloat",
-             "complex128": "ComplexDouble"}.get(name, name)
-    raise NotImplementedError(f'"{kernel}" not implemented for \'{label}\'')
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_name}\'')
 
 
 def _wrong_rank(input: Tensor, mode: str) -> None:

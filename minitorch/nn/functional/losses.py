@@ -9,7 +9,6 @@ from typing import Optional
 
 import minitorch
 from ... import _C
-from ...linalg._common import scalar_name as _scalar_name
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size
@@ -180,7 +179,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     if target.shape == input.shape and not target.is_floating_point():
         # a target shaped like the input holds class probabilities, never indices
         raise RuntimeError("Expected floating point type for target with class probabilities, "
-                           f"got {_scalar_name(target.dtype)}")
+                           f"got {target.dtype._scalar_name}")
     if _fused_cross_entropy_applies(input, target, weight):
         x, t = input.contiguous(), target.contiguous()
         flat = input.dim() == 3 or input.dim() > 4

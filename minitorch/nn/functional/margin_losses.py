@@ -7,7 +7,6 @@ import math
 from typing import Callable, Optional, Union
 
 import minitorch
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .activations import logsigmoid, pairwise_distance
 from .namespace import publish
@@ -128,7 +127,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                            f"{list(weight.shape)}")
     if target.dtype != minitorch.int64:
         raise RuntimeError("expected scalar type Long but found "
-                           f"{_SCALAR_NAMES[str(target.dtype)]}")
+                           f"{target.dtype._scalar_name}")
     labels = target.reshape(n, 1)
     if n and (int(labels.min()) < 0 or int(labels.max()) >= c):
         raise RuntimeError("target out of range")
@@ -228,7 +227,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
                            f"{list(input.shape)}")
     if target.dtype != minitorch.int64:
         raise RuntimeError("expected scalar type Long but found "
-                           f"{_SCALAR_NAMES[str(target.dtype)]}")
+                           f"{target.dtype._scalar_name}")
     rows, labels = input.reshape(-1, classes), target.reshape(-1, classes)
     if labels.numel() and (int(labels.min()) < -1 or int(labels.max()) >= classes):
         raise RuntimeError("argument #2 'target' is out of range")

@@ -9,7 +9,6 @@ from typing import Optional, Sequence
 
 import minitorch
 from ... import _C
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _torch_size
@@ -43,7 +42,7 @@ def _check_norm_dtypes(input: Tensor, kernel: str, *params: Optional[Tensor]) ->
             return  # the common case, without building the set below
     if not input.is_floating_point():
         raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                  f"'{input.dtype._scalar_name}'")
     dtypes = {p.dtype for p in params if p is not None}
     if not dtypes or dtypes == {input.dtype}:
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import minitorch
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -64,7 +63,7 @@ def max_pool1d(input: Tensor, kernel_size: _Size1, stride: Optional[_Size1] = No
         _check_window1d(input, k, s, p, d, ceil_mode)
         if not input.is_floating_point():
             raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
-                                      f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                      f"'{input.dtype._scalar_name}'")
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode=ceil_mode,
                      return_indices=return_indices)
     if return_indices:

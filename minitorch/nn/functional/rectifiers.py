@@ -4,7 +4,6 @@ drawn uniformly per element in training (rrelu)."""
 from __future__ import annotations
 
 import minitorch
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 
@@ -22,8 +21,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                            f"ndim = {weight.dim()}")
     if input.dtype != weight.dtype:
         raise RuntimeError("prelu: Type promoting not supported. Got "
-                           f"{_SCALAR_NAMES[str(input.dtype)]} and "
-                           f"{_SCALAR_NAMES[str(weight.dtype)]}")
+                           f"{input.dtype._scalar_name} and "
+                           f"{weight.dtype._scalar_name}")
     count = weight.numel()
     if count == 1:
         slope = weight.reshape(())

@@ -8,7 +8,6 @@ import math
 from typing import List, Optional, Sequence, Tuple, Union
 
 import minitorch
-from ...composites import _SCALAR_NAMES
 from ...overrides import overridable as _overridable
 from .namespace import publish
 
@@ -49,7 +48,7 @@ def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], spatial: int) -
     name = f"max_unpooling{spatial}d"
     if indices.dtype != minitorch.int64:
         raise RuntimeError("elements in indices should be type int64"
-                           + (f" but got: {_SCALAR_NAMES[str(indices.dtype)]}"
+                           + (f" but got: {indices.dtype._scalar_name}"
                               if spatial == 2 else ""))
     if input.dim() not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"Input to {name} should be a {spatial + 1}d or {spatial + 2}d Tensor, "
@@ -65,7 +64,7 @@ def _unpool(input: Tensor, indices: Tensor, size: Sequence[int], spatial: int) -
                                f"dimension {d} being empty.")
     if not input.is_floating_point():
         raise NotImplementedError(f'"max_unpool{spatial}d" not implemented for '
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
+                                  f"'{input.dtype._scalar_name}'")
     lead = tuple(input.shape[:-spatial])
     planes, count, volume = math.prod(lead), math.prod(input.shape[-spatial:]), math.prod(size)
     where = indices.reshape(planes, count)
