@@ -48,8 +48,8 @@ typedef struct {
 
 /* b over v and t (room for m x k and k x k) from the reflectors below a's
  * diagonal. */
-static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 lda,
-                       const char *tau, char *v, char *t)
+static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 lda, const char *tau,
+                       char *v, char *t)
 {
     size_t isz = (size_t)mt_itemsize(d);
     *b = (block){d, m, k, v, t};
@@ -72,9 +72,8 @@ static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 ld
  * our gemm runs the transposed product C^T = B^T A^T, whose result rows
  * are then contiguous (float32 adds into them in place when alpha and
  * beta are 1). */
-static int product(mt_dtype d, i64 m, i64 n, i64 k, const char *a, i64 ars, i64 acs,
-                   const char *b, i64 brs, i64 bcs, char *c, i64 crs, i64 ccs, double alpha,
-                   double beta)
+static int product(mt_dtype d, i64 m, i64 n, i64 k, const char *a, i64 ars, i64 acs, const char *b,
+                   i64 brs, i64 bcs, char *c, i64 crs, i64 ccs, double alpha, double beta)
 {
     mt_gemm_shape s = {.nbatch = 0, .m = n, .n = m, .k = k};
     mt_gemm_operand ga = {.data = (char *)b, .rs = bcs, .cs = brs};
@@ -129,7 +128,8 @@ static void step_run(void *arg, i64 begin, i64 end)
         i64 c0 = (i64)atomic_fetch_add(&j->next, 1) * COLS;
         if (c0 >= j->n || atomic_load(&j->failed))
             return;
-        char *c = j->c + (size_t)(c0 * j->cs) * isz, *s = j->scratch + (size_t)(2 * j->b->k * c0) * isz;
+        char *c = j->c + (size_t)(c0 * j->cs) * isz,
+             *s = j->scratch + (size_t)(2 * j->b->k * c0) * isz;
         if (apply_block(j->b, j->trans, min2(COLS, j->n - c0), c, j->rs, j->cs, s) < 0)
             atomic_store(&j->failed, 1);
     }
@@ -162,7 +162,8 @@ static int scratch_new(scratch *s, mt_dtype d, i64 m, i64 n)
     size_t wn = (size_t)(2 * BLOCK * n), total = 2 * (vn + tn) + wn + (size_t)n + BLOCK;
     s->mem = malloc(total * isz);
     if (!s->mem) {
-        mt_error(MT_ERR_MEMORY, "QR: cannot allocate %zu bytes of scratch", total * isz);
+        mt_error(MT_ERR_MEMORY, "QR: cannot allocate %lld bytes of scratch",
+                 (long long)(total * isz));
         return -1;
     }
     s->v[0] = s->mem;
@@ -214,12 +215,23 @@ i64 mt_householder_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
     for (i64 i = 0; ib > 0 && i + ib < n;) {
         /* block cur, reflectors [i, i + ib), updates columns [next, n) */
         i64 next = i + ib, nib = next < k ? min2(BLOCK, k - next) : 0;
-        panel_job p = {&blocks[cur], d, m - next, nib, n - next - nib, lda, AT(i, next),
-                       AT(next, next), tau_ + (size_t)next * isz, s.w, s.work, s.v[1 - cur],
-                       s.t[1 - cur], &blocks[1 - cur]};
+        panel_job p = {&blocks[cur],
+                       d,
+                       m - next,
+                       nib,
+                       n - next - nib,
+                       lda,
+                       AT(i, next),
+                       AT(next, next),
+                       tau_ + (size_t)next * isz,
+                       s.w,
+                       s.work,
+                       s.v[1 - cur],
+                       s.t[1 - cur],
+                       &blocks[1 - cur]};
         char *rest = AT(i, next + nib), *w = s.w + (size_t)(2 * BLOCK * nib) * isz;
-        if (step(&blocks[cur], true, n - next - nib, rest, 1, lda, w, nib ? panel_run : NULL,
-                 &p) < 0) {
+        if (step(&blocks[cur], true, n - next - nib, rest, 1, lda, w, nib ? panel_run : NULL, &p) <
+            0) {
             free(s.mem);
             return MT_LAPACK_FAILED;
         }
@@ -252,8 +264,8 @@ static int form_run(void *arg)
     for (i64 j = 0; j < f->cols; j++)
         memset(f->a + (j * f->lda - f->above) * (ptrdiff_t)isz, 0, (size_t)f->above * isz);
     if (f->prev_cols)
-        block_init(f->prev, f->d, f->prev_rows, f->prev_cols, f->prev_a, f->lda, f->prev_tau,
-                   f->v, f->t);
+        block_init(f->prev, f->d, f->prev_rows, f->prev_cols, f->prev_a, f->lda, f->prev_tau, f->v,
+                   f->t);
     return 0;
 }
 
@@ -277,8 +289,7 @@ i64 mt_householder_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, cons
     block blocks[2];
     int cur = 0;
     i64 i = (k - 1) / BLOCK * BLOCK;
-    block_init(&blocks[0], d, m - i, k - i, AT(i, i), lda, tau_ + (size_t)i * isz, s.v[0],
-               s.t[0]);
+    block_init(&blocks[0], d, m - i, k - i, AT(i, i), lda, tau_ + (size_t)i * isz, s.v[0], s.t[0]);
     for (; i >= 0; i -= BLOCK) {
         i64 ib = min2(BLOCK, k - i), pi = i - BLOCK;
         form_job f = {d,
@@ -353,8 +364,8 @@ i64 mt_householder_apply(mt_dtype d, bool trans, i64 m, i64 n, i64 k, const void
             prepare_run(&p);
             continue;
         }
-        if (step(&blocks[cur], trans, n, C + (size_t)(i * rs) * isz, rs, cs, s.w, prepare_run,
-                 &p) < 0) {
+        if (step(&blocks[cur], trans, n, C + (size_t)(i * rs) * isz, rs, cs, s.w, prepare_run, &p) <
+            0) {
             free(s.mem);
             return MT_LAPACK_FAILED;
         }

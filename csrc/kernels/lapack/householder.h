@@ -34,8 +34,7 @@ int64_t mt_householder_orgqr(mt_dtype d, int64_t m, int64_t n, int64_t k, void *
  * trans, Q = H_0 ... H_{k-1} the m x m product of the k reflectors geqrf
  * left in a (m rows, lda apart) and tau. A product from the right, C Q, is
  * (Q^T C^T)^T: C^T's strides swapped, trans flipped. Returns 0. */
-int64_t mt_householder_apply(mt_dtype d, bool trans, int64_t m, int64_t n, int64_t k,
-                             const void *a, int64_t lda, const void *tau, void *c, int64_t rs,
-                             int64_t cs);
+int64_t mt_householder_apply(mt_dtype d, bool trans, int64_t m, int64_t n, int64_t k, const void *a,
+                             int64_t lda, const void *tau, void *c, int64_t rs, int64_t cs);
 
 #endif
