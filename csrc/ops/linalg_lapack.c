@@ -236,8 +236,8 @@ static int failed(int64_t info) { return info == MT_LAPACK_FAILED ? -1 : 0; }
  * milliseconds instead of microseconds, and qr of 512 x 512 float32 at two
  * threads 176 ms against 7.9 on one (1024 x 1024: 2.2 s against 82 ms);
  * on a quieter one it was slower than torch's by 1.70 at two threads
- * against 1.06 at one. Our LU splits a single matrix over our threads
- * itself. item returns false when it failed (no memory). */
+ * against 1.06 at one. Our LU and QR (geqrf, orgqr, ormqr) split a single
+ * matrix over our threads themselves. item returns false when it failed (no memory). */
 typedef bool (*item_fn)(void *ctx, int64_t i);
 
 typedef struct {

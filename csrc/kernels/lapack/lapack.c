@@ -3,6 +3,7 @@
  * hidden length appended at the end. Workspaces are sized by LAPACK's own
  * query (lwork = -1) and allocated per call. */
 #include "lapack.h"
+#include "householder.h"
 #include "lu.h"
 
 #include <stdio.h>
@@ -36,16 +37,21 @@ enum {
     GEEV,
     HETRF,
     HETRS,
+    GEQR2,
+    LARFT,
+    ORG2R,
     ROUTINES
 };
 /* A routine's name for real and for complex types: the Hermitian routines
  * stand in for the symmetric ones (heevd for syevd, ungqr for orgqr), and
  * hetrf/hetrs, Hermitian LDL^H, is sytrf/sytrs on real matrices. */
 static const char *const routine_names[2][ROUTINES] = {
-    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf", "orgqr",
-     "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "sytrf", "sytrs"},
-    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd", "geqrf", "ungqr",
-     "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "hetrf", "hetrs"}};
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd",
+     "geqrf", "orgqr", "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd",
+     "gelss", "geev",  "sytrf", "sytrs", "geqr2", "larft", "org2r"},
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd",
+     "geqrf", "ungqr", "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd",
+     "gelss", "geev",  "hetrf", "hetrs", "geqr2", "larft", "ung2r"}};
 /* One column per dtype with routines: the type letter of its symbols. */
 enum { COLUMNS = 4 };
 static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};
@@ -278,6 +284,8 @@ typedef void (*geqrf_fn)(const i64 *, const i64 *, void *, const i64 *, void *, 
                          i64 *);
 i64 mt_lapack_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
 {
+    if (mt_householder_blocked(d, m < n ? m : n))
+        return mt_householder_geqrf(d, m, n, a, lda, tau);
     geqrf_fn f = (geqrf_fn)FN(GEQRF, d);
     i64 info = 0, lwork = -1;
     double wq[2]; /* room for a complex answer */
@@ -295,6 +303,8 @@ typedef void (*orgqr_fn)(const i64 *, const i64 *, const i64 *, void *, const i6
                          void *, const i64 *, i64 *);
 i64 mt_lapack_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const void *tau)
 {
+    if (mt_householder_blocked(d, k))
+        return mt_householder_orgqr(d, m, n, k, a, lda, tau);
     orgqr_fn f = (orgqr_fn)FN(ORGQR, d);
     i64 info = 0, lwork = -1;
     double wq[2]; /* room for a complex answer */
@@ -308,12 +318,42 @@ i64 mt_lapack_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const voi
     return info;
 }
 
+typedef void (*geqr2_fn)(const i64 *, const i64 *, void *, const i64 *, void *, void *, i64 *);
+i64 mt_lapack_geqr2(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau, void *work)
+{
+    i64 info = 0;
+    ((geqr2_fn)FN(GEQR2, d))(&m, &n, a, &lda, tau, work, &info);
+    return info;
+}
+
+typedef void (*larft_fn)(const char *, const char *, const i64 *, const i64 *, const void *,
+                         const i64 *, const void *, void *, const i64 *, len_t, len_t);
+void mt_lapack_larft(mt_dtype d, i64 m, i64 k, const void *v, i64 ldv, const void *tau, void *t,
+                     i64 ldt)
+{
+    char direct = 'F', storev = 'C';
+    ((larft_fn)FN(LARFT, d))(&direct, &storev, &m, &k, v, &ldv, tau, t, &ldt, 1, 1);
+}
+
+typedef void (*org2r_fn)(const i64 *, const i64 *, const i64 *, void *, const i64 *, const void *,
+                         void *, i64 *);
+i64 mt_lapack_org2r(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, const void *tau, void *work)
+{
+    i64 info = 0;
+    ((org2r_fn)FN(ORG2R, d))(&m, &n, &k, a, &lda, tau, work, &info);
+    return info;
+}
+
 typedef void (*ormqr_fn)(const char *, const char *, const i64 *, const i64 *, const i64 *,
                          const void *, const i64 *, const void *, void *, const i64 *, void *,
                          const i64 *, i64 *, len_t, len_t);
 i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *a, i64 lda,
                     const void *tau, void *c, i64 ldc)
 {
+    /* C Q is (Q^T C^T)^T */
+    if (mt_householder_blocked(d, k))
+        return left ? mt_householder_apply(d, trans, m, n, k, a, lda, tau, c, 1, ldc)
+                    : mt_householder_apply(d, !trans, n, m, k, a, lda, tau, c, ldc, 1);
     ormqr_fn f = (ormqr_fn)FN(ORMQR, d);
     char side = left ? 'L' : 'R', t = trans ? (mt_is_complex(d) ? 'C' : 'T') : 'N';
     i64 info = 0, lwork = -1;

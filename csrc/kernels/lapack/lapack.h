@@ -14,7 +14,8 @@
  * ormqr is the conjugate transpose). Eigenvalues, singular values and rcond
  * are of the part type. Callers run mt_blas_prepare first, which finds the
  * library. getrf, getrs and trsm (on the left) of float32 and float64
- * matrices are our own (lu.h). */
+ * matrices are our own (lu.h), and so are geqrf, orgqr and ormqr of the
+ * large ones (householder.h). */
 #ifndef MT_KERNELS_LAPACK_LAPACK_H
 #define MT_KERNELS_LAPACK_LAPACK_H
 
@@ -58,6 +59,16 @@ int64_t mt_lapack_orgqr(mt_dtype d, int64_t m, int64_t n, int64_t k, void *a, in
                         const void *tau);
 int64_t mt_lapack_ormqr(mt_dtype d, bool left, bool trans, int64_t m, int64_t n, int64_t k,
                         const void *a, int64_t lda, const void *tau, void *c, int64_t ldc);
+/* The unblocked pieces kernels/lapack/householder.c builds geqrf and orgqr
+ * of float32 and float64 from: geqr2 and org2r (work: n elements), and
+ * larft, the k x k upper triangular factor T of k reflectors (forward,
+ * stored by columns below v's diagonal). */
+int64_t mt_lapack_geqr2(mt_dtype d, int64_t m, int64_t n, void *a, int64_t lda, void *tau,
+                        void *work);
+void mt_lapack_larft(mt_dtype d, int64_t m, int64_t k, const void *v, int64_t ldv, const void *tau,
+                     void *t, int64_t ldt);
+int64_t mt_lapack_org2r(mt_dtype d, int64_t m, int64_t n, int64_t k, void *a, int64_t lda,
+                        const void *tau, void *work);
 int64_t mt_lapack_sytrf(mt_dtype d, bool upper, int64_t n, void *a, int64_t lda, int64_t *ipiv);
 int64_t mt_lapack_sytrs(mt_dtype d, bool upper, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                         const int64_t *ipiv, void *b, int64_t ldb);
