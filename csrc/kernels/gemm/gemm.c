@@ -727,6 +727,12 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
 #define KEEP_f8 keep64
 #define KEEP(sfx, t) \
     (*(const ivec_##sfx *)(KEEP_##sfx + sizeof(KEEP_##sfx) / sizeof(KEEP_##sfx[0]) / 2 - W + (t)))
+/* Factors loaded once for two or four multiply-adds stay in registers
+ * (MT_GEMM_PIN) in the AVX-512 dots: GCC loaded them again for each (2 x 500
+ * @ (500 x 500)^T: each of W's unaligned rows twice). The ymm dots are
+ * clones whose baseline splits a vector in two registers, so they cannot. */
+#define PIN_f4(x) ((void)0)
+#define PIN_f8(x) ((void)0)
 #define TAIL_LOAD(sfx, p, k) ((dvec_##sfx)((ivec_##sfx)(*(const dvec_##sfx *)(p)) & (k)))
 #define PLAIN_LOAD(sfx, p, k) (*(const dvec_##sfx *)(p))
 
@@ -751,6 +757,10 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
         dvec_##sfx x2 = LOAD(sfx, v2 + (l), k), x3 = LOAD(sfx, v3 + (l), k); \
+        PIN_##sfx(x0);                                                       \
+        PIN_##sfx(x1);                                                       \
+        PIN_##sfx(x2);                                                       \
+        PIN_##sfx(x3);                                                       \
         a00 += w0 * x0;                                                      \
         a01 += w0 * x1;                                                      \
         a02 += w0 * x2;                                                      \
@@ -847,6 +857,10 @@ DOTS_2X4(MT_CLONES_AVX2_FMA, f4, float)
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
         dvec_##sfx w2 = LOAD(sfx, r2 + (l), k), w3 = LOAD(sfx, r3 + (l), k); \
+        PIN_##sfx(w0);                                                       \
+        PIN_##sfx(w1);                                                       \
+        PIN_##sfx(w2);                                                       \
+        PIN_##sfx(w3);                                                       \
         a00 += w0 * x0;                                                      \
         a01 += w0 * x1;                                                      \
         a10 += w1 * x0;                                                      \
@@ -916,6 +930,7 @@ typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int
 typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
 typedef int32_t ivec_z4 __attribute__((vector_size(64), aligned(4)));
 #define KEEP_z4 keep32
+#define PIN_z4 MT_GEMM_PIN
 /* a tree of adds of halves, in registers: the sixteen adds in order took
  * longer than the products at k = 64, 2 x 64 @ (4096 x 64)^T */
 #define LANES_SUM_z4(T, v, out) (out += _mm512_reduce_add_ps((__m512)(v)))

@@ -63,16 +63,12 @@ enum { LEVEL_GENERIC, LEVEL_AVX2, LEVEL_AVX512 };
 #define CONTRACT __attribute__((optimize("fp-contract=fast")))
 #endif
 
-/* PIN(x) holds a vector of B in a register for all the rows of a step:
- * GCC folded its load into each row's multiply-add, loading it once per row
- * (2 rows by 8 vectors: 16 loads a step, half of them split across two cache
- * lines where B's rows are not aligned: 2 x 500 @ 500 x 500 17.3 -> 14.2 us,
- * 2 x 512 @ 512 x 512 15.1 -> 9.7 on one core). The x86 levels pin (their
- * vectors are registers of the "v" class); the portable one does not. */
+/* PIN(x) holds a vector of B in a register for all the rows of a step
+ * (MT_GEMM_PIN: 2 rows by 8 vectors loaded B twice a step, 2 x 500 @ 500 x
+ * 500 in 17.3 against 14.2 us, 2 x 512 @ 512 x 512 15.1 against 9.7 on one
+ * core). The x86 levels pin; the portable one, whose vectors may be two
+ * registers, does not. */
 #define NO_PIN(x) ((void)0)
-#ifdef MT_HAVE_X86_DISPATCH
-#define IN_REGISTER(x) __asm__("" : "+v"(x))
-#endif
 
 typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
@@ -251,17 +247,17 @@ GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3, 3, 16, NO_PIN)
 GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3, 3, 16, NO_PIN)
 #ifdef MT_HAVE_X86_DISPATCH
 GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2,
-           2, 16, IN_REGISTER)
+           2, 16, MT_GEMM_PIN)
 GEMM_LEVEL(gemm_double_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, double, v4d,
-           4, 4, 2, 2, 16, IN_REGISTER)
+           4, 4, 2, 2, 16, MT_GEMM_PIN)
 #endif
 #ifdef MT_HAVE_AVX512
 typedef float v16f __attribute__((vector_size(64)));
 typedef double v8d __attribute__((vector_size(64)));
 GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 8, 3,
-           8, 32, IN_REGISTER)
+           8, 32, MT_GEMM_PIN)
 GEMM_LEVEL(gemm_double_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, double, v8d, 8,
-           4, 4, 4, 32, IN_REGISTER)
+           4, 4, 4, 32, MT_GEMM_PIN)
 #endif
 
 static int best_level(void)
