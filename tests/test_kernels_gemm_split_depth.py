@@ -116,3 +116,21 @@ CHILD = textwrap.dedent("""
 @pytest.mark.parametrize("level", ["avx2", "generic", "no-avx512"])
 def test_every_level(level):
     run_at_level(CHILD, LEVELS[level])
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("k", [64, 255, 256, 449, 450, 500, 784])
+@pytest.mark.parametrize("m", [4, 8, 9, 15, 16, 17])
+def test_rows_against_a_transposed_weight(m, k, dtype):
+    """A @ W^T around the rule between dot products of W's rows read in place
+    and the kernel on W^T packed (on the AVX-512 level dots for m < 2 + k /
+    32: m = 16 from k = 449), and nn.Linear's bias."""
+    g = np.random.default_rng(m * 131 + k)
+    a = g.standard_normal((m, k)).astype(dtype)
+    w = g.standard_normal((300, k)).astype(dtype)
+    bias = g.standard_normal(300).astype(dtype)
+    ta, tw, tbias = torch.from_numpy(a), torch.from_numpy(w), torch.from_numpy(bias)
+    ma, mw, mbias = mt.tensor(a), mt.tensor(w), mt.tensor(bias)
+    check(both_threads(lambda: ma @ mw.t()), ta @ tw.t(), k)
+    check(both_threads(lambda: mt.nn.functional.linear(ma, mw, mbias)),
+          torch.nn.functional.linear(ta, tw, tbias), k)

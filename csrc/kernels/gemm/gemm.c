@@ -1172,10 +1172,15 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
  * k 784 at m = 12 133/132, m = 16 175/160; k 1024 (n 256) at m = 16
  * 109/130. With the AVX-512 dots (one AVX-512 Xeon core, loaded) m =
  * DOT_VECS, one pass reading W once, wins at any k: k 64 (n 4096) 47-50
- * against 61 us, while m = 8 there loses, 94-103 against 73, and so does k
- * 500 at m = 16, 109-112 against 90. */
+ * against 61 us, while m = 8 there loses, 94-103 against 73. With their
+ * factors held in registers (MT_GEMM_PIN) they amortize over half the k a
+ * row, DOT_K_PER_ROW_WIDE (1 thread, loaded, dots against pack, us, torch
+ * beside): k 500 at m = 16 91/93, torch 84-90; k 512 at m = 16 79/103,
+ * torch 99-103; k 784 at m = 16 134/149-159, torch 139-174; k 64 at m = 8
+ * 81-88/75-86, torch 58-66. */
 #define DOT_MAX_M 16
 #define DOT_K_PER_ROW 64
+#define DOT_K_PER_ROW_WIDE 32
 static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
                      const mt_gemm_operand *b)
 {
@@ -1183,7 +1188,8 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a) ||
+    int64_t per_row = mt_gemm_f32_wide() ? DOT_K_PER_ROW_WIDE : DOT_K_PER_ROW;
+    return (s->m - 2) * per_row < s->k || !own_beats_blas(d, s, a) ||
            (s->m == DOT_VECS && mt_gemm_f32_wide());
 }
 
