@@ -67,7 +67,7 @@ typedef struct {
     int64_t ldt, m, n, k;
     char *rem;  /* k x cols_of(d): B's columns past the last whole unit, zero-padded */
     bool acc;   /* float32 only: t += A @ B */
-    int64_t kc; /* rows of B a pass over a panel takes (depth_chunk), 0 for all k */
+    int64_t kc; /* rows of B a pass over a panel takes (DEPTH_CHUNK_PART), 0: all k */
 } tile_job;
 
 /* The column unit of the register-blocked kernel (gemm_small.h) for d. */
