@@ -65,8 +65,9 @@ typedef struct {
     int64_t ldb;
     char *t; /* m x n result of A @ B, rows ldt apart */
     int64_t ldt, m, n, k;
-    char *rem; /* k x cols_of(d): B's columns past the last whole unit, zero-padded */
-    bool acc;  /* float32 only: t += A @ B */
+    char *rem;  /* k x cols_of(d): B's columns past the last whole unit, zero-padded */
+    bool acc;   /* float32 only: t += A @ B */
+    int64_t kc; /* rows of B a pass over a panel takes (DEPTH_CHUNK_PART), 0: all k */
 } tile_job;
 
 /* The column unit of the register-blocked kernel (gemm_small.h) for d. */
@@ -88,11 +89,15 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
     if (panel < unit)
         panel = unit;
     int64_t end = i1 * MR < j->m ? i1 * MR : j->m;
+    int64_t kc = j->kc > 0 ? j->kc : j->k > 0 ? j->k : 1;
     for (int64_t i = i0 * MR; i < end; i += panel) {
         int64_t rows = end - i < panel ? end - i : panel;
-        if (full > 0)
-            mt_gemm_float(j->d, rows, full, j->k, j->a + i * j->ars * isz, j->ars, j->acs, j->b,
-                          j->ldb, j->t + i * j->ldt * isz, j->ldt, j->acc);
+        /* the depth chunks' sums added to C in turn, each in order */
+        for (int64_t l = 0; full > 0 && (l == 0 || l < j->k); l += kc)
+            mt_gemm_float(j->d, rows, full, j->k - l < kc ? j->k - l : kc,
+                          j->a + (i * j->ars + l * j->acs) * isz, j->ars, j->acs,
+                          j->b + l * j->ldb * isz, j->ldb, j->t + i * j->ldt * isz, j->ldt,
+                          j->acc || l > 0);
         for (int64_t r0 = 0; tail > 0 && r0 < rows; r0 += REM_ROWS) {
             int64_t rr = rows - r0 < REM_ROWS ? rows - r0 : REM_ROWS;
             _Alignas(64) double scratch[REM_ROWS * REM_ROW_BYTES / sizeof(double)];
@@ -108,6 +113,19 @@ static void rows_float(void *arg, int64_t i0, int64_t i1)
                 memcpy(out + r * j->ldt * isz, s + r * nr * isz, tail * isz);
         }
     }
+}
+
+/* Column units [u0, u1) of C (cols_of(d) columns each, the last one short
+ * by n's remainder, which rows_float takes through j->rem) for all rows. */
+static void cols_float(void *arg, int64_t u0, int64_t u1)
+{
+    tile_job j = *(const tile_job *)arg;
+    int64_t isz = mt_itemsize(j.d), nr = cols_of(j.d);
+    int64_t c0 = u0 * nr, c1 = u1 * nr < j.n ? u1 * nr : j.n;
+    j.b += c0 * isz;
+    j.t += c0 * isz;
+    j.n = c1 - c0;
+    rows_float(&j, 0, (j.m + MR - 1) / MR);
 }
 
 /* Integer dtypes: plain dot products, accumulated modulo 2^64 so overflow
@@ -170,7 +188,16 @@ static int product(mt_dtype d, tile_job *j, int64_t m)
         size_t size = 0;
         if (j->n % nr != 0 && pad_remainder(j, nr, mt_itemsize(d), &block, &size) < 0)
             return -1;
-        mt_parallel_for(0, blocks, grain, rows_float, j);
+        /* Split where each thread reads less: its rows of A and all of B,
+         * or, for fewer rows than columns, all of A and its columns of B
+         * (2 threads, loaded machine, fastest of 7, us, by rows against by
+         * columns: 4 x 64 @ 64 x 4096 20/10, 16 x 1024 @ 1024 x 1024 217/147,
+         * a product of one row block was not split at all). */
+        int64_t units = (j->n + nr - 1) / nr;
+        if (j->m < j->n && units >= 2)
+            mt_parallel_for(0, units, work >= PARALLEL_MIN_WORK ? 1 : units + 1, cols_float, j);
+        else
+            mt_parallel_for(0, blocks, grain, rows_float, j);
         if (block)
             mt_alloc_free(block, size);
         j->rem = NULL;
@@ -579,18 +606,29 @@ static int packed_product(tile_job *j, const mat *B)
     return atomic_load(&pj.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in matmul") : 0;
 }
 
-/* Whether the kernel reading B in place would evict B's own rows from L2:
- * rows ld bytes apart fall into L2_SET_PERIOD / gcd(ld, L2_SET_PERIOD)
- * groups of the cache's sets, each L2_WAYS lines deep, and the k rows of a
- * column strip beyond that come from L3 for every block of rows. Then B is
- * packed into rows an odd number of lines apart, once m has enough rows to
- * repay the pass (at m = 16 the pack cost 784 x 512's a third more). 1
- * thread: 256 x 1024 @ 1024 x 1024 (rows 4 KB apart) in 7.9 ms in place, 3.8
- * packed, BLAS 4.0; 784 x 512 (2 KB apart) packed or not alike. */
+/* B with its rows contiguous is read in place below PACK_MIN_M rows; from
+ * there a pass packing it repays itself: the kernel then reads dense strips
+ * an odd number of lines apart, which stay in L1 and L2 while every block of
+ * rows passes over them, where B's own rows a power of two of lines apart
+ * evict each other, and rows not aligned to a line split every load (1
+ * thread, loaded machine, us, in place against packed, torch beside: 256 x
+ * 64 @ 64 x 4096 1034/888, torch 1001-1082; 1024 x 500 @ 500 x 500
+ * 3392/3162, torch 3044-3092; 1024 x 784 @ 784 x 512 5537/5337, torch
+ * 4902-5041; 256 x 1024 @ 1024 x 1024 7.9/3.8 ms, BLAS 4.0; at 128 rows
+ * alike). Below it, a column strip of B read in place stays in L2 for the
+ * next block of rows only if L2 holds its k rows: rows ld bytes apart fall
+ * into L2_SET_PERIOD / gcd(ld, L2_SET_PERIOD) groups of the cache's sets,
+ * each L2_WAYS lines deep (strip_rows). A longer B is read in depth chunks
+ * of a DEPTH_CHUNK_PART of that, each chunk's strip read by every block of
+ * rows from L2 (1 thread, loaded machine, us, chunks against the whole
+ * depth, or the pack from 32 rows as before, torch beside: 16 x 1024 @ 1024
+ * x 1024 263-282/395, torch 323-397; 32 rows 492/685, torch 612-640; 64 rows
+ * 942/1070, torch 1017-1075; 128 rows 1839/1854). */
 #define L2_SET_PERIOD (128 * 1024)
 #define L2_WAYS 16
-#define PACK_MIN_M 32
-static bool rows_conflict(int64_t m, int64_t k, int64_t ld_bytes)
+#define PACK_MIN_M 128
+#define DEPTH_CHUNK_PART 4
+static int64_t strip_rows(int64_t ld_bytes)
 {
     int64_t a = L2_SET_PERIOD, b = ld_bytes % L2_SET_PERIOD;
     while (b != 0) {
@@ -598,7 +636,7 @@ static bool rows_conflict(int64_t m, int64_t k, int64_t ld_bytes)
         a = b;
         b = r;
     }
-    return m >= PACK_MIN_M && k > L2_WAYS * (L2_SET_PERIOD / a);
+    return L2_WAYS * (L2_SET_PERIOD / a);
 }
 
 static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
@@ -617,7 +655,9 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     if (!t)
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
     tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, m, n, k, NULL, direct && acc};
-    bool pack = B.cs != 1 || (fl && rows_conflict(m, k, B.rs * isz));
+    bool pack = B.cs != 1 || (fl && m >= PACK_MIN_M);
+    if (!pack && fl && m > MT_GEMM_MAX_ROWS && k > strip_rows(B.rs * isz))
+        j.kc = strip_rows(B.rs * isz) / DEPTH_CHUNK_PART;
     int rc = pack && n > 1 ? packed_product(&j, &B) : product(d, &j, m);
     if (rc == 0 && !direct)
         combine(d, c, crs, ccs, t, m, n, al, be);
@@ -687,6 +727,12 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
 #define KEEP_f8 keep64
 #define KEEP(sfx, t) \
     (*(const ivec_##sfx *)(KEEP_##sfx + sizeof(KEEP_##sfx) / sizeof(KEEP_##sfx[0]) / 2 - W + (t)))
+/* Factors loaded once for two or four multiply-adds stay in registers
+ * (MT_GEMM_PIN) in the AVX-512 dots: GCC loaded them again for each (2 x 500
+ * @ (500 x 500)^T: each of W's unaligned rows twice). The ymm dots are
+ * clones whose baseline splits a vector in two registers, so they cannot. */
+#define PIN_f4(x) ((void)0)
+#define PIN_f8(x) ((void)0)
 #define TAIL_LOAD(sfx, p, k) ((dvec_##sfx)((ivec_##sfx)(*(const dvec_##sfx *)(p)) & (k)))
 #define PLAIN_LOAD(sfx, p, k) (*(const dvec_##sfx *)(p))
 
@@ -711,6 +757,10 @@ typedef int64_t ivec_f8 __attribute__((vector_size(32), aligned(8)));
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
         dvec_##sfx x2 = LOAD(sfx, v2 + (l), k), x3 = LOAD(sfx, v3 + (l), k); \
+        PIN_##sfx(x0);                                                       \
+        PIN_##sfx(x1);                                                       \
+        PIN_##sfx(x2);                                                       \
+        PIN_##sfx(x3);                                                       \
         a00 += w0 * x0;                                                      \
         a01 += w0 * x1;                                                      \
         a02 += w0 * x2;                                                      \
@@ -807,6 +857,10 @@ DOTS_2X4(MT_CLONES_AVX2_FMA, f4, float)
         dvec_##sfx x0 = LOAD(sfx, v0 + (l), k), x1 = LOAD(sfx, v1 + (l), k); \
         dvec_##sfx w0 = LOAD(sfx, r0 + (l), k), w1 = LOAD(sfx, r1 + (l), k); \
         dvec_##sfx w2 = LOAD(sfx, r2 + (l), k), w3 = LOAD(sfx, r3 + (l), k); \
+        PIN_##sfx(w0);                                                       \
+        PIN_##sfx(w1);                                                       \
+        PIN_##sfx(w2);                                                       \
+        PIN_##sfx(w3);                                                       \
         a00 += w0 * x0;                                                      \
         a01 += w0 * x1;                                                      \
         a10 += w1 * x0;                                                      \
@@ -876,6 +930,7 @@ typedef void (*dots_f8_fn)(double *restrict t, int64_t len, const double *m, int
 typedef float dvec_z4 __attribute__((vector_size(64), aligned(4)));
 typedef int32_t ivec_z4 __attribute__((vector_size(64), aligned(4)));
 #define KEEP_z4 keep32
+#define PIN_z4 MT_GEMM_PIN
 /* a tree of adds of halves, in registers: the sixteen adds in order took
  * longer than the products at k = 64, 2 x 64 @ (4096 x 64)^T */
 #define LANES_SUM_z4(T, v, out) (out += _mm512_reduce_add_ps((__m512)(v)))
@@ -1081,7 +1136,7 @@ static void gemv(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char
 
 /* float32 products the register-blocked kernel runs faster than BLAS, with
  * its AVX-512 level (8 x 48 blocks, B's rows prefetched, B packed where its
- * layout needs it: rows_conflict), on one AVX-512 Xeon core against
+ * layout needs it: PACK_MIN_M), on one AVX-512 Xeon core against
  * OpenBLAS 0.3.31's SkylakeX sgemm (1 thread, loaded machine, us, own
  * against BLAS): 64 x 1024 @ 1024 x 1024 1122/1248, W^T 1073/1211; 256 x
  * 1024 @ 1024 x 1024 3623/3750; 64 x 64 @ 64 x 4096 245/322; 1024 x 512 @
@@ -1117,10 +1172,15 @@ static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_ope
  * k 784 at m = 12 133/132, m = 16 175/160; k 1024 (n 256) at m = 16
  * 109/130. With the AVX-512 dots (one AVX-512 Xeon core, loaded) m =
  * DOT_VECS, one pass reading W once, wins at any k: k 64 (n 4096) 47-50
- * against 61 us, while m = 8 there loses, 94-103 against 73, and so does k
- * 500 at m = 16, 109-112 against 90. */
+ * against 61 us, while m = 8 there loses, 94-103 against 73. With their
+ * factors held in registers (MT_GEMM_PIN) they amortize over half the k a
+ * row, DOT_K_PER_ROW_WIDE (1 thread, loaded, dots against pack, us, torch
+ * beside): k 500 at m = 16 91/93, torch 84-90; k 512 at m = 16 79/103,
+ * torch 99-103; k 784 at m = 16 134/149-159, torch 139-174; k 64 at m = 8
+ * 81-88/75-86, torch 58-66. */
 #define DOT_MAX_M 16
 #define DOT_K_PER_ROW 64
+#define DOT_K_PER_ROW_WIDE 32
 static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a,
                      const mt_gemm_operand *b)
 {
@@ -1128,7 +1188,8 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
         return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
-    return (s->m - 2) * DOT_K_PER_ROW < s->k || !own_beats_blas(d, s, a) ||
+    int64_t per_row = mt_gemm_f32_wide() ? DOT_K_PER_ROW_WIDE : DOT_K_PER_ROW;
+    return (s->m - 2) * per_row < s->k || !own_beats_blas(d, s, a) ||
            (s->m == DOT_VECS && mt_gemm_f32_wide());
 }
 

@@ -44,10 +44,11 @@
  * has rows a whole row of the matrix apart (2 KB at n = 512), a stride the
  * hardware prefetchers left behind, so the kernel waited on every row (1
  * thread: 64 x 784 @ 784 x 512 in 358 against 449 us, 2 x 500 @ 500 x 500
- * 19 against 24; 32 rows ahead measured no better than 16). A block of one
- * row does not: its step is a load per multiply-add, and a prefetch per
- * line took a load slot each (1 x 512 @ 512 x 512 in 7.4 against 11.3 us,
- * float64 41 against 51). */
+ * 19 against 24; 32 rows ahead measured no better than 16). A block of up
+ * to FEW_ROWS rows does not: its step is a load per one to three
+ * multiply-adds, and a prefetch per line took a load slot each (1 x 512 @
+ * 512 x 512 in 7.4 against 11.3 us, float64 41 against 51; 2 x 512 @ 512 x
+ * 512 13.0 against 15.1, 2 x 64 @ 64 x 4096 15.5 against 17.2). */
 #define PREFETCH_ROWS 16
 /* Rows up to which a product takes the wide blocks (NVF vectors: at most
  * 3 x 8 = 24 accumulators). */
@@ -61,6 +62,13 @@ enum { LEVEL_GENERIC, LEVEL_AVX2, LEVEL_AVX512 };
 #else
 #define CONTRACT __attribute__((optimize("fp-contract=fast")))
 #endif
+
+/* PIN(x) holds a vector of B in a register for all the rows of a step
+ * (MT_GEMM_PIN: 2 rows by 8 vectors loaded B twice a step, 2 x 500 @ 500 x
+ * 500 in 17.3 against 14.2 us, 2 x 512 @ 512 x 512 15.1 against 9.7 on one
+ * core). The x86 levels pin; the portable one, whose vectors may be two
+ * registers, does not. */
+#define NO_PIN(x) ((void)0)
 
 typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
@@ -76,7 +84,7 @@ typedef double v4d __attribute__((vector_size(32)));
  * ATTR, its inlined parts INNER (a set of clones cannot be inlined). NAME_block has rows and
  * nv as constants once inlined, so its accumulators are registers; it takes
  * only pointers and scalars, never a vector, across the target boundary. */
-#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV, NVF)                                     \
+#define GEMM_LEVEL(NAME, ATTR, INNER, T, VT, W, MR, NV, NVF, REGS, PIN)                          \
     INNER static inline __attribute__((always_inline)) void NAME##_block(                        \
         int rows, int nv, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,           \
         int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
@@ -87,10 +95,13 @@ typedef double v4d __attribute__((vector_size(32)));
                 s[i][v] = (VT){0};                                                               \
         for (int64_t l = 0; l < k; l++, a += acs, b += ldb) {                                    \
             VT bv[NVF];                                                                          \
-            for (int v = 0; v < nv; v++)                                                         \
+            for (int v = 0; v < nv; v++) {                                                       \
                 memcpy(&bv[v], b + v * W, sizeof(VT));                                           \
+                if (rows > 1 && (rows + 1) * nv < REGS)                                          \
+                    PIN(bv[v]);                                                                  \
+            }                                                                                    \
             const T *ahead = l + PREFETCH_ROWS < k ? b + PREFETCH_ROWS * ldb : b;                \
-            for (int o = 0; rows > 1 && o < nv * W; o += 64 / (int)sizeof(T))                    \
+            for (int o = 0; rows > FEW_ROWS && o < nv * W; o += 64 / (int)sizeof(T))             \
                 __builtin_prefetch(ahead + o, 0, 3);                                             \
             /* a vector times a scalar: a broadcast, with no add of zero */                      \
             for (int i = 0; i < rows; i++) {                                                     \
@@ -158,8 +169,10 @@ typedef double v4d __attribute__((vector_size(32)));
         int rows, int64_t n, const T *a, int64_t ars, int64_t acs, int64_t k, const T *b,        \
         int64_t ldb, T *c, int64_t ldc, bool acc)                                                \
     {                                                                                            \
+        /* as wide as leaves a register for each of B's vectors */                               \
+        int most = (rows + 1) * NVF >= REGS ? (REGS - 1) / (rows + 1) : NVF;                     \
         for (int64_t j = 0; j < n;) {                                                            \
-            int nv = n - j >= NVF * W ? NVF : (int)((n - j) / W);                                \
+            int nv = n - j >= most * W ? most : (int)((n - j) / W);                              \
             const T *bj = b + j;                                                                 \
             T *cj = c + j;                                                                       \
             switch (nv) {                                                                        \
@@ -230,21 +243,21 @@ typedef void (*gemm_f64_fn)(int64_t m, int64_t n, int64_t k, const double *a, in
                             int64_t acs, const double *b, int64_t ldb, double *c, int64_t ldc,
                             bool acc);
 
-GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3, 3)
-GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3, 3)
+GEMM_LEVEL(gemm_generic, CONTRACT, CONTRACT, float, v4f, 4, 4, 3, 3, 16, NO_PIN)
+GEMM_LEVEL(gemm_double_generic, CONTRACT, CONTRACT, double, v4d, 4, 4, 3, 3, 16, NO_PIN)
 #ifdef MT_HAVE_X86_DISPATCH
 GEMM_LEVEL(gemm_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, float, v8f, 8, 6, 2,
-           2)
+           2, 16, MT_GEMM_PIN)
 GEMM_LEVEL(gemm_double_avx2, MT_TARGET_AVX2_FMA CONTRACT, MT_TARGET_AVX2_FMA CONTRACT, double, v4d,
-           4, 4, 2, 2)
+           4, 4, 2, 2, 16, MT_GEMM_PIN)
 #endif
 #ifdef MT_HAVE_AVX512
 typedef float v16f __attribute__((vector_size(64)));
 typedef double v8d __attribute__((vector_size(64)));
 GEMM_LEVEL(gemm_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, float, v16f, 16, 8, 3,
-           8)
+           8, 32, MT_GEMM_PIN)
 GEMM_LEVEL(gemm_double_avx512, MT_TARGET_AVX512 CONTRACT, MT_TARGET_AVX512 CONTRACT, double, v8d, 8,
-           4, 4, 4)
+           4, 4, 4, 32, MT_GEMM_PIN)
 #endif
 
 static int best_level(void)

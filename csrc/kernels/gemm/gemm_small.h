@@ -11,6 +11,16 @@
 #include <stdint.h>
 
 #include "../../core/dtype.h"
+#include "../../core/portable.h"
+
+/* MT_GEMM_PIN(x) holds the vector x in a register from here on, for a value
+ * loaded once and used by several multiply-adds: GCC folded such a load into
+ * each of them, loading it again for every use (where rows are not aligned,
+ * each load split across two cache lines). Only in functions whose vector
+ * type is a register of the x86 "v" class (SSE, AVX, AVX-512 targets). */
+#ifdef MT_HAVE_X86_DISPATCH
+#define MT_GEMM_PIN(x) __asm__("" : "+v"(x))
+#endif
 
 /* C = A B, or C += A B when acc, float32, on the calling thread: A (m x k)
  * with element (i, l) at a[i * ars + l * acs], B (k x n) with rows ldb apart,
