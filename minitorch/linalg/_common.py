@@ -30,7 +30,8 @@ def scalar_name(dtype) -> str:
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
             "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
             "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}[str(dtype).split(".")[-1]]
+            "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
+            "uint64": "UInt64"}[str(dtype).split(".")[-1]]
 
 
 def check_matrix(name: str, A: Tensor, arg: str = "A") -> None:
