@@ -24,6 +24,10 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
         elements = _f["tensor"](elements)
     if not isinstance(test_elements, Tensor):
         test_elements = _f["tensor"](test_elements)
+    if elements.dtype in (_C.uint16, _C.uint32, _C.uint64):
+        # torch's isin has no kernel for them, though its sort has
+        raise NotImplementedError("\"isin_default_cpu\" not implemented for "
+                                  f"'{elements.dtype._scalar_name}'")
     # NaN matches nothing, and left in it would break the binary search's order
     pool = test_elements.reshape(-1).sort()[0]
     pool = pool.masked_select(pool == pool)

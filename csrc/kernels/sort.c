@@ -154,6 +154,17 @@ static void load_keys(const sort_plan *p, item *it, const char *x)
         break;
         MT_FOR_ALL_DTYPES(LOAD_CASE)
 #undef LOAD_CASE
+/* unsigned keys in int64's order: uint64's top bit flipped (x - 2^63) */
+#define UNSIGNED_CASE(E, SFX, T, TOP)                            \
+    case E:                                                      \
+        for (int64_t k = 0; k < p->len; k++) {                   \
+            uint64_t v = *(const T *)(x + k * p->xs);            \
+            it[k].i = (int64_t)(E == MT_UINT64 ? v ^ (TOP) : v); \
+            it[k].idx = k;                                       \
+        }                                                        \
+        break;
+        MT_FOR_UNSIGNED_DTYPES_ARGS(UNSIGNED_CASE, UINT64_C(1) << 63)
+#undef UNSIGNED_CASE
     default:
         break;
     }

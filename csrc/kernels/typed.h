@@ -103,10 +103,13 @@ typedef struct {
 #define MT_FOR_COMPLEX_DTYPES_ARGS(X, ...)   \
     X(MT_COMPLEX64, c8, mt_c64, __VA_ARGS__) \
     X(MT_COMPLEX128, c16, mt_c128, __VA_ARGS__)
-#define MT_FOR_BAREBONES_DTYPES_ARGS(X, ...) \
-    X(MT_UINT16, u2, uint16_t, __VA_ARGS__)  \
-    X(MT_UINT32, u4, uint32_t, __VA_ARGS__)  \
-    X(MT_UINT64, u8, uint64_t, __VA_ARGS__)  \
+/* the unsigned ones, which the kernel rows marked MT_ON_U compute */
+#define MT_FOR_UNSIGNED_DTYPES_ARGS(X, ...) \
+    X(MT_UINT16, u2, uint16_t, __VA_ARGS__) \
+    X(MT_UINT32, u4, uint32_t, __VA_ARGS__) \
+    X(MT_UINT64, u8, uint64_t, __VA_ARGS__)
+#define MT_FOR_BAREBONES_DTYPES_ARGS(X, ...)    \
+    MT_FOR_UNSIGNED_DTYPES_ARGS(X, __VA_ARGS__) \
     X(MT_COMPLEX32, c4, mt_c32, __VA_ARGS__)
 #define MT_FOR_EVERY_DTYPE_ARGS(X, ...)        \
     X(MT_BOOL, b1, uint8_t, __VA_ARGS__)       \
@@ -226,6 +229,10 @@ static inline mt_c32 mt_c32_of(float re, float im)
 #define MT_ACC_bf float
 #define MT_ACC_f4 float
 #define MT_ACC_f8 double
+/* uint16 computes as uint32, whose products wrap where int's would overflow */
+#define MT_ACC_u2 uint32_t
+#define MT_ACC_u4 uint32_t
+#define MT_ACC_u8 uint64_t
 #define MT_ACC_c8 mt_c64
 #define MT_ACC_c16 mt_c128
 

@@ -43,15 +43,28 @@ MT_HOT void mt_operand_from(mt_operand *op, const mt_value *v)
     }
 }
 
-MT_HOT mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
+static inline void operand_dtypes(int n, const mt_operand *ops, mt_dtype *d, mt_operand_kind *k)
 {
-    mt_dtype d[MT_ITER_MAX_OPS];
-    mt_operand_kind k[MT_ITER_MAX_OPS];
     for (int i = 0; i < n; i++) {
         d[i] = ops[i].t.dtype;
         k[i] = ops[i].kind;
     }
+}
+
+MT_HOT mt_dtype mt_operands_result_type(int n, const mt_operand *ops)
+{
+    mt_dtype d[MT_ITER_MAX_OPS];
+    mt_operand_kind k[MT_ITER_MAX_OPS];
+    operand_dtypes(n, ops, d, k);
     return mt_result_type(n, d, k, mt_default_dtype);
+}
+
+MT_HOT int mt_operands_result_type_checked(int n, const mt_operand *ops, mt_dtype *out)
+{
+    mt_dtype d[MT_ITER_MAX_OPS];
+    mt_operand_kind k[MT_ITER_MAX_OPS];
+    operand_dtypes(n, ops, d, k);
+    return mt_result_type_checked(n, d, k, mt_default_dtype, out);
 }
 
 static int shape_mismatch(const char *what, const mt_tensor *o, int ndim, const int64_t *shape)

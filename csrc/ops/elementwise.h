@@ -46,5 +46,8 @@ mt_tensor *mt_pointwise(const mt_kernel_ref *k, int nin, mt_operand *in, mt_dtyp
 
 /* Decides result dtype from operands, as torch.result_type. */
 mt_dtype mt_operands_result_type(int n, const mt_operand *ops);
+/* The same into *out, or -1 with torch's error where it refuses to promote
+ * (uint16/32/64 with other integers). */
+int mt_operands_result_type_checked(int n, const mt_operand *ops, mt_dtype *out);
 
 #endif

@@ -75,7 +75,9 @@ MT_HOT static int binary(mt_args *a, mt_result *r, mt_binary_op op, const char *
     if ((flags & F_SAME_DTYPE) && in[0].t.dtype != in[1].t.dtype)
         return mt_error(MT_ERR_RUNTIME,
                         "heaviside is not yet implemented for tensors with different dtypes.");
-    mt_dtype result = mt_operands_result_type(2, in);
+    mt_dtype result;
+    if (mt_operands_result_type_checked(2, in, &result) < 0)
+        return -1;
     if ((flags & F_SUB) && (in[0].t.dtype == MT_BOOL || in[1].t.dtype == MT_BOOL))
         return not_bool_sub(in);
     if ((flags & F_TO_FLOAT) && !mt_is_inexact(result))
@@ -190,7 +192,9 @@ static int clamp(mt_args *a, mt_result *r, int lo, int hi)
         else
             mt_operand_from(&in[i], &a->v[p]);
     }
-    mt_dtype result = mt_operands_result_type(3, in);
+    mt_dtype result;
+    if (mt_operands_result_type_checked(3, in, &result) < 0)
+        return -1;
     mt_tensor *out = mt_out_target(a), *self = a->v[0].t;
     bool inplace = mt_inplace_target(a) != NULL;
     bool numbers = (!ctx.has_lo || in[1].kind == MT_OPERAND_WRAPPED) &&
@@ -205,8 +209,14 @@ static int clamp(mt_args *a, mt_result *r, int lo, int hi)
         return mt_error(MT_ERR_RUNTIME,
                         "result type %s can't be cast to the desired output type %s",
                         mt_dtype_infos[result].scalar_name, mt_dtype_infos[self->dtype].cpp_name);
+    /* the kernel torch's dispatch names where it has no entry for the dtype:
+     * its Scalar overloads', or maximum and minimum, which its Tensor ones run */
+    const char *name = !numbers      ? (ctx.has_lo ? "maximum_cpu" : "minimum_cpu")
+                       : !ctx.has_hi ? "clamp_min_scalar_cpu"
+                       : !ctx.has_lo ? "clamp_max_scalar_cpu"
+                                     : "clamp_scalar_cpu";
     return mt_result_tensor(
-        r, run(MT_TER_CLAMP, "clamp_cpu", 3, in, result, &ctx, out, inplace ? self : NULL));
+        r, run(MT_TER_CLAMP, name, 3, in, result, &ctx, out, inplace ? self : NULL));
 }
 
 int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 1, 2); }
@@ -429,6 +439,8 @@ int impl_equal(mt_args *a, mt_result *r)
     mt_operand_from(&in[0], &a->v[0]);
     mt_operand_from(&in[1], &a->v[1]);
     mt_binary_ctx ctx = {0};
-    return all_true(
-        r, run(MT_BIN_EQ, "eq_cpu", 2, in, mt_operands_result_type(2, in), &ctx, NULL, NULL));
+    mt_dtype common;
+    if (mt_operands_result_type_checked(2, in, &common) < 0)
+        return -1;
+    return all_true(r, run(MT_BIN_EQ, "eq_cpu", 2, in, common, &ctx, NULL, NULL));
 }

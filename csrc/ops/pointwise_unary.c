@@ -111,7 +111,7 @@ int impl_conj_physical(mt_args *a, mt_result *r)
         mt_retain(a->v[0].t);
         return mt_result_tensor(r, a->v[0].t);
     }
-    return unary(a, r, MT_UN_CONJ, "conj_physical", 0, NULL);
+    return unary(a, r, MT_UN_CONJ, "conj_cpu", 0, NULL);
 }
 int impl_angle(mt_args *a, mt_result *r)
 {

@@ -197,6 +197,11 @@ static int sum_like(mt_args *a, mt_result *r, bool single, mt_reduce_op op)
         out = a->v[3].dtype;
     else if (o)
         out = o->dtype;
+    /* uint16/32/64 sum in int64 only: torch's kernels have no entry for them */
+    if (mt_is_barebones(out) && !mt_is_complex(out))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                        op == MT_RED_PROD ? "prod_out_cpu" : "sum_cpu",
+                        mt_dtype_infos[out].scalar_name);
     return reduced(r, reduce_cast(t, out, mask, a->v[2].b, op, 0), o);
 }
 
@@ -465,7 +470,9 @@ int impl_argmin(mt_args *a, mt_result *r) { return argmax_like(a, r, "argmin", M
 static mt_tensor *reduce_truth(const mt_tensor *t, const bool *mask, bool keepdim, mt_dtype out,
                                mt_reduce_op op)
 {
-    if (!mt_is_complex(t->dtype))
+    /* complex and unsigned elements are tested as bools, the reduction's
+     * tables having no entry for them */
+    if (!mt_is_complex(t->dtype) && !mt_is_barebones(t->dtype))
         return reduce(t, mask, keepdim, out, op, 0, NULL);
     mt_tensor *hold;
     const mt_tensor *b = as_dtype(t, MT_BOOL, &hold);

@@ -17,7 +17,12 @@
     /* written for the barebones dtypes (uint16/32/64, complex32) as well: \
      * the runner refuses them to the rows with neither this tag nor       \
      * CONJ_VIEW (whose views, copies and metadata move any element) */  \
-    X(BAREBONES, "barebones")
+    X(BAREBONES, "barebones")                                                 \
+    /* computes on uint16/32/64 where torch does: its kernels are looked  \
+     * up per dtype in tables with the unsigned entries torch has        \
+     * (MT_ON_U, kernels/kernel_rows.h) or compute in the default float, \
+     * and a dtype without an entry is refused under torch's kernel name */   \
+    X(UNSIGNED, "unsigned")
 
 enum {
 #define MT_TAG_BIT(NAME, TEXT) MT_TAG_BIT_##NAME,

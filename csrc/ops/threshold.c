@@ -41,8 +41,10 @@ int impl_threshold(mt_args *a, mt_result *r)
 {
     mt_tensor *x = a->v[0].t;
     bool inplace = mt_writes_inplace(a->op, a);
-    if (x->dtype == MT_BOOL)
-        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"threshold_cpu\" not implemented for 'Bool'");
+    /* torch's kernel has no bool or uint16/32/64 entry */
+    if (x->dtype == MT_BOOL || mt_is_barebones(x->dtype))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"threshold_cpu\" not implemented for '%s'",
+                        mt_dtype_infos[x->dtype].scalar_name);
     a->path = inplace;
     mt_scalar t = a->v[1].s, value = a->v[2].s;
     if (mt_check_scalar_fits(&t, x->dtype) < 0 || mt_check_scalar_fits(&value, x->dtype) < 0)

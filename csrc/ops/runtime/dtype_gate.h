@@ -8,8 +8,9 @@
  * - barebones (uint16, uint32, uint64, complex32): torch holds and moves
  *   their values but computes almost nothing on them, so they reach only the
  *   rows that move elements whatever they are (MT_TAG_CONJ_VIEW: views,
- *   copies, casts, metadata) and those written for them (MT_TAG_BAREBONES),
- *   and the rest refuse with torch's NotImplementedError.
+ *   copies, casts, metadata) and those written for them (MT_TAG_BAREBONES);
+ *   uint16/32/64 also the rows that compute them where torch does
+ *   (MT_TAG_UNSIGNED), and the rest refuse with torch's NotImplementedError.
  * The refusals' texts are in complex_refusal.c. */
 #ifndef MT_OPS_DTYPE_GATE_H
 #define MT_OPS_DTYPE_GATE_H
@@ -91,7 +92,8 @@ static inline int mt_dtype_gate(const mt_op *op, const mt_args *a)
         return 0;
     if (g.complex && !(op->tags & MT_TAG_COMPLEX))
         return mt_complex_refusal(op, a, g.complex_dtype);
-    if (g.barebones != MT_NUM_DTYPES && !(op->tags & barebones_ok))
+    unsigned ok = g.barebones == MT_COMPLEX32 ? barebones_ok : barebones_ok | MT_TAG_UNSIGNED;
+    if (g.barebones != MT_NUM_DTYPES && !(op->tags & ok))
         return mt_barebones_refusal(op, a, g.barebones);
     return 0;
 }

@@ -217,7 +217,8 @@ int mt_ops_init(void)
     for (size_t i = 0; i < sizeof tag_rows / sizeof tag_rows[0]; i++)
         mt_ops[tag_rows[i].id].tags |= tag_rows[i].tags;
     for (size_t i = 0; i < sizeof computes_as_rows / sizeof computes_as_rows[0]; i++)
-        mt_ops[computes_as_rows[i].id].tags |= mt_ops[computes_as_rows[i].as].tags & MT_TAG_COMPLEX;
+        mt_ops[computes_as_rows[i].id].tags |=
+            mt_ops[computes_as_rows[i].as].tags & (MT_TAG_COMPLEX | MT_TAG_UNSIGNED);
     for (int r = 0; r < MT_OP_COUNT; r++) {
         /* an operator's forms (add_, __add__, ...) are tagged as the operator */
         mt_ops[r].tags |= mt_ops[mt_ops[r].base].tags;
