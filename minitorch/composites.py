@@ -35,6 +35,9 @@ def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input.dtype in (_C.uint16, _C.uint32, _C.uint64):
+        # torch's trace has no kernel for them, though its sum has
+        raise NotImplementedError(f"\"trace\" not implemented for '{input.dtype._scalar_name}'")
     return input.diagonal().sum()
 
 
