@@ -26,8 +26,8 @@ static i64 min2(i64 a, i64 b) { return a < b ? a : b; }
 
 /* Row-major C (m x n, rows ldc apart) = A B, or += A B when acc; A and B
  * row-major with rows lda, ldb apart. */
-static int product(mt_dtype d, i64 m, i64 n, i64 k, const void *a, i64 lda, const void *b,
-                   i64 ldb, void *c, i64 ldc, bool acc)
+static int product(mt_dtype d, i64 m, i64 n, i64 k, const void *a, i64 lda, const void *b, i64 ldb,
+                   void *c, i64 ldc, bool acc)
 {
     mt_gemm_shape s = {.nbatch = 0, .m = m, .n = n, .k = k};
     mt_gemm_operand ga = {.data = (char *)a, .rs = lda, .cs = 1};
@@ -40,43 +40,43 @@ static int product(mt_dtype d, i64 m, i64 n, i64 k, const void *a, i64 lda, cons
 /* pack: the block's l x kb V (row-major, rows kb apart) and its transpose
  * (rows l apart) from reflectors j0.., each zero above its one.
  * minus_op_t: -op(T)^T (row-major kb x kb) from g = V^T V. */
-#define REFLECT_KERNELS(sfx, T)                                                                    \
-    static void pack_##sfx(i64 l, i64 kb, const T *v, i64 vrs, i64 vcs, T *vb, T *vt)              \
-    {                                                                                              \
-        for (i64 r = 0; r < l; r++)                                                                \
-            for (i64 j = 0; j < kb; j++) {                                                         \
-                T x = r < j ? 0 : r == j ? 1 : v[r * vrs + j * vcs];                               \
-                vb[r * kb + j] = x;                                                                \
-                vt[j * l + r] = x;                                                                 \
-            }                                                                                      \
-    }                                                                                              \
-                                                                                                   \
+#define REFLECT_KERNELS(sfx, T)                                                                     \
+    static void pack_##sfx(i64 l, i64 kb, const T *v, i64 vrs, i64 vcs, T *vb, T *vt)               \
+    {                                                                                               \
+        for (i64 r = 0; r < l; r++)                                                                 \
+            for (i64 j = 0; j < kb; j++) {                                                          \
+                T x = r < j ? 0 : r == j ? 1 : v[r * vrs + j * vcs];                                \
+                vb[r * kb + j] = x;                                                                 \
+                vt[j * l + r] = x;                                                                  \
+            }                                                                                       \
+    }                                                                                               \
+                                                                                                    \
     /* T(0:j, j) = -tau_j T(0:j, 0:j) V(:, 0:j)^T v_j, T(j, j) = tau_j, into                      \
      * t (row-major, row i of T at t + i * kb); then the block's operand. */ \
-    static void minus_op_t_##sfx(i64 kb, const T *tau, const T *g, T *t, T *out, bool trans)       \
-    {                                                                                              \
-        for (i64 j = 0; j < kb; j++) {                                                             \
-            for (i64 i = 0; i < j; i++) {                                                          \
-                T s = 0;                                                                           \
-                for (i64 l = i; l < j; l++)                                                        \
-                    s += t[i * kb + l] * g[l * kb + j];                                            \
-                t[i * kb + j] = -tau[j] * s;                                                       \
-            }                                                                                      \
-            t[j * kb + j] = tau[j];                                                                \
-            for (i64 i = j + 1; i < kb; i++)                                                       \
-                t[i * kb + j] = 0;                                                                 \
-        }                                                                                          \
-        /* -op(T)^T: -T^T without trans, -T with it */                                            \
-        for (i64 i = 0; i < kb; i++)                                                               \
-            for (i64 j = 0; j < kb; j++)                                                           \
-                out[i * kb + j] = -(trans ? t[i * kb + j] : t[j * kb + i]);                        \
+    static void minus_op_t_##sfx(i64 kb, const T *tau, const T *g, T *t, T *out, bool trans)        \
+    {                                                                                               \
+        for (i64 j = 0; j < kb; j++) {                                                              \
+            for (i64 i = 0; i < j; i++) {                                                           \
+                T s = 0;                                                                            \
+                for (i64 l = i; l < j; l++)                                                         \
+                    s += t[i * kb + l] * g[l * kb + j];                                             \
+                t[i * kb + j] = -tau[j] * s;                                                        \
+            }                                                                                       \
+            t[j * kb + j] = tau[j];                                                                 \
+            for (i64 i = j + 1; i < kb; i++)                                                        \
+                t[i * kb + j] = 0;                                                                  \
+        }                                                                                           \
+        /* -op(T)^T: -T^T without trans, -T with it */                                              \
+        for (i64 i = 0; i < kb; i++)                                                                \
+            for (i64 j = 0; j < kb; j++)                                                            \
+                out[i * kb + j] = -(trans ? t[i * kb + j] : t[j * kb + i]);                         \
     }
 
 REFLECT_KERNELS(f4, float)
 REFLECT_KERNELS(f8, double)
 
-int mt_reflect_apply(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *v,
-                     i64 vrs, i64 vcs, const void *tau, void *c, i64 ldc)
+int mt_reflect_apply(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, const void *v, i64 vrs,
+                     i64 vcs, const void *tau, void *c, i64 ldc)
 {
     i64 dim = left ? m : n, other = left ? n : m;
     k = min2(k, dim);

@@ -16,6 +16,7 @@
 #include "../../core/error.h"
 #include "lapack.h"
 #include "reflect.h"
+#include "tridiag.h"
 
 typedef int64_t i64;
 typedef size_t len_t;
@@ -24,8 +25,6 @@ typedef size_t len_t;
  * than the extra calls cost. */
 #define MIN_N 96
 
-typedef void (*sytrd_fn)(const char *, const i64 *, void *, const i64 *, void *, void *, void *,
-                         void *, const i64 *, i64 *, len_t);
 typedef void (*sterf_fn)(const i64 *, void *, void *, i64 *);
 typedef void (*stedc_fn)(const char *, const i64 *, void *, void *, void *, const i64 *, void *,
                          const i64 *, i64 *, const i64 *, i64 *, len_t);
@@ -122,23 +121,19 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
 {
     if ((d != MT_FLOAT32 && d != MT_FLOAT64) || n < MIN_N)
         return MT_SPECTRAL_DECLINED;
-    sytrd_fn sytrd = (sytrd_fn)mt_lapack_routine(d, "sytrd");
     sterf_fn sterf = (sterf_fn)mt_lapack_routine(d, "sterf");
     stedc_fn stedc = (stedc_fn)mt_lapack_routine(d, "stedc");
-    if (!sytrd || !sterf || !stedc || !unscaled(d, max_abs(d, n, n, a, lda, true, upper), false))
+    if (!sterf || !stedc || !unscaled(d, max_abs(d, n, n, a, lda, true, upper), false))
         return MT_SPECTRAL_DECLINED;
     if (upper)
         mirror_upper(d, n, a, lda);
     size_t isz = mt_itemsize(d);
-    char lower = 'L', compz = 'I';
-    i64 info = 0, query = -1, iq = 0;
+    char compz = 'I';
+    i64 info = 0, query = -1, iq = 0, lwork = 1, liwork = 1;
     double wq[2];
-    sytrd(&lower, &n, a, &lda, w, NULL, NULL, wq, &query, &info, 1);
-    i64 lwork = queried(d, wq), liwork = 1;
     if (vectors) {
         stedc(&compz, &n, w, NULL, NULL, &n, wq, &query, &iq, &query, &info, 1);
-        i64 lw = queried(d, wq);
-        lwork = lw > lwork ? lw : lwork;
+        lwork = queried(d, wq);
         liwork = iq > 1 ? iq : 1;
     }
     /* e, tau; Z when vectors; the work */
@@ -149,7 +144,11 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
         return MT_LAPACK_FAILED;
     }
     char *e = buf, *tau = e + isz * n, *z = tau + isz * n, *work = z + (vectors ? isz * n * n : 0);
-    sytrd(&lower, &n, a, &lda, w, e, tau, work, &lwork, &info, 1);
+    if (mt_tridiag_lower(d, n, a, lda, w, e, tau) < 0) {
+        free(buf);
+        free(iwork);
+        return MT_LAPACK_FAILED;
+    }
     if (!vectors)
         sterf(&n, w, e, &info);
     else {
@@ -202,10 +201,9 @@ static i64 tall_svd(mt_dtype d, gebrd_fn gebrd, bdsdc_fn bdsdc, bool full, i64 m
     bdsdc(&uplo, &compq, &n, s, e, u, &ldu, vt, &ldvt, NULL, &iq, work, iwork, &info, 1, 1);
     /* U = Q U; Vh = Vh P^T, P's reflector i along row i right of column
      * i + 1, acting on columns 1.. */
-    if (info == 0 &&
-        (mt_reflect_apply(d, true, false, m, ucols, n, a, 1, lda, tauq, u, ldu) < 0 ||
-         mt_reflect_apply(d, false, true, n, n - 1, n - 1, (char *)a + isz * lda, lda, 1, taup,
-                          (char *)vt + isz * ldvt, ldvt) < 0))
+    if (info == 0 && (mt_reflect_apply(d, true, false, m, ucols, n, a, 1, lda, tauq, u, ldu) < 0 ||
+                      mt_reflect_apply(d, false, true, n, n - 1, n - 1, (char *)a + isz * lda, lda,
+                                       1, taup, (char *)vt + isz * ldvt, ldvt) < 0))
         info = MT_LAPACK_FAILED;
     free(buf);
     free(iwork);
