@@ -15,6 +15,7 @@
 
 #include "../../core/error.h"
 #include "lapack.h"
+#include "bidiag.h"
 #include "reflect.h"
 #include "tridiag.h"
 
@@ -28,8 +29,6 @@ typedef size_t len_t;
 typedef void (*sterf_fn)(const i64 *, void *, void *, i64 *);
 typedef void (*stedc_fn)(const char *, const i64 *, void *, void *, void *, const i64 *, void *,
                          const i64 *, i64 *, const i64 *, i64 *, len_t);
-typedef void (*gebrd_fn)(const i64 *, const i64 *, void *, const i64 *, void *, void *, void *,
-                         void *, void *, const i64 *, i64 *);
 typedef void (*bdsdc_fn)(const char *, const char *, const i64 *, void *, void *, void *,
                          const i64 *, void *, const i64 *, void *, i64 *, void *, i64 *, i64 *,
                          len_t, len_t);
@@ -167,16 +166,12 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
 }
 
 /* gesdd's 'S' or 'A' for m >= n (rows m < 11 n / 6). */
-static i64 tall_svd(mt_dtype d, gebrd_fn gebrd, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a,
-                    i64 lda, void *s, void *u, i64 ldu, void *vt, i64 ldvt)
+static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a, i64 lda, void *s,
+                    void *u, i64 ldu, void *vt, i64 ldvt)
 {
     size_t isz = mt_itemsize(d);
-    i64 info = 0, query = -1;
-    double wq[2];
-    gebrd(&m, &n, a, &lda, s, NULL, NULL, NULL, wq, &query, &info);
-    i64 lwork = queried(d, wq), lbd = 3 * n * n + 4 * n;
-    lwork = lwork > lbd ? lwork : lbd;
-    /* e, tauq, taup; the work */
+    i64 info = 0, lwork = 3 * n * n + 4 * n;
+    /* e, tauq, taup; bdsdc's work */
     char *buf = scratch(3 * n + lwork, isz);
     i64 *iwork = buf ? scratch(8 * n, sizeof(i64)) : NULL;
     if (!iwork) {
@@ -184,7 +179,11 @@ static i64 tall_svd(mt_dtype d, gebrd_fn gebrd, bdsdc_fn bdsdc, bool full, i64 m
         return MT_LAPACK_FAILED;
     }
     char *e = buf, *tauq = e + isz * n, *taup = tauq + isz * n, *work = taup + isz * n;
-    gebrd(&m, &n, a, &lda, s, e, tauq, taup, work, &lwork, &info);
+    if (mt_bidiag_upper(d, m, n, a, lda, s, e, tauq, taup) < 0) {
+        free(buf);
+        free(iwork);
+        return MT_LAPACK_FAILED;
+    }
     /* U starts as [Ub 0; 0 I] (m x n, or m x m when full) */
     i64 ucols = full ? m : n;
     for (i64 j = 0; j < ucols; j++) {
@@ -216,13 +215,12 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
     i64 k = min2(m, n), mx = m > n ? m : n;
     if ((d != MT_FLOAT32 && d != MT_FLOAT64) || jobz == 'N' || k < MIN_N || mx >= k * 11 / 6)
         return MT_SPECTRAL_DECLINED;
-    gebrd_fn gebrd = (gebrd_fn)mt_lapack_routine(d, "gebrd");
     bdsdc_fn bdsdc = (bdsdc_fn)mt_lapack_routine(d, "bdsdc");
-    if (!gebrd || !bdsdc || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
+    if (!bdsdc || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
         return MT_SPECTRAL_DECLINED;
     bool full = jobz == 'A';
     if (m >= n)
-        return tall_svd(d, gebrd, bdsdc, full, m, n, a, lda, s, u, ldu, vt, ldvt);
+        return tall_svd(d, bdsdc, full, m, n, a, lda, s, u, ldu, vt, ldvt);
     /* A^T = U' S Vh' gives A = Vh'^T S U'^T: U' (n x m, or n x n) is Vh's
      * transpose, Vh' (m x m) U's */
     size_t isz = mt_itemsize(d);
@@ -232,7 +230,7 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
         return MT_LAPACK_FAILED;
     char *at_ = buf, *u2 = at_ + isz * n * m, *vt2 = u2 + isz * n * ucols;
     copy_matrix(d, m, n, a, lda, at_, n, true);
-    i64 info = tall_svd(d, gebrd, bdsdc, full, n, m, at_, n, s, u2, n, vt2, m);
+    i64 info = tall_svd(d, bdsdc, full, n, m, at_, n, s, u2, n, vt2, m);
     if (info == 0) {
         copy_matrix(d, n, ucols, u2, n, vt, ldvt, true);
         copy_matrix(d, m, m, vt2, m, u, ldu, true);

@@ -20,6 +20,7 @@
 #include "../gemm/gemm.h"
 #include "../parallel.h"
 #include "lapack.h"
+#include "matvec.h"
 
 typedef int64_t i64;
 typedef size_t len_t;
@@ -35,8 +36,6 @@ typedef size_t len_t;
  * threads: below, a split costs more than the half pass it saves. */
 #define SPLIT_MIN 192
 #define MAX_PARTS 16
-/* Columns per pass of the matrix-vector kernels. */
-#define G 4
 
 typedef void (*larfg_fn)(const i64 *, void *, void *, const i64 *, void *);
 typedef void (*sytrd_fn)(const char *, const i64 *, void *, const i64 *, void *, void *, void *,
@@ -73,17 +72,7 @@ typedef struct {
 } symv_job;
 
 #define TRIDIAG_KERNELS(sfx, T, DT)                                                                 \
-    typedef T vec_##sfx __attribute__((vector_size(32), aligned(sizeof(T))));                      \
-    enum { W_##sfx = 32 / sizeof(T) };                                                              \
-                                                                                                    \
-    static T hsum_##sfx(vec_##sfx v)                                                                \
-    {                                                                                               \
-        T s = 0;                                                                                    \
-        for (int q = 0; q < W_##sfx; q++)                                                           \
-            s += v[q];                                                                              \
-        return s;                                                                                   \
-    }                                                                                               \
-                                                                                                    \
+    MATVEC_KERNELS(sfx, T)                                                                          \
     /* y += S(:, c0:c1) x for the lower triangle of the n x n S: column c                         \
      * adds x[c] times itself below the diagonal into y and its dot with x                        \
      * into y[c], G columns per pass over y (their dots G chains of sums,                         \
@@ -134,65 +123,6 @@ typedef struct {
                 sum += a0[r] * x[r];                                                                \
             }                                                                                       \
             y[c] += sum;                                                                            \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    MT_CLONES_AVX2_FMA static T dot_##sfx(i64 n, const T *a, const T *b)                            \
-    {                                                                                               \
-        vec_##sfx v = {0};                                                                          \
-        i64 r = 0;                                                                                  \
-        for (; r + W_##sfx <= n; r += W_##sfx)                                                      \
-            v += *(const vec_##sfx *)(a + r) * *(const vec_##sfx *)(b + r);                         \
-        T s = hsum_##sfx(v);                                                                        \
-        for (; r < n; r++)                                                                          \
-            s += a[r] * b[r];                                                                       \
-        return s;                                                                                   \
-    }                                                                                               \
-                                                                                                    \
-    /* t[l] = M(:, l)^T v for l < k, M n x m column-major (ldm), G columns                        \
-     * per pass over v. */ \
-    MT_CLONES_AVX2_FMA static void dots_##sfx(i64 n, i64 k, const T *m, i64 ldm, const T *v, T *t)  \
-    {                                                                                               \
-        i64 l = 0;                                                                                  \
-        for (; l + G <= k; l += G) {                                                                \
-            vec_##sfx acc[G];                                                                       \
-            T sums[G];                                                                              \
-            for (int g = 0; g < G; g++) {                                                           \
-                acc[g] = (vec_##sfx){0};                                                            \
-                sums[g] = 0;                                                                        \
-            }                                                                                       \
-            i64 r = 0;                                                                              \
-            for (; r + W_##sfx <= n; r += W_##sfx) {                                                \
-                vec_##sfx vr = *(const vec_##sfx *)(v + r);                                         \
-                for (int g = 0; g < G; g++)                                                         \
-                    acc[g] += *(const vec_##sfx *)(m + (l + g) * ldm + r) * vr;                     \
-            }                                                                                       \
-            for (; r < n; r++)                                                                      \
-                for (int g = 0; g < G; g++)                                                         \
-                    sums[g] += m[(l + g) * ldm + r] * v[r];                                         \
-            for (int g = 0; g < G; g++)                                                             \
-                t[l + g] = sums[g] + hsum_##sfx(acc[g]);                                            \
-        }                                                                                           \
-        for (; l < k; l++)                                                                          \
-            t[l] = dot_##sfx(n, m + l * ldm, v);                                                    \
-    }                                                                                               \
-                                                                                                    \
-    /* y -= M s, M n x k column-major (ldm), G columns per pass over y. */                        \
-    MT_CLONES_AVX2_FMA static void sub_gemv_##sfx(i64 n, i64 k, const T *m, i64 ldm, const T *s,    \
-                                                  T *y)                                             \
-    {                                                                                               \
-        i64 l = 0;                                                                                  \
-        for (; l + G <= k; l += G) {                                                                \
-            const T *c0 = m + l * ldm, *c1 = c0 + ldm, *c2 = c1 + ldm, *c3 = c2 + ldm;              \
-            T f0 = s[l], f1 = s[l + 1], f2 = s[l + 2], f3 = s[l + 3];                               \
-            for (i64 r = 0; r < n; r++)                                                             \
-                y[r] -= c0[r] * f0 + c1[r] * f1 + c2[r] * f2 + c3[r] * f3;                          \
-        }                                                                                           \
-        for (; l < k; l++) {                                                                        \
-            const T *col = m + l * ldm;                                                             \
-            T f = s[l];                                                                             \
-            for (i64 r = 0; r < n; r++)                                                             \
-                y[r] -= col[r] * f;                                                                 \
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
@@ -254,7 +184,7 @@ typedef struct {
             T tj = tau[j];                                                                          \
             for (i64 r = 0; r < m; r++)                                                             \
                 wc[r] *= tj;                                                                        \
-            T alpha = (T)-0.5 * tj * dot_##sfx(m, wc, v);                                           \
+            T alpha = (T) - 0.5 * tj * dot_##sfx(m, wc, v);                                         \
             for (i64 r = 0; r < m; r++)                                                             \
                 wc[r] += alpha * v[r];                                                              \
         }                                                                                           \
@@ -288,7 +218,7 @@ typedef struct {
                              T *tau)                                                                \
     {                                                                                               \
         i64 ldw = n;                                                                                \
-        /* W, pm, qm, t, the symv parts */                                                         \
+        /* W, pm, qm, t, the symv parts */                                                          \
         T *buf = malloc(sizeof(T) * (size_t)(ldw * NB + 4 * n * NB + 2 * NB + MAX_PARTS * n));      \
         if (!buf)                                                                                   \
             return mt_error(MT_ERR_MEMORY, "linalg.eigh: out of memory");                           \
@@ -305,7 +235,7 @@ typedef struct {
             }                                                                                       \
         }                                                                                           \
         if (rc == 0) {                                                                              \
-            /* the rest: LAPACK's, its workspace the (now free) W */                               \
+            /* the rest: LAPACK's, its workspace the (now free) W */                                \
             char lower = 'L';                                                                       \
             i64 rest = n - p, lwork = ldw * NB, info = 0;                                           \
             sytrd(&lower, &rest, a + p + p * lda, &lda, d + p, e + p, tau + p, w, &lwork, &info,    \
