@@ -12,15 +12,15 @@
 /* Columns per pass. */
 #define G 4
 
-#define MATVEC_KERNELS(sfx, T) \
-    typedef T vec_##sfx __attribute__((vector_size(32), aligned(sizeof(T))));                      \
+#define MATVEC_KERNELS(sfx, T)                                                                      \
+    typedef T vec_##sfx __attribute__((vector_size(32), aligned(sizeof(T))));                       \
     enum { W_##sfx = 32 / sizeof(T) };                                                              \
                                                                                                     \
-    static T hsum_##sfx(vec_##sfx v)                                                                \
+    static T hsum_##sfx(const vec_##sfx *v)                                                         \
     {                                                                                               \
         T s = 0;                                                                                    \
         for (int q = 0; q < W_##sfx; q++)                                                           \
-            s += v[q];                                                                              \
+            s += (*v)[q];                                                                           \
         return s;                                                                                   \
     }                                                                                               \
                                                                                                     \
@@ -30,7 +30,7 @@
         i64 r = 0;                                                                                  \
         for (; r + W_##sfx <= n; r += W_##sfx)                                                      \
             v += *(const vec_##sfx *)(a + r) * *(const vec_##sfx *)(b + r);                         \
-        T s = hsum_##sfx(v);                                                                        \
+        T s = hsum_##sfx(&v);                                                                       \
         for (; r < n; r++)                                                                          \
             s += a[r] * b[r];                                                                       \
         return s;                                                                                   \
@@ -58,13 +58,13 @@
                 for (int g = 0; g < G; g++)                                                         \
                     sums[g] += m[(l + g) * ldm + r] * v[r];                                         \
             for (int g = 0; g < G; g++)                                                             \
-                t[l + g] = sums[g] + hsum_##sfx(acc[g]);                                            \
+                t[l + g] = sums[g] + hsum_##sfx(&acc[g]);                                           \
         }                                                                                           \
         for (; l < k; l++)                                                                          \
             t[l] = dot_##sfx(n, m + l * ldm, v);                                                    \
     }                                                                                               \
                                                                                                     \
-    /* y -= M s, M n x k column-major (ldm), G columns per pass over y. */                        \
+    /* y -= M s, M n x k column-major (ldm), G columns per pass over y. */                          \
     MT_CLONES_AVX2_FMA static void sub_gemv_##sfx(i64 n, i64 k, const T *m, i64 ldm, const T *s,    \
                                                   T *y)                                             \
     {                                                                                               \

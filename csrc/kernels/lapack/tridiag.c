@@ -113,7 +113,7 @@ typedef struct {
                     sums[g] += col[g][r] * x[r];                                                    \
                 }                                                                                   \
             for (int g = 0; g < G; g++)                                                             \
-                y[c + g] += sums[g] + hsum_##sfx(vs[g]);                                            \
+                y[c + g] += sums[g] + hsum_##sfx(&vs[g]);                                           \
         }                                                                                           \
         for (; c < c1; c++) {                                                                       \
             const T *a0 = s + c * lda;                                                              \
