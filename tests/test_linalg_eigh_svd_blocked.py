@@ -166,3 +166,16 @@ def test_svd_gradient():
     mt.linalg.svd(m, full_matrices=False)[1].sum().backward()
     torch.linalg.svd(t, full_matrices=False)[1].sum().backward()
     np.testing.assert_allclose(to_np(m.grad), t.grad.numpy(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_thread_counts(threads):
+    # the panels' products split over however many threads there are
+    before = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        a = np.random.default_rng(12).standard_normal((260, 260))
+        _check_eigh(*_pair(a + a.T, "float64"), "float64")
+        _check_svd(*_pair(a, "float64"), "float64", False)
+    finally:
+        mt.set_num_threads(before)
