@@ -14,8 +14,8 @@
  * ormqr is the conjugate transpose). Eigenvalues, singular values and rcond
  * are of the part type. Callers run mt_blas_prepare first, which finds the
  * library. getrf, getrs and trsm (on the left) of float32 and float64
- * matrices are our own (lu.h); so are the back-transforms of syevd and
- * gesdd for large real matrices (spectral.h). */
+ * matrices are our own (lu.h); so are the reductions and back-transforms
+ * of syevd and gesdd for large real matrices (spectral.h). */
 #ifndef MT_KERNELS_LAPACK_LAPACK_H
 #define MT_KERNELS_LAPACK_LAPACK_H
 

@@ -1,11 +1,13 @@
-/* spectral.h's drivers. syevd: sytrd ('L'; an upper triangle is mirrored
- * into the lower first), then sterf for values only or stedc ('I') and
- * Q Z by reflect.h. gesdd ('S', 'A'; m >= n below gesdd's QR threshold, a
- * wider matrix through its transpose): gebrd, bdsdc ('U', 'I') into U's top
+/* spectral.h's drivers. syevd: our sytrd('L') (tridiag.h; an upper
+ * triangle is mirrored into the lower first), then LAPACK's sterf for
+ * values only or its stedc ('I') and Q Z by reflect.h. gesdd ('S', 'A';
+ * m >= n below gesdd's QR threshold, a wider matrix through its
+ * transpose): our gebrd (bidiag.h), LAPACK's bdsdc ('U', 'I') into U's top
  * and Vh, then Q U and Vh P^T by reflect.h. LAPACK's steps are called
  * through the library's Fortran symbols (lapack.h's convention) and run on
- * one thread; the reflectors, half of syevd's time and a third of gesdd's
- * on 512 x 512, run on our gemm. */
+ * one thread; the reductions and the reflectors (ormtr/ormbr took half of
+ * syevd's time and a third of gesdd's on 512 x 512) run on our kernels,
+ * gemm and threads. */
 #include "spectral.h"
 
 #include <float.h>

@@ -1,7 +1,8 @@
-/* syevd and gesdd of large real matrices with their back-transforms on our
- * gemm and threads (reflect.h): LAPACK's own steps for the rest (sytrd and
- * stedc or sterf; gebrd and bdsdc), in the order syevd and gesdd take
- * them, so the results are theirs up to rounding. mt_lapack_syevd and
+/* syevd and gesdd of large real matrices with their reductions (tridiag.h,
+ * bidiag.h) and back-transforms (reflect.h) on our kernels, gemm and
+ * threads, LAPACK's own steps for the rest (stedc or sterf; bdsdc), in the
+ * order syevd and gesdd take them, so the results are theirs up to
+ * rounding. mt_lapack_syevd and
  * mt_lapack_gesdd (lapack.h, whose contract these keep) try these first.
  *
  * Each returns LAPACK's info, MT_LAPACK_FAILED with the error set, or
