@@ -5,6 +5,7 @@
 #include "lapack.h"
 #include "householder.h"
 #include "lu.h"
+#include "spectral.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};
 
 static void *fns[ROUTINES][COLUMNS];
 static char getrf_name[64];
+static void *library; /* the handle the routines came from */
 
 static int column(mt_dtype d)
 {
@@ -102,7 +104,15 @@ bool mt_lapack_resolve(void *handle)
         }
     memcpy(fns, found, sizeof fns);
     memcpy(getrf_name, first, sizeof getrf_name);
+    library = handle;
     return true;
+}
+
+void *mt_lapack_routine(mt_dtype d, const char *routine)
+{
+    char name[64];
+    int c = column(d);
+    return library && c >= 0 ? find(library, type_letters[c], routine, name, sizeof name) : NULL;
 }
 
 bool mt_lapack_available(void) { return fns[GETRF][1] != NULL; }
@@ -231,6 +241,9 @@ i64 mt_lapack_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 ld
 {
     if (mt_is_complex(d))
         return heevd(d, vectors, upper, n, a, lda, w);
+    i64 own = mt_spectral_syevd(d, vectors, upper, n, a, lda, w);
+    if (own != MT_SPECTRAL_DECLINED)
+        return own;
     char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
     syevd_fn f = (syevd_fn)FN(SYEVD, d);
     double wq[2]; /* room for a complex answer */
@@ -261,6 +274,9 @@ i64 mt_lapack_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, void 
 {
     if (mt_is_complex(d))
         return cgesdd(d, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    i64 own = mt_spectral_gesdd(d, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    if (own != MT_SPECTRAL_DECLINED)
+        return own;
     gesdd_fn f = (gesdd_fn)FN(GESDD, d);
     i64 k = m < n ? m : n, info = 0, lwork = -1;
     double wq[2]; /* room for a complex answer */

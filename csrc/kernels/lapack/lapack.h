@@ -15,7 +15,8 @@
  * are of the part type. Callers run mt_blas_prepare first, which finds the
  * library. getrf, getrs and trsm (on the left) of float32 and float64
  * matrices are our own (lu.h), and so are geqrf, orgqr and ormqr of the
- * large ones (householder.h). */
+ * large ones (householder.h) and the reductions and back-transforms of
+ * syevd and gesdd for large real matrices (spectral.h). */
 #ifndef MT_KERNELS_LAPACK_LAPACK_H
 #define MT_KERNELS_LAPACK_LAPACK_H
 
@@ -30,6 +31,10 @@
  * one is missing. Called by mt_blas_load with its handle. */
 bool mt_lapack_resolve(void *handle);
 bool mt_lapack_available(void);
+/* Any other routine of the resolved library by its name without the type
+ * letter ("sytrd"), for float32 (s), float64 (d), complex64 (c) or
+ * complex128 (z); NULL when absent. */
+void *mt_lapack_routine(mt_dtype d, const char *routine);
 /* The symbol dgetrf answered to, or NULL. */
 const char *mt_lapack_symbol(void);
 /* 0 when routines for dtype d are loaded; otherwise -1 with torch's error
