@@ -21,6 +21,19 @@ _SCALAR_NAMES = {"minitorch.bool": "Bool", "minitorch.uint8": "Byte", "minitorch
                  "minitorch.float16": "Half", "minitorch.bfloat16": "BFloat16",
                  "minitorch.float32": "Float", "minitorch.float64": "Double",
                  "minitorch.complex64": "ComplexFloat", "minitorch.complex128": "ComplexDouble"}
+_REAL_FLOATS = ("minitorch.float16", "minitorch.bfloat16", "minitorch.float32", "minitorch.float64")
+
+
+def _no_kernel(kernel: str, dtype: Any) -> NotImplementedError:
+    """torch's refusal of a dtype its kernel's dispatch has no entry for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_NAMES[str(dtype)]}'")
+
+
+def _require_real_float(kernel: str, input: Tensor) -> None:
+    """Refuses, as torch's kernels dispatched over the floating types only
+    do, integer, bool and complex input."""
+    if str(input.dtype) not in _REAL_FLOATS:
+        raise _no_kernel(kernel, input.dtype)
 
 
 @composite()
@@ -40,6 +53,8 @@ def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input.dtype == _C.bool:
+        raise _no_kernel("trace", input.dtype)
     return input.diagonal().sum()
 
 
@@ -208,6 +223,25 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for arg, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {arg} got: "
+                               f"{_SCALAR_NAMES[str(x.dtype)]}")
+    euclid_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == "use_mm_for_euclid_dist_if_necessary"
+        and (x1.shape[-2] > 25 or x2.shape[-2] > 25)))
+    if euclid_mm:
+        # torch computes these through matmul, which takes every float type
+        # but refuses mixed ones in its words
+        if x2.dtype != x1.dtype:
+            x1.matmul(x2.mT)
+    else:
+        # torch's kernel has float and double entries and reads x2 as x1's type
+        if x1.dtype in (_C.float16, _C.bfloat16):
+            raise _no_kernel("cdist", x1.dtype)
+        if x2.dtype != x1.dtype:
+            raise RuntimeError(f"expected scalar type {_SCALAR_NAMES[str(x1.dtype)]} but found "
+                               f"{_SCALAR_NAMES[str(x2.dtype)]}")
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Optional
 from . import _C
 from ._tensor import Tensor
 from ._out_param import write_out
-from .composites import _SCALAR_NAMES
+from .composites import _SCALAR_NAMES, _no_kernel
 from .overrides import composite
 
 __all__ = ["isin", "bincount", "histc", "unique_consecutive", "argwhere", "nonzero_static"]
@@ -25,6 +25,10 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
         elements = _f["tensor"](elements)
     if not isinstance(test_elements, Tensor):
         test_elements = _f["tensor"](test_elements)
+    for t in (elements, test_elements):
+        if t.dtype == _C.bool or t.is_complex():
+            raise RuntimeError(f"Unsupported input type encountered for isin(): "
+                               f"{_SCALAR_NAMES[str(t.dtype)]}")
     # NaN matches nothing, and left in it would break the binary search's order
     pool = test_elements.reshape(-1).sort()[0]
     pool = pool.masked_select(pool == pool)
@@ -63,9 +67,6 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     """Computes the histogram of a tensor. The elements are sorted into equal
     width bins between min and max. If min and max are both zero, the minimum
     and maximum values of the data are used."""
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{_SCALAR_NAMES[str(input.dtype)]}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
@@ -77,6 +78,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if not input.is_floating_point():
+        # torch's bool input fails in the linspace of its edges first
+        raise _no_kernel("linspace_cpu" if input.dtype == _C.bool else "histogram_cpu",
+                         input.dtype)
     x = input.reshape(-1)
     inside = (x >= lo) & (x <= hi)
     # computed in input's dtype as torch does, so edge elements land in the same bin
