@@ -62,6 +62,8 @@ def trace(input: Tensor) -> Tensor:
 def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
            *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """sum with NaN counted as zero."""
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     clean = _f["where"](input.isnan(), 0.0, input) if input.is_floating_point() else input
     summed = clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
     return write_out(out, summed)
@@ -71,7 +73,7 @@ def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: 
 def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
             *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """mean over the elements that are not NaN."""
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_SCALAR_NAMES[str(input.dtype)]}")
     kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()

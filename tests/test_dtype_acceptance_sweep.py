@@ -1,7 +1,7 @@
 """Which dtypes each public function accepts, against torch: every function
 present in both libraries (top level, Tensor methods, nn.functional, linalg,
 fft) called with one or two 2x2 tensors of float16, bfloat16, int8, uint8,
-int64 and bool must compute where torch computes (same result dtype) and
+int64, bool and complex64 must compute where torch computes (same result dtype) and
 refuse where torch refuses (same exception type, same first line of the
 message). A call torch refuses on float32 too says nothing about dtypes and
 is not compared. The differences kept on purpose are listed in KEPT with
@@ -16,7 +16,7 @@ import minitorch as mt
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ("float16", "bfloat16", "int8", "uint8", "int64", "bool")
+DTYPES = ("float16", "bfloat16", "int8", "uint8", "int64", "bool", "complex64")
 
 # what cannot be called blindly: random draws, factories and converters
 # (their first argument is not a tensor to take a dtype from), calls that
@@ -57,7 +57,19 @@ _SKIP = {
 }
 
 # (namespace, name, dtype, arity) -> why minitorch differs from torch there
+_CLAMP_TENSOR_BOUND = ("clamp_min and clamp_max are one row for a number and a tensor bound; "
+                      "torch names maximum_cpu/minimum_cpu for a tensor bound, the row's one "
+                      "complex refusal says torch's words for a number bound")
+_NAN_TO_NUM = ("nan_to_num has no complex kernel yet (torch replaces NaN and the "
+               "infinities in each part); refused with its name")
 KEPT = {
+    **{(label, name, "complex64", 2): _CLAMP_TENSOR_BOUND
+       for label in ("torch", "Tensor")
+       for name in ("clamp_min", "clamp_min_", "clamp_max", "clamp_max_")},
+    **{(label, name, "complex64", 1): _NAN_TO_NUM
+       for label in ("torch", "Tensor") for name in ("nan_to_num", "nan_to_num_")},
+    ("nn.functional", "silu", "complex64", 1):
+        "silu has no complex kernel yet (torch computes x * sigmoid(x)); refused with its name",
 }
 
 
@@ -216,6 +228,11 @@ TARGETED = {
     "bce_logits_complex": lambda L: L.nn.functional.binary_cross_entropy_with_logits(
         _o(L, "complex64"), _o(L, "complex64")),
     "pdist_half_negative_p": lambda L: L.nn.functional.pdist(_o(L, "float16"), p=-1),
+    "histc_complex_range": lambda L: L.histc(_o(L, "complex64"), min=0, max=1),
+    "matrix_rank_complex_atol": lambda L: L.linalg.matrix_rank(
+        L.eye(2), atol=_o(L, "complex64", 1)),
+    "pinv_complex_rtol": lambda L: L.linalg.pinv(L.eye(2), rtol=_o(L, "complex64", 1)),
+    "nanmean_complex": lambda L: L.nanmean(_o(L, "complex64")),
 }
 
 

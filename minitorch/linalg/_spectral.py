@@ -439,6 +439,14 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=Fa
     return write_out(out, _apply_reflectors(input, input2, input3, bool(left), bool(transpose)))
 
 
+def _check_real_tolerances(fn: str, **tolerances) -> None:
+    """torch's refusal of a complex tolerance tensor, by its argument's name."""
+    for arg, tol in tolerances.items():
+        if isinstance(tol, Tensor) and tol.is_complex():
+            raise RuntimeError(f"torch.linalg.{fn}: {arg} tensor of complex type is not "
+                               f"supported. Got {c.scalar_name(tol.dtype)}")
+
+
 def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
     """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
     eps = finfo(A.dtype).eps
@@ -524,6 +532,7 @@ def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=No
     """The Moore-Penrose pseudo-inverse of A: singular values at or below
     max(atol, rtol * largest) dropped (torch's older positional rcond is rtol
     with atol 0)."""
+    _check_real_tolerances("pinv", rcond=rcond, atol=atol, rtol=rtol)
     if rcond is not None:
         atol, rtol = 0.0, rcond
     if A.dim() < 2 or str(A.dtype) not in ("minitorch.float32", "minitorch.float64",
@@ -551,6 +560,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     """The number of singular values of A above max(atol, rtol * largest)."""
     name = "torch.linalg.matrix_rank"
     c.check_matrix(name, A, "input")
+    _check_real_tolerances("matrix_rank", atol=atol if tol is None else tol, rtol=rtol)
     if tol is None and atol is None and rtol is None:
         c.check_epsilon_dtype(A)
     c.check_float("linalg.svd", A)
