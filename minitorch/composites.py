@@ -16,6 +16,19 @@ __all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_di
            "logit", "cdist", "quantile", "nanquantile", "combinations"]
 
 _f = _C._functions
+_REAL_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+
+
+def _no_kernel(kernel: str, dtype: Any) -> NotImplementedError:
+    """torch's refusal of a dtype its kernel's dispatch has no entry for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
+def _require_real_float(kernel: str, input: Tensor) -> None:
+    """Refuses, as torch's kernels dispatched over the floating types only
+    do, integer, bool and complex input."""
+    if input.dtype not in _REAL_FLOATS:
+        raise _no_kernel(kernel, input.dtype)
 
 
 @composite()
@@ -35,9 +48,9 @@ def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    if input.dtype in (_C.uint16, _C.uint32, _C.uint64):
-        # torch's trace has no kernel for them, though its sum has
-        raise NotImplementedError(f"\"trace\" not implemented for '{input.dtype._scalar_name}'")
+    # torch's trace has no kernel for them, though its sum has
+    if input.dtype in (_C.bool, _C.uint16, _C.uint32, _C.uint64):
+        raise _no_kernel("trace", input.dtype)
     return input.diagonal().sum()
 
 
@@ -45,6 +58,8 @@ def trace(input: Tensor) -> Tensor:
 def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
            *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """sum with NaN counted as zero."""
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     clean = _f["where"](input.isnan(), 0.0, input) if input.is_floating_point() else input
     summed = clean.sum(dim, keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
     return write_out(out, summed)
@@ -54,7 +69,7 @@ def nansum(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: 
 def nanmean(input: Tensor, dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
             *, dtype: Optional[_C.dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """mean over the elements that are not NaN."""
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input.dtype._scalar_name}")
     kept = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
@@ -206,6 +221,25 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for arg, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {arg} got: "
+                               f"{x.dtype._scalar_name}")
+    euclid_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == "use_mm_for_euclid_dist_if_necessary"
+        and (x1.shape[-2] > 25 or x2.shape[-2] > 25)))
+    if euclid_mm:
+        # torch computes these through matmul, which takes every float type
+        # but refuses mixed ones in its words
+        if x2.dtype != x1.dtype:
+            x1.matmul(x2.mT)
+    else:
+        # torch's kernel has float and double entries and reads x2 as x1's type
+        if x1.dtype in (_C.float16, _C.bfloat16):
+            raise _no_kernel("cdist", x1.dtype)
+        if x2.dtype != x1.dtype:
+            raise RuntimeError(f"expected scalar type {x1.dtype._scalar_name} but found "
+                               f"{x2.dtype._scalar_name}")
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 

@@ -112,9 +112,13 @@ def _bin_counts(points: Tensor, edges: List[Tensor], weight: Optional[Tensor],
     return hist
 
 
-def _check_input(input: Tensor, weight: Optional[Tensor]) -> None:
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_type_name(input)}'")
+def _check_input(input: Tensor, weight: Optional[Tensor], counted: bool) -> None:
+    """counted: bins given as counts, whose edges torch computes in float
+    and double only ("histogramdd"); given edges, its binning kernel
+    ("histogram_cpu") takes float16 and bfloat16 too."""
+    if not input.is_floating_point() or (counted and input.dtype in (_C.float16, _C.bfloat16)):
+        kernel = "histogramdd" if counted else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(input)}'")
     if input.dim() < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     if weight is not None and list(weight.shape) != list(input.shape[:-1]):
@@ -171,7 +175,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]
                            f"weight with shape {list(weight.shape)}")
     _check_bins("histogram", bins, _HISTOGRAM_FORMS, False)
     points = input.reshape(-1, 1)
-    _check_input(points, None)
+    _check_input(points, None, not isinstance(bins, Tensor))
     edges = _edges(points, bins, range, "torch.histogram()")
     hist = _bin_counts(points, edges, weight, density)
     if out is not None:
@@ -186,7 +190,8 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Optional[Sequence[float
     dimension of input: bins is a count, one count per dimension, or one 1-d
     edge tensor per dimension. Returns (hist, bin_edges)."""
     _check_bins("histogramdd", bins, _HISTOGRAMDD_FORMS, True)
-    _check_input(input, weight)
+    _check_input(input, weight, not isinstance(bins, (list, tuple)) or not bins
+                 or not isinstance(bins[0], Tensor))
     points = input.reshape(-1, input.shape[-1])
     d = points.shape[1]
     if isinstance(bins, (list, tuple)) and len(bins) != d:

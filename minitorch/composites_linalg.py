@@ -9,6 +9,7 @@ import functools
 import warnings
 from typing import Optional
 
+from . import _C
 from ._tensor import Tensor
 from .linalg import _lu, _products, _spectral, _triangular
 from .overrides import composite
@@ -192,7 +193,11 @@ def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
     """Orthonormal columns spanning most of A's range (Halko et al. 2009, algorithm
     4.4): a random projection refined by niter subspace iterations."""
     from . import randn
-    R = randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype)
+    # torch draws the projection in float32 unless A is float16, float32,
+    # float64 or complex, so its product with an integer, bool or bfloat16 A
+    # is refused (mixed dtypes)
+    keep = A.dtype in (_C.float16, _C.float32, _C.float64) or A.dtype.is_complex
+    R = randn(*A.shape[:-2], A.shape[-1], q, dtype=A.dtype if keep else _C.float32)
     Q = _spectral.qr(A @ R).Q
     for _ in range(niter):
         Q = _spectral.qr(A.mH @ Q).Q

@@ -92,14 +92,27 @@ def ldexp(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tens
     """input * 2 ** other."""
     _require_tensor("ldexp", "input", 1, input)
     _require_tensor("ldexp", "other", 2, other)
-    return _f["mul"](input, _f["pow"](2.0, other), out=out)
+    scale = _f["pow"](2.0, other)
+    if out is not None:
+        _check_ldexp_cast(input, scale, out)
+    return _f["mul"](input, scale, out=out)
 
 
 @composite()
 def ldexp_(input: Tensor, other: Tensor) -> Tensor:
     """In place ldexp."""
     _require_tensor("ldexp_", "other", 1, other)
-    return input.mul_(_f["pow"](2.0, other))
+    scale = _f["pow"](2.0, other)
+    _check_ldexp_cast(input, scale, input)
+    return input.mul_(scale)
+
+
+def _check_ldexp_cast(input: Tensor, scale: Tensor, target: Tensor) -> None:
+    """torch's refusal, in ldexp's name, of a result its target cannot hold."""
+    result = _C.promote_types(input.dtype, scale.dtype)
+    if not _C.can_cast(result, target.dtype):
+        raise RuntimeError("ldexp can't be cast to the desired output type "
+                           f"{target.dtype._scalar_name}")
 
 
 _FrexpResult = _C._return_type("frexp", ("mantissa", "exponent"))
@@ -267,7 +280,11 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = None, *,
 @composite()
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of input - other."""
-    return (input - other).norm(p)
+    diff = input - other
+    if not (diff.is_floating_point() or diff.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {diff.dtype._scalar_name} instead.")
+    return diff.norm(p)
 
 
 @composite()

@@ -7,6 +7,7 @@ from typing import Any, Optional
 from . import _C
 from ._tensor import Tensor
 from ._out_param import write_out
+from .composites import _no_kernel
 from .overrides import composite
 
 __all__ = ["isin", "bincount", "histc", "unique_consecutive", "argwhere", "nonzero_static"]
@@ -26,8 +27,11 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
         test_elements = _f["tensor"](test_elements)
     if elements.dtype in (_C.uint16, _C.uint32, _C.uint64):
         # torch's isin has no kernel for them, though its sort has
-        raise NotImplementedError("\"isin_default_cpu\" not implemented for "
-                                  f"'{elements.dtype._scalar_name}'")
+        raise _no_kernel("isin_default_cpu", elements.dtype)
+    for t in (elements, test_elements):
+        if t.dtype == _C.bool or t.is_complex():
+            raise RuntimeError(f"Unsupported input type encountered for isin(): "
+                               f"{t.dtype._scalar_name}")
     # NaN matches nothing, and left in it would break the binary search's order
     pool = test_elements.reshape(-1).sort()[0]
     pool = pool.masked_select(pool == pool)
@@ -66,12 +70,12 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     """Computes the histogram of a tensor. The elements are sorted into equal
     width bins between min and max. If min and max are both zero, the minimum
     and maximum values of the data are used."""
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{input.dtype._scalar_name}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
+    if lo == hi and input.is_complex():
+        # torch takes the data's extent with aminmax, which has no complex entry
+        raise _no_kernel("aminmax_cpu", input.dtype)
     if lo == hi and input.numel():
         lo, hi = input.min().item(), input.max().item()
     if lo == hi:
@@ -80,6 +84,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if not input.is_floating_point():
+        # torch's bool input fails in the linspace of its edges first
+        raise _no_kernel("linspace_cpu" if input.dtype == _C.bool else "histogram_cpu",
+                         input.dtype)
     x = input.reshape(-1)
     inside = (x >= lo) & (x <= hi)
     # computed in input's dtype as torch does, so edge elements land in the same bin

@@ -38,6 +38,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     if input.dim() > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
+    if input.dtype == _C.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input if input.dim() == 2 else input.reshape(1, -1)
     observations = x.shape[1]
     w = None

@@ -192,6 +192,9 @@ def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2, *,
     nb = 1
     for i in free_b:
         nb *= b.shape[i]
+    if not free_a and not free_b and a.dtype == _C.bool:
+        # torch contracts everything with dot, which has no bool entry
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     a2 = a.permute(free_a + ca).reshape([ma, k])
     b2 = b.permute(cb + free_b).reshape([k, nb])
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]

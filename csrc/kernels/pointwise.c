@@ -201,26 +201,29 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 
 /* One loop per (op, dtype): a contiguous path the compiler vectorises, a
  * scalar-operand path, and the general strided path. OT is the stored output
- * type and STORE converts the computed value to it. */
+ * type and STORE converts the computed value to it; elem, the stored input
+ * type, lets an expression tell float16 and bfloat16 from float32, whose
+ * compute type they share (nextafter steps in the stored bits). */
 #define BINARY_LOOP(NAME, SFX, T, OT, STORE, EXPR)                                                 \
     MT_CLONES_AVX2 static void NAME##_##SFX(char **data, const int64_t *st, int64_t n, void *vctx) \
     {                                                                                              \
         mt_binary_ctx *ctx = vctx;                                                                 \
         (void)ctx;                                                                                 \
         typedef MT_ACC_##SFX acc;                                                                  \
-        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == sizeof(T)) {                     \
+        typedef T elem;                                                                            \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(elem) && st[2] == sizeof(elem)) {               \
             OT *restrict o = (OT *)data[0];                                                        \
-            const T *restrict pa = (const T *)data[1], *restrict pb = (const T *)data[2];          \
+            const elem *restrict pa = (const elem *)data[1], *restrict pb = (const elem *)data[2]; \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 acc x = MT_LOAD_##SFX(pa[i]), y = MT_LOAD_##SFX(pb[i]);                            \
                 o[i] = STORE(EXPR);                                                                \
             }                                                                                      \
             return;                                                                                \
         }                                                                                          \
-        if (st[0] == sizeof(OT) && st[1] == sizeof(T) && st[2] == 0) {                             \
+        if (st[0] == sizeof(OT) && st[1] == sizeof(elem) && st[2] == 0) {                          \
             OT *restrict o = (OT *)data[0];                                                        \
-            const T *restrict pa = (const T *)data[1];                                             \
-            const acc y = MT_LOAD_##SFX(*(const T *)data[2]);                                      \
+            const elem *restrict pa = (const elem *)data[1];                                       \
+            const acc y = MT_LOAD_##SFX(*(const elem *)data[2]);                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 acc x = MT_LOAD_##SFX(pa[i]);                                                      \
                 o[i] = STORE(EXPR);                                                                \
@@ -230,7 +233,7 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
         char *o = data[0];                                                                         \
         const char *pa = data[1], *pb = data[2];                                                   \
         for (int64_t i = 0; i < n; i++, o += st[0], pa += st[1], pb += st[2]) {                    \
-            acc x = MT_LOAD_##SFX(*(const T *)pa), y = MT_LOAD_##SFX(*(const T *)pb);              \
+            acc x = MT_LOAD_##SFX(*(const elem *)pa), y = MT_LOAD_##SFX(*(const elem *)pb);        \
             *(OT *)o = STORE(EXPR);                                                                \
         }                                                                                          \
     }
@@ -266,6 +269,51 @@ static inline bool close_f(float a, float b, const mt_binary_ctx *c)
 #define PRED(SFX, T, NAME, EXPR) BINARY_LOOP(NAME, SFX, T, uint8_t, TO_BOOL, EXPR)
 
 #define TER(SFX, T, NAME, EXPR) TERNARY_LOOP(NAME, SFX, T, EXPR)
+
+/* nextafter in a 16-bit float format (sign in bit 15), from the bits of x
+ * and the exact float values x and y: one step of the bit pattern away
+ * from zero when y lies beyond x, toward it else; zero steps to the
+ * smallest subnormal of y's sign. The largest finite value steps to
+ * infinity and infinity back to it, as the bits run. */
+static inline uint16_t next_bits16(uint16_t bits, float x, float y)
+{
+    if (x == 0)
+        return (uint16_t)((y < 0 ? 0x8000u : 0u) | 1u);
+    return (uint16_t)((x < y) == (x > 0) ? bits + 1 : bits - 1);
+}
+
+static inline float next_f16(float x, float y)
+{
+    if (x != x || y != y)
+        return x + y;
+    if (x == y)
+        return y;
+    mt_f16 h = MT_F16_FROM(x);
+    uint16_t bits;
+    memcpy(&bits, &h, sizeof bits);
+    bits = next_bits16(bits, x, y);
+    memcpy(&h, &bits, sizeof bits);
+    return mt_f16_to_float(h);
+}
+
+static inline float next_bf16(float x, float y)
+{
+    if (x != x || y != y)
+        return x + y;
+    if (x == y)
+        return y;
+    uint16_t bits = next_bits16((uint16_t)(mt_float_bits(x) >> 16), x, y);
+    return mt_float_from_bits((uint32_t)bits << 16);
+}
+
+/* nextafter in the stored type: float16 and bfloat16 compute in float but
+ * step in their own bits */
+#define NEXTAFTER(x, y)     \
+    _Generic((elem){0},     \
+        mt_f16: next_f16,   \
+        mt_bf16: next_bf16, \
+        float: nextafterf,  \
+        default: nextafter)(x, y)
 
 /* The float or double libm function for the type of x. */
 #define FN(fn, x) _Generic((x), float: fn##f, default: fn)

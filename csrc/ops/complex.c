@@ -19,6 +19,14 @@
 
 static const char *sname(mt_dtype d) { return mt_dtype_infos[d].scalar_name; }
 
+/* The complex dtype whose parts are d: complex32 for float16, as torch's
+ * complex() and view_as_complex give (unlike promotion's mt_complex_of,
+ * which computes float16 with complex numbers in complex64). */
+static mt_dtype complex_with_parts(mt_dtype d)
+{
+    return d == MT_FLOAT16 ? MT_COMPLEX32 : mt_complex_of(d);
+}
+
 /* Part k (0 real, 1 imaginary) of complex t, seen in place as a tensor of the
  * part dtype and t's shape (extra_dim: with a last dim of 2 holding both
  * parts instead); a new view of t. */
@@ -67,10 +75,6 @@ int impl_view_as_complex(mt_args *a, mt_result *r)
                         "view_as_complex is only supported for half, float and double tensors, "
                         "but got a tensor of scalar type: %s",
                         sname(t->dtype));
-    if (t->dtype == MT_FLOAT16)
-        return mt_error(MT_ERR_NOT_IMPLEMENTED,
-                        "minitorch has no complex32: view_as_complex of a float16 tensor is not "
-                        "supported");
     if (t->ndim == 0)
         return mt_error(MT_ERR_RUNTIME, "Input tensor must have one or more dimensions");
     if (t->sizes[t->ndim - 1] != 2)
@@ -88,7 +92,7 @@ int impl_view_as_complex(mt_args *a, mt_result *r)
         strides[d] = t->strides[d] / 2;
     mt_tensor *v = mt_new_view(t, t->ndim - 1, t->sizes, strides, t->offset / 2);
     if (v)
-        v->dtype = mt_complex_of(t->dtype);
+        v->dtype = complex_with_parts(t->dtype);
     return mt_result_tensor(r, v);
 }
 
@@ -143,8 +147,8 @@ int impl_resolve_conj(mt_args *a, mt_result *r)
 }
 
 /* complex(re, im) and polar(abs, angle) take two real tensors of one of
- * torch's dtypes. */
-static int check_parts(const mt_args *a, const mt_tensor *x, const mt_tensor *y)
+ * torch's dtypes; polar (whose kernel computes) not float16. */
+static int check_parts(const mt_args *a, const mt_tensor *x, const mt_tensor *y, bool polar)
 {
     if ((x->dtype != MT_FLOAT32 && x->dtype != MT_FLOAT64 && x->dtype != MT_FLOAT16) ||
         (y->dtype != MT_FLOAT32 && y->dtype != MT_FLOAT64 && y->dtype != MT_FLOAT16))
@@ -157,17 +161,15 @@ static int check_parts(const mt_args *a, const mt_tensor *x, const mt_tensor *y)
                         "Expected object of scalar type %s but got scalar type %s for second "
                         "argument",
                         sname(x->dtype), sname(y->dtype));
-    if (x->dtype == MT_FLOAT16)
-        return mt_error(MT_ERR_NOT_IMPLEMENTED,
-                        "minitorch has no complex32: complex() of float16 tensors is not "
-                        "supported");
     /* torch checks out='s dtype before computing, in words of its own */
     const mt_tensor *out = mt_out_target(a);
-    if (out && out->dtype != mt_complex_of(x->dtype))
+    if (out && out->dtype != complex_with_parts(x->dtype))
         return mt_error(MT_ERR_RUNTIME,
                         "Expected object of scalar type %s but got scalar type %s for argument "
                         "'out'",
-                        sname(mt_complex_of(x->dtype)), sname(out->dtype));
+                        sname(complex_with_parts(x->dtype)), sname(out->dtype));
+    if (polar && x->dtype == MT_FLOAT16)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"polar_cpu\" not implemented for 'Half'");
     return 0;
 }
 
@@ -179,7 +181,7 @@ static mt_tensor *from_parts(const mt_tensor *re, const mt_tensor *im)
     memcpy(shape, re->sizes, sizeof(int64_t) * (size_t)nd);
     if (mt_broadcast_into(&nd, shape, im->ndim, im->sizes) < 0)
         return NULL;
-    mt_tensor *out = mt_new(mt_complex_of(re->dtype), nd, shape, false);
+    mt_tensor *out = mt_new(complex_with_parts(re->dtype), nd, shape, false);
     if (!out)
         return NULL;
     mt_tensor pr = mt_complex_part_of(out, 0), pi = mt_complex_part_of(out, 1);
@@ -198,7 +200,7 @@ static int into_out(mt_args *a, mt_result *r, mt_tensor *res)
 int impl_complex(mt_args *a, mt_result *r)
 {
     mt_tensor *re = a->v[0].t, *im = a->v[1].t;
-    if (check_parts(a, re, im) < 0)
+    if (check_parts(a, re, im, false) < 0)
         return -1;
     return into_out(a, r, from_parts(re, im));
 }
@@ -206,7 +208,7 @@ int impl_complex(mt_args *a, mt_result *r)
 int impl_polar(mt_args *a, mt_result *r)
 {
     mt_tensor *abs = a->v[0].t, *angle = a->v[1].t;
-    if (check_parts(a, abs, angle) < 0)
+    if (check_parts(a, abs, angle, true) < 0)
         return -1;
     mt_tensor *c = mt_exec(MT_OP_cos, "T", angle), *s = mt_exec(MT_OP_sin, "T", angle);
     mt_tensor *re = c ? mt_exec(MT_OP_mul, "TT", abs, c) : NULL;

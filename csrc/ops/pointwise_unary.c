@@ -50,6 +50,9 @@ static int unary_at(mt_args *a, mt_result *r, int x, mt_unary_op op, const char 
     if ((flags & U_NO_HALF) && (d == MT_FLOAT16 || d == MT_BFLOAT16))
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
                         mt_dtype_infos[d].scalar_name);
+    /* the modulus is real: torch refuses to write it over complex input */
+    if (mt_is_complex(d) && op == MT_UN_ABS && (flags & U_INPLACE))
+        return mt_error(MT_ERR_RUNTIME, "In-place abs is not supported for complex tensors.");
     if (mt_is_complex(d))
         op = complex_form(op);
     if ((flags & U_BOOL_SQUARE) && d == MT_BOOL)

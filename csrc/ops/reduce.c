@@ -560,8 +560,10 @@ static int moments(mt_args *a, mt_result *r, mt_reduce_op op, bool with_mean)
     bool keepdim = false;
     mt_value none = {0};
     if (!mt_is_inexact(t->dtype))
-        return mt_error(MT_ERR_RUNTIME,
-                        "std and var only support floating point and complex dtypes");
+        return mt_error(MT_ERR_RUNTIME, "%s only support floating point and complex dtypes",
+                        !with_mean         ? "std and var"
+                        : op == MT_RED_STD ? "std_mean"
+                                           : "var_mean");
     switch (a->overload) {
     case 0:
         correction = a->v[1].b;

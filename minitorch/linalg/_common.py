@@ -51,6 +51,14 @@ def check_lapack_dtype(kernel: str, A: Tensor) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype._scalar_name}'")
 
 
+def check_epsilon_dtype(A: Tensor) -> None:
+    """torch's refusal where a default tolerance needs the machine epsilon of
+    a dtype it has none for (float and double, or their complex types)."""
+    if str(A.dtype) not in ("minitorch.float32", "minitorch.float64", "minitorch.complex64",
+                            "minitorch.complex128"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+
+
 def check_low_precision(name: str, A: Tensor) -> None:
     if str(A.dtype) in ("minitorch.float16", "minitorch.bfloat16"):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. "

@@ -325,10 +325,14 @@ def inv(A: Tensor, *, out=None):
     return write_out(out, X)
 
 
-def _det_parts(name: str, A: Tensor):
+def _det_parts(name: str, A: Tensor, low_precision: bool = True):
+    """low_precision: float16 and bfloat16 reach the LU kernel's refusal
+    (det), else are refused in name's words first (slogdet, logdet)."""
     c.check_matrix(name, A)
     c.check_float(name, A)
     c.check_square(name, A)
+    if not low_precision:
+        c.check_low_precision(name, A)
     c.check_lapack_dtype("lu_cpu", A)
     LU, pivots, _ = _LuFactor.apply(A)
     n = A.shape[-1]
@@ -389,7 +393,7 @@ def det(A: Tensor, *, out=None):
 
 
 def _slogdet(name: str, A: Tensor):
-    d, sign = _det_parts(name, A)
+    d, sign = _det_parts(name, A, low_precision=False)
     # sgn: a complex pivot's phase (the sign of a real one)
     s = sign * c.prod_last(d.sgn())
     return s, d.abs().log().sum(-1)

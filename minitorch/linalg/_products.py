@@ -47,6 +47,9 @@ def diagonal(A: Tensor, *, offset=0, dim1=-2, dim2=-1):
 def vander(x: Tensor, *, N=None):
     """The Vandermonde matrix of x: columns x**0, x**1, ..., x**(N-1) (N defaults to
     x's last size)."""
+    if x.dtype in (_C.bool, _C.float16, _C.bfloat16):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, "
+                           f"but got {x.dtype._scalar_name}")
     n = N if N is not None else (x.shape[-1] if x.dim() else 1)
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")

@@ -338,7 +338,7 @@ def _qr(name, A, mode):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
-    c.check_lapack_dtype("linalg_qr_cpu", A)
+    c.check_lapack_dtype("geqrf_cpu", A)
     complete = mode == "complete"
     Q, R = _qr_factors(A, complete) if c.lapack_direct(A) else _QRFn.apply(A, complete)
     if mode == "r":
@@ -439,6 +439,14 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=Fa
     return write_out(out, _apply_reflectors(input, input2, input3, bool(left), bool(transpose)))
 
 
+def _check_real_tolerances(fn: str, **tolerances) -> None:
+    """torch's refusal of a complex tolerance tensor, by its argument's name."""
+    for arg, tol in tolerances.items():
+        if isinstance(tol, Tensor) and tol.is_complex():
+            raise RuntimeError(f"torch.linalg.{fn}: {arg} tensor of complex type is not "
+                               f"supported. Got {tol.dtype._scalar_name}")
+
+
 def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
     """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
     eps = finfo(A.dtype).eps
@@ -520,12 +528,18 @@ class _PinvFn(Function):
 
 
 @_overridable
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse of A: singular values at or below
-    max(atol, rtol * largest) dropped."""
-    name = "linalg.pinv"
-    c.check_matrix(name, A)
-    c.check_float(name, A)
+    max(atol, rtol * largest) dropped (torch's older positional rcond is rtol
+    with atol 0)."""
+    _check_real_tolerances("pinv", rcond=rcond, atol=atol, rtol=rtol)
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    if A.dim() < 2 or str(A.dtype) not in ("minitorch.float32", "minitorch.float64",
+                                           "minitorch.complex64", "minitorch.complex128"):
+        shape = ", ".join(str(s) for s in A.shape)
+        raise RuntimeError(f"linalg.pinv({A.dtype._scalar_name}{{[{shape}]}}): expected a tensor "
+                           f"with 2 or more dimensions of float, double, cfloat or cdouble types")
     for arg, tol in (("atol", atol), ("rtol", rtol)):
         if isinstance(tol, Tensor) and tol.requires_grad and _C.is_grad_enabled():
             raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to "
@@ -546,6 +560,9 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     """The number of singular values of A above max(atol, rtol * largest)."""
     name = "torch.linalg.matrix_rank"
     c.check_matrix(name, A, "input")
+    _check_real_tolerances("matrix_rank", atol=atol if tol is None else tol, rtol=rtol)
+    if tol is None and atol is None and rtol is None:
+        c.check_epsilon_dtype(A)
     c.check_float("linalg.svd", A)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -615,14 +632,20 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     if driver not in _DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, "
                            f"gelss)")
-    c.check_matrix("linalg.lstsq", A, "input")
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.dim() < 2:
-        raise RuntimeError("linalg.lstsq: input must have at least 2 dimensions.")
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
-    c.check_same_dtype("linalg.lstsq", A, B, "input", "other")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {A.dtype._scalar_name} and other's dtype "
+                           f"{B.dtype._scalar_name}")
+    if rcond is None:
+        c.check_epsilon_dtype(A)
     c.check_lapack_dtype("linalg_lstsq_cpu", A)
     m, n = A.shape[-2], A.shape[-1]
     eps = finfo(A.dtype).eps

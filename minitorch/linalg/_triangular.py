@@ -97,6 +97,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper=True, transpose=False,
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{input.dtype._scalar_name} and A of type "
                            f"{A.dtype._scalar_name} instead.")
+    c.check_lapack_dtype("triangular_solve_cpu", input)
     if A.shape[-1] != A.shape[-2] or input.shape[-2] != A.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
@@ -250,7 +251,7 @@ def cholesky_inverse(input: Tensor, upper=False, *, out=None):
     name = "cholesky_inverse"
     c.check_matrix(name, input)
     c.check_square(name, input)
-    c.check_lapack_dtype("cholesky_inverse_cpu", input)
+    c.check_lapack_dtype("cholesky_inverse_out_cpu", input)
     d = input.diagonal(0, -2, -1)
     zero = (d == 0)
     if bool(zero.any()):
@@ -265,7 +266,7 @@ def cholesky_inverse(input: Tensor, upper=False, *, out=None):
 def _ldl(name: str, A: Tensor, hermitian: bool):
     c.check_square(name, A)
     c.check_float(name, A)
-    c.check_lapack_dtype("ldl_factor_cpu", A)
+    c.check_lapack_dtype("ldl_factor_kernel_cpu", A)
     LD, pivots, info = _mt["_lapack_sytrf"](A.detach(), False, bool(hermitian))
     return LD.tril(), pivots, info
 

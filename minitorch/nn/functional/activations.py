@@ -10,6 +10,7 @@ from typing import Optional
 
 import minitorch
 from ..._out_param import write_out
+from ...composites import _require_real_float
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import softmax, softplus
@@ -31,12 +32,14 @@ def _out(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
 @_overridable
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    _require_real_float("elu_cpu", input)
     return _out(input, minitorch.where(input > 0, input, alpha * input.expm1()), inplace)
 
 
 @_overridable
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
+    _require_real_float("elu_cpu", input)
     out = _SELU_SCALE * minitorch.where(input > 0, input, _SELU_ALPHA * input.expm1())
     return _out(input, out, inplace)
 
@@ -44,6 +47,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 @_overridable
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    _require_real_float("elu_cpu", input)
     out = minitorch.where(input > 0, input, alpha * (input / alpha).expm1())
     return _out(input, out, inplace)
 
@@ -54,6 +58,10 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """x clamped to [min_val, max_val]; the gradient is 0 at the bounds, as torch's."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype == minitorch.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.is_complex():
+        raise NotImplementedError("clamp is not supported for complex types")
     if not input.is_floating_point():
         # torch's kernel takes the bounds in the input's type: ints stay ints
         min_val, max_val = int(min_val), int(max_val)
@@ -74,6 +82,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 @_overridable
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """0 below -3, 1 above 3, x / 6 + 1 / 2 between."""
+    _require_real_float("hardsigmoid_cpu", input)
     out = minitorch.where(input <= -3, 0.0, minitorch.where(input >= 3, 1.0, input / 6 + 0.5))
     return _out(input, out, inplace)
 
@@ -81,6 +90,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 @_overridable
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * hardsigmoid(x)."""
+    _require_real_float("hardswish_cpu", input)
     out = minitorch.where(input <= -3, 0.0,
                           minitorch.where(input >= 3, input, input * (input + 3) / 6))
     return _out(input, out, inplace)
@@ -89,12 +99,14 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 @_overridable
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
+    _require_real_float("mish_cpu", input)
     return _out(input, input * softplus(input).tanh(), inplace)
 
 
 @_overridable
 def logsigmoid(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """log(sigmoid(x)), as -softplus(-x) so it stays finite."""
+    _require_real_float("log_sigmoid_cpu", input)
     return write_out(out, -softplus(-input))
 
 
@@ -107,6 +119,7 @@ def softsign(input: Tensor) -> Tensor:
 @_overridable
 def softshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    _require_real_float("softshrink_check", input)
     top = minitorch.finfo(input.dtype).max if input.is_floating_point() else float("inf")
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
@@ -122,6 +135,7 @@ def softshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = Non
 @_overridable
 def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """``x`` where ``abs(x) > lambd``, else 0."""
+    _require_real_float("hardshrink_cpu", input)
     return write_out(out, minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input))
 
 
@@ -140,6 +154,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    _require_real_float("glu_cpu", input)
     a, b = input.chunk(2, d)
     return a * b.sigmoid()
 
@@ -165,7 +180,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """The cosine of the angle between x1 and x2 along dim (broadcast), each
     norm held at least eps."""
-    x1, x2 = minitorch.broadcast_tensors(x1, x2)
+    common = minitorch.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{common._scalar_name}")
+    x1, x2 = minitorch.broadcast_tensors(x1.to(common), x2.to(common))
     n1 = x1.norm(dim=dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(dim=dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

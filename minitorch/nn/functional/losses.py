@@ -9,6 +9,7 @@ from typing import Optional
 
 import minitorch
 from ... import _C
+from ...composites import _no_kernel, _require_real_float
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .reduction import _REDUCTIONS, _check_reduction, _legacy_reduction, _reduce, _torch_size
@@ -27,11 +28,23 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
             "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
-def _difference_loss(of_diff, input, target, size_average, reduce, reduction, weight):
-    """of_diff(input - target), optionally weighted, reduced as asked."""
+def _require_float_pair(kernel: str, input: Tensor, target: Tensor) -> None:
+    """torch's refusal of input and target whose common dtype its loss
+    kernel (dispatched over the floating types) has no entry for."""
+    common = minitorch.promote_types(input.dtype, target.dtype)
+    if not common.is_floating_point:
+        raise _no_kernel(kernel, common)
+
+
+def _difference_loss(of_diff, input, target, size_average, reduce, reduction, weight,
+                     kernel=None):
+    """of_diff(input - target), optionally weighted, reduced as asked; kernel
+    names torch's, where it refuses integers, bool and complex numbers."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _warn_size(input, target)
     _check_reduction(reduction)
+    if kernel is not None:
+        _require_float_pair(kernel, input, target)
     loss = of_diff(input - target)
     if weight is not None:
         loss = loss * weight
@@ -43,7 +56,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Measures the element-wise mean squared error."""
     return _difference_loss(Tensor.square, input, target, size_average, reduce, reduction,
-                            weight)
+                            weight, "mse_cpu")
 
 
 @_overridable
@@ -62,6 +75,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta != 0.0:
+        # beta 0 is torch's l1_loss, which takes every dtype
+        _require_float_pair("smooth_l1_cpu", input, target)
     diff = (input - target).abs()
     if beta == 0.0:
         loss = diff
@@ -76,11 +92,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     """Squared term below delta, delta-scaled L1 term above it."""
     _warn_size(input, target)
     _check_reduction(reduction)
-    diff = (input - target).abs()
     if weight is not None and weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _require_float_pair("huber_cpu", input, target)
+    diff = (input - target).abs()
     loss = minitorch.where(diff < delta, 0.5 * diff.square(), delta * (diff - 0.5 * delta))
     if weight is not None:
         loss = loss * weight
@@ -299,6 +316,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
         raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size "
                          f"({_torch_size(input)})")
     _check_reduction(reduction)
+    _require_real_float("log_sigmoid_cpu", input)
     # log(1 + exp(-x)) computed without overflow: max(-x, 0) + log(exp(-max) + exp(-x - max))
     log_sig_neg = (-input).clamp(min=0) + (-(-input).clamp(min=0)).exp().add(
         (-input - (-input).clamp(min=0)).exp()).log()
@@ -323,6 +341,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
             "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
             "major release.", stacklevel=2)
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:

@@ -50,9 +50,11 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """input where target is 1, max(0, margin - input) where target is -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    # a target that is neither 1 nor -1 takes both terms, as in torch
-    loss = (minitorch.where(target != 1, (margin - input).clamp(min=0), 0.0)
-            + minitorch.where(target != -1, input, 0.0))
+    # a target that is neither 1 nor -1 takes both terms, as in torch; the
+    # margin is taken in input's dtype (an integer input keeps an integer loss)
+    margin_term = (minitorch.full_like(input, margin) - input).clamp(min=0)
+    loss = (minitorch.where(target != 1, margin_term, 0)
+            + minitorch.where(target != -1, input, 0))
     return _reduce(loss, reduction)
 
 
@@ -62,6 +64,13 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     """The two-class logistic loss log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if input.dtype != minitorch.bool and not input.is_floating_point() and not input.is_complex():
+        # torch computes in place in input's dtype: -input * target, then exp
+        common = minitorch.promote_types(input.dtype, target.dtype)
+        result = common if common.is_floating_point or common.is_complex else \
+            minitorch.get_default_dtype()
+        raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
+                           f"desired output type {input.dtype._scalar_name}")
     return _reduce((-input * target).exp().log1p(), reduction)
 
 
