@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import tuple_out, write_out
+from ._out import checked_out, tuple_out, write_out
 from ._triangular import solve_triangular
 
 _mt = _C._functions
@@ -415,7 +415,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None):
     if tau.shape[-1] == 0:
         # no reflectors: the identity, still a function of A and tau as torch's is
         Q = Q + A * 0 + tau.sum(-1, keepdim=True).unsqueeze(-1) * 0
-    return write_out(out, Q)
+    return checked_out("torch.linalg.householder_product", out, Q)
 
 
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False, *,
@@ -531,8 +531,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
             raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to "
                                f"argument '{arg}'. This input cannot have requires_grad True.")
     if c.differentiated(A):
-        return write_out(out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
-    return write_out(out, _pinv_value(A, atol, rtol, bool(hermitian)))
+        return checked_out("linalg.pinv", out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
+    return checked_out("linalg.pinv", out, _pinv_value(A, atol, rtol, bool(hermitian)))
 
 
 def pinverse(input: Tensor, rcond=1e-15):
@@ -552,7 +552,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     S = (_eigh("linalg.eigh", A.detach(), "L", False)[0].abs() if hermitian
          else _svd("linalg.svd", A.detach(), False, False)[1])
     cut = _tolerances(S, A, atol, rtol, hermitian)
-    return write_out(out, (S > cut).sum(-1))
+    return checked_out("torch.linalg.matrix_rank", out, (S > cut).sum(-1))
 
 
 def matrix_norm_svd(A: Tensor, ord) -> Tensor:
@@ -589,17 +589,17 @@ def cond(A: Tensor, p=None, *, out=None):
     if A.numel() == 0 and not isinstance(p, str):
         part = {"complex64": _C.float32, "complex128": _C.float64}.get(
             str(A.dtype).split(".")[-1], A.dtype)
-        return write_out(out, _mt["zeros"](tuple(A.shape[:-2]), dtype=part))
+        return checked_out("linalg.cond", out, _mt["zeros"](tuple(A.shape[:-2]), dtype=part))
     if p in (None, 2, -2):
         S = svdvals(A)
         r = S[..., 0] / S[..., -1] if p in (None, 2) else S[..., -1] / S[..., 0]
-        return write_out(out, r)
+        return checked_out("linalg.cond", out, r)
     c.check_square(f"linalg.cond(ord={_ord_text(p)})", A)
     from ._lu import inv
     from ._norms import matrix_norm
     if A.numel() == 0:
-        return write_out(out, matrix_norm(A, p))
-    return write_out(out, matrix_norm(A, p) * matrix_norm(inv(A), p))
+        return checked_out("linalg.cond", out, matrix_norm(A, p))
+    return checked_out("linalg.cond", out, matrix_norm(A, p) * matrix_norm(inv(A), p))
 
 
 _DRIVERS = {"gels": 0, "gelsy": 1, "gelsd": 2, "gelss": 3}
