@@ -110,7 +110,8 @@ def _norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
                                                 or ord in (1, -1, 2, -2, math.inf, -math.inf)):
         return _matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     if isinstance(ord, str):
-        if dims is None and A.dim() == 2:
+        if dims is None and A.dim() in (1, 2):
+            # torch hands 1-D and 2-D inputs with a string order to matrix_norm
             return _matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if dims is None:
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "

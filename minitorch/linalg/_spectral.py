@@ -520,11 +520,17 @@ class _PinvFn(Function):
 
 
 @_overridable
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse of A: singular values at or below
-    max(atol, rtol * largest) dropped."""
+    max(atol, rtol * largest) dropped; rcond is torch's older name for rtol."""
     name = "linalg.pinv"
-    c.check_matrix(name, A)
+    if A.dim() < 2:
+        from ..composites import _SCALAR_NAMES
+        what = f"{_SCALAR_NAMES[str(A.dtype)]}{{{list(A.shape)}}}"
+        raise RuntimeError(f"linalg.pinv({what}): expected a tensor with 2 or more dimensions "
+                           f"of float, double, cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
     c.check_float(name, A)
     for arg, tol in (("atol", atol), ("rtol", rtol)):
         if isinstance(tol, Tensor) and tol.requires_grad and _C.is_grad_enabled():
@@ -615,13 +621,15 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     if driver not in _DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, "
                            f"gelss)")
-    c.check_matrix("linalg.lstsq", A, "input")
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     Bm = B.unsqueeze(-1) if vector else B
-    if Bm.dim() < 2:
-        raise RuntimeError("linalg.lstsq: input must have at least 2 dimensions.")
     if A.shape[-2] != Bm.shape[-2]:
-        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+        raise RuntimeError(f"{name}: input.size(-2) should match "
+                           f"other.size({-1 if vector else -2})")
     c.check_same_dtype("linalg.lstsq", A, B, "input", "other")
     c.check_lapack_dtype("linalg_lstsq_cpu", A)
     m, n = A.shape[-2], A.shape[-1]

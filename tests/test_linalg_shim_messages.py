@@ -1,0 +1,50 @@
+"""linalg argument handling found through PyTorch's own test_linalg.py:
+pinv's rcond (torch's older name for rtol, also positional), and torch's
+messages for pinv and lstsq inputs of too few dimensions, lstsq's row
+mismatch for a vector right-hand side and string-order norms of 1-D inputs."""
+import pytest
+
+import minitorch as mt
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(fn):
+    try:
+        r = fn()
+    except (RuntimeError, IndexError, TypeError) as e:
+        return type(e).__name__, str(e)
+    return "ok", [round(v, 10) for v in r.double().flatten().tolist()]
+
+
+@pytest.mark.parametrize("case", ["pinv_rcond_kw", "pinv_rcond_pos", "pinv_rcond_tensor",
+                                  "pinv_rcond_hermitian", "pinv_1d", "pinv_0d",
+                                  "lstsq_1d_input", "lstsq_0d_other", "lstsq_vector_rows",
+                                  "lstsq_matrix_rows", "norm_fro_1d", "norm_nuc_0d",
+                                  "norm_fro_3d"])
+def test_matches_torch(case):
+    def run(lib):
+        g = lib.Generator().manual_seed(0) if lib is torch else None
+        a = lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 1e-9]], dtype=lib.float64)
+        r = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64)
+        del g
+        return {
+            "pinv_rcond_kw": lambda: lib.linalg.pinv(a, rcond=1e-3),
+            "pinv_rcond_pos": lambda: lib.linalg.pinv(a, 1e-3),
+            "pinv_rcond_tensor": lambda: lib.linalg.pinv(a, rcond=lib.tensor(1e-3)),
+            "pinv_rcond_hermitian": lambda: lib.linalg.pinv(a, 1e-3, True),
+            "pinv_1d": lambda: lib.linalg.pinv(lib.ones(3)),
+            "pinv_0d": lambda: lib.linalg.pinv(lib.tensor(2.0, dtype=lib.float64)),
+            "lstsq_1d_input": lambda: lib.linalg.lstsq(lib.ones(3), lib.ones(3)).solution,
+            "lstsq_0d_other": lambda: lib.linalg.lstsq(r, lib.tensor(1.0, dtype=lib.float64)
+                                                       ).solution,
+            "lstsq_vector_rows": lambda: lib.linalg.lstsq(r, lib.ones(3, dtype=lib.float64)
+                                                          ).solution,
+            "lstsq_matrix_rows": lambda: lib.linalg.lstsq(r, lib.ones(3, 1, dtype=lib.float64)
+                                                          ).solution,
+            "norm_fro_1d": lambda: lib.linalg.norm(lib.ones(4), "fro"),
+            "norm_nuc_0d": lambda: lib.linalg.norm(lib.tensor(1.0), "nuc"),
+            "norm_fro_3d": lambda: lib.linalg.norm(lib.ones(2, 2, 2), "fro"),
+        }[case]
+
+    assert outcome(run(mt)) == outcome(run(torch))
