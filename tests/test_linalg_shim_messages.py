@@ -1,7 +1,8 @@
 """linalg argument handling found through PyTorch's own test_linalg.py:
 pinv's rcond (torch's older name for rtol, also positional), and torch's
 messages for pinv and lstsq inputs of too few dimensions, lstsq's row
-mismatch for a vector right-hand side and string-order norms of 1-D inputs."""
+mismatch for a vector right-hand side, string-order norms of 1-D inputs, and
+cond of singular matrices (inf, the others of the batch unaffected)."""
 import pytest
 
 import minitorch as mt
@@ -48,3 +49,18 @@ def test_matches_torch(case):
         }[case]
 
     assert outcome(run(mt)) == outcome(run(torch))
+
+
+@pytest.mark.parametrize("p", [1, -1, float("inf"), float("-inf"), "fro", "nuc", 2, None])
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_cond_of_singular_matrices_in_a_batch_is_inf(p, dtype):
+    def run(lib):
+        a = lib.eye(3, dtype=getattr(lib, dtype)).reshape(1, 3, 3).repeat(3, 1, 1) * 2
+        a[1, -1, -1] = 0
+        a[2, 0, 1] = 0.5
+        r = lib.linalg.cond(a, p)
+        return str(r.dtype).split(".")[1], r.tolist()
+
+    got, want = run(mt), run(torch)
+    assert got[0] == want[0]
+    assert got[1] == pytest.approx(want[1], rel=1e-5)

@@ -601,11 +601,17 @@ def cond(A: Tensor, p=None, *, out=None):
         r = S[..., 0] / S[..., -1] if p in (None, 2) else S[..., -1] / S[..., 0]
         return checked_out("linalg.cond", out, r)
     c.check_square(f"linalg.cond(ord={_ord_text(p)})", A)
-    from ._lu import inv
+    from ._lu import _inv_ex
     from ._norms import matrix_norm
     if A.numel() == 0:
         return checked_out("linalg.cond", out, matrix_norm(A, p))
-    return checked_out("linalg.cond", out, matrix_norm(A, p) * matrix_norm(inv(A), p))
+    # a singular matrix's condition number is inf, as torch's; its inverse is zeroed first so
+    # the norms (an SVD for 'nuc') never see the failed solve's values
+    A_inv, info = _inv_ex("linalg.inv", A)
+    singular = info > 0
+    A_inv = A_inv.masked_fill(singular.unsqueeze(-1).unsqueeze(-1), 0)
+    r = (matrix_norm(A, p) * matrix_norm(A_inv, p)).masked_fill(singular, math.inf)
+    return checked_out("linalg.cond", out, r)
 
 
 _DRIVERS = {"gels": 0, "gelsy": 1, "gelsd": 2, "gelss": 3}
