@@ -3,6 +3,7 @@ pinv's rcond (torch's older name for rtol, also positional), and torch's
 messages for pinv and lstsq inputs of too few dimensions, lstsq's row
 mismatch for a vector right-hand side, string-order norms of 1-D inputs, and
 cond of singular matrices (inf, the others of the batch unaffected)."""
+import numpy as np
 import pytest
 
 import minitorch as mt
@@ -64,3 +65,27 @@ def test_cond_of_singular_matrices_in_a_batch_is_inf(p, dtype):
     got, want = run(mt), run(torch)
     assert got[0] == want[0]
     assert got[1] == pytest.approx(want[1], rel=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5, 5), (4, 6, 3), (0, 3, 5), (3, 3)], ids=str)
+@pytest.mark.parametrize("kind", ["batch", "last_batch_dim", "float"])
+def test_tolerance_tensors_hold_one_value_per_matrix(shape, kind):
+    # matrix_rank's and pinv's atol/rtol tensors broadcast against the batch dims
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    batch = shape[:-2] if kind == "batch" else shape[-3:-2]
+    t = np.abs(rng.standard_normal(batch)) * 2
+
+    def run(lib):
+        a = lib.tensor(x)
+        tol = 1.5 if kind == "float" else lib.tensor(t)
+        return (lib.linalg.matrix_rank(a, atol=tol).tolist(),
+                lib.linalg.matrix_rank(a, tol=tol).tolist(),
+                np.asarray(lib.linalg.pinv(a, atol=tol).tolist()),
+                np.asarray(lib.linalg.pinv(a, rtol=tol).tolist()),
+                np.asarray(lib.linalg.pinv(a, rcond=tol).tolist()))
+
+    got, want = run(mt), run(torch)
+    assert got[:2] == want[:2]
+    for g, w in zip(got[2:], want[2:]):
+        np.testing.assert_allclose(g, w, atol=1e-10)

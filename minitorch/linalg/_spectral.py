@@ -442,9 +442,18 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=Fa
 def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
     """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
     eps = finfo(A.dtype).eps
+    default = eps * max(A.shape[-2], A.shape[-1])
+    # tolerance tensors hold one value per matrix: a trailing dim aligns them with S's
+    if isinstance(atol, Tensor):
+        atol = atol.unsqueeze(-1)
+    if isinstance(rtol, Tensor):
+        rtol = rtol.unsqueeze(-1)
     if rtol is None:
-        rtol = 0.0 if (atol is not None and not isinstance(atol, Tensor) and atol > 0) \
-            else eps * max(A.shape[-2], A.shape[-1])
+        if isinstance(atol, Tensor):
+            rtol = _mt["where"](atol > 0, _mt["zeros_like"](atol, dtype=S.dtype),
+                                _mt["full_like"](atol, default, dtype=S.dtype))
+        else:
+            rtol = 0.0 if (atol is not None and atol > 0) else default
     smax = S.amax(-1, keepdim=True) if S.numel() else _mt["zeros"](
         *S.shape[:-1], 1, dtype=S.dtype)
     cut = smax * rtol
