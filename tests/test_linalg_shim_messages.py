@@ -89,3 +89,19 @@ def test_tolerance_tensors_hold_one_value_per_matrix(shape, kind):
     assert got[:2] == want[:2]
     for g, w in zip(got[2:], want[2:]):
         np.testing.assert_allclose(g, w, atol=1e-10)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 1, 0), (2, 1, 0)), ((3, 0), (3, 2)),
+                                             ((2, 3, 0), (2, 3, 2)), ((2, 2, 3, 0), (2, 2, 3, 0)),
+                                             ((2, 2, 0, 0), (2, 2, 0, 0)), ((4, 2), (4, 3)),
+                                             ((2, 4, 2), (2, 4, 1))], ids=str)
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_results_of_empty_inputs(a_shape, b_shape, driver):
+    # an overdetermined system with no columns still has residuals, one per right-hand side
+    rng = np.random.default_rng(4)
+    a, b = rng.random(a_shape), rng.random(b_shape)
+    got = mt.linalg.lstsq(mt.tensor(a), mt.tensor(b), driver=driver)
+    want = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(np.asarray(g.tolist()).reshape(w.shape), w.numpy(), atol=1e-10)

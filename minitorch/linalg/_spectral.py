@@ -661,8 +661,11 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     empty = X.reshape(-1)[:0]
     empty = empty.abs() if empty.dtype.is_complex else empty
     residuals = empty
-    if m > n and driver != "gelsy" and X.numel() and (driver == "gels" or bool((rank == n).all())):
+    if m > n and driver != "gelsy" and (driver == "gels" or bool((rank == n).all())):
         residuals = (Ab @ X - Bb).abs().pow(2).sum(-2)
+        if driver == "gels" and Ab.numel() == 0:
+            # torch's gels hands back an empty A's residuals as zeros, the other drivers |B|^2
+            residuals = _mt["zeros_like"](residuals)
     if driver == "gels":
         rank = _mt["empty"](0, dtype=_C.int64)
     if driver not in ("gelsd", "gelss"):
