@@ -105,3 +105,25 @@ def test_lstsq_results_of_empty_inputs(a_shape, b_shape, driver):
     for g, w in zip(got, want):
         assert tuple(g.shape) == tuple(w.shape)
         np.testing.assert_allclose(np.asarray(g.tolist()).reshape(w.shape), w.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("case", ["pinv_rcond", "pinv_atol", "pinv_rtol", "pinv_atol_rtol",
+                                  "rank_atol", "rank_tol", "norm_dim_range", "matrix_norm_range",
+                                  "matrix_norm_same"])
+def test_tolerance_and_dim_errors(case):
+    def run(lib):
+        a = lib.ones(3, 3)
+        c = lib.full((), 1j)
+        return {
+            "pinv_rcond": lambda: lib.linalg.pinv(a, rcond=c),
+            "pinv_atol": lambda: lib.linalg.pinv(a, atol=c),
+            "pinv_rtol": lambda: lib.linalg.pinv(a, rtol=c),
+            "pinv_atol_rtol": lambda: lib.linalg.pinv(a, atol=c, rtol=c),
+            "rank_atol": lambda: lib.linalg.matrix_rank(a, atol=c),
+            "rank_tol": lambda: lib.linalg.matrix_rank(a, tol=c),
+            "norm_dim_range": lambda: lib.linalg.norm(a, "fro", (0, 4)),
+            "matrix_norm_range": lambda: lib.linalg.matrix_norm(a, "nuc", (-3, 0)),
+            "matrix_norm_same": lambda: lib.linalg.matrix_norm(a, "fro", (0, -2)),
+        }[case]
+
+    assert outcome(run(mt)) == outcome(run(torch))

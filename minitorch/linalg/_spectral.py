@@ -439,6 +439,15 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=Fa
     return write_out(out, _apply_reflectors(input, input2, input3, bool(left), bool(transpose)))
 
 
+def _check_real_tolerances(name: str, **tols) -> None:
+    """torch's refusal of complex tolerance tensors, in argument order."""
+    from ..composites import _SCALAR_NAMES
+    for arg, tol in tols.items():
+        if isinstance(tol, Tensor) and tol.is_complex():
+            raise RuntimeError(f"{name}: {arg} tensor of complex type is not supported. "
+                               f"Got {_SCALAR_NAMES[str(tol.dtype)]}")
+
+
 def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
     """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
     eps = finfo(A.dtype).eps
@@ -538,6 +547,7 @@ def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=No
         what = f"{_SCALAR_NAMES[str(A.dtype)]}{{{list(A.shape)}}}"
         raise RuntimeError(f"linalg.pinv({what}): expected a tensor with 2 or more dimensions "
                            f"of float, double, cfloat or cdouble types")
+    _check_real_tolerances("torch.linalg.pinv", rcond=rcond, atol=atol, rtol=rtol)
     if rcond is not None:
         rtol = rcond
     c.check_float(name, A)
@@ -564,6 +574,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     c.check_float("linalg.svd", A)
     if tol is not None:
         atol, rtol = tol, 0.0
+    _check_real_tolerances(name, atol=atol, rtol=rtol)
     S = (_eigh("linalg.eigh", A.detach(), "L", False)[0].abs() if hermitian
          else _svd("linalg.svd", A.detach(), False, False)[1])
     cut = _tolerances(S, A, atol, rtol, hermitian)
