@@ -127,3 +127,21 @@ def test_tolerance_and_dim_errors(case):
         }[case]
 
     assert outcome(run(mt)) == outcome(run(torch))
+
+
+@pytest.mark.parametrize("shape,dim", [((10,), (0, 0)), ((3, 4), (0, 1)), ((3, 4, 5), (2, 0)),
+                                       ((3, 4), (0, 4)), ((3, 4), (1, -1)), ((2, 3, 4), (-1, 0))],
+                         ids=str)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_norm_without_order_over_two_dims_is_a_vector_norm(shape, dim, keepdim):
+    x = np.random.default_rng(5).standard_normal(shape)
+
+    def run(lib):
+        return outcome(lambda: lib.linalg.norm(lib.tensor(x), None, dim, keepdim))
+
+    got, want = run(mt), run(torch)
+    assert got[0] == want[0]
+    if got[0] == "ok":
+        assert got[1] == pytest.approx(want[1], rel=1e-9)
+    else:
+        assert got == want

@@ -110,9 +110,11 @@ def _norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
     dims = _dims(dim)
-    if dims is not None and len(dims) == 2 and (ord is None or isinstance(ord, str)
+    # without an order torch takes the 2-norm of the flattened dims (a vector norm, which
+    # equals 'fro' over two dims and checks them as vector_norm does)
+    if dims is not None and len(dims) == 2 and (isinstance(ord, str)
                                                 or ord in (1, -1, 2, -2, math.inf, -math.inf)):
-        return _matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return _matrix_norm(A, ord, dims, keepdim, dtype=dtype)
     if isinstance(ord, str):
         if dims is None and A.dim() in (1, 2):
             # torch hands 1-D and 2-D inputs with a string order to matrix_norm
