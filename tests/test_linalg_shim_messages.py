@@ -130,6 +130,7 @@ def test_tolerance_and_dim_errors(case):
 
 
 @pytest.mark.parametrize("shape,dim", [((10,), (0, 0)), ((3, 4), (0, 1)), ((3, 4, 5), (2, 0)),
+                                       ((3, 4, 5), (0, 1, 2)), ((3, 4), ()), ((3, 4), 1),
                                        ((3, 4), (0, 4)), ((3, 4), (1, -1)), ((2, 3, 4), (-1, 0))],
                          ids=str)
 @pytest.mark.parametrize("keepdim", [False, True])
@@ -145,3 +146,12 @@ def test_norm_without_order_over_two_dims_is_a_vector_norm(shape, dim, keepdim):
         assert got[1] == pytest.approx(want[1], rel=1e-9)
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("ord", [1, 2, "fro", "nuc", None])
+@pytest.mark.parametrize("dim", [(0, 1, 2), ()], ids=str)
+def test_norm_dim_must_have_one_or_two_entries(ord, dim):
+    def run(lib):
+        return outcome(lambda: lib.linalg.norm(lib.ones(3, 3, 3), ord, dim))
+
+    assert run(mt) == run(torch)

@@ -110,6 +110,9 @@ def _norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
     dims = _dims(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dims)}")
     # without an order torch takes the 2-norm of the flattened dims (a vector norm, which
     # equals 'fro' over two dims and checks them as vector_norm does)
     if dims is not None and len(dims) == 2 and (isinstance(ord, str)
