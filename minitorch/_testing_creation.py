@@ -15,6 +15,7 @@ from ._dtype_info import finfo, iinfo
 _INTEGRAL = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
 _BOOL_OR_INTEGRAL = (_C.bool,) + _INTEGRAL
 _FLOATING = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+_COMPLEX = {_C.complex64: _C.float32, _C.complex128: _C.float64}
 
 
 def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
@@ -24,7 +25,7 @@ def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
     high = default_high if high is None else high
     if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
         raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
-    if low == high and dtype in _FLOATING:
+    if low == high and (dtype in _FLOATING or dtype in _COMPLEX):
         warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex "
                       "types is deprecated since 2.1 and will be removed in 2.3. Use "
                       "`torch.full(...)` instead.", FutureWarning, stacklevel=3)
@@ -88,6 +89,12 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         info = finfo(dtype)
         low, high = _low_high(low, high, dtype, info.min, info.max, -9, 9)
         result = _uniform_(torch.empty(shape, device=device, dtype=dtype), low, high)
+    elif dtype in _COMPLEX:
+        # real and imaginary parts each drawn from [low, high), as torch's
+        info = finfo(_COMPLEX[dtype])
+        low, high = _low_high(low, high, dtype, info.min, info.max, -9, 9)
+        result = torch.empty(shape, device=device, dtype=dtype)
+        _uniform_(torch.view_as_real(result), low, high)
     else:
         raise TypeError(f"The requested dtype '{dtype}' is not supported by "
                         "torch.testing.make_tensor(). To request support, file an issue at: "
@@ -99,6 +106,6 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         result = result.clone(memory_format=memory_format)
     if exclude_zero:
         result[result == 0] = 1 if dtype in _BOOL_OR_INTEGRAL else finfo(dtype).tiny
-    if dtype in _FLOATING:
+    if dtype in _FLOATING or dtype in _COMPLEX:
         result.requires_grad = requires_grad
     return result

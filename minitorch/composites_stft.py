@@ -14,9 +14,22 @@ __all__ = ["stft", "istft"]
 _f = _C._functions
 
 
+_NO_WINDOW = {
+    "stft": "A window was not provided. A rectangular window will be applied,which is known to "
+            "cause spectral leakage. Other windows such as torch.hann_window or "
+            "torch.hamming_window are recommended to reduce spectral leakage.",
+    "istft": "A window was not provided. A rectangular window will be applied.Please provide "
+             "the same window used by stft to make the inversion lossless.",
+}
+
+
 def _window(window, n_fft, win_length, like, name):
-    """The window, or a rectangular one, zero-padded on both sides to n_fft."""
+    """The window, or a rectangular one (with torch's warning), zero-padded on both sides to
+    n_fft."""
     if window is None:
+        warnings.warn(_NO_WINDOW[name] + "To suppress this warning and use a rectangular window, "
+                      "explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
+                      stacklevel=3)
         window = _f["ones"]([win_length], dtype=like.real.dtype if like.is_complex()
                             else like.dtype)
     elif window.dim() != 1 or window.shape[0] != win_length:
@@ -34,9 +47,10 @@ def _window(window, n_fft, win_length, like, name):
 def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
          win_length: Optional[int] = None, window: Optional[Tensor] = None, center: bool = True,
          pad_mode: str = "reflect", normalized: bool = False, onesided: Optional[bool] = None,
-         return_complex: Optional[bool] = None) -> Tensor:
+         return_complex: Optional[bool] = None, align_to_window: Optional[bool] = None) -> Tensor:
     """The short-time Fourier transform of input (signal or batch of signals): one column of
-    frequencies per frame of n_fft samples taken every hop_length samples."""
+    frequencies per frame of n_fft samples taken every hop_length samples; align_to_window
+    (center=False only) starts each frame's window, not its n_fft samples, at the hop."""
     from .fft import fft, rfft
     from .nn.functional import pad
     if return_complex is None and not input.is_complex() and (
@@ -44,6 +58,8 @@ def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
         raise RuntimeError("stft requires the return_complex parameter be given for real "
                            "inputs, and will further require that return_complex=True in a "
                            "future PyTorch release.")
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if input.dim() not in (1, 2):
@@ -51,6 +67,10 @@ def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
     x = input.unsqueeze(0) if input.dim() == 1 else input
     if center:
         x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
+    elif align_to_window and 0 < win < n_fft:
+        # the window sits (n_fft - win) // 2 into each frame: frames start that much earlier
+        left = (n_fft - win) // 2
+        x = pad(x, (left, n_fft - win - left))
     length = x.shape[-1]
     if not 0 < n_fft <= length:
         raise RuntimeError(f"stft: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
@@ -130,11 +150,9 @@ def istft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
              + hop * _f["arange"](n_frames).unsqueeze(1)).reshape(-1)
     batch = frames.shape[0]
     y = frames.new_zeros([batch, total]).index_add(1, index, frames.reshape(batch, -1))
-    envelope = w.new_zeros([total]).index_add(
-        0, index, (w * w.conj() if w.is_complex() else w * w).expand(n_frames, n_fft)
-        .reshape(-1))
-    if envelope.is_complex():
-        envelope = envelope.real
+    # the squared window, complex for a complex one: frames were multiplied by it twice
+    envelope = w.new_zeros([total]).index_add(0, index, (w * w).expand(n_frames, n_fft)
+                                              .reshape(-1))
     start = n_fft // 2 if center else 0
     end = total - n_fft // 2 if center else total
     if length is not None:
@@ -146,5 +164,8 @@ def istft(input: Tensor, n_fft: int, hop_length: Optional[int] = None,
         raise RuntimeError(f"istft: window overlap add min: {float(envelope.abs().min()):g}")
     y = y / envelope
     if length is not None and y.shape[-1] < length:
+        warnings.warn("The length of signal is shorter than the length parameter. Result is "
+                      "being padded with zeros in the tail. Please check your center and "
+                      "hop_length settings.", UserWarning, stacklevel=3)
         y = _f["cat"]([y, y.new_zeros([batch, length - y.shape[-1]])], 1)
     return y.squeeze(0) if input.dim() == 2 else y

@@ -3,6 +3,7 @@ csrc/ops/fft.def (_fft_c2c, _fft_r2c, _fft_c2r), which carry the gradients.
 This module does what torch's SpectralOps does before them: the n/s/dim/norm
 arguments, promotion of integer and real inputs, zero-padding or trimming
 each transformed dim to its signal length, and out=."""
+import warnings
 from typing import Optional, Sequence
 
 from . import _C
@@ -107,7 +108,7 @@ def _shape_and_dims(x: Tensor, s, dim):
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
     if s is not None:
-        s = list(s)
+        s = [s] if isinstance(s, int) else list(s)
         if dim is not None and len(s) != len(dims):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
         if len(s) > nd:
@@ -281,7 +282,8 @@ def _c2r_shape(name, x, s, dim):
     dims, sizes = _shape_and_dims(x, s, dim)
     if not dims:
         raise RuntimeError(f"{name} must transform at least one axis")
-    last = sizes[-1] if s is not None and list(s)[-1] != -1 else 2 * (x.shape[dims[-1]] - 1)
+    given = s is not None and (s if isinstance(s, int) else list(s)[-1]) != -1
+    last = sizes[-1] if given else 2 * (x.shape[dims[-1]] - 1)
     _check_n(last)
     sizes[-1] = last // 2 + 1
     return dims, sizes, last
@@ -366,6 +368,23 @@ def _freq_dtype(name, dtype):
     return dtype
 
 
+def _freq_out(out: Optional[Tensor], r: Tensor) -> Tensor:
+    """out= of the frequency helpers, which torch fills through arange's out:
+    an out holding as many elements keeps its shape, any other is resized to
+    1-D, with arange's warning when it held elements."""
+    if out is None:
+        return r
+    if out.numel() != r.numel():
+        if out.numel():
+            warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is "
+                          f"{out.numel()} which does not match the computed number of elements "
+                          f"{r.numel()}. Note that this may occur as a result of rounding error. "
+                          f"The out tensor will be resized to a tensor of shape ({r.numel()},).",
+                          UserWarning, stacklevel=4)
+        out.resize_(r.shape)
+    return _write_out(out, r.reshape(out.shape))
+
+
 @_overridable
 def fftfreq(n: int, d: float = 1.0, *, out: Optional[Tensor] = None, dtype=None, layout=None,
             device=None, requires_grad: bool = False) -> Tensor:
@@ -376,7 +395,7 @@ def fftfreq(n: int, d: float = 1.0, *, out: Optional[Tensor] = None, dtype=None,
     if n:
         k = _mt["cat"]([k[:(n - 1) // 2 + 1], k[(n - 1) // 2 + 1:] - n])
     r = k.mul_(1.0 / (n * d)) if n else k
-    r = _finish("fftfreq", out, r)
+    r = _freq_out(out, r)
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 
@@ -386,7 +405,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Optional[Tensor] = None, dtype=None
     """The sample frequencies of rfft(n points spaced d apart): 0 .. n // 2 over d * n."""
     dtype = _freq_dtype("rfftfreq", dtype if out is None or dtype is not None else out.dtype)
     k = _mt["arange"](n // 2 + 1, dtype=dtype, device=device)
-    r = _finish("rfftfreq", out, k.mul_(1.0 / (n * d)))
+    r = _freq_out(out, k.mul_(1.0 / (n * d)))
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 

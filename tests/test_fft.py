@@ -301,3 +301,35 @@ def test_forward_ad_through_complex_values(fn):
     assert str(got.dtype)[len("minitorch."):] == str(want.dtype)[len("torch."):]
     np.testing.assert_allclose(np.array(got.resolve_conj().numpy()),
                                want.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["fftn", "ifftn", "rfftn", "ihfftn", "irfftn", "hfftn"])
+def test_nd_transforms_take_an_int_for_s_and_dim(fn):
+    # s and dim are int[1] arguments in torch: a lone int stands for a one-element list
+    x = data((4, 6), "float64")
+    for s, dim in [(5, 0), (3, 1), (4, None)]:
+        got = getattr(mt.fft, fn)(mt.tensor(x), s=s, dim=dim)
+        want = getattr(torch.fft, fn)(torch.tensor(x), s=s, dim=dim)
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(np.asarray(got.tolist()), want.resolve_conj().numpy(), rtol=1e-12,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("out_shape", [(), (0,), (2, 3), (5, 1), (5,)])
+def test_freq_out_follows_arange_out(fn, out_shape):
+    # torch fills out through arange: same numel keeps out's shape, else 1-D with
+    # arange's warning when out held elements
+    import warnings
+    got_out, want_out = mt.empty(out_shape, dtype=mt.float64), torch.empty(out_shape,
+                                                                            dtype=torch.float64)
+    with warnings.catch_warnings(record=True) as wm:
+        warnings.simplefilter("always")
+        got = getattr(mt.fft, fn)(5, 0.5, out=got_out)
+    with warnings.catch_warnings(record=True) as wt:
+        warnings.simplefilter("always")
+        want = getattr(torch.fft, fn)(5, 0.5, out=want_out)
+    assert got is got_out and tuple(got.shape) == tuple(want.shape)
+    assert got.flatten().tolist() == want.flatten().tolist()
+    msgs = [str(w.message).split(" (Triggered")[0] for w in wt]
+    assert [str(w.message) for w in wm] == msgs

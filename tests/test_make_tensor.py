@@ -191,3 +191,28 @@ def test_device_is_required_and_keyword_only():
     t = make_tensor(2, dtype=minitorch.float32, device=minitorch.device("cpu"))
     assert t.device.type == "cpu"
     assert minitorch.testing.make_tensor is make_tensor
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("low,high", [(None, None), (0, 1), (-2, 3)])
+def test_complex_parts_are_drawn_from_the_range(dtype, low, high):
+    # torch draws the real and imaginary parts each from [low, high)
+    t = make_tensor((40, 30), dtype=getattr(minitorch, dtype), device="cpu", low=low, high=high)
+    ref = torch.testing.make_tensor((40, 30), dtype=getattr(torch, dtype), device="cpu",
+                                    low=low, high=high)
+    assert str(t.dtype).split(".")[1] == str(ref.dtype).split(".")[1]
+    lo, hi = (-9, 9) if low is None else (low, high)
+    for part in (t.real, t.imag):
+        vals = part.double().flatten().tolist()
+        assert min(vals) >= lo and max(vals) < hi
+        assert max(vals) - min(vals) > 0.8 * (hi - lo)
+
+
+def test_complex_requires_grad_noncontiguous_and_exclude_zero():
+    t = make_tensor((3, 4), dtype=minitorch.complex64, device="cpu", requires_grad=True,
+                    noncontiguous=True, exclude_zero=True)
+    ref = torch.testing.make_tensor((3, 4), dtype=torch.complex64, device="cpu",
+                                    requires_grad=True, noncontiguous=True, exclude_zero=True)
+    assert t.requires_grad == ref.requires_grad
+    assert t.is_contiguous() == ref.is_contiguous()
+    assert tuple(t.shape) == tuple(ref.shape)

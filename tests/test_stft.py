@@ -117,3 +117,68 @@ def test_errors(call, message):
     for lib in (mt, torch):
         with pytest.raises(RuntimeError, match=message):
             call(lib)
+
+
+@pytest.mark.parametrize("n_fft,hop,center,pad_mode", [(50, None, True, "constant"),
+                                                       (27, 10, True, "reflect"),
+                                                       (16, 4, False, "constant")])
+@pytest.mark.parametrize("complex_input", [False, True])
+def test_complex_window_round_trip(n_fft, hop, center, pad_mode, complex_input):
+    # istft divides by the overlap-added window squared (not its modulus squared), so
+    # a complex window inverts as torch's does
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(300) + (1j * rng.standard_normal(300) if complex_input else 0)
+    w = rng.random(n_fft) + 0.5 + 1j * rng.random(n_fft)
+    kw = dict(n_fft=n_fft, hop_length=hop, center=center)
+    got = mt.stft(mt.tensor(x), window=mt.tensor(w), pad_mode=pad_mode, **kw)
+    want = torch.stft(torch.tensor(x), window=torch.tensor(w), pad_mode=pad_mode, **kw)
+    np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), atol=1e-10)
+    length = 300 if center else None
+    back = mt.istft(got, window=mt.tensor(w), length=length, return_complex=True, **kw)
+    ref = torch.istft(want, window=torch.tensor(w), length=length, return_complex=True, **kw)
+    np.testing.assert_allclose(np.asarray(back.tolist()), ref.numpy(), atol=1e-9)
+
+
+@pytest.mark.parametrize("n,hop,win", [(10, 3, 8), (12, 5, 5), (8, 2, 8), (16, 4, 10)])
+def test_align_to_window(n, hop, win):
+    x = np.random.default_rng(2).standard_normal(64)
+    w = np.hanning(win)
+    got = mt.stft(mt.tensor(x), n, hop, win, mt.tensor(w), center=False, return_complex=True,
+                  align_to_window=True)
+    want = torch.stft(torch.tensor(x), n, hop, win, torch.tensor(w), center=False,
+                      return_complex=True, align_to_window=True)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(np.asarray(got.tolist()), want.numpy(), atol=1e-12)
+    for lib in (mt, torch):
+        with pytest.raises(RuntimeError, match="align_to_window should only be set when "
+                                               "center = false"):
+            lib.stft(lib.rand(100), 10, center=True, return_complex=True, align_to_window=False)
+
+
+def _warnings(fn):
+    # torch raises these once per process unless warn_always is set
+    was = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn()
+    finally:
+        torch.set_warn_always(was)
+    return [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+@pytest.mark.parametrize("case", ["stft_no_window", "istft_no_window", "istft_short"])
+def test_warnings_match_torch(case):
+    def run(lib):
+        dt = lib.float64
+        if case == "stft_no_window":
+            return lambda: lib.stft(lib.ones(100, dtype=dt), 10, return_complex=True)
+        if case == "istft_no_window":
+            return lambda: lib.istft(lib.ones(51, 5, dtype=lib.complex128), n_fft=100, length=100)
+        spec = lib.stft(lib.ones(2, 500, dtype=dt), 256, 254, 256, lib.hamming_window(256, dtype=dt),
+                        pad_mode="constant", return_complex=True)
+        return lambda: lib.istft(spec, 256, 254, 256, lib.hamming_window(256, dtype=dt),
+                                 length=500)
+    assert _warnings(run(mt)) == _warnings(run(torch))
+    assert _warnings(run(mt))

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import tuple_out, write_out
+from ._out import checked_out, tuple_out, write_out
 from ._triangular import solve_triangular
 
 _mt = _C._functions
@@ -470,7 +470,7 @@ def tensorinv(A: Tensor, ind=2, *, out=None):
                            f"{_prod(rows)}")
     X, info = _inv_ex("inv", A.reshape(_prod(rows), _prod(cols)))
     c.raise_for_info(info, c.singular_message, name="inv")
-    return write_out(out, X.reshape(*cols, *rows))
+    return checked_out("tensorinv", out, X.reshape(*cols, *rows))
 
 
 @_overridable
@@ -489,4 +489,4 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None):
                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
                            f"but got {_prod(result_shape)} != {rows}")
     X = solve(A.reshape(rows, _prod(result_shape)), B.reshape(rows))
-    return write_out(out, X.reshape(*result_shape))
+    return checked_out("tensorsolve", out, X.reshape(*result_shape))

@@ -70,10 +70,14 @@ def _matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                            f"{' '.join(str(d) for d in dims)}")
-    d0, d1 = (d % A.dim() for d in dims)
+    nd = A.dim()
+    for d in dims:
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                             f"{nd - 1}], but got {d})")
+    d0, d1 = (d % nd for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
-                           f"{dims[1]})")
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     _check_float("matrix_norm", A, dtype)
     if dtype is not None:
         A = A.to(dtype)
@@ -105,11 +109,17 @@ def _norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
     dims = _dims(dim)
-    if dims is not None and len(dims) == 2 and (ord is None or isinstance(ord, str)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dims)}")
+    # without an order torch takes the 2-norm of the flattened dims (a vector norm, which
+    # equals 'fro' over two dims and checks them as vector_norm does)
+    if dims is not None and len(dims) == 2 and (isinstance(ord, str)
                                                 or ord in (1, -1, 2, -2, math.inf, -math.inf)):
-        return _matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return _matrix_norm(A, ord, dims, keepdim, dtype=dtype)
     if isinstance(ord, str):
-        if dims is None and A.dim() == 2:
+        if dims is None and A.dim() in (1, 2):
+            # torch hands 1-D and 2-D inputs with a string order to matrix_norm
             return _matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if dims is None:
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "

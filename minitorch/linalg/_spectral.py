@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import tuple_out, write_out
+from ._out import checked_out, tuple_out, write_out
 from ._triangular import solve_triangular
 
 _mt = _C._functions
@@ -415,7 +415,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None):
     if tau.shape[-1] == 0:
         # no reflectors: the identity, still a function of A and tau as torch's is
         Q = Q + A * 0 + tau.sum(-1, keepdim=True).unsqueeze(-1) * 0
-    return write_out(out, Q)
+    return checked_out("torch.linalg.householder_product", out, Q)
 
 
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False, *,
@@ -439,20 +439,29 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=Fa
     return write_out(out, _apply_reflectors(input, input2, input3, bool(left), bool(transpose)))
 
 
-def _check_real_tolerances(fn: str, **tolerances) -> None:
-    """torch's refusal of a complex tolerance tensor, by its argument's name."""
-    for arg, tol in tolerances.items():
+def _check_real_tolerances(name: str, **tols) -> None:
+    """torch's refusal of complex tolerance tensors, in argument order."""
+    for arg, tol in tols.items():
         if isinstance(tol, Tensor) and tol.is_complex():
-            raise RuntimeError(f"torch.linalg.{fn}: {arg} tensor of complex type is not "
-                               f"supported. Got {tol.dtype._scalar_name}")
+            raise RuntimeError(f"{name}: {arg} tensor of complex type is not supported. "
+                               f"Got {tol.dtype._scalar_name}")
 
 
 def _tolerances(S: Tensor, A: Tensor, atol, rtol, hermitian):
     """The cut below which singular values count as zero: max(atol, rtol * S_max)."""
     eps = finfo(A.dtype).eps
+    default = eps * max(A.shape[-2], A.shape[-1])
+    # tolerance tensors hold one value per matrix: a trailing dim aligns them with S's
+    if isinstance(atol, Tensor):
+        atol = atol.unsqueeze(-1)
+    if isinstance(rtol, Tensor):
+        rtol = rtol.unsqueeze(-1)
     if rtol is None:
-        rtol = 0.0 if (atol is not None and not isinstance(atol, Tensor) and atol > 0) \
-            else eps * max(A.shape[-2], A.shape[-1])
+        if isinstance(atol, Tensor):
+            rtol = _mt["where"](atol > 0, _mt["zeros_like"](atol, dtype=S.dtype),
+                                _mt["full_like"](atol, default, dtype=S.dtype))
+        else:
+            rtol = 0.0 if (atol is not None and atol > 0) else default
     smax = S.amax(-1, keepdim=True) if S.numel() else _mt["zeros"](
         *S.shape[:-1], 1, dtype=S.dtype)
     cut = smax * rtol
@@ -532,7 +541,7 @@ def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=No
     """The Moore-Penrose pseudo-inverse of A: singular values at or below
     max(atol, rtol * largest) dropped (torch's older positional rcond is rtol
     with atol 0)."""
-    _check_real_tolerances("pinv", rcond=rcond, atol=atol, rtol=rtol)
+    _check_real_tolerances("torch.linalg.pinv", rcond=rcond, atol=atol, rtol=rtol)
     if rcond is not None:
         atol, rtol = 0.0, rcond
     if A.dim() < 2 or str(A.dtype) not in ("minitorch.float32", "minitorch.float64",
@@ -545,8 +554,8 @@ def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=No
             raise RuntimeError(f"The function 'linalg_pinv' is not differentiable with respect to "
                                f"argument '{arg}'. This input cannot have requires_grad True.")
     if c.differentiated(A):
-        return write_out(out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
-    return write_out(out, _pinv_value(A, atol, rtol, bool(hermitian)))
+        return checked_out("linalg.pinv", out, _PinvFn.apply(A, atol, rtol, bool(hermitian)))
+    return checked_out("linalg.pinv", out, _pinv_value(A, atol, rtol, bool(hermitian)))
 
 
 def pinverse(input: Tensor, rcond=1e-15):
@@ -560,7 +569,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     """The number of singular values of A above max(atol, rtol * largest)."""
     name = "torch.linalg.matrix_rank"
     c.check_matrix(name, A, "input")
-    _check_real_tolerances("matrix_rank", atol=atol if tol is None else tol, rtol=rtol)
+    _check_real_tolerances(name, atol=atol if tol is None else tol, rtol=rtol)
     if tol is None and atol is None and rtol is None:
         c.check_epsilon_dtype(A)
     c.check_float("linalg.svd", A)
@@ -569,7 +578,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     S = (_eigh("linalg.eigh", A.detach(), "L", False)[0].abs() if hermitian
          else _svd("linalg.svd", A.detach(), False, False)[1])
     cut = _tolerances(S, A, atol, rtol, hermitian)
-    return write_out(out, (S > cut).sum(-1))
+    return checked_out("torch.linalg.matrix_rank", out, (S > cut).sum(-1))
 
 
 def matrix_norm_svd(A: Tensor, ord) -> Tensor:
@@ -606,17 +615,23 @@ def cond(A: Tensor, p=None, *, out=None):
     if A.numel() == 0 and not isinstance(p, str):
         part = {"complex64": _C.float32, "complex128": _C.float64}.get(
             str(A.dtype).split(".")[-1], A.dtype)
-        return write_out(out, _mt["zeros"](tuple(A.shape[:-2]), dtype=part))
+        return checked_out("linalg.cond", out, _mt["zeros"](tuple(A.shape[:-2]), dtype=part))
     if p in (None, 2, -2):
         S = svdvals(A)
         r = S[..., 0] / S[..., -1] if p in (None, 2) else S[..., -1] / S[..., 0]
-        return write_out(out, r)
+        return checked_out("linalg.cond", out, r)
     c.check_square(f"linalg.cond(ord={_ord_text(p)})", A)
-    from ._lu import inv
+    from ._lu import _inv_ex
     from ._norms import matrix_norm
     if A.numel() == 0:
-        return write_out(out, matrix_norm(A, p))
-    return write_out(out, matrix_norm(A, p) * matrix_norm(inv(A), p))
+        return checked_out("linalg.cond", out, matrix_norm(A, p))
+    # a singular matrix's condition number is inf, as torch's; its inverse is zeroed first so
+    # the norms (an SVD for 'nuc') never see the failed solve's values
+    A_inv, info = _inv_ex("linalg.inv", A)
+    singular = info > 0
+    A_inv = A_inv.masked_fill(singular.unsqueeze(-1).unsqueeze(-1), 0)
+    r = (matrix_norm(A, p) * matrix_norm(A_inv, p)).masked_fill(singular, math.inf)
+    return checked_out("linalg.cond", out, r)
 
 
 _DRIVERS = {"gels": 0, "gelsy": 1, "gelsd": 2, "gelss": 3}
@@ -634,12 +649,13 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
                            f"gelss)")
     if A.dim() < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     Bm = B.unsqueeze(-1) if vector else B
-    if Bm.dim() < 2:
-        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if A.shape[-2] != Bm.shape[-2]:
-        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+        raise RuntimeError(f"{name}: input.size(-2) should match "
+                           f"other.size({-1 if vector else -2})")
     if A.dtype != B.dtype:
         raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A.dtype._scalar_name} and other's dtype "
@@ -661,8 +677,11 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     empty = X.reshape(-1)[:0]
     empty = empty.abs() if empty.dtype.is_complex else empty
     residuals = empty
-    if m > n and driver != "gelsy" and X.numel() and (driver == "gels" or bool((rank == n).all())):
+    if m > n and driver != "gelsy" and (driver == "gels" or bool((rank == n).all())):
         residuals = (Ab @ X - Bb).abs().pow(2).sum(-2)
+        if driver == "gels" and Ab.numel() == 0:
+            # torch's gels hands back an empty A's residuals as zeros, the other drivers |B|^2
+            residuals = _mt["zeros_like"](residuals)
     if driver == "gels":
         rank = _mt["empty"](0, dtype=_C.int64)
     if driver not in ("gelsd", "gelss"):

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function
 from ..overrides import overridable as _overridable
 from . import _common as c
-from ._out import write_out
+from ._out import checked_out, write_out
 
 _mt = _C._functions
 
@@ -243,7 +243,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper=False, *, out=None):
                            f"{input.shape[-2]} by {input.shape[-1]}")
     c.check_lapack_dtype("cholesky_solve_cpu", input)
     B, F = c.broadcast_batch(input, input2)
-    return write_out(out, _solve_with_factor(B, F, bool(upper)))
+    return checked_out("cholesky_solve", out, _solve_with_factor(B, F, bool(upper)))
 
 
 def cholesky_inverse(input: Tensor, upper=False, *, out=None):
@@ -260,7 +260,7 @@ def cholesky_inverse(input: Tensor, upper=False, *, out=None):
         c.raise_for_info(info, c.singular_message, name=name)
     n = input.shape[-1]
     eye = _mt["eye"](n, dtype=input.dtype).expand(*input.shape)
-    return write_out(out, _solve_with_factor(eye, input, bool(upper)))
+    return checked_out("cholesky_inverse", out, _solve_with_factor(eye, input, bool(upper)))
 
 
 def _ldl(name: str, A: Tensor, hermitian: bool):
