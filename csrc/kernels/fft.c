@@ -39,7 +39,8 @@ typedef struct fft_plan {
                   * float loops */
     int nf, nfb, nfw;
     int fac[64];  /* the radices of its passes, first to last */
-    int facb[64]; /* those for interleaved batches, when nfb is not 0 */
+    int facb[64]; /* those for interleaved batches, when nfb is not 0
+                   * (radix 16 only there) */
     int facw[64]; /* those of a lone row in the 16-lane float loops, when
                    * nfw is not 0: radix 8 first (see pass8_first) */
     void *tw8w;   /* that first pass's twiddles (see wide_first_table) */
@@ -98,10 +99,16 @@ static void plan_free(fft_plan *p)
 
 /* The radices of a transform of length len, first pass to last, into fac
  * (their count into nf): true when they make up len. */
-static bool factor_into(int64_t len, bool lead4, int *fac, int *nf)
+static bool factor_into(int64_t len, bool lead4, bool radix16, int *fac, int *nf)
 {
     int64_t n = len;
     *nf = 0;
+    /* radix16: radix 16 first while it divides (interleaved batches only,
+     * whose passes all see s a multiple of a vector's points) */
+    while (radix16 && len <= RADIX8_MAX && n % 16 == 0) {
+        fac[(*nf)++] = 16;
+        n /= 16;
+    }
     /* lead4: one radix-4 pass first (a lone row's points are single there,
      * with a pass of its own), then radix 8 while it divides: fewer passes
      * over the row; the radix-8 passes thus always see s a multiple of 4.
@@ -131,12 +138,14 @@ static bool factor_into(int64_t len, bool lead4, int *fac, int *nf)
 
 /* A lone row's passes, and those of interleaved batches (whose first pass
  * already has whole vectors, so radix 8 may lead) where that takes fewer
- * passes: 512 as 8 8 8 instead of 4 8 8 2. */
+ * passes: 512 as 8 8 8 instead of 4 8 8 2; and radix 16 where it takes
+ * fewer still: 256 as 16 16, a pass fewer than 8 8 4 (512 stays 8 8 8, as
+ * 16 16 2 would be as many passes). */
 static bool factor(fft_plan *p)
 {
-    if (!factor_into(p->n, true, p->fac, &p->nf))
+    if (!factor_into(p->n, true, false, p->fac, &p->nf))
         return false;
-    factor_into(p->n, false, p->facb, &p->nfb);
+    factor_into(p->n, false, false, p->facb, &p->nfb);
 #ifdef MT_HAVE_AVX512
     /* the wide loops' lone row: radix 8 first where it fills a vector of
      * j (eight points) at least once */
@@ -145,6 +154,12 @@ static bool factor(fft_plan *p)
         p->nfw = p->nfb;
     }
 #endif
+    int f16[64], nf16;
+    factor_into(p->n, false, true, f16, &nf16);
+    if (nf16 < p->nfb) {
+        memcpy(p->facb, f16, sizeof f16);
+        p->nfb = nf16;
+    }
     if (p->nfb >= p->nf)
         p->nfb = 0;
     return true;

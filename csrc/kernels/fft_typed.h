@@ -248,6 +248,71 @@ FFT_VEC_FN static void FN(pass8)(const R *restrict tw, const R *restrict twn, in
     }
 }
 
+/* The length-16 transform of x[0..16) into y, lane by lane, as 4 x 4:
+ * the length-4 transforms of the points n2, n2 + 4, n2 + 8, n2 + 12, each
+ * result k1 turned by exp(-2 pi i n2 k1 / 16), then those along n2. */
+MT_VINLINE void FN(bfly16)(V *y, const V *x)
+{
+    const R c1 = (R)0.92387953251128675612818318939678829; /* cos(2 pi / 16) */
+    const R s1 = (R)0.38268343236508977172845998403039887; /* sin(2 pi / 16) */
+    const R h = (R)0.70710678118654752440084436210484904;
+    V u[16];
+    for (int n2 = 0; n2 < 4; n2++) {
+        V a = x[n2] + x[n2 + 8], b = x[n2] - x[n2 + 8], c = x[n2 + 4] + x[n2 + 12];
+        V d = VMUL_NEGI(x[n2 + 4] - x[n2 + 12]);
+        u[n2] = a + c;
+        u[4 + n2] = b + d;
+        u[8 + n2] = a - c;
+        u[12 + n2] = b - d;
+    }
+    /* u[4 k1 + n2] times exp(-2 pi i n2 k1 / 16) */
+    u[5] = VCMUL(u[5], c1, -s1);
+    u[6] = VCMUL(u[6], h, -h);
+    u[7] = VCMUL(u[7], s1, -c1);
+    u[9] = VCMUL(u[9], h, -h);
+    u[10] = VMUL_NEGI(u[10]);
+    u[11] = VCMUL(u[11], -h, -h);
+    u[13] = VCMUL(u[13], s1, -c1);
+    u[14] = VCMUL(u[14], -h, -h);
+    u[15] = VCMUL(u[15], -c1, s1);
+    for (int k1 = 0; k1 < 4; k1++) {
+        const V *v = u + 4 * k1;
+        V a = v[0] + v[2], b = v[0] - v[2], c = v[1] + v[3], d = VMUL_NEGI(v[1] - v[3]);
+        y[k1] = a + c;
+        y[k1 + 4] = b + d;
+        y[k1 + 8] = a - c;
+        y[k1 + 12] = b - d;
+    }
+}
+
+/* The radix-16 pass, for s a multiple of L (interleaved batches): the
+ * length-16 transforms, then the twiddles tw[j k ts] unless j is 0. */
+FFT_VEC_FN static void FN(pass16)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                  int64_t ts, const int64_t st[8], int64_t rows,
+                                  const R *restrict src, R *restrict dst)
+{
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 16, s, st, row_ + st[7] < rows);
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 16, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            for (int64_t q = 0; q < s; q += L) {
+                const R *x = xj + 2 * q;
+                V xv[16], y[16];
+                for (int i = 0; i < 16; i++)
+                    xv[i] = VLOAD(x + i * xs);
+                FN(bfly16)(y, xv);
+                R *out = yj + 2 * q;
+                VSTORE(out, y[0]);
+                for (int k = 1; k < 16; k++)
+                    VSTORE(out + k * ys, j ? VCMULT(y[k], tw, twn, j * k * ts) : y[k]);
+            }
+        }
+    }
+}
+
 #ifdef FFT_STORE8T
 /* A lone row's first pass as radix 8 (s = 1), L values of j at a time, as
  * the first radix-4 pass: the vectors run along j, each lane twiddled by
@@ -462,7 +527,9 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
         return;
     }
 #endif
-    if (r == 8)
+    if (r == 16)
+        FN(pass16)(tw, twn, m, s, ts, st, rows, src, dst);
+    else if (r == 8)
         FN(pass8)(tw, twn, m, s, ts, st, rows, src, dst);
     else if (r == 4)
         FN(pass4)(tw, twn, FFT_TW4(p), m, s, ts, st, rows, src, dst);
