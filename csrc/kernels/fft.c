@@ -1,6 +1,6 @@
 /* Complex discrete Fourier transforms of any length, float rows in float and
  * double rows in double (fft_typed.h, once per type): Stockham autosort
- * passes of radix 4, 8, 16, 2, 3, 5 and 25 with one table of twiddles per length,
+ * passes of radix 4, 8, 2, 3 and 5 with one table of twiddles per length,
  * and Bluestein's chirp convolution (through a power-of-two transform) for
  * lengths with any other prime factor. Long lengths (SPLIT_MIN and up) go by
  * the four-step method, n = n1 n2: n2 transforms of length n1 down the
@@ -127,23 +127,12 @@ static bool factor_into(int64_t len, bool lead4, bool radix16, int *fac, int *nf
         fac[(*nf)++] = 4;
         n /= 4;
     }
-    static const int small[] = {2, 3};
-    for (int i = 0; i < 2; i++)
+    static const int small[] = {2, 3, 5};
+    for (int i = 0; i < 3; i++)
         while (n % small[i] == 0) {
             fac[(*nf)++] = small[i];
             n /= small[i];
         }
-    /* fives in pairs as radix 25, one pass instead of two, the odd one
-     * first: 1000 as 8 5 25 */
-    int fives = 0;
-    while (n % 5 == 0) {
-        fives++;
-        n /= 5;
-    }
-    if (fives % 2)
-        fac[(*nf)++] = 5;
-    for (int i = 0; i < fives / 2; i++)
-        fac[(*nf)++] = 25;
     return n == 1;
 }
 

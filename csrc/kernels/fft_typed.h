@@ -483,82 +483,6 @@ MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, const R *restrict 
     }
 }
 
-/* The length-25 transform of x[0..25) into y, lane by lane, as 5 x 5: the
- * length-5 transforms of the points n2, n2 + 5, .., n2 + 20, each result
- * k1 turned by exp(-2 pi i n2 k1 / 25), then those along n2. */
-MT_VINLINE void FN(bfly25)(V *y, const V *x)
-{
-    /* w[n2 - 1][k1 - 1] = exp(-2 pi i n2 k1 / 25) */
-    static const R w[4][4][2] = {
-        {{(R)0.96858316112863108, (R)-0.24868988716485479},
-         {(R)0.87630668004386358, (R)-0.48175367410171532},
-         {(R)0.72896862742141155, (R)-0.68454710592868862},
-         {(R)0.53582679497899655, (R)-0.84432792550201508}},
-        {{(R)0.87630668004386358, (R)-0.48175367410171532},
-         {(R)0.53582679497899655, (R)-0.84432792550201508},
-         {(R)0.06279051952931353, (R)-0.99802672842827156},
-         {(R)-0.42577929156507272, (R)-0.90482705246601947}},
-        {{(R)0.72896862742141155, (R)-0.68454710592868862},
-         {(R)0.06279051952931353, (R)-0.99802672842827156},
-         {(R)-0.63742398974868975, (R)-0.77051324277578925},
-         {(R)-0.99211470131447776, (R)-0.12533323356430454}},
-        {{(R)0.53582679497899655, (R)-0.84432792550201508},
-         {(R)-0.42577929156507272, (R)-0.90482705246601947},
-         {(R)-0.99211470131447776, (R)-0.12533323356430454},
-         {(R)-0.63742398974868952, (R)0.77051324277578936}},
-    };
-    V u[25], a[5], b[5];
-    for (int n2 = 0; n2 < 5; n2++) {
-        for (int n1 = 0; n1 < 5; n1++)
-            a[n1] = x[5 * n1 + n2];
-        FN(bfly5)(b, a);
-        for (int k1 = 0; k1 < 5; k1++)
-            u[5 * k1 + n2] =
-                n2 && k1 ? VCMUL(b[k1], w[n2 - 1][k1 - 1][0], w[n2 - 1][k1 - 1][1]) : b[k1];
-    }
-    for (int k1 = 0; k1 < 5; k1++) {
-        FN(bfly5)(b, u + 5 * k1);
-        for (int k2 = 0; k2 < 5; k2++)
-            y[k1 + 5 * k2] = b[k2];
-    }
-}
-
-/* The radix-25 pass (two radix-5 passes in one reading and writing of the
- * data), L sequences per vector, the last ones, fewer than L, in a partly
- * filled vector as pass35's; twiddled by tw[j k ts] unless j is 0. */
-FFT_VEC_FN static void FN(pass25)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
-                                  int64_t ts, const int64_t st[8], int64_t rows,
-                                  const R *restrict src, R *restrict dst)
-{
-    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
-        FN(prefetch_out)(dst, 25, s, st, row_ + st[7] < rows);
-        int64_t xs = st[0], ys = st[2];
-        for (int64_t j = 0; j < m; j++) {
-            const R *xj = src + st[1] * j;
-            FN(prefetch_ahead)(xj, 25, s, st, j + st[6] < m);
-            R *yj = dst + st[3] * j;
-            for (int64_t q = 0; q < s; q += L) {
-                int64_t cnt = s - q < L ? s - q : L;
-                const R *x = xj + 2 * q;
-                V xv[25], y[25];
-                for (int i = 0; i < 25; i++)
-                    xv[i] = cnt == L ? VLOAD(x + i * xs) : VLOAD_PART(x + i * xs, cnt);
-                FN(bfly25)(y, xv);
-                if (j)
-                    for (int k = 1; k < 25; k++)
-                        y[k] = VCMULT(y[k], tw, twn, j * k * ts);
-                R *out = yj + 2 * q;
-                for (int k = 0; k < 25; k++) {
-                    if (cnt == L)
-                        VSTORE(out + k * ys, y[k]);
-                    else
-                        VSTORE_PART(out + k * ys, y[k], cnt);
-                }
-            }
-        }
-    }
-}
-
 FFT_VEC_FN static void FN(pass3)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
                                  int64_t ts, const int64_t st[8], int64_t rows,
                                  const R *restrict src, R *restrict dst)
@@ -613,8 +537,6 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
         FN(pass2)(tw, twn, m, s, ts, st, rows, src, dst);
     else if (r == 3)
         FN(pass3)(tw, twn, m, s, ts, st, rows, src, dst);
-    else if (r == 25)
-        FN(pass25)(tw, twn, m, s, ts, st, rows, src, dst);
     else
         FN(pass5)(tw, twn, m, s, ts, st, rows, src, dst);
 }

@@ -1,13 +1,11 @@
-"""minitorch.fft against torch.fft where the passes are of radix 16 or 25.
-Radix 16 serves interleaved batches (blocks of columns, and the columns of
-a long row's four steps) for lengths whose radix-16 factorization takes
-fewer passes (16, 48 = 16 3, 80 = 16 5, 128 = 16 8, 256 = 16 16, 768,
-1024 = 16 16 4, 4096, 8192 = 16 16 16 2); radix 25 takes fives in pairs
-everywhere (25, 50 = 2 25 with partly filled vectors, 125 = 5 25, 200,
-625 = 25 25, 1000 = 8 5 25), beside lengths that keep their passes (512 =
-8 8 8, 64, a prime); blocks whose width fills the vectors or not; lone and
-grouped rows; the same bits at 1 and 2 threads; and the 8-lane loops
-(MINITORCH_NO_AVX512 in a fresh process) over the same cases."""
+"""minitorch.fft against torch.fft where interleaved batches (blocks of
+columns, and the columns of a long row's four steps) go by radix-16 passes:
+lengths whose radix-16 factorization takes fewer passes (16, 48 = 16 3,
+80 = 16 5, 128 = 16 8, 256 = 16 16, 768, 1024 = 16 16 4, 4096, 8192 =
+16 16 16 2), beside lengths that keep their passes (512 = 8 8 8, 1000 =
+8 5 5 5, 64, a prime); blocks whose width fills the vectors or not; the
+same bits at 1 and 2 threads; and the 8-lane loops (MINITORCH_NO_AVX512 in
+a fresh process) over the same cases."""
 import os
 import subprocess
 import sys
@@ -38,16 +36,7 @@ def both(fn, x, **kw):
     return getattr(mt.fft, fn)(mt.tensor(x), **kw), getattr(torch.fft, fn)(torch.tensor(x), **kw)
 
 
-LENGTHS = [1, 16, 48, 80, 128, 256, 512, 768, 1000, 1024, 4096, 8192, 64, 17, 25, 50, 125, 200,
-           625]
-
-
-@pytest.mark.parametrize("n", LENGTHS)
-@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_lone_and_grouped_rows(n, dtype):
-    agree(*both("fft", data((n,), dtype)))
-    agree(*both("fft", data((7, n), dtype, seed=1)))
-    agree(*both("ifft", data((5, n), dtype, seed=2), norm="ortho"))
+LENGTHS = [1, 16, 48, 80, 128, 256, 512, 768, 1000, 1024, 4096, 8192, 64, 17]
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -61,8 +50,7 @@ def test_column_blocks(n, dtype, width):
     agree(*both("ifft", x, dim=0, norm="ortho"))
 
 
-@pytest.mark.parametrize("shape", [(256, 256), (1024, 48), (128, 768), (80, 16), (1000, 1000),
-                                   (625, 40), (50, 200)])
+@pytest.mark.parametrize("shape", [(256, 256), (1024, 48), (128, 768), (80, 16)])
 @pytest.mark.parametrize("fn", ["fft2", "ifft2"])
 def test_two_dims(fn, shape):
     agree(*both(fn, data(shape)))
@@ -77,7 +65,7 @@ def test_four_steps_columns(n):
 
 
 @pytest.mark.parametrize("case", [("fft2", (256, 256)), ("fft", (1024, 48)),
-                                  ("fft2", (1000, 1000)), ("fft", (1 << 20,))])
+                                  ("fft", (1 << 20,))])
 def test_thread_split_changes_no_bit(case):
     fn, shape = case
     x = mt.tensor(data(shape))
