@@ -1,8 +1,8 @@
 /* Complex discrete Fourier transforms of any length, float rows in float and
  * double rows in double (fft_typed.h, once per type): Stockham autosort
- * passes of radix 4, 8, 2, 3 and 5 with one table of twiddles per length,
- * and Bluestein's chirp convolution (through a power-of-two transform) for
- * lengths with any other prime factor. Long lengths (SPLIT_MIN and up) go by
+ * passes of radix 4, 8, 2, 3 and 5 (and 16 for batches) with one table of
+ * twiddles per length, and Bluestein's chirp convolution (through a
+ * power-of-two transform) for lengths with any other prime factor. Long lengths (SPLIT_MIN and up) go by
  * the four-step method, n = n1 n2: n2 transforms of length n1 down the
  * columns, a twiddle, n1 of length n2 along the rows, and a transpose, so
  * each short transform stays in cache; its column and row passes are split
