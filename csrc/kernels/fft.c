@@ -1,8 +1,8 @@
 /* Complex discrete Fourier transforms of any length, float rows in float and
  * double rows in double (fft_typed.h, once per type): Stockham autosort
- * passes of radix 4, 8, 2, 3 and 5 with one table of twiddles per length,
- * and Bluestein's chirp convolution (through a power-of-two transform) for
- * lengths with any other prime factor. Long lengths (SPLIT_MIN and up) go by
+ * passes of radix 4, 8, 2, 3 and 5 (and 16 for batches) with one table of
+ * twiddles per length, and Bluestein's chirp convolution (through a
+ * power-of-two transform) for lengths with any other prime factor. Long lengths (SPLIT_MIN and up) go by
  * the four-step method, n = n1 n2: n2 transforms of length n1 down the
  * columns, a twiddle, n1 of length n2 along the rows, and a transpose, so
  * each short transform stays in cache; its column and row passes are split
@@ -31,13 +31,16 @@ typedef struct fft_plan {
     int64_t n;
     bool single; /* its tables are of float, else of double */
     void *tw;    /* exp(-2 pi i k / n), k < n, as (re, im) pairs */
+    void *twn;   /* the same as (-im, im) pairs: with tw's real part, both
+                  * halves of VCMULT's product come from broadcast loads */
     void *tw4;   /* the first radix-4 pass's twiddles tw[j k], k = 1, 2, 3, in
                   * blocks of a vector's points of j: see first_pass_table */
     void *tw4w;  /* the same in blocks of a wide vector's, for the 16-lane
                   * float loops */
     int nf, nfb, nfw;
     int fac[64];  /* the radices of its passes, first to last */
-    int facb[64]; /* those for interleaved batches, when nfb is not 0 */
+    int facb[64]; /* those for interleaved batches, when nfb is not 0
+                   * (radix 16 only there) */
     int facw[64]; /* those of a lone row in the 16-lane float loops, when
                    * nfw is not 0: radix 8 first (see pass8_first) */
     void *tw8w;   /* that first pass's twiddles (see wide_first_table) */
@@ -80,6 +83,7 @@ static void plan_free(fft_plan *p)
     plan_free(p->s1);
     plan_free(p->s2);
     free(p->tw);
+    free(p->twn);
     free(p->tw4);
     free(p->tw4w);
     free(p->tw8w);
@@ -95,10 +99,16 @@ static void plan_free(fft_plan *p)
 
 /* The radices of a transform of length len, first pass to last, into fac
  * (their count into nf): true when they make up len. */
-static bool factor_into(int64_t len, bool lead4, int *fac, int *nf)
+static bool factor_into(int64_t len, bool lead4, bool radix16, int *fac, int *nf)
 {
     int64_t n = len;
     *nf = 0;
+    /* radix16: radix 16 first while it divides (interleaved batches only,
+     * whose passes all see s a multiple of a vector's points) */
+    while (radix16 && len <= RADIX8_MAX && n % 16 == 0) {
+        fac[(*nf)++] = 16;
+        n /= 16;
+    }
     /* lead4: one radix-4 pass first (a lone row's points are single there,
      * with a pass of its own), then radix 8 while it divides: fewer passes
      * over the row; the radix-8 passes thus always see s a multiple of 4.
@@ -128,12 +138,14 @@ static bool factor_into(int64_t len, bool lead4, int *fac, int *nf)
 
 /* A lone row's passes, and those of interleaved batches (whose first pass
  * already has whole vectors, so radix 8 may lead) where that takes fewer
- * passes: 512 as 8 8 8 instead of 4 8 8 2. */
+ * passes: 512 as 8 8 8 instead of 4 8 8 2; and radix 16 where it takes
+ * fewer still: 256 as 16 16, a pass fewer than 8 8 4 (512 stays 8 8 8, as
+ * 16 16 2 would be as many passes). */
 static bool factor(fft_plan *p)
 {
-    if (!factor_into(p->n, true, p->fac, &p->nf))
+    if (!factor_into(p->n, true, false, p->fac, &p->nf))
         return false;
-    factor_into(p->n, false, p->facb, &p->nfb);
+    factor_into(p->n, false, false, p->facb, &p->nfb);
 #ifdef MT_HAVE_AVX512
     /* the wide loops' lone row: radix 8 first where it fills a vector of
      * j (eight points) at least once */
@@ -142,6 +154,12 @@ static bool factor(fft_plan *p)
         p->nfw = p->nfb;
     }
 #endif
+    int f16[64], nf16;
+    factor_into(p->n, false, true, f16, &nf16);
+    if (nf16 < p->nfb) {
+        memcpy(p->facb, f16, sizeof f16);
+        p->nfb = nf16;
+    }
     if (p->nfb >= p->nf)
         p->nfb = 0;
     return true;
@@ -225,6 +243,16 @@ typedef struct {
     int failed;
 } r2c_job;
 
+/* The float complex at p in every lane of a vector of type vt (of
+ * uint64_t), one broadcast load. */
+#define FFT_PAIR_SPLAT(vt, p, ...) \
+    ({                             \
+        uint64_t u_;               \
+        memcpy(&u_, (p), 8);       \
+        (vt){__VA_ARGS__};         \
+    })
+typedef uint64_t fft_v4u __attribute__((vector_size(32)));
+
 #define FFT_VEC_FN MT_CLONES_AVX2_FMA
 #define FFT_MOVE_FN MT_CLONES_AVX2
 #define FFT_TW4(p) ((const FFT_R *)(p)->tw4)
@@ -238,6 +266,7 @@ typedef struct {
 #define FFT_VIM(v) __builtin_shufflevector(v, v, 1, 1, 3, 3, 5, 5, 7, 7)
 #define FFT_SPLAT(a) ((mt_v8f){a, a, a, a, a, a, a, a})
 #define FFT_ALT ((mt_v8f){-1, 1, -1, 1, -1, 1, -1, 1})
+#define FFT_SPLAT2(p) ((mt_v8f)FFT_PAIR_SPLAT(fft_v4u, p, u_, u_, u_, u_))
 /* a 4x4 transpose of complex points, each a pair of floats moved as one */
 #define FFT_STORE4T(y, u)                                                            \
     do {                                                                             \
@@ -252,17 +281,10 @@ typedef struct {
         memcpy((y), r, sizeof r);                                                    \
     } while (0)
 #include "fft_typed.h"
-#undef FFT_R
-#undef FFT_V
-#undef FFT_L
-#undef FFT_FN
-#undef FFT_VSWAP
-#undef FFT_VRE
-#undef FFT_VIM
-#undef FFT_SPLAT
-#undef FFT_ALT
-#undef FFT_STORE4T
 
+#define FFT_VEC_FN MT_CLONES_AVX2_FMA
+#define FFT_MOVE_FN MT_CLONES_AVX2
+#define FFT_TW4(p) ((const FFT_R *)(p)->tw4)
 #define FFT_R double
 #define FFT_V mt_v4d
 #define FFT_L 2
@@ -272,6 +294,7 @@ typedef struct {
 #define FFT_VIM(v) __builtin_shufflevector(v, v, 1, 1, 3, 3)
 #define FFT_SPLAT(a) ((mt_v4d){a, a, a, a})
 #define FFT_ALT ((mt_v4d){-1, 1, -1, 1})
+#define FFT_SPLAT2(p) ((mt_v4d){(p)[0], (p)[1], (p)[0], (p)[1]})
 #define FFT_STORE4T(y, u)                                                \
     do {                                                                 \
         mt_v4d r[4] = {__builtin_shufflevector(u[0], u[1], 0, 1, 4, 5),  \
@@ -281,19 +304,6 @@ typedef struct {
         memcpy((y), r, sizeof r);                                        \
     } while (0)
 #include "fft_typed.h"
-#undef FFT_R
-#undef FFT_V
-#undef FFT_L
-#undef FFT_FN
-#undef FFT_VSWAP
-#undef FFT_VRE
-#undef FFT_VIM
-#undef FFT_SPLAT
-#undef FFT_ALT
-#undef FFT_STORE4T
-#undef FFT_VEC_FN
-#undef FFT_MOVE_FN
-#undef FFT_TW4
 
 #ifdef MT_HAVE_AVX512
 /* Float rows again with 16-lane vectors (8 complex points), where
@@ -319,8 +329,12 @@ typedef uint64_t fft_v8u __attribute__((vector_size(64)));
     __builtin_shufflevector(v, v, 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14)
 #define FFT_VIM(v) \
     __builtin_shufflevector(v, v, 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15)
-#define FFT_SPLAT(a) ((fft_v16f){0} + (float)(a))
+/* every lane written out: {0} + a would be an addition (0 + -0 is +0),
+ * which GCC kept inside the passes' loops */
+#define FFT_SPLAT(a) \
+    ((fft_v16f){(a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a), (a)})
 #define FFT_ALT ((fft_v16f){-1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1})
+#define FFT_SPLAT2(p) ((fft_v16f)FFT_PAIR_SPLAT(fft_v8u, p, u_, u_, u_, u_, u_, u_, u_, u_))
 /* each complex point one 64-bit lane: the 4 x 8 transpose in two rounds */
 #define FFT_STORE4T(y, u)                                                               \
     do {                                                                                \
@@ -453,11 +467,12 @@ static fft_plan *plan_new(int64_t n, bool split, bool single)
     p->n = n;
     p->single = single;
     if (factor(p)) {
-        if (!(p->tw = malloc(es * 2 * (size_t)n)))
+        if (!(p->tw = malloc(es * 2 * (size_t)n)) || !(p->twn = malloc(es * 2 * (size_t)n)))
             goto fail;
         for (int64_t k = 0; k < n; k++) {
             double a = TWO_PI * (double)k / (double)n;
             put_pair(p->tw, single, k, cos(a), -sin(a));
+            put_pair(p->twn, single, k, sin(a), -sin(a));
         }
         if (p->nf && p->fac[0] == 4) {
             if (!(p->tw4 = first_pass_table(n, single, single ? 4 : 2)))

@@ -5,7 +5,8 @@
  * (a vector of it), FFT_L (the complex points in one FFT_V), FFT_FN(name) (the
  * name's form for the type), FFT_STORE4T(y, u) (the four vectors u[0..4)
  * stored transposed: lane l's four points to y's points 4 l .. 4 l + 3),
- * FFT_SPLAT(a) (a in every lane), FFT_ALT (-1, 1 in every complex lane),
+ * FFT_SPLAT(a) (a in every lane), FFT_SPLAT2(p) (the complex point at p
+ * in every complex lane), FFT_ALT (-1, 1 in every complex lane),
  * FFT_VSWAP(v), FFT_VRE(v), FFT_VIM(v): each complex lane's parts
  * swapped, its real part in both, its imaginary part in both; FFT_VEC_FN
  * and FFT_MOVE_FN (the target attributes of the vector loops and of the
@@ -15,7 +16,7 @@
  * FFT_STORE8T(y, u) (as FFT_STORE4T for eight vectors of eight points),
  * which turns on the lone row's first radix-8 pass. fft.c defines
  * the plan and the shared helpers first. No include guard: it is meant to
- * be included more than once. */
+ * be included more than once, and it undefines those parameters at its end. */
 
 #define R FFT_R
 #define V FFT_V
@@ -61,6 +62,14 @@
     ({                                                                   \
         V vc_ = (v);                                                     \
         vc_ *FFT_SPLAT(wr) + FFT_VSWAP(vc_) * (FFT_SPLAT(wi) * FFT_ALT); \
+    })
+/* v times twiddle k of the plan's tables tw and twn, both parts broadcast
+ * straight from memory: no arithmetic or shuffle spent on the twiddle,
+ * which splatted in registers had been, inside the passes' loops */
+#define VCMULT(v, tw, twn, k)                                                         \
+    ({                                                                                \
+        V vt_ = (v);                                                                  \
+        vt_ *FFT_SPLAT((tw)[2 * (k)]) + FFT_VSWAP(vt_) * FFT_SPLAT2((twn) + 2 * (k)); \
     })
 /* v times the per-lane complex w */
 #define VCMULV(v, w)                                                   \
@@ -109,17 +118,19 @@ MT_VINLINE void FN(prefetch_out)(const R *dst, int r, int64_t s, const int64_t s
  * the passes stream through memory; j = 0 needs no twiddle. */
 
 /* The radix-4 butterfly of L neighbouring sequences (x at the first one's
- * first point), u1..u3 twiddled unless j is 0. */
-MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, bool twiddle, const R w[6])
+ * first point), u1..u3 twiddled by the tables' entries jt, 2 jt, 3 jt
+ * unless jt is 0. */
+MT_VINLINE void FN(bfly4_vec)(const R *x, R *y, int64_t xs, int64_t ys, const R *tw, const R *twn,
+                              int64_t jt)
 {
     V x0 = VLOAD(x), x1 = VLOAD(x + xs), x2 = VLOAD(x + 2 * xs);
     V x3 = VLOAD(x + 3 * xs);
     V a = x0 + x2, b = x0 - x2, c = x1 + x3, d = VMUL_NEGI(x1 - x3);
     V u0 = a + c, u1 = b + d, u2 = a - c, u3 = b - d;
-    if (twiddle) {
-        u1 = VCMUL(u1, w[0], w[1]);
-        u2 = VCMUL(u2, w[2], w[3]);
-        u3 = VCMUL(u3, w[4], w[5]);
+    if (jt) {
+        u1 = VCMULT(u1, tw, twn, jt);
+        u2 = VCMULT(u2, tw, twn, 2 * jt);
+        u3 = VCMULT(u3, tw, twn, 3 * jt);
     }
     VSTORE(y, u0);
     VSTORE(y + ys, u1);
@@ -142,9 +153,9 @@ MT_VINLINE void FN(pass4_first_vec)(const R *tw4, int64_t m, int64_t j, const R 
     FFT_STORE4T(dst + 8 * j, u);
 }
 
-FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[8], int64_t rows,
-                                 const R *restrict src, R *restrict dst)
+FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict twn, const R *restrict tw4,
+                                 int64_t m, int64_t s, int64_t ts, const int64_t st[8],
+                                 int64_t rows, const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         FN(prefetch_out)(dst, 4, s, st, row_ + st[7] < rows);
@@ -155,14 +166,12 @@ FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, in
             for (; j0 + L <= m; j0 += L)
                 FN(pass4_first_vec)(tw4, m, j0, src, dst);
         for (int64_t j = j0; j < m; j++) {
-            const R w[6] = {tw[2 * j * ts],     tw[2 * j * ts + 1], tw[4 * j * ts],
-                            tw[4 * j * ts + 1], tw[6 * j * ts],     tw[6 * j * ts + 1]};
             const R *xj = src + st[1] * j;
             FN(prefetch_ahead)(xj, 4, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             int64_t q = 0;
             for (; q + L <= s; q += L)
-                FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, j > 0, w);
+                FN(bfly4_vec)(xj + 2 * q, yj + 2 * q, xs, ys, tw, twn, j * ts);
             for (; q < s; q++) {
                 const R *x = xj + 2 * q;
                 R *y = yj + 2 * q;
@@ -174,7 +183,8 @@ FFT_VEC_FN static void FN(pass4)(const R *restrict tw, const R *restrict tw4, in
                 y[0] = u[0];
                 y[1] = u[1];
                 for (int k = 1; k < 4; k++) {
-                    R wr = w[2 * k - 2], wi = w[2 * k - 1], ur = u[2 * k], ui = u[2 * k + 1];
+                    R wr = tw[2 * j * k * ts], wi = tw[2 * j * k * ts + 1];
+                    R ur = u[2 * k], ui = u[2 * k + 1];
                     y[k * ys] = j ? CMUL_RE(ur, ui, wr, wi) : ur;
                     y[k * ys + 1] = j ? CMUL_IM(ur, ui, wr, wi) : ui;
                 }
@@ -212,19 +222,14 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
 /* The radix-8 pass, for s a multiple of L (it always follows a radix-4
  * pass, or the first radix-8 one below): the length-8 transforms, then the
  * twiddles tw[j k ts] unless j is 0. */
-FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[8], int64_t rows, const R *restrict src,
-                                 R *restrict dst)
+FFT_VEC_FN static void FN(pass8)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         FN(prefetch_out)(dst, 8, s, st, row_ + st[7] < rows);
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
-            R w[14];
-            for (int k = 1; k < 8; k++) {
-                w[2 * k - 2] = tw[2 * j * k * ts];
-                w[2 * k - 1] = tw[2 * j * k * ts + 1];
-            }
             const R *xj = src + st[1] * j;
             FN(prefetch_ahead)(xj, 8, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
@@ -237,7 +242,72 @@ FFT_VEC_FN static void FN(pass8)(const R *restrict tw, int64_t m, int64_t s, int
                 R *out = yj + 2 * q;
                 VSTORE(out, y[0]);
                 for (int k = 1; k < 8; k++)
-                    VSTORE(out + k * ys, j ? VCMUL(y[k], w[2 * k - 2], w[2 * k - 1]) : y[k]);
+                    VSTORE(out + k * ys, j ? VCMULT(y[k], tw, twn, j * k * ts) : y[k]);
+            }
+        }
+    }
+}
+
+/* The length-16 transform of x[0..16) into y, lane by lane, as 4 x 4:
+ * the length-4 transforms of the points n2, n2 + 4, n2 + 8, n2 + 12, each
+ * result k1 turned by exp(-2 pi i n2 k1 / 16), then those along n2. */
+MT_VINLINE void FN(bfly16)(V *y, const V *x)
+{
+    const R c1 = (R)0.92387953251128675612818318939678829; /* cos(2 pi / 16) */
+    const R s1 = (R)0.38268343236508977172845998403039887; /* sin(2 pi / 16) */
+    const R h = (R)0.70710678118654752440084436210484904;
+    V u[16];
+    for (int n2 = 0; n2 < 4; n2++) {
+        V a = x[n2] + x[n2 + 8], b = x[n2] - x[n2 + 8], c = x[n2 + 4] + x[n2 + 12];
+        V d = VMUL_NEGI(x[n2 + 4] - x[n2 + 12]);
+        u[n2] = a + c;
+        u[4 + n2] = b + d;
+        u[8 + n2] = a - c;
+        u[12 + n2] = b - d;
+    }
+    /* u[4 k1 + n2] times exp(-2 pi i n2 k1 / 16) */
+    u[5] = VCMUL(u[5], c1, -s1);
+    u[6] = VCMUL(u[6], h, -h);
+    u[7] = VCMUL(u[7], s1, -c1);
+    u[9] = VCMUL(u[9], h, -h);
+    u[10] = VMUL_NEGI(u[10]);
+    u[11] = VCMUL(u[11], -h, -h);
+    u[13] = VCMUL(u[13], s1, -c1);
+    u[14] = VCMUL(u[14], -h, -h);
+    u[15] = VCMUL(u[15], -c1, s1);
+    for (int k1 = 0; k1 < 4; k1++) {
+        const V *v = u + 4 * k1;
+        V a = v[0] + v[2], b = v[0] - v[2], c = v[1] + v[3], d = VMUL_NEGI(v[1] - v[3]);
+        y[k1] = a + c;
+        y[k1 + 4] = b + d;
+        y[k1 + 8] = a - c;
+        y[k1 + 12] = b - d;
+    }
+}
+
+/* The radix-16 pass, for s a multiple of L (interleaved batches): the
+ * length-16 transforms, then the twiddles tw[j k ts] unless j is 0. */
+FFT_VEC_FN static void FN(pass16)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                  int64_t ts, const int64_t st[8], int64_t rows,
+                                  const R *restrict src, R *restrict dst)
+{
+    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
+        FN(prefetch_out)(dst, 16, s, st, row_ + st[7] < rows);
+        int64_t xs = st[0], ys = st[2];
+        for (int64_t j = 0; j < m; j++) {
+            const R *xj = src + st[1] * j;
+            FN(prefetch_ahead)(xj, 16, s, st, j + st[6] < m);
+            R *yj = dst + st[3] * j;
+            for (int64_t q = 0; q < s; q += L) {
+                const R *x = xj + 2 * q;
+                V xv[16], y[16];
+                for (int i = 0; i < 16; i++)
+                    xv[i] = VLOAD(x + i * xs);
+                FN(bfly16)(y, xv);
+                R *out = yj + 2 * q;
+                VSTORE(out, y[0]);
+                for (int k = 1; k < 16; k++)
+                    VSTORE(out + k * ys, j ? VCMULT(y[k], tw, twn, j * k * ts) : y[k]);
             }
         }
     }
@@ -300,9 +370,9 @@ FFT_VEC_FN static void FN(rows64)(const R *restrict tw8, int64_t rows, const R *
 }
 #endif
 
-FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[8], int64_t rows, const R *restrict src,
-                                 R *restrict dst)
+FFT_VEC_FN static void FN(pass2)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         FN(prefetch_out)(dst, 2, s, st, row_ + st[7] < rows);
@@ -317,7 +387,7 @@ FFT_VEC_FN static void FN(pass2)(const R *restrict tw, int64_t m, int64_t s, int
                 V x0 = VLOAD(xj + 2 * q), x1 = VLOAD(xj + 2 * q + xs);
                 V u = x0 - x1;
                 VSTORE(yj + 2 * q, x0 + x1);
-                VSTORE(yj + 2 * q + ys, j ? VCMUL(u, wr, wi) : u);
+                VSTORE(yj + 2 * q + ys, j ? VCMULT(u, tw, twn, j * ts) : u);
             }
             for (; q < s; q++) {
                 const R *x = xj + 2 * q;
@@ -365,10 +435,11 @@ MT_VINLINE void FN(bfly5)(V *y, const V *x)
  * fewer than L, in a partly filled vector); r is a constant in each of the
  * two loops below, so its arrays stay in registers. */
 /* The r points (r = 3 or 5) of cnt <= L neighbouring sequences at x, xs
- * apart, transformed, twiddled by (wr, wi) unless tw is false, into y, ys
- * apart; cnt is the constant L in the main loop, so its checks fold away. */
+ * apart, transformed, twiddled by the tables' entries k jt unless jt is 0,
+ * into y, ys apart; cnt is the constant L in the main loop, so its checks
+ * fold away. */
 MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t ys,
-                              const int64_t cnt, bool tw, const V *wr, const V *wi)
+                              const int64_t cnt, const R *tw, const R *twn, int64_t jt)
 {
     V xv[5], yv[5];
     for (int i = 0; i < r; i++)
@@ -377,9 +448,9 @@ MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t
         FN(bfly3)(yv, xv);
     else
         FN(bfly5)(yv, xv);
-    if (tw)
+    if (jt)
         for (int k = 1; k < r; k++)
-            yv[k] = yv[k] * wr[k] + FFT_VSWAP(yv[k]) * wi[k];
+            yv[k] = VCMULT(yv[k], tw, twn, k * jt);
     for (int k = 0; k < r; k++) {
         if (cnt == L)
             VSTORE(y + k * ys, yv[k]);
@@ -388,49 +459,42 @@ MT_VINLINE void FN(bfly35_at)(const int r, const R *x, R *y, int64_t xs, int64_t
     }
 }
 
-MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                           const int64_t st[8], int64_t rows, const R *restrict src,
-                           R *restrict dst)
+MT_VINLINE void FN(pass35)(const int r, const R *restrict tw, const R *restrict twn, int64_t m,
+                           int64_t s, int64_t ts, const int64_t st[8], int64_t rows,
+                           const R *restrict src, R *restrict dst)
 {
     int64_t xs = st[0], ys = st[2];
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
         FN(prefetch_out)(dst, r, s, st, row_ + st[7] < rows);
         for (int64_t j = 0; j < m; j++) {
-            /* each twiddle's parts splatted once per j, the imaginary one
-             * signed for VCMUL's form */
-            V wr[5], wi[5];
-            for (int k = 1; k < r; k++) {
-                wr[k] = FFT_SPLAT(tw[2 * j * k * ts]);
-                wi[k] = FFT_SPLAT(tw[2 * j * k * ts + 1]) * FFT_ALT;
-            }
             const R *xj = src + st[1] * j;
             FN(prefetch_ahead)(xj, r, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             int64_t q = 0;
             if (j)
                 for (; q + L <= s; q += L)
-                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, true, wr, wi);
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, tw, twn, j * ts);
             else
                 for (; q + L <= s; q += L)
-                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, false, wr, wi);
+                    FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, L, tw, twn, 0);
             if (q < s)
-                FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, s - q, j != 0, wr, wi);
+                FN(bfly35_at)(r, xj + 2 * q, yj + 2 * q, xs, ys, s - q, tw, twn, j * ts);
         }
     }
 }
 
-FFT_VEC_FN static void FN(pass3)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[8], int64_t rows, const R *restrict src,
-                                 R *restrict dst)
+FFT_VEC_FN static void FN(pass3)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
-    FN(pass35)(3, tw, m, s, ts, st, rows, src, dst);
+    FN(pass35)(3, tw, twn, m, s, ts, st, rows, src, dst);
 }
 
-FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int64_t ts,
-                                 const int64_t st[8], int64_t rows, const R *restrict src,
-                                 R *restrict dst)
+FFT_VEC_FN static void FN(pass5)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
 {
-    FN(pass35)(5, tw, m, s, ts, st, rows, src, dst);
+    FN(pass35)(5, tw, twn, m, s, ts, st, rows, src, dst);
 }
 
 /* One radix-r pass of p's transform (see above) with the strides st, in
@@ -448,7 +512,7 @@ FFT_VEC_FN static void FN(pass5)(const R *restrict tw, int64_t m, int64_t s, int
 static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int64_t ts,
                              const int64_t st[8], int64_t rows, const R *src, R *dst)
 {
-    const R *tw = p->tw;
+    const R *tw = p->tw, *twn = p->twn;
 #ifdef FFT_STORE8T
     if (r == 8 && s == 1) {
         FN(pass8_first)(p->tw8w, m, rows, src, dst);
@@ -463,16 +527,18 @@ static void FN(pass_strided)(const fft_plan *p, int r, int64_t m, int64_t s, int
         return;
     }
 #endif
-    if (r == 8)
-        FN(pass8)(tw, m, s, ts, st, rows, src, dst);
+    if (r == 16)
+        FN(pass16)(tw, twn, m, s, ts, st, rows, src, dst);
+    else if (r == 8)
+        FN(pass8)(tw, twn, m, s, ts, st, rows, src, dst);
     else if (r == 4)
-        FN(pass4)(tw, FFT_TW4(p), m, s, ts, st, rows, src, dst);
+        FN(pass4)(tw, twn, FFT_TW4(p), m, s, ts, st, rows, src, dst);
     else if (r == 2)
-        FN(pass2)(tw, m, s, ts, st, rows, src, dst);
+        FN(pass2)(tw, twn, m, s, ts, st, rows, src, dst);
     else if (r == 3)
-        FN(pass3)(tw, m, s, ts, st, rows, src, dst);
+        FN(pass3)(tw, twn, m, s, ts, st, rows, src, dst);
     else
-        FN(pass5)(tw, m, s, ts, st, rows, src, dst);
+        FN(pass5)(tw, twn, m, s, ts, st, rows, src, dst);
 }
 
 /* A pass between buffers laid out as the Stockham passes leave them. */
@@ -999,3 +1065,22 @@ static void FN(run_r2c)(void *ctx, int64_t begin, int64_t end)
 #undef V
 #undef L
 #undef FN
+#undef VCMULT
+
+/* the includer's parameters, so the next inclusion defines its own */
+#undef FFT_R
+#undef FFT_V
+#undef FFT_L
+#undef FFT_FN
+#undef FFT_VSWAP
+#undef FFT_VRE
+#undef FFT_VIM
+#undef FFT_SPLAT
+#undef FFT_SPLAT2
+#undef FFT_ALT
+#undef FFT_STORE4T
+#undef FFT_STORE8T
+#undef FFT_NARROW
+#undef FFT_VEC_FN
+#undef FFT_MOVE_FN
+#undef FFT_TW4
