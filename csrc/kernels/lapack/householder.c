@@ -5,8 +5,10 @@
  * our threads, taken from a counter, while the thread that starts first
  * also runs the step's look-ahead: geqrf updates and factors the next
  * panel there, orgqr forms the block's own columns (org2r) and prepares
- * the next block. The columns go to the same products whichever thread
- * takes them, so the result does not depend on the thread count. */
+ * the next block, and the product of reflectors with a matrix (ormqr, the
+ * eigensolver's and SVD's back-transforms) prepares the next block. The
+ * columns go to the same products whichever thread takes them, so the
+ * result does not depend on the thread count. */
 #include "householder.h"
 
 #include <stdatomic.h>
@@ -46,10 +48,12 @@ typedef struct {
     char *v, *t;
 } block;
 
-/* b over v and t (room for m x k and k x k) from the reflectors below a's
- * diagonal. */
-static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 lda, const char *tau,
-                       char *v, char *t)
+/* b over v and t (room for m x k and k x k) from the reflectors below the
+ * diagonal of a, element (r, c) at a[r * rs + c * cs]: by columns (rs 1,
+ * cs lda) as geqrf, sytrd and gebrd's Q leave them, or by rows (rs lda,
+ * cs 1) as gebrd's P. */
+static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 rs, i64 cs,
+                       const char *tau, char *v, char *t)
 {
     size_t isz = (size_t)mt_itemsize(d);
     *b = (block){d, m, k, v, t};
@@ -60,8 +64,12 @@ static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 ld
             ((float *)col)[c] = 1;
         else
             ((double *)col)[c] = 1;
-        memcpy(col + (size_t)(c + 1) * isz, a + (size_t)(c + 1 + c * lda) * isz,
-               (size_t)(m - c - 1) * isz);
+        if (rs == 1)
+            memcpy(col + (size_t)(c + 1) * isz, a + (size_t)(c + 1 + c * cs) * isz,
+                   (size_t)(m - c - 1) * isz);
+        else
+            for (i64 r = c + 1; r < m; r++)
+                memcpy(col + (size_t)r * isz, a + (size_t)(r * rs + c * cs) * isz, isz);
     }
     memset(t, 0, (size_t)(k * k) * isz);
     mt_lapack_larft(d, m, k, v, m, tau, t, k);
@@ -193,7 +201,7 @@ static int panel_run(void *arg)
         return -1;
     mt_lapack_geqr2(p->d, p->rows, p->cols, p->a, p->lda, p->tau, p->work);
     if (p->right > 0)
-        block_init(p->next, p->d, p->rows, p->cols, p->a, p->lda, p->tau, p->v, p->t);
+        block_init(p->next, p->d, p->rows, p->cols, p->a, 1, p->lda, p->tau, p->v, p->t);
     return 0;
 }
 
@@ -211,7 +219,7 @@ i64 mt_householder_geqrf(mt_dtype d, i64 m, i64 n, void *a, i64 lda, void *tau)
     i64 ib = min2(BLOCK, k);
     mt_lapack_geqr2(d, m, ib, A, lda, tau_, s.work);
     if (ib < n)
-        block_init(&blocks[0], d, m, ib, A, lda, tau_, s.v[0], s.t[0]);
+        block_init(&blocks[0], d, m, ib, A, 1, lda, tau_, s.v[0], s.t[0]);
     for (i64 i = 0; ib > 0 && i + ib < n;) {
         /* block cur, reflectors [i, i + ib), updates columns [next, n) */
         i64 next = i + ib, nib = next < k ? min2(BLOCK, k - next) : 0;
@@ -264,8 +272,8 @@ static int form_run(void *arg)
     for (i64 j = 0; j < f->cols; j++)
         memset(f->a + (j * f->lda - f->above) * (ptrdiff_t)isz, 0, (size_t)f->above * isz);
     if (f->prev_cols)
-        block_init(f->prev, f->d, f->prev_rows, f->prev_cols, f->prev_a, f->lda, f->prev_tau, f->v,
-                   f->t);
+        block_init(f->prev, f->d, f->prev_rows, f->prev_cols, f->prev_a, 1, f->lda, f->prev_tau,
+                   f->v, f->t);
     return 0;
 }
 
@@ -289,7 +297,8 @@ i64 mt_householder_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, cons
     block blocks[2];
     int cur = 0;
     i64 i = (k - 1) / BLOCK * BLOCK;
-    block_init(&blocks[0], d, m - i, k - i, AT(i, i), lda, tau_ + (size_t)i * isz, s.v[0], s.t[0]);
+    block_init(&blocks[0], d, m - i, k - i, AT(i, i), 1, lda, tau_ + (size_t)i * isz, s.v[0],
+               s.t[0]);
     for (; i >= 0; i -= BLOCK) {
         i64 ib = min2(BLOCK, k - i), pi = i - BLOCK;
         form_job f = {d,
@@ -322,7 +331,7 @@ i64 mt_householder_orgqr(mt_dtype d, i64 m, i64 n, i64 k, void *a, i64 lda, cons
 typedef struct {
     block *b;
     mt_dtype d;
-    i64 rows, cols, lda;
+    i64 rows, cols, vrs, vcs;
     const char *a, *tau;
     char *v, *t;
 } prepare_job;
@@ -331,16 +340,19 @@ static int prepare_run(void *arg)
 {
     prepare_job *p = arg;
     if (p->cols)
-        block_init(p->b, p->d, p->rows, p->cols, p->a, p->lda, p->tau, p->v, p->t);
+        block_init(p->b, p->d, p->rows, p->cols, p->a, p->vrs, p->vcs, p->tau, p->v, p->t);
     return 0;
 }
 
-i64 mt_householder_apply(mt_dtype d, bool trans, i64 m, i64 n, i64 k, const void *a, i64 lda,
-                         const void *tau, void *c, i64 rs, i64 cs)
+i64 mt_householder_apply(mt_dtype d, bool trans, i64 m, i64 n, i64 k, const void *v, i64 vrs,
+                         i64 vcs, const void *tau, void *c, i64 rs, i64 cs)
 {
     size_t isz = (size_t)mt_itemsize(d);
-    const char *A = a, *tau_ = tau;
+    const char *V = v, *tau_ = tau;
     char *C = c;
+    k = min2(k, m);
+    if (k <= 0 || n <= 0)
+        return 0;
     scratch s;
     if (scratch_new(&s, d, m, n) < 0)
         return MT_LAPACK_FAILED;
@@ -355,8 +367,9 @@ i64 mt_householder_apply(mt_dtype d, bool trans, i64 m, i64 n, i64 k, const void
                          d,
                          m - ni,
                          more ? min2(BLOCK, k - ni) : 0,
-                         lda,
-                         more ? A + (size_t)(ni + ni * lda) * isz : NULL,
+                         vrs,
+                         vcs,
+                         more ? V + (size_t)(ni * vrs + ni * vcs) * isz : NULL,
                          more ? tau_ + (size_t)ni * isz : NULL,
                          s.v[q < 0 ? cur : 1 - cur],
                          s.t[q < 0 ? cur : 1 - cur]};

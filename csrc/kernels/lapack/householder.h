@@ -31,10 +31,16 @@ int64_t mt_householder_geqrf(mt_dtype d, int64_t m, int64_t n, void *a, int64_t 
 int64_t mt_householder_orgqr(mt_dtype d, int64_t m, int64_t n, int64_t k, void *a, int64_t lda,
                              const void *tau);
 /* C (m x n, element (i, j) at c[i * rs + j * cs]) <- Q C, or Q^T C when
- * trans, Q = H_0 ... H_{k-1} the m x m product of the k reflectors geqrf
- * left in a (m rows, lda apart) and tau. A product from the right, C Q, is
- * (Q^T C^T)^T: C^T's strides swapped, trans flipped. Returns 0. */
-int64_t mt_householder_apply(mt_dtype d, bool trans, int64_t m, int64_t n, int64_t k, const void *a,
-                             int64_t lda, const void *tau, void *c, int64_t rs, int64_t cs);
+ * trans, Q = H_0 ... H_{k-1} the m x m product of k reflectors, H_i = I -
+ * tau_i v_i v_i^T with v_i zero above element i, one at i, and element
+ * r > i at v[r * vrs + i * vcs]: by columns (vrs 1, vcs ld) as geqrf, sytrd
+ * and gebrd's Q leave them, by rows (vrs ld, vcs 1) as gebrd's P. A product
+ * from the right, C Q, is (Q^T C^T)^T: C^T's strides swapped, trans
+ * flipped. The one place reflectors are applied: ormqr and the eigensolver's
+ * and SVD's back-transforms (spectral.c). Returns 0, or MT_LAPACK_FAILED
+ * with the error set (no scratch memory). */
+int64_t mt_householder_apply(mt_dtype d, bool trans, int64_t m, int64_t n, int64_t k, const void *v,
+                             int64_t vrs, int64_t vcs, const void *tau, void *c, int64_t rs,
+                             int64_t cs);
 
 #endif

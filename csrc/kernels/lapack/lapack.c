@@ -41,25 +41,32 @@ enum {
     GEQR2,
     LARFT,
     ORG2R,
+    SYTRD,
+    GEBRD,
+    LARFG,
+    STERF,
+    STEDC,
+    BDSDC,
     ROUTINES
 };
 /* A routine's name for real and for complex types: the Hermitian routines
  * stand in for the symmetric ones (heevd for syevd, ungqr for orgqr), and
- * hetrf/hetrs, Hermitian LDL^H, is sytrf/sytrs on real matrices. */
+ * hetrf/hetrs, Hermitian LDL^H, is sytrf/sytrs on real matrices; NULL where
+ * LAPACK has no complex form (the tridiagonal and bidiagonal solvers, which
+ * only the real drivers of spectral.c call). */
 static const char *const routine_names[2][ROUTINES] = {
-    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd",
-     "geqrf", "orgqr", "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd",
-     "gelss", "geev",  "sytrf", "sytrs", "geqr2", "larft", "org2r"},
-    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd",
-     "geqrf", "ungqr", "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd",
-     "gelss", "geev",  "hetrf", "hetrs", "geqr2", "larft", "ung2r"}};
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf", "orgqr",
+     "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "sytrf", "sytrs",
+     "geqr2", "larft", "org2r", "sytrd", "gebrd", "larfg", "sterf", "stedc", "bdsdc"},
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd", "geqrf", "ungqr",
+     "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "hetrf", "hetrs",
+     "geqr2", "larft", "ung2r", "hetrd", "gebrd", "larfg", NULL,    "stedc", NULL}};
 /* One column per dtype with routines: the type letter of its symbols. */
 enum { COLUMNS = 4 };
 static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};
 
 static void *fns[ROUTINES][COLUMNS];
 static char getrf_name[64];
-static void *library; /* the handle the routines came from */
 
 static int column(mt_dtype d)
 {
@@ -95,24 +102,28 @@ bool mt_lapack_resolve(void *handle)
     char name[64], first[64] = "";
     for (int r = 0; r < ROUTINES; r++)
         for (int c = 0; c < COLUMNS; c++) {
+            const char *routine = routine_names[c >= 2][r];
             found[r][c] =
-                find(handle, type_letters[c], routine_names[c >= 2][r], name, sizeof name);
-            if (!found[r][c])
+                routine ? find(handle, type_letters[c], routine, name, sizeof name) : NULL;
+            if (routine && !found[r][c])
                 return false;
             if (r == GETRF && c == 1)
                 memcpy(first, name, sizeof first);
         }
     memcpy(fns, found, sizeof fns);
     memcpy(getrf_name, first, sizeof getrf_name);
-    library = handle;
     return true;
 }
 
 void *mt_lapack_routine(mt_dtype d, const char *routine)
 {
-    char name[64];
     int c = column(d);
-    return library && c >= 0 ? find(library, type_letters[c], routine, name, sizeof name) : NULL;
+    for (int r = 0; c >= 0 && r < ROUTINES; r++) {
+        const char *name = routine_names[c >= 2][r];
+        if (name && strcmp(name, routine) == 0)
+            return fns[r][c];
+    }
+    return NULL;
 }
 
 bool mt_lapack_available(void) { return fns[GETRF][1] != NULL; }
@@ -368,8 +379,8 @@ i64 mt_lapack_ormqr(mt_dtype d, bool left, bool trans, i64 m, i64 n, i64 k, cons
 {
     /* C Q is (Q^T C^T)^T */
     if (mt_householder_blocked(d, k))
-        return left ? mt_householder_apply(d, trans, m, n, k, a, lda, tau, c, 1, ldc)
-                    : mt_householder_apply(d, !trans, n, m, k, a, lda, tau, c, ldc, 1);
+        return left ? mt_householder_apply(d, trans, m, n, k, a, 1, lda, tau, c, 1, ldc)
+                    : mt_householder_apply(d, !trans, n, m, k, a, 1, lda, tau, c, ldc, 1);
     ormqr_fn f = (ormqr_fn)FN(ORMQR, d);
     char side = left ? 'L' : 'R', t = trans ? (mt_is_complex(d) ? 'C' : 'T') : 'N';
     i64 info = 0, lwork = -1;

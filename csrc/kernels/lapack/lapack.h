@@ -31,9 +31,9 @@
  * one is missing. Called by mt_blas_load with its handle. */
 bool mt_lapack_resolve(void *handle);
 bool mt_lapack_available(void);
-/* Any other routine of the resolved library by its name without the type
- * letter ("sytrd"), for float32 (s), float64 (d), complex64 (c) or
- * complex128 (z); NULL when absent. */
+/* A routine of the resolved table by its name without the type letter
+ * ("sytrd"), for float32 (s), float64 (d), complex64 (c) or complex128 (z);
+ * NULL for a name the table does not hold or a form LAPACK lacks. */
 void *mt_lapack_routine(mt_dtype d, const char *routine);
 /* The symbol dgetrf answered to, or NULL. */
 const char *mt_lapack_symbol(void);

@@ -1,9 +1,9 @@
 /* spectral.h's drivers. syevd: our sytrd('L') (tridiag.h; an upper
  * triangle is mirrored into the lower first), then LAPACK's sterf for
- * values only or its stedc ('I') and Q Z by reflect.h. gesdd ('S', 'A';
+ * values only or its stedc ('I') and Q Z by householder.h. gesdd ('S', 'A';
  * m >= n below gesdd's QR threshold, a wider matrix through its
  * transpose): our gebrd (bidiag.h), LAPACK's bdsdc ('U', 'I') into U's top
- * and Vh, then Q U and Vh P^T by reflect.h. LAPACK's steps are called
+ * and Vh, then Q U and Vh P^T by householder.h. LAPACK's steps are called
  * through the library's Fortran symbols (lapack.h's convention) and run on
  * one thread; the reductions and the reflectors (ormtr/ormbr took half of
  * syevd's time and a third of gesdd's on 512 x 512) run on our kernels,
@@ -18,7 +18,7 @@
 #include "../../core/error.h"
 #include "lapack.h"
 #include "bidiag.h"
-#include "reflect.h"
+#include "householder.h"
 #include "tridiag.h"
 
 typedef int64_t i64;
@@ -156,8 +156,8 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
         stedc(&compz, &n, w, e, z, &n, work, &lwork, iwork, &liwork, &info, 1);
         /* Q = H(0) ... H(n-2), v_i below row i + 1 of column i, acts on
          * rows 1.. */
-        if (info == 0 && mt_reflect_apply(d, true, false, n - 1, n, n - 1, (char *)a + isz, 1, lda,
-                                          tau, z + isz, n) < 0)
+        if (info == 0 && mt_householder_apply(d, false, n - 1, n, n - 1, (char *)a + isz, 1, lda,
+                                              tau, z + isz, 1, n) < 0)
             info = MT_LAPACK_FAILED;
         if (info == 0)
             copy_matrix(d, n, n, z, n, a, lda, false);
@@ -200,11 +200,11 @@ static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a
     char uplo = 'U', compq = 'I';
     i64 iq = 0;
     bdsdc(&uplo, &compq, &n, s, e, u, &ldu, vt, &ldvt, NULL, &iq, work, iwork, &info, 1, 1);
-    /* U = Q U; Vh = Vh P^T, P's reflector i along row i right of column
-     * i + 1, acting on columns 1.. */
-    if (info == 0 && (mt_reflect_apply(d, true, false, m, ucols, n, a, 1, lda, tauq, u, ldu) < 0 ||
-                      mt_reflect_apply(d, false, true, n, n - 1, n - 1, (char *)a + isz * lda, lda,
-                                       1, taup, (char *)vt + isz * ldvt, ldvt) < 0))
+    /* U = Q U; Vh = Vh P^T = (P Vh^T)^T, P's reflector i along row i right
+     * of column i + 1, acting on columns 1.. */
+    if (info == 0 && (mt_householder_apply(d, false, m, ucols, n, a, 1, lda, tauq, u, 1, ldu) < 0 ||
+                      mt_householder_apply(d, false, n - 1, n, n - 1, (char *)a + isz * lda, lda, 1,
+                                           taup, (char *)vt + isz * ldvt, ldvt, 1) < 0))
         info = MT_LAPACK_FAILED;
     free(buf);
     free(iwork);

@@ -107,8 +107,7 @@ static PyGetSetDef dtype_getset[] = {
     {"_scalar_name", (getter)dtype_scalar_name, NULL,
      "The dtype's name in torch's messages: 'Float', 'Long', 'ComplexDouble'.", NULL},
     {"_cpp_name", (getter)dtype_cpp_name, NULL,
-     "The C++ type torch's messages name for the dtype: 'float', 'long int', 'c10::Half'.",
-     NULL},
+     "The C++ type torch's messages name for the dtype: 'float', 'long int', 'c10::Half'.", NULL},
     {NULL},
 };
 
