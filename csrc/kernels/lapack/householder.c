@@ -67,9 +67,12 @@ static void block_init(block *b, mt_dtype d, i64 m, i64 k, const char *a, i64 rs
         if (rs == 1)
             memcpy(col + (size_t)(c + 1) * isz, a + (size_t)(c + 1 + c * cs) * isz,
                    (size_t)(m - c - 1) * isz);
+        else if (d == MT_FLOAT32)
+            for (i64 r = c + 1; r < m; r++)
+                ((float *)col)[r] = ((const float *)a)[r * rs + c * cs];
         else
             for (i64 r = c + 1; r < m; r++)
-                memcpy(col + (size_t)r * isz, a + (size_t)(r * rs + c * cs) * isz, isz);
+                ((double *)col)[r] = ((const double *)a)[r * rs + c * cs];
     }
     memset(t, 0, (size_t)(k * k) * isz);
     mt_lapack_larft(d, m, k, v, m, tau, t, k);
@@ -344,9 +347,39 @@ static int prepare_run(void *arg)
     return 0;
 }
 
+/* dst (m x n, element (i, j) at dst[i * drs + j * dcs]) = src, likewise. */
+static void copy_matrix(mt_dtype d, i64 m, i64 n, const char *src, i64 srs, i64 scs, char *dst,
+                        i64 drs, i64 dcs)
+{
+    for (i64 j = 0; j < n; j++)
+        for (i64 i = 0; i < m; i++) {
+            if (d == MT_FLOAT32)
+                ((float *)dst)[i * drs + j * dcs] = ((const float *)src)[i * srs + j * scs];
+            else
+                ((double *)dst)[i * drs + j * dcs] = ((const double *)src)[i * srs + j * scs];
+        }
+}
+
 i64 mt_householder_apply(mt_dtype d, bool trans, i64 m, i64 n, i64 k, const void *v, i64 vrs,
                          i64 vcs, const void *tau, void *c, i64 rs, i64 cs)
 {
+    if (rs != 1 && m > 1) {
+        /* our gemm writes the updates into C in place only down contiguous
+         * columns (a product from the right hands over C^T): elsewhere it
+         * would go through a scratch result at every product */
+        size_t isz = (size_t)mt_itemsize(d);
+        char *cm = malloc((size_t)(m * n) * isz + 1);
+        if (!cm) {
+            mt_error(MT_ERR_MEMORY, "linalg: out of memory applying reflectors");
+            return MT_LAPACK_FAILED;
+        }
+        copy_matrix(d, m, n, c, rs, cs, cm, 1, m);
+        i64 info = mt_householder_apply(d, trans, m, n, k, v, vrs, vcs, tau, cm, 1, m);
+        if (info == 0)
+            copy_matrix(d, m, n, cm, 1, m, c, rs, cs);
+        free(cm);
+        return info;
+    }
     size_t isz = (size_t)mt_itemsize(d);
     const char *V = v, *tau_ = tau;
     char *C = c;
