@@ -1,6 +1,6 @@
 """linalg.eigh and linalg.svd of larger real matrices, whose tridiagonal
 reduction (csrc/kernels/lapack/tridiag.c) and reflector back-transforms
-(reflect.c, driven by spectral.c) are our own, against torch: sizes on both
+(householder.c, driven by spectral.c) are our own, against torch: sizes on both
 sides of the size rule, the blocking's crossover and gesdd's QR threshold,
 either triangle of a non-symmetric input, batches, non-contiguous inputs,
 values only, full and reduced factors of tall and wide matrices, scales that

@@ -1,5 +1,5 @@
 /* The reduction of a real m x n matrix, m >= n, to upper bidiagonal form
- * as LAPACK's gebrd computes and stores it (so bdsdc and reflect.h read it
+ * as LAPACK's gebrd computes and stores it (so bdsdc and householder.h read it
  * as theirs), with labrd's two products of the trailing matrix per column
  * (two thirds of gebrd's time) in our kernels, split over our threads, and
  * the trailing updates on our gemm. float32 and float64.

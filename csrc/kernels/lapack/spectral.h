@@ -1,5 +1,5 @@
 /* syevd and gesdd of large real matrices with their reductions (tridiag.h,
- * bidiag.h) and back-transforms (reflect.h) on our kernels, gemm and
+ * bidiag.h) and back-transforms (householder.h) on our kernels, gemm and
  * threads, LAPACK's own steps for the rest (stedc or sterf; bdsdc), in the
  * order syevd and gesdd take them, so the results are theirs up to
  * rounding. mt_lapack_syevd and

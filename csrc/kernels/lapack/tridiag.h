@@ -1,6 +1,6 @@
 /* The reduction of a real symmetric matrix to tridiagonal form, as LAPACK's
  * sytrd('L') computes it (and storing it alike, so stedc, sterf and
- * reflect.h read it as theirs), with its memory-bound half, the product of
+ * householder.h read it as theirs), with its memory-bound half, the product of
  * the trailing matrix with each new reflector, in our own kernel (one pass
  * over the lower triangle, split over our threads) and the trailing
  * updates on our gemm. float32 and float64.
