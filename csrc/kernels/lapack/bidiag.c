@@ -185,8 +185,11 @@ typedef struct {
         return rc;                                                                                    \
     }
 
-BIDIAG_KERNELS(f4, float, MT_FLOAT32)
-BIDIAG_KERNELS(f8, double, MT_FLOAT64)
+/* suffixes of their own: clang names the resolvers of static target_clones
+ * functions globally, so tridiag.c's expansion of the same matvec.h kernels
+ * under f4/f8 would clash with these at link time */
+BIDIAG_KERNELS(bf4, float, MT_FLOAT32)
+BIDIAG_KERNELS(bf8, double, MT_FLOAT64)
 
 int mt_bidiag_upper(mt_dtype dt, i64 m, i64 n, void *a, i64 lda, void *d, void *e, void *tauq,
                     void *taup)
@@ -195,6 +198,6 @@ int mt_bidiag_upper(mt_dtype dt, i64 m, i64 n, void *a, i64 lda, void *d, void *
     gebrd_fn gebrd = (gebrd_fn)mt_lapack_routine(dt, "gebrd");
     if (!larfg || !gebrd)
         return mt_error(MT_ERR_RUNTIME, "linalg.svd: LAPACK's larfg or gebrd is missing");
-    return dt == MT_FLOAT32 ? bidiag_f4(larfg, gebrd, m, n, a, lda, d, e, tauq, taup)
-                            : bidiag_f8(larfg, gebrd, m, n, a, lda, d, e, tauq, taup);
+    return dt == MT_FLOAT32 ? bidiag_bf4(larfg, gebrd, m, n, a, lda, d, e, tauq, taup)
+                            : bidiag_bf8(larfg, gebrd, m, n, a, lda, d, e, tauq, taup);
 }
