@@ -7,14 +7,12 @@ pass writes the result itself (unscaled) or through a copy (scaled, or a
 block tail), radix 3 and 5 passes, every dim order, non-contiguous inputs;
 the same bits at 1 and 2 threads; and the 8-lane loops (MINITORCH_NO_AVX512
 in a fresh process) over the same cases."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import minitorch as mt
+from fft_checks import assert_same_bits_on_1_and_2_threads, rerun_on_eight_lane_loops
 
 torch = pytest.importorskip("torch")
 
@@ -108,26 +106,8 @@ def test_real_rows(n):
 def test_thread_split_changes_no_bit(case):
     fn, shape, kw = case
     x = mt.tensor(data(shape).real.copy() if fn == "rfft" else data(shape))
-    before = mt.get_num_threads()
-    got = []
-    try:
-        for threads in (1, 2):
-            mt.set_num_threads(threads)
-            got.append(getattr(mt.fft, fn)(x, **kw).numpy())
-    finally:
-        mt.set_num_threads(before)
-    np.testing.assert_array_equal(got[0], got[1])
+    assert_same_bits_on_1_and_2_threads(lambda: getattr(mt.fft, fn)(x, **kw))
 
 
 def test_eight_lane_loops_match_torch():
-    """The same cases on the 8-lane loops, which a fresh process takes
-    under MINITORCH_NO_AVX512 (the choice is made once per process)."""
-    if os.environ.get("MINITORCH_NO_AVX512"):
-        pytest.skip("already on the 8-lane loops")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root, MINITORCH_NO_AVX512="1")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        os.path.abspath(__file__), "-k", "not eight_lane"],
-                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:]
-    assert " passed" in r.stdout and "failed" not in r.stdout
+    rerun_on_eight_lane_loops(__file__)
