@@ -254,3 +254,20 @@ def test_half_precision_layers_use_the_step_path():
     m = mt.nn.GRU(3, 4).to(mt.bfloat16)
     out, h = m(mt.randn(2, 1, 3, dtype=mt.bfloat16))
     assert out.dtype == mt.bfloat16 and out.shape == (2, 1, 4) and h.shape == (1, 1, 4)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("batch", [23, 24, 25, 50])
+def test_batches_across_row_blocks(cls, threads, batch):
+    # the kernel takes up to 24 sequences a block, dealt out evenly over
+    # threads, and the weight gradients are products over every step's rows
+    # (hidden 40: work enough per block to split over two threads)
+    old = mt.get_num_threads()
+    mt.set_num_threads(threads)
+    try:
+        out = run_module(cls, {"bidirectional": True}, DTYPES[0], seq=6, batch=batch,
+                         hidden=40, inp=9, seed=batch)
+    finally:
+        mt.set_num_threads(old)
+    assert tuple(out.shape) == (6, batch, 80)

@@ -4,12 +4,14 @@
  * _rnn_layer_backward is its gradient, called by the formula of
  * autograd/formulas_rnn.c. nn.RNN, LSTM and GRU call them from Python. Plain
  * C: impls read typed mt_args, make tensors through the owner hooks, run the
- * kernels unlocked and report failures with mt_error; nothing here may touch
+ * kernels unlocked (the backward's weight products after mt_blas_prepare, the
+ * host's hook) and report failures with mt_error; nothing here may touch
  * Python. */
 #include "runtime/args.h"
 #include "reduce.h"
 #include "runtime/unlock.h"
 
+#include "../kernels/gemm/blas.h"
 #include "../kernels/rnn.h"
 
 /* A new reference to t when contiguous, else to a contiguous copy. */
@@ -210,6 +212,7 @@ int impl_rnn_layer_backward(mt_args *a, mt_result *r)
             c[9 + i] = *m.t[i];
         /* twice the forward's products: the inputs' and the weights' gradients */
         double muladds = 2.0 * (double)(T * N) * (double)(wi->numel + w->numel);
+        mt_blas_prepare();
         void *tok = mt_unlock(muladds / MT_MULADDS_PER_STEP);
         rc = mt_rnn_backward(mode, reverse, &c[0], &c[1], lstm ? &c[2] : NULL, &c[3], &c[4], &c[5],
                              lstm ? &c[8] : NULL, &c[6], &c[7], &c[9], &c[10], lstm ? &c[11] : NULL,
