@@ -1,17 +1,18 @@
 """The linear-algebra names torch keeps outside torch.linalg (torch.det,
 inverse, logdet, slogdet, lu, lu_solve, lu_unpack, cholesky,
 cholesky_solve, cholesky_inverse, triangular_solve, matrix_power, svd, qr,
-geqrf, orgqr, ormqr, pinverse, matrix_exp, svd_lowrank, pca_lowrank) and their
-Tensor methods: each is its minitorch.linalg function under torch's older
-signature and messages; and eig, which torch removed but still answers with
-the error that points to linalg.eig."""
+geqrf, orgqr, ormqr, pinverse, matrix_exp, svd_lowrank, pca_lowrank,
+nuclear_norm) and their Tensor methods: each is its minitorch.linalg function
+under torch's older signature and messages; and eig, symeig, solve, lstsq and
+matrix_rank, which torch removed but still answers with the error that points
+to their torch.linalg successors."""
 import functools
 import warnings
 from typing import Optional
 
 from . import _C
 from ._tensor import Tensor
-from .linalg import _lu, _products, _spectral, _triangular
+from .linalg import _lu, _norms, _products, _spectral, _triangular
 from .overrides import composite
 
 _WARNED = set()
@@ -51,7 +52,7 @@ def _deprecated(name: str) -> None:
 __all__ = ["det", "inverse", "logdet", "slogdet", "lu", "lu_solve", "lu_unpack", "cholesky",
            "cholesky_solve", "cholesky_inverse", "triangular_solve", "matrix_power", "svd", "qr",
            "geqrf", "orgqr", "ormqr", "pinverse", "matrix_exp", "svd_lowrank", "pca_lowrank",
-           "eig"]
+           "nuclear_norm", "eig", "symeig", "solve", "lstsq", "matrix_rank"]
 
 
 @composite()
@@ -237,25 +238,108 @@ def pca_lowrank(A: Tensor, q=None, center=True, niter=2):
     return svd_lowrank(X, q, niter)
 
 
-_EIG_REMOVED = (
-    "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
-    "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
-    "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = "
-    "torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be "
-    "replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+_NUCLEAR_WARNED = set()
 
 
+@composite(method=False)
+def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False, *,
+                 out: Optional[Tensor] = None) -> Tensor:
+    """linalg.matrix_norm(input, 'nuc', dim, keepdim): torch keeps it for the
+    JIT, warning (once per process for each of its dim-less forms) that it
+    is deprecated; a bool second argument is the dim-less form's keepdim."""
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    if dim is None:
+        form = out is None
+        if form not in _NUCLEAR_WARNED:
+            _NUCLEAR_WARNED.add(form)
+            warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT "
+                          "compatibility. It will be removed in a future PyTorch release. Please "
+                          "use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
+                          UserWarning, stacklevel=3)
+        dim = (-2, -1)
+    return _norms.matrix_norm(input, "nuc", dim, keepdim, out=out)
+
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+_REMOVED_HOW = {
+    "eig": " `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = "
+           "torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "symeig": " The default behavior has changed from using the upper triangular portion of the "
+              "matrix by default to using the lower triangular portion.\n\nL, _ = "
+              "torch.symeig(A, upper=upper) should be replaced with:\nL = "
+              "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+              "torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
+              "torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "solve": " `torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` "
+             "has its arguments reversed and does not return the LU factorization.\n\nTo get "
+             "the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX "
+             "= torch.linalg.solve(A, B)",
+    "lstsq": " `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` "
+             "has reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the "
+             "QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+# torch removed these in 1.9 and keeps them (as plain functions, not
+# overridable) only to raise the error that names their successors
 def eig(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
-    """Removed from torch in 1.9 (as torch, not overridable): raises the error
-    that points to linalg.eig and linalg.eigvals."""
-    raise RuntimeError(_EIG_REMOVED)
+    """Removed from torch in 1.9: raises the error pointing to linalg.eig."""
+    raise RuntimeError(_REMOVED + _REMOVED_HOW["eig"])
 
 
-# a method apart from torch.eig, as torch's; wrapping eig, the stubs type it
-@functools.wraps(eig)
-def _eig_method(self: Tensor, eigenvectors: bool = False, *, e=None, v=None):
-    return eig(self, eigenvectors, e=e, v=v)
+def symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed from torch in 1.9: raises the error pointing to linalg.eigh."""
+    raise RuntimeError(_REMOVED + _REMOVED_HOW["symeig"])
 
 
-_eig_method.__qualname__ = "Tensor.eig"
-Tensor.eig = _eig_method
+def solve(input: Tensor, A: Tensor, *, out=None):
+    """Removed from torch in 1.9: raises the error pointing to linalg.solve."""
+    raise RuntimeError(_REMOVED + _REMOVED_HOW["solve"])
+
+
+def lstsq(input: Tensor, A: Tensor, *, out=None):
+    """Removed from torch in 1.9: raises the error pointing to linalg.lstsq."""
+    raise RuntimeError(_REMOVED + _REMOVED_HOW["lstsq"])
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed from torch in 1.9: raises the error pointing to linalg.matrix_rank."""
+    raise RuntimeError(_REMOVED + _REMOVED_HOW["matrix_rank"])
+
+
+# methods apart from the functions, as torch's (Tensor.matrix_rank is gone);
+# wrapping their function, the stubs type them
+def _eig_method(self, eigenvectors=False):
+    return eig(self, eigenvectors=eigenvectors)
+
+
+def _symeig_method(self, eigenvectors=False):
+    return symeig(self, eigenvectors=eigenvectors)
+
+
+def _solve_method(self, other):
+    return solve(self, other)
+
+
+def _lstsq_method(self, other):
+    return lstsq(self, other)
+
+
+for _f, _m in ((eig, _eig_method), (symeig, _symeig_method), (solve, _solve_method),
+               (lstsq, _lstsq_method)):
+    _m = functools.wraps(_f)(_m)
+    _m.__qualname__ = "Tensor." + _f.__name__
+    setattr(Tensor, _f.__name__, _m)

@@ -11,6 +11,7 @@ from . import _C
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .broadcasting import broadcast_shapes, broadcast_tensors
+from ._scalars_first import rewriter
 from .overrides import composite
 
 __all__ = ["float_power", "ldexp", "ldexp_", "frexp", "mvlgamma", "addr", "addbmm", "cross",
@@ -175,14 +176,18 @@ def mvlgamma_(self, p: int) -> Tensor:
 
 
 def _check_scalars(result_dtype, beta, alpha):
+    """addr's refusals of scalars the result's dtype cannot hold, as torch's."""
+    integral = not (result_dtype.is_floating_point or result_dtype.is_complex)
     for name, v in (("beta", beta), ("alpha", alpha)):
-        if result_dtype == _C.bool:
-            continue
-        if isinstance(v, bool) and result_dtype != _C.bool:
-            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-        if isinstance(v, float) and not result_dtype.is_floating_point:
+        if isinstance(v, bool):
+            if result_dtype != _C.bool:
+                raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        elif isinstance(v, (float, complex)) and integral:
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                "floating point number.")
+        elif isinstance(v, complex) and not result_dtype.is_complex:
+            raise RuntimeError(f"value cannot be converted to type {result_dtype._cpp_name} "
+                               "without overflow")
 
 
 @composite()
@@ -233,7 +238,7 @@ def _side_by_side(batch1, batch2):
     return batch1.transpose(0, 1).reshape(n, b * m), batch2.reshape(b * m, batch2.shape[2])
 
 
-@composite()
+@composite(deprecated=lambda method: rewriter("addbmm", ("batch1", "batch2"), method))
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Union[int, float] = 1,
            alpha: Union[int, float] = 1, out: Optional[Tensor] = None) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i],
@@ -242,7 +247,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Union[int, fl
     return _f["addmm"](input, left, right, beta=beta, alpha=alpha, out=out)
 
 
-@composite(function=False)
+@composite(function=False,
+           deprecated=lambda method: rewriter("addbmm_", ("batch1", "batch2"), method))
 def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Union[int, float] = 1,
             alpha: Union[int, float] = 1) -> Tensor:
     """In place addbmm; like torch's, it resizes a self that only broadcasts

@@ -170,7 +170,14 @@ def kron(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tenso
     spread_a = [s for d in a.shape for s in (d, 1)]
     spread_b = [s for d in b.shape for s in (1, d)]
     spread = a.reshape(spread_a) * b.reshape(spread_b)
-    return write_out(out, spread.reshape([x * y for x, y in zip(a.shape, b.shape)]))
+    result = spread.reshape([x * y for x, y in zip(a.shape, b.shape)])
+    if out is not None and out.dtype != result.dtype:
+        # torch writes the product as mul's out=: any dtype the result casts to
+        if not _C.can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"result type {result.dtype._scalar_name} can't be cast to the "
+                               f"desired output type {out.dtype._scalar_name}")
+        result = result.to(out.dtype)
+    return write_out(out, result)
 
 
 @composite()

@@ -1,13 +1,15 @@
 """Tensor contractions written over the C matrix products: einsum and tensordot
 lower to permute + reshape + bmm/mm, so they share one kernel (and its BLAS)."""
+import warnings
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._tensor import Tensor
 from ._out_param import write_out
+from .linalg import _norms as _linalg
 from .overrides import composite
 
-__all__ = ["einsum", "tensordot"]
+__all__ = ["einsum", "tensordot", "chain_matmul"]
 
 _mt = _C._functions
 
@@ -25,28 +27,84 @@ def _sum_last(t, n: int):
     return _mt["matmul"](flat, ones)
 
 
-def _parse(equation: str, n: int) -> Tuple[List[str], Optional[str]]:
-    """The input terms and the output term (None when implicit); '...' stays as '.'."""
-    eq = equation.replace(" ", "")
-    lhs, arrow, out = eq.partition("->")
-    terms = lhs.split(",")
+def _is_label(ch: str) -> bool:
+    return ("a" <= ch <= "z") or ("A" <= ch <= "Z")
+
+
+def _ellipsis_at(text: str, i: int) -> bool:
+    """Whether the '.' at text[i] starts a whole '...'."""
+    return i + 2 < len(text) and text[i + 1] == "." and text[i + 2] == "."
+
+
+def _parse(equation: str, n: int) -> Tuple[List[str], Optional[str], int]:
+    """The input terms ('...' as '.'), the output text after '->' (None when
+    implicit) and the length of the input side; checked character by
+    character in torch's order, so its first error is torch's."""
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    terms, ell, i = [""], False, 0
+    while i < len(lhs):
+        ch = lhs[i]
+        if ch == ".":
+            if ell:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(terms) - 1} for which "
+                                   "an ellipsis was already found")
+            if not _ellipsis_at(lhs, i):
+                raise RuntimeError(f"einsum(): found '.' for operand {len(terms) - 1} that is "
+                                   "not part of any ellipsis")
+            terms[-1] += "."
+            ell, i = True, i + 2
+        elif ch == ",":
+            terms.append("")
+            if len(terms) > n:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                                   "equation")
+            ell = False
+        elif ch != " ":
+            if not _is_label(ch):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            terms[-1] += ch
+        i += 1
     if len(terms) != n:
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                         if n > len(terms) else
-                         "einsum(): fewer operands were provided than specified in the equation")
-    for term in terms + ([out] if arrow else []):
-        if term.replace("...", "").count(".") or term.count("...") > 1:
-            raise RuntimeError("einsum(): found '.' for operand 0 that is not part of any "
-                               "ellipsis")
-    return [t.replace("...", ".") for t in terms], (out.replace("...", ".") if arrow else None)
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return terms, (None if arrow < 0 else equation[arrow + 2:]), len(lhs)
 
 
-def _expand_ellipsis(terms, out, operands):
+def _parse_output(rhs: str, terms: List[str], lhs_len: int) -> str:
+    """The output term of the text after '->' ('...' as '.'), checked as torch's."""
+    inputs = set("".join(terms))
+    out, i = "", 0
+    while i < len(rhs):
+        ch = rhs[i]
+        if ch == ".":
+            if "." in out:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                   "already found")
+            if not _ellipsis_at(rhs, i):
+                raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                   "ellipsis (...)")
+            out += "."
+            i += 2
+        elif ch != " ":
+            if not _is_label(ch):
+                raise RuntimeError(f"einsum(): invalid subscript given at index "
+                                   f"{lhs_len + 2 + i} in the equation string, subscripts must "
+                                   "be in [a-zA-Z]")
+            if ch not in inputs or ch in out:
+                raise RuntimeError(f"einsum(): output subscript {ch} " + (
+                    "appears more than once in the output" if ch in out else
+                    "does not appear in the equation for any input operand"))
+            out += ch
+        i += 1
+    return out
+
+
+def _expand_ellipsis(terms, rhs, lhs_len, operands):
     """Replaces '.' by letters for the broadcast dims it covers (right-aligned, as in
-    NumPy); returns the terms and the output term (implicit: ellipsis dims, then the
-    letters seen once, sorted)."""
-    used = set("".join(terms) + (out or ""))
-    spare = [chr(c) for c in range(0x100, 0x100 + 64) if chr(c) not in used]
+    NumPy); returns the terms, the output term (implicit: ellipsis dims, then the
+    letters seen once, sorted) and the ellipsis letters."""
+    spare = [chr(c) for c in range(0x100, 0x100 + 64)]
     widths = []
     for i, (t, term) in enumerate(zip(operands, terms)):
         named = len(term) - ("." in term)
@@ -56,6 +114,7 @@ def _expand_ellipsis(terms, out, operands):
                                f"number of dimensions ({t.dim()}) for operand {i}"
                                f"{'' if '.' in term else ' and no ellipsis was given'}")
         widths.append(t.dim() - named if "." in term else 0)
+    out = None if rhs is None else _parse_output(rhs, terms, lhs_len)
     n_ell = max(widths, default=0)
     ell = "".join(spare[:n_ell])
     terms = [term.replace(".", ell[n_ell - w:]) for term, w in zip(terms, widths)]
@@ -66,7 +125,7 @@ def _expand_ellipsis(terms, out, operands):
         out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
     else:
         out = out.replace(".", ell)
-    return terms, out
+    return terms, out, ell
 
 
 def _take_diagonals(t, term: str, i: int):
@@ -117,14 +176,40 @@ def _contract(a, ta: str, b, tb: str, keep: str):
     return r.reshape(shape), "".join(batch + left + right)
 
 
+def _subscript(n) -> str:
+    """The equation letter of sublist entry n: A-Z for 0-25, a-z for 26-51."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def _from_sublists(args) -> Tuple[str, tuple]:
+    """The equation and operands of einsum's sublist form (op1, sublist1, op2,
+    sublist2, ..., [output sublist])."""
+    equation = ",".join("".join(_subscript(n) for n in sub) for sub in args[1::2])
+    if len(args) % 2:
+        return equation + "->" + "".join(_subscript(n) for n in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
 @composite(method=False)
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Sums the product of the elements of the operands along dimensions specified
     using a notation based on the Einstein summation convention."""
+    if operands and isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    terms, out = _parse(equation, len(operands))
-    terms, out = _expand_ellipsis(terms, out, operands)
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    terms, rhs, lhs_len = _parse(equation, len(operands))
+    terms, out, ell = _expand_ellipsis(terms, rhs, lhs_len, operands)
     seen = {}
     expanded = []
     for i, (t, term) in enumerate(zip(operands, terms)):
@@ -132,6 +217,11 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         term = terms[i]
         for c, s in zip(term, t.shape):
             if c in seen and seen[c] != s and s != 1 and seen[c] != 1:
+                if c in ell:
+                    raise RuntimeError(f"einsum(): dimension {term.index(c)} covered by "
+                                       f"ellipsis in operand {i}has size {s} which does not "
+                                       "broadcast with previously seen ellipsis with size "
+                                       f"{seen[c]} for the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} "
                                    f"which does not broadcast with previously seen size "
                                    f"{seen[c]}")
@@ -139,10 +229,6 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         expanded.append(t)
     expanded = [t.expand([seen[c] for c in term]) if any(
         s != seen[c] for c, s in zip(term, t.shape)) else t for t, term in zip(expanded, terms)]
-    for c in out:
-        if c not in seen:
-            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
-                               f"equation for any input operand")
     acc, letters = None, ""
     for i, (t, term) in enumerate(zip(expanded, terms)):
         later = out + "".join(terms[i + 1:])
@@ -199,3 +285,28 @@ def tensordot(a: Any, b: Any, dims: Union[int, Sequence[Sequence[int]]] = 2, *,
     b2 = b.permute(cb + free_b).reshape([k, nb])
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
     return write_out(out, _mt["mm"](a2, b2).reshape(shape))
+
+
+_CHAIN_WARNED = set()
+
+
+@composite(method=False)
+def chain_matmul(*matrices: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """The product of the 2-D matrices (a copy of a lone one): torch's
+    deprecated form of linalg.multi_dot, warning once per process for each
+    of its out= and plain forms."""
+    form = out is None
+    if form not in _CHAIN_WARNED:
+        _CHAIN_WARNED.add(form)
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                      "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+                      "or more tensors rather than multiple parameters.", UserWarning,
+                      stacklevel=3)
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return write_out(out, matrices[0].clone())
+    return _linalg.multi_dot(list(matrices), out=out)

@@ -9,7 +9,7 @@ import functools
 import inspect
 import keyword
 import sys
-from typing import Any, Callable, Dict, Iterable, List, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, Optional, TypeVar
 
 import minitorch
 from . import _C
@@ -69,7 +69,7 @@ _IGNORED = {
         "__class__", "__delattr__", "__dir__", "__getattribute__", "__hash__", "__init__",
         "__iter__", "__new__", "__setattr__", "_make_subclass", "as_subclass", "new_empty",
         "new_empty_strided", "new", "new_full", "new_ones", "new_tensor", "new_zeros", "stride",
-        "unflatten", "eig", "_make_wrapper_subclass"),
+        "unflatten", "eig", "symeig", "solve", "lstsq", "_make_wrapper_subclass"),
     "minitorch.nn.functional": ("hardsigmoid", "hardswish", "sigmoid", "tanh", "upsample",
                                 "upsample_bilinear", "upsample_nearest"),
     "minitorch.nn.init": ("calculate_gain",),
@@ -337,43 +337,74 @@ def _out_refusal(func, python_method: bool) -> str:
     return "%s() got an unexpected keyword argument 'out'" % name
 
 
-def _dispatching(func, out_refusal):
+def _numpy_aliases(func) -> tuple:
+    """(alias, parameter) of the NumPy spellings torch's parser takes for
+    func's parameters, as for every op of its: axis for dim, keepdims for
+    keepdim."""
+    names = inspect.signature(func).parameters
+    return tuple((a, p) for a, p in (("axis", "dim"), ("keepdims", "keepdim"))
+                 if p in names and a not in names)
+
+
+def _unalias(name: str, aliases: tuple, kwargs: dict) -> dict:
+    """kwargs with the NumPy aliases given renamed to their parameters."""
+    for alias, param in aliases:
+        if alias in kwargs:
+            if param in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument '{param}'")
+            kwargs = dict(kwargs)
+            kwargs[param] = kwargs.pop(alias)
+    return kwargs
+
+
+def _dispatching(func, out_refusal, deprecated=None):
     """overridable(func); with out_refusal, a Tensor method refusing out=
-    with that message before it dispatches, as torch's parser refuses it."""
+    with that message before it dispatches, as torch's parser refuses it;
+    deprecated(args, kwargs) gives the arguments of a call in a deprecated
+    overload in the current form (None for a current call)."""
     params = _tensor_params(func)
     name = func.__name__
+    aliases = _numpy_aliases(func)
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         if out_refusal and "out" in kwargs:
             raise TypeError(out_refusal)
+        if deprecated is not None:
+            args, kwargs = deprecated(args, kwargs) or (args, kwargs)
         r = _dispatch_python_level(wrapped, args, kwargs)
         if r is not NotImplemented:
             return r
+        if aliases and kwargs:
+            kwargs = _unalias(name, aliases, kwargs)
         _check_tensor_args(name, params, args, kwargs)
         return func(*args, **kwargs)
     return _mark_dispatching(wrapped)
 
 
 def composite(function: bool = True, method: bool = True,
-              python_method: bool = False) -> Callable[[_F], _F]:
+              python_method: bool = False,
+              deprecated: Optional[Callable[[bool], Callable]] = None) -> Callable[[_F], _F]:
     """Registers a public function written in Python over ops, as an op-table
     row is registered: minitorch.<name> (with function; the defining module
     exports it) and Tensor.<name> (with method), each overridable and each
     listed by get_overridable_functions and get_testing_overrides. The
     method takes no out=, as torch's methods take none; python_method says
-    torch writes its method in Python (for the message refusing out=).
-    Returns the function, or the method when there is no function."""
+    torch writes its method in Python (for the message refusing out=);
+    deprecated(is_method) makes the hook taking torch's deprecated overloads
+    (see _dispatching). Returns the function, or the method when there is no
+    function."""
     def register(fn):
         name = fn.__name__
         made = None
         if method:
-            made = _dispatching(fn, _out_refusal(fn, python_method))
+            made = _dispatching(fn, _out_refusal(fn, python_method),
+                                deprecated and deprecated(True))
             made.__qualname__ = f"Tensor.{name}"
             made._public_name = f"torch.Tensor.{name}"
             setattr(minitorch.Tensor, name, made)
         if function:
-            made = overridable(fn)
+            made = _dispatching(fn, None, deprecated and deprecated(False))
             made._public_name = f"torch.{name}"
         return made
     return register

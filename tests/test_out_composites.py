@@ -82,7 +82,8 @@ def test_out_of_another_dtype_is_refused(name):
     x = mt.rand(3, 3, dtype=mt.float64)
     fn = getattr(mt, name)
     args = (x, x) if name == "kron" else (x,)
-    with pytest.raises(RuntimeError, match="dtype"):
+    # kron writes as mul's out= does: torch names the cast it refuses
+    with pytest.raises(RuntimeError, match="can't be cast" if name == "kron" else "dtype"):
         fn(*args, out=mt.empty(0, dtype=mt.int64))
 
 

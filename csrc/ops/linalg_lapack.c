@@ -317,16 +317,27 @@ typedef struct {
     double rcond;
 } lapack_job;
 
-/* The pivots of matrix i as LAPACK's int64, checked to lie in 1..n. */
-static int read_pivots(const mt_tensor *p, int64_t i, int64_t n, int64_t *out, const char *op)
+/* The pivots of all count matrices as LAPACK's int64, checked to lie in
+ * 1..n: torch checks every pivot against 1 before any against n, so a batch
+ * with both faults names the lower bound. */
+static int read_pivots(const mt_tensor *p, int64_t count, int64_t n, int64_t *out)
 {
-    const int32_t *piv = (const int32_t *)row(p, i);
-    for (int64_t j = 0; j < n; j++) {
-        if (piv[j] < 1 || piv[j] > n)
-            return mt_error(MT_ERR_RUNTIME, "%s: pivots must lie between 1 and %lld", op,
-                            (long long)n);
-        out[j] = piv[j];
+    bool low = false, high = false;
+    for (int64_t i = 0; i < count; i++) {
+        const int32_t *piv = (const int32_t *)row(p, i);
+        for (int64_t j = 0; j < n; j++) {
+            low |= piv[j] < 1;
+            high |= piv[j] > n;
+            out[i * n + j] = piv[j];
+        }
     }
+    if (low)
+        return mt_error(MT_ERR_RUNTIME, "Pivots given to lu_solve must all be greater or equal "
+                                        "to 1. Did you properly pass the result of lu_factor?");
+    if (high)
+        return mt_error(MT_ERR_RUNTIME, "Pivots given to lu_solve must all be smaller or equal "
+                                        "to LU.size(-2). Did you properly pass the result of "
+                                        "lu_factor?");
     return 0;
 }
 
@@ -367,8 +378,8 @@ int impl_lapack_getrs(mt_args *a, mt_result *r)
     int status = luc ? 0 : -1;
     if (!status)
         mt_copy(pivc, piv);
-    for (int64_t i = 0; !status && i < b.count; i++)
-        status = read_pivots(pivc, i, n, ipiv + i * n, op);
+    if (!status)
+        status = read_pivots(pivc, b.count, n, ipiv);
     int64_t nrhs = rhs->sizes[rhs->ndim - 1];
     getrs_job job = {lu->dtype, a->v[3].b, n, nrhs, luc, x, ipiv};
     if (!status && nrhs)

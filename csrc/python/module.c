@@ -164,6 +164,10 @@ static int declare_gil_used(PyObject *m)
     return PyModule_AddObjectRef(m, "_requires_gil", Py_True);
 }
 
+/* _C.has_lapack: torch's build flag, which tests read to skip LAPACK-backed
+ * checks; minitorch's own LAPACK (kernels/lapack) is always built in. */
+static int declare_lapack(PyObject *m) { return PyModule_AddObjectRef(m, "has_lapack", Py_True); }
+
 /* _C._functions: the op functions by name, in a dict whose instances take
  * attributes, where minitorch.autograd puts the node classes torch keeps
  * in its _C._functions module (AccumulateGrad, DelayedError, ...). */
@@ -181,7 +185,7 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    if (declare_gil_used(m) < 0) {
+    if (declare_gil_used(m) < 0 || declare_lapack(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

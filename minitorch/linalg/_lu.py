@@ -177,6 +177,10 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data=True, unpack_pivot
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     empty = _mt["empty"](0, dtype=LU_data.dtype)
     L, U = _unpack(LU_data) if unpack_data else (empty, empty)
+    if unpack_pivots and LU_pivots.numel() and not bool(
+            ((LU_pivots >= 1) & (LU_pivots <= m)).all()):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                           "inclusive.Did you properly pass the result of lu_factor?")
     P = _perm_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else empty
     if unpack_pivots and P.shape[:-2] != LU_data.shape[:-2]:
         P = P.expand(*LU_data.shape[:-2], m, m)

@@ -16,12 +16,34 @@ __all__ = ["matmul", "multi_dot", "vector_norm", "matrix_norm", "norm"]
 
 
 def multi_dot(tensors, *, out=None):
-    """Efficiently multiplies two or more matrices, left to right."""
-    if len(tensors) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    """Multiplies two or more matrices, left to right; the first and the last
+    may be vectors (a row and a column), as torch's checks and messages say."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for which, t in (("first", tensors[0]), ("last", tensors[-1])):
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{t.dim()}D")
+    dtype = tensors[0].dtype
+    for i in range(1, n):
+        t = tensors[i]
+        if i < n - 1 and t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+        if t.dtype != dtype:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {dtype._cpp_name} and tensor {i} {t.dtype._cpp_name}")
+    if out is not None and out.dtype != dtype:
+        raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {dtype._cpp_name} "
+                           f"but got {out.dtype._cpp_name}")
+    for i in range(n - 1):
+        a, b = tensors[i], tensors[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(a.shape)} and {list(b.shape)} cannot be multiplied")
     result = tensors[0]
     for t in tensors[1:]:
-        result = _mt["matmul"](result, t)
+        result = matmul(result, t)
     return write_out(out, result)
 
 
@@ -142,16 +164,25 @@ def vector_norm(x: "Tensor", ord=2, dim=None, keepdim=False, *, dtype=None, out=
     return write_out(out, _vector_norm(x, ord, dim, keepdim, dtype=dtype))
 
 
+def _norm_out(name, out, result):
+    """result written into out, which must have its dtype (torch's message for
+    matrix_norm and norm; vector_norm's is out='s common one)."""
+    if out is not None and out.dtype != result.dtype:
+        raise RuntimeError(f"{name} expected out tensor dtype {result.dtype._scalar_name} but "
+                           f"got: {out.dtype._scalar_name}")
+    return write_out(out, result)
+
+
 @_overridable
 def matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Computes a matrix norm over the two dims in dim: 'fro', the max/min absolute
     column (ord=1/-1) or row (ord=inf/-inf) sum, or from the singular values the
     largest (2), smallest (-2) or their sum ('nuc')."""
-    return write_out(out, _matrix_norm(A, ord, dim, keepdim, dtype=dtype))
+    return _norm_out("linalg.matrix_norm", out, _matrix_norm(A, ord, dim, keepdim, dtype=dtype))
 
 
 @_overridable
 def norm(A: "Tensor", ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector or matrix norm: matrix norms for string orders or a 2-tuple dim (or a 2-D
     input without dim), vector norms otherwise."""
-    return write_out(out, _norm(A, ord, dim, keepdim, dtype=dtype))
+    return _norm_out("linalg.norm", out, _norm(A, ord, dim, keepdim, dtype=dtype))

@@ -257,23 +257,34 @@ def _qr_factors(A, complete):
     return Q, R
 
 
+_QR_R_ONLY = ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+              "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+              "through linalg.qr.")
+
+
 class _QRFn(Function):
-    """Q, R of A (m >= n, reduced); wide A goes through _qr's split."""
+    """Q, R of A (m >= n, reduced); wide A goes through _qr's split. With
+    r_only (mode='r') Q is dropped, so no derivative exists, as torch's."""
 
     @staticmethod
-    def forward(ctx, A, complete):
+    def forward(ctx, A, complete, r_only):
         Q, R = _qr_factors(A, complete)
+        ctx.r_only = r_only
         ctx.save_for_backward(Q, R)
         ctx.save_for_forward(Q, R)
         return Q, R
 
     @staticmethod
     def backward(ctx, gQ, gR):
+        if ctx.r_only:
+            raise RuntimeError(_QR_R_ONLY)
         Q, R = ctx.saved_tensors
-        return _qr_backward(Q, R, gQ, gR), None
+        return _qr_backward(Q, R, gQ, gR), None, None
 
     @staticmethod
-    def jvp(ctx, dA, _):
+    def jvp(ctx, dA, *_):
+        if ctx.r_only:
+            raise RuntimeError(_QR_R_ONLY)
         return _qr_jvp(*ctx.saved_tensors, dA)
 
 
@@ -340,7 +351,8 @@ def _qr(name, A, mode):
                            f"'reduced' (default), 'r', or 'complete'")
     c.check_lapack_dtype("geqrf_cpu", A)
     complete = mode == "complete"
-    Q, R = _qr_factors(A, complete) if c.lapack_direct(A) else _QRFn.apply(A, complete)
+    Q, R = _qr_factors(A, complete) if c.lapack_direct(A) else _QRFn.apply(A, complete,
+                                                                              mode == "r")
     if mode == "r":
         return _mt["empty"](0, dtype=A.dtype), R
     return Q, R
@@ -407,7 +419,9 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None):
     if tau.shape[-1] > A.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
                            f"tau.shape[-1]")
-    c.check_same_dtype(name, A, tau, "input", "tau")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype._scalar_name} does not match input "
+                           f"dtype {A.dtype._scalar_name}")
     c.check_lapack_dtype("orgqr_cpu", A)
     m, n = A.shape[-2], A.shape[-1]
     eye = _mt["eye"](m, n, dtype=A.dtype).expand(*A.shape[:-2], m, n)
