@@ -66,7 +66,8 @@ static int check_norm(int64_t mode)
  * The dims go innermost first: that pass's rows are contiguous, so it
  * streams src into t, and the passes along the outer dims, whose reads and
  * writes are rows pages apart, then work in place (fft2 of 512x512 complex64
- * at 1 thread 12% faster than outermost first, 1000x1000 4%). */
+ * at 1 thread 10% faster than outermost first; 256x256 and 1000x1000 within
+ * the noise of a shared machine). */
 static int transform_dims(mt_tensor *t, const void *src, const int *dims, int nd, bool inverse,
                           double scale)
 {
