@@ -1,12 +1,12 @@
 """minitorch.fft against torch.fft on the roads of the float kernel's wide
 (16-lane AVX-512) loops and of batches: a lone row's first pass as radix 8
 (a partly filled last vector when n / 8 is no multiple of 8), rows of 64
-whole in registers, contiguous rows a group per pass (in place, as fft2's
-second dim, with an odd or even pass count), blocks of columns whose last
-pass writes the result itself (unscaled) or through a copy (scaled, or a
-block tail), radix 3 and 5 passes, every dim order, non-contiguous inputs;
-the same bits at 1 and 2 threads; and the 8-lane loops (MINITORCH_NO_AVX512
-in a fresh process) over the same cases."""
+whole in registers, contiguous rows a group per pass (from the input, or in
+place in a strided input's copy, with an odd or even pass count), blocks of
+columns whose last pass writes the result itself (unscaled) or through a
+copy (scaled, or a block tail), radix 3 and 5 passes, every dim order,
+non-contiguous inputs; the same bits at 1 and 2 threads; and the 8-lane loops
+(MINITORCH_NO_AVX512 in a fresh process) over the same cases."""
 
 import numpy as np
 import pytest
@@ -58,13 +58,18 @@ def test_rows_of_64(rows):
     agree(*both("ifft", data((rows, 64), seed=1)))
 
 
-# the second dim in place: 256 = 8 8 4 and 512 = 8 8 8 (odd pass counts,
-# two scratch halves), 64 (registers), 1000 = 8 5 5 5 (even), 24 = 4 2 3
+# the rows: 256 = 8 8 4 and 512 = 8 8 8 (odd pass counts, two scratch
+# halves in place), 64 (registers), 1000 = 8 5 5 5 (even), 24 = 4 2 3; read
+# from the input, or in place in a copy of a strided one; the columns after
+# them in place
 @pytest.mark.parametrize("shape", [(256, 256), (512, 64), (64, 512), (40, 1000), (1000, 24),
                                    (72, 72), (33, 64), (8, 7), (5, 3, 64)])
 @pytest.mark.parametrize("fn", ["fft2", "ifft2", "fftn"])
 def test_two_dims_in_place(fn, shape):
     agree(*both(fn, data(shape)))
+    wide = data(shape[:-1] + (2 * shape[-1],), seed=2)
+    agree(getattr(mt.fft, fn)(mt.tensor(wide)[..., ::2]),
+          getattr(torch.fft, fn)(torch.tensor(wide)[..., ::2]))
 
 
 @pytest.mark.parametrize("norm", ["backward", "forward", "ortho"])

@@ -219,35 +219,6 @@ MT_VINLINE void FN(bfly8)(V *y, const V *x)
     y[7] = e3 - o3;
 }
 
-/* The radix-8 pass, for s a multiple of L (it always follows a radix-4
- * pass, or the first radix-8 one below): the length-8 transforms, then the
- * twiddles tw[j k ts] unless j is 0. */
-FFT_VEC_FN static void FN(pass8)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
-                                 int64_t ts, const int64_t st[8], int64_t rows,
-                                 const R *restrict src, R *restrict dst)
-{
-    for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
-        FN(prefetch_out)(dst, 8, s, st, row_ + st[7] < rows);
-        int64_t xs = st[0], ys = st[2];
-        for (int64_t j = 0; j < m; j++) {
-            const R *xj = src + st[1] * j;
-            FN(prefetch_ahead)(xj, 8, s, st, j + st[6] < m);
-            R *yj = dst + st[3] * j;
-            for (int64_t q = 0; q < s; q += L) {
-                const R *x = xj + 2 * q;
-                V xv[8], y[8];
-                for (int i = 0; i < 8; i++)
-                    xv[i] = VLOAD(x + i * xs);
-                FN(bfly8)(y, xv);
-                R *out = yj + 2 * q;
-                VSTORE(out, y[0]);
-                for (int k = 1; k < 8; k++)
-                    VSTORE(out + k * ys, j ? VCMULT(y[k], tw, twn, j * k * ts) : y[k]);
-            }
-        }
-    }
-}
-
 /* The length-16 transform of x[0..16) into y, lane by lane, as 4 x 4:
  * the length-4 transforms of the points n2, n2 + 4, n2 + 8, n2 + 12, each
  * result k1 turned by exp(-2 pi i n2 k1 / 16), then those along n2. */
@@ -285,32 +256,52 @@ MT_VINLINE void FN(bfly16)(V *y, const V *x)
     }
 }
 
-/* The radix-16 pass, for s a multiple of L (interleaved batches): the
- * length-16 transforms, then the twiddles tw[j k ts] unless j is 0. */
-FFT_VEC_FN static void FN(pass16)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
-                                  int64_t ts, const int64_t st[8], int64_t rows,
-                                  const R *restrict src, R *restrict dst)
+/* The radix-8 and radix-16 passes, for s a multiple of L (radix 8 always
+ * follows a radix-4 pass or the first radix-8 one below; radix 16 is taken
+ * by interleaved batches): the length-r transforms, then the twiddles
+ * tw[j k ts] unless j is 0. r is a constant in each of the two, so its
+ * arrays stay in registers. */
+MT_VINLINE void FN(pass8_16)(const int r, const R *restrict tw, const R *restrict twn, int64_t m,
+                             int64_t s, int64_t ts, const int64_t st[8], int64_t rows,
+                             const R *restrict src, R *restrict dst)
 {
     for (int64_t row_ = 0; row_ < rows; row_++, src += st[4], dst += st[5]) {
-        FN(prefetch_out)(dst, 16, s, st, row_ + st[7] < rows);
+        FN(prefetch_out)(dst, r, s, st, row_ + st[7] < rows);
         int64_t xs = st[0], ys = st[2];
         for (int64_t j = 0; j < m; j++) {
             const R *xj = src + st[1] * j;
-            FN(prefetch_ahead)(xj, 16, s, st, j + st[6] < m);
+            FN(prefetch_ahead)(xj, r, s, st, j + st[6] < m);
             R *yj = dst + st[3] * j;
             for (int64_t q = 0; q < s; q += L) {
                 const R *x = xj + 2 * q;
                 V xv[16], y[16];
-                for (int i = 0; i < 16; i++)
+                for (int i = 0; i < r; i++)
                     xv[i] = VLOAD(x + i * xs);
-                FN(bfly16)(y, xv);
+                if (r == 16)
+                    FN(bfly16)(y, xv);
+                else
+                    FN(bfly8)(y, xv);
                 R *out = yj + 2 * q;
                 VSTORE(out, y[0]);
-                for (int k = 1; k < 16; k++)
+                for (int k = 1; k < r; k++)
                     VSTORE(out + k * ys, j ? VCMULT(y[k], tw, twn, j * k * ts) : y[k]);
             }
         }
     }
+}
+
+FFT_VEC_FN static void FN(pass8)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                 int64_t ts, const int64_t st[8], int64_t rows,
+                                 const R *restrict src, R *restrict dst)
+{
+    FN(pass8_16)(8, tw, twn, m, s, ts, st, rows, src, dst);
+}
+
+FFT_VEC_FN static void FN(pass16)(const R *restrict tw, const R *restrict twn, int64_t m, int64_t s,
+                                  int64_t ts, const int64_t st[8], int64_t rows,
+                                  const R *restrict src, R *restrict dst)
+{
+    FN(pass8_16)(16, tw, twn, m, s, ts, st, rows, src, dst);
 }
 
 #ifdef FFT_STORE8T
