@@ -6,7 +6,8 @@ anything else: a call in a deprecated form gets torch's warning and is
 handed on in the keyword form; any other call is left as it is.
 
 torch's parser warns about deprecated overloads once per process (one flag
-for them all) unless set_warn_always is on."""
+for them all, shared with the C rows' deprecated forms) unless
+set_warn_always is on."""
 import numbers
 import warnings
 from typing import Callable, Optional, Tuple
@@ -15,14 +16,9 @@ from . import _C
 
 __all__ = []
 
-_warned = False
-
-
 def _warn(name: str, old: str, new: str) -> None:
-    global _warned
-    if _warned and not _C._get_warnAlways():
+    if not _C._deprecated_overload_should_warn():
         return
-    _warned = True
     warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one "
                   f"of the following signatures instead:\n\t{name}({new})", UserWarning,
                   stacklevel=4)

@@ -190,7 +190,7 @@ def _check_scalars(result_dtype, beta, alpha):
                                "without overflow")
 
 
-@composite()
+@composite(deprecated=lambda method: rewriter("addr", ("vec1", "vec2"), method))
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Union[int, float] = 1,
          alpha: Union[int, float] = 1, out: Optional[Tensor] = None) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2); input is ignored when beta
@@ -213,7 +213,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Union[int, float] =
     return _f["add"](input if beta == 1 else input * beta, scaled, out=out)
 
 
-@composite(function=False)
+@composite(function=False, deprecated=lambda method: rewriter("addr_", ("vec1", "vec2"), method))
 def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Union[int, float] = 1,
           alpha: Union[int, float] = 1) -> Tensor:
     """In place addr."""

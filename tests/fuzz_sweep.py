@@ -300,6 +300,7 @@ BASELINES = {
     "mt.bartlett_window": lambda: ((4,), {}),
     "mt.kaiser_window": lambda: ((4,), {}),
     "mt.cartesian_prod": lambda: ((_f(2), _f(3)), {}),
+    "mt.chain_matmul": lambda: ((_f(2, 3), _f(3, 4), _f(4, 2)), {}),
     "mt.einsum": lambda: (("ij,jk->ik", _f(2, 3), _f(3, 2)), {}),
     "mt.select_scatter": lambda: ((_f(2, 3), _f(3), 0, 1), {}),
     "Tensor.select_scatter": lambda: ((_f(2, 3), _f(3), 0, 1), {}),
@@ -583,6 +584,9 @@ ALWAYS_RAISE = {
     "Tensor.cuda": "no CUDA, as in a CPU-only torch",
     "mt.eig": "removed from torch in 1.9: raises the error that points to linalg.eig",
     "Tensor.eig": "removed from torch in 1.9: raises the error that points to linalg.eig",
+    **{f"{space}.{name}": "removed from torch in 1.9: raises the error that points to linalg"
+       for space in ("mt", "Tensor") for name in ("solve", "lstsq", "symeig")},
+    "mt.matrix_rank": "removed from torch in 1.9: raises the error that points to linalg",
 }
 
 

@@ -22,31 +22,6 @@ int sub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
     return done(&s);
 }
 
-/* add/sub(input, alpha, other), torch's deprecated order: input gets g,
- * other g * sign * conj(alpha) */
-static int alpha_first_backward(mt_node *n, mt_tensor **g, mt_tensor **out, double sign)
-{
-    mt_scope s = {0};
-    const mt_ad_value *al = &n->args[1];
-    if (mt_param_needs(n, 0))
-        give(&s, n, out, 0, g[0]);
-    if (mt_param_needs(n, 2) && al->is_complex)
-        give(&s, n, out, 2, MT_SCOPE_CALL(&s, MT_OP_mul, "Tc", g[0], sign * al->f, -sign * al->im));
-    else if (mt_param_needs(n, 2))
-        give(&s, n, out, 2, mul_f(&s, g[0], sign * number(al)));
-    return done(&s);
-}
-
-int add_alpha_first_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return alpha_first_backward(n, g, out, 1.0);
-}
-
-int sub_alpha_first_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
-{
-    return alpha_first_backward(n, g, out, -1.0);
-}
-
 /* __rsub__(input, other): other - input */
 int rsub_backward(mt_node *n, mt_tensor **g, mt_tensor **out)
 {

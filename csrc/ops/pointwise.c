@@ -223,54 +223,6 @@ int impl_clamp(mt_args *a, mt_result *r) { return clamp(a, r, 1, 2); }
 int impl_clamp_min(mt_args *a, mt_result *r) { return clamp(a, r, 1, -1); }
 int impl_clamp_max(mt_args *a, mt_result *r) { return clamp(a, r, -1, 1); }
 
-/* torch's deprecated add/sub(input, alpha, other) and add_/sub_(alpha,
- * other): its warning, once per process unless set_warn_always, then the
- * operator with alpha as a keyword; the call records as the deprecated row */
-static int alpha_first(mt_args *a, mt_result *r, const char *name, mt_op_id plain, mt_op_id inplace)
-{
-    static bool warned[2][2];
-    bool in = a->op->inplace, is_sub = plain == MT_OP_sub;
-    if (!warned[is_sub][in] || mt_warn_always) {
-        warned[is_sub][in] = true;
-        int rc = in ? mt_warn("This overload of %s_ is deprecated:\n\t%s_(Number alpha, Tensor "
-                              "other)\nConsider using one of the following signatures "
-                              "instead:\n\t%s_(Tensor other, *, Number alpha = 1)",
-                              name, name, name)
-                    : mt_warn("This overload of %s is deprecated:\n\t%s(Tensor input, Number "
-                              "alpha, Tensor other, *, Tensor out = None)\nConsider using one "
-                              "of the following signatures instead:\n\t%s(Tensor input, Tensor "
-                              "other, *, Number alpha = 1, Tensor out = None)",
-                              name, name, name);
-        if (rc < 0)
-            return -1;
-    }
-    mt_tensor *self = a->v[0].t, *other = a->v[2].t;
-    const mt_scalar *al = &a->v[1].s;
-    mt_op_id id = in ? inplace : plain;
-    mt_tensor *o = in ? NULL : mt_out_target(a);
-    mt_tensor *res;
-    if (al->kind == MT_SCALAR_COMPLEX)
-        res = o ? mt_exec(id, "TTkckT", self, other, "alpha", al->f, al->im, "out", o)
-                : mt_exec(id, "TTkc", self, other, "alpha", al->f, al->im);
-    else if (al->kind == MT_SCALAR_FLOAT)
-        res = o ? mt_exec(id, "TTkfkT", self, other, "alpha", al->f, "out", o)
-                : mt_exec(id, "TTkf", self, other, "alpha", al->f);
-    else
-        res = o ? mt_exec(id, "TTkikT", self, other, "alpha", al->i, "out", o)
-                : mt_exec(id, "TTki", self, other, "alpha", al->i);
-    return mt_result_tensor(r, res);
-}
-
-int impl_add_alpha_first(mt_args *a, mt_result *r)
-{
-    return alpha_first(a, r, "add", MT_OP_add, MT_OP_add_);
-}
-
-int impl_sub_alpha_first(mt_args *a, mt_result *r)
-{
-    return alpha_first(a, r, "sub", MT_OP_sub, MT_OP_sub_);
-}
-
 /* deg2rad / rad2deg: input times a wrapped number, as torch's mul_out, so an
  * integral input gives the default float dtype and an integral out= or
  * in-place target is refused. */

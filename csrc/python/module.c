@@ -137,6 +137,7 @@ static PyMethodDef module_methods[] = {
     {"_op_rows", mt_op_rows, METH_NOARGS, NULL},
     {"_set_warnAlways", set_warn_always, METH_O, NULL},
     {"_get_warnAlways", get_warn_always, METH_NOARGS, NULL},
+    {"_deprecated_overload_should_warn", mtpy_deprecated_overload_should_warn, METH_NOARGS, NULL},
     {NULL},
 };
 

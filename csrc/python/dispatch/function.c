@@ -7,6 +7,7 @@
 
 #include "../../autograd/derivatives.h"
 #include "../../autograd/record.h"
+#include "../../ops/runtime/deprecated_form.h"
 
 #include <structmember.h>
 #ifdef __GLIBC__
@@ -15,6 +16,29 @@
 
 #include "../../core/portable.h"
 #include "../../core/hot.h"
+
+/* A call of a deprecated overload (ops/runtime/deprecated_form.h) warns as
+ * torch's parser does and becomes the call of the row it stands for, which
+ * then dispatches, records and runs as any call of that row. */
+static Py_NO_INLINE int forward_deprecated(MTFunctionObject *f, mtpy_call *c)
+{
+    const mt_op *op = f->rows[c->a.overload], *t = mt_deprecated_target(op);
+    int k = 0;
+    while (t && k < f->nsigs && f->rows[k] != t)
+        k++;
+    if (!t || k == f->nsigs) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): no overload for this deprecated form",
+                     op->sig->name);
+        return -1;
+    }
+    if (mtpy_warn_deprecated(f->sigs, f->nsigs, c->a.overload, f->is_method) < 0)
+        return -1;
+    mtpy_row_runs[op->id]++;
+    mt_args from = c->a;
+    mt_deprecated_forward(t, &from, &c->a);
+    c->a.overload = k;
+    return 0;
+}
 
 /* Parses the call and runs it, unless Python handlers must see it: then
  * pending gets the operands to dispatch on. Out of line, so that the parsed
@@ -29,6 +53,10 @@ MT_HOT static Py_NO_INLINE PyObject *parse_and_run(MTFunctionObject *f, PyObject
     pending->dispatch = false;
     if (mt_parse(f->sigs, f->nsigs, args, nargs, kwnames, f->is_method, &c) < 0)
         return NULL;
+    if ((f->rows[c.a.overload]->tags & MT_TAG_DEPRECATED) && forward_deprecated(f, &c) < 0) {
+        mtpy_call_release(&c);
+        return NULL;
+    }
     if (c.noverloaded || mt_mode_active())
         r = mt_dispatch_in_c((PyObject *)f, NULL, &c, pending);
     else

@@ -831,6 +831,69 @@ static bool plausible(const mt_signature *s, Py_ssize_t nargs, PyObject *kwnames
     return true;
 }
 
+/* Appends "<lead>(Type name = default, *, ...)" to *msg as torch's messages
+ * write a signature (its type names, no '?'): a method's without self or
+ * out=. */
+static void append_signature(PyObject **msg, const char *lead, const mt_signature *s,
+                             bool is_method)
+{
+    PyUnicode_AppendAndDel(msg, PyUnicode_FromFormat("%s(", lead));
+    bool star = false;
+    for (int i = is_method ? 1 : 0; *msg && i < s->nparams; i++) {
+        const mt_param *p = &s->params[i];
+        const char *sep = i > (is_method ? 1 : 0) ? ", " : "";
+        if (is_method && i == s->out_param)
+            continue;
+        if (p->kwonly && !star) {
+            PyUnicode_AppendAndDel(msg, PyUnicode_FromFormat("%s*", sep));
+            sep = ", ";
+            star = true;
+        }
+        PyUnicode_AppendAndDel(msg,
+                               PyUnicode_FromFormat("%s%s %s%s%s", sep, mtpy_param_type_name(p),
+                                                    p->name, p->has_default ? " = " : "",
+                                                    p->has_default ? p->default_text : ""));
+    }
+    PyUnicode_AppendAndDel(msg, PyUnicode_FromString(")"));
+}
+
+/* torch warns of its deprecated overloads from one place of its parser
+ * (TORCH_WARN_ONCE): once per process for all of them, unless
+ * set_warn_always. Whether to warn now; the Python-level functions'
+ * deprecated forms share the flag through
+ * _C._deprecated_overload_should_warn. */
+static bool deprecated_should_warn(void)
+{
+    static bool warned;
+    bool warn = !warned || mt_warn_always;
+    warned = true;
+    return warn;
+}
+
+int mtpy_warn_deprecated(const mt_signature *const *sigs, int nsigs, int k, bool is_method)
+{
+    if (!deprecated_should_warn())
+        return 0;
+    const char *name = sigs[k]->name;
+    PyObject *msg = PyUnicode_FromFormat("This overload of %s is deprecated:\n\t%s", name, name);
+    append_signature(&msg, "", sigs[k], is_method);
+    PyUnicode_AppendAndDel(
+        &msg, PyUnicode_FromString("\nConsider using one of the following signatures instead:"));
+    for (int j = 0; msg && j < nsigs; j++)
+        if (!sigs[j]->deprecated) {
+            PyUnicode_AppendAndDel(&msg, PyUnicode_FromFormat("\n\t%s", name));
+            append_signature(&msg, "", sigs[j], is_method);
+        }
+    int rc = msg ? PyErr_WarnEx(PyExc_UserWarning, PyUnicode_AsUTF8(msg), 1) : -1;
+    Py_XDECREF(msg);
+    return rc;
+}
+
+PyObject *mtpy_deprecated_overload_should_warn(PyObject *m, PyObject *unused)
+{
+    return PyBool_FromLong(deprecated_should_warn());
+}
+
 static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs,
                                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                                       bool is_method)
@@ -849,29 +912,9 @@ static void raise_invalid_combination(const mt_signature *const *sigs, int nsigs
         PyUnicode_AppendAndDel(&msg, part);
     }
     PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("), but expected one of:"));
-    for (int k = 0; msg && k < nsigs; k++) {
-        const mt_signature *s = sigs[k];
-        if (s->deprecated)
-            continue;
-        PyUnicode_AppendAndDel(&msg, PyUnicode_FromString("\n * ("));
-        bool star = false;
-        for (int i = is_method ? 1 : 0; msg && i < s->nparams; i++) {
-            const mt_param *p = &s->params[i];
-            const char *sep = i > (is_method ? 1 : 0) ? ", " : "";
-            if (is_method && i == s->out_param)
-                continue;
-            if (p->kwonly && !star) {
-                PyUnicode_AppendAndDel(&msg, PyUnicode_FromFormat("%s*", sep));
-                sep = ", ";
-                star = true;
-            }
-            PyUnicode_AppendAndDel(&msg,
-                                   PyUnicode_FromFormat("%s%s %s%s%s", sep, p->type_text, p->name,
-                                                        p->has_default ? " = " : "",
-                                                        p->has_default ? p->default_text : ""));
-        }
-        PyUnicode_AppendAndDel(&msg, PyUnicode_FromString(")"));
-    }
+    for (int k = 0; msg && k < nsigs; k++)
+        if (!sigs[k]->deprecated)
+            append_signature(&msg, "\n * ", sigs[k], is_method);
     if (msg) {
         PyErr_SetObject(PyExc_TypeError, msg);
         Py_DECREF(msg);

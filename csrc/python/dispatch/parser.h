@@ -43,6 +43,13 @@ PyObject *mt_signature_params(const mt_signature *s);
 /* How messages name a parameter's type, as torch's do ("tuple of ints"). */
 const char *mtpy_param_type_name(const mt_param *p);
 
+/* torch's warning for a call of the deprecated overload sigs[k] (once per
+ * process for all deprecated overloads unless set_warn_always); -1 with an
+ * exception. */
+int mtpy_warn_deprecated(const mt_signature *const *sigs, int nsigs, int k, bool is_method);
+/* _C._deprecated_overload_should_warn(): whether the Python-level functions'
+ * deprecated forms warn now, by the same flag. */
+PyObject *mtpy_deprecated_overload_should_warn(PyObject *m, PyObject *unused);
 /* Parses a vectorcall against the overloads; on failure raises TypeError in
  * torch's words and returns -1. is_method shifts positions in messages. On
  * success the caller releases the call with mtpy_call_release. */
