@@ -639,10 +639,59 @@ static int64_t strip_rows(int64_t ld_bytes)
     return L2_WAYS * (L2_SET_PERIOD / a);
 }
 
+/* A stored transposed (its columns contiguous) is read in place up to this
+ * many rows; past them it is packed row-major once (rows an odd number of
+ * cache lines apart, packed_ld), as B is: read in place down its columns,
+ * m items apart (4 KB at m = 1024, every step in the same cache set), the
+ * kernel waited on A (own_beats_blas). */
+#define OWN_TRANSPOSED_A_MAX_M 64
+
+/* Rows of A a unit of the pack's thread split copies. */
+#define PACK_A_ROWS 64
+
+typedef struct {
+    const mat *a;
+    char *dst;
+    int64_t ld;
+    int isz;
+} pack_a_job;
+
+static void pack_a_rows(void *arg, int64_t u0, int64_t u1)
+{
+    const pack_a_job *pj = arg;
+    const mat *a = pj->a;
+    int64_t r0 = u0 * PACK_A_ROWS, r1 = u1 * PACK_A_ROWS < a->rows ? u1 * PACK_A_ROWS : a->rows;
+    mt_gemm_pack(pj->dst + r0 * pj->ld * pj->isz, pj->ld, a->p + r0 * a->rs * pj->isz, r1 - r0,
+                 a->cols, a->rs, a->cs, pj->isz);
+}
+
+/* A transposed, copied row-major into a block of the caching allocator
+ * (*block, *size for mt_alloc_free), split over the threads by rows as the
+ * product after it is. */
+static int pack_transposed_a(mat *A, int isz, int64_t n, void **block, size_t *size)
+{
+    int64_t ld = packed_ld(A->cols, isz);
+    void *buf;
+    *block = mt_alloc((size_t)(A->rows * ld) * isz, 64, false, &buf, size);
+    if (!*block)
+        return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+    pack_a_job pj = {A, buf, ld, isz};
+    int64_t units = (A->rows + PACK_A_ROWS - 1) / PACK_A_ROWS;
+    double work = (double)A->rows * (double)A->cols * (double)n;
+    mt_parallel_for(0, units, work >= PARALLEL_MIN_WORK ? 1 : units + 1, pack_a_rows, &pj);
+    *A = (mat){buf, A->rows, A->cols, ld, 1};
+    return 0;
+}
+
 static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
                     int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
     int isz = mt_itemsize(d);
+    void *ablock = NULL;
+    size_t asize = 0;
+    if (mt_is_floating(d) && A.rs == 1 && A.cs != 1 && m > OWN_TRANSPOSED_A_MAX_M && k > 1 &&
+        pack_transposed_a(&A, isz, n, &ablock, &asize) < 0)
+        return -1;
     /* A plain product into row-major C is written in place: a scratch result
      * would cost a pass, and on two threads a transfer of the other core's
      * rows. */
@@ -652,8 +701,11 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
     bool acc = d == MT_FLOAT32 && al.f == 1 && be.f == 1;
     bool direct = (plain || acc) && (ccs == 1 || n == 1) && (crs >= n || m == 1);
     char *t = direct ? c : malloc((size_t)(m * n) * isz + 1);
-    if (!t)
+    if (!t) {
+        if (ablock)
+            mt_alloc_free(ablock, asize);
         return mt_error(MT_ERR_MEMORY, "out of memory in matmul");
+    }
     tile_job j = {d, A.p, A.rs, A.cs, B.p, B.rs, t, direct ? crs : n, m, n, k, NULL, direct && acc};
     bool pack = B.cs != 1 || (fl && m >= PACK_MIN_M);
     if (!pack && fl && m > MT_GEMM_MAX_ROWS && k > strip_rows(B.rs * isz))
@@ -663,6 +715,8 @@ static int gemm_own(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, c
         combine(d, c, crs, ccs, t, m, n, al, be);
     if (!direct)
         free(t);
+    if (ablock)
+        mt_alloc_free(ablock, asize);
     return rc;
 }
 
@@ -1113,6 +1167,28 @@ static void gemv_units(void *arg, int64_t u0, int64_t u1)
     gemv_rows(arg, u0 * GEMV_UNIT, u1 * GEMV_UNIT < g->r ? u1 * GEMV_UNIT : g->r);
 }
 
+/* Vectors a chunk of a narrow product takes (a block of Y then spans
+ * GEMV_BLOCK / GEMV_VEC_CHUNK rows of M: all of one narrower than
+ * MT_GEMM_COLS), and the multiply-adds from which its chunks are split over
+ * the threads. */
+#define GEMV_VEC_CHUNK 64
+#define GEMV_VEC_PARALLEL_MIN_WORK (8 * PARALLEL_MIN_WORK)
+_Static_assert(GEMV_BLOCK / GEMV_VEC_CHUNK >= MT_GEMM_COLS, "gemv chunk");
+
+static void gemv_chunks(void *arg, int64_t c0, int64_t c1)
+{
+    const gemv_job *g = arg;
+    int isz = mt_itemsize(g->d);
+    for (int64_t p = c0 * GEMV_VEC_CHUNK; p < c1 * GEMV_VEC_CHUNK && p < g->nv;
+         p += GEMV_VEC_CHUNK) {
+        gemv_job h = *g;
+        h.v += p * g->vrs * isz;
+        h.y += p * g->yrs * isz;
+        h.nv = g->nv - p < GEMV_VEC_CHUNK ? g->nv - p : GEMV_VEC_CHUNK;
+        gemv_rows(&h, 0, h.r);
+    }
+}
+
 static void gemv(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char *c, int64_t crs,
                  int64_t ccs, mt_gemm_scale al, mt_gemm_scale be)
 {
@@ -1126,6 +1202,15 @@ static void gemv(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char
         g.ycs = 1;
     if (g.c == 1)
         g.vcs = 1;
+    /* many vectors (the rows of a product narrower than a column unit of
+     * the kernel, gemv_fit) go through in chunks, split over the threads */
+    if (g.nv > GEMV_VEC_CHUNK && dots_layout(&g)) {
+        int64_t chunks = (g.nv + GEMV_VEC_CHUNK - 1) / GEMV_VEC_CHUNK;
+        double work = (double)g.r * (double)g.c * (double)g.nv;
+        mt_parallel_for(0, chunks, work >= GEMV_VEC_PARALLEL_MIN_WORK ? 1 : chunks + 1, gemv_chunks,
+                        &g);
+        return;
+    }
     double bytes = (double)g.r * (double)g.c * (double)mt_itemsize(d);
     int nt = mt_get_num_threads();
     int64_t units = (g.r + GEMV_UNIT - 1) / GEMV_UNIT, grain = (units + nt - 1) / nt;
@@ -1143,20 +1228,25 @@ static void gemv(mt_dtype d, int64_t m, int64_t n, int64_t k, mat A, mat B, char
  * 512 x 512 3276/3502; 1024 x 1024 @ 1024 x 1024 W^T 14.5/13.4 ms and 14.5/12.8
  * as stored (alike: the machine's load moved both by 10%); below 64 rows
  * BLAS is 1.5-4x slower. A longer k is BLAS's, whose blocking of k keeps
- * its speed there; so is A stored transposed past a few rows: read in place
- * down its columns, m items apart (4 KB at m = 1024, every step in the same
- * cache set): 256 x 784 @ 784 x 512 2.1 ms against 1.5 (at m = 64 0.43
- * against 0.48). Without the AVX-512 kernel BLAS always. */
+ * its speed there. A stored transposed is ours too, packed row-major past
+ * OWN_TRANSPOSED_A_MAX_M rows (1 thread, CPU time, loaded machine, us, own
+ * against BLAS, torch beside: 256 x 64 @ 64 x 4096 816/1064, torch
+ * 854-883; 1024 x 64 @ 64 x 4096 3279/4158, torch 3365-4709; 1024 x 784 @
+ * 784 x 512 5274/5306, torch 4836-4953; 256 x 1024 @ 1024 x 1024
+ * 3523/3911, torch 3103-3284). Without the AVX-512 kernel BLAS always. */
 #define OWN_MAX_K 1024
-#define OWN_TRANSPOSED_A_MAX_M 64
-static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *a)
+static bool own_beats_blas(mt_dtype d, const mt_gemm_shape *s)
 {
-    if (d != MT_FLOAT32 || s->k > OWN_MAX_K || !mt_gemm_f32_wide())
-        return false;
-    return !(a->rs == 1 && a->cs != 1 && s->m > OWN_TRANSPOSED_A_MAX_M);
+    return d == MT_FLOAT32 && s->k <= OWN_MAX_K && mt_gemm_f32_wide();
 }
 
-/* Products for the matrix-vector path: one row or column; fewer than MR
+/* Products for the matrix-vector path: one row or column; float32 products
+ * narrower than a column unit of the kernel (n < MT_GEMM_COLS) whose rows of
+ * A and columns of B are contiguous (Linear(512 -> 10)), dot products at any
+ * m, where the kernel ran its one-vector block padded to 16 columns after
+ * packing B twice (1 thread, loaded machine, us, dots against kernel: 32 x
+ * 512 @ (10 x 512)^T 5.7/9.5, 512 rows 52.6/71.7, 2048 rows 297/348, 4096
+ * x 2048 @ (15 x 2048)^T 3077/10173 by BLAS); fewer than MR
  * rows against a B with its rows contiguous, streamed once for all of them
  * (the axpy form) and split over threads by columns,
  * where the row split has one block (loaded machine, fastest of 21 runs,
@@ -1186,10 +1276,12 @@ static bool gemv_fit(mt_dtype d, const mt_gemm_shape *s, const mt_gemm_operand *
 {
     if (s->m == 1 || s->n == 1 || (s->m < MR && b->cs == 1))
         return true;
+    if (d == MT_FLOAT32 && s->n < MT_GEMM_COLS && b->rs == 1 && a->cs == 1)
+        return true;
     if (s->m > DOT_MAX_M || b->rs != 1 || a->cs != 1)
         return false;
     int64_t per_row = mt_gemm_f32_wide() ? DOT_K_PER_ROW_WIDE : DOT_K_PER_ROW;
-    return (s->m - 2) * per_row < s->k || !own_beats_blas(d, s, a) ||
+    return (s->m - 2) * per_row < s->k || !own_beats_blas(d, s) ||
            (s->m == DOT_VECS && mt_gemm_f32_wide());
 }
 
@@ -1284,7 +1376,7 @@ int mt_gemm(mt_dtype d, const mt_gemm_shape *shape, const mt_gemm_operand *a,
                         mt_dtype_infos[d].scalar_name);
     j.gemv = !j.zero_product && mt_is_floating(d) && gemv_fit(d, s, &fa, b);
     j.blas = !j.zero_product && !j.gemv && mt_blas_available() && mt_is_floating(d) &&
-             work > BLAS_MIN_WORK && !own_beats_blas(d, s, &fa);
+             work > BLAS_MIN_WORK && !own_beats_blas(d, s);
     atomic_init(&j.failed, 0);
     /* Products of their own result blocks run side by side on our threads
      * (each whole on one thread, BLAS included) when that splits evenly
