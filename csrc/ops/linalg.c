@@ -458,10 +458,14 @@ static const char *matmul_kernel(int dx, int dy)
     return dy == 2 ? "addmm_impl_cpu_" : "bmm";
 }
 
-/* The kernel a matmul row's call refuses a dtype in; __rmatmul__ multiplies
+/* The kernel a matmul row's call refuses a dtype in, or NULL where an
+ * operand is no tensor (a row over NumPy operands); __rmatmul__ multiplies
  * its operands the other way round. */
 const char *mt_matmul_kernel(const mt_args *a)
 {
+    for (int p = 0; p < 2; p++)
+        if (a->sig->params[p].type != MT_ARG_TENSOR || !a->v[p].t)
+            return NULL;
     bool reflected = strcmp(a->sig->name, "__rmatmul__") == 0;
     const mt_tensor *x = a->v[reflected].t, *y = a->v[!reflected].t;
     return matmul_kernel(x->ndim, y->ndim);

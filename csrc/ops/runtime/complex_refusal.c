@@ -64,7 +64,9 @@ static mt_op_id refusing_row(const mt_op *op)
     return op->base;
 }
 
-/* The kernel this call's refusal names where it depends on the call, else NULL. */
+/* The kernel this call's refusal names where it depends on the call, else
+ * NULL (also where the row's function cannot tell, for an alias row over
+ * other operands). */
 static const char *kernel_of_call(const mt_op *op, mt_op_id row, const mt_args *a)
 {
     for (size_t i = 0; i < sizeof kernels_of_call / sizeof kernels_of_call[0]; i++)
