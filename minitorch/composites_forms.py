@@ -44,11 +44,13 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
                            f"{input.dim()}dimensions.")
     pad_fn = _C._nn_functions["pad"]
     integral = not (input.is_floating_point() or input.is_complex() or input.dtype == _C.bool)
-    int_value = isinstance(value, int) and not isinstance(value, bool)
-    if (isinstance(value, complex) and input.is_complex()) or (int_value and integral):
-        # pad's value is a float: a complex value, or an int (which torch
-        # converts to an integer dtype checked, negative ones wrapping into
-        # an unsigned dtype, large ones exact), reaches the border by where
+    # pad's value is a float, and refuses a negative one for an unsigned dtype
+    int_beyond_float = (isinstance(value, int) and not isinstance(value, bool) and integral
+                        and (abs(value) > 2 ** 53 or (value < 0 and not input.dtype.is_signed)))
+    if (isinstance(value, complex) and input.is_complex()) or int_beyond_float:
+        # a complex value, or an int torch converts to the integer dtype
+        # exactly (checked, a negative one wrapping into an unsigned dtype),
+        # reaches the border by where
         border = value if input.is_complex() else _f["full"]((), value, dtype=input.dtype)
         inside = pad_fn(_f["ones"](input.shape, dtype=_C.bool), pad, "constant", 0.0)
         return _f["where"](inside, pad_fn(input, pad, "constant", 0.0), border)
