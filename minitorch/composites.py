@@ -17,6 +17,8 @@ __all__ = ["ravel", "broadcast_to", "trace", "nansum", "nanmean", "take_along_di
 
 _f = _C._functions
 _REAL_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+# the dtypes torch holds and moves but computes little on
+_UNSIGNED = (_C.uint16, _C.uint32, _C.uint64)
 
 
 def _no_kernel(kernel: str, dtype: Any) -> NotImplementedError:
@@ -49,7 +51,7 @@ def trace(input: Tensor) -> Tensor:
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     # torch's trace has no kernel for them, though its sum has
-    if input.dtype in (_C.bool, _C.uint16, _C.uint32, _C.uint64):
+    if input.dtype == _C.bool or input.dtype in _UNSIGNED:
         raise _no_kernel("trace", input.dtype)
     return input.diagonal().sum()
 

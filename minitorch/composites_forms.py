@@ -43,27 +43,27 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
                            f"of the input. Pad length is {len(pad)}while the input has "
                            f"{input.dim()}dimensions.")
     pad_fn = _C._nn_functions["pad"]
+    integral = not (input.is_floating_point() or input.is_complex() or input.dtype == _C.bool)
+    # pad's value is a float, and refuses a negative one for an unsigned dtype
+    int_beyond_float = (isinstance(value, int) and not isinstance(value, bool) and integral
+                        and (abs(value) > 2 ** 53 or (value < 0 and not input.dtype.is_signed)))
+    if (isinstance(value, complex) and input.is_complex()) or int_beyond_float:
+        # a complex value, or an int torch converts to the integer dtype
+        # exactly (checked, a negative one wrapping into an unsigned dtype),
+        # reaches the border by where
+        border = value if input.is_complex() else _f["full"]((), value, dtype=input.dtype)
+        inside = pad_fn(_f["ones"](input.shape, dtype=_C.bool), pad, "constant", 0.0)
+        return _f["where"](inside, pad_fn(input, pad, "constant", 0.0), border)
     if isinstance(value, complex):
-        if input.is_complex():
-            # pad's value is a float: the border takes the complex value by where
-            inside = pad_fn(_f["ones"](input.shape, dtype=_C.bool), pad, "constant", 0.0)
-            return _f["where"](inside, pad_fn(input, pad, "constant", 0.0), value)
         if input.dtype == _C.bool:
             value = value != 0
-        elif value.imag != 0:
-            raise RuntimeError("value cannot be converted to type "
-                               f"{_CPP_NAMES.get(str(input.dtype), 'float')} without overflow")
         else:
+            # torch's checked conversion refuses an imaginary part, naming the
+            # C type as the C check (and its one table of those names) does
+            _f["full"]((), value, dtype=input.dtype)
             value = value.real
     # pad's value is a float, which stands for a bool as it does for an int
     return pad_fn(input, pad, "constant", float(value) if isinstance(value, bool) else value)
-
-
-# the C++ type names torch's scalar conversion errors print
-_CPP_NAMES = {"minitorch.float16": "c10::Half", "minitorch.bfloat16": "c10::BFloat16",
-              "minitorch.float32": "float", "minitorch.float64": "double",
-              "minitorch.int64": "int64_t", "minitorch.int32": "int", "minitorch.int16": "int16_t",
-              "minitorch.int8": "int8_t", "minitorch.uint8": "uint8_t", "minitorch.bool": "bool"}
 
 
 @composite(function=False)

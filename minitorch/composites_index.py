@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 from . import _C
 from ._out_param import write_out
 from ._tensor import Tensor
+from .composites import _UNSIGNED, _no_kernel
 from .overrides import composite
 
 __all__ = ["index_copy", "index_fill", "select_scatter", "slice_scatter", "diagonal_scatter",
@@ -56,6 +57,8 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """Fills the elements of self with value value by selecting the indices
     in the order given in index along dim."""
     _check_index("index_fill_", index)
+    if self.dtype in _UNSIGNED:
+        raise _no_kernel("index_fill_cpu", self.dtype)
     lines = _lines(self)
     # each line filled once, so a tensor value's gradient counts a repeated index once
     lines[_along(lines, dim, _f["unique"](index.reshape(-1)))] = value

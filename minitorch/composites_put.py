@@ -8,6 +8,7 @@ from typing import Sequence
 from . import _C
 from ._tensor import Tensor
 from .broadcasting import broadcast_shapes
+from .composites import _UNSIGNED, _no_kernel
 from .overrides import composite
 
 __all__ = ["index_put", "index_put_", "put", "masked_scatter"]
@@ -47,6 +48,8 @@ def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor,
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_type_name(self)} for the destination and {_type_name(values)} "
                            "for the source.")
+    if accumulate and self.dtype in _UNSIGNED:
+        raise _no_kernel("index_put", self.dtype)
     if not accumulate:
         self[indices] = values
         return self

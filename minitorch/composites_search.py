@@ -7,7 +7,7 @@ from typing import Any, Optional
 from . import _C
 from ._tensor import Tensor
 from ._out_param import write_out
-from .composites import _no_kernel
+from .composites import _UNSIGNED, _no_kernel
 from .overrides import composite
 
 __all__ = ["isin", "bincount", "histc", "unique_consecutive", "argwhere", "nonzero_static"]
@@ -25,7 +25,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
         elements = _f["tensor"](elements)
     if not isinstance(test_elements, Tensor):
         test_elements = _f["tensor"](test_elements)
-    if elements.dtype in (_C.uint16, _C.uint32, _C.uint64):
+    if elements.dtype in _UNSIGNED:
         # torch's isin has no kernel for them, though its sort has
         raise _no_kernel("isin_default_cpu", elements.dtype)
     for t in (elements, test_elements):
@@ -46,9 +46,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
 @composite()
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """Count the frequency of each value in an array of non-negative ints."""
-    if input.dtype == _C.bool or input.is_floating_point():
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
-                                  f"'{input.dtype._scalar_name}'")
+    if input.dtype == _C.bool or input.dtype in _UNSIGNED or input.is_floating_point():
+        raise _no_kernel("bincount_cpu", input.dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if input.dim() != 1 or (input.numel() and input.min().item() < 0):
@@ -73,8 +72,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
-    if lo == hi and input.is_complex():
-        # torch takes the data's extent with aminmax, which has no complex entry
+    if lo == hi and (input.is_complex() or input.dtype in _UNSIGNED):
+        # torch takes the data's extent with aminmax, which has no entry for these
         raise _no_kernel("aminmax_cpu", input.dtype)
     if lo == hi and input.numel():
         lo, hi = input.min().item(), input.max().item()
@@ -85,9 +84,9 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if not input.is_floating_point():
-        # torch's bool input fails in the linspace of its edges first
-        raise _no_kernel("linspace_cpu" if input.dtype == _C.bool else "histogram_cpu",
-                         input.dtype)
+        # torch's bool and unsigned input fail in the linspace of its edges first
+        edges_fail = input.dtype == _C.bool or input.dtype in _UNSIGNED
+        raise _no_kernel("linspace_cpu" if edges_fail else "histogram_cpu", input.dtype)
     x = input.reshape(-1)
     inside = (x >= lo) & (x <= hi)
     # computed in input's dtype as torch does, so edge elements land in the same bin

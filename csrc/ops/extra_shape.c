@@ -5,6 +5,7 @@
  * may touch Python. */
 #include "runtime/args.h"
 #include "runtime/table.h"
+#include "creation.h"
 #include "shape.h"
 
 #include "../core/shape.h"
@@ -305,14 +306,19 @@ int impl_pad(mt_args *a, mt_result *r)
         if (sizes[d] < 0 || t->sizes[d] - (lo < 0 ? -lo : 0) - (hi < 0 ? -hi : 0) < 0)
             return mt_error(MT_ERR_RUNTIME, "narrow(): length must be non-negative.");
     }
+    /* torch converts the float value to the dtype checked: one out of its
+     * range (a negative one for an unsigned dtype) is refused, not wrapped */
+    double value = mt_is_none(a, 3) ? 0.0 : a->v[3].f;
+    mt_scalar fill = {.kind = MT_SCALAR_FLOAT, .f = value};
+    if (mt_check_scalar_fits(&fill, t->dtype) < 0)
+        return -1;
     mt_tensor *out = mt_new(t->dtype, t->ndim, sizes, false);
     if (!out)
         return -1;
-    double value = mt_is_none(a, 3) ? 0.0 : a->v[3].f;
     if (mt_is_complex(t->dtype))
         mt_fill_complex(out, value, 0.0);
     else
-        mt_fill(out, value, (int64_t)value, !mt_is_floating(t->dtype));
+        mt_fill(out, value, 0, 0); /* the cast table's float64 conversions, as torch's */
     mt_tensor dst = *out;
     for (int k = 0; k < np / 2; k++) {
         int d = t->ndim - 1 - k;

@@ -164,6 +164,23 @@ int impl_stack(mt_args *a, mt_result *r)
     return mt_result_tensor(r, out);
 }
 
+/* Whether torch's flip refuses t of a barebones dtype, flipping the dims
+ * marked in flipped. Its kernel for these dtypes copies whole runs only: the
+ * dim of size above 1 its iterator puts innermost (the one of stride 1 in a
+ * dense t, whose layout the result keeps, else the last of size above 1)
+ * must be unflipped and of stride 1; every other flip goes through a
+ * kernel without entries for them. */
+static bool flip_refuses_barebones(const mt_tensor *t, const bool *flipped)
+{
+    bool dense = mt_tensor_is_non_overlapping_and_dense(t);
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] <= 1 || (dense && t->strides[d] != 1))
+            continue;
+        return flipped[d] || t->strides[d] != 1;
+    }
+    return false;
+}
+
 int impl_flip(mt_args *a, mt_result *r)
 {
     mt_tensor v = *a->v[0].t;
@@ -180,6 +197,9 @@ int impl_flip(mt_args *a, mt_result *r)
             v.strides[d] = -v.strides[d];
         }
     }
+    if (mt_is_barebones(v.dtype) && flip_refuses_barebones(a->v[0].t, seen))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"flip_cpu\" not implemented for '%s'",
+                        mt_dtype_infos[v.dtype].scalar_name);
     return mt_result_tensor(r, clone_of(&v));
 }
 
@@ -407,7 +427,7 @@ int impl_index_select(mt_args *a, mt_result *r)
         return -1;
     if (ix->ndim > 1)
         return mt_error(MT_ERR_INDEX, "index_select(): Index is supposed to be a vector");
-    if (!mt_is_integral(ix->dtype, false) || ix->dtype < MT_INT32)
+    if (ix->dtype != MT_INT32 && ix->dtype != MT_INT64)
         return mt_error(MT_ERR_RUNTIME, "index_select(): Expected dtype int32 or int64 for index");
     mt_tensor i1 = mt_at_least_1d(ix);
     if (t.ndim == 0) {

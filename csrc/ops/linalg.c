@@ -447,6 +447,30 @@ int impl_vdot(mt_args *a, mt_result *r)
 
 /* ----------------------------------------------------------------- matmul */
 
+/* The CPU kernel torch's matmul of an x of dx dims and a y of dy dims runs
+ * (its refusals name it): dot, mv (a batch folded into rows), mm, bmm. */
+static const char *matmul_kernel(int dx, int dy)
+{
+    if (dx == 1 && dy == 1)
+        return "dot";
+    if (dy == 1)
+        return "addmv_impl_cpu";
+    return dy == 2 ? "addmm_impl_cpu_" : "bmm";
+}
+
+/* The kernel a matmul row's call refuses a dtype in, or NULL where an
+ * operand is no tensor (a row over NumPy operands); __rmatmul__ multiplies
+ * its operands the other way round. */
+const char *mt_matmul_kernel(const mt_args *a)
+{
+    for (int p = 0; p < 2; p++)
+        if (a->sig->params[p].type != MT_ARG_TENSOR || !a->v[p].t)
+            return NULL;
+    bool reflected = strcmp(a->sig->name, "__rmatmul__") == 0;
+    const mt_tensor *x = a->v[reflected].t, *y = a->v[!reflected].t;
+    return matmul_kernel(x->ndim, y->ndim);
+}
+
 static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_result *r)
 {
     int dx = x->ndim, dy = y->ndim;
@@ -488,7 +512,7 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
                             cpp_name(x->dtype), cpp_name(y->dtype));
         }
         if (bool_refused(x->dtype, x->numel, y->numel, 1))
-            return not_implemented(dy == 1 ? "addmv_impl_cpu" : "addmm_impl_cpu_", MT_BOOL);
+            return not_implemented(matmul_kernel(dx, dy), MT_BOOL);
         problem p = {dx - 2 > 0 ? dx - 2 : 0,
                      {0},
                      dx > 1 ? x->sizes[dx - 2] : 1,
@@ -522,7 +546,7 @@ static int matmul(const mt_tensor *x, const mt_tensor *y, mt_tensor *out, mt_res
         return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s", sname(x->dtype),
                         sname(y->dtype));
     if (x->dtype == MT_BOOL)
-        return not_implemented("bmm", MT_BOOL);
+        return not_implemented(matmul_kernel(dx, dy), MT_BOOL);
     problem p = {
         nb,  {0}, dx > 1 ? x->sizes[dx - 2] : 1, y->sizes[dy - 1], k, dx > 1, true, x, y, NULL,
         ONE, ONE};

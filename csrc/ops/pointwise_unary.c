@@ -169,6 +169,15 @@ int impl_erfinv(mt_args *a, mt_result *r)
     return unary(a, r, MT_UN_ERFINV, "erfinv_vml_cpu", U_TO_FLOAT, NULL);
 }
 
+/* The kernel torch runs polygamma of order n on (its orders 0 and 1 are
+ * digamma and trigamma), which its refusals name: the order is the first
+ * param of the function rows, the second of the method's. */
+const char *mt_polygamma_kernel(const mt_args *a)
+{
+    int64_t n = a->v[a->sig->params[0].type == MT_ARG_INT ? 0 : 1].i;
+    return n == 0 ? "digamma" : n == 1 ? "trigamma" : "polygamma";
+}
+
 /* polygamma(n, input) and input.polygamma(n): the order n at param order,
  * the input at param x */
 static int polygamma(mt_args *a, mt_result *r, int order, int x)
@@ -177,7 +186,7 @@ static int polygamma(mt_args *a, mt_result *r, int order, int x)
     if (n < 0)
         return mt_error(MT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
     mt_unary_ctx ctx = {.decimals = n};
-    return unary_at(a, r, x, MT_UN_POLYGAMMA, "polygamma", U_TO_FLOAT, &ctx);
+    return unary_at(a, r, x, MT_UN_POLYGAMMA, mt_polygamma_kernel(a), U_TO_FLOAT, &ctx);
 }
 int impl_polygamma(mt_args *a, mt_result *r) { return polygamma(a, r, 0, 1); }
 int impl_polygamma_method(mt_args *a, mt_result *r) { return polygamma(a, r, 1, 0); }

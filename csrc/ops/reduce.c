@@ -498,6 +498,11 @@ int impl_count_nonzero(mt_args *a, mt_result *r)
 {
     mt_tensor *t = a->v[0].t;
     bool mask[MT_MAX_DIMS];
+    /* torch counts over every dim with nonzero's kernel, which has no
+     * unsigned entry; over given dims it sums the elements' truth */
+    if (mt_is_barebones(t->dtype) && mt_is_none(a, 1))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"nonzero_count_cpu\" not implemented for '%s'",
+                        mt_dtype_infos[t->dtype].scalar_name);
     if (dims_mask(t, &a->v[1], mask) < 0)
         return -1;
     return mt_result_tensor(r, reduce_truth(t, mask, false, MT_INT64, MT_RED_COUNT_NZ));
@@ -803,6 +808,30 @@ static mt_tensor *softmax_contiguous(const mt_tensor *t, int dim, bool is_log)
     return out;
 }
 
+/* The dim nn.functional's softmax takes when given None (torch's legacy choice). */
+static int64_t implicit_softmax_dim(int ndim)
+{
+    return ndim == 0 || ndim == 1 || ndim == 3 ? 0 : 1;
+}
+
+/* The CPU kernel torch's softmax runs, which its refusals name: the last
+ * dim (or a 0-d input) has a kernel of its own. */
+static const char *softmax_kernel(bool is_log, bool last)
+{
+    if (is_log)
+        return last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl";
+    return last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl";
+}
+
+/* The kernel a softmax row's call refuses a dtype in (its dim is param 1). */
+const char *mt_softmax_kernel(const mt_args *a)
+{
+    int ndim = a->v[0].t->ndim;
+    int64_t dim = a->v[1].obj ? a->v[1].i : implicit_softmax_dim(ndim);
+    return softmax_kernel(strcmp(a->sig->name, "log_softmax") == 0,
+                          ndim == 0 || dim == ndim - 1 || dim == -1);
+}
+
 /* softmax(input, dim, dtype) and the nn.functional form whose dim may be None. */
 static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt_value *dtypev,
                         bool is_log)
@@ -817,7 +846,7 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
                     "include dim=X as an argument.",
                     is_log ? "log_softmax" : "softmax") < 0)
             return -1;
-        dim = t->ndim == 0 || t->ndim == 1 || t->ndim == 3 ? 0 : 1;
+        dim = implicit_softmax_dim(t->ndim);
     }
     if (mt_wrap_dim(dim, t->ndim, &d) < 0)
         return -1;
@@ -829,9 +858,7 @@ static int softmax_like(mt_args *a, mt_result *r, const mt_value *dimv, const mt
     if (!src)
         return -1;
     bool last = t->ndim == 0 || d == t->ndim - 1;
-    char kname[64];
-    snprintf(kname, sizeof kname, "%ssoftmax_%skernel_impl", is_log ? "log_" : "",
-             last ? "lastdim_" : "");
+    const char *kname = softmax_kernel(is_log, last);
     bool fused = src->numel > 0 && mt_tensor_is_contiguous(src) &&
                  (src->dtype == MT_FLOAT32 || src->dtype == MT_FLOAT64);
     mt_tensor *out = fused ? softmax_contiguous(src, d, is_log)
@@ -866,9 +893,10 @@ static int cumulative(mt_args *a, mt_result *r, mt_line_op op)
     mt_dtype out = mt_is_inexact(t->dtype) ? t->dtype : MT_INT64;
     if (!mt_is_none(a, 2))
         out = a->v[2].dtype;
-    if (out == MT_BOOL)
-        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for 'Bool'",
-                        op == MT_LINE_CUMSUM ? "cumsum" : "cumprod");
+    if (out == MT_BOOL || mt_is_barebones(out))
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for '%s'",
+                        op == MT_LINE_CUMSUM ? "cumsum" : "cumprod",
+                        mt_dtype_infos[out].scalar_name);
     mt_tensor *hold;
     const mt_tensor *src = as_dtype(t, out, &hold);
     if (!src)

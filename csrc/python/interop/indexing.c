@@ -529,6 +529,13 @@ static PyObject *setitem(mt_args *a)
             goto done;
         if (!(vals = value_as(value, view.dtype, nd, shape, true)))
             goto done;
+        /* torch's put kernel has no unsigned entry (it holds complex32's) */
+        if (mt_is_barebones(view.dtype) && view.dtype != MT_COMPLEX32) {
+            mt_error(MT_ERR_NOT_IMPLEMENTED, "\"index_put\" not implemented for '%s'",
+                     mt_dtype_infos[view.dtype].scalar_name);
+            mtpy_raise_int();
+            goto done;
+        }
         /* vals is ours: a conjugate view's memory takes the conjugates */
         if (mt_is_conj(&view))
             mt_conj_inplace(MTPy_T(vals));

@@ -10,7 +10,7 @@ from typing import Optional
 
 import minitorch
 from ..._out_param import write_out
-from ...composites import _require_real_float
+from ...composites import _UNSIGNED, _no_kernel, _require_real_float
 from ...overrides import overridable as _overridable
 from .namespace import publish
 from .op_rows import softmax, softplus
@@ -62,6 +62,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
+    if input.dtype in _UNSIGNED:
+        raise _no_kernel("clamp_scalar_cpu", input.dtype)
     if not input.is_floating_point():
         # torch's kernel takes the bounds in the input's type: ints stay ints
         min_val, max_val = int(min_val), int(max_val)

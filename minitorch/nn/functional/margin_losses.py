@@ -7,6 +7,7 @@ import math
 from typing import Callable, Optional, Union
 
 import minitorch
+from ...composites import _UNSIGNED, _no_kernel
 from ...overrides import overridable as _overridable
 from .activations import logsigmoid, pairwise_distance
 from .namespace import publish
@@ -64,6 +65,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     """The two-class logistic loss log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if input.dtype in _UNSIGNED:
+        raise _no_kernel("neg_cpu", input.dtype)
     if input.dtype != minitorch.bool and not input.is_floating_point() and not input.is_complex():
         # torch computes in place in input's dtype: -input * target, then exp
         common = minitorch.promote_types(input.dtype, target.dtype)

@@ -5,12 +5,20 @@ reshape, so the gradient is the inverse permutation."""
 from __future__ import annotations
 
 import minitorch
+from ...composites import _UNSIGNED, _no_kernel
 from ...overrides import overridable as _overridable
 from .namespace import publish
 
 Tensor = minitorch.Tensor
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
+
+
+def _refuse_unmoved(input: Tensor, name: str) -> None:
+    """torch's kernel has no entry for these dtypes, though an empty input
+    never reaches it."""
+    if input.numel() and (input.dtype in _UNSIGNED or input.dtype == minitorch.complex32):
+        raise _no_kernel(name, input.dtype)
 
 
 def _check(input: Tensor, factor: int, name: str, what: str) -> None:
@@ -34,6 +42,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
                            f"by the square of upscale_factor, but input.size(-3)={c} is not "
                            f"divisible by {r * r}")
+    _refuse_unmoved(input, "pixel_shuffle")
     if r == 1:  # a fresh tensor, as torch returns
         return input.clone()
     n = len(lead)
@@ -54,6 +63,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if w % r:
         raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
                            f"but input.size(-1)={w} is not divisible by {r}")
+    _refuse_unmoved(input, "pixel_unshuffle")
     if r == 1:
         return input.clone()
     n = len(lead)
