@@ -47,6 +47,7 @@ enum {
     STERF,
     STEDC,
     BDSDC,
+    LAED1,
     ROUTINES
 };
 /* A routine's name for real and for complex types: the Hermitian routines
@@ -57,10 +58,10 @@ enum {
 static const char *const routine_names[2][ROUTINES] = {
     {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf", "orgqr",
      "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "sytrf", "sytrs",
-     "geqr2", "larft", "org2r", "sytrd", "gebrd", "larfg", "sterf", "stedc", "bdsdc"},
+     "geqr2", "larft", "org2r", "sytrd", "gebrd", "larfg", "sterf", "stedc", "bdsdc", "laed1"},
     {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd", "geqrf", "ungqr",
      "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "hetrf", "hetrs",
-     "geqr2", "larft", "ung2r", "hetrd", "gebrd", "larfg", NULL,    "stedc", NULL}};
+     "geqr2", "larft", "ung2r", "hetrd", "gebrd", "larfg", NULL,    "stedc", NULL,    NULL}};
 /* One column per dtype with routines: the type letter of its symbols. */
 enum { COLUMNS = 4 };
 static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};
