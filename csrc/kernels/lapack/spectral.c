@@ -1,14 +1,15 @@
 /* spectral.h's drivers. syevd: our sytrd('L') (tridiag.h; an upper
  * triangle is mirrored into the lower first), then LAPACK's sterf for
  * values only or stedc ('I') with its first split on two threads
- * (tridiag_eigen.h) and Q Z by householder.h. gesdd ('S', 'A';
- * m >= n below gesdd's QR threshold, a wider matrix through its
- * transpose): our gebrd (bidiag.h), LAPACK's bdsdc ('U', 'I') into U's top
- * and Vh, then Q U and Vh P^T by householder.h. LAPACK's steps are called
- * through the library's Fortran symbols (lapack.h's convention) and run on
- * one thread each; the reductions and the reflectors (ormtr/ormbr took half of
- * syevd's time and a third of gesdd's on 512 x 512) run on our kernels,
- * gemm and threads. */
+ * (tridiag_eigen.h) and Q Z by householder.h. gesdd ('S', 'A'; m >= n
+ * below gesdd's QR threshold, a wider matrix through its transpose): our
+ * gebrd (bidiag.h), bdsdc ('U', 'I') with its first split on two threads
+ * (bidiag_svd.h) into U's top and Vh, then Q U and Vh P^T by
+ * householder.h. LAPACK's steps are called through the library's Fortran
+ * symbols (lapack.h's convention) and run on one thread each; the
+ * reductions and the reflectors (ormtr/ormbr took half of syevd's time
+ * and a third of gesdd's on 512 x 512) run on our kernels, gemm and
+ * threads. */
 #include "spectral.h"
 
 #include <float.h>
@@ -19,6 +20,7 @@
 #include "../../core/error.h"
 #include "lapack.h"
 #include "bidiag.h"
+#include "bidiag_svd.h"
 #include "householder.h"
 #include "tridiag.h"
 #include "tridiag_eigen.h"
@@ -31,9 +33,6 @@ typedef size_t len_t;
 #define MIN_N 96
 
 typedef void (*sterf_fn)(const i64 *, void *, void *, i64 *);
-typedef void (*bdsdc_fn)(const char *, const char *, const i64 *, void *, void *, void *,
-                         const i64 *, void *, const i64 *, void *, i64 *, void *, i64 *, i64 *,
-                         len_t, len_t);
 
 static i64 min2(i64 a, i64 b) { return a < b ? a : b; }
 
@@ -157,22 +156,21 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
 }
 
 /* gesdd's 'S' or 'A' for m >= n (rows m < 11 n / 6). */
-static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a, i64 lda, void *s,
-                    void *u, i64 ldu, void *vt, i64 ldvt)
+static i64 tall_svd(mt_dtype d, bool full, i64 m, i64 n, void *a, i64 lda, void *s, void *u,
+                    i64 ldu, void *vt, i64 ldvt)
 {
     size_t isz = mt_itemsize(d);
-    i64 info = 0, lwork = 3 * n * n + 4 * n;
-    /* e, tauq, taup; bdsdc's work */
-    char *buf = scratch(3 * n + lwork, isz);
-    i64 *iwork = buf ? scratch(8 * n, sizeof(i64)) : NULL;
-    if (!iwork) {
+    /* e, tauq, taup; the vectors' order; room to put them in it */
+    char *buf = scratch(3 * n + n * n, isz);
+    i64 *idx = buf ? scratch(n, sizeof(i64)) : NULL;
+    if (!idx) {
         free(buf);
         return MT_LAPACK_FAILED;
     }
-    char *e = buf, *tauq = e + isz * n, *taup = tauq + isz * n, *work = taup + isz * n;
+    char *e = buf, *tauq = e + isz * n, *taup = tauq + isz * n, *tmp = taup + isz * n;
     if (mt_bidiag_upper(d, m, n, a, lda, s, e, tauq, taup) < 0) {
         free(buf);
-        free(iwork);
+        free(idx);
         return MT_LAPACK_FAILED;
     }
     /* U starts as [Ub 0; 0 I] (m x n, or m x m when full) */
@@ -186,9 +184,25 @@ static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a
                 ((double *)u)[j + j * ldu] = 1;
         }
     }
-    char uplo = 'U', compq = 'I';
-    i64 iq = 0;
-    bdsdc(&uplo, &compq, &n, s, e, u, &ldu, vt, &ldvt, NULL, &iq, work, iwork, &info, 1, 1);
+    i64 info = mt_bidiag_svd(d, n, s, e, u, ldu, vt, ldvt, idx);
+    if (info == 0) {
+        /* the singular triplets into descending order: Ub's columns, Vh's
+         * rows */
+        copy_matrix(d, n, n, u, ldu, tmp, n, false);
+        for (i64 j = 0; j < n; j++)
+            memcpy((char *)u + isz * (size_t)(j * ldu), tmp + isz * (size_t)(idx[j] * n), isz * n);
+        copy_matrix(d, n, n, vt, ldvt, tmp, n, false);
+        for (i64 c = 0; c < n; c++)
+            for (i64 j = 0; j < n; j++) {
+                if (d == MT_FLOAT32)
+                    ((float *)vt)[j + c * ldvt] = ((const float *)tmp)[idx[j] + c * n];
+                else
+                    ((double *)vt)[j + c * ldvt] = ((const double *)tmp)[idx[j] + c * n];
+            }
+        memcpy(tmp, s, isz * n);
+        for (i64 j = 0; j < n; j++)
+            memcpy((char *)s + isz * j, tmp + isz * idx[j], isz);
+    }
     /* U = Q U; Vh = Vh P^T = (P Vh^T)^T, P's reflector i along row i right
      * of column i + 1, acting on columns 1.. */
     if (info == 0 && (mt_householder_apply(d, false, m, ucols, n, a, 1, lda, tauq, u, 1, ldu) < 0 ||
@@ -196,7 +210,7 @@ static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a
                                            taup, (char *)vt + isz * ldvt, ldvt, 1) < 0))
         info = MT_LAPACK_FAILED;
     free(buf);
-    free(iwork);
+    free(idx);
     return info;
 }
 
@@ -206,12 +220,11 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
     i64 k = min2(m, n), mx = m > n ? m : n;
     if ((d != MT_FLOAT32 && d != MT_FLOAT64) || jobz == 'N' || k < MIN_N || mx >= k * 11 / 6)
         return MT_SPECTRAL_DECLINED;
-    bdsdc_fn bdsdc = (bdsdc_fn)mt_lapack_routine(d, "bdsdc");
-    if (!bdsdc || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
+    if (!mt_bidiag_svd_available(d) || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
         return MT_SPECTRAL_DECLINED;
     bool full = jobz == 'A';
     if (m >= n)
-        return tall_svd(d, bdsdc, full, m, n, a, lda, s, u, ldu, vt, ldvt);
+        return tall_svd(d, full, m, n, a, lda, s, u, ldu, vt, ldvt);
     /* A^T = U' S Vh' gives A = Vh'^T S U'^T: U' (n x m, or n x n) is Vh's
      * transpose, Vh' (m x m) U's */
     size_t isz = mt_itemsize(d);
@@ -221,7 +234,7 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
         return MT_LAPACK_FAILED;
     char *at_ = buf, *u2 = at_ + isz * n * m, *vt2 = u2 + isz * n * ucols;
     copy_matrix(d, m, n, a, lda, at_, n, true);
-    i64 info = tall_svd(d, bdsdc, full, n, m, at_, n, s, u2, n, vt2, m);
+    i64 info = tall_svd(d, full, n, m, at_, n, s, u2, n, vt2, m);
     if (info == 0) {
         copy_matrix(d, n, ucols, u2, n, vt, ldvt, true);
         copy_matrix(d, m, m, vt2, m, u, ldu, true);
