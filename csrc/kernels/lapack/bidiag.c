@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "../../core/error.h"
-#include "../../core/portable.h"
-#include "../gemm/gemm.h"
 #include "../parallel.h"
 #include "lapack.h"
 #include "matvec.h"
@@ -41,13 +39,12 @@ typedef struct {
 } mv_job;
 
 #define BIDIAG_KERNELS(sfx, T, DT)                                                                    \
-    MATVEC_KERNELS(sfx, T)                                                                            \
-                                                                                                      \
     static void tpart_##sfx(void *arg, i64 b0, i64 b1)                                                \
     {                                                                                                 \
         const mv_job *j = arg;                                                                        \
         i64 c0 = b0 * SPLIT_UNIT, c1 = min2(b1 * SPLIT_UNIT, j->cols);                                \
-        dots_##sfx(j->rows, c1 - c0, (const T *)j->m + c0 * j->ldm, j->ldm, j->x, (T *)j->y + c0);    \
+        mt_matvec_dots_##sfx(j->rows, c1 - c0, (const T *)j->m + c0 * j->ldm, j->ldm, j->x,           \
+                             (T *)j->y + c0);                                                         \
     }                                                                                                 \
                                                                                                       \
     static void npart_##sfx(void *arg, i64 b0, i64 b1)                                                \
@@ -56,7 +53,7 @@ typedef struct {
         i64 r0 = b0 * SPLIT_UNIT, r1 = min2(b1 * SPLIT_UNIT, j->rows);                                \
         T *y = (T *)j->y + r0;                                                                        \
         memset(y, 0, sizeof(T) * (size_t)(r1 - r0));                                                  \
-        sub_gemv_##sfx(r1 - r0, j->cols, (const T *)j->m + r0, j->ldm, j->x, y);                      \
+        mt_matvec_sub_gemv_##sfx(r1 - r0, j->cols, (const T *)j->m + r0, j->ldm, j->x, y);            \
     }                                                                                                 \
                                                                                                       \
     /* t = M^T u (trans; t has cols) or y = -M s (s negated by the caller). */                        \
@@ -81,8 +78,8 @@ typedef struct {
             /* A(i:, i) -= A(i:, :i) Y(i, :i)^T + X(i:, :i) A(:i, i) */                               \
             for (i64 l = 0; l < i; l++)                                                               \
                 t1[l] = y[i + l * ldy];                                                               \
-            sub_gemv_##sfx(len, i, b + i, lda, t1, col);                                              \
-            sub_gemv_##sfx(len, i, x + i, ldx, b + i * lda, col);                                     \
+            mt_matvec_sub_gemv_##sfx(len, i, b + i, lda, t1, col);                                    \
+            mt_matvec_sub_gemv_##sfx(len, i, x + i, ldx, b + i * lda, col);                           \
             larfg(&len, col, col + min2(1, len - 1), &one, tauq + i);                                 \
             d[i] = col[0];                                                                            \
             col[0] = 1;                                                                               \
@@ -90,10 +87,10 @@ typedef struct {
              *                    - A(:i, i+1:)^T X(i:, :i)^T u) */ \
             T *yc = y + (i + 1) + i * ldy;                                                            \
             big_##sfx(true, len, cnt, b + i + (i + 1) * lda, lda, col, yc);                           \
-            dots_##sfx(len, i, b + i, lda, col, t1);                                                  \
-            sub_gemv_##sfx(cnt, i, y + (i + 1), ldy, t1, yc);                                         \
-            dots_##sfx(len, i, x + i, ldx, col, t1);                                                  \
-            dots_##sfx(i, cnt, b + (i + 1) * lda, lda, t1, tmp);                                      \
+            mt_matvec_dots_##sfx(len, i, b + i, lda, col, t1);                                        \
+            mt_matvec_sub_gemv_##sfx(cnt, i, y + (i + 1), ldy, t1, yc);                               \
+            mt_matvec_dots_##sfx(len, i, x + i, ldx, col, t1);                                        \
+            mt_matvec_dots_##sfx(i, cnt, b + (i + 1) * lda, lda, t1, tmp);                            \
             for (i64 c = 0; c < cnt; c++)                                                             \
                 yc[c] = (yc[c] - tmp[c]) * tauq[i];                                                   \
             /* A(i, i+1:) -= Y(i+1:, :i+1) A(i, :i+1)^T + A(:i, i+1:)^T X(i, :i)^T */                 \
@@ -101,10 +98,10 @@ typedef struct {
                 row[c] = b[i + (i + 1 + c) * lda];                                                    \
             for (i64 l = 0; l <= i; l++)                                                              \
                 t2[l] = b[i + l * lda];                                                               \
-            sub_gemv_##sfx(cnt, i + 1, y + (i + 1), ldy, t2, row);                                    \
+            mt_matvec_sub_gemv_##sfx(cnt, i + 1, y + (i + 1), ldy, t2, row);                          \
             for (i64 l = 0; l < i; l++)                                                               \
                 t1[l] = x[i + l * ldx];                                                               \
-            dots_##sfx(i, cnt, b + (i + 1) * lda, lda, t1, tmp);                                      \
+            mt_matvec_dots_##sfx(i, cnt, b + (i + 1) * lda, lda, t1, tmp);                            \
             for (i64 c = 0; c < cnt; c++)                                                             \
                 b[i + (i + 1 + c) * lda] = row[c] - tmp[c];                                           \
             T *pr = b + i + (i + 1) * lda;                                                            \
@@ -119,11 +116,11 @@ typedef struct {
             }                                                                                         \
             T *xc = x + (i + 1) + i * ldx;                                                            \
             big_##sfx(false, rows, cnt, b + (i + 1) + (i + 1) * lda, lda, tmp, xc);                   \
-            dots_##sfx(cnt, i + 1, y + (i + 1), ldy, row, t1);                                        \
-            sub_gemv_##sfx(rows, i + 1, b + (i + 1), lda, t1, xc);                                    \
+            mt_matvec_dots_##sfx(cnt, i + 1, y + (i + 1), ldy, row, t1);                              \
+            mt_matvec_sub_gemv_##sfx(rows, i + 1, b + (i + 1), lda, t1, xc);                          \
             memset(t2, 0, sizeof(T) * (size_t)i);                                                     \
-            sub_gemv_##sfx(i, cnt, b + (i + 1) * lda, lda, tmp, t2);                                  \
-            sub_gemv_##sfx(rows, i, x + (i + 1), ldx, t2, xc);                                        \
+            mt_matvec_sub_gemv_##sfx(i, cnt, b + (i + 1) * lda, lda, tmp, t2);                        \
+            mt_matvec_sub_gemv_##sfx(rows, i, x + (i + 1), ldx, t2, xc);                              \
             for (i64 r = 0; r < rows; r++)                                                            \
                 xc[r] *= taup[i];                                                                     \
         }                                                                                             \
@@ -145,12 +142,8 @@ typedef struct {
                 qm[r + l * rows] = -b[(nb + r) + l * lda];                                            \
                 qm[r + (nb + l) * rows] = -x[(nb + r) + l * ldx];                                     \
             }                                                                                         \
-        mt_gemm_shape s = {.nbatch = 0, .m = cols, .n = rows, .k = 2 * nb};                           \
-        mt_gemm_operand ga = {.data = (char *)pm, .rs = 2 * nb, .cs = 1};                             \
-        mt_gemm_operand gb = {.data = (char *)qm, .rs = rows, .cs = 1};                               \
-        mt_gemm_operand gc = {.data = (char *)(b + nb + nb * lda), .rs = lda, .cs = 1};               \
-        mt_gemm_scale one = {.f = 1.0};                                                               \
-        return mt_gemm(DT, &s, &ga, &gb, &gc, one, one);                                              \
+        return mt_matvec_add_product(DT, cols, rows, 2 * nb, pm, 2 * nb, qm, rows,                    \
+                                     b + nb + nb * lda, lda);                                         \
     }                                                                                                 \
                                                                                                       \
     static int bidiag_##sfx(larfg_fn larfg, gebrd_fn gebrd, i64 m, i64 n, T *a, i64 lda, T *d,        \
@@ -185,11 +178,8 @@ typedef struct {
         return rc;                                                                                    \
     }
 
-/* suffixes of their own: clang names the resolvers of static target_clones
- * functions globally, so tridiag.c's expansion of the same matvec.h kernels
- * under f4/f8 would clash with these at link time */
-BIDIAG_KERNELS(bf4, float, MT_FLOAT32)
-BIDIAG_KERNELS(bf8, double, MT_FLOAT64)
+BIDIAG_KERNELS(f4, float, MT_FLOAT32)
+BIDIAG_KERNELS(f8, double, MT_FLOAT64)
 
 int mt_bidiag_upper(mt_dtype dt, i64 m, i64 n, void *a, i64 lda, void *d, void *e, void *tauq,
                     void *taup)
@@ -198,6 +188,6 @@ int mt_bidiag_upper(mt_dtype dt, i64 m, i64 n, void *a, i64 lda, void *d, void *
     gebrd_fn gebrd = (gebrd_fn)mt_lapack_routine(dt, "gebrd");
     if (!larfg || !gebrd)
         return mt_error(MT_ERR_RUNTIME, "linalg.svd: LAPACK's larfg or gebrd is missing");
-    return dt == MT_FLOAT32 ? bidiag_bf4(larfg, gebrd, m, n, a, lda, d, e, tauq, taup)
-                            : bidiag_bf8(larfg, gebrd, m, n, a, lda, d, e, tauq, taup);
+    return dt == MT_FLOAT32 ? bidiag_f4(larfg, gebrd, m, n, a, lda, d, e, tauq, taup)
+                            : bidiag_f8(larfg, gebrd, m, n, a, lda, d, e, tauq, taup);
 }

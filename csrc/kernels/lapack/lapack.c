@@ -47,6 +47,9 @@ enum {
     STERF,
     STEDC,
     BDSDC,
+    LAED1,
+    LASD0,
+    LASD1,
     ROUTINES
 };
 /* A routine's name for real and for complex types: the Hermitian routines
@@ -55,12 +58,13 @@ enum {
  * LAPACK has no complex form (the tridiagonal and bidiagonal solvers, which
  * only the real drivers of spectral.c call). */
 static const char *const routine_names[2][ROUTINES] = {
-    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd", "geqrf", "orgqr",
-     "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "sytrf", "sytrs",
-     "geqr2", "larft", "org2r", "sytrd", "gebrd", "larfg", "sterf", "stedc", "bdsdc"},
+    {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "syevd", "gesdd",
+     "geqrf", "orgqr", "ormqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd",
+     "gelss", "geev",  "sytrf", "sytrs", "geqr2", "larft", "org2r", "sytrd",
+     "gebrd", "larfg", "sterf", "stedc", "bdsdc", "laed1", "lasd0", "lasd1"},
     {"getrf", "getrs", "potrf", "potrs", "potri", "trsm",  "heevd", "gesdd", "geqrf", "ungqr",
      "unmqr", "sytrf", "sytrs", "gels",  "gelsy", "gelsd", "gelss", "geev",  "hetrf", "hetrs",
-     "geqr2", "larft", "ung2r", "hetrd", "gebrd", "larfg", NULL,    "stedc", NULL}};
+     "geqr2", "larft", "ung2r", "hetrd", "gebrd", "larfg", NULL,    "stedc", NULL,    NULL}};
 /* One column per dtype with routines: the type letter of its symbols. */
 enum { COLUMNS = 4 };
 static const char type_letters[COLUMNS] = {'s', 'd', 'c', 'z'};

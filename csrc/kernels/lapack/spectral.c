@@ -1,13 +1,15 @@
 /* spectral.h's drivers. syevd: our sytrd('L') (tridiag.h; an upper
  * triangle is mirrored into the lower first), then LAPACK's sterf for
- * values only or its stedc ('I') and Q Z by householder.h. gesdd ('S', 'A';
- * m >= n below gesdd's QR threshold, a wider matrix through its
- * transpose): our gebrd (bidiag.h), LAPACK's bdsdc ('U', 'I') into U's top
- * and Vh, then Q U and Vh P^T by householder.h. LAPACK's steps are called
- * through the library's Fortran symbols (lapack.h's convention) and run on
- * one thread; the reductions and the reflectors (ormtr/ormbr took half of
- * syevd's time and a third of gesdd's on 512 x 512) run on our kernels,
- * gemm and threads. */
+ * values only or stedc ('I') with its first split on two threads
+ * (tridiag_eigen.h) and Q Z by householder.h. gesdd ('S', 'A'; m >= n
+ * below gesdd's QR threshold, a wider matrix through its transpose): our
+ * gebrd (bidiag.h), bdsdc ('U', 'I') with its first split on two threads
+ * (bidiag_svd.h) into U's top and Vh, then Q U and Vh P^T by
+ * householder.h. LAPACK's steps are called through the library's Fortran
+ * symbols (lapack.h's convention) and run on one thread each; the
+ * reductions and the reflectors (ormtr/ormbr took half of syevd's time
+ * and a third of gesdd's on 512 x 512) run on our kernels, gemm and
+ * threads. */
 #include "spectral.h"
 
 #include <float.h>
@@ -18,8 +20,10 @@
 #include "../../core/error.h"
 #include "lapack.h"
 #include "bidiag.h"
+#include "bidiag_svd.h"
 #include "householder.h"
 #include "tridiag.h"
+#include "tridiag_eigen.h"
 
 typedef int64_t i64;
 typedef size_t len_t;
@@ -29,11 +33,6 @@ typedef size_t len_t;
 #define MIN_N 96
 
 typedef void (*sterf_fn)(const i64 *, void *, void *, i64 *);
-typedef void (*stedc_fn)(const char *, const i64 *, void *, void *, void *, const i64 *, void *,
-                         const i64 *, i64 *, const i64 *, i64 *, len_t);
-typedef void (*bdsdc_fn)(const char *, const char *, const i64 *, void *, void *, void *,
-                         const i64 *, void *, const i64 *, void *, i64 *, void *, i64 *, i64 *,
-                         len_t, len_t);
 
 static i64 min2(i64 a, i64 b) { return a < b ? a : b; }
 
@@ -68,14 +67,6 @@ static bool unscaled(mt_dtype d, double norm, bool svd)
            eps = d == MT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
     double lo = svd ? sqrt(safmin) / eps : sqrt(safmin / eps);
     return norm >= 0 && (norm == 0 || (norm >= lo && norm <= 1 / lo));
-}
-
-/* A workspace query's answer as a size. */
-static i64 queried(mt_dtype d, const void *w)
-{
-    double v = at(d, w, 0) * (d == MT_FLOAT32 ? 1.000001 : 1.0);
-    i64 n = (i64)v + 1;
-    return n > 1 ? n : 1;
 }
 
 static void mirror_upper(mt_dtype d, i64 n, void *a, i64 lda)
@@ -123,67 +114,63 @@ i64 mt_spectral_syevd(mt_dtype d, bool vectors, bool upper, i64 n, void *a, i64 
     if ((d != MT_FLOAT32 && d != MT_FLOAT64) || n < MIN_N)
         return MT_SPECTRAL_DECLINED;
     sterf_fn sterf = (sterf_fn)mt_lapack_routine(d, "sterf");
-    stedc_fn stedc = (stedc_fn)mt_lapack_routine(d, "stedc");
-    if (!sterf || !stedc || !unscaled(d, max_abs(d, n, n, a, lda, true, upper), false))
+    if (!sterf || !mt_tridiag_eigen_available(d) ||
+        !unscaled(d, max_abs(d, n, n, a, lda, true, upper), false))
         return MT_SPECTRAL_DECLINED;
     if (upper)
         mirror_upper(d, n, a, lda);
     size_t isz = mt_itemsize(d);
-    char compz = 'I';
-    i64 info = 0, query = -1, iq = 0, lwork = 1, liwork = 1;
-    double wq[2];
-    if (vectors) {
-        stedc(&compz, &n, w, NULL, NULL, &n, wq, &query, &iq, &query, &info, 1);
-        lwork = queried(d, wq);
-        liwork = iq > 1 ? iq : 1;
-    }
-    /* e, tau; Z when vectors; the work */
-    char *buf = scratch(2 * n + (vectors ? n * n : 0) + lwork, isz);
-    i64 *iwork = buf ? scratch(liwork, sizeof(i64)) : NULL;
-    if (!iwork) {
+    i64 info = 0;
+    /* e, tau, the eigenvalues in stedc's order; Z when vectors; its order */
+    char *buf = scratch(3 * n + (vectors ? n * n : 0), isz);
+    i64 *idx = buf ? scratch(n, sizeof(i64)) : NULL;
+    if (!idx) {
         free(buf);
         return MT_LAPACK_FAILED;
     }
-    char *e = buf, *tau = e + isz * n, *z = tau + isz * n, *work = z + (vectors ? isz * n * n : 0);
+    char *e = buf, *tau = e + isz * n, *vals = tau + isz * n, *z = vals + isz * n;
     if (mt_tridiag_lower(d, n, a, lda, w, e, tau) < 0) {
         free(buf);
-        free(iwork);
+        free(idx);
         return MT_LAPACK_FAILED;
     }
     if (!vectors)
         sterf(&n, w, e, &info);
     else {
-        stedc(&compz, &n, w, e, z, &n, work, &lwork, iwork, &liwork, &info, 1);
+        memcpy(vals, w, isz * n);
+        info = mt_tridiag_eigen(d, n, vals, e, z, idx);
         /* Q = H(0) ... H(n-2), v_i below row i + 1 of column i, acts on
          * rows 1.. */
         if (info == 0 && mt_householder_apply(d, false, n - 1, n, n - 1, (char *)a + isz, 1, lda,
                                               tau, z + isz, 1, n) < 0)
             info = MT_LAPACK_FAILED;
-        if (info == 0)
-            copy_matrix(d, n, n, z, n, a, lda, false);
+        /* the eigenpairs into ascending order */
+        for (i64 i = 0; info == 0 && i < n; i++) {
+            memcpy((char *)w + isz * i, vals + isz * idx[i], isz);
+            memcpy((char *)a + isz * (size_t)(i * lda), z + isz * (size_t)(idx[i] * n), isz * n);
+        }
     }
     free(buf);
-    free(iwork);
+    free(idx);
     return info;
 }
 
 /* gesdd's 'S' or 'A' for m >= n (rows m < 11 n / 6). */
-static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a, i64 lda, void *s,
-                    void *u, i64 ldu, void *vt, i64 ldvt)
+static i64 tall_svd(mt_dtype d, bool full, i64 m, i64 n, void *a, i64 lda, void *s, void *u,
+                    i64 ldu, void *vt, i64 ldvt)
 {
     size_t isz = mt_itemsize(d);
-    i64 info = 0, lwork = 3 * n * n + 4 * n;
-    /* e, tauq, taup; bdsdc's work */
-    char *buf = scratch(3 * n + lwork, isz);
-    i64 *iwork = buf ? scratch(8 * n, sizeof(i64)) : NULL;
-    if (!iwork) {
+    /* e, tauq, taup; the vectors' order; room to put them in it */
+    char *buf = scratch(3 * n + n * n, isz);
+    i64 *idx = buf ? scratch(n, sizeof(i64)) : NULL;
+    if (!idx) {
         free(buf);
         return MT_LAPACK_FAILED;
     }
-    char *e = buf, *tauq = e + isz * n, *taup = tauq + isz * n, *work = taup + isz * n;
+    char *e = buf, *tauq = e + isz * n, *taup = tauq + isz * n, *tmp = taup + isz * n;
     if (mt_bidiag_upper(d, m, n, a, lda, s, e, tauq, taup) < 0) {
         free(buf);
-        free(iwork);
+        free(idx);
         return MT_LAPACK_FAILED;
     }
     /* U starts as [Ub 0; 0 I] (m x n, or m x m when full) */
@@ -197,9 +184,25 @@ static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a
                 ((double *)u)[j + j * ldu] = 1;
         }
     }
-    char uplo = 'U', compq = 'I';
-    i64 iq = 0;
-    bdsdc(&uplo, &compq, &n, s, e, u, &ldu, vt, &ldvt, NULL, &iq, work, iwork, &info, 1, 1);
+    i64 info = mt_bidiag_svd(d, n, s, e, u, ldu, vt, ldvt, idx);
+    if (info == 0) {
+        /* the singular triplets into descending order: Ub's columns, Vh's
+         * rows */
+        copy_matrix(d, n, n, u, ldu, tmp, n, false);
+        for (i64 j = 0; j < n; j++)
+            memcpy((char *)u + isz * (size_t)(j * ldu), tmp + isz * (size_t)(idx[j] * n), isz * n);
+        copy_matrix(d, n, n, vt, ldvt, tmp, n, false);
+        for (i64 c = 0; c < n; c++)
+            for (i64 j = 0; j < n; j++) {
+                if (d == MT_FLOAT32)
+                    ((float *)vt)[j + c * ldvt] = ((const float *)tmp)[idx[j] + c * n];
+                else
+                    ((double *)vt)[j + c * ldvt] = ((const double *)tmp)[idx[j] + c * n];
+            }
+        memcpy(tmp, s, isz * n);
+        for (i64 j = 0; j < n; j++)
+            memcpy((char *)s + isz * j, tmp + isz * idx[j], isz);
+    }
     /* U = Q U; Vh = Vh P^T = (P Vh^T)^T, P's reflector i along row i right
      * of column i + 1, acting on columns 1.. */
     if (info == 0 && (mt_householder_apply(d, false, m, ucols, n, a, 1, lda, tauq, u, 1, ldu) < 0 ||
@@ -207,7 +210,7 @@ static i64 tall_svd(mt_dtype d, bdsdc_fn bdsdc, bool full, i64 m, i64 n, void *a
                                            taup, (char *)vt + isz * ldvt, ldvt, 1) < 0))
         info = MT_LAPACK_FAILED;
     free(buf);
-    free(iwork);
+    free(idx);
     return info;
 }
 
@@ -217,12 +220,11 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
     i64 k = min2(m, n), mx = m > n ? m : n;
     if ((d != MT_FLOAT32 && d != MT_FLOAT64) || jobz == 'N' || k < MIN_N || mx >= k * 11 / 6)
         return MT_SPECTRAL_DECLINED;
-    bdsdc_fn bdsdc = (bdsdc_fn)mt_lapack_routine(d, "bdsdc");
-    if (!bdsdc || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
+    if (!mt_bidiag_svd_available(d) || !unscaled(d, max_abs(d, m, n, a, lda, false, false), true))
         return MT_SPECTRAL_DECLINED;
     bool full = jobz == 'A';
     if (m >= n)
-        return tall_svd(d, bdsdc, full, m, n, a, lda, s, u, ldu, vt, ldvt);
+        return tall_svd(d, full, m, n, a, lda, s, u, ldu, vt, ldvt);
     /* A^T = U' S Vh' gives A = Vh'^T S U'^T: U' (n x m, or n x n) is Vh's
      * transpose, Vh' (m x m) U's */
     size_t isz = mt_itemsize(d);
@@ -232,7 +234,7 @@ i64 mt_spectral_gesdd(mt_dtype d, char jobz, i64 m, i64 n, void *a, i64 lda, voi
         return MT_LAPACK_FAILED;
     char *at_ = buf, *u2 = at_ + isz * n * m, *vt2 = u2 + isz * n * ucols;
     copy_matrix(d, m, n, a, lda, at_, n, true);
-    i64 info = tall_svd(d, bdsdc, full, n, m, at_, n, s, u2, n, vt2, m);
+    i64 info = tall_svd(d, full, n, m, at_, n, s, u2, n, vt2, m);
     if (info == 0) {
         copy_matrix(d, n, ucols, u2, n, vt, ldvt, true);
         copy_matrix(d, m, m, vt2, m, u, ldu, true);

@@ -16,8 +16,6 @@
 #include <string.h>
 
 #include "../../core/error.h"
-#include "../../core/portable.h"
-#include "../gemm/gemm.h"
 #include "../parallel.h"
 #include "lapack.h"
 #include "matvec.h"
@@ -43,18 +41,6 @@ typedef void (*sytrd_fn)(const char *, const i64 *, void *, const i64 *, void *,
 
 static i64 min2(i64 a, i64 b) { return a < b ? a : b; }
 
-/* Row-major C (m x n, rows ldc apart) += A B, A and B row-major. */
-static int add_product(mt_dtype d, i64 m, i64 n, i64 k, const void *a, i64 lda, const void *b,
-                       i64 ldb, void *c, i64 ldc)
-{
-    mt_gemm_shape s = {.nbatch = 0, .m = m, .n = n, .k = k};
-    mt_gemm_operand ga = {.data = (char *)a, .rs = lda, .cs = 1};
-    mt_gemm_operand gb = {.data = (char *)b, .rs = ldb, .cs = 1};
-    mt_gemm_operand gc = {.data = c, .rs = ldc, .cs = 1};
-    mt_gemm_scale one = {.f = 1.0};
-    return mt_gemm(d, &s, &ga, &gb, &gc, one, one);
-}
-
 /* The first column of part p of P: parts of equal area of an n x n lower
  * triangle. */
 static i64 part_start(i64 n, i64 p, i64 parts)
@@ -72,68 +58,14 @@ typedef struct {
 } symv_job;
 
 #define TRIDIAG_KERNELS(sfx, T, DT)                                                                 \
-    MATVEC_KERNELS(sfx, T)                                                                          \
-    /* y += S(:, c0:c1) x for the lower triangle of the n x n S: column c                         \
-     * adds x[c] times itself below the diagonal into y and its dot with x                        \
-     * into y[c], G columns per pass over y (their dots G chains of sums,                         \
-     * which one column's latency alone would hold to a quarter of the                            \
-     * loads' rate). */ \
-    MT_CLONES_AVX2_FMA static void symv_cols_##sfx(i64 n, const T *s, i64 lda, const T *x, T *y,    \
-                                                   i64 c0, i64 c1)                                  \
-    {                                                                                               \
-        i64 c = c0;                                                                                 \
-        for (; c + G <= c1; c += G) {                                                               \
-            const T *col[G];                                                                        \
-            T xs[G], sums[G];                                                                       \
-            vec_##sfx vs[G], vx[G];                                                                 \
-            for (int g = 0; g < G; g++) {                                                           \
-                col[g] = s + (c + g) * lda;                                                         \
-                xs[g] = x[c + g];                                                                   \
-                sums[g] = col[g][c + g] * xs[g];                                                    \
-                vs[g] = (vec_##sfx){0};                                                             \
-                vx[g] = (vec_##sfx){0} + xs[g];                                                     \
-                for (int h = g + 1; h < G; h++) {                                                   \
-                    y[c + h] += col[g][c + h] * xs[g];                                              \
-                    sums[g] += col[g][c + h] * x[c + h];                                            \
-                }                                                                                   \
-            }                                                                                       \
-            i64 r = c + G;                                                                          \
-            for (; r + W_##sfx <= n; r += W_##sfx) {                                                \
-                vec_##sfx xr = *(const vec_##sfx *)(x + r), acc = *(const vec_##sfx *)(y + r);      \
-                for (int g = 0; g < G; g++) {                                                       \
-                    vec_##sfx va = *(const vec_##sfx *)(col[g] + r);                                \
-                    acc += va * vx[g];                                                              \
-                    vs[g] += va * xr;                                                               \
-                }                                                                                   \
-                *(vec_##sfx *)(y + r) = acc;                                                        \
-            }                                                                                       \
-            for (; r < n; r++)                                                                      \
-                for (int g = 0; g < G; g++) {                                                       \
-                    y[r] += col[g][r] * xs[g];                                                      \
-                    sums[g] += col[g][r] * x[r];                                                    \
-                }                                                                                   \
-            for (int g = 0; g < G; g++)                                                             \
-                y[c + g] += sums[g] + hsum_##sfx(&vs[g]);                                           \
-        }                                                                                           \
-        for (; c < c1; c++) {                                                                       \
-            const T *a0 = s + c * lda;                                                              \
-            T sum = a0[c] * x[c];                                                                   \
-            for (i64 r = c + 1; r < n; r++) {                                                       \
-                y[r] += a0[r] * x[c];                                                               \
-                sum += a0[r] * x[r];                                                                \
-            }                                                                                       \
-            y[c] += sum;                                                                            \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
     static void symv_part_##sfx(void *arg, i64 p0, i64 p1)                                          \
     {                                                                                               \
         const symv_job *j = arg;                                                                    \
         for (i64 p = p0; p < p1; p++) {                                                             \
             T *y = (T *)j->y + p * j->n;                                                            \
             memset(y, 0, sizeof(T) * (size_t)j->n);                                                 \
-            symv_cols_##sfx(j->n, j->s, j->lda, j->x, y, part_start(j->n, p, j->parts),             \
-                            part_start(j->n, p + 1, j->parts));                                     \
+            mt_matvec_symv_cols_##sfx(j->n, j->s, j->lda, j->x, y, part_start(j->n, p, j->parts),   \
+                                      part_start(j->n, p + 1, j->parts));                           \
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
@@ -144,7 +76,7 @@ typedef struct {
         i64 np = n >= SPLIT_MIN ? min2(mt_get_num_threads(), MAX_PARTS) : 1;                        \
         if (np <= 1) {                                                                              \
             memset(y, 0, sizeof(T) * (size_t)n);                                                    \
-            symv_cols_##sfx(n, s, lda, x, y, 0, n);                                                 \
+            mt_matvec_symv_cols_##sfx(n, s, lda, x, y, 0, n);                                       \
             return;                                                                                 \
         }                                                                                           \
         symv_job j = {DT, n, lda, np, s, x, parts};                                                 \
@@ -169,22 +101,22 @@ typedef struct {
                 t[l] = w[(j - p) + l * ldw];                                                        \
                 t[nb + l] = a[j + (p + l) * lda];                                                   \
             }                                                                                       \
-            sub_gemv_##sfx(len, i, a + j + p * lda, lda, t, col);                                   \
-            sub_gemv_##sfx(len, i, w + (j - p), ldw, t + nb, col);                                  \
+            mt_matvec_sub_gemv_##sfx(len, i, a + j + p * lda, lda, t, col);                         \
+            mt_matvec_sub_gemv_##sfx(len, i, w + (j - p), ldw, t + nb, col);                        \
             larfg(&m, col + 1, col + min2(2, m), &one, tau + j);                                    \
             e[j] = col[1];                                                                          \
             col[1] = 1;                                                                             \
             const T *v = col + 1, *vp = a + (j + 1) + p * lda, *wp = w + (j + 1 - p);               \
             T *wc = w + (j + 1 - p) + i * ldw;                                                      \
             symv_##sfx(m, a + (j + 1) + (j + 1) * lda, lda, v, wc, parts);                          \
-            dots_##sfx(m, i, wp, ldw, v, t);                                                        \
-            sub_gemv_##sfx(m, i, vp, lda, t, wc);                                                   \
-            dots_##sfx(m, i, vp, lda, v, t);                                                        \
-            sub_gemv_##sfx(m, i, wp, ldw, t, wc);                                                   \
+            mt_matvec_dots_##sfx(m, i, wp, ldw, v, t);                                              \
+            mt_matvec_sub_gemv_##sfx(m, i, vp, lda, t, wc);                                         \
+            mt_matvec_dots_##sfx(m, i, vp, lda, v, t);                                              \
+            mt_matvec_sub_gemv_##sfx(m, i, wp, ldw, t, wc);                                         \
             T tj = tau[j];                                                                          \
             for (i64 r = 0; r < m; r++)                                                             \
                 wc[r] *= tj;                                                                        \
-            T alpha = (T) - 0.5 * tj * dot_##sfx(m, wc, v);                                         \
+            T alpha = (T) - 0.5 * tj * mt_matvec_dot_##sfx(m, wc, v);                               \
             for (i64 r = 0; r < m; r++)                                                             \
                 wc[r] += alpha * v[r];                                                              \
         }                                                                                           \
@@ -207,8 +139,8 @@ typedef struct {
             }                                                                                       \
         for (i64 cb = 0; cb < nt; cb += UPDATE_COLS) {                                              \
             i64 wd = min2(UPDATE_COLS, nt - cb);                                                    \
-            if (add_product(DT, wd, nt - cb, 2 * nb, pm + cb * 2 * nb, 2 * nb, qm + cb, nt,         \
-                            a + (q + cb) + (q + cb) * lda, lda) < 0)                                \
+            if (mt_matvec_add_product(DT, wd, nt - cb, 2 * nb, pm + cb * 2 * nb, 2 * nb, qm + cb,   \
+                                      nt, a + (q + cb) + (q + cb) * lda, lda) < 0)                  \
                 return -1;                                                                          \
         }                                                                                           \
         return 0;                                                                                   \
