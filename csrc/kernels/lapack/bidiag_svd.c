@@ -1,6 +1,7 @@
 /* bidiag_svd.h's solver. Below SPLIT_MIN the matrix goes to bdsdc whole.
- * lasd0 leaves the order of its last merge in its iwork (from 3 n, as
- * LAPACK's lasd0 lays it out), which lasd1 takes as the parts' orders. */
+ * lasd1 takes each part's ascending order of its singular values; they are
+ * sorted here from the values lasd0 returns (lasd0 keeps its own order only
+ * in its scratch, where no interface promises it). */
 #include "bidiag_svd.h"
 
 #include <stdlib.h>
@@ -67,6 +68,28 @@ static void identity(mt_dtype d, i64 n, char *a, i64 lda)
     }
 }
 
+typedef struct {
+    double v;
+    i64 i;
+} sortable;
+
+static int by_value(const void *a, const void *b)
+{
+    const sortable *x = a, *y = b;
+    return x->v < y->v ? -1 : x->v > y->v ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* order[k] (1-based) the k-th smallest of the n values at v, ties by place:
+ * lasd1's IDXQ for one part */
+static void ascending_order(mt_dtype d, const char *v, i64 n, sortable *keys, i64 *order)
+{
+    for (i64 k = 0; k < n; k++)
+        keys[k] = (sortable){d == MT_FLOAT32 ? ((const float *)v)[k] : ((const double *)v)[k], k};
+    qsort(keys, (size_t)n, sizeof *keys, by_value);
+    for (i64 k = 0; k < n; k++)
+        order[k] = keys[k].i + 1;
+}
+
 i64 mt_bidiag_svd(mt_dtype d, i64 n, void *dv, void *e, void *u, i64 ldu, void *vt, i64 ldvt,
                   i64 *idx)
 {
@@ -122,19 +145,19 @@ i64 mt_bidiag_svd(mt_dtype d, i64 n, void *dv, void *e, void *u, i64 ldu, void *
     mt_parallel_for(0, 2, 1, solve_parts, &j);
     info = j.p[0].info ? j.p[0].info : j.p[1].info;
     if (info == 0) {
-        /* each part's order (1-based; identity for a leaf, which lasdq
-         * sorted) */
+        /* each part's ascending order, 1-based */
         i64 *order = malloc(sizeof(i64) * (size_t)n);
-        if (!order) {
+        sortable *keys = order ? malloc(sizeof(sortable) * (size_t)n) : NULL;
+        if (!keys) {
+            free(order);
             free(work);
             free(iwork);
             mt_error(MT_ERR_MEMORY, "linalg.svd: out of memory");
             return MT_LAPACK_FAILED;
         }
-        for (i64 i = 0; i < nl; i++)
-            order[i] = nl > SMLSIZ ? iwork[3 * nl + i] : i + 1;
-        for (i64 i = 0; i < nr; i++)
-            order[ml + i] = nr > SMLSIZ ? iwork[8 * nl + 3 * nr + i] : i + 1;
+        ascending_order(d, D, nl, keys, order);
+        ascending_order(d, D + isz * (size_t)ml, nr, keys, order + ml);
+        free(keys);
         static const i64 sqre = 0;
         ((lasd1_fn)mt_lapack_routine(d, "lasd1"))(&nl, &nr, &sqre, D, alpha, beta, U, &ldu, VT,
                                                   &ldvt, order, iwork, work, &info);

@@ -52,8 +52,7 @@ int impl_deprecated_form(mt_args *a, mt_result *r)
 {
     const mt_op *t = mt_deprecated_target(a->op);
     if (!t)
-        return mt_error(MT_ERR_RUNTIME, "%s(): no overload for this deprecated form",
-                        a->sig->name);
+        return mt_error(MT_ERR_RUNTIME, "%s(): no overload for this deprecated form", a->sig->name);
     mt_args b;
     mt_deprecated_forward(t, a, &b);
     return mt_op_exec_plain(t, &b, r, NULL);
