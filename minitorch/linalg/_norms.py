@@ -6,6 +6,7 @@ import numbers
 from .. import _C
 from .._tensor import Tensor
 from ..overrides import overridable as _overridable
+from ._common import check_low_precision
 from ._out import write_out
 
 _mt = _C._functions
@@ -107,6 +108,7 @@ def _matrix_norm(A: "Tensor", ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
         return _mt["norm"](A.abs() if A.dtype.is_complex else A, 2.0, [d0, d1], keepdim)
     if ord in ("nuc", 2, -2):
         from ._spectral import matrix_norm_svd
+        check_low_precision("linalg.matrix_norm", A)
         perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
         r = matrix_norm_svd(A.permute(*perm), ord)
         return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
